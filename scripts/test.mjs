@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// `npm test`: every check in order — lint, typecheck, unit + integration (Vitest,
+// inside a D-Bus session with an unlocked gnome-keyring when available, so the OS
+// keyring is tested for real), the Electron build, and the browser e2e (Playwright
+// driving Debian Chromium through the web host). Prints one closing line
+// "N passed, N failed, N skipped" summing Vitest and Playwright.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const reports = join(root, 'test-results');
+mkdirSync(reports, { recursive: true });
+const only = process.argv.slice(2); // e.g. `npm test -- unit e2e`
+const want = (s) => only.length === 0 || only.includes(s);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
+
+function run(name, cmd, args, opts = {}) {
+  const t0 = Date.now();
+  console.log(`\n── ${name}: ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ...opts.env } });
+  const ok = r.status === 0;
+  console.log(`── ${name}: ${ok ? 'ok' : `FAILED (exit ${r.status ?? r.signal})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (!ok) failures.push(name);
+  return ok;
+}
+
+const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+
+if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
+if (want('typecheck')) run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+
+if (want('unit')) {
+  const vitestJson = join(reports, 'vitest.json');
+  const vitestArgs = ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`];
+  if (has('dbus-run-session') && has('gnome-keyring-daemon')) {
+    // A real Secret Service for the keyring tests (see src/core/secrets).
+    const inner = `echo -n loupe-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; LOUPE_KEYRING_TEST=1 exec "${bin('vitest')}" ${vitestArgs.map((a) => `'${a}'`).join(' ')}`;
+    run('unit', 'dbus-run-session', ['--', 'sh', '-c', inner]);
+  } else {
+    console.log('(no dbus-run-session/gnome-keyring-daemon: keyring tests will report the fallback path only)');
+    run('unit', bin('vitest'), vitestArgs);
+  }
+  if (existsSync(vitestJson)) {
+    const j = JSON.parse(readFileSync(vitestJson, 'utf8'));
+    totals.passed += j.numPassedTests ?? 0;
+    totals.failed += j.numFailedTests ?? 0;
+    totals.skipped += (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
+  }
+}
+
+if (want('build')) run('build', bin('electron-vite'), ['build']);
+
+if (want('e2e')) {
+  const pwJson = join(reports, 'playwright.json');
+  if (!existsSync(join(root, 'playwright.config.ts'))) {
+    console.log('── e2e: no playwright.config.ts yet');
+  } else {
+    run('e2e', bin('playwright'), ['test'], { env: { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson } });
+    if (existsSync(pwJson)) {
+      const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {};
+      totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
+      totals.failed += s.unexpected ?? 0;
+      totals.skipped += s.skipped ?? 0;
+    }
+  }
+}
+
+console.log(`\n${failures.length ? `failed steps: ${failures.join(', ')}` : 'all steps ok'}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(failures.length ? 1 : 0);

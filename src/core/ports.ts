@@ -1,0 +1,140 @@
+/**
+ * Interfaces between the parts of the core. The request core (src/core/api)
+ * depends only on these; the archive (src/core/archive) implements CoreStore;
+ * tests inject fake clocks.
+ */
+import type { AnyEnvelope, Envelope, Platform } from '../shared/api-types';
+
+/** Injected time. Tests use a fake clock; benchmarks a scaled one. */
+export interface Clock {
+  /** ms since epoch */
+  now(): number;
+  /** resolves after `ms` of this clock's time; rejects with AbortError if signal aborts */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export type Priority = 'interactive' | 'background';
+
+/** One row of the ledger: every HTTP attempt, successful or not. */
+export interface LedgerEntry {
+  id?: number;
+  /** the logical call this attempt belongs to (journal id) */
+  callId: string;
+  attempt: number;
+  startedAt: number; // ms
+  durationMs: number;
+  platform: string;
+  endpoint: string; // path after the platform, e.g. profile/posts
+  /** canonical JSON of the query params, key never included */
+  params: string;
+  paramsHash: string;
+  idempotencyKey: string | null;
+  requestId: string | null;
+  status: number | null; // HTTP status; null = network failure
+  errorType: string | null;
+  creditsUsed: number;
+  creditsRemaining: number | null;
+  chargeReason: string | null;
+  cached: boolean;
+  freeCall: boolean;
+  idempotentReplay: boolean;
+  /** where the call came from: 'search', 'profile', 'comments', 'explorer', 'watch:<id>', 'cli', ... */
+  source: string;
+  /** the walk it belongs to, if any */
+  walkId: string | null;
+  dryRun: boolean;
+}
+
+/** The idempotency journal: one row per logical call, written before the first attempt. */
+export interface JournalEntry {
+  callId: string;
+  /** stable key of the logical operation, e.g. `walk:<walkId>:page:<n>` or a random uuid for one-off calls */
+  opKey: string;
+  idempotencyKey: string;
+  platform: string;
+  endpoint: string;
+  params: string;
+  paramsHash: string;
+  state: 'pending' | 'done' | 'failed';
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export type WalkStatus = 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+
+/** Saved after every page so an interrupted walk resumes where it stopped. */
+export interface WalkState {
+  walkId: string;
+  platform: string;
+  endpoint: string;
+  /** the walk's fixed params (no cursor) as canonical JSON */
+  params: string;
+  /** the param that carries the position: 'cursor' or the native one */
+  cursorParam: string;
+  /** position to send on the next page; null before the first page */
+  cursor: string | null;
+  pagesDone: number;
+  creditsSpent: number;
+  itemsSeen: number;
+  status: WalkStatus;
+  stopReason: string | null; // 'end', 'since', 'known_id', 'max_pages', 'page_limit', 'credit_limit', 'cancelled', 'error:<TYPE>'
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+  error: string | null;
+}
+
+/** A stored successful answer, for archive-first serving inside the cache window. */
+export interface StoredResponse {
+  callId: string;
+  platform: string;
+  endpoint: string;
+  paramsHash: string;
+  fetchedAt: number;
+  envelope: Envelope;
+}
+
+export interface ItemRef {
+  platform: string;
+  kind: string; // key of the list item: post, profile, group...
+  id: string;
+}
+
+/**
+ * What the request core needs from persistence. Implemented by the SQLite archive.
+ * Every method is synchronous (better-sqlite3) and each is one transaction.
+ */
+export interface CoreStore {
+  // idempotency journal
+  findJournal(opKey: string): JournalEntry | undefined;
+  beginJournal(e: JournalEntry): void;
+  finishJournal(callId: string, state: 'done' | 'failed', at: number): void;
+  pendingJournal(): JournalEntry[];
+
+  // ledger
+  recordAttempt(e: LedgerEntry): number;
+
+  // stored answers + items, in one transaction: stores the envelope, upserts every
+  // item (once per platform/kind/id; later fetches update counts/labels), links provenance
+  storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number };
+  /** newest stored successful answer for the exact call (platform, endpoint, paramsHash) fetched at or after `since` */
+  findFreshResponse(platform: string, endpoint: string, paramsHash: string, since: number): StoredResponse | undefined;
+
+  // walks
+  saveWalk(w: WalkState): void;
+  getWalk(walkId: string): WalkState | undefined;
+  listWalks(filter?: { status?: WalkStatus[] }): WalkState[];
+
+  // last known balance (from credits_remaining), persisted across restarts
+  setBalance(creditsRemaining: number, at: number): void;
+  getBalance(): { creditsRemaining: number; at: number } | undefined;
+}
+
+export interface CallTarget {
+  platform: Platform | string;
+  /** path after the platform (with or without /v1/<platform>/ prefix accepted by the core) */
+  endpoint: string;
+  params: Record<string, string>;
+}
+
+export type { AnyEnvelope };
