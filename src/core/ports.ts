@@ -138,3 +138,18 @@ export interface CallTarget {
 }
 
 export type { AnyEnvelope };
+
+/** One archived item as exports and the library see it (annotations included). */
+export interface ExportRow {
+  platform: string;
+  kind: string; // post, profile, group...
+  id: string;
+  /** the record exactly as the API returned it (parsed raw JSON), computed labels included */
+  record: Record<string, unknown>;
+  firstSeenAt: number; // ms
+  lastSeenAt: number; // ms
+  tags: string[];
+  note: string | null;
+  /** analyst overrides of AI labels: family → field → value (original stays in record.computed) */
+  overrides: Record<string, Record<string, unknown>>;
+}
