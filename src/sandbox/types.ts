@@ -85,6 +85,14 @@ export interface EndpointDef {
   limit?: { kind: 'cap' | 'collect'; max: number };
   /** Accepted `include` tokens. */
   include?: string[];
+  /**
+   * true → `since`/`until` accepted as plain per-page filters although the endpoint is not a
+   * sync endpoint (open_micro_net user/posts and search, cn_video_net search). Sync endpoints
+   * accept since/until regardless of this flag.
+   */
+  dateFilter?: boolean;
+  /** For unpaginated lists (`paging` null): how many rows one call returns. */
+  listSize?: number;
 }
 
 /** One row of a list, before the server applies paging, filters and judgments. */
