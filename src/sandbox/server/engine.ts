@@ -1,0 +1,547 @@
+/**
+ * The data engine: turns (endpoint, validated params, world, sandbox time) into one response body,
+ * page by page. Applies paging (keyset cursors), incremental sync (since / until / stop_at_id),
+ * feed options (recent_days / exclude_pinned / trim), limit (cap and collect-until-N), max_pages
+ * walks, scan_pages, judgments (labels / relevance / switch receipts) and computes the price of
+ * every page read. Billing, caching and HTTP live in http.ts.
+ *
+ * Metered price of one page (spec silent on the exact rule; deterministic choice):
+ *   min + 2 × units, capped at max, where units =
+ *     Σ rows: requested non-default label families not yet labelled for anyone (row, family, brand)
+ *   + rows × include tokens
+ *   + rows judged when relevance=score|filter.
+ * A page whose source returned no rows costs 0 ("empty results cost nothing"); a page emptied by
+ * the caller's own filters (since / until / recent_days / exclude...) still costs a page.
+ */
+import type { EndpointDef, World, WorldRow } from '../types';
+import {
+  COMMENT_LABELS,
+  DEFAULT_COMMENT_LABELS,
+  DEFAULT_POST_LABELS,
+  POST_LABELS,
+  type ListItem,
+  type Pagination,
+} from '../../shared/api-types';
+import { createHash } from 'node:crypto';
+import { type CursorCodec, type CursorPos, paramsHash } from './cursor';
+
+export class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Params the server handles itself; they never define which list a cursor belongs to. */
+const NON_BINDING = new Set([
+  'cursor', 'max_pages', 'dry_run', 'limit', 'judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer',
+  'label_evidence', 'fit', 'goal', 'fit_tokens', 'relevance', 'relevance_threshold', 'relevant_to', 'since', 'until',
+  'stop_at_id', 'recent_days', 'exclude_pinned', 'trim', 'scan_pages', 'switch_from', 'safe_url',
+]);
+
+export const UNIT_CREDITS = 2;
+export const CURSOR_MIN_TTL_MS = 3600_000;
+
+export function isTrue(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v);
+}
+
+export function pagingParams(def: EndpointDef): string[] {
+  if (!def.paging) return [];
+  const s = new Set(['cursor', def.paging.param]);
+  if (def.paging.alt) s.add(def.paging.alt);
+  return [...s];
+}
+
+/** Params bound into a cursor: list-defining params, including `include`. */
+export function bindingHash(def: EndpointDef, params: Record<string, string>): string {
+  const paging = new Set(pagingParams(def));
+  const b: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) if (!NON_BINDING.has(k) && !paging.has(k)) b[k] = v;
+  return paramsHash(b);
+}
+
+export function cursorTtlMs(def: EndpointDef): number {
+  return Math.max(CURSOR_MIN_TTL_MS, def.cacheTtlSeconds * 1000);
+}
+
+/** Read the position token: `cursor` or the endpoint's native param (page endpoints accept integers). */
+export function readPosition(
+  def: EndpointDef,
+  params: Record<string, string>,
+  codec: CursorCodec,
+  now: number,
+): { pos: CursorPos; token: string | null } {
+  const start: CursorPos = { lastId: null, lastAt: null, offset: 0, page: 1 };
+  if (!def.paging) return { pos: start, token: null };
+  let token: string | undefined;
+  for (const p of pagingParams(def)) if (params[p] !== undefined && params[p] !== '') token = token ?? params[p];
+  if (token === undefined) return { pos: start, token: null };
+  if (/^\d+$/.test(token) && (def.paging.param === 'page' || def.paging.alt === 'page')) {
+    const page = Number(token);
+    if (page < 1) throw new RequestError(400, 'INVALID_REQUEST', '`page` must be an integer >= 1.');
+    return { pos: { lastId: null, lastAt: null, offset: (page - 1) * def.paging.pageSize, page }, token: `page:${page}` };
+  }
+  const r = codec.decode(token, { platform: def.platform, endpoint: def.path, binding: bindingHash(def, params), now, ttlMs: cursorTtlMs(def) });
+  if (!r.ok) throw new RequestError(400, 'INVALID_CURSOR', r.message);
+  return { pos: r.pos, token: JSON.stringify(r.pos) };
+}
+
+function parseDate(v: string, name: string, endOfDay: boolean): number {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    const t = Date.parse(`${v}T00:00:00Z`);
+    if (Number.isNaN(t)) throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` is not a valid date.`);
+    return endOfDay ? t + 86_400_000 - 1 : t;
+  }
+  const t = Date.parse(v);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(v)) throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be YYYY-MM-DD or an ISO 8601 timestamp.`);
+  return t;
+}
+
+function intIn(params: Record<string, string>, name: string, min: number, max: number, def: number): number {
+  const v = params[name];
+  if (v === undefined || v === '') return def;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be an integer from ${min} to ${max}.`);
+  return Number(v);
+}
+
+function csv(v: string | undefined): string[] {
+  return v ? v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : [];
+}
+
+/** Everything about a request that the engine and billing need, parsed once. */
+export interface Plan {
+  def: EndpointDef;
+  params: Record<string, string>;
+  /** Params passed to the world (paging params removed). */
+  worldParams: Record<string, string>;
+  dryRun: boolean;
+  /** Pages this call may read (max_pages, scan_pages or collect-until-N); the hold multiplier. */
+  pages: number;
+  maxPages: number;
+  scanPages: number;
+  collect: number | null;
+  cap: number | null;
+  since: number | null;
+  until: number | null;
+  stopAtId: string | null;
+  recentDays: number | null;
+  excludePinned: boolean;
+  trim: boolean;
+  includeTokens: string[];
+  judgmentsOff: boolean;
+  families: string[];
+  extraFamilies: string[];
+  billableFamilies: string[];
+  warnings: string[];
+  exclude: string[];
+  brand: string | undefined;
+  evidence: boolean;
+  relevanceMode: 'default' | 'score' | 'filter';
+  threshold: number;
+  topic: string;
+  switchFrom: string | undefined;
+  minPrice: number;
+  maxPrice: number;
+  metered: boolean;
+}
+
+export function makePlan(def: EndpointDef, params: Record<string, string>): Plan {
+  const metered = typeof def.credits !== 'number';
+  const minPrice = typeof def.credits === 'number' ? def.credits : def.credits.min;
+  const maxPrice = typeof def.credits === 'number' ? def.credits : def.credits.max;
+  const maxPages = def.acceptsMaxPages ? intIn(params, 'max_pages', 1, 5, 1) : 1;
+  const scanPages = params.scan_pages !== undefined ? intIn(params, 'scan_pages', 1, 3, 1) : 1;
+  let collect: number | null = null;
+  let cap: number | null = null;
+  if (def.limit && params.limit !== undefined) {
+    const n = intIn(params, 'limit', 1, def.limit.max, def.limit.max);
+    if (def.limit.kind === 'collect') collect = n;
+    else cap = n;
+  }
+  const pageSize = def.paging?.pageSize ?? def.listSize ?? 20;
+  const collectPages = collect !== null && def.paging ? Math.max(1, Math.ceil(collect / pageSize)) : 1;
+  const pages = Math.max(maxPages, scanPages, collectPages);
+
+  const worldParams: Record<string, string> = {};
+  const paging = new Set(pagingParams(def));
+  for (const [k, v] of Object.entries(params)) if (!paging.has(k) && k !== 'dry_run') worldParams[k] = v;
+
+  const warnings: string[] = [];
+  let families: string[] = [];
+  let extraFamilies: string[] = [];
+  const labelCsv = csv(params.label);
+  const judgmentsOff = params.judgments?.toLowerCase() === 'off' || labelCsv.includes('none');
+  if (def.labels && !judgmentsOff) {
+    const known: readonly string[] = def.labels === 'post' ? POST_LABELS : COMMENT_LABELS;
+    const defaults: readonly string[] = def.labels === 'post' ? DEFAULT_POST_LABELS : DEFAULT_COMMENT_LABELS;
+    for (const l of labelCsv)
+      if (!known.includes(l)) throw new RequestError(400, 'INVALID_REQUEST', `Unknown label '${l}'. Allowed: ${known.join(', ')}.`);
+    extraFamilies = labelCsv.filter((l) => !defaults.includes(l));
+    if (extraFamilies.includes('mention') && !params.brand) {
+      extraFamilies = extraFamilies.filter((l) => l !== 'mention');
+      warnings.push('label_mention_needs_brand');
+    }
+    families = [...new Set([...defaults, ...labelCsv.filter((l) => l !== 'mention' || params.brand)])];
+  }
+  const exclude = csv(params.exclude);
+  for (const x of exclude) {
+    const needs = def.labels === 'post' ? (x === 'engagement_bait' ? 'quality' : null) : x === 'spam' || x === 'low_quality' ? x : null;
+    if (!def.labels || needs === null) throw new RequestError(400, 'INVALID_REQUEST', `exclude=${x} is not accepted on this endpoint.`);
+    if (!labelCsv.includes(needs)) throw new RequestError(400, 'INVALID_REQUEST', `exclude=${x} needs label=${needs}.`);
+  }
+  const rel = params.relevance?.toLowerCase();
+  if (rel !== undefined && rel !== 'score' && rel !== 'filter')
+    throw new RequestError(400, 'INVALID_REQUEST', '`relevance` must be score or filter.');
+  let threshold = 0.5;
+  if (params.relevance_threshold !== undefined) {
+    threshold = Number(params.relevance_threshold);
+    if (!(threshold >= 0 && threshold <= 1)) throw new RequestError(400, 'INVALID_REQUEST', '`relevance_threshold` must be within 0..1.');
+  }
+  const recentDays = params.recent_days !== undefined ? intIn(params, 'recent_days', 1, 3650, 1) : null;
+
+  return {
+    def,
+    params,
+    worldParams,
+    dryRun: params.dry_run === '1' || isTrue(params.dry_run),
+    pages,
+    maxPages,
+    scanPages,
+    collect,
+    cap,
+    since: params.since ? parseDate(params.since, 'since', false) : null,
+    until: params.until ? parseDate(params.until, 'until', true) : null,
+    stopAtId: params.stop_at_id || null,
+    recentDays,
+    excludePinned: isTrue(params.exclude_pinned),
+    trim: isTrue(params.trim),
+    includeTokens: csv(params.include),
+    judgmentsOff,
+    families,
+    extraFamilies,
+    billableFamilies: metered ? extraFamilies : [],
+    warnings,
+    exclude,
+    brand: params.brand,
+    evidence: params.label_evidence === '1' || isTrue(params.label_evidence),
+    relevanceMode: rel === 'score' || rel === 'filter' ? rel : 'default',
+    threshold,
+    topic: params.relevant_to || params.query || params.hashtag || '',
+    switchFrom: params.switch_from || undefined,
+    minPrice,
+    maxPrice,
+    metered,
+  };
+}
+
+/** The credits this call must hold: listed max (metered top) × pages it may read. */
+export function holdFor(plan: Plan): number {
+  return plan.maxPrice * plan.pages;
+}
+
+export interface EngineResult {
+  notFound?: { reason?: string };
+  data: Record<string, unknown>;
+  pagination?: Pagination;
+  unavailable: string[];
+  warnings: string[];
+  /** Credits of each page read (0 for a source-empty page). */
+  pageCosts: number[];
+  /** Rows returned in data.items (or 1/0 for single endpoints). */
+  rows: number;
+  /** (row|family|brand) keys judged for billable families: mark as labelled once delivered. */
+  labelled: string[];
+  /** A later page of a max_pages walk failed (chaos). */
+}
+
+export interface EngineEnv {
+  world: World;
+  codec: CursorCodec;
+  now: number;
+  /** Was (row, family, brand) already labelled for anyone? */
+  isLabelled(k: string): boolean;
+  /** For a max_pages walk under chaos: the 1-based page that fails (page_error), or null. */
+  failPage: number | null;
+}
+
+function labelKey(rowId: string, family: string, brand: string | undefined): string {
+  return `${rowId}|${family}|${family === 'mention' ? (brand ?? '').toLowerCase() : ''}`;
+}
+
+/** Deterministic choice of pages the upstream returns empty (search feeds, page >= 2). */
+function upstreamEmpty(def: EndpointDef, page: number): boolean {
+  if (page < 2 || (def.feed !== 'search_posts' && def.feed !== 'search_comments')) return false;
+  const h = createHash('sha256').update(`${def.platform}/${def.path}#${page}`).digest();
+  return h[0] % 4 === 0;
+}
+
+function recordOf(item: ListItem): Record<string, unknown> {
+  const k = Object.keys(item)[0];
+  return item[k] as Record<string, unknown>;
+}
+
+function trimRecord(def: EndpointDef, rec: Record<string, unknown>): void {
+  const content = rec.content as Record<string, unknown> | undefined;
+  const flags = rec.flags as Record<string, unknown> | undefined;
+  const ext = rec.ext as Record<string, unknown> | null | undefined;
+  if (def.path.includes('reels') && content) {
+    content.media_urls = null;
+    content.duration_seconds = null;
+  }
+  if (ext && typeof ext === 'object') delete ext.coauthors;
+  if (flags) flags.pinned = null;
+}
+
+function probOf(labels: Record<string, Record<string, unknown>> | null, family: string, field: string): number | null {
+  if (!labels) return null;
+  const f = labels[family] as Record<string, unknown> | number | undefined;
+  if (typeof f === 'number') return f;
+  if (!f || typeof f !== 'object') return null;
+  const v = f[field] ?? f.p;
+  return typeof v === 'number' ? v : null;
+}
+
+export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): EngineResult {
+  const { def } = plan;
+  const q = { def, params: plan.worldParams, now: env.now };
+  if (def.shape === 'single') {
+    const r = env.world.single(q);
+    if ('notFound' in r) return { notFound: { reason: r.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
+    const key = def.singleKey ?? 'post';
+    const units = r.value ? plan.includeTokens.length : 0;
+    const cost = r.value === null ? 0 : Math.min(plan.maxPrice, plan.minPrice + (plan.metered ? UNIT_CREDITS * units : 0));
+    return { data: { [key]: r.value, ...(r.extra ?? {}) }, unavailable: r.unavailable, warnings: [...plan.warnings], pageCosts: [cost], rows: r.value ? 1 : 0, labelled: [] };
+  }
+
+  const feed = env.world.feed(q);
+  if ('notFound' in feed) return { notFound: { reason: feed.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
+  const all = feed.rows;
+  const pageSize = def.paging ? Math.max(1, Math.min(def.paging.pageSize, plan.params.count && /^\d+$/.test(plan.params.count) ? Number(plan.params.count) : def.paging.pageSize)) : all.length;
+  const datedBoundaries = def.dateOrdered;
+
+  const out: WorldRow[] = [];
+  const pageCosts: number[] = [];
+  const labelled = new Set<string>();
+  const droppedLabels: string[] = [];
+  const droppedRelevance: string[] = [];
+  const labelsByRow = new Map<string, ReturnType<World['labels']>>();
+  let pos = startPos;
+  let ended = false; // boundary or end of list
+  let stoppedAt: 'since' | 'known_id' | 'end' | null = null;
+  let walkStopped: 'end' | 'max_pages' | 'page_error' = 'max_pages';
+  const maxReads = plan.pages;
+  let reads = 0;
+  const cutoff = plan.recentDays !== null ? env.now - plan.recentDays * 86_400_000 : null;
+
+  while (reads < maxReads) {
+    if (env.failPage !== null && reads + 1 === env.failPage) {
+      walkStopped = 'page_error';
+      break;
+    }
+    reads++;
+    // Locate the page.
+    let start = pos.offset;
+    if (pos.lastId !== null) {
+      const i = all.findIndex((r) => r.id === pos.lastId);
+      if (i >= 0) start = i + 1;
+      else if (pos.lastAt !== null) {
+        const j = all.findIndex((r) => !r.pinned && r.publishedAt !== null && (r.publishedAt < pos.lastAt! || (r.publishedAt === pos.lastAt && r.id < pos.lastId!)));
+        start = j >= 0 ? j : all.length;
+      }
+    }
+    start = Math.min(start, all.length);
+    const emptyPage = def.paging !== null && !pos.emptyDone && start < all.length && upstreamEmpty(def, pos.page);
+    const raw = emptyPage ? [] : all.slice(start, start + pageSize);
+    const moreInSource = emptyPage || start + raw.length < all.length;
+
+    // Boundaries (dated feeds): first non-pinned row matching stop_at_id or older than since / recent_days.
+    let cut = raw.length;
+    let boundary: 'since' | 'known_id' | 'recent' | null = null;
+    for (let i = 0; i < raw.length; i++) {
+      const r = raw[i];
+      if (r.pinned) continue;
+      if (plan.stopAtId !== null && (r.id === plan.stopAtId || (recordOf(r.item).url as string | null | undefined) === plan.stopAtId)) {
+        cut = i;
+        boundary = 'known_id';
+        break;
+      }
+      if (datedBoundaries && r.publishedAt !== null) {
+        if (plan.since !== null && r.publishedAt < plan.since) {
+          cut = i;
+          boundary = 'since';
+          break;
+        }
+        if (cutoff !== null && r.publishedAt < cutoff) {
+          cut = i;
+          boundary = 'recent';
+          break;
+        }
+      }
+    }
+    let rows = raw.slice(0, cut).map((r) => ({ ...r, item: structuredClone(r.item) }));
+    // Per-row filters (pinned rows too; rows without a date are kept).
+    rows = rows.filter((r) => {
+      if (r.publishedAt === null) return true;
+      if (plan.since !== null && r.publishedAt < plan.since) return false;
+      if (plan.until !== null && r.publishedAt > plan.until) return false;
+      if (cutoff !== null && r.publishedAt < cutoff) return false;
+      return true;
+    });
+    if (plan.excludePinned && !plan.trim) rows = rows.filter((r) => !r.pinned);
+    if (plan.trim) for (const r of rows) trimRecord(def, recordOf(r.item));
+
+    // Judgments.
+    let units = rows.length * plan.includeTokens.length;
+    if (def.labels && !plan.judgmentsOff) {
+      const kept: WorldRow[] = [];
+      for (const r of rows) {
+        const j = env.world.labels(r, def.labels, { families: plan.families, brand: plan.brand, brandDescription: plan.params.brand_description, offer: plan.params.offer, evidence: plan.evidence && plan.extraFamilies.length > 0 });
+        labelsByRow.set(r.id, j);
+        for (const f of plan.billableFamilies) {
+          const k = labelKey(r.id, f, plan.brand);
+          if (j.labels && !env.isLabelled(k) && !labelled.has(k)) {
+            units++;
+            labelled.add(k);
+          }
+        }
+        const rec = recordOf(r.item);
+        const computed = (rec.computed as Record<string, unknown> | undefined) ?? {};
+        computed.labels = j.labels;
+        if (plan.evidence && plan.extraFamilies.length > 0) computed.labels_evidence = j.evidence ?? null;
+        rec.computed = computed;
+        let drop = false;
+        for (const x of plan.exclude) {
+          const p = x === 'engagement_bait' ? probOf(j.labels, 'quality', 'engagement_bait') : probOf(j.labels, x, 'p');
+          if (p !== null && p >= 0.8) drop = true;
+        }
+        if (drop) droppedLabels.push(r.id);
+        else kept.push(r);
+      }
+      rows = kept;
+    }
+    if (def.relevance && !plan.judgmentsOff) {
+      const kept: WorldRow[] = [];
+      for (const r of rows) {
+        const rel = env.world.relevance(r, plan.topic);
+        const rec = recordOf(r.item);
+        rec.computed = { ...((rec.computed as Record<string, unknown> | undefined) ?? {}), relevance: rel };
+        if (plan.relevanceMode !== 'default') units++;
+        if (plan.relevanceMode === 'filter' && rel !== null && rel.p < plan.threshold) droppedRelevance.push(r.id);
+        else kept.push(r);
+      }
+      rows = kept;
+    }
+
+    const cost = raw.length === 0 ? 0 : plan.metered ? Math.min(plan.maxPrice, plan.minPrice + UNIT_CREDITS * units) : plan.minPrice;
+    pageCosts.push(cost);
+    if (plan.cap !== null) rows = rows.slice(0, plan.cap);
+    out.push(...rows);
+
+    // Next position: after the last raw row of the page (a cap skips the whole page).
+    const last = raw.length > 0 ? raw[raw.length - 1] : null;
+    pos = last
+      ? { lastId: last.id, lastAt: last.pinned ? pos.lastAt : last.publishedAt, offset: start + raw.length, page: pos.page + 1 }
+      : { ...pos, page: pos.page + 1, emptyDone: emptyPage ? true : pos.emptyDone };
+    if (emptyPage) pos = { ...pos, offset: start };
+    if (boundary !== null) {
+      ended = true;
+      stoppedAt = boundary === 'recent' ? null : boundary;
+      walkStopped = 'end';
+      break;
+    }
+    if (!moreInSource || !def.paging) {
+      ended = true;
+      stoppedAt = 'end';
+      walkStopped = 'end';
+      break;
+    }
+    if (plan.collect !== null && out.length >= plan.collect) break;
+  }
+
+  let items = out;
+  if (plan.collect !== null) items = items.slice(0, plan.collect);
+  if (plan.scanPages > 1) {
+    const seen = new Set<string>();
+    items = items.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+    if (plan.params.sort === 'recent') items.sort((a, b) => (b.publishedAt ?? 0) - (a.publishedAt ?? 0));
+    else items.sort((a, b) => Number((recordOf(b.item).engagement as { likes?: number } | undefined)?.likes ?? 0) - Number((recordOf(a.item).engagement as { likes?: number } | undefined)?.likes ?? 0));
+  }
+
+  const data: Record<string, unknown> = {
+    items: items.map((r) => r.item),
+    total: items.length,
+    truncated: !ended,
+    ext: { ...(feed.ext ?? {}) },
+  };
+  const dropped = droppedLabels.length + droppedRelevance.length;
+  if (dropped > 0) data.dropped = dropped;
+  if (def.labels && !plan.judgmentsOff) {
+    const billed = plan.billableFamilies.filter((f) => [...labelled].some((k) => k.split('|')[1] === f));
+    data.labels = {
+      mode: plan.extraFamilies.length > 0 ? 'requested' : 'default',
+      judged: plan.families,
+      billed,
+      status: plan.warnings.includes('label_mention_needs_brand') && plan.extraFamilies.length === 0 ? 'skipped' : 'complete',
+      pending: null,
+      ...(plan.exclude.length > 0 ? { dropped_ids: droppedLabels } : {}),
+      ...(plan.warnings.length > 0 ? { warnings: [...plan.warnings] } : {}),
+    };
+  }
+  if (def.relevance && !plan.judgmentsOff) {
+    data.relevance = {
+      origin: plan.relevanceMode,
+      status: 'complete',
+      pending: null,
+      ...(plan.relevanceMode === 'filter' ? { dropped_ids: droppedRelevance, threshold: plan.threshold } : {}),
+    };
+  }
+  if (plan.maxPages > 1 || plan.params.max_pages !== undefined) data.walk = { stopped: walkStopped };
+  if (plan.params.scan_pages !== undefined) data.scan = { pages_read: pageCosts.length, pages_billed: pageCosts.filter((c) => c > 0).length, thread_ended: ended };
+  if (plan.switchFrom) data.switch_receipts = env.world.switchReceipts(items, plan.switchFrom);
+  if (plan.includeTokens.includes('audio')) {
+    const total = pageCosts.reduce((a, b) => a + b, 0);
+    data.hydration = { credits_held: holdFor(plan), credits_kept: total, seconds: Math.round(items.length * 0.4 * 10) / 10 };
+  }
+
+  let pagination: Pagination | undefined;
+  if (def.paging) {
+    const sentBoundary = plan.params.since !== undefined || plan.params.stop_at_id !== undefined;
+    const nextCursor = ended ? null : env.codec.encode(def.platform, def.path, bindingHash(def, plan.params), pos, env.now);
+    pagination = { next_cursor: nextCursor, has_more: !ended, page_size: items.length };
+    if (sentBoundary) pagination.stopped_at = stoppedAt;
+  }
+  return {
+    data,
+    pagination,
+    unavailable: feed.unavailable,
+    warnings: [...plan.warnings],
+    pageCosts,
+    rows: items.length,
+    labelled: [...labelled],
+  };
+}
+
+/** dry_run=1 answer: data.dry_run, or data.estimate on label-capable endpoints. */
+export function dryRunData(plan: Plan, env: { world: World; now: number; isLabelled(k: string): boolean }): Record<string, unknown> {
+  const { def } = plan;
+  const base = plan.minPrice * plan.pages;
+  if (!def.labels) return { dry_run: { credits_min: base, credits_max: plan.maxPrice * plan.pages } };
+  const pageSize = def.paging?.pageSize ?? def.listSize ?? 20;
+  const rowsExpected = pageSize * plan.pages;
+  let rowsCached = 0;
+  if (plan.billableFamilies.length > 0) {
+    const feed = env.world.feed({ def, params: plan.worldParams, now: env.now });
+    if (!('notFound' in feed))
+      rowsCached = feed.rows.slice(0, rowsExpected).filter((r) => plan.billableFamilies.every((f) => env.isLabelled(labelKey(r.id, f, plan.brand)))).length;
+  }
+  const labelMax = plan.billableFamilies.length > 0 ? (plan.maxPrice - plan.minPrice) * plan.pages : 0;
+  return { estimate: { rows_expected: rowsExpected, rows_cached: rowsCached, label_credits_min: 0, label_credits_max: labelMax, base_credits: base } };
+}
+
+export { labelKey };

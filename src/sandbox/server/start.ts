@@ -1,0 +1,100 @@
+/**
+ * Start a SandboxServer on explicit deps (registry + world) and wrap it in the public handle.
+ * `src/sandbox/index.ts` supplies the real registry and world; tests may pass fixtures.
+ */
+import { SandboxServer } from './http';
+import type { ChaosConfig, ChargeRecord, SandboxStats, ServerDeps } from './types';
+
+export interface SandboxOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** World seed (default 1). */
+  seed?: number;
+  /** Starting balance of the default account (default 10000). */
+  balance?: number;
+  /** Sandbox seconds per real second (default 1). */
+  timeScale?: number;
+  /** Real milliseconds added to each data response (default 0). */
+  latencyMs?: number;
+  /** Total fault rate (0..1) or per-kind rates. */
+  chaos?: ChaosConfig | number;
+  /** Key prefix (default `sdr`): keys look like `sdr_live_<43 chars>`. */
+  keyPrefix?: string;
+  /** Introductory free calls of the default account (default 10). */
+  freeCalls?: number;
+  /** Sandbox epoch, ms since 1970 (default: real start time floored to the minute). */
+  epoch?: number;
+}
+
+export interface SandboxAdmin {
+  /** New key on the default account (or on `account`, from createAccount). */
+  createKey(name?: string, account?: string): string;
+  revokeKey(key: string): void;
+  /** New account with its own balance and free calls; returns its id. */
+  createAccount(opts?: { balance?: number; freeCalls?: number }): string;
+  setBalance(n: number, account?: string): void;
+  balance(account?: string): number;
+  /** Move sandbox time forward by `seconds` (sandbox seconds). */
+  advance(seconds: number): void;
+  /** Sandbox time, ms since 1970. */
+  now(): number;
+  /** The server-side billing ledger. */
+  charges(): ChargeRecord[];
+  stats(): SandboxStats;
+  setChaos(c: ChaosConfig | number): void;
+  /** SHA-256 hex of a key, as it appears in charges(). */
+  keyHash(key: string): string;
+}
+
+export interface SandboxHandle {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** A valid demo key of the default account. */
+  key: string;
+  close(): Promise<void>;
+  admin: SandboxAdmin;
+}
+
+export async function startServer(deps: ServerDeps, opts: SandboxOptions = {}): Promise<SandboxHandle> {
+  const seed = opts.seed ?? 1;
+  const epoch = opts.epoch ?? defaultEpoch();
+  const s = new SandboxServer(deps, {
+    seed,
+    balance: opts.balance ?? 10_000,
+    timeScale: opts.timeScale ?? 1,
+    latencyMs: opts.latencyMs ?? 0,
+    chaos: opts.chaos,
+    keyPrefix: opts.keyPrefix ?? 'sdr',
+    freeCalls: opts.freeCalls ?? 10,
+    epoch,
+  });
+  const url = await s.listen(opts.port ?? 0);
+  const account = (id?: string) => {
+    const a = s.keys.accounts.get(id ?? s.defaultAccount.id);
+    if (!a) throw new Error(`unknown account ${id}`);
+    return a;
+  };
+  return {
+    url,
+    key: s.demoKey,
+    close: () => s.close(),
+    admin: {
+      createKey: (name, acct) => s.createKey(name, acct),
+      revokeKey: (k) => s.revokeKey(k),
+      createAccount: (o) => s.keys.createAccount({ balance: o?.balance, freeCalls: o?.freeCalls }).id,
+      setBalance: (n, acct) => s.setBalance(n, acct),
+      balance: (acct) => account(acct).balance,
+      advance: (sec) => s.clock.advance(sec),
+      now: () => s.clock.now(),
+      charges: () => s.charges(),
+      stats: () => s.stats(),
+      setChaos: (c) => s.setChaos(c),
+      keyHash: (k) => s.keyHashOf(k),
+    },
+  };
+}
+
+/** Default sandbox epoch: real start time floored to the minute. */
+export function defaultEpoch(): number {
+  return Math.floor(Date.now() / 60_000) * 60_000;
+}
