@@ -1,0 +1,203 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ENV_KEY_NAME, KeyRing, KeyringSecretStore, MAX_KEYS, MemorySecretStore, SecretError, SettingsFile, UnavailableSecretStore } from './index';
+
+const realKey = () => `sdr_live_${randomBytes(32).toString('base64url')}`;
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loupe-secrets-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function ring(opts: { envKey?: string; store?: MemorySecretStore } = {}) {
+  const settings = new SettingsFile(join(dir, 'settings.json'));
+  const store = opts.store ?? new MemorySecretStore();
+  return { kr: new KeyRing({ store, settings, envKey: opts.envKey ?? null, now: () => 1_700_000_000_000 }), store, settings };
+}
+
+describe('KeyRing with the in-memory store', () => {
+  it('stores the value in the secret store and only metadata in settings.json', async () => {
+    const { kr, store } = ring();
+    const key = realKey();
+    const res = await kr.add('work', key);
+    expect(JSON.stringify(res)).not.toContain(key);
+    expect(res).toEqual({ name: 'work', warning: null });
+    expect(await store.get('work')).toBe(key);
+    const file = readFileSync(join(dir, 'settings.json'), 'utf8');
+    expect(file).not.toContain(key);
+    expect(file).not.toContain(key.slice(9, 30));
+    expect(JSON.parse(file).keys).toEqual([{ name: 'work', addedAt: 1_700_000_000_000, looksValid: true, mode: 'live' }]);
+    const list = kr.list();
+    expect(JSON.stringify(list)).not.toContain(key);
+    expect(list).toEqual([{ name: 'work', active: true, addedAt: 1_700_000_000_000, looksValid: true, mode: 'live' }]);
+    expect(await kr.activeKey()).toBe(key);
+  });
+
+  it('warns (and still saves) when a value does not look like a service key', async () => {
+    const { kr } = ring();
+    const res = await kr.add('odd', 'not-a-key');
+    expect(res.warning).toMatch(/does not look like a service key/);
+    expect(res.warning).not.toContain('not-a-key');
+    expect(kr.list()[0]).toMatchObject({ name: 'odd', looksValid: false, mode: 'unknown' });
+  });
+
+  it('switches and removes keys; removing the active key hands over to the newest remaining one', async () => {
+    const { kr, store } = ring();
+    let t = 1;
+    (kr as unknown as { now: () => number }).now = () => t++;
+    const [a, b, c] = [realKey(), realKey(), realKey()];
+    await kr.add('a', a);
+    await kr.add('b', b, false);
+    await kr.add('c', c, false);
+    expect(kr.activeName()).toBe('a');
+    expect(kr.use('b').find((k) => k.active)?.name).toBe('b');
+    expect(await kr.activeKey()).toBe(b);
+    const after = await kr.remove('b');
+    expect(after.map((k) => k.name)).toEqual(['a', 'c']);
+    expect(after.find((k) => k.active)?.name).toBe('c');
+    expect(await store.get('b')).toBeNull();
+    expect(() => kr.use('b')).toThrow(SecretError);
+  });
+
+  it(`refuses a ${MAX_KEYS + 1}th key but allows replacing an existing name`, async () => {
+    const { kr } = ring();
+    for (let i = 0; i < MAX_KEYS; i++) await kr.add(`k${i}`, realKey());
+    await expect(kr.add('one-more', realKey())).rejects.toThrow(/At most 25 keys/);
+    const r = await kr.add('k3', realKey());
+    expect(r.warning).toMatch(/replaced/);
+    expect(kr.list()).toHaveLength(MAX_KEYS);
+  });
+
+  it('rejects empty names, pasted whitespace and the reserved env name without echoing the value', async () => {
+    const { kr } = ring();
+    const key = realKey();
+    await expect(kr.add('  ', key)).rejects.toThrow(/needs a name/);
+    const err = await kr.add('x', `${key} ${key}`).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(SecretError);
+    expect((err as Error).message).not.toContain(key);
+    await expect(kr.add(ENV_KEY_NAME, key)).rejects.toThrow(/reserved/);
+  });
+
+  it('keeps a key added by one process visible to another sharing the data folder (metadata re-read from disk)', async () => {
+    const store = new MemorySecretStore();
+    const one = ring({ store }).kr;
+    const two = ring({ store }).kr;
+    const key = realKey();
+    await one.add('shared', key);
+    expect(two.list().map((k) => k.name)).toEqual(['shared']);
+    expect(await two.activeKey()).toBe(key);
+  });
+});
+
+describe('LOUPE_API_KEY', () => {
+  it('wins over stored keys and is never persisted', async () => {
+    const envKey = realKey();
+    const { kr, store } = ring({ envKey });
+    const stored = realKey();
+    const r = await kr.add('stored', stored);
+    expect(r.warning).toMatch(/LOUPE_API_KEY is set/);
+    expect(await kr.activeKey()).toBe(envKey);
+    expect(kr.backend()).toBe('env');
+    const list = kr.list();
+    expect(list[0]).toEqual({ name: ENV_KEY_NAME, active: true, addedAt: 0, looksValid: true, mode: 'live' });
+    expect(list[1]).toMatchObject({ name: 'stored', active: false });
+    const file = readFileSync(join(dir, 'settings.json'), 'utf8');
+    expect(file).not.toContain(envKey);
+    expect(file).not.toContain(ENV_KEY_NAME);
+    expect(await store.get(ENV_KEY_NAME)).toBeNull();
+    await expect(kr.remove(ENV_KEY_NAME)).rejects.toThrow(/unset LOUPE_API_KEY/);
+  });
+
+  it('an empty LOUPE_API_KEY counts as unset', async () => {
+    const { kr } = ring({ envKey: '' });
+    expect(kr.fromEnv).toBe(false);
+    expect(kr.hasKey()).toBe(false);
+  });
+});
+
+describe('settings.json', () => {
+  it('survives a corrupt file: defaults are used and the bad file is moved aside on the next write', async () => {
+    writeFileSync(join(dir, 'settings.json'), '{ not json');
+    const { kr } = ring();
+    expect(kr.list()).toEqual([]);
+    await kr.add('k', realKey());
+    expect(kr.list().map((k) => k.name)).toEqual(['k']);
+    const moved = readFileSync(join(dir, 'settings.json'), 'utf8');
+    expect(JSON.parse(moved).keys).toHaveLength(1);
+    expect(readdirSync(dir).some((f) => f.startsWith('settings.json.corrupt-'))).toBe(true);
+  });
+});
+
+describe('no secure storage', () => {
+  it('refuses to save with a clear sentence and writes nothing in plaintext', async () => {
+    const settings = new SettingsFile(join(dir, 'settings.json'));
+    const kr = new KeyRing({ store: new UnavailableSecretStore('The OS keychain is not available (test).'), settings });
+    const key = realKey();
+    const err = await kr.add('k', key).catch((e: SecretError) => e);
+    expect(err).toBeInstanceOf(SecretError);
+    expect((err as SecretError).kind).toBe('secrets_unavailable');
+    expect((err as SecretError).message).toMatch(/keychain is not available/);
+    expect(existsSync(join(dir, 'settings.json'))).toBe(false);
+    expect(kr.list()).toEqual([]);
+  });
+});
+
+// The OS keyring for real: `npm test` runs Vitest inside dbus-run-session with an unlocked
+// gnome-keyring and sets LOUPE_KEYRING_TEST=1. Without it there is no Secret Service on the bus
+// and the same store must report itself unavailable with a clear message (no plaintext fallback).
+const realKeyring = process.env.LOUPE_KEYRING_TEST === '1';
+
+describe(realKeyring ? 'OS keyring (Secret Service running)' : 'OS keyring (no Secret Service on this bus)', () => {
+  if (realKeyring) {
+    it('round-trips a key through the Secret Service and deletes it', async () => {
+      const store = new KeyringSecretStore({ service: 'Loupe-test' });
+      expect(await store.available()).toEqual({ ok: true, message: null });
+      const name = `t-${randomBytes(4).toString('hex')}`;
+      const key = realKey();
+      await store.set(name, key);
+      expect(await new KeyringSecretStore({ service: 'Loupe-test' }).get(name)).toBe(key);
+      await store.delete(name);
+      expect(await store.get(name)).toBeNull();
+      await store.delete(name); // deleting twice is fine
+    });
+
+    it('KeyRing on the real keyring keeps the value out of settings.json', async () => {
+      const settings = new SettingsFile(join(dir, 'settings.json'));
+      const kr = new KeyRing({ store: new KeyringSecretStore({ service: 'Loupe-test' }), settings });
+      const key = realKey();
+      const name = `kr-${randomBytes(4).toString('hex')}`;
+      await kr.add(name, key);
+      expect(readFileSync(settings.path, 'utf8')).not.toContain(key);
+      const fresh = new KeyRing({ store: new KeyringSecretStore({ service: 'Loupe-test' }), settings });
+      expect(await fresh.activeKey()).toBe(key);
+      await kr.remove(name);
+      expect(await new KeyringSecretStore({ service: 'Loupe-test' }).get(name)).toBeNull();
+    });
+  } else {
+    it('reports unavailable with a clear sentence and refuses to store', async () => {
+      const env = { ...process.env };
+      // make sure no session bus is reachable for this probe
+      process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/loupe-test-bus';
+      try {
+        const store = new KeyringSecretStore({ service: 'Loupe-test' });
+        const a = await store.available();
+        expect(a.ok).toBe(false);
+        expect(a.message).toMatch(/OS keychain is not available/);
+        expect(a.message).toMatch(/never stores API keys in plain text/);
+        expect(a.message).not.toMatch(/backtrace|Stack/i);
+        const key = realKey();
+        const err = await store.set('k', key).catch((e: SecretError) => e);
+        expect(err).toBeInstanceOf(SecretError);
+        expect((err as Error).message).not.toContain(key);
+        expect(await store.get('k')).toBeNull();
+      } finally {
+        process.env.DBUS_SESSION_BUS_ADDRESS = env.DBUS_SESSION_BUS_ADDRESS;
+        if (env.DBUS_SESSION_BUS_ADDRESS === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+      }
+    });
+  }
+});

@@ -1,0 +1,117 @@
+/**
+ * The non-secret settings file (`<dataDir>/settings.json`, see src/core/paths.ts): key names and
+ * which one is active, pacing, budgets, theme. Never a key: the values live in a SecretStore.
+ *
+ * Every read goes to disk (the desktop app, the web host and the CLI may share one data folder),
+ * every write is atomic (temp file + rename, mode 0600). A file that is not valid JSON is moved
+ * aside to `settings.json.corrupt-<time>` on the next write and defaults are used meanwhile.
+ *
+ * Format (version 1):
+ *   { "version": 1,
+ *     "keys": [{ "name", "addedAt", "looksValid", "mode" }],
+ *     "activeKey": "name" | null,
+ *     "app": { "baseUrl", "rateLimit": { "requests", "windowSeconds" }, "maxInFlight", "askAboveCredits", "theme" } }
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Settings } from '../../shared/contract';
+
+export interface KeyMeta {
+  name: string;
+  addedAt: number;
+  looksValid: boolean;
+  mode: 'live' | 'test' | 'unknown';
+}
+
+export interface SettingsData {
+  version: 1;
+  keys: KeyMeta[];
+  activeKey: string | null;
+  app: Settings;
+}
+
+/**
+ * Defaults. Pacing sits just under the service limits (spec "Limits": 60 requests in a sliding
+ * 60 s and 10 in flight per key) so Loupe's own pacer, not a 429, is what normally holds a walk back.
+ */
+export const DEFAULT_SETTINGS: Settings = {
+  baseUrl: null,
+  rateLimit: { requests: 58, windowSeconds: 60 },
+  maxInFlight: 8,
+  askAboveCredits: 100,
+  theme: 'system',
+};
+
+function defaults(): SettingsData {
+  return { version: 1, keys: [], activeKey: null, app: structuredClone(DEFAULT_SETTINGS) };
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Accepts whatever is on disk and keeps only well-formed parts (a hand-edited file never crashes the app). */
+function normalise(raw: unknown): SettingsData {
+  const d = defaults();
+  if (!isObj(raw)) return d;
+  if (Array.isArray(raw.keys)) {
+    const seen = new Set<string>();
+    for (const k of raw.keys) {
+      if (!isObj(k) || typeof k.name !== 'string' || !k.name || seen.has(k.name)) continue;
+      seen.add(k.name);
+      d.keys.push({
+        name: k.name,
+        addedAt: typeof k.addedAt === 'number' ? k.addedAt : 0,
+        looksValid: k.looksValid === true,
+        mode: k.mode === 'live' || k.mode === 'test' ? k.mode : 'unknown',
+      });
+    }
+  }
+  if (typeof raw.activeKey === 'string' && d.keys.some((k) => k.name === raw.activeKey)) d.activeKey = raw.activeKey;
+  const a = isObj(raw.app) ? raw.app : {};
+  if (a.baseUrl === null || (typeof a.baseUrl === 'string' && /^https?:\/\//.test(a.baseUrl))) d.app.baseUrl = a.baseUrl as string | null;
+  if (isObj(a.rateLimit) && typeof a.rateLimit.requests === 'number' && typeof a.rateLimit.windowSeconds === 'number')
+    d.app.rateLimit = { requests: a.rateLimit.requests, windowSeconds: a.rateLimit.windowSeconds };
+  if (typeof a.maxInFlight === 'number') d.app.maxInFlight = a.maxInFlight;
+  if (typeof a.askAboveCredits === 'number') d.app.askAboveCredits = a.askAboveCredits;
+  if (a.theme === 'system' || a.theme === 'light' || a.theme === 'dark') d.app.theme = a.theme;
+  return d;
+}
+
+export class SettingsFile {
+  constructor(readonly path: string) {}
+
+  private load(): { data: SettingsData; corrupt: boolean } {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return { data: defaults(), corrupt: false };
+    }
+    try {
+      return { data: normalise(JSON.parse(text)), corrupt: false };
+    } catch {
+      return { data: defaults(), corrupt: true };
+    }
+  }
+
+  read(): SettingsData {
+    return this.load().data;
+  }
+
+  /** Read-modify-write in one step. `fn` mutates the data it is given. */
+  update(fn: (d: SettingsData) => void): SettingsData {
+    const { data, corrupt } = this.load();
+    fn(data);
+    mkdirSync(dirname(this.path), { recursive: true });
+    if (corrupt) {
+      try {
+        renameSync(this.path, `${this.path}.corrupt-${Date.now()}`);
+      } catch {}
+    }
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
+    renameSync(tmp, this.path);
+    return data;
+  }
+}

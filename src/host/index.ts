@@ -1,0 +1,118 @@
+/**
+ * startHost: the web door in one call — composes the app (src/core/app.ts) for a data folder,
+ * starts the built-in sandbox when no key and no base URL are configured, and serves the built
+ * renderer plus the contract on 127.0.0.1 (src/host/server.ts, docs/doors.md).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApp, type CreateAppOptions } from '../core/app';
+import { defaultDataDir } from '../core/paths';
+import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
+import { startSandbox, type SandboxOptions } from '../sandbox';
+import { startHostServer } from './server';
+
+export interface StartHostOptions {
+  /** 0 (default) = a free port */
+  port?: number;
+  /** default: LOUPE_HOME, else the platform's user-data folder (src/core/paths.ts) */
+  dataDir?: string;
+  /** the service base URL (LOUPE_BASE_URL); null/absent → settings, then the sandbox */
+  baseUrl?: string | null;
+  /** LOUPE_API_KEY: wins over stored keys, never persisted */
+  envKey?: string | null;
+  /** default: the OS keyring (never plaintext; unavailable → keys cannot be stored) */
+  secrets?: SecretStore;
+  /** the renderer build; default <repo>/out/renderer */
+  staticDir?: string;
+  /** options of the in-process sandbox, when it is used (seed, balance, timeScale…) */
+  sandbox?: Partial<SandboxOptions>;
+  /** fixed token (tests); default 32 random bytes */
+  token?: string;
+  clock?: CreateAppOptions['clock'];
+  watch?: CreateAppOptions['watch'];
+}
+
+export type SandboxHandle = Awaited<ReturnType<typeof startSandbox>>;
+
+export interface Host {
+  /** the page URL with the session token: http://127.0.0.1:<port>/?token=… */
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  dataDir: string;
+  /** the in-process sandbox when the app uses it (null until first needed, or when a service is configured) */
+  sandbox(): SandboxHandle | null;
+  close(): Promise<void>;
+}
+
+function repoRoot(): string {
+  try {
+    return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  } catch {
+    return process.cwd();
+  }
+}
+
+export function defaultStaticDir(): string {
+  const a = join(repoRoot(), 'out', 'renderer');
+  return existsSync(a) ? a : join(process.cwd(), 'out', 'renderer');
+}
+
+export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
+  const dataDir = resolve(opts.dataDir ?? defaultDataDir());
+  const token = opts.token ?? randomBytes(32).toString('base64url');
+  let secrets = opts.secrets;
+  if (!secrets) {
+    const kr = new KeyringSecretStore();
+    const a = await kr.available();
+    secrets = a.ok ? kr : new UnavailableSecretStore(a.message ?? 'The OS keychain is not available.');
+  }
+  let sandbox: SandboxHandle | null = null;
+  let starting: Promise<SandboxHandle> | null = null;
+  const app = createApp({
+    dataDir,
+    baseUrl: opts.baseUrl ?? null,
+    envKey: opts.envKey ?? null,
+    secrets,
+    door: 'web',
+    clock: opts.clock,
+    watch: opts.watch,
+    downloadUrl: (exportId) => `/api/exports/${encodeURIComponent(exportId)}?token=${encodeURIComponent(token)}`,
+    sandbox: () => {
+      starting ??= startSandbox({ port: 0, ...opts.sandbox }).then((sb) => (sandbox = sb));
+      return starting;
+    },
+  });
+  let server;
+  try {
+    await app.ready;
+    server = await startHostServer({
+      app,
+      token,
+      port: opts.port ?? 0,
+      staticDir: opts.staticDir ?? defaultStaticDir(),
+      exportsDir: join(dataDir, 'exports'),
+    });
+  } catch (e) {
+    await app.close().catch(() => {});
+    if (sandbox) await (sandbox as SandboxHandle).close().catch(() => {});
+    throw e;
+  }
+  const srv = server;
+  return {
+    url: `${srv.origin}/?token=${token}`,
+    origin: srv.origin,
+    port: srv.port,
+    token,
+    dataDir,
+    sandbox: () => sandbox,
+    async close() {
+      await srv.close();
+      await app.close();
+      if (sandbox) await sandbox.close();
+    },
+  };
+}

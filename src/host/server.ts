@@ -1,0 +1,323 @@
+/**
+ * The web door: the built renderer and the contract over HTTP on 127.0.0.1 (docs/doors.md).
+ *
+ *   POST /api/<method>          JSON in → { ok: true, result } | { ok: false, error: BridgeError }
+ *   GET  /api/events?token=…    Server-Sent Events, one LoupeEvent JSON per `data:` line
+ *   GET  /api/exports/<id>?token=…  the finished export file (attachment)
+ *   GET  anything else          static files from the renderer build, SPA fallback to index.html
+ *
+ * Guards on every /api request: the per-run token (header `x-loupe-token`; `?token=` only on the
+ * GET routes, which EventSource and downloads cannot give headers to), the Host header must name
+ * this loopback server (DNS-rebinding defence), and an Origin, when sent, must be this server's
+ * own origin. The server binds 127.0.0.1 only.
+ */
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { basename, extname, join, resolve, sep } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { dispatch, type AppHandle } from '../core/bridge';
+import type { ExportJob, LoupeEvent } from '../shared/contract';
+
+export const LOOPBACK = '127.0.0.1';
+const MAX_BODY = 2 * 1024 * 1024;
+const HEARTBEAT_MS = 15_000;
+
+/** CSP of every HTML answer. Styles allow inline attributes (React sets element styles); scripts do not. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: https:",
+  "media-src 'self' https:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.txt': 'text/plain; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.jsonl': 'application/x-ndjson; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+
+const BASE_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  // the page URL carries ?token= until the renderer removes it: never leak it in a Referer
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+export interface HostServerOptions {
+  app: AppHandle;
+  /** the renderer build (index.html + assets) */
+  staticDir: string;
+  /** 0 = a free port */
+  port?: number;
+  /** the per-run token (random when omitted) */
+  token: string;
+  /** where finished exports may be read from (downloads outside it are refused) */
+  exportsDir: string;
+}
+
+export interface HostServer {
+  server: Server;
+  port: number;
+  origin: string;
+  close(): Promise<void>;
+}
+
+function tokenEquals(a: string | null | undefined, b: string): boolean {
+  if (!a) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...BASE_HEADERS, 'cache-control': 'no-store', ...headers });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, JSON.stringify(value), { 'content-type': 'application/json; charset=utf-8' });
+}
+
+function refuse(res: ServerResponse, status: number, kind: string, message: string): void {
+  sendJson(res, status, { ok: false, error: { kind, message } });
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(Object.assign(new Error('too large'), { code: 'TOO_LARGE' }));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startHostServer(opts: HostServerOptions): Promise<HostServer> {
+  const { app, token } = opts;
+  const staticRoot = resolve(opts.staticDir);
+  const exportsRoot = resolve(opts.exportsDir);
+  let port = 0;
+  const sseClients = new Set<ServerResponse>();
+
+  const allowedHosts = () => new Set([`${LOOPBACK}:${port}`, `localhost:${port}`]);
+
+  /** Host and Origin checks; returns an error sentence or null. */
+  function originProblem(req: IncomingMessage): string | null {
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts().has(host)) return 'This server answers only at its own loopback address.';
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) return 'Cross-origin requests are refused.';
+    const site = req.headers['sec-fetch-site'];
+    if (site === 'cross-site') return 'Cross-site requests are refused.';
+    return null;
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const problem = originProblem(req);
+    if (problem) return refuse(res, 403, 'forbidden', problem);
+    const headerToken = req.headers['x-loupe-token'];
+    const given = typeof headerToken === 'string' ? headerToken : req.method === 'GET' ? url.searchParams.get('token') : null;
+    if (!tokenEquals(given, token)) return refuse(res, 401, 'unauthorized', 'Missing or wrong session token: open the URL Loupe printed.');
+
+    const path = url.pathname;
+    if (path === '/api/events') {
+      if (req.method !== 'GET') return refuse(res, 405, 'validation', 'Use GET for /api/events.');
+      return openEvents(req, res);
+    }
+    if (path.startsWith('/api/exports/')) {
+      if (req.method !== 'GET') return refuse(res, 405, 'validation', 'Use GET to download an export.');
+      return download(res, decodeURIComponent(path.slice('/api/exports/'.length)));
+    }
+    const method = decodeURIComponent(path.slice('/api/'.length));
+    if (req.method !== 'POST') return refuse(res, 405, 'validation', `Use POST for /api/${method}.`);
+    const ctype = (req.headers['content-type'] ?? '').toLowerCase();
+    if (!ctype.startsWith('application/json')) return refuse(res, 415, 'validation', 'Send the input as application/json.');
+    let raw: string;
+    try {
+      raw = await readBody(req);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'TOO_LARGE') return refuse(res, 413, 'validation', 'The request body is too large.');
+      return refuse(res, 400, 'validation', 'Could not read the request body.');
+    }
+    let input: unknown = {};
+    if (raw.trim()) {
+      try {
+        input = JSON.parse(raw);
+      } catch {
+        return refuse(res, 400, 'validation', 'The request body is not valid JSON.');
+      }
+    }
+    const out = await dispatch(app, method, input);
+    if (!out.ok && out.error.kind === 'not_found' && out.error.message.startsWith('Unknown method')) return sendJson(res, 404, out);
+    if (!out.ok && out.error.kind === 'validation') return sendJson(res, 400, out);
+    sendJson(res, 200, out);
+  }
+
+  function openEvents(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 2000\n: connected\n\n');
+    sseClients.add(res);
+    const off = app.events.on((e: LoupeEvent) => {
+      res.write(`data: ${JSON.stringify(e)}\n\n`);
+    });
+    const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    beat.unref();
+    const done = () => {
+      clearInterval(beat);
+      off();
+      sseClients.delete(res);
+    };
+    req.on('close', done);
+    res.on('close', done);
+  }
+
+  async function download(res: ServerResponse, exportId: string): Promise<void> {
+    const r = await dispatch(app, 'export.get', { exportId });
+    if (!r.ok) return refuse(res, 400, r.error.kind, r.error.message);
+    const job = r.result as ExportJob | null;
+    if (!job) return refuse(res, 404, 'not_found', 'No such export.');
+    if (job.status !== 'done' || !job.path) return refuse(res, 409, 'validation', `The export is ${job.status}, not ready to download.`);
+    const file = resolve(job.path);
+    if (!file.startsWith(exportsRoot + sep) || !existsSync(file)) return refuse(res, 404, 'not_found', 'The export file is gone.');
+    const name = basename(file);
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'cache-control': 'no-store',
+      'content-type': MIME[extname(name).toLowerCase()] ?? 'application/octet-stream',
+      'content-length': String(statSync(file).size),
+      'content-disposition': `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    createReadStream(file).pipe(res);
+  }
+
+  function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { 'content-type': 'text/plain; charset=utf-8' });
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts().has(host)) return send(res, 403, 'Forbidden', { 'content-type': 'text/plain; charset=utf-8' });
+    let rel: string;
+    try {
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      return send(res, 400, 'Bad path', { 'content-type': 'text/plain; charset=utf-8' });
+    }
+    if (rel.includes('\0')) return send(res, 400, 'Bad path', { 'content-type': 'text/plain; charset=utf-8' });
+    const target = resolve(join(staticRoot, rel));
+    const inside = target === staticRoot || target.startsWith(staticRoot + sep);
+    if (!inside) return send(res, 404, 'Not found', { 'content-type': 'text/plain; charset=utf-8' });
+    let file = target;
+    let isFile = false;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {}
+    if (!isFile) {
+      // SPA fallback: a path without a file extension is a client-side route
+      if (extname(rel) && rel !== '/') return send(res, 404, 'Not found', { 'content-type': 'text/plain; charset=utf-8' });
+      file = join(staticRoot, 'index.html');
+      if (!existsSync(file)) return sendNotBuilt(res);
+    }
+    const ext = extname(file).toLowerCase();
+    const headers: Record<string, string> = { ...BASE_HEADERS, 'content-type': MIME[ext] ?? 'application/octet-stream' };
+    if (ext === '.html') {
+      headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
+      headers['cache-control'] = 'no-store';
+    } else {
+      headers['cache-control'] = rel.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+    }
+    headers['content-length'] = String(statSync(file).size);
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file).pipe(res);
+  }
+
+  function sendNotBuilt(res: ServerResponse): void {
+    const html =
+      '<!doctype html><meta charset="utf-8"><title>Loupe</title><body><h1>Loupe</h1>' +
+      '<p>The user interface has not been built yet. Run <code>npm run build</code> (or <code>npm run serve</code>, which builds it), then reload.</p></body>';
+    send(res, 503, html, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY });
+  }
+
+  const server = createServer((req, res) => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://loopback');
+    } catch {
+      return send(res, 400, 'Bad request', { 'content-type': 'text/plain; charset=utf-8' });
+    }
+    const work = url.pathname === '/api' || url.pathname.startsWith('/api/') ? handleApi(req, res, url) : Promise.resolve(serveStatic(req, res, url));
+    work.catch((e: unknown) => {
+      console.error(`[loupe host] ${req.method} ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) refuse(res, 500, 'internal', 'The host failed to answer.');
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen({ port: opts.port ?? 0, host: LOOPBACK }, () => ok());
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://${LOOPBACK}:${port}`;
+
+  return {
+    server,
+    port,
+    origin,
+    async close() {
+      for (const c of sseClients) c.end();
+      sseClients.clear();
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+/** True when the built renderer's index.html exists in `dir`. */
+export function rendererBuilt(dir: string): boolean {
+  try {
+    return readFileSync(join(dir, 'index.html'), 'utf8').length > 0;
+  } catch {
+    return false;
+  }
+}
