@@ -1,0 +1,197 @@
+import { readFileSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Catalogue, CatalogueEndpoint, CatalogueParam } from '../../shared/api-types';
+import { NATIVE_PAGING_PARAMS } from '../../shared/api-types';
+import { normalizeEndpoint } from './canonical';
+
+/** Shared query parameters every data endpoint takes, even if an entry does not list it. */
+export const ALWAYS_ACCEPTED = new Set(['dry_run']);
+
+export interface PriceRange {
+  min: number;
+  max: number;
+}
+
+export function priceOf(ep: CatalogueEndpoint): PriceRange {
+  const c = ep.credits;
+  if (typeof c === 'number') return { min: c, max: c };
+  return { min: c.min, max: c.max };
+}
+
+export function isMetered(ep: CatalogueEndpoint): boolean {
+  return typeof ep.credits !== 'number';
+}
+
+/** max_pages sent (1..5), 1 when absent or not a number. */
+export function maxPagesOf(params: Record<string, string>): number {
+  const v = params.max_pages;
+  if (v === undefined) return 1;
+  const n = Number.parseInt(v, 10);
+  return Number.isFinite(n) && n >= 1 ? n : 1;
+}
+
+/**
+ * Spec "Errors" rule 4: the hold is the listed price, or the top of the range when
+ * metered, times max_pages where sent.
+ */
+export function isDryRun(params: Record<string, string>): boolean {
+  const v = params.dry_run;
+  return v !== undefined && ['1', 'true'].includes(v.toLowerCase());
+}
+
+export function holdOf(ep: CatalogueEndpoint, params: Record<string, string>): number {
+  if (isDryRun(params)) return 0;
+  return priceOf(ep).max * maxPagesOf(params);
+}
+
+/** Names of params an endpoint accepts. */
+export function paramNames(ep: CatalogueEndpoint): Set<string> {
+  return new Set(ep.params.map((p) => p.name));
+}
+
+/**
+ * The parameter that carries the page position on a walk (Pagination rule 5: use the one
+ * the endpoint lists, one style per walk). Preference: a native string token the entry
+ * lists (continuationToken, max_cursor, after, next_max_id, max_id, next_page_id,
+ * pagination_token); else `cursor`; else an integer `page`. `page` beside `cursor` is a
+ * page number, not a token, so `cursor` wins there.
+ */
+export function pagingParamOf(ep: CatalogueEndpoint): string {
+  const byName = new Map(ep.params.map((p) => [p.name, p] as const));
+  for (const n of NATIVE_PAGING_PARAMS) {
+    if (n === 'page') continue;
+    if (byName.has(n)) return n;
+  }
+  if (byName.has('cursor')) return 'cursor';
+  if (byName.has('page')) return 'page';
+  return 'cursor';
+}
+
+export interface ValidationOk {
+  ok: true;
+  endpoint: CatalogueEndpoint;
+}
+export interface ValidationFail {
+  ok: false;
+  message: string;
+}
+export type ValidationResult = ValidationOk | ValidationFail;
+
+function fmtParam(p: CatalogueParam): string {
+  return `'${p.name}'`;
+}
+
+/** Free, local validation against the catalogue entry. One clear sentence on failure. */
+export function validateParams(ep: CatalogueEndpoint, params: Record<string, string>): ValidationResult {
+  const where = `${ep.platform}/${normalizeEndpoint(ep.platform, ep.path)}`;
+  if (!ep.available) return { ok: false, message: `${where} is listed in the catalogue but cannot be called through the API.` };
+  const known = new Map(ep.params.map((p) => [p.name, p] as const));
+  const unknown = Object.keys(params).filter((k) => !known.has(k) && !ALWAYS_ACCEPTED.has(k));
+  if (unknown.length) {
+    const accepted = ep.params.map((p) => p.name).join(', ') || 'no parameters';
+    return {
+      ok: false,
+      message: `${where} does not accept ${unknown.map((u) => `'${u}'`).join(', ')}; it accepts ${accepted}.`,
+    };
+  }
+  for (const p of ep.params) {
+    const v = params[p.name];
+    if (p.required && !p.one_of_group && (v === undefined || v === '')) {
+      return { ok: false, message: `${where} needs ${fmtParam(p)}${p.description ? ` (${p.description.replace(/\.$/, '')})` : ''}.` };
+    }
+  }
+  const groups = new Set(ep.params.map((p) => p.one_of_group).filter((g): g is string => !!g));
+  for (const g of groups) {
+    const members = g.split('|').map((s) => s.trim()).filter(Boolean);
+    // "one of (a | b)" means at least one of them must be sent (spec "What the service does" 2)
+    if (!members.some((m) => params[m] !== undefined && params[m] !== '')) {
+      return { ok: false, message: `${where} needs one of ${members.map((m) => `'${m}'`).join(' or ')}.` };
+    }
+  }
+  if (params.dry_run !== undefined && !['1', 'true'].includes(params.dry_run.toLowerCase()))
+    return { ok: false, message: `Parameter 'dry_run' takes only the value 1; got '${params.dry_run}'.` };
+  for (const [k, v] of Object.entries(params)) {
+    const p = known.get(k);
+    if (!p) continue;
+    if (v === '') return { ok: false, message: `Parameter '${k}' is empty; give it a value or leave it out.` };
+    if (p.enum && p.enum.length) {
+      const tokens = v.split(',').map((s) => s.trim());
+      if (!p.enum.includes(v) && !tokens.every((t) => p.enum?.includes(t)))
+        return { ok: false, message: `Parameter '${k}' must be one of ${p.enum.join(', ')}; got '${v}'.` };
+    }
+    if (p.type === 'integer' || p.type === 'number') {
+      const n = Number(v);
+      if (!Number.isFinite(n) || (p.type === 'integer' && !/^-?\d+$/.test(v.trim())))
+        return { ok: false, message: `Parameter '${k}' must be ${p.type === 'integer' ? 'a whole number' : 'a number'}; got '${v}'.` };
+      if (p.minimum != null && n < p.minimum)
+        return { ok: false, message: `Parameter '${k}' must be at least ${p.minimum}${p.maximum != null ? ` and at most ${p.maximum}` : ''}; got ${v}.` };
+      if (p.maximum != null && n > p.maximum)
+        return { ok: false, message: `Parameter '${k}' must be at most ${p.maximum}${p.minimum != null ? ` and at least ${p.minimum}` : ''}; got ${v}.` };
+    }
+    if (p.type === 'boolean' && k !== 'dry_run' && !['true', 'false', '1', '0'].includes(v.toLowerCase()))
+      return { ok: false, message: `Parameter '${k}' must be true or false; got '${v}'.` };
+  }
+  return { ok: true, endpoint: ep };
+}
+
+/** In-memory index of a loaded catalogue. */
+export class CatalogueIndex {
+  private byKey = new Map<string, CatalogueEndpoint>();
+  readonly platforms: string[];
+
+  constructor(readonly record: Catalogue) {
+    const plats = new Set<string>();
+    for (const ep of record.endpoints) {
+      const path = normalizeEndpoint(ep.platform, ep.path);
+      this.byKey.set(`${ep.platform}/${path}`, ep);
+      plats.add(ep.platform);
+    }
+    this.platforms = [...plats].sort();
+  }
+
+  find(platform: string, endpoint: string): CatalogueEndpoint | undefined {
+    let plat = platform;
+    let path = endpoint;
+    if (!plat) {
+      // "/v1/photo_net/profile" or "photo_net/profile"
+      const p = normalizeEndpoint('', endpoint).split('/');
+      plat = p.shift() ?? '';
+      path = p.join('/');
+    }
+    return this.byKey.get(`${plat}/${normalizeEndpoint(plat, path)}`);
+  }
+
+  list(platform?: string): CatalogueEndpoint[] {
+    const all = this.record.endpoints;
+    const out = platform ? all.filter((e) => e.platform === platform) : [...all];
+    return out.sort((a, b) => (a.platform === b.platform ? a.order - b.order : a.platform < b.platform ? -1 : 1));
+  }
+}
+
+/** Optional on-disk copy of the catalogue so a restart works before the first fetch. */
+export function readCatalogueFile(file: string): { fetchedAt: number; catalogue: Catalogue } | undefined {
+  try {
+    const j = JSON.parse(readFileSync(file, 'utf8')) as { fetchedAt?: unknown; catalogue?: unknown };
+    if (typeof j.fetchedAt === 'number' && isCatalogue(j.catalogue)) return { fetchedAt: j.fetchedAt, catalogue: j.catalogue };
+  } catch {
+    /* missing or unreadable: fetch again */
+  }
+  return undefined;
+}
+
+export function writeCatalogueFile(file: string, fetchedAt: number, catalogue: Catalogue): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ fetchedAt, catalogue }));
+    renameSync(tmp, file);
+  } catch {
+    /* a cache; failure to write is not fatal */
+  }
+}
+
+export function isCatalogue(x: unknown): x is Catalogue {
+  if (!x || typeof x !== 'object') return false;
+  const eps = (x as { endpoints?: unknown }).endpoints;
+  return Array.isArray(eps) && eps.every((e) => !!e && typeof e === 'object' && typeof (e as { path?: unknown }).path === 'string');
+}

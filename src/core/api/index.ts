@@ -1,0 +1,41 @@
+/**
+ * The request core: everything that talks to the Social Data Read API.
+ * See docs/request-core.md.
+ */
+export { createApiCore, retryDelay, type ApiCoreOptions } from './core';
+export { ApiError, exitCodeFor, isApiError, type ApiErrorKind, type ApiErrorInit } from './errors';
+export { Pacer, DEFAULT_LIMITS, sharedPacer, type PacerLimits, type PacerStats } from './pacer';
+export {
+  validateParams,
+  holdOf,
+  priceOf,
+  isMetered,
+  isDryRun,
+  maxPagesOf,
+  pagingParamOf,
+  CatalogueIndex,
+  type PriceRange,
+  type ValidationResult,
+  type ValidationOk,
+  type ValidationFail,
+} from './catalogue';
+export { canonicalParams, paramsHash, normalizeEndpoint, redact } from './canonical';
+export { realClock } from './clock';
+export { Emitter } from './events';
+export type {
+  ApiCore,
+  ApiEvents,
+  AttemptEvent,
+  CallOptions,
+  CallResult,
+  CallTarget,
+  CatalogueApi,
+  PacerView,
+  Priority,
+  Quote,
+  WalkEstimate,
+  WalkOptions,
+  WalkPage,
+  WalkProgress,
+  WalkResult,
+} from './types';

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { Pacer } from './pacer';
+import { ManualClock, flush } from './test-helpers';
+
+/** Starts a job that holds its slot for `holdMs` of clock time; records start times. */
+function job(p: Pacer, clock: ManualClock, log: Array<{ name: string; at: number }>, name: string, holdMs: number, prio: 'interactive' | 'background' = 'interactive') {
+  return p.acquire(prio).then(async (release) => {
+    log.push({ name, at: clock.now() });
+    await clock.sleep(holdMs);
+    release();
+  });
+}
+
+function maxInAnyWindow(times: number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0; i < t.length; i++) {
+    let j = i;
+    while (j < t.length && t[j] < t[i] + windowMs) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
+describe('Pacer', () => {
+  it('never starts more than N in any sliding window of W, counting every attempt', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 5, windowSeconds: 10, maxInFlight: 100 });
+    const log: Array<{ name: string; at: number }> = [];
+    const all = Array.from({ length: 17 }, (_, i) => job(p, clock, log, `j${i}`, 100));
+    await flush();
+    expect(log.length).toBe(5);
+    for (let s = 0; s < 50; s++) await clock.advance(1000);
+    await Promise.all(all);
+    expect(log.length).toBe(17);
+    expect(maxInAnyWindow(log.map((l) => l.at), 10_000)).toBeLessThanOrEqual(5);
+    // the 6th could not start before the first left the window
+    const sorted = log.map((l) => l.at).sort((a, b) => a - b);
+    expect(sorted[5] - sorted[0]).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('never has more than M in flight', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 1000, windowSeconds: 60, maxInFlight: 3 });
+    let inFlight = 0;
+    let peak = 0;
+    const jobs = Array.from({ length: 12 }, () =>
+      p.acquire('interactive').then(async (release) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await clock.sleep(500);
+        inFlight--;
+        release();
+      }),
+    );
+    await flush();
+    expect(p.stats().inFlight).toBe(3);
+    expect(p.stats().queued.interactive).toBe(9);
+    for (let s = 0; s < 10; s++) await clock.advance(500);
+    await Promise.all(jobs);
+    expect(peak).toBe(3);
+  });
+
+  it('starts interactive work before background work, FIFO within a priority', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 100, windowSeconds: 60, maxInFlight: 1 });
+    const log: Array<{ name: string; at: number }> = [];
+    const jobs = [
+      job(p, clock, log, 'first', 100, 'background'), // takes the only slot
+      job(p, clock, log, 'b1', 100, 'background'),
+      job(p, clock, log, 'b2', 100, 'background'),
+      job(p, clock, log, 'i1', 100, 'interactive'),
+      job(p, clock, log, 'i2', 100, 'interactive'),
+    ];
+    for (let s = 0; s < 10; s++) await clock.advance(100);
+    await Promise.all(jobs);
+    expect(log.map((l) => l.name)).toEqual(['first', 'i1', 'i2', 'b1', 'b2']);
+  });
+
+  it('pauses the whole key until the given time after a 429', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 100, windowSeconds: 60, maxInFlight: 10 });
+    const t0 = clock.now();
+    p.pause(t0 + 7000);
+    const log: Array<{ name: string; at: number }> = [];
+    const jobs = [job(p, clock, log, 'a', 10), job(p, clock, log, 'b', 10, 'background')];
+    await clock.advance(6999);
+    expect(log).toEqual([]);
+    expect(p.stats().pausedUntil).toBe(t0 + 7000);
+    await clock.advance(100);
+    await Promise.all(jobs);
+    expect(log.map((l) => l.at)).toEqual([t0 + 7000, t0 + 7000]);
+  });
+
+  it('eta grows with the queue and the window state', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 10, windowSeconds: 60, maxInFlight: 10 });
+    expect(p.eta(5)).toBeLessThan(10_000);
+    // 10 requests fill the window: the 11th must wait about a minute
+    const rels = await Promise.all(Array.from({ length: 10 }, () => p.acquire()));
+    rels.forEach((r) => r());
+    expect(p.eta(1)).toBeGreaterThanOrEqual(60_000);
+    expect(p.eta(11)).toBeGreaterThanOrEqual(120_000);
+    // background work waits behind queued interactive work
+    const waiting = Array.from({ length: 5 }, () => p.acquire('interactive'));
+    expect(p.eta(1, 'background')).toBeGreaterThan(p.eta(1, 'interactive') - 1);
+    await clock.advance(200_000);
+    (await Promise.all(waiting)).forEach((r) => r());
+  });
+
+  it('rejects a queued waiter when its signal aborts and lets the next one through', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 100, windowSeconds: 60, maxInFlight: 1 });
+    const r1 = await p.acquire();
+    const ac = new AbortController();
+    const w2 = p.acquire('interactive', ac.signal);
+    const w3 = p.acquire('interactive');
+    ac.abort();
+    await expect(w2).rejects.toMatchObject({ name: 'AbortError' });
+    r1();
+    const r3 = await w3;
+    r3();
+    expect(p.stats().queued.interactive).toBe(0);
+  });
+});

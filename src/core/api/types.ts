@@ -1,0 +1,178 @@
+import type { Catalogue, CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { CallTarget, ItemRef, Priority, WalkState, WalkStatus } from '../ports';
+import type { ApiError } from './errors';
+import type { PacerLimits, PacerStats } from './pacer';
+import type { ValidationResult } from './catalogue';
+import type { Emitter } from './events';
+
+export type { CallTarget, Priority };
+
+export interface CallOptions {
+  /** where the call came from (ledger `source`): 'search', 'profile', 'watch:<id>', 'cli'... */
+  source?: string;
+  priority?: Priority;
+  /** send Cache-Control: no-cache and skip the archive (always charged; ask the user first) */
+  fresh?: boolean;
+  signal?: AbortSignal;
+  /**
+   * Stable key of the logical operation (e.g. `walk:<walkId>:page:<n>`). A pending journal
+   * entry with this key is reused, Idempotency-Key and all, so a restart replays for free.
+   */
+  opKey?: string;
+  walkId?: string | null;
+  /** per-call timeout (ms); default the core's timeoutMs */
+  timeoutMs?: number;
+}
+
+export interface CallResult<D = Record<string, unknown>> {
+  envelope: Envelope<D>;
+  /** answered from the archive inside the endpoint's cache window: no request, no cost */
+  fromArchive: boolean;
+  callId: string;
+  idempotencyKey: string | null;
+  /** HTTP attempts made (0 from the archive) */
+  attempts: number;
+  /** credits this call charged (0 for archive answers, replays, dry runs, free results) */
+  creditsUsed: number;
+  items: ItemRef[];
+  newItems: number;
+}
+
+export interface Quote {
+  /** price range of this exact call (for label estimates: base + label range) */
+  credits_min: number;
+  credits_max: number;
+  /** present on label-capable endpoints (`data.estimate`) */
+  estimate?: {
+    rows_expected: number;
+    rows_cached: number;
+    label_credits_min: number;
+    label_credits_max: number;
+    base_credits: number;
+  };
+  requestId: string;
+}
+
+export interface WalkEstimate {
+  creditsMin: number;
+  creditsMax: number;
+  requests: number;
+  etaMs: number;
+}
+
+export interface WalkOptions {
+  source?: string;
+  priority?: Priority;
+  /** stop after this many requests (pages) in this walk, counting pages already done */
+  maxPages?: number;
+  /** stop BEFORE a page whose hold would take the walk's spending past this */
+  maxCredits?: number;
+  signal?: AbortSignal;
+  fresh?: boolean;
+  /** choose the walk id (default a uuid) */
+  walkId?: string;
+  /** force the paging parameter (default: native one the catalogue lists, else `cursor`) */
+  cursorParam?: string;
+  /** called after every page with the page's result */
+  onPage?: (page: WalkPage) => void;
+}
+
+export interface WalkPage {
+  walkId: string;
+  pageNumber: number;
+  result: CallResult;
+}
+
+export interface WalkResult {
+  walkId: string;
+  status: WalkStatus;
+  /** 'end', 'since', 'known_id', 'max_pages', 'page_limit', 'credit_limit', 'cancelled', 'error:<TYPE>' */
+  stopReason: string | null;
+  pagesDone: number;
+  creditsSpent: number;
+  itemsSeen: number;
+  newItems: number;
+  /** the position to continue from (null when the list ended) */
+  cursor: string | null;
+  /** `pagination.stopped_at` of the last page (present when since / stop_at_id was sent) */
+  stoppedAt: 'since' | 'known_id' | 'end' | null;
+  /** `data.walk.stopped` of the last page (max_pages walks): end, max_pages, time_budget, page_error */
+  walkStopped: string | null;
+  /** set when status is 'failed' (or 'cancelled') */
+  error?: ApiError;
+  state: WalkState;
+}
+
+export interface WalkProgress {
+  walkId: string;
+  platform: string;
+  endpoint: string;
+  pagesDone: number;
+  maxPages: number | null;
+  creditsSpent: number;
+  itemsSeen: number;
+  newItems: number;
+  status: WalkStatus;
+  stopReason: string | null;
+  /** estimated ms until the walk's page limit is reached (null when open-ended) */
+  etaMs: number | null;
+}
+
+export interface AttemptEvent {
+  callId: string;
+  attempt: number;
+  platform: string;
+  endpoint: string;
+  status: number | null;
+  errorType: string | null;
+  requestId: string | null;
+  creditsUsed: number;
+  durationMs: number;
+  /** ms the core will wait before the next attempt; null when it will not retry */
+  retryInMs: number | null;
+  walkId: string | null;
+}
+
+export type ApiEvents = {
+  balance: { creditsRemaining: number; at: number };
+  'walk-progress': WalkProgress;
+  'rate-limited': { type: string; retryAfterMs: number; until: number; platform: string; endpoint: string };
+  attempt: AttemptEvent;
+  warning: { code: 'key_format' | 'repeated_cursor' | 'catalogue'; message: string };
+};
+
+export interface CatalogueApi {
+  /** GET /v1/endpoints (keyless, free); memory cache, then the catalogue file, then the network */
+  load(opts?: { force?: boolean }): Promise<Catalogue>;
+  /** GET /v1/openapi.json (keyless, free), cached in memory */
+  openapi(opts?: { force?: boolean }): Promise<Record<string, unknown>>;
+  /** needs a loaded catalogue (call load first); paths with or without /v1/ and platform prefix */
+  find(platform: string, path: string): CatalogueEndpoint | undefined;
+  list(platform?: string): CatalogueEndpoint[];
+  /** ms since epoch of the loaded catalogue, or null */
+  loadedAt(): number | null;
+}
+
+export interface PacerView {
+  stats(): PacerStats;
+  /** ms until `n` more requests of `priority` are done */
+  eta(n: number, priority?: Priority): number;
+}
+
+export interface ApiCore {
+  readonly catalogue: CatalogueApi;
+  validate(target: CallTarget): Promise<ValidationResult>;
+  call<D = Record<string, unknown>>(target: CallTarget, opts?: CallOptions): Promise<CallResult<D>>;
+  quote(target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>): Promise<Quote>;
+  estimateWalk(target: CallTarget, opts: { pages: number; maxPages?: number; priority?: Priority }): Promise<WalkEstimate>;
+  walk(target: CallTarget, opts?: WalkOptions): Promise<WalkResult>;
+  resumeWalk(walkId: string, opts?: Omit<WalkOptions, 'walkId' | 'cursorParam'>): Promise<WalkResult>;
+  /** GET /v1/credits (free, not rate counted); updates the known balance when it reports one */
+  credits(): Promise<Record<string, unknown>>;
+  /** last known credits_remaining (memory, else the store), or null */
+  balance(): number | null;
+  readonly pacer: PacerView;
+  setLimits(l: PacerLimits): void;
+  readonly events: Emitter<ApiEvents>;
+  close(): Promise<void>;
+}
