@@ -1,0 +1,484 @@
+/**
+ * `loupe` — the command line over the core (docs/cli.md).
+ *
+ * Exit codes: 0 done; 2 usage or parameter error; 3 the API refused (4xx); 4 gave up after
+ * retries (or the network failed); 5 over budget / not approved / cancelled; 1 internal error.
+ * Errors are one clear sentence on stderr; data goes to stdout (or --out).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { createWriteStream, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/api';
+import { exportRows, CSV_COLUMNS } from '../core/export';
+import { SecretError } from '../core/secrets';
+import type { CatalogueEndpoint, Envelope, ListData } from '../shared/api-types';
+import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
+import { buildLibraryQuery, type QueryFlags } from './query-flags';
+import { registerWatchCommands } from './watch';
+
+export interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+class ExitError extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** `platform/path` or `/v1/platform/path` → { platform, endpoint }. */
+export function parseTarget(s: string): { platform: string; endpoint: string } {
+  const parts = s.replace(/^\/+/, '').replace(/^v1\//, '').split('/').filter(Boolean);
+  if (parts.length < 2) throw new UsageError(`An endpoint is written <platform>/<path>, e.g. photo_net/profile/posts; got "${s}".`);
+  return { platform: parts[0], endpoint: parts.slice(1).join('/') };
+}
+
+export function parseParams(list: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of list ?? []) {
+    const i = p.indexOf('=');
+    if (i <= 0) throw new UsageError(`--param takes name=value; got "${p}".`);
+    out[p.slice(0, i)] = p.slice(i + 1);
+  }
+  return out;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+function intArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} takes a whole number, not "${v}".`);
+    return n;
+  };
+}
+
+function priceText(min: number, max: number): string {
+  return min === max ? `${fmt(min)} credits` : `${fmt(min)}–${fmt(max)} credits`;
+}
+
+async function confirm(io: Io, question: string): Promise<boolean> {
+  if (!io.stdin.isTTY || !io.stderr.isTTY) return false;
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    const a = await rl.question(`${question} [y/N] `);
+    return /^y(es)?$/i.test(a.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function readStdin(io: Io): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+function errorSentence(e: unknown): string {
+  if (e instanceof ApiError || e instanceof UsageError || e instanceof ExitError || e instanceof SecretError) return e.message;
+  if (e instanceof Error) return `Internal error: ${e.message}`;
+  return `Internal error: ${String(e)}`;
+}
+
+function exitCodeOf(e: unknown): number {
+  if (e instanceof ExitError) return e.exitCode;
+  if (e instanceof UsageError) return 2;
+  if (e instanceof SecretError) return e.kind === 'validation' || e.kind === 'not_found' ? 2 : 1;
+  if (e instanceof ApiError) return exitCodeFor(e);
+  if (e && typeof e === 'object' && 'name' in e && (e as Error).name === 'ArchiveVersionError') return 1;
+  return 1;
+}
+
+/** Writes JSON lines to --out (temp file renamed at the end) or stdout. */
+class LineSink {
+  private file: WriteStream | null = null;
+  private readonly tmp: string | null;
+  lines = 0;
+  constructor(
+    private readonly io: Io,
+    private readonly out: string | undefined,
+  ) {
+    this.tmp = out ? `${out}.partial-${process.pid}` : null;
+    if (this.tmp) this.file = createWriteStream(this.tmp, { encoding: 'utf8' });
+  }
+  write(v: unknown): void {
+    const s = JSON.stringify(v) + '\n';
+    (this.file ?? this.io.stdout).write(s);
+    this.lines++;
+  }
+  async finish(ok: boolean): Promise<void> {
+    if (!this.file || !this.tmp || !this.out) return;
+    const f = this.file;
+    await new Promise<void>((res) => f.end(res));
+    if (ok || this.lines > 0) renameSync(this.tmp, this.out);
+    else rmSync(this.tmp, { force: true });
+  }
+}
+
+function itemsOf(env: Envelope): unknown[] {
+  const d = env.data as Partial<ListData> & Record<string, unknown>;
+  if (Array.isArray(d.items)) return d.items;
+  return [env.data];
+}
+
+async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
+  await api.catalogue.load();
+  const ep = api.catalogue.find(platform, endpoint);
+  if (!ep) {
+    const known = api.catalogue.list(platform).length > 0;
+    throw new UsageError(
+      known
+        ? `${platform} has no endpoint "${endpoint}" in the catalogue; see: loupe endpoints --platform ${platform}`
+        : `"${platform}" is not a network in the catalogue; see: loupe endpoints`,
+    );
+  }
+  return ep;
+}
+
+function progressLine(io: Io, text: string): void {
+  if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2K${text}`);
+}
+
+export function buildProgram(io: Io): { program: Command; context: () => CliContext | null } {
+  let ctx: CliContext | null = null;
+  const program = new Command('loupe');
+  const context = (): CliContext => {
+    if (!ctx) {
+      const g = program.opts<GlobalOptions>();
+      ctx = createContext(g, io.env, (s) => io.stderr.write(s + '\n'));
+    }
+    return ctx;
+  };
+  program
+    .description('Loupe: research public social-media data through the Social Data Read API, carefully with credits.')
+    .option('--base-url <url>', 'service base URL (env LOUPE_BASE_URL); default: an in-process sandbox with synthetic data')
+    .option('--data-dir <dir>', 'archive and settings folder (env LOUPE_HOME); default: the app’s user-data folder')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  // ───────── call ─────────
+  program
+    .command('call')
+    .description('call an endpoint: validate, quote, ask above the budget, walk pages, archive, print one JSON line per item')
+    .argument('<endpoint>', 'platform/path, e.g. photo_net/profile/posts')
+    .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
+    .option('--pages <n>', 'pages to fetch (default 1)', intArg('--pages'))
+    .option('--all', 'walk until the list ends (has_more false)')
+    .option('--max-credits <n>', 'never spend more than this on this call (stops before a page that could exceed it)', intArg('--max-credits'))
+    .option('--dry-run', 'only quote the price (free)')
+    .option('-y, --yes', 'approve spending above the budget without asking')
+    .option('--fresh', 'bypass caches (Cache-Control: no-cache): always charged')
+    .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
+    .action(async (target: string, o: { param?: string[]; pages?: number; all?: boolean; maxCredits?: number; dryRun?: boolean; yes?: boolean; fresh?: boolean; out?: string }) => {
+      if (o.pages !== undefined && o.all) throw new UsageError('Use either --pages or --all, not both.');
+      if (o.pages === 0) throw new UsageError('--pages must be at least 1.');
+      const t = { ...parseTarget(target), params: parseParams(o.param) };
+      const c = context();
+      const api = await c.api();
+      const ep = await loadEndpoint(api, t.platform, t.endpoint);
+      const v = await api.validate(t);
+      if (!v.ok) throw new UsageError(v.message);
+
+      if (o.dryRun) {
+        const q = await api.quote(t, { source: 'cli' });
+        io.stdout.write(JSON.stringify(q) + '\n');
+        return;
+      }
+
+      const pages = o.all ? null : (o.pages ?? 1);
+      const est = await api.estimateWalk(t, { pages: pages ?? 1, priority: 'interactive' });
+      const askAbove = c.settings.read().app.askAboveCredits;
+      const balance = api.balance();
+      const estText = pages === null ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)` : priceText(est.creditsMin, est.creditsMax);
+      if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !ep.paginates)
+        throw new ExitError(5, `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
+      // Spending is approved when it is bounded by an explicit --max-credits, stays under the
+      // settings threshold, or the user says yes.
+      const bounded = o.maxCredits !== undefined;
+      const overThreshold = pages === null ? !bounded : est.creditsMax > (o.maxCredits ?? askAbove);
+      if (overThreshold && !o.yes) {
+        const what = `Estimated ${estText}${balance !== null ? ` (balance ${fmt(balance)})` : ''}; your budget asks above ${fmt(o.maxCredits ?? askAbove)} credits.`;
+        const ok = await confirm(io, `${what} Spend it?`);
+        if (!ok)
+          throw new ExitError(
+            5,
+            `${what} Not approved: re-run with --yes${pages === null ? ' or bound it with --max-credits N' : ''}. Nothing was spent.`,
+          );
+      }
+
+      const sink = new LineSink(io, o.out);
+      const abort = new AbortController();
+      const onSig = () => abort.abort();
+      process.once('SIGINT', onSig);
+      let result: WalkResult | null = null;
+      try {
+        if (!ep.paginates) {
+          const r = await api.call(t, { source: 'cli', priority: 'interactive', fresh: o.fresh, signal: abort.signal });
+          for (const it of itemsOf(r.envelope)) sink.write(it);
+          io.stderr.write(
+            `${r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
+          );
+          await sink.finish(true);
+          return;
+        }
+        result = await api.walk(t, {
+          source: 'cli',
+          priority: 'interactive',
+          maxPages: pages ?? undefined,
+          maxCredits: o.maxCredits,
+          fresh: o.fresh,
+          signal: abort.signal,
+          onPage: (p) => {
+            for (const it of itemsOf(p.result.envelope)) sink.write(it);
+            const eta = pages !== null ? api.pacer.eta(Math.max(0, pages - p.pageNumber), 'interactive') : null;
+            progressLine(io, `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`);
+          },
+        });
+      } finally {
+        process.removeListener('SIGINT', onSig);
+        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        await sink.finish(result !== null && result.status !== 'failed');
+      }
+      const bal = api.balance();
+      io.stderr.write(
+        `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
+      );
+      if (result.status === 'cancelled') throw new ExitError(5, `Cancelled; resume with: loupe resume ${result.walkId}`);
+      if (result.status === 'failed' && result.error) {
+        io.stderr.write(`Resume later with: loupe resume ${result.walkId}\n`);
+        throw result.error;
+      }
+      if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
+    });
+
+  // ───────── resume ─────────
+  program
+    .command('resume')
+    .description('resume an interrupted or limited walk from its saved cursor')
+    .argument('<walkId>')
+    .option('--pages <n>', 'more pages to fetch', intArg('--pages'))
+    .option('--max-credits <n>', 'spending cap for the resumed part', intArg('--max-credits'))
+    .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
+    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; out?: string }) => {
+      const c = context();
+      const w = c.archive().getWalk(walkId);
+      if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
+      const api = await c.api();
+      const sink = new LineSink(io, o.out);
+      let r: WalkResult | null = null;
+      try {
+        r = await api.resumeWalk(walkId, {
+          source: w.source,
+          priority: 'interactive',
+          maxPages: o.pages !== undefined ? w.pagesDone + o.pages : undefined,
+          maxCredits: o.maxCredits !== undefined ? w.creditsSpent + o.maxCredits : undefined,
+          onPage: (p) => itemsOf(p.result.envelope).forEach((it) => sink.write(it)),
+        });
+      } finally {
+        await sink.finish(r !== null);
+      }
+      io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
+      if (r.status === 'failed' && r.error) throw r.error;
+    });
+
+  program
+    .command('walks')
+    .description('list saved walks (resumable ones first)')
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => {
+      const ws = context().archive().listWalks();
+      if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
+      for (const w of ws)
+        io.stdout.write(`${w.walkId}  ${w.status.padEnd(9)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);
+    });
+
+  // ───────── quote ─────────
+  program
+    .command('quote')
+    .description('the free price quote of a call (dry_run=1)')
+    .argument('<endpoint>', 'platform/path')
+    .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
+    .option('--pages <n>', 'also estimate a walk of n pages', intArg('--pages'))
+    .action(async (target: string, o: { param?: string[]; pages?: number }) => {
+      const t = { ...parseTarget(target), params: parseParams(o.param) };
+      const api = await context().api();
+      await loadEndpoint(api, t.platform, t.endpoint);
+      const v = await api.validate(t);
+      if (!v.ok) throw new UsageError(v.message);
+      const q = await api.quote(t, { source: 'cli' });
+      const out: Record<string, unknown> = { ...q };
+      if (o.pages) out.walk = await api.estimateWalk(t, { pages: o.pages });
+      io.stdout.write(JSON.stringify(out) + '\n');
+    });
+
+  // ───────── endpoints / credits ─────────
+  program
+    .command('endpoints')
+    .description('list the catalogue (free, keyless)')
+    .option('--platform <p>', 'only this network')
+    .option('--json', 'JSON output')
+    .action(async (o: { platform?: string; json?: boolean }) => {
+      const api = await context().api();
+      await api.catalogue.load();
+      const eps = api.catalogue.list(o.platform);
+      if (o.platform && eps.length === 0) throw new UsageError(`"${o.platform}" is not a network in the catalogue.`);
+      if (o.json) return void io.stdout.write(JSON.stringify(eps) + '\n');
+      for (const e of eps) {
+        const price = typeof e.credits === 'number' ? `${e.credits}` : `${e.credits.min}-${e.credits.max}`;
+        const req = e.params.filter((p) => p.required).map((p) => p.name);
+        const groups = [...new Set(e.params.map((p) => p.one_of_group).filter(Boolean))];
+        io.stdout.write(
+          `${e.path.padEnd(48)} ${price.padStart(10)} cr  ${e.paginates ? 'paged' : '     '}  ${e.available ? '' : '(not callable) '}${[...req, ...groups.map((g) => `one of ${g}`)].join(', ')}\n`,
+        );
+      }
+    });
+
+  program
+    .command('credits')
+    .description('balance and this period’s usage (GET /v1/credits, free)')
+    .action(async () => {
+      const api = await context().api();
+      io.stdout.write(JSON.stringify(await api.credits()) + '\n');
+    });
+
+  // ───────── keys ─────────
+  const key = program.command('key').description('API keys in the OS keychain (the key is read from stdin, never an argument)');
+  key
+    .command('set')
+    .argument('<name>', 'a name for the key (up to 64 characters)')
+    .option('--no-activate', 'store without making it the active key')
+    .description('store a key read from stdin, e.g.  loupe key set work < key.txt')
+    .action(async (name: string, o: { activate: boolean }) => {
+      const c = context();
+      if (io.stdin.isTTY) io.stderr.write('Paste the key, then press Enter and Ctrl-D:\n');
+      const value = await readStdin(io);
+      if (!value) throw new UsageError('No key on stdin.');
+      const r = await c.keys.add(name, value, o.activate);
+      if (r.warning) io.stderr.write(`Warning: ${r.warning}\n`);
+      io.stderr.write(`Stored key "${r.name}" in ${c.keys.store.backend}.\n`);
+    });
+  key
+    .command('list')
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => {
+      const ks = context().keys.list();
+      if (o.json) return void io.stdout.write(JSON.stringify(ks) + '\n');
+      if (ks.length === 0) io.stderr.write('No keys stored. Add one with: loupe key set <name> < keyfile\n');
+      for (const k of ks) io.stdout.write(`${k.active ? '*' : ' '} ${k.name}  (${k.mode}${k.looksValid ? '' : ', does not look like a service key'})\n`);
+    });
+  key
+    .command('use')
+    .argument('<name>')
+    .action((name: string) => {
+      context().keys.use(name);
+      io.stderr.write(`Active key: ${name}\n`);
+    });
+  key
+    .command('remove')
+    .argument('<name>')
+    .action(async (name: string) => {
+      await context().keys.remove(name);
+      io.stderr.write(`Removed key "${name}".\n`);
+    });
+
+  // ───────── export ─────────
+  program
+    .command('export')
+    .description('export archived items (the library query) as CSV, JSON or JSONL')
+    .addOption(new Option('--format <f>', 'csv | json | jsonl').choices(['csv', 'json', 'jsonl']).makeOptionMandatory())
+    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete)')
+    .option('--platform <p>', 'network (repeatable)', collect)
+    .option('--kind <k>', 'record kind: post, profile, … (repeatable)', collect)
+    .option('--author <a>', 'author username or id')
+    .option('--text <t>', 'full-text match')
+    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
+    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
+    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
+    .option('--relevance <min>', 'relevance ≥ min (0..1)')
+    .option('--tag <t>', 'has this tag (repeatable)', collect)
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
+    .option('--columns <list>', 'CSV columns, comma-separated (see --list-columns)')
+    .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
+    .action(async (o: QueryFlags & { format: 'csv' | 'json' | 'jsonl'; out: string; columns?: string; bom: boolean }) => {
+      const c = context();
+      const q = buildLibraryQuery(o, c);
+      const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
+      if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
+      const archive = c.archive();
+      const total = archive.count(q);
+      const abort = new AbortController();
+      const onSig = () => abort.abort();
+      process.once('SIGINT', onSig);
+      try {
+        const r = await exportRows(archive.iterateExportRows(q), {
+          format: o.format,
+          out: o.out,
+          bom: o.bom,
+          columns,
+          signal: abort.signal,
+          total,
+          onProgress: (n) => progressLine(io, `exported ${fmt(n)} / ${fmt(total)} rows`),
+        });
+        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        io.stderr.write(`Exported ${fmt(r.rows)} rows to ${r.path}.\n`);
+      } catch (e) {
+        if (abort.signal.aborted) throw new ExitError(5, 'Export cancelled; no file was written.');
+        throw e;
+      } finally {
+        process.removeListener('SIGINT', onSig);
+      }
+    });
+
+  program
+    .command('columns')
+    .description('the stable list of CSV export columns')
+    .action(() => void io.stdout.write(CSV_COLUMNS.join('\n') + '\n'));
+
+  registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
+  return { program, context: () => ctx };
+}
+
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const { program, context } = buildProgram(io);
+  let code = 0;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : 2;
+    } else {
+      code = exitCodeOf(e);
+      io.stderr.write(`loupe: ${errorSentence(e)}\n`);
+    }
+  } finally {
+    await context()?.close();
+  }
+  return code;
+}
+
+export function readVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const isMain = process.argv[1] && /(?:bin\/loupe(?:\.js)?|src\/cli\/main\.ts)$/.test(process.argv[1]);
+if (isMain) {
+  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  process.exitCode = code;
+}

@@ -1,0 +1,82 @@
+/** Command-line flags → the library query model (src/shared/query.ts), shared by `export` and friends. */
+import { libraryQuerySchema, type LabelCondition, type LibraryQuery } from '../shared/query';
+import { UsageError, type CliContext } from './context';
+
+export interface QueryFlags {
+  platform?: string[];
+  kind?: string[];
+  author?: string;
+  text?: string;
+  since?: string;
+  until?: string;
+  label?: string[];
+  relevance?: string;
+  tag?: string[];
+  watchlist?: string;
+  sort?: string;
+}
+
+const OPS: Array<[string, LabelCondition['op']]> = [
+  ['>=', 'gte'],
+  ['<=', 'lte'],
+  ['!=', 'neq'],
+  ['>', 'gt'],
+  ['<', 'lt'],
+  ['=', 'eq'],
+];
+
+/** `intent.label=complaining`, `sponsored.p>=0.5`, `sentiment.label=negative` */
+export function parseLabelCondition(s: string): LabelCondition {
+  for (const [sym, op] of OPS) {
+    const i = s.indexOf(sym);
+    if (i <= 0) continue;
+    const lhs = s.slice(0, i).trim();
+    const rhs = s.slice(i + sym.length).trim();
+    const dot = lhs.indexOf('.');
+    if (dot <= 0 || dot === lhs.length - 1 || rhs === '') break;
+    let value: string | number | boolean = rhs;
+    if (rhs === 'true' || rhs === 'false') value = rhs === 'true';
+    else if (rhs !== '' && Number.isFinite(Number(rhs))) value = Number(rhs);
+    return { family: lhs.slice(0, dot), field: lhs.slice(dot + 1), op, value };
+  }
+  throw new UsageError(`A label condition looks like family.field=value or family.field>=number (e.g. intent.label=complaining, sponsored.p>=0.5); got "${s}".`);
+}
+
+function dateFlag(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(Date.parse(v)))
+    throw new UsageError(`${name} takes a date (YYYY-MM-DD) or an ISO 8601 time; got "${v}".`);
+  return v;
+}
+
+export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive'>, resolveWatchlist?: (nameOrId: string) => string): LibraryQuery {
+  const q: LibraryQuery = {};
+  if (f.platform?.length) q.platforms = f.platform;
+  if (f.kind?.length) q.kinds = f.kind;
+  if (f.author) q.author = f.author;
+  if (f.text) q.text = f.text;
+  q.since = dateFlag('--since', f.since);
+  q.until = dateFlag('--until', f.until);
+  if (q.since === undefined) delete q.since;
+  if (q.until === undefined) delete q.until;
+  if (f.label?.length) q.labels = f.label.map(parseLabelCondition);
+  if (f.relevance !== undefined) {
+    const r = Number(f.relevance);
+    if (!Number.isFinite(r) || r < 0 || r > 1) throw new UsageError(`--relevance takes a number from 0 to 1; got "${f.relevance}".`);
+    q.relevanceMin = r;
+  }
+  if (f.tag?.length) q.tags = f.tag;
+  if (f.watchlist) {
+    const id = resolveWatchlist ? resolveWatchlist(f.watchlist) : f.watchlist;
+    q.source = { type: 'watchlist', id };
+  }
+  if (f.sort) {
+    const [field, dir = 'desc'] = f.sort.split(':');
+    if (dir !== 'asc' && dir !== 'desc') throw new UsageError(`--sort takes field:asc or field:desc; got "${f.sort}".`);
+    (q as Record<string, unknown>).sort = { field, dir }; // checked by the schema below
+  }
+  void ctx;
+  const parsed = libraryQuerySchema.safeParse(q);
+  if (!parsed.success) throw new UsageError(`Invalid query: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
