@@ -1,3 +1,24 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { App } from './App';
+import { ApiError } from './lib/api';
+import './styles.css';
 
-createRoot(document.getElementById('root')!).render(<h1>Loupe</h1>);
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // spec errors (validation, out of credits, not found…) fail identically until something changes: no retry
+      retry: (n, e) => n < 1 && !(e instanceof ApiError && e.kind !== 'network'),
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
+);

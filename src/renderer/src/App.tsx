@@ -1,0 +1,208 @@
+/** The frame: rail, top bar, the current view, the drawer; global keys; the event stream. */
+import { useEffect, useMemo, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, errorText, useLoupeEvent } from './lib/api';
+import { invalidate, useSettings } from './queries/hooks';
+import { useUi, VIEWS, type ViewId } from './stores/ui';
+import { Rail, TopBar } from './components/Frame';
+import { Drawer } from './components/Drawer';
+import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
+import { SearchView } from './features/SearchView';
+import { ProfilesView } from './features/ProfilesView';
+import { CommentsView } from './features/CommentsView';
+import { LibraryView } from './features/LibraryView';
+import { UsageView } from './features/UsageView';
+import { ExplorerView } from './features/ExplorerView';
+import { WatchlistsView } from './features/WatchlistsView';
+import { SettingsView } from './features/SettingsView';
+import { duration } from './lib/format';
+
+const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
+  search: SearchView,
+  profiles: ProfilesView,
+  comments: CommentsView,
+  watchlists: WatchlistsView,
+  library: LibraryView,
+  usage: UsageView,
+  explorer: ExplorerView,
+  settings: SettingsView,
+};
+
+function isTyping(t: EventTarget | null): boolean {
+  const el = t as HTMLElement | null;
+  if (!el || !el.tagName) return false;
+  return el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable;
+}
+
+export function App() {
+  const qc = useQueryClient();
+  const view = useUi((s) => s.view);
+  const settings = useSettings();
+  const lastInvalidate = useRef(0);
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  // theme: follow the OS unless Settings overrides it
+  useEffect(() => {
+    const t = settings.data?.theme ?? 'system';
+    if (t === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = t;
+  }, [settings.data?.theme]);
+
+  // the event stream: walks, balance, exports, watch runs, notices
+  useLoupeEvent((e) => {
+    const ui = useUi.getState();
+    switch (e.type) {
+      case 'walk-progress': {
+        ui.putWalk(e.walk);
+        // refresh the rows a walk produced, at most ~2× a second
+        const now = Date.now();
+        const fire = () => {
+          lastInvalidate.current = Date.now();
+          pending.current = null;
+          invalidate(qc, 'library.', 'walks.');
+        };
+        if (e.walk.status !== 'running' || now - lastInvalidate.current > 500) fire();
+        else if (!pending.current) pending.current = setTimeout(fire, 500);
+        if (e.walk.status === 'failed' && e.walk.error) ui.toast('error', e.walk.error);
+        if (e.walk.status !== 'running') invalidate(qc, 'usage.');
+        break;
+      }
+      case 'balance':
+        ui.setBalance(e.balance);
+        break;
+      case 'export-progress':
+        ui.putExport(e.job);
+        break;
+      case 'watch-run':
+        ui.putRun(e.run);
+        invalidate(qc, 'watchlists.', 'library.', 'usage.');
+        if (e.alerts > 0) ui.toast('warning', `Watchlist run: ${e.alerts} item${e.alerts === 1 ? '' : 's'} match the alert.`);
+        break;
+      case 'rate-limited':
+        ui.toast('warning', e.message || `Rate limited by the service — retrying in ${duration(e.retryInMs)}`);
+        break;
+      case 'notice':
+        ui.toast(e.level, e.message);
+        break;
+    }
+  });
+
+  const commands = useMemo<Command[]>(() => {
+    const ui = useUi.getState;
+    const cmds: Command[] = VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${i + 1}`, run: () => ui().setView(v.id) }));
+    cmds.push(
+      { id: 'focus-query', label: 'Focus the query field', hint: '/', run: () => focusQuery() },
+      { id: 'bg', label: 'Show background work (walks, runs)', run: () => ui().setBgOpen(true) },
+      { id: 'refresh-balance', label: 'Refresh credit balance (free)', run: () => void api.call('credits.refresh', {}).then((b) => ui().setBalance(b)).catch((e) => ui().toast('error', errorText(e))) },
+      { id: 'refresh-catalogue', label: 'Reload the endpoint catalogue (free)', run: () => void api.call('catalogue.get', { force: true }).then(() => invalidate(qc, 'catalogue.')) },
+      { id: 'theme-dark', label: 'Theme: dark', run: () => void api.call('settings.update', { theme: 'dark' }).then(() => invalidate(qc, 'settings.')) },
+      { id: 'theme-light', label: 'Theme: light', run: () => void api.call('settings.update', { theme: 'light' }).then(() => invalidate(qc, 'settings.')) },
+      { id: 'theme-system', label: 'Theme: follow the system', run: () => void api.call('settings.update', { theme: 'system' }).then(() => invalidate(qc, 'settings.')) },
+      { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
+      { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
+      { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },
+      { id: 'close-drawer', label: 'Close the details drawer', hint: 'Esc', run: () => ui().openDrawer(null) },
+    );
+    return cmds;
+  }, [qc]);
+
+  // global keys
+  useEffect(() => {
+    let g = false;
+    let gTimer: ReturnType<typeof setTimeout> | null = null;
+    const onKey = (e: KeyboardEvent) => {
+      const ui = useUi.getState();
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        ui.setPalette(!ui.paletteOpen);
+        return;
+      }
+      if (e.key === 'Escape') {
+        if (ui.confirm) ui.closeConfirm(false);
+        else if (ui.paletteOpen) ui.setPalette(false);
+        else if (ui.bgOpen) ui.setBgOpen(false);
+        else if (ui.drawer) ui.openDrawer(null);
+        else if (isTyping(e.target)) (e.target as HTMLElement).blur();
+        return;
+      }
+      if (ui.confirm || ui.paletteOpen) return;
+      if (e.altKey && /^[1-8]$/.test(e.key)) {
+        e.preventDefault();
+        ui.setView(VIEWS[Number(e.key) - 1].id);
+        return;
+      }
+      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (g) {
+        g = false;
+        const v = VIEWS.find((x) => x.key === e.key);
+        if (v) {
+          e.preventDefault();
+          ui.setView(v.id);
+          return;
+        }
+      }
+      switch (e.key) {
+        case 'g':
+          g = true;
+          if (gTimer) clearTimeout(gTimer);
+          gTimer = setTimeout(() => (g = false), 1200);
+          break;
+        case '/':
+          e.preventDefault();
+          focusQuery();
+          break;
+        case 'j':
+        case 'ArrowDown':
+          if (ui.tableRows.length) {
+            e.preventDefault();
+            ui.setCursor(ui.cursor + 1);
+            if (ui.drawer) ui.openDrawer(ui.tableRows[Math.min(ui.cursor + 1, ui.tableRows.length - 1)]);
+          }
+          break;
+        case 'k':
+        case 'ArrowUp':
+          if (ui.tableRows.length) {
+            e.preventDefault();
+            ui.setCursor(ui.cursor - 1);
+            if (ui.drawer) ui.openDrawer(ui.tableRows[Math.max(ui.cursor - 1, 0)]);
+          }
+          break;
+        case 'Enter':
+          if (ui.tableRows.length && !(e.target instanceof HTMLButtonElement) && !(e.target instanceof HTMLAnchorElement)) {
+            e.preventDefault();
+            ui.openDrawer(ui.tableRows[ui.cursor]);
+          }
+          break;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const View = VIEW_COMPONENTS[view];
+  return (
+    <div className="app">
+      <Rail />
+      <div className="main">
+        <TopBar />
+        <div className="content">
+          <main className="view-host" data-testid={`view-${view}`} aria-label={VIEWS.find((v) => v.id === view)?.label}>
+            <View />
+          </main>
+          <Drawer />
+        </div>
+      </div>
+      <Palette commands={commands} />
+      <ConfirmDialog />
+      <Toasts />
+    </div>
+  );
+}
+
+function focusQuery(): void {
+  const el = document.querySelector<HTMLInputElement>('[data-main-query]');
+  if (el) {
+    el.focus();
+    el.select();
+  }
+}

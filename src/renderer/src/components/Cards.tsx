@@ -1,0 +1,59 @@
+/** Card view for media-heavy feeds (reels, videos): thumbnail, text, author, engagement, labels. */
+import { useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { LibraryRow } from '../../../shared/contract';
+import { engagement, get, labelChips, publishedAt, recordAuthor, recordText, relevance, str } from '../lib/records';
+import { safeHttpUrl, truncate } from '../lib/format';
+import { useUi } from '../stores/ui';
+import { Chips, Num, RelBar, When } from './cells';
+
+const COLS = 4;
+
+export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: LibraryRow[]; hasMore?: boolean; onLoadMore?: () => void; fetchingMore?: boolean }) {
+  const openDrawer = useUi((s) => s.openDrawer);
+  const ref = useRef<HTMLDivElement>(null);
+  const lines = Math.ceil(rows.length / COLS);
+  const virt = useVirtualizer({ count: lines, getScrollElement: () => ref.current, estimateSize: () => 292, overscan: 2 });
+  return (
+    <div className="cards-scroll" ref={ref} data-testid="results-cards">
+      <div style={{ height: virt.getTotalSize(), position: 'relative' }}>
+        {virt.getVirtualItems().map((vi) => (
+          <div key={vi.index} className="card-line" style={{ transform: `translateY(${vi.start}px)` }}>
+            {rows.slice(vi.index * COLS, vi.index * COLS + COLS).map((r) => {
+              const thumb = safeHttpUrl(str(get(r.record, 'content.thumbnail_url')));
+              return (
+                <button key={r.id} className="card" data-testid="result-card" onClick={() => openDrawer({ platform: r.platform, kind: r.kind, id: r.id })}>
+                  <div className="card-media">
+                    {thumb ? <img src={thumb} alt="" loading="lazy" referrerPolicy="no-referrer" onError={(e) => (e.currentTarget.style.visibility = 'hidden')} /> : null}
+                    <span className="card-kind">{r.kind}</span>
+                  </div>
+                  <div className="card-body">
+                    <div className="card-text">{truncate(recordText(r.record), 140) || <span className="muted">(no text)</span>}</div>
+                    <div className="card-meta">
+                      <span className="ellipsis">@{recordAuthor(r.record) || '—'}</span>
+                      <When v={publishedAt(r.record)} />
+                    </div>
+                    <div className="card-meta">
+                      <span title="views">▶ <Num v={engagement(r.record, 'views')} /></span>
+                      <span title="likes">♥ <Num v={engagement(r.record, 'likes')} /></span>
+                      <span title="comments">💬 <Num v={engagement(r.record, 'comments')} /></span>
+                    </div>
+                    <Chips chips={labelChips(r)} max={3} />
+                    {relevance(r.record) !== null ? <RelBar p={relevance(r.record)} /> : null}
+                  </div>
+                </button>
+              );
+            })}
+          </div>
+        ))}
+      </div>
+      {hasMore && onLoadMore ? (
+        <div className="load-more">
+          <button className="btn small" onClick={onLoadMore} disabled={fetchingMore}>
+            {fetchingMore ? 'Loading…' : 'Load more'}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

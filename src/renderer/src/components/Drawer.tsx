@@ -1,0 +1,289 @@
+/** The item drawer: full record, labels with evidence, provenance and cost, tags, note, label overrides. */
+import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ItemDetail } from '../../../shared/contract';
+import { api, errorText } from '../lib/api';
+import { creditRange, fmtExact, safeHttpUrl, utc } from '../lib/format';
+import { effectiveLabels, engagement, engagementHidden, ENGAGEMENT, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, relevance, str } from '../lib/records';
+import { invalidate, useLoupe } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+import { Chips, ErrorBox, Num, RelBar, Skeleton, When } from './cells';
+import { labelChips } from '../lib/records';
+
+export function Drawer() {
+  const ref = useUi((s) => s.drawer);
+  const close = () => useUi.getState().openDrawer(null);
+  const q = useLoupe('library.item', ref ?? { platform: '', kind: '', id: '' }, { enabled: !!ref });
+  if (!ref) return null;
+  return (
+    <aside className="drawer" data-testid="drawer" aria-label="Item details">
+      <div className="drawer-head">
+        <span className="muted">
+          {ref.platform} · {ref.kind} · <span className="mono">{ref.id}</span>
+        </span>
+        <div className="spacer" />
+        <button className="btn small ghost" onClick={close} aria-label="Close details (Esc)" title="Close (Esc)" data-testid="drawer-close">
+          ✕
+        </button>
+      </div>
+      {q.isLoading ? <Skeleton rows={10} /> : null}
+      <ErrorBox error={q.error} onRetry={() => void q.refetch()} />
+      {q.data === null ? <div className="empty-body">This item is not in the library any more.</div> : null}
+      {q.data ? <DrawerBody d={q.data} /> : null}
+    </aside>
+  );
+}
+
+function DrawerBody({ d }: { d: ItemDetail }) {
+  const qc = useQueryClient();
+  const toast = useUi((s) => s.toast);
+  const setView = useUi((s) => s.setView);
+  const setHandoff = useUi((s) => s.setHandoff);
+  const r = d.record;
+  const url = safeHttpUrl(r.url) ?? safeHttpUrl(get(r, 'ext.post_url'));
+  const [note, setNote] = useState(d.note ?? '');
+  const [tag, setTag] = useState('');
+  const item = { platform: d.platform, kind: d.kind, id: d.id };
+  useEffect(() => setNote(d.note ?? ''), [d.id, d.note]);
+  const refresh = () => invalidate(qc, 'library.');
+  const run = async (f: () => Promise<unknown>, ok?: string) => {
+    try {
+      await f();
+      refresh();
+      if (ok) toast('info', ok);
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const labels = effectiveLabels(d);
+  const evidence = get(r, 'computed.labels_evidence');
+  const why = (f: string) => (d.unavailable.some((u) => u === f || u.endsWith('.' + f)) ? `This network does not provide ${f}` : undefined);
+  const author = recordAuthor(r);
+  const totalCost = d.provenance.reduce((a, p) => a + p.creditsUsed, 0);
+  return (
+    <div className="drawer-body">
+      {recordTitle(r) ? <h3 className="drawer-title">{recordTitle(r)}</h3> : null}
+      <div className="drawer-text" data-testid="drawer-text">
+        {recordText(r) || <span className="muted">(no text)</span>}
+      </div>
+      <div className="kv">
+        <span>Author</span>
+        <span>
+          {author ? `@${author}` : '—'} {get(r, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
+          {str(get(r, 'author.display_name')) ? <span className="muted"> {str(get(r, 'author.display_name'))}</span> : null}
+        </span>
+        <span>Followers</span>
+        <Num v={followers(r)} exact why={why('followers')} />
+        <span>Published</span>
+        <span>
+          <When v={publishedAt(r)} /> {publishedAt(r) ? <span className="muted small">{utc(Date.parse(publishedAt(r)!))}</span> : null}
+        </span>
+        <span>Held since</span>
+        <When v={d.firstSeenAt} />
+      </div>
+      <div className="eng-grid">
+        {ENGAGEMENT.map((f) => (
+          <div key={f} className="eng">
+            <div className="muted small">{f}</div>
+            <Num v={engagement(r, f)} hidden={engagementHidden(r, f)} why={why(f)} exact />
+          </div>
+        ))}
+      </div>
+      <div className="row gap">
+        {url ? (
+          <a className="btn small" href={url} target="_blank" rel="noopener noreferrer" data-testid="open-original">
+            Open original ↗
+          </a>
+        ) : null}
+        {url && d.kind !== 'profile' && d.kind !== 'comment' ? (
+          <button
+            className="btn small"
+            onClick={() => {
+              setHandoff({ commentsUrl: { platform: d.platform, url } });
+              setView('comments');
+            }}
+          >
+            Comments…
+          </button>
+        ) : null}
+        {author ? (
+          <button
+            className="btn small"
+            onClick={() => {
+              setHandoff({ profile: { platform: d.platform, handle: author } });
+              setView('profiles');
+            }}
+          >
+            Profile…
+          </button>
+        ) : null}
+      </div>
+      {relevance(r) !== null ? (
+        <section>
+          <h4>Relevance</h4>
+          <RelBar p={relevance(r)} />
+          <span className="muted small"> sense {String(get(r, 'computed.relevance.sense') ?? '—')} · depth {String(get(r, 'computed.relevance.depth') ?? '—')} · spam {String(get(r, 'computed.relevance.spam') ?? '—')}</span>
+        </section>
+      ) : null}
+      <section>
+        <h4>Labels</h4>
+        <Chips chips={labelChips(d)} max={20} />
+        {Object.keys(labels).length === 0 ? <div className="muted small">{get(r, 'computed.labels') === null ? 'Could not be judged.' : 'No labels on this record.'}</div> : null}
+        {Object.entries(labels).map(([fam, fields]) => (
+          <LabelFamily
+            key={fam}
+            family={fam}
+            fields={fields}
+            overridden={d.overrides[fam] ?? {}}
+            evidence={isObj(evidence) && isObj(evidence[fam]) ? str(evidence[fam].quote) : null}
+            onOverride={(field, value, clear) => run(() => api.call('library.override', { item, family: fam, field, value, clear }), clear ? 'Override cleared' : 'Label overridden')}
+          />
+        ))}
+      </section>
+      <section>
+        <h4>Tags</h4>
+        <div className="chips">
+          {d.tags.map((t) => (
+            <span key={t} className="chip tone-muted">
+              {t}{' '}
+              <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => api.call('library.tag', { items: [item], tag: t, remove: true }))}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+        <form
+          className="row gap"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const t = tag.trim();
+            if (!t) return;
+            setTag('');
+            void run(() => api.call('library.tag', { items: [item], tag: t }));
+          }}
+        >
+          <input value={tag} onChange={(e) => setTag(e.target.value)} placeholder="add a tag" aria-label="Add tag" data-testid="drawer-tag" />
+          <button className="btn small" type="submit">
+            Tag
+          </button>
+        </form>
+      </section>
+      <section>
+        <h4>Note</h4>
+        <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={3} aria-label="Note" data-testid="drawer-note" />
+        <button className="btn small" onClick={() => run(() => api.call('library.note', { item, note: note.trim() ? note : null }), 'Note saved')}>
+          Save note
+        </button>
+      </section>
+      <section>
+        <h4>
+          Provenance <span className="muted small">· {creditRange(totalCost, totalCost)} across {d.provenance.length} call{d.provenance.length === 1 ? '' : 's'}</span>
+        </h4>
+        <table className="mini" data-testid="provenance">
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Source</th>
+              <th>Endpoint</th>
+              <th className="right">Credits</th>
+              <th>Marks</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.provenance.map((p) => (
+              <tr key={p.callId + p.at} title={p.requestId ? `request ${p.requestId}` : undefined}>
+                <td>
+                  <When v={p.at} />
+                </td>
+                <td>{p.source}</td>
+                <td className="mono">{p.endpoint}</td>
+                <td className="right num" title={fmtExact(p.creditsUsed)}>
+                  {fmtExact(p.creditsUsed)}
+                </td>
+                <td>{[p.cached && 'cached', p.replay && 'replay', p.freeCall && 'free call'].filter(Boolean).join(', ') || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {d.unavailable.length ? <div className="muted small">Not provided by this network: {d.unavailable.join(', ')}</div> : null}
+      </section>
+      <details>
+        <summary>Raw record</summary>
+        <pre className="raw">{JSON.stringify(r, null, 2)}</pre>
+      </details>
+    </div>
+  );
+}
+
+function LabelFamily({
+  family,
+  fields,
+  overridden,
+  evidence,
+  onOverride,
+}: {
+  family: string;
+  fields: Record<string, unknown>;
+  overridden: Record<string, unknown>;
+  evidence: string | null;
+  onOverride: (field: string, value: string | number | boolean | null, clear: boolean) => void;
+}) {
+  const [edit, setEdit] = useState<string | null>(null);
+  const [val, setVal] = useState('');
+  return (
+    <div className="labelfam" data-testid={`label-family-${family}`}>
+      <div className="labelfam-head">{family.replace(/_/g, ' ')}</div>
+      <table className="mini">
+        <tbody>
+          {Object.entries(fields).map(([k, v]) => (
+            <tr key={k}>
+              <td className="muted">{k}</td>
+              <td>
+                {v === null ? <span className="null" title="null: not judged or unsure">—</span> : typeof v === 'object' ? JSON.stringify(v) : String(v)}
+                {k in overridden ? <span className="chip tone-warn" title="your override"> override</span> : null}
+              </td>
+              <td className="right">
+                {edit === k ? (
+                  <form
+                    className="row gap"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const t = val.trim();
+                      const parsed: string | number | boolean | null = t === 'null' ? null : t === 'true' ? true : t === 'false' ? false : t !== '' && !Number.isNaN(Number(t)) ? Number(t) : t;
+                      onOverride(k, parsed, false);
+                      setEdit(null);
+                    }}
+                  >
+                    <input value={val} onChange={(e) => setVal(e.target.value)} aria-label={`New value for ${family}.${k}`} autoFocus size={10} />
+                    <button className="btn small" type="submit">
+                      Set
+                    </button>
+                  </form>
+                ) : (
+                  <>
+                    <button
+                      className="btn tiny ghost"
+                      onClick={() => {
+                        setEdit(k);
+                        setVal(v === null || v === undefined ? '' : String(v));
+                      }}
+                      title="Override this label value"
+                    >
+                      edit
+                    </button>
+                    {k in overridden ? (
+                      <button className="btn tiny ghost" onClick={() => onOverride(k, null, true)} title="Back to the service's judgment">
+                        reset
+                      </button>
+                    ) : null}
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {evidence ? <blockquote className="evidence">“{evidence}”</blockquote> : null}
+    </div>
+  );
+}

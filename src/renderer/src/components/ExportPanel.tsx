@@ -1,0 +1,158 @@
+/** Export the current view: format, column picker, BOM, progress (export-progress events), cancel, link when done. */
+import { useState } from 'react';
+import type { ExportJob, ItemRefInput } from '../../../shared/contract';
+import type { LibraryQuery } from '../../../shared/query';
+import { api, errorText } from '../lib/api';
+import { fmtExact } from '../lib/format';
+import { useLoupe } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+
+export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
+  const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
+  const [format, setFormat] = useState<'csv' | 'json' | 'jsonl'>('csv');
+  const [bom, setBom] = useState(true);
+  const [picked, setPicked] = useState<Set<string> | null>(null);
+  const [fileName, setFileName] = useState('');
+  const [jobId, setJobId] = useState<string | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
+  const putExport = useUi((s) => s.putExport);
+  const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 });
+  const job: ExportJob | null | undefined = pickNewest(live, polled.data ?? undefined);
+  const all = cols.data ?? [];
+  const chosen = picked ?? new Set(all);
+  const start = async () => {
+    setErr(null);
+    try {
+      const j = await api.call('export.start', {
+        query: items ? undefined : watchlistId ? undefined : stripPaging(query),
+        items,
+        watchlistId,
+        format,
+        bom: format === 'csv' ? bom : false,
+        columns: format === 'csv' && picked ? all.filter((c) => picked.has(c)) : undefined,
+        fileName: fileName.trim() ? fileName.trim() : undefined,
+      });
+      putExport(j);
+      setJobId(j.exportId);
+    } catch (e) {
+      setErr(errorText(e));
+    }
+  };
+  return (
+    <div className="panel export" data-testid="export-panel">
+      <div className="row gap wrap">
+        <strong>Export</strong>
+        <span className="muted small">{items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)</span>
+        <div className="spacer" />
+        {onClose ? (
+          <button className="btn tiny ghost" onClick={onClose} aria-label="Close export">
+            ✕
+          </button>
+        ) : null}
+      </div>
+      <div className="row gap wrap">
+        <label className="field inline">
+          <span className="field-label">Format</span>
+          <select value={format} onChange={(e) => setFormat(e.target.value as 'csv' | 'json' | 'jsonl')} data-testid="export-format">
+            <option value="csv">CSV</option>
+            <option value="json">JSON</option>
+            <option value="jsonl">JSON Lines</option>
+          </select>
+        </label>
+        {format === 'csv' ? (
+          <label className="check" title="A byte-order mark lets spreadsheet apps read UTF-8 correctly">
+            <input type="checkbox" checked={bom} onChange={(e) => setBom(e.target.checked)} data-testid="export-bom" /> BOM (for Excel)
+          </label>
+        ) : null}
+        <label className="field inline">
+          <span className="field-label">File name</span>
+          <input value={fileName} onChange={(e) => setFileName(e.target.value)} placeholder={`loupe-export.${format}`} data-testid="export-filename" />
+        </label>
+        <button className="btn primary" onClick={() => void start()} disabled={job?.status === 'running'} data-testid="export-start">
+          Export
+        </button>
+      </div>
+      {format === 'csv' && all.length ? (
+        <details className="colpicker">
+          <summary>
+            Columns ({chosen.size} of {all.length})
+          </summary>
+          <div className="row gap">
+            <button className="btn tiny ghost" onClick={() => setPicked(new Set(all))}>
+              all
+            </button>
+            <button className="btn tiny ghost" onClick={() => setPicked(new Set())}>
+              none
+            </button>
+          </div>
+          <div className="colgrid">
+            {all.map((c) => (
+              <label key={c} className="check small">
+                <input
+                  type="checkbox"
+                  checked={chosen.has(c)}
+                  onChange={(e) => {
+                    const s = new Set(chosen);
+                    if (e.target.checked) s.add(c);
+                    else s.delete(c);
+                    setPicked(s);
+                  }}
+                />{' '}
+                {c}
+              </label>
+            ))}
+          </div>
+        </details>
+      ) : null}
+      {err ? (
+        <div className="errorbox" role="alert">
+          {err}
+        </div>
+      ) : null}
+      {job ? (
+        <div className="row gap" data-testid="export-status" data-status={job.status}>
+          <span className={`status s-${job.status}`}>{job.status}</span>
+          <span className="num">
+            {fmtExact(job.rows)}
+            {job.total != null ? ` / ${fmtExact(job.total)}` : ''} rows
+          </span>
+          {job.status === 'running' && job.total ? (
+            <progress max={job.total} value={job.rows} aria-label="Export progress" />
+          ) : null}
+          {job.status === 'running' ? (
+            <button className="btn small" onClick={() => void api.call('export.cancel', { exportId: job.exportId }).then((j) => j && putExport(j))} data-testid="export-cancel">
+              Cancel
+            </button>
+          ) : null}
+          {job.status === 'done' && job.downloadUrl ? (
+            <a className="btn small primary" href={job.downloadUrl} download data-testid="export-download">
+              Download
+            </a>
+          ) : null}
+          {job.status === 'done' && job.path ? (
+            <span className="mono small" data-testid="export-path" title="Saved here">
+              {job.path}
+            </span>
+          ) : null}
+          {job.error ? <span className="errtext">{job.error}</span> : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function stripPaging(q: LibraryQuery | undefined): LibraryQuery | undefined {
+  if (!q) return q;
+  const { after: _a, limit: _l, ...rest } = q;
+  return rest;
+}
+
+const ORDER: Record<ExportJob['status'], number> = { running: 0, done: 1, failed: 1, cancelled: 1 };
+
+function pickNewest(a: ExportJob | undefined, b: ExportJob | undefined): ExportJob | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  if (ORDER[a.status] !== ORDER[b.status]) return ORDER[a.status] > ORDER[b.status] ? a : b;
+  return a.rows >= b.rows ? a : b;
+}

@@ -1,0 +1,110 @@
+/** Walks: start with a price and a confirmation, live status, cancel, "Fetch N more pages · price". */
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { Target, WalkInfo } from '../../../shared/contract';
+import { api, errorText } from '../lib/api';
+import { duration, fmtExact } from '../lib/format';
+import { invalidate, useApproveSpend, useLoupe, useWalkPrice } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+import { SpendButton } from './cells';
+
+export function useWalk(walkId: string | null): WalkInfo | null {
+  const live = useUi((s) => (walkId ? s.walks[walkId] : undefined));
+  const running = !live || live.status === 'running';
+  const polled = useLoupe('walks.get', { walkId: walkId ?? '' }, { enabled: !!walkId, refetchInterval: running ? 1500 : false, staleTime: 0 });
+  const p = polled.data ?? undefined;
+  if (!live) return p ?? null;
+  if (!p) return live;
+  return p.updatedAt > live.updatedAt ? p : live;
+}
+
+/** Price → confirm above the threshold → walks.start. Returns the walk or null (declined / failed: toast). */
+export function useStartWalk() {
+  const approve = useApproveSpend();
+  const putWalk = useUi((s) => s.putWalk);
+  const toast = useUi((s) => s.toast);
+  const qc = useQueryClient();
+  return async (target: Target, source: string, pages: number, what: string): Promise<WalkInfo | null> => {
+    try {
+      const est = await api.call('api.estimateWalk', { target, pages });
+      const ok = await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation });
+      if (!ok) return null;
+      const w = await api.call('walks.start', { target, source, maxPages: pages });
+      putWalk(w);
+      invalidate(qc, 'walks.');
+      return w;
+    } catch (e) {
+      toast('error', errorText(e));
+      return null;
+    }
+  };
+}
+
+const STOP_TEXT: Record<string, string> = {
+  end: 'reached the end of the list',
+  max_pages: 'page limit reached — more pages are available',
+  known_id: 'reached a post already held',
+  since: 'reached the date limit',
+  max_credits: 'credit limit reached',
+  cancelled: 'cancelled',
+  page_limit: 'page limit reached — more pages are available',
+};
+
+export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: WalkInfo; target: Target; moreOptions?: number[] }) {
+  const [more, setMore] = useState(moreOptions[Math.min(2, moreOptions.length - 1)]);
+  const price = useWalkPrice(walk.status === 'running' ? null : target, more);
+  const approve = useApproveSpend();
+  const putWalk = useUi((s) => s.putWalk);
+  const toast = useUi((s) => s.toast);
+  const qc = useQueryClient();
+  const ended = walk.stopReason === 'end' || walk.stopReason === 'known_id' || walk.stopReason === 'since';
+  const cancel = async () => {
+    try {
+      putWalk(await api.call('walks.cancel', { walkId: walk.walkId }));
+      invalidate(qc, 'walks.');
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const resume = async () => {
+    try {
+      const est = price.data ?? (await api.call('api.estimateWalk', { target, pages: more }));
+      if (!(await approve({ what: `Fetch ${more} more page${more === 1 ? '' : 's'}`, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation }))) return;
+      putWalk(await api.call('walks.resume', { walkId: walk.walkId, maxPages: more }));
+      invalidate(qc, 'walks.');
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  return (
+    <div className="walkbar" data-testid="walk-status" data-status={walk.status}>
+      <span className={`status s-${walk.status}`}>{walk.status}</span>
+      <span>
+        {walk.pagesDone} page{walk.pagesDone === 1 ? '' : 's'} · <span className="num">{fmtExact(walk.itemsSeen)}</span> items (<span className="num">{fmtExact(walk.newItems)}</span> new)
+      </span>
+      <span title="What this walk actually cost so far" data-testid="walk-cost">
+        cost <span className="num strong">{fmtExact(walk.creditsSpent)}</span> credits
+      </span>
+      {walk.status === 'running' && walk.etaMs ? <span className="muted">~{duration(walk.etaMs)} left</span> : null}
+      {walk.stopReason && walk.status !== 'running' ? <span className="muted">{STOP_TEXT[walk.stopReason] ?? walk.stopReason}</span> : null}
+      {walk.error ? <span className="errtext">{walk.error}</span> : null}
+      <div className="spacer" />
+      {walk.status === 'running' ? (
+        <button className="btn" onClick={() => void cancel()} data-testid="walk-cancel">
+          Cancel
+        </button>
+      ) : !ended ? (
+        <>
+          <select value={more} onChange={(e) => setMore(Number(e.target.value))} aria-label="Pages to fetch" data-testid="more-pages">
+            {moreOptions.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+          <SpendButton label={`Fetch ${more} more page${more === 1 ? '' : 's'}`} price={price.text} onClick={() => void resume()} testid="walk-more" primary={false} />
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,133 @@
+/** Small display atoms: numbers, dates, missing values, label chips, relevance bar, skeletons, empty and error states. */
+import type { ReactNode } from 'react';
+import { abbreviate, fmtExact, relative, toMs, utc } from '../lib/format';
+import type { Chip } from '../lib/records';
+import { errorText } from '../lib/api';
+
+export const NOT_PROVIDED = 'Not provided by this network';
+
+/** null → "—" with a tooltip, never 0. */
+export function Missing({ why }: { why?: string }) {
+  return (
+    <span className="null" title={why ?? NOT_PROVIDED} aria-label={why ?? NOT_PROVIDED}>
+      —
+    </span>
+  );
+}
+
+export function Num({ v, hidden, why, exact = false }: { v: number | null | undefined; hidden?: boolean; why?: string; exact?: boolean }) {
+  if (v === null || v === undefined) return <Missing why={hidden ? 'Hidden by the owner' : why} />;
+  return (
+    <span className="num" title={fmtExact(v)}>
+      {exact ? fmtExact(v) : abbreviate(v)}
+    </span>
+  );
+}
+
+export function When({ v, why }: { v: string | number | null | undefined; why?: string }) {
+  const ms = toMs(v ?? null);
+  if (ms === null) return <Missing why={why} />;
+  return (
+    <time dateTime={new Date(ms).toISOString()} title={utc(ms)}>
+      {relative(ms)}
+    </time>
+  );
+}
+
+export function Chips({ chips, max = 4 }: { chips: Chip[]; max?: number }) {
+  const shown = chips.slice(0, max);
+  return (
+    <span className="chips">
+      {shown.map((c) => (
+        <span key={c.key} className={`chip tone-${c.tone}`} title={c.title + (c.overridden ? ' (your override)' : '')} data-testid="label-chip">
+          {c.text}
+          {c.overridden ? '*' : ''}
+        </span>
+      ))}
+      {chips.length > max ? <span className="chip tone-muted" title={chips.slice(max).map((c) => c.text).join(', ')}>+{chips.length - max}</span> : null}
+    </span>
+  );
+}
+
+export function RelBar({ p }: { p: number | null }) {
+  if (p === null) return <Missing why="Not judged for relevance" />;
+  return (
+    <span className="relbar" title={`relevance p = ${p.toFixed(3)}`}>
+      <span className="relbar-track">
+        <span className="relbar-fill" style={{ width: `${Math.round(p * 100)}%` }} />
+      </span>
+      <span className="num">{p.toFixed(2)}</span>
+    </span>
+  );
+}
+
+export function Skeleton({ rows = 8 }: { rows?: number }) {
+  return (
+    <div className="skeleton" aria-busy="true" aria-label="Loading" data-testid="skeleton">
+      {Array.from({ length: rows }, (_, i) => (
+        <div key={i} className="skeleton-row" style={{ width: `${70 + ((i * 37) % 30)}%` }} />
+      ))}
+    </div>
+  );
+}
+
+export function Empty({ title, children, testid }: { title: string; children?: ReactNode; testid?: string }) {
+  return (
+    <div className="empty" data-testid={testid ?? 'empty-state'}>
+      <div className="empty-title">{title}</div>
+      {children ? <div className="empty-body">{children}</div> : null}
+    </div>
+  );
+}
+
+export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  return (
+    <div className="errorbox" role="alert" data-testid="error">
+      <span>{errorText(error)}</span>
+      {onRetry ? (
+        <button className="btn small" onClick={onRetry}>
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** A button that spends: its price is part of its label before it is pressed. */
+export function SpendButton({
+  label,
+  price,
+  onClick,
+  disabled,
+  testid,
+  primary = true,
+  title,
+}: {
+  label: string;
+  price: string;
+  onClick: () => void;
+  disabled?: boolean;
+  testid?: string;
+  primary?: boolean;
+  title?: string;
+}) {
+  return (
+    <button className={`btn ${primary ? 'primary' : ''}`} onClick={onClick} disabled={disabled} data-testid={testid} title={title}>
+      {label}
+      {price ? <span className="price" data-testid={testid ? `${testid}-price` : undefined}> · {price}</span> : null}
+    </button>
+  );
+}
+
+export function Field({ label, children, hint, required }: { label: string; children: ReactNode; hint?: string; required?: boolean }) {
+  return (
+    <label className="field" title={hint ?? undefined}>
+      <span className="field-label">
+        {label}
+        {required ? <span className="req" aria-label="required"> *</span> : null}
+      </span>
+      {children}
+    </label>
+  );
+}

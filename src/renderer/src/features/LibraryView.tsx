@@ -1,0 +1,344 @@
+/** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
+import { useMemo, useState } from 'react';
+import { create } from 'zustand';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ItemRefInput } from '../../../shared/contract';
+import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
+import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
+import { api, errorText } from '../lib/api';
+import { fmtExact } from '../lib/format';
+import { invalidate, useDebounced, useLibraryRows, useLoupe } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
+import { ResultsTable } from '../components/ResultsTable';
+import { ExportPanel } from '../components/ExportPanel';
+
+type Eng = NonNullable<LibraryQuery['engagement']>[number];
+
+interface LibState {
+  q: LibraryQuery;
+  set: (q: LibraryQuery) => void;
+}
+export const useLibrary = create<LibState>((set) => ({ q: { sort: { field: 'first_seen_at', dir: 'desc' } }, set: (q) => set({ q }) }));
+
+const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
+
+export function LibraryView() {
+  const { q, set } = useLibrary();
+  const dq = useDebounced(q, 300);
+  const rows = useLibraryRows(dq);
+  const count = useLoupe('library.count', stripPage(dq), { keepPrevious: true });
+  const tags = useLoupe('library.tags', {});
+  const sets = useLoupe('library.resultSets', {});
+  const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [showExport, setShowExport] = useState(false);
+  const qc = useQueryClient();
+  const toast = useUi((s) => s.toast);
+  const ask = useUi((s) => s.ask);
+  const selItems: ItemRefInput[] = useMemo(() => loaded.filter((r) => selected.has(`${r.platform}/${r.kind}/${r.id}`)).map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), [loaded, selected]);
+  const up = (p: Partial<LibraryQuery>) => set({ ...q, ...p });
+  const act = async (f: () => Promise<unknown>, ok: string) => {
+    try {
+      await f();
+      invalidate(qc, 'library.');
+      toast('info', ok);
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const empty = !rows.isLoading && loaded.length === 0;
+  const filtered = Object.keys(q).some((k) => k !== 'sort' && q[k as keyof LibraryQuery] !== undefined);
+  return (
+    <div className="view">
+      <div className="controls">
+        <div className="filterbar">
+          <Field label="Text">
+            <input value={q.text ?? ''} onChange={(e) => up({ text: e.target.value || undefined })} placeholder="words in text" data-testid="library-text" data-main-query />
+          </Field>
+          <Field label="Network">
+            <select value={q.platforms?.[0] ?? ''} onChange={(e) => up({ platforms: e.target.value ? [e.target.value] : undefined })} data-testid="library-platform">
+              <option value="">any</option>
+              {PLATFORMS.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Kind">
+            <select value={q.kinds?.[0] ?? ''} onChange={(e) => up({ kinds: e.target.value ? [e.target.value] : undefined })} data-testid="library-kind">
+              <option value="">any</option>
+              {['post', 'comment', 'profile', 'group', 'advertiser', 'hashtag', 'place', 'audio'].map((k) => (
+                <option key={k}>{k}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Author">
+            <input value={q.author ?? ''} onChange={(e) => up({ author: e.target.value || undefined })} placeholder="username" size={12} />
+          </Field>
+          <Field label="Since">
+            <input type="date" value={typeof q.since === 'string' ? q.since : ''} onChange={(e) => up({ since: e.target.value || undefined })} />
+          </Field>
+          <Field label="Until">
+            <input type="date" value={typeof q.until === 'string' ? q.until : ''} onChange={(e) => up({ until: e.target.value || undefined })} />
+          </Field>
+          <EngagementFilter value={q.engagement ?? []} onChange={(engagement) => up({ engagement: engagement.length ? engagement : undefined })} />
+          <Field label="Relevance ≥">
+            <input type="number" min={0} max={1} step={0.05} value={q.relevanceMin ?? ''} onChange={(e) => up({ relevanceMin: e.target.value === '' ? undefined : Math.min(1, Math.max(0, Number(e.target.value))) })} style={{ width: 70 }} data-testid="library-relevance" />
+          </Field>
+          <Field label="Tag">
+            <select value={q.tags?.[0] ?? ''} onChange={(e) => up({ tags: e.target.value ? [e.target.value] : undefined })} data-testid="library-tag">
+              <option value="">any</option>
+              {(tags.data ?? []).map((t) => (
+                <option key={t.tag} value={t.tag}>
+                  {t.tag} ({t.count})
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Note">
+            <select value={q.hasNote === undefined ? '' : q.hasNote ? 'yes' : 'no'} onChange={(e) => up({ hasNote: e.target.value === '' ? undefined : e.target.value === 'yes' })}>
+              <option value="">any</option>
+              <option value="yes">has a note</option>
+              <option value="no">no note</option>
+            </select>
+          </Field>
+          <Field label="Source">
+            <span className="row gap">
+              <select value={q.source?.type ?? ''} onChange={(e) => up({ source: e.target.value ? { type: e.target.value as (typeof SOURCE_TYPES)[number], id: q.source?.id ?? '' } : undefined })}>
+                <option value="">any</option>
+                {SOURCE_TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+              {q.source ? <input value={q.source.id} onChange={(e) => up({ source: { type: q.source!.type, id: e.target.value } })} placeholder="id or name" size={10} /> : null}
+            </span>
+          </Field>
+        </div>
+        <LabelConditions value={q.labels ?? []} onChange={(labels) => up({ labels: labels.length ? labels : undefined })} />
+        <div className="row gap wrap">
+          <span className="muted" data-testid="library-count">
+            {count.data !== undefined ? `${fmtExact(count.data)} matching` : '…'}
+          </span>
+          {filtered ? (
+            <button className="btn small ghost" onClick={() => set({ sort: q.sort })}>
+              Clear filters
+            </button>
+          ) : null}
+          <select
+            aria-label="Saved result sets"
+            value=""
+            onChange={(e) => {
+              const rs = sets.data?.find((x) => x.id === e.target.value);
+              if (rs) set(rs.query);
+            }}
+          >
+            <option value="">Saved sets…</option>
+            {(sets.data ?? []).map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <button
+            className="btn small"
+            onClick={async () => {
+              const name = window.prompt('Name this result set');
+              if (name && name.trim()) await act(() => api.call('library.saveResultSet', { name: name.trim(), query: stripPage(q) }), `Saved “${name.trim()}”`);
+            }}
+            data-testid="save-set"
+          >
+            Save result set
+          </button>
+          <div className="spacer" />
+          {selected.size ? (
+            <>
+              <span className="muted">{selected.size} selected</span>
+              <BulkActions items={selItems} act={act} ask={ask} />
+            </>
+          ) : (
+            <button
+              className="btn small"
+              disabled={!count.data}
+              title="Tag every row matching the filters (not only the loaded ones)"
+              onClick={async () => {
+                const tag = window.prompt(`Tag all ${count.data ?? 0} matching rows with`);
+                if (tag && tag.trim()) await act(() => api.call('library.tagQuery', { query: stripPage(q), tag: tag.trim() }), `Tagged matching rows “${tag.trim()}”`);
+              }}
+            >
+              Tag all matching
+            </button>
+          )}
+          <button className="btn small" onClick={() => setShowExport(!showExport)} aria-expanded={showExport} data-testid="export-open">
+            Export…
+          </button>
+        </div>
+        {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
+      </div>
+      <ErrorBox error={rows.error} onRetry={() => void rows.refetch()} />
+      {rows.isLoading ? (
+        <Skeleton />
+      ) : empty ? (
+        filtered ? (
+          <Empty title="Nothing matches these filters">Loosen a filter, or clear them all.</Empty>
+        ) : (
+          <Empty title="The library is empty">
+            Everything Search, Profiles, Comments, Explorer and watchlists fetch is kept here, with what it cost. Start with a search for <b>running shoes</b> or the profile <b>nasa</b> in the sandbox.
+            <button className="btn small" onClick={() => useUi.getState().setView('search')}>
+              Go to Search
+            </button>
+          </Empty>
+        )
+      ) : (
+        <ResultsTable
+          rows={loaded}
+          variant="library"
+          hasMore={rows.hasNextPage}
+          fetchingMore={rows.isFetchingNextPage}
+          onLoadMore={() => void rows.fetchNextPage()}
+          serverSort={q.sort ?? null}
+          onServerSort={(sort) => up({ sort: sort ? { field: sort.field as SortField, dir: sort.dir } : undefined })}
+          selected={selected}
+          onSelectedChange={setSelected}
+        />
+      )}
+    </div>
+  );
+}
+
+function stripPage(q: LibraryQuery): LibraryQuery {
+  const { after: _a, limit: _l, ...rest } = q;
+  return rest;
+}
+
+function BulkActions({ items, act, ask }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask'] }) {
+  return (
+    <>
+      <button
+        className="btn small"
+        data-testid="bulk-tag"
+        onClick={async () => {
+          const tag = window.prompt('Tag selected rows with');
+          if (tag && tag.trim()) await act(() => api.call('library.tag', { items, tag: tag.trim() }), `Tagged ${items.length} rows`);
+        }}
+      >
+        Tag
+      </button>
+      <button
+        className="btn small"
+        onClick={async () => {
+          const tag = window.prompt('Remove which tag from the selected rows?');
+          if (tag && tag.trim()) await act(() => api.call('library.tag', { items, tag: tag.trim(), remove: true }), `Untagged ${items.length} rows`);
+        }}
+      >
+        Untag
+      </button>
+      <button
+        className="btn small"
+        onClick={async () => {
+          const note = window.prompt('Note for the selected rows (empty clears it)');
+          if (note === null) return;
+          if (items.length > 1 && !(await ask({ title: 'Replace notes?', lines: [`This sets the same note on ${items.length} rows, replacing their notes.`], okLabel: 'Replace notes' }))) return;
+          await act(() => Promise.all(items.map((item) => api.call('library.note', { item, note: note.trim() ? note : null }))), `Note set on ${items.length} rows`);
+        }}
+      >
+        Note
+      </button>
+      <button
+        className="btn small"
+        onClick={async () => {
+          const spec = window.prompt('Override a label on the selected rows: family.field=value (e.g. sentiment.label=negative)');
+          const m = spec ? /^\s*([\w]+)\.([\w]+)\s*=\s*(.*)$/.exec(spec) : null;
+          if (!m) return;
+          const raw = m[3].trim();
+          const value: string | number | boolean | null = raw === 'null' ? null : raw === 'true' ? true : raw === 'false' ? false : raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+          await act(() => Promise.all(items.map((item) => api.call('library.override', { item, family: m[1], field: m[2], value }))), `Overrode ${m[1]}.${m[2]} on ${items.length} rows`);
+        }}
+      >
+        Override label
+      </button>
+    </>
+  );
+}
+
+function EngagementFilter({ value, onChange }: { value: Eng[]; onChange: (v: Eng[]) => void }) {
+  const [field, setField] = useState<Eng['field']>('likes');
+  const cur = value.find((v) => v.field === field);
+  const put = (p: Partial<Eng>) => {
+    const next: Eng = { field, min: cur?.min, max: cur?.max, ...p };
+    const rest = value.filter((v) => v.field !== field);
+    onChange(next.min === undefined && next.max === undefined ? rest : [...rest, next]);
+  };
+  return (
+    <Field label="Engagement">
+      <span className="row gap">
+        <select value={field} onChange={(e) => setField(e.target.value as Eng['field'])} aria-label="Engagement field">
+          {(['views', 'likes', 'comments', 'shares', 'saves'] as const).map((f) => (
+            <option key={f}>{f}</option>
+          ))}
+        </select>
+        <input type="number" min={0} placeholder="min" value={cur?.min ?? ''} onChange={(e) => put({ min: e.target.value === '' ? undefined : Number(e.target.value) })} aria-label="minimum" style={{ width: 72 }} />
+        <input type="number" min={0} placeholder="max" value={cur?.max ?? ''} onChange={(e) => put({ max: e.target.value === '' ? undefined : Number(e.target.value) })} aria-label="maximum" style={{ width: 72 }} />
+        {value.length > 1 || (value.length === 1 && value[0].field !== field) ? <span className="muted small">+{value.filter((v) => v.field !== field).map((v) => v.field).join(', ')}</span> : null}
+      </span>
+    </Field>
+  );
+}
+
+const FAMILY_FIELDS: Record<string, string[]> = {
+  sentiment: ['label', 'p'],
+  sponsored: ['p', 'disclosed', 'undisclosed', 'brand'],
+  intent: ['label', 'confidence', 'urgency'],
+  niche: ['label', 'confidence'],
+  mention: ['sentiment_level', 'about_brand', 'aspect'],
+  quality: ['post_aim', 'fact_density', 'engagement_bait', 'rage_bait'],
+  injection: ['flagged', 'p'],
+};
+
+function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChange: (v: LabelCondition[]) => void }) {
+  const families = [...new Set<string>([...POST_LABELS, ...COMMENT_LABELS])];
+  const add = () => onChange([...value, { family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }]);
+  return (
+    <div className="row gap wrap" data-testid="label-conditions">
+      <span className="field-label">Labels</span>
+      {value.map((c, i) => {
+        const put = (p: Partial<LabelCondition>) => onChange(value.map((x, k) => (k === i ? { ...x, ...p } : x)));
+        return (
+          <span key={i} className="cond">
+            <select value={c.family} onChange={(e) => put({ family: e.target.value, field: (FAMILY_FIELDS[e.target.value] ?? ['p'])[0] })} aria-label="label family">
+              {families.map((f) => (
+                <option key={f}>{f}</option>
+              ))}
+            </select>
+            <select value={c.field} onChange={(e) => put({ field: e.target.value })} aria-label="label field">
+              {(FAMILY_FIELDS[c.family] ?? ['p']).map((f) => (
+                <option key={f}>{f}</option>
+              ))}
+            </select>
+            <select value={c.op} onChange={(e) => put({ op: e.target.value as LabelCondition['op'] })} aria-label="operator">
+              {(['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const).map((o) => (
+                <option key={o} value={o}>
+                  {{ eq: '=', neq: '≠', gte: '≥', lte: '≤', gt: '>', lt: '<' }[o]}
+                </option>
+              ))}
+            </select>
+            <input
+              value={String(c.value)}
+              size={10}
+              aria-label="value"
+              onChange={(e) => {
+                const raw = e.target.value;
+                put({ value: raw === 'true' ? true : raw === 'false' ? false : raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw });
+              }}
+            />
+            <button className="chip-x" onClick={() => onChange(value.filter((_, k) => k !== i))} aria-label="Remove condition">
+              ×
+            </button>
+          </span>
+        );
+      })}
+      <button className="btn tiny ghost" onClick={add} data-testid="add-label-condition">
+        + label condition
+      </button>
+    </div>
+  );
+}

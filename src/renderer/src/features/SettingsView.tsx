@@ -1,0 +1,235 @@
+/**
+ * Settings: API keys (name + value; the value field is cleared the moment it is submitted and the key
+ * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { Settings } from '../../../shared/contract';
+import { api, errorText } from '../lib/api';
+import { invalidate, useInfo, useLoupe, useSettings } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+import { ErrorBox, Field, When } from '../components/cells';
+
+export function SettingsView() {
+  return (
+    <div className="view">
+      <div className="page" style={{ maxWidth: 880 }}>
+        <Keys />
+        <Connection />
+      </div>
+    </div>
+  );
+}
+
+function Keys() {
+  const qc = useQueryClient();
+  const info = useInfo();
+  const keys = useLoupe('keys.list', {});
+  const toast = useUi((s) => s.toast);
+  const ask = useUi((s) => s.ask);
+  const [name, setName] = useState('');
+  const [hasValue, setHasValue] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [msg, setMsg] = useState<string | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  // uncontrolled on purpose: the key never lives in React state, query caches or devtools
+  const valueRef = useRef<HTMLInputElement>(null);
+
+  const save = async () => {
+    const el = valueRef.current;
+    const key = el?.value.trim() ?? '';
+    if (el) el.value = ''; // cleared immediately, before anything else happens
+    setHasValue(false);
+    setErr(null);
+    setMsg(null);
+    if (!key || !name.trim()) return;
+    setBusy(true);
+    try {
+      const r = await api.call('keys.add', { name: name.trim(), key, activate: true });
+      setMsg(`Saved “${r.name}”.${r.warning ? ` ${r.warning}` : ''} The key itself will not be shown again.`);
+      setName('');
+      invalidate(qc, 'keys.', 'app.info', 'credits.', 'settings.');
+    } catch (e) {
+      setErr(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const paste = async () => {
+    try {
+      const t = await navigator.clipboard.readText();
+      if (valueRef.current) valueRef.current.value = t.trim();
+      setHasValue(!!t.trim());
+    } catch {
+      toast('warning', 'Clipboard is not readable here: paste with Ctrl/Cmd+V into the field.');
+    }
+  };
+  const act = async (f: () => Promise<unknown>, ok: string) => {
+    try {
+      await f();
+      invalidate(qc, 'keys.', 'app.info', 'credits.');
+      toast('info', ok);
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const i = info.data;
+  return (
+    <section className="panel">
+      <h3>API keys</h3>
+      <div className="muted small">
+        Keys are kept in {i?.secretBackend === 'keyring' ? 'the OS keychain' : i?.secretBackend === 'safeStorage' ? 'the OS-encrypted store' : i?.secretBackend ?? '…'}; the app never shows a key after it is saved and never sends it anywhere but the service.
+        {i?.secretBackendMessage ? <div className="errtext">{i.secretBackendMessage}</div> : null}
+      </div>
+      <form
+        className="row gap wrap"
+        autoComplete="off"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <Field label="Name" required>
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={64} placeholder="e.g. research-main" data-testid="key-name" autoComplete="off" />
+        </Field>
+        <Field label="Key" required hint="sdr_live_… or sdr_test_… (from the service dashboard)">
+          <input
+            ref={valueRef}
+            type="password"
+            defaultValue=""
+            onChange={(e) => setHasValue(!!e.target.value.trim())}
+            placeholder="paste the key"
+            data-testid="key-value"
+            autoComplete="new-password"
+            spellCheck={false}
+            style={{ width: 340 }}
+          />
+        </Field>
+        <button type="button" className="btn" onClick={() => void paste()} title="Paste from the clipboard">
+          Paste
+        </button>
+        <button type="submit" className="btn primary" disabled={busy || !name.trim() || !hasValue} data-testid="key-save">
+          Save key
+        </button>
+      </form>
+      {msg ? (
+        <div className="small" data-testid="key-saved">
+          {msg}
+        </div>
+      ) : null}
+      {err ? (
+        <div className="errorbox" role="alert">
+          {err}
+        </div>
+      ) : null}
+      <ErrorBox error={keys.error} />
+      <ul className="keylist" data-testid="key-list">
+        {(keys.data ?? []).length === 0 ? <li className="muted small">No key yet{i?.sandbox ? ': the sandbox needs none' : ''}.</li> : null}
+        {(keys.data ?? []).map((k) => (
+          <li key={k.name} data-testid="key-item">
+            <strong>{k.name}</strong>
+            <span className={`chip ${k.mode === 'live' ? 'tone-pos' : k.mode === 'test' ? 'tone-info' : 'tone-muted'}`}>{k.mode}</span>
+            {k.active ? <span className="chip tone-info">active</span> : null}
+            {!k.looksValid ? <span className="chip tone-warn" title="The value did not look like a service key when it was added">unusual format</span> : null}
+            <span className="muted small">
+              added <When v={k.addedAt} />
+            </span>
+            <div className="spacer" />
+            {!k.active ? (
+              <button className="btn small" onClick={() => void act(() => api.call('keys.use', { name: k.name }), `Using “${k.name}”`)}>
+                Use
+              </button>
+            ) : null}
+            <button
+              className="btn small ghost"
+              onClick={async () => {
+                if (await ask({ title: `Remove key “${k.name}”?`, lines: ['It is deleted from this computer. Revoke it in the service dashboard if it leaked.'], okLabel: 'Remove', danger: true }))
+                  await act(() => api.call('keys.remove', { name: k.name }), `Removed “${k.name}”`);
+              }}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Connection() {
+  const qc = useQueryClient();
+  const s = useSettings();
+  const toast = useUi((x) => x.toast);
+  const [draft, setDraft] = useState<Settings | null>(null);
+  useEffect(() => {
+    if (s.data && !draft) setDraft(s.data);
+  }, [s.data, draft]);
+  if (!draft) return <ErrorBox error={s.error} />;
+  const save = async (patch: Partial<Settings>) => {
+    try {
+      const next = await api.call('settings.update', patch);
+      setDraft(next);
+      invalidate(qc, 'settings.', 'app.info', 'catalogue.', 'credits.');
+      toast('info', 'Settings saved');
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  return (
+    <>
+      <section className="panel">
+        <h3>Service</h3>
+        <div className="row gap wrap">
+          <label className="check">
+            <input type="radio" checked={draft.baseUrl === null} onChange={() => setDraft({ ...draft, baseUrl: null })} data-testid="mode-sandbox" /> Built-in sandbox (synthetic data) unless a key is set
+          </label>
+          <label className="check">
+            <input type="radio" checked={draft.baseUrl !== null} onChange={() => setDraft({ ...draft, baseUrl: draft.baseUrl ?? 'https://' })} /> Base URL
+          </label>
+          {draft.baseUrl !== null ? <input value={draft.baseUrl} onChange={(e) => setDraft({ ...draft, baseUrl: e.target.value })} style={{ width: 320 }} data-testid="base-url" /> : null}
+          <button className="btn" onClick={() => void save({ baseUrl: draft.baseUrl })}>
+            Save
+          </button>
+        </div>
+      </section>
+      <section className="panel">
+        <h3>Pacing and budget</h3>
+        <div className="row gap wrap">
+          <Field label="Requests per window" hint="the service allows 60 per sliding 60 s per key">
+            <input type="number" min={1} max={60} value={draft.rateLimit.requests} onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, requests: Number(e.target.value) } })} style={{ width: 80 }} />
+          </Field>
+          <Field label="Window (s)">
+            <input type="number" min={1} max={3600} value={draft.rateLimit.windowSeconds} onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, windowSeconds: Number(e.target.value) } })} style={{ width: 80 }} />
+          </Field>
+          <Field label="Max in flight" hint="the service allows 10 concurrent requests per key">
+            <input type="number" min={1} max={10} value={draft.maxInFlight} onChange={(e) => setDraft({ ...draft, maxInFlight: Number(e.target.value) })} style={{ width: 70 }} />
+          </Field>
+          <Field label="Ask above (credits)" hint="confirm before any run whose estimate exceeds this">
+            <input type="number" min={0} value={draft.askAboveCredits} onChange={(e) => setDraft({ ...draft, askAboveCredits: Number(e.target.value) })} style={{ width: 100 }} data-testid="ask-above" />
+          </Field>
+          <button className="btn primary" onClick={() => void save({ rateLimit: draft.rateLimit, maxInFlight: draft.maxInFlight, askAboveCredits: draft.askAboveCredits })} data-testid="settings-save">
+            Save
+          </button>
+        </div>
+      </section>
+      <section className="panel">
+        <h3>Appearance</h3>
+        <Field label="Theme">
+          <select
+            value={draft.theme}
+            onChange={(e) => {
+              const theme = e.target.value as Settings['theme'];
+              setDraft({ ...draft, theme });
+              void save({ theme });
+            }}
+            data-testid="theme"
+          >
+            <option value="system">follow the system</option>
+            <option value="light">light</option>
+            <option value="dark">dark</option>
+          </select>
+        </Field>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,303 @@
+/** Watchlists: list, create, watches, pause, run now (estimate first; approve over budget), history, items, charts, export. */
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { WatchlistInfo } from '../../../shared/contract';
+import type { LabelCondition } from '../../../shared/query';
+import { api, errorText } from '../lib/api';
+import { creditRange, fmtExact } from '../lib/format';
+import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
+import { useUi } from '../stores/ui';
+import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
+import { SeriesChart } from '../components/Charts';
+import { ExportPanel } from '../components/ExportPanel';
+import { ResultsPane } from './ResultsPane';
+
+export function WatchlistsView() {
+  const lists = useLoupe('watchlists.list', {}, { refetchInterval: 30_000 });
+  const [sel, setSel] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const cur = lists.data?.find((w) => w.id === sel) ?? null;
+  return (
+    <div className="view">
+      <div className="split">
+        <div className="sidelist" data-testid="watchlists">
+          <div style={{ padding: 8 }}>
+            <button className="btn small primary" onClick={() => setCreating(true)} data-testid="watchlist-new">
+              + New watchlist
+            </button>
+          </div>
+          {lists.isLoading ? <Skeleton rows={4} /> : null}
+          <ErrorBox error={lists.error} onRetry={() => void lists.refetch()} />
+          {(lists.data ?? []).map((w) => (
+            <button key={w.id} className={`item ${w.id === sel ? 'active' : ''}`} onClick={() => (setSel(w.id), setCreating(false))} data-testid="watchlist-item">
+              {w.name} {w.paused ? <span className="chip tone-warn">paused</span> : null}
+              {w.newSinceSeen ? (
+                <span className="chip tone-info" title="new items since you last looked">
+                  {w.newSinceSeen} new
+                </span>
+              ) : null}
+              <div className="muted small">
+                {w.watches.length} watch{w.watches.length === 1 ? '' : 'es'} · next <When v={w.nextRunAt} why="not scheduled" />
+              </div>
+            </button>
+          ))}
+        </div>
+        <div className="page">
+          {creating ? (
+            <CreateForm onDone={(id) => (setCreating(false), setSel(id))} />
+          ) : cur ? (
+            <Detail w={cur} key={cur.id} />
+          ) : (
+            <Empty title={lists.data?.length ? 'Pick a watchlist' : 'No watchlists yet'}>
+              A watchlist re-reads profiles, searches or comment threads on a schedule, within a budget, and flags new items that match an alert. Add one from Profiles (“Watch this”) — try the sandbox profile <b>nasa</b> — or create one here.
+            </Empty>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function CreateForm({ onDone }: { onDone: (id: string) => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [mode, setMode] = useState<'every' | 'cron' | 'manual'>('every');
+  const [every, setEvery] = useState('24');
+  const [cron, setCron] = useState('0 8 * * *');
+  const [perRun, setPerRun] = useState('');
+  const [perMonth, setPerMonth] = useState('');
+  const [alert, setAlert] = useState<LabelCondition | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const submit = async () => {
+    setErr(null);
+    try {
+      const w = await api.call('watchlists.create', {
+        name: name.trim(),
+        schedule: mode === 'every' ? { everyHours: Number(every) } : mode === 'cron' ? { cron } : null,
+        budgetPerRun: perRun ? Number(perRun) : null,
+        budgetPerMonth: perMonth ? Number(perMonth) : null,
+        alert: alert ? [alert] : null,
+      });
+      invalidate(qc, 'watchlists.');
+      onDone(w.id);
+    } catch (e) {
+      setErr(errorText(e));
+    }
+  };
+  return (
+    <form
+      className="panel"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+      data-testid="watchlist-form"
+    >
+      <h3>New watchlist</h3>
+      <Field label="Name" required>
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={120} data-testid="watchlist-name" autoFocus />
+      </Field>
+      <div className="row gap wrap">
+        <Field label="Schedule">
+          <select value={mode} onChange={(e) => setMode(e.target.value as typeof mode)}>
+            <option value="every">every N hours</option>
+            <option value="cron">cron expression</option>
+            <option value="manual">manual only</option>
+          </select>
+        </Field>
+        {mode === 'every' ? (
+          <Field label="Hours">
+            <input type="number" min={1} max={744} value={every} onChange={(e) => setEvery(e.target.value)} style={{ width: 80 }} />
+          </Field>
+        ) : null}
+        {mode === 'cron' ? (
+          <Field label="Cron" hint="minute hour day month weekday, e.g. 0 8 * * * = daily at 08:00">
+            <input value={cron} onChange={(e) => setCron(e.target.value)} className="mono" />
+          </Field>
+        ) : null}
+        <Field label="Budget per run" hint="credits; a run estimated above it waits for your approval">
+          <input type="number" min={0} value={perRun} onChange={(e) => setPerRun(e.target.value)} placeholder="none" style={{ width: 100 }} />
+        </Field>
+        <Field label="Budget per month">
+          <input type="number" min={0} value={perMonth} onChange={(e) => setPerMonth(e.target.value)} placeholder="none" style={{ width: 100 }} />
+        </Field>
+      </div>
+      <div className="row gap">
+        <label className="check">
+          <input type="checkbox" checked={!!alert} onChange={(e) => setAlert(e.target.checked ? { family: 'sentiment', field: 'label', op: 'eq', value: 'negative' } : null)} /> Alert when a new item has
+        </label>
+        {alert ? (
+          <>
+            <input value={alert.family} onChange={(e) => setAlert({ ...alert, family: e.target.value })} size={10} aria-label="family" />
+            <input value={alert.field} onChange={(e) => setAlert({ ...alert, field: e.target.value })} size={8} aria-label="field" />
+            <select value={alert.op} onChange={(e) => setAlert({ ...alert, op: e.target.value as LabelCondition['op'] })} aria-label="operator">
+              {(['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const).map((o) => (
+                <option key={o}>{o}</option>
+              ))}
+            </select>
+            <input value={String(alert.value)} onChange={(e) => setAlert({ ...alert, value: e.target.value !== '' && !Number.isNaN(Number(e.target.value)) ? Number(e.target.value) : e.target.value })} size={10} aria-label="value" />
+          </>
+        ) : null}
+      </div>
+      {err ? <div className="errorbox">{err}</div> : null}
+      <div className="row gap">
+        <button className="btn primary" type="submit" disabled={!name.trim()} data-testid="watchlist-create">
+          Create (free)
+        </button>
+        <span className="muted small">Add watches from Profiles or Explorer with “Watch this”.</span>
+      </div>
+    </form>
+  );
+}
+
+function Detail({ w }: { w: WatchlistInfo }) {
+  const qc = useQueryClient();
+  const toast = useUi((s) => s.toast);
+  const ask = useUi((s) => s.ask);
+  const putRun = useUi((s) => s.putRun);
+  const history = useLoupe('watchlists.history', { id: w.id });
+  const est = useLoupe('watchlists.estimate', { id: w.id }, { enabled: w.watches.length > 0, staleTime: 60_000 });
+  const rows = useLibraryRows({ source: { type: 'watchlist', id: w.id } });
+  const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
+  const [showExport, setShowExport] = useState(false);
+  const act = async (f: () => Promise<unknown>, ok?: string) => {
+    try {
+      await f();
+      invalidate(qc, 'watchlists.', 'library.');
+      if (ok) toast('info', ok);
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const runNow = async () => {
+    try {
+      const e = await api.call('watchlists.estimate', { id: w.id });
+      const over = w.budgetPerRun !== null && e.creditsMax > w.budgetPerRun;
+      const settings = await api.call('settings.get', {});
+      let approved = false;
+      if (over || e.needsConfirmation || e.creditsMax > settings.askAboveCredits) {
+        const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
+        if (over) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun!)} credits.`);
+        if (e.balance != null) lines.push(`Balance after: ${fmtExact(Math.max(0, e.balance - e.creditsMax))}–${fmtExact(e.balance - e.creditsMin)} of ${fmtExact(e.balance)}.`);
+        lines.push('Free: pages already held inside the cache window, replays, empty pages and errors.');
+        if (!(await ask({ title: `Run “${w.name}” now`, lines, okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` }))) return;
+        approved = over;
+      }
+      const r = await api.call('watchlists.run', { id: w.id, approved });
+      putRun(r);
+      invalidate(qc, 'watchlists.', 'library.', 'usage.');
+      toast('info', r.status === 'over_budget' ? 'Run held: over budget.' : `Run ${r.status} · ${r.newItems} new · cost ${fmtExact(r.creditsSpent)} credits`);
+    } catch (e) {
+      toast('error', errorText(e));
+    }
+  };
+  const runs = history.data ?? [];
+  const perRun = runs
+    .slice()
+    .reverse()
+    .map((r) => ({ bucket: new Date(r.startedAt).toISOString().slice(0, 16).replace('T', ' '), value: r.creditsSpent }));
+  const newPerRun = runs
+    .slice()
+    .reverse()
+    .map((r) => ({ bucket: new Date(r.startedAt).toISOString().slice(0, 16).replace('T', ' '), value: r.newItems }));
+  return (
+    <>
+      <div className="row gap wrap">
+        <h3 style={{ margin: 0 }}>{w.name}</h3>
+        {w.paused ? <span className="chip tone-warn">paused</span> : null}
+        <span className="muted small">
+          {w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : w.schedule?.cron ? `cron ${w.schedule.cron}` : 'manual'} · budget {w.budgetPerRun ?? '∞'}/run, {w.budgetPerMonth ?? '∞'}/month
+          {w.forecast ? ` · forecast ${fmtExact(w.forecast.perRunCredits)}/run, ${fmtExact(w.forecast.perMonthCredits)}/month (${w.forecast.basis})` : ''}
+        </span>
+        <div className="spacer" />
+        <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
+          Run now{est.data ? <span className="price"> · {creditRange(est.data.creditsMin, est.data.creditsMax)}</span> : null}
+        </button>
+        <button className="btn" onClick={() => void act(() => api.call('watchlists.update', { id: w.id, patch: { paused: !w.paused } }), w.paused ? 'Resumed' : 'Paused')} data-testid="watchlist-pause">
+          {w.paused ? 'Resume schedule' : 'Pause'}
+        </button>
+        {w.newSinceSeen ? (
+          <button className="btn" onClick={() => void act(() => api.call('watchlists.markSeen', { id: w.id }))}>
+            Mark seen
+          </button>
+        ) : null}
+        <button className="btn" onClick={() => setShowExport(!showExport)}>
+          Export…
+        </button>
+        <button
+          className="btn ghost"
+          onClick={async () => {
+            if (await ask({ title: `Delete “${w.name}”?`, lines: ['Its schedule and history go; the items it fetched stay in the library.'], okLabel: 'Delete', danger: true })) await act(() => api.call('watchlists.remove', { id: w.id }), 'Deleted');
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      {showExport ? <ExportPanel watchlistId={w.id} onClose={() => setShowExport(false)} /> : null}
+      <div className="panel">
+        <strong>Watches</strong>
+        {w.watches.length === 0 ? <div className="muted small">No watches yet: use “Watch this” in Profiles or Explorer.</div> : null}
+        <table className="mini">
+          <tbody>
+            {w.watches.map((x) => (
+              <tr key={x.watchId}>
+                <td>{x.label}</td>
+                <td className="mono">
+                  {x.platform}/{x.endpoint}
+                </td>
+                <td className="mono muted">{Object.entries(x.params).map(([k, v]) => `${k}=${v}`).join(' ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="charts">
+        <SeriesChart title="New items per run" data={newPerRun} kind="bar" unit="items" />
+        <SeriesChart title="Credits per run" data={perRun} kind="bar" unit="credits" />
+      </div>
+      <div className="panel">
+        <strong>Run history</strong>
+        {runs.length === 0 ? <div className="muted small">Not run yet.</div> : null}
+        <table className="mini" data-testid="watchlist-history">
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>Status</th>
+              <th className="right">Credits</th>
+              <th className="right">New</th>
+              <th>Completeness</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.runId}>
+                <td>
+                  <When v={r.startedAt} />
+                </td>
+                <td>
+                  <span className={`status s-${r.status}`}>{r.status}</span>
+                </td>
+                <td className="right num">{fmtExact(r.creditsSpent)}</td>
+                <td className="right num">{fmtExact(r.newItems)}</td>
+                <td>
+                  {r.watches.every((x) => x.complete) ? (
+                    'complete'
+                  ) : (
+                    <span className="errtext">{r.watches.filter((x) => !x.complete).map((x) => x.gap ?? `${x.watchId}: incomplete`).join('; ')}</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div style={{ height: 420, display: 'flex', flexDirection: 'column', border: '1px solid var(--line)', borderRadius: 8, overflow: 'hidden' }}>
+        {loaded.length ? (
+          <ResultsPane rows={loaded} variant="post" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
+        ) : (
+          <Empty title="No items yet">Run the watchlist to fetch its items.</Empty>
+        )}
+      </div>
+    </>
+  );
+}

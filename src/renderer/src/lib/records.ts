@@ -1,0 +1,208 @@
+/**
+ * Reading records as the API returned them (LibraryRow.record): unified post records, comments,
+ * profiles and other list kinds. Everything here tolerates missing fields: hostile or partial data
+ * must never crash a view. Label chips never rely on colour alone: every chip carries its text.
+ */
+import type { LibraryRow } from '../../../shared/contract';
+
+export type Rec = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function get(r: unknown, path: string): unknown {
+  let v: unknown = r;
+  for (const k of path.split('.')) {
+    if (!isObj(v)) return undefined;
+    v = v[k];
+  }
+  return v;
+}
+
+export function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+}
+
+export function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** The main text of any record kind. */
+export function recordText(r: Rec): string {
+  return (
+    str(get(r, 'content.text')) ??
+    str(get(r, 'ext.post_title')) ??
+    str(r.title) ??
+    str(r.text) ??
+    str(r.bio) ??
+    str(get(r, 'author.bio')) ??
+    str(r.display_name) ??
+    str(r.name) ??
+    str(r.username) ??
+    ''
+  );
+}
+
+export function recordAuthor(r: Rec): string {
+  return str(get(r, 'author.username')) ?? str(get(r, 'author.display_name')) ?? str(r.username) ?? str(r.handle) ?? '';
+}
+
+export function recordTitle(r: Rec): string {
+  return str(get(r, 'ext.post_title')) ?? str(r.title) ?? '';
+}
+
+export const ENGAGEMENT = ['views', 'likes', 'comments', 'shares', 'saves'] as const;
+export type EngagementField = (typeof ENGAGEMENT)[number];
+
+/** A count, or null (not provided) — never 0 for a missing value. */
+export function engagement(r: Rec, f: EngagementField): number | null {
+  const e = get(r, `engagement.${f}`);
+  if (e !== undefined) return num(e);
+  if (f === 'likes') return num(r.likes) ?? num(r.like_count);
+  if (f === 'views') return num(r.views) ?? num(r.view_count);
+  return null;
+}
+
+/** Whether the owner hid this count (flags.<f>_hidden), so the UI can say so instead of "not provided". */
+export function engagementHidden(r: Rec, f: EngagementField): boolean {
+  return get(r, `flags.${f}_hidden`) === true;
+}
+
+export function publishedAt(r: Rec): string | null {
+  return str(r.published_at) ?? str(r.created_at) ?? null;
+}
+
+export function relevance(r: Rec): number | null {
+  return num(get(r, 'computed.relevance.p'));
+}
+
+export function followers(r: Rec): number | null {
+  return num(get(r, 'author.followers')) ?? num(r.followers) ?? num(r.follower_count);
+}
+
+/** Labels with the user's overrides applied on top (family → field → value). */
+export function effectiveLabels(row: Pick<LibraryRow, 'record' | 'overrides'>): Record<string, Rec> {
+  const base = get(row.record, 'computed.labels');
+  const out: Record<string, Rec> = {};
+  if (isObj(base)) for (const [fam, v] of Object.entries(base)) if (isObj(v)) out[fam] = { ...v };
+  for (const [fam, v] of Object.entries(row.overrides ?? {})) out[fam] = { ...(out[fam] ?? {}), ...v };
+  return out;
+}
+
+export type Tone = 'pos' | 'neg' | 'neu' | 'warn' | 'info' | 'muted';
+
+export interface Chip {
+  family: string;
+  /** facet key: "family=value" */
+  key: string;
+  text: string;
+  tone: Tone;
+  title: string;
+  overridden: boolean;
+}
+
+const P_THRESHOLD = 0.5;
+
+function pct(p: number): string {
+  return `${Math.round(p * 100)}%`;
+}
+
+/** Small chips for a row: only what is asserted (a probability ≥ 0.5, a named label). */
+export function labelChips(row: Pick<LibraryRow, 'record' | 'overrides'>): Chip[] {
+  const labels = effectiveLabels(row);
+  const chips: Chip[] = [];
+  const over = row.overrides ?? {};
+  const push = (family: string, value: string, text: string, tone: Tone, title: string) =>
+    chips.push({ family, key: `${family}=${value}`, text, tone, title, overridden: family in over });
+  for (const [fam, v] of Object.entries(labels)) {
+    const p = num(v.p);
+    const label = str(v.label);
+    switch (fam) {
+      case 'sentiment': {
+        const l = label ?? (p === null ? null : p >= 0.6 ? 'positive' : p <= 0.4 ? 'negative' : 'neutral');
+        if (l) push(fam, l, l, l === 'positive' ? 'pos' : l === 'negative' ? 'neg' : 'neu', `sentiment: ${l}${p !== null ? ` (p ${p.toFixed(2)})` : ''}`);
+        break;
+      }
+      case 'sponsored': {
+        if (v.undisclosed === true) push(fam, 'undisclosed', 'sponsored · undisclosed', 'warn', `likely paid, no disclosure marker${p !== null ? ` (p ${p.toFixed(2)})` : ''}`);
+        else if (v.disclosed === true) push(fam, 'disclosed', 'sponsored', 'info', `disclosed sponsorship${str(v.brand) ? ` for ${str(v.brand)}` : ''}`);
+        else if (p !== null && p >= P_THRESHOLD) push(fam, 'likely', `sponsored ${pct(p)}`, 'warn', `sponsored probability ${p.toFixed(2)}`);
+        break;
+      }
+      case 'intent':
+      case 'niche': {
+        if (label) push(fam, label, label.replace(/_/g, ' '), fam === 'intent' ? 'info' : 'muted', `${fam}: ${label}${num(v.confidence) !== null ? ` (confidence ${num(v.confidence)!.toFixed(2)})` : ''}`);
+        break;
+      }
+      case 'mention': {
+        const lvl = num(v.sentiment_level);
+        if (lvl !== null) push(fam, `level${lvl}`, `mention ${lvl}/4`, lvl >= 3 ? 'pos' : lvl <= 1 ? 'neg' : 'neu', `brand mention sentiment level ${lvl} of 4`);
+        break;
+      }
+      case 'quality': {
+        const aim = str(v.post_aim);
+        if (aim) push(fam, aim, `aim: ${aim}`, 'muted', 'quality: post aim');
+        break;
+      }
+      case 'injection': {
+        if (v.flagged === true) push(fam, 'flagged', 'injection!', 'neg', 'text that tries to direct an AI system');
+        break;
+      }
+      default: {
+        if (p !== null && p >= P_THRESHOLD) {
+          const tone: Tone = fam === 'purchase_intent' ? 'pos' : fam === 'question' ? 'info' : 'neg';
+          push(fam, 'yes', fam.replace(/_/g, ' '), tone, `${fam}: p ${p.toFixed(2)}`);
+        } else if (label) push(fam, label, `${fam}: ${label}`, 'muted', fam);
+      }
+    }
+  }
+  return chips;
+}
+
+export interface FacetGroup {
+  family: string;
+  values: Array<{ key: string; text: string; count: number }>;
+}
+
+/** Facet counts over what is loaded. */
+export function facetCounts(rows: Array<Pick<LibraryRow, 'record' | 'overrides'>>): FacetGroup[] {
+  const fams = new Map<string, Map<string, { text: string; count: number }>>();
+  for (const r of rows) {
+    for (const c of labelChips(r)) {
+      let m = fams.get(c.family);
+      if (!m) fams.set(c.family, (m = new Map()));
+      const cur = m.get(c.key);
+      if (cur) cur.count++;
+      else m.set(c.key, { text: c.text, count: 1 });
+    }
+  }
+  return [...fams.entries()]
+    .sort((a, b) => a[0].localeCompare(b[0]))
+    .map(([family, m]) => ({ family, values: [...m.entries()].map(([key, v]) => ({ key, ...v })).sort((a, b) => b.count - a.count) }));
+}
+
+/** Within a family the selected values are OR-ed; across families AND-ed. */
+export function applyFacets<R extends Pick<LibraryRow, 'record' | 'overrides'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+  const byFam = new Map<string, Set<string>>();
+  for (const k of selected) {
+    const fam = k.split('=')[0];
+    let s = byFam.get(fam);
+    if (!s) byFam.set(fam, (s = new Set()));
+    s.add(k);
+  }
+  return rows.filter((r) => {
+    if (relevanceMin !== null && relevanceMin > 0) {
+      const p = relevance(r.record);
+      if (p === null || p < relevanceMin) return false;
+    }
+    if (byFam.size === 0) return true;
+    const keys = new Set(labelChips(r).map((c) => c.key));
+    for (const s of byFam.values()) if (![...s].some((k) => keys.has(k))) return false;
+    return true;
+  });
+}
+
+export function rowKey(r: { platform: string; kind: string; id: string }): string {
+  return `${r.platform}/${r.kind}/${r.id}`;
+}

@@ -1,0 +1,124 @@
+/** react-query hooks over the contract: one generic hook, plus the spend flow (price → confirm → run). */
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
+import type { LibraryQuery } from '../../../shared/query';
+import { api } from '../lib/api';
+import { creditRange, fmtExact } from '../lib/format';
+import { useUi } from '../stores/ui';
+
+export function useLoupe<K extends MethodName>(method: K, input: MethodInput<K>, opts: { enabled?: boolean; staleTime?: number; refetchInterval?: number | false; keepPrevious?: boolean } = {}) {
+  return useQuery<MethodOutput<K>>({
+    queryKey: [method, input],
+    queryFn: () => api.call(method, input),
+    enabled: opts.enabled ?? true,
+    staleTime: opts.staleTime ?? 5_000,
+    refetchInterval: opts.refetchInterval,
+    placeholderData: opts.keepPrevious ? keepPreviousData : undefined,
+  });
+}
+
+export const useInfo = () => useLoupe('app.info', {}, { staleTime: 30_000 });
+export const useSettings = () => useLoupe('settings.get', {}, { staleTime: 60_000 });
+export const useCatalogue = () => useLoupe('catalogue.get', { force: false }, { staleTime: Infinity });
+
+/** Invalidate every query of these methods (prefix match on the method name). */
+export function invalidate(qc: QueryClient, ...prefixes: string[]): void {
+  void qc.invalidateQueries({ predicate: (q) => typeof q.queryKey[0] === 'string' && prefixes.some((p) => (q.queryKey[0] as string).startsWith(p)) });
+}
+
+/** Keyset pages of library rows ("load more"). */
+export function useLibraryRows(query: LibraryQuery | null, pageSize = 200) {
+  return useInfiniteQuery({
+    queryKey: ['library.query', query, pageSize],
+    enabled: query !== null,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => api.call('library.query', { ...(query ?? {}), limit: pageSize, after: pageParam }),
+    getNextPageParam: (last) => last.next ?? undefined,
+    placeholderData: keepPreviousData,
+    staleTime: 2_000,
+  });
+}
+
+export function useDebounced<T>(value: T, ms = 350): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+/** The price of a walk of `pages` pages, shown on the button before it is pressed. */
+export function useWalkPrice(target: Target | null, pages: number) {
+  const t = useDebounced(target);
+  const q = useQuery({
+    queryKey: ['api.estimateWalk', t, pages],
+    queryFn: () => api.call('api.estimateWalk', { target: t!, pages }),
+    enabled: !!t,
+    staleTime: 60_000,
+    retry: false,
+  });
+  return { ...q, text: q.data ? creditRange(q.data.creditsMin, q.data.creditsMax) : q.isError ? 'price unknown' : t ? 'pricing…' : '' };
+}
+
+/** The price of one call (free: dry_run or the archive). */
+export function useCallPrice(target: Target | null) {
+  const t = useDebounced(target);
+  const q = useQuery({
+    queryKey: ['api.quote', t],
+    queryFn: () => api.call('api.quote', t!),
+    enabled: !!t,
+    staleTime: 60_000,
+    retry: false,
+  });
+  const text = q.data ? (q.data.servedFromArchive ? 'free (held in Loupe)' : creditRange(q.data.creditsMin, q.data.creditsMax)) : q.isError ? 'price unknown' : t ? 'pricing…' : '';
+  return { ...q, text };
+}
+
+export interface SpendEstimate {
+  what: string;
+  creditsMin: number;
+  creditsMax: number;
+  balance: number | null;
+  needsConfirmation?: boolean;
+  servedFromArchive?: boolean;
+}
+
+/**
+ * Ask before spending when the estimate's ceiling exceeds settings.askAboveCredits (or the core says so).
+ * The dialog states the estimate, the balance after, and what is free. Resolves true to go ahead.
+ */
+export function useApproveSpend() {
+  const qc = useQueryClient();
+  const ask = useUi((s) => s.ask);
+  return async (e: SpendEstimate): Promise<boolean> => {
+    const settings = await qc.ensureQueryData({ queryKey: ['settings.get', {}], queryFn: () => api.call('settings.get', {}) });
+    let bal = useUi.getState().balance;
+    if (e.balance === null && (bal?.creditsRemaining ?? null) === null) {
+      try {
+        bal = await api.call('credits.refresh', {});
+        useUi.getState().setBalance(bal);
+      } catch {
+        /* unknown balance: the dialog says so */
+      }
+    }
+    const balance = e.balance ?? bal?.creditsRemaining ?? null;
+    const free = bal?.freeCallsRemaining ?? null;
+    if (e.servedFromArchive) return true;
+    const over = e.creditsMax > settings.askAboveCredits;
+    if (!over && !e.needsConfirmation) return true;
+    const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`];
+    if (balance !== null) {
+      const lo = balance - e.creditsMax;
+      const hi = balance - e.creditsMin;
+      lines.push(`Balance after: ${lo === hi ? fmtExact(lo) : `${fmtExact(Math.max(lo, 0))}–${fmtExact(hi)}`} of ${fmtExact(balance)} credits.`);
+      if (e.creditsMax > balance) lines.push(`The service holds the ceiling (${fmtExact(e.creditsMax)}) before a call runs: with ${fmtExact(balance)} left a page may be refused as out of credits (not charged).`);
+    }
+    if (balance === null) lines.push('Balance after: not known yet (the service reports it with the next answer).');
+    lines.push(
+      `Free: pages Loupe already holds inside the cache window, repeats and replays, empty pages and errors${free ? `; ${free} introductory free call${free === 1 ? '' : 's'} left cover calls priced 100 credits or less` : ''}.`,
+    );
+    return ask({ title: e.what, lines, okLabel: `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` });
+  };
+}

@@ -1,0 +1,111 @@
+/** UI state (zustand): current view, drawer, palette, confirmation dialog, live balance, background work, toasts. */
+import { create } from 'zustand';
+import type { BalanceInfo, ExportJob, ItemRefInput, WalkInfo, WatchRunInfo } from '../../../shared/contract';
+
+export const VIEWS = [
+  { id: 'search', label: 'Search', key: 's', icon: '⌕' },
+  { id: 'profiles', label: 'Profiles', key: 'p', icon: '◉' },
+  { id: 'comments', label: 'Comments', key: 'c', icon: '❝' },
+  { id: 'watchlists', label: 'Watchlists', key: 'w', icon: '◷' },
+  { id: 'library', label: 'Library', key: 'l', icon: '▤' },
+  { id: 'usage', label: 'Usage', key: 'u', icon: '¢' },
+  { id: 'explorer', label: 'Explorer', key: 'e', icon: '⌘' },
+  { id: 'settings', label: 'Settings', key: ',', icon: '⚙' },
+] as const;
+export type ViewId = (typeof VIEWS)[number]['id'];
+
+export interface ConfirmRequest {
+  title: string;
+  lines: string[];
+  okLabel: string;
+  danger?: boolean;
+  resolve: (ok: boolean) => void;
+}
+
+export interface Toast {
+  id: number;
+  level: 'info' | 'warning' | 'error';
+  message: string;
+}
+
+let toastSeq = 0;
+
+interface UiState {
+  view: ViewId;
+  setView: (v: ViewId) => void;
+  drawer: ItemRefInput | null;
+  openDrawer: (r: ItemRefInput | null) => void;
+  paletteOpen: boolean;
+  setPalette: (o: boolean) => void;
+  bgOpen: boolean;
+  setBgOpen: (o: boolean) => void;
+  confirm: ConfirmRequest | null;
+  ask: (r: Omit<ConfirmRequest, 'resolve'>) => Promise<boolean>;
+  closeConfirm: (ok: boolean) => void;
+  balance: BalanceInfo | null;
+  setBalance: (b: BalanceInfo) => void;
+  walks: Record<string, WalkInfo>;
+  putWalk: (w: WalkInfo) => void;
+  exports: Record<string, ExportJob>;
+  putExport: (j: ExportJob) => void;
+  runs: Record<string, WatchRunInfo>;
+  putRun: (r: WatchRunInfo) => void;
+  toasts: Toast[];
+  toast: (level: Toast['level'], message: string) => void;
+  dismiss: (id: number) => void;
+  /** keyboard cursor of the table that is on screen */
+  tableRows: ItemRefInput[];
+  cursor: number;
+  setTableRows: (rows: ItemRefInput[]) => void;
+  setCursor: (i: number) => void;
+  /** cross-view hand-offs ("Open comments" from a drawer) */
+  handoff: { commentsUrl?: { platform: string; url: string }; profile?: { platform: string; handle: string }; explorer?: { platform: string; endpoint: string; params: Record<string, string> } };
+  setHandoff: (h: UiState['handoff']) => void;
+}
+
+export const useUi = create<UiState>((set, get) => ({
+  view: 'search',
+  setView: (view) => set((s) => ({ view, cursor: 0, drawer: s.view === view ? s.drawer : null })),
+  drawer: null,
+  openDrawer: (drawer) => set({ drawer }),
+  paletteOpen: false,
+  setPalette: (paletteOpen) => set({ paletteOpen }),
+  bgOpen: false,
+  setBgOpen: (bgOpen) => set({ bgOpen }),
+  confirm: null,
+  ask: (r) =>
+    new Promise<boolean>((resolve) => {
+      get().confirm?.resolve(false);
+      set({ confirm: { ...r, resolve } });
+    }),
+  closeConfirm: (ok) => {
+    const c = get().confirm;
+    set({ confirm: null });
+    c?.resolve(ok);
+  },
+  balance: null,
+  setBalance: (b) => {
+    const cur = get().balance;
+    // keep the newest reading
+    if (!cur || (b.at ?? 0) >= (cur.at ?? 0)) set({ balance: b });
+  },
+  walks: {},
+  putWalk: (w) => set((s) => ({ walks: { ...s.walks, [w.walkId]: w } })),
+  exports: {},
+  putExport: (j) => set((s) => ({ exports: { ...s.exports, [j.exportId]: j } })),
+  runs: {},
+  putRun: (r) => set((s) => ({ runs: { ...s.runs, [r.runId]: r } })),
+  toasts: [],
+  toast: (level, message) => {
+    const id = ++toastSeq;
+    set((s) => ({ toasts: [...s.toasts.slice(-3), { id, level, message }] }));
+    setTimeout(() => get().dismiss(id), level === 'error' ? 12000 : 6000);
+  },
+  dismiss: (id) => set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })),
+  tableRows: [],
+  cursor: 0,
+  setTableRows: (tableRows) => set((s) => ({ tableRows, cursor: Math.min(s.cursor, Math.max(0, tableRows.length - 1)) })),
+  setCursor: (i) => set((s) => ({ cursor: Math.max(0, Math.min(i, s.tableRows.length - 1)) })),
+  handoff: {},
+  setHandoff: (handoff) => set({ handoff }),
+}));
