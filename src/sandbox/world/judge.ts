@@ -65,6 +65,15 @@ for (const b of BRANDS) {
   const idx = NICHES.findIndex((n) => n.id === b.niche);
   for (const w of b.name.toLowerCase().split(/[^a-z0-9&]+/)) if (w.length > 3 && !NICHE_WORD.has(w)) NICHE_WORD.set(w, idx);
 }
+/** Multi-word niche phrases indexed by their first ASCII word. */
+const PHRASES_BY_FIRST = new Map<string, Array<[string, number]>>();
+for (const [ph, n] of NICHE_PHRASES) {
+  const first = ph.match(/[a-z0-9&]+/)?.[0];
+  if (!first) continue;
+  const a = PHRASES_BY_FIRST.get(first) ?? [];
+  a.push([ph, n]);
+  PHRASES_BY_FIRST.set(first, a);
+}
 const WORD_SPLIT = /[^\p{L}\p{N}&]+/u;
 /** Niche words are ASCII; a plain ASCII tokenizer is much faster than a Unicode split. */
 const ASCII_WORD = /[a-z0-9&]+/g;
@@ -197,7 +206,10 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
               const n = NICHE_WORD.get(w);
               if (n !== undefined) counts.set(n, (counts.get(n) ?? 0) + 1);
             }
-            for (const [ph, n] of NICHE_PHRASES) if (lt.includes(ph)) counts.set(n, (counts.get(n) ?? 0) + 2);
+            for (const w of ws) {
+              const cands = PHRASES_BY_FIRST.get(w);
+              if (cands) for (const [ph, n] of cands) if (lt.includes(ph)) counts.set(n, (counts.get(n) ?? 0) + 2);
+            }
             let best = -1;
             let bc = 0;
             for (const [n, c] of counts) if (c > bc) [best, bc] = [n, c];
@@ -312,7 +324,7 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
           break;
         }
         case 'low_quality': {
-          const stripped = text.replace(/[\s\p{Extended_Pictographic}\u200d\ufe0f]/gu, '');
+          const stripped = text.replace(/\s|\p{Extended_Pictographic}|\u200d|\ufe0f/gu, '');
           const hit = stripped.length < 6 || /^(first|nice|lol|ok|wow)!*$/i.test(text.trim());
           value = { p: clamp01(hit ? 0.88 + jit(26) : 0.1 + Math.abs(jit(26))) };
           evRe = hit ? /.+/ : null;
