@@ -41,12 +41,16 @@ interface Waiter {
  * - interactive work is started before background work, FIFO within a priority;
  * - a RATE_LIMITED answer pauses the whole key until Retry-After (`pause`).
  *
- * A start occupies the window for `windowSeconds` plus a small safety margin (1% of the
- * window, at most 250 ms): the server counts arrival times, which trail our start times by
- * network latency, so without a margin the 61st request could land inside the server's window.
+ * The server counts a request at its ARRIVAL, which we never see: it lies somewhere between our
+ * start and the moment the answer came back. So a request occupies our window from its start
+ * until `windowSeconds` after its answer arrived (while it is in flight it occupies it for good).
+ * A new start at s is allowed when fewer than `requests` attempts ended after s − window: every
+ * earlier arrival is then at or before s − window, outside the server's window whatever the
+ * latency. The cost is one round-trip per window (under 1% at 60 s); no guessed margin needed.
  */
 export class Pacer {
-  private starts: number[] = []; // start times inside the (window + margin), ascending
+  /** attempts that still occupy the window: start time, and end time (Infinity while in flight) */
+  private starts: Array<{ start: number; end: number }> = [];
   private inFlightCount = 0;
   private queue: Waiter[] = [];
   private seq = 0;
@@ -72,16 +76,23 @@ export class Pacer {
     this.pump();
   }
 
-  private get spanMs(): number {
-    const w = this.limitsValue.windowSeconds * 1000;
-    return w + Math.min(250, w * 0.01);
+  private get windowMs(): number {
+    return this.limitsValue.windowSeconds * 1000;
   }
 
   private prune(now: number): void {
-    const cutoff = now - this.spanMs;
-    let i = 0;
-    while (i < this.starts.length && this.starts[i] <= cutoff) i++;
-    if (i) this.starts.splice(0, i);
+    const cutoff = now - this.windowMs;
+    this.starts = this.starts.filter((e) => e.end > cutoff);
+  }
+
+  /** earliest time a new start is allowed by the window (given occupied entries) */
+  private windowReadyAt(entries: Array<{ end: number }>, now: number): number {
+    const { requests } = this.limitsValue;
+    if (entries.length < requests) return now;
+    const ends = entries.map((e) => e.end).sort((a, b) => a - b);
+    // after the k-th smallest end leaves the window, entries.length − k remain
+    const k = entries.length - requests; // index of the end that must leave
+    return ends[k] + this.windowMs + 1; // Infinity while that attempt is in flight: a release pumps
   }
 
   /**
@@ -131,17 +142,15 @@ export class Pacer {
       if (this.inFlightCount >= this.limitsValue.maxInFlight) return; // a release will pump
       let readyAt = now;
       if (this.pausedUntilMs > now) readyAt = this.pausedUntilMs;
-      if (this.starts.length >= this.limitsValue.requests) {
-        const idx = this.starts.length - this.limitsValue.requests;
-        readyAt = Math.max(readyAt, this.starts[idx] + this.spanMs + 1);
-      }
+      readyAt = Math.max(readyAt, this.windowReadyAt(this.starts, now));
       if (readyAt > now) {
-        this.scheduleWake(readyAt);
+        if (Number.isFinite(readyAt)) this.scheduleWake(readyAt);
         return;
       }
       this.queue.splice(this.queue.indexOf(w), 1);
       if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
-      this.starts.push(now);
+      const entry = { start: now, end: Infinity };
+      this.starts.push(entry);
       this.totalStarts++;
       this.inFlightCount++;
       const startedAt = now;
@@ -150,7 +159,8 @@ export class Pacer {
         if (released) return;
         released = true;
         this.inFlightCount--;
-        const d = this.clock.now() - startedAt;
+        entry.end = this.clock.now();
+        const d = entry.end - startedAt;
         this.avgMs = this.avgMs * 0.8 + d * 0.2;
         this.pump();
       });
@@ -182,7 +192,7 @@ export class Pacer {
         interactive: this.queue.filter((q) => q.priority === 'interactive').length,
         background: this.queue.filter((q) => q.priority === 'background').length,
       },
-      startsInWindow: this.starts.filter((t) => t > now - w).length,
+      startsInWindow: this.starts.filter((e) => e.start > now - w).length,
       limits: this.limits,
       pausedUntil: this.pausedUntilMs > now ? this.pausedUntilMs : null,
       totalStarts: this.totalStarts,
@@ -202,19 +212,20 @@ export class Pacer {
     const { requests, maxInFlight } = this.limitsValue;
     const ahead = this.queue.filter((q) => priority === 'background' || q.priority === 'interactive').length;
     const total = ahead + n;
-    const starts = [...this.starts];
-    // finish times of what runs now: assume half an average attempt left
-    const running: number[] = Array.from({ length: this.inFlightCount }, () => now + this.avgMs / 2);
+    // what runs now: assume half an average attempt left
+    const entries = this.starts.map((e) => ({ end: Number.isFinite(e.end) ? e.end : now + this.avgMs / 2 }));
+    const running: number[] = entries.filter((_, i) => !Number.isFinite(this.starts[i].end)).map((e) => e.end);
     let t = Math.max(now, this.pausedUntilMs);
     let lastFinish = now;
+    void requests;
     for (let i = 0; i < total; i++) {
-      if (starts.length >= requests) t = Math.max(t, starts[starts.length - requests] + this.spanMs + 1);
+      t = Math.max(t, this.windowReadyAt(entries, t));
       if (running.length >= maxInFlight) {
         running.sort((a, b) => a - b);
         t = Math.max(t, running.shift() as number);
       }
-      starts.push(t);
       const fin = t + this.avgMs;
+      entries.push({ end: fin });
       running.push(fin);
       lastFinish = Math.max(lastFinish, fin);
     }
