@@ -39,6 +39,30 @@ describe('Pacer', () => {
     expect(sorted[5] - sorted[0]).toBeGreaterThanOrEqual(10_000);
   });
 
+  it('a slow answer keeps its place in the window until W after it arrived (the server counts arrivals, which we never see)', async () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 2, windowSeconds: 10, maxInFlight: 10 });
+    const log: Array<{ name: string; at: number }> = [];
+    const t0 = clock.now();
+    const a = job(p, clock, log, 'slow', 4_000); // answer after 4 s: it may have arrived at the server at any point until then
+    const b = job(p, clock, log, 'fast', 100);
+    const c = job(p, clock, log, 'third', 100);
+    const d = job(p, clock, log, 'fourth', 100);
+    await flush();
+    expect(log.map((l) => l.name)).toEqual(['slow', 'fast']);
+    await clock.advance(10_050); // the fast one ended at 0.1 s: its slot frees at 10.1 s, not before
+    expect(log.length).toBe(2);
+    await clock.advance(100);
+    expect(log.map((l) => l.name)).toEqual(['slow', 'fast', 'third']);
+    await clock.advance(3_800); // 13.95 s: the slow one (ended at 4 s) still occupies the window
+    expect(log.length).toBe(3);
+    await clock.advance(100);
+    expect(log[3]).toEqual({ name: 'fourth', at: expect.any(Number) });
+    expect(log[3].at - t0).toBeGreaterThanOrEqual(14_000);
+    await clock.advance(1_000);
+    await Promise.all([a, b, c, d]);
+  });
+
   it('never has more than M in flight', async () => {
     const clock = new ManualClock();
     const p = new Pacer(clock, { requests: 1000, windowSeconds: 60, maxInFlight: 3 });
