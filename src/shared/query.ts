@@ -1,43 +1,274 @@
 /**
- * The one query model used by every library view, the command line and exports.
- * (Archive helper: extend freely, keep these export names: libraryQuerySchema, LibraryQuery.)
+ * The library's query model: what the renderer, the CLI and the host send to
+ * the archive (src/core/archive) to list, count, chart and export archived items.
+ * Pure types + zod schemas; no node imports (the renderer uses this file too).
+ *
+ * Semantics (see docs/archive.md):
+ * - every filter is conjunctive (AND);
+ * - `since` is inclusive, `until` exclusive; a date-only `until` ('2024-05-31')
+ *   covers that whole UTC day; both apply to `published_at` (items without a
+ *   date never match a date filter);
+ * - `text` is a full-text search over the text and author names (diacritics and
+ *   case folded: `cafe` finds `café`); user text is always quoted term by term
+ *   (`"phrases in quotes"` stay phrases, a trailing `*` keeps a prefix search,
+ *   every word is required), so FTS syntax in user input can never raise an error;
+ *   text with no indexable word (only emoji / punctuation) is a substring match;
+ * - `labels` conditions see analyst overrides in place of the original values;
+ *   `eq`/`neq` compare text, numbers and booleans; `neq` matches items judged for
+ *   that field whose value differs (a null "unsure" value counts as different);
+ *   gte/lte/gt/lt need numbers and never match text or null values;
+ * - empty `platforms` / `kinds` arrays mean "no restriction";
+ * - `tags`: the item must carry every listed tag;
+ * - sorting puts items whose sort value is unknown (null) last in both
+ *   directions; ties are broken by archive row id in the sort direction.
  */
 import { z } from 'zod';
 
-export const labelConditionSchema = z.object({
-  family: z.string().min(1).max(40),
-  field: z.string().min(1).max(40),
-  op: z.enum(['eq', 'neq', 'gte', 'lte', 'gt', 'lt']),
-  value: z.union([z.string(), z.number(), z.boolean()]),
+export const ENGAGEMENT_FIELDS = ['views', 'likes', 'comments', 'shares', 'saves'] as const;
+export type EngagementField = (typeof ENGAGEMENT_FIELDS)[number];
+
+export const LABEL_OPS = ['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const;
+export type LabelOp = (typeof LABEL_OPS)[number];
+
+export const BASE_SORT_FIELDS = [
+  'published_at',
+  'likes',
+  'views',
+  'comments',
+  'shares',
+  'relevance',
+  'first_seen_at',
+  'author',
+] as const;
+export type BaseSortField = (typeof BASE_SORT_FIELDS)[number];
+/** `label:<family>.<field>`, e.g. `label:sponsored.p` */
+export type LabelSortField = `label:${string}.${string}`;
+export type SortField = BaseSortField | LabelSortField;
+
+const LABEL_SORT_RE = /^label:[A-Za-z0-9_]+\.[A-Za-z0-9_.]+$/;
+
+export function isLabelSort(f: string): f is LabelSortField {
+  return LABEL_SORT_RE.test(f);
+}
+
+/** `label:intent.label` → { family: 'intent', field: 'label' } */
+export function parseLabelSort(f: LabelSortField): { family: string; field: string } {
+  const rest = f.slice('label:'.length);
+  const dot = rest.indexOf('.');
+  return { family: rest.slice(0, dot), field: rest.slice(dot + 1) };
+}
+
+const timeBound = z.union([z.string().min(1), z.number().finite()]);
+
+export const engagementConditionSchema = z.object({
+  field: z.enum(ENGAGEMENT_FIELDS),
+  min: z.number().finite().optional(),
+  max: z.number().finite().optional(),
 });
+export type EngagementCondition = z.infer<typeof engagementConditionSchema>;
+/** name kept for the contract */
+export const engagementRangeSchema = engagementConditionSchema;
+
+export const labelConditionSchema = z
+  .object({
+    family: z.string().min(1).max(64),
+    field: z.string().min(1).max(128),
+    op: z.enum(LABEL_OPS),
+    value: z.union([z.string(), z.number().finite(), z.boolean()]),
+  })
+  .refine(
+    (c) =>
+      c.op === 'eq' ||
+      c.op === 'neq' ||
+      typeof c.value === 'number' ||
+      (typeof c.value === 'string' && c.value.trim() !== '' && Number.isFinite(Number(c.value))),
+    { message: 'gte/lte/gt/lt need a numeric value' },
+  );
 export type LabelCondition = z.infer<typeof labelConditionSchema>;
 
-export const engagementRangeSchema = z.object({
-  field: z.enum(['views', 'likes', 'comments', 'shares', 'saves']),
-  min: z.number().optional(),
-  max: z.number().optional(),
+export const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
+export const sourceFilterSchema = z.object({
+  /** walk: items any page of that walk returned; call: items that logical call returned;
+   *  source: items fetched by calls whose source is exactly `id` (e.g. 'search', 'cli');
+   *  watchlist: items fetched by calls whose source is `watch:<id>` */
+  type: z.enum(SOURCE_TYPES),
+  id: z.string().min(1),
 });
+export type SourceFilter = z.infer<typeof sourceFilterSchema>;
+
+export function isSortField(f: string): f is SortField {
+  return (BASE_SORT_FIELDS as readonly string[]).includes(f) || isLabelSort(f);
+}
 
 export const librarySortSchema = z.object({
-  field: z.string().min(1).max(80), // published_at | likes | views | comments | shares | relevance | first_seen_at | author | label:<family>.<field>
+  /** published_at | likes | views | comments | shares | relevance | first_seen_at | author | label:<family>.<field> */
+  field: z.string().min(1).max(80).refine(isSortField, { message: 'unknown sort field' }),
   dir: z.enum(['asc', 'desc']),
 });
+export type LibrarySort = z.infer<typeof librarySortSchema>;
+
+export const MAX_PAGE = 1000;
+export const DEFAULT_PAGE = 100;
 
 export const libraryQuerySchema = z.object({
-  platforms: z.array(z.string()).optional(),
-  kinds: z.array(z.string()).optional(),
-  author: z.string().max(200).optional(),
-  since: z.union([z.string(), z.number()]).optional(),
-  until: z.union([z.string(), z.number()]).optional(),
+  platforms: z.array(z.string().min(1)).optional(),
+  kinds: z.array(z.string().min(1)).optional(),
+  /** author id or username (a leading @ is ignored; username match ignores case) */
+  author: z.string().min(1).max(200).optional(),
+  since: timeBound.optional(),
+  until: timeBound.optional(),
   text: z.string().max(500).optional(),
-  engagement: z.array(engagementRangeSchema).optional(),
+  engagement: z.array(engagementConditionSchema).optional(),
   labels: z.array(labelConditionSchema).optional(),
   relevanceMin: z.number().min(0).max(1).optional(),
-  source: z.object({ type: z.enum(['walk', 'call', 'source', 'watchlist']), id: z.string() }).optional(),
-  tags: z.array(z.string()).optional(),
+  source: sourceFilterSchema.optional(),
+  tags: z.array(z.string().min(1)).optional(),
   hasNote: z.boolean().optional(),
   sort: librarySortSchema.optional(),
-  limit: z.number().int().min(1).max(1000).optional(),
+  limit: z.number().int().min(1).max(MAX_PAGE).optional(),
+  /** opaque keyset cursor from a previous page's `next` */
   after: z.string().optional(),
 });
 export type LibraryQuery = z.infer<typeof libraryQuerySchema>;
+
+/** Analyst overrides of AI labels: family → field → value. */
+export type LabelOverrides = Record<string, Record<string, unknown>>;
+
+/**
+ * One row of a library listing. A structural superset of the contract's
+ * LibraryRow (record, tags, note, overrides, firstSeenAt, lastSeenAt) plus the
+ * extracted columns the table views show without digging in the record.
+ */
+export interface LibraryRow {
+  platform: string;
+  kind: string;
+  id: string;
+  /** the record as the API returned it (latest fetch; computed labels included, original values) */
+  record: Record<string, unknown>;
+  tags: string[];
+  note: string | null;
+  overrides: LabelOverrides;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  seenCount: number;
+  publishedAt: number | null;
+  author: { id: string | null; username: string | null; displayName: string | null };
+  text: string | null;
+  url: string | null;
+  lang: string | null;
+  /** the post record's own `kind` (format word: short, photo, ...) */
+  postKind: string | null;
+  parentId: string | null;
+  engagement: { views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null };
+  /** effective labels: original computed.labels with analyst overrides applied */
+  labels: Record<string, Record<string, unknown>> | null;
+  relevance: number | null;
+}
+
+export interface LibraryPage {
+  rows: LibraryRow[];
+  /** cursor for the next page, null at the end */
+  next: string | null;
+  /** total rows matching the query: given on the first page (no `after`), null after */
+  total: number | null;
+}
+
+export type TimeBucket = 'day' | 'week';
+
+/** Every aggregate point is a SeriesPoint of the contract ({bucket, value}) plus extras. */
+export interface SeriesPoint {
+  bucket: string;
+  value: number;
+}
+/** volumeOverTime: bucket = UTC date of the bucket start (YYYY-MM-DD; weeks start Monday), value = items */
+export type VolumePoint = SeriesPoint;
+/** engagementOverTime: value = sum of the known counts; known = items whose count is known */
+export interface EngagementPoint extends SeriesPoint {
+  known: number;
+  avg: number | null;
+}
+/** labelDistribution: bucket = value as text (numeric: `0.5-0.6`, null: `null`), value = items, share = items / judged items */
+export interface LabelShare extends SeriesPoint {
+  share: number;
+}
+/** topAuthors: bucket = username (or display name, or id), value = items */
+export interface AuthorCount extends SeriesPoint {
+  platform: string;
+  authorId: string | null;
+  username: string | null;
+  displayName: string | null;
+  likes: number;
+  views: number;
+}
+/** credits per UTC day / source / endpoint: value = credits used; calls = HTTP attempts */
+export interface CreditsPoint extends SeriesPoint {
+  calls: number;
+}
+
+/** Charged vs not charged, over ledger attempts. Every attempt falls in exactly one class. */
+export interface UsageCounts {
+  attempts: number;
+  charged: { requests: number; credits: number };
+  notCharged: {
+    cached: number;
+    replay: number;
+    freeCall: number;
+    error: number;
+    dryRun: number;
+    /** successful, zero-cost, none of the above (e.g. an empty result) */
+    empty: number;
+    /** answers served from the archive never reach the ledger: always 0 here (the core counts those) */
+    fromArchive: number;
+  };
+}
+
+export interface ItemCall {
+  callId: string;
+  requestId: string | null;
+  /** when the answer was stored */
+  at: number;
+  source: string;
+  walkId: string | null;
+  platform: string;
+  endpoint: string;
+  position: number | null;
+  /** from the ledger's successful attempt (0 / false when the ledger has no such row) */
+  creditsUsed: number;
+  cached: boolean;
+  replay: boolean;
+  freeCall: boolean;
+  chargeReason: string | null;
+}
+
+export interface LabelOverrideEntry {
+  family: string;
+  field: string;
+  value: unknown;
+  /** the value the API gave (undefined → null when the record had none) */
+  original: unknown;
+  at: number;
+}
+
+export interface ArchivedItem extends LibraryRow {
+  /** which calls returned it, when, at what cost (newest first) */
+  provenance: ItemCall[];
+  /** fields the network did not provide (the `unavailable` of the latest answer that carried it) */
+  unavailable: string[];
+  /** overrides with their original values */
+  overrideLog: LabelOverrideEntry[];
+}
+
+export interface ResultSet {
+  id: string;
+  name: string;
+  query: LibraryQuery;
+  tags: string[];
+  note: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TagCount {
+  tag: string;
+  count: number;
+}

@@ -1,0 +1,1182 @@
+/**
+ * The local SQLite archive: persistence for the request core (CoreStore) and the
+ * library on top of it (queries, full-text search, aggregates, annotations,
+ * export rows). Synchronous (better-sqlite3); every public method is one
+ * transaction or one read statement. See docs/archive.md.
+ */
+import type { Statement } from 'better-sqlite3';
+import type {
+  CoreStore,
+  ExportRow,
+  ItemRef,
+  JournalEntry,
+  LedgerEntry,
+  StoredResponse,
+  WalkState,
+  WalkStatus,
+} from '../ports';
+import type { Envelope } from '../../shared/api-types';
+import type {
+  ArchivedItem,
+  AuthorCount,
+  CreditsPoint,
+  EngagementField,
+  EngagementPoint,
+  ItemCall,
+  LabelOverrideEntry,
+  LabelOverrides,
+  LabelShare,
+  LibraryPage,
+  LibraryQuery,
+  LibraryRow,
+  ResultSet,
+  TagCount,
+  TimeBucket,
+  UsageCounts,
+  VolumePoint,
+} from '../../shared/query';
+import { openDb, type Db } from './db';
+import {
+  applyOverrides,
+  diffLeaves,
+  extractColumns,
+  flattenLabels,
+  itemsOfData,
+  labelValue,
+  mergeRecord,
+  recordId,
+  refKey,
+  type Json,
+  type LabelLeaf,
+} from './extract';
+import {
+  buildWhere,
+  decodeCursor,
+  DENSE,
+  encodeCursor,
+  pageSize,
+  parseQuery,
+  queryHash,
+  sortPlan,
+  QueryError,
+  type Cursor,
+  type SortPlan,
+  type Where,
+} from './sql-query';
+
+export { QueryError } from './sql-query';
+export { ArchiveVersionError } from './db';
+
+export class ArchiveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveError';
+  }
+}
+
+export interface OpenArchiveOptions {
+  /** ms since epoch; used for annotation times and bulk-ingest seen times */
+  clock?: () => number;
+  /** matching rows from which a filter is probed per row instead of materialised (tests force 1) */
+  denseAt?: number;
+}
+
+/** One record to bulk-load (benchmarks, imports). */
+export interface IngestRow {
+  platform: string;
+  kind: string;
+  record: Record<string, unknown>;
+}
+/** Optional provenance of a bulk load: recorded as a stored answer without an envelope. */
+export interface IngestProvenance {
+  callId: string;
+  source: string;
+  walkId?: string | null;
+  platform?: string;
+  endpoint?: string;
+  paramsHash?: string;
+  fetchedAt?: number;
+  unavailable?: string[];
+}
+
+interface ItemRow {
+  rid: number;
+  platform: string;
+  kind: string;
+  id: string;
+  raw: string;
+  published_at: number | null;
+  author_id: string | null;
+  author_username: string | null;
+  author_display_name: string | null;
+  text: string | null;
+  url: string | null;
+  lang: string | null;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+  parent_id: string | null;
+  post_kind: string | null;
+  labels: string | null;
+  relevance_p: number | null;
+  first_seen_at: number;
+  last_seen_at: number;
+  seen_count: number;
+  unavailable: string | null;
+}
+
+const ITEM_COLS =
+  'i.rid, i.platform, i.kind, i.id, i.raw, i.published_at, i.author_id, i.author_username, i.author_display_name, ' +
+  'i.text, i.url, i.lang, i.views, i.likes, i.comments, i.shares, i.saves, i.parent_id, i.post_kind, i.labels, ' +
+  'i.relevance_p, i.first_seen_at, i.last_seen_at, i.seen_count, i.unavailable';
+
+const b = (v: boolean): number => (v ? 1 : 0);
+
+interface CallRow {
+  id: number;
+  call_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  platform: string;
+  endpoint: string;
+  params: string;
+  params_hash: string;
+  idempotency_key: string | null;
+  request_id: string | null;
+  status: number | null;
+  error_type: string | null;
+  credits_used: number;
+  credits_remaining: number | null;
+  charge_reason: string | null;
+  cached: number;
+  free_call: number;
+  idempotent_replay: number;
+  source: string;
+  walk_id: string | null;
+  dry_run: number;
+}
+
+function ledgerFromRow(r: CallRow): LedgerEntry {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    attempt: r.attempt,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    platform: r.platform,
+    endpoint: r.endpoint,
+    params: r.params,
+    paramsHash: r.params_hash,
+    idempotencyKey: r.idempotency_key,
+    requestId: r.request_id,
+    status: r.status,
+    errorType: r.error_type,
+    creditsUsed: r.credits_used,
+    creditsRemaining: r.credits_remaining,
+    chargeReason: r.charge_reason,
+    cached: r.cached === 1,
+    freeCall: r.free_call === 1,
+    idempotentReplay: r.idempotent_replay === 1,
+    source: r.source,
+    walkId: r.walk_id,
+    dryRun: r.dry_run === 1,
+  };
+}
+
+interface JournalRow {
+  call_id: string;
+  op_key: string;
+  idempotency_key: string;
+  platform: string;
+  endpoint: string;
+  params: string;
+  params_hash: string;
+  state: JournalEntry['state'];
+  created_at: number;
+  finished_at: number | null;
+}
+function journalFromRow(r: JournalRow): JournalEntry {
+  return {
+    callId: r.call_id,
+    opKey: r.op_key,
+    idempotencyKey: r.idempotency_key,
+    platform: r.platform,
+    endpoint: r.endpoint,
+    params: r.params,
+    paramsHash: r.params_hash,
+    state: r.state,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+interface WalkRow {
+  walk_id: string;
+  platform: string;
+  endpoint: string;
+  params: string;
+  cursor_param: string;
+  cursor: string | null;
+  pages_done: number;
+  credits_spent: number;
+  items_seen: number;
+  status: WalkStatus;
+  stop_reason: string | null;
+  source: string;
+  created_at: number;
+  updated_at: number;
+  error: string | null;
+}
+function walkFromRow(r: WalkRow): WalkState {
+  return {
+    walkId: r.walk_id,
+    platform: r.platform,
+    endpoint: r.endpoint,
+    params: r.params,
+    cursorParam: r.cursor_param,
+    cursor: r.cursor,
+    pagesDone: r.pages_done,
+    creditsSpent: r.credits_spent,
+    itemsSeen: r.items_seen,
+    status: r.status,
+    stopReason: r.stop_reason,
+    source: r.source,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    error: r.error,
+  };
+}
+
+type OverrideList = Array<{ family: string; field: string; value: unknown; at: number }>;
+
+function overridesObject(list: OverrideList): LabelOverrides {
+  const out: LabelOverrides = {};
+  for (const o of list) (out[o.family] ??= {})[o.field] = o.value;
+  return out;
+}
+
+function bucketExpr(bucket: TimeBucket, col: string): string {
+  return bucket === 'week'
+    ? `date(${col} / 1000, 'unixepoch', 'weekday 0', '-6 days')`
+    : `date(${col} / 1000, 'unixepoch')`;
+}
+
+function parseLabels(s: string | null): Json | null {
+  return s === null ? null : (JSON.parse(s) as Json);
+}
+
+function and(clauses: string[]): string {
+  return clauses.length === 0 ? '1' : clauses.join(' AND ');
+}
+
+export class Archive implements CoreStore {
+  readonly db: Db;
+  private readonly clock: () => number;
+  private readonly denseAt: number;
+  private readonly stmtCache = new Map<string, Statement>();
+
+  constructor(db: Db, opts: OpenArchiveOptions = {}) {
+    this.db = db;
+    this.clock = opts.clock ?? Date.now;
+    this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
+  }
+
+  close(): void {
+    this.stmtCache.clear();
+    if (this.db.open) this.db.close();
+  }
+
+  /** Prepared statement cache (dynamic library SQL is bounded by the query shapes). */
+  private st(sql: string): Statement {
+    let s = this.stmtCache.get(sql);
+    if (!s) {
+      if (this.stmtCache.size > 500) this.stmtCache.clear();
+      s = this.db.prepare(sql);
+      this.stmtCache.set(sql, s);
+    }
+    return s;
+  }
+
+  // ───────────────────────── idempotency journal ─────────────────────────
+
+  findJournal(opKey: string): JournalEntry | undefined {
+    const r = this.st('SELECT * FROM journal WHERE op_key = ?').get(opKey) as JournalRow | undefined;
+    return r ? journalFromRow(r) : undefined;
+  }
+
+  /** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
+  beginJournal(e: JournalEntry): void {
+    this.st(
+      `INSERT INTO journal (call_id, op_key, idempotency_key, platform, endpoint, params, params_hash, state, created_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
+         platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
+         params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
+         finished_at = excluded.finished_at`,
+    ).run(e.callId, e.opKey, e.idempotencyKey, e.platform, e.endpoint, e.params, e.paramsHash, e.state, e.createdAt, e.finishedAt);
+  }
+
+  finishJournal(callId: string, state: 'done' | 'failed', at: number): void {
+    this.st('UPDATE journal SET state = ?, finished_at = ? WHERE call_id = ?').run(state, at, callId);
+  }
+
+  pendingJournal(): JournalEntry[] {
+    return (this.st("SELECT * FROM journal WHERE state = 'pending' ORDER BY created_at, call_id").all() as JournalRow[]).map(
+      journalFromRow,
+    );
+  }
+
+  // ───────────────────────── ledger ─────────────────────────
+
+  recordAttempt(e: LedgerEntry): number {
+    const r = this.st(
+      `INSERT INTO calls (call_id, attempt, started_at, duration_ms, platform, endpoint, params, params_hash, idempotency_key,
+         request_id, status, error_type, credits_used, credits_remaining, charge_reason, cached, free_call, idempotent_replay,
+         source, walk_id, dry_run)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      e.callId, e.attempt, e.startedAt, e.durationMs, e.platform, e.endpoint, e.params, e.paramsHash, e.idempotencyKey,
+      e.requestId, e.status, e.errorType, e.creditsUsed, e.creditsRemaining, e.chargeReason, b(e.cached), b(e.freeCall),
+      b(e.idempotentReplay), e.source, e.walkId, b(e.dryRun),
+    );
+    return Number(r.lastInsertRowid);
+  }
+
+  /** Newest first; `beforeId` pages back. */
+  listLedger(opts: { limit?: number; beforeId?: number; callId?: string } = {}): LedgerEntry[] {
+    const limit = Math.min(Math.max(opts.limit ?? 200, 1), 10_000);
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (opts.beforeId !== undefined) {
+      clauses.push('id < ?');
+      params.push(opts.beforeId);
+    }
+    if (opts.callId !== undefined) {
+      clauses.push('call_id = ?');
+      params.push(opts.callId);
+    }
+    return (this.st(`SELECT * FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as CallRow[]).map(
+      ledgerFromRow,
+    );
+  }
+
+  // ───────────────────────── stored answers + items ─────────────────────────
+
+  private readonly insItem = (): Statement =>
+    this.st(
+      `INSERT INTO items (platform, kind, id, raw, published_at, author_id, author_username, author_display_name, text, url, lang,
+         views, likes, comments, shares, saves, parent_id, post_kind, labels, relevance_p, unavailable, first_seen_at, last_seen_at, seen_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+       ON CONFLICT (platform, kind, id) DO NOTHING`,
+    );
+
+  /**
+   * Insert or merge one record. Returns its rid and whether it was new.
+   * Later answers update counts and labels; nulls never erase known values (extract.ts mergeRecord).
+   */
+  private upsert(platform: string, kind: string, id: string, record: Json, seenAt: number, unavailable: string | null): { rid: number; isNew: boolean } {
+    const c = extractColumns(kind, record);
+    const ins = this.insItem().run(
+      platform, kind, id, JSON.stringify(record), c.published_at, c.author_id, c.author_username, c.author_display_name, c.text,
+      c.url, c.lang, c.views, c.likes, c.comments, c.shares, c.saves, c.parent_id, c.post_kind, c.labels, c.relevance_p,
+      unavailable, seenAt, seenAt,
+    );
+    if (ins.changes === 1) {
+      const rid = Number(ins.lastInsertRowid);
+      if (c.labels !== null) this.writeLeaves(rid, [], flattenLabels(JSON.parse(c.labels) as Json));
+      return { rid, isNew: true };
+    }
+    const old = this.st('SELECT rid, raw, labels FROM items WHERE platform = ? AND kind = ? AND id = ?').get(platform, kind, id) as
+      | { rid: number; raw: string; labels: string | null }
+      | undefined;
+    if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`);
+    const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
+    const m = extractColumns(kind, merged);
+    this.st(
+      `UPDATE items SET raw = ?, published_at = ?, author_id = ?, author_username = ?, author_display_name = ?, text = ?, url = ?,
+         lang = ?, views = ?, likes = ?, comments = ?, shares = ?, saves = ?, parent_id = ?, post_kind = ?, labels = ?,
+         relevance_p = ?, unavailable = COALESCE(?, unavailable), first_seen_at = min(first_seen_at, ?),
+         last_seen_at = max(last_seen_at, ?), seen_count = seen_count + 1
+       WHERE rid = ?`,
+    ).run(
+      JSON.stringify(merged), m.published_at, m.author_id, m.author_username, m.author_display_name, m.text, m.url, m.lang,
+      m.views, m.likes, m.comments, m.shares, m.saves, m.parent_id, m.post_kind, m.labels, m.relevance_p, unavailable, seenAt,
+      seenAt, old.rid,
+    );
+    if (m.labels !== old.labels) {
+      const ov = this.overridesOf(old.rid);
+      this.writeLeaves(old.rid, flattenLabels(parseLabels(old.labels), ov), flattenLabels(parseLabels(m.labels), ov));
+    }
+    return { rid: old.rid, isNew: false };
+  }
+
+  /** Move the effective label rows of one item from `before` to `after` (exact keys: see migration 0001). */
+  private writeLeaves(rid: number, before: LabelLeaf[], after: LabelLeaf[]): void {
+    const { del, ins } = before.length === 0 ? { del: [], ins: after } : diffLeaves(before, after);
+    if (del.length > 0) {
+      const d = this.st('DELETE FROM item_labels WHERE family = ? AND field = ? AND value = ? AND item_rid = ?');
+      for (const [family, field, value] of del) d.run(family, field, value, rid);
+    }
+    // one multi-row statement per chunk of up to 16 leaves (fewer native calls than one per leaf)
+    for (let k = 0; k < ins.length; k += 16) {
+      const chunk = ins.slice(k, k + 16);
+      const args: unknown[] = [];
+      for (const [family, field, value] of chunk) args.push(family, field, value, rid);
+      this.st(
+        `INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      ).run(...args);
+    }
+  }
+
+  private overridesOf(rid: number): OverrideList {
+    return (
+      this.st('SELECT family, field, value, at FROM label_overrides WHERE item_rid = ? ORDER BY family, field').all(rid) as Array<{
+        family: string;
+        field: string;
+        value: string;
+        at: number;
+      }>
+    ).map((o) => ({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at }));
+  }
+
+  private insertResponse(
+    callId: string, platform: string, endpoint: string, paramsHash: string, fetchedAt: number, source: string,
+    walkId: string | null, unavailable: string | null, envelope: string | null,
+  ): void {
+    this.st(
+      `INSERT INTO responses (call_id, platform, endpoint, params_hash, fetched_at, source, walk_id, unavailable, envelope)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (call_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint,
+         params_hash = excluded.params_hash, fetched_at = excluded.fetched_at, source = excluded.source,
+         walk_id = excluded.walk_id, unavailable = excluded.unavailable, envelope = COALESCE(excluded.envelope, envelope)`,
+    ).run(callId, platform, endpoint, paramsHash, fetchedAt, source, walkId, unavailable, envelope);
+  }
+
+  private ingestMany(
+    rows: Iterable<{ platform: string; kind: string; id: string; record: Json; position: number }>,
+    seenAt: number,
+    unavailable: string | null,
+    callId: string | null,
+  ): { items: ItemRef[]; newItems: number } {
+    const items: ItemRef[] = [];
+    const seen = new Set<string>();
+    let newItems = 0;
+    const prov = callId === null ? null : this.st('INSERT INTO provenance (call_id, item_rid, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+    for (const r of rows) {
+      const ref = { platform: r.platform, kind: r.kind, id: r.id };
+      const key = refKey(ref);
+      if (seen.has(key)) continue; // the same item twice in one answer counts once
+      seen.add(key);
+      const { rid, isNew } = this.upsert(r.platform, r.kind, r.id, r.record, seenAt, unavailable);
+      if (isNew) newItems++;
+      if (prov) prov.run(callId, rid, r.position);
+      items.push(ref);
+    }
+    return { items, newItems };
+  }
+
+  storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
+    return this.db.transaction(() => {
+      const env = r.envelope as Envelope;
+      const unavailable = Array.isArray(env.unavailable) ? JSON.stringify(env.unavailable) : null;
+      this.insertResponse(r.callId, r.platform, r.endpoint, r.paramsHash, r.fetchedAt, source, walkId, unavailable, JSON.stringify(env));
+      const found = itemsOfData(env.data).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position }));
+      return this.ingestMany(found, r.fetchedAt, unavailable, r.callId);
+    })();
+  }
+
+  /** Bulk load (benchmarks, imports): one transaction for all rows. */
+  ingestItems(rows: IngestRow[], provenance?: IngestProvenance): { items: ItemRef[]; newItems: number } {
+    return this.db.transaction(() => {
+      const at = provenance?.fetchedAt ?? this.clock();
+      const unavailable = provenance?.unavailable ? JSON.stringify(provenance.unavailable) : null;
+      if (provenance) {
+        this.insertResponse(
+          provenance.callId, provenance.platform ?? rows[0]?.platform ?? '', provenance.endpoint ?? '', provenance.paramsHash ?? '',
+          at, provenance.source, provenance.walkId ?? null, unavailable, null,
+        );
+      }
+      const mapped = (function* () {
+        let position = 0;
+        for (const r of rows) {
+          const id = recordId(r.record);
+          if (id === null) throw new ArchiveError(`record without id (${r.platform}/${r.kind})`);
+          yield { platform: r.platform, kind: r.kind, id, record: r.record, position: position++ };
+        }
+      })();
+      return this.ingestMany(mapped, at, unavailable, provenance ? provenance.callId : null);
+    })();
+  }
+
+  findFreshResponse(platform: string, endpoint: string, paramsHash: string, since: number): StoredResponse | undefined {
+    const r = this.st(
+      `SELECT call_id, fetched_at, envelope FROM responses
+       WHERE platform = ? AND endpoint = ? AND params_hash = ? AND fetched_at >= ? AND envelope IS NOT NULL
+       ORDER BY fetched_at DESC LIMIT 1`,
+    ).get(platform, endpoint, paramsHash, since) as { call_id: string; fetched_at: number; envelope: string } | undefined;
+    if (!r) return undefined;
+    return { callId: r.call_id, platform, endpoint, paramsHash, fetchedAt: r.fetched_at, envelope: JSON.parse(r.envelope) as Envelope };
+  }
+
+  // ───────────────────────── walks, balance ─────────────────────────
+
+  saveWalk(w: WalkState): void {
+    this.st(
+      `INSERT INTO walks (walk_id, platform, endpoint, params, cursor_param, cursor, pages_done, credits_spent, items_seen, status,
+         stop_reason, source, created_at, updated_at, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
+         cursor_param = excluded.cursor_param, cursor = excluded.cursor, pages_done = excluded.pages_done,
+         credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
+         stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
+         updated_at = excluded.updated_at, error = excluded.error`,
+    ).run(
+      w.walkId, w.platform, w.endpoint, w.params, w.cursorParam, w.cursor, w.pagesDone, w.creditsSpent, w.itemsSeen, w.status,
+      w.stopReason, w.source, w.createdAt, w.updatedAt, w.error,
+    );
+  }
+
+  getWalk(walkId: string): WalkState | undefined {
+    const r = this.st('SELECT * FROM walks WHERE walk_id = ?').get(walkId) as WalkRow | undefined;
+    return r ? walkFromRow(r) : undefined;
+  }
+
+  /** Newest activity first. */
+  listWalks(filter?: { status?: WalkStatus[] }): WalkState[] {
+    const st = filter?.status;
+    if (st && st.length > 0) {
+      return (
+        this.st(`SELECT * FROM walks WHERE status IN (SELECT value FROM json_each(?)) ORDER BY updated_at DESC, walk_id`).all(
+          JSON.stringify(st),
+        ) as WalkRow[]
+      ).map(walkFromRow);
+    }
+    return (this.st('SELECT * FROM walks ORDER BY updated_at DESC, walk_id').all() as WalkRow[]).map(walkFromRow);
+  }
+
+  setBalance(creditsRemaining: number, at: number): void {
+    this.st(
+      `INSERT INTO balance (id, credits_remaining, at) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
+       WHERE excluded.at >= balance.at`,
+    ).run(creditsRemaining, at);
+  }
+
+  getBalance(): { creditsRemaining: number; at: number } | undefined {
+    const r = this.st('SELECT credits_remaining, at FROM balance WHERE id = 1').get() as { credits_remaining: number; at: number } | undefined;
+    return r ? { creditsRemaining: r.credits_remaining, at: r.at } : undefined;
+  }
+
+  // ───────────────────────── library: queries ─────────────────────────
+
+  private rowsToLibrary(rows: ItemRow[]): LibraryRow[] {
+    if (rows.length === 0) return [];
+    const rids = JSON.stringify(rows.map((r) => r.rid));
+    const tags = new Map<number, string[]>();
+    for (const t of this.st(
+      'SELECT it.item_rid AS rid, t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE it.item_rid IN (SELECT value FROM json_each(?)) ORDER BY t.name COLLATE NOCASE',
+    ).all(rids) as Array<{ rid: number; name: string }>) {
+      let l = tags.get(t.rid);
+      if (!l) tags.set(t.rid, (l = []));
+      l.push(t.name);
+    }
+    const notes = new Map<number, string>();
+    for (const n of this.st('SELECT item_rid AS rid, text FROM notes WHERE item_rid IN (SELECT value FROM json_each(?))').all(rids) as Array<{
+      rid: number;
+      text: string;
+    }>) {
+      notes.set(n.rid, n.text);
+    }
+    const ovs = new Map<number, OverrideList>();
+    for (const o of this.st(
+      'SELECT item_rid AS rid, family, field, value, at FROM label_overrides WHERE item_rid IN (SELECT value FROM json_each(?)) ORDER BY family, field',
+    ).all(rids) as Array<{ rid: number; family: string; field: string; value: string; at: number }>) {
+      let l = ovs.get(o.rid);
+      if (!l) ovs.set(o.rid, (l = []));
+      l.push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at });
+    }
+    return rows.map((r) => this.toLibraryRow(r, tags.get(r.rid) ?? [], notes.get(r.rid) ?? null, ovs.get(r.rid) ?? []));
+  }
+
+  private toLibraryRow(r: ItemRow, tags: string[], note: string | null, ov: OverrideList): LibraryRow {
+    const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
+    const eff = applyOverrides(labels, ov);
+    return {
+      platform: r.platform,
+      kind: r.kind,
+      id: r.id,
+      record: JSON.parse(r.raw) as Json,
+      tags,
+      note,
+      overrides: overridesObject(ov),
+      firstSeenAt: r.first_seen_at,
+      lastSeenAt: r.last_seen_at,
+      seenCount: r.seen_count,
+      publishedAt: r.published_at,
+      author: { id: r.author_id, username: r.author_username, displayName: r.author_display_name },
+      text: r.text,
+      url: r.url,
+      lang: r.lang,
+      postKind: r.post_kind,
+      parentId: r.parent_id,
+      engagement: { views: r.views, likes: r.likes, comments: r.comments, shares: r.shares, saves: r.saves },
+      labels: eff && Object.keys(eff).length > 0 ? (eff as Record<string, Record<string, unknown>>) : null,
+      relevance: r.relevance_p,
+    };
+  }
+
+  /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
+  query(input: LibraryQuery): LibraryPage {
+    const q = parseQuery(input);
+    const n = pageSize(q);
+    const hash = queryHash(q);
+    const plan = sortPlan(q);
+    const w = buildWhere(q, this.estimate);
+    const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
+    const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
+    const cmp = plan.dir === 'desc' ? '<' : '>';
+    const got: Array<ItemRow & { sort_v: string | number | null; phase: 0 | 1 }> = [];
+    if (!cur || cur.p === 0) {
+      const clauses = [plan.known, ...w.clauses];
+      const params = [...plan.knownParams, ...w.params];
+      if (cur) {
+        clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
+        params.push(cur.v, cur.r);
+      }
+      const sql = `SELECT ${ITEM_COLS}, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
+        WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
+      for (const r of this.st(sql).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
+    }
+    if (got.length <= n && plan.unknown !== null) {
+      const clauses = [plan.unknown, ...w.clauses];
+      const params = [...plan.unknownParams, ...w.params];
+      if (cur && cur.p === 1) {
+        clauses.push(`i.rid ${cmp} ?`);
+        params.push(cur.r);
+      }
+      const sql = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
+      for (const r of this.st(sql).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
+    }
+    const page = got.slice(0, n);
+    const last = page[page.length - 1];
+    const next = got.length > n && last ? encodeCursor({ h: hash, p: last.phase, v: last.sort_v, r: last.rid }) : null;
+    return {
+      rows: this.rowsToLibrary(page),
+      next,
+      // counting visits every match: the materialised form is the cheaper plan there
+      total: q.after ? null : this.countWhere(buildWhere(q)),
+    };
+  }
+
+  /** Capped row count of a sub-select, for plan choice (see sql-query.ts Estimator). */
+  private readonly estimate = (fromWhere: string, params: unknown[]): boolean =>
+    (this.st(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`).get(...params, this.denseAt) as { n: number }).n >= this.denseAt;
+
+  private countWhere(w: Where): number {
+    return (this.st(`SELECT count(*) AS n FROM items i WHERE ${and(w.clauses)}`).get(...w.params) as { n: number }).n;
+  }
+
+  count(input: LibraryQuery): number {
+    return this.countWhere(buildWhere(parseQuery(input)));
+  }
+
+  private static readonly EXPORT_EXTRA = `,
+      (SELECT json_group_array(name) FROM (SELECT t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id
+         WHERE it.item_rid = i.rid ORDER BY t.name COLLATE NOCASE)) AS tags_json,
+      (SELECT text FROM notes n WHERE n.item_rid = i.rid) AS note,
+      (SELECT json_group_array(json_array(o.family, o.field, json(o.value), o.at)) FROM label_overrides o WHERE o.item_rid = i.rid) AS ov_json`;
+
+  /** The two phase statements of a sorted export (known sort values, then unknown). */
+  private exportStatements(plan: SortPlan, w: Where): Array<{ sql: string; params: unknown[] }> {
+    const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
+    const out = [
+      {
+        sql: `SELECT ${ITEM_COLS}${Archive.EXPORT_EXTRA} FROM ${plan.from0} WHERE ${and([plan.known, ...w.clauses])}
+          ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir}`,
+        params: [...plan.knownParams, ...w.params],
+      },
+    ];
+    if (plan.unknown !== null) {
+      out.push({
+        sql: `SELECT ${ITEM_COLS}${Archive.EXPORT_EXTRA} FROM items i WHERE ${and([plan.unknown, ...w.clauses])} ORDER BY i.rid ${dir}`,
+        params: [...plan.unknownParams, ...w.params],
+      });
+    }
+    return out;
+  }
+
+  private *iterateRows(sql: string, params: unknown[]): IterableIterator<ExportRow> {
+    for (const r of this.db.prepare(sql).iterate(...params) as IterableIterator<
+      ItemRow & { tags_json: string; note: string | null; ov_json: string }
+    >) {
+      const ov = (JSON.parse(r.ov_json) as Array<[string, string, unknown, number]>).map(([family, field, value, at]) => ({
+        family,
+        field,
+        value,
+        at,
+      }));
+      yield {
+        platform: r.platform,
+        kind: r.kind,
+        id: r.id,
+        record: JSON.parse(r.raw) as Json,
+        firstSeenAt: r.first_seen_at,
+        lastSeenAt: r.last_seen_at,
+        tags: JSON.parse(r.tags_json) as string[],
+        note: r.note,
+        overrides: overridesObject(ov),
+      };
+    }
+  }
+
+  /**
+   * Every row of a query, in its sort order, streamed (constant memory) for exports.
+   * `after` and `limit` are ignored: an export is the whole result.
+   * Do not write to this archive while the iterator is open (better-sqlite3 rule).
+   */
+  *iterateExportRows(input: LibraryQuery): IterableIterator<ExportRow> {
+    const q = parseQuery(input);
+    for (const { sql, params } of this.exportStatements(sortPlan(q), buildWhere(q, this.estimate))) yield* this.iterateRows(sql, params);
+  }
+
+  /** Export rows of explicit items, in the given order; unknown refs are skipped. */
+  *exportRowsFor(refs: ItemRef[]): IterableIterator<ExportRow> {
+    for (const ref of refs) {
+      const rid = this.ridOf(ref);
+      if (rid === undefined) continue;
+      yield* this.iterateRows(`SELECT ${ITEM_COLS}${Archive.EXPORT_EXTRA} FROM items i WHERE i.rid = ?`, [rid]);
+    }
+  }
+
+  private ridOf(ref: ItemRef): number | undefined {
+    const r = this.st('SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?').get(ref.platform, ref.kind, ref.id) as
+      | { rid: number }
+      | undefined;
+    return r?.rid;
+  }
+
+  private needRid(ref: ItemRef): number {
+    const rid = this.ridOf(ref);
+    if (rid === undefined) throw new ArchiveError(`not in the archive: ${ref.platform}/${ref.kind}/${ref.id}`);
+    return rid;
+  }
+
+  /** One item with its annotations and provenance, or undefined. */
+  getItem(platform: string, kind: string, id: string): ArchivedItem | undefined {
+    const r = this.st(`SELECT ${ITEM_COLS} FROM items i WHERE i.platform = ? AND i.kind = ? AND i.id = ?`).get(platform, kind, id) as
+      | ItemRow
+      | undefined;
+    if (!r) return undefined;
+    const [row] = this.rowsToLibrary([r]);
+    const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
+    const overrideLog: LabelOverrideEntry[] = this.overridesOf(r.rid).map((o) => ({
+      family: o.family,
+      field: o.field,
+      value: o.value,
+      original: labelValue(labels, o.family, o.field) ?? null,
+      at: o.at,
+    }));
+    const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
+    return {
+      ...row,
+      provenance: this.callsOfRid(r.rid),
+      unavailable: Array.isArray(unavailable) ? unavailable.filter((u): u is string => typeof u === 'string') : [],
+      overrideLog,
+    };
+  }
+
+  /** Which calls returned the item, when and at what cost (newest first). */
+  itemCalls(platform: string, kind: string, id: string): ItemCall[] {
+    const rid = this.ridOf({ platform, kind, id });
+    return rid === undefined ? [] : this.callsOfRid(rid);
+  }
+
+  private callsOfRid(rid: number): ItemCall[] {
+    const rows = this.st(
+      `SELECT p.call_id, p.position, r.platform, r.endpoint, r.fetched_at, r.source, r.walk_id,
+         c.request_id, c.credits_used, c.cached, c.idempotent_replay, c.free_call, c.charge_reason
+       FROM provenance p
+       JOIN responses r ON r.call_id = p.call_id
+       LEFT JOIN calls c ON c.id = (SELECT id FROM calls WHERE call_id = p.call_id AND status BETWEEN 200 AND 299 ORDER BY attempt DESC, id DESC LIMIT 1)
+       WHERE p.item_rid = ?
+       ORDER BY r.fetched_at DESC, p.call_id`,
+    ).all(rid) as Array<{
+      call_id: string;
+      position: number | null;
+      platform: string;
+      endpoint: string;
+      fetched_at: number;
+      source: string;
+      walk_id: string | null;
+      request_id: string | null;
+      credits_used: number | null;
+      cached: number | null;
+      idempotent_replay: number | null;
+      free_call: number | null;
+      charge_reason: string | null;
+    }>;
+    return rows.map((x) => ({
+      callId: x.call_id,
+      requestId: x.request_id,
+      at: x.fetched_at,
+      source: x.source,
+      walkId: x.walk_id,
+      platform: x.platform,
+      endpoint: x.endpoint,
+      position: x.position,
+      creditsUsed: x.credits_used ?? 0,
+      cached: x.cached === 1,
+      replay: x.idempotent_replay === 1,
+      freeCall: x.free_call === 1,
+      chargeReason: x.charge_reason,
+    }));
+  }
+
+  // ───────────────────────── library: aggregates ─────────────────────────
+
+  private filtered(input: LibraryQuery): Where {
+    return buildWhere(parseQuery(input));
+  }
+
+  /** Items per UTC day / week (Monday start) of publication; undated items are left out. */
+  volumeOverTime(q: LibraryQuery, bucket: TimeBucket): VolumePoint[] {
+    const w = this.filtered(q);
+    const be = bucketExpr(bucket, 'i.published_at');
+    return this.st(
+      `SELECT ${be} AS bucket, count(*) AS value FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])}
+       GROUP BY bucket ORDER BY bucket`,
+    ).all(...w.params) as VolumePoint[];
+  }
+
+  /** Sum / mean of one engagement count per bucket, over items whose count is known. */
+  engagementOverTime(q: LibraryQuery, bucket: TimeBucket, field: EngagementField): EngagementPoint[] {
+    const col = ({ views: 'views', likes: 'likes', comments: 'comments', shares: 'shares', saves: 'saves' } as const)[field];
+    if (!col) throw new QueryError(`unknown engagement field: ${String(field)}`);
+    const w = this.filtered(q);
+    const be = bucketExpr(bucket, 'i.published_at');
+    return this.st(
+      `SELECT ${be} AS bucket, coalesce(sum(i.${col}), 0) AS value, count(i.${col}) AS known, avg(i.${col}) AS avg
+       FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY bucket ORDER BY bucket`,
+    ).all(...w.params) as EngagementPoint[];
+  }
+
+  /**
+   * Share of each value of one label field among the items that carry it
+   * (effective values: overrides count). Text and boolean values: one bucket each;
+   * integer fields with at most 20 distinct values: one bucket per value; other
+   * numbers: 10 equal-width buckets (0-1 fields: 0.0-0.1 … 0.9-1.0, the top one closed).
+   * Items without the field (not judged) are not counted; a null value is bucket `null`.
+   */
+  labelDistribution(q: LibraryQuery, family: string, field: string): LabelShare[] {
+    const w = this.filtered(q);
+    const from = `FROM item_labels l WHERE l.family = ? AND l.field = ? AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
+    const params = [family, field, ...w.params];
+    const stats = this.st(
+      `SELECT count(*) AS n, sum(typeof(l.value) = 'real') AS reals,
+         count(DISTINCT CASE WHEN typeof(l.value) = 'integer' THEN l.value END) AS ints,
+         min(CASE WHEN typeof(l.value) IN ('integer', 'real') THEN l.value END) AS lo,
+         max(CASE WHEN typeof(l.value) IN ('integer', 'real') THEN l.value END) AS hi ${from}`,
+    ).get(...params) as { n: number; reals: number | null; ints: number; lo: number | null; hi: number | null };
+    if (stats.n === 0) return [];
+    const out: Array<{ bucket: string; value: number }> = [];
+    // text and null values
+    for (const r of this.st(
+      `SELECT l.value AS v, count(*) AS c ${from} AND typeof(l.value) IN ('text', 'blob') GROUP BY l.value ORDER BY c DESC, l.value`,
+    ).all(...params) as Array<{ v: string | Buffer; c: number }>) {
+      out.push({ bucket: typeof r.v === 'string' ? r.v : 'null', value: r.c });
+    }
+    if (stats.lo !== null && stats.hi !== null) {
+      if ((stats.reals ?? 0) === 0 && stats.ints <= 20) {
+        const boolish = stats.lo >= 0 && stats.hi <= 1 && this.isBooleanLabel(family, field);
+        for (const r of this.st(
+          `SELECT l.value AS v, count(*) AS c ${from} AND typeof(l.value) = 'integer' GROUP BY l.value ORDER BY l.value`,
+        ).all(...params) as Array<{ v: number; c: number }>) {
+          out.push({ bucket: boolish ? (r.v === 1 ? 'true' : 'false') : String(r.v), value: r.c });
+        }
+      } else {
+        const unit = stats.lo >= 0 && stats.hi <= 1;
+        const lo = unit ? 0 : stats.lo;
+        const hi = unit ? 1 : stats.hi;
+        const width = hi > lo ? (hi - lo) / 10 : 1;
+        const counts = this.st(
+          `SELECT min(9, max(0, CAST(round((l.value - ?) / ?, 9) AS INTEGER))) AS k, count(*) AS c ${from}
+           AND typeof(l.value) IN ('integer', 'real') GROUP BY k ORDER BY k`,
+        ).all(lo, width, ...params) as Array<{ k: number; c: number }>;
+        const fmt = (x: number): string => String(Math.round(x * 1e6) / 1e6);
+        for (const r of counts) out.push({ bucket: `${fmt(lo + r.k * width)}-${fmt(lo + (r.k + 1) * width)}`, value: r.c });
+      }
+    }
+    return out.map((p) => ({ ...p, share: p.value / stats.n }));
+  }
+
+  private isBooleanLabel(family: string, field: string): boolean {
+    const path = `$.${JSON.stringify(family)}.${field
+      .split('.')
+      .map((p) => JSON.stringify(p))
+      .join('.')}`;
+    const r = this.st(
+      `SELECT json_type(i.labels, ?) AS t FROM item_labels l JOIN items i ON i.rid = l.item_rid
+       WHERE l.family = ? AND l.field = ? AND l.value < x'' AND i.labels IS NOT NULL AND json_type(i.labels, ?) IS NOT NULL LIMIT 1`,
+    ).get(path, family, field, path) as { t: string } | undefined;
+    if (r) return r.t === 'true' || r.t === 'false';
+    const o = this.st('SELECT value FROM label_overrides WHERE family = ? AND field = ? LIMIT 1').get(family, field) as
+      | { value: string }
+      | undefined;
+    return o ? typeof JSON.parse(o.value) === 'boolean' : false;
+  }
+
+  /** Authors with the most items (ties: more likes first). Items without an author are left out. */
+  topAuthors(q: LibraryQuery, n: number): AuthorCount[] {
+    const w = this.filtered(q);
+    const rows = this.st(
+      `SELECT i.platform AS platform, i.author_id AS author_id, max(i.author_username) AS username,
+         max(i.author_display_name) AS display_name, count(*) AS items,
+         coalesce(sum(i.likes), 0) AS likes, coalesce(sum(i.views), 0) AS views
+       FROM items i WHERE ${and([...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}
+       GROUP BY i.platform, coalesce(i.author_id, '@' || lower(i.author_username))
+       ORDER BY items DESC, likes DESC, username LIMIT ?`,
+    ).all(...w.params, Math.max(1, Math.floor(n))) as Array<{
+      platform: string;
+      author_id: string | null;
+      username: string | null;
+      display_name: string | null;
+      items: number;
+      likes: number;
+      views: number;
+    }>;
+    return rows.map((r) => ({
+      bucket: r.username ?? r.display_name ?? r.author_id ?? '',
+      value: r.items,
+      platform: r.platform,
+      authorId: r.author_id,
+      username: r.username,
+      displayName: r.display_name,
+      likes: r.likes,
+      views: r.views,
+    }));
+  }
+
+  private ledgerWhere(range: { since?: number; until?: number }): Where {
+    const w: Where = { clauses: [], params: [] };
+    if (range.since !== undefined) {
+      w.clauses.push('started_at >= ?');
+      w.params.push(range.since);
+    }
+    if (range.until !== undefined) {
+      w.clauses.push('started_at < ?');
+      w.params.push(range.until);
+    }
+    return w;
+  }
+
+  /** Credits used per UTC day of the attempt (since inclusive, until exclusive, ms). */
+  creditsPerDay(range: { since?: number; until?: number } = {}): CreditsPoint[] {
+    const w = this.ledgerWhere(range);
+    return this.st(
+      `SELECT date(started_at / 1000, 'unixepoch') AS bucket, sum(credits_used) AS value, count(*) AS calls
+       FROM calls WHERE ${and(w.clauses)} GROUP BY bucket ORDER BY bucket`,
+    ).all(...w.params) as CreditsPoint[];
+  }
+
+  /** Credits per call source ('search', 'watch:<id>', 'cli', ...), most spent first. */
+  creditsPerSource(range: { since?: number; until?: number } = {}): CreditsPoint[] {
+    const w = this.ledgerWhere(range);
+    return this.st(
+      `SELECT source AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
+       GROUP BY source ORDER BY value DESC, bucket`,
+    ).all(...w.params) as CreditsPoint[];
+  }
+
+  /** Credits per `<platform>/<endpoint>`, most spent first. */
+  creditsPerEndpoint(range: { since?: number; until?: number } = {}): CreditsPoint[] {
+    const w = this.ledgerWhere(range);
+    return this.st(
+      `SELECT platform || '/' || endpoint AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
+       GROUP BY platform, endpoint ORDER BY value DESC, bucket`,
+    ).all(...w.params) as CreditsPoint[];
+  }
+
+  /**
+   * Charged vs not charged, over ledger attempts. An attempt with credits_used > 0 is
+   * charged; otherwise the first that applies: dry run, error (no status / not 2xx),
+   * idempotent replay, free call, shared cache, else empty (a zero-cost success).
+   */
+  usageSummary(range: { since?: number; until?: number } = {}): UsageCounts {
+    const w = this.ledgerWhere(range);
+    const r = this.st(
+      `SELECT count(*) AS attempts,
+         sum(credits_used > 0) AS charged, coalesce(sum(credits_used), 0) AS credits,
+         sum(credits_used <= 0 AND dry_run = 1) AS dry_run,
+         sum(credits_used <= 0 AND dry_run = 0 AND (status IS NULL OR status NOT BETWEEN 200 AND 299)) AS error,
+         sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 1) AS replay,
+         sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 0 AND free_call = 1) AS free_call,
+         sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 0 AND free_call = 0 AND cached = 1) AS cached,
+         sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 0 AND free_call = 0 AND cached = 0) AS empty
+       FROM calls WHERE ${and(w.clauses)}`,
+    ).get(...w.params) as Record<string, number | null>;
+    const v = (k: string): number => r[k] ?? 0;
+    return {
+      attempts: v('attempts'),
+      charged: { requests: v('charged'), credits: v('credits') },
+      notCharged: {
+        cached: v('cached'),
+        replay: v('replay'),
+        freeCall: v('free_call'),
+        error: v('error'),
+        dryRun: v('dry_run'),
+        empty: v('empty'),
+        fromArchive: 0,
+      },
+    };
+  }
+
+  // ───────────────────────── annotations ─────────────────────────
+
+  private tagId(tag: string): number {
+    const name = tag.trim();
+    if (name === '') throw new ArchiveError('empty tag');
+    this.st('INSERT INTO tags (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(name, this.clock());
+    return (this.st('SELECT tag_id FROM tags WHERE name = ?').get(name) as { tag_id: number }).tag_id;
+  }
+
+  /** Tags are case-insensitive (the first spelling is kept). */
+  addTag(ref: ItemRef, tag: string): void {
+    this.db.transaction(() => {
+      const rid = this.needRid(ref);
+      this.st('INSERT INTO item_tags (tag_id, item_rid, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(this.tagId(tag), rid, this.clock());
+    })();
+  }
+
+  removeTag(ref: ItemRef, tag: string): void {
+    const rid = this.ridOf(ref);
+    if (rid === undefined) return;
+    this.st('DELETE FROM item_tags WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)').run(rid, tag.trim());
+  }
+
+  /** Every tag with its item count (tags no longer on any item are listed with 0). */
+  listTags(): TagCount[] {
+    return this.st(
+      `SELECT t.name AS tag, count(it.item_rid) AS count FROM tags t LEFT JOIN item_tags it ON it.tag_id = t.tag_id
+       GROUP BY t.tag_id ORDER BY t.name COLLATE NOCASE`,
+    ).all() as TagCount[];
+  }
+
+  /** Tag every item of a query; returns how many items newly got the tag. */
+  tagQuery(q: LibraryQuery, tag: string): number {
+    return this.db.transaction(() => {
+      const w = this.filtered(q);
+      const id = this.tagId(tag);
+      return this.st(
+        `INSERT INTO item_tags (tag_id, item_rid, at) SELECT ?, i.rid, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`,
+      ).run(id, this.clock(), ...w.params).changes;
+    })();
+  }
+
+  /** Remove a tag from every item of a query; returns how many lost it. */
+  untagQuery(q: LibraryQuery, tag: string): number {
+    const w = this.filtered(q);
+    return this.st(
+      `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
+    ).run(tag.trim(), ...w.params).changes;
+  }
+
+  /** Set (or with null / blank text, remove) the note of one item. */
+  setNote(ref: ItemRef, text: string | null): void {
+    const rid = this.needRid(ref);
+    if (text === null || text.trim() === '') {
+      this.st('DELETE FROM notes WHERE item_rid = ?').run(rid);
+      return;
+    }
+    this.st(
+      'INSERT INTO notes (item_rid, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at',
+    ).run(rid, text, this.clock());
+  }
+
+  /**
+   * Analyst override of an AI label. The original stays in the raw record and
+   * `labels`; queries, rows and exports see the override (marked in `overrides`).
+   */
+  overrideLabel(ref: ItemRef, family: string, field: string, value: unknown): void {
+    if (!family || !field) throw new ArchiveError('family and field are required');
+    this.db.transaction(() => {
+      const rid = this.needRid(ref);
+      this.withOverrideChange(rid, () => {
+        this.st(
+          `INSERT INTO label_overrides (item_rid, family, field, value, at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`,
+        ).run(rid, family, field, JSON.stringify(value ?? null), this.clock());
+      });
+    })();
+  }
+
+  clearOverride(ref: ItemRef, family: string, field: string): void {
+    this.db.transaction(() => {
+      const rid = this.needRid(ref);
+      this.withOverrideChange(rid, () => {
+        this.st('DELETE FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?').run(rid, family, field);
+      });
+    })();
+  }
+
+  /** Run `change` (which edits label_overrides of one item) and move its label rows accordingly. */
+  private withOverrideChange(rid: number, change: () => void): void {
+    const r = this.st('SELECT labels FROM items WHERE rid = ?').get(rid) as { labels: string | null };
+    const labels = parseLabels(r.labels);
+    const before = flattenLabels(labels, this.overridesOf(rid));
+    change();
+    this.writeLeaves(rid, before, flattenLabels(labels, this.overridesOf(rid)));
+  }
+
+  saveResultSet(name: string, query: LibraryQuery, opts: { tags?: string[]; note?: string | null } = {}): ResultSet {
+    const q = parseQuery(query);
+    const { after: _after, ...stored } = q;
+    const now = this.clock();
+    const r = this.st('INSERT INTO result_sets (name, query, tags, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      name, JSON.stringify(stored), JSON.stringify(opts.tags ?? []), opts.note ?? null, now, now,
+    );
+    return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now };
+  }
+
+  updateResultSet(id: string, patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery }): void {
+    const cur = this.listResultSets().find((r) => r.id === id);
+    if (!cur) throw new ArchiveError(`no such result set: ${id}`);
+    const q = patch.query ? parseQuery(patch.query) : cur.query;
+    this.st('UPDATE result_sets SET name = ?, query = ?, tags = ?, note = ?, updated_at = ? WHERE rs_id = ?').run(
+      patch.name ?? cur.name, JSON.stringify(q), JSON.stringify(patch.tags ?? cur.tags),
+      patch.note === undefined ? cur.note : patch.note, this.clock(), Number(id),
+    );
+  }
+
+  deleteResultSet(id: string): void {
+    this.st('DELETE FROM result_sets WHERE rs_id = ?').run(Number(id));
+  }
+
+  listResultSets(): ResultSet[] {
+    return (
+      this.st('SELECT * FROM result_sets ORDER BY updated_at DESC, rs_id DESC').all() as Array<{
+        rs_id: number;
+        name: string;
+        query: string;
+        tags: string;
+        note: string | null;
+        created_at: number;
+        updated_at: number;
+      }>
+    ).map((r) => ({
+      id: String(r.rs_id),
+      name: r.name,
+      query: JSON.parse(r.query) as LibraryQuery,
+      tags: JSON.parse(r.tags) as string[],
+      note: r.note,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+}
+
+export function openArchive(file: string, opts: OpenArchiveOptions = {}): Archive {
+  return new Archive(openDb(file), opts);
+}

@@ -1,0 +1,74 @@
+import Database from 'better-sqlite3';
+import { MIGRATIONS, type Migration } from './migrations/index';
+
+export type Db = Database.Database;
+
+/** Thrown when the archive was written by a newer Loupe; nothing was changed. */
+export class ArchiveVersionError extends Error {
+  readonly fileVersion: number;
+  readonly knownVersion: number;
+  constructor(fileVersion: number, knownVersion: number) {
+    super(
+      `This archive was written by a newer Loupe (schema ${fileVersion}); this version understands up to ${knownVersion}. ` +
+        'Update Loupe or open another data folder.',
+    );
+    this.name = 'ArchiveVersionError';
+    this.fileVersion = fileVersion;
+    this.knownVersion = knownVersion;
+  }
+}
+
+export function latestVersion(migrations: readonly Migration[] = MIGRATIONS): number {
+  return migrations.length === 0 ? 0 : migrations[migrations.length - 1].version;
+}
+
+function checkMigrationList(migrations: readonly Migration[]): void {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration list broken: position ${i + 1} holds version ${m.version} (${m.name})`);
+  });
+}
+
+/**
+ * Applies every migration newer than `PRAGMA user_version`, each in its own
+ * transaction together with the user_version bump. Refuses (and changes nothing)
+ * when the file is newer than the app.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+  checkMigrationList(migrations);
+  const from = db.pragma('user_version', { simple: true }) as number;
+  const known = latestVersion(migrations);
+  if (from > known) throw new ArchiveVersionError(from, known);
+  for (const m of migrations) {
+    if (m.version <= from) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return { from, to: Math.max(from, known) };
+}
+
+/**
+ * Opens (creating if needed) an archive file or ':memory:'.
+ * The schema version is read BEFORE any pragma that writes, so a newer file is
+ * left byte-for-byte untouched.
+ */
+export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  const db = new Database(file);
+  try {
+    const v = db.pragma('user_version', { simple: true }) as number;
+    const known = latestVersion(migrations);
+    if (v > known) throw new ArchiveVersionError(v, known);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -65536'); // 64 MB page cache (indexes of a 1M-item archive)
+    db.pragma('temp_store = FILE');
+    migrate(db, migrations);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}

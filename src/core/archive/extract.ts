@@ -1,0 +1,302 @@
+/**
+ * From an API record to archive columns; merging a later answer into the stored
+ * record; flattening labels into (family, field, value) rows.
+ */
+import type { ItemRef } from '../ports';
+
+export type Json = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
+}
+function txt(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+function count(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null;
+}
+
+/** Id of a record: `id`, or for profile-like records `author.id`. Always a string. */
+export function recordId(rec: Json): string | null {
+  const id = str(rec.id);
+  if (id !== null && id !== '') return id;
+  if (isObj(rec.author)) {
+    const a = str(rec.author.id);
+    if (a !== null && a !== '') return a;
+  }
+  return null;
+}
+
+export interface Columns {
+  published_at: number | null;
+  author_id: string | null;
+  author_username: string | null;
+  author_display_name: string | null;
+  text: string | null;
+  url: string | null;
+  lang: string | null;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+  parent_id: string | null;
+  post_kind: string | null;
+  labels: string | null;
+  relevance_p: number | null;
+}
+
+export function parseTime(v: unknown): number | null {
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Columns the library filters and sorts on, extracted from the (merged) record. */
+export function extractColumns(kind: string, rec: Json): Columns {
+  const author = isObj(rec.author) ? rec.author : null;
+  const content = isObj(rec.content) ? rec.content : null;
+  const eng = isObj(rec.engagement) ? rec.engagement : null;
+  const computed = isObj(rec.computed) ? rec.computed : null;
+  const isPost = kind === 'post';
+  let text = content ? txt(content.text) : null;
+  if (text === null) text = txt(rec.text);
+  if (text === null && !isPost) {
+    text = (author && txt(author.bio)) ?? txt(rec.bio) ?? txt(rec.description) ?? txt(rec.title) ?? txt(rec.name);
+  }
+  let authorId = author ? str(author.id) : null;
+  let username = author ? txt(author.username) : null;
+  let displayName = author ? txt(author.display_name) : null;
+  if (!isPost && author === null) {
+    // a profile-like record describes its own account
+    authorId = str(rec.id);
+    username = txt(rec.username) ?? txt(rec.handle);
+    displayName = txt(rec.display_name) ?? txt(rec.name);
+  }
+  const labels = computed && isObj(computed.labels) ? computed.labels : null;
+  const relevance = computed && isObj(computed.relevance) ? computed.relevance : null;
+  return {
+    published_at: parseTime(rec.published_at),
+    author_id: authorId,
+    author_username: username,
+    author_display_name: displayName,
+    text,
+    url: txt(rec.url),
+    lang: txt(rec.language),
+    views: eng ? count(eng.views) : null,
+    likes: eng ? count(eng.likes) : null,
+    comments: eng ? count(eng.comments) : null,
+    shares: eng ? count(eng.shares) : null,
+    saves: eng ? count(eng.saves) : null,
+    parent_id: str(rec.parent_id),
+    post_kind: isPost ? txt(rec.kind) : null,
+    labels: labels && Object.keys(labels).length > 0 ? JSON.stringify(labels) : null,
+    relevance_p: relevance && typeof relevance.p === 'number' ? relevance.p : null,
+  };
+}
+
+/**
+ * Merge a later answer for the same item into the stored record.
+ * The new answer wins, except that a null/absent value never erases a known one
+ * (a later answer may come from an endpoint that lacks a field, from a `fit=goal`
+ * stub, or with judgments off). Label families are replaced whole (a fresh
+ * judgment of `intent` replaces the old `intent`), families the new answer lacks
+ * are kept; the same for `labels_evidence`; `relevance` is replaced when present.
+ */
+export function mergeRecord(oldRec: Json, newRec: Json): Json {
+  const out = deepMerge(oldRec, newRec, 0);
+  const oc = isObj(oldRec.computed) ? oldRec.computed : null;
+  const nc = isObj(newRec.computed) ? newRec.computed : null;
+  if (oc || nc) {
+    const computed: Json = { ...(oc ?? {}), ...(nc ?? {}) };
+    for (const key of ['labels', 'labels_evidence']) {
+      const o = oc && isObj(oc[key]) ? oc[key] : null;
+      const n = nc && isObj(nc[key]) ? nc[key] : null;
+      if (o || n) {
+        const m: Json = { ...(o ?? {}) };
+        if (n) for (const [fam, v] of Object.entries(n)) if (v !== null && v !== undefined) m[fam] = v;
+        computed[key] = m;
+      } else if (oc && key in oc) computed[key] = oc[key];
+    }
+    const or = oc && isObj(oc.relevance) ? oc.relevance : null;
+    const nr = nc && isObj(nc.relevance) ? nc.relevance : null;
+    if (nr || or) computed.relevance = nr ?? or;
+    out.computed = computed;
+  }
+  return out;
+}
+
+function deepMerge(o: Json, n: Json, depth: number): Json {
+  const out: Json = { ...o };
+  for (const [k, v] of Object.entries(n)) {
+    if (v === null || v === undefined) {
+      if (!(k in out)) out[k] = v ?? null;
+      continue;
+    }
+    const ov = out[k];
+    if (depth < 4 && isObj(v) && isObj(ov) && k !== 'computed') out[k] = deepMerge(ov, v, depth + 1);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A scalar label value as bound into item_labels.value (booleans → 1/0).
+ * Integers are bound as BigInt so SQLite stores them as INTEGER (better-sqlite3
+ * binds every JS number as REAL; the untyped column would keep 1 as 1.0).
+ */
+export type LabelScalar = string | number | bigint | Buffer;
+
+/** How a null label value is stored: the empty blob (sorts after every number and text). */
+export const NULL_LABEL: Buffer = Buffer.alloc(0);
+
+export function toLabelScalar(v: unknown): LabelScalar | undefined {
+  if (v === null) return NULL_LABEL;
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return NULL_LABEL;
+    return Number.isSafeInteger(v) ? BigInt(v) : v;
+  }
+  if (typeof v === 'string') return v;
+  return undefined; // arrays / objects: not indexed as a leaf
+}
+
+/**
+ * Scalar leaves of computed.labels: family → field (nested objects flatten with
+ * dots: `aspect.price`), arrays are not indexed. Overrides replace/add leaves.
+ */
+export function flattenLabels(
+  labels: Json | null,
+  overrides?: Array<{ family: string; field: string; value: unknown }>,
+): Array<[string, string, LabelScalar]> {
+  const map = new Map<string, [string, string, LabelScalar]>();
+  if (labels) {
+    for (const [family, fam] of Object.entries(labels)) {
+      if (!isObj(fam)) continue;
+      walkLeaves(fam, '', 0, (field, v) => map.set(family + '\u0000' + field, [family, field, v]));
+    }
+  }
+  if (overrides) {
+    for (const o of overrides) {
+      const v = toLabelScalar(o.value);
+      map.set(o.family + '\u0000' + o.field, [o.family, o.field, v === undefined ? JSON.stringify(o.value) : v]);
+    }
+  }
+  return [...map.values()];
+}
+
+function walkLeaves(obj: Json, prefix: string, depth: number, emit: (field: string, v: LabelScalar) => void): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const name = prefix ? `${prefix}.${k}` : k;
+    if (isObj(v)) {
+      if (depth < 2) walkLeaves(v, name, depth + 1, emit);
+      continue;
+    }
+    const s = toLabelScalar(v);
+    if (s !== undefined) emit(name, s);
+  }
+}
+
+/** Apply overrides onto a labels object (nested `a.b` fields written into nested objects). */
+export function applyOverrides(
+  labels: Json | null,
+  overrides: Array<{ family: string; field: string; value: unknown }>,
+): Json | null {
+  if (overrides.length === 0) return labels;
+  const out: Json = structuredClone(labels ?? {});
+  for (const o of overrides) {
+    const fam = isObj(out[o.family]) ? (out[o.family] as Json) : (out[o.family] = {} as Json);
+    const parts = o.field.split('.');
+    let cur: Json = fam;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const next = cur[parts[i]];
+      cur = isObj(next) ? next : (cur[parts[i]] = {} as Json);
+    }
+    cur[parts[parts.length - 1]] = o.value;
+  }
+  return out;
+}
+
+/** Read a (possibly dotted) field of a label family. */
+export function labelValue(labels: Json | null, family: string, field: string): unknown {
+  let cur: unknown = labels ? labels[family] : undefined;
+  for (const p of field.split('.')) {
+    if (!isObj(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}
+
+const DATA_NOT_RECORDS = new Set([
+  'items', 'total', 'truncated', 'ext', 'dropped', 'labels', 'relevance', 'walk', 'scan', 'held_back',
+  'switch_receipts', 'hydration', 'dry_run', 'estimate', 'pagination',
+]);
+const POST_KEYS = new Set(['post', 'comment', 'reply', 'video', 'tweet', 'event', 'question', 'clip', 'reel', 'short']);
+const PROFILE_KEYS = new Set(['profile', 'user', 'account']);
+
+function looksLikePost(rec: Json): boolean {
+  return isObj(rec.content) && isObj(rec.engagement);
+}
+
+export interface ExtractedItem {
+  kind: string;
+  id: string;
+  record: Json;
+  position: number;
+}
+
+/**
+ * Every archivable record of a data payload: `data.items[]` (each `{ <kind>: record }`,
+ * exactly one key), and single-object answers `data.<key>` that carry an id
+ * (`post`, `comment` → kind post; `profile`/`user` → profile; others keep their key).
+ */
+export function itemsOfData(data: unknown): ExtractedItem[] {
+  const out: ExtractedItem[] = [];
+  if (!isObj(data)) return out;
+  if (Array.isArray(data.items)) {
+    data.items.forEach((it, position) => {
+      if (!isObj(it)) return;
+      const keys = Object.keys(it);
+      if (keys.length !== 1) return;
+      const kind = keys[0];
+      const rec = it[kind];
+      if (!isObj(rec)) return;
+      const id = recordId(rec);
+      if (id === null) return;
+      out.push({ kind, id, record: rec, position });
+    });
+  }
+  for (const [key, rec] of Object.entries(data)) {
+    if (DATA_NOT_RECORDS.has(key) || !isObj(rec)) continue;
+    const id = recordId(rec);
+    if (id === null) continue;
+    const kind = POST_KEYS.has(key) || looksLikePost(rec) ? 'post' : PROFILE_KEYS.has(key) ? 'profile' : key;
+    out.push({ kind, id, record: rec, position: 0 });
+  }
+  return out;
+}
+
+export function refKey(r: ItemRef): string {
+  return `${r.platform}\u0000${r.kind}\u0000${r.id}`;
+}
+
+export type LabelLeaf = [string, string, LabelScalar];
+
+function leafKey([family, field, v]: LabelLeaf): string {
+  const t = Buffer.isBuffer(v) ? 'n:' : typeof v === 'string' ? `s:${v}` : `d:${String(v)}`;
+  return `${family}\u0000${field}\u0000${t}`;
+}
+
+/** Leaves to delete and to insert to go from one effective label set to another. */
+export function diffLeaves(before: LabelLeaf[], after: LabelLeaf[]): { del: LabelLeaf[]; ins: LabelLeaf[] } {
+  const b = new Map(before.map((l) => [leafKey(l), l]));
+  const a = new Map(after.map((l) => [leafKey(l), l]));
+  return {
+    del: [...b].filter(([k]) => !a.has(k)).map(([, l]) => l),
+    ins: [...a].filter(([k]) => !b.has(k)).map(([, l]) => l),
+  };
+}

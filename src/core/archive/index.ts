@@ -1,0 +1,8 @@
+/** The local SQLite archive (see docs/archive.md). */
+export { Archive, ArchiveError, openArchive, QueryError, ArchiveVersionError } from './archive';
+export type { IngestRow, IngestProvenance, OpenArchiveOptions } from './archive';
+export { migrate, openDb, latestVersion } from './db';
+export type { Db } from './db';
+export { MIGRATIONS } from './migrations/index';
+export type { Migration } from './migrations/index';
+export { ftsExpression } from './sql-query';

@@ -1,0 +1,11 @@
+/**
+ * Every schema migration, in order. Append new ones (0002-watchlists.ts, ...) here;
+ * versions must run 1..N without gaps. The runner is in ../db.ts.
+ */
+import type { Migration } from './types';
+import { migration0001 } from './0001-init';
+import { migration0002 } from './0002-watchlists';
+
+export type { Migration } from './types';
+
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002];

@@ -1,0 +1,365 @@
+/**
+ * LibraryQuery → SQL. Everything user-supplied travels as a bound parameter;
+ * the only text spliced into SQL comes from fixed tables below.
+ */
+import { createHash } from 'node:crypto';
+import {
+  isLabelSort,
+  libraryQuerySchema,
+  parseLabelSort,
+  DEFAULT_PAGE,
+  type LabelCondition,
+  type LibraryQuery,
+  type SortField,
+} from '../../shared/query';
+
+export class QueryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueryError';
+  }
+}
+
+export interface Where {
+  /** joined with AND; refer to items as `i` */
+  clauses: string[];
+  params: unknown[];
+}
+
+const DAY = 86_400_000;
+
+/** ISO string / date-only string / ms number → ms. Date-only `until` means the end of that UTC day. */
+export function timeBound(v: string | number, end: boolean): number {
+  if (typeof v === 'number') return v;
+  const s = v.trim();
+  if (/^-?\d+$/.test(s)) return Number(s);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
+    const t = Date.parse(`${s}T00:00:00Z`);
+    if (!Number.isFinite(t)) throw new QueryError(`not a date: ${v}`);
+    return end ? t + DAY : t;
+  }
+  const t = Date.parse(s);
+  if (!Number.isFinite(t)) throw new QueryError(`not a date: ${v}`);
+  return t;
+}
+
+/**
+ * User text → a safe FTS5 expression: every term is quoted (embedded quotes
+ * doubled), "quoted phrases" stay phrases, a trailing * on a bare word keeps a
+ * prefix search. Terms without any letter or digit are dropped (they would be
+ * empty phrases). Returns null when nothing searchable is left.
+ */
+export function ftsExpression(input: string): string | null {
+  const parts: string[] = [];
+  const re = /"([^"]*)"?|(\S+)/gu;
+  for (const m of input.matchAll(re)) {
+    let term = m[1] ?? m[2] ?? '';
+    let prefix = false;
+    if (m[2] !== undefined) {
+      const star = /\*+$/u.exec(term);
+      if (star) {
+        term = term.slice(0, star.index);
+        prefix = true;
+      }
+    }
+    if (!/[\p{L}\p{N}]/u.test(term)) continue;
+    parts.push(`"${term.replace(/"/g, '""')}"${prefix ? '*' : ''}`);
+  }
+  return parts.length === 0 ? null : parts.join(' ');
+}
+
+function numericOrNull(v: string | number | boolean): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  const t = v.trim();
+  if (t === '') return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Stored forms that count as equal to a condition value (booleans are stored 1/0). */
+function eqCandidates(v: string | number | boolean): unknown[] {
+  if (typeof v === 'boolean') return [v ? 1 : 0];
+  if (typeof v === 'number') return [v];
+  const out: unknown[] = [v];
+  const n = numericOrNull(v);
+  if (n !== null) out.push(n);
+  if (v === 'true') out.push(1);
+  if (v === 'false') out.push(0);
+  return out;
+}
+
+/**
+ * Whether a sub-select (`FROM ... WHERE ...` text + params) matches many rows
+ * (the archive answers with a capped count). Lets the builder pick a plan: a small
+ * matching set is materialised (`rid IN (...)`), a dense one is probed per row
+ * (`EXISTS`) while the sort index is walked, so a page costs about the same whether
+ * the condition matches 5 000 or 500 000 items.
+ */
+export type Estimator = (fromWhere: string, params: unknown[]) => boolean;
+export const DENSE = 5000;
+
+function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
+  let cond: string;
+  let vp: unknown[];
+  switch (c.op) {
+    case 'eq':
+    case 'neq': {
+      vp = eqCandidates(c.value);
+      cond = `value ${c.op === 'eq' ? 'IN' : 'NOT IN'} (${vp.map(() => '?').join(', ')})`;
+      break;
+    }
+    default: {
+      const n = numericOrNull(c.value);
+      if (n === null) throw new QueryError(`label condition ${c.family}.${c.field} ${c.op} needs a number`);
+      const op = { gte: '>=', lte: '<=', gt: '>', lt: '<' }[c.op];
+      // numbers sort before text (and blobs: null labels) in SQLite, so `< ''` bounds the range to numbers
+      cond = `value ${op} ?${c.op === 'gte' || c.op === 'gt' ? " AND value < ''" : ''}`;
+      vp = [n];
+    }
+  }
+  const base = [c.family, c.field, ...vp];
+  const dense = c.op !== 'neq' && est !== undefined && est(`FROM item_labels WHERE family = ? AND field = ? AND ${cond}`, base);
+  if (!dense) {
+    w.clauses.push(`i.rid IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND ${cond})`);
+  } else if (c.op === 'eq') {
+    // the whole key (family, field, value, item_rid) is known: one primary-key probe per row
+    w.clauses.push(`EXISTS (SELECT 1 FROM item_labels l WHERE l.family = ? AND l.field = ? AND l.${cond} AND l.item_rid = i.rid)`);
+  } else {
+    w.clauses.push(
+      `EXISTS (SELECT 1 FROM item_labels l INDEXED BY item_labels_item WHERE l.family = ? AND l.field = ? AND l.${cond.replace(" AND value < ''", " AND l.value < ''")} AND l.item_rid = i.rid)`,
+    );
+  }
+  w.params.push(...base);
+}
+
+/** WHERE clauses of every filter (sort, limit, after ignored). */
+export function buildWhere(q: LibraryQuery, est?: Estimator): Where {
+  const w: Where = { clauses: [], params: [] };
+  if (q.platforms && q.platforms.length > 0) {
+    w.clauses.push(`i.platform IN (${q.platforms.map(() => '?').join(', ')})`);
+    w.params.push(...q.platforms);
+  }
+  if (q.kinds && q.kinds.length > 0) {
+    w.clauses.push(`i.kind IN (${q.kinds.map(() => '?').join(', ')})`);
+    w.params.push(...q.kinds);
+  }
+  if (q.author !== undefined && q.author.trim() !== '') {
+    const a = q.author.trim().replace(/^@/, '');
+    // a union of two index lookups (an OR would make SQLite walk the sort index instead)
+    w.clauses.push(
+      'i.rid IN (SELECT rid FROM items WHERE author_id = ? UNION ALL SELECT rid FROM items WHERE author_username = ? COLLATE NOCASE)',
+    );
+    w.params.push(a, a);
+  }
+  if (q.since !== undefined) {
+    w.clauses.push('i.published_at >= ?');
+    w.params.push(timeBound(q.since, false));
+  }
+  if (q.until !== undefined) {
+    w.clauses.push('i.published_at < ?');
+    w.params.push(timeBound(q.until, true));
+  }
+  if (q.text !== undefined) {
+    const expr = ftsExpression(q.text);
+    if (expr !== null) {
+      const dense = est !== undefined && est('FROM items_fts WHERE items_fts MATCH ?', [expr]);
+      w.clauses.push(
+        dense
+          ? 'EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH ? AND rowid = i.rid)'
+          : 'i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)',
+      );
+      w.params.push(expr);
+    } else if (q.text.trim() !== '') {
+      // nothing the tokenizer indexes (emoji, punctuation): plain substring match on the text
+      w.clauses.push("i.text LIKE ? ESCAPE '\\'");
+      w.params.push(`%${q.text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+  }
+  for (const e of q.engagement ?? []) {
+    const col = ENGAGEMENT_COLUMN[e.field];
+    if (e.min !== undefined) {
+      w.clauses.push(`i.${col} >= ?`);
+      w.params.push(e.min);
+    }
+    if (e.max !== undefined) {
+      w.clauses.push(`i.${col} <= ?`);
+      w.params.push(e.max);
+    }
+  }
+  for (const c of q.labels ?? []) labelClause(c, w, est);
+  if (q.relevanceMin !== undefined) {
+    w.clauses.push('i.relevance_p >= ?');
+    w.params.push(q.relevanceMin);
+  }
+  if (q.source) {
+    const s = q.source;
+    let calls: string;
+    let cp: unknown[];
+    if (s.type === 'call') {
+      calls = '?';
+      cp = [s.id];
+    } else if (s.type === 'walk') {
+      calls = 'SELECT call_id FROM responses WHERE walk_id = ? UNION SELECT call_id FROM calls WHERE walk_id = ?';
+      cp = [s.id, s.id];
+    } else {
+      // 'source': exact source string; 'watchlist': calls whose source is `watch:<id>`.
+      // Matched on the stored answer (storeResponse's `source`) and on the ledger's
+      // `source` column, which the request core fills with the same value.
+      const src = s.type === 'watchlist' ? `watch:${s.id}` : s.id;
+      calls = 'SELECT call_id FROM responses WHERE source = ? UNION SELECT call_id FROM calls WHERE source = ?';
+      cp = [src, src];
+    }
+    const dense = est !== undefined && est(`FROM provenance WHERE call_id IN (${calls})`, cp);
+    w.clauses.push(
+      dense
+        ? `EXISTS (SELECT 1 FROM provenance p WHERE p.item_rid = i.rid AND p.call_id IN (${calls}))`
+        : `i.rid IN (SELECT item_rid FROM provenance WHERE call_id IN (${calls}))`,
+    );
+    w.params.push(...cp);
+  }
+  for (const t of q.tags ?? []) {
+    w.clauses.push('i.rid IN (SELECT it.item_rid FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE t.name = ?)');
+    w.params.push(t);
+  }
+  if (q.hasNote !== undefined) {
+    w.clauses.push(`${q.hasNote ? '' : 'NOT '}EXISTS (SELECT 1 FROM notes n WHERE n.item_rid = i.rid)`);
+  }
+  return w;
+}
+
+const ENGAGEMENT_COLUMN = { views: 'views', likes: 'likes', comments: 'comments', shares: 'shares', saves: 'saves' } as const;
+
+const SORT_EXPR: Record<string, { expr: string; notNull: boolean }> = {
+  published_at: { expr: 'i.published_at', notNull: false },
+  likes: { expr: 'i.likes', notNull: false },
+  views: { expr: 'i.views', notNull: false },
+  comments: { expr: 'i.comments', notNull: false },
+  shares: { expr: 'i.shares', notNull: false },
+  relevance: { expr: 'i.relevance_p', notNull: false },
+  first_seen_at: { expr: 'i.first_seen_at', notNull: true },
+  author: { expr: 'i.author_username COLLATE NOCASE', notNull: false },
+};
+
+/**
+ * How to walk a sort. Phase 0 walks rows whose sort value is known, in index
+ * order; phase 1 the rows whose value is unknown (null / not judged), by rid.
+ * Unknowns therefore come last in both directions.
+ */
+export interface SortPlan {
+  field: string;
+  dir: 'asc' | 'desc';
+  /** FROM of phase 0 (items are always `i`) */
+  from0: string;
+  /** clause selecting rows with a known sort value, and its params */
+  known: string;
+  knownParams: unknown[];
+  /** sort expression of phase 0 (may carry a collation) and the selected value */
+  expr: string;
+  valueExpr: string;
+  /** tie-breaker column (equals i.rid) */
+  tie: string;
+  /** clause selecting rows with an unknown sort value; null when there are none */
+  unknown: string | null;
+  unknownParams: unknown[];
+}
+
+export const DEFAULT_SORT = { field: 'published_at', dir: 'desc' } as const;
+
+export function sortPlan(q: LibraryQuery): SortPlan {
+  const s = q.sort ?? DEFAULT_SORT;
+  const field = s.field as SortField;
+  if (isLabelSort(field)) {
+    const { family, field: f } = parseLabelSort(field);
+    // walks the item_labels key (family, field, value, item_rid) directly; x'' = null label
+    return {
+      field,
+      dir: s.dir,
+      from0: 'item_labels sl JOIN items i ON i.rid = sl.item_rid',
+      known: "sl.family = ? AND sl.field = ? AND sl.value < x''",
+      knownParams: [family, f],
+      expr: 'sl.value',
+      valueExpr: 'sl.value',
+      tie: 'sl.item_rid',
+      unknown: "i.rid NOT IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND value < x'')",
+      unknownParams: [family, f],
+    };
+  }
+  const base = SORT_EXPR[field];
+  if (!base) throw new QueryError(`unknown sort field: ${String(field)}`);
+  const col = base.expr.replace(/ COLLATE NOCASE$/, '');
+  return {
+    field,
+    dir: s.dir,
+    from0: 'items i',
+    known: `${col} IS NOT NULL`,
+    knownParams: [],
+    expr: base.expr,
+    valueExpr: col,
+    tie: 'i.rid',
+    unknown: base.notNull ? null : `${col} IS NULL`,
+    unknownParams: [],
+  };
+}
+
+/** Keyset position: phase 0 walks non-null sort values, phase 1 the nulls (always last). */
+export interface Cursor {
+  h: string; // query hash
+  p: 0 | 1;
+  v: string | number | null;
+  r: number; // rid of the last row returned
+}
+
+/** Hash of everything that shapes the ordered result (not limit/after). */
+export function queryHash(q: LibraryQuery): string {
+  const { limit: _l, after: _a, ...rest } = q;
+  return createHash('sha1').update(stableStringify(rest)).digest('base64url').slice(0, 12);
+}
+
+export function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(s: string, hash: string): Cursor {
+  let c: unknown;
+  try {
+    c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+  } catch {
+    throw new QueryError('invalid cursor');
+  }
+  if (
+    typeof c !== 'object' || c === null ||
+    typeof (c as Cursor).h !== 'string' ||
+    ((c as Cursor).p !== 0 && (c as Cursor).p !== 1) ||
+    typeof (c as Cursor).r !== 'number' ||
+    !['string', 'number'].includes(typeof (c as Cursor).v) && (c as Cursor).v !== null
+  ) {
+    throw new QueryError('invalid cursor');
+  }
+  if ((c as Cursor).h !== hash) throw new QueryError('this cursor belongs to another query');
+  return c as Cursor;
+}
+
+/** Validate + normalise input from any door. */
+export function parseQuery(q: LibraryQuery): LibraryQuery {
+  const r = libraryQuerySchema.safeParse(q);
+  if (!r.success) throw new QueryError(`invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+export function pageSize(q: LibraryQuery): number {
+  return q.limit ?? DEFAULT_PAGE;
+}

@@ -1,0 +1,315 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openArchive, Archive, ArchiveVersionError, MIGRATIONS, latestVersion, migrate } from './index';
+import type { JournalEntry, LedgerEntry, WalkState } from '../ports';
+import { envelope, listResponse, post } from './test-fixtures';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'loupe-archive-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function ledger(over: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    callId: 'c1', attempt: 1, startedAt: 1_000, durationMs: 120, platform: 'photo_net', endpoint: 'profile/posts',
+    params: '{"handle":"x"}', paramsHash: 'h1', idempotencyKey: 'idem-1', requestId: 'req_1', status: 200, errorType: null,
+    creditsUsed: 3, creditsRemaining: 97, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false,
+    source: 'search', walkId: null, dryRun: false, ...over,
+  };
+}
+
+describe('opening and migrations', () => {
+  it('creates the schema from empty, in WAL mode with foreign keys on', () => {
+    const file = join(tmp(), 'loupe.db');
+    const a = openArchive(file);
+    expect(a.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+    expect(latestVersion()).toBe(MIGRATIONS.length);
+    expect(a.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(a.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(a.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    const tables = (a.db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    for (const t of ['items', 'item_labels', 'calls', 'journal', 'responses', 'provenance', 'walks', 'balance', 'tags', 'item_tags', 'notes', 'label_overrides', 'result_sets', 'items_fts']) {
+      expect(tables).toContain(t);
+    }
+    a.close();
+    // reopening applies nothing new and keeps data
+    const b = openArchive(file);
+    expect(b.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+    b.close();
+  });
+
+  it('refuses an archive from a newer Loupe and leaves the file unchanged', () => {
+    const file = join(tmp(), 'loupe.db');
+    const raw = new Database(file);
+    raw.exec('CREATE TABLE future (x)');
+    raw.pragma(`user_version = ${latestVersion() + 5}`);
+    raw.close();
+    const before = readFileSync(file);
+    let err: unknown;
+    try {
+      openArchive(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ArchiveVersionError);
+    expect((err as Error).message).toBe(
+      `This archive was written by a newer Loupe (schema ${latestVersion() + 5}); this version understands up to ${latestVersion()}. Update Loupe or open another data folder.`,
+    );
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('applies later migrations appended to the list, each in a transaction', () => {
+    const db = new Database(':memory:');
+    migrate(db);
+    const extra = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'later', up: (d: Database.Database) => d.exec('CREATE TABLE later_feature (id TEXT PRIMARY KEY)') }];
+    expect(migrate(db, extra)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length + 1 });
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
+    // a failing migration rolls back completely, user_version included
+    const broken = [...extra, { version: extra.length + 1, name: 'broken', up: (d: Database.Database) => { d.exec('CREATE TABLE half (x)'); throw new Error('boom'); } }];
+    expect(() => migrate(db, broken)).toThrow('boom');
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
+    db.close();
+  });
+});
+
+describe('items: upsert, merge, ids', () => {
+  it('stores one row per (platform, kind, id); a later fetch updates counts and labels', () => {
+    const a = openArchive(':memory:');
+    const first = a.storeResponse(
+      listResponse('c1', 'photo_net', 'profile/posts', [
+        post({ id: '1', likes: 5, views: null, labels: { intent: { label: 'complaining', confidence: 0.8 } } }),
+        post({ id: '2', likes: 1 }),
+      ], { fetchedAt: 1_000 }),
+      'profile',
+      null,
+    );
+    expect(first.newItems).toBe(2);
+    expect(first.items).toEqual([
+      { platform: 'photo_net', kind: 'post', id: '1' },
+      { platform: 'photo_net', kind: 'post', id: '2' },
+    ]);
+    const second = a.storeResponse(
+      listResponse('c2', 'photo_net', 'profile/posts', [
+        post({ id: '1', likes: 9, views: 100, labels: { intent: { label: 'switching_away', confidence: 0.9 } } }),
+      ], { fetchedAt: 2_000 }),
+      'profile',
+      null,
+    );
+    expect(second.newItems).toBe(0);
+    expect(a.count({})).toBe(2);
+    // same id on another platform or kind is another item
+    a.ingestItems([{ platform: 'micro_net', kind: 'post', record: post({ id: '1' }) }]);
+    expect(a.count({})).toBe(3);
+    const it1 = a.getItem('photo_net', 'post', '1')!;
+    expect(it1.engagement.likes).toBe(9);
+    expect(it1.engagement.views).toBe(100);
+    expect(it1.labels?.intent).toEqual({ label: 'switching_away', confidence: 0.9 });
+    expect(it1.firstSeenAt).toBe(1_000);
+    expect(it1.lastSeenAt).toBe(2_000);
+    expect(it1.seenCount).toBe(2);
+    expect(a.count({ labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] })).toBe(0);
+    expect(a.count({ labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'switching_away' }] })).toBe(1);
+    a.close();
+  });
+
+  it('a later answer with judgments off or null fields never wipes known labels or counts', () => {
+    const a = openArchive(':memory:');
+    a.storeResponse(listResponse('c1', 'photo_net', 'p', [post({ id: '1', likes: 5, labels: { sponsored: { p: 0.7 }, intent: { label: 'promoting' } }, relevance: 0.9 })]), 's', null);
+    a.storeResponse(listResponse('c2', 'photo_net', 'p', [post({ id: '1', likes: null, noComputed: true, text: null })], { fetchedAt: 3_000 }), 's', null);
+    a.storeResponse(listResponse('c3', 'photo_net', 'p', [post({ id: '1', likes: 6, labels: null })], { fetchedAt: 4_000 }), 's', null);
+    // a partial judgment replaces only the families it carries
+    a.storeResponse(listResponse('c4', 'photo_net', 'p', [post({ id: '1', labels: { sponsored: { p: 0.2 } } })], { fetchedAt: 5_000 }), 's', null);
+    const it = a.getItem('photo_net', 'post', '1')!;
+    expect(it.engagement.likes).toBe(6);
+    expect(it.text).toBe('post 1');
+    expect(it.labels).toEqual({ sponsored: { p: 0.2 }, intent: { label: 'promoting' } });
+    expect(it.relevance).toBe(0.9);
+    expect((it.record.computed as { labels: unknown }).labels).toEqual({ sponsored: { p: 0.2 }, intent: { label: 'promoting' } });
+    expect(a.count({ labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'promoting' }] })).toBe(1);
+    expect(a.count({ labels: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0.5 }] })).toBe(0);
+    expect(a.count({ labels: [{ family: 'sponsored', field: 'p', op: 'lt', value: 0.5 }] })).toBe(1);
+    expect(it.seenCount).toBe(4);
+    a.close();
+  });
+
+  it('keeps counts null when unknown, 0 when zero', () => {
+    const a = openArchive(':memory:');
+    a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: '1', likes: 0, views: null }) }]);
+    const it = a.getItem('photo_net', 'post', '1')!;
+    expect(it.engagement.likes).toBe(0);
+    expect(it.engagement.views).toBeNull();
+    expect(a.count({ engagement: [{ field: 'views', max: 10 }] })).toBe(0);
+    expect(a.count({ engagement: [{ field: 'likes', max: 0 }] })).toBe(1);
+    a.close();
+  });
+
+  it('ids above 2^53 round-trip as exact strings', () => {
+    const a = openArchive(':memory:');
+    const big = '18446744073709551617123';
+    const near = '9007199254740993'; // 2^53 + 1
+    a.ingestItems([
+      { platform: 'micro_net', kind: 'post', record: post({ id: big, parent_id: near, author: { id: '9007199254740995' } }) },
+      { platform: 'micro_net', kind: 'post', record: post({ id: near }) },
+    ]);
+    const it = a.getItem('micro_net', 'post', big)!;
+    expect(it.id).toBe(big);
+    expect(it.parentId).toBe(near);
+    expect(it.author.id).toBe('9007199254740995');
+    expect(a.getItem('micro_net', 'post', '9007199254740992')).toBeUndefined();
+    expect(a.getItem('micro_net', 'post', near)!.id).toBe(near);
+    const ids = a.query({ sort: { field: 'first_seen_at', dir: 'asc' } }).rows.map((r) => r.id);
+    expect(ids.sort()).toEqual([big, near].sort());
+    expect([...a.iterateExportRows({})].map((r) => r.id).sort()).toEqual([big, near].sort());
+    a.close();
+  });
+
+  it('stores single-object answers (data.post, data.profile with author.id) and list kinds', () => {
+    const a = openArchive(':memory:');
+    const single = {
+      callId: 'c1', platform: 'photo_net', endpoint: 'post', paramsHash: 'hp', fetchedAt: 10,
+      envelope: envelope('photo_net', 'post', { post: post({ id: '77' }) }),
+    };
+    expect(a.storeResponse(single, 'explorer', null)).toEqual({ items: [{ platform: 'photo_net', kind: 'post', id: '77' }], newItems: 1 });
+    const prof = {
+      callId: 'c2', platform: 'photo_net', endpoint: 'profile', paramsHash: 'hq', fetchedAt: 10,
+      envelope: envelope('photo_net', 'profile', { profile: { author: { id: '555', username: 'bob', display_name: 'Bob', bio: 'coffee nerd', followers: 10 } } }),
+    };
+    expect(a.storeResponse(prof, 'profile', null).items).toEqual([{ platform: 'photo_net', kind: 'profile', id: '555' }]);
+    expect(a.getItem('photo_net', 'profile', '555')!.author.username).toBe('bob');
+    expect(a.count({ text: 'nerd' })).toBe(1);
+    const groups = listResponse('c3', 'social_net', 'search/groups', [{ id: 'g1', name: 'Espresso lovers' }], { kind: 'group' });
+    expect(a.storeResponse(groups, 'search', null).items).toEqual([{ platform: 'social_net', kind: 'group', id: 'g1' }]);
+    expect(a.count({ kinds: ['group'], text: 'espresso' })).toBe(1);
+    // a transcript without an id is not an item; the answer is still stored
+    const tr = { callId: 'c4', platform: 'video_net', endpoint: 'transcript', paramsHash: 'ht', fetchedAt: 10, envelope: envelope('video_net', 'transcript', { transcript: { language: 'en', text: 'hi', segments: [] } }) };
+    expect(a.storeResponse(tr, 'explorer', null)).toEqual({ items: [], newItems: 0 });
+    expect(a.findFreshResponse('video_net', 'transcript', 'ht', 0)?.callId).toBe('c4');
+    a.close();
+  });
+
+  it('links provenance: which calls returned an item, when and at what cost', () => {
+    const a = openArchive(':memory:');
+    a.recordAttempt(ledger({ callId: 'c1', attempt: 1, status: 503, errorType: 'SERVICE_UNAVAILABLE', creditsUsed: 0, requestId: 'r_fail' }));
+    a.recordAttempt(ledger({ callId: 'c1', attempt: 2, status: 200, creditsUsed: 3, requestId: 'r_ok' }));
+    a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', [post({ id: '1' }), post({ id: '2' })], { fetchedAt: 1_000, unavailable: ['engagement.saves'] }), 'search', 'w1');
+    a.storeResponse(listResponse('c2', 'photo_net', 'profile/posts', [post({ id: '2' })], { fetchedAt: 2_000 }), 'watch:7', null);
+    const calls = a.itemCalls('photo_net', 'post', '2');
+    expect(calls.map((c) => [c.callId, c.at, c.position, c.source])).toEqual([
+      ['c2', 2_000, 0, 'watch:7'],
+      ['c1', 1_000, 1, 'search'],
+    ]);
+    expect(calls[1]).toMatchObject({ requestId: 'r_ok', creditsUsed: 3, walkId: 'w1', endpoint: 'profile/posts' });
+    expect(calls[0]).toMatchObject({ requestId: null, creditsUsed: 0 });
+    const item = a.getItem('photo_net', 'post', '1')!;
+    expect(item.provenance).toHaveLength(1);
+    expect(item.unavailable).toEqual(['engagement.saves']);
+    a.close();
+  });
+});
+
+describe('core store round trips', () => {
+  it('journal: begin, find by opKey, pending, finish', () => {
+    const a = openArchive(':memory:');
+    const e: JournalEntry = {
+      callId: 'c1', opKey: 'walk:w1:page:0', idempotencyKey: 'k-1', platform: 'photo_net', endpoint: 'profile/posts',
+      params: '{"handle":"x"}', paramsHash: 'h', state: 'pending', createdAt: 5, finishedAt: null,
+    };
+    a.beginJournal(e);
+    a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
+    expect(a.findJournal('walk:w1:page:0')).toEqual(e);
+    expect(a.findJournal('nope')).toBeUndefined();
+    expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c1', 'c2']);
+    a.finishJournal('c1', 'done', 9);
+    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, state: 'done', finishedAt: 9 });
+    expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c2']);
+    // a second logical call may not reuse an opKey
+    expect(() => a.beginJournal({ ...e, callId: 'c3' })).toThrow();
+    a.close();
+  });
+
+  it('ledger: every attempt is a row, returned as written', () => {
+    const a = openArchive(':memory:');
+    const e1 = ledger({ dryRun: true, creditsUsed: 0, walkId: 'w1', cached: true, freeCall: true, idempotentReplay: true });
+    const id1 = a.recordAttempt(e1);
+    const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
+    expect(id2).toBeGreaterThan(id1);
+    const rows = a.listLedger({ limit: 10 });
+    expect(rows.map((r) => r.id)).toEqual([id2, id1]);
+    expect(rows[1]).toEqual({ ...e1, id: id1 });
+    expect(rows[0].status).toBeNull();
+    expect(a.listLedger({ beforeId: id2 }).map((r) => r.id)).toEqual([id1]);
+    const cols = (a.db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string }>).map((c) => c.name);
+    expect(cols.some((c) => /api_?key|secret|token/i.test(c))).toBe(false);
+    a.close();
+  });
+
+  it('walks: save, update, get, list by status', () => {
+    const a = openArchive(':memory:');
+    const w: WalkState = {
+      walkId: 'w1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"x"}', cursorParam: 'cursor',
+      cursor: null, pagesDone: 0, creditsSpent: 0, itemsSeen: 0, status: 'running', stopReason: null, source: 'profile',
+      createdAt: 1, updatedAt: 1, error: null,
+    };
+    a.saveWalk(w);
+    a.saveWalk({ ...w, walkId: 'w2', status: 'done', stopReason: 'end', updatedAt: 3 });
+    const w1b = { ...w, cursor: 'sdr_cur_abc', pagesDone: 2, creditsSpent: 6, itemsSeen: 24, status: 'paused' as const, updatedAt: 5 };
+    a.saveWalk(w1b);
+    expect(a.getWalk('w1')).toEqual(w1b);
+    expect(a.getWalk('zz')).toBeUndefined();
+    expect(a.listWalks().map((x) => x.walkId)).toEqual(['w1', 'w2']);
+    expect(a.listWalks({ status: ['done'] }).map((x) => x.walkId)).toEqual(['w2']);
+    expect(a.listWalks({ status: ['running', 'paused'] }).map((x) => x.walkId)).toEqual(['w1']);
+    a.close();
+  });
+
+  it('balance persists across reopen and never goes back in time', () => {
+    const file = join(tmp(), 'loupe.db');
+    const a = openArchive(file);
+    expect(a.getBalance()).toBeUndefined();
+    a.setBalance(500, 10);
+    a.setBalance(480, 20);
+    a.setBalance(999, 15); // an older answer arriving late
+    a.close();
+    const b = openArchive(file);
+    expect(b.getBalance()).toEqual({ creditsRemaining: 480, at: 20 });
+    b.close();
+  });
+
+  it('findFreshResponse: newest answer of the exact call inside the window', () => {
+    const a = openArchive(':memory:');
+    const mk = (callId: string, fetchedAt: number, hash = 'H') => listResponse(callId, 'photo_net', 'profile/posts', [post({ id: callId })], { fetchedAt, paramsHash: hash });
+    a.storeResponse(mk('old', 1_000), 's', null);
+    a.storeResponse(mk('new', 5_000), 's', null);
+    a.storeResponse(mk('other', 9_000, 'OTHER'), 's', null);
+    expect(a.findFreshResponse('photo_net', 'profile/posts', 'H', 0)?.callId).toBe('new');
+    expect(a.findFreshResponse('photo_net', 'profile/posts', 'H', 5_000)?.callId).toBe('new');
+    expect(a.findFreshResponse('photo_net', 'profile/posts', 'H', 5_001)).toBeUndefined();
+    expect(a.findFreshResponse('photo_net', 'profile/reels', 'H', 0)).toBeUndefined();
+    const got = a.findFreshResponse('photo_net', 'profile/posts', 'H', 2_000)!;
+    expect(got.fetchedAt).toBe(5_000);
+    expect(got.envelope).toEqual(mk('new', 5_000).envelope);
+    // bulk-ingested pseudo calls have no envelope and are never served
+    a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: 'x' }) }], { callId: 'bulk', source: 'import', endpoint: 'profile/posts', paramsHash: 'H', fetchedAt: 99_000 });
+    expect(a.findFreshResponse('photo_net', 'profile/posts', 'H', 0)?.callId).toBe('new');
+    a.close();
+  });
+});
+
+describe('constructor', () => {
+  it('Archive wraps an opened database', () => {
+    const a = openArchive(':memory:');
+    expect(a).toBeInstanceOf(Archive);
+    a.close();
+    expect(a.db.open).toBe(false);
+  });
+});

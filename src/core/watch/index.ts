@@ -1,0 +1,76 @@
+/**
+ * Watchlists (docs/watchlists.md): scheduled, incremental, budgeted monitoring.
+ *
+ *   const watch = createWatchService({ api, archive, clock, notify, emit });
+ *   const l = await watch.create({ name: 'Brands', watches: [{ platform, endpoint, params }], budgetPerRun: 500 });
+ *   const run = await watch.run(l.id, { approved: true });
+ *
+ * `watchContract(service)` gives the contract's `watchlists.*` methods (what src/core/app.ts
+ * delegates to); `appWatchFactory()` builds both from the app's parts.
+ */
+import type { LoupeEvent, LoupeImpl, MethodName, Settings } from '../../shared/contract';
+import type { Clock } from '../ports';
+import type { ApiCore } from '../api/types';
+import { createWatchService, type WatchArchive, type WatchService, type WatchServiceOptions } from './service';
+
+export { createWatchService } from './service';
+export type {
+  RunOptions,
+  WatchArchive,
+  WatchEstimate,
+  WatchlistCreate,
+  WatchlistDetail,
+  WatchlistPatch,
+  WatchRunDetail,
+  WatchService,
+  WatchServiceOptions,
+} from './service';
+export { SharedBudget } from './budget';
+
+type WatchMethod = Extract<MethodName, `watchlists.${string}`>;
+export type WatchContract = { [K in WatchMethod]: LoupeImpl[K] } & { close(): Promise<void> };
+
+/** The contract's `watchlists.*` methods over a service (inputs already validated by the door). */
+export function watchContract(s: WatchService): WatchContract {
+  return {
+    'watchlists.list': () => s.list(),
+    'watchlists.create': (i) => s.create(i),
+    'watchlists.update': (i) => s.update(i.id, i.patch),
+    'watchlists.remove': (i) => s.remove(i.id),
+    'watchlists.addWatch': (i) => s.addWatch(i.id, i.watch),
+    'watchlists.estimate': (i) => s.estimate(i.id),
+    'watchlists.run': (i) => s.run(i.id, { approved: i.approved ?? false, trigger: 'manual' }),
+    'watchlists.history': (i) => s.history(i.id),
+    'watchlists.markSeen': (i) => s.markSeen(i.id),
+    close: () => s.close(),
+  };
+}
+
+/** The parts src/core/app.ts hands a watch factory (its `WatchDeps`). */
+export interface AppWatchDeps {
+  api(): Promise<ApiCore>;
+  archive: WatchArchive;
+  settings(): Settings;
+  emit(e: LoupeEvent): void;
+  clock: Clock;
+  dataDir: string;
+}
+
+/**
+ * A factory for `createApp({ watch })`: builds the service with the app's parts, starts the
+ * scheduler (runs while the app is open) and returns the contract methods.
+ */
+export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify' | 'log' | 'maxPagesPerWatch'>> & { scheduler?: boolean } = {}) {
+  return (deps: AppWatchDeps): WatchContract & { service: WatchService } => {
+    const service = createWatchService({
+      api: deps.api,
+      archive: deps.archive,
+      clock: deps.clock,
+      emit: deps.emit,
+      askAboveCredits: () => deps.settings().askAboveCredits,
+      ...extra,
+    });
+    if (extra.scheduler !== false) service.startScheduler();
+    return { ...watchContract(service), service };
+  };
+}
