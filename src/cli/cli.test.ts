@@ -179,3 +179,56 @@ describe('loupe command line', () => {
     }
   });
 });
+
+describe('loupe watch', () => {
+  it('add, list, run, history; a second run with nothing new spends one page per watch; export by watchlist', async () => {
+    const add = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=watched_one', '--list', 'cli-list', '--every', '6h', '--budget', '400']);
+    expect(add.code).toBe(0);
+    expect(add.err).toMatch(/Created watchlist "cli-list"/);
+    const list = await loupe(['watch', 'list', '--json']);
+    const lists = JSON.parse(list.out) as Array<{ name: string; watches: unknown[]; schedule: { everyHours?: number } }>;
+    const mine = lists.find((l) => l.name === 'cli-list')!;
+    expect(mine.watches).toHaveLength(1);
+    expect(mine.schedule.everyHours).toBe(6);
+
+    const first = await loupe(['watch', 'run', 'cli-list', '--json']);
+    expect(first.code).toBe(0);
+    const [r1] = JSON.parse(first.out) as Array<{ newItems: number; complete: boolean }>;
+    expect(r1.newItems).toBeGreaterThan(0);
+    expect(r1.complete).toBe(true);
+
+    sb.admin.advance(7 * 3600); // past the 6 h cache window, no guarantee of new posts
+    const before = sb.admin.charges().length;
+    const second = await loupe(['watch', 'run', 'cli-list', '--json']);
+    expect(second.code).toBe(0);
+    const sent = sb.admin.charges().slice(before).filter((c) => c.endpoint.includes('profile/posts'));
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    const [r2] = JSON.parse(second.out) as Array<{ watches: Array<{ pages: number; newItems: number }> }>;
+    // pages fetched = only what was new: with k new items and 12 per page, at most ceil((k+1)/12) pages
+    expect(r2.watches[0].pages).toBeLessThanOrEqual(Math.ceil((r2.watches[0].newItems + 1) / 12));
+
+    const hist = await loupe(['watch', 'history', 'cli-list', '--json']);
+    expect((JSON.parse(hist.out) as unknown[]).length).toBe(2);
+
+    const out = join(home, 'watch.jsonl');
+    const ex = await loupe(['export', '--format', 'jsonl', '--out', out, '--watchlist', 'cli-list']);
+    expect(ex.code).toBe(0);
+    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    expect(rows.length).toBe(r1.newItems + r2.watches[0].newItems);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+  });
+
+  it('a run whose estimate exceeds its budget stops with exit 5 unless --yes', async () => {
+    await loupe(['watch', 'add', 'short_video_net/search', '-p', 'query=coffee', '-p', 'max_pages=5', '--list', 'pricey', '--budget', '10']);
+    const before = sb.admin.charges().length;
+    const r = await loupe(['watch', 'run', 'pricey']);
+    expect(r.code).toBe(5);
+    expect(r.err).toMatch(/--yes/);
+    expect(sb.admin.charges().length).toBe(before);
+  });
+
+  it('rejects a bad schedule with exit 2', async () => {
+    const r = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=x', '--list', 'bad', '--every', 'often']);
+    expect(r.code).toBe(2);
+  });
+});

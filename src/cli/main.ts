@@ -14,7 +14,10 @@ import { SecretError } from '../core/secrets';
 import type { CatalogueEndpoint, Envelope, ListData } from '../shared/api-types';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import { buildLibraryQuery, type QueryFlags } from './query-flags';
-import { registerWatchCommands } from './watch';
+import { registerWatchCommands, WatchExit } from './watch';
+import { parseParams, parseTarget } from './targets';
+
+export { parseParams, parseTarget };
 
 export interface Io {
   stdout: NodeJS.WritableStream;
@@ -33,23 +36,6 @@ class ExitError extends Error {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-
-/** `platform/path` or `/v1/platform/path` → { platform, endpoint }. */
-export function parseTarget(s: string): { platform: string; endpoint: string } {
-  const parts = s.replace(/^\/+/, '').replace(/^v1\//, '').split('/').filter(Boolean);
-  if (parts.length < 2) throw new UsageError(`An endpoint is written <platform>/<path>, e.g. photo_net/profile/posts; got "${s}".`);
-  return { platform: parts[0], endpoint: parts.slice(1).join('/') };
-}
-
-export function parseParams(list: string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of list ?? []) {
-    const i = p.indexOf('=');
-    if (i <= 0) throw new UsageError(`--param takes name=value; got "${p}".`);
-    out[p.slice(0, i)] = p.slice(i + 1);
-  }
-  return out;
-}
 
 function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
@@ -85,13 +71,13 @@ async function readStdin(io: Io): Promise<string> {
 }
 
 function errorSentence(e: unknown): string {
-  if (e instanceof ApiError || e instanceof UsageError || e instanceof ExitError || e instanceof SecretError) return e.message;
+  if (e instanceof ApiError || e instanceof UsageError || e instanceof ExitError || e instanceof WatchExit || e instanceof SecretError) return e.message;
   if (e instanceof Error) return `Internal error: ${e.message}`;
   return `Internal error: ${String(e)}`;
 }
 
 function exitCodeOf(e: unknown): number {
-  if (e instanceof ExitError) return e.exitCode;
+  if (e instanceof ExitError || e instanceof WatchExit) return e.exitCode;
   if (e instanceof UsageError) return 2;
   if (e instanceof SecretError) return e.kind === 'validation' || e.kind === 'not_found' ? 2 : 1;
   if (e instanceof ApiError) return exitCodeFor(e);
@@ -413,7 +399,11 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
     .action(async (o: QueryFlags & { format: 'csv' | 'json' | 'jsonl'; out: string; columns?: string; bom: boolean }) => {
       const c = context();
-      const q = buildLibraryQuery(o, c);
+      const q = buildLibraryQuery(o, c, (nameOrId) => {
+        const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
+        if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+        return row.id;
+      });
       const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);

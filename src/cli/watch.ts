@@ -1,6 +1,182 @@
+/**
+ * `loupe watch add|list|run|history` — watchlists from the command line (for cron or a server).
+ * The same service as the app (src/core/watch), over the same archive.
+ */
 import type { Command } from 'commander';
+import { createWatchService, type WatchlistDetail, type WatchRunDetail, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
+import { UsageError } from './context';
 import type { Io } from './main';
+import { parseParams, parseTarget } from './targets';
 
-/** `loupe watch …` — registered once the watchlist service exists (src/core/watch). */
-export function registerWatchCommands(_program: Command, _io: Io, _context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {}
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** `6h`, `90m`, `1d`, `2.5h` → hours */
+export function parseEvery(s: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(m|h|d)?\s*$/i.exec(s);
+  if (!m) throw new UsageError(`--every takes a duration like 6h, 90m or 1d; got "${s}".`);
+  const n = Number(m[1]);
+  const unit = (m[2] ?? 'h').toLowerCase();
+  const hours = unit === 'm' ? n / 60 : unit === 'd' ? n * 24 : n;
+  if (!(hours > 0) || hours > 24 * 31) throw new UsageError('--every must be between 1 minute and 31 days.');
+  return hours;
+}
+
+class WatchExit extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+function describeRun(r: WatchRunDetail, name: string): string {
+  const lines = [
+    `${name}: ${r.status}${r.complete ? ', complete' : ''} · ${fmt(r.newItems)} new item(s) · ${fmt(r.creditsSpent)} credits${r.alerts ? ` · ${r.alerts} alert(s)` : ''}`,
+  ];
+  if (r.message) lines.push(`  ${r.message}`);
+  for (const w of r.watches) {
+    lines.push(`  - ${w.watchId}: ${w.pages} page(s), ${fmt(w.credits)} credits, ${w.newItems} new, ${w.complete ? 'complete' : 'INCOMPLETE'}${w.stopReason ? ` (${w.stopReason})` : ''}`);
+    if (w.gap) lines.push(`    gap: ${w.gap}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {
+  let service: WatchService | null = null;
+  const svc = (): WatchService => {
+    if (service) return service;
+    const c = context();
+    service = createWatchService({
+      api: () => c.api(),
+      archive: c.archive(),
+      askAboveCredits: () => c.settings.read().app.askAboveCredits,
+      emit: (e) => {
+        if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY) {
+          const d = e.run as WatchRunDetail;
+          io.stderr.write(`\r\x1b[2K${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`);
+        }
+      },
+    });
+    return service;
+  };
+  const byName = async (nameOrId: string): Promise<WatchlistDetail> => {
+    const all = await svc().list();
+    const w = all.find((x) => x.name === nameOrId) ?? all.find((x) => x.id === nameOrId);
+    if (!w) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+    return w;
+  };
+
+  const watch = program.command('watch').description('watchlists: incremental refreshes that never miss data and never overspend');
+
+  watch
+    .command('add')
+    .description('add a watch (one endpoint call) to a watchlist, creating the list if needed')
+    .argument('<endpoint>', 'platform/path, e.g. photo_net/profile/posts')
+    .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
+    .requiredOption('--list <name>', 'the watchlist')
+    .option('--every <duration>', 'schedule: every 6h, 90m, 1d')
+    .option('--cron <expr>', 'schedule: a cron expression, e.g. "0 */6 * * *"')
+    .option('--budget <credits>', 'per-run budget in credits')
+    .option('--month-budget <credits>', 'per-month budget in credits')
+    .option('--label <text>', 'a label for this watch')
+    .action(async (target: string, o: { param?: string[]; list: string; every?: string; cron?: string; budget?: string; monthBudget?: string; label?: string }) => {
+      if (o.every && o.cron) throw new UsageError('Use either --every or --cron, not both.');
+      const t = { ...parseTarget(target), params: parseParams(o.param) };
+      const api = await context().api();
+      await api.catalogue.load();
+      if (!api.catalogue.find(t.platform, t.endpoint)) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
+      const v = await api.validate(t);
+      if (!v.ok) throw new UsageError(v.message);
+      const num = (name: string, s?: string): number | undefined => {
+        if (s === undefined) return undefined;
+        const n = Number(s);
+        if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} takes a whole number of credits; got "${s}".`);
+        return n;
+      };
+      const schedule = o.every ? { everyHours: parseEvery(o.every) } : o.cron ? { cron: o.cron } : undefined;
+      const budgetPerRun = num('--budget', o.budget);
+      const budgetPerMonth = num('--month-budget', o.monthBudget);
+      const all = await svc().list();
+      let wl = all.find((x) => x.name === o.list);
+      if (!wl) {
+        wl = await svc().create({ name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null });
+        io.stderr.write(`Created watchlist "${o.list}".\n`);
+      } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined) {
+        wl = await svc().update(wl.id, {
+          ...(schedule ? { schedule } : {}),
+          ...(budgetPerRun !== undefined ? { budgetPerRun } : {}),
+          ...(budgetPerMonth !== undefined ? { budgetPerMonth } : {}),
+        });
+      }
+      wl = await svc().addWatch(wl.id, { ...t, ...(o.label ? { label: o.label } : {}) });
+      io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es)).\n`);
+    });
+
+  watch
+    .command('list')
+    .option('--json', 'JSON output')
+    .action(async (o: { json?: boolean }) => {
+      const all = await svc().list();
+      if (o.json) return void io.stdout.write(JSON.stringify(all) + '\n');
+      if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
+      for (const w of all) {
+        const sched = w.schedule?.cron ? `cron ${w.schedule.cron}` : w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : 'manual';
+        io.stdout.write(
+          `${w.name}  ${w.watches.length} watch(es) · ${sched}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : ''}\n`,
+        );
+      }
+    });
+
+  watch
+    .command('run')
+    .description('refresh a watchlist (or all) now; over-budget runs need --yes')
+    .argument('[name]', 'watchlist name or id')
+    .option('--all', 'every watchlist that is not paused')
+    .option('-y, --yes', 'approve a run whose estimate exceeds its budget / ask threshold')
+    .option('--json', 'JSON output')
+    .action(async (name: string | undefined, o: { all?: boolean; yes?: boolean; json?: boolean }) => {
+      if (!name && !o.all) throw new UsageError('Name a watchlist or pass --all.');
+      if (name && o.all) throw new UsageError('Name a watchlist or pass --all, not both.');
+      const lists = o.all ? (await svc().list()).filter((w) => !w.paused) : [await byName(name as string)];
+      const runs: WatchRunDetail[] = [];
+      let notApproved: string | null = null;
+      let incomplete = false;
+      for (const wl of lists) {
+        const r = await svc().run(wl.id, { approved: !!o.yes, trigger: 'cli' });
+        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        runs.push(r);
+        if (!o.json) io.stdout.write(describeRun(r, wl.name));
+        if (r.status === 'over_budget') notApproved = r.message ?? `"${wl.name}" needs approval: re-run with --yes.`;
+        else if (!r.complete) incomplete = true;
+      }
+      if (o.json) io.stdout.write(JSON.stringify(runs) + '\n');
+      if (notApproved) throw new WatchExit(5, `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
+      if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
+    });
+
+  watch
+    .command('history')
+    .argument('<name>', 'watchlist name or id')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { json?: boolean }) => {
+      const wl = await byName(name);
+      const h = await svc().history(wl.id);
+      if (o.json) return void io.stdout.write(JSON.stringify(h) + '\n');
+      if (h.length === 0) io.stderr.write(`No runs yet. Run it with: loupe watch run "${wl.name}"\n`);
+      for (const r of h) io.stdout.write(`${new Date(r.startedAt).toISOString()}  ` + describeRun(r, wl.name));
+    });
+
+  // let the main error handler map WatchExit to its code
+  program.hook('postAction', async () => {
+    if (service) await service.close().catch(() => {});
+    service = null;
+  });
+}
+
+export { WatchExit };

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp, type CreateAppOptions } from '../core/app';
+import { appWatchFactory } from '../core/watch';
 import { defaultDataDir } from '../core/paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
 import { startSandbox, type SandboxOptions } from '../sandbox';
@@ -79,7 +80,7 @@ export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
     secrets,
     door: 'web',
     clock: opts.clock,
-    watch: opts.watch,
+    watch: opts.watch ?? appWatchFactory(),
     downloadUrl: (exportId) => `/api/exports/${encodeURIComponent(exportId)}?token=${encodeURIComponent(token)}`,
     sandbox: () => {
       starting ??= startSandbox({ port: 0, ...opts.sandbox }).then((sb) => (sandbox = sb));

@@ -8,10 +8,11 @@
  * navigation away is blocked; new windows are denied and http(s) links go to the system browser;
  * permission requests (camera, notifications, …) are denied; <webview> is refused.
  */
-import { app, BrowserWindow, protocol, session, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, Notification, protocol, session, shell, type IpcMainInvokeEvent } from 'electron';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import { createApp } from '../core/app';
+import { appWatchFactory } from '../core/watch';
 import type { AppHandle } from '../core/bridge';
 import { defaultDataDir } from '../core/paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
@@ -180,6 +181,12 @@ app.whenReady().then(async () => {
     secrets,
     door: 'electron',
     version: app.getVersion(),
+    // scheduled watchlist runs notify when new items match a watchlist's alert filter
+    watch: appWatchFactory({
+      notify: (title, body) => {
+        if (Notification.isSupported()) new Notification({ title, body }).show();
+      },
+    }),
     sandbox: async () => {
       const sb = await startSandbox({ port: 0, seed: sandboxSeed });
       sandboxClose = sb.close;
