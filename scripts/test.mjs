@@ -37,7 +37,13 @@ if (want('unit')) {
   const vitestArgs = ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`];
   if (has('dbus-run-session') && has('gnome-keyring-daemon')) {
     // A real Secret Service for the keyring tests (see src/core/secrets).
-    const inner = `echo -n loupe-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; LOUPE_KEYRING_TEST=1 exec "${bin('vitest')}" ${vitestArgs.map((a) => `'${a}'`).join(' ')}`;
+    // Unlock the login keyring, then write and delete one probe entry before the tests start, so
+    // the default collection exists: test files run in parallel and would otherwise race to create
+    // it (the loser sees "unlock prompt was dismissed").
+    const warm = `node -e "const {Entry}=require('@napi-rs/keyring');for(let i=0;i<20;i++){try{const e=new Entry('Loupe-warmup','probe');e.setPassword('x');e.deletePassword();process.exit(0)}catch(err){Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,250)}}console.error('keyring warm-up failed');"`;
+    // A fresh keyring folder every run: a login keyring left by an earlier run (another password)
+    // would need an interactive unlock prompt, which cannot appear here.
+    const inner = `export XDG_DATA_HOME="$(mktemp -d)"; echo -n loupe-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; ${warm}; LOUPE_KEYRING_TEST=1 exec "${bin('vitest')}" ${vitestArgs.map((a) => `'${a}'`).join(' ')}`;
     run('unit', 'dbus-run-session', ['--', 'sh', '-c', inner]);
   } else {
     console.log('(no dbus-run-session/gnome-keyring-daemon: keyring tests will report the fallback path only)');

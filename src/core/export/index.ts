@@ -1,0 +1,295 @@
+/**
+ * Streaming exports of archived items to CSV, JSON (one array) or JSONL (docs/export.md).
+ *
+ * - Rows are pulled one at a time from a (possibly async) iterable, rendered into chunks of
+ *   ~64 KiB and written through a file stream that is awaited on backpressure: memory stays flat
+ *   whatever the row count.
+ * - The file is written to a temporary name in the destination directory and renamed onto the
+ *   final name only after every byte was flushed. On failure or cancel the temporary file is
+ *   removed; whatever already sits at the final name is untouched until the rename.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import type { ExportRow } from '../ports';
+import { resolveColumns, rowCells } from './columns';
+
+export { CSV_COLUMNS, flattenForCsv, LABEL_FIELDS, POST_LABEL_FIELDS, COMMENT_LABEL_FIELDS, extraOf } from './columns';
+export { neutraliseCell, unneutraliseCell, formatNumber } from './cells';
+
+export type ExportFormat = 'csv' | 'json' | 'jsonl';
+
+export interface ExportOptions {
+  format: ExportFormat;
+  /** final path of the file */
+  out: string;
+  /** CSV only: write a UTF-8 byte order mark first (Excel needs it to read UTF-8). Default true. */
+  bom?: boolean;
+  /** CSV only: a subset of CSV_COLUMNS, written in the order given. Default: all of them. */
+  columns?: string[];
+  signal?: AbortSignal;
+  /** called with the number of rows written so far, now and then and once at the end */
+  onProgress?: (rowsWritten: number) => void;
+  /** expected row count, if known; only sets how often progress is reported (~every 0.5%) */
+  total?: number;
+}
+
+export interface ExportResult {
+  rows: number;
+  bytes: number;
+  path: string;
+}
+
+/** The JSON / JSONL envelope of one item (docs/export.md "JSON and JSONL"). */
+export interface ExportEnvelope {
+  platform: string;
+  kind: string;
+  id: string;
+  record: Record<string, unknown>;
+  tags: string[];
+  note: string | null;
+  overrides: Record<string, Record<string, unknown>>;
+  first_seen_at: string | null;
+  last_seen_at: string | null;
+}
+
+export function toEnvelope(row: ExportRow): ExportEnvelope {
+  return {
+    platform: row.platform,
+    kind: row.kind,
+    id: row.id,
+    record: row.record,
+    tags: row.tags,
+    note: row.note,
+    overrides: row.overrides,
+    first_seen_at: Number.isFinite(row.firstSeenAt) ? new Date(row.firstSeenAt).toISOString() : null,
+    last_seen_at: Number.isFinite(row.lastSeenAt) ? new Date(row.lastSeenAt).toISOString() : null,
+  };
+}
+
+const CHUNK_CHARS = 64 * 1024;
+/** rows rendered by csv-stringify per call */
+const CSV_BATCH = 256;
+const CSV_OPTS = {
+  // RFC 4180: comma separator, CRLF record ends, fields with `,` `"` CR or LF quoted, `"` doubled.
+  delimiter: ',',
+  record_delimiter: 'windows' as const,
+  quote: '"',
+  escape: '"',
+  // OWASP also advises quoting every cell; empty cells stay bare (empty = not provided).
+  quoted: true,
+  quoted_empty: false,
+};
+
+function abortError(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r;
+  const e = new Error('export cancelled');
+  e.name = 'AbortError';
+  return e;
+}
+
+/** Stream writer with backpressure and error capture. */
+class ChunkWriter {
+  private err: Error | null = null;
+  private constructor(private readonly ws: WriteStream) {
+    ws.on('error', (e) => (this.err ??= e));
+  }
+
+  static async open(path: string): Promise<ChunkWriter> {
+    // 'wx': the temp name is fresh; never clobber anything
+    const ws = createWriteStream(path, { flags: 'wx', flush: true });
+    const w = new ChunkWriter(ws);
+    await new Promise<void>((res, rej) => {
+      ws.once('open', () => res());
+      ws.once('error', rej);
+    });
+    return w;
+  }
+
+  async write(s: string | Buffer, signal?: AbortSignal): Promise<void> {
+    if (this.err) throw this.err;
+    if (this.ws.write(s)) return;
+    await new Promise<void>((res, rej) => {
+      const cleanup = (): void => {
+        this.ws.off('drain', onDrain);
+        this.ws.off('error', onErr);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onDrain = (): void => (cleanup(), res());
+      const onErr = (e: Error): void => (cleanup(), rej(e));
+      const onAbort = (): void => (cleanup(), rej(abortError(signal!)));
+      this.ws.on('drain', onDrain);
+      this.ws.on('error', onErr);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    if (this.err) throw this.err;
+  }
+
+  async close(): Promise<void> {
+    if (this.err) throw this.err;
+    await new Promise<void>((res, rej) => {
+      this.ws.end((e?: Error | null) => (e ? rej(e) : res()));
+    });
+    if (this.err) throw this.err;
+  }
+
+  async destroy(): Promise<void> {
+    if (this.ws.closed) return;
+    await new Promise<void>((res) => {
+      this.ws.once('close', () => res());
+      this.ws.destroy();
+    });
+  }
+}
+
+/** Accumulates text and hands it to the writer in ~64 KiB pieces. */
+class Chunker {
+  private parts: string[] = [];
+  private size = 0;
+  constructor(private readonly w: ChunkWriter, private readonly signal?: AbortSignal) {}
+  async push(s: string): Promise<void> {
+    this.parts.push(s);
+    this.size += s.length;
+    if (this.size >= CHUNK_CHARS) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.size === 0 && this.parts.length === 0) return;
+    const s = this.parts.join('');
+    this.parts = [];
+    this.size = 0;
+    await this.w.write(s, this.signal);
+  }
+}
+
+/**
+ * Iterate a sync or async source. For an async source the wait for the next row is raced against
+ * the abort signal, so a cancel takes effect even while a slow source is still producing a row.
+ */
+async function* rowsOf<T>(it: Iterable<T> | AsyncIterable<T>, signal?: AbortSignal): AsyncIterable<T> {
+  if (!signal || !(Symbol.asyncIterator in it)) {
+    yield* it;
+    return;
+  }
+  const iter = it[Symbol.asyncIterator]();
+  let onAbort: (() => void) | null = null;
+  const aborted = new Promise<never>((_, rej) => {
+    onAbort = () => rej(abortError(signal));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  let finished = false;
+  try {
+    for (;;) {
+      const r = await Promise.race([iter.next(), aborted]);
+      if (r.done) {
+        finished = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    // let the source release its resources; do not wait for a source stuck in next()
+    if (!finished) void Promise.resolve(iter.return?.()).catch(() => undefined);
+  }
+}
+
+/** A clearer message when the final name cannot be replaced (e.g. the file is open in Excel on Windows). */
+function renameError(e: unknown, finalPath: string): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === 'EPERM' || code === 'EBUSY' || code === 'EACCES') {
+    const err = new Error(`cannot write ${finalPath}: the file is open in another program or not writable (${String(code)})`);
+    (err as Error & { code?: unknown; cause?: unknown }).code = code;
+    (err as Error & { cause?: unknown }).cause = e;
+    return err;
+  }
+  return e;
+}
+
+/**
+ * Export rows to `opts.out`. Resolves with the row count, the file size in bytes and the
+ * absolute final path. Rejects (and leaves no file behind) on error or when `signal` aborts.
+ */
+export async function exportRows(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  opts: ExportOptions,
+): Promise<ExportResult> {
+  const { format, signal, onProgress } = opts;
+  if (format !== 'csv' && format !== 'json' && format !== 'jsonl') throw new Error(`export: unknown format '${String(format)}'`);
+  const defs = format === 'csv' ? resolveColumns(opts.columns) : null;
+  signal?.throwIfAborted();
+
+  const finalPath = resolve(opts.out);
+  const tmpPath = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
+
+  let writer: ChunkWriter | null = null;
+  let count = 0;
+  try {
+    writer = await ChunkWriter.open(tmpPath);
+    const out = new Chunker(writer, signal);
+    let nextReport = every;
+    const progress = (): void => {
+      if (onProgress && count >= nextReport) {
+        nextReport = count + every;
+        onProgress(count);
+      }
+    };
+
+    if (format === 'csv') {
+      const cols = defs!;
+      if (opts.bom ?? true) await out.push('\uFEFF');
+      await out.push(stringify([cols.map((c) => c.name)], CSV_OPTS));
+      let batch: string[][] = [];
+      const flushBatch = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        await out.push(stringify(batch, CSV_OPTS));
+        count += batch.length;
+        batch = [];
+        progress();
+      };
+      for await (const row of rowsOf(rows, signal)) {
+        if (signal?.aborted) throw abortError(signal);
+        batch.push(rowCells(row, cols));
+        if (batch.length >= CSV_BATCH) await flushBatch();
+      }
+      await flushBatch();
+    } else if (format === 'jsonl') {
+      for await (const row of rowsOf(rows, signal)) {
+        if (signal?.aborted) throw abortError(signal);
+        await out.push(JSON.stringify(toEnvelope(row)) + '\n');
+        count++;
+        progress();
+      }
+    } else {
+      // one JSON array, one item per line so that the file stays readable and streamable
+      await out.push('[');
+      for await (const row of rowsOf(rows, signal)) {
+        if (signal?.aborted) throw abortError(signal);
+        await out.push((count === 0 ? '\n' : ',\n') + JSON.stringify(toEnvelope(row)));
+        count++;
+        progress();
+      }
+      await out.push(count === 0 ? ']\n' : '\n]\n');
+    }
+
+    await out.flush();
+    if (signal?.aborted) throw abortError(signal);
+    await writer.close();
+    const bytes = (await stat(tmpPath)).size;
+    if (signal?.aborted) throw abortError(signal);
+    await rename(tmpPath, finalPath).catch((e: unknown) => {
+      throw renameError(e, finalPath);
+    });
+    onProgress?.(count);
+    return { rows: count, bytes, path: finalPath };
+  } catch (e) {
+    if (writer) await writer.destroy();
+    await unlink(tmpPath).catch(() => undefined);
+    throw e;
+  }
+}
