@@ -232,3 +232,13 @@ describe('loupe watch', () => {
     expect(r.code).toBe(2);
   });
 });
+
+describe('loupe key hygiene', () => {
+  it('warns before any call when the key does not look like a service key, and never echoes it', async () => {
+    const weird = 'not-a-real-key-value-12345';
+    const r = await loupe(['call', 'photo_net/profile/posts', '-p', 'handle=nasa', '--yes'], { env: { ...env, LOUPE_API_KEY: weird } });
+    expect(r.err).toMatch(/does not look like a service key/);
+    expect(r.code).toBe(3); // INVALID_API_KEY
+    expect(r.err + r.out).not.toContain(weird);
+  });
+});

@@ -95,6 +95,8 @@ export function createContext(g: GlobalOptions, env: NodeJS.ProcessEnv = process
         catalogueFile: ctx.sandbox ? undefined : join(dataDir, 'catalogue.json'),
         userAgent: 'Loupe-CLI/0.1.0',
       });
+      // e.g. "The API key does not look like a service key…", shown before the first call
+      core.events.on('warning', (w) => log(`Warning: ${w.message}`));
       return core;
     },
     async close() {
