@@ -172,6 +172,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   };
 
   let freeCallsRemaining: number | null = null;
+  let freeRefresh: Promise<unknown> | null = null;
   let balanceAt: number | null = archive.getBalance()?.at ?? null;
   let fromArchiveCount = 0;
   let closed = false;
@@ -228,6 +229,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       core.events.on('balance', (b) => {
         balanceAt = b.at;
         emit({ type: 'balance', balance: { creditsRemaining: b.creditsRemaining, freeCallsRemaining, at: b.at } });
+        // while free calls remain, a charged answer may have used one: re-read them from
+        // GET /v1/credits (free, not rate counted), at most once per half second
+        if (freeCallsRemaining !== null && freeCallsRemaining > 0 && !freeRefresh) {
+          freeRefresh = clock.sleep(500).then(
+            () => impl['credits.refresh']({}).then(() => undefined, () => undefined).finally(() => (freeRefresh = null)),
+            () => (freeRefresh = null),
+          );
+        }
       }),
       core.events.on('rate-limited', (r) => {
         const secs = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
