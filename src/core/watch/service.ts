@@ -317,7 +317,8 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     const first = withPages[0].startedAt;
     const last = withPages[withPages.length - 1].startedAt;
     const spanDays = (last - first) / DAY;
-    if (!(spanDays > 0)) return { forecast: null, note: 'The runs so far happened at the same moment; a forecast needs runs spread over time.' };
+    // a rate measured over minutes extrapolates wildly: wait for runs at least an hour apart
+    if (!(spanDays >= 1 / 24)) return { forecast: null, note: 'The runs so far are less than an hour apart; a forecast needs runs spread over time.' };
     const iv = intervalHours(l, (last - first) / HOUR / (withPages.length - 1));
     if (!iv || !(iv > 0)) return { forecast: null, note: 'No schedule and no interval between runs to forecast from.' };
     const runIds = new Set(withPages.map((r) => r.runId));

@@ -181,7 +181,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
         if (e.balance != null) lines.push(`Balance after: ${fmtExact(Math.max(0, e.balance - e.creditsMax))}–${fmtExact(e.balance - e.creditsMin)} of ${fmtExact(e.balance)}.`);
         lines.push('Free: pages already held inside the cache window, replays, empty pages and errors.');
         if (!(await ask({ title: `Run “${w.name}” now`, lines, okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` }))) return;
-        approved = over;
+        approved = true; // the user saw the estimate and said yes: the service may spend up to it
       }
       const r = await api.call('watchlists.run', { id: w.id, approved });
       putRun(r);
