@@ -102,7 +102,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
     const eng = (f: EngagementField): ColumnDef<LibraryRow> => ({
       id: f,
       header: f[0].toUpperCase() + f.slice(1),
-      size: 74,
+      size: Math.max(74, 22 + 8.5 * f.length), // the header (uppercase, 11 px) must fit: "COMMENTS" clipped at 74
       accessorFn: (r) => engagement(r.record, f) ?? undefined,
       sortUndefined: 'last',
       meta: { num: true },
@@ -203,7 +203,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
       {
         id: 'followers',
         header: 'Followers',
-        size: 80,
+        size: 96,
         accessorFn: (r) => followers(r.record) ?? undefined,
         sortUndefined: 'last',
         meta: { num: true },
