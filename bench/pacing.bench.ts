@@ -10,40 +10,20 @@
  *    CONCURRENCY_LIMIT).
  * Time is sandbox time: the core's clock reads the sandbox clock and sleeps 1/timeScale of it.
  */
-import { startSandbox, type SandboxHandle } from '../src/sandbox/index';
-import { createApiCore, Pacer } from '../src/core/api/index';
+import { startSandbox } from '../src/sandbox/index';
+import { createApiCore, Pacer, scaledClock } from '../src/core/api/index';
 import { openArchive } from '../src/core/archive/index';
-import type { Clock } from '../src/core/ports';
 import { atLeast, type BenchContext, type Result } from './types';
 
 export const name = 'pacing';
 
-function scaledClock(sb: SandboxHandle, timeScale: number): Clock {
-  return {
-    now: () => sb.admin.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        const err = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
-        if (signal?.aborted) return reject(err());
-        const t = setTimeout(() => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        }, Math.max(0, ms / timeScale));
-        const onAbort = () => {
-          clearTimeout(t);
-          reject(err());
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-  };
-}
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const timeScale = ctx.quick ? 10 : 4; // lower scale: a round trip costs less sandbox time
   const walks = 10;
   const pagesPerWalk = ctx.quick ? 13 : 30; // 130 or 300 requests: 3 or 6 windows of 60 s
   const sb = await startSandbox({ port: 0, seed: 5, balance: 100_000_000, freeCalls: 0, timeScale });
-  const clock = scaledClock(sb, timeScale);
+  const clock = scaledClock(() => sb.admin.now(), timeScale);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
   const limits = { requests: 60, windowSeconds: 60, maxInFlight: 10 };
   const pacer = new Pacer(clock, limits);

@@ -18,7 +18,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findEndpoint } from '../src/sandbox/registry/index';
-import { createApiCore } from '../src/core/api/index';
+import { createApiCore, scaledClock } from '../src/core/api/index';
 import { openArchive } from '../src/core/archive/index';
 import { createWatchService, type WatchRunDetail } from '../src/core/watch/index';
 import type { Clock } from '../src/core/ports';
@@ -70,23 +70,7 @@ async function startRemoteSandbox(o: { seed: number; timeScale: number; balance:
     syncReal = Date.now();
   };
   sync((await (await fetch(`${url}/__admin/clock`)).json()) as { now: number });
-  const clock: Clock = {
-    now: () => Math.floor(syncAt + (Date.now() - syncReal) * o.timeScale),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        const err = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
-        if (signal?.aborted) return reject(err());
-        const t = setTimeout(() => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        }, Math.max(0, ms / o.timeScale));
-        const onAbort = () => {
-          clearTimeout(t);
-          reject(err());
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-  };
+  const clock: Clock = scaledClock(() => Math.floor(syncAt + (Date.now() - syncReal) * o.timeScale), o.timeScale);
   return {
     url,
     key,

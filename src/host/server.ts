@@ -18,48 +18,16 @@ import { basename, extname, join, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { dispatch, type AppHandle } from '../core/bridge';
 import type { ExportJob, LoupeEvent } from '../shared/contract';
+import { CONTENT_SECURITY_POLICY, MIME_TYPES } from '../core/renderer-assets';
 
 export const LOOPBACK = '127.0.0.1';
 const MAX_BODY = 2 * 1024 * 1024;
 const HEARTBEAT_MS = 15_000;
 
-/** CSP of every HTML answer. Styles allow inline attributes (React sets element styles); scripts do not. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: https:",
-  "media-src 'self' https:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export { CONTENT_SECURITY_POLICY };
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.jsonl': 'application/x-ndjson; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
+const MIME = MIME_TYPES;
+
 
 const BASE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',

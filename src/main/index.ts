@@ -19,6 +19,7 @@ import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '..
 import { startSandbox } from '../sandbox';
 import { bindContract, forwardEvents } from './ipc';
 import { SafeStorageSecretStore } from './safe-storage-secrets';
+import { CONTENT_SECURITY_POLICY, MIME_TYPES } from '../core/renderer-assets';
 
 const SCHEME = 'loupe';
 const APP_ORIGIN = `${SCHEME}://app`;
@@ -26,31 +27,8 @@ const RENDERER_DIR = join(__dirname, '../renderer');
 const PRELOAD = join(__dirname, '../preload/index.cjs');
 const DEV_URL = process.env.ELECTRON_RENDERER_URL ?? null;
 
-export const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: https:",
-  "media-src 'self' https:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-};
+export const CSP = CONTENT_SECURITY_POLICY;
+const MIME = MIME_TYPES;
 
 protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.setName('Loupe');

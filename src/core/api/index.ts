@@ -20,7 +20,7 @@ export {
   type ValidationFail,
 } from './catalogue';
 export { canonicalParams, paramsHash, normalizeEndpoint, redact } from './canonical';
-export { realClock } from './clock';
+export { realClock, scaledClock } from './clock';
 export { Emitter } from './events';
 export type {
   ApiCore,

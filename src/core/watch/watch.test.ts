@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApiCore } from '../api';
+import { createApiCore, scaledClock } from '../api';
 import { openArchive, type Archive } from '../archive';
 import type { ApiCore } from '../api/types';
 import type { LoupeEvent } from '../../shared/contract';
@@ -8,25 +8,7 @@ import type { Clock } from '../ports';
 import { createWatchService, type WatchService, type WatchRunDetail } from './index';
 
 /** Core time = sandbox time, so cache windows, the pacer's window and `admin.advance` agree. */
-function sandboxClock(sb: SandboxHandle, timeScale: number): Clock {
-  return {
-    now: () => sb.admin.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        const abortErr = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
-        if (signal?.aborted) return reject(abortErr());
-        const t = setTimeout(() => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        }, Math.max(0, ms / timeScale));
-        const onAbort = () => {
-          clearTimeout(t);
-          reject(abortErr());
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-  };
-}
+const sandboxClock = (sb: SandboxHandle, timeScale: number): Clock => scaledClock(() => sb.admin.now(), timeScale);
 
 interface Env {
   sb: SandboxHandle;
