@@ -58,6 +58,8 @@ import {
   parseQuery,
   queryHash,
   sortPlan,
+  sortColumn,
+  stableStringify,
   QueryError,
   type Cursor,
   type SortPlan,
@@ -258,10 +260,13 @@ function overridesObject(list: OverrideList): LabelOverrides {
   return out;
 }
 
-function bucketExpr(bucket: TimeBucket, col: string): string {
-  return bucket === 'week'
-    ? `date(${col} / 1000, 'unixepoch', 'weekday 0', '-6 days')`
-    : `date(${col} / 1000, 'unixepoch')`;
+const DAY_MS = 86_400_000;
+
+/** UTC day number (days since 1970-01-01) → 'YYYY-MM-DD' of that day, or of the Monday starting its week. */
+function bucketOfDay(day: number, bucket: TimeBucket): string {
+  // 1970-01-01 was a Thursday: Monday-based weekday = (day + 3) mod 7
+  const d = bucket === 'week' ? day - (((day + 3) % 7) + 7) % 7 : day;
+  return new Date(d * DAY_MS).toISOString().slice(0, 10);
 }
 
 function parseLabels(s: string | null): Json | null {
@@ -276,12 +281,14 @@ export class Archive implements CoreStore {
   readonly db: Db;
   private readonly clock: () => number;
   private readonly denseAt: number;
+  private readonly fixedDense: boolean;
   private readonly stmtCache = new Map<string, Statement>();
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
     this.db = db;
     this.clock = opts.clock ?? Date.now;
     this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
+    this.fixedDense = opts.denseAt !== undefined;
   }
 
   close(): void {
@@ -634,7 +641,7 @@ export class Archive implements CoreStore {
     const n = pageSize(q);
     const hash = queryHash(q);
     const plan = sortPlan(q);
-    const w = buildWhere(q, this.estimate);
+    const w = buildWhere(q, this.estimate, sortColumn(plan));
     const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
     const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
     const cmp = plan.dir === 'desc' ? '<' : '>';
@@ -666,21 +673,62 @@ export class Archive implements CoreStore {
     return {
       rows: this.rowsToLibrary(page),
       next,
-      // counting visits every match: the materialised form is the cheaper plan there
-      total: q.after ? null : this.countWhere(buildWhere(q)),
+      total: q.after ? null : this.countQuery(q),
     };
   }
 
-  /** Capped row count of a sub-select, for plan choice (see sql-query.ts Estimator). */
-  private readonly estimate = (fromWhere: string, params: unknown[]): boolean =>
-    (this.st(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`).get(...params, this.denseAt) as { n: number }).n >= this.denseAt;
+  /**
+   * Exact number of items matching the filters of `q`. Counting visits every match,
+   * so it is the slow part of a first page on a big archive: the result is cached per
+   * filter set (sort, limit, after do not change it) until the archive changes —
+   * a write on this connection (`total_changes()`) or a commit by another one
+   * (`PRAGMA data_version`). Re-sorting or going back to page 1 then costs nothing.
+   */
+  private countQuery(q: LibraryQuery): number {
+    const { sort: _s, limit: _l, after: _a, ...filters } = q;
+    const key = stableStringify(filters);
+    const ver = this.dataVersion();
+    const hit = this.countCache.get(key);
+    if (hit && hit.ver === ver) return hit.n;
+    // counting visits every match: the materialised form is the cheaper plan there
+    const n = this.countWhere(buildWhere(q));
+    if (this.countCache.size >= 200) this.countCache.clear();
+    this.countCache.set(key, { n, ver });
+    return n;
+  }
+
+  private readonly countCache = new Map<string, { n: number; ver: string }>();
+
+  /** Changes whenever this archive's content may have changed (own writes or another connection's). */
+  private dataVersion(): string {
+    const c = (this.st('SELECT total_changes() AS c').get() as { c: number }).c;
+    return `${this.db.pragma('data_version', { simple: true }) as number}:${c}`;
+  }
+
+  /**
+   * Capped row count of a sub-select, for plan choice (see sql-query.ts Estimator):
+   * dense when it reaches `denseAt` rows, or `minFor(archive size)` when given (ignored
+   * when `denseAt` was set explicitly, which tests use to force a plan). The size is
+   * max(rid), an O(log n) stand-in for count(*).
+   */
+  private readonly estimate = (fromWhere: string, params: unknown[], minFor?: (items: number) => number): boolean => {
+    let cap = this.denseAt;
+    if (minFor !== undefined && !this.fixedDense) {
+      const maxRid = (this.st('SELECT max(rid) AS m FROM items').get() as { m: number | null }).m ?? 0;
+      cap = Math.max(cap, Math.ceil(minFor(maxRid)));
+    }
+    return (this.st(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`).get(...params, cap) as { n: number }).n >= cap;
+  };
 
   private countWhere(w: Where): number {
+    if (w.clauses.length === 0) return (this.st('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+    const only = w.clauses.length === 1 ? w.counts?.get(w.clauses[0]) : undefined;
+    if (only !== undefined) return (this.st(only).get(...w.params) as { n: number }).n;
     return (this.st(`SELECT count(*) AS n FROM items i WHERE ${and(w.clauses)}`).get(...w.params) as { n: number }).n;
   }
 
   count(input: LibraryQuery): number {
-    return this.countWhere(buildWhere(parseQuery(input)));
+    return this.countQuery(parseQuery(input));
   }
 
   private static readonly EXPORT_EXTRA = `,
@@ -739,7 +787,8 @@ export class Archive implements CoreStore {
    */
   *iterateExportRows(input: LibraryQuery): IterableIterator<ExportRow> {
     const q = parseQuery(input);
-    for (const { sql, params } of this.exportStatements(sortPlan(q), buildWhere(q, this.estimate))) yield* this.iterateRows(sql, params);
+    const plan = sortPlan(q);
+    for (const { sql, params } of this.exportStatements(plan, buildWhere(q, this.estimate, sortColumn(plan)))) yield* this.iterateRows(sql, params);
   }
 
   /** Export rows of explicit items, in the given order; unknown refs are skipped. */
@@ -841,26 +890,46 @@ export class Archive implements CoreStore {
     return buildWhere(parseQuery(input));
   }
 
+  /**
+   * Per-day rows of a time series: grouped on the integer UTC day number (cheap integer
+   * arithmetic over the published_at index; SQLite's date() per row costs more than the
+   * scan), folded into weeks and formatted in JS.
+   */
+  private dailySeries<T extends { d: number }>(q: LibraryQuery, cols: string): T[] {
+    const w = this.filtered(q);
+    return this.st(
+      `SELECT (i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS} AS d${cols}
+       FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`,
+    ).all(...w.params) as T[];
+  }
+
   /** Items per UTC day / week (Monday start) of publication; undated items are left out. */
   volumeOverTime(q: LibraryQuery, bucket: TimeBucket): VolumePoint[] {
-    const w = this.filtered(q);
-    const be = bucketExpr(bucket, 'i.published_at');
-    return this.st(
-      `SELECT ${be} AS bucket, count(*) AS value FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])}
-       GROUP BY bucket ORDER BY bucket`,
-    ).all(...w.params) as VolumePoint[];
+    const out: VolumePoint[] = [];
+    for (const r of this.dailySeries<{ d: number; c: number }>(q, ', count(*) AS c')) {
+      const key = bucketOfDay(r.d, bucket);
+      const last = out[out.length - 1];
+      if (last && last.bucket === key) last.value += r.c;
+      else out.push({ bucket: key, value: r.c });
+    }
+    return out;
   }
 
   /** Sum / mean of one engagement count per bucket, over items whose count is known. */
   engagementOverTime(q: LibraryQuery, bucket: TimeBucket, field: EngagementField): EngagementPoint[] {
     const col = ({ views: 'views', likes: 'likes', comments: 'comments', shares: 'shares', saves: 'saves' } as const)[field];
     if (!col) throw new QueryError(`unknown engagement field: ${String(field)}`);
-    const w = this.filtered(q);
-    const be = bucketExpr(bucket, 'i.published_at');
-    return this.st(
-      `SELECT ${be} AS bucket, coalesce(sum(i.${col}), 0) AS value, count(i.${col}) AS known, avg(i.${col}) AS avg
-       FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY bucket ORDER BY bucket`,
-    ).all(...w.params) as EngagementPoint[];
+    const out: EngagementPoint[] = [];
+    for (const r of this.dailySeries<{ d: number; s: number | null; k: number }>(q, `, sum(i.${col}) AS s, count(i.${col}) AS k`)) {
+      const key = bucketOfDay(r.d, bucket);
+      const last = out[out.length - 1];
+      if (last && last.bucket === key) {
+        last.value += r.s ?? 0;
+        last.known += r.k;
+      } else out.push({ bucket: key, value: r.s ?? 0, known: r.k, avg: null });
+    }
+    for (const p of out) p.avg = p.known > 0 ? p.value / p.known : null;
+    return out;
   }
 
   /**
@@ -869,47 +938,61 @@ export class Archive implements CoreStore {
    * integer fields with at most 20 distinct values: one bucket per value; other
    * numbers: 10 equal-width buckets (0-1 fields: 0.0-0.1 … 0.9-1.0, the top one closed).
    * Items without the field (not judged) are not counted; a null value is bucket `null`.
+   *
+   * One pass: the (family, field, value) range of the item_labels key grouped by value
+   * (a covering index scan; without filters no item is visited), bucketed in JS.
    */
   labelDistribution(q: LibraryQuery, family: string, field: string): LabelShare[] {
     const w = this.filtered(q);
-    const from = `FROM item_labels l WHERE l.family = ? AND l.field = ? AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
-    const params = [family, field, ...w.params];
-    const stats = this.st(
-      `SELECT count(*) AS n, sum(typeof(l.value) = 'real') AS reals,
-         count(DISTINCT CASE WHEN typeof(l.value) = 'integer' THEN l.value END) AS ints,
-         min(CASE WHEN typeof(l.value) IN ('integer', 'real') THEN l.value END) AS lo,
-         max(CASE WHEN typeof(l.value) IN ('integer', 'real') THEN l.value END) AS hi ${from}`,
-    ).get(...params) as { n: number; reals: number | null; ints: number; lo: number | null; hi: number | null };
-    if (stats.n === 0) return [];
-    const out: Array<{ bucket: string; value: number }> = [];
-    // text and null values
-    for (const r of this.st(
-      `SELECT l.value AS v, count(*) AS c ${from} AND typeof(l.value) IN ('text', 'blob') GROUP BY l.value ORDER BY c DESC, l.value`,
-    ).all(...params) as Array<{ v: string | Buffer; c: number }>) {
-      out.push({ bucket: typeof r.v === 'string' ? r.v : 'null', value: r.c });
-    }
-    if (stats.lo !== null && stats.hi !== null) {
-      if ((stats.reals ?? 0) === 0 && stats.ints <= 20) {
-        const boolish = stats.lo >= 0 && stats.hi <= 1 && this.isBooleanLabel(family, field);
-        for (const r of this.st(
-          `SELECT l.value AS v, count(*) AS c ${from} AND typeof(l.value) = 'integer' GROUP BY l.value ORDER BY l.value`,
-        ).all(...params) as Array<{ v: number; c: number }>) {
-          out.push({ bucket: boolish ? (r.v === 1 ? 'true' : 'false') : String(r.v), value: r.c });
-        }
+    const filter = w.clauses.length === 0 ? '' : ` AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
+    const groups = this.st(
+      `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
+       WHERE l.family = ? AND l.field = ?${filter} GROUP BY l.value`,
+    ).all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;
+    let n = 0;
+    let reals = 0;
+    let lo: number | null = null;
+    let hi: number | null = null;
+    const texts: Array<{ bucket: string; value: number; blob: boolean; v: string }> = [];
+    const nums: Array<{ v: number; c: number; t: string }> = [];
+    for (const g of groups) {
+      n += g.c;
+      if (g.t === 'text' || g.t === 'blob') {
+        texts.push(typeof g.v === 'string' ? { bucket: g.v, value: g.c, blob: false, v: g.v } : { bucket: 'null', value: g.c, blob: true, v: '' });
       } else {
-        const unit = stats.lo >= 0 && stats.hi <= 1;
-        const lo = unit ? 0 : stats.lo;
-        const hi = unit ? 1 : stats.hi;
-        const width = hi > lo ? (hi - lo) / 10 : 1;
-        const counts = this.st(
-          `SELECT min(9, max(0, CAST(round((l.value - ?) / ?, 9) AS INTEGER))) AS k, count(*) AS c ${from}
-           AND typeof(l.value) IN ('integer', 'real') GROUP BY k ORDER BY k`,
-        ).all(lo, width, ...params) as Array<{ k: number; c: number }>;
-        const fmt = (x: number): string => String(Math.round(x * 1e6) / 1e6);
-        for (const r of counts) out.push({ bucket: `${fmt(lo + r.k * width)}-${fmt(lo + (r.k + 1) * width)}`, value: r.c });
+        const v = Number(g.v);
+        if (g.t === 'real') reals += g.c;
+        nums.push({ v, c: g.c, t: g.t });
+        lo = lo === null ? v : Math.min(lo, v);
+        hi = hi === null ? v : Math.max(hi, v);
       }
     }
-    return out.map((p) => ({ ...p, share: p.value / stats.n }));
+    if (n === 0) return [];
+    // text and null values, most frequent first (ties: SQLite order, text before the null blob)
+    texts.sort((x, y) => y.value - x.value || Number(x.blob) - Number(y.blob) || (x.v < y.v ? -1 : x.v > y.v ? 1 : 0));
+    const out: Array<{ bucket: string; value: number }> = texts.map((t) => ({ bucket: t.bucket, value: t.value }));
+    if (lo !== null && hi !== null) {
+      const ints = nums.filter((x) => x.t === 'integer');
+      if (reals === 0 && ints.length <= 20) {
+        const boolish = lo >= 0 && hi <= 1 && this.isBooleanLabel(family, field);
+        for (const r of ints.sort((x, y) => x.v - y.v)) out.push({ bucket: boolish ? (r.v === 1 ? 'true' : 'false') : String(r.v), value: r.c });
+      } else {
+        const unit = lo >= 0 && hi <= 1;
+        const l0 = unit ? 0 : lo;
+        const h0 = unit ? 1 : hi;
+        const width = h0 > l0 ? (h0 - l0) / 10 : 1;
+        const counts = new Map<number, number>();
+        for (const r of nums) {
+          const k = Math.min(9, Math.max(0, Math.trunc(Math.round(((r.v - l0) / width) * 1e9) / 1e9)));
+          counts.set(k, (counts.get(k) ?? 0) + r.c);
+        }
+        const fmt = (x: number): string => String(Math.round(x * 1e6) / 1e6);
+        for (const k of [...counts.keys()].sort((x, y) => x - y)) {
+          out.push({ bucket: `${fmt(l0 + k * width)}-${fmt(l0 + (k + 1) * width)}`, value: counts.get(k) ?? 0 });
+        }
+      }
+    }
+    return out.map((p) => ({ ...p, share: p.value / n }));
   }
 
   private isBooleanLabel(family: string, field: string): boolean {

@@ -24,6 +24,12 @@ export interface Where {
   /** joined with AND; refer to items as `i` */
   clauses: string[];
   params: unknown[];
+  /**
+   * Clause → a cheaper equivalent count when that clause is the only filter: the
+   * sub-select yields each matching item exactly once (an FTS rowid, one label value
+   * per item and field), so `count(*)` over it equals the count over items.
+   */
+  counts?: Map<string, string>;
 }
 
 const DAY = 86_400_000;
@@ -96,7 +102,7 @@ function eqCandidates(v: string | number | boolean): unknown[] {
  * (`EXISTS`) while the sort index is walked, so a page costs about the same whether
  * the condition matches 5 000 or 500 000 items.
  */
-export type Estimator = (fromWhere: string, params: unknown[]) => boolean;
+export type Estimator = (fromWhere: string, params: unknown[], minFor?: (items: number) => number) => boolean;
 export const DENSE = 5000;
 
 function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
@@ -121,7 +127,9 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
   const base = [c.family, c.field, ...vp];
   const dense = c.op !== 'neq' && est !== undefined && est(`FROM item_labels WHERE family = ? AND field = ? AND ${cond}`, base);
   if (!dense) {
-    w.clauses.push(`i.rid IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND ${cond})`);
+    const clause = `i.rid IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND ${cond})`;
+    w.clauses.push(clause);
+    (w.counts ??= new Map()).set(clause, `SELECT count(*) AS n FROM item_labels WHERE family = ? AND field = ? AND ${cond}`);
   } else if (c.op === 'eq') {
     // the whole key (family, field, value, item_rid) is known: one primary-key probe per row
     w.clauses.push(`EXISTS (SELECT 1 FROM item_labels l WHERE l.family = ? AND l.field = ? AND l.${cond} AND l.item_rid = i.rid)`);
@@ -133,15 +141,25 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
   w.params.push(...base);
 }
 
-/** WHERE clauses of every filter (sort, limit, after ignored). */
-export function buildWhere(q: LibraryQuery, est?: Estimator): Where {
+/**
+ * WHERE clauses of every filter (sort, limit, after ignored).
+ *
+ * `sortCol` (the items column the page walks, if any) lets the builder keep SQLite
+ * on the sort index: a dense column filter on another column is written with a
+ * unary `+` (no index), so a page walks the sort index and stops after `limit`
+ * rows instead of collecting every match and sorting it (a temp b-tree per page).
+ * Low-cardinality columns (platform, kind) are always written that way when a
+ * sort walks an index; a date range only when the estimator finds it dense.
+ */
+export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null): Where {
   const w: Where = { clauses: [], params: [] };
+  const walk = sortCol !== undefined && sortCol !== null;
   if (q.platforms && q.platforms.length > 0) {
-    w.clauses.push(`i.platform IN (${q.platforms.map(() => '?').join(', ')})`);
+    w.clauses.push(`${walk ? '+' : ''}i.platform IN (${q.platforms.map(() => '?').join(', ')})`);
     w.params.push(...q.platforms);
   }
   if (q.kinds && q.kinds.length > 0) {
-    w.clauses.push(`i.kind IN (${q.kinds.map(() => '?').join(', ')})`);
+    w.clauses.push(`${walk ? '+' : ''}i.kind IN (${q.kinds.map(() => '?').join(', ')})`);
     w.params.push(...q.kinds);
   }
   if (q.author !== undefined && q.author.trim() !== '') {
@@ -152,23 +170,45 @@ export function buildWhere(q: LibraryQuery, est?: Estimator): Where {
     );
     w.params.push(a, a);
   }
-  if (q.since !== undefined) {
-    w.clauses.push('i.published_at >= ?');
-    w.params.push(timeBound(q.since, false));
-  }
-  if (q.until !== undefined) {
-    w.clauses.push('i.published_at < ?');
-    w.params.push(timeBound(q.until, true));
+  if (q.since !== undefined || q.until !== undefined) {
+    const range: string[] = [];
+    const rp: unknown[] = [];
+    if (q.since !== undefined) {
+      range.push('published_at >= ?');
+      rp.push(timeBound(q.since, false));
+    }
+    if (q.until !== undefined) {
+      range.push('published_at < ?');
+      rp.push(timeBound(q.until, true));
+    }
+    // walking another sort index pays when the range holds many rows; a narrow range is
+    // read through items_published and sorted
+    const plus = walk && sortCol !== 'published_at' && est !== undefined && est(`FROM items WHERE ${range.join(' AND ')}`, rp);
+    for (const c of range) w.clauses.push(`${plus ? '+' : ''}i.${c}`);
+    w.params.push(...rp);
   }
   if (q.text !== undefined) {
     const expr = ftsExpression(q.text);
     if (expr !== null) {
-      const dense = est !== undefined && est('FROM items_fts WHERE items_fts MATCH ?', [expr]);
-      w.clauses.push(
-        dense
-          ? 'EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH ? AND rowid = i.rid)'
-          : 'i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)',
-      );
+      // A per-row probe re-evaluates the expression for every visited row: cheap for one plain
+      // term, costly for prefixes (expanded per probe) and several terms (which also make the
+      // set sparser). Those are materialised (one doclist read, ~1 µs per match).
+      const single = /^"(?:[^"]|"")*"$/u.test(expr) && !/\s/u.test(expr.slice(1, -1));
+      // A probe (~40 µs) per visited row costs limit / density probes; materialising costs
+      // ~1 µs per match (items × density). Probing wins above density² ≈ 40 × limit / items,
+      // i.e. from ~sqrt(40 × 100 × items) matches (63 000 of 1M, 28 000 of 200 000).
+      // Three plans. A small set (< DENSE) drives the query: rows fetched by rowid and sorted.
+      // A bigger one is kept a membership test (`+` stops SQLite from fetching by rowid) while
+      // the sort index is walked, so a page visits about limit / density rows. Frequent single
+      // terms are probed per visited row instead of materialised (see the estimate above).
+      const from = 'FROM items_fts WHERE items_fts MATCH ?';
+      const many = est !== undefined && est(from, [expr]);
+      const dense = many && single && est !== undefined && est(from, [expr], (n) => Math.sqrt(4000 * n));
+      const clause = dense
+        ? 'EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH ? AND rowid = i.rid)'
+        : `${many && walk ? '+' : ''}i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)`;
+      w.clauses.push(clause);
+      (w.counts ??= new Map()).set(clause, 'SELECT count(*) AS n FROM items_fts WHERE items_fts MATCH ?');
       w.params.push(expr);
     } else if (q.text.trim() !== '') {
       // nothing the tokenizer indexes (emoji, punctuation): plain substring match on the text
@@ -300,6 +340,11 @@ export function sortPlan(q: LibraryQuery): SortPlan {
     unknown: base.notNull ? null : `${col} IS NULL`,
     unknownParams: [],
   };
+}
+
+/** The items column a sort plan walks ('label' for label sorts): see buildWhere. */
+export function sortColumn(plan: SortPlan): string {
+  return plan.from0 === 'items i' ? plan.valueExpr.replace(/^i\./, '') : 'label';
 }
 
 /** Keyset position: phase 0 walks non-null sort values, phase 1 the nulls (always last). */
