@@ -205,16 +205,24 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
         ['sponsored.p distribution, 2024', () => a.labelDistribution({ since: '2024-01-01' }, 'sponsored', 'p')],
       ];
       const chartMs: number[] = [];
+      const chartCold: string[] = [];
+      let coldMax = 0;
       let worst = '';
       let worstMs = 0;
       for (let r = 0; r < reps; r++)
         for (const [label, f] of charts) {
           const [ms] = await time(f);
           chartMs.push(ms);
+          if (r === 0) {
+            chartCold.push(`${label} ${ms.toFixed(0)}`);
+            coldMax = Math.max(coldMax, ms);
+          }
           if (ms > worstMs) [worst, worstMs] = [label, ms];
         }
       const chartP95 = percentile(chartMs, 95);
-      out.push({ metric: `chart aggregate p95 (${nLabel})`, value: chartP95, unit: 'ms', target: '< 200 ms', ok: below(chartP95, 200), note: `slowest: ${worst} ${worstMs.toFixed(0)} ms` });
+      out.push({ metric: `chart aggregate p95 (${nLabel})`, value: chartP95, unit: 'ms', target: '< 200 ms', ok: below(chartP95, 200), note: `${charts.length} charts × ${reps}; slowest: ${worst} ${worstMs.toFixed(0)} ms` });
+      // the archive caches aggregate results until the next write: the first run of each chart is the uncached cost
+      out.push({ metric: 'chart aggregate, first run of each (not cached) max', value: coldMax, unit: 'ms', note: `ms: ${chartCold.join(', ')}` });
       a.close();
       archive = null;
     } else {

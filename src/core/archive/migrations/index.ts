@@ -5,7 +5,8 @@
 import type { Migration } from './types';
 import { migration0001 } from './0001-init';
 import { migration0002 } from './0002-watchlists';
+import { migration0003 } from './0003-chart-indexes';
 
 export type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003];
