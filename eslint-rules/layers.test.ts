@@ -1,0 +1,47 @@
+/**
+ * The layer rules of docs/architecture.md fail lint when broken (and stay quiet when kept).
+ * Uses the project's own ESLint config, linting text as if it lived at a path inside src/.
+ */
+import { describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+import { join } from 'node:path';
+
+const eslint = new ESLint({ cwd: join(import.meta.dirname, '..') });
+
+async function layerErrors(file: string, code: string): Promise<string[]> {
+  const [r] = await eslint.lintText(code, { filePath: join(import.meta.dirname, '..', file) });
+  return r.messages.filter((m) => m.ruleId === 'loupe/layers').map((m) => m.message);
+}
+
+describe('layer rules (eslint-rules/layers.js)', () => {
+  it('shared imports nothing outside itself (zod allowed)', async () => {
+    expect(await layerErrors('src/shared/x.ts', "import { z } from 'zod';\nexport const a = z;\n")).toEqual([]);
+    expect(await layerErrors('src/shared/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
+    expect(await layerErrors('src/shared/x.ts', "import { realClock } from '../core/api/clock';\nexport const a = realClock;\n")).toHaveLength(1);
+  });
+
+  it('core never imports electron, renderer or sandbox', async () => {
+    expect(await layerErrors('src/core/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/x.ts', "import { api } from '../renderer/src/lib/api';\nexport const a = api;\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/x.ts', "import { startSandbox } from '../sandbox';\nexport const a = startSandbox;\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/x.ts', "import fs from 'node:fs';\nimport { PLATFORMS } from '../shared/api-types';\nexport const a = [fs, PLATFORMS];\n")).toEqual([]);
+  });
+
+  it('renderer imports shared only: no core, no node:, no electron', async () => {
+    expect(await layerErrors('src/renderer/src/x.ts', "import { createApp } from '../../core/app';\nexport const a = createApp;\n")).toHaveLength(1);
+    expect(await layerErrors('src/renderer/src/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
+    expect(await layerErrors('src/renderer/src/x.ts', "import { ipcRenderer } from 'electron';\nexport const a = ipcRenderer;\n")).toHaveLength(1);
+    expect(await layerErrors('src/renderer/src/x.ts', "import { methods } from '../../shared/contract';\nexport const a = methods;\n")).toEqual([]);
+  });
+
+  it('sandbox imports shared only; tests of any layer may start the sandbox', async () => {
+    expect(await layerErrors('src/sandbox/x.ts', "import { realClock } from '../core/api/clock';\nexport const a = realClock;\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/x.test.ts', "import { startSandbox } from '../sandbox';\nexport const a = startSandbox;\n")).toEqual([]);
+  });
+
+  it('only main and preload import electron; doors may import core', async () => {
+    expect(await layerErrors('src/main/x.ts', "import { app } from 'electron';\nimport { createApp } from '../core/app';\nexport const a = [app, createApp];\n")).toEqual([]);
+    expect(await layerErrors('src/host/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
+    expect(await layerErrors('src/cli/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
+  });
+});
