@@ -16,7 +16,7 @@ function p(name: string, type: CatalogueParam['type'] = 'string', required = fal
   return { name, required, in: 'query', type, description: name };
 }
 const SHARED = ['dry_run', 'since', 'until', 'stop_at_id', 'recent_days', 'exclude_pinned', 'trim', 'include'];
-const JUDG = ['judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer', 'label_evidence'];
+const JUDG = ['judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer', 'label_evidence', 'fit', 'goal', 'fit_tokens', 'recall'];
 const REL = ['relevance', 'relevance_threshold', 'relevant_to'];
 
 function def(d: Partial<EndpointDef> & Pick<EndpointDef, 'platform' | 'path' | 'credits'>, names: string[]): EndpointDef {

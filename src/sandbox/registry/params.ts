@@ -313,6 +313,11 @@ export function judgmentParams(kind: 'post' | 'comment'): RegistryParam[] {
       maximum: 1_000_000,
       example: 4000,
     }),
+    param('recall', 'string', 'Re-read the full page of a fit=goal answer from cache, free: send its `data.held_back.recall_id`.', {
+      maxLength: 100,
+      example: 'rcl_0123456789abcdef0123456789abcdef',
+      help: 'Sandbox choice: the recall id alone names the page (other parameters are ignored); valid for the endpoint\'s cache window.',
+    }),
   ];
 }
 
@@ -365,6 +370,7 @@ export const JUDGMENT_PARAM_NAMES: readonly string[] = [
   'fit',
   'goal',
   'fit_tokens',
+  'recall',
 ];
 
 export const RELEVANCE_PARAM_NAMES: readonly string[] = ['relevance', 'relevance_threshold', 'relevant_to'];

@@ -146,6 +146,8 @@ export interface Plan {
   threshold: number;
   topic: string;
   switchFrom: string | undefined;
+  /** fit=goal: stub rows not needed for `goal` (free; never changes the price). */
+  fit: { goal: string; tokens: number | null } | null;
   minPrice: number;
   maxPrice: number;
   metered: boolean;
@@ -204,6 +206,17 @@ export function makePlan(def: EndpointDef, params: Record<string, string>): Plan
     if (!(threshold >= 0 && threshold <= 1)) throw new RequestError(400, 'INVALID_REQUEST', '`relevance_threshold` must be within 0..1.');
   }
   const recentDays = params.recent_days !== undefined ? intIn(params, 'recent_days', 1, 3650, 1) : null;
+  // fit=goal (the registry validates too; repeated here so every registry gets the same rules).
+  let fit: Plan['fit'] = null;
+  if (params.fit !== undefined) {
+    if (params.fit !== 'goal') throw new RequestError(400, 'INVALID_REQUEST', "`fit` accepts only 'goal'.");
+    const goal = (params.goal ?? '').trim();
+    if (!goal) throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit=goal' requires 'goal' (what the rows are for, up to 300 characters).");
+    if (goal.length > 300) throw new RequestError(400, 'INVALID_REQUEST', "'goal' is limited to 300 characters.");
+    fit = { goal, tokens: params.fit_tokens !== undefined ? intIn(params, 'fit_tokens', 1, 1_000_000, 1) : null };
+  } else if (params.fit_tokens !== undefined) {
+    throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit_tokens' is only accepted with 'fit=goal'.");
+  }
 
   return {
     def,
@@ -234,6 +247,7 @@ export function makePlan(def: EndpointDef, params: Record<string, string>): Plan
     threshold,
     topic: params.relevant_to || params.query || params.hashtag || '',
     switchFrom: params.switch_from || undefined,
+    fit,
     minPrice,
     maxPrice,
     metered,
@@ -257,7 +271,8 @@ export interface EngineResult {
   rows: number;
   /** (row|family|brand) keys judged for billable families: mark as labelled once delivered. */
   labelled: string[];
-  /** A later page of a max_pages walk failed (chaos). */
+  /** fit=goal: the full (unstubbed) answer data, to store under data.held_back.recall_id. */
+  recall?: { id: string; data: Record<string, unknown> };
 }
 
 export interface EngineEnv {
@@ -268,6 +283,8 @@ export interface EngineEnv {
   isLabelled(k: string): boolean;
   /** For a max_pages walk under chaos: the 1-based page that fails (page_error), or null. */
   failPage: number | null;
+  /** A fresh opaque recall id (fit=goal). */
+  newRecallId?: () => string;
 }
 
 function labelKey(rowId: string, family: string, brand: string | undefined): string {
@@ -509,6 +526,16 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     data.hydration = { credits_held: holdFor(plan), credits_kept: total, seconds: Math.round(items.length * 0.4 * 10) / 10 };
   }
 
+  let recall: EngineResult['recall'];
+  if (plan.fit) {
+    const full = structuredClone(data);
+    const f = fitItems(items, plan.fit, env.world);
+    data.items = f.items;
+    const recallId = env.newRecallId ? env.newRecallId() : `rcl_${createHash('sha256').update(JSON.stringify(full)).digest('hex').slice(0, 32)}`;
+    data.held_back = { ids: f.heldBack, recall_id: recallId };
+    recall = { id: recallId, data: full };
+  }
+
   let pagination: Pagination | undefined;
   if (def.paging) {
     const sentBoundary = plan.params.since !== undefined || plan.params.stop_at_id !== undefined;
@@ -524,7 +551,74 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     pageCosts,
     rows: items.length,
     labelled: [...labelled],
+    ...(recall ? { recall } : {}),
   };
+}
+
+// ------------------------------------------------------------------ fit=goal
+
+/** Rows judged at p in [FIT_UNCERTAIN_LOW, FIT_UNCERTAIN_HIGH) (or not judged) are uncertain: always kept. */
+export const FIT_UNCERTAIN_LOW = 0.35;
+export const FIT_UNCERTAIN_HIGH = 0.65;
+/** Fields a stub keeps (when the record has them), besides `stub: true`. */
+export const STUB_FIELDS = ['id', 'url', 'kind', 'published_at'] as const;
+
+/** Token estimate of a record: ceil(JSON characters / 4). */
+export function estimateTokens(rec: unknown): number {
+  return Math.ceil(JSON.stringify(rec).length / 4);
+}
+
+export type FitRole = 'edge' | 'uncertain' | 'relevant' | 'irrelevant';
+
+/** How fit=goal classifies one row: first/last of the page, uncertain (unjudged or mid p), relevant, irrelevant. */
+export function fitRole(index: number, count: number, p: number | null): FitRole {
+  if (index === 0 || index === count - 1) return 'edge';
+  if (p === null || (p >= FIT_UNCERTAIN_LOW && p < FIT_UNCERTAIN_HIGH)) return 'uncertain';
+  return p >= FIT_UNCERTAIN_HIGH ? 'relevant' : 'irrelevant';
+}
+
+function stubOf(item: ListItem): ListItem {
+  const key = Object.keys(item)[0];
+  const rec = recordOf(item);
+  const stub: Record<string, unknown> = {};
+  for (const f of STUB_FIELDS) if (f in rec) stub[f] = rec[f];
+  stub.stub = true;
+  return { [key]: stub } as unknown as ListItem;
+}
+
+/**
+ * fit=goal on the rows of one answer (order and count unchanged): relevance of each row to the goal
+ * is the world's relevance(row, goal). Kept whole: the first and last rows, uncertain rows, and
+ * relevant rows (most relevant first) while the kept text stays within `fit_tokens`; first, last and
+ * uncertain rows are kept even past the cap (their tokens count against it first). The rest become
+ * stubs; their ids are held back.
+ */
+export function fitItems(rows: WorldRow[], fit: { goal: string; tokens: number | null }, world: World): { items: ListItem[]; heldBack: string[] } {
+  const n = rows.length;
+  const roles = rows.map((r, i) => {
+    const rel = i === 0 || i === n - 1 ? null : world.relevance(r, fit.goal);
+    return { role: fitRole(i, n, rel ? rel.p : null), p: rel ? rel.p : 0 };
+  });
+  const keep = roles.map((x) => x.role === 'edge' || x.role === 'uncertain');
+  let used = 0;
+  for (let i = 0; i < n; i++) if (keep[i]) used += estimateTokens(recordOf(rows[i].item));
+  const relevant = roles
+    .map((x, i) => ({ ...x, i }))
+    .filter((x) => x.role === 'relevant')
+    .sort((a, b) => b.p - a.p || a.i - b.i);
+  for (const x of relevant) {
+    const t = estimateTokens(recordOf(rows[x.i].item));
+    if (fit.tokens !== null && used + t > fit.tokens) continue;
+    keep[x.i] = true;
+    used += t;
+  }
+  const heldBack: string[] = [];
+  const items = rows.map((r, i) => {
+    if (keep[i]) return r.item;
+    heldBack.push(r.id);
+    return stubOf(r.item);
+  });
+  return { items, heldBack };
 }
 
 /** dry_run=1 answer: data.dry_run, or data.estimate on label-capable endpoints. */

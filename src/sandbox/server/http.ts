@@ -15,7 +15,7 @@ import { CursorCodec, paramsHash } from './cursor';
 import { dryRunData, holdFor, makePlan, readPosition, RequestError, runEngine, type Plan } from './engine';
 import { hashKey, KeyStore, type Account } from './keys';
 import { RateLimiter } from './ratelimit';
-import { IdempotencyStore, Ledger, ResponseCache } from './state';
+import { IdempotencyStore, Ledger, RecallStore, ResponseCache } from './state';
 import type { ChaosConfig, ChargeRecord, SandboxStats, ServerDeps } from './types';
 import { handleAdmin } from './admin';
 
@@ -54,6 +54,7 @@ export class SandboxServer {
   readonly limiter = new RateLimiter();
   readonly cache = new ResponseCache();
   readonly idem = new IdempotencyStore();
+  readonly recalls = new RecallStore();
   readonly ledger = new Ledger();
   readonly chaos: Chaos;
   readonly labelled = new Set<string>();
@@ -309,6 +310,37 @@ export class SandboxServer {
     if (!def.gettable) return fail(405, 'METHOD_NOT_SUPPORTED', `'${path}' is listed in the catalogue but cannot be called through the API.`);
     if (c.method !== 'GET') return fail(405, 'METHOD_NOT_SUPPORTED', 'Only GET is supported.', { headers: { Allow: 'GET' } });
 
+    const base = { success: true, platform, endpoint: endpointPath, schema_version: '2' };
+
+    // fit=goal recall: `recall=<data.held_back.recall_id>` on the same endpoint re-reads the full
+    // page from cache, free. The id alone names the page (other params are not needed and are
+    // ignored). Unknown, foreign (another account or endpoint) or expired ids → 400, free.
+    if (def.labels && query.recall !== undefined) {
+      const got = this.recalls.get(query.recall, account.id, platform, def.path, this.clock.now());
+      if (!got.ok) {
+        const msg = got.reason === 'recall_expired'
+          ? 'This recall id has expired (its cache window ended). Call the endpoint again without `recall`.'
+          : 'Unknown recall id for this endpoint. Send the `data.held_back.recall_id` of a fit=goal answer on the same endpoint.';
+        return fail(400, 'INVALID_REQUEST', msg, { reason: got.reason });
+      }
+      const e = got.entry;
+      record(200, { charge_reason: 'cached', cached: true });
+      return this.sendJson(res, 200, {
+        ...base,
+        ...(e.pagination ? { pagination: e.pagination } : {}),
+        unavailable: e.unavailable,
+        credits_used: 0,
+        credits_remaining: account.balance,
+        request_id: requestId,
+        cached: true,
+        idempotent_replay: false,
+        charge_reason: 'cached',
+        free_call: false,
+        data: e.data,
+        ...(e.warnings.length > 0 ? { warnings: e.warnings } : {}),
+      });
+    }
+
     // Parameters.
     const v = this.deps.registry.validateParams(def, query);
     if (!v.ok) return fail(400, v.type, v.message);
@@ -324,7 +356,6 @@ export class SandboxServer {
       throw e;
     }
 
-    const base = { success: true, platform, endpoint: endpointPath, schema_version: '2' };
     const isLabelled = (k: string) => this.labelled.has(k);
 
     if (plan.dryRun) {
@@ -408,6 +439,7 @@ export class SandboxServer {
       let reason: string;
       let labelledKeys: string[] = [];
       let produced = 0;
+      let recall: { id: string; data: Json } | undefined;
       if (hit) {
         data = hit.data;
         pagination = hit.pagination;
@@ -417,7 +449,7 @@ export class SandboxServer {
         reason = owner ? 'cached' : 'shared_cache';
         produced = 1;
       } else {
-        const r = runEngine(plan, pos.pos, { world: this.deps.world, codec: this.codec, now: this.clock.now(), isLabelled, failPage });
+        const r = runEngine(plan, pos.pos, { world: this.deps.world, codec: this.codec, now: this.clock.now(), isLabelled, failPage, newRecallId: () => `rcl_${randomBytes(16).toString('hex')}` });
         if (r.notFound) {
           clearIdem();
           const noSpeech = r.notFound.reason === 'no_speech';
@@ -429,6 +461,7 @@ export class SandboxServer {
         warnings = r.warnings;
         labelledKeys = r.labelled;
         produced = r.rows;
+        recall = r.recall;
         charge = r.pageCosts.reduce((a, b) => a + b, 0);
         reason = charge > 0 ? 'miss' : 'empty';
         if (ceilingRetry && charge > 0) charge = hold; // spec "Idempotency retry charging"
@@ -472,6 +505,10 @@ export class SandboxServer {
         this.counters.freeCalls++;
       }
       for (const k of labelledKeys) this.labelled.add(k);
+      if (recall)
+        this.recalls.put(recall.id, { platform, path: def.path, storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data: recall.data, pagination, unavailable, warnings, owners: new Set([account.id]) });
+      const heldBack = data.held_back as { recall_id?: unknown } | undefined;
+      if (hit && typeof heldBack?.recall_id === 'string') this.recalls.share(heldBack.recall_id, account.id);
       if (hit) hit.owners.add(account.id);
       else if (produced > 0)
         this.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });

@@ -32,6 +32,39 @@ export class ResponseCache {
   }
 }
 
+/** A full page stored for fit=goal's `data.held_back.recall_id` (re-read free, within the cache window). */
+export interface RecallEntry {
+  platform: string;
+  path: string;
+  storedAt: number;
+  ttlMs: number;
+  data: Record<string, unknown>;
+  pagination?: Pagination;
+  unavailable: string[];
+  warnings: string[];
+  /** Accounts that received this recall id (the caller, and accounts given the answer from cache). */
+  owners: Set<string>;
+}
+
+export type RecallLookup = { ok: true; entry: RecallEntry } | { ok: false; reason: 'recall_unknown' | 'recall_expired' };
+
+export class RecallStore {
+  private readonly map = new Map<string, RecallEntry>();
+  get(id: string, account: string, platform: string, path: string, now: number): RecallLookup {
+    const e = this.map.get(id);
+    if (!e || !e.owners.has(account) || e.platform !== platform || e.path !== path) return { ok: false, reason: 'recall_unknown' };
+    if (now - e.storedAt >= e.ttlMs) return { ok: false, reason: 'recall_expired' };
+    return { ok: true, entry: e };
+  }
+  /** Give `account` access to a recall id it received (e.g. through a cached answer). */
+  share(id: string, account: string): void {
+    this.map.get(id)?.owners.add(account);
+  }
+  put(id: string, e: RecallEntry): void {
+    this.map.set(id, e);
+  }
+}
+
 export type IdemRecord =
   | { state: 'running'; fingerprint: string; at: number }
   | { state: 'done'; fingerprint: string; at: number; status: number; body: Record<string, unknown> }
