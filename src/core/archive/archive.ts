@@ -46,6 +46,7 @@ import {
   mergeRecord,
   recordId,
   refKey,
+  type Columns,
   type Json,
   type LabelLeaf,
 } from './extract';
@@ -101,28 +102,13 @@ export interface IngestProvenance {
   unavailable?: string[];
 }
 
-interface ItemRow {
+/** An `items` row: the identity, the raw record, the extracted columns, and bookkeeping. */
+interface ItemRow extends Columns {
   rid: number;
   platform: string;
   kind: string;
   id: string;
   raw: string;
-  published_at: number | null;
-  author_id: string | null;
-  author_username: string | null;
-  author_display_name: string | null;
-  text: string | null;
-  url: string | null;
-  lang: string | null;
-  views: number | null;
-  likes: number | null;
-  comments: number | null;
-  shares: number | null;
-  saves: number | null;
-  parent_id: string | null;
-  post_kind: string | null;
-  labels: string | null;
-  relevance_p: number | null;
   first_seen_at: number;
   last_seen_at: number;
   seen_count: number;

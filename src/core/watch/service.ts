@@ -171,17 +171,8 @@ function pageItems(platform: string, env: Envelope): Array<PageItem & { pinned: 
   return out;
 }
 
-interface WatchOutcome {
-  watchId: string;
-  pages: number;
-  credits: number;
-  newItems: number;
-  itemsSeen: number;
-  firstRun: boolean;
-  stopReason: string | null;
-  complete: boolean;
-  gap: string | null;
-  walkIds: string[];
+/** A watch's result within a run: what is stored per run (RunWatchRow) plus what the run needs. */
+interface WatchOutcome extends Omit<RunWatchRow, 'runId'> {
   expectedPages: number;
   finished: boolean;
   /** walks restarted from the head because their saved cursor had expired */
