@@ -33,6 +33,8 @@ test('a watchlist made from a profile: run it, advance the sandbox clock, see th
   const history = page.getByTestId('watchlist-history');
   await confirmIfAsked(page, history.locator('tbody tr'));
   await expect(history.locator('tbody tr')).toHaveCount(1, { timeout: 30_000 });
+  // the run's row appears while it is still running (0 new so far): read it once it has finished
+  await expect(history.locator('tbody tr').first().locator('td').nth(1)).toHaveText('done', { timeout: 30_000 });
   const firstNew = Number(await history.locator('tbody tr').first().locator('td').nth(3).innerText());
   expect(firstNew).toBeGreaterThan(0);
 
@@ -42,10 +44,11 @@ test('a watchlist made from a profile: run it, advance the sandbox clock, see th
   await confirmIfAsked(page, history.locator('tbody tr').nth(1));
   await expect(history.locator('tbody tr')).toHaveCount(2, { timeout: 30_000 });
   const rows = history.locator('tbody tr');
-  // newest run first
+  // newest run first; wait for it to finish before reading its count
+  await expect(rows.first().locator('td').nth(1)).toHaveText('done', { timeout: 30_000 });
+  await expect(rows.first()).toContainText('complete');
   const secondNew = Number(await rows.first().locator('td').nth(3).innerText());
   expect(secondNew).toBeGreaterThan(0);
-  await expect(rows.first()).toContainText('complete');
 
   // the watchlist's items: every one once
   const result = await page.evaluate(async () => {
