@@ -10,7 +10,9 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        input: { index: resolve('src/main/index.ts') },
+        // csv-worker: the export's worker thread, beside index.js (src/core/export/csv-pool.ts)
+        input: { index: resolve('src/main/index.ts'), 'csv-worker': resolve('src/core/export/csv-worker.ts') },
+        output: { entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
         external: ['better-sqlite3', '@napi-rs/keyring', 'electron'],
       },
     },

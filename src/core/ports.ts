@@ -146,6 +146,12 @@ export interface ExportRow {
   id: string;
   /** the record exactly as the API returned it (parsed raw JSON), computed labels included */
   record: Record<string, unknown>;
+  /**
+   * The same record as JSON text, when the source has it (the archive stores it so): lets an
+   * export hand rows to its worker threads without parsing them first. Must equal
+   * JSON.stringify(record).
+   */
+  recordJson?: string;
   firstSeenAt: number; // ms
   lastSeenAt: number; // ms
   tags: string[];

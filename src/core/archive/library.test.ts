@@ -400,4 +400,33 @@ describe('export rows', () => {
     expect([...a.exportRowsFor([ref('p3'), ref('zz'), ref('p1')])].map((r) => r.id)).toEqual(['p3', 'p1']);
     a.close();
   });
+
+  it('an export of a file archive reads its own snapshot: the archive stays usable (writes and queries) meanwhile', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'loupe-export-snap-'));
+    const a = openArchive(join(dir, 'a.db'));
+    try {
+      seed(a);
+      const it = a.iterateExportRows({ sort: { field: 'published_at', dir: 'asc' } });
+      const first = it.next();
+      expect(first.done).toBe(false);
+      expect(first.value.recordJson).toBe(JSON.stringify(first.value.record));
+      // while the export is open: ingest, annotate and query on the archive's own connection
+      a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: 'late', published_at: '2024-06-01T00:00:00Z' }) }]);
+      a.addTag(ref('p1'), 'during');
+      expect(a.query({ text: 'late' }).rows.map((r) => r.id)).toEqual(['late']);
+      // the export finishes on the snapshot it started with: no 'late', every earlier item once
+      const rest = [...it].map((r) => r.id);
+      const ids = [first.value.id, ...rest];
+      expect(ids).not.toContain('late');
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBe(a.count({}) - 1);
+      expect([...a.iterateExportRows({})].map((r) => r.id)).toContain('late');
+    } finally {
+      a.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

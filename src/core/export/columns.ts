@@ -8,7 +8,7 @@
  * the last column `extra`, so a CSV export loses nothing.
  */
 import type { ExportRow } from '../ports';
-import { cell } from './cells';
+import { cell, csvCell } from './cells';
 
 /** Post label families and their fields (spec "Computed judgments", post label table). */
 export const POST_LABEL_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -245,6 +245,14 @@ export function rowCells(row: ExportRow, defs: readonly ColumnDef[]): string[] {
   const out = new Array<string>(defs.length);
   for (let i = 0; i < defs.length; i++) out[i] = cell(defs[i].get(c));
   return out;
+}
+
+/** One row as a CSV record (quoted cells, CRLF), for the given columns: `csvRecord(rowCells(...))`, fused. */
+export function rowCsv(row: ExportRow, defs: readonly ColumnDef[]): string {
+  const c = ctxOf(row);
+  let line = csvCell(defs[0].get(c));
+  for (let i = 1; i < defs.length; i++) line += ',' + csvCell(defs[i].get(c));
+  return line + '\r\n';
 }
 
 /**

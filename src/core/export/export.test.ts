@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
-import { CSV_COLUMNS, exportRows, flattenForCsv, LABEL_FIELDS, unneutraliseCell } from './index';
+import { stringify } from 'csv-stringify/sync';
+import { CSV_COLUMNS, csvRecord, exportRows, flattenForCsv, LABEL_FIELDS, unneutraliseCell } from './index';
+import { workerEntry } from './csv-pool';
 
 let dir: string;
 beforeEach(async () => {
@@ -343,3 +345,74 @@ describe('streaming, progress, cancel, atomic rename', () => {
     expect(peak - before).toBeLessThan(res.bytes * 0.6);
   });
 });
+
+describe('CSV writer and worker threads', () => {
+  it('writes records byte-identical to csv-stringify (quote every non-empty cell, double quotes, CRLF)', () => {
+    const cells = [...HOSTILE_TEXTS, '"', '""', 'a,b', '\n', ' ', '0', "'=x"];
+    const lib = stringify([cells], { delimiter: ',', record_delimiter: 'windows', quote: '"', escape: '"', quoted: true, quoted_empty: false });
+    expect(csvRecord(cells)).toBe(lib);
+  });
+
+  /** hostile rows, half of them carrying their record as JSON text as the archive's rows do */
+  function* hostile(n: number): Iterable<ExportRow> {
+    for (let i = 0; i < n; i++) {
+      const text = HOSTILE_TEXTS[i % HOSTILE_TEXTS.length];
+      const row = post(String(10n ** 18n + BigInt(i)), { content: { text, media_urls: [text], thumbnail_url: null, duration_seconds: i / 7 } }, {
+        note: i % 3 === 0 ? text : null,
+        tags: i % 5 === 0 ? [text] : [],
+        overrides: i % 7 === 0 ? { intent: { label: text } } : {},
+      });
+      yield i % 2 === 0 ? { ...row, recordJson: JSON.stringify(row.record) } : row;
+    }
+  }
+
+  it('a large export rendered by worker threads is byte-identical to one rendered on one thread', async () => {
+    expect(workerEntry(), 'the worker can start from the sources').not.toBeNull();
+    const one = join(dir, 'one.csv');
+    const par = join(dir, 'par.csv');
+    const seen: number[] = [];
+    await exportRows(hostile(6000), { format: 'csv', out: one, threads: 0 });
+    const res = await exportRows(hostile(6000), { format: 'csv', out: par, threads: 2, parallelAfter: 1000, onProgress: (n) => seen.push(n) });
+    expect(res.rows).toBe(6000);
+    expect((await readFile(par)).equals(await readFile(one))).toBe(true);
+    expect(seen.at(-1)).toBe(6000);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+    const rows = parseCsv(await readFile(par, 'utf8'));
+    expect(rows.length).toBe(6001);
+    expect(rows.slice(1).map((r) => r[2])).toEqual([...hostile(6000)].map((r) => r.id));
+  });
+
+  it('honours a column subset in the workers too', async () => {
+    const columns = ['id', 'content.text', 'labels.intent.label', 'note'];
+    await exportRows(hostile(3000), { format: 'csv', out: join(dir, 'a.csv'), columns, threads: 0 });
+    await exportRows(hostile(3000), { format: 'csv', out: join(dir, 'b.csv'), columns, threads: 2, parallelAfter: 0 });
+    expect((await readFile(join(dir, 'b.csv'))).equals(await readFile(join(dir, 'a.csv')))).toBe(true);
+  });
+
+  it('cancel while workers render leaves no file and closes the source', async () => {
+    let closed = false;
+    function* source(): Iterable<ExportRow> {
+      try {
+        yield* hostile(200_000);
+      } finally {
+        closed = true;
+      }
+    }
+    const ac = new AbortController();
+    const out = join(dir, 'c.csv');
+    const p = exportRows(source(), { format: 'csv', out, signal: ac.signal, threads: 2, parallelAfter: 100, onProgress: (n) => { if (n >= 5000) ac.abort(); } });
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    expect(closed).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a row the workers cannot read fails the export with a clear error and leaves no file', async () => {
+    function* bad(): Iterable<ExportRow> {
+      yield* hostile(2000);
+      yield { ...post('9'), recordJson: '{"id": "9", broken' };
+    }
+    await expect(exportRows(bad(), { format: 'csv', out: join(dir, 'x.csv'), threads: 2, parallelAfter: 10 })).rejects.toThrow(/export worker: .*JSON/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+

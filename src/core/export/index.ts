@@ -12,12 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { stringify } from 'csv-stringify/sync';
 import type { ExportRow } from '../ports';
-import { resolveColumns, rowCells } from './columns';
+import { csvRecord } from './cells';
+import { resolveColumns, rowCsv } from './columns';
+import { CsvPool, defaultThreads } from './csv-pool';
+import { toWire, type WireRow } from './wire';
 
 export { CSV_COLUMNS, flattenForCsv, LABEL_FIELDS, POST_LABEL_FIELDS, COMMENT_LABEL_FIELDS, extraOf } from './columns';
-export { neutraliseCell, unneutraliseCell, formatNumber } from './cells';
+export { neutraliseCell, unneutraliseCell, formatNumber, csvRecord } from './cells';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
@@ -34,6 +36,13 @@ export interface ExportOptions {
   onProgress?: (rowsWritten: number) => void;
   /** expected row count, if known; only sets how often progress is reported (~every 0.5%) */
   total?: number;
+  /**
+   * CSV from a synchronous source (the archive): worker threads that render rows once more than
+   * `parallelAfter` rows were written. Default: one per core (max 4); 0 = this thread only.
+   */
+  threads?: number;
+  /** rows rendered on this thread before workers start (small exports never start any). Default 5000. */
+  parallelAfter?: number;
 }
 
 export interface ExportResult {
@@ -70,18 +79,12 @@ export function toEnvelope(row: ExportRow): ExportEnvelope {
 }
 
 const CHUNK_CHARS = 64 * 1024;
-/** rows rendered by csv-stringify per call */
-const CSV_BATCH = 256;
-const CSV_OPTS = {
-  // RFC 4180: comma separator, CRLF record ends, fields with `,` `"` CR or LF quoted, `"` doubled.
-  delimiter: ',',
-  record_delimiter: 'windows' as const,
-  quote: '"',
-  escape: '"',
-  // OWASP also advises quoting every cell; empty cells stay bare (empty = not provided).
-  quoted: true,
-  quoted_empty: false,
-};
+/** a long synchronous source (SQLite) gives the event loop a turn at least this often (ms) */
+const YIELD_MS = 25;
+/** rows (or record characters) per batch sent to an export worker, and batches in flight per worker */
+const WIRE_BATCH = 500;
+const WIRE_BATCH_CHARS = 1 << 20;
+const IN_FLIGHT_PER_WORKER = 2;
 
 function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
@@ -147,19 +150,28 @@ class ChunkWriter {
 
 /** Accumulates text and hands it to the writer in ~64 KiB pieces. */
 class Chunker {
-  private parts: string[] = [];
-  private size = 0;
+  private buf = '';
   constructor(private readonly w: ChunkWriter, private readonly signal?: AbortSignal) {}
   async push(s: string): Promise<void> {
-    this.parts.push(s);
-    this.size += s.length;
-    if (this.size >= CHUNK_CHARS) await this.flush();
+    this.add(s);
+    if (this.full) await this.flush();
+  }
+  /** append without writing; call flush() once `full` */
+  add(s: string): void {
+    this.buf += s;
+  }
+  get full(): boolean {
+    return this.buf.length >= CHUNK_CHARS;
+  }
+  /** write bytes (already UTF-8) after what is pending */
+  async bytes(b: Uint8Array): Promise<void> {
+    await this.flush();
+    await this.w.write(Buffer.from(b.buffer, b.byteOffset, b.byteLength), this.signal);
   }
   async flush(): Promise<void> {
-    if (this.size === 0 && this.parts.length === 0) return;
-    const s = this.parts.join('');
-    this.parts = [];
-    this.size = 0;
+    if (this.buf.length === 0) return;
+    const s = this.buf;
+    this.buf = '';
     await this.w.write(s, this.signal);
   }
 }
@@ -240,42 +252,102 @@ export async function exportRows(
       }
     };
 
+    let line: (row: ExportRow) => string;
     if (format === 'csv') {
       const cols = defs!;
-      if (opts.bom ?? true) await out.push('\uFEFF');
-      await out.push(stringify([cols.map((c) => c.name)], CSV_OPTS));
-      let batch: string[][] = [];
-      const flushBatch = async (): Promise<void> => {
-        if (batch.length === 0) return;
-        await out.push(stringify(batch, CSV_OPTS));
-        count += batch.length;
-        batch = [];
-        progress();
-      };
-      for await (const row of rowsOf(rows, signal)) {
-        if (signal?.aborted) throw abortError(signal);
-        batch.push(rowCells(row, cols));
-        if (batch.length >= CSV_BATCH) await flushBatch();
-      }
-      await flushBatch();
+      if (opts.bom ?? true) out.add('\uFEFF');
+      out.add(csvRecord(cols.map((c) => c.name)));
+      line = (row) => rowCsv(row, cols);
     } else if (format === 'jsonl') {
+      line = (row) => JSON.stringify(toEnvelope(row)) + '\n';
+    } else {
+      // one JSON array, one item per line so that the file stays readable and streamable
+      out.add('[');
+      line = (row) => (count === 0 ? '\n' : ',\n') + JSON.stringify(toEnvelope(row));
+    }
+
+    if (Symbol.asyncIterator in rows) {
       for await (const row of rowsOf(rows, signal)) {
         if (signal?.aborted) throw abortError(signal);
-        await out.push(JSON.stringify(toEnvelope(row)) + '\n');
+        out.add(line(row));
         count++;
+        if (out.full) await out.flush();
         progress();
       }
     } else {
-      // one JSON array, one item per line so that the file stays readable and streamable
-      await out.push('[');
-      for await (const row of rowsOf(rows, signal)) {
-        if (signal?.aborted) throw abortError(signal);
-        await out.push((count === 0 ? '\n' : ',\n') + JSON.stringify(toEnvelope(row)));
-        count++;
-        progress();
+      // A synchronous source (the archive's SQLite iterator) is drained without an await per
+      // row; every ~64 KiB is written (awaiting backpressure) and at least every YIELD_MS the
+      // event loop gets a turn, so that a cancel, progress events and other requests are
+      // served while a long export runs in the app's main process. A large CSV export moves
+      // the rendering to worker threads after the first `parallelAfter` rows.
+      const it = rows[Symbol.iterator]();
+      let finished = false;
+      let turn = performance.now();
+      /** up to `limit` rows on this thread; true when the source is exhausted */
+      const here = async (limit: number): Promise<boolean> => {
+        while (count < limit) {
+          const r = it.next();
+          if (r.done) return true;
+          if (signal?.aborted) throw abortError(signal);
+          out.add(line(r.value));
+          count++;
+          if (out.full) {
+            await out.flush();
+            progress();
+            if (performance.now() - turn >= YIELD_MS) {
+              await new Promise<void>((res) => setImmediate(res));
+              turn = performance.now();
+            }
+          }
+        }
+        return false;
+      };
+      try {
+        const threads = format === 'csv' ? (opts.threads ?? defaultThreads()) : 0;
+        finished = await here(threads > 0 ? Math.max(0, opts.parallelAfter ?? 5000) : Infinity);
+        const pool = finished ? null : CsvPool.start(threads, opts.columns);
+        if (!finished && !pool) finished = await here(Infinity); // no worker here: the rest on this thread
+        if (pool) {
+          try {
+            const queue: Array<{ bytes: Promise<Uint8Array>; n: number }> = [];
+            const maxQueue = pool.size * IN_FLIGHT_PER_WORKER;
+            const drainOne = async (): Promise<void> => {
+              const head = queue.shift()!;
+              await out.bytes(await head.bytes);
+              count += head.n;
+              progress();
+            };
+            let batch: WireRow[] = [];
+            let batchChars = 0;
+            for (let r = it.next(); !r.done; r = it.next()) {
+              if (signal?.aborted) throw abortError(signal);
+              const w = toWire(r.value);
+              batch.push(w);
+              batchChars += typeof w[3] === 'string' ? w[3].length : 1000;
+              if (batch.length >= WIRE_BATCH || batchChars >= WIRE_BATCH_CHARS) {
+                queue.push({ bytes: pool.render(batch), n: batch.length });
+                batch = [];
+                batchChars = 0;
+                while (queue.length >= maxQueue) await drainOne();
+              }
+            }
+            if (batch.length > 0) queue.push({ bytes: pool.render(batch), n: batch.length });
+            while (queue.length > 0) {
+              if (signal?.aborted) throw abortError(signal);
+              await drainOne();
+            }
+            finished = true;
+          } finally {
+            await pool.close();
+          }
+        }
+      } finally {
+        // an export that stops early closes its source (the SQLite statement and its connection)
+        if (!finished) it.return?.();
       }
-      await out.push(count === 0 ? ']\n' : '\n]\n');
+      progress();
     }
+    if (format === 'json') out.add(count === 0 ? ']\n' : '\n]\n');
 
     await out.flush();
     if (signal?.aborted) throw abortError(signal);
