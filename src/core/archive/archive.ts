@@ -401,7 +401,8 @@ export class Archive implements CoreStore {
     );
     if (ins.changes === 1) {
       const rid = Number(ins.lastInsertRowid);
-      if (c.labels !== null) this.writeLeaves(rid, [], flattenLabels(JSON.parse(c.labels) as Json));
+      // c.labels is the JSON text of record.computed.labels (extractColumns): flatten the object itself
+      if (c.labels !== null) this.writeLeaves(rid, [], flattenLabels((record.computed as Json).labels as Json));
       return { rid, isNew: true };
     }
     const old = this.st('SELECT rid, raw, labels FROM items WHERE platform = ? AND kind = ? AND id = ?').get(platform, kind, id) as

@@ -53,9 +53,13 @@ export function workerEntry(): Entry | null {
   return cachedEntry;
 }
 
-/** Default worker count: one per core, at least one, at most four. */
+/**
+ * Default worker count: one per core but one (the exporting thread reads rows and renders
+ * batches too), at least one, at most four. 2 cores, 200k rows: 1 worker 2.9 s, 2 workers 4.3 s
+ * (three busy threads on two cores starve the reading thread).
+ */
 export function defaultThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
 interface Pending {

@@ -16,7 +16,7 @@ import type { ExportRow } from '../ports';
 import { csvRecord } from './cells';
 import { resolveColumns, rowCsv } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
-import { toWire, type WireRow } from './wire';
+import { toWire } from './wire';
 
 export { CSV_COLUMNS, flattenForCsv, LABEL_FIELDS, POST_LABEL_FIELDS, COMMENT_LABEL_FIELDS, extraOf } from './columns';
 export { neutraliseCell, unneutraliseCell, formatNumber, csvRecord } from './cells';
@@ -85,6 +85,8 @@ const YIELD_MS = 25;
 const WIRE_BATCH = 500;
 const WIRE_BATCH_CHARS = 1 << 20;
 const IN_FLIGHT_PER_WORKER = 2;
+/** batches this thread may render ahead of a worker answer it still waits for */
+const MAX_LOCAL_AHEAD = 4;
 
 function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
@@ -309,32 +311,65 @@ export async function exportRows(
         if (!finished && !pool) finished = await here(Infinity); // no worker here: the rest on this thread
         if (pool) {
           try {
-            const queue: Array<{ bytes: Promise<Uint8Array>; n: number }> = [];
-            const maxQueue = pool.size * IN_FLIGHT_PER_WORKER;
-            const drainOne = async (): Promise<void> => {
-              const head = queue.shift()!;
-              await out.bytes(await head.bytes);
-              count += head.n;
+            // Work sharing: a batch goes to a worker while one has room, else this thread
+            // renders it itself (with one worker per core but one, every core keeps busy).
+            // Answers are written in batch order; batches waiting to be written are bounded.
+            interface Slot {
+              n: number;
+              ready: boolean;
+              out?: Uint8Array | string;
+              err?: unknown;
+              wait?: Promise<void>;
+            }
+            const queue: Slot[] = [];
+            const cap = pool.size * IN_FLIGHT_PER_WORKER;
+            let atWorkers = 0;
+            const submit = (rowsOfBatch: ExportRow[]): void => {
+              if (atWorkers < cap) {
+                const slot: Slot = { n: rowsOfBatch.length, ready: false };
+                atWorkers++;
+                slot.wait = pool.render(rowsOfBatch.map(toWire)).then(
+                  (b) => void Object.assign(slot, { out: b, ready: true }),
+                  (e: unknown) => void Object.assign(slot, { err: e, ready: true }),
+                ).finally(() => atWorkers--);
+                queue.push(slot);
+              } else {
+                let text = '';
+                for (const row of rowsOfBatch) text += line(row);
+                queue.push({ n: rowsOfBatch.length, ready: true, out: text });
+              }
+            };
+            const writeHead = async (): Promise<void> => {
+              const slot = queue.shift()!;
+              if (!slot.ready) await slot.wait;
+              if (slot.err !== undefined) throw slot.err;
+              if (typeof slot.out === 'string') {
+                out.add(slot.out);
+                if (out.full) await out.flush();
+              } else await out.bytes(slot.out!);
+              count += slot.n;
               progress();
             };
-            let batch: WireRow[] = [];
+            let batch: ExportRow[] = [];
             let batchChars = 0;
             for (let r = it.next(); !r.done; r = it.next()) {
               if (signal?.aborted) throw abortError(signal);
-              const w = toWire(r.value);
-              batch.push(w);
-              batchChars += typeof w[3] === 'string' ? w[3].length : 1000;
+              batch.push(r.value);
+              batchChars += typeof r.value.recordJson === 'string' ? r.value.recordJson.length : 1000;
               if (batch.length >= WIRE_BATCH || batchChars >= WIRE_BATCH_CHARS) {
-                queue.push({ bytes: pool.render(batch), n: batch.length });
+                submit(batch);
                 batch = [];
                 batchChars = 0;
-                while (queue.length >= maxQueue) await drainOne();
+                // let worker answers arrive, write what is ready, wait when too much is pending
+                if (!queue[0].ready) await new Promise<void>((res) => setImmediate(res));
+                while (queue.length > 0 && queue[0].ready) await writeHead();
+                while (queue.length > cap + MAX_LOCAL_AHEAD) await writeHead();
               }
             }
-            if (batch.length > 0) queue.push({ bytes: pool.render(batch), n: batch.length });
+            if (batch.length > 0) submit(batch);
             while (queue.length > 0) {
               if (signal?.aborted) throw abortError(signal);
-              await drainOne();
+              await writeHead();
             }
             finished = true;
           } finally {
