@@ -49,6 +49,7 @@ import {
   type Columns,
   type Json,
   type LabelLeaf,
+  type LabelScalar,
 } from './extract';
 import {
   buildWhere,
@@ -259,6 +260,24 @@ function parseLabels(s: string | null): Json | null {
   return s === null ? null : (JSON.parse(s) as Json);
 }
 
+/** A label row of a new item: family, field, value (as bound), item rid. */
+type NewLeaf = [string, string, LabelScalar, number];
+
+/** SQLite's order of the item_labels key, near enough for locality: numbers, text, blobs. */
+function compareLeaves(a: NewLeaf, b: NewLeaf): number {
+  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
+  const x = a[2];
+  const y = b[2];
+  if (x !== y) {
+    const tx = typeof x === 'number' ? 0 : typeof x === 'string' ? 1 : 2;
+    const ty = typeof y === 'number' ? 0 : typeof y === 'string' ? 1 : 2;
+    if (tx !== ty) return tx - ty;
+    if (tx < 2) return (x as number | string) < (y as number | string) ? -1 : 1;
+  }
+  return a[3] - b[3];
+}
+
 /**
  * An export row straight from the archive: the record is parsed on first use only, so an export
  * that hands `recordJson` to its worker threads never parses it on the reading thread.
@@ -392,7 +411,14 @@ export class Archive implements CoreStore {
    * Insert or merge one record. Returns its rid and whether it was new.
    * Later answers update counts and labels; nulls never erase known values (extract.ts mergeRecord).
    */
-  private upsert(platform: string, kind: string, id: string, record: Json, seenAt: number, unavailable: string | null): { rid: number; isNew: boolean } {
+  /**
+   * Insert or merge one item. A new item's label rows go to `leaves` when given (written by
+   * the caller in one sorted sweep, see writeNewLeaves), else at once.
+   */
+  private upsert(
+    platform: string, kind: string, id: string, record: Json, seenAt: number, unavailable: string | null,
+    leaves?: NewLeaf[],
+  ): { rid: number; isNew: boolean } {
     const c = extractColumns(kind, record);
     const ins = this.insItem().run(
       platform, kind, id, JSON.stringify(record), c.published_at, c.author_id, c.author_username, c.author_display_name, c.text,
@@ -402,7 +428,11 @@ export class Archive implements CoreStore {
     if (ins.changes === 1) {
       const rid = Number(ins.lastInsertRowid);
       // c.labels is the JSON text of record.computed.labels (extractColumns): flatten the object itself
-      if (c.labels !== null) this.writeLeaves(rid, [], flattenLabels((record.computed as Json).labels as Json));
+      if (c.labels !== null) {
+        const flat = flattenLabels((record.computed as Json).labels as Json);
+        if (leaves) for (const [family, field, value] of flat) leaves.push([family, field, value, rid]);
+        else this.writeLeaves(rid, [], flat);
+      }
       return { rid, isNew: true };
     }
     const old = this.st('SELECT rid, raw, labels FROM items WHERE platform = ? AND kind = ? AND id = ?').get(platform, kind, id) as
@@ -481,17 +511,47 @@ export class Archive implements CoreStore {
     const seen = new Set<string>();
     let newItems = 0;
     const prov = callId === null ? null : this.st('INSERT INTO provenance (call_id, item_rid, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+    const leaves: NewLeaf[] = [];
     for (const r of rows) {
       const ref = { platform: r.platform, kind: r.kind, id: r.id };
       const key = refKey(ref);
       if (seen.has(key)) continue; // the same item twice in one answer counts once
       seen.add(key);
-      const { rid, isNew } = this.upsert(r.platform, r.kind, r.id, r.record, seenAt, unavailable);
+      const { rid, isNew } = this.upsert(r.platform, r.kind, r.id, r.record, seenAt, unavailable, leaves);
       if (isNew) newItems++;
       if (prov) prov.run(callId, rid, r.position);
       items.push(ref);
     }
+    this.writeNewLeaves(leaves);
     return { items, newItems };
+  }
+
+  /**
+   * Label rows of the items new in one answer or bulk batch, in one sweep sorted in key order
+   * (family, field, value, item): consecutive inserts land on the same b-tree pages instead of
+   * ~13 places per item (measured at 100k posts: docs/archive.md "Performance").
+   */
+  private writeNewLeaves(leaves: NewLeaf[]): void {
+    if (leaves.length === 0) return;
+    leaves.sort(compareLeaves);
+    const CHUNK = 64;
+    let k = 0;
+    if (leaves.length >= CHUNK) {
+      const many = this.st(`INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES ${'(?, ?, ?, ?), '.repeat(CHUNK - 1)}(?, ?, ?, ?)`);
+      const args = new Array<unknown>(CHUNK * 4);
+      for (; k + CHUNK <= leaves.length; k += CHUNK) {
+        for (let j = 0; j < CHUNK; j++) {
+          const l = leaves[k + j];
+          args[j * 4] = l[0];
+          args[j * 4 + 1] = l[1];
+          args[j * 4 + 2] = l[2];
+          args[j * 4 + 3] = l[3];
+        }
+        many.run(args);
+      }
+    }
+    const one = this.st('INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES (?, ?, ?, ?)');
+    for (; k < leaves.length; k++) one.run(leaves[k]);
   }
 
   storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
