@@ -63,22 +63,17 @@ function exec(cmd: string, args: string[], stdoutFile?: string): Promise<{ code:
 type BenchItem = { platform: string; kind: string; record: Record<string, unknown> & { id: string } };
 const o = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
-/**
- * The baseline: a prepared INSERT of the same rows into a plain table without indexes,
- * same batches, same pragmas. It stores what the archive stores per post (the JSON
- * record plus the extracted columns and the labels JSON), so the ratio measures what
- * the archive adds: the unique key, the sort indexes, label rows, FTS and provenance.
- */
-function raw(db: string): { insert(items: BenchItem[]): void; close(): void } {
-  const d = new Database(db);
-  // the same pragmas the archive opens with (src/core/archive/db.ts)
+type RawInsert = { insert(items: BenchItem[]): void; close(): void };
+
+/** The archive's pragmas (src/core/archive/db.ts) and one prepared INSERT of a post's 17 values (+ `extra`). */
+function rawInserter(file: string, setup: string | null, insertSql: string, extra: unknown[]): RawInsert {
+  const d = new Database(file);
   d.pragma('journal_mode = WAL');
   d.pragma('synchronous = NORMAL');
   d.pragma('cache_size = -65536');
-  d.exec(`CREATE TABLE posts (platform TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, raw TEXT NOT NULL,
-    published_at INTEGER, author_id TEXT, author_username TEXT, author_display_name TEXT, text TEXT, url TEXT, lang TEXT,
-    views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, labels TEXT)`);
-  const ins = d.prepare('INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  d.pragma('wal_autocheckpoint = 16384');
+  if (setup) d.exec(setup);
+  const ins = d.prepare(insertSql);
   const tx = d.transaction((items: BenchItem[]) => {
     for (const it of items) {
       const r = it.record;
@@ -87,10 +82,27 @@ function raw(db: string): { insert(items: BenchItem[]): void; close(): void } {
       const t = Date.parse(String(r.published_at));
       ins.run(it.platform, it.kind, r.id, JSON.stringify(r), Number.isFinite(t) ? t : null, a.id ?? null, a.username ?? null,
         a.display_name ?? null, o(r.content).text ?? null, r.url ?? null, r.language ?? null, e.views ?? null, e.likes ?? null,
-        e.comments ?? null, e.shares ?? null, e.saves ?? null, JSON.stringify(o(r.computed).labels ?? null));
+        e.comments ?? null, e.shares ?? null, e.saves ?? null, JSON.stringify(o(r.computed).labels ?? null), ...extra);
     }
   });
   return { insert: (items) => tx(items), close: () => d.close() };
+}
+
+/**
+ * The first baseline: a prepared INSERT of the same rows into a plain table without indexes,
+ * same batches, same pragmas. It stores what the archive stores per post (the JSON
+ * record plus the extracted columns and the labels JSON), so the ratio measures what
+ * the archive adds: the unique key, the sort indexes, label rows, FTS and provenance.
+ */
+function raw(db: string): RawInsert {
+  return rawInserter(
+    db,
+    `CREATE TABLE posts (platform TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, raw TEXT NOT NULL,
+    published_at INTEGER, author_id TEXT, author_username TEXT, author_display_name TEXT, text TEXT, url TEXT, lang TEXT,
+    views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, labels TEXT)`,
+    'INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [],
+  );
 }
 
 /**
@@ -101,28 +113,16 @@ function raw(db: string): { insert(items: BenchItem[]): void; close(): void } {
  * row, record extraction. This is the ratio the >= 0.7x target is read against
  * (docs/archive.md "Performance"); the plain-table ratio above is reported beside it.
  */
-async function rawSchema(db: string, open: (file: string) => Promise<BenchArchive>): Promise<{ insert(items: BenchItem[]): void; close(): void }> {
+async function rawSchema(db: string, open: (file: string) => Promise<BenchArchive>): Promise<RawInsert> {
   (await open(db)).close(); // the archive's schema, nothing else
-  const d = new Database(db);
-  d.pragma('journal_mode = WAL');
-  d.pragma('synchronous = NORMAL');
-  d.pragma('cache_size = -65536');
-  d.pragma('wal_autocheckpoint = 16384');
-  const ins = d.prepare(`INSERT INTO items (platform, kind, id, raw, published_at, author_id, author_username, author_display_name, text, url,
-    lang, views, likes, comments, shares, saves, labels, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const now = Date.now();
-  const tx = d.transaction((items: BenchItem[]) => {
-    for (const it of items) {
-      const r = it.record;
-      const a = o(r.author);
-      const e = o(r.engagement);
-      const t = Date.parse(String(r.published_at));
-      ins.run(it.platform, it.kind, r.id, JSON.stringify(r), Number.isFinite(t) ? t : null, a.id ?? null, a.username ?? null,
-        a.display_name ?? null, o(r.content).text ?? null, r.url ?? null, r.language ?? null, e.views ?? null, e.likes ?? null,
-        e.comments ?? null, e.shares ?? null, e.saves ?? null, JSON.stringify(o(r.computed).labels ?? null), now, now);
-    }
-  });
-  return { insert: (items) => tx(items), close: () => d.close() };
+  return rawInserter(
+    db,
+    null,
+    `INSERT INTO items (platform, kind, id, raw, published_at, author_id, author_username, author_display_name, text, url,
+    lang, views, likes, comments, shares, saves, labels, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [now, now],
+  );
 }
 
 export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
