@@ -422,5 +422,18 @@ describe('CSV writer and worker threads', () => {
     await expect(exportRows(bad(), { format: 'csv', out: join(dir, 'x.csv'), threads: 2, parallelAfter: 10 })).rejects.toThrow(/export worker: .*JSON/);
     expect(await readdir(dir)).toEqual([]);
   });
+
+  it('JSON and JSONL of rows carrying their record as JSON text are byte-identical to serialising the record', async () => {
+    const plain = (): Iterable<ExportRow> => [...hostile(300)].map(({ recordJson: _drop, ...r }) => r);
+    const withText = (): Iterable<ExportRow> => [...plain()].map((r) => ({ ...r, recordJson: JSON.stringify(r.record) }));
+    for (const format of ['json', 'jsonl'] as const) {
+      await exportRows(plain(), { format, out: join(dir, `a.${format}`) });
+      await exportRows(withText(), { format, out: join(dir, `b.${format}`) });
+      expect((await readFile(join(dir, `b.${format}`))).equals(await readFile(join(dir, `a.${format}`))), format).toBe(true);
+    }
+    const back = JSON.parse(await readFile(join(dir, 'b.json'), 'utf8')) as Array<{ id: string; record: { id: string }; note: string | null }>;
+    expect(back.map((e) => e.id)).toEqual([...plain()].map((r) => r.id));
+    expect(back[3].note).toBe(HOSTILE_TEXTS[3]);
+  });
 });
 

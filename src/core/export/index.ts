@@ -65,11 +65,29 @@ export interface ExportEnvelope {
 }
 
 export function toEnvelope(row: ExportRow): ExportEnvelope {
+  return { ...toEnvelopeShell(row), record: row.record }; // `record` keeps its place (4th key)
+}
+
+/**
+ * `JSON.stringify(toEnvelope(row))`. A row that carries its record as JSON text (the
+ * archive's rows) is written around that text, so the record is neither parsed nor
+ * re-serialised; the bytes are the same (recordJson === JSON.stringify(record)).
+ */
+export function envelopeJson(row: ExportRow): string {
+  if (typeof row.recordJson !== 'string') return JSON.stringify(toEnvelope(row));
+  const e = toEnvelopeShell(row);
+  const head = JSON.stringify({ platform: e.platform, kind: e.kind, id: e.id });
+  const tail = JSON.stringify({ tags: e.tags, note: e.note, overrides: e.overrides, first_seen_at: e.first_seen_at, last_seen_at: e.last_seen_at });
+  return `${head.slice(0, -1)},"record":${row.recordJson},${tail.slice(1)}`;
+}
+
+/** The envelope without touching `row.record` (which may parse lazily). */
+function toEnvelopeShell(row: ExportRow): Omit<ExportEnvelope, 'record'> & { record: null } {
   return {
     platform: row.platform,
     kind: row.kind,
     id: row.id,
-    record: row.record,
+    record: null,
     tags: row.tags,
     note: row.note,
     overrides: row.overrides,
@@ -261,11 +279,11 @@ export async function exportRows(
       out.add(csvRecord(cols.map((c) => c.name)));
       line = (row) => rowCsv(row, cols);
     } else if (format === 'jsonl') {
-      line = (row) => JSON.stringify(toEnvelope(row)) + '\n';
+      line = (row) => envelopeJson(row) + '\n';
     } else {
       // one JSON array, one item per line so that the file stays readable and streamable
       out.add('[');
-      line = (row) => (count === 0 ? '\n' : ',\n') + JSON.stringify(toEnvelope(row));
+      line = (row) => (count === 0 ? '\n' : ',\n') + envelopeJson(row);
     }
 
     if (Symbol.asyncIterator in rows) {
