@@ -1,0 +1,37 @@
+/**
+ * The export worker as the desktop app ships it: `electron-vite build` emits
+ * out/main/csv-worker.js beside the main bundle (src/core/export/csv-pool.ts looks for it
+ * there). This runs the built file in a Node worker thread and checks that it renders rows
+ * exactly as the sources do. No browser needed.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { expect, test } from '@playwright/test';
+import { resolveColumns, rowCsv } from '../src/core/export/columns';
+import { fromWire, toWire } from '../src/core/export/wire';
+import type { ExportRow } from '../src/core/ports';
+
+const built = join(process.cwd(), 'out', 'main', 'csv-worker.js');
+
+test('the built csv-worker.js renders rows byte-identical to the sources', async () => {
+  expect(existsSync(built), `${built} (run electron-vite build first; npm test does)`).toBe(true);
+  const rows: ExportRow[] = ['=1+1', 'line\nbreak, "quoted"', 'שלום', '👍🏽'].map((text, i) => {
+    const record = { id: String(10n ** 19n + BigInt(i)), content: { text, media_urls: [text] }, engagement: { likes: i, views: null }, computed: { labels: { intent: { label: text, confidence: 0.5 } } } };
+    return { platform: 'photo_net', kind: 'post', id: record.id, record, recordJson: JSON.stringify(record), firstSeenAt: 0, lastSeenAt: 1, tags: [text], note: text, overrides: {} };
+  });
+  const worker = new Worker(built, { workerData: { columns: undefined } });
+  try {
+    const answer = await new Promise<{ seq: number; bytes?: Uint8Array; error?: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.postMessage({ seq: 7, rows: rows.map(toWire) });
+    });
+    expect(answer.error).toBeUndefined();
+    expect(answer.seq).toBe(7);
+    const cols = resolveColumns();
+    expect(Buffer.from(answer.bytes!).toString('utf8')).toBe(rows.map((r) => rowCsv(fromWire(toWire(r)), cols)).join(''));
+  } finally {
+    await worker.terminate();
+  }
+});
