@@ -413,6 +413,9 @@ describe('export rows', () => {
       const first = it.next();
       expect(first.done).toBe(false);
       expect(first.value.recordJson).toBe(JSON.stringify(first.value.record));
+      // no tags, notes or overrides anywhere yet: the annotation columns are left out of the read, rows still carry them empty
+      expect(first.value).toMatchObject({ tags: [], note: null, overrides: {} });
+      expect(first.value.firstSeenAt).toBeGreaterThan(0);
       // while the export is open: ingest, annotate and query on the archive's own connection
       a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: 'late', published_at: '2024-06-01T00:00:00Z' }) }]);
       a.addTag(ref('p1'), 'during');
