@@ -42,64 +42,30 @@ export const LABEL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ...COMMENT_LABEL_FIELDS,
 };
 
-/**
- * Per-row view of the record's sub-objects, computed once per row so that the ~80 column getters
- * do not each walk the record from the top (1M-row exports call them ~80M times).
- */
-interface RowCtx {
-  row: ExportRow;
-  rec: Record<string, unknown>;
-  /** second-level objects: author, content, engagement, flags, ext, computed */
-  sub: Record<string, Record<string, unknown> | undefined>;
-  labels: Record<string, unknown> | undefined;
-  relevance: Record<string, unknown> | undefined;
-}
-
-type Getter = (c: RowCtx) => unknown;
-
-interface ColumnDef {
-  name: string;
-  get: Getter;
-}
-
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Second-level objects of a record that columns read from (`S_author`... in column expressions). */
+const SUBS = ['author', 'content', 'engagement', 'flags', 'ext', 'computed'] as const;
+
+/**
+ * A column is a JS expression over the locals every row renderer sets up first (see PRELUDE):
+ * `row` (the ExportRow), `rec` (its record, {} when not an object), `S_<sub>` for the SUBS (the
+ * object or undefined), `L` (computed.labels), `L_<family>` (one label family), `R`
+ * (computed.relevance), and the helpers `iso`, `extraOf`, `overridesCell`. From these one
+ * definition, the export compiles one function per column list that renders a whole CSV row
+ * (no call per cell: ~2x faster on 82 columns than a getter per cell), and one getter per column
+ * for the cell-by-cell view (flattenForCsv). Only the fixed names below ever reach the compiler.
+ */
+interface ColumnDef {
+  name: string;
+  expr: string;
+}
+
+const key = (k: string): string => JSON.stringify(k);
+
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-
-function ctxOf(row: ExportRow): RowCtx {
-  const rec = isObj(row.record) ? row.record : EMPTY;
-  const sub: RowCtx['sub'] = {};
-  for (const k of ['author', 'content', 'engagement', 'flags', 'ext', 'computed']) {
-    const v = rec[k];
-    sub[k] = isObj(v) ? v : undefined;
-  }
-  const computed = sub.computed;
-  const labels = computed && isObj(computed.labels) ? computed.labels : undefined;
-  const relevance = computed && isObj(computed.relevance) ? computed.relevance : undefined;
-  return { row, rec, sub, labels, relevance };
-}
-
-/** getter for record.a or record.a.b */
-function pathGetter(path: readonly string[]): Getter {
-  if (path.length === 1) {
-    const [a] = path;
-    return (c) => c.rec[a];
-  }
-  if (path.length === 2) {
-    const [a, b] = path;
-    return (c) => c.sub[a]?.[b];
-  }
-  throw new Error(`export: unsupported column path ${path.join('.')}`);
-}
-
-function labelGetter(family: string, field: string): Getter {
-  return (c) => {
-    const f = c.labels?.[family];
-    return isObj(f) ? f[field] : undefined;
-  };
-}
 
 const iso = (ms: number): string | null => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
 
@@ -203,22 +169,77 @@ export function extraOf(row: ExportRow): Record<string, unknown> | undefined {
   return isObj(row.record) ? rest(row.record, RECORD_TREE) : undefined;
 }
 
+/** `rec.a` or `S_a.b` */
+function pathExpr(path: readonly string[]): string {
+  if (path.length === 1) return `rec[${key(path[0])}]`;
+  if (path.length === 2 && (SUBS as readonly string[]).includes(path[0])) return `S_${path[0]}?.[${key(path[1])}]`;
+  throw new Error(`export: unsupported column path ${path.join('.')}`);
+}
+
 const DEFS: ColumnDef[] = [
-  { name: 'platform', get: (c) => c.row.platform },
-  { name: 'kind', get: (c) => c.row.kind },
-  { name: 'id', get: (c) => c.row.id },
-  ...RECORD_COLUMNS.map(([name, path]) => ({ name, get: pathGetter(path) })),
+  { name: 'platform', expr: 'row.platform' },
+  { name: 'kind', expr: 'row.kind' },
+  { name: 'id', expr: 'row.id' },
+  ...RECORD_COLUMNS.map(([name, path]) => ({ name, expr: pathExpr(path) })),
   // co-authors of collab posts live in ext.coauthors; repeated here as their own column for convenience
-  { name: 'coauthors', get: pathGetter(['ext', 'coauthors']) },
-  ...LABEL_COLUMNS.map(([name, path]) => ({ name, get: labelGetter(path[2], path[3]) })),
-  ...RELEVANCE_COLUMNS.map(([name, path]) => ({ name, get: (c: RowCtx) => c.relevance?.[path[2]] })),
-  { name: 'tags', get: (c) => c.row.tags },
-  { name: 'note', get: (c) => c.row.note },
-  { name: 'overrides', get: (c) => (c.row.overrides && Object.keys(c.row.overrides).length > 0 ? c.row.overrides : null) },
-  { name: 'first_seen_at', get: (c) => iso(c.row.firstSeenAt) },
-  { name: 'last_seen_at', get: (c) => iso(c.row.lastSeenAt) },
-  { name: 'extra', get: (c) => extraOf(c.row) },
+  { name: 'coauthors', expr: pathExpr(['ext', 'coauthors']) },
+  ...LABEL_COLUMNS.map(([name, path]) => ({ name, expr: `L_${path[2]}?.[${key(path[3])}]` })),
+  ...RELEVANCE_COLUMNS.map(([name, path]) => ({ name, expr: `R?.[${key(path[2])}]` })),
+  { name: 'tags', expr: 'row.tags' },
+  { name: 'note', expr: 'row.note' },
+  { name: 'overrides', expr: 'overridesCell(row.overrides)' },
+  { name: 'first_seen_at', expr: 'iso(row.firstSeenAt)' },
+  { name: 'last_seen_at', expr: 'iso(row.lastSeenAt)' },
+  { name: 'extra', expr: 'extraOf(row)' },
 ];
+
+const overridesCell = (o: ExportRow['overrides'] | undefined): ExportRow['overrides'] | null =>
+  o && Object.keys(o).length > 0 ? o : null;
+
+const sub = (v: unknown): Record<string, unknown> | undefined => (isObj(v) ? v : undefined);
+
+/** The locals column expressions read (see ColumnDef). */
+const PRELUDE = [
+  'const rec = isObj(row.record) ? row.record : EMPTY;',
+  ...SUBS.map((k) => `const S_${k} = sub(rec[${key(k)}]);`),
+  'const L = S_computed === undefined ? undefined : sub(S_computed.labels);',
+  'const R = S_computed === undefined ? undefined : sub(S_computed.relevance);',
+  ...Object.keys(LABEL_FIELDS).map((f) => `const L_${f} = L === undefined ? undefined : sub(L[${key(f)}]);`),
+].join('\n');
+
+const HELPERS = { isObj, sub, EMPTY, iso, extraOf, overridesCell, csvCell, cell };
+type RowFn<T> = (row: ExportRow) => T;
+
+/** Compile `body` (after PRELUDE) into a function of `row`; the code is built from DEFS only. */
+function compile<T>(body: string): RowFn<T> {
+  const names = Object.keys(HELPERS);
+  // fixed expressions from DEFS only, never user input
+  const make = new Function(...names, `'use strict';\nreturn function (row) {\n${PRELUDE}\n${body}\n};`) as (...h: unknown[]) => RowFn<T>;
+  return make(...names.map((n) => HELPERS[n as keyof typeof HELPERS]));
+}
+
+const getterCache = new Map<string, RowFn<unknown>>();
+function getter(d: ColumnDef): RowFn<unknown> {
+  let g = getterCache.get(d.name);
+  if (!g) getterCache.set(d.name, (g = compile<unknown>(`return ${d.expr};`)));
+  return g;
+}
+
+const rendererCache = new Map<string, RowFn<string>>();
+const rendererOf = new WeakMap<readonly ColumnDef[], RowFn<string>>();
+/** One function that renders a whole CSV record (quoted cells, CRLF) for these columns. */
+export function csvRenderer(defs: readonly ColumnDef[]): RowFn<string> {
+  let f = rendererOf.get(defs);
+  if (f) return f;
+  const k = defs.map((d) => d.name).join('\n');
+  f = rendererCache.get(k);
+  if (!f) {
+    const cells = defs.map((d) => `csvCell(${d.expr})`);
+    rendererCache.set(k, (f = compile<string>(`return ${cells.join(" + ',' + ")} + '\\r\\n';`)));
+  }
+  rendererOf.set(defs, f);
+  return f;
+}
 
 /** The stable CSV column list, in order. */
 export const CSV_COLUMNS: readonly string[] = Object.freeze(DEFS.map((d) => d.name));
@@ -239,20 +260,14 @@ export function resolveColumns(columns?: readonly string[]): ColumnDef[] {
   });
 }
 
-/** One row as final CSV cell texts (already neutralised), for the given columns. */
+/** One row as final CSV cell texts (already neutralised), for the given columns: one getter per cell. */
 export function rowCells(row: ExportRow, defs: readonly ColumnDef[]): string[] {
-  const c = ctxOf(row);
-  const out = new Array<string>(defs.length);
-  for (let i = 0; i < defs.length; i++) out[i] = cell(defs[i].get(c));
-  return out;
+  return defs.map((d) => cell(getter(d)(row)));
 }
 
-/** One row as a CSV record (quoted cells, CRLF), for the given columns: `csvRecord(rowCells(...))`, fused. */
+/** One row as a CSV record (quoted cells, CRLF), for the given columns: `csvRecord(rowCells(...))`, compiled. */
 export function rowCsv(row: ExportRow, defs: readonly ColumnDef[]): string {
-  const c = ctxOf(row);
-  let line = csvCell(defs[0].get(c));
-  for (let i = 1; i < defs.length; i++) line += ',' + csvCell(defs[i].get(c));
-  return line + '\r\n';
+  return csvRenderer(defs)(row);
 }
 
 /**

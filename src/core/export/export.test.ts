@@ -9,6 +9,7 @@ import type { ExportRow } from '../ports';
 import { stringify } from 'csv-stringify/sync';
 import { CSV_COLUMNS, csvRecord, exportRows, flattenForCsv, LABEL_FIELDS, unneutraliseCell } from './index';
 import { workerEntry } from './csv-pool';
+import { resolveColumns, rowCells, rowCsv } from './columns';
 
 let dir: string;
 beforeEach(async () => {
@@ -359,6 +360,29 @@ describe('CSV writer and worker threads', () => {
     const cells = [...HOSTILE_TEXTS, '"', '""', 'a,b', '\n', ' ', '0', "'=x"];
     const lib = stringify([cells], { delimiter: ',', record_delimiter: 'windows', quote: '"', escape: '"', quoted: true, quoted_empty: false });
     expect(csvRecord(cells)).toBe(lib);
+  });
+
+  it('the compiled row renderer writes what the per-cell getters give, for odd-shaped records too', () => {
+    const odd: ExportRow[] = [
+      post('1'),
+      { ...post('2'), record: null as unknown as Record<string, unknown> },
+      post('3', { computed: { labels: null, relevance: 'n/a' } }),
+      post('4', { computed: [1, 2], author: ['x'], ext: [{ coauthors: 1 }] }),
+      post('5', { computed: { labels: { intent: 'complaining', sponsored: { p: 1e-7, brand: '=cmd' } } } }),
+      post('6', { author: { id: BIG_ID, followers: 1e21, bio: '@me\n"hi"' }, engagement: 42 }),
+      { ...post('7'), overrides: { intent: { label: '+x' } }, tags: ['-a', '"b"'], note: '\r=1', firstSeenAt: NaN },
+    ];
+    for (const cols of [undefined, ['extra', 'labels.sponsored.p', 'id', 'author.followers']]) {
+      const defs = resolveColumns(cols);
+      for (const row of odd) expect(rowCsv(row, defs)).toBe(csvRecord(rowCells(row, defs)));
+    }
+    const f3 = flattenForCsv(odd[2]);
+    expect(f3['labels.intent.label']).toBe('');
+    expect(JSON.parse(f3['extra'])).toEqual({ computed: { labels: null, relevance: 'n/a' } });
+    const f5 = flattenForCsv(odd[4]);
+    expect([f5['labels.intent.label'], f5['labels.sponsored.p'], f5['labels.sponsored.brand']]).toEqual(['', '0.0000001', "'=cmd"]);
+    expect(flattenForCsv(odd[5])['author.followers']).toBe('1000000000000000000000');
+    expect(flattenForCsv(odd[1])['extra']).toBe('');
   });
 
   /** hostile rows, half of them carrying their record as JSON text as the archive's rows do */
