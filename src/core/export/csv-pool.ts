@@ -2,7 +2,7 @@
  * Worker threads for large CSV exports (docs/export.md "Performance"). The exporting thread
  * reads rows from SQLite and ships them, unparsed, in batches; the workers parse and render;
  * the exporting thread writes their answers in order. Output is byte-identical to the
- * single-thread path (same rowCsv). Where no worker can start, exports run on one thread.
+ * single-thread path (same csvRenderer). Where no worker can start, exports run on one thread.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

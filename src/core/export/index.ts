@@ -14,7 +14,7 @@ import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ExportRow } from '../ports';
 import { csvRecord } from './cells';
-import { resolveColumns, rowCsv } from './columns';
+import { csvRenderer, resolveColumns } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
 
@@ -280,7 +280,7 @@ export async function exportRows(
       const cols = defs!;
       if (opts.bom ?? true) out.add('\uFEFF');
       out.add(csvRecord(cols.map((c) => c.name)));
-      line = (row) => rowCsv(row, cols);
+      line = csvRenderer(cols);
     } else if (format === 'jsonl') {
       line = (row) => envelopeJson(row) + '\n';
     } else {
