@@ -56,6 +56,7 @@ import {
   decodeCursor,
   DENSE,
   encodeCursor,
+  LABEL_FIELD,
   pageSize,
   parseQuery,
   queryHash,
@@ -260,23 +261,35 @@ function parseLabels(s: string | null): Json | null {
   return s === null ? null : (JSON.parse(s) as Json);
 }
 
-/** A label row of a new item: family, field, value (as bound), item rid. */
-type NewLeaf = [string, string, LabelScalar, number];
+/** A label row of a new item as bound: field id (label_fields.ff), value, item rid. */
+type NewLeaf = [number, LabelScalar, number];
 
-/** SQLite's order of the item_labels key, near enough for locality: numbers, text, blobs. */
+/** SQLite's order of the item_labels key (ff, value, item_rid), near enough for locality: numbers, text, blobs. */
 function compareLeaves(a: NewLeaf, b: NewLeaf): number {
-  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
-  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
-  const x = a[2];
-  const y = b[2];
+  if (a[0] !== b[0]) return a[0] - b[0];
+  const x = a[1];
+  const y = b[1];
   if (x !== y) {
-    const tx = typeof x === 'number' ? 0 : typeof x === 'string' ? 1 : 2;
-    const ty = typeof y === 'number' ? 0 : typeof y === 'string' ? 1 : 2;
+    const tx = typeof x === 'string' ? 1 : typeof x === 'object' ? 2 : 0;
+    const ty = typeof y === 'string' ? 1 : typeof y === 'object' ? 2 : 0;
     if (tx !== ty) return tx - ty;
-    if (tx < 2) return (x as number | string) < (y as number | string) ? -1 : 1;
+    if (tx < 2 && x < y) return -1;
+    if (tx < 2 && x > y) return 1;
   }
-  return a[3] - b[3];
+  return a[2] - b[2];
 }
+
+/** The label leaves of a record as it arrived (`computed.labels`, flattened), or null without labels. */
+function recordLeaves(record: Json): LabelLeaf[] | null {
+  const computed = record.computed;
+  if (computed === null || typeof computed !== 'object' || Array.isArray(computed)) return null;
+  const labels = (computed as Json).labels;
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) return null;
+  return flattenLabels(labels as Json);
+}
+
+/** An incoming row with its label leaves flattened once (they name the field ids to resolve first). */
+type IncomingRow = { platform: string; kind: string; id: string; record: Json; position: number; leaves: LabelLeaf[] | null };
 
 /**
  * An export row straight from the archive: the record is parsed on first use only, so an export
@@ -310,6 +323,12 @@ export class Archive implements CoreStore {
   private readonly denseAt: number;
   private readonly fixedDense: boolean;
   private readonly stmtCache = new Map<string, Statement>();
+  /**
+   * label_fields ids by `family\0field`. Only ids that are committed go in here: they never
+   * change, and an id created by a transaction that rolls back could otherwise be handed to
+   * another field later (ids are max + 1). See fieldIds().
+   */
+  private readonly ffCache = new Map<string, number>();
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
     this.db = db;
@@ -417,7 +436,7 @@ export class Archive implements CoreStore {
    */
   private upsert(
     platform: string, kind: string, id: string, record: Json, seenAt: number, unavailable: string | null,
-    leaves?: NewLeaf[],
+    flat: LabelLeaf[] | null, leaves?: NewLeaf[],
   ): { rid: number; isNew: boolean } {
     const c = extractColumns(kind, record);
     const ins = this.insItem().run(
@@ -427,10 +446,9 @@ export class Archive implements CoreStore {
     );
     if (ins.changes === 1) {
       const rid = Number(ins.lastInsertRowid);
-      // c.labels is the JSON text of record.computed.labels (extractColumns): flatten the object itself
-      if (c.labels !== null) {
-        const flat = flattenLabels((record.computed as Json).labels as Json);
-        if (leaves) for (const [family, field, value] of flat) leaves.push([family, field, value, rid]);
+      // c.labels is the JSON text of record.computed.labels (extractColumns); `flat` its leaves
+      if (c.labels !== null && flat !== null) {
+        if (leaves) for (const [family, field, value] of flat) leaves.push([this.fieldId(family, field), value, rid]);
         else this.writeLeaves(rid, [], flat);
       }
       return { rid, isNew: true };
@@ -459,21 +477,49 @@ export class Archive implements CoreStore {
     return { rid: old.rid, isNew: false };
   }
 
-  /** Move the effective label rows of one item from `before` to `after` (exact keys: see migration 0001). */
+  /**
+   * Ids of (family, field) pairs (`family\0field` keys), created in label_fields when new.
+   * Run before a write transaction (ingest, overrides): outside any transaction the ids are
+   * read or created in a step of their own that commits at once, and only then cached. Inside
+   * a caller's transaction nothing is cached (that transaction may still roll back); fieldId()
+   * then reads or creates each id in it.
+   */
+  private fieldIds(keys: Iterable<string>): void {
+    const missing = [...keys].filter((k) => !this.ffCache.has(k));
+    if (missing.length === 0) return;
+    const cache = !this.db.inTransaction;
+    const ids = this.db.transaction(() => missing.map((k) => this.resolveField(k)))();
+    if (cache) missing.forEach((k, i) => this.ffCache.set(k, ids[i]));
+  }
+
+  /** The id of one (family, field) pair: from the cache, else read or created (not cached: see fieldIds). */
+  private fieldId(family: string, field: string): number {
+    const key = family + '\u0000' + field;
+    return this.ffCache.get(key) ?? this.resolveField(key);
+  }
+
+  private resolveField(key: string): number {
+    const sep = key.indexOf('\u0000');
+    const family = key.slice(0, sep);
+    const field = key.slice(sep + 1);
+    const found = this.st('SELECT ff FROM label_fields WHERE family = ? AND field = ?').get(family, field) as { ff: number } | undefined;
+    if (found) return found.ff;
+    return Number(this.st('INSERT INTO label_fields (family, field) VALUES (?, ?)').run(family, field).lastInsertRowid);
+  }
+
+  /** Move the effective label rows of one item from `before` to `after` (exact keys: see migration 0004). */
   private writeLeaves(rid: number, before: LabelLeaf[], after: LabelLeaf[]): void {
     const { del, ins } = before.length === 0 ? { del: [], ins: after } : diffLeaves(before, after);
     if (del.length > 0) {
-      const d = this.st('DELETE FROM item_labels WHERE family = ? AND field = ? AND value = ? AND item_rid = ?');
-      for (const [family, field, value] of del) d.run(family, field, value, rid);
+      const d = this.st('DELETE FROM item_labels WHERE ff = ? AND value = ? AND item_rid = ?');
+      for (const [family, field, value] of del) d.run(this.fieldId(family, field), value, rid);
     }
     // one multi-row statement per chunk of up to 16 leaves (fewer native calls than one per leaf)
     for (let k = 0; k < ins.length; k += 16) {
       const chunk = ins.slice(k, k + 16);
       const args: unknown[] = [];
-      for (const [family, field, value] of chunk) args.push(family, field, value, rid);
-      this.st(
-        `INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      ).run(...args);
+      for (const [family, field, value] of chunk) args.push(this.fieldId(family, field), value, rid);
+      this.st(`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`).run(...args);
     }
   }
 
@@ -501,8 +547,20 @@ export class Archive implements CoreStore {
     ).run(callId, platform, endpoint, paramsHash, fetchedAt, source, walkId, unavailable, envelope);
   }
 
+  /** Incoming rows with their leaves, and every field id they name resolved (before the write transaction). */
+  private incoming(rows: Array<Omit<IncomingRow, 'leaves'>>): IncomingRow[] {
+    const keys = new Set<string>();
+    const out = rows.map((r) => {
+      const leaves = recordLeaves(r.record);
+      if (leaves) for (const [family, field] of leaves) keys.add(family + '\u0000' + field);
+      return { ...r, leaves };
+    });
+    this.fieldIds(keys);
+    return out;
+  }
+
   private ingestMany(
-    rows: Iterable<{ platform: string; kind: string; id: string; record: Json; position: number }>,
+    rows: Iterable<IncomingRow>,
     seenAt: number,
     unavailable: string | null,
     callId: string | null,
@@ -517,7 +575,7 @@ export class Archive implements CoreStore {
       const key = refKey(ref);
       if (seen.has(key)) continue; // the same item twice in one answer counts once
       seen.add(key);
-      const { rid, isNew } = this.upsert(r.platform, r.kind, r.id, r.record, seenAt, unavailable, leaves);
+      const { rid, isNew } = this.upsert(r.platform, r.kind, r.id, r.record, seenAt, unavailable, r.leaves, leaves);
       if (isNew) newItems++;
       if (prov) prov.run(callId, rid, r.position);
       items.push(ref);
@@ -537,35 +595,44 @@ export class Archive implements CoreStore {
     const CHUNK = 64;
     let k = 0;
     if (leaves.length >= CHUNK) {
-      const many = this.st(`INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES ${'(?, ?, ?, ?), '.repeat(CHUNK - 1)}(?, ?, ?, ?)`);
-      const args = new Array<unknown>(CHUNK * 4);
+      const many = this.st(`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${'(?, ?, ?), '.repeat(CHUNK - 1)}(?, ?, ?)`);
+      const args = new Array<unknown>(CHUNK * 3);
       for (; k + CHUNK <= leaves.length; k += CHUNK) {
         for (let j = 0; j < CHUNK; j++) {
           const l = leaves[k + j];
-          args[j * 4] = l[0];
-          args[j * 4 + 1] = l[1];
-          args[j * 4 + 2] = l[2];
-          args[j * 4 + 3] = l[3];
+          args[j * 3] = l[0];
+          args[j * 3 + 1] = l[1];
+          args[j * 3 + 2] = l[2];
         }
         many.run(args);
       }
     }
-    const one = this.st('INSERT OR IGNORE INTO item_labels (family, field, value, item_rid) VALUES (?, ?, ?, ?)');
+    const one = this.st('INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (?, ?, ?)');
     for (; k < leaves.length; k++) one.run(leaves[k]);
   }
 
   storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
+    const env = r.envelope as Envelope;
+    const found = this.incoming(
+      itemsOfData(env.data).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position })),
+    );
     return this.db.transaction(() => {
-      const env = r.envelope as Envelope;
       const unavailable = Array.isArray(env.unavailable) ? JSON.stringify(env.unavailable) : null;
       this.insertResponse(r.callId, r.platform, r.endpoint, r.paramsHash, r.fetchedAt, source, walkId, unavailable, JSON.stringify(env));
-      const found = itemsOfData(env.data).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position }));
       return this.ingestMany(found, r.fetchedAt, unavailable, r.callId);
     })();
   }
 
   /** Bulk load (benchmarks, imports): one transaction for all rows. */
   ingestItems(rows: IngestRow[], provenance?: IngestProvenance): { items: ItemRef[]; newItems: number } {
+    // every record needs an id: checked before anything is written
+    const found = this.incoming(
+      rows.map((r, position) => {
+        const id = recordId(r.record);
+        if (id === null) throw new ArchiveError(`record without id (${r.platform}/${r.kind})`);
+        return { platform: r.platform, kind: r.kind, id, record: r.record, position };
+      }),
+    );
     return this.db.transaction(() => {
       const at = provenance?.fetchedAt ?? this.clock();
       const unavailable = provenance?.unavailable ? JSON.stringify(provenance.unavailable) : null;
@@ -575,15 +642,7 @@ export class Archive implements CoreStore {
           at, provenance.source, provenance.walkId ?? null, unavailable, null,
         );
       }
-      const mapped = (function* () {
-        let position = 0;
-        for (const r of rows) {
-          const id = recordId(r.record);
-          if (id === null) throw new ArchiveError(`record without id (${r.platform}/${r.kind})`);
-          yield { platform: r.platform, kind: r.kind, id, record: r.record, position: position++ };
-        }
-      })();
-      return this.ingestMany(mapped, at, unavailable, provenance ? provenance.callId : null);
+      return this.ingestMany(found, at, unavailable, provenance ? provenance.callId : null);
     })();
   }
 
@@ -1109,7 +1168,7 @@ export class Archive implements CoreStore {
     const filter = w.clauses.length === 0 ? '' : ` AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
     const groups = this.st(
       `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
-       WHERE l.family = ? AND l.field = ?${filter} GROUP BY l.value`,
+       WHERE l.ff = ${LABEL_FIELD}${filter} GROUP BY l.value`,
     ).all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;
     let n = 0;
     let reals = 0;
@@ -1164,7 +1223,7 @@ export class Archive implements CoreStore {
       .join('.')}`;
     const r = this.st(
       `SELECT json_type(i.labels, ?) AS t FROM item_labels l JOIN items i ON i.rid = l.item_rid
-       WHERE l.family = ? AND l.field = ? AND l.value < x'' AND i.labels IS NOT NULL AND json_type(i.labels, ?) IS NOT NULL LIMIT 1`,
+       WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND i.labels IS NOT NULL AND json_type(i.labels, ?) IS NOT NULL LIMIT 1`,
     ).get(path, family, field, path) as { t: string } | undefined;
     if (r) return r.t === 'true' || r.t === 'false';
     const o = this.st('SELECT value FROM label_overrides WHERE family = ? AND field = ? LIMIT 1').get(family, field) as
@@ -1346,6 +1405,7 @@ export class Archive implements CoreStore {
    */
   overrideLabel(ref: ItemRef, family: string, field: string, value: unknown): void {
     if (!family || !field) throw new ArchiveError('family and field are required');
+    this.fieldIds([family + '\u0000' + field]);
     this.db.transaction(() => {
       const rid = this.needRid(ref);
       this.withOverrideChange(rid, () => {

@@ -154,6 +154,42 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
     expect(() => a.overrideLabel(ref('nope'), 'intent', 'label', 'x')).toThrow(/not in the archive/);
   });
 
+  it('numeric label ranges read effective values: overrides to null or text, unjudged items, integers, booleans, nested fields', () => {
+    const L = (family: string, field: string, op: 'gte' | 'lte' | 'gt' | 'lt', value: number) => ({ labels: [{ family, field, op, value }] });
+    a.storeResponse(
+      listResponse('k5', 'photo_net', 'search', [
+        post({ id: 'p5', published_at: '2024-05-02T00:00:00Z', labels: { intent: { label: 'other', urgency: 3 }, mention: { aspect: { price: 0.8 } } } }),
+      ], { fetchedAt: 5_000 }),
+      'search',
+      null,
+    );
+    // bounds: strict and not
+    expect(ids(a, L('sponsored', 'p', 'gte', 0.85))).toEqual(['p1']);
+    expect(ids(a, L('sponsored', 'p', 'gt', 0.85))).toEqual([]);
+    expect(ids(a, L('sponsored', 'p', 'lt', 0.35))).toEqual([]);
+    expect(ids(a, L('sponsored', 'p', 'lte', 0.35))).toEqual(['p2']);
+    // booleans are 1 / 0
+    expect(ids(a, L('sponsored', 'disclosed', 'gte', 1))).toEqual(['p1']);
+    expect(ids(a, L('sponsored', 'disclosed', 'lt', 1))).toEqual(['p2', 'p3']);
+    // integers; a nested field (aspect.price) is read like any other
+    expect(ids(a, L('intent', 'urgency', 'gte', 2))).toEqual(['p5']);
+    expect(ids(a, L('mention', 'aspect.price', 'gte', 0.5))).toEqual(['p5']);
+    expect(ids(a, L('mention', 'aspect', 'gte', 0))).toEqual([]); // an object is not a value
+    // an override to null or to text never satisfies a range; one on an unjudged item does
+    a.overrideLabel(ref('p3'), 'sponsored', 'p', null);
+    a.overrideLabel(ref('p2'), 'sponsored', 'p', 'high');
+    a.overrideLabel(ref('p4', 'post', 'micro_net'), 'sponsored', 'p', 0.7);
+    a.overrideLabel(ref('p1'), 'intent', 'urgency', 2);
+    expect(ids(a, L('sponsored', 'p', 'gte', 0.5))).toEqual(['p1', 'p4']);
+    expect(ids(a, L('sponsored', 'p', 'lte', 0.6))).toEqual([]);
+    expect(ids(a, L('sponsored', 'p', 'gt', 0.7))).toEqual(['p1']);
+    expect(ids(a, L('intent', 'urgency', 'gte', 2))).toEqual(['p1', 'p5']);
+    expect(a.count(L('intent', 'urgency', 'lt', 3))).toBe(1);
+    // cleared: the original value counts again
+    a.clearOverride(ref('p3'), 'sponsored', 'p');
+    expect(ids(a, L('sponsored', 'p', 'gte', 0.5))).toEqual(['p1', 'p3', 'p4']);
+  });
+
   it('relevance, source (walk, call, source, watchlist), tags, notes', () => {
     expect(ids(a, { relevanceMin: 0.5 })).toEqual(['p1']);
     expect(ids(a, { source: { type: 'walk', id: 'w1' } })).toEqual(['p1', 'p2']);

@@ -105,6 +105,34 @@ function eqCandidates(v: string | number | boolean): unknown[] {
 export type Estimator = (fromWhere: string, params: unknown[], minFor?: (items: number) => number) => boolean;
 export const DENSE = 5000;
 
+/**
+ * The label_fields id of a (family, field) pair, as SQL taking those two parameters: a
+ * constant sub-select SQLite runs once, so `ff = ${LABEL_FIELD}` is an index constraint on
+ * the item_labels key (ff, value, item_rid). An unknown pair gives NULL, which matches nothing.
+ */
+export const LABEL_FIELD = '(SELECT ff FROM label_fields WHERE family = ? AND field = ?)';
+
+/**
+ * SQLite JSON path of a label field inside `items.labels` (`$."family"."field"`), or null when
+ * the names cannot be addressed unambiguously: a dotted field may be nested objects or one key
+ * with a dot (flattenLabels names both alike), and quotes or control characters would end a
+ * path label.
+ */
+export function labelJsonPath(family: string, field: string): string | null {
+  const plain = (name: string): boolean => name !== '' && !/[".\\]/u.test(name) && ![...name].some((ch) => ch.charCodeAt(0) < 0x20);
+  return plain(family) && plain(field) ? `$."${family}"."${field}"` : null;
+}
+
+/**
+ * An item's effective value of one label field computed from its own row, as item_labels holds
+ * it for range conditions: the analyst's override when there is one (an override to null reads
+ * as x'', like a stored null label, so it never satisfies a range), else the value in the
+ * item's `labels` JSON. Parameters: family, field, JSON path.
+ */
+const EFFECTIVE_LABEL =
+  "COALESCE((SELECT iif(json_type(o.value) = 'null', x'', json_extract(o.value, '$')) FROM label_overrides o " +
+  'WHERE o.item_rid = i.rid AND o.family = ? AND o.field = ?), json_extract(i.labels, ?))';
+
 function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
   let cond: string;
   let vp: unknown[];
@@ -125,20 +153,28 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
     }
   }
   const base = [c.family, c.field, ...vp];
-  const dense = c.op !== 'neq' && est !== undefined && est(`FROM item_labels WHERE family = ? AND field = ? AND ${cond}`, base);
+  const path = labelJsonPath(c.family, c.field);
+  // a dense range is probed from the item's own row, which needs a JSON path for the field
+  const probe = c.op !== 'neq' && (c.op === 'eq' || path !== null);
+  const dense = probe && est !== undefined && est(`FROM item_labels WHERE ff = ${LABEL_FIELD} AND ${cond}`, base);
   if (!dense) {
-    const clause = `i.rid IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND ${cond})`;
+    const clause = `i.rid IN (SELECT item_rid FROM item_labels WHERE ff = ${LABEL_FIELD} AND ${cond})`;
     w.clauses.push(clause);
-    (w.counts ??= new Map()).set(clause, `SELECT count(*) AS n FROM item_labels WHERE family = ? AND field = ? AND ${cond}`);
+    (w.counts ??= new Map()).set(clause, `SELECT count(*) AS n FROM item_labels WHERE ff = ${LABEL_FIELD} AND ${cond}`);
+    w.params.push(...base);
   } else if (c.op === 'eq') {
-    // the whole key (family, field, value, item_rid) is known: one primary-key probe per row
-    w.clauses.push(`EXISTS (SELECT 1 FROM item_labels l WHERE l.family = ? AND l.field = ? AND l.${cond} AND l.item_rid = i.rid)`);
+    // the whole key (ff, value, item_rid) is known: one primary-key probe per row
+    w.clauses.push(`EXISTS (SELECT 1 FROM item_labels l WHERE l.ff = ${LABEL_FIELD} AND l.${cond} AND l.item_rid = i.rid)`);
+    w.params.push(...base);
   } else {
-    w.clauses.push(
-      `EXISTS (SELECT 1 FROM item_labels l INDEXED BY item_labels_item WHERE l.family = ? AND l.field = ? AND l.${cond.replace(" AND value < ''", " AND l.value < ''")} AND l.item_rid = i.rid)`,
-    );
+    // numbers only, as in item_labels (text sorts above every number, blobs above text, NULL
+    // compares false): `>=` as one BETWEEN (the value is computed once), `>` bounded by ''
+    const v = EFFECTIVE_LABEL;
+    const test = { gte: `${v} BETWEEN ? AND 9e999`, gt: `${v} > ? AND ${v} < ''`, lte: `${v} <= ?`, lt: `${v} < ?` }[c.op as 'gte' | 'gt' | 'lte' | 'lt'];
+    w.clauses.push(`(${test})`);
+    const args = [c.family, c.field, path];
+    w.params.push(...args, vp[0], ...(c.op === 'gt' ? args : []));
   }
-  w.params.push(...base);
 }
 
 /**
@@ -311,17 +347,17 @@ export function sortPlan(q: LibraryQuery): SortPlan {
   const field = s.field as SortField;
   if (isLabelSort(field)) {
     const { family, field: f } = parseLabelSort(field);
-    // walks the item_labels key (family, field, value, item_rid) directly; x'' = null label
+    // walks the item_labels key (ff, value, item_rid) directly; x'' = null label
     return {
       field,
       dir: s.dir,
       from0: 'item_labels sl JOIN items i ON i.rid = sl.item_rid',
-      known: "sl.family = ? AND sl.field = ? AND sl.value < x''",
+      known: `sl.ff = ${LABEL_FIELD} AND sl.value < x''`,
       knownParams: [family, f],
       expr: 'sl.value',
       valueExpr: 'sl.value',
       tie: 'sl.item_rid',
-      unknown: "i.rid NOT IN (SELECT item_rid FROM item_labels WHERE family = ? AND field = ? AND value < x'')",
+      unknown: `i.rid NOT IN (SELECT item_rid FROM item_labels WHERE ff = ${LABEL_FIELD} AND value < x'')`,
       unknownParams: [family, f],
     };
   }

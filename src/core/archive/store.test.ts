@@ -1,10 +1,11 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openArchive, Archive, ArchiveVersionError, MIGRATIONS, latestVersion, migrate } from './index';
 import type { JournalEntry, LedgerEntry, WalkState } from '../ports';
+import type { LibraryQuery } from '../../shared/query';
 import { envelope, listResponse, post } from './test-fixtures';
 
 const dirs: string[] = [];
@@ -79,6 +80,86 @@ describe('opening and migrations', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
     db.close();
+  });
+});
+
+describe('label rows (migration 0004: integer field ids)', () => {
+  it('re-keys the label rows of an archive written by schema 3; every label query reads them as before', () => {
+    const file = join(tmp(), 'loupe.db');
+    const old = new Database(file);
+    migrate(old, MIGRATIONS.slice(0, 3));
+    const item = old.prepare(
+      'INSERT INTO items (platform, kind, id, raw, published_at, labels, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, 1, 1)',
+    );
+    const label = old.prepare('INSERT INTO item_labels (family, field, value, item_rid) VALUES (?, ?, ?, ?)');
+    const rows: Array<[string, Record<string, Record<string, unknown>>]> = [
+      ['1', { intent: { label: 'complaining', urgency: 2 }, sponsored: { p: 0.9, brand: null }, mention: { aspect: { price: 0.7 } } }],
+      ['2', { intent: { label: 'other', urgency: 0 }, sponsored: { p: 0.2, brand: 'acme' } }],
+      ['3', { intent: { label: null, urgency: 3 }, sponsored: { p: 0.6, brand: null } }],
+    ];
+    rows.forEach(([id, labels], k) => {
+      const rid = Number(item.run('photo_net', 'post', id, JSON.stringify({ id, computed: { labels } }), 1000 + k, JSON.stringify(labels)).lastInsertRowid);
+      const v = (x: unknown) => (x === null ? Buffer.alloc(0) : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : x);
+      label.run('intent', 'label', v(labels.intent.label), rid);
+      label.run('intent', 'urgency', v(labels.intent.urgency), rid);
+      label.run('sponsored', 'p', v(labels.sponsored.p), rid);
+      label.run('sponsored', 'brand', v(labels.sponsored.brand), rid);
+      if (labels.mention) label.run('mention', 'aspect.price', v((labels.mention.aspect as Record<string, unknown>).price), rid);
+    });
+    old.close();
+
+    // each plan (materialised, probed per row) migrates its own copy of the schema-3 file
+    for (const denseAt of [undefined, 1]) {
+      const copy = join(tmp(), 'copy.db');
+      copyFileSync(file, copy);
+      const a = openArchive(copy, { denseAt });
+      expect(a.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+      const cols = (a.db.prepare('PRAGMA table_info(item_labels)').all() as Array<{ name: string }>).map((c) => c.name);
+      expect(cols).toEqual(['ff', 'value', 'item_rid']);
+      expect(a.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'item_labels_item'").get()).toEqual({ n: 0 });
+      expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
+      const q = (labels: LibraryQuery['labels'], sort?: LibraryQuery['sort']) => a.query({ labels, sort, limit: 100 }).rows.map((r) => r.id);
+      expect(q([{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }])).toEqual(['1']);
+      expect(q([{ family: 'intent', field: 'label', op: 'neq', value: 'complaining' }]).sort()).toEqual(['2', '3']); // null (unsure) is another value
+      expect(q([{ family: 'sponsored', field: 'p', op: 'gte', value: 0.5 }]).sort()).toEqual(['1', '3']);
+      expect(q([{ family: 'intent', field: 'urgency', op: 'gte', value: 2 }]).sort()).toEqual(['1', '3']);
+      expect(q([{ family: 'sponsored', field: 'brand', op: 'eq', value: 'acme' }])).toEqual(['2']);
+      expect(q([{ family: 'mention', field: 'aspect.price', op: 'gt', value: 0.5 }])).toEqual(['1']);
+      expect(q([], { field: 'label:sponsored.p', dir: 'desc' })).toEqual(['1', '3', '2']);
+      expect(q([], { field: 'label:intent.label', dir: 'asc' })).toEqual(['1', '2', '3']); // the null label sorts last
+      expect(a.labelDistribution({}, 'intent', 'label')).toEqual([
+        { bucket: 'complaining', value: 1, share: 1 / 3 },
+        { bucket: 'other', value: 1, share: 1 / 3 },
+        { bucket: 'null', value: 1, share: 1 / 3 },
+      ]);
+      // new rows join the re-keyed ones under the same field ids
+      a.ingestItems([{ platform: 'photo_net', kind: 'post', record: { id: '4', computed: { labels: { sponsored: { p: 0.95 } } } } }]);
+      expect(q([{ family: 'sponsored', field: 'p', op: 'gte', value: 0.9 }]).sort()).toEqual(['1', '4']);
+      expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
+      a.close();
+    }
+  });
+
+  it('a field id created in a transaction that rolls back is never reused for another field', () => {
+    const a = openArchive(':memory:');
+    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
+    // a caller's transaction ingests a new field, then fails: the field id it created is gone
+    expect(() =>
+      a.db.transaction(() => {
+        a.ingestItems([rec('x', { novel: { score: 0.9 } })]);
+        throw new Error('caller gave up');
+      })(),
+    ).toThrow('caller gave up');
+    expect(a.query({}).rows).toEqual([]);
+    // another field now takes the next free id, and the first field a new one
+    a.ingestItems([rec('b', { other: { score: 0.2 } })]);
+    a.ingestItems([rec('c', { novel: { score: 0.9 } })]);
+    const ids = (family: string, op: 'gte' | 'lte', value: number) => a.query({ labels: [{ family, field: 'score', op, value }] }).rows.map((r) => r.id);
+    expect(ids('other', 'gte', 0.5)).toEqual([]);
+    expect(ids('other', 'lte', 0.5)).toEqual(['b']);
+    expect(ids('novel', 'gte', 0.5)).toEqual(['c']);
+    expect(a.labelDistribution({}, 'novel', 'score').reduce((n, p) => n + p.value, 0)).toBe(1);
+    a.close();
   });
 });
 

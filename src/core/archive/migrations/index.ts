@@ -6,7 +6,8 @@ import type { Migration } from './types';
 import { migration0001 } from './0001-init';
 import { migration0002 } from './0002-watchlists';
 import { migration0003 } from './0003-chart-indexes';
+import { migration0004 } from './0004-label-field-ids';
 
 export type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004];
