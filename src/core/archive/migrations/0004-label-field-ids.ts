@@ -17,7 +17,9 @@ import type { Migration } from './types';
  * are derived from (sql-query.ts `labelClause`).
  *
  * This is a data rewrite (the policy: its own step). Ids are assigned in (family, field)
- * order; rows are copied in key order, so the new tree is written sequentially.
+ * order, so reading label_fields in id order and each field's rows through the old key
+ * yields the new key order: the new tree is written sequentially, with no sort (1M posts,
+ * 13M rows: 6.5 s once, measured).
  */
 const SQL = /* sql */ `
 CREATE TABLE label_fields (
