@@ -488,7 +488,9 @@ export class Archive implements CoreStore {
     const missing = [...keys].filter((k) => !this.ffCache.has(k));
     if (missing.length === 0) return;
     const cache = !this.db.inTransaction;
-    const ids = this.db.transaction(() => missing.map((k) => this.resolveField(k)))();
+    // IMMEDIATE: the write lock first (waiting out busy_timeout), so another process sharing
+    // the file cannot create the same field between this read and this insert
+    const ids = this.db.transaction(() => missing.map((k) => this.resolveField(k))).immediate();
     if (cache) missing.forEach((k, i) => this.ffCache.set(k, ids[i]));
   }
 

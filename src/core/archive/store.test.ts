@@ -140,6 +140,26 @@ describe('label rows (migration 0004: integer field ids)', () => {
     }
   });
 
+  it('two connections sharing a file agree on field ids, whichever meets a field first', () => {
+    const file = join(tmp(), 'loupe.db');
+    const a = openArchive(file);
+    const b = openArchive(file);
+    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
+    a.ingestItems([rec('1', { novel: { s: 0.9 } })]);
+    b.ingestItems([rec('2', { novel: { s: 0.1 }, other: { t: 1 } })]); // b reads a's id, creates other.t
+    a.ingestItems([rec('3', { other: { t: 2 } })]); // a reads b's id
+    for (const c of [a, b]) {
+      const ids = (family: string, field: string, value: number) =>
+        c.query({ labels: [{ family, field, op: 'gte', value }] }).rows.map((r) => r.id).sort();
+      expect(ids('novel', 's', 0.5)).toEqual(['1']);
+      expect(ids('novel', 's', 0)).toEqual(['1', '2']);
+      expect(ids('other', 't', 1)).toEqual(['2', '3']);
+    }
+    expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 2 });
+    a.close();
+    b.close();
+  });
+
   it('a field id created in a transaction that rolls back is never reused for another field', () => {
     const a = openArchive(':memory:');
     const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
