@@ -91,6 +91,12 @@ export interface EndpointDef {
    * accept since/until regardless of this flag.
    */
   dateFilter?: boolean;
+  /**
+   * true → with `sort=top` (the default) pages past the popular head mostly repeat rows already
+   * served on earlier pages of the walk (photo network post/comments; spec: "a `top` walk repeats
+   * comments once past the popular head").
+   */
+  topRepeats?: boolean;
   /** For unpaginated lists (`paging` null): how many rows one call returns. */
   listSize?: number;
 }

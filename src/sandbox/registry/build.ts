@@ -71,6 +71,8 @@ export interface Row {
   ttl?: number;
   tier?: 'standard' | 'advanced';
   gettable?: boolean;
+  /** `sort=top` walks repeat rows past the popular head (EndpointDef.topRepeats). */
+  topRepeats?: boolean;
   /** Reason text when price/params/endpoint were chosen, not given by the spec. */
   assumed?: string;
 }
@@ -165,6 +167,7 @@ export function build(platform: Platform, r: Row, order: number): EndpointDef {
   if (r.limit) def.limit = { kind: r.limit.kind, max: r.limit.max };
   if (r.include) def.include = [...r.include.tokens];
   if (r.dateFilter) def.dateFilter = true;
+  if (r.topRepeats) def.topRepeats = true;
   if (!paging && r.out.shape === 'list') def.listSize = r.listSize ?? DEFAULT_PAGE[r.out.feed];
   return def;
 }

@@ -37,7 +37,7 @@ const photo: Row[] = [
     desc: 'Recent posts of an account, pinned first then newest first; no share counts. trim omits ext.coauthors and sets flags.pinned null.' },
   { path: 'post', group: 'posts', label: 'Post', credits: 20, req: ['url'], out: single('post', 'post'), assumed: PRICE_ASSUMED,
     desc: 'One post: caption, views on videos and reels, likes, comments, media, author, tagged users.' },
-  { path: 'post/comments', group: 'comments', label: 'Post comments', credits: [100, 380], req: ['url'], out: list('comments'), paging: true, labels: 'comment',
+  { path: 'post/comments', group: 'comments', label: 'Post comments', credits: [100, 380], req: ['url'], out: list('comments'), paging: true, labels: 'comment', topRepeats: true,
     opt: [
       enumParam('sort', ['top', 'recent'], '`top` most-liked first (a top walk repeats comments past the popular head), `recent` newest first; use recent to page a whole thread.', 'top'),
       safeUrl(),

@@ -23,7 +23,7 @@ import {
   type Pagination,
 } from '../../shared/api-types';
 import { createHash } from 'node:crypto';
-import { type CursorCodec, type CursorPos, paramsHash } from './cursor';
+import { CURSOR_PREFIX, type CursorCodec, type CursorPos, paramsHash } from './cursor';
 
 export class RequestError extends Error {
   constructor(
@@ -69,18 +69,37 @@ export function cursorTtlMs(def: EndpointDef): number {
   return Math.max(CURSOR_MIN_TTL_MS, def.cacheTtlSeconds * 1000);
 }
 
+export interface PositionOptions {
+  /**
+   * Variant native-ignores-foreign: a service cursor (CURSOR_PREFIX) sent in one of these native
+   * params is ignored (the first page is served); the returned token still names the call, so it
+   * is not a cache hit of the first page.
+   */
+  ignoreServiceTokenIn?: ReadonlySet<string>;
+}
+
 /** Read the position token: `cursor` or the endpoint's native param (page endpoints accept integers). */
 export function readPosition(
   def: EndpointDef,
   params: Record<string, string>,
   codec: CursorCodec,
   now: number,
+  opts: PositionOptions = {},
 ): { pos: CursorPos; token: string | null } {
   const start: CursorPos = { lastId: null, lastAt: null, offset: 0, page: 1 };
   if (!def.paging) return { pos: start, token: null };
   let token: string | undefined;
-  for (const p of pagingParams(def)) if (params[p] !== undefined && params[p] !== '') token = token ?? params[p];
-  if (token === undefined) return { pos: start, token: null };
+  let ignored: string | null = null;
+  for (const p of pagingParams(def)) {
+    const v = params[p];
+    if (v === undefined || v === '') continue;
+    if (p !== 'cursor' && opts.ignoreServiceTokenIn?.has(p) && v.startsWith(CURSOR_PREFIX)) {
+      ignored = ignored ?? `ignored:${p}=${v}`;
+      continue;
+    }
+    token = token ?? v;
+  }
+  if (token === undefined) return { pos: start, token: ignored };
   if (/^\d+$/.test(token) && (def.paging.param === 'page' || def.paging.alt === 'page')) {
     const page = Number(token);
     if (page < 1) throw new RequestError(400, 'INVALID_REQUEST', '`page` must be an integer >= 1.');
@@ -259,6 +278,48 @@ export function holdFor(plan: Plan): number {
   return plan.maxPrice * plan.pages;
 }
 
+/** Pages of a `top` walk that are the popular head (no repeats); later pages mostly repeat. */
+export const TOP_HEAD_PAGES = 2;
+
+/** Does this call walk a `top` list that repeats past the popular head (photo network post/comments)? */
+export function isTopRepeatWalk(def: EndpointDef, params: Record<string, string>): boolean {
+  return def.topRepeats === true && def.paging !== null && (params.sort ?? 'top').toLowerCase() === 'top';
+}
+
+/**
+ * The page sequence of a `top` walk: the first TOP_HEAD_PAGES pages are the most-liked rows in
+ * order; every later page holds max(1, pageSize/4) rows not served yet and fills the rest with
+ * rows already served on earlier pages of the walk (chosen deterministically), so walking `top`
+ * to the end pays for mostly repeats. The walk ends when every row was served once.
+ */
+export function topWalkList(rows: WorldRow[], pageSize: number, seedKey: string): WorldRow[] {
+  const headLen = TOP_HEAD_PAGES * pageSize;
+  if (rows.length <= headLen) return rows;
+  const out = rows.slice(0, headLen);
+  const fresh = Math.max(1, Math.floor(pageSize / 4));
+  let next = headLen;
+  for (let page = TOP_HEAD_PAGES + 1; next < rows.length; page++) {
+    const news = rows.slice(next, next + fresh);
+    next += news.length;
+    const served = out.length; // rows before this page (with repeats): pick distinct ids among them
+    const seen = new Set<string>(news.map((r) => r.id));
+    const reps: WorldRow[] = [];
+    const want = pageSize - news.length;
+    for (let k = 0; reps.length < want && k < want * 8; k++) {
+      const h = createHash('sha256').update(`${seedKey}#${page}#${k}`).digest().readUInt32BE(0);
+      const r = out[h % served];
+      if (seen.has(r.id)) continue;
+      seen.add(r.id);
+      reps.push(r);
+    }
+    // New rows sit among the repeats, evenly spread.
+    const pageRows: WorldRow[] = [...reps];
+    news.forEach((r, j) => pageRows.splice(Math.min(pageRows.length, Math.floor(((j + 1) * pageSize) / (news.length + 1))), 0, r));
+    out.push(...pageRows);
+  }
+  return out;
+}
+
 export interface EngineResult {
   notFound?: { reason?: string };
   data: Record<string, unknown>;
@@ -338,8 +399,11 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
 
   const feed = env.world.feed(q);
   if ('notFound' in feed) return { notFound: { reason: feed.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
-  const all = feed.rows;
-  const pageSize = def.paging ? Math.max(1, Math.min(def.paging.pageSize, plan.params.count && /^\d+$/.test(plan.params.count) ? Number(plan.params.count) : def.paging.pageSize)) : all.length;
+  const pageSize = def.paging ? Math.max(1, Math.min(def.paging.pageSize, plan.params.count && /^\d+$/.test(plan.params.count) ? Number(plan.params.count) : def.paging.pageSize)) : feed.rows.length;
+  // A `top` walk of a topRepeats endpoint repeats comments past the popular head: the page list is
+  // positional (rows repeat, so a keyset position would be ambiguous).
+  const positional = isTopRepeatWalk(def, plan.params);
+  const all = positional ? topWalkList(feed.rows, pageSize, `${def.platform}/${def.path}`) : feed.rows;
   const datedBoundaries = def.dateOrdered;
 
   const out: WorldRow[] = [];
@@ -364,7 +428,7 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     reads++;
     // Locate the page.
     let start = pos.offset;
-    if (pos.lastId !== null) {
+    if (pos.lastId !== null && !positional) {
       const i = all.findIndex((r) => r.id === pos.lastId);
       if (i >= 0) start = i + 1;
       else if (pos.lastAt !== null) {

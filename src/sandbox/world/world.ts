@@ -341,7 +341,12 @@ export class WorldImpl implements World {
     const count0 = 150 + (hq % 251);
     const pastGap = (90 * DAY) / count0;
     const g = (0.5 + unit(mix(hq, 1)) * 5.5) * HOUR;
-    const time = (i: number) => (i < count0 ? this.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap) : this.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g));
+    const time0 = (i: number) => (i < count0 ? this.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap) : this.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g));
+    // Open-protocol search: whole-second times, and about a third of the rows share the second
+    // of the row before them (the spec's "a row at the same second can repeat" under `until`).
+    const openSearch = p === 'open_micro_net' && def.path === 'search';
+    const sec = (t: number) => Math.floor(t / 1000) * 1000;
+    const time = openSearch ? (i: number) => sec(i > 0 && unit(mix(hq ^ 0x5ec0, i)) < 0.35 ? time0(i - 1) : time0(i)) : time0;
     const hi = count0 + Math.max(0, Math.ceil((now - this.ctx.epoch) / g)) + 2;
     const count = countUpTo(time, now, hi);
     const isQa = def.feed === 'questions' || p === 'qa_net';
@@ -371,6 +376,7 @@ export class WorldImpl implements World {
     });
     let rows = built.rows;
     rows = applyRowFilters(rows, params, now);
+    if (openSearch) rows = openSearchPage(rows, params);
     return { rows, unavailable: built.unavailable };
   }
 
@@ -984,6 +990,35 @@ function searchKind(def: EndpointDef, p: Platform, h: number): string {
   if (p === 'short_video_net' || p === 'short_video_net_b' || p === 'cn_video_net') return unit(h) < 0.9 ? 'short' : 'video';
   if (path === 'search/media') return unit(h) < 0.7 ? 'photo' : 'video';
   return kindFor(p, mix(h, 3));
+}
+
+/** Bound of a `since`/`until` value (YYYY-MM-DD or ISO datetime), ms; null when absent or unreadable. */
+function dateBound(v: string | undefined, endOfDay: boolean): number | null {
+  if (!v) return null;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
+  const t = Date.parse(dateOnly ? `${v}T00:00:00Z` : v);
+  if (Number.isNaN(t)) return null;
+  return dateOnly && endOfDay ? t + DAY - 1 : t;
+}
+
+/** Rows per call of open-protocol microblog search (spec: "up to 100 per page"). */
+export const OPEN_SEARCH_PAGE = 100;
+
+/**
+ * Open-protocol microblog search has no cursor: one call answers up to 100 rows (in the order of
+ * `sort`) published within since..until, compared at whole-second precision (the network's
+ * timestamps are whole seconds), so `until` = the oldest published_at of the last call answers
+ * that second's rows again followed by older ones.
+ */
+function openSearchPage(rows: WorldRow[], params: Record<string, string>): WorldRow[] {
+  const since = dateBound(params.since, false);
+  const until = dateBound(params.until, true);
+  const lo = since === null ? null : Math.floor(since / 1000) * 1000;
+  const hi = until === null ? null : Math.floor(until / 1000) * 1000 + 999;
+  let out = rows;
+  if (lo !== null || hi !== null)
+    out = out.filter((r) => r.publishedAt === null || ((lo === null || r.publishedAt >= lo) && (hi === null || r.publishedAt <= hi)));
+  return out.slice(0, OPEN_SEARCH_PAGE);
 }
 
 function applyRowFilters(rows: WorldRow[], params: Record<string, string>, now: number): WorldRow[] {
