@@ -22,26 +22,38 @@ export function isMetered(ep: CatalogueEndpoint): boolean {
   return typeof ep.credits !== 'number';
 }
 
-/** max_pages sent (1..5), 1 when absent or not a number. */
-export function maxPagesOf(params: Record<string, string>): number {
-  const v = params.max_pages;
+function intOr1(v: string | undefined): number {
   if (v === undefined) return 1;
   const n = Number.parseInt(v, 10);
   return Number.isFinite(n) && n >= 1 ? n : 1;
 }
 
+/** max_pages sent (1..5), 1 when absent or not a number. */
+export function maxPagesOf(params: Record<string, string>): number {
+  return intOr1(params.max_pages);
+}
+
 /**
- * Spec "Errors" rule 4: the hold is the listed price, or the top of the range when
- * metered, times max_pages where sent.
+ * Pages one request may read and bill, as far as the parameters alone tell: `max_pages`
+ * (Pagination rule 8) or `scan_pages` (photo-network comments, 1..3). Collect-until-N `limit`
+ * multiplies too, by a page count only the service knows: the core asks its free quote for that.
  */
+export function pagesOf(params: Record<string, string>): number {
+  return Math.max(intOr1(params.max_pages), intOr1(params.scan_pages));
+}
+
 export function isDryRun(params: Record<string, string>): boolean {
   const v = params.dry_run;
   return v !== undefined && ['1', 'true'].includes(v.toLowerCase());
 }
 
+/**
+ * Spec "Errors" rule 4: the hold is the listed price, or the top of the range when metered,
+ * times the pages the call may read (`max_pages`, `scan_pages`).
+ */
 export function holdOf(ep: CatalogueEndpoint, params: Record<string, string>): number {
   if (isDryRun(params)) return 0;
-  return priceOf(ep).max * maxPagesOf(params);
+  return priceOf(ep).max * pagesOf(params);
 }
 
 /** Names of params an endpoint accepts. */
@@ -49,27 +61,31 @@ export function paramNames(ep: CatalogueEndpoint): Set<string> {
   return new Set(ep.params.map((p) => p.name));
 }
 
+/** The native paging parameter an entry lists (string tokens first, `page` last), or null. */
+export function nativePagingParamOf(ep: CatalogueEndpoint): string | null {
+  const names = paramNames(ep);
+  for (const n of NATIVE_PAGING_PARAMS) if (n !== 'page' && names.has(n)) return n;
+  return names.has('page') ? 'page' : null;
+}
+
 /**
- * The parameter that carries the page position on a walk (Pagination rule 5: use the one
- * the endpoint lists, one style per walk). Preference: a native string token the entry
- * lists (continuationToken, max_cursor, after, next_max_id, max_id, next_page_id,
- * pagination_token); else `cursor`; else an integer `page`. `page` beside `cursor` is a
- * page number, not a token, so `cursor` wins there.
+ * The parameter that carries `next_cursor` on a walk. Pagination rule 1: send it back as
+ * `cursor`. Rule 5 allows a native parameter "instead of or beside" `cursor`, but a native
+ * parameter expects its own tokens and may ignore a foreign one (charging page 1 again), so
+ * `cursor` is used whenever the entry lists it, or lists no native one; where the entry lists only
+ * a native parameter the walk still tries `cursor` first and falls back to the native one if the
+ * service refuses it (a free 4xx) — see walker.ts. One style per walk.
  */
 export function pagingParamOf(ep: CatalogueEndpoint): string {
-  const byName = new Map(ep.params.map((p) => [p.name, p] as const));
-  for (const n of NATIVE_PAGING_PARAMS) {
-    if (n === 'page') continue;
-    if (byName.has(n)) return n;
-  }
-  if (byName.has('cursor')) return 'cursor';
-  if (byName.has('page')) return 'page';
+  void ep;
   return 'cursor';
 }
 
 export interface ValidationOk {
   ok: true;
   endpoint: CatalogueEndpoint;
+  /** things worth telling the user that do not stop the call (e.g. mention labels without a brand) */
+  warnings: Array<{ code: string; message: string }>;
 }
 export interface ValidationFail {
   ok: false;
@@ -81,19 +97,35 @@ function fmtParam(p: CatalogueParam): string {
   return `'${p.name}'`;
 }
 
-/** Free, local validation against the catalogue entry. One clear sentence on failure. */
+/**
+ * Ranges and enums the spec itself states for shared parameters. They apply where the spec says
+ * they do even when a catalogue entry does not repeat them.
+ */
+const SHARED_RULES: Record<string, Pick<CatalogueParam, 'type' | 'enum' | 'minimum' | 'maximum'> & { maxLength?: number }> = {
+  max_pages: { type: 'integer', minimum: 1, maximum: 5 },
+  recent_days: { type: 'integer', minimum: 1, maximum: 3650 },
+  scan_pages: { type: 'integer', minimum: 1, maximum: 3 },
+  judgments: { type: 'string', enum: ['on', 'off'] },
+  relevance: { type: 'string', enum: ['score', 'filter'] },
+  relevance_threshold: { type: 'number', minimum: 0, maximum: 1 },
+  fit: { type: 'string', enum: ['goal'] },
+  label_evidence: { type: 'string', enum: ['1'] },
+  brand: { type: 'string', maxLength: 300 },
+  offer: { type: 'string', maxLength: 300 },
+  goal: { type: 'string', maxLength: 300 },
+  relevant_to: { type: 'string', maxLength: 200 },
+};
+
+/**
+ * Free, local validation against the catalogue entry. It refuses only what is certainly wrong: a
+ * required parameter missing, a value outside a stated range or enum, a malformed number. A
+ * parameter the entry does not list is sent (the real catalogue need not repeat the shared and
+ * judgment parameters on every entry); if the endpoint does not take it, the service's 400 is free.
+ */
 export function validateParams(ep: CatalogueEndpoint, params: Record<string, string>): ValidationResult {
   const where = `${ep.platform}/${normalizeEndpoint(ep.platform, ep.path)}`;
   if (!ep.available) return { ok: false, message: `${where} is listed in the catalogue but cannot be called through the API.` };
   const known = new Map(ep.params.map((p) => [p.name, p] as const));
-  const unknown = Object.keys(params).filter((k) => !known.has(k) && !ALWAYS_ACCEPTED.has(k));
-  if (unknown.length) {
-    const accepted = ep.params.map((p) => p.name).join(', ') || 'no parameters';
-    return {
-      ok: false,
-      message: `${where} does not accept ${unknown.map((u) => `'${u}'`).join(', ')}; it accepts ${accepted}.`,
-    };
-  }
   for (const p of ep.params) {
     const v = params[p.name];
     if (p.required && !p.one_of_group && (v === undefined || v === '')) {
@@ -111,9 +143,10 @@ export function validateParams(ep: CatalogueEndpoint, params: Record<string, str
   if (params.dry_run !== undefined && !['1', 'true'].includes(params.dry_run.toLowerCase()))
     return { ok: false, message: `Parameter 'dry_run' takes only the value 1; got '${params.dry_run}'.` };
   for (const [k, v] of Object.entries(params)) {
-    const p = known.get(k);
-    if (!p) continue;
+    if (k === 'dry_run') continue;
+    const p: (Partial<CatalogueParam> & { maxLength?: number }) | undefined = known.get(k) ?? SHARED_RULES[k];
     if (v === '') return { ok: false, message: `Parameter '${k}' is empty; give it a value or leave it out.` };
+    if (!p) continue;
     if (p.enum && p.enum.length) {
       const tokens = v.split(',').map((s) => s.trim());
       if (!p.enum.includes(v) && !tokens.every((t) => p.enum?.includes(t)))
@@ -128,10 +161,19 @@ export function validateParams(ep: CatalogueEndpoint, params: Record<string, str
       if (p.maximum != null && n > p.maximum)
         return { ok: false, message: `Parameter '${k}' must be at most ${p.maximum}${p.minimum != null ? ` and at least ${p.minimum}` : ''}; got ${v}.` };
     }
-    if (p.type === 'boolean' && k !== 'dry_run' && !['true', 'false', '1', '0'].includes(v.toLowerCase()))
+    if (p.maxLength !== undefined && v.length > p.maxLength)
+      return { ok: false, message: `Parameter '${k}' is limited to ${p.maxLength} characters; got ${v.length}.` };
+    if (p.type === 'boolean' && !['true', 'false', '1', '0'].includes(v.toLowerCase()))
       return { ok: false, message: `Parameter '${k}' must be true or false; got '${v}'.` };
   }
-  return { ok: true, endpoint: ep };
+  const warnings: ValidationOk['warnings'] = [];
+  const labels = (params.label ?? '').split(',').map((s) => s.trim().toLowerCase());
+  if (labels.includes('mention') && !params.brand)
+    warnings.push({
+      code: 'label_mention_needs_brand',
+      message: 'Mention labels need a brand: add brand=<name>. Without it the service skips them (and does not bill them).',
+    });
+  return { ok: true, endpoint: ep, warnings };
 }
 
 /** In-memory index of a loaded catalogue. */

@@ -7,6 +7,7 @@ import {
   TEST_KEY,
   errEnvelope,
   okEnvelope,
+  postItems,
   startFakeApi,
   testCatalogue,
   type FakeApi,
@@ -69,7 +70,7 @@ describe('client', () => {
     await core.catalogue.load();
     expect(core.catalogue.find('photo_net', 'photo_net/profile/posts')?.credits).toEqual({ min: 20, max: 340 });
     expect(core.catalogue.find('', '/v1/video_net/channel/videos')?.platform).toBe('video_net');
-    expect(core.catalogue.list('video_net')).toHaveLength(1);
+    expect(core.catalogue.list('video_net')).toHaveLength(2);
   });
 
   it('warns once when the key does not look like a service key, and never logs it', async () => {
@@ -103,7 +104,8 @@ describe('retry policy', () => {
     ['INTERNAL_ERROR', 500],
   ];
   for (const [type, status] of retryable) {
-    it(`retries ${type} after at least Retry-After with the same Idempotency-Key`, async () => {
+    const keepsKey = type === 'IDEMPOTENCY_IN_PROGRESS';
+    it(`retries ${type} after at least Retry-After with ${keepsKey ? 'the same' : 'a fresh'} Idempotency-Key`, async () => {
       let n = 0;
       const { core, api, clock, store } = await setup(() =>
         ++n === 1 ? { status, body: errEnvelope(type), headers: { 'retry-after': '7' } } : okProfile(),
@@ -111,7 +113,10 @@ describe('retry policy', () => {
       const r = await core.call(profile);
       const reqs = api.dataRequests();
       expect(reqs).toHaveLength(2);
-      expect(reqs[1].headers['idempotency-key']).toBe(reqs[0].headers['idempotency-key']);
+      // an error answer means the call was not charged: a fresh key can never pay the ceiling,
+      // while the original still running (409) must be waited for under its own key
+      if (keepsKey) expect(reqs[1].headers['idempotency-key']).toBe(reqs[0].headers['idempotency-key']);
+      else expect(reqs[1].headers['idempotency-key']).not.toBe(reqs[0].headers['idempotency-key']);
       expect(Math.max(...clock.sleeps)).toBeGreaterThanOrEqual(7000);
       expect(r.attempts).toBe(2);
       expect(store.ledger.map((l) => l.errorType)).toEqual([type, null]);
@@ -126,7 +131,7 @@ describe('retry policy', () => {
     expect(e.type).toBe('INTERNAL_ERROR');
     expect(exitCodeFor(e)).toBe(4);
     expect(api.dataRequests()).toHaveLength(6);
-    expect(new Set(api.dataRequests().map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    expect(new Set(api.dataRequests().map((r) => r.headers['idempotency-key'])).size).toBe(6);
     expect(clock.sleeps).toEqual([500, 1000, 2000, 4000, 8000]); // random() = 0.5 → no jitter offset
     expect(store.ledger).toHaveLength(6);
     expect(e.message).toMatch(/Gave up after 5 retries/);
@@ -179,7 +184,7 @@ describe('retry policy', () => {
     expect(e.message).toMatch(/^Out of credits: this call holds 340, balance is 120 \(INSUFFICIENT_CREDITS, request req_\d+\)$/);
   });
 
-  it('retries a body dropped mid-way and invalid JSON with the same key', async () => {
+  it('after a lost answer inside the cache window, retries with a fresh key (normal charge, or a free owner read)', async () => {
     let n = 0;
     const { core, api, store } = await setup(() => {
       n++;
@@ -190,11 +195,89 @@ describe('retry policy', () => {
     const r = await core.call(profile);
     expect(r.attempts).toBe(3);
     const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
-    expect(new Set(keys).size).toBe(1);
+    expect(new Set(keys).size).toBe(3);
     expect(store.ledger.map((l) => l.errorType)).toEqual(['NETWORK_MID_BODY', 'NETWORK_BAD_JSON', null]);
+    expect(store.journal[0]).toMatchObject({ state: 'done', idempotencyKey: keys[2] });
   });
 
-  it('retries a refused connection and gives up as a network failure', async () => {
+  it('after a lost answer on a fixed-price call without a cache window, keeps the key (ceiling = price; a replay is free)', async () => {
+    let n = 0;
+    const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
+    const body = okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) });
+    const { core, api, store } = await setup(() => (++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } }));
+    const r = await core.call(comments);
+    const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
+    expect(keys[1]).toBe(keys[0]);
+    // the replay says the service billed the lost answer: the ledger carries that charge
+    expect(r.creditsUsed).toBe(20);
+    expect(r.creditsInferred).toBe(20);
+    expect(store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).map((l) => l.creditsUsed)).toEqual([20]);
+  });
+
+  it('infers the lost charge from the balance when nothing else was in flight', async () => {
+    let n = 0;
+    const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
+    const body = okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) }, { credits_used: 20 });
+    const { core, store } = await setup(() =>
+      ++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 99_980 } },
+    );
+    const r = await core.call(comments);
+    expect(r.creditsInferred).toBe(20);
+    expect(store.ledger.find((l) => l.chargeReason?.startsWith('inferred:'))?.chargeReason).toBe('inferred:balance');
+  });
+
+  it('records no inferred charge when the retry is charged normally (the lost answer was never billed)', async () => {
+    let n = 0;
+    const { core, store } = await setup(() => (++n === 1 ? { drop: 'mid_body', body: {} } : okProfile()));
+    const r = await core.call(profile);
+    expect(r.creditsInferred).toBe(0);
+    expect(store.ledger.some((l) => l.chargeReason?.startsWith('inferred:'))).toBe(false);
+  });
+
+  it('fails at once on a 4xx without an envelope (418 text/plain): fix the request, nothing retried', async () => {
+    const { core, api, store } = await setup(() => ({ status: 418, raw: "I'm a teapot" }));
+    const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;
+    expect(e.kind).toBe('api');
+    expect(e.status).toBe(418);
+    expect(e.message).toMatch(/HTTP 418 and no error envelope: "I'm a teapot"; fix the request/);
+    expect(exitCodeFor(e)).toBe(3);
+    expect(api.dataRequests()).toHaveLength(1);
+    expect(store.journal[0].state).toBe('failed');
+  });
+
+  it('stops instead of sleeping through a Retry-After beyond the wait cap, saying until when', async () => {
+    const { core, api, clock } = await setup(() => ({ status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } }), { maxWaitMs: 300_000 });
+    const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;
+    expect(e.kind).toBe('rate_wait');
+    expect(e.message).toMatch(/^Rate limited by the service until \d{4}-\d{2}-\d{2} \d{2}:\d{2} on photo_net\/profile/);
+    expect(e.retryAt).toBeGreaterThan(clock.now() + 86_000_000);
+    expect(exitCodeFor(e)).toBe(4);
+    expect(clock.sleeps.every((ms) => ms <= 300_000)).toBe(true);
+    // the key stays paused: the next call on it stops at once, unsent
+    const e2 = (await core.call({ ...profile, params: { handle: 'b' } }).catch((x: unknown) => x)) as ApiError;
+    expect(e2.kind).toBe('rate_wait');
+    expect(api.dataRequests()).toHaveLength(1);
+  });
+
+  it('abandons an attempt whose body trickles past the absolute deadline, and retries', async () => {
+    let n = 0;
+    const { core, api, store } = await setup(
+      () => {
+        n++;
+        if (n === 1) return { trickle: 25, body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }) };
+        return okProfile();
+      },
+      { timeoutMs: 300 },
+    );
+    const t0 = Date.now();
+    const r = await core.call(profile);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(r.attempts).toBe(2);
+    expect(store.ledger[0].errorType).toBe('NETWORK_TIMEOUT');
+    expect(api.dataRequests()).toHaveLength(2);
+  });
+
+  it('retries a refused connection (certainly unsent) and gives up as a network failure', async () => {
     const { core, api: a, store } = await setup(() => okProfile());
     await core.catalogue.load();
     await a.close();
@@ -204,13 +287,50 @@ describe('retry policy', () => {
     expect(exitCodeFor(e)).toBe(4);
     expect(store.ledger).toHaveLength(6);
     expect(store.ledger.every((l) => l.status === null && l.errorType === 'NETWORK_CONNECT')).toBe(true);
-    // it may have been charged without us hearing: the journal stays pending for a free replay
-    expect(store.pendingJournal()).toHaveLength(1);
+    // nothing reached the service, so nothing can have been charged: no replay to wait for
+    expect(store.pendingJournal()).toHaveLength(0);
+  });
+
+  it('refuses a base URL that is not an http(s) address at once, as a usage error', async () => {
+    const { core } = await setup(() => okProfile());
+    await core.catalogue.load();
+    const bad = createApiCore({ baseUrl: 'not a url', getKey: () => TEST_KEY, store: new MemoryStore(), clock: new InstantClock() });
+    const e = (await bad.call(profile).catch((x: unknown) => x)) as ApiError;
+    expect(e.kind).toBe('validation');
+    expect(e.message).toMatch(/not an http\(s\) address/);
+    expect(exitCodeFor(e)).toBe(2);
+  });
+
+  it('stops before spending when the archive cannot take the journal, and reports a charged answer it could not store', async () => {
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const { core, api, store } = await setup(() => ({ body: okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) }, { credits_used: 20 }) }));
+    const { StorageError } = await import('../storage-error');
+    const asFull = () => new StorageError({ kind: 'full', path: '/data/archive.sqlite', message: `Could not write the archive at /data/archive.sqlite: ${full.message}.` });
+    store.beginJournal = () => {
+      throw asFull();
+    };
+    const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
+    const e1 = (await core.call(comments).catch((x: unknown) => x)) as ApiError;
+    expect(e1.kind).toBe('storage');
+    expect(exitCodeFor(e1)).toBe(6);
+    expect(api.dataRequests()).toHaveLength(0);
+
+    const fresh = new MemoryStore();
+    fresh.setBalance(100_000, 0);
+    fresh.storeResponse = () => {
+      throw asFull();
+    };
+    const c2 = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store: fresh, clock: new InstantClock() });
+    const e2 = (await c2.call(comments).catch((x: unknown) => x)) as ApiError;
+    expect(e2.kind).toBe('storage');
+    expect(e2.creditsCharged).toBe(20);
+    expect(e2.message).toContain('/data/archive.sqlite');
+    expect(fresh.ledger.map((l) => l.creditsUsed)).toEqual([20]);
   });
 });
 
 describe('idempotency', () => {
-  it('reuses the pending journal entry of an opKey after a restart', async () => {
+  it('after a restart, picks the cheapest retry for the pending journal entry of an opKey', async () => {
     let n = 0;
     const { core, api, store } = await setup(() => (++n === 1 ? { drop: 'mid_body', body: {} } : okProfile()), { maxRetries: 0 });
     const e = (await core.call(profile, { opKey: 'op:1' }).catch((x: unknown) => x)) as ApiError;
@@ -219,8 +339,10 @@ describe('idempotency', () => {
     const core2 = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock() });
     await core2.call(profile, { opKey: 'op:1' });
     const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
-    expect(keys[1]).toBe(keys[0]);
+    // photo_net/profile has a 24 h cache window: a fresh key is charged normally or read free as its owner
+    expect(keys[1]).not.toBe(keys[0]);
     expect(store.pendingJournal()).toHaveLength(0);
+    expect(new Set(store.ledger.map((l) => l.callId)).size).toBe(1);
   });
 
   it('writes the journal before the first attempt', async () => {
@@ -318,7 +440,9 @@ describe('validation', () => {
     ['enum', 'profile/reels', { handle: 'a', sort: 'best' }, /'sort' must be one of top, recent; got 'best'/],
     ['bounds', 'profile/posts', { handle: 'a', max_pages: '9' }, /'max_pages' must be at most 5/],
     ['integer', 'profile/posts', { handle: 'a', max_pages: '2.5' }, /whole number/],
-    ['unknown name', 'profile', { handle: 'a', colour: 'red' }, /does not accept 'colour'/],
+    ['shared range', 'profile', { handle: 'a', max_pages: '6' }, /'max_pages' must be at most 5/],
+    ['shared enum', 'profile', { handle: 'a', judgments: 'maybe' }, /'judgments' must be one of on, off/],
+    ['shared length', 'profile', { handle: 'a', brand: 'b'.repeat(301) }, /'brand' is limited to 300 characters/],
     ['unavailable', 'post/likers', { url: 'u' }, /cannot be called through the API/],
     ['unknown endpoint', 'nope', {}, /Unknown endpoint 'nope' on photo_net/],
   ];
@@ -334,6 +458,22 @@ describe('validation', () => {
       expect(api.dataRequests()).toHaveLength(0);
     });
   }
+
+  it('sends parameters an entry does not list (shared and judgment parameters need not be repeated); the service decides', async () => {
+    const { core, api } = await setup(() => okProfile());
+    const v = await core.validate({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a', since: '2024-01-01', label: 'quality', colour: 'red' } });
+    expect(v.ok).toBe(true);
+    await core.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a', judgments: 'off' } });
+    expect(api.dataRequests()[0].query.judgments).toBe('off');
+  });
+
+  it('warns (and still sends) when mention labels are asked without a brand', async () => {
+    const { core } = await setup(() => okProfile());
+    const warnings: string[] = [];
+    core.events.on('warning', (w) => warnings.push(w.code));
+    await core.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a', label: 'mention' } });
+    expect(warnings).toEqual(['label_mention_needs_brand']);
+  });
 
   it('accepts a valid call and rejects an unknown network', async () => {
     const { core } = await setup(() => okProfile());

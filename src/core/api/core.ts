@@ -1,25 +1,26 @@
-import { randomUUID } from 'node:crypto';
-import type { Catalogue, CatalogueEndpoint, Envelope, ErrorEnvelope } from '../../shared/api-types';
-import { KEY_PATTERN, RETRYABLE_ERROR_TYPES } from '../../shared/api-types';
-import type { CallTarget, Clock, CoreStore, JournalEntry, LedgerEntry, Priority } from '../ports';
-import { abortError, isAbortError, realClock } from './clock';
-import { canonicalParams, normalizeEndpoint, paramsHash, redact, sha256 } from './canonical';
+import type { Catalogue, CatalogueEndpoint } from '../../shared/api-types';
+import { KEY_PATTERN, NATIVE_PAGING_PARAMS, RETRYABLE_ERROR_TYPES } from '../../shared/api-types';
+import type { CallTarget, Clock, CoreStore, Priority } from '../ports';
+import { isAbortError, realClock } from './clock';
+import { canonicalParams, normalizeEndpoint, redact, sha256 } from './canonical';
+import { createCaller } from './call';
 import {
   CatalogueIndex,
   holdOf,
   isCatalogue,
   isDryRun,
-  maxPagesOf,
+  pagesOf,
   priceOf,
   readCatalogueFile,
   validateParams,
   writeCatalogueFile,
   type ValidationResult,
 } from './catalogue';
-import { ApiError, describeApiError, errorSuffix } from './errors';
+import { ApiError, describeApiError } from './errors';
 import { Emitter } from './events';
 import { HttpClient, type HttpOutcome } from './http';
 import { DEFAULT_LIMITS, Pacer, sharedPacer, type PacerLimits } from './pacer';
+import { asErrorEnvelope, retryAfterOf, retryDelay } from './retry';
 import type { ApiCore, ApiEvents, CallOptions, CallResult, CatalogueApi, Quote, WalkEstimate } from './types';
 import { runWalk, resumeWalk as resumeWalkImpl } from './walker';
 
@@ -31,8 +32,10 @@ export interface ApiCoreOptions {
   clock?: Clock;
   random?: () => number;
   limits?: PacerLimits;
-  /** per-attempt timeout; default 90 s (spec: a minute or more on heavy endpoints) */
+  /** absolute deadline of one attempt (headers and body); default 90 s (spec: a minute or more on heavy endpoints) */
   timeoutMs?: number;
+  /** the longest single wait (Retry-After or backoff) slept through; beyond it the call stops with `rate_wait`; default 5 min */
+  maxWaitMs?: number;
   userAgent?: string;
   log?: (line: string) => void;
   /** retries after the first attempt; default 5 (spec reference loops) */
@@ -55,6 +58,10 @@ export interface CoreInternals {
   log: (line: string) => void;
   call: <D = Record<string, unknown>>(target: CallTarget, opts?: CallOptions) => Promise<CallResult<D>>;
   endpoint: (target: CallTarget) => Promise<CatalogueEndpoint>;
+  /** what a call may hold: ceiling × pages (quote-based for collect-until-N `limit`) */
+  holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
+  /** the free price quote (dry_run=1) */
+  quote: (target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>) => Promise<Quote>;
   eta: (n: number, priority: Priority) => number;
 }
 
@@ -67,6 +74,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   const baseUrl = opts.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const store = opts.store;
   const events = new Emitter<ApiEvents>();
+  let attemptTimeoutMs = timeoutMs;
   const http = new HttpClient({ timeoutMs, userAgent: opts.userAgent ?? 'Loupe/0.1 (+request-core)' });
   let lastKey: string | null = null;
   const log = (line: string) => {
@@ -128,7 +136,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     for (let attempt = 0; attempt <= META_RETRIES; attempt++) {
       let out: HttpOutcome;
       try {
-        out = await http.get(`${baseUrl}/v1/${path}`, headers, signal);
+        out = await http.get(`${checkedBaseUrl()}/v1/${path}`, headers, signal, attemptTimeoutMs);
       } catch (e) {
         throw cancelled(e);
       }
@@ -152,7 +160,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
         });
       }
       if (!retryable) throw lastErr;
-      if (attempt < META_RETRIES) await sleep(backoff(attempt, retryAfterOf(out), random), signal);
+      if (attempt < META_RETRIES) await sleep(retryDelay(attempt, retryAfterOf(out), random), signal);
     }
     throw new ApiError({
       kind: 'gave_up',
@@ -241,9 +249,17 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     return validateParams(l.ep, target.params);
   }
 
+  const warned = new Set<string>();
   async function endpointOf(target: CallTarget): Promise<CatalogueEndpoint> {
     const v = await validate(target);
     if (!v.ok) throw new ApiError({ kind: 'validation', message: v.message });
+    for (const w of v.warnings) {
+      const id = `${w.code}|${target.platform}/${target.endpoint}`;
+      if (warned.has(id)) continue;
+      warned.add(id);
+      log(`warning: ${w.message}`);
+      events.emit('warning', w);
+    }
     return v.endpoint;
   }
 
@@ -257,259 +273,70 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   }
   let balanceProbe: Promise<void> | undefined;
 
-  // ---- the call pipeline ------------------------------------------------------------------
-  let heldInFlight = 0;
-
-  async function call<D = Record<string, unknown>>(target: CallTarget, o: CallOptions = {}): Promise<CallResult<D>> {
-    const ep = await endpointOf(target);
-    const platform = String(target.platform);
-    const endpoint = normalizeEndpoint(platform, ep.path);
-    const params = { ...target.params };
-    const canonical = canonicalParams(params);
-    const hash = paramsHash(`${platform}/${endpoint}?${canonical}`);
-    const dry = isDryRun(params);
-    const source = o.source ?? 'app';
-    const walkId = o.walkId ?? null;
-    const priority = o.priority ?? 'interactive';
-    if (o.signal?.aborted) throw cancelled(abortError());
-
-    // archive-first: the exact call answered inside the endpoint's cache window costs nothing
-    if (!o.fresh && !dry && ep.cache_ttl_seconds > 0) {
-      const since = clock.now() - ep.cache_ttl_seconds * 1000;
-      const hit = store.findFreshResponse(platform, endpoint, hash, since);
-      if (hit) {
-        return {
-          envelope: hit.envelope as Envelope<D>,
-          fromArchive: true,
-          callId: hit.callId,
-          idempotencyKey: null,
-          attempts: 0,
-          creditsUsed: 0,
-          items: [],
-          newItems: 0,
-        };
+  // ---- holds -------------------------------------------------------------------------------
+  // Collect-until-N `limit` multiplies the ceiling by a page count only the service knows: its free
+  // quote (dry_run=1) tells, once per call shape (paging params left out).
+  const quotedHolds = new Map<string, number>();
+  async function holdFor(ep: CatalogueEndpoint, target: CallTarget): Promise<number> {
+    const local = holdOf(ep, target.params);
+    if (target.params.limit === undefined || !ep.paginates || isDryRun(target.params)) return local;
+    const shape: Record<string, string> = { ...target.params };
+    for (const p of ['cursor', ...NATIVE_PAGING_PARAMS]) delete shape[p];
+    const id = `${target.platform}/${normalizeEndpoint(String(target.platform), ep.path)}?${canonicalParams(shape)}`;
+    let q = quotedHolds.get(id);
+    if (q === undefined) {
+      try {
+        q = (await quote({ ...target, params: shape })).credits_max;
+        quotedHolds.set(id, q);
+      } catch {
+        return local;
       }
     }
-
-    const k = await key();
-    const pacer = pacerFor(k);
-
-    // hold check: never cause our own 402
-    const hold = holdOf(ep, params);
-    if (hold > 0) {
-      if (balance() === null) {
-        // Unknown balance (first call ever): ask /v1/credits once (free, not rate counted).
-        balanceProbe ??= credits().then(
-          () => undefined,
-          () => undefined,
-        );
-        await balanceProbe;
-      }
-      const bal = balance();
-      if (bal !== null && heldInFlight + hold > bal) {
-        const others = heldInFlight > 0 ? ` with ${heldInFlight} more held by calls in flight` : '';
-        throw new ApiError({
-          kind: 'insufficient_local',
-          type: 'INSUFFICIENT_CREDITS',
-          message: `Out of credits: this call holds ${hold}, balance is ${bal}${others}; nothing was sent.`,
-        });
-      }
-    }
-
-    // idempotency journal: written before the first attempt; reused for the same opKey
-    const opKey = o.opKey ?? `call:${randomUUID()}`;
-    const prior: JournalEntry | undefined = o.opKey ? store.findJournal(opKey) : undefined;
-    // pending (interrupted) or done (a replay is free) with the same params → same key again;
-    // failed or different params → a new logical call under the same opKey and callId (the
-    // journal's opKey is unique), with a new Idempotency-Key
-    let journal = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
-    if (!journal) {
-      journal = {
-        callId: prior?.callId ?? randomUUID(),
-        opKey,
-        idempotencyKey: randomUUID(),
-        platform,
-        endpoint,
-        params: canonical,
-        paramsHash: hash,
-        state: 'pending',
-        createdAt: clock.now(),
-        finishedAt: null,
-      };
-      store.beginJournal(journal);
-    }
-    const j = journal;
-
-    const qs = new URLSearchParams(params).toString();
-    const url = `${baseUrl}/v1/${platform}/${endpoint}${qs ? `?${qs}` : ''}`;
-    const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
-    if (o.fresh) headers['cache-control'] = 'no-cache';
-
-    heldInFlight += hold;
-    let sawTransportFailure = false;
-    try {
-      for (let attempt = 1; ; attempt++) {
-        let release: () => void;
-        try {
-          release = await pacer.acquire(priority, o.signal);
-        } catch (e) {
-          throw cancelled(e);
-        }
-        const startedAt = clock.now();
-        let out: HttpOutcome;
-        try {
-          out = await http.get(url, headers, o.signal, o.timeoutMs);
-        } catch (e) {
-          release();
-          throw cancelled(e);
-        }
-        release();
-        const durationMs = Math.max(0, clock.now() - startedAt) || out.durationMs;
-
-        const okEnv = asSuccessEnvelope(out.json);
-        const errEnv = okEnv ? undefined : asErrorEnvelope(out.json);
-        const status = out.status;
-        const errorType = okEnv ? null : errEnv ? String(errEnv.error.type) : null;
-        const requestId = okEnv?.request_id ?? errEnv?.request_id ?? out.headers['x-request-id'] ?? null;
-        const creditsUsed = okEnv && typeof okEnv.credits_used === 'number' ? okEnv.credits_used : 0;
-        const creditsRemaining = okEnv?.credits_remaining ?? errEnv?.credits_remaining ?? null;
-
-        // Decide: success, retry, or fail.
-        let retryable: boolean;
-        let transport = false;
-        if (okEnv) retryable = false;
-        else if (errEnv) retryable = RETRYABLE_ERROR_TYPES.has(String(errEnv.error.type));
-        else {
-          // no envelope: connection failure, mid-body drop, bad JSON, or a non-JSON answer
-          transport = true;
-          retryable = status === null || status >= 500 || status < 400 || !!out.failure;
-          if (status !== null && status >= 400 && status < 500 && !out.failure) retryable = false;
-        }
-        if (transport) sawTransportFailure = true;
-        const willRetry = retryable && attempt <= maxRetries;
-        const retryAfterS = retryAfterOf(out);
-        const waitMs = willRetry ? retryDelay(attempt - 1, retryAfterS, random) : null;
-
-        const entry: LedgerEntry = {
-          callId: j.callId,
-          attempt,
-          startedAt,
-          durationMs,
-          platform,
-          endpoint,
-          params: canonical,
-          paramsHash: hash,
-          idempotencyKey: j.idempotencyKey,
-          requestId,
-          status,
-          errorType: errorType ?? (out.failure ? `NETWORK_${out.failure.reason.toUpperCase()}` : null),
-          creditsUsed,
-          creditsRemaining,
-          chargeReason: okEnv?.charge_reason ?? null,
-          cached: okEnv?.cached ?? false,
-          freeCall: okEnv?.free_call ?? false,
-          idempotentReplay: okEnv?.idempotent_replay ?? false,
-          source,
-          walkId,
-          dryRun: dry,
-        };
-        store.recordAttempt(entry);
-        noteBalance(creditsRemaining, clock.now());
-        events.emit('attempt', {
-          callId: j.callId,
-          attempt,
-          platform,
-          endpoint,
-          status,
-          errorType: entry.errorType,
-          requestId,
-          creditsUsed,
-          durationMs,
-          retryInMs: waitMs,
-          walkId,
-        });
-
-        if (okEnv) {
-          const env = okEnv as Envelope<D>;
-          let items: CallResult['items'] = [];
-          let newItems = 0;
-          if (!dry) {
-            const r = store.storeResponse(
-              { callId: j.callId, platform, endpoint, paramsHash: hash, fetchedAt: clock.now(), envelope: okEnv },
-              source,
-              walkId,
-            );
-            items = r.items;
-            newItems = r.newItems;
-          }
-          store.finishJournal(j.callId, 'done', clock.now());
-          return {
-            envelope: env,
-            fromArchive: false,
-            callId: j.callId,
-            idempotencyKey: j.idempotencyKey,
-            attempts: attempt,
-            creditsUsed: okEnv.idempotent_replay ? 0 : creditsUsed,
-            items,
-            newItems,
-          };
-        }
-
-        const where = `${platform}/${endpoint}`;
-        if (waitMs !== null) {
-          const label = errorType ?? `network (${out.failure?.reason ?? `HTTP ${status}`})`;
-          log(`${where}: attempt ${attempt} failed with ${label}${requestId ? ` [${requestId}]` : ''}; retrying in ${Math.round(waitMs)} ms`);
-          if (errorType === 'RATE_LIMITED') {
-            const until = clock.now() + waitMs;
-            pacer.pause(until);
-            events.emit('rate-limited', { type: errorType, retryAfterMs: waitMs, until, platform, endpoint });
-          } else if (errorType === 'CONCURRENCY_LIMIT') {
-            events.emit('rate-limited', { type: errorType, retryAfterMs: waitMs, until: clock.now() + waitMs, platform, endpoint });
-          }
-          await sleep(waitMs, o.signal);
-          continue;
-        }
-
-        // final failure
-        if (retryable) {
-          // retries exhausted; a transport failure may have been charged server-side, so the
-          // journal stays pending: the same opKey later reuses the key and replays for free
-          if (!sawTransportFailure) store.finishJournal(j.callId, 'failed', clock.now());
-          const what = errEnv
-            ? describeApiError(String(errEnv.error.type), redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined)
-            : `No usable answer from the service (${out.failure?.message ?? `HTTP ${status}`})${errorSuffix(undefined, requestId ?? undefined)}`;
-          throw new ApiError({
-            kind: 'gave_up',
-            type: errorType ?? undefined,
-            status: status ?? undefined,
-            requestId: requestId ?? undefined,
-            retryAfter: retryAfterS,
-            attempts: attempt,
-            message: `Gave up after ${attempt - 1} retries on ${where}: ${what.replace(/\.$/, '')}.`,
-          });
-        }
-        store.finishJournal(j.callId, 'failed', clock.now());
-        if (errEnv) {
-          const type = String(errEnv.error.type);
-          let message = describeApiError(type, redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined);
-          if (type === 'INSUFFICIENT_CREDITS') {
-            const bal = creditsRemaining ?? balance();
-            message = `Out of credits: this call holds ${hold}${bal !== null ? `, balance is ${bal}` : ''}${errorSuffix(type, requestId ?? undefined)}`;
-          }
-          throw new ApiError({ kind: 'api', type, status: status ?? undefined, requestId: requestId ?? undefined, attempts: attempt, message });
-        }
-        throw new ApiError({
-          kind: 'api',
-          status: status ?? undefined,
-          requestId: requestId ?? undefined,
-          attempts: attempt,
-          message: `The service refused the call to ${where} with HTTP ${status} and no error envelope${errorSuffix(undefined, requestId ?? undefined)}.`,
-        });
-      }
-    } finally {
-      heldInFlight -= hold;
-    }
+    return Math.max(local, q);
   }
+
+  let maxWaitMs = opts.maxWaitMs ?? 5 * 60_000;
+  function checkedBaseUrl(): string {
+    let u: URL | null = null;
+    try {
+      u = new URL(baseUrl);
+    } catch {
+      u = null;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+      throw new ApiError({ kind: 'validation', message: `The base URL "${baseUrl}" is not an http(s) address; set it in Settings, --base-url or LOUPE_BASE_URL (e.g. https://api.example.com).` });
+    return baseUrl;
+  }
+
+  const call = createCaller({
+    clock,
+    random,
+    store,
+    http,
+    events,
+    log,
+    baseUrl: checkedBaseUrl,
+    key,
+    pacerFor,
+    endpointOf: async (t) => {
+      const ep = await endpointOf(t);
+      return ep;
+    },
+    holdOf: holdFor,
+    balance,
+    noteBalance,
+    probeBalance: async () => {
+      // Unknown balance (first call ever): ask /v1/credits once (free, not rate counted).
+      balanceProbe ??= credits().then(
+        () => undefined,
+        () => undefined,
+      );
+      await balanceProbe;
+    },
+    maxRetries,
+    maxWaitMs: () => maxWaitMs,
+    timeoutMs: () => attemptTimeoutMs,
+  });
 
   async function quote(target: CallTarget, o: Omit<CallOptions, 'fresh' | 'opKey'> = {}): Promise<Quote> {
     // dry runs never come from the archive and never send Cache-Control (they are free anyway)
@@ -533,11 +360,13 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   async function estimateWalk(target: CallTarget, o: { pages: number; maxPages?: number; priority?: Priority }): Promise<WalkEstimate> {
     const ep = await endpointOf(target);
     const p = priceOf(ep);
-    const mp = o.maxPages ?? maxPagesOf(target.params);
+    const params = o.maxPages !== undefined ? { ...target.params, max_pages: String(o.maxPages) } : target.params;
+    const mp = pagesOf(params);
+    const hold = await holdFor(ep, { ...target, params });
     const requests = Math.max(0, Math.ceil(o.pages));
     return {
       creditsMin: requests * p.min * mp,
-      creditsMax: requests * p.max * mp,
+      creditsMax: requests * Math.max(hold, p.max * mp),
       requests,
       etaMs: currentPacer.eta(requests, o.priority ?? 'background'),
     };
@@ -550,6 +379,8 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     log,
     call,
     endpoint: endpointOf,
+    holdOf: holdFor,
+    quote,
     eta: (n, p) => currentPacer.eta(n, p),
   };
 
@@ -571,6 +402,10 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
       currentLimits = { ...l };
       currentPacer.setLimits(l);
     },
+    setWaits(w: { maxWaitMs?: number; timeoutMs?: number }) {
+      if (w.maxWaitMs !== undefined) maxWaitMs = w.maxWaitMs;
+      if (w.timeoutMs !== undefined) attemptTimeoutMs = w.timeoutMs;
+    },
     events,
     close: () => http.close(),
   };
@@ -583,51 +418,6 @@ function cancelled(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (isAbortError(e)) return new ApiError({ kind: 'cancelled', message: 'Cancelled.' });
   return new ApiError({ kind: 'network', message: `Unexpected failure: ${e instanceof Error ? e.message : String(e)}.` });
-}
-
-function asSuccessEnvelope(j: unknown): Envelope | undefined {
-  if (!j || typeof j !== 'object') return undefined;
-  const o = j as Record<string, unknown>;
-  if (o.success !== true || !o.data || typeof o.data !== 'object') return undefined;
-  return o as unknown as Envelope;
-}
-
-function asErrorEnvelope(j: unknown): ErrorEnvelope | undefined {
-  if (!j || typeof j !== 'object') return undefined;
-  const o = j as Record<string, unknown>;
-  const err = o.error as Record<string, unknown> | undefined;
-  if (o.success !== false || !err || typeof err.type !== 'string') return undefined;
-  return o as unknown as ErrorEnvelope;
-}
-
-/** Retry-After in seconds (integer or HTTP date), or undefined. */
-function retryAfterOf(out: HttpOutcome): number | undefined {
-  const h = out.headers['retry-after'];
-  if (!h) return undefined;
-  const n = Number(h);
-  if (Number.isFinite(n) && n >= 0) return n;
-  const d = Date.parse(h);
-  if (Number.isFinite(d)) return Math.max(0, (d - Date.now()) / 1000);
-  return undefined;
-}
-
-/**
- * Wait before retry number `retry` (0-based). With Retry-After: at least that, plus a small
- * jitter (up to 10% + 100 ms, at most 1 s) so paused workers do not all return at once.
- * Without: exponential backoff 0.5 s·2^n with ±50% jitter, capped at 30 s.
- */
-export function retryDelay(retry: number, retryAfterS: number | undefined, random: () => number): number {
-  if (retryAfterS !== undefined) {
-    const base = retryAfterS * 1000;
-    return Math.round(base + random() * Math.min(1000, 100 + base * 0.1));
-  }
-  return backoff(retry, undefined, random);
-}
-
-function backoff(retry: number, retryAfterS: number | undefined, random: () => number): number {
-  if (retryAfterS !== undefined) return retryDelay(retry, retryAfterS, random);
-  const base = Math.min(30_000, 500 * 2 ** retry);
-  return Math.round(base * (0.5 + random()));
 }
 
 /** A balance figure from GET /v1/credits, whose fields the spec does not show. */

@@ -3,6 +3,8 @@
  * clear sentence in the spec's terms; it never contains the API key (messages from
  * the server are passed through `redact` before they get here).
  */
+import { StorageError } from '../storage-error';
+
 export type ApiErrorKind =
   | 'api' // the service refused (error envelope, non-retryable or retries exhausted on a 4xx)
   | 'network' // connection / timeout / bad body that could not be retried
@@ -10,7 +12,9 @@ export type ApiErrorKind =
   | 'local_budget' // a Loupe budget (walk maxCredits, watchlist budget) would be exceeded
   | 'insufficient_local' // the hold would exceed the last known balance; nothing sent
   | 'cancelled' // the caller aborted
-  | 'gave_up'; // retryable failures kept happening; gave up after the retry limit
+  | 'gave_up' // retryable failures kept happening; gave up after the retry limit
+  | 'rate_wait' // the service asked us to wait longer than the wait cap; resumable later
+  | 'storage'; // the archive could not be written or read (disk full, read-only, damaged): local, not network
 
 export interface ApiErrorInit {
   kind: ApiErrorKind;
@@ -20,6 +24,10 @@ export interface ApiErrorInit {
   requestId?: string;
   retryAfter?: number;
   attempts?: number;
+  /** credits the service charged for this call although it failed locally (e.g. the answer could not be stored) */
+  creditsCharged?: number;
+  /** ms since epoch when a `rate_wait` ends (the service's Retry-After) */
+  retryAt?: number;
 }
 
 export class ApiError extends Error {
@@ -31,6 +39,8 @@ export class ApiError extends Error {
   /** seconds, from Retry-After */
   readonly retryAfter?: number;
   readonly attempts?: number;
+  readonly creditsCharged?: number;
+  readonly retryAt?: number;
 
   constructor(init: ApiErrorInit) {
     super(init.message);
@@ -41,6 +51,8 @@ export class ApiError extends Error {
     if (init.requestId !== undefined) this.requestId = init.requestId;
     if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
     if (init.attempts !== undefined) this.attempts = init.attempts;
+    if (init.creditsCharged !== undefined) this.creditsCharged = init.creditsCharged;
+    if (init.retryAt !== undefined) this.retryAt = init.retryAt;
   }
 
   toJSON(): ApiErrorInit {
@@ -51,6 +63,8 @@ export class ApiError extends Error {
       ...(this.status !== undefined ? { status: this.status } : {}),
       ...(this.requestId !== undefined ? { requestId: this.requestId } : {}),
       ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
+      ...(this.retryAt !== undefined ? { retryAt: this.retryAt } : {}),
+      ...(this.creditsCharged !== undefined ? { creditsCharged: this.creditsCharged } : {}),
     };
   }
 }
@@ -61,11 +75,13 @@ export function isApiError(e: unknown): e is ApiError {
 
 /**
  * Process exit code for a result: 0 ok; 2 usage/parameter error; 3 the API refused (4xx);
- * 4 gave up after retries or network failure; 5 over budget, not approved or cancelled.
- * Anything that is not an ApiError is an internal failure (1).
+ * 4 gave up after retries or network failure, or rate limited beyond the wait cap (resumable);
+ * 5 over budget, not approved or cancelled; 6 local storage (disk full, read-only, damaged archive).
+ * Anything else is an internal failure (1).
  */
 export function exitCodeFor(err: unknown): number {
   if (err === undefined || err === null) return 0;
+  if (err instanceof StorageError) return 6;
   if (!(err instanceof ApiError)) return 1;
   switch (err.kind) {
     case 'validation':
@@ -76,7 +92,10 @@ export function exitCodeFor(err: unknown): number {
       return 3;
     case 'network':
     case 'gave_up':
+    case 'rate_wait':
       return 4;
+    case 'storage':
+      return 6;
     case 'local_budget':
     case 'insufficient_local':
     case 'cancelled':

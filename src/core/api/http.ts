@@ -8,8 +8,15 @@ export interface HttpOutcome {
   headers: Record<string, string>;
   /** parsed JSON body; undefined when there is none (see `failure`) */
   json?: unknown;
-  /** set when the attempt failed at the transport level (no response, body dropped mid-way, not JSON) */
-  failure?: { reason: 'connect' | 'timeout' | 'mid_body' | 'bad_json'; message: string };
+  /** the body as text when it was not JSON (a proxy's page, `text/plain`); at most 300 characters */
+  text?: string;
+  /**
+   * set when the attempt failed at the transport level (no response, body dropped mid-way, not
+   * JSON, or the attempt's absolute deadline passed). `unsent` is true only when the request
+   * certainly never reached the service (connection refused, host not found): nothing can have
+   * been charged. Every other failure leaves the outcome unknown (the service may have charged).
+   */
+  failure?: { reason: 'connect' | 'timeout' | 'mid_body' | 'bad_json'; message: string; unsent?: boolean };
   durationMs: number;
 }
 
@@ -17,6 +24,9 @@ export interface HttpClientOptions {
   timeoutMs: number;
   userAgent: string;
 }
+
+/** Failures that happen before a request can reach the service: nothing can have been charged. */
+const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL', 'UND_ERR_INVALID_ARG']);
 
 /**
  * Thin undici client with one keep-alive Agent. It knows nothing about keys: the
@@ -35,21 +45,39 @@ export class HttpClient {
     });
   }
 
+  /**
+   * One attempt. `timeoutMs` is an ABSOLUTE deadline for the whole attempt (headers and body):
+   * undici's own body timeout restarts on every chunk, so a server trickling a byte at a time
+   * would otherwise hold the attempt forever.
+   */
   async get(url: string, headers: Record<string, string>, signal?: AbortSignal, timeoutMs?: number): Promise<HttpOutcome> {
     const started = Date.now();
     const t = timeoutMs ?? this.opts.timeoutMs;
     const allHeaders: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...headers };
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), t);
+    const onAbort = () => deadline.abort();
+    if (signal?.aborted) deadline.abort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     let status: number | null = null;
     const outHeaders: Record<string, string> = {};
+    const done = (extra: Partial<HttpOutcome>): HttpOutcome => ({ status, headers: outHeaders, durationMs: Date.now() - started, ...extra });
+    const fail = (e: unknown, reading: boolean): HttpOutcome => {
+      if (signal?.aborted) throw e;
+      if (deadline.signal.aborted)
+        return done({ failure: { reason: 'timeout', message: `no complete answer within ${Math.round(t / 1000)} s (the attempt's deadline)` } });
+      if (isAbortError(e)) throw e;
+      const code = errCode(e);
+      if (reading) return done({ failure: { reason: isTimeout(e) ? 'timeout' : 'mid_body', message: `the connection dropped while reading the answer (${code})` } });
+      return done({ failure: { reason: isTimeout(e) ? 'timeout' : 'connect', message: `no answer from the service (${code})`, ...(UNSENT.has(code) ? { unsent: true } : {}) } });
+    };
     try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: allHeaders,
-        dispatcher: this.agent,
-        signal,
-        headersTimeout: t,
-        bodyTimeout: t,
-      });
+      let res;
+      try {
+        res = await request(url, { method: 'GET', headers: allHeaders, dispatcher: this.agent, signal: deadline.signal, headersTimeout: t, bodyTimeout: t });
+      } catch (e) {
+        return fail(e, false);
+      }
       status = res.statusCode;
       for (const [k, v] of Object.entries(res.headers)) {
         if (typeof v === 'string') outHeaders[k.toLowerCase()] = v;
@@ -59,32 +87,16 @@ export class HttpClient {
       try {
         text = await res.body.text();
       } catch (e) {
-        if (signal?.aborted) throw e;
-        return {
-          status,
-          headers: outHeaders,
-          failure: { reason: isTimeout(e) ? 'timeout' : 'mid_body', message: `the connection dropped while reading the answer (${errCode(e)})` },
-          durationMs: Date.now() - started,
-        };
+        return fail(e, true);
       }
       try {
-        return { status, headers: outHeaders, json: JSON.parse(text) as unknown, durationMs: Date.now() - started };
+        return done({ json: JSON.parse(text) as unknown });
       } catch {
-        return {
-          status,
-          headers: outHeaders,
-          failure: { reason: 'bad_json', message: `the answer was not valid JSON (${text.length} bytes)` },
-          durationMs: Date.now() - started,
-        };
+        return done({ text: text.slice(0, 300), failure: { reason: 'bad_json', message: `the answer was not valid JSON (${text.length} bytes)` } });
       }
-    } catch (e) {
-      if (signal?.aborted || isAbortError(e)) throw e;
-      return {
-        status,
-        headers: outHeaders,
-        failure: { reason: isTimeout(e) ? 'timeout' : 'connect', message: `no answer from the service (${errCode(e)})` },
-        durationMs: Date.now() - started,
-      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -97,6 +109,8 @@ function errCode(e: unknown): string {
   if (e && typeof e === 'object') {
     const c = (e as { code?: unknown }).code;
     if (typeof c === 'string') return c;
+    const cause = (e as { cause?: { code?: unknown } }).cause;
+    if (cause && typeof cause.code === 'string') return cause.code;
     const n = (e as { name?: unknown }).name;
     if (typeof n === 'string') return n;
   }

@@ -2,7 +2,8 @@
  * The request core: everything that talks to the Social Data Read API.
  * See docs/request-core.md.
  */
-export { createApiCore, retryDelay, type ApiCoreOptions } from './core';
+export { createApiCore, type ApiCoreOptions } from './core';
+export { retryDelay, keyAfterLostAnswer, classify } from './retry';
 export { ApiError, exitCodeFor, isApiError, type ApiErrorKind, type ApiErrorInit } from './errors';
 export { Pacer, DEFAULT_LIMITS, sharedPacer, type PacerLimits, type PacerStats } from './pacer';
 export {
@@ -12,7 +13,8 @@ export {
   isMetered,
   isDryRun,
   maxPagesOf,
-  pagingParamOf,
+  pagesOf,
+  nativePagingParamOf,
   CatalogueIndex,
   type PriceRange,
   type ValidationResult,

@@ -168,6 +168,8 @@ export interface FakeRequest {
 export type FakeReply =
   | { status?: number; body: unknown; headers?: Record<string, string> }
   | { drop: 'mid_body'; body: unknown; status?: number }
+  /** headers at once, then the body one byte every `trickle` ms (undici's chunk timeout never fires) */
+  | { trickle: number; body: unknown; status?: number }
   | { raw: string; status?: number };
 
 export interface FakeApi {
@@ -202,6 +204,20 @@ export function startFakeApi(opts: {
         return;
       }
       const text = JSON.stringify(reply.body);
+      if ('trickle' in reply) {
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        let i = 0;
+        const t = setInterval(() => {
+          if (res.destroyed || i >= text.length) {
+            clearInterval(t);
+            if (!res.destroyed) res.end();
+            return;
+          }
+          res.write(text[i++]);
+        }, reply.trickle);
+        res.on('close', () => clearInterval(t));
+        return;
+      }
       if ('drop' in reply) {
         res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
         res.write(text.slice(0, Math.floor(text.length / 2)));
@@ -343,6 +359,19 @@ export function testCatalogue(): Catalogue {
       credits: { min: 20, max: 40 },
       paginates: true,
       params: [p('handle', { required: true }), p('cursor'), p('continuationToken'), p('since'), p('stop_at_id'), p('dry_run', { type: 'boolean' })],
+    }),
+    // an entry that lists only its native paging parameter (a catalogue that does not repeat `cursor`)
+    endpointDef('video_net', 'search/hashtag', {
+      credits: { min: 20, max: 220 },
+      paginates: true,
+      params: [p('hashtag', { required: true }), p('continuationToken')],
+    }),
+    // fixed price, no cache window: a lost answer is retried with the same key (see retry.ts)
+    endpointDef('forum_net', 'search/comments', {
+      credits: 20,
+      paginates: true,
+      cache_ttl_seconds: 0,
+      params: [p('query', { required: true }), p('cursor'), p('sort', { enum: ['relevance', 'top', 'new'] })],
     }),
   ]);
 }

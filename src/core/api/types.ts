@@ -13,6 +13,12 @@ export interface CallOptions {
   priority?: Priority;
   /** send Cache-Control: no-cache and skip the archive (always charged; ask the user first) */
   fresh?: boolean;
+  /**
+   * false: ask the service even when the archive holds the exact call inside its cache window
+   * (a walk starting over after a rejected cursor needs the service's current cursors; the
+   * service's own cache window still makes the repeat free)
+   */
+  archive?: boolean;
   signal?: AbortSignal;
   /**
    * Stable key of the logical operation (e.g. `walk:<walkId>:page:<n>`). A pending journal
@@ -32,10 +38,20 @@ export interface CallResult<D = Record<string, unknown>> {
   idempotencyKey: string | null;
   /** HTTP attempts made (0 from the archive) */
   attempts: number;
-  /** credits this call charged (0 for archive answers, replays, dry runs, free results) */
+  /**
+   * credits the service charged for this call, as the ledger records them: the answer's
+   * credits_used (0 for archive answers, replays, dry runs, free results) plus any charge inferred
+   * for an earlier attempt whose answer was lost (`creditsInferred`)
+   */
   creditsUsed: number;
+  /** the part of creditsUsed inferred for a lost answer the service had charged */
+  creditsInferred: number;
   items: ItemRef[];
   newItems: number;
+  /** list items Loupe could not read as records: kept raw in the stored answer, not archived as rows */
+  unreadable: number;
+  /** fit=goal stubs (rows the service held back) that were not archived as rows */
+  heldBack: number;
 }
 
 export interface Quote {
@@ -98,6 +114,12 @@ export interface WalkResult {
   stoppedAt: 'since' | 'known_id' | 'end' | null;
   /** `data.walk.stopped` of the last page (max_pages walks): end, max_pages, time_budget, page_error */
   walkStopped: string | null;
+  /** list items that could not be read as records (kept raw in the stored answers) */
+  unreadable: number;
+  /** fit=goal stubs not archived (their full rows could not be recalled) */
+  heldBack: number;
+  /** things that happened on the way that the user should hear about (restarts, fallbacks) */
+  notes: string[];
   /** set when status is 'failed' (or 'cancelled') */
   error?: ApiError;
   state: WalkState;
@@ -138,7 +160,7 @@ export type ApiEvents = {
   'walk-progress': WalkProgress;
   'rate-limited': { type: string; retryAfterMs: number; until: number; platform: string; endpoint: string };
   attempt: AttemptEvent;
-  warning: { code: 'key_format' | 'repeated_cursor' | 'catalogue'; message: string };
+  warning: { code: string; message: string };
 };
 
 export interface CatalogueApi {
@@ -173,6 +195,8 @@ export interface ApiCore {
   balance(): number | null;
   readonly pacer: PacerView;
   setLimits(l: PacerLimits): void;
+  /** the wait cap (longest single wait slept through) and the absolute deadline of one attempt */
+  setWaits(w: { maxWaitMs?: number; timeoutMs?: number }): void;
   readonly events: Emitter<ApiEvents>;
   close(): Promise<void>;
 }

@@ -1,36 +1,58 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogueEndpoint, Pagination } from '../../shared/api-types';
 import type { CallTarget, WalkState } from '../ports';
+import { readItems } from '../archive/extract';
 import { canonicalParams, normalizeEndpoint } from './canonical';
-import { holdOf, pagingParamOf } from './catalogue';
+import { nativePagingParamOf, paramNames } from './catalogue';
 import type { CoreInternals } from './core';
 import { ApiError } from './errors';
 import type { CallResult, WalkOptions, WalkResult } from './types';
 
 /**
- * The cursor walker (spec "Pagination rules", "Incremental sync").
- * - sends `pagination.next_cursor` back byte for byte in the walk's paging parameter
- *   (URLSearchParams encodes it exactly once; it is never decoded or rebuilt);
- * - `has_more` is the only stop signal: empty pages do not stop a walk;
- * - a cursor seen before on this walk stops it with an error (REPEATED_CURSOR), never a loop;
- * - since / until / stop_at_id / recent_days / max_pages are fixed params, sent on every page;
- * - saves WalkState after every page; page n of walk w is the logical operation
- *   `walk:<w>:page:<n>`, so a page in flight when the process died is re-sent with the same
- *   Idempotency-Key on resume and the service replays it for free;
- * - retries (429/503...) happen inside `call` on the same cursor: a page is never skipped.
+ * The walker (spec "Pagination rules", "Incremental sync"; docs/request-core.md "Walker").
+ * - `pagination.next_cursor` goes back byte for byte as `cursor` (rule 1). Where a catalogue entry
+ *   lists only a native paging parameter, `cursor` is still tried first; a free 4xx on it switches
+ *   the walk to the native parameter (rule 5: one style per walk).
+ * - A free 4xx on a page sent with a cursor that page 1 did not get means the cursor was rejected
+ *   (rule 4: no error type is named): the walk starts again without a cursor — pages already held
+ *   inside their cache window cost nothing — at most once per stretch of progress, never a loop.
+ * - `has_more` is the only stop signal; a cursor seen before, or a page of rows this walk already
+ *   has, stops it (never pay for the same rows twice).
+ * - Endpoints without cursor paging but with `until` (open-protocol search) walk back in time:
+ *   `until` = the oldest `published_at` of the last page, rows deduplicated on id.
+ * - Comment walks page by `sort=recent` where the endpoint offers it (a `top` walk repeats).
+ * - A row-cap `limit` (one that does not multiply the quote) is left off walks: it trims each page
+ *   while the cursor skips the rest, so the walk would pay for rows it never sees.
+ * - fit=goal stubs are recalled in full (free, from the service's cache) and never archived as rows.
+ * - saves WalkState after every page; page n of walk w is the logical operation `walk:<w>:page:<n>`.
  */
 export async function runWalk(core: CoreInternals, target: CallTarget, o: WalkOptions): Promise<WalkResult> {
   const ep = await core.endpoint(target);
   const platform = String(target.platform);
   const endpoint = normalizeEndpoint(platform, ep.path);
-  const cursorParam = o.cursorParam ?? pagingParamOf(ep);
   const fixed = { ...target.params };
+  const notes: string[] = [];
+  const byUntil = untilPaged(ep);
+  const cursorParam = o.cursorParam ?? (byUntil ? 'until' : 'cursor');
   // a starting position given by the caller is the first page's cursor, not a fixed param
   let startCursor: string | null = null;
-  for (const p of new Set([cursorParam, 'cursor'])) {
+  const positional = byUntil ? ['until'] : [...new Set([cursorParam, 'cursor', nativePagingParamOf(ep) ?? 'cursor'])];
+  for (const p of positional) {
     if (fixed[p] !== undefined) {
       startCursor = fixed[p];
       delete fixed[p];
+    }
+  }
+  const multi = o.maxPages === undefined || o.maxPages > 1;
+  if (multi) {
+    const sort = ep.params.find((p) => p.name === 'sort');
+    if (fixed.sort === undefined && /comment|repl/i.test(ep.path) && sort?.enum?.includes('recent') && sort.enum.includes('top')) {
+      fixed.sort = 'recent';
+      notes.push('Comments are walked newest first (sort=recent): a sort=top walk repeats comments past the popular head.');
+    }
+    if (fixed.limit !== undefined && ep.paginates && (await isRowCap(core, ep, platform, endpoint, fixed))) {
+      notes.push(`limit=${fixed.limit} trims each page while the cursor skips the rest of it, so the walk fetches whole pages instead (same price per page).`);
+      delete fixed.limit;
     }
   }
   const now = core.clock.now();
@@ -51,8 +73,13 @@ export async function runWalk(core: CoreInternals, target: CallTarget, o: WalkOp
     updatedAt: now,
     error: null,
   };
-  core.store.saveWalk(state);
-  return drive(core, ep, state, o);
+  for (const n of notes) core.log(`walk ${state.walkId}: ${n}`);
+  try {
+    core.store.saveWalk(state);
+  } catch (e) {
+    throw storageOf(e) ?? e;
+  }
+  return drive(core, ep, state, o, notes);
 }
 
 export async function resumeWalk(core: CoreInternals, walkId: string, o: Omit<WalkOptions, 'walkId' | 'cursorParam'>): Promise<WalkResult> {
@@ -70,31 +97,105 @@ export async function resumeWalk(core: CoreInternals, walkId: string, o: Omit<Wa
       cursor: saved.cursor,
       stoppedAt: null,
       walkStopped: null,
+      unreadable: 0,
+      heldBack: 0,
+      notes: [],
       state: saved,
     };
   const params = JSON.parse(saved.params) as Record<string, string>;
   const ep = await core.endpoint({ platform: saved.platform, endpoint: saved.endpoint, params });
   const state: WalkState = { ...saved, status: 'running', stopReason: null, error: null, updatedAt: core.clock.now() };
-  core.store.saveWalk(state);
-  return drive(core, ep, state, { ...o, source: o.source ?? saved.source });
+  try {
+    core.store.saveWalk(state);
+  } catch (e) {
+    throw storageOf(e) ?? e;
+  }
+  return drive(core, ep, state, { ...o, source: o.source ?? saved.source }, []);
 }
 
-async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkState, o: WalkOptions): Promise<WalkResult> {
+/** Endpoints that page by `until` instead of a cursor (open-protocol microblog search). */
+function untilPaged(ep: CatalogueEndpoint): boolean {
+  const names = paramNames(ep);
+  return names.has('until') && !names.has('cursor') && nativePagingParamOf(ep) === null && !ep.paginates;
+}
+
+/** A `limit` that does not raise the service's quote is a row cap, not collect-until-N. */
+async function isRowCap(core: CoreInternals, ep: CatalogueEndpoint, platform: string, endpoint: string, fixed: Record<string, string>): Promise<boolean> {
+  const without = { ...fixed };
+  delete without.limit;
+  const withHold = await core.holdOf(ep, { platform, endpoint, params: fixed });
+  const withoutHold = await core.holdOf(ep, { platform, endpoint, params: without });
+  return withHold <= withoutHold;
+}
+
+/** Refusals that page 1 would get as well: they say nothing about the cursor. */
+const NOT_ABOUT_THE_CURSOR = new Set([
+  'MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'INSUFFICIENT_CREDITS', 'UNKNOWN_PLATFORM', 'UNKNOWN_ENDPOINT',
+  'METHOD_NOT_SUPPORTED', 'RATE_LIMITED', 'CONCURRENCY_LIMIT', 'IDEMPOTENCY_IN_PROGRESS',
+]);
+
+function refusedCursor(e: ApiError): boolean {
+  if (e.kind !== 'api' || e.status === undefined || e.status < 400 || e.status >= 500) return false;
+  if (e.status === 401 || e.status === 402 || e.status === 429) return false;
+  return !(e.type && NOT_ABOUT_THE_CURSOR.has(e.type));
+}
+
+function storageOf(e: unknown): ApiError | null {
+  return e instanceof ApiError && e.kind === 'storage' ? e : null;
+}
+
+function oldestPublished(items: Array<{ record: Record<string, unknown> }>): string | null {
+  let oldest: string | null = null;
+  let oldestMs = Infinity;
+  for (const it of items) {
+    const p = it.record.published_at;
+    if (typeof p !== 'string') continue;
+    const ms = Date.parse(p);
+    if (Number.isFinite(ms) && ms < oldestMs) {
+      oldestMs = ms;
+      oldest = p;
+    }
+  }
+  return oldest;
+}
+
+async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkState, o: WalkOptions, notes: string[]): Promise<WalkResult> {
   const fixed = JSON.parse(state.params) as Record<string, string>;
   const priority = o.priority ?? 'background';
+  const native = nativePagingParamOf(ep);
+  const listsCursor = paramNames(ep).has('cursor');
   const seen = new Set<string>();
+  const seenIds = new Set<string>();
   if (state.cursor !== null) seen.add(state.cursor);
   let newItems = 0;
-  let error: ApiError | undefined;
+  let unreadable = 0;
+  let heldBack = 0;
   let lastStoppedAt: WalkResult['stoppedAt'] = null;
   let lastWalkStopped: string | null = null;
+  /** pages fetched since the walk last (re)started, and where the last rejection happened */
+  let depth = 0;
+  let lastRejectedAt: number | null = null;
+  let startedOver = false;
+  let triedNative = state.cursorParam !== 'cursor';
 
+  const note = (text: string, code: string) => {
+    notes.push(text);
+    core.log(`walk ${state.walkId}: ${text}`);
+    core.events.emit('warning', { code, message: text });
+  };
+  const save = () => {
+    try {
+      core.store.saveWalk(state);
+    } catch {
+      /* the walk's own bookkeeping: a storage failure is reported by the call that hits it */
+    }
+  };
   const finish = (status: WalkState['status'], reason: string | null, err?: ApiError): WalkResult => {
     state.status = status;
     state.stopReason = reason;
     state.error = err ? err.message : null;
     state.updatedAt = core.clock.now();
-    core.store.saveWalk(state);
+    save();
     progress();
     return {
       walkId: state.walkId,
@@ -107,6 +208,9 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       cursor: state.cursor,
       stoppedAt: lastStoppedAt,
       walkStopped: lastWalkStopped,
+      unreadable,
+      heldBack,
+      notes: [...notes],
       ...(err ? { error: err } : {}),
       state: { ...state },
     };
@@ -133,7 +237,13 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     if (o.maxPages !== undefined && state.pagesDone >= o.maxPages) return finish('paused', 'page_limit');
     const params: Record<string, string> = { ...fixed };
     if (state.cursor !== null) params[state.cursorParam] = state.cursor;
-    const hold = holdOf(ep, params);
+    let hold: number;
+    try {
+      hold = await core.holdOf(ep, { platform: state.platform, endpoint: state.endpoint, params });
+    } catch (e) {
+      if (e instanceof ApiError) return finish('failed', `error:${e.type ?? e.kind.toUpperCase()}`, e);
+      throw e;
+    }
     if (o.maxCredits !== undefined && state.creditsSpent + hold > o.maxCredits) return finish('paused', 'credit_limit');
 
     const pageNumber = state.pagesDone + 1;
@@ -145,32 +255,104 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
           source: state.source,
           priority,
           fresh: o.fresh,
+          ...(startedOver ? { archive: false } : {}),
           signal: o.signal,
           walkId: state.walkId,
           opKey: `walk:${state.walkId}:page:${pageNumber}`,
         },
       );
     } catch (e) {
-      error = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: `Walk page ${pageNumber} failed: ${String(e)}.` });
+      const error = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: `Walk page ${pageNumber} failed: ${String(e)}.` });
+      if (error.creditsCharged) state.creditsSpent += error.creditsCharged;
       if (error.kind === 'cancelled') return finish('cancelled', 'cancelled', error);
       if (error.kind === 'insufficient_local') return finish('paused', 'credit_limit', error);
+      if (error.kind === 'rate_wait') return finish('paused', 'rate_limited', error);
+      if (error.kind === 'storage') return finish('failed', 'error:STORAGE', error);
+      if (state.cursor !== null && state.cursorParam !== 'until' && refusedCursor(error)) {
+        if (state.cursorParam === 'cursor' && native && !listsCursor && !triedNative) {
+          // the entry lists only a native parameter and the service refused `cursor`: switch style
+          triedNative = true;
+          state.cursorParam = native;
+          note(`The service refused 'cursor' on ${state.platform}/${state.endpoint} (${error.type ?? `HTTP ${error.status}`}); the walk continues with its own paging parameter '${native}'.`, 'paging_param');
+          save();
+          continue;
+        }
+        if (lastRejectedAt === null || depth > lastRejectedAt) {
+          // only when the walk got further than at the last rejection: never a loop
+          lastRejectedAt = depth;
+          depth = 0;
+          startedOver = true;
+          note(
+            `The service rejected the saved position (${error.type ?? `HTTP ${error.status}`}, free); the walk started again from the first page — pages already held inside their cache window cost nothing, and no row is stored twice.`,
+            'cursor_rejected',
+          );
+          state.cursor = null;
+          seen.clear();
+          seenIds.clear();
+          save();
+          continue;
+        }
+      }
       return finish('failed', `error:${error.type ?? error.kind.toUpperCase()}`, error);
     }
 
     const env = r.envelope;
-    const items = listItemsOf(env);
+    const read = readItems(env.data);
     state.pagesDone = pageNumber;
     state.creditsSpent += r.creditsUsed;
-    state.itemsSeen += items.length;
+    state.itemsSeen += read.items.length;
     newItems += r.newItems;
+    unreadable += r.unreadable;
     state.updatedAt = core.clock.now();
-    const pg: Pagination | undefined = env.pagination;
+    depth++;
     o.onPage?.({ walkId: state.walkId, pageNumber, result: r });
 
+    // fit=goal: the rows held back are recalled in full (free, from the service's cache)
+    const recallId = (env.data as { held_back?: { recall_id?: unknown } }).held_back?.recall_id;
+    if (r.heldBack > 0) {
+      let recalled = false;
+      if (typeof recallId === 'string' && !r.fromArchive) {
+        try {
+          const full = await core.call(
+            { platform: state.platform, endpoint: state.endpoint, params: { ...params, recall: recallId } },
+            { source: state.source, priority, signal: o.signal, walkId: state.walkId, opKey: `walk:${state.walkId}:page:${pageNumber}:recall` },
+          );
+          state.creditsSpent += full.creditsUsed;
+          newItems += full.newItems;
+          recalled = full.heldBack === 0;
+        } catch (e) {
+          if (e instanceof ApiError && (e.kind === 'storage' || e.kind === 'cancelled')) return finish(e.kind === 'storage' ? 'failed' : 'cancelled', e.kind === 'storage' ? 'error:STORAGE' : 'cancelled', e);
+        }
+      }
+      if (!recalled) {
+        heldBack += r.heldBack;
+        note(`${r.heldBack} row(s) of page ${pageNumber} were held back by fit=goal and could not be recalled; they were not archived (they are not rows, only stubs).`, 'held_back');
+      }
+    }
+
+    const pg: Pagination | undefined = env.pagination;
     const stoppedAt = pg?.stopped_at ?? null;
     const walkStopped = (env.data as { walk?: { stopped?: string } }).walk?.stopped;
     lastStoppedAt = stoppedAt;
     lastWalkStopped = walkStopped ?? null;
+
+    // rows this walk already has: a repeating list is never paid for twice
+    const ids = read.items.map((it) => `${it.kind}\u0000${it.id}`);
+    const fresh = ids.filter((id) => !seenIds.has(id));
+    for (const id of ids) seenIds.add(id);
+    const repeating = ids.length > 0 && fresh.length <= Math.floor(ids.length * 0.2) && depth > 1;
+
+    if (state.cursorParam === 'until') {
+      const oldest = oldestPublished(read.items);
+      if (fresh.length === 0 || oldest === null || oldest === state.cursor) {
+        state.cursor = null;
+        return finish('done', 'end');
+      }
+      state.cursor = oldest;
+      save();
+      progress();
+      continue;
+    }
     if (!pg || pg.has_more !== true) {
       state.cursor = null;
       return finish('done', stoppedAt && stoppedAt !== 'end' ? stoppedAt : 'end');
@@ -179,7 +361,7 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     if (next === null || next === undefined || next === '') {
       // has_more but no position: a boundary (since / stop_at_id / recent_days) ended the walk
       state.cursor = null;
-      return finish('done', stoppedAt ?? (walkStopped && walkStopped !== 'max_pages' ? walkStopped : 'end'));
+      return finish('done', stoppedAt ?? (walkStopped && walkStopped !== 'max_pages' && walkStopped !== 'page_error' ? walkStopped : 'end'));
     }
     if (seen.has(next)) {
       const err = new ApiError({
@@ -192,14 +374,14 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       core.log(`walk ${state.walkId}: ${err.message}`);
       return finish('failed', 'error:REPEATED_CURSOR', err);
     }
+    if (repeating) {
+      state.cursor = next;
+      note(`Page ${pageNumber} repeated rows this walk already has (${ids.length - fresh.length} of ${ids.length}); stopped so the same rows are not paid for again. Resume to continue anyway.`, 'repeating');
+      return finish('paused', 'repeating');
+    }
     seen.add(next);
     state.cursor = next;
-    core.store.saveWalk(state);
+    save();
     progress();
   }
-}
-
-function listItemsOf(env: { data: unknown }): unknown[] {
-  const items = (env.data as { items?: unknown } | null)?.items;
-  return Array.isArray(items) ? items : [];
 }

@@ -233,10 +233,12 @@ export function labelValue(labels: Json | null, family: string, field: string): 
 
 const DATA_NOT_RECORDS = new Set([
   'items', 'total', 'truncated', 'ext', 'dropped', 'labels', 'relevance', 'walk', 'scan', 'held_back',
-  'switch_receipts', 'hydration', 'dry_run', 'estimate', 'pagination',
+  'switch_receipts', 'hydration', 'dry_run', 'estimate', 'pagination', 'warnings', 'debug', 'meta',
 ]);
 const POST_KEYS = new Set(['post', 'comment', 'reply', 'video', 'tweet', 'event', 'question', 'clip', 'reel', 'short']);
 const PROFILE_KEYS = new Set(['profile', 'user', 'account']);
+/** Keys that name a record inside a list item (spec: post, profile, comment, user, group, advertiser records). */
+const RECORD_KEYS = new Set([...POST_KEYS, ...PROFILE_KEYS, 'group', 'advertiser', 'page', 'channel', 'hashtag', 'place', 'location', 'track', 'music', 'playlist', 'story', 'highlight', 'board', 'subreddit', 'effect', 'ad']);
 
 function looksLikePost(rec: Json): boolean {
   return isObj(rec.content) && isObj(rec.engagement);
@@ -249,25 +251,65 @@ export interface ExtractedItem {
   position: number;
 }
 
+export interface ReadItems {
+  items: ExtractedItem[];
+  /** list items with no readable record (no record key with an id): kept raw in the stored answer */
+  unreadable: number;
+  /** fit=goal stubs (`stub: true`, or ids listed in data.held_back.ids): not rows */
+  heldBack: number;
+}
+
 /**
- * Every archivable record of a data payload: `data.items[]` (each `{ <kind>: record }`,
- * exactly one key), and single-object answers `data.<key>` that carry an id
- * (`post`, `comment` → kind post; `profile`/`user` → profile; others keep their key).
+ * The record of one list item. The spec's shape is `{ post: {...} }`; other legal shapes put
+ * judgments beside the record (`{ post: {...}, computed: {...} }`), use another record kind
+ * (`comment`, `user`, `group`, `advertiser`…) or carry extra keys beside it. Judgments found
+ * beside the record are merged into its `computed` (the record's own win on conflicts).
+ */
+function recordOfItem(it: Json): { kind: string; rec: Json } | null {
+  const keys = Object.keys(it);
+  let kind: string | undefined = keys.find((k) => RECORD_KEYS.has(k) && isObj(it[k]) && recordId(it[k] as Json) !== null);
+  if (kind === undefined) {
+    const objs = keys.filter((k) => k !== 'computed' && isObj(it[k]) && recordId(it[k] as Json) !== null);
+    if (objs.length !== 1) return null;
+    kind = objs[0];
+  }
+  let rec = it[kind] as Json;
+  const beside = it.computed;
+  if (isObj(beside)) {
+    const own = isObj(rec.computed) ? (rec.computed as Json) : {};
+    rec = { ...rec, computed: { ...beside, ...own } };
+  }
+  return { kind, rec };
+}
+
+/**
+ * Every archivable record of a data payload: `data.items[]` (see recordOfItem), and
+ * single-object answers `data.<key>` that carry an id (`post`, `comment` → kind post;
+ * `profile`/`user` → profile; others keep their key), with the same counts as `readItems`.
  */
 export function itemsOfData(data: unknown): ExtractedItem[] {
+  return readItems(data).items;
+}
+
+export function readItems(data: unknown): ReadItems {
   const out: ExtractedItem[] = [];
-  if (!isObj(data)) return out;
+  let unreadable = 0;
+  let heldBack = 0;
+  if (!isObj(data)) return { items: out, unreadable, heldBack };
+  const held = isObj(data.held_back) && Array.isArray(data.held_back.ids) ? new Set(data.held_back.ids.map((x) => String(x))) : null;
   if (Array.isArray(data.items)) {
     data.items.forEach((it, position) => {
-      if (!isObj(it)) return;
-      const keys = Object.keys(it);
-      if (keys.length !== 1) return;
-      const kind = keys[0];
-      const rec = it[kind];
-      if (!isObj(rec)) return;
-      const id = recordId(rec);
-      if (id === null) return;
-      out.push({ kind, id, record: rec, position });
+      const r = isObj(it) ? recordOfItem(it) : null;
+      if (!r) {
+        unreadable++;
+        return;
+      }
+      const id = recordId(r.rec) as string;
+      if (r.rec.stub === true || (held?.has(id) && Object.keys(r.rec).length <= 6 && !isObj(r.rec.content))) {
+        heldBack++;
+        return;
+      }
+      out.push({ kind: r.kind, id, record: r.rec, position });
     });
   }
   for (const [key, rec] of Object.entries(data)) {
@@ -277,7 +319,7 @@ export function itemsOfData(data: unknown): ExtractedItem[] {
     const kind = POST_KEYS.has(key) || looksLikePost(rec) ? 'post' : PROFILE_KEYS.has(key) ? 'profile' : key;
     out.push({ kind, id, record: rec, position: 0 });
   }
-  return out;
+  return { items: out, unreadable, heldBack };
 }
 
 export function refKey(r: ItemRef): string {

@@ -1,0 +1,434 @@
+/**
+ * One logical data call (docs/request-core.md "Pipeline of one call"): archive-first, hold check,
+ * idempotency journal, paced attempts, the cheapest legal retry, the ledger (including charges
+ * the service made for answers that never arrived), and storage.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { CallTarget, Clock, CoreStore, JournalEntry, LedgerEntry } from '../ports';
+import { readItems } from '../archive/extract';
+import { isStorageError } from '../storage-error';
+import { abortError, isAbortError } from './clock';
+import { canonicalParams, normalizeEndpoint, paramsHash, redact } from './canonical';
+import { isDryRun, pagesOf, priceOf } from './catalogue';
+import { ApiError, describeApiError, errorSuffix } from './errors';
+import type { Emitter } from './events';
+import type { HttpClient, HttpOutcome } from './http';
+import type { Pacer } from './pacer';
+import { classify, keyAfterLostAnswer, retryAfterOf, retryDelay, type Outcome } from './retry';
+import type { ApiEvents, CallOptions, CallResult } from './types';
+
+export interface CallerDeps {
+  clock: Clock;
+  random: () => number;
+  store: CoreStore;
+  http: HttpClient;
+  events: Emitter<ApiEvents>;
+  log: (line: string) => void;
+  baseUrl: () => string;
+  key: () => Promise<string>;
+  pacerFor: (key: string) => Pacer;
+  endpointOf: (target: CallTarget) => Promise<CatalogueEndpoint>;
+  /** the hold of a call: price ceiling × pages (quote-based where only the service knows the pages) */
+  holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
+  balance: () => number | null;
+  noteBalance: (v: number | null | undefined, at: number) => void;
+  probeBalance: () => Promise<void>;
+  maxRetries: number;
+  /** longest single wait (Retry-After or backoff) the core sleeps through; beyond it: `rate_wait` */
+  maxWaitMs: () => number;
+  /** absolute deadline of one attempt */
+  timeoutMs: () => number;
+}
+
+/** A lost answer whose fate the service has not told us yet. */
+interface Lost {
+  attempt: number;
+  startedAt: number;
+  idempotencyKey: string;
+  /** balance known when it started, and credits recorded by this core by then */
+  balanceBefore: number | null;
+  recordedBefore: number;
+  /** no other attempt of this core was in flight when it started */
+  alone: boolean;
+}
+
+export function createCaller(d: CallerDeps) {
+  let heldInFlight = 0;
+  let attemptsInFlight = 0;
+  /** credits this core has written to the ledger (used to read balance movement) */
+  let recorded = 0;
+
+  function storage(e: unknown, charged: number): never {
+    if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
+    throw e;
+  }
+  function write<T>(f: () => T, charged = 0): T {
+    try {
+      return f();
+    } catch (e) {
+      storage(e, charged);
+    }
+  }
+
+  function cancelled(e: unknown): ApiError {
+    if (e instanceof ApiError) return e;
+    if (isAbortError(e)) return new ApiError({ kind: 'cancelled', message: 'Cancelled.' });
+    return new ApiError({ kind: 'network', message: `Unexpected failure: ${e instanceof Error ? e.message : String(e)}.` });
+  }
+
+  async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await d.clock.sleep(ms, signal);
+    } catch (e) {
+      throw cancelled(e);
+    }
+  }
+
+  function untilText(until: number): string {
+    const now = d.clock.now();
+    const dt = new Date(until);
+    const hhmm = `${String(dt.getHours()).padStart(2, '0')}:${String(dt.getMinutes()).padStart(2, '0')}`;
+    return until - now > 20 * 3600_000 ? `${dt.toISOString().slice(0, 10)} ${hhmm}` : hhmm;
+  }
+
+  function rateWait(where: string, until: number, type: string | null, requestId: string | null, retryAfterS: number | undefined): ApiError {
+    const mins = Math.max(1, Math.round(d.maxWaitMs() / 60_000));
+    return new ApiError({
+      kind: 'rate_wait',
+      type: type ?? 'RATE_LIMITED',
+      ...(requestId ? { requestId } : {}),
+      ...(retryAfterS !== undefined ? { retryAfter: retryAfterS } : {}),
+      retryAt: until,
+      message: `Rate limited by the service until ${untilText(until)} on ${where} (a wait longer than the ${mins}-minute wait cap); nothing more was spent${errorSuffix(type ?? undefined, requestId ?? undefined)}.`,
+    });
+  }
+
+  /** The original's charge, for a lost answer the service turns out to have charged. */
+  function inferLostCharge(lost: Lost, ep: CatalogueEndpoint, params: Record<string, string>, after: number | null): { credits: number; how: 'balance' | 'price' } {
+    const price = priceOf(ep);
+    const ceiling = price.max * pagesOf(params);
+    if (lost.alone && attemptsInFlight === 0 && lost.balanceBefore !== null && after !== null) {
+      const moved = lost.balanceBefore - after - (recorded - lost.recordedBefore);
+      if (Number.isInteger(moved) && moved >= 0 && moved <= ceiling) return { credits: moved, how: 'balance' };
+    }
+    return { credits: price.min * pagesOf(params), how: 'price' };
+  }
+
+  return async function call<D = Record<string, unknown>>(target: CallTarget, o: CallOptions = {}): Promise<CallResult<D>> {
+    const ep = await d.endpointOf(target);
+    const platform = String(target.platform);
+    const endpoint = normalizeEndpoint(platform, ep.path);
+    const params = { ...target.params };
+    const canonical = canonicalParams(params);
+    const hash = paramsHash(`${platform}/${endpoint}?${canonical}`);
+    const dry = isDryRun(params);
+    const source = o.source ?? 'app';
+    const walkId = o.walkId ?? null;
+    const priority = o.priority ?? 'interactive';
+    const where = `${platform}/${endpoint}`;
+    if (o.signal?.aborted) throw cancelled(abortError());
+
+    // archive-first: the exact call answered inside the endpoint's cache window costs nothing
+    if (!o.fresh && o.archive !== false && !dry && ep.cache_ttl_seconds > 0) {
+      const since = d.clock.now() - ep.cache_ttl_seconds * 1000;
+      const hit = d.store.findFreshResponse(platform, endpoint, hash, since);
+      if (hit) {
+        return {
+          envelope: hit.envelope as Envelope<D>,
+          fromArchive: true,
+          callId: hit.callId,
+          idempotencyKey: null,
+          attempts: 0,
+          creditsUsed: 0,
+          creditsInferred: 0,
+          items: [],
+          newItems: 0,
+          unreadable: 0,
+          heldBack: 0,
+        };
+      }
+    }
+
+    const k = await d.key();
+    const pacer = d.pacerFor(k);
+
+    // hold check: never cause our own 402
+    const hold = dry ? 0 : await d.holdOf(ep, target);
+    if (hold > 0) {
+      if (d.balance() === null) await d.probeBalance();
+      const bal = d.balance();
+      if (bal !== null && heldInFlight + hold > bal) {
+        const others = heldInFlight > 0 ? ` with ${heldInFlight} more held by calls in flight` : '';
+        throw new ApiError({
+          kind: 'insufficient_local',
+          type: 'INSUFFICIENT_CREDITS',
+          message: `Out of credits: this call holds ${hold}, balance is ${bal}${others}; nothing was sent.`,
+        });
+      }
+    }
+
+    const price = priceOf(ep);
+    const lostContext = (lostAt: number) => ({
+      ttlSeconds: ep.cache_ttl_seconds,
+      lostAt,
+      now: d.clock.now(),
+      noCache: !!o.fresh,
+      ceiling: Math.max(hold, price.max * pagesOf(params)),
+      typical: price.min * pagesOf(params),
+    });
+
+    // idempotency journal: written before the first attempt; reused for the same opKey
+    const opKey = o.opKey ?? `call:${randomUUID()}`;
+    const prior: JournalEntry | undefined = o.opKey ? d.store.findJournal(opKey) : undefined;
+    const same = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
+    let lost: Lost | null = null;
+    let journal: JournalEntry;
+    if (same && same.state === 'done') {
+      // answered before (the process stopped before using it): the same key replays it free
+      journal = same;
+    } else if (same) {
+      // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown
+      lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, balanceBefore: d.balance(), recordedBefore: recorded, alone: false };
+      const keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
+      journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now() };
+      if (!keep) write(() => d.store.beginJournal(journal));
+    } else {
+      journal = {
+        callId: prior?.callId ?? randomUUID(),
+        opKey,
+        idempotencyKey: randomUUID(),
+        platform,
+        endpoint,
+        params: canonical,
+        paramsHash: hash,
+        state: 'pending',
+        createdAt: d.clock.now(),
+        finishedAt: null,
+      };
+      write(() => d.store.beginJournal(journal));
+    }
+    const j = journal;
+    const newKey = () => {
+      j.idempotencyKey = randomUUID();
+      j.createdAt = d.clock.now();
+      write(() => d.store.beginJournal(j));
+    };
+
+    const qs = new URLSearchParams(params).toString();
+    const url = `${d.baseUrl()}/v1/${platform}/${endpoint}${qs ? `?${qs}` : ''}`;
+
+    heldInFlight += hold;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        // a pause longer than the wait cap (an earlier RATE_LIMITED on this key) stops here, unsent
+        const paused = pacer.stats().pausedUntil;
+        if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw rateWait(where, paused, 'RATE_LIMITED', null, undefined);
+        let release: () => void;
+        try {
+          release = await pacer.acquire(priority, o.signal);
+        } catch (e) {
+          throw cancelled(e);
+        }
+        const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
+        if (o.fresh) headers['cache-control'] = 'no-cache';
+        const startedAt = d.clock.now();
+        const snapshot = { balanceBefore: d.balance(), recordedBefore: recorded, alone: attemptsInFlight === 0 };
+        attemptsInFlight++;
+        let out: HttpOutcome;
+        try {
+          out = await d.http.get(url, headers, o.signal, o.timeoutMs ?? d.timeoutMs());
+        } catch (e) {
+          throw cancelled(e);
+        } finally {
+          attemptsInFlight--;
+          release();
+        }
+        const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
+        const oc: Outcome = classify(out);
+        const okEnv = oc.kind === 'success' ? oc.env : undefined;
+        const errEnv = oc.kind === 'error' ? oc.env : undefined;
+        const status = out.status;
+        const errorType = errEnv ? String(errEnv.error.type) : null;
+        const requestId = okEnv?.request_id ?? errEnv?.request_id ?? out.headers['x-request-id'] ?? null;
+        const creditsUsed = okEnv && typeof okEnv.credits_used === 'number' && okEnv.credits_used > 0 ? okEnv.credits_used : 0;
+        const creditsRemaining = typeof okEnv?.credits_remaining === 'number' ? okEnv.credits_remaining : typeof errEnv?.credits_remaining === 'number' ? errEnv.credits_remaining : null;
+
+        const retryable = oc.kind === 'lost' || oc.kind === 'unsent' || (oc.kind === 'error' && oc.retryable);
+        const willRetry = retryable && attempt <= d.maxRetries;
+        const retryAfterS = retryAfterOf(out, d.clock.now());
+        const waitMs = willRetry ? retryDelay(attempt - 1, retryAfterS, d.random) : null;
+
+        const entry: LedgerEntry = {
+          callId: j.callId,
+          attempt,
+          startedAt,
+          durationMs,
+          platform,
+          endpoint,
+          params: canonical,
+          paramsHash: hash,
+          idempotencyKey: j.idempotencyKey,
+          requestId,
+          status,
+          errorType: errorType ?? (out.failure ? `NETWORK_${out.failure.reason.toUpperCase()}` : oc.kind === 'refused' ? 'NON_JSON_4XX' : null),
+          creditsUsed,
+          creditsRemaining,
+          chargeReason: okEnv?.charge_reason ?? null,
+          cached: okEnv?.cached === true,
+          freeCall: okEnv?.free_call === true,
+          idempotentReplay: okEnv?.idempotent_replay === true,
+          source,
+          walkId,
+          dryRun: dry,
+        };
+        write(() => d.store.recordAttempt(entry), creditsUsed);
+        recorded += creditsUsed;
+        d.noteBalance(creditsRemaining, d.clock.now());
+        d.events.emit('attempt', {
+          callId: j.callId,
+          attempt,
+          platform,
+          endpoint,
+          status,
+          errorType: entry.errorType,
+          requestId,
+          creditsUsed,
+          durationMs,
+          retryInMs: waitMs,
+          walkId,
+        });
+
+        if (okEnv) {
+          // Did this answer reveal that a lost attempt had been charged? A replay of our key, or a
+          // free owner read with a fresh key, means the service finished (and billed) the original.
+          let inferred = 0;
+          const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
+          const ownerRead = okEnv.cached === true && creditsUsed === 0 && okEnv.free_call !== true;
+          if (lost && !dry && (replay || ownerRead)) {
+            const inf = inferLostCharge(lost, ep, params, creditsRemaining);
+            inferred = inf.credits;
+            if (inferred > 0) {
+              write(
+                () =>
+                  d.store.recordAttempt({
+                    ...entry,
+                    attempt: lost!.attempt,
+                    startedAt: lost!.startedAt,
+                    durationMs: 0,
+                    idempotencyKey: lost!.idempotencyKey,
+                    requestId: null,
+                    status: null,
+                    errorType: null,
+                    creditsUsed: inferred,
+                    creditsRemaining: null,
+                    chargeReason: `inferred:${inf.how}`,
+                    cached: false,
+                    freeCall: false,
+                    idempotentReplay: false,
+                  }),
+                creditsUsed + inferred,
+              );
+              recorded += inferred;
+              d.log(`${where}: the service had charged an answer that never arrived; recorded ${inferred} credits (inferred from the ${inf.how === 'balance' ? 'balance' : 'catalogue price'})`);
+            }
+          }
+          const charged = (replay ? 0 : creditsUsed) + inferred;
+          write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), charged);
+          let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
+          if (!dry) {
+            const r = write(
+              () => d.store.storeResponse({ callId: j.callId, platform, endpoint, paramsHash: hash, fetchedAt: d.clock.now(), envelope: okEnv }, source, walkId),
+              charged,
+            );
+            const read = readItems(okEnv.data);
+            stored = { items: r.items, newItems: r.newItems, unreadable: read.unreadable, heldBack: read.heldBack };
+            if (read.unreadable > 0) d.log(`${where}: ${read.unreadable} item(s) of the answer could not be read as records; they are kept raw in the stored answer (request ${okEnv.request_id})`);
+          }
+          return {
+            envelope: okEnv as Envelope<D>,
+            fromArchive: false,
+            callId: j.callId,
+            idempotencyKey: j.idempotencyKey,
+            attempts: attempt,
+            creditsUsed: charged,
+            creditsInferred: inferred,
+            ...stored,
+          };
+        }
+
+        // --- not a success: which key does the next attempt use? --------------------------
+        if (oc.kind === 'lost') {
+          // keep the earliest unresolved loss: it is the one the service may have billed
+          lost ??= { attempt, startedAt, idempotencyKey: j.idempotencyKey, ...snapshot };
+          if (willRetry && keyAfterLostAnswer(lostContext(startedAt)) === 'fresh') newKey();
+        } else if (oc.kind === 'error' && errorType !== 'IDEMPOTENCY_IN_PROGRESS' && willRetry && (lost === null || j.idempotencyKey !== lost.idempotencyKey)) {
+          // a definite error answer: this attempt was not charged, and under the strictest reading
+          // a same-key retry after any unsuccessful original pays the ceiling — so a fresh key,
+          // unless an earlier lost answer is still riding on this key (its free replay)
+          newKey();
+        }
+
+        if (waitMs !== null) {
+          const label = errorType ?? `network (${out.failure?.reason ?? `HTTP ${status}`})`;
+          if (waitMs > d.maxWaitMs()) {
+            const until = d.clock.now() + waitMs;
+            if (errorType === 'RATE_LIMITED') pacer.pause(until);
+            if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+            d.events.emit('rate-limited', { type: errorType ?? 'RATE_LIMITED', retryAfterMs: waitMs, until, platform, endpoint });
+            throw rateWait(where, until, errorType, requestId, retryAfterS);
+          }
+          d.log(`${where}: attempt ${attempt} failed with ${label}${requestId ? ` [${requestId}]` : ''}; retrying in ${Math.round(waitMs)} ms`);
+          if (errorType === 'RATE_LIMITED') {
+            const until = d.clock.now() + waitMs;
+            pacer.pause(until);
+            d.events.emit('rate-limited', { type: errorType, retryAfterMs: waitMs, until, platform, endpoint });
+          } else if (errorType === 'CONCURRENCY_LIMIT') {
+            d.events.emit('rate-limited', { type: errorType, retryAfterMs: waitMs, until: d.clock.now() + waitMs, platform, endpoint });
+          }
+          await sleep(waitMs, o.signal);
+          continue;
+        }
+
+        // final failure
+        if (retryable) {
+          // retries exhausted; after a lost answer the journal stays pending (the service may have
+          // charged it): the same opKey later picks the cheapest retry and records what was billed
+          if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+          const what = errEnv
+            ? describeApiError(String(errEnv.error.type), redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined)
+            : `No usable answer from the service (${out.failure?.message ?? `HTTP ${status}`})${errorSuffix(undefined, requestId ?? undefined)}`;
+          throw new ApiError({
+            kind: 'gave_up',
+            type: errorType ?? undefined,
+            status: status ?? undefined,
+            requestId: requestId ?? undefined,
+            retryAfter: retryAfterS,
+            attempts: attempt,
+            message: `Gave up after ${attempt - 1} retries on ${where}: ${what.replace(/\.$/, '')}.`,
+          });
+        }
+        if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+        if (errEnv) {
+          const type = String(errEnv.error.type);
+          let message = describeApiError(type, redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined);
+          if (type === 'INSUFFICIENT_CREDITS') {
+            const bal = creditsRemaining ?? d.balance();
+            message = `Out of credits: this call holds ${hold}${bal !== null ? `, balance is ${bal}` : ''}${errorSuffix(type, requestId ?? undefined)}`;
+          }
+          throw new ApiError({ kind: 'api', type, status: status ?? undefined, requestId: requestId ?? undefined, attempts: attempt, message });
+        }
+        const body = out.text ? `: "${redact(out.text.replace(/\s+/g, ' ').trim().slice(0, 120), k)}"` : '';
+        throw new ApiError({
+          kind: 'api',
+          status: status ?? undefined,
+          requestId: requestId ?? undefined,
+          attempts: attempt,
+          message: `The service refused the call to ${where} with HTTP ${status} and no error envelope${body}; fix the request (nothing was charged)${errorSuffix(undefined, requestId ?? undefined)}.`,
+        });
+      }
+    } finally {
+      heldInFlight -= hold;
+    }
+  };
+}

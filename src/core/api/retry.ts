@@ -1,0 +1,105 @@
+/**
+ * What one attempt's outcome means for money, and the cheapest legal retry after it
+ * (docs/request-core.md, "Retry policy" and "Which Idempotency-Key a retry uses").
+ */
+import type { Envelope, ErrorEnvelope } from '../../shared/api-types';
+import { RETRYABLE_ERROR_TYPES } from '../../shared/api-types';
+import type { HttpOutcome } from './http';
+
+export type Outcome =
+  /** a success envelope */
+  | { kind: 'success'; env: Envelope }
+  /** the service answered with an error envelope: definitely not charged (spec Errors) */
+  | { kind: 'error'; env: ErrorEnvelope; type: string; retryable: boolean }
+  /** a 4xx without an envelope (a proxy, `text/plain`): "fix the request", never retried (429 aside) */
+  | { kind: 'refused' }
+  /** the request certainly never reached the service: nothing charged, retry freely */
+  | { kind: 'unsent' }
+  /** the answer was lost (timeout, dropped body, broken JSON, a gateway's 5xx): the service may have charged */
+  | { kind: 'lost' };
+
+export function asSuccessEnvelope(j: unknown): Envelope | undefined {
+  if (!j || typeof j !== 'object') return undefined;
+  const o = j as Record<string, unknown>;
+  if (o.success !== true || !o.data || typeof o.data !== 'object') return undefined;
+  return o as unknown as Envelope;
+}
+
+export function asErrorEnvelope(j: unknown): ErrorEnvelope | undefined {
+  if (!j || typeof j !== 'object') return undefined;
+  const o = j as Record<string, unknown>;
+  const err = o.error as Record<string, unknown> | undefined;
+  if (o.success !== false || !err || typeof err.type !== 'string') return undefined;
+  return o as unknown as ErrorEnvelope;
+}
+
+export function classify(out: HttpOutcome): Outcome {
+  const ok = asSuccessEnvelope(out.json);
+  if (ok) return { kind: 'success', env: ok };
+  const err = asErrorEnvelope(out.json);
+  if (err) return { kind: 'error', env: err, type: String(err.error.type), retryable: RETRYABLE_ERROR_TYPES.has(String(err.error.type)) };
+  if (out.failure?.unsent) return { kind: 'unsent' };
+  const s = out.status;
+  // A complete 4xx answer without an envelope: the request was refused before it could be charged.
+  // 429 from a proxy is still "slow down".
+  if (s !== null && s >= 400 && s < 500 && out.failure?.reason === 'bad_json') return s === 429 ? { kind: 'unsent' } : { kind: 'refused' };
+  if (s !== null && s >= 400 && s < 500 && out.json !== undefined) return { kind: 'refused' };
+  return { kind: 'lost' };
+}
+
+/** Retry-After in seconds (integer or HTTP date), or undefined. */
+export function retryAfterOf(out: HttpOutcome, nowMs: number = Date.now()): number | undefined {
+  const h = out.headers['retry-after'];
+  if (!h) return undefined;
+  const n = Number(h);
+  if (Number.isFinite(n) && n >= 0) return n;
+  const d = Date.parse(h);
+  if (Number.isFinite(d)) return Math.max(0, (d - nowMs) / 1000);
+  return undefined;
+}
+
+/**
+ * Wait before retry number `retry` (0-based). With Retry-After: at least that, plus a small
+ * jitter (up to 10% + 100 ms, at most 1 s) so paused workers do not all return at once.
+ * Without: exponential backoff 0.5 s·2^n with ±50% jitter, capped at 30 s.
+ */
+export function retryDelay(retry: number, retryAfterS: number | undefined, random: () => number): number {
+  if (retryAfterS !== undefined) {
+    const base = retryAfterS * 1000;
+    return Math.round(base + random() * Math.min(1000, 100 + base * 0.1));
+  }
+  const base = Math.min(30_000, 500 * 2 ** retry);
+  return Math.round(base * (0.5 + random()));
+}
+
+export interface LostAnswerContext {
+  /** the endpoint's cache window (catalogue `cache_ttl_seconds`) */
+  ttlSeconds: number;
+  /** when the lost attempt started (ms) */
+  lostAt: number;
+  now: number;
+  /** the call sends `Cache-Control: no-cache` */
+  noCache: boolean;
+  /** what a same-key retry can cost when the service never finished the original: the reserved ceiling */
+  ceiling: number;
+  /** what the call normally costs (the floor of the range × pages; the price when fixed) */
+  typical: number;
+}
+
+/**
+ * After a lost answer the service either never finished the call (reading A: nothing charged) or
+ * finished and charged it (reading B). The spec ("Idempotency retry charging", Limits rule 7):
+ *  - same key:  A → charged `miss` at the reserved ceiling;  B → a free replay.
+ *  - fresh key: A → charged normally;  B → free when the exact call is owned inside its cache
+ *    window (no `no-cache`), else charged a second time.
+ * Inside the cache window (and without no-cache) a fresh key costs nothing extra under either
+ * reading, so it is always chosen. Elsewhere neither dominates: the same key risks
+ * (ceiling − price) under A, a fresh key risks one more price under B; choose the smaller risk
+ * (fixed-price calls, where ceiling = price, always keep the key).
+ */
+export function keyAfterLostAnswer(c: LostAnswerContext): 'fresh' | 'same' {
+  const windowMs = c.ttlSeconds * 1000;
+  const margin = Math.min(60_000, windowMs * 0.1);
+  if (!c.noCache && windowMs > 0 && c.now - c.lostAt < windowMs - margin) return 'fresh';
+  return c.ceiling - c.typical <= c.typical ? 'same' : 'fresh';
+}

@@ -1,0 +1,108 @@
+/**
+ * Local storage failures (the archive file, the data folder, the disk), kept apart from network
+ * and API failures: they are the user's machine, not the service, and the way out is local
+ * (free space, fix permissions, `loupe archive check` / `loupe archive recover`).
+ *
+ * Every path that writes the archive converts driver errors with `toStorageError(e, path)`; the
+ * request core stops before the next charged request at the first one (never spend on an answer
+ * the archive cannot keep).
+ *
+ * The message is one sentence: what could not be done to which file, the cause (with the
+ * driver's code), and the way out.
+ */
+export type StorageErrorKind = 'full' | 'readonly' | 'damaged' | 'locked' | 'io';
+
+/** What was being done when the failure happened (only changes the wording). */
+export type StorageOp = 'write' | 'read' | 'open';
+
+export class StorageError extends Error {
+  readonly kind: StorageErrorKind;
+  readonly path: string;
+  /** the driver's code (SQLITE_FULL, EROFS, …) when known */
+  readonly code?: string;
+
+  constructor(init: { kind: StorageErrorKind; path: string; message: string; code?: string }) {
+    super(init.message);
+    this.name = 'StorageError';
+    this.kind = init.kind;
+    this.path = init.path;
+    if (init.code !== undefined) this.code = init.code;
+  }
+}
+
+export function isStorageError(e: unknown): e is StorageError {
+  return e instanceof StorageError;
+}
+
+const CAUSE: Record<StorageErrorKind, string> = {
+  full: 'the disk is full (or a file-size limit was reached)',
+  readonly: 'the archive or its folder is read-only',
+  damaged: 'the archive file is damaged or is not a Loupe archive',
+  locked: 'another program holds the archive locked',
+  io: 'the disk reported an input/output error',
+};
+
+const WAY_OUT: Record<StorageErrorKind, string> = {
+  full: 'free some disk space, then continue with `loupe resume <walk>` (nothing already paid for is bought again)',
+  readonly: 'make the data folder writable (or point --data-dir / LOUPE_HOME at a writable folder); reading commands still work',
+  damaged: 'run `loupe archive check`, then `loupe archive recover` to copy what can be read into a new file (the damaged file is kept)',
+  locked: 'close the other program using the archive and try again',
+  io: 'check the disk, then run `loupe archive check`',
+};
+
+function kindOf(code: string, message: string): StorageErrorKind | null {
+  const c = code.toUpperCase();
+  const m = message.toLowerCase();
+  if (c.startsWith('SQLITE_FULL') || c === 'ENOSPC' || c === 'EFBIG' || c === 'EDQUOT' || /database or disk is full|no space left/.test(m)) return 'full';
+  if (c.startsWith('SQLITE_READONLY') || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || /readonly database|read-only/.test(m)) return 'readonly';
+  if (c.startsWith('SQLITE_CORRUPT') || c.startsWith('SQLITE_NOTADB') || /malformed|not a database/.test(m)) return 'damaged';
+  if (c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED') || /database is locked/.test(m)) return 'locked';
+  if (c.startsWith('SQLITE_IOERR') || c.startsWith('SQLITE_CANTOPEN') || c === 'EIO' || /disk i\/o error/.test(m)) return 'io';
+  return null;
+}
+
+const VERB: Record<StorageOp, string> = { write: 'could not be written', read: 'could not be read', open: 'could not be opened' };
+
+/**
+ * A StorageError made from its parts. `what` names the file ("the archive" by default; e.g.
+ * "the settings file", "the data folder").
+ */
+export function storageError(
+  kind: StorageErrorKind,
+  path: string,
+  opts: { op?: StorageOp; what?: string; detail?: string; code?: string } = {},
+): StorageError {
+  const what = opts.what ?? 'the archive';
+  const detail = opts.detail ? ` (${opts.detail})` : '';
+  const lead = what.charAt(0).toUpperCase() + what.slice(1);
+  return new StorageError({
+    kind,
+    path,
+    code: opts.code,
+    message: `${lead} at ${path} ${VERB[opts.op ?? 'write']}: ${CAUSE[kind]}${detail}; ${WAY_OUT[kind]}.`,
+  });
+}
+
+/**
+ * The StorageError for a driver/file-system error, or null when `e` is not a storage failure.
+ * `op` and `what` only change the wording (default: writing the archive).
+ */
+export function asStorageError(e: unknown, path: string, opts: { op?: StorageOp; what?: string } = {}): StorageError | null {
+  if (e instanceof StorageError) return e;
+  if (!(e instanceof Error)) return null;
+  const code = String((e as { code?: unknown }).code ?? '');
+  const kind = kindOf(code, e.message);
+  if (!kind) return null;
+  const msg = e.message.replace(/\.$/, '');
+  const detail = code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+  return storageError(kind, path, { ...opts, detail, code: code || undefined });
+}
+
+/** Like asStorageError, but returns `e` unchanged when it is not a storage failure. */
+export function toStorageError(e: unknown, path: string, opts: { op?: StorageOp; what?: string } = {}): unknown {
+  return asStorageError(e, path, opts) ?? e;
+}
+
+export function storageWayOut(kind: StorageErrorKind): string {
+  return WAY_OUT[kind];
+}
