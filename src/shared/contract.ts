@@ -68,6 +68,10 @@ export interface Settings {
   maxInFlight: number;
   /** ask for confirmation when a run's estimate exceeds this many credits */
   askAboveCredits: number;
+  /** the longest single wait (the service's Retry-After or a backoff) sat through; beyond it work stops, resumable */
+  maxWaitSeconds: number;
+  /** absolute deadline of one attempt (headers and body); the spec asks for a minute or more on heavy endpoints */
+  attemptTimeoutSeconds: number;
   theme: 'system' | 'light' | 'dark';
 }
 
@@ -291,6 +295,8 @@ export const methods = {
         rateLimit: z.object({ requests: z.number().int().min(1).max(60), windowSeconds: z.number().int().min(1).max(3600) }),
         maxInFlight: z.number().int().min(1).max(10),
         askAboveCredits: z.number().int().min(0),
+        maxWaitSeconds: z.number().int().min(1).max(86_400),
+        attemptTimeoutSeconds: z.number().int().min(5).max(600),
         theme: z.enum(['system', 'light', 'dark']),
       })
       .partial(),

@@ -62,6 +62,12 @@ export interface CoreInternals {
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
   /** the free price quote (dry_run=1) */
   quote: (target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>) => Promise<Quote>;
+  /**
+   * per walk, across drive() calls in this process (watches drive one page at a time): pages since
+   * the walk last started over, and where the last cursor rejection happened — so a position that
+   * keeps being refused is never retried in a loop
+   */
+  restarts: Map<string, { depth: number; lastRejectedAt: number | null; startedOver: boolean }>;
   eta: (n: number, priority: Priority) => number;
 }
 
@@ -381,6 +387,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     endpoint: endpointOf,
     holdOf: holdFor,
     quote,
+    restarts: new Map(),
     eta: (n, p) => currentPacer.eta(n, p),
   };
 

@@ -173,9 +173,10 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
   let lastStoppedAt: WalkResult['stoppedAt'] = null;
   let lastWalkStopped: string | null = null;
   /** pages fetched since the walk last (re)started, and where the last rejection happened */
-  let depth = 0;
-  let lastRejectedAt: number | null = null;
-  let startedOver = false;
+  const memo = core.restarts.get(state.walkId) ?? { depth: state.pagesDone, lastRejectedAt: null, startedOver: false };
+  core.restarts.set(state.walkId, memo);
+  let { depth, lastRejectedAt, startedOver } = memo;
+  const remember = () => Object.assign(memo, { depth, lastRejectedAt, startedOver });
   let triedNative = state.cursorParam !== 'cursor';
 
   const note = (text: string, code: string) => {
@@ -191,6 +192,8 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     }
   };
   const finish = (status: WalkState['status'], reason: string | null, err?: ApiError): WalkResult => {
+    remember();
+    if (status === 'done') core.restarts.delete(state.walkId);
     state.status = status;
     state.stopReason = reason;
     state.error = err ? err.message : null;

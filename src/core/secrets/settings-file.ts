@@ -39,6 +39,8 @@ export const DEFAULT_SETTINGS: Settings = {
   rateLimit: { requests: 58, windowSeconds: 60 },
   maxInFlight: 8,
   askAboveCredits: 100,
+  maxWaitSeconds: 300,
+  attemptTimeoutSeconds: 90,
   theme: 'system',
 };
 
@@ -74,6 +76,8 @@ function normalise(raw: unknown): SettingsData {
     d.app.rateLimit = { requests: a.rateLimit.requests, windowSeconds: a.rateLimit.windowSeconds };
   if (typeof a.maxInFlight === 'number') d.app.maxInFlight = a.maxInFlight;
   if (typeof a.askAboveCredits === 'number') d.app.askAboveCredits = a.askAboveCredits;
+  if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= 1) d.app.maxWaitSeconds = a.maxWaitSeconds;
+  if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= 5) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
   if (a.theme === 'system' || a.theme === 'light' || a.theme === 'dark') d.app.theme = a.theme;
   return d;
 }

@@ -207,7 +207,25 @@ function Connection() {
           <Field label="Ask above (credits)" hint="confirm before any run whose estimate exceeds this">
             <input type="number" min={0} value={draft.askAboveCredits} onChange={(e) => setDraft({ ...draft, askAboveCredits: Number(e.target.value) })} style={{ width: 100 }} data-testid="ask-above" />
           </Field>
-          <button className="btn primary" onClick={() => void save({ rateLimit: draft.rateLimit, maxInFlight: draft.maxInFlight, askAboveCredits: draft.askAboveCredits })} data-testid="settings-save">
+          <Field label="Longest wait (seconds)" hint="when the service asks to wait longer than this, the run stops and can be resumed later">
+            <input type="number" min={1} max={86400} value={draft.maxWaitSeconds} onChange={(e) => setDraft({ ...draft, maxWaitSeconds: Number(e.target.value) })} style={{ width: 90 }} data-testid="max-wait" />
+          </Field>
+          <Field label="Request deadline (seconds)" hint="one attempt is abandoned after this and retried the cheapest legal way; heavy endpoints need a minute or more">
+            <input type="number" min={5} max={600} value={draft.attemptTimeoutSeconds} onChange={(e) => setDraft({ ...draft, attemptTimeoutSeconds: Number(e.target.value) })} style={{ width: 80 }} data-testid="attempt-timeout" />
+          </Field>
+          <button
+            className="btn primary"
+            onClick={() =>
+              void save({
+                rateLimit: draft.rateLimit,
+                maxInFlight: draft.maxInFlight,
+                askAboveCredits: draft.askAboveCredits,
+                maxWaitSeconds: draft.maxWaitSeconds,
+                attemptTimeoutSeconds: draft.attemptTimeoutSeconds,
+              })
+            }
+            data-testid="settings-save"
+          >
             Save
           </button>
         </div>
