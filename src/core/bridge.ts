@@ -13,6 +13,7 @@ import {
   type MethodName,
   type Unsubscribe,
 } from '../shared/contract';
+import { StorageError } from './storage-error';
 
 /** What a door needs from the composed app (createApp returns this). */
 export interface AppHandle {
@@ -65,6 +66,7 @@ export function toBridgeError(e: unknown, secrets: readonly string[] = []): Brid
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'ABORT_ERR')) {
     return { kind: 'cancelled', message: 'Cancelled.' };
   }
+  if (e instanceof StorageError) return { kind: 'storage', type: e.kind.toUpperCase(), message: clean(e.message) };
   if (typeof e === 'object' && e !== null && typeof (e as { kind?: unknown }).kind === 'string' && typeof (e as { message?: unknown }).message === 'string') {
     const x = e as { kind: string; message: string; type?: unknown; requestId?: unknown };
     const out: BridgeError = { kind: x.kind, message: clean(x.message) };

@@ -454,7 +454,7 @@ export interface LoupeBridge {
 
 /** Errors cross doors as this shape (never a stack, never a key). */
 export interface BridgeError {
-  kind: string; // 'api' | 'network' | 'validation' | 'local_budget' | 'insufficient_local' | 'cancelled' | 'gave_up' | 'internal'
+  kind: string; // 'api' | 'network' | 'validation' | 'local_budget' | 'insufficient_local' | 'cancelled' | 'gave_up' | 'rate_wait' | 'storage' | 'internal'
   type?: string; // the API's error.type
   message: string;
   requestId?: string;
