@@ -11,6 +11,8 @@ import type { RegistryLike } from './server/types';
 export type { SandboxAdmin, SandboxHandle, SandboxOptions } from './server/start';
 export type { ChaosConfig, ChargeRecord, SandboxStats, ServerDeps, RegistryLike } from './server/types';
 export { parseChaos } from './server/chaos';
+export { SPEC_VARIANTS, parseVariants, type SpecVariant } from './server/variants';
+export { FAULT_KINDS, type FaultKind, type FaultSpec, type QueuedFault } from './server/faults';
 export { CURSOR_PREFIX } from './server/cursor';
 export { startServer } from './server/start';
 

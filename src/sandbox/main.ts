@@ -1,10 +1,11 @@
 /**
  * `npm run sandbox -- --port 0 --seed 1 --balance 10000 --time-scale 60 --latency-ms 0 --chaos 0.2`
+ *   `--variant NAME` (repeatable) serves another legal reading of the spec (SPEC_VARIANTS).
  * Prints exactly one JSON line to stdout: {"url":"http://127.0.0.1:<port>","key":"<demo key>"}.
  * Everything else goes to stderr. Stops cleanly on SIGINT / SIGTERM.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { parseChaos, startSandbox } from './index';
+import { parseChaos, parseVariants, SPEC_VARIANTS, startSandbox } from './index';
 
 function num(name: string, min: number) {
   return (v: string): number => {
@@ -27,11 +28,24 @@ async function main(): Promise<void> {
     .option('--free-calls <n>', 'introductory free calls', num('free-calls', 0), 10)
     .option('--key-prefix <p>', 'API key prefix', 'sdr')
     .option('--epoch <iso>', 'sandbox start time (ISO 8601; default: now)')
+    .option(
+      '--variant <name>',
+      `serve another legal reading of the spec (repeatable): ${SPEC_VARIANTS.map((v) => v.name).join(', ')}`,
+      (v: string, prev: string[]) => {
+        try {
+          parseVariants([v]);
+        } catch (e) {
+          throw new InvalidArgumentError(e instanceof Error ? e.message : String(e));
+        }
+        return [...prev, v];
+      },
+      [] as string[],
+    )
     .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) })
     .parse(process.argv);
   const o = program.opts<{
     port: number; seed: number; balance: number; timeScale: number; latencyMs: number; chaos?: string;
-    freeCalls: number; keyPrefix: string; epoch?: string;
+    freeCalls: number; keyPrefix: string; epoch?: string; variant: string[];
   }>();
   let epoch: number | undefined;
   if (o.epoch !== undefined) {
@@ -48,9 +62,10 @@ async function main(): Promise<void> {
     freeCalls: Math.floor(o.freeCalls),
     keyPrefix: o.keyPrefix,
     epoch,
+    variants: o.variant,
   });
   process.stdout.write(`${JSON.stringify({ url: sb.url, key: sb.key })}\n`);
-  process.stderr.write(`[sandbox] listening on ${sb.url} (seed ${o.seed}, time scale ${o.timeScale}, balance ${o.balance})\n`);
+  process.stderr.write(`[sandbox] listening on ${sb.url} (seed ${o.seed}, time scale ${o.timeScale}, balance ${o.balance}${o.variant.length > 0 ? `, variants ${o.variant.join(',')}` : ''})\n`);
   let stopping = false;
   const stop = (sig: string) => {
     if (stopping) return;

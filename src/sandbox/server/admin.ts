@@ -9,10 +9,16 @@
  *   GET  /__admin/charges → {charges: ChargeRecord[]}
  *   GET  /__admin/stats → SandboxStats
  *   POST /__admin/chaos {rate429?, rate500?, rate503?, rateDrop?, rateSlow?, slowMs?} | {rate} | {spec}
+ *   GET  /__admin/variants → {variants, available}
+ *   POST /__admin/variants {variants: string[]} → {variants}
+ *   GET  /__admin/faults → {faults}
+ *   POST /__admin/faults {faults: FaultSpec[]} → {faults} (appended; the whole queue is answered)
+ *   POST /__admin/faults/clear → {faults: []}
  */
 import { parseChaos } from './chaos';
 import type { SandboxServer } from './http';
 import type { ChaosConfig } from './types';
+import { SPEC_VARIANTS } from './variants';
 
 type Result = { status: number; body: Record<string, unknown> };
 
@@ -37,6 +43,8 @@ export function handleAdmin(s: SandboxServer, method: string, route: string, raw
     if (method === 'GET' && r === 'clock') return { status: 200, body: clock() };
     if (method === 'GET' && r === 'charges') return { status: 200, body: { success: true, charges: s.charges() } };
     if (method === 'GET' && r === 'stats') return { status: 200, body: { success: true, ...s.stats() } };
+    if (method === 'GET' && r === 'variants') return { status: 200, body: { success: true, variants: s.variants.list(), available: SPEC_VARIANTS } };
+    if (method === 'GET' && r === 'faults') return { status: 200, body: { success: true, faults: s.faults.pending() } };
     if (method !== 'POST') return bad(`No admin route ${method} /__admin/${r}.`, 404);
     switch (r) {
       case 'keys': {
@@ -71,6 +79,15 @@ export function handleAdmin(s: SandboxServer, method: string, route: string, raw
         s.setChaos(c);
         return { status: 200, body: { success: true, chaos: s.chaos.config } };
       }
+      case 'variants':
+        if (!Array.isArray(body.variants)) return bad('`variants` (array of names) is required.');
+        return { status: 200, body: { success: true, variants: s.setVariants(body.variants) } };
+      case 'faults':
+        if (!Array.isArray(body.faults)) return bad('`faults` (array of {kind, count?, match?, ...}) is required.');
+        return { status: 200, body: { success: true, faults: s.faults.push(body.faults) } };
+      case 'faults/clear':
+        s.faults.clear();
+        return { status: 200, body: { success: true, faults: [] } };
       default:
         return bad(`No admin route POST /__admin/${r}.`, 404);
     }

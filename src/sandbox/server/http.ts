@@ -12,12 +12,14 @@ import type { EndpointDef } from '../types';
 import { Chaos, type ChaosFault } from './chaos';
 import { SandboxClock } from './clock';
 import { CursorCodec, paramsHash } from './cursor';
-import { dryRunData, holdFor, makePlan, readPosition, RequestError, runEngine, type Plan } from './engine';
+import { cursorTtlMs, dryRunData, holdFor, makePlan, readPosition, RequestError, runEngine, type Plan } from './engine';
+import { FaultQueue, type FaultSpec } from './faults';
 import { hashKey, KeyStore, type Account } from './keys';
 import { RateLimiter } from './ratelimit';
 import { IdempotencyStore, Ledger, RecallStore, ResponseCache } from './state';
 import type { ChaosConfig, ChargeRecord, SandboxStats, ServerDeps } from './types';
 import { handleAdmin } from './admin';
+import { CURSOR_ERRORS, NATIVE_TOKEN_PARAMS, presentCatalogue, presentError, presentOpenApi, presentSuccess, VariantSet } from './variants';
 
 export interface ServerOptions {
   seed: number;
@@ -28,6 +30,8 @@ export interface ServerOptions {
   keyPrefix: string;
   freeCalls: number;
   epoch: number;
+  /** Spec variants active at start (names from SPEC_VARIANTS). */
+  variants?: readonly string[];
   /** Real-time source (tests may inject). */
   realNow?: () => number;
 }
@@ -57,6 +61,10 @@ export class SandboxServer {
   readonly recalls = new RecallStore();
   readonly ledger = new Ledger();
   readonly chaos: Chaos;
+  /** Spec variants (docs/sandbox.md "Spec variants"). */
+  readonly variants: VariantSet;
+  /** Scripted faults (docs/sandbox.md "Scripted faults"). */
+  readonly faults = new FaultQueue();
   readonly labelled = new Set<string>();
   readonly defaultAccount: Account;
   readonly demoKey: string;
@@ -65,6 +73,8 @@ export class SandboxServer {
   private server: Server | null = null;
   private baseUrl = '';
   private reqSeq = 0;
+  /** Rejected cursors so far under variant cursor-error (picks the refusal in turn). */
+  private cursorRejections = 0;
   private readonly sockets = new Set<import('node:net').Socket>();
   readonly counters = { requests: 0, counted: 0, byStatus: {} as Record<string, number>, credits: 0, freeCalls: 0, chaos: {} as Record<string, number> };
 
@@ -75,6 +85,7 @@ export class SandboxServer {
     this.clock = new SandboxClock(opts.epoch, opts.timeScale, opts.realNow);
     this.keys = new KeyStore(opts.keyPrefix, () => this.clock.now());
     this.chaos = new Chaos(opts.chaos, opts.seed);
+    this.variants = new VariantSet(opts.variants ?? []);
     this.defaultAccount = this.keys.createAccount({ balance: opts.balance, freeCalls: opts.freeCalls });
     this.demoKey = this.keys.createKey(this.defaultAccount.id, 'demo');
   }
@@ -124,6 +135,9 @@ export class SandboxServer {
       keys: this.keys.keyCount,
       accounts: this.keys.accounts.size,
       chaos_faults: { ...this.counters.chaos },
+      scripted_faults: { ...this.faults.applied },
+      faults_queued: this.faults.pending().length,
+      variants: this.variants.list(),
     };
   }
 
@@ -165,6 +179,73 @@ export class SandboxServer {
       'X-Sandbox-Time-Scale': String(this.opts.timeScale),
     });
     res.write(text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
+  }
+
+  /** Scripted `truncate-charged`: a complete HTTP answer whose JSON body is cut in half. */
+  private sendTruncated(res: ServerResponse, body: unknown): void {
+    const buf = Buffer.from(JSON.stringify(body), 'utf8');
+    const cut = buf.subarray(0, Math.floor(buf.length / 2));
+    this.counters.byStatus[200] = (this.counters.byStatus[200] ?? 0) + 1;
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(cut.length),
+      'X-Sandbox-Time-Scale': String(this.opts.timeScale),
+    });
+    res.end(cut);
+  }
+
+  /** Scripted `stall`: 200 headers, then nothing until the client (or the server's close) ends it. */
+  private sendStall(res: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      if (res.destroyed) return resolve();
+      res.once('close', () => resolve());
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'X-Sandbox-Time-Scale': String(this.opts.timeScale) });
+      res.flushHeaders();
+    });
+  }
+
+  /**
+   * Scripted `trickle`: 200 headers (with the full Content-Length) at once, then `chunk` bytes of
+   * the body every `intervalMs` real ms. Resolves true once the whole body was written, false if
+   * the connection closed first.
+   */
+  private sendTrickle(res: ServerResponse, body: unknown, intervalMs: number, chunk: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const buf = Buffer.from(JSON.stringify(body), 'utf8');
+      let done = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (whole: boolean) => {
+        if (done) return;
+        done = true;
+        if (timer) clearTimeout(timer);
+        resolve(whole);
+      };
+      if (res.destroyed) return finish(false);
+      res.once('close', () => finish(res.writableFinished));
+      res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': String(buf.length),
+        'X-Sandbox-Time-Scale': String(this.opts.timeScale),
+      });
+      res.flushHeaders();
+      let at = 0;
+      const tick = () => {
+        if (done) return;
+        if (res.destroyed) return finish(false);
+        const part = buf.subarray(at, at + chunk);
+        at += part.length;
+        if (at >= buf.length) {
+          res.end(part, () => {
+            this.counters.byStatus[200] = (this.counters.byStatus[200] ?? 0) + 1;
+            finish(true);
+          });
+        } else {
+          res.write(part);
+          timer = setTimeout(tick, intervalMs);
+        }
+      };
+      timer = setTimeout(tick, intervalMs);
+    });
   }
 
   private retryAfter(sandboxSeconds: number): Record<string, string> {
@@ -211,7 +292,9 @@ export class SandboxServer {
           request_id: requestId,
         });
       }
-      const body = sub === '/endpoints' ? this.deps.registry.buildCatalogue(this.baseUrl) : this.deps.registry.buildOpenApi(this.baseUrl);
+      const body = sub === '/endpoints'
+        ? presentCatalogue(this.deps.registry.buildCatalogue(this.baseUrl), this.variants)
+        : presentOpenApi(this.deps.registry.buildOpenApi(this.baseUrl), this.variants);
       return this.sendJson(res, 200, body);
     }
 
@@ -274,6 +357,11 @@ export class SandboxServer {
     const endpointPath = `/v1/${platform}/${path}`;
     const idemHeader = headerOf(req, 'idempotency-key');
     const idemKey = idemHeader !== undefined && isValidIdempotencyKey(idemHeader) ? idemHeader : null;
+    // A client that goes away before the answer is written never receives it (undelivered).
+    let clientClosed = false;
+    res.once('close', () => {
+      if (!res.writableFinished) clientClosed = true;
+    });
 
     const record = (status: number, extra: Partial<ChargeRecord>): void => {
       this.ledger.add({
@@ -291,15 +379,16 @@ export class SandboxServer {
         replay: false,
         status,
         error_type: null,
+        fault: null,
         at: this.clock.now(),
         at_real: Date.now(),
         ...extra,
       });
     };
-    const fail = (status: number, type: string, message: string, opts: { remaining?: number | null; headers?: Record<string, string>; reason?: string } = {}): void => {
-      record(status, { error_type: type });
+    const fail = (status: number, type: string, message: string, opts: { remaining?: number | null; headers?: Record<string, string>; reason?: string; fault?: string } = {}): void => {
+      record(status, { error_type: type, ...(opts.fault ? { fault: opts.fault } : {}) });
       const remaining = opts.remaining === undefined ? account.balance : opts.remaining;
-      this.sendJson(res, status, this.errorBody(requestId, type, message, remaining, opts.reason), opts.headers);
+      this.sendJson(res, status, presentError(this.errorBody(requestId, type, message, remaining, opts.reason), this.variants, requestId), opts.headers);
     };
 
     // Routing.
@@ -311,6 +400,8 @@ export class SandboxServer {
     if (c.method !== 'GET') return fail(405, 'METHOD_NOT_SUPPORTED', 'Only GET is supported.', { headers: { Allow: 'GET' } });
 
     const base = { success: true, platform, endpoint: endpointPath, schema_version: '2' };
+    const present = (body: Json): Json =>
+      presentSuccess(body, this.variants, { def, requestId, now: this.clock.now(), cursorTtlMs: cursorTtlMs(def) });
 
     // fit=goal recall: `recall=<data.held_back.recall_id>` on the same endpoint re-reads the full
     // page from cache, free. The id alone names the page (other params are not needed and are
@@ -325,7 +416,7 @@ export class SandboxServer {
       }
       const e = got.entry;
       record(200, { charge_reason: 'cached', cached: true });
-      return this.sendJson(res, 200, {
+      return this.sendJson(res, 200, present({
         ...base,
         ...(e.pagination ? { pagination: e.pagination } : {}),
         unavailable: e.unavailable,
@@ -338,7 +429,7 @@ export class SandboxServer {
         free_call: false,
         data: e.data,
         ...(e.warnings.length > 0 ? { warnings: e.warnings } : {}),
-      });
+      }));
     }
 
     // Parameters.
@@ -350,9 +441,15 @@ export class SandboxServer {
     const now = this.clock.now();
     try {
       plan = makePlan(def, params);
-      pos = readPosition(def, params, this.codec, now);
+      pos = readPosition(def, params, this.codec, now, this.variants.has('native-ignores-foreign') ? { ignoreServiceTokenIn: NATIVE_TOKEN_PARAMS } : {});
     } catch (e) {
-      if (e instanceof RequestError) return fail(e.status, e.type, e.message);
+      if (e instanceof RequestError) {
+        if (e.type === 'INVALID_CURSOR' && this.variants.has('cursor-error')) {
+          const r = CURSOR_ERRORS[this.cursorRejections++ % CURSOR_ERRORS.length];
+          return fail(r.status, r.type, e.message);
+        }
+        return fail(e.status, e.type, e.message);
+      }
       throw e;
     }
 
@@ -361,10 +458,10 @@ export class SandboxServer {
     if (plan.dryRun) {
       const data = dryRunData(plan, { world: this.deps.world, now, isLabelled });
       record(200, { charge_reason: 'dry_run' });
-      return this.sendJson(res, 200, {
+      return this.sendJson(res, 200, present({
         ...base, unavailable: [], credits_used: 0, credits_remaining: account.balance, request_id: requestId,
         cached: false, idempotent_replay: false, charge_reason: 'dry_run', free_call: false, data,
-      });
+      }));
     }
 
     // Idempotency-Key (scoped per account).
@@ -379,22 +476,24 @@ export class SandboxServer {
       if (rec?.state === 'done') {
         const body = { ...rec.body, request_id: requestId, credits_used: 0, credits_remaining: account.balance, idempotent_replay: true, charge_reason: 'replay', free_call: false };
         record(rec.status, { charge_reason: 'replay', replay: true, cached: Boolean(rec.body.cached) });
-        return this.sendJson(res, rec.status, body);
+        return this.sendJson(res, rec.status, present(body));
       }
       ceilingRetry = rec?.state === 'undelivered';
       this.idem.set(account.id, idemKey, { state: 'running', fingerprint, at: now });
     }
+    /** The keyed call ended in an error: forget it (default), or keep the ceiling for its retry. */
     const clearIdem = () => {
-      if (idemKey !== null) {
-        if (ceilingRetry) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
-        else this.idem.delete(account.id, idemKey);
-      }
+      if (idemKey === null) return;
+      // strict-ceiling: a same-key retry after ANY unsuccessful original pays the ceiling.
+      if (ceilingRetry || this.variants.has('strict-ceiling')) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
+      else this.idem.delete(account.id, idemKey);
     };
 
     // Cache lookup (exact call, cursor normalised to its position) and the hold.
     const noCache = /no-cache/i.test(headerOf(req, 'cache-control') ?? '');
+    const cacheOff = this.variants.has('no-cache-window');
     const cacheKey = this.cacheKey(def, params, pos.token);
-    const hit = noCache ? null : this.cache.get(cacheKey, now);
+    const hit = noCache || cacheOff ? null : this.cache.get(cacheKey, now);
     const owner = hit !== null && hit.owners.has(account.id);
     const hold = hit ? (owner ? 0 : SHARED_CACHE_PRICE) : holdFor(plan);
     const available = account.balance - this.heldFor(account.id);
@@ -412,23 +511,43 @@ export class SandboxServer {
     };
 
     try {
-      // Chaos (upstream stage). Never charged.
-      const fault: ChaosFault | null = hit ? null : this.chaos.draw();
+      // Scripted faults first (deterministic), else chaos on fresh calls. Never charged, except
+      // as documented for drop (variant drop-charged), trickle (when fully delivered) and
+      // truncate-charged.
+      const scripted: FaultSpec | null = this.faults.take(endpointPath);
+      const fault: ChaosFault | null = hit || scripted ? null : this.chaos.draw();
       if (fault) this.counters.chaos[fault] = (this.counters.chaos[fault] ?? 0) + 1;
+      const faultName = scripted ? scripted.kind : fault ? `chaos:${fault}` : null;
       let failPage: number | null = null;
       if (fault === '429' || fault === '500' || fault === '503') {
         const page = plan.maxPages > 1 && fault !== '429' ? 1 + Math.floor(this.chaos.next() * plan.maxPages) : 1;
         if (page > 1) failPage = page;
         else {
           clearIdem();
-          if (fault === '429') return fail(429, 'RATE_LIMITED', 'Rate limited upstream; retry after the given delay.', { remaining: null, headers: this.retryAfter(1 + Math.floor(this.chaos.next() * 10)) });
-          if (fault === '500') return fail(500, 'INTERNAL_ERROR', 'Internal error while serving the call.');
-          if (this.chaos.next() < 0.5) return fail(503, 'UPSTREAM_ERROR', 'The network did not answer, even after internal retries.', { headers: this.retryAfter(5) });
-          return fail(503, 'SERVICE_UNAVAILABLE', 'Capacity exhausted; try again later.', { remaining: null, headers: this.retryAfter(30) });
+          const f = { fault: faultName ?? undefined };
+          if (fault === '429') return fail(429, 'RATE_LIMITED', 'Rate limited upstream; retry after the given delay.', { ...f, remaining: null, headers: this.retryAfter(1 + Math.floor(this.chaos.next() * 10)) });
+          if (fault === '500') return fail(500, 'INTERNAL_ERROR', 'Internal error while serving the call.', f);
+          if (this.chaos.next() < 0.5) return fail(503, 'UPSTREAM_ERROR', 'The network did not answer, even after internal retries.', { ...f, headers: this.retryAfter(5) });
+          return fail(503, 'SERVICE_UNAVAILABLE', 'Capacity exhausted; try again later.', { ...f, remaining: null, headers: this.retryAfter(30) });
         }
+      }
+      if (scripted?.kind === 'status') {
+        clearIdem();
+        return this.sendStatusFault(res, scripted, requestId, account.balance, (status, type) => record(status, { error_type: type, fault: 'status' }));
       }
       const delay = this.opts.latencyMs + (fault === 'slow' ? this.chaos.config.slowMs : 0);
       if (delay > 0) await sleep(delay);
+
+      /** The answer never reached the client: nothing charged, no ownership, a keyed retry pays the ceiling. */
+      const undelivered = (why: string | null): void => {
+        if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
+        record(499, { error_type: 'CLIENT_CLOSED_REQUEST', fault: why });
+        this.counters.byStatus['499'] = (this.counters.byStatus['499'] ?? 0) + 1;
+      };
+      if (scripted?.kind === 'stall') {
+        await this.sendStall(res);
+        return undelivered('stall');
+      }
 
       // Produce the answer.
       let data: Json;
@@ -464,7 +583,15 @@ export class SandboxServer {
         recall = r.recall;
         charge = r.pageCosts.reduce((a, b) => a + b, 0);
         reason = charge > 0 ? 'miss' : 'empty';
-        if (ceilingRetry && charge > 0) charge = hold; // spec "Idempotency retry charging"
+        // Spec "Idempotency retry charging": the retry of an undelivered original pays the
+        // reserved ceiling (the hold) — unless the retry returns nothing.
+        if (ceilingRetry && charge > 0) {
+          if (produced > 0) charge = hold;
+          else {
+            charge = 0;
+            reason = 'empty';
+          }
+        }
       }
       if (ceilingRetry && hit && owner) charge = 0;
 
@@ -486,38 +613,79 @@ export class SandboxServer {
         ...(warnings.length > 0 ? { warnings } : {}),
       };
 
-      // Delivery. A dropped body or a vanished client = the answer never arrived: nothing is
-      // charged (499 in the ledger), no cache ownership, and a keyed retry pays the ceiling.
-      const clientGone = res.destroyed || req.socket.destroyed;
-      if (fault === 'drop' || clientGone) {
-        if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
-        record(499, { error_type: 'CLIENT_CLOSED_REQUEST' });
-        if (fault === 'drop' && !clientGone) this.sendDropped(res, body);
-        else this.counters.byStatus['499'] = (this.counters.byStatus['499'] ?? 0) + 1;
-        return;
+      /** The answer counts as delivered: charge, cache ownership, idempotency record, ledger 200. */
+      const commit = (why: string | null): void => {
+        account.balance -= creditsUsed;
+        account.usedPeriod += creditsUsed;
+        this.counters.credits += creditsUsed;
+        if (freeCall) {
+          account.freeCallsRemaining--;
+          this.counters.freeCalls++;
+        }
+        for (const k of labelledKeys) this.labelled.add(k);
+        if (recall)
+          this.recalls.put(recall.id, { platform, path: def.path, storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data: recall.data, pagination, unavailable, warnings, owners: new Set([account.id]) });
+        const heldBack = data.held_back as { recall_id?: unknown } | undefined;
+        if (hit && typeof heldBack?.recall_id === 'string') this.recalls.share(heldBack.recall_id, account.id);
+        if (hit) hit.owners.add(account.id);
+        else if (produced > 0 && !cacheOff)
+          this.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });
+        if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
+        record(200, { credits_used: creditsUsed, charge_reason: reason, cached: Boolean(hit), free_call: freeCall, fault: why });
+      };
+
+      // Delivery.
+      const wire = present(body);
+      if (clientClosed || res.destroyed || req.socket.destroyed) return undelivered(faultName);
+      if (fault === 'drop' || scripted?.kind === 'drop') {
+        // Headers and half the body, then the socket is destroyed. Default: undelivered (not
+        // charged); variant drop-charged: the service counts it as delivered.
+        if (this.variants.has('drop-charged')) commit(faultName);
+        else record(499, { error_type: 'CLIENT_CLOSED_REQUEST', fault: faultName });
+        if (!this.variants.has('drop-charged') && idemKey !== null) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
+        return this.sendDropped(res, wire);
       }
-      // Commit.
-      account.balance -= creditsUsed;
-      account.usedPeriod += creditsUsed;
-      this.counters.credits += creditsUsed;
-      if (freeCall) {
-        account.freeCallsRemaining--;
-        this.counters.freeCalls++;
+      if (scripted?.kind === 'truncate-charged') {
+        commit('truncate-charged');
+        return this.sendTruncated(res, wire);
       }
-      for (const k of labelledKeys) this.labelled.add(k);
-      if (recall)
-        this.recalls.put(recall.id, { platform, path: def.path, storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data: recall.data, pagination, unavailable, warnings, owners: new Set([account.id]) });
-      const heldBack = data.held_back as { recall_id?: unknown } | undefined;
-      if (hit && typeof heldBack?.recall_id === 'string') this.recalls.share(heldBack.recall_id, account.id);
-      if (hit) hit.owners.add(account.id);
-      else if (produced > 0)
-        this.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });
-      if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
-      record(200, { credits_used: creditsUsed, charge_reason: reason, cached: Boolean(hit), free_call: freeCall });
-      this.sendJson(res, 200, body);
+      if (scripted?.kind === 'trickle') {
+        const whole = await this.sendTrickle(res, wire, scripted.intervalMs ?? 10_000, scripted.chunkBytes ?? 1);
+        return whole ? commit('trickle') : undelivered('trickle');
+      }
+      commit(faultName);
+      this.sendJson(res, 200, wire);
     } finally {
       release();
     }
+  }
+
+  /** Scripted `status` fault: the status, type, Retry-After (real seconds) and body as given. */
+  private sendStatusFault(res: ServerResponse, f: FaultSpec, requestId: string, balance: number, rec: (status: number, type: string | null) => void): void {
+    const status = f.status ?? 500;
+    const headers: Record<string, string> = {};
+    if (f.retryAfter !== undefined) headers['Retry-After'] = String(f.retryAfter);
+    this.counters.byStatus[status] = (this.counters.byStatus[status] ?? 0) + 1;
+    if (f.body !== undefined) {
+      rec(status, f.type ?? null);
+      const text = typeof f.body === 'string' ? f.body : JSON.stringify(f.body);
+      const ct = f.contentType ?? (typeof f.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
+      res.writeHead(status, { 'Content-Type': ct, 'Content-Length': String(Buffer.byteLength(text)), 'X-Sandbox-Time-Scale': String(this.opts.timeScale), ...headers });
+      res.end(text);
+      return;
+    }
+    const type = f.type ?? 'INTERNAL_ERROR';
+    rec(status, type);
+    const remaining = status === 429 || type === 'SERVICE_UNAVAILABLE' ? null : balance;
+    const body = presentError(this.errorBody(requestId, type, f.message ?? `Scripted fault: ${status} ${type}.`, remaining), this.variants, requestId);
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'Content-Type': f.contentType ?? 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Sandbox-Time-Scale': String(this.opts.timeScale),
+      ...headers,
+    });
+    res.end(text);
   }
 
   private cacheKey(def: EndpointDef, params: Record<string, string>, posToken: string | null): string {
@@ -543,6 +711,11 @@ export class SandboxServer {
   }
   setChaos(c: ChaosConfig | number): void {
     this.chaos.set(c);
+  }
+  /** Replace the active spec variants (throws on an unknown name; nothing changes then). */
+  setVariants(list: unknown): string[] {
+    this.variants.replace(list);
+    return this.variants.list();
   }
   charges(): ChargeRecord[] {
     return this.ledger.records.map((r) => ({ ...r, params: { ...r.params } }));

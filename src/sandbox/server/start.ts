@@ -3,7 +3,9 @@
  * `src/sandbox/index.ts` supplies the real registry and world; tests may pass fixtures.
  */
 import { SandboxServer } from './http';
+import type { FaultSpec, QueuedFault } from './faults';
 import type { ChaosConfig, ChargeRecord, SandboxStats, ServerDeps } from './types';
+import type { SpecVariant } from './variants';
 
 export interface SandboxOptions {
   /** 0 (default) = a free port. */
@@ -24,6 +26,11 @@ export interface SandboxOptions {
   freeCalls?: number;
   /** Sandbox epoch, ms since 1970 (default: real start time floored to the minute). */
   epoch?: number;
+  /**
+   * Spec variants to serve (names from SPEC_VARIANTS; combinable; default none = the default
+   * reading). An unknown name makes startServer/startSandbox reject.
+   */
+  variants?: string[];
 }
 
 export interface SandboxAdmin {
@@ -44,6 +51,16 @@ export interface SandboxAdmin {
   setChaos(c: ChaosConfig | number): void;
   /** SHA-256 hex of a key, as it appears in charges(). */
   keyHash(key: string): string;
+  /** Replace the active spec variants (throws on an unknown name); returns the active list. */
+  setVariants(list: string[]): SpecVariant[];
+  /** The active spec variants. */
+  variants(): SpecVariant[];
+  /** Append scripted faults to the FIFO queue (throws on an invalid one; nothing queued then). */
+  queueFaults(faults: FaultSpec[]): QueuedFault[];
+  /** Empty the scripted-fault queue. */
+  clearFaults(): void;
+  /** Scripted faults still queued, with their remaining uses. */
+  faults(): QueuedFault[];
 }
 
 export interface SandboxHandle {
@@ -67,6 +84,7 @@ export async function startServer(deps: ServerDeps, opts: SandboxOptions = {}): 
     keyPrefix: opts.keyPrefix ?? 'sdr',
     freeCalls: opts.freeCalls ?? 10,
     epoch,
+    variants: opts.variants ?? [],
   });
   const url = await s.listen(opts.port ?? 0);
   const account = (id?: string) => {
@@ -90,6 +108,11 @@ export async function startServer(deps: ServerDeps, opts: SandboxOptions = {}): 
       stats: () => s.stats(),
       setChaos: (c) => s.setChaos(c),
       keyHash: (k) => s.keyHashOf(k),
+      setVariants: (list) => s.setVariants(list) as SpecVariant[],
+      variants: () => s.variants.list(),
+      queueFaults: (f) => s.faults.push(f),
+      clearFaults: () => s.faults.clear(),
+      faults: () => s.faults.pending(),
     },
   };
 }

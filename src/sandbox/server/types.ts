@@ -58,6 +58,11 @@ export interface ChargeRecord {
   /** HTTP status the server sent (499 when the response never reached the client). */
   status: number;
   error_type: string | null;
+  /**
+   * Fault that shaped this answer: a scripted fault kind (`drop`, `trickle`, `stall`, `status`,
+   * `truncate-charged`), `chaos:<kind>` (`chaos:429`, `chaos:drop`...), or null.
+   */
+  fault: string | null;
   /** Sandbox time, ms since epoch. */
   at: number;
   /** Real time, ms since epoch. */
@@ -74,4 +79,10 @@ export interface SandboxStats {
   keys: number;
   accounts: number;
   chaos_faults: Record<string, number>;
+  /** Scripted faults applied so far, by kind. */
+  scripted_faults: Record<string, number>;
+  /** Scripted faults still queued. */
+  faults_queued: number;
+  /** Active spec variants. */
+  variants: string[];
 }
