@@ -151,6 +151,9 @@ describe('Spec variants: response shapes', () => {
     const err = await get(sb, '/v1/thread_net/profile');
     expect(err.status).toBe(400);
     expect(err.body).toMatchObject({ success: false, trace_id: expect.any(String), meta: expect.any(Object) });
+    const unauth = await get(sb, POSTS, { key: null });
+    expect(unauth.status).toBe(401);
+    expect(unauth.body).toMatchObject({ success: false, credits_remaining: null, trace_id: expect.any(String) });
     sb.admin.setVariants([]);
     expect((await get(sb, POSTS)).body).not.toHaveProperty('meta');
   });

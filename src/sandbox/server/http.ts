@@ -300,7 +300,7 @@ export class SandboxServer {
 
     // Authentication runs before anything else; free, uncounted, credits_remaining null.
     const auth = this.keys.authenticate(headerOf(req, 'x-api-key'));
-    if (!auth.ok) return this.sendJson(res, 401, this.errorBody(requestId, auth.type, auth.message, null));
+    if (!auth.ok) return this.sendJson(res, 401, presentError(this.errorBody(requestId, auth.type, auth.message, null), this.variants, requestId));
     const account = auth.account;
     const keyHash = auth.key.hash;
 
@@ -320,7 +320,7 @@ export class SandboxServer {
 
     // Limits: concurrency first, then the sliding window. Refused requests are not recorded.
     if (!this.limiter.tryEnter(keyHash))
-      return this.sendJson(res, 429, this.errorBody(requestId, 'CONCURRENCY_LIMIT', 'More than 10 requests in flight on this key.', null), { 'Retry-After': '1' });
+      return this.sendJson(res, 429, presentError(this.errorBody(requestId, 'CONCURRENCY_LIMIT', 'More than 10 requests in flight on this key.', null), this.variants, requestId), { 'Retry-After': '1' });
     let left = false;
     const leave = () => {
       if (!left) {
@@ -333,7 +333,7 @@ export class SandboxServer {
     const admitted = this.limiter.admit(keyHash, now0);
     if (!admitted.ok) {
       leave();
-      return this.sendJson(res, 429, this.errorBody(requestId, 'RATE_LIMITED', 'More than 60 requests in a sliding 60 seconds on this key.', null), this.retryAfter(admitted.retryAfterSandboxSeconds));
+      return this.sendJson(res, 429, presentError(this.errorBody(requestId, 'RATE_LIMITED', 'More than 60 requests in a sliding 60 seconds on this key.', null), this.variants, requestId), this.retryAfter(admitted.retryAfterSandboxSeconds));
     }
     this.counters.counted++;
     try {
