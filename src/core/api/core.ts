@@ -397,6 +397,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     call,
     quote,
     estimateWalk,
+    hold: async (target) => holdFor(await endpointOf(target), target),
     walk: (target, o) => runWalk(internals, target, o ?? {}),
     resumeWalk: (walkId, o) => resumeWalkImpl(internals, walkId, o ?? {}),
     credits,

@@ -187,6 +187,8 @@ export interface ApiCore {
   call<D = Record<string, unknown>>(target: CallTarget, opts?: CallOptions): Promise<CallResult<D>>;
   quote(target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>): Promise<Quote>;
   estimateWalk(target: CallTarget, opts: { pages: number; maxPages?: number; priority?: Priority }): Promise<WalkEstimate>;
+  /** what one call holds: the ceiling × every multiplier (max_pages, scan_pages, collect-until-N limit via the free quote) */
+  hold(target: CallTarget): Promise<number>;
   walk(target: CallTarget, opts?: WalkOptions): Promise<WalkResult>;
   resumeWalk(walkId: string, opts?: Omit<WalkOptions, 'walkId' | 'cursorParam'>): Promise<WalkResult>;
   /** GET /v1/credits (free, not rate counted); updates the known balance when it reports one */

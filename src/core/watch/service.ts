@@ -532,7 +532,12 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       if (ctx.signal.aborted) return stop('cancelled', 'the run was cancelled');
       if (out.pages >= maxPagesPerWatch) return stop('page_cap', `the per-run cap of ${maxPagesPerWatch} pages for one watch was reached`);
 
-      const hold = holdOf(ep, params);
+      let hold = holdOf(ep, params);
+      try {
+        hold = await ctx.api.hold({ platform: w.platform, endpoint: w.endpoint, params });
+      } catch {
+        /* the quote could not be had: the parameters' own multipliers stand */
+      }
       if (!(await ctx.budget.reserve(hold, ctx.signal))) {
         if (ctx.signal.aborted) return stop('cancelled', 'the run was cancelled');
         return stop('budget', `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`);
