@@ -1,5 +1,5 @@
 /** Walks: start with a price and a confirmation, live status, cancel, "Fetch N more pages · price". */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Target, WalkInfo } from '../../../shared/contract';
 import { api, errorText } from '../lib/api';
@@ -7,6 +7,7 @@ import { duration, fmtExact } from '../lib/format';
 import { invalidate, useApproveSpend, useLoupe, useWalkPrice } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 import { SpendButton } from './cells';
+import { singleFlight } from '../lib/single-flight';
 
 export function useWalk(walkId: string | null): WalkInfo | null {
   const live = useUi((s) => (walkId ? s.walks[walkId] : undefined));
@@ -24,7 +25,13 @@ export function useStartWalk() {
   const putWalk = useUi((s) => s.putWalk);
   const toast = useUi((s) => s.toast);
   const qc = useQueryClient();
-  return async (target: Target, source: string, pages: number, what: string): Promise<WalkInfo | null> => {
+  // one press = one walk, even when a click and a form submit (or two clicks) both arrive; the guard
+  // outlives re-renders (a ref), the step functions are the latest ones
+  const deps = useRef({ approve, putWalk, toast, qc });
+  deps.current = { approve, putWalk, toast, qc };
+  const start = useRef<ReturnType<typeof singleFlight<[Target, string, number, string], WalkInfo | null>>>(null);
+  start.current ??= singleFlight(async (target: Target, source: string, pages: number, what: string): Promise<WalkInfo | null> => {
+    const { approve, putWalk, toast, qc } = deps.current;
     try {
       const est = await api.call('api.estimateWalk', { target, pages });
       const ok = await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation });
@@ -37,7 +44,8 @@ export function useStartWalk() {
       toast('error', errorText(e));
       return null;
     }
-  };
+  }, null);
+  return start.current;
 }
 
 const STOP_TEXT: Record<string, string> = {

@@ -94,11 +94,16 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
   );
 }
 
-/** A button that spends: its price is part of its label before it is pressed. */
+/**
+ * A button that spends: its price is part of its label before it is pressed.
+ * One press = one action: a plain `type="button"` with `onClick`, or — inside a form — `submit` (the
+ * form's onSubmit is then the only handler; a default-typed button in a form would run both, issue 14 #1).
+ */
 export function SpendButton({
   label,
   price,
   onClick,
+  submit = false,
   disabled,
   testid,
   primary = true,
@@ -106,14 +111,16 @@ export function SpendButton({
 }: {
   label: string;
   price: string;
-  onClick: () => void;
+  onClick?: () => void;
+  /** the form's submit button: no onClick, the form's onSubmit runs the action once */
+  submit?: boolean;
   disabled?: boolean;
   testid?: string;
   primary?: boolean;
   title?: string;
 }) {
   return (
-    <button className={`btn ${primary ? 'primary' : ''}`} onClick={onClick} disabled={disabled} data-testid={testid} title={title}>
+    <button type={submit ? 'submit' : 'button'} className={`btn ${primary ? 'primary' : ''}`} onClick={submit ? undefined : onClick} disabled={disabled} data-testid={testid} title={title}>
       {label}
       {price ? <span className="price" data-testid={testid ? `${testid}-price` : undefined}> · {price}</span> : null}
     </button>

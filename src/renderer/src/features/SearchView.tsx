@@ -127,7 +127,7 @@ export function SearchView() {
               ))}
             </select>
           </Field>
-          <SpendButton label="Search" price={price.text} onClick={() => void submit()} disabled={!target} testid="search-submit" />
+          <SpendButton label="Search" price={price.text} submit disabled={!target} testid="search-submit" />
         </form>
         {ep && accepts(ep, 'relevance') ? (
           <div className="row gap wrap">
