@@ -1,9 +1,10 @@
 /**
  * Money under faults (issue 11): a walk of 250 pages through 20 % injected faults (bodies dropped
  * mid-way, 500, 503, 429) against the same walk without faults, on fresh sandboxes with the same
- * seed and world. Both readings of a dropped answer are run: the sandbox's default (the service
+ * seed and world. Both readings of a dropped answer are run — the sandbox's default (the service
  * never finished it: nothing charged, a same-key retry would pay the ceiling) and `drop-charged`
- * (the service charged it: a same-key retry is a free replay).
+ * (the service charged it: a same-key retry is a free replay) — with and without cache windows
+ * (`no-cache-window`: a fresh key cannot be an owner's free read).
  *
  * Reported per endpoint and reading:
  *  - cost ratio = credits the service charged for the faulted walk ÷ for the clean walk (target ≤ 1.02);
@@ -66,8 +67,13 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     { platform: 'micro_net', endpoint: 'user/tweets', params: { handle: 'money_bench' } },
     { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'money_bench' } },
   ];
-  for (const variants of [[], ['drop-charged']]) {
-    const reading = variants.length ? 'drop charged' : 'drop never charged';
+  const readings: Array<[string[], string]> = [
+    [[], 'drop never charged'],
+    [['drop-charged'], 'drop charged'],
+    [['no-cache-window'], 'drop never charged, no cache window'],
+    [['drop-charged', 'no-cache-window'], 'drop charged, no cache window'],
+  ];
+  for (const [variants, reading] of readings) {
     for (const t of targets) {
       const label = `${t.platform}/${t.endpoint}, ${reading}`;
       ctx.log(`money: ${label}: clean walk of ${pages} pages`);

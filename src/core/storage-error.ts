@@ -10,6 +10,9 @@
  * The message is one sentence: what could not be done to which file, the cause (with the
  * driver's code), and the way out.
  */
+import { readFileSync, statSync, statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+
 export type StorageErrorKind = 'full' | 'readonly' | 'damaged' | 'locked' | 'io';
 
 /** What was being done when the failure happened (only changes the wording). */
@@ -36,9 +39,9 @@ export function isStorageError(e: unknown): e is StorageError {
 
 const CAUSE: Record<StorageErrorKind, string> = {
   full: 'the disk is full (or a file-size limit was reached)',
-  readonly: 'the archive or its folder is read-only',
-  damaged: 'the archive file is damaged or is not a Loupe archive',
-  locked: 'another program holds the archive locked',
+  readonly: 'it or its folder is read-only',
+  damaged: 'the file is damaged or is not a Loupe archive',
+  locked: 'another program holds it locked',
   io: 'the disk reported an input/output error',
 };
 
@@ -61,16 +64,57 @@ function kindOf(code: string, message: string): StorageErrorKind | null {
   return null;
 }
 
+/** The soft RLIMIT_FSIZE in bytes (Linux), or null when unlimited / unknown. */
+function fileSizeLimit(): number | null {
+  try {
+    const m = /^Max file size\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m && /^\d+$/.test(m[1]) ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a failed write at `path` looks like a full disk or a file-size limit: SQLite reports
+ * ENOSPC as SQLITE_FULL, but a write past the file-size limit (EFBIG) only as SQLITE_IOERR_WRITE.
+ */
+function looksFull(path: string): boolean {
+  try {
+    const fs = statfsSync(dirname(path));
+    if (fs.bavail * fs.bsize < 1024 * 1024) return true;
+  } catch {
+    /* unknown */
+  }
+  const limit = fileSizeLimit();
+  if (limit === null) return false;
+  for (const f of [path, `${path}-wal`, `${path}-journal`]) {
+    try {
+      if (statSync(f).size + 64 * 1024 >= limit) return true;
+    } catch {
+      /* absent */
+    }
+  }
+  return false;
+}
+
 const VERB: Record<StorageOp, string> = { write: 'could not be written', read: 'could not be read', open: 'could not be opened' };
 
 /**
  * A StorageError made from its parts. `what` names the file ("the archive" by default; e.g.
  * "the settings file", "the data folder").
  */
+export interface StorageErrorWording {
+  op?: StorageOp;
+  /** the file named, "the archive" by default */
+  what?: string;
+  /** replaces the way out (e.g. for a file the user chose, outside the data folder) */
+  wayOut?: string;
+}
+
 export function storageError(
   kind: StorageErrorKind,
   path: string,
-  opts: { op?: StorageOp; what?: string; detail?: string; code?: string } = {},
+  opts: StorageErrorWording & { detail?: string; code?: string } = {},
 ): StorageError {
   const what = opts.what ?? 'the archive';
   const detail = opts.detail ? ` (${opts.detail})` : '';
@@ -79,7 +123,7 @@ export function storageError(
     kind,
     path,
     code: opts.code,
-    message: `${lead} at ${path} ${VERB[opts.op ?? 'write']}: ${CAUSE[kind]}${detail}; ${WAY_OUT[kind]}.`,
+    message: `${lead} at ${path} ${VERB[opts.op ?? 'write']}: ${CAUSE[kind]}${detail}; ${opts.wayOut ?? WAY_OUT[kind]}.`,
   });
 }
 
@@ -87,19 +131,20 @@ export function storageError(
  * The StorageError for a driver/file-system error, or null when `e` is not a storage failure.
  * `op` and `what` only change the wording (default: writing the archive).
  */
-export function asStorageError(e: unknown, path: string, opts: { op?: StorageOp; what?: string } = {}): StorageError | null {
+export function asStorageError(e: unknown, path: string, opts: StorageErrorWording = {}): StorageError | null {
   if (e instanceof StorageError) return e;
   if (!(e instanceof Error)) return null;
   const code = String((e as { code?: unknown }).code ?? '');
-  const kind = kindOf(code, e.message);
+  let kind = kindOf(code, e.message);
   if (!kind) return null;
+  if (kind === 'io' && /^SQLITE_IOERR_(WRITE|SHORT_WRITE|FSYNC|TRUNCATE|SHMSIZE)$/.test(code) && looksFull(path)) kind = 'full';
   const msg = e.message.replace(/\.$/, '');
   const detail = code && !msg.includes(code) ? `${code}: ${msg}` : msg;
   return storageError(kind, path, { ...opts, detail, code: code || undefined });
 }
 
 /** Like asStorageError, but returns `e` unchanged when it is not a storage failure. */
-export function toStorageError(e: unknown, path: string, opts: { op?: StorageOp; what?: string } = {}): unknown {
+export function toStorageError(e: unknown, path: string, opts: StorageErrorWording = {}): unknown {
   return asStorageError(e, path, opts) ?? e;
 }
 

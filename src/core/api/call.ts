@@ -33,6 +33,8 @@ export interface CallerDeps {
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
   balance: () => number | null;
   noteBalance: (v: number | null | undefined, at: number) => void;
+  /** GET /v1/credits (free, not rate counted): the balance now, or null when it cannot be read */
+  readBalance: () => Promise<number | null>;
   probeBalance: () => Promise<void>;
   maxRetries: number;
   /** longest single wait (Retry-After or backoff) the core sleeps through; beyond it: `rate_wait` */
@@ -41,16 +43,23 @@ export interface CallerDeps {
   timeoutMs: () => number;
 }
 
+/** A balance the service reported, with the credits this core had recorded by then. */
+interface BalanceMark {
+  value: number;
+  recorded: number;
+  /** no attempt of this core was in flight when it was read (it reflects every recorded charge and no other) */
+  clean: boolean;
+}
+
 /** A lost answer whose fate the service has not told us yet. */
 interface Lost {
   attempt: number;
   startedAt: number;
   idempotencyKey: string;
-  /** balance known when it started, and credits recorded by this core by then */
-  balanceBefore: number | null;
-  recordedBefore: number;
-  /** no other attempt of this core was in flight when it started */
-  alone: boolean;
+  /** the last clean balance before it started, if nothing else of this core was in flight then */
+  before: BalanceMark | null;
+  /** its charge is already in the ledger (read from the balance) */
+  settled: boolean;
 }
 
 export function createCaller(d: CallerDeps) {
@@ -58,6 +67,22 @@ export function createCaller(d: CallerDeps) {
   let attemptsInFlight = 0;
   /** credits this core has written to the ledger (used to read balance movement) */
   let recorded = 0;
+  let lastBalance: BalanceMark | null = null;
+  let firstReading: Promise<void> | undefined;
+  const markBalance = (v: number | null) => {
+    if (v !== null) lastBalance = { value: v, recorded, clean: attemptsInFlight === 0 };
+  };
+  /**
+   * What the balance says a lost attempt cost: (balance before) − (balance now) − (what this core
+   * recorded in between). Only when nothing else of this core was in flight at either end; null
+   * when it cannot be read or makes no sense (a top-up, another program spending).
+   */
+  function movedSince(lost: Lost, now: number | null, ceiling: number): number | null {
+    const b = lost.before;
+    if (!b || !b.clean || now === null || attemptsInFlight !== 0) return null;
+    const moved = b.value - now - (recorded - b.recorded);
+    return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
+  }
 
   function storage(e: unknown, charged: number): never {
     if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
@@ -107,12 +132,34 @@ export function createCaller(d: CallerDeps) {
   /** The original's charge, for a lost answer the service turns out to have charged. */
   function inferLostCharge(lost: Lost, ep: CatalogueEndpoint, params: Record<string, string>, after: number | null): { credits: number; how: 'balance' | 'price' } {
     const price = priceOf(ep);
-    const ceiling = price.max * pagesOf(params);
-    if (lost.alone && attemptsInFlight === 0 && lost.balanceBefore !== null && after !== null) {
-      const moved = lost.balanceBefore - after - (recorded - lost.recordedBefore);
-      if (Number.isInteger(moved) && moved >= 0 && moved <= ceiling) return { credits: moved, how: 'balance' };
-    }
+    const moved = movedSince(lost, after, price.max * pagesOf(params));
+    if (moved !== null) return { credits: moved, how: 'balance' };
     return { credits: price.min * pagesOf(params), how: 'price' };
+  }
+
+  function recordInferred(lost: Lost, entry: LedgerEntry, credits: number, how: 'balance' | 'price', charged: number): void {
+    write(
+      () =>
+        d.store.recordAttempt({
+          ...entry,
+          attempt: lost.attempt,
+          startedAt: lost.startedAt,
+          durationMs: 0,
+          idempotencyKey: lost.idempotencyKey,
+          requestId: null,
+          status: null,
+          errorType: null,
+          creditsUsed: credits,
+          creditsRemaining: null,
+          chargeReason: `inferred:${how}`,
+          cached: false,
+          freeCall: false,
+          idempotentReplay: false,
+        }),
+      charged,
+    );
+    recorded += credits;
+    d.log(`${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`);
   }
 
   return async function call<D = Record<string, unknown>>(target: CallTarget, o: CallOptions = {}): Promise<CallResult<D>> {
@@ -168,6 +215,14 @@ export function createCaller(d: CallerDeps) {
       }
     }
 
+    // a clean starting balance (free to read, once per process), so even a first answer that gets
+    // lost can be told apart: charged or not
+    if (hold > 0 && lastBalance === null) {
+      firstReading ??= d.readBalance().then((v) => {
+        if (lastBalance === null && attemptsInFlight === 0) markBalance(v);
+      });
+      await firstReading;
+    }
     const price = priceOf(ep);
     const lostContext = (lostAt: number) => ({
       ttlSeconds: ep.cache_ttl_seconds,
@@ -189,7 +244,7 @@ export function createCaller(d: CallerDeps) {
       journal = same;
     } else if (same) {
       // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown
-      lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, balanceBefore: d.balance(), recordedBefore: recorded, alone: false };
+      lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, before: null, settled: false };
       const keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
       journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now() };
       if (!keep) write(() => d.store.beginJournal(journal));
@@ -219,6 +274,9 @@ export function createCaller(d: CallerDeps) {
     const url = `${d.baseUrl()}/v1/${platform}/${endpoint}${qs ? `?${qs}` : ''}`;
 
     heldInFlight += hold;
+    /** charges of lost attempts already read from the balance and recorded during this call */
+    let inferredEarly = 0;
+    const chargedSoFar = () => (inferredEarly > 0 ? { creditsCharged: inferredEarly } : {});
     try {
       for (let attempt = 1; ; attempt++) {
         // a pause longer than the wait cap (an earlier RATE_LIMITED on this key) stops here, unsent
@@ -233,7 +291,7 @@ export function createCaller(d: CallerDeps) {
         const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
         if (o.fresh) headers['cache-control'] = 'no-cache';
         const startedAt = d.clock.now();
-        const snapshot = { balanceBefore: d.balance(), recordedBefore: recorded, alone: attemptsInFlight === 0 };
+        const before = attemptsInFlight === 0 && lastBalance?.clean ? { ...lastBalance } : null;
         attemptsInFlight++;
         let out: HttpOutcome;
         try {
@@ -284,6 +342,7 @@ export function createCaller(d: CallerDeps) {
         };
         write(() => d.store.recordAttempt(entry), creditsUsed);
         recorded += creditsUsed;
+        markBalance(creditsRemaining);
         d.noteBalance(creditsRemaining, d.clock.now());
         d.events.emit('attempt', {
           callId: j.callId,
@@ -305,35 +364,15 @@ export function createCaller(d: CallerDeps) {
           let inferred = 0;
           const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
           const ownerRead = okEnv.cached === true && creditsUsed === 0 && okEnv.free_call !== true;
-          if (lost && !dry && (replay || ownerRead)) {
-            const inf = inferLostCharge(lost, ep, params, creditsRemaining);
+          const moved = lost && !lost.settled && !dry ? movedSince(lost, creditsRemaining, Math.max(hold, price.max * pagesOf(params))) : null;
+          if (lost && !lost.settled && !dry && (replay || ownerRead || (moved !== null && moved > 0))) {
+            const inf = moved !== null ? { credits: moved, how: 'balance' as const } : inferLostCharge(lost, ep, params, creditsRemaining);
             inferred = inf.credits;
             if (inferred > 0) {
-              write(
-                () =>
-                  d.store.recordAttempt({
-                    ...entry,
-                    attempt: lost!.attempt,
-                    startedAt: lost!.startedAt,
-                    durationMs: 0,
-                    idempotencyKey: lost!.idempotencyKey,
-                    requestId: null,
-                    status: null,
-                    errorType: null,
-                    creditsUsed: inferred,
-                    creditsRemaining: null,
-                    chargeReason: `inferred:${inf.how}`,
-                    cached: false,
-                    freeCall: false,
-                    idempotentReplay: false,
-                  }),
-                creditsUsed + inferred,
-              );
-              recorded += inferred;
-              d.log(`${where}: the service had charged an answer that never arrived; recorded ${inferred} credits (inferred from the ${inf.how === 'balance' ? 'balance' : 'catalogue price'})`);
+              recordInferred(lost, entry, inferred, inf.how, creditsUsed + inferred);
             }
           }
-          const charged = (replay ? 0 : creditsUsed) + inferred;
+          const charged = (replay ? 0 : creditsUsed) + inferred + inferredEarly;
           write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), charged);
           let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
           if (!dry) {
@@ -352,7 +391,7 @@ export function createCaller(d: CallerDeps) {
             idempotencyKey: j.idempotencyKey,
             attempts: attempt,
             creditsUsed: charged,
-            creditsInferred: inferred,
+            creditsInferred: inferred + inferredEarly,
             ...stored,
           };
         }
@@ -360,8 +399,26 @@ export function createCaller(d: CallerDeps) {
         // --- not a success: which key does the next attempt use? --------------------------
         if (oc.kind === 'lost') {
           // keep the earliest unresolved loss: it is the one the service may have billed
-          lost ??= { attempt, startedAt, idempotencyKey: j.idempotencyKey, ...snapshot };
-          if (willRetry && keyAfterLostAnswer(lostContext(startedAt)) === 'fresh') newKey();
+          const first = lost === null || lost.settled;
+          if (first) lost = { attempt, startedAt, idempotencyKey: j.idempotencyKey, before, settled: false };
+          const l = lost as Lost;
+          if (willRetry) {
+            // the balance (free to read) tells which reading we are in, when nothing else is in flight
+            const moved = l.before ? movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
+            if (moved !== null && moved > 0) {
+              // charged: the same key replays it free; its charge goes in the ledger now
+              recordInferred(l, entry, moved, 'balance', moved);
+              inferredEarly += moved;
+              l.settled = true;
+              // the service holds a finished answer under this key: whatever happens next, a later
+              // run of this operation replays it free (and records nothing twice)
+              write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), inferredEarly);
+            } else if (moved === 0) {
+              // never charged: a same-key retry would pay the ceiling; a fresh key pays the price
+              newKey();
+              lost = null;
+            } else if (keyAfterLostAnswer(lostContext(startedAt)) === 'fresh') newKey();
+          }
         } else if (oc.kind === 'error' && errorType !== 'IDEMPOTENCY_IN_PROGRESS' && willRetry && (lost === null || j.idempotencyKey !== lost.idempotencyKey)) {
           // a definite error answer: this attempt was not charged, and under the strictest reading
           // a same-key retry after any unsuccessful original pays the ceiling — so a fresh key,
@@ -376,7 +433,8 @@ export function createCaller(d: CallerDeps) {
             if (errorType === 'RATE_LIMITED') pacer.pause(until);
             if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
             d.events.emit('rate-limited', { type: errorType ?? 'RATE_LIMITED', retryAfterMs: waitMs, until, platform, endpoint });
-            throw rateWait(where, until, errorType, requestId, retryAfterS);
+            const e = rateWait(where, until, errorType, requestId, retryAfterS);
+            throw inferredEarly > 0 ? new ApiError({ ...e.toJSON(), kind: 'rate_wait', creditsCharged: inferredEarly }) : e;
           }
           d.log(`${where}: attempt ${attempt} failed with ${label}${requestId ? ` [${requestId}]` : ''}; retrying in ${Math.round(waitMs)} ms`);
           if (errorType === 'RATE_LIMITED') {
@@ -405,6 +463,7 @@ export function createCaller(d: CallerDeps) {
             requestId: requestId ?? undefined,
             retryAfter: retryAfterS,
             attempts: attempt,
+            ...chargedSoFar(),
             message: `Gave up after ${attempt - 1} retries on ${where}: ${what.replace(/\.$/, '')}.`,
           });
         }
@@ -416,7 +475,7 @@ export function createCaller(d: CallerDeps) {
             const bal = creditsRemaining ?? d.balance();
             message = `Out of credits: this call holds ${hold}${bal !== null ? `, balance is ${bal}` : ''}${errorSuffix(type, requestId ?? undefined)}`;
           }
-          throw new ApiError({ kind: 'api', type, status: status ?? undefined, requestId: requestId ?? undefined, attempts: attempt, message });
+          throw new ApiError({ kind: 'api', type, status: status ?? undefined, requestId: requestId ?? undefined, attempts: attempt, ...chargedSoFar(), message });
         }
         const body = out.text ? `: "${redact(out.text.replace(/\s+/g, ' ').trim().slice(0, 120), k)}"` : '';
         throw new ApiError({

@@ -21,8 +21,8 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, extra: Partial<ApiCoreOptions> = {}) {
-  api = await startFakeApi({ catalogue: testCatalogue(), handle });
+async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, extra: Partial<ApiCoreOptions> = {}, credits?: () => unknown) {
+  api = await startFakeApi({ catalogue: testCatalogue(), handle, credits });
   const store = new MemoryStore();
   store.setBalance(100_000, 0);
   const clock = new InstantClock();
@@ -204,7 +204,12 @@ describe('retry policy', () => {
     let n = 0;
     const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
     const body = okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) });
-    const { core, api, store } = await setup(() => (++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } }));
+    // the balance cannot be read here: the rule alone decides
+    const { core, api, store } = await setup(
+      () => (++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } }),
+      {},
+      () => ({ success: true }),
+    );
     const r = await core.call(comments);
     const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
     expect(keys[1]).toBe(keys[0]);
@@ -214,16 +219,44 @@ describe('retry policy', () => {
     expect(store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).map((l) => l.creditsUsed)).toEqual([20]);
   });
 
-  it('infers the lost charge from the balance when nothing else was in flight', async () => {
+  it('reads the balance after a lost answer: charged → the same key (a free replay) and the charge recorded once', async () => {
     let n = 0;
+    let balance = 100_000;
     const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
     const body = okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) }, { credits_used: 20 });
-    const { core, store } = await setup(() =>
-      ++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 99_980 } },
+    const { core, api, store } = await setup(
+      () => {
+        if (++n === 1) {
+          balance -= 20; // the service finished and billed it; the body never arrived
+          return { drop: 'mid_body', body };
+        }
+        return { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: balance } };
+      },
+      {},
+      () => ({ success: true, credits_remaining: balance }),
     );
     const r = await core.call(comments);
+    const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
+    expect(keys[1]).toBe(keys[0]);
     expect(r.creditsInferred).toBe(20);
-    expect(store.ledger.find((l) => l.chargeReason?.startsWith('inferred:'))?.chargeReason).toBe('inferred:balance');
+    expect(r.creditsUsed).toBe(20);
+    expect(store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).map((l) => l.chargeReason)).toEqual(['inferred:balance']);
+  });
+
+  it('reads the balance after a lost answer: not charged → a fresh key (a same-key retry would pay the ceiling)', async () => {
+    let n = 0;
+    const comments = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } };
+    const body = okEnvelope('photo_net', 'profile/posts', { items: postItems(['1']) }, { credits_used: 20, credits_remaining: 99_980 });
+    const { core, api, store } = await setup(
+      () => (++n === 1 ? { drop: 'mid_body', body } : { body }),
+      {},
+      () => ({ success: true, credits_remaining: 100_000 }),
+    );
+    const r = await core.call(comments, { fresh: true }); // no-cache: the cache window cannot help
+    const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
+    expect(keys[1]).not.toBe(keys[0]);
+    expect(r.creditsInferred).toBe(0);
+    expect(store.ledger.some((l) => l.chargeReason?.startsWith('inferred:'))).toBe(false);
   });
 
   it('records no inferred charge when the retry is charged normally (the lost answer was never billed)', async () => {
@@ -406,10 +439,14 @@ describe('hold check', () => {
   it('counts holds of calls in flight', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const { core, api, store } = await setup(async () => {
-      await gate;
-      return { body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }, { credits_remaining: 60 }) };
-    });
+    const { core, api, store } = await setup(
+      async () => {
+        await gate;
+        return { body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }, { credits_remaining: 60 }) };
+      },
+      {},
+      () => ({ success: true, credits_remaining: 50 }),
+    );
     store.setBalance(50, 1);
     const a = core.call({ ...profile, params: { handle: 'a' } });
     const b = core.call({ ...profile, params: { handle: 'b' } });

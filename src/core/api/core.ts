@@ -331,6 +331,13 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     holdOf: holdFor,
     balance,
     noteBalance,
+    readBalance: async () => {
+      try {
+        return pickBalance(await credits());
+      } catch {
+        return null;
+      }
+    },
     probeBalance: async () => {
       // Unknown balance (first call ever): ask /v1/credits once (free, not rate counted).
       balanceProbe ??= credits().then(

@@ -15,6 +15,7 @@ import type {
   WalkState,
   WalkStatus,
 } from '../ports';
+import { toStorageError, type StorageOp } from '../storage-error';
 import type { Envelope } from '../../shared/api-types';
 import type {
   ArchivedItem,
@@ -82,6 +83,13 @@ export class ArchiveError extends Error {
 export interface OpenArchiveOptions {
   /** ms since epoch; used for annotation times and bulk-ingest seen times */
   clock?: () => number;
+  /**
+   * The archive's path as the user knows it, for error messages (default: the file opened).
+   * A read-only snapshot (open.ts) opens a temporary copy but names the original.
+   */
+  path?: string;
+  /** called once by close() (a snapshot removes its temporary copy) */
+  onClose?: () => void;
   /** matching rows from which a filter is probed per row instead of materialised (tests force 1) */
   denseAt?: number;
 }
@@ -319,6 +327,9 @@ function and(clauses: string[]): string {
 
 export class Archive implements CoreStore {
   readonly db: Db;
+  /** the archive's path as the user knows it (error messages) */
+  readonly path: string;
+  private readonly onClose: (() => void) | undefined;
   private readonly clock: () => number;
   private readonly denseAt: number;
   private readonly fixedDense: boolean;
@@ -332,6 +343,8 @@ export class Archive implements CoreStore {
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
     this.db = db;
+    this.path = opts.path ?? (db.name || ':memory:');
+    this.onClose = opts.onClose;
     this.clock = opts.clock ?? Date.now;
     this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
     this.fixedDense = opts.denseAt !== undefined;
@@ -339,7 +352,27 @@ export class Archive implements CoreStore {
 
   close(): void {
     this.stmtCache.clear();
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      this.db.close();
+      this.onClose?.();
+    }
+  }
+
+  /** True when this connection cannot write (a read-only file or folder, or a snapshot). */
+  get readonly(): boolean {
+    return this.db.readonly || (this.db.pragma('query_only', { simple: true }) as number) === 1;
+  }
+
+  /**
+   * Runs `f`, turning SQLite / file-system failures into a StorageError naming this archive, the
+   * cause and the way out (disk full, read-only, damaged, locked, I/O). Other errors pass as they are.
+   */
+  private guard<T>(op: StorageOp, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw toStorageError(e, this.path, { op });
+    }
   }
 
   /** Prepared statement cache (dynamic library SQL is bounded by the query shapes). */
@@ -356,28 +389,28 @@ export class Archive implements CoreStore {
   // ───────────────────────── idempotency journal ─────────────────────────
 
   findJournal(opKey: string): JournalEntry | undefined {
-    const r = this.st('SELECT * FROM journal WHERE op_key = ?').get(opKey) as JournalRow | undefined;
+    const r = this.guard('read', () => this.st('SELECT * FROM journal WHERE op_key = ?').get(opKey) as JournalRow | undefined);
     return r ? journalFromRow(r) : undefined;
   }
 
   /** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
   beginJournal(e: JournalEntry): void {
-    this.st(
+    this.guard('write', () => this.st(
       `INSERT INTO journal (call_id, op_key, idempotency_key, platform, endpoint, params, params_hash, state, created_at, finished_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
          platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
          params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
          finished_at = excluded.finished_at`,
-    ).run(e.callId, e.opKey, e.idempotencyKey, e.platform, e.endpoint, e.params, e.paramsHash, e.state, e.createdAt, e.finishedAt);
+    ).run(e.callId, e.opKey, e.idempotencyKey, e.platform, e.endpoint, e.params, e.paramsHash, e.state, e.createdAt, e.finishedAt));
   }
 
   finishJournal(callId: string, state: 'done' | 'failed', at: number): void {
-    this.st('UPDATE journal SET state = ?, finished_at = ? WHERE call_id = ?').run(state, at, callId);
+    this.guard('write', () => this.st('UPDATE journal SET state = ?, finished_at = ? WHERE call_id = ?').run(state, at, callId));
   }
 
   pendingJournal(): JournalEntry[] {
-    return (this.st("SELECT * FROM journal WHERE state = 'pending' ORDER BY created_at, call_id").all() as JournalRow[]).map(
+    return this.guard('read', () => this.st("SELECT * FROM journal WHERE state = 'pending' ORDER BY created_at, call_id").all() as JournalRow[]).map(
       journalFromRow,
     );
   }
@@ -385,7 +418,7 @@ export class Archive implements CoreStore {
   // ───────────────────────── ledger ─────────────────────────
 
   recordAttempt(e: LedgerEntry): number {
-    const r = this.st(
+    const r = this.guard('write', () => this.st(
       `INSERT INTO calls (call_id, attempt, started_at, duration_ms, platform, endpoint, params, params_hash, idempotency_key,
          request_id, status, error_type, credits_used, credits_remaining, charge_reason, cached, free_call, idempotent_replay,
          source, walk_id, dry_run)
@@ -394,7 +427,7 @@ export class Archive implements CoreStore {
       e.callId, e.attempt, e.startedAt, e.durationMs, e.platform, e.endpoint, e.params, e.paramsHash, e.idempotencyKey,
       e.requestId, e.status, e.errorType, e.creditsUsed, e.creditsRemaining, e.chargeReason, b(e.cached), b(e.freeCall),
       b(e.idempotentReplay), e.source, e.walkId, b(e.dryRun),
-    );
+    ));
     return Number(r.lastInsertRowid);
   }
 
@@ -411,7 +444,7 @@ export class Archive implements CoreStore {
       clauses.push('call_id = ?');
       params.push(opts.callId);
     }
-    return (this.st(`SELECT * FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as CallRow[]).map(
+    return this.guard('read', () => this.st(`SELECT * FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as CallRow[]).map(
       ledgerFromRow,
     );
   }
@@ -614,6 +647,10 @@ export class Archive implements CoreStore {
   }
 
   storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
+    return this.guard('write', () => this.storeResponseUnguarded(r, source, walkId));
+  }
+
+  private storeResponseUnguarded(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
     const env = r.envelope as Envelope;
     const found = this.incoming(
       itemsOfData(env.data).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position })),
@@ -627,6 +664,10 @@ export class Archive implements CoreStore {
 
   /** Bulk load (benchmarks, imports): one transaction for all rows. */
   ingestItems(rows: IngestRow[], provenance?: IngestProvenance): { items: ItemRef[]; newItems: number } {
+    return this.guard('write', () => this.ingestItemsUnguarded(rows, provenance));
+  }
+
+  private ingestItemsUnguarded(rows: IngestRow[], provenance?: IngestProvenance): { items: ItemRef[]; newItems: number } {
     // every record needs an id: checked before anything is written
     const found = this.incoming(
       rows.map((r, position) => {
@@ -649,11 +690,11 @@ export class Archive implements CoreStore {
   }
 
   findFreshResponse(platform: string, endpoint: string, paramsHash: string, since: number): StoredResponse | undefined {
-    const r = this.st(
+    const r = this.guard('read', () => this.st(
       `SELECT call_id, fetched_at, envelope FROM responses
        WHERE platform = ? AND endpoint = ? AND params_hash = ? AND fetched_at >= ? AND envelope IS NOT NULL
        ORDER BY fetched_at DESC LIMIT 1`,
-    ).get(platform, endpoint, paramsHash, since) as { call_id: string; fetched_at: number; envelope: string } | undefined;
+    ).get(platform, endpoint, paramsHash, since) as { call_id: string; fetched_at: number; envelope: string } | undefined);
     if (!r) return undefined;
     return { callId: r.call_id, platform, endpoint, paramsHash, fetchedAt: r.fetched_at, envelope: JSON.parse(r.envelope) as Envelope };
   }
@@ -661,49 +702,55 @@ export class Archive implements CoreStore {
   // ───────────────────────── walks, balance ─────────────────────────
 
   saveWalk(w: WalkState): void {
-    this.st(
-      `INSERT INTO walks (walk_id, platform, endpoint, params, cursor_param, cursor, pages_done, credits_spent, items_seen, status,
-         stop_reason, source, created_at, updated_at, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
-         cursor_param = excluded.cursor_param, cursor = excluded.cursor, pages_done = excluded.pages_done,
-         credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
-         stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
-         updated_at = excluded.updated_at, error = excluded.error`,
-    ).run(
-      w.walkId, w.platform, w.endpoint, w.params, w.cursorParam, w.cursor, w.pagesDone, w.creditsSpent, w.itemsSeen, w.status,
-      w.stopReason, w.source, w.createdAt, w.updatedAt, w.error,
+    this.guard('write', () =>
+      this.st(
+        `INSERT INTO walks (walk_id, platform, endpoint, params, cursor_param, cursor, pages_done, credits_spent, items_seen, status,
+           stop_reason, source, created_at, updated_at, error)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
+           cursor_param = excluded.cursor_param, cursor = excluded.cursor, pages_done = excluded.pages_done,
+           credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
+           stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
+           updated_at = excluded.updated_at, error = excluded.error`,
+      ).run(
+        w.walkId, w.platform, w.endpoint, w.params, w.cursorParam, w.cursor, w.pagesDone, w.creditsSpent, w.itemsSeen, w.status,
+        w.stopReason, w.source, w.createdAt, w.updatedAt, w.error,
+      ),
     );
   }
 
   getWalk(walkId: string): WalkState | undefined {
-    const r = this.st('SELECT * FROM walks WHERE walk_id = ?').get(walkId) as WalkRow | undefined;
+    const r = this.guard('read', () => this.st('SELECT * FROM walks WHERE walk_id = ?').get(walkId) as WalkRow | undefined);
     return r ? walkFromRow(r) : undefined;
   }
 
   /** Newest activity first. */
   listWalks(filter?: { status?: WalkStatus[] }): WalkState[] {
     const st = filter?.status;
-    if (st && st.length > 0) {
-      return (
-        this.st(`SELECT * FROM walks WHERE status IN (SELECT value FROM json_each(?)) ORDER BY updated_at DESC, walk_id`).all(
-          JSON.stringify(st),
-        ) as WalkRow[]
-      ).map(walkFromRow);
-    }
-    return (this.st('SELECT * FROM walks ORDER BY updated_at DESC, walk_id').all() as WalkRow[]).map(walkFromRow);
+    return this.guard('read', () => {
+      if (st && st.length > 0) {
+        return (
+          this.st(`SELECT * FROM walks WHERE status IN (SELECT value FROM json_each(?)) ORDER BY updated_at DESC, walk_id`).all(
+            JSON.stringify(st),
+          ) as WalkRow[]
+        ).map(walkFromRow);
+      }
+      return (this.st('SELECT * FROM walks ORDER BY updated_at DESC, walk_id').all() as WalkRow[]).map(walkFromRow);
+    });
   }
 
   setBalance(creditsRemaining: number, at: number): void {
-    this.st(
-      `INSERT INTO balance (id, credits_remaining, at) VALUES (1, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
-       WHERE excluded.at >= balance.at`,
-    ).run(creditsRemaining, at);
+    this.guard('write', () =>
+      this.st(
+        `INSERT INTO balance (id, credits_remaining, at) VALUES (1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
+         WHERE excluded.at >= balance.at`,
+      ).run(creditsRemaining, at),
+    );
   }
 
   getBalance(): { creditsRemaining: number; at: number } | undefined {
-    const r = this.st('SELECT credits_remaining, at FROM balance WHERE id = 1').get() as { credits_remaining: number; at: number } | undefined;
+    const r = this.guard('read', () => this.st('SELECT credits_remaining, at FROM balance WHERE id = 1').get() as { credits_remaining: number; at: number } | undefined);
     return r ? { creditsRemaining: r.credits_remaining, at: r.at } : undefined;
   }
 
@@ -767,44 +814,46 @@ export class Archive implements CoreStore {
 
   /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
   query(input: LibraryQuery): LibraryPage {
-    const q = parseQuery(input);
-    const n = pageSize(q);
-    const hash = queryHash(q);
-    const plan = sortPlan(q);
-    const w = buildWhere(q, this.estimate, sortColumn(plan));
-    const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
-    const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
-    const cmp = plan.dir === 'desc' ? '<' : '>';
-    const got: Array<ItemRow & { sort_v: string | number | null; phase: 0 | 1 }> = [];
-    if (!cur || cur.p === 0) {
-      const clauses = [plan.known, ...w.clauses];
-      const params = [...plan.knownParams, ...w.params];
-      if (cur) {
-        clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
-        params.push(cur.v, cur.r);
+    return this.guard('read', () => {
+      const q = parseQuery(input);
+      const n = pageSize(q);
+      const hash = queryHash(q);
+      const plan = sortPlan(q);
+      const w = buildWhere(q, this.estimate, sortColumn(plan));
+      const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
+      const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
+      const cmp = plan.dir === 'desc' ? '<' : '>';
+      const got: Array<ItemRow & { sort_v: string | number | null; phase: 0 | 1 }> = [];
+      if (!cur || cur.p === 0) {
+        const clauses = [plan.known, ...w.clauses];
+        const params = [...plan.knownParams, ...w.params];
+        if (cur) {
+          clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
+          params.push(cur.v, cur.r);
+        }
+        const sql = `SELECT ${ITEM_COLS}, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
+          WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
+        for (const r of this.st(sql).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
       }
-      const sql = `SELECT ${ITEM_COLS}, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
-        WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
-      for (const r of this.st(sql).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
-    }
-    if (got.length <= n && plan.unknown !== null) {
-      const clauses = [plan.unknown, ...w.clauses];
-      const params = [...plan.unknownParams, ...w.params];
-      if (cur && cur.p === 1) {
-        clauses.push(`i.rid ${cmp} ?`);
-        params.push(cur.r);
+      if (got.length <= n && plan.unknown !== null) {
+        const clauses = [plan.unknown, ...w.clauses];
+        const params = [...plan.unknownParams, ...w.params];
+        if (cur && cur.p === 1) {
+          clauses.push(`i.rid ${cmp} ?`);
+          params.push(cur.r);
+        }
+        const sql = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
+        for (const r of this.st(sql).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
       }
-      const sql = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
-      for (const r of this.st(sql).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
-    }
-    const page = got.slice(0, n);
-    const last = page[page.length - 1];
-    const next = got.length > n && last ? encodeCursor({ h: hash, p: last.phase, v: last.sort_v, r: last.rid }) : null;
-    return {
-      rows: this.rowsToLibrary(page),
-      next,
-      total: q.after ? null : this.countQuery(q),
-    };
+      const page = got.slice(0, n);
+      const last = page[page.length - 1];
+      const next = got.length > n && last ? encodeCursor({ h: hash, p: last.phase, v: last.sort_v, r: last.rid }) : null;
+      return {
+        rows: this.rowsToLibrary(page),
+        next,
+        total: q.after ? null : this.countQuery(q),
+      };
+    });
   }
 
   /**
@@ -858,7 +907,9 @@ export class Archive implements CoreStore {
   }
 
   count(input: LibraryQuery): number {
-    return this.countQuery(parseQuery(input));
+    return this.guard('read', () => {
+      return this.countQuery(parseQuery(input));
+    });
   }
 
   /** Only what an ExportRow carries (the record is `raw`): fewer strings copied out per row. */
@@ -991,26 +1042,28 @@ export class Archive implements CoreStore {
 
   /** One item with its annotations and provenance, or undefined. */
   getItem(platform: string, kind: string, id: string): ArchivedItem | undefined {
-    const r = this.st(`SELECT ${ITEM_COLS} FROM items i WHERE i.platform = ? AND i.kind = ? AND i.id = ?`).get(platform, kind, id) as
-      | ItemRow
-      | undefined;
-    if (!r) return undefined;
-    const [row] = this.rowsToLibrary([r]);
-    const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
-    const overrideLog: LabelOverrideEntry[] = this.overridesOf(r.rid).map((o) => ({
-      family: o.family,
-      field: o.field,
-      value: o.value,
-      original: labelValue(labels, o.family, o.field) ?? null,
-      at: o.at,
-    }));
-    const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
-    return {
-      ...row,
-      provenance: this.callsOfRid(r.rid),
-      unavailable: Array.isArray(unavailable) ? unavailable.filter((u): u is string => typeof u === 'string') : [],
-      overrideLog,
-    };
+    return this.guard('read', () => {
+      const r = this.st(`SELECT ${ITEM_COLS} FROM items i WHERE i.platform = ? AND i.kind = ? AND i.id = ?`).get(platform, kind, id) as
+        | ItemRow
+        | undefined;
+      if (!r) return undefined;
+      const [row] = this.rowsToLibrary([r]);
+      const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
+      const overrideLog: LabelOverrideEntry[] = this.overridesOf(r.rid).map((o) => ({
+        family: o.family,
+        field: o.field,
+        value: o.value,
+        original: labelValue(labels, o.family, o.field) ?? null,
+        at: o.at,
+      }));
+      const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
+      return {
+        ...row,
+        provenance: this.callsOfRid(r.rid),
+        unavailable: Array.isArray(unavailable) ? unavailable.filter((u): u is string => typeof u === 'string') : [],
+        overrideLog,
+      };
+    });
   }
 
   /** Which calls returned the item, when and at what cost (newest first). */
@@ -1350,16 +1403,20 @@ export class Archive implements CoreStore {
 
   /** Tags are case-insensitive (the first spelling is kept). */
   addTag(ref: ItemRef, tag: string): void {
-    this.db.transaction(() => {
-      const rid = this.needRid(ref);
-      this.st('INSERT INTO item_tags (tag_id, item_rid, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(this.tagId(tag), rid, this.clock());
-    })();
+    this.guard('write', () => {
+      this.db.transaction(() => {
+        const rid = this.needRid(ref);
+        this.st('INSERT INTO item_tags (tag_id, item_rid, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(this.tagId(tag), rid, this.clock());
+      })();
+    });
   }
 
   removeTag(ref: ItemRef, tag: string): void {
-    const rid = this.ridOf(ref);
-    if (rid === undefined) return;
-    this.st('DELETE FROM item_tags WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)').run(rid, tag.trim());
+    this.guard('write', () => {
+      const rid = this.ridOf(ref);
+      if (rid === undefined) return;
+      this.st('DELETE FROM item_tags WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)').run(rid, tag.trim());
+    });
   }
 
   /** Every tag with its item count (tags no longer on any item are listed with 0). */
@@ -1372,33 +1429,39 @@ export class Archive implements CoreStore {
 
   /** Tag every item of a query; returns how many items newly got the tag. */
   tagQuery(q: LibraryQuery, tag: string): number {
-    return this.db.transaction(() => {
-      const w = this.filtered(q);
-      const id = this.tagId(tag);
-      return this.st(
-        `INSERT INTO item_tags (tag_id, item_rid, at) SELECT ?, i.rid, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`,
-      ).run(id, this.clock(), ...w.params).changes;
-    })();
+    return this.guard('write', () =>
+      this.db.transaction(() => {
+        const w = this.filtered(q);
+        const id = this.tagId(tag);
+        return this.st(
+          `INSERT INTO item_tags (tag_id, item_rid, at) SELECT ?, i.rid, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`,
+        ).run(id, this.clock(), ...w.params).changes;
+      })(),
+    );
   }
 
   /** Remove a tag from every item of a query; returns how many lost it. */
   untagQuery(q: LibraryQuery, tag: string): number {
-    const w = this.filtered(q);
-    return this.st(
-      `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
-    ).run(tag.trim(), ...w.params).changes;
+    return this.guard('write', () => {
+      const w = this.filtered(q);
+      return this.st(
+        `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
+      ).run(tag.trim(), ...w.params).changes;
+    });
   }
 
   /** Set (or with null / blank text, remove) the note of one item. */
   setNote(ref: ItemRef, text: string | null): void {
-    const rid = this.needRid(ref);
-    if (text === null || text.trim() === '') {
-      this.st('DELETE FROM notes WHERE item_rid = ?').run(rid);
-      return;
-    }
-    this.st(
-      'INSERT INTO notes (item_rid, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at',
-    ).run(rid, text, this.clock());
+    this.guard('write', () => {
+      const rid = this.needRid(ref);
+      if (text === null || text.trim() === '') {
+        this.st('DELETE FROM notes WHERE item_rid = ?').run(rid);
+        return;
+      }
+      this.st(
+        'INSERT INTO notes (item_rid, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at',
+      ).run(rid, text, this.clock());
+    });
   }
 
   /**
@@ -1406,26 +1469,30 @@ export class Archive implements CoreStore {
    * `labels`; queries, rows and exports see the override (marked in `overrides`).
    */
   overrideLabel(ref: ItemRef, family: string, field: string, value: unknown): void {
-    if (!family || !field) throw new ArchiveError('family and field are required');
-    this.fieldIds([family + '\u0000' + field]);
-    this.db.transaction(() => {
-      const rid = this.needRid(ref);
-      this.withOverrideChange(rid, () => {
-        this.st(
-          `INSERT INTO label_overrides (item_rid, family, field, value, at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`,
-        ).run(rid, family, field, JSON.stringify(value ?? null), this.clock());
-      });
-    })();
+    this.guard('write', () => {
+      if (!family || !field) throw new ArchiveError('family and field are required');
+      this.fieldIds([family + '\u0000' + field]);
+      this.db.transaction(() => {
+        const rid = this.needRid(ref);
+        this.withOverrideChange(rid, () => {
+          this.st(
+            `INSERT INTO label_overrides (item_rid, family, field, value, at) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`,
+          ).run(rid, family, field, JSON.stringify(value ?? null), this.clock());
+        });
+      })();
+    });
   }
 
   clearOverride(ref: ItemRef, family: string, field: string): void {
-    this.db.transaction(() => {
-      const rid = this.needRid(ref);
-      this.withOverrideChange(rid, () => {
-        this.st('DELETE FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?').run(rid, family, field);
-      });
-    })();
+    this.guard('write', () => {
+      this.db.transaction(() => {
+        const rid = this.needRid(ref);
+        this.withOverrideChange(rid, () => {
+          this.st('DELETE FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?').run(rid, family, field);
+        });
+      })();
+    });
   }
 
   /** Run `change` (which edits label_overrides of one item) and move its label rows accordingly. */
@@ -1438,27 +1505,33 @@ export class Archive implements CoreStore {
   }
 
   saveResultSet(name: string, query: LibraryQuery, opts: { tags?: string[]; note?: string | null } = {}): ResultSet {
-    const q = parseQuery(query);
-    const { after: _after, ...stored } = q;
-    const now = this.clock();
-    const r = this.st('INSERT INTO result_sets (name, query, tags, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      name, JSON.stringify(stored), JSON.stringify(opts.tags ?? []), opts.note ?? null, now, now,
-    );
-    return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now };
+    return this.guard('write', () => {
+      const q = parseQuery(query);
+      const { after: _after, ...stored } = q;
+      const now = this.clock();
+      const r = this.st('INSERT INTO result_sets (name, query, tags, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        name, JSON.stringify(stored), JSON.stringify(opts.tags ?? []), opts.note ?? null, now, now,
+      );
+      return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now };
+    });
   }
 
   updateResultSet(id: string, patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery }): void {
-    const cur = this.listResultSets().find((r) => r.id === id);
-    if (!cur) throw new ArchiveError(`no such result set: ${id}`);
-    const q = patch.query ? parseQuery(patch.query) : cur.query;
-    this.st('UPDATE result_sets SET name = ?, query = ?, tags = ?, note = ?, updated_at = ? WHERE rs_id = ?').run(
-      patch.name ?? cur.name, JSON.stringify(q), JSON.stringify(patch.tags ?? cur.tags),
-      patch.note === undefined ? cur.note : patch.note, this.clock(), Number(id),
-    );
+    this.guard('write', () => {
+      const cur = this.listResultSets().find((r) => r.id === id);
+      if (!cur) throw new ArchiveError(`no such result set: ${id}`);
+      const q = patch.query ? parseQuery(patch.query) : cur.query;
+      this.st('UPDATE result_sets SET name = ?, query = ?, tags = ?, note = ?, updated_at = ? WHERE rs_id = ?').run(
+        patch.name ?? cur.name, JSON.stringify(q), JSON.stringify(patch.tags ?? cur.tags),
+        patch.note === undefined ? cur.note : patch.note, this.clock(), Number(id),
+      );
+    });
   }
 
   deleteResultSet(id: string): void {
-    this.st('DELETE FROM result_sets WHERE rs_id = ?').run(Number(id));
+    this.guard('write', () => {
+      this.st('DELETE FROM result_sets WHERE rs_id = ?').run(Number(id));
+    });
   }
 
   listResultSets(): ResultSet[] {
@@ -1484,6 +1557,17 @@ export class Archive implements CoreStore {
   }
 }
 
+/**
+ * Opens (creating and migrating when needed) the archive at `file`. A damaged or foreign file, a
+ * read-only or full disk give a StorageError naming the file and the way out; a file written by
+ * a newer Loupe gives ArchiveVersionError. See also open.ts (reading and writing modes).
+ */
 export function openArchive(file: string, opts: OpenArchiveOptions = {}): Archive {
-  return new Archive(openDb(file), opts);
+  let db: Db;
+  try {
+    db = openDb(file);
+  } catch (e) {
+    throw toStorageError(e, opts.path ?? file, { op: 'open' });
+  }
+  return new Archive(db, opts);
 }

@@ -1,6 +1,9 @@
 /** Record builders for the archive tests (not shipped code paths). */
 import type { Envelope } from '../../shared/api-types';
+import Database from 'better-sqlite3';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StoredResponse } from '../ports';
+import { openArchive } from './archive';
 
 export interface PostOpts {
   id: string;
@@ -93,4 +96,57 @@ export function listResponse(
       unavailable: opts.unavailable ?? [],
     }),
   };
+}
+
+/**
+ * A real archive file with `n` posts (ids `p0`…, numeric-looking text ids), one ledger row per
+ * page of 20 with a balance, and a walk; closed cleanly (WAL checkpointed into the file).
+ */
+export function buildArchiveFile(file: string, n: number): { ids: string[] } {
+  const a = openArchive(file);
+  const ids: string[] = [];
+  let balance = 100_000;
+  for (let page = 0; page * 20 < n; page++) {
+    const posts = [];
+    for (let i = page * 20; i < Math.min(n, page * 20 + 20); i++) {
+      const id = String(9_000_000_000_000_000n + BigInt(i));
+      ids.push(id);
+      posts.push(post({ id, text: `post number ${i} ${'lorem ipsum '.repeat(8)}`, likes: i, labels: { intent: { label: i % 2 ? 'complaining' : 'other', confidence: 0.5 } } }));
+    }
+    a.storeResponse(listResponse(`call${page}`, 'photo_net', 'profile/posts', posts, { fetchedAt: 1_000 + page }), 'cli', 'walk1');
+    balance -= 20;
+    a.recordAttempt({
+      callId: `call${page}`, attempt: 1, startedAt: 1_000 + page * 1_000, durationMs: 100, platform: 'photo_net', endpoint: 'profile/posts',
+      params: '{}', paramsHash: `h_call${page}`, idempotencyKey: `k${page}`, requestId: `req_${page}`, status: 200, errorType: null,
+      creditsUsed: 20, creditsRemaining: balance, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false,
+      source: 'cli', walkId: 'walk1', dryRun: false,
+    });
+  }
+  a.saveWalk({
+    walkId: 'walk1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"x"}', cursorParam: 'cursor', cursor: 'sdr_c',
+    pagesDone: Math.ceil(n / 20), creditsSpent: 20 * Math.ceil(n / 20), itemsSeen: n, status: 'paused', stopReason: 'max_pages', source: 'cli',
+    createdAt: 1, updatedAt: 2, error: null,
+  });
+  a.close();
+  return { ids };
+}
+
+/**
+ * Overwrites one b-tree leaf page of `table` (the `nth` in file order) with garbage; returns its
+ * page number. The file must be closed (no WAL).
+ */
+export function damageLeafPage(file: string, table: string, nth = 1): number {
+  const db = new Database(file, { fileMustExist: true }); // read-write: closing removes its -wal / -shm
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const pages = (db.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno").all(table) as Array<{ pageno: number }>).map(
+    (r) => r.pageno,
+  );
+  db.close();
+  const page = pages[Math.min(nth, pages.length - 1)];
+  const garbage = Buffer.alloc(pageSize);
+  for (let i = 0; i < pageSize; i++) garbage[i] = (i * 131 + 7) & 0xff;
+  const fd = openSync(file, 'r+');
+  writeSync(fd, garbage, 0, pageSize, (page - 1) * pageSize);
+  closeSync(fd);
+  return page;
 }
