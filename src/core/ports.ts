@@ -60,7 +60,19 @@ export interface JournalEntry {
   finishedAt: number | null;
 }
 
-export type WalkStatus = 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+/**
+ * `interrupted` is what the archive reports for a walk saved as `running` whose owner process is
+ * gone (killed, crashed, rebooted); it resumes like `paused`. Writers save `running`, never it.
+ */
+export type WalkStatus = 'running' | 'paused' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** The process that last saved a walk (recorded by the archive, not by the caller). */
+export interface WalkOwner {
+  pid: number;
+  host: string;
+  /** tells this process apart from a later one with the same pid (boot id + start time) */
+  start: string;
+}
 
 /** Saved after every page so an interrupted walk resumes where it stopped. */
 export interface WalkState {
@@ -82,6 +94,11 @@ export interface WalkState {
   createdAt: number;
   updatedAt: number;
   error: string | null;
+  /**
+   * Read back from the archive: the process that last saved the walk (null when not recorded).
+   * Ignored by saveWalk, which always records the calling process.
+   */
+  owner?: WalkOwner | null;
 }
 
 /** A stored successful answer, for archive-first serving inside the cache window. */

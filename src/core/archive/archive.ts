@@ -12,10 +12,12 @@ import type {
   JournalEntry,
   LedgerEntry,
   StoredResponse,
+  WalkOwner,
   WalkState,
   WalkStatus,
 } from '../ports';
 import { toStorageError, type StorageOp } from '../storage-error';
+import { currentOwner, ownerAlive } from './owner';
 import type { Envelope } from '../../shared/api-types';
 import type {
   ArchivedItem,
@@ -212,6 +214,9 @@ function journalFromRow(r: JournalRow): JournalEntry {
 }
 
 interface WalkRow {
+  owner_pid?: number | null;
+  owner_host?: string | null;
+  owner_start?: string | null;
   walk_id: string;
   platform: string;
   endpoint: string;
@@ -228,7 +233,16 @@ interface WalkRow {
   updated_at: number;
   error: string | null;
 }
+/**
+ * A walk as readers see it: saved `running` by a process that is gone → `interrupted`
+ * (owner.ts). A walk without a recorded owner was saved before migration 0005, by a Loupe that
+ * can no longer write this file: gone too. Another host's walk cannot be checked: still running.
+ */
 function walkFromRow(r: WalkRow): WalkState {
+  const owner: WalkOwner | null =
+    r.owner_pid != null && r.owner_host != null && r.owner_start != null ? { pid: r.owner_pid, host: r.owner_host, start: r.owner_start } : null;
+  let status = r.status;
+  if (status === 'running' && (owner === null || ownerAlive(owner) === false)) status = 'interrupted';
   return {
     walkId: r.walk_id,
     platform: r.platform,
@@ -239,12 +253,13 @@ function walkFromRow(r: WalkRow): WalkState {
     pagesDone: r.pages_done,
     creditsSpent: r.credits_spent,
     itemsSeen: r.items_seen,
-    status: r.status,
+    status,
     stopReason: r.stop_reason,
     source: r.source,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     error: r.error,
+    owner,
   };
 }
 
@@ -373,6 +388,39 @@ export class Archive implements CoreStore {
     } catch (e) {
       throw toStorageError(e, this.path, { op });
     }
+  }
+
+  /**
+   * Rebuilds what is derived from the items (after `loupe archive recover`, which may have lost
+   * rows of any table): the label rows from each item's labels and overrides, and the full-text
+   * index from the items. One transaction.
+   */
+  rebuildDerived(): { items: number; labelRows: number } {
+    return this.guard('write', () => {
+      const fields = new Set<string>();
+      const todo: Array<{ rid: number; leaves: LabelLeaf[] }> = [];
+      const rows = this.st(
+        `SELECT rid, labels FROM items WHERE labels IS NOT NULL OR rid IN (SELECT item_rid FROM label_overrides)`,
+      ).all() as Array<{ rid: number; labels: string | null }>;
+      for (const r of rows) {
+        const leaves = flattenLabels(parseLabels(r.labels), this.overridesOf(r.rid));
+        for (const [family, field] of leaves) fields.add(family + '\u0000' + field);
+        todo.push({ rid: r.rid, leaves });
+      }
+      this.fieldIds(fields);
+      let labelRows = 0;
+      this.db.transaction(() => {
+        this.db.exec('DELETE FROM item_labels');
+        for (const t of todo) {
+          this.writeLeaves(t.rid, [], t.leaves);
+          labelRows += t.leaves.length;
+        }
+        this.db.exec("INSERT INTO items_fts (items_fts) VALUES ('rebuild')");
+      })();
+      this.stmtCache.clear();
+      const items = (this.st('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+      return { items, labelRows };
+    });
   }
 
   /** Prepared statement cache (dynamic library SQL is bounded by the query shapes). */
@@ -701,39 +749,53 @@ export class Archive implements CoreStore {
 
   // ───────────────────────── walks, balance ─────────────────────────
 
+  /**
+   * Saves the walk and records the calling process as its owner (`w.owner` is ignored): a walk
+   * saved `running` by a process that is gone reads back as `interrupted`.
+   */
   saveWalk(w: WalkState): void {
+    const o = currentOwner();
     this.guard('write', () =>
       this.st(
         `INSERT INTO walks (walk_id, platform, endpoint, params, cursor_param, cursor, pages_done, credits_spent, items_seen, status,
-           stop_reason, source, created_at, updated_at, error)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           stop_reason, source, created_at, updated_at, error, owner_pid, owner_host, owner_start)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
            cursor_param = excluded.cursor_param, cursor = excluded.cursor, pages_done = excluded.pages_done,
            credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
            stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
-           updated_at = excluded.updated_at, error = excluded.error`,
+           updated_at = excluded.updated_at, error = excluded.error, owner_pid = excluded.owner_pid,
+           owner_host = excluded.owner_host, owner_start = excluded.owner_start`,
       ).run(
         w.walkId, w.platform, w.endpoint, w.params, w.cursorParam, w.cursor, w.pagesDone, w.creditsSpent, w.itemsSeen, w.status,
-        w.stopReason, w.source, w.createdAt, w.updatedAt, w.error,
+        w.stopReason, w.source, w.createdAt, w.updatedAt, w.error, o.pid, o.host, o.start,
       ),
     );
   }
 
+  /** The walk; one saved `running` whose owner process is gone reads `interrupted`. */
   getWalk(walkId: string): WalkState | undefined {
     const r = this.guard('read', () => this.st('SELECT * FROM walks WHERE walk_id = ?').get(walkId) as WalkRow | undefined);
     return r ? walkFromRow(r) : undefined;
   }
 
-  /** Newest activity first. */
+  /**
+   * Newest activity first. Statuses are as read (`interrupted` for a running walk whose owner is
+   * gone), and the filter applies to them: `running` lists only walks whose owner is alive.
+   */
   listWalks(filter?: { status?: WalkStatus[] }): WalkState[] {
     const st = filter?.status;
     return this.guard('read', () => {
       if (st && st.length > 0) {
+        // an interrupted walk is stored as running
+        const stored = [...new Set(st.map((s) => (s === 'interrupted' ? 'running' : s))), 'interrupted'];
         return (
           this.st(`SELECT * FROM walks WHERE status IN (SELECT value FROM json_each(?)) ORDER BY updated_at DESC, walk_id`).all(
-            JSON.stringify(st),
+            JSON.stringify(stored),
           ) as WalkRow[]
-        ).map(walkFromRow);
+        )
+          .map(walkFromRow)
+          .filter((w) => st.includes(w.status));
       }
       return (this.st('SELECT * FROM walks ORDER BY updated_at DESC, walk_id').all() as WalkRow[]).map(walkFromRow);
     });

@@ -6,3 +6,6 @@ export type { Db } from './db';
 export { MIGRATIONS } from './migrations/index';
 export type { Migration } from './migrations/index';
 export { ftsExpression } from './sql-query';
+export { openArchiveForReading, openArchiveForWriting, openArchiveIn } from './open';
+export type { ArchiveMode } from './open';
+export { currentOwner, ownerAlive } from './owner';
