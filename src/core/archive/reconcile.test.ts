@@ -1,0 +1,73 @@
+import { describe, it, expect } from 'vitest';
+import { openArchive, type Archive } from './index';
+import { reconcileLedger } from './reconcile';
+import type { LedgerEntry } from '../ports';
+
+let n = 0;
+function row(a: Archive, over: Partial<LedgerEntry>): void {
+  n++;
+  a.recordAttempt({
+    callId: `c${n}`, attempt: 1, startedAt: n * 10_000, durationMs: 100, platform: 'photo_net', endpoint: 'profile/posts', params: '{}',
+    paramsHash: 'h', idempotencyKey: `k${n}`, requestId: `req_${n}`, status: 200, errorType: null, creditsUsed: 0, creditsRemaining: null,
+    chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: null, dryRun: false, ...over,
+  });
+}
+
+describe('the ledger against the balance', () => {
+  it('agrees when every drop between readings is recorded (inferred charges count; rows without a balance in between count)', () => {
+    const a = openArchive(':memory:');
+    row(a, { creditsUsed: 20, creditsRemaining: 980 });
+    row(a, { creditsUsed: 0, creditsRemaining: 980, dryRun: true });
+    row(a, { creditsUsed: 0, creditsRemaining: null, status: null, errorType: 'NETWORK_TIMEOUT' });
+    row(a, { creditsUsed: 20, creditsRemaining: null, chargeReason: 'inferred:lost_answer', status: null });
+    row(a, { creditsUsed: 20, creditsRemaining: 940 });
+    row(a, { creditsUsed: 5, creditsRemaining: null, chargeReason: 'inferred:lost_answer' });
+    const r = reconcileLedger(a.db);
+    expect(r).toMatchObject({ rows: 6, readings: 3, recorded: 65, inferred: 25, gaps: [], recordedSinceLast: 5, expectedBalance: 935 });
+    expect(r.last).toMatchObject({ balance: 940, requestId: 'req_5' });
+    a.close();
+  });
+
+  it('lists unrecorded spending, a top-up and a charge that did not happen, with time range, request ids and the movement', () => {
+    const a = openArchive(':memory:');
+    row(a, { creditsUsed: 20, creditsRemaining: 1000 }); // 1
+    row(a, { creditsUsed: 20, creditsRemaining: 950 }); // 2: dropped 50, recorded 20 → 30 elsewhere
+    row(a, { creditsUsed: 20, creditsRemaining: 5930 }); // 3: went up 4980 where 20 spent → top-up of 5000
+    row(a, { creditsUsed: 0, creditsRemaining: null }); // 4
+    row(a, { creditsUsed: 100, creditsRemaining: 5910 }); // 5: dropped 20, recorded 100 → 80 less
+    const r = reconcileLedger(a.db);
+    expect(r.gaps).toHaveLength(3);
+    const [g1, g2, g3] = r.gaps;
+    expect(g1).toMatchObject({ kind: 'unrecorded_spending', expected: 20, observed: 50, difference: 30, fromRequestId: expect.stringMatching(/^req_/), rows: 1 });
+    expect(g2).toMatchObject({ kind: 'top_up_or_refund', expected: 20, observed: -4980, difference: -5000 });
+    expect(g3).toMatchObject({ kind: 'less_than_recorded', expected: 100, observed: 20, difference: -80, rows: 2 });
+    expect(g3.requestIds).toHaveLength(2);
+    expect(g3.to).toBeGreaterThan(g3.from);
+    expect(r.expectedBalance).toBe(5910);
+    a.close();
+  });
+
+  it('two concurrent answers written in the other order than the service charged them are not a gap', () => {
+    const a = openArchive(':memory:');
+    row(a, { creditsUsed: 20, creditsRemaining: 1000, startedAt: 0, durationMs: 100 });
+    // B was charged first (balance 980), then A (960); A's answer was written first
+    row(a, { creditsUsed: 20, creditsRemaining: 960, startedAt: 1_000, durationMs: 900 }); // A
+    row(a, { creditsUsed: 20, creditsRemaining: 980, startedAt: 1_100, durationMs: 700 }); // B
+    row(a, { creditsUsed: 20, creditsRemaining: 940, startedAt: 5_000, durationMs: 100 });
+    const r = reconcileLedger(a.db);
+    expect(r.gaps).toEqual([]);
+    expect(r.expectedBalance).toBe(940);
+    a.close();
+  });
+
+  it('--since limits the rows; an empty ledger has nothing to compare', () => {
+    const a = openArchive(':memory:');
+    expect(reconcileLedger(a.db)).toMatchObject({ rows: 0, last: null, expectedBalance: null, gaps: [] });
+    row(a, { creditsUsed: 20, creditsRemaining: 1000, startedAt: 1_000 });
+    row(a, { creditsUsed: 20, creditsRemaining: 6000, startedAt: 2_000 }); // a top-up
+    row(a, { creditsUsed: 20, creditsRemaining: 5980, startedAt: 3_000 });
+    expect(reconcileLedger(a.db).gaps).toHaveLength(1);
+    expect(reconcileLedger(a.db, { since: 2_000 })).toMatchObject({ rows: 2, gaps: [], expectedBalance: 5980 });
+    a.close();
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The ledger against the balance (`loupe credits --reconcile`, docs/cli.md).
+ *
+ * Every answer carries `credits_remaining` (the balance after it) when the service knows it.
+ * Walking the ledger in the order its rows were written, between two consecutive rows that carry
+ * a balance ("readings"), the balance must have dropped by exactly the credits the ledger records
+ * in between (the later reading's own charge included). Rows whose charge_reason starts with
+ * `inferred:` are charges the request core inferred for an answer that never arrived: they count
+ * as recorded. Each reading where that does not hold is a gap: the time range, the request ids,
+ * the expected and the observed movement, and what it likely is (spending the ledger does not
+ * know of — another tool or key on the account; a top-up or refund when the balance went up).
+ *
+ * Rows are taken in time order. Attempts whose times overlap were in flight together, and the
+ * service may have charged them in another order than they were answered: such a group is one
+ * step, read at its lowest balance (the balance after all of them, when nothing was added in
+ * between). A gap followed at once by its exact opposite (a charge that landed just after a
+ * reading rather than before it) is not listed either. A ledger that is never idle (always
+ * something in flight) therefore has few, wide steps; the totals stay exact.
+ */
+import type { Db } from './db';
+
+export type GapKind = 'unrecorded_spending' | 'top_up_or_refund' | 'less_than_recorded';
+
+export interface ReconcileGap {
+  /** start of the attempt with the earlier reading, and of the one with the later reading (ms) */
+  from: number;
+  to: number;
+  /** ledger row ids of the two readings */
+  fromId: number;
+  toId: number;
+  fromRequestId: string | null;
+  toRequestId: string | null;
+  /** request ids of the rows after the earlier reading up to the later one (at most 20) */
+  requestIds: string[];
+  /** ledger rows after the earlier reading up to the later one */
+  rows: number;
+  /** credits the ledger records in between: the expected drop of the balance */
+  expected: number;
+  /** of which inferred for lost answers */
+  inferred: number;
+  /** how much the balance actually dropped (negative: it went up) */
+  observed: number;
+  /** observed - expected: more than zero when more went than the ledger records */
+  difference: number;
+  kind: GapKind;
+}
+
+export interface Reading {
+  id: number;
+  at: number;
+  requestId: string | null;
+  balance: number;
+}
+
+export interface ReconcileReport {
+  /** ledger rows considered */
+  rows: number;
+  /** of which carry a balance */
+  readings: number;
+  /** credits recorded in all (inferred included) */
+  recorded: number;
+  inferred: number;
+  firstAt: number | null;
+  lastAt: number | null;
+  gaps: ReconcileGap[];
+  /** the last row with a balance */
+  last: Reading | null;
+  /** credits recorded after the last reading (rows without a balance, e.g. inferred charges) */
+  recordedSinceLast: number;
+  /** the balance the ledger expects now: last reading minus what was recorded after it */
+  expectedBalance: number | null;
+}
+
+interface Row {
+  id: number;
+  started_at: number;
+  duration_ms: number;
+  request_id: string | null;
+  credits_used: number;
+  credits_remaining: number | null;
+  charge_reason: string | null;
+}
+
+const MAX_IDS = 20;
+
+function kindOf(observed: number, difference: number): GapKind {
+  if (observed < 0) return 'top_up_or_refund';
+  return difference > 0 ? 'unrecorded_spending' : 'less_than_recorded';
+}
+
+interface Cluster {
+  rows: number;
+  expected: number;
+  inferred: number;
+  ids: string[];
+  maxEnd: number;
+  /** the lowest balance read in it, and the row that read it */
+  low: Row | null;
+}
+
+/** Walks the ledger (optionally rows started in [since, until)) against the balance readings. */
+export function reconcileLedger(db: Db, opts: { since?: number; until?: number } = {}): ReconcileReport {
+  const clauses: string[] = [];
+  const params: number[] = [];
+  if (opts.since !== undefined) {
+    clauses.push('started_at >= ?');
+    params.push(opts.since);
+  }
+  if (opts.until !== undefined) {
+    clauses.push('started_at < ?');
+    params.push(opts.until);
+  }
+  const st = db.prepare(
+    `SELECT id, started_at, duration_ms, request_id, credits_used, credits_remaining, charge_reason FROM calls
+     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''} ORDER BY started_at, id`,
+  );
+  const report: ReconcileReport = {
+    rows: 0,
+    readings: 0,
+    recorded: 0,
+    inferred: 0,
+    firstAt: null,
+    lastAt: null,
+    gaps: [],
+    last: null,
+    recordedSinceLast: 0,
+    expectedBalance: null,
+  };
+  let prev: Row | null = null; // the row of the last balance taken
+  let pending = { rows: 0, expected: 0, inferred: 0, ids: [] as string[] };
+  const raw: ReconcileGap[] = [];
+  const close = (c: Cluster): void => {
+    pending.rows += c.rows;
+    pending.expected += c.expected;
+    pending.inferred += c.inferred;
+    for (const id of c.ids) if (pending.ids.length < MAX_IDS) pending.ids.push(id);
+    const low = c.low;
+    if (low === null || low.credits_remaining === null) return;
+    if (prev !== null && prev.credits_remaining !== null) {
+      const observed = prev.credits_remaining - low.credits_remaining;
+      const difference = observed - pending.expected;
+      if (difference !== 0) {
+        raw.push({
+          from: prev.started_at,
+          to: low.started_at,
+          fromId: prev.id,
+          toId: low.id,
+          fromRequestId: prev.request_id,
+          toRequestId: low.request_id,
+          requestIds: pending.ids,
+          rows: pending.rows,
+          expected: pending.expected,
+          inferred: pending.inferred,
+          observed,
+          difference,
+          kind: kindOf(observed, difference),
+        });
+      }
+    }
+    prev = low;
+    pending = { rows: 0, expected: 0, inferred: 0, ids: [] };
+  };
+  // attempts whose times overlap were in flight together: the service may have charged them in
+  // another order than they were answered, so they are one step, read at its lowest balance
+  let c: Cluster | null = null;
+  for (const r of st.iterate(...params) as IterableIterator<Row>) {
+    report.rows++;
+    report.firstAt ??= r.started_at;
+    report.lastAt = r.started_at;
+    const used = r.credits_used > 0 ? r.credits_used : 0;
+    const inferred = r.charge_reason !== null && r.charge_reason.startsWith('inferred:');
+    report.recorded += used;
+    if (inferred) report.inferred += used;
+    if (typeof r.credits_remaining === 'number') report.readings++;
+    if (c === null || r.started_at >= c.maxEnd) {
+      if (c) close(c);
+      c = { rows: 0, expected: 0, inferred: 0, ids: [], maxEnd: -Infinity, low: null };
+    }
+    c.rows++;
+    c.expected += used;
+    if (inferred) c.inferred += used;
+    if (r.request_id && c.ids.length < MAX_IDS) c.ids.push(r.request_id);
+    c.maxEnd = Math.max(c.maxEnd, r.started_at + Math.max(1, r.duration_ms));
+    if (typeof r.credits_remaining === 'number' && (c.low === null || r.credits_remaining < (c.low.credits_remaining as number))) c.low = r;
+  }
+  if (c) close(c);
+  // a charge that landed just after one reading instead of before it: a gap and its exact opposite
+  // at the next reading
+  for (let i = 0; i < raw.length; i++) {
+    const g = raw[i];
+    const h = raw[i + 1];
+    if (h && h.fromId === g.toId && h.difference === -g.difference) {
+      i++;
+      continue;
+    }
+    report.gaps.push(g);
+  }
+  const last = prev as Row | null;
+  if (last !== null && last.credits_remaining !== null) {
+    report.last = { id: last.id, at: last.started_at, requestId: last.request_id, balance: last.credits_remaining };
+    report.recordedSinceLast = pending.expected;
+    report.expectedBalance = last.credits_remaining - pending.expected;
+  }
+  return report;
+}
