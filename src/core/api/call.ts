@@ -264,6 +264,12 @@ export function createCaller(d: CallerDeps) {
       write(() => d.store.beginJournal(journal));
     }
     const j = journal;
+    const answered = same?.state === 'done';
+    /** stopping before this attempt was sent: with no lost attempt riding on the key, nothing is pending */
+    const unsentStop = (e: ApiError): ApiError => {
+      if (lost === null && !answered) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+      return e;
+    };
     const newKey = () => {
       j.idempotencyKey = randomUUID();
       j.createdAt = d.clock.now();
@@ -281,12 +287,12 @@ export function createCaller(d: CallerDeps) {
       for (let attempt = 1; ; attempt++) {
         // a pause longer than the wait cap (an earlier RATE_LIMITED on this key) stops here, unsent
         const paused = pacer.stats().pausedUntil;
-        if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw rateWait(where, paused, 'RATE_LIMITED', null, undefined);
+        if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw unsentStop(rateWait(where, paused, 'RATE_LIMITED', null, undefined));
         let release: () => void;
         try {
           release = await pacer.acquire(priority, o.signal);
         } catch (e) {
-          throw cancelled(e);
+          throw unsentStop(cancelled(e));
         }
         const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
         if (o.fresh) headers['cache-control'] = 'no-cache';

@@ -310,6 +310,14 @@ describe('retry policy', () => {
     expect(api.dataRequests()).toHaveLength(2);
   });
 
+  it('leaves nothing pending when a call stops before it was sent (the key is paused beyond the wait cap)', async () => {
+    let n = 0;
+    const { core, store } = await setup(() => (++n === 1 ? { status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } } : okProfile()), { maxWaitMs: 60_000 });
+    await core.call(profile, { opKey: 'op:a' }).catch(() => undefined);
+    await core.call({ ...profile, params: { handle: 'b' } }, { opKey: 'op:b' }).catch(() => undefined);
+    expect(store.pendingJournal()).toHaveLength(0);
+  });
+
   it('retries a refused connection (certainly unsent) and gives up as a network failure', async () => {
     const { core, api: a, store } = await setup(() => okProfile());
     await core.catalogue.load();
