@@ -62,7 +62,8 @@ export function extractColumns(kind: string, rec: Json): Columns {
   const content = isObj(rec.content) ? rec.content : null;
   const eng = isObj(rec.engagement) ? rec.engagement : null;
   const computed = isObj(rec.computed) ? rec.computed : null;
-  const isPost = kind === 'post';
+  // comments are post records too (spec: one record shape); a profile-like fallback never applies
+  const isPost = kind === 'post' || kind === 'comment';
   let text = content ? txt(content.text) : null;
   if (text === null) text = txt(rec.text);
   if (text === null && !isPost) {
@@ -265,7 +266,7 @@ export interface ReadItems {
  * (`comment`, `user`, `group`, `advertiser`…) or carry extra keys beside it. Judgments found
  * beside the record are merged into its `computed` (the record's own win on conflicts).
  */
-function recordOfItem(it: Json): { kind: string; rec: Json } | null {
+function recordOfItem(it: Json, commentPage: boolean): { kind: string; rec: Json } | null {
   const keys = Object.keys(it);
   let kind: string | undefined = keys.find((k) => RECORD_KEYS.has(k) && isObj(it[k]) && recordId(it[k] as Json) !== null);
   if (kind === undefined) {
@@ -279,27 +280,82 @@ function recordOfItem(it: Json): { kind: string; rec: Json } | null {
     const own = isObj(rec.computed) ? (rec.computed as Json) : {};
     rec = { ...rec, computed: { ...beside, ...own } };
   }
-  return { kind, rec };
+  return { kind: itemKind(kind, rec, commentPage), rec };
+}
+
+/** Comment label families (spec): judged only on comment pages. */
+const COMMENT_FAMILIES = new Set(['sentiment', 'spam', 'question', 'purchase_intent', 'complaint', 'toxic', 'low_quality']);
+/** Post label families (spec). */
+const POST_FAMILIES = new Set(['sponsored', 'intent', 'niche', 'mention', 'quality']);
+/** Endpoints whose rows are comments or replies (`post/comments`, `tweet/replies`, `search/comments`…). */
+const COMMENT_ENDPOINT = /(^|\/)(comments?|replies|comment\/replies|repl(y|ies))(\/|$)/;
+
+function onlyCommentFamilies(families: Iterable<string>): boolean {
+  let comment = false;
+  for (const f of families) {
+    if (POST_FAMILIES.has(f)) return false;
+    if (COMMENT_FAMILIES.has(f)) comment = true;
+  }
+  return comment;
 }
 
 /**
- * Every archivable record of a data payload: `data.items[]` (see recordOfItem), and
- * single-object answers `data.<key>` that carry an id (`post`, `comment` → kind post;
- * `profile`/`user` → profile; others keep their key), with the same counts as `readItems`.
+ * Whether an answer is a page of comments, from what the answer itself says (no endpoint needed):
+ * the comment label families judged (`data.labels.judged` / `billed`), or the comment-page
+ * extras (`data.ext.total_comments`, `data.scan`). Issue 14 #3: the spec's list shape is
+ * `{ post: <post record> }` for comments too, so the item key alone calls every comment a post.
  */
-export function itemsOfData(data: unknown): ExtractedItem[] {
-  return readItems(data).items;
+function isCommentPage(data: Json, endpoint?: string): boolean {
+  if (endpoint && COMMENT_ENDPOINT.test(endpoint.replace(/^\/?v1\/[^/]+\//, ''))) return true;
+  const labels = isObj(data.labels) ? data.labels : null;
+  if (labels) {
+    const fams = [...(Array.isArray(labels.judged) ? labels.judged : []), ...(Array.isArray(labels.billed) ? labels.billed : [])].filter((x): x is string => typeof x === 'string');
+    if (fams.length && onlyCommentFamilies(fams)) return true;
+  }
+  const ext = isObj(data.ext) ? data.ext : null;
+  return !!ext && typeof ext.total_comments === 'number';
 }
 
-export function readItems(data: unknown): ReadItems {
+/**
+ * The archive kind of a record found under `key`: `comment` for comments and replies — a
+ * `comment`/`reply` key, a post record whose `kind` says comment or reply, a post record judged
+ * with comment label families only, or any post record of a comment page — else the key.
+ */
+function itemKind(key: string, rec: Json, commentPage: boolean): string {
+  if (key === 'comment' || key === 'reply') return 'comment';
+  if (!POST_KEYS.has(key) || PROFILE_KEYS.has(key)) return key;
+  const own = typeof rec.kind === 'string' ? rec.kind.toLowerCase() : null;
+  if (own === 'comment' || own === 'reply') return 'comment';
+  if (key !== 'post') return key;
+  if (commentPage) return 'comment';
+  const labels = isObj(rec.computed) && isObj(rec.computed.labels) ? rec.computed.labels : null;
+  if (labels && onlyCommentFamilies(Object.keys(labels))) return 'comment';
+  return key;
+}
+
+
+
+/**
+ * Every archivable record of a data payload: `data.items[]` (see recordOfItem), and
+ * single-object answers `data.<key>` that carry an id (`post` → kind post, `comment`/`reply` →
+ * comment; `profile`/`user` → profile; others keep their key), with the same counts as
+ * `readItems`. Comments are kind `comment` however the list item is keyed (itemKind); `endpoint`
+ * (the path called, optional) is one more hint for that.
+ */
+export function itemsOfData(data: unknown, endpoint?: string): ExtractedItem[] {
+  return readItems(data, endpoint).items;
+}
+
+export function readItems(data: unknown, endpoint?: string): ReadItems {
   const out: ExtractedItem[] = [];
   let unreadable = 0;
   let heldBack = 0;
   if (!isObj(data)) return { items: out, unreadable, heldBack };
   const held = isObj(data.held_back) && Array.isArray(data.held_back.ids) ? new Set(data.held_back.ids.map((x) => String(x))) : null;
+  const commentPage = isCommentPage(data, endpoint);
   if (Array.isArray(data.items)) {
     data.items.forEach((it, position) => {
-      const r = isObj(it) ? recordOfItem(it) : null;
+      const r = isObj(it) ? recordOfItem(it, commentPage) : null;
       if (!r) {
         unreadable++;
         return;
@@ -316,7 +372,14 @@ export function readItems(data: unknown): ReadItems {
     if (DATA_NOT_RECORDS.has(key) || !isObj(rec)) continue;
     const id = recordId(rec);
     if (id === null) continue;
-    const kind = POST_KEYS.has(key) || looksLikePost(rec) ? 'post' : PROFILE_KEYS.has(key) ? 'profile' : key;
+    const kind =
+      key === 'comment' || key === 'reply' || ((POST_KEYS.has(key) || looksLikePost(rec)) && itemKind('post', rec, false) === 'comment')
+        ? 'comment'
+        : POST_KEYS.has(key) || looksLikePost(rec)
+          ? 'post'
+          : PROFILE_KEYS.has(key)
+            ? 'profile'
+            : key;
     out.push({ kind, id, record: rec, position: 0 });
   }
   return { items: out, unreadable, heldBack };
