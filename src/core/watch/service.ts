@@ -30,6 +30,8 @@ import { holdOf, maxPagesOf, priceOf } from '../api/catalogue';
 import { normalizeEndpoint } from '../api/canonical';
 import type { ApiCore, CallResult, WalkResult } from '../api/types';
 import { buildWhere } from '../archive/sql-query';
+import { readItems } from '../archive/extract';
+import type { IngestProvenance, IngestRow } from '../archive/archive';
 import type { Database } from 'better-sqlite3';
 import { SharedBudget } from './budget';
 import { WatchStore, type ChainKind, type PageItem, type RunRow, type RunStatus, type RunWatchRow, type ScheduleDef, type WatchlistRow, type WatchRow } from './store';
@@ -43,6 +45,11 @@ export interface WatchArchive {
   getWalk(walkId: string): WalkState | undefined;
   saveWalk(w: WalkState): void;
   findJournal(opKey: string): JournalEntry | undefined;
+  /**
+   * Links items to a source and walk without a request (a page answered from the archive): the
+   * library's watchlist and walk views then list them. Absent → such pages are not linked.
+   */
+  ingestItems?(rows: IngestRow[], provenance?: IngestProvenance): unknown;
 }
 
 export interface WatchServiceOptions {
@@ -152,23 +159,14 @@ function parseTime(v: string | undefined): number | null {
 }
 
 /** Items of a list answer, in page order: (kind, id, pinned, published time). */
-function pageItems(platform: string, env: Envelope): Array<PageItem & { pinned: boolean; at: number | null }> {
-  const list = (env.data as { items?: unknown } | null)?.items;
-  if (!Array.isArray(list)) return [];
-  const out: Array<PageItem & { pinned: boolean; at: number | null }> = [];
-  for (const it of list) {
-    if (!it || typeof it !== 'object') continue;
-    const kind = Object.keys(it as object)[0];
-    if (!kind) continue;
-    const rec = (it as Record<string, unknown>)[kind] as Record<string, unknown> | null;
-    if (!rec || typeof rec !== 'object') continue;
-    const id = rec.id;
-    if (typeof id !== 'string' && typeof id !== 'number') continue;
-    const flags = rec.flags as { pinned?: unknown } | null | undefined;
-    const pub = typeof rec.published_at === 'string' ? Date.parse(rec.published_at) : NaN;
-    out.push({ platform, kind, id: String(id), pinned: flags?.pinned === true, at: Number.isFinite(pub) ? pub : null });
-  }
-  return out;
+function pageItems(platform: string, env: Envelope, endpoint: string): Array<PageItem & { pinned: boolean; at: number | null; record: Record<string, unknown> }> {
+  // the archive's own reading of a page (record kinds — comments are `comment` —, judgments beside
+  // the record, stubs left out), so watch_items join the archive's rows on the same (kind, id)
+  return readItems(env.data, endpoint).items.map((it) => {
+    const flags = it.record.flags as { pinned?: unknown } | null | undefined;
+    const pub = typeof it.record.published_at === 'string' ? Date.parse(it.record.published_at) : NaN;
+    return { platform, kind: it.kind, id: it.id, record: it.record, pinned: flags?.pinned === true, at: Number.isFinite(pub) ? pub : null };
+  });
 }
 
 /** A watch's result within a run: what is stored per run (RunWatchRow) plus what the run needs. */
@@ -477,6 +475,21 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     return params;
   }
 
+  /**
+   * A page answered from the archive (the same call inside its cache window: no request, no
+   * charge) was stored under the call that first fetched it, with that call's source and walk. Link
+   * its items to this watchlist's source and this walk too (a stored answer without an envelope,
+   * no ledger row: nothing was requested), so the items the run counts as new are the items the
+   * watchlist lists (issue 14 #2).
+   */
+  function linkArchived(source: string, walkId: string, w: WatchRow, got: CallResult, items: Array<{ platform: string; kind: string; record: Record<string, unknown> }>): void {
+    if (!archive.ingestItems || items.length === 0) return;
+    archive.ingestItems(
+      items.map((i) => ({ platform: i.platform, kind: i.kind, record: i.record })),
+      { callId: `archived:${walkId}:${got.callId}`, source, walkId, platform: w.platform, endpoint: normalizeEndpoint(w.platform, w.endpoint), paramsHash: '', fetchedAt: clock.now(), unavailable: Array.isArray(got.envelope.unavailable) ? (got.envelope.unavailable as string[]) : undefined },
+    );
+  }
+
   function markWalkDone(walkId: string, reason: string): void {
     const s = archive.getWalk(walkId);
     if (s && s.status !== 'done') archive.saveWalk({ ...s, status: 'done', stopReason: reason, updatedAt: clock.now() });
@@ -577,7 +590,8 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       if (got) {
         out.pages++;
         out.credits += got.creditsUsed;
-        const items = pageItems(w.platform, got.envelope);
+        const items = pageItems(w.platform, got.envelope, w.endpoint);
+        if (got.fromArchive) linkArchived(source, res.walkId, w, got, items);
         const nonPinned = items.filter((i) => !i.pinned);
         heldHit = store.heldBefore(watchId, chainId, nonPinned);
         if (w.pendingNewestId === null && nonPinned.length > 0) store.setPendingNewest(watchId, nonPinned[0].id, nonPinned[0].at);
