@@ -134,7 +134,9 @@ export function createCaller(d: CallerDeps) {
     const price = priceOf(ep);
     const moved = movedSince(lost, after, price.max * pagesOf(params));
     if (moved !== null) return { credits: moved, how: 'balance' };
-    return { credits: price.min * pagesOf(params), how: 'price' };
+    // the least it can have cost: one page at the floor (a multi-page call bills the pages it walked)
+    void params;
+    return { credits: price.min, how: 'price' };
   }
 
   function recordInferred(lost: Lost, entry: LedgerEntry, credits: number, how: 'balance' | 'price', charged: number): void {

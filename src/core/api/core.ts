@@ -68,6 +68,8 @@ export interface CoreInternals {
    * keeps being refused is never retried in a loop
    */
   restarts: Map<string, { depth: number; lastRejectedAt: number | null; startedOver: boolean }>;
+  /** last known balance (credits_remaining), or null */
+  balance: () => number | null;
   eta: (n: number, priority: Priority) => number;
 }
 
@@ -395,6 +397,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     holdOf: holdFor,
     quote,
     restarts: new Map(),
+    balance,
     eta: (n, p) => currentPacer.eta(n, p),
   };
 

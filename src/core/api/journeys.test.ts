@@ -89,4 +89,45 @@ describe('walks the spec describes in prose', () => {
     const w = await api.walk(target, { maxCredits: 1000 });
     expect(w).toMatchObject({ status: 'paused', stopReason: 'credit_limit', creditsSpent: 0 });
   });
+
+  it('walks up to 5 pages per request where the entry accepts max_pages: fewer requests, the same rows', async () => {
+    const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } };
+    const one = await setup();
+    const a = await one.api.walk(target, { maxPages: 12, pagesPerRequest: 1 });
+    const rowsOne = rows(one.archive).map((x) => x.id).sort();
+    const paidOne = one.sb.admin.charges().reduce((s2, c) => s2 + c.credits_used, 0);
+    const many = await setup();
+    const b = await many.api.walk(target, { maxPages: 12 });
+    expect(b.error?.message).toBeUndefined();
+    expect(b.pagesDone).toBe(a.pagesDone);
+    const requests = many.sb.admin.charges().filter((c) => c.params.dry_run === undefined);
+    expect(requests.map((c) => c.params.max_pages)).toEqual(['5', '5', '2']);
+    expect(rows(many.archive).map((x) => x.id).sort()).toEqual(rowsOne);
+    // each page walked is billed as one call: the same credits as page by page
+    expect(many.sb.admin.charges().reduce((s2, c) => s2 + c.credits_used, 0)).toBe(paidOne);
+  });
+
+  it('sizes max_pages to the budget: never a hold past the approved credits', async () => {
+    const { sb, api } = await setup();
+    // short_video_net search holds 840 a page: 2,000 credits allow two pages per request
+    const r = await api.walk({ platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } }, { maxPages: 10, maxCredits: 2000 });
+    const asked = sb.admin.charges().filter((c) => c.params.dry_run === undefined).map((c) => c.params.max_pages);
+    expect(asked[0]).toBe('2');
+    expect(r.creditsSpent).toBeLessThanOrEqual(2000);
+  });
+
+  it('continues a max_pages walk from the cursor a page_error returns, without skipping a page', async () => {
+    const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } };
+    const clean = await setup();
+    await clean.api.walk(target, { maxPages: 15 });
+    const want = rows(clean.archive).map((x) => x.id).sort();
+    const { sb, api, archive } = await setup();
+    sb.admin.setChaos({ rate500: 0.3 });
+    const r = await api.walk(target, { maxPages: 15 });
+    expect(r.error?.message).toBeUndefined();
+    const stops = (archive.db.prepare('SELECT envelope FROM responses').all() as Array<{ envelope: string }>).map((x) => (JSON.parse(x.envelope) as { data: { walk?: { stopped?: string } } }).data.walk?.stopped);
+    expect(stops).toContain('page_error');
+    expect(rows(archive).map((x) => x.id).sort()).toEqual(want);
+  });
 });
+

@@ -83,6 +83,11 @@ export interface WalkOptions {
   maxPages?: number;
   /** stop BEFORE a page whose hold would take the walk's spending past this */
   maxCredits?: number;
+  /**
+   * pages asked per request where the endpoint accepts `max_pages` (1..5, default 5): one request
+   * and one rate slot for up to 5 pages, each billed as a page; 1 turns it off
+   */
+  pagesPerRequest?: number;
   signal?: AbortSignal;
   fresh?: boolean;
   /** choose the walk id (default a uuid) */

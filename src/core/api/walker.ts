@@ -3,7 +3,7 @@ import type { CatalogueEndpoint, Pagination } from '../../shared/api-types';
 import type { CallTarget, WalkState } from '../ports';
 import { readItems } from '../archive/extract';
 import { canonicalParams, normalizeEndpoint } from './canonical';
-import { nativePagingParamOf, paramNames } from './catalogue';
+import { nativePagingParamOf, paramNames, priceOf } from './catalogue';
 import type { CoreInternals } from './core';
 import { ApiError } from './errors';
 import type { CallResult, WalkOptions, WalkResult } from './types';
@@ -144,6 +144,21 @@ function storageOf(e: unknown): ApiError | null {
   return e instanceof ApiError && e.kind === 'storage' ? e : null;
 }
 
+/**
+ * Pages a max_pages request walked. `data.walk.stopped = max_pages` means all of them; no
+ * `data.walk` means one (the service did not walk several); otherwise
+ * (the list ended, a page failed, the time budget ran out) fewer, and since each page walked is
+ * billed as one call (rule 8) the charge bounds them: the price per page is at least the floor.
+ */
+function pagesWalked(asked: number, stopped: string | undefined, r: CallResult, ep: CatalogueEndpoint): number {
+  if (asked <= 1 || stopped === 'max_pages') return asked;
+  // no data.walk: the service did not report a multi-page walk — count what one answer is
+  if (stopped === undefined) return 1;
+  const floor = priceOf(ep).min;
+  if (r.creditsUsed > 0 && floor > 0) return Math.min(asked, Math.max(1, Math.floor(r.creditsUsed / floor)));
+  return 1;
+}
+
 function oldestPublished(items: Array<{ record: Record<string, unknown> }>): string | null {
   let oldest: string | null = null;
   let oldestMs = Infinity;
@@ -178,6 +193,8 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
   let { depth, lastRejectedAt, startedOver } = memo;
   const remember = () => Object.assign(memo, { depth, lastRejectedAt, startedOver });
   let triedNative = state.cursorParam !== 'cursor';
+  const perRequest = Math.max(1, Math.min(5, o.pagesPerRequest ?? 5));
+  const byMaxPages = perRequest > 1 && paramNames(ep).has('max_pages') && fixed.max_pages === undefined && state.cursorParam !== 'until';
 
   const note = (text: string, code: string) => {
     notes.push(text);
@@ -241,8 +258,23 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     const params: Record<string, string> = { ...fixed };
     if (state.cursor !== null) params[state.cursorParam] = state.cursor;
     let hold: number;
+    let pagesAsked = 1;
     try {
       hold = await core.holdOf(ep, { platform: state.platform, endpoint: state.endpoint, params });
+      // max_pages (Pagination rule 8): up to 5 pages in one request and one rate slot, billed per
+      // page, holding ceiling × pages — as many as the pages still wanted, the budget and the
+      // balance allow
+      if (byMaxPages) {
+        let fit = Math.min(perRequest, o.maxPages !== undefined ? o.maxPages - state.pagesDone : perRequest);
+        if (o.maxCredits !== undefined) fit = Math.min(fit, Math.floor((o.maxCredits - state.creditsSpent) / Math.max(1, hold)));
+        const bal = core.balance();
+        if (bal !== null) fit = Math.min(fit, Math.floor(bal / Math.max(1, hold)));
+        if (fit > 1) {
+          pagesAsked = fit;
+          params.max_pages = String(fit);
+          hold = await core.holdOf(ep, { platform: state.platform, endpoint: state.endpoint, params });
+        }
+      }
     } catch (e) {
       if (e instanceof ApiError) return finish('failed', `error:${e.type ?? e.kind.toUpperCase()}`, e);
       throw e;
@@ -301,7 +333,7 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
 
     const env = r.envelope;
     const read = readItems(env.data);
-    state.pagesDone = pageNumber;
+    state.pagesDone = pageNumber - 1 + pagesWalked(pagesAsked, (env.data as { walk?: { stopped?: string } }).walk?.stopped, r, ep);
     state.creditsSpent += r.creditsUsed;
     state.itemsSeen += read.items.length;
     newItems += r.newItems;
