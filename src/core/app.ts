@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalogue, CatalogueEndpoint } from '../shared/api-types';
+import { labelFieldSpec, labelValueProblem } from '../shared/labels';
 import type {
   AppInfo,
   BalanceInfo,
@@ -617,7 +618,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     },
     async 'library.override'(i) {
       if (i.clear) archive.clearOverride(i.item, i.family, i.field);
-      else archive.overrideLabel(i.item, i.family, i.field, i.value);
+      else {
+        // an override is a value the service itself could have given (issue 14 #4: no "banana")
+        const spec = labelFieldSpec(i.family, i.field);
+        const seen = spec?.type === 'text' && spec.seenOnly ? archive.labelDistribution({}, i.family, i.field).map((s) => s.bucket) : undefined;
+        const problem = labelValueProblem(i.family, i.field, i.value, seen);
+        if (problem) throw new AppError('validation', `Not a label value: ${problem}`);
+        archive.overrideLabel(i.item, i.family, i.field, i.value);
+      }
     },
     async 'library.saveResultSet'(i) {
       const rs = archive.saveResultSet(i.name, i.query, { note: i.note ?? null });

@@ -183,7 +183,8 @@ const DEFS: ColumnDef[] = [
   ...RECORD_COLUMNS.map(([name, path]) => ({ name, expr: pathExpr(path) })),
   // co-authors of collab posts live in ext.coauthors; repeated here as their own column for convenience
   { name: 'coauthors', expr: pathExpr(['ext', 'coauthors']) },
-  ...LABEL_COLUMNS.map(([name, path]) => ({ name, expr: `L_${path[2]}?.[${key(path[3])}]` })),
+  // the effective label: the analyst's override first, as the library filters on it (issue 14 #4)
+  ...LABEL_COLUMNS.map(([name, path]) => ({ name, expr: `(O_${path[2]} !== undefined && hasOwn(O_${path[2]}, ${key(path[3])}) ? O_${path[2]}[${key(path[3])}] : L_${path[2]}?.[${key(path[3])}])` })),
   ...RELEVANCE_COLUMNS.map(([name, path]) => ({ name, expr: `R?.[${key(path[2])}]` })),
   { name: 'tags', expr: 'row.tags' },
   { name: 'note', expr: 'row.note' },
@@ -197,6 +198,9 @@ const overridesCell = (o: ExportRow['overrides'] | undefined): ExportRow['overri
   o && Object.keys(o).length > 0 ? o : null;
 
 const sub = (v: unknown): Record<string, unknown> | undefined => (isObj(v) ? v : undefined);
+/** the row's overrides, undefined when it has none (most rows: one test per row, none per cell) */
+const ovr = (o: unknown): Record<string, unknown> | undefined => (isObj(o) && Object.keys(o).length > 0 ? o : undefined);
+const hasOwn = (o: Record<string, unknown>, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 /** The locals column expressions read (see ColumnDef). */
 const PRELUDE = [
@@ -205,9 +209,11 @@ const PRELUDE = [
   'const L = S_computed === undefined ? undefined : sub(S_computed.labels);',
   'const R = S_computed === undefined ? undefined : sub(S_computed.relevance);',
   ...Object.keys(LABEL_FIELDS).map((f) => `const L_${f} = L === undefined ? undefined : sub(L[${key(f)}]);`),
+  'const O = ovr(row.overrides);',
+  ...Object.keys(LABEL_FIELDS).map((f) => `const O_${f} = O === undefined ? undefined : sub(O[${key(f)}]);`),
 ].join('\n');
 
-const HELPERS = { isObj, sub, EMPTY, iso, extraOf, overridesCell, csvCell, cell };
+const HELPERS = { isObj, sub, ovr, hasOwn, EMPTY, iso, extraOf, overridesCell, csvCell, cell };
 type RowFn<T> = (row: ExportRow) => T;
 
 /** Compile `body` (after PRELUDE) into a function of `row`; the code is built from DEFS only. */
