@@ -7,6 +7,7 @@ import { useUi, VIEWS, type ViewId } from './stores/ui';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
 import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
+import { AskDialog } from './components/Dialog';
 import { SearchView } from './features/SearchView';
 import { ProfilesView } from './features/ProfilesView';
 import { CommentsView } from './features/CommentsView';
@@ -118,14 +119,15 @@ export function App() {
         return;
       }
       if (e.key === 'Escape') {
-        if (ui.confirm) ui.closeConfirm(false);
+        if (ui.dialog) ui.closeDialog();
+        else if (ui.confirm) ui.closeConfirm(false);
         else if (ui.paletteOpen) ui.setPalette(false);
         else if (ui.bgOpen) ui.setBgOpen(false);
         else if (ui.drawer) ui.openDrawer(null);
         else if (isTyping(e.target)) (e.target as HTMLElement).blur();
         return;
       }
-      if (ui.confirm || ui.paletteOpen) return;
+      if (ui.confirm || ui.paletteOpen || ui.dialog) return;
       if (e.altKey && /^[1-8]$/.test(e.key)) {
         e.preventDefault();
         ui.setView(VIEWS[Number(e.key) - 1].id);
@@ -194,6 +196,7 @@ export function App() {
       </div>
       <Palette commands={commands} />
       <ConfirmDialog />
+      <AskDialog />
       <Toasts />
     </div>
   );

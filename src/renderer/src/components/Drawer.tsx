@@ -9,6 +9,8 @@ import { invalidate, useLoupe } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 import { Chips, ErrorBox, Num, RelBar, Skeleton, When } from './cells';
 import { labelChips } from '../lib/records';
+import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from '../../../shared/labels';
+import { LabelValueInput, type LabelScalar } from './LabelValue';
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
@@ -229,17 +231,23 @@ function LabelFamily({
   onOverride: (field: string, value: string | number | boolean | null, clear: boolean) => void;
 }) {
   const [edit, setEdit] = useState<string | null>(null);
-  const [val, setVal] = useState('');
+  const [val, setVal] = useState<LabelScalar>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const fam = Object.prototype.hasOwnProperty.call(LABEL_SPECS, family) ? LABEL_SPECS[family] : undefined;
   return (
     <div className="labelfam" data-testid={`label-family-${family}`}>
-      <div className="labelfam-head">{family.replace(/_/g, ' ')}</div>
+      <div className="labelfam-head" title={family}>
+        {fam?.title ?? family.replace(/_/g, ' ')}
+      </div>
       <table className="mini">
         <tbody>
           {Object.entries(fields).map(([k, v]) => (
             <tr key={k}>
-              <td className="muted">{k}</td>
-              <td>
-                {v === null ? <span className="null" title="null: not judged or unsure">—</span> : typeof v === 'object' ? JSON.stringify(v) : String(v)}
+              <td className="muted" title={`${family}.${k}`}>
+                {labelFieldSpec(family, k)?.title ?? k.replace(/_/g, ' ')}
+              </td>
+              <td title={v === null || typeof v === 'object' ? undefined : String(v)}>
+                {v === null ? <span className="null" title="Not judged, or the service was unsure">—</span> : typeof v === 'object' ? JSON.stringify(v) : labelValueWords(family, k, v)}
                 {k in overridden ? <span className="chip tone-warn" title="your override"> override</span> : null}
               </td>
               <td className="right">
@@ -248,16 +256,25 @@ function LabelFamily({
                     className="row gap"
                     onSubmit={(e) => {
                       e.preventDefault();
-                      const t = val.trim();
-                      const parsed: string | number | boolean | null = t === 'null' ? null : t === 'true' ? true : t === 'false' ? false : t !== '' && !Number.isNaN(Number(t)) ? Number(t) : t;
-                      onOverride(k, parsed, false);
+                      const problem = labelValueProblem(family, k, val);
+                      // niche and other open sets are checked by the core against what it holds
+                      if (problem && labelFieldSpec(family, k)) return setProblem(problem);
+                      onOverride(k, val, false);
                       setEdit(null);
                     }}
                   >
-                    <input value={val} onChange={(e) => setVal(e.target.value)} aria-label={`New value for ${family}.${k}`} autoFocus size={10} />
+                    <LabelValueInput family={family} field={k} value={val} onChange={(x) => (setVal(x), setProblem(null))} label={`New value for ${fam?.title ?? family}: ${labelFieldSpec(family, k)?.title ?? k}`} testid={`override-${family}-${k}`} />
                     <button className="btn small" type="submit">
                       Set
                     </button>
+                    <button className="btn small ghost" type="button" onClick={() => (setEdit(null), setProblem(null))}>
+                      Cancel
+                    </button>
+                    {problem ? (
+                      <span className="errtext small" role="alert">
+                        {problem}
+                      </span>
+                    ) : null}
                   </form>
                 ) : (
                   <>
@@ -265,9 +282,11 @@ function LabelFamily({
                       className="btn tiny ghost"
                       onClick={() => {
                         setEdit(k);
-                        setVal(v === null || v === undefined ? '' : String(v));
+                        setProblem(null);
+                        setVal(v === undefined || typeof v === 'object' ? null : (v as LabelScalar));
                       }}
                       title="Override this label value"
+                      aria-label={`Edit ${fam?.title ?? family}: ${labelFieldSpec(family, k)?.title ?? k}`}
                     >
                       edit
                     </button>

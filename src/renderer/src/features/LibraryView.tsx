@@ -5,6 +5,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ItemRefInput } from '../../../shared/contract';
 import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
 import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
+import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/labels';
+import { LabelValueInput } from '../components/LabelValue';
 import { api, errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { invalidate, useDebounced, useLibraryRows, useLoupe } from '../queries/hooks';
@@ -142,8 +144,8 @@ export function LibraryView() {
           <button
             className="btn small"
             onClick={async () => {
-              const name = window.prompt('Name this result set');
-              if (name && name.trim()) await act(() => api.call('library.saveResultSet', { name: name.trim(), query: stripPage(q) }), `Saved “${name.trim()}”`);
+              const name = await useUi.getState().askText({ title: 'Save result set', label: 'Name', okLabel: 'Save', detail: 'The filters and sort as they are now; open it again from “Saved sets…”.' });
+              if (name) await act(() => api.call('library.saveResultSet', { name, query: stripPage(q) }), `Saved “${name}”`);
             }}
             data-testid="save-set"
           >
@@ -153,7 +155,7 @@ export function LibraryView() {
           {selected.size ? (
             <>
               <span className="muted">{selected.size} selected</span>
-              <BulkActions items={selItems} act={act} ask={ask} />
+              <BulkActions items={selItems} act={act} ask={ask} tags={(tags.data ?? []).map((t) => t.tag)} />
             </>
           ) : (
             <button
@@ -161,9 +163,10 @@ export function LibraryView() {
               disabled={!count.data}
               title="Tag every row matching the filters (not only the loaded ones)"
               onClick={async () => {
-                const tag = window.prompt(`Tag all ${count.data ?? 0} matching rows with`);
-                if (tag && tag.trim()) await act(() => api.call('library.tagQuery', { query: stripPage(q), tag: tag.trim() }), `Tagged matching rows “${tag.trim()}”`);
+                const tag = await useUi.getState().askText({ title: `Tag all ${fmtExact(count.data ?? 0)} matching rows`, label: 'Tag', okLabel: 'Tag all', suggestions: (tags.data ?? []).map((t) => t.tag), detail: 'Every row matching the filters, not only the loaded ones.' });
+                if (tag) await act(() => api.call('library.tagQuery', { query: stripPage(q), tag }), `Tagged matching rows “${tag}”`);
               }}
+              data-testid="tag-all"
             >
               Tag all matching
             </button>
@@ -210,32 +213,35 @@ function stripPage(q: LibraryQuery): LibraryQuery {
   return rest;
 }
 
-function BulkActions({ items, act, ask }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask'] }) {
+function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask']; tags: string[] }) {
+  const n = `${items.length} selected row${items.length === 1 ? '' : 's'}`;
   return (
     <>
       <button
         className="btn small"
         data-testid="bulk-tag"
         onClick={async () => {
-          const tag = window.prompt('Tag selected rows with');
-          if (tag && tag.trim()) await act(() => api.call('library.tag', { items, tag: tag.trim() }), `Tagged ${items.length} rows`);
+          const tag = await useUi.getState().askText({ title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag', suggestions: tags });
+          if (tag) await act(() => api.call('library.tag', { items, tag }), `Tagged ${items.length} rows “${tag}”`);
         }}
       >
         Tag
       </button>
       <button
         className="btn small"
+        data-testid="bulk-untag"
         onClick={async () => {
-          const tag = window.prompt('Remove which tag from the selected rows?');
-          if (tag && tag.trim()) await act(() => api.call('library.tag', { items, tag: tag.trim(), remove: true }), `Untagged ${items.length} rows`);
+          const tag = await useUi.getState().askText({ title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag', suggestions: tags });
+          if (tag) await act(() => api.call('library.tag', { items, tag, remove: true }), `Removed “${tag}” from ${items.length} rows`);
         }}
       >
         Untag
       </button>
       <button
         className="btn small"
+        data-testid="bulk-note"
         onClick={async () => {
-          const note = window.prompt('Note for the selected rows (empty clears it)');
+          const note = await useUi.getState().askText({ title: `Note on ${n}`, label: 'Note (empty clears it)', okLabel: 'Save note', multiline: true, allowEmpty: true });
           if (note === null) return;
           if (items.length > 1 && !(await ask({ title: 'Replace notes?', lines: [`This sets the same note on ${items.length} rows, replacing their notes.`], okLabel: 'Replace notes' }))) return;
           await act(() => Promise.all(items.map((item) => api.call('library.note', { item, note: note.trim() ? note : null }))), `Note set on ${items.length} rows`);
@@ -245,13 +251,12 @@ function BulkActions({ items, act, ask }: { items: ItemRefInput[]; act: (f: () =
       </button>
       <button
         className="btn small"
+        data-testid="bulk-override"
         onClick={async () => {
-          const spec = window.prompt('Override a label on the selected rows: family.field=value (e.g. sentiment.label=negative)');
-          const m = spec ? /^\s*([\w]+)\.([\w]+)\s*=\s*(.*)$/.exec(spec) : null;
-          if (!m) return;
-          const raw = m[3].trim();
-          const value: string | number | boolean | null = raw === 'null' ? null : raw === 'true' ? true : raw === 'false' ? false : raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
-          await act(() => Promise.all(items.map((item) => api.call('library.override', { item, family: m[1], field: m[2], value }))), `Overrode ${m[1]}.${m[2]} on ${items.length} rows`);
+          const o = await useUi.getState().askLabel({ title: `Override a label on ${n}`, okLabel: 'Override', detail: 'Your value replaces the service’s judgment in filters, charts and exports; the original stays in the record.' });
+          if (!o) return;
+          const spec = LABEL_SPECS[o.family];
+          await act(() => Promise.all(items.map((item) => api.call('library.override', { item, ...o }))), `Set ${spec?.title ?? o.family} · ${labelValueWords(o.family, o.field, o.value)} on ${items.length} rows`);
         }}
       >
         Override label
@@ -284,15 +289,17 @@ function EngagementFilter({ value, onChange }: { value: Eng[]; onChange: (v: Eng
   );
 }
 
-const FAMILY_FIELDS: Record<string, string[]> = {
-  sentiment: ['label', 'p'],
-  sponsored: ['p', 'disclosed', 'undisclosed', 'brand'],
-  intent: ['label', 'confidence', 'urgency'],
-  niche: ['label', 'confidence'],
-  mention: ['sentiment_level', 'about_brand', 'aspect'],
-  quality: ['post_aim', 'fact_density', 'engagement_bait', 'rage_bait'],
-  injection: ['flagged', 'p'],
-};
+/** fields offered per family: every field the spec names (human words, API name on hover) */
+const fieldsOf = (family: string): string[] => Object.keys(LABEL_SPECS[family]?.fields ?? { p: null });
+
+function defaultValue(family: string, field: string): string | number | boolean {
+  const spec = labelFieldSpec(family, field);
+  if (spec?.type === 'enum') return spec.values[0];
+  if (spec?.type === 'bool') return true;
+  if (spec?.type === 'prob') return 0.5;
+  if (spec?.type === 'int') return spec.min;
+  return '';
+}
 
 function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChange: (v: LabelCondition[]) => void }) {
   const families = [...new Set<string>([...POST_LABELS, ...COMMENT_LABELS])];
@@ -304,14 +311,18 @@ function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChang
         const put = (p: Partial<LabelCondition>) => onChange(value.map((x, k) => (k === i ? { ...x, ...p } : x)));
         return (
           <span key={i} className="cond">
-            <select value={c.family} onChange={(e) => put({ family: e.target.value, field: (FAMILY_FIELDS[e.target.value] ?? ['p'])[0] })} aria-label="label family">
+            <select value={c.family} onChange={(e) => put({ family: e.target.value, field: fieldsOf(e.target.value)[0], value: defaultValue(e.target.value, fieldsOf(e.target.value)[0]) })} aria-label="label family">
               {families.map((f) => (
-                <option key={f}>{f}</option>
+                <option key={f} value={f} title={f}>
+                  {LABEL_SPECS[f]?.title ?? f}
+                </option>
               ))}
             </select>
-            <select value={c.field} onChange={(e) => put({ field: e.target.value })} aria-label="label field">
-              {(FAMILY_FIELDS[c.family] ?? ['p']).map((f) => (
-                <option key={f}>{f}</option>
+            <select value={c.field} onChange={(e) => put({ field: e.target.value, value: defaultValue(c.family, e.target.value) })} aria-label="label field">
+              {fieldsOf(c.family).map((f) => (
+                <option key={f} value={f} title={`${c.family}.${f}`}>
+                  {labelFieldSpec(c.family, f)?.title ?? f}
+                </option>
               ))}
             </select>
             <select value={c.op} onChange={(e) => put({ op: e.target.value as LabelCondition['op'] })} aria-label="operator">
@@ -321,15 +332,7 @@ function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChang
                 </option>
               ))}
             </select>
-            <input
-              value={String(c.value)}
-              size={10}
-              aria-label="value"
-              onChange={(e) => {
-                const raw = e.target.value;
-                put({ value: raw === 'true' ? true : raw === 'false' ? false : raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw });
-              }}
-            />
+            <LabelValueInput family={c.family} field={c.field} value={c.value} allowUnsure={false} onChange={(v) => put({ value: v ?? '' })} label="value" />
             <button className="chip-x" onClick={() => onChange(value.filter((_, k) => k !== i))} aria-label="Remove condition">
               ×
             </button>

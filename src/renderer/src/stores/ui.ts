@@ -22,6 +22,33 @@ export interface ConfirmRequest {
   resolve: (ok: boolean) => void;
 }
 
+/** An in-app dialog that asks for a value (Electron has no window.prompt — issue 14 #5). */
+export type DialogRequest =
+  | {
+      type: 'text';
+      title: string;
+      label: string;
+      initial?: string;
+      okLabel: string;
+      /** a note (several lines) rather than one line */
+      multiline?: boolean;
+      /** empty allowed (e.g. clears a note) */
+      allowEmpty?: boolean;
+      /** offered values (existing tags…) */
+      suggestions?: string[];
+      detail?: string;
+      resolve: (v: string | null) => void;
+    }
+  | {
+      type: 'label';
+      title: string;
+      okLabel: string;
+      detail?: string;
+      resolve: (v: { family: string; field: string; value: string | number | boolean | null } | null) => void;
+    };
+
+type Ask<T extends DialogRequest['type']> = Omit<Extract<DialogRequest, { type: T }>, 'resolve' | 'type'>;
+
 export interface Toast {
   id: number;
   level: 'info' | 'warning' | 'error';
@@ -42,6 +69,10 @@ interface UiState {
   confirm: ConfirmRequest | null;
   ask: (r: Omit<ConfirmRequest, 'resolve'>) => Promise<boolean>;
   closeConfirm: (ok: boolean) => void;
+  dialog: DialogRequest | null;
+  askText: (r: Ask<'text'>) => Promise<string | null>;
+  askLabel: (r: Ask<'label'>) => Promise<{ family: string; field: string; value: string | number | boolean | null } | null>;
+  closeDialog: () => void;
   balance: BalanceInfo | null;
   setBalance: (b: BalanceInfo) => void;
   walks: Record<string, WalkInfo>;
@@ -82,6 +113,22 @@ export const useUi = create<UiState>((set, get) => ({
     const c = get().confirm;
     set({ confirm: null });
     c?.resolve(ok);
+  },
+  dialog: null,
+  askText: (r) =>
+    new Promise((resolve) => {
+      get().closeDialog();
+      set({ dialog: { ...r, type: 'text', resolve } });
+    }),
+  askLabel: (r) =>
+    new Promise((resolve) => {
+      get().closeDialog();
+      set({ dialog: { ...r, type: 'label', resolve } });
+    }),
+  closeDialog: () => {
+    const d = get().dialog;
+    set({ dialog: null });
+    d?.resolve(null);
   },
   balance: null,
   setBalance: (b) => {
