@@ -208,6 +208,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     const sb = want.sandbox ? await sandbox() : null;
     const baseUrl = sb ? sb.url : (want as { baseUrl: string }).baseUrl;
     if (conn && conn.baseUrl === baseUrl) return conn;
+    const switching = conn !== null;
     if (conn) {
       if ([...walks.values()].some((w) => w.info.status === 'running'))
         throw new AppError('validation', 'Walks are running on the previous service; cancel them before switching service.');
@@ -215,6 +216,18 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       conn = null;
       old.off.forEach((f) => f());
       await old.core.close().catch(() => {});
+      // the balance and free calls were the previous service's: unknown until this one answers
+      // (issue 14 #6: a stale balance after a base-URL switch)
+      balanceAt = null;
+      freeCallsRemaining = null;
+      // the archive keeps one last-known balance; the new core must not hold calls against the
+      // previous service's number (it probes the new one, free, before its first charged call)
+      try {
+        archive.db.prepare('DELETE FROM balance').run();
+      } catch {
+        /* a read-only archive: the refresh below overwrites it when the service answers */
+      }
+      emit({ type: 'balance', balance: { creditsRemaining: null, freeCallsRemaining: null, at: null } });
     }
     const core = createApiCore({
       baseUrl,
@@ -260,6 +273,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       core.events.on('warning', (w) => emit({ type: 'notice', level: 'warning', message: w.message })),
     ];
     conn = { baseUrl, sandbox: !!sb, core, off };
+    // read the new service's balance right away (GET /v1/credits: free, not rate counted)
+    if (switching) void impl['credits.refresh']({}).catch(() => {});
     return conn;
   }
 

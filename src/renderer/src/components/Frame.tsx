@@ -1,9 +1,10 @@
 /** Left rail, top bar (key name, live balance, free calls, background work, sandbox badge). */
+import { balanceStale, balanceText } from '../lib/balance';
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { WalkInfo } from '../../../shared/contract';
 import { api, errorText } from '../lib/api';
-import { abbreviate, duration, fmtExact } from '../lib/format';
+import { duration, fmtExact } from '../lib/format';
 import { invalidate, useInfo, useLoupe } from '../queries/hooks';
 import { useUi, VIEWS } from '../stores/ui';
 
@@ -64,10 +65,10 @@ export function TopBar() {
   useEffect(() => {
     if (!credits.data) return;
     setBalance(credits.data);
-    // unknown until the first call: ask the service (GET /v1/credits is free and not rate-counted)
-    if (credits.data.creditsRemaining === null && info.data?.keySet !== false)
-      void api.call('credits.refresh', {}).then(setBalance).catch(() => {});
-  }, [credits.data, setBalance, info.data?.keySet]);
+    // unknown, or last read before a restart / a service switch: ask the service again
+    // (GET /v1/credits is free and not rate-counted)
+    if (balanceStale(credits.data, Date.now()) && info.data?.keySet !== false) void api.call('credits.refresh', {}).then(setBalance).catch(() => {});
+  }, [credits.data, setBalance, info.data?.keySet, info.data?.baseUrl]);
   const walks = useAllWalks();
   const runs = Object.values(useUi((s) => s.runs)).filter((r) => r.status === 'running');
   const running = walks.filter((w) => w.status === 'running');
@@ -86,7 +87,7 @@ export function TopBar() {
       <span className="top-item" title={b?.creditsRemaining != null ? `${fmtExact(b.creditsRemaining)} credits (last reported by the service)` : 'Balance not known yet: it updates after the next call'}>
         <span className="muted">balance</span>{' '}
         <span className="num strong" data-testid="balance">
-          {b?.creditsRemaining != null ? abbreviate(b.creditsRemaining) : '—'}
+          {balanceText(b)}
         </span>
       </span>
       <span className="top-item" title="Introductory free calls left (cover calls priced 100 credits or less)">

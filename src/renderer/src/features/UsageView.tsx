@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api } from '../lib/api';
-import { abbreviate, fmtExact } from '../lib/format';
+import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Skeleton, When } from '../components/cells';
@@ -106,7 +106,7 @@ export function UsageView() {
                     {fmtExact(r.creditsUsed)}
                   </td>
                   <td className="right num" title={r.creditsRemaining != null ? fmtExact(r.creditsRemaining) : 'not known (authentication or rate-limit answer)'}>
-                    {r.creditsRemaining != null ? abbreviate(r.creditsRemaining) : '—'}
+                    {r.creditsRemaining != null ? fmtExact(r.creditsRemaining) : '—'}
                   </td>
                   <td>
                     {r.fromArchive ? <span className="mark">archive</span> : null}
@@ -137,7 +137,7 @@ function Stat({ label, v, testid }: { label: string; v: number | null; testid?: 
   return (
     <div className="stat">
       <div className="v" title={v != null ? fmtExact(v) : 'not known yet'} data-testid={testid}>
-        {v != null ? abbreviate(v) : '—'}
+        {v != null ? fmtExact(v) : '—'}
       </div>
       <div className="l">{label}</div>
     </div>

@@ -1,5 +1,6 @@
 /** UI state (zustand): current view, drawer, palette, confirmation dialog, live balance, background work, toasts. */
 import { create } from 'zustand';
+import { newerBalance } from '../lib/balance';
 import type { BalanceInfo, ExportJob, ItemRefInput, WalkInfo, WatchRunInfo } from '../../../shared/contract';
 
 export const VIEWS = [
@@ -132,9 +133,9 @@ export const useUi = create<UiState>((set, get) => ({
   },
   balance: null,
   setBalance: (b) => {
-    const cur = get().balance;
-    // keep the newest reading
-    if (!cur || (b.at ?? 0) >= (cur.at ?? 0)) set({ balance: b });
+    // keep the newest reading; a reset (service switch) always applies
+    const next = newerBalance(get().balance, b);
+    if (next !== get().balance) set({ balance: next });
   },
   walks: {},
   putWalk: (w) => set((s) => ({ walks: { ...s.walks, [w.walkId]: w } })),
