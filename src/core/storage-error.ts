@@ -38,7 +38,7 @@ export function isStorageError(e: unknown): e is StorageError {
 }
 
 const CAUSE: Record<StorageErrorKind, string> = {
-  full: 'the disk is full (or a file-size limit was reached)',
+  full: 'the disk is full or a file-size limit was reached',
   readonly: 'it or its folder is read-only',
   damaged: 'the file is damaged or is not a Loupe archive',
   locked: 'another program holds it locked',

@@ -133,7 +133,7 @@ process.stdout.write(JSON.stringify(out));
       expect(got).not.toBeNull();
       expect(got).toMatchObject({ name: 'StorageError', kind: 'full', path: file });
       expect(got?.code).toMatch(/^SQLITE_(IOERR|FULL)/);
-      expect(got?.message).toMatch(/disk is full \(or a file-size limit was reached\)/);
+      expect(got?.message).toMatch(/disk is full or a file-size limit was reached/);
     },
   );
 });
