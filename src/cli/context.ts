@@ -1,12 +1,18 @@
 /**
  * What every `loupe` command shares: the data folder, settings, keys, the archive, and the
  * request core pointed at the right service (a configured base URL, else an in-process sandbox).
+ *
+ * Commands that only read (walks, export, columns, endpoints, credits, watch list/history,
+ * archive check) run in 'read' mode: the archive is opened so that nothing in the data folder is
+ * written when it is read-only (src/core/archive/open.ts). Every other command runs in 'write'
+ * mode: a data folder or archive that cannot be written stops it with a StorageError (exit 6)
+ * before anything is sent to the service.
  */
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { createApiCore, type ApiCore } from '../core/api';
-import { openArchive, type Archive } from '../core/archive';
+import { openArchiveIn, type Archive, type ArchiveMode } from '../core/archive';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
+import type { CoreStore } from '../core/ports';
 import { KeyRing, KeyringSecretStore, SettingsFile } from '../core/secrets';
 import type { Settings } from '../shared/contract';
 import { startSandbox } from '../sandbox';
@@ -22,6 +28,10 @@ export interface GlobalOptions {
 
 export interface CliContext {
   dataDir: string;
+  /** the archive file of this data folder */
+  archiveFile: string;
+  /** 'read' for commands that only read (see the header) */
+  mode: ArchiveMode;
   settings: SettingsFile;
   keys: KeyRing;
   archive(): Archive;
@@ -52,9 +62,54 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv, s: Settings): { requests: 
   return { requests, windowSeconds, maxInFlight };
 }
 
-export function createContext(g: GlobalOptions, env: NodeJS.ProcessEnv = process.env, log: (s: string) => void = () => {}): CliContext {
+/**
+ * The service base URL, checked: an absolute http(s) URL, else a usage error naming where it came
+ * from (at once: nothing is sent, nothing retried). A value that looks like an API key pasted in
+ * the wrong place is not echoed.
+ */
+export function checkBaseUrl(value: string, where: string): string {
+  const shown = /_(live|test)_[A-Za-z0-9_-]{16,}/.test(value) ? 'a value that looks like an API key (not shown)' : `"${value}"`;
+  let u: URL | null = null;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    u = null;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname)
+    throw new UsageError(`${where} must be an http:// or https:// URL such as https://api.example.com, not ${shown}.`);
+  return value.trim();
+}
+
+/**
+ * The store the request core gets in 'read' mode: the archive, except that remembering the last
+ * known balance is skipped when the archive cannot be written (it is a memo; `credits` still
+ * prints the balance). Every other write fails as the archive does (StorageError, exit 6).
+ */
+function readingStore(a: Archive): CoreStore {
+  if (!a.readonly) return a;
+  return {
+    findJournal: (k) => a.findJournal(k),
+    beginJournal: (e) => a.beginJournal(e),
+    finishJournal: (id, st, at) => a.finishJournal(id, st, at),
+    pendingJournal: () => a.pendingJournal(),
+    recordAttempt: (e) => a.recordAttempt(e),
+    storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
+    findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),
+    saveWalk: (w) => a.saveWalk(w),
+    getWalk: (id) => a.getWalk(id),
+    listWalks: (f) => a.listWalks(f),
+    setBalance: () => undefined,
+    getBalance: () => a.getBalance(),
+  };
+}
+
+export function createContext(
+  g: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  log: (s: string) => void = () => {},
+  mode: ArchiveMode = 'write',
+): CliContext {
   const dataDir = defaultDataDir(env, g.dataDir);
-  mkdirSync(dataDir, { recursive: true });
   const settings = new SettingsFile(settingsPath(dataDir));
   const keys = new KeyRing({ store: new KeyringSecretStore(), settings, envKey: env.LOUPE_API_KEY ?? null });
   let archive: Archive | null = null;
@@ -62,18 +117,30 @@ export function createContext(g: GlobalOptions, env: NodeJS.ProcessEnv = process
   let stopSandbox: (() => Promise<void>) | null = null;
   const ctx: CliContext = {
     dataDir,
+    archiveFile: archivePath(dataDir),
+    mode,
     settings,
     keys,
     sandbox: false,
     archive() {
-      archive ??= openArchive(archivePath(dataDir));
+      archive ??= openArchiveIn(mode, archivePath(dataDir));
       return archive;
     },
     async api() {
       if (core) return core;
       const s = settings.read().app;
       const limits = limitsFromEnv(env, s);
-      const configured = g.baseUrl ?? env.LOUPE_BASE_URL ?? s.baseUrl ?? null;
+      const configured =
+        g.baseUrl !== undefined
+          ? checkBaseUrl(g.baseUrl, '--base-url')
+          : env.LOUPE_BASE_URL !== undefined && env.LOUPE_BASE_URL !== ''
+            ? checkBaseUrl(env.LOUPE_BASE_URL, 'LOUPE_BASE_URL')
+            : s.baseUrl
+              ? checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`)
+              : null;
+      // the archive first: a folder that cannot be written stops a writing command here, before
+      // the sandbox starts or anything is sent
+      const store = mode === 'read' ? readingStore(ctx.archive()) : ctx.archive();
       let baseUrl: string;
       let getKey: () => string | null | Promise<string | null>;
       if (configured) {
@@ -90,8 +157,9 @@ export function createContext(g: GlobalOptions, env: NodeJS.ProcessEnv = process
       core = createApiCore({
         baseUrl,
         getKey,
-        store: ctx.archive(),
+        store,
         limits,
+        // in a read-only folder the cache is read; writing it fails quietly (it is a cache)
         catalogueFile: ctx.sandbox ? undefined : join(dataDir, 'catalogue.json'),
         userAgent: 'Loupe-CLI/0.1.0',
       });

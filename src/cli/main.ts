@@ -2,16 +2,24 @@
  * `loupe` — the command line over the core (docs/cli.md).
  *
  * Exit codes: 0 done; 2 usage or parameter error; 3 the API refused (4xx); 4 gave up after
- * retries (or the network failed); 5 over budget / not approved / cancelled; 1 internal error.
+ * retries (or the network failed); 5 over budget / not approved / cancelled; 6 local storage:
+ * disk full, read-only folder or damaged archive; 7 `credits --reconcile` found a difference
+ * between the ledger and the balance; 1 internal error.
  * Errors are one clear sentence on stderr; data goes to stdout (or --out).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { createWriteStream, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/api';
+import type { ArchiveMode } from '../core/archive';
+import { reconcileLedger, type ReconcileGap, type ReconcileReport } from '../core/archive/reconcile';
 import { exportRows, CSV_COLUMNS } from '../core/export';
 import { SecretError } from '../core/secrets';
+import { asStorageError, StorageError } from '../core/storage-error';
 import type { CatalogueEndpoint, Envelope, ListData } from '../shared/api-types';
+import { ArchiveExit, registerArchiveCommands } from './archive-commands';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import { buildLibraryQuery, type QueryFlags } from './query-flags';
 import { registerWatchCommands, WatchExit } from './watch';
@@ -70,19 +78,105 @@ async function readStdin(io: Io): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-function errorSentence(e: unknown): string {
-  if (e instanceof ApiError || e instanceof UsageError || e instanceof ExitError || e instanceof WatchExit || e instanceof SecretError) return e.message;
+/**
+ * A local storage failure that reached the top without being named (a SQLite error from a read,
+ * a file-system error writing settings or an --out file): the StorageError for it, or null.
+ */
+function localStorageError(e: unknown, ctx: CliContext | null): StorageError | null {
+  if (e instanceof StorageError) return e;
+  if (!(e instanceof Error) || e instanceof ApiError || e instanceof UsageError || e instanceof SecretError) return null;
+  const archiveFile = ctx?.archiveFile ?? null;
+  const file = (e as NodeJS.ErrnoException).path;
+  if (typeof file === 'string') {
+    const inData = ctx !== null && resolve(dirname(file)) === resolve(ctx.dataDir);
+    return asStorageError(e, file, {
+      what: archiveFile !== null && resolve(file) === resolve(archiveFile) ? 'the archive' : 'the file',
+      op: (e as NodeJS.ErrnoException).syscall === 'read' ? 'read' : 'write',
+      ...(inData ? {} : { wayOut: 'choose a place you can write to, or free space / fix the permissions of its folder' }),
+    });
+  }
+  const code = String((e as { code?: unknown }).code ?? '');
+  if (code.startsWith('SQLITE_') && archiveFile) return asStorageError(e, archiveFile, { op: 'read' });
+  return null;
+}
+
+function errorSentence(e: unknown, ctx: CliContext | null): string {
+  if (
+    e instanceof ApiError ||
+    e instanceof UsageError ||
+    e instanceof ExitError ||
+    e instanceof WatchExit ||
+    e instanceof ArchiveExit ||
+    e instanceof SecretError ||
+    e instanceof StorageError
+  )
+    return e.message;
+  const local = localStorageError(e, ctx);
+  if (local) return local.message;
   if (e instanceof Error) return `Internal error: ${e.message}`;
   return `Internal error: ${String(e)}`;
 }
 
-function exitCodeOf(e: unknown): number {
-  if (e instanceof ExitError || e instanceof WatchExit) return e.exitCode;
+function exitCodeOf(e: unknown, ctx: CliContext | null): number {
+  if (e instanceof ExitError || e instanceof WatchExit || e instanceof ArchiveExit) return e.exitCode;
   if (e instanceof UsageError) return 2;
   if (e instanceof SecretError) return e.kind === 'validation' || e.kind === 'not_found' ? 2 : 1;
-  if (e instanceof ApiError) return exitCodeFor(e);
+  if (e instanceof ApiError || e instanceof StorageError) return exitCodeFor(e);
+  if (localStorageError(e, ctx)) return 6;
   if (e && typeof e === 'object' && 'name' in e && (e as Error).name === 'ArchiveVersionError') return 1;
   return 1;
+}
+
+/** Commands that only read the data folder: they work when it is read-only (context.ts). */
+const READING = new Set(['walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
+
+/** A balance figure from GET /v1/credits (its fields are not in the spec). */
+function balanceOf(o: Record<string, unknown>): number | null {
+  for (const c of [o, (o.data ?? {}) as Record<string, unknown>]) {
+    for (const f of ['credits_remaining', 'balance', 'remaining', 'credits']) {
+      const v = c[f];
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+    }
+  }
+  return null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function describeGap(g: ReconcileGap, n: number): string {
+  const ids = g.requestIds.length > 0 ? `requests ${g.requestIds.slice(0, 3).join(', ')}${g.requestIds.length > 3 ? ` … ${g.requestIds[g.requestIds.length - 1]}` : ''}` : 'no request ids';
+  const recorded = `the ledger records ${fmt(g.expected)} spent${g.inferred ? ` (${fmt(g.inferred)} inferred for lost answers)` : ''}`;
+  const what =
+    g.kind === 'top_up_or_refund'
+      ? `the balance went up ${fmt(-g.observed)} where ${recorded}: a top-up or refund of ${fmt(-g.difference)}`
+      : g.kind === 'unrecorded_spending'
+        ? `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(g.difference)} more went than recorded (spending by another tool or key on the account, or a charge for an answer that never arrived)`
+        : `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(-g.difference)} less went than recorded (a refund, or a recorded charge the service did not make)`;
+  return `Gap ${n}: ${iso(g.from)} → ${iso(g.to)} (ledger rows ${g.fromId}–${g.toId}, ${g.rows} row(s), ${ids}): ${what}.\n`;
+}
+
+function reconcileText(r: ReconcileReport, live: number | null): string {
+  const lines: string[] = [];
+  if (r.rows === 0) return 'The ledger is empty (for this range): nothing to reconcile.\n';
+  lines.push(
+    `Ledger: ${fmt(r.rows)} row(s) from ${iso(r.firstAt as number)} to ${iso(r.lastAt as number)}, ${fmt(r.readings)} balance reading(s), ${fmt(r.recorded)} credits recorded${r.inferred ? ` (${fmt(r.inferred)} inferred for lost answers)` : ''}.\n`,
+  );
+  r.gaps.forEach((g, i) => lines.push(describeGap(g, i + 1)));
+  if (r.gaps.length === 0 && r.readings > 1) lines.push('Between readings the balance moved exactly as the ledger records.\n');
+  if (r.last) {
+    const since = r.recordedSinceLast ? `, minus ${fmt(r.recordedSinceLast)} recorded after it` : '';
+    lines.push(
+      `Last known balance ${fmt(r.last.balance)} (after request ${r.last.requestId ?? '(no id)'} at ${iso(r.last.at)}${since}): expected now ${fmt(r.expectedBalance as number)}; GET /v1/credits says ${live === null ? 'no balance figure' : fmt(live)}${live === null ? '' : live === r.expectedBalance ? ': they agree' : `: a difference of ${fmt(live - (r.expectedBalance as number))}`}.\n`,
+    );
+  } else lines.push(`No ledger row carries a balance yet; GET /v1/credits says ${live === null ? 'no balance figure' : fmt(live)}.\n`);
+  return lines.join('');
+}
+
+function parseSince(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const t = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(t)) throw new UsageError(`--since takes a date (YYYY-MM-DD) or an ISO 8601 time; got "${v}".`);
+  return t;
 }
 
 /** Writes JSON lines to --out (temp file renamed at the end) or stdout. */
@@ -137,14 +231,19 @@ function progressLine(io: Io, text: string): void {
 
 export function buildProgram(io: Io): { program: Command; context: () => CliContext | null } {
   let ctx: CliContext | null = null;
+  let mode: ArchiveMode = 'write';
   const program = new Command('loupe');
   const context = (): CliContext => {
     if (!ctx) {
       const g = program.opts<GlobalOptions>();
-      ctx = createContext(g, io.env, (s) => io.stderr.write(s + '\n'));
+      ctx = createContext(g, io.env, (s) => io.stderr.write(s + '\n'), mode);
     }
     return ctx;
   };
+  program.hook('preAction', (_root, action) => {
+    const parent = action.parent && action.parent !== program ? `${action.parent.name()} ` : '';
+    mode = READING.has(parent + action.name()) ? 'read' : 'write';
+  });
   program
     .description('Loupe: research public social-media data through the Social Data Read API, carefully with credits.')
     .option('--base-url <url>', 'service base URL (env LOUPE_BASE_URL); default: an in-process sandbox with synthetic data')
@@ -260,6 +359,10 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       const c = context();
       const w = c.archive().getWalk(walkId);
       if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
+      if (w.status === 'running') {
+        const where = w.owner ? ` (pid ${w.owner.pid}${w.owner.host !== hostname() ? ` on ${w.owner.host}` : ''})` : '';
+        throw new UsageError(`Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`);
+      }
       const api = await c.api();
       const sink = new LineSink(io, o.out);
       let r: WalkResult | null = null;
@@ -286,7 +389,9 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       const ws = context().archive().listWalks();
       if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
       for (const w of ws)
-        io.stdout.write(`${w.walkId}  ${w.status.padEnd(9)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);
+        io.stdout.write(`${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);
+      if (ws.some((w) => w.status === 'interrupted'))
+        io.stderr.write('An interrupted walk was left running by a Loupe process that is gone; continue it with: loupe resume <walkId>\n');
     });
 
   // ───────── quote ─────────
@@ -332,10 +437,33 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
 
   program
     .command('credits')
-    .description('balance and this period’s usage (GET /v1/credits, free)')
-    .action(async () => {
-      const api = await context().api();
-      io.stdout.write(JSON.stringify(await api.credits()) + '\n');
+    .description('balance and this period’s usage (GET /v1/credits, free); --reconcile compares the ledger with the balance')
+    .option('--reconcile', 'walk the ledger: list every place the balance did not move as recorded, then compare with GET /v1/credits')
+    .option('--since <date>', 'with --reconcile: only ledger rows from this date (YYYY-MM-DD) or time on')
+    .option('--json', 'with --reconcile: JSON output')
+    .action(async (o: { reconcile?: boolean; since?: string; json?: boolean }) => {
+      if (!o.reconcile) {
+        if (o.since !== undefined || o.json) throw new UsageError('--since and --json go with --reconcile.');
+        const api = await context().api();
+        io.stdout.write(JSON.stringify(await api.credits()) + '\n');
+        return;
+      }
+      const since = parseSince(o.since);
+      const c = context();
+      const report = reconcileLedger(c.archive().db, { since });
+      const api = await c.api();
+      if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
+      const live = balanceOf(await api.credits());
+      const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
+      if (o.json) io.stdout.write(JSON.stringify({ ...report, live, agree }) + '\n');
+      else io.stdout.write(reconcileText(report, live));
+      if (!agree) {
+        const parts: string[] = [];
+        if (report.gaps.length) parts.push(`${report.gaps.length} gap(s) between balance readings`);
+        if (live !== null && report.expectedBalance !== null && live !== report.expectedBalance)
+          parts.push(`the balance is ${fmt(live)} where the ledger expects ${fmt(report.expectedBalance)}`);
+        throw new ExitError(7, `The ledger and the balance differ: ${parts.join('; ')} (see above).`);
+      }
     });
 
   // ───────── keys ─────────
@@ -438,6 +566,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .action(() => void io.stdout.write(CSV_COLUMNS.join('\n') + '\n'));
 
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
+  registerArchiveCommands(program, io, context);
   return { program, context: () => ctx };
 }
 
@@ -450,8 +579,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (e instanceof CommanderError) {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : 2;
     } else {
-      code = exitCodeOf(e);
-      io.stderr.write(`loupe: ${errorSentence(e)}\n`);
+      code = exitCodeOf(e, context());
+      io.stderr.write(`loupe: ${errorSentence(e, context())}\n`);
     }
   } finally {
     await context()?.close();

@@ -7,13 +7,23 @@ export function parseTarget(s: string): { platform: string; endpoint: string } {
   return { platform: parts[0], endpoint: parts.slice(1).join('/') };
 }
 
+/**
+ * `--param name=value` list → params. A name given twice with different values is a usage error
+ * naming both (the API takes one value per parameter; keeping either silently would call
+ * something else than asked); the same pair twice counts once.
+ */
 export function parseParams(list: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of list ?? []) {
     const i = p.indexOf('=');
     if (i <= 0) throw new UsageError(`--param takes name=value; got "${p}".`);
-    out[p.slice(0, i)] = p.slice(i + 1);
+    const name = p.slice(0, i);
+    const value = p.slice(i + 1);
+    if (Object.hasOwn(out, name) && out[name] !== value)
+      throw new UsageError(
+        `--param ${name} is given twice ("${out[name]}" and "${value}"); a parameter takes one value — keep the one you mean (where the endpoint takes a list, it is one comma-separated value).`,
+      );
+    out[name] = value;
   }
   return out;
 }
-

@@ -1,0 +1,79 @@
+/**
+ * `loupe archive check` / `loupe archive recover` (docs/cli.md, docs/archive.md "Checking and
+ * recovering"). Neither opens the archive through the context (which would migrate it): check
+ * reads the file as it is, recover works on copies and only swaps files when the copy checks out.
+ */
+import { Option, type Command } from 'commander';
+import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
+import type { CliContext } from './context';
+import { UsageError } from './context';
+import type { Io } from './main';
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export class ArchiveExit extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function describeCheck(r: CheckReport): string {
+  if (!r.exists) return `There is no archive at ${r.path} yet; nothing to check.\n`;
+  if (r.healthy)
+    return `The archive at ${r.path} is healthy (${fmt(r.items ?? 0)} items, ${fmt(r.ledgerRows ?? 0)} ledger rows)${r.quick ? ' — quick check' : ''}.\n`;
+  return (
+    `The archive at ${r.path} has problems:\n` +
+    r.problems.map((p) => `  - ${p}\n`).join('') +
+    'Way out: `loupe archive recover` copies what can be read into a new archive and puts it in place (the damaged file is kept beside it); close the Loupe app first.\n'
+  );
+}
+
+export function registerArchiveCommands(program: Command, io: Io, context: () => CliContext): void {
+  const archive = program.command('archive').description('check the archive file, or recover what can be read from a damaged one');
+
+  archive
+    .command('check')
+    .description("SQLite's integrity check of the archive (nothing is written)")
+    .option('--quick', 'quick_check instead of the full integrity_check (faster on a large archive)')
+    .option('--json', 'JSON output')
+    .action((o: { quick?: boolean; json?: boolean }) => {
+      const r = checkArchive(context().archiveFile, { quick: o.quick });
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+      else io.stdout.write(describeCheck(r));
+      if (!r.healthy) throw new ArchiveExit(6, `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`);
+    });
+
+  archive
+    .command('recover')
+    .description("copy what can be read from a damaged archive into a new one and put it in place (the damaged file is kept beside it)")
+    .option('--out <file>', 'write the recovered archive here and leave the damaged one where it is')
+    .addOption(
+      new Option('--engine <engine>', "auto: SQLite's .recover through the sqlite3 program when it works, else the built-in table copy; sqlite3 or copy to choose")
+        .choices(['auto', 'sqlite3', 'copy'])
+        .default('auto'),
+    )
+    .option('--force', 'recover even when the archive passes the check')
+    .option('--json', 'JSON output')
+    .action(async (o: { out?: string; force?: boolean; json?: boolean; engine: RecoverEngine }) => {
+      const c = context();
+      try {
+        const r = await recoverArchive(c.archiveFile, { out: o.out, force: o.force, engine: o.engine, sqlite3: io.env.LOUPE_SQLITE3 || null });
+        if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');
+        const kept = `${fmt(r.items)} items, ${fmt(r.ledgerRows)} ledger rows, ${fmt(r.walks)} walks (${r.engine === 'sqlite3' ? "SQLite's .recover" : 'built-in table copy'})`;
+        const unplaced = r.unplaced > 0 ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).` : '';
+        io.stdout.write(
+          r.inPlace
+            ? `Recovered ${kept} into a new archive at ${r.recovered}; the damaged file is kept at ${r.aside}.${unplaced}\n`
+            : `Recovered ${kept} into ${r.recovered}; the damaged archive at ${r.path} is unchanged.${unplaced}\n`,
+        );
+      } catch (e) {
+        if (!(e instanceof RecoverError)) throw e;
+        if (e.reason === 'healthy') return void io.stderr.write(e.message + '\n');
+        if (e.reason === 'missing' || e.reason === 'out_exists') throw new UsageError(e.message);
+        throw new ArchiveExit(6, e.message);
+      }
+    });
+}
