@@ -2,18 +2,26 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
-// Main and preload are bundled for Node/Electron; better-sqlite3 and the keyring
-// stay external (native modules). The renderer is a plain web build: it is the
-// same bundle the web host (src/host) serves to a browser.
+// Main and preload are bundled for Node/Electron; the keyring (N-API: one binary for Node and
+// Electron) and better-sqlite3's JavaScript stay external. `import 'better-sqlite3'` in the main
+// bundle (the core's archive included) resolves to src/main/better-sqlite3.ts, which hands the
+// package the Electron-ABI binary chosen at load time (src/main/native.ts, docs/desktop.md); Node
+// (tests, CLI, web host) keeps importing the package and its own build. The renderer is a plain
+// web build: it is the same bundle the web host (src/host) serves to a browser.
 export default defineConfig({
   main: {
+    resolve: {
+      alias: [{ find: /^better-sqlite3$/, replacement: resolve('src/main/better-sqlite3.ts') }],
+    },
     build: {
       outDir: 'out/main',
+      // better-sqlite3 is not externalised by name (the alias above must see it); its files are
+      externalizeDeps: { exclude: ['better-sqlite3'] },
       rollupOptions: {
         // csv-worker: the export's worker thread, beside index.js (src/core/export/csv-pool.ts)
         input: { index: resolve('src/main/index.ts'), 'csv-worker': resolve('src/core/export/csv-worker.ts') },
         output: { entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
-        external: ['better-sqlite3', '@napi-rs/keyring', 'electron'],
+        external: [/^better-sqlite3\//, '@napi-rs/keyring', 'electron'],
       },
     },
   },
