@@ -1,43 +1,85 @@
 /**
- * Electron main process: one window, the contract bound to IPC generically (src/main/ipc.ts),
- * keys through safeStorage (else the OS keyring; never plaintext), the built-in sandbox when no
- * key and no base URL are configured. See docs/doors.md.
+ * Electron main process: one window, the contract bound to IPC generically (./ipc), keys through
+ * safeStorage (else the OS keyring; never plaintext), the built-in sandbox when no key and no base
+ * URL are configured. See docs/doors.md and docs/desktop.md.
  *
- * Window hardening: contextIsolation, sandbox, no nodeIntegration; the renderer is served from a
- * privileged custom scheme (loupe://app/) whose every HTML answer carries a strict CSP header;
- * navigation away is blocked; new windows are denied and http(s) links go to the system browser;
- * permission requests (camera, notifications, …) are denied; <webview> is refused.
+ * Window hardening: contextIsolation, sandbox, no nodeIntegration, webSecurity; the renderer is
+ * served from a privileged custom scheme (loupe://app/, ./protocol) whose every HTML answer carries
+ * a strict CSP header; navigation away is blocked; new windows are denied and http(s) links go to
+ * the system browser; permission requests are denied; <webview> is refused (./guards).
+ *
+ * Desktop habits: one instance per data folder (a second launch focuses the first), the window's
+ * size and position remembered (./window-state), native menus with the palette's shortcuts
+ * (./menu), exports through the native save dialog (./export-dialog), OS notifications for
+ * watchlist alerts (./notify), the new-item count on the dock / launcher / taskbar (./badge).
  */
-import { app, BrowserWindow, Notification, protocol, session, shell, type IpcMainInvokeEvent } from 'electron';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, resolve, sep } from 'node:path';
+import { app, BrowserWindow, dialog, Menu, screen, shell } from 'electron';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { createApp } from '../core/app';
 import { appWatchFactory } from '../core/watch';
-import type { AppHandle } from '../core/bridge';
+import { dispatch, type AppHandle } from '../core/bridge';
 import { defaultDataDir } from '../core/paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
 import { startSandbox } from '../sandbox';
-import { bindContract, forwardEvents } from './ipc';
+import type { WatchlistInfo } from '../shared/contract';
+import { bindContract, forwardEvents, type Caller } from './ipc';
 import { SafeStorageSecretStore } from './safe-storage-secrets';
-import { CONTENT_SECURITY_POLICY, MIME_TYPES } from '../core/renderer-assets';
+import { APP_ORIGIN, registerScheme, serveRenderer } from './protocol';
+import { harden, trustedSender } from './guards';
+import { loadWindowState, MIN_SIZE, trackWindowState, windowStateFile } from './window-state';
+import { menuTemplate, viewShortcut, type KeyStroke } from './menu';
+import { alertNotifier } from './notify';
+import { createBadge, newItemCount } from './badge';
+import { exportDialog } from './export-dialog';
+import { currentSqliteBinding } from './native';
 
-const SCHEME = 'loupe';
-const APP_ORIGIN = `${SCHEME}://app`;
-const RENDERER_DIR = join(__dirname, '../renderer');
-const PRELOAD = join(__dirname, '../preload/index.cjs');
-const DEV_URL = process.env.ELECTRON_RENDERER_URL ?? null;
-
-export const CSP = CONTENT_SECURITY_POLICY;
-const MIME = MIME_TYPES;
-
-protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
-app.setName('Loupe');
+export const APP_ID = 'app.loupe.desktop';
+const HERE = import.meta.dirname;
+const RENDERER_DIR = join(HERE, '../renderer');
+const PRELOAD = join(HERE, '../preload/index.cjs');
+/** electron-vite dev's server: honoured only in development, never by a packaged app */
+const DEV_URL = app.isPackaged ? null : (process.env.ELECTRON_RENDERER_URL ?? null);
 
 function argValue(flag: string): string | undefined {
   const i = process.argv.indexOf(flag);
   if (i >= 0) return process.argv[i + 1];
   const eq = process.argv.find((a) => a.startsWith(`${flag}=`));
   return eq ? eq.slice(flag.length + 1) : undefined;
+}
+
+/** A file of resources/ (packaged: copied beside app.asar by electron-builder's extraResources). */
+function resourcePath(name: string): string {
+  return app.isPackaged ? join(process.resourcesPath, name) : join(HERE, '../../resources', name);
+}
+
+registerScheme();
+app.setName('Loupe');
+const dataDir = defaultDataDir(process.env, argValue('--data-dir'));
+// Chromium's profile lives in the data folder, so the single-instance lock (held on the profile)
+// is per data folder: two launches on one archive focus the first, two archives can run side by side.
+app.setPath('userData', join(dataDir, 'electron'));
+
+let handle: (AppHandle & { ready: Promise<void> }) | null = null;
+let sandboxClose: (() => Promise<void>) | null = null;
+let mainWindow: BrowserWindow | null = null;
+
+/** The app's window, brought to the front (created again when it was closed, macOS). */
+function focusMain(): void {
+  if ((!mainWindow || mainWindow.isDestroyed()) && handle) createWindow(handle);
+  const win = mainWindow;
+  if (!win || win.isDestroyed()) return;
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
+}
+
+/** Sends the page one of its own shortcuts (menus and notification clicks use the page's keys). */
+function press(stroke: KeyStroke): void {
+  const wc = mainWindow && !mainWindow.isDestroyed() ? mainWindow.webContents : null;
+  if (!wc) return;
+  wc.sendInputEvent({ type: 'keyDown', ...stroke });
+  wc.sendInputEvent({ type: 'keyUp', ...stroke });
 }
 
 /** safeStorage when it really encrypts; else the OS keyring; else nothing (never plaintext). */
@@ -50,89 +92,69 @@ async function pickSecrets(): Promise<SecretStore> {
   return new UnavailableSecretStore(`${ss.message ?? ''} ${ka.message ?? ''}`.trim());
 }
 
-function serveRenderer(): void {
-  const root = resolve(RENDERER_DIR);
-  protocol.handle(SCHEME, (req) => {
-    const url = new URL(req.url);
-    if (url.host !== 'app') return new Response('Not found', { status: 404 });
-    let rel = decodeURIComponent(url.pathname);
-    let file = resolve(join(root, rel));
-    if (file !== root && !file.startsWith(root + sep)) return new Response('Not found', { status: 404 });
-    let ok = false;
-    try {
-      ok = statSync(file).isFile();
-    } catch {}
-    if (!ok) {
-      if (extname(rel)) return new Response('Not found', { status: 404 });
-      rel = '/index.html';
-      file = join(root, 'index.html');
-    }
-    if (!existsSync(file)) return new Response('The renderer is not built: run npm run build.', { status: 503 });
-    const ext = extname(file).toLowerCase();
-    const headers: Record<string, string> = { 'content-type': MIME[ext] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff' };
-    if (ext === '.html') headers['content-security-policy'] = CSP;
-    return new Response(readFileSync(file), { status: 200, headers });
-  });
-}
-
-function harden(): void {
-  const ses = session.defaultSession;
-  ses.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
-  ses.setPermissionCheckHandler(() => false);
-  if (DEV_URL) {
-    // dev server (electron-vite dev): the CSP travels as a response header here too
-    ses.webRequest.onHeadersReceived((details, cb) => {
-      const headers = { ...details.responseHeaders };
-      if (details.url.startsWith(DEV_URL)) headers['Content-Security-Policy'] = [CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")];
-      cb({ responseHeaders: headers });
-    });
-  }
-  app.on('web-contents-created', (_e, contents) => {
-    contents.on('will-attach-webview', (ev) => ev.preventDefault());
-    contents.on('will-navigate', (ev, url) => {
-      if (isAppUrl(url)) return;
-      ev.preventDefault();
-      openExternal(url); // a plain link to the web opens in the system browser, never in the app window
-    });
-    contents.on('will-redirect', (ev, url) => {
-      if (!isAppUrl(url)) ev.preventDefault();
-    });
-    contents.setWindowOpenHandler(({ url }) => {
-      openExternal(url);
-      return { action: 'deny' };
-    });
-  });
-}
-
-function isAppUrl(url: string): boolean {
-  return url.startsWith(APP_ORIGIN + '/') || (DEV_URL !== null && url.startsWith(DEV_URL));
-}
-
-/** Links from the renderer open in the system browser, only when they are http(s). */
-function openExternal(url: string): void {
+/** better-sqlite3 must load under this Electron's ABI (./native); say how to fix it when it does not. */
+export function nativeModuleProblem(): string | null {
   try {
-    const u = new URL(url);
-    if (u.protocol === 'http:' || u.protocol === 'https:') void shell.openExternal(u.toString());
-  } catch {}
+    new Database(':memory:').close();
+    return null;
+  } catch (e) {
+    const tried = currentSqliteBinding(HERE).tried;
+    return (
+      `Loupe's database module (better-sqlite3) is not built for this Electron (ABI ${process.versions.modules}).\n\n` +
+      (tried.length ? `Looked for: ${tried.join(', ')}\n\n` : '') +
+      'From the source folder, run "npm start" on a machine with internet access (it fetches or builds it), ' +
+      'or "node scripts/electron-native.mjs".\n\n' +
+      `Details: ${e instanceof Error ? e.message : String(e)}`
+    );
+  }
 }
 
-function trustedSender(e: IpcMainInvokeEvent): boolean {
-  const url = e.senderFrame?.url ?? '';
-  return isAppUrl(url);
+export const badge = createBadge({ platform: process.platform, window: () => mainWindow, overlayIcon: resourcePath('badge.png') });
+let badgeTimer: ReturnType<typeof setTimeout> | null = null;
+/** Re-reads the watchlists' new-item counts (debounced: runs finish in bursts). */
+function refreshBadge(): void {
+  if (badgeTimer) return;
+  badgeTimer = setTimeout(() => {
+    badgeTimer = null;
+    const h = handle;
+    if (!h) return;
+    void dispatch(h, 'watchlists.list', {}).then((r) => {
+      if (r.ok) badge.set(newItemCount(r.result as WatchlistInfo[]));
+    });
+  }, 250);
+  badgeTimer.unref?.();
 }
 
-const dataDir = defaultDataDir(process.env, argValue('--data-dir'));
-let handle: (AppHandle & { ready: Promise<void> }) | null = null;
-let sandboxClose: (() => Promise<void>) | null = null;
+const exportsFolder = () => join(dataDir, 'exports');
+const exportsViaDialog = exportDialog({
+  showSaveDialog: (win, options) => (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options)),
+  dispatch: (method, input) => (handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } })),
+  defaultDir: () => app.getPath('documents'),
+});
 
-function createWindow(core: AppHandle): void {
+export const notifyAlert = alertNotifier({
+  icon: resourcePath('icon.png'),
+  onClick: () => {
+    focusMain();
+    press(viewShortcut('watchlists').stroke);
+  },
+});
+
+function createWindow(core: AppHandle): BrowserWindow {
+  const stateFile = windowStateFile(dataDir);
+  const state = loadWindowState(
+    stateFile,
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
   const win = new BrowserWindow({
-    width: 1280,
-    height: 820,
-    minWidth: 900,
-    minHeight: 600,
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
+    width: state.width,
+    height: state.height,
+    minWidth: MIN_SIZE.width,
+    minHeight: MIN_SIZE.height,
     title: 'Loupe',
     show: false,
+    ...(process.platform === 'linux' ? { icon: resourcePath('icon.png') } : {}),
     webPreferences: {
       preload: PRELOAD,
       contextIsolation: true,
@@ -142,14 +164,51 @@ function createWindow(core: AppHandle): void {
       spellcheck: false,
     },
   });
-  forwardEvents(core, win.webContents);
+  mainWindow = win;
+  if (state.maximized) win.maximize();
+  trackWindowState(win, stateFile);
+  forwardEvents(core, win.webContents, (ev) => exportsViaDialog.transform(ev));
   win.once('ready-to-show', () => win.show());
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = null;
+  });
   void win.loadURL(DEV_URL ?? `${APP_ORIGIN}/index.html`);
+  return win;
 }
 
-app.whenReady().then(async () => {
-  serveRenderer();
-  harden();
+/** The desktop's calls: exports go through the save dialog; watchlist changes refresh the badge. */
+const desktopCaller: Caller = async (method, input, e) => {
+  if (!handle) return { ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } };
+  if (method === 'export.start') return exportsViaDialog.start(input, BrowserWindow.fromWebContents(e.sender) ?? mainWindow);
+  if (method === 'export.get') return exportsViaDialog.get(input);
+  const r = await dispatch(handle, method, input);
+  if (method.startsWith('watchlists.') && method !== 'watchlists.list' && method !== 'watchlists.history' && method !== 'watchlists.estimate') refreshBadge();
+  return r;
+};
+
+async function onReady(): Promise<void> {
+  const problem = nativeModuleProblem();
+  if (problem) {
+    dialog.showErrorBox('Loupe cannot open its archive', problem);
+    app.exit(1);
+    return;
+  }
+  if (process.platform === 'win32') app.setAppUserModelId(APP_ID); // Windows shows notifications only with it
+  app.setAboutPanelOptions({ applicationName: 'Loupe', applicationVersion: app.getVersion(), copyright: 'Loupe — research over the Social Data Read API' });
+  serveRenderer(RENDERER_DIR);
+  harden(DEV_URL);
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      menuTemplate({
+        platform: process.platform,
+        isPackaged: app.isPackaged,
+        press,
+        openDataFolder: () => void shell.openPath(dataDir),
+        openExportsFolder: () => void shell.openPath(exportsFolder()),
+        about: () => app.showAboutPanel(),
+      }),
+    ),
+  );
   const secrets = await pickSecrets();
   const sandboxSeed = Number(process.env.LOUPE_SANDBOX_SEED ?? 1);
   handle = createApp({
@@ -160,37 +219,48 @@ app.whenReady().then(async () => {
     door: 'electron',
     version: app.getVersion(),
     // scheduled watchlist runs notify when new items match a watchlist's alert filter
-    watch: appWatchFactory({
-      notify: (title, body) => {
-        if (Notification.isSupported()) new Notification({ title, body }).show();
-      },
-    }),
+    watch: appWatchFactory({ notify: (title, body) => void notifyAlert(title, body) }),
     sandbox: async () => {
       const sb = await startSandbox({ port: 0, seed: sandboxSeed });
       sandboxClose = sb.close;
       return sb;
     },
   });
-  bindContract(handle, trustedSender);
+  handle.events.on((ev) => {
+    if (ev.type === 'watch-run' && ev.run.status !== 'running') refreshBadge();
+  });
+  bindContract(handle, trustedSender(DEV_URL), desktopCaller);
   createWindow(handle);
+  refreshBadge();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && handle) createWindow(handle);
   });
-});
+}
 
-app.on('window-all-closed', () => {
-  if (process.platform !== 'darwin') app.quit();
-});
+/** Resolves once the window exists (or the app gave up); tests wait on it. */
+export let started: Promise<void> = Promise.resolve();
 
-let closing = false;
-app.on('before-quit', (ev) => {
-  if (closing || !handle) return;
-  closing = true;
-  ev.preventDefault();
-  const h = handle;
-  void (async () => {
-    await h.close().catch(() => {});
-    await sandboxClose?.().catch(() => {});
-    app.quit();
-  })();
-});
+if (!app.requestSingleInstanceLock()) {
+  // another Loupe holds this data folder: it is told (second-instance) and comes to the front
+  app.quit();
+} else {
+  app.on('second-instance', () => focusMain());
+  started = app.whenReady().then(onReady);
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  let closing = false;
+  app.on('before-quit', (ev) => {
+    if (closing || !handle) return;
+    closing = true;
+    ev.preventDefault();
+    const h = handle;
+    void (async () => {
+      await h.close().catch(() => {});
+      await sandboxClose?.().catch(() => {});
+      app.quit();
+    })();
+  });
+}

@@ -6,25 +6,38 @@
  */
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { dispatch, type AppHandle, type DispatchResult } from '../core/bridge';
-import { METHOD_NAMES } from '../shared/contract';
+import { METHOD_NAMES, type LoupeEvent } from '../shared/contract';
 
 export const CALL_CHANNEL = 'loupe:call';
 export const EVENT_CHANNEL = 'loupe:event';
 
-export function bindContract(app: AppHandle, isTrustedSender: (e: IpcMainInvokeEvent) => boolean): () => void {
+/** How a call reaches the core; the desktop wraps a few methods (the save dialog for exports). */
+export type Caller = (method: string, input: unknown, e: IpcMainInvokeEvent) => Promise<DispatchResult>;
+
+export function bindContract(app: AppHandle, isTrustedSender: (e: IpcMainInvokeEvent) => boolean, call?: Caller): () => void {
   const known = new Set<string>(METHOD_NAMES);
+  const through: Caller = call ?? ((method, input) => dispatch(app, method, input));
   ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, input: unknown): Promise<DispatchResult> => {
     if (!isTrustedSender(e)) return { ok: false, error: { kind: 'forbidden', message: 'This window may not call Loupe.' } };
     if (typeof method !== 'string' || !known.has(method)) return { ok: false, error: { kind: 'not_found', message: 'Unknown method.' } };
-    return dispatch(app, method, input);
+    return through(method, input, e);
   });
   return () => ipcMain.removeHandler(CALL_CHANNEL);
 }
 
-/** Forwards every core event to a window's renderer while it lives. */
-export function forwardEvents(app: AppHandle, contents: WebContents): () => void {
-  const off = app.events.on((ev) => {
+/**
+ * Forwards every core event to a window's renderer while it lives, through `transform` (which may
+ * hold an event back until some work is done, e.g. moving a finished export to its chosen path).
+ */
+export function forwardEvents(app: AppHandle, contents: WebContents, transform?: (ev: LoupeEvent) => LoupeEvent | Promise<LoupeEvent>): () => void {
+  const send = (ev: LoupeEvent) => {
     if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, ev);
+  };
+  const off = app.events.on((ev) => {
+    if (!transform) return send(ev);
+    const out = transform(ev);
+    if (out instanceof Promise) void out.then(send, () => send(ev));
+    else send(out);
   });
   contents.once('destroyed', off);
   return off;
