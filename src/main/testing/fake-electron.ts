@@ -1,0 +1,529 @@
+/**
+ * A small fake of the Electron APIs the main process uses, so src/main runs under plain Node in
+ * Vitest (`vi.mock('electron', () => fakeElectron())`). It records what main asked for (windows and
+ * their options, IPC handlers, protocol handlers, menus, notifications, dialogs, badge counts) and
+ * lets a test drive events (ready, second-instance, navigation, notification clicks).
+ *
+ * It cannot drift from Electron: every fake member is declared against Electron's own type
+ * definitions (node_modules/electron/electron.d.ts) through `Pick<Electron.X, ...>` and
+ * `implements`, so a member that Electron renamed, removed or retyped fails `tsc` (npm test's
+ * typecheck step) and src/main/fake-electron.test.ts, which compiles this file on its own.
+ */
+import { EventEmitter } from 'node:events';
+import type * as E from 'electron';
+
+// Electron's `on`/`once` are overloaded per event name; one loose listener type implements them all.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Listener = (...args: any[]) => void;
+
+/** Overloaded `on(event, listener)` for each name of a union: Electron's `on` must accept every one. */
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+type OnEach<Ev extends string> = UnionToIntersection<Ev extends string ? (event: Ev, listener: Listener) => unknown : never>;
+/** Compiles only when Electron's `on` of T knows every event name the fake emits or main listens to. */
+export type EventsExist<T extends { on: unknown }, Ev extends string> = T['on'] extends OnEach<Ev> ? true : never;
+const yes = <T extends true>(v: T): T => v;
+
+/** An Electron-style event with preventDefault. */
+export function fakeEvent(): { defaultPrevented: boolean; preventDefault(): void } {
+  return {
+    defaultPrevented: false,
+    preventDefault() {
+      this.defaultPrevented = true;
+    },
+  };
+}
+
+// ───────────────────────────── app ─────────────────────────────
+
+type AppApi = Pick<
+  E.App,
+  | 'whenReady'
+  | 'quit'
+  | 'exit'
+  | 'getVersion'
+  | 'setName'
+  | 'getPath'
+  | 'setPath'
+  | 'requestSingleInstanceLock'
+  | 'isPackaged'
+  | 'setBadgeCount'
+  | 'setAppUserModelId'
+  | 'setAboutPanelOptions'
+  | 'showAboutPanel'
+>;
+
+export class FakeApp extends EventEmitter implements AppApi {
+  isPackaged = false;
+  name = 'electron';
+  paths: Record<string, string> = { documents: '/home/user/Documents' };
+  /** false: another instance holds the lock */
+  lockAvailable = true;
+  badgeCount = 0;
+  userModelId: string | null = null;
+  quitCalls = 0;
+  exitCode: number | null = null;
+  aboutShown = 0;
+  private readyResolve!: () => void;
+  private readonly ready = new Promise<void>((r) => (this.readyResolve = r));
+
+  override on(event: string, listener: Listener): this {
+    return super.on(event, listener);
+  }
+  override once(event: string, listener: Listener): this {
+    return super.once(event, listener);
+  }
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+  /** test: the app became ready */
+  emitReady(): void {
+    this.readyResolve();
+    this.emit('ready');
+  }
+  quit(): void {
+    this.quitCalls++;
+    const ev = fakeEvent();
+    this.emit('before-quit', ev);
+    if (!ev.defaultPrevented) this.emit('will-quit', fakeEvent());
+  }
+  exit(code?: number): void {
+    this.exitCode = code ?? 0;
+  }
+  getVersion(): string {
+    return '0.1.0';
+  }
+  setName(name: string): void {
+    this.name = name;
+  }
+  getPath(name: Parameters<E.App['getPath']>[0]): string {
+    const p = this.paths[name];
+    if (!p) throw new Error(`Failed to get '${name}' path`);
+    return p;
+  }
+  setPath(name: string, path: string): void {
+    this.paths[name] = path;
+  }
+  requestSingleInstanceLock(_additionalData?: Record<string, unknown>): boolean {
+    return this.lockAvailable;
+  }
+  setBadgeCount(count?: number): boolean {
+    this.badgeCount = count ?? 0;
+    return true;
+  }
+  setAppUserModelId(id: string): void {
+    this.userModelId = id;
+  }
+  aboutOptions: E.AboutPanelOptionsOptions | null = null;
+  setAboutPanelOptions(options: E.AboutPanelOptionsOptions): void {
+    this.aboutOptions = options;
+  }
+  showAboutPanel(): void {
+    this.aboutShown++;
+  }
+}
+
+// ───────────────────────────── web contents and windows ─────────────────────────────
+
+type WebContentsApi = Pick<E.WebContents, 'send' | 'isDestroyed' | 'setWindowOpenHandler' | 'sendInputEvent' | 'id'>;
+
+export class FakeWebContents extends EventEmitter implements WebContentsApi {
+  static nextId = 1;
+  readonly id = FakeWebContents.nextId++;
+  destroyed = false;
+  readonly sent: Array<{ channel: string; args: unknown[] }> = [];
+  readonly inputs: Array<E.MouseInputEvent | E.MouseWheelInputEvent | E.KeyboardInputEvent> = [];
+  windowOpenHandler: Parameters<E.WebContents['setWindowOpenHandler']>[0] | null = null;
+
+  override on(event: string, listener: Listener): this {
+    return super.on(event, listener);
+  }
+  override once(event: string, listener: Listener): this {
+    return super.once(event, listener);
+  }
+  send(channel: string, ...args: unknown[]): void {
+    this.sent.push({ channel, args });
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  setWindowOpenHandler(handler: Parameters<E.WebContents['setWindowOpenHandler']>[0]): void {
+    this.windowOpenHandler = handler;
+  }
+  sendInputEvent(inputEvent: E.MouseInputEvent | E.MouseWheelInputEvent | E.KeyboardInputEvent): void {
+    this.inputs.push(inputEvent);
+  }
+  /** test: the renderer navigates; answers whether main prevented it */
+  navigate(url: string, event: 'will-navigate' | 'will-redirect' = 'will-navigate'): boolean {
+    const ev = fakeEvent();
+    this.emit(event, ev, url);
+    return ev.defaultPrevented;
+  }
+}
+
+type WindowApi = Pick<
+  E.BrowserWindow,
+  | 'webContents'
+  | 'show'
+  | 'focus'
+  | 'restore'
+  | 'isMinimized'
+  | 'isMaximized'
+  | 'isFullScreen'
+  | 'maximize'
+  | 'getNormalBounds'
+  | 'isDestroyed'
+  | 'loadURL'
+  | 'setOverlayIcon'
+>;
+type WindowStatics = Pick<typeof E.BrowserWindow, 'getAllWindows' | 'fromWebContents'>;
+
+export class FakeBrowserWindow extends EventEmitter implements WindowApi {
+  static all: FakeBrowserWindow[] = [];
+  readonly webContents: E.WebContents;
+  readonly contents: FakeWebContents;
+  readonly options: E.BrowserWindowConstructorOptions;
+  bounds: E.Rectangle;
+  maximized = false;
+  minimized = false;
+  visible = false;
+  focused = 0;
+  destroyed = false;
+  url: string | null = null;
+  overlay: { icon: E.NativeImage | null; description: string } | null = null;
+
+  constructor(options: E.BrowserWindowConstructorOptions = {}) {
+    super();
+    this.options = options;
+    this.bounds = { x: options.x ?? 100, y: options.y ?? 100, width: options.width ?? 800, height: options.height ?? 600 };
+    this.contents = new FakeWebContents();
+    this.webContents = this.contents as unknown as E.WebContents;
+    FakeBrowserWindow.all.push(this);
+    fake.app.emit('web-contents-created', fakeEvent(), this.contents);
+  }
+  static getAllWindows(): E.BrowserWindow[] {
+    return FakeBrowserWindow.all.filter((w) => !w.destroyed) as unknown as E.BrowserWindow[];
+  }
+  static fromWebContents(wc: E.WebContents): E.BrowserWindow | null {
+    return (FakeBrowserWindow.all.find((w) => w.webContents === wc) ?? null) as unknown as E.BrowserWindow | null;
+  }
+  override on(event: string, listener: Listener): this {
+    return super.on(event, listener);
+  }
+  override once(event: string, listener: Listener): this {
+    return super.once(event, listener);
+  }
+  show(): void {
+    this.visible = true;
+  }
+  focus(): void {
+    this.focused++;
+  }
+  restore(): void {
+    this.minimized = false;
+  }
+  isMinimized(): boolean {
+    return this.minimized;
+  }
+  isMaximized(): boolean {
+    return this.maximized;
+  }
+  isFullScreen(): boolean {
+    return false;
+  }
+  maximize(): void {
+    this.maximized = true;
+  }
+  getNormalBounds(): E.Rectangle {
+    return { ...this.bounds };
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  async loadURL(url: string, _options?: E.LoadURLOptions): Promise<void> {
+    this.url = url;
+  }
+  setOverlayIcon(overlay: E.NativeImage | null, description: string): void {
+    this.overlay = { icon: overlay, description };
+  }
+  /** test: the user closes the window */
+  close(): void {
+    this.emit('close', fakeEvent());
+    this.destroyed = true;
+    this.contents.destroyed = true;
+    this.contents.emit('destroyed');
+    this.emit('closed');
+  }
+}
+const _windowStatics: WindowStatics = FakeBrowserWindow;
+
+// ───────────────────────────── ipcMain, protocol, session ─────────────────────────────
+
+type IpcApi = Pick<E.IpcMain, 'handle' | 'removeHandler'>;
+type Handler = Parameters<E.IpcMain['handle']>[1];
+export class FakeIpcMain implements IpcApi {
+  readonly handlers = new Map<string, Handler>();
+  handle(channel: string, listener: Handler): void {
+    if (this.handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+    this.handlers.set(channel, listener);
+  }
+  removeHandler(channel: string): void {
+    this.handlers.delete(channel);
+  }
+  /** test: a renderer frame at `frameUrl` invokes `channel` */
+  async invoke(channel: string, frameUrl: string, ...args: unknown[]): Promise<unknown> {
+    const h = this.handlers.get(channel);
+    if (!h) throw new Error(`No handler registered for '${channel}'`);
+    const sender = FakeBrowserWindow.all[0]?.webContents;
+    const event = { senderFrame: { url: frameUrl }, sender } as unknown as E.IpcMainInvokeEvent;
+    return h(event, ...args);
+  }
+}
+
+type ProtocolApi = Pick<E.Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
+type ProtocolHandler = Parameters<E.Protocol['handle']>[1];
+export class FakeProtocol implements ProtocolApi {
+  privileged: E.CustomScheme[] = [];
+  readonly handlers = new Map<string, ProtocolHandler>();
+  registerSchemesAsPrivileged(customSchemes: E.CustomScheme[]): void {
+    if (fake.readyCalled) throw new Error('registerSchemesAsPrivileged must be called before the app is ready');
+    this.privileged.push(...customSchemes);
+  }
+  handle(scheme: string, handler: ProtocolHandler): void {
+    this.handlers.set(scheme, handler);
+  }
+  /** test: the renderer fetches `url` */
+  async fetch(url: string): Promise<Response> {
+    const h = this.handlers.get(new URL(url).protocol.replace(/:$/, ''));
+    if (!h) throw new Error(`no handler for ${url}`);
+    return h(new Request(url));
+  }
+}
+
+type SessionApi = Pick<E.Session, 'setPermissionRequestHandler' | 'setPermissionCheckHandler'>;
+export class FakeSession implements SessionApi {
+  permissionRequest: Parameters<E.Session['setPermissionRequestHandler']>[0] = null;
+  permissionCheck: Parameters<E.Session['setPermissionCheckHandler']>[0] = null;
+  headersReceived: Parameters<E.WebRequest['onHeadersReceived']>[0] | null = null;
+  readonly webRequest: Pick<E.WebRequest, 'onHeadersReceived'> = {
+    onHeadersReceived: (a: unknown, b?: unknown) => {
+      this.headersReceived = (typeof a === 'function' ? a : b) as FakeSession['headersReceived'];
+    },
+  };
+  setPermissionRequestHandler(handler: Parameters<E.Session['setPermissionRequestHandler']>[0]): void {
+    this.permissionRequest = handler;
+  }
+  setPermissionCheckHandler(handler: Parameters<E.Session['setPermissionCheckHandler']>[0]): void {
+    this.permissionCheck = handler;
+  }
+}
+
+// ───────────────────────────── safeStorage ─────────────────────────────
+
+type SafeStorageApi = Pick<E.SafeStorage, 'isEncryptionAvailable' | 'getSelectedStorageBackend' | 'encryptString' | 'decryptString'>;
+type Backend = ReturnType<E.SafeStorage['getSelectedStorageBackend']>;
+export class FakeSafeStorage implements SafeStorageApi {
+  available = true;
+  backend: Backend = 'gnome_libsecret';
+  isEncryptionAvailable(): boolean {
+    return this.available;
+  }
+  getSelectedStorageBackend(): Backend {
+    return this.backend;
+  }
+  /** a reversible stand-in for OS encryption: never the plaintext bytes */
+  encryptString(plainText: string): Buffer {
+    if (!this.available) throw new Error('Encryption is not available.');
+    return Buffer.from(Buffer.from(plainText, 'utf8').map((b) => b ^ 0x5a));
+  }
+  decryptString(encrypted: Buffer): string {
+    if (!this.available) throw new Error('Decryption is not available.');
+    return Buffer.from(encrypted.map((b) => b ^ 0x5a)).toString('utf8');
+  }
+}
+
+// ───────────────────────────── Notification, shell, dialog, Menu, screen, nativeImage ──────────
+
+type NotificationApi = Pick<E.Notification, 'show' | 'close'>;
+export class FakeNotification extends EventEmitter implements NotificationApi {
+  static supported = true;
+  static shown: FakeNotification[] = [];
+  readonly options: E.NotificationConstructorOptions;
+  constructor(options: E.NotificationConstructorOptions = {}) {
+    super();
+    this.options = options;
+  }
+  static isSupported(): boolean {
+    return FakeNotification.supported;
+  }
+  override on(event: string, listener: Listener): this {
+    return super.on(event, listener);
+  }
+  show(): void {
+    FakeNotification.shown.push(this);
+  }
+  close(): void {
+    this.emit('close', fakeEvent());
+  }
+}
+const _notificationStatics: Pick<typeof E.Notification, 'isSupported'> = FakeNotification;
+
+type ShellApi = Pick<E.Shell, 'openExternal' | 'openPath'>;
+export class FakeShell implements ShellApi {
+  readonly opened: string[] = [];
+  readonly paths: string[] = [];
+  async openExternal(url: string, _options?: E.OpenExternalOptions): Promise<void> {
+    this.opened.push(url);
+  }
+  async openPath(path: string): Promise<string> {
+    this.paths.push(path);
+    return '';
+  }
+}
+
+type DialogApi = Pick<E.Dialog, 'showSaveDialog' | 'showErrorBox'>;
+export class FakeDialog implements DialogApi {
+  /** what the next save dialog answers (a test sets it) */
+  nextSave: E.SaveDialogReturnValue = { canceled: true, filePath: '' };
+  readonly saves: E.SaveDialogOptions[] = [];
+  readonly errors: Array<{ title: string; content: string }> = [];
+  showSaveDialog(window: E.BaseWindow, options: E.SaveDialogOptions): Promise<E.SaveDialogReturnValue>;
+  showSaveDialog(options: E.SaveDialogOptions): Promise<E.SaveDialogReturnValue>;
+  async showSaveDialog(a: E.BaseWindow | E.SaveDialogOptions, b?: E.SaveDialogOptions): Promise<E.SaveDialogReturnValue> {
+    this.saves.push(b ?? (a as E.SaveDialogOptions));
+    return this.nextSave;
+  }
+  showErrorBox(title: string, content: string): void {
+    this.errors.push({ title, content });
+  }
+}
+
+export class FakeMenu {
+  constructor(readonly template: Array<E.MenuItemConstructorOptions | E.MenuItem>) {}
+  static application: FakeMenu | null = null;
+  static buildFromTemplate(template: Array<E.MenuItemConstructorOptions | E.MenuItem>): E.Menu {
+    return new FakeMenu(template) as unknown as E.Menu;
+  }
+  static setApplicationMenu(menu: E.Menu | null): void {
+    FakeMenu.application = menu as unknown as FakeMenu | null;
+  }
+}
+const _menuStatics: Pick<typeof E.Menu, 'buildFromTemplate' | 'setApplicationMenu'> = FakeMenu;
+
+type ScreenApi = Pick<E.Screen, 'getAllDisplays'>;
+export class FakeScreen implements ScreenApi {
+  workAreas: E.Rectangle[] = [{ x: 0, y: 0, width: 1920, height: 1040 }];
+  getAllDisplays(): E.Display[] {
+    return this.workAreas.map((workArea, i) => ({ id: i + 1, workArea, bounds: workArea }) as unknown as E.Display);
+  }
+}
+
+export class FakeNativeImage {
+  constructor(readonly path: string) {}
+  static createFromPath(path: string): E.NativeImage {
+    return new FakeNativeImage(path) as unknown as E.NativeImage;
+  }
+}
+const _imageStatics: Pick<typeof E.nativeImage, 'createFromPath'> = FakeNativeImage;
+
+// ───────────────────────────── the module ─────────────────────────────
+
+export interface FakeState {
+  app: FakeApp;
+  ipcMain: FakeIpcMain;
+  protocol: FakeProtocol;
+  session: { defaultSession: FakeSession };
+  safeStorage: FakeSafeStorage;
+  shell: FakeShell;
+  dialog: FakeDialog;
+  screen: FakeScreen;
+  readyCalled: boolean;
+}
+
+function freshState(): FakeState {
+  return {
+    app: new FakeApp(),
+    ipcMain: new FakeIpcMain(),
+    protocol: new FakeProtocol(),
+    session: { defaultSession: new FakeSession() },
+    safeStorage: new FakeSafeStorage(),
+    shell: new FakeShell(),
+    dialog: new FakeDialog(),
+    screen: new FakeScreen(),
+    readyCalled: false,
+  };
+}
+
+/** The current fake (reset between tests). */
+export let fake: FakeState = freshState();
+
+export function resetFake(): FakeState {
+  fake = freshState();
+  FakeBrowserWindow.all = [];
+  FakeNotification.shown = [];
+  FakeNotification.supported = true;
+  FakeMenu.application = null;
+  return fake;
+}
+
+/** Makes the app ready (main's whenReady continues). */
+export function emitReady(): void {
+  fake.readyCalled = true;
+  fake.app.emitReady();
+}
+
+/**
+ * The module `electron` as main sees it. Getters, so a test that resets the fake between imports
+ * of main hands each import the current objects.
+ */
+export function fakeElectron(): Record<string, unknown> {
+  const mod = {
+    get app() {
+      return fake.app;
+    },
+    get ipcMain() {
+      return fake.ipcMain;
+    },
+    get protocol() {
+      return fake.protocol;
+    },
+    get session() {
+      return fake.session;
+    },
+    get safeStorage() {
+      return fake.safeStorage;
+    },
+    get shell() {
+      return fake.shell;
+    },
+    get dialog() {
+      return fake.dialog;
+    },
+    get screen() {
+      return fake.screen;
+    },
+    BrowserWindow: FakeBrowserWindow,
+    Notification: FakeNotification,
+    Menu: FakeMenu,
+    nativeImage: FakeNativeImage,
+    get default() {
+      return mod;
+    },
+  };
+  return mod;
+}
+
+/** The names of Electron's exports the fake provides (a test checks main uses no other). */
+export const FAKED_EXPORTS = ['app', 'ipcMain', 'protocol', 'session', 'safeStorage', 'shell', 'dialog', 'screen', 'BrowserWindow', 'Notification', 'Menu', 'nativeImage'] as const;
+
+// every event the fake emits and main listens to exists in Electron's declarations
+export const EVENTS_EXIST = [
+  yes<EventsExist<E.App, 'ready' | 'second-instance' | 'before-quit' | 'will-quit' | 'window-all-closed' | 'activate' | 'web-contents-created'>>(true),
+  yes<EventsExist<E.BrowserWindow, 'close' | 'closed' | 'ready-to-show' | 'resize' | 'move' | 'maximize' | 'unmaximize'>>(true),
+  yes<EventsExist<E.WebContents, 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'destroyed'>>(true),
+  yes<EventsExist<E.Notification, 'click' | 'close'>>(true),
+];
+
+void _windowStatics;
+void _notificationStatics;
+void _menuStatics;
+void _imageStatics;
