@@ -1,22 +1,20 @@
 #!/usr/bin/env node
-// `npm start`: the desktop app when Electron's binary is installed; otherwise the same app in the
-// browser through the web host (scripts/serve.mjs), with a clear note saying why.
+// `npm start`: the desktop app.
+//   1. Electron's binary: used when installed; else fetched (progress on stderr, bounded waits).
+//   2. better-sqlite3 for Electron's ABI, beside the Node build (scripts/lib/native.mjs).
+//   3. electron-vite build when out/ is missing or older than the sources, then Electron starts.
+// When step 1 or 2 cannot be done (no internet access, a blocked download, no compiler), it says
+// why and starts the same app as a web page through the web host (scripts/serve.mjs) instead.
+// `npm start -- --web` goes straight to the web host; ELECTRON_SKIP_BINARY_DOWNLOAD=1 never downloads.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { downloadFailure, electronPackage, fetchElectron, installedElectron, progressLine } from './lib/electron.mjs';
+import { electronAbi, ensureElectronNative, verifyInElectron } from './lib/native.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const require = createRequire(join(root, 'package.json'));
-
-function electronBinary() {
-  try {
-    const p = require('electron'); // the path of the binary, or throws when it was never downloaded
-    return typeof p === 'string' && existsSync(p) ? p : null;
-  } catch {
-    return null;
-  }
-}
+const args = process.argv.slice(2);
+const say = (m) => process.stderr.write(`${m}\n`);
 
 function newest(dir) {
   let n = 0;
@@ -28,23 +26,89 @@ function newest(dir) {
   return n;
 }
 
-const bin = electronBinary();
-if (bin) {
-  const built = join(root, 'out', 'main', 'index.js');
-  if (!existsSync(built) || newest(join(root, 'src')) > statSync(built).mtimeMs) {
-    console.error('Building Loupe (electron-vite build)…');
-    const r = spawnSync(join(root, 'node_modules', '.bin', 'electron-vite'), ['build'], { stdio: 'inherit', cwd: root });
-    if (r.status !== 0) process.exit(r.status ?? 1);
+/** Progress on one rewritten line on a terminal; every 10 % on a log. */
+function progressPrinter(version, target) {
+  let last = -1;
+  return (p) => {
+    const line = progressLine(version, target, p);
+    if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`);
+    else {
+      const step = p.total ? Math.floor((p.transferred / p.total) * 10) : -1;
+      if (step !== last) say(line);
+      last = step;
+    }
+  };
+}
+
+/** The Electron binary, fetched when missing; null (with the reason said) when it cannot be had. */
+export async function electronBinary() {
+  const have = installedElectron(root);
+  if (have) return have;
+  const { version } = electronPackage(root);
+  if (args.includes('--web')) return null;
+  if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) {
+    say(`Electron's binary is not installed and ELECTRON_SKIP_BINARY_DOWNLOAD is set: not downloading it.`);
+    return null;
   }
-  const child = spawn(bin, ['.', ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: process.env });
-  child.on('exit', (code) => process.exit(code ?? 0));
-} else {
-  console.error(
-    "Electron's binary is not installed here (it cannot be downloaded on this machine). Starting the web host instead — " +
-      'the same app in your browser: npm run serve. To install Electron where downloads work: node node_modules/electron/install.js',
+  say(`Electron's binary is not installed yet: downloading Electron ${version} (about 100 MB, once)…`);
+  try {
+    const bin = await fetchElectron({ root, onProgress: progressPrinter(version, `${process.platform}-${process.arch}`) });
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    say(`Electron ${version} installed: ${bin}`);
+    return bin;
+  } catch (e) {
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    say(downloadFailure(e, version));
+    return null;
+  }
+}
+
+/** better-sqlite3 for Electron; false (with the reason said) when it cannot be had. */
+export function electronNative(bin) {
+  const { version } = electronPackage(root);
+  try {
+    const abi = electronAbi(root, version);
+    const r = ensureElectronNative({ root, electronVersion: version, abi });
+    const err = verifyInElectron(bin, r.path);
+    if (err) throw new Error(`the build does not load in Electron ${version}: ${err}`);
+    if (r.built) say(`better-sqlite3 for Electron ${version} (ABI ${abi}) ready (${r.via}): ${r.path}`);
+    return true;
+  } catch (e) {
+    say(`${e instanceof Error ? e.message : String(e)}`);
+    return false;
+  }
+}
+
+function webHost(reason) {
+  say(
+    `${reason} Starting the web host instead — the same app in your browser: npm run serve. ` +
+      'To install Electron where downloads work: node node_modules/electron/install.js (or just npm start there).',
   );
-  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: process.env });
+  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...args.filter((a) => a !== '--web')], { stdio: 'inherit', cwd: root, env: process.env });
   process.on('SIGINT', () => child.kill('SIGINT'));
   process.on('SIGTERM', () => child.kill('SIGTERM'));
   child.on('exit', (code) => process.exit(code ?? 0));
 }
+
+async function main() {
+  const bin = await electronBinary();
+  if (!bin) {
+    return webHost(
+      args.includes('--web')
+        ? 'Web mode (--web).'
+        : "Electron's binary is not installed here (it cannot be downloaded on this machine).",
+    );
+  }
+  if (!electronNative(bin)) return webHost('The desktop app needs better-sqlite3 built for Electron, which could not be fetched or compiled here.');
+  const built = join(root, 'out', 'main', 'index.js');
+  if (!existsSync(built) || newest(join(root, 'src')) > statSync(built).mtimeMs) {
+    say('Building Loupe (electron-vite build)…');
+    const r = spawnSync(join(root, 'node_modules', '.bin', 'electron-vite'), ['build'], { stdio: 'inherit', cwd: root });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  say('Starting Loupe (Electron)…');
+  const child = spawn(bin, ['.', ...args], { stdio: 'inherit', cwd: root, env: process.env });
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();
