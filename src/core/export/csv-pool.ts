@@ -37,6 +37,10 @@ export function workerEntry(): Entry | null {
   try {
     const here = dirname(fileURLToPath(import.meta.url));
     for (const f of [join(here, 'csv-worker.js'), join(here, '..', 'csv-worker.js')]) {
+      // a packaged desktop app keeps the worker outside its asar archive (electron-builder.json
+      // asarUnpack): a worker thread is started from the unpacked copy
+      const unpacked = f.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+      if (unpacked !== f && existsSync(unpacked)) return (cachedEntry = { code: unpacked, eval: false });
       if (existsSync(f)) return (cachedEntry = { code: f, eval: false });
     }
     const ts = join(here, 'csv-worker.ts');
