@@ -270,7 +270,7 @@ describe.skipIf(process.platform === 'win32')('a walk whose process died', () =>
     try {
       // wait until the walk has saved a page
       let walkId: string | null = null;
-      for (let i = 0; i < 300 && walkId === null; i++) {
+      for (let i = 0; i < 600 && walkId === null; i++) {
         await new Promise((r) => setTimeout(r, 50));
         if (!existsSync(join(home, 'loupe.db'))) continue;
         const a = openArchive(join(home, 'loupe.db'));

@@ -40,10 +40,13 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
   if (from > known) throw new ArchiveVersionError(from, known);
   for (const m of migrations) {
     if (m.version <= from) continue;
+    // IMMEDIATE, and the version read again under the write lock: two processes opening a new
+    // (or older) archive at the same moment (the app and the CLI) apply each step once
     db.transaction(() => {
+      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
-    })();
+    }).immediate();
   }
   return { from, to: Math.max(from, known) };
 }

@@ -81,6 +81,25 @@ describe('opening and migrations', () => {
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
     db.close();
   });
+
+  it('two processes opening a new archive at once apply each migration once (the version is read again under the write lock)', () => {
+    const file = join(tmp(), 'loupe.db');
+    const late = new Database(file);
+    // `late` read the version before the other process migrated the file…
+    const real = late.pragma.bind(late);
+    let stale = true;
+    late.pragma = ((src: string, o?: { simple?: boolean }) => {
+      if (stale && src === 'user_version') {
+        stale = false;
+        return o?.simple ? 0 : [{ user_version: 0 }];
+      }
+      return real(src, o);
+    }) as typeof late.pragma;
+    openArchive(file).close(); // …which migrates it now
+    expect(() => migrate(late)).not.toThrow();
+    expect(real('user_version', { simple: true })).toBe(latestVersion());
+    late.close();
+  });
 });
 
 describe('label rows (migration 0004: integer field ids)', () => {
