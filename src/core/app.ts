@@ -40,7 +40,7 @@ import { createApiCore, type ApiCore, type WalkResult } from './api';
 import { canonicalParams, normalizeEndpoint, paramsHash } from './api/canonical';
 import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
-import { AppError, type AppHandle } from './bridge';
+import { AppError, toBridgeError, type AppHandle } from './bridge';
 import { CSV_COLUMNS, exportRows } from './export';
 import { archivePath, settingsPath } from './paths';
 import type { Clock, ExportRow, WalkState } from './ports';
@@ -314,6 +314,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     };
   }
 
+  /** A walk's failure in the terms the UI offers the way out by (kind, the API's type, retryAt). */
+  function errorFields(e: unknown): Pick<WalkInfo, 'errorKind' | 'errorType' | 'retryAt'> {
+    if (!e) return { errorKind: null, errorType: null, retryAt: null };
+    const b = toBridgeError(e);
+    const retryAt = typeof (e as { retryAt?: unknown }).retryAt === 'number' ? (e as { retryAt: number }).retryAt : null;
+    return { errorKind: b.kind, errorType: b.type ?? null, retryAt };
+  }
+
   function settle(job: WalkJob & { baseNew: number }, r: WalkResult): void {
     Object.assign(job.info, {
       status: r.status,
@@ -323,6 +331,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       creditsSpent: r.creditsSpent,
       newItems: job.baseNew + r.newItems,
       error: r.error ? r.error.message : null,
+      ...errorFields(r.error),
       etaMs: null,
       updatedAt: clock.now(),
     });
@@ -341,6 +350,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
           status: cancelled ? 'cancelled' : 'failed',
           stopReason: cancelled ? 'cancelled' : 'error',
           error: e instanceof Error ? e.message : String(e),
+          ...(cancelled ? errorFields(undefined) : errorFields(e)),
           etaMs: null,
           updatedAt: clock.now(),
         });
@@ -579,7 +589,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       // maxPages on resume counts MORE pages ("fetch 5 more"); the walker counts pages in total
       const maxPages = i.maxPages !== undefined ? s.pagesDone + i.maxPages : undefined;
       const maxCredits = i.maxCredits !== undefined ? s.creditsSpent + i.maxCredits : undefined;
-      const info: WalkInfo = { ...prev, status: 'running', stopReason: null, error: null, etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null, updatedAt: clock.now() };
+      const info: WalkInfo = { ...prev, status: 'running', stopReason: null, error: null, errorKind: null, errorType: null, retryAt: null, etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null, updatedAt: clock.now() };
       return runWalkJob(info, prev.newItems, (signal) => core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background' }));
     },
     async 'walks.get'(i) {

@@ -127,6 +127,11 @@ export interface WalkInfo {
   creditsSpent: number;
   stopReason: string | null;
   error: string | null;
+  /** why it stopped, in BridgeError terms (kind, the API's error.type), so the UI can offer the way out */
+  errorKind?: string | null;
+  errorType?: string | null;
+  /** 'rate_wait': when the service's wait ends (ms since epoch); resume after it */
+  retryAt?: number | null;
   etaMs: number | null;
   createdAt: number;
   updatedAt: number;

@@ -80,6 +80,7 @@ export function App() {
         if (e.alerts > 0) ui.toast('warning', `Watchlist run: ${e.alerts} item${e.alerts === 1 ? '' : 's'} match the alert.`);
         break;
       case 'rate-limited':
+        useUi.setState({ rateUntil: Date.now() + e.retryInMs });
         ui.toast('warning', e.message || `Rate limited by the service — retrying in ${duration(e.retryInMs)}`);
         break;
       case 'notice':

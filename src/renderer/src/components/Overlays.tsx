@@ -40,6 +40,20 @@ export function Toasts() {
       {toasts.map((t) => (
         <div key={t.id} className={`toast ${t.level}`} role={t.level === 'error' ? 'alert' : 'status'} data-testid="toast">
           <span>{t.message}</span>
+          {t.actions?.map((a) => (
+            <button
+              key={a.label}
+              type="button"
+              className="btn tiny"
+              title={a.hint}
+              onClick={() => {
+                useUi.getState().setView(a.view);
+                dismiss(t.id);
+              }}
+            >
+              {a.label}
+            </button>
+          ))}
           <button className="chip-x" onClick={() => dismiss(t.id)} aria-label="Dismiss">
             ×
           </button>

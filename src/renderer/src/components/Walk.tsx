@@ -3,7 +3,9 @@ import { useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Target, WalkInfo } from '../../../shared/contract';
 import { api, errorText } from '../lib/api';
-import { duration, fmtExact } from '../lib/format';
+import { fmtExact } from '../lib/format';
+import { etaText } from '../lib/errors';
+import { toastError, useNow, WayOutBox } from './WayOut';
 import { invalidate, useApproveSpend, useLoupe, useWalkPrice } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 import { SpendButton } from './cells';
@@ -31,7 +33,7 @@ export function useStartWalk() {
   deps.current = { approve, putWalk, toast, qc };
   const start = useRef<ReturnType<typeof singleFlight<[Target, string, number, string], WalkInfo | null>>>(null);
   start.current ??= singleFlight(async (target: Target, source: string, pages: number, what: string): Promise<WalkInfo | null> => {
-    const { approve, putWalk, toast, qc } = deps.current;
+    const { approve, putWalk, qc } = deps.current;
     try {
       const est = await api.call('api.estimateWalk', { target, pages });
       const ok = await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation });
@@ -41,7 +43,7 @@ export function useStartWalk() {
       invalidate(qc, 'walks.');
       return w;
     } catch (e) {
-      toast('error', errorText(e));
+      toastError(e);
       return null;
     }
   }, null);
@@ -66,6 +68,12 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
   const toast = useUi((s) => s.toast);
   const qc = useQueryClient();
   const ended = walk.stopReason === 'end' || walk.stopReason === 'known_id' || walk.stopReason === 'since';
+  // stopped by a failure (gave up, out of credits, a long wait…): the way out is to resume the
+  // same walk from its saved cursor, not "fetch more" (issue 14 #7)
+  const failed = walk.status !== 'running' && walk.status !== 'cancelled' && !!walk.error;
+  const rateUntil = useUi((s) => s.rateUntil);
+  const now = useNow(walk.status === 'running');
+  const eta = walk.status === 'running' ? etaText(walk.updatedAt, walk.etaMs, now, rateUntil) : null;
   const cancel = async () => {
     try {
       putWalk(await api.call('walks.cancel', { walkId: walk.walkId }));
@@ -81,7 +89,7 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       putWalk(await api.call('walks.resume', { walkId: walk.walkId, maxPages: more }));
       invalidate(qc, 'walks.');
     } catch (e) {
-      toast('error', errorText(e));
+      toastError(e);
     }
   };
   return (
@@ -93,9 +101,12 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       <span title="What this walk actually cost so far" data-testid="walk-cost">
         cost <span className="num strong">{fmtExact(walk.creditsSpent)}</span> credits
       </span>
-      {walk.status === 'running' && walk.etaMs ? <span className="muted">~{duration(walk.etaMs)} left</span> : null}
-      {walk.stopReason && walk.status !== 'running' ? <span className="muted">{STOP_TEXT[walk.stopReason] ?? walk.stopReason}</span> : null}
-      {walk.error ? <span className="errtext">{walk.error}</span> : null}
+      {eta ? (
+        <span className="muted" data-testid="walk-eta">
+          {eta}
+        </span>
+      ) : null}
+      {walk.stopReason && walk.status !== 'running' && !failed ? <span className="muted">{STOP_TEXT[walk.stopReason] ?? walk.stopReason}</span> : null}
       <div className="spacer" />
       {walk.status === 'running' ? (
         <button className="btn" onClick={() => void cancel()} data-testid="walk-cancel">
@@ -110,8 +121,13 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
               </option>
             ))}
           </select>
-          <SpendButton label={`Fetch ${more} more page${more === 1 ? '' : 's'}`} price={price.text} onClick={() => void resume()} testid="walk-more" primary={false} />
+          <SpendButton label={failed ? `Resume · ${more} page${more === 1 ? '' : 's'}` : `Fetch ${more} more page${more === 1 ? '' : 's'}`} price={price.text} onClick={() => void resume()} testid="walk-more" primary={failed} />
         </>
+      ) : null}
+      {failed ? (
+        <div className="walk-error">
+          <WayOutBox facts={{ kind: walk.errorKind ?? null, type: walk.errorType ?? null, message: walk.error ?? '', retryAt: walk.retryAt ?? null }} onResume={() => void resume()} resumeLabel={`Resume from page ${walk.pagesDone + 1}`} testid="walk-error" />
+        </div>
       ) : null}
     </div>
   );

@@ -2,7 +2,7 @@
 import type { ReactNode } from 'react';
 import { abbreviate, fmtExact, relative, toMs, utc } from '../lib/format';
 import type { Chip } from '../lib/records';
-import { errorText } from '../lib/api';
+import { factsOf, WayOutBox } from './WayOut';
 
 export const NOT_PROVIDED = 'Not provided by this network';
 
@@ -80,18 +80,10 @@ export function Empty({ title, children, testid }: { title: string; children?: R
   );
 }
 
-export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+/** Any failure: its cause in the spec's terms and its way out (WayOutBox), plus Retry when given. */
+export function ErrorBox({ error, onRetry, onResume }: { error: unknown; onRetry?: () => void; onResume?: () => void }) {
   if (!error) return null;
-  return (
-    <div className="errorbox" role="alert" data-testid="error">
-      <span>{errorText(error)}</span>
-      {onRetry ? (
-        <button className="btn small" onClick={onRetry}>
-          Retry
-        </button>
-      ) : null}
-    </div>
-  );
+  return <WayOutBox facts={factsOf(error)} onRetry={onRetry} onResume={onResume} />;
 }
 
 /**

@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { SwitchReceipt } from '../../../shared/api-types';
 import { cleanParams, commentEndpoints, endpointPath, identityParam, platformsOf, validateParams } from '../lib/catalogue';
-import { api, errorText } from '../lib/api';
+import { api } from '../lib/api';
 import { effectiveLabels, isObj, publishedAt, str } from '../lib/records';
 import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
@@ -182,7 +182,7 @@ export function CommentsView() {
           </details>
         ) : null}
         {params[idp] && problems.length ? <div className="muted small">{problems.join('; ')}</div> : null}
-        <ErrorBox error={err ? errorText(err) : null} />
+        <ErrorBox error={err} />
         {walk && s.target ? <WalkBar walk={walk} target={s.target} /> : null}
       </div>
       {cat.isLoading ? (
@@ -226,7 +226,9 @@ export function CommentsView() {
           {rows.isLoading ? (
             <Skeleton />
           ) : loaded.length === 0 ? (
-            <Empty title={walk?.status === 'running' ? 'Reading…' : 'No comments'}>{walk?.status === 'running' ? 'Rows appear as pages arrive.' : 'This post has no public comments on the pages read.'}</Empty>
+            <Empty title={walk?.status === 'running' ? 'Reading…' : walk?.error ? 'Stopped before any comments' : 'No comments'} testid={walk?.error && walk.status !== 'running' ? 'stopped-state' : undefined}>
+              {walk?.status === 'running' ? 'Rows appear as pages arrive.' : walk?.error ? 'The walk did not finish: the bar above names the cause and the way out.' : 'This post has no public comments on the pages read.'}
+            </Empty>
           ) : (
             <ResultsPane rows={loaded} variant="comment" allowCards={false} threaded hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} key={s.walkId ?? s.callId ?? ''} />
           )}

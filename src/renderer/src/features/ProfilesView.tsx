@@ -4,7 +4,7 @@ import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
 import { accepts, endpointPath, feedEndpoints, identityParam, platformsOf, profileEndpoint, usable } from '../lib/catalogue';
-import { api, errorText } from '../lib/api';
+import { api } from '../lib/api';
 import { get, isObj, num, str, type Rec } from '../lib/records';
 import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
@@ -74,6 +74,9 @@ export function ProfilesView() {
   const lookup = async () => {
     if (!profTarget) return;
     setErr(null);
+    // another handle: the previous profile, its feed and charts leave the screen now, so a
+    // failed lookup (not found…) never shows someone else's profile (issue 14 #7)
+    if (s.source !== sourceTag) s.set({ profile: null, walkId: null, walkTarget: null, source: null });
     setBusy(true);
     try {
       const q = await api.call('api.quote', profTarget);
@@ -83,6 +86,7 @@ export function ProfilesView() {
       const used = r.envelope.credits_used;
       toast('info', `Profile loaded · cost ${r.fromArchive ? 'nothing (held in Loupe)' : r.envelope.cached && used === 0 ? 'nothing (cached)' : r.envelope.free_call ? 'a free call' : creditRange(used, used)}`);
     } catch (e) {
+      s.set({ profile: null, walkId: null, walkTarget: null, source: null });
       setErr(e);
     } finally {
       setBusy(false);
@@ -141,7 +145,7 @@ export function ProfilesView() {
           <SpendButton label="Look up" price={profPrice.text} onClick={() => void lookup()} disabled={!profTarget || busy} testid="profile-lookup" />
           <WatchButton target={feedTarget} label={`@${handle} on ${s.platform}`} />
         </form>
-        <ErrorBox error={err ? errorText(err) : null} />
+        <ErrorBox error={err} />
         {prof ? <ProfileCard p={prof} unavailable={s.profile?.envelope.unavailable ?? []} /> : null}
         {handle && feeds.length ? (
           <div className="row gap wrap">

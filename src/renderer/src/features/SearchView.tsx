@@ -184,7 +184,11 @@ export function SearchView() {
       ) : (
         <>
           <ErrorBox error={rows.error} onRetry={() => void rows.refetch()} />
-          {loaded.length === 0 && walk?.status !== 'running' ? (
+          {loaded.length === 0 && walk?.status !== 'running' && walk?.error ? (
+            <Empty title="Stopped before any results" testid="stopped-state">
+              The search did not finish: the bar above names the cause and the way out. Nothing is wrong with your words.
+            </Empty>
+          ) : loaded.length === 0 && walk?.status !== 'running' ? (
             <Empty title="No results">Nothing came back for this query. Try broader words, another endpoint, or switch relevance filtering off.</Empty>
           ) : (
             <ResultsPane

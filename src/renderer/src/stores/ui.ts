@@ -54,6 +54,8 @@ export interface Toast {
   id: number;
   level: 'info' | 'warning' | 'error';
   message: string;
+  /** the way out (navigation) */
+  actions?: Array<{ label: string; view: ViewId; hint?: string }>;
 }
 
 let toastSeq = 0;
@@ -82,8 +84,10 @@ interface UiState {
   putExport: (j: ExportJob) => void;
   runs: Record<string, WatchRunInfo>;
   putRun: (r: WatchRunInfo) => void;
+  /** until when the service rate-limits us (last 'rate-limited' event), ms since epoch */
+  rateUntil: number | null;
   toasts: Toast[];
-  toast: (level: Toast['level'], message: string) => void;
+  toast: (level: Toast['level'], message: string, actions?: Toast['actions']) => void;
   dismiss: (id: number) => void;
   /** keyboard cursor of the table that is on screen */
   tableRows: ItemRefInput[];
@@ -143,10 +147,11 @@ export const useUi = create<UiState>((set, get) => ({
   putExport: (j) => set((s) => ({ exports: { ...s.exports, [j.exportId]: j } })),
   runs: {},
   putRun: (r) => set((s) => ({ runs: { ...s.runs, [r.runId]: r } })),
+  rateUntil: null,
   toasts: [],
-  toast: (level, message) => {
+  toast: (level, message, actions) => {
     const id = ++toastSeq;
-    set((s) => ({ toasts: [...s.toasts.slice(-3), { id, level, message }] }));
+    set((s) => ({ toasts: [...s.toasts.slice(-3), { id, level, message, ...(actions?.length ? { actions } : {}) }] }));
     setTimeout(() => get().dismiss(id), level === 'error' ? 12000 : 6000);
   },
   dismiss: (id) => set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })),
