@@ -82,6 +82,22 @@ describe('input errors', () => {
   });
 });
 
+describe('--out', () => {
+  it('a folder that does not exist is a usage error before anything is read or spent', async () => {
+    const env = { LOUPE_HOME: home(), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
+    const n = sb.admin.charges().length;
+    for (const cmd of [
+      ['call', 'photo_net/profile/posts', '-p', 'handle=out_missing', '--yes', '--out', '/nonexistent-loupe-dir/x.jsonl'],
+      ['export', '--format', 'csv', '--out', '/nonexistent-loupe-dir/x.csv'],
+    ]) {
+      const r = await loupe(cmd, env);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe('loupe: The folder for --out does not exist: /nonexistent-loupe-dir.\n');
+    }
+    expect(sb.admin.charges().length).toBe(n);
+  });
+});
+
 describe('credits --reconcile', () => {
   it('agrees after ordinary calls; lists spending elsewhere, a top-up, and a balance that differs from the ledger (exit 7); --json', async () => {
     const env = { LOUPE_HOME: home(), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };

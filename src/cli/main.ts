@@ -8,7 +8,7 @@
  * Errors are one clear sentence on stderr; data goes to stdout (or --out).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { createWriteStream, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { accessSync, constants, createWriteStream, existsSync, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -179,6 +179,24 @@ function parseSince(v: string | undefined): number | undefined {
   return t;
 }
 
+/**
+ * An --out file must go to a folder that exists (else a usage error) and can be written (else the
+ * storage sentence, exit 6): checked before anything is read or spent.
+ */
+function checkOut(out: string | undefined): void {
+  if (out === undefined) return;
+  const dir = dirname(resolve(out));
+  if (!existsSync(dir)) throw new UsageError(`The folder for --out does not exist: ${dir}.`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw (
+      asStorageError(e, resolve(out), { what: 'the file', wayOut: 'choose a place you can write to, or fix the permissions of its folder' }) ??
+      new UsageError(`Cannot write --out ${out}.`)
+    );
+  }
+}
+
 /** Writes JSON lines to --out (temp file renamed at the end) or stdout. */
 class LineSink {
   private file: WriteStream | null = null;
@@ -267,6 +285,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
     .action(async (target: string, o: { param?: string[]; pages?: number; all?: boolean; maxCredits?: number; dryRun?: boolean; yes?: boolean; fresh?: boolean; out?: string }) => {
       if (o.pages !== undefined && o.all) throw new UsageError('Use either --pages or --all, not both.');
+      checkOut(o.out);
       if (o.pages === 0) throw new UsageError('--pages must be at least 1.');
       const t = { ...parseTarget(target), params: parseParams(o.param) };
       const c = context();
@@ -356,6 +375,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('--max-credits <n>', 'spending cap for the resumed part', intArg('--max-credits'))
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
     .action(async (walkId: string, o: { pages?: number; maxCredits?: number; out?: string }) => {
+      checkOut(o.out);
       const c = context();
       const w = c.archive().getWalk(walkId);
       if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
@@ -526,6 +546,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('--columns <list>', 'CSV columns, comma-separated (see --list-columns)')
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
     .action(async (o: QueryFlags & { format: 'csv' | 'json' | 'jsonl'; out: string; columns?: string; bom: boolean }) => {
+      checkOut(o.out);
       const c = context();
       const q = buildLibraryQuery(o, c, (nameOrId) => {
         const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
