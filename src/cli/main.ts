@@ -214,8 +214,11 @@ class LineSink {
     (this.file ?? this.io.stdout).write(s);
     this.lines++;
   }
+  private finished = false;
+  /** Ends the file once: later calls (a `finally` after an early finish) do nothing. */
   async finish(ok: boolean): Promise<void> {
-    if (!this.file || !this.tmp || !this.out) return;
+    if (this.finished || !this.file || !this.tmp || !this.out) return;
+    this.finished = true;
     const f = this.file;
     await new Promise<void>((res) => f.end(res));
     if (ok || this.lines > 0) renameSync(this.tmp, this.out);
