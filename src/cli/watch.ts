@@ -109,12 +109,33 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
     .option('--budget <credits>', 'per-run budget in credits')
     .option('--month-budget <credits>', 'per-month budget in credits')
     .option('--label <text>', 'a label for this watch')
-    .action(async (target: string, o: { param?: string[]; list: string; every?: string; cron?: string; budget?: string; monthBudget?: string; label?: string }) => {
+    .option(
+      '--backfill <all|pages|date>',
+      "how deep the first run reads (the baseline): 'all' (up to 100 pages), a number of pages 1-100, or a date YYYY-MM-DD (everything since; date-ordered feeds only). Default: the newest page",
+    )
+    .action(async (target: string, o: { param?: string[]; list: string; every?: string; cron?: string; budget?: string; monthBudget?: string; label?: string; backfill?: string }) => {
       if (o.every && o.cron) throw new UsageError('Use either --every or --cron, not both.');
       const t = { ...parseTarget(target), params: parseParams(o.param) };
       const api = await context().api();
       await api.catalogue.load();
-      if (!api.catalogue.find(t.platform, t.endpoint)) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
+      const ep = api.catalogue.find(t.platform, t.endpoint);
+      if (!ep) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
+      // --backfill: the first run's depth (issue 14 #8); its estimate is printed before anything runs
+      let firstRunPages: number | undefined;
+      if (o.backfill !== undefined) {
+        const b = o.backfill.trim().toLowerCase();
+        if (b === 'all') firstRunPages = 100;
+        else if (/^\d+$/.test(b)) {
+          firstRunPages = Number(b);
+          if (firstRunPages < 1 || firstRunPages > 100) throw new UsageError(`--backfill takes 1 to 100 pages; got ${b}.`);
+        } else if (/^\d{4}-\d{2}-\d{2}$/.test(b) && Number.isFinite(Date.parse(b))) {
+          const has = (n: string) => ep.params.some((p) => p.name === n);
+          if (!has('since') || !has('stop_at_id'))
+            throw new UsageError(`--backfill ${b}: ${t.platform}/${t.endpoint} is not a date-ordered feed (it does not accept since and stop_at_id), so a date cannot bound its first run; use a number of pages.`);
+          t.params = { ...t.params, since: b };
+          firstRunPages = 100;
+        } else throw new UsageError(`--backfill takes all, a number of pages (1-100) or a date YYYY-MM-DD; got "${o.backfill}".`);
+      }
       const v = await api.validate(t);
       if (!v.ok) throw new UsageError(v.message);
       const num = (name: string, s?: string): number | undefined => {
@@ -129,17 +150,22 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       const all = await svc().list();
       let wl = all.find((x) => x.name === o.list);
       if (!wl) {
-        wl = await svc().create({ name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null });
+        wl = await svc().create({ name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null, ...(firstRunPages ? { firstRunPages } : {}) });
         io.stderr.write(`Created watchlist "${o.list}".\n`);
-      } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined) {
+      } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined || firstRunPages !== undefined) {
         wl = await svc().update(wl.id, {
           ...(schedule ? { schedule } : {}),
           ...(budgetPerRun !== undefined ? { budgetPerRun } : {}),
           ...(budgetPerMonth !== undefined ? { budgetPerMonth } : {}),
+          ...(firstRunPages !== undefined ? { firstRunPages } : {}),
         });
       }
       wl = await svc().addWatch(wl.id, { ...t, ...(o.label ? { label: o.label } : {}) });
       io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es)).\n`);
+      const est = await svc().estimate(wl.id);
+      io.stderr.write(
+        `Next run (nothing spent yet): ${fmt(est.creditsMin)}–${fmt(est.creditsMax)} credits over ${est.requests} request(s)${o.backfill ? `; first run reads ${o.backfill.toLowerCase() === 'all' ? 'everything (up to 100 pages)' : /-/.test(o.backfill) ? `everything since ${o.backfill} (up to 100 pages)` : `${firstRunPages} page(s)`}` : ''}. Run it with: loupe watch run "${wl.name}"\n`,
+      );
     });
 
   watch
@@ -152,7 +178,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       for (const w of all) {
         const sched = w.schedule?.cron ? `cron ${w.schedule.cron}` : w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : 'manual';
         io.stdout.write(
-          `${w.name}  ${w.watches.length} watch(es) · ${sched}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : ''}\n`,
+          `${w.name}  ${w.watches.length} watch(es) · ${sched}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : w.forecastNote ? ` · no forecast yet: ${w.forecastNote}` : ''}\n`,
         );
       }
     });

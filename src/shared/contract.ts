@@ -242,6 +242,10 @@ export interface WatchlistInfo {
   nextRunAt: number | null;
   newSinceSeen: number;
   forecast: { perRunCredits: number; perMonthCredits: number; basis: string } | null;
+  /** why there is no forecast yet (null when there is one) */
+  forecastNote?: string | null;
+  /** pages a watch's first run reads as its baseline */
+  firstRunPages?: number;
 }
 
 export interface WatchRunInfo {
@@ -274,6 +278,8 @@ const watchlistInput = z.object({
   budgetPerMonth: z.number().int().nonnegative().nullable().default(null),
   alert: libraryQuerySchema.shape.labels.nullable().default(null),
   watches: z.array(targetSchema.extend({ label: z.string().max(200).optional() })).default([]),
+  /** how deep a watch's first run reads (the baseline): 1 = the newest page; up to 100 */
+  firstRunPages: z.number().int().min(1).max(100).optional(),
 });
 
 /** Each method: its input schema and (phantom) output type. */

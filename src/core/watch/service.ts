@@ -900,7 +900,10 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       if (patch.budgetPerMonth !== undefined) next.budgetPerMonth = patch.budgetPerMonth;
       if (patch.alert !== undefined) next.alert = patch.alert && patch.alert.length ? patch.alert : null;
       if (patch.paused !== undefined) next.paused = patch.paused;
-      if (patch.firstRunPages !== undefined) next.firstRunPages = patch.firstRunPages;
+      if (patch.firstRunPages !== undefined) {
+        if (!Number.isInteger(patch.firstRunPages) || patch.firstRunPages < 1 || patch.firstRunPages > 100) throw invalid('First-run pages must be a whole number from 1 to 100.');
+        next.firstRunPages = patch.firstRunPages;
+      }
       if (patch.watches !== undefined) {
         if (running.has(id)) throw invalid('The watchlist is running; change its watches after the run.');
         // keep watches whose target is unchanged (their markers and held items stay); drop the rest

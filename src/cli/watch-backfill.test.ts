@@ -1,0 +1,66 @@
+/**
+ * Issue 14 #8 (command line): `loupe watch add … --backfill all|<pages>|<YYYY-MM-DD>` chooses how
+ * deep the first run reads, prints its estimate before anything is spent, and refuses a date on a
+ * feed a date cannot bound.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type SandboxHandle } from '../sandbox';
+import { runCli } from './main';
+
+let sb: SandboxHandle;
+let home: string;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, seed: 7, balance: 100_000, freeCalls: 0 });
+  home = mkdtempSync(join(tmpdir(), 'loupe-cli-bf-'));
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+async function loupe(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = new PassThrough();
+  stdin.end();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += String(d)));
+  stderr.on('data', (d) => (err += String(d)));
+  const code = await runCli(args, { stdout, stderr, stdin, env: { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key } });
+  return { code, out, err };
+}
+
+describe('loupe watch add --backfill', () => {
+  it('N pages: the estimate comes first (nothing spent), the first run reads N pages', async () => {
+    const before = sb.admin.charges().length;
+    const r = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=deep_history', '--list', 'deep', '--backfill', '3']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/Next run \(nothing spent yet\): 60–1,020 credits over 3 request\(s\); first run reads 3 page\(s\)/);
+    expect(sb.admin.charges().length).toBe(before);
+    const run = await loupe(['watch', 'run', 'deep', '--yes', '--json']);
+    expect(run.code).toBe(0);
+    const pages = (JSON.parse(run.out) as Array<{ watches: Array<{ pages: number }> }>)[0].watches[0].pages;
+    expect(pages).toBe(3);
+  });
+
+  it('a date bounds a date-ordered feed (since on every page); refused elsewhere; bad values are usage errors', async () => {
+    const ok = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=since_case', '--list', 'since', '--backfill', '2024-01-01']);
+    expect(ok.code).toBe(0);
+    expect(ok.err).toMatch(/everything since 2024-01-01/);
+    const list = JSON.parse((await loupe(['watch', 'list', '--json'])).out) as Array<{ name: string; firstRunPages: number; watches: Array<{ params: Record<string, string> }> }>;
+    const l = list.find((x) => x.name === 'since');
+    expect(l?.firstRunPages).toBe(100);
+    expect(l?.watches[0].params.since).toBe('2024-01-01');
+    const refused = await loupe(['watch', 'add', 'forum_net/search/comments', '-p', 'query=kettle', '--list', 'x', '--backfill', '2024-01-01']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/not a date-ordered feed/);
+    expect((await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=a', '--list', 'y', '--backfill', '500'])).code).toBe(2);
+    expect((await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=a', '--list', 'y', '--backfill', 'lots'])).code).toBe(2);
+    const all = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=all_case', '--list', 'all', '--backfill', 'all']);
+    expect(all.err).toMatch(/everything \(up to 100 pages\)/);
+  });
+});
