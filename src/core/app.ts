@@ -300,13 +300,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       endpoint: s.endpoint,
       params: parseParams(s.params),
       source: s.source,
-      // a walk saved as running but not running here was interrupted (quit, crash): resumable
-      status: s.status === 'running' ? 'paused' : s.status,
+      // interrupted = its process is gone (quit, crash): resumable; running = live in another
+      // Loupe process (the CLI, a cron watch run)
+      status: s.status === 'interrupted' ? 'paused' : s.status,
       pagesDone: s.pagesDone,
       itemsSeen: s.itemsSeen,
       newItems: 0,
       creditsSpent: s.creditsSpent,
-      stopReason: s.status === 'running' ? 'interrupted' : s.stopReason,
+      stopReason: s.status === 'interrupted' ? 'interrupted' : s.stopReason,
       error: s.error,
       etaMs: null,
       createdAt: s.createdAt,
