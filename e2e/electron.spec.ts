@@ -101,6 +101,12 @@ test('exports the library through the native save dialog, and runs a watchlist',
     await confirmIfAsked(win, win.getByTestId('profile-card'));
     await win.getByTestId('watch-this').click();
     await win.getByTestId('watch-new').click();
+    // the new watchlist's budget, schedule and first-run depth are asked first (free: nothing runs)
+    await expect(win.getByTestId('watchlist-dialog')).toBeVisible();
+    await expect(win.getByTestId('wl-estimate')).toContainText('credit');
+    await win.getByTestId('wl-ok').click();
+    await expect(win.getByTestId('watchlist-dialog')).toBeHidden();
+    await win.getByTestId('wl-ok').click();
     await win.getByTestId('nav-watchlists').click();
     await win.getByTestId('watchlist-item').first().click();
     await win.getByTestId('watchlist-run').click();

@@ -22,6 +22,11 @@ test('a watchlist made from a profile: run it, advance the sandbox clock, see th
   const before = sandboxAdmin.charges().length;
   await page.getByTestId('watch-this').click();
   await page.getByTestId('watch-new').click();
+  // the new watchlist's budget, schedule and first-run depth are asked first (free: nothing runs)
+  await expect(page.getByTestId('watchlist-dialog')).toBeVisible();
+  await expect(page.getByTestId('wl-estimate')).toContainText('credit');
+  await page.getByTestId('wl-ok').click();
+  await expect(page.getByTestId('watchlist-dialog')).toBeHidden();
   expect(sandboxAdmin.charges().length).toBe(before);
 
   await page.getByTestId('nav-watchlists').click();

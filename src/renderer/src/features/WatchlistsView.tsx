@@ -9,6 +9,7 @@ import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
 import { SeriesChart } from '../components/Charts';
+import { WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
 import { ResultsPane } from './ResultsPane';
 
@@ -160,6 +161,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const rows = useLibraryRows({ source: { type: 'watchlist', id: w.id } });
   const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
   const [showExport, setShowExport] = useState(false);
+  const [editing, setEditing] = useState(false);
   const act = async (f: () => Promise<unknown>, ok?: string) => {
     try {
       await f();
@@ -206,9 +208,14 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <h3 style={{ margin: 0 }}>{w.name}</h3>
         {w.paused ? <span className="chip tone-warn">paused</span> : null}
         <span className="muted small">
-          {w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : w.schedule?.cron ? `cron ${w.schedule.cron}` : 'manual'} · budget {w.budgetPerRun ?? '∞'}/run, {w.budgetPerMonth ?? '∞'}/month
-          {w.forecast ? ` · forecast ${fmtExact(w.forecast.perRunCredits)}/run, ${fmtExact(w.forecast.perMonthCredits)}/month (${w.forecast.basis})` : ''}
+          {w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : w.schedule?.cron ? `cron ${w.schedule.cron}` : 'manual'} · budget{' '}
+          <span data-testid="watchlist-budget">
+            {w.budgetPerRun === null ? 'no limit' : `${fmtExact(w.budgetPerRun)} credits`} a run, {w.budgetPerMonth === null ? 'no limit' : `${fmtExact(w.budgetPerMonth)} credits`} a month
+          </span>
         </span>
+        <button className="btn small" onClick={() => setEditing(true)} data-testid="watchlist-edit">
+          Edit budgets…
+        </button>
         <div className="spacer" />
         <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
           Run now{est.data ? <span className="price"> · {creditRange(est.data.creditsMin, est.data.creditsMax)}</span> : null}
@@ -233,6 +240,42 @@ function Detail({ w }: { w: WatchlistInfo }) {
           Delete
         </button>
       </div>
+      <div className="muted small" data-testid="watchlist-forecast">
+        {w.forecast ? (
+          <span title={w.forecast.basis}>
+            Forecast: about <strong>{fmtExact(w.forecast.perRunCredits)}</strong> credits a run, <strong>{fmtExact(w.forecast.perMonthCredits)}</strong> a month — {w.forecast.basis}
+          </span>
+        ) : (
+          <span>No forecast yet{w.forecastNote ? `: ${w.forecastNote}` : ': it needs two runs with pages, spread in time'}.</span>
+        )}
+      </div>
+      {editing ? (
+        <WatchlistDialog
+          title={`Edit “${w.name}”`}
+          okLabel="Save"
+          editing
+          target={null}
+          initial={{ name: w.name, everyHours: w.schedule?.everyHours ?? null, budgetPerRun: w.budgetPerRun, budgetPerMonth: w.budgetPerMonth, firstRunPages: w.firstRunPages ?? 1, since: null }}
+          onCancel={() => setEditing(false)}
+          onSubmit={(f) => {
+            setEditing(false);
+            void act(
+              () =>
+                api.call('watchlists.update', {
+                  id: w.id,
+                  patch: {
+                    name: f.name,
+                    budgetPerRun: f.budgetPerRun,
+                    budgetPerMonth: f.budgetPerMonth,
+                    firstRunPages: f.firstRunPages,
+                    ...(w.schedule?.cron ? {} : { schedule: f.everyHours ? { everyHours: f.everyHours } : null }),
+                  },
+                }),
+              'Saved',
+            );
+          }}
+        />
+      ) : null}
       {showExport ? <ExportPanel watchlistId={w.id} onClose={() => setShowExport(false)} /> : null}
       <div className="panel">
         <strong>Watches</strong>
