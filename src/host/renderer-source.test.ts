@@ -28,3 +28,51 @@ describe('renderer sources', () => {
     expect(lib.match(/\.askText\(|\.askLabel\(/g)?.length).toBe(6);
   });
 });
+
+describe('accessibility of the served renderer (issue 14 #11)', () => {
+  it('each view gets one level-one heading (App)', () => {
+    const app = readFileSync(join(SRC, 'App.tsx'), 'utf8');
+    expect(app.match(/<h1 /g)?.length).toBe(1);
+    expect(app).toMatch(/case '\?':/);
+  });
+});
+
+function lum(h: string): number {
+  const x = h.replace('#', '');
+  const [r, g, b] = [0, 2, 4].map((i) => parseInt(x.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function contrast(a: string, b: string): number {
+  const [x, y] = [lum(a), lum(b)].sort((m, n) => n - m);
+  return (x + 0.05) / (y + 0.05);
+}
+function themes(): Array<Record<string, string>> {
+  const css = readFileSync(join(SRC, 'styles.css'), 'utf8');
+  const blocks = [...css.matchAll(/:root(?:\[data-theme='dark'\])?\s*\{([^}]*)\}/g)].map((m) => m[1]);
+  const dark = /@media \(prefers-color-scheme: dark\)\s*\{\s*:root[^{]*\{([^}]*)\}/.exec(css)?.[1];
+  const vars = (b: string) => Object.fromEntries([...b.matchAll(/--([\w-]+):\s*(#[0-9a-f]{6})/gi)].map((m) => [m[1], m[2]]));
+  return [vars(blocks[0]), ...(dark ? [vars(dark)] : []), ...blocks.slice(1).map(vars)];
+}
+
+describe('colour contrast (WCAG AA, 4.5:1)', () => {
+  it('text, muted text and the active navigation label on every surface, light and dark', () => {
+    const all = themes();
+    expect(all.length).toBe(3); // light, dark (system), dark (chosen in Settings)
+    const fails: string[] = [];
+    for (const t of all) {
+      const check = (fg: string, bg: string) => {
+        if (!t[fg] || !t[bg]) return;
+        const c = contrast(t[fg], t[bg]);
+        if (c < 4.5) fails.push(`${fg} on ${bg}: ${c.toFixed(2)}`);
+      };
+      for (const bg of ['bg', 'panel', 'panel-2', 'cursor', 'selected']) for (const fg of ['text', 'muted']) check(fg, bg);
+      // the active navigation label (was 4.43:1): its own colour, or the accent where none is set
+      check(t['accent-strong'] ? 'accent-strong' : 'accent', 'accent-bg');
+      check('neg', 'neg-bg');
+      check('warn', 'warn-bg');
+      check('pos', 'pos-bg');
+      check('info', 'info-bg');
+    }
+    expect(fails).toEqual([]);
+  });
+});

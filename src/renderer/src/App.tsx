@@ -7,7 +7,7 @@ import { useUi, VIEWS, type ViewId } from './stores/ui';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
 import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
-import { AskDialog } from './components/Dialog';
+import { AskDialog, KeysHelp } from './components/Dialog';
 import { SearchView } from './features/SearchView';
 import { ProfilesView } from './features/ProfilesView';
 import { CommentsView } from './features/CommentsView';
@@ -103,6 +103,7 @@ export function App() {
       { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
       { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
       { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },
+      { id: 'keys-help', label: 'Keyboard shortcuts', hint: '?', run: () => useUi.setState({ helpOpen: true }) },
       { id: 'close-drawer', label: 'Close the details drawer', hint: 'Esc', run: () => ui().openDrawer(null) },
     );
     return cmds;
@@ -120,7 +121,8 @@ export function App() {
         return;
       }
       if (e.key === 'Escape') {
-        if (ui.dialog) ui.closeDialog();
+        if (ui.helpOpen) useUi.setState({ helpOpen: false });
+        else if (ui.dialog) ui.closeDialog();
         else if (ui.confirm) ui.closeConfirm(false);
         else if (ui.paletteOpen) ui.setPalette(false);
         else if (ui.bgOpen) ui.setBgOpen(false);
@@ -128,7 +130,7 @@ export function App() {
         else if (isTyping(e.target)) (e.target as HTMLElement).blur();
         return;
       }
-      if (ui.confirm || ui.paletteOpen || ui.dialog) return;
+      if (ui.confirm || ui.paletteOpen || ui.dialog || ui.helpOpen) return;
       if (e.altKey && /^[1-8]$/.test(e.key)) {
         e.preventDefault();
         ui.setView(VIEWS[Number(e.key) - 1].id);
@@ -153,6 +155,10 @@ export function App() {
         case '/':
           e.preventDefault();
           focusQuery();
+          break;
+        case '?':
+          e.preventDefault();
+          useUi.setState({ helpOpen: true });
           break;
         case 'j':
         case 'ArrowDown':
@@ -189,7 +195,10 @@ export function App() {
       <div className="main">
         <TopBar />
         <div className="content">
-          <main className="view-host" data-testid={`view-${view}`} aria-label={VIEWS.find((v) => v.id === view)?.label}>
+          <main className="view-host" data-testid={`view-${view}`} aria-labelledby="view-title">
+            <h1 id="view-title" className="sr-only">
+              Loupe — {VIEWS.find((v) => v.id === view)?.label}
+            </h1>
             <View />
           </main>
           <Drawer />
@@ -198,6 +207,7 @@ export function App() {
       <Palette commands={commands} />
       <ConfirmDialog />
       <AskDialog />
+      <KeysHelp />
       <Toasts />
     </div>
   );

@@ -28,7 +28,7 @@ export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: Libra
                     <span className="card-kind">{r.kind}</span>
                   </div>
                   <div className="card-body">
-                    <div className="card-text">{truncate(recordText(r.record), 140) || <span className="muted">(no text)</span>}</div>
+                    <div className="card-text" dir="auto">{truncate(recordText(r.record), 140) || <span className="muted">(no text)</span>}</div>
                     <div className="card-meta">
                       <span className="ellipsis">@{recordAuthor(r.record) || '—'}</span>
                       <When v={publishedAt(r.record)} />

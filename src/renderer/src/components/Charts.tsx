@@ -2,6 +2,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SeriesPoint } from '../../../shared/contract';
 import { abbreviate, fmtExact } from '../lib/format';
+import { bucketWords } from '../lib/words';
 
 export const PALETTE = ['#4f8cc9', '#d9822b', '#3fa66a', '#c9514f', '#8a6fc9', '#3aa6a6', '#b3a03a', '#888888'];
 
@@ -16,8 +17,25 @@ export function ChartBox({ title, children, testid, empty }: { title: string; ch
   );
 }
 
-export function SeriesChart({ title, data, kind = 'line', testid, unit, height = 170 }: { title: string; data: SeriesPoint[] | undefined; kind?: 'line' | 'bar'; testid?: string; unit?: string; height?: number }) {
-  const d = (data ?? []).map((p) => ({ bucket: p.bucket.length > 10 && /^\d{4}-/.test(p.bucket) ? p.bucket.slice(0, 10) : p.bucket, value: p.value }));
+export function SeriesChart({
+  title,
+  data,
+  kind = 'line',
+  testid,
+  unit,
+  height = 170,
+  label,
+}: {
+  title: string;
+  data: SeriesPoint[] | undefined;
+  kind?: 'line' | 'bar';
+  testid?: string;
+  unit?: string;
+  height?: number;
+  /** the buckets are values of this label field: shown in words, "not judged" instead of null */
+  label?: { family: string; field: string };
+}) {
+  const d = (data ?? []).map((p) => ({ bucket: p.bucket && p.bucket.length > 10 && /^\d{4}-/.test(p.bucket) ? p.bucket.slice(0, 10) : bucketWords(p.bucket, label), value: p.value }));
   return (
     <ChartBox title={title} testid={testid} empty={d.length === 0}>
       <ResponsiveContainer width="100%" height={height}>
@@ -45,6 +63,8 @@ export function SeriesChart({ title, data, kind = 'line', testid, unit, height =
 
 /** Stacked bars: rows of { bucket, [series]: count } */
 export function StackedChart({ title, data, series, testid, height = 170 }: { title: string; data: Array<Record<string, string | number>>; series: string[]; testid?: string; height?: number }) {
+  series = series.map((s) => (s === 'null' || s === '' ? 'not judged' : s));
+  data = data.map((row) => ('null' in row ? Object.fromEntries(Object.entries(row).map(([k, v]) => [k === 'null' ? 'not judged' : k, v])) : row));
   return (
     <ChartBox title={title} testid={testid} empty={data.length === 0}>
       <ResponsiveContainer width="100%" height={height}>

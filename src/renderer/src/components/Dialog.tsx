@@ -197,3 +197,40 @@ function LabelDialog({ d }: { d: Extract<DialogRequest, { type: 'label' }> }) {
     </Modal>
   );
 }
+
+/** The keyboard shortcuts, on `?` (issue 14 #10). */
+export const SHORTCUTS: Array<[string, string]> = [
+  ['Ctrl/⌘ K', 'command palette: every view and action'],
+  ['g s · g p · g c · g w · g l · g u · g e · g ,', 'go to Search, Profiles, Comments, Watchlists, Library, Usage, Explorer, Settings'],
+  ['Alt 1 … Alt 8', 'the same views by number'],
+  ['/', 'focus the view’s main query field'],
+  ['j / k or ↓ / ↑', 'move the table cursor'],
+  ['Enter', 'open the row in the details drawer'],
+  ['Esc', 'close a dialog, the palette, the background panel, then the drawer'],
+  ['?', 'this list'],
+];
+
+export function KeysHelp() {
+  const open = useUi((s) => s.helpOpen);
+  if (!open) return null;
+  const close = () => useUi.setState({ helpOpen: false });
+  return (
+    <Modal title="Keyboard shortcuts" onCancel={close} testid="keys-help">
+      <dl className="help-keys">
+        {SHORTCUTS.map(([k, what]) => (
+          <div key={k} style={{ display: 'contents' }}>
+            <dt>
+              <kbd>{k}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <div className="row gap end">
+        <button type="button" className="btn primary" onClick={close}>
+          Close
+        </button>
+      </div>
+    </Modal>
+  );
+}

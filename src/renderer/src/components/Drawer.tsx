@@ -64,8 +64,8 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const totalCost = d.provenance.reduce((a, p) => a + p.creditsUsed, 0);
   return (
     <div className="drawer-body">
-      {recordTitle(r) ? <h3 className="drawer-title">{recordTitle(r)}</h3> : null}
-      <div className="drawer-text" data-testid="drawer-text">
+      {recordTitle(r) ? <h3 className="drawer-title" dir="auto">{recordTitle(r)}</h3> : null}
+      <div className="drawer-text" data-testid="drawer-text" dir="auto">
         {recordText(r) || <span className="muted">(no text)</span>}
       </div>
       <div className="kv">

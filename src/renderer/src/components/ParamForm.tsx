@@ -3,7 +3,10 @@
  * enums as selects, booleans as selects, number bounds, help text, example as placeholder.
  */
 import type { CatalogueEndpoint, CatalogueParam } from '../../../shared/api-types';
+import { COMMENT_LABELS, POST_LABELS } from '../../../shared/api-types';
+import { LABEL_SPECS } from '../../../shared/labels';
 import { MANAGED_PARAMS, oneOfGroups } from '../lib/catalogue';
+import { paramWords } from '../lib/words';
 
 export function ParamForm({
   endpoint,
@@ -41,7 +44,7 @@ export function ParamForm({
 }
 
 function describe(p: CatalogueParam): string {
-  const parts = [p.description, p.help ?? ''];
+  const parts = [`API parameter: ${p.name}`, p.description, p.help ?? ''];
   if (p.minimum != null || p.maximum != null) parts.push(`range ${p.minimum ?? '…'}–${p.maximum ?? '…'}`);
   if (p.one_of_group) parts.push(`one of ${p.one_of_group.replace(/\|/g, ' | ')}`);
   return parts.filter(Boolean).join(' — ');
@@ -51,29 +54,52 @@ function ParamField({ p, value, onChange, testid, onSubmit }: { p: CataloguePara
   const title = describe(p);
   const label = (
     <span className="field-label">
-      {p.name}
+      {paramWords(p.name)}
       {p.required && !p.one_of_group ? <span className="req" title="required"> *</span> : null}
       {p.one_of_group ? <span className="muted" title={`one of ${p.one_of_group}`}> (one of)</span> : null}
     </span>
   );
   let input;
-  if (p.enum && p.enum.length) {
+  if (p.name === 'label' && !(p.enum && p.enum.length)) {
+    // the extra label families, chosen (never free text): post families on post endpoints, comment families on comment endpoints
+    const families: readonly string[] = /comment|repl/i.test(p.description ?? '') ? COMMENT_LABELS : [...POST_LABELS, ...COMMENT_LABELS.filter((f) => !(POST_LABELS as readonly string[]).includes(f))];
+    const chosen = new Set(value.split(',').map((x) => x.trim()).filter(Boolean));
     input = (
-      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid} aria-label={p.name}>
+      <span className="row gap wrap" role="group" aria-label={paramWords(p.name)} data-testid={testid}>
+        {families.map((f) => (
+          <label key={f} className="check" title={`label=${f}`}>
+            <input
+              type="checkbox"
+              checked={chosen.has(f)}
+              onChange={(e) => {
+                const next = new Set(chosen);
+                if (e.target.checked) next.add(f);
+                else next.delete(f);
+                onChange([...next].join(','));
+              }}
+            />{' '}
+            {LABEL_SPECS[f]?.title ?? f}
+          </label>
+        ))}
+      </span>
+    );
+  } else if (p.enum && p.enum.length) {
+    input = (
+      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid} aria-label={paramWords(p.name)}>
         <option value="">{p.required ? 'choose…' : 'default'}</option>
         {p.enum.map((o) => (
-          <option key={o} value={o}>
-            {o}
+          <option key={o} value={o} title={o}>
+            {o.replace(/_/g, ' ')}
           </option>
         ))}
       </select>
     );
   } else if (p.type === 'boolean') {
     input = (
-      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid} aria-label={p.name}>
+      <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid} aria-label={paramWords(p.name)}>
         <option value="">default</option>
-        <option value="true">true</option>
-        <option value="false">false</option>
+        <option value="true">yes</option>
+        <option value="false">no</option>
       </select>
     );
   } else {
@@ -94,13 +120,13 @@ function ParamField({ p, value, onChange, testid, onSubmit }: { p: CataloguePara
           }
         }}
         data-testid={testid}
-        aria-label={p.name}
+        aria-label={paramWords(p.name)}
         required={p.required && !p.one_of_group}
       />
     );
   }
   return (
-    <label className="field" title={title}>
+    <label className="field" title={title} data-param={p.name}>
       {label}
       {input}
       {p.help || p.description ? <span className="hint">{p.help || p.description}</span> : null}

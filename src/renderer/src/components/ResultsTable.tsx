@@ -173,7 +173,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
               ) : d > 0 ? (
                 <span className="reply-mark">↳</span>
               ) : null}
-              {truncate(recordText(r.record).replace(/\s+/g, ' '), 300) || <span className="muted">(no text)</span>}
+              {recordText(r.record) ? <bdi className="ellipsis">{truncate(recordText(r.record).replace(/\s+/g, ' '), 300)}</bdi> : <span className="muted">(no text)</span>}
             </span>
           );
         },
@@ -304,8 +304,9 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
           ) : null}
         </div>
       </div>
-      <div className="table-scroll" ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={tableRows.length}>
-        <div className="thead" style={{ width: totalWidth }} role="row">
+      {/* the grid is keyboard-reachable (tabIndex: it scrolls) and holds only rows (load-more sits below it) */}
+      <div className="table-scroll" ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={tableRows.length + 1} aria-label="Results" tabIndex={0}>
+        <div className="thead" style={{ width: totalWidth }} role="row" aria-rowindex={1}>
           {table.getHeaderGroups()[0].headers.map((h) => {
             const sorted = h.column.getIsSorted();
             const isNum = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
@@ -327,7 +328,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
             );
           })}
         </div>
-        <div style={{ height: virt.getTotalSize(), width: totalWidth, position: 'relative' }}>
+        <div style={{ height: virt.getTotalSize(), width: totalWidth, position: 'relative' }} role="rowgroup">
           {items.map((vi) => {
             const row = tableRows[vi.index];
             return (
@@ -336,6 +337,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
                 className={`tr ${vi.index === cursor ? 'cursor' : ''} ${selected?.has(row.id) ? 'selected' : ''}`}
                 style={{ transform: `translateY(${vi.start}px)`, width: totalWidth }}
                 role="row"
+                aria-rowindex={vi.index + 2}
                 data-testid="result-row"
                 data-id={row.original.id}
                 onClick={() => {
@@ -352,14 +354,14 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
             );
           })}
         </div>
-        {hasMore && onLoadMore ? (
-          <div className="load-more">
-            <button className="btn small" onClick={onLoadMore} disabled={fetchingMore} data-testid="load-more">
-              {fetchingMore ? 'Loading…' : 'Load more'}
-            </button>
-          </div>
-        ) : null}
       </div>
+      {hasMore && onLoadMore ? (
+        <div className="load-more">
+          <button className="btn small" onClick={onLoadMore} disabled={fetchingMore} data-testid="load-more">
+            {fetchingMore ? 'Loading…' : 'Load more'}
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }

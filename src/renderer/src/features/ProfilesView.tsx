@@ -197,9 +197,9 @@ export function ProfilesView() {
                   </select>
                   <SeriesChart title={`${engField} over time`} data={eng.data} testid="chart-engagement" height={120} />
                 </div>
-                <SeriesChart title="Intent mix" data={intent.data} kind="bar" testid="chart-intent" unit="posts" height={120} />
-                <SeriesChart title="Niche mix" data={niche.data} kind="bar" testid="chart-niche" unit="posts" height={120} />
-                <SeriesChart title="Undisclosed sponsorship" data={sponsored.data} kind="bar" testid="chart-sponsored" unit="posts" height={120} />
+                <SeriesChart title="Intent mix" data={intent.data} kind="bar" testid="chart-intent" unit="posts" height={120} label={{ family: 'intent', field: 'label' }} />
+                <SeriesChart title="Niche mix" data={niche.data} kind="bar" testid="chart-niche" unit="posts" height={120} label={{ family: 'niche', field: 'label' }} />
+                <SeriesChart title="Undisclosed sponsorship" data={sponsored.data} kind="bar" testid="chart-sponsored" unit="posts" height={120} label={{ family: 'sponsored', field: 'undisclosed' }} />
               </div>
             </div>
           ) : null}

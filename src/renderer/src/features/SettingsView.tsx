@@ -78,7 +78,18 @@ function Keys() {
     <section className="panel">
       <h3>API keys</h3>
       <div className="muted small">
-        Keys are kept in {i?.secretBackend === 'keyring' ? 'the OS keychain' : i?.secretBackend === 'safeStorage' ? 'the OS-encrypted store' : i?.secretBackend ?? '…'}; the app never shows a key after it is saved and never sends it anywhere but the service.
+        {i?.secretBackend === 'keyring'
+          ? 'Keys are kept in the OS keychain'
+          : i?.secretBackend === 'safeStorage'
+            ? 'Keys are kept in the OS-encrypted store'
+            : i?.secretBackend === 'memory'
+              ? 'Keys are kept in memory only, for this session'
+              : i?.secretBackend === 'env'
+                ? 'The key comes from the LOUPE_API_KEY environment variable'
+                : i?.secretBackend === 'unavailable'
+                  ? 'Keys cannot be stored: no OS keychain is available here (set LOUPE_API_KEY instead)'
+                  : 'Keys are kept in the OS keychain when one is available'}
+        ; the app never shows a key after it is saved and never sends it anywhere but the service.
         {i?.secretBackendMessage ? <div className="errtext">{i.secretBackendMessage}</div> : null}
       </div>
       <form

@@ -3,6 +3,7 @@
  * profiles and other list kinds. Everything here tolerates missing fields: hostile or partial data
  * must never crash a view. Label chips never rely on colour alone: every chip carries its text.
  */
+import { showBidiControls } from './words';
 import type { LibraryRow } from '../../../shared/contract';
 
 export type Rec = Record<string, unknown>;
@@ -30,7 +31,7 @@ export function num(v: unknown): number | null {
 
 /** The main text of any record kind. */
 export function recordText(r: Rec): string {
-  return (
+  return showBidiControls(
     str(get(r, 'content.text')) ??
     str(get(r, 'ext.post_title')) ??
     str(r.title) ??
@@ -45,11 +46,11 @@ export function recordText(r: Rec): string {
 }
 
 export function recordAuthor(r: Rec): string {
-  return str(get(r, 'author.username')) ?? str(get(r, 'author.display_name')) ?? str(r.username) ?? str(r.handle) ?? '';
+  return showBidiControls(str(get(r, 'author.username')) ?? str(get(r, 'author.display_name')) ?? str(r.username) ?? str(r.handle) ?? '');
 }
 
 export function recordTitle(r: Rec): string {
-  return str(get(r, 'ext.post_title')) ?? str(r.title) ?? '';
+  return showBidiControls(str(get(r, 'ext.post_title')) ?? str(r.title) ?? '');
 }
 
 export const ENGAGEMENT = ['views', 'likes', 'comments', 'shares', 'saves'] as const;

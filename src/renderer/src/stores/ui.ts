@@ -66,6 +66,8 @@ interface UiState {
   drawer: ItemRefInput | null;
   openDrawer: (r: ItemRefInput | null) => void;
   paletteOpen: boolean;
+  /** the keyboard shortcuts overlay (`?`) */
+  helpOpen: boolean;
   setPalette: (o: boolean) => void;
   bgOpen: boolean;
   setBgOpen: (o: boolean) => void;
@@ -105,6 +107,7 @@ export const useUi = create<UiState>((set, get) => ({
   drawer: null,
   openDrawer: (drawer) => set({ drawer }),
   paletteOpen: false,
+  helpOpen: false,
   setPalette: (paletteOpen) => set({ paletteOpen }),
   bgOpen: false,
   setBgOpen: (bgOpen) => set({ bgOpen }),
