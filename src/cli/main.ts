@@ -362,8 +362,10 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
       );
       if (result.status === 'cancelled') throw new ExitError(5, `Cancelled; resume with: loupe resume ${result.walkId}`);
-      if (result.status === 'failed' && result.error) {
-        io.stderr.write(`Resume later with: loupe resume ${result.walkId}\n`);
+      if (result.unreadable > 0) io.stderr.write(`${fmt(result.unreadable)} item(s) could not be read as records; they are kept raw in the stored answers.\n`);
+      if ((result.status === 'failed' || result.status === 'paused') && result.error) {
+        // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
+        io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
         throw result.error;
       }
       if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
@@ -401,7 +403,10 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         await sink.finish(r !== null);
       }
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
-      if (r.status === 'failed' && r.error) throw r.error;
+      if ((r.status === 'failed' || r.status === 'paused') && r.error) {
+        if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
+        throw r.error;
+      }
     });
 
   program

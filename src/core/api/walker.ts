@@ -73,7 +73,10 @@ export async function runWalk(core: CoreInternals, target: CallTarget, o: WalkOp
     updatedAt: now,
     error: null,
   };
-  for (const n of notes) core.log(`walk ${state.walkId}: ${n}`);
+  for (const n of notes) {
+    core.log(`walk ${state.walkId}: ${n}`);
+    core.events.emit('warning', { code: 'walk_note', message: n });
+  }
   try {
     core.store.saveWalk(state);
   } catch (e) {
