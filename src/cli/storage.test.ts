@@ -191,6 +191,7 @@ describe.skipIf(process.platform === 'win32')('a disk that fills', () => {
     const home = tmp();
     const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
     expect((await loupe(['walks'], env)).code).toBe(0); // creates the archive (schema) without a limit
+    const before = sb.admin.charges().length;
     const r = await run(
       'bash',
       ['-c', `ulimit -f 1200 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`, 'loupe', 'call', 'photo_net/profile/posts', '-p', 'handle=disk_filler', '--pages', '40', '--yes'],
@@ -203,6 +204,14 @@ describe.skipIf(process.platform === 'win32')('a disk that fills', () => {
     expect(lines[0]).toMatch(/disk is full/);
     expect(lines[0]).toMatch(/loupe resume/);
     expect(r.stderr).not.toMatch(/Internal error|network/i);
+    // the summary names what the service charged (the page it could not keep included), and the
+    // walk stopped at the first write that failed: no charged request after it
+    const mine = sb.admin.charges().slice(before).filter((c) => c.endpoint.endsWith('profile/posts'));
+    const spent = Number((/([\d,]+) credits spent/.exec(r.stderr)?.[1] ?? 'NaN').replace(/,/g, ''));
+    expect(spent).toBe(mine.reduce((t, c) => t + c.credits_used, 0));
+    const pages = Number(/(\d+) page\(s\)/.exec(r.stderr)?.[1] ?? 'NaN');
+    expect(mine.filter((c) => c.credits_used > 0).length).toBeLessThanOrEqual(pages + 1);
+    expect(mine.length).toBeLessThan(40);
   });
 });
 
