@@ -29,6 +29,7 @@ import type {
   LoupeImpl,
   MethodName,
   MethodParsedInput,
+  SandboxState,
   Settings,
   Target,
   Unsubscribe,
@@ -441,6 +442,45 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     throw new AppError('not_available', 'Watchlists are not available yet in this build.');
   }
 
+  // ───────── the Sandbox panel (issue 14 #9) ─────────
+  // The app talks to the built-in emulator like any service; these drive the emulator's own
+  // loopback admin routes (docs/sandbox.md) so a newcomer can move its clock, set its balance and
+  // turn faults on from the app. Never used against a real service.
+  let sandboxFaultRate = 0;
+  let sandboxStartBalance: number | null = null;
+  async function currentSandbox(): Promise<SandboxRef> {
+    if (!wantedService().sandbox) throw new AppError('not_available', 'The Sandbox panel works only while Loupe runs on the built-in sandbox.');
+    return sandbox();
+  }
+  async function sandboxAdmin(route: string, body?: unknown): Promise<Record<string, unknown>> {
+    const sb = await currentSandbox();
+    const r = await fetch(`${sb.url}/__admin/${route}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const j = (await r.json()) as Record<string, unknown>;
+    if (!r.ok) throw new AppError('validation', `The sandbox refused ${route}: ${String((j.error as { message?: string } | undefined)?.message ?? r.status)}`);
+    return j;
+  }
+  async function sandboxState(): Promise<SandboxState> {
+    const sb = await currentSandbox();
+    const [c, st] = await Promise.all([sandboxAdmin('clock'), sandboxAdmin('stats')]);
+    let balance: number | null = null;
+    try {
+      balance = (await impl['credits.refresh']({})).creditsRemaining;
+    } catch {
+      /* the balance shows as unknown */
+    }
+    if (sandboxStartBalance === null && balance !== null && Number(st.requests ?? 0) === 0) sandboxStartBalance = balance;
+    return {
+      url: sb.url,
+      now: Number(c.now),
+      at: Date.now(),
+      timeScale: Number(c.time_scale ?? 1),
+      balance,
+      faultRate: sandboxFaultRate,
+      requests: Number(st.requests ?? 0),
+      creditsCharged: Number(st.credits_charged ?? 0),
+    };
+  }
+
   // ───────── the contract ─────────
   const impl: LoupeImpl = {
     async 'app.info'(): Promise<AppInfo> {
@@ -727,6 +767,32 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     },
     async 'usage.ledger'(i) {
       return archive.listLedger({ limit: i.limit, beforeId: i.beforeId }).map(ledgerRow);
+    },
+
+    async 'sandbox.state'() {
+      if (!wantedService().sandbox) return null;
+      return sandboxState();
+    },
+    async 'sandbox.advance'(i) {
+      await sandboxAdmin('clock/advance', { seconds: i.seconds });
+      emit({ type: 'notice', level: 'info', message: `Sandbox clock moved ${i.seconds >= 86_400 ? `${+(i.seconds / 86_400).toFixed(2)} day(s)` : `${+(i.seconds / 3600).toFixed(2)} hour(s)`} forward: new posts appear; cache windows may have passed.` });
+      return sandboxState();
+    },
+    async 'sandbox.setBalance'(i) {
+      await sandboxAdmin('balance', { balance: i.balance });
+      return sandboxState();
+    },
+    async 'sandbox.faults'(i) {
+      await sandboxAdmin('chaos', { rate: i.rate });
+      sandboxFaultRate = i.rate;
+      return sandboxState();
+    },
+    async 'sandbox.reset'() {
+      await sandboxAdmin('chaos', { rate: 0 });
+      sandboxFaultRate = 0;
+      await sandboxAdmin('faults/clear', {});
+      await sandboxAdmin('balance', { balance: sandboxStartBalance ?? 10_000 });
+      return sandboxState();
     },
 
     ...(Object.fromEntries(

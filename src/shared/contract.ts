@@ -137,6 +137,23 @@ export interface WalkInfo {
   updatedAt: number;
 }
 
+/** The in-process sandbox, as the Sandbox panel shows it (null when the app talks to a real service). */
+export interface SandboxState {
+  /** the emulator's address (its admin routes sit beside /v1 on it, loopback only) */
+  url: string;
+  /** the service's clock, ms since epoch, read at `at` (the app's clock) */
+  now: number;
+  at: number;
+  /** sandbox seconds per real second */
+  timeScale: number;
+  /** the demo account's balance */
+  balance: number | null;
+  /** share of requests the sandbox answers with a fault (429/500/503/drop), 0 = off */
+  faultRate: number;
+  requests: number;
+  creditsCharged: number;
+}
+
 export interface LibraryRow {
   platform: string;
   kind: string;
@@ -427,6 +444,14 @@ export const methods = {
   'watchlists.run': m<z.ZodType<{ id: string; approved?: boolean }>, WatchRunInfo>(z.object({ id: z.string(), approved: z.boolean().default(false) })),
   'watchlists.history': m<z.ZodObject<{ id: z.ZodString }>, WatchRunInfo[]>(z.object({ id: z.string() })),
   'watchlists.markSeen': m<z.ZodObject<{ id: z.ZodString }>, void>(z.object({ id: z.string() })),
+
+  /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
+  'sandbox.state': m<typeof empty, SandboxState | null>(empty),
+  'sandbox.advance': m<z.ZodObject<{ seconds: z.ZodNumber }>, SandboxState>(z.object({ seconds: z.number().int().min(1).max(365 * 86_400) })),
+  'sandbox.setBalance': m<z.ZodObject<{ balance: z.ZodNumber }>, SandboxState>(z.object({ balance: z.number().int().min(0).max(1_000_000_000) })),
+  'sandbox.faults': m<z.ZodObject<{ rate: z.ZodNumber }>, SandboxState>(z.object({ rate: z.number().min(0).max(0.9) })),
+  /** faults off, scripted faults cleared, balance back to its start (the clock only moves forward) */
+  'sandbox.reset': m<typeof empty, SandboxState>(empty),
 } as const;
 
 export type MethodName = keyof typeof methods;

@@ -4,7 +4,7 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { WalkInfo } from '../../../shared/contract';
 import { api, errorText } from '../lib/api';
-import { duration, fmtExact } from '../lib/format';
+import { duration, fmtExact, setServiceClock } from '../lib/format';
 import { invalidate, useInfo, useLoupe } from '../queries/hooks';
 import { useUi, VIEWS } from '../stores/ui';
 
@@ -69,6 +69,12 @@ export function TopBar() {
     // (GET /v1/credits is free and not rate-counted)
     if (balanceStale(credits.data, Date.now()) && info.data?.keySet !== false) void api.call('credits.refresh', {}).then(setBalance).catch(() => {});
   }, [credits.data, setBalance, info.data?.keySet, info.data?.baseUrl]);
+  // on the sandbox, times are shown on its clock (it can be advanced and may run faster)
+  const sbState = useLoupe('sandbox.state', {}, { enabled: !!info.data?.sandbox, staleTime: 60_000 });
+  useEffect(() => {
+    const c = sbState.data;
+    if (c) setServiceClock({ now: c.now, at: c.at, timeScale: c.timeScale });
+  }, [sbState.data]);
   const walks = useAllWalks();
   const runs = Object.values(useUi((s) => s.runs)).filter((r) => r.status === 'running');
   const running = walks.filter((w) => w.status === 'running');
@@ -77,9 +83,9 @@ export function TopBar() {
   return (
     <header className="topbar">
       {i?.sandbox ? (
-        <span className="badge sandbox" data-testid="sandbox-badge" title={`Talking to the built-in emulator at ${i.baseUrl}`}>
+        <button type="button" className="badge sandbox" data-testid="sandbox-badge" title={`Talking to the built-in emulator at ${i.baseUrl} — open the Sandbox panel (clock, balance, faults)`} onClick={() => useUi.getState().setView('settings')}>
           SANDBOX — synthetic data
-        </span>
+        </button>
       ) : null}
       <span className="top-item" title="Active API key (its name only; the key itself is never shown)" data-testid="active-key">
         <span className="muted">key</span> {i ? (i.activeKeyName ?? (i.sandbox ? 'sandbox' : 'none set')) : '…'}

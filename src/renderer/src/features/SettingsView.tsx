@@ -8,12 +8,14 @@ import type { Settings } from '../../../shared/contract';
 import { api, errorText } from '../lib/api';
 import { invalidate, useInfo, useLoupe, useSettings } from '../queries/hooks';
 import { useUi } from '../stores/ui';
+import { SandboxPanel } from './SandboxPanel';
 import { ErrorBox, Field, When } from '../components/cells';
 
 export function SettingsView() {
   return (
     <div className="view">
       <div className="page" style={{ maxWidth: 880 }}>
+        <SandboxPanel />
         <Keys />
         <Connection />
       </div>

@@ -48,8 +48,21 @@ export function utc(ms: number): string {
   return d.toISOString().replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
 }
 
-/** "just now", "5 min ago", "3 h ago", "12 d ago", "4 mo ago", "2 y ago"; future: "in 3 h" */
-export function relative(ms: number, now: number = Date.now()): string {
+/**
+ * The service's clock (issue 14 #9): on the sandbox, whose clock can be advanced and may run
+ * faster than real time, "3 h ago" is counted from the service's now, not the computer's.
+ */
+let serviceClock: { now: number; at: number; timeScale: number } | null = null;
+export function setServiceClock(c: { now: number; at: number; timeScale: number } | null): void {
+  // `at` is the host's Date.now() when it read the service clock (the same computer as this page)
+  serviceClock = c ? { ...c } : null;
+}
+export function serviceNow(real: number = Date.now()): number {
+  return serviceClock ? serviceClock.now + (real - serviceClock.at) * serviceClock.timeScale : real;
+}
+
+/** "just now", "5 min ago", "3 h ago", "12 d ago", "4 mo ago", "2 y ago"; future: "in 3 h" — on the service's clock */
+export function relative(ms: number, now: number = serviceNow()): string {
   const diff = now - ms;
   const future = diff < 0;
   const s = Math.abs(diff) / 1000;
