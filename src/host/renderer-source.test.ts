@@ -69,6 +69,9 @@ describe('colour contrast (WCAG AA, 4.5:1)', () => {
       // the active navigation label (was 4.43:1): its own colour, or the accent where none is set
       check(t['accent-strong'] ? 'accent-strong' : 'accent', 'accent-bg');
       check('neg', 'neg-bg');
+      check('muted', 'neg-bg'); // the message under an error's cause
+      check('on-strong', 'sandbox'); // the SANDBOX badge
+      check('on-strong', 'neg'); // a danger button
       check('warn', 'warn-bg');
       check('pos', 'pos-bg');
       check('info', 'info-bg');
