@@ -9,7 +9,8 @@ import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/la
 import { LabelValueInput } from '../components/LabelValue';
 import { api, errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
-import { invalidate, useDebounced, useLibraryRows, useLoupe } from '../queries/hooks';
+import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
+import { DraftInput } from '../components/DraftInput';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { ResultsTable } from '../components/ResultsTable';
@@ -27,7 +28,9 @@ const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
 
 export function LibraryView() {
   const { q, set } = useLibrary();
-  const dq = useDebounced(q, 300);
+  // discrete controls (selects, dates, a column header) apply at once; typed fields commit after a
+  // pause through DraftInput, so no change waits on a debounce and a keystroke re-renders one field
+  const dq = q;
   const rows = useLibraryRows(dq);
   const count = useLoupe('library.count', stripPage(dq), { keepPrevious: true });
   const tags = useLoupe('library.tags', {});
@@ -56,7 +59,7 @@ export function LibraryView() {
       <div className="controls">
         <div className="filterbar">
           <Field label="Text">
-            <input value={q.text ?? ''} onChange={(e) => up({ text: e.target.value || undefined })} placeholder="words in text" data-testid="library-text" data-main-query />
+            <DraftInput value={q.text ?? ''} onCommit={(v) => up({ text: v || undefined })} placeholder="words in text" data-testid="library-text" data-main-query />
           </Field>
           <Field label="Network">
             <select value={q.platforms?.[0] ?? ''} onChange={(e) => up({ platforms: e.target.value ? [e.target.value] : undefined })} data-testid="library-platform">
@@ -75,7 +78,7 @@ export function LibraryView() {
             </select>
           </Field>
           <Field label="Author">
-            <input value={q.author ?? ''} onChange={(e) => up({ author: e.target.value || undefined })} placeholder="username" size={12} />
+            <DraftInput value={q.author ?? ''} onCommit={(v) => up({ author: v || undefined })} placeholder="username" size={12} />
           </Field>
           <Field label="Since">
             <input type="date" value={typeof q.since === 'string' ? q.since : ''} onChange={(e) => up({ since: e.target.value || undefined })} />
@@ -85,7 +88,7 @@ export function LibraryView() {
           </Field>
           <EngagementFilter value={q.engagement ?? []} onChange={(engagement) => up({ engagement: engagement.length ? engagement : undefined })} />
           <Field label="Relevance ≥">
-            <input type="number" min={0} max={1} step={0.05} value={q.relevanceMin ?? ''} onChange={(e) => up({ relevanceMin: e.target.value === '' ? undefined : Math.min(1, Math.max(0, Number(e.target.value))) })} style={{ width: 70 }} data-testid="library-relevance" />
+            <DraftInput type="number" min={0} max={1} step={0.05} value={q.relevanceMin === undefined ? '' : String(q.relevanceMin)} onCommit={(v) => up({ relevanceMin: v === '' ? undefined : Math.min(1, Math.max(0, Number(v))) })} style={{ width: 70 }} data-testid="library-relevance" />
           </Field>
           <Field label="Tag">
             <select value={q.tags?.[0] ?? ''} onChange={(e) => up({ tags: e.target.value ? [e.target.value] : undefined })} data-testid="library-tag">
@@ -112,7 +115,7 @@ export function LibraryView() {
                   <option key={t}>{t}</option>
                 ))}
               </select>
-              {q.source ? <input value={q.source.id} onChange={(e) => up({ source: { type: q.source!.type, id: e.target.value } })} placeholder="id or name" size={10} /> : null}
+              {q.source ? <DraftInput value={q.source.id} onCommit={(v) => up({ source: { type: q.source!.type, id: v } })} placeholder="id or name" size={10} aria-label="Source id or name" /> : null}
             </span>
           </Field>
         </div>
@@ -281,8 +284,8 @@ function EngagementFilter({ value, onChange }: { value: Eng[]; onChange: (v: Eng
             <option key={f}>{f}</option>
           ))}
         </select>
-        <input type="number" min={0} placeholder="min" value={cur?.min ?? ''} onChange={(e) => put({ min: e.target.value === '' ? undefined : Number(e.target.value) })} aria-label="minimum" style={{ width: 72 }} />
-        <input type="number" min={0} placeholder="max" value={cur?.max ?? ''} onChange={(e) => put({ max: e.target.value === '' ? undefined : Number(e.target.value) })} aria-label="maximum" style={{ width: 72 }} />
+        <DraftInput type="number" min={0} placeholder="min" value={cur?.min === undefined ? '' : String(cur.min)} onCommit={(v) => put({ min: v === '' ? undefined : Number(v) })} aria-label="minimum" style={{ width: 72 }} />
+        <DraftInput type="number" min={0} placeholder="max" value={cur?.max === undefined ? '' : String(cur.max)} onCommit={(v) => put({ max: v === '' ? undefined : Number(v) })} aria-label="maximum" style={{ width: 72 }} />
         {value.length > 1 || (value.length === 1 && value[0].field !== field) ? <span className="muted small">+{value.filter((v) => v.field !== field).map((v) => v.field).join(', ')}</span> : null}
       </span>
     </Field>
