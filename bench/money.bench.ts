@@ -19,6 +19,8 @@ import type { BenchContext, Result } from './types';
 export const name = 'money';
 
 const TIME_SCALE = 600;
+/** one world for every sandbox of a comparison (the default epoch is the minute each one starts) */
+const EPOCH = Date.UTC(2026, 0, 5, 12, 0);
 const YEARS = 3;
 
 interface Run {
@@ -37,6 +39,7 @@ async function walkOnce(target: { platform: string; endpoint: string; params: Re
     balance: 100_000_000,
     freeCalls: 0,
     timeScale: TIME_SCALE,
+    epoch: EPOCH,
     variants,
     ...(faults > 0 ? { chaos: { rate429: faults / 4, rate500: faults / 4, rate503: faults / 4, rateDrop: faults / 4 } } : {}),
   });

@@ -32,6 +32,8 @@ export interface CallerDeps {
   /** the hold of a call: price ceiling × pages (quote-based where only the service knows the pages) */
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
   balance: () => number | null;
+  /** the balance persisted by an earlier process (or this one), with when it was read */
+  storedBalance: () => { creditsRemaining: number; at: number } | undefined;
   noteBalance: (v: number | null | undefined, at: number) => void;
   /** GET /v1/credits (free, not rate counted): the balance now, or null when it cannot be read */
   readBalance: () => Promise<number | null>;
@@ -62,6 +64,9 @@ interface Lost {
   settled: boolean;
 }
 
+/** attempts that may end at the deadline before a call gives up */
+const MAX_TIMEOUTS = 3;
+
 export function createCaller(d: CallerDeps) {
   let heldInFlight = 0;
   let attemptsInFlight = 0;
@@ -69,6 +74,8 @@ export function createCaller(d: CallerDeps) {
   let recorded = 0;
   let lastBalance: BalanceMark | null = null;
   let firstReading: Promise<void> | undefined;
+  /** the balance this process found on disk before reading any itself: what a killed process last saw */
+  let boot: { creditsRemaining: number; at: number } | null | undefined;
   const markBalance = (v: number | null) => {
     if (v !== null) lastBalance = { value: v, recorded, clean: attemptsInFlight === 0 };
   };
@@ -139,7 +146,13 @@ export function createCaller(d: CallerDeps) {
     return { credits: price.min, how: 'price' };
   }
 
-  function recordInferred(lost: Lost, entry: LedgerEntry, credits: number, how: 'balance' | 'price', charged: number): void {
+  function recordInferred(
+    lost: Lost,
+    entry: Pick<LedgerEntry, 'callId' | 'platform' | 'endpoint' | 'params' | 'paramsHash' | 'source' | 'walkId' | 'dryRun'>,
+    credits: number,
+    how: 'balance' | 'price',
+    charged: number,
+  ): void {
     write(
       () =>
         d.store.recordAttempt({
@@ -201,6 +214,7 @@ export function createCaller(d: CallerDeps) {
 
     const k = await d.key();
     const pacer = d.pacerFor(k);
+    boot ??= d.storedBalance() ?? null;
 
     // hold check: never cause our own 402
     const hold = dry ? 0 : await d.holdOf(ep, target);
@@ -241,13 +255,29 @@ export function createCaller(d: CallerDeps) {
     const same = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
     let lost: Lost | null = null;
     let journal: JournalEntry;
+    /** charges of lost attempts already read from the balance and recorded during this call */
+    let inferredEarly = 0;
     if (same && same.state === 'done') {
       // answered before (the process stopped before using it): the same key replays it free
       journal = same;
     } else if (same) {
-      // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown
-      lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, before: null, settled: false };
-      const keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
+      // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown.
+      // The balance the stopped process last saw (before that attempt) tells it, when readable.
+      const before = boot && boot.at <= same.createdAt ? { value: boot.creditsRemaining, recorded: 0, clean: true } : null;
+      const l: Lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, before, settled: false };
+      lost = l;
+      const moved = before ? movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
+      let keep: boolean;
+      if (moved !== null && moved > 0) {
+        keep = true;
+        recordInferred(l, { callId: same.callId, platform, endpoint, params: canonical, paramsHash: hash, source, walkId, dryRun: dry }, moved, 'balance', moved);
+        inferredEarly += moved;
+        l.settled = true;
+        write(() => d.store.finishJournal(same.callId, 'done', d.clock.now()), moved);
+      } else if (moved === 0) {
+        keep = false;
+        lost = null;
+      } else keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
       journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now() };
       if (!keep) write(() => d.store.beginJournal(journal));
     } else {
@@ -282,8 +312,7 @@ export function createCaller(d: CallerDeps) {
     const url = `${d.baseUrl()}/v1/${platform}/${endpoint}${qs ? `?${qs}` : ''}`;
 
     heldInFlight += hold;
-    /** charges of lost attempts already read from the balance and recorded during this call */
-    let inferredEarly = 0;
+    let timeouts = 0;
     const chargedSoFar = () => (inferredEarly > 0 ? { creditsCharged: inferredEarly } : {});
     try {
       for (let attempt = 1; ; attempt++) {
@@ -320,8 +349,10 @@ export function createCaller(d: CallerDeps) {
         const creditsUsed = okEnv && typeof okEnv.credits_used === 'number' && okEnv.credits_used > 0 ? okEnv.credits_used : 0;
         const creditsRemaining = typeof okEnv?.credits_remaining === 'number' ? okEnv.credits_remaining : typeof errEnv?.credits_remaining === 'number' ? errEnv.credits_remaining : null;
 
+        if (out.failure?.reason === 'timeout') timeouts++;
         const retryable = oc.kind === 'lost' || oc.kind === 'unsent' || (oc.kind === 'error' && oc.retryable);
-        const willRetry = retryable && attempt <= d.maxRetries;
+        // a service that misses the deadline three times will not make it on the next try either
+        const willRetry = retryable && attempt <= d.maxRetries && timeouts < MAX_TIMEOUTS;
         const retryAfterS = retryAfterOf(out, d.clock.now());
         const waitMs = willRetry ? retryDelay(attempt - 1, retryAfterS, d.random) : null;
 

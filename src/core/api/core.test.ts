@@ -318,6 +318,16 @@ describe('retry policy', () => {
     expect(store.pendingJournal()).toHaveLength(0);
   });
 
+  it('gives up after three attempts that each miss the deadline (a service that always trickles)', async () => {
+    const { core, api } = await setup(() => ({ trickle: 40, body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }) }), { timeoutMs: 150 });
+    const t0 = Date.now();
+    const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;
+    expect(e.kind).toBe('gave_up');
+    expect(e.message).toMatch(/no complete answer within/);
+    expect(api.dataRequests()).toHaveLength(3);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it('retries a refused connection (certainly unsent) and gives up as a network failure', async () => {
     const { core, api: a, store } = await setup(() => okProfile());
     await core.catalogue.load();

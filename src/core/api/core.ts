@@ -332,6 +332,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     },
     holdOf: holdFor,
     balance,
+    storedBalance: () => store.getBalance(),
     noteBalance,
     readBalance: async () => {
       try {

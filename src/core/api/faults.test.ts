@@ -34,7 +34,7 @@ const FEED = { platform: 'photo_net', endpoint: 'profile/posts', params: { handl
 
 describe('faults a hostile network makes', () => {
   for (const kind of ['stall', 'trickle'] as const) {
-    it(`abandons a ${kind}ing answer at the attempt's deadline and retries; the walk completes, ledger = service`, async () => {
+    it(`abandons a ${kind === 'stall' ? 'stalled' : 'trickling'} answer at the attempt's deadline and retries; the walk completes, ledger = service`, async () => {
       const { sb, api, archive } = await setup();
       sb.admin.queueFaults([{ kind, match: 'profile/posts', intervalMs: 200 }]);
       const t0 = Date.now();
@@ -93,4 +93,37 @@ describe('faults a hostile network makes', () => {
     expect(exitCodeFor(e)).toBe(3);
     expect(sb.admin.charges().filter((c) => c.endpoint.endsWith('profile/posts'))).toHaveLength(1);
   });
+
+  it('a new process resuming after a charged answer was lost reads the charge from the balance: same key, free replay, ledger = service', async () => {
+    for (const variants of [[], ['no-cache-window'], ['strict-ceiling']]) {
+      const sb = await startSandbox({ port: 0, seed: 9, balance: 100_000, freeCalls: 0, timeScale: TIME_SCALE, variants });
+      sb.admin.advance(86_400 * 60);
+      const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
+      const archive = openArchive(':memory:', { clock: () => clock.now() });
+      open.push(async () => {
+        archive.close();
+        await sb.close();
+      });
+      // the first process: page 2 is charged but its body is cut, and the process gives up (or dies)
+      const first = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, maxRetries: 0 });
+      const feed = { platform: 'micro_net', endpoint: 'user/tweets', params: { handle: 'killed' } };
+      const w1 = await first.walk(feed, { maxPages: 1 });
+      sb.admin.queueFaults([{ kind: 'truncate-charged', match: 'user/tweets' }]);
+      const w2 = await first.resumeWalk(w1.walkId, { maxPages: 2 });
+      expect(w2.status).toBe('failed');
+      await first.close();
+      expect(ledger(archive)).toBeLessThan(service(sb)); // the lost charge is not known yet
+      // a new process over the same archive
+      const second = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock });
+      const w3 = await second.resumeWalk(w1.walkId, { maxPages: 3 });
+      await second.close();
+      expect(w3.error?.message).toBeUndefined();
+      expect(w3.pagesDone).toBe(3);
+      expect(ledger(archive)).toBe(service(sb));
+      expect(w3.creditsSpent).toBe(service(sb));
+      const paid = sb.admin.charges().filter((c) => c.credits_used > 0);
+      expect(paid).toHaveLength(3); // three pages, each paid once: no ceiling, no second charge
+    }
+  });
 });
+

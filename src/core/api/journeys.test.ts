@@ -9,13 +9,15 @@ import { openArchive, type Archive } from '../archive';
 import { createApiCore, scaledClock, type ApiCore } from '.';
 
 const TIME_SCALE = 600;
+/** one world for every sandbox of a comparison (the default epoch is the minute each one starts) */
+const EPOCH = Date.UTC(2026, 0, 5, 12, 0);
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of open.splice(0)) await c();
 });
 
 async function setup(balance = 1_000_000): Promise<{ sb: SandboxHandle; api: ApiCore; archive: Archive }> {
-  const sb = await startSandbox({ port: 0, seed: 3, balance, freeCalls: 0, timeScale: TIME_SCALE });
+  const sb = await startSandbox({ port: 0, seed: 3, balance, freeCalls: 0, timeScale: TIME_SCALE, epoch: EPOCH });
   sb.admin.advance(86_400 * 30);
   const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
   const archive = openArchive(':memory:', { clock: () => clock.now() });

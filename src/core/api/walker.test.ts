@@ -49,8 +49,8 @@ function feed(pages: number, opts: { empty?: number[]; param?: string; platform?
   };
 }
 
-async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, store = new MemoryStore()) {
-  api = await startFakeApi({ catalogue: testCatalogue(), handle });
+async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, store = new MemoryStore(), credits?: () => unknown) {
+  api = await startFakeApi({ catalogue: testCatalogue(), handle, credits });
   if (!store.getBalance()) store.setBalance(100_000, 0);
   const core = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock(), random: () => 0.5 });
   return { core, store, api };
@@ -248,6 +248,8 @@ describe('resume', () => {
       const n = pageOf(r.query.cursor);
       const k = String(r.headers['idempotency-key']);
       const reply = feed(5, { platform, endpoint })(r) as { body: Record<string, unknown> };
+      // no balance figure (a legal reading): the lost charge is known only from the answer's evidence
+      reply.body = { ...reply.body, credits_remaining: null };
       if (n === 3 && !ac.signal.aborted) {
         ac.abort();
         await new Promise((res) => setTimeout(res, 50));
@@ -259,7 +261,7 @@ describe('resume', () => {
       return reply;
     };
     const store = new MemoryStore();
-    const { core, api: a } = await setup(handler, store);
+    const { core, api: a } = await setup(handler, store, () => ({ success: true })); // no balance figure either
     const target = { platform, endpoint, params };
     const r1 = await core.walk(target, { signal: ac.signal });
     expect(r1.status).toBe('cancelled');
