@@ -237,6 +237,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       store: archive,
       clock,
       limits: limitsOf(settingsFile.read().app),
+      maxWaitMs: settingsFile.read().app.maxWaitSeconds * 1000,
+      timeoutMs: settingsFile.read().app.attemptTimeoutSeconds * 1000,
       catalogueFile: sb ? undefined : join(dataDir, 'catalogue.json'),
       userAgent: `Loupe/${opts.version ?? APP_VERSION} (${opts.door})`,
       log,
@@ -547,9 +549,12 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
         if (patch.rateLimit) d.app.rateLimit = patch.rateLimit;
         if (patch.maxInFlight !== undefined) d.app.maxInFlight = patch.maxInFlight;
         if (patch.askAboveCredits !== undefined) d.app.askAboveCredits = patch.askAboveCredits;
+        if (patch.maxWaitSeconds !== undefined) d.app.maxWaitSeconds = patch.maxWaitSeconds;
+        if (patch.attemptTimeoutSeconds !== undefined) d.app.attemptTimeoutSeconds = patch.attemptTimeoutSeconds;
         if (patch.theme) d.app.theme = patch.theme;
       }).app;
       if (conn && (patch.rateLimit || patch.maxInFlight !== undefined)) conn.core.setLimits(limitsOf(next));
+      if (conn) conn.core.setWaits({ maxWaitMs: next.maxWaitSeconds * 1000, timeoutMs: next.attemptTimeoutSeconds * 1000 });
       return next;
     },
 
