@@ -6,23 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { startSandbox, type SandboxHandle } from '../sandbox';
-import { runCli } from './main';
+import { runCaptured } from './run-captured';
 import { parseParams } from './targets';
 
 async function loupe(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string; ms: number }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
   const t = Date.now();
-  const code = await runCli(args, { stdout, stderr, stdin, env });
-  return { code, out, err, ms: Date.now() - t };
+  const r = await runCaptured(args, env);
+  return { ...r, ms: Date.now() - t };
 }
 
 let sb: SandboxHandle;

@@ -8,10 +8,9 @@ import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SPEC_VARIANTS, startSandbox, type SandboxHandle } from '../sandbox';
-import { runCli } from './main';
+import { runCaptured } from './run-captured';
 
 const open: SandboxHandle[] = [];
 afterEach(async () => {
@@ -25,18 +24,7 @@ async function sandbox(variants: string[] = []): Promise<{ sb: SandboxHandle; en
   return { sb, env: { LOUPE_HOME: mkdtempSync(join(tmpdir(), 'loupe-readings-')), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key } };
 }
 
-async function loupe(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const code = await runCli(args, { stdout, stderr, stdin, env });
-  return { code, out, err };
-}
+const loupe = (env: NodeJS.ProcessEnv, args: string[]) => runCaptured(args, env);
 
 const charged = (sb: SandboxHandle) => sb.admin.charges().reduce((s, c) => s + c.credits_used, 0);
 const spentSaid = (err: string) => Number((/([\d,]+) credits spent/.exec(err)?.[1] ?? 'NaN').replace(/,/g, ''));

@@ -10,11 +10,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { startSandbox, type SandboxHandle } from '../sandbox';
 import { openArchive, type Archive } from '../core/archive';
 import { buildArchiveFile, damageLeafPage } from '../core/archive/test-fixtures';
-import { runCli } from './main';
+import { runCaptured } from './run-captured';
 
 interface Run {
   code: number;
@@ -22,18 +21,7 @@ interface Run {
   err: string;
 }
 
-async function loupe(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const code = await runCli(args, { stdout, stderr, stdin, env });
-  return { code, out, err };
-}
+const loupe = (args: string[], env: NodeJS.ProcessEnv): Promise<Run> => runCaptured(args, env);
 
 const TSX = resolve('node_modules/.bin/tsx');
 const DRIVER = resolve('src/cli/test-driver.ts');

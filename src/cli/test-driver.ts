@@ -4,21 +4,9 @@
  * when the tests run as root) or under `ulimit`, paying the TypeScript start-up once.
  *   tsx src/cli/test-driver.ts '[["walks","--json"],["columns"]]'
  */
-import { PassThrough } from 'node:stream';
-import { runCli } from './main';
+import { runCaptured, type Captured } from './run-captured';
 
 const commands = JSON.parse(process.argv[2] ?? '[]') as string[][];
-const results: Array<{ args: string[]; code: number; out: string; err: string }> = [];
-for (const args of commands) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const code = await runCli(args, { stdout, stderr, stdin, env: process.env });
-  results.push({ args, code, out, err });
-}
+const results: Array<Captured & { args: string[] }> = [];
+for (const args of commands) results.push({ args, ...(await runCaptured(args, process.env)) });
 process.stdout.write(JSON.stringify(results));
