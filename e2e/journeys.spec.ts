@@ -58,6 +58,27 @@ async function approveIfAsked(page: Page, then = page.getByTestId('walk-status')
   await expect(dialog).toBeHidden();
 }
 
+/**
+ * Press a button that starts a walk (confirming when Loupe asks) and wait for THAT walk to settle,
+ * not the one already on screen.
+ */
+async function startWalk(page: Page, press: () => Promise<void>): Promise<{ pages: number; newItems: number; cost: number }> {
+  const bar = page.getByTestId('walk-status');
+  const old = (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+  await press();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect
+    .poll(
+      async () => {
+        if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
+        return (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+      },
+      { timeout: 30_000 },
+    )
+    .not.toBe(old);
+  return walkSettled(page);
+}
+
 async function walkSettled(page: Page): Promise<{ pages: number; newItems: number; cost: number }> {
   const bar = page.getByTestId('walk-status');
   await expect(bar).toBeVisible({ timeout: 30_000 });
@@ -89,9 +110,7 @@ test('search with a relevance filter: one click = one request, books and archive
   await expect(page.getByTestId('search-submit-price')).toContainText('credit');
   const r0 = requests(sandboxAdmin);
   const a0 = await archiveCount(page);
-  await page.getByTestId('search-submit').click();
-  await approveIfAsked(page);
-  const w = await walkSettled(page);
+  const w = await startWalk(page, () => page.getByTestId('search-submit').click());
   expect(w.pages).toBe(1);
   expect(requests(sandboxAdmin) - r0, 'one Search press, one page announced = one request').toBe(1);
   expect(await archiveCount(page), 'new items shown = rows added').toBe(a0 + w.newItems);
@@ -107,9 +126,7 @@ test('search with a relevance filter: one click = one request, books and archive
   await page.getByTestId('search-query').fill('trail running shoes');
   await expect(page.getByTestId('search-submit-price')).toContainText('credit');
   const r1 = requests(sandboxAdmin);
-  await page.getByTestId('search-query').press('Enter');
-  await approveIfAsked(page);
-  await walkSettled(page);
+  await startWalk(page, () => page.getByTestId('search-query').press('Enter'));
   expect(requests(sandboxAdmin) - r1).toBe(1);
   await booksAgree(page, sandboxAdmin);
 });
@@ -124,9 +141,7 @@ test('a profile, its comments, the library and the export: every number matches 
   await expect(page.getByTestId('profile-card')).toBeVisible();
   expect(requests(sandboxAdmin) - r0, 'a lookup is one request').toBe(1);
   const a0 = await archiveCount(page);
-  await page.getByTestId('profile-walk').click();
-  await approveIfAsked(page);
-  const w = await walkSettled(page);
+  const w = await startWalk(page, () => page.getByTestId('profile-walk').click());
   expect(requests(sandboxAdmin) - r0).toBe(1 + w.pages);
   expect(await archiveCount(page)).toBe(a0 + w.newItems);
   await booksAgree(page, sandboxAdmin);
@@ -145,16 +160,12 @@ test('a profile, its comments, the library and the export: every number matches 
   // comments of a post: stored as comments
   await page.getByTestId('nav-search').click();
   await page.getByTestId('search-query').fill('running shoes');
-  await page.getByTestId('search-submit').click();
-  await approveIfAsked(page);
-  await walkSettled(page);
+  await startWalk(page, () => page.getByTestId('search-submit').click());
   await page.getByTestId('result-row').first().click();
   await page.getByRole('button', { name: 'Comments…' }).click();
   await expect(page.getByTestId('view-comments')).toBeVisible();
   const c0 = await archiveCount(page, { kinds: ['comment'] });
-  await page.getByTestId('comments-submit').click();
-  await approveIfAsked(page);
-  const cw = await walkSettled(page);
+  const cw = await startWalk(page, () => page.getByTestId('comments-submit').click());
   const comments = await archiveCount(page, { kinds: ['comment'] });
   expect(comments - c0, 'new comments are kind comment in the archive').toBe(cw.newItems);
   await booksAgree(page, sandboxAdmin);
@@ -287,8 +298,19 @@ test('failures name the cause and the way out; nothing says "try broader words" 
   await expect(page.getByTestId('search-submit-price')).toContainText('credit');
   // the next two page requests are refused as unavailable (retryable): Loupe waits and retries
   sandboxAdmin.queueFaults([{ kind: 'status', status: 503, type: 'SERVICE_UNAVAILABLE', retryAfter: 2, count: 2, match: '/search/' }]);
+  const bar = page.getByTestId('walk-status');
+  const failedWalk = await bar.getAttribute('data-walk-id');
   await page.getByTestId('search-submit').click();
-  await approveIfAsked(page);
+  const confirm = page.getByTestId('confirm-dialog');
+  await expect
+    .poll(
+      async () => {
+        if (await confirm.isVisible()) await page.getByTestId('confirm-ok').click();
+        return bar.getAttribute('data-walk-id');
+      },
+      { timeout: 30_000 },
+    )
+    .not.toBe(failedWalk);
   const eta = page.getByTestId('walk-eta');
   for (let i = 0; i < 10 && (await page.getByTestId('walk-status').getAttribute('data-status')) === 'running'; i++) {
     if (await eta.isVisible()) expect(await eta.innerText()).not.toMatch(/~0 s left/);

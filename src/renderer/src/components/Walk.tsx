@@ -93,7 +93,7 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
     }
   };
   return (
-    <div className="walkbar" data-testid="walk-status" data-status={walk.status}>
+    <div className="walkbar" data-testid="walk-status" data-status={walk.status} data-walk-id={walk.walkId}>
       <span className={`status s-${walk.status}`}>{walk.status}</span>
       <span>
         {walk.pagesDone} page{walk.pagesDone === 1 ? '' : 's'} · <span className="num">{fmtExact(walk.itemsSeen)}</span> items (<span className="num">{fmtExact(walk.newItems)}</span> new)
