@@ -15,6 +15,7 @@ import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
+import { SeriesChart } from '../components/Charts';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
 
@@ -179,6 +180,7 @@ export function LibraryView() {
           </button>
         </div>
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
+        {count.data ? <LibraryCharts query={stripPage(dq)} /> : null}
       </div>
       <ErrorBox error={rows.error} onRetry={() => void rows.refetch()} />
       {rows.isLoading ? (
@@ -208,6 +210,33 @@ export function LibraryView() {
         />
       )}
     </div>
+  );
+}
+
+/**
+ * Charts of what the filters match (the whole archive query, not only loaded rows): volume over
+ * time, the intent and sentiment mixes (in words; "not judged" instead of null), top authors.
+ * Folded by default so opening the Library paints rows first; the archive caches the aggregates.
+ */
+function LibraryCharts({ query }: { query: LibraryQuery }) {
+  const [open, setOpen] = useState(false);
+  const on = { enabled: open, keepPrevious: true } as const;
+  const volume = useLoupe('library.volume', { query, bucket: 'day' }, on);
+  const intent = useLoupe('library.labelDistribution', { query, family: 'intent', field: 'label' }, on);
+  const sentiment = useLoupe('library.labelDistribution', { query, family: 'sentiment', field: 'label' }, on);
+  const authors = useLoupe('library.topAuthors', { query, limit: 10 }, on);
+  return (
+    <details className="options" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)} data-testid="library-charts">
+      <summary>Charts of what matches</summary>
+      {open ? (
+        <div className="charts">
+          <SeriesChart title="Items per day" data={volume.data} kind="bar" unit="items" testid="chart-library-volume" height={140} />
+          <SeriesChart title="Intent mix" data={intent.data} kind="bar" unit="posts" label={{ family: 'intent', field: 'label' }} height={140} />
+          <SeriesChart title="Sentiment mix (comments)" data={sentiment.data} kind="bar" unit="comments" label={{ family: 'sentiment', field: 'label' }} height={140} />
+          <SeriesChart title="Top authors" data={authors.data} kind="bar" unit="items" height={140} />
+        </div>
+      ) : null}
+    </details>
   );
 }
 
