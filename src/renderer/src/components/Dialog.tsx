@@ -4,11 +4,16 @@
  * in a note), Esc cancels, and focus returns to the control that opened it.
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem } from '../../../shared/labels';
 import { useUi, type DialogRequest } from '../stores/ui';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
 
-/** A modal shell: labelled, focus trapped, Esc cancels, focus restored on close. */
+/**
+ * A modal shell: labelled, focus trapped, Esc cancels, focus restored on close. Rendered on
+ * document.body (a portal), so its form never nests inside the form of the view that opened it:
+ * nested, the browser would submit the outer one (blocked by the CSP's form-action 'none').
+ */
 export function Modal({ title, detail, children, onCancel, testid }: { title: string; detail?: string; children: ReactNode; onCancel: () => void; testid: string }) {
   const box = useRef<HTMLDivElement>(null);
   const opener = useRef<Element | null>(null);
@@ -40,7 +45,7 @@ export function Modal({ title, detail, children, onCancel, testid }: { title: st
       els[0].focus();
     }
   };
-  return (
+  const shell = (
     <div className="modal-back" onMouseDown={(e) => e.target === e.currentTarget && onCancel()}>
       <div ref={box} className="modal" role="dialog" aria-modal="true" aria-labelledby={`${testid}-title`} data-testid={testid} onKeyDown={onKeyDown}>
         <h2 id={`${testid}-title`} className="modal-title">
@@ -51,6 +56,8 @@ export function Modal({ title, detail, children, onCancel, testid }: { title: st
       </div>
     </div>
   );
+  // static rendering (tests, no DOM) keeps it in place
+  return typeof document === 'undefined' ? shell : createPortal(shell, document.body);
 }
 
 export function AskDialog() {
