@@ -9,6 +9,7 @@ import type { CallTarget, Clock, CoreStore, JournalEntry, LedgerEntry } from '..
 import { readItems } from '../archive/extract';
 import { isStorageError } from '../storage-error';
 import { abortError, isAbortError } from './clock';
+import { BalanceBook, type Lost } from './balance-book';
 import { canonicalParams, normalizeEndpoint, paramsHash, redact } from './canonical';
 import { isDryRun, pagesOf, priceOf } from './catalogue';
 import { ApiError, describeApiError, errorSuffix } from './errors';
@@ -45,51 +46,13 @@ export interface CallerDeps {
   timeoutMs: () => number;
 }
 
-/** A balance the service reported, with the credits this core had recorded by then. */
-interface BalanceMark {
-  value: number;
-  recorded: number;
-  /** no attempt of this core was in flight when it was read (it reflects every recorded charge and no other) */
-  clean: boolean;
-}
-
-/** A lost answer whose fate the service has not told us yet. */
-interface Lost {
-  attempt: number;
-  startedAt: number;
-  idempotencyKey: string;
-  /** the last clean balance before it started, if nothing else of this core was in flight then */
-  before: BalanceMark | null;
-  /** its charge is already in the ledger (read from the balance) */
-  settled: boolean;
-}
-
 /** attempts that may end at the deadline before a call gives up */
 const MAX_TIMEOUTS = 3;
 
 export function createCaller(d: CallerDeps) {
   let heldInFlight = 0;
-  let attemptsInFlight = 0;
-  /** credits this core has written to the ledger (used to read balance movement) */
-  let recorded = 0;
-  let lastBalance: BalanceMark | null = null;
-  let firstReading: Promise<void> | undefined;
-  /** the balance this process found on disk before reading any itself: what a killed process last saw */
-  let boot: { creditsRemaining: number; at: number } | null | undefined;
-  const markBalance = (v: number | null) => {
-    if (v !== null) lastBalance = { value: v, recorded, clean: attemptsInFlight === 0 };
-  };
-  /**
-   * What the balance says a lost attempt cost: (balance before) − (balance now) − (what this core
-   * recorded in between). Only when nothing else of this core was in flight at either end; null
-   * when it cannot be read or makes no sense (a top-up, another program spending).
-   */
-  function movedSince(lost: Lost, now: number | null, ceiling: number): number | null {
-    const b = lost.before;
-    if (!b || !b.clean || now === null || attemptsInFlight !== 0) return null;
-    const moved = b.value - now - (recorded - b.recorded);
-    return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
-  }
+  /** balance readings and recorded credits: what a lost attempt cost */
+  const book = new BalanceBook();
 
   function storage(e: unknown, charged: number): never {
     if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
@@ -139,7 +102,7 @@ export function createCaller(d: CallerDeps) {
   /** The original's charge, for a lost answer the service turns out to have charged. */
   function inferLostCharge(lost: Lost, ep: CatalogueEndpoint, params: Record<string, string>, after: number | null): { credits: number; how: 'balance' | 'price' } {
     const price = priceOf(ep);
-    const moved = movedSince(lost, after, price.max * pagesOf(params));
+    const moved = book.movedSince(lost, after, price.max * pagesOf(params));
     if (moved !== null) return { credits: moved, how: 'balance' };
     // the least it can have cost: one page at the floor (a multi-page call bills the pages it walked)
     void params;
@@ -173,7 +136,7 @@ export function createCaller(d: CallerDeps) {
         }),
       charged,
     );
-    recorded += credits;
+    book.recorded += credits;
     d.log(`${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`);
   }
 
@@ -214,7 +177,7 @@ export function createCaller(d: CallerDeps) {
 
     const k = await d.key();
     const pacer = d.pacerFor(k);
-    boot ??= d.storedBalance() ?? null;
+    book.noteBoot(d.storedBalance());
 
     // hold check: never cause our own 402
     const hold = dry ? 0 : await d.holdOf(ep, target);
@@ -233,12 +196,7 @@ export function createCaller(d: CallerDeps) {
 
     // a clean starting balance (free to read, once per process), so even a first answer that gets
     // lost can be told apart: charged or not
-    if (hold > 0 && lastBalance === null) {
-      firstReading ??= d.readBalance().then((v) => {
-        if (lastBalance === null && attemptsInFlight === 0) markBalance(v);
-      });
-      await firstReading;
-    }
+    if (hold > 0) await book.ensureReading(d.readBalance);
     const price = priceOf(ep);
     const lostContext = (lostAt: number) => ({
       ttlSeconds: ep.cache_ttl_seconds,
@@ -263,10 +221,10 @@ export function createCaller(d: CallerDeps) {
     } else if (same) {
       // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown.
       // The balance the stopped process last saw (before that attempt) tells it, when readable.
-      const before = boot && boot.at <= same.createdAt ? { value: boot.creditsRemaining, recorded: 0, clean: true } : null;
+      const before = book.bootMark(same.createdAt);
       const l: Lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, before, settled: false };
       lost = l;
-      const moved = before ? movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
+      const moved = before ? book.movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
       let keep: boolean;
       if (moved !== null && moved > 0) {
         keep = true;
@@ -328,15 +286,15 @@ export function createCaller(d: CallerDeps) {
         const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
         if (o.fresh) headers['cache-control'] = 'no-cache';
         const startedAt = d.clock.now();
-        const before = attemptsInFlight === 0 && lastBalance?.clean ? { ...lastBalance } : null;
-        attemptsInFlight++;
+        const before = book.beforeAttempt();
+        book.attemptsInFlight++;
         let out: HttpOutcome;
         try {
           out = await d.http.get(url, headers, o.signal, o.timeoutMs ?? d.timeoutMs());
         } catch (e) {
           throw cancelled(e);
         } finally {
-          attemptsInFlight--;
+          book.attemptsInFlight--;
           release();
         }
         const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
@@ -380,8 +338,8 @@ export function createCaller(d: CallerDeps) {
           dryRun: dry,
         };
         write(() => d.store.recordAttempt(entry), creditsUsed);
-        recorded += creditsUsed;
-        markBalance(creditsRemaining);
+        book.recorded += creditsUsed;
+        book.mark(creditsRemaining);
         d.noteBalance(creditsRemaining, d.clock.now());
         d.events.emit('attempt', {
           callId: j.callId,
@@ -403,7 +361,7 @@ export function createCaller(d: CallerDeps) {
           let inferred = 0;
           const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
           const ownerRead = okEnv.cached === true && creditsUsed === 0 && okEnv.free_call !== true;
-          const moved = lost && !lost.settled && !dry ? movedSince(lost, creditsRemaining, Math.max(hold, price.max * pagesOf(params))) : null;
+          const moved = lost && !lost.settled && !dry ? book.movedSince(lost, creditsRemaining, Math.max(hold, price.max * pagesOf(params))) : null;
           if (lost && !lost.settled && !dry && (replay || ownerRead || (moved !== null && moved > 0))) {
             const inf = moved !== null ? { credits: moved, how: 'balance' as const } : inferLostCharge(lost, ep, params, creditsRemaining);
             inferred = inf.credits;
@@ -443,7 +401,7 @@ export function createCaller(d: CallerDeps) {
           const l = lost as Lost;
           if (willRetry) {
             // the balance (free to read) tells which reading we are in, when nothing else is in flight
-            const moved = l.before ? movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
+            const moved = l.before ? book.movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
             if (moved !== null && moved > 0) {
               // charged: the same key replays it free; its charge goes in the ledger now
               recordInferred(l, entry, moved, 'balance', moved);

@@ -1,0 +1,75 @@
+/**
+ * What the balance says about a lost answer (docs/request-core.md, "Which Idempotency-Key a retry
+ * uses"): this core's clean balance readings and the credits it recorded since, so that
+ * (balance before) − (balance now) − (recorded in between) is what a lost attempt cost — read only
+ * when nothing else of this core was in flight at either end.
+ */
+
+/** A balance the service reported, with the credits this core had recorded by then. */
+export interface BalanceMark {
+  value: number;
+  recorded: number;
+  /** no attempt of this core was in flight when it was read (it reflects every recorded charge and no other) */
+  clean: boolean;
+}
+
+/** A lost answer whose fate the service has not told us yet. */
+export interface Lost {
+  attempt: number;
+  startedAt: number;
+  idempotencyKey: string;
+  /** the last clean balance before it started, if nothing else of this core was in flight then */
+  before: BalanceMark | null;
+  /** its charge is already in the ledger (read from the balance) */
+  settled: boolean;
+}
+
+export class BalanceBook {
+  attemptsInFlight = 0;
+  /** credits this core has written to the ledger */
+  recorded = 0;
+  private last: BalanceMark | null = null;
+  /** the balance this process found on disk before reading any itself: what a killed process last saw */
+  private boot: { creditsRemaining: number; at: number } | null | undefined;
+  private firstReading: Promise<void> | undefined;
+
+  /** A balance the service reported just now. */
+  mark(v: number | null): void {
+    if (v !== null) this.last = { value: v, recorded: this.recorded, clean: this.attemptsInFlight === 0 };
+  }
+
+  /** The mark a lost attempt starting now would be measured from (null when others are in flight). */
+  beforeAttempt(): BalanceMark | null {
+    return this.attemptsInFlight === 0 && this.last?.clean ? { ...this.last } : null;
+  }
+
+  /** Once per process, before the first charged call: a clean starting balance. */
+  async ensureReading(read: () => Promise<number | null>): Promise<void> {
+    if (this.last !== null) return;
+    this.firstReading ??= read().then((v) => {
+      if (this.last === null && this.attemptsInFlight === 0) this.mark(v);
+    });
+    await this.firstReading;
+  }
+
+  /** Remember what the disk said before this process read anything (call before any reading). */
+  noteBoot(stored: { creditsRemaining: number; at: number } | undefined): void {
+    this.boot ??= stored ?? null;
+  }
+
+  /** The dead process's last balance, if it was read before an attempt sent at `sentAt`. */
+  bootMark(sentAt: number): BalanceMark | null {
+    return this.boot && this.boot.at <= sentAt ? { value: this.boot.creditsRemaining, recorded: 0, clean: true } : null;
+  }
+
+  /**
+   * What the balance says a lost attempt cost, or null when it cannot be read or makes no sense (a
+   * top-up, another program spending, more than the call could cost).
+   */
+  movedSince(lost: Lost, now: number | null, ceiling: number): number | null {
+    const b = lost.before;
+    if (!b || !b.clean || now === null || this.attemptsInFlight !== 0) return null;
+    const moved = b.value - now - (this.recorded - b.recorded);
+    return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
+  }
+}
