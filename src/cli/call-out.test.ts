@@ -3,12 +3,11 @@
  * sink was finished twice: the second rename failed and a success exited 1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PassThrough } from 'node:stream';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type SandboxHandle } from '../sandbox';
-import { runCli } from './main';
+import { runCaptured } from './run-captured';
 
 let sb: SandboxHandle;
 let home: string;
@@ -20,18 +19,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-async function loupe(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const code = await runCli(args, { stdout, stderr, stdin, env: { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key } });
-  return { code, out, err };
-}
+const loupe = (args: string[]) => runCaptured(args, { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key });
 
 describe('loupe call -o on a single-object endpoint', () => {
   it('writes the file, leaves no partial file, exits 0', async () => {

@@ -4,12 +4,11 @@
  * feed a date cannot bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PassThrough } from 'node:stream';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type SandboxHandle } from '../sandbox';
-import { runCli } from './main';
+import { runCaptured } from './run-captured';
 
 let sb: SandboxHandle;
 let home: string;
@@ -21,18 +20,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-async function loupe(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += String(d)));
-  stderr.on('data', (d) => (err += String(d)));
-  const code = await runCli(args, { stdout, stderr, stdin, env: { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key } });
-  return { code, out, err };
-}
+const loupe = (args: string[]) => runCaptured(args, { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key });
 
 describe('loupe watch add --backfill', () => {
   it('N pages: the estimate comes first (nothing spent), the first run reads N pages', async () => {
