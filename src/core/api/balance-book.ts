@@ -52,9 +52,9 @@ export class BalanceBook {
     await this.firstReading;
   }
 
-  /** Remember what the disk said before this process read anything (call before any reading). */
-  noteBoot(stored: { creditsRemaining: number; at: number } | undefined): void {
-    this.boot ??= stored ?? null;
+  /** Remember what the disk said before this process read anything (call before any reading; read once). */
+  noteBoot(stored: () => { creditsRemaining: number; at: number } | undefined): void {
+    if (this.boot === undefined) this.boot = stored() ?? null;
   }
 
   /** The dead process's last balance, if it was read before an attempt sent at `sentAt`. */

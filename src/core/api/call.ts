@@ -177,12 +177,15 @@ export function createCaller(d: CallerDeps) {
 
     const k = await d.key();
     const pacer = d.pacerFor(k);
-    book.noteBoot(d.storedBalance());
+    book.noteBoot(d.storedBalance);
 
     // hold check: never cause our own 402
     const hold = dry ? 0 : await d.holdOf(ep, target);
     if (hold > 0) {
-      if (d.balance() === null) await d.probeBalance();
+      if (d.balance() === null) {
+        await d.probeBalance();
+        book.mark(d.balance()); // that reading is also the book's first
+      }
       const bal = d.balance();
       if (bal !== null && heldInFlight + hold > bal) {
         const others = heldInFlight > 0 ? ` with ${heldInFlight} more held by calls in flight` : '';
