@@ -36,7 +36,9 @@ export async function runWalk(core: CoreInternals, target: CallTarget, o: WalkOp
   const cursorParam = o.cursorParam ?? (byUntil ? 'until' : 'cursor');
   // a starting position given by the caller is the first page's cursor, not a fixed param
   let startCursor: string | null = null;
-  const positional = byUntil ? ['until'] : [...new Set([cursorParam, 'cursor', nativePagingParamOf(ep) ?? 'cursor'])];
+  // (an integer `page` is a page number the caller chose, not a token: it stays a fixed parameter)
+  const native = nativePagingParamOf(ep);
+  const positional = byUntil ? ['until'] : [...new Set([cursorParam, 'cursor', native && native !== 'page' ? native : 'cursor'])];
   for (const p of positional) {
     if (fixed[p] !== undefined) {
       startCursor = fixed[p];
