@@ -8,18 +8,20 @@
  * Errors are one clear sentence on stderr; data goes to stdout (or --out).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { accessSync, constants, createWriteStream, existsSync, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/api';
 import type { ArchiveMode } from '../core/archive';
-import { reconcileLedger, type ReconcileGap, type ReconcileReport } from '../core/archive/reconcile';
 import { exportRows, CSV_COLUMNS } from '../core/export';
 import { SecretError } from '../core/secrets';
 import { asStorageError, StorageError } from '../core/storage-error';
-import type { CatalogueEndpoint, Envelope, ListData } from '../shared/api-types';
+import type { CatalogueEndpoint } from '../shared/api-types';
 import { ArchiveExit, registerArchiveCommands } from './archive-commands';
+import { registerCreditsCommand } from './credits-commands';
+import { ExitError } from './exit';
+import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import { buildLibraryQuery, type QueryFlags } from './query-flags';
 import { registerWatchCommands, WatchExit } from './watch';
@@ -32,15 +34,6 @@ export interface Io {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
-}
-
-class ExitError extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -129,108 +122,6 @@ function exitCodeOf(e: unknown, ctx: CliContext | null): number {
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
 const READING = new Set(['walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
-
-/** A balance figure from GET /v1/credits (its fields are not in the spec). */
-function balanceOf(o: Record<string, unknown>): number | null {
-  for (const c of [o, (o.data ?? {}) as Record<string, unknown>]) {
-    for (const f of ['credits_remaining', 'balance', 'remaining', 'credits']) {
-      const v = c[f];
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
-    }
-  }
-  return null;
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-function describeGap(g: ReconcileGap, n: number): string {
-  const ids = g.requestIds.length > 0 ? `requests ${g.requestIds.slice(0, 3).join(', ')}${g.requestIds.length > 3 ? ` … ${g.requestIds[g.requestIds.length - 1]}` : ''}` : 'no request ids';
-  const recorded = `the ledger records ${fmt(g.expected)} spent${g.inferred ? ` (${fmt(g.inferred)} inferred for lost answers)` : ''}`;
-  const what =
-    g.kind === 'top_up_or_refund'
-      ? `the balance went up ${fmt(-g.observed)} where ${recorded}: a top-up or refund of ${fmt(-g.difference)}`
-      : g.kind === 'unrecorded_spending'
-        ? `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(g.difference)} more went than recorded (spending by another tool or key on the account, or a charge for an answer that never arrived)`
-        : `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(-g.difference)} less went than recorded (a refund, or a recorded charge the service did not make)`;
-  return `Gap ${n}: ${iso(g.from)} → ${iso(g.to)} (ledger rows ${g.fromId}–${g.toId}, ${g.rows} row(s), ${ids}): ${what}.\n`;
-}
-
-function reconcileText(r: ReconcileReport, live: number | null): string {
-  const lines: string[] = [];
-  if (r.rows === 0) return 'The ledger is empty (for this range): nothing to reconcile.\n';
-  lines.push(
-    `Ledger: ${fmt(r.rows)} row(s) from ${iso(r.firstAt as number)} to ${iso(r.lastAt as number)}, ${fmt(r.readings)} balance reading(s), ${fmt(r.recorded)} credits recorded${r.inferred ? ` (${fmt(r.inferred)} inferred for lost answers)` : ''}.\n`,
-  );
-  r.gaps.forEach((g, i) => lines.push(describeGap(g, i + 1)));
-  if (r.gaps.length === 0 && r.readings > 1) lines.push('Between readings the balance moved exactly as the ledger records.\n');
-  if (r.last) {
-    const since = r.recordedSinceLast ? `, minus ${fmt(r.recordedSinceLast)} recorded after it` : '';
-    lines.push(
-      `Last known balance ${fmt(r.last.balance)} (after request ${r.last.requestId ?? '(no id)'} at ${iso(r.last.at)}${since}): expected now ${fmt(r.expectedBalance as number)}; GET /v1/credits says ${live === null ? 'no balance figure' : fmt(live)}${live === null ? '' : live === r.expectedBalance ? ': they agree' : `: a difference of ${fmt(live - (r.expectedBalance as number))}`}.\n`,
-    );
-  } else lines.push(`No ledger row carries a balance yet; GET /v1/credits says ${live === null ? 'no balance figure' : fmt(live)}.\n`);
-  return lines.join('');
-}
-
-function parseSince(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const t = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? Date.parse(v) : NaN;
-  if (Number.isNaN(t)) throw new UsageError(`--since takes a date (YYYY-MM-DD) or an ISO 8601 time; got "${v}".`);
-  return t;
-}
-
-/**
- * An --out file must go to a folder that exists (else a usage error) and can be written (else the
- * storage sentence, exit 6): checked before anything is read or spent.
- */
-function checkOut(out: string | undefined): void {
-  if (out === undefined) return;
-  const dir = dirname(resolve(out));
-  if (!existsSync(dir)) throw new UsageError(`The folder for --out does not exist: ${dir}.`);
-  try {
-    accessSync(dir, constants.W_OK);
-  } catch (e) {
-    throw (
-      asStorageError(e, resolve(out), { what: 'the file', wayOut: 'choose a place you can write to, or fix the permissions of its folder' }) ??
-      new UsageError(`Cannot write --out ${out}.`)
-    );
-  }
-}
-
-/** Writes JSON lines to --out (temp file renamed at the end) or stdout. */
-class LineSink {
-  private file: WriteStream | null = null;
-  private readonly tmp: string | null;
-  lines = 0;
-  constructor(
-    private readonly io: Io,
-    private readonly out: string | undefined,
-  ) {
-    this.tmp = out ? `${out}.partial-${process.pid}` : null;
-    if (this.tmp) this.file = createWriteStream(this.tmp, { encoding: 'utf8' });
-  }
-  write(v: unknown): void {
-    const s = JSON.stringify(v) + '\n';
-    (this.file ?? this.io.stdout).write(s);
-    this.lines++;
-  }
-  private finished = false;
-  /** Ends the file once: later calls (a `finally` after an early finish) do nothing. */
-  async finish(ok: boolean): Promise<void> {
-    if (this.finished || !this.file || !this.tmp || !this.out) return;
-    this.finished = true;
-    const f = this.file;
-    await new Promise<void>((res) => f.end(res));
-    if (ok || this.lines > 0) renameSync(this.tmp, this.out);
-    else rmSync(this.tmp, { force: true });
-  }
-}
-
-function itemsOf(env: Envelope): unknown[] {
-  const d = env.data as Partial<ListData> & Record<string, unknown>;
-  if (Array.isArray(d.items)) return d.items;
-  return [env.data];
-}
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
   await api.catalogue.load();
@@ -441,7 +332,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       io.stdout.write(JSON.stringify(out) + '\n');
     });
 
-  // ───────── endpoints / credits ─────────
+  // ───────── endpoints ─────────
   program
     .command('endpoints')
     .description('list the catalogue (free, keyless)')
@@ -460,37 +351,6 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         io.stdout.write(
           `${e.path.padEnd(48)} ${price.padStart(10)} cr  ${e.paginates ? 'paged' : '     '}  ${e.available ? '' : '(not callable) '}${[...req, ...groups.map((g) => `one of ${g}`)].join(', ')}\n`,
         );
-      }
-    });
-
-  program
-    .command('credits')
-    .description('balance and this period’s usage (GET /v1/credits, free); --reconcile compares the ledger with the balance')
-    .option('--reconcile', 'walk the ledger: list every place the balance did not move as recorded, then compare with GET /v1/credits')
-    .option('--since <date>', 'with --reconcile: only ledger rows from this date (YYYY-MM-DD) or time on')
-    .option('--json', 'with --reconcile: JSON output')
-    .action(async (o: { reconcile?: boolean; since?: string; json?: boolean }) => {
-      if (!o.reconcile) {
-        if (o.since !== undefined || o.json) throw new UsageError('--since and --json go with --reconcile.');
-        const api = await context().api();
-        io.stdout.write(JSON.stringify(await api.credits()) + '\n');
-        return;
-      }
-      const since = parseSince(o.since);
-      const c = context();
-      const report = reconcileLedger(c.archive().db, { since });
-      const api = await c.api();
-      if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
-      const live = balanceOf(await api.credits());
-      const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
-      if (o.json) io.stdout.write(JSON.stringify({ ...report, live, agree }) + '\n');
-      else io.stdout.write(reconcileText(report, live));
-      if (!agree) {
-        const parts: string[] = [];
-        if (report.gaps.length) parts.push(`${report.gaps.length} gap(s) between balance readings`);
-        if (live !== null && report.expectedBalance !== null && live !== report.expectedBalance)
-          parts.push(`the balance is ${fmt(live)} where the ledger expects ${fmt(report.expectedBalance)}`);
-        throw new ExitError(7, `The ledger and the balance differ: ${parts.join('; ')} (see above).`);
       }
     });
 
@@ -594,6 +454,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .description('the stable list of CSV export columns')
     .action(() => void io.stdout.write(CSV_COLUMNS.join('\n') + '\n'));
 
+  registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerArchiveCommands(program, io, context);
   return { program, context: () => ctx };
