@@ -9,6 +9,7 @@ import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/la
 import { LabelValueInput } from '../components/LabelValue';
 import { api, errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
+import { loadedRows, selectedRefs } from '../lib/rows';
 import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
 import { DraftInput } from '../components/DraftInput';
 import { useUi } from '../stores/ui';
@@ -36,13 +37,14 @@ export function LibraryView() {
   const count = useLoupe('library.count', stripPage(dq), { keepPrevious: true });
   const tags = useLoupe('library.tags', {});
   const sets = useLoupe('library.resultSets', {});
-  const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
+  // the same array while the pages are the same: a new one per render rebuilt the table's row model
+  const loaded = loadedRows(rows.data);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [showExport, setShowExport] = useState(false);
   const qc = useQueryClient();
   const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
-  const selItems: ItemRefInput[] = useMemo(() => loaded.filter((r) => selected.has(`${r.platform}/${r.kind}/${r.id}`)).map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), [loaded, selected]);
+  const selItems: ItemRefInput[] = useMemo(() => selectedRefs(loaded, selected), [loaded, selected]);
   const up = (p: Partial<LibraryQuery>) => set({ ...q, ...p });
   const act = async (f: () => Promise<unknown>, ok: string) => {
     try {
