@@ -98,6 +98,12 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
     return { ordered: out, depth, childCount };
   }, [rows, threaded, collapsed]);
 
+  // Column definitions are built once per table shape, not per page or selection: rebuilding them
+  // made the table recompute every loaded row's cells on each new page (scroll jank). Cells read the
+  // current rows, selection and threading through `live`, updated on every render.
+  const live = useRef({ rows, selected, onSelectedChange, depth, childCount, collapsed, unavailable });
+  live.current = { rows, selected, onSelectedChange, depth, childCount, collapsed, unavailable };
+  const selectable = !!selected && !!onSelectedChange;
   const columns = useMemo<ColumnDef<LibraryRow>[]>(() => {
     const eng = (f: EngagementField): ColumnDef<LibraryRow> => ({
       id: f,
@@ -106,18 +112,18 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
       accessorFn: (r) => engagement(r.record, f) ?? undefined,
       sortUndefined: 'last',
       meta: { num: true },
-      cell: (c) => <Num v={engagement(c.row.original.record, f)} hidden={engagementHidden(c.row.original.record, f)} why={whyMissing(unavailable, f)} />,
+      cell: (c) => <Num v={engagement(c.row.original.record, f)} hidden={engagementHidden(c.row.original.record, f)} why={whyMissing(live.current.unavailable, f)} />,
     });
     const cols: ColumnDef<LibraryRow>[] = [];
-    if (selected && onSelectedChange) {
+    if (selectable) {
       cols.push({
         id: 'select',
         header: () => (
           <input
             type="checkbox"
             aria-label="Select all loaded rows"
-            checked={rows.length > 0 && rows.every((r) => selected.has(rowKey(r)))}
-            onChange={(e) => onSelectedChange(e.target.checked ? new Set(rows.map(rowKey)) : new Set())}
+            checked={live.current.rows.length > 0 && live.current.rows.every((r) => live.current.selected?.has(rowKey(r)))}
+            onChange={(e) => live.current.onSelectedChange?.(e.target.checked ? new Set(live.current.rows.map(rowKey)) : new Set())}
           />
         ),
         size: 30,
@@ -129,14 +135,14 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
             type="checkbox"
             aria-label="Select row"
             data-testid="row-select"
-            checked={selected.has(rowKey(c.row.original))}
+            checked={!!live.current.selected?.has(rowKey(c.row.original))}
             onClick={(e) => e.stopPropagation()}
             onChange={(e) => {
-              const s = new Set(selected);
+              const s = new Set(live.current.selected);
               const k = rowKey(c.row.original);
               if (e.target.checked) s.add(k);
               else s.delete(k);
-              onSelectedChange(s);
+              live.current.onSelectedChange?.(s);
             }}
           />
         ),
@@ -151,24 +157,24 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
         accessorFn: (r) => recordText(r.record),
         cell: (c) => {
           const r = c.row.original;
-          const d = depth.get(r.id) ?? 0;
-          const n = childCount.get(r.id) ?? 0;
+          const d = live.current.depth.get(r.id) ?? 0;
+          const n = live.current.childCount.get(r.id) ?? 0;
           return (
             <span className="textcell" style={{ paddingLeft: d * 18 }}>
               {threaded && n > 0 ? (
                 <button
                   className="twisty"
-                  aria-label={collapsed.has(r.id) ? `Show ${n} replies` : `Hide ${n} replies`}
-                  title={collapsed.has(r.id) ? `Show ${n} replies` : `Hide replies`}
+                  aria-label={live.current.collapsed.has(r.id) ? `Show ${n} replies` : `Hide ${n} replies`}
+                  title={live.current.collapsed.has(r.id) ? `Show ${n} replies` : `Hide replies`}
                   onClick={(e) => {
                     e.stopPropagation();
-                    const s = new Set(collapsed);
+                    const s = new Set(live.current.collapsed);
                     if (s.has(r.id)) s.delete(r.id);
                     else s.add(r.id);
                     setCollapsed(s);
                   }}
                 >
-                  {collapsed.has(r.id) ? `▸ ${n}` : '▾'}
+                  {live.current.collapsed.has(r.id) ? `▸ ${n}` : '▾'}
                 </button>
               ) : d > 0 ? (
                 <span className="reply-mark">↳</span>
@@ -228,7 +234,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
       { id: 'firstSeen', header: 'First seen', size: 92, accessorFn: (r) => r.firstSeenAt, cell: (c) => <When v={c.row.original.firstSeenAt} /> },
     );
     return cols;
-  }, [variant, selected, onSelectedChange, rows, depth, childCount, collapsed, threaded, unavailable]);
+  }, [variant, selectable, threaded]);
 
   const manual = !!onServerSort;
   const table = useReactTable({
