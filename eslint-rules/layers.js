@@ -53,8 +53,9 @@ export default {
       } else if (spec.startsWith('.')) {
         const target = path.resolve(path.dirname(file), spec);
         const to = layerOf(target, srcRoot);
-        // Tests of any layer may start the sandbox: it is the server every test talks to.
-        const testMayUseSandbox = to === 'sandbox' && /\.test\.tsx?$/.test(file);
+        // Tests of any layer (and their harness modules, test-*.ts) may start the sandbox: it is
+        // the server every test talks to.
+        const testMayUseSandbox = to === 'sandbox' && (/\.test\.tsx?$/.test(file) || /[\\/]test-[\w-]+\.ts$/.test(file));
         if (to && to !== from && !ALLOWED_LAYERS[from].includes(to) && !testMayUseSandbox)
           problem = `'${from}' must not import from '${to}' (allowed: ${ALLOWED_LAYERS[from].join(', ') || 'nothing outside itself'})`;
       } else if (from === 'shared' && !spec.startsWith('zod')) {

@@ -37,6 +37,7 @@ describe('layer rules (eslint-rules/layers.js)', () => {
   it('sandbox imports shared only; tests of any layer may start the sandbox', async () => {
     expect(await layerErrors('src/sandbox/x.ts', "import { realClock } from '../core/api/clock';\nexport const a = realClock;\n")).toHaveLength(1);
     expect(await layerErrors('src/core/x.test.ts', "import { startSandbox } from '../sandbox';\nexport const a = startSandbox;\n")).toEqual([]);
+    expect(await layerErrors('src/core/test-app.ts', "import { startSandbox } from '../sandbox';\nexport const a = startSandbox;\n")).toEqual([]);
   });
 
   it('only main and preload import electron; doors may import core', async () => {

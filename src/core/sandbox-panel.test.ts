@@ -6,59 +6,48 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../sandbox';
 import type { SandboxState } from '../shared/contract';
-import { createApp, type LoupeApp } from './app';
+import { createApp } from './app';
 import { dispatch } from './bridge';
 import { MemorySecretStore } from './secrets';
+import { callApp, startTestApp, type TestApp } from './test-app';
 
-let sb: SandboxHandle;
-let dir: string;
-let app: LoupeApp;
-const call = async <T>(a: LoupeApp, m: string, input: unknown = {}): Promise<T> => {
-  const r = await dispatch(a, m, input);
-  if (!r.ok) throw new Error(`${m}: ${r.error.kind}: ${r.error.message}`);
-  return r.result as T;
-};
-
+let t: TestApp;
+const call = callApp;
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 7, balance: 10_000, timeScale: 60 });
-  dir = mkdtempSync(join(tmpdir(), 'loupe-sbpanel-'));
-  app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door: 'web', sandbox: async () => ({ url: sb.url, key: sb.key }) });
+  t = await startTestApp({ seed: 7, balance: 10_000, timeScale: 60 }, 'loupe-sbpanel-');
 });
 afterAll(async () => {
-  await app?.close();
-  await sb?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await t?.close();
 });
 
 describe('the Sandbox panel', () => {
   it('shows the URL and the service clock; advances it; sets the balance; faults on and off; reset', async () => {
-    const s0 = await call<SandboxState>(app, 'sandbox.state');
-    expect(s0.url).toBe(sb.url);
+    const s0 = await call<SandboxState>(t.app, 'sandbox.state');
+    expect(s0.url).toBe(t.sb.url);
     expect(s0.timeScale).toBe(60);
-    expect(Math.abs(s0.now - sb.admin.now())).toBeLessThan(60_000);
+    expect(Math.abs(s0.now - t.sb.admin.now())).toBeLessThan(60_000);
     expect(s0.balance).toBe(10_000);
 
-    const s1 = await call<SandboxState>(app, 'sandbox.advance', { seconds: 2 * 86_400 });
+    const s1 = await call<SandboxState>(t.app, 'sandbox.advance', { seconds: 2 * 86_400 });
     expect(s1.now - s0.now).toBeGreaterThanOrEqual(2 * 86_400_000);
 
-    const s2 = await call<SandboxState>(app, 'sandbox.setBalance', { balance: 120 });
+    const s2 = await call<SandboxState>(t.app, 'sandbox.setBalance', { balance: 120 });
     expect(s2.balance).toBe(120);
-    expect(sb.admin.balance()).toBe(120);
+    expect(t.sb.admin.balance()).toBe(120);
 
-    const s3 = await call<SandboxState>(app, 'sandbox.faults', { rate: 0.3 });
+    const s3 = await call<SandboxState>(t.app, 'sandbox.faults', { rate: 0.3 });
     expect(s3.faultRate).toBe(0.3);
 
-    const s4 = await call<SandboxState>(app, 'sandbox.reset');
+    const s4 = await call<SandboxState>(t.app, 'sandbox.reset');
     expect(s4.faultRate).toBe(0);
     expect(s4.balance).toBe(10_000);
-    expect(sb.admin.faults()).toEqual([]);
+    expect(t.sb.admin.faults()).toEqual([]);
   });
 
   it('on a real service: no state, and the actions say why', async () => {
     const d = mkdtempSync(join(tmpdir(), 'loupe-sbpanel-real-'));
-    const real = createApp({ dataDir: d, secrets: new MemorySecretStore(), door: 'web', baseUrl: sb.url, envKey: sb.key });
+    const real = createApp({ dataDir: d, secrets: new MemorySecretStore(), door: 'web', baseUrl: t.sb.url, envKey: t.sb.key });
     try {
       expect(await call(real, 'sandbox.state')).toBeNull();
       const r = await dispatch(real, 'sandbox.advance', { seconds: 60 });

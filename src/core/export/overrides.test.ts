@@ -2,18 +2,14 @@
  * Issue 14 #4: label overrides reach the export's label columns (the effective value, as the
  * library filters read it), and an override must be a value the service could have given.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApp, type LoupeApp } from '../app';
 import { dispatch } from '../bridge';
-import { MemorySecretStore } from '../secrets';
 import { flattenForCsv } from './columns';
 import type { ExportRow } from '../ports';
 import { labelValueProblem } from '../../shared/labels';
+import { startTestApp, type TestApp } from '../test-app';
 
 describe('label columns honour overrides', () => {
   it('flattenForCsv: the override wins in labels.<family>.<field>; other fields keep the API value', () => {
@@ -49,23 +45,13 @@ describe('label columns honour overrides', () => {
 });
 
 describe('override → library filter → CSV export, through the app', () => {
-  let sb: SandboxHandle;
-  let dir: string;
-  let app: LoupeApp;
-  const call = async <T>(m: string, input: unknown = {}): Promise<T> => {
-    const r = await dispatch(app, m, input);
-    if (!r.ok) throw new Error(`${m}: ${r.error.message}`);
-    return r.result as T;
-  };
+  let t: TestApp;
+  const call = <T>(m: string, input?: unknown) => t.call<T>(m, input);
   beforeAll(async () => {
-    sb = await startSandbox({ port: 0, seed: 7, timeScale: 600 });
-    dir = mkdtempSync(join(tmpdir(), 'loupe-ovr-'));
-    app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door: 'web', sandbox: async () => ({ url: sb.url, key: sb.key }) });
+    t = await startTestApp({ seed: 7, timeScale: 600 }, 'loupe-ovr-');
   });
   afterAll(async () => {
-    await app?.close();
-    await sb?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await t?.close();
   });
 
   it('the exported row shows the override; free text is refused with the allowed values', async () => {
@@ -74,7 +60,7 @@ describe('override → library filter → CSV export, through the app', () => {
     const item = page.rows[0];
     const ref = { platform: item.platform, kind: item.kind, id: item.id };
 
-    const bad = await dispatch(app, 'library.override', { item: ref, family: 'intent', field: 'label', value: 'banana' });
+    const bad = await dispatch(t.app, 'library.override', { item: ref, family: 'intent', field: 'label', value: 'banana' });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toMatchObject({ kind: 'validation', message: expect.stringMatching(/intent\.label must be one of/) });
 
