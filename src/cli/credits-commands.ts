@@ -3,23 +3,13 @@
  * balance's movement (docs/cli.md).
  */
 import type { Command } from 'commander';
+import { balanceFigure } from '../core/api';
 import { reconcileLedger, type ReconcileGap, type ReconcileReport } from '../core/archive/reconcile';
 import { UsageError, type CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './main';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-
-/** A balance figure from GET /v1/credits (its fields are not in the spec). */
-function balanceOf(o: Record<string, unknown>): number | null {
-  for (const c of [o, (o.data ?? {}) as Record<string, unknown>]) {
-    for (const f of ['credits_remaining', 'balance', 'remaining', 'credits']) {
-      const v = c[f];
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
-    }
-  }
-  return null;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -78,7 +68,7 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
       const report = reconcileLedger(c.archive().db, { since });
       const api = await c.api();
       if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
-      const live = balanceOf(await api.credits());
+      const live = balanceFigure(await api.credits());
       const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
       if (o.json) io.stdout.write(JSON.stringify({ ...report, live, agree }) + '\n');
       else io.stdout.write(reconcileText(report, live));

@@ -5,6 +5,18 @@
  * when nothing else of this core was in flight at either end.
  */
 
+/** A balance figure from GET /v1/credits, whose fields the spec does not show. */
+export function balanceFigure(o: Record<string, unknown>): number | null {
+  const cands = [o, (o.data ?? {}) as Record<string, unknown>];
+  for (const c of cands) {
+    for (const f of ['credits_remaining', 'balance', 'remaining', 'credits']) {
+      const v = c[f];
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+    }
+  }
+  return null;
+}
+
 /** A balance the service reported, with the credits this core had recorded by then. */
 export interface BalanceMark {
   value: number;

@@ -3,6 +3,7 @@ import { KEY_PATTERN, NATIVE_PAGING_PARAMS, RETRYABLE_ERROR_TYPES } from '../../
 import type { CallTarget, Clock, CoreStore, Priority } from '../ports';
 import { isAbortError, realClock } from './clock';
 import { canonicalParams, normalizeEndpoint, redact, sha256 } from './canonical';
+import { balanceFigure } from './balance-book';
 import { createCaller } from './call';
 import {
   CatalogueIndex,
@@ -275,7 +276,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   async function credits(): Promise<Record<string, unknown>> {
     const j = await metaGet('credits', true);
     const obj = (j && typeof j === 'object' ? j : {}) as Record<string, unknown>;
-    const b = pickBalance(obj);
+    const b = balanceFigure(obj);
     if (b !== null) noteBalance(b, clock.now());
     return obj;
   }
@@ -336,7 +337,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     noteBalance,
     readBalance: async () => {
       try {
-        return pickBalance(await credits());
+        return balanceFigure(await credits());
       } catch {
         return null;
       }
@@ -437,16 +438,4 @@ function cancelled(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   if (isAbortError(e)) return new ApiError({ kind: 'cancelled', message: 'Cancelled.' });
   return new ApiError({ kind: 'network', message: `Unexpected failure: ${e instanceof Error ? e.message : String(e)}.` });
-}
-
-/** A balance figure from GET /v1/credits, whose fields the spec does not show. */
-function pickBalance(o: Record<string, unknown>): number | null {
-  const cands = [o, (o.data ?? {}) as Record<string, unknown>];
-  for (const c of cands) {
-    for (const f of ['credits_remaining', 'balance', 'remaining', 'credits']) {
-      const v = c[f];
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
-    }
-  }
-  return null;
 }

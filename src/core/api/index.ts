@@ -4,6 +4,7 @@
  */
 export { createApiCore, type ApiCoreOptions } from './core';
 export { retryDelay, keyAfterLostAnswer, classify } from './retry';
+export { balanceFigure } from './balance-book';
 export { ApiError, exitCodeFor, isApiError, type ApiErrorKind, type ApiErrorInit } from './errors';
 export { Pacer, DEFAULT_LIMITS, sharedPacer, type PacerLimits, type PacerStats } from './pacer';
 export {
