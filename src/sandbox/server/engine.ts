@@ -14,27 +14,15 @@
  * the caller's own filters (since / until / recent_days / exclude...) still costs a page.
  */
 import type { EndpointDef, World, WorldRow } from '../types';
-import {
-  COMMENT_LABELS,
-  DEFAULT_COMMENT_LABELS,
-  DEFAULT_POST_LABELS,
-  POST_LABELS,
-  type ListItem,
-  type Pagination,
-} from '../../shared/api-types';
+import type { ListItem, Pagination } from '../../shared/api-types';
 import { createHash } from 'node:crypto';
 import { CURSOR_PREFIX, type CursorCodec, type CursorPos, paramsHash } from './cursor';
+import { fitItems } from './fit';
+import { holdFor, pagingParams, RequestError, type Plan } from './plan';
 
-export class RequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-    readonly reason?: string,
-  ) {
-    super(message);
-  }
-}
+// the plan and fit=goal live in their own modules; importers keep reaching them through here
+export { holdFor, isTrue, makePlan, pagingParams, RequestError, type Plan } from './plan';
+export { estimateTokens, FIT_UNCERTAIN_HIGH, FIT_UNCERTAIN_LOW, fitItems, fitRole, STUB_FIELDS, type FitRole } from './fit';
 
 /** Params the server handles itself; they never define which list a cursor belongs to. */
 const NON_BINDING = new Set([
@@ -45,17 +33,6 @@ const NON_BINDING = new Set([
 
 export const UNIT_CREDITS = 2;
 export const CURSOR_MIN_TTL_MS = 3600_000;
-
-export function isTrue(v: string | undefined): boolean {
-  return v !== undefined && /^(1|true|yes|on)$/i.test(v);
-}
-
-export function pagingParams(def: EndpointDef): string[] {
-  if (!def.paging) return [];
-  const s = new Set(['cursor', def.paging.param]);
-  if (def.paging.alt) s.add(def.paging.alt);
-  return [...s];
-}
 
 /** Params bound into a cursor: list-defining params, including `include`. */
 export function bindingHash(def: EndpointDef, params: Record<string, string>): string {
@@ -110,175 +87,6 @@ export function readPosition(
   return { pos: r.pos, token: JSON.stringify(r.pos) };
 }
 
-function parseDate(v: string, name: string, endOfDay: boolean): number {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
-    const t = Date.parse(`${v}T00:00:00Z`);
-    if (Number.isNaN(t)) throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` is not a valid date.`);
-    return endOfDay ? t + 86_400_000 - 1 : t;
-  }
-  const t = Date.parse(v);
-  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(v)) throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be YYYY-MM-DD or an ISO 8601 timestamp.`);
-  return t;
-}
-
-function intIn(params: Record<string, string>, name: string, min: number, max: number, def: number): number {
-  const v = params[name];
-  if (v === undefined || v === '') return def;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be an integer from ${min} to ${max}.`);
-  return Number(v);
-}
-
-function csv(v: string | undefined): string[] {
-  return v ? v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : [];
-}
-
-/** Everything about a request that the engine and billing need, parsed once. */
-export interface Plan {
-  def: EndpointDef;
-  params: Record<string, string>;
-  /** Params passed to the world (paging params removed). */
-  worldParams: Record<string, string>;
-  dryRun: boolean;
-  /** Pages this call may read (max_pages, scan_pages or collect-until-N); the hold multiplier. */
-  pages: number;
-  maxPages: number;
-  scanPages: number;
-  collect: number | null;
-  cap: number | null;
-  since: number | null;
-  until: number | null;
-  stopAtId: string | null;
-  recentDays: number | null;
-  excludePinned: boolean;
-  trim: boolean;
-  includeTokens: string[];
-  judgmentsOff: boolean;
-  families: string[];
-  extraFamilies: string[];
-  billableFamilies: string[];
-  warnings: string[];
-  exclude: string[];
-  brand: string | undefined;
-  evidence: boolean;
-  relevanceMode: 'default' | 'score' | 'filter';
-  threshold: number;
-  topic: string;
-  switchFrom: string | undefined;
-  /** fit=goal: stub rows not needed for `goal` (free; never changes the price). */
-  fit: { goal: string; tokens: number | null } | null;
-  minPrice: number;
-  maxPrice: number;
-  metered: boolean;
-}
-
-export function makePlan(def: EndpointDef, params: Record<string, string>): Plan {
-  const metered = typeof def.credits !== 'number';
-  const minPrice = typeof def.credits === 'number' ? def.credits : def.credits.min;
-  const maxPrice = typeof def.credits === 'number' ? def.credits : def.credits.max;
-  const maxPages = def.acceptsMaxPages ? intIn(params, 'max_pages', 1, 5, 1) : 1;
-  const scanPages = params.scan_pages !== undefined ? intIn(params, 'scan_pages', 1, 3, 1) : 1;
-  let collect: number | null = null;
-  let cap: number | null = null;
-  if (def.limit && params.limit !== undefined) {
-    const n = intIn(params, 'limit', 1, def.limit.max, def.limit.max);
-    if (def.limit.kind === 'collect') collect = n;
-    else cap = n;
-  }
-  const pageSize = def.paging?.pageSize ?? def.listSize ?? 20;
-  const collectPages = collect !== null && def.paging ? Math.max(1, Math.ceil(collect / pageSize)) : 1;
-  const pages = Math.max(maxPages, scanPages, collectPages);
-
-  const worldParams: Record<string, string> = {};
-  const paging = new Set(pagingParams(def));
-  for (const [k, v] of Object.entries(params)) if (!paging.has(k) && k !== 'dry_run') worldParams[k] = v;
-
-  const warnings: string[] = [];
-  let families: string[] = [];
-  let extraFamilies: string[] = [];
-  const labelCsv = csv(params.label);
-  const judgmentsOff = params.judgments?.toLowerCase() === 'off' || labelCsv.includes('none');
-  if (def.labels && !judgmentsOff) {
-    const known: readonly string[] = def.labels === 'post' ? POST_LABELS : COMMENT_LABELS;
-    const defaults: readonly string[] = def.labels === 'post' ? DEFAULT_POST_LABELS : DEFAULT_COMMENT_LABELS;
-    for (const l of labelCsv)
-      if (!known.includes(l)) throw new RequestError(400, 'INVALID_REQUEST', `Unknown label '${l}'. Allowed: ${known.join(', ')}.`);
-    extraFamilies = labelCsv.filter((l) => !defaults.includes(l));
-    if (extraFamilies.includes('mention') && !params.brand) {
-      extraFamilies = extraFamilies.filter((l) => l !== 'mention');
-      warnings.push('label_mention_needs_brand');
-    }
-    families = [...new Set([...defaults, ...labelCsv.filter((l) => l !== 'mention' || params.brand)])];
-  }
-  const exclude = csv(params.exclude);
-  for (const x of exclude) {
-    const needs = def.labels === 'post' ? (x === 'engagement_bait' ? 'quality' : null) : x === 'spam' || x === 'low_quality' ? x : null;
-    if (!def.labels || needs === null) throw new RequestError(400, 'INVALID_REQUEST', `exclude=${x} is not accepted on this endpoint.`);
-    if (!labelCsv.includes(needs)) throw new RequestError(400, 'INVALID_REQUEST', `exclude=${x} needs label=${needs}.`);
-  }
-  const rel = params.relevance?.toLowerCase();
-  if (rel !== undefined && rel !== 'score' && rel !== 'filter')
-    throw new RequestError(400, 'INVALID_REQUEST', '`relevance` must be score or filter.');
-  let threshold = 0.5;
-  if (params.relevance_threshold !== undefined) {
-    threshold = Number(params.relevance_threshold);
-    if (!(threshold >= 0 && threshold <= 1)) throw new RequestError(400, 'INVALID_REQUEST', '`relevance_threshold` must be within 0..1.');
-  }
-  const recentDays = params.recent_days !== undefined ? intIn(params, 'recent_days', 1, 3650, 1) : null;
-  // fit=goal (the registry validates too; repeated here so every registry gets the same rules).
-  let fit: Plan['fit'] = null;
-  if (params.fit !== undefined) {
-    if (params.fit !== 'goal') throw new RequestError(400, 'INVALID_REQUEST', "`fit` accepts only 'goal'.");
-    const goal = (params.goal ?? '').trim();
-    if (!goal) throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit=goal' requires 'goal' (what the rows are for, up to 300 characters).");
-    if (goal.length > 300) throw new RequestError(400, 'INVALID_REQUEST', "'goal' is limited to 300 characters.");
-    fit = { goal, tokens: params.fit_tokens !== undefined ? intIn(params, 'fit_tokens', 1, 1_000_000, 1) : null };
-  } else if (params.fit_tokens !== undefined) {
-    throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit_tokens' is only accepted with 'fit=goal'.");
-  }
-
-  return {
-    def,
-    params,
-    worldParams,
-    dryRun: params.dry_run === '1' || isTrue(params.dry_run),
-    pages,
-    maxPages,
-    scanPages,
-    collect,
-    cap,
-    since: params.since ? parseDate(params.since, 'since', false) : null,
-    until: params.until ? parseDate(params.until, 'until', true) : null,
-    stopAtId: params.stop_at_id || null,
-    recentDays,
-    excludePinned: isTrue(params.exclude_pinned),
-    trim: isTrue(params.trim),
-    includeTokens: csv(params.include),
-    judgmentsOff,
-    families,
-    extraFamilies,
-    billableFamilies: metered ? extraFamilies : [],
-    warnings,
-    exclude,
-    brand: params.brand,
-    evidence: params.label_evidence === '1' || isTrue(params.label_evidence),
-    relevanceMode: rel === 'score' || rel === 'filter' ? rel : 'default',
-    threshold,
-    topic: params.relevant_to || params.query || params.hashtag || '',
-    switchFrom: params.switch_from || undefined,
-    fit,
-    minPrice,
-    maxPrice,
-    metered,
-  };
-}
-
-/** The credits this call must hold: listed max (metered top) × pages it may read. */
-export function holdFor(plan: Plan): number {
-  return plan.maxPrice * plan.pages;
-}
-
-/** Pages of a `top` walk that are the popular head (no repeats); later pages mostly repeat. */
 export const TOP_HEAD_PAGES = 2;
 
 /** Does this call walk a `top` list that repeats past the popular head (photo network post/comments)? */
@@ -617,72 +425,6 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     labelled: [...labelled],
     ...(recall ? { recall } : {}),
   };
-}
-
-// ------------------------------------------------------------------ fit=goal
-
-/** Rows judged at p in [FIT_UNCERTAIN_LOW, FIT_UNCERTAIN_HIGH) (or not judged) are uncertain: always kept. */
-export const FIT_UNCERTAIN_LOW = 0.35;
-export const FIT_UNCERTAIN_HIGH = 0.65;
-/** Fields a stub keeps (when the record has them), besides `stub: true`. */
-export const STUB_FIELDS = ['id', 'url', 'kind', 'published_at'] as const;
-
-/** Token estimate of a record: ceil(JSON characters / 4). */
-export function estimateTokens(rec: unknown): number {
-  return Math.ceil(JSON.stringify(rec).length / 4);
-}
-
-export type FitRole = 'edge' | 'uncertain' | 'relevant' | 'irrelevant';
-
-/** How fit=goal classifies one row: first/last of the page, uncertain (unjudged or mid p), relevant, irrelevant. */
-export function fitRole(index: number, count: number, p: number | null): FitRole {
-  if (index === 0 || index === count - 1) return 'edge';
-  if (p === null || (p >= FIT_UNCERTAIN_LOW && p < FIT_UNCERTAIN_HIGH)) return 'uncertain';
-  return p >= FIT_UNCERTAIN_HIGH ? 'relevant' : 'irrelevant';
-}
-
-function stubOf(item: ListItem): ListItem {
-  const key = Object.keys(item)[0];
-  const rec = recordOf(item);
-  const stub: Record<string, unknown> = {};
-  for (const f of STUB_FIELDS) if (f in rec) stub[f] = rec[f];
-  stub.stub = true;
-  return { [key]: stub } as unknown as ListItem;
-}
-
-/**
- * fit=goal on the rows of one answer (order and count unchanged): relevance of each row to the goal
- * is the world's relevance(row, goal). Kept whole: the first and last rows, uncertain rows, and
- * relevant rows (most relevant first) while the kept text stays within `fit_tokens`; first, last and
- * uncertain rows are kept even past the cap (their tokens count against it first). The rest become
- * stubs; their ids are held back.
- */
-export function fitItems(rows: WorldRow[], fit: { goal: string; tokens: number | null }, world: World): { items: ListItem[]; heldBack: string[] } {
-  const n = rows.length;
-  const roles = rows.map((r, i) => {
-    const rel = i === 0 || i === n - 1 ? null : world.relevance(r, fit.goal);
-    return { role: fitRole(i, n, rel ? rel.p : null), p: rel ? rel.p : 0 };
-  });
-  const keep = roles.map((x) => x.role === 'edge' || x.role === 'uncertain');
-  let used = 0;
-  for (let i = 0; i < n; i++) if (keep[i]) used += estimateTokens(recordOf(rows[i].item));
-  const relevant = roles
-    .map((x, i) => ({ ...x, i }))
-    .filter((x) => x.role === 'relevant')
-    .sort((a, b) => b.p - a.p || a.i - b.i);
-  for (const x of relevant) {
-    const t = estimateTokens(recordOf(rows[x.i].item));
-    if (fit.tokens !== null && used + t > fit.tokens) continue;
-    keep[x.i] = true;
-    used += t;
-  }
-  const heldBack: string[] = [];
-  const items = rows.map((r, i) => {
-    if (keep[i]) return r.item;
-    heldBack.push(r.id);
-    return stubOf(r.item);
-  });
-  return { items, heldBack };
 }
 
 /** dry_run=1 answer: data.dry_run, or data.estimate on label-capable endpoints. */
