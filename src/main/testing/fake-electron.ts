@@ -471,49 +471,23 @@ export function emitReady(): void {
   fake.app.emitReady();
 }
 
+/** The fake's objects that a reset replaces: the module reads them through getters. */
+const STATEFUL = ['app', 'ipcMain', 'protocol', 'session', 'safeStorage', 'shell', 'dialog', 'screen'] as const;
+const CLASSES = { BrowserWindow: FakeBrowserWindow, Notification: FakeNotification, Menu: FakeMenu, nativeImage: FakeNativeImage };
+
 /**
  * The module `electron` as main sees it. Getters, so a test that resets the fake between imports
  * of main hands each import the current objects.
  */
 export function fakeElectron(): Record<string, unknown> {
-  const mod = {
-    get app() {
-      return fake.app;
-    },
-    get ipcMain() {
-      return fake.ipcMain;
-    },
-    get protocol() {
-      return fake.protocol;
-    },
-    get session() {
-      return fake.session;
-    },
-    get safeStorage() {
-      return fake.safeStorage;
-    },
-    get shell() {
-      return fake.shell;
-    },
-    get dialog() {
-      return fake.dialog;
-    },
-    get screen() {
-      return fake.screen;
-    },
-    BrowserWindow: FakeBrowserWindow,
-    Notification: FakeNotification,
-    Menu: FakeMenu,
-    nativeImage: FakeNativeImage,
-    get default() {
-      return mod;
-    },
-  };
+  const mod: Record<string, unknown> = { ...CLASSES };
+  for (const k of STATEFUL) Object.defineProperty(mod, k, { get: () => fake[k], enumerable: true });
+  Object.defineProperty(mod, 'default', { get: () => mod, enumerable: true });
   return mod;
 }
 
 /** The names of Electron's exports the fake provides (a test checks main uses no other). */
-export const FAKED_EXPORTS = ['app', 'ipcMain', 'protocol', 'session', 'safeStorage', 'shell', 'dialog', 'screen', 'BrowserWindow', 'Notification', 'Menu', 'nativeImage'] as const;
+export const FAKED_EXPORTS = [...STATEFUL, ...(Object.keys(CLASSES) as Array<keyof typeof CLASSES>)] as const;
 
 // every event the fake emits and main listens to exists in Electron's declarations
 export const EVENTS_EXIST = [
@@ -523,7 +497,4 @@ export const EVENTS_EXIST = [
   yes<EventsExist<E.Notification, 'click' | 'close'>>(true),
 ];
 
-void _windowStatics;
-void _notificationStatics;
-void _menuStatics;
-void _imageStatics;
+void [_windowStatics, _notificationStatics, _menuStatics, _imageStatics];
