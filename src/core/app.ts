@@ -41,7 +41,6 @@ import { createApiCore, type ApiCore, type WalkResult } from './api';
 import { canonicalParams, normalizeEndpoint, paramsHash } from './api/canonical';
 import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
-import { readItems } from './archive/extract';
 import { AppError, toBridgeError, type AppHandle } from './bridge';
 import { CSV_COLUMNS, exportRows } from './export';
 import { archivePath, settingsPath } from './paths';
@@ -317,26 +316,6 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       createdAt: s.createdAt,
       updatedAt: s.updatedAt,
     };
-  }
-
-  /**
-   * A walk page answered from the archive (the same call inside its cache window: no request, no
-   * charge) is stored under the call that first fetched it. Link its items to this walk and its
-   * source too (a stored answer without an envelope, no ledger row), so the walk's table lists the
-   * rows its bar counts — a repeated search no longer shows "20 items" over an empty table.
-   */
-  function linkArchivedPage(walkId: string, source: string, platform: string, endpoint: string, r: { fromArchive: boolean; callId: string; envelope: { data?: unknown; unavailable?: unknown } }): void {
-    if (!r.fromArchive) return;
-    const items = readItems(r.envelope.data, endpoint).items;
-    if (items.length === 0) return;
-    try {
-      archive.ingestItems(
-        items.map((it) => ({ platform, kind: it.kind, record: it.record })),
-        { callId: `archived:${walkId}:${r.callId}`, source, walkId, platform, endpoint, paramsHash: '', fetchedAt: clock.now(), unavailable: Array.isArray(r.envelope.unavailable) ? (r.envelope.unavailable as string[]) : undefined },
-      );
-    } catch (e) {
-      log(`could not link archived page to walk ${walkId}: ${e instanceof Error ? e.message : String(e)}`);
-    }
   }
 
   /** A walk's failure in the terms the UI offers the way out by (kind, the API's type, retryAt). */
@@ -631,7 +610,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
         updatedAt: now,
       };
       return runWalkJob(info, 0, (signal) =>
-        core.walk(toTarget(i.target), { walkId, source: i.source, maxPages: i.maxPages, maxCredits: i.maxCredits, signal, priority: 'background', onPage: (p) => linkArchivedPage(walkId, i.source, info.platform, info.endpoint, p.result) }),
+        core.walk(toTarget(i.target), { walkId, source: i.source, maxPages: i.maxPages, maxCredits: i.maxCredits, signal, priority: 'background' }),
       );
     },
     async 'walks.cancel'(i) {
@@ -658,7 +637,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       const maxCredits = i.maxCredits !== undefined ? s.creditsSpent + i.maxCredits : undefined;
       const info: WalkInfo = { ...prev, status: 'running', stopReason: null, error: null, errorKind: null, errorType: null, retryAt: null, etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null, updatedAt: clock.now() };
       return runWalkJob(info, prev.newItems, (signal) =>
-        core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background', onPage: (p) => linkArchivedPage(i.walkId, prev.source, prev.platform, prev.endpoint, p.result) }),
+        core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background' }),
       );
     },
     async 'walks.get'(i) {

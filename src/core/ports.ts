@@ -136,6 +136,12 @@ export interface CoreStore {
   storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number };
   /** newest stored successful answer for the exact call (platform, endpoint, paramsHash) fetched at or after `since` */
   findFreshResponse(platform: string, endpoint: string, paramsHash: string, since: number): StoredResponse | undefined;
+  /**
+   * A walk was answered from this stored response (archive-first, no request): link its items to
+   * the walk and its source, once (no ledger row, the envelope is not stored again). Optional: a
+   * store without it simply does not link.
+   */
+  linkStoredResponse?(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number };
 
   // walks
   saveWalk(w: WalkState): void;

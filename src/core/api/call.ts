@@ -159,6 +159,9 @@ export function createCaller(d: CallerDeps) {
       const since = d.clock.now() - ep.cache_ttl_seconds * 1000;
       const hit = d.store.findFreshResponse(platform, endpoint, hash, since);
       if (hit) {
+        // a walk's page answered from the archive still belongs to that walk: its rows are linked
+        // to it (and its source), so what the walk counts is what its lists show
+        const linked = walkId !== null && d.store.linkStoredResponse ? write(() => d.store.linkStoredResponse!(hit, source, walkId)) : null;
         return {
           envelope: hit.envelope as Envelope<D>,
           fromArchive: true,
@@ -167,8 +170,8 @@ export function createCaller(d: CallerDeps) {
           attempts: 0,
           creditsUsed: 0,
           creditsInferred: 0,
-          items: [],
-          newItems: 0,
+          items: linked?.items ?? [],
+          newItems: linked?.newItems ?? 0,
           unreadable: 0,
           heldBack: 0,
         };

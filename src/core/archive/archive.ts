@@ -45,6 +45,7 @@ import {
   extractColumns,
   flattenLabels,
   itemsOfData,
+  readItems,
   labelValue,
   mergeRecord,
   recordId,
@@ -711,6 +712,15 @@ export class Archive implements CoreStore {
   }
 
   /** Bulk load (benchmarks, imports): one transaction for all rows. */
+  linkStoredResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
+    const rows = readItems(r.envelope.data, r.endpoint).items.map((it) => ({ platform: r.platform, kind: it.kind, record: it.record }));
+    if (rows.length === 0) return { items: [], newItems: 0 };
+    const callId = `archived:${walkId ?? source}:${r.callId}`;
+    const linked = this.st('SELECT 1 FROM responses WHERE call_id = ?').get(callId) !== undefined;
+    const unavailable = Array.isArray(r.envelope.unavailable) ? (r.envelope.unavailable as string[]) : undefined;
+    return this.ingestItems(rows, linked ? undefined : { callId, source, walkId, platform: r.platform, endpoint: r.endpoint, paramsHash: '', fetchedAt: this.clock(), unavailable });
+  }
+
   ingestItems(rows: IngestRow[], provenance?: IngestProvenance): { items: ItemRef[]; newItems: number } {
     return this.guard('write', () => this.ingestItemsUnguarded(rows, provenance));
   }

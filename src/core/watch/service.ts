@@ -482,14 +482,6 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
    * no ledger row: nothing was requested), so the items the run counts as new are the items the
    * watchlist lists (issue 14 #2).
    */
-  function linkArchived(source: string, walkId: string, w: WatchRow, got: CallResult, items: Array<{ platform: string; kind: string; record: Record<string, unknown> }>): void {
-    if (!archive.ingestItems || items.length === 0) return;
-    archive.ingestItems(
-      items.map((i) => ({ platform: i.platform, kind: i.kind, record: i.record })),
-      { callId: `archived:${walkId}:${got.callId}`, source, walkId, platform: w.platform, endpoint: normalizeEndpoint(w.platform, w.endpoint), paramsHash: '', fetchedAt: clock.now(), unavailable: Array.isArray(got.envelope.unavailable) ? (got.envelope.unavailable as string[]) : undefined },
-    );
-  }
-
   function markWalkDone(walkId: string, reason: string): void {
     const s = archive.getWalk(walkId);
     if (s && s.status !== 'done') archive.saveWalk({ ...s, status: 'done', stopReason: reason, updatedAt: clock.now() });
@@ -591,7 +583,6 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
         out.pages++;
         out.credits += got.creditsUsed;
         const items = pageItems(w.platform, got.envelope, w.endpoint);
-        if (got.fromArchive) linkArchived(source, res.walkId, w, got, items);
         const nonPinned = items.filter((i) => !i.pinned);
         heldHit = store.heldBefore(watchId, chainId, nonPinned);
         if (w.pendingNewestId === null && nonPinned.length > 0) store.setPendingNewest(watchId, nonPinned[0].id, nonPinned[0].at);
