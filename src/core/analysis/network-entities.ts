@@ -1,0 +1,111 @@
+/**
+ * What a network is made of, read from one exported row (docs/analysis.md "Networks"):
+ * hashtags and mentions in the item's text, its author, the item it replies to, and the label
+ * values the node attributes summarise (effective values: the analyst's override wins).
+ */
+import type { ExportRow } from '../ports';
+
+/** `#tag`: not preceded by a word character, `&` (HTML entities) or `/` (URL fragments); at least one letter. */
+const HASHTAG = /(?:^|[^\p{L}\p{N}_&/#])#([\p{L}\p{M}\p{N}_]*\p{L}[\p{L}\p{M}\p{N}_]*)/gu;
+/** `@handle`: not preceded by a handle character, `.` or `@` (e-mail addresses are not mentions). */
+const MENTION = /(?:^|[^\p{L}\p{N}_.@/])@([\p{L}\p{N}_](?:[\p{L}\p{N}_.]*[\p{L}\p{N}_])?)/gu;
+
+/** Case-folded, NFC, unique hashtags of a text, in order of first appearance, without `#`. */
+export function hashtagsOf(text: string | null | undefined): string[] {
+  if (!text || !text.includes('#')) return [];
+  return uniqueMatches(text, HASHTAG);
+}
+
+/** Case-folded, unique handles mentioned in a text, without `@`. */
+export function mentionsOf(text: string | null | undefined): string[] {
+  if (!text || !text.includes('@')) return [];
+  return uniqueMatches(text, MENTION);
+}
+
+function uniqueMatches(text: string, re: RegExp): string[] {
+  const out: string[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const v = m[1].normalize('NFC').toLowerCase();
+    if (!out.includes(v)) out.push(v);
+  }
+  return out;
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+export interface RowAuthor {
+  /** the node key of the account: `platform` + handle (case-folded), or + `id:` + id without a handle */
+  key: string;
+  id: string | null;
+  username: string | null;
+  displayName: string | null;
+  followers: number | null;
+}
+
+/** The label values node attributes summarise (effective: override first). */
+export interface RowLabels {
+  /** sponsored.p, when judged */
+  sponsoredP: number | null;
+  /** intent.label, when judged and not null */
+  intent: string | null;
+  /** comment sentiment.label, when judged */
+  sentiment: string | null;
+}
+
+export interface RowFacts {
+  platform: string;
+  kind: string;
+  id: string;
+  text: string | null;
+  author: RowAuthor | null;
+  parentId: string | null;
+  likes: number | null;
+  labels: RowLabels;
+}
+
+export function userKey(platform: string, handle: string | null, id: string | null): string | null {
+  if (handle) return `${platform}:${handle.replace(/^@/, '').normalize('NFC').toLowerCase()}`;
+  if (id) return `${platform}:id:${id}`;
+  return null;
+}
+
+function effective(row: ExportRow, labels: Record<string, unknown> | undefined, family: string, field: string): unknown {
+  const o = obj(row.overrides?.[family]);
+  if (o && Object.prototype.hasOwnProperty.call(o, field)) return o[field];
+  return obj(labels?.[family])?.[field];
+}
+
+/** Everything the network builders read from one row. */
+export function factsOf(row: ExportRow): RowFacts {
+  const rec = obj(row.record) ?? {};
+  const content = obj(rec.content);
+  const a = obj(rec.author);
+  let author: RowAuthor | null = null;
+  if (a) {
+    const username = str(a.username);
+    const id = str(a.id);
+    const key = userKey(row.platform, username, id);
+    if (key) author = { key, id, username, displayName: str(a.display_name), followers: num(a.followers) ?? num(obj(rec.counts)?.followers) };
+  }
+  const labels = obj(obj(rec.computed)?.labels);
+  const sp = effective(row, labels, 'sponsored', 'p');
+  const intent = effective(row, labels, 'intent', 'label');
+  const sentiment = effective(row, labels, 'sentiment', 'label');
+  return {
+    platform: row.platform,
+    kind: row.kind,
+    id: row.id,
+    text: typeof content?.text === 'string' ? content.text : null,
+    author,
+    parentId: str(rec.parent_id),
+    likes: num(obj(rec.engagement)?.likes),
+    labels: {
+      sponsoredP: typeof sp === 'number' ? sp : typeof sp === 'string' && sp.trim() !== '' && Number.isFinite(Number(sp)) ? Number(sp) : null,
+      intent: typeof intent === 'string' ? intent : null,
+      sentiment: typeof sentiment === 'string' ? sentiment : null,
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Network files for Gephi and other graph tools (docs/analysis.md "Network files"):
+ *
+ *  - GEXF through graphology-gexf's writer (the reference implementation Gephi's format is
+ *    tested against), with every string made XML-safe first: its writer escapes markup but
+ *    passes control characters through, and XML 1.0 forbids most of them (a parser stops there).
+ *  - GraphML through the streaming writer below (graphology-graphml only parses): typed `<key>`
+ *    declarations (boolean, int, long, double, string — a key takes the widest type any element
+ *    gives it), escaped attribute values and text, written in ~64 KiB chunks with backpressure.
+ *
+ * Both are written to a temporary name beside the target and renamed when complete.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type Graph from 'graphology';
+import { write as gexfWrite } from 'graphology-gexf';
+
+/** Characters XML 1.0 does not allow (C0 controls but TAB/LF/CR, U+FFFE/U+FFFF, lone surrogates). */
+// eslint-disable-next-line no-control-regex
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** The string with every character XML cannot hold replaced by U+FFFD. */
+export function xmlSafe(s: string): string {
+  XML_INVALID.lastIndex = 0;
+  return XML_INVALID.test(s) ? s.replace(XML_INVALID, '\uFFFD') : s;
+}
+
+/** Escaped for an attribute value in double quotes (whitespace kept through attribute normalisation). */
+export function xmlAttr(s: string): string {
+  return xmlSafe(s).replace(/[&<>"'\t\n\r]/g, (c) => ATTR_ESC[c]);
+}
+const ATTR_ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+
+/** Escaped for element text (CR kept as a character reference: parsers normalise a literal CR to LF). */
+export function xmlText(s: string): string {
+  return xmlSafe(s).replace(/[&<>\r]/g, (c) => (c === '\r' ? '&#13;' : ATTR_ESC[c]));
+}
+
+type Scalar = string | number | boolean;
+
+function safeAttrs(a: Record<string, unknown>): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'string') out[xmlSafe(k)] = xmlSafe(v);
+    else if (typeof v === 'number' || typeof v === 'boolean') out[xmlSafe(k)] = v;
+    else out[xmlSafe(k)] = xmlSafe(JSON.stringify(v));
+  }
+  return out;
+}
+
+/** The GEXF document of a graph (strings made XML-safe; node and edge keys too). */
+export function gexfOf(graph: Graph): string {
+  // keys become XML attributes: an unsafe key is re-keyed on a copy (never the case for Loupe's keys)
+  let g = graph;
+  if (graph.someNode((n) => xmlSafe(n) !== n)) {
+    g = graph.nullCopy();
+    graph.forEachNode((n, a) => g.mergeNode(xmlSafe(n), a));
+    graph.forEachEdge((_e, a, s, t) => g.mergeEdge(xmlSafe(s), xmlSafe(t), a));
+  }
+  return gexfWrite(g, {
+    formatNode: (_key, attrs) => {
+      const { label, ...rest } = safeAttrs(attrs);
+      return { label: typeof label === 'string' ? label : String(label ?? _key), attributes: rest };
+    },
+    formatEdge: (_key, attrs) => {
+      const { weight, ...rest } = safeAttrs(attrs);
+      return { weight: typeof weight === 'number' ? weight : 1, attributes: rest };
+    },
+  });
+}
+
+type KeyType = 'boolean' | 'int' | 'long' | 'double' | 'string';
+const WIDTH: Record<KeyType, number> = { boolean: 0, int: 1, long: 2, double: 3, string: 4 };
+
+function typeOf(v: Scalar): KeyType {
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'number') return Number.isInteger(v) ? (Math.abs(v) <= 0x7fffffff ? 'int' : 'long') : 'double';
+  return 'string';
+}
+
+function widen(a: KeyType | undefined, b: KeyType): KeyType {
+  if (a === undefined) return b;
+  if (a === b) return a;
+  // numbers widen among themselves; anything mixed with text or booleans becomes text
+  if (a !== 'string' && b !== 'string' && a !== 'boolean' && b !== 'boolean') return WIDTH[a] > WIDTH[b] ? a : b;
+  return 'string';
+}
+
+function valueText(v: Scalar, t: KeyType): string {
+  if (t === 'string') return xmlText(typeof v === 'number' && !Number.isFinite(v) ? '' : String(v));
+  if (t === 'boolean') return v ? 'true' : 'false';
+  return String(v);
+}
+
+/** Writes text to a stream in ~64 KiB chunks, waiting for the disk when its buffer is full. */
+class XmlOut {
+  private buf = '';
+  private err: Error | null = null;
+  constructor(private readonly ws: WriteStream) {
+    ws.on('error', (e) => (this.err ??= e));
+  }
+  async put(s: string): Promise<void> {
+    this.buf += s;
+    if (this.buf.length >= 65_536) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.err) throw this.err;
+    const s = this.buf;
+    this.buf = '';
+    if (s && !this.ws.write(s)) await new Promise<void>((res, rej) => {
+      this.ws.once('drain', res);
+      this.ws.once('error', rej);
+    });
+  }
+  async end(): Promise<void> {
+    await this.flush();
+    await new Promise<void>((res, rej) => this.ws.end((e?: Error | null) => (e ? rej(e) : res())));
+    if (this.err) throw this.err;
+  }
+}
+
+/** Write `graph` as GraphML to a stream (see the module comment). */
+export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: AbortSignal): Promise<void> {
+  const nodeTypes = new Map<string, KeyType>();
+  const edgeTypes = new Map<string, KeyType>();
+  graph.forEachNode((_n, a) => {
+    for (const [k, v] of Object.entries(safeAttrs(a))) nodeTypes.set(k, widen(nodeTypes.get(k), typeOf(v)));
+  });
+  graph.forEachEdge((_e, a) => {
+    for (const [k, v] of Object.entries(safeAttrs(a))) edgeTypes.set(k, widen(edgeTypes.get(k), typeOf(v)));
+  });
+  const nodeIds = new Map<string, string>();
+  const edgeIds = new Map<string, string>();
+  let k = 0;
+  for (const name of nodeTypes.keys()) nodeIds.set(name, `n${k++}`);
+  k = 0;
+  for (const name of edgeTypes.keys()) edgeIds.set(name, `e${k++}`);
+
+  const out = new XmlOut(ws);
+  await out.put('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n');
+  for (const [name, t] of nodeTypes) await out.put(`  <key id="${nodeIds.get(name)}" for="node" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
+  for (const [name, t] of edgeTypes) await out.put(`  <key id="${edgeIds.get(name)}" for="edge" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
+  await out.put(`  <graph id="G" edgedefault="${graph.type === 'directed' ? 'directed' : 'undirected'}">\n`);
+  const data = (ids: Map<string, string>, types: Map<string, KeyType>, attrs: Record<string, unknown>): string => {
+    let s = '';
+    for (const [name, v] of Object.entries(safeAttrs(attrs))) s += `      <data key="${ids.get(name)}">${valueText(v, types.get(name)!)}</data>\n`;
+    return s;
+  };
+  let n = 0;
+  for (const { node, attributes } of graph.nodeEntries()) {
+    if ((++n & 1023) === 0) signal?.throwIfAborted();
+    await out.put(`    <node id="${xmlAttr(node)}">\n${data(nodeIds, nodeTypes, attributes)}    </node>\n`);
+  }
+  let e = 0;
+  for (const { source, target, attributes } of graph.edgeEntries()) {
+    if ((++e & 1023) === 0) signal?.throwIfAborted();
+    await out.put(`    <edge id="e${e}" source="${xmlAttr(source)}" target="${xmlAttr(target)}">\n${data(edgeIds, edgeTypes, attributes)}    </edge>\n`);
+  }
+  await out.put('  </graph>\n</graphml>\n');
+  await out.end();
+}
+
+/**
+ * Write `graph` to `out` as GEXF or GraphML, under a temporary name renamed when complete (no
+ * half file under the final name, ever). Returns the absolute path and the size in bytes.
+ */
+export async function writeNetworkFile(graph: Graph, format: 'gexf' | 'graphml', out: string, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+  const finalPath = resolve(out);
+  const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  try {
+    if (format === 'gexf') await writeFile(tmp, gexfOf(graph), { flag: 'wx' });
+    else await writeGraphml(graph, createWriteStream(tmp, { flags: 'wx' }), signal);
+    signal?.throwIfAborted();
+    const bytes = (await stat(tmp)).size;
+    await rename(tmp, finalPath);
+    return { path: finalPath, bytes };
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+}

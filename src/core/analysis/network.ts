@@ -1,0 +1,275 @@
+/**
+ * Networks from any library query (docs/analysis.md "Networks"), built with graphology from the
+ * export's row source (`Archive.iterateExportRows`), one pass, constant memory per row:
+ *
+ *  - `co-hashtag`   hashtags; an edge joins two hashtags used in the same item (weight = items)
+ *  - `co-mention`   mentioned accounts; an edge joins two accounts mentioned in the same item
+ *  - `user-hashtag` bipartite: accounts and hashtags; an edge = the account used the hashtag (weight = items)
+ *  - `mentions`     directed: account → account it mentions or replies to (weight = items; `mentions`, `replies`)
+ *
+ * Node weight (`weight`) = the items behind the node. Node attributes: `kind` (hashtag / account),
+ * `platform` (the most frequent platform of its items), `platforms` (how many), `likes` (sum of known
+ * likes), label shares over its items (`sponsored_share`: sponsored.p ≥ 0.5 among items judged for it;
+ * `intent_top` and `intent_top_share`; `negative_share`: comment sentiment negative), and for
+ * accounts `username`, `user_id`, `display_name`, `followers` (the largest count seen). Node keys
+ * are strings: `#tag`, `@platform:handle` (or `@platform:id:<id>` without a handle).
+ */
+import Graph from 'graphology';
+import type { ExportRow } from '../ports';
+import { factsOf, hashtagsOf, mentionsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
+
+export const NETWORK_KINDS = ['co-hashtag', 'co-mention', 'user-hashtag', 'mentions'] as const;
+export type NetworkKind = (typeof NETWORK_KINDS)[number];
+
+export function isNetworkKind(s: string): s is NetworkKind {
+  return (NETWORK_KINDS as readonly string[]).includes(s);
+}
+
+export interface ItemRef {
+  platform: string;
+  kind: string;
+  id: string;
+}
+
+/** The author of a replied-to item that is not among the query's rows (looked up in the archive). */
+export type ParentLookup = (platform: string, ids: string[]) => Map<string, RowAuthor>;
+
+export interface NetworkOptions {
+  kind: NetworkKind;
+  /** keep up to this many item refs per node (click-through in the app); default 0 */
+  keepItems?: number;
+  /** `mentions`: find the authors of replied-to items outside the rows */
+  lookupParents?: ParentLookup;
+  /** stop early (the app's cancel) */
+  signal?: AbortSignal;
+}
+
+export interface NetworkStats {
+  /** rows read */
+  items: number;
+  /** rows that put at least one node in the network */
+  itemsInNetwork: number;
+  nodes: number;
+  edges: number;
+  /** `mentions`: replies whose parent (or its author) is not in the archive */
+  unresolvedReplies: number;
+}
+
+export interface BuiltNetwork {
+  kind: NetworkKind;
+  graph: Graph;
+  stats: NetworkStats;
+  /** node key → up to keepItems items behind it (empty when keepItems is 0) */
+  items: Map<string, ItemRef[]>;
+}
+
+/** Per-node accumulators (numbers, so 10⁵ nodes stay small). */
+class NodeAcc {
+  items = 0;
+  likes = 0;
+  likesKnown = 0;
+  platforms = new Map<string, number>();
+  spJudged = 0;
+  spYes = 0;
+  intents = new Map<string, number>();
+  intentJudged = 0;
+  sentJudged = 0;
+  sentNeg = 0;
+  followers: number | null = null;
+  refs: ItemRef[] | null = null;
+  constructor(
+    readonly key: string,
+    readonly kind: 'hashtag' | 'account',
+    public label: string,
+    public user: { username: string | null; id: string | null; displayName: string | null } | null,
+  ) {}
+
+  add(f: RowFacts, keep: number): void {
+    this.items++;
+    if (f.likes !== null) {
+      this.likes += f.likes;
+      this.likesKnown++;
+    }
+    this.platforms.set(f.platform, (this.platforms.get(f.platform) ?? 0) + 1);
+    const l = f.labels;
+    if (l.sponsoredP !== null) {
+      this.spJudged++;
+      if (l.sponsoredP >= 0.5) this.spYes++;
+    }
+    if (l.intent !== null) {
+      this.intentJudged++;
+      this.intents.set(l.intent, (this.intents.get(l.intent) ?? 0) + 1);
+    }
+    if (l.sentiment !== null) {
+      this.sentJudged++;
+      if (l.sentiment === 'negative') this.sentNeg++;
+    }
+    if (keep > 0) {
+      this.refs ??= [];
+      if (this.refs.length < keep) this.refs.push({ platform: f.platform, kind: f.kind, id: f.id });
+    }
+  }
+
+  attributes(): Record<string, string | number> {
+    const a: Record<string, string | number> = { label: this.label, kind: this.kind, weight: this.items, platform: top(this.platforms)[0] ?? '', platforms: this.platforms.size };
+    if (this.likesKnown > 0) a.likes = this.likes;
+    if (this.spJudged > 0) a.sponsored_share = this.spYes / this.spJudged;
+    if (this.intentJudged > 0) {
+      const [label, n] = top(this.intents);
+      a.intent_top = label!;
+      a.intent_top_share = n / this.intentJudged;
+    }
+    if (this.sentJudged > 0) a.negative_share = this.sentNeg / this.sentJudged;
+    if (this.user) {
+      if (this.user.username) a.username = this.user.username;
+      if (this.user.id) a.user_id = this.user.id;
+      if (this.user.displayName) a.display_name = this.user.displayName;
+    }
+    if (this.followers !== null) a.followers = this.followers;
+    return a;
+  }
+}
+
+/** The most frequent key (ties: the first in key order, so results do not depend on row order). */
+function top(m: Map<string, number>): [string | undefined, number] {
+  let best: string | undefined;
+  let n = -1;
+  for (const [k, v] of m) if (v > n || (v === n && best !== undefined && k < best)) [best, n] = [k, v];
+  return [best, Math.max(0, n)];
+}
+
+/** Edge accumulators keyed by a pair of node indexes (fits a double while nodes < 2^26). */
+class EdgeAcc {
+  readonly weight = new Map<number, number>();
+  readonly replies = new Map<number, number>();
+  add(a: number, b: number, reply = false): void {
+    const k = a * 67_108_864 + b;
+    this.weight.set(k, (this.weight.get(k) ?? 0) + 1);
+    if (reply) this.replies.set(k, (this.replies.get(k) ?? 0) + 1);
+  }
+}
+
+const MAX_NODES = 67_108_864;
+
+export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): BuiltNetwork {
+  const { kind } = opts;
+  if (!isNetworkKind(kind)) throw new Error(`network: unknown kind '${String(kind)}' (one of ${NETWORK_KINDS.join(', ')})`);
+  const keep = Math.max(0, opts.keepItems ?? 0);
+  const nodes: NodeAcc[] = [];
+  const index = new Map<string, number>();
+  const edges = new EdgeAcc();
+  const stats: NetworkStats = { items: 0, itemsInNetwork: 0, nodes: 0, edges: 0, unresolvedReplies: 0 };
+
+  const node = (key: string, make: () => NodeAcc): number => {
+    let i = index.get(key);
+    if (i === undefined) {
+      if (nodes.length >= MAX_NODES) throw new Error(`network: more than ${MAX_NODES} nodes`);
+      i = nodes.length;
+      nodes.push(make());
+      index.set(key, i);
+    }
+    return i;
+  };
+  const tagNode = (t: string): number => node(`#${t}`, () => new NodeAcc(`#${t}`, 'hashtag', `#${t}`, null));
+  const accountNode = (key: string, a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null }): number => {
+    const i = node(`@${key}`, () => new NodeAcc(`@${key}`, 'account', a.username ? `@${a.username}` : `id ${a.id ?? '?'}`, { username: a.username, id: a.id, displayName: a.displayName }));
+    const n = nodes[i];
+    // a mention knows only the handle: the author record fills in the rest when it comes
+    if (n.user && a.id && !n.user.id) {
+      n.user = { username: a.username ?? n.user.username, id: a.id, displayName: a.displayName ?? n.user.displayName };
+      if (a.username) n.label = `@${a.username}`;
+    }
+    if (a.followers != null && (n.followers === null || a.followers > n.followers)) n.followers = a.followers;
+    return i;
+  };
+  const mentionNode = (platform: string, handle: string): number => accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
+
+  // `mentions`: replies are resolved after the pass (the parent may come later, or be outside the rows)
+  const itemAuthor = kind === 'mentions' ? new Map<string, number>() : null;
+  const pendingReplies: Array<{ from: number; platform: string; parentId: string }> = [];
+
+  for (const row of rows) {
+    if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('cancelled');
+    stats.items++;
+    const f = factsOf(row);
+    const touched: number[] = [];
+    if (kind === 'co-hashtag' || kind === 'co-mention') {
+      const ents = kind === 'co-hashtag' ? hashtagsOf(f.text) : mentionsOf(f.text);
+      for (const e of ents) touched.push(kind === 'co-hashtag' ? tagNode(e) : mentionNode(f.platform, e));
+      for (let x = 0; x < touched.length; x++)
+        for (let y = x + 1; y < touched.length; y++) {
+          const [a, b] = touched[x] < touched[y] ? [touched[x], touched[y]] : [touched[y], touched[x]];
+          if (a !== b) edges.add(a, b);
+        }
+    } else if (kind === 'user-hashtag') {
+      const tags = hashtagsOf(f.text);
+      if (f.author && tags.length > 0) {
+        const u = accountNode(f.author.key, f.author);
+        touched.push(u);
+        for (const t of tags) {
+          const h = tagNode(t);
+          touched.push(h);
+          edges.add(u, h);
+        }
+      }
+    } else {
+      if (f.author) {
+        const u = accountNode(f.author.key, f.author);
+        itemAuthor!.set(`${f.platform}\u0000${f.id}`, u);
+        const ms = mentionsOf(f.text).filter((m) => userKey(f.platform, m, null) !== f.author!.key);
+        if (ms.length > 0 || f.parentId) touched.push(u);
+        for (const m of ms) {
+          const t = mentionNode(f.platform, m);
+          touched.push(t);
+          edges.add(u, t);
+        }
+        if (f.parentId) pendingReplies.push({ from: u, platform: f.platform, parentId: f.parentId });
+      }
+    }
+    if (touched.length > 0) {
+      stats.itemsInNetwork++;
+      for (const i of new Set(touched)) nodes[i].add(f, keep);
+    }
+  }
+
+  if (kind === 'mentions' && pendingReplies.length > 0) {
+    const missing = new Map<string, Set<string>>();
+    for (const r of pendingReplies)
+      if (!itemAuthor!.has(`${r.platform}\u0000${r.parentId}`)) {
+        let s = missing.get(r.platform);
+        if (!s) missing.set(r.platform, (s = new Set()));
+        s.add(r.parentId);
+      }
+    const found = new Map<string, number>();
+    if (opts.lookupParents)
+      for (const [platform, ids] of missing)
+        for (const [id, a] of opts.lookupParents(platform, [...ids])) found.set(`${platform}\u0000${id}`, accountNode(a.key, a));
+    for (const r of pendingReplies) {
+      const k = `${r.platform}\u0000${r.parentId}`;
+      const to = itemAuthor!.get(k) ?? found.get(k);
+      if (to === undefined) stats.unresolvedReplies++;
+      else edges.add(r.from, to, true);
+    }
+  }
+
+  const graph = new Graph({ type: kind === 'mentions' ? 'directed' : 'undirected', multi: false, allowSelfLoops: kind === 'mentions' });
+  graph.setAttribute('network', kind);
+  // nodes without items (a replied-to author found only in the archive) still get their attributes
+  for (const n of nodes) graph.addNode(n.key, n.attributes());
+  for (const [k, w] of edges.weight) {
+    const a = Math.floor(k / 67_108_864);
+    const b = k - a * 67_108_864;
+    const attrs: Record<string, number> = { weight: w };
+    if (kind === 'mentions') {
+      const rep = edges.replies.get(k) ?? 0;
+      attrs.replies = rep;
+      attrs.mentions = w - rep;
+    }
+    graph.addEdge(nodes[a].key, nodes[b].key, attrs);
+  }
+  stats.nodes = graph.order;
+  stats.edges = graph.size;
+  const items = new Map<string, ItemRef[]>();
+  if (keep > 0) for (const n of nodes) items.set(n.key, n.refs ?? []);
+  return { kind, graph, stats, items };
+}
