@@ -38,6 +38,7 @@ import type {
   UsageCounts,
   VolumePoint,
 } from '../../shared/query';
+import { registerTermFunctions } from '../analysis/term-filter';
 import { openDb, type Db } from './db';
 import {
   applyOverrides,
@@ -702,7 +703,7 @@ export class Archive implements CoreStore {
   private storeResponseUnguarded(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
     const env = r.envelope as Envelope;
     const found = this.incoming(
-      itemsOfData(env.data).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position })),
+      itemsOfData(env.data, r.endpoint).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position })),
     );
     return this.db.transaction(() => {
       const unavailable = Array.isArray(env.unavailable) ? JSON.stringify(env.unavailable) : null;
@@ -1038,6 +1039,7 @@ export class Archive implements CoreStore {
     const name = this.db.name;
     if (!name || name === ':memory:' || this.db.memory) return { db: this.db, close: () => undefined };
     const db = new Database(name, { readonly: true, fileMustExist: true });
+    registerTermFunctions(db);
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -16384'); // 16 MB: an export reads each page once
     return { db, close: () => db.close() };

@@ -290,6 +290,11 @@ const POST_FAMILIES = new Set(['sponsored', 'intent', 'niche', 'mention', 'quali
 /** Endpoints whose rows are comments or replies (`post/comments`, `tweet/replies`, `search/comments`…). */
 const COMMENT_ENDPOINT = /(^|\/)(comments?|replies|comment\/replies|repl(y|ies))(\/|$)/;
 
+/** Whether an endpoint path (`tweet/replies`, `/v1/forum_net/post/comments`) returns comments or replies. */
+export function isCommentEndpoint(endpoint: string): boolean {
+  return COMMENT_ENDPOINT.test(endpoint.replace(/^\/?v1\/[^/]+\//, ''));
+}
+
 function onlyCommentFamilies(families: Iterable<string>): boolean {
   let comment = false;
   for (const f of families) {
@@ -306,7 +311,7 @@ function onlyCommentFamilies(families: Iterable<string>): boolean {
  * `{ post: <post record> }` for comments too, so the item key alone calls every comment a post.
  */
 function isCommentPage(data: Json, endpoint?: string): boolean {
-  if (endpoint && COMMENT_ENDPOINT.test(endpoint.replace(/^\/?v1\/[^/]+\//, ''))) return true;
+  if (endpoint && isCommentEndpoint(endpoint)) return true;
   const labels = isObj(data.labels) ? data.labels : null;
   if (labels) {
     const fams = [...(Array.isArray(labels.judged) ? labels.judged : []), ...(Array.isArray(labels.billed) ? labels.billed : [])].filter((x): x is string => typeof x === 'string');

@@ -8,7 +8,8 @@ import { migration0002 } from './0002-watchlists';
 import { migration0003 } from './0003-chart-indexes';
 import { migration0004 } from './0004-label-field-ids';
 import { migration0005 } from './0005-walk-owner';
+import { migration0006 } from './0006-comment-kinds';
 
 export type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];
