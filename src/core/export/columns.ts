@@ -246,6 +246,19 @@ export function csvRenderer(defs: readonly ColumnDef[]): RowFn<string> {
   return f;
 }
 
+const valuesCache = new Map<string, RowFn<unknown[]>>();
+/**
+ * One function that returns a row's raw column values (before any cell formatting or
+ * neutralisation: numbers stay numbers, objects stay objects) for these columns — the typed
+ * exports (XLSX, Parquet) read the same columns as the CSV through it. Compiled once per list.
+ */
+export function valuesRenderer(defs: readonly ColumnDef[]): RowFn<unknown[]> {
+  const k = defs.map((d) => d.name).join('\n');
+  let f = valuesCache.get(k);
+  if (!f) valuesCache.set(k, (f = compile<unknown[]>(`return [${defs.map((d) => d.expr).join(', ')}];`)));
+  return f;
+}
+
 /** The stable CSV column list, in order. */
 export const CSV_COLUMNS: readonly string[] = Object.freeze(DEFS.map((d) => d.name));
 
