@@ -7,23 +7,23 @@
  * between the ledger and the balance; 1 internal error.
  * Errors are one clear sentence on stderr; data goes to stdout (or --out).
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/api';
 import type { ArchiveMode } from '../core/archive';
-import { exportRows, CSV_COLUMNS } from '../core/export';
+import { CSV_COLUMNS } from '../core/export';
 import { SecretError } from '../core/secrets';
 import { asStorageError, StorageError } from '../core/storage-error';
 import type { CatalogueEndpoint } from '../shared/api-types';
 import { ArchiveExit, registerArchiveCommands } from './archive-commands';
 import { registerCreditsCommand } from './credits-commands';
+import { registerExportCommand } from './export-command';
 import { ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
-import { buildLibraryQuery, type QueryFlags } from './query-flags';
 import { registerWatchCommands, WatchExit } from './watch';
 import { parseParams, parseTarget } from './targets';
 
@@ -395,59 +395,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     });
 
   // ───────── export ─────────
-  program
-    .command('export')
-    .description('export archived items (the library query) as CSV, JSON or JSONL')
-    .addOption(new Option('--format <f>', 'csv | json | jsonl').choices(['csv', 'json', 'jsonl']).makeOptionMandatory())
-    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete)')
-    .option('--platform <p>', 'network (repeatable)', collect)
-    .option('--kind <k>', 'record kind: post, profile, … (repeatable)', collect)
-    .option('--author <a>', 'author username or id')
-    .option('--text <t>', 'full-text match')
-    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
-    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
-    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
-    .option('--relevance <min>', 'relevance ≥ min (0..1)')
-    .option('--tag <t>', 'has this tag (repeatable)', collect)
-    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
-    .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
-    .option('--columns <list>', 'CSV columns, comma-separated (see --list-columns)')
-    .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
-    .action(async (o: QueryFlags & { format: 'csv' | 'json' | 'jsonl'; out: string; columns?: string; bom: boolean }) => {
-      checkOut(o.out);
-      const c = context();
-      const q = buildLibraryQuery(o, c, (nameOrId) => {
-        const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
-        if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-        return row.id;
-      });
-      const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-      const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
-      if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
-      const archive = c.archive();
-      const total = archive.count(q);
-      const abort = new AbortController();
-      const onSig = () => abort.abort();
-      process.once('SIGINT', onSig);
-      try {
-        const r = await exportRows(archive.iterateExportRows(q), {
-          format: o.format,
-          out: o.out,
-          bom: o.bom,
-          columns,
-          signal: abort.signal,
-          total,
-          onProgress: (n) => progressLine(io, `exported ${fmt(n)} / ${fmt(total)} rows`),
-        });
-        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
-        io.stderr.write(`Exported ${fmt(r.rows)} rows to ${r.path}.\n`);
-      } catch (e) {
-        if (abort.signal.aborted) throw new ExitError(5, 'Export cancelled; no file was written.');
-        throw e;
-      } finally {
-        process.removeListener('SIGINT', onSig);
-      }
-    });
+  registerExportCommand(program, io, context);
 
   program
     .command('columns')

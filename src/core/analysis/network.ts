@@ -256,6 +256,9 @@ export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): B
   graph.setAttribute('network', kind);
   // nodes without items (a replied-to author found only in the archive) still get their attributes
   for (const n of nodes) graph.addNode(n.key, n.attributes());
+  // explicit edge keys: graphology's generated ones differ from one graph instance to the next,
+  // and two exports of the same rows must be the same bytes
+  let e = 0;
   for (const [k, w] of edges.weight) {
     const a = Math.floor(k / 67_108_864);
     const b = k - a * 67_108_864;
@@ -265,7 +268,7 @@ export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): B
       attrs.replies = rep;
       attrs.mentions = w - rep;
     }
-    graph.addEdge(nodes[a].key, nodes[b].key, attrs);
+    graph.addEdgeWithKey(`e${e++}`, nodes[a].key, nodes[b].key, attrs);
   }
   stats.nodes = graph.order;
   stats.edges = graph.size;

@@ -1,0 +1,88 @@
+/**
+ * `loupe export` — the library query to a file: CSV, JSON, JSONL, XLSX, Parquet, or a network as
+ * GEXF / GraphML; any of them pseudonymised (docs/cli.md, docs/export.md, docs/analysis.md).
+ */
+import { Option, type Command } from 'commander';
+import { NETWORK_KINDS } from '../core/analysis/network';
+import { CSV_COLUMNS } from '../core/export';
+import { checkExportOptions, EXPORT_FORMATS, exportAny, type AnyExportFormat } from '../core/export/formats';
+import type { CliContext } from './context';
+import { UsageError } from './context';
+import { ExitError } from './exit';
+import { checkOut } from './line-sink';
+/** the streams the command writes to (main.ts's Io) */
+type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
+import { buildLibraryQuery, type QueryFlags } from './query-flags';
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
+const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+type ExportFlags = QueryFlags & { format: AnyExportFormat; out: string; columns?: string; bom: boolean; network?: string; pseudonymise?: boolean };
+
+export function registerExportCommand(program: Command, io: Io, context: () => CliContext): void {
+  program
+    .command('export')
+    .description('export archived items (the library query) as CSV, JSON, JSONL, XLSX or Parquet, or a network of them as GEXF or GraphML')
+    .addOption(new Option('--format <f>', EXPORT_FORMATS.join(' | ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
+    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete)')
+    .addOption(new Option('--network <kind>', 'with gexf / graphml: which network').choices([...NETWORK_KINDS]))
+    .option('--pseudonymise', 'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)')
+    .option('--platform <p>', 'network (repeatable)', collect)
+    .option('--kind <k>', 'record kind: post, profile, … (repeatable)', collect)
+    .option('--author <a>', 'author username or id')
+    .option('--text <t>', 'full-text match')
+    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
+    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
+    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
+    .option('--relevance <min>', 'relevance ≥ min (0..1)')
+    .option('--tag <t>', 'has this tag (repeatable)', collect)
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
+    .option('--columns <list>', 'CSV / XLSX / Parquet columns, comma-separated (see: loupe columns)')
+    .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
+    .action(async (o: ExportFlags) => {
+      checkOut(o.out);
+      const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
+      if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
+      try {
+        checkExportOptions({ format: o.format, network: o.network, columns });
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      const c = context();
+      const q = buildLibraryQuery(o, c, (nameOrId) => {
+        const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
+        if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+        return row.id;
+      });
+      const archive = c.archive();
+      const total = archive.count(q);
+      const abort = new AbortController();
+      const onSig = (): void => abort.abort();
+      process.once('SIGINT', onSig);
+      try {
+        const r = await exportAny(archive.iterateExportRows(q), {
+          format: o.format,
+          out: o.out,
+          bom: o.bom,
+          columns,
+          network: o.network,
+          pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
+          archiveDb: archive.db,
+          signal: abort.signal,
+          total,
+          onProgress: (n) => {
+            if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2K${o.network ? 'read' : 'exported'} ${fmt(n)} / ${fmt(total)} rows`);
+          },
+        });
+        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        io.stderr.write(`${r.summary}\n`);
+      } catch (e) {
+        if (abort.signal.aborted) throw new ExitError(5, 'Export cancelled; no file was written.');
+        throw e;
+      } finally {
+        process.removeListener('SIGINT', onSig);
+      }
+    });
+}

@@ -1,0 +1,101 @@
+/**
+ * Every export format behind one call, for the doors (the app's `export.start`, `loupe export`):
+ * CSV / JSON / JSONL (`exportRows`), XLSX, Parquet, and the network files GEXF / GraphML; any of
+ * them pseudonymised (docs/export.md).
+ */
+import { archiveParentLookup, exportNetwork, pseudonymousLookup, type LookupDb } from '../analysis/network-export';
+import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
+import type { ExportRow } from '../ports';
+import { exportRows } from './index';
+import { exportParquet } from './parquet';
+import { Pseudonymiser } from './pseudonym';
+import { exportXlsx } from './xlsx';
+
+export const EXPORT_FORMATS = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
+export type AnyExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export interface AnyExportOptions {
+  format: AnyExportFormat;
+  out: string;
+  /** CSV: byte-order mark (default true) */
+  bom?: boolean;
+  /** CSV / XLSX / Parquet: a subset of the CSV columns */
+  columns?: string[];
+  /** GEXF / GraphML: which network */
+  network?: string;
+  /** replace identities by keyed hashes; the project's secret is read from (or created in) this data folder */
+  pseudonymiseIn?: string | null;
+  /** the archive's connection: replies' parents outside the rows (the `mentions` network) */
+  archiveDb?: LookupDb;
+  signal?: AbortSignal;
+  onProgress?: (rows: number) => void;
+  total?: number;
+}
+
+export interface AnyExportResult {
+  rows: number;
+  bytes: number;
+  path: string;
+  /** one sentence for the person who asked: what the file holds */
+  summary: string;
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+export function isExportFormat(s: string): s is AnyExportFormat {
+  return (EXPORT_FORMATS as readonly string[]).includes(s);
+}
+
+/** Check the options before any row is read (a clear sentence for a wrong combination). */
+export function checkExportOptions(o: Pick<AnyExportOptions, 'format' | 'network' | 'columns'>): void {
+  if (!isExportFormat(o.format)) throw new Error(`Unknown export format "${String(o.format)}"; use one of ${EXPORT_FORMATS.join(', ')}.`);
+  const graph = o.format === 'gexf' || o.format === 'graphml';
+  if (graph && !o.network) throw new Error(`A ${o.format.toUpperCase()} export is a network: choose one with --network (${NETWORK_KINDS.join(', ')}).`);
+  if (graph && !isNetworkKind(o.network!)) throw new Error(`Unknown network "${o.network}"; use one of ${NETWORK_KINDS.join(', ')}.`);
+  if (!graph && o.network) throw new Error(`A network is exported as GEXF or GraphML, not ${o.format.toUpperCase()}: use --format gexf or --format graphml.`);
+  if (graph && o.columns?.length) throw new Error('Columns apply to table exports (CSV, XLSX, Parquet), not to network files.');
+}
+
+function* mapRows(rows: Iterable<ExportRow>, f: (r: ExportRow) => ExportRow): Generator<ExportRow> {
+  for (const r of rows) yield f(r);
+}
+
+export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
+  checkExportOptions(o);
+  const p = o.pseudonymiseIn ? Pseudonymiser.forDataDir(o.pseudonymiseIn) : null;
+  const src = p ? mapRows(rows, (r) => p.row(r)) : rows;
+  const what = p ? ' (pseudonymised)' : '';
+  const common = { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total };
+  switch (o.format) {
+    case 'csv':
+    case 'json':
+    case 'jsonl': {
+      const r = await exportRows(src, { ...common, format: o.format, bom: o.bom, columns: o.columns });
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${r.path}.` };
+    }
+    case 'xlsx': {
+      const r = await exportXlsx(src, { ...common, columns: o.columns });
+      const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
+    }
+    case 'parquet': {
+      const r = await exportParquet(src, { ...common, columns: o.columns });
+      const odd = r.untypedValues > 0 ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.` : '';
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
+    }
+    case 'gexf':
+    case 'graphml': {
+      const base = o.archiveDb ? archiveParentLookup(o.archiveDb) : undefined;
+      const lookup = base && p ? pseudonymousLookup(base, p) : base;
+      const r = await exportNetwork(src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup });
+      const s = r.stats;
+      const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';
+      return {
+        rows: r.rows,
+        bytes: r.bytes,
+        path: r.path,
+        summary: `Exported a ${o.network} network${what} of ${fmt(s.nodes)} nodes and ${fmt(s.edges)} edges (from ${fmt(s.itemsInNetwork)} of ${fmt(s.items)} items) to ${r.path}.${un}`,
+      };
+    }
+  }
+}
