@@ -142,21 +142,24 @@ export function createContext(
       // the sandbox starts or anything is sent
       const store = mode === 'read' ? readingStore(ctx.archive()) : ctx.archive();
       let baseUrl: string;
-      let getKey: () => string | null | Promise<string | null>;
+      let keySource: Pick<Parameters<typeof createApiCore>[0], 'getKey' | 'getKeys'>;
       if (configured) {
         baseUrl = configured;
-        getKey = () => keys.activeKey();
+        // the pool: LOUPE_API_KEY (one key or several, comma-separated), else every stored key
+        keySource = { getKeys: () => keys.poolKeys() };
       } else {
         const sb = await startSandbox({ port: 0 });
         stopSandbox = () => sb.close();
         baseUrl = sb.url;
-        getKey = () => sb.key;
+        keySource = { getKey: () => sb.key };
         ctx.sandbox = true;
         log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');
       }
       core = createApiCore({
         baseUrl,
-        getKey,
+        ...keySource,
+        // every Loupe process using this data folder paces each key together (no self-caused 429)
+        paceFile: join(dataDir, 'pacing.db'),
         store,
         limits,
         // in a read-only folder the cache is read; writing it fails quietly (it is a cache)
@@ -165,6 +168,13 @@ export function createContext(
       });
       // e.g. "The API key does not look like a service key…", shown before the first call
       core.events.on('warning', (w) => log(`Warning: ${w.message}`));
+      core.events.on('key-refused', (r) => {
+        try {
+          keys.markRefused(r.name, r.type);
+        } catch {
+          /* read-only settings: out of this process's pool all the same */
+        }
+      });
       return core;
     },
     async close() {

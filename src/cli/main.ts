@@ -355,12 +355,15 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     });
 
   // ───────── keys ─────────
-  const key = program.command('key').description('API keys in the OS keychain (the key is read from stdin, never an argument)');
+  const key = program
+    .command('key')
+    .description('API keys in the OS keychain (the key is read from stdin, never an argument); every stored key is in the pool work is spread over');
   key
-    .command('set')
+    .command('add')
+    .alias('set')
     .argument('<name>', 'a name for the key (up to 64 characters)')
-    .option('--no-activate', 'store without making it the active key')
-    .description('store a key read from stdin, e.g.  loupe key set work < key.txt')
+    .option('--no-activate', 'store it retiring: out of use until `loupe key use NAME`')
+    .description('store a key read from stdin, e.g.  loupe key add work < key.txt')
     .action(async (name: string, o: { activate: boolean }) => {
       const c = context();
       if (io.stdin.isTTY) io.stderr.write('Paste the key, then press Enter and Ctrl-D:\n');
@@ -382,9 +385,18 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   key
     .command('use')
     .argument('<name>')
+    .description('put a key (back) into use')
     .action((name: string) => {
       context().keys.use(name);
-      io.stderr.write(`Active key: ${name}\n`);
+      io.stderr.write(`Key "${name}" is in use.\n`);
+    });
+  key
+    .command('retire')
+    .argument('<name>')
+    .description('rotation: no new work goes to the key while another can take it (then confirm the new key is used, and revoke this one in the dashboard)')
+    .action((name: string) => {
+      context().keys.retire(name);
+      io.stderr.write(`Key "${name}" is retiring: new work goes to the other keys.\n`);
     });
   key
     .command('remove')

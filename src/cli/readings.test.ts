@@ -3,6 +3,7 @@
  * against a service that asks for a day-long wait or answers a teapot: exit codes from the table,
  * one sentence, the way out, and the credits the service charged = the credits Loupe reports.
  */
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
@@ -67,7 +68,16 @@ describe('loupe against a hostile service', () => {
     expect(early.code).toBe(4);
     expect(early.err).toMatch(/Rate limited by the service until/);
     expect(sb.admin.charges()).toHaveLength(before);
-    // a later process (the service's wait is over for it): the resume completes the walk
+    // another process before that time sends nothing either: the pause is shared through the data folder
+    const other = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string], { env: { ...process.env, ...env }, timeout: 60_000 }).catch(
+      (e: { code?: number; stderr?: string }) => e,
+    );
+    expect((other as { code?: number }).code).toBe(4);
+    expect(sb.admin.charges()).toHaveLength(before);
+    // a day later (the shared pause is over): the resume completes the walk
+    const pacing = new Database(join(env.LOUPE_HOME as string, 'pacing.db'));
+    pacing.prepare('UPDATE pace_pauses SET until_ms = 0').run();
+    pacing.close();
     const out = join(env.LOUPE_HOME as string, 'resumed.jsonl');
     const again = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--pages', '3', '--out', out], {
       env: { ...process.env, ...env },

@@ -232,7 +232,10 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     }
     const core = createApiCore({
       baseUrl,
-      getKey: sb ? () => sb.key : () => keys.activeKey(),
+      // the sandbox's demo key, or every stored key (the pool: issue 15), paced with every other
+      // Loupe process using this data folder (pacing.db)
+      ...(sb ? { getKey: () => sb.key } : { getKeys: () => keys.poolKeys() }),
+      paceFile: join(dataDir, 'pacing.db'),
       store: archive,
       clock,
       limits: limitsOf(settingsFile.read().app),
@@ -274,6 +277,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
         emit({ type: 'walk-progress', walk: { ...job.info } });
       }),
       core.events.on('warning', (w) => emit({ type: 'notice', level: 'warning', message: w.message })),
+      // a key the service refused stays out of the pool until it is replaced (Settings shows why)
+      core.events.on('key-refused', (r) => {
+        try {
+          keys.markRefused(r.name, r.type);
+        } catch {
+          /* a read-only settings file: the key is out of this process's pool all the same */
+        }
+      }),
     ];
     conn = { baseUrl, sandbox: !!sb, core, off };
     // read the new service's balance right away (GET /v1/credits: free, not rate counted)

@@ -43,6 +43,8 @@ export interface LedgerEntry {
   /** the walk it belongs to, if any */
   walkId: string | null;
   dryRun: boolean;
+  /** the name of the API key that made the attempt (never the key); null when the key is unnamed */
+  keyName?: string | null;
 }
 
 /** The idempotency journal: one row per logical call, written before the first attempt. */
@@ -58,6 +60,8 @@ export interface JournalEntry {
   state: 'pending' | 'done' | 'failed';
   createdAt: number;
   finishedAt: number | null;
+  /** the name of the API key that sends (sent) this Idempotency-Key — a replay must use the same key; null when unnamed or not sent yet */
+  keyName?: string | null;
 }
 
 /**

@@ -59,6 +59,12 @@ export interface KeyInfo {
   looksValid: boolean;
   /** 'live' | 'test' | 'unknown' — from the key's format, never the key itself */
   mode: string;
+  /** rotation: gets no new work while another key can take it */
+  retiring?: boolean;
+  /** the service refused it (INVALID_API_KEY / API_KEY_REVOKED): out of the pool until replaced */
+  refused?: string | null;
+  /** when the ledger last recorded a call made with it (ms), or null */
+  lastUsedAt?: number | null;
 }
 
 export interface Settings {

@@ -15,7 +15,7 @@ import { isDryRun, pagesOf, priceOf } from './catalogue';
 import { ApiError, describeApiError, errorSuffix } from './errors';
 import type { Emitter } from './events';
 import type { HttpClient, HttpOutcome } from './http';
-import type { Pacer } from './pacer';
+import { NoKeys, type KeyPool, type Slot } from './key-pool';
 import { classify, keyAfterLostAnswer, retryAfterOf, retryDelay, type Outcome } from './retry';
 import type { ApiEvents, CallOptions, CallResult } from './types';
 
@@ -27,8 +27,8 @@ export interface CallerDeps {
   events: Emitter<ApiEvents>;
   log: (line: string) => void;
   baseUrl: () => string;
-  key: () => Promise<string>;
-  pacerFor: (key: string) => Pacer;
+  /** the account's keys, each with its pacer */
+  pool: KeyPool;
   endpointOf: (target: CallTarget) => Promise<CatalogueEndpoint>;
   /** the hold of a call: price ceiling × pages (quote-based where only the service knows the pages) */
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
@@ -48,6 +48,12 @@ export interface CallerDeps {
 
 /** attempts that may end at the deadline before a call gives up */
 const MAX_TIMEOUTS = 3;
+/** moves to another key after the service refused one (at most the spec's 25 keys) */
+const MAX_KEY_MOVES = 25;
+
+function noKeys(e: NoKeys): ApiError {
+  return new ApiError({ kind: 'validation', type: e.refused.length ? e.refused[e.refused.length - 1][1] : 'MISSING_API_KEY', message: e.message });
+}
 
 export function createCaller(d: CallerDeps) {
   let heldInFlight = 0;
@@ -178,8 +184,7 @@ export function createCaller(d: CallerDeps) {
       }
     }
 
-    const k = await d.key();
-    const pacer = d.pacerFor(k);
+    if ((await d.pool.members()).length === 0) throw noKeys(new NoKeys([]));
     book.noteBoot(d.storedBalance);
 
     // hold check: never cause our own 402
@@ -219,6 +224,8 @@ export function createCaller(d: CallerDeps) {
     const same = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
     let lost: Lost | null = null;
     let journal: JournalEntry;
+    /** the journal row is written (again) right before the next attempt is sent, with the key that sends it */
+    let needJournal = false;
     /** charges of lost attempts already read from the balance and recorded during this call */
     let inferredEarly = 0;
     if (same && same.state === 'done') {
@@ -242,8 +249,8 @@ export function createCaller(d: CallerDeps) {
         keep = false;
         lost = null;
       } else keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
-      journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now() };
-      if (!keep) write(() => d.store.beginJournal(journal));
+      journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now(), keyName: null };
+      if (!keep) needJournal = true;
     } else {
       journal = {
         callId: prior?.callId ?? randomUUID(),
@@ -256,8 +263,9 @@ export function createCaller(d: CallerDeps) {
         state: 'pending',
         createdAt: d.clock.now(),
         finishedAt: null,
+        keyName: null,
       };
-      write(() => d.store.beginJournal(journal));
+      needJournal = true;
     }
     const j = journal;
     const answered = same?.state === 'done';
@@ -269,26 +277,61 @@ export function createCaller(d: CallerDeps) {
     const newKey = () => {
       j.idempotencyKey = randomUUID();
       j.createdAt = d.clock.now();
-      write(() => d.store.beginJournal(j));
+      needJournal = true;
     };
+    /** which API key sent each Idempotency-Key: a replay must go out on the same API key */
+    const sentWith = new Map<string, { name: string | null; key: string }>();
+    if (same && (same.state === 'done' || j === same)) {
+      // an earlier process sent this Idempotency-Key: with the key it names, when still in the pool
+      const members = await d.pool.members();
+      const m = same.keyName ? members.find((x) => x.name === same.keyName) : members.length === 1 ? members[0] : undefined;
+      if (m) sentWith.set(same.idempotencyKey, { name: m.name, key: m.key });
+      else if (same.keyName) newKey(); // that key left the pool: its replay is out of reach
+    }
+    let k = '';
 
     const qs = new URLSearchParams(params).toString();
     const url = `${d.baseUrl()}/v1/${platform}/${endpoint}${qs ? `?${qs}` : ''}`;
 
     heldInFlight += hold;
     let timeouts = 0;
+    let keyMoves = 0;
     const chargedSoFar = () => (inferredEarly > 0 ? { creditsCharged: inferredEarly } : {});
     try {
       for (let attempt = 1; ; attempt++) {
-        // a pause longer than the wait cap (an earlier RATE_LIMITED on this key) stops here, unsent
-        const paused = pacer.stats().pausedUntil;
+        let pin = sentWith.get(j.idempotencyKey);
+        const members = await d.pool.members();
+        const pinned = pin ? members.find((m) => m.key === pin?.key) : undefined;
+        if (pin && !pinned) {
+          // the key that sent this Idempotency-Key left the pool (refused, removed): a fresh one
+          newKey();
+          pin = undefined;
+        }
+        // a pause longer than the wait cap (an earlier RATE_LIMITED on this key, or on every key) stops here, unsent
+        const paused = pinned ? pinned.pacer.stats().pausedUntil : d.pool.stats().pausedUntil;
         if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw unsentStop(rateWait(where, paused, 'RATE_LIMITED', null, undefined));
-        let release: () => void;
+        let slot: Slot;
         try {
-          release = await pacer.acquire(priority, o.signal);
+          slot = await d.pool.acquire(priority, o.signal, pin);
         } catch (e) {
+          if (e instanceof NoKeys) throw unsentStop(noKeys(e));
           throw unsentStop(cancelled(e));
         }
+        const release = slot.release;
+        const pacer = slot.pacer;
+        k = slot.key;
+        if (needJournal || j.keyName !== slot.name) {
+          // the journal names the Idempotency-Key and the key that sends it before anything is sent
+          j.keyName = slot.name;
+          try {
+            write(() => d.store.beginJournal(j));
+          } catch (e) {
+            release({ unsent: true });
+            throw e;
+          }
+          needJournal = false;
+        }
+        sentWith.set(j.idempotencyKey, { name: slot.name, key: slot.key });
         const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
         if (o.fresh) headers['cache-control'] = 'no-cache';
         const startedAt = d.clock.now();
@@ -342,6 +385,7 @@ export function createCaller(d: CallerDeps) {
           source,
           walkId,
           dryRun: dry,
+          keyName: slot.name,
         };
         write(() => d.store.recordAttempt(entry), creditsUsed);
         book.recorded += creditsUsed;
@@ -399,6 +443,23 @@ export function createCaller(d: CallerDeps) {
           };
         }
 
+        // a key the service refuses (401 INVALID_API_KEY / API_KEY_REVOKED: free, not rate counted)
+        // leaves the pool; the attempt moves to another key with a fresh Idempotency-Key
+        if (errorType === 'INVALID_API_KEY' || errorType === 'API_KEY_REVOKED') {
+          const others = d.pool.refuse(slot.name, slot.key, errorType);
+          const who = slot.name ? `The key "${slot.name}"` : 'The API key';
+          const fix = errorType === 'API_KEY_REVOKED' ? 'remove or replace it in Settings' : 'check or replace it in Settings';
+          const message = `${who} was refused by the service (${errorType}): it left the pool${others ? ' and its work moved to the other keys' : ''}; ${fix}.`;
+          d.log(`warning: ${message}`);
+          d.events.emit('key-refused', { name: slot.name, type: errorType, message });
+          d.events.emit('warning', { code: 'key_refused', message });
+          if (others && keyMoves < MAX_KEY_MOVES) {
+            keyMoves++;
+            newKey();
+            continue;
+          }
+        }
+
         // --- not a success: which key does the next attempt use? --------------------------
         if (oc.kind === 'lost') {
           // keep the earliest unresolved loss: it is the one the service may have billed
@@ -429,6 +490,14 @@ export function createCaller(d: CallerDeps) {
           newKey();
         }
 
+        if (waitMs !== null && (errorType === 'RATE_LIMITED' || errorType === 'CONCURRENCY_LIMIT') && d.pool.othersUsableBefore(slot.key, d.clock.now() + waitMs)) {
+          // limits count per key: this key rests until Retry-After, the next attempt goes to another
+          const until = d.clock.now() + waitMs;
+          pacer.pause(until);
+          d.events.emit('rate-limited', { type: errorType, retryAfterMs: waitMs, until, platform, endpoint });
+          d.log(`${where}: ${errorType} on ${slot.name ? `key "${slot.name}"` : 'a key'}${requestId ? ` [${requestId}]` : ''}; it rests ${Math.round(waitMs)} ms, the next attempt goes to another key`);
+          continue;
+        }
         if (waitMs !== null) {
           const label = errorType ?? `network (${out.failure?.reason ?? `HTTP ${status}`})`;
           if (waitMs > d.maxWaitMs()) {

@@ -20,7 +20,9 @@ import {
 import { ApiError, describeApiError } from './errors';
 import { Emitter } from './events';
 import { HttpClient, type HttpOutcome } from './http';
-import { DEFAULT_LIMITS, Pacer, sharedPacer, type PacerLimits } from './pacer';
+import { DEFAULT_LIMITS, type Pacer, type PacerLimits } from './pacer';
+import { KeyPool, type PoolKey } from './key-pool';
+import { LEASE_MARGIN_MS, openPaceBook, type PaceBook } from './pace-book';
 import { asErrorEnvelope, retryAfterOf, retryDelay } from './retry';
 import type { ApiCore, ApiEvents, CallOptions, CallResult, CatalogueApi, Quote, WalkEstimate } from './types';
 import { runWalk, resumeWalk as resumeWalkImpl } from './walker';
@@ -28,7 +30,14 @@ import { runWalk, resumeWalk as resumeWalkImpl } from './walker';
 export interface ApiCoreOptions {
   /** service base address, without /v1 (a trailing /v1 is tolerated) */
   baseUrl: string;
-  getKey: () => string | null | Promise<string | null>;
+  /** one key (unnamed); or use getKeys */
+  getKey?: () => string | null | Promise<string | null>;
+  /** the key pool: every key of the account, named (the ledger records the name, never the key) */
+  getKeys?: () => PoolKey[] | Promise<PoolKey[]>;
+  /** the shared pacing file (<dataDir>/pacing.db): every process using it paces each key together */
+  paceFile?: string | null;
+  /** or the pace book itself (tests) */
+  paceBook?: PaceBook;
   store: CoreStore;
   clock?: Clock;
   random?: () => number;
@@ -45,7 +54,7 @@ export interface ApiCoreOptions {
   catalogueFile?: string;
   /** a catalogue older than this is refetched on load(); default 24 h */
   catalogueMaxAgeMs?: number;
-  /** use this pacer instead of the process-wide one for the key */
+  /** use this one pacer for every key instead of the process-wide ones (tests, benchmarks) */
   pacer?: Pacer;
 }
 
@@ -85,40 +94,63 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   const events = new Emitter<ApiEvents>();
   let attemptTimeoutMs = timeoutMs;
   const http = new HttpClient({ timeoutMs, userAgent: opts.userAgent ?? 'Loupe/0.1 (+request-core)' });
-  let lastKey: string | null = null;
+  const secrets = new Set<string>();
+  const scrub = (text: string): string => {
+    let out = text;
+    for (const s of secrets) out = redact(out, s);
+    return out;
+  };
   const log = (line: string) => {
-    if (opts.log) opts.log(redact(line, lastKey));
+    if (opts.log) opts.log(scrub(line));
   };
 
-  // ---- pacer per key -------------------------------------------------------------------
+  // ---- the key pool: one pacer per key ---------------------------------------------------
   let currentLimits = { ...limits };
-  let currentPacer: Pacer = opts.pacer ?? sharedPacer(clock, `${baseUrl}|nokey`, currentLimits);
-  function pacerFor(key: string): Pacer {
-    if (opts.pacer) return opts.pacer;
-    currentPacer = sharedPacer(clock, `${baseUrl}|${sha256(key).slice(0, 16)}`, currentLimits);
-    return currentPacer;
-  }
-
-  // ---- key -----------------------------------------------------------------------------
   const warnedKeys = new Set<string>();
+  const getKeys = async (): Promise<PoolKey[]> => {
+    let keys: PoolKey[];
+    if (opts.getKeys) keys = await opts.getKeys();
+    else {
+      const k = opts.getKey ? await opts.getKey() : null;
+      keys = k ? [{ name: null, key: k }] : [];
+    }
+    for (const pk of keys) {
+      if (!pk.key || secrets.has(pk.key)) continue;
+      secrets.add(pk.key);
+      const fp = sha256(pk.key).slice(0, 16);
+      if (!KEY_PATTERN.test(pk.key) && !warnedKeys.has(fp)) {
+        warnedKeys.add(fp);
+        const message = `The API key${pk.name ? ` "${pk.name}"` : ''} does not look like a service key (<prefix>_live_ or <prefix>_test_ followed by 43 characters); the service may refuse it.`;
+        log(`warning: ${message}`);
+        events.emit('warning', { code: 'key_format', message });
+      }
+    }
+    return keys;
+  };
+  const paceBook = opts.paceBook ?? openPaceBook(opts.paceFile, log);
+  const ownsBook = !opts.paceBook;
+  const pool = new KeyPool({
+    clock,
+    baseUrl,
+    getKeys,
+    limits: () => currentLimits,
+    book: paceBook,
+    leaseMs: () => attemptTimeoutMs + LEASE_MARGIN_MS,
+    pacer: opts.pacer,
+  });
+
+  /** a key for the free meta calls that need one (GET /v1/credits) */
   async function key(): Promise<string> {
-    const k = await opts.getKey();
-    if (!k) {
+    const ms = await pool.members();
+    const m = ms.find((x) => !x.retiring) ?? ms[0];
+    if (!m) {
       throw new ApiError({
         kind: 'validation',
         type: 'MISSING_API_KEY',
         message: 'No API key is set: add a key in Settings or set it for the command line (MISSING_API_KEY).',
       });
     }
-    lastKey = k;
-    const fp = sha256(k).slice(0, 16);
-    if (!KEY_PATTERN.test(k) && !warnedKeys.has(fp)) {
-      warnedKeys.add(fp);
-      const message = 'The API key does not look like a service key (<prefix>_live_ or <prefix>_test_ followed by 43 characters); the service may refuse it.';
-      log(`warning: ${message}`);
-      events.emit('warning', { code: 'key_format', message });
-    }
-    return k;
+    return m.key;
   }
 
   // ---- balance -------------------------------------------------------------------------
@@ -159,7 +191,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
           type,
           status: out.status ?? undefined,
           requestId: env.request_id,
-          message: describeApiError(type ?? 'ERROR', redact(env.error.message ?? '', lastKey), env.request_id, out.status ?? undefined),
+          message: describeApiError(type ?? 'ERROR', scrub(env.error.message ?? ''), env.request_id, out.status ?? undefined),
         });
       } else {
         lastErr = new ApiError({
@@ -325,8 +357,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     events,
     log,
     baseUrl: checkedBaseUrl,
-    key,
-    pacerFor,
+    pool,
     endpointOf: async (t) => {
       const ep = await endpointOf(t);
       return ep;
@@ -381,11 +412,12 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     const mp = pagesOf(params);
     const hold = await holdFor(ep, { ...target, params });
     const requests = Math.max(0, Math.ceil(o.pages));
+    await pool.members().catch(() => []); // the keys the estimate spreads over
     return {
       creditsMin: requests * p.min * mp,
       creditsMax: requests * Math.max(hold, p.max * mp),
       requests,
-      etaMs: currentPacer.eta(requests, o.priority ?? 'background'),
+      etaMs: pool.eta(requests, o.priority ?? 'background'),
     };
   }
 
@@ -400,7 +432,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     quote,
     restarts: new Map(),
     balance,
-    eta: (n, p) => currentPacer.eta(n, p),
+    eta: (n, p) => pool.eta(n, p),
   };
 
   const core: ApiCore = {
@@ -415,19 +447,25 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     credits,
     balance,
     pacer: {
-      stats: () => currentPacer.stats(),
-      eta: (n, p) => currentPacer.eta(n, p ?? 'interactive'),
+      stats: () => pool.stats(),
+      eta: (n, p) => pool.eta(n, p ?? 'interactive'),
+    },
+    keys: {
+      members: async () => (await pool.members()).map((m) => ({ name: m.name, retiring: m.retiring === true, stats: m.pacer.stats() })),
     },
     setLimits(l: PacerLimits) {
       currentLimits = { ...l };
-      currentPacer.setLimits(l);
+      pool.setLimits(l);
     },
     setWaits(w: { maxWaitMs?: number; timeoutMs?: number }) {
       if (w.maxWaitMs !== undefined) maxWaitMs = w.maxWaitMs;
       if (w.timeoutMs !== undefined) attemptTimeoutMs = w.timeoutMs;
     },
     events,
-    close: () => http.close(),
+    close: async () => {
+      await http.close();
+      if (ownsBook) paceBook.close();
+    },
   };
   return core;
 }

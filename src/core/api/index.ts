@@ -6,7 +6,9 @@ export { createApiCore, type ApiCoreOptions } from './core';
 export { retryDelay, keyAfterLostAnswer, classify } from './retry';
 export { balanceFigure } from './balance-book';
 export { ApiError, exitCodeFor, isApiError, type ApiErrorKind, type ApiErrorInit } from './errors';
-export { Pacer, DEFAULT_LIMITS, sharedPacer, type PacerLimits, type PacerStats } from './pacer';
+export { Pacer, DEFAULT_LIMITS, type PacerLimits, type PacerStats, type Release } from './pacer';
+export { KeyPool, NoKeys, type PoolKey } from './key-pool';
+export { MemoryPaceBook, SqlitePaceBook, openPaceBook, type PaceBook } from './pace-book';
 export {
   validateParams,
   holdOf,

@@ -1,13 +1,8 @@
 import type { Clock, Priority } from '../ports';
 import { abortError } from './clock';
+import { LEASE_MARGIN_MS, MemoryPaceBook, windowReadyAt, type PaceBook, type PaceLimits } from './pace-book';
 
-export interface PacerLimits {
-  /** at most this many attempt starts in any sliding window */
-  requests: number;
-  windowSeconds: number;
-  /** at most this many attempts in flight */
-  maxInFlight: number;
-}
+export type PacerLimits = PaceLimits;
 
 export const DEFAULT_LIMITS: PacerLimits = { requests: 60, windowSeconds: 60, maxInFlight: 10 };
 
@@ -24,13 +19,27 @@ export interface PacerStats {
   avgDurationMs: number;
 }
 
+/** called when the attempt's answer arrived; `{ unsent: true }` when the slot was taken but nothing was sent */
+export type Release = (o?: { unsent?: boolean }) => void;
+
 interface Waiter {
   priority: Priority;
   seq: number;
-  resolve: (release: () => void) => void;
+  resolve: (release: Release) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
+}
+
+export interface PacerOptions {
+  /** where the key's counts live (default: this process only) */
+  book?: PaceBook;
+  /** the key's id in the book (a fingerprint, never the key) */
+  bookKey?: string;
+  /** how long an attempt may stay in flight before another process stops counting it (default 90 s + margin) */
+  leaseMs?: () => number;
+  /** with a shared book: how often to look again when a slot can free in another process */
+  pollMs?: number;
 }
 
 /**
@@ -40,31 +49,32 @@ interface Waiter {
  * - at most `maxInFlight` attempts in flight;
  * - interactive work is started before background work, FIFO within a priority;
  * - a RATE_LIMITED answer pauses the whole key until Retry-After (`pause`).
- *
- * The server counts a request at its ARRIVAL, which we never see: it lies somewhere between our
- * start and the moment the answer came back. So a request occupies our window from its start
- * until `windowSeconds` after its answer arrived (while it is in flight it occupies it for good).
- * A new start at s is allowed when fewer than `requests` attempts ended after s − window: every
- * earlier arrival is then at or before s − window, outside the server's window whatever the
- * latency. The cost is one round-trip per window (under 1% at 60 s); no guessed margin needed.
+ * The counts live in a PaceBook: this process's, or the data folder's shared one, so several
+ * Loupe processes using one key pace it together (see pace-book.ts for the window rule).
  */
 export class Pacer {
-  /** attempts that still occupy the window: start time, and end time (Infinity while in flight) */
-  private starts: Array<{ start: number; end: number }> = [];
   private inFlightCount = 0;
   private queue: Waiter[] = [];
   private seq = 0;
-  private pausedUntilMs = 0;
   private wakeAt: number | null = null;
   private totalStarts = 0;
   private avgMs = 1000;
   private limitsValue: PacerLimits;
+  private readonly book: PaceBook;
+  private readonly bookKey: string;
+  private readonly leaseMs: () => number;
+  private readonly pollMs: number;
 
   constructor(
     private readonly clock: Clock,
     limits: PacerLimits = DEFAULT_LIMITS,
+    o: PacerOptions = {},
   ) {
     this.limitsValue = { ...limits };
+    this.book = o.book ?? new MemoryPaceBook();
+    this.bookKey = o.bookKey ?? 'key';
+    this.leaseMs = o.leaseMs ?? (() => 90_000 + LEASE_MARGIN_MS);
+    this.pollMs = o.pollMs ?? 100;
   }
 
   get limits(): PacerLimits {
@@ -80,26 +90,11 @@ export class Pacer {
     return this.limitsValue.windowSeconds * 1000;
   }
 
-  private prune(now: number): void {
-    const cutoff = now - this.windowMs;
-    this.starts = this.starts.filter((e) => e.end > cutoff);
-  }
-
-  /** earliest time a new start is allowed by the window (given occupied entries) */
-  private windowReadyAt(entries: Array<{ end: number }>, now: number): number {
-    const { requests } = this.limitsValue;
-    if (entries.length < requests) return now;
-    const ends = entries.map((e) => e.end).sort((a, b) => a - b);
-    // after the k-th smallest end leaves the window, entries.length − k remain
-    const k = entries.length - requests; // index of the end that must leave
-    return ends[k] + this.windowMs + 1; // Infinity while that attempt is in flight: a release pumps
-  }
-
   /**
    * Waits for a slot. Resolves with a release function to call when the attempt
    * finished (frees the in-flight slot). The start is recorded when it resolves.
    */
-  acquire(priority: Priority = 'interactive', signal?: AbortSignal): Promise<() => void> {
+  acquire(priority: Priority = 'interactive', signal?: AbortSignal): Promise<Release> {
     if (signal?.aborted) return Promise.reject(abortError());
     return new Promise((resolve, reject) => {
       const w: Waiter = { priority, seq: this.seq++, resolve, reject, signal };
@@ -117,9 +112,15 @@ export class Pacer {
     });
   }
 
+  /** A slot now, without waiting, when no earlier waiter of this priority or higher is queued; else null. */
+  tryAcquire(priority: Priority = 'interactive'): Release | null {
+    if (this.queue.some((q) => q.priority === 'interactive' || priority === 'background')) return null;
+    return this.start(this.clock.now());
+  }
+
   /** Pause every start on this key until `untilMs` (clock time). */
   pause(untilMs: number): void {
-    if (untilMs > this.pausedUntilMs) this.pausedUntilMs = untilMs;
+    this.book.pause(this.bookKey, untilMs);
     this.pump();
   }
 
@@ -133,37 +134,44 @@ export class Pacer {
     return best;
   }
 
+  /** records a start at `now` when allowed, and returns its release; else schedules a wake and returns null */
+  private start(now: number): Release | null {
+    const r = this.book.tryStart(this.bookKey, now, this.limitsValue, this.leaseMs());
+    if (!r.ok) {
+      if (Number.isFinite(r.readyAt)) this.scheduleWake(r.readyAt);
+      // a slot held by another process frees without a local release: look again soon
+      else if (this.book.shared) this.scheduleWake(now + this.pollMs);
+      return null;
+    }
+    this.totalStarts++;
+    this.inFlightCount++;
+    const startedAt = now;
+    let released = false;
+    return (o) => {
+      if (released) return;
+      released = true;
+      this.inFlightCount--;
+      if (o?.unsent) {
+        this.totalStarts--;
+        this.book.cancel(this.bookKey, r.id);
+      } else {
+        const end = this.clock.now();
+        this.book.end(this.bookKey, r.id, end);
+        this.avgMs = this.avgMs * 0.8 + (end - startedAt) * 0.2;
+      }
+      this.pump();
+    };
+  }
+
   private pump(): void {
     for (;;) {
       const w = this.next();
       if (!w) return;
-      const now = this.clock.now();
-      this.prune(now);
-      if (this.inFlightCount >= this.limitsValue.maxInFlight) return; // a release will pump
-      let readyAt = now;
-      if (this.pausedUntilMs > now) readyAt = this.pausedUntilMs;
-      readyAt = Math.max(readyAt, this.windowReadyAt(this.starts, now));
-      if (readyAt > now) {
-        if (Number.isFinite(readyAt)) this.scheduleWake(readyAt);
-        return;
-      }
+      const release = this.start(this.clock.now());
+      if (!release) return;
       this.queue.splice(this.queue.indexOf(w), 1);
       if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
-      const entry = { start: now, end: Infinity };
-      this.starts.push(entry);
-      this.totalStarts++;
-      this.inFlightCount++;
-      const startedAt = now;
-      let released = false;
-      w.resolve(() => {
-        if (released) return;
-        released = true;
-        this.inFlightCount--;
-        entry.end = this.clock.now();
-        const d = entry.end - startedAt;
-        this.avgMs = this.avgMs * 0.8 + d * 0.2;
-        this.pump();
-      });
+      w.resolve(release);
     }
   }
 
@@ -184,17 +192,17 @@ export class Pacer {
 
   stats(): PacerStats {
     const now = this.clock.now();
-    this.prune(now);
-    const w = this.limitsValue.windowSeconds * 1000;
+    const entries = this.book.entries(this.bookKey, now, this.windowMs);
+    const paused = this.book.pausedUntil(this.bookKey, now);
     return {
-      inFlight: this.inFlightCount,
+      inFlight: entries.filter((e) => !Number.isFinite(e.end)).length,
       queued: {
         interactive: this.queue.filter((q) => q.priority === 'interactive').length,
         background: this.queue.filter((q) => q.priority === 'background').length,
       },
-      startsInWindow: this.starts.filter((e) => e.start > now - w).length,
+      startsInWindow: entries.filter((e) => e.start > now - this.windowMs).length,
       limits: this.limits,
-      pausedUntil: this.pausedUntilMs > now ? this.pausedUntilMs : null,
+      pausedUntil: paused > now ? paused : null,
       totalStarts: this.totalStarts,
       avgDurationMs: Math.round(this.avgMs),
     };
@@ -208,47 +216,26 @@ export class Pacer {
   eta(n: number, priority: Priority = 'interactive'): number {
     if (n <= 0) return 0;
     const now = this.clock.now();
-    this.prune(now);
     const { requests, maxInFlight } = this.limitsValue;
     const ahead = this.queue.filter((q) => priority === 'background' || q.priority === 'interactive').length;
     const total = ahead + n;
+    const book = this.book.entries(this.bookKey, now, this.windowMs);
     // what runs now: assume half an average attempt left
-    const entries = this.starts.map((e) => ({ end: Number.isFinite(e.end) ? e.end : now + this.avgMs / 2 }));
-    const running: number[] = entries.filter((_, i) => !Number.isFinite(this.starts[i].end)).map((e) => e.end);
-    let t = Math.max(now, this.pausedUntilMs);
+    const entries = book.map((e) => ({ start: e.start, end: Number.isFinite(e.end) ? e.end : now + this.avgMs / 2 }));
+    const running: number[] = entries.filter((_, i) => !Number.isFinite(book[i].end)).map((e) => e.end);
+    let t = Math.max(now, this.book.pausedUntil(this.bookKey, now));
     let lastFinish = now;
-    void requests;
     for (let i = 0; i < total; i++) {
-      t = Math.max(t, this.windowReadyAt(entries, t));
+      t = Math.max(t, windowReadyAt(entries, requests, this.windowMs, t));
       if (running.length >= maxInFlight) {
         running.sort((a, b) => a - b);
         t = Math.max(t, running.shift() as number);
       }
       const fin = t + this.avgMs;
-      entries.push({ end: fin });
+      entries.push({ start: t, end: fin });
       running.push(fin);
       lastFinish = Math.max(lastFinish, fin);
     }
     return Math.max(0, Math.round(lastFinish - now));
   }
-}
-
-/**
- * One pacer per (clock, base URL, key fingerprint), shared by every core in the process
- * that uses the same clock — the default real clock is a module singleton, so the desktop
- * app, the watch scheduler and a CLI run in one process all pace the same key together.
- */
-const registry = new WeakMap<Clock, Map<string, Pacer>>();
-
-export function sharedPacer(clock: Clock, id: string, limits: PacerLimits): Pacer {
-  let m = registry.get(clock);
-  if (!m) registry.set(clock, (m = new Map()));
-  let p = m.get(id);
-  if (!p) m.set(id, (p = new Pacer(clock, limits)));
-  else {
-    const l = p.limits;
-    if (l.requests !== limits.requests || l.windowSeconds !== limits.windowSeconds || l.maxInFlight !== limits.maxInFlight)
-      p.setLimits(limits);
-  }
-  return p;
 }

@@ -166,6 +166,8 @@ export type ApiEvents = {
   'rate-limited': { type: string; retryAfterMs: number; until: number; platform: string; endpoint: string };
   attempt: AttemptEvent;
   warning: { code: string; message: string };
+  /** the service refused a key (INVALID_API_KEY / API_KEY_REVOKED): it left the pool in this process */
+  'key-refused': { name: string | null; type: string; message: string };
 };
 
 export interface CatalogueApi {
@@ -186,6 +188,13 @@ export interface PacerView {
   eta(n: number, priority?: Priority): number;
 }
 
+/** one key of the pool as the doors may see it (never the key) */
+export interface PoolMemberView {
+  name: string | null;
+  retiring: boolean;
+  stats: PacerStats;
+}
+
 export interface ApiCore {
   readonly catalogue: CatalogueApi;
   validate(target: CallTarget): Promise<ValidationResult>;
@@ -204,6 +213,8 @@ export interface ApiCore {
   setLimits(l: PacerLimits): void;
   /** the wait cap (longest single wait slept through) and the absolute deadline of one attempt */
   setWaits(w: { maxWaitMs?: number; timeoutMs?: number }): void;
+  /** the keys in the pool (names and pacing), refused keys left out */
+  readonly keys: { members(): Promise<PoolMemberView[]> };
   readonly events: Emitter<ApiEvents>;
   close(): Promise<void>;
 }

@@ -159,6 +159,7 @@ interface CallRow {
   source: string;
   walk_id: string | null;
   dry_run: number;
+  key_name: string | null;
 }
 
 function ledgerFromRow(r: CallRow): LedgerEntry {
@@ -185,6 +186,7 @@ function ledgerFromRow(r: CallRow): LedgerEntry {
     source: r.source,
     walkId: r.walk_id,
     dryRun: r.dry_run === 1,
+    keyName: r.key_name ?? null,
   };
 }
 
@@ -199,6 +201,7 @@ interface JournalRow {
   state: JournalEntry['state'];
   created_at: number;
   finished_at: number | null;
+  key_name: string | null;
 }
 function journalFromRow(r: JournalRow): JournalEntry {
   return {
@@ -212,6 +215,7 @@ function journalFromRow(r: JournalRow): JournalEntry {
     state: r.state,
     createdAt: r.created_at,
     finishedAt: r.finished_at,
+    keyName: r.key_name ?? null,
   };
 }
 
@@ -446,13 +450,13 @@ export class Archive implements CoreStore {
   /** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
   beginJournal(e: JournalEntry): void {
     this.guard('write', () => this.st(
-      `INSERT INTO journal (call_id, op_key, idempotency_key, platform, endpoint, params, params_hash, state, created_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO journal (call_id, op_key, idempotency_key, platform, endpoint, params, params_hash, state, created_at, finished_at, key_name)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
          platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
          params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
-         finished_at = excluded.finished_at`,
-    ).run(e.callId, e.opKey, e.idempotencyKey, e.platform, e.endpoint, e.params, e.paramsHash, e.state, e.createdAt, e.finishedAt));
+         finished_at = excluded.finished_at, key_name = excluded.key_name`,
+    ).run(e.callId, e.opKey, e.idempotencyKey, e.platform, e.endpoint, e.params, e.paramsHash, e.state, e.createdAt, e.finishedAt, e.keyName ?? null));
   }
 
   finishJournal(callId: string, state: 'done' | 'failed', at: number): void {
@@ -471,8 +475,8 @@ export class Archive implements CoreStore {
     const r = this.guard('write', () => this.st(
       `INSERT INTO calls (call_id, attempt, started_at, duration_ms, platform, endpoint, params, params_hash, idempotency_key,
          request_id, status, error_type, credits_used, credits_remaining, charge_reason, cached, free_call, idempotent_replay,
-         source, walk_id, dry_run)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         source, walk_id, dry_run, key_name)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       e.callId, e.attempt, e.startedAt, e.durationMs, e.platform, e.endpoint, e.params, e.paramsHash, e.idempotencyKey,
       e.requestId, e.status, e.errorType, e.creditsUsed, e.creditsRemaining, e.chargeReason, b(e.cached), b(e.freeCall),

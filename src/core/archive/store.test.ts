@@ -342,7 +342,7 @@ describe('core store round trips', () => {
     const a = openArchive(':memory:');
     const e: JournalEntry = {
       callId: 'c1', opKey: 'walk:w1:page:0', idempotencyKey: 'k-1', platform: 'photo_net', endpoint: 'profile/posts',
-      params: '{"handle":"x"}', paramsHash: 'h', state: 'pending', createdAt: 5, finishedAt: null,
+      params: '{"handle":"x"}', paramsHash: 'h', state: 'pending', createdAt: 5, finishedAt: null, keyName: 'team-2',
     };
     a.beginJournal(e);
     a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
@@ -359,10 +359,11 @@ describe('core store round trips', () => {
 
   it('ledger: every attempt is a row, returned as written', () => {
     const a = openArchive(':memory:');
-    const e1 = ledger({ dryRun: true, creditsUsed: 0, walkId: 'w1', cached: true, freeCall: true, idempotentReplay: true });
+    const e1 = ledger({ dryRun: true, creditsUsed: 0, walkId: 'w1', cached: true, freeCall: true, idempotentReplay: true, keyName: 'team-2' });
     const id1 = a.recordAttempt(e1);
     const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
     expect(id2).toBeGreaterThan(id1);
+    expect(a.listLedger({ limit: 1 })[0].keyName).toBeNull(); // an unnamed key
     const rows = a.listLedger({ limit: 10 });
     expect(rows.map((r) => r.id)).toEqual([id2, id1]);
     expect(rows[1]).toEqual({ ...e1, id: id1 });

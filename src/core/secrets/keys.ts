@@ -5,13 +5,18 @@
  * - The values live in a SecretStore (OS keychain, Electron safeStorage, or memory in tests).
  * - Names, which one is active, when each was added and whether it looked like a service key live
  *   in settings.json. Never the key.
- * - `LOUPE_API_KEY` in the environment wins over every stored key while it is set and is never
- *   written anywhere; it shows in the list as a pseudo-entry named `LOUPE_API_KEY (environment)`.
+ * - Every stored key is in the pool the request core spreads work over (issue 15), except keys
+ *   marked retiring (rotation: no new work while another key can take it) and keys the service
+ *   refused (INVALID_API_KEY / API_KEY_REVOKED), which stay out until replaced.
+ * - `LOUPE_API_KEY` in the environment (one key, or several separated by commas) wins over every
+ *   stored key while it is set and is never written anywhere; it shows in the list as
+ *   `LOUPE_API_KEY (environment)`, or `LOUPE_API_KEY #1`, `#2`, … for several.
  * - Values read or added in this process are cached in memory so a walk does not hit the keychain
  *   on every page; `secrets()` exposes them to the error redactor only.
  */
 import { KEY_PATTERN } from '../../shared/api-types';
 import type { KeyInfo } from '../../shared/contract';
+import type { PoolKey } from '../api/key-pool';
 import type { KeyMeta, SettingsFile } from './settings-file';
 import { SecretError, type SecretStore } from './types';
 
@@ -36,13 +41,15 @@ export class KeyRing {
   readonly store: SecretStore;
   private readonly settings: SettingsFile;
   private readonly envKey: string | null;
+  private readonly envKeys: string[];
   private readonly now: () => number;
   private readonly cache = new Map<string, string>();
 
   constructor(opts: KeyRingOptions) {
     this.store = opts.store;
     this.settings = opts.settings;
-    this.envKey = opts.envKey && opts.envKey.trim() ? opts.envKey.trim() : null;
+    this.envKeys = [...new Set((opts.envKey ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0))];
+    this.envKey = this.envKeys[0] ?? null;
     this.now = opts.now ?? Date.now;
   }
 
@@ -56,37 +63,100 @@ export class KeyRing {
     return this.envKey ? 'env' : this.store.backend;
   }
 
+  /** the names LOUPE_API_KEY's keys go by (in the list and the ledger) */
+  private envName(i: number): string {
+    return this.envKeys.length === 1 ? ENV_KEY_NAME : `LOUPE_API_KEY #${i + 1}`;
+  }
+
   list(): KeyInfo[] {
     const d = this.settings.read();
     const out: KeyInfo[] = [];
-    if (this.envKey) {
-      out.push({ name: ENV_KEY_NAME, active: true, addedAt: 0, looksValid: KEY_PATTERN.test(this.envKey), mode: keyMode(this.envKey) });
-    }
+    this.envKeys.forEach((k, i) => {
+      out.push({ name: this.envName(i), active: true, addedAt: 0, looksValid: KEY_PATTERN.test(k), mode: keyMode(k), retiring: false, refused: null });
+    });
     for (const k of d.keys) {
-      out.push({ name: k.name, active: !this.envKey && d.activeKey === k.name, addedAt: k.addedAt, looksValid: k.looksValid, mode: k.mode });
+      out.push({
+        name: k.name,
+        active: !this.envKey && !k.retiring && !k.refused,
+        addedAt: k.addedAt,
+        looksValid: k.looksValid,
+        mode: k.mode,
+        retiring: k.retiring === true,
+        refused: k.refused ? k.refused.type : null,
+      });
     }
     return out;
   }
 
+  /** the key named first for display: the environment's, else the preferred stored key in the pool */
   activeName(): string | null {
-    if (this.envKey) return ENV_KEY_NAME;
-    return this.settings.read().activeKey;
+    if (this.envKey) return this.envName(0);
+    const d = this.settings.read();
+    const usable = d.keys.filter((k) => !k.refused);
+    const pick = usable.find((k) => k.name === d.activeKey && !k.retiring) ?? usable.find((k) => !k.retiring) ?? usable[0];
+    return pick ? pick.name : null;
+  }
+
+  /** how many keys the pool has now (the environment's, else the stored keys the service did not refuse) */
+  poolSize(): number {
+    if (this.envKey) return this.envKeys.length;
+    return this.settings.read().keys.filter((k) => !k.refused).length;
   }
 
   hasKey(): boolean {
     return this.activeName() !== null;
   }
 
-  /** The active key's value, or null. Only the request core may call this. */
-  async activeKey(): Promise<string | null> {
-    if (this.envKey) return this.envKey;
-    const name = this.settings.read().activeKey;
-    if (!name) return null;
+  private async value(name: string): Promise<string | null> {
     const cached = this.cache.get(name);
     if (cached) return cached;
     const v = await this.store.get(name);
     if (v) this.cache.set(name, v);
     return v;
+  }
+
+  /** The first key's value, or null. Only the request core may call this. */
+  async activeKey(): Promise<string | null> {
+    if (this.envKey) return this.envKey;
+    const name = this.activeName();
+    return name ? this.value(name) : null;
+  }
+
+  /**
+   * The pool for the request core: the environment's keys while LOUPE_API_KEY is set, else every
+   * stored key the service has not refused (retiring ones flagged). Only the request core may call this.
+   */
+  async poolKeys(): Promise<PoolKey[]> {
+    if (this.envKey) return this.envKeys.map((key, i) => ({ name: this.envName(i), key }));
+    const out: PoolKey[] = [];
+    for (const k of this.settings.read().keys) {
+      if (k.refused) continue;
+      const v = await this.value(k.name);
+      if (v) out.push({ name: k.name, key: v, ...(k.retiring ? { retiring: true } : {}) });
+    }
+    return out;
+  }
+
+  /** Rotation: a retiring key gets no new work while another key can take it (`false` puts it back). */
+  retire(name: string, retiring = true): KeyInfo[] {
+    if (this.envKey && this.envKeys.some((_, i) => this.envName(i) === name))
+      throw new SecretError('validation', 'Keys from LOUPE_API_KEY are not stored by Loupe; change the environment variable instead.');
+    const d = this.settings.read();
+    if (!d.keys.some((k) => k.name === name)) throw new SecretError('not_found', `No key named "${name}".`);
+    this.settings.update((s) => {
+      for (const k of s.keys) if (k.name === name) k.retiring = retiring || undefined;
+    });
+    return this.list();
+  }
+
+  /** The service refused a stored key: it stays out of the pool until it is replaced (added again). */
+  markRefused(name: string | null, type: string): void {
+    if (!name) return;
+    const d = this.settings.read();
+    if (!d.keys.some((k) => k.name === name)) return; // an environment key: this process only
+    this.settings.update((s) => {
+      for (const k of s.keys) if (k.name === name) k.refused = { type, at: this.now() };
+    });
   }
 
   /** Stores a key. Never returns or logs it. */
@@ -109,7 +179,8 @@ export class KeyRing {
     this.cache.set(n, v);
 
     const looksValid = KEY_PATTERN.test(v);
-    const meta: KeyMeta = { name: n, addedAt: this.now(), looksValid, mode: keyMode(v) };
+    // a replaced key starts clean (not refused); `activate = false` stores it retiring: out of use until `use`
+    const meta: KeyMeta = { name: n, addedAt: this.now(), looksValid, mode: keyMode(v), ...(activate ? {} : { retiring: true }) };
     this.settings.update((d) => {
       d.keys = d.keys.filter((k) => k.name !== n);
       d.keys.push(meta);
@@ -124,18 +195,20 @@ export class KeyRing {
     return { name: n, warning: warnings.length ? warnings.join(' ') : null };
   }
 
+  /** Puts a key (back) into use: not retiring, and named first. */
   use(name: string): KeyInfo[] {
-    if (name === ENV_KEY_NAME && this.envKey) return this.list();
+    if (this.envKey && this.envKeys.some((_, i) => this.envName(i) === name)) return this.list();
     const d = this.settings.read();
     if (!d.keys.some((k) => k.name === name)) throw new SecretError('not_found', `No key named "${name}".`);
     this.settings.update((s) => {
       s.activeKey = name;
+      for (const k of s.keys) if (k.name === name) delete k.retiring;
     });
     return this.list();
   }
 
   async remove(name: string): Promise<KeyInfo[]> {
-    if (name === ENV_KEY_NAME && this.envKey)
+    if (this.envKey && this.envKeys.some((_, i) => this.envName(i) === name))
       throw new SecretError('validation', 'The environment key is not stored by Loupe; unset LOUPE_API_KEY to stop using it.');
     const d = this.settings.read();
     if (!d.keys.some((k) => k.name === name)) throw new SecretError('not_found', `No key named "${name}".`);
@@ -155,7 +228,7 @@ export class KeyRing {
   /** Every key value this process has seen: for redacting error text, nothing else. */
   secrets(): string[] {
     const out = [...this.cache.values()];
-    if (this.envKey) out.push(this.envKey);
+    out.push(...this.envKeys);
     return out;
   }
 }

@@ -33,7 +33,7 @@ describe('KeyRing with the in-memory store', () => {
     expect(JSON.parse(file).keys).toEqual([{ name: 'work', addedAt: 1_700_000_000_000, looksValid: true, mode: 'live' }]);
     const list = kr.list();
     expect(JSON.stringify(list)).not.toContain(key);
-    expect(list).toEqual([{ name: 'work', active: true, addedAt: 1_700_000_000_000, looksValid: true, mode: 'live' }]);
+    expect(list).toEqual([{ name: 'work', active: true, addedAt: 1_700_000_000_000, looksValid: true, mode: 'live', retiring: false, refused: null }]);
     expect(await kr.activeKey()).toBe(key);
   });
 
@@ -45,22 +45,43 @@ describe('KeyRing with the in-memory store', () => {
     expect(kr.list()[0]).toMatchObject({ name: 'odd', looksValid: false, mode: 'unknown' });
   });
 
-  it('switches and removes keys; removing the active key hands over to the newest remaining one', async () => {
+  it('pools every stored key; retiring keys are flagged, `use` puts one back, removing hands the name over', async () => {
     const { kr, store } = ring();
     let t = 1;
     (kr as unknown as { now: () => number }).now = () => t++;
     const [a, b, c] = [realKey(), realKey(), realKey()];
     await kr.add('a', a);
-    await kr.add('b', b, false);
-    await kr.add('c', c, false);
-    expect(kr.activeName()).toBe('a');
-    expect(kr.use('b').find((k) => k.active)?.name).toBe('b');
+    await kr.add('b', b, false); // stored retiring: out of use until `use`
+    await kr.add('c', c);
+    expect(kr.activeName()).toBe('c');
+    expect(kr.list().filter((k) => k.active).map((k) => k.name)).toEqual(['a', 'c']);
+    expect(await kr.poolKeys()).toEqual([
+      { name: 'a', key: a },
+      { name: 'b', key: b, retiring: true },
+      { name: 'c', key: c },
+    ]);
+    expect(kr.use('b').filter((k) => k.active).map((k) => k.name)).toEqual(['a', 'b', 'c']);
     expect(await kr.activeKey()).toBe(b);
+    kr.retire('a');
+    expect(kr.list().find((k) => k.name === 'a')).toMatchObject({ active: false, retiring: true });
     const after = await kr.remove('b');
     expect(after.map((k) => k.name)).toEqual(['a', 'c']);
-    expect(after.find((k) => k.active)?.name).toBe('c');
+    expect(kr.activeName()).toBe('c');
     expect(await store.get('b')).toBeNull();
     expect(() => kr.use('b')).toThrow(SecretError);
+  });
+
+  it('keeps a key the service refused out of the pool until it is replaced', async () => {
+    const { kr } = ring();
+    const [a, b] = [realKey(), realKey()];
+    await kr.add('a', a);
+    await kr.add('b', b);
+    kr.markRefused('a', 'API_KEY_REVOKED');
+    expect((await kr.poolKeys()).map((k) => k.name)).toEqual(['b']);
+    expect(kr.list().find((k) => k.name === 'a')).toMatchObject({ active: false, refused: 'API_KEY_REVOKED' });
+    const fresh = realKey();
+    await kr.add('a', fresh);
+    expect((await kr.poolKeys()).map((k) => k.key)).toEqual([b, fresh]);
   });
 
   it(`refuses a ${MAX_KEYS + 1}th key but allows replacing an existing name`, async () => {
@@ -103,13 +124,33 @@ describe('LOUPE_API_KEY', () => {
     expect(await kr.activeKey()).toBe(envKey);
     expect(kr.backend()).toBe('env');
     const list = kr.list();
-    expect(list[0]).toEqual({ name: ENV_KEY_NAME, active: true, addedAt: 0, looksValid: true, mode: 'live' });
+    expect(list[0]).toEqual({ name: ENV_KEY_NAME, active: true, addedAt: 0, looksValid: true, mode: 'live', retiring: false, refused: null });
     expect(list[1]).toMatchObject({ name: 'stored', active: false });
     const file = readFileSync(join(dir, 'settings.json'), 'utf8');
     expect(file).not.toContain(envKey);
     expect(file).not.toContain(ENV_KEY_NAME);
     expect(await store.get(ENV_KEY_NAME)).toBeNull();
     await expect(kr.remove(ENV_KEY_NAME)).rejects.toThrow(/unset LOUPE_API_KEY/);
+  });
+
+  it('holds several keys separated by commas: each in the pool by position, none persisted or listed by value', async () => {
+    const [k1, k2, k3] = [realKey(), realKey(), realKey()];
+    const { kr, store } = ring({ envKey: ` ${k1}, ${k2},,${k3} ` });
+    await kr.add('stored', realKey());
+    expect(await kr.poolKeys()).toEqual([
+      { name: 'LOUPE_API_KEY #1', key: k1 },
+      { name: 'LOUPE_API_KEY #2', key: k2 },
+      { name: 'LOUPE_API_KEY #3', key: k3 },
+    ]);
+    const list = kr.list();
+    expect(list.filter((k) => k.active).map((k) => k.name)).toEqual(['LOUPE_API_KEY #1', 'LOUPE_API_KEY #2', 'LOUPE_API_KEY #3']);
+    for (const k of [k1, k2, k3]) {
+      expect(JSON.stringify(list)).not.toContain(k);
+      expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain(k);
+    }
+    expect(kr.secrets()).toEqual(expect.arrayContaining([k1, k2, k3]));
+    expect(await store.get('LOUPE_API_KEY #1')).toBeNull();
+    expect(kr.poolSize()).toBe(3);
   });
 
   it('an empty LOUPE_API_KEY counts as unset', async () => {

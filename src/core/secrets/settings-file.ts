@@ -8,7 +8,7 @@
  *
  * Format (version 1):
  *   { "version": 1,
- *     "keys": [{ "name", "addedAt", "looksValid", "mode" }],
+ *     "keys": [{ "name", "addedAt", "looksValid", "mode", "retiring"?, "refused"? }],
  *     "activeKey": "name" | null,
  *     "app": { "baseUrl", "rateLimit": { "requests", "windowSeconds" }, "maxInFlight", "askAboveCredits", "theme" } }
  */
@@ -21,6 +21,10 @@ export interface KeyMeta {
   addedAt: number;
   looksValid: boolean;
   mode: 'live' | 'test' | 'unknown';
+  /** rotation: no new work goes to it while another key can take it */
+  retiring?: boolean;
+  /** the service refused it (INVALID_API_KEY / API_KEY_REVOKED): out of the pool until replaced */
+  refused?: { type: string; at: number } | null;
 }
 
 export interface SettingsData {
@@ -66,6 +70,8 @@ function normalise(raw: unknown): SettingsData {
         addedAt: typeof k.addedAt === 'number' ? k.addedAt : 0,
         looksValid: k.looksValid === true,
         mode: k.mode === 'live' || k.mode === 'test' ? k.mode : 'unknown',
+        ...(k.retiring === true ? { retiring: true } : {}),
+        ...(isObj(k.refused) && typeof k.refused.type === 'string' && typeof k.refused.at === 'number' ? { refused: { type: k.refused.type, at: k.refused.at } } : {}),
       });
     }
   }

@@ -357,6 +357,8 @@ export class SandboxServer {
     const endpointPath = `/v1/${platform}/${path}`;
     const idemHeader = headerOf(req, 'idempotency-key');
     const idemKey = idemHeader !== undefined && isValidIdempotencyKey(idemHeader) ? idemHeader : null;
+    // whose Idempotency-Keys: the account's (default reading), or each API key's (idempotency-per-key)
+    const idemScope = this.variants.has('idempotency-per-key') ? `${account.id}|${c.keyHash}` : account.id;
     // A client that goes away before the answer is written never receives it (undelivered).
     let clientClosed = false;
     res.once('close', () => {
@@ -468,7 +470,7 @@ export class SandboxServer {
     const fingerprint = `${endpointPath}?${paramsHash(query)}`;
     let ceilingRetry = false;
     if (idemKey !== null) {
-      const rec = this.idem.get(account.id, idemKey, now);
+      const rec = this.idem.get(idemScope, idemKey, now);
       if (rec && rec.fingerprint !== fingerprint)
         return fail(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request. Use a fresh key per logical operation.');
       if (rec?.state === 'running')
@@ -479,14 +481,14 @@ export class SandboxServer {
         return this.sendJson(res, rec.status, present(body));
       }
       ceilingRetry = rec?.state === 'undelivered';
-      this.idem.set(account.id, idemKey, { state: 'running', fingerprint, at: now });
+      this.idem.set(idemScope, idemKey, { state: 'running', fingerprint, at: now });
     }
     /** The keyed call ended in an error: forget it (default), or keep the ceiling for its retry. */
     const clearIdem = () => {
       if (idemKey === null) return;
       // strict-ceiling: a same-key retry after ANY unsuccessful original pays the ceiling.
-      if (ceilingRetry || this.variants.has('strict-ceiling')) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
-      else this.idem.delete(account.id, idemKey);
+      if (ceilingRetry || this.variants.has('strict-ceiling')) this.idem.set(idemScope, idemKey, { state: 'undelivered', fingerprint, at: now });
+      else this.idem.delete(idemScope, idemKey);
     };
 
     // Cache lookup (exact call, cursor normalised to its position) and the hold.
@@ -540,7 +542,7 @@ export class SandboxServer {
 
       /** The answer never reached the client: nothing charged, no ownership, a keyed retry pays the ceiling. */
       const undelivered = (why: string | null): void => {
-        if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
+        if (idemKey !== null) this.idem.set(idemScope, idemKey, { state: 'undelivered', fingerprint, at: now });
         record(499, { error_type: 'CLIENT_CLOSED_REQUEST', fault: why });
         this.counters.byStatus['499'] = (this.counters.byStatus['499'] ?? 0) + 1;
       };
@@ -630,7 +632,7 @@ export class SandboxServer {
         if (hit) hit.owners.add(account.id);
         else if (produced > 0 && !cacheOff)
           this.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });
-        if (idemKey !== null) this.idem.set(account.id, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
+        if (idemKey !== null) this.idem.set(idemScope, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
         record(200, { credits_used: creditsUsed, charge_reason: reason, cached: Boolean(hit), free_call: freeCall, fault: why });
       };
 
@@ -642,7 +644,7 @@ export class SandboxServer {
         // charged); variant drop-charged: the service counts it as delivered.
         if (this.variants.has('drop-charged')) commit(faultName);
         else record(499, { error_type: 'CLIENT_CLOSED_REQUEST', fault: faultName });
-        if (!this.variants.has('drop-charged') && idemKey !== null) this.idem.set(account.id, idemKey, { state: 'undelivered', fingerprint, at: now });
+        if (!this.variants.has('drop-charged') && idemKey !== null) this.idem.set(idemScope, idemKey, { state: 'undelivered', fingerprint, at: now });
         return this.sendDropped(res, wire);
       }
       if (scripted?.kind === 'truncate-charged') {

@@ -7,7 +7,7 @@
  * when the answer is sent: the cache, idempotency records and the fit=goal recall store keep the
  * canonical (default-reading) body, so switching variants at runtime reshapes replays too.
  * Behavioural variants (cursor-error, native-ignores-foreign, drop-charged, strict-ceiling,
- * no-cache-window) are read by http.ts / engine.ts through `VariantSet.has()`.
+ * idempotency-per-key, no-cache-window) are read by http.ts / engine.ts through `VariantSet.has()`.
  */
 import type { EndpointDef } from '../types';
 
@@ -51,6 +51,10 @@ export const SPEC_VARIANTS = [
   {
     name: 'strict-ceiling',
     description: 'A same-key retry after ANY unsuccessful original (an error answer such as 429/500/503, not only an undelivered one) is charged at the reserved ceiling.',
+  },
+  {
+    name: 'idempotency-per-key',
+    description: 'An Idempotency-Key belongs to the API key that sent it, not the account: the same Idempotency-Key from another key of the account is a new call (charged again; a lost original is not replayed).',
   },
   {
     name: 'no-cache-window',

@@ -9,7 +9,8 @@ import { migration0003 } from './0003-chart-indexes';
 import { migration0004 } from './0004-label-field-ids';
 import { migration0005 } from './0005-walk-owner';
 import { migration0006 } from './0006-comment-kinds';
+import { migration0007 } from './0007-key-names';
 
 export type { Migration } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007];
