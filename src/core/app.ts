@@ -42,7 +42,9 @@ import { canonicalParams, normalizeEndpoint, paramsHash } from './api/canonical'
 import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
 import { AppError, toBridgeError, type AppHandle } from './bridge';
-import { CSV_COLUMNS, exportRows } from './export';
+import { CSV_COLUMNS } from './export';
+import { networkMethods } from './analysis/network-methods';
+import { exportAny, exportOptionsError } from './export/formats';
 import { archivePath, settingsPath } from './paths';
 import type { Clock, ExportRow, WalkState } from './ports';
 import { KeyRing, SettingsFile, type SecretStore } from './secrets';
@@ -721,6 +723,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
 
     async 'export.start'(i) {
       const exportId = randomUUID();
+      const bad = exportOptionsError(i);
+      if (bad) throw new AppError('validation', bad);
       mkdirSync(exportsDir, { recursive: true });
       const out = join(exportsDir, exportFileName(i, exportId));
       const query = exportQuery(i);
@@ -730,11 +734,14 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       const rows = i.items ? itemRows(i.items) : archive.iterateExportRows(query);
       const state: ExportJobState = { job, abort, done: Promise.resolve() };
       exportJobs.set(exportId, state);
-      state.done = exportRows(rows, {
+      state.done = exportAny(rows, {
         format: i.format,
         out,
         bom: i.bom,
         columns: i.columns,
+        network: i.network,
+        pseudonymiseIn: i.pseudonymise ? dataDir : null,
+        archiveDb: archive.db,
         signal: abort.signal,
         total,
         onProgress: (n) => {
@@ -743,7 +750,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
         },
       }).then(
         (r) => {
-          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, downloadUrl: opts.downloadUrl ? opts.downloadUrl(exportId) : null });
+          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, summary: r.summary, downloadUrl: opts.downloadUrl ? opts.downloadUrl(exportId) : null });
           emit({ type: 'export-progress', job: { ...job } });
         },
         (e: unknown) => {
@@ -812,6 +819,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       await sandboxAdmin('balance', { balance: sandboxStartBalance ?? 10_000 });
       return sandboxState();
     },
+
+    ...networkMethods({ archive, dataDir }),
 
     ...(Object.fromEntries(
       WATCH_METHODS.map((m) => [

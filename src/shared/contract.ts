@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import type { Catalogue, CatalogueEndpoint, Envelope } from './api-types';
 import { libraryQuerySchema, type LibraryQuery } from './query';
+import { NETWORK_KINDS, networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkKindName, type NetworkView } from './contract-network';
 
 // ───────────────────────────── shared input pieces ─────────────────────────────
 
@@ -232,6 +233,9 @@ export interface UsageSummary {
   perEndpoint: SeriesPoint[];
 }
 
+export const EXPORT_FORMAT_NAMES = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
+export type ExportFormatName = (typeof EXPORT_FORMAT_NAMES)[number];
+
 export interface ExportJob {
   exportId: string;
   status: 'running' | 'done' | 'failed' | 'cancelled';
@@ -241,6 +245,8 @@ export interface ExportJob {
   /** web door: a URL (with token) to download the finished file */
   downloadUrl: string | null;
   error: string | null;
+  /** when done: what the file holds, in one sentence (e.g. a network's node and edge counts) */
+  summary?: string | null;
 }
 
 export interface WatchDef {
@@ -410,14 +416,18 @@ export const methods = {
   'library.resultSets': m<typeof empty, Array<{ id: string; name: string; query: LibraryQuery; note: string | null; createdAt: number }>>(empty),
 
   'export.start': m<
-    z.ZodType<{ query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; format: 'csv' | 'json' | 'jsonl'; columns?: string[]; bom?: boolean; fileName?: string }>,
+    z.ZodType<{ query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; format: ExportFormatName; network?: NetworkKindName; pseudonymise?: boolean; columns?: string[]; bom?: boolean; fileName?: string }>,
     ExportJob
   >(
     z.object({
       query: libraryQuerySchema.optional(),
       items: z.array(itemRefSchema).optional(),
       watchlistId: z.string().optional(),
-      format: z.enum(['csv', 'json', 'jsonl']),
+      format: z.enum(EXPORT_FORMAT_NAMES),
+      /** gexf / graphml: which network (docs/analysis.md) */
+      network: z.enum(NETWORK_KINDS).optional(),
+      /** identities replaced by keyed hashes (docs/export.md "Pseudonymised exports") */
+      pseudonymise: z.boolean().default(false),
       columns: z.array(z.string()).optional(),
       bom: z.boolean().default(true),
       fileName: z
@@ -430,6 +440,10 @@ export const methods = {
   'export.get': m<z.ZodObject<{ exportId: z.ZodString }>, ExportJob | null>(z.object({ exportId: z.string() })),
   'export.cancel': m<z.ZodObject<{ exportId: z.ZodString }>, ExportJob | null>(z.object({ exportId: z.string() })),
   'export.columns': m<typeof empty, string[]>(empty),
+
+  /** the network view (src/shared/contract-network.ts) */
+  'network.build': m<typeof networkBuildInputSchema, NetworkView>(networkBuildInputSchema),
+  'network.items': m<typeof networkItemsInputSchema, NetworkItem[]>(networkItemsInputSchema),
 
   'usage.summary': m<z.ZodType<{ since?: number }>, UsageSummary>(z.object({ since: z.number().optional() })),
   'usage.ledger': m<z.ZodType<{ limit: number; beforeId?: number }>, LedgerRow[]>(

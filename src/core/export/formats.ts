@@ -56,6 +56,16 @@ export function checkExportOptions(o: Pick<AnyExportOptions, 'format' | 'network
   if (graph && o.columns?.length) throw new Error('Columns apply to table exports (CSV, XLSX, Parquet), not to network files.');
 }
 
+/** The sentence `checkExportOptions` would throw, or null when the options go together. */
+export function exportOptionsError(o: Pick<AnyExportOptions, 'format' | 'network' | 'columns'>): string | null {
+  try {
+    checkExportOptions(o);
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 function* mapRows(rows: Iterable<ExportRow>, f: (r: ExportRow) => ExportRow): Generator<ExportRow> {
   for (const r of rows) yield f(r);
 }

@@ -1,0 +1,95 @@
+/**
+ * The contract's `network.*` methods (the app's network view): a network of a library query,
+ * trimmed to its heaviest nodes for drawing, and the items behind a node. The last network built
+ * is kept (with up to 500 items per node) until the archive changes or another is asked for.
+ */
+import type { MethodParsedInput } from '../../shared/contract';
+import type { NetworkItem, NetworkView } from '../../shared/contract-network';
+import type { ExportRow } from '../ports';
+import { Pseudonymiser } from '../export/pseudonym';
+import { buildNetwork, type BuiltNetwork } from './network';
+import { archiveParentLookup, pseudonymousLookup, type LookupDb } from './network-export';
+
+export interface NetworkMethodDeps {
+  archive: {
+    iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
+    exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
+    count(q: MethodParsedInput<'network.build'>['query']): number;
+    db: LookupDb & { pragma(s: string, o: { simple: true }): unknown };
+  };
+  dataDir: string;
+}
+
+const KEEP_ITEMS = 500;
+
+export function networkMethods(deps: NetworkMethodDeps) {
+  let last: { key: string; net: BuiltNetwork } | null = null;
+
+  /** the archive's write version: `data_version` (other connections) + `total_changes()` (this one) */
+  const version = (): string => `${String(deps.archive.db.pragma('data_version', { simple: true }))}:${String((deps.archive.db.prepare('SELECT total_changes() AS n').all()[0] as { n: number }).n)}`;
+
+  function built(i: { query: MethodParsedInput<'network.build'>['query']; network: MethodParsedInput<'network.build'>['network']; pseudonymise: boolean }): BuiltNetwork {
+    const { after: _a, limit: _l, ...query } = i.query;
+    const key = JSON.stringify([query, i.network, i.pseudonymise, version()]);
+    if (last?.key === key) return last.net;
+    const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
+    const base = archiveParentLookup(deps.archive.db);
+    const rows = deps.archive.iterateExportRows(query);
+    const net = buildNetwork(p ? (function* () { for (const r of rows) yield p.row(r); })() : rows, {
+      kind: i.network,
+      keepItems: KEEP_ITEMS,
+      lookupParents: p ? pseudonymousLookup(base, p) : base,
+    });
+    last = { key, net };
+    return net;
+  }
+
+  return {
+    async 'network.build'(i: MethodParsedInput<'network.build'>): Promise<NetworkView> {
+      const net = built(i);
+      const g = net.graph;
+      // the heaviest nodes (ties: key order, so the same query always shows the same nodes)
+      const all = g.mapNodes((key, a) => ({ key, a }));
+      all.sort((x, y) => Number(y.a.weight) - Number(x.a.weight) || (x.key < y.key ? -1 : 1));
+      const shown = all.slice(0, i.maxNodes);
+      const keep = new Set(shown.map((n) => n.key));
+      const nodes = shown.map(({ key, a }) => {
+        const { label, kind, weight, platform, ...attrs } = a as Record<string, string | number>;
+        return { key, label: String(label), kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const), weight: Number(weight), platform: String(platform ?? ''), attrs };
+      });
+      const edges: NetworkView['edges'] = [];
+      g.forEachEdge((_e, a, s, t) => {
+        if (keep.has(s) && keep.has(t)) edges.push({ source: s, target: t, weight: Number(a.weight) });
+      });
+      return {
+        network: i.network,
+        directed: g.type === 'directed',
+        nodes,
+        edges,
+        stats: { ...net.stats, shownNodes: nodes.length, shownEdges: edges.length },
+      };
+    },
+
+    async 'network.items'(i: MethodParsedInput<'network.items'>): Promise<NetworkItem[]> {
+      const net = built(i);
+      if (!net.graph.hasNode(i.node)) throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
+      const refs = (net.items.get(i.node) ?? []).slice(0, i.limit);
+      const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
+      const out: NetworkItem[] = [];
+      for (const raw of deps.archive.exportRowsFor(refs)) {
+        const r = p ? p.row(raw) : raw;
+        const rec = r.record as { content?: { text?: unknown }; author?: { username?: unknown }; published_at?: unknown };
+        out.push({
+          platform: r.platform,
+          kind: r.kind,
+          // the drawer opens the archived item: its real id (a pseudonymised profile row's id is a hash)
+          id: raw.id,
+          text: typeof rec.content?.text === 'string' ? rec.content.text : null,
+          author: typeof rec.author?.username === 'string' ? rec.author.username : null,
+          publishedAt: typeof rec.published_at === 'string' ? rec.published_at : null,
+        });
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The network view's part of the contract (issue 16; docs/analysis.md "Networks"): inputs as zod
+ * schemas, outputs as types. Imported by contract.ts.
+ */
+import { z } from 'zod';
+import { libraryQuerySchema } from './query';
+
+export const NETWORK_KINDS = ['co-hashtag', 'co-mention', 'user-hashtag', 'mentions'] as const;
+export type NetworkKindName = (typeof NETWORK_KINDS)[number];
+
+/** Words the UI shows for each network. */
+export const NETWORK_WORDS: Readonly<Record<NetworkKindName, string>> = {
+  'co-hashtag': 'hashtags used together',
+  'co-mention': 'accounts mentioned together',
+  'user-hashtag': 'accounts and the hashtags they use',
+  mentions: 'who mentions or replies to whom',
+};
+
+export const networkBuildInputSchema = z.object({
+  query: libraryQuerySchema,
+  network: z.enum(NETWORK_KINDS),
+  /** the heaviest nodes shown (the file exports keep every node) */
+  maxNodes: z.number().int().min(10).max(20_000).default(2_000),
+  pseudonymise: z.boolean().default(false),
+});
+
+export const networkItemsInputSchema = z.object({
+  query: libraryQuerySchema,
+  network: z.enum(NETWORK_KINDS),
+  node: z.string().min(1).max(1_000),
+  pseudonymise: z.boolean().default(false),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
+export interface NetworkNode {
+  key: string;
+  label: string;
+  kind: 'hashtag' | 'account';
+  /** items behind the node */
+  weight: number;
+  platform: string;
+  /** every other attribute (followers, label shares, ids as strings) */
+  attrs: Record<string, string | number>;
+}
+
+export interface NetworkEdge {
+  source: string;
+  target: string;
+  weight: number;
+}
+
+export interface NetworkView {
+  network: NetworkKindName;
+  directed: boolean;
+  nodes: NetworkNode[];
+  edges: NetworkEdge[];
+  stats: { items: number; itemsInNetwork: number; nodes: number; edges: number; shownNodes: number; shownEdges: number; unresolvedReplies: number };
+}
+
+export interface NetworkItem {
+  platform: string;
+  kind: string;
+  id: string;
+  text: string | null;
+  author: string | null;
+  publishedAt: string | null;
+}
