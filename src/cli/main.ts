@@ -18,6 +18,7 @@ import { CSV_COLUMNS } from '../core/export';
 import { SecretError } from '../core/secrets';
 import { asStorageError, StorageError } from '../core/storage-error';
 import type { CatalogueEndpoint } from '../shared/api-types';
+import { registerAnalyzeCommands } from './analyze-commands';
 import { ArchiveExit, registerArchiveCommands } from './archive-commands';
 import { registerCreditsCommand } from './credits-commands';
 import { registerExportCommand } from './export-command';
@@ -121,7 +122,7 @@ function exitCodeOf(e: unknown, ctx: CliContext | null): number {
 }
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
-const READING = new Set(['walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
+const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
   await api.catalogue.load();
@@ -417,6 +418,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerArchiveCommands(program, io, context);
+  registerAnalyzeCommands(program, io, context);
   return { program, context: () => ctx };
 }
 

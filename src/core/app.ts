@@ -43,6 +43,7 @@ import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
 import { AppError, toBridgeError, type AppHandle } from './bridge';
 import { CSV_COLUMNS } from './export';
+import { analysisMethods } from './methods/analysis';
 import { networkMethods } from './analysis/network-methods';
 import { exportAny, exportOptionsError } from './export/formats';
 import { archivePath, settingsPath } from './paths';
@@ -820,6 +821,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       return sandboxState();
     },
 
+    ...analysisMethods(archive),
     ...networkMethods({ archive, dataDir }),
 
     ...(Object.fromEntries(

@@ -15,6 +15,18 @@
 import { z } from 'zod';
 import type { Catalogue, CatalogueEndpoint, Envelope } from './api-types';
 import { libraryQuerySchema, type LibraryQuery } from './query';
+import {
+  compareInputSchema,
+  engagementDistributionInputSchema,
+  frequencyInputSchema,
+  labelShareInputSchema,
+  overperformanceInputSchema,
+  volumeByInputSchema,
+  type ChartSeries,
+  type Comparison,
+  type FrequencyTable,
+  type Overperformance,
+} from './analysis';
 import { NETWORK_KINDS, networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkKindName, type NetworkView } from './contract-network';
 
 // ───────────────────────────── shared input pieces ─────────────────────────────
@@ -414,6 +426,14 @@ export const methods = {
     z.object({ name: z.string().min(1).max(120), query: libraryQuerySchema, note: z.string().max(20_000).optional() }),
   ),
   'library.resultSets': m<typeof empty, Array<{ id: string; name: string; query: LibraryQuery; note: string | null; createdAt: number }>>(empty),
+
+  /** issue 16 analysis (src/shared/analysis.ts, docs/analysis.md) */
+  'analysis.frequency': m<typeof frequencyInputSchema, FrequencyTable>(frequencyInputSchema),
+  'analysis.compare': m<typeof compareInputSchema, Comparison>(compareInputSchema),
+  'analysis.overperformance': m<typeof overperformanceInputSchema, Overperformance>(overperformanceInputSchema),
+  'analysis.volumeBy': m<typeof volumeByInputSchema, ChartSeries>(volumeByInputSchema),
+  'analysis.labelShare': m<typeof labelShareInputSchema, ChartSeries>(labelShareInputSchema),
+  'analysis.engagementDistribution': m<typeof engagementDistributionInputSchema, ChartSeries>(engagementDistributionInputSchema),
 
   'export.start': m<
     z.ZodType<{ query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; format: ExportFormatName; network?: NetworkKindName; pseudonymise?: boolean; columns?: string[]; bom?: boolean; fileName?: string }>,

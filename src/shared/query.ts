@@ -96,6 +96,13 @@ export const sourceFilterSchema = z.object({
 });
 export type SourceFilter = z.infer<typeof sourceFilterSchema>;
 
+/** Fields read from a post's text (src/core/analysis/terms.ts; docs/analysis.md). */
+export const TERM_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams', 'trigrams'] as const;
+export type TermField = (typeof TERM_FIELDS)[number];
+/** The item's text contains this term of this field (`#tag`, `@name`, `example.com`, a word, `two words`) */
+export const termConditionSchema = z.object({ field: z.enum(TERM_FIELDS), value: z.string().min(1).max(300) });
+export type TermCondition = z.infer<typeof termConditionSchema>;
+
 export function isSortField(f: string): f is SortField {
   return (BASE_SORT_FIELDS as readonly string[]).includes(f) || isLabelSort(f);
 }
@@ -124,6 +131,8 @@ export const libraryQuerySchema = z.object({
   source: sourceFilterSchema.optional(),
   tags: z.array(z.string().min(1)).optional(),
   hasNote: z.boolean().optional(),
+  /** frequency-table terms the text must contain (all of them) */
+  terms: z.array(termConditionSchema).max(8).optional(),
   sort: librarySortSchema.optional(),
   limit: z.number().int().min(1).max(MAX_PAGE).optional(),
   /** opaque keyset cursor from a previous page's `next` */

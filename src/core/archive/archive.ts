@@ -1296,10 +1296,13 @@ export class Archive implements CoreStore {
     return this.cachedAgg(`labels:${JSON.stringify([family, field, parseQuery(q)])}`, () => this.labelDistributionUncached(q, family, field));
   }
 
+  /** Value groups from a summary kept elsewhere (src/core/analysis/analysis-index.ts), or null to read item_labels. */
+  labelGroupsSource: ((q: LibraryQuery, family: string, field: string) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null) | null = null;
+
   private labelDistributionUncached(q: LibraryQuery, family: string, field: string): LabelShare[] {
     const w = this.filtered(q);
     const filter = w.clauses.length === 0 ? '' : ` AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
-    const groups = this.st(
+    const groups = this.labelGroupsSource?.(q, family, field) ?? this.st(
       `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
        WHERE l.ff = ${LABEL_FIELD}${filter} GROUP BY l.value`,
     ).all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;

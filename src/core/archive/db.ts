@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { registerTermFunctions } from '../analysis/term-filter';
 import { MIGRATIONS, type Migration } from './migrations/index';
 
 export type Db = Database.Database;
@@ -75,6 +76,7 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
     db.pragma('wal_autocheckpoint = 16384');
     db.pragma('journal_size_limit = 67108864');
     migrate(db, migrations);
+    registerTermFunctions(db);
     return db;
   } catch (e) {
     db.close();

@@ -12,6 +12,7 @@ import {
   type LibraryQuery,
   type SortField,
 } from '../../shared/query';
+import { termClause } from '../analysis/term-filter';
 
 export class QueryError extends Error {
   constructor(message: string) {
@@ -297,6 +298,12 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
   for (const t of q.tags ?? []) {
     w.clauses.push('i.rid IN (SELECT it.item_rid FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE t.name = ?)');
     w.params.push(t);
+  }
+  for (const t of q.terms ?? []) {
+    const c = termClause(t);
+    if (c === null) throw new QueryError(`"${t.value}" cannot be one of the ${t.field}`);
+    w.clauses.push(c.clause);
+    w.params.push(...c.params);
   }
   if (q.hasNote !== undefined) {
     w.clauses.push(`${q.hasNote ? '' : 'NOT '}EXISTS (SELECT 1 FROM notes n WHERE n.item_rid = i.rid)`);

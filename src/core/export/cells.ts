@@ -12,21 +12,9 @@
  *    one more `'` too. `unneutraliseCell` removes exactly one leading `'`.
  */
 
-/** First characters that spreadsheet programs may treat as the start of a formula (OWASP). */
-const FORMULA_STARTS = new Set(['=', '+', '-', '@', '\t', '\r']);
+import { neutraliseCell } from '../../shared/csv-cell';
 
-/** Prefix a single quote when the cell could be read as a formula (or already starts with a quote). */
-export function neutraliseCell(s: string): string {
-  if (s.length === 0) return s;
-  const c = s[0];
-  if (FORMULA_STARTS.has(c) || c === "'") return "'" + s;
-  return s;
-}
-
-/** The inverse of `neutraliseCell`: drop one leading quote, if any. */
-export function unneutraliseCell(s: string): string {
-  return s.startsWith("'") ? s.slice(1) : s;
-}
+export { neutraliseCell, unneutraliseCell } from '../../shared/csv-cell';
 
 /**
  * A number as exact decimal text, no exponent. JS prints 1e21 and 1e-7 with an exponent;

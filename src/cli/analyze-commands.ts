@@ -1,0 +1,135 @@
+/**
+ * `loupe analyze top|compare|overperformance` (docs/cli.md, docs/analysis.md): frequency tables,
+ * comparisons and overperformance over the library query model, as CSV or JSON on stdout.
+ */
+import { Option, type Command } from 'commander';
+import { AnalysisIndex } from '../core/analysis/analysis-index';
+import { compare, overperformance } from '../core/analysis/compare';
+import { frequencyTable } from '../core/analysis/frequency';
+import { FREQUENCY_FIELDS, type CompareSeries } from '../shared/analysis';
+import { frequencyCsv } from '../shared/analysis-csv';
+import { neutraliseCell } from '../shared/csv-cell';
+import type { LibraryQuery } from '../shared/query';
+import { UsageError, type CliContext } from './context';
+import { buildLibraryQuery, type QueryFlags } from './query-flags';
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+function intFlag(name: string, min: number, max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}; got "${v}".`);
+    return n;
+  };
+}
+
+/** The library query flags (as `loupe export` has them). */
+function withQueryFlags(cmd: Command): Command {
+  return cmd
+    .option('--platform <p>', 'network (repeatable)', collect)
+    .option('--kind <k>', 'record kind: post, comment, … (repeatable)', collect)
+    .option('--author <a>', 'author username or id')
+    .option('--text <t>', 'full-text match')
+    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
+    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
+    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
+    .option('--relevance <min>', 'relevance ≥ min (0..1)')
+    .option('--tag <t>', 'has this tag (repeatable)', collect)
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)');
+}
+
+function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
+  return buildLibraryQuery(o, c, (nameOrId) => {
+    const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
+    if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+    return row.id;
+  });
+}
+
+function csvLine(cells: Array<string | number | null | undefined>): string {
+  return cells.map((v) => (v === null || v === undefined ? '' : neutraliseCell(String(v)))).map((s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)).join(',') + '\r\n';
+}
+
+/** Merges the shared flags' query into a series' own query (the series' own conditions win). */
+function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
+  return { ...common, ...series, labels: [...(common.labels ?? []), ...(series.labels ?? [])], tags: [...(common.tags ?? []), ...(series.tags ?? [])] };
+}
+
+export function registerAnalyzeCommands(program: Command, io: Io, context: () => CliContext): void {
+  const analyze = program.command('analyze').description('analyse archived items: frequency tables, comparisons, overperformance (docs/analysis.md)');
+
+  withQueryFlags(
+    analyze
+      .command('top')
+      .description('the most frequent hashtags, mentions, authors, domains, emoji, words or n-grams of the items a query matches')
+      .addOption(new Option('--field <f>', FREQUENCY_FIELDS.join(' | ')).choices([...FREQUENCY_FIELDS]).makeOptionMandatory())
+      .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
+      .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count'))
+      .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
+  ).action((o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
+    const c = context();
+    const archive = c.archive();
+    const t = frequencyTable(archive, { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order }, new AnalysisIndex(archive));
+    io.stdout.write(o.format === 'json' ? JSON.stringify(t) + '\n' : frequencyCsv(t));
+  });
+
+  withQueryFlags(
+    analyze
+      .command('compare')
+      .description('two to eight result sets, watchlists or profiles side by side (the query flags narrow every one)')
+      .option('--set <name>', 'a saved result set, by name or id (repeatable)', collect)
+      .option('--profile <platform/handle>', "an account's items, e.g. photo_net/nasa (repeatable)", collect)
+      .option('--series-watchlist <name>', 'the items a watchlist fetched (repeatable)', collect)
+      .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
+      .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50))
+      .addOption(new Option('--format <f>', 'csv (one row per series) | json (everything)').choices(['csv', 'json']).default('csv')),
+  ).action((o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
+    const c = context();
+    const archive = c.archive();
+    const common = queryOf(c, o);
+    const series: Array<{ name: string; query: LibraryQuery }> = [];
+    const sets = archive.listResultSets();
+    for (const s of o.set ?? []) {
+      const rs = sets.find((r) => r.name === s || r.id === s);
+      if (!rs) throw new UsageError(`No saved result set named "${s}"; save one in the Library first.`);
+      series.push({ name: rs.name, query: narrow(rs.query, common) });
+    }
+    for (const p of o.profile ?? []) {
+      const m = /^([^/\s]+)\/@?([^/\s]+)$/.exec(p);
+      if (!m) throw new UsageError(`--profile takes platform/handle, e.g. photo_net/nasa; got "${p}".`);
+      series.push({ name: `${m[1]}/@${m[2]}`, query: narrow({ platforms: [m[1]], author: m[2] }, common) });
+    }
+    for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
+    if (series.length < 2 || series.length > 8)
+      throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist); got ${series.length}.`);
+    const r = compare(archive, { series, bucket: o.bucket, topPosts: o.top ?? 5 });
+    if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
+    io.stdout.write(csvLine(['series', 'items', 'share_of_voice', 'engagement', 'engagement_share', 'rate_by_views', 'rate_by_followers']));
+    for (const s of r.series as CompareSeries[])
+      io.stdout.write(csvLine([s.name, s.items, s.shareOfVoice, s.engagement, s.engagementShare, s.rateByViews, s.rateByFollowers]));
+  });
+
+  withQueryFlags(
+    analyze
+      .command('overperformance')
+      .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts")
+      .option('--baseline <n>', 'previous posts in the baseline (default 30)', intFlag('--baseline', 1, 1000))
+      .option('--min-baseline <n>', 'fewer previous posts: no score (default 5)', intFlag('--min-baseline', 1, 1000))
+      .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
+      .option('--under', 'the most underperforming first')
+      .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
+  ).action((o: QueryFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; format: 'csv' | 'json' }) => {
+    const c = context();
+    const r = overperformance(c.archive(), { query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc' });
+    if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
+    io.stdout.write(csvLine(['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text']));
+    for (const p of r.rows)
+      io.stdout.write(csvLine([p.score, p.engagement, p.baselineMedian, p.baselinePosts, p.platform, p.kind, p.id, p.author, p.publishedAt === null ? null : new Date(p.publishedAt).toISOString(), p.url, p.text]));
+  });
+}

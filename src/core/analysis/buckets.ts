@@ -1,0 +1,42 @@
+/** Time buckets of charts and comparisons: UTC day, week (Monday start) or month of publication. */
+import type { ChartBucket } from '../../shared/analysis';
+import type { LibraryQuery } from '../../shared/query';
+
+export const DAY_MS = 86_400_000;
+
+/** SQL: the UTC day number of i.published_at (floor division, correct before 1970). */
+export const DAY_SQL = `((i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS})`;
+
+const iso = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** The first day (day number) of the bucket holding `day`, and the first day of the next bucket. */
+export function bucketRange(day: number, bucket: ChartBucket): [number, number] {
+  if (bucket === 'day') return [day, day + 1];
+  if (bucket === 'week') {
+    const start = day - ((((day + 3) % 7) + 7) % 7);
+    return [start, start + 7];
+  }
+  const d = new Date(day * DAY_MS);
+  const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / DAY_MS;
+  const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / DAY_MS;
+  return [start, next];
+}
+
+/** Bucket label (its first day, YYYY-MM-DD; months YYYY-MM) and the query narrowed to it. */
+export function bucketOf(day: number, bucket: ChartBucket, q: LibraryQuery): { label: string; query: LibraryQuery } {
+  const [a, b] = bucketRange(day, bucket);
+  const since = Math.max(a * DAY_MS, q.since === undefined ? -Infinity : timeMs(q.since, false));
+  const until = Math.min(b * DAY_MS, q.until === undefined ? Infinity : timeMs(q.until, true));
+  return { label: bucket === 'month' ? iso(a).slice(0, 7) : iso(a), query: { ...q, since: isoTime(since), until: isoTime(until) } };
+}
+
+function isoTime(ms: number): string {
+  return ms % DAY_MS === 0 ? iso(ms / DAY_MS) + 'T00:00:00Z' : new Date(ms).toISOString();
+}
+
+function timeMs(v: string | number, end: boolean): number {
+  if (typeof v === 'number') return v;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return Date.parse(`${v}T00:00:00Z`) + (end ? DAY_MS : 0);
+  if (/^-?\d+$/.test(v)) return Number(v);
+  return Date.parse(v);
+}

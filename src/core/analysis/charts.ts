@@ -1,0 +1,170 @@
+/**
+ * Library charts (docs/analysis.md "Library charts"): volume over time by platform, label value
+ * or tag; label share over time; engagement distribution. Every mark carries the library query
+ * for exactly the items it counts. Plain-filter queries (platforms, kinds, dates on day
+ * boundaries) are answered from the daily summary (daily-summary.ts) when it is current.
+ */
+import type { Archive } from '../archive';
+import { buildWhere, LABEL_FIELD, parseQuery } from '../archive/sql-query';
+import {
+  engagementDistributionInputSchema,
+  labelShareInputSchema,
+  volumeByInputSchema,
+  type ChartBucket,
+  type ChartMark,
+  type ChartSeries,
+} from '../../shared/analysis';
+import { labelFieldSpec } from '../../shared/labels';
+import type { LabelCondition, LibraryQuery } from '../../shared/query';
+import { bucketOf, DAY_SQL } from './buckets';
+import { baseQuery } from './frequency';
+
+const and = (c: string[]): string => (c.length ? c.join(' AND ') : '1');
+
+/** Rows of (day, key, count): what every time chart is folded from. */
+export interface DayRow {
+  d: number;
+  k: string | number;
+  c: number;
+}
+
+/** A label value group as SQL: reals in 0..1 to their hundredth (floor), everything else as is. */
+const LABEL_KEY = "iif(typeof(l.value) = 'real' AND l.value BETWEEN 0 AND 1, CAST(l.value * 100 AS INTEGER) / 100.0, l.value)";
+
+/** How label value groups become chart keys and the condition selecting exactly them. */
+export function labelKeyer(family: string, field: string, values: Array<string | number>): (v: string | number) => { key: string; conds: LabelCondition[] } {
+  const boolean = labelFieldSpec(family, field)?.type === 'bool';
+  const nums = values.filter((v): v is number => typeof v === 'number');
+  const reals = nums.some((v) => !Number.isInteger(v));
+  const ints = new Set(nums.filter((v) => Number.isInteger(v)));
+  const ranged = reals || ints.size > 20;
+  const lo = Math.min(...nums);
+  const hi = Math.max(...nums);
+  const unit = lo >= 0 && hi <= 1;
+  const l0 = unit ? 0 : lo;
+  const width = unit ? 0.1 : hi > lo ? (hi - lo) / 10 : 1;
+  const fmt = (x: number): string => String(Math.round(x * 1e6) / 1e6);
+  return (v) => {
+    if (typeof v === 'string') return { key: v, conds: [{ family, field, op: 'eq', value: v }] };
+    if (boolean && (v === 0 || v === 1)) return { key: v === 1 ? 'true' : 'false', conds: [{ family, field, op: 'eq', value: v === 1 }] };
+    if (!ranged) return { key: String(v), conds: [{ family, field, op: 'eq', value: v }] };
+    const k = Math.min(9, Math.max(0, Math.floor((v - l0) / width + 1e-9)));
+    const a = l0 + k * width;
+    const b = l0 + (k + 1) * width;
+    return {
+      key: `${fmt(a)}–${fmt(b)}`,
+      conds: [
+        { family, field, op: 'gte', value: Number(fmt(a)) },
+        k === 9 ? { family, field, op: 'lte', value: Number(fmt(b)) } : { family, field, op: 'lt', value: Number(fmt(b)) },
+      ],
+    };
+  };
+}
+
+/** Folds (day, key, count) rows into buckets, keeping the `limit` keys with the most items. */
+export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf: (k: string | number) => { key: string; narrow: (q: LibraryQuery) => LibraryQuery }, limit: number, shares: boolean): ChartSeries {
+  const totals = new Map<string, number>();
+  const keyed = rows.map((r) => ({ ...r, ...keyOf(r.k) }));
+  for (const r of keyed) totals.set(r.key, (totals.get(r.key) ?? 0) + r.c);
+  const keys = [...totals.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([k]) => k);
+  const keep = new Set(keys);
+  const marks = new Map<string, ChartMark>();
+  const bucketTotal = new Map<string, number>();
+  for (const r of keyed) {
+    const b = bucketOf(r.d, bucket, q);
+    bucketTotal.set(b.label, (bucketTotal.get(b.label) ?? 0) + r.c);
+    if (!keep.has(r.key)) continue;
+    const id = `${b.label}\u0000${r.key}`;
+    const m = marks.get(id);
+    if (m) m.value += r.c;
+    else marks.set(id, { bucket: b.label, key: r.key, value: r.c, query: r.narrow(b.query) });
+  }
+  const out = [...marks.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : keys.indexOf(a.key) - keys.indexOf(b.key)));
+  if (shares) for (const m of out) m.share = m.value / (bucketTotal.get(m.bucket) ?? 1);
+  return { keys, marks: out };
+}
+
+export interface ChartRowsSource {
+  /** (day, key, count) rows from the daily summary, or null when it cannot answer this query */
+  dayRows(q: LibraryQuery, by: 'platform' | 'label', family?: string, field?: string): DayRow[] | null;
+}
+
+function labelRows(archive: Archive, q: LibraryQuery, family: string, field: string, source?: ChartRowsSource): DayRow[] {
+  const fromSummary = source?.dayRows(q, 'label', family, field);
+  if (fromSummary) return fromSummary;
+  const w = buildWhere(q);
+  return archive.db
+    .prepare(
+      `SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
+       WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`,
+    )
+    .all(family, field, ...w.params) as DayRow[];
+}
+
+function labelSeries(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, limit: number, shares: boolean, source?: ChartRowsSource): ChartSeries {
+  const rows = labelRows(archive, q, family, field, source);
+  const keyer = labelKeyer(family, field, [...new Set(rows.map((r) => r.k))]);
+  return fold(rows, bucket, q, (k) => {
+    const { key, conds } = keyer(k);
+    return { key, narrow: (qq) => ({ ...qq, labels: [...(qq.labels ?? []), ...conds] }) };
+  }, limit, shares);
+}
+
+export function volumeBy(archive: Archive, input: unknown, source?: ChartRowsSource): ChartSeries {
+  const i = volumeByInputSchema.parse(input);
+  const q = baseQuery(parseQuery(i.query));
+  if (i.by === 'label') {
+    if (!i.family || !i.field) throw new Error('Volume by label needs the label field, e.g. family "intent" and field "label".');
+    return labelSeries(archive, q, i.bucket, i.family, i.field, i.limit, false, source);
+  }
+  if (i.by === 'platform') {
+    const rows =
+      source?.dayRows(q, 'platform') ??
+      (() => {
+        const w = buildWhere(q);
+        return archive.db
+          .prepare(`SELECT ${DAY_SQL} AS d, i.platform AS k, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`)
+          .all(...w.params) as DayRow[];
+      })();
+    return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, platforms: [String(k)] }) }), i.limit, false);
+  }
+  const w = buildWhere(q);
+  const rows = archive.db
+    .prepare(
+      `SELECT ${DAY_SQL} AS d, t.name AS k, count(*) AS c FROM items i JOIN item_tags it ON it.item_rid = i.rid JOIN tags t ON t.tag_id = it.tag_id
+       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, t.tag_id`,
+    )
+    .all(...w.params) as DayRow[];
+  return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, tags: [...(qq.tags ?? []), String(k)] }) }), i.limit, false);
+}
+
+/** Each label value's share of the items judged for that field (a definite value), per bucket. */
+export function labelShareOverTime(archive: Archive, input: unknown, source?: ChartRowsSource): ChartSeries {
+  const i = labelShareInputSchema.parse(input);
+  return labelSeries(archive, baseQuery(parseQuery(i.query)), i.bucket, i.family, i.field, 50, true, source);
+}
+
+/**
+ * Items per decade of one count (0, 1–9, 10–99, …): the shape of a long-tailed distribution.
+ * Items whose count is unknown are left out.
+ */
+export function engagementDistribution(archive: Archive, input: unknown): ChartSeries {
+  const i = engagementDistributionInputSchema.parse(input);
+  const q = baseQuery(parseQuery(i.query));
+  const w = buildWhere(q);
+  const col = `i.${i.field}`;
+  const rows = archive.db
+    .prepare(
+      `SELECT CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END AS b, count(*) AS c
+       FROM items i WHERE ${and([...w.clauses, `${col} IS NOT NULL`])} GROUP BY b ORDER BY b`,
+    )
+    .all(...w.params) as Array<{ b: number; c: number }>;
+  const marks: ChartMark[] = rows.map((r) => {
+    const min = r.b < 0 ? Number.NEGATIVE_INFINITY : 10 ** r.b;
+    const max = r.b < 0 ? 0 : 10 ** (r.b + 1) - 1;
+    const label = r.b < 0 ? '0' : r.b === 0 ? '1–9' : `${(10 ** r.b).toLocaleString('en-US')}–${(10 ** (r.b + 1) - 1).toLocaleString('en-US')}`;
+    const cond = r.b < 0 ? { field: i.field, max: 0 } : { field: i.field, min, max };
+    return { bucket: label, key: i.field, value: r.c, query: { ...q, engagement: [...(q.engagement ?? []), cond] } };
+  });
+  return { keys: [i.field], marks };
+}

@@ -1,0 +1,192 @@
+/**
+ * Comparisons (docs/analysis.md "Comparisons"): two to eight library queries side by side —
+ * volume over time, engagement, engagement rate by views and by followers, share of voice,
+ * label shares and top posts — and per-account overperformance.
+ */
+import type { Archive } from '../archive';
+import type { Db } from '../archive/db';
+import { buildWhere, parseQuery } from '../archive/sql-query';
+import {
+  compareInputSchema,
+  overperformanceInputSchema,
+  type CompareInput,
+  type CompareSeries,
+  type Comparison,
+  type LabelShareRow,
+  type Overperformance,
+  type OverperformanceInput,
+  type OverperformanceRow,
+  type PostBrief,
+} from '../../shared/analysis';
+import type { LibraryQuery } from '../../shared/query';
+import { bucketOf, DAY_SQL } from './buckets';
+import { engagementSql } from './engagement-sql';
+import { baseQuery } from './frequency';
+
+const E = engagementSql('i');
+const FOLLOWERS = "json_extract(i.raw, '$.author.followers')";
+const and = (c: string[]): string => (c.length ? c.join(' AND ') : '1');
+
+/** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
+const LABEL_FIELDS: Array<[string, string]> = [
+  ['sentiment', 'label'],
+  ['intent', 'label'],
+];
+
+const BRIEF_COLS = `i.platform AS platform, i.kind AS kind, i.id AS id, i.published_at AS publishedAt,
+  coalesce(i.author_username, i.author_display_name, i.author_id) AS author, substr(i.text, 1, 280) AS text, i.url AS url, i.views AS views, ${E} AS engagement`;
+
+function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
+  const out: LabelShareRow[] = [];
+  for (const [family, field] of LABEL_FIELDS) {
+    const dist = archive.labelDistribution(q, family, field).filter((d) => d.bucket !== 'null');
+    const judged = dist.reduce((s, d) => s + d.value, 0);
+    for (const d of dist)
+      out.push({ label: `${family}.${field}`, value: d.bucket, items: d.value, share: judged ? d.value / judged : 0, query: { ...q, labels: [...(q.labels ?? []), { family, field, op: 'eq', value: d.bucket }] } });
+  }
+  const judged = archive.count({ ...q, labels: [...(q.labels ?? []), { family: 'sponsored', field: 'p', op: 'gte', value: 0 }] });
+  if (judged > 0) {
+    const sq: LibraryQuery = { ...q, labels: [...(q.labels ?? []), { family: 'sponsored', field: 'p', op: 'gte', value: 0.5 }] };
+    const n = archive.count(sq);
+    out.push({ label: 'sponsored', value: 'likely sponsored (p ≥ 0.5)', items: n, share: n / judged, query: sq });
+  }
+  return out;
+}
+
+function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: Comparison['bucket'], top: number): Omit<CompareSeries, 'shareOfVoice' | 'engagementShare'> {
+  const q = baseQuery(parseQuery(query));
+  const w = buildWhere(q);
+  const db = archive.db;
+  const agg = db
+    .prepare(
+      `SELECT count(*) AS n, sum(${E}) AS e,
+         sum(CASE WHEN i.views > 0 THEN ${E} END) AS ev, sum(CASE WHEN ${E} IS NOT NULL THEN nullif(i.views, 0) END) AS v,
+         sum(CASE WHEN ${FOLLOWERS} > 0 THEN ${E} END) AS ef, sum(CASE WHEN ${E} IS NOT NULL AND ${FOLLOWERS} > 0 THEN ${FOLLOWERS} END) AS f
+       FROM items i WHERE ${and(w.clauses)}`,
+    )
+    .get(...w.params) as { n: number; e: number | null; ev: number | null; v: number | null; ef: number | null; f: number | null };
+  const days = db
+    .prepare(`SELECT ${DAY_SQL} AS d, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`)
+    .all(...w.params) as Array<{ d: number; c: number }>;
+  const volume: CompareSeries['volume'] = [];
+  for (const r of days) {
+    const b = bucketOf(r.d, bucket, q);
+    const last = volume[volume.length - 1];
+    if (last && last.bucket === b.label) last.value += r.c;
+    else volume.push({ bucket: b.label, value: r.c, query: b.query });
+  }
+  const topPosts =
+    top > 0
+      ? (db.prepare(`SELECT ${BRIEF_COLS} FROM items i WHERE ${and([...w.clauses, `${E} IS NOT NULL`])} ORDER BY ${E} DESC, i.rid LIMIT ?`).all(...w.params, top) as PostBrief[])
+      : [];
+  return {
+    name,
+    query: q,
+    items: agg.n,
+    engagement: agg.e,
+    rateByViews: agg.v ? (agg.ev ?? 0) / agg.v : null,
+    rateByFollowers: agg.f ? (agg.ef ?? 0) / agg.f : null,
+    volume,
+    labels: labelShares(archive, q),
+    topPosts,
+  };
+}
+
+export function compare(archive: Archive, input: CompareInput): Comparison {
+  const i = compareInputSchema.parse(input);
+  const parts = i.series.map((s) => oneSeries(archive, s.name, s.query, i.bucket, i.topPosts));
+  const items = parts.reduce((s, p) => s + p.items, 0);
+  const eng = parts.reduce((s, p) => s + (p.engagement ?? 0), 0);
+  return {
+    bucket: i.bucket,
+    series: parts.map((p) => ({ ...p, shareOfVoice: items ? p.items / items : 0, engagementShare: eng ? (p.engagement ?? 0) / eng : null })),
+  };
+}
+
+function median(sorted: number[]): number {
+  const m = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+}
+
+/** Inserts v into an ascending array / removes one v from it. */
+function insertSorted(a: number[], v: number): void {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  a.splice(lo, 0, v);
+}
+function removeSorted(a: number[], v: number): void {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  a.splice(lo, 1);
+}
+
+type Post = PostBrief & { rid: number; authorId: string | null; username: string | null };
+
+/**
+ * Per post: its engagement ÷ the median engagement of the same account's previous `baseline`
+ * posts in the archive (same platform and record kind; ordered by publication time, then archive
+ * order; posts whose engagement is unknown are left out of baselines). No score with fewer than
+ * `minBaseline` previous posts, or when that median is 0.
+ */
+export function overperformance(archive: Archive, input: OverperformanceInput): Overperformance {
+  const i = overperformanceInputSchema.parse(input);
+  const db: Db = archive.db;
+  const q = baseQuery(parseQuery(i.query));
+  const w = buildWhere(q);
+  const targets = db
+    .prepare(
+      `SELECT i.rid AS rid, i.author_id AS authorId, i.author_username AS username, ${BRIEF_COLS} FROM items i
+       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL', '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}`,
+    )
+    .all(...w.params) as Post[];
+  const accounts = new Map<string, Post[]>();
+  for (const t of targets) {
+    const key = `${t.platform}\u0000${t.kind}\u0000${t.authorId ?? '@' + (t.username ?? '').toLowerCase()}`;
+    (accounts.get(key) ?? accounts.set(key, []).get(key)!).push(t);
+  }
+  const byId = db.prepare(
+    `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+  );
+  const byName = db.prepare(
+    `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+  );
+  const rows: OverperformanceRow[] = [];
+  let unscored = 0;
+  for (const [key, posts] of accounts) {
+    const p0 = posts[0];
+    const history = (p0.authorId !== null ? byId.all(p0.authorId, p0.platform, p0.kind) : byName.all(p0.username, p0.platform, p0.kind)) as Array<{ rid: number; e: number | null }>;
+    const want = new Map(posts.map((p) => [p.rid, p]));
+    const window: number[] = [];
+    const sorted: number[] = [];
+    for (const h of history) {
+      const p = want.get(h.rid);
+      if (p) {
+        if (h.e === null || window.length < i.minBaseline || median(sorted) === 0) unscored++;
+        else {
+          const m = median(sorted);
+          rows.push({ ...stripPost(p), authorKey: key.split('\u0000').slice(2).join(''), baselineMedian: m, baselinePosts: window.length, score: h.e / m });
+        }
+      }
+      if (h.e === null) continue;
+      window.push(h.e);
+      insertSorted(sorted, h.e);
+      if (window.length > i.baseline) removeSorted(sorted, window.shift()!);
+    }
+  }
+  rows.sort((a, b) => (i.dir === 'desc' ? b.score - a.score : a.score - b.score) || (a.id < b.id ? -1 : 1));
+  return { scored: rows.length, unscored, rows: rows.slice(0, i.limit) };
+}
+
+function stripPost(p: Post): PostBrief {
+  return { platform: p.platform, kind: p.kind, id: p.id, publishedAt: p.publishedAt, author: p.author, text: p.text, url: p.url, views: p.views, engagement: p.engagement };
+}

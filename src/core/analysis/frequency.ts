@@ -1,0 +1,190 @@
+/**
+ * Frequency tables over any library query (docs/analysis.md "Frequency tables"): per term the
+ * items containing it, its occurrences, share, first/last publication and engagement sums, and
+ * the library query for exactly those items. Counted from the matching items, or, for the whole
+ * archive, read from the totals the analysis index keeps (term-index.ts).
+ */
+import type { Archive } from '../archive';
+import type { Db } from '../archive/db';
+import { buildWhere, parseQuery } from '../archive/sql-query';
+import {
+  engagementOf,
+  frequencyInputSchema,
+  type EngagementSums,
+  type FrequencyField,
+  type FrequencyInput,
+  type FrequencyRow,
+  type FrequencyTable,
+} from '../../shared/analysis';
+import type { LibraryQuery } from '../../shared/query';
+import { engagementSql, SUM_COLUMNS } from './engagement-sql';
+import { extractTerms, type TermField } from './terms';
+
+/** Running totals of one term. */
+export interface TermAcc {
+  count: number;
+  occ: number;
+  first: number | null;
+  last: number | null;
+  /** views, likes, comments, shares, saves, engagement (SUM_COLUMNS order); null = none known */
+  sums: Array<number | null>;
+}
+
+export function newAcc(): TermAcc {
+  return { count: 0, occ: 0, first: null, last: null, sums: [null, null, null, null, null, null] };
+}
+
+/** Adds one item (published `pub`, counts `vals` in SUM_COLUMNS order) holding the term `occ` times. */
+export function addItem(a: TermAcc, occ: number, pub: number | null, vals: Array<number | null>): void {
+  a.count++;
+  a.occ += occ;
+  if (pub !== null) {
+    if (a.first === null || pub < a.first) a.first = pub;
+    if (a.last === null || pub > a.last) a.last = pub;
+  }
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
+    if (v !== null) a.sums[k] = (a.sums[k] ?? 0) + v;
+  }
+}
+
+/** The query without paging, narrowed to one more term (the click-through of a row). */
+export function baseQuery(q: LibraryQuery): LibraryQuery {
+  const { sort: _s, limit: _l, after: _a, ...rest } = q;
+  return rest;
+}
+
+type ItemTuple = [string, string | null, number | null, number | null, number | null, number | null, number | null, number | null];
+
+/** Counts one text field over the items a query matches. */
+export function countTerms(db: Db, q: LibraryQuery, field: TermField): Map<string, TermAcc> {
+  const w = buildWhere(parseQuery(q));
+  const sql = `SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
+    WHERE ${[...w.clauses, 'i.text IS NOT NULL'].join(' AND ')}`;
+  const acc = new Map<string, TermAcc>();
+  const perItem = new Map<string, number>();
+  for (const r of db.prepare(sql).raw(true).iterate(...w.params) as IterableIterator<ItemTuple>) {
+    const terms = extractTerms(r[0], r[1], [field])[field];
+    if (terms.length === 0) continue;
+    perItem.clear();
+    for (const t of terms) perItem.set(t, (perItem.get(t) ?? 0) + 1);
+    const vals = [r[3], r[4], r[5], r[6], r[7], engagementOf({ likes: r[4], comments: r[5], shares: r[6], saves: r[7] })];
+    for (const [t, n] of perItem) {
+      let a = acc.get(t);
+      if (!a) acc.set(t, (a = newAcc()));
+      addItem(a, n, r[2], vals);
+    }
+  }
+  return acc;
+}
+
+function sums(a: TermAcc): EngagementSums {
+  const [views, likes, comments, shares, saves, engagement] = a.sums;
+  return { views, likes, comments, shares, saves, engagement };
+}
+
+const SORT_KEY: Record<string, (a: TermAcc) => number | null> = {
+  count: (a) => a.count,
+  first: (a) => a.first,
+  last: (a) => a.last,
+  ...Object.fromEntries(SUM_COLUMNS.map((c, k) => [c, (a: TermAcc) => a.sums[k]])),
+};
+
+/** Sorted rows (unknown values last in both directions; ties: more items first, then the term). */
+export function rankTerms(entries: Iterable<[string, TermAcc]>, sort: string, dir: 'asc' | 'desc', limit: number): Array<[string, TermAcc]> {
+  const key = SORT_KEY[sort] ?? SORT_KEY.count;
+  const sign = dir === 'asc' ? 1 : -1;
+  return [...entries]
+    .sort(([ta, a], [tb, b]) => {
+      const x = key(a);
+      const y = key(b);
+      if (x !== y) {
+        if (x === null) return 1;
+        if (y === null) return -1;
+        return sign * (x - y);
+      }
+      return b.count - a.count || (ta < tb ? -1 : ta > tb ? 1 : 0);
+    })
+    .slice(0, limit);
+}
+
+function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Array<[string, TermAcc]>): FrequencyRow[] {
+  const base = baseQuery(q);
+  return ranked.map(([term, a]) => ({
+    term,
+    count: a.count,
+    occurrences: a.occ,
+    share: items > 0 ? a.count / items : 0,
+    firstSeen: a.first,
+    lastSeen: a.last,
+    sums: sums(a),
+    query: { ...base, terms: [...(base.terms ?? []), { field, value: term }] },
+  }));
+}
+
+/** Authors: one row per (platform, author id — or username when the network gives no id). */
+function authorTable(db: Db, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number): FrequencyTable {
+  const w = buildWhere(parseQuery(q));
+  const rows = db
+    .prepare(
+      `SELECT i.platform AS platform, max(i.author_id) AS author_id, max(i.author_username) AS username, max(i.author_display_name) AS display_name,
+         count(*) AS n, min(i.published_at) AS first, max(i.published_at) AS last,
+         sum(i.views) AS views, sum(i.likes) AS likes, sum(i.comments) AS comments, sum(i.shares) AS shares, sum(i.saves) AS saves,
+         sum(${engagementSql('i')}) AS engagement
+       FROM items i WHERE ${[...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'].join(' AND ')}
+       GROUP BY i.platform, coalesce(i.author_id, '@' || lower(i.author_username))`,
+    )
+    .all(...w.params) as Array<{ platform: string; author_id: string | null; username: string | null; display_name: string | null; n: number; first: number | null; last: number | null } & Record<string, number | null>>;
+  const entries: Array<[string, TermAcc, (typeof rows)[number]]> = rows.map((r) => [
+    `${r.platform}\u0000${r.author_id ?? r.username}`,
+    { count: r.n, occ: r.n, first: r.first, last: r.last, sums: SUM_COLUMNS.map((c) => r[c] ?? null) },
+    r,
+  ]);
+  const byKey = new Map(entries.map(([k, , r]) => [k, r]));
+  const ranked = rankTerms(
+    entries.map(([k, a]) => [k, a]),
+    sort,
+    dir,
+    limit,
+  );
+  const base = baseQuery(q);
+  return {
+    field: 'authors',
+    items,
+    distinct: rows.length,
+    basis: 'items',
+    rows: ranked.map(([k, a]) => {
+      const r = byKey.get(k)!;
+      return {
+        term: r.username ?? r.display_name ?? r.author_id ?? '',
+        count: a.count,
+        occurrences: a.occ,
+        share: items > 0 ? a.count / items : 0,
+        firstSeen: a.first,
+        lastSeen: a.last,
+        sums: sums(a),
+        query: { ...base, platforms: [r.platform], author: r.author_id ?? r.username ?? '' },
+        platform: r.platform,
+        authorId: r.author_id,
+      };
+    }),
+  };
+}
+
+export interface TotalsSource {
+  /** archive-wide totals of a field, ranked, when the analysis index can answer; else null */
+  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
+}
+
+/** The frequency table of one field over a library query. */
+export function frequencyTable(archive: Archive, input: FrequencyInput, source?: TotalsSource): FrequencyTable {
+  const i = frequencyInputSchema.parse(input);
+  const q = parseQuery(i.query);
+  const items = archive.count(baseQuery(q));
+  if (i.field === 'authors') return authorTable(archive.db, q, items, i.sort, i.dir, i.limit);
+  const field = i.field as Exclude<FrequencyField, 'authors'>;
+  const totals = Object.keys(baseQuery(q)).length === 0 ? (source?.totals(field, i.sort, i.dir, i.limit) ?? null) : null;
+  if (totals) return { field, items, distinct: totals.distinct, basis: 'totals', rows: termRows(field, q, items, totals.ranked) };
+  const acc = countTerms(archive.db, q, field);
+  return { field, items, distinct: acc.size, basis: 'items', rows: termRows(field, q, items, rankTerms(acc, i.sort, i.dir, i.limit)) };
+}

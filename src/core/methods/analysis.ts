@@ -1,0 +1,50 @@
+/**
+ * The contract's `analysis.*` methods (src/shared/analysis.ts): frequency tables, comparisons,
+ * overperformance and library charts over the archive. Each is one read; the analysis index
+ * (src/core/analysis/analysis-index.ts) is brought up to date first where it can answer.
+ */
+import type { Archive } from '../archive';
+import { QueryError } from '../archive/sql-query';
+import { AppError } from '../bridge';
+import { AnalysisIndex } from '../analysis/analysis-index';
+import { engagementDistribution, labelShareOverTime, volumeBy } from '../analysis/charts';
+import { compare, overperformance } from '../analysis/compare';
+import { frequencyTable } from '../analysis/frequency';
+import type { LoupeImpl, MethodName } from '../../shared/contract';
+
+export type AnalysisMethodName = Extract<MethodName, `analysis.${string}`>;
+
+/** A bad query or label field is the caller's mistake: a validation error with its sentence. */
+function clear<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof QueryError || (e instanceof Error && e.name === 'ZodError')) throw new AppError('validation', e.message);
+    if (e instanceof Error && /^Volume by label needs/.test(e.message)) throw new AppError('validation', e.message);
+    throw e;
+  }
+}
+
+export function analysisMethods(archive: Archive): Pick<LoupeImpl, AnalysisMethodName> {
+  const index = new AnalysisIndex(archive);
+  return {
+    async 'analysis.frequency'(i) {
+      return clear(() => frequencyTable(archive, i, index));
+    },
+    async 'analysis.compare'(i) {
+      return clear(() => compare(archive, i));
+    },
+    async 'analysis.overperformance'(i) {
+      return clear(() => overperformance(archive, i));
+    },
+    async 'analysis.volumeBy'(i) {
+      return clear(() => volumeBy(archive, i, index));
+    },
+    async 'analysis.labelShare'(i) {
+      return clear(() => labelShareOverTime(archive, i, index));
+    },
+    async 'analysis.engagementDistribution'(i) {
+      return clear(() => engagementDistribution(archive, i));
+    },
+  };
+}
