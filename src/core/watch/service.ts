@@ -537,13 +537,36 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       if (ctx.signal.aborted) return stop('cancelled', 'the run was cancelled');
       if (out.pages >= maxPagesPerWatch) return stop('page_cap', `the per-run cap of ${maxPagesPerWatch} pages for one watch was reached`);
 
-      let hold = holdOf(ep, params);
-      try {
-        hold = await ctx.api.hold({ platform: w.platform, endpoint: w.endpoint, params });
-      } catch {
-        /* the quote could not be had: the parameters' own multipliers stand */
+      // max_pages (issue 15): up to 5 pages in one request and one rate slot where the service
+      // itself stops at the chain's boundary (stop_at_id / since) or the pages still wanted are
+      // known (a first run's baseline); a walk down to the first held item goes a page at a time,
+      // so no page past that item is ever paid for
+      const done = saved?.pagesDone ?? 0;
+      const bounded = params.stop_at_id !== undefined || params.since !== undefined;
+      let want = 1;
+      if (accepts(ep, 'max_pages') && params.max_pages === undefined) {
+        const capLeft = maxPagesPerWatch - out.pages;
+        if (w.pendingKind === 'first') want = Math.min(5, ctx.list.firstRunPages - done, capLeft);
+        else if (bounded) want = Math.min(5, capLeft);
+        want = Math.max(1, want);
       }
-      if (!(await ctx.budget.reserve(hold, ctx.signal))) {
+      const holdAt = async (n: number): Promise<number> => {
+        const p = n > 1 ? { ...params, max_pages: String(n) } : params;
+        try {
+          return await ctx.api.hold({ platform: w.platform, endpoint: w.endpoint, params: p });
+        } catch {
+          return holdOf(ep, p); // the quote could not be had: the parameters' own multipliers stand
+        }
+      };
+      let hold = await holdAt(want);
+      let reserved = await ctx.budget.reserve(hold, ctx.signal);
+      if (!reserved && want > 1 && !ctx.signal.aborted) {
+        // the budget cannot hold several pages: one page may still fit
+        want = 1;
+        hold = await holdAt(1);
+        reserved = await ctx.budget.reserve(hold, ctx.signal);
+      }
+      if (!reserved) {
         if (ctx.signal.aborted) return stop('cancelled', 'the run was cancelled');
         return stop('budget', `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`);
       }
@@ -553,7 +576,7 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       const common = { source, priority: 'background' as const, signal: ctx.signal, onPage: (p: { result: CallResult }) => (page = p.result) };
       try {
         if (!saved) {
-          res = await ctx.api.walk(target, { ...common, walkId, maxPages: 1 });
+          res = await ctx.api.walk(target, { ...common, walkId, maxPages: want });
         } else {
           const nextOp = `walk:${walkId}:page:${saved.pagesDone + 1}`;
           const j = archive.findJournal(nextOp);
@@ -564,9 +587,9 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
             const p2 = saved.cursor !== null ? { ...params, [saved.cursorParam]: saved.cursor } : params;
             store.setPendingWalk(watchId, cont, params);
             out.walkIds.push(cont);
-            res = await ctx.api.walk({ ...target, params: p2 }, { ...common, walkId: cont, maxPages: 1, cursorParam: saved.cursorParam });
+            res = await ctx.api.walk({ ...target, params: p2 }, { ...common, walkId: cont, maxPages: want, cursorParam: saved.cursorParam });
           } else {
-            res = await ctx.api.resumeWalk(walkId, { ...common, maxPages: saved.pagesDone + 1 });
+            res = await ctx.api.resumeWalk(walkId, { ...common, maxPages: saved.pagesDone + want });
           }
         }
       } catch (e) {
@@ -580,7 +603,8 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
 
       let heldHit = 0;
       if (got) {
-        out.pages++;
+        // the pages that request walked (several under max_pages)
+        out.pages += Math.max(1, res.walkId === walkId ? res.pagesDone - done : res.pagesDone);
         out.credits += got.creditsUsed;
         const items = pageItems(w.platform, got.envelope, w.endpoint);
         const nonPinned = items.filter((i) => !i.pinned);

@@ -136,6 +136,24 @@ describe('watchlists: incremental refresh', () => {
     expect(r3.creditsSpent).toBe(0);
   });
 
+  it('a 7-page first run on an endpoint that accepts max_pages takes 2 requests (5 + 2 pages), billed per page; a refresh down to the first held item goes a page at a time', async () => {
+    const e = await setup({ seed: 7 });
+    const l = await e.watch.create({ name: 'deep', watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }], firstRunPages: 7 });
+    const r1 = await e.watch.run(l.id, { approved: true });
+    expect(r1.status).toBe('done');
+    expect(r1.watches[0]).toMatchObject({ complete: true, pages: 7, stopReason: 'first_run' });
+    const reqs = e.sb.admin.charges().filter((c) => c.endpoint.endsWith('search/tweets') && c.params.dry_run === undefined);
+    expect(reqs.map((c) => c.params.max_pages)).toEqual(['5', '2']);
+    // billed per page walked: the ledger equals the service, and the run says what it spent
+    expect(ledgerCredits(e, l.id)).toBe(serverCredits(e));
+    expect(r1.creditsSpent).toBe(serverCredits(e));
+    e.sb.admin.advance(7200);
+    const r2 = await e.watch.run(l.id, { approved: true });
+    expect(r2.status).toBe('done');
+    const later = e.sb.admin.charges().filter((c) => c.endpoint.endsWith('search/tweets') && c.params.dry_run === undefined).slice(2);
+    expect(later.every((c) => c.params.max_pages === undefined)).toBe(true);
+  });
+
   it('new posts after time passes are fetched exactly once, none missing (compared with a full fresh walk)', async () => {
     const e = await setup({ seed: 5 });
     const l = await e.watch.create({ name: 'grow', watches: SYNC_WATCHES });
