@@ -73,8 +73,8 @@ export interface FrequencyTable {
   field: FrequencyField;
   /** items matched by the query (the denominator of share) */
   items: number;
-  /** distinct terms found (before the limit) */
-  distinct: number;
+  /** distinct terms found (before the limit); null from the index totals (not counted: a scan of every term) */
+  distinct: number | null;
   rows: FrequencyRow[];
   /** 'totals': the archive-wide tables kept by the analysis index; 'items': counted from the matching items */
   basis: 'totals' | 'items';

@@ -340,7 +340,7 @@ export class AnalysisIndex {
   // ───────── reading ─────────
 
   /** Archive-wide totals of one field, ranked in SQL (frequency.ts TotalsSource). */
-  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null {
+  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null {
     const no = FIELD_NO[field];
     if (no === undefined || !this.catchUp()) return null;
     const col = sort === 'count' ? 'docs' : sort;
@@ -348,9 +348,8 @@ export class AnalysisIndex {
     const rows = this.db
       .prepare(`SELECT term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms WHERE field = ? AND docs > 0 ORDER BY ${order} LIMIT ?`)
       .all(no, limit) as Array<Record<string, number | null> & { term: string }>;
-    const distinct = (this.db.prepare('SELECT count(*) AS n FROM an_terms WHERE field = ? AND docs > 0').get(no) as { n: number }).n;
     return {
-      distinct,
+      distinct: null,
       ranked: rows.map((r) => [
         r.term,
         { count: r.docs ?? 0, occ: r.occ ?? 0, first: r.first, last: r.last, sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement] },

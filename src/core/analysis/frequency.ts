@@ -173,7 +173,7 @@ function authorTable(db: Db, q: LibraryQuery, items: number, sort: string, dir: 
 
 export interface TotalsSource {
   /** archive-wide totals of a field, ranked, when the analysis index can answer; else null */
-  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
+  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null;
 }
 
 /** The frequency table of one field over a library query. */

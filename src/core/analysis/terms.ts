@@ -47,14 +47,19 @@ const EMOJI_RE =
 /** UAX #29 words for space-delimited scripts (see the header). */
 const WORD_RE =
   /[\p{L}\p{N}\p{Pc}](?:[\p{L}\p{N}\p{M}\p{Pc}]|(?!\u200b)\p{Cf}|(?<=\p{L}\p{M}*)['’.:·\u05f4](?=\p{L})|(?<=\p{N}\p{M}*)[,.;'’\u066b\u066c](?=\p{N}))*/gu;
+const ASCII_WORD_RE = /[a-z0-9_](?:[a-z0-9_]|(?<=[a-z])['.:](?=[a-z])|(?<=[0-9])[,.;'](?=[0-9]))*/g;
 const SPACELESS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}]/u;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const HAS_LETTER = /\p{L}/u;
 /** invisible format characters (bidi controls, joiners) attach to a word (UAX #29 WB4) but are not part of the term */
 const FORMAT = /\p{Cf}/gu;
+const FORMAT_ANY = /\p{Cf}/u;
 /** what ends a run of words (n-grams never span it) */
 const BREAK_RE = /[.!?;:\n\r()[\]{}|…。！？；：「」『』（）\u2028\u2029\uFFFC]|\p{Extended_Pictographic}|\p{RI}/u;
 const ENTITY_MARK = '\uFFFC';
+const MAYBE_URL = /https?:|www\./i;
+/** emoji are all outside ASCII, except keycaps (digit + U+20E3, itself outside ASCII) */
+const NON_ASCII = /[^\x20-\x7e]/u;
 
 let segmenter: Intl.Segmenter | null = null;
 
@@ -84,22 +89,33 @@ export interface Token {
   breakBefore: boolean;
 }
 
-/** Word tokens of text whose entities were already replaced by breaks. */
-function wordTokens(text: string, stops: Set<string>): Token[] {
+/** Word tokens of text whose entities were already replaced by breaks (the text is lower-cased here). */
+function wordTokens(input: string, stops: Set<string>): Token[] {
+  const text = input.toLowerCase();
+  const format = FORMAT_ANY.test(text);
   const out: Token[] = [];
   let last = 0;
-  const push = (seg: string, start: number): void => {
-    if (!HAS_WORD_CHAR.test(seg)) return;
-    const word = seg.replace(FORMAT, '').toLowerCase();
-    const gap = text.slice(last, start);
-    out.push({ word, skip: !HAS_LETTER.test(word) || stops.has(word), breakBefore: out.length === 0 || BREAK_RE.test(gap) });
+  const push = (seg: string, start: number, checked: boolean): void => {
+    if (!checked && !HAS_WORD_CHAR.test(seg)) return;
+    const word = format ? seg.replace(FORMAT, '') : seg;
+    // the usual gap is one space: no break, no slice
+    const brk = out.length === 0 || (start - last === 1 && text.charCodeAt(last) === 32 ? false : BREAK_RE.test(text.slice(last, start)));
+    const c0 = word.charCodeAt(0);
+    const letter = (c0 >= 97 && c0 <= 122) || HAS_LETTER.test(word);
+    out.push({ word, skip: !letter || stops.has(word), breakBefore: brk });
     last = start + seg.length;
   };
   if (SPACELESS.test(text)) {
     segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
-    for (const s of segmenter.segment(text)) if (s.isWordLike) push(s.segment, s.index);
+    for (const s of segmenter.segment(text)) if (s.isWordLike) push(s.segment, s.index, false);
   } else {
-    for (const m of text.matchAll(WORD_RE)) push(m[0], m.index);
+    // plain ASCII text: the same rules over ASCII classes (cheaper to match)
+    const re = NON_ASCII.test(text) ? WORD_RE : ASCII_WORD_RE;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const c = m[0].charCodeAt(0);
+      push(m[0], m.index, c !== 95 && !(c >= 0x203f && c <= 0x2040) && c !== 0x2054 && !(c >= 0xfe33 && c <= 0xfe34) && !(c >= 0xfe4d && c <= 0xfe4f) && c !== 0xff3f);
+    }
   }
   return out;
 }
@@ -116,23 +132,29 @@ export function extractTerms(text: string | null | undefined, lang: string | nul
   const out: TermsOf = { hashtags: [], mentions: [], domains: [], emoji: [], words: [], bigrams: [], trigrams: [] };
   if (!text) return out;
   const want = new Set(fields);
-  let rest = text.replace(URL_RE, (u) => {
-    if (want.has('domains')) {
-      const d = domainOf(trimUrl(u));
-      if (d) out.domains.push(d);
-    }
-    return ENTITY_MARK;
-  });
-  rest = rest.replace(EMAIL_RE, ENTITY_MARK);
-  rest = rest.replace(HASHTAG_RE, (_m, tag: string) => {
-    if (want.has('hashtags')) out.hashtags.push('#' + tag.toLowerCase());
-    return ENTITY_MARK;
-  });
-  rest = rest.replace(MENTION_RE, (_m, name: string) => {
-    if (want.has('mentions')) out.mentions.push('@' + name.toLowerCase());
-    return ENTITY_MARK;
-  });
-  if (want.has('emoji')) for (const m of rest.matchAll(EMOJI_RE)) out.emoji.push(m[0]);
+  let rest = text;
+  // each entity pattern runs only when its mark is in the text (most posts have none)
+  if (MAYBE_URL.test(rest))
+    rest = rest.replace(URL_RE, (u) => {
+      if (want.has('domains')) {
+        const d = domainOf(trimUrl(u));
+        if (d) out.domains.push(d);
+      }
+      return ENTITY_MARK;
+    });
+  const at = rest.includes('@') || rest.includes('＠');
+  if (at) rest = rest.replace(EMAIL_RE, ENTITY_MARK);
+  if (rest.includes('#') || rest.includes('＃'))
+    rest = rest.replace(HASHTAG_RE, (_m, tag: string) => {
+      if (want.has('hashtags')) out.hashtags.push('#' + tag.toLowerCase());
+      return ENTITY_MARK;
+    });
+  if (at)
+    rest = rest.replace(MENTION_RE, (_m, name: string) => {
+      if (want.has('mentions')) out.mentions.push('@' + name.toLowerCase());
+      return ENTITY_MARK;
+    });
+  if (want.has('emoji') && NON_ASCII.test(rest)) for (const m of rest.matchAll(EMOJI_RE)) out.emoji.push(m[0]);
   if (!want.has('words') && !want.has('bigrams') && !want.has('trigrams')) return out;
   const toks = wordTokens(rest, stopWords(lang));
   if (want.has('words')) for (const t of toks) if (!t.skip) out.words.push(t.word);
@@ -141,9 +163,8 @@ export function extractTerms(text: string | null | undefined, lang: string | nul
     if (!want.has(f)) continue;
     for (let i = 0; i + n <= toks.length; i++) {
       if (toks[i].skip || toks[i + n - 1].skip) continue;
-      let ok = true;
-      for (let k = 1; k < n; k++) if (toks[i + k].breakBefore) ok = false;
-      if (ok) out[f].push(toks.slice(i, i + n).map((t) => t.word).join(' '));
+      if (toks[i + 1].breakBefore || (n === 3 && toks[i + 2].breakBefore)) continue;
+      out[f].push(n === 2 ? `${toks[i].word} ${toks[i + 1].word}` : `${toks[i].word} ${toks[i + 1].word} ${toks[i + 2].word}`);
     }
   }
   return out;

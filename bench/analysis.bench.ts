@@ -1,0 +1,106 @@
+/**
+ * Analysis benchmark (docs/analysis.md "Performance"): on the library bench's synthetic archive
+ * (bench/synthetic.ts, built by bench/ui-archive.ts; `LOUPE_BENCH_UI_DATA=<dir>` keeps it between
+ * runs), 1M posts (50k with --quick):
+ *  1. the analysis index: first build, and the catch-up after a 1,000-post ingest beside that ingest;
+ *  2. every library chart, uncached (first run of each after the index is current);
+ *  3. top-N hashtags / words / bigrams over the whole archive and over a ~10k-item query (p95 of 5).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openArchive } from '../src/core/archive';
+import { AnalysisIndex } from '../src/core/analysis/analysis-index';
+import { engagementDistribution, labelShareOverTime, volumeBy } from '../src/core/analysis/charts';
+import { frequencyTable } from '../src/core/analysis/frequency';
+import { archivePath } from '../src/core/paths';
+import type { LibraryQuery } from '../src/shared/query';
+import { syntheticBatches } from './synthetic';
+import { buildUiDataDir } from './ui-archive';
+import { below, percentile, type BenchContext, type Result } from './types';
+
+export const name = 'analysis';
+
+function time<T>(f: () => T): [number, T] {
+  const t0 = performance.now();
+  const v = f();
+  return [performance.now() - t0, v];
+}
+
+export async function run(ctx: BenchContext): Promise<Result[]> {
+  const env = Number(process.env.LOUPE_BENCH_ROWS);
+  const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 50_000 : 1_000_000;
+  const label = n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
+  const keep = process.env.LOUPE_BENCH_UI_DATA;
+  const dir = keep ?? (await mkdtemp(join(tmpdir(), 'loupe-analysis-bench-')));
+  const out: Result[] = [];
+  try {
+    const built = await buildUiDataDir(dir, n, ctx.log);
+    ctx.log(built.reused ? `reusing the ${label} archive in ${dir}` : `built the ${label} archive in ${(built.ms / 1000).toFixed(0)} s`);
+    const archive = openArchive(archivePath(dir));
+    try {
+      const index = new AnalysisIndex(archive);
+      const backlog = index.backlog();
+      const [buildMs] = time(() => index.catchUp(Infinity));
+      out.push({ metric: `analysis index build, ${backlog.toLocaleString('en-US')} posts waiting`, value: backlog > 0 ? buildMs / 1000 : null, unit: 's', note: backlog > 0 ? `${Math.round(backlog / (buildMs / 1000)).toLocaleString('en-US')} posts/s, off the ingest path (background chunks of 20,000)` : 'already current (reused archive)' });
+
+      // the index's upkeep beside the ingest that made it necessary: 5 batches of 1,000 new posts
+      let ingestMs = 0;
+      let catchMs = 0;
+      let k = 0;
+      for (const batch of syntheticBatches(99, 5000, 1000)) {
+        const items = batch.map((b) => ({ platform: b.platform, kind: 'post', record: { ...(b.record as unknown as Record<string, unknown>), id: `${9_200_000_000_000_000_000n + BigInt(k++)}` } }));
+        ingestMs += time(() => archive.ingestItems(items, { callId: `bench-an-${k}`, source: 'bench' }))[0];
+        catchMs += time(() => index.catchUp(Infinity))[0];
+      }
+      out.push({ metric: 'index upkeep ÷ ingest time of the same new posts', value: catchMs / ingestMs, unit: '×', note: `${catchMs.toFixed(0)} ms catch-up vs ${ingestMs.toFixed(0)} ms ingest for 5 × 1,000 posts; the ingest itself is unchanged (library bench)` });
+
+      const since: LibraryQuery = { since: '2024-01-01' };
+      const charts: Array<[string, () => unknown]> = [
+        ['volume by platform, weeks, all', () => volumeBy(archive, { by: 'platform', bucket: 'week' }, index)],
+        ['volume by intent.label, weeks, since 2024', () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'week', query: since }, index)],
+        ['sponsored.p share over time, months, since 2024', () => labelShareOverTime(archive, { family: 'sponsored', field: 'p', bucket: 'month', query: since }, index)],
+        ['sponsored.p distribution since 2024 (Library chart)', () => archive.labelDistribution(since, 'sponsored', 'p')],
+        ['intent.label distribution (Library chart)', () => archive.labelDistribution({}, 'intent', 'label')],
+        ['volume by week, all (Library chart)', () => archive.volumeOverTime({}, 'week')],
+        ['volume by day, one platform (Library chart)', () => archive.volumeOverTime({ platforms: ['photo_net'] }, 'day')],
+        ['likes distribution (decades), all', () => engagementDistribution(archive, { field: 'likes' })],
+      ];
+      const chartMs: string[] = [];
+      let worst = 0;
+      for (const [what, f] of charts) {
+        const [ms] = time(f);
+        chartMs.push(`${what} ${ms.toFixed(0)}`);
+        worst = Math.max(worst, ms);
+      }
+      out.push({ metric: `library charts, uncached, max (${label})`, value: worst, unit: 'ms', target: '< 200 ms', ok: below(worst, 200), note: `ms: ${chartMs.join('; ')}` });
+
+      // a ~10k-item query: one platform over a date range holding about 10,000 posts
+      const lo = (archive.db.prepare("SELECT min(published_at) AS t FROM items WHERE platform = 'photo_net'").get() as { t: number }).t;
+      const perDay = archive.count({ platforms: ['photo_net'] }) / (2 * 365);
+      const days = Math.max(1, Math.round(10_000 / perDay));
+      const q10k: LibraryQuery = { platforms: ['photo_net'], since: new Date(lo).toISOString().slice(0, 10), until: new Date(lo + days * 86_400_000).toISOString().slice(0, 10) };
+      const items10k = archive.count(q10k);
+      for (const [scope, q, target] of [['whole archive', {}, 1000], [`${items10k.toLocaleString('en-US')}-item query`, q10k, 100]] as const) {
+        for (const field of ['hashtags', 'words', 'bigrams'] as const) {
+          const ms: number[] = [];
+          let basis = '';
+          for (let r = 0; r < 5; r++) {
+            const [t, table] = time(() => frequencyTable(archive, { query: q, field, limit: 50 }, index));
+            ms.push(t);
+            basis = table.basis;
+          }
+          const p95 = percentile(ms, 95);
+          out.push({ metric: `top-50 ${field}, ${scope}, p95`, value: p95, unit: 'ms', target: `< ${target === 1000 ? '1 s' : '100 ms'}`, ok: below(p95, target), note: `from ${basis === 'totals' ? 'the index totals' : 'the items'}` });
+        }
+      }
+      const [triMs] = time(() => frequencyTable(archive, { field: 'trigrams', limit: 50 }, index));
+      out.push({ metric: 'top-50 trigrams, whole archive (counted from the items)', value: triMs, unit: 'ms', note: 'no archive-wide totals for trigrams (see docs/analysis.md)' });
+    } finally {
+      archive.close();
+    }
+    return out;
+  } finally {
+    if (!keep) await rm(dir, { recursive: true, force: true });
+  }
+}
