@@ -1,6 +1,7 @@
 /** Export the current view: format, column picker, BOM, progress (export-progress events), cancel, link when done. */
 import { useState } from 'react';
-import type { ExportJob, ItemRefInput } from '../../../shared/contract';
+import type { ExportFormatName, ExportJob, ItemRefInput } from '../../../shared/contract';
+import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-network';
 import type { LibraryQuery } from '../../../shared/query';
 import { api, errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
@@ -9,7 +10,11 @@ import { useUi } from '../stores/ui';
 
 export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
-  const [format, setFormat] = useState<'csv' | 'json' | 'jsonl'>('csv');
+  const [format, setFormat] = useState<ExportFormatName>('csv');
+  const [network, setNetwork] = useState<NetworkKindName>('co-hashtag');
+  const [pseudonymise, setPseudonymise] = useState(false);
+  const isNetwork = format === 'gexf' || format === 'graphml';
+  const hasColumns = format === 'csv' || format === 'xlsx' || format === 'parquet';
   const [bom, setBom] = useState(true);
   const [picked, setPicked] = useState<Set<string> | null>(null);
   const [fileName, setFileName] = useState('');
@@ -29,8 +34,10 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
         items,
         watchlistId,
         format,
+        network: isNetwork ? network : undefined,
+        pseudonymise,
         bom: format === 'csv' ? bom : false,
-        columns: format === 'csv' && picked ? all.filter((c) => picked.has(c)) : undefined,
+        columns: hasColumns && picked ? all.filter((c) => picked.has(c)) : undefined,
         fileName: fileName.trim() ? fileName.trim() : undefined,
       });
       putExport(j);
@@ -54,11 +61,30 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
       <div className="row gap wrap">
         <label className="field inline">
           <span className="field-label">Format</span>
-          <select value={format} onChange={(e) => setFormat(e.target.value as 'csv' | 'json' | 'jsonl')} data-testid="export-format">
+          <select value={format} onChange={(e) => setFormat(e.target.value as ExportFormatName)} data-testid="export-format">
             <option value="csv">CSV</option>
+            <option value="xlsx">Excel workbook (XLSX)</option>
+            <option value="parquet">Parquet (DuckDB, pandas, R, Spark)</option>
             <option value="json">JSON</option>
             <option value="jsonl">JSON Lines</option>
+            <option value="gexf">Network for Gephi (GEXF)</option>
+            <option value="graphml">Network (GraphML)</option>
           </select>
+        </label>
+        {isNetwork ? (
+          <label className="field inline">
+            <span className="field-label">Network</span>
+            <select value={network} onChange={(e) => setNetwork(e.target.value as NetworkKindName)} data-testid="export-network">
+              {NETWORK_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {NETWORK_WORDS[k]}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <label className="check" title="Author ids, handles, display names, mentions and the URLs and avatars holding them become keyed hashes, the same in every export of this data folder">
+          <input type="checkbox" checked={pseudonymise} onChange={(e) => setPseudonymise(e.target.checked)} data-testid="export-pseudonymise" /> Pseudonymise accounts
         </label>
         {format === 'csv' ? (
           <label className="check" title="A byte-order mark lets spreadsheet apps read UTF-8 correctly">
@@ -73,7 +99,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
           Export
         </button>
       </div>
-      {format === 'csv' && all.length ? (
+      {hasColumns && all.length ? (
         <details className="colpicker">
           <summary>
             Columns ({chosen.size} of {all.length})
@@ -135,6 +161,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
               {job.path}
             </span>
           ) : null}
+          {job.status === 'done' && job.summary ? <span className="small" data-testid="export-summary">{job.summary}</span> : null}
           {job.error ? <span className="errtext">{job.error}</span> : null}
         </div>
       ) : null}

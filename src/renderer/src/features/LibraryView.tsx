@@ -16,6 +16,7 @@ import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
+import { NetworkPanel } from './network/NetworkPanel';
 import { SeriesChart } from '../components/Charts';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
@@ -41,6 +42,7 @@ export function LibraryView() {
   const loaded = loadedRows(rows.data);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [showExport, setShowExport] = useState(false);
+  const [showNetwork, setShowNetwork] = useState(false);
   const qc = useQueryClient();
   const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
@@ -180,8 +182,12 @@ export function LibraryView() {
           <button className="btn small" onClick={() => setShowExport(!showExport)} aria-expanded={showExport} data-testid="export-open">
             Export…
           </button>
+          <button className="btn small" onClick={() => setShowNetwork(!showNetwork)} aria-expanded={showNetwork} disabled={!count.data} data-testid="network-open">
+            Network…
+          </button>
         </div>
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
+        {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}
         {count.data ? <LibraryCharts query={stripPage(dq)} /> : null}
       </div>
       <ErrorBox error={rows.error} onRetry={() => void rows.refetch()} />
@@ -366,7 +372,7 @@ function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChang
                 </option>
               ))}
             </select>
-            <LabelValueInput family={c.family} field={c.field} value={c.value} allowUnsure={false} onChange={(v) => put({ value: v ?? '' })} label="value" />
+            <LabelValueInput family={c.family} field={c.field} value={c.value} allowUnsure={false} draft onChange={(v) => put({ value: v ?? '' })} label="value" />
             <button className="chip-x" onClick={() => onChange(value.filter((_, k) => k !== i))} aria-label="Remove condition">
               ×
             </button>

@@ -1,0 +1,131 @@
+/**
+ * The network view's drawing: a graphology graph of the view's nodes and edges drawn by sigma.js
+ * (WebGL), laid out by ForceAtlas2 in a worker of the app's own (network-fa2.worker.ts), with
+ * reducers for the edge-weight filter, the search and the selection.
+ */
+import Graph from 'graphology';
+import forceAtlas2 from 'graphology-layout-forceatlas2';
+import { assignLayoutChanges, graphToByteArrays } from 'graphology-layout-forceatlas2/helpers.js';
+import Sigma from 'sigma';
+import type { NetworkView } from '../../../../shared/contract-network';
+
+/** Whether this browser can draw WebGL at all (headless Chromium without GPU may not). */
+export function webglAvailable(): boolean {
+  try {
+    const c = document.createElement('canvas');
+    return !!(c.getContext('webgl2') ?? c.getContext('webgl'));
+  } catch {
+    return false;
+  }
+}
+
+export interface DrawState {
+  minWeight: number;
+  /** node keys matching the search (empty: no search) */
+  matches: ReadonlySet<string>;
+  selected: string | null;
+}
+
+export interface Drawing {
+  sigma: Sigma;
+  graph: Graph;
+  update(s: DrawState): void;
+  /** where a node is on screen (CSS pixels inside the container), for tests and the search jump */
+  viewportOf(key: string): { x: number; y: number } | null;
+  focus(key: string): void;
+  stop(): void;
+  kill(): void;
+}
+
+function css(name: string, fallback: string): string {
+  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return v || fallback;
+}
+
+/** Lay the nodes on a golden-angle spiral (heaviest in the middle) so the first frame is readable. */
+function spiral(i: number): { x: number; y: number } {
+  const r = Math.sqrt(i + 1) * 10;
+  const a = i * 2.399963;
+  return { x: r * Math.cos(a), y: r * Math.sin(a) };
+}
+
+export function draw(
+  container: HTMLElement,
+  view: NetworkView,
+  on: { select: (key: string) => void; layout: (running: boolean) => void; rendered: () => void },
+): Drawing {
+  const graph = new Graph({ type: view.directed ? 'directed' : 'undirected', multi: false });
+  const hashtag = css('--accent', '#2f6fb3');
+  const account = css('--pos', '#1f7a45');
+  const edgeColor = css('--line', '#cccccc');
+  const maxW = Math.max(1, ...view.nodes.map((n) => n.weight));
+  view.nodes.forEach((n, i) => {
+    graph.addNode(n.key, { label: n.label, ...spiral(i), size: 2 + 10 * Math.sqrt(n.weight / maxW), color: n.kind === 'hashtag' ? hashtag : account, weight: n.weight });
+  });
+  for (const e of view.edges)
+    if (e.source !== e.target) graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
+
+  const sigma = new Sigma(graph, container, {
+    defaultEdgeType: view.directed ? 'arrow' : 'line',
+    labelColor: { color: css('--text', '#1d1d1b') },
+    labelRenderedSizeThreshold: 8,
+    hideEdgesOnMove: view.edges.length > 20_000,
+    zIndex: true,
+  });
+  sigma.on('clickNode', ({ node }) => on.select(node));
+  sigma.on('afterRender', () => on.rendered());
+
+  // ForceAtlas2 in the worker for a few seconds (the positions arrive every ~30 ms)
+  let worker: Worker | null = null;
+  if (graph.order > 1) {
+    const { nodes, edges } = graphToByteArrays(graph, (_e: string, a: Record<string, unknown>) => Number(a.weight) || 1);
+    worker = new Worker(new URL('./network-fa2.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (ev: MessageEvent<{ type: 'positions'; nodes: Float32Array; done: boolean }>) => {
+      assignLayoutChanges(graph, ev.data.nodes, null);
+      if (ev.data.done) on.layout(false);
+    };
+    worker.onerror = () => on.layout(false);
+    const settings = { ...forceAtlas2.inferSettings(graph), adjustSizes: false, edgeWeightInfluence: 1, linLogMode: false, outboundAttractionDistribution: false, barnesHutTheta: 0.5 };
+    worker.postMessage({ type: 'start', nodes, edges, settings, budgetMs: Math.min(8000, 1500 + graph.order) }, [nodes.buffer, edges.buffer]);
+    on.layout(true);
+  }
+
+  let state: DrawState = { minWeight: 1, matches: new Set(), selected: null };
+  sigma.setSetting('edgeReducer', (_e, a) => (Number(a.weight) < state.minWeight ? { ...a, hidden: true } : a));
+  sigma.setSetting('nodeReducer', (n, a) => {
+    const hit = state.matches.size > 0 && state.matches.has(n);
+    const dim = state.matches.size > 0 && !hit && n !== state.selected;
+    if (n === state.selected) return { ...a, highlighted: true, forceLabel: true, zIndex: 2 };
+    if (hit) return { ...a, highlighted: true, forceLabel: true, zIndex: 1 };
+    return dim ? { ...a, color: edgeColor, label: '', zIndex: 0 } : a;
+  });
+
+  const stop = (): void => {
+    worker?.postMessage({ type: 'stop' });
+    worker?.terminate();
+    worker = null;
+    on.layout(false);
+  };
+  return {
+    sigma,
+    graph,
+    update(s) {
+      state = s;
+      sigma.refresh();
+    },
+    viewportOf(key) {
+      if (!graph.hasNode(key)) return null;
+      const d = sigma.getNodeDisplayData(key);
+      return d ? sigma.framedGraphToViewport(d) : null;
+    },
+    focus(key) {
+      const d = sigma.getNodeDisplayData(key);
+      if (d) void sigma.getCamera().animate({ x: d.x, y: d.y, ratio: 0.4 }, { duration: 400 });
+    },
+    stop,
+    kill() {
+      stop();
+      sigma.kill();
+    },
+  };
+}
