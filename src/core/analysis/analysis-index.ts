@@ -344,7 +344,8 @@ export class AnalysisIndex {
     const no = FIELD_NO[field];
     if (no === undefined || !this.catchUp()) return null;
     const col = sort === 'count' ? 'docs' : sort;
-    const order = `${col} IS NULL, ${col} ${dir === 'asc' ? 'ASC' : 'DESC'}, docs DESC, term`;
+    // items (docs) is never null: ordered by it alone, the top N is read straight off an_terms_docs
+    const order = col === 'docs' ? `docs ${dir === 'asc' ? 'ASC' : 'DESC'}, term` : `${col} IS NULL, ${col} ${dir === 'asc' ? 'ASC' : 'DESC'}, docs DESC, term`;
     const rows = this.db
       .prepare(`SELECT term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms WHERE field = ? AND docs > 0 ORDER BY ${order} LIMIT ?`)
       .all(no, limit) as Array<Record<string, number | null> & { term: string }>;

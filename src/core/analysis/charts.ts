@@ -64,14 +64,21 @@ export function labelKeyer(family: string, field: string, values: Array<string |
 /** Folds (day, key, count) rows into buckets, keeping the `limit` keys with the most items. */
 export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf: (k: string | number) => { key: string; narrow: (q: LibraryQuery) => LibraryQuery }, limit: number, shares: boolean): ChartSeries {
   const totals = new Map<string, number>();
-  const keyed = rows.map((r) => ({ ...r, ...keyOf(r.k) }));
+  const keys0 = new Map<string | number, { key: string; narrow: (q: LibraryQuery) => LibraryQuery }>();
+  const keyed = rows.map((r) => {
+    let k = keys0.get(r.k);
+    if (!k) keys0.set(r.k, (k = keyOf(r.k)));
+    return { ...r, ...k };
+  });
   for (const r of keyed) totals.set(r.key, (totals.get(r.key) ?? 0) + r.c);
   const keys = [...totals.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([k]) => k);
   const keep = new Set(keys);
   const marks = new Map<string, ChartMark>();
   const bucketTotal = new Map<string, number>();
+  const byDay = new Map<number, ReturnType<typeof bucketOf>>();
   for (const r of keyed) {
-    const b = bucketOf(r.d, bucket, q);
+    let b = byDay.get(r.d);
+    if (!b) byDay.set(r.d, (b = bucketOf(r.d, bucket, q)));
     bucketTotal.set(b.label, (bucketTotal.get(b.label) ?? 0) + r.c);
     if (!keep.has(r.key)) continue;
     const id = `${b.label}\u0000${r.key}`;

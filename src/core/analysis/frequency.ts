@@ -94,7 +94,14 @@ const SORT_KEY: Record<string, (a: TermAcc) => number | null> = {
 export function rankTerms(entries: Iterable<[string, TermAcc]>, sort: string, dir: 'asc' | 'desc', limit: number): Array<[string, TermAcc]> {
   const key = SORT_KEY[sort] ?? SORT_KEY.count;
   const sign = dir === 'asc' ? 1 : -1;
-  return [...entries]
+  let all = [...entries];
+  if (sort === 'count' && dir === 'desc' && all.length > limit * 4) {
+    // only terms with at least the limit-th largest count can be in the top: sort numbers, not rows
+    const counts = Float64Array.from(all, ([, a]) => a.count).sort();
+    const floor = counts[counts.length - limit];
+    all = all.filter(([, a]) => a.count >= floor);
+  }
+  return all
     .sort(([ta, a], [tb, b]) => {
       const x = key(a);
       const y = key(b);
