@@ -58,8 +58,12 @@ const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export function inferVersion(db: Db): number {
   const has = (type: string, name: string) => !!db.prepare('SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?').get(type, name);
   if (!has('table', 'items')) return 0;
-  const walkCols = has('table', 'walks') ? (db.prepare('PRAGMA table_info(walks)').all() as Array<{ name: string }>).map((c) => c.name) : [];
-  if (walkCols.includes('owner_pid')) return 5;
+  const cols = (t: string) => (has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : []);
+  const fts = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'items_fts'").pluck().get() as string | undefined;
+  if (fts && fts.includes('content="items"')) return 8;
+  if (cols('calls').includes('key_name')) return 7;
+  // 6 changed data only: a file of schema 6 reads as 5 and runs 6 again (it finds nothing to do)
+  if (cols('walks').includes('owner_pid')) return 5;
   if (has('table', 'label_fields')) return 4;
   if (has('index', 'items_platform_kind_published')) return 3;
   if (has('table', 'watchlists')) return 2;
