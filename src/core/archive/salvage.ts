@@ -60,6 +60,7 @@ export function inferVersion(db: Db): number {
   if (!has('table', 'items')) return 0;
   const cols = (t: string) => (has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : []);
   const fts = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'items_fts'").pluck().get() as string | undefined;
+  if (has('view', 'items_view')) return 9;
   if (fts && fts.includes('content="items"')) return 8;
   if (cols('calls').includes('key_name')) return 7;
   // 6 changed data only: a file of schema 6 reads as 5 and runs 6 again (it finds nothing to do)
