@@ -18,7 +18,7 @@
  *   brackets, emoji and removed entities end a run) whose first and last word are not stop
  *   words (`bank of america` counts, `of the` does not).
  */
-import stopwordsIso from 'stopwords-iso';
+import stopwordsIso from 'stopwords-iso' with { type: 'json' };
 import { TERM_FIELDS, type TermField } from '../../shared/analysis';
 
 export { TERM_FIELDS, type TermField };
