@@ -4,6 +4,7 @@
  * free-text box where the service has a fixed set.
  */
 import { labelFieldSpec } from '../../../shared/labels';
+import { DraftInput } from './DraftInput';
 
 export type LabelScalar = string | number | boolean | null;
 
@@ -15,6 +16,7 @@ export function LabelValueInput({
   label,
   testid,
   allowUnsure = true,
+  draft = false,
 }: {
   family: string;
   field: string;
@@ -23,6 +25,11 @@ export function LabelValueInput({
   label: string;
   testid?: string;
   allowUnsure?: boolean;
+  /**
+   * typed values (numbers, text) commit after a pause, on Enter or on leaving the field, as the
+   * Library's other typed filters do (DraftInput): a keystroke does not run a query
+   */
+  draft?: boolean;
 }) {
   const spec = labelFieldSpec(family, field);
   if (spec?.type === 'enum') {
@@ -50,28 +57,13 @@ export function LabelValueInput({
   if (spec?.type === 'prob' || spec?.type === 'int') {
     const min = spec.type === 'int' ? spec.min : 0;
     const max = spec.type === 'int' ? spec.max : 1;
-    return (
-      <input
-        type="number"
-        min={min}
-        max={max}
-        step={spec.type === 'int' ? 1 : 0.01}
-        value={typeof value === 'number' ? value : ''}
-        onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}
-        aria-label={`${label} (${min}–${max})`}
-        data-testid={testid}
-        style={{ width: 80 }}
-      />
-    );
+    const props = { type: 'number', min, max, step: spec.type === 'int' ? 1 : 0.01, 'aria-label': `${label} (${min}–${max})`, 'data-testid': testid, style: { width: 80 } };
+    const toValue = (t: string): LabelScalar => (t === '' ? null : Number(t));
+    if (draft) return <DraftInput {...props} value={typeof value === 'number' ? String(value) : ''} onCommit={(t) => onChange(toValue(t))} />;
+    return <input {...props} value={typeof value === 'number' ? value : ''} onChange={(e) => onChange(toValue(e.target.value))} />;
   }
-  return (
-    <input
-      value={value === null ? '' : String(value)}
-      onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}
-      aria-label={label}
-      title={spec?.type === 'text' ? spec.hint : undefined}
-      data-testid={testid}
-      size={12}
-    />
-  );
+  const props = { 'aria-label': label, title: spec?.type === 'text' ? spec.hint : undefined, 'data-testid': testid, size: 12 };
+  const text = value === null ? '' : String(value);
+  if (draft) return <DraftInput {...props} value={text} onCommit={(t) => onChange(t === '' ? null : t)} />;
+  return <input {...props} value={text} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)} />;
 }

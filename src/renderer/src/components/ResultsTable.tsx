@@ -1,25 +1,21 @@
 /**
  * The virtualised results table: sortable, resizable and hideable columns; j/k cursor; Enter opens
  * the drawer (global keys in App); keyset "load more" at the end. Text cells render as text only.
+ *
+ * Only the rows in view are built. The table keeps no row model over the loaded rows (it used
+ * @tanstack/react-table's, rebuilt over every loaded row whenever a page arrived: scroll jank at
+ * 10,000 rows, bench/ui.bench.ts); a row is a memoised component whose cells are functions of the
+ * row and its own context (table-columns.tsx), so an arriving page renders the new rows that come
+ * into view and nothing else, and scrolling renders only the rows that enter.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
-import {
-  flexRender,
-  getCoreRowModel,
-  getSortedRowModel,
-  useReactTable,
-  type ColumnDef,
-  type SortingState,
-  type VisibilityState,
-} from '@tanstack/react-table';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryRow } from '../../../shared/contract';
-import { engagement, engagementHidden, labelChips, publishedAt, recordAuthor, recordText, relevance, rowKey, followers, type EngagementField } from '../lib/records';
-import { truncate } from '../lib/format';
+import { rowKey } from '../lib/records';
 import { useUi } from '../stores/ui';
-import { Chips, Num, RelBar, When } from './cells';
+import { hiddenAtFirst, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
 
-export type TableVariant = 'post' | 'comment' | 'library';
+export type { TableVariant } from './table-columns';
 
 /** server sort field for a column id (Library view sorts on the server: keyset pages) */
 export const SERVER_SORT: Record<string, string> = {
@@ -49,247 +45,189 @@ interface Props {
   unavailable?: string[];
 }
 
-function whyMissing(unavailable: string[] | undefined, field: string): string | undefined {
-  if (unavailable && unavailable.some((u) => u === field || u.endsWith('.' + field))) return `This network does not provide ${field} (listed in "unavailable")`;
-  return undefined;
+type Sort = { id: string; desc: boolean } | null;
+
+/** Comment threads: parent first, its replies after it (indented), children hidden when collapsed. */
+function thread(rows: readonly LibraryRow[], collapsed: ReadonlySet<string>) {
+  const depth = new Map<string, number>();
+  const childCount = new Map<string, number>();
+  const byId = new Set(rows.map((r) => r.id));
+  const kids = new Map<string, LibraryRow[]>();
+  const roots: LibraryRow[] = [];
+  for (const r of rows) {
+    const pid = typeof r.record.parent_id === 'string' ? r.record.parent_id : null;
+    if (pid && byId.has(pid) && pid !== r.id) {
+      const k = kids.get(pid);
+      if (k) k.push(r);
+      else kids.set(pid, [r]);
+      childCount.set(pid, (childCount.get(pid) ?? 0) + 1);
+    } else roots.push(r);
+  }
+  const out: LibraryRow[] = [];
+  const seen = new Set<string>();
+  const walk = (r: LibraryRow, d: number) => {
+    if (seen.has(r.id)) return;
+    seen.add(r.id);
+    depth.set(r.id, d);
+    out.push(r);
+    if (!collapsed.has(r.id)) for (const k of kids.get(r.id) ?? []) walk(k, d + 1);
+  };
+  for (const r of roots) walk(r, 0);
+  return { ordered: out, depth, childCount };
 }
 
-export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore, serverSort, onServerSort, selected, onSelectedChange, threaded, unavailable }: Props) {
-  const [sorting, setSorting] = useState<SortingState>([]);
-  const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
-  const [visibility, setVisibility] = useState<VisibilityState>((): VisibilityState =>
-    variant === 'comment'
-      ? { platform: false, kind: false, views: false, shares: false, saves: false, relevance: false, tags: false, firstSeen: false }
-      : variant === 'post'
-        ? { platform: false, saves: false, tags: false, firstSeen: false }
-        : { saves: false, relevance: false, firstSeen: false },
+interface RowProps {
+  row: LibraryRow;
+  index: number;
+  start: number;
+  width: number;
+  cols: readonly Column[];
+  widths: Readonly<Record<string, number>>;
+  cursor: boolean;
+  ctx: CellCtx;
+  onOpen(index: number, row: LibraryRow): void;
+}
+
+/** One drawn row; renders again only when its row, place, columns, cursor or context change. */
+const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, ctx, onOpen }: RowProps) {
+  return (
+    <div
+      className={`tr ${cursor ? 'cursor' : ''} ${ctx.selected ? 'selected' : ''}`}
+      style={{ transform: `translateY(${start}px)`, width }}
+      role="row"
+      aria-rowindex={index + 2}
+      data-testid="result-row"
+      data-id={row.id}
+      onClick={() => onOpen(index, row)}
+    >
+      {cols.map((c) => (
+        <div key={c.id} className={`td ${c.num ? 'right' : ''}`} style={{ width: widths[c.id] ?? c.size }} role="gridcell">
+          {c.cell(row, ctx)}
+        </div>
+      ))}
+    </div>
   );
+});
+
+export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore, serverSort, onServerSort, selected, onSelectedChange, threaded, unavailable }: Props) {
+  const [localSort, setLocalSort] = useState<Sort>(null);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [visibility, setVisibility] = useState<Record<string, boolean>>(() => hiddenAtFirst(variant));
+  const [widths, setWidths] = useState<Record<string, number>>({});
   const [menu, setMenu] = useState(false);
   const openDrawer = useUi((s) => s.openDrawer);
   const cursor = useUi((s) => s.cursor);
   const setCursor = useUi((s) => s.setCursor);
   const setTableRows = useUi((s) => s.setTableRows);
 
-  // Threading: parent first, its replies after it (indented), children hidden when collapsed.
-  const { ordered, depth, childCount } = useMemo(() => {
-    const depth = new Map<string, number>();
-    const childCount = new Map<string, number>();
-    if (!threaded) return { ordered: rows, depth, childCount };
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const kids = new Map<string, LibraryRow[]>();
-    const roots: LibraryRow[] = [];
-    for (const r of rows) {
-      const pid = typeof r.record.parent_id === 'string' ? r.record.parent_id : null;
-      if (pid && byId.has(pid) && pid !== r.id) {
-        kids.set(pid, [...(kids.get(pid) ?? []), r]);
-        childCount.set(pid, (childCount.get(pid) ?? 0) + 1);
-      } else roots.push(r);
-    }
-    const out: LibraryRow[] = [];
-    const seen = new Set<string>();
-    const walk = (r: LibraryRow, d: number) => {
-      if (seen.has(r.id)) return;
-      seen.add(r.id);
-      depth.set(r.id, d);
-      out.push(r);
-      if (!collapsed.has(r.id)) for (const k of kids.get(r.id) ?? []) walk(k, d + 1);
-    };
-    for (const r of roots) walk(r, 0);
-    return { ordered: out, depth, childCount };
-  }, [rows, threaded, collapsed]);
-
-  // Column definitions are built once per table shape, not per page or selection: rebuilding them
-  // made the table recompute every loaded row's cells on each new page (scroll jank). Cells read the
-  // current rows, selection and threading through `live`, updated on every render.
-  const live = useRef({ rows, selected, onSelectedChange, depth, childCount, collapsed, unavailable });
-  live.current = { rows, selected, onSelectedChange, depth, childCount, collapsed, unavailable };
   const selectable = !!selected && !!onSelectedChange;
-  const columns = useMemo<ColumnDef<LibraryRow>[]>(() => {
-    const eng = (f: EngagementField): ColumnDef<LibraryRow> => ({
-      id: f,
-      header: f[0].toUpperCase() + f.slice(1),
-      size: Math.max(74, 22 + 8.5 * f.length), // the header (uppercase, 11 px) must fit: "COMMENTS" clipped at 74
-      accessorFn: (r) => engagement(r.record, f) ?? undefined,
-      sortUndefined: 'last',
-      meta: { num: true },
-      cell: (c) => <Num v={engagement(c.row.original.record, f)} hidden={engagementHidden(c.row.original.record, f)} why={whyMissing(live.current.unavailable, f)} />,
-    });
-    const cols: ColumnDef<LibraryRow>[] = [];
-    if (selectable) {
-      cols.push({
-        id: 'select',
-        header: () => (
-          <input
-            type="checkbox"
-            aria-label="Select all loaded rows"
-            checked={live.current.rows.length > 0 && live.current.rows.every((r) => live.current.selected?.has(rowKey(r)))}
-            onChange={(e) => live.current.onSelectedChange?.(e.target.checked ? new Set(live.current.rows.map(rowKey)) : new Set())}
-          />
-        ),
-        size: 30,
-        enableSorting: false,
-        enableResizing: false,
-        enableHiding: false,
-        cell: (c) => (
-          <input
-            type="checkbox"
-            aria-label="Select row"
-            data-testid="row-select"
-            checked={!!live.current.selected?.has(rowKey(c.row.original))}
-            onClick={(e) => e.stopPropagation()}
-            onChange={(e) => {
-              const s = new Set(live.current.selected);
-              const k = rowKey(c.row.original);
-              if (e.target.checked) s.add(k);
-              else s.delete(k);
-              live.current.onSelectedChange?.(s);
-            }}
-          />
-        ),
-      });
-    }
-    cols.push(
-      {
-        id: 'text',
-        header: variant === 'comment' ? 'Comment' : 'Text',
-        size: variant === 'comment' ? 460 : 380,
-        enableHiding: false,
-        accessorFn: (r) => recordText(r.record),
-        cell: (c) => {
-          const r = c.row.original;
-          const d = live.current.depth.get(r.id) ?? 0;
-          const n = live.current.childCount.get(r.id) ?? 0;
-          return (
-            <span className="textcell" style={{ paddingLeft: d * 18 }}>
-              {threaded && n > 0 ? (
-                <button
-                  className="twisty"
-                  aria-label={live.current.collapsed.has(r.id) ? `Show ${n} replies` : `Hide ${n} replies`}
-                  title={live.current.collapsed.has(r.id) ? `Show ${n} replies` : `Hide replies`}
-                  onClick={(e) => {
-                    e.stopPropagation();
-                    const s = new Set(live.current.collapsed);
-                    if (s.has(r.id)) s.delete(r.id);
-                    else s.add(r.id);
-                    setCollapsed(s);
-                  }}
-                >
-                  {live.current.collapsed.has(r.id) ? `▸ ${n}` : '▾'}
-                </button>
-              ) : d > 0 ? (
-                <span className="reply-mark">↳</span>
-              ) : null}
-              {recordText(r.record) ? <bdi className="ellipsis">{truncate(recordText(r.record).replace(/\s+/g, ' '), 300)}</bdi> : <span className="muted">(no text)</span>}
-            </span>
-          );
-        },
-      },
-      {
-        id: 'author',
-        header: 'Author',
-        size: 130,
-        accessorFn: (r) => recordAuthor(r.record),
-        cell: (c) => <span className="ellipsis">{recordAuthor(c.row.original.record) || '—'}</span>,
-      },
-      { id: 'platform', header: 'Network', size: 100, accessorFn: (r) => r.platform, cell: (c) => <span className="ellipsis muted">{c.row.original.platform}</span> },
-      { id: 'kind', header: 'Kind', size: 64, accessorFn: (r) => r.kind, cell: (c) => <span className="muted">{c.row.original.kind}</span> },
-      {
-        id: 'published',
-        header: 'Published',
-        size: 92,
-        accessorFn: (r) => publishedAt(r.record) ?? undefined,
-        sortUndefined: 'last',
-        cell: (c) => <When v={publishedAt(c.row.original.record)} />,
-      },
-      eng('views'),
-      eng('likes'),
-      eng('comments'),
-      eng('shares'),
-      eng('saves'),
-      {
-        id: 'followers',
-        header: 'Followers',
-        size: 96,
-        accessorFn: (r) => followers(r.record) ?? undefined,
-        sortUndefined: 'last',
-        meta: { num: true },
-        cell: (c) => <Num v={followers(c.row.original.record)} />,
-      },
-      {
-        id: 'labels',
-        header: 'Labels',
-        size: 230,
-        enableSorting: false,
-        cell: (c) => <Chips chips={labelChips(c.row.original)} />,
-      },
-      {
-        id: 'relevance',
-        header: 'Relevance',
-        size: 110,
-        accessorFn: (r) => relevance(r.record) ?? undefined,
-        sortUndefined: 'last',
-        cell: (c) => <RelBar p={relevance(c.row.original.record)} />,
-      },
-      { id: 'tags', header: 'Tags', size: 110, enableSorting: false, cell: (c) => <span className="muted ellipsis">{c.row.original.tags.join(', ')}{c.row.original.note ? ' ✎' : ''}</span> },
-      { id: 'firstSeen', header: 'First seen', size: 92, accessorFn: (r) => r.firstSeenAt, cell: (c) => <When v={c.row.original.firstSeenAt} /> },
-    );
-    return cols;
-  }, [variant, selectable, threaded]);
-
+  const columns = useMemo(() => tableColumns(variant, selectable), [variant, selectable]);
   const manual = !!onServerSort;
-  const table = useReactTable({
-    data: ordered,
-    columns,
-    state: {
-      sorting: manual ? (serverSort ? [{ id: Object.keys(SERVER_SORT).find((k) => SERVER_SORT[k] === serverSort.field) ?? serverSort.field, desc: serverSort.dir === 'desc' }] : []) : sorting,
-      columnVisibility: { ...visibility, followers: visibility.followers ?? ordered.some((r) => r.kind === 'profile') },
-    },
-    onSortingChange: (up) => {
-      const cur: SortingState = manual ? (serverSort ? [{ id: Object.keys(SERVER_SORT).find((k) => SERVER_SORT[k] === serverSort.field) ?? '', desc: serverSort.dir === 'desc' }] : []) : sorting;
-      const next = typeof up === 'function' ? up(cur) : up;
-      if (manual) {
-        const s = next[0];
-        onServerSort!(s && SERVER_SORT[s.id] ? { field: SERVER_SORT[s.id], dir: s.desc ? 'desc' : 'asc' } : null);
-      } else setSorting(next);
-    },
-    onColumnVisibilityChange: setVisibility,
-    manualSorting: manual,
-    enableColumnResizing: true,
-    columnResizeMode: 'onChange',
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-    getRowId: (r) => rowKey(r),
-    enableSortingRemoval: true,
-    sortDescFirst: true,
-  });
+  const sort: Sort = manual
+    ? serverSort
+      ? { id: Object.keys(SERVER_SORT).find((k) => SERVER_SORT[k] === serverSort.field) ?? serverSort.field, desc: serverSort.dir === 'desc' }
+      : null
+    : localSort;
 
-  const tableRows = table.getRowModel().rows;
+  // the order rows are drawn in: as loaded (the server sorted them), sorted here, or threaded
+  const threads = useMemo(() => (threaded ? thread(rows, collapsed) : null), [rows, threaded, collapsed]);
+  const localColumn = !manual && localSort ? columns.find((c) => c.id === localSort.id) : undefined;
+  const ordered = useMemo(
+    () => (threads ? threads.ordered : localColumn ? sortRows(rows, localColumn, !!localSort?.desc) : rows),
+    [threads, rows, localColumn, localSort?.desc],
+  );
+
+  const hasProfiles = useMemo(() => visibility.followers === undefined && ordered.some((r) => r.kind === 'profile'), [ordered, visibility.followers]);
+  const visible = useMemo(() => columns.filter((c) => (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false)), [columns, visibility, hasProfiles]);
+  const width = (c: Column) => widths[c.id] ?? c.size;
+  const totalWidth = visible.reduce((a, c) => a + width(c), 0);
+
+  // cells read selection and threading through a per-row context, made again only when that row's
+  // inputs change (so a memoised row stays as it is); callbacks go through a ref and never change
+  const live = useRef({ selected, onSelectedChange });
+  live.current = { selected, onSelectedChange };
+  const onSelect = useCallback((row: LibraryRow, on: boolean) => {
+    const s = new Set(live.current.selected);
+    if (on) s.add(rowKey(row));
+    else s.delete(rowKey(row));
+    live.current.onSelectedChange?.(s);
+  }, []);
+  const onToggleReplies = useCallback((id: string) => {
+    setCollapsed((cur) => {
+      const s = new Set(cur);
+      if (s.has(id)) s.delete(id);
+      else s.add(id);
+      return s;
+    });
+  }, []);
+  const onOpen = useCallback(
+    (index: number, row: LibraryRow) => {
+      setCursor(index);
+      openDrawer({ platform: row.platform, kind: row.kind, id: row.id });
+    },
+    [setCursor, openDrawer],
+  );
+  const ctxCache = useRef(new Map<string, CellCtx>());
+  const ctxOf = (row: LibraryRow, key: string): CellCtx => {
+    const depth = threads?.depth.get(row.id) ?? 0;
+    const kids = threads?.childCount.get(row.id) ?? 0;
+    const isCollapsed = collapsed.has(row.id);
+    const isSelected = !!selected?.has(key);
+    const prev = ctxCache.current.get(key);
+    if (prev && prev.depth === depth && prev.kids === kids && prev.collapsed === isCollapsed && prev.selected === isSelected && prev.threaded === !!threaded && prev.unavailable === unavailable) return prev;
+    const next: CellCtx = { depth, kids, collapsed: isCollapsed, selected: isSelected, threaded: !!threaded, unavailable, onSelect, onToggleReplies };
+    ctxCache.current.set(key, next);
+    return next;
+  };
+  // the cache holds the contexts of drawn rows only: cleared when it grows past a few screens
+  if (ctxCache.current.size > 2000) ctxCache.current.clear();
+
   const parentRef = useRef<HTMLDivElement>(null);
-  const virt = useVirtualizer({ count: tableRows.length, getScrollElement: () => parentRef.current, estimateSize: () => 30, overscan: 12 });
+  // useFlushSync off: a scroll event schedules the render instead of forcing it inside the event
+  // (React renders once for the frame's scroll events, before the frame paints)
+  const virt = useVirtualizer({ count: ordered.length, getScrollElement: () => parentRef.current, estimateSize: () => 30, overscan: 12, useFlushSync: false });
 
   // register for keyboard navigation (j/k/Enter live in App)
-  const refs = useMemo(() => tableRows.map((r) => ({ platform: r.original.platform, kind: r.original.kind, id: r.original.id })), [tableRows]);
+  const refs = useMemo(() => ordered.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), [ordered]);
   useEffect(() => {
     setTableRows(refs);
   }, [refs, setTableRows]);
   useEffect(() => () => setTableRows([]), [setTableRows]);
   useEffect(() => {
-    if (tableRows.length) virt.scrollToIndex(Math.min(cursor, tableRows.length - 1), { align: 'auto' });
+    if (ordered.length) virt.scrollToIndex(Math.min(cursor, ordered.length - 1), { align: 'auto' });
   }, [cursor]);
 
   const items = virt.getVirtualItems();
   const last = items[items.length - 1];
   useEffect(() => {
-    if (last && hasMore && !fetchingMore && onLoadMore && last.index >= tableRows.length - 15) onLoadMore();
-  }, [last, hasMore, fetchingMore, onLoadMore, tableRows.length]);
+    if (last && hasMore && !fetchingMore && onLoadMore && last.index >= ordered.length - 15) onLoadMore();
+  }, [last, hasMore, fetchingMore, onLoadMore, ordered.length]);
 
-  const totalWidth = table.getVisibleLeafColumns().reduce((a, c) => a + c.getSize(), 0);
+  const toggleSort = (c: Column) => {
+    // desc first, then asc, then no sort (as the column headers always did)
+    const next: Sort = sort?.id !== c.id ? { id: c.id, desc: true } : sort.desc ? { id: c.id, desc: false } : null;
+    if (manual) onServerSort!(next && SERVER_SORT[next.id] ? { field: SERVER_SORT[next.id], dir: next.desc ? 'desc' : 'asc' } : null);
+    else setLocalSort(next);
+  };
+  const startResize = (c: Column, e: ReactMouseEvent) => {
+    e.preventDefault();
+    const x0 = e.clientX;
+    const w0 = width(c);
+    const move = (ev: MouseEvent) => setWidths((w) => ({ ...w, [c.id]: Math.max(40, Math.round(w0 + ev.clientX - x0)) }));
+    const up = () => {
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+    };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+  };
+  const allSelected = selectable && ordered.length > 0 && ordered.every((r) => selected!.has(rowKey(r)));
 
   return (
     <div className="table-wrap">
       <div className="table-tools">
         <span className="muted" data-testid="row-count">
-          {tableRows.length.toLocaleString('en-US')} row{tableRows.length === 1 ? '' : 's'} loaded{hasMore ? ' · more available' : ''}
+          {ordered.length.toLocaleString('en-US')} row{ordered.length === 1 ? '' : 's'} loaded{hasMore ? ' · more available' : ''}
         </span>
         <div className="spacer" />
         <div className="menu-anchor">
@@ -298,12 +236,11 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
           </button>
           {menu ? (
             <div className="popover" onMouseLeave={() => setMenu(false)}>
-              {table
-                .getAllLeafColumns()
-                .filter((c) => c.getCanHide())
+              {columns
+                .filter((c) => c.hideable)
                 .map((c) => (
                   <label key={c.id} className="check">
-                    <input type="checkbox" checked={c.getIsVisible()} onChange={c.getToggleVisibilityHandler()} /> {typeof c.columnDef.header === 'string' ? c.columnDef.header : c.id}
+                    <input type="checkbox" checked={visible.includes(c)} onChange={(e) => setVisibility((v) => ({ ...v, [c.id]: e.target.checked }))} /> {c.header}
                   </label>
                 ))}
             </div>
@@ -311,52 +248,54 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
         </div>
       </div>
       {/* the grid is keyboard-reachable (tabIndex: it scrolls) and holds only rows (load-more sits below it) */}
-      <div className="table-scroll" ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={tableRows.length + 1} aria-label="Results" tabIndex={0}>
+      <div className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`} ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={ordered.length + 1} aria-label="Results" tabIndex={0}>
         <div className="thead" style={{ width: totalWidth }} role="row" aria-rowindex={1}>
-          {table.getHeaderGroups()[0].headers.map((h) => {
-            const sorted = h.column.getIsSorted();
-            const isNum = (h.column.columnDef.meta as { num?: boolean } | undefined)?.num;
-            const sortable = h.column.getCanSort() && (!manual || !!SERVER_SORT[h.column.id]);
+          {visible.map((c) => {
+            const sorted = sort?.id === c.id ? (sort.desc ? 'desc' : 'asc') : false;
+            const sortable = c.sortable && (!manual || !!SERVER_SORT[c.id]);
             return (
               <div
-                key={h.id}
-                className={`th ${isNum ? 'right' : ''} ${sortable ? 'sortable' : ''}`}
-                style={{ width: h.getSize() }}
+                key={c.id}
+                className={`th ${c.num ? 'right' : ''} ${sortable ? 'sortable' : ''}`}
+                style={{ width: width(c) }}
                 role="columnheader"
                 aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-                onClick={sortable ? h.column.getToggleSortingHandler() : undefined}
+                onClick={sortable ? () => toggleSort(c) : undefined}
                 title={sortable ? 'Sort' : undefined}
               >
-                {flexRender(h.column.columnDef.header, h.getContext())}
+                {c.id === 'select' ? (
+                  <input
+                    type="checkbox"
+                    aria-label="Select all loaded rows"
+                    checked={allSelected}
+                    onChange={(e) => onSelectedChange?.(e.target.checked ? new Set(ordered.map(rowKey)) : new Set())}
+                  />
+                ) : (
+                  c.header
+                )}
                 {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
-                {h.column.getCanResize() ? <div className="resizer" onMouseDown={h.getResizeHandler()} onClick={(e) => e.stopPropagation()} /> : null}
+                {c.resizable ? <div className="resizer" onMouseDown={(e) => startResize(c, e)} onClick={(e) => e.stopPropagation()} /> : null}
               </div>
             );
           })}
         </div>
         <div style={{ height: virt.getTotalSize(), width: totalWidth, position: 'relative' }} role="rowgroup">
           {items.map((vi) => {
-            const row = tableRows[vi.index];
+            const row = ordered[vi.index];
+            const key = rowKey(row);
             return (
-              <div
-                key={row.id}
-                className={`tr ${vi.index === cursor ? 'cursor' : ''} ${selected?.has(row.id) ? 'selected' : ''}`}
-                style={{ transform: `translateY(${vi.start}px)`, width: totalWidth }}
-                role="row"
-                aria-rowindex={vi.index + 2}
-                data-testid="result-row"
-                data-id={row.original.id}
-                onClick={() => {
-                  setCursor(vi.index);
-                  openDrawer({ platform: row.original.platform, kind: row.original.kind, id: row.original.id });
-                }}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <div key={cell.id} className={`td ${(cell.column.columnDef.meta as { num?: boolean } | undefined)?.num ? 'right' : ''}`} style={{ width: cell.column.getSize() }} role="gridcell">
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </div>
-                ))}
-              </div>
+              <Row
+                key={key}
+                row={row}
+                index={vi.index}
+                start={vi.start}
+                width={totalWidth}
+                cols={visible}
+                widths={widths}
+                cursor={vi.index === cursor}
+                ctx={ctxOf(row, key)}
+                onOpen={onOpen}
+              />
             );
           })}
         </div>

@@ -1,0 +1,153 @@
+/**
+ * The results table's columns: header, width, whether it sorts / hides / resizes, the value a
+ * local sort compares, and the cell of one row. A cell is a plain function of its row and that
+ * row's context (threading depth, selection, what the network does not provide), so a row renders
+ * on its own when it appears, and not again while its inputs stay the same (ResultsTable's Row).
+ */
+import type { ReactNode } from 'react';
+import type { LibraryRow } from '../../../shared/contract';
+import { engagement, engagementHidden, followers, labelChips, publishedAt, recordAuthor, recordText, relevance, type EngagementField } from '../lib/records';
+import { truncate } from '../lib/format';
+import { Chips, Num, RelBar, When } from './cells';
+
+export type TableVariant = 'post' | 'comment' | 'library';
+
+/** What a cell knows besides its row; the same object while nothing about the row changes. */
+export interface CellCtx {
+  depth: number;
+  /** replies loaded under this row (threaded tables) */
+  kids: number;
+  collapsed: boolean;
+  selected: boolean;
+  threaded: boolean;
+  unavailable: readonly string[] | undefined;
+  onSelect(row: LibraryRow, on: boolean): void;
+  onToggleReplies(id: string): void;
+}
+
+export interface Column {
+  id: string;
+  header: string;
+  size: number;
+  /** right-aligned number */
+  num?: boolean;
+  sortable: boolean;
+  hideable: boolean;
+  resizable: boolean;
+  /** the value a local sort compares; undefined sorts last in both directions */
+  value?: (r: LibraryRow) => string | number | undefined;
+  cell(r: LibraryRow, c: CellCtx): ReactNode;
+}
+
+function whyMissing(unavailable: readonly string[] | undefined, field: string): string | undefined {
+  if (unavailable && unavailable.some((u) => u === field || u.endsWith('.' + field))) return `This network does not provide ${field} (listed in "unavailable")`;
+  return undefined;
+}
+
+const col = (c: Partial<Column> & Pick<Column, 'id' | 'header' | 'size' | 'cell'>): Column => ({ sortable: !!c.value, hideable: true, resizable: true, ...c });
+
+function eng(f: EngagementField): Column {
+  return col({
+    id: f,
+    header: f[0].toUpperCase() + f.slice(1),
+    size: Math.max(74, 22 + 8.5 * f.length), // the header (uppercase, 11 px) must fit: "COMMENTS" clipped at 74
+    num: true,
+    value: (r) => engagement(r.record, f) ?? undefined,
+    cell: (r, c) => <Num v={engagement(r.record, f)} hidden={engagementHidden(r.record, f)} why={whyMissing(c.unavailable, f)} />,
+  });
+}
+
+function textCell(r: LibraryRow, c: CellCtx): ReactNode {
+  const text = recordText(r.record);
+  return (
+    <span className="textcell" style={{ paddingLeft: c.depth * 18 }}>
+      {c.threaded && c.kids > 0 ? (
+        <button
+          className="twisty"
+          aria-label={c.collapsed ? `Show ${c.kids} replies` : `Hide ${c.kids} replies`}
+          title={c.collapsed ? `Show ${c.kids} replies` : `Hide replies`}
+          onClick={(e) => {
+            e.stopPropagation();
+            c.onToggleReplies(r.id);
+          }}
+        >
+          {c.collapsed ? `▸ ${c.kids}` : '▾'}
+        </button>
+      ) : c.depth > 0 ? (
+        <span className="reply-mark">↳</span>
+      ) : null}
+      {text ? <bdi className="ellipsis">{truncate(text.replace(/\s+/g, ' '), 300)}</bdi> : <span className="muted">(no text)</span>}
+    </span>
+  );
+}
+
+/** The columns of a table shape (the select column first when rows can be selected). */
+export function tableColumns(variant: TableVariant, selectable: boolean): Column[] {
+  const cols: Column[] = [];
+  if (selectable) {
+    cols.push(
+      col({
+        id: 'select',
+        header: 'Select',
+        size: 30,
+        hideable: false,
+        resizable: false,
+        cell: (r, c) => (
+          <input
+            type="checkbox"
+            aria-label="Select row"
+            data-testid="row-select"
+            checked={c.selected}
+            onClick={(e) => e.stopPropagation()}
+            onChange={(e) => c.onSelect(r, e.target.checked)}
+          />
+        ),
+      }),
+    );
+  }
+  cols.push(
+    col({ id: 'text', header: variant === 'comment' ? 'Comment' : 'Text', size: variant === 'comment' ? 460 : 380, hideable: false, value: (r) => recordText(r.record), cell: textCell }),
+    col({ id: 'author', header: 'Author', size: 130, value: (r) => recordAuthor(r.record), cell: (r) => <span className="ellipsis">{recordAuthor(r.record) || '—'}</span> }),
+    col({ id: 'platform', header: 'Network', size: 100, value: (r) => r.platform, cell: (r) => <span className="ellipsis muted">{r.platform}</span> }),
+    col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => <span className="muted">{r.kind}</span> }),
+    col({ id: 'published', header: 'Published', size: 92, value: (r) => publishedAt(r.record) ?? undefined, cell: (r) => <When v={publishedAt(r.record)} /> }),
+    eng('views'),
+    eng('likes'),
+    eng('comments'),
+    eng('shares'),
+    eng('saves'),
+    col({ id: 'followers', header: 'Followers', size: 96, num: true, value: (r) => followers(r.record) ?? undefined, cell: (r) => <Num v={followers(r.record)} /> }),
+    col({ id: 'labels', header: 'Labels', size: 230, cell: (r) => <Chips chips={labelChips(r)} /> }),
+    col({ id: 'relevance', header: 'Relevance', size: 110, value: (r) => relevance(r.record) ?? undefined, cell: (r) => <RelBar p={relevance(r.record)} /> }),
+    col({ id: 'tags', header: 'Tags', size: 110, cell: (r) => <span className="muted ellipsis">{r.tags.join(', ')}{r.note ? ' ✎' : ''}</span> }),
+    col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => <When v={r.firstSeenAt} /> }),
+  );
+  return cols;
+}
+
+/** Columns hidden at first, per table shape (the Columns menu shows them again). */
+export function hiddenAtFirst(variant: TableVariant): Record<string, boolean> {
+  return variant === 'comment'
+    ? { platform: false, kind: false, views: false, shares: false, saves: false, relevance: false, tags: false, firstSeen: false }
+    : variant === 'post'
+      ? { platform: false, saves: false, tags: false, firstSeen: false }
+      : { saves: false, relevance: false, firstSeen: false };
+}
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/**
+ * A local sort of the loaded rows (the views that do not sort on the server): unknown values
+ * last in both directions, ties in the order the rows came.
+ */
+export function sortRows(rows: readonly LibraryRow[], column: Column | undefined, desc: boolean): readonly LibraryRow[] {
+  if (!column?.value) return rows;
+  const value = column.value;
+  const keyed = rows.map((r, i) => ({ r, i, v: value(r) }));
+  keyed.sort((a, b) => {
+    if (a.v === undefined || b.v === undefined) return a.v === b.v ? a.i - b.i : a.v === undefined ? 1 : -1;
+    const d = typeof a.v === 'number' && typeof b.v === 'number' ? a.v - b.v : collator.compare(String(a.v), String(b.v));
+    return d === 0 ? a.i - b.i : desc ? -d : d;
+  });
+  return keyed.map((k) => k.r);
+}
