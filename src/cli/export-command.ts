@@ -70,6 +70,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           network: o.network,
           pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
           archiveDb: archive.db,
+          query: q,
           signal: abort.signal,
           total,
           onProgress: (n) => {

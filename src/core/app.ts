@@ -743,6 +743,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
         network: i.network,
         pseudonymiseIn: i.pseudonymise ? dataDir : null,
         archiveDb: archive.db,
+        query: i.items ? undefined : query,
         signal: abort.signal,
         total,
         onProgress: (n) => {

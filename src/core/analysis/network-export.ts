@@ -5,8 +5,8 @@
  */
 import type { ExportRow } from '../ports';
 import type { Pseudonymiser } from '../export/pseudonym';
-import { buildNetwork, type NetworkKind, type NetworkStats, type ParentLookup } from './network';
-import { userKey, type RowAuthor } from './network-entities';
+import { buildNetworkFromFacts, type NetworkKind, type NetworkStats, type ParentLookup } from './network';
+import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
 import { writeNetworkFile } from './network-xml';
 
 /** The few better-sqlite3 calls the lookup needs (the archive's own connection). */
@@ -54,6 +54,8 @@ export interface NetworkExportOptions {
   lookupParents?: ParentLookup;
   onProgress?: (rowsRead: number) => void;
   total?: number;
+  /** the source yields RowFacts (network-source.ts), not export rows */
+  facts?: boolean;
 }
 
 export interface NetworkExportResult {
@@ -63,16 +65,16 @@ export interface NetworkExportResult {
   stats: NetworkStats;
 }
 
-export async function exportNetwork(rows: Iterable<ExportRow>, opts: NetworkExportOptions): Promise<NetworkExportResult> {
+export async function exportNetwork(rows: Iterable<ExportRow> | Iterable<RowFacts>, opts: NetworkExportOptions): Promise<NetworkExportResult> {
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 5000;
   let n = 0;
-  const counted = function* (): Generator<ExportRow> {
+  const facts = function* (): Generator<RowFacts> {
     for (const r of rows) {
       if (++n % every === 0) opts.onProgress?.(n);
-      yield r;
+      yield opts.facts ? (r as RowFacts) : factsOf(r as ExportRow);
     }
   };
-  const net = buildNetwork(counted(), { kind: opts.network, lookupParents: opts.lookupParents, signal: opts.signal });
+  const net = buildNetworkFromFacts(facts(), { kind: opts.network, lookupParents: opts.lookupParents, signal: opts.signal });
   const file = await writeNetworkFile(net.graph, opts.format, opts.out, opts.signal);
   opts.onProgress?.(net.stats.items);
   return { rows: net.stats.items, bytes: file.bytes, path: file.path, stats: net.stats };

@@ -7,7 +7,8 @@ import type { MethodParsedInput } from '../../shared/contract';
 import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
 import { Pseudonymiser } from '../export/pseudonym';
-import { buildNetwork, type BuiltNetwork } from './network';
+import { buildNetworkFromFacts, type BuiltNetwork } from './network';
+import { archiveFacts, type FactsDb } from './network-source';
 import { archiveParentLookup, pseudonymousLookup, type LookupDb } from './network-export';
 
 export interface NetworkMethodDeps {
@@ -15,7 +16,7 @@ export interface NetworkMethodDeps {
     iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
     exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
     count(q: MethodParsedInput<'network.build'>['query']): number;
-    db: LookupDb & { pragma(s: string, o: { simple: true }): unknown };
+    db: LookupDb & FactsDb & { pragma(s: string, o: { simple: true }): unknown };
   };
   dataDir: string;
 }
@@ -34,8 +35,7 @@ export function networkMethods(deps: NetworkMethodDeps) {
     if (last?.key === key) return last.net;
     const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
     const base = archiveParentLookup(deps.archive.db);
-    const rows = deps.archive.iterateExportRows(query);
-    const net = buildNetwork(p ? (function* () { for (const r of rows) yield p.row(r); })() : rows, {
+    const net = buildNetworkFromFacts(archiveFacts(deps.archive.db, query, p), {
       kind: i.network,
       keepItems: KEEP_ITEMS,
       lookupParents: p ? pseudonymousLookup(base, p) : base,

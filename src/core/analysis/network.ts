@@ -151,7 +151,18 @@ class EdgeAcc {
 
 const MAX_NODES = 67_108_864;
 
+/** The network of export rows (pseudonymised rows give a pseudonymous network). */
 export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): BuiltNetwork {
+  return buildNetworkFromFacts(
+    (function* () {
+      for (const r of rows) yield factsOf(r);
+    })(),
+    opts,
+  );
+}
+
+/** The network of rows already read down to what a network needs (network-source.ts reads them straight from the archive). */
+export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOptions): BuiltNetwork {
   const { kind } = opts;
   if (!isNetworkKind(kind)) throw new Error(`network: unknown kind '${String(kind)}' (one of ${NETWORK_KINDS.join(', ')})`);
   const keep = Math.max(0, opts.keepItems ?? 0);
@@ -188,10 +199,9 @@ export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): B
   const itemAuthor = kind === 'mentions' ? new Map<string, number>() : null;
   const pendingReplies: Array<{ from: number; platform: string; parentId: string }> = [];
 
-  for (const row of rows) {
+  for (const f of facts) {
     if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('cancelled');
     stats.items++;
-    const f = factsOf(row);
     const touched: number[] = [];
     if (kind === 'co-hashtag' || kind === 'co-mention') {
       const ents = kind === 'co-hashtag' ? hashtagsOf(f.text) : mentionsOf(f.text);

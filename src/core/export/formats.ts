@@ -5,6 +5,8 @@
  */
 import { archiveParentLookup, exportNetwork, pseudonymousLookup, type LookupDb } from '../analysis/network-export';
 import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
+import type { LibraryQuery } from '../../shared/query';
+import { archiveFacts, type FactsDb } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
 import { exportRows } from './index';
 import { exportParquet } from './parquet';
@@ -26,7 +28,12 @@ export interface AnyExportOptions {
   /** replace identities by keyed hashes; the project's secret is read from (or created in) this data folder */
   pseudonymiseIn?: string | null;
   /** the archive's connection: replies' parents outside the rows (the `mentions` network) */
-  archiveDb?: LookupDb;
+  archiveDb?: LookupDb & FactsDb;
+  /**
+   * GEXF / GraphML: the library query the rows come from. With it (and archiveDb) a network reads
+   * only the columns it needs from the archive (network-source.ts), ~5× faster than whole rows.
+   */
+  query?: LibraryQuery;
   signal?: AbortSignal;
   onProgress?: (rows: number) => void;
   total?: number;
@@ -97,7 +104,8 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
     case 'graphml': {
       const base = o.archiveDb ? archiveParentLookup(o.archiveDb) : undefined;
       const lookup = base && p ? pseudonymousLookup(base, p) : base;
-      const r = await exportNetwork(src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup });
+      const facts = o.query && o.archiveDb ? archiveFacts(o.archiveDb, o.query, p) : undefined;
+      const r = await exportNetwork(facts ?? src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup, facts: facts !== undefined });
       const s = r.stats;
       const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';
       return {

@@ -17,11 +17,19 @@ interface Start {
 }
 
 let running = false;
+/** the next batch, run when the view has drawn the last positions (it asks with 'more') */
+let next: (() => void) | null = null;
 
-self.onmessage = (ev: MessageEvent<Start | { type: 'stop' }>) => {
+self.onmessage = (ev: MessageEvent<Start | { type: 'stop' } | { type: 'more' }>) => {
   const m = ev.data;
   if (m.type === 'stop') {
     running = false;
+    return;
+  }
+  if (m.type === 'more') {
+    const f = next;
+    next = null;
+    f?.();
     return;
   }
   running = true;
@@ -35,8 +43,10 @@ self.onmessage = (ev: MessageEvent<Start | { type: 'stop' }>) => {
     while (performance.now() - t < 30);
     const done = performance.now() >= until;
     (self as unknown as Worker).postMessage({ type: 'positions', nodes: nodes.slice(), done });
+    // wait for the view: with 10,000 nodes a frame can take longer than a batch, and positions
+    // posted faster than they are drawn queue up and starve the page
     if (done) running = false;
-    else setTimeout(step, 0);
+    else next = step;
   };
   step();
 };

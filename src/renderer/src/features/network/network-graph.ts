@@ -83,6 +83,8 @@ export function draw(
     worker.onmessage = (ev: MessageEvent<{ type: 'positions'; nodes: Float32Array; done: boolean }>) => {
       assignLayoutChanges(graph, ev.data.nodes, null);
       if (ev.data.done) on.layout(false);
+      // the next batch once these positions are on screen
+      else requestAnimationFrame(() => worker?.postMessage({ type: 'more' }));
     };
     worker.onerror = () => on.layout(false);
     const settings = { ...forceAtlas2.inferSettings(graph), adjustSizes: false, edgeWeightInfluence: 1, linLogMode: false, outboundAttractionDistribution: false, barnesHutTheta: 0.5 };
