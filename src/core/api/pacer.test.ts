@@ -147,3 +147,19 @@ describe('Pacer', () => {
     expect(p.stats().queued.interactive).toBe(0);
   });
 });
+
+describe('Pacer.eta', () => {
+  it('estimates a million-page walk at once: the steady pace beyond the next windows, not a page-by-page simulation', () => {
+    const clock = new ManualClock();
+    const p = new Pacer(clock, { requests: 60, windowSeconds: 60, maxInFlight: 10 });
+    const t = performance.now();
+    const eta = p.eta(1_000_000, 'background');
+    expect(performance.now() - t).toBeLessThan(1000);
+    // 1,000,000 requests at 60 a minute: about 16,667 minutes
+    expect(eta / 60_000).toBeGreaterThan(16_000);
+    expect(eta / 60_000).toBeLessThan(17_500);
+    // and the short estimates are still simulated exactly
+    expect(p.eta(60, 'background')).toBeLessThan(60_000);
+    expect(p.eta(61, 'background')).toBeGreaterThan(60_000);
+  });
+});

@@ -225,7 +225,11 @@ export class Pacer {
     const running: number[] = entries.filter((_, i) => !Number.isFinite(book[i].end)).map((e) => e.end);
     let t = Math.max(now, this.book.pausedUntil(this.bookKey, now));
     let lastFinish = now;
-    for (let i = 0; i < total; i++) {
+    // simulate the next few windows; beyond them the pace is steady (`requests` per window), so a
+    // walk of a million pages costs no more to estimate than one of a few hundred
+    const simulated = Math.min(total, 3 * requests);
+    const rest = total - simulated;
+    for (let i = 0; i < simulated; i++) {
       t = Math.max(t, windowReadyAt(entries, requests, this.windowMs, t));
       if (running.length >= maxInFlight) {
         running.sort((a, b) => a - b);
@@ -236,6 +240,7 @@ export class Pacer {
       running.push(fin);
       lastFinish = Math.max(lastFinish, fin);
     }
+    if (rest > 0) lastFinish += Math.ceil(rest / requests) * this.windowMs;
     return Math.max(0, Math.round(lastFinish - now));
   }
 }

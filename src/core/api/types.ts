@@ -183,7 +183,8 @@ export interface CatalogueApi {
 }
 
 export interface PacerView {
-  stats(): PacerStats;
+  /** the pool's pacing together: limits are the sums over its keys (`keys`: how many; 0 before any is known) */
+  stats(): PacerStats & { keys?: number };
   /** ms until `n` more requests of `priority` are done */
   eta(n: number, priority?: Priority): number;
 }

@@ -776,8 +776,9 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     };
     opts.emit?.({ type: 'watch-run', run: runInfo(run, { outcomes, etaMs: etaNow() }), alerts: 0 });
 
-    // a pool as wide as the pacer's in-flight limit: the pacer is the bottleneck either way, and
-    // holds of queued pages do not pile up against the balance
+    // as wide as the key pool's in-flight limits together (each key's limit × the keys): the pacers
+    // are the bottleneck either way, and holds of queued pages do not pile up against the balance
+    await api.keys.members().catch(() => []); // the pool's keys, so its limits below are theirs together
     const width = Math.max(1, Math.min(watches.length, opts.concurrency ?? api.pacer.stats().limits.maxInFlight));
     let next = 0;
     await Promise.all(
