@@ -55,3 +55,49 @@ test('a label condition text value commits after typing too', async ({ page }) =
   await page.waitForTimeout(600);
   expect(labelValues(seen).flat().filter((v) => typeof v === 'string' && v !== '')).toEqual(['northpeak']);
 });
+
+test('the search box explains its syntax; a malformed query is explained and not sent; OR finds either word', async ({ page }) => {
+  // something in the library to search: one search walk in the sandbox
+  await page.getByTestId('nav-search').click();
+  await page.getByTestId('search-query').fill('running shoes');
+  await expect(page.getByTestId('search-submit-price')).toContainText('credit');
+  await page.getByTestId('search-submit').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog.or(page.getByTestId('walk-status')).first()).toBeVisible({ timeout: 30_000 });
+  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
+  await expect(page.getByTestId('walk-status')).not.toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+
+  await page.getByTestId('nav-library').click();
+  const box = page.getByTestId('library-text');
+  const hint = page.getByTestId('library-text-hint');
+  await expect(hint).toContainText('OR · NOT');
+  await expect(box).toHaveAttribute('title', /OR: either/);
+  await expect(box).toHaveAttribute('aria-describedby', 'library-text-hint');
+  const count = async () => Number(((await page.getByTestId('library-count').textContent()) ?? '').replace(/[^\d]/g, ''));
+  await expect.poll(count).toBeGreaterThan(0);
+  const all = await count();
+
+  const seen = queries(page);
+  await box.fill('(running OR shoes');
+  await box.press('Enter');
+  await expect(hint).toContainText('Not searched: a "(" is not closed');
+  await expect(box).toHaveAttribute('aria-invalid', 'true');
+  await page.waitForTimeout(400);
+  expect(seen.filter((q) => q.text !== undefined)).toEqual([]); // nothing was sent
+  expect(await count()).toBe(all); // the rows stay as they were
+
+  await box.fill('running');
+  await box.press('Enter');
+  await expect(hint).toContainText('OR · NOT');
+  await expect(box).not.toHaveAttribute('aria-invalid', 'true');
+  await expect.poll(count).toBeLessThanOrEqual(all);
+  const running = await count();
+  expect(running).toBeGreaterThan(0);
+  await box.fill('running OR zzqqxxunseen');
+  await box.press('Enter');
+  await expect.poll(() => seen.some((q) => q.text === 'running OR zzqqxxunseen')).toBe(true);
+  await expect.poll(count).toBe(running); // either word: the unseen one adds nothing, and OR is not a word to match
+  await box.fill('running zzqqxxunseen');
+  await box.press('Enter');
+  await expect(page.getByTestId('empty-state')).toBeVisible();
+});

@@ -1,5 +1,6 @@
 /** Command-line flags → the library query model (src/shared/query.ts), shared by `export` and friends. */
 import { libraryQuerySchema, type LabelCondition, type LibraryQuery } from '../shared/query';
+import { parseSearch, SearchSyntaxError } from '../shared/search-syntax';
 import { UsageError, type CliContext } from './context';
 
 export interface QueryFlags {
@@ -54,7 +55,16 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
   if (f.platform?.length) q.platforms = f.platform;
   if (f.kind?.length) q.kinds = f.kind;
   if (f.author) q.author = f.author;
-  if (f.text) q.text = f.text;
+  if (f.text) {
+    // boolean search (OR, NOT, parentheses, "phrases", NEAR): a malformed query stops here, before anything is read
+    try {
+      parseSearch(f.text);
+    } catch (e) {
+      if (e instanceof SearchSyntaxError) throw new UsageError(`--text: ${e.message.replace(/^Search: /, '')}`);
+      throw e;
+    }
+    q.text = f.text;
+  }
   q.since = dateFlag('--since', f.since);
   q.until = dateFlag('--until', f.until);
   if (q.since === undefined) delete q.since;

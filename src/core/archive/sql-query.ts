@@ -13,8 +13,11 @@ import {
   type SortField,
 } from '../../shared/query';
 import { termClause } from '../analysis/term-filter';
+import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
 
 export class QueryError extends Error {
+  /** a user error: the doors report it as such (kind validation), never as a failure of Loupe */
+  readonly kind = 'validation';
   constructor(message: string) {
     super(message);
     this.name = 'QueryError';
@@ -51,28 +54,18 @@ export function timeBound(v: string | number, end: boolean): number {
 }
 
 /**
- * User text → a safe FTS5 expression: every term is quoted (embedded quotes
- * doubled), "quoted phrases" stay phrases, a trailing * on a bare word keeps a
- * prefix search. Terms without any letter or digit are dropped (they would be
- * empty phrases). Returns null when nothing searchable is left.
+ * User text → a safe FTS5 expression (src/shared/search-syntax.ts): words and "phrases" re-quoted,
+ * OR / NOT / AND / parentheses / NEAR as operators, `word*` a prefix. Null when nothing
+ * searchable is left (the caller falls back to a substring match). A malformed query is a
+ * QueryError (a user error) whose message says what to write.
  */
 export function ftsExpression(input: string): string | null {
-  const parts: string[] = [];
-  const re = /"([^"]*)"?|(\S+)/gu;
-  for (const m of input.matchAll(re)) {
-    let term = m[1] ?? m[2] ?? '';
-    let prefix = false;
-    if (m[2] !== undefined) {
-      const star = /\*+$/u.exec(term);
-      if (star) {
-        term = term.slice(0, star.index);
-        prefix = true;
-      }
-    }
-    if (!/[\p{L}\p{N}]/u.test(term)) continue;
-    parts.push(`"${term.replace(/"/g, '""')}"${prefix ? '*' : ''}`);
+  try {
+    return parseSearch(input);
+  } catch (e) {
+    if (e instanceof SearchSyntaxError) throw new QueryError(e.message);
+    throw e;
   }
-  return parts.length === 0 ? null : parts.join(' ');
 }
 
 function numericOrNull(v: string | number | boolean): number | null {

@@ -1,5 +1,5 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { create } from 'zustand';
 import { useQueryClient } from '@tanstack/react-query';
 import type { ItemRefInput } from '../../../shared/contract';
@@ -12,6 +12,7 @@ import { fmtExact } from '../lib/format';
 import { loadedRows, selectedRefs } from '../lib/rows';
 import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
 import { DraftInput } from '../components/DraftInput';
+import { SearchHint, searchError, SEARCH_SYNTAX_HINT } from '../components/SearchHint';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { ResultsTable } from '../components/ResultsTable';
@@ -48,6 +49,14 @@ export function LibraryView() {
   const ask = useUi((s) => s.ask);
   const selItems: ItemRefInput[] = useMemo(() => selectedRefs(loaded, selected), [loaded, selected]);
   const up = (p: Partial<LibraryQuery>) => set({ ...q, ...p });
+  // boolean search: a malformed query is explained beside the box and not sent (the rows stay)
+  const [textError, setTextError] = useState<string | null>(null);
+  useEffect(() => setTextError(null), [q.text]);
+  const commitText = (v: string) => {
+    const err = searchError(v);
+    setTextError(err);
+    if (!err) up({ text: v || undefined });
+  };
   const act = async (f: () => Promise<unknown>, ok: string) => {
     try {
       await f();
@@ -64,8 +73,9 @@ export function LibraryView() {
       <div className="controls">
         <div className="filterbar">
           <Field label="Text">
-            <DraftInput value={q.text ?? ''} onCommit={(v) => up({ text: v || undefined })} placeholder="words in text" data-testid="library-text" data-main-query />
+            <DraftInput value={q.text ?? ''} onCommit={(v) => commitText(v)} placeholder='words, OR, NOT, "phrase"' title={SEARCH_SYNTAX_HINT} aria-describedby="library-text-hint" aria-invalid={textError ? true : undefined} data-testid="library-text" data-main-query />
           </Field>
+          <SearchHint id="library-text-hint" error={textError} />
           <Field label="Network">
             <select value={q.platforms?.[0] ?? ''} onChange={(e) => up({ platforms: e.target.value ? [e.target.value] : undefined })} data-testid="library-platform">
               <option value="">any</option>

@@ -1,0 +1,63 @@
+/**
+ * Boolean search on the command line (issue 16): `--text` of the library query flags takes OR,
+ * NOT, parentheses, "phrases" and NEAR; a malformed query is a usage error (exit 2) that says
+ * what to write, and nothing is written.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive } from '../core/archive';
+import { post } from '../core/archive/test-fixtures';
+import { archivePath } from '../core/paths';
+import { runCaptured } from './run-captured';
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+const loupe = (args: string[]) => runCaptured(args, env);
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'loupe-cli-search-'));
+  env = { LOUPE_HOME: home, PATH: process.env.PATH };
+  const a = openArchive(archivePath(home));
+  a.ingestItems(
+    [
+      post({ id: '1', text: 'Crumb cake from the corner bakery' }),
+      post({ id: '2', text: 'Northpeak boots on the trail' }),
+      post({ id: '3', text: 'nothing about either' }),
+      post({ id: '4', text: 'Northpeak crumb bars' }),
+    ].map((record) => ({ platform: 'micro_net', kind: 'post', record })),
+  );
+  a.close();
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const idsOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id).sort();
+
+describe('loupe export --text with boolean search', () => {
+  it.each([
+    ['Crumb OR Northpeak', ['1', '2', '4']],
+    ['crumb NOT northpeak', ['1']],
+    ['(crumb OR boots) northpeak', ['2', '4']],
+    ['"crumb cake"', ['1']],
+    ['northpeak NEAR/1 bars', ['4']],
+  ])('%s', async (text, ids) => {
+    const out = join(home, `q-${ids.join('')}.jsonl`);
+    const r = await loupe(['export', '--format', 'jsonl', '--text', text, '--out', out]);
+    expect(r.code, r.err).toBe(0);
+    expect(idsOf(out)).toEqual(ids);
+  });
+
+  it.each([
+    ['(crumb OR northpeak', 'a "(" is not closed'],
+    ['crumb OR', '"OR" needs words after it'],
+    ['NOT crumb', '"NOT" needs words before it'],
+  ])('%s is a usage error that says what to write', async (text, msg) => {
+    const out = join(home, 'bad.jsonl');
+    const r = await loupe(['export', '--format', 'jsonl', '--text', text, '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--text: ${msg}`);
+    expect(r.err).not.toMatch(/\n\s+at /); // a sentence, not a stack trace
+    expect(existsSync(out)).toBe(false);
+  });
+});
