@@ -48,8 +48,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       let ingestMs = 0;
       let catchMs = 0;
       let k = 0;
+      // ids new to this archive on every run (a kept archive would otherwise merge them: no upkeep to measure)
+      const base = 9_200_000_000_000_000_000n + BigInt(Date.now()) * 10_000n;
       for (const batch of syntheticBatches(99, 5000, 1000)) {
-        const items = batch.map((b) => ({ platform: b.platform, kind: 'post', record: { ...(b.record as unknown as Record<string, unknown>), id: `${9_200_000_000_000_000_000n + BigInt(k++)}` } }));
+        const items = batch.map((b) => ({ platform: b.platform, kind: 'post', record: { ...(b.record as unknown as Record<string, unknown>), id: `${base + BigInt(k++)}` } }));
         ingestMs += time(() => archive.ingestItems(items, { callId: `bench-an-${k}`, source: 'bench' }))[0];
         catchMs += time(() => index.catchUp(Infinity))[0];
       }
@@ -91,7 +93,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
             basis = table.basis;
           }
           const p95 = percentile(ms, 95);
-          out.push({ metric: `top-50 ${field}, ${scope}, p95`, value: p95, unit: 'ms', target: `< ${target === 1000 ? '1 s' : '100 ms'}`, ok: below(p95, target), note: `from ${basis === 'totals' ? 'the index totals' : 'the items'}` });
+          out.push({ metric: `top-50 ${field}, ${scope}, p95`, value: p95, unit: 'ms', target: `< ${target === 1000 ? '1 s' : '100 ms'}`, ok: below(p95, target), note: `from ${basis === 'totals' ? 'the index totals' : basis === 'index' ? 'the term ids the index keeps per item' : 'the items (tokenized)'}` });
         }
       }
       const [triMs] = time(() => frequencyTable(archive, { field: 'trigrams', limit: 50 }, index));

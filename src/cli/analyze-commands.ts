@@ -70,7 +70,7 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
       .description('the most frequent hashtags, mentions, authors, domains, emoji, words or n-grams of the items a query matches')
       .addOption(new Option('--field <f>', FREQUENCY_FIELDS.join(' | ')).choices([...FREQUENCY_FIELDS]).makeOptionMandatory())
       .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
-      .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count'))
+      .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count'))
       .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
   ).action((o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
     const c = context();

@@ -13,7 +13,8 @@ import { openArchive, type Archive } from '../core/archive';
 import { post } from '../core/archive/test-fixtures';
 import { archivePath } from '../core/paths';
 import { runCaptured } from './run-captured';
-import { FREQUENCY_FIELDS, engagementOf, type FrequencyTable } from '../shared/analysis';
+import { FREQUENCY_FIELDS, engagementOf, type FrequencySort, type FrequencyTable } from '../shared/analysis';
+import type { LibraryQuery } from '../shared/query';
 import { AnalysisIndex } from '../core/analysis/analysis-index';
 import { engagementDistribution, labelShareOverTime, volumeBy } from '../core/analysis/charts';
 import { compare, overperformance } from '../core/analysis/compare';
@@ -178,6 +179,22 @@ describe('the analysis index', () => {
       expect(a.basis).toBe('totals');
       expect(b.basis).toBe('items');
       expect(a.rows, field).toEqual(b.rows);
+      // a query's table from the term ids kept per item equals the items' texts tokenized, in every order
+      const cases: Array<[LibraryQuery, FrequencySort, 'asc' | 'desc', number]> = [
+        [{ platforms: ['photo_net'], since: '2024-02-01' }, 'count', 'desc', 10_000],
+        [{ text: 'coffee' }, 'count', 'desc', 7],
+        [{ platforms: ['micro_net'] }, 'likes', 'desc', 9],
+        [{ platforms: ['micro_net'] }, 'first', 'asc', 6],
+        [{ since: '2024-01-15' }, 'views', 'asc', 12],
+        [{ kinds: ['post'] }, 'occurrences', 'desc', 8],
+      ];
+      for (const [query, sort, dir, limit] of cases) {
+        const x = frequencyTable(archive, { query, field, sort, dir, limit }, index);
+        const y = frequencyTable(archive, { query, field, sort, dir, limit });
+        expect([x.basis, y.basis]).toEqual(['index', 'items']);
+        expect(x.rows, `${field} ${JSON.stringify(query)} ${sort} ${dir}`).toEqual(y.rows);
+        expect(x.distinct).toBe(y.distinct);
+      }
     }
     for (const q of [{}, { platforms: ['micro_net'], since: '2024-02-01' }]) {
       expect(volumeBy(archive, { query: q, by: 'label', family: 'intent', field: 'label', bucket: 'week' }, index)).toEqual(

@@ -26,7 +26,7 @@ export function engagementOf(e: { likes?: number | null; comments?: number | nul
   return sum;
 }
 
-export const FREQUENCY_SORTS = ['count', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement'] as const;
+export const FREQUENCY_SORTS = ['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement'] as const;
 export type FrequencySort = (typeof FREQUENCY_SORTS)[number];
 
 export const frequencyInputSchema = z.object({
@@ -76,8 +76,11 @@ export interface FrequencyTable {
   /** distinct terms found (before the limit); null from the index totals (not counted: a scan of every term) */
   distinct: number | null;
   rows: FrequencyRow[];
-  /** 'totals': the archive-wide tables kept by the analysis index; 'items': counted from the matching items */
-  basis: 'totals' | 'items';
+  /**
+   * 'totals': the archive-wide tables kept by the analysis index; 'index': counted over the matching
+   * items from the term ids the index keeps per item; 'items': the matching items' texts tokenized
+   */
+  basis: 'totals' | 'index' | 'items';
 }
 
 // ───────────── comparisons ─────────────

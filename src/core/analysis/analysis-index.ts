@@ -26,9 +26,11 @@ import type { LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
 import { addItem, newAcc, type TermAcc } from './frequency';
+import { encodeIds, tableFromIds } from './term-ids';
 import { extractTerms, type TermField } from './terms';
 
-export const INDEX_VERSION = 1;
+/** 2: term ids per item (an_item_terms), an_terms rows keyed by an id */
+export const INDEX_VERSION = 2;
 /** text fields with archive-wide totals (trigrams are counted from the items) */
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
@@ -44,10 +46,11 @@ const dayOf = (col: string): string => DAY.replace(/x/g, col);
 const SCHEMA = /* sql */ `
 CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_terms (
-  field INTEGER NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, occ INTEGER NOT NULL, first INTEGER, last INTEGER,
+  id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, occ INTEGER NOT NULL, first INTEGER, last INTEGER,
   views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER,
-  PRIMARY KEY (field, term)) WITHOUT ROWID;
+  UNIQUE (field, term));
 CREATE INDEX IF NOT EXISTS an_terms_docs ON an_terms (field, docs);
+CREATE TABLE IF NOT EXISTS an_item_terms (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_daily (
   ff INTEGER NOT NULL, day INTEGER NOT NULL, platform TEXT NOT NULL, kind TEXT NOT NULL, value ANY NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (ff, day, platform, kind, value)) WITHOUT ROWID;
@@ -76,9 +79,11 @@ END;
 
 const DROP = /* sql */ `
 DROP TRIGGER IF EXISTS an_items_changed; DROP TRIGGER IF EXISTS an_override_ins; DROP TRIGGER IF EXISTS an_override_upd;
-DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABLE IF EXISTS an_daily; DROP TABLE IF EXISTS an_dirty;
+DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABLE IF EXISTS an_item_terms; DROP TABLE IF EXISTS an_daily; DROP TABLE IF EXISTS an_dirty;
 DROP TABLE IF EXISTS an_dirty_days; DROP TABLE IF EXISTS an_state;`;
 
+/** (field number, item rid, the item's term keys of that field in text order) */
+type ItemTerms = [number, number, string[]];
 type ItemTuple = [number, string | null, string | null, number | null, number | null, number | null, number | null, number | null, number | null, string, string, string | null];
 const ITEM_SQL = 'i.rid, i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, i.platform, i.kind, i.labels';
 
@@ -217,7 +222,7 @@ export class AnalysisIndex {
     }).immediate();
     if (this.state('terms_stale') === 1) {
       this.db.transaction(() => {
-        this.db.exec('DELETE FROM an_terms');
+        this.db.exec('DELETE FROM an_terms; DELETE FROM an_item_terms');
         this.setState('terms_upto', 0);
         this.setState('terms_stale', 0);
       }).immediate();
@@ -235,8 +240,9 @@ export class AnalysisIndex {
       const rows = chunk.all(from, to) as ItemTuple[];
       this.db.transaction(() => {
         const acc = new Map<string, TermAcc>();
-        for (const r of rows) if (r[0] > termsUpto) this.addTerms(acc, r);
-        this.writeTerms(acc, false);
+        const perItem: ItemTerms[] = [];
+        for (const r of rows) if (r[0] > termsUpto) this.addTerms(acc, r, perItem);
+        this.writeItemTerms(perItem, this.writeTerms(acc, false));
         this.writeDaily(this.dailyOf(rows.filter((r) => r[0] > wm), fields));
         this.setState('terms_upto', Math.max(termsUpto, to));
         this.setState('watermark', Math.max(wm, to));
@@ -253,7 +259,7 @@ export class AnalysisIndex {
     return m;
   }
 
-  private addTerms(acc: Map<string, TermAcc>, r: ItemTuple): void {
+  private addTerms(acc: Map<string, TermAcc>, r: ItemTuple, perItem: ItemTerms[]): void {
     if (r[1] === null) return;
     const terms = extractTerms(r[1], r[2], TOTAL_FIELDS);
     const vals = [r[4], r[5], r[6], r[7], r[8], engagementOf({ likes: r[5], comments: r[6], shares: r[7], saves: r[8] })];
@@ -262,6 +268,7 @@ export class AnalysisIndex {
       if (list.length === 0) continue;
       const per = new Map<string, number>();
       for (const t of list) per.set(t, (per.get(t) ?? 0) + 1);
+      perItem.push([FIELD_NO[f], r[0], list.map((t) => FIELD_NO[f] + '\u0000' + t)]);
       for (const [t, n] of per) {
         const key = FIELD_NO[f] + '\u0000' + t;
         let a = acc.get(key);
@@ -289,19 +296,29 @@ export class AnalysisIndex {
       }
   }
 
-  private writeTerms(acc: Map<string, TermAcc>, deltaOnly: boolean): void {
+  /** Upserts the terms' totals; returns each key's row id. */
+  private writeTerms(acc: Map<string, TermAcc>, deltaOnly: boolean): Map<string, number> {
+    const ids = new Map<string, number>();
     const up = this.db.prepare(
       `INSERT INTO an_terms (field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (field, term) DO UPDATE SET docs = docs + excluded.docs, occ = occ + excluded.occ,
          first = CASE WHEN first IS NULL OR excluded.first < first THEN excluded.first ELSE first END,
          last = CASE WHEN last IS NULL OR excluded.last > last THEN excluded.last ELSE last END,
-         ${['views', 'likes', 'comments', 'shares', 'saves', 'engagement'].map((c) => `${c} = CASE WHEN excluded.${c} IS NULL THEN ${c} ELSE coalesce(${c}, 0) + excluded.${c} END`).join(', ')}`,
-    );
+         ${['views', 'likes', 'comments', 'shares', 'saves', 'engagement'].map((c) => `${c} = CASE WHEN excluded.${c} IS NULL THEN ${c} ELSE coalesce(${c}, 0) + excluded.${c} END`).join(', ')}
+       RETURNING id`,
+    ).pluck();
     for (const [key, a] of acc) {
       const sep = key.indexOf('\u0000');
-      up.run(Number(key.slice(0, sep)), key.slice(sep + 1), deltaOnly ? 0 : a.count, deltaOnly ? 0 : a.occ, deltaOnly ? null : a.first, deltaOnly ? null : a.last, ...a.sums);
+      ids.set(key, up.get(Number(key.slice(0, sep)), key.slice(sep + 1), deltaOnly ? 0 : a.count, deltaOnly ? 0 : a.occ, deltaOnly ? null : a.first, deltaOnly ? null : a.last, ...a.sums) as number);
     }
+    return ids;
+  }
+
+  /** Each new item's term ids per field (term-ids.ts reads them to count a query's items). */
+  private writeItemTerms(perItem: ItemTerms[], ids: Map<string, number>): void {
+    const put = this.db.prepare('INSERT OR REPLACE INTO an_item_terms (field, rid, ids) VALUES (?, ?, ?)');
+    for (const [field, rid, keys] of perItem) put.run(field, rid, encodeIds(keys.map((k) => ids.get(k)!)));
   }
 
   private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {
@@ -343,7 +360,7 @@ export class AnalysisIndex {
   totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null {
     const no = FIELD_NO[field];
     if (no === undefined || !this.catchUp()) return null;
-    const col = sort === 'count' ? 'docs' : sort;
+    const col = sort === 'count' ? 'docs' : sort === 'occurrences' ? 'occ' : sort;
     // items (docs) is never null: ordered by it alone, the top N is read straight off an_terms_docs
     const order = col === 'docs' ? `docs ${dir === 'asc' ? 'ASC' : 'DESC'}, term` : `${col} IS NULL, ${col} ${dir === 'asc' ? 'ASC' : 'DESC'}, docs DESC, term`;
     const rows = this.db
@@ -356,6 +373,16 @@ export class AnalysisIndex {
         { count: r.docs ?? 0, occ: r.occ ?? 0, first: r.first, last: r.last, sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement] },
       ]),
     };
+  }
+
+  /**
+   * A field's table over the items a (non-empty) query matches, counted from the term ids kept
+   * per item (term-ids.ts) when the index is current; else null (frequency.ts tokenizes the items).
+   */
+  counted(q: LibraryQuery, field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null {
+    const no = FIELD_NO[field];
+    if (no === undefined || !this.catchUp()) return null;
+    return tableFromIds(this.db, q, no, sort, dir, limit);
   }
 
   /** The plain filters the daily summary can answer: platforms, kinds, and dates on UTC day boundaries. */

@@ -85,6 +85,7 @@ function sums(a: TermAcc): EngagementSums {
 
 const SORT_KEY: Record<string, (a: TermAcc) => number | null> = {
   count: (a) => a.count,
+  occurrences: (a) => a.occ,
   first: (a) => a.first,
   last: (a) => a.last,
   ...Object.fromEntries(SUM_COLUMNS.map((c, k) => [c, (a: TermAcc) => a.sums[k]])),
@@ -181,6 +182,8 @@ function authorTable(db: Db, q: LibraryQuery, items: number, sort: string, dir: 
 export interface TotalsSource {
   /** archive-wide totals of a field, ranked, when the analysis index can answer; else null */
   totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null;
+  /** a query's table from the term ids the analysis index keeps per item, when it can answer; else null */
+  counted?(q: LibraryQuery, field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
 }
 
 /** The frequency table of one field over a library query. */
@@ -192,6 +195,8 @@ export function frequencyTable(archive: Archive, input: FrequencyInput, source?:
   const field = i.field as Exclude<FrequencyField, 'authors'>;
   const totals = Object.keys(baseQuery(q)).length === 0 ? (source?.totals(field, i.sort, i.dir, i.limit) ?? null) : null;
   if (totals) return { field, items, distinct: totals.distinct, basis: 'totals', rows: termRows(field, q, items, totals.ranked) };
+  const ids = source?.counted?.(baseQuery(q), field, i.sort, i.dir, i.limit) ?? null;
+  if (ids) return { field, items, distinct: ids.distinct, basis: 'index', rows: termRows(field, q, items, ids.ranked) };
   const acc = countTerms(archive.db, q, field);
   return { field, items, distinct: acc.size, basis: 'items', rows: termRows(field, q, items, rankTerms(acc, i.sort, i.dir, i.limit)) };
 }
