@@ -12,6 +12,7 @@ import { SearchView } from './features/SearchView';
 import { ProfilesView } from './features/ProfilesView';
 import { CommentsView } from './features/CommentsView';
 import { LibraryView } from './features/LibraryView';
+import { AnalysisView } from './features/analysis/AnalysisView';
 import { UsageView } from './features/UsageView';
 import { ExplorerView } from './features/ExplorerView';
 import { WatchlistsView } from './features/WatchlistsView';
@@ -24,6 +25,7 @@ const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
   comments: CommentsView,
   watchlists: WatchlistsView,
   library: LibraryView,
+  analysis: AnalysisView,
   usage: UsageView,
   explorer: ExplorerView,
   settings: SettingsView,
@@ -103,6 +105,7 @@ export function App() {
       { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
       { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
       { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },
+      { id: 'analyse', label: 'Analyse the Library’s filters (frequency, compare, charts)', run: () => ui().setView('analysis') },
       { id: 'keys-help', label: 'Keyboard shortcuts', hint: '?', run: () => useUi.setState({ helpOpen: true }) },
       { id: 'close-drawer', label: 'Close the details drawer', hint: 'Esc', run: () => ui().openDrawer(null) },
     );
@@ -131,7 +134,7 @@ export function App() {
         return;
       }
       if (ui.confirm || ui.paletteOpen || ui.dialog || ui.helpOpen) return;
-      if (e.altKey && /^[1-8]$/.test(e.key)) {
+      if (e.altKey && /^[1-9]$/.test(e.key)) {
         e.preventDefault();
         ui.setView(VIEWS[Number(e.key) - 1].id);
         return;

@@ -208,8 +208,8 @@ function LabelDialog({ d }: { d: Extract<DialogRequest, { type: 'label' }> }) {
 /** The keyboard shortcuts, on `?` (issue 14 #10). */
 export const SHORTCUTS: Array<[string, string]> = [
   ['Ctrl/⌘ K', 'command palette: every view and action'],
-  ['g s · g p · g c · g w · g l · g u · g e · g ,', 'go to Search, Profiles, Comments, Watchlists, Library, Usage, Explorer, Settings'],
-  ['Alt 1 … Alt 8', 'the same views by number'],
+  ['g s · g p · g c · g w · g l · g a · g u · g e · g ,', 'go to Search, Profiles, Comments, Watchlists, Library, Analysis, Usage, Explorer, Settings'],
+  ['Alt 1 … Alt 9', 'the same views by number'],
   ['/', 'focus the view’s main query field'],
   ['j / k or ↓ / ↑', 'move the table cursor'],
   ['Enter', 'open the row in the details drawer'],

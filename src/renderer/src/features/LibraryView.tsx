@@ -1,6 +1,5 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
 import { useEffect, useMemo, useState } from 'react';
-import { create } from 'zustand';
 import { useQueryClient } from '@tanstack/react-query';
 import type { ItemRefInput } from '../../../shared/contract';
 import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
@@ -14,19 +13,18 @@ import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
 import { DraftInput } from '../components/DraftInput';
 import { SearchHint, searchError, SEARCH_SYNTAX_HINT } from '../components/SearchHint';
 import { useUi } from '../stores/ui';
+import { useLibrary } from '../stores/library';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
 import { NetworkPanel } from './network/NetworkPanel';
+import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
 import { SeriesChart } from '../components/Charts';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
 
-interface LibState {
-  q: LibraryQuery;
-  set: (q: LibraryQuery) => void;
-}
-export const useLibrary = create<LibState>((set) => ({ q: { sort: { field: 'first_seen_at', dir: 'desc' } }, set: (q) => set({ q }) }));
+// the Library's query lives in stores/library.ts (Analysis opens the Library with a row's or a mark's query)
+export { useLibrary };
 
 const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
 
@@ -135,6 +133,7 @@ export function LibraryView() {
           </Field>
         </div>
         <LabelConditions value={q.labels ?? []} onChange={(labels) => up({ labels: labels.length ? labels : undefined })} />
+        <ExtraConditions q={q} onChange={up} />
         <div className="row gap wrap">
           <span className="muted" data-testid="library-count">
             {count.data !== undefined ? `${fmtExact(count.data)} matching` : '…'}
@@ -195,6 +194,7 @@ export function LibraryView() {
           <button className="btn small" onClick={() => setShowNetwork(!showNetwork)} aria-expanded={showNetwork} disabled={!count.data} data-testid="network-open">
             Network…
           </button>
+          <AnalyseButton disabled={!count.data} />
         </div>
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
         {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}

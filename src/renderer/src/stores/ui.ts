@@ -9,6 +9,7 @@ export const VIEWS = [
   { id: 'comments', label: 'Comments', key: 'c', icon: '❝' },
   { id: 'watchlists', label: 'Watchlists', key: 'w', icon: '◷' },
   { id: 'library', label: 'Library', key: 'l', icon: '▤' },
+  { id: 'analysis', label: 'Analysis', key: 'a', icon: '∑' },
   { id: 'usage', label: 'Usage', key: 'u', icon: '¢' },
   { id: 'explorer', label: 'Explorer', key: 'e', icon: '⌘' },
   { id: 'settings', label: 'Settings', key: ',', icon: '⚙' },
