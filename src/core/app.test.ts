@@ -43,7 +43,10 @@ describe('createApp on the sandbox', () => {
     expect(r).toEqual({ ok: true, result: { name: 'research', warning: expect.stringMatching(/sandbox/) } });
     expect(JSON.stringify(r)).not.toContain(userKey);
     const list = await call('keys.list');
-    expect(list).toEqual({ ok: true, result: [{ name: 'research', active: true, addedAt: expect.any(Number), looksValid: true, mode: 'live', retiring: false, refused: null }] });
+    expect(list).toEqual({ ok: true, result: [{ name: 'research', active: true, addedAt: expect.any(Number), looksValid: true, mode: 'live', retiring: false, refused: null, lastUsedAt: null }] });
+    const retired = await call('keys.retire', { name: 'research' });
+    expect(retired).toMatchObject({ ok: true, result: [{ name: 'research', active: false, retiring: true, lastUsedAt: null }] });
+    expect(await call('keys.use', { name: 'research' })).toMatchObject({ ok: true, result: [{ name: 'research', active: true, retiring: false }] });
     expect(JSON.stringify(list)).not.toContain(userKey.slice(9));
     expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain(userKey.slice(9));
     // still the sandbox for this run (the app started without a key)

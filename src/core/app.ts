@@ -24,6 +24,7 @@ import type {
   CallResult,
   ExportJob,
   ItemDetail,
+  KeyInfo,
   LedgerRow,
   LoupeEvent,
   LoupeImpl,
@@ -41,6 +42,7 @@ import { createApiCore, type ApiCore, type WalkResult } from './api';
 import { canonicalParams, normalizeEndpoint, paramsHash } from './api/canonical';
 import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
+import { lastUsedByKey } from './archive/ledger-keys';
 import { AppError, toBridgeError, type AppHandle } from './bridge';
 import { CSV_COLUMNS } from './export';
 import { analysisMethods } from './methods/analysis';
@@ -305,6 +307,17 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     return (await connecting).core;
   }
 
+  /** each key's last call from the ledger, so a rotation can be confirmed before the old key is revoked */
+  function withLastUse(list: KeyInfo[]): KeyInfo[] {
+    let used: Map<string, number>;
+    try {
+      used = lastUsedByKey(archive.db);
+    } catch {
+      return list; // an archive that cannot be read now: the list without it
+    }
+    return list.map((k) => ({ ...k, lastUsedAt: used.get(k.name) ?? null }));
+  }
+
   // ───────── walks ─────────
   const walks = new Map<string, WalkJob & { baseNew: number }>();
 
@@ -517,7 +530,10 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     },
 
     async 'keys.list'() {
-      return keys.list();
+      return withLastUse(keys.list());
+    },
+    async 'keys.retire'(i) {
+      return withLastUse(keys.retire(i.name, i.retiring));
     },
     async 'keys.add'(i) {
       const r = await keys.add(i.name, i.key, i.activate);
@@ -527,7 +543,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       return { name: r.name, warning: [r.warning, extra].filter(Boolean).join(' ') || null };
     },
     async 'keys.use'(i) {
-      return keys.use(i.name);
+      return withLastUse(keys.use(i.name));
     },
     async 'keys.remove'(i) {
       return keys.remove(i.name);

@@ -337,6 +337,8 @@ export const methods = {
     z.object({ name: z.string().min(1).max(64), key: z.string().min(1).max(512), activate: z.boolean().default(true) }),
   ),
   'keys.use': m<z.ZodObject<{ name: z.ZodString }>, KeyInfo[]>(z.object({ name: z.string().min(1).max(64) })),
+  /** rotation (spec Authentication 9): a retiring key gets no new work while another key can take it */
+  'keys.retire': m<z.ZodObject<{ name: z.ZodString; retiring: z.ZodDefault<z.ZodBoolean> }>, KeyInfo[]>(z.object({ name: z.string().min(1).max(64), retiring: z.boolean().default(true) })),
   'keys.remove': m<z.ZodObject<{ name: z.ZodString }>, KeyInfo[]>(z.object({ name: z.string().min(1).max(64) })),
 
   'settings.get': m<typeof empty, Settings>(empty),

@@ -1,3 +1,4 @@
+import { lastUsedByKey } from './ledger-keys';
 import { describe, it, expect, afterEach } from 'vitest';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -364,6 +365,7 @@ describe('core store round trips', () => {
     const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
     expect(id2).toBeGreaterThan(id1);
     expect(a.listLedger({ limit: 1 })[0].keyName).toBeNull(); // an unnamed key
+    expect(lastUsedByKey(a.db)).toEqual(new Map([['team-2', e1.startedAt]]));
     const rows = a.listLedger({ limit: 10 });
     expect(rows.map((r) => r.id)).toEqual([id2, id1]);
     expect(rows[1]).toEqual({ ...e1, id: id1 });

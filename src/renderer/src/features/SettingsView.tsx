@@ -91,7 +91,9 @@ function Keys() {
                 : i?.secretBackend === 'unavailable'
                   ? 'Keys cannot be stored: no OS keychain is available here (set LOUPE_API_KEY instead)'
                   : 'Keys are kept in the OS keychain when one is available'}
-        ; the app never shows a key after it is saved and never sends it anywhere but the service.
+        ; the app never shows a key after it is saved and never sends it anywhere but the service.{' '}
+        Work is spread over every key in use (each key has its own rate limit; all draw on one balance). To rotate a key: add the new one,
+        mark the old one “retiring”, check the new one shows a recent “last used”, then revoke the old one in the service dashboard and remove it here.
         {i?.secretBackendMessage ? <div className="errtext">{i.secretBackendMessage}</div> : null}
       </div>
       <form
@@ -142,15 +144,43 @@ function Keys() {
           <li key={k.name} data-testid="key-item">
             <strong>{k.name}</strong>
             <span className={`chip ${k.mode === 'live' ? 'tone-pos' : k.mode === 'test' ? 'tone-info' : 'tone-muted'}`}>{k.mode}</span>
-            {k.active ? <span className="chip tone-info">active</span> : null}
+            {k.active ? <span className="chip tone-info">in use</span> : null}
+            {k.retiring ? <span className="chip tone-muted" title="Gets no new work while another key can take it">retiring</span> : null}
+            {k.refused ? (
+              <span className="chip tone-warn" title={`The service answered ${k.refused}: the key is out of use until you replace it (add it again under the same name)`}>
+                refused by the service
+              </span>
+            ) : null}
             {!k.looksValid ? <span className="chip tone-warn" title="The value did not look like a service key when it was added">unusual format</span> : null}
             <span className="muted small">
-              added <When v={k.addedAt} />
+              {k.addedAt ? (
+                <>
+                  added <When v={k.addedAt} />
+                </>
+              ) : (
+                'from the environment'
+              )}
+              {k.lastUsedAt ? (
+                <>
+                  {' · last used '}
+                  <When v={k.lastUsedAt} />
+                </>
+              ) : (
+                ' · not used yet'
+              )}
             </span>
             <div className="spacer" />
-            {!k.active ? (
-              <button className="btn small" onClick={() => void act(() => api.call('keys.use', { name: k.name }), `Using “${k.name}”`)}>
-                Use
+            {k.retiring ? (
+              <button className="btn small" onClick={() => void act(() => api.call('keys.use', { name: k.name }), `“${k.name}” is in use again`)}>
+                Use again
+              </button>
+            ) : k.active && k.addedAt ? (
+              <button
+                className="btn small"
+                title="Rotation: no new work goes to this key while another key can take it"
+                onClick={() => void act(() => api.call('keys.retire', { name: k.name, retiring: true }), `“${k.name}” is retiring: new work goes to the other keys`)}
+              >
+                Retire
               </button>
             ) : null}
             <button
