@@ -327,7 +327,7 @@ test('settings, keyboard and accessibility on every view, light and dark', async
   await expect(page.getByTestId('keys-help')).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('keys-help')).toBeHidden();
-  const views = ['search', 'profiles', 'comments', 'watchlists', 'library', 'usage', 'explorer', 'settings'];
+  const views = ['search', 'profiles', 'comments', 'watchlists', 'library', 'analysis', 'usage', 'explorer', 'settings'];
   for (const theme of ['light', 'dark'] as const) {
     await api(page, 'settings.update', { theme });
     await page.reload();
