@@ -8,7 +8,7 @@ import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
 import { Pseudonymiser } from '../export/pseudonym';
 import { buildNetworkFromFacts, type BuiltNetwork } from './network';
-import { archiveFacts, type FactsDb } from './network-source';
+import { archiveFacts, factsOptionsFor, type FactsDb } from './network-source';
 import { archiveParentLookup, pseudonymousLookup, type LookupDb } from './network-export';
 
 export interface NetworkMethodDeps {
@@ -35,7 +35,7 @@ export function networkMethods(deps: NetworkMethodDeps) {
     if (last?.key === key) return last.net;
     const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
     const base = archiveParentLookup(deps.archive.db);
-    const net = buildNetworkFromFacts(archiveFacts(deps.archive.db, query, p), {
+    const net = buildNetworkFromFacts(archiveFacts(deps.archive.db, query, p, factsOptionsFor(i.network)), {
       kind: i.network,
       keepItems: KEEP_ITEMS,
       lookupParents: p ? pseudonymousLookup(base, p) : base,
@@ -47,23 +47,22 @@ export function networkMethods(deps: NetworkMethodDeps) {
   return {
     async 'network.build'(i: MethodParsedInput<'network.build'>): Promise<NetworkView> {
       const net = built(i);
-      const g = net.graph;
+      const { nodeKeys: keys, nodeAttributes: attrsOf, edges: E } = net;
       // the heaviest nodes (ties: key order, so the same query always shows the same nodes)
-      const all = g.mapNodes((key, a) => ({ key, a }));
-      all.sort((x, y) => Number(y.a.weight) - Number(x.a.weight) || (x.key < y.key ? -1 : 1));
-      const shown = all.slice(0, i.maxNodes);
-      const keep = new Set(shown.map((n) => n.key));
-      const nodes = shown.map(({ key, a }) => {
-        const { label, kind, weight, platform, ...attrs } = a as Record<string, string | number>;
-        return { key, label: String(label), kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const), weight: Number(weight), platform: String(platform ?? ''), attrs };
+      const order = Array.from(keys, (_k, n) => n);
+      order.sort((x, y) => Number(attrsOf[y].weight) - Number(attrsOf[x].weight) || (keys[x] < keys[y] ? -1 : 1));
+      const shown = order.slice(0, i.maxNodes);
+      const keep = new Uint8Array(keys.length);
+      for (const n of shown) keep[n] = 1;
+      const nodes = shown.map((n) => {
+        const { label, kind, weight, platform, ...attrs } = attrsOf[n];
+        return { key: keys[n], label: String(label), kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const), weight: Number(weight), platform: String(platform ?? ''), attrs };
       });
       const edges: NetworkView['edges'] = [];
-      g.forEachEdge((_e, a, s, t) => {
-        if (keep.has(s) && keep.has(t)) edges.push({ source: s, target: t, weight: Number(a.weight) });
-      });
+      for (let e = 0; e < E.length; e++) if (keep[E.source[e]] === 1 && keep[E.target[e]] === 1) edges.push({ source: keys[E.source[e]], target: keys[E.target[e]], weight: E.weight[e] });
       return {
         network: i.network,
-        directed: g.type === 'directed',
+        directed: net.directed,
         nodes,
         edges,
         stats: { ...net.stats, shownNodes: nodes.length, shownEdges: edges.length },
@@ -72,7 +71,7 @@ export function networkMethods(deps: NetworkMethodDeps) {
 
     async 'network.items'(i: MethodParsedInput<'network.items'>): Promise<NetworkItem[]> {
       const net = built(i);
-      if (!net.graph.hasNode(i.node)) throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
+      if (!net.nodeIndex.has(i.node)) throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
       const refs = (net.items.get(i.node) ?? []).slice(0, i.limit);
       const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
       const out: NetworkItem[] = [];

@@ -110,10 +110,20 @@ class XmlOut {
     if (this.err) throw this.err;
     const s = this.buf;
     this.buf = '';
-    if (s && !this.ws.write(s)) await new Promise<void>((res, rej) => {
-      this.ws.once('drain', res);
-      this.ws.once('error', rej);
-    });
+    // each wait removes both of its listeners (a leftover 'error' listener per drain piled up)
+    if (s && !this.ws.write(s))
+      await new Promise<void>((res, rej) => {
+        const onError = (e: Error): void => {
+          this.ws.off('drain', onDrain);
+          rej(e);
+        };
+        const onDrain = (): void => {
+          this.ws.off('error', onError);
+          res();
+        };
+        this.ws.once('drain', onDrain);
+        this.ws.once('error', onError);
+      });
   }
   async end(): Promise<void> {
     await this.flush();

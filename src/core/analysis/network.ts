@@ -17,6 +17,7 @@
 import Graph from 'graphology';
 import type { ExportRow } from '../ports';
 import { factsOf, hashtagsOf, mentionsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
+import { PairCounts } from './pair-counts';
 
 export const NETWORK_KINDS = ['co-hashtag', 'co-mention', 'user-hashtag', 'mentions'] as const;
 export type NetworkKind = (typeof NETWORK_KINDS)[number];
@@ -55,10 +56,34 @@ export interface NetworkStats {
   unresolvedReplies: number;
 }
 
+/** A network's edges in typed arrays (node indexes into `BuiltNetwork.nodeKeys`), in the order of the graph's edges. */
+export interface NetworkEdges {
+  length: number;
+  source: Uint32Array;
+  target: Uint32Array;
+  /** items behind the edge */
+  weight: Uint32Array;
+  /** `mentions`: how many of them are replies (the rest are mentions); null for the other networks */
+  replies: Uint32Array | null;
+}
+
 export interface BuiltNetwork {
   kind: NetworkKind;
-  graph: Graph;
+  directed: boolean;
   stats: NetworkStats;
+  /** node keys, by node index */
+  nodeKeys: string[];
+  /** node attributes (label, kind, weight, …), by node index */
+  nodeAttributes: Array<Record<string, string | number>>;
+  /** node key → node index */
+  nodeIndex: Map<string, number>;
+  edges: NetworkEdges;
+  /**
+   * The same network as a graphology graph (the GEXF / GraphML writers read it), made on first
+   * use: its edge objects cost about as much as the rest of the build, and the app's view does
+   * not need them (docs/analysis.md "Networks", Performance).
+   */
+  readonly graph: Graph;
   /** node key → up to keepItems items behind it (empty when keepItems is 0) */
   items: Map<string, ItemRef[]>;
 }
@@ -68,10 +93,12 @@ class NodeAcc {
   items = 0;
   likes = 0;
   likesKnown = 0;
-  platforms = new Map<string, number>();
+  /** items per platform, by the platform's number in `Words` */
+  platforms: number[] = [];
   spJudged = 0;
   spYes = 0;
-  intents = new Map<string, number>();
+  /** items per intent label, by the label's number */
+  intents: number[] = [];
   intentJudged = 0;
   sentJudged = 0;
   sentNeg = 0;
@@ -84,21 +111,22 @@ class NodeAcc {
     public user: { username: string | null; id: string | null; displayName: string | null } | null,
   ) {}
 
-  add(f: RowFacts, keep: number): void {
+  /** `platform` and `intent`: the row's platform and intent label as numbers (`Words`; intent -1 when none) */
+  add(f: RowFacts, keep: number, platform: number, intent: number): void {
     this.items++;
     if (f.likes !== null) {
       this.likes += f.likes;
       this.likesKnown++;
     }
-    this.platforms.set(f.platform, (this.platforms.get(f.platform) ?? 0) + 1);
+    this.platforms[platform] = (this.platforms[platform] ?? 0) + 1;
     const l = f.labels;
     if (l.sponsoredP !== null) {
       this.spJudged++;
       if (l.sponsoredP >= 0.5) this.spYes++;
     }
-    if (l.intent !== null) {
+    if (intent >= 0) {
       this.intentJudged++;
-      this.intents.set(l.intent, (this.intents.get(l.intent) ?? 0) + 1);
+      this.intents[intent] = (this.intents[intent] ?? 0) + 1;
     }
     if (l.sentiment !== null) {
       this.sentJudged++;
@@ -110,12 +138,12 @@ class NodeAcc {
     }
   }
 
-  attributes(): Record<string, string | number> {
-    const a: Record<string, string | number> = { label: this.label, kind: this.kind, weight: this.items, platform: top(this.platforms)[0] ?? '', platforms: this.platforms.size };
+  attributes(platforms: Words, intents: Words): Record<string, string | number> {
+    const a: Record<string, string | number> = { label: this.label, kind: this.kind, weight: this.items, platform: top(this.platforms, platforms)[0] ?? '', platforms: this.platforms.filter((n) => n > 0).length };
     if (this.likesKnown > 0) a.likes = this.likes;
     if (this.spJudged > 0) a.sponsored_share = this.spYes / this.spJudged;
     if (this.intentJudged > 0) {
-      const [label, n] = top(this.intents);
+      const [label, n] = top(this.intents, intents);
       a.intent_top = label!;
       a.intent_top_share = n / this.intentJudged;
     }
@@ -130,26 +158,29 @@ class NodeAcc {
   }
 }
 
-/** The most frequent key (ties: the first in key order, so results do not depend on row order). */
-function top(m: Map<string, number>): [string | undefined, number] {
-  let best: string | undefined;
-  let n = -1;
-  for (const [k, v] of m) if (v > n || (v === n && best !== undefined && k < best)) [best, n] = [k, v];
-  return [best, Math.max(0, n)];
-}
-
-/** Edge accumulators keyed by a pair of node indexes (fits a double while nodes < 2^26). */
-class EdgeAcc {
-  readonly weight = new Map<number, number>();
-  readonly replies = new Map<number, number>();
-  add(a: number, b: number, reply = false): void {
-    const k = a * 67_108_864 + b;
-    this.weight.set(k, (this.weight.get(k) ?? 0) + 1);
-    if (reply) this.replies.set(k, (this.replies.get(k) ?? 0) + 1);
+/** Short words (platforms, intent labels) numbered in order of appearance. */
+class Words {
+  readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+  id(w: string): number {
+    let i = this.ids.get(w);
+    if (i === undefined) this.ids.set(w, (i = this.names.push(w) - 1));
+    return i;
   }
 }
 
-const MAX_NODES = 67_108_864;
+/** The most frequent word of counts by word number (ties: the first in key order, so results do not depend on row order). */
+function top(counts: number[], words: Words): [string | undefined, number] {
+  let best: string | undefined;
+  let n = -1;
+  for (let i = 0; i < counts.length; i++) {
+    const v = counts[i];
+    if (!v) continue;
+    const k = words.names[i];
+    if (v > n || (v === n && best !== undefined && k < best)) [best, n] = [k, v];
+  }
+  return [best, Math.max(0, n)];
+}
 
 /** The network of export rows (pseudonymised rows give a pseudonymous network). */
 export function buildNetwork(rows: Iterable<ExportRow>, opts: NetworkOptions): BuiltNetwork {
@@ -168,20 +199,31 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
   const keep = Math.max(0, opts.keepItems ?? 0);
   const nodes: NodeAcc[] = [];
   const index = new Map<string, number>();
-  const edges = new EdgeAcc();
+  const edges = new PairCounts(4096);
   const stats: NetworkStats = { items: 0, itemsInNetwork: 0, nodes: 0, edges: 0, unresolvedReplies: 0 };
 
   const node = (key: string, make: () => NodeAcc): number => {
     let i = index.get(key);
     if (i === undefined) {
-      if (nodes.length >= MAX_NODES) throw new Error(`network: more than ${MAX_NODES} nodes`);
       i = nodes.length;
       nodes.push(make());
       index.set(key, i);
     }
     return i;
   };
-  const tagNode = (t: string): number => node(`#${t}`, () => new NodeAcc(`#${t}`, 'hashtag', `#${t}`, null));
+  // hashtags by their text (no `#` + text per occurrence, no closure)
+  const tagIndex = new Map<string, number>();
+  const tagNode = (t: string): number => {
+    let i = tagIndex.get(t);
+    if (i === undefined) {
+      const key = `#${t}`;
+      i = node(key, () => new NodeAcc(key, 'hashtag', key, null));
+      tagIndex.set(t, i);
+    }
+    return i;
+  };
+  const platformWords = new Words();
+  const intentWords = new Words();
   const accountNode = (key: string, a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null }): number => {
     const i = node(`@${key}`, () => new NodeAcc(`@${key}`, 'account', a.username ? `@${a.username}` : `id ${a.id ?? '?'}`, { username: a.username, id: a.id, displayName: a.displayName }));
     const n = nodes[i];
@@ -208,8 +250,10 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
       for (const e of ents) touched.push(kind === 'co-hashtag' ? tagNode(e) : mentionNode(f.platform, e));
       for (let x = 0; x < touched.length; x++)
         for (let y = x + 1; y < touched.length; y++) {
-          const [a, b] = touched[x] < touched[y] ? [touched[x], touched[y]] : [touched[y], touched[x]];
-          if (a !== b) edges.add(a, b);
+          const p = touched[x];
+          const q = touched[y];
+          if (p < q) edges.add(p, q);
+          else if (q < p) edges.add(q, p);
         }
     } else if (kind === 'user-hashtag') {
       const tags = hashtagsOf(f.text);
@@ -238,7 +282,11 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
     }
     if (touched.length > 0) {
       stats.itemsInNetwork++;
-      for (const i of new Set(touched)) nodes[i].add(f, keep);
+      const platform = platformWords.id(f.platform);
+      const intent = f.labels.intent === null ? -1 : intentWords.id(f.labels.intent);
+      // co-occurrence networks touch each node once (their entities are unique per item)
+      const once = kind === 'co-hashtag' || kind === 'co-mention' ? touched : new Set(touched);
+      for (const i of once) nodes[i].add(f, keep, platform, intent);
     }
   }
 
@@ -262,27 +310,54 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
     }
   }
 
-  const graph = new Graph({ type: kind === 'mentions' ? 'directed' : 'undirected', multi: false, allowSelfLoops: kind === 'mentions' });
-  graph.setAttribute('network', kind);
-  // nodes without items (a replied-to author found only in the archive) still get their attributes
-  for (const n of nodes) graph.addNode(n.key, n.attributes());
-  // explicit edge keys: graphology's generated ones differ from one graph instance to the next,
-  // and two exports of the same rows must be the same bytes
-  let e = 0;
-  for (const [k, w] of edges.weight) {
-    const a = Math.floor(k / 67_108_864);
-    const b = k - a * 67_108_864;
-    const attrs: Record<string, number> = { weight: w };
-    if (kind === 'mentions') {
-      const rep = edges.replies.get(k) ?? 0;
-      attrs.replies = rep;
-      attrs.mentions = w - rep;
-    }
-    graph.addEdgeWithKey(`e${e++}`, nodes[a].key, nodes[b].key, attrs);
-  }
-  stats.nodes = graph.order;
-  stats.edges = graph.size;
+  const directed = kind === 'mentions';
+  const nodeKeys = nodes.map((n) => n.key);
+  const nodeAttributes = nodes.map((n) => n.attributes(platformWords, intentWords));
+  const m = edges.size;
+  const net: NetworkEdges = {
+    length: m,
+    source: edges.source.subarray(0, m),
+    target: edges.target.subarray(0, m),
+    weight: edges.count.subarray(0, m),
+    replies: directed ? edges.flagged.subarray(0, m) : null,
+  };
+  stats.nodes = nodes.length;
+  stats.edges = m;
   const items = new Map<string, ItemRef[]>();
   if (keep > 0) for (const n of nodes) items.set(n.key, n.refs ?? []);
-  return { kind, graph, stats, items };
+  let graph: Graph | null = null;
+  return {
+    kind,
+    directed,
+    stats,
+    nodeKeys,
+    nodeAttributes,
+    nodeIndex: index,
+    edges: net,
+    items,
+    get graph(): Graph {
+      return (graph ??= toGraph(kind, nodeKeys, nodeAttributes, net));
+    },
+  };
+}
+
+/** The graphology graph of a built network (GEXF / GraphML files, tests). */
+function toGraph(kind: NetworkKind, keys: string[], attributes: Array<Record<string, string | number>>, edges: NetworkEdges): Graph {
+  const directed = edges.replies !== null;
+  const graph = new Graph({ type: directed ? 'directed' : 'undirected', multi: false, allowSelfLoops: directed });
+  graph.setAttribute('network', kind);
+  // nodes without items (a replied-to author found only in the archive) still get their attributes
+  for (let i = 0; i < keys.length; i++) graph.addNode(keys[i], { ...attributes[i] });
+  // explicit edge keys: graphology's generated ones differ from one graph instance to the next,
+  // and two exports of the same rows must be the same bytes
+  for (let e = 0; e < edges.length; e++) {
+    const w = edges.weight[e];
+    const attrs: Record<string, number> = { weight: w };
+    if (edges.replies) {
+      attrs.replies = edges.replies[e];
+      attrs.mentions = w - edges.replies[e];
+    }
+    graph.addEdgeWithKey(`e${e}`, keys[edges.source[e]], keys[edges.target[e]], attrs);
+  }
+  return graph;
 }

@@ -6,7 +6,7 @@
 import { archiveParentLookup, exportNetwork, pseudonymousLookup, type LookupDb } from '../analysis/network-export';
 import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
 import type { LibraryQuery } from '../../shared/query';
-import { archiveFacts, type FactsDb } from '../analysis/network-source';
+import { archiveFacts, factsOptionsFor, type FactsDb } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
 import { exportRows } from './index';
 import { exportParquet } from './parquet';
@@ -104,7 +104,7 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
     case 'graphml': {
       const base = o.archiveDb ? archiveParentLookup(o.archiveDb) : undefined;
       const lookup = base && p ? pseudonymousLookup(base, p) : base;
-      const facts = o.query && o.archiveDb ? archiveFacts(o.archiveDb, o.query, p) : undefined;
+      const facts = o.query && o.archiveDb ? archiveFacts(o.archiveDb, o.query, p, factsOptionsFor(o.network!)) : undefined;
       const r = await exportNetwork(facts ?? src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup, facts: facts !== undefined });
       const s = r.stats;
       const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';
