@@ -460,6 +460,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       fromArchive: false,
       source: e.source,
       durationMs: e.durationMs,
+      keyName: e.keyName ?? null,
     };
   }
 

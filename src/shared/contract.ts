@@ -233,6 +233,8 @@ export interface LedgerRow {
   fromArchive: boolean;
   source: string;
   durationMs: number;
+  /** the name of the API key that made the attempt (never the key); null for an unnamed key */
+  keyName?: string | null;
 }
 
 export interface UsageSummary {

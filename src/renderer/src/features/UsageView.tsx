@@ -89,6 +89,7 @@ export function UsageView() {
                 <th className="right">Balance</th>
                 <th>Marks</th>
                 <th>Status</th>
+                <th>Key</th>
                 <th>Request</th>
               </tr>
             </thead>
@@ -117,6 +118,7 @@ export function UsageView() {
                     {r.chargeReason === 'miss' ? <span className="mark">charged</span> : null}
                   </td>
                   <td>{r.errorType ? <span className="errtext">{r.errorType}</span> : r.status ?? '—'}</td>
+                  <td className="small">{r.keyName ?? '—'}</td>
                   <td className="mono small">{r.requestId ?? '—'}</td>
                 </tr>
               ))}
