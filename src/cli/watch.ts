@@ -9,6 +9,7 @@ import type { CliContext } from './context';
 import { UsageError } from './context';
 import type { Io } from './main';
 import { parseParams, parseTarget } from './targets';
+import { registerWatchImport } from './watch-import';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -221,6 +222,8 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       if (h.length === 0) io.stderr.write(`No runs yet. Run it with: loupe watch run "${wl.name}"\n`);
       for (const r of h) io.stdout.write(`${new Date(r.startedAt).toISOString()}  ` + describeRun(r, wl.name));
     });
+
+  registerWatchImport(watch, io, context, svc, _opts.confirm);
 
   // let the main error handler map WatchExit to its code
   program.hook('postAction', async () => {

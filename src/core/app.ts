@@ -93,6 +93,8 @@ const WATCH_METHODS: readonly WatchMethodName[] = [
   'watchlists.run',
   'watchlists.history',
   'watchlists.markSeen',
+  'watchlists.planImport',
+  'watchlists.import',
 ];
 
 export interface CreateAppOptions {

@@ -28,6 +28,7 @@ import {
   type Overperformance,
 } from './analysis';
 import { NETWORK_KINDS, networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkKindName, type NetworkView } from './contract-network';
+import { watchImportInputSchema, type WatchImportPlan, type WatchImportResult } from './contract-watch-import';
 
 // ───────────────────────────── shared input pieces ─────────────────────────────
 
@@ -488,6 +489,9 @@ export const methods = {
   'watchlists.run': m<z.ZodType<{ id: string; approved?: boolean }>, WatchRunInfo>(z.object({ id: z.string(), approved: z.boolean().default(false) })),
   'watchlists.history': m<z.ZodObject<{ id: z.ZodString }>, WatchRunInfo[]>(z.object({ id: z.string() })),
   'watchlists.markSeen': m<z.ZodObject<{ id: z.ZodString }>, void>(z.object({ id: z.string() })),
+  /** bulk watches (src/shared/contract-watch-import.ts): what an import would add, and its estimate — writes nothing */
+  'watchlists.planImport': m<typeof watchImportInputSchema, WatchImportPlan>(watchImportInputSchema),
+  'watchlists.import': m<typeof watchImportInputSchema, WatchImportResult<WatchlistInfo>>(watchImportInputSchema),
 
   /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
   'sandbox.state': m<typeof empty, SandboxState | null>(empty),

@@ -12,6 +12,8 @@ import type { LoupeEvent, LoupeImpl, MethodName, Settings } from '../../shared/c
 import type { Clock } from '../ports';
 import type { ApiCore } from '../api/types';
 import { createWatchService, type WatchArchive, type WatchService, type WatchServiceOptions } from './service';
+import { applyImport, planImport, type ImportDeps } from './import';
+import { AppError } from '../bridge';
 
 export { createWatchService } from './service';
 export type {
@@ -26,12 +28,21 @@ export type {
   WatchServiceOptions,
 } from './service';
 export { SharedBudget } from './budget';
+export { applyImport, planImport, readAccountLines } from './import';
+export type { ImportDeps } from './import';
 
 type WatchMethod = Extract<MethodName, `watchlists.${string}`>;
 export type WatchContract = { [K in WatchMethod]: LoupeImpl[K] } & { close(): Promise<void> };
 
-/** The contract's `watchlists.*` methods over a service (inputs already validated by the door). */
-export function watchContract(s: WatchService): WatchContract {
+/**
+ * The contract's `watchlists.*` methods over a service (inputs already validated by the door).
+ * `imports`: what bulk imports need besides the service (the request core, the ask threshold).
+ */
+export function watchContract(s: WatchService, imports?: { api(): Promise<ApiCore>; askAboveCredits?: () => number | null }): WatchContract {
+  const importDeps = async (): Promise<ImportDeps> => {
+    if (!imports) throw new AppError('not_available', 'Importing accounts is not available in this build.');
+    return { service: s, api: await imports.api(), askAboveCredits: imports.askAboveCredits };
+  };
   return {
     'watchlists.list': () => s.list(),
     'watchlists.create': (i) => s.create(i),
@@ -42,6 +53,8 @@ export function watchContract(s: WatchService): WatchContract {
     'watchlists.run': (i) => s.run(i.id, { approved: i.approved ?? false, trigger: 'manual' }),
     'watchlists.history': (i) => s.history(i.id),
     'watchlists.markSeen': (i) => s.markSeen(i.id),
+    'watchlists.planImport': async (i) => planImport(await importDeps(), i),
+    'watchlists.import': async (i) => applyImport(await importDeps(), i),
     close: () => s.close(),
   };
 }
@@ -71,6 +84,6 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
       ...extra,
     });
     if (extra.scheduler !== false) service.startScheduler();
-    return { ...watchContract(service), service };
+    return { ...watchContract(service, { api: deps.api, askAboveCredits: () => deps.settings().askAboveCredits }), service };
   };
 }

@@ -12,19 +12,39 @@ import { SeriesChart } from '../components/Charts';
 import { WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
 import { ResultsPane } from './ResultsPane';
+import { ImportAccountsDialog } from './ImportAccounts';
 
 export function WatchlistsView() {
   const lists = useLoupe('watchlists.list', {}, { refetchInterval: 30_000 });
   const [sel, setSel] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const cur = lists.data?.find((w) => w.id === sel) ?? null;
+  const [importing, setImporting] = useState(false);
+  const qc = useQueryClient();
+  const toast = useUi((s) => s.toast);
   return (
     <div className="view">
+      {importing ? (
+        <ImportAccountsDialog
+          list={null}
+          onCancel={() => setImporting(false)}
+          onDone={(r) => {
+            setImporting(false);
+            invalidate(qc, 'watchlists.');
+            setSel(r.listId);
+            setCreating(false);
+            toast('info', `Created “${r.name}” with ${r.added} watch${r.added === 1 ? '' : 'es'}. Nothing spent yet.`);
+          }}
+        />
+      ) : null}
       <div className="split">
         <div className="sidelist" data-testid="watchlists">
           <div style={{ padding: 8 }}>
             <button className="btn small primary" onClick={() => setCreating(true)} data-testid="watchlist-new">
               + New watchlist
+            </button>{' '}
+            <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts-new" title="Many accounts at once, from a pasted list or a CSV file">
+              Import accounts…
             </button>
           </div>
           {lists.isLoading ? <Skeleton rows={4} /> : null}
@@ -162,6 +182,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
+  const [importing, setImporting] = useState(false);
   const act = async (f: () => Promise<unknown>, ok?: string) => {
     try {
       await f();
@@ -215,6 +236,9 @@ function Detail({ w }: { w: WatchlistInfo }) {
         </span>
         <button className="btn small" onClick={() => setEditing(true)} data-testid="watchlist-edit">
           Edit budgets…
+        </button>
+        <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts" title="Add many accounts at once, from a pasted list or a CSV file">
+          Import accounts…
         </button>
         <div className="spacer" />
         <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
@@ -277,6 +301,17 @@ function Detail({ w }: { w: WatchlistInfo }) {
         />
       ) : null}
       {showExport ? <ExportPanel watchlistId={w.id} onClose={() => setShowExport(false)} /> : null}
+      {importing ? (
+        <ImportAccountsDialog
+          list={w}
+          onCancel={() => setImporting(false)}
+          onDone={(r) => {
+            setImporting(false);
+            invalidate(qc, 'watchlists.');
+            toast('info', `Added ${r.added} watch${r.added === 1 ? '' : 'es'} to “${r.name}”. Nothing spent yet.`);
+          }}
+        />
+      ) : null}
       <div className="panel">
         <strong>Watches</strong>
         {w.watches.length === 0 ? <div className="muted small">No watches yet: use “Watch this” in Profiles or Explorer.</div> : null}
