@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every check in order — lint, typecheck, unit + integration (Vitest,
+// `npm test`: every check in order — lint, structure (scripts/structure.mjs), typecheck, unit + integration (Vitest,
 // inside a D-Bus session with an unlocked gnome-keyring when available, so the OS
 // keyring is tested for real), the Electron build, and the browser e2e (Playwright
 // driving Debian Chromium through the web host). Prints one closing line
@@ -30,6 +30,8 @@ const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'igno
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
+// no import cycle under src/ (issue 13)
+if (want('structure')) run('structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]);
 if (want('typecheck')) run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 
 if (want('unit')) {

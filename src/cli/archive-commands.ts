@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
 import type { CliContext } from './context';
 import { UsageError } from './context';
-import type { Io } from './main';
+import type { Io } from './io';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

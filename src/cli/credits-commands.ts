@@ -7,7 +7,7 @@ import { balanceFigure } from '../core/api';
 import { reconcileLedger, type ReconcileGap, type ReconcileReport } from '../core/archive/reconcile';
 import { UsageError, type CliContext } from './context';
 import { ExitError } from './exit';
-import type { Io } from './main';
+import type { Io } from './io';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { asStorageError } from '../core/storage-error';
 import type { Envelope, ListData } from '../shared/api-types';
 import { UsageError } from './context';
-import type { Io } from './main';
+import type { Io } from './io';
 
 /**
  * An --out file must go to a folder that exists (else a usage error) and can be written (else the

@@ -25,17 +25,13 @@ import { registerExportCommand } from './export-command';
 import { ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
+import type { Io } from './io';
 import { registerWatchCommands, WatchExit } from './watch';
 import { parseParams, parseTarget } from './targets';
 
 export { parseParams, parseTarget };
 
-export interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  env: NodeJS.ProcessEnv;
-}
+export type { Io };
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -13,7 +13,7 @@ import { applyImport, planImport, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
-import type { Io } from './main';
+import type { Io } from './io';
 import { parseParams, parseTarget } from './targets';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

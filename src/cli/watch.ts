@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { createWatchService, type WatchArchive, type WatchlistDetail, type WatchRunDetail, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
 import { UsageError } from './context';
-import type { Io } from './main';
+import type { Io } from './io';
 import { parseParams, parseTarget } from './targets';
 import { registerWatchImport } from './watch-import';
 

@@ -4,7 +4,7 @@
  * (a SQL function, `loupe_has_term`) — and cheap where it can be: the full-text index (or a
  * substring test for emoji) first narrows the items to those whose text could hold the term.
  */
-import type { Db } from '../archive/db';
+import type { Db } from '../archive/connection';
 import type { TermCondition } from '../../shared/query';
 import { ftsFriendly, hasTerm, normaliseTerm } from './terms';
 

@@ -24,7 +24,8 @@ import { DEFAULT_LIMITS, type Pacer, type PacerLimits } from './pacer';
 import { KeyPool, type PoolKey } from './key-pool';
 import { LEASE_MARGIN_MS, openPaceBook, type PaceBook } from './pace-book';
 import { asErrorEnvelope, retryAfterOf, retryDelay } from './retry';
-import type { ApiCore, ApiEvents, CallOptions, CallResult, CatalogueApi, Quote, WalkEstimate } from './types';
+import type { ApiCore, ApiEvents, CallOptions, CatalogueApi, Quote, WalkEstimate } from './types';
+import type { CoreInternals } from './internals';
 import { runWalk, resumeWalk as resumeWalkImpl } from './walker';
 
 export interface ApiCoreOptions {
@@ -59,29 +60,6 @@ export interface ApiCoreOptions {
 }
 
 const META_RETRIES = 3;
-
-/** Internal surface the walker uses. */
-export interface CoreInternals {
-  clock: Clock;
-  store: CoreStore;
-  events: Emitter<ApiEvents>;
-  log: (line: string) => void;
-  call: <D = Record<string, unknown>>(target: CallTarget, opts?: CallOptions) => Promise<CallResult<D>>;
-  endpoint: (target: CallTarget) => Promise<CatalogueEndpoint>;
-  /** what a call may hold: ceiling × pages (quote-based for collect-until-N `limit`) */
-  holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
-  /** the free price quote (dry_run=1) */
-  quote: (target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>) => Promise<Quote>;
-  /**
-   * per walk, across drive() calls in this process (watches drive one page at a time): pages since
-   * the walk last started over, and where the last cursor rejection happened — so a position that
-   * keeps being refused is never retried in a loop
-   */
-  restarts: Map<string, { depth: number; lastRejectedAt: number | null; startedOver: boolean }>;
-  /** last known balance (credits_remaining), or null */
-  balance: () => number | null;
-  eta: (n: number, priority: Priority) => number;
-}
 
 export function createApiCore(opts: ApiCoreOptions): ApiCore {
   const clock = opts.clock ?? realClock;

@@ -4,7 +4,7 @@ import type { CallTarget, WalkState } from '../ports';
 import { readItems } from '../archive/extract';
 import { canonicalParams, normalizeEndpoint } from './canonical';
 import { nativePagingParamOf, paramNames, priceOf } from './catalogue';
-import type { CoreInternals } from './core';
+import type { CoreInternals } from './internals';
 import { ApiError } from './errors';
 import type { CallResult, WalkOptions, WalkResult } from './types';
 

@@ -18,7 +18,7 @@
  * notes kept, label rows and the full-text entry rewritten; watch_items follow the new kind.
  */
 import { extractColumns, flattenLabels, isCommentEndpoint, mergeRecord, readItems, type Json, type LabelLeaf } from './extract';
-import type { Db } from './db';
+import type { Db } from './connection';
 
 const MAY_NAME_A_COMMENT = /"(comment|reply|total_comments|sentiment|spam|question|purchase_intent|complaint|toxic|low_quality)"/i;
 const OLD_KINDS = ['post', 'reply'] as const;

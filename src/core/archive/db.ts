@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
+import type { Db } from './connection';
 import { registerTermFunctions } from '../analysis/term-filter';
 import { MIGRATIONS, type Migration } from './migrations/index';
 
-export type Db = Database.Database;
+export type { Db } from './connection';
 
 /** Thrown when the archive was written by a newer Loupe; nothing was changed. */
 export class ArchiveVersionError extends Error {

@@ -17,7 +17,7 @@
  * creates them again (`createViews`) in a migration of its own.
  */
 import { LABEL_SPECS } from '../../shared/labels';
-import type { Db } from './db';
+import type { Db } from './connection';
 
 const iso = (col: string): string => `CASE WHEN ${col} IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch') END`;
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;

@@ -15,10 +15,31 @@
  *   POST /__admin/faults {faults: FaultSpec[]} → {faults} (appended; the whole queue is answered)
  *   POST /__admin/faults/clear → {faults: []}
  */
-import { parseChaos } from './chaos';
-import type { SandboxServer } from './http';
-import type { ChaosConfig } from './types';
-import { SPEC_VARIANTS } from './variants';
+import { parseChaos, type Chaos } from './chaos';
+import type { SandboxClock } from './clock';
+import type { FaultQueue } from './faults';
+import type { KeyStore } from './keys';
+import type { ChaosConfig, ChargeRecord, SandboxStats } from './types';
+import { SPEC_VARIANTS, type VariantSet } from './variants';
+
+/**
+ * What the admin routes act on. `SandboxServer` (http.ts) satisfies it; it is declared here rather
+ * than imported from http.ts because http.ts imports this module (no import cycle).
+ */
+export interface AdminTarget {
+  readonly clock: SandboxClock;
+  readonly keys: KeyStore;
+  readonly chaos: Chaos;
+  readonly variants: VariantSet;
+  readonly faults: FaultQueue;
+  charges(): ChargeRecord[];
+  stats(): SandboxStats;
+  createKey(name?: string, accountId?: string): string;
+  revokeKey(key: string): void;
+  setBalance(n: number, accountId?: string): void;
+  setChaos(c: ChaosConfig | number): void;
+  setVariants(list: unknown): string[];
+}
 
 type Result = { status: number; body: Record<string, unknown> };
 
@@ -26,7 +47,7 @@ function bad(message: string, status = 400): Result {
   return { status, body: { success: false, error: { type: 'BAD_REQUEST', message } } };
 }
 
-export function handleAdmin(s: SandboxServer, method: string, route: string, raw: string): Result {
+export function handleAdmin(s: AdminTarget, method: string, route: string, raw: string): Result {
   let body: Record<string, unknown> = {};
   if (raw.trim() !== '') {
     try {

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraph, cyclicComponents, importsOf, resolveRelative, shortestCycle } from './structure.mjs';
+
+const graphOf = (files: Record<string, string>) => buildGraph(Object.keys(files), (f) => files[f]);
+
+describe('structure check: imports', () => {
+  it('reads static, re-exported, dynamic and type-only imports', () => {
+    const found = importsOf('/s/a.ts', [
+      "import { x } from './x';",
+      "import type { T } from './t';",
+      "import { type U, type V } from './u';",
+      "import { type W, w } from './w';",
+      "export * from './all';",
+      "export type { Z } from './z';",
+      "const m = await import('./lazy');",
+      "type L = import('./typeref').L;",
+      "import 'zod';",
+    ].join('\n'));
+    expect(found).toEqual([
+      { spec: './x', typeOnly: false },
+      { spec: './t', typeOnly: true },
+      { spec: './u', typeOnly: true },
+      { spec: './w', typeOnly: false },
+      { spec: './all', typeOnly: false },
+      { spec: './z', typeOnly: true },
+      { spec: './lazy', typeOnly: false },
+      { spec: './typeref', typeOnly: true },
+      { spec: 'zod', typeOnly: false },
+    ]);
+  });
+
+  it('resolves a relative specifier to a file (extension, .js written for .ts, index)', () => {
+    const files = new Set(['/s/a.ts', '/s/b.tsx', '/s/dir/index.ts']);
+    const has = (p: string) => files.has(p);
+    expect(resolveRelative('/s/x.ts', './a', has)).toBe('/s/a.ts');
+    expect(resolveRelative('/s/x.ts', './a.js', has)).toBe('/s/a.ts');
+    expect(resolveRelative('/s/x.ts', './b', has)).toBe('/s/b.tsx');
+    expect(resolveRelative('/s/x.ts', './dir', has)).toBe('/s/dir/index.ts');
+    expect(resolveRelative('/s/x.ts', 'zod', has)).toBeNull();
+    expect(resolveRelative('/s/x.ts', './missing', has)).toBeNull();
+  });
+
+  it('finds a cycle, type-only edges included, and prints it file by file', () => {
+    const g = graphOf({
+      '/s/main.ts': "import { w } from './watch';\nimport { u } from './util';",
+      '/s/watch.ts': "import type { Io } from './main';",
+      '/s/util.ts': '',
+    });
+    const comps = cyclicComponents(g);
+    expect(comps).toEqual([['/s/main.ts', '/s/watch.ts']]);
+    expect(shortestCycle(g, comps[0])).toEqual(['/s/main.ts', '/s/watch.ts', '/s/main.ts']);
+  });
+
+  it('reports no cycle once the shared piece has its own module', () => {
+    const g = graphOf({
+      '/s/main.ts': "import { w } from './watch';\nimport type { Io } from './io';",
+      '/s/watch.ts': "import type { Io } from './io';",
+      '/s/io.ts': 'export interface Io {}',
+    });
+    expect(cyclicComponents(g)).toEqual([]);
+  });
+
+  it('finds the shortest cycle inside a larger tangle', () => {
+    const g = graphOf({
+      '/s/a.ts': "import './b';",
+      '/s/b.ts': "import './c';\nimport './a';",
+      '/s/c.ts': "import './a';",
+    });
+    const [comp] = cyclicComponents(g);
+    expect(comp).toHaveLength(3);
+    expect(shortestCycle(g, comp, '/s/a.ts')).toEqual(['/s/a.ts', '/s/b.ts', '/s/a.ts']);
+  });
+});
