@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraph, cyclicComponents, importsOf, resolveRelative, shortestCycle } from './structure.mjs';
+import { buildGraph, cyclicComponents, importsOf, oversized, resolveRelative, shortestCycle } from './structure.mjs';
 
 const graphOf = (files: Record<string, string>) => buildGraph(Object.keys(files), (f) => files[f]);
 
@@ -69,5 +69,31 @@ describe('structure check: imports', () => {
     const [comp] = cyclicComponents(g);
     expect(comp).toHaveLength(3);
     expect(shortestCycle(g, comp, '/s/a.ts')).toEqual(['/s/a.ts', '/s/b.ts', '/s/a.ts']);
+  });
+});
+
+describe('structure check: oversized files (a ratchet)', () => {
+  const counts = (o: Record<string, number>) => new Map(Object.entries(o));
+
+  it('fails a file over the limit that is not allowlisted', () => {
+    const r = oversized(counts({ 'src/big.ts': 501, 'src/ok.ts': 500 }), {});
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]).toMatch(/^src\/big\.ts: 501 lines/);
+  });
+
+  it('lets an allowlisted file shrink but never grow past its ceiling', () => {
+    expect(oversized(counts({ 'src/big.ts': 900 }), { 'src/big.ts': 900 }).problems).toEqual([]);
+    const shrunk = oversized(counts({ 'src/big.ts': 850 }), { 'src/big.ts': 900 });
+    expect(shrunk.problems).toEqual([]);
+    expect(shrunk.shrunk).toEqual([{ file: 'src/big.ts', lines: 850, ceiling: 900 }]);
+    const grown = oversized(counts({ 'src/big.ts': 901 }), { 'src/big.ts': 900 });
+    expect(grown.problems[0]).toMatch(/over its allowlisted ceiling of 900/);
+  });
+
+  it('notes entries for files now within the limit or gone', () => {
+    const r = oversized(counts({ 'src/was-big.ts': 420 }), { 'src/was-big.ts': 900, 'src/gone.ts': 700 });
+    expect(r.problems).toEqual([]);
+    expect(r.shrunk.map((s) => s.file)).toEqual(['src/was-big.ts']);
+    expect(r.stale).toEqual(['src/gone.ts']);
   });
 });

@@ -30,7 +30,7 @@ const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'igno
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
-// no import cycle under src/ (issue 13)
+// no import cycle under src/, no source file over 500 lines beyond its allowlisted ceiling (issue 13)
 if (want('structure')) run('structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]);
 if (want('typecheck')) run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 
