@@ -1,8 +1,9 @@
 /**
- * Worker threads for large CSV exports (docs/export.md "Performance"). The exporting thread
- * reads rows from SQLite and ships them, unparsed, in batches; the workers parse and render;
- * the exporting thread writes their answers in order. Output is byte-identical to the
- * single-thread path (same csvRenderer). Where no worker can start, exports run on one thread.
+ * Worker threads for large CSV and Parquet exports (docs/export.md "Performance"). The exporting
+ * thread reads rows from SQLite and ships them, unparsed, in batches; the workers parse and render
+ * (csv-worker.ts) or encode row groups (parquet-worker.ts); the exporting thread writes their
+ * answers in order. Output is byte-identical to the single-thread path (same code). Where no
+ * worker can start, exports run on one thread.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,39 +23,46 @@ interface Entry {
  * A worker's live data is one batch. A 32 MB young generation is what keeps it fast (16 MB:
  * +35 % time, measured at 200k rows); the old generation cap only bounds a runaway.
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 256 };
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 256 };
 
-let cachedEntry: Entry | null | undefined;
+export type WorkerName = 'csv-worker' | 'parquet-worker';
+
+const cachedEntries = new Map<WorkerName, Entry | null>();
 
 /**
- * The worker's code: the built app has `csv-worker.js` beside its main bundle (electron.vite
- * config); run from sources (tsx: the CLI, the web host, tests) it is `csv-worker.ts`, loaded
- * through tsx. null when neither is there.
+ * A worker's code: the built app has `<name>.js` beside its main bundle (electron.vite config);
+ * run from sources (tsx: the CLI, the web host, tests) it is `<name>.ts`, loaded through tsx.
+ * null when neither is there.
  */
-export function workerEntry(): Entry | null {
-  if (cachedEntry !== undefined) return cachedEntry;
-  cachedEntry = null;
+export function workerEntry(name: WorkerName = 'csv-worker'): Entry | null {
+  if (cachedEntries.has(name)) return cachedEntries.get(name)!;
+  const entry = findEntry(name);
+  cachedEntries.set(name, entry);
+  return entry;
+}
+
+function findEntry(name: WorkerName): Entry | null {
   try {
     const here = dirname(fileURLToPath(import.meta.url));
-    for (const f of [join(here, 'csv-worker.js'), join(here, '..', 'csv-worker.js')]) {
+    for (const f of [join(here, `${name}.js`), join(here, '..', `${name}.js`)]) {
       // a packaged desktop app keeps the worker outside its asar archive (electron-builder.json
       // asarUnpack): a worker thread is started from the unpacked copy
       const unpacked = f.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
-      if (unpacked !== f && existsSync(unpacked)) return (cachedEntry = { code: unpacked, eval: false });
-      if (existsSync(f)) return (cachedEntry = { code: f, eval: false });
+      if (unpacked !== f && existsSync(unpacked)) return { code: unpacked, eval: false };
+      if (existsSync(f)) return { code: f, eval: false };
     }
-    const ts = join(here, 'csv-worker.ts');
+    const ts = join(here, `${name}.ts`);
     if (existsSync(ts)) {
       // `--import tsx` in a worker's execArgv does not reach its entry module on Node 20; the
       // tsx API registers the loader in the worker itself, then the entry is imported
       const api = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
       const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(ts).href)}); })`;
-      cachedEntry = { code, eval: true };
+      return { code, eval: true };
     }
   } catch {
-    cachedEntry = null;
+    return null;
   }
-  return cachedEntry;
+  return null;
 }
 
 /**
@@ -66,24 +74,28 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** A worker's answer to one batch: `seq` and what the worker returns, or `error`. */
+type Answer = { seq: number; error?: string } & Record<string, unknown>;
+
 interface Pending {
-  resolve(bytes: Uint8Array): void;
+  resolve(answer: Answer): void;
   reject(e: Error): void;
 }
 
-export class CsvPool {
+/** Export workers of one kind; batches go round-robin, each answer resolves its batch's promise. */
+export class ExportPool {
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
   private failed: Error | null = null;
 
-  private constructor(private readonly workers: Worker[]) {
+  protected constructor(private readonly workers: Worker[]) {
     for (const w of workers) {
-      w.on('message', (m: { seq: number; bytes?: Uint8Array; error?: string }) => {
+      w.on('message', (m: Answer) => {
         const p = this.pending.get(m.seq);
         if (!p) return;
         this.pending.delete(m.seq);
         if (m.error !== undefined) p.reject(new Error(`export worker: ${m.error}`));
-        else p.resolve(m.bytes ?? new Uint8Array(0));
+        else p.resolve(m);
       });
       w.on('error', (e) => this.fail(e));
       w.on('exit', (code) => {
@@ -92,14 +104,14 @@ export class CsvPool {
     }
   }
 
-  /** null when no worker can be started here. */
-  static start(threads: number, columns: string[] | undefined): CsvPool | null {
-    const entry = workerEntry();
+  /** Workers started for `name`; null when none can be started here. */
+  protected static workers(name: WorkerName, threads: number, workerData: unknown, limits: typeof WORKER_LIMITS): Worker[] | null {
+    const entry = workerEntry(name);
     if (!entry || threads < 1) return null;
     const workers: Worker[] = [];
     try {
       for (let i = 0; i < threads; i++) {
-        const w = new Worker(entry.code, { eval: entry.eval, workerData: { columns }, resourceLimits: WORKER_LIMITS });
+        const w = new Worker(entry.code, { eval: entry.eval, workerData, resourceLimits: limits });
         w.unref();
         workers.push(w);
       }
@@ -107,18 +119,18 @@ export class CsvPool {
       for (const w of workers) void w.terminate();
       return null;
     }
-    return new CsvPool(workers);
+    return workers;
   }
 
   get size(): number {
     return this.workers.length;
   }
 
-  /** Render one batch to UTF-8 CSV; batches go round-robin, answers are awaited in the caller's order. */
-  render(rows: WireRow[]): Promise<Uint8Array> {
+  /** Send one batch of rows to the next worker; resolves with its answer. */
+  protected send(rows: WireRow[]): Promise<Answer> {
     if (this.failed) return Promise.reject(this.failed);
     const seq = this.seq++;
-    const p = new Promise<Uint8Array>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
+    const p = new Promise<Answer>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
     p.catch(() => undefined); // a batch abandoned by a cancel is not an unhandled rejection
     const msg: WireBatch = { seq, rows };
     this.workers[seq % this.workers.length].postMessage(msg);
@@ -134,5 +146,21 @@ export class CsvPool {
   async close(): Promise<void> {
     this.fail(new Error('export workers closed'));
     await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** Workers that render CSV (csv-worker.ts). */
+export class CsvPool extends ExportPool {
+  /** null when no worker can be started here. */
+  static start(threads: number, columns: string[] | undefined): CsvPool | null {
+    const workers = ExportPool.workers('csv-worker', threads, { columns }, WORKER_LIMITS);
+    return workers ? new CsvPool(workers) : null;
+  }
+
+  /** Render one batch to UTF-8 CSV; batches go round-robin, answers are awaited in the caller's order. */
+  render(rows: WireRow[]): Promise<Uint8Array> {
+    const p = this.send(rows).then((m) => (m.bytes as Uint8Array | undefined) ?? new Uint8Array(0));
+    p.catch(() => undefined); // a batch abandoned by a cancel is not an unhandled rejection
+    return p;
   }
 }

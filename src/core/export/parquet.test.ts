@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects, readOffsetIndex } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { CSV_COLUMNS } from './columns';
@@ -103,5 +103,49 @@ describe('Parquet export', () => {
     }
     await expect(exportParquet(broken(), { out: join(dir, 'broken.parquet') })).rejects.toThrow('disk on fire');
     expect(readdirSync(dir).filter((f) => f.includes('broken'))).toEqual([]);
+  });
+
+  it('row groups encoded on a worker are placed byte for byte as on one thread; offsets, page indexes and statistics hold', async () => {
+    // texts long enough for several pages per column chunk (so page indexes are written), a
+    // failing value here and there, and groups of 8 rows: 3 full groups and a partial one
+    const rows = Array.from({ length: 27 }, (_, i) => {
+      const r = row(i);
+      (r.record.content as { text: string }).text = `${i} ${'lorem ipsum dolor sit amet '.repeat(9_000 + 500 * i)}`;
+      return r;
+    });
+    const one = join(dir, 'one.parquet');
+    const workers = join(dir, 'workers.parquet');
+    await exportParquet(rows, { out: one, rowGroupSize: 8, threads: 0 });
+    const r = await exportParquet(rows, { out: workers, rowGroupSize: 8, threads: 1 });
+    expect(r).toMatchObject({ rows: 27, rowGroups: 4, untypedValues: 1 });
+    const bytes = readFileSync(workers);
+    expect(bytes.equals(readFileSync(one))).toBe(true);
+
+    const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const meta = parquetMetadata(ab);
+    let indexed = 0;
+    let end = 4;
+    for (const g of meta.row_groups)
+      for (const c of g.columns) {
+        const m = c.meta_data!;
+        // every chunk starts where the previous one ended (no gap, no overlap after placing)
+        const start = Number(m.dictionary_page_offset ?? m.data_page_offset);
+        expect(start).toBe(end);
+        end = start + Number(m.total_compressed_size);
+        if (c.offset_index_offset !== undefined) {
+          indexed++;
+          const at = Number(c.offset_index_offset);
+          const idx = readOffsetIndex({ view: new DataView(ab, at, c.offset_index_length), offset: 0 });
+          expect(Number(idx.page_locations[0].offset)).toBe(Number(m.data_page_offset));
+          for (const p of idx.page_locations) expect(Number(p.offset)).toBeLessThan(end);
+        }
+        const name = m.path_in_schema.join('.');
+        if (name === 'engagement.likes') expect(m.statistics?.min_value).toBeDefined();
+        if (name === 'content.text' || name === 'tags') expect(m.statistics?.min_value).toBeUndefined();
+      }
+    expect(indexed).toBeGreaterThan(0);
+    const back = await read(workers);
+    expect(back.map((b) => b['content.text'])).toEqual(rows.map((x) => (x.record.content as { text: string }).text));
+    expect(back.map((b) => b['engagement.likes'])).toEqual(rows.map((_x, i) => BigInt(i)));
   });
 });

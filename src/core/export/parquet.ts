@@ -9,60 +9,22 @@
  * does not fit its column's type (an API change, a label given as text) is written as null there
  * and kept, by column name, in the JSON column `untyped`, so nothing is lost.
  *
- * Written with hyparquet-writer's incremental `ParquetWriter`: rows are gathered into one row
- * group at a time (20,000 rows), encoded (dictionary where it pays, Snappy), written, and the
- * memory reused — it stays flat however many rows there are.
+ * Rows are gathered into row groups of 20,000, each encoded (dictionary where it pays, Snappy) by
+ * hyparquet-writer (parquet-group.ts). From the second group on, groups are encoded on export
+ * worker threads (parquet-worker.ts) while this thread reads the next rows, and written in order;
+ * when every worker has two groups in hand this thread encodes the next one itself. Memory holds
+ * a few groups however many rows there are.
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
-import { LABEL_SPECS } from '../../shared/labels';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ExportRow } from '../ports';
-import { resolveColumns, valuesRenderer } from './columns';
+import { defaultThreads, ExportPool, WORKER_LIMITS } from './csv-pool';
+import { encodeGroup, parquetLayout, placeGroup, PARQUET_OPTIONS, type EncodedGroup } from './parquet-group';
+import { fromWire, toWire, type WireRow } from './wire';
 
-export type ParquetColumnType = 'STRING' | 'TIMESTAMP' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'JSON';
-
-const FIXED: Record<string, ParquetColumnType> = {
-  published_at: 'TIMESTAMP',
-  'author.joined_at': 'TIMESTAMP',
-  first_seen_at: 'TIMESTAMP',
-  last_seen_at: 'TIMESTAMP',
-  'author.followers': 'INT64',
-  'author.following': 'INT64',
-  'engagement.views': 'INT64',
-  'engagement.likes': 'INT64',
-  'engagement.comments': 'INT64',
-  'engagement.shares': 'INT64',
-  'engagement.saves': 'INT64',
-  'content.duration_seconds': 'DOUBLE',
-  'relevance.p': 'DOUBLE',
-  'relevance.depth': 'DOUBLE',
-  'relevance.spam': 'DOUBLE',
-  'author.verified': 'BOOLEAN',
-  'content.media_urls': 'JSON',
-  ext: 'JSON',
-  coauthors: 'JSON',
-  tags: 'JSON',
-  overrides: 'JSON',
-  extra: 'JSON',
-};
-
-/** The Parquet type of an export column. */
-export function parquetType(column: string): ParquetColumnType {
-  const fixed = FIXED[column];
-  if (fixed) return fixed;
-  if (column.startsWith('flags.')) return 'BOOLEAN';
-  const m = /^labels\.([^.]+)\.(.+)$/.exec(column);
-  if (m) {
-    const spec = LABEL_SPECS[m[1]]?.fields[m[2]];
-    if (spec?.type === 'prob') return 'DOUBLE';
-    if (spec?.type === 'int') return 'INT32';
-    if (spec?.type === 'bool') return 'BOOLEAN';
-    return 'STRING';
-  }
-  return 'STRING';
-}
+export { parquetType, type ParquetColumnType } from './parquet-group';
 
 export const PARQUET_ROW_GROUP = 20_000;
 
@@ -74,6 +36,8 @@ export interface ParquetOptions {
   total?: number;
   /** rows per row group (tests use small groups); default 20,000 */
   rowGroupSize?: number;
+  /** worker threads that encode row groups (default: one per core but one, max 4; 0 = this thread only) */
+  threads?: number;
 }
 
 export interface ParquetResult {
@@ -85,37 +49,30 @@ export interface ParquetResult {
   untypedValues: number;
 }
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
-const NO = Symbol('does not fit');
+/** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
+const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };
+/** groups in a worker's hands before this thread encodes one itself */
+const IN_FLIGHT_PER_WORKER = 2;
+/** the longest this thread reads rows without giving the event loop a turn */
+const YIELD_MS = 25;
 
-/** The value as its column's type, null for null, or NO when it does not fit. */
-function typed(t: ParquetColumnType, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  switch (t) {
-    case 'STRING':
-      return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : NO;
-    case 'JSON':
-      return v;
-    case 'BOOLEAN':
-      return typeof v === 'boolean' ? v : NO;
-    case 'DOUBLE':
-      return typeof v === 'number' && Number.isFinite(v) ? v : NO;
-    case 'INT32':
-      return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 0x7fffffff ? v : NO;
-    case 'INT64':
-      return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : NO;
-    case 'TIMESTAMP': {
-      if (typeof v === 'number') return Number.isFinite(v) ? Math.round(v) : NO;
-      if (typeof v !== 'string' || !ISO_TIME.test(v)) return NO;
-      const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-      return Number.isFinite(ms) ? ms : NO;
-    }
+/** Workers that encode row groups (parquet-worker.ts). */
+class ParquetPool extends ExportPool {
+  static start(threads: number, columns: string[] | undefined): ParquetPool | null {
+    const workers = ExportPool.workers('parquet-worker', threads, { columns }, PARQUET_WORKER_LIMITS);
+    return workers ? new ParquetPool(workers) : null;
+  }
+
+  encode(rows: WireRow[]): Promise<EncodedGroup> {
+    const p = this.send(rows).then((m) => m.group as EncodedGroup);
+    p.catch(() => undefined); // a group abandoned by a cancel is not an unhandled rejection
+    return p;
   }
 }
 
-/** hyparquet-writer's byte writer, flushed to a file after every row group (awaited: backpressure). */
-function fileWriter(fh: FileHandle): ByteWriter {
-  const w = new ByteWriter(1 << 20) as ByteWriter & { flush(): Promise<void>; finish(): Promise<void> };
+/** hyparquet-writer's byte writer over a file: what it holds is written when flushed (the magic, the footer). */
+function fileWriter(fh: FileHandle): ByteWriter & { flush(): Promise<void>; finish(): Promise<void> } {
+  const w = new ByteWriter(1 << 16) as ByteWriter & { flush(): Promise<void>; finish(): Promise<void> };
   const drain = async (): Promise<void> => {
     if (w.index === 0) return;
     const chunk = Buffer.from(w.buffer.slice(0, w.index));
@@ -135,68 +92,117 @@ function abortError(signal: AbortSignal): Error {
   return e;
 }
 
+interface Slot {
+  rows: number;
+  group?: EncodedGroup;
+  err?: unknown;
+  wait?: Promise<void>;
+}
+
 /** Export rows to a Parquet file at `opts.out` (temporary name, renamed when complete). */
 export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<ExportRow>, opts: ParquetOptions): Promise<ParquetResult> {
-  const defs = resolveColumns(opts.columns);
-  const values = valuesRenderer(defs);
-  const names = [...defs.map((d) => d.name), 'untyped'];
-  const types = [...defs.map((d) => parquetType(d.name)), 'JSON' as const];
-  const n = defs.length;
+  const layout = parquetLayout(opts.columns);
   const groupSize = Math.max(1, opts.rowGroupSize ?? PARQUET_ROW_GROUP);
+  const threads = Math.max(0, opts.threads ?? defaultThreads());
   const { signal, onProgress } = opts;
   signal?.throwIfAborted();
   const finalPath = resolve(opts.out);
   const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
 
-  // the schema from the declared types (an empty column list would make hyparquet infer them)
-  const schema = schemaFromColumnData({ columnData: names.map((name, i) => ({ name, data: [], type: types[i], nullable: true })) });
   let fh: FileHandle | null = null;
+  let pool: ParquetPool | null | undefined; // undefined: not needed yet
   let count = 0;
   let groups = 0;
   let untypedValues = 0;
+  let nextReport = every;
   try {
     fh = await open(tmp, 'wx');
-    const writer = new ParquetWriter({ writer: fileWriter(fh), schema, createdBy: 'Loupe (hyparquet-writer)', kvMetadata: [{ key: 'loupe.columns', value: 'the CSV export columns, typed (docs/export.md "Parquet")' }] });
-    let cols: unknown[][] = names.map(() => []);
-    let inGroup = 0;
-    const writeGroup = async (): Promise<void> => {
-      if (inGroup === 0) return;
-      await writer.write({ columnData: names.map((name, i) => ({ name, data: cols[i] as never[] })), rowGroupSize: inGroup });
+    const file = fh;
+    const bw = fileWriter(file);
+    const writer = new ParquetWriter({ writer: bw, schema: layout.schema, ...PARQUET_OPTIONS });
+    const queue: Slot[] = [];
+    let atWorkers = 0;
+
+    const writeHead = async (): Promise<void> => {
+      const slot = queue.shift()!;
+      if (!slot.group && slot.err === undefined) await slot.wait;
+      if (slot.err !== undefined) throw slot.err;
+      const g = slot.group!;
+      await bw.flush();
+      const at = bw.offset;
+      await file.write(g.bytes);
+      bw.offset += g.bytes.length;
+      placeGroup(writer, g, at);
       groups++;
-      cols = names.map(() => []);
-      inGroup = 0;
-      // a synchronous source never waits by itself: give the event loop a turn per group
-      await new Promise<void>((res) => setImmediate(res));
-    };
-    let nextReport = every;
-    for await (const row of rows as AsyncIterable<ExportRow>) {
-      if (signal?.aborted) throw abortError(signal);
-      const vs = values(row);
-      let untyped: Record<string, unknown> | null = null;
-      for (let i = 0; i < n; i++) {
-        const t = typed(types[i], vs[i]);
-        if (t === NO) {
-          (untyped ??= {})[names[i]] = vs[i];
-          untypedValues++;
-          cols[i].push(null);
-        } else cols[i].push(t);
+      count += g.rows;
+      untypedValues += g.untypedValues;
+      if (onProgress && count >= nextReport) {
+        nextReport = count + every;
+        onProgress(count);
       }
-      cols[n].push(untyped);
-      inGroup++;
-      count++;
-      if (inGroup >= groupSize) {
-        await writeGroup();
-        if (onProgress && count >= nextReport) {
-          nextReport = count + every;
-          onProgress(count);
+    };
+    const submit = (batch: WireRow[]): void => {
+      // workers start with the first full group: an export of one group never pays for them
+      if (pool === undefined) pool = threads > 0 && batch.length === groupSize ? ParquetPool.start(threads, opts.columns) : null;
+      if (pool && atWorkers < pool.size * IN_FLIGHT_PER_WORKER) {
+        const slot: Slot = { rows: batch.length };
+        atWorkers++;
+        slot.wait = pool
+          .encode(batch)
+          .then(
+            (g) => void (slot.group = g),
+            (e: unknown) => void (slot.err = e),
+          )
+          .finally(() => atWorkers--);
+        queue.push(slot);
+      } else queue.push({ rows: batch.length, group: encodeGroup(layout, batch, fromWire) });
+    };
+    /** after a group is handed out: write what is ready, wait while too many groups are pending */
+    const settle = async (): Promise<void> => {
+      while (queue.length > 0 && (queue[0].group || queue[0].err !== undefined)) await writeHead();
+      const cap = pool ? pool.size * IN_FLIGHT_PER_WORKER + 1 : 0;
+      while (queue.length > cap) await writeHead();
+    };
+
+    // rows wait as tuples with their record's JSON text (no parsed record is held for a whole group)
+    let batch: WireRow[] = [];
+    let turn = performance.now();
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        if (signal?.aborted) throw abortError(signal);
+        batch.push(toWire(row));
+        if (batch.length >= groupSize) {
+          submit(batch);
+          batch = [];
+          await settle();
+        }
+      }
+    } else {
+      // a synchronous source (the archive) is read without an await per row; the event loop gets
+      // a turn at least every YIELD_MS (worker answers, a cancel, the app's other requests)
+      for (const row of rows) {
+        if (signal?.aborted) throw abortError(signal);
+        batch.push(toWire(row));
+        if (batch.length >= groupSize) {
+          submit(batch);
+          batch = [];
+          await settle();
+        }
+        if ((batch.length & 255) === 0 && performance.now() - turn >= YIELD_MS) {
+          await new Promise<void>((res) => setImmediate(res));
+          turn = performance.now();
         }
       }
     }
-    await writeGroup();
+    if (batch.length > 0) submit(batch);
+    while (queue.length > 0) {
+      if (signal?.aborted) throw abortError(signal);
+      await writeHead();
+    }
     if (signal?.aborted) throw abortError(signal);
     await writer.finish();
-    await fh.close();
+    await file.close();
     fh = null;
     const bytes = (await stat(tmp)).size;
     await rename(tmp, finalPath);
@@ -206,5 +212,7 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
     await fh?.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     throw e;
+  } finally {
+    await pool?.close();
   }
 }

@@ -1,0 +1,196 @@
+/**
+ * One Parquet row group, encoded on its own (docs/export.md "Parquet", Performance): the same code
+ * runs on the exporting thread and in export workers (parquet-worker.ts). A group is encoded by
+ * hyparquet-writer's `ParquetWriter` into a buffer of its own, as if it were the first group of a
+ * file (right after the 4-byte `PAR1` magic); the file writer then appends the bytes and moves the
+ * group's offsets (column chunks, pages) to where the bytes landed (`placeGroup`). Page bytes hold
+ * no file offsets, so the file is the same bytes as one writer writing every group in turn.
+ */
+import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
+import { LABEL_SPECS } from '../../shared/labels';
+import type { ExportRow } from '../ports';
+import { resolveColumns, valuesRenderer } from './columns';
+
+export type ParquetColumnType = 'STRING' | 'TIMESTAMP' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'JSON';
+
+const FIXED: Record<string, ParquetColumnType> = {
+  published_at: 'TIMESTAMP',
+  'author.joined_at': 'TIMESTAMP',
+  first_seen_at: 'TIMESTAMP',
+  last_seen_at: 'TIMESTAMP',
+  'author.followers': 'INT64',
+  'author.following': 'INT64',
+  'engagement.views': 'INT64',
+  'engagement.likes': 'INT64',
+  'engagement.comments': 'INT64',
+  'engagement.shares': 'INT64',
+  'engagement.saves': 'INT64',
+  'content.duration_seconds': 'DOUBLE',
+  'relevance.p': 'DOUBLE',
+  'relevance.depth': 'DOUBLE',
+  'relevance.spam': 'DOUBLE',
+  'author.verified': 'BOOLEAN',
+  'content.media_urls': 'JSON',
+  ext: 'JSON',
+  coauthors: 'JSON',
+  tags: 'JSON',
+  overrides: 'JSON',
+  extra: 'JSON',
+};
+
+/** The Parquet type of an export column. */
+export function parquetType(column: string): ParquetColumnType {
+  const fixed = FIXED[column];
+  if (fixed) return fixed;
+  if (column.startsWith('flags.')) return 'BOOLEAN';
+  const m = /^labels\.([^.]+)\.(.+)$/.exec(column);
+  if (m) {
+    const spec = LABEL_SPECS[m[1]]?.fields[m[2]];
+    if (spec?.type === 'prob') return 'DOUBLE';
+    if (spec?.type === 'int') return 'INT32';
+    if (spec?.type === 'bool') return 'BOOLEAN';
+    return 'STRING';
+  }
+  return 'STRING';
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+const NO = Symbol('does not fit');
+
+/** The value as its column's type, null for null, or NO when it does not fit. */
+function typed(t: ParquetColumnType, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (t) {
+    case 'STRING':
+      return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : NO;
+    case 'JSON':
+      return v;
+    case 'BOOLEAN':
+      return typeof v === 'boolean' ? v : NO;
+    case 'DOUBLE':
+      return typeof v === 'number' && Number.isFinite(v) ? v : NO;
+    case 'INT32':
+      return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 0x7fffffff ? v : NO;
+    case 'INT64':
+      return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : NO;
+    case 'TIMESTAMP': {
+      if (typeof v === 'number') return Number.isFinite(v) ? Math.round(v) : NO;
+      if (typeof v !== 'string' || !ISO_TIME.test(v)) return NO;
+      const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+      return Number.isFinite(ms) ? ms : NO;
+    }
+  }
+}
+
+type Schema = ReturnType<typeof schemaFromColumnData>;
+
+/** Free text, URLs and JSON: a min / max there serves no reader's filter (it is also written whole). */
+const NO_STATISTICS = new Set(['url', 'content.text', 'author.bio', 'author.display_name', 'author.avatar_url', 'content.thumbnail_url', 'note']);
+
+/**
+ * Whether a column's chunks carry min / max statistics: numbers, times, flags, ids and words do
+ * (DuckDB, Arrow and Spark skip row groups by them); free text, URLs and JSON do not.
+ */
+export function withStatistics(column: string, type: ParquetColumnType): boolean {
+  return type !== 'JSON' && !NO_STATISTICS.has(column);
+}
+
+/** The columns of a Parquet export: names, types, the file schema and the row renderer. */
+export interface ParquetLayout {
+  names: string[];
+  types: ParquetColumnType[];
+  schema: Schema;
+  /** per column: whether its chunks carry min / max statistics (`withStatistics`) */
+  statistics: boolean[];
+  values: (row: ExportRow) => unknown[];
+}
+
+export function parquetLayout(columns?: string[]): ParquetLayout {
+  const defs = resolveColumns(columns);
+  const names = [...defs.map((d) => d.name), 'untyped'];
+  const types = [...defs.map((d) => parquetType(d.name)), 'JSON' as const];
+  // the schema from the declared types (an empty column list would make hyparquet infer them)
+  const schema = schemaFromColumnData({ columnData: names.map((name, i) => ({ name, data: [], type: types[i], nullable: true })) });
+  return { names, types, schema, statistics: names.map((n, i) => withStatistics(n, types[i])), values: valuesRenderer(defs) };
+}
+
+/** ParquetWriter's bookkeeping that `placeGroup` reads and moves (hyparquet-writer 0.17). */
+interface WriterState {
+  row_groups: Array<RowGroupMeta>;
+  pendingIndexes: Array<GroupIndex>;
+  num_rows: bigint;
+}
+type RowGroupMeta = { num_rows: bigint; columns: Array<{ file_offset: bigint; meta_data?: { data_page_offset: bigint; dictionary_page_offset?: bigint; index_page_offset?: bigint } }> };
+type GroupIndex = { chunk: unknown; offsetIndex?: { page_locations: Array<{ offset: bigint }> } };
+
+/** A row group encoded on its own: its bytes, and its metadata as if it started right after `PAR1`. */
+export interface EncodedGroup {
+  rows: number;
+  bytes: Uint8Array;
+  /** the group's metadata and page indexes, offsets counted from the start of a file whose only group this is */
+  meta: { rowGroup: RowGroupMeta; indexes: GroupIndex[] };
+  untypedValues: number;
+}
+
+export const PARQUET_OPTIONS = { createdBy: 'Loupe (hyparquet-writer)', kvMetadata: [{ key: 'loupe.columns', value: 'the CSV export columns, typed (docs/export.md "Parquet")' }] };
+
+function writerState(w: ParquetWriter): WriterState {
+  const s = w as unknown as Partial<WriterState>;
+  if (!Array.isArray(s.row_groups) || !Array.isArray(s.pendingIndexes) || typeof s.num_rows !== 'bigint')
+    throw new Error('parquet: this hyparquet-writer version keeps its row groups differently (expected 0.17)');
+  return s as WriterState;
+}
+
+/**
+ * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
+ * makes each export row when its turn comes (a worker parses one record at a time).
+ */
+export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly T[], toRow: (x: T) => ExportRow = (x) => x as ExportRow): EncodedGroup {
+  const { names, types, values } = layout;
+  const n = names.length - 1;
+  const cols: unknown[][] = names.map(() => new Array<unknown>(rows.length));
+  let untypedValues = 0;
+  for (let r = 0; r < rows.length; r++) {
+    const vs = values(toRow(rows[r]));
+    let untyped: Record<string, unknown> | null = null;
+    for (let i = 0; i < n; i++) {
+      const t = typed(types[i], vs[i]);
+      if (t === NO) {
+        (untyped ??= {})[names[i]] = vs[i];
+        untypedValues++;
+        cols[i][r] = null;
+      } else cols[i][r] = t;
+    }
+    cols[n][r] = untyped;
+  }
+  const bw = new ByteWriter(1 << 20);
+  const pw = new ParquetWriter({ writer: bw, schema: layout.schema, ...PARQUET_OPTIONS });
+  if (rows.length > 0) void pw.write({ columnData: names.map((name, i) => ({ name, data: cols[i] as never[], statistics: layout.statistics[i] })), rowGroupSize: rows.length });
+  const s = writerState(pw);
+  // the group's bytes, past the magic the writer put first (a copy: it is moved to the writing thread)
+  const bytes = new Uint8Array(bw.buffer.slice(4, bw.index));
+  return { rows: rows.length, bytes, meta: { rowGroup: s.row_groups[0], indexes: s.pendingIndexes }, untypedValues };
+}
+
+/**
+ * Record a group whose bytes now start at file offset `at` in `writer` (the file's writer, whose
+ * `finish` writes the page indexes and the footer): its offsets move by `at - 4`.
+ */
+export function placeGroup(writer: ParquetWriter, group: EncodedGroup, at: number): void {
+  const s = writerState(writer);
+  const d = BigInt(at - 4);
+  const { rowGroup, indexes } = group.meta;
+  for (const c of rowGroup.columns) {
+    c.file_offset += d;
+    const m = c.meta_data;
+    if (m) {
+      m.data_page_offset += d;
+      if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += d;
+      if (m.index_page_offset !== undefined) m.index_page_offset += d;
+    }
+  }
+  for (const x of indexes) for (const p of x.offsetIndex?.page_locations ?? []) p.offset += d;
+  s.row_groups.push(rowGroup);
+  s.pendingIndexes.push(...indexes);
+  s.num_rows += rowGroup.num_rows;
+}
