@@ -4,17 +4,10 @@
  * generator is not available, and to give every row a unique id either way.
  */
 import { INTENT_VALUES, type PostRecord } from '../src/shared/api-types';
+import { mulberry32 } from '../src/shared/random';
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** the one seeded generator (src/shared/random.ts), re-exported for the benchmarks that import it from here */
+export { mulberry32 };
 
 const SYL = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'bo', 'da', 'fe', 'gu', 'hi', 'jo', 'pe', 'qui', 'ra', 'shi', 'wu'];
 /** 4,000 pseudo-words; picked with a skewed distribution so some are common, most rare */

@@ -58,7 +58,8 @@ export default {
         const testMayUseSandbox = to === 'sandbox' && (/\.test\.tsx?$/.test(file) || /[\\/]test-[\w-]+\.ts$/.test(file));
         if (to && to !== from && !ALLOWED_LAYERS[from].includes(to) && !testMayUseSandbox)
           problem = `'${from}' must not import from '${to}' (allowed: ${ALLOWED_LAYERS[from].join(', ') || 'nothing outside itself'})`;
-      } else if (from === 'shared' && !spec.startsWith('zod')) {
+      } else if (from === 'shared' && !spec.startsWith('zod') && !(spec === 'vitest' && /\.test\.tsx?$/.test(file))) {
+        // (a test beside a shared module may import its test runner)
         problem = `'shared' may import only zod, not '${spec}'`;
       } else if ((from === 'renderer' || from === 'preload') && (spec === 'better-sqlite3' || spec === 'undici' || spec.startsWith('@napi-rs/'))) {
         problem = `'${from}' must not import the Node-only package '${spec}'`;

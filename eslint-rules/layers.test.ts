@@ -18,6 +18,10 @@ describe('layer rules (eslint-rules/layers.js)', () => {
     expect(await layerErrors('src/shared/x.ts', "import { z } from 'zod';\nexport const a = z;\n")).toEqual([]);
     expect(await layerErrors('src/shared/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
     expect(await layerErrors('src/shared/x.ts', "import { realClock } from '../core/api/clock';\nexport const a = realClock;\n")).toHaveLength(1);
+    // its tests may import the test runner, and nothing more
+    expect(await layerErrors('src/shared/x.test.ts', "import { it } from 'vitest';\nexport const a = it;\n")).toEqual([]);
+    expect(await layerErrors('src/shared/x.ts', "import { it } from 'vitest';\nexport const a = it;\n")).toHaveLength(1);
+    expect(await layerErrors('src/shared/x.test.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
   });
 
   it('core never imports electron, renderer or sandbox', async () => {

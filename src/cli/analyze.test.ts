@@ -15,6 +15,7 @@ import { archivePath } from '../core/paths';
 import { runCaptured } from './run-captured';
 import { FREQUENCY_FIELDS, engagementOf, type FrequencySort, type FrequencyTable } from '../shared/analysis';
 import type { LibraryQuery } from '../shared/query';
+import { mulberry32 } from '../shared/random';
 import { AnalysisIndex } from '../core/analysis/analysis-index';
 import { engagementDistribution, labelShareOverTime, volumeBy } from '../core/analysis/charts';
 import { compare, overperformance } from '../core/analysis/compare';
@@ -24,18 +25,8 @@ const WORDS = ['coffee', 'beans', 'roast', 'the', 'and', 'of', 'brewly', 'grinde
 const EMOJI = ['🙂', '👍🏽', '🇧🇷', '☕'];
 const PLATFORMS = ['photo_net', 'micro_net'];
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function corpus(n: number): Array<{ platform: string; kind: string; record: Record<string, unknown> }> {
-  const r = rng(16);
+  const r = mulberry32(16);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(r() * a.length)];
   const out = [];
   for (let i = 0; i < n; i++) {

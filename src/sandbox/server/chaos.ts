@@ -3,6 +3,7 @@
  * `--chaos 429=0.05,500=0.05,503=0.05,drop=0.05,slow=0.02[,slow_ms=1500]` = explicit rates.
  * Decisions come from a seeded PRNG so a run with the same seed and request order is reproducible.
  */
+import { mulberry32 } from '../../shared/random';
 import type { ChaosConfig } from './types';
 
 export type ChaosFault = '429' | '500' | '503' | 'drop' | 'slow';
@@ -53,24 +54,12 @@ export function parseChaos(spec: string): ChaosConfig | number {
   return c;
 }
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class Chaos {
   private cfg: Required<ChaosConfig>;
   private readonly rand: () => number;
   constructor(c: ChaosConfig | number | undefined, seed: number) {
     this.cfg = normalizeChaos(c);
-    this.rand = prng(seed ^ 0x5eed);
+    this.rand = mulberry32(seed ^ 0x5eed);
   }
   set(c: ChaosConfig | number): void {
     this.cfg = normalizeChaos(c);

@@ -2,6 +2,7 @@
  * Small, fast, deterministic hashing and pseudo-random helpers.
  * Everything in the world is derived from these: no Math.random, no Date.now.
  */
+import { mulberry32 } from '../../shared/random';
 
 /** murmur3 finaliser: good avalanche for 32-bit ints. */
 export function fmix(h: number): number {
@@ -37,17 +38,14 @@ export function unit(h: number): number {
   return (h >>> 0) / 4294967296;
 }
 
-/** mulberry32 stream. */
+/** A mulberry32 stream (src/shared/random.ts) with the helpers the world draws with. */
 export class Rng {
-  private s: number;
+  private readonly stream: () => number;
   constructor(seed: number) {
-    this.s = seed >>> 0;
+    this.stream = mulberry32(seed);
   }
   next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.stream();
   }
   u32(): number {
     return Math.floor(this.next() * 4294967296) >>> 0;
