@@ -41,7 +41,9 @@ export class HttpClient {
       keepAliveMaxTimeout: 60_000,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
-      connections: 32,
+      // every attempt the pacers let start gets a socket: 10 in flight per key × the spec's 25 keys
+      // (a smaller pool would queue started attempts inside the client, where no pacer sees them)
+      connections: 256,
     });
   }
 
