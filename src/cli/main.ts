@@ -22,6 +22,7 @@ import { registerAnalyzeCommands } from './analyze-commands';
 import { ArchiveExit, registerArchiveCommands } from './archive-commands';
 import { registerCreditsCommand } from './credits-commands';
 import { registerExportCommand } from './export-command';
+import { registerLibraryCommand } from './library-command';
 import { ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
@@ -118,7 +119,7 @@ function exitCodeOf(e: unknown, ctx: CliContext | null): number {
 }
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
-const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
+const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
   await api.catalogue.load();
@@ -405,6 +406,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
 
   // ───────── export ─────────
   registerExportCommand(program, io, context);
+  registerLibraryCommand(program, io, context);
 
   program
     .command('columns')

@@ -61,3 +61,33 @@ describe('loupe export --text with boolean search', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe('loupe library --search', () => {
+  const ids = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id).sort();
+
+  it('Crumb OR Northpeak finds either word; NOT, groups, phrases and NEAR too', async () => {
+    const r = await loupe(['library', '--search', 'Crumb OR Northpeak', '--jsonl']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain('3 matching item(s)');
+    expect(ids(r.out)).toEqual(['1', '2', '4']);
+    expect(ids((await loupe(['library', '--search', 'crumb not northpeak', '--jsonl'])).out)).toEqual(['1']);
+    expect(ids((await loupe(['library', '--search', '(crumb OR boots) northpeak', '--jsonl'])).out)).toEqual(['2', '4']);
+    expect(ids((await loupe(['library', '--search', '"crumb cake"', '--jsonl'])).out)).toEqual(['1']);
+    expect(ids((await loupe(['library', '--search', 'northpeak NEAR/1 bars', '--jsonl'])).out)).toEqual(['4']);
+    // the readable form: one line per item, the count on stderr
+    const table = await loupe(['library', '--search', 'northpeak', '--limit', '1']);
+    expect(table.code).toBe(0);
+    expect(table.err).toContain('2 matching item(s); the first 1 shown (--limit)');
+    expect(table.out.trim().split('\n')).toHaveLength(1);
+    expect(table.out).toMatch(/^micro_net\/post\/[24] {2}/);
+  });
+
+  it('a malformed search is a usage error naming --search, not a stack trace', async () => {
+    const r = await loupe(['library', '--search', '(crumb OR northpeak']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--search: a "(" is not closed');
+    expect(r.err).not.toMatch(/\n\s+at /);
+    expect(r.out).toBe('');
+    expect((await loupe(['library', '--search', 'crumb', '--limit', '0'])).code).toBe(2);
+  });
+});

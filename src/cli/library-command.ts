@@ -1,0 +1,73 @@
+/**
+ * `loupe library [--search QUERY] [query flags] [--limit N] [--jsonl]` — the library query on the
+ * command line: how many archived items match, and the first N of them (newest first by default),
+ * as a readable table or as JSON lines (ids as strings). `--search` is the boolean full-text
+ * search (docs/archive.md, `text`): `crumb OR northpeak`, `cake NOT vegan`, `(a OR b) c`,
+ * `"a phrase"`, `crum*`, `a NEAR/3 b`; a malformed one is a usage error (exit 2) saying what to
+ * write. Reads only: works in a read-only data folder.
+ */
+import type { Command } from 'commander';
+import type { LibraryRow } from '../shared/query';
+import type { CliContext } from './context';
+import { UsageError } from './context';
+import type { Io } from './main';
+import { buildLibraryQuery, type QueryFlags } from './query-flags';
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+type LibraryFlags = QueryFlags & { search?: string; limit?: string; jsonl?: boolean };
+
+const oneLine = (s: string | null, n: number): string => {
+  const t = (s ?? '').replace(/\s+/g, ' ').trim();
+  return t.length > n ? t.slice(0, n - 1) + '…' : t;
+};
+
+function line(r: LibraryRow): string {
+  const when = r.publishedAt === null ? '—' : new Date(r.publishedAt).toISOString().slice(0, 16).replace('T', ' ');
+  const likes = r.engagement.likes === null ? '—' : String(r.engagement.likes);
+  return [`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join('  ');
+}
+
+export function registerLibraryCommand(program: Command, io: Io, context: () => CliContext): void {
+  program
+    .command('library')
+    .description('archived items matching a library query: the count and the first N (boolean --search: OR, NOT, ( ), "phrase", word*, NEAR)')
+    .option('--search <query>', 'full-text search: words (all must appear), OR, NOT, ( ), "exact phrase", prefix*, a NEAR b, a NEAR/3 b')
+    .option('--text <t>', 'the same as --search')
+    .option('--platform <p>', 'network (repeatable)', collect)
+    .option('--kind <k>', 'record kind: post, comment, profile, … (repeatable)', collect)
+    .option('--author <a>', 'author username or id')
+    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
+    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
+    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
+    .option('--relevance <min>', 'relevance ≥ min (0..1)')
+    .option('--tag <t>', 'has this tag (repeatable)', collect)
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--sort <field:dir>', 'e.g. published_at:desc (default), likes:desc')
+    .option('--limit <n>', 'rows shown, 1-1000 (default 20)')
+    .option('--jsonl', 'rows as JSON lines on stdout (the count stays on stderr)')
+    .action(async (o: LibraryFlags) => {
+      if (o.search !== undefined && o.text !== undefined && o.search !== o.text) throw new UsageError('Give the search once: --search or --text, not both.');
+      const limit = o.limit === undefined ? 20 : Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit takes 1 to 1000; got "${o.limit}".`);
+      const c = context();
+      let q;
+      try {
+        q = buildLibraryQuery({ ...o, text: o.search ?? o.text, sort: o.sort ?? 'published_at:desc' }, c, (nameOrId) => {
+          const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
+          if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+          return row.id;
+        });
+      } catch (e) {
+        if (e instanceof UsageError && o.search !== undefined) throw new UsageError(e.message.replace(/^--text: /, '--search: '));
+        throw e;
+      }
+      const archive = c.archive();
+      const page = archive.query({ ...q, limit });
+      const total = page.total ?? archive.count(q);
+      io.stderr.write(`${total.toLocaleString('en-US')} matching item(s)${total > page.rows.length ? `; the first ${page.rows.length} shown (--limit)` : ''}.\n`);
+      for (const r of page.rows) io.stdout.write((o.jsonl ? JSON.stringify(r) : line(r)) + '\n');
+    });
+}
