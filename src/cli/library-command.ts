@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import type { LibraryRow } from '../shared/query';
 import type { CliContext } from './context';
 import { UsageError } from './context';
-import type { Io } from './main';
+import type { Io } from './io';
 import { buildLibraryQuery, type QueryFlags } from './query-flags';
 
 function collect(v: string, prev: string[] = []): string[] {
