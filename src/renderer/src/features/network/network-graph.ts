@@ -5,8 +5,9 @@
  */
 import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
-import { assignLayoutChanges, graphToByteArrays } from 'graphology-layout-forceatlas2/helpers.js';
+import { assignLayoutChanges } from 'graphology-layout-forceatlas2/helpers.js';
 import Sigma from 'sigma';
+import { EdgeLineProgram } from 'sigma/rendering';
 import type { NetworkView } from '../../../../shared/contract-network';
 
 /** Whether this browser can draw WebGL at all (headless Chromium without GPU may not). */
@@ -49,6 +50,42 @@ function spiral(i: number): { x: number; y: number } {
   return { x: r * Math.cos(a), y: r * Math.sin(a) };
 }
 
+/**
+ * ForceAtlas2's node and edge matrices (graphology-layout-forceatlas2's `graphToByteArrays`
+ * layout: 10 floats a node, 3 an edge; a node's mass grows with its weighted degree), the edges
+ * taken from the view: the drawn graph holds none yet while the layout runs.
+ */
+function layoutMatrices(graph: Graph, view: NetworkView): { nodes: Float32Array; edges: Float32Array } {
+  const PPN = 10;
+  const nodes = new Float32Array(graph.order * PPN);
+  const index = new Map<string, number>();
+  let j = 0;
+  graph.forEachNode((key, a) => {
+    index.set(key, j);
+    nodes[j] = Number(a.x);
+    nodes[j + 1] = Number(a.y);
+    nodes[j + 6] = 1; // mass
+    nodes[j + 7] = 1; // convergence
+    nodes[j + 8] = Number(a.size) || 1;
+    j += PPN;
+  });
+  const edges = new Float32Array(view.edges.length * 3);
+  let k = 0;
+  for (const e of view.edges) {
+    const s = index.get(e.source);
+    const t = index.get(e.target);
+    if (s === undefined || t === undefined || s === t) continue;
+    const w = e.weight || 1;
+    nodes[s + 6] += w;
+    nodes[t + 6] += w;
+    edges[k] = s;
+    edges[k + 1] = t;
+    edges[k + 2] = w;
+    k += 3;
+  }
+  return { nodes, edges: edges.slice(0, k) };
+}
+
 export function draw(
   container: HTMLElement,
   view: NetworkView,
@@ -62,14 +99,30 @@ export function draw(
   view.nodes.forEach((n, i) => {
     graph.addNode(n.key, { label: n.label, ...spiral(i), size: 2 + 10 * Math.sqrt(n.weight / maxW), color: n.kind === 'hashtag' ? hashtag : account, weight: n.weight });
   });
-  for (const e of view.edges)
-    if (e.source !== e.target) graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
+  // Edges join the drawing when the layout ends (at once when there is none): while ForceAtlas2
+  // runs, every batch of positions makes sigma process the whole graph again, and with 10,000
+  // nodes and ~100k edges that took seconds per batch and starved the page (the layout itself
+  // uses every edge, in the worker).
+  let edgesIn = false;
+  const addEdges = (): void => {
+    if (edgesIn) return;
+    edgesIn = true;
+    for (const e of view.edges)
+      if (e.source !== e.target) graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
+  };
+  const big = view.nodes.length > 2_000 || view.edges.length > 5_000;
 
   const sigma = new Sigma(graph, container, {
     defaultEdgeType: view.directed ? 'arrow' : 'line',
+    // a big network's edges as 1-pixel lines (gl.LINES, 2 vertices an edge) instead of the default
+    // antialiased quads, which software WebGL fills pixel by pixel
+    ...(big && !view.directed ? { edgeProgramClasses: { line: EdgeLineProgram } } : {}),
     labelColor: { color: css('--text', '#1d1d1b') },
     labelRenderedSizeThreshold: 8,
-    hideEdgesOnMove: view.edges.length > 20_000,
+    // while the camera moves a big network is drawn without its edges and labels (software WebGL
+    // draws ~100k edges in ~0.5 s a frame); they come back when it stops
+    hideEdgesOnMove: big,
+    hideLabelsOnMove: big,
     zIndex: true,
   });
   sigma.on('clickNode', ({ node }) => on.select(node));
@@ -78,19 +131,25 @@ export function draw(
   // ForceAtlas2 in the worker for a few seconds (the positions arrive every ~30 ms)
   let worker: Worker | null = null;
   if (graph.order > 1) {
-    const { nodes, edges } = graphToByteArrays(graph, (_e: string, a: Record<string, unknown>) => Number(a.weight) || 1);
+    const { nodes, edges } = layoutMatrices(graph, view);
     worker = new Worker(new URL('./network-fa2.worker.ts', import.meta.url), { type: 'module' });
     worker.onmessage = (ev: MessageEvent<{ type: 'positions'; nodes: Float32Array; done: boolean }>) => {
       assignLayoutChanges(graph, ev.data.nodes, null);
-      if (ev.data.done) on.layout(false);
+      if (ev.data.done) {
+        addEdges();
+        on.layout(false);
+      }
       // the next batch once these positions are on screen
       else requestAnimationFrame(() => worker?.postMessage({ type: 'more' }));
     };
-    worker.onerror = () => on.layout(false);
+    worker.onerror = () => {
+      addEdges();
+      on.layout(false);
+    };
     const settings = { ...forceAtlas2.inferSettings(graph), adjustSizes: false, edgeWeightInfluence: 1, linLogMode: false, outboundAttractionDistribution: false, barnesHutTheta: 0.5 };
     worker.postMessage({ type: 'start', nodes, edges, settings, budgetMs: Math.min(8000, 1500 + graph.order) }, [nodes.buffer, edges.buffer]);
     on.layout(true);
-  }
+  } else addEdges();
 
   let state: DrawState = { minWeight: 1, matches: new Set(), selected: null };
   sigma.setSetting('edgeReducer', (_e, a) => (Number(a.weight) < state.minWeight ? { ...a, hidden: true } : a));
@@ -106,6 +165,7 @@ export function draw(
     worker?.postMessage({ type: 'stop' });
     worker?.terminate();
     worker = null;
+    addEdges();
     on.layout(false);
   };
   return {
