@@ -378,7 +378,12 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       const ks = context().keys.list();
       if (o.json) return void io.stdout.write(JSON.stringify(ks) + '\n');
       if (ks.length === 0) io.stderr.write('No keys stored. Add one with: loupe key set <name> < keyfile\n');
-      for (const k of ks) io.stdout.write(`${k.active ? '*' : ' '} ${k.name}  (${k.mode}${k.looksValid ? '' : ', does not look like a service key'})\n`);
+      if (ks.length === 0) return;
+      io.stderr.write('  (* in use; work is spread over every key in use)\n');
+      for (const k of ks) {
+        const state = k.refused ? `, refused by the service: ${k.refused} — replace it with \`loupe key add ${k.name}\`` : k.retiring ? ', retiring' : '';
+        io.stdout.write(`${k.active ? '*' : ' '} ${k.name}  (${k.mode}${k.looksValid ? '' : ', does not look like a service key'}${state})\n`);
+      }
     });
   key
     .command('use')

@@ -480,7 +480,7 @@ export class Archive implements CoreStore {
     ).run(
       e.callId, e.attempt, e.startedAt, e.durationMs, e.platform, e.endpoint, e.params, e.paramsHash, e.idempotencyKey,
       e.requestId, e.status, e.errorType, e.creditsUsed, e.creditsRemaining, e.chargeReason, b(e.cached), b(e.freeCall),
-      b(e.idempotentReplay), e.source, e.walkId, b(e.dryRun),
+      b(e.idempotentReplay), e.source, e.walkId, b(e.dryRun), e.keyName ?? null,
     ));
     return Number(r.lastInsertRowid);
   }
