@@ -11,14 +11,10 @@ import { frequencyCsv } from '../shared/analysis-csv';
 import { neutraliseCell } from '../shared/csv-cell';
 import type { LibraryQuery } from '../shared/query';
 import { UsageError, type CliContext } from './context';
-import { buildLibraryQuery, type QueryFlags } from './query-flags';
+import { buildLibraryQuery, collect, withQueryFlags, type QueryFlags } from './query-flags';
 
 interface Io {
   stdout: NodeJS.WritableStream;
-}
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
 }
 
 function intFlag(name: string, min: number, max: number) {
@@ -29,20 +25,6 @@ function intFlag(name: string, min: number, max: number) {
   };
 }
 
-/** The library query flags (as `loupe export` has them). */
-function withQueryFlags(cmd: Command): Command {
-  return cmd
-    .option('--platform <p>', 'network (repeatable)', collect)
-    .option('--kind <k>', 'record kind: post, comment, … (repeatable)', collect)
-    .option('--author <a>', 'author username or id')
-    .option('--text <t>', 'full-text match')
-    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
-    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
-    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
-    .option('--relevance <min>', 'relevance ≥ min (0..1)')
-    .option('--tag <t>', 'has this tag (repeatable)', collect)
-    .option('--watchlist <name>', 'items a watchlist fetched (name or id)');
-}
 
 function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
   return buildLibraryQuery(o, c, (nameOrId) => {

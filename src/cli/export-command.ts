@@ -12,31 +12,19 @@ import { ExitError } from './exit';
 import { checkOut } from './line-sink';
 /** the streams the command writes to (main.ts's Io) */
 type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
-import { buildLibraryQuery, type QueryFlags } from './query-flags';
+import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
-const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 type ExportFlags = QueryFlags & { format: AnyExportFormat; out: string; columns?: string; bom: boolean; network?: string; pseudonymise?: boolean };
 
 export function registerExportCommand(program: Command, io: Io, context: () => CliContext): void {
-  program
-    .command('export')
+  withQueryFlags(program.command('export'))
     .description('export archived items (the library query) as CSV, JSON, JSONL, XLSX or Parquet, or a network of them as GEXF or GraphML')
     .addOption(new Option('--format <f>', EXPORT_FORMATS.join(' | ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
     .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete)')
     .addOption(new Option('--network <kind>', 'with gexf / graphml: which network').choices([...NETWORK_KINDS]))
     .option('--pseudonymise', 'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)')
-    .option('--platform <p>', 'network (repeatable)', collect)
-    .option('--kind <k>', 'record kind: post, profile, … (repeatable)', collect)
-    .option('--author <a>', 'author username or id')
-    .option('--text <t>', 'full-text match')
-    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
-    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
-    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
-    .option('--relevance <min>', 'relevance ≥ min (0..1)')
-    .option('--tag <t>', 'has this tag (repeatable)', collect)
-    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
     .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
     .option('--columns <list>', 'CSV / XLSX / Parquet columns, comma-separated (see: loupe columns)')
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')

@@ -11,11 +11,7 @@ import type { LibraryRow } from '../shared/query';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import type { Io } from './io';
-import { buildLibraryQuery, type QueryFlags } from './query-flags';
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
+import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
 
 type LibraryFlags = QueryFlags & { search?: string; limit?: string; jsonl?: boolean };
 
@@ -31,20 +27,9 @@ function line(r: LibraryRow): string {
 }
 
 export function registerLibraryCommand(program: Command, io: Io, context: () => CliContext): void {
-  program
-    .command('library')
+  withQueryFlags(program.command('library'))
     .description('archived items matching a library query: the count and the first N (boolean --search: OR, NOT, ( ), "phrase", word*, NEAR)')
     .option('--search <query>', 'full-text search: words (all must appear), OR, NOT, ( ), "exact phrase", prefix*, a NEAR b, a NEAR/3 b')
-    .option('--text <t>', 'the same as --search')
-    .option('--platform <p>', 'network (repeatable)', collect)
-    .option('--kind <k>', 'record kind: post, comment, profile, … (repeatable)', collect)
-    .option('--author <a>', 'author username or id')
-    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
-    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
-    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
-    .option('--relevance <min>', 'relevance ≥ min (0..1)')
-    .option('--tag <t>', 'has this tag (repeatable)', collect)
-    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
     .option('--sort <field:dir>', 'e.g. published_at:desc (default), likes:desc')
     .option('--limit <n>', 'rows shown, 1-1000 (default 20)')
     .option('--jsonl', 'rows as JSON lines on stdout (the count stays on stderr)')

@@ -1,6 +1,7 @@
 /** Command-line flags → the library query model (src/shared/query.ts), shared by `export` and friends. */
 import { libraryQuerySchema, type LabelCondition, type LibraryQuery } from '../shared/query';
 import { parseSearch, SearchSyntaxError } from '../shared/search-syntax';
+import type { Command } from 'commander';
 import { UsageError, type CliContext } from './context';
 
 export interface QueryFlags {
@@ -89,4 +90,24 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
   const parsed = libraryQuerySchema.safeParse(q);
   if (!parsed.success) throw new UsageError(`Invalid query: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
+}
+
+/** a repeatable option's values, in order */
+export function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+/** The library query flags, one definition for every command that takes a library query (export, library, analyze). */
+export function withQueryFlags(cmd: Command): Command {
+  return cmd
+    .option('--platform <p>', 'network (repeatable)', collect)
+    .option('--kind <k>', 'record kind: post, comment, profile, … (repeatable)', collect)
+    .option('--author <a>', 'author username or id')
+    .option('--text <t>', 'full-text search: words (all must appear), OR, NOT, ( ), "exact phrase", prefix*, a NEAR b')
+    .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')
+    .option('--until <date>', 'published on or before (YYYY-MM-DD = whole day)')
+    .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
+    .option('--relevance <min>', 'relevance ≥ min (0..1)')
+    .option('--tag <t>', 'has this tag (repeatable)', collect)
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)');
 }
