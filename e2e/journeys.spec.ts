@@ -9,28 +9,13 @@
  *     the DevTools protocol, so the page's CSP is not weakened).
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Page } from '@playwright/test';
 import type { SandboxAdmin } from '../src/sandbox/index';
 import { test, expect, shot } from './fixtures';
+import { api, axeClean } from './page-helpers';
 
-const require_ = createRequire(join(process.cwd(), 'package.json'));
-const AXE = readFileSync(require_.resolve('axe-core/axe.min.js'), 'utf8');
 
-async function api<T = unknown>(page: Page, method: string, body: unknown = {}): Promise<T> {
-  return page.evaluate(
-    async ({ method, body }) => {
-      const token = sessionStorage.getItem('loupe-token') ?? '';
-      const r = await fetch(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': token }, body: JSON.stringify(body) });
-      const j = (await r.json()) as { ok: boolean; result?: unknown; error?: { message: string } };
-      if (!j.ok) throw new Error(j.error?.message ?? 'failed');
-      return j.result;
-    },
-    { method, body },
-  ) as Promise<T>;
-}
 
 /** Requests the sandbox served that can cost (price quotes, dry_run=1, are free and not counted). */
 function requests(sb: SandboxAdmin): number {
@@ -90,15 +75,6 @@ async function walkSettled(page: Page): Promise<{ pages: number; newItems: numbe
   return { pages, newItems, cost };
 }
 
-async function axeCheck(page: Page, where: string): Promise<void> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const bad = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${JSON.stringify(v.nodes[0]?.target)})`);
-  });
-  expect(bad, `axe-core on ${where}`).toEqual([]);
-}
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -336,7 +312,7 @@ test('settings, keyboard and accessibility on every view, light and dark', async
       await page.getByTestId(`nav-${v}`).click();
       await expect(page.getByTestId(`view-${v}`)).toBeVisible();
       await expect(page.locator('h1')).toHaveCount(1);
-      await axeCheck(page, `${v} (${theme})`);
+      await axeClean(page, `${v} (${theme})`);
     }
   }
 });

@@ -1,0 +1,37 @@
+/**
+ * Helpers the browser specs share: the contract over the web host from inside the page (with the
+ * session token the app got), and axe-core injected and run on the current view.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect } from './fixtures';
+
+const require_ = createRequire(join(process.cwd(), 'package.json'));
+const AXE = readFileSync(require_.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One contract method through the web host, as the page itself would call it. */
+export async function api<T = unknown>(page: Page, method: string, body: unknown = {}): Promise<T> {
+  return page.evaluate(
+    async ({ method, body }) => {
+      const token = sessionStorage.getItem('loupe-token') ?? '';
+      const r = await fetch(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': token }, body: JSON.stringify(body) });
+      const j = (await r.json()) as { ok: boolean; result?: unknown; error?: { message: string } };
+      if (!j.ok) throw new Error(j.error?.message ?? 'failed');
+      return j.result;
+    },
+    { method, body },
+  ) as Promise<T>;
+}
+
+/** axe-core on the page as it is: no critical or serious violation (injected as a script the page evaluates; the CSP is not weakened). */
+export async function axeClean(page: Page, where: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  const bad = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.impact} ${v.id}: ${v.help} (${JSON.stringify(v.nodes[0]?.target)})`);
+  });
+  expect(bad, `axe-core on ${where}`).toEqual([]);
+}
