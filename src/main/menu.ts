@@ -2,7 +2,7 @@
  * The native application menu: File, Edit, View, Window, Help (plus the app menu on macOS).
  *
  * The menu shows the SAME shortcuts as the command palette, and the page keeps handling them
- * (src/renderer/src/App.tsx: Ctrl/Cmd+K for the palette, Alt+1…8 for the views). So a shortcut has
+ * (src/renderer/src/App.tsx: Ctrl/Cmd+K for the palette, Alt+1…9 for the views). So a shortcut has
  * one implementation: on Linux and Windows the menu displays these accelerators without
  * registering them (`registerAccelerator: false`), the key reaches the page as before; choosing
  * the item with the mouse sends the page that very keystroke (`webContents.sendInputEvent`). On
@@ -17,6 +17,7 @@ export const VIEW_ITEMS = [
   { id: 'comments', label: 'Comments' },
   { id: 'watchlists', label: 'Watchlists' },
   { id: 'library', label: 'Library' },
+  { id: 'analysis', label: 'Analysis' },
   { id: 'usage', label: 'Usage' },
   { id: 'explorer', label: 'Explorer' },
   { id: 'settings', label: 'Settings' },

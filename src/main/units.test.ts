@@ -131,7 +131,7 @@ describe('menu', () => {
     expect(views).toEqual(VIEW_ITEMS.map((v) => ({ id: v.id, label: v.label })));
     const app = readFileSync(new URL('../renderer/src/App.tsx', import.meta.url), 'utf8');
     expect(app).toContain("(e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k'"); // CmdOrCtrl+K
-    expect(app).toContain('e.altKey && /^[1-8]$/.test(e.key)'); // Alt+1…8
+    expect(app).toContain('e.altKey && /^[1-9]$/.test(e.key)'); // Alt+1…9
     expect(app).toContain('Alt+${i + 1}'); // the palette's hints
   });
 
