@@ -151,7 +151,7 @@ describe('desktop habits', () => {
     const items = top.flatMap((m) => (Array.isArray(m.submenu) ? (m.submenu as MenuItemConstructorOptions[]) : []));
     const byId = (id: string) => items.find((i) => i.id === id)!;
     expect(byId('palette')).toMatchObject({ accelerator: 'CmdOrCtrl+K', registerAccelerator: false });
-    expect(['search', 'profiles', 'comments', 'watchlists', 'library', 'usage', 'explorer', 'settings'].map((v) => byId(`go-${v}`).accelerator)).toEqual(
+    expect(['search', 'profiles', 'comments', 'watchlists', 'library', 'analysis', 'usage', 'explorer', 'settings'].map((v) => byId(`go-${v}`).accelerator)).toEqual(
       ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9'],
     );
     expect(items.some((i) => i.role === 'copy')).toBe(true);
