@@ -29,7 +29,7 @@ describe('Spec variants: selection', () => {
   it('SPEC_VARIANTS lists every variant with a description; unknown names are rejected (option, admin method, admin route)', async () => {
     expect(SPEC_VARIANTS.map((v) => v.name)).toEqual([
       'judgments-beside', 'record-kinds', 'lean-envelope', 'extra-fields', 'null-remaining', 'cursor-error',
-      'own-params-only', 'native-ignores-foreign', 'drop-charged', 'strict-ceiling', 'no-cache-window',
+      'own-params-only', 'native-ignores-foreign', 'drop-charged', 'strict-ceiling', 'idempotency-per-key', 'no-cache-window',
     ]);
     for (const v of SPEC_VARIANTS) expect(v.description.length).toBeGreaterThan(20);
     await expect(fixtureSandbox({ variants: ['lean-envelope', 'no-such-variant'] })).rejects.toThrow(/unknown spec variant 'no-such-variant'.*known variants: judgments-beside/);
@@ -286,6 +286,22 @@ describe('Spec variants: behaviour', () => {
     sb.admin.setChaos(0);
     expect(sb.admin.charges().at(-1)).toMatchObject({ status: 200, credits_used: 20, fault: 'chaos:drop' });
     expect((await get(sb, '/v1/thread_net/profile?handle=z', idem('dc-3'))).body.charge_reason).toBe('replay');
+  });
+
+  it('idempotency-per-key (whose Idempotency-Keys: the spec does not say) › the same Idempotency-Key from another key of the account is a new, charged call; from the same key a replay', async () => {
+    for (const variant of [false, true]) {
+      sb = await fixtureSandbox({ variants: variant ? ['idempotency-per-key'] : [] });
+      const other = sb.admin.createKey('second');
+      const a = await get(sb, POSTS, idem('pk-1'));
+      expect(a.body).toMatchObject({ credits_used: 20 });
+      const same = await get(sb, POSTS, idem('pk-1'));
+      expect(same.body).toMatchObject({ idempotent_replay: true, credits_used: 0 });
+      const fromOther = await get(sb, POSTS, { key: other, ...idem('pk-1') });
+      if (variant) expect(fromOther.body).toMatchObject({ idempotent_replay: false, charge_reason: 'cached', credits_used: 0 }); // a new call: here the account's own cached answer
+      else expect(fromOther.body).toMatchObject({ idempotent_replay: true, credits_used: 0 });
+      await sb.close();
+      sb = null;
+    }
   });
 
   it('strict-ceiling (Idempotency retry charging "never answered successfully", strictest reading) › a same-key retry after an error answer pays the ceiling', async () => {

@@ -54,7 +54,7 @@ export const SPEC_VARIANTS = [
   },
   {
     name: 'idempotency-per-key',
-    description: 'An Idempotency-Key belongs to the API key that sent it, not the account: the same Idempotency-Key from another key of the account is a new call (charged again; a lost original is not replayed).',
+    description: 'An Idempotency-Key belongs to the API key that sent it, not the account: the same Idempotency-Key from another key of the account is a new call, billed like any other (a lost original is not replayed for it).',
   },
   {
     name: 'no-cache-window',
