@@ -14,6 +14,7 @@
  *    ÷ the minimum (= 1), as in the watch bench.
  */
 import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,7 @@ async function poolRun(ctx: BenchContext, nKeys: number, windows: number, timeSc
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
     const stop = new AbortController();
+    setMaxListeners(0, stop.signal); // one signal for every walk of the run
     const realT0 = Date.now();
     const t0 = clock.now();
     const run = walkUntil(api, nKeys * 2, stop.signal, `pool${nKeys}`);
@@ -124,6 +126,7 @@ async function sharedKeyRun(ctx: BenchContext, windows: number, timeScale: numbe
     child.stdout.on('data', (d: Buffer) => (childOut += d.toString()));
     const childDone = new Promise<void>((res) => child.once('exit', () => res()));
     const stop = new AbortController();
+    setMaxListeners(0, stop.signal);
     const t0 = clock.now();
     const run = walkUntil(api, 2, stop.signal, 'shared');
     await clock.sleep(spanMs);
@@ -192,7 +195,9 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   out.push(...(await poolRun(ctx, 5, ctx.quick ? 2 : 3, 2)));
   out.push(...(await poolRun(ctx, 25, ctx.quick ? 1 : 3, 1)));
   out.push(...(await sharedKeyRun(ctx, ctx.quick ? 2 : 3, 4)));
-  out.push(...(await thousandWatches(ctx, 4, ctx.quick ? 200 : 1000)));
+  // ×2: at ×4 the sandbox (one process, ~20 ms of CPU for an account's first feed page) queues the
+  // bursts a window start allows, and its latency, not the client, would be measured
+  out.push(...(await thousandWatches(ctx, 2, ctx.quick ? 200 : 1000)));
   return out;
 }
 

@@ -214,8 +214,12 @@ export class KeyPool {
     const ps = this.pacers();
     // no key seen yet: what one key with nothing in flight would take
     if (ps.length === 0) return new Pacer(this.o.clock, this.o.limits()).eta(n, priority);
+    // the keys share the work evenly: the busiest key's share is when the last of it ends (one
+    // key's estimate, not one per key: walks ask for it on every page)
     const each = Math.ceil(n / ps.length);
-    return Math.max(...ps.map((p) => p.eta(each, priority)));
+    const now = this.o.clock.now();
+    const busiest = ps.map((p) => ({ p, b: busy(p.stats(), now) })).sort((a, b) => b.b - a.b)[0].p;
+    return busiest.eta(each, priority);
   }
 
   setLimits(l: PacerLimits): void {

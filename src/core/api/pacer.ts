@@ -217,30 +217,41 @@ export class Pacer {
     if (n <= 0) return 0;
     const now = this.clock.now();
     const { requests, maxInFlight } = this.limitsValue;
+    const W = this.windowMs;
     const ahead = this.queue.filter((q) => priority === 'background' || q.priority === 'interactive').length;
     const total = ahead + n;
-    const book = this.book.entries(this.bookKey, now, this.windowMs);
+    const book = this.book.entries(this.bookKey, now, W);
     // what runs now: assume half an average attempt left
-    const entries = book.map((e) => ({ start: e.start, end: Number.isFinite(e.end) ? e.end : now + this.avgMs / 2 }));
-    const running: number[] = entries.filter((_, i) => !Number.isFinite(book[i].end)).map((e) => e.end);
+    const ends = book.map((e) => (Number.isFinite(e.end) ? e.end : now + this.avgMs / 2)).sort((a, b) => a - b);
+    const running: number[] = book.filter((e) => !Number.isFinite(e.end)).map(() => now + this.avgMs / 2);
     let t = Math.max(now, this.book.pausedUntil(this.bookKey, now));
     let lastFinish = now;
     // simulate the next few windows; beyond them the pace is steady (`requests` per window), so a
-    // walk of a million pages costs no more to estimate than one of a few hundred
+    // walk of a million pages costs no more to estimate than one of a few hundred. `ends` stays
+    // sorted: the window rule (windowReadyAt) is then one look-up — the `requests`-th latest end.
     const simulated = Math.min(total, 3 * requests);
     const rest = total - simulated;
     for (let i = 0; i < simulated; i++) {
-      t = Math.max(t, windowReadyAt(entries, requests, this.windowMs, t));
+      const k = ends.length - requests;
+      if (k >= 0 && ends[k] > t - W) t = Math.max(t, ends[k] + W + 1);
       if (running.length >= maxInFlight) {
         running.sort((a, b) => a - b);
         t = Math.max(t, running.shift() as number);
       }
       const fin = t + this.avgMs;
-      entries.push({ start: t, end: fin });
+      let lo = 0;
+      let hi = ends.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ends[mid] <= fin) lo = mid + 1;
+        else hi = mid;
+      }
+      ends.splice(lo, 0, fin);
       running.push(fin);
       lastFinish = Math.max(lastFinish, fin);
     }
-    if (rest > 0) lastFinish += Math.ceil(rest / requests) * this.windowMs;
+    if (rest > 0) lastFinish += Math.ceil(rest / requests) * W;
     return Math.max(0, Math.round(lastFinish - now));
   }
+
 }
