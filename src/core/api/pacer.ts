@@ -1,6 +1,6 @@
 import type { Clock, Priority } from '../ports';
 import { abortError } from './clock';
-import { LEASE_MARGIN_MS, MemoryPaceBook, windowReadyAt, type PaceBook, type PaceLimits } from './pace-book';
+import { LEASE_MARGIN_MS, MemoryPaceBook, type PaceBook, type PaceLimits } from './pace-book';
 
 export type PacerLimits = PaceLimits;
 

@@ -63,7 +63,7 @@ export function RelBar({ p }: { p: number | null }) {
 
 export function Skeleton({ rows = 8 }: { rows?: number }) {
   return (
-    <div className="skeleton" aria-busy="true" aria-label="Loading" data-testid="skeleton">
+    <div className="skeleton" role="status" aria-busy="true" aria-label="Loading" data-testid="skeleton">
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className="skeleton-row" style={{ width: `${70 + ((i * 37) % 30)}%` }} />
       ))}
