@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Page } from '@playwright/test';
 import { test, expect, shot } from './fixtures';
+import { api } from './page-helpers';
 
 /** After a spending click: confirm when Loupe asks (estimate above the threshold), then wait for the walk bar. */
 async function approveIfAsked(page: Page): Promise<void> {
@@ -27,18 +28,6 @@ async function runSearch(page: Page, query: string): Promise<void> {
   await expect(page.getByTestId('result-row').first()).toBeVisible();
 }
 
-async function api(page: Page, method: string, body: unknown = {}): Promise<unknown> {
-  return page.evaluate(
-    async ({ method, body }) => {
-      const token = sessionStorage.getItem('loupe-token') ?? '';
-      const r = await fetch(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': token }, body: JSON.stringify(body) });
-      const j = (await r.json()) as { ok: boolean; result?: unknown; error?: { message: string } };
-      if (!j.ok) throw new Error(j.error?.message ?? 'failed');
-      return j.result;
-    },
-    { method, body },
-  );
-}
 
 test('first run in sandbox mode: badge, balance, empty states that say what to do', async ({ page }) => {
   await expect(page.getByTestId('sandbox-badge')).toHaveText(/SANDBOX — synthetic data/);

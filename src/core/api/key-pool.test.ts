@@ -9,6 +9,7 @@ import { startSandbox, type SandboxHandle } from '../../sandbox';
 import { openArchive, type Archive } from '../archive';
 import { createApiCore, scaledClock, type ApiCore, type PoolKey } from '.';
 import { MemoryPaceBook } from './pace-book';
+import { maxInAnyWindow } from './test-helpers';
 
 const TIME_SCALE = 60; // a round trip of ~50 ms real is ~3 s of sandbox time: pacing, not latency, decides
 const open: Array<() => Promise<void>> = [];
@@ -49,16 +50,6 @@ async function setup(o: { keys: number; variants?: string[]; limits?: { requests
 
 const service = (sb: SandboxHandle) => sb.admin.charges().reduce((s, c) => s + c.credits_used, 0);
 const ledger = (a: Archive) => a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
-
-function maxInAnyWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (j < t.length && t[j] < t[i] + windowMs) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
-}
 
 describe('the key pool', () => {
   it('spreads work over every key, each within its own limits; the ledger names the key, never shows it', async () => {

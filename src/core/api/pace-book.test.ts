@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pacer } from './pacer';
 import { MemoryPaceBook, SqlitePaceBook, openPaceBook, type PaceBook } from './pace-book';
-import { ManualClock, flush } from './test-helpers';
+import { ManualClock, flush, maxInAnyWindow } from './test-helpers';
 
 const dirs: string[] = [];
 const books: PaceBook[] = [];
@@ -30,16 +30,6 @@ function book(file: string): SqlitePaceBook {
   const b = new SqlitePaceBook(file);
   books.push(b);
   return b;
-}
-
-function maxInAnyWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (j < t.length && t[j] < t[i] + windowMs) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
 }
 
 const LIMITS = { requests: 6, windowSeconds: 60, maxInFlight: 2 };

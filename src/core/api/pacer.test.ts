@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer } from './pacer';
-import { ManualClock, flush } from './test-helpers';
+import { ManualClock, flush, maxInAnyWindow } from './test-helpers';
 
 /** Starts a job that holds its slot for `holdMs` of clock time; records start times. */
 function job(p: Pacer, clock: ManualClock, log: Array<{ name: string; at: number }>, name: string, holdMs: number, prio: 'interactive' | 'background' = 'interactive') {
@@ -9,17 +9,6 @@ function job(p: Pacer, clock: ManualClock, log: Array<{ name: string; at: number
     await clock.sleep(holdMs);
     release();
   });
-}
-
-function maxInAnyWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0; i < t.length; i++) {
-    let j = i;
-    while (j < t.length && t[j] < t[i] + windowMs) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
 }
 
 describe('Pacer', () => {

@@ -375,3 +375,14 @@ export function testCatalogue(): Catalogue {
     }),
   ]);
 }
+
+/** The most starts inside any window of `windowMs`: what a sliding-window rate limit sees. */
+export function maxInAnyWindow(times: number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < t.length; i++) {
+    while (j < t.length && t[j] < t[i] + windowMs) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
