@@ -84,4 +84,15 @@ export class BalanceBook {
     const moved = b.value - now - (this.recorded - b.recorded);
     return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
   }
+
+  /**
+   * The original's charge, for a lost answer the service turns out to have charged: what the
+   * balance moved when it can tell, else the least it can have cost (one page at the floor: a
+   * multi-page call bills the pages it walked).
+   */
+  lostCharge(lost: Lost, after: number | null, price: { min: number; max: number }, pages: number): { credits: number; how: 'balance' | 'price' } {
+    const moved = this.movedSince(lost, after, price.max * pages);
+    if (moved !== null) return { credits: moved, how: 'balance' };
+    return { credits: price.min, how: 'price' };
+  }
 }

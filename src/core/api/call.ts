@@ -8,7 +8,7 @@ import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
 import type { CallTarget, Clock, CoreStore, JournalEntry, LedgerEntry } from '../ports';
 import { readItems } from '../archive/extract';
 import { isStorageError } from '../storage-error';
-import { abortError, isAbortError } from './clock';
+import { abortError } from './clock';
 import { BalanceBook, type Lost } from './balance-book';
 import { canonicalParams, normalizeEndpoint, paramsHash, redact } from './canonical';
 import { isDryRun, pagesOf, priceOf } from './catalogue';
@@ -16,6 +16,8 @@ import { ApiError, describeApiError, errorSuffix } from './errors';
 import type { Emitter } from './events';
 import type { HttpClient, HttpOutcome } from './http';
 import { NoKeys, type KeyPool, type Slot } from './key-pool';
+import { cancelled, noKeys, rateWait } from './call-errors';
+import { recordInferredCharge, type InferredEntry } from './inferred';
 import { classify, keyAfterLostAnswer, retryAfterOf, retryDelay, type Outcome } from './retry';
 import type { ApiEvents, CallOptions, CallResult } from './types';
 
@@ -51,31 +53,19 @@ const MAX_TIMEOUTS = 3;
 /** moves to another key after the service refused one (at most the spec's 25 keys) */
 const MAX_KEY_MOVES = 25;
 
-function noKeys(e: NoKeys): ApiError {
-  return new ApiError({ kind: 'validation', type: e.refused.length ? e.refused[e.refused.length - 1][1] : 'MISSING_API_KEY', message: e.message });
-}
-
 export function createCaller(d: CallerDeps) {
   let heldInFlight = 0;
   /** balance readings and recorded credits: what a lost attempt cost */
   const book = new BalanceBook();
 
-  function storage(e: unknown, charged: number): never {
-    if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
-    throw e;
-  }
+  /** an archive write; a storage failure ends the call as `storage`, with what it was charged so far */
   function write<T>(f: () => T, charged = 0): T {
     try {
       return f();
     } catch (e) {
-      storage(e, charged);
+      if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
+      throw e;
     }
-  }
-
-  function cancelled(e: unknown): ApiError {
-    if (e instanceof ApiError) return e;
-    if (isAbortError(e)) return new ApiError({ kind: 'cancelled', message: 'Cancelled.' });
-    return new ApiError({ kind: 'network', message: `Unexpected failure: ${e instanceof Error ? e.message : String(e)}.` });
   }
 
   async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -86,65 +76,9 @@ export function createCaller(d: CallerDeps) {
     }
   }
 
-  function untilText(until: number): string {
-    const now = d.clock.now();
-    const dt = new Date(until);
-    const hhmm = `${String(dt.getHours()).padStart(2, '0')}:${String(dt.getMinutes()).padStart(2, '0')}`;
-    return until - now > 20 * 3600_000 ? `${dt.toISOString().slice(0, 10)} ${hhmm}` : hhmm;
-  }
-
-  function rateWait(where: string, until: number, type: string | null, requestId: string | null, retryAfterS: number | undefined): ApiError {
-    const mins = Math.max(1, Math.round(d.maxWaitMs() / 60_000));
-    return new ApiError({
-      kind: 'rate_wait',
-      type: type ?? 'RATE_LIMITED',
-      ...(requestId ? { requestId } : {}),
-      ...(retryAfterS !== undefined ? { retryAfter: retryAfterS } : {}),
-      retryAt: until,
-      message: `Rate limited by the service until ${untilText(until)} on ${where} (a wait longer than the ${mins}-minute wait cap); nothing more was spent${errorSuffix(type ?? undefined, requestId ?? undefined)}.`,
-    });
-  }
-
-  /** The original's charge, for a lost answer the service turns out to have charged. */
-  function inferLostCharge(lost: Lost, ep: CatalogueEndpoint, params: Record<string, string>, after: number | null): { credits: number; how: 'balance' | 'price' } {
-    const price = priceOf(ep);
-    const moved = book.movedSince(lost, after, price.max * pagesOf(params));
-    if (moved !== null) return { credits: moved, how: 'balance' };
-    // the least it can have cost: one page at the floor (a multi-page call bills the pages it walked)
-    void params;
-    return { credits: price.min, how: 'price' };
-  }
-
-  function recordInferred(
-    lost: Lost,
-    entry: Pick<LedgerEntry, 'callId' | 'platform' | 'endpoint' | 'params' | 'paramsHash' | 'source' | 'walkId' | 'dryRun'>,
-    credits: number,
-    how: 'balance' | 'price',
-    charged: number,
-  ): void {
-    write(
-      () =>
-        d.store.recordAttempt({
-          ...entry,
-          attempt: lost.attempt,
-          startedAt: lost.startedAt,
-          durationMs: 0,
-          idempotencyKey: lost.idempotencyKey,
-          requestId: null,
-          status: null,
-          errorType: null,
-          creditsUsed: credits,
-          creditsRemaining: null,
-          chargeReason: `inferred:${how}`,
-          cached: false,
-          freeCall: false,
-          idempotentReplay: false,
-        }),
-      charged,
-    );
-    book.recorded += credits;
-    d.log(`${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`);
-  }
+  /** a charge for an answer that never arrived goes in the ledger as its own row (inferred.ts) */
+  const recordInferred = (lost: Lost, entry: InferredEntry, credits: number, how: 'balance' | 'price', charged: number): void =>
+    recordInferredCharge({ store: d.store, log: d.log, write }, book, lost, entry, credits, how, charged);
 
   return async function call<D = Record<string, unknown>>(target: CallTarget, o: CallOptions = {}): Promise<CallResult<D>> {
     const ep = await d.endpointOf(target);
@@ -309,7 +243,7 @@ export function createCaller(d: CallerDeps) {
         }
         // a pause longer than the wait cap (an earlier RATE_LIMITED on this key, or on every key) stops here, unsent
         const paused = pinned ? pinned.pacer.stats().pausedUntil : d.pool.stats().pausedUntil;
-        if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw unsentStop(rateWait(where, paused, 'RATE_LIMITED', null, undefined));
+        if (paused !== null && paused - d.clock.now() > d.maxWaitMs()) throw unsentStop(rateWait({ where, until: paused, now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, 'RATE_LIMITED', null, undefined));
         let slot: Slot;
         try {
           slot = await d.pool.acquire(priority, o.signal, pin);
@@ -413,7 +347,7 @@ export function createCaller(d: CallerDeps) {
           const ownerRead = okEnv.cached === true && creditsUsed === 0 && okEnv.free_call !== true;
           const moved = lost && !lost.settled && !dry ? book.movedSince(lost, creditsRemaining, Math.max(hold, price.max * pagesOf(params))) : null;
           if (lost && !lost.settled && !dry && (replay || ownerRead || (moved !== null && moved > 0))) {
-            const inf = moved !== null ? { credits: moved, how: 'balance' as const } : inferLostCharge(lost, ep, params, creditsRemaining);
+            const inf = moved !== null ? { credits: moved, how: 'balance' as const } : book.lostCharge(lost, creditsRemaining, priceOf(ep), pagesOf(params));
             inferred = inf.credits;
             if (inferred > 0) {
               recordInferred(lost, entry, inferred, inf.how, creditsUsed + inferred);
@@ -505,7 +439,7 @@ export function createCaller(d: CallerDeps) {
             if (errorType === 'RATE_LIMITED') pacer.pause(until);
             if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
             d.events.emit('rate-limited', { type: errorType ?? 'RATE_LIMITED', retryAfterMs: waitMs, until, platform, endpoint });
-            const e = rateWait(where, until, errorType, requestId, retryAfterS);
+            const e = rateWait({ where, until, now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, errorType, requestId, retryAfterS);
             throw inferredEarly > 0 ? new ApiError({ ...e.toJSON(), kind: 'rate_wait', creditsCharged: inferredEarly }) : e;
           }
           d.log(`${where}: attempt ${attempt} failed with ${label}${requestId ? ` [${requestId}]` : ''}; retrying in ${Math.round(waitMs)} ms`);

@@ -1,10 +1,11 @@
 import type { Catalogue, CatalogueEndpoint } from '../../shared/api-types';
 import { KEY_PATTERN, NATIVE_PAGING_PARAMS, RETRYABLE_ERROR_TYPES } from '../../shared/api-types';
 import type { CallTarget, Clock, CoreStore, Priority } from '../ports';
-import { isAbortError, realClock } from './clock';
+import { realClock } from './clock';
 import { canonicalParams, normalizeEndpoint, redact, sha256 } from './canonical';
 import { balanceFigure } from './balance-book';
 import { createCaller } from './call';
+import { cancelled } from './call-errors';
 import {
   CatalogueIndex,
   holdOf,
@@ -446,12 +447,4 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     },
   };
   return core;
-}
-
-// ---- helpers --------------------------------------------------------------------------------
-
-function cancelled(e: unknown): ApiError {
-  if (e instanceof ApiError) return e;
-  if (isAbortError(e)) return new ApiError({ kind: 'cancelled', message: 'Cancelled.' });
-  return new ApiError({ kind: 'network', message: `Unexpected failure: ${e instanceof Error ? e.message : String(e)}.` });
 }

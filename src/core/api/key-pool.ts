@@ -76,16 +76,24 @@ export class KeyPool {
   /** refused by the service in this process: name (or fingerprint for unnamed keys) → error type */
   private readonly refused = new Map<string, string>();
   private lastMembers: Member[] = [];
+  /** sha256 of each key seen: the pool is read on every attempt, a key is hashed once */
+  private readonly hashes = new Map<string, string>();
 
   constructor(private readonly o: KeyPoolOptions) {}
 
+  private hash(key: string): string {
+    let h = this.hashes.get(key);
+    if (h === undefined) this.hashes.set(key, (h = sha256(key)));
+    return h;
+  }
+
   private idOf(k: PoolKey): string {
-    return k.name ?? `#${sha256(k.key).slice(0, 16)}`;
+    return k.name ?? `#${this.hash(k.key).slice(0, 16)}`;
   }
 
   private pacerFor(key: string): Pacer {
     if (this.o.pacer) return this.o.pacer;
-    return pacerOf(this.o.clock, this.o.book, `${this.o.baseUrl}|${sha256(key).slice(0, 16)}`, this.o.limits(), this.o.leaseMs);
+    return pacerOf(this.o.clock, this.o.book, `${this.o.baseUrl}|${this.hash(key).slice(0, 16)}`, this.o.limits(), this.o.leaseMs);
   }
 
   /** The usable keys now (the door's list minus keys the service refused in this process). */
@@ -95,7 +103,7 @@ export class KeyPool {
     const out: Member[] = [];
     for (const k of keys) {
       if (!k.key || this.refused.has(this.idOf(k))) continue;
-      const fp = sha256(k.key);
+      const fp = this.hash(k.key);
       if (seen.has(fp)) continue; // the same key under two names is one key to the service
       seen.add(fp);
       out.push({ ...k, pacer: this.pacerFor(k.key) });
