@@ -1,0 +1,81 @@
+/**
+ * The contract's `app.info`, `keys.*` and `settings.*` methods: which service and key are in use,
+ * the key ring (values never leave the SecretStore; each key's last use from the ledger) and the
+ * non-secret settings (settings.json; a change applies to the running request core at once).
+ */
+import type { AppInfo, KeyInfo } from '../../shared/contract';
+import { lastUsedByKey } from '../archive/ledger-keys';
+import type { AppParts, Slice } from './parts';
+
+export function accountMethods(
+  parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version'>,
+): Slice<'app'> & Slice<'keys'> & Slice<'settings'> {
+  const { keys, settingsFile, service } = parts;
+
+  /** each key's last call from the ledger, so a rotation can be confirmed before the old key is revoked */
+  function withLastUse(list: KeyInfo[]): KeyInfo[] {
+    let used: Map<string, number>;
+    try {
+      used = lastUsedByKey(parts.archive.db);
+    } catch {
+      return list; // an archive that cannot be read now: the list without it
+    }
+    return list.map((k) => ({ ...k, lastUsedAt: used.get(k.name) ?? null }));
+  }
+
+  return {
+    async 'app.info'(): Promise<AppInfo> {
+      const want = service.wanted();
+      const avail = await parts.secrets.available();
+      const sb = want.sandbox ? await service.sandbox().catch(() => null) : null;
+      return {
+        version: parts.version,
+        sandbox: want.sandbox,
+        baseUrl: want.sandbox ? (sb?.url ?? '') : want.baseUrl,
+        keySet: want.sandbox ? true : keys.hasKey(),
+        activeKeyName: want.sandbox ? 'sandbox demo key' : keys.activeName(),
+        secretBackend: keys.fromEnv ? 'env' : avail.ok ? parts.secrets.backend : 'unavailable',
+        secretBackendMessage: avail.ok ? null : avail.message,
+        dataDir: parts.dataDir,
+        door: parts.door,
+      };
+    },
+
+    async 'keys.list'() {
+      return withLastUse(keys.list());
+    },
+    async 'keys.retire'(i) {
+      return withLastUse(keys.retire(i.name, i.retiring));
+    },
+    async 'keys.add'(i) {
+      const r = await keys.add(i.name, i.key, i.activate);
+      const extra = service.startedInSandbox && !service.doorBaseUrl && !settingsFile.read().app.baseUrl
+        ? 'Loupe is running on the built-in sandbox; the key is used from the next start, or at once if you set the service base URL.'
+        : null;
+      return { name: r.name, warning: [r.warning, extra].filter(Boolean).join(' ') || null };
+    },
+    async 'keys.use'(i) {
+      return withLastUse(keys.use(i.name));
+    },
+    async 'keys.remove'(i) {
+      return keys.remove(i.name);
+    },
+
+    async 'settings.get'() {
+      return settingsFile.read().app;
+    },
+    async 'settings.update'(patch) {
+      const next = settingsFile.update((d) => {
+        if (patch.baseUrl !== undefined) d.app.baseUrl = patch.baseUrl ? patch.baseUrl.replace(/\/+$/, '') : null;
+        if (patch.rateLimit) d.app.rateLimit = patch.rateLimit;
+        if (patch.maxInFlight !== undefined) d.app.maxInFlight = patch.maxInFlight;
+        if (patch.askAboveCredits !== undefined) d.app.askAboveCredits = patch.askAboveCredits;
+        if (patch.maxWaitSeconds !== undefined) d.app.maxWaitSeconds = patch.maxWaitSeconds;
+        if (patch.attemptTimeoutSeconds !== undefined) d.app.attemptTimeoutSeconds = patch.attemptTimeoutSeconds;
+        if (patch.theme) d.app.theme = patch.theme;
+      }).app;
+      service.applySettings(next, !!patch.rateLimit || patch.maxInFlight !== undefined);
+      return next;
+    },
+  };
+}

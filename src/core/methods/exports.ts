@@ -1,0 +1,121 @@
+/**
+ * The contract's `export.*` methods: exports run in the background (`export.start` → a running
+ * ExportJob, `export-progress` events, then `done` with its path and, on the web door, a download
+ * URL) into `<dataDir>/exports`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExportJob, MethodParsedInput } from '../../shared/contract';
+import type { LibraryQuery } from '../../shared/query';
+import { AppError } from '../bridge';
+import { CSV_COLUMNS } from '../export';
+import { exportAny, exportOptionsError } from '../export/formats';
+import type { ExportRow } from '../ports';
+import type { AppParts, Slice } from './parts';
+
+interface ExportJobState {
+  job: ExportJob;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export interface Exports {
+  methods: Slice<'export'>;
+  /** cancel every running export and wait for each to stop */
+  stop(): Promise<void>;
+}
+
+export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' | 'dataDir' | 'downloadUrl'>): Exports {
+  const { archive, clock, emit, dataDir } = parts;
+  const exportsDir = join(dataDir, 'exports');
+  const exportJobs = new Map<string, ExportJobState>();
+
+  function exportQuery(i: MethodParsedInput<'export.start'>): LibraryQuery {
+    if (i.watchlistId) return { ...(i.query ?? {}), source: { type: 'watchlist', id: i.watchlistId } };
+    return i.query ?? {};
+  }
+
+  function* itemRows(items: NonNullable<MethodParsedInput<'export.start'>['items']>): Generator<ExportRow> {
+    for (const ref of items) {
+      const it = archive.getItem(ref.platform, ref.kind, ref.id);
+      if (!it) continue;
+      yield { platform: it.platform, kind: it.kind, id: it.id, record: it.record, firstSeenAt: it.firstSeenAt, lastSeenAt: it.lastSeenAt, tags: it.tags, note: it.note, overrides: it.overrides };
+    }
+  }
+
+  function exportFileName(i: MethodParsedInput<'export.start'>, id: string): string {
+    const ext = i.format;
+    if (i.fileName) return /\.[A-Za-z0-9]{1,5}$/.test(i.fileName) ? i.fileName : `${i.fileName}.${ext}`;
+    const stamp = new Date(clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+    return `loupe-${stamp}-${id.slice(0, 8)}.${ext}`;
+  }
+
+  const methods: Slice<'export'> = {
+    async 'export.start'(i) {
+      const exportId = randomUUID();
+      const bad = exportOptionsError(i);
+      if (bad) throw new AppError('validation', bad);
+      mkdirSync(exportsDir, { recursive: true });
+      const out = join(exportsDir, exportFileName(i, exportId));
+      const query = exportQuery(i);
+      const total = i.items ? i.items.length : archive.count({ ...query, limit: undefined, after: undefined });
+      const job: ExportJob = { exportId, status: 'running', rows: 0, total, path: null, downloadUrl: null, error: null };
+      const abort = new AbortController();
+      const rows = i.items ? itemRows(i.items) : archive.iterateExportRows(query);
+      const state: ExportJobState = { job, abort, done: Promise.resolve() };
+      exportJobs.set(exportId, state);
+      state.done = exportAny(rows, {
+        format: i.format,
+        out,
+        bom: i.bom,
+        columns: i.columns,
+        network: i.network,
+        pseudonymiseIn: i.pseudonymise ? dataDir : null,
+        archiveDb: archive.db,
+        query: i.items ? undefined : query,
+        signal: abort.signal,
+        total,
+        onProgress: (n) => {
+          job.rows = n;
+          emit({ type: 'export-progress', job: { ...job } });
+        },
+      }).then(
+        (r) => {
+          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, summary: r.summary, downloadUrl: parts.downloadUrl ? parts.downloadUrl(exportId) : null });
+          emit({ type: 'export-progress', job: { ...job } });
+        },
+        (e: unknown) => {
+          Object.assign(job, { status: abort.signal.aborted ? 'cancelled' : 'failed', error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e) });
+          emit({ type: 'export-progress', job: { ...job } });
+        },
+      );
+      emit({ type: 'export-progress', job: { ...job } });
+      return { ...job };
+    },
+    async 'export.get'(i) {
+      const s = exportJobs.get(i.exportId);
+      return s ? { ...s.job } : null;
+    },
+    async 'export.cancel'(i) {
+      const s = exportJobs.get(i.exportId);
+      if (!s) return null;
+      if (s.job.status === 'running') {
+        s.abort.abort();
+        await s.done;
+      }
+      return { ...s.job };
+    },
+    async 'export.columns'() {
+      return [...CSV_COLUMNS];
+    },
+  };
+
+  return {
+    methods,
+    async stop() {
+      for (const s of exportJobs.values()) if (s.job.status === 'running') s.abort.abort();
+      await Promise.allSettled([...exportJobs.values()].map((s) => s.done));
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The contract's implementation, merged from its domain slices in one place. `wholeContract`
+ * makes the type system fail when a method of the contract is missing or a slice brings one the
+ * contract does not have.
+ */
+import type { LoupeImpl } from '../../shared/contract';
+import { networkMethods } from '../analysis/network-methods';
+import { accountMethods } from './account';
+import { analysisMethods } from './analysis';
+import { callMethods } from './calls';
+import type { Exports } from './exports';
+import { libraryMethods } from './library';
+import { wholeContract, type AppParts } from './parts';
+import { sandboxMethods } from './sandbox';
+import { usageMethods } from './usage';
+import type { Walks } from './walks';
+import { watchlistMethods, type WatchService } from './watchlists';
+
+export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null }): LoupeImpl {
+  return wholeContract({
+    ...accountMethods(parts),
+    ...usageMethods(parts),
+    ...callMethods(parts),
+    ...jobs.walks.methods,
+    ...libraryMethods(parts.archive),
+    ...jobs.exports.methods,
+    ...sandboxMethods(parts),
+    ...analysisMethods(parts.archive),
+    ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
+    ...watchlistMethods(jobs.watch),
+  });
+}
