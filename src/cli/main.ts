@@ -16,6 +16,7 @@ import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/ap
 import type { ArchiveMode } from '../core/archive';
 import { CSV_COLUMNS } from '../core/export';
 import { SecretError } from '../core/secrets';
+import { aboveAsk, spendLimit } from '../shared/spend-policy';
 import { asStorageError, StorageError } from '../core/storage-error';
 import type { CatalogueEndpoint } from '../shared/api-types';
 import { registerAnalyzeCommands } from './analyze-commands';
@@ -201,10 +202,12 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         throw new ExitError(5, `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
       // Spending is approved when it is bounded by an explicit --max-credits, stays under the
       // settings threshold, or the user says yes.
+      // (the spend policy, src/shared/spend-policy.ts: --max-credits replaces the threshold)
       const bounded = o.maxCredits !== undefined;
-      const overThreshold = pages === null ? !bounded : est.creditsMax > (o.maxCredits ?? askAbove);
+      const limit = spendLimit(o.maxCredits, askAbove) ?? askAbove;
+      const overThreshold = pages === null ? !bounded : aboveAsk(est.creditsMax, limit);
       if (overThreshold && !o.yes) {
-        const what = `Estimated ${estText}${balance !== null ? ` (balance ${fmt(balance)})` : ''}; your budget asks above ${fmt(o.maxCredits ?? askAbove)} credits.`;
+        const what = `Estimated ${estText}${balance !== null ? ` (balance ${fmt(balance)})` : ''}; your budget asks above ${fmt(limit)} credits.`;
         const ok = await confirm(io, `${what} Spend it?`);
         if (!ok)
           throw new ExitError(

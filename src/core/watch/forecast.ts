@@ -3,6 +3,7 @@
  * history), what the next run is expected to need per watch, and what is left of the month's budget.
  */
 import type { WatchlistInfo } from '../../shared/contract';
+import { spendStop } from '../../shared/spend-policy';
 import { maxPagesOf, priceOf } from '../api/catalogue';
 import type { ApiCore } from '../api/types';
 import { intervalHours } from './schedule';
@@ -99,14 +100,16 @@ export async function estimateFor(parts: Pick<WatchParts, 'store' | 'clock' | 'o
     requests += e.pages;
   }
   const monthLeft = monthRemaining(parts, l);
-  const ask = opts.askAboveCredits?.() ?? null;
+  // the spend policy (src/shared/spend-policy.ts): the per-run budget, then the month's, then —
+  // only without a per-run budget — the user's ask threshold
+  const stop = spendStop(max, { budget: l.budgetPerRun, monthLeft, askAbove: opts.askAboveCredits?.() ?? null, budgetReplacesAsk: true });
   let reason: string | null = null;
-  if (l.budgetPerRun !== null && max > l.budgetPerRun)
-    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) exceeds the per-run budget of ${fmt(l.budgetPerRun)} credits; the budget still caps what the run spends.`;
-  else if (monthLeft !== null && max > monthLeft)
-    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) exceeds what is left of the month's budget (${fmt(monthLeft)} of ${fmt(l.budgetPerMonth ?? 0)} credits).`;
-  else if (l.budgetPerRun === null && ask !== null && max > ask)
-    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) is above your confirmation threshold of ${fmt(ask)} credits.`;
+  if (stop?.why === 'budget')
+    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) exceeds the per-run budget of ${fmt(stop.limit)} credits; the budget still caps what the run spends.`;
+  else if (stop?.why === 'month')
+    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) exceeds what is left of the month's budget (${fmt(stop.limit)} of ${fmt(l.budgetPerMonth ?? 0)} credits).`;
+  else if (stop?.why === 'threshold')
+    reason = `The estimate (${fmt(min)}–${fmt(max)} credits) is above your confirmation threshold of ${fmt(stop.limit)} credits.`;
   return {
     creditsMin: min,
     creditsMax: max,

@@ -19,6 +19,7 @@
 import type { ApiCore } from '../api/types';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import { ApiError } from '../api/errors';
+import { spendStop } from '../../shared/spend-policy';
 import { maxPagesOf, priceOf } from '../api/catalogue';
 import type { WatchImportAccount, WatchImportDuplicate, WatchImportInput, WatchImportPlan, WatchImportProblem, WatchImportResult } from '../../shared/contract-watch-import';
 import type { WatchlistDetail, WatchService } from './service';
@@ -219,12 +220,13 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
   const creditsMax = n * pages * price.max * mp;
   const requests = n * pages;
   const balance = api.balance();
-  const ask = deps.askAboveCredits?.() ?? null;
+  // the spend policy (src/shared/spend-policy.ts): the list's per-run budget, the balance, the ask threshold
+  const stop = spendStop(creditsMax, { budget: list?.budgetPerRun, balance, askAbove: deps.askAboveCredits?.() ?? null });
   let reason: string | null = null;
-  if (list?.budgetPerRun != null && creditsMax > list.budgetPerRun)
-    reason = `The first run could cost up to ${fmt(creditsMax)} credits, above the list's per-run budget of ${fmt(list.budgetPerRun)}: the budget caps each run, and the watches left unfinished resume on the next runs.`;
-  else if (balance !== null && creditsMax > balance) reason = `The first run could cost up to ${fmt(creditsMax)} credits, more than the balance of ${fmt(balance)}.`;
-  else if (ask !== null && creditsMax > ask) reason = `The first run could cost up to ${fmt(creditsMax)} credits, above your confirmation threshold of ${fmt(ask)}.`;
+  if (stop?.why === 'budget')
+    reason = `The first run could cost up to ${fmt(creditsMax)} credits, above the list's per-run budget of ${fmt(stop.limit)}: the budget caps each run, and the watches left unfinished resume on the next runs.`;
+  else if (stop?.why === 'balance') reason = `The first run could cost up to ${fmt(creditsMax)} credits, more than the balance of ${fmt(stop.limit)}.`;
+  else if (stop?.why === 'threshold') reason = `The first run could cost up to ${fmt(creditsMax)} credits, above your confirmation threshold of ${fmt(stop.limit)}.`;
   return {
     platform: input.platform,
     endpoint: input.endpoint,

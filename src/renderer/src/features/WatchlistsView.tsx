@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { WatchlistInfo } from '../../../shared/contract';
 import type { LabelCondition } from '../../../shared/query';
+import { aboveAsk } from '../../../shared/spend-policy';
 import { api, errorText } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
@@ -195,10 +196,10 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const runNow = async () => {
     try {
       const e = await api.call('watchlists.estimate', { id: w.id });
-      const over = w.budgetPerRun !== null && e.creditsMax > w.budgetPerRun;
+      const over = aboveAsk(e.creditsMax, w.budgetPerRun);
       const settings = await api.call('settings.get', {});
       let approved = false;
-      if (over || e.needsConfirmation || e.creditsMax > settings.askAboveCredits) {
+      if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits)) {
         const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
         if (over) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun!)} credits.`);
         if (e.balance != null) lines.push(`Balance after: ${fmtExact(Math.max(0, e.balance - e.creditsMax))}–${fmtExact(e.balance - e.creditsMin)} of ${fmtExact(e.balance)}.`);

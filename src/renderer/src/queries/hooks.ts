@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
+import { aboveAsk } from '../../../shared/spend-policy';
 import { api } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { useUi } from '../stores/ui';
@@ -106,7 +107,7 @@ export function useApproveSpend() {
     const balance = e.balance ?? bal?.creditsRemaining ?? null;
     const free = bal?.freeCallsRemaining ?? null;
     if (e.servedFromArchive) return true;
-    const over = e.creditsMax > settings.askAboveCredits;
+    const over = aboveAsk(e.creditsMax, settings.askAboveCredits);
     if (!over && !e.needsConfirmation) return true;
     const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`];
     if (balance !== null) {
