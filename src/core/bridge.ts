@@ -1,19 +1,12 @@
 /**
  * What every door does with a call, in one place: validate the input with the contract's zod
- * schema, run the core's implementation, and turn any failure into a BridgeError (kind, type,
- * message, requestId — never a stack, never a key). The Electron IPC binding and the web host
- * both go through `dispatch`, so the two doors behave identically.
+ * schema, run the core's implementation, and turn any failure into a SerializedError (the error
+ * model, src/shared/errors.ts: kind, message, type, requestId — never a stack, never a key). The
+ * Electron IPC binding and the web host both go through `dispatch`, so the two doors behave
+ * identically; only a bug (kind `internal`) logs its stack, on this process's stderr.
  */
-import {
-  isMethodName,
-  parseInput,
-  type BridgeError,
-  type LoupeEvent,
-  type LoupeImpl,
-  type MethodName,
-  type Unsubscribe,
-} from '../shared/contract';
-import { StorageError } from './storage-error';
+import { isMethodName, parseInput, type LoupeEvent, type LoupeImpl, type MethodName, type Unsubscribe } from '../shared/contract';
+import { ERRORS, isErrorKind, LoupeError, type CallResult, type ErrorKind, type SerializedError } from '../shared/errors';
 
 /** What a door needs from the composed app (createApp returns this). */
 export interface AppHandle {
@@ -24,17 +17,13 @@ export interface AppHandle {
   close(): Promise<void>;
 }
 
-export type DispatchResult = { ok: true; result: unknown } | { ok: false; error: BridgeError };
+export type DispatchResult = CallResult;
 
 /** Thrown inside the core for failures that are not ApiErrors but have a clear kind. */
-export class AppError extends Error {
-  readonly kind: string;
-  readonly type?: string;
-  constructor(kind: string, message: string, type?: string) {
-    super(message);
+export class AppError extends LoupeError {
+  constructor(kind: ErrorKind, message: string, type?: string) {
+    super(kind, message, { type });
     this.name = 'AppError';
-    this.kind = kind;
-    if (type !== undefined) this.type = type;
   }
 }
 
@@ -53,8 +42,20 @@ function isZodError(e: unknown): e is { issues: ZodLikeIssue[] } {
   return typeof e === 'object' && e !== null && Array.isArray((e as { issues?: unknown }).issues) && (e as Error).name === 'ZodError';
 }
 
-/** Any thrown value → BridgeError. Messages are one line, redacted, at most 1000 characters. */
-export function toBridgeError(e: unknown, secrets: readonly string[] = []): BridgeError {
+function serialized(kind: ErrorKind, message: string, from: { type?: unknown; requestId?: unknown; details?: unknown }): SerializedError {
+  const out: SerializedError = { kind: ERRORS[kind].wire ?? kind, message };
+  if (typeof from.type === 'string') out.type = from.type;
+  if (typeof from.requestId === 'string') out.requestId = from.requestId;
+  if (typeof from.details === 'object' && from.details !== null) out.details = from.details as Record<string, unknown>;
+  return out;
+}
+
+/**
+ * Any thrown value → SerializedError. Messages are one line, redacted, at most 1000 characters.
+ * A LoupeError (or anything carrying a known kind) keeps its kind; a schema failure is
+ * `validation`, an abort `cancelled`; anything else is a bug: `internal`.
+ */
+export function toBridgeError(e: unknown, secrets: readonly string[] = []): SerializedError {
   const clean = (s: string) => {
     const line = redactAll(s, secrets).split('\n')[0].trim();
     return line.length > 1000 ? line.slice(0, 1000) + '…' : line;
@@ -66,16 +67,27 @@ export function toBridgeError(e: unknown, secrets: readonly string[] = []): Brid
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'ABORT_ERR')) {
     return { kind: 'cancelled', message: 'Cancelled.' };
   }
-  if (e instanceof StorageError) return { kind: 'storage', type: e.kind.toUpperCase(), message: clean(e.message) };
-  if (typeof e === 'object' && e !== null && typeof (e as { kind?: unknown }).kind === 'string' && typeof (e as { message?: unknown }).message === 'string') {
-    const x = e as { kind: string; message: string; type?: unknown; requestId?: unknown };
-    const out: BridgeError = { kind: x.kind, message: clean(x.message) };
-    if (typeof x.type === 'string') out.type = x.type;
-    if (typeof x.requestId === 'string') out.requestId = x.requestId;
-    return out;
+  if (e instanceof LoupeError) return serialized(e.kind, clean(e.message), e);
+  // an error from elsewhere that carries a kind of the model (e.g. built with Object.assign)
+  if (typeof e === 'object' && e !== null && isErrorKind((e as { kind?: unknown }).kind) && typeof (e as { message?: unknown }).message === 'string') {
+    const x = e as { kind: ErrorKind; message: string; type?: unknown; requestId?: unknown; details?: unknown };
+    return serialized(x.kind, clean(x.message), x);
   }
   const msg = e instanceof Error ? e.message : String(e);
   return { kind: 'internal', message: clean(msg || 'Unexpected failure.') };
+}
+
+/** The serialised form of any thrown value (toBridgeError under the error model's name). */
+export const toSerializedError = toBridgeError;
+
+/**
+ * Logs a bug's stack (redacted) on this process's stderr; expected errors log nothing. Every
+ * door calls this for what it failed to answer.
+ */
+export function logIfBug(where: string, e: unknown, error: SerializedError, secrets: readonly string[]): void {
+  if (ERRORS[error.kind].expected) return;
+  const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+  console.error(`[loupe] ${where} failed: ${redactAll(detail, secrets)}`);
 }
 
 /** Validate, run, wrap. `method` comes from the outside world: unknown names are refused. */
@@ -93,11 +105,8 @@ export async function dispatch(app: Pick<AppHandle, 'impl' | 'secrets'>, method:
     return { ok: true, result: result === undefined ? null : result };
   } catch (e) {
     const error = toBridgeError(e, app.secrets());
-    if (error.kind === 'internal') {
-      // the full failure goes to the process's own stderr (redacted), never across the door
-      const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
-      console.error(`[loupe] ${method} failed: ${redactAll(detail, app.secrets())}`);
-    }
+    // a bug's full failure goes to the process's own stderr (redacted), never across the door
+    logIfBug(method, e, error, app.secrets());
     return { ok: false, error };
   }
 }

@@ -12,24 +12,25 @@
  */
 import { readFileSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { LoupeError } from '../shared/errors';
 
 export type StorageErrorKind = 'full' | 'readonly' | 'damaged' | 'locked' | 'io';
 
 /** What was being done when the failure happened (only changes the wording). */
 export type StorageOp = 'write' | 'read' | 'open';
 
-export class StorageError extends Error {
-  readonly kind: StorageErrorKind;
+/** Its kind is the cause (full, readonly, …): the error table maps each to exit 6 / HTTP 507, crossing doors as kind `storage`. */
+export class StorageError extends LoupeError {
+  declare readonly kind: StorageErrorKind;
   readonly path: string;
   /** the driver's code (SQLITE_FULL, EROFS, …) when known */
-  readonly code?: string;
+  declare readonly code?: string;
 
   constructor(init: { kind: StorageErrorKind; path: string; message: string; code?: string }) {
-    super(init.message);
+    super(init.kind, init.message, { type: init.kind.toUpperCase() });
     this.name = 'StorageError';
-    this.kind = init.kind;
     this.path = init.path;
-    if (init.code !== undefined) this.code = init.code;
+    if (init.code !== undefined) (this as { code?: string }).code = init.code;
   }
 }
 

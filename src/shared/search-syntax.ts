@@ -16,14 +16,15 @@
  * null (the caller may fall back to a substring match); next to an operator it is an error.
  * Malformed input (unbalanced parentheses, an operator without words on both sides, a NEAR
  * distance that is not a number) throws SearchSyntaxError, whose message says what to write.
- * Value-free (no imports): the renderer checks a query as it is typed.
+ * Light (only the error model): the renderer checks a query as it is typed.
  */
+import { LoupeError } from './errors';
 
-export class SearchSyntaxError extends Error {
+export class SearchSyntaxError extends LoupeError {
   /** a user error (the doors report it as such, not as a failure of Loupe) */
-  readonly kind = 'validation';
+  declare readonly kind: 'validation';
   constructor(message: string) {
-    super(`Search: ${message}`);
+    super('validation', `Search: ${message}`);
     this.name = 'SearchSyntaxError';
   }
 }

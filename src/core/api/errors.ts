@@ -3,7 +3,7 @@
  * clear sentence in the spec's terms; it never contains the API key (messages from
  * the server are passed through `redact` before they get here).
  */
-import { StorageError } from '../storage-error';
+import { exitCodeOf, LoupeError } from '../../shared/errors';
 
 export type ApiErrorKind =
   | 'api' // the service refused (error envelope, non-retryable or retries exhausted on a 4xx)
@@ -30,29 +30,32 @@ export interface ApiErrorInit {
   retryAt?: number;
 }
 
-export class ApiError extends Error {
-  readonly kind: ApiErrorKind;
+export class ApiError extends LoupeError {
+  declare readonly kind: ApiErrorKind;
   /** error.type from the service (or a local type such as REPEATED_CURSOR) */
-  readonly type?: string;
-  readonly status?: number;
-  readonly requestId?: string;
+  declare readonly type?: string;
+  declare readonly status?: number;
+  declare readonly requestId?: string;
   /** seconds, from Retry-After */
-  readonly retryAfter?: number;
-  readonly attempts?: number;
-  readonly creditsCharged?: number;
-  readonly retryAt?: number;
+  declare readonly retryAfter?: number;
+  declare readonly attempts?: number;
+  declare readonly creditsCharged?: number;
+  declare readonly retryAt?: number;
 
   constructor(init: ApiErrorInit) {
-    super(init.message);
+    super(init.kind, init.message, { type: init.type, requestId: init.requestId });
     this.name = 'ApiError';
-    this.kind = init.kind;
-    if (init.type !== undefined) this.type = init.type;
-    if (init.status !== undefined) this.status = init.status;
-    if (init.requestId !== undefined) this.requestId = init.requestId;
-    if (init.retryAfter !== undefined) this.retryAfter = init.retryAfter;
-    if (init.attempts !== undefined) this.attempts = init.attempts;
-    if (init.creditsCharged !== undefined) this.creditsCharged = init.creditsCharged;
-    if (init.retryAt !== undefined) this.retryAt = init.retryAt;
+    const self = this as { -readonly [P in keyof ApiErrorInit]: ApiErrorInit[P] };
+    if (init.status !== undefined) self.status = init.status;
+    if (init.retryAfter !== undefined) self.retryAfter = init.retryAfter;
+    if (init.attempts !== undefined) self.attempts = init.attempts;
+    if (init.creditsCharged !== undefined) self.creditsCharged = init.creditsCharged;
+    if (init.retryAt !== undefined) self.retryAt = init.retryAt;
+  }
+
+  /** the table's exit code, except a refusal with a 5xx status: the service failed, not the request (4) */
+  override get exitCode(): number {
+    return this.kind === 'api' && this.status !== undefined && this.status >= 500 ? 4 : super.exitCode;
   }
 
   toJSON(): ApiErrorInit {
@@ -74,34 +77,12 @@ export function isApiError(e: unknown): e is ApiError {
 }
 
 /**
- * Process exit code for a result: 0 ok; 2 usage/parameter error; 3 the API refused (4xx);
- * 4 gave up after retries or network failure, or rate limited beyond the wait cap (resumable);
- * 5 over budget, not approved or cancelled; 6 local storage (disk full, read-only, damaged archive).
- * Anything else is an internal failure (1).
+ * Process exit code for a result, through the one table in src/shared/errors.ts: 0 ok; 2
+ * usage/parameter error; 3 the API refused (4xx); 4 gave up after retries or network failure, or
+ * rate limited beyond the wait cap (resumable); 5 over budget, not approved or cancelled; 6 local
+ * storage (disk full, read-only, damaged archive). Anything else is an internal failure (1).
  */
-export function exitCodeFor(err: unknown): number {
-  if (err === undefined || err === null) return 0;
-  if (err instanceof StorageError) return 6;
-  if (!(err instanceof ApiError)) return 1;
-  switch (err.kind) {
-    case 'validation':
-      return 2;
-    case 'api':
-      if (err.status !== undefined && err.status >= 500) return 4;
-      // 400-class parameter errors are still "the API refused"
-      return 3;
-    case 'network':
-    case 'gave_up':
-    case 'rate_wait':
-      return 4;
-    case 'storage':
-      return 6;
-    case 'local_budget':
-    case 'insufficient_local':
-    case 'cancelled':
-      return 5;
-  }
-}
+export const exitCodeFor = exitCodeOf;
 
 /** "(TYPE, request req_…)" suffix. */
 export function errorSuffix(type: string | undefined, requestId: string | undefined): string {

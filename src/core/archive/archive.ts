@@ -73,16 +73,11 @@ import {
   type SortPlan,
   type Where,
 } from './sql-query';
+import { ArchiveError } from './archive-error';
 
 export { QueryError } from './sql-query';
 export { ArchiveVersionError } from './db';
-
-export class ArchiveError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ArchiveError';
-  }
-}
+export { ArchiveError };
 
 export interface OpenArchiveOptions {
   /** ms since epoch; used for annotation times and bulk-ingest seen times */
@@ -543,7 +538,7 @@ export class Archive implements CoreStore {
     const old = this.st('SELECT rid, raw, labels FROM items WHERE platform = ? AND kind = ? AND id = ?').get(platform, kind, id) as
       | { rid: number; raw: string; labels: string | null }
       | undefined;
-    if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`);
+    if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`, 'internal');
     const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
     const m = extractColumns(kind, merged);
     this.st(
@@ -1114,7 +1109,7 @@ export class Archive implements CoreStore {
 
   private needRid(ref: ItemRef): number {
     const rid = this.ridOf(ref);
-    if (rid === undefined) throw new ArchiveError(`not in the archive: ${ref.platform}/${ref.kind}/${ref.id}`);
+    if (rid === undefined) throw new ArchiveError(`not in the archive: ${ref.platform}/${ref.kind}/${ref.id}`, 'not_found');
     return rid;
   }
 
@@ -1600,7 +1595,7 @@ export class Archive implements CoreStore {
   updateResultSet(id: string, patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery }): void {
     this.guard('write', () => {
       const cur = this.listResultSets().find((r) => r.id === id);
-      if (!cur) throw new ArchiveError(`no such result set: ${id}`);
+      if (!cur) throw new ArchiveError(`no such result set: ${id}`, 'not_found');
       const q = patch.query ? parseQuery(patch.query) : cur.query;
       this.st('UPDATE result_sets SET name = ?, query = ?, tags = ?, note = ?, updated_at = ? WHERE rs_id = ?').run(
         patch.name ?? cur.name, JSON.stringify(q), JSON.stringify(patch.tags ?? cur.tags),

@@ -2,15 +2,17 @@ import Database from 'better-sqlite3';
 import type { Db } from './connection';
 import { registerTermFunctions } from '../analysis/term-filter';
 import { MIGRATIONS, type Migration } from './migrations/index';
+import { LoupeError } from '../../shared/errors';
 
 export type { Db } from './connection';
 
 /** Thrown when the archive was written by a newer Loupe; nothing was changed. */
-export class ArchiveVersionError extends Error {
+export class ArchiveVersionError extends LoupeError {
   readonly fileVersion: number;
   readonly knownVersion: number;
   constructor(fileVersion: number, knownVersion: number) {
     super(
+      'archive_version',
       `This archive was written by a newer Loupe (schema ${fileVersion}); this version understands up to ${knownVersion}. ` +
         'Update Loupe or open another data folder.',
     );

@@ -24,6 +24,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { isStorageError } from '../storage-error';
+import { LoupeError, type ErrorKind } from '../../shared/errors';
 import { openArchive } from './archive';
 import { latestVersion, migrate, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
@@ -145,12 +146,22 @@ export function checkArchive(file: string, opts: { quick?: boolean } = {}): Chec
 
 export type RecoverFailure = 'no_sqlite3' | 'missing' | 'out_exists' | 'failed' | 'healthy' | 'not_in_place';
 
-export class RecoverError extends Error {
+/** What each failure is in the error model: the user's mistake (nothing to recover, no such file, the output exists) or the disk's. */
+const RECOVER_KIND: Record<RecoverFailure, ErrorKind> = {
+  healthy: 'validation',
+  missing: 'not_found',
+  out_exists: 'validation',
+  no_sqlite3: 'storage',
+  failed: 'storage',
+  not_in_place: 'storage',
+};
+
+export class RecoverError extends LoupeError {
   constructor(
     readonly reason: RecoverFailure,
     message: string,
   ) {
-    super(message);
+    super(RECOVER_KIND[reason], message);
     this.name = 'RecoverError';
   }
 }

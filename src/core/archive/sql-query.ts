@@ -14,12 +14,13 @@ import {
 } from '../../shared/query';
 import { termClause } from '../analysis/term-filter';
 import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
+import { LoupeError } from '../../shared/errors';
 
-export class QueryError extends Error {
-  /** a user error: the doors report it as such (kind validation), never as a failure of Loupe */
-  readonly kind = 'validation';
+export class QueryError extends LoupeError {
+  /** a user error (a bad cursor, a malformed query): the doors report it as such (kind validation), never as a failure of Loupe */
+  declare readonly kind: 'validation';
   constructor(message: string) {
-    super(message);
+    super('validation', message);
     this.name = 'QueryError';
   }
 }

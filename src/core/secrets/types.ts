@@ -3,6 +3,8 @@
  * anywhere. When no secure backend is present, `available()` says so in one clear sentence and
  * `set` refuses: there is no plaintext fallback, ever.
  */
+import { LoupeError } from '../../shared/errors';
+
 export interface SecretAvailability {
   ok: boolean;
   /** a human sentence when not ok (what is missing and how to fix it); null when ok */
@@ -21,13 +23,12 @@ export interface SecretStore {
 
 export type SecretErrorKind = 'validation' | 'secrets_unavailable' | 'not_found';
 
-/** Errors of the key store; messages never contain a key. `kind` maps straight onto BridgeError.kind. */
-export class SecretError extends Error {
-  readonly kind: SecretErrorKind;
+/** Errors of the key store; messages never contain a key. `kind` is the error model's (src/shared/errors.ts). */
+export class SecretError extends LoupeError {
+  declare readonly kind: SecretErrorKind;
   constructor(kind: SecretErrorKind, message: string) {
-    super(message);
+    super(kind, message);
     this.name = 'SecretError';
-    this.kind = kind;
   }
 }
 
