@@ -1,7 +1,11 @@
 /**
  * What both UI doors (the Electron custom protocol in src/main and the web host in src/host) send
- * with the built renderer: one Content-Security-Policy and one MIME table, so the two cannot drift.
+ * with the built renderer: one Content-Security-Policy, one MIME table and one way to find the file
+ * answering a path (`rendererFile`), so the two cannot drift.
  */
+import { existsSync, statSync } from 'node:fs';
+import { extname, join, resolve, sep } from 'node:path';
+
 /** CSP of every HTML answer. Styles allow inline attributes (React sets element styles); scripts do not. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -39,3 +43,43 @@ export const MIME_TYPES: Record<string, string> = {
   '.jsonl': 'application/x-ndjson; charset=utf-8',
   '.wasm': 'application/wasm',
 };
+
+/** Which file of the built renderer answers a request path (both UI doors serve it through this). */
+export type RendererFile =
+  /** a file under the build: its path, content type, and whether it is HTML (then it carries the CSP) */
+  | { kind: 'file'; file: string; contentType: string; html: boolean }
+  /** the path cannot be decoded or holds a NUL */
+  | { kind: 'bad_path' }
+  /** outside the build, or a missing file with an extension */
+  | { kind: 'not_found' }
+  /** an extension-less path (a client-side route) and no index.html: the renderer is not built */
+  | { kind: 'not_built' };
+
+/**
+ * The renderer file for `pathname` under `root`: the file itself (never outside `root`), index.html
+ * for extension-less paths (client-side routes), not_found otherwise.
+ */
+export function rendererFile(root: string, pathname: string): RendererFile {
+  const base = resolve(root);
+  let rel: string;
+  try {
+    rel = decodeURIComponent(pathname);
+  } catch {
+    return { kind: 'bad_path' };
+  }
+  if (rel.includes('\0')) return { kind: 'bad_path' };
+  let file = resolve(join(base, rel));
+  if (file !== base && !file.startsWith(base + sep)) return { kind: 'not_found' };
+  let isFile = false;
+  try {
+    isFile = statSync(file).isFile();
+  } catch {}
+  if (!isFile) {
+    // SPA fallback: a path without a file extension is a client-side route
+    if (extname(rel) && rel !== '/') return { kind: 'not_found' };
+    file = join(base, 'index.html');
+    if (!existsSync(file)) return { kind: 'not_built' };
+  }
+  const ext = extname(file).toLowerCase();
+  return { kind: 'file', file, contentType: MIME_TYPES[ext] ?? 'application/octet-stream', html: ext === '.html' };
+}

@@ -18,7 +18,7 @@ import { basename, extname, join, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { dispatch, type AppHandle } from '../core/bridge';
 import type { ExportJob, LoupeEvent } from '../shared/contract';
-import { CONTENT_SECURITY_POLICY, MIME_TYPES } from '../core/renderer-assets';
+import { CONTENT_SECURITY_POLICY, MIME_TYPES, rendererFile } from '../core/renderer-assets';
 
 export const LOOPBACK = '127.0.0.1';
 const MAX_BODY = 2 * 1024 * 1024;
@@ -203,34 +203,17 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { 'content-type': 'text/plain; charset=utf-8' });
     const host = (req.headers.host ?? '').toLowerCase();
     if (!allowedHosts().has(host)) return send(res, 403, 'Forbidden', { 'content-type': 'text/plain; charset=utf-8' });
-    let rel: string;
-    try {
-      rel = decodeURIComponent(url.pathname);
-    } catch {
-      return send(res, 400, 'Bad path', { 'content-type': 'text/plain; charset=utf-8' });
-    }
-    if (rel.includes('\0')) return send(res, 400, 'Bad path', { 'content-type': 'text/plain; charset=utf-8' });
-    const target = resolve(join(staticRoot, rel));
-    const inside = target === staticRoot || target.startsWith(staticRoot + sep);
-    if (!inside) return send(res, 404, 'Not found', { 'content-type': 'text/plain; charset=utf-8' });
-    let file = target;
-    let isFile = false;
-    try {
-      isFile = statSync(file).isFile();
-    } catch {}
-    if (!isFile) {
-      // SPA fallback: a path without a file extension is a client-side route
-      if (extname(rel) && rel !== '/') return send(res, 404, 'Not found', { 'content-type': 'text/plain; charset=utf-8' });
-      file = join(staticRoot, 'index.html');
-      if (!existsSync(file)) return sendNotBuilt(res);
-    }
-    const ext = extname(file).toLowerCase();
-    const headers: Record<string, string> = { ...BASE_HEADERS, 'content-type': MIME[ext] ?? 'application/octet-stream' };
-    if (ext === '.html') {
+    const f = rendererFile(staticRoot, url.pathname);
+    if (f.kind === 'bad_path') return send(res, 400, 'Bad path', { 'content-type': 'text/plain; charset=utf-8' });
+    if (f.kind === 'not_found') return send(res, 404, 'Not found', { 'content-type': 'text/plain; charset=utf-8' });
+    if (f.kind === 'not_built') return sendNotBuilt(res);
+    const file = f.file;
+    const headers: Record<string, string> = { ...BASE_HEADERS, 'content-type': f.contentType };
+    if (f.html) {
       headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
       headers['cache-control'] = 'no-store';
     } else {
-      headers['cache-control'] = rel.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+      headers['cache-control'] = decodeURIComponent(url.pathname).startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     }
     headers['content-length'] = String(statSync(file).size);
     res.writeHead(200, headers);
