@@ -6,19 +6,10 @@
 import { Option, type Command } from 'commander';
 import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
 import type { CliContext } from './context';
-import { UsageError } from './context';
+import { ExitError } from './exit';
 import type { Io } from './io';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-
-export class ArchiveExit extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function describeCheck(r: CheckReport): string {
   if (!r.exists) return `There is no archive at ${r.path} yet; nothing to check.\n`;
@@ -43,7 +34,7 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       const r = checkArchive(context().archiveFile, { quick: o.quick });
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       else io.stdout.write(describeCheck(r));
-      if (!r.healthy) throw new ArchiveExit(6, `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`);
+      if (!r.healthy) throw new ExitError('damaged', `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`);
     });
 
   archive
@@ -70,10 +61,9 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
             : `Recovered ${kept} into ${r.recovered}; the damaged archive at ${r.path} is unchanged.${unplaced}\n`,
         );
       } catch (e) {
-        if (!(e instanceof RecoverError)) throw e;
-        if (e.reason === 'healthy') return void io.stderr.write(e.message + '\n');
-        if (e.reason === 'missing' || e.reason === 'out_exists') throw new UsageError(e.message);
-        throw new ArchiveExit(6, e.message);
+        // any other RecoverError carries its kind: a missing file or an existing output is the user's (2), the rest storage (6)
+        if (e instanceof RecoverError && e.reason === 'healthy') return void io.stderr.write(e.message + '\n');
+        throw e;
       }
     });
 }

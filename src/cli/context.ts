@@ -15,10 +15,15 @@ import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
 import type { CoreStore } from '../core/ports';
 import { KeyRing, KeyringSecretStore, SettingsFile } from '../core/secrets';
 import type { Settings } from '../shared/contract';
+import { LoupeError } from '../shared/errors';
 import { startSandbox } from '../sandbox';
 
-export class UsageError extends Error {
-  readonly exitCode = 2;
+/** A mistake on the command line: kind validation, exit 2 (src/shared/errors.ts). */
+export class UsageError extends LoupeError {
+  constructor(message: string) {
+    super('validation', message);
+    this.name = 'UsageError';
+  }
 }
 
 export interface GlobalOptions {

@@ -77,7 +77,7 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
         if (report.gaps.length) parts.push(`${report.gaps.length} gap(s) between balance readings`);
         if (live !== null && report.expectedBalance !== null && live !== report.expectedBalance)
           parts.push(`the balance is ${fmt(live)} where the ledger expects ${fmt(report.expectedBalance)}`);
-        throw new ExitError(7, `The ledger and the balance differ: ${parts.join('; ')} (see above).`);
+        throw new ExitError('ledger_mismatch', `The ledger and the balance differ: ${parts.join('; ')} (see above).`);
       }
     });
 }

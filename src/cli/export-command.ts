@@ -68,7 +68,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
         if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
         io.stderr.write(`${r.summary}\n`);
       } catch (e) {
-        if (abort.signal.aborted) throw new ExitError(5, 'Export cancelled; no file was written.');
+        if (abort.signal.aborted) throw new ExitError('cancelled', 'Export cancelled; no file was written.');
         throw e;
       } finally {
         process.removeListener('SIGINT', onSig);

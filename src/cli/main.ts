@@ -4,31 +4,29 @@
  * Exit codes: 0 done; 2 usage or parameter error; 3 the API refused (4xx); 4 gave up after
  * retries (or the network failed); 5 over budget / not approved / cancelled; 6 local storage:
  * disk full, read-only folder or damaged archive; 7 `credits --reconcile` found a difference
- * between the ledger and the balance; 1 internal error.
- * Errors are one clear sentence on stderr; data goes to stdout (or --out).
+ * between the ledger and the balance; 1 internal error. The codes come from the error model's one
+ * table (src/shared/errors.ts), by the error's kind.
+ * Errors are one clear sentence on stderr (never a stack); data goes to stdout (or --out).
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { ApiError, exitCodeFor, type ApiCore, type WalkResult } from '../core/api';
+import type { ApiCore, WalkResult } from '../core/api';
 import type { ArchiveMode } from '../core/archive';
 import { CSV_COLUMNS } from '../core/export';
-import { SecretError } from '../core/secrets';
 import { aboveAsk, spendLimit } from '../shared/spend-policy';
-import { asStorageError, StorageError } from '../core/storage-error';
 import type { CatalogueEndpoint } from '../shared/api-types';
 import { registerAnalyzeCommands } from './analyze-commands';
-import { ArchiveExit, registerArchiveCommands } from './archive-commands';
+import { registerArchiveCommands } from './archive-commands';
 import { registerCreditsCommand } from './credits-commands';
 import { registerExportCommand } from './export-command';
 import { registerLibraryCommand } from './library-command';
-import { ExitError } from './exit';
+import { cliFailure, ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import type { Io } from './io';
-import { registerWatchCommands, WatchExit } from './watch';
+import { registerWatchCommands } from './watch';
 import { parseParams, parseTarget } from './targets';
 
 export { parseParams, parseTarget };
@@ -68,55 +66,6 @@ async function readStdin(io: Io): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
   return Buffer.concat(chunks).toString('utf8').trim();
-}
-
-/**
- * A local storage failure that reached the top without being named (a SQLite error from a read,
- * a file-system error writing settings or an --out file): the StorageError for it, or null.
- */
-function localStorageError(e: unknown, ctx: CliContext | null): StorageError | null {
-  if (e instanceof StorageError) return e;
-  if (!(e instanceof Error) || e instanceof ApiError || e instanceof UsageError || e instanceof SecretError) return null;
-  const archiveFile = ctx?.archiveFile ?? null;
-  const file = (e as NodeJS.ErrnoException).path;
-  if (typeof file === 'string') {
-    const inData = ctx !== null && resolve(dirname(file)) === resolve(ctx.dataDir);
-    return asStorageError(e, file, {
-      what: archiveFile !== null && resolve(file) === resolve(archiveFile) ? 'the archive' : 'the file',
-      op: (e as NodeJS.ErrnoException).syscall === 'read' ? 'read' : 'write',
-      ...(inData ? {} : { wayOut: 'choose a place you can write to, or free space / fix the permissions of its folder' }),
-    });
-  }
-  const code = String((e as { code?: unknown }).code ?? '');
-  if (code.startsWith('SQLITE_') && archiveFile) return asStorageError(e, archiveFile, { op: 'read' });
-  return null;
-}
-
-function errorSentence(e: unknown, ctx: CliContext | null): string {
-  if (
-    e instanceof ApiError ||
-    e instanceof UsageError ||
-    e instanceof ExitError ||
-    e instanceof WatchExit ||
-    e instanceof ArchiveExit ||
-    e instanceof SecretError ||
-    e instanceof StorageError
-  )
-    return e.message;
-  const local = localStorageError(e, ctx);
-  if (local) return local.message;
-  if (e instanceof Error) return `Internal error: ${e.message}`;
-  return `Internal error: ${String(e)}`;
-}
-
-function exitCodeOf(e: unknown, ctx: CliContext | null): number {
-  if (e instanceof ExitError || e instanceof WatchExit || e instanceof ArchiveExit) return e.exitCode;
-  if (e instanceof UsageError) return 2;
-  if (e instanceof SecretError) return e.kind === 'validation' || e.kind === 'not_found' ? 2 : 1;
-  if (e instanceof ApiError || e instanceof StorageError) return exitCodeFor(e);
-  if (localStorageError(e, ctx)) return 6;
-  if (e && typeof e === 'object' && 'name' in e && (e as Error).name === 'ArchiveVersionError') return 1;
-  return 1;
 }
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
@@ -199,7 +148,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       const balance = api.balance();
       const estText = pages === null ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)` : priceText(est.creditsMin, est.creditsMax);
       if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !ep.paginates)
-        throw new ExitError(5, `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
+        throw new ExitError('local_budget', `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
       // Spending is approved when it is bounded by an explicit --max-credits, stays under the
       // settings threshold, or the user says yes.
       // (the spend policy, src/shared/spend-policy.ts: --max-credits replaces the threshold)
@@ -211,7 +160,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         const ok = await confirm(io, `${what} Spend it?`);
         if (!ok)
           throw new ExitError(
-            5,
+            'not_approved',
             `${what} Not approved: re-run with --yes${pages === null ? ' or bound it with --max-credits N' : ''}. Nothing was spent.`,
           );
       }
@@ -253,7 +202,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       io.stderr.write(
         `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
       );
-      if (result.status === 'cancelled') throw new ExitError(5, `Cancelled; resume with: loupe resume ${result.walkId}`);
+      if (result.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${result.walkId}`);
       if (result.unreadable > 0) io.stderr.write(`${fmt(result.unreadable)} item(s) could not be read as records; they are kept raw in the stored answers.\n`);
       if ((result.status === 'failed' || result.status === 'paused') && result.error) {
         // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
@@ -437,8 +386,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (e instanceof CommanderError) {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : 2;
     } else {
-      code = exitCodeOf(e, context());
-      io.stderr.write(`loupe: ${errorSentence(e, context())}\n`);
+      const f = cliFailure(e, context());
+      code = f.code;
+      io.stderr.write(`loupe: ${f.sentence}\n`);
     }
   } finally {
     await context()?.close();

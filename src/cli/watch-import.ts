@@ -109,7 +109,7 @@ export function registerWatchImport(watch: Command, io: Io, context: () => CliCo
       }
       if (!o.yes && !(await confirm(`Create ${fmt(plan.accounts.length)} watch(es) in "${plan.list.name}"?`))) {
         if (o.json) io.stdout.write(JSON.stringify({ plan }) + '\n');
-        throw new ExitError(5, 'Nothing created: confirm at the prompt, or re-run with --yes.');
+        throw new ExitError('not_approved', 'Nothing created: confirm at the prompt, or re-run with --yes.');
       }
       const r = await applyImport(deps, input);
       if (o.json) io.stdout.write(JSON.stringify({ plan: r.plan, watchlist: r.watchlist, added: r.added }) + '\n');

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { createWatchService, type WatchArchive, type WatchlistDetail, type WatchRunDetail, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
 import { UsageError } from './context';
+import { ExitError } from './exit';
 import type { Io } from './io';
 import { parseParams, parseTarget } from './targets';
 import { registerWatchImport } from './watch-import';
@@ -22,15 +23,6 @@ export function parseEvery(s: string): number {
   const hours = unit === 'm' ? n / 60 : unit === 'd' ? n * 24 : n;
   if (!(hours > 0) || hours > 24 * 31) throw new UsageError('--every must be between 1 minute and 31 days.');
   return hours;
-}
-
-class WatchExit extends Error {
-  constructor(
-    readonly exitCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -207,7 +199,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
         else if (!r.complete) incomplete = true;
       }
       if (o.json) io.stdout.write(JSON.stringify(runs) + '\n');
-      if (notApproved) throw new WatchExit(5, `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
+      if (notApproved) throw new ExitError('not_approved', `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
       if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
     });
 
@@ -225,11 +217,8 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
 
   registerWatchImport(watch, io, context, svc, _opts.confirm);
 
-  // let the main error handler map WatchExit to its code
   program.hook('postAction', async () => {
     if (service) await service.close().catch(() => {});
     service = null;
   });
 }
-
-export { WatchExit };
