@@ -6,7 +6,7 @@
  * identically; only a bug (kind `internal`) logs its stack, on this process's stderr.
  */
 import { isMethodName, parseInput, type LoupeEvent, type LoupeImpl, type MethodName, type Unsubscribe } from '../shared/contract';
-import { ERRORS, isErrorKind, LoupeError, type CallResult, type ErrorKind, type SerializedError } from '../shared/errors';
+import { ERRORS, isErrorKind, LoupeError, type DoorAnswer, type ErrorKind, type SerializedError } from '../shared/errors';
 
 /** What a door needs from the composed app (createApp returns this). */
 export interface AppHandle {
@@ -17,7 +17,7 @@ export interface AppHandle {
   close(): Promise<void>;
 }
 
-export type DispatchResult = CallResult;
+export type DispatchResult = DoorAnswer;
 
 /** Thrown inside the core for failures that are not ApiErrors but have a clear kind. */
 export class AppError extends LoupeError {

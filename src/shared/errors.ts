@@ -102,11 +102,11 @@ export interface SerializedError {
 }
 
 /** A call's answer at every door: nothing is thrown across a process boundary. */
-export type CallResult<T = unknown> = { ok: true; result: T } | { ok: false; error: SerializedError };
+export type DoorAnswer<T = unknown> = { ok: true; result: T } | { ok: false; error: SerializedError };
 
-/** What the Electron preload exposes as `window.loupe`: the contract, answering CallResults. */
+/** What the Electron preload exposes as `window.loupe`: the contract, answering DoorAnswers. */
 export interface ResultBridge {
-  call<K extends MethodName>(method: K, input?: MethodInput<K>): Promise<CallResult<MethodOutput<K>>>;
+  call<K extends MethodName>(method: K, input?: MethodInput<K>): Promise<DoorAnswer<MethodOutput<K>>>;
   onEvent(listener: (e: LoupeEvent) => void): Unsubscribe;
 }
 

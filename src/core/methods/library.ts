@@ -20,7 +20,7 @@ export function libraryMethods(archive: Archive): Slice<'library'> {
       return archive.volumeOverTime(i.query, i.bucket);
     },
     async 'library.engagement'(i) {
-      return archive.engagementOverTime(i.query, i.bucket, i.field as 'views' | 'likes' | 'comments' | 'shares' | 'saves');
+      return archive.engagementOverTime(i.query, i.bucket, i.field);
     },
     async 'library.labelDistribution'(i) {
       return archive.labelDistribution(i.query, i.family, i.field);

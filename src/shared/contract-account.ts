@@ -1,0 +1,90 @@
+/**
+ * The contract's account part: the app, API keys, settings, the balance and the sandbox panel.
+ * Inputs as zod schemas (their types by z.infer), outputs as types. Re-exported by contract.ts.
+ */
+import { z } from 'zod';
+
+export const emptyInput = z.object({}).default({});
+
+export interface AppInfo {
+  version: string;
+  /** true when talking to the built-in emulator (synthetic data) */
+  sandbox: boolean;
+  baseUrl: string;
+  keySet: boolean;
+  activeKeyName: string | null;
+  /** where keys live: 'keyring' | 'safeStorage' | 'env' | 'memory' | 'unavailable' */
+  secretBackend: string;
+  /** human sentence when the OS keychain is unavailable (no plaintext fallback) */
+  secretBackendMessage: string | null;
+  dataDir: string;
+  /** the door serving this UI */
+  door: 'electron' | 'web';
+}
+
+export interface KeyInfo {
+  name: string;
+  active: boolean;
+  addedAt: number;
+  /** false when the value did not look like a service key when added */
+  looksValid: boolean;
+  /** 'live' | 'test' | 'unknown' — from the key's format, never the key itself */
+  mode: string;
+  /** rotation: gets no new work while another key can take it */
+  retiring?: boolean;
+  /** the service refused it (INVALID_API_KEY / API_KEY_REVOKED): out of the pool until replaced */
+  refused?: string | null;
+  /** when the ledger last recorded a call made with it (ms), or null */
+  lastUsedAt?: number | null;
+}
+
+const keyName = z.string().min(1).max(64);
+/** the only input that ever carries a key; it goes straight to the secret store */
+export const keysAddInput = z.object({ name: keyName, key: z.string().min(1).max(512), activate: z.boolean().default(true) });
+export const keyNameInput = z.object({ name: keyName });
+/** rotation (spec Authentication 9): a retiring key gets no new work while another key can take it */
+export const keysRetireInput = z.object({ name: keyName, retiring: z.boolean().default(true) });
+
+/** Every stored setting, as `settings.get` answers it; `settings.update` takes any part of it. */
+export const settingsSchema = z.object({
+  /** null → sandbox (built-in emulator) unless a key is set, then the production base URL */
+  baseUrl: z.string().url().nullable(),
+  rateLimit: z.object({ requests: z.number().int().min(1).max(60), windowSeconds: z.number().int().min(1).max(3600) }),
+  maxInFlight: z.number().int().min(1).max(10),
+  /** ask for confirmation when a run's estimate exceeds this many credits */
+  askAboveCredits: z.number().int().min(0),
+  /** the longest single wait (the service's Retry-After or a backoff) sat through; beyond it work stops, resumable */
+  maxWaitSeconds: z.number().int().min(1).max(86_400),
+  /** absolute deadline of one attempt (headers and body); the spec asks for a minute or more on heavy endpoints */
+  attemptTimeoutSeconds: z.number().int().min(5).max(600),
+  theme: z.enum(['system', 'light', 'dark']),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+export const settingsUpdateInput = settingsSchema.partial();
+
+export interface BalanceInfo {
+  creditsRemaining: number | null;
+  freeCallsRemaining: number | null;
+  at: number | null;
+}
+
+/** The in-process sandbox, as the Sandbox panel shows it (null when the app talks to a real service). */
+export interface SandboxState {
+  /** the emulator's address (its admin routes sit beside /v1 on it, loopback only) */
+  url: string;
+  /** the service's clock, ms since epoch, read at `at` (the app's clock) */
+  now: number;
+  at: number;
+  /** sandbox seconds per real second */
+  timeScale: number;
+  /** the demo account's balance */
+  balance: number | null;
+  /** share of requests the sandbox answers with a fault (429/500/503/drop), 0 = off */
+  faultRate: number;
+  requests: number;
+  creditsCharged: number;
+}
+
+export const sandboxAdvanceInput = z.object({ seconds: z.number().int().min(1).max(365 * 86_400) });
+export const sandboxBalanceInput = z.object({ balance: z.number().int().min(0).max(1_000_000_000) });
+export const sandboxFaultsInput = z.object({ rate: z.number().min(0).max(0.9) });

@@ -1,0 +1,124 @@
+/**
+ * The contract's spending part: quotes, single calls, walks and the usage ledger.
+ * Inputs as zod schemas (their types by z.infer), outputs as types. Re-exported by contract.ts.
+ */
+import { z } from 'zod';
+import type { Envelope } from './api-types';
+import type { BalanceInfo } from './contract-account';
+import type { SeriesPoint } from './query';
+
+export const paramsSchema = z.record(z.string(), z.string());
+export const targetSchema = z.object({
+  platform: z.string().min(1).max(64),
+  /** path after the platform; `/v1/<platform>/` prefix tolerated */
+  endpoint: z.string().min(1).max(200),
+  params: paramsSchema.default({}),
+});
+export type Target = z.infer<typeof targetSchema>;
+
+/** Where a call or walk comes from; the Usage view groups spending by it. */
+export const sourceSchema = z.string().min(1).max(120); // 'search' | 'profile' | 'comments' | 'explorer' | 'watch:<id>' | 'cli'
+
+export interface Quote {
+  creditsMin: number;
+  creditsMax: number;
+  /** label-capable endpoints: the service's estimate */
+  estimate?: {
+    rows_expected: number;
+    rows_cached: number;
+    label_credits_min: number;
+    label_credits_max: number;
+    base_credits: number;
+  };
+  /** true when Loupe already holds this exact answer inside its cache window (costs nothing) */
+  servedFromArchive: boolean;
+  balance: number | null;
+}
+
+export interface WalkEstimate {
+  creditsMin: number;
+  creditsMax: number;
+  requests: number;
+  etaMs: number;
+  balance: number | null;
+  /** whether it needs confirmation under the user's threshold */
+  needsConfirmation: boolean;
+}
+
+export interface CallResult {
+  envelope: Envelope;
+  fromArchive: boolean;
+  callId: string;
+  newItems: number;
+}
+
+export interface WalkInfo {
+  walkId: string;
+  platform: string;
+  endpoint: string;
+  params: Record<string, string>;
+  source: string;
+  status: 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+  pagesDone: number;
+  itemsSeen: number;
+  newItems: number;
+  creditsSpent: number;
+  stopReason: string | null;
+  error: string | null;
+  /** why it stopped, in BridgeError terms (kind, the API's error.type), so the UI can offer the way out */
+  errorKind?: string | null;
+  errorType?: string | null;
+  /** 'rate_wait': when the service's wait ends (ms since epoch); resume after it */
+  retryAt?: number | null;
+  etaMs: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const estimateWalkInput = z.object({ target: targetSchema, pages: z.number().int().min(1).max(10_000) });
+/** one call (explorer, profile card): may spend credits; the UI asks first above the threshold */
+export const callInput = z.object({ target: targetSchema, source: sourceSchema, fresh: z.boolean().default(false), save: z.boolean().default(true) });
+export const walkStartInput = z.object({
+  target: targetSchema,
+  source: sourceSchema,
+  maxPages: z.number().int().min(1).max(10_000).optional(),
+  maxCredits: z.number().int().min(0).optional(),
+});
+export const walkIdInput = z.object({ walkId: z.string() });
+export const walkResumeInput = z.object({ walkId: z.string(), maxPages: z.number().int().min(1).optional(), maxCredits: z.number().int().min(0).optional() });
+
+export interface LedgerRow {
+  id: number;
+  at: number;
+  platform: string;
+  endpoint: string;
+  params: Record<string, string>;
+  status: number | null;
+  errorType: string | null;
+  requestId: string | null;
+  creditsUsed: number;
+  creditsRemaining: number | null;
+  chargeReason: string | null;
+  cached: boolean;
+  freeCall: boolean;
+  idempotentReplay: boolean;
+  dryRun: boolean;
+  fromArchive: boolean;
+  source: string;
+  durationMs: number;
+  /** the name of the API key that made the attempt (never the key); null for an unnamed key */
+  keyName?: string | null;
+}
+
+export interface UsageSummary {
+  balance: BalanceInfo;
+  charged: { requests: number; credits: number };
+  /** what was not charged and why */
+  notCharged: { cached: number; replay: number; freeCall: number; error: number; dryRun: number; empty: number; fromArchive: number };
+  perDay: SeriesPoint[];
+  perSource: SeriesPoint[];
+  perEndpoint: SeriesPoint[];
+}
+
+export const usageSummaryInput = z.object({ since: z.number().optional() });
+export const usageLedgerInput = z.object({ limit: z.number().int().min(1).max(1000).default(200), beforeId: z.number().int().optional() });

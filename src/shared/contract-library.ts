@@ -1,0 +1,78 @@
+/**
+ * The contract's library part: listing, charting, tagging and exporting archived items.
+ * A library row is the archive's own (src/shared/query.ts: the record plus the columns the archive
+ * extracts — text, author, engagement, dates, labels); inputs as zod schemas (their types by
+ * z.infer), outputs as types. Re-exported by contract.ts.
+ */
+import { z } from 'zod';
+import { ENGAGEMENT_FIELDS, libraryQuerySchema, type ArchivedItem } from './query';
+import { NETWORK_KINDS } from './contract-network';
+
+export type { LibraryRow, LibraryPage, SeriesPoint } from './query';
+
+export const itemRefSchema = z.object({ platform: z.string(), kind: z.string(), id: z.string() });
+export type ItemRefInput = z.infer<typeof itemRefSchema>;
+
+/** One item with which calls returned it, when, at what cost, and what the network did not provide. */
+export type ItemDetail = ArchivedItem;
+
+const bucket = z.enum(['day', 'week']);
+const tagName = z.string().min(1).max(80);
+export const volumeInput = z.object({ query: libraryQuerySchema, bucket });
+export const engagementInput = z.object({ query: libraryQuerySchema, bucket, field: z.enum(ENGAGEMENT_FIELDS) });
+export const labelDistributionInput = z.object({ query: libraryQuerySchema, family: z.string(), field: z.string() });
+export const topAuthorsInput = z.object({ query: libraryQuerySchema, limit: z.number().int().min(1).max(100).default(10) });
+export const tagInput = z.object({ items: z.array(itemRefSchema).min(1), tag: tagName, remove: z.boolean().default(false) });
+export const tagQueryInput = z.object({ query: libraryQuerySchema, tag: tagName });
+export const noteInput = z.object({ item: itemRefSchema, note: z.string().max(20_000).nullable() });
+export const overrideInput = z.object({
+  item: itemRefSchema,
+  family: z.string(),
+  field: z.string(),
+  value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+  clear: z.boolean().default(false),
+});
+export const saveResultSetInput = z.object({ name: z.string().min(1).max(120), query: libraryQuerySchema, note: z.string().max(20_000).optional() });
+
+export interface ResultSetInfo {
+  id: string;
+  name: string;
+  query: z.infer<typeof libraryQuerySchema>;
+  note: string | null;
+  createdAt: number;
+}
+
+export const EXPORT_FORMAT_NAMES = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
+export type ExportFormatName = (typeof EXPORT_FORMAT_NAMES)[number];
+
+export const exportStartInput = z.object({
+  query: libraryQuerySchema.optional(),
+  items: z.array(itemRefSchema).optional(),
+  watchlistId: z.string().optional(),
+  format: z.enum(EXPORT_FORMAT_NAMES),
+  /** gexf / graphml: which network (docs/analysis.md) */
+  network: z.enum(NETWORK_KINDS).optional(),
+  /** identities replaced by keyed hashes (docs/export.md "Pseudonymised exports") */
+  pseudonymise: z.boolean().default(false),
+  columns: z.array(z.string()).optional(),
+  bom: z.boolean().default(true),
+  fileName: z
+    .string()
+    .max(200)
+    .regex(/^[^/\\]+$/, 'a file name, not a path')
+    .optional(),
+});
+export const exportIdInput = z.object({ exportId: z.string() });
+
+export interface ExportJob {
+  exportId: string;
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  rows: number;
+  total: number | null;
+  path: string | null;
+  /** web door: a URL (with token) to download the finished file */
+  downloadUrl: string | null;
+  error: string | null;
+  /** when done: what the file holds, in one sentence (e.g. a network's node and edge counts) */
+  summary?: string | null;
+}

@@ -1,0 +1,72 @@
+/**
+ * The contract's watchlists part (docs/watchlists.md). Inputs as zod schemas (their types by
+ * z.infer), outputs as types. Re-exported by contract.ts; bulk imports are in contract-watch-import.ts.
+ */
+import { z } from 'zod';
+import { libraryQuerySchema, type LibraryQuery } from './query';
+import { targetSchema } from './contract-calls';
+
+export interface WatchDef {
+  watchId: string;
+  platform: string;
+  endpoint: string;
+  params: Record<string, string>;
+  label: string;
+}
+
+export interface WatchlistInfo {
+  id: string;
+  name: string;
+  /** every N hours or a cron expression */
+  schedule: { everyHours?: number; cron?: string } | null;
+  budgetPerRun: number | null;
+  budgetPerMonth: number | null;
+  paused: boolean;
+  alert: LibraryQuery['labels'] | null;
+  watches: WatchDef[];
+  lastRunAt: number | null;
+  nextRunAt: number | null;
+  newSinceSeen: number;
+  forecast: { perRunCredits: number; perMonthCredits: number; basis: string } | null;
+  /** why there is no forecast yet (null when there is one) */
+  forecastNote?: string | null;
+  /** pages a watch's first run reads as its baseline */
+  firstRunPages?: number;
+}
+
+export interface WatchRunInfo {
+  runId: string;
+  watchlistId: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: 'running' | 'done' | 'failed' | 'cancelled' | 'over_budget';
+  creditsSpent: number;
+  newItems: number;
+  watches: Array<{
+    watchId: string;
+    pages: number;
+    credits: number;
+    newItems: number;
+    stopReason: string | null;
+    complete: boolean;
+    /** when not complete: the exact gap and how to fill it */
+    gap: string | null;
+  }>;
+}
+
+export const watchInput = targetSchema.extend({ label: z.string().max(200).optional() });
+export const watchlistInput = z.object({
+  name: z.string().min(1).max(120),
+  schedule: z.object({ everyHours: z.number().positive().max(24 * 31).optional(), cron: z.string().max(120).optional() }).nullable().default(null),
+  budgetPerRun: z.number().int().nonnegative().nullable().default(null),
+  budgetPerMonth: z.number().int().nonnegative().nullable().default(null),
+  alert: libraryQuerySchema.shape.labels.nullable().default(null),
+  watches: z.array(watchInput).default([]),
+  /** how deep a watch's first run reads (the baseline): 1 = the newest page; up to 100 */
+  firstRunPages: z.number().int().min(1).max(100).optional(),
+});
+export const watchlistUpdateInput = z.object({ id: z.string(), patch: watchlistInput.partial().extend({ paused: z.boolean().optional() }) });
+export const watchlistIdInput = z.object({ id: z.string() });
+export const addWatchInput = z.object({ id: z.string(), watch: watchInput });
+/** approved: the user confirmed a run whose estimate exceeds its budget threshold */
+export const watchlistRunInput = z.object({ id: z.string(), approved: z.boolean().default(false) });
