@@ -1,17 +1,19 @@
 /**
  * One Parquet row group, encoded on its own (docs/export.md "Parquet", Performance): the same code
- * runs on the exporting thread and in export workers (parquet-worker.ts). A group is encoded by
- * hyparquet-writer's `ParquetWriter` into a buffer of its own, as if it were the first group of a
- * file (right after the 4-byte `PAR1` magic); the file writer then appends the bytes and moves the
- * group's offsets (column chunks, pages) to where the bytes landed (`placeGroup`). Page bytes hold
- * no file offsets, so the file is the same bytes as one writer writing every group in turn.
+ * runs on the exporting thread and in export workers (parquet-worker.ts). A group's columns are
+ * encoded by parquet-encode.ts into a buffer of their own, as if the group were the first of a file
+ * (right after the 4-byte `PAR1` magic); the file writer (hyparquet-writer's `ParquetWriter`) then
+ * appends the bytes and moves the group's offsets (column chunks, pages) to where the bytes landed
+ * (`placeGroup`). Page bytes hold no file offsets, so the file is the same bytes whichever thread
+ * encoded which group.
  */
-import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
+import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesRenderer } from './columns';
+import { Bytes, encodeColumn, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
 
-export type ParquetColumnType = 'STRING' | 'TIMESTAMP' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'JSON';
+export type { ParquetColumnType } from './parquet-encode';
 
 const FIXED: Record<string, ParquetColumnType> = {
   published_at: 'TIMESTAMP',
@@ -72,7 +74,7 @@ function typed(t: ParquetColumnType, v: unknown): unknown {
     case 'INT32':
       return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 0x7fffffff ? v : NO;
     case 'INT64':
-      return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'bigint' ? v : NO;
+      return (typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint' ? v : NO;
     case 'TIMESTAMP': {
       if (typeof v === 'number') return Number.isFinite(v) ? Math.round(v) : NO;
       if (typeof v !== 'string' || !ISO_TIME.test(v)) return NO;
@@ -117,18 +119,17 @@ export function parquetLayout(columns?: string[]): ParquetLayout {
 /** ParquetWriter's bookkeeping that `placeGroup` reads and moves (hyparquet-writer 0.17). */
 interface WriterState {
   row_groups: Array<RowGroupMeta>;
-  pendingIndexes: Array<GroupIndex>;
+  pendingIndexes: Array<ChunkIndex>;
   num_rows: bigint;
 }
-type RowGroupMeta = { num_rows: bigint; columns: Array<{ file_offset: bigint; meta_data?: { data_page_offset: bigint; dictionary_page_offset?: bigint; index_page_offset?: bigint } }> };
-type GroupIndex = { chunk: unknown; offsetIndex?: { page_locations: Array<{ offset: bigint }> } };
+type RowGroupMeta = { num_rows: bigint; total_byte_size: bigint; total_compressed_size: bigint; columns: ChunkMeta[] };
 
 /** A row group encoded on its own: its bytes, and its metadata as if it started right after `PAR1`. */
 export interface EncodedGroup {
   rows: number;
   bytes: Uint8Array;
   /** the group's metadata and page indexes, offsets counted from the start of a file whose only group this is */
-  meta: { rowGroup: RowGroupMeta; indexes: GroupIndex[] };
+  meta: { rowGroup: RowGroupMeta; indexes: ChunkIndex[] };
   untypedValues: number;
 }
 
@@ -141,6 +142,9 @@ function writerState(w: ParquetWriter): WriterState {
   return s as WriterState;
 }
 
+/** a group's buffer starts this large (a group of 20,000 posts is ~10 MB) */
+const GROUP_BUFFER = 1 << 23;
+
 /**
  * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
  * makes each export row when its turn comes (a worker parses one record at a time).
@@ -148,9 +152,10 @@ function writerState(w: ParquetWriter): WriterState {
 export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly T[], toRow: (x: T) => ExportRow = (x) => x as ExportRow): EncodedGroup {
   const { names, types, values } = layout;
   const n = names.length - 1;
-  const cols: unknown[][] = names.map(() => new Array<unknown>(rows.length));
+  const count = rows.length;
+  const cols: unknown[][] = names.map(() => new Array<unknown>(count));
   let untypedValues = 0;
-  for (let r = 0; r < rows.length; r++) {
+  for (let r = 0; r < count; r++) {
     const vs = values(toRow(rows[r]));
     let untyped: Record<string, unknown> | null = null;
     for (let i = 0; i < n; i++) {
@@ -163,13 +168,23 @@ export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly
     }
     cols[n][r] = untyped;
   }
-  const bw = new ByteWriter(1 << 20);
-  const pw = new ParquetWriter({ writer: bw, schema: layout.schema, ...PARQUET_OPTIONS });
-  if (rows.length > 0) void pw.write({ columnData: names.map((name, i) => ({ name, data: cols[i] as never[], statistics: layout.statistics[i] })), rowGroupSize: rows.length });
-  const s = writerState(pw);
-  // the group's bytes, past the magic the writer put first (a copy: it is moved to the writing thread)
-  const bytes = new Uint8Array(bw.buffer.slice(4, bw.index));
-  return { rows: rows.length, bytes, meta: { rowGroup: s.row_groups[0], indexes: s.pendingIndexes }, untypedValues };
+  const out = new Bytes(GROUP_BUFFER);
+  const columns: ChunkMeta[] = [];
+  const indexes: ChunkIndex[] = [];
+  let total = 0n;
+  for (let i = 0; i <= n; i++) {
+    // offsets as if the group started right after the file's 4-byte magic
+    const { chunk, index } = encodeColumn(out, 4, names[i], types[i], cols[i], count, layout.statistics[i]);
+    cols[i] = []; // the column's values are no longer needed
+    columns.push(chunk);
+    total += chunk.meta_data.total_uncompressed_size;
+    if (index) indexes.push(index);
+  }
+  // a copy of exactly the group's bytes (it is moved to the writing thread)
+  const bytes = new Uint8Array(out.pos);
+  bytes.set(out.buf.subarray(0, out.pos));
+  const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(count), total_compressed_size: BigInt(out.pos) };
+  return { rows: count, bytes, meta: { rowGroup, indexes }, untypedValues };
 }
 
 /**
@@ -183,13 +198,11 @@ export function placeGroup(writer: ParquetWriter, group: EncodedGroup, at: numbe
   for (const c of rowGroup.columns) {
     c.file_offset += d;
     const m = c.meta_data;
-    if (m) {
-      m.data_page_offset += d;
-      if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += d;
-      if (m.index_page_offset !== undefined) m.index_page_offset += d;
-    }
+    m.data_page_offset += d;
+    if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += d;
+    if (m.index_page_offset !== undefined) m.index_page_offset += d;
   }
-  for (const x of indexes) for (const p of x.offsetIndex?.page_locations ?? []) p.offset += d;
+  for (const x of indexes) for (const p of x.offsetIndex.page_locations) p.offset += d;
   s.row_groups.push(rowGroup);
   s.pendingIndexes.push(...indexes);
   s.num_rows += rowGroup.num_rows;
