@@ -14,7 +14,8 @@
  * Errors leave through src/core/bridge.ts as BridgeErrors: never a stack, never the key.
  */
 import { mkdirSync } from 'node:fs';
-import type { LoupeEvent, Settings, Unsubscribe } from '../shared/contract';
+import type { LoupeEvent, Unsubscribe } from '../shared/contract';
+import { pacingLimits, type EnvironmentSettings } from '../shared/settings';
 import type { ApiCore } from './api';
 import { realClock } from './api/clock';
 import { openArchive, type Archive } from './archive';
@@ -52,6 +53,8 @@ export interface CreateAppOptions {
   version?: string;
   /** diagnostic lines (never contain a key) */
   log?: (line: string) => void;
+  /** what the environment sets for this process (src/shared/settings.ts): pacing overrides */
+  environment?: Pick<EnvironmentSettings, 'rateLimit' | 'maxInFlight'>;
 }
 
 export interface LoupeApp extends AppHandle {
@@ -61,10 +64,6 @@ export interface LoupeApp extends AppHandle {
   keys: KeyRing;
   /** the request core currently in use (built on first use) */
   api(): Promise<ApiCore>;
-}
-
-function limitsOf(s: Settings) {
-  return { requests: s.rateLimit.requests, windowSeconds: s.rateLimit.windowSeconds, maxInFlight: s.maxInFlight };
 }
 
 export function createApp(opts: CreateAppOptions): LoupeApp {
@@ -98,7 +97,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     userAgent: `Loupe/${version} (${opts.door})`,
     log: opts.log ?? (() => {}),
     emit,
-    limits: limitsOf,
+    // the stored pacing, with LOUPE_RATE_LIMIT / LOUPE_MAX_IN_FLIGHT winning for this process
+    limits: (s) => pacingLimits(s, opts.environment ?? {}),
     walksRunning: () => walks.anyRunning(),
     walkProgress: (p) => walks.progress(p),
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
  *      for an app named "Loupe": ~/.config/Loupe (Linux, honours XDG_CONFIG_HOME),
  *      ~/Library/Application Support/Loupe (macOS), %APPDATA%\Loupe (Windows).
  */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, override?: string): string {
+export function defaultDataDir(env: Readonly<Record<string, string | undefined>> = process.env, override?: string): string {
   if (override) return override;
   if (env.LOUPE_HOME) return env.LOUPE_HOME;
   const home = homedir();

@@ -1,16 +1,18 @@
 /**
  * startHost: the web door in one call — composes the app (src/core/app.ts) for a data folder,
- * starts the built-in sandbox when no key and no base URL are configured, and serves the built
+ * starts the built-in sandbox when no key and no base URL are configured (src/core/compose.ts), and serves the built
  * renderer plus the contract on 127.0.0.1 (src/host/server.ts, docs/doors.md).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApp, type CreateAppOptions } from '../core/app';
+import type { CreateAppOptions } from '../core/app';
+import { composeApp, pickSecretStore } from '../core/compose';
 import { appWatchFactory } from '../core/watch';
 import { defaultDataDir } from '../core/paths';
-import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
+import type { SecretStore } from '../core/secrets';
+import type { EnvironmentSettings } from '../shared/settings';
 import { startSandbox, type SandboxOptions } from '../sandbox';
 import { startHostServer } from './server';
 
@@ -27,7 +29,9 @@ export interface StartHostOptions {
   secrets?: SecretStore;
   /** the renderer build; default <repo>/out/renderer */
   staticDir?: string;
-  /** options of the in-process sandbox, when it is used (seed, balance, timeScale…) */
+  /** what the environment sets (src/shared/settings.ts: pacing, the sandbox's seed); default: nothing */
+  environment?: EnvironmentSettings;
+  /** options of the in-process sandbox, when it is used (seed, balance, timeScale…); win over the environment's seed */
   sandbox?: Partial<SandboxOptions>;
   /** fixed token (tests); default 32 random bytes */
   token?: string;
@@ -65,28 +69,18 @@ export function defaultStaticDir(): string {
 export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
   const token = opts.token ?? randomBytes(32).toString('base64url');
-  let secrets = opts.secrets;
-  if (!secrets) {
-    const kr = new KeyringSecretStore();
-    const a = await kr.available();
-    secrets = a.ok ? kr : new UnavailableSecretStore(a.message ?? 'The OS keychain is not available.');
-  }
-  let sandbox: SandboxHandle | null = null;
-  let starting: Promise<SandboxHandle> | null = null;
-  const app = createApp({
-    dataDir,
-    baseUrl: opts.baseUrl ?? null,
-    envKey: opts.envKey ?? null,
+  // secret-store selection and the sandbox on demand: the one composition (src/core/compose.ts)
+  const secrets = opts.secrets ?? (await pickSecretStore());
+  const composed = composeApp({
+    setup: { dataDir, baseUrl: opts.baseUrl ?? null, envKey: opts.envKey ?? null, env: opts.environment ?? { sandboxSeed: 1 } },
+    startSandbox: (o) => startSandbox({ ...o, ...opts.sandbox }),
     secrets,
     door: 'web',
     clock: opts.clock,
     watch: opts.watch ?? appWatchFactory(),
     downloadUrl: (exportId) => `/api/exports/${encodeURIComponent(exportId)}?token=${encodeURIComponent(token)}`,
-    sandbox: () => {
-      starting ??= startSandbox({ port: 0, ...opts.sandbox }).then((sb) => (sandbox = sb));
-      return starting;
-    },
   });
+  const app = composed.app;
   let server;
   try {
     await app.ready;
@@ -98,8 +92,7 @@ export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
       exportsDir: join(dataDir, 'exports'),
     });
   } catch (e) {
-    await app.close().catch(() => {});
-    if (sandbox) await (sandbox as SandboxHandle).close().catch(() => {});
+    await composed.close().catch(() => {});
     throw e;
   }
   const srv = server;
@@ -109,11 +102,10 @@ export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
     port: srv.port,
     token,
     dataDir,
-    sandbox: () => sandbox,
+    sandbox: () => composed.sandbox(),
     async close() {
       await srv.close();
-      await app.close();
-      if (sandbox) await sandbox.close();
+      await composed.close();
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * `npm run serve -- [--port N] [--data-dir DIR] [--base-url URL]`
  * Starts the web host on 127.0.0.1 and prints ONE line on stdout: the URL with the session token.
- * Environment: LOUPE_HOME (data folder), LOUPE_BASE_URL (service), LOUPE_API_KEY (key for this
- * run, never stored). Everything else (notices) goes to stderr.
+ * Environment: every variable of the settings table (src/shared/settings.ts) — LOUPE_HOME (data
+ * folder), LOUPE_BASE_URL (service), LOUPE_API_KEY (key for this run, never stored),
+ * LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT, LOUPE_SANDBOX_SEED. Everything else (notices) goes to stderr.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { doorSetup } from '../core/compose';
 import { startHost } from './index';
 
 function portArg(v: string): number {
@@ -24,11 +26,14 @@ const program = new Command()
 const o = program.opts<{ port: number; dataDir?: string; baseUrl?: string }>();
 
 try {
+  // the flags, else the environment through the settings table (src/shared/settings.ts)
+  const setup = doorSetup({ dataDir: o.dataDir, baseUrl: o.baseUrl });
   const host = await startHost({
     port: o.port,
-    dataDir: o.dataDir ?? process.env.LOUPE_HOME,
-    baseUrl: o.baseUrl ?? process.env.LOUPE_BASE_URL ?? null,
-    envKey: process.env.LOUPE_API_KEY ?? null,
+    dataDir: setup.dataDir,
+    baseUrl: setup.baseUrl,
+    envKey: setup.envKey,
+    environment: setup.env,
   });
   process.stdout.write(`${host.url}\n`);
   process.stderr.write(`Loupe is serving on ${host.origin} (data: ${host.dataDir}). Open the URL above; Ctrl+C stops it.\n`);

@@ -16,11 +16,10 @@
 import { app, BrowserWindow, dialog, Menu, screen, shell } from 'electron';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { createApp } from '../core/app';
+import { composeApp, doorSetup, pickSecretStore, type DoorSetup } from '../core/compose';
 import { appWatchFactory } from '../core/watch';
 import { dispatch, type AppHandle } from '../core/bridge';
 import { defaultDataDir } from '../core/paths';
-import { KeyringSecretStore, UnavailableSecretStore, type SecretStore } from '../core/secrets';
 import { startSandbox } from '../sandbox';
 import type { WatchlistInfo } from '../shared/contract';
 import { bindContract, forwardEvents, type Caller } from './ipc';
@@ -55,13 +54,25 @@ function resourcePath(name: string): string {
 
 registerScheme();
 app.setName('Loupe');
-const dataDir = defaultDataDir(process.env, argValue('--data-dir'));
+// the flags, else the environment through the settings table (src/shared/settings.ts); a bad
+// value is shown when the app is ready (a dialog needs it) and the app stops
+let setupProblem: string | null = null;
+const setup: DoorSetup = (() => {
+  const flags = { dataDir: argValue('--data-dir'), baseUrl: argValue('--base-url') };
+  try {
+    return doorSetup(flags);
+  } catch (e) {
+    setupProblem = e instanceof Error ? e.message : String(e);
+    return { dataDir: defaultDataDir(process.env, flags.dataDir), baseUrl: null, envKey: null, env: { sandboxSeed: 1 } };
+  }
+})();
+const dataDir = setup.dataDir;
 // Chromium's profile lives in the data folder, so the single-instance lock (held on the profile)
 // is per data folder: two launches on one archive focus the first, two archives can run side by side.
 app.setPath('userData', join(dataDir, 'electron'));
 
 let handle: (AppHandle & { ready: Promise<void> }) | null = null;
-let sandboxClose: (() => Promise<void>) | null = null;
+let closeComposed: (() => Promise<void>) | null = null;
 let mainWindow: BrowserWindow | null = null;
 
 /** The app's window, brought to the front (created again when it was closed, macOS). */
@@ -80,16 +91,6 @@ function press(stroke: KeyStroke): void {
   if (!wc) return;
   wc.sendInputEvent({ type: 'keyDown', ...stroke });
   wc.sendInputEvent({ type: 'keyUp', ...stroke });
-}
-
-/** safeStorage when it really encrypts; else the OS keyring; else nothing (never plaintext). */
-async function pickSecrets(): Promise<SecretStore> {
-  const ss = SafeStorageSecretStore.usable();
-  if (ss.ok) return new SafeStorageSecretStore(dataDir);
-  const kr = new KeyringSecretStore();
-  const ka = await kr.available();
-  if (ka.ok) return kr;
-  return new UnavailableSecretStore(`${ss.message ?? ''} ${ka.message ?? ''}`.trim());
 }
 
 /** better-sqlite3 must load under this Electron's ABI (./native); say how to fix it when it does not. */
@@ -193,6 +194,11 @@ async function onReady(): Promise<void> {
     app.exit(1);
     return;
   }
+  if (setupProblem) {
+    dialog.showErrorBox('Loupe cannot start', setupProblem);
+    app.exit(1);
+    return;
+  }
   if (process.platform === 'win32') app.setAppUserModelId(APP_ID); // Windows shows notifications only with it
   app.setAboutPanelOptions({ applicationName: 'Loupe', applicationVersion: app.getVersion(), copyright: 'Loupe — research over the Social Data Read API' });
   serveRenderer(RENDERER_DIR);
@@ -209,23 +215,19 @@ async function onReady(): Promise<void> {
       }),
     ),
   );
-  const secrets = await pickSecrets();
-  const sandboxSeed = Number(process.env.LOUPE_SANDBOX_SEED ?? 1);
-  handle = createApp({
-    dataDir,
-    baseUrl: argValue('--base-url') ?? process.env.LOUPE_BASE_URL ?? null,
-    envKey: process.env.LOUPE_API_KEY ?? null,
+  // safeStorage when it really encrypts; else the OS keyring; else nothing (never plaintext)
+  const secrets = await pickSecretStore({ store: () => new SafeStorageSecretStore(dataDir), usable: SafeStorageSecretStore.usable() });
+  const composed = composeApp({
+    setup,
+    startSandbox,
     secrets,
     door: 'electron',
     version: app.getVersion(),
     // scheduled watchlist runs notify when new items match a watchlist's alert filter
     watch: appWatchFactory({ notify: (title, body) => void notifyAlert(title, body) }),
-    sandbox: async () => {
-      const sb = await startSandbox({ port: 0, seed: sandboxSeed });
-      sandboxClose = sb.close;
-      return sb;
-    },
   });
+  handle = composed.app;
+  closeComposed = () => composed.close();
   handle.events.on((ev) => {
     if (ev.type === 'watch-run' && ev.run.status !== 'running') refreshBadge();
   });
@@ -258,8 +260,7 @@ if (!app.requestSingleInstanceLock()) {
     ev.preventDefault();
     const h = handle;
     void (async () => {
-      await h.close().catch(() => {});
-      await sandboxClose?.().catch(() => {});
+      await (closeComposed ?? (() => h.close()))().catch(() => {});
       app.quit();
     })();
   });
