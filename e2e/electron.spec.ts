@@ -56,7 +56,10 @@ test('launches, shows the sandbox badge, exposes only window.loupe, and runs one
       process: typeof (window as unknown as { process?: unknown }).process,
     }));
     expect(surface).toEqual({ loupe: ['call', 'onEvent'], require: 'undefined', process: 'undefined' });
-    const info = await win.evaluate(() => (window as unknown as { loupe: { call(m: string, i?: unknown): Promise<{ sandbox: boolean; door: string }> } }).loupe.call('app.info'));
+    // the preload answers a typed result (src/shared/errors.ts DoorAnswer), never throws
+    const info = await win.evaluate(() =>
+      (window as unknown as { loupe: { call(m: string, i?: unknown): Promise<{ ok: boolean; result?: { sandbox: boolean; door: string } }> } }).loupe.call('app.info').then((r) => r.result),
+    );
     expect(info).toMatchObject({ sandbox: true, door: 'electron' });
     await expect(win.getByText(/SANDBOX/i).first()).toBeVisible();
     // one search through the UI

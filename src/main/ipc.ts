@@ -3,9 +3,11 @@
  * (validated with the contract's zod schema inside `dispatch`), one channel for events.
  * Calls are accepted only from the app's own window (the sender's frame URL must be the bundled
  * renderer), so a navigated-away or foreign frame cannot drive the core.
+ * Every call answers a DoorAnswer (src/shared/errors.ts): a failure is `{ ok: false, error }` with
+ * the serialised error — the handler never throws, so nothing crosses IPC as a message to parse.
  */
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { dispatch, type AppHandle, type DispatchResult } from '../core/bridge';
+import { dispatch, logIfBug, toBridgeError, type AppHandle, type DispatchResult } from '../core/bridge';
 import { METHOD_NAMES, type LoupeEvent } from '../shared/contract';
 
 export const CALL_CHANNEL = 'loupe:call';
@@ -20,7 +22,14 @@ export function bindContract(app: AppHandle, isTrustedSender: (e: IpcMainInvokeE
   ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, input: unknown): Promise<DispatchResult> => {
     if (!isTrustedSender(e)) return { ok: false, error: { kind: 'forbidden', message: 'This window may not call Loupe.' } };
     if (typeof method !== 'string' || !known.has(method)) return { ok: false, error: { kind: 'not_found', message: 'Unknown method.' } };
-    return through(method, input, e);
+    try {
+      return await through(method, input, e);
+    } catch (err) {
+      // a desktop wrapper (the save dialog) failed: the same serialised error, a bug's stack on stderr
+      const error = toBridgeError(err, app.secrets());
+      logIfBug(method, err, error, app.secrets());
+      return { ok: false, error };
+    }
   });
   return () => ipcMain.removeHandler(CALL_CHANNEL);
 }

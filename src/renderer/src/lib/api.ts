@@ -1,38 +1,44 @@
 /**
  * The one file that picks the door (docs/renderer.md "Doors").
  *
- *  - Electron: the preload exposes the contract as `window.loupe` (a LoupeBridge).
+ *  - Electron: the preload exposes the contract as `window.loupe` (a ResultBridge): every call
+ *    resolves to a DoorAnswer, `{ ok: true, result }` or `{ ok: false, error: SerializedError }`.
  *  - Browser (web host, src/host): POST /api/<method> with a JSON body and the per-run token in
- *    `x-loupe-token`; the answer is `{ ok: true, result }` or `{ ok: false, error: BridgeError }`.
+ *    `x-loupe-token`; the answer is the same DoorAnswer, with the error table's HTTP status.
+ *  Both doors turn a failed result into an ApiError with the error's kind (src/shared/errors.ts).
  *    Events arrive over Server-Sent Events at /api/events?token=… as LoupeEvent JSON.
  *    The token comes from `?token=` in the page URL once, is kept in sessionStorage and removed
  *    from the address bar so it is not left in history or screenshots.
  */
 import { useEffect, useRef } from 'react';
-import type { BridgeError, LoupeBridge, LoupeEvent, MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
+import type { LoupeBridge, LoupeEvent, MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
+import { isErrorKind, LoupeError, type DoorAnswer, type ResultBridge, type SerializedError } from '../../../shared/errors';
 
 declare global {
   interface Window {
-    loupe?: LoupeBridge;
+    loupe?: ResultBridge;
   }
 }
 
-/** An error that crossed a door: the spec's meaning in `message`, never a stack. */
-export class ApiError extends Error {
-  readonly kind: string;
-  readonly type?: string;
-  readonly requestId?: string;
-  constructor(e: BridgeError) {
-    super(e.message);
+/** An error that crossed a door, with its kind: the spec's meaning in `message`, never a stack. */
+export class ApiError extends LoupeError {
+  constructor(e: SerializedError) {
+    super(e.kind, e.message, { type: e.type, requestId: e.requestId, details: e.details });
     this.name = 'ApiError';
-    this.kind = e.kind;
-    this.type = e.type;
-    this.requestId = e.requestId;
   }
 }
 
-function isBridgeError(v: unknown): v is BridgeError {
-  return typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string' && typeof (v as { kind?: unknown }).kind === 'string';
+/** A serialised error of the model (an unknown kind from a newer/older door is read as internal). */
+function serializedError(v: unknown): SerializedError | null {
+  if (typeof v !== 'object' || v === null || typeof (v as { message?: unknown }).message !== 'string' || typeof (v as { kind?: unknown }).kind !== 'string') return null;
+  const e = v as SerializedError;
+  return isErrorKind(e.kind) ? e : { ...e, kind: 'internal' };
+}
+
+/** A DoorAnswer → its value, or its error thrown as an ApiError. */
+function settle<T>(answer: DoorAnswer<T>): T {
+  if (answer.ok) return answer.result;
+  throw new ApiError(serializedError(answer.error) ?? { kind: 'internal', message: 'Unexpected answer from Loupe.' });
 }
 
 const TOKEN_KEY = 'loupe-token';
@@ -92,7 +98,8 @@ function webBridge(): LoupeBridge {
       }
       const b = body as { ok?: boolean; result?: unknown; error?: unknown };
       if (b.ok === true) return b.result as MethodOutput<K>;
-      if (isBridgeError(b.error)) throw new ApiError(b.error);
+      const error = serializedError(b.error);
+      if (error) return settle<MethodOutput<K>>({ ok: false, error });
       throw new ApiError({ kind: 'internal', message: res.status === 401 || res.status === 403 ? 'This page is not authorised: open the URL Loupe printed (it carries the session token).' : `Unexpected answer from Loupe (HTTP ${res.status}).` });
     },
     onEvent(listener) {
@@ -105,26 +112,18 @@ function webBridge(): LoupeBridge {
   };
 }
 
-function electronBridge(b: LoupeBridge): LoupeBridge {
+/** The preload's typed results → the contract (a failure becomes an ApiError with its kind). */
+export function electronBridge(b: ResultBridge): LoupeBridge {
   return {
-    async call(method, input) {
+    async call<K extends MethodName>(method: K, input?: MethodInput<K>): Promise<MethodOutput<K>> {
+      let answer: DoorAnswer<MethodOutput<K>>;
       try {
-        return await b.call(method, input);
+        answer = await b.call(method, input);
       } catch (e) {
-        // Electron wraps thrown errors; the main process sends the BridgeError as JSON in the message.
-        const msg = e instanceof Error ? e.message : String(e);
-        const m = /(\{.*\})\s*$/.exec(msg);
-        if (m) {
-          try {
-            const parsed: unknown = JSON.parse(m[1]);
-            if (isBridgeError(parsed)) throw new ApiError(parsed);
-          } catch (inner) {
-            if (inner instanceof ApiError) throw inner;
-          }
-        }
-        if (isBridgeError(e)) throw new ApiError(e);
-        throw new ApiError({ kind: 'internal', message: msg.replace(/^Error invoking remote method '[^']*': (Error: )?/, '') });
+        // IPC itself failed (the main process is gone): not an answer of the core
+        throw new ApiError({ kind: 'internal', message: `Loupe did not answer: ${e instanceof Error ? e.message : String(e)}` });
       }
+      return settle(answer);
     },
     onEvent: (l) => b.onEvent(l),
   };

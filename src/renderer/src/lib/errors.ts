@@ -5,7 +5,7 @@
 import { fmtExact } from './format';
 
 export interface ErrorFacts {
-  /** BridgeError kind: api, network, validation, local_budget, insufficient_local, gave_up, rate_wait, storage, cancelled, internal */
+  /** the error model's kind (src/shared/errors.ts): api, network, validation, local_budget, insufficient_local, gave_up, rate_wait, storage, cancelled, internal, … */
   kind?: string | null;
   /** the API's error.type (or the storage type) */
   type?: string | null;
