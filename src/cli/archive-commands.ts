@@ -5,6 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
+import { envValue } from '../shared/settings';
 import type { CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
@@ -51,7 +52,7 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
     .action(async (o: { out?: string; force?: boolean; json?: boolean; engine: RecoverEngine }) => {
       const c = context();
       try {
-        const r = await recoverArchive(c.archiveFile, { out: o.out, force: o.force, engine: o.engine, sqlite3: io.env.LOUPE_SQLITE3 || null });
+        const r = await recoverArchive(c.archiveFile, { out: o.out, force: o.force, engine: o.engine, sqlite3: envValue(io.env, 'sqlite3') ?? null });
         if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');
         const kept = `${fmt(r.items)} items, ${fmt(r.ledgerRows)} ledger rows, ${fmt(r.walks)} walks (${r.engine === 'sqlite3' ? "SQLite's .recover" : 'built-in table copy'})`;
         const unplaced = r.unplaced > 0 ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).` : '';

@@ -8,13 +8,16 @@
  * mode: a data folder or archive that cannot be written stops it with a StorageError (exit 6)
  * before anything is sent to the service.
  */
-import { join } from 'node:path';
-import { createApiCore, type ApiCore } from '../core/api';
+import type { ApiCore } from '../core/api';
+import { realClock } from '../core/api/clock';
 import { openArchiveIn, type Archive, type ArchiveMode } from '../core/archive';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
 import type { CoreStore } from '../core/ports';
 import { KeyRing, KeyringSecretStore, SettingsFile } from '../core/secrets';
+import { sandboxOnDemand } from '../core/compose';
+import { createServiceLink, type ServiceLink } from '../core/service-link';
 import type { Settings } from '../shared/contract';
+import { envValue, pacingLimits, readEnvironment, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
 import { startSandbox } from '../sandbox';
 
@@ -47,24 +50,22 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
-/** `LOUPE_RATE_LIMIT` = `<count>/<seconds>s` (e.g. `60/60s`), `LOUPE_MAX_IN_FLIGHT` = n. */
+/**
+ * `LOUPE_RATE_LIMIT` = `<count>/<seconds>s` (e.g. `60/60s`), `LOUPE_MAX_IN_FLIGHT` = n: the
+ * settings table's reading (src/shared/settings.ts), a bad value as a usage error (exit 2).
+ */
 export function limitsFromEnv(env: NodeJS.ProcessEnv, s: Settings): { requests: number; windowSeconds: number; maxInFlight: number } {
-  let requests = s.rateLimit.requests;
-  let windowSeconds = s.rateLimit.windowSeconds;
-  let maxInFlight = s.maxInFlight;
-  if (env.LOUPE_RATE_LIMIT) {
-    const m = /^\s*(\d+)\s*\/\s*(\d+)\s*s?\s*$/.exec(env.LOUPE_RATE_LIMIT);
-    if (!m) throw new UsageError(`LOUPE_RATE_LIMIT must look like 60/60s (requests/seconds), not "${env.LOUPE_RATE_LIMIT}".`);
-    requests = Number(m[1]);
-    windowSeconds = Number(m[2]);
-    if (requests < 1 || windowSeconds < 1) throw new UsageError('LOUPE_RATE_LIMIT needs at least 1 request per at least 1 second.');
+  return pacingLimits(s, environment(env));
+}
+
+/** The environment through the settings table; a value that does not fit is a usage error. */
+function environment(env: NodeJS.ProcessEnv): EnvironmentSettings {
+  try {
+    return readEnvironment(env);
+  } catch (e) {
+    if (e instanceof SettingValueError) throw new UsageError(e.message);
+    throw e;
   }
-  if (env.LOUPE_MAX_IN_FLIGHT) {
-    const n = Number(env.LOUPE_MAX_IN_FLIGHT);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError(`LOUPE_MAX_IN_FLIGHT must be a whole number ≥ 1, not "${env.LOUPE_MAX_IN_FLIGHT}".`);
-    maxInFlight = n;
-  }
-  return { requests, windowSeconds, maxInFlight };
 }
 
 /**
@@ -114,11 +115,14 @@ export function createContext(
   log: (s: string) => void = () => {},
   mode: ArchiveMode = 'write',
 ): CliContext {
+  // the data folder as every door finds it (src/core/paths.ts: --data-dir, else LOUPE_HOME, …)
   const dataDir = defaultDataDir(env, g.dataDir);
   const settings = new SettingsFile(settingsPath(dataDir));
-  const keys = new KeyRing({ store: new KeyringSecretStore(), settings, envKey: env.LOUPE_API_KEY ?? null });
+  // the OS keyring (src/core/compose.ts pickSecretStore says why the CLI takes it as is)
+  const keys = new KeyRing({ store: new KeyringSecretStore(), settings, envKey: envValue(env, 'apiKey') ?? null });
   let archive: Archive | null = null;
   let core: ApiCore | null = null;
+  let link: ServiceLink | null = null;
   let stopSandbox: (() => Promise<void>) | null = null;
   const ctx: CliContext = {
     dataDir,
@@ -133,57 +137,55 @@ export function createContext(
     },
     async api() {
       if (core) return core;
+      const e = environment(env);
       const s = settings.read().app;
-      const limits = limitsFromEnv(env, s);
       const configured =
         g.baseUrl !== undefined
           ? checkBaseUrl(g.baseUrl, '--base-url')
-          : env.LOUPE_BASE_URL !== undefined && env.LOUPE_BASE_URL !== ''
-            ? checkBaseUrl(env.LOUPE_BASE_URL, 'LOUPE_BASE_URL')
+          : e.baseUrl !== undefined
+            ? checkBaseUrl(e.baseUrl, 'LOUPE_BASE_URL')
             : s.baseUrl
               ? checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`)
               : null;
       // the archive first: a folder that cannot be written stops a writing command here, before
       // the sandbox starts or anything is sent
-      const store = mode === 'read' ? readingStore(ctx.archive()) : ctx.archive();
-      let baseUrl: string;
-      let keySource: Pick<Parameters<typeof createApiCore>[0], 'getKey' | 'getKeys'>;
-      if (configured) {
-        baseUrl = configured;
-        // the pool: LOUPE_API_KEY (one key or several, comma-separated), else every stored key
-        keySource = { getKeys: () => keys.poolKeys() };
-      } else {
-        const sb = await startSandbox({ port: 0 });
-        stopSandbox = () => sb.close();
-        baseUrl = sb.url;
-        keySource = { getKey: () => sb.key };
-        ctx.sandbox = true;
-        log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');
-      }
-      core = createApiCore({
-        baseUrl,
-        ...keySource,
-        // every Loupe process using this data folder paces each key together (no self-caused 429)
-        paceFile: join(dataDir, 'pacing.db'),
-        store,
-        limits,
-        // in a read-only folder the cache is read; writing it fails quietly (it is a cache)
-        catalogueFile: ctx.sandbox ? undefined : join(dataDir, 'catalogue.json'),
+      const a = ctx.archive();
+      // the request core from the composition's service link (src/core/service-link.ts): the
+      // configured service with the key pool (LOUPE_API_KEY, one key or several, else every stored
+      // key), else the in-process sandbox; every Loupe process using this data folder paces each
+      // key together (pacing.db); in a read-only folder the catalogue cache is read, writing it
+      // fails quietly (it is a cache)
+      link = createServiceLink({
+        dataDir,
+        doorBaseUrl: configured,
+        sandboxWithoutBaseUrl: true,
+        sandbox: async () => {
+          const sb = await sandboxOnDemand(startSandbox, e.sandboxSeed).start();
+          stopSandbox = () => sb.close();
+          ctx.sandbox = true;
+          log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');
+          return sb;
+        },
+        keys,
+        settingsFile: settings,
+        archive: a,
+        store: mode === 'read' ? readingStore(a) : a,
+        clock: realClock,
         userAgent: 'Loupe-CLI/0.1.0',
+        log: () => {},
+        // e.g. "The API key does not look like a service key…", shown before the first call
+        emit: (ev) => {
+          if (ev.type === 'notice' && ev.level === 'warning') log(`Warning: ${ev.message}`);
+        },
+        limits: (st) => pacingLimits(st, e),
+        walksRunning: () => false,
+        walkProgress: () => {},
       });
-      // e.g. "The API key does not look like a service key…", shown before the first call
-      core.events.on('warning', (w) => log(`Warning: ${w.message}`));
-      core.events.on('key-refused', (r) => {
-        try {
-          keys.markRefused(r.name, r.type);
-        } catch {
-          /* read-only settings: out of this process's pool all the same */
-        }
-      });
+      core = await link.api();
       return core;
     },
     async close() {
-      if (core) await core.close().catch(() => {});
+      if (link) await link.close().catch(() => {});
       if (stopSandbox) await stopSandbox().catch(() => {});
       archive?.close();
     },

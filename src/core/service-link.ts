@@ -11,7 +11,7 @@ import { createApiCore, type ApiCore } from './api';
 import type { WalkProgress } from './api/types';
 import type { Archive } from './archive';
 import { AppError } from './bridge';
-import type { Clock } from './ports';
+import type { Clock, CoreStore } from './ports';
 import type { KeyRing, SettingsFile } from './secrets';
 
 export const APP_VERSION = '0.1.0';
@@ -43,6 +43,10 @@ export interface ServiceLinkOptions {
   keys: KeyRing;
   settingsFile: SettingsFile;
   archive: Archive;
+  /** what the request core writes to (default: the archive; the CLI's reading commands skip the balance memo) */
+  store?: CoreStore;
+  /** true (the CLI): no base URL always means the sandbox, even with a key; else the app's rule */
+  sandboxWithoutBaseUrl?: boolean;
   clock: Clock;
   userAgent: string;
   log: (line: string) => void;
@@ -87,7 +91,7 @@ function num(v: unknown): number | null {
 export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
   const { archive, clock, keys, settingsFile, emit } = o;
   const doorBaseUrl = o.doorBaseUrl;
-  const startedInSandbox = !doorBaseUrl && !settingsFile.read().app.baseUrl && !keys.hasKey();
+  const startedInSandbox = !doorBaseUrl && !settingsFile.read().app.baseUrl && (!!o.sandboxWithoutBaseUrl || !keys.hasKey());
 
   let freeCallsRemaining: number | null = null;
   let freeRefresh: Promise<unknown> | null = null;
@@ -163,7 +167,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
       // Loupe process using this data folder (pacing.db)
       ...(sb ? { getKey: () => sb.key } : { getKeys: () => keys.poolKeys() }),
       paceFile: join(o.dataDir, 'pacing.db'),
-      store: archive,
+      store: o.store ?? archive,
       clock,
       limits: o.limits(s),
       maxWaitMs: s.maxWaitSeconds * 1000,

@@ -84,12 +84,15 @@ function parseWhole(spec: SettingSpec, value: string): number {
   return n;
 }
 
+/** One setting's raw environment value by its table name, unchecked (empty counts as unset). */
+export function envValue(env: EnvLike, name: string): string | undefined {
+  const v = env[settingSpec(name)?.env ?? ''];
+  return v === undefined || v === '' ? undefined : v;
+}
+
 /** The environment's settings, checked against the table. Empty values count as unset. */
 export function readEnvironment(env: EnvLike): EnvironmentSettings {
-  const get = (name: string): string | undefined => {
-    const v = env[settingSpec(name)!.env!];
-    return v === undefined || v === '' ? undefined : v;
-  };
+  const get = (name: string): string | undefined => envValue(env, name);
   const out: EnvironmentSettings = { sandboxSeed: settingSpec('sandboxSeed')!.default as number };
   const home = get('dataDir');
   if (home !== undefined) out.dataDir = home;
