@@ -65,7 +65,7 @@ export interface WalkInfo {
   creditsSpent: number;
   stopReason: string | null;
   error: string | null;
-  /** why it stopped, in BridgeError terms (kind, the API's error.type), so the UI can offer the way out */
+  /** why it stopped, in the error model's terms (src/shared/errors.ts: kind, the API's error.type), so the UI can offer the way out */
   errorKind?: string | null;
   errorType?: string | null;
   /** 'rate_wait': when the service's wait ends (ms since epoch); resume after it */

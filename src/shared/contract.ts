@@ -231,13 +231,7 @@ export interface LoupeBridge {
   onEvent(listener: (e: LoupeEvent) => void): Unsubscribe;
 }
 
-/** Errors cross doors as this shape (never a stack, never a key). */
-export interface BridgeError {
-  kind: string; // 'api' | 'network' | 'validation' | 'local_budget' | 'insufficient_local' | 'cancelled' | 'gave_up' | 'rate_wait' | 'storage' | 'internal'
-  type?: string; // the API's error.type
-  message: string;
-  requestId?: string;
-}
+// Errors cross doors as the error model's SerializedError (src/shared/errors.ts): never a stack, never a key.
 
 export function parseInput<K extends MethodName>(method: K, input: unknown): MethodParsedInput<K> {
   return methods[method].input.parse(input ?? {}) as MethodParsedInput<K>;

@@ -144,7 +144,7 @@ export function useLoupeEvent(listener: (e: LoupeEvent) => void): void {
   useEffect(() => bridge.onEvent((e) => ref.current(e)), []);
 }
 
-/** The text to show for any failure: BridgeError.message (the spec's meaning), never a stack. */
+/** The text to show for any failure: the serialised error's message (the spec's meaning), never a stack. */
 export function errorText(e: unknown): string {
   if (e instanceof ApiError) return e.message + (e.requestId ? ` (request ${e.requestId})` : '');
   if (e instanceof Error) return e.message;

@@ -9,10 +9,9 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExportJob } from '../../../../shared/contract';
 import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName, type NetworkView } from '../../../../shared/contract-network';
 import type { LibraryQuery } from '../../../../shared/query';
-import { errorText } from '../../lib/api';
+import { api, errorText } from '../../lib/api';
 import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
-import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 
@@ -254,13 +253,14 @@ function NetworkExport({ query, network, pseudonymise }: { query: LibraryQuery; 
   const [jobId, setJobId] = useState<string | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
-  const exports = useExportWrites();
+  const putExport = useUi((s) => s.putExport);
   const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: !live || live.status === 'running' ? 1000 : false, staleTime: 0 });
   const job: ExportJob | null | undefined = live?.status !== 'running' ? live : (polled.data ?? live);
   const start = async (format: 'gexf' | 'graphml') => {
     setErr(null);
     try {
-      const j = await exports.start({ query, format, network, pseudonymise });
+      const j = await api.call('export.start', { query, format, network, pseudonymise });
+      putExport(j);
       setJobId(j.exportId);
     } catch (e) {
       setErr(errorText(e));
