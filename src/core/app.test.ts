@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../sandbox';
 import type { LoupeEvent, WalkInfo } from '../shared/contract';
 import { createApp, type LoupeApp } from './app';
@@ -135,5 +135,17 @@ describe('createApp on the sandbox', () => {
     expect(unknown.ok).toBe(false);
     expect(JSON.stringify(unknown)).not.toContain(sb.key);
     expect(JSON.stringify(unknown)).not.toContain('at ');
+  });
+
+  it('a user mistake in a library query (a bad cursor, a malformed search) is validation with its sentence, and logs no stack', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await call('library.query', { after: 'garbage!' })).toEqual({ ok: false, error: { kind: 'validation', message: 'invalid cursor' } });
+      const search = await call('library.query', { text: '(crumb OR' });
+      expect(search).toMatchObject({ ok: false, error: { kind: 'validation' } });
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      log.mockRestore();
+    }
   });
 });

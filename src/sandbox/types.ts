@@ -99,6 +99,59 @@ export interface EndpointDef {
   topRepeats?: boolean;
   /** For unpaginated lists (`paging` null): how many rows one call returns. */
   listSize?: number;
+  /**
+   * How the world answers (registry/traits.ts): declared per endpoint in the registry, always set
+   * there; absent on hand-built defs (tests), which get the defaults of their feed and record.
+   */
+  world?: WorldTraits;
+}
+
+/** Which generator of the world answers an endpoint. */
+export type WorldGen =
+  | 'single' // a single record; `singleKey` / `record` pick which
+  | 'user_posts' // an account's own posts (optionally of some kinds only)
+  | 'comments'
+  | 'replies'
+  | 'search_posts' // a query's finite set of posts that grows with time
+  | 'search_comments'
+  | 'accounts'
+  | 'events'
+  | 'objects' // groups, advertisers, hashtag boards, places, audio (by `feed`)
+  | 'generic_posts' // any other list of posts (trending, by place, by sound, in a playlist...)
+  | 'stories' // live stories of the last 24 h
+  | 'highlight' // the stories of one highlight
+  | 'object_posts'; // free-form objects of an account (highlights, playlists) or effects by id
+
+/**
+ * The world's behaviour for one endpoint, declared rather than read from the path (the path only
+ * enters the world's hashes, as the endpoint's identity). Absent fields mean "no".
+ */
+export interface WorldTraits {
+  gen: WorldGen;
+  /** user_posts: the post kinds listed (absent: every kind). */
+  kinds?: readonly string[];
+  /** search_posts / generic_posts: the kind of each row (absent: the network's own mix). */
+  rowKind?: 'reel' | 'photo_mostly' | 'question';
+  /** Fields filled on every row although the network's rows otherwise leave them null. */
+  fill?: readonly string[];
+  /** accounts / events: a search — rows drawn from the whole network (handles echo the query; past events kept). */
+  search?: boolean;
+  /** accounts: the list's size — the owner's followers (default) or following, a sample sized by the query, 10-30 similar accounts, or the first 100 likers. */
+  audience?: 'followers' | 'following' | 'sample' | 'similar' | 'likers';
+  /** accounts: follower counts withheld. */
+  hideFollowers?: boolean;
+  /** generic_posts: the rows are the named owner's (group, board, playlist, advertiser). */
+  byOwner?: boolean;
+  /** generic_posts: a chart — a few days of rows, most liked first, not growing. */
+  trending?: boolean;
+  /** search_posts: no cursor; one call answers up to 100 rows within since..until at whole-second precision. */
+  untilWindow?: boolean;
+  /** Attached: the profile and metrics (data.ext), the post's like count (data.ext), ad fields or the reposted url (post.ext). */
+  attach?: 'profile_metrics' | 'like_count' | 'ad' | 'reposted_from';
+  /** object_posts: the item key of each row. */
+  item?: 'highlight' | 'effect' | 'playlist' | 'object';
+  /** single profile: the reduced (basic) or extended (about) view. */
+  profile?: 'basic' | 'about';
 }
 
 /** One row of a list, before the server applies paging, filters and judgments. */

@@ -3,7 +3,7 @@
  * parameter the endpoint accepts in a fixed order so all endpoints read the same.
  */
 import type { Platform } from '../../shared/api-types';
-import type { EndpointDef, FeedKind, RecordKind } from '../types';
+import type { EndpointDef, FeedKind, RecordKind, WorldTraits } from '../types';
 import {
   cursorParam,
   dryRunParam,
@@ -24,6 +24,7 @@ import {
   untilParam,
   type RegistryParam,
 } from './params';
+import { worldTraits } from './traits';
 
 /** Spec windows: 1 h, 6 h, 24 h. */
 export const TTL = { search: 3600, content: 21600, profile: 86400 } as const;
@@ -75,6 +76,8 @@ export interface Row {
   topRepeats?: boolean;
   /** Reason text when price/params/endpoint were chosen, not given by the spec. */
   assumed?: string;
+  /** How the world answers, where it differs from the defaults of `out` (EndpointDef.world). */
+  world?: Partial<WorldTraits>;
 }
 
 const DEFAULT_PAGE: Record<FeedKind, number> = {
@@ -169,5 +172,6 @@ export function build(platform: Platform, r: Row, order: number): EndpointDef {
   if (r.dateFilter) def.dateFilter = true;
   if (r.topRepeats) def.topRepeats = true;
   if (!paging && r.out.shape === 'list') def.listSize = r.listSize ?? DEFAULT_PAGE[r.out.feed];
+  def.world = worldTraits(r.out, r.world);
   return def;
 }
