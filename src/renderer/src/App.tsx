@@ -1,8 +1,10 @@
 /** The frame: rail, top bar, the current view, the drawer; global keys; the event stream. */
 import { useEffect, useMemo, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, errorText, useLoupeEvent } from './lib/api';
-import { invalidate, useSettings } from './queries/hooks';
+import { errorText, useLoupeEvent } from './lib/api';
+import { useSettings } from './queries/hooks';
+import { invalidate } from './queries/keys';
+import { accountWrites, refreshBalance } from './queries/account';
 import { useUi, VIEWS, type ViewId } from './stores/ui';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
@@ -62,12 +64,12 @@ export function App() {
         const fire = () => {
           lastInvalidate.current = Date.now();
           pending.current = null;
-          invalidate(qc, 'library.', 'walks.');
+          invalidate(qc, 'library', 'walks');
         };
         if (e.walk.status !== 'running' || now - lastInvalidate.current > 500) fire();
         else if (!pending.current) pending.current = setTimeout(fire, 500);
         if (e.walk.status === 'failed' && e.walk.error) ui.toast('error', e.walk.error);
-        if (e.walk.status !== 'running') invalidate(qc, 'usage.');
+        if (e.walk.status !== 'running') invalidate(qc, 'usage');
         break;
       }
       case 'balance':
@@ -78,7 +80,7 @@ export function App() {
         break;
       case 'watch-run':
         ui.putRun(e.run);
-        invalidate(qc, 'watchlists.', 'library.', 'usage.');
+        invalidate(qc, 'watchlists', 'library', 'usage');
         if (e.alerts > 0) ui.toast('warning', `Watchlist run: ${e.alerts} item${e.alerts === 1 ? '' : 's'} match the alert.`);
         break;
       case 'rate-limited':
@@ -93,15 +95,16 @@ export function App() {
 
   const commands = useMemo<Command[]>(() => {
     const ui = useUi.getState;
+    const writes = accountWrites(qc);
     const cmds: Command[] = VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${i + 1}`, run: () => ui().setView(v.id) }));
     cmds.push(
       { id: 'focus-query', label: 'Focus the query field', hint: '/', run: () => focusQuery() },
       { id: 'bg', label: 'Show background work (walks, runs)', run: () => ui().setBgOpen(true) },
-      { id: 'refresh-balance', label: 'Refresh credit balance (free)', run: () => void api.call('credits.refresh', {}).then((b) => ui().setBalance(b)).catch((e) => ui().toast('error', errorText(e))) },
-      { id: 'refresh-catalogue', label: 'Reload the endpoint catalogue (free)', run: () => void api.call('catalogue.get', { force: true }).then(() => invalidate(qc, 'catalogue.')) },
-      { id: 'theme-dark', label: 'Theme: dark', run: () => void api.call('settings.update', { theme: 'dark' }).then(() => invalidate(qc, 'settings.')) },
-      { id: 'theme-light', label: 'Theme: light', run: () => void api.call('settings.update', { theme: 'light' }).then(() => invalidate(qc, 'settings.')) },
-      { id: 'theme-system', label: 'Theme: follow the system', run: () => void api.call('settings.update', { theme: 'system' }).then(() => invalidate(qc, 'settings.')) },
+      { id: 'refresh-balance', label: 'Refresh credit balance (free)', run: () => void refreshBalance().catch((e) => ui().toast('error', errorText(e))) },
+      { id: 'refresh-catalogue', label: 'Reload the endpoint catalogue (free)', run: () => void writes.reloadCatalogue() },
+      { id: 'theme-dark', label: 'Theme: dark', run: () => void writes.setTheme('dark') },
+      { id: 'theme-light', label: 'Theme: light', run: () => void writes.setTheme('light') },
+      { id: 'theme-system', label: 'Theme: follow the system', run: () => void writes.setTheme('system') },
       { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
       { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
       { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },

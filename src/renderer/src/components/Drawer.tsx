@@ -1,11 +1,11 @@
 /** The item drawer: full record, labels with evidence, provenance and cost, tags, note, label overrides. */
 import { useEffect, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { ItemDetail } from '../../../shared/contract';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { creditRange, fmtExact, safeHttpUrl, utc } from '../lib/format';
 import { effectiveLabels, engagement, engagementHidden, ENGAGEMENT, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, relevance, str } from '../lib/records';
-import { invalidate, useLoupe } from '../queries/hooks';
+import { useLoupe } from '../queries/hooks';
+import { useLibraryWrites } from '../queries/library';
 import { useUi } from '../stores/ui';
 import { Chips, ErrorBox, Num, RelBar, Skeleton, When } from './cells';
 import { labelChips } from '../lib/records';
@@ -37,7 +37,7 @@ export function Drawer() {
 }
 
 function DrawerBody({ d }: { d: ItemDetail }) {
-  const qc = useQueryClient();
+  const writes = useLibraryWrites();
   const toast = useUi((s) => s.toast);
   const setView = useUi((s) => s.setView);
   const setHandoff = useUi((s) => s.setHandoff);
@@ -47,11 +47,9 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const [tag, setTag] = useState('');
   const item = { platform: d.platform, kind: d.kind, id: d.id };
   useEffect(() => setNote(d.note ?? ''), [d.id, d.note]);
-  const refresh = () => invalidate(qc, 'library.');
   const run = async (f: () => Promise<unknown>, ok?: string) => {
     try {
       await f();
-      refresh();
       if (ok) toast('info', ok);
     } catch (e) {
       toast('error', errorText(e));
@@ -138,7 +136,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
             fields={fields}
             overridden={d.overrides[fam] ?? {}}
             evidence={isObj(evidence) && isObj(evidence[fam]) ? str(evidence[fam].quote) : null}
-            onOverride={(field, value, clear) => run(() => api.call('library.override', { item, family: fam, field, value, clear }), clear ? 'Override cleared' : 'Label overridden')}
+            onOverride={(field, value, clear) => run(() => writes.override([item], { family: fam, field, value, clear }), clear ? 'Override cleared' : 'Label overridden')}
           />
         ))}
       </section>
@@ -148,7 +146,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
           {d.tags.map((t) => (
             <span key={t} className="chip tone-muted">
               {t}{' '}
-              <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => api.call('library.tag', { items: [item], tag: t, remove: true }))}>
+              <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => writes.untagItems([item], t))}>
                 ×
               </button>
             </span>
@@ -161,7 +159,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
             const t = tag.trim();
             if (!t) return;
             setTag('');
-            void run(() => api.call('library.tag', { items: [item], tag: t }));
+            void run(() => writes.tagItems([item], t));
           }}
         >
           <input value={tag} onChange={(e) => setTag(e.target.value)} placeholder="add a tag" aria-label="Add tag" data-testid="drawer-tag" />
@@ -173,7 +171,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
       <section>
         <h4>Note</h4>
         <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={3} aria-label="Note" data-testid="drawer-note" />
-        <button className="btn small" onClick={() => run(() => api.call('library.note', { item, note: note.trim() ? note : null }), 'Note saved')}>
+        <button className="btn small" onClick={() => run(() => writes.setNote([item], note.trim() ? note : null), 'Note saved')}>
           Save note
         </button>
       </section>

@@ -3,9 +3,10 @@ import { useState } from 'react';
 import type { ExportFormatName, ExportJob, ItemRefInput } from '../../../shared/contract';
 import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-network';
 import type { LibraryQuery } from '../../../shared/query';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
+import { useExportWrites } from '../queries/calls';
 import { useUi } from '../stores/ui';
 
 export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
@@ -21,7 +22,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
   const [jobId, setJobId] = useState<string | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
-  const putExport = useUi((s) => s.putExport);
+  const exports = useExportWrites();
   const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 });
   const job: ExportJob | null | undefined = pickNewest(live, polled.data ?? undefined);
   const all = cols.data ?? [];
@@ -29,7 +30,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
   const start = async () => {
     setErr(null);
     try {
-      const j = await api.call('export.start', {
+      const j = await exports.start({
         query: items ? undefined : watchlistId ? undefined : stripPaging(query),
         items,
         watchlistId,
@@ -40,7 +41,6 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
         columns: hasColumns && picked ? all.filter((c) => picked.has(c)) : undefined,
         fileName: fileName.trim() ? fileName.trim() : undefined,
       });
-      putExport(j);
       setJobId(j.exportId);
     } catch (e) {
       setErr(errorText(e));
@@ -147,7 +147,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
             <progress max={job.total} value={job.rows} aria-label="Export progress" />
           ) : null}
           {job.status === 'running' ? (
-            <button className="btn small" onClick={() => void api.call('export.cancel', { exportId: job.exportId }).then((j) => j && putExport(j))} data-testid="export-cancel">
+            <button className="btn small" onClick={() => void exports.cancel(job.exportId)} data-testid="export-cancel">
               Cancel
             </button>
           ) : null}

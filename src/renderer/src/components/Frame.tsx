@@ -1,11 +1,12 @@
 /** Left rail, top bar (key name, live balance, free calls, background work, sandbox badge). */
 import { balanceStale, balanceText } from '../lib/balance';
 import { useEffect } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { WalkInfo } from '../../../shared/contract';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { duration, fmtExact, setServiceClock } from '../lib/format';
-import { invalidate, useInfo, useLoupe } from '../queries/hooks';
+import { useInfo, useLoupe } from '../queries/hooks';
+import { refreshBalance } from '../queries/account';
+import { useWalkWrites } from '../queries/walks';
 import { useUi, VIEWS } from '../stores/ui';
 
 export function Rail() {
@@ -67,7 +68,7 @@ export function TopBar() {
     setBalance(credits.data);
     // unknown, or last read before a restart / a service switch: ask the service again
     // (GET /v1/credits is free and not rate-counted)
-    if (balanceStale(credits.data, Date.now()) && info.data?.keySet !== false) void api.call('credits.refresh', {}).then(setBalance).catch(() => {});
+    if (balanceStale(credits.data, Date.now()) && info.data?.keySet !== false) void refreshBalance().catch(() => {});
   }, [credits.data, setBalance, info.data?.keySet, info.data?.baseUrl]);
   // on the sandbox, times are shown on its clock (it can be advanced and may run faster)
   const sbState = useLoupe('sandbox.state', {}, { enabled: !!info.data?.sandbox, staleTime: 60_000 });
@@ -102,7 +103,7 @@ export function TopBar() {
           {b?.freeCallsRemaining != null ? b.freeCallsRemaining : '—'}
         </span>
       </span>
-      <button className="btn small ghost" title="Refresh balance (free)" aria-label="Refresh balance" onClick={() => void api.call('credits.refresh', {}).then(setBalance).catch(() => {})}>
+      <button className="btn small ghost" title="Refresh balance (free)" aria-label="Refresh balance" onClick={() => void refreshBalance().catch(() => {})}>
         ↻
       </button>
       <div className="spacer" />
@@ -124,14 +125,12 @@ export function TopBar() {
 }
 
 function BackgroundWork({ walks }: { walks: WalkInfo[] }) {
-  const qc = useQueryClient();
+  const walkWrites = useWalkWrites();
   const toast = useUi((s) => s.toast);
-  const putWalk = useUi((s) => s.putWalk);
   const runs = Object.values(useUi((s) => s.runs)).sort((a, b) => b.startedAt - a.startedAt);
   const act = async (f: () => Promise<WalkInfo>) => {
     try {
-      putWalk(await f());
-      invalidate(qc, 'walks.');
+      await f();
     } catch (e) {
       toast('error', errorText(e));
     }
@@ -153,11 +152,11 @@ function BackgroundWork({ walks }: { walks: WalkInfo[] }) {
             </div>
           </div>
           {w.status === 'running' ? (
-            <button className="btn small" onClick={() => act(() => api.call('walks.cancel', { walkId: w.walkId }))}>
+            <button className="btn small" onClick={() => act(() => walkWrites.cancel(w.walkId))}>
               Cancel
             </button>
           ) : w.status === 'paused' || w.status === 'cancelled' || w.status === 'failed' ? (
-            <button className="btn small" onClick={() => act(() => api.call('walks.resume', { walkId: w.walkId, maxPages: 1 }))} title="Continue from the last cursor, one page (priced as one page of this endpoint)">
+            <button className="btn small" onClick={() => act(() => walkWrites.resume(w.walkId, 1))} title="Continue from the last cursor, one page (priced as one page of this endpoint)">
               Resume 1 page
             </button>
           ) : null}

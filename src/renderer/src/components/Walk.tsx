@@ -1,12 +1,12 @@
 /** Walks: start with a price and a confirmation, live status, cancel, "Fetch N more pages · price". */
 import { useRef, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { Target, WalkInfo } from '../../../shared/contract';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { etaText } from '../lib/errors';
 import { toastError, useNow, WayOutBox } from './WayOut';
-import { invalidate, useApproveSpend, useLoupe, useWalkPrice } from '../queries/hooks';
+import { useApproveSpend, useLoupe, useWalkPrice } from '../queries/hooks';
+import { useWalkWrites } from '../queries/walks';
 import { useUi } from '../stores/ui';
 import { SpendButton } from './cells';
 import { singleFlight } from '../lib/single-flight';
@@ -24,24 +24,20 @@ export function useWalk(walkId: string | null): WalkInfo | null {
 /** Price → confirm above the threshold → walks.start. Returns the walk or null (declined / failed: toast). */
 export function useStartWalk() {
   const approve = useApproveSpend();
-  const putWalk = useUi((s) => s.putWalk);
   const toast = useUi((s) => s.toast);
-  const qc = useQueryClient();
+  const walks = useWalkWrites();
   // one press = one walk, even when a click and a form submit (or two clicks) both arrive; the guard
   // outlives re-renders (a ref), the step functions are the latest ones
-  const deps = useRef({ approve, putWalk, toast, qc });
-  deps.current = { approve, putWalk, toast, qc };
+  const deps = useRef({ approve, toast, walks });
+  deps.current = { approve, toast, walks };
   const start = useRef<ReturnType<typeof singleFlight<[Target, string, number, string], WalkInfo | null>>>(null);
   start.current ??= singleFlight(async (target: Target, source: string, pages: number, what: string): Promise<WalkInfo | null> => {
-    const { approve, putWalk, qc } = deps.current;
+    const { approve, walks } = deps.current;
     try {
-      const est = await api.call('api.estimateWalk', { target, pages });
+      const est = await walks.estimate(target, pages);
       const ok = await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation });
       if (!ok) return null;
-      const w = await api.call('walks.start', { target, source, maxPages: pages });
-      putWalk(w);
-      invalidate(qc, 'walks.');
-      return w;
+      return await walks.start(target, source, pages);
     } catch (e) {
       toastError(e);
       return null;
@@ -64,9 +60,8 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
   const [more, setMore] = useState(moreOptions[Math.min(2, moreOptions.length - 1)]);
   const price = useWalkPrice(walk.status === 'running' ? null : target, more);
   const approve = useApproveSpend();
-  const putWalk = useUi((s) => s.putWalk);
   const toast = useUi((s) => s.toast);
-  const qc = useQueryClient();
+  const walks = useWalkWrites();
   const ended = walk.stopReason === 'end' || walk.stopReason === 'known_id' || walk.stopReason === 'since';
   // stopped by a failure (gave up, out of credits, a long wait…): the way out is to resume the
   // same walk from its saved cursor, not "fetch more" (issue 14 #7)
@@ -76,18 +71,16 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
   const eta = walk.status === 'running' ? etaText(walk.updatedAt, walk.etaMs, now, rateUntil) : null;
   const cancel = async () => {
     try {
-      putWalk(await api.call('walks.cancel', { walkId: walk.walkId }));
-      invalidate(qc, 'walks.');
+      await walks.cancel(walk.walkId);
     } catch (e) {
       toast('error', errorText(e));
     }
   };
   const resume = async () => {
     try {
-      const est = price.data ?? (await api.call('api.estimateWalk', { target, pages: more }));
+      const est = price.data ?? (await walks.estimate(target, more));
       if (!(await approve({ what: `Fetch ${more} more page${more === 1 ? '' : 's'}`, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation }))) return;
-      putWalk(await api.call('walks.resume', { walkId: walk.walkId, maxPages: more }));
-      invalidate(qc, 'walks.');
+      await walks.resume(walk.walkId, more);
     } catch (e) {
       toastError(e);
     }

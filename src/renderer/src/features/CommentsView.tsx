@@ -7,10 +7,10 @@ import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { SwitchReceipt } from '../../../shared/api-types';
 import { cleanParams, commentEndpoints, endpointPath, identityParam, platformsOf, validateParams } from '../lib/catalogue';
-import { api } from '../lib/api';
 import { effectiveLabels, isObj, publishedAt, str } from '../lib/records';
 import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
+import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
 import { ParamForm } from '../components/ParamForm';
@@ -54,6 +54,7 @@ export function CommentsView() {
   const ep = eps.find((e) => endpointPath(e) === s.endpoint) ?? eps[0] ?? null;
   const idp = ep ? identityParam(ep) : 'url';
   const approve = useApproveSpend();
+  const singleCall = useSingleCall();
   const start = useStartWalk();
   const [err, setErr] = useState<unknown>(null);
 
@@ -81,9 +82,9 @@ export function CommentsView() {
     setErr(null);
     if (oneCall) {
       try {
-        const q = await api.call('api.quote', target);
+        const q = await quoteNow(target);
         if (!(await approve({ what: `Read comments mentioning a switch from ${params.switch_from}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
-        const r: CallResult = await api.call('api.call', { target, source: 'comments' });
+        const r: CallResult = await singleCall(target, 'comments');
         const rec = isObj(r.envelope.data) ? (r.envelope.data as { switch_receipts?: SwitchReceipt[] }).switch_receipts : undefined;
         s.set({ callId: r.callId, walkId: null, receipts: rec ?? [], target });
       } catch (e) {

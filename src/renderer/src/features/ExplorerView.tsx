@@ -4,9 +4,10 @@ import { create } from 'zustand';
 import type { CatalogueEndpoint } from '../../../shared/api-types';
 import type { Quote, Target } from '../../../shared/contract';
 import { cleanParams, credits, endpointPath, usable, validateParams } from '../lib/catalogue';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue } from '../queries/hooks';
+import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Skeleton, SpendButton } from '../components/cells';
 import { ParamForm } from '../components/ParamForm';
@@ -51,6 +52,7 @@ export function ExplorerView() {
   const target: Target | null = ep && problems.length === 0 ? { platform: ep.platform, endpoint: endpointPath(ep), params } : null;
   const price = useCallPrice(target);
   const approve = useApproveSpend();
+  const singleCall = useSingleCall();
   const [quote, setQuote] = useState<Quote | null>(null);
   const [answer, setAnswer] = useState<string | null>(null);
   const [meta, setMeta] = useState<string | null>(null);
@@ -61,7 +63,7 @@ export function ExplorerView() {
     if (!target) return;
     setErr(null);
     try {
-      setQuote(await api.call('api.quote', target));
+      setQuote(await quoteNow(target));
     } catch (e) {
       setErr(errorText(e));
     }
@@ -71,10 +73,10 @@ export function ExplorerView() {
     setErr(null);
     setBusy(true);
     try {
-      const q = await api.call('api.quote', target);
+      const q = await quoteNow(target);
       setQuote(q);
       if (!(await approve({ what: `Call ${ep.platform}/${endpointPath(ep)}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
-      const r = await api.call('api.call', { target, source: 'explorer', save });
+      const r = await singleCall(target, 'explorer', { save });
       setAnswer(JSON.stringify(r.envelope, null, 2));
       const used = r.envelope.credits_used;
       setMeta(

@@ -8,16 +8,18 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { WatchlistInfo } from '../../../shared/contract';
 import type { WatchImportPlan } from '../../../shared/contract-watch-import';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { creditRange, duration, fmtExact } from '../lib/format';
 import { endpointPath, feedEndpoints, platformsOf, usable } from '../lib/catalogue';
 import { useCatalogue } from '../queries/hooks';
+import { useWatchMutations } from '../queries/watchlists';
 import { Modal } from '../components/Dialog';
 import { Field } from '../components/cells';
 
 const SHOWN = 200;
 
 export function ImportAccountsDialog({ list, onCancel, onDone }: { list: WatchlistInfo | null; onCancel: () => void; onDone: (r: { listId: string; added: number; name: string }) => void }) {
+  const watchlists = useWatchMutations();
   const cat = useCatalogue();
   const first = list?.watches[0];
   const platforms = useMemo(() => platformsOf(usable(cat.data)), [cat.data]);
@@ -52,7 +54,7 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
     if (!text.trim()) return setErr('Paste accounts, one a line, or choose a file.');
     setBusy(true);
     try {
-      setPlan(await api.call('watchlists.planImport', input));
+      setPlan(await watchlists.planImport(input));
       setPlanKey(key);
     } catch (e) {
       setErr(errorText(e));
@@ -64,7 +66,7 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
     setErr(null);
     setBusy(true);
     try {
-      const r = await api.call('watchlists.import', input);
+      const r = await watchlists.importAccounts(input);
       onDone({ listId: r.watchlist.id, added: r.added, name: r.watchlist.name });
     } catch (e) {
       setErr(errorText(e));

@@ -1,15 +1,15 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
 import { useEffect, useMemo, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { ItemRefInput } from '../../../shared/contract';
 import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
 import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
 import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput } from '../components/LabelValue';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { loadedRows, selectedRefs } from '../lib/rows';
-import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
+import { useLibraryRows, useLoupe } from '../queries/hooks';
+import { useLibraryWrites } from '../queries/library';
 import { DraftInput } from '../components/DraftInput';
 import { SearchHint, searchError, SEARCH_SYNTAX_HINT } from '../components/SearchHint';
 import { useUi } from '../stores/ui';
@@ -42,7 +42,7 @@ export function LibraryView() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [showExport, setShowExport] = useState(false);
   const [showNetwork, setShowNetwork] = useState(false);
-  const qc = useQueryClient();
+  const writes = useLibraryWrites();
   const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
   const selItems: ItemRefInput[] = useMemo(() => selectedRefs(loaded, selected), [loaded, selected]);
@@ -58,7 +58,6 @@ export function LibraryView() {
   const act = async (f: () => Promise<unknown>, ok: string) => {
     try {
       await f();
-      invalidate(qc, 'library.');
       toast('info', ok);
     } catch (e) {
       toast('error', errorText(e));
@@ -162,7 +161,7 @@ export function LibraryView() {
             className="btn small"
             onClick={async () => {
               const name = await useUi.getState().askText({ title: 'Save result set', label: 'Name', okLabel: 'Save', detail: 'The filters and sort as they are now; open it again from “Saved sets…”.' });
-              if (name) await act(() => api.call('library.saveResultSet', { name, query: stripPage(q) }), `Saved “${name}”`);
+              if (name) await act(() => writes.saveResultSet(name, stripPage(q)), `Saved “${name}”`);
             }}
             data-testid="save-set"
           >
@@ -181,7 +180,7 @@ export function LibraryView() {
               title="Tag every row matching the filters (not only the loaded ones)"
               onClick={async () => {
                 const tag = await useUi.getState().askText({ title: `Tag all ${fmtExact(count.data ?? 0)} matching rows`, label: 'Tag', okLabel: 'Tag all', suggestions: (tags.data ?? []).map((t) => t.tag), detail: 'Every row matching the filters, not only the loaded ones.' });
-                if (tag) await act(() => api.call('library.tagQuery', { query: stripPage(q), tag }), `Tagged matching rows “${tag}”`);
+                if (tag) await act(() => writes.tagQuery(stripPage(q), tag), `Tagged matching rows “${tag}”`);
               }}
               data-testid="tag-all"
             >
@@ -265,6 +264,7 @@ function stripPage(q: LibraryQuery): LibraryQuery {
 
 function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask']; tags: string[] }) {
   const n = `${items.length} selected row${items.length === 1 ? '' : 's'}`;
+  const writes = useLibraryWrites();
   return (
     <>
       <button
@@ -272,7 +272,7 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
         data-testid="bulk-tag"
         onClick={async () => {
           const tag = await useUi.getState().askText({ title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag', suggestions: tags });
-          if (tag) await act(() => api.call('library.tag', { items, tag }), `Tagged ${items.length} rows “${tag}”`);
+          if (tag) await act(() => writes.tagItems(items, tag), `Tagged ${items.length} rows “${tag}”`);
         }}
       >
         Tag
@@ -282,7 +282,7 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
         data-testid="bulk-untag"
         onClick={async () => {
           const tag = await useUi.getState().askText({ title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag', suggestions: tags });
-          if (tag) await act(() => api.call('library.tag', { items, tag, remove: true }), `Removed “${tag}” from ${items.length} rows`);
+          if (tag) await act(() => writes.untagItems(items, tag), `Removed “${tag}” from ${items.length} rows`);
         }}
       >
         Untag
@@ -294,7 +294,7 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
           const note = await useUi.getState().askText({ title: `Note on ${n}`, label: 'Note (empty clears it)', okLabel: 'Save note', multiline: true, allowEmpty: true });
           if (note === null) return;
           if (items.length > 1 && !(await ask({ title: 'Replace notes?', lines: [`This sets the same note on ${items.length} rows, replacing their notes.`], okLabel: 'Replace notes' }))) return;
-          await act(() => Promise.all(items.map((item) => api.call('library.note', { item, note: note.trim() ? note : null }))), `Note set on ${items.length} rows`);
+          await act(() => writes.setNote(items, note.trim() ? note : null), `Note set on ${items.length} rows`);
         }}
       >
         Note
@@ -306,7 +306,7 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
           const o = await useUi.getState().askLabel({ title: `Override a label on ${n}`, okLabel: 'Override', detail: 'Your value replaces the service’s judgment in filters, charts and exports; the original stays in the record.' });
           if (!o) return;
           const spec = LABEL_SPECS[o.family];
-          await act(() => Promise.all(items.map((item) => api.call('library.override', { item, ...o }))), `Set ${spec?.title ?? o.family} · ${labelValueWords(o.family, o.field, o.value)} on ${items.length} rows`);
+          await act(() => writes.override(items, o), `Set ${spec?.title ?? o.family} · ${labelValueWords(o.family, o.field, o.value)} on ${items.length} rows`);
         }}
       >
         Override label

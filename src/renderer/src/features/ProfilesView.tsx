@@ -4,10 +4,10 @@ import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
 import { accepts, endpointPath, feedEndpoints, identityParam, platformsOf, profileEndpoint, usable } from '../lib/catalogue';
-import { api } from '../lib/api';
 import { get, isObj, num, str, type Rec } from '../lib/records';
 import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
+import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Num, Skeleton, SpendButton, When } from '../components/cells';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
@@ -49,6 +49,7 @@ export function ProfilesView() {
   const feeds = useMemo(() => (s.platform ? feedEndpoints(cat.data, s.platform) : []), [cat.data, s.platform]);
   const feed = feeds.find((f) => endpointPath(f) === s.feed) ?? feeds[0] ?? null;
   const approve = useApproveSpend();
+  const singleCall = useSingleCall();
   const start = useStartWalk();
   const toast = useUi((u) => u.toast);
   const [busy, setBusy] = useState(false);
@@ -79,9 +80,9 @@ export function ProfilesView() {
     if (s.source !== sourceTag) s.set({ profile: null, walkId: null, walkTarget: null, source: null });
     setBusy(true);
     try {
-      const q = await api.call('api.quote', profTarget);
+      const q = await quoteNow(profTarget);
       if (!(await approve({ what: `Look up @${handle} on ${s.platform}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
-      const r = await api.call('api.call', { target: profTarget, source: sourceTag });
+      const r = await singleCall(profTarget, sourceTag);
       s.set({ profile: r, source: sourceTag });
       const used = r.envelope.credits_used;
       toast('info', `Profile loaded · cost ${r.fromArchive ? 'nothing (held in Loupe)' : r.envelope.cached && used === 0 ? 'nothing (cached)' : r.envelope.free_call ? 'a free call' : creditRange(used, used)}`);

@@ -5,17 +5,16 @@
  * are shown on the sandbox's clock.
  */
 import { useEffect, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { SandboxState } from '../../../shared/contract';
-import { api } from '../lib/api';
 import { fmtExact, setServiceClock, utc } from '../lib/format';
-import { invalidate, useInfo, useLoupe } from '../queries/hooks';
+import { useInfo, useLoupe } from '../queries/hooks';
+import { useSandboxWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { toastError } from '../components/WayOut';
 
 export function SandboxPanel() {
   const info = useInfo();
-  const qc = useQueryClient();
+  const writes = useSandboxWrites();
   const st = useLoupe('sandbox.state', {}, { enabled: !!info.data?.sandbox, staleTime: 5_000 });
   const [balance, setBalance] = useState('');
   const [busy, setBusy] = useState(false);
@@ -27,10 +26,7 @@ export function SandboxPanel() {
   const act = async (f: () => Promise<SandboxState>, ok: string) => {
     setBusy(true);
     try {
-      const next = await f();
-      setServiceClock({ now: next.now, at: next.at, timeScale: next.timeScale });
-      qc.setQueryData(['sandbox.state', {}], next);
-      invalidate(qc, 'credits.', 'library.', 'watchlists.', 'usage.');
+      await f();
       useUi.getState().toast('info', ok);
     } catch (e) {
       toastError(e, true);
@@ -64,7 +60,7 @@ export function SandboxPanel() {
           ['1 day', 86_400],
           ['1 week', 7 * 86_400],
         ].map(([label, secs]) => (
-          <button key={label} type="button" className="btn small" disabled={busy} onClick={() => void act(() => api.call('sandbox.advance', { seconds: Number(secs) }), `Sandbox clock +${label}`)} data-testid={`sandbox-advance-${secs}`}>
+          <button key={label} type="button" className="btn small" disabled={busy} onClick={() => void act(() => writes.advance(Number(secs)), `Sandbox clock +${label}`)} data-testid={`sandbox-advance-${secs}`}>
             +{label}
           </button>
         ))}
@@ -74,7 +70,7 @@ export function SandboxPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           const n = Math.floor(Number(balance));
-          if (balance.trim() !== '' && Number.isFinite(n) && n >= 0) void act(() => api.call('sandbox.setBalance', { balance: n }), `Sandbox balance set to ${fmtExact(n)}`);
+          if (balance.trim() !== '' && Number.isFinite(n) && n >= 0) void act(() => writes.setBalance(n), `Sandbox balance set to ${fmtExact(n)}`);
         }}
       >
         <label className="field">
@@ -88,12 +84,12 @@ export function SandboxPanel() {
       <div className="row gap wrap">
         <span className="muted small">Faults:</span>
         {[0, 0.1, 0.3].map((r) => (
-          <button key={r} type="button" className={`btn small ${s?.faultRate === r ? 'primary' : ''}`} aria-pressed={s?.faultRate === r} disabled={busy} onClick={() => void act(() => api.call('sandbox.faults', { rate: r }), r ? `Sandbox faults on: ${r * 100} %` : 'Sandbox faults off')} data-testid={`sandbox-faults-${r * 100}`}>
+          <button key={r} type="button" className={`btn small ${s?.faultRate === r ? 'primary' : ''}`} aria-pressed={s?.faultRate === r} disabled={busy} onClick={() => void act(() => writes.faults(r), r ? `Sandbox faults on: ${r * 100} %` : 'Sandbox faults off')} data-testid={`sandbox-faults-${r * 100}`}>
             {r ? `${r * 100} %` : 'off'}
           </button>
         ))}
         <div className="spacer" />
-        <button type="button" className="btn small" disabled={busy} onClick={() => void act(() => api.call('sandbox.reset', {}), 'Sandbox reset: faults off, balance restored')} data-testid="sandbox-reset">
+        <button type="button" className="btn small" disabled={busy} onClick={() => void act(() => writes.reset(), 'Sandbox reset: faults off, balance restored')} data-testid="sandbox-reset">
           Reset
         </button>
       </div>

@@ -3,10 +3,10 @@
  * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme.
  */
 import { useEffect, useRef, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { Settings } from '../../../shared/contract';
-import { api, errorText } from '../lib/api';
-import { invalidate, useInfo, useLoupe, useSettings } from '../queries/hooks';
+import { errorText } from '../lib/api';
+import { useInfo, useLoupe, useSettings } from '../queries/hooks';
+import { useAccountWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { SandboxPanel } from './SandboxPanel';
 import { ErrorBox, Field, When } from '../components/cells';
@@ -24,7 +24,7 @@ export function SettingsView() {
 }
 
 function Keys() {
-  const qc = useQueryClient();
+  const writes = useAccountWrites();
   const info = useInfo();
   const keys = useLoupe('keys.list', {});
   const toast = useUi((s) => s.toast);
@@ -47,10 +47,9 @@ function Keys() {
     if (!key || !name.trim()) return;
     setBusy(true);
     try {
-      const r = await api.call('keys.add', { name: name.trim(), key, activate: true });
+      const r = await writes.addKey(name.trim(), key);
       setMsg(`Saved “${r.name}”.${r.warning ? ` ${r.warning}` : ''} The key itself will not be shown again.`);
       setName('');
-      invalidate(qc, 'keys.', 'app.info', 'credits.', 'settings.');
     } catch (e) {
       setErr(errorText(e));
     } finally {
@@ -69,7 +68,6 @@ function Keys() {
   const act = async (f: () => Promise<unknown>, ok: string) => {
     try {
       await f();
-      invalidate(qc, 'keys.', 'app.info', 'credits.');
       toast('info', ok);
     } catch (e) {
       toast('error', errorText(e));
@@ -171,14 +169,14 @@ function Keys() {
             </span>
             <div className="spacer" />
             {k.retiring ? (
-              <button className="btn small" onClick={() => void act(() => api.call('keys.use', { name: k.name }), `“${k.name}” is in use again`)}>
+              <button className="btn small" onClick={() => void act(() => writes.activateKey(k.name), `“${k.name}” is in use again`)}>
                 Use again
               </button>
             ) : k.active && k.addedAt ? (
               <button
                 className="btn small"
                 title="Rotation: no new work goes to this key while another key can take it"
-                onClick={() => void act(() => api.call('keys.retire', { name: k.name, retiring: true }), `“${k.name}” is retiring: new work goes to the other keys`)}
+                onClick={() => void act(() => writes.retireKey(k.name), `“${k.name}” is retiring: new work goes to the other keys`)}
               >
                 Retire
               </button>
@@ -187,7 +185,7 @@ function Keys() {
               className="btn small ghost"
               onClick={async () => {
                 if (await ask({ title: `Remove key “${k.name}”?`, lines: ['It is deleted from this computer. Revoke it in the service dashboard if it leaked.'], okLabel: 'Remove', danger: true }))
-                  await act(() => api.call('keys.remove', { name: k.name }), `Removed “${k.name}”`);
+                  await act(() => writes.removeKey(k.name), `Removed “${k.name}”`);
               }}
             >
               Remove
@@ -200,7 +198,7 @@ function Keys() {
 }
 
 function Connection() {
-  const qc = useQueryClient();
+  const writes = useAccountWrites();
   const s = useSettings();
   const toast = useUi((x) => x.toast);
   const [draft, setDraft] = useState<Settings | null>(null);
@@ -210,9 +208,8 @@ function Connection() {
   if (!draft) return <ErrorBox error={s.error} />;
   const save = async (patch: Partial<Settings>) => {
     try {
-      const next = await api.call('settings.update', patch);
+      const next = await writes.updateSettings(patch);
       setDraft(next);
-      invalidate(qc, 'settings.', 'app.info', 'catalogue.', 'credits.');
       toast('info', 'Settings saved');
     } catch (e) {
       toast('error', errorText(e));

@@ -1,9 +1,8 @@
 /** Usage: balance, free calls, charged vs not charged and why, spend per day / source / endpoint, the ledger. */
 import { useState } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
-import { api } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
+import { useLedgerPages } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Skeleton, When } from '../components/cells';
 import { SeriesChart } from '../components/Charts';
@@ -21,12 +20,7 @@ export function UsageView() {
   const input = RANGES[range].ms ? { since: since - RANGES[range].ms } : {};
   const sum = useLoupe('usage.summary', input, { keepPrevious: true, refetchInterval: 15_000 });
   const live = useUi((s) => s.balance);
-  const ledger = useInfiniteQuery({
-    queryKey: ['usage.ledger'],
-    initialPageParam: undefined as number | undefined,
-    queryFn: ({ pageParam }) => api.call('usage.ledger', { limit: 200, beforeId: pageParam }),
-    getNextPageParam: (last) => (last.length === 200 ? last[last.length - 1].id : undefined),
-  });
+  const ledger = useLedgerPages();
   const rows = ledger.data?.pages.flat() ?? [];
   const s = sum.data;
   const bal = live ?? s?.balance;

@@ -1,12 +1,13 @@
 /** Watchlists: list, create, watches, pause, run now (estimate first; approve over budget), history, items, charts, export. */
 import { useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import type { WatchlistInfo } from '../../../shared/contract';
 import type { LabelCondition } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
-import { api, errorText } from '../lib/api';
+import { errorText } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
-import { invalidate, useLibraryRows, useLoupe } from '../queries/hooks';
+import { useLibraryRows, useLoupe } from '../queries/hooks';
+import { readSettings } from '../queries/account';
+import { useWatchMutations } from '../queries/watchlists';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
 import { SeriesChart } from '../components/Charts';
@@ -21,7 +22,6 @@ export function WatchlistsView() {
   const [creating, setCreating] = useState(false);
   const cur = lists.data?.find((w) => w.id === sel) ?? null;
   const [importing, setImporting] = useState(false);
-  const qc = useQueryClient();
   const toast = useUi((s) => s.toast);
   return (
     <div className="view">
@@ -31,7 +31,6 @@ export function WatchlistsView() {
           onCancel={() => setImporting(false)}
           onDone={(r) => {
             setImporting(false);
-            invalidate(qc, 'watchlists.');
             setSel(r.listId);
             setCreating(false);
             toast('info', `Created “${r.name}” with ${r.added} watch${r.added === 1 ? '' : 'es'}. Nothing spent yet.`);
@@ -81,7 +80,7 @@ export function WatchlistsView() {
 }
 
 function CreateForm({ onDone }: { onDone: (id: string) => void }) {
-  const qc = useQueryClient();
+  const watchlists = useWatchMutations();
   const [name, setName] = useState('');
   const [mode, setMode] = useState<'every' | 'cron' | 'manual'>('every');
   const [every, setEvery] = useState('24');
@@ -93,14 +92,13 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
   const submit = async () => {
     setErr(null);
     try {
-      const w = await api.call('watchlists.create', {
+      const w = await watchlists.create({
         name: name.trim(),
         schedule: mode === 'every' ? { everyHours: Number(every) } : mode === 'cron' ? { cron } : null,
         budgetPerRun: perRun ? Number(perRun) : null,
         budgetPerMonth: perMonth ? Number(perMonth) : null,
         alert: alert ? [alert] : null,
       });
-      invalidate(qc, 'watchlists.');
       onDone(w.id);
     } catch (e) {
       setErr(errorText(e));
@@ -173,10 +171,9 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
 }
 
 function Detail({ w }: { w: WatchlistInfo }) {
-  const qc = useQueryClient();
+  const watchlists = useWatchMutations();
   const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
-  const putRun = useUi((s) => s.putRun);
   const history = useLoupe('watchlists.history', { id: w.id });
   const est = useLoupe('watchlists.estimate', { id: w.id }, { enabled: w.watches.length > 0, staleTime: 60_000 });
   const rows = useLibraryRows({ source: { type: 'watchlist', id: w.id } });
@@ -187,7 +184,6 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const act = async (f: () => Promise<unknown>, ok?: string) => {
     try {
       await f();
-      invalidate(qc, 'watchlists.', 'library.');
       if (ok) toast('info', ok);
     } catch (e) {
       toast('error', errorText(e));
@@ -195,9 +191,9 @@ function Detail({ w }: { w: WatchlistInfo }) {
   };
   const runNow = async () => {
     try {
-      const e = await api.call('watchlists.estimate', { id: w.id });
+      const e = await watchlists.estimate(w.id);
       const over = aboveAsk(e.creditsMax, w.budgetPerRun);
-      const settings = await api.call('settings.get', {});
+      const settings = await readSettings();
       let approved = false;
       if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits)) {
         const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
@@ -207,9 +203,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
         if (!(await ask({ title: `Run “${w.name}” now`, lines, okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` }))) return;
         approved = true; // the user saw the estimate and said yes: the service may spend up to it
       }
-      const r = await api.call('watchlists.run', { id: w.id, approved });
-      putRun(r);
-      invalidate(qc, 'watchlists.', 'library.', 'usage.');
+      const r = await watchlists.run(w.id, approved);
       toast('info', r.status === 'over_budget' ? 'Run held: over budget.' : `Run ${r.status} · ${r.newItems} new · cost ${fmtExact(r.creditsSpent)} credits`);
     } catch (e) {
       toast('error', errorText(e));
@@ -245,11 +239,11 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
           Run now{est.data ? <span className="price"> · {creditRange(est.data.creditsMin, est.data.creditsMax)}</span> : null}
         </button>
-        <button className="btn" onClick={() => void act(() => api.call('watchlists.update', { id: w.id, patch: { paused: !w.paused } }), w.paused ? 'Resumed' : 'Paused')} data-testid="watchlist-pause">
+        <button className="btn" onClick={() => void act(() => watchlists.update({ id: w.id, patch: { paused: !w.paused } }), w.paused ? 'Resumed' : 'Paused')} data-testid="watchlist-pause">
           {w.paused ? 'Resume schedule' : 'Pause'}
         </button>
         {w.newSinceSeen ? (
-          <button className="btn" onClick={() => void act(() => api.call('watchlists.markSeen', { id: w.id }))}>
+          <button className="btn" onClick={() => void act(() => watchlists.markSeen(w.id))}>
             Mark seen
           </button>
         ) : null}
@@ -259,7 +253,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <button
           className="btn ghost"
           onClick={async () => {
-            if (await ask({ title: `Delete “${w.name}”?`, lines: ['Its schedule and history go; the items it fetched stay in the library.'], okLabel: 'Delete', danger: true })) await act(() => api.call('watchlists.remove', { id: w.id }), 'Deleted');
+            if (await ask({ title: `Delete “${w.name}”?`, lines: ['Its schedule and history go; the items it fetched stay in the library.'], okLabel: 'Delete', danger: true })) await act(() => watchlists.remove(w.id), 'Deleted');
           }}
         >
           Delete
@@ -286,7 +280,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
             setEditing(false);
             void act(
               () =>
-                api.call('watchlists.update', {
+                watchlists.update({
                   id: w.id,
                   patch: {
                     name: f.name,
@@ -308,7 +302,6 @@ function Detail({ w }: { w: WatchlistInfo }) {
           onCancel={() => setImporting(false)}
           onDone={(r) => {
             setImporting(false);
-            invalidate(qc, 'watchlists.');
             toast('info', `Added ${r.added} watch${r.added === 1 ? '' : 'es'} to “${r.name}”. Nothing spent yet.`);
           }}
         />

@@ -9,10 +9,11 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import type { Catalogue } from '../../../shared/api-types';
 import { WatchlistDialog } from './WatchlistDialog';
+import { queryKeys } from '../queries/keys';
 
 function render(catalogue: Partial<Catalogue> | null, target = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }) {
   const qc = new QueryClient();
-  if (catalogue) qc.setQueryData(['catalogue.get', { force: false }], catalogue);
+  if (catalogue) qc.setQueryData(queryKeys.method('catalogue.get', { force: false }), catalogue);
   return renderToStaticMarkup(
     createElement(
       QueryClientProvider,

@@ -1,16 +1,17 @@
 /** react-query hooks over the contract: one generic hook, plus the spend flow (price → confirm → run). */
 import { useEffect, useState } from 'react';
-import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
 import { api } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { useUi } from '../stores/ui';
+import { queryKeys } from './keys';
 
 export function useLoupe<K extends MethodName>(method: K, input: MethodInput<K>, opts: { enabled?: boolean; staleTime?: number; refetchInterval?: number | false; keepPrevious?: boolean } = {}) {
   return useQuery<MethodOutput<K>>({
-    queryKey: [method, input],
+    queryKey: queryKeys.method(method, input),
     queryFn: () => api.call(method, input),
     enabled: opts.enabled ?? true,
     staleTime: opts.staleTime ?? 5_000,
@@ -23,15 +24,10 @@ export const useInfo = () => useLoupe('app.info', {}, { staleTime: 30_000 });
 export const useSettings = () => useLoupe('settings.get', {}, { staleTime: 60_000 });
 export const useCatalogue = () => useLoupe('catalogue.get', { force: false }, { staleTime: Infinity });
 
-/** Invalidate every query of these methods (prefix match on the method name). */
-export function invalidate(qc: QueryClient, ...prefixes: string[]): void {
-  void qc.invalidateQueries({ predicate: (q) => typeof q.queryKey[0] === 'string' && prefixes.some((p) => (q.queryKey[0] as string).startsWith(p)) });
-}
-
 /** Keyset pages of library rows ("load more"). */
 export function useLibraryRows(query: LibraryQuery | null, pageSize = 200) {
   return useInfiniteQuery({
-    queryKey: ['library.query', query, pageSize],
+    queryKey: queryKeys.libraryRows(query, pageSize),
     enabled: query !== null,
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) => api.call('library.query', { ...(query ?? {}), limit: pageSize, after: pageParam }),
@@ -54,7 +50,7 @@ export function useDebounced<T>(value: T, ms = 350): T {
 export function useWalkPrice(target: Target | null, pages: number) {
   const t = useDebounced(target);
   const q = useQuery({
-    queryKey: ['api.estimateWalk', t, pages],
+    queryKey: queryKeys.method('api.estimateWalk', { target: t!, pages }),
     queryFn: () => api.call('api.estimateWalk', { target: t!, pages }),
     enabled: !!t,
     staleTime: 60_000,
@@ -67,7 +63,7 @@ export function useWalkPrice(target: Target | null, pages: number) {
 export function useCallPrice(target: Target | null) {
   const t = useDebounced(target);
   const q = useQuery({
-    queryKey: ['api.quote', t],
+    queryKey: queryKeys.method('api.quote', t!),
     queryFn: () => api.call('api.quote', t!),
     enabled: !!t,
     staleTime: 60_000,
@@ -94,7 +90,7 @@ export function useApproveSpend() {
   const qc = useQueryClient();
   const ask = useUi((s) => s.ask);
   return async (e: SpendEstimate): Promise<boolean> => {
-    const settings = await qc.ensureQueryData({ queryKey: ['settings.get', {}], queryFn: () => api.call('settings.get', {}) });
+    const settings = await qc.ensureQueryData({ queryKey: queryKeys.method('settings.get', {}), queryFn: () => api.call('settings.get', {}) });
     let bal = useUi.getState().balance;
     if (e.balance === null && (bal?.creditsRemaining ?? null) === null) {
       try {

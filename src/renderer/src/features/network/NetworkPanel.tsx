@@ -9,9 +9,10 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExportJob } from '../../../../shared/contract';
 import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName, type NetworkView } from '../../../../shared/contract-network';
 import type { LibraryQuery } from '../../../../shared/query';
-import { api, errorText } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
+import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 
@@ -253,14 +254,13 @@ function NetworkExport({ query, network, pseudonymise }: { query: LibraryQuery; 
   const [jobId, setJobId] = useState<string | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
-  const putExport = useUi((s) => s.putExport);
+  const exports = useExportWrites();
   const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: !live || live.status === 'running' ? 1000 : false, staleTime: 0 });
   const job: ExportJob | null | undefined = live?.status !== 'running' ? live : (polled.data ?? live);
   const start = async (format: 'gexf' | 'graphml') => {
     setErr(null);
     try {
-      const j = await api.call('export.start', { query, format, network, pseudonymise });
-      putExport(j);
+      const j = await exports.start({ query, format, network, pseudonymise });
       setJobId(j.exportId);
     } catch (e) {
       setErr(errorText(e));
