@@ -13,6 +13,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPri
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
+import { NetworkEndpointPicker } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { StackedChart } from '../components/Charts';
@@ -129,22 +130,16 @@ export function CommentsView() {
             void run();
           }}
         >
-          <Field label="Network">
-            <select value={s.platform} onChange={(e) => s.set({ platform: e.target.value, endpoint: '', values: { [idp]: s.values[idp] ?? '' } })} data-testid="comments-platform">
-              {platforms.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Endpoint">
-            <select value={ep ? endpointPath(ep) : ''} onChange={(e) => s.set({ endpoint: e.target.value })} data-testid="comments-endpoint">
-              {eps.map((e) => (
-                <option key={e.path} value={endpointPath(e)} title={e.description}>
-                  {endpointPath(e)}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <NetworkEndpointPicker
+            prefix="comments"
+            platforms={platforms}
+            platform={s.platform}
+            onPlatform={(platform) => s.set({ platform, endpoint: '', values: { [idp]: s.values[idp] ?? '' } })}
+            endpoints={eps}
+            endpoint={ep ? endpointPath(ep) : ''}
+            onEndpoint={(endpoint) => s.set({ endpoint })}
+            title={(e) => e.description}
+          />
           <Field label={idp === 'url' ? 'Post URL' : idp}>
             <input
               className="wide"

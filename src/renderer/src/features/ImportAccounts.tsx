@@ -15,6 +15,7 @@ import { useCatalogue } from '../queries/hooks';
 import { useWatchMutations } from '../queries/watchlists';
 import { Modal } from '../components/Dialog';
 import { Field } from '../components/cells';
+import { NetworkEndpointPicker } from '../components/NetworkPicker';
 
 const SHOWN = 200;
 
@@ -89,22 +90,19 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
         }}
       >
         <div className="row gap wrap">
-          <Field label="Network">
-            <select value={platform} onChange={(e) => setPlatform(e.target.value)} data-testid="import-platform" disabled={!!list && !!first}>
-              {platforms.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Watch each account's">
-            <select value={endpoint} onChange={(e) => setEndpoint(e.target.value)} data-testid="import-endpoint">
-              {feeds.map((f) => (
-                <option key={f.path} value={endpointPath(f)} title={`${f.platform}/${endpointPath(f)}`}>
-                  {f.label}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <NetworkEndpointPicker
+            prefix="import"
+            platforms={platforms}
+            platform={platform}
+            onPlatform={setPlatform}
+            platformDisabled={!!list && !!first}
+            endpointLabel="Watch each account's"
+            endpoints={feeds}
+            endpoint={endpoint}
+            onEndpoint={setEndpoint}
+            text={(f) => f.label}
+            title={(f) => `${f.platform}/${endpointPath(f)}`}
+          />
           {list ? null : (
             <>
               <Field label="New watchlist name" required>

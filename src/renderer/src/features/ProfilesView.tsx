@@ -10,6 +10,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, 
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Num, Skeleton, SpendButton, When } from '../components/cells';
+import { EndpointSelect, NetworkSelect } from '../components/NetworkPicker';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { SeriesChart } from '../components/Charts';
 import { ResultsPane } from './ResultsPane';
@@ -134,11 +135,7 @@ export function ProfilesView() {
           }}
         >
           <Field label="Network">
-            <select value={s.platform} onChange={(e) => s.set({ platform: e.target.value, feed: '', profile: null, walkId: null, source: null })} data-testid="profile-platform">
-              {platforms.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
+            <NetworkSelect value={s.platform} platforms={platforms} onChange={(platform) => s.set({ platform, feed: '', profile: null, walkId: null, source: null })} testid="profile-platform" />
           </Field>
           <Field label={pep ? identityParam(pep) : 'handle'}>
             <input value={s.handle} onChange={(e) => s.set({ handle: e.target.value })} placeholder="nasa" data-testid="profile-handle" data-main-query aria-label="Handle" />
@@ -151,13 +148,7 @@ export function ProfilesView() {
         {handle && feeds.length ? (
           <div className="row gap wrap">
             <Field label="Feed">
-              <select value={feed ? endpointPath(feed) : ''} onChange={(e) => s.set({ feed: e.target.value })} data-testid="profile-feed">
-                {feeds.map((f) => (
-                  <option key={f.path} value={endpointPath(f)}>
-                    {endpointPath(f)}
-                  </option>
-                ))}
-              </select>
+              <EndpointSelect value={feed ? endpointPath(feed) : ''} endpoints={feeds} onChange={(path) => s.set({ feed: path })} testid="profile-feed" />
             </Field>
             <Field label="Pages">
               <select value={s.pages} onChange={(e) => s.set({ pages: Number(e.target.value) })} data-testid="profile-pages">

@@ -5,6 +5,7 @@ import type { Target } from '../../../shared/contract';
 import { accepts, cleanParams, endpointPath, platformsOf, queryParam, searchEndpoints, validateParams } from '../lib/catalogue';
 import { useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
+import { NetworkEndpointPicker } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { ResultsPane } from './ResultsPane';
@@ -91,22 +92,17 @@ export function SearchView() {
             void submit();
           }}
         >
-          <Field label="Network">
-            <select value={s.platform} onChange={(e) => s.set({ platform: e.target.value, endpoint: '', options: {} })} data-testid="search-platform">
-              {platforms.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Endpoint">
-            <select value={s.endpoint} onChange={(e) => s.set({ endpoint: e.target.value, options: {} })} data-testid="search-endpoint">
-              {eps.map((e) => (
-                <option key={e.path} value={endpointPath(e)} title={e.description}>
-                  {endpointPath(e)} — {e.label}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <NetworkEndpointPicker
+            prefix="search"
+            platforms={platforms}
+            platform={s.platform}
+            onPlatform={(platform) => s.set({ platform, endpoint: '', options: {} })}
+            endpoints={eps}
+            endpoint={s.endpoint}
+            onEndpoint={(endpoint) => s.set({ endpoint, options: {} })}
+            text={(e) => `${endpointPath(e)} — ${e.label}`}
+            title={(e) => e.description}
+          />
           <Field label="Query" hint={qp?.description}>
             <input
               className="wide"

@@ -10,6 +10,7 @@ import { PLATFORMS } from '../../../../shared/api-types';
 import { labelValueWords } from '../../../../shared/labels';
 import type { LibraryQuery } from '../../../../shared/query';
 import { Empty, ErrorBox, Field, Num, Skeleton, When } from '../../components/cells';
+import { NetworkSelect } from '../../components/NetworkPicker';
 import { fmtExact, truncate } from '../../lib/format';
 import { showBidiControls } from '../../lib/words';
 import { useLoupe } from '../../queries/hooks';
@@ -91,11 +92,7 @@ function AddSeries({ scopeQuery, series, onAdd }: { scopeQuery: LibraryQuery; se
       >
         <Field label="or a profile">
           <span className="row gap">
-            <select value={platform} onChange={(e) => setPlatform(e.target.value)} aria-label="Network of the profile" data-testid="compare-profile-platform">
-              {PLATFORMS.map((p) => (
-                <option key={p}>{p}</option>
-              ))}
-            </select>
+            <NetworkSelect value={platform} platforms={PLATFORMS} onChange={setPlatform} ariaLabel="Network of the profile" testid="compare-profile-platform" />
             <input value={handle} onChange={(e) => setHandle(e.target.value)} placeholder="handle, e.g. nasa" size={14} aria-label="Handle of the profile" data-testid="compare-profile-handle" />
           </span>
         </Field>
