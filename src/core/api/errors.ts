@@ -43,7 +43,12 @@ export class ApiError extends LoupeError {
   declare readonly retryAt?: number;
 
   constructor(init: ApiErrorInit) {
-    super(init.kind, init.message, { type: init.type, requestId: init.requestId });
+    // what the way out needs crosses the door as details: when a wait ends, what a failed call was charged
+    const details = {
+      ...(init.retryAt !== undefined ? { retryAt: init.retryAt } : {}),
+      ...(init.creditsCharged !== undefined ? { creditsCharged: init.creditsCharged } : {}),
+    };
+    super(init.kind, init.message, { type: init.type, requestId: init.requestId, details: Object.keys(details).length ? details : undefined });
     this.name = 'ApiError';
     const self = this as { -readonly [P in keyof ApiErrorInit]: ApiErrorInit[P] };
     if (init.status !== undefined) self.status = init.status;

@@ -6,7 +6,7 @@ import { useInfo } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 
 export function factsOf(e: unknown): ErrorFacts {
-  if (e instanceof ApiError) return { kind: e.kind, type: e.type ?? null, message: errorText(e) };
+  if (e instanceof ApiError) return { kind: e.kind, type: e.type ?? null, message: errorText(e), retryAt: typeof e.details?.retryAt === 'number' ? e.details.retryAt : null };
   if (typeof e === 'string') return { kind: null, message: e };
   return { kind: 'internal', message: errorText(e) };
 }
