@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ItemDetail } from '../../../shared/contract';
 import { errorText } from '../lib/api';
-import { creditRange, fmtExact, safeHttpUrl, utc } from '../lib/format';
+import { creditRange, safeHttpUrl, utc } from '../lib/format';
 import { effectiveLabels, engagement, engagementHidden, ENGAGEMENT, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, relevance, str } from '../lib/records';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
@@ -11,6 +11,7 @@ import { Chips, ErrorBox, Num, RelBar, Skeleton, When } from './cells';
 import { labelChips } from '../lib/records';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
+import { CallsTable, provenanceLine } from './CallsTable';
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
@@ -179,32 +180,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
         <h4>
           Provenance <span className="muted small">· {creditRange(totalCost, totalCost)} across {d.provenance.length} call{d.provenance.length === 1 ? '' : 's'}</span>
         </h4>
-        <table className="mini" data-testid="provenance">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Source</th>
-              <th>Endpoint</th>
-              <th className="right">Credits</th>
-              <th>Marks</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.provenance.map((p) => (
-              <tr key={p.callId + p.at} title={p.requestId ? `request ${p.requestId}` : undefined}>
-                <td>
-                  <When v={p.at} />
-                </td>
-                <td>{p.source}</td>
-                <td className="mono">{p.endpoint}</td>
-                <td className="right num" title={fmtExact(p.creditsUsed)}>
-                  {fmtExact(p.creditsUsed)}
-                </td>
-                <td>{[p.cached && 'cached', p.replay && 'replay', p.freeCall && 'free call'].filter(Boolean).join(', ') || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <CallsTable lines={d.provenance.map(provenanceLine)} testid="provenance" />
         {d.unavailable.length ? <div className="muted small">Not provided by this network: {d.unavailable.join(', ')}</div> : null}
       </section>
       <details>

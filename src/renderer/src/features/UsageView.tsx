@@ -4,8 +4,9 @@ import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
 import { useLedgerPages } from '../queries/calls';
 import { useUi } from '../stores/ui';
-import { Empty, ErrorBox, Skeleton, When } from '../components/cells';
+import { Empty, ErrorBox, Skeleton } from '../components/cells';
 import { SeriesChart } from '../components/Charts';
+import { CallsTable, ledgerLine } from '../components/CallsTable';
 
 const RANGES = [
   { label: 'all time', ms: 0 },
@@ -73,51 +74,7 @@ export function UsageView() {
         ) : rows.length === 0 ? (
           <Empty title="No calls yet">Every call Loupe makes is recorded here with its request id and cost. Run a search (try “running shoes”) to see one.</Empty>
         ) : (
-          <table className="mini" data-testid="ledger">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Source</th>
-                <th>Endpoint</th>
-                <th className="right">Credits</th>
-                <th className="right">Balance</th>
-                <th>Marks</th>
-                <th>Status</th>
-                <th>Key</th>
-                <th>Request</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="ledger-row">
-                  <td>
-                    <When v={r.at} />
-                  </td>
-                  <td>{r.source}</td>
-                  <td className="mono" title={JSON.stringify(r.params)}>
-                    {r.platform}/{r.endpoint}
-                  </td>
-                  <td className="right num" title={fmtExact(r.creditsUsed)}>
-                    {fmtExact(r.creditsUsed)}
-                  </td>
-                  <td className="right num" title={r.creditsRemaining != null ? fmtExact(r.creditsRemaining) : 'not known (authentication or rate-limit answer)'}>
-                    {r.creditsRemaining != null ? fmtExact(r.creditsRemaining) : '—'}
-                  </td>
-                  <td>
-                    {r.fromArchive ? <span className="mark">archive</span> : null}
-                    {r.cached ? <span className="mark">cache</span> : null}
-                    {r.idempotentReplay ? <span className="mark">replay</span> : null}
-                    {r.freeCall ? <span className="mark">free call</span> : null}
-                    {r.dryRun ? <span className="mark">quote</span> : null}
-                    {r.chargeReason === 'miss' ? <span className="mark">charged</span> : null}
-                  </td>
-                  <td>{r.errorType ? <span className="errtext">{r.errorType}</span> : r.status ?? '—'}</td>
-                  <td className="small">{r.keyName ?? '—'}</td>
-                  <td className="mono small">{r.requestId ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <CallsTable lines={rows.map(ledgerLine)} testid="ledger" ledger />
         )}
         {ledger.hasNextPage ? (
           <button className="btn small" onClick={() => void ledger.fetchNextPage()} disabled={ledger.isFetchingNextPage}>
