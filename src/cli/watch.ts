@@ -2,7 +2,7 @@
  * `loupe watch add|list|run|history` — watchlists from the command line (for cron or a server).
  * The same service as the app (src/core/watch), over the same archive.
  */
-import type { Database } from 'better-sqlite3';
+import type { WatchStore } from '../core/archive';
 import type { Command } from 'commander';
 import { createWatchService, type WatchArchive, type WatchlistDetail, type WatchRunDetail, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
@@ -42,21 +42,13 @@ function describeRun(r: WatchRunDetail, name: string): string {
 }
 
 /**
- * The archive's connection for `watch list` / `watch history` when the archive cannot be written:
- * the service's start-up housekeeping (closing runs left 'running' by a process that stopped) is
- * skipped; it happens the next time a writable Loupe opens the archive. Every other statement
- * goes to the connection as it is (a write fails as the read-only archive does).
+ * The watchlist tables for `watch list` / `watch history` when the archive cannot be written: the
+ * service's start-up housekeeping (closing runs left 'running' by a process that stopped) is
+ * skipped; it happens the next time a writable Loupe opens the archive. Everything else goes to the
+ * tables as they are (a write fails as the read-only archive does).
  */
-function withoutStaleRunCleanup(db: Database): Database {
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'prepare')
-        return (sql: string) =>
-          /^\s*UPDATE\s+watch_runs\s+SET\s+status\s*=\s*'cancelled'/i.test(sql) ? { run: () => ({ changes: 0, lastInsertRowid: 0 }) } : target.prepare(sql);
-      const v: unknown = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+function withoutStaleRunCleanup(store: WatchStore): WatchStore {
+  return Object.create(store, { closeStaleRuns: { value: () => 0 } }) as WatchStore;
 }
 
 export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {
@@ -67,7 +59,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
     const a = c.archive();
     const archive: WatchArchive =
       c.mode === 'read' && a.readonly
-        ? { db: withoutStaleRunCleanup(a.db), getWalk: (id) => a.getWalk(id), saveWalk: (w) => a.saveWalk(w), findJournal: (k) => a.findJournal(k) }
+        ? { watchlists: withoutStaleRunCleanup(a.watchlists), getWalk: (id) => a.getWalk(id), saveWalk: (w) => a.saveWalk(w), findJournal: (k) => a.findJournal(k) }
         : a;
     service = createWatchService({
       api: () => c.api(),

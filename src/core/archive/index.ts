@@ -1,6 +1,7 @@
 /** The local SQLite archive (see docs/archive.md). */
 export { Archive, ArchiveError, openArchive, QueryError, ArchiveVersionError } from './archive';
 export type { IngestRow, IngestProvenance, OpenArchiveOptions } from './archive';
+export type { WatchStore } from './watchlists';
 export { migrate, openDb, latestVersion } from './db';
 export type { Db } from './db';
 export { MIGRATIONS } from './migrations/index';

@@ -16,7 +16,7 @@ import { openArchive, type Archive } from '../archive';
 import type { CallTarget, Clock, WalkState } from '../ports';
 import { SharedBudget } from './budget';
 import { driveChain, headParams, newOutcome, runWatch, type ChainDeps, type RunCtx } from './chain';
-import { WatchStore, type RunRow, type WatchlistRow, type WatchRow } from './store';
+import type { RunRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
 
 const WATCH = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -37,7 +37,7 @@ afterEach(async () => {
 
 /** A watchlist with one watch, straight in the store (nothing of the service). */
 function makeEnv(archive: Archive, clock: Clock, firstRunPages: number): Env {
-  const store = new WatchStore(archive.db);
+  const store = archive.watchlists;
   const now = clock.now();
   const list: WatchlistRow = {
     id: randomUUID(), name: 'chain', schedule: null, budgetPerRun: null, budgetPerMonth: null, paused: false,

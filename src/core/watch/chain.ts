@@ -18,7 +18,7 @@ import { holdOf, maxPagesOf, priceOf } from '../api/catalogue';
 import type { ApiCore, CallResult, WalkResult } from '../api/types';
 import { readItems } from '../archive/extract';
 import type { SharedBudget } from './budget';
-import type { ChainKind, PageItem, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from './store';
+import type { ChainKind, PageItem, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
 import type { WatchArchive } from './types';
 import { accepts, endpointOf, fmt, isoOf, parseTime } from './util';
 

@@ -7,7 +7,7 @@ import { spendStop } from '../../shared/spend-policy';
 import { maxPagesOf, priceOf } from '../api/catalogue';
 import type { ApiCore } from '../api/types';
 import { intervalHours } from './schedule';
-import type { WatchlistRow, WatchRow, WatchStore } from './store';
+import type { WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
 import type { WatchEstimate, WatchParts } from './types';
 import { DAY, fmt, HOUR } from './util';
 

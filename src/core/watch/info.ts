@@ -3,7 +3,7 @@ import type { WatchDef } from '../../shared/contract';
 import type { WatchOutcome } from './chain';
 import { forecastOf } from './forecast';
 import { nextRunAt } from './schedule';
-import type { RunRow, RunWatchRow, WatchlistRow, WatchStore } from './store';
+import type { RunRow, RunWatchRow, WatchlistRow, WatchStore } from '../archive/watchlists';
 import type { WatchlistDetail, WatchParts, WatchRunDetail } from './types';
 
 export function info(parts: Pick<WatchParts, 'store' | 'clock'>, l: WatchlistRow): WatchlistDetail {

@@ -6,21 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { buildWhere } from '../archive/sql-query';
 import { SharedBudget } from './budget';
 import { newOutcome, runWatch, type RunCtx, type WatchOutcome } from './chain';
 import { estimateFor } from './forecast';
 import { runInfo } from './info';
-import type { RunRow, RunStatus, WatchlistRow } from './store';
+import type { RunRow, RunStatus, WatchlistRow } from '../archive/watchlists';
 import type { RunOptions, Runner, WatchParts, WatchRunDetail } from './types';
 import { fmt, invalid, mustList } from './util';
 
-function alertsOf(parts: Pick<WatchParts, 'store' | 'archive'>, l: WatchlistRow, runId: string): Array<{ text: string | null; id: string; platform: string }> {
-  const { store, archive } = parts;
+function alertsOf(parts: Pick<WatchParts, 'store'>, l: WatchlistRow, runId: string): Array<{ text: string | null; id: string; platform: string }> {
   if (!l.alert || l.alert.length === 0) return [];
-  const w = buildWhere({ labels: l.alert });
-  const sql = `SELECT i.id, i.platform, i.text FROM items i WHERE ${store.runItemsWhere()}${w.clauses.length ? ` AND ${w.clauses.join(' AND ')}` : ''} ORDER BY i.published_at DESC`;
-  return archive.db.prepare(sql).all(runId, ...w.params) as Array<{ text: string | null; id: string; platform: string }>;
+  return parts.store.alertItems(runId, l.alert);
 }
 
 async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: AbortController): Promise<WatchRunDetail> {

@@ -29,7 +29,7 @@ import { estimateFor } from './forecast';
 import { info, runInfo } from './info';
 import { createRunner } from './run';
 import { createScheduler } from './schedule';
-import { WatchStore, type WatchlistRow } from './store';
+import type { WatchlistRow } from '../archive/watchlists';
 import type { WatchlistCreate, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
 import { invalid, mustList } from './util';
 
@@ -47,7 +47,7 @@ export type {
 
 export function createWatchService(opts: WatchServiceOptions): WatchService {
   const archive = opts.archive;
-  const store = new WatchStore(archive.db);
+  const store = archive.watchlists;
   const clock: WatchParts['clock'] = opts.clock ?? { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
   const parts: WatchParts = {
     opts,
@@ -72,29 +72,27 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     const checked: Array<{ platform: string; endpoint: string; params: Record<string, string>; label: string }> = [];
     for (const w of ws) checked.push({ ...(await checkWatch(parts, w)), label: w.label ?? '' });
     const now = clock.now();
-    archive.db.transaction(() => {
-      checked.forEach((w, i) =>
-        store.insertWatch({
-          watchId: randomUUID(),
-          watchlistId: listId,
-          position: startPos + i,
-          platform: w.platform,
-          endpoint: w.endpoint,
-          params: w.params,
-          label: w.label || `${w.platform}/${w.endpoint}`,
-          markerId: null,
-          markerAt: null,
-          lastCompleteAt: null,
-          pendingWalkId: null,
-          pendingChainId: null,
-          pendingParams: null,
-          pendingKind: null,
-          pendingNewestId: null,
-          pendingNewestAt: null,
-          createdAt: now,
-        }),
-      );
-    })();
+    store.insertWatches(
+      checked.map((w, i) => ({
+        watchId: randomUUID(),
+        watchlistId: listId,
+        position: startPos + i,
+        platform: w.platform,
+        endpoint: w.endpoint,
+        params: w.params,
+        label: w.label || `${w.platform}/${w.endpoint}`,
+        markerId: null,
+        markerAt: null,
+        lastCompleteAt: null,
+        pendingWalkId: null,
+        pendingChainId: null,
+        pendingParams: null,
+        pendingKind: null,
+        pendingNewestId: null,
+        pendingNewestAt: null,
+        createdAt: now,
+      })),
+    );
   }
 
   const service: WatchService = {

@@ -2,17 +2,16 @@
  * The watch service's types: its public surface (what `createWatchService` returns and takes,
  * re-exported by service.ts and index.ts) and `WatchParts`, the parts its modules share.
  */
-import type { Database } from 'better-sqlite3';
 import type { LoupeEvent, WalkEstimate as ContractWalkEstimate, WatchlistInfo, WatchRunInfo } from '../../shared/contract';
 import type { LabelCondition } from '../../shared/query';
 import type { Clock, JournalEntry, WalkState } from '../ports';
 import type { ApiCore } from '../api/types';
 import type { IngestProvenance, IngestRow } from '../archive/archive';
-import type { ScheduleDef, WatchStore } from './store';
+import type { ScheduleDef, WatchStore } from '../archive/watchlists';
 
-/** What the service needs from the archive: its connection, and the walk/journal rows. */
+/** What the service needs from the archive: the watchlist tables, and the walk/journal rows. */
 export interface WatchArchive {
-  readonly db: Database;
+  readonly watchlists: WatchStore;
   getWalk(walkId: string): WalkState | undefined;
   saveWalk(w: WalkState): void;
   findJournal(opKey: string): JournalEntry | undefined;

@@ -2,7 +2,7 @@
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import { ApiError } from '../api/errors';
 import type { ApiCore } from '../api/types';
-import type { WatchlistRow, WatchStore } from './store';
+import type { WatchlistRow, WatchStore } from '../archive/watchlists';
 
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;

@@ -6,7 +6,7 @@
 import { Cron } from 'croner';
 import { normalizeEndpoint } from '../api/canonical';
 import { ApiError } from '../api/errors';
-import type { ScheduleDef } from './store';
+import type { ScheduleDef } from '../archive/watchlists';
 import type { WatchParts } from './types';
 import { endpointOf, invalid } from './util';
 

@@ -1,10 +1,13 @@
 /**
- * SQL for the watchlist tables (archive migration 0002-watchlists). Synchronous
- * (better-sqlite3), on the archive's own connection so watch state and the items it
- * points at live in one file and one WAL.
+ * The watchlist tables (migration 0002-watchlists): watchlists, watches, the items each watch
+ * holds, runs. On the archive's own connection so watch state and the items it points at live in
+ * one file and one WAL; the watch service (src/core/watch) reaches them as `archive.watchlists`.
  */
-import type { Database } from 'better-sqlite3';
 import type { LabelCondition } from '../../shared/query';
+import type { ArchiveCtx } from './context';
+import { creditsOfSource } from './ledger';
+import { buildWhere } from './sql-query';
+import { sql } from './sql';
 
 export interface ScheduleDef {
   everyHours?: number;
@@ -214,91 +217,89 @@ export interface PageItem {
 }
 
 export class WatchStore {
-  constructor(readonly db: Database) {}
+  constructor(private readonly c: ArchiveCtx) {}
 
   // ───────── watchlists ─────────
   lists(): WatchlistRow[] {
-    return (this.db.prepare('SELECT * FROM watchlists ORDER BY created_at, id').all() as ListDb[]).map(listFrom);
+    return (this.c.st('SELECT * FROM watchlists ORDER BY created_at, id').all() as ListDb[]).map(listFrom);
   }
   list(id: string): WatchlistRow | undefined {
-    const r = this.db.prepare('SELECT * FROM watchlists WHERE id = ?').get(id) as ListDb | undefined;
+    const r = this.c.st('SELECT * FROM watchlists WHERE id = ?').get(id) as ListDb | undefined;
     return r ? listFrom(r) : undefined;
   }
   insertList(l: WatchlistRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO watchlists (id, name, schedule, budget_per_run, budget_per_month, paused, alert, first_run_pages, seen_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(l.id, l.name, l.schedule ? JSON.stringify(l.schedule) : null, l.budgetPerRun, l.budgetPerMonth, l.paused ? 1 : 0,
-        l.alert ? JSON.stringify(l.alert) : null, l.firstRunPages, l.seenAt, l.createdAt, l.updatedAt);
+    this.c.sql.insert`watchlists`({
+      id: l.id, name: l.name, schedule: l.schedule ? JSON.stringify(l.schedule) : null, budget_per_run: l.budgetPerRun,
+      budget_per_month: l.budgetPerMonth, paused: l.paused ? 1 : 0, alert: l.alert ? JSON.stringify(l.alert) : null,
+      first_run_pages: l.firstRunPages, seen_at: l.seenAt, created_at: l.createdAt, updated_at: l.updatedAt,
+    });
   }
   updateList(l: WatchlistRow): void {
-    this.db
-      .prepare(
-        `UPDATE watchlists SET name = ?, schedule = ?, budget_per_run = ?, budget_per_month = ?, paused = ?, alert = ?,
-           first_run_pages = ?, seen_at = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(l.name, l.schedule ? JSON.stringify(l.schedule) : null, l.budgetPerRun, l.budgetPerMonth, l.paused ? 1 : 0,
-        l.alert ? JSON.stringify(l.alert) : null, l.firstRunPages, l.seenAt, l.updatedAt, l.id);
+    this.c.sql.run(
+      sql`UPDATE watchlists SET name = ${l.name}, schedule = ${l.schedule ? JSON.stringify(l.schedule) : null}, budget_per_run = ${l.budgetPerRun},
+            budget_per_month = ${l.budgetPerMonth}, paused = ${l.paused ? 1 : 0}, alert = ${l.alert ? JSON.stringify(l.alert) : null},
+            first_run_pages = ${l.firstRunPages}, seen_at = ${l.seenAt}, updated_at = ${l.updatedAt} WHERE id = ${l.id}`,
+    );
   }
   deleteList(id: string): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM watch_items WHERE watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)').run(id);
-      this.db.prepare('DELETE FROM watch_run_watches WHERE run_id IN (SELECT run_id FROM watch_runs WHERE watchlist_id = ?)').run(id);
-      this.db.prepare('DELETE FROM watch_runs WHERE watchlist_id = ?').run(id);
-      this.db.prepare('DELETE FROM watches WHERE watchlist_id = ?').run(id);
-      this.db.prepare('DELETE FROM watchlists WHERE id = ?').run(id);
-    })();
+    this.c.tx(() => {
+      this.c.st('DELETE FROM watch_items WHERE watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)').run(id);
+      this.c.st('DELETE FROM watch_run_watches WHERE run_id IN (SELECT run_id FROM watch_runs WHERE watchlist_id = ?)').run(id);
+      this.c.st('DELETE FROM watch_runs WHERE watchlist_id = ?').run(id);
+      this.c.st('DELETE FROM watches WHERE watchlist_id = ?').run(id);
+      this.c.st('DELETE FROM watchlists WHERE id = ?').run(id);
+    });
   }
 
   // ───────── watches ─────────
   watches(listId: string): WatchRow[] {
-    return (this.db.prepare('SELECT * FROM watches WHERE watchlist_id = ? ORDER BY position, watch_id').all(listId) as WatchDb[]).map(watchFrom);
+    return (this.c.st('SELECT * FROM watches WHERE watchlist_id = ? ORDER BY position, watch_id').all(listId) as WatchDb[]).map(watchFrom);
   }
   watch(watchId: string): WatchRow | undefined {
-    const r = this.db.prepare('SELECT * FROM watches WHERE watch_id = ?').get(watchId) as WatchDb | undefined;
+    const r = this.c.st('SELECT * FROM watches WHERE watch_id = ?').get(watchId) as WatchDb | undefined;
     return r ? watchFrom(r) : undefined;
   }
   insertWatch(w: WatchRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO watches (watch_id, watchlist_id, position, platform, endpoint, params, label, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(w.watchId, w.watchlistId, w.position, w.platform, w.endpoint, JSON.stringify(w.params), w.label, w.createdAt);
+    this.c.sql.insert`watches`({
+      watch_id: w.watchId, watchlist_id: w.watchlistId, position: w.position, platform: w.platform, endpoint: w.endpoint,
+      params: JSON.stringify(w.params), label: w.label, created_at: w.createdAt,
+    });
+  }
+  /** Several watches in one transaction. */
+  insertWatches(ws: WatchRow[]): void {
+    this.c.tx(() => ws.forEach((w) => this.insertWatch(w)));
   }
   setWatchPosition(watchId: string, position: number, label: string): void {
-    this.db.prepare('UPDATE watches SET position = ?, label = ? WHERE watch_id = ?').run(position, label, watchId);
+    this.c.st('UPDATE watches SET position = ?, label = ? WHERE watch_id = ?').run(position, label, watchId);
   }
   deleteWatch(watchId: string): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM watch_items WHERE watch_id = ?').run(watchId);
-      this.db.prepare('DELETE FROM watches WHERE watch_id = ?').run(watchId);
-    })();
+    this.c.tx(() => {
+      this.c.st('DELETE FROM watch_items WHERE watch_id = ?').run(watchId);
+      this.c.st('DELETE FROM watches WHERE watch_id = ?').run(watchId);
+    });
   }
   /** Start (or replace) the unfinished chain of a watch. */
   setPending(
     watchId: string,
     p: { walkId: string; chainId: string; params: Record<string, string>; kind: ChainKind; newestId: string | null; newestAt: number | null },
   ): void {
-    this.db
-      .prepare(
+    this.c
+      .st(
         `UPDATE watches SET pending_walk_id = ?, pending_chain_id = ?, pending_params = ?, pending_kind = ?,
            pending_newest_id = ?, pending_newest_at = ? WHERE watch_id = ?`,
       )
       .run(p.walkId, p.chainId, JSON.stringify(p.params), p.kind, p.newestId, p.newestAt, watchId);
   }
   setPendingWalk(watchId: string, walkId: string, params: Record<string, string>): void {
-    this.db.prepare('UPDATE watches SET pending_walk_id = ?, pending_params = ? WHERE watch_id = ?').run(walkId, JSON.stringify(params), watchId);
+    this.c.st('UPDATE watches SET pending_walk_id = ?, pending_params = ? WHERE watch_id = ?').run(walkId, JSON.stringify(params), watchId);
   }
   setPendingNewest(watchId: string, id: string, at: number | null): void {
-    this.db.prepare('UPDATE watches SET pending_newest_id = ?, pending_newest_at = ? WHERE watch_id = ?').run(id, at, watchId);
+    this.c.st('UPDATE watches SET pending_newest_id = ?, pending_newest_at = ? WHERE watch_id = ?').run(id, at, watchId);
   }
   /** The chain completed: the marker advances to its newest item (if it saw one) and the chain is cleared. */
   completeChain(watchId: string, at: number): void {
-    this.db
-      .prepare(
+    this.c
+      .st(
         `UPDATE watches SET marker_id = coalesce(pending_newest_id, marker_id),
            marker_at = CASE WHEN pending_newest_id IS NULL THEN marker_at ELSE pending_newest_at END,
            last_complete_at = ?, pending_walk_id = NULL, pending_chain_id = NULL, pending_params = NULL,
@@ -312,82 +313,79 @@ export class WatchStore {
   /** Items of `refs` this watch held before the chain `chainId` (an earlier chain fetched them). */
   heldBefore(watchId: string, chainId: string, refs: PageItem[]): number {
     if (refs.length === 0) return 0;
-    const st = this.db.prepare('SELECT 1 FROM watch_items WHERE watch_id = ? AND platform = ? AND kind = ? AND item_id = ? AND chain_id <> ?');
+    const st = this.c.st('SELECT 1 FROM watch_items WHERE watch_id = ? AND platform = ? AND kind = ? AND item_id = ? AND chain_id <> ?');
     let n = 0;
     for (const r of refs) if (st.get(watchId, r.platform, r.kind, r.id, chainId)) n++;
     return n;
   }
   /** Records the items; returns how many are new for this watch. */
   addItems(watchId: string, chainId: string, runId: string, at: number, refs: PageItem[]): number {
-    const st = this.db.prepare(
+    const st = this.c.st(
       `INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING`,
     );
-    return this.db.transaction(() => {
+    return this.c.tx(() => {
       let n = 0;
       for (const r of refs) n += st.run(watchId, r.platform, r.kind, r.id, chainId, runId, at).changes;
       return n;
-    })();
+    });
   }
   heldCount(watchId: string): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM watch_items WHERE watch_id = ?').get(watchId) as { n: number }).n;
+    return (this.c.st('SELECT count(*) AS n FROM watch_items WHERE watch_id = ?').get(watchId) as { n: number }).n;
   }
   newSince(listId: string, since: number): number {
     return (
-      this.db
-        .prepare('SELECT count(*) AS n FROM watch_items WHERE seen_at > ? AND watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)')
+      this.c
+        .st('SELECT count(*) AS n FROM watch_items WHERE seen_at > ? AND watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)')
         .get(since, listId) as { n: number }
     ).n;
   }
-  /** Archive row ids of the items first held in `runId`. */
-  runItemsWhere(): string {
-    return 'EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)';
+  /** The items first held in `runId` that match the watchlist's alert conditions, newest first. */
+  alertItems(runId: string, alert: LabelCondition[]): Array<{ text: string | null; id: string; platform: string }> {
+    const w = buildWhere({ labels: alert });
+    const held = 'EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)';
+    const text = `SELECT i.id, i.platform, i.text FROM items i WHERE ${held}${w.clauses.length ? ` AND ${w.clauses.join(' AND ')}` : ''} ORDER BY i.published_at DESC`;
+    return this.c.st(text).all(runId, ...w.params) as Array<{ text: string | null; id: string; platform: string }>;
   }
 
   // ───────── runs ─────────
   insertRun(r: RunRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO watch_runs (run_id, watchlist_id, trigger, started_at, finished_at, status, credits_spent, new_items, alerts, message, estimate)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(r.runId, r.watchlistId, r.trigger, r.startedAt, r.finishedAt, r.status, r.creditsSpent, r.newItems, r.alerts, r.message,
-        r.estimate === undefined ? null : JSON.stringify(r.estimate));
+    this.c.sql.insert`watch_runs`({
+      run_id: r.runId, watchlist_id: r.watchlistId, trigger: r.trigger, started_at: r.startedAt, finished_at: r.finishedAt, status: r.status,
+      credits_spent: r.creditsSpent, new_items: r.newItems, alerts: r.alerts, message: r.message,
+      estimate: r.estimate === undefined ? null : JSON.stringify(r.estimate),
+    });
   }
   finishRun(r: RunRow): void {
-    this.db
-      .prepare('UPDATE watch_runs SET finished_at = ?, status = ?, credits_spent = ?, new_items = ?, alerts = ?, message = ? WHERE run_id = ?')
+    this.c
+      .st('UPDATE watch_runs SET finished_at = ?, status = ?, credits_spent = ?, new_items = ?, alerts = ?, message = ? WHERE run_id = ?')
       .run(r.finishedAt, r.status, r.creditsSpent, r.newItems, r.alerts, r.message, r.runId);
   }
   putRunWatch(w: RunWatchRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO watch_run_watches (run_id, watch_id, pages, credits, new_items, items_seen, first_run, stop_reason, complete, gap, walk_ids)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (run_id, watch_id) DO UPDATE SET pages = excluded.pages, credits = excluded.credits, new_items = excluded.new_items,
-           items_seen = excluded.items_seen, first_run = excluded.first_run, stop_reason = excluded.stop_reason,
-           complete = excluded.complete, gap = excluded.gap, walk_ids = excluded.walk_ids`,
-      )
-      .run(w.runId, w.watchId, w.pages, w.credits, w.newItems, w.itemsSeen, w.firstRun ? 1 : 0, w.stopReason, w.complete ? 1 : 0, w.gap,
-        JSON.stringify(w.walkIds));
+    this.c.sql.insert`watch_run_watches ON CONFLICT (run_id, watch_id) DO UPDATE SET pages = excluded.pages, credits = excluded.credits, new_items = excluded.new_items,
+         items_seen = excluded.items_seen, first_run = excluded.first_run, stop_reason = excluded.stop_reason,
+         complete = excluded.complete, gap = excluded.gap, walk_ids = excluded.walk_ids`({
+        run_id: w.runId, watch_id: w.watchId, pages: w.pages, credits: w.credits, new_items: w.newItems, items_seen: w.itemsSeen,
+        first_run: w.firstRun ? 1 : 0, stop_reason: w.stopReason, complete: w.complete ? 1 : 0, gap: w.gap, walk_ids: JSON.stringify(w.walkIds),
+      });
   }
   runs(listId: string, limit = 200): RunRow[] {
-    return (this.db.prepare('SELECT * FROM watch_runs WHERE watchlist_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(listId, limit) as RunDb[]).map(
+    return (this.c.st('SELECT * FROM watch_runs WHERE watchlist_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(listId, limit) as RunDb[]).map(
       runFrom,
     );
   }
   run(runId: string): RunRow | undefined {
-    const r = this.db.prepare('SELECT * FROM watch_runs WHERE run_id = ?').get(runId) as RunDb | undefined;
+    const r = this.c.st('SELECT * FROM watch_runs WHERE run_id = ?').get(runId) as RunDb | undefined;
     return r ? runFrom(r) : undefined;
   }
   runWatches(runId: string): RunWatchRow[] {
-    return (this.db.prepare('SELECT * FROM watch_run_watches WHERE run_id = ? ORDER BY rowid').all(runId) as RunWatchDb[]).map(runWatchFrom);
+    return (this.c.st('SELECT * FROM watch_run_watches WHERE run_id = ? ORDER BY rowid').all(runId) as RunWatchDb[]).map(runWatchFrom);
   }
   /** Per-watch history, newest first. */
   watchHistory(watchId: string, limit = 10): Array<RunWatchRow & { startedAt: number }> {
     return (
-      this.db
-        .prepare(
+      this.c
+        .st(
           `SELECT rw.*, r.started_at FROM watch_run_watches rw JOIN watch_runs r ON r.run_id = rw.run_id
            WHERE rw.watch_id = ? ORDER BY r.started_at DESC LIMIT ?`,
         )
@@ -396,12 +394,16 @@ export class WatchStore {
   }
   /** Runs left 'running' by a process that stopped: they did not finish. */
   closeStaleRuns(at: number, message: string): number {
-    return this.db.prepare("UPDATE watch_runs SET status = 'cancelled', finished_at = ?, message = ? WHERE status = 'running'").run(at, message).changes;
+    return this.c.st("UPDATE watch_runs SET status = 'cancelled', finished_at = ?, message = ? WHERE status = 'running'").run(at, message).changes;
   }
 
   /** Credits the ledger recorded for `source` since `since` (ms). */
   ledgerCredits(source: string, since: number): number {
-    const r = this.db.prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ? AND started_at >= ?').get(source, since) as { c: number };
-    return r.c;
+    return creditsOfSource(this.c, source, since);
+  }
+
+  /** The id of the watchlist with this name (or this id), or undefined. */
+  idByName(nameOrId: string): string | undefined {
+    return this.c.sql.get<{ id: string }>(sql`SELECT id FROM watchlists WHERE name = ${nameOrId} OR id = ${nameOrId} LIMIT 1`)?.id;
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * The archive's private connection and what every table family shares: the statement cache, the
+ * storage-error guard, the clock and the caches. The family modules (items.ts, labels.ts,
+ * ledger.ts, walks.ts, library.ts, aggregates.ts, annotations.ts, export-rows.ts, watchlists.ts)
+ * are free functions over one `ArchiveCtx`; `Archive` (archive.ts) is the facade that holds it.
+ * Nothing outside src/core/archive reaches the connection (tests: testing.ts).
+ */
+import type { Statement } from 'better-sqlite3';
+import type { LibraryQuery } from '../../shared/query';
+import { toStorageError, type StorageOp } from '../storage-error';
+import type { Db } from './connection';
+import { DENSE } from './sql-query';
+import { Statements } from './sql';
+
+export interface OpenArchiveOptions {
+  /** ms since epoch; used for annotation times and bulk-ingest seen times */
+  clock?: () => number;
+  /**
+   * The archive's path as the user knows it, for error messages (default: the file opened).
+   * A read-only snapshot (open.ts) opens a temporary copy but names the original.
+   */
+  path?: string;
+  /** called once by close() (a snapshot removes its temporary copy) */
+  onClose?: () => void;
+  /** matching rows from which a filter is probed per row instead of materialised (tests force 1) */
+  denseAt?: number;
+}
+
+/** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
+export type LabelGroupsSource = (q: LibraryQuery, family: string, field: string) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
+
+export class ArchiveCtx {
+  /** the archive's path as the user knows it (error messages) */
+  readonly path: string;
+  readonly clock: () => number;
+  readonly sql: Statements;
+  readonly denseAt: number;
+  readonly fixedDense: boolean;
+  /**
+   * label_fields ids by `family\0field`. Only ids that are committed go in here: they never
+   * change, and an id created by a transaction that rolls back could otherwise be handed to
+   * another field later (ids are max + 1). See labels.ts fieldIds().
+   */
+  readonly ffCache = new Map<string, number>();
+  /** exact totals per filter set, valid for one dataVersion (library.ts) */
+  readonly countCache = new Map<string, { n: number; ver: string }>();
+  /** aggregate results per (method, arguments), valid for one dataVersion (aggregates.ts) */
+  readonly aggCache = new Map<string, { v: unknown; ver: string }>();
+  labelGroupsSource: LabelGroupsSource | null = null;
+
+  constructor(
+    readonly db: Db,
+    opts: OpenArchiveOptions = {},
+  ) {
+    this.path = opts.path ?? (db.name || ':memory:');
+    this.clock = opts.clock ?? Date.now;
+    this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
+    this.fixedDense = opts.denseAt !== undefined;
+    this.sql = new Statements(db);
+  }
+
+  /** Prepared statement of this text (dynamic library SQL is bounded by the query shapes). */
+  st(text: string): Statement {
+    return this.sql.text(text);
+  }
+
+  /**
+   * Runs `f`, turning SQLite / file-system failures into a StorageError naming this archive, the
+   * cause and the way out (disk full, read-only, damaged, locked, I/O). Other errors pass as they are.
+   */
+  guard<T>(op: StorageOp, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw toStorageError(e, this.path, { op });
+    }
+  }
+
+  /** `f` in one transaction. */
+  tx<T>(f: () => T): T {
+    return this.db.transaction(f)();
+  }
+
+  /** Changes whenever this archive's content may have changed (own writes or another connection's). */
+  dataVersion(): string {
+    const c = (this.st('SELECT total_changes() AS c').get() as { c: number }).c;
+    return `${this.db.pragma('data_version', { simple: true }) as number}:${c}`;
+  }
+}
+
+const contexts = new WeakMap<object, ArchiveCtx>();
+
+/** Ties a facade to its context (archive.ts); read back only by testing.ts. */
+export function registerCtx(owner: object, c: ArchiveCtx): void {
+  contexts.set(owner, c);
+}
+
+export function ctxOf(owner: object): ArchiveCtx {
+  const c = contexts.get(owner);
+  if (!c) throw new Error('not an archive');
+  return c;
+}

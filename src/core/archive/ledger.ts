@@ -1,0 +1,180 @@
+/**
+ * The ledger (`calls`: every HTTP attempt), the idempotency journal (`journal`) and the last known
+ * balance (`balance`): the request core's bookkeeping (CoreStore in src/core/ports.ts).
+ */
+import type { JournalEntry, LedgerEntry } from '../ports';
+import type { ArchiveCtx } from './context';
+import { and, sql } from './sql';
+
+const b = (v: boolean): number => (v ? 1 : 0);
+
+interface CallRow {
+  id: number;
+  call_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  platform: string;
+  endpoint: string;
+  params: string;
+  params_hash: string;
+  idempotency_key: string | null;
+  request_id: string | null;
+  status: number | null;
+  error_type: string | null;
+  credits_used: number;
+  credits_remaining: number | null;
+  charge_reason: string | null;
+  cached: number;
+  free_call: number;
+  idempotent_replay: number;
+  source: string;
+  walk_id: string | null;
+  dry_run: number;
+  key_name: string | null;
+}
+
+function ledgerFromRow(r: CallRow): LedgerEntry {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    attempt: r.attempt,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    platform: r.platform,
+    endpoint: r.endpoint,
+    params: r.params,
+    paramsHash: r.params_hash,
+    idempotencyKey: r.idempotency_key,
+    requestId: r.request_id,
+    status: r.status,
+    errorType: r.error_type,
+    creditsUsed: r.credits_used,
+    creditsRemaining: r.credits_remaining,
+    chargeReason: r.charge_reason,
+    cached: r.cached === 1,
+    freeCall: r.free_call === 1,
+    idempotentReplay: r.idempotent_replay === 1,
+    source: r.source,
+    walkId: r.walk_id,
+    dryRun: r.dry_run === 1,
+    keyName: r.key_name ?? null,
+  };
+}
+
+interface JournalRow {
+  call_id: string;
+  op_key: string;
+  idempotency_key: string;
+  platform: string;
+  endpoint: string;
+  params: string;
+  params_hash: string;
+  state: JournalEntry['state'];
+  created_at: number;
+  finished_at: number | null;
+  key_name: string | null;
+}
+function journalFromRow(r: JournalRow): JournalEntry {
+  return {
+    callId: r.call_id,
+    opKey: r.op_key,
+    idempotencyKey: r.idempotency_key,
+    platform: r.platform,
+    endpoint: r.endpoint,
+    params: r.params,
+    paramsHash: r.params_hash,
+    state: r.state,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+    keyName: r.key_name ?? null,
+  };
+}
+
+// ───────────────────────── idempotency journal ─────────────────────────
+
+export function findJournal(c: ArchiveCtx, opKey: string): JournalEntry | undefined {
+  const r = c.sql.get<JournalRow>(sql`SELECT * FROM journal WHERE op_key = ${opKey}`);
+  return r ? journalFromRow(r) : undefined;
+}
+
+/** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
+export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
+  c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
+       platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
+       params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
+       finished_at = excluded.finished_at, key_name = excluded.key_name`({
+      call_id: e.callId, op_key: e.opKey, idempotency_key: e.idempotencyKey, platform: e.platform, endpoint: e.endpoint, params: e.params,
+      params_hash: e.paramsHash, state: e.state, created_at: e.createdAt, finished_at: e.finishedAt, key_name: e.keyName ?? null,
+    });
+}
+
+export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'failed', at: number): void {
+  c.sql.run(sql`UPDATE journal SET state = ${state}, finished_at = ${at} WHERE call_id = ${callId}`);
+}
+
+export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
+  return c.sql.all<JournalRow>(sql`SELECT * FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`).map(journalFromRow);
+}
+
+// ───────────────────────── ledger ─────────────────────────
+
+export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
+  const r = c.sql.insert`calls`({
+    call_id: e.callId, attempt: e.attempt, started_at: e.startedAt, duration_ms: e.durationMs, platform: e.platform, endpoint: e.endpoint,
+    params: e.params, params_hash: e.paramsHash, idempotency_key: e.idempotencyKey, request_id: e.requestId, status: e.status,
+    error_type: e.errorType, credits_used: e.creditsUsed, credits_remaining: e.creditsRemaining, charge_reason: e.chargeReason,
+    cached: b(e.cached), free_call: b(e.freeCall), idempotent_replay: b(e.idempotentReplay), source: e.source, walk_id: e.walkId,
+    dry_run: b(e.dryRun), key_name: e.keyName ?? null,
+  });
+  return Number(r.lastInsertRowid);
+}
+
+/** Newest first; `beforeId` pages back. */
+export function listLedger(c: ArchiveCtx, opts: { limit?: number; beforeId?: number; callId?: string } = {}): LedgerEntry[] {
+  const limit = Math.min(Math.max(opts.limit ?? 200, 1), 10_000);
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (opts.beforeId !== undefined) {
+    clauses.push('id < ?');
+    params.push(opts.beforeId);
+  }
+  if (opts.callId !== undefined) {
+    clauses.push('call_id = ?');
+    params.push(opts.callId);
+  }
+  return (c.st(`SELECT * FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as CallRow[]).map(ledgerFromRow);
+}
+
+/**
+ * When each named key last made a call (the ledger's newest attempt per key name): Settings shows
+ * it so a rotation can be confirmed ("the new key is in use") before the old key is revoked.
+ */
+export function lastUsedByKey(c: ArchiveCtx): Map<string, number> {
+  const rows = c.sql.all<{ name: string; at: number }>(
+    sql`SELECT key_name AS name, max(started_at) AS at FROM calls WHERE key_name IS NOT NULL GROUP BY key_name`,
+  );
+  return new Map(rows.map((r) => [r.name, r.at]));
+}
+
+/** Credits the ledger recorded for `source` since `since` (ms). */
+export function creditsOfSource(c: ArchiveCtx, source: string, since: number): number {
+  return c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`)!.c;
+}
+
+// ───────────────────────── balance ─────────────────────────
+
+export function setBalance(c: ArchiveCtx, creditsRemaining: number, at: number): void {
+  c.sql.insert`balance ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
+     WHERE excluded.at >= balance.at`({ id: 1, credits_remaining: creditsRemaining, at });
+}
+
+export function getBalance(c: ArchiveCtx): { creditsRemaining: number; at: number } | undefined {
+  const r = c.sql.get<{ credits_remaining: number; at: number }>(sql`SELECT credits_remaining, at FROM balance WHERE id = 1`);
+  return r ? { creditsRemaining: r.credits_remaining, at: r.at } : undefined;
+}
+
+/** Forgets the last known balance (the next answer sets it again). */
+export function clearBalance(c: ArchiveCtx): void {
+  c.sql.run(sql`DELETE FROM balance`);
+}

@@ -1,0 +1,262 @@
+/**
+ * Library queries: keyset pages of items with their annotations, exact totals (cached per filter
+ * set), one item with its provenance. The SQL of a LibraryQuery is built by sql-query.ts.
+ */
+import type { ArchivedItem, ItemCall, LabelOverrideEntry, LibraryPage, LibraryQuery, LibraryRow } from '../../shared/query';
+import type { ItemRef } from '../ports';
+import { ArchiveError } from './archive-error';
+import type { ArchiveCtx } from './context';
+import { applyOverrides, labelValue, type Columns, type Json } from './extract';
+import { overridesObject, overridesOf, type OverrideList } from './labels';
+import {
+  buildWhere,
+  decodeCursor,
+  encodeCursor,
+  pageSize,
+  parseQuery,
+  queryHash,
+  sortColumn,
+  sortPlan,
+  stableStringify,
+  type Cursor,
+  type Estimator,
+  type Where,
+} from './sql-query';
+import { and, raw, sql } from './sql';
+
+/** An `items` row: the identity, the raw record, the extracted columns, and bookkeeping. */
+export interface ItemRow extends Columns {
+  rid: number;
+  platform: string;
+  kind: string;
+  id: string;
+  raw: string;
+  first_seen_at: number;
+  last_seen_at: number;
+  seen_count: number;
+  unavailable: string | null;
+}
+
+const ITEM_COLS =
+  'i.rid, i.platform, i.kind, i.id, i.raw, i.published_at, i.author_id, i.author_username, i.author_display_name, ' +
+  'i.text, i.url, i.lang, i.views, i.likes, i.comments, i.shares, i.saves, i.parent_id, i.post_kind, i.labels, ' +
+  'i.relevance_p, i.first_seen_at, i.last_seen_at, i.seen_count, i.unavailable';
+
+function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[] {
+  if (rows.length === 0) return [];
+  const rids = JSON.stringify(rows.map((r) => r.rid));
+  const tags = new Map<number, string[]>();
+  for (const t of c.sql.all<{ rid: number; name: string }>(
+    sql`SELECT it.item_rid AS rid, t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id
+        WHERE it.item_rid IN (SELECT value FROM json_each(${rids})) ORDER BY t.name COLLATE NOCASE`,
+  )) {
+    let l = tags.get(t.rid);
+    if (!l) tags.set(t.rid, (l = []));
+    l.push(t.name);
+  }
+  const notes = new Map<number, string>();
+  for (const n of c.sql.all<{ rid: number; text: string }>(sql`SELECT item_rid AS rid, text FROM notes WHERE item_rid IN (SELECT value FROM json_each(${rids}))`)) {
+    notes.set(n.rid, n.text);
+  }
+  const ovs = new Map<number, OverrideList>();
+  for (const o of c.sql.all<{ rid: number; family: string; field: string; value: string; at: number }>(
+    sql`SELECT item_rid AS rid, family, field, value, at FROM label_overrides WHERE item_rid IN (SELECT value FROM json_each(${rids})) ORDER BY family, field`,
+  )) {
+    let l = ovs.get(o.rid);
+    if (!l) ovs.set(o.rid, (l = []));
+    l.push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at });
+  }
+  return rows.map((r) => toLibraryRow(r, tags.get(r.rid) ?? [], notes.get(r.rid) ?? null, ovs.get(r.rid) ?? []));
+}
+
+function toLibraryRow(r: ItemRow, tags: string[], note: string | null, ov: OverrideList): LibraryRow {
+  const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
+  const eff = applyOverrides(labels, ov);
+  return {
+    platform: r.platform,
+    kind: r.kind,
+    id: r.id,
+    record: JSON.parse(r.raw) as Json,
+    tags,
+    note,
+    overrides: overridesObject(ov),
+    firstSeenAt: r.first_seen_at,
+    lastSeenAt: r.last_seen_at,
+    seenCount: r.seen_count,
+    publishedAt: r.published_at,
+    author: { id: r.author_id, username: r.author_username, displayName: r.author_display_name },
+    text: r.text,
+    url: r.url,
+    lang: r.lang,
+    postKind: r.post_kind,
+    parentId: r.parent_id,
+    engagement: { views: r.views, likes: r.likes, comments: r.comments, shares: r.shares, saves: r.saves },
+    labels: eff && Object.keys(eff).length > 0 ? (eff as Record<string, Record<string, unknown>>) : null,
+    relevance: r.relevance_p,
+  };
+}
+
+/**
+ * Capped row count of a sub-select, for plan choice (see sql-query.ts Estimator):
+ * dense when it reaches `denseAt` rows, or `minFor(archive size)` when given (ignored
+ * when `denseAt` was set explicitly, which tests use to force a plan). The size is
+ * max(rid), an O(log n) stand-in for count(*).
+ */
+export function estimator(c: ArchiveCtx): Estimator {
+  return (fromWhere, params, minFor) => {
+    let cap = c.denseAt;
+    if (minFor !== undefined && !c.fixedDense) {
+      const maxRid = c.sql.get<{ m: number | null }>(sql`SELECT max(rid) AS m FROM items`)!.m ?? 0;
+      cap = Math.max(cap, Math.ceil(minFor(maxRid)));
+    }
+    return (c.st(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`).get(...params, cap) as { n: number }).n >= cap;
+  };
+}
+
+/** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
+export function query(c: ArchiveCtx, input: LibraryQuery): LibraryPage {
+  const q = parseQuery(input);
+  const n = pageSize(q);
+  const hash = queryHash(q);
+  const plan = sortPlan(q);
+  const w = buildWhere(q, estimator(c), sortColumn(plan));
+  const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
+  const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
+  const cmp = plan.dir === 'desc' ? '<' : '>';
+  const got: Array<ItemRow & { sort_v: string | number | null; phase: 0 | 1 }> = [];
+  if (!cur || cur.p === 0) {
+    const clauses = [plan.known, ...w.clauses];
+    const params = [...plan.knownParams, ...w.params];
+    if (cur) {
+      clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
+      params.push(cur.v, cur.r);
+    }
+    const text = `SELECT ${ITEM_COLS}, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
+      WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
+    for (const r of c.st(text).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
+  }
+  if (got.length <= n && plan.unknown !== null) {
+    const clauses = [plan.unknown, ...w.clauses];
+    const params = [...plan.unknownParams, ...w.params];
+    if (cur && cur.p === 1) {
+      clauses.push(`i.rid ${cmp} ?`);
+      params.push(cur.r);
+    }
+    const text = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
+    for (const r of c.st(text).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
+  }
+  const page = got.slice(0, n);
+  const last = page[page.length - 1];
+  const next = got.length > n && last ? encodeCursor({ h: hash, p: last.phase, v: last.sort_v, r: last.rid }) : null;
+  return {
+    rows: rowsToLibrary(c, page),
+    next,
+    total: q.after ? null : countQuery(c, q),
+  };
+}
+
+/**
+ * Exact number of items matching the filters of `q`. Counting visits every match,
+ * so it is the slow part of a first page on a big archive: the result is cached per
+ * filter set (sort, limit, after do not change it) until the archive changes —
+ * a write on this connection (`total_changes()`) or a commit by another one
+ * (`PRAGMA data_version`). Re-sorting or going back to page 1 then costs nothing.
+ */
+export function countQuery(c: ArchiveCtx, q: LibraryQuery): number {
+  const { sort: _s, limit: _l, after: _a, ...filters } = q;
+  const key = stableStringify(filters);
+  const ver = c.dataVersion();
+  const hit = c.countCache.get(key);
+  if (hit && hit.ver === ver) return hit.n;
+  // counting visits every match: the materialised form is the cheaper plan there
+  const n = countWhere(c, buildWhere(q));
+  if (c.countCache.size >= 200) c.countCache.clear();
+  c.countCache.set(key, { n, ver });
+  return n;
+}
+
+function countWhere(c: ArchiveCtx, w: Where): number {
+  if (w.clauses.length === 0) return c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM items`)!.n;
+  const only = w.clauses.length === 1 ? w.counts?.get(w.clauses[0]) : undefined;
+  if (only !== undefined) return (c.st(only).get(...w.params) as { n: number }).n;
+  return (c.st(`SELECT count(*) AS n FROM items i WHERE ${and(w.clauses)}`).get(...w.params) as { n: number }).n;
+}
+
+export function ridOf(c: ArchiveCtx, ref: ItemRef): number | undefined {
+  return c.sql.get<{ rid: number }>(sql`SELECT rid FROM items WHERE platform = ${ref.platform} AND kind = ${ref.kind} AND id = ${ref.id}`)?.rid;
+}
+
+export function needRid(c: ArchiveCtx, ref: ItemRef): number {
+  const rid = ridOf(c, ref);
+  if (rid === undefined) throw new ArchiveError(`not in the archive: ${ref.platform}/${ref.kind}/${ref.id}`, 'not_found');
+  return rid;
+}
+
+/** One item with its annotations and provenance, or undefined. */
+export function getItem(c: ArchiveCtx, platform: string, kind: string, id: string): ArchivedItem | undefined {
+  const r = c.sql.get<ItemRow>(sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.platform = ${platform} AND i.kind = ${kind} AND i.id = ${id}`);
+  if (!r) return undefined;
+  const [row] = rowsToLibrary(c, [r]);
+  const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
+  const overrideLog: LabelOverrideEntry[] = overridesOf(c, r.rid).map((o) => ({
+    family: o.family,
+    field: o.field,
+    value: o.value,
+    original: labelValue(labels, o.family, o.field) ?? null,
+    at: o.at,
+  }));
+  const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
+  return {
+    ...row,
+    provenance: callsOfRid(c, r.rid),
+    unavailable: Array.isArray(unavailable) ? unavailable.filter((u): u is string => typeof u === 'string') : [],
+    overrideLog,
+  };
+}
+
+/** Which calls returned the item, when and at what cost (newest first). */
+export function itemCalls(c: ArchiveCtx, platform: string, kind: string, id: string): ItemCall[] {
+  const rid = ridOf(c, { platform, kind, id });
+  return rid === undefined ? [] : callsOfRid(c, rid);
+}
+
+function callsOfRid(c: ArchiveCtx, rid: number): ItemCall[] {
+  const rows = c.sql.all<{
+    call_id: string;
+    position: number | null;
+    platform: string;
+    endpoint: string;
+    fetched_at: number;
+    source: string;
+    walk_id: string | null;
+    request_id: string | null;
+    credits_used: number | null;
+    cached: number | null;
+    idempotent_replay: number | null;
+    free_call: number | null;
+    charge_reason: string | null;
+  }>(
+    sql`SELECT p.call_id, p.position, r.platform, r.endpoint, r.fetched_at, r.source, r.walk_id,
+          c.request_id, c.credits_used, c.cached, c.idempotent_replay, c.free_call, c.charge_reason
+        FROM provenance p
+        JOIN responses r ON r.call_id = p.call_id
+        LEFT JOIN calls c ON c.id = (SELECT id FROM calls WHERE call_id = p.call_id AND status BETWEEN 200 AND 299 ORDER BY attempt DESC, id DESC LIMIT 1)
+        WHERE p.item_rid = ${rid}
+        ORDER BY r.fetched_at DESC, p.call_id`,
+  );
+  return rows.map((x) => ({
+    callId: x.call_id,
+    requestId: x.request_id,
+    at: x.fetched_at,
+    source: x.source,
+    walkId: x.walk_id,
+    platform: x.platform,
+    endpoint: x.endpoint,
+    position: x.position,
+    creditsUsed: x.credits_used ?? 0,
+    cached: x.cached === 1,
+    replay: x.idempotent_replay === 1,
+    freeCall: x.free_call === 1,
+    chargeReason: x.charge_reason,
+  }));
+}
