@@ -26,8 +26,8 @@ export class StorageError extends LoupeError {
   /** the driver's code (SQLITE_FULL, EROFS, …) when known */
   declare readonly code?: string;
 
-  constructor(init: { kind: StorageErrorKind; path: string; message: string; code?: string }) {
-    super(init.kind, init.message, { type: init.kind.toUpperCase() });
+  constructor(init: { kind: StorageErrorKind; path: string; message: string; code?: string; wayOut?: string }) {
+    super(init.kind, init.message, { type: init.kind.toUpperCase(), wayOut: init.wayOut });
     this.name = 'StorageError';
     this.path = init.path;
     if (init.code !== undefined) (this as { code?: string }).code = init.code;
@@ -124,6 +124,7 @@ export function storageError(
     kind,
     path,
     code: opts.code,
+    wayOut: opts.wayOut ?? WAY_OUT[kind],
     message: `${lead} at ${path} ${VERB[opts.op ?? 'write']}: ${CAUSE[kind]}${detail}; ${opts.wayOut ?? WAY_OUT[kind]}.`,
   });
 }
