@@ -2,7 +2,7 @@
 import { useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryRow } from '../../../shared/contract';
-import { engagement, get, labelChips, publishedAt, recordAuthor, recordText, relevance, str } from '../lib/records';
+import { engagement, get, labelChips, publishedAt, recordAuthor, recordText, str } from '../lib/records';
 import { safeHttpUrl, truncate } from '../lib/format';
 import { useUi } from '../stores/ui';
 import { Chips, Num, RelBar, When } from './cells';
@@ -39,7 +39,7 @@ export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: Libra
                       <span title="comments">💬 <Num v={engagement(r.record, 'comments')} /></span>
                     </div>
                     <Chips chips={labelChips(r)} max={3} />
-                    {relevance(r.record) !== null ? <RelBar p={relevance(r.record)} /> : null}
+                    {r.relevance !== null ? <RelBar p={r.relevance} /> : null}
                   </div>
                 </button>
               );

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'react';
 import type { ItemDetail } from '../../../shared/contract';
 import { errorText } from '../lib/api';
 import { creditRange, safeHttpUrl, utc } from '../lib/format';
-import { effectiveLabels, engagement, engagementHidden, ENGAGEMENT, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, relevance, str } from '../lib/records';
+import { effectiveLabels, engagement, engagementHidden, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, str } from '../lib/records';
+import { ENGAGEMENT_FIELDS } from '../../../shared/query';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
 import { useUi } from '../stores/ui';
@@ -83,7 +84,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
         <When v={d.firstSeenAt} />
       </div>
       <div className="eng-grid">
-        {ENGAGEMENT.map((f) => (
+        {ENGAGEMENT_FIELDS.map((f) => (
           <div key={f} className="eng">
             <div className="muted small">{f}</div>
             <Num v={engagement(r, f)} hidden={engagementHidden(r, f)} why={why(f)} exact />
@@ -119,10 +120,10 @@ function DrawerBody({ d }: { d: ItemDetail }) {
           </button>
         ) : null}
       </div>
-      {relevance(r) !== null ? (
+      {d.relevance !== null ? (
         <section>
           <h4>Relevance</h4>
-          <RelBar p={relevance(r)} />
+          <RelBar p={d.relevance} />
           <span className="muted small"> sense {String(get(r, 'computed.relevance.sense') ?? '—')} · depth {String(get(r, 'computed.relevance.depth') ?? '—')} · spam {String(get(r, 'computed.relevance.spam') ?? '—')}</span>
         </section>
       ) : null}

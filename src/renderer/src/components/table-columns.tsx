@@ -6,7 +6,8 @@
  */
 import type { ReactNode } from 'react';
 import type { LibraryRow } from '../../../shared/contract';
-import { engagement, engagementHidden, followers, labelChips, publishedAt, recordAuthor, recordText, relevance, type EngagementField } from '../lib/records';
+import { engagement, engagementHidden, followers, labelChips, publishedAt, recordAuthor, recordText } from '../lib/records';
+import type { EngagementField } from '../../../shared/query';
 import { truncate } from '../lib/format';
 import { Chips, Num, RelBar, When } from './cells';
 
@@ -118,7 +119,7 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
     eng('saves'),
     col({ id: 'followers', header: 'Followers', size: 96, num: true, value: (r) => followers(r.record) ?? undefined, cell: (r) => <Num v={followers(r.record)} /> }),
     col({ id: 'labels', header: 'Labels', size: 230, cell: (r) => <Chips chips={labelChips(r)} /> }),
-    col({ id: 'relevance', header: 'Relevance', size: 110, value: (r) => relevance(r.record) ?? undefined, cell: (r) => <RelBar p={relevance(r.record)} /> }),
+    col({ id: 'relevance', header: 'Relevance', size: 110, value: (r) => r.relevance ?? undefined, cell: (r) => <RelBar p={r.relevance} /> }),
     col({ id: 'tags', header: 'Tags', size: 110, cell: (r) => <span className="muted ellipsis">{r.tags.join(', ')}{r.note ? ' ✎' : ''}</span> }),
     col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => <When v={r.firstSeenAt} /> }),
   );

@@ -5,6 +5,7 @@
  */
 import { showBidiControls } from './words';
 import type { LibraryRow } from '../../../shared/contract';
+import type { EngagementField } from '../../../shared/query';
 
 export type Rec = Record<string, unknown>;
 
@@ -53,9 +54,6 @@ export function recordTitle(r: Rec): string {
   return showBidiControls(str(get(r, 'ext.post_title')) ?? str(r.title) ?? '');
 }
 
-export const ENGAGEMENT = ['views', 'likes', 'comments', 'shares', 'saves'] as const;
-export type EngagementField = (typeof ENGAGEMENT)[number];
-
 /** A count, or null (not provided) — never 0 for a missing value. */
 export function engagement(r: Rec, f: EngagementField): number | null {
   const e = get(r, `engagement.${f}`);
@@ -72,10 +70,6 @@ export function engagementHidden(r: Rec, f: EngagementField): boolean {
 
 export function publishedAt(r: Rec): string | null {
   return str(r.published_at) ?? str(r.created_at) ?? null;
-}
-
-export function relevance(r: Rec): number | null {
-  return num(get(r, 'computed.relevance.p'));
 }
 
 export function followers(r: Rec): number | null {
@@ -184,7 +178,7 @@ export function facetCounts(rows: Array<Pick<LibraryRow, 'record' | 'overrides'>
 }
 
 /** Within a family the selected values are OR-ed; across families AND-ed. */
-export function applyFacets<R extends Pick<LibraryRow, 'record' | 'overrides'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+export function applyFacets<R extends Pick<LibraryRow, 'record' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
   const byFam = new Map<string, Set<string>>();
   for (const k of selected) {
     const fam = k.split('=')[0];
@@ -194,7 +188,7 @@ export function applyFacets<R extends Pick<LibraryRow, 'record' | 'overrides'>>(
   }
   return rows.filter((r) => {
     if (relevanceMin !== null && relevanceMin > 0) {
-      const p = relevance(r.record);
+      const p = r.relevance;
       if (p === null || p < relevanceMin) return false;
     }
     if (byFam.size === 0) return true;
