@@ -4,9 +4,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import type { Catalogue, CatalogueEndpoint, CatalogueParam } from '../../shared/api-types';
 import type { Clock, CoreStore, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
 import { abortError } from './clock';
+import { createApiCore, type ApiCoreOptions } from './core';
 
 // ---- in-memory CoreStore -----------------------------------------------------------------------
 
@@ -386,3 +388,50 @@ export function maxInAnyWindow(times: number[], windowMs: number): number {
   }
   return best;
 }
+
+// ---- a request core on the fake API (core*.test.ts) ---------------------------------------------
+
+export interface CoreHarness {
+  /** The running test's fake API, closed after the test (a test that closes it itself sets this undefined). */
+  api: FakeApi | undefined;
+  /** A request core (balance 100 000, instant clock, random 0.5, logs kept) on a fake API answering with `handle`. */
+  setup: (
+    handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>,
+    extra?: Partial<ApiCoreOptions>,
+    credits?: () => unknown,
+  ) => Promise<{ core: ReturnType<typeof createApiCore>; store: MemoryStore; clock: InstantClock; logs: string[]; api: FakeApi }>;
+}
+
+/** Call at the top of a test file: registers the afterEach that closes each test's fake API. */
+export function coreSetup(): CoreHarness {
+  const h: CoreHarness = {
+    api: undefined,
+    setup: async (handle, extra = {}, credits) => {
+      const api = await startFakeApi({ catalogue: testCatalogue(), handle, credits });
+      h.api = api;
+      const store = new MemoryStore();
+      store.setBalance(100_000, 0);
+      const clock = new InstantClock();
+      const logs: string[] = [];
+      const core = createApiCore({
+        baseUrl: api.url,
+        getKey: () => TEST_KEY,
+        store,
+        clock,
+        random: () => 0.5,
+        log: (l) => logs.push(l),
+        ...extra,
+      });
+      return { core, store, clock, logs, api };
+    },
+  };
+  afterEach(async () => {
+    await h.api?.close();
+    h.api = undefined;
+  });
+  return h;
+}
+
+/** The profile call of the core tests, and a successful answer to it (20 credits, 9 980 left). */
+export const profileCall = { platform: 'photo_net', endpoint: 'profile', params: { handle: 'alice' } };
+export const okProfile = () => ({ body: okEnvelope('photo_net', 'profile', { profile: { id: '90071992547409931' } }, { credits_remaining: 9980 }) });
