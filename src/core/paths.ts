@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { envValue } from '../shared/settings';
 
 /**
  * Where Loupe keeps its data. The same folder for the desktop app, the web host
@@ -11,7 +12,8 @@ import { join } from 'node:path';
  */
 export function defaultDataDir(env: Readonly<Record<string, string | undefined>> = process.env, override?: string): string {
   if (override) return override;
-  if (env.LOUPE_HOME) return env.LOUPE_HOME;
+  const fromEnv = envValue(env, 'dataDir'); // LOUPE_HOME (the settings table, src/shared/settings.ts)
+  if (fromEnv) return fromEnv;
   const home = homedir();
   if (process.platform === 'darwin') return join(home, 'Library', 'Application Support', 'Loupe');
   if (process.platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Loupe');

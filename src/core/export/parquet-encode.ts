@@ -22,18 +22,16 @@ export type ParquetColumnType = 'STRING' | 'TIMESTAMP' | 'INT64' | 'INT32' | 'DO
 
 /** the values of a page, in bytes, before the next page starts (hyparquet-writer's default) */
 export const PAGE_SIZE = 1 << 20;
-/** byte-array columns with more distinct values than this in a group are written PLAIN */
-const DICT_MAX = 4096;
 
-type Physical = 'BYTE_ARRAY' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN';
-const PHYSICAL: Record<ParquetColumnType, Physical> = { STRING: 'BYTE_ARRAY', JSON: 'BYTE_ARRAY', TIMESTAMP: 'INT64', INT64: 'INT64', INT32: 'INT32', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN' };
+export type Physical = 'BYTE_ARRAY' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN';
+export const PHYSICAL: Record<ParquetColumnType, Physical> = { STRING: 'BYTE_ARRAY', JSON: 'BYTE_ARRAY', TIMESTAMP: 'INT64', INT64: 'INT64', INT32: 'INT32', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN' };
 
 /** Thrift enum values (parquet.thrift) */
-const PAGE_DATA = 0;
-const PAGE_DICTIONARY = 2;
-const ENC_PLAIN = 0;
+export const PAGE_DATA = 0;
+export const PAGE_DICTIONARY = 2;
+export const ENC_PLAIN = 0;
 const ENC_RLE = 3;
-const ENC_RLE_DICTIONARY = 8;
+export const ENC_RLE_DICTIONARY = 8;
 
 export interface ChunkStatistics {
   min_value?: unknown;
@@ -78,8 +76,9 @@ export class Bytes {
   buf: Buffer;
   dv: DataView;
   pos = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+  /** a new buffer of `size` bytes, or over these bytes */
+  constructor(size: number | Uint8Array) {
+    this.buf = typeof size === 'number' ? Buffer.allocUnsafe(size) : Buffer.from(size.buffer, size.byteOffset, size.byteLength);
     this.dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
   /** room for `n` more bytes */
@@ -130,7 +129,7 @@ function fieldI32(b: Bytes, delta: number, v: number): void {
   b.varint(v >= 0 ? v * 2 : -v * 2 - 1);
 }
 
-function pageHeader(b: Bytes, type: number, size: number, numValues: number, encoding: number): void {
+export function pageHeader(b: Bytes, type: number, size: number, numValues: number, encoding: number): void {
   fieldI32(b, 1, type);
   fieldI32(b, 1, size); // uncompressed_page_size
   fieldI32(b, 1, size); // compressed_page_size
@@ -151,7 +150,7 @@ function pageHeader(b: Bytes, type: number, size: number, numValues: number, enc
 }
 
 /** Definition levels (bit width 1) of rows [from, to) as the RLE / bit-packed hybrid, with a v1 page's 4-byte length. */
-function writeLevels(b: Bytes, def: Uint8Array, from: number, to: number, nulls: number): void {
+export function writeLevels(b: Bytes, def: Uint8Array, from: number, to: number, nulls: number): void {
   const count = to - from;
   const at = b.pos;
   b.u32(0);
@@ -205,7 +204,7 @@ function codePoint(s: string, i: number): number {
 }
 
 /** A JSON column's text: JSON.stringify, through hyparquet's toJson where plain JSON cannot hold the value (a BigInt). */
-function jsonText(v: unknown): string {
+export function jsonText(v: unknown): string {
   try {
     return JSON.stringify(v);
   } catch {
@@ -213,281 +212,9 @@ function jsonText(v: unknown): string {
   }
 }
 
-/** Pages of one column chunk being written: each page's values go to `vals`, then header + levels + values to `out`. */
-class PageSink {
-  readonly locations: PageLocation[] = [];
-  pages = 0;
-  uncompressed = 0;
-  constructor(
-    private readonly out: Bytes,
-    private readonly base: number,
-    private readonly def: Uint8Array,
-    private readonly encoding: number,
-    readonly vals: Bytes,
-  ) {}
-  /** the page of rows [from, to), whose values are in `vals` */
-  flush(from: number, to: number, nulls: number): void {
-    const { out, vals } = this;
-    const levels = new Bytes(16 + ((to - from) >> 3));
-    writeLevels(levels, this.def, from, to, nulls);
-    const size = levels.pos + vals.pos;
-    const at = out.pos;
-    pageHeader(out, PAGE_DATA, size, to - from, this.encoding);
-    out.append(levels);
-    out.append(vals);
-    this.locations.push({ offset: BigInt(this.base + at), compressed_page_size: out.pos - at, first_row_index: BigInt(from) });
-    this.uncompressed += out.pos - at;
-    this.pages++;
-    vals.pos = 0;
-  }
-}
-
-/** a page's scratch buffer, reused for every page of every column */
-const scratch = new Bytes(PAGE_SIZE + (1 << 16));
-
-/**
- * Write one column of a row group (`values[0..n)`, null where there is no value; strings for
- * STRING, any JSON value for JSON, numbers for the numeric types, numbers or BigInts for INT64)
- * into `out`, whose byte 0 lies at file offset `base`. Returns the chunk's metadata, and its offset
- * index when it has several pages.
- */
-export function encodeColumn(out: Bytes, base: number, name: string, type: ParquetColumnType, values: readonly unknown[], n: number, stats: boolean): { chunk: ChunkMeta; index?: ChunkIndex } {
-  const physical = PHYSICAL[type];
-  const start = out.pos;
-  const def = new Uint8Array(n);
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (values[i] === null || values[i] === undefined) nulls++;
-    else def[i] = 1;
-  }
-  let strs: string[] | null = null;
-  if (type === 'JSON') {
-    strs = new Array<string>(n);
-    for (let i = 0; i < n; i++) if (def[i]) strs[i] = jsonText(values[i]);
-  } else if (type === 'STRING') strs = values as string[];
-
-  const encodings: string[] = [];
-  const encodingStats: ChunkMeta['meta_data']['encoding_stats'] = [];
-  let dictionaryOffset: bigint | undefined;
-  let uncompressed = 0;
-  let statistics: ChunkStatistics | undefined;
-  let sink: PageSink;
-  scratch.pos = 0;
-
-  const dict = strs && n - nulls > 1 ? dictionary(strs, def, n) : null;
-  if (dict) {
-    // dictionary page: the distinct strings, PLAIN
-    const at = out.pos;
-    for (const s of dict.keys) scratch.str(s);
-    pageHeader(out, PAGE_DICTIONARY, scratch.pos, dict.keys.length, ENC_PLAIN);
-    out.append(scratch);
-    scratch.pos = 0;
-    dictionaryOffset = BigInt(base + at);
-    uncompressed += out.pos - at;
-    encodingStats.push({ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 });
-    encodings.push('PLAIN', 'RLE', 'RLE_DICTIONARY');
-    if (stats) statistics = stringStats(dict.keys, nulls);
-    // one data page of indexes: the bit width, then one bit-packed run
-    const width = Math.max(1, 32 - Math.clz32(dict.keys.length - 1));
-    sink = new PageSink(out, base, def, ENC_RLE_DICTIONARY, scratch);
-    const idx = dict.indexes;
-    const count = idx.length;
-    const groups = Math.ceil(count / 8);
-    scratch.byte(width);
-    scratch.varint(groups * 2 + 1);
-    scratch.room(groups * width);
-    const buf = scratch.buf;
-    let p = scratch.pos;
-    let acc = 0;
-    let bits = 0;
-    for (let i = 0; i < count; i++) {
-      acc |= idx[i] << bits;
-      bits += width;
-      while (bits >= 8) {
-        buf[p++] = acc & 0xff;
-        acc >>>= 8;
-        bits -= 8;
-      }
-    }
-    if (bits > 0) buf[p++] = acc & 0xff;
-    const end = scratch.pos + groups * width;
-    while (p < end) buf[p++] = 0;
-    scratch.pos = end;
-    sink.flush(0, n, nulls);
-  } else {
-    encodings.push('PLAIN', 'RLE');
-    sink = new PageSink(out, base, def, ENC_PLAIN, scratch);
-    if (strs) statistics = plainStrings(sink, strs, def, n, stats);
-    else if (physical === 'BOOLEAN') statistics = plainBooleans(sink, values as boolean[], def, n, stats);
-    else statistics = plainNumbers(sink, physical, values as number[], def, n, stats);
-    if (statistics) statistics.null_count = BigInt(nulls);
-  }
-  encodingStats.push({ page_type: 'DATA_PAGE', encoding: dict ? 'RLE_DICTIONARY' : 'PLAIN', count: sink.pages });
-  uncompressed += sink.uncompressed;
-  const chunk: ChunkMeta = {
-    file_offset: BigInt(base + start),
-    meta_data: {
-      type: physical,
-      encodings,
-      path_in_schema: [name],
-      codec: 'UNCOMPRESSED',
-      num_values: BigInt(n),
-      total_compressed_size: BigInt(out.pos - start),
-      total_uncompressed_size: BigInt(uncompressed),
-      data_page_offset: sink.locations[0].offset,
-      ...(dictionaryOffset !== undefined ? { dictionary_page_offset: dictionaryOffset } : {}),
-      ...(stats && statistics ? { statistics } : {}),
-      encoding_stats: encodingStats,
-    },
-  };
-  return { chunk, index: sink.pages > 1 ? { chunk, offsetIndex: { page_locations: sink.locations } } : undefined };
-}
-
-/** The distinct strings of a column and each value's index, or null when there are too many to pay. */
-function dictionary(strs: readonly string[], def: Uint8Array, n: number): { keys: string[]; indexes: Uint16Array } | null {
-  const map = new Map<string, number>();
-  const keys: string[] = [];
-  const indexes = new Uint16Array(n);
-  let k = 0;
-  for (let i = 0; i < n; i++) {
-    if (!def[i]) continue;
-    const s = strs[i];
-    let x = map.get(s);
-    if (x === undefined) {
-      x = keys.length;
-      if (x >= DICT_MAX) return null;
-      // mostly distinct so far (ids, texts): give up early
-      if (x === 256 && k < 512) return null;
-      map.set(s, x);
-      keys.push(s);
-    }
-    indexes[k++] = x;
-  }
-  return keys.length * 2 <= k ? { keys, indexes: indexes.subarray(0, k) } : null;
-}
-
-function stringStats(keys: readonly string[], nulls: number): ChunkStatistics {
-  let min = keys[0];
-  let max = keys[0];
-  for (let i = 1; i < keys.length; i++) {
-    const s = keys[i];
-    if (compareUtf8(s, min) < 0) min = s;
-    else if (compareUtf8(s, max) > 0) max = s;
-  }
-  return { min_value: min, max_value: max, null_count: BigInt(nulls) };
-}
-
-function plainStrings(sink: PageSink, strs: readonly string[], def: Uint8Array, n: number, stats: boolean): ChunkStatistics | undefined {
-  const vals = sink.vals;
-  let min: string | undefined;
-  let max: string | undefined;
-  let from = 0;
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (!def[i]) {
-      nulls++;
-      continue;
-    }
-    const s = strs[i];
-    vals.str(s);
-    if (stats) {
-      if (min === undefined) min = max = s;
-      else if (s !== min && s !== max) {
-        if (compareUtf8(s, min) < 0) min = s;
-        else if (compareUtf8(s, max!) > 0) max = s;
-      }
-    }
-    if (vals.pos >= PAGE_SIZE && i + 1 < n) {
-      sink.flush(from, i + 1, nulls);
-      from = i + 1;
-      nulls = 0;
-    }
-  }
-  sink.flush(from, n, nulls);
-  return stats ? { min_value: min, max_value: max, null_count: 0n } : undefined;
-}
-
-function plainBooleans(sink: PageSink, values: readonly boolean[], def: Uint8Array, n: number, stats: boolean): ChunkStatistics | undefined {
-  const vals = sink.vals;
-  let trues = 0;
-  let count = 0;
-  vals.room((n >> 3) + 1);
-  const buf = vals.buf;
-  let acc = 0;
-  let bits = 0;
-  let p = vals.pos;
-  for (let i = 0; i < n; i++) {
-    if (!def[i]) continue;
-    const v = values[i] ? 1 : 0;
-    trues += v;
-    count++;
-    acc |= v << bits;
-    if (++bits === 8) {
-      buf[p++] = acc;
-      acc = 0;
-      bits = 0;
-    }
-  }
-  if (bits > 0) buf[p++] = acc;
-  vals.pos = p;
-  sink.flush(0, n, n - count);
-  if (!stats) return undefined;
-  return count === 0 ? { null_count: 0n } : { min_value: trues === count, max_value: trues > 0, null_count: 0n };
-}
-
 /** An INT64 value beyond the fast path (a BigInt, a time past 2^53 ms), range-checked as hyparquet-writer does. */
-function int64(v: number | bigint): bigint {
+export function int64(v: number | bigint): bigint {
   const b = BigInt(v);
   if (BigInt.asIntN(64, b) !== b) throw new RangeError(`parquet INT64 value out of range: ${b}`);
   return b;
-}
-
-function plainNumbers(sink: PageSink, physical: Physical, values: readonly (number | bigint)[], def: Uint8Array, n: number, stats: boolean): ChunkStatistics | undefined {
-  const vals = sink.vals;
-  const width = physical === 'INT32' ? 4 : 8;
-  const perPage = Math.max(1, Math.floor(PAGE_SIZE / width));
-  let min: number | bigint | undefined;
-  let max: number | bigint | undefined;
-  let from = 0;
-  let inPage = 0;
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (!def[i]) {
-      nulls++;
-      continue;
-    }
-    const v = values[i];
-    vals.room(8);
-    const dv = vals.dv;
-    const p = vals.pos;
-    if (physical === 'DOUBLE') dv.setFloat64(p, v as number, true);
-    else if (physical === 'INT32') dv.setInt32(p, v as number, true);
-    else if (typeof v === 'bigint' || !Number.isSafeInteger(v)) dv.setBigInt64(p, int64(v), true);
-    else {
-      // a safe integer as two 32-bit halves (no BigInt per value)
-      const hi = Math.floor(v / 4294967296);
-      dv.setUint32(p, v - hi * 4294967296, true);
-      dv.setInt32(p + 4, hi, true);
-    }
-    vals.pos = p + width;
-    if (stats) {
-      if (min === undefined || v < min) min = v;
-      if (max === undefined || v > max) max = v;
-    }
-    if (++inPage >= perPage && i + 1 < n) {
-      sink.flush(from, i + 1, nulls);
-      from = i + 1;
-      inPage = 0;
-      nulls = 0;
-    }
-  }
-  sink.flush(from, n, nulls);
-  if (!stats) return undefined;
-  if (physical === 'DOUBLE') {
-    // signed zero per the spec: a zero min is -0, a zero max +0
-    if (min === 0) min = -0;
-    if (max === 0) max = 0;
-    return { min_value: min, max_value: max, null_count: 0n, nan_count: 0n };
-  }
-  return { min_value: min, max_value: max, null_count: 0n };
 }

@@ -11,7 +11,8 @@ import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesRenderer } from './columns';
-import { Bytes, encodeColumn, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
+import { columnBuilder } from './parquet-columns';
+import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
 
 export type { ParquetColumnType } from './parquet-encode';
 
@@ -54,34 +55,6 @@ export function parquetType(column: string): ParquetColumnType {
     return 'STRING';
   }
   return 'STRING';
-}
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
-const NO = Symbol('does not fit');
-
-/** The value as its column's type, null for null, or NO when it does not fit. */
-function typed(t: ParquetColumnType, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  switch (t) {
-    case 'STRING':
-      return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : NO;
-    case 'JSON':
-      return v;
-    case 'BOOLEAN':
-      return typeof v === 'boolean' ? v : NO;
-    case 'DOUBLE':
-      return typeof v === 'number' && Number.isFinite(v) ? v : NO;
-    case 'INT32':
-      return typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 0x7fffffff ? v : NO;
-    case 'INT64':
-      return (typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint' ? v : NO;
-    case 'TIMESTAMP': {
-      if (typeof v === 'number') return Number.isFinite(v) ? Math.round(v) : NO;
-      if (typeof v !== 'string' || !ISO_TIME.test(v)) return NO;
-      const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-      return Number.isFinite(ms) ? ms : NO;
-    }
-  }
 }
 
 type Schema = ReturnType<typeof schemaFromColumnData>;
@@ -142,9 +115,6 @@ function writerState(w: ParquetWriter): WriterState {
   return s as WriterState;
 }
 
-/** a group's buffer starts this large (a group of 20,000 posts is ~10 MB) */
-const GROUP_BUFFER = 1 << 23;
-
 /**
  * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
  * makes each export row when its turn comes (a worker parses one record at a time).
@@ -153,36 +123,35 @@ export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly
   const { names, types, values } = layout;
   const n = names.length - 1;
   const count = rows.length;
-  const cols: unknown[][] = names.map(() => new Array<unknown>(count));
+  const cols = names.map((name, i) => columnBuilder(name, types[i], count, layout.statistics[i]));
   let untypedValues = 0;
   for (let r = 0; r < count; r++) {
     const vs = values(toRow(rows[r]));
     let untyped: Record<string, unknown> | null = null;
     for (let i = 0; i < n; i++) {
-      const t = typed(types[i], vs[i]);
-      if (t === NO) {
+      if (!cols[i].add(vs[i])) {
         (untyped ??= {})[names[i]] = vs[i];
         untypedValues++;
-        cols[i][r] = null;
-      } else cols[i][r] = t;
+        cols[i].add(null);
+      }
     }
-    cols[n][r] = untyped;
+    cols[n].add(untyped);
   }
-  const out = new Bytes(GROUP_BUFFER);
+  // the group's bytes in one buffer of exactly their size (moved, not copied, to the writing thread)
+  let size = 0;
+  for (const c of cols) size += c.seal();
+  const bytes = new Uint8Array(size);
+  const out = new Bytes(bytes);
   const columns: ChunkMeta[] = [];
   const indexes: ChunkIndex[] = [];
   let total = 0n;
-  for (let i = 0; i <= n; i++) {
+  for (const c of cols) {
     // offsets as if the group started right after the file's 4-byte magic
-    const { chunk, index } = encodeColumn(out, 4, names[i], types[i], cols[i], count, layout.statistics[i]);
-    cols[i] = []; // the column's values are no longer needed
+    const { chunk, index } = c.finish(out, 4);
     columns.push(chunk);
     total += chunk.meta_data.total_uncompressed_size;
     if (index) indexes.push(index);
   }
-  // a copy of exactly the group's bytes (it is moved to the writing thread)
-  const bytes = new Uint8Array(out.pos);
-  bytes.set(out.buf.subarray(0, out.pos));
   const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(count), total_compressed_size: BigInt(out.pos) };
   return { rows: count, bytes, meta: { rowGroup, indexes }, untypedValues };
 }

@@ -1,0 +1,407 @@
+/**
+ * Column builders of a Parquet row group (docs/export.md "Parquet", Performance): each row's value
+ * is typed and written at once — a string as its UTF-8 bytes, a number into a page of fixed-width
+ * values, a word into a dictionary — so a group holds bytes, not the parsed rows' strings (these
+ * die young: no group of 20,000 records' texts is promoted to the old generation). A page is cut
+ * every ~1 MiB of values; `finish` appends the chunk (dictionary page first) to the group's buffer
+ * and returns its metadata (parquet-encode.ts).
+ */
+import {
+  Bytes,
+  compareUtf8,
+  ENC_PLAIN,
+  ENC_RLE_DICTIONARY,
+  int64,
+  jsonText,
+  PAGE_DATA,
+  PAGE_DICTIONARY,
+  PAGE_SIZE,
+  pageHeader,
+  PHYSICAL,
+  writeLevels,
+  type ChunkIndex,
+  type ChunkMeta,
+  type ChunkStatistics,
+  type ParquetColumnType,
+  type Physical,
+} from './parquet-encode';
+
+/** byte-array columns with more distinct values than this in a group are written PLAIN */
+const DICT_MAX = 4096;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface ColumnBuilder {
+  /** the next row's value (null / undefined: none); false when it does not fit the column's type (then add null) */
+  add(v: unknown): boolean;
+  /** write the last pages; the chunk's size in bytes */
+  seal(): number;
+  /** append the chunk (sealed) to `out`, whose byte 0 lies at file offset `base`; `out` has room for it */
+  finish(out: Bytes, base: number): { chunk: ChunkMeta; index?: ChunkIndex };
+}
+
+interface Loc {
+  at: number;
+  size: number;
+  first: number;
+}
+
+/** Rows, definition levels and pages of one column chunk. */
+abstract class Column implements ColumnBuilder {
+  protected readonly def: Uint8Array;
+  protected row = 0;
+  protected nulls = 0;
+  /** the first row of the page being filled */
+  private from = 0;
+  /** the chunk's pages so far (header, levels, values), and their bytes */
+  private readonly pages: Buffer[] = [];
+  private size = 0;
+  private readonly locs: Loc[] = [];
+  protected dictionaryPage = false;
+  protected pageEncoding = ENC_PLAIN;
+  protected min: unknown = undefined;
+  protected max: unknown = undefined;
+
+  constructor(
+    private readonly name: string,
+    private readonly physical: Physical,
+    protected readonly n: number,
+    protected readonly stats: boolean,
+    /** the values of the page being filled */
+    protected readonly vals: Bytes,
+  ) {
+    this.def = new Uint8Array(n);
+  }
+
+  abstract add(v: unknown): boolean;
+
+  /** a null (or a value that did not fit) */
+  protected none(): true {
+    this.row++;
+    this.nulls++;
+    return true;
+  }
+
+  /** close the page of rows [from, to), whose values are in `vals` */
+  protected cut(to: number): void {
+    let nulls = 0;
+    for (let i = this.from; i < to; i++) nulls += 1 - this.def[i];
+    const levels = new Bytes(16 + ((to - this.from) >> 3));
+    writeLevels(levels, this.def, this.from, to, nulls);
+    const at = this.size;
+    this.page(PAGE_DATA, levels.pos + this.vals.pos, to - this.from, this.pageEncoding, levels);
+    this.locs.push({ at, size: this.size - at, first: this.from });
+    this.from = to;
+  }
+
+  /** a page (header, levels, the values in `vals`) as one buffer of its own */
+  private page(type: number, size: number, count: number, encoding: number, levels: Bytes | null): void {
+    const head = new Bytes(32);
+    pageHeader(head, type, size, count, encoding);
+    const b = Buffer.allocUnsafe(head.pos + size);
+    head.buf.copy(b, 0, 0, head.pos);
+    let p = head.pos;
+    if (levels) p += levels.buf.copy(b, p, 0, levels.pos);
+    this.vals.buf.copy(b, p, 0, this.vals.pos);
+    this.vals.pos = 0;
+    this.pages.push(b);
+    this.size += b.length;
+  }
+
+  /** the dictionary page, before any data page */
+  protected writeDictionary(keys: readonly string[]): void {
+    this.vals.pos = 0;
+    for (const s of keys) this.vals.str(s);
+    this.page(PAGE_DICTIONARY, this.vals.pos, keys.length, ENC_PLAIN, null);
+    this.dictionaryPage = true;
+  }
+
+  /** write what is left (the last page, a dictionary) */
+  protected abstract close(): void;
+
+  protected statistics(): ChunkStatistics {
+    return { min_value: this.min, max_value: this.max, null_count: BigInt(this.nulls) };
+  }
+
+  /** the chunk's size in bytes, every page written */
+  seal(): number {
+    if (this.row !== this.n) throw new Error(`parquet: column ${this.name} has ${this.row} values for ${this.n} rows`);
+    this.close();
+    if (this.locs.length === 0 || this.from < this.n) this.cut(this.n);
+    return this.size;
+  }
+
+  finish(out: Bytes, base: number): { chunk: ChunkMeta; index?: ChunkIndex } {
+    const start = out.pos;
+    const at = base + start;
+    for (const b of this.pages) {
+      b.copy(out.buf, out.pos);
+      out.pos += b.length;
+    }
+    this.pages.length = 0;
+    const dict = this.dictionaryPage;
+    const dataStart = this.locs[0].at;
+    const page_locations = this.locs.map((l) => ({ offset: BigInt(at + l.at), compressed_page_size: l.size, first_row_index: BigInt(l.first) }));
+    const size = BigInt(this.size);
+    const chunk: ChunkMeta = {
+      file_offset: BigInt(at),
+      meta_data: {
+        type: this.physical,
+        encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
+        path_in_schema: [this.name],
+        codec: 'UNCOMPRESSED',
+        num_values: BigInt(this.n),
+        total_compressed_size: size,
+        total_uncompressed_size: size,
+        data_page_offset: BigInt(at + dataStart),
+        ...(dict ? { dictionary_page_offset: BigInt(at) } : {}),
+        ...(this.stats ? { statistics: this.statistics() } : {}),
+        encoding_stats: [
+          ...(dict ? [{ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 }] : []),
+          { page_type: 'DATA_PAGE', encoding: dict ? 'RLE_DICTIONARY' : 'PLAIN', count: this.locs.length },
+        ],
+      },
+    };
+    return { chunk, index: this.locs.length > 1 ? { chunk, offsetIndex: { page_locations } } : undefined };
+  }
+}
+
+/** STRING (text, ids: numbers and flags as their text) and JSON columns: a dictionary while it pays, else PLAIN. */
+class ByteArrayColumn extends Column {
+  private map: Map<string, number> | null = new Map();
+  private keys: string[] = [];
+  private idx: Uint16Array | null;
+  private k = 0;
+
+  constructor(
+    name: string,
+    n: number,
+    stats: boolean,
+    private readonly json: boolean,
+  ) {
+    super(name, 'BYTE_ARRAY', n, stats, new Bytes(1 << 16));
+    this.idx = new Uint16Array(n);
+  }
+
+  add(v: unknown): boolean {
+    if (v === null || v === undefined) return this.none();
+    let s: string;
+    if (this.json) s = jsonText(v);
+    else if (typeof v === 'string') s = v;
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
+    else return false;
+    const map = this.map;
+    if (map) {
+      let x = map.get(s);
+      if (x === undefined) {
+        x = this.keys.length;
+        // too many distinct values to pay (ids, texts: known after 256 values)
+        if (x >= DICT_MAX || (x === 256 && this.k < 512)) this.toPlain();
+        else {
+          map.set(s, x);
+          this.keys.push(s);
+        }
+      }
+      if (this.map) {
+        this.idx![this.k++] = x;
+        this.def[this.row++] = 1;
+        return true;
+      }
+    }
+    this.def[this.row++] = 1;
+    this.plain(s);
+    return true;
+  }
+
+  private plain(s: string): void {
+    this.vals.str(s);
+    if (this.stats) this.bound(s);
+    if (this.vals.pos >= PAGE_SIZE) this.cut(this.row);
+  }
+
+  private bound(s: string): void {
+    if (this.min === undefined) this.min = this.max = s;
+    else if (s !== this.min && s !== this.max) {
+      if (compareUtf8(s, this.min as string) < 0) this.min = s;
+      else if (compareUtf8(s, this.max as string) > 0) this.max = s;
+    }
+  }
+
+  /** leave the dictionary: the values so far are written PLAIN, in row order */
+  private toPlain(): void {
+    const { keys, idx } = this;
+    this.map = null;
+    this.idx = null;
+    let j = 0;
+    for (let r = 0; r < this.row; r++) {
+      if (!this.def[r]) continue;
+      this.vals.str(keys[idx![j++]]);
+      if (this.vals.pos >= PAGE_SIZE) this.cut(r + 1);
+    }
+    if (this.stats) for (const s of keys) this.bound(s);
+    this.keys = [];
+  }
+
+  protected close(): void {
+    if (!this.map) return;
+    if (this.k < 2 || this.keys.length * 2 > this.k) {
+      this.toPlain();
+      return;
+    }
+    const { keys, idx, k } = this;
+    if (this.stats) for (const s of keys) this.bound(s);
+    this.writeDictionary(keys);
+    // one data page of indexes: the bit width, then one bit-packed run
+    const width = Math.max(1, 32 - Math.clz32(keys.length - 1));
+    const vals = this.vals;
+    const groups = Math.ceil(k / 8);
+    vals.byte(width);
+    vals.varint(groups * 2 + 1);
+    vals.room(groups * width);
+    const buf = vals.buf;
+    let p = vals.pos;
+    let acc = 0;
+    let bits = 0;
+    for (let i = 0; i < k; i++) {
+      acc |= idx![i] << bits;
+      bits += width;
+      while (bits >= 8) {
+        buf[p++] = acc & 0xff;
+        acc >>>= 8;
+        bits -= 8;
+      }
+    }
+    if (bits > 0) buf[p++] = acc & 0xff;
+    const end = vals.pos + groups * width;
+    while (p < end) buf[p++] = 0;
+    vals.pos = end;
+    this.pageEncoding = ENC_RLE_DICTIONARY;
+    this.cut(this.n);
+  }
+}
+
+type NumberKind = 'INT32' | 'INT64' | 'DOUBLE' | 'TIMESTAMP';
+
+/** INT32, INT64, DOUBLE and TIMESTAMP (INT64 milliseconds, from a number or an ISO 8601 text) columns, PLAIN. */
+class NumberColumn extends Column {
+  private readonly width: number;
+  constructor(
+    name: string,
+    n: number,
+    stats: boolean,
+    private readonly kind: NumberKind,
+  ) {
+    const width = kind === 'INT32' ? 4 : 8;
+    super(name, PHYSICAL[kind], n, stats, new Bytes(Math.min(PAGE_SIZE, n * width) + 16));
+    this.width = width;
+  }
+
+  add(v: unknown): boolean {
+    if (v === null || v === undefined) return this.none();
+    let x: number | bigint;
+    switch (this.kind) {
+      case 'DOUBLE':
+        if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+        x = v;
+        break;
+      case 'INT32':
+        if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) > 0x7fffffff) return false;
+        x = v;
+        break;
+      case 'INT64':
+        if (typeof v === 'bigint') x = v;
+        else if (typeof v === 'number' && Number.isSafeInteger(v)) x = v;
+        else return false;
+        break;
+      case 'TIMESTAMP': {
+        if (typeof v === 'number') {
+          if (!Number.isFinite(v)) return false;
+          x = Math.round(v);
+        } else {
+          if (typeof v !== 'string' || !ISO_TIME.test(v)) return false;
+          const ms = Date.parse(DATE_ONLY.test(v) ? `${v}T00:00:00Z` : v);
+          if (!Number.isFinite(ms)) return false;
+          x = ms;
+        }
+        break;
+      }
+    }
+    const vals = this.vals;
+    vals.room(8);
+    const dv = vals.dv;
+    const p = vals.pos;
+    if (this.kind === 'DOUBLE') dv.setFloat64(p, x as number, true);
+    else if (this.kind === 'INT32') dv.setInt32(p, x as number, true);
+    else if (typeof x === 'bigint' || !Number.isSafeInteger(x)) dv.setBigInt64(p, int64(x), true);
+    else {
+      // a safe integer as two 32-bit halves (no BigInt per value)
+      const hi = Math.floor(x / 4294967296);
+      dv.setUint32(p, x - hi * 4294967296, true);
+      dv.setInt32(p + 4, hi, true);
+    }
+    vals.pos = p + this.width;
+    this.def[this.row++] = 1;
+    if (this.stats) {
+      if (this.min === undefined || x < (this.min as number)) this.min = x;
+      if (this.max === undefined || x > (this.max as number)) this.max = x;
+    }
+    if (vals.pos >= PAGE_SIZE) this.cut(this.row);
+    return true;
+  }
+
+  protected close(): void {}
+
+  protected override statistics(): ChunkStatistics {
+    const s = super.statistics();
+    if (this.kind !== 'DOUBLE') return s;
+    // signed zero per the spec: a zero min is -0, a zero max +0
+    if (s.min_value === 0) s.min_value = -0;
+    if (s.max_value === 0) s.max_value = 0;
+    return { ...s, nan_count: 0n };
+  }
+}
+
+/** BOOLEAN columns, PLAIN (bit-packed), one page. */
+class BooleanColumn extends Column {
+  private acc = 0;
+  private bits = 0;
+  private trues = 0;
+  private count = 0;
+
+  constructor(name: string, n: number, stats: boolean) {
+    super(name, 'BOOLEAN', n, stats, new Bytes((n >> 3) + 16));
+  }
+
+  add(v: unknown): boolean {
+    if (v === null || v === undefined) return this.none();
+    if (typeof v !== 'boolean') return false;
+    this.def[this.row++] = 1;
+    this.count++;
+    if (v) {
+      this.trues++;
+      this.acc |= 1 << this.bits;
+    }
+    if (++this.bits === 8) {
+      this.vals.byte(this.acc);
+      this.acc = 0;
+      this.bits = 0;
+    }
+    return true;
+  }
+
+  protected close(): void {
+    if (this.bits > 0) this.vals.byte(this.acc);
+    this.bits = 0;
+    if (this.count > 0) {
+      this.min = this.trues === this.count;
+      this.max = this.trues > 0;
+    }
+  }
+}
+
+/** A builder for `n` rows of a column of this type. */
+export function columnBuilder(name: string, type: ParquetColumnType, n: number, stats: boolean): ColumnBuilder {
+  if (type === 'STRING' || type === 'JSON') return new ByteArrayColumn(name, n, stats, type === 'JSON');
+  if (type === 'BOOLEAN') return new BooleanColumn(name, n, stats);
+  return new NumberColumn(name, n, stats, type);
+}
