@@ -76,12 +76,10 @@ export function followers(r: Rec): number | null {
   return num(get(r, 'author.followers')) ?? num(r.followers) ?? num(r.follower_count);
 }
 
-/** Labels with the user's overrides applied on top (family → field → value). */
-export function effectiveLabels(row: Pick<LibraryRow, 'record' | 'overrides'>): Record<string, Rec> {
-  const base = get(row.record, 'computed.labels');
+/** Labels with the user's overrides applied on top (family → field → value): the row's `labels` column, families that are objects. */
+export function effectiveLabels(row: Pick<LibraryRow, 'labels'>): Record<string, Rec> {
   const out: Record<string, Rec> = {};
-  if (isObj(base)) for (const [fam, v] of Object.entries(base)) if (isObj(v)) out[fam] = { ...v };
-  for (const [fam, v] of Object.entries(row.overrides ?? {})) out[fam] = { ...(out[fam] ?? {}), ...v };
+  for (const [fam, v] of Object.entries(row.labels ?? {})) if (isObj(v)) out[fam] = v;
   return out;
 }
 
@@ -104,7 +102,7 @@ function pct(p: number): string {
 }
 
 /** Small chips for a row: only what is asserted (a probability ≥ 0.5, a named label). */
-export function labelChips(row: Pick<LibraryRow, 'record' | 'overrides'>): Chip[] {
+export function labelChips(row: Pick<LibraryRow, 'labels' | 'overrides'>): Chip[] {
   const labels = effectiveLabels(row);
   const chips: Chip[] = [];
   const over = row.overrides ?? {};
@@ -161,7 +159,7 @@ export interface FacetGroup {
 }
 
 /** Facet counts over what is loaded. */
-export function facetCounts(rows: Array<Pick<LibraryRow, 'record' | 'overrides'>>): FacetGroup[] {
+export function facetCounts(rows: Array<Pick<LibraryRow, 'labels' | 'overrides'>>): FacetGroup[] {
   const fams = new Map<string, Map<string, { text: string; count: number }>>();
   for (const r of rows) {
     for (const c of labelChips(r)) {
@@ -178,7 +176,7 @@ export function facetCounts(rows: Array<Pick<LibraryRow, 'record' | 'overrides'>
 }
 
 /** Within a family the selected values are OR-ed; across families AND-ed. */
-export function applyFacets<R extends Pick<LibraryRow, 'record' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+export function applyFacets<R extends Pick<LibraryRow, 'labels' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
   const byFam = new Map<string, Set<string>>();
   for (const k of selected) {
     const fam = k.split('=')[0];
