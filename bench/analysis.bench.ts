@@ -18,6 +18,7 @@ import type { LibraryQuery } from '../src/shared/query';
 import { syntheticBatches } from './synthetic';
 import { buildUiDataDir } from './ui-archive';
 import { below, percentile, type BenchContext, type Result } from './types';
+import { testDb } from '../src/core/archive/testing';
 
 export const name = 'analysis';
 
@@ -78,7 +79,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       out.push({ metric: `library charts, uncached, max (${label})`, value: worst, unit: 'ms', target: '< 200 ms', ok: below(worst, 200), note: `ms: ${chartMs.join('; ')}` });
 
       // a ~10k-item query: one platform over a date range holding about 10,000 posts
-      const lo = (archive.db.prepare("SELECT min(published_at) AS t FROM items WHERE platform = 'photo_net'").get() as { t: number }).t;
+      const lo = (testDb(archive).prepare("SELECT min(published_at) AS t FROM items WHERE platform = 'photo_net'").get() as { t: number }).t;
       const perDay = archive.count({ platforms: ['photo_net'] }) / (2 * 365);
       const days = Math.max(1, Math.round(10_000 / perDay));
       const q10k: LibraryQuery = { platforms: ['photo_net'], since: new Date(lo).toISOString().slice(0, 10), until: new Date(lo + days * 86_400_000).toISOString().slice(0, 10) };

@@ -15,6 +15,7 @@ import { startSandbox } from '../src/sandbox/index';
 import { createApiCore, scaledClock } from '../src/core/api/index';
 import { openArchive } from '../src/core/archive/index';
 import type { BenchContext, Result } from './types';
+import { testDb } from '../src/core/archive/testing';
 
 export const name = 'money';
 
@@ -52,7 +53,7 @@ async function walkOnce(target: { platform: string; endpoint: string; params: Re
     const charges = sb.admin.charges();
     const charged = charges.reduce((s, c) => s + c.credits_used, 0);
     const ledger = archive.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
-    const items = (archive.db.prepare('SELECT platform || kind || id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map((x) => x.k);
+    const items = (testDb(archive).prepare('SELECT platform || kind || id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map((x) => x.k);
     const stats = sb.admin.stats() as unknown as { chaos_faults: Record<string, number> };
     const nFaults = Object.values(stats.chaos_faults ?? {}).reduce((a, b) => a + b, 0);
     return { charged, ledger, items, pages: r.pagesDone, faults: nFaults, status: `${r.status}${r.error ? ` (${r.error.message})` : ''}` };

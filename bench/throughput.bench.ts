@@ -27,6 +27,7 @@ import { findEndpoint } from '../src/sandbox/registry/index';
 import { startRemoteSandbox, type RemoteSandbox } from './remote-sandbox';
 import { measureWatchRun } from './watch-measure';
 import { atLeast, type BenchContext, type Result } from './types';
+import { testDb } from '../src/core/archive/testing';
 
 export const name = 'throughput';
 
@@ -90,7 +91,7 @@ async function poolRun(ctx: BenchContext, nKeys: number, windows: number, timeSc
     const limited = charges.filter((c) => c.status === 429).length;
     const limit = 5 * LIMITS.requests * nKeys * windows;
     const ratio = pages / limit;
-    const items = (archive.db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+    const items = (testDb(archive).prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
     ctx.log(`throughput ${nKeys} key(s): ${pages} pages in ${windows} windows (limit ${limit}), ${items} items archived, ${limited} 429s, event-loop p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms`);
     return [
       {

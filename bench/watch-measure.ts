@@ -11,6 +11,7 @@ import type { Clock } from '../src/core/ports';
 import type { WatchRunDetail, WatchService } from '../src/core/watch/index';
 import type { RemoteSandbox } from './remote-sandbox';
 import { atLeast, type BenchContext, type Result } from './types';
+import { testDb } from '../src/core/archive/testing';
 
 export const PAGE_PRICE = 20;
 
@@ -39,13 +40,13 @@ export async function measureWatchRun(m: WatchRunBench, label: string): Promise<
     const t1 = clock.now();
     const charges = (await sb.charges()).slice(charges0);
     const credits = charges.reduce((a, c) => a + c.credits_used, 0);
-    const attempts = archive.db
+    const attempts = testDb(archive)
       .prepare('SELECT count(*) AS n, avg(duration_ms) AS d FROM calls WHERE source = ? AND started_at >= ? AND started_at <= ?')
       .get(`watch:${l.id}`, t0, t1) as { n: number; d: number | null };
     // pages each watch had to read: down to the page holding its marker (first run: 1 page).
     // Rows above the marker = the posts new in this run + the account's pinned posts (they sit
     // at the head of the list; `since` drops old pinned rows from the answer, not from the page).
-    const rows = archive.db
+    const rows = testDb(archive)
       .prepare(
         `SELECT rw.first_run AS first_run,
            (SELECT count(*) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
@@ -58,13 +59,13 @@ export async function measureWatchRun(m: WatchRunBench, label: string): Promise<
     const needPages = rows.reduce((a, w) => a + (w.first_run ? 1 : Math.max(1, Math.ceil((w.fresh + w.pinned + 1) / pageSize))), 0);
     const perKey = Math.ceil(needPages / (m.keys ?? 1));
     const minWallMs = Math.floor((perKey - 1) / limits.requests) * limits.windowSeconds * 1000 + (attempts.d ?? 0);
-    const retried = archive.db
+    const retried = testDb(archive)
       .prepare(
         "SELECT coalesce(error_type, 'HTTP ' || status) AS t, count(*) AS n FROM calls WHERE source = ? AND started_at >= ? AND started_at <= ? AND (status IS NULL OR status <> 200) GROUP BY t",
       )
       .all(`watch:${l.id}`, t0, t1) as Array<{ t: string; n: number }>;
     const retries = retried.map((x) => `${x.n} ${x.t}`).join(', ') || 'none';
-    const limited = archive.db
+    const limited = testDb(archive)
       .prepare("SELECT started_at FROM calls WHERE source = ? AND started_at >= ? AND started_at <= ? AND error_type = 'RATE_LIMITED' ORDER BY started_at")
       .all(`watch:${l.id}`, t0, t1) as Array<{ started_at: number }>;
     if (limited.length) ctx.log(`watch ${label}: 429s at ${limited.map((x) => ((x.started_at - t0) / 1000).toFixed(2)).join(', ')} s into the run`);

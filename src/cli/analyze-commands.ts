@@ -28,9 +28,9 @@ function intFlag(name: string, min: number, max: number) {
 
 function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
   return buildLibraryQuery(o, c, (nameOrId) => {
-    const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
-    if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-    return row.id;
+    const id = c.archive().watchlists.idByName(nameOrId);
+    if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+    return id;
   });
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { balanceFigure } from '../core/api';
-import { reconcileLedger, type ReconcileGap, type ReconcileReport } from '../core/archive/reconcile';
+import type { ReconcileGap, ReconcileReport } from '../core/archive/reconcile';
 import { UsageError, type CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
@@ -65,7 +65,7 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
       }
       const since = parseSince(o.since);
       const c = context();
-      const report = reconcileLedger(c.archive().db, { since });
+      const report = c.archive().reconcileLedger({ since });
       const api = await c.api();
       if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
       const live = balanceFigure(await api.credits());

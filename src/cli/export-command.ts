@@ -13,6 +13,7 @@ import { checkOut } from './line-sink';
 /** the streams the command writes to (main.ts's Io) */
 type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { analysisConnection } from '../core/archive/analysis-connection';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -40,9 +41,9 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
       }
       const c = context();
       const q = buildLibraryQuery(o, c, (nameOrId) => {
-        const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
-        if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-        return row.id;
+        const id = c.archive().watchlists.idByName(nameOrId);
+        if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+        return id;
       });
       const archive = c.archive();
       const total = archive.count(q);
@@ -57,7 +58,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           columns,
           network: o.network,
           pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
-          archiveDb: archive.db,
+          archiveDb: analysisConnection(archive),
           query: q,
           signal: abort.signal,
           total,

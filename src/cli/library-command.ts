@@ -41,9 +41,9 @@ export function registerLibraryCommand(program: Command, io: Io, context: () => 
       let q;
       try {
         q = buildLibraryQuery({ ...o, text: o.search ?? o.text, sort: o.sort ?? 'published_at:desc' }, c, (nameOrId) => {
-          const row = c.archive().db.prepare('SELECT id FROM watchlists WHERE name = ? OR id = ? LIMIT 1').get(nameOrId, nameOrId) as { id: string } | undefined;
-          if (!row) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-          return row.id;
+          const id = c.archive().watchlists.idByName(nameOrId);
+          if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+          return id;
         });
       } catch (e) {
         if (e instanceof UsageError && o.search !== undefined) throw new UsageError(e.message.replace(/^--text: /, '--search: '));

@@ -154,7 +154,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
       // the archive keeps one last-known balance; the new core must not hold calls against the
       // previous service's number (it probes the new one, free, before its first charged call)
       try {
-        archive.db.prepare('DELETE FROM balance').run();
+        archive.clearBalance();
       } catch {
         /* a read-only archive: the refresh below overwrites it when the service answers */
       }

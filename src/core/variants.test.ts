@@ -13,6 +13,7 @@ import { createApiCore, scaledClock, type ApiCore } from './api';
 import { openArchive, type Archive } from './archive';
 import { exportRows } from './export';
 import { createWatchService } from './watch';
+import { testDb } from './archive/testing';
 
 const TIME_SCALE = 600;
 /** one world for every sandbox of a comparison (the default epoch is the minute each one starts) */
@@ -51,7 +52,7 @@ async function env(variants: string[]): Promise<Env> {
   };
 }
 
-const ids = (a: Archive): string[] => (a.db.prepare("SELECT platform || ':' || id AS k FROM items ORDER BY 1").all() as Array<{ k: string }>).map((r) => r.k);
+const ids = (a: Archive): string[] => (testDb(a).prepare("SELECT platform || ':' || id AS k FROM items ORDER BY 1").all() as Array<{ k: string }>).map((r) => r.k);
 const charged = (sb: SandboxHandle) => sb.admin.charges().reduce((s, c) => s + c.credits_used, 0);
 const ledger = (a: Archive) => a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
 
@@ -143,7 +144,7 @@ describe.each(['(default)', ...SPEC_VARIANTS.map((v) => v.name)])('under the %s 
       // every comment the walk saw is a row (sort=recent pages the thread without repeats), as many as the default reading gives
       expect(ids(e.archive).length - before).toBe(r.itemsSeen);
       expect(r.itemsSeen).toBe(baseline.comments);
-      const labelled = e.archive.db.prepare("SELECT count(*) AS n FROM items WHERE labels IS NOT NULL AND labels != 'null'").get() as { n: number };
+      const labelled = testDb(e.archive).prepare("SELECT count(*) AS n FROM items WHERE labels IS NOT NULL AND labels != 'null'").get() as { n: number };
       expect(labelled.n).toBeGreaterThan(0);
     } finally {
       await e.close();

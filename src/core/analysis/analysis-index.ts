@@ -28,6 +28,7 @@ import type { DayRow } from './charts';
 import { addItem, newAcc, type TermAcc } from './frequency';
 import { encodeIds, tableFromIds } from './term-ids';
 import { extractTerms, type TermField } from './terms';
+import { analysisConnection } from '../archive/analysis-connection';
 
 /** 2: term ids per item (an_item_terms), an_terms rows keyed by an id */
 export const INDEX_VERSION = 2;
@@ -98,7 +99,7 @@ export class AnalysisIndex {
   private ready = false;
 
   constructor(private readonly archive: Archive) {
-    this.db = archive.db;
+    this.db = analysisConnection(archive);
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
   }
 

@@ -18,6 +18,7 @@ import { labelFieldSpec } from '../../shared/labels';
 import type { LabelCondition, LibraryQuery } from '../../shared/query';
 import { bucketOf, DAY_SQL } from './buckets';
 import { baseQuery } from './frequency';
+import { analysisConnection } from '../archive/analysis-connection';
 
 const and = (c: string[]): string => (c.length ? c.join(' AND ') : '1');
 
@@ -100,7 +101,7 @@ function labelRows(archive: Archive, q: LibraryQuery, family: string, field: str
   const fromSummary = source?.dayRows(q, 'label', family, field);
   if (fromSummary) return fromSummary;
   const w = buildWhere(q);
-  return archive.db
+  return analysisConnection(archive)
     .prepare(
       `SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
        WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`,
@@ -129,14 +130,14 @@ export function volumeBy(archive: Archive, input: unknown, source?: ChartRowsSou
       source?.dayRows(q, 'platform') ??
       (() => {
         const w = buildWhere(q);
-        return archive.db
+        return analysisConnection(archive)
           .prepare(`SELECT ${DAY_SQL} AS d, i.platform AS k, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`)
           .all(...w.params) as DayRow[];
       })();
     return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, platforms: [String(k)] }) }), i.limit, false);
   }
   const w = buildWhere(q);
-  const rows = archive.db
+  const rows = analysisConnection(archive)
     .prepare(
       `SELECT ${DAY_SQL} AS d, t.name AS k, count(*) AS c FROM items i JOIN item_tags it ON it.item_rid = i.rid JOIN tags t ON t.tag_id = it.tag_id
        WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, t.tag_id`,
@@ -160,7 +161,7 @@ export function engagementDistribution(archive: Archive, input: unknown): ChartS
   const q = baseQuery(parseQuery(i.query));
   const w = buildWhere(q);
   const col = `i.${i.field}`;
-  const rows = archive.db
+  const rows = analysisConnection(archive)
     .prepare(
       `SELECT CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END AS b, count(*) AS c
        FROM items i WHERE ${and([...w.clauses, `${col} IS NOT NULL`])} GROUP BY b ORDER BY b`,

@@ -22,6 +22,7 @@ import type { LibraryQuery } from '../../shared/query';
 import { bucketOf, DAY_SQL } from './buckets';
 import { engagementSql } from './engagement-sql';
 import { baseQuery } from './frequency';
+import { analysisConnection } from '../archive/analysis-connection';
 
 const E = engagementSql('i');
 const FOLLOWERS = "json_extract(i.raw, '$.author.followers')";
@@ -56,7 +57,7 @@ function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
 function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: Comparison['bucket'], top: number): Omit<CompareSeries, 'shareOfVoice' | 'engagementShare'> {
   const q = baseQuery(parseQuery(query));
   const w = buildWhere(q);
-  const db = archive.db;
+  const db = analysisConnection(archive);
   const agg = db
     .prepare(
       `SELECT count(*) AS n, sum(${E}) AS e,
@@ -140,7 +141,7 @@ type Post = PostBrief & { rid: number; authorId: string | null; username: string
  */
 export function overperformance(archive: Archive, input: OverperformanceInput): Overperformance {
   const i = overperformanceInputSchema.parse(input);
-  const db: Db = archive.db;
+  const db: Db = analysisConnection(archive);
   const q = baseQuery(parseQuery(i.query));
   const w = buildWhere(q);
   const targets = db

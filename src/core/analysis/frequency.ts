@@ -19,6 +19,7 @@ import {
 import type { LibraryQuery } from '../../shared/query';
 import { engagementSql, SUM_COLUMNS } from './engagement-sql';
 import { extractTerms, type TermField } from './terms';
+import { analysisConnection } from '../archive/analysis-connection';
 
 /** Running totals of one term. */
 export interface TermAcc {
@@ -191,12 +192,12 @@ export function frequencyTable(archive: Archive, input: FrequencyInput, source?:
   const i = frequencyInputSchema.parse(input);
   const q = parseQuery(i.query);
   const items = archive.count(baseQuery(q));
-  if (i.field === 'authors') return authorTable(archive.db, q, items, i.sort, i.dir, i.limit);
+  if (i.field === 'authors') return authorTable(analysisConnection(archive), q, items, i.sort, i.dir, i.limit);
   const field = i.field as Exclude<FrequencyField, 'authors'>;
   const totals = Object.keys(baseQuery(q)).length === 0 ? (source?.totals(field, i.sort, i.dir, i.limit) ?? null) : null;
   if (totals) return { field, items, distinct: totals.distinct, basis: 'totals', rows: termRows(field, q, items, totals.ranked) };
   const ids = source?.counted?.(baseQuery(q), field, i.sort, i.dir, i.limit) ?? null;
   if (ids) return { field, items, distinct: ids.distinct, basis: 'index', rows: termRows(field, q, items, ids.ranked) };
-  const acc = countTerms(archive.db, q, field);
+  const acc = countTerms(analysisConnection(archive), q, field);
   return { field, items, distinct: acc.size, basis: 'items', rows: termRows(field, q, items, rankTerms(acc, i.sort, i.dir, i.limit)) };
 }

@@ -8,15 +8,16 @@ import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
 import { Pseudonymiser } from '../export/pseudonym';
 import { buildNetworkFromFacts, type BuiltNetwork } from './network';
-import { archiveFacts, factsOptionsFor, type FactsDb } from './network-source';
-import { archiveParentLookup, pseudonymousLookup, type LookupDb } from './network-export';
+import { archiveFacts, factsOptionsFor } from './network-source';
+import { archiveParentLookup, pseudonymousLookup } from './network-export';
+import { analysisConnection } from '../archive/analysis-connection';
 
 export interface NetworkMethodDeps {
   archive: {
     iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
     exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
     count(q: MethodParsedInput<'network.build'>['query']): number;
-    db: LookupDb & FactsDb & { pragma(s: string, o: { simple: true }): unknown };
+    dataVersion(): string;
   };
   dataDir: string;
 }
@@ -27,15 +28,15 @@ export function networkMethods(deps: NetworkMethodDeps) {
   let last: { key: string; net: BuiltNetwork } | null = null;
 
   /** the archive's write version: `data_version` (other connections) + `total_changes()` (this one) */
-  const version = (): string => `${String(deps.archive.db.pragma('data_version', { simple: true }))}:${String((deps.archive.db.prepare('SELECT total_changes() AS n').all()[0] as { n: number }).n)}`;
+  const version = (): string => deps.archive.dataVersion();
 
   function built(i: { query: MethodParsedInput<'network.build'>['query']; network: MethodParsedInput<'network.build'>['network']; pseudonymise: boolean }): BuiltNetwork {
     const { after: _a, limit: _l, ...query } = i.query;
     const key = JSON.stringify([query, i.network, i.pseudonymise, version()]);
     if (last?.key === key) return last.net;
     const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
-    const base = archiveParentLookup(deps.archive.db);
-    const net = buildNetworkFromFacts(archiveFacts(deps.archive.db, query, p, factsOptionsFor(i.network)), {
+    const base = archiveParentLookup(analysisConnection(deps.archive));
+    const net = buildNetworkFromFacts(archiveFacts(analysisConnection(deps.archive), query, p, factsOptionsFor(i.network)), {
       kind: i.network,
       keepItems: KEEP_ITEMS,
       lookupParents: p ? pseudonymousLookup(base, p) : base,

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../sandbox';
 import { openArchive, type Archive } from '../archive';
 import { createApiCore, scaledClock, type ApiCore } from '.';
+import { testDb } from '../archive/testing';
 
 const TIME_SCALE = 600;
 /** one world for every sandbox of a comparison (the default epoch is the minute each one starts) */
@@ -30,7 +31,7 @@ async function setup(balance = 1_000_000): Promise<{ sb: SandboxHandle; api: Api
   return { sb, api, archive };
 }
 
-const rows = (a: Archive): Array<{ id: string; raw: string }> => a.db.prepare('SELECT id, raw FROM items').all() as Array<{ id: string; raw: string }>;
+const rows = (a: Archive): Array<{ id: string; raw: string }> => testDb(a).prepare('SELECT id, raw FROM items').all() as Array<{ id: string; raw: string }>;
 
 describe('walks the spec describes in prose', () => {
   it('pages open-protocol search back in time by `until` = the oldest published_at of the last page, rows once', async () => {
@@ -127,7 +128,7 @@ describe('walks the spec describes in prose', () => {
     sb.admin.setChaos({ rate500: 0.3 });
     const r = await api.walk(target, { maxPages: 15 });
     expect(r.error?.message).toBeUndefined();
-    const stops = (archive.db.prepare('SELECT envelope FROM responses').all() as Array<{ envelope: string }>).map((x) => (JSON.parse(x.envelope) as { data: { walk?: { stopped?: string } } }).data.walk?.stopped);
+    const stops = (testDb(archive).prepare('SELECT envelope FROM responses').all() as Array<{ envelope: string }>).map((x) => (JSON.parse(x.envelope) as { data: { walk?: { stopped?: string } } }).data.walk?.stopped);
     expect(stops).toContain('page_error');
     expect(rows(archive).map((x) => x.id).sort()).toEqual(want);
   });

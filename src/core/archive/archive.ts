@@ -37,6 +37,7 @@ import type { IngestProvenance, IngestRow, Ingested } from './items';
 import { rebuildDerived } from './labels';
 import * as library from './library';
 import * as ledger from './ledger';
+import { reconcileLedger, type ReconcileReport } from './reconcile';
 import { parseQuery } from './sql-query';
 import * as walks from './walks';
 import { WatchStore } from './watchlists';
@@ -62,11 +63,6 @@ export class Archive implements CoreStore {
     this.watchlists = new WatchStore(this.#c);
   }
 
-  /** @deprecated the connection, for callers not yet moved into the archive */
-  get db(): Db {
-    return this.#c.db;
-  }
-
   /** the archive's path as the user knows it (error messages) */
   get path(): string {
     return this.#c.path;
@@ -79,6 +75,11 @@ export class Archive implements CoreStore {
       db.close();
       this.onClose?.();
     }
+  }
+
+  /** Changes whenever the archive's content may have changed (own writes or another connection's commits). */
+  dataVersion(): string {
+    return this.#c.dataVersion();
   }
 
   /** True when this connection cannot write (a read-only file or folder, or a snapshot). */
@@ -123,6 +124,10 @@ export class Archive implements CoreStore {
   }
   getBalance(): { creditsRemaining: number; at: number } | undefined {
     return this.#c.guard('read', () => ledger.getBalance(this.#c));
+  }
+  /** The ledger against the balance readings (reconcile.ts; `loupe credits reconcile`). */
+  reconcileLedger(range: Range = {}): ReconcileReport {
+    return reconcileLedger(this.#c.db, range);
   }
   /** Forgets the last known balance (a switch of service: the next answer sets it). */
   clearBalance(): void {

@@ -13,6 +13,7 @@ import { openDb } from './db';
 import { MIGRATIONS } from './migrations/index';
 import { rekindStoredComments } from './comment-kinds';
 import { envelope, listResponse, post } from './test-fixtures';
+import { testDb } from './testing';
 
 let dir: string;
 beforeEach(() => {
@@ -58,7 +59,7 @@ function buildOld(file: string): void {
 }
 
 const kinds = (a: Archive) =>
-  Object.fromEntries((a.db.prepare('SELECT platform || \'/\' || id AS k, kind FROM items ORDER BY k').all() as Array<{ k: string; kind: string }>).map((r) => [r.k, r.kind]));
+  Object.fromEntries((testDb(a).prepare('SELECT platform || \'/\' || id AS k, kind FROM items ORDER BY k').all() as Array<{ k: string; kind: string }>).map((r) => [r.k, r.kind]));
 
 describe('migration 0006: comments stored as posts', () => {
   it('re-kinds the comments of stored answers; posts, parent posts and ingested rows stay', () => {
@@ -70,7 +71,7 @@ describe('migration 0006: comments stored as posts', () => {
 
     const a = openArchive(file);
     try {
-      expect(a.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(6);
+      expect(testDb(a).pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(6);
       expect(kinds(a)).toEqual({
         'forum_net/301': 'comment',
         'forum_net/P1': 'post',
@@ -91,8 +92,8 @@ describe('migration 0006: comments stored as posts', () => {
       // an old `reply` row is extracted as a comment (a post record), not as a profile-like row
       expect(a.getItem('video_net', 'comment', '401')?.postKind).toBe('reply');
       // the watchlist still holds its item, under the new kind
-      expect(a.db.prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
-      expect((a.db.prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
+      expect(testDb(a).prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
+      expect((testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
     } finally {
       a.close();
     }
@@ -113,7 +114,7 @@ describe('migration 0006: comments stored as posts', () => {
 
     const a = openArchive(file);
     try {
-      expect((a.db.prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(1);
+      expect((testDb(a).prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(1);
       const it = a.getItem('micro_net', 'comment', '101')!;
       expect(it.tags.sort()).toEqual(['Keep', 'new']);
       expect(it.note).toBe('old note\n\nnew note');
@@ -122,9 +123,9 @@ describe('migration 0006: comments stored as posts', () => {
       expect(it.provenance.map((p) => p.callId).sort()).toEqual(['c1', 'c9']);
       expect(a.count({ kinds: ['comment'], text: 'crumbs' })).toBe(1);
       expect(a.count({ kinds: ['comment'], labels: [{ family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }] })).toBe(1); // 101 (102 overridden, 301 and 401 unjudged)
-      expect(a.db.prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
-      expect((a.db.prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
-      expect((a.db.prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run()).changes).toBeGreaterThanOrEqual(0);
+      expect(testDb(a).prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
+      expect((testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
+      expect((testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run()).changes).toBeGreaterThanOrEqual(0);
     } finally {
       a.close();
     }

@@ -16,6 +16,7 @@ import { openDb, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
 import { inferVersion } from './salvage';
 import { listResponse, post } from './test-fixtures';
+import { testDb } from './testing';
 
 /**
  * Datasette's detect_fts_sql(table), as its source writes it, except `tbl_name = "items"`: Python's
@@ -105,21 +106,21 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
 
     const a = openArchive(file);
     try {
-      expect(datasetteDetect(a.db, 'items')).toBe('items_fts');
-      expect(sqliteUtilsDetect(a.db, 'items')).toBe('items_fts');
+      expect(datasetteDetect(testDb(a), 'items')).toBe('items_fts');
+      expect(sqliteUtilsDetect(testDb(a), 'items')).toBe('items_fts');
       // the same index: every match of before, diacritics folded, author names included
-      expect(a.db.prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all()).toEqual(before);
+      expect(testDb(a).prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all()).toEqual(before);
       expect(before.length).toBe(3);
-      expect(datasetteSearch(a.db, 'northpeak')).toEqual(['1']);
-      expect(datasetteSearch(a.db, 'creme')).toEqual(['2']);
-      expect(datasetteSearch(a.db, 'crumb')).toEqual(['1', '3']);
-      expect(datasetteSearch(a.db, '"crumb cake"')).toEqual(['1']);
+      expect(datasetteSearch(testDb(a), 'northpeak')).toEqual(['1']);
+      expect(datasetteSearch(testDb(a), 'creme')).toEqual(['2']);
+      expect(datasetteSearch(testDb(a), 'crumb')).toEqual(['1', '3']);
+      expect(datasetteSearch(testDb(a), '"crumb cake"')).toEqual(['1']);
       // Loupe's own query and the triggers work on the new declaration
       expect(a.query({ text: 'crumb' }).rows.map((r) => r.id).sort()).toEqual(['1', '3']);
       a.storeResponse(listResponse('c2', 'photo_net', 'profile/posts', [post({ id: '4', text: 'more crumb' }), post({ id: '1', text: 'Edited: no cake' })]), 'cli', null);
-      expect(datasetteSearch(a.db, 'crumb')).toEqual(['3', '4']);
+      expect(datasetteSearch(testDb(a), 'crumb')).toEqual(['3', '4']);
       expect(a.query({ text: 'cake' }).rows.map((r) => r.id)).toEqual(['1']);
-      expect(a.db.prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run().changes).toBeGreaterThanOrEqual(0);
+      expect(testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run().changes).toBeGreaterThanOrEqual(0);
     } finally {
       a.close();
     }
@@ -128,10 +129,10 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
   it('a new archive is declared that way from the start', () => {
     const a = openArchive(':memory:');
     try {
-      expect(datasetteDetect(a.db, 'items')).toBe('items_fts');
-      expect(a.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'items_fts'").pluck().get()).toContain('content="items"');
+      expect(datasetteDetect(testDb(a), 'items')).toBe('items_fts');
+      expect(testDb(a).prepare("SELECT sql FROM sqlite_master WHERE name = 'items_fts'").pluck().get()).toContain('content="items"');
       // recovery infers a lost schema version from the tables: this one is 8
-      expect(inferVersion(a.db)).toBeGreaterThanOrEqual(8);
+      expect(inferVersion(testDb(a))).toBeGreaterThanOrEqual(8);
     } finally {
       a.close();
     }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { checkArchive, findSqlite3, recoverArchive, RecoverError } from './maintenance';
 import { latestVersion, openArchive } from './index';
 import { buildArchiveFile, damageLeafPage } from './test-fixtures';
+import { testDb } from './testing';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -114,8 +115,8 @@ describe('archive recover', () => {
       expect(a.getWalk('walk1')).toMatchObject({ status: 'paused', pagesDone: 15, cursor: 'sdr_c' });
       expect(a.listLedger({ limit: 100 }).map((l) => l.requestId)).toContain('req_0');
       // no provenance row points at a lost item
-      expect((a.db.prepare('SELECT count(*) AS n FROM provenance WHERE item_rid NOT IN (SELECT rid FROM items)').get() as { n: number }).n).toBe(0);
-      expect((a.db.prepare('SELECT count(*) AS n FROM provenance').get() as { n: number }).n).toBeGreaterThan(N / 2);
+      expect((testDb(a).prepare('SELECT count(*) AS n FROM provenance WHERE item_rid NOT IN (SELECT rid FROM items)').get() as { n: number }).n).toBe(0);
+      expect((testDb(a).prepare('SELECT count(*) AS n FROM provenance').get() as { n: number }).n).toBeGreaterThan(N / 2);
     } finally {
       a.close();
     }

@@ -30,6 +30,7 @@ import { latestVersion, migrate, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
 import { openReadOnlyDb } from './open';
 import { inferVersion, salvageInto } from './salvage';
+import { ctxOf } from './context';
 
 export interface CheckReport {
   path: string;
@@ -387,12 +388,12 @@ async function recoverInto(
     const a = openArchive(target);
     try {
       a.rebuildDerived();
-      const ok = (a.db.pragma('integrity_check') as Array<Record<string, string>>).map((x) => String(Object.values(x)[0]));
+      const ok = (ctxOf(a).db.pragma('integrity_check') as Array<Record<string, string>>).map((x) => String(Object.values(x)[0]));
       if (!(ok.length === 1 && ok[0] === 'ok')) fail(`the rebuilt copy does not pass the integrity check (${ok[0]})`);
-      const have = schemaObjects(a.db);
+      const have = schemaObjects(ctxOf(a).db);
       const missing = [...expectedObjects(latestVersion())].filter((o) => !have.has(o));
       if (missing.length > 0) fail(`the recovered copy lacks ${missing.slice(0, 5).join(', ')}`);
-      const n = (t: string) => (a.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+      const n = (t: string) => (ctxOf(a).db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
       items = n('items');
       ledgerRows = n('calls');
       walks = n('walks');

@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { isStorageError, storageError, toStorageError } from '../storage-error';
 import { Archive, openArchive, type OpenArchiveOptions } from './archive';
 import { ArchiveVersionError, latestVersion, openDb, type Db } from './db';
+import { ctxOf } from './context';
 
 export type ArchiveMode = 'read' | 'write';
 
@@ -57,7 +58,7 @@ export function openArchiveForWriting(file: string, opts: OpenArchiveOptions = {
   if (!writable(dir)) throw storageError('readonly', file, { op: 'write', detail: `the folder ${dir} is not writable` });
   if (existsSync(file) && !writable(file)) throw storageError('readonly', file, { op: 'write', detail: 'the file is not writable' });
   const a = openArchive(file, opts);
-  if (a.db.readonly) {
+  if (ctxOf(a).db.readonly) {
     a.close();
     throw storageError('readonly', file, { op: 'write', detail: 'SQLite opened it read-only' });
   }

@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { openArchive, Archive } from './index';
 import type { LibraryQuery, SortField } from '../../shared/query';
 import { post } from './test-fixtures';
+import { testDb } from './testing';
 
 /**
  * 400 items with nulls and many ties in every sort field. The expected order is
@@ -138,7 +139,7 @@ describe('sorting and keyset paging', () => {
     expect(pageAll(a, q, 5)).toEqual(want);
     expect(a.count(q)).toBe(want.length);
     // the same with every filter probed per row instead of materialised
-    const probed = new Archive(a.db, { denseAt: 1 });
+    const probed = new Archive(testDb(a), { denseAt: 1 });
     const q2: LibraryQuery = { ...q, labels: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0.2 }, { family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] };
     const want2 = expected('label:sponsored.p', 'desc', (s) => s.platform === 'photo_net' && s.likes !== null && s.likes >= 10 && s.sp != null && s.sp >= 0.2 && s.intent === 'complaining');
     expect(want2.length).toBeGreaterThan(3);

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { openArchive, type Archive } from './index';
 import { reconcileLedger } from './reconcile';
 import type { LedgerEntry } from '../ports';
+import { testDb } from './testing';
 
 let n = 0;
 function row(a: Archive, over: Partial<LedgerEntry>): void {
@@ -22,7 +23,7 @@ describe('the ledger against the balance', () => {
     row(a, { creditsUsed: 20, creditsRemaining: null, chargeReason: 'inferred:lost_answer', status: null });
     row(a, { creditsUsed: 20, creditsRemaining: 940 });
     row(a, { creditsUsed: 5, creditsRemaining: null, chargeReason: 'inferred:lost_answer' });
-    const r = reconcileLedger(a.db);
+    const r = reconcileLedger(testDb(a));
     expect(r).toMatchObject({ rows: 6, readings: 3, recorded: 65, inferred: 25, gaps: [], recordedSinceLast: 5, expectedBalance: 935 });
     expect(r.last).toMatchObject({ balance: 940, requestId: 'req_5' });
     a.close();
@@ -35,7 +36,7 @@ describe('the ledger against the balance', () => {
     row(a, { creditsUsed: 20, creditsRemaining: 5930 }); // 3: went up 4980 where 20 spent → top-up of 5000
     row(a, { creditsUsed: 0, creditsRemaining: null }); // 4
     row(a, { creditsUsed: 100, creditsRemaining: 5910 }); // 5: dropped 20, recorded 100 → 80 less
-    const r = reconcileLedger(a.db);
+    const r = reconcileLedger(testDb(a));
     expect(r.gaps).toHaveLength(3);
     const [g1, g2, g3] = r.gaps;
     expect(g1).toMatchObject({ kind: 'unrecorded_spending', expected: 20, observed: 50, difference: 30, fromRequestId: expect.stringMatching(/^req_/), rows: 1 });
@@ -54,7 +55,7 @@ describe('the ledger against the balance', () => {
     row(a, { creditsUsed: 20, creditsRemaining: 960, startedAt: 1_000, durationMs: 900 }); // A
     row(a, { creditsUsed: 20, creditsRemaining: 980, startedAt: 1_100, durationMs: 700 }); // B
     row(a, { creditsUsed: 20, creditsRemaining: 940, startedAt: 5_000, durationMs: 100 });
-    const r = reconcileLedger(a.db);
+    const r = reconcileLedger(testDb(a));
     expect(r.gaps).toEqual([]);
     expect(r.expectedBalance).toBe(940);
     a.close();
@@ -62,12 +63,12 @@ describe('the ledger against the balance', () => {
 
   it('--since limits the rows; an empty ledger has nothing to compare', () => {
     const a = openArchive(':memory:');
-    expect(reconcileLedger(a.db)).toMatchObject({ rows: 0, last: null, expectedBalance: null, gaps: [] });
+    expect(reconcileLedger(testDb(a))).toMatchObject({ rows: 0, last: null, expectedBalance: null, gaps: [] });
     row(a, { creditsUsed: 20, creditsRemaining: 1000, startedAt: 1_000 });
     row(a, { creditsUsed: 20, creditsRemaining: 6000, startedAt: 2_000 }); // a top-up
     row(a, { creditsUsed: 20, creditsRemaining: 5980, startedAt: 3_000 });
-    expect(reconcileLedger(a.db).gaps).toHaveLength(1);
-    expect(reconcileLedger(a.db, { since: 2_000 })).toMatchObject({ rows: 2, gaps: [], expectedBalance: 5980 });
+    expect(reconcileLedger(testDb(a)).gaps).toHaveLength(1);
+    expect(reconcileLedger(testDb(a), { since: 2_000 })).toMatchObject({ rows: 2, gaps: [], expectedBalance: 5980 });
     a.close();
   });
 });

@@ -11,6 +11,7 @@ import { openArchive, type Archive } from './index';
 import { isStorageError, StorageError } from '../storage-error';
 import type { LedgerEntry } from '../ports';
 import { buildArchiveFile, damageLeafPage, listResponse, post } from './test-fixtures';
+import { testDb } from './testing';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -58,7 +59,7 @@ describe('a full disk', () => {
     const file = join(tmp(), 'loupe.db');
     const a = openArchive(file);
     const fill = (): void => {
-      a.db.pragma(`max_page_count = ${a.db.pragma('page_count', { simple: true }) as number}`);
+      testDb(a).pragma(`max_page_count = ${testDb(a).pragma('page_count', { simple: true }) as number}`);
     };
     const writers: Array<[string, (a: Archive, i: number) => void]> = [
       ['recordAttempt', (x, i) => void x.recordAttempt(attempt(i))],
@@ -91,10 +92,10 @@ describe('a full disk', () => {
       expect(se.message, name).toMatch(/disk is full/);
       expect(se.message, name).toMatch(/free some disk space/);
       expect(se.code, name).toMatch(/^SQLITE_FULL/);
-      a.db.pragma('max_page_count = 4294967294');
+      testDb(a).pragma('max_page_count = 4294967294');
     }
     // the archive is still consistent after the failed transactions
-    expect(a.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(testDb(a).pragma('integrity_check', { simple: true })).toBe('ok');
     a.close();
   });
 

@@ -1,4 +1,3 @@
-import { lastUsedByKey } from './ledger-keys';
 import { describe, it, expect, afterEach } from 'vitest';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { openArchive, Archive, ArchiveVersionError, MIGRATIONS, latestVersion, m
 import type { JournalEntry, LedgerEntry, WalkState } from '../ports';
 import type { LibraryQuery } from '../../shared/query';
 import { envelope, listResponse, post } from './test-fixtures';
+import { testDb } from './testing';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -32,19 +32,19 @@ describe('opening and migrations', () => {
   it('creates the schema from empty, in WAL mode with foreign keys on', () => {
     const file = join(tmp(), 'loupe.db');
     const a = openArchive(file);
-    expect(a.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+    expect(testDb(a).pragma('user_version', { simple: true })).toBe(latestVersion());
     expect(latestVersion()).toBe(MIGRATIONS.length);
-    expect(a.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(a.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(a.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-    const tables = (a.db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
+    expect(testDb(a).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(testDb(a).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(testDb(a).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    const tables = (testDb(a).prepare("SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
     for (const t of ['items', 'item_labels', 'calls', 'journal', 'responses', 'provenance', 'walks', 'balance', 'tags', 'item_tags', 'notes', 'label_overrides', 'result_sets', 'items_fts']) {
       expect(tables).toContain(t);
     }
     a.close();
     // reopening applies nothing new and keeps data
     const b = openArchive(file);
-    expect(b.db.pragma('user_version', { simple: true })).toBe(latestVersion());
+    expect(testDb(b).pragma('user_version', { simple: true })).toBe(latestVersion());
     b.close();
   });
 
@@ -133,11 +133,11 @@ describe('label rows (migration 0004: integer field ids)', () => {
       const copy = join(tmp(), 'copy.db');
       copyFileSync(file, copy);
       const a = openArchive(copy, { denseAt });
-      expect(a.db.pragma('user_version', { simple: true })).toBe(latestVersion());
-      const cols = (a.db.prepare('PRAGMA table_info(item_labels)').all() as Array<{ name: string }>).map((c) => c.name);
+      expect(testDb(a).pragma('user_version', { simple: true })).toBe(latestVersion());
+      const cols = (testDb(a).prepare('PRAGMA table_info(item_labels)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(cols).toEqual(['ff', 'value', 'item_rid']);
-      expect(a.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'item_labels_item'").get()).toEqual({ n: 0 });
-      expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
+      expect(testDb(a).prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'item_labels_item'").get()).toEqual({ n: 0 });
+      expect(testDb(a).prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
       const q = (labels: LibraryQuery['labels'], sort?: LibraryQuery['sort']) => a.query({ labels, sort, limit: 100 }).rows.map((r) => r.id);
       expect(q([{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }])).toEqual(['1']);
       expect(q([{ family: 'intent', field: 'label', op: 'neq', value: 'complaining' }]).sort()).toEqual(['2', '3']); // null (unsure) is another value
@@ -155,7 +155,7 @@ describe('label rows (migration 0004: integer field ids)', () => {
       // new rows join the re-keyed ones under the same field ids
       a.ingestItems([{ platform: 'photo_net', kind: 'post', record: { id: '4', computed: { labels: { sponsored: { p: 0.95 } } } } }]);
       expect(q([{ family: 'sponsored', field: 'p', op: 'gte', value: 0.9 }]).sort()).toEqual(['1', '4']);
-      expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
+      expect(testDb(a).prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
       a.close();
     }
   });
@@ -175,7 +175,7 @@ describe('label rows (migration 0004: integer field ids)', () => {
       expect(ids('novel', 's', 0)).toEqual(['1', '2']);
       expect(ids('other', 't', 1)).toEqual(['2', '3']);
     }
-    expect(a.db.prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 2 });
+    expect(testDb(a).prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 2 });
     a.close();
     b.close();
   });
@@ -185,7 +185,7 @@ describe('label rows (migration 0004: integer field ids)', () => {
     const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
     // a caller's transaction ingests a new field, then fails: the field id it created is gone
     expect(() =>
-      a.db.transaction(() => {
+      testDb(a).transaction(() => {
         a.ingestItems([rec('x', { novel: { score: 0.9 } })]);
         throw new Error('caller gave up');
       })(),
@@ -365,13 +365,13 @@ describe('core store round trips', () => {
     const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
     expect(id2).toBeGreaterThan(id1);
     expect(a.listLedger({ limit: 1 })[0].keyName).toBeNull(); // an unnamed key
-    expect(lastUsedByKey(a.db)).toEqual(new Map([['team-2', e1.startedAt]]));
+    expect(a.lastUsedByKey()).toEqual(new Map([['team-2', e1.startedAt]]));
     const rows = a.listLedger({ limit: 10 });
     expect(rows.map((r) => r.id)).toEqual([id2, id1]);
     expect(rows[1]).toEqual({ ...e1, id: id1 });
     expect(rows[0].status).toBeNull();
     expect(a.listLedger({ beforeId: id2 }).map((r) => r.id)).toEqual([id1]);
-    const cols = (a.db.prepare('PRAGMA table_info(calls)').all() as Array<{ name: string }>).map((c) => c.name);
+    const cols = (testDb(a).prepare('PRAGMA table_info(calls)').all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols.some((c) => /api_?key|secret|token/i.test(c))).toBe(false);
     a.close();
   });
@@ -434,6 +434,6 @@ describe('constructor', () => {
     const a = openArchive(':memory:');
     expect(a).toBeInstanceOf(Archive);
     a.close();
-    expect(a.db.open).toBe(false);
+    expect(testDb(a).open).toBe(false);
   });
 });

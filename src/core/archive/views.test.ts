@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from './archive';
 import { labelColumns } from './views';
 import { listResponse, post } from './test-fixtures';
+import { testDb } from './testing';
 
 let dir: string;
 beforeEach(() => {
@@ -58,7 +59,7 @@ describe('analyst views', () => {
     const a = openArchive(':memory:');
     try {
       fill(a);
-      const rows = a.db.prepare('SELECT * FROM items_view ORDER BY published_at IS NULL, id').all() as Row[];
+      const rows = testDb(a).prepare('SELECT * FROM items_view ORDER BY published_at IS NULL, id').all() as Row[];
       expect(rows.map((r) => r.id)).toEqual(['3', '9007199254740993', '2']);
       const r = rows[1];
       expect(r).toMatchObject({
@@ -78,17 +79,17 @@ describe('analyst views', () => {
     const a = openArchive(':memory:');
     try {
       fill(a);
-      const cols = (a.db.prepare('SELECT name FROM pragma_table_info(?)').all('labels_wide') as Array<{ name: string }>).map((c) => c.name);
+      const cols = (testDb(a).prepare('SELECT name FROM pragma_table_info(?)').all('labels_wide') as Array<{ name: string }>).map((c) => c.name);
       expect(cols.slice(0, 3)).toEqual(['platform', 'kind', 'id']);
       expect(cols.slice(3)).toEqual(labelColumns().map((c) => c.column));
       expect(cols).toEqual(expect.arrayContaining(['sentiment_label', 'sponsored_p', 'sponsored_undisclosed', 'intent_urgency', 'niche_label']));
-      const w = Object.fromEntries((a.db.prepare('SELECT * FROM labels_wide').all() as Row[]).map((r) => [r.id, r]));
+      const w = Object.fromEntries((testDb(a).prepare('SELECT * FROM labels_wide').all() as Row[]).map((r) => [r.id, r]));
       expect(w['9007199254740993']).toMatchObject({ sponsored_p: 0.82, sponsored_disclosed: 0, sponsored_undisclosed: 1, sponsored_brand: 'northpeak', intent_label: 'complaining', intent_urgency: 2, sentiment_label: null });
       // overrides win: a value, and an override to null
       expect(w['3']).toMatchObject({ intent_label: 'complaining', intent_confidence: 0.9, sponsored_p: null });
       expect(Object.values(w['2']).slice(3).every((v) => v === null)).toBe(true);
 
-      const long = a.db.prepare("SELECT id, family, field, value FROM labels_long WHERE id IN ('3', '9007199254740993') ORDER BY id, family, field").all() as Row[];
+      const long = testDb(a).prepare("SELECT id, family, field, value FROM labels_long WHERE id IN ('3', '9007199254740993') ORDER BY id, family, field").all() as Row[];
       expect(long).toContainEqual({ id: '9007199254740993', family: 'custom', field: 'x', value: 'y' }); // not a spec field: still here
       expect(long).toContainEqual({ id: '3', family: 'intent', field: 'label', value: 'complaining' });
       expect(long).toContainEqual({ id: '3', family: 'sponsored', field: 'p', value: null });

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, migrate, openArchive, currentOwner } from './index';
 import type { WalkState } from '../ports';
+import { testDb } from './testing';
 
 const dirs: string[] = [];
 function tmp(): string {
@@ -41,7 +42,7 @@ describe('the owner of a running walk', () => {
     expect(a.getWalk('mine')).toMatchObject({ status: 'running', owner: currentOwner() });
 
     for (const id of ['dead', 'reused', 'legacy', 'elsewhere', 'done-dead']) a.saveWalk(walk(id, id === 'done-dead' ? { status: 'done' } : {}));
-    const set = a.db.prepare('UPDATE walks SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE walk_id = ?');
+    const set = testDb(a).prepare('UPDATE walks SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE walk_id = ?');
     const me = currentOwner();
     set.run(deadPid(), me.host, me.start.replace(/:\d+$/, ':1'), 'dead');
     set.run(deadPid(), me.host, me.start.replace(/:\d+$/, ':1'), 'done-dead');
@@ -56,7 +57,7 @@ describe('the owner of a running walk', () => {
     expect(a.getWalk('elsewhere')?.status).toBe('running'); // another machine: cannot tell
     expect(a.getWalk('done-dead')?.status).toBe('done'); // only running walks change
     // nothing was written by reading
-    expect((a.db.prepare("SELECT count(*) AS n FROM walks WHERE status = 'running'").get() as { n: number }).n).toBe(5);
+    expect((testDb(a).prepare("SELECT count(*) AS n FROM walks WHERE status = 'running'").get() as { n: number }).n).toBe(5);
 
     const ids = (s: WalkState[]) => s.map((w) => w.walkId).sort();
     expect(ids(a.listWalks({ status: ['running'] }))).toEqual(['elsewhere', 'mine']);
@@ -79,7 +80,7 @@ describe('the owner of a running walk', () => {
     ).run();
     db.close();
     const a = openArchive(file);
-    const cols = (a.db.prepare('PRAGMA table_info(walks)').all() as Array<{ name: string }>).map((c) => c.name);
+    const cols = (testDb(a).prepare('PRAGMA table_info(walks)').all() as Array<{ name: string }>).map((c) => c.name);
     expect(cols).toEqual(expect.arrayContaining(['owner_pid', 'owner_host', 'owner_start']));
     expect(a.getWalk('old')).toMatchObject({ status: 'interrupted', pagesDone: 2, cursor: 'c', owner: null });
     a.close();

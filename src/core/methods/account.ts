@@ -4,7 +4,6 @@
  * non-secret settings (settings.json; a change applies to the running request core at once).
  */
 import type { AppInfo, KeyInfo } from '../../shared/contract';
-import { lastUsedByKey } from '../archive/ledger-keys';
 import type { AppParts, Slice } from './parts';
 
 export function accountMethods(
@@ -16,7 +15,7 @@ export function accountMethods(
   function withLastUse(list: KeyInfo[]): KeyInfo[] {
     let used: Map<string, number>;
     try {
-      used = lastUsedByKey(parts.archive.db);
+      used = parts.archive.lastUsedByKey();
     } catch {
       return list; // an archive that cannot be read now: the list without it
     }

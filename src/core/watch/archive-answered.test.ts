@@ -9,6 +9,7 @@ import { createApiCore, scaledClock } from '../api';
 import { openArchive, type Archive } from '../archive';
 import type { ApiCore } from '../api/types';
 import { createWatchService, type WatchService } from './index';
+import { testDb } from '../archive/testing';
 
 interface Env { sb: SandboxHandle; api: ApiCore; archive: Archive; watch: WatchService }
 const open: Env[] = [];
@@ -55,7 +56,7 @@ describe('watchlist runs answered from the archive (issue 14 #2)', () => {
     expect(e.archive.count({ source: { type: 'watchlist', id: l.id } })).toBe(fresh);
 
     // Usage is not fooled: no ledger row was invented for the archive answer
-    expect(e.archive.db.prepare('SELECT count(*) AS n FROM calls WHERE source = ?').get(`watch:${l.id}`)).toEqual({ n: 0 });
+    expect(testDb(e.archive).prepare('SELECT count(*) AS n FROM calls WHERE source = ?').get(`watch:${l.id}`)).toEqual({ n: 0 });
 
     // a second run (a head walk, one charged page): nothing new, still the same rows, no duplicates
     const r2 = await e.watch.run(l.id, { approved: true });

@@ -17,6 +17,7 @@ import type { CallTarget, Clock, WalkState } from '../ports';
 import { SharedBudget } from './budget';
 import { driveChain, headParams, newOutcome, runWatch, type ChainDeps, type RunCtx } from './chain';
 import type { RunRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
+import { testDb } from '../archive/testing';
 
 const WATCH = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } };
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -113,7 +114,7 @@ describe('chain driver, against the sandbox', () => {
     expect(after.pendingWalkId).toBeNull();
     expect(after.markerId).not.toBe(marker);
     // the new marker is the newest non-pinned item of the walk's first page
-    const newest = (e.archive.db.prepare('SELECT item_id FROM watch_items WHERE watch_id = ? AND item_id = ?').get(e.watchId, after.markerId) as { item_id: string } | undefined)?.item_id;
+    const newest = (testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? AND item_id = ?').get(e.watchId, after.markerId) as { item_id: string } | undefined)?.item_id;
     expect(newest).toBe(after.markerId);
   });
 
@@ -229,7 +230,7 @@ describe('chain driver, against a scripted request core', () => {
     const params = { handle: 'alice', stop_at_id: 'p0' };
     const now = e.clock.now();
     // an earlier chain completed with p0 as its newest item
-    e.archive.db.prepare('UPDATE watches SET marker_id = ?, marker_at = ?, last_complete_at = ? WHERE watch_id = ?').run('p0', now - 86_400_000, now, e.watchId);
+    testDb(e.archive).prepare('UPDATE watches SET marker_id = ?, marker_at = ?, last_complete_at = ? WHERE watch_id = ?').run('p0', now - 86_400_000, now, e.watchId);
     e.store.setPending(e.watchId, { walkId, chainId, params, kind: 'head', newestId: null, newestAt: null });
     e.archive.saveWalk({
       walkId, platform: 'photo_net', endpoint: 'profile/posts', params: JSON.stringify(params), cursorParam: 'cursor', cursor: 'c-old', pagesDone: 1,

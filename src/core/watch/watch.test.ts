@@ -6,6 +6,7 @@ import type { ApiCore } from '../api/types';
 import type { LoupeEvent } from '../../shared/contract';
 import type { Clock } from '../ports';
 import { createWatchService, type WatchService, type WatchRunDetail } from './index';
+import { testDb } from '../archive/testing';
 
 /** Core time = sandbox time, so cache windows, the pacer's window and `admin.advance` agree. */
 const sandboxClock = (sb: SandboxHandle, timeScale: number): Clock => scaledClock(() => sb.admin.now(), timeScale);
@@ -50,11 +51,11 @@ const SYNC_WATCHES = [
 ];
 
 function heldIds(e: Env, watchId: string): string[] {
-  return (e.archive.db.prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{ item_id: string }>).map((r) => r.item_id);
+  return (testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{ item_id: string }>).map((r) => r.item_id);
 }
 
 function record(e: Env, id: string): { published_at: string | null; flags?: { pinned?: boolean | null } } {
-  const r = e.archive.db.prepare('SELECT raw FROM items WHERE id = ?').get(id) as { raw: string };
+  const r = testDb(e.archive).prepare('SELECT raw FROM items WHERE id = ?').get(id) as { raw: string };
   return JSON.parse(r.raw) as { published_at: string | null; flags?: { pinned?: boolean | null } };
 }
 
@@ -92,7 +93,7 @@ function nonPinnedHeld(e: Env, watchId: string): string[] {
 
 /** How many stored answers of this watchlist contain each non-pinned item (1 = fetched once). */
 function fetchCounts(e: Env, listId: string): Map<string, number> {
-  const rows = e.archive.db
+  const rows = testDb(e.archive)
     .prepare(
       `SELECT i.id, i.raw, count(*) AS n FROM provenance p JOIN items i ON i.rid = p.item_rid
        JOIN responses r ON r.call_id = p.call_id WHERE r.source = ? GROUP BY i.rid`,
@@ -104,7 +105,7 @@ function fetchCounts(e: Env, listId: string): Map<string, number> {
 }
 
 function ledgerCredits(e: Env, listId: string): number {
-  return (e.archive.db.prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ?').get(`watch:${listId}`) as { c: number }).c;
+  return (testDb(e.archive).prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ?').get(`watch:${listId}`) as { c: number }).c;
 }
 
 const serverCredits = (e: Env) => e.sb.admin.charges().reduce((a, c) => a + c.credits_used, 0);
@@ -186,7 +187,7 @@ describe('watchlists: incremental refresh', () => {
     await e.watch.run(l.id, { approved: true });
     const w = (await e.watch.get(l.id)).watches[0];
     const base = baselineOldest(e, w.watchId);
-    const markerBefore = (e.archive.db.prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id;
+    const markerBefore = (testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id;
 
     e.sb.admin.advance(120 * 3600); // ~30 new posts: several pages
     const ctl = new AbortController();
@@ -200,7 +201,7 @@ describe('watchlists: incremental refresh', () => {
     expect(r2.watches[0].pages).toBe(1);
     expect(r2.watches[0].gap).toMatch(new RegExp(`stopped after page 1 of a newer-than-${markerBefore} walk: the run was cancelled`));
     // the marker did not move
-    expect((e.archive.db.prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id).toBe(markerBefore);
+    expect((testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id).toBe(markerBefore);
 
     e.sb.admin.advance(2 * 3600); // more posts arrive above the interrupted walk (its cursor is still valid)
     const r3 = await e.watch.run(l.id, { approved: true });
@@ -210,7 +211,7 @@ describe('watchlists: incremental refresh', () => {
     expect(nonPinnedHeld(e, w.watchId)).toEqual(await fullWalk(e, w, base));
     for (const [, n] of fetchCounts(e, l.id)) expect(n).toBe(1);
     // the resumed walk went on with its old stop_at_id; the new head walk stopped at the interrupted walk's newest
-    const walks = (e.archive.db.prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').get(r3.runId) as { walk_ids: string }).walk_ids;
+    const walks = (testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').get(r3.runId) as { walk_ids: string }).walk_ids;
     const [resumed, head] = JSON.parse(walks) as string[];
     expect(JSON.parse(e.archive.getWalk(resumed)?.params ?? '{}').stop_at_id).toBe(markerBefore);
     const headStop = JSON.parse(e.archive.getWalk(head)?.params ?? '{}').stop_at_id as string;
@@ -357,7 +358,7 @@ describe('watchlists: forecast, schedule and alerts', () => {
     expect(run.status).toBe('done');
     expect(run.newItems).toBeGreaterThan(0);
     // independent count: this run's new items whose sponsored.p >= 0, through the library query
-    const walkIds = (e.archive.db.prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').all(run.runId) as Array<{ walk_ids: string }>).flatMap(
+    const walkIds = (testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').all(run.runId) as Array<{ walk_ids: string }>).flatMap(
       (r) => JSON.parse(r.walk_ids) as string[],
     );
     let matching = 0;
