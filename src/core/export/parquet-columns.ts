@@ -48,7 +48,7 @@ interface Loc {
 
 /** Rows, definition levels and pages of one column chunk. */
 abstract class Column implements ColumnBuilder {
-  protected readonly def: Uint8Array;
+  protected def: Uint8Array;
   protected row = 0;
   protected nulls = 0;
   /** the first row of the page being filled */
@@ -65,15 +65,22 @@ abstract class Column implements ColumnBuilder {
   constructor(
     private readonly name: string,
     private readonly physical: Physical,
-    protected readonly n: number,
+    capacity: number,
     protected readonly stats: boolean,
     /** the values of the page being filled */
     protected readonly vals: Bytes,
   ) {
-    this.def = new Uint8Array(n);
+    this.def = new Uint8Array(Math.max(8, capacity));
   }
 
   abstract add(v: unknown): boolean;
+
+  /** room for more rows than the capacity given */
+  protected grow(): void {
+    const d = new Uint8Array(this.def.length * 2);
+    d.set(this.def);
+    this.def = d;
+  }
 
   /** a null (or a value that did not fit) */
   protected none(): true {
@@ -125,9 +132,8 @@ abstract class Column implements ColumnBuilder {
 
   /** the chunk's size in bytes, every page written */
   seal(): number {
-    if (this.row !== this.n) throw new Error(`parquet: column ${this.name} has ${this.row} values for ${this.n} rows`);
     this.close();
-    if (this.locs.length === 0 || this.from < this.n) this.cut(this.n);
+    if (this.locs.length === 0 || this.from < this.row) this.cut(this.row);
     return this.size;
   }
 
@@ -150,7 +156,7 @@ abstract class Column implements ColumnBuilder {
         encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
         path_in_schema: [this.name],
         codec: 'UNCOMPRESSED',
-        num_values: BigInt(this.n),
+        num_values: BigInt(this.row),
         total_compressed_size: size,
         total_uncompressed_size: size,
         data_page_offset: BigInt(at + dataStart),
@@ -175,15 +181,25 @@ class ByteArrayColumn extends Column {
 
   constructor(
     name: string,
-    n: number,
+    capacity: number,
     stats: boolean,
-    private readonly json: boolean,
+      private readonly json: boolean,
   ) {
-    super(name, 'BYTE_ARRAY', n, stats, new Bytes(1 << 16));
-    this.idx = new Uint16Array(n);
+    super(name, 'BYTE_ARRAY', capacity, stats, new Bytes(1 << 16));
+    this.idx = new Uint16Array(this.def.length);
+  }
+
+  protected override grow(): void {
+    super.grow();
+    if (this.idx) {
+      const x = new Uint16Array(this.def.length);
+      x.set(this.idx);
+      this.idx = x;
+    }
   }
 
   add(v: unknown): boolean {
+    if (this.row === this.def.length) this.grow();
     if (v === null || v === undefined) return this.none();
     let s: string;
     if (this.json) s = jsonText(v);
@@ -276,7 +292,7 @@ class ByteArrayColumn extends Column {
     while (p < end) buf[p++] = 0;
     vals.pos = end;
     this.pageEncoding = ENC_RLE_DICTIONARY;
-    this.cut(this.n);
+    this.cut(this.row);
   }
 }
 
@@ -287,16 +303,17 @@ class NumberColumn extends Column {
   private readonly width: number;
   constructor(
     name: string,
-    n: number,
+    capacity: number,
     stats: boolean,
     private readonly kind: NumberKind,
   ) {
     const width = kind === 'INT32' ? 4 : 8;
-    super(name, PHYSICAL[kind], n, stats, new Bytes(Math.min(PAGE_SIZE, n * width) + 16));
+    super(name, PHYSICAL[kind], capacity, stats, new Bytes(Math.min(PAGE_SIZE, capacity * width) + 16));
     this.width = width;
   }
 
   add(v: unknown): boolean {
+    if (this.row === this.def.length) this.grow();
     if (v === null || v === undefined) return this.none();
     let x: number | bigint;
     switch (this.kind) {
@@ -368,11 +385,12 @@ class BooleanColumn extends Column {
   private trues = 0;
   private count = 0;
 
-  constructor(name: string, n: number, stats: boolean) {
-    super(name, 'BOOLEAN', n, stats, new Bytes((n >> 3) + 16));
+  constructor(name: string, capacity: number, stats: boolean) {
+    super(name, 'BOOLEAN', capacity, stats, new Bytes((capacity >> 3) + 16));
   }
 
   add(v: unknown): boolean {
+    if (this.row === this.def.length) this.grow();
     if (v === null || v === undefined) return this.none();
     if (typeof v !== 'boolean') return false;
     this.def[this.row++] = 1;
@@ -399,9 +417,9 @@ class BooleanColumn extends Column {
   }
 }
 
-/** A builder for `n` rows of a column of this type. */
-export function columnBuilder(name: string, type: ParquetColumnType, n: number, stats: boolean): ColumnBuilder {
-  if (type === 'STRING' || type === 'JSON') return new ByteArrayColumn(name, n, stats, type === 'JSON');
-  if (type === 'BOOLEAN') return new BooleanColumn(name, n, stats);
-  return new NumberColumn(name, n, stats, type);
+/** A builder of a column of this type, for about `capacity` rows (it grows past them). */
+export function columnBuilder(name: string, type: ParquetColumnType, capacity: number, stats: boolean): ColumnBuilder {
+  if (type === 'STRING' || type === 'JSON') return new ByteArrayColumn(name, capacity, stats, type === 'JSON');
+  if (type === 'BOOLEAN') return new BooleanColumn(name, capacity, stats);
+  return new NumberColumn(name, capacity, stats, type);
 }

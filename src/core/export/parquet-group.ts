@@ -11,7 +11,7 @@ import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesRenderer } from './columns';
-import { columnBuilder } from './parquet-columns';
+import { columnBuilder, type ColumnBuilder } from './parquet-columns';
 import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
 
 export type { ParquetColumnType } from './parquet-encode';
@@ -116,44 +116,68 @@ function writerState(w: ParquetWriter): WriterState {
 }
 
 /**
- * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
- * makes each export row when its turn comes (a worker parses one record at a time).
+ * One row group being encoded: rows are added one at a time (each typed and written into its
+ * columns at once), `finish` returns the group's bytes and metadata.
  */
-export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly T[], toRow: (x: T) => ExportRow = (x) => x as ExportRow): EncodedGroup {
-  const { names, types, values } = layout;
-  const n = names.length - 1;
-  const count = rows.length;
-  const cols = names.map((name, i) => columnBuilder(name, types[i], count, layout.statistics[i]));
-  let untypedValues = 0;
-  for (let r = 0; r < count; r++) {
-    const vs = values(toRow(rows[r]));
+export class GroupEncoder {
+  private readonly cols: ColumnBuilder[];
+  private rows = 0;
+  private untypedValues = 0;
+
+  /** `capacity`: the rows expected (the builders grow past it) */
+  constructor(
+    private readonly layout: ParquetLayout,
+    capacity: number,
+  ) {
+    this.cols = layout.names.map((name, i) => columnBuilder(name, layout.types[i], capacity, layout.statistics[i]));
+  }
+
+  add(row: ExportRow): void {
+    const { names } = this.layout;
+    const cols = this.cols;
+    const n = cols.length - 1;
+    const vs = this.layout.values(row);
     let untyped: Record<string, unknown> | null = null;
     for (let i = 0; i < n; i++) {
       if (!cols[i].add(vs[i])) {
         (untyped ??= {})[names[i]] = vs[i];
-        untypedValues++;
+        this.untypedValues++;
         cols[i].add(null);
       }
     }
     cols[n].add(untyped);
+    this.rows++;
   }
-  // the group's bytes in one buffer of exactly their size (moved, not copied, to the writing thread)
-  let size = 0;
-  for (const c of cols) size += c.seal();
-  const bytes = new Uint8Array(size);
-  const out = new Bytes(bytes);
-  const columns: ChunkMeta[] = [];
-  const indexes: ChunkIndex[] = [];
-  let total = 0n;
-  for (const c of cols) {
-    // offsets as if the group started right after the file's 4-byte magic
-    const { chunk, index } = c.finish(out, 4);
-    columns.push(chunk);
-    total += chunk.meta_data.total_uncompressed_size;
-    if (index) indexes.push(index);
+
+  finish(): EncodedGroup {
+    // the group's bytes in one buffer of exactly their size (moved, not copied, to the writing thread)
+    let size = 0;
+    for (const c of this.cols) size += c.seal();
+    const bytes = new Uint8Array(size);
+    const out = new Bytes(bytes);
+    const columns: ChunkMeta[] = [];
+    const indexes: ChunkIndex[] = [];
+    let total = 0n;
+    for (const c of this.cols) {
+      // offsets as if the group started right after the file's 4-byte magic
+      const { chunk, index } = c.finish(out, 4);
+      columns.push(chunk);
+      total += chunk.meta_data.total_uncompressed_size;
+      if (index) indexes.push(index);
+    }
+    const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(this.rows), total_compressed_size: BigInt(size) };
+    return { rows: this.rows, bytes, meta: { rowGroup, indexes }, untypedValues: this.untypedValues };
   }
-  const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(count), total_compressed_size: BigInt(out.pos) };
-  return { rows: count, bytes, meta: { rowGroup, indexes }, untypedValues };
+}
+
+/**
+ * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
+ * makes each export row when its turn comes (a worker parses one record at a time).
+ */
+export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly T[], toRow: (x: T) => ExportRow = (x) => x as ExportRow): EncodedGroup {
+  const g = new GroupEncoder(layout, rows.length);
+  for (const r of rows) g.add(toRow(r));
+  return g.finish();
 }
 
 /**

@@ -18,10 +18,11 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ExportRow } from '../ports';
 import { defaultThreads, ExportPool, WORKER_LIMITS } from './csv-pool';
-import { encodeGroup, parquetLayout, placeGroup, PARQUET_OPTIONS, type EncodedGroup } from './parquet-group';
+import { encodeGroup, GroupEncoder, parquetLayout, placeGroup, PARQUET_OPTIONS, type EncodedGroup } from './parquet-group';
 import { fromWire, toWire, type WireRow } from './wire';
 
 export { parquetType, type ParquetColumnType } from './parquet-group';
@@ -53,20 +54,77 @@ export interface ParquetResult {
 const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };
 /** groups in a worker's hands before this thread encodes one itself */
 const IN_FLIGHT_PER_WORKER = 2;
+/** rows of a group sent to its worker in one message */
+const CHUNK_ROWS = 1000;
 /** the longest this thread reads rows without giving the event loop a turn */
 const YIELD_MS = 25;
 
-/** Workers that encode row groups (parquet-worker.ts). */
+/** A row group streamed to a worker: its rows go in parts, the answer is the encoded group. */
+interface GroupJob {
+  post(rows: WireRow[], more: boolean): void;
+  done: Promise<EncodedGroup>;
+}
+
+/**
+ * Workers that encode row groups (parquet-worker.ts). A group goes to one worker in parts of
+ * CHUNK_ROWS rows as they are read, so neither thread holds a whole group of rows (their strings
+ * die young instead of being promoted and collected at length); the worker answers once per group.
+ */
 class ParquetPool extends ExportPool {
+  private readonly answers = new Map<number, { resolve(g: EncodedGroup): void; reject(e: Error): void }>();
+  private groupSeq = 0;
+  private broken: Error | null = null;
+
   static start(threads: number, columns: string[] | undefined): ParquetPool | null {
     const workers = ExportPool.workers('parquet-worker', threads, { columns }, PARQUET_WORKER_LIMITS);
     return workers ? new ParquetPool(workers) : null;
   }
 
-  encode(rows: WireRow[]): Promise<EncodedGroup> {
-    const p = this.send(rows).then((m) => m.group as EncodedGroup);
-    p.catch(() => undefined); // a group abandoned by a cancel is not an unhandled rejection
-    return p;
+  private constructor(private readonly threads: Worker[]) {
+    super(threads);
+    for (const w of threads) {
+      w.on('message', (m: { seq: number; group?: EncodedGroup; error?: string }) => {
+        const a = this.answers.get(m.seq);
+        if (!a) return;
+        this.answers.delete(m.seq);
+        if (m.error !== undefined) a.reject(new Error(`export worker: ${m.error}`));
+        else a.resolve(m.group!);
+      });
+      w.on('error', (e) => this.stop(e));
+      w.on('exit', (code) => {
+        if (this.answers.size > 0) this.stop(new Error(`export worker stopped (exit code ${code})`));
+      });
+    }
+  }
+
+  /** a group for the next worker (round-robin), about `size` rows */
+  begin(size: number): GroupJob {
+    const seq = this.groupSeq++;
+    const w = this.threads[seq % this.threads.length];
+    const done = this.broken
+      ? Promise.reject(this.broken)
+      : new Promise<EncodedGroup>((resolve, reject) => this.answers.set(seq, { resolve, reject }));
+    done.catch(() => undefined); // a group abandoned by a cancel is not an unhandled rejection
+    let first = true;
+    return {
+      done,
+      post: (rows, more) => {
+        if (this.broken) return;
+        w.postMessage(first ? { seq, rows, more, size } : { seq, rows, more });
+        first = false;
+      },
+    };
+  }
+
+  private stop(e: Error): void {
+    this.broken ??= e;
+    for (const a of this.answers.values()) a.reject(this.broken);
+    this.answers.clear();
+  }
+
+  override async close(): Promise<void> {
+    this.stop(new Error('export workers closed'));
+    await super.close();
   }
 }
 
@@ -142,21 +200,60 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
         onProgress(count);
       }
     };
-    const submit = (batch: WireRow[]): void => {
-      // workers start with the first full group: an export of one group never pays for them
-      if (pool === undefined) pool = threads > 0 && batch.length === groupSize ? ParquetPool.start(threads, opts.columns) : null;
-      if (pool && atWorkers < pool.size * IN_FLIGHT_PER_WORKER) {
-        const slot: Slot = { rows: batch.length };
-        atWorkers++;
-        slot.wait = pool
-          .encode(batch)
-          .then(
-            (g) => void (slot.group = g),
-            (e: unknown) => void (slot.err = e),
-          )
-          .finally(() => atWorkers--);
-        queue.push(slot);
-      } else queue.push({ rows: batch.length, group: encodeGroup(layout, batch, fromWire) });
+    // the group being filled: encoded here as rows come, streamed to a worker in parts, or (the
+    // first group) kept as tuples until it is full: then workers start and it goes to one of them
+    type Current = { enc: GroupEncoder; job?: undefined; part?: undefined } | { enc?: undefined; job?: GroupJob; part: WireRow[] };
+    let cur: Current | null = null;
+    let inGroup = 0;
+    let begun = 0;
+    /** a group for a worker, or null when they all have enough in hand (or there is none) */
+    const toWorker = (): GroupJob | null => {
+      if (!pool || atWorkers >= pool.size * IN_FLIGHT_PER_WORKER) return null;
+      const slot: Slot = { rows: 0 };
+      atWorkers++;
+      const job = pool.begin(groupSize);
+      slot.wait = job.done
+        .then(
+          (g) => void (slot.group = g),
+          (e: unknown) => void (slot.err = e),
+        )
+        .finally(() => atWorkers--);
+      queue.push(slot);
+      return job;
+    };
+    const begin = (): Current => {
+      if (begun++ === 0) return { part: [] };
+      const job = toWorker();
+      return job ? { job, part: [] } : { enc: new GroupEncoder(layout, groupSize) };
+    };
+    /** one more row; true when it completed a group */
+    const add = (row: ExportRow): boolean => {
+      const c = (cur ??= begin());
+      if (c.enc) c.enc.add(row);
+      else {
+        c.part.push(toWire(row));
+        if (c.job && c.part.length >= CHUNK_ROWS) {
+          c.job.post(c.part, true);
+          c.part = [];
+        }
+      }
+      if (++inGroup < groupSize) return false;
+      endGroup();
+      return true;
+    };
+    const endGroup = (): void => {
+      const c = cur!;
+      if (c.enc) queue.push({ rows: inGroup, group: c.enc.finish() });
+      else if (c.job) c.job.post(c.part, false);
+      else {
+        // the first group: workers start with it when it is full (an export of one group never pays for them)
+        pool = threads > 0 && inGroup === groupSize ? ParquetPool.start(threads, opts.columns) : null;
+        const job = toWorker();
+        if (job) for (let i = 0; i < c.part.length; i += CHUNK_ROWS) job.post(c.part.slice(i, i + CHUNK_ROWS), i + CHUNK_ROWS < c.part.length);
+        else queue.push({ rows: inGroup, group: encodeGroup(layout, c.part, fromWire) });
+      }
+      cur = null;
+      inGroup = 0;
     };
     /** after a group is handed out: write what is ready, wait while too many groups are pending */
     const settle = async (): Promise<void> => {
@@ -165,37 +262,26 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
       while (queue.length > cap) await writeHead();
     };
 
-    // rows wait as tuples with their record's JSON text (no parsed record is held for a whole group)
-    let batch: WireRow[] = [];
     let turn = performance.now();
     if (Symbol.asyncIterator in rows) {
       for await (const row of rows) {
         if (signal?.aborted) throw abortError(signal);
-        batch.push(toWire(row));
-        if (batch.length >= groupSize) {
-          submit(batch);
-          batch = [];
-          await settle();
-        }
+        if (add(row)) await settle();
       }
     } else {
       // a synchronous source (the archive) is read without an await per row; the event loop gets
       // a turn at least every YIELD_MS (worker answers, a cancel, the app's other requests)
+      let k = 0;
       for (const row of rows) {
         if (signal?.aborted) throw abortError(signal);
-        batch.push(toWire(row));
-        if (batch.length >= groupSize) {
-          submit(batch);
-          batch = [];
-          await settle();
-        }
-        if ((batch.length & 255) === 0 && performance.now() - turn >= YIELD_MS) {
+        if (add(row)) await settle();
+        if ((++k & 255) === 0 && performance.now() - turn >= YIELD_MS) {
           await new Promise<void>((res) => setImmediate(res));
           turn = performance.now();
         }
       }
     }
-    if (batch.length > 0) submit(batch);
+    if (inGroup > 0) endGroup();
     while (queue.length > 0) {
       if (signal?.aborted) throw abortError(signal);
       await writeHead();
