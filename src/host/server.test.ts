@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openArchive } from '../core/archive';
 import type { AppHandle } from '../core/bridge';
 import type { LoupeEvent, LoupeImpl } from '../shared/contract';
 import { CONTENT_SECURITY_POLICY, startHostServer, type HostServer } from './server';
@@ -15,6 +16,7 @@ let dir: string;
 let exportsDir: string;
 let host: HostServer;
 const TOKEN = 'test-token-0123456789';
+const archive = openArchive(':memory:');
 
 const impl = {
   'app.info': async () => ({ version: '0', sandbox: true, baseUrl: 'http://127.0.0.1:1', keySet: false, activeKeyName: null, secretBackend: 'memory', secretBackendMessage: null, dataDir: dir, door: 'web' }),
@@ -23,6 +25,7 @@ const impl = {
     if (walkId === 'api') throw Object.assign(new Error('Out of credits: this call holds 340, balance 120 (INSUFFICIENT_CREDITS, request req_1)'), { kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1' });
     return null;
   },
+  'library.query': async (q: Parameters<typeof archive.query>[0]) => archive.query(q),
   'export.get': async ({ exportId }: { exportId: string }) =>
     exportId === 'e1'
       ? { exportId, status: 'done', rows: 2, total: 2, path: join(exportsDir, 'posts.csv'), downloadUrl: null, error: null }
@@ -68,6 +71,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await host.close();
+  archive.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -124,6 +128,25 @@ describe('web host protocol', () => {
     expect(r.error).not.toHaveProperty('stack');
     const a = JSON.parse((await call('walks.get', { walkId: 'api' })).body);
     expect(a.error).toEqual({ kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1', message: expect.stringContaining('Out of credits') });
+  });
+
+  it('answers with the error table’s status: a user mistake (a bad library cursor) is 400 and logs nothing, a bug is internal 500 and logs its stack', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const bad = await call('library.query', { after: 'garbage!' });
+      expect(bad.status).toBe(400);
+      expect(JSON.parse(bad.body)).toEqual({ ok: false, error: { kind: 'validation', message: 'invalid cursor' } });
+      expect((await call('walks.get', { walkId: 'api' })).status).toBe(502);
+      expect(log).not.toHaveBeenCalled();
+      const boom = await call('walks.get', { walkId: 'boom' });
+      expect(boom.status).toBe(500);
+      expect(JSON.parse(boom.body).error.kind).toBe('internal');
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(String(log.mock.calls[0][0])).toMatch(/secret stack line/);
+      expect(String(log.mock.calls[0][0])).not.toContain(SECRET);
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('delivers events over SSE (token in the query) and refuses SSE without it', async () => {

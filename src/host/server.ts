@@ -1,7 +1,8 @@
 /**
  * The web door: the built renderer and the contract over HTTP on 127.0.0.1 (docs/doors.md).
  *
- *   POST /api/<method>          JSON in → { ok: true, result } | { ok: false, error: BridgeError }
+ *   POST /api/<method>          JSON in → 200 { ok: true, result } | { ok: false, error: SerializedError }
+ *                               with the error table's status for its kind (src/shared/errors.ts)
  *   GET  /api/events?token=…    Server-Sent Events, one LoupeEvent JSON per `data:` line
  *   GET  /api/exports/<id>?token=…  the finished export file (attachment)
  *   GET  anything else          static files from the renderer build, SPA fallback to index.html
@@ -16,8 +17,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import { basename, extname, join, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { dispatch, type AppHandle } from '../core/bridge';
+import { dispatch, logIfBug, type AppHandle } from '../core/bridge';
 import type { ExportJob, LoupeEvent } from '../shared/contract';
+import { httpStatusOf, type ErrorKind, type SerializedError } from '../shared/errors';
 import { CONTENT_SECURITY_POLICY, MIME_TYPES, rendererFile } from '../core/renderer-assets';
 
 export const LOOPBACK = '127.0.0.1';
@@ -73,8 +75,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, JSON.stringify(value), { 'content-type': 'application/json; charset=utf-8' });
 }
 
-function refuse(res: ServerResponse, status: number, kind: string, message: string): void {
-  sendJson(res, status, { ok: false, error: { kind, message } });
+/** A refusal by the door itself; `status` when the transport says more than the kind (405, 413, 415). */
+function refuse(res: ServerResponse, status: number, kind: ErrorKind, message: string): void {
+  sendJson(res, status, { ok: false, error: { kind, message } satisfies SerializedError });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -151,9 +154,8 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
       }
     }
     const out = await dispatch(app, method, input);
-    if (!out.ok && out.error.kind === 'not_found' && out.error.message.startsWith('Unknown method')) return sendJson(res, 404, out);
-    if (!out.ok && out.error.kind === 'validation') return sendJson(res, 400, out);
-    sendJson(res, 200, out);
+    // one status per kind, from the error table (validation 400, not_found 404, internal 500, …)
+    sendJson(res, out.ok ? 200 : httpStatusOf(out.error), out);
   }
 
   function openEvents(req: IncomingMessage, res: ServerResponse): void {
@@ -182,7 +184,7 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
 
   async function download(res: ServerResponse, exportId: string): Promise<void> {
     const r = await dispatch(app, 'export.get', { exportId });
-    if (!r.ok) return refuse(res, 400, r.error.kind, r.error.message);
+    if (!r.ok) return sendJson(res, httpStatusOf(r.error), r);
     const job = r.result as ExportJob | null;
     if (!job) return refuse(res, 404, 'not_found', 'No such export.');
     if (job.status !== 'done' || !job.path) return refuse(res, 409, 'validation', `The export is ${job.status}, not ready to download.`);
@@ -237,7 +239,8 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
     }
     const work = url.pathname === '/api' || url.pathname.startsWith('/api/') ? handleApi(req, res, url) : Promise.resolve(serveStatic(req, res, url));
     work.catch((e: unknown) => {
-      console.error(`[loupe host] ${req.method} ${url.pathname}: ${e instanceof Error ? e.message : String(e)}`);
+      // a failure of the door itself is a bug: its stack (redacted) on stderr, never in the answer
+      logIfBug(`host ${req.method} ${url.pathname}`, e, { kind: 'internal', message: '' }, app.secrets());
       if (!res.headersSent) refuse(res, 500, 'internal', 'The host failed to answer.');
       else res.end();
     });
