@@ -4,6 +4,7 @@
  * tests inject fake clocks.
  */
 import type { AnyEnvelope, Envelope, Platform } from '../shared/api-types';
+import type { LedgerEntry } from '../shared/ledger';
 
 /** Injected time. Tests use a fake clock; benchmarks a scaled one. */
 export interface Clock {
@@ -15,37 +16,8 @@ export interface Clock {
 
 export type Priority = 'interactive' | 'background';
 
-/** One row of the ledger: every HTTP attempt, successful or not. */
-export interface LedgerEntry {
-  id?: number;
-  /** the logical call this attempt belongs to (journal id) */
-  callId: string;
-  attempt: number;
-  startedAt: number; // ms
-  durationMs: number;
-  platform: string;
-  endpoint: string; // path after the platform, e.g. profile/posts
-  /** canonical JSON of the query params, key never included */
-  params: string;
-  paramsHash: string;
-  idempotencyKey: string | null;
-  requestId: string | null;
-  status: number | null; // HTTP status; null = network failure
-  errorType: string | null;
-  creditsUsed: number;
-  creditsRemaining: number | null;
-  chargeReason: string | null;
-  cached: boolean;
-  freeCall: boolean;
-  idempotentReplay: boolean;
-  /** where the call came from: 'search', 'profile', 'comments', 'explorer', 'watch:<id>', 'cli', ... */
-  source: string;
-  /** the walk it belongs to, if any */
-  walkId: string | null;
-  dryRun: boolean;
-  /** the name of the API key that made the attempt (never the key); null when the key is unnamed */
-  keyName?: string | null;
-}
+/** One row of the ledger (defined once, in src/shared/ledger.ts: the renderer shows it as it is). */
+export type { LedgerEntry };
 
 /** The idempotency journal: one row per logical call, written before the first attempt. */
 export interface JournalEntry {

@@ -87,28 +87,7 @@ export const walkStartInput = z.object({
 export const walkIdInput = z.object({ walkId: z.string() });
 export const walkResumeInput = z.object({ walkId: z.string(), maxPages: z.number().int().min(1).optional(), maxCredits: z.number().int().min(0).optional() });
 
-export interface LedgerRow {
-  id: number;
-  at: number;
-  platform: string;
-  endpoint: string;
-  params: Record<string, string>;
-  status: number | null;
-  errorType: string | null;
-  requestId: string | null;
-  creditsUsed: number;
-  creditsRemaining: number | null;
-  chargeReason: string | null;
-  cached: boolean;
-  freeCall: boolean;
-  idempotentReplay: boolean;
-  dryRun: boolean;
-  fromArchive: boolean;
-  source: string;
-  durationMs: number;
-  /** the name of the API key that made the attempt (never the key); null for an unnamed key */
-  keyName?: string | null;
-}
+export type { LedgerEntry } from './ledger';
 
 export interface UsageSummary {
   balance: BalanceInfo;

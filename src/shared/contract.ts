@@ -58,7 +58,7 @@ import {
   walkResumeInput,
   walkStartInput,
   type CallResult,
-  type LedgerRow,
+  type LedgerEntry,
   type Quote,
   type UsageSummary,
   type WalkEstimate,
@@ -172,7 +172,7 @@ export const methods = {
   'network.items': m<NetworkItem[]>()(networkItemsInputSchema),
 
   'usage.summary': m<UsageSummary>()(usageSummaryInput),
-  'usage.ledger': m<LedgerRow[]>()(usageLedgerInput),
+  'usage.ledger': m<LedgerEntry[]>()(usageLedgerInput),
 
   'watchlists.list': m<WatchlistInfo[]>()(empty),
   'watchlists.create': m<WatchlistInfo>()(watchlistInput),

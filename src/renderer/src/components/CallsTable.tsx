@@ -3,7 +3,7 @@
  * and the drawer's provenance (the calls that returned an item) are the same table — when, source,
  * endpoint, credits, marks — the ledger adding its four columns.
  */
-import type { LedgerRow } from '../../../shared/contract';
+import type { LedgerEntry } from '../../../shared/contract';
 import type { ItemCall } from '../../../shared/query';
 import { fmtExact } from '../lib/format';
 import { When } from './cells';
@@ -19,19 +19,18 @@ export interface CallLine {
   marks: string[];
   requestId: string | null;
   /** the ledger's columns */
-  ledger?: Pick<LedgerRow, 'creditsRemaining' | 'errorType' | 'status' | 'keyName'>;
+  ledger?: Pick<LedgerEntry, 'creditsRemaining' | 'errorType' | 'status' | 'keyName'>;
 }
 
-export function ledgerLine(r: LedgerRow): CallLine {
+export function ledgerLine(r: LedgerEntry): CallLine {
   const marks = [
-    r.fromArchive && 'archive',
     r.cached && 'cache',
     r.idempotentReplay && 'replay',
     r.freeCall && 'free call',
     r.dryRun && 'quote',
     r.chargeReason === 'miss' && 'charged',
   ].filter((m): m is string => !!m);
-  return { key: String(r.id), at: r.at, source: r.source, endpoint: `${r.platform}/${r.endpoint}`, endpointTitle: JSON.stringify(r.params), creditsUsed: r.creditsUsed, marks, requestId: r.requestId, ledger: r };
+  return { key: String(r.id), at: r.startedAt, source: r.source, endpoint: `${r.platform}/${r.endpoint}`, endpointTitle: r.params, creditsUsed: r.creditsUsed, marks, requestId: r.requestId, ledger: r };
 }
 
 export function provenanceLine(p: Pick<ItemCall, 'callId' | 'at' | 'source' | 'endpoint' | 'creditsUsed' | 'cached' | 'replay' | 'freeCall' | 'requestId'>): CallLine {
