@@ -3,6 +3,7 @@
  * Inputs as zod schemas (their types by z.infer), outputs as types. Re-exported by contract.ts.
  */
 import { z } from 'zod';
+import { settingBounds, settingSpec, THEMES, type Bounds } from './settings';
 
 export const emptyInput = z.object({}).default({});
 
@@ -45,19 +46,27 @@ export const keyNameInput = z.object({ name: keyName });
 /** rotation (spec Authentication 9): a retiring key gets no new work while another key can take it */
 export const keysRetireInput = z.object({ name: keyName, retiring: z.boolean().default(true) });
 
-/** Every stored setting, as `settings.get` answers it; `settings.update` takes any part of it. */
+/** A whole number within a setting's bounds (the settings table, src/shared/settings.ts). */
+function whole(b: Bounds) {
+  let n = z.number().int();
+  if (b.min !== undefined) n = n.min(b.min);
+  if (b.max !== undefined) n = n.max(b.max);
+  return n;
+}
+
+/** Every stored setting, as `settings.get` answers it; `settings.update` takes any part of it. Bounds: the settings table. */
 export const settingsSchema = z.object({
   /** null → sandbox (built-in emulator) unless a key is set, then the production base URL */
   baseUrl: z.string().url().nullable(),
-  rateLimit: z.object({ requests: z.number().int().min(1).max(60), windowSeconds: z.number().int().min(1).max(3600) }),
-  maxInFlight: z.number().int().min(1).max(10),
+  rateLimit: z.object({ requests: whole(settingBounds('rateLimit')), windowSeconds: whole(settingSpec('rateLimit')?.windowBounds ?? {}) }),
+  maxInFlight: whole(settingBounds('maxInFlight')),
   /** ask for confirmation when a run's estimate exceeds this many credits */
-  askAboveCredits: z.number().int().min(0),
+  askAboveCredits: whole(settingBounds('askAboveCredits')),
   /** the longest single wait (the service's Retry-After or a backoff) sat through; beyond it work stops, resumable */
-  maxWaitSeconds: z.number().int().min(1).max(86_400),
+  maxWaitSeconds: whole(settingBounds('maxWaitSeconds')),
   /** absolute deadline of one attempt (headers and body); the spec asks for a minute or more on heavy endpoints */
-  attemptTimeoutSeconds: z.number().int().min(5).max(600),
-  theme: z.enum(['system', 'light', 'dark']),
+  attemptTimeoutSeconds: whole(settingBounds('attemptTimeoutSeconds')),
+  theme: z.enum(THEMES),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export const settingsUpdateInput = settingsSchema.partial();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pacingLimits, readEnvironment, SETTINGS_TABLE, SettingValueError } from './settings';
+import { settingsSchema } from './contract-account';
+import { pacingLimits, readEnvironment, SETTINGS_TABLE, SettingValueError, storedDefaults } from './settings';
 import { aboveAsk, spendLimit, spendStop } from './spend-policy';
 
 describe('the settings table', () => {
@@ -26,6 +27,19 @@ describe('the settings table', () => {
     expect(() => readEnvironment({ LOUPE_RATE_LIMIT: '0/60s' })).toThrow('LOUPE_RATE_LIMIT needs at least 1 request per at least 1 second.');
     expect(() => readEnvironment({ LOUPE_MAX_IN_FLIGHT: '0' })).toThrow('LOUPE_MAX_IN_FLIGHT must be a whole number ≥ 1, not "0".');
     expect(() => readEnvironment({ LOUPE_SANDBOX_SEED: 'x' })).toThrow('LOUPE_SANDBOX_SEED must be a whole number ≥ 0, not "x".');
+  });
+
+  it('gives the stored defaults and the bounds the contract checks settings with', () => {
+    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system' });
+    expect(settingsSchema.safeParse(storedDefaults()).success).toBe(true);
+    const bad = (patch: object) => settingsSchema.partial().safeParse(patch).success;
+    expect(bad({ maxInFlight: 11 })).toBe(false);
+    expect(bad({ maxInFlight: 10 })).toBe(true);
+    expect(bad({ rateLimit: { requests: 61, windowSeconds: 60 } })).toBe(false);
+    expect(bad({ rateLimit: { requests: 60, windowSeconds: 3601 } })).toBe(false);
+    expect(bad({ attemptTimeoutSeconds: 4 })).toBe(false);
+    expect(bad({ askAboveCredits: -1 })).toBe(false);
+    expect(bad({ theme: 'blue' })).toBe(false);
   });
 
   it('pacing: the environment wins over the stored settings for this process', () => {

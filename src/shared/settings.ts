@@ -11,13 +11,25 @@
 
 export type SettingType = 'path' | 'url' | 'secret' | 'rate' | 'integer' | 'enum';
 
+export interface Bounds {
+  min?: number;
+  max?: number;
+}
+
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
 export interface SettingSpec {
   /** the Settings field (stored ones) or the process setting's name */
   name: string;
   type: SettingType;
   /** the default, as the user would write it (null: none) */
   default: string | number | null;
-  bounds?: { min?: number; max?: number };
+  bounds?: Bounds;
+  /** a rate's window (seconds); `bounds` is then its request count */
+  windowBounds?: Bounds;
+  /** an enum's values */
+  values?: readonly string[];
   /** the environment variable that sets it for one process */
   env?: string;
   /** the command-line flag of the CLI / web host / desktop app */
@@ -31,18 +43,45 @@ export const SETTINGS_TABLE: readonly SettingSpec[] = [
   { name: 'dataDir', type: 'path', default: null, env: 'LOUPE_HOME', flag: '--data-dir', stored: false, help: 'The data folder (archive, settings, exports); default: the platform’s user-data folder.' },
   { name: 'baseUrl', type: 'url', default: null, env: 'LOUPE_BASE_URL', flag: '--base-url', stored: true, help: 'The service base URL; none → the built-in sandbox until a key is set.' },
   { name: 'apiKey', type: 'secret', default: null, env: 'LOUPE_API_KEY', stored: false, help: 'An API key (or several, comma-separated) for this process; wins over stored keys, never written.' },
-  { name: 'rateLimit', type: 'rate', default: '58/60s', bounds: { min: 1 }, env: 'LOUPE_RATE_LIMIT', stored: true, help: 'Requests per sliding window per key, as <count>/<seconds>s; lower it when a key is shared with other tools.' },
+  { name: 'rateLimit', type: 'rate', default: '58/60s', bounds: { min: 1, max: 60 }, windowBounds: { min: 1, max: 3600 }, env: 'LOUPE_RATE_LIMIT', stored: true, help: 'Requests per sliding window per key, as <count>/<seconds>s; lower it when a key is shared with other tools.' },
   { name: 'maxInFlight', type: 'integer', default: 8, bounds: { min: 1, max: 10 }, env: 'LOUPE_MAX_IN_FLIGHT', stored: true, help: 'Requests in flight at once per key.' },
   { name: 'askAboveCredits', type: 'integer', default: 100, bounds: { min: 0 }, stored: true, help: 'Ask before a spend whose estimate exceeds this many credits.' },
   { name: 'maxWaitSeconds', type: 'integer', default: 300, bounds: { min: 1, max: 86_400 }, stored: true, help: 'The longest single wait (Retry-After or a backoff) sat through; beyond it work stops, resumable.' },
   { name: 'attemptTimeoutSeconds', type: 'integer', default: 90, bounds: { min: 5, max: 600 }, stored: true, help: 'The absolute deadline of one attempt (headers and body).' },
-  { name: 'theme', type: 'enum', default: 'system', stored: true, help: 'system, light or dark.' },
+  { name: 'theme', type: 'enum', default: 'system', values: THEMES, stored: true, help: 'system, light or dark.' },
   { name: 'sandboxSeed', type: 'integer', default: 1, bounds: { min: 0 }, env: 'LOUPE_SANDBOX_SEED', stored: false, help: 'The seed of the built-in sandbox’s synthetic world (same seed, same data).' },
   { name: 'sqlite3', type: 'path', default: null, env: 'LOUPE_SQLITE3', stored: false, help: 'The sqlite3 program `loupe archive recover` uses; default: the one on PATH.' },
 ];
 
 export function settingSpec(name: string): SettingSpec | undefined {
   return SETTINGS_TABLE.find((s) => s.name === name);
+}
+
+/** A setting's bounds (the contract's settings schema and the settings file check values with them). */
+export function settingBounds(name: string): Bounds {
+  return settingSpec(name)?.bounds ?? {};
+}
+
+/** The stored settings' defaults, from the table (settings.json starts from these). */
+export function storedDefaults(): {
+  baseUrl: string | null;
+  rateLimit: { requests: number; windowSeconds: number };
+  maxInFlight: number;
+  askAboveCredits: number;
+  maxWaitSeconds: number;
+  attemptTimeoutSeconds: number;
+  theme: Theme;
+} {
+  const d = (name: string) => settingSpec(name)!.default;
+  return {
+    baseUrl: d('baseUrl') as string | null,
+    rateLimit: parseRate(d('rateLimit') as string),
+    maxInFlight: d('maxInFlight') as number,
+    askAboveCredits: d('askAboveCredits') as number,
+    maxWaitSeconds: d('maxWaitSeconds') as number,
+    attemptTimeoutSeconds: d('attemptTimeoutSeconds') as number,
+    theme: d('theme') as Theme,
+  };
 }
 
 /** A value in the environment that does not fit its setting; the message names the variable and the value. */

@@ -15,6 +15,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Settings } from '../../shared/contract';
+import { settingBounds, storedDefaults, THEMES, type Theme } from '../../shared/settings';
 
 export interface KeyMeta {
   name: string;
@@ -38,15 +39,7 @@ export interface SettingsData {
  * Defaults. Pacing sits just under the service limits (spec "Limits": 60 requests in a sliding
  * 60 s and 10 in flight per key) so Loupe's own pacer, not a 429, is what normally holds a walk back.
  */
-export const DEFAULT_SETTINGS: Settings = {
-  baseUrl: null,
-  rateLimit: { requests: 58, windowSeconds: 60 },
-  maxInFlight: 8,
-  askAboveCredits: 100,
-  maxWaitSeconds: 300,
-  attemptTimeoutSeconds: 90,
-  theme: 'system',
-};
+export const DEFAULT_SETTINGS: Settings = storedDefaults(); // the settings table (src/shared/settings.ts)
 
 function defaults(): SettingsData {
   return { version: 1, keys: [], activeKey: null, app: structuredClone(DEFAULT_SETTINGS) };
@@ -82,9 +75,9 @@ function normalise(raw: unknown): SettingsData {
     d.app.rateLimit = { requests: a.rateLimit.requests, windowSeconds: a.rateLimit.windowSeconds };
   if (typeof a.maxInFlight === 'number') d.app.maxInFlight = a.maxInFlight;
   if (typeof a.askAboveCredits === 'number') d.app.askAboveCredits = a.askAboveCredits;
-  if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= 1) d.app.maxWaitSeconds = a.maxWaitSeconds;
-  if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= 5) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
-  if (a.theme === 'system' || a.theme === 'light' || a.theme === 'dark') d.app.theme = a.theme;
+  if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= (settingBounds('maxWaitSeconds').min ?? 1)) d.app.maxWaitSeconds = a.maxWaitSeconds;
+  if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5)) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
+  if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
   return d;
 }
 
