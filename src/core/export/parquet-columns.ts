@@ -30,6 +30,8 @@ import {
 const DICT_MAX = 4096;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** a character whose UTF-16 order differs from its UTF-8 order (surrogates and what follows them) */
+const HIGH = /[\ud800-\uffff]/;
 
 export interface ColumnBuilder {
   /** the next row's value (null / undefined: none); false when it does not fit the column's type (then add null) */
@@ -51,6 +53,8 @@ abstract class Column implements ColumnBuilder {
   protected def: Uint8Array;
   protected row = 0;
   protected nulls = 0;
+  /** nulls since `from` */
+  private pageNulls = 0;
   /** the first row of the page being filled */
   private from = 0;
   /** the chunk's pages so far (header, levels, values), and their bytes */
@@ -86,13 +90,22 @@ abstract class Column implements ColumnBuilder {
   protected none(): true {
     this.row++;
     this.nulls++;
+    this.pageNulls++;
     return true;
+  }
+
+  /** the nulls among rows [from, to) */
+  private nullsIn(from: number, to: number): number {
+    let nulls = 0;
+    for (let i = from; i < to; i++) nulls += 1 - this.def[i];
+    return nulls;
   }
 
   /** close the page of rows [from, to), whose values are in `vals` */
   protected cut(to: number): void {
-    let nulls = 0;
-    for (let i = this.from; i < to; i++) nulls += 1 - this.def[i];
+    const last = to === this.row;
+    const nulls = last ? this.pageNulls : this.nullsIn(this.from, to);
+    this.pageNulls = last ? 0 : this.nullsIn(to, this.row);
     const levels = new Bytes(16 + ((to - this.from) >> 3));
     writeLevels(levels, this.def, this.from, to, nulls);
     const at = this.size;
@@ -178,6 +191,9 @@ class ByteArrayColumn extends Column {
   private keys: string[] = [];
   private idx: Uint16Array | null;
   private k = 0;
+  /** whether min / max hold a character from U+D800 on */
+  private minHigh = false;
+  private maxHigh = false;
 
   constructor(
     name: string,
@@ -236,10 +252,19 @@ class ByteArrayColumn extends Column {
   }
 
   private bound(s: string): void {
-    if (this.min === undefined) this.min = this.max = s;
-    else if (s !== this.min && s !== this.max) {
-      if (compareUtf8(s, this.min as string) < 0) this.min = s;
-      else if (compareUtf8(s, this.max as string) > 0) this.max = s;
+    if (this.min === undefined) {
+      this.min = this.max = s;
+      this.minHigh = this.maxHigh = HIGH.test(s);
+    } else if (s !== this.min && s !== this.max) {
+      const high = HIGH.test(s);
+      // below U+D800 UTF-16 order is UTF-8 order: the engine's comparison will do
+      if (high || this.minHigh || this.maxHigh ? compareUtf8(s, this.min as string) < 0 : s < (this.min as string)) {
+        this.min = s;
+        this.minHigh = high;
+      } else if (high || this.minHigh || this.maxHigh ? compareUtf8(s, this.max as string) > 0 : s > (this.max as string)) {
+        this.max = s;
+        this.maxHigh = high;
+      }
     }
   }
 
