@@ -68,7 +68,9 @@ export function setNote(c: ArchiveCtx, ref: ItemRef, text: string | null): void 
     c.sql.run(sql`DELETE FROM notes WHERE item_rid = ${rid}`);
     return;
   }
-  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`({ item_rid: rid, text, updated_at: c.clock() });
+  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`({
+    item_rid: rid, text, updated_at: c.clock(),
+  });
 }
 
 /**
@@ -81,7 +83,9 @@ export function overrideLabel(c: ArchiveCtx, ref: ItemRef, family: string, field
   c.tx(() => {
     const rid = needRid(c, ref);
     withOverrideChange(c, rid, () => {
-      c.sql.insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`({ item_rid: rid, family, field, value: JSON.stringify(value ?? null), at: c.clock() });
+      c.sql.insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`({
+        item_rid: rid, family, field, value: JSON.stringify(value ?? null), at: c.clock(),
+      });
     });
   });
 }

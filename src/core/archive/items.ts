@@ -55,7 +55,9 @@ function upsert(
   flat: LabelLeaf[] | null, leaves?: NewLeaf[],
 ): { rid: number; isNew: boolean } {
   const x = extractColumns(kind, record);
-  const ins = c.sql.insert`items ON CONFLICT (platform, kind, id) DO NOTHING`({ platform, kind, id, raw: JSON.stringify(record), ...x, unavailable, first_seen_at: seenAt, last_seen_at: seenAt, seen_count: 1 });
+  const ins = c.sql.insert`items ON CONFLICT (platform, kind, id) DO NOTHING`({
+    platform, kind, id, raw: JSON.stringify(record), ...x, unavailable, first_seen_at: seenAt, last_seen_at: seenAt, seen_count: 1,
+  });
   if (ins.changes === 1) {
     const rid = Number(ins.lastInsertRowid);
     // x.labels is the JSON text of record.computed.labels (extractColumns); `flat` its leaves
