@@ -340,6 +340,27 @@ export class WatchStore {
         .get(since, listId) as { n: number }
     ).n;
   }
+  /**
+   * What each watch of a list holds, for the run's order (watch/order.ts): its dated items (pinned
+   * posts apart: they sit out of date order), their oldest and newest publication times, and the
+   * items its pages have carried per page.
+   */
+  heldSpans(listId: string): Array<{ watchId: string; dated: number; pinned: number; oldestAt: number | null; newestAt: number | null; perPage: number | null }> {
+    const rows = this.c.sql.all<{ watch_id: string; dated: number; pinned: number; oldest: number | null; newest: number | null; per_page: number | null }>(
+      sql`SELECT w.watch_id,
+            (SELECT count(*) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
+              WHERE wi.watch_id = w.watch_id AND i.published_at IS NOT NULL AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS dated,
+            (SELECT count(*) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
+              WHERE wi.watch_id = w.watch_id AND json_extract(i.raw, '$.flags.pinned') = 1) AS pinned,
+            (SELECT min(i.published_at) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
+              WHERE wi.watch_id = w.watch_id AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS oldest,
+            (SELECT max(i.published_at) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
+              WHERE wi.watch_id = w.watch_id AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS newest,
+            (SELECT max(CAST(rw.items_seen AS REAL) / rw.pages) FROM watch_run_watches rw WHERE rw.watch_id = w.watch_id AND rw.pages > 0) AS per_page
+          FROM watches w WHERE w.watchlist_id = ${listId}`,
+    );
+    return rows.map((r) => ({ watchId: r.watch_id, dated: r.dated, pinned: r.pinned, oldestAt: r.oldest, newestAt: r.newest, perPage: r.per_page }));
+  }
   /** The items first held in `runId` that match the watchlist's alert conditions, newest first. */
   alertItems(runId: string, alert: LabelCondition[]): Array<{ text: string | null; id: string; platform: string }> {
     const w = buildWhere({ labels: alert });

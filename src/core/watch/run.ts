@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { SharedBudget } from './budget';
 import { newOutcome, runWatch, type RunCtx, type WatchOutcome } from './chain';
 import { estimateFor } from './forecast';
+import { expectedByWatch, runOrder } from './order';
 import { runInfo } from './info';
 import type { RunRow, RunStatus, WatchlistRow } from '../archive/watchlists';
 import type { RunOptions, Runner, WatchParts, WatchRunDetail } from './types';
@@ -94,13 +95,16 @@ async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: A
   // are the bottleneck either way, and holds of queued pages do not pile up against the balance
   await api.keys.members().catch(() => []); // the pool's keys, so its limits below are theirs together
   const width = Math.max(1, Math.min(watches.length, opts.concurrency ?? api.pacer.stats().limits.maxInFlight));
+  // the watches expected to need the most pages first: a later page waits for the one before,
+  // so a long chain started last would make the run's tail (order.ts)
+  const ordered = runOrder(watches, expectedByWatch(perWatch, store.heldSpans(l.id), clock.now()));
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
       for (;;) {
         const i = next++;
-        if (i >= watches.length) return;
-        await runWatch(parts, ctx, watches[i]);
+        if (i >= ordered.length) return;
+        await runWatch(parts, ctx, ordered[i]);
       }
     }),
   );
