@@ -4,12 +4,16 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { Settings } from '../../../shared/contract';
+import { SETTINGS_TABLE } from '../../../shared/settings';
 import { errorText } from '../lib/api';
 import { useInfo, useLoupe, useSettings } from '../queries/hooks';
 import { useAccountWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { SandboxPanel } from './SandboxPanel';
 import { ErrorBox, Field, When } from '../components/cells';
+
+/** stored settings an environment variable can override (LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT) */
+const ENV_OVERRIDES = SETTINGS_TABLE.filter((s) => s.stored && s.env && s.name !== 'baseUrl');
 
 export function SettingsView() {
   return (
@@ -269,6 +273,17 @@ function Connection() {
             Save
           </button>
         </div>
+        <p className="muted small" data-testid="settings-env">
+          {/* from the settings table (src/shared/settings.ts): the variables that override these for one process */}
+          For one run, the environment wins over these:{' '}
+          {ENV_OVERRIDES.map((s, i) => (
+            <span key={s.env} title={s.help}>
+              {i ? ', ' : ''}
+              <code>{s.env}</code>
+            </span>
+          ))}
+          .
+        </p>
       </section>
       <section className="panel">
         <h3>Appearance</h3>
