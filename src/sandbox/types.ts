@@ -99,6 +99,12 @@ export interface EndpointDef {
   topRepeats?: boolean;
   /** For unpaginated lists (`paging` null): how many rows one call returns. */
   listSize?: number;
+  /** true → `trim` also drops content.media_urls and content.duration_seconds (reel lists; the cover stays in thumbnail_url). */
+  trimMedia?: boolean;
+  /** Spec variant record-kinds: the natural key of this endpoint's profile items ('user' when absent). */
+  profileKey?: 'profile';
+  /** true → a `site:` operator in `query` is refused before billing (social group search). */
+  noSiteOperator?: boolean;
   /**
    * How the world answers (registry/traits.ts): declared per endpoint in the registry, always set
    * there; absent on hand-built defs (tests), which get the defaults of their feed and record.

@@ -58,7 +58,7 @@ function def(d: Partial<EndpointDef> & Pick<EndpointDef, 'platform' | 'path' | '
 
 export const FIXTURE_ENDPOINTS: EndpointDef[] = [
   def({ platform: 'photo_net', path: 'profile/posts', credits: { min: 20, max: 340 }, sync: true, feedOptions: true, labels: 'post', include: ['audio'] }, ['handle', ...SHARED, ...JUDG]),
-  def({ platform: 'photo_net', path: 'profile/reels', credits: { min: 20, max: 360 }, sync: true, feedOptions: true, labels: 'post', include: ['stats'], paging: { param: 'cursor', alt: 'max_id', pageSize: 5 } }, ['handle', ...SHARED, ...JUDG]),
+  def({ platform: 'photo_net', path: 'profile/reels', credits: { min: 20, max: 360 }, sync: true, feedOptions: true, trimMedia: true, labels: 'post', include: ['stats'], paging: { param: 'cursor', alt: 'max_id', pageSize: 5 } }, ['handle', ...SHARED, ...JUDG]),
   def({ platform: 'photo_net', path: 'post/comments', credits: { min: 100, max: 380 }, feed: 'comments', labels: 'comment', topRepeats: true }, ['url', 'sort', 'scan_pages', ...JUDG]),
   def({ platform: 'photo_net', path: 'profile/posts/full', credits: { min: 100, max: 500 }, limit: { kind: 'collect', max: 50 } }, ['handle', 'limit']),
   def({ platform: 'micro_net', path: 'search/tweets', credits: { min: 20, max: 180 }, feed: 'search_posts', acceptsMaxPages: true, relevance: true, cacheTtlSeconds: 3600 }, ['query', ...REL]),

@@ -74,6 +74,12 @@ export interface Row {
   gettable?: boolean;
   /** `sort=top` walks repeat rows past the popular head (EndpointDef.topRepeats). */
   topRepeats?: boolean;
+  /** `trim` drops media too (EndpointDef.trimMedia). */
+  trimMedia?: boolean;
+  /** Natural key of profile items under variant record-kinds (EndpointDef.profileKey). */
+  profileKey?: 'profile';
+  /** `site:` in the query is refused (EndpointDef.noSiteOperator). */
+  noSiteOperator?: boolean;
   /** Reason text when price/params/endpoint were chosen, not given by the spec. */
   assumed?: string;
   /** How the world answers, where it differs from the defaults of `out` (EndpointDef.world). */
@@ -171,6 +177,9 @@ export function build(platform: Platform, r: Row, order: number): EndpointDef {
   if (r.include) def.include = [...r.include.tokens];
   if (r.dateFilter) def.dateFilter = true;
   if (r.topRepeats) def.topRepeats = true;
+  if (r.trimMedia) def.trimMedia = true;
+  if (r.profileKey) def.profileKey = r.profileKey;
+  if (r.noSiteOperator) def.noSiteOperator = true;
   if (!paging && r.out.shape === 'list') def.listSize = r.listSize ?? DEFAULT_PAGE[r.out.feed];
   def.world = worldTraits(r.out, r.world);
   return def;

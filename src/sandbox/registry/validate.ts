@@ -242,7 +242,7 @@ function dependencies(def: EndpointDef, q: Record<string, string>): string | und
       return `Parameter 'since' (${q.since}) is after 'until' (${q.until}); no row can match.`;
     }
   }
-  if (def.path === 'search/groups' && q.query !== undefined && /(^|\s)-?site:/i.test(q.query)) {
+  if (def.noSiteOperator && q.query !== undefined && /(^|\s)-?site:/i.test(q.query)) {
     return "The 'site:' operator is not supported in group search; send keywords only. Nothing was charged.";
   }
   return undefined;

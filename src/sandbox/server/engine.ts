@@ -176,7 +176,7 @@ function trimRecord(def: EndpointDef, rec: Record<string, unknown>): void {
   const content = rec.content as Record<string, unknown> | undefined;
   const flags = rec.flags as Record<string, unknown> | undefined;
   const ext = rec.ext as Record<string, unknown> | null | undefined;
-  if (def.path.includes('reels') && content) {
+  if (def.trimMedia && content) {
     content.media_urls = null;
     content.duration_seconds = null;
   }

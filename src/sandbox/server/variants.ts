@@ -123,7 +123,7 @@ export const CURSOR_ERRORS: ReadonlyArray<{ status: number; type: string }> = [
 export function kindKey(def: EndpointDef | undefined, key: string): string {
   if (!def) return key;
   if (def.feed === 'comments' || def.feed === 'replies' || def.feed === 'search_comments') return 'comment';
-  if (key === 'profile' || def.feed === 'accounts') return /profiles|pages/.test(def.path) ? 'profile' : 'user';
+  if (key === 'profile' || def.feed === 'accounts') return def.profileKey ?? 'user';
   if (def.feed === 'groups') return 'group';
   if (def.feed === 'advertisers') return 'advertiser';
   return key;
