@@ -1,20 +1,18 @@
 /**
- * The column-chunk encoder of the Parquet export (docs/export.md "Parquet", Performance): one
- * typed column of a row group → its pages, written into the group's buffer, and the chunk's
- * metadata in the shape hyparquet-writer's file writer serialises in the footer (ParquetWriter
- * 0.17: `ColumnChunk`, offset indexes), so the file writer, the footer and the page indexes stay
- * hyparquet-writer's while the per-value work is ours.
+ * The byte-level pieces of the Parquet export's encoder (docs/export.md "Parquet"): a growing byte
+ * buffer, page headers in the Thrift compact protocol, RLE / bit-packed definition levels, the
+ * UTF-8 order of strings for statistics, and the column chunk metadata in the shape
+ * hyparquet-writer's file writer serialises in the footer (ParquetWriter 0.17: `ColumnChunk`,
+ * offset indexes), so the file writer, the footer and the page indexes stay hyparquet-writer's
+ * while the per-value work is ours (parquet-columns.ts).
  *
  * Only what the export's columns need: optional (nullable) flat columns, data pages v1 (every
- * reader knows them) with RLE / bit-packed definition levels, PLAIN values (BYTE_ARRAY UTF-8 / JSON,
- * INT32, INT64, DOUBLE, BOOLEAN, TIMESTAMP_MILLIS as INT64), a dictionary page + RLE_DICTIONARY
- * indexes for byte-array columns with few distinct values, uncompressed. Pages hold ~1 MiB of
- * values; a chunk of several pages gets an offset index. Min / max statistics as hyparquet-writer
- * computes them (strings in UTF-8 byte order, -0 / +0 for zero bounds of doubles).
+ * reader knows them), PLAIN values (BYTE_ARRAY UTF-8 / JSON, INT32, INT64, DOUBLE, BOOLEAN,
+ * TIMESTAMP_MILLIS as INT64), dictionary pages + RLE_DICTIONARY indexes, uncompressed.
  *
  * Why not hyparquet-writer's own column writer: it boxes every value through generic paths (a
  * UTF-8 array per string, BigInt per INT64, Snappy in JavaScript, statistics through a generic
- * comparator), ~2× the CSV export's CPU per row; this encoder writes straight into one buffer.
+ * comparator), ~2× the CSV export's CPU per row.
  */
 import { toJson } from 'hyparquet';
 
