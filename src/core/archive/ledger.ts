@@ -6,60 +6,28 @@ import type { JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
 import { and, sql } from './sql';
 
-const b = (v: boolean): number => (v ? 1 : 0);
+/**
+ * LedgerEntry field → `calls` column: the one mapping between the ledger's type (src/shared/ledger.ts)
+ * and its table, used by the insert and the reads (a field missing here does not compile).
+ */
+const CALLS = {
+  id: 'id', callId: 'call_id', attempt: 'attempt', startedAt: 'started_at', durationMs: 'duration_ms', platform: 'platform',
+  endpoint: 'endpoint', params: 'params', paramsHash: 'params_hash', idempotencyKey: 'idempotency_key', requestId: 'request_id',
+  status: 'status', errorType: 'error_type', creditsUsed: 'credits_used', creditsRemaining: 'credits_remaining',
+  chargeReason: 'charge_reason', cached: 'cached', freeCall: 'free_call', idempotentReplay: 'idempotent_replay', source: 'source',
+  walkId: 'walk_id', dryRun: 'dry_run', keyName: 'key_name',
+} as const satisfies Record<keyof LedgerEntry, string>;
+/** the boolean fields, stored 0 / 1 */
+const FLAGS = ['cached', 'freeCall', 'idempotentReplay', 'dryRun'] as const;
 
-interface CallRow {
-  id: number;
-  call_id: string;
-  attempt: number;
-  started_at: number;
-  duration_ms: number;
-  platform: string;
-  endpoint: string;
-  params: string;
-  params_hash: string;
-  idempotency_key: string | null;
-  request_id: string | null;
-  status: number | null;
-  error_type: string | null;
-  credits_used: number;
-  credits_remaining: number | null;
-  charge_reason: string | null;
-  cached: number;
-  free_call: number;
-  idempotent_replay: number;
-  source: string;
-  walk_id: string | null;
-  dry_run: number;
-  key_name: string | null;
-}
+const INSERT_FIELDS = (Object.keys(CALLS) as Array<keyof LedgerEntry>).filter((k) => k !== 'id');
+const INSERT_CALL = `INSERT INTO calls (${INSERT_FIELDS.map((k) => CALLS[k]).join(', ')}) VALUES (${INSERT_FIELDS.map(() => '?').join(', ')})`;
+const SELECT_CALLS = Object.entries(CALLS).map(([field, col]) => `${col} AS ${field}`).join(', ');
 
-function ledgerFromRow(r: CallRow): LedgerEntry {
-  return {
-    id: r.id,
-    callId: r.call_id,
-    attempt: r.attempt,
-    startedAt: r.started_at,
-    durationMs: r.duration_ms,
-    platform: r.platform,
-    endpoint: r.endpoint,
-    params: r.params,
-    paramsHash: r.params_hash,
-    idempotencyKey: r.idempotency_key,
-    requestId: r.request_id,
-    status: r.status,
-    errorType: r.error_type,
-    creditsUsed: r.credits_used,
-    creditsRemaining: r.credits_remaining,
-    chargeReason: r.charge_reason,
-    cached: r.cached === 1,
-    freeCall: r.free_call === 1,
-    idempotentReplay: r.idempotent_replay === 1,
-    source: r.source,
-    walkId: r.walk_id,
-    dryRun: r.dry_run === 1,
-    keyName: r.key_name ?? null,
-  };
+/** A `calls` row read with SELECT_CALLS (fields already named) → the entry: 0 / 1 → booleans. */
+function entryOf(r: Record<string, unknown>): LedgerEntry {
+  for (const f of FLAGS) r[f] = r[f] === 1;
+  return r as unknown as LedgerEntry;
 }
 
 interface JournalRow {
@@ -120,14 +88,9 @@ export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
 // ───────────────────────── ledger ─────────────────────────
 
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
-  const r = c.sql.insert`calls`({
-    call_id: e.callId, attempt: e.attempt, started_at: e.startedAt, duration_ms: e.durationMs, platform: e.platform, endpoint: e.endpoint,
-    params: e.params, params_hash: e.paramsHash, idempotency_key: e.idempotencyKey, request_id: e.requestId, status: e.status,
-    error_type: e.errorType, credits_used: e.creditsUsed, credits_remaining: e.creditsRemaining, charge_reason: e.chargeReason,
-    cached: b(e.cached), free_call: b(e.freeCall), idempotent_replay: b(e.idempotentReplay), source: e.source, walk_id: e.walkId,
-    dry_run: b(e.dryRun), key_name: e.keyName ?? null,
-  });
-  return Number(r.lastInsertRowid);
+  const flags: ReadonlyArray<keyof LedgerEntry> = FLAGS;
+  const args = INSERT_FIELDS.map((k) => (flags.includes(k) ? (e[k] ? 1 : 0) : k === 'keyName' ? (e.keyName ?? null) : e[k]));
+  return Number(c.st(INSERT_CALL).run(args).lastInsertRowid);
 }
 
 /** Newest first; `beforeId` pages back. */
@@ -143,7 +106,7 @@ export function listLedger(c: ArchiveCtx, opts: { limit?: number; beforeId?: num
     clauses.push('call_id = ?');
     params.push(opts.callId);
   }
-  return (c.st(`SELECT * FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as CallRow[]).map(ledgerFromRow);
+  return (c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as Array<Record<string, unknown>>).map(entryOf);
 }
 
 /**
