@@ -15,18 +15,7 @@ import { createWatchService, type WatchArchive, type WatchService, type WatchSer
 import { applyImport, planImport, type ImportDeps } from './import';
 import { AppError } from '../bridge';
 
-export { createWatchService } from './service';
-export type {
-  RunOptions,
-  WatchArchive,
-  WatchEstimate,
-  WatchlistCreate,
-  WatchlistDetail,
-  WatchlistPatch,
-  WatchRunDetail,
-  WatchService,
-  WatchServiceOptions,
-} from './service';
+export * from './service';
 export { SharedBudget } from './budget';
 export { applyImport, planImport, readAccountLines } from './import';
 export type { ImportDeps } from './import';
