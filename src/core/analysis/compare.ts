@@ -109,26 +109,23 @@ function median(sorted: number[]): number {
   return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 }
 
+/** Where v goes in an ascending array (the first index whose value is not below v). */
+function lowerBound(a: number[], v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 /** Inserts v into an ascending array / removes one v from it. */
 function insertSorted(a: number[], v: number): void {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  a.splice(lo, 0, v);
+  a.splice(lowerBound(a, v), 0, v);
 }
 function removeSorted(a: number[], v: number): void {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  a.splice(lo, 1);
+  a.splice(lowerBound(a, v), 1);
 }
 
 type Post = PostBrief & { rid: number; authorId: string | null; username: string | null };

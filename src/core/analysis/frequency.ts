@@ -117,16 +117,16 @@ export function rankTerms(entries: Iterable<[string, TermAcc]>, sort: string, di
     .slice(0, limit);
 }
 
+/** A frequency row's counts: how many items, occurrences, the share of all items, first/last seen, sums. */
+function rowStats(a: TermAcc, items: number): Pick<FrequencyRow, 'count' | 'occurrences' | 'share' | 'firstSeen' | 'lastSeen' | 'sums'> {
+  return { count: a.count, occurrences: a.occ, share: items > 0 ? a.count / items : 0, firstSeen: a.first, lastSeen: a.last, sums: sums(a) };
+}
+
 function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Array<[string, TermAcc]>): FrequencyRow[] {
   const base = baseQuery(q);
   return ranked.map(([term, a]) => ({
     term,
-    count: a.count,
-    occurrences: a.occ,
-    share: items > 0 ? a.count / items : 0,
-    firstSeen: a.first,
-    lastSeen: a.last,
-    sums: sums(a),
+    ...rowStats(a, items),
     query: { ...base, terms: [...(base.terms ?? []), { field, value: term }] },
   }));
 }
@@ -166,12 +166,7 @@ function authorTable(db: Db, q: LibraryQuery, items: number, sort: string, dir: 
       const r = byKey.get(k)!;
       return {
         term: r.username ?? r.display_name ?? r.author_id ?? '',
-        count: a.count,
-        occurrences: a.occ,
-        share: items > 0 ? a.count / items : 0,
-        firstSeen: a.first,
-        lastSeen: a.last,
-        sums: sums(a),
+        ...rowStats(a, items),
         query: { ...base, platforms: [r.platform], author: r.author_id ?? r.username ?? '' },
         platform: r.platform,
         authorId: r.author_id,
