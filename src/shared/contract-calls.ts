@@ -19,17 +19,20 @@ export type Target = z.infer<typeof targetSchema>;
 /** Where a call or walk comes from; the Usage view groups spending by it. */
 export const sourceSchema = z.string().min(1).max(120); // 'search' | 'profile' | 'comments' | 'explorer' | 'watch:<id>' | 'cli'
 
+/** A label-capable endpoint's estimate, as the service gives it (`data.estimate`). */
+export interface LabelEstimate {
+  rows_expected: number;
+  rows_cached: number;
+  label_credits_min: number;
+  label_credits_max: number;
+  base_credits: number;
+}
+
 export interface Quote {
   creditsMin: number;
   creditsMax: number;
   /** label-capable endpoints: the service's estimate */
-  estimate?: {
-    rows_expected: number;
-    rows_cached: number;
-    label_credits_min: number;
-    label_credits_max: number;
-    base_credits: number;
-  };
+  estimate?: LabelEstimate;
   /** true when Loupe already holds this exact answer inside its cache window (costs nothing) */
   servedFromArchive: boolean;
   balance: number | null;

@@ -1,4 +1,5 @@
 import type { Catalogue, CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { LabelEstimate } from '../../shared/contract-calls';
 import type { CallTarget, ItemRef, Priority, WalkState, WalkStatus } from '../ports';
 import type { ApiError } from './errors';
 import type { PacerLimits, PacerStats } from './pacer';
@@ -59,13 +60,7 @@ export interface Quote {
   credits_min: number;
   credits_max: number;
   /** present on label-capable endpoints (`data.estimate`) */
-  estimate?: {
-    rows_expected: number;
-    rows_cached: number;
-    label_credits_min: number;
-    label_credits_max: number;
-    base_credits: number;
-  };
+  estimate?: LabelEstimate;
   requestId: string;
 }
 

@@ -51,15 +51,12 @@ export interface ExportResult {
   path: string;
 }
 
-/** The JSON / JSONL envelope of one item (docs/export.md "JSON and JSONL"). */
-export interface ExportEnvelope {
-  platform: string;
-  kind: string;
-  id: string;
-  record: Record<string, unknown>;
-  tags: string[];
-  note: string | null;
-  overrides: Record<string, Record<string, unknown>>;
+/**
+ * The JSON / JSONL envelope of one item (docs/export.md "JSON and JSONL"): the row's platform,
+ * kind, id, record, tags, note and overrides as they are, its times as ISO strings (key order:
+ * toEnvelopeShell).
+ */
+export interface ExportEnvelope extends Pick<ExportRow, 'platform' | 'kind' | 'id' | 'record' | 'tags' | 'note' | 'overrides'> {
   first_seen_at: string | null;
   last_seen_at: string | null;
 }
