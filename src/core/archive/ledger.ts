@@ -4,7 +4,7 @@
  */
 import type { JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
-import { and, sql } from './sql';
+import { and, raw, sql } from './sql';
 
 /**
  * LedgerEntry field → `calls` column: the one mapping between the ledger's type (src/shared/ledger.ts)
@@ -30,40 +30,17 @@ function entryOf(r: Record<string, unknown>): LedgerEntry {
   return r as unknown as LedgerEntry;
 }
 
-interface JournalRow {
-  call_id: string;
-  op_key: string;
-  idempotency_key: string;
-  platform: string;
-  endpoint: string;
-  params: string;
-  params_hash: string;
-  state: JournalEntry['state'];
-  created_at: number;
-  finished_at: number | null;
-  key_name: string | null;
-}
-function journalFromRow(r: JournalRow): JournalEntry {
-  return {
-    callId: r.call_id,
-    opKey: r.op_key,
-    idempotencyKey: r.idempotency_key,
-    platform: r.platform,
-    endpoint: r.endpoint,
-    params: r.params,
-    paramsHash: r.params_hash,
-    state: r.state,
-    createdAt: r.created_at,
-    finishedAt: r.finished_at,
-    keyName: r.key_name ?? null,
-  };
-}
+/** JournalEntry field → `journal` column; the reads select the columns under the entry's own names. */
+const JOURNAL = {
+  callId: 'call_id', opKey: 'op_key', idempotencyKey: 'idempotency_key', platform: 'platform', endpoint: 'endpoint', params: 'params',
+  paramsHash: 'params_hash', state: 'state', createdAt: 'created_at', finishedAt: 'finished_at', keyName: 'key_name',
+} as const satisfies Record<keyof JournalEntry, string>;
+const SELECT_JOURNAL = raw(Object.entries(JOURNAL).map(([field, col]) => `${col} AS ${field}`).join(', '));
 
 // ───────────────────────── idempotency journal ─────────────────────────
 
 export function findJournal(c: ArchiveCtx, opKey: string): JournalEntry | undefined {
-  const r = c.sql.get<JournalRow>(sql`SELECT * FROM journal WHERE op_key = ${opKey}`);
-  return r ? journalFromRow(r) : undefined;
+  return c.sql.get<JournalEntry>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE op_key = ${opKey}`);
 }
 
 /** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
@@ -82,7 +59,7 @@ export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'fa
 }
 
 export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
-  return c.sql.all<JournalRow>(sql`SELECT * FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`).map(journalFromRow);
+  return c.sql.all<JournalEntry>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`);
 }
 
 // ───────────────────────── ledger ─────────────────────────
