@@ -18,7 +18,7 @@ import type { LoupeEvent, Unsubscribe } from '../shared/contract';
 import { pacingLimits, type EnvironmentSettings } from '../shared/settings';
 import type { ApiCore } from './api';
 import { realClock } from './api/clock';
-import { openArchive, type Archive } from './archive';
+import { openArchive, openArchiveIn, type Archive, type ArchiveMode } from './archive';
 import type { AppHandle } from './bridge';
 import { contractImpl } from './methods';
 import type { AppParts } from './methods/parts';
@@ -26,7 +26,7 @@ import { createExports } from './methods/exports';
 import { createWalks } from './methods/walks';
 import type { WatchDeps, WatchService } from './methods/watchlists';
 import { archivePath, settingsPath } from './paths';
-import type { Clock } from './ports';
+import type { Clock, CoreStore } from './ports';
 import { KeyRing, SettingsFile, type SecretStore } from './secrets';
 import { APP_VERSION, createServiceLink, type SandboxRef } from './service-link';
 
@@ -45,7 +45,16 @@ export interface CreateAppOptions {
   /** a running sandbox, or a function that starts one the first time it is needed */
   sandbox?: SandboxRef | (() => Promise<SandboxRef>);
   clock?: Clock;
-  door: 'electron' | 'web';
+  door: 'electron' | 'web' | 'cli';
+  /**
+   * How the archive is opened (src/core/archive/open.ts): unset → created and opened as is (the
+   * desktop app, the web host); 'write' → a folder or file that cannot be written stops at once
+   * with a StorageError; 'read' → nothing in the data folder is written (a read-only folder works;
+   * the request core then skips remembering the balance). The CLI picks it per command.
+   */
+  archiveMode?: ArchiveMode;
+  /** true (the CLI): no base URL always means the sandbox, even with a key */
+  sandboxWithoutBaseUrl?: boolean;
   /** the watchlist service, built with the app's parts */
   watch?: (deps: WatchDeps) => WatchService;
   /** web door: the URL a finished export downloads from */
@@ -66,14 +75,39 @@ export interface LoupeApp extends AppHandle {
   api(): Promise<ApiCore>;
 }
 
+/**
+ * The store the request core gets in 'read' mode: the archive, except that remembering the last
+ * known balance is skipped when the archive cannot be written (it is a memo; the balance is still
+ * answered). Every other write fails as the archive does (StorageError).
+ */
+function readingStore(a: Archive): CoreStore {
+  if (!a.readonly) return a;
+  return {
+    findJournal: (k) => a.findJournal(k),
+    beginJournal: (e) => a.beginJournal(e),
+    finishJournal: (id, st, at) => a.finishJournal(id, st, at),
+    pendingJournal: () => a.pendingJournal(),
+    recordAttempt: (e) => a.recordAttempt(e),
+    storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
+    findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),
+    saveWalk: (w) => a.saveWalk(w),
+    getWalk: (id) => a.getWalk(id),
+    listWalks: (f) => a.listWalks(f),
+    setBalance: () => undefined,
+    getBalance: () => a.getBalance(),
+  };
+}
+
 export function createApp(opts: CreateAppOptions): LoupeApp {
   const clock = opts.clock ?? realClock;
   const dataDir = opts.dataDir;
   const version = opts.version ?? APP_VERSION;
-  mkdirSync(dataDir, { recursive: true });
+  if (!opts.archiveMode) mkdirSync(dataDir, { recursive: true });
   const settingsFile = new SettingsFile(settingsPath(dataDir));
   const keys = new KeyRing({ store: opts.secrets, settings: settingsFile, envKey: opts.envKey ?? null, now: () => clock.now() });
-  const archive = openArchive(archivePath(dataDir), { clock: () => clock.now() });
+  const archive = opts.archiveMode
+    ? openArchiveIn(opts.archiveMode, archivePath(dataDir), { clock: () => clock.now() })
+    : openArchive(archivePath(dataDir), { clock: () => clock.now() });
 
   const listeners = new Set<(e: LoupeEvent) => void>();
   const emit = (e: LoupeEvent) => {
@@ -90,11 +124,13 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     dataDir,
     doorBaseUrl: opts.baseUrl && opts.baseUrl.trim() ? opts.baseUrl.trim() : null,
     sandbox: opts.sandbox,
+    sandboxWithoutBaseUrl: opts.sandboxWithoutBaseUrl,
     keys,
     settingsFile,
     archive,
+    store: opts.archiveMode === 'read' ? readingStore(archive) : archive,
     clock,
-    userAgent: `Loupe/${version} (${opts.door})`,
+    userAgent: opts.door === 'cli' ? `Loupe-CLI/${version}` : `Loupe/${version} (${opts.door})`,
     log: opts.log ?? (() => {}),
     emit,
     // the stored pacing, with LOUPE_RATE_LIMIT / LOUPE_MAX_IN_FLIGHT winning for this process

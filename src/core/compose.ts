@@ -42,8 +42,8 @@ export function doorSetup(flags: DoorFlags = {}, env: EnvLike = process.env): Do
 /**
  * Which store keeps keys, for every door: the door's preferred store when it truly encrypts
  * (Electron's safeStorage), else the OS keyring, else none — keys then cannot be stored and say
- * why (never plaintext). The CLI uses the keyring as is: it answers "unavailable" with the same
- * sentence the moment a key is needed, without a probe at every start.
+ * why (never plaintext). The CLI takes pickSecretStoreOnUse (below): the same answer, without a
+ * probe at every start.
  */
 export async function pickSecretStore(preferred?: { store: () => SecretStore; usable: SecretAvailability }): Promise<SecretStore> {
   if (preferred?.usable.ok) return preferred.store();
@@ -52,6 +52,16 @@ export async function pickSecretStore(preferred?: { store: () => SecretStore; us
   if (ka.ok) return kr;
   const why = `${preferred?.usable.message ?? ''} ${ka.message ?? ''}`.trim();
   return new UnavailableSecretStore(why || 'The OS keychain is not available.');
+}
+
+/**
+ * pickSecretStore for a door that starts without waiting and may never need a key (the CLI): the
+ * same choice, made on first use — the OS keyring, which probes the first time a key is read or
+ * stored and from then on answers as none does when the probe failed (`set` refuses with the same
+ * sentence pickSecretStore's UnavailableSecretStore carries; reads find nothing; never plaintext).
+ */
+export function pickSecretStoreOnUse(): SecretStore {
+  return new KeyringSecretStore();
 }
 
 /** A sandbox the door can start (src/sandbox's startSandbox: the core never imports it). */

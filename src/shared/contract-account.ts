@@ -19,8 +19,8 @@ export interface AppInfo {
   /** human sentence when the OS keychain is unavailable (no plaintext fallback) */
   secretBackendMessage: string | null;
   dataDir: string;
-  /** the door serving this UI */
-  door: 'electron' | 'web';
+  /** the door serving this UI (the CLI composes the same app: 'cli') */
+  door: 'electron' | 'web' | 'cli';
 }
 
 export interface KeyInfo {

@@ -11,7 +11,7 @@ import type { ServiceLink } from '../service-link';
 
 export interface AppParts {
   dataDir: string;
-  door: 'electron' | 'web';
+  door: 'electron' | 'web' | 'cli';
   version: string;
   clock: Clock;
   archive: Archive;
