@@ -3,35 +3,12 @@
  * e.g. right after the analyst walked that feed) still lists the watchlist's items — what the run
  * says is new for the watchlist is what the library shows for it, and the badge agrees.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApiCore, scaledClock } from '../api';
-import { openArchive, type Archive } from '../archive';
-import type { ApiCore } from '../api/types';
-import { createWatchService, type WatchService } from './index';
+import { describe, expect, it } from 'vitest';
 import { testDb } from '../archive/testing';
+import { watchEnvs } from './test-env';
 
-interface Env { sb: SandboxHandle; api: ApiCore; archive: Archive; watch: WatchService }
-const open: Env[] = [];
-afterEach(async () => {
-  for (const e of open.splice(0)) {
-    await e.watch.close();
-    await e.api.close();
-    e.archive.close();
-    await e.sb.close();
-  }
-});
-
-async function setup(): Promise<Env> {
-  const sb = await startSandbox({ port: 0, seed: 3, balance: 1_000_000, timeScale: 1, freeCalls: 0 });
-  const clock = scaledClock(() => sb.admin.now(), 1);
-  const archive = openArchive(':memory:', { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock });
-  const watch = createWatchService({ api, archive, clock });
-  const env = { sb, api, archive, watch };
-  open.push(env);
-  return env;
-}
+const watchEnv = watchEnvs();
+const setup = () => watchEnv({ seed: 3 });
 
 describe('watchlist runs answered from the archive (issue 14 #2)', () => {
   it('items the run counts as new are listed under the watchlist; badge = listed rows', async () => {

@@ -3,40 +3,13 @@
  * malformed lines reported by line, never dropped; one estimate for the whole import, checked
  * against the catalogue's price and against what the first run then really costs on the sandbox.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApiCore, scaledClock } from '../api';
-import { openArchive, type Archive } from '../archive';
-import type { ApiCore } from '../api/types';
+import { describe, expect, it } from 'vitest';
 import { priceOf } from '../api/catalogue';
-import { applyImport, createWatchService, planImport, readAccountLines, type WatchService } from './index';
+import { applyImport, planImport, readAccountLines } from './index';
+import { watchEnvs } from './test-env';
 
-interface Env {
-  sb: SandboxHandle;
-  api: ApiCore;
-  archive: Archive;
-  watch: WatchService;
-}
-const open: Env[] = [];
-afterEach(async () => {
-  for (const e of open.splice(0)) {
-    await e.watch.close();
-    await e.api.close();
-    e.archive.close();
-    await e.sb.close();
-  }
-});
-
-async function setup(): Promise<Env> {
-  const sb = await startSandbox({ port: 0, seed: 11, balance: 1_000_000, timeScale: 1, freeCalls: 0 });
-  const clock = scaledClock(() => sb.admin.now(), 1);
-  const archive = openArchive(':memory:', { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock });
-  const watch = createWatchService({ api, archive, clock });
-  const e = { sb, api, archive, watch };
-  open.push(e);
-  return e;
-}
+const watchEnv = watchEnvs();
+const setup = () => watchEnv({ seed: 11 });
 
 describe('reading an account list', () => {
   it('one per line: blank lines and # comments skipped, every other line kept with its number', () => {

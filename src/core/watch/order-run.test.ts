@@ -1,31 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApiCore, scaledClock } from '../api';
-import { openArchive, type Archive } from '../archive';
+import { describe, expect, it } from 'vitest';
 import { testDb } from '../archive/testing';
-import type { ApiCore } from '../api/types';
-import { createWatchService, type WatchService } from './index';
 import { pagesFromRate } from './order';
+import { watchEnvs } from './test-env';
 
-const open: Array<{ sb: SandboxHandle; api: ApiCore; archive: Archive; watch: WatchService }> = [];
-afterEach(async () => {
-  for (const e of open.splice(0)) {
-    await e.watch.close();
-    await e.api.close();
-    e.archive.close();
-    await e.sb.close();
-  }
-});
+const watchEnv = watchEnvs();
 
 describe('the order a refresh drives its watches in', () => {
   it('the watches expected to need more pages go first; each watch is still driven once, down to what it held', async () => {
-    const sb = await startSandbox({ port: 0, seed: 11, balance: 1_000_000, freeCalls: 0, timeScale: 60 });
-    const clock = scaledClock(() => sb.admin.now(), 60);
-    const archive = openArchive(':memory:', { clock: () => clock.now() });
-    const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock });
     // one watch at a time, so the order of the run's first requests is the order it drove them in
-    const watch = createWatchService({ api, archive, clock, concurrency: 1 });
-    open.push({ sb, api, archive, watch });
+    const { sb, archive, watch, clock } = await watchEnv({ seed: 11, timeScale: 60, service: { concurrency: 1 } });
     const handles = Array.from({ length: 40 }, (_, i) => `fleet.account${i}`);
     const l = await watch.create({ name: 'fleet', watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle } })) });
     await watch.run(l.id, { approved: true }); // the baseline: one page each

@@ -1,47 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type SandboxHandle } from '../../sandbox';
-import { createApiCore, scaledClock } from '../api';
-import { openArchive, type Archive } from '../archive';
-import type { ApiCore } from '../api/types';
+import { describe, expect, it } from 'vitest';
 import type { LoupeEvent } from '../../shared/contract';
-import type { Clock } from '../ports';
-import { createWatchService, type WatchService, type WatchRunDetail } from './index';
+import type { WatchRunDetail } from './index';
 import { testDb } from '../archive/testing';
+import { watchEnvs, type WatchEnv, type WatchEnvOptions } from './test-env';
 
-/** Core time = sandbox time, so cache windows, the pacer's window and `admin.advance` agree. */
-const sandboxClock = (sb: SandboxHandle, timeScale: number): Clock => scaledClock(() => sb.admin.now(), timeScale);
+type Env = WatchEnv & { events: LoupeEvent[]; notes: Array<{ title: string; body: string }> };
 
-interface Env {
-  sb: SandboxHandle;
-  api: ApiCore;
-  archive: Archive;
-  watch: WatchService;
-  events: LoupeEvent[];
-  notes: Array<{ title: string; body: string }>;
-}
-
-const open: Env[] = [];
-afterEach(async () => {
-  for (const e of open.splice(0)) {
-    await e.watch.close();
-    await e.api.close();
-    e.archive.close();
-    await e.sb.close();
-  }
-});
-
-async function setup(o: { seed?: number; timeScale?: number; balance?: number; maxRetries?: number } = {}): Promise<Env> {
-  const timeScale = o.timeScale ?? 1;
-  const sb = await startSandbox({ port: 0, seed: o.seed ?? 11, balance: o.balance ?? 1_000_000, timeScale, freeCalls: 0 });
-  const clock = sandboxClock(sb, timeScale);
-  const archive = openArchive(':memory:', { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, maxRetries: o.maxRetries });
+const watchEnv = watchEnvs();
+async function setup(o: Omit<WatchEnvOptions, 'service'> = {}): Promise<Env> {
   const events: LoupeEvent[] = [];
   const notes: Array<{ title: string; body: string }> = [];
-  const watch = createWatchService({ api, archive, clock, emit: (e) => events.push(e), notify: (title, body) => notes.push({ title, body }) });
-  const env = { sb, api, archive, watch, events, notes };
-  open.push(env);
-  return env;
+  const env = await watchEnv({ ...o, service: { emit: (e) => events.push(e), notify: (title, body) => notes.push({ title, body }) } });
+  return { ...env, events, notes };
 }
 
 const SYNC_WATCHES = [
