@@ -5,7 +5,7 @@
  * boundaries) are answered from the daily summary (daily-summary.ts) when it is current.
  */
 import type { Archive } from '../archive';
-import { buildWhere, LABEL_FIELD, parseQuery } from '../archive/sql-query';
+import { parseQuery } from '../archive/sql-query';
 import {
   engagementDistributionInputSchema,
   labelShareInputSchema,
@@ -16,21 +16,12 @@ import {
 } from '../../shared/analysis';
 import { labelFieldSpec } from '../../shared/labels';
 import type { LabelCondition, LibraryQuery } from '../../shared/query';
-import { bucketOf, DAY_SQL } from './buckets';
+import { bucketOf } from './buckets';
 import { baseQuery } from './frequency';
-import { analysisConnection } from '../archive/analysis-connection';
+import type { DayRow } from '../archive/chart-rows';
 
-const and = (c: string[]): string => (c.length ? c.join(' AND ') : '1');
-
-/** Rows of (day, key, count): what every time chart is folded from. */
-export interface DayRow {
-  d: number;
-  k: string | number;
-  c: number;
-}
-
-/** A label value group as SQL: reals in 0..1 to their hundredth (floor), everything else as is. */
-const LABEL_KEY = "iif(typeof(l.value) = 'real' AND l.value BETWEEN 0 AND 1, CAST(l.value * 100 AS INTEGER) / 100.0, l.value)";
+/** Rows of (day, key, count): what every time chart is folded from (read by the archive, chart-rows.ts). */
+export type { DayRow };
 
 /** How label value groups become chart keys and the condition selecting exactly them. */
 export function labelKeyer(family: string, field: string, values: Array<string | number>): (v: string | number) => { key: string; conds: LabelCondition[] } {
@@ -100,13 +91,7 @@ export interface ChartRowsSource {
 function labelRows(archive: Archive, q: LibraryQuery, family: string, field: string, source?: ChartRowsSource): DayRow[] {
   const fromSummary = source?.dayRows(q, 'label', family, field);
   if (fromSummary) return fromSummary;
-  const w = buildWhere(q);
-  return analysisConnection(archive)
-    .prepare(
-      `SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
-       WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`,
-    )
-    .all(family, field, ...w.params) as DayRow[];
+  return archive.dayRows(q, 'label', family, field);
 }
 
 function labelSeries(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, limit: number, shares: boolean, source?: ChartRowsSource): ChartSeries {
@@ -126,23 +111,10 @@ export function volumeBy(archive: Archive, input: unknown, source?: ChartRowsSou
     return labelSeries(archive, q, i.bucket, i.family, i.field, i.limit, false, source);
   }
   if (i.by === 'platform') {
-    const rows =
-      source?.dayRows(q, 'platform') ??
-      (() => {
-        const w = buildWhere(q);
-        return analysisConnection(archive)
-          .prepare(`SELECT ${DAY_SQL} AS d, i.platform AS k, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, k`)
-          .all(...w.params) as DayRow[];
-      })();
+    const rows = source?.dayRows(q, 'platform') ?? archive.dayRows(q, 'platform');
     return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, platforms: [String(k)] }) }), i.limit, false);
   }
-  const w = buildWhere(q);
-  const rows = analysisConnection(archive)
-    .prepare(
-      `SELECT ${DAY_SQL} AS d, t.name AS k, count(*) AS c FROM items i JOIN item_tags it ON it.item_rid = i.rid JOIN tags t ON t.tag_id = it.tag_id
-       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d, t.tag_id`,
-    )
-    .all(...w.params) as DayRow[];
+  const rows = archive.dayRows(q, 'tag');
   return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, tags: [...(qq.tags ?? []), String(k)] }) }), i.limit, false);
 }
 
@@ -159,14 +131,7 @@ export function labelShareOverTime(archive: Archive, input: unknown, source?: Ch
 export function engagementDistribution(archive: Archive, input: unknown): ChartSeries {
   const i = engagementDistributionInputSchema.parse(input);
   const q = baseQuery(parseQuery(i.query));
-  const w = buildWhere(q);
-  const col = `i.${i.field}`;
-  const rows = analysisConnection(archive)
-    .prepare(
-      `SELECT CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END AS b, count(*) AS c
-       FROM items i WHERE ${and([...w.clauses, `${col} IS NOT NULL`])} GROUP BY b ORDER BY b`,
-    )
-    .all(...w.params) as Array<{ b: number; c: number }>;
+  const rows = archive.engagementDecades(q, i.field);
   const marks: ChartMark[] = rows.map((r) => {
     const min = r.b < 0 ? Number.NEGATIVE_INFINITY : 10 ** r.b;
     const max = r.b < 0 ? 0 : 10 ** (r.b + 1) - 1;

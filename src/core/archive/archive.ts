@@ -28,6 +28,7 @@ import type {
 } from '../../shared/query';
 import * as aggregates from './aggregates';
 import * as annotations from './annotations';
+import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import { ArchiveCtx, registerCtx, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
@@ -212,6 +213,14 @@ export class Archive implements CoreStore {
   }
   topAuthors(q: LibraryQuery, n: number): AuthorCount[] {
     return aggregates.topAuthors(this.#c, q, n);
+  }
+  /** Dated items per day and platform, tag or label value group (the analysis charts' rows; `q` parsed). */
+  dayRows(q: LibraryQuery, by: 'platform' | 'tag' | 'label', family?: string, field?: string): chartRows.DayRow[] {
+    return chartRows.dayRows(this.#c, q, by, family, field);
+  }
+  /** Items per decade of one engagement count (`q` parsed). */
+  engagementDecades(q: LibraryQuery, field: EngagementField): Array<{ b: number; c: number }> {
+    return chartRows.engagementDecades(this.#c, q, field);
   }
   creditsPerDay(range: Range = {}): CreditsPoint[] {
     return aggregates.creditsPerDay(this.#c, range);
