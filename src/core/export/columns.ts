@@ -217,10 +217,10 @@ const HELPERS = { isObj, sub, ovr, hasOwn, EMPTY, iso, extraOf, overridesCell, c
 type RowFn<T> = (row: ExportRow) => T;
 
 /** Compile `body` (after PRELUDE) into a function of `row`; the code is built from DEFS only. */
-function compile<T>(body: string): RowFn<T> {
+function compile<T, F = RowFn<T>>(body: string, params = ''): F {
   const names = Object.keys(HELPERS);
   // fixed expressions from DEFS only, never user input
-  const make = new Function(...names, `'use strict';\nreturn function (row) {\n${PRELUDE}\n${body}\n};`) as (...h: unknown[]) => RowFn<T>;
+  const make = new Function(...names, `'use strict';\nreturn function (row${params}) {\n${PRELUDE}\n${body}\n};`) as (...h: unknown[]) => F;
   return make(...names.map((n) => HELPERS[n as keyof typeof HELPERS]));
 }
 
@@ -256,6 +256,25 @@ export function valuesRenderer(defs: readonly ColumnDef[]): RowFn<unknown[]> {
   const k = defs.map((d) => d.name).join('\n');
   let f = valuesCache.get(k);
   if (!f) valuesCache.set(k, (f = compile<unknown[]>(`return [${defs.map((d) => d.expr).join(', ')}];`)));
+  return f;
+}
+
+/** A column's consumer: takes the row's raw value, false when it does not fit (then `miss`). */
+export interface ValueSink {
+  add(v: unknown): boolean;
+}
+export type SinkFn = (row: ExportRow, sinks: readonly ValueSink[], miss: (i: number, v: unknown) => void) => void;
+
+const sinkCache = new Map<string, SinkFn>();
+/**
+ * valuesRenderer's values handed straight to one consumer per column (`sinks[i].add(value)`, and
+ * `miss(i, value)` when it refuses one), with no array per row and one call site per column (the
+ * Parquet encoder's column builders: each site sees one builder class). Compiled once per list.
+ */
+export function valuesSink(defs: readonly ColumnDef[]): SinkFn {
+  const k = defs.map((d) => d.name).join('\n');
+  let f = sinkCache.get(k);
+  if (!f) sinkCache.set(k, (f = compile<void, SinkFn>(`let v;\n${defs.map((d, i) => `if (!sinks[${i}].add(v = ${d.expr})) miss(${i}, v);`).join('\n')}`, ', sinks, miss')));
   return f;
 }
 

@@ -10,7 +10,7 @@
 import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
-import { resolveColumns, valuesRenderer } from './columns';
+import { resolveColumns, valuesSink, type SinkFn } from './columns';
 import { columnBuilder, type ColumnBuilder } from './parquet-columns';
 import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
 
@@ -77,7 +77,8 @@ export interface ParquetLayout {
   schema: Schema;
   /** per column: whether its chunks carry min / max statistics (`withStatistics`) */
   statistics: boolean[];
-  values: (row: ExportRow) => unknown[];
+  /** each column's raw value to its builder (`valuesSink`) */
+  sink: SinkFn;
 }
 
 export function parquetLayout(columns?: string[]): ParquetLayout {
@@ -86,7 +87,7 @@ export function parquetLayout(columns?: string[]): ParquetLayout {
   const types = [...defs.map((d) => parquetType(d.name)), 'JSON' as const];
   // the schema from the declared types (an empty column list would make hyparquet infer them)
   const schema = schemaFromColumnData({ columnData: names.map((name, i) => ({ name, data: [], type: types[i], nullable: true })) });
-  return { names, types, schema, statistics: names.map((n, i) => withStatistics(n, types[i])), values: valuesRenderer(defs) };
+  return { names, types, schema, statistics: names.map((n, i) => withStatistics(n, types[i])), sink: valuesSink(defs) };
 }
 
 /** ParquetWriter's bookkeeping that `placeGroup` reads and moves (hyparquet-writer 0.17). */
@@ -132,20 +133,19 @@ export class GroupEncoder {
     this.cols = layout.names.map((name, i) => columnBuilder(name, layout.types[i], capacity, layout.statistics[i]));
   }
 
+  /** the row's values that did not fit their column, by column name */
+  private untyped: Record<string, unknown> | null = null;
+  private readonly miss = (i: number, v: unknown): void => {
+    (this.untyped ??= {})[this.layout.names[i]] = v;
+    this.untypedValues++;
+    this.cols[i].add(null);
+  };
+
   add(row: ExportRow): void {
-    const { names } = this.layout;
-    const cols = this.cols;
-    const n = cols.length - 1;
-    const vs = this.layout.values(row);
-    let untyped: Record<string, unknown> | null = null;
-    for (let i = 0; i < n; i++) {
-      if (!cols[i].add(vs[i])) {
-        (untyped ??= {})[names[i]] = vs[i];
-        this.untypedValues++;
-        cols[i].add(null);
-      }
-    }
-    cols[n].add(untyped);
+    this.untyped = null;
+    // each column's value straight to its builder (columns.ts valuesSink: no array per row)
+    this.layout.sink(row, this.cols, this.miss);
+    this.cols[this.cols.length - 1].add(this.untyped);
     this.rows++;
   }
 
