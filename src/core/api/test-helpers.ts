@@ -9,6 +9,7 @@ import type { Catalogue, CatalogueEndpoint, CatalogueParam } from '../../shared/
 import type { Clock, CoreStore, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
 import { abortError } from './clock';
 import { createApiCore, type ApiCoreOptions } from './core';
+import { successEnvelope } from './test-envelope';
 
 // ---- in-memory CoreStore -----------------------------------------------------------------------
 
@@ -289,22 +290,7 @@ export function makeCatalogue(endpoints: CatalogueEndpoint[]): Catalogue {
 
 let reqSeq = 0;
 export function okEnvelope(platform: string, endpoint: string, data: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    success: true,
-    platform,
-    endpoint,
-    schema_version: '2',
-    unavailable: [],
-    credits_used: 20,
-    credits_remaining: 10000,
-    request_id: `req_${++reqSeq}`,
-    cached: false,
-    idempotent_replay: false,
-    charge_reason: 'miss',
-    free_call: false,
-    data,
-    ...extra,
-  };
+  return { ...successEnvelope(platform, endpoint, data, { credits_used: 20, credits_remaining: 10000, request_id: `req_${++reqSeq}` }), ...extra };
 }
 
 export function errEnvelope(type: string, message = 'error', extra: Record<string, unknown> = {}): Record<string, unknown> {

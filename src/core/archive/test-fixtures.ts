@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StoredResponse } from '../ports';
 import { openArchive } from './archive';
+import { successEnvelope } from '../api/test-envelope';
 
 export interface PostOpts {
   id: string;
@@ -60,22 +61,7 @@ export function post(o: PostOpts): Record<string, unknown> {
 }
 
 export function envelope(platform: string, endpoint: string, data: Record<string, unknown>, extra: Partial<Envelope> = {}): Envelope {
-  return {
-    success: true,
-    platform,
-    endpoint,
-    schema_version: '2',
-    unavailable: [],
-    credits_used: 1,
-    credits_remaining: 100,
-    request_id: `req_${endpoint}`,
-    cached: false,
-    idempotent_replay: false,
-    charge_reason: 'miss',
-    free_call: false,
-    data,
-    ...extra,
-  };
+  return { ...successEnvelope(platform, endpoint, data, { credits_used: 1, credits_remaining: 100, request_id: `req_${endpoint}` }), ...extra };
 }
 
 export function listResponse(
