@@ -8,6 +8,7 @@ import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
 import { useExportWrites } from '../queries/calls';
 import { useUi } from '../stores/ui';
+import { PanelHead } from './Controls';
 
 export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
@@ -48,16 +49,12 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
   };
   return (
     <div className="panel export" data-testid="export-panel">
-      <div className="row gap wrap">
-        <strong>Export</strong>
-        <span className="muted small">{items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)</span>
-        <div className="spacer" />
-        {onClose ? (
-          <button className="btn tiny ghost" onClick={onClose} aria-label="Close export">
-            ✕
-          </button>
-        ) : null}
-      </div>
+      <PanelHead
+        title="Export"
+        note={`${items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)`}
+        onClose={onClose}
+        closeLabel="Close export"
+      />
       <div className="row gap wrap">
         <label className="field inline">
           <span className="field-label">Format</span>

@@ -13,6 +13,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPri
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
+import { PagesField, QueryForm } from '../components/Controls';
 import { NetworkEndpointPicker } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
@@ -123,13 +124,7 @@ export function CommentsView() {
   return (
     <div className="view">
       <div className="controls">
-        <form
-          className="row gap wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run();
-          }}
-        >
+        <QueryForm onSubmit={run}>
           <NetworkEndpointPicker
             prefix="comments"
             platforms={platforms}
@@ -159,18 +154,10 @@ export function CommentsView() {
             />
           </Field>
           {!oneCall ? (
-            <Field label="Pages">
-              <select value={s.pages} onChange={(e) => s.set({ pages: Number(e.target.value) })} data-testid="comments-pages">
-                {[1, 2, 3, 5, 10].map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="comments-pages" />
           ) : null}
           <SpendButton label="Read comments" price={oneCall ? callPrice.text : walkPrice.text} onClick={() => void run()} disabled={!target} testid="comments-submit" />
-        </form>
+        </QueryForm>
         {ep ? (
           <details className="options">
             <summary>Options for {endpointPath(ep)} (sort, scan_pages, labels{ep.params.some((p) => p.name === 'switch_from') ? ', switch_from' : ''})</summary>

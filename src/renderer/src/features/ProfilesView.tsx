@@ -10,6 +10,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, 
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Num, Skeleton, SpendButton, When } from '../components/cells';
+import { PagesField, QueryForm } from '../components/Controls';
 import { EndpointSelect, NetworkSelect } from '../components/NetworkPicker';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { SeriesChart } from '../components/Charts';
@@ -127,13 +128,7 @@ export function ProfilesView() {
   return (
     <div className="view">
       <div className="controls">
-        <form
-          className="row gap wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void lookup();
-          }}
-        >
+        <QueryForm onSubmit={lookup}>
           <Field label="Network">
             <NetworkSelect value={s.platform} platforms={platforms} onChange={(platform) => s.set({ platform, feed: '', profile: null, walkId: null, source: null })} testid="profile-platform" />
           </Field>
@@ -142,7 +137,7 @@ export function ProfilesView() {
           </Field>
           <SpendButton label="Look up" price={profPrice.text} onClick={() => void lookup()} disabled={!profTarget || busy} testid="profile-lookup" />
           <WatchButton target={feedTarget} label={`@${handle} on ${s.platform}`} />
-        </form>
+        </QueryForm>
         <ErrorBox error={err} />
         {prof ? <ProfileCard p={prof} unavailable={s.profile?.envelope.unavailable ?? []} /> : null}
         {handle && feeds.length ? (
@@ -150,15 +145,7 @@ export function ProfilesView() {
             <Field label="Feed">
               <EndpointSelect value={feed ? endpointPath(feed) : ''} endpoints={feeds} onChange={(path) => s.set({ feed: path })} testid="profile-feed" />
             </Field>
-            <Field label="Pages">
-              <select value={s.pages} onChange={(e) => s.set({ pages: Number(e.target.value) })} data-testid="profile-pages">
-                {[1, 2, 3, 5, 10].map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="profile-pages" />
             <SpendButton label="Walk feed" price={feedPrice.text} onClick={() => void walkFeed()} disabled={!feedTarget} testid="profile-walk" />
             {loaded.length && feed && (accepts(feed, 'stop_at_id') || accepts(feed, 'since')) ? (
               <SpendButton label="Fetch newer" price={feedPrice.text ? `≤ ${feedPrice.text}` : ''} onClick={() => void fetchNewer()} testid="profile-newer" primary={false} title="Walk from the newest post back to the newest one already held (stop_at_id / since): pages never fetched cost nothing" />

@@ -5,6 +5,7 @@ import type { Target } from '../../../shared/contract';
 import { accepts, cleanParams, endpointPath, platformsOf, queryParam, searchEndpoints, validateParams } from '../lib/catalogue';
 import { useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
+import { PagesField, QueryForm } from '../components/Controls';
 import { NetworkEndpointPicker } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
@@ -85,13 +86,7 @@ export function SearchView() {
   return (
     <div className="view">
       <div className="controls">
-        <form
-          className="row gap wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
+        <QueryForm onSubmit={submit}>
           <NetworkEndpointPicker
             prefix="search"
             platforms={platforms}
@@ -114,17 +109,9 @@ export function SearchView() {
               aria-label="Search query"
             />
           </Field>
-          <Field label="Pages">
-            <select value={s.pages} onChange={(e) => s.set({ pages: Number(e.target.value) })} data-testid="search-pages">
-              {[1, 2, 3, 5, 10, 20].map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="search-pages" choices={[1, 2, 3, 5, 10, 20]} />
           <SpendButton label="Search" price={price.text} submit disabled={!target} testid="search-submit" />
-        </form>
+        </QueryForm>
         {ep && accepts(ep, 'relevance') ? (
           <div className="row gap wrap">
             <Field label="Relevance" hint="score: judge every row; filter: also drop rows not about the query">

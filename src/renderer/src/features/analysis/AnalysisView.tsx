@@ -14,6 +14,7 @@ import { FrequencyPanel } from './FrequencyPanel';
 import { ComparePanel } from './ComparePanel';
 import { OverperformancePanel } from './OverperformancePanel';
 import { ChartsPanel } from './ChartsPanel';
+import { SourceOptions } from './SourceOptions';
 import './analysis.css';
 
 const scopeValue = (s: Scope): string => (s.kind === 'set' || s.kind === 'watchlist' ? `${s.kind}:${s.id}` : s.kind);
@@ -74,24 +75,7 @@ export function AnalysisView() {
             <select value={scopeValue(scope)} onChange={(e) => setScope(parseScope(e.target.value))} data-testid="analysis-scope" data-main-query>
               <option value="library">the Library’s current filters</option>
               <option value="all">everything in the library</option>
-              {(sets.data ?? []).length ? (
-                <optgroup label="Saved result sets">
-                  {(sets.data ?? []).map((s) => (
-                    <option key={s.id} value={`set:${s.id}`}>
-                      {s.name}
-                    </option>
-                  ))}
-                </optgroup>
-              ) : null}
-              {(lists.data ?? []).length ? (
-                <optgroup label="Watchlists (the items they fetched)">
-                  {(lists.data ?? []).map((w) => (
-                    <option key={w.id} value={`watchlist:${w.id}`}>
-                      {w.name}
-                    </option>
-                  ))}
-                </optgroup>
-              ) : null}
+              <SourceOptions sets={sets.data} lists={lists.data} listsLabel="Watchlists (the items they fetched)" />
             </select>
           </label>
           <span className="muted small" data-testid="analysis-scope-count" title={JSON.stringify(query)}>

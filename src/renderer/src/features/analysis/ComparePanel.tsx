@@ -17,6 +17,7 @@ import { useLoupe } from '../../queries/hooks';
 import { useUi } from '../../stores/ui';
 import { describeQuery, openInLibrary, pct } from './analysis-state';
 import { MarkChart } from './MarkChart';
+import { SourceOptions } from './SourceOptions';
 
 interface Series {
   name: string;
@@ -60,24 +61,7 @@ function AddSeries({ scopeQuery, series, onAdd }: { scopeQuery: LibraryQuery; se
         <select value="" onChange={(e) => e.target.value && pick(e.target.value)} disabled={full} data-testid="compare-pick">
           <option value="">choose…</option>
           <option value="scope">the items being analysed</option>
-          {(sets.data ?? []).length ? (
-            <optgroup label="Saved result sets">
-              {(sets.data ?? []).map((s) => (
-                <option key={s.id} value={`set:${s.id}`}>
-                  {s.name}
-                </option>
-              ))}
-            </optgroup>
-          ) : null}
-          {(lists.data ?? []).length ? (
-            <optgroup label="Watchlists">
-              {(lists.data ?? []).map((w) => (
-                <option key={w.id} value={`watchlist:${w.id}`}>
-                  {w.name}
-                </option>
-              ))}
-            </optgroup>
-          ) : null}
+          <SourceOptions sets={sets.data} lists={lists.data} listsLabel="Watchlists" />
         </select>
       </Field>
       <form

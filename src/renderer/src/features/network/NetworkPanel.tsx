@@ -14,6 +14,7 @@ import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
 import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
+import { PanelHead } from '../../components/Controls';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 
 const SIZES = [200, 2_000, 10_000];
@@ -38,16 +39,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
 
   return (
     <section className="panel network" data-testid="network-panel" aria-label="Network">
-      <div className="row gap wrap">
-        <strong>Network</strong>
-        <span className="muted small">of the rows matching the current filters · free (local)</span>
-        <div className="spacer" />
-        {onClose ? (
-          <button className="btn tiny ghost" onClick={onClose} aria-label="Close network">
-            ✕
-          </button>
-        ) : null}
-      </div>
+      <PanelHead title="Network" note="of the rows matching the current filters · free (local)" onClose={onClose} closeLabel="Close network" />
       <div className="row gap wrap">
         <label className="field inline">
           <span className="field-label">Network</span>
