@@ -1,5 +1,6 @@
 /** Small pieces the views' control bars and panels share (same markup wherever they stand). */
 import type { ReactNode } from 'react';
+import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-network';
 import { Field } from './cells';
 
 /** A panel's first row: its title, a muted note, and a ✕ when it can be closed. */
@@ -45,5 +46,30 @@ export function PagesField({ value, onChange, testid, choices = [1, 2, 3, 5, 10]
         ))}
       </select>
     </Field>
+  );
+}
+
+/** "Network": which network of accounts (authors, mentions…) to build. */
+export function NetworkKindSelect({ value, onChange, testid }: { value: NetworkKindName; onChange: (kind: NetworkKindName) => void; testid: string }) {
+  return (
+    <label className="field inline">
+      <span className="field-label">Network</span>
+      <select value={value} onChange={(e) => onChange(e.target.value as NetworkKindName)} data-testid={testid}>
+        {NETWORK_KINDS.map((k) => (
+          <option key={k} value={k}>
+            {NETWORK_WORDS[k]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A strip above a view's table (charts, receipts): it takes its height, the table the rest. */
+export function TopStrip({ children }: { children: ReactNode }) {
+  return (
+    <div className="page" style={{ flex: 'none', paddingBottom: 0 }}>
+      {children}
+    </div>
   );
 }

@@ -1,14 +1,14 @@
 /** Export the current view: format, column picker, BOM, progress (export-progress events), cancel, link when done. */
 import { useState } from 'react';
 import type { ExportFormatName, ExportJob, ItemRefInput } from '../../../shared/contract';
-import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-network';
+import type { NetworkKindName } from '../../../shared/contract-network';
 import type { LibraryQuery } from '../../../shared/query';
 import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
 import { useExportWrites } from '../queries/calls';
 import { useUi } from '../stores/ui';
-import { PanelHead } from './Controls';
+import { NetworkKindSelect, PanelHead } from './Controls';
 
 export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
@@ -69,16 +69,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
           </select>
         </label>
         {isNetwork ? (
-          <label className="field inline">
-            <span className="field-label">Network</span>
-            <select value={network} onChange={(e) => setNetwork(e.target.value as NetworkKindName)} data-testid="export-network">
-              {NETWORK_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {NETWORK_WORDS[k]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <NetworkKindSelect value={network} onChange={setNetwork} testid="export-network" />
         ) : null}
         <label className="check" title="Author ids, handles, display names, mentions and the URLs and avatars holding them become keyed hashes, the same in every export of this data folder">
           <input type="checkbox" checked={pseudonymise} onChange={(e) => setPseudonymise(e.target.checked)} data-testid="export-pseudonymise" /> Pseudonymise accounts

@@ -13,7 +13,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPri
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
-import { PagesField, QueryForm } from '../components/Controls';
+import { PagesField, QueryForm, TopStrip } from '../components/Controls';
 import { NetworkEndpointPicker } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
@@ -178,7 +178,7 @@ export function CommentsView() {
       ) : (
         <>
           {s.receipts ? (
-            <div className="page" style={{ flex: 'none', paddingBottom: 0 }}>
+            <TopStrip>
               <div className="panel" data-testid="switch-receipts">
                 <strong>
                   Switch receipts · {s.receipts.length} comment{s.receipts.length === 1 ? '' : 's'} where the author says they left {params.switch_from}
@@ -197,14 +197,14 @@ export function CommentsView() {
                   ))}
                 </div>
               </div>
-            </div>
+            </TopStrip>
           ) : null}
           {loaded.length ? (
-            <div className="page" style={{ flex: 'none', paddingBottom: 0 }}>
+            <TopStrip>
               <div className="charts">
                 <StackedChart title="Sentiment over time (loaded comments)" data={sentiment.data} series={sentiment.series} testid="chart-sentiment" height={130} />
               </div>
-            </div>
+            </TopStrip>
           ) : null}
           {rows.isLoading ? (
             <Skeleton />

@@ -1,5 +1,5 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ItemRefInput } from '../../../shared/contract';
 import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
 import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
@@ -265,31 +265,27 @@ function stripPage(q: LibraryQuery): LibraryQuery {
 function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask']; tags: string[] }) {
   const n = `${items.length} selected row${items.length === 1 ? '' : 's'}`;
   const writes = useLibraryWrites();
+  /** Asks for a tag (the library's tags suggested), then writes it to the selected rows. */
+  const withTag = (ask: { title: string; label: string; okLabel: string }, write: (tag: string) => Promise<unknown>, done: (tag: string) => string) => async () => {
+    const tag = await useUi.getState().askText({ ...ask, suggestions: tags });
+    if (tag) await act(() => write(tag), done(tag));
+  };
   return (
     <>
-      <button
-        className="btn small"
-        data-testid="bulk-tag"
-        onClick={async () => {
-          const tag = await useUi.getState().askText({ title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag', suggestions: tags });
-          if (tag) await act(() => writes.tagItems(items, tag), `Tagged ${items.length} rows “${tag}”`);
-        }}
+      <BulkButton
+        testid="bulk-tag"
+        onClick={withTag({ title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag' }, (tag) => writes.tagItems(items, tag), (tag) => `Tagged ${items.length} rows “${tag}”`)}
       >
         Tag
-      </button>
-      <button
-        className="btn small"
-        data-testid="bulk-untag"
-        onClick={async () => {
-          const tag = await useUi.getState().askText({ title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag', suggestions: tags });
-          if (tag) await act(() => writes.untagItems(items, tag), `Removed “${tag}” from ${items.length} rows`);
-        }}
+      </BulkButton>
+      <BulkButton
+        testid="bulk-untag"
+        onClick={withTag({ title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag' }, (tag) => writes.untagItems(items, tag), (tag) => `Removed “${tag}” from ${items.length} rows`)}
       >
         Untag
-      </button>
-      <button
-        className="btn small"
-        data-testid="bulk-note"
+      </BulkButton>
+      <BulkButton
+        testid="bulk-note"
         onClick={async () => {
           const note = await useUi.getState().askText({ title: `Note on ${n}`, label: 'Note (empty clears it)', okLabel: 'Save note', multiline: true, allowEmpty: true });
           if (note === null) return;
@@ -298,10 +294,9 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
         }}
       >
         Note
-      </button>
-      <button
-        className="btn small"
-        data-testid="bulk-override"
+      </BulkButton>
+      <BulkButton
+        testid="bulk-override"
         onClick={async () => {
           const o = await useUi.getState().askLabel({ title: `Override a label on ${n}`, okLabel: 'Override', detail: 'Your value replaces the service’s judgment in filters, charts and exports; the original stays in the record.' });
           if (!o) return;
@@ -310,8 +305,16 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
         }}
       >
         Override label
-      </button>
+      </BulkButton>
     </>
+  );
+}
+
+function BulkButton({ testid, onClick, children }: { testid: string; onClick: () => Promise<void>; children: ReactNode }) {
+  return (
+    <button className="btn small" data-testid={testid} onClick={onClick}>
+      {children}
+    </button>
   );
 }
 

@@ -10,7 +10,7 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, 
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Num, Skeleton, SpendButton, When } from '../components/cells';
-import { PagesField, QueryForm } from '../components/Controls';
+import { PagesField, QueryForm, TopStrip } from '../components/Controls';
 import { EndpointSelect, NetworkSelect } from '../components/NetworkPicker';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { SeriesChart } from '../components/Charts';
@@ -166,7 +166,7 @@ export function ProfilesView() {
       ) : (
         <>
           {loaded.length ? (
-            <div className="page" style={{ flex: 'none', paddingBottom: 0 }}>
+            <TopStrip>
               <div className="charts four" data-testid="profile-charts">
                 <div className="chart-with-control">
                   <select value={engField} onChange={(e) => setEngField(e.target.value as typeof engField)} aria-label="Engagement measure" className="small chart-control">
@@ -180,7 +180,7 @@ export function ProfilesView() {
                 <SeriesChart title="Niche mix" data={niche.data} kind="bar" testid="chart-niche" unit="posts" height={120} label={{ family: 'niche', field: 'label' }} />
                 <SeriesChart title="Undisclosed sponsorship" data={sponsored.data} kind="bar" testid="chart-sponsored" unit="posts" height={120} label={{ family: 'sponsored', field: 'undisclosed' }} />
               </div>
-            </div>
+            </TopStrip>
           ) : null}
           {rows.isLoading ? (
             <Skeleton />

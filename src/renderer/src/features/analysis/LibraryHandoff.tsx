@@ -38,22 +38,19 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
           </button>
         </span>
       ))}
-      {exactSince ? (
-        <span className="cond" data-testid="time-condition">
-          published from {when(q.since!)}
-          <button type="button" className="chip-x" onClick={() => onChange({ since: undefined })} aria-label="Remove the start time">
-            ×
-          </button>
-        </span>
-      ) : null}
-      {exactUntil ? (
-        <span className="cond" data-testid="time-condition">
-          published before {when(q.until!)}
-          <button type="button" className="chip-x" onClick={() => onChange({ until: undefined })} aria-label="Remove the end time">
-            ×
-          </button>
-        </span>
-      ) : null}
+      {exactSince ? <TimeCondition words={`published from ${when(q.since!)}`} onRemove={() => onChange({ since: undefined })} removeLabel="Remove the start time" /> : null}
+      {exactUntil ? <TimeCondition words={`published before ${when(q.until!)}`} onRemove={() => onChange({ until: undefined })} removeLabel="Remove the end time" /> : null}
     </div>
+  );
+}
+
+function TimeCondition({ words, onRemove, removeLabel }: { words: string; onRemove: () => void; removeLabel: string }) {
+  return (
+    <span className="cond" data-testid="time-condition">
+      {words}
+      <button type="button" className="chip-x" onClick={onRemove} aria-label={removeLabel}>
+        ×
+      </button>
+    </span>
   );
 }

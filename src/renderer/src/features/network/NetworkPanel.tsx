@@ -7,14 +7,14 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExportJob } from '../../../../shared/contract';
-import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName, type NetworkView } from '../../../../shared/contract-network';
+import type { NetworkKindName, NetworkView } from '../../../../shared/contract-network';
 import type { LibraryQuery } from '../../../../shared/query';
 import { errorText } from '../../lib/api';
 import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
 import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
-import { PanelHead } from '../../components/Controls';
+import { NetworkKindSelect, PanelHead } from '../../components/Controls';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 
 const SIZES = [200, 2_000, 10_000];
@@ -41,16 +41,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
     <section className="panel network" data-testid="network-panel" aria-label="Network">
       <PanelHead title="Network" note="of the rows matching the current filters · free (local)" onClose={onClose} closeLabel="Close network" />
       <div className="row gap wrap">
-        <label className="field inline">
-          <span className="field-label">Network</span>
-          <select value={network} onChange={(e) => setNetwork(e.target.value as NetworkKindName)} data-testid="network-kind">
-            {NETWORK_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {NETWORK_WORDS[k]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NetworkKindSelect value={network} onChange={setNetwork} testid="network-kind" />
         <label className="field inline">
           <span className="field-label">Show</span>
           <select value={maxNodes} onChange={(e) => setMaxNodes(Number(e.target.value))} data-testid="network-size">
