@@ -1,25 +1,29 @@
 /**
- * What every `loupe` command shares: the data folder, settings, keys, the archive, and the
- * request core pointed at the right service (a configured base URL, else an in-process sandbox).
+ * What every `loupe` command shares: one composed app — the same createApp/composeApp as the
+ * desktop app and the web host (src/core/compose.ts, docs/doors.md) — over the data folder, with
+ * its archive, keys, settings, watchlist service and request core, pointed at the right service (a
+ * configured base URL, else the in-process sandbox: the CLI's rule, even with a key). Commands
+ * call the contract's methods (`impl()`) where one does their job, else the app's parts.
  *
  * Commands that only read (walks, export, columns, endpoints, credits, watch list/history,
  * archive check) run in 'read' mode: the archive is opened so that nothing in the data folder is
- * written when it is read-only (src/core/archive/open.ts). Every other command runs in 'write'
- * mode: a data folder or archive that cannot be written stops it with a StorageError (exit 6)
- * before anything is sent to the service.
+ * written when it is read-only (createApp's archiveMode, src/core/archive/open.ts). Every other
+ * command runs in 'write' mode: a data folder or archive that cannot be written stops it with a
+ * StorageError (exit 6) before anything is sent to the service.
  */
 import type { ApiCore } from '../core/api';
-import { realClock } from '../core/api/clock';
-import { openArchiveIn, type Archive, type ArchiveMode } from '../core/archive';
+import type { Archive, ArchiveMode } from '../core/archive';
+import type { LoupeApp } from '../core/app';
+import { composeApp, doorSetup, pickSecretStoreOnUse, type Composed, type DoorSetup } from '../core/compose';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
-import type { CoreStore } from '../core/ports';
-import { KeyRing, KeyringSecretStore, SettingsFile } from '../core/secrets';
-import { sandboxOnDemand } from '../core/compose';
-import { createServiceLink, type ServiceLink } from '../core/service-link';
-import type { Settings } from '../shared/contract';
-import { envValue, pacingLimits, readEnvironment, SettingValueError, type EnvironmentSettings } from '../shared/settings';
+import { SettingsFile } from '../core/secrets';
+import type { WatchService } from '../core/watch';
+import { parseInput, type LoupeImpl, type MethodInput, type MethodName, type MethodParsedInput, type Settings } from '../shared/contract';
+import { toBridgeError } from '../core/bridge';
+import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
-import { startSandbox } from '../sandbox';
+import { startSandbox, type SandboxHandle } from '../sandbox';
+import { cliWatch } from './watch-service';
 
 /** A mistake on the command line: kind validation, exit 2 (src/shared/errors.ts). */
 export class UsageError extends LoupeError {
@@ -41,9 +45,22 @@ export interface CliContext {
   /** 'read' for commands that only read (see the header) */
   mode: ArchiveMode;
   settings: SettingsFile;
-  keys: KeyRing;
+  /** the composed app (built on first use: it opens the archive in this command's mode) */
+  app(): LoupeApp;
+  /**
+   * A contract method of the composed app, its input checked by the contract's schema as every
+   * door checks it (defaults filled in; a misfit is a usage error, exit 2); its failures are
+   * thrown as they are (the exit code comes from their kind).
+   */
+  call<K extends MethodName>(method: K, input: MethodInput<K>): ReturnType<LoupeImpl[K]>;
   archive(): Archive;
-  /** the request core; starts the in-process sandbox when no base URL is configured */
+  /** the watchlist service of the composition (src/cli/watch-service.ts) */
+  watch(): WatchService;
+  /**
+   * the request core; checks the environment and the base URL first (a usage error, exit 2),
+   * starts the in-process sandbox when no base URL is configured. Call it before a contract
+   * method that reaches the service, so a bad base URL is refused before anything is sent.
+   */
   api(): Promise<ApiCore>;
   /** true once api() chose the in-process sandbox */
   sandbox: boolean;
@@ -87,26 +104,23 @@ export function checkBaseUrl(value: string, where: string): string {
 }
 
 /**
- * The store the request core gets in 'read' mode: the archive, except that remembering the last
- * known balance is skipped when the archive cannot be written (it is a memo; `credits` still
- * prints the balance). Every other write fails as the archive does (StorageError, exit 6).
+ * The composition's setup (doorSetup) for this command line. An environment value that does not
+ * fit the settings table is refused by api() (exit 2), as before; a command that never reaches
+ * the service (walks, library, export…) still runs, so the setup falls back to the variables it
+ * can read as they are.
  */
-function readingStore(a: Archive): CoreStore {
-  if (!a.readonly) return a;
-  return {
-    findJournal: (k) => a.findJournal(k),
-    beginJournal: (e) => a.beginJournal(e),
-    finishJournal: (id, st, at) => a.finishJournal(id, st, at),
-    pendingJournal: () => a.pendingJournal(),
-    recordAttempt: (e) => a.recordAttempt(e),
-    storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
-    findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),
-    saveWalk: (w) => a.saveWalk(w),
-    getWalk: (id) => a.getWalk(id),
-    listWalks: (f) => a.listWalks(f),
-    setBalance: () => undefined,
-    getBalance: () => a.getBalance(),
-  };
+function cliSetup(g: GlobalOptions, env: NodeJS.ProcessEnv): DoorSetup {
+  try {
+    return doorSetup({ dataDir: g.dataDir, baseUrl: g.baseUrl ?? null }, env);
+  } catch (e) {
+    if (!(e instanceof SettingValueError)) throw e;
+    return {
+      dataDir: defaultDataDir(env, g.dataDir),
+      baseUrl: g.baseUrl ?? envValue(env, 'baseUrl') ?? null,
+      envKey: envValue(env, 'apiKey') ?? null,
+      env: { sandboxSeed: settingSpec('sandboxSeed')!.default as number },
+    };
+  }
 }
 
 export function createContext(
@@ -115,79 +129,77 @@ export function createContext(
   log: (s: string) => void = () => {},
   mode: ArchiveMode = 'write',
 ): CliContext {
-  // the data folder as every door finds it (src/core/paths.ts: --data-dir, else LOUPE_HOME, …)
-  const dataDir = defaultDataDir(env, g.dataDir);
+  // the data folder as every door finds it (doorSetup: --data-dir, else LOUPE_HOME, …)
+  const setup = cliSetup(g, env);
+  const dataDir = setup.dataDir;
   const settings = new SettingsFile(settingsPath(dataDir));
-  // the OS keyring (src/core/compose.ts pickSecretStore says why the CLI takes it as is)
-  const keys = new KeyRing({ store: new KeyringSecretStore(), settings, envKey: envValue(env, 'apiKey') ?? null });
-  let archive: Archive | null = null;
+  const watch = cliWatch();
+  let composed: Composed<SandboxHandle> | null = null;
   let core: ApiCore | null = null;
-  let link: ServiceLink | null = null;
-  let stopSandbox: (() => Promise<void>) | null = null;
+  const app = (): LoupeApp => {
+    if (composed) return composed.app;
+    // the same composition as the other doors: the archive in this command's mode (a folder that
+    // cannot be written stops a writing command here, before the sandbox starts or anything is
+    // sent), the key pool (LOUPE_API_KEY, one key or several, else every stored key) in the
+    // keyring-else-none store, paced with every Loupe process using this data folder (pacing.db);
+    // in a read-only folder the catalogue cache is read, writing it fails quietly (it is a cache)
+    const c = composeApp({
+      setup,
+      startSandbox: async (o) => {
+        const sb = await startSandbox(o);
+        ctx.sandbox = true;
+        log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');
+        return sb;
+      },
+      secrets: pickSecretStoreOnUse(),
+      door: 'cli',
+      archiveMode: mode,
+      sandboxWithoutBaseUrl: true,
+      watch: (deps) => watch.factory(deps),
+    });
+    // e.g. "The API key does not look like a service key…", shown before the first call
+    c.app.events.on((ev) => {
+      if (ev.type === 'notice' && ev.level === 'warning') log(`Warning: ${ev.message}`);
+    });
+    composed = c;
+    return c.app;
+  };
   const ctx: CliContext = {
     dataDir,
     archiveFile: archivePath(dataDir),
     mode,
     settings,
-    keys,
     sandbox: false,
-    archive() {
-      archive ??= openArchiveIn(mode, archivePath(dataDir));
-      return archive;
+    app,
+    call(method, input) {
+      let parsed: MethodParsedInput<typeof method>;
+      try {
+        parsed = parseInput(method, input);
+      } catch (e) {
+        throw new UsageError(toBridgeError(e).message);
+      }
+      const fn = app().impl[method] as unknown as (i: MethodParsedInput<typeof method>) => ReturnType<LoupeImpl[typeof method]>;
+      return fn(parsed);
+    },
+    archive: () => app().archive,
+    watch() {
+      app();
+      return watch.service();
     },
     async api() {
       if (core) return core;
       const e = environment(env);
       const s = settings.read().app;
-      const configured =
-        g.baseUrl !== undefined
-          ? checkBaseUrl(g.baseUrl, '--base-url')
-          : e.baseUrl !== undefined
-            ? checkBaseUrl(e.baseUrl, 'LOUPE_BASE_URL')
-            : s.baseUrl
-              ? checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`)
-              : null;
-      // the archive first: a folder that cannot be written stops a writing command here, before
-      // the sandbox starts or anything is sent
-      const a = ctx.archive();
-      // the request core from the composition's service link (src/core/service-link.ts): the
-      // configured service with the key pool (LOUPE_API_KEY, one key or several, else every stored
-      // key), else the in-process sandbox; every Loupe process using this data folder paces each
-      // key together (pacing.db); in a read-only folder the catalogue cache is read, writing it
-      // fails quietly (it is a cache)
-      link = createServiceLink({
-        dataDir,
-        doorBaseUrl: configured,
-        sandboxWithoutBaseUrl: true,
-        sandbox: async () => {
-          const sb = await sandboxOnDemand(startSandbox, e.sandboxSeed).start();
-          stopSandbox = () => sb.close();
-          ctx.sandbox = true;
-          log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');
-          return sb;
-        },
-        keys,
-        settingsFile: settings,
-        archive: a,
-        store: mode === 'read' ? readingStore(a) : a,
-        clock: realClock,
-        userAgent: 'Loupe-CLI/0.1.0',
-        log: () => {},
-        // e.g. "The API key does not look like a service key…", shown before the first call
-        emit: (ev) => {
-          if (ev.type === 'notice' && ev.level === 'warning') log(`Warning: ${ev.message}`);
-        },
-        limits: (st) => pacingLimits(st, e),
-        walksRunning: () => false,
-        walkProgress: () => {},
-      });
-      core = await link.api();
+      // the base URL is checked at once (nothing sent, nothing retried); the service link then
+      // takes the flag or LOUPE_BASE_URL as the door's, else the one in Settings, else the sandbox
+      if (g.baseUrl !== undefined) checkBaseUrl(g.baseUrl, '--base-url');
+      else if (e.baseUrl !== undefined) checkBaseUrl(e.baseUrl, 'LOUPE_BASE_URL');
+      else if (s.baseUrl) checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`);
+      core = await app().api();
       return core;
     },
     async close() {
-      if (link) await link.close().catch(() => {});
-      if (stopSandbox) await stopSandbox().catch(() => {});
-      archive?.close();
+      if (composed) await composed.close().catch(() => {});
     },
   };
   return ctx;

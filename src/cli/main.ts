@@ -315,19 +315,23 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('--no-activate', 'store it retiring: out of use until `loupe key use NAME`')
     .description('store a key read from stdin, e.g.  loupe key add work < key.txt')
     .action(async (name: string, o: { activate: boolean }) => {
-      const c = context();
       if (io.stdin.isTTY) io.stderr.write('Paste the key, then press Enter and Ctrl-D:\n');
       const value = await readStdin(io);
       if (!value) throw new UsageError('No key on stdin.');
-      const r = await c.keys.add(name, value, o.activate);
+      // the key ring itself, not the contract's keys.add: that one adds the desktop's sentence
+      // "used from the next start" when the app runs on the sandbox, which is not the CLI's rule
+      // (the CLI uses a key whenever a base URL is given) — docs/doors.md
+      const keys = context().app().keys;
+      const r = await keys.add(name, value, o.activate);
       if (r.warning) io.stderr.write(`Warning: ${r.warning}\n`);
-      io.stderr.write(`Stored key "${r.name}" in ${c.keys.store.backend}.\n`);
+      io.stderr.write(`Stored key "${r.name}" in ${keys.store.backend}.\n`);
     });
   key
     .command('list')
     .option('--json', 'JSON output')
-    .action((o: { json?: boolean }) => {
-      const ks = context().keys.list();
+    .action(async (o: { json?: boolean }) => {
+      // the contract's keys.list: each key also carries its last use from the ledger (lastUsedAt)
+      const ks = await context().call('keys.list', {});
       if (o.json) return void io.stdout.write(JSON.stringify(ks) + '\n');
       if (ks.length === 0) io.stderr.write('No keys stored. Add one with: loupe key set <name> < keyfile\n');
       if (ks.length === 0) return;
@@ -341,23 +345,23 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .command('use')
     .argument('<name>')
     .description('put a key (back) into use')
-    .action((name: string) => {
-      context().keys.use(name);
+    .action(async (name: string) => {
+      await context().call('keys.use', { name });
       io.stderr.write(`Key "${name}" is in use.\n`);
     });
   key
     .command('retire')
     .argument('<name>')
     .description('rotation: no new work goes to the key while another can take it (then confirm the new key is used, and revoke this one in the dashboard)')
-    .action((name: string) => {
-      context().keys.retire(name);
+    .action(async (name: string) => {
+      await context().call('keys.retire', { name });
       io.stderr.write(`Key "${name}" is retiring: new work goes to the other keys.\n`);
     });
   key
     .command('remove')
     .argument('<name>')
     .action(async (name: string) => {
-      await context().keys.remove(name);
+      await context().call('keys.remove', { name });
       io.stderr.write(`Removed key "${name}".\n`);
     });
 

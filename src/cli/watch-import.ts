@@ -4,12 +4,12 @@
  * handle, username or url column; `-` reads standard input. Prints what it would add, every
  * duplicate and every line it cannot use (by line number), and one estimate of the imported
  * watches' first run — before anything is created. Creating spends nothing; `loupe watch run`
- * spends, under the list's budgets. See docs/watchlists.md "Importing accounts".
+ * spends, under the list's budgets. See docs/watchlists.md "Importing accounts". The plan and the
+ * import are the contract's watchlists.planImport / watchlists.import of the composed app.
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { WatchImportPlan } from '../shared/contract-watch-import';
-import { applyImport, planImport, type WatchService } from '../core/watch';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
@@ -62,7 +62,7 @@ export function describePlan(p: WatchImportPlan): string {
   return out.join('\n') + '\n';
 }
 
-export function registerWatchImport(watch: Command, io: Io, context: () => CliContext, svc: () => WatchService, confirm: (q: string) => Promise<boolean>): void {
+export function registerWatchImport(watch: Command, io: Io, context: () => CliContext, call: CliContext['call'], confirm: (q: string) => Promise<boolean>): void {
   watch
     .command('import')
     .description('add many accounts to a watchlist from a list of handles / profile addresses or a CSV (handle, username or url column); one estimate first')
@@ -84,15 +84,15 @@ export function registerWatchImport(watch: Command, io: Io, context: () => CliCo
         if (!Number.isInteger(firstRunPages) || firstRunPages < 1 || firstRunPages > 100) throw new UsageError(`--backfill takes all or 1 to 100 pages; got "${o.backfill}".`);
       }
       const text = await readInput(io, file);
-      const existing = (await svc().list()).find((l) => l.name === o.list);
+      const existing = (await call('watchlists.list', {})).find((l) => l.name === o.list);
       if (existing && firstRunPages !== undefined)
         throw new UsageError(`--backfill sets a new list's first-run depth; "${o.list}" exists (its depth: ${existing.firstRunPages} page(s)). Change it with: loupe watch add … --list "${o.list}" --backfill ${o.backfill}`);
-      const c = context();
-      const deps = { service: svc(), api: await c.api(), askAboveCredits: () => c.settings.read().app.askAboveCredits };
+      // the base URL checked before the service is reached (a bad one: exit 2, nothing sent)
+      await context().api();
       const input = { text, platform: t.platform, endpoint: t.endpoint, list: existing ? { id: existing.id } : { name: o.list }, params, ...(firstRunPages ? { firstRunPages } : {}) };
       let plan: WatchImportPlan;
       try {
-        plan = await planImport(deps, input);
+        plan = await call('watchlists.planImport', input);
       } catch (e) {
         if ((e as { kind?: string }).kind === 'validation') throw new UsageError((e as Error).message);
         throw e;
@@ -111,7 +111,7 @@ export function registerWatchImport(watch: Command, io: Io, context: () => CliCo
         if (o.json) io.stdout.write(JSON.stringify({ plan }) + '\n');
         throw new ExitError('not_approved', 'Nothing created: confirm at the prompt, or re-run with --yes.');
       }
-      const r = await applyImport(deps, input);
+      const r = await call('watchlists.import', input);
       if (o.json) io.stdout.write(JSON.stringify({ plan: r.plan, watchlist: r.watchlist, added: r.added }) + '\n');
       io.stderr.write(
         `${existing ? `Added ${fmt(r.added)} watch(es) to "${r.watchlist.name}"` : `Created watchlist "${r.watchlist.name}" with ${fmt(r.added)} watch(es)`} (${fmt(r.watchlist.watches.length)} in all). Nothing spent. Run it with: loupe watch run "${r.watchlist.name}"\n`,

@@ -1,10 +1,12 @@
 /**
  * `loupe watch add|list|run|history` — watchlists from the command line (for cron or a server).
- * The same service as the app (src/core/watch), over the same archive.
+ * The composition's watchlist service (src/cli/watch-service.ts, the app's own without the
+ * scheduler), reached through the contract's `watchlists.*` methods; `watch run` calls the service
+ * itself, to record the run's trigger as 'cli' (the contract's run records 'manual').
  */
-import type { WatchStore } from '../core/archive';
 import type { Command } from 'commander';
-import { createWatchService, type WatchArchive, type WatchlistDetail, type WatchRunDetail, type WatchService } from '../core/watch';
+import type { WatchRunDetail, WatchService } from '../core/watch';
+import type { WatchlistInfo } from '../shared/contract';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
@@ -41,41 +43,30 @@ function describeRun(r: WatchRunDetail, name: string): string {
   return lines.join('\n') + '\n';
 }
 
-/**
- * The watchlist tables for `watch list` / `watch history` when the archive cannot be written: the
- * service's start-up housekeeping (closing runs left 'running' by a process that stopped) is
- * skipped; it happens the next time a writable Loupe opens the archive. Everything else goes to the
- * tables as they are (a write fails as the read-only archive does).
- */
-function withoutStaleRunCleanup(store: WatchStore): WatchStore {
-  return Object.create(store, { closeStaleRuns: { value: () => 0 } }) as WatchStore;
-}
-
 export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {
-  let service: WatchService | null = null;
+  let listening = false;
+  /** the composition's watchlist service (src/cli/watch-service.ts), its runs' progress on a terminal */
   const svc = (): WatchService => {
-    if (service) return service;
     const c = context();
-    const a = c.archive();
-    const archive: WatchArchive =
-      c.mode === 'read' && a.readonly
-        ? { watchlists: withoutStaleRunCleanup(a.watchlists), getWalk: (id) => a.getWalk(id), saveWalk: (w) => a.saveWalk(w), findJournal: (k) => a.findJournal(k) }
-        : a;
-    service = createWatchService({
-      api: () => c.api(),
-      archive,
-      askAboveCredits: () => c.settings.read().app.askAboveCredits,
-      emit: (e) => {
+    const service = c.watch();
+    if (!listening) {
+      listening = true;
+      c.app().events.on((e) => {
         if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY) {
           const d = e.run as WatchRunDetail;
           io.stderr.write(`\r\x1b[2K${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`);
         }
-      },
-    });
+      });
+    }
     return service;
   };
-  const byName = async (nameOrId: string): Promise<WatchlistDetail> => {
-    const all = await svc().list();
+  /** the contract's watchlists.* methods of the composed app (with the progress lines on) */
+  const call: CliContext['call'] = (method, input) => {
+    svc();
+    return context().call(method, input);
+  };
+  const byName = async (nameOrId: string): Promise<WatchlistInfo> => {
+    const all = await call('watchlists.list', {});
     const w = all.find((x) => x.name === nameOrId) ?? all.find((x) => x.id === nameOrId);
     if (!w) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
     return w;
@@ -132,22 +123,22 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       const schedule = o.every ? { everyHours: parseEvery(o.every) } : o.cron ? { cron: o.cron } : undefined;
       const budgetPerRun = num('--budget', o.budget);
       const budgetPerMonth = num('--month-budget', o.monthBudget);
-      const all = await svc().list();
+      const all = await call('watchlists.list', {});
       let wl = all.find((x) => x.name === o.list);
       if (!wl) {
-        wl = await svc().create({ name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null, ...(firstRunPages ? { firstRunPages } : {}) });
+        wl = await call('watchlists.create', { name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null, ...(firstRunPages ? { firstRunPages } : {}) });
         io.stderr.write(`Created watchlist "${o.list}".\n`);
       } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined || firstRunPages !== undefined) {
-        wl = await svc().update(wl.id, {
+        wl = await call('watchlists.update', { id: wl.id, patch: {
           ...(schedule ? { schedule } : {}),
           ...(budgetPerRun !== undefined ? { budgetPerRun } : {}),
           ...(budgetPerMonth !== undefined ? { budgetPerMonth } : {}),
           ...(firstRunPages !== undefined ? { firstRunPages } : {}),
-        });
+        } });
       }
-      wl = await svc().addWatch(wl.id, { ...t, ...(o.label ? { label: o.label } : {}) });
+      wl = await call('watchlists.addWatch', { id: wl.id, watch: { ...t, ...(o.label ? { label: o.label } : {}) } });
       io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es)).\n`);
-      const est = await svc().estimate(wl.id);
+      const est = await call('watchlists.estimate', { id: wl.id });
       io.stderr.write(
         `Next run (nothing spent yet): ${fmt(est.creditsMin)}–${fmt(est.creditsMax)} credits over ${est.requests} request(s)${o.backfill ? `; first run reads ${o.backfill.toLowerCase() === 'all' ? 'everything (up to 100 pages)' : /-/.test(o.backfill) ? `everything since ${o.backfill} (up to 100 pages)` : `${firstRunPages} page(s)`}` : ''}. Run it with: loupe watch run "${wl.name}"\n`,
       );
@@ -157,7 +148,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
     .command('list')
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }) => {
-      const all = await svc().list();
+      const all = await call('watchlists.list', {});
       if (o.json) return void io.stdout.write(JSON.stringify(all) + '\n');
       if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
       for (const w of all) {
@@ -178,11 +169,13 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
     .action(async (name: string | undefined, o: { all?: boolean; yes?: boolean; json?: boolean }) => {
       if (!name && !o.all) throw new UsageError('Name a watchlist or pass --all.');
       if (name && o.all) throw new UsageError('Name a watchlist or pass --all, not both.');
-      const lists = o.all ? (await svc().list()).filter((w) => !w.paused) : [await byName(name as string)];
+      const chosen = o.all ? (await call('watchlists.list', {})).filter((w) => !w.paused) : [await byName(name as string)];
       const runs: WatchRunDetail[] = [];
       let notApproved: string | null = null;
       let incomplete = false;
-      for (const wl of lists) {
+      // the base URL checked before the service is reached (a bad one: exit 2, nothing sent)
+      await context().api();
+      for (const wl of chosen) {
         const r = await svc().run(wl.id, { approved: !!o.yes, trigger: 'cli' });
         if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
         runs.push(r);
@@ -207,10 +200,6 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       for (const r of h) io.stdout.write(`${new Date(r.startedAt).toISOString()}  ` + describeRun(r, wl.name));
     });
 
-  registerWatchImport(watch, io, context, svc, _opts.confirm);
+  registerWatchImport(watch, io, context, call, _opts.confirm);
 
-  program.hook('postAction', async () => {
-    if (service) await service.close().catch(() => {});
-    service = null;
-  });
 }
