@@ -1,11 +1,9 @@
 /**
  * `loupe analyze top|compare|overperformance` (docs/cli.md, docs/analysis.md): frequency tables,
- * comparisons and overperformance over the library query model, as CSV or JSON on stdout.
+ * comparisons and overperformance over the library query model, as CSV or JSON on stdout — the
+ * contract's analysis.frequency / analysis.compare / analysis.overperformance of the composed app.
  */
 import { Option, type Command } from 'commander';
-import { AnalysisIndex } from '../core/analysis/analysis-index';
-import { compare, overperformance } from '../core/analysis/compare';
-import { frequencyTable } from '../core/analysis/frequency';
 import { FREQUENCY_FIELDS, type CompareSeries } from '../shared/analysis';
 import { frequencyCsv } from '../shared/analysis-csv';
 import { neutraliseCell } from '../shared/csv-cell';
@@ -54,10 +52,9 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
       .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
       .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count'))
       .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
-  ).action((o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
+  ).action(async (o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
     const c = context();
-    const archive = c.archive();
-    const t = frequencyTable(archive, { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order }, new AnalysisIndex(archive));
+    const t = await c.call('analysis.frequency', { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
     io.stdout.write(o.format === 'json' ? JSON.stringify(t) + '\n' : frequencyCsv(t));
   });
 
@@ -71,12 +68,11 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
       .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
       .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50))
       .addOption(new Option('--format <f>', 'csv (one row per series) | json (everything)').choices(['csv', 'json']).default('csv')),
-  ).action((o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
+  ).action(async (o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
     const c = context();
-    const archive = c.archive();
     const common = queryOf(c, o);
     const series: Array<{ name: string; query: LibraryQuery }> = [];
-    const sets = archive.listResultSets();
+    const sets = await c.call('library.resultSets', {});
     for (const s of o.set ?? []) {
       const rs = sets.find((r) => r.name === s || r.id === s);
       if (!rs) throw new UsageError(`No saved result set named "${s}"; save one in the Library first.`);
@@ -90,7 +86,7 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
     for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
     if (series.length < 2 || series.length > 8)
       throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist); got ${series.length}.`);
-    const r = compare(archive, { series, bucket: o.bucket, topPosts: o.top ?? 5 });
+    const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
     if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
     io.stdout.write(csvLine(['series', 'items', 'share_of_voice', 'engagement', 'engagement_share', 'rate_by_views', 'rate_by_followers']));
     for (const s of r.series as CompareSeries[])
@@ -106,9 +102,9 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
       .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
       .option('--under', 'the most underperforming first')
       .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
-  ).action((o: QueryFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; format: 'csv' | 'json' }) => {
+  ).action(async (o: QueryFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; format: 'csv' | 'json' }) => {
     const c = context();
-    const r = overperformance(c.archive(), { query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc' });
+    const r = await c.call('analysis.overperformance', { query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc' });
     if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
     io.stdout.write(csvLine(['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text']));
     for (const p of r.rows)

@@ -49,9 +49,9 @@ export function registerLibraryCommand(program: Command, io: Io, context: () => 
         if (e instanceof UsageError && o.search !== undefined) throw new UsageError(e.message.replace(/^--text: /, '--search: '));
         throw e;
       }
-      const archive = c.archive();
-      const page = archive.query({ ...q, limit });
-      const total = page.total ?? archive.count(q);
+      // the contract's library.query / library.count of the composed app
+      const page = await c.call('library.query', { ...q, limit });
+      const total = page.total ?? (await c.call('library.count', q));
       io.stderr.write(`${total.toLocaleString('en-US')} matching item(s)${total > page.rows.length ? `; the first ${page.rows.length} shown (--limit)` : ''}.\n`);
       for (const r of page.rows) io.stdout.write((o.jsonl ? JSON.stringify(r) : line(r)) + '\n');
     });
