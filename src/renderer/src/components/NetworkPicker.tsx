@@ -4,7 +4,7 @@
  * endpoints, each with its data-testid. The views choose which endpoints are offered and how an
  * option reads.
  */
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import type { CatalogueEndpoint } from '../../../shared/api-types';
 import { endpointPath } from '../lib/catalogue';
 import { Field } from './cells';
@@ -72,4 +72,14 @@ export function NetworkEndpointPicker({
       </Field>
     </>
   );
+}
+
+/**
+ * When the chosen network is not among those offered, choose one: the sandbox's photo_net when
+ * offered, else the first (nothing while none are offered).
+ */
+export function useDefaultPlatform(platforms: readonly string[], platform: string, choose: (platform: string) => void): void {
+  useEffect(() => {
+    if (platforms.length && !platforms.includes(platform)) choose(platforms.includes('photo_net') ? 'photo_net' : platforms[0]);
+  }, [platforms, platform, choose]);
 }

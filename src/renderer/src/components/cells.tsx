@@ -130,3 +130,12 @@ export function Field({ label, children, hint, required }: { label: string; chil
     </label>
   );
 }
+
+/** "link ↗" to a page outside Loupe (an http(s) URL already checked by safeHttpUrl); nothing without one. */
+export function LinkOut({ url }: { url: string | null | undefined }) {
+  return url ? (
+    <a href={url} target="_blank" rel="noopener noreferrer">
+      link ↗
+    </a>
+  ) : null;
+}

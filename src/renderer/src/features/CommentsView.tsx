@@ -12,9 +12,9 @@ import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
-import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
+import { Empty, ErrorBox, Field, LinkOut, Skeleton, SpendButton } from '../components/cells';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
-import { NetworkEndpointPicker } from '../components/NetworkPicker';
+import { NetworkEndpointPicker, useDefaultPlatform } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { StackedChart } from '../components/Charts';
@@ -60,9 +60,7 @@ export function CommentsView() {
   const start = useStartWalk();
   const [err, setErr] = useState<unknown>(null);
 
-  useEffect(() => {
-    if (platforms.length && !platforms.includes(s.platform)) s.set({ platform: platforms.includes('photo_net') ? 'photo_net' : platforms[0], endpoint: '' });
-  }, [platforms, s]);
+  useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform, endpoint: '' }));
   useEffect(() => {
     if (!handoff) return;
     const p = platforms.includes(handoff.platform) ? handoff.platform : s.platform;
@@ -188,11 +186,7 @@ export function CommentsView() {
                   {s.receipts.map((r) => (
                     <div key={r.comment_id} className="receipt">
                       “{r.text}” <span className="muted small">— reason: {r.reason}{r.destination ? ` · went to ${r.destination}` : ''}</span>{' '}
-                      {safeHttpUrl(r.link) ? (
-                        <a href={safeHttpUrl(r.link)!} target="_blank" rel="noopener noreferrer">
-                          link ↗
-                        </a>
-                      ) : null}
+                      <LinkOut url={safeHttpUrl(r.link)} />
                     </div>
                   ))}
                 </div>

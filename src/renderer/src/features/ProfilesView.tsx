@@ -9,9 +9,9 @@ import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
-import { Empty, ErrorBox, Field, Num, Skeleton, SpendButton, When } from '../components/cells';
+import { Empty, ErrorBox, Field, LinkOut, Num, Skeleton, SpendButton, When } from '../components/cells';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
-import { EndpointSelect, NetworkSelect } from '../components/NetworkPicker';
+import { EndpointSelect, NetworkSelect, useDefaultPlatform } from '../components/NetworkPicker';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { SeriesChart } from '../components/Charts';
 import { ResultsPane } from './ResultsPane';
@@ -63,9 +63,7 @@ export function ProfilesView() {
       setHandoff({});
     }
   }, [handoff, s, setHandoff]);
-  useEffect(() => {
-    if (platforms.length && !platforms.includes(s.platform)) s.set({ platform: platforms.includes('photo_net') ? 'photo_net' : platforms[0] });
-  }, [platforms, s]);
+  useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform }));
 
   const handle = s.handle.trim().replace(/^@/, '');
   const profTarget: Target | null = pep && handle ? { platform: s.platform, endpoint: endpointPath(pep), params: { [identityParam(pep)]: handle } } : null;
@@ -232,11 +230,7 @@ function ProfileCard({ p, unavailable }: { p: Rec; unavailable: string[] }) {
               <span className="muted">contact</span> {email}
             </span>
           ) : null}
-          {link ? (
-            <a href={link} target="_blank" rel="noopener noreferrer">
-              link ↗
-            </a>
-          ) : null}
+          <LinkOut url={link} />
         </div>
       </div>
     </div>

@@ -6,7 +6,7 @@ import { accepts, cleanParams, endpointPath, platformsOf, queryParam, searchEndp
 import { useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { Empty, ErrorBox, Field, Skeleton, SpendButton } from '../components/cells';
 import { PagesField, QueryForm } from '../components/Controls';
-import { NetworkEndpointPicker } from '../components/NetworkPicker';
+import { NetworkEndpointPicker, useDefaultPlatform } from '../components/NetworkPicker';
 import { ParamForm } from '../components/ParamForm';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
 import { ResultsPane } from './ResultsPane';
@@ -48,10 +48,7 @@ export function SearchView() {
   const ep = eps.find((e) => endpointPath(e) === s.endpoint) ?? null;
   const qp = ep ? queryParam(ep) : null;
 
-  useEffect(() => {
-    if (!platforms.length) return;
-    if (!platforms.includes(s.platform)) s.set({ platform: platforms.includes('photo_net') ? 'photo_net' : platforms[0], endpoint: '' });
-  }, [platforms, s]);
+  useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform, endpoint: '' }));
   useEffect(() => {
     if (eps.length && !eps.some((e) => endpointPath(e) === s.endpoint)) {
       const pref = eps.find((e) => endpointPath(e) === 'search/reels') ?? eps.find((e) => endpointPath(e) === 'search') ?? eps[0];
