@@ -8,6 +8,7 @@ import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';
 import { useExportWrites } from '../queries/calls';
 import { useUi } from '../stores/ui';
+import { ErrorText } from './cells';
 import { NetworkKindSelect, PanelHead } from './Controls';
 
 export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
@@ -119,11 +120,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
           </div>
         </details>
       ) : null}
-      {err ? (
-        <div className="errorbox" role="alert">
-          {err}
-        </div>
-      ) : null}
+      <ErrorText text={err} />
       {job ? (
         <div className="row gap" data-testid="export-status" data-status={job.status}>
           <span className={`status s-${job.status}`}>{job.status}</span>

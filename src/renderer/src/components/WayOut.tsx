@@ -69,3 +69,13 @@ export function toastError(e: unknown, sandbox = false): void {
     .map((x) => ({ label: x.label, view: x.id === 'usage' ? ('usage' as const) : ('settings' as const), hint: x.hint }));
   useUi.getState().toast('error', `${w.cause}. ${f.message}`, actions);
 }
+
+/** Runs a write: a toast saying `ok` when it succeeds (none without), the error's words when it fails. */
+export async function runWithToast(f: () => Promise<unknown>, ok?: string): Promise<void> {
+  try {
+    await f();
+    if (ok) useUi.getState().toast('info', ok);
+  } catch (e) {
+    useUi.getState().toast('error', errorText(e));
+  }
+}

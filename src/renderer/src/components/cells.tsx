@@ -139,3 +139,12 @@ export function LinkOut({ url }: { url: string | null | undefined }) {
     </a>
   ) : null;
 }
+
+/** A failure's words (already text) in the error box; nothing without. */
+export function ErrorText({ text, testid }: { text: ReactNode; testid?: string }) {
+  return text ? (
+    <div className="errorbox" role="alert" data-testid={testid}>
+      {text}
+    </div>
+  ) : null;
+}

@@ -9,7 +9,7 @@ import { creditRange, fmtExact } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
-import { Empty, ErrorBox, Skeleton, SpendButton } from '../components/cells';
+import { Empty, ErrorBox, ErrorText, Skeleton, SpendButton } from '../components/cells';
 import { ParamForm } from '../components/ParamForm';
 import { WatchButton } from './WatchButton';
 
@@ -176,11 +176,7 @@ export function ExplorerView() {
                   ) : null}
                 </div>
               ) : null}
-              {err ? (
-                <div className="errorbox" role="alert" data-testid="error">
-                  {err}
-                </div>
-              ) : null}
+              <ErrorText text={err} testid="error" />
               {meta ? (
                 <div className="small" data-testid="explorer-meta">
                   {meta}

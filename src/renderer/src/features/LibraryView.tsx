@@ -5,7 +5,6 @@ import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/qu
 import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
 import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput } from '../components/LabelValue';
-import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { loadedRows, selectedRefs } from '../lib/rows';
 import { useLibraryRows, useLoupe } from '../queries/hooks';
@@ -15,6 +14,7 @@ import { SearchHint, searchError, SEARCH_SYNTAX_HINT } from '../components/Searc
 import { useUi } from '../stores/ui';
 import { useLibrary } from '../stores/library';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
+import { runWithToast } from '../components/WayOut';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
 import { NetworkPanel } from './network/NetworkPanel';
@@ -43,7 +43,6 @@ export function LibraryView() {
   const [showExport, setShowExport] = useState(false);
   const [showNetwork, setShowNetwork] = useState(false);
   const writes = useLibraryWrites();
-  const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
   const selItems: ItemRefInput[] = useMemo(() => selectedRefs(loaded, selected), [loaded, selected]);
   const up = (p: Partial<LibraryQuery>) => set({ ...q, ...p });
@@ -55,14 +54,7 @@ export function LibraryView() {
     setTextError(err);
     if (!err) up({ text: v || undefined });
   };
-  const act = async (f: () => Promise<unknown>, ok: string) => {
-    try {
-      await f();
-      toast('info', ok);
-    } catch (e) {
-      toast('error', errorText(e));
-    }
-  };
+  const act = runWithToast;
   const empty = !rows.isLoading && loaded.length === 0;
   const filtered = Object.keys(q).some((k) => k !== 'sort' && q[k as keyof LibraryQuery] !== undefined);
   return (

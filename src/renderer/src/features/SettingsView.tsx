@@ -10,7 +10,8 @@ import { useInfo, useLoupe, useSettings } from '../queries/hooks';
 import { useAccountWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { SandboxPanel } from './SandboxPanel';
-import { ErrorBox, Field, When } from '../components/cells';
+import { ErrorBox, ErrorText, Field, When } from '../components/cells';
+import { runWithToast } from '../components/WayOut';
 
 /** stored settings an environment variable can override (LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT) */
 const ENV_OVERRIDES = SETTINGS_TABLE.filter((s) => s.stored && s.env && s.name !== 'baseUrl');
@@ -69,14 +70,7 @@ function Keys() {
       toast('warning', 'Clipboard is not readable here: paste with Ctrl/Cmd+V into the field.');
     }
   };
-  const act = async (f: () => Promise<unknown>, ok: string) => {
-    try {
-      await f();
-      toast('info', ok);
-    } catch (e) {
-      toast('error', errorText(e));
-    }
-  };
+  const act = runWithToast;
   const i = info.data;
   return (
     <section className="panel">
@@ -134,11 +128,7 @@ function Keys() {
           {msg}
         </div>
       ) : null}
-      {err ? (
-        <div className="errorbox" role="alert">
-          {err}
-        </div>
-      ) : null}
+      <ErrorText text={err} />
       <ErrorBox error={keys.error} />
       <ul className="keylist" data-testid="key-list">
         {(keys.data ?? []).length === 0 ? <li className="muted small">No key yet{i?.sandbox ? ': the sandbox needs none' : ''}.</li> : null}

@@ -10,6 +10,7 @@ import { readSettings } from '../queries/account';
 import { useWatchMutations } from '../queries/watchlists';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
+import { runWithToast } from '../components/WayOut';
 import { SeriesChart } from '../components/Charts';
 import { WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
@@ -181,14 +182,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
   const [importing, setImporting] = useState(false);
-  const act = async (f: () => Promise<unknown>, ok?: string) => {
-    try {
-      await f();
-      if (ok) toast('info', ok);
-    } catch (e) {
-      toast('error', errorText(e));
-    }
-  };
+  const act = runWithToast;
   const runNow = async () => {
     try {
       const e = await watchlists.estimate(w.id);

@@ -14,6 +14,7 @@ import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
 import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
+import { ErrorText } from '../../components/cells';
 import { NetworkKindSelect, PanelHead } from '../../components/Controls';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 
@@ -74,11 +75,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
           This browser cannot draw with WebGL (no graphics acceleration here), so the network is shown as a table. The GEXF and GraphML files below open in Gephi.
         </p>
       ) : null}
-      {view.error ? (
-        <div className="errorbox" role="alert">
-          {errorText(view.error)}
-        </div>
-      ) : null}
+      <ErrorText text={view.error ? errorText(view.error) : null} />
       {view.isLoading ? <p className="muted">Building the network…</p> : null}
       {v ? (
         <>
@@ -219,7 +216,7 @@ function NodeItems({ query, network, node, label, pseudonymise, onClose }: { que
           ✕
         </button>
       </div>
-      {items.error ? <div className="errorbox" role="alert">{errorText(items.error)}</div> : null}
+      <ErrorText text={items.error ? errorText(items.error) : null} />
       <ul className="plain">
         {(items.data ?? []).map((it) => (
           <li key={`${it.platform}/${it.kind}/${it.id}`}>
