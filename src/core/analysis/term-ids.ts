@@ -4,10 +4,12 @@
  * item's terms of one field are stored as a blob of little-endian uint32 term ids (ids of
  * `an_terms` rows), sorted, a term written twice listed twice. Counting a query walks its items'
  * blobs into typed arrays indexed by a dense slot per distinct id; only the top rows become
- * objects and only their terms are read back as text. docs/analysis.md "Performance".
+ * objects and only their terms are read back as text. docs/analysis.md "Performance". The rows
+ * are read by the archive (term-counts.ts: `Archive.itemTermIds`, `termsById`).
  */
-import type { Db } from '../archive/db';
-import { buildWhere, parseQuery } from '../archive/sql-query';
+import type { Archive } from '../archive';
+import type { TermIdsRow } from '../archive/term-counts';
+import { parseQuery } from '../archive/sql-query';
 import type { LibraryQuery } from '../../shared/query';
 import type { TermAcc } from './frequency';
 
@@ -39,7 +41,7 @@ class Columns {
   }
 }
 
-type Row = [number | null, number | null, number | null, number | null, number | null, number | null, Buffer];
+type Row = TermIdsRow;
 
 /** The items a query matches with their term ids of one field, counted per slot (items, occurrences). */
 interface Pass {
@@ -55,11 +57,8 @@ interface Pass {
  * ~3× more per row) and counts items and occurrences per id; ids find their slot through an
  * open-addressing table in typed arrays (a Map of numbers costs several times more at 200k ids).
  */
-function countPass(db: Db, q: LibraryQuery, fieldNo: number): Pass {
-  const w = buildWhere(parseQuery(q));
-  const sql = `SELECT i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, t.ids FROM items i
-    JOIN an_item_terms t ON t.field = ? AND t.rid = i.rid${w.clauses.length ? ` WHERE ${w.clauses.join(' AND ')}` : ''}`;
-  const rows = db.prepare(sql).raw(true).all(fieldNo, ...w.params) as Row[];
+function countPass(archive: Archive, q: LibraryQuery, fieldNo: number): Pass {
+  const rows = archive.itemTermIds(parseQuery(q), fieldNo);
   let total = 0;
   for (const r of rows) total += r[6].length >>> 2;
   // distinct ids ≤ total: the columns never grow; the table is at most half full
@@ -139,8 +138,8 @@ const SUM_INDEX: Record<string, number> = { views: 0, likes: 1, comments: 2, sha
  * last in both directions; ties: more items first, then the term) and how many distinct terms.
  * Ordered by items or occurrences, the dates and sums are added up only for the candidates.
  */
-export function tableFromIds(db: Db, q: LibraryQuery, fieldNo: number, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } {
-  const p = countPass(db, q, fieldNo);
+export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } {
+  const p = countPass(archive, q, fieldNo);
   const c = p.c;
   const byCounts = sort === 'count' || sort === 'occurrences' || !(sort === 'first' || sort === 'last' || sort in SUM_INDEX);
   if (!byCounts) sumPass(p, null);
@@ -154,8 +153,7 @@ export function tableFromIds(db: Db, q: LibraryQuery, fieldNo: number, sort: str
   const cand = cut(knownSlots, key, dir, limit);
   if (knownSlots.length < limit) cand.push(...cut(unknownSlots, c.count, 'desc', limit - knownSlots.length));
   const terms = new Map<number, string>();
-  const read = db.prepare('SELECT id, term FROM an_terms WHERE id IN (SELECT value FROM json_each(?))').raw(true);
-  for (let k = 0; k < cand.length; k += 50_000) for (const [id, term] of read.all(JSON.stringify(cand.slice(k, k + 50_000).map((s) => c.ids[s]))) as Array<[number, string]>) terms.set(id, term);
+  for (let k = 0; k < cand.length; k += 50_000) for (const [id, term] of archive.termsById(JSON.stringify(cand.slice(k, k + 50_000).map((s) => c.ids[s])))) terms.set(id, term);
   const term = (s: number): string => terms.get(c.ids[s]) ?? '';
   cand.sort((a, b) => {
     const x = key[a];

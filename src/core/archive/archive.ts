@@ -5,7 +5,9 @@
  *
  * `Archive` is a thin facade: the SQL lives in one module per table family, free functions over
  * the private connection (context.ts): items.ts, labels.ts, ledger.ts (ledger, journal,
- * balance), walks.ts, library.ts, aggregates.ts, annotations.ts, export-rows.ts, watchlists.ts.
+ * balance), walks.ts, library.ts, aggregates.ts, annotations.ts, export-rows.ts, watchlists.ts,
+ * and the analysis layer's rows: chart-rows.ts, term-counts.ts, compare-rows.ts, network-facts.ts,
+ * analysis-index.ts (its `an_*` tables).
  * See docs/archive.md.
  */
 import type { CoreStore, ExportRow, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
@@ -26,10 +28,13 @@ import type {
   UsageCounts,
   VolumePoint,
 } from '../../shared/query';
+import type { PostBrief } from '../../shared/analysis';
 import * as aggregates from './aggregates';
+import { AnalysisTables } from './analysis-index';
 import * as annotations from './annotations';
 import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
+import * as compareRows from './compare-rows';
 import { ArchiveCtx, registerCtx, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
@@ -38,8 +43,10 @@ import type { IngestProvenance, IngestRow, Ingested } from './items';
 import { rebuildDerived } from './labels';
 import * as library from './library';
 import * as ledger from './ledger';
+import * as networkFacts from './network-facts';
 import { reconcileLedger, type ReconcileReport } from './reconcile';
 import { parseQuery } from './sql-query';
+import * as termCounts from './term-counts';
 import * as walks from './walks';
 import { WatchStore } from './watchlists';
 
@@ -55,6 +62,8 @@ export class Archive implements CoreStore {
   readonly #c: ArchiveCtx;
   /** the watchlist tables (watchlists.ts), on this archive's connection */
   readonly watchlists: WatchStore;
+  /** the analysis index's `an_*` tables (analysis-index.ts), maintained by src/core/analysis/analysis-index.ts */
+  readonly analysisTables: AnalysisTables;
   private readonly onClose: (() => void) | undefined;
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
@@ -62,6 +71,7 @@ export class Archive implements CoreStore {
     registerCtx(this, this.#c);
     this.onClose = opts.onClose;
     this.watchlists = new WatchStore(this.#c);
+    this.analysisTables = new AnalysisTables(this.#c);
   }
 
   /** the archive's path as the user knows it (error messages) */
@@ -222,6 +232,54 @@ export class Archive implements CoreStore {
   engagementDecades(q: LibraryQuery, field: EngagementField): Array<{ b: number; c: number }> {
     return chartRows.engagementDecades(this.#c, q, field);
   }
+
+  // ───────── the analysis layer's rows (term-counts.ts, compare-rows.ts, network-facts.ts; `q` parsed) ─────────
+
+  /** The texts of the items `q` matches, with dates and counts, streamed (frequency tables tokenize them). */
+  termItems(q: LibraryQuery): IterableIterator<termCounts.TermItemRow> {
+    return termCounts.termItems(this.#c, q);
+  }
+  /** Per-author items, first/last publication and sums over `q`. */
+  authorCounts(q: LibraryQuery): termCounts.AuthorCountRow[] {
+    return termCounts.authorCounts(this.#c, q);
+  }
+  /** The analysis index's term ids of one field for every item `q` matches. */
+  itemTermIds(q: LibraryQuery, fieldNo: number): termCounts.TermIdsRow[] {
+    return termCounts.itemTermIds(this.#c, q, fieldNo);
+  }
+  /** (id, term) of the analysis index's terms with these ids (a JSON array). */
+  termsById(idsJson: string): Array<[number, string]> {
+    return termCounts.termsById(this.#c, idsJson);
+  }
+  /** A comparison series' totals (items, engagement, the engagement rates' sums). */
+  seriesTotals(q: LibraryQuery): compareRows.SeriesTotals {
+    return compareRows.seriesTotals(this.#c, q);
+  }
+  /** Dated items per UTC day number. */
+  seriesDays(q: LibraryQuery): Array<{ d: number; c: number }> {
+    return compareRows.seriesDays(this.#c, q);
+  }
+  /** The `top` posts of highest known engagement. */
+  topPosts(q: LibraryQuery, top: number): PostBrief[] {
+    return compareRows.topPosts(this.#c, q, top);
+  }
+  /** The dated posts with an author (overperformance's targets). */
+  authoredPosts(q: LibraryQuery): compareRows.AuthoredPost[] {
+    return compareRows.authoredPosts(this.#c, q);
+  }
+  /** One account's dated posts in publication order: rid and engagement. */
+  accountHistory(authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
+    return compareRows.accountHistory(this.#c, authorId, username, platform, kind);
+  }
+  /** What a network needs of every item `q` matches, streamed in archive order (authors only when asked). */
+  networkFactRows(q: LibraryQuery, authors: boolean): IterableIterator<networkFacts.FactRow> {
+    return networkFacts.factRows(this.#c, q, authors);
+  }
+  /** Authors of archived items of one platform by id. */
+  parentAuthors(platform: string, ids: string[]): networkFacts.ParentAuthorRow[] {
+    return networkFacts.parentAuthors(this.#c, platform, ids);
+  }
+
   creditsPerDay(range: Range = {}): CreditsPoint[] {
     return aggregates.creditsPerDay(this.#c, range);
   }

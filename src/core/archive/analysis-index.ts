@@ -1,0 +1,260 @@
+/**
+ * The analysis index's tables (`an_*`, docs/analysis.md "The analysis index"), kept in the archive
+ * file and maintained by src/core/analysis/analysis-index.ts, which computes what goes in them
+ * (terms, daily label counts) and reaches them as `archive.analysisTables`:
+ *
+ *  - `an_terms`: archive-wide totals per (field number, term), read top N through `an_terms_docs`;
+ *    `an_item_terms`: each item's term ids of one field (a blob, term-counts.ts reads it);
+ *  - `an_daily`: items per (label field, UTC day, platform, kind, value), ff 0 per (day, platform, kind);
+ *  - `an_state` (version, watermark, terms_upto, terms_stale), and the change logs `an_dirty` /
+ *    `an_dirty_days` filled by triggers on `items` and `label_overrides`.
+ *
+ * A derived cache: created on first use, dropped and created again when the version changes.
+ */
+import type { LibraryQuery } from '../../shared/query';
+import { DAY_MS } from '../analysis/buckets';
+import type { ArchiveCtx } from './context';
+import { parseQuery, timeBound } from './sql-query';
+import { sql } from './sql';
+
+/** the day number undated items are summarised under (no date filter reaches it) */
+export const UNDATED = -999_999_999;
+const DAY = `coalesce((x - ((x % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS}, ${UNDATED})`;
+const dayOf = (col: string): string => DAY.replace(/x/g, col);
+
+const SCHEMA = /* sql */ `
+CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS an_terms (
+  id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, occ INTEGER NOT NULL, first INTEGER, last INTEGER,
+  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER,
+  UNIQUE (field, term));
+CREATE INDEX IF NOT EXISTS an_terms_docs ON an_terms (field, docs);
+CREATE TABLE IF NOT EXISTS an_item_terms (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS an_daily (
+  ff INTEGER NOT NULL, day INTEGER NOT NULL, platform TEXT NOT NULL, kind TEXT NOT NULL, value ANY NOT NULL, n INTEGER NOT NULL,
+  PRIMARY KEY (ff, day, platform, kind, value)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS an_dirty (rid INTEGER PRIMARY KEY, text TEXT, lang TEXT, published_at INTEGER,
+  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER);
+CREATE TABLE IF NOT EXISTS an_dirty_days (day INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS an_items_changed AFTER UPDATE OF text, lang, published_at, views, likes, comments, shares, saves, labels ON items
+  WHEN old.rid <= (SELECT v FROM an_state WHERE k = 'watermark') AND (old.text IS NOT new.text OR old.lang IS NOT new.lang
+    OR old.published_at IS NOT new.published_at OR old.views IS NOT new.views OR old.likes IS NOT new.likes OR old.comments IS NOT new.comments
+    OR old.shares IS NOT new.shares OR old.saves IS NOT new.saves OR old.labels IS NOT new.labels)
+BEGIN
+  INSERT OR IGNORE INTO an_dirty VALUES (old.rid, old.text, old.lang, old.published_at, old.views, old.likes, old.comments, old.shares, old.saves);
+  INSERT OR IGNORE INTO an_dirty_days VALUES (${dayOf('old.published_at')});
+  INSERT OR IGNORE INTO an_dirty_days VALUES (${dayOf('new.published_at')});
+END;
+CREATE TRIGGER IF NOT EXISTS an_override_ins AFTER INSERT ON label_overrides BEGIN
+  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = new.item_rid;
+END;
+CREATE TRIGGER IF NOT EXISTS an_override_upd AFTER UPDATE ON label_overrides BEGIN
+  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = new.item_rid;
+END;
+CREATE TRIGGER IF NOT EXISTS an_override_del AFTER DELETE ON label_overrides BEGIN
+  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = old.item_rid;
+END;
+`;
+
+const DROP = /* sql */ `
+DROP TRIGGER IF EXISTS an_items_changed; DROP TRIGGER IF EXISTS an_override_ins; DROP TRIGGER IF EXISTS an_override_upd;
+DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABLE IF EXISTS an_item_terms; DROP TABLE IF EXISTS an_daily; DROP TABLE IF EXISTS an_dirty;
+DROP TABLE IF EXISTS an_dirty_days; DROP TABLE IF EXISTS an_state;`;
+
+/** rid, text, lang, published_at, views, likes, comments, shares, saves, platform, kind, labels JSON */
+export type IndexItemRow = [number, string | null, string | null, number | null, number | null, number | null, number | null, number | null, number | null, string, string, string | null];
+const ITEM_SQL = 'i.rid, i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, i.platform, i.kind, i.labels';
+
+const SUMS = ['views', 'likes', 'comments', 'shares', 'saves', 'engagement'];
+const UPSERT_TERM = `INSERT INTO an_terms (field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (field, term) DO UPDATE SET docs = docs + excluded.docs, occ = occ + excluded.occ,
+         first = CASE WHEN first IS NULL OR excluded.first < first THEN excluded.first ELSE first END,
+         last = CASE WHEN last IS NULL OR excluded.last > last THEN excluded.last ELSE last END,
+         ${SUMS.map((c) => `${c} = CASE WHEN excluded.${c} IS NULL THEN ${c} ELSE coalesce(${c}, 0) + excluded.${c} END`).join(', ')}
+       RETURNING id`;
+
+/** A changed item's counts before (o_…) and now, with its text, language and publication time before and now. */
+export type DirtyRow = Record<string, unknown>;
+
+/** One an_terms row as read (term, docs, occ, first, last, the six sums). */
+export type TermTotalsRow = Record<string, number | null> & { term: string };
+
+/** The plain filters the daily summary can answer (plainFilter), as clauses over an_daily. */
+export interface PlainFilter {
+  clauses: string[];
+  params: unknown[];
+}
+
+export class AnalysisTables {
+  constructor(private readonly c: ArchiveCtx) {}
+
+  /** Whether the archive's connection is still open. */
+  get open(): boolean {
+    return this.c.db.open;
+  }
+
+  /** `f` in one IMMEDIATE transaction (the index's writes take the write lock up front). */
+  immediate<T>(f: () => T): T {
+    return this.c.db.transaction(f).immediate();
+  }
+
+  /** Whether the index's tables exist. */
+  exists(): boolean {
+    return this.c.sql.get(sql`SELECT 1 FROM sqlite_master WHERE name = 'an_state'`) !== undefined;
+  }
+
+  state(k: string): number {
+    return this.c.sql.get<{ v: number }>(sql`SELECT v FROM an_state WHERE k = ${k}`)?.v ?? 0;
+  }
+
+  setState(k: string, v: number): void {
+    this.c.sql.run(sql`INSERT INTO an_state (k, v) VALUES (${k}, ${v}) ON CONFLICT (k) DO UPDATE SET v = excluded.v`);
+  }
+
+  /** Drops the tables (when they were written by another version) and creates what is missing. Call inside a transaction. */
+  createSchema(dropFirst: boolean): void {
+    if (dropFirst) this.c.db.exec(DROP);
+    this.c.db.exec(SCHEMA);
+  }
+
+  maxRid(): number {
+    return this.c.sql.get<{ m: number | null }>(sql`SELECT max(rid) AS m FROM items`)?.m ?? 0;
+  }
+
+  itemCount(): number {
+    return this.c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM items`)!.n;
+  }
+
+  /** Whether any change to an indexed item waits (an_dirty, an_dirty_days). */
+  hasChanges(): boolean {
+    return this.c.sql.get(sql`SELECT 1 FROM an_dirty LIMIT 1`) !== undefined || this.c.sql.get(sql`SELECT 1 FROM an_dirty_days LIMIT 1`) !== undefined;
+  }
+
+  /** Changed items + 1000 per day to recount (the backlog's weight of the change logs). */
+  changeWeight(): number {
+    return this.c.sql.get<{ n: number }>(sql`SELECT (SELECT count(*) FROM an_dirty) + 1000 * (SELECT count(*) FROM an_dirty_days) AS n`)!.n;
+  }
+
+  /** The changed items, their logged counts (o_…) beside the current ones. */
+  dirtyItems(): DirtyRow[] {
+    return this.c.sql.all<DirtyRow>(
+      sql`SELECT d.rid AS rid, d.text AS o_text, d.lang AS o_lang, d.published_at AS o_pub, d.views AS o_views, d.likes AS o_likes,
+             d.comments AS o_comments, d.shares AS o_shares, d.saves AS o_saves, i.text AS text, i.lang AS lang, i.published_at AS pub,
+             i.views AS views, i.likes AS likes, i.comments AS comments, i.shares AS shares, i.saves AS saves
+           FROM an_dirty d JOIN items i ON i.rid = d.rid`,
+    );
+  }
+
+  clearDirtyItems(): void {
+    this.c.db.exec('DELETE FROM an_dirty');
+  }
+
+  /** The days to recount (UNDATED for undated items). */
+  dirtyDays(): number[] {
+    const { st, args } = this.c.sql.of(sql`SELECT day FROM an_dirty_days`);
+    return st.pluck().all(...args) as number[];
+  }
+
+  clearDirtyDays(): void {
+    this.c.db.exec('DELETE FROM an_dirty_days');
+  }
+
+  /** Forgets a day's label and volume counts (ff ≥ 0). */
+  clearDay(day: number): void {
+    this.c.sql.run(sql`DELETE FROM an_daily WHERE day = ${day} AND ff >= 0`);
+  }
+
+  /** The indexed items (rid ≤ watermark) published on one day (UNDATED: undated items). */
+  dayItems(day: number, watermark: number): IndexItemRow[] {
+    return (
+      day === UNDATED
+        ? this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at IS NULL AND i.rid <= ?`).raw(true).all(watermark)
+        : this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at >= ? AND i.published_at < ? AND i.rid <= ?`).raw(true).all(day * DAY_MS, (day + 1) * DAY_MS, watermark)
+    ) as IndexItemRow[];
+  }
+
+  /** Items with from < rid ≤ to, in rid order. */
+  itemsBetween(from: number, to: number): IndexItemRow[] {
+    return this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.rid > ? AND i.rid <= ? ORDER BY i.rid`).raw(true).all(from, to) as IndexItemRow[];
+  }
+
+  /** Empties the term totals and the term ids per item (rebuilt from the items). */
+  clearTerms(): void {
+    this.c.db.exec('DELETE FROM an_terms; DELETE FROM an_item_terms');
+  }
+
+  /** label_fields rows: ff ↔ (family, field). */
+  labelFields(): Array<{ ff: number; family: string; field: string }> {
+    return this.c.sql.all(sql`SELECT ff, family, field FROM label_fields`);
+  }
+
+  /** Adds to a term's totals (a new term is inserted); `sums` in SUM_COLUMNS order. Returns the term's row id. */
+  addTerm(field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>): number {
+    return this.c.st(UPSERT_TERM).pluck().get(field, term, docs, occ, first, last, ...sums) as number;
+  }
+
+  /** An item's term ids of one field (a blob, term-ids.ts encodeIds). */
+  putItemTerms(field: number, rid: number, ids: Buffer): void {
+    this.c.sql.run(sql`INSERT OR REPLACE INTO an_item_terms (field, rid, ids) VALUES (${field}, ${rid}, ${ids})`);
+  }
+
+  /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */
+  overridesBetween(lo: number, hi: number): Array<{ rid: number; family: string; field: string; value: string }> {
+    return this.c.sql.all(sql`SELECT item_rid AS rid, family, field, value FROM label_overrides WHERE item_rid BETWEEN ${lo} AND ${hi}`);
+  }
+
+  /** Adds n items to (ff, day, platform, kind, value). */
+  addDaily(ff: number, day: number, platform: string, kind: string, value: unknown, n: number): void {
+    this.c.sql.run(sql`INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (${ff}, ${day}, ${platform}, ${kind}, ${value}, ${n}) ON CONFLICT DO UPDATE SET n = n + excluded.n`);
+  }
+
+  /** The top `limit` terms of a field by a totals column (`count` = items, `occurrences`, first, last or a sum; unknown values last). */
+  topTerms(field: number, sort: string, dir: 'asc' | 'desc', limit: number): TermTotalsRow[] {
+    const col = sort === 'count' ? 'docs' : sort === 'occurrences' ? 'occ' : sort;
+    // items (docs) is never null: ordered by it alone, the top N is read straight off an_terms_docs
+    const order = col === 'docs' ? `docs ${dir === 'asc' ? 'ASC' : 'DESC'}, term` : `${col} IS NULL, ${col} ${dir === 'asc' ? 'ASC' : 'DESC'}, docs DESC, term`;
+    return this.c
+      .st(`SELECT term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms WHERE field = ? AND docs > 0 ORDER BY ${order} LIMIT ?`)
+      .all(field, limit) as TermTotalsRow[];
+  }
+
+  /** The plain filters the daily summary can answer: platforms, kinds, and dates on UTC day boundaries; else null. */
+  plainFilter(q: LibraryQuery): PlainFilter | null {
+    const { sort: _s, limit: _l, after: _a, platforms, kinds, since, until, ...rest } = parseQuery(q);
+    if (Object.values(rest).some((v) => v !== undefined && !(Array.isArray(v) && v.length === 0))) return null;
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (since !== undefined || until !== undefined) clauses.push(`day <> ${UNDATED}`);
+    for (const [v, end, op] of [[since, false, '>='], [until, true, '<']] as const) {
+      if (v === undefined) continue;
+      const t = timeBound(v, end);
+      if (t % DAY_MS !== 0) return null;
+      clauses.push(`day ${op} ?`);
+      params.push(t / DAY_MS);
+    }
+    if (platforms?.length) {
+      clauses.push(`platform IN (${platforms.map(() => '?').join(', ')})`);
+      params.push(...platforms);
+    }
+    if (kinds?.length) {
+      clauses.push(`kind IN (${kinds.map(() => '?').join(', ')})`);
+      params.push(...kinds);
+    }
+    return { clauses, params };
+  }
+
+  /** Dated items per (day, platform) — ff 0 — or per (day, definite value) of one label field, over a plain filter. */
+  dailyRows(p: PlainFilter, ff: number, by: 'platform' | 'label'): Array<{ d: number; k: string | number; c: number }> {
+    const where = ['ff = ?', `day <> ${UNDATED}`, ...p.clauses].join(' AND ');
+    if (by === 'platform') return this.c.st(`SELECT day AS d, platform AS k, sum(n) AS c FROM an_daily WHERE ${where} GROUP BY day, platform`).all(ff, ...p.params) as Array<{ d: number; k: string; c: number }>;
+    return this.c.st(`SELECT day AS d, value AS k, sum(n) AS c FROM an_daily WHERE ${where} AND value < x'' GROUP BY day, value`).all(ff, ...p.params) as Array<{ d: number; k: string | number; c: number }>;
+  }
+
+  /** A label field's value groups (value, typeof, items) over a plain filter. */
+  labelGroups(p: PlainFilter, ff: number): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> {
+    return this.c
+      .st(`SELECT value AS v, typeof(value) AS t, sum(n) AS c FROM an_daily WHERE ${['ff = ?', ...p.clauses].join(' AND ')} GROUP BY value`)
+      .all(ff, ...p.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;
+  }
+}

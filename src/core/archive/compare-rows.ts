@@ -1,0 +1,77 @@
+/**
+ * The rows comparisons (src/core/analysis/compare.ts) are computed from: one series' totals
+ * (items, engagement, the sums behind the engagement rates by views and by followers), its items
+ * per UTC day, its top posts, and for overperformance the dated posts with an author and each
+ * account's history in publication order. `q` is a parsed LibraryQuery (filters only).
+ */
+import type { PostBrief } from '../../shared/analysis';
+import type { LibraryQuery } from '../../shared/query';
+import { DAY_SQL } from '../analysis/buckets';
+import { engagementSql } from '../analysis/engagement-sql';
+import type { ArchiveCtx } from './context';
+import { buildWhere } from './sql-query';
+import { and } from './sql';
+
+const E = engagementSql('i');
+const FOLLOWERS = "json_extract(i.raw, '$.author.followers')";
+
+const BRIEF_COLS = `i.platform AS platform, i.kind AS kind, i.id AS id, i.published_at AS publishedAt,
+  coalesce(i.author_username, i.author_display_name, i.author_id) AS author, substr(i.text, 1, 280) AS text, i.url AS url, i.views AS views, ${E} AS engagement`;
+
+/** n items; e their engagement; ev / v engagement and views where views > 0; ef / f engagement and followers where followers > 0 */
+export interface SeriesTotals {
+  n: number;
+  e: number | null;
+  ev: number | null;
+  v: number | null;
+  ef: number | null;
+  f: number | null;
+}
+
+export function seriesTotals(c: ArchiveCtx, q: LibraryQuery): SeriesTotals {
+  const w = buildWhere(q);
+  return c
+    .st(
+      `SELECT count(*) AS n, sum(${E}) AS e,
+         sum(CASE WHEN i.views > 0 THEN ${E} END) AS ev, sum(CASE WHEN ${E} IS NOT NULL THEN nullif(i.views, 0) END) AS v,
+         sum(CASE WHEN ${FOLLOWERS} > 0 THEN ${E} END) AS ef, sum(CASE WHEN ${E} IS NOT NULL AND ${FOLLOWERS} > 0 THEN ${FOLLOWERS} END) AS f
+       FROM items i WHERE ${and(w.clauses)}`,
+    )
+    .get(...w.params) as SeriesTotals;
+}
+
+/** Dated items per UTC day number, in day order. */
+export function seriesDays(c: ArchiveCtx, q: LibraryQuery): Array<{ d: number; c: number }> {
+  const w = buildWhere(q);
+  return c.st(`SELECT ${DAY_SQL} AS d, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`).all(...w.params) as Array<{
+    d: number;
+    c: number;
+  }>;
+}
+
+/** The `top` posts of highest known engagement (ties: archive order). */
+export function topPosts(c: ArchiveCtx, q: LibraryQuery, top: number): PostBrief[] {
+  const w = buildWhere(q);
+  return c.st(`SELECT ${BRIEF_COLS} FROM items i WHERE ${and([...w.clauses, `${E} IS NOT NULL`])} ORDER BY ${E} DESC, i.rid LIMIT ?`).all(...w.params, top) as PostBrief[];
+}
+
+export type AuthoredPost = PostBrief & { rid: number; authorId: string | null; username: string | null };
+
+/** The dated posts with an author id or username. */
+export function authoredPosts(c: ArchiveCtx, q: LibraryQuery): AuthoredPost[] {
+  const w = buildWhere(q);
+  return c
+    .st(
+      `SELECT i.rid AS rid, i.author_id AS authorId, i.author_username AS username, ${BRIEF_COLS} FROM items i
+       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL', '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}`,
+    )
+    .all(...w.params) as AuthoredPost[];
+}
+
+const BY_ID = `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`;
+const BY_NAME = `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`;
+
+/** One account's dated posts (of one platform and record kind) in publication order, then archive order: rid and engagement. By author id, or by username (case-insensitive) among posts without one. */
+export function accountHistory(c: ArchiveCtx, authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
+  return (authorId !== null ? c.st(BY_ID).all(authorId, platform, kind) : c.st(BY_NAME).all(username, platform, kind)) as Array<{ rid: number; e: number | null }>;
+}

@@ -1,0 +1,51 @@
+/**
+ * The rows a network is built from (src/core/analysis/network-source.ts folds them into facts):
+ * a library query's items read down to what a network needs — text, likes, parent, three label
+ * values taken from the labels JSON by SQLite, the author only when asked, the analyst's
+ * overrides as a JSON array when there are any — and the authors of replies' parents
+ * (network-export.ts). Streamed on the archive's connection in archive order.
+ */
+import type { LibraryQuery } from '../../shared/query';
+import type { ArchiveCtx } from './context';
+import { buildWhere } from './sql-query';
+import { sql } from './sql';
+
+/** platform, kind, id, text, likes, parent id, sponsored.p, intent.label, sentiment.label, author id / username / display name, followers, overrides JSON */
+export type FactRow = [string, string, string, string | null, number | null, string | null, unknown, string | null, string | null, string | null, string | null, string | null, unknown, string | null];
+
+/** An archived item's author (the parent of a reply). */
+export interface ParentAuthorRow {
+  id: string;
+  author_id: string | null;
+  author_username: string | null;
+  author_display_name: string | null;
+}
+
+/** A label value of the stored labels JSON, as JSON.parse would give it: a number or text, else null (objects, arrays, booleans). */
+const labelValue = (path: string, types: string): string => `iif(json_type(i.labels, '${path}') IN (${types}), json_extract(i.labels, '${path}'), NULL)`;
+
+/** The fact rows of every item `q` (parsed) matches, in archive order; without `authors` the author columns are NULL (not read). */
+export function factRows(c: ArchiveCtx, q: LibraryQuery, authors: boolean): IterableIterator<FactRow> {
+  const w = buildWhere(q);
+  const hasOverrides = (c.sql.get<{ x: number }>(sql`SELECT EXISTS (SELECT 1 FROM label_overrides) AS x`)?.x ?? 0) === 1;
+  const ov = hasOverrides ? "(SELECT json_group_array(json_array(o.family, o.field, json(o.value))) FROM label_overrides o WHERE o.item_rid = i.rid)" : 'NULL';
+  const author = authors ? "i.author_id, i.author_username, i.author_display_name, json_extract(i.raw, '$.author.followers')" : 'NULL, NULL, NULL, NULL';
+  const text = `SELECT i.platform, i.kind, i.id, i.text, i.likes, i.parent_id,
+      ${labelValue('$.sponsored.p', "'integer', 'real', 'text'")}, ${labelValue('$.intent.label', "'text'")}, ${labelValue('$.sentiment.label', "'text'")},
+      ${author}, ${ov}
+    FROM items i ${w.clauses.length ? `WHERE ${w.clauses.join(' AND ')}` : ''} ORDER BY i.rid`;
+  return c.st(text).raw(true).iterate(...w.params) as IterableIterator<FactRow>;
+}
+
+/** Authors of archived items of one platform by id (any number of ids; read 500 at a time). */
+export function parentAuthors(c: ArchiveCtx, platform: string, ids: string[]): ParentAuthorRow[] {
+  const out: ParentAuthorRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = c
+      .st(`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ? AND id IN (${chunk.map(() => '?').join(',')})`)
+      .all(platform, ...chunk) as ParentAuthorRow[];
+    for (const r of rows) out.push(r);
+  }
+  return out;
+}
