@@ -10,7 +10,6 @@
 import { openArchive } from '../src/core/archive/index';
 import { exportAny, type AnyExportFormat } from '../src/core/export/formats';
 import { archivePath } from '../src/core/paths';
-import { analysisConnection } from '../src/core/archive/analysis-connection';
 
 async function main(): Promise<void> {
   const [dataDir, out, format, network, since, until] = process.argv.slice(2);
@@ -19,7 +18,7 @@ async function main(): Promise<void> {
   const q = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
   const u0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await exportAny(a.iterateExportRows(q), { format: format as AnyExportFormat, out, network: network && network !== '-' ? network : undefined, archiveDb: analysisConnection(a), query: q });
+  const r = await exportAny(a.iterateExportRows(q), { format: format as AnyExportFormat, out, network: network && network !== '-' ? network : undefined, archive: a, query: q });
   const ms = performance.now() - t0;
   const u = process.cpuUsage(u0);
   a.close();

@@ -13,7 +13,6 @@ import { checkOut } from './line-sink';
 /** the streams the command writes to (main.ts's Io) */
 type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
-import { analysisConnection } from '../core/archive/analysis-connection';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -58,7 +57,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           columns,
           network: o.network,
           pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
-          archiveDb: analysisConnection(archive),
+          archive,
           query: q,
           signal: abort.signal,
           total,

@@ -4,29 +4,24 @@
  * archive (`archiveParentLookup`); in a pseudonymised export those authors are pseudonymised too.
  */
 import type { ExportRow } from '../ports';
+import type { ParentAuthorRow } from '../archive/network-facts';
 import type { Pseudonymiser } from '../export/pseudonym';
 import { buildNetworkFromFacts, type NetworkKind, type NetworkStats, type ParentLookup } from './network';
 import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
 import { writeNetworkFile } from './network-xml';
 
-/** The few better-sqlite3 calls the lookup needs (the archive's own connection). */
-export interface LookupDb {
-  prepare(sql: string): { all(...params: unknown[]): unknown[] };
+/** Where the lookup reads authors: the archive (`Archive.parentAuthors`, network-facts.ts). */
+export interface ParentAuthorsSource {
+  parentAuthors(platform: string, ids: string[]): ParentAuthorRow[];
 }
 
 /** Authors of archived items by (platform, id), from the archive's extracted columns. */
-export function archiveParentLookup(db: LookupDb): ParentLookup {
+export function archiveParentLookup(archive: ParentAuthorsSource): ParentLookup {
   return (platform, ids) => {
     const out = new Map<string, RowAuthor>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = db
-        .prepare(`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ? AND id IN (${chunk.map(() => '?').join(',')})`)
-        .all(platform, ...chunk) as Array<{ id: string; author_id: string | null; author_username: string | null; author_display_name: string | null }>;
-      for (const r of rows) {
-        const key = userKey(platform, r.author_username, r.author_id);
-        if (key) out.set(r.id, { key, id: r.author_id, username: r.author_username, displayName: r.author_display_name, followers: null });
-      }
+    for (const r of archive.parentAuthors(platform, ids)) {
+      const key = userKey(platform, r.author_username, r.author_id);
+      if (key) out.set(r.id, { key, id: r.author_id, username: r.author_username, displayName: r.author_display_name, followers: null });
     }
     return out;
   };

@@ -8,12 +8,11 @@ import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
 import { Pseudonymiser } from '../export/pseudonym';
 import { buildNetworkFromFacts, type BuiltNetwork } from './network';
-import { archiveFacts, factsOptionsFor } from './network-source';
-import { archiveParentLookup, pseudonymousLookup } from './network-export';
-import { analysisConnection } from '../archive/analysis-connection';
+import { archiveFacts, factsOptionsFor, type FactsSource } from './network-source';
+import { archiveParentLookup, pseudonymousLookup, type ParentAuthorsSource } from './network-export';
 
 export interface NetworkMethodDeps {
-  archive: {
+  archive: FactsSource & ParentAuthorsSource & {
     iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
     exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
     count(q: MethodParsedInput<'network.build'>['query']): number;
@@ -35,8 +34,8 @@ export function networkMethods(deps: NetworkMethodDeps) {
     const key = JSON.stringify([query, i.network, i.pseudonymise, version()]);
     if (last?.key === key) return last.net;
     const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
-    const base = archiveParentLookup(analysisConnection(deps.archive));
-    const net = buildNetworkFromFacts(archiveFacts(analysisConnection(deps.archive), query, p, factsOptionsFor(i.network)), {
+    const base = archiveParentLookup(deps.archive);
+    const net = buildNetworkFromFacts(archiveFacts(deps.archive, query, p, factsOptionsFor(i.network)), {
       kind: i.network,
       keepItems: KEEP_ITEMS,
       lookupParents: p ? pseudonymousLookup(base, p) : base,

@@ -9,7 +9,6 @@ import { Pseudonymiser } from '../export/pseudonym';
 import { buildNetwork, buildNetworkFromFacts, NETWORK_KINDS } from './network';
 import { archiveParentLookup, pseudonymousLookup } from './network-export';
 import { archiveFacts, factsOptionsFor } from './network-source';
-import { testDb } from '../archive/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-netsrc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,15 +48,15 @@ describe('the archive facts source', () => {
   a.ingestItems(recs.map((record) => ({ platform: 'micro_net', kind: 'post', record })));
   a.overrideLabel({ platform: 'micro_net', kind: 'post', id: recs[3].id as string }, 'sponsored', 'p', 0.95);
   a.overrideLabel({ platform: 'micro_net', kind: 'post', id: recs[4].id as string }, 'intent', 'label', 'other');
-  const lookup = archiveParentLookup(testDb(a));
+  const lookup = archiveParentLookup(a);
 
   for (const kind of NETWORK_KINDS)
     it(`${kind}: the same network as from whole export rows (overrides, replies, a query filter)`, () => {
       for (const q of [{}, { author: 'bob' }]) {
         const fromRows = buildNetwork(a.iterateExportRows(q), { kind, lookupParents: lookup });
-        const fromFacts = buildNetworkFromFacts(archiveFacts(testDb(a), q, null, factsOptionsFor(kind)), { kind, lookupParents: lookup });
+        const fromFacts = buildNetworkFromFacts(archiveFacts(a, q, null, factsOptionsFor(kind)), { kind, lookupParents: lookup });
         // every column read (authors too) gives the same network
-        expect(dump(buildNetworkFromFacts(archiveFacts(testDb(a), q), { kind, lookupParents: lookup }).graph)).toEqual(dump(fromRows.graph));
+        expect(dump(buildNetworkFromFacts(archiveFacts(a, q), { kind, lookupParents: lookup }).graph)).toEqual(dump(fromRows.graph));
         expect(dump(fromFacts.graph)).toEqual(dump(fromRows.graph));
         expect(fromFacts.stats).toEqual(fromRows.stats);
         expect(fromFacts.graph.order).toBeGreaterThan(0);
@@ -69,7 +68,7 @@ describe('the archive facts source', () => {
     for (const kind of NETWORK_KINDS) {
       const rows = [...a.iterateExportRows({})].map((r) => p.row(r));
       const fromRows = buildNetwork(rows, { kind, lookupParents: pseudonymousLookup(lookup, p) });
-      const fromFacts = buildNetworkFromFacts(archiveFacts(testDb(a), {}, p, factsOptionsFor(kind)), { kind, lookupParents: pseudonymousLookup(lookup, p) });
+      const fromFacts = buildNetworkFromFacts(archiveFacts(a, {}, p, factsOptionsFor(kind)), { kind, lookupParents: pseudonymousLookup(lookup, p) });
       expect(dump(fromFacts.graph), kind).toEqual(dump(fromRows.graph));
       expect(JSON.stringify(dump(fromFacts.graph))).not.toMatch(/ann|bob|9100000000000000001/i);
     }

@@ -3,10 +3,10 @@
  * CSV / JSON / JSONL (`exportRows`), XLSX, Parquet, and the network files GEXF / GraphML; any of
  * them pseudonymised (docs/export.md).
  */
-import { archiveParentLookup, exportNetwork, pseudonymousLookup, type LookupDb } from '../analysis/network-export';
+import { archiveParentLookup, exportNetwork, pseudonymousLookup, type ParentAuthorsSource } from '../analysis/network-export';
 import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
 import type { LibraryQuery } from '../../shared/query';
-import { archiveFacts, factsOptionsFor, type FactsDb } from '../analysis/network-source';
+import { archiveFacts, factsOptionsFor, type FactsSource } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
 import { exportRows } from './index';
 import { exportParquet } from './parquet';
@@ -27,10 +27,10 @@ export interface AnyExportOptions {
   network?: string;
   /** replace identities by keyed hashes; the project's secret is read from (or created in) this data folder */
   pseudonymiseIn?: string | null;
-  /** the archive's connection: replies' parents outside the rows (the `mentions` network) */
-  archiveDb?: LookupDb & FactsDb;
+  /** the archive: replies' parents outside the rows (the `mentions` network) */
+  archive?: ParentAuthorsSource & FactsSource;
   /**
-   * GEXF / GraphML: the library query the rows come from. With it (and archiveDb) a network reads
+   * GEXF / GraphML: the library query the rows come from. With it (and archive) a network reads
    * only the columns it needs from the archive (network-source.ts), ~5× faster than whole rows.
    */
   query?: LibraryQuery;
@@ -102,9 +102,9 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
     }
     case 'gexf':
     case 'graphml': {
-      const base = o.archiveDb ? archiveParentLookup(o.archiveDb) : undefined;
+      const base = o.archive ? archiveParentLookup(o.archive) : undefined;
       const lookup = base && p ? pseudonymousLookup(base, p) : base;
-      const facts = o.query && o.archiveDb ? archiveFacts(o.archiveDb, o.query, p, factsOptionsFor(o.network!)) : undefined;
+      const facts = o.query && o.archive ? archiveFacts(o.archive, o.query, p, factsOptionsFor(o.network!)) : undefined;
       const r = await exportNetwork(facts ?? src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup, facts: facts !== undefined });
       const s = r.stats;
       const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';

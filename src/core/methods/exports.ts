@@ -13,7 +13,6 @@ import { CSV_COLUMNS } from '../export';
 import { exportAny, exportOptionsError } from '../export/formats';
 import type { ExportRow } from '../ports';
 import type { AppParts, Slice } from './parts';
-import { analysisConnection } from '../archive/analysis-connection';
 
 interface ExportJobState {
   job: ExportJob;
@@ -73,7 +72,7 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
         columns: i.columns,
         network: i.network,
         pseudonymiseIn: i.pseudonymise ? dataDir : null,
-        archiveDb: analysisConnection(archive),
+        archive,
         query: i.items ? undefined : query,
         signal: abort.signal,
         total,
