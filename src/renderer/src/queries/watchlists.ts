@@ -3,41 +3,29 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { MethodInput } from '../../../shared/contract';
 import { api } from '../lib/api';
 import { useUi } from '../stores/ui';
-import { invalidate } from './keys';
+import { invalidate, type Domain } from './keys';
 
 export function useWatchMutations() {
   const qc = useQueryClient();
+  /** a write's answer, once it has marked these domains stale */
+  const andRefresh = <T>(write: Promise<T>, ...domains: Domain[]): Promise<T> =>
+    write.andRefresh((v) => {
+      invalidate(qc, ...domains);
+      return v;
+    });
   return {
-    async create(input: MethodInput<'watchlists.create'>) {
-      const w = await api.call('watchlists.create', input);
-      invalidate(qc, 'watchlists');
-      return w;
-    },
-    async addWatch(input: MethodInput<'watchlists.addWatch'>) {
-      const w = await api.call('watchlists.addWatch', input);
-      invalidate(qc, 'watchlists');
-      return w;
-    },
+    create: (input: MethodInput<'watchlists.create'>) => andRefresh(api.call('watchlists.create', input), 'watchlists'),
+    addWatch: (input: MethodInput<'watchlists.addWatch'>) => andRefresh(api.call('watchlists.addWatch', input), 'watchlists'),
     /** what an import would add and its estimate (writes nothing) */
     planImport: (input: MethodInput<'watchlists.planImport'>) => api.call('watchlists.planImport', input),
-    async importAccounts(input: MethodInput<'watchlists.import'>) {
-      const r = await api.call('watchlists.import', input);
-      invalidate(qc, 'watchlists');
-      return r;
-    },
+    importAccounts: (input: MethodInput<'watchlists.import'>) => andRefresh(api.call('watchlists.import', input), 'watchlists'),
     // edits and removals change what the library's watchlist filters cover
-    async update(input: MethodInput<'watchlists.update'>) {
-      const w = await api.call('watchlists.update', input);
-      invalidate(qc, 'watchlists', 'library');
-      return w;
-    },
+    update: (input: MethodInput<'watchlists.update'>) => andRefresh(api.call('watchlists.update', input), 'watchlists', 'library'),
     async markSeen(id: string) {
-      await api.call('watchlists.markSeen', { id });
-      invalidate(qc, 'watchlists', 'library');
+      await andRefresh(api.call('watchlists.markSeen', { id }), 'watchlists', 'library');
     },
     async remove(id: string) {
-      await api.call('watchlists.remove', { id });
-      invalidate(qc, 'watchlists', 'library');
+      await andRefresh(api.call('watchlists.remove', { id }), 'watchlists', 'library');
     },
     /** the estimate of a run now (free) */
     estimate: (id: string) => api.call('watchlists.estimate', { id }),
