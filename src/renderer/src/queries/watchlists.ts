@@ -9,7 +9,7 @@ export function useWatchMutations() {
   const qc = useQueryClient();
   /** a write's answer, once it has marked these domains stale */
   const andRefresh = <T>(write: Promise<T>, ...domains: Domain[]): Promise<T> =>
-    write.andRefresh((v) => {
+    write.then((v) => {
       invalidate(qc, ...domains);
       return v;
     });
