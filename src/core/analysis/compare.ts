@@ -1,11 +1,12 @@
 /**
  * Comparisons (docs/analysis.md "Comparisons"): two to eight library queries side by side —
  * volume over time, engagement, engagement rate by views and by followers, share of voice,
- * label shares and top posts — and per-account overperformance.
+ * label shares and top posts — and per-account overperformance. The rows come from the archive
+ * (compare-rows.ts: `Archive.seriesTotals`, `seriesDays`, `topPosts`, `authoredPosts`, `accountHistory`).
  */
 import type { Archive } from '../archive';
-import type { Db } from '../archive/db';
-import { buildWhere, parseQuery } from '../archive/sql-query';
+import type { AuthoredPost } from '../archive/compare-rows';
+import { parseQuery } from '../archive/sql-query';
 import {
   compareInputSchema,
   overperformanceInputSchema,
@@ -19,23 +20,14 @@ import {
   type PostBrief,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
-import { bucketOf, DAY_SQL } from './buckets';
-import { engagementSql } from './engagement-sql';
+import { bucketOf } from './buckets';
 import { baseQuery } from './frequency';
-import { analysisConnection } from '../archive/analysis-connection';
-
-const E = engagementSql('i');
-const FOLLOWERS = "json_extract(i.raw, '$.author.followers')";
-const and = (c: string[]): string => (c.length ? c.join(' AND ') : '1');
 
 /** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
 const LABEL_FIELDS: Array<[string, string]> = [
   ['sentiment', 'label'],
   ['intent', 'label'],
 ];
-
-const BRIEF_COLS = `i.platform AS platform, i.kind AS kind, i.id AS id, i.published_at AS publishedAt,
-  coalesce(i.author_username, i.author_display_name, i.author_id) AS author, substr(i.text, 1, 280) AS text, i.url AS url, i.views AS views, ${E} AS engagement`;
 
 function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
   const out: LabelShareRow[] = [];
@@ -56,19 +48,8 @@ function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
 
 function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: Comparison['bucket'], top: number): Omit<CompareSeries, 'shareOfVoice' | 'engagementShare'> {
   const q = baseQuery(parseQuery(query));
-  const w = buildWhere(q);
-  const db = analysisConnection(archive);
-  const agg = db
-    .prepare(
-      `SELECT count(*) AS n, sum(${E}) AS e,
-         sum(CASE WHEN i.views > 0 THEN ${E} END) AS ev, sum(CASE WHEN ${E} IS NOT NULL THEN nullif(i.views, 0) END) AS v,
-         sum(CASE WHEN ${FOLLOWERS} > 0 THEN ${E} END) AS ef, sum(CASE WHEN ${E} IS NOT NULL AND ${FOLLOWERS} > 0 THEN ${FOLLOWERS} END) AS f
-       FROM items i WHERE ${and(w.clauses)}`,
-    )
-    .get(...w.params) as { n: number; e: number | null; ev: number | null; v: number | null; ef: number | null; f: number | null };
-  const days = db
-    .prepare(`SELECT ${DAY_SQL} AS d, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`)
-    .all(...w.params) as Array<{ d: number; c: number }>;
+  const agg = archive.seriesTotals(q);
+  const days = archive.seriesDays(q);
   const volume: CompareSeries['volume'] = [];
   for (const r of days) {
     const b = bucketOf(r.d, bucket, q);
@@ -76,10 +57,7 @@ function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: 
     if (last && last.bucket === b.label) last.value += r.c;
     else volume.push({ bucket: b.label, value: r.c, query: b.query });
   }
-  const topPosts =
-    top > 0
-      ? (db.prepare(`SELECT ${BRIEF_COLS} FROM items i WHERE ${and([...w.clauses, `${E} IS NOT NULL`])} ORDER BY ${E} DESC, i.rid LIMIT ?`).all(...w.params, top) as PostBrief[])
-      : [];
+  const topPosts = top > 0 ? archive.topPosts(q, top) : [];
   return {
     name,
     query: q,
@@ -128,7 +106,7 @@ function removeSorted(a: number[], v: number): void {
   a.splice(lowerBound(a, v), 1);
 }
 
-type Post = PostBrief & { rid: number; authorId: string | null; username: string | null };
+type Post = AuthoredPost;
 
 /**
  * Per post: its engagement ÷ the median engagement of the same account's previous `baseline`
@@ -138,31 +116,18 @@ type Post = PostBrief & { rid: number; authorId: string | null; username: string
  */
 export function overperformance(archive: Archive, input: OverperformanceInput): Overperformance {
   const i = overperformanceInputSchema.parse(input);
-  const db: Db = analysisConnection(archive);
   const q = baseQuery(parseQuery(i.query));
-  const w = buildWhere(q);
-  const targets = db
-    .prepare(
-      `SELECT i.rid AS rid, i.author_id AS authorId, i.author_username AS username, ${BRIEF_COLS} FROM items i
-       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL', '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}`,
-    )
-    .all(...w.params) as Post[];
+  const targets = archive.authoredPosts(q);
   const accounts = new Map<string, Post[]>();
   for (const t of targets) {
     const key = `${t.platform}\u0000${t.kind}\u0000${t.authorId ?? '@' + (t.username ?? '').toLowerCase()}`;
     (accounts.get(key) ?? accounts.set(key, []).get(key)!).push(t);
   }
-  const byId = db.prepare(
-    `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
-  );
-  const byName = db.prepare(
-    `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
-  );
   const rows: OverperformanceRow[] = [];
   let unscored = 0;
   for (const [key, posts] of accounts) {
     const p0 = posts[0];
-    const history = (p0.authorId !== null ? byId.all(p0.authorId, p0.platform, p0.kind) : byName.all(p0.username, p0.platform, p0.kind)) as Array<{ rid: number; e: number | null }>;
+    const history = archive.accountHistory(p0.authorId, p0.username, p0.platform, p0.kind);
     const want = new Map(posts.map((p) => [p.rid, p]));
     const window: number[] = [];
     const sorted: number[] = [];

@@ -2,11 +2,11 @@
  * Frequency tables over any library query (docs/analysis.md "Frequency tables"): per term the
  * items containing it, its occurrences, share, first/last publication and engagement sums, and
  * the library query for exactly those items. Counted from the matching items, or, for the whole
- * archive, read from the totals the analysis index keeps (term-index.ts).
+ * archive, read from the totals the analysis index keeps (term-index.ts). The rows come from the
+ * archive (term-counts.ts: `Archive.termItems`, `authorCounts`).
  */
 import type { Archive } from '../archive';
-import type { Db } from '../archive/db';
-import { buildWhere, parseQuery } from '../archive/sql-query';
+import { parseQuery } from '../archive/sql-query';
 import {
   engagementOf,
   frequencyInputSchema,
@@ -17,9 +17,8 @@ import {
   type FrequencyTable,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
-import { engagementSql, SUM_COLUMNS } from './engagement-sql';
+import { SUM_COLUMNS } from './engagement-sql';
 import { extractTerms, type TermField } from './terms';
-import { analysisConnection } from '../archive/analysis-connection';
 
 /** Running totals of one term. */
 export interface TermAcc {
@@ -55,16 +54,11 @@ export function baseQuery(q: LibraryQuery): LibraryQuery {
   return rest;
 }
 
-type ItemTuple = [string, string | null, number | null, number | null, number | null, number | null, number | null, number | null];
-
 /** Counts one text field over the items a query matches. */
-export function countTerms(db: Db, q: LibraryQuery, field: TermField): Map<string, TermAcc> {
-  const w = buildWhere(parseQuery(q));
-  const sql = `SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
-    WHERE ${[...w.clauses, 'i.text IS NOT NULL'].join(' AND ')}`;
+export function countTerms(archive: Archive, q: LibraryQuery, field: TermField): Map<string, TermAcc> {
   const acc = new Map<string, TermAcc>();
   const perItem = new Map<string, number>();
-  for (const r of db.prepare(sql).raw(true).iterate(...w.params) as IterableIterator<ItemTuple>) {
+  for (const r of archive.termItems(parseQuery(q))) {
     const terms = extractTerms(r[0], r[1], [field])[field];
     if (terms.length === 0) continue;
     perItem.clear();
@@ -132,18 +126,8 @@ function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Arra
 }
 
 /** Authors: one row per (platform, author id — or username when the network gives no id). */
-function authorTable(db: Db, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number): FrequencyTable {
-  const w = buildWhere(parseQuery(q));
-  const rows = db
-    .prepare(
-      `SELECT i.platform AS platform, max(i.author_id) AS author_id, max(i.author_username) AS username, max(i.author_display_name) AS display_name,
-         count(*) AS n, min(i.published_at) AS first, max(i.published_at) AS last,
-         sum(i.views) AS views, sum(i.likes) AS likes, sum(i.comments) AS comments, sum(i.shares) AS shares, sum(i.saves) AS saves,
-         sum(${engagementSql('i')}) AS engagement
-       FROM items i WHERE ${[...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'].join(' AND ')}
-       GROUP BY i.platform, coalesce(i.author_id, '@' || lower(i.author_username))`,
-    )
-    .all(...w.params) as Array<{ platform: string; author_id: string | null; username: string | null; display_name: string | null; n: number; first: number | null; last: number | null } & Record<string, number | null>>;
+function authorTable(archive: Archive, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number): FrequencyTable {
+  const rows = archive.authorCounts(parseQuery(q));
   const entries: Array<[string, TermAcc, (typeof rows)[number]]> = rows.map((r) => [
     `${r.platform}\u0000${r.author_id ?? r.username}`,
     { count: r.n, occ: r.n, first: r.first, last: r.last, sums: SUM_COLUMNS.map((c) => r[c] ?? null) },
@@ -187,12 +171,12 @@ export function frequencyTable(archive: Archive, input: FrequencyInput, source?:
   const i = frequencyInputSchema.parse(input);
   const q = parseQuery(i.query);
   const items = archive.count(baseQuery(q));
-  if (i.field === 'authors') return authorTable(analysisConnection(archive), q, items, i.sort, i.dir, i.limit);
+  if (i.field === 'authors') return authorTable(archive, q, items, i.sort, i.dir, i.limit);
   const field = i.field as Exclude<FrequencyField, 'authors'>;
   const totals = Object.keys(baseQuery(q)).length === 0 ? (source?.totals(field, i.sort, i.dir, i.limit) ?? null) : null;
   if (totals) return { field, items, distinct: totals.distinct, basis: 'totals', rows: termRows(field, q, items, totals.ranked) };
   const ids = source?.counted?.(baseQuery(q), field, i.sort, i.dir, i.limit) ?? null;
   if (ids) return { field, items, distinct: ids.distinct, basis: 'index', rows: termRows(field, q, items, ids.ranked) };
-  const acc = countTerms(analysisConnection(archive), q, field);
+  const acc = countTerms(archive, q, field);
   return { field, items, distinct: acc.size, basis: 'items', rows: termRows(field, q, items, rankTerms(acc, i.sort, i.dir, i.limit)) };
 }
