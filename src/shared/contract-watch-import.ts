@@ -5,6 +5,7 @@
  * src/core/watch/import.ts (docs/watchlists.md "Importing accounts").
  */
 import { z } from 'zod';
+import type { WalkEstimate } from './contract-calls';
 
 export const watchImportInputSchema = z.object({
   /** the pasted list or the file's text: one account per line, or a CSV with a handle / username / url column */
@@ -46,13 +47,7 @@ export interface WatchImportDuplicate {
 }
 
 /** The contract's WalkEstimate fields, plus what the import adds. */
-export interface WatchImportEstimate {
-  creditsMin: number;
-  creditsMax: number;
-  requests: number;
-  etaMs: number;
-  balance: number | null;
-  needsConfirmation: boolean;
+export interface WatchImportEstimate extends WalkEstimate {
   /** why it needs a look before running (budget, threshold, balance), null when nothing stands out */
   reason: string | null;
   /** pages each new watch reads on its first run, and why */
