@@ -1,8 +1,10 @@
 /**
  * The archive's private connection and what every table family shares: the statement cache, the
  * storage-error guard, the clock and the caches. The family modules (items.ts, labels.ts,
- * ledger.ts, walks.ts, library.ts, aggregates.ts, annotations.ts, export-rows.ts, watchlists.ts)
- * are free functions over one `ArchiveCtx`; `Archive` (archive.ts) is the facade that holds it.
+ * ledger.ts, walks.ts, library.ts, aggregates.ts, annotations.ts, export-rows.ts, watchlists.ts,
+ * and the analysis layer's chart-rows.ts, term-counts.ts, compare-rows.ts, network-facts.ts,
+ * analysis-index.ts) are free functions over one `ArchiveCtx`; `Archive` (archive.ts) is the
+ * facade that holds it.
  * Nothing outside src/core/archive reaches the connection (tests: testing.ts).
  */
 import type { Statement } from 'better-sqlite3';
