@@ -17,6 +17,7 @@ import { csvRecord } from './cells';
 import { csvRenderer, resolveColumns } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
+import { abortError } from './abort';
 
 export { CSV_COLUMNS, flattenForCsv, LABEL_FIELDS, POST_LABEL_FIELDS, COMMENT_LABEL_FIELDS, extraOf } from './columns';
 export { neutraliseCell, unneutraliseCell, formatNumber, csvRecord } from './cells';
@@ -105,14 +106,6 @@ const WIRE_BATCH_CHARS = 1 << 20;
 const IN_FLIGHT_PER_WORKER = 4;
 /** batches this thread may render ahead of a worker answer it still waits for */
 const MAX_LOCAL_AHEAD = 4;
-
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('export cancelled');
-  e.name = 'AbortError';
-  return e;
-}
 
 /** Stream writer with backpressure and error capture. */
 class ChunkWriter {

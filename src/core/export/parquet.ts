@@ -24,6 +24,7 @@ import type { ExportRow } from '../ports';
 import { defaultThreads, ExportPool, WORKER_LIMITS } from './csv-pool';
 import { encodeGroup, GroupEncoder, parquetLayout, placeGroup, PARQUET_OPTIONS, type EncodedGroup } from './parquet-group';
 import { fromWire, toWire, type WireRow } from './wire';
+import { abortError } from './abort';
 
 export { parquetType, type ParquetColumnType } from './parquet-group';
 
@@ -140,14 +141,6 @@ function fileWriter(fh: FileHandle): ByteWriter & { flush(): Promise<void>; fini
   w.flush = drain;
   w.finish = drain;
   return w;
-}
-
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('export cancelled');
-  e.name = 'AbortError';
-  return e;
 }
 
 interface Slot {

@@ -26,6 +26,7 @@ import { xmlSafe } from '../analysis/network-xml';
 import type { ExportRow } from '../ports';
 import { formatNumber } from './cells';
 import { resolveColumns, valuesRenderer } from './columns';
+import { abortError } from './abort';
 
 export const XLSX_MAX_DATA_ROWS = 1_048_575;
 export const XLSX_MAX_CELL_CHARS = 32_767;
@@ -66,14 +67,6 @@ const NEEDS_ESC = /[&<>\r]/;
 /** 1970-01-01 as an Excel serial day (1900 date system) */
 const EPOCH_SERIAL = 25_569;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
-
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof Error) return r;
-  const e = new Error('export cancelled');
-  e.name = 'AbortError';
-  return e;
-}
 
 /** Internals of exceljs 4.4's streaming writer this module relies on (checked at start). */
 interface SheetInternals {
