@@ -5,6 +5,7 @@
  */
 import { archiveParentLookup, exportNetwork, pseudonymousLookup, type ParentAuthorsSource } from '../analysis/network-export';
 import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
+import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../shared/contract-library';
 import type { LibraryQuery } from '../../shared/query';
 import { archiveFacts, factsOptionsFor, type FactsSource } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
@@ -13,8 +14,9 @@ import { exportParquet } from './parquet';
 import { Pseudonymiser } from './pseudonym';
 import { exportXlsx } from './xlsx';
 
-export const EXPORT_FORMATS = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
-export type AnyExportFormat = (typeof EXPORT_FORMATS)[number];
+/** The contract's list (one list for every door). */
+export const EXPORT_FORMATS = EXPORT_FORMAT_NAMES;
+export type AnyExportFormat = ExportFormatName;
 
 export interface AnyExportOptions {
   format: AnyExportFormat;
