@@ -5,6 +5,7 @@
  */
 import type { Page, Request } from '@playwright/test';
 import { test, expect } from './fixtures';
+import { searchWalk } from './page-helpers';
 
 /** the library.query requests the page sends from now on, with their inputs */
 function queries(page: Page): Array<Record<string, unknown>> {
@@ -58,14 +59,7 @@ test('a label condition text value commits after typing too', async ({ page }) =
 
 test('the search box explains its syntax; a malformed query is explained and not sent; OR finds either word', async ({ page }) => {
   // something in the library to search: one search walk in the sandbox
-  await page.getByTestId('nav-search').click();
-  await page.getByTestId('search-query').fill('running shoes');
-  await expect(page.getByTestId('search-submit-price')).toContainText('credit');
-  await page.getByTestId('search-submit').click();
-  const dialog = page.getByTestId('confirm-dialog');
-  await expect(dialog.or(page.getByTestId('walk-status')).first()).toBeVisible({ timeout: 30_000 });
-  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
-  await expect(page.getByTestId('walk-status')).not.toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+  await searchWalk(page, 'running shoes');
 
   await page.getByTestId('nav-library').click();
   const box = page.getByTestId('library-text');

@@ -35,3 +35,15 @@ export async function axeClean(page: Page, where: string): Promise<void> {
   });
   expect(bad, `axe-core on ${where}`).toEqual([]);
 }
+
+/** A Search walk of one page from the Search view: priced, approved when asked, waited for until it stops running. */
+export async function searchWalk(page: Page, query: string): Promise<void> {
+  await page.getByTestId('nav-search').click();
+  await page.getByTestId('search-query').fill(query);
+  await expect(page.getByTestId('search-submit-price')).toContainText('credit');
+  await page.getByTestId('search-submit').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog.or(page.getByTestId('walk-status')).first()).toBeVisible({ timeout: 30_000 });
+  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
+  await expect(page.getByTestId('walk-status')).not.toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+}

@@ -5,16 +5,10 @@
  */
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures';
+import { searchWalk } from './page-helpers';
 
 async function search(page: Page, query: string): Promise<void> {
-  await page.getByTestId('nav-search').click();
-  await page.getByTestId('search-query').fill(query);
-  await expect(page.getByTestId('search-submit-price')).toContainText('credit');
-  await page.getByTestId('search-submit').click();
-  const dialog = page.getByTestId('confirm-dialog');
-  await expect(dialog.or(page.getByTestId('walk-status')).first()).toBeVisible({ timeout: 30_000 });
-  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
-  await expect(page.getByTestId('walk-status')).not.toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+  await searchWalk(page, query);
   await expect(page.getByTestId('result-row').first()).toBeVisible();
 }
 
