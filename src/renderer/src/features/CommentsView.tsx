@@ -2,7 +2,7 @@
  * Comments: a post URL → that network's comments endpoint, walked into a threaded table with
  * comment label chips and facets, a sentiment-over-time chart, and (forum) switch receipts.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { SwitchReceipt } from '../../../shared/api-types';
@@ -11,7 +11,7 @@ import { effectiveLabels, isObj, publishedAt, str } from '../lib/records';
 import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
-import { useUi } from '../stores/ui';
+import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, Field, LinkOut, Skeleton, SpendButton } from '../components/cells';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
 import { NetworkEndpointPicker, useDefaultPlatform } from '../components/NetworkPicker';
@@ -48,8 +48,6 @@ function platformFromUrl(url: string, platforms: string[]): string | null {
 export function CommentsView() {
   const cat = useCatalogue();
   const s = useComments();
-  const handoff = useUi((u) => u.handoff.commentsUrl);
-  const setHandoff = useUi((u) => u.setHandoff);
   const all = useMemo(() => commentEndpoints(cat.data), [cat.data]);
   const platforms = useMemo(() => platformsOf(all), [all]);
   const eps = useMemo(() => all.filter((e) => e.platform === s.platform), [all, s.platform]);
@@ -61,13 +59,11 @@ export function CommentsView() {
   const [err, setErr] = useState<unknown>(null);
 
   useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform, endpoint: '' }));
-  useEffect(() => {
-    if (!handoff) return;
+  useTakeHandoff('commentsUrl', (handoff) => {
     const p = platforms.includes(handoff.platform) ? handoff.platform : s.platform;
     const first = commentEndpoints(cat.data, p)[0];
     s.set({ platform: p, endpoint: first ? endpointPath(first) : '', values: { [first ? identityParam(first) : 'url']: handoff.url } });
-    setHandoff({});
-  }, [handoff, platforms, cat.data, s, setHandoff]);
+  });
 
   const params = cleanParams(s.values);
   const problems = ep ? validateParams(ep, params) : ['choose an endpoint'];

@@ -1,5 +1,5 @@
 /** Explorer: every catalogue endpoint by network, a generated form, the price, quote (free), call, save, watch. */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import type { CatalogueEndpoint } from '../../../shared/api-types';
 import type { Quote, Target } from '../../../shared/contract';
@@ -8,7 +8,7 @@ import { errorText } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
-import { useUi } from '../stores/ui';
+import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, ErrorText, Skeleton, SpendButton } from '../components/cells';
 import { ParamForm } from '../components/ParamForm';
 import { WatchButton } from './WatchButton';
@@ -26,8 +26,6 @@ const keyOf = (e: CatalogueEndpoint) => `${e.platform} ${endpointPath(e)}`;
 export function ExplorerView() {
   const cat = useCatalogue();
   const s = useExplorer();
-  const handoff = useUi((u) => u.handoff.explorer);
-  const setHandoff = useUi((u) => u.setHandoff);
   const eps = useMemo(() => usable(cat.data), [cat.data]);
   const groups = useMemo(() => {
     const words = s.filter.toLowerCase().split(/\s+/).filter(Boolean);
@@ -40,12 +38,7 @@ export function ExplorerView() {
     return [...m.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([p, list]) => [p, list.sort((a, b) => a.order - b.order)] as const);
   }, [eps, s.filter]);
   const ep = eps.find((e) => keyOf(e) === s.key) ?? null;
-  useEffect(() => {
-    if (handoff) {
-      s.set({ key: `${handoff.platform} ${handoff.endpoint}`, values: handoff.params });
-      setHandoff({});
-    }
-  }, [handoff, s, setHandoff]);
+  useTakeHandoff('explorer', (handoff) => s.set({ key: `${handoff.platform} ${handoff.endpoint}`, values: handoff.params }));
 
   const params = cleanParams(s.values);
   const problems = ep ? validateParams(ep, params) : [];

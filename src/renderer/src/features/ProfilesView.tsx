@@ -1,5 +1,5 @@
 /** Profiles: look up a profile (one call, priced), walk its feeds, charts, "Fetch newer" (incremental), "Watch this". */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
@@ -9,6 +9,7 @@ import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
+import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, Field, LinkOut, Num, Skeleton, SpendButton, When } from '../components/cells';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
 import { EndpointSelect, NetworkSelect, useDefaultPlatform } from '../components/NetworkPicker';
@@ -44,8 +45,6 @@ function profileRecord(env: CallResult | null): Rec | null {
 export function ProfilesView() {
   const cat = useCatalogue();
   const s = useProfile();
-  const handoff = useUi((u) => u.handoff.profile);
-  const setHandoff = useUi((u) => u.setHandoff);
   const platforms = useMemo(() => platformsOf(usable(cat.data).filter((e) => profileEndpoint(cat.data, e.platform))), [cat.data]);
   const pep = s.platform ? profileEndpoint(cat.data, s.platform) : null;
   const feeds = useMemo(() => (s.platform ? feedEndpoints(cat.data, s.platform) : []), [cat.data, s.platform]);
@@ -57,12 +56,7 @@ export function ProfilesView() {
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<unknown>(null);
 
-  useEffect(() => {
-    if (handoff) {
-      s.set({ platform: handoff.platform, handle: handoff.handle.replace(/^@/, ''), profile: null, walkId: null, source: null });
-      setHandoff({});
-    }
-  }, [handoff, s, setHandoff]);
+  useTakeHandoff('profile', (handoff) => s.set({ platform: handoff.platform, handle: handoff.handle.replace(/^@/, ''), profile: null, walkId: null, source: null }));
   useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform }));
 
   const handle = s.handle.trim().replace(/^@/, '');

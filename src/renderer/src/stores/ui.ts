@@ -61,7 +61,7 @@ export interface Toast {
 
 let toastSeq = 0;
 
-interface UiState {
+export interface UiState {
   view: ViewId;
   setView: (v: ViewId) => void;
   drawer: ItemRefInput | null;
