@@ -233,16 +233,18 @@ export class AnalysisIndex {
   /** Upserts the terms' totals; returns each key's row id. */
   private writeTerms(acc: Map<string, TermAcc>, deltaOnly: boolean): Map<string, number> {
     const ids = new Map<string, number>();
+    const up = this.t.termWriter();
     for (const [key, a] of acc) {
       const sep = key.indexOf('\u0000');
-      ids.set(key, this.t.addTerm(Number(key.slice(0, sep)), key.slice(sep + 1), deltaOnly ? 0 : a.count, deltaOnly ? 0 : a.occ, deltaOnly ? null : a.first, deltaOnly ? null : a.last, a.sums));
+      ids.set(key, up(Number(key.slice(0, sep)), key.slice(sep + 1), deltaOnly ? 0 : a.count, deltaOnly ? 0 : a.occ, deltaOnly ? null : a.first, deltaOnly ? null : a.last, a.sums));
     }
     return ids;
   }
 
   /** Each new item's term ids per field (term-ids.ts reads them to count a query's items). */
   private writeItemTerms(perItem: ItemTerms[], ids: Map<string, number>): void {
-    for (const [field, rid, keys] of perItem) this.t.putItemTerms(field, rid, encodeIds(keys.map((k) => ids.get(k)!)));
+    const put = this.t.itemTermsWriter();
+    for (const [field, rid, keys] of perItem) put(field, rid, encodeIds(keys.map((k) => ids.get(k)!)));
   }
 
   private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {
@@ -272,7 +274,8 @@ export class AnalysisIndex {
   }
 
   private writeDaily(rows: Map<string, [number, number, string, string, LabelScalar, number]>): void {
-    for (const r of rows.values()) this.t.addDaily(...r);
+    const up = this.t.dailyWriter();
+    for (const r of rows.values()) up(...r);
   }
 
   // ───────── reading ─────────

@@ -189,14 +189,19 @@ export class AnalysisTables {
     return this.c.sql.all(sql`SELECT ff, family, field FROM label_fields`);
   }
 
-  /** Adds to a term's totals (a new term is inserted); `sums` in SUM_COLUMNS order. Returns the term's row id. */
-  addTerm(field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>): number {
-    return this.c.st(UPSERT_TERM).pluck().get(field, term, docs, occ, first, last, ...sums) as number;
+  /**
+   * A writer of term totals: adds to a term's totals (a new term is inserted; `sums` in
+   * SUM_COLUMNS order) and returns its row id. One statement for all the rows it writes.
+   */
+  termWriter(): (field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>) => number {
+    const st = this.c.st(UPSERT_TERM).pluck();
+    return (field, term, docs, occ, first, last, sums) => st.get(field, term, docs, occ, first, last, ...sums) as number;
   }
 
-  /** An item's term ids of one field (a blob, term-ids.ts encodeIds). */
-  putItemTerms(field: number, rid: number, ids: Buffer): void {
-    this.c.sql.run(sql`INSERT OR REPLACE INTO an_item_terms (field, rid, ids) VALUES (${field}, ${rid}, ${ids})`);
+  /** A writer of items' term ids of one field (a blob, term-ids.ts encodeIds). */
+  itemTermsWriter(): (field: number, rid: number, ids: Buffer) => void {
+    const st = this.c.st('INSERT OR REPLACE INTO an_item_terms (field, rid, ids) VALUES (?, ?, ?)');
+    return (field, rid, ids) => void st.run(field, rid, ids);
   }
 
   /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */
@@ -204,9 +209,10 @@ export class AnalysisTables {
     return this.c.sql.all(sql`SELECT item_rid AS rid, family, field, value FROM label_overrides WHERE item_rid BETWEEN ${lo} AND ${hi}`);
   }
 
-  /** Adds n items to (ff, day, platform, kind, value). */
-  addDaily(ff: number, day: number, platform: string, kind: string, value: unknown, n: number): void {
-    this.c.sql.run(sql`INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (${ff}, ${day}, ${platform}, ${kind}, ${value}, ${n}) ON CONFLICT DO UPDATE SET n = n + excluded.n`);
+  /** A writer of daily counts: adds n items to (ff, day, platform, kind, value). */
+  dailyWriter(): (ff: number, day: number, platform: string, kind: string, value: unknown, n: number) => void {
+    const st = this.c.st('INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n');
+    return (ff, day, platform, kind, value, n) => void st.run(ff, day, platform, kind, value, n);
   }
 
   /** The top `limit` terms of a field by a totals column (`count` = items, `occurrences`, first, last or a sum; unknown values last). */
