@@ -25,7 +25,11 @@ describe('renderer sources', () => {
 
   it('the Library asks through the in-app dialog: save set, tag all, tag, untag, note, override', () => {
     const lib = code(join(SRC, 'features', 'LibraryView.tsx'));
-    expect(lib.match(/\.askText\(|\.askLabel\(/g)?.length).toBe(6);
+    // each action's dialog: asked directly, or through withTag (Tag and Untag share its askText)
+    const asks = [...lib.matchAll(/(?:\.askText\(|\.askLabel\(|withTag\()\{ ?title: [`']([^`'\n]*)/g)].map((m) => m[1]);
+    for (const title of ['Save result set', 'Tag all ${', 'Tag ${n}', 'Remove a tag from', 'Note on', 'Override a label on'])
+      expect(asks.some((t) => t.startsWith(title)), title).toBe(true);
+    expect(lib).toMatch(/const withTag = [^\n]*\n\s*const tag = await useUi\.getState\(\)\.askText\(/);
   });
 });
 
