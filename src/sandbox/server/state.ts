@@ -5,13 +5,17 @@
 import type { Pagination } from '../../shared/api-types';
 import type { ChargeRecord } from './types';
 
-export interface CachedAnswer {
+/** A page kept for a while: what the cache and fit=goal's recall both store. */
+interface StoredPage {
   storedAt: number;
   ttlMs: number;
   data: Record<string, unknown>;
   pagination?: Pagination;
   unavailable: string[];
   warnings: string[];
+}
+
+export interface CachedAnswer extends StoredPage {
   /** Accounts that paid for (or were given by a free call) this exact call. */
   owners: Set<string>;
 }
@@ -33,15 +37,9 @@ export class ResponseCache {
 }
 
 /** A full page stored for fit=goal's `data.held_back.recall_id` (re-read free, within the cache window). */
-export interface RecallEntry {
+export interface RecallEntry extends StoredPage {
   platform: string;
   path: string;
-  storedAt: number;
-  ttlMs: number;
-  data: Record<string, unknown>;
-  pagination?: Pagination;
-  unavailable: string[];
-  warnings: string[];
   /** Accounts that received this recall id (the caller, and accounts given the answer from cache). */
   owners: Set<string>;
 }
