@@ -216,6 +216,9 @@ export interface PageItem {
   id: string;
 }
 
+/** How many of a watch's most recently seen items the run's order reads (heldSpans). */
+const HELD_SPAN_ITEMS = 200;
+
 export class WatchStore {
   constructor(private readonly c: ArchiveCtx) {}
 
@@ -341,25 +344,38 @@ export class WatchStore {
     ).n;
   }
   /**
-   * What each watch of a list holds, for the run's order (watch/order.ts): its dated items (pinned
-   * posts apart: they sit out of date order), their oldest and newest publication times, and the
-   * items its pages have carried per page.
+   * What each watch of a list holds recently, for the run's order (watch/order.ts): among the
+   * items it saw last (at most HELD_SPAN_ITEMS, by the watch_items_seen index, so the cost stays
+   * bounded however much a watch has gathered), the dated ones (pinned posts apart: they sit out of
+   * date order), their oldest and newest publication times, the pinned ones; and the items its
+   * recent pages carried per page.
    */
   heldSpans(listId: string): Array<{ watchId: string; dated: number; pinned: number; oldestAt: number | null; newestAt: number | null; perPage: number | null }> {
-    const rows = this.c.sql.all<{ watch_id: string; dated: number; pinned: number; oldest: number | null; newest: number | null; per_page: number | null }>(
-      sql`SELECT w.watch_id,
-            (SELECT count(*) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
-              WHERE wi.watch_id = w.watch_id AND i.published_at IS NOT NULL AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS dated,
-            (SELECT count(*) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
-              WHERE wi.watch_id = w.watch_id AND json_extract(i.raw, '$.flags.pinned') = 1) AS pinned,
-            (SELECT min(i.published_at) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
-              WHERE wi.watch_id = w.watch_id AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS oldest,
-            (SELECT max(i.published_at) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
-              WHERE wi.watch_id = w.watch_id AND coalesce(json_extract(i.raw, '$.flags.pinned'), 0) = 0) AS newest,
-            (SELECT max(CAST(rw.items_seen AS REAL) / rw.pages) FROM watch_run_watches rw WHERE rw.watch_id = w.watch_id AND rw.pages > 0) AS per_page
-          FROM watches w WHERE w.watchlist_id = ${listId}`,
-    );
-    return rows.map((r) => ({ watchId: r.watch_id, dated: r.dated, pinned: r.pinned, oldestAt: r.oldest, newestAt: r.newest, perPage: r.per_page }));
+    return this.watches(listId).map((w) => {
+      const recent = this.c.sql.all<{ at: number | null; pinned: number }>(
+        sql`SELECT i.published_at AS at, coalesce(json_extract(i.raw, '$.flags.pinned'), 0) AS pinned
+            FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id
+            WHERE wi.watch_id = ${w.watchId} ORDER BY wi.seen_at DESC LIMIT ${HELD_SPAN_ITEMS}`,
+      );
+      let dated = 0;
+      let pinned = 0;
+      let oldestAt: number | null = null;
+      let newestAt: number | null = null;
+      for (const r of recent) {
+        if (r.pinned === 1) pinned++;
+        else if (r.at !== null) {
+          dated++;
+          oldestAt = oldestAt === null ? r.at : Math.min(oldestAt, r.at);
+          newestAt = newestAt === null ? r.at : Math.max(newestAt, r.at);
+        }
+      }
+      const perPage =
+        this.c.sql.get<{ p: number | null }>(
+          sql`SELECT max(CAST(items_seen AS REAL) / pages) AS p FROM
+                (SELECT items_seen, pages FROM watch_run_watches WHERE watch_id = ${w.watchId} AND pages > 0 ORDER BY rowid DESC LIMIT 20)`,
+        )?.p ?? null;
+      return { watchId: w.watchId, dated, pinned, oldestAt, newestAt, perPage };
+    });
   }
   /** The items first held in `runId` that match the watchlist's alert conditions, newest first. */
   alertItems(runId: string, alert: LabelCondition[]): Array<{ text: string | null; id: string; platform: string }> {
