@@ -6,7 +6,7 @@
  * archive (term-counts.ts: `Archive.termItems`, `authorCounts`).
  */
 import type { Archive } from '../archive';
-import { parseQuery } from '../archive/sql-query';
+import { parseQuery, QueryError } from '../archive/sql-query';
 import {
   engagementOf,
   frequencyInputSchema,
@@ -54,8 +54,17 @@ export function baseQuery(q: LibraryQuery): LibraryQuery {
   return rest;
 }
 
+/**
+ * Distinct terms one count may hold in memory (~250 bytes each: about 500 MB). Past it the count
+ * stops with the user's way out instead of exhausting the process's heap: trigrams over a whole
+ * 1M-post archive run to tens of millions of distinct terms (the analysis benchmark found the
+ * process killed at its 4 GB heap). Hashtags, mentions, words and bigrams of the whole archive are
+ * read from the index's totals, never counted here.
+ */
+export const MAX_DISTINCT_TERMS = 2_000_000;
+
 /** Counts one text field over the items a query matches. */
-export function countTerms(archive: Archive, q: LibraryQuery, field: TermField): Map<string, TermAcc> {
+export function countTerms(archive: Archive, q: LibraryQuery, field: TermField, maxDistinct = MAX_DISTINCT_TERMS): Map<string, TermAcc> {
   const acc = new Map<string, TermAcc>();
   const perItem = new Map<string, number>();
   for (const r of archive.termItems(parseQuery(q))) {
@@ -66,7 +75,13 @@ export function countTerms(archive: Archive, q: LibraryQuery, field: TermField):
     const vals = [r[3], r[4], r[5], r[6], r[7], engagementOf({ likes: r[4], comments: r[5], shares: r[6], saves: r[7] })];
     for (const [t, n] of perItem) {
       let a = acc.get(t);
-      if (!a) acc.set(t, (a = newAcc()));
+      if (!a) {
+        if (acc.size >= maxDistinct)
+          throw new QueryError(
+            `These items hold more than ${maxDistinct.toLocaleString('en-US')} distinct ${field}, too many to count exactly in memory. Narrow the query (a date range, a network, a tag or a search) and count again.`,
+          );
+        acc.set(t, (a = newAcc()));
+      }
       addItem(a, n, r[2], vals);
     }
   }
