@@ -11,6 +11,10 @@
  *  3. the network view in Chromium (--disable-gpu: software WebGL) with 10,000 nodes: frames per
  *     second while the mouse pans and zooms for 4 s, after the layout has stopped (≥ 30 fps).
  *
+ * `LOUPE_BENCH_EXPORTS_ONLY=draw` runs only part 3 (the archive is still built first if the data
+ * folder lacks it), to iterate on the drawing: e.g.
+ * `LOUPE_BENCH_EXPORTS_ONLY=draw LOUPE_BENCH_EXPORTS_DATA=/tmp/loupe-net-50k npm run bench -- --only exports --quick`.
+ *
  * The posts are the library bench's (bench/synthetic.ts) with 0–5 hashtags from a Zipf-distributed
  * vocabulary of 20,000 and an occasional mention added to their text.
  */
@@ -92,6 +96,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   try {
     ctx.log(`archive of ${n.toLocaleString('en-US')} posts with hashtags in ${dir}`);
     await buildDataDir(dir, n, ctx.log);
+    if (process.env.LOUPE_BENCH_EXPORTS_ONLY === 'draw') return await drawBench(dir, ctx);
 
     // 1. co-hashtag network of ~10 % of the archive
     const since = iso(T_END - T_SPAN * 0.1);
