@@ -146,7 +146,9 @@ export type LabelOverrides = Record<string, Record<string, unknown>>;
 /**
  * One row of a library listing. A structural superset of the contract's
  * LibraryRow (record, tags, note, overrides, firstSeenAt, lastSeenAt) plus the
- * extracted columns the table views show without digging in the record.
+ * extracted columns (src/shared/record-fields.ts, the one definition the archive
+ * filters, sorts and searches by): views show these, never their own reading of
+ * `record` (which a drawer may still show as it is).
  */
 export interface LibraryRow {
   platform: string;
@@ -169,6 +171,12 @@ export interface LibraryRow {
   postKind: string | null;
   parentId: string | null;
   engagement: { views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null };
+  /** counts the owner hid (`flags.<f>_hidden`): a view says "hidden" instead of "not provided" */
+  hiddenCounts: EngagementField[];
+  /** the author's followers (a profile's own) */
+  followers: number | null;
+  /** `ext.post_title` or `title` */
+  title: string | null;
   /** effective labels: original computed.labels with analyst overrides applied */
   labels: Record<string, Record<string, unknown>> | null;
   relevance: number | null;

@@ -12,7 +12,7 @@ import { Archive, openArchive } from './archive';
 import { openDb } from './db';
 import { MIGRATIONS } from './migrations/index';
 import { rekindStoredComments } from './comment-kinds';
-import { envelope, listResponse, post } from './test-fixtures';
+import { envelope, listResponse, post, writeAsOldSchema } from './test-fixtures';
 import { testDb } from './testing';
 
 let dir: string;
@@ -28,6 +28,11 @@ const comment = (id: string, text: string, extra: Record<string, unknown> = {}) 
 function buildOld(file: string): void {
   const db = openDb(file, MIGRATIONS.slice(0, 5));
   const a = new Archive(db, { clock: () => 5_000 });
+  writeAsOldSchema(db, () => writeOld(db, a));
+  a.close();
+}
+
+function writeOld(db: ReturnType<typeof openDb>, a: Archive): void {
   // a reply page in the spec's list shape ({ post }), judged with comment families (the old code: kind post)
   a.storeResponse(listResponse('c1', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs'), comment('102', 'second reply')], { fetchedAt: 1_000 }), 'comments', 'w1');
   // a post feed: stays posts
@@ -55,7 +60,6 @@ function buildOld(file: string): void {
   db.exec(`INSERT INTO watchlists (id, name, seen_at, created_at, updated_at) VALUES ('wl', 'list', 0, 0, 0)`);
   db.exec(`INSERT INTO watches (watch_id, watchlist_id, position, platform, endpoint, params, label, created_at) VALUES ('w', 'wl', 0, 'micro_net', 'tweet/replies', '{}', 'x', 0)`);
   db.exec(`INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'post', '101', 'ch', 'r', 1)`);
-  a.close();
 }
 
 const kinds = (a: Archive) =>
@@ -105,7 +109,9 @@ describe('migration 0006: comments stored as posts', () => {
     // after the fix, the same reply was fetched again (newer counts) and tagged and noted on its own
     const db = openDb(file, MIGRATIONS.slice(0, 5));
     const a5 = new Archive(db, { clock: () => 6_000 });
-    a5.storeResponse(listResponse('c9', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs', { likes: 42 })], { fetchedAt: 9_000 }), 'again', 'w9');
+    writeAsOldSchema(db, () =>
+      a5.storeResponse(listResponse('c9', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs', { likes: 42 })], { fetchedAt: 9_000 }), 'again', 'w9'),
+    );
     expect((db.prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(2);
     a5.addTag({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new');
     a5.setNote({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new note');

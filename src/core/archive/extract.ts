@@ -3,6 +3,7 @@
  * record; flattening labels into (family, field, value) rows.
  */
 import type { ItemRef } from '../ports';
+import { idText, recordFields, timeOf } from '../../shared/record-fields';
 
 export type Json = Record<string, unknown>;
 
@@ -10,15 +11,7 @@ export function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null;
-}
-function txt(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
-function count(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null;
-}
+const str = idText;
 
 /** Id of a record: `id`, or for profile-like records `author.id`. Always a string. */
 export function recordId(rec: Json): string | null {
@@ -48,55 +41,44 @@ export interface Columns {
   post_kind: string | null;
   labels: string | null;
   relevance_p: number | null;
+  /** the author's followers (a profile's own; migration 0010) */
+  followers: number | null;
+  /** `ext.post_title` or `title` (migration 0010) */
+  title: string | null;
 }
 
 export function parseTime(v: unknown): number | null {
-  if (typeof v !== 'string') return null;
-  const t = Date.parse(v);
-  return Number.isFinite(t) ? t : null;
+  return timeOf(v);
 }
 
-/** Columns the library filters and sorts on, extracted from the (merged) record. */
+/**
+ * Columns the library filters, sorts, searches and exports by, extracted from the (merged)
+ * record by the one definition the renderer shows too (src/shared/record-fields.ts).
+ */
 export function extractColumns(kind: string, rec: Json): Columns {
-  const author = isObj(rec.author) ? rec.author : null;
-  const content = isObj(rec.content) ? rec.content : null;
-  const eng = isObj(rec.engagement) ? rec.engagement : null;
+  const f = recordFields(kind, rec);
   const computed = isObj(rec.computed) ? rec.computed : null;
-  // comments are post records too (spec: one record shape); a profile-like fallback never applies
-  const isPost = kind === 'post' || kind === 'comment';
-  let text = content ? txt(content.text) : null;
-  if (text === null) text = txt(rec.text);
-  if (text === null && !isPost) {
-    text = (author && txt(author.bio)) ?? txt(rec.bio) ?? txt(rec.description) ?? txt(rec.title) ?? txt(rec.name);
-  }
-  let authorId = author ? str(author.id) : null;
-  let username = author ? txt(author.username) : null;
-  let displayName = author ? txt(author.display_name) : null;
-  if (!isPost && author === null) {
-    // a profile-like record describes its own account
-    authorId = str(rec.id);
-    username = txt(rec.username) ?? txt(rec.handle);
-    displayName = txt(rec.display_name) ?? txt(rec.name);
-  }
   const labels = computed && isObj(computed.labels) ? computed.labels : null;
   const relevance = computed && isObj(computed.relevance) ? computed.relevance : null;
   return {
-    published_at: parseTime(rec.published_at),
-    author_id: authorId,
-    author_username: username,
-    author_display_name: displayName,
-    text,
-    url: txt(rec.url),
-    lang: txt(rec.language),
-    views: eng ? count(eng.views) : null,
-    likes: eng ? count(eng.likes) : null,
-    comments: eng ? count(eng.comments) : null,
-    shares: eng ? count(eng.shares) : null,
-    saves: eng ? count(eng.saves) : null,
-    parent_id: str(rec.parent_id),
-    post_kind: isPost ? txt(rec.kind) : null,
+    published_at: f.publishedAt,
+    author_id: f.author.id,
+    author_username: f.author.username,
+    author_display_name: f.author.displayName,
+    text: f.text,
+    url: f.url,
+    lang: f.lang,
+    views: f.engagement.views,
+    likes: f.engagement.likes,
+    comments: f.engagement.comments,
+    shares: f.engagement.shares,
+    saves: f.engagement.saves,
+    parent_id: f.parentId,
+    post_kind: f.postKind,
     labels: labels && Object.keys(labels).length > 0 ? JSON.stringify(labels) : null,
     relevance_p: relevance && typeof relevance.p === 'number' ? relevance.p : null,
+    followers: f.followers,
+    title: f.title,
   };
 }
 

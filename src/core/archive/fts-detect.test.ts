@@ -15,7 +15,7 @@ import { Archive, openArchive } from './archive';
 import { openDb, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
 import { inferVersion } from './salvage';
-import { listResponse, post } from './test-fixtures';
+import { listResponse, post, writeAsOldSchema } from './test-fixtures';
 import { testDb } from './testing';
 
 /**
@@ -98,7 +98,7 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
   it('an archive of schema 7 hides its index from both; migration 0008 declares it and keeps every match', () => {
     const file = join(dir, 'loupe.db');
     const old = openDb(file, MIGRATIONS.slice(0, 7));
-    fill(new Archive(old));
+    writeAsOldSchema(old, () => fill(new Archive(old)));
     expect(datasetteDetect(old, 'items')).toBeNull(); // what issue 16 saw: _search ignored
     expect(sqliteUtilsDetect(old, 'items')).toBeNull();
     const before = (old.prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all() as number[]);

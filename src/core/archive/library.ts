@@ -4,6 +4,7 @@
  */
 import type { ArchivedItem, ItemCall, LabelOverrideEntry, LibraryPage, LibraryQuery, LibraryRow } from '../../shared/query';
 import type { ItemRef } from '../ports';
+import { hiddenCounts } from '../../shared/record-fields';
 import { ArchiveError } from './archive-error';
 import type { ArchiveCtx } from './context';
 import { applyOverrides, labelValue, type Columns, type Json } from './extract';
@@ -40,7 +41,7 @@ export interface ItemRow extends Columns {
 const ITEM_COLS =
   'i.rid, i.platform, i.kind, i.id, i.raw, i.published_at, i.author_id, i.author_username, i.author_display_name, ' +
   'i.text, i.url, i.lang, i.views, i.likes, i.comments, i.shares, i.saves, i.parent_id, i.post_kind, i.labels, ' +
-  'i.relevance_p, i.first_seen_at, i.last_seen_at, i.seen_count, i.unavailable';
+  'i.relevance_p, i.followers, i.title, i.first_seen_at, i.last_seen_at, i.seen_count, i.unavailable';
 
 function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[] {
   if (rows.length === 0) return [];
@@ -72,11 +73,12 @@ function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[] {
 function toLibraryRow(r: ItemRow, tags: string[], note: string | null, ov: OverrideList): LibraryRow {
   const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
   const eff = applyOverrides(labels, ov);
+  const record = JSON.parse(r.raw) as Json;
   return {
     platform: r.platform,
     kind: r.kind,
     id: r.id,
-    record: JSON.parse(r.raw) as Json,
+    record,
     tags,
     note,
     overrides: overridesObject(ov),
@@ -91,6 +93,9 @@ function toLibraryRow(r: ItemRow, tags: string[], note: string | null, ov: Overr
     postKind: r.post_kind,
     parentId: r.parent_id,
     engagement: { views: r.views, likes: r.likes, comments: r.comments, shares: r.shares, saves: r.saves },
+    hiddenCounts: hiddenCounts(record),
+    followers: r.followers,
+    title: r.title,
     labels: eff && Object.keys(eff).length > 0 ? (eff as Record<string, Record<string, unknown>>) : null,
     relevance: r.relevance_p,
   };

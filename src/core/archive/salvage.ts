@@ -60,6 +60,7 @@ export function inferVersion(db: Db): number {
   if (!has('table', 'items')) return 0;
   const cols = (t: string) => (has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : []);
   const fts = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'items_fts'").pluck().get() as string | undefined;
+  if (cols('items').includes('followers')) return 10;
   if (has('view', 'items_view')) return 9;
   if (fts && fts.includes('content="items"')) return 8;
   if (cols('calls').includes('key_name')) return 7;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { StoredResponse } from '../ports';
 import { openArchive } from './archive';
+import { testDb } from './testing';
 import { successEnvelope } from '../api/test-envelope';
 
 export interface PostOpts {
@@ -135,4 +136,29 @@ export function damageLeafPage(file: string, table: string, nth = 1): number {
   writeSync(fd, garbage, 0, pageSize, (page - 1) * pageSize);
   closeSync(fd);
   return page;
+}
+
+type Conn = InstanceType<typeof Database>;
+
+/**
+ * Runs `write` — today's archive code (Archive.storeResponse, ingestItems…) — on a connection at
+ * an older schema, for tests of a migration: the `items` columns later migrations add exist
+ * while it runs, then are dropped, so the file holds exactly that schema's tables afterwards.
+ */
+export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
+  const columns = (d: Conn) => d.prepare('PRAGMA table_info(items)').all() as Array<{ name: string; type: string }>;
+  const latest = openArchive(':memory:');
+  let later: Array<{ name: string; type: string }>;
+  try {
+    const have = new Set(columns(db).map((c) => c.name));
+    later = columns(testDb(latest)).filter((c) => !have.has(c.name));
+  } finally {
+    latest.close();
+  }
+  for (const c of later) db.exec(`ALTER TABLE items ADD COLUMN ${c.name} ${c.type}`);
+  try {
+    return write();
+  } finally {
+    for (const c of later) db.exec(`ALTER TABLE items DROP COLUMN ${c.name}`);
+  }
 }

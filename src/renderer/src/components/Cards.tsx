@@ -2,7 +2,7 @@
 import { useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryRow } from '../../../shared/contract';
-import { engagement, get, labelChips, publishedAt, recordAuthor, recordText, str } from '../lib/records';
+import { displayAuthor, displayText, get, labelChips, str } from '../lib/records';
 import { safeHttpUrl, truncate } from '../lib/format';
 import { useUi } from '../stores/ui';
 import { Chips, Num, RelBar, When } from './cells';
@@ -28,15 +28,15 @@ export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: Libra
                     <span className="card-kind">{r.kind}</span>
                   </div>
                   <div className="card-body">
-                    <div className="card-text" dir="auto">{truncate(recordText(r.record), 140) || <span className="muted">(no text)</span>}</div>
+                    <div className="card-text" dir="auto">{truncate(displayText(r), 140) || <span className="muted">(no text)</span>}</div>
                     <div className="card-meta">
-                      <span className="ellipsis">@{recordAuthor(r.record) || '—'}</span>
-                      <When v={publishedAt(r.record)} />
+                      <span className="ellipsis">@{displayAuthor(r) || '—'}</span>
+                      <When v={r.publishedAt} />
                     </div>
                     <div className="card-meta">
-                      <span title="views">▶ <Num v={engagement(r.record, 'views')} /></span>
-                      <span title="likes">♥ <Num v={engagement(r.record, 'likes')} /></span>
-                      <span title="comments">💬 <Num v={engagement(r.record, 'comments')} /></span>
+                      <span title="views">▶ <Num v={r.engagement.views} /></span>
+                      <span title="likes">♥ <Num v={r.engagement.likes} /></span>
+                      <span title="comments">💬 <Num v={r.engagement.comments} /></span>
                     </div>
                     <Chips chips={labelChips(r)} max={3} />
                     {r.relevance !== null ? <RelBar p={r.relevance} /> : null}

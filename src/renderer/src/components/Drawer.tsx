@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import type { ItemDetail } from '../../../shared/contract';
 import { errorText } from '../lib/api';
 import { creditRange, safeHttpUrl, utc } from '../lib/format';
-import { effectiveLabels, engagement, engagementHidden, followers, get, isObj, publishedAt, recordAuthor, recordText, recordTitle, str } from '../lib/records';
+import { displayAuthor, displayText, displayTitle, effectiveLabels, get, isObj, str } from '../lib/records';
 import { ENGAGEMENT_FIELDS } from '../../../shared/query';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
@@ -60,25 +60,27 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const labels = effectiveLabels(d);
   const evidence = get(r, 'computed.labels_evidence');
   const why = (f: string) => (d.unavailable.some((u) => u === f || u.endsWith('.' + f)) ? `This network does not provide ${f}` : undefined);
-  const author = recordAuthor(r);
+  const author = displayAuthor(d);
+  const title = displayTitle(d);
+  const text = displayText(d);
   const totalCost = d.provenance.reduce((a, p) => a + p.creditsUsed, 0);
   return (
     <div className="drawer-body">
-      {recordTitle(r) ? <h3 className="drawer-title" dir="auto">{recordTitle(r)}</h3> : null}
+      {title ? <h3 className="drawer-title" dir="auto">{title}</h3> : null}
       <div className="drawer-text" data-testid="drawer-text" dir="auto">
-        {recordText(r) || <span className="muted">(no text)</span>}
+        {text || <span className="muted">(no text)</span>}
       </div>
       <div className="kv">
         <span>Author</span>
         <span>
           {author ? `@${author}` : '—'} {get(r, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
-          {str(get(r, 'author.display_name')) ? <span className="muted"> {str(get(r, 'author.display_name'))}</span> : null}
+          {d.author.displayName !== null ? <span className="muted"> {d.author.displayName}</span> : null}
         </span>
         <span>Followers</span>
-        <Num v={followers(r)} exact why={why('followers')} />
+        <Num v={d.followers} exact why={why('followers')} />
         <span>Published</span>
         <span>
-          <When v={publishedAt(r)} /> {publishedAt(r) ? <span className="muted small">{utc(Date.parse(publishedAt(r)!))}</span> : null}
+          <When v={d.publishedAt} /> {d.publishedAt !== null ? <span className="muted small">{utc(d.publishedAt)}</span> : null}
         </span>
         <span>Held since</span>
         <When v={d.firstSeenAt} />
@@ -87,7 +89,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
         {ENGAGEMENT_FIELDS.map((f) => (
           <div key={f} className="eng">
             <div className="muted small">{f}</div>
-            <Num v={engagement(r, f)} hidden={engagementHidden(r, f)} why={why(f)} exact />
+            <Num v={d.engagement[f]} hidden={d.hiddenCounts.includes(f)} why={why(f)} exact />
           </div>
         ))}
       </div>

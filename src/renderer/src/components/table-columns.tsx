@@ -6,7 +6,7 @@
  */
 import type { ReactNode } from 'react';
 import type { LibraryRow } from '../../../shared/contract';
-import { engagement, engagementHidden, followers, labelChips, publishedAt, recordAuthor, recordText } from '../lib/records';
+import { displayAuthor, displayText, labelChips } from '../lib/records';
 import type { EngagementField } from '../../../shared/query';
 import { truncate } from '../lib/format';
 import { Chips, Num, RelBar, When } from './cells';
@@ -53,13 +53,13 @@ function eng(f: EngagementField): Column {
     header: f[0].toUpperCase() + f.slice(1),
     size: Math.max(74, 22 + 8.5 * f.length), // the header (uppercase, 11 px) must fit: "COMMENTS" clipped at 74
     num: true,
-    value: (r) => engagement(r.record, f) ?? undefined,
-    cell: (r, c) => <Num v={engagement(r.record, f)} hidden={engagementHidden(r.record, f)} why={whyMissing(c.unavailable, f)} />,
+    value: (r) => r.engagement[f] ?? undefined,
+    cell: (r, c) => <Num v={r.engagement[f]} hidden={r.hiddenCounts.includes(f)} why={whyMissing(c.unavailable, f)} />,
   });
 }
 
 function textCell(r: LibraryRow, c: CellCtx): ReactNode {
-  const text = recordText(r.record);
+  const text = displayText(r);
   return (
     <span className="textcell" style={{ paddingLeft: c.depth * 18 }}>
       {c.threaded && c.kids > 0 ? (
@@ -107,17 +107,17 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
     );
   }
   cols.push(
-    col({ id: 'text', header: variant === 'comment' ? 'Comment' : 'Text', size: variant === 'comment' ? 460 : 380, hideable: false, value: (r) => recordText(r.record), cell: textCell }),
-    col({ id: 'author', header: 'Author', size: 130, value: (r) => recordAuthor(r.record), cell: (r) => <span className="ellipsis">{recordAuthor(r.record) || '—'}</span> }),
+    col({ id: 'text', header: variant === 'comment' ? 'Comment' : 'Text', size: variant === 'comment' ? 460 : 380, hideable: false, value: (r) => displayText(r), cell: textCell }),
+    col({ id: 'author', header: 'Author', size: 130, value: (r) => displayAuthor(r), cell: (r) => <span className="ellipsis">{displayAuthor(r) || '—'}</span> }),
     col({ id: 'platform', header: 'Network', size: 100, value: (r) => r.platform, cell: (r) => <span className="ellipsis muted">{r.platform}</span> }),
     col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => <span className="muted">{r.kind}</span> }),
-    col({ id: 'published', header: 'Published', size: 92, value: (r) => publishedAt(r.record) ?? undefined, cell: (r) => <When v={publishedAt(r.record)} /> }),
+    col({ id: 'published', header: 'Published', size: 92, value: (r) => r.publishedAt ?? undefined, cell: (r) => <When v={r.publishedAt} /> }),
     eng('views'),
     eng('likes'),
     eng('comments'),
     eng('shares'),
     eng('saves'),
-    col({ id: 'followers', header: 'Followers', size: 96, num: true, value: (r) => followers(r.record) ?? undefined, cell: (r) => <Num v={followers(r.record)} /> }),
+    col({ id: 'followers', header: 'Followers', size: 96, num: true, value: (r) => r.followers ?? undefined, cell: (r) => <Num v={r.followers} /> }),
     col({ id: 'labels', header: 'Labels', size: 230, cell: (r) => <Chips chips={labelChips(r)} /> }),
     col({ id: 'relevance', header: 'Relevance', size: 110, value: (r) => r.relevance ?? undefined, cell: (r) => <RelBar p={r.relevance} /> }),
     col({ id: 'tags', header: 'Tags', size: 110, cell: (r) => <span className="muted ellipsis">{r.tags.join(', ')}{r.note ? ' ✎' : ''}</span> }),

@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import type { CallResult, Target } from '../../../shared/contract';
 import type { SwitchReceipt } from '../../../shared/api-types';
 import { cleanParams, commentEndpoints, endpointPath, identityParam, platformsOf, validateParams } from '../lib/catalogue';
-import { effectiveLabels, isObj, publishedAt, str } from '../lib/records';
+import { effectiveLabels, isObj, str } from '../lib/records';
 import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
@@ -102,10 +102,9 @@ export function CommentsView() {
     const m = new Map<string, Record<string, number>>();
     const series = new Set<string>();
     for (const r of loaded) {
-      const pub = publishedAt(r.record);
       const lab = str(effectiveLabels(r).sentiment?.label);
-      if (!pub || !lab) continue;
-      const day = pub.slice(0, 10);
+      if (r.publishedAt === null || !lab) continue;
+      const day = new Date(r.publishedAt).toISOString().slice(0, 10); // the UTC day, as the archive's charts bucket it
       series.add(lab);
       const b = m.get(day) ?? {};
       b[lab] = (b[lab] ?? 0) + 1;

@@ -5,6 +5,7 @@ import type { CallResult, Target } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
 import { accepts, endpointPath, feedEndpoints, identityParam, platformsOf, profileEndpoint, usable } from '../lib/catalogue';
 import { get, isObj, num, str, type Rec } from '../lib/records';
+import { recordAuthor, recordFollowers } from '../../../shared/record-fields';
 import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
 import { quoteNow, useSingleCall } from '../queries/calls';
@@ -101,7 +102,7 @@ export function ProfilesView() {
     const top = newest.data?.rows[0];
     if (!top || !feed) return walkFeed();
     if (accepts(feed, 'stop_at_id')) return walkFeed({ stop_at_id: top.id }, `Fetch posts newer than the newest held (${top.id})`);
-    const pub = str(top.record.published_at);
+    const pub = top.publishedAt !== null ? new Date(top.publishedAt).toISOString() : null;
     if (pub && accepts(feed, 'since')) return walkFeed({ since: pub }, `Fetch posts since ${pub}`);
     toast('warning', 'This feed does not accept stop_at_id or since: fetching the first pages again.');
     return walkFeed();
@@ -190,8 +191,10 @@ export function ProfilesView() {
 function ProfileCard({ p, unavailable }: { p: Rec; unavailable: string[] }) {
   const why = (f: string) => (unavailable.some((u) => u.endsWith(f)) ? `This network does not provide ${f}` : undefined);
   const avatar = safeHttpUrl(str(p.avatar_url) ?? str(p.profile_pic_url) ?? str(get(p, 'author.avatar_url')));
-  const username = str(p.username) ?? str(p.handle) ?? str(get(p, 'author.username'));
-  const name = str(p.display_name) ?? str(p.name) ?? str(p.full_name) ?? str(get(p, 'author.display_name'));
+  // the account's names and followers as the archive extracts a profile's (src/shared/record-fields.ts)
+  const account = recordAuthor('profile', p);
+  const username = account.username;
+  const name = account.displayName ?? str(p.full_name);
   const bio = str(p.bio) ?? str(p.biography) ?? str(get(p, 'author.bio'));
   const verified = p.verified ?? get(p, 'author.verified');
   const email = str(get(p, 'ext.public_email')) ?? str(get(p, 'author.ext.public_email'));
@@ -208,7 +211,7 @@ function ProfileCard({ p, unavailable }: { p: Rec; unavailable: string[] }) {
         {bio ? <div className="profile-bio">{bio}</div> : null}
         <div className="row gap wrap small">
           <span>
-            <span className="muted">followers</span> <Num v={num(p.followers) ?? num(get(p, 'author.followers')) ?? num(p.follower_count)} why={why('followers')} />
+            <span className="muted">followers</span> <Num v={recordFollowers(p)} why={why('followers')} />
           </span>
           <span>
             <span className="muted">following</span> <Num v={num(p.following) ?? num(get(p, 'author.following'))} why={why('following')} />

@@ -1,11 +1,13 @@
 /**
- * Reading records as the API returned them (LibraryRow.record): unified post records, comments,
- * profiles and other list kinds. Everything here tolerates missing fields: hostile or partial data
- * must never crash a view. Label chips never rely on colour alone: every chip carries its text.
+ * What a row shows beyond its plain columns: text / author / title as displayed (the row's columns,
+ * extracted by src/shared/record-fields.ts — the one definition the archive filters, sorts and
+ * searches by; views never read their own fields out of `record`), and label chips and facets.
+ * Everything here tolerates missing fields: hostile or partial data must never crash a view.
+ * Label chips never rely on colour alone: every chip carries its text.
  */
 import { showBidiControls } from './words';
 import type { LibraryRow } from '../../../shared/contract';
-import type { EngagementField } from '../../../shared/query';
+import { authorName } from '../../../shared/record-fields';
 
 export type Rec = Record<string, unknown>;
 
@@ -30,50 +32,19 @@ export function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-/** The main text of any record kind. */
-export function recordText(r: Rec): string {
-  return showBidiControls(
-    str(get(r, 'content.text')) ??
-    str(get(r, 'ext.post_title')) ??
-    str(r.title) ??
-    str(r.text) ??
-    str(r.bio) ??
-    str(get(r, 'author.bio')) ??
-    str(r.display_name) ??
-    str(r.name) ??
-    str(r.username) ??
-    ''
-  );
+/** A row's text as shown: the archive's `text` column (src/shared/record-fields.ts), bidi controls made visible. */
+export function displayText(r: Pick<LibraryRow, 'text'>): string {
+  return showBidiControls(r.text ?? '');
 }
 
-export function recordAuthor(r: Rec): string {
-  return showBidiControls(str(get(r, 'author.username')) ?? str(get(r, 'author.display_name')) ?? str(r.username) ?? str(r.handle) ?? '');
+/** A row's author as shown: its username, else its display name (src/shared/record-fields.ts authorName). */
+export function displayAuthor(r: Pick<LibraryRow, 'author'>): string {
+  return showBidiControls(authorName(r.author));
 }
 
-export function recordTitle(r: Rec): string {
-  return showBidiControls(str(get(r, 'ext.post_title')) ?? str(r.title) ?? '');
-}
-
-/** A count, or null (not provided) — never 0 for a missing value. */
-export function engagement(r: Rec, f: EngagementField): number | null {
-  const e = get(r, `engagement.${f}`);
-  if (e !== undefined) return num(e);
-  if (f === 'likes') return num(r.likes) ?? num(r.like_count);
-  if (f === 'views') return num(r.views) ?? num(r.view_count);
-  return null;
-}
-
-/** Whether the owner hid this count (flags.<f>_hidden), so the UI can say so instead of "not provided". */
-export function engagementHidden(r: Rec, f: EngagementField): boolean {
-  return get(r, `flags.${f}_hidden`) === true;
-}
-
-export function publishedAt(r: Rec): string | null {
-  return str(r.published_at) ?? str(r.created_at) ?? null;
-}
-
-export function followers(r: Rec): number | null {
-  return num(get(r, 'author.followers')) ?? num(r.followers) ?? num(r.follower_count);
+/** A row's title as shown (`ext.post_title` or `title`), '' when none. */
+export function displayTitle(r: Pick<LibraryRow, 'title'>): string {
+  return showBidiControls(r.title ?? '');
 }
 
 /** Labels with the user's overrides applied on top (family → field → value): the row's `labels` column, families that are objects. */

@@ -1,0 +1,84 @@
+import type { Migration } from './types';
+import type { Db } from '../connection';
+import { extractColumns, type Columns, type Json } from '../extract';
+
+/**
+ * One definition of what an item shows (issue 13, src/shared/record-fields.ts): the archive's
+ * columns and the renderer's table now come from the same readers. This step adds the two
+ * columns the views showed from the record (`followers`, `title`) and re-extracts, from every
+ * stored record, the columns whose rule changed (text, author, date, counts): a post with only
+ * `ext.post_title` gets that title as its text, `created_at` dates an item without
+ * `published_at`, top-level `like_count` / `view_count` count, a post's top-level `username` /
+ * `handle` names its author…
+ *
+ * Rows are read in batches of BATCH by rid (constant memory) and written only when a value
+ * changed, so the full-text index (`items_fts`, kept by the 0001 triggers on text / author) and
+ * the analysis index's change log (triggers on text, date and counts) follow exactly the rows
+ * that changed. The runner's one transaction covers the whole step (a failure leaves the file
+ * as it was). There is no progress channel out of the migration runner: on an archive of
+ * REPORT_FROM items or more, progress goes to stderr after each batch.
+ */
+export const REEXTRACTED = [
+  'published_at', 'author_id', 'author_username', 'author_display_name', 'text',
+  'views', 'likes', 'comments', 'shares', 'saves', 'followers', 'title',
+] as const satisfies ReadonlyArray<keyof Columns>;
+
+const BATCH = 5000;
+const REPORT_FROM = 50_000;
+
+export interface ReextractResult {
+  /** rows read */
+  items: number;
+  /** rows whose columns changed */
+  changed: number;
+}
+
+type Row = { rid: number; kind: string; raw: string } & Pick<Columns, (typeof REEXTRACTED)[number]>;
+
+/** Re-extracts REEXTRACTED for every item; runs inside the caller's transaction. */
+export function reextractColumns(db: Db, progress?: (done: number, total: number) => void): ReextractResult {
+  const total = (db.prepare('SELECT count(*) FROM items').pluck().get() as number) ?? 0;
+  const report = progress ?? (total >= REPORT_FROM ? stderrProgress : undefined);
+  const read = db.prepare(`SELECT rid, kind, raw, ${REEXTRACTED.join(', ')} FROM items WHERE rid > ? ORDER BY rid LIMIT ${BATCH}`);
+  const write = db.prepare(`UPDATE items SET ${REEXTRACTED.map((c) => `${c} = ?`).join(', ')} WHERE rid = ?`);
+  let after = 0;
+  let items = 0;
+  let changed = 0;
+  for (;;) {
+    const rows = read.all(after) as Row[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      let rec: unknown;
+      try {
+        rec = JSON.parse(r.raw);
+      } catch {
+        continue; // not a record Loupe wrote: its columns stay as they are
+      }
+      if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) continue;
+      const x = extractColumns(r.kind, rec as Json);
+      if (REEXTRACTED.some((c) => x[c] !== r[c])) {
+        write.run(...REEXTRACTED.map((c) => x[c]), r.rid);
+        changed++;
+      }
+    }
+    items += rows.length;
+    after = rows[rows.length - 1].rid;
+    report?.(items, total);
+  }
+  return { items, changed };
+}
+
+function stderrProgress(done: number, total: number): void {
+  process.stderr.write(`[loupe] updating the archive's columns (migration 0010): ${done.toLocaleString('en')} of ${total.toLocaleString('en')} items\n`);
+}
+
+export const migration0010: Migration = {
+  version: 10,
+  name: 'display-columns',
+  up(db) {
+    db.exec('ALTER TABLE items ADD COLUMN followers INTEGER');
+    db.exec('ALTER TABLE items ADD COLUMN title TEXT');
+    reextractColumns(db);
+  },
+};
+export default migration0010;
