@@ -138,9 +138,9 @@ export function countHidden(r: Rec, f: CountField): boolean {
   return sub(r, 'flags')?.[`${f}_hidden`] === true;
 }
 
-/** The counts the owner hid, in COUNT_FIELDS order. */
-export function hiddenCounts(r: Rec): CountField[] {
-  return COUNT_FIELDS.filter((f) => countHidden(r, f));
+/** The counts the owner hid, in COUNT_FIELDS order (none for anything that is not a record). */
+export function hiddenCounts(rec: unknown): CountField[] {
+  return isRec(rec) ? COUNT_FIELDS.filter((f) => countHidden(rec, f)) : [];
 }
 
 /** The author's followers (a profile's own): `author.followers`, `followers`, `follower_count`. */

@@ -36,16 +36,16 @@ export interface ReextractResult {
 type Row = { rid: number; kind: string; raw: string } & Pick<Columns, (typeof REEXTRACTED)[number]>;
 
 /** Re-extracts REEXTRACTED for every item; runs inside the caller's transaction. */
-export function reextractColumns(db: Db, progress?: (done: number, total: number) => void): ReextractResult {
+export function reextractColumns(db: Db, progress?: (done: number, total: number) => void, batch = BATCH): ReextractResult {
   const total = (db.prepare('SELECT count(*) FROM items').pluck().get() as number) ?? 0;
   const report = progress ?? (total >= REPORT_FROM ? stderrProgress : undefined);
-  const read = db.prepare(`SELECT rid, kind, raw, ${REEXTRACTED.join(', ')} FROM items WHERE rid > ? ORDER BY rid LIMIT ${BATCH}`);
+  const read = db.prepare(`SELECT rid, kind, raw, ${REEXTRACTED.join(', ')} FROM items WHERE rid > ? ORDER BY rid LIMIT ?`);
   const write = db.prepare(`UPDATE items SET ${REEXTRACTED.map((c) => `${c} = ?`).join(', ')} WHERE rid = ?`);
   let after = 0;
   let items = 0;
   let changed = 0;
   for (;;) {
-    const rows = read.all(after) as Row[];
+    const rows = read.all(after, batch) as Row[];
     if (rows.length === 0) break;
     for (const r of rows) {
       let rec: unknown;
