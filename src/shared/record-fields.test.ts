@@ -18,10 +18,13 @@ import {
 } from './record-fields';
 
 describe('text', () => {
-  it('posts and comments: content.text, ext.post_title, title, text — never a profile field', () => {
+  it('posts: content.text, ext.post_title, title, text; comments: content.text, text — never a profile field', () => {
     expect(recordText('post', { content: { text: 'body' }, ext: { post_title: 'T' }, title: 't', text: 'x' })).toBe('body');
     expect(recordText('post', { content: { text: null }, ext: { post_title: 'Only a title' } })).toBe('Only a title');
-    expect(recordText('comment', { title: 'plain title', text: 'x' })).toBe('plain title');
+    expect(recordText('post', { title: 'plain title', text: 'x' })).toBe('plain title');
+    // a comment's ext.post_title names the post it answers: never the comment's text
+    expect(recordText('comment', { content: { text: null }, ext: { post_title: 'Parent post' }, text: 'x' })).toBe('x');
+    expect(recordText('comment', { content: { text: null }, ext: { post_title: 'Parent post' } })).toBeNull();
     expect(recordText('post', { text: 'top-level text' })).toBe('top-level text');
     expect(recordText('post', { author: { bio: 'my bio' }, bio: 'b', display_name: 'D', name: 'N', username: 'u' })).toBeNull();
     expect(recordText('post', { content: { text: '' } })).toBe(''); // empty is what the API said, not "missing"

@@ -58,19 +58,26 @@ export function isPostKind(kind: string): boolean {
   return kind === 'post' || kind === 'comment';
 }
 
-/** The title of a record: `ext.post_title`, else `title`. */
+/**
+ * The title of a record: `ext.post_title`, else `title`. On a comment from comment search it is
+ * the title of the post the comment answers (shown above it for context; not its text).
+ */
 export function recordTitle(r: Rec): string | null {
   return textOf(sub(r, 'ext')?.post_title) ?? textOf(r.title);
 }
 
 /**
- * The main text. Posts and comments: `content.text`, `ext.post_title`, `title`, `text` (a post
- * with only a title shows, and is searched by, that title). Other kinds (profiles, groups,
+ * The main text: `content.text`, then `ext.post_title`, `title`, `text` (a post with only a title
+ * shows, and is searched by, that title). A comment skips the titles: its `ext.post_title` names
+ * the post it answers (comment search rows), not the comment. Other kinds (profiles, groups,
  * playlists…) go on to the fields that describe them: `bio`, `author.bio`, `description`,
  * `display_name`, `name`, `username`.
  */
 export function recordText(kind: string, r: Rec): string | null {
-  const own = textOf(sub(r, 'content')?.text) ?? recordTitle(r) ?? textOf(r.text);
+  const body = textOf(sub(r, 'content')?.text);
+  if (body !== null) return body;
+  if (kind === 'comment') return textOf(r.text);
+  const own = recordTitle(r) ?? textOf(r.text);
   if (own !== null || isPostKind(kind)) return own;
   return (
     textOf(r.bio) ??
