@@ -41,12 +41,42 @@ export function dayRows(c: ArchiveCtx, q: LibraryQuery, by: 'platform' | 'tag' |
 
 const ENGAGEMENT: Record<EngagementField, string> = { views: 'i.views', likes: 'i.likes', comments: 'i.comments', shares: 'i.shares', saves: 'i.saves' };
 
+/** The counts with an index of their own (items_views, items_likes, items_comments, items_shares); saves has none. */
+const INDEXED: ReadonlySet<EngagementField> = new Set(['views', 'likes', 'comments', 'shares']);
+
+/** The decade of a count as SQL: -1 for 0 or less, else the number of digits of its integer part - 1. */
+const decadeSql = (col: string): string => `CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END`;
+
 /** Items per decade of one count: b = -1 for 0 or less, else the number of digits - 1; unknown counts left out. */
 export function engagementDecades(c: ArchiveCtx, q: LibraryQuery, field: EngagementField): Array<{ b: number; c: number }> {
   const w = buildWhere(q);
   const col = ENGAGEMENT[field];
+  if (w.clauses.length === 0 && INDEXED.has(field)) return decadesByRange(c, col);
   return c.st(
-    `SELECT CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END AS b, count(*) AS c
+    `SELECT ${decadeSql(col)} AS b, count(*) AS c
      FROM items i WHERE ${and([...w.clauses, `${col} IS NOT NULL`])} GROUP BY b ORDER BY b`,
   ).all(...w.params) as Array<{ b: number; c: number }>;
+}
+
+/**
+ * Without filters, over the count's own index: one range count per decade instead of the decade
+ * expression grouped over every row, which sorts all of them (~160 ms at 1M posts; the ranges
+ * ~25 ms). The ranges are exactly the expression's: 0 or less → -1; (0, 10) → 0 (reals below 1
+ * too: their integer part is 0, one digit); [10^b, 10^(b+1)) → b; ≥ 10^18 → 18 (CAST saturates at
+ * 2^63 - 1, 19 digits). Numbers sort before text, so `< ''` keeps each range to numbers; text and
+ * blob values (the extraction never writes them) are grouped by the expression itself.
+ */
+function decadesByRange(c: ArchiveCtx, col: string): Array<{ b: number; c: number }> {
+  const counts = new Map<number, number>();
+  const add = (b: number, n: number): void => {
+    if (n > 0) counts.set(b, (counts.get(b) ?? 0) + n);
+  };
+  const count = (range: string): number => (c.st(`SELECT count(*) AS c FROM items i WHERE ${range}`).get() as { c: number }).c;
+  add(-1, count(`${col} <= 0`));
+  add(0, count(`${col} > 0 AND ${col} < 10`));
+  for (let b = 1; b < 18; b++) add(b, count(`${col} >= ${10n ** BigInt(b)} AND ${col} < ${10n ** BigInt(b + 1)}`));
+  add(18, count(`${col} >= ${10n ** 18n} AND ${col} < ''`));
+  const other = c.st(`SELECT ${decadeSql(col)} AS b, count(*) AS c FROM items i WHERE ${col} >= '' GROUP BY b`).all() as Array<{ b: number; c: number }>;
+  for (const r of other) add(r.b, r.c);
+  return [...counts].sort((x, y) => x[0] - y[0]).map(([b, n]) => ({ b, c: n }));
 }
