@@ -8,7 +8,9 @@ import forceAtlas2 from 'graphology-layout-forceatlas2';
 import { assignLayoutChanges } from 'graphology-layout-forceatlas2/helpers.js';
 import Sigma from 'sigma';
 import { EdgeLineProgram } from 'sigma/rendering';
+import type { CameraState, MouseCoords } from 'sigma/types';
 import type { NetworkView } from '../../../../shared/contract-network';
+import { MotionSnapshot, nodeUnder, snapshotMatrix, type Point, type ScreenNode } from './network-motion';
 
 /** Whether this browser can draw WebGL at all (headless Chromium without GPU may not). */
 export function webglAvailable(): boolean {
@@ -89,7 +91,13 @@ function layoutMatrices(graph: Graph, view: NetworkView): { nodes: Float32Array;
 export function draw(
   container: HTMLElement,
   view: NetworkView,
-  on: { select: (key: string) => void; layout: (running: boolean) => void; rendered: () => void },
+  on: {
+    select: (key: string) => void;
+    layout: (running: boolean) => void;
+    rendered: () => void;
+    /** sigma has drawn the edges once (they join when the layout ends) */
+    edgesDrawn?: () => void;
+  },
 ): Drawing {
   const graph = new Graph({ type: view.directed ? 'directed' : 'undirected', multi: false });
   const hashtag = css('--accent', '#2f6fb3');
@@ -104,13 +112,17 @@ export function draw(
   // nodes and ~100k edges that took seconds per batch and starved the page (the layout itself
   // uses every edge, in the worker).
   let edgesIn = false;
+  let edgesPending = false;
   const addEdges = (): void => {
     if (edgesIn) return;
     edgesIn = true;
+    edgesPending = true;
     for (const e of view.edges)
       if (e.source !== e.target) graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
   };
   const big = view.nodes.length > 2_000 || view.edges.length > 5_000;
+  // camera gestures move a snapshot of the drawing (network-motion.ts) instead of drawing every frame
+  const snapshotMotion = view.nodes.length > 500 || view.edges.length > 2_000;
 
   const sigma = new Sigma(graph, container, {
     defaultEdgeType: view.directed ? 'arrow' : 'line',
@@ -119,14 +131,24 @@ export function draw(
     ...(big && !view.directed ? { edgeProgramClasses: { line: EdgeLineProgram } } : {}),
     labelColor: { color: css('--text', '#1d1d1b') },
     labelRenderedSizeThreshold: 8,
-    // while the camera moves a big network is drawn without its edges and labels (software WebGL
-    // draws ~100k edges in ~0.5 s a frame); they come back when it stops
-    hideEdgesOnMove: big,
-    hideLabelsOnMove: big,
     zIndex: true,
   });
-  sigma.on('clickNode', ({ node }) => on.select(node));
-  sigma.on('afterRender', () => on.rendered());
+  const motion = snapshotMotion ? snapshotGestures(sigma, graph) : null;
+  // while the snapshot is moved, sigma's picking (the last drawing's) is stale: what the user sees
+  // under the pointer is found from the nodes' positions
+  const clicked = (node: string | null, at: Point): void => {
+    const k = motion?.moved() ? motion.nodeAt(at) : node;
+    if (k) on.select(k);
+  };
+  sigma.on('clickNode', ({ node, event }) => clicked(node, event));
+  sigma.on('clickStage', ({ event }) => clicked(null, event));
+  sigma.on('afterRender', () => {
+    if (edgesPending) {
+      edgesPending = false;
+      on.edgesDrawn?.();
+    }
+    on.rendered();
+  });
 
   // ForceAtlas2 in the worker for a few seconds (the positions arrive every ~30 ms)
   let worker: Worker | null = null;
@@ -187,7 +209,79 @@ export function draw(
     stop,
     kill() {
       stop();
+      motion?.dispose();
       sigma.kill();
+    },
+  };
+}
+
+/**
+ * Camera gestures over a big network (network-motion.ts): sigma's own camera listener (a full
+ * render next frame) is replaced by one that moves the last drawing with a CSS transform and asks
+ * for the full render once the camera has been still for a moment; hover picking (sigma reads a
+ * pixel back from the GPU on every mouse move, which waits for the frame in flight) is skipped
+ * while a button is down or the snapshot is moved. Only sigma's public API and its event emitters.
+ */
+function snapshotGestures(sigma: Sigma, graph: Graph): { moved(): boolean; nodeAt(p: Point): string | null; dispose(): void } {
+  const camera = sigma.getCamera();
+  const layers = Object.entries(sigma.getCanvases())
+    .filter(([name]) => name !== 'mouse')
+    .map(([, c]) => c);
+  for (const c of layers) {
+    c.style.transformOrigin = '0 0';
+    c.style.willChange = 'transform';
+  }
+  let drawn: CameraState = camera.getState();
+  const transformNow = (): string | null => {
+    const { width, height } = sigma.getDimensions();
+    const now = camera.getState();
+    return snapshotMatrix((p) => sigma.framedGraphToViewport(sigma.viewportToFramedGraph(p, { cameraState: drawn }), { cameraState: now }), width, height);
+  };
+  const sigmaListeners = camera.listeners('updated');
+  for (const l of sigmaListeners) camera.removeListener('updated', l);
+  const motion = new MotionSnapshot({
+    transformNow,
+    setTransform(css) {
+      for (const c of layers) c.style.transform = css ?? '';
+    },
+    render() {
+      for (const l of sigmaListeners) l(camera.getState());
+    },
+  });
+  const onCamera = (): void => motion.cameraMoved();
+  camera.on('updated', onCamera);
+  sigma.on('afterRender', () => {
+    drawn = camera.getState();
+    motion.rendered();
+  });
+
+  const captor = sigma.getMouseCaptor();
+  const hover = captor.listeners('mousemove');
+  for (const l of hover) captor.removeListener('mousemove', l);
+  captor.on('mousemove', (e: MouseCoords) => {
+    if (motion.moved || (e.original as MouseEvent).buttons) return;
+    for (const l of hover) l(e);
+  });
+
+  return {
+    moved: () => motion.moved,
+    // the node under a point of the viewport at the current camera, from the nodes' positions
+    nodeAt(p) {
+      const now = camera.getState();
+      const o = sigma.framedGraphToViewport({ x: 0, y: 0 }, { cameraState: now });
+      const ex = sigma.framedGraphToViewport({ x: 1, y: 0 }, { cameraState: now });
+      const ey = sigma.framedGraphToViewport({ x: 0, y: 1 }, { cameraState: now });
+      const nodes: ScreenNode[] = [];
+      graph.forEachNode((key) => {
+        const d = sigma.getNodeDisplayData(key);
+        if (!d || d.hidden) return;
+        nodes.push({ key, x: o.x + (ex.x - o.x) * d.x + (ey.x - o.x) * d.y, y: o.y + (ex.y - o.y) * d.x + (ey.y - o.y) * d.y, r: sigma.scaleSize(d.size, now.ratio) });
+      });
+      return nodeUnder(p, nodes);
+    },
+    dispose() {
+      motion.dispose();
+      camera.removeListener('updated', onCamera);
     },
   };
 }
