@@ -13,7 +13,8 @@ import { buildWhere } from './sql-query';
 import { and } from './sql';
 
 const E = engagementSql('i');
-const FOLLOWERS = "json_extract(i.raw, '$.author.followers')";
+/** the author's followers as the library shows them (items.followers, src/shared/record-fields.ts) */
+const FOLLOWERS = 'i.followers';
 
 const BRIEF_COLS = `i.platform AS platform, i.kind AS kind, i.id AS id, i.published_at AS publishedAt,
   coalesce(i.author_username, i.author_display_name, i.author_id) AS author, substr(i.text, 1, 280) AS text, i.url AS url, i.views AS views, ${E} AS engagement`;

@@ -29,7 +29,7 @@ export function factRows(c: ArchiveCtx, q: LibraryQuery, authors: boolean): Iter
   const w = buildWhere(q);
   const hasOverrides = (c.sql.get<{ x: number }>(sql`SELECT EXISTS (SELECT 1 FROM label_overrides) AS x`)?.x ?? 0) === 1;
   const ov = hasOverrides ? "(SELECT json_group_array(json_array(o.family, o.field, json(o.value))) FROM label_overrides o WHERE o.item_rid = i.rid)" : 'NULL';
-  const author = authors ? "i.author_id, i.author_username, i.author_display_name, json_extract(i.raw, '$.author.followers')" : 'NULL, NULL, NULL, NULL';
+  const author = authors ? "i.author_id, i.author_username, i.author_display_name, i.followers" : 'NULL, NULL, NULL, NULL';
   const text = `SELECT i.platform, i.kind, i.id, i.text, i.likes, i.parent_id,
       ${labelValue('$.sponsored.p', "'integer', 'real', 'text'")}, ${labelValue('$.intent.label', "'text'")}, ${labelValue('$.sentiment.label', "'text'")},
       ${author}, ${ov}
