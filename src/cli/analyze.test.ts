@@ -12,6 +12,7 @@ import stopwordsIso from 'stopwords-iso';
 import { openArchive, type Archive } from '../core/archive';
 import { post } from '../core/archive/test-fixtures';
 import { archivePath } from '../core/paths';
+import { testDb } from '../core/archive/testing';
 import { runCaptured } from './run-captured';
 import { FREQUENCY_FIELDS, engagementOf, type FrequencySort, type FrequencyTable } from '../shared/analysis';
 import type { LibraryQuery } from '../shared/query';
@@ -178,6 +179,8 @@ describe('the analysis index', () => {
         [{ platforms: ['micro_net'] }, 'first', 'asc', 6],
         [{ since: '2024-01-15' }, 'views', 'asc', 12],
         [{ kinds: ['post'] }, 'occurrences', 'desc', 8],
+        // the re-fetched item's platform: its new likes reach the counts kept beside its term ids
+        [{ platforms: ['photo_net'], since: '2023-12-01' }, 'likes', 'desc', 9],
       ];
       for (const [query, sort, dir, limit] of cases) {
         const x = frequencyTable(archive, { query, field, sort, dir, limit }, index);
@@ -219,6 +222,21 @@ describe('the analysis index', () => {
     archive.ingestItems([{ ...first, record: edited }], { callId: 'edit', source: 'test' });
     same(index);
     expect(index.current()).toBe(true);
+  });
+
+  it('rewrites a version-2 index (term ids keyed by field and rid) in place, without tokenizing again', () => {
+    const index = new AnalysisIndex(archive);
+    expect(index.catchUp(Infinity)).toBe(true);
+    // the version-2 layout of an_item_terms, as that version wrote it
+    testDb(archive).exec(`CREATE TABLE v2 (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
+      INSERT INTO v2 SELECT field, rid, ids FROM an_item_terms; DROP TABLE an_item_terms; ALTER TABLE v2 RENAME TO an_item_terms;
+      UPDATE an_state SET v = 2 WHERE k = 'version';`);
+    const again = new AnalysisIndex(archive);
+    expect(again.current()).toBe(false);
+    expect(again.catchUp(Infinity)).toBe(true);
+    expect(again.current()).toBe(true);
+    expect(testDb(archive).prepare("SELECT count(*) AS n FROM pragma_table_info('an_item_terms') WHERE name IN ('day', 'pub', 'likes')").get()).toEqual({ n: 3 });
+    same(again);
   });
 });
 

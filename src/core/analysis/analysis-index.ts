@@ -30,8 +30,12 @@ import { addItem, newAcc, type TermAcc } from './frequency';
 import { encodeIds, tableFromIds } from './term-ids';
 import { extractTerms, type TermField } from './terms';
 
-/** 2: term ids per item (an_item_terms), an_terms rows keyed by an id */
-export const INDEX_VERSION = 2;
+/**
+ * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3: an_item_terms keyed by
+ * (field, UTC day, rid) with each item's publication time and counts (a version-2 index is
+ * rewritten in place, not rebuilt: AnalysisTables.upgradeItemTerms)
+ */
+export const INDEX_VERSION = 3;
 /** text fields with archive-wide totals (trigrams are counted from the items) */
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
@@ -39,8 +43,8 @@ const CHUNK = 20_000;
 /** the largest backlog a read takes in before answering (~0.1 s); more is built in the background */
 export const SYNC_BUDGET = 5_000;
 
-/** (field number, item rid, the item's term keys of that field in text order) */
-type ItemTerms = [number, number, string[]];
+/** (field number, item rid, the item's term keys of that field in text order, published_at, views, likes, comments, shares, saves) */
+type ItemTerms = [number, number, string[], number | null, Array<number | null>];
 type ItemTuple = IndexItemRow;
 
 /** A label value as the daily summary groups it: reals in 0..1 to their hundredth (floor), others as stored. */
@@ -75,7 +79,9 @@ export class AnalysisIndex {
     if (this.ready) return;
     const exists = this.t.exists();
     this.t.immediate(() => {
-      this.t.createSchema(exists && this.state('version') !== INDEX_VERSION);
+      const was = exists ? this.state('version') : INDEX_VERSION;
+      if (was === 2) this.t.upgradeItemTerms();
+      this.t.createSchema(was !== INDEX_VERSION && was !== 2);
       this.setState('version', INDEX_VERSION);
     });
     this.ready = true;
@@ -139,6 +145,7 @@ export class AnalysisIndex {
       const wm = this.state('watermark');
       const dirty = this.t.dirtyItems();
       const delta = new Map<string, TermAcc>();
+      const counts = this.t.itemCountsWriter();
       for (const d of dirty) {
         if ((d.rid as number) > wm || this.state('terms_stale') === 1) continue;
         if (d.text !== d.o_text || d.lang !== d.o_lang || d.pub !== d.o_pub) {
@@ -146,6 +153,9 @@ export class AnalysisIndex {
           continue;
         }
         this.addDelta(delta, d);
+        // the item's term rows carry its counts (term-ids.ts sums them): the new ones
+        const now = (['views', 'likes', 'comments', 'shares', 'saves'] as const).map((c) => (typeof d[c] === 'number' ? d[c] : null));
+        for (const f of TOTAL_FIELDS) counts(FIELD_NO[f], d.rid as number, d.pub as number | null, now);
       }
       if (this.state('terms_stale') === 0) this.writeTerms(delta, true);
       this.t.clearDirtyItems();
@@ -202,7 +212,7 @@ export class AnalysisIndex {
       if (list.length === 0) continue;
       const per = new Map<string, number>();
       for (const t of list) per.set(t, (per.get(t) ?? 0) + 1);
-      perItem.push([FIELD_NO[f], r[0], list.map((t) => FIELD_NO[f] + '\u0000' + t)]);
+      perItem.push([FIELD_NO[f], r[0], list.map((t) => FIELD_NO[f] + '\u0000' + t), r[3], [r[4], r[5], r[6], r[7], r[8]]]);
       for (const [t, n] of per) {
         const key = FIELD_NO[f] + '\u0000' + t;
         let a = acc.get(key);
@@ -244,7 +254,7 @@ export class AnalysisIndex {
   /** Each new item's term ids per field (term-ids.ts reads them to count a query's items). */
   private writeItemTerms(perItem: ItemTerms[], ids: Map<string, number>): void {
     const put = this.t.itemTermsWriter();
-    for (const [field, rid, keys] of perItem) put(field, rid, encodeIds(keys.map((k) => ids.get(k)!)));
+    for (const [field, rid, keys, pub, counts] of perItem) put(field, rid, pub, counts, encodeIds(keys.map((k) => ids.get(k)!)));
   }
 
   private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {

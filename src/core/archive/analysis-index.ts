@@ -4,7 +4,9 @@
  * (terms, daily label counts) and reaches them as `archive.analysisTables`:
  *
  *  - `an_terms`: archive-wide totals per (field number, term), read top N through `an_terms_docs`;
- *    `an_item_terms`: each item's term ids of one field (a blob, term-counts.ts reads it);
+ *    `an_item_terms`: each item's term ids of one field (a blob, term-counts.ts reads it) with its
+ *    publication time and counts, keyed by (field, UTC day, rid) so the items of a date range are
+ *    neighbours on disk;
  *  - `an_daily`: items per (label field, UTC day, platform, kind, value), ff 0 per (day, platform, kind);
  *  - `an_state` (version, watermark, terms_upto, terms_stale), and the change logs `an_dirty` /
  *    `an_dirty_days` filled by triggers on `items` and `label_overrides`.
@@ -20,7 +22,21 @@ import { sql } from './sql';
 /** the day number undated items are summarised under (no date filter reaches it) */
 export const UNDATED = -999_999_999;
 const DAY = `coalesce((x - ((x % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS}, ${UNDATED})`;
-const dayOf = (col: string): string => DAY.replace(/x/g, col);
+/** The UTC day number of a time column or parameter as SQL (UNDATED when null): the one spelling of an_item_terms's `day`. */
+export const dayOf = (col: string): string => DAY.replace(/x/g, col);
+/** dayOf of a bound parameter (better-sqlite3 takes no numbered `?N`: the time is bound once per `?`) */
+const DAY_OF_PARAM = dayOf('?');
+const dayArgs = (pub: number | null): Array<number | null> => Array.from({ length: DAY_OF_PARAM.split('?').length - 1 }, () => pub);
+
+/**
+ * an_item_terms (version 3): keyed by UTC day before rid, so a query's items of a date range are
+ * read from a few neighbouring pages (keyed by rid alone, the ~10k items of a month of a 1M-post
+ * archive each sat on a page of their own), and holding the item's publication time and counts,
+ * so a frequency table over the items reads no `items` row (kept equal to the items' counts by
+ * the index's upkeep: itemCountsWriter). New items land at the end of their day (rids grow).
+ */
+const ITEM_TERMS_COLUMNS = `field INTEGER NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, pub INTEGER,
+  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, ids BLOB NOT NULL`;
 
 const SCHEMA = /* sql */ `
 CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -29,7 +45,7 @@ CREATE TABLE IF NOT EXISTS an_terms (
   views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER,
   UNIQUE (field, term));
 CREATE INDEX IF NOT EXISTS an_terms_docs ON an_terms (field, docs);
-CREATE TABLE IF NOT EXISTS an_item_terms (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS an_item_terms (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_daily (
   ff INTEGER NOT NULL, day INTEGER NOT NULL, platform TEXT NOT NULL, kind TEXT NOT NULL, value ANY NOT NULL, n INTEGER NOT NULL,
   PRIMARY KEY (ff, day, platform, kind, value)) WITHOUT ROWID;
@@ -198,10 +214,33 @@ export class AnalysisTables {
     return (field, term, docs, occ, first, last, sums) => st.get(field, term, docs, occ, first, last, ...sums) as number;
   }
 
-  /** A writer of items' term ids of one field (a blob, term-ids.ts encodeIds). */
-  itemTermsWriter(): (field: number, rid: number, ids: Buffer) => void {
-    const st = this.c.st('INSERT OR REPLACE INTO an_item_terms (field, rid, ids) VALUES (?, ?, ?)');
-    return (field, rid, ids) => void st.run(field, rid, ids);
+  /**
+   * A writer of items' term ids of one field (a blob, term-ids.ts encodeIds) with the item's
+   * publication time and counts (views, likes, comments, shares, saves).
+   */
+  itemTermsWriter(): (field: number, rid: number, pub: number | null, counts: Array<number | null>, ids: Buffer) => void {
+    const st = this.c.st(`INSERT OR REPLACE INTO an_item_terms (field, day, rid, pub, views, likes, comments, shares, saves, ids) VALUES (?, ${DAY_OF_PARAM}, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    return (field, rid, pub, counts, ids) => void st.run(field, ...dayArgs(pub), rid, pub, ...counts, ids);
+  }
+
+  /** A writer of an indexed item's new counts (views, likes, comments, shares, saves) into its term rows of one field. */
+  itemCountsWriter(): (field: number, rid: number, pub: number | null, counts: Array<number | null>) => void {
+    const st = this.c.st(`UPDATE an_item_terms SET views = ?, likes = ?, comments = ?, shares = ?, saves = ? WHERE field = ? AND day = ${DAY_OF_PARAM} AND rid = ?`);
+    return (field, rid, pub, counts) => void st.run(...counts, field, ...dayArgs(pub), rid);
+  }
+
+  /**
+   * Rewrites a version-2 an_item_terms (keyed by field and rid, ids only) in this version's layout,
+   * the publication time and counts read from the items: no text is tokenized again. Call inside a
+   * transaction, before createSchema.
+   */
+  upgradeItemTerms(): void {
+    this.c.db.exec(`CREATE TABLE an_item_terms_v3 (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
+      INSERT INTO an_item_terms_v3 (field, day, rid, pub, views, likes, comments, shares, saves, ids)
+        SELECT t.field, ${dayOf('i.published_at')}, t.rid, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, t.ids
+        FROM an_item_terms t JOIN items i ON i.rid = t.rid ORDER BY 1, 2, 3;
+      DROP TABLE an_item_terms;
+      ALTER TABLE an_item_terms_v3 RENAME TO an_item_terms;`);
   }
 
   /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */
