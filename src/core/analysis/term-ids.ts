@@ -21,23 +21,91 @@ export function encodeIds(ids: number[]): Buffer {
   return b;
 }
 
-/** Per-slot columns (one slot per distinct id): items, occurrences, first/last publication, six sums (NaN = none known). */
+/**
+ * Per-slot columns (one slot per distinct id): items, occurrences (grown while counting), then
+ * first/last publication and six sums (NaN = none known), made at the final size by `dated()`.
+ * Sized by the distinct ids, not by every id read (200,000 ids but ~4,000 distinct words in a
+ * 10k-item query: columns of the larger size were ~20 MB to fill and collect per table).
+ */
 class Columns {
   size = 0;
-  readonly ids: Uint32Array;
-  readonly count: Uint32Array;
-  readonly occ: Uint32Array;
-  readonly first: Float64Array;
-  readonly last: Float64Array;
-  readonly sums: Float64Array[];
+  ids: Uint32Array;
+  count: Uint32Array;
+  occ: Uint32Array;
+  first = new Float64Array(0);
+  last = new Float64Array(0);
+  sums: Float64Array[] = [];
 
   constructor(cap: number) {
     this.ids = new Uint32Array(cap);
     this.count = new Uint32Array(cap);
     this.occ = new Uint32Array(cap);
-    this.first = new Float64Array(cap).fill(NaN);
-    this.last = new Float64Array(cap).fill(NaN);
-    this.sums = Array.from({ length: 6 }, () => new Float64Array(cap).fill(NaN));
+  }
+
+  /** A new slot for `id`. */
+  add(id: number): number {
+    if (this.size === this.ids.length) {
+      const grow = (a: Uint32Array): Uint32Array => {
+        const b = new Uint32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.ids = grow(this.ids);
+      this.count = grow(this.count);
+      this.occ = grow(this.occ);
+    }
+    this.ids[this.size] = id;
+    return this.size++;
+  }
+
+  /** The date and sum columns, `n` entries (every one unknown). */
+  dated(n: number): void {
+    this.first = new Float64Array(n).fill(NaN);
+    this.last = new Float64Array(n).fill(NaN);
+    this.sums = Array.from({ length: 6 }, () => new Float64Array(n).fill(NaN));
+  }
+}
+
+/** Whether a Uint32Array over a blob reads its ids as written (little-endian uint32). */
+const LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** An open-addressing table id → slot in typed arrays (a Map of numbers costs several times more at 200k ids); grows at half full. */
+class SlotTable {
+  private bits = 12;
+  private keys = new Int32Array(1 << 12).fill(-1);
+  private slots = new Uint32Array(1 << 12);
+  private used = 0;
+
+  constructor(private readonly c: Columns) {}
+
+  slot(id: number): number {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    let h = Math.imul(id, 0x9e3779b1) >>> (32 - this.bits);
+    while (keys[h] !== -1) {
+      if (keys[h] === id) return this.slots[h];
+      h = (h + 1) & mask;
+    }
+    const s = this.c.add(id);
+    keys[h] = id;
+    this.slots[h] = s;
+    if (++this.used * 2 > keys.length) this.grow();
+    return s;
+  }
+
+  private grow(): void {
+    const { keys, slots } = this;
+    this.bits++;
+    this.keys = new Int32Array(1 << this.bits).fill(-1);
+    this.slots = new Uint32Array(1 << this.bits);
+    const mask = this.keys.length - 1;
+    for (let k = 0; k < keys.length; k++) {
+      if (keys[k] === -1) continue;
+      let h = Math.imul(keys[k], 0x9e3779b1) >>> (32 - this.bits);
+      while (this.keys[h] !== -1) h = (h + 1) & mask;
+      this.keys[h] = keys[k];
+      this.slots[h] = slots[k];
+    }
   }
 }
 
@@ -55,38 +123,26 @@ interface Pass {
 /**
  * Pass 1: reads the matching items' blobs with one `all()` (better-sqlite3's row iterator costs
  * ~3× more per row) and counts items and occurrences per id; ids find their slot through an
- * open-addressing table in typed arrays (a Map of numbers costs several times more at 200k ids).
+ * open-addressing table in typed arrays (SlotTable).
  */
 function countPass(archive: Archive, q: LibraryQuery, fieldNo: number): Pass {
   const rows = archive.itemTermIds(parseQuery(q), fieldNo);
   let total = 0;
   for (const r of rows) total += r[6].length >>> 2;
-  // distinct ids ≤ total: the columns never grow; the table is at most half full
-  const c = new Columns(Math.max(total, 1));
-  let bits = 10;
-  while (1 << bits < total * 2) bits++;
-  const mask = (1 << bits) - 1;
-  const keys = new Int32Array(1 << bits).fill(-1);
-  const slots = new Uint32Array(1 << bits);
+  const c = new Columns(1024);
+  const table = new SlotTable(c);
   const itemSlots = new Uint32Array(Math.max(total, 1));
   const rowEnd = new Uint32Array(rows.length);
   let n = 0;
   for (let r = 0; r < rows.length; r++) {
     const b = rows[r][6];
+    const len = b.length >>> 2;
+    // the blob's ids in place when aligned (a view, no copy), else read one by one
+    const u32 = LE && b.byteOffset % 4 === 0 ? new Uint32Array(b.buffer, b.byteOffset, len) : null;
     let prev = -1;
-    for (let off = 0; off + 4 <= b.length; off += 4) {
-      const id = b.readUInt32LE(off);
-      let s: number;
-      if (id === prev) s = itemSlots[n - 1];
-      else {
-        let h = Math.imul(id, 0x9e3779b1) >>> (32 - bits);
-        while (keys[h] !== -1 && keys[h] !== id) h = (h + 1) & mask;
-        if (keys[h] === -1) {
-          keys[h] = id;
-          s = slots[h] = c.size++;
-          c.ids[s] = id;
-        } else s = slots[h];
-      }
+    for (let k = 0; k < len; k++) {
+      const id = u32 !== null ? u32[k] : b.readUInt32LE(k * 4);
+      const s = id === prev ? itemSlots[n - 1] : table.slot(id);
       c.occ[s]++;
       if (id === prev) continue;
       prev = id;
@@ -98,9 +154,13 @@ function countPass(archive: Archive, q: LibraryQuery, fieldNo: number): Pass {
   return { rows, c, itemSlots, rowEnd };
 }
 
-/** Pass 2: first/last publication and the sums, for the slots marked in `want` (all when null). */
-function sumPass(p: Pass, want: Uint8Array | null): void {
+/**
+ * Pass 2: first/last publication and the sums of every slot (`want` null: date and sum column
+ * entry s is slot s), or of the `n` slots `want` maps to an entry (-1: not wanted).
+ */
+function sumPass(p: Pass, want: Int32Array | null, n: number): void {
   const { rows, c, itemSlots, rowEnd } = p;
+  c.dated(n);
   const vals = new Float64Array(6);
   let from = 0;
   for (let r = 0; r < rows.length; r++) {
@@ -116,8 +176,8 @@ function sumPass(p: Pass, want: Uint8Array | null): void {
     }
     vals[5] = eng;
     for (let j = from; j < to; j++) {
-      const s = itemSlots[j];
-      if (want !== null && want[s] === 0) continue;
+      const s = want === null ? itemSlots[j] : want[itemSlots[j]];
+      if (s < 0) continue;
       if (pub !== null) {
         if (!(c.first[s] <= pub)) c.first[s] = pub;
         if (!(c.last[s] >= pub)) c.last[s] = pub;
@@ -142,16 +202,20 @@ export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number,
   const p = countPass(archive, q, fieldNo);
   const c = p.c;
   const byCounts = sort === 'count' || sort === 'occurrences' || !(sort === 'first' || sort === 'last' || sort in SUM_INDEX);
-  if (!byCounts) sumPass(p, null);
+  if (!byCounts) sumPass(p, null, c.size);
   const key: Float64Array | Uint32Array = sort === 'occurrences' ? c.occ : sort === 'first' ? c.first : sort === 'last' ? c.last : sort in SUM_INDEX ? c.sums[SUM_INDEX[sort]] : c.count;
   const sign = dir === 'asc' ? 1 : -1;
   // unknown values last: the best `limit` known slots, then (when they are fewer) the unknown ones
   // with the most items; at each cut every slot tied with the last one kept stays a candidate
-  const knownSlots: number[] = [];
-  const unknownSlots: number[] = [];
-  for (let s = 0; s < c.size; s++) (Number.isNaN(key[s]) ? unknownSlots : knownSlots).push(s);
-  const cand = cut(knownSlots, key, dir, limit);
-  if (knownSlots.length < limit) cand.push(...cut(unknownSlots, c.count, 'desc', limit - knownSlots.length));
+  let cand: number[];
+  if (byCounts) cand = cutCounts(key as Uint32Array, c.size, dir, limit);
+  else {
+    const knownSlots: number[] = [];
+    const unknownSlots: number[] = [];
+    for (let s = 0; s < c.size; s++) (Number.isNaN(key[s]) ? unknownSlots : knownSlots).push(s);
+    cand = cut(knownSlots, key, dir, limit);
+    if (knownSlots.length < limit) cand.push(...cut(unknownSlots, c.count, 'desc', limit - knownSlots.length));
+  }
   const terms = new Map<number, string>();
   for (let k = 0; k < cand.length; k += 50_000) for (const [id, term] of archive.termsById(JSON.stringify(cand.slice(k, k + 50_000).map((s) => c.ids[s])))) terms.set(id, term);
   const term = (s: number): string => terms.get(c.ids[s]) ?? '';
@@ -168,16 +232,36 @@ export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number,
     return c.count[b] - c.count[a] || (ta < tb ? -1 : ta > tb ? 1 : 0);
   });
   const top = cand.slice(0, limit);
+  // ordered by counts, the dates and sums of the top slots only: entry k of those columns is top[k]
+  const at = (s: number, k: number): number => (byCounts ? k : s);
   if (byCounts) {
-    const want = new Uint8Array(c.size);
-    for (const s of top) want[s] = 1;
-    sumPass(p, want);
+    const want = new Int32Array(c.size).fill(-1);
+    top.forEach((s, k) => (want[s] = k));
+    sumPass(p, want, top.length);
   }
   const nul = (v: number): number | null => (Number.isNaN(v) ? null : v);
   return {
     distinct: c.size,
-    ranked: top.map((s) => [term(s), { count: c.count[s], occ: c.occ[s], first: nul(c.first[s]), last: nul(c.last[s]), sums: c.sums.map((col) => nul(col[s])) }]),
+    ranked: top.map((s, k) => [
+      term(s),
+      { count: c.count[s], occ: c.occ[s], first: nul(c.first[at(s, k)]), last: nul(c.last[at(s, k)]), sums: c.sums.map((col) => nul(col[at(s, k)])) },
+    ]),
   };
+}
+
+/** Items or occurrences (never unknown): the slots at least as good as the m-th best (ties at the cut included), without a list of every slot. */
+function cutCounts(arr: Uint32Array, size: number, dir: 'asc' | 'desc', m: number): number[] {
+  const out: number[] = [];
+  if (size <= m) {
+    for (let s = 0; s < size; s++) out.push(s);
+    return out;
+  }
+  if (m <= 0) return out;
+  const v = new Float64Array(size);
+  for (let s = 0; s < size; s++) v[s] = arr[s];
+  const bound = select(v, dir === 'desc' ? size - m : m - 1);
+  for (let s = 0; s < size; s++) if (dir === 'desc' ? arr[s] >= bound : arr[s] <= bound) out.push(s);
+  return out;
 }
 
 /** The slots whose value is at least as good as the m-th best (ties at the cut included). */
