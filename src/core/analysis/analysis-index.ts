@@ -60,6 +60,7 @@ export class AnalysisIndex {
   constructor(private readonly archive: Archive) {
     this.t = archive.analysisTables;
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
+    archive.dayCountsSource = (q) => this.dayRows(q, 'platform');
   }
 
   /** Whether this connection may write the index (a read-only archive answers from the items). */

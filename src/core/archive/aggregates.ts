@@ -65,6 +65,19 @@ function dailyCountsUnfiltered(c: ArchiveCtx): Array<{ d: number; c: number }> |
 }
 
 /**
+ * A summary's rows (several per day: one per platform and kind) added up per day, in day order.
+ * The analysis index answers plain queries (platforms, kinds, dates on day boundaries) from its
+ * daily counts (~1k rows for two years of five platforms) when it is current: at 1M posts the
+ * items' per-day range counts walk the whole published_at index (~60–100 ms), the summary ~1 ms.
+ */
+function summedDays(rows: Array<{ d: number; c: number }> | null): Array<{ d: number; c: number }> | null {
+  if (rows === null) return null;
+  const byDay = new Map<number, number>();
+  for (const r of rows) byDay.set(r.d, (byDay.get(r.d) ?? 0) + r.c);
+  return [...byDay].filter(([, n]) => n > 0).sort((x, y) => x[0] - y[0]).map(([d, n]) => ({ d, c: n }));
+}
+
+/**
  * Aggregate results are cached per (method, arguments) until the archive changes
  * (same version key as the total cache: own writes and other connections' commits):
  * charts re-render and re-query the same series often. Bounded, oldest dropped first.
@@ -87,7 +100,7 @@ export function volumeOverTime(c: ArchiveCtx, q: LibraryQuery, bucket: TimeBucke
 function volumeOverTimeUncached(c: ArchiveCtx, q: LibraryQuery, bucket: TimeBucket): VolumePoint[] {
   const out: VolumePoint[] = [];
   const w = filtered(q);
-  const days = (w.clauses.length === 0 ? dailyCountsUnfiltered(c) : null) ?? dailySeries<{ d: number; c: number }>(c, q, ', count(*) AS c');
+  const days = summedDays(c.dayCountsSource?.(q) ?? null) ?? (w.clauses.length === 0 ? dailyCountsUnfiltered(c) : null) ?? dailySeries<{ d: number; c: number }>(c, q, ', count(*) AS c');
   for (const r of days) {
     const key = bucketOfDay(r.d, bucket);
     const last = out[out.length - 1];

@@ -35,7 +35,7 @@ import * as annotations from './annotations';
 import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import * as compareRows from './compare-rows';
-import { ArchiveCtx, registerCtx, type LabelGroupsSource, type OpenArchiveOptions } from './context';
+import { ArchiveCtx, registerCtx, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
 import * as items from './items';
@@ -220,6 +220,13 @@ export class Archive implements CoreStore {
   }
   set labelGroupsSource(f: LabelGroupsSource | null) {
     this.#c.labelGroupsSource = f;
+  }
+  /** Items per day from a summary kept elsewhere (the analysis index's daily counts), or null to read the items. */
+  get dayCountsSource(): DayCountsSource | null {
+    return this.#c.dayCountsSource;
+  }
+  set dayCountsSource(f: DayCountsSource | null) {
+    this.#c.dayCountsSource = f;
   }
   topAuthors(q: LibraryQuery, n: number): AuthorCount[] {
     return aggregates.topAuthors(this.#c, q, n);

@@ -30,6 +30,8 @@ export interface OpenArchiveOptions {
 
 /** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
 export type LabelGroupsSource = (q: LibraryQuery, family: string, field: string) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
+/** Dated items per UTC day (several rows a day allowed: they add up) from a summary kept elsewhere, or null to read the items. */
+export type DayCountsSource = (q: LibraryQuery) => Array<{ d: number; c: number }> | null;
 
 export class ArchiveCtx {
   /** the archive's path as the user knows it (error messages) */
@@ -49,6 +51,7 @@ export class ArchiveCtx {
   /** aggregate results per (method, arguments), valid for one dataVersion (aggregates.ts) */
   readonly aggCache = new Map<string, { v: unknown; ver: string }>();
   labelGroupsSource: LabelGroupsSource | null = null;
+  dayCountsSource: DayCountsSource | null = null;
 
   constructor(
     readonly db: Db,
