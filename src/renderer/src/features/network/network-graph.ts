@@ -255,12 +255,24 @@ function snapshotGestures(sigma: Sigma, graph: Graph): { moved(): boolean; nodeA
     motion.rendered();
   });
 
+  // sigma's listeners that pick what is under the pointer (a pixel read back from the GPU): on
+  // every move for the hover, and on press, release and wheel for its down/up/wheel events (the
+  // view uses none); the click keeps its own (`clicked` above)
   const captor = sigma.getMouseCaptor();
-  const hover = captor.listeners('mousemove');
-  for (const l of hover) captor.removeListener('mousemove', l);
-  captor.on('mousemove', (e: MouseCoords) => {
-    if (motion.moved || (e.original as MouseEvent).buttons) return;
-    for (const l of hover) l(e);
+  const gate = (event: 'mousemove' | 'mousedown' | 'mouseup', skip: (e: MouseCoords) => boolean): void => {
+    const picks = captor.listeners(event);
+    for (const l of picks) captor.removeListener(event, l);
+    captor.on(event, (e: MouseCoords) => {
+      if (!skip(e)) for (const l of picks) l(e);
+    });
+  };
+  gate('mousemove', (e) => motion.moved || !!(e.original as MouseEvent).buttons);
+  gate('mousedown', () => motion.moved);
+  gate('mouseup', () => motion.moved);
+  const wheelPicks = captor.listeners('wheel');
+  for (const l of wheelPicks) captor.removeListener('wheel', l);
+  captor.on('wheel', (e) => {
+    if (!motion.moved) for (const l of wheelPicks) l(e);
   });
 
   return {
