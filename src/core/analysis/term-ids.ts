@@ -69,14 +69,25 @@ class Columns {
 /** Whether a Uint32Array over a blob reads its ids as written (little-endian uint32). */
 const LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** An open-addressing table id → slot in typed arrays (a Map of numbers costs several times more at 200k ids); grows at half full. */
+/**
+ * An open-addressing table id → slot in typed arrays (a Map of numbers costs several times more
+ * at 200k ids); starts at about the number of ids to be read (rarely outgrown: most ids repeat),
+ * grows at half full.
+ */
 class SlotTable {
-  private bits = 12;
-  private keys = new Int32Array(1 << 12).fill(-1);
-  private slots = new Uint32Array(1 << 12);
+  private bits: number;
+  private keys: Int32Array;
+  private slots: Uint32Array;
   private used = 0;
 
-  constructor(private readonly c: Columns) {}
+  constructor(
+    private readonly c: Columns,
+    ids: number,
+  ) {
+    this.bits = Math.min(22, Math.max(12, Math.ceil(Math.log2(Math.max(ids, 1)))));
+    this.keys = new Int32Array(1 << this.bits).fill(-1);
+    this.slots = new Uint32Array(1 << this.bits);
+  }
 
   slot(id: number): number {
     const keys = this.keys;
@@ -130,7 +141,7 @@ function countPass(archive: Archive, q: LibraryQuery, fieldNo: number): Pass {
   let total = 0;
   for (const r of rows) total += r[6].length >>> 2;
   const c = new Columns(1024);
-  const table = new SlotTable(c);
+  const table = new SlotTable(c, total);
   const itemSlots = new Uint32Array(Math.max(total, 1));
   const rowEnd = new Uint32Array(rows.length);
   let n = 0;
