@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Db } from './connection';
 import { registerTermFunctions } from '../analysis/term-filter';
-import { MIGRATIONS, type Migration } from './migrations/index';
+import { MIGRATIONS, type Migration, type MigrationReport } from './migrations/index';
 import { LoupeError } from '../../shared/errors';
 
 export type { Db } from './connection';
@@ -33,34 +33,73 @@ function checkMigrationList(migrations: readonly Migration[]): void {
 }
 
 /**
+ * Where a migration is: step `step` of the `steps` this opening applies (version `version`,
+ * `name`), `done` of `total` units of its work (items; 0 of 0 when the step starts or cannot
+ * count), in the step's own words.
+ */
+export interface MigrationProgress {
+  version: number;
+  name: string;
+  step: number;
+  steps: number;
+  done: number;
+  total: number;
+  words: string;
+}
+
+export type OnMigrationProgress = (p: MigrationProgress) => void;
+
+/**
  * Applies every migration newer than `PRAGMA user_version`, each in its own
  * transaction together with the user_version bump. Refuses (and changes nothing)
- * when the file is newer than the app.
+ * when the file is newer than the app. `onProgress` hears each step start and whatever the
+ * step reports (a migration gets a reporter only when there is a listener: without one, 0010
+ * keeps its stderr lines).
  */
-export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): { from: number; to: number } {
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS, onProgress?: OnMigrationProgress): { from: number; to: number } {
   checkMigrationList(migrations);
   const from = db.pragma('user_version', { simple: true }) as number;
   const known = latestVersion(migrations);
   if (from > known) throw new ArchiveVersionError(from, known);
-  for (const m of migrations) {
-    if (m.version <= from) continue;
+  const due = migrations.filter((m) => m.version > from);
+  due.forEach((m, i) => {
+    const at = { version: m.version, name: m.name, step: i + 1, steps: due.length };
+    const words = `schema step ${m.version} (${m.name})`;
+    const report: MigrationReport | undefined = onProgress && ((done, total, w) => onProgress({ ...at, done, total, words: w ?? words }));
     // IMMEDIATE, and the version read again under the write lock: two processes opening a new
     // (or older) archive at the same moment (the app and the CLI) apply each step once
     db.transaction(() => {
       if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
-      m.up(db);
+      report?.(0, 0);
+      m.up(db, report);
       db.pragma(`user_version = ${m.version}`);
     }).immediate();
-  }
+  });
   return { from, to: Math.max(from, known) };
 }
 
 /**
- * Opens (creating if needed) an archive file or ':memory:'.
+ * Opens (creating if needed) an archive file or ':memory:', migrated (`onProgress`: see migrate).
  * The schema version is read BEFORE any pragma that writes, so a newer file is
  * left byte-for-byte untouched.
  */
-export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS, onProgress?: OnMigrationProgress): Db {
+  const db = openConnection(file, migrations);
+  try {
+    migrate(db, migrations, onProgress);
+    registerTermFunctions(db);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/**
+ * The connection openDb migrates: the version checked (ArchiveVersionError for a newer file,
+ * nothing written), then the archive's pragmas. The migration worker (prepare-worker.ts) uses it.
+ */
+export function openConnection(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   const db = new Database(file);
   try {
     const v = db.pragma('user_version', { simple: true }) as number;
@@ -78,8 +117,6 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
     // journal_size_limit trims the WAL file back after a checkpoint.
     db.pragma('wal_autocheckpoint = 16384');
     db.pragma('journal_size_limit = 67108864');
-    migrate(db, migrations);
-    registerTermFunctions(db);
     return db;
   } catch (e) {
     db.close();

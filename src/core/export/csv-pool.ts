@@ -5,19 +5,14 @@
  * answers in order. Output is byte-identical to the single-thread path (same code). Where no
  * worker can start, exports run on one thread.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { findWorkerEntry, type WorkerEntry } from '../worker-entry';
 import type { WireBatch, WireRow } from './wire';
 
-interface Entry {
-  /** a file, or (from sources) code that registers tsx and imports the .ts worker */
-  code: string;
-  eval: boolean;
-}
+type Entry = WorkerEntry;
 
 /**
  * A worker's live data is one batch. A 32 MB young generation is what keeps it fast (16 MB:
@@ -31,8 +26,8 @@ const cachedEntries = new Map<WorkerName, Entry | null>();
 
 /**
  * A worker's code: the built app has `<name>.js` beside its main bundle (electron.vite config);
- * run from sources (tsx: the CLI, the web host, tests) it is `<name>.ts`, loaded through tsx.
- * null when neither is there.
+ * run from sources (tsx: the CLI, the web host, tests) it is `<name>.ts`, loaded through tsx
+ * (../worker-entry.ts). null when neither is there.
  */
 export function workerEntry(name: WorkerName = 'csv-worker'): Entry | null {
   if (cachedEntries.has(name)) return cachedEntries.get(name)!;
@@ -43,26 +38,10 @@ export function workerEntry(name: WorkerName = 'csv-worker'): Entry | null {
 
 function findEntry(name: WorkerName): Entry | null {
   try {
-    const here = dirname(fileURLToPath(import.meta.url));
-    for (const f of [join(here, `${name}.js`), join(here, '..', `${name}.js`)]) {
-      // a packaged desktop app keeps the worker outside its asar archive (electron-builder.json
-      // asarUnpack): a worker thread is started from the unpacked copy
-      const unpacked = f.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
-      if (unpacked !== f && existsSync(unpacked)) return { code: unpacked, eval: false };
-      if (existsSync(f)) return { code: f, eval: false };
-    }
-    const ts = join(here, `${name}.ts`);
-    if (existsSync(ts)) {
-      // `--import tsx` in a worker's execArgv does not reach its entry module on Node 20; the
-      // tsx API registers the loader in the worker itself, then the entry is imported
-      const api = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-      const code = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(ts).href)}); })`;
-      return { code, eval: true };
-    }
+    return findWorkerEntry(dirname(fileURLToPath(import.meta.url)), name);
   } catch {
     return null;
   }
-  return null;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { Migration } from './types';
  * SQLite keeps that text as written and better-sqlite3 opens connections in defensive mode (no
  * writable_schema, shadow tables read-only), so the declaration cannot be edited in place nor
  * the index copied: the table is created again and rebuilt from `items` (one pass over the
- * archive's text, once: seconds per 100,000 items). An empty archive pays nothing.
+ * archive's text, once: seconds per 100,000 items). An empty archive pays nothing. The rebuild is
+ * one statement: a listening caller hears it as one step (0 of N items, then N of N).
  */
 export const FTS_DECLARATION = `CREATE VIRTUAL TABLE items_fts USING fts5 (
   text, author_username, author_display_name,
@@ -23,10 +24,13 @@ export const FTS_DECLARATION = `CREATE VIRTUAL TABLE items_fts USING fts5 (
 export const migration0008: Migration = {
   version: 8,
   name: 'fts-declared',
-  up(db) {
+  up(db, progress) {
+    const items = progress ? (db.prepare('SELECT count(*) FROM items').pluck().get() as number) : 0;
+    progress?.(0, items, 'rebuilding the search index');
     db.exec('DROP TABLE items_fts');
     db.exec(FTS_DECLARATION);
     db.exec("INSERT INTO items_fts (items_fts) VALUES ('rebuild')");
+    progress?.(items, items, 'rebuilding the search index');
   },
 };
 export default migration0008;

@@ -15,8 +15,8 @@ import { extractColumns, type Columns, type Json } from '../extract';
  * changed, so the full-text index (`items_fts`, kept by the 0001 triggers on text / author) and
  * the analysis index's change log (triggers on text, date and counts) follow exactly the rows
  * that changed. The runner's one transaction covers the whole step (a failure leaves the file
- * as it was). There is no progress channel out of the migration runner: on an archive of
- * REPORT_FROM items or more, progress goes to stderr after each batch.
+ * as it was). Progress goes, after each batch, to the runner's reporter when its caller listens
+ * (the doors: ../prepare.ts); without one, on an archive of REPORT_FROM items or more, to stderr.
  */
 export const REEXTRACTED = [
   'published_at', 'author_id', 'author_username', 'author_display_name', 'text',
@@ -75,10 +75,10 @@ function stderrProgress(done: number, total: number): void {
 export const migration0010: Migration = {
   version: 10,
   name: 'display-columns',
-  up(db) {
+  up(db, progress) {
     db.exec('ALTER TABLE items ADD COLUMN followers INTEGER');
     db.exec('ALTER TABLE items ADD COLUMN title TEXT');
-    reextractColumns(db);
+    reextractColumns(db, progress && ((done, total) => progress(done, total, "re-reading each item's columns")));
   },
 };
 export default migration0010;

@@ -14,6 +14,6 @@ import { migration0008 } from './0008-fts-declared';
 import { migration0009 } from './0009-analyst-views';
 import { migration0010 } from './0010-display-columns';
 
-export type { Migration } from './types';
+export type { Migration, MigrationReport } from './types';
 
 export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010];
