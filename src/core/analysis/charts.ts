@@ -16,7 +16,7 @@ import {
 } from '../../shared/analysis';
 import { labelFieldSpec } from '../../shared/labels';
 import type { LabelCondition, LibraryQuery } from '../../shared/query';
-import { bucketOf } from './buckets';
+import { bucketOf, bucketRange, DAY_MS } from './buckets';
 import { baseQuery } from './frequency';
 import type { DayRow } from '../archive/chart-rows';
 
@@ -132,16 +132,61 @@ export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf
 export interface ChartRowsSource {
   /** (day, key, count) rows from the daily summary, or null when it cannot answer this query */
   dayRows(q: LibraryQuery, by: 'platform' | 'label', family?: string, field?: string): DayRow[] | null;
+  /** a label field's value groups (value, its SQLite type, items) from the daily summary, or null when it cannot answer */
+  labelGroups?(q: LibraryQuery, family: string, field: string): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
 }
 
-function labelRows(archive: Archive, q: LibraryQuery, family: string, field: string, source?: ChartRowsSource): DayRow[] {
-  const fromSummary = source?.dayRows(q, 'label', family, field);
+/** Most buckets a chart reads one by one from the summary (bucketLabelRows); past it, rows per day. */
+const MAX_BUCKET_READS = 150;
+
+/**
+ * A week or month chart of a label field over the daily summary: each bucket's value groups, one
+ * summary read per bucket holding items of the query (rows dated the bucket's first day, which
+ * fold puts in the same bucket as any of its days), instead of a row per day and value — a year
+ * of a 0–1 field by month is ~1.2k rows instead of ~37k, whose reading was most of the chart's
+ * time at 1M posts. The same counts: each read covers the bucket's days from its first to its
+ * last day holding items, and "unsure" (null, stored as a blob) values are left out as the day
+ * rows leave them. Null when the summary cannot answer (then rows per day, or the items).
+ */
+function bucketLabelRows(q: LibraryQuery, bucket: ChartBucket, family: string, field: string, source?: ChartRowsSource): DayRow[] | null {
+  if (bucket === 'day' || !source?.labelGroups) return null;
+  const days = source.dayRows(q, 'platform');
+  if (days === null) return null;
+  const spans = new Map<number, [number, number]>();
+  for (const { d } of days) {
+    const a = bucketRange(d, bucket)[0];
+    const span = spans.get(a);
+    if (!span) spans.set(a, [d, d]);
+    else {
+      span[0] = Math.min(span[0], d);
+      span[1] = Math.max(span[1], d);
+    }
+  }
+  if (spans.size > MAX_BUCKET_READS) return null;
+  const iso = (day: number): string | null => {
+    const s = new Date(day * DAY_MS).toISOString();
+    return /^\d{4}-/.test(s) ? s.slice(0, 10) : null;
+  };
+  const out: DayRow[] = [];
+  for (const [a, [first, last]] of [...spans].sort((x, y) => x[0] - y[0])) {
+    const since = iso(first);
+    const until = iso(last);
+    if (since === null || until === null) return null;
+    const groups = source.labelGroups({ ...q, since, until }, family, field);
+    if (groups === null) return null;
+    for (const g of groups) if (g.t !== 'blob') out.push({ d: a, k: typeof g.v === 'bigint' ? Number(g.v) : (g.v as string | number), c: g.c });
+  }
+  return out;
+}
+
+function labelRows(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, source?: ChartRowsSource): DayRow[] {
+  const fromSummary = bucketLabelRows(q, bucket, family, field, source) ?? source?.dayRows(q, 'label', family, field);
   if (fromSummary) return fromSummary;
   return archive.dayRows(q, 'label', family, field);
 }
 
 function labelSeries(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, limit: number, shares: boolean, source?: ChartRowsSource): ChartSeries {
-  const rows = labelRows(archive, q, family, field, source);
+  const rows = labelRows(archive, q, bucket, family, field, source);
   const keyer = labelKeyer(family, field, [...new Set(rows.map((r) => r.k))]);
   return fold(rows, bucket, q, (k) => {
     const { key, conds } = keyer(k);

@@ -1,7 +1,8 @@
 /**
  * The Library's volume over time read from the analysis index's daily counts (plain queries)
  * equals a count in JS of the items' publication days, and the items' own answer, after ingests
- * and a re-fetch that moves a post to another day.
+ * and a re-fetch that moves a post to another day. Label charts by week and month read per bucket
+ * from the summary equal the same charts from its rows per day and from the items.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
@@ -10,6 +11,7 @@ import { testDb } from '../archive/testing';
 import type { LibraryQuery, TimeBucket } from '../../shared/query';
 import { mulberry32 } from '../../shared/random';
 import { AnalysisIndex } from './analysis-index';
+import { labelShareOverTime, volumeBy, type ChartRowsSource } from './charts';
 
 const DAY = 86_400_000;
 const PLATFORMS = ['photo_net', 'micro_net', 'forum_net'];
@@ -23,6 +25,7 @@ function items(n: number, from: number, seed: number): Array<{ platform: string;
       id: String(from + i),
       author: { id: `a${i % 7}`, username: `user${i % 7}`, display_name: null },
       // over ~6 weeks around a new year, some exactly at midnight, some undated
+      labels: r() < 0.1 ? null : { sponsored: { p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000 }, intent: { label: ['complaining', 'promoting', 'other', null][Math.floor(r() * 4)] } },
       published_at: r() < 0.05 ? null : new Date(Date.UTC(2023, 11, 10) + (r() < 0.1 ? Math.floor(r() * 45) * DAY : Math.floor(r() * 45 * DAY))).toISOString(),
     }),
   }));
@@ -97,5 +100,39 @@ describe('volume over time from the daily counts', () => {
     b.ingestItems(items(600, 1, 1), { callId: 'first', source: 'test' });
     expect(['day', 'week'].map((k) => b.volumeOverTime({ platforms: ['forum_net'] }, k as TimeBucket))).toEqual(withSummary);
     b.close();
+  });
+});
+
+describe('label charts by week and month from the summary, one read per bucket', () => {
+  it('equal the charts from the rows per day and from the items', () => {
+    const a = openArchive(':memory:');
+    a.ingestItems(items(900, 1, 3), { callId: 'first', source: 'test' });
+    const index = new AnalysisIndex(a);
+    expect(index.catchUp(Infinity)).toBe(true);
+    let reads = 0;
+    const perBucket: ChartRowsSource = {
+      dayRows: (q, by, family, field) => index.dayRows(q, by, family, field),
+      labelGroups: (q, family, field) => {
+        reads++;
+        return index.labelGroups(q, family, field);
+      },
+    };
+    const perDay: ChartRowsSource = { dayRows: (q, by, family, field) => index.dayRows(q, by, family, field) };
+    const queries: LibraryQuery[] = [{}, { since: '2023-12-18' }, { platforms: ['micro_net'], kinds: ['post'], until: '2024-01-07' }, { since: '2023-12-31', until: '2023-12-31' }];
+    for (const query of queries) {
+      for (const bucket of ['week', 'month'] as const) {
+        const charts = (src?: ChartRowsSource) => [
+          labelShareOverTime(a, { family: 'sponsored', field: 'p', bucket, query }, src),
+          volumeBy(a, { by: 'label', family: 'intent', field: 'label', bucket, query, limit: 2 }, src),
+          labelShareOverTime(a, { family: 'intent', field: 'label', bucket, query }, src),
+        ];
+        const got = charts(perBucket);
+        expect(got, `${JSON.stringify(query)} ${bucket}`).toEqual(charts(perDay));
+        expect(got, `${JSON.stringify(query)} ${bucket}`).toEqual(charts());
+        for (const m of got[0].marks) expect(a.count(m.query)).toBe(m.value);
+      }
+    }
+    expect(reads).toBeGreaterThan(0);
+    a.close();
   });
 });
