@@ -18,8 +18,14 @@ export default defineConfig({
       // better-sqlite3 is not externalised by name (the alias above must see it); its files are
       externalizeDeps: { exclude: ['better-sqlite3'] },
       rollupOptions: {
-        // csv-worker, parquet-worker: the exports' worker threads, beside index.js (src/core/export/csv-pool.ts)
-        input: { index: resolve('src/main/index.ts'), 'csv-worker': resolve('src/core/export/csv-worker.ts'), 'parquet-worker': resolve('src/core/export/parquet-worker.ts') },
+        // csv-worker, parquet-worker: the exports' worker threads, beside index.js (src/core/export/csv-pool.ts);
+        // prepare-worker: the archive's migrations at start (src/core/archive/prepare.ts)
+        input: {
+          index: resolve('src/main/index.ts'),
+          'csv-worker': resolve('src/core/export/csv-worker.ts'),
+          'parquet-worker': resolve('src/core/export/parquet-worker.ts'),
+          'prepare-worker': resolve('src/core/archive/prepare-worker.ts'),
+        },
         output: { entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
         external: [/^better-sqlite3\//, '@napi-rs/keyring', 'electron'],
       },

@@ -4,10 +4,13 @@
  * from (the settings table, src/shared/settings.ts), which secret store keeps keys, and how the
  * built-in sandbox is started on first need. Each door hands in only what is its own (Electron's
  * safeStorage, the sandbox starter — the core never imports the sandbox — its watch factory).
+ * Before composing, each door awaits prepareDoor (migrations due run in a worker thread, with
+ * progress).
  */
 import { readEnvironment, type EnvironmentSettings, type EnvLike } from '../shared/settings';
 import { createApp, type CreateAppOptions, type LoupeApp } from './app';
-import { defaultDataDir } from './paths';
+import { prepareArchive, type PrepareOptions, type Prepared } from './archive/prepare';
+import { archivePath, defaultDataDir } from './paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretAvailability, type SecretStore } from './secrets';
 import type { SandboxRef } from './service-link';
 
@@ -62,6 +65,17 @@ export async function pickSecretStore(preferred?: { store: () => SecretStore; us
  */
 export function pickSecretStoreOnUse(): SecretStore {
   return new KeyringSecretStore();
+}
+
+/**
+ * What every door awaits before composeApp: the data folder's archive brought to the current
+ * schema (src/core/archive/prepare.ts) — at once when nothing is due, else in a worker thread
+ * while the door shows `onProgress` (a window, progress lines), so its event loop stays free and
+ * createApp's open has nothing left to migrate. Rejects as opening the archive would have
+ * (StorageError, ArchiveVersionError).
+ */
+export function prepareDoor(setup: Pick<DoorSetup, 'dataDir'>, opts: PrepareOptions = {}): Promise<Prepared> {
+  return prepareArchive(archivePath(setup.dataDir), opts);
 }
 
 /** A sandbox the door can start (src/sandbox's startSandbox: the core never imports it). */

@@ -8,13 +8,17 @@
  * (SqliteError) and `instanceof` stay the package's (a Proxy, not a subclass).
  */
 import { createRequire } from 'node:module';
+import { basename, dirname } from 'node:path';
 import { currentSqliteBinding } from './native';
 
 type DatabaseConstructor = typeof import('better-sqlite3');
 type Options = NonNullable<ConstructorParameters<DatabaseConstructor>[1]>;
 
 const Real = createRequire(import.meta.url)('better-sqlite3/lib/index.js') as DatabaseConstructor;
-const binding = currentSqliteBinding(import.meta.dirname).path;
+// built, this module may sit in out/main/chunks (shared by index.js and a worker thread's bundle,
+// e.g. the migrations' prepare-worker.js): the bundle's folder is then its parent
+const here = import.meta.dirname;
+const binding = currentSqliteBinding(basename(here) === 'chunks' ? dirname(here) : here).path;
 
 /** better-sqlite3's constructor, every new connection of which loads `binding` (null: unchanged). */
 export function withNativeBinding(Real: DatabaseConstructor, binding: string | null): DatabaseConstructor {

@@ -16,7 +16,7 @@
 import { app, BrowserWindow, dialog, Menu, screen, shell } from 'electron';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { composeApp, doorSetup, pickSecretStore, type DoorSetup } from '../core/compose';
+import { composeApp, doorSetup, pickSecretStore, prepareDoor, type DoorSetup } from '../core/compose';
 import { appWatchFactory } from '../core/watch';
 import { dispatch, type AppHandle } from '../core/bridge';
 import { defaultDataDir } from '../core/paths';
@@ -32,6 +32,7 @@ import { alertNotifier } from './notify';
 import { createBadge, newItemCount } from './badge';
 import { exportDialog } from './export-dialog';
 import { currentSqliteBinding } from './native';
+import { archiveUpdateWindow, type UpdateWindow } from './update-window';
 
 export const APP_ID = 'app.loupe.desktop';
 const HERE = import.meta.dirname;
@@ -74,11 +75,13 @@ app.setPath('userData', join(dataDir, 'electron'));
 let handle: (AppHandle & { ready: Promise<void> }) | null = null;
 let closeComposed: (() => Promise<void>) | null = null;
 let mainWindow: BrowserWindow | null = null;
+/** the "Updating your archive" window while migrations run at start (./update-window) */
+let updating: UpdateWindow | null = null;
 
 /** The app's window, brought to the front (created again when it was closed, macOS). */
 function focusMain(): void {
   if ((!mainWindow || mainWindow.isDestroyed()) && handle) createWindow(handle);
-  const win = mainWindow;
+  const win = mainWindow ?? updating?.window() ?? null;
   if (!win || win.isDestroyed()) return;
   if (win.isMinimized()) win.restore();
   win.show();
@@ -217,6 +220,20 @@ async function onReady(): Promise<void> {
   );
   // safeStorage when it really encrypts; else the OS keyring; else nothing (never plaintext)
   const secrets = await pickSecretStore({ store: () => new SafeStorageSecretStore(dataDir), usable: SafeStorageSecretStore.usable() });
+  // an archive written by an older Loupe is migrated first, in a worker thread (a rewrite of every
+  // item takes about a minute at 1M posts): a small window says how far it is, the main process
+  // stays responsive, and the main window follows (src/core/archive/prepare.ts)
+  const update = archiveUpdateWindow({ icon: resourcePath('icon.png') });
+  updating = update;
+  try {
+    await prepareDoor(setup, { onProgress: (p) => update.report(p) });
+  } catch (e) {
+    update.close();
+    updating = null;
+    dialog.showErrorBox('Loupe cannot open its archive', e instanceof Error ? e.message : String(e));
+    app.exit(1);
+    return;
+  }
   const composed = composeApp({
     setup,
     startSandbox,
@@ -232,7 +249,8 @@ async function onReady(): Promise<void> {
     if (ev.type === 'watch-run' && ev.run.status !== 'running') refreshBadge();
   });
   bindContract(handle, trustedSender(DEV_URL), desktopCaller);
-  createWindow(handle);
+  update.closeWhenShown(createWindow(handle));
+  updating = null;
   refreshBadge();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && handle) createWindow(handle);

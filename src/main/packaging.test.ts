@@ -47,6 +47,8 @@ describe('electron-builder.json', () => {
     // the worker really is a separate file with a chunk beside the bundle
     const vite = readFileSync(join(root, 'electron.vite.config.ts'), 'utf8');
     expect(vite).toContain("'csv-worker': resolve('src/core/export/csv-worker.ts')");
+    expect(vite).toContain("'prepare-worker': resolve('src/core/archive/prepare-worker.ts')");
+    expect(config.asarUnpack).toContain('out/main/prepare-worker.js');
     expect(vite).toContain("chunkFileNames: 'chunks/[name]-[hash].js'");
   });
 

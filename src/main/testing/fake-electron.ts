@@ -124,7 +124,7 @@ export class FakeApp extends EventEmitter implements AppApi {
 
 // ───────────────────────────── web contents and windows ─────────────────────────────
 
-type WebContentsApi = Pick<E.WebContents, 'send' | 'isDestroyed' | 'setWindowOpenHandler' | 'sendInputEvent' | 'id'>;
+type WebContentsApi = Pick<E.WebContents, 'send' | 'isDestroyed' | 'setWindowOpenHandler' | 'sendInputEvent' | 'id' | 'executeJavaScript'>;
 
 export class FakeWebContents extends EventEmitter implements WebContentsApi {
   static nextId = 1;
@@ -152,6 +152,12 @@ export class FakeWebContents extends EventEmitter implements WebContentsApi {
   sendInputEvent(inputEvent: E.MouseInputEvent | E.MouseWheelInputEvent | E.KeyboardInputEvent): void {
     this.inputs.push(inputEvent);
   }
+  /** the scripts main ran in the page, in order */
+  readonly scripts: string[] = [];
+  async executeJavaScript(code: string, _userGesture?: boolean): Promise<unknown> {
+    this.scripts.push(code);
+    return undefined;
+  }
   /** test: the renderer navigates; answers whether main prevented it */
   navigate(url: string, event: 'will-navigate' | 'will-redirect' = 'will-navigate'): boolean {
     const ev = fakeEvent();
@@ -174,6 +180,8 @@ type WindowApi = Pick<
   | 'isDestroyed'
   | 'loadURL'
   | 'setOverlayIcon'
+  | 'setProgressBar'
+  | 'close'
 >;
 type WindowStatics = Pick<typeof E.BrowserWindow, 'getAllWindows' | 'fromWebContents'>;
 
@@ -245,7 +253,12 @@ export class FakeBrowserWindow extends EventEmitter implements WindowApi {
   setOverlayIcon(overlay: E.NativeImage | null, description: string): void {
     this.overlay = { icon: overlay, description };
   }
-  /** test: the user closes the window */
+  /** the last taskbar / dock progress (-1: none) */
+  progress = -1;
+  setProgressBar(progress: number, _options?: E.ProgressBarOptions): void {
+    this.progress = progress;
+  }
+  /** the window is closed (by main, or by the user in a test) */
   close(): void {
     this.emit('close', fakeEvent());
     this.destroyed = true;
@@ -493,7 +506,7 @@ export const FAKED_EXPORTS = [...STATEFUL, ...(Object.keys(CLASSES) as Array<key
 export const EVENTS_EXIST = [
   yes<EventsExist<E.App, 'ready' | 'second-instance' | 'before-quit' | 'will-quit' | 'window-all-closed' | 'activate' | 'web-contents-created'>>(true),
   yes<EventsExist<E.BrowserWindow, 'close' | 'closed' | 'ready-to-show' | 'resize' | 'move' | 'maximize' | 'unmaximize'>>(true),
-  yes<EventsExist<E.WebContents, 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'destroyed'>>(true),
+  yes<EventsExist<E.WebContents, 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'destroyed' | 'did-finish-load'>>(true),
   yes<EventsExist<E.Notification, 'click' | 'close'>>(true),
 ];
 
