@@ -27,15 +27,16 @@ import type { LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
 import { addItem, newAcc, type TermAcc } from './frequency';
-import { encodeIds, tableFromIds } from './term-ids';
+import { encodeItemTerms, tableFromIds, withHeader, writeHeader } from './term-ids';
 import { extractTerms, type TermField } from './terms';
 
 /**
- * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3: an_item_terms keyed by
- * (field, UTC day, rid) with each item's publication time and counts (a version-2 index is
- * rewritten in place, not rebuilt: AnalysisTables.upgradeItemTerms)
+ * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3 (briefly): an_item_terms
+ * keyed by (field, UTC day, rid) with each item's publication time and counts in columns; 4: the
+ * same in one blob (term-ids.ts encodeItemTerms). A version-2 index is rewritten in place, not
+ * rebuilt (AnalysisTables.upgradeItemTerms); any other version is dropped and built again.
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 /** text fields with archive-wide totals (trigrams are counted from the items) */
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
@@ -81,7 +82,7 @@ export class AnalysisIndex {
     const exists = this.t.exists();
     this.t.immediate(() => {
       const was = exists ? this.state('version') : INDEX_VERSION;
-      if (was === 2) this.t.upgradeItemTerms();
+      if (was === 2) this.t.upgradeItemTerms(withHeader);
       this.t.createSchema(was !== INDEX_VERSION && was !== 2);
       this.setState('version', INDEX_VERSION);
     });
@@ -146,7 +147,8 @@ export class AnalysisIndex {
       const wm = this.state('watermark');
       const dirty = this.t.dirtyItems();
       const delta = new Map<string, TermAcc>();
-      const counts = this.t.itemCountsWriter();
+      const read = this.t.itemTermsReader();
+      const put = this.t.itemTermsWriter();
       for (const d of dirty) {
         if ((d.rid as number) > wm || this.state('terms_stale') === 1) continue;
         if (d.text !== d.o_text || d.lang !== d.o_lang || d.pub !== d.o_pub) {
@@ -156,7 +158,11 @@ export class AnalysisIndex {
         this.addDelta(delta, d);
         // the item's term rows carry its counts (term-ids.ts sums them): the new ones
         const now = (['views', 'likes', 'comments', 'shares', 'saves'] as const).map((c) => (typeof d[c] === 'number' ? d[c] : null));
-        for (const f of TOTAL_FIELDS) counts(FIELD_NO[f], d.rid as number, d.pub as number | null, now);
+        const pub = d.pub as number | null;
+        for (const f of TOTAL_FIELDS) {
+          const b = read(FIELD_NO[f], d.rid as number, pub);
+          if (b) put(FIELD_NO[f], d.rid as number, pub, writeHeader(b, pub, now));
+        }
       }
       if (this.state('terms_stale') === 0) this.writeTerms(delta, true);
       this.t.clearDirtyItems();
@@ -255,7 +261,7 @@ export class AnalysisIndex {
   /** Each new item's term ids per field (term-ids.ts reads them to count a query's items). */
   private writeItemTerms(perItem: ItemTerms[], ids: Map<string, number>): void {
     const put = this.t.itemTermsWriter();
-    for (const [field, rid, keys, pub, counts] of perItem) put(field, rid, pub, counts, encodeIds(keys.map((k) => ids.get(k)!)));
+    for (const [field, rid, keys, pub, counts] of perItem) put(field, rid, pub, encodeItemTerms(pub, counts, keys.map((k) => ids.get(k)!)));
   }
 
   private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {

@@ -1,11 +1,14 @@
 /**
  * Frequency tables over a query's items from the term ids the analysis index keeps per item
  * (`an_item_terms`, analysis-index.ts): no tokenizing and no object per term at read time. Each
- * item's terms of one field are stored as a blob of little-endian uint32 term ids (ids of
- * `an_terms` rows), sorted, a term written twice listed twice. Counting a query walks its items'
- * blobs into typed arrays indexed by a dense slot per distinct id; only the top rows become
- * objects and only their terms are read back as text. docs/analysis.md "Performance". The rows
- * are read by the archive (term-counts.ts: `Archive.itemTermIds`, `termsById`).
+ * item's terms of one field are stored as one blob (`encodeItemTerms`): the item's publication
+ * time and five counts (six little-endian float64, NaN = unknown), then its term ids (ids of
+ * `an_terms` rows) as little-endian uint32, sorted, a term written twice listed twice — one value
+ * per row to read (seven columns per row cost ~40 % more to read back than this one blob).
+ * Counting a query walks its items' blobs into typed arrays indexed by a dense slot per distinct
+ * id; only the top rows become objects and only their terms are read back as text.
+ * docs/analysis.md "Performance". The rows are read by the archive (term-counts.ts:
+ * `Archive.itemTermIds`, `termsById`).
  */
 import type { Archive } from '../archive';
 import type { TermIdsRow } from '../archive/term-counts';
@@ -13,12 +16,30 @@ import { parseQuery } from '../archive/sql-query';
 import type { LibraryQuery } from '../../shared/query';
 import type { TermAcc } from './frequency';
 
-/** The blob of one item's term ids (sorted; repeats kept: a repeat is one more occurrence). */
-export function encodeIds(ids: number[]): Buffer {
+/** Bytes before an item's term ids: published_at, views, likes, comments, shares, saves as float64 LE (NaN = unknown). */
+export const HEADER = 48;
+
+/** The blob of one item's terms of one field: its publication time and counts (HEADER), then its term ids (sorted; repeats kept: a repeat is one more occurrence). */
+export function encodeItemTerms(pub: number | null, counts: ReadonlyArray<number | null>, ids: number[]): Buffer {
   ids.sort((a, b) => a - b);
-  const b = Buffer.allocUnsafe(ids.length * 4);
-  for (let k = 0; k < ids.length; k++) b.writeUInt32LE(ids[k], k * 4);
+  const b = Buffer.allocUnsafe(HEADER + ids.length * 4);
+  writeHeader(b, pub, counts);
+  for (let k = 0; k < ids.length; k++) b.writeUInt32LE(ids[k], HEADER + k * 4);
   return b;
+}
+
+/** Writes (or rewrites, for an item's new counts) a blob's publication time and counts (views, likes, comments, shares, saves). */
+export function writeHeader(b: Buffer, pub: number | null, counts: ReadonlyArray<number | null>): Buffer {
+  b.writeDoubleLE(pub ?? NaN, 0);
+  for (let k = 0; k < 5; k++) b.writeDoubleLE(counts[k] ?? NaN, 8 + k * 8);
+  return b;
+}
+
+/** A version-2 blob (term ids only) with its item's publication time and counts in front (the index's upgrade). */
+export function withHeader(ids: Buffer, pub: number | null, counts: ReadonlyArray<number | null>): Buffer {
+  const b = Buffer.allocUnsafe(HEADER + ids.length);
+  ids.copy(b, HEADER);
+  return writeHeader(b, pub, counts);
 }
 
 /**
@@ -139,20 +160,20 @@ interface Pass {
 function countPass(archive: Archive, q: LibraryQuery, fieldNo: number): Pass {
   const rows = archive.itemTermIds(parseQuery(q), fieldNo);
   let total = 0;
-  for (const r of rows) total += r[6].length >>> 2;
+  for (const r of rows) total += (r.length - HEADER) >>> 2;
   const c = new Columns(1024);
   const table = new SlotTable(c, total);
   const itemSlots = new Uint32Array(Math.max(total, 1));
   const rowEnd = new Uint32Array(rows.length);
   let n = 0;
   for (let r = 0; r < rows.length; r++) {
-    const b = rows[r][6];
-    const len = b.length >>> 2;
+    const b = rows[r];
+    const len = (b.length - HEADER) >>> 2;
     // the blob's ids in place when aligned (a view, no copy), else read one by one
-    const u32 = LE && b.byteOffset % 4 === 0 ? new Uint32Array(b.buffer, b.byteOffset, len) : null;
+    const u32 = LE && b.byteOffset % 4 === 0 ? new Uint32Array(b.buffer, b.byteOffset + HEADER, len) : null;
     let prev = -1;
     for (let k = 0; k < len; k++) {
-      const id = u32 !== null ? u32[k] : b.readUInt32LE(k * 4);
+      const id = u32 !== null ? u32[k] : b.readUInt32LE(HEADER + k * 4);
       const s = id === prev ? itemSlots[n - 1] : table.slot(id);
       c.occ[s]++;
       if (id === prev) continue;
@@ -177,19 +198,19 @@ function sumPass(p: Pass, want: Int32Array | null, n: number): void {
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const to = rowEnd[r];
-    const pub = row[0];
-    // views, likes, comments, shares, saves, engagement (null = NaN: left out of the sums)
+    const pub = row.readDoubleLE(0);
+    // views, likes, comments, shares, saves, engagement (NaN = unknown: left out of the sums)
     let eng = NaN;
     for (let k = 0; k < 5; k++) {
-      const v = row[k + 1] as number | null;
-      vals[k] = v === null ? NaN : v;
-      if (k > 0 && v !== null) eng = (Number.isNaN(eng) ? 0 : eng) + v;
+      const v = row.readDoubleLE(8 + k * 8);
+      vals[k] = v;
+      if (k > 0 && !Number.isNaN(v)) eng = (Number.isNaN(eng) ? 0 : eng) + v;
     }
     vals[5] = eng;
     for (let j = from; j < to; j++) {
       const s = want === null ? itemSlots[j] : want[itemSlots[j]];
       if (s < 0) continue;
-      if (pub !== null) {
+      if (!Number.isNaN(pub)) {
         if (!(c.first[s] <= pub)) c.first[s] = pub;
         if (!(c.last[s] >= pub)) c.last[s] = pub;
       }

@@ -29,14 +29,14 @@ const DAY_OF_PARAM = dayOf('?');
 const dayArgs = (pub: number | null): Array<number | null> => Array.from({ length: DAY_OF_PARAM.split('?').length - 1 }, () => pub);
 
 /**
- * an_item_terms (version 3): keyed by UTC day before rid, so a query's items of a date range are
+ * an_item_terms (index version 4): keyed by UTC day before rid, so a query's items of a date range are
  * read from a few neighbouring pages (keyed by rid alone, the ~10k items of a month of a 1M-post
- * archive each sat on a page of their own), and holding the item's publication time and counts,
- * so a frequency table over the items reads no `items` row (kept equal to the items' counts by
- * the index's upkeep: itemCountsWriter). New items land at the end of their day (rids grow).
+ * archive each sat on a page of their own), and holding the item's publication time and counts
+ * in front of its term ids (one blob, term-ids.ts encodeItemTerms), so a frequency table over the
+ * items reads no `items` row (kept equal to the items' counts by the index's upkeep). New items
+ * land at the end of their day (rids grow).
  */
-const ITEM_TERMS_COLUMNS = `field INTEGER NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, pub INTEGER,
-  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, ids BLOB NOT NULL`;
+const ITEM_TERMS_COLUMNS = 'field INTEGER NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, data BLOB NOT NULL';
 
 const SCHEMA = /* sql */ `
 CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
@@ -214,33 +214,33 @@ export class AnalysisTables {
     return (field, term, docs, occ, first, last, sums) => st.get(field, term, docs, occ, first, last, ...sums) as number;
   }
 
-  /**
-   * A writer of items' term ids of one field (a blob, term-ids.ts encodeIds) with the item's
-   * publication time and counts (views, likes, comments, shares, saves).
-   */
-  itemTermsWriter(): (field: number, rid: number, pub: number | null, counts: Array<number | null>, ids: Buffer) => void {
-    const st = this.c.st(`INSERT OR REPLACE INTO an_item_terms (field, day, rid, pub, views, likes, comments, shares, saves, ids) VALUES (?, ${DAY_OF_PARAM}, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    return (field, rid, pub, counts, ids) => void st.run(field, ...dayArgs(pub), rid, pub, ...counts, ids);
+  /** A writer of an item's terms of one field (a blob, term-ids.ts encodeItemTerms), filed under the UTC day of its publication time `pub`. */
+  itemTermsWriter(): (field: number, rid: number, pub: number | null, data: Buffer) => void {
+    const st = this.c.st(`INSERT OR REPLACE INTO an_item_terms (field, day, rid, data) VALUES (?, ${DAY_OF_PARAM}, ?, ?)`);
+    return (field, rid, pub, data) => void st.run(field, ...dayArgs(pub), rid, data);
   }
 
-  /** A writer of an indexed item's new counts (views, likes, comments, shares, saves) into its term rows of one field. */
-  itemCountsWriter(): (field: number, rid: number, pub: number | null, counts: Array<number | null>) => void {
-    const st = this.c.st(`UPDATE an_item_terms SET views = ?, likes = ?, comments = ?, shares = ?, saves = ? WHERE field = ? AND day = ${DAY_OF_PARAM} AND rid = ?`);
-    return (field, rid, pub, counts) => void st.run(...counts, field, ...dayArgs(pub), rid);
+  /** A reader of an indexed item's terms blob of one field (published `pub`), for its new counts. */
+  itemTermsReader(): (field: number, rid: number, pub: number | null) => Buffer | undefined {
+    const st = this.c.st(`SELECT data FROM an_item_terms WHERE field = ? AND day = ${DAY_OF_PARAM} AND rid = ?`).pluck();
+    return (field, rid, pub) => st.get(field, ...dayArgs(pub), rid) as Buffer | undefined;
   }
 
   /**
-   * Rewrites a version-2 an_item_terms (keyed by field and rid, ids only) in this version's layout,
-   * the publication time and counts read from the items: no text is tokenized again. Call inside a
-   * transaction, before createSchema.
+   * Rewrites a version-2 an_item_terms (keyed by field and rid, term ids only) in this version's
+   * layout, each blob given its item's publication time and counts by `pack` (a SQL function for
+   * the statement's length): no text is tokenized again. Call inside a transaction, before createSchema.
    */
-  upgradeItemTerms(): void {
-    this.c.db.exec(`CREATE TABLE an_item_terms_v3 (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
-      INSERT INTO an_item_terms_v3 (field, day, rid, pub, views, likes, comments, shares, saves, ids)
-        SELECT t.field, ${dayOf('i.published_at')}, t.rid, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, t.ids
+  upgradeItemTerms(pack: (ids: Buffer, pub: number | null, counts: Array<number | null>) => Buffer): void {
+    this.c.db.function('loupe_an_pack', { deterministic: true }, (ids, pub, views, likes, comments, shares, saves) =>
+      pack(ids as Buffer, pub as number | null, [views, likes, comments, shares, saves] as Array<number | null>),
+    );
+    this.c.db.exec(`CREATE TABLE an_item_terms_new (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
+      INSERT INTO an_item_terms_new (field, day, rid, data)
+        SELECT t.field, ${dayOf('i.published_at')}, t.rid, loupe_an_pack(t.ids, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves)
         FROM an_item_terms t JOIN items i ON i.rid = t.rid ORDER BY 1, 2, 3;
       DROP TABLE an_item_terms;
-      ALTER TABLE an_item_terms_v3 RENAME TO an_item_terms;`);
+      ALTER TABLE an_item_terms_new RENAME TO an_item_terms;`);
   }
 
   /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */

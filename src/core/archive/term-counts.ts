@@ -15,8 +15,8 @@ import { sql } from './sql';
 /** text, lang, published_at, views, likes, comments, shares, saves */
 export type TermItemRow = [string, string | null, number | null, number | null, number | null, number | null, number | null, number | null];
 
-/** The dated counts of an item and its term ids of one field (a blob of uint32 LE, term-ids.ts): published_at, views, likes, comments, shares, saves, ids (an_item_terms). */
-export type TermIdsRow = [number | null, number | null, number | null, number | null, number | null, number | null, Buffer];
+/** An item's publication time, counts and term ids of one field: one an_item_terms blob (term-ids.ts encodeItemTerms). */
+export type TermIdsRow = Buffer;
 
 /** One author's totals over a query. */
 export type AuthorCountRow = {
@@ -54,8 +54,8 @@ export function authorCounts(c: ArchiveCtx, q: LibraryQuery): AuthorCountRow[] {
 
 /**
  * The matching items' term ids of one field (index field number) with their publication times and
- * counts as an_item_terms holds them (equal to the items' while the index is current), read with
- * one `all()` (better-sqlite3's row iterator costs ~3× more per row). The items drive the join
+ * counts as an_item_terms holds them (equal to the items' while the index is current): one blob
+ * per item, read with one `all()` (better-sqlite3's row iterator costs ~3× more per row). The items drive the join
  * (CROSS JOIN: SQLite would otherwise walk an_item_terms over the query's dates and fetch each
  * item by rid); each item's term row is found by (field, its UTC day, rid), so an index on the
  * publication time hands them over in key order and they are read from neighbouring pages, and no
@@ -63,9 +63,9 @@ export function authorCounts(c: ArchiveCtx, q: LibraryQuery): AuthorCountRow[] {
  */
 export function itemTermIds(c: ArchiveCtx, q: LibraryQuery, fieldNo: number): TermIdsRow[] {
   const w = buildWhere(withAllKinds(c, q));
-  const text = `SELECT t.pub, t.views, t.likes, t.comments, t.shares, t.saves, t.ids FROM items i
+  const text = `SELECT t.data FROM items i
     CROSS JOIN an_item_terms t ON t.field = ? AND t.day = ${dayOf('i.published_at')} AND t.rid = i.rid${w.clauses.length ? ` WHERE ${w.clauses.join(' AND ')}` : ''}`;
-  return c.st(text).raw(true).all(fieldNo, ...w.params) as TermIdsRow[];
+  return c.st(text).pluck().all(fieldNo, ...w.params) as TermIdsRow[];
 }
 
 /**
