@@ -239,8 +239,10 @@ function snapshotGestures(sigma: Sigma, graph: Graph): { moved(): boolean; nodeA
   };
   const sigmaListeners = camera.listeners('updated');
   for (const l of sigmaListeners) camera.removeListener('updated', l);
+  const captor = sigma.getMouseCaptor();
   const motion = new MotionSnapshot({
     transformNow,
+    holding: () => captor.isMouseDown,
     setTransform(css) {
       for (const c of layers) c.style.transform = css ?? '';
     },
@@ -258,7 +260,6 @@ function snapshotGestures(sigma: Sigma, graph: Graph): { moved(): boolean; nodeA
   // sigma's listeners that pick what is under the pointer (a pixel read back from the GPU): on
   // every move for the hover, and on press, release and wheel for its down/up/wheel events (the
   // view uses none); the click keeps its own (`clicked` above)
-  const captor = sigma.getMouseCaptor();
   const gate = (event: 'mousemove' | 'mousedown' | 'mouseup', skip: (e: MouseCoords) => boolean): void => {
     const picks = captor.listeners(event);
     for (const l of picks) captor.removeListener(event, l);
@@ -269,6 +270,7 @@ function snapshotGestures(sigma: Sigma, graph: Graph): { moved(): boolean; nodeA
   gate('mousemove', (e) => motion.moved || !!(e.original as MouseEvent).buttons);
   gate('mousedown', () => motion.moved);
   gate('mouseup', () => motion.moved);
+  captor.on('mouseup', () => motion.released());
   const wheelPicks = captor.listeners('wheel');
   for (const l of wheelPicks) captor.removeListener('wheel', l);
   captor.on('wheel', (e) => {

@@ -102,6 +102,36 @@ describe('camera gestures move a snapshot of a big network (issue 16)', () => {
     });
   });
 
+  it('while a button is held (a drag) a short pause does not draw; a longer one does, and letting go draws soon after', () => {
+    vi.useFakeTimers();
+    try {
+      let renders = 0;
+      let held = true;
+      const m = new MotionSnapshot({ transformNow: () => 'matrix(1, 0, 0, 1, 4, 0)', setTransform: () => {}, render: () => renders++, holding: () => held }, 160, 600);
+      m.cameraMoved();
+      vi.advanceTimersByTime(300);
+      expect(renders).toBe(0);
+      vi.advanceTimersByTime(300);
+      expect(renders).toBe(1); // held still for 600 ms: the drawing catches up
+      m.rendered();
+      m.cameraMoved();
+      vi.advanceTimersByTime(100);
+      held = false;
+      m.released();
+      vi.advanceTimersByTime(159);
+      expect(renders).toBe(1);
+      vi.advanceTimersByTime(1);
+      expect(renders).toBe(2);
+      // released with nothing moved: nothing to draw
+      m.rendered();
+      m.released();
+      vi.advanceTimersByTime(1000);
+      expect(renders).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('the settle delay is a pause of the hand, not of the frames: continuous updates never draw', () => {
     vi.useFakeTimers();
     try {

@@ -65,11 +65,16 @@ export interface MotionHost {
   setTransform(css: string | null): void;
   /** ask sigma for a full drawing at the current camera (its own camera listener: a render next frame) */
   render(): void;
+  /** whether a mouse button is held (a drag under way: the hand has not finished) */
+  holding?(): boolean;
 }
 
 /**
  * The gesture's state machine. `cameraMoved` on every camera update (instead of sigma's own
- * render), `rendered` after every drawing sigma makes, `flush` when the drawing must catch up now.
+ * render), `released` when the button goes up, `rendered` after every drawing sigma makes, `flush`
+ * when the drawing must catch up now. The full drawing comes `settleMs` after the last update, or
+ * `holdMs` while a button is held (a drag that slows down for a moment is not over; in software
+ * WebGL a full drawing stalls the page for a few hundred ms).
  */
 export class MotionSnapshot {
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -79,6 +84,7 @@ export class MotionSnapshot {
     private readonly host: MotionHost,
     /** how long the camera stays still before the full drawing (ms) */
     private readonly settleMs = 160,
+    private readonly holdMs = 600,
   ) {}
 
   /** whether the canvases show a moved snapshot (the camera is not where sigma last drew) */
@@ -90,8 +96,12 @@ export class MotionSnapshot {
     const css = this.host.transformNow();
     this.css = css;
     this.host.setTransform(css);
-    this.clearTimer();
-    if (css !== null) this.timer = setTimeout(() => this.flush(), this.settleMs);
+    this.schedule(this.host.holding?.() ? this.holdMs : this.settleMs);
+  }
+
+  /** the button went up: the drawing `settleMs` from now unless the camera moves on (inertia) */
+  released(): void {
+    this.schedule(this.settleMs);
   }
 
   /** sigma drew the graph at the current camera: the canvases are right without a transform */
@@ -108,6 +118,11 @@ export class MotionSnapshot {
 
   dispose(): void {
     this.clearTimer();
+  }
+
+  private schedule(ms: number): void {
+    this.clearTimer();
+    if (this.css !== null) this.timer = setTimeout(() => this.flush(), ms);
   }
 
   private clearTimer(): void {
