@@ -14,6 +14,8 @@ import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { ApiCore, WalkResult } from '../core/api';
 import type { ArchiveMode } from '../core/archive';
+import { migrationPrinter } from '../core/archive/prepare';
+import { prepareDoor } from '../core/compose';
 import { CSV_COLUMNS } from '../core/export';
 import { aboveAsk, spendLimit } from '../shared/spend-policy';
 import type { CatalogueEndpoint } from '../shared/api-types';
@@ -69,6 +71,8 @@ async function readStdin(io: Io): Promise<string> {
 }
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
+/** Commands that read or copy the archive file as it is: nothing migrates it first. */
+const AS_IT_IS = new Set(['archive check', 'archive recover']);
 const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
@@ -100,9 +104,20 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     }
     return ctx;
   };
-  program.hook('preAction', (_root, action) => {
+  program.hook('preAction', async (_root, action) => {
     const parent = action.parent && action.parent !== program ? `${action.parent.name()} ` : '';
-    mode = READING.has(parent + action.name()) ? 'read' : 'write';
+    const name = parent + action.name();
+    mode = READING.has(name) ? 'read' : 'write';
+    if (AS_IT_IS.has(name)) return;
+    // an archive written by an older Loupe is brought up to date before the command opens it (a
+    // worker thread, src/core/archive/prepare.ts); progress on stderr only on a terminal: scripts
+    // read stdout, and a log gets no progress lines
+    const printer = io.stderr.isTTY ? migrationPrinter(io.stderr) : null;
+    try {
+      await prepareDoor({ dataDir: context().dataDir }, { onProgress: printer?.onProgress });
+    } finally {
+      printer?.end();
+    }
   });
   program
     .description('Loupe: research public social-media data through the Social Data Read API, carefully with credits.')

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type MigrationProgress } from '../core/archive/db';
+import { MIGRATIONS } from '../core/archive/migrations/index';
 import { MemorySecretStore } from '../core/secrets';
 import { startHost, type Host } from './index';
 
@@ -79,4 +81,26 @@ describe('startHost', () => {
     expect(await r.text()).toMatch(/npm run build/);
     expect(r.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
   });
+});
+
+describe('startHost on an archive written by an older Loupe', () => {
+  it('migrates it first (a worker thread), reporting each batch, then serves it', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'loupe-starthost-old-'));
+    const db = openDb(join(old, 'loupe.db'), MIGRATIONS.slice(0, 9));
+    const ins = db.prepare(`INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`);
+    db.transaction(() => {
+      for (let i = 0; i < 6000; i++) ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide ${i}` } }));
+    })();
+    db.close();
+    const seen: MigrationProgress[] = [];
+    const h = await startHost({ port: 0, dataDir: old, secrets: new MemorySecretStore(), envKey: null, staticDir: join(old, 'no-build'), onArchiveProgress: (p) => seen.push(p) });
+    try {
+      expect(seen.filter((p) => p.total > 0).map((p) => p.done)).toEqual([5000, 6000]);
+      const r = await fetch(`${h.origin}/api/library.query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': h.token }, body: JSON.stringify({ text: 'guide', limit: 1 }) });
+      expect(((await r.json()) as { result: { total: number } }).result.total).toBe(6000);
+    } finally {
+      await h.close();
+      rmSync(old, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

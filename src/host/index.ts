@@ -1,5 +1,6 @@
 /**
- * startHost: the web door in one call — composes the app (src/core/app.ts) for a data folder,
+ * startHost: the web door in one call — brings the data folder's archive up to date (migrations due
+ * run in a worker thread, reported through onArchiveProgress), composes the app (src/core/app.ts) for a data folder,
  * starts the built-in sandbox when no key and no base URL are configured (src/core/compose.ts), and serves the built
  * renderer plus the contract on 127.0.0.1 (src/host/server.ts, docs/doors.md).
  */
@@ -8,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CreateAppOptions } from '../core/app';
-import { composeApp, pickSecretStore } from '../core/compose';
+import type { OnMigrationProgress } from '../core/archive/prepare';
+import { composeApp, pickSecretStore, prepareDoor } from '../core/compose';
 import { appWatchFactory } from '../core/watch';
 import { defaultDataDir } from '../core/paths';
 import type { SecretStore } from '../core/secrets';
@@ -37,6 +39,8 @@ export interface StartHostOptions {
   token?: string;
   clock?: CreateAppOptions['clock'];
   watch?: CreateAppOptions['watch'];
+  /** hears the archive's migrations when an older archive is brought up to date at start (a worker thread) */
+  onArchiveProgress?: OnMigrationProgress;
 }
 
 export type SandboxHandle = Awaited<ReturnType<typeof startSandbox>>;
@@ -71,6 +75,8 @@ export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
   const token = opts.token ?? randomBytes(32).toString('base64url');
   // secret-store selection and the sandbox on demand: the one composition (src/core/compose.ts)
   const secrets = opts.secrets ?? (await pickSecretStore());
+  // an archive written by an older Loupe is migrated first, in a worker thread (src/core/archive/prepare.ts)
+  await prepareDoor({ dataDir }, { onProgress: opts.onArchiveProgress });
   const composed = composeApp({
     setup: { dataDir, baseUrl: opts.baseUrl ?? null, envKey: opts.envKey ?? null, env: opts.environment ?? { sandboxSeed: 1 } },
     startSandbox: (o) => startSandbox({ ...o, ...opts.sandbox }),

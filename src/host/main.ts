@@ -3,9 +3,11 @@
  * Starts the web host on 127.0.0.1 and prints ONE line on stdout: the URL with the session token.
  * Environment: every variable of the settings table (src/shared/settings.ts) — LOUPE_HOME (data
  * folder), LOUPE_BASE_URL (service), LOUPE_API_KEY (key for this run, never stored),
- * LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT, LOUPE_SANDBOX_SEED. Everything else (notices) goes to stderr.
+ * LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT, LOUPE_SANDBOX_SEED. Everything else (notices, and the
+ * progress of an older archive's update at start) goes to stderr.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { migrationPrinter } from '../core/archive/prepare';
 import { doorSetup } from '../core/compose';
 import { startHost } from './index';
 
@@ -28,13 +30,16 @@ const o = program.opts<{ port: number; dataDir?: string; baseUrl?: string }>();
 try {
   // the flags, else the environment through the settings table (src/shared/settings.ts)
   const setup = doorSetup({ dataDir: o.dataDir, baseUrl: o.baseUrl });
+  // an older archive is migrated before the host starts: progress lines on stderr
+  const progress = migrationPrinter(process.stderr);
   const host = await startHost({
     port: o.port,
     dataDir: setup.dataDir,
     baseUrl: setup.baseUrl,
     envKey: setup.envKey,
     environment: setup.env,
-  });
+    onArchiveProgress: progress.onProgress,
+  }).finally(() => progress.end());
   process.stdout.write(`${host.url}\n`);
   process.stderr.write(`Loupe is serving on ${host.origin} (data: ${host.dataDir}). Open the URL above; Ctrl+C stops it.\n`);
   let stopping = false;
