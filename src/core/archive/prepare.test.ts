@@ -3,6 +3,7 @@
  * batch, while the caller's event loop stays free; nothing due → no worker; a worker stopped
  * mid-migration leaves the archive at its old version with every row, and the next run finishes.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,31 @@ describe('prepareArchive', () => {
     expect(versionAndRows(file)).toEqual({ version: 9, rows: 12_000, titled: 0 });
     const again = await prepareArchive(file);
     expect(again).toEqual({ from: 9, to: 10, worker: true });
+    const a = openArchive(file);
+    try {
+      expect(a.query({ text: 'guide' }).total).toBe(12_000);
+    } finally {
+      a.close();
+    }
+  }, 60_000);
+
+  it('a process killed mid-migration (SIGKILL, the worker in the middle of 0010) leaves the old version with every row', async () => {
+    const file = join(dir, 'loupe.db');
+    buildOld(file, 12_000);
+    const script = join(dir, 'kill.mts'); // an ES module outside the repository's package
+    writeFileSync(
+      script,
+      `import { prepareArchive } from ${JSON.stringify(join(import.meta.dirname, 'prepare.ts'))};\n` +
+        `await prepareArchive(${JSON.stringify(file)}, { holdAfterReportMs: 5000, onProgress: (p) => {\n` +
+        `  if (p.version === 10 && p.done === 5000) { process.stdout.write('killing\\n'); process.kill(process.pid, 'SIGKILL'); }\n` +
+        `} });\n` +
+        `process.stdout.write('finished\\n');\n`,
+    );
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 50_000, cwd: join(import.meta.dirname, '..', '..', '..') });
+    expect(r.signal).toBe('SIGKILL');
+    expect(r.stdout).toBe('killing\n');
+    expect(versionAndRows(file)).toEqual({ version: 9, rows: 12_000, titled: 0 });
+    expect(await prepareArchive(file)).toEqual({ from: 9, to: 10, worker: true });
     const a = openArchive(file);
     try {
       expect(a.query({ text: 'guide' }).total).toBe(12_000);
