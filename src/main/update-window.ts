@@ -6,7 +6,7 @@
  *
  * The page is a data: URL with no script of its own and a CSP that allows none; main writes each
  * report into it (`executeJavaScript` with the text as a JSON string literal, at most ten times a
- * second). Same hardening as the main window (sandbox, context isolation, no node integration,
+ * second; should the page refuse it, the page is loaded again with the new text instead). Same hardening as the main window (sandbox, context isolation, no node integration,
  * no preload); ./guards' navigation rules apply to it as to every window.
  */
 import { BrowserWindow } from 'electron';
@@ -34,6 +34,8 @@ export function updatePage(headline: string, detail: string): string {
     '</main></body></html>'
   );
 }
+
+const pageUrl = (headline: string, detail: string) => `data:text/html;charset=utf-8,${encodeURIComponent(updatePage(headline, detail))}`;
 
 /** The script that writes one report into the page (text as JSON string literals: never markup). */
 export function updateScript(p: MigrationProgress): string {
@@ -64,14 +66,26 @@ export function archiveUpdateWindow(o: { icon?: string; minIntervalMs?: number }
   let pending: ReturnType<typeof setTimeout> | null = null;
   const gap = o.minIntervalMs ?? 100;
 
+  // each report is written into the page; should that ever be refused, the page is loaded again
+  // with the report's text instead (at the same pace)
+  let scripted = true;
+  const reload = (w: BrowserWindow, p: MigrationProgress) => {
+    const d = describeMigration(p);
+    void w.loadURL(pageUrl(d.headline, d.detail)).catch(() => {});
+  };
   const push = () => {
     pending = null;
     const w = win;
-    if (!w || w.isDestroyed() || !loaded || !latest) return;
+    const p = latest;
+    if (!w || w.isDestroyed() || !loaded || !p) return;
     lastAt = Date.now();
-    const f = describeMigration(latest).fraction;
+    const f = describeMigration(p).fraction;
     w.setProgressBar(f === null ? 2 : f); // > 1: indeterminate
-    w.webContents.executeJavaScript(updateScript(latest)).catch(() => {});
+    if (!scripted) return reload(w, p);
+    w.webContents.executeJavaScript(updateScript(p)).catch(() => {
+      scripted = false;
+      if (!w.isDestroyed()) reload(w, p);
+    });
   };
 
   const open = (p: MigrationProgress) => {
@@ -98,7 +112,7 @@ export function archiveUpdateWindow(o: { icon?: string; minIntervalMs?: number }
     w.on('closed', () => {
       if (win === w) win = null;
     });
-    void w.loadURL(`data:text/html;charset=utf-8,${encodeURIComponent(updatePage(d.headline, d.detail))}`).catch(() => {});
+    void w.loadURL(pageUrl(d.headline, d.detail)).catch(() => {});
   };
 
   const close = () => {
