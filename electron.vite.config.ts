@@ -15,8 +15,11 @@ export default defineConfig({
     },
     build: {
       outDir: 'out/main',
-      // better-sqlite3 is not externalised by name (the alias above must see it); its files are
-      externalizeDeps: { exclude: ['better-sqlite3'] },
+      // better-sqlite3 is not externalised by name (the alias above must see it); its files are.
+      // stopwords-iso is bundled: its entry is a JSON file, which Node's (and Electron's) ESM loader
+      // refuses without `with { type: 'json' }`, and the bundle's external import would lose that
+      // attribute — index.js and prepare-worker.js would not load (ERR_IMPORT_ASSERTION_TYPE_MISSING)
+      externalizeDeps: { exclude: ['better-sqlite3', 'stopwords-iso'] },
       rollupOptions: {
         // csv-worker, parquet-worker: the exports' worker threads, beside index.js (src/core/export/csv-pool.ts);
         // prepare-worker: the archive's migrations at start (src/core/archive/prepare.ts)
