@@ -108,6 +108,8 @@ function Canvas({ view, minWeight, matches, selected, onSelect }: { view: Networ
   select.current = onSelect;
   useEffect(() => {
     if (!box.current) return;
+    // a new view's edges are not drawn yet (the element outlives the view it drew)
+    delete box.current.dataset.edges;
     let n = 0;
     const d = draw(box.current, view, {
       select: (k) => select.current(k),
