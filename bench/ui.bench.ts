@@ -108,19 +108,10 @@ const PROBE = String.raw`(() => {
       }
     }).observe({ type: 'long-animation-frame', buffered: false });
   } catch {}
-  // rows in view the table has not drawn yet in each frame (a scrolling frame builds a few entering
-  // rows, the rest follow: the grid's data-rows-behind), so a shorter gap is not bought unseen
   ui.framesStart = () => {
     ui.loaf = [];
     ui.frames = [];
-    ui.behind = [];
-    const loop = (t) => {
-      if (!ui.frames) return;
-      ui.frames.push(t);
-      const grid = document.querySelector('[data-testid="results-table"]');
-      ui.behind.push(grid ? Number(grid.getAttribute('data-rows-behind') || 0) : 0);
-      requestAnimationFrame(loop);
-    };
+    const loop = (t) => { if (!ui.frames) return; ui.frames.push(t); requestAnimationFrame(loop); };
     requestAnimationFrame(loop);
   };
   ui.framesStop = () => {
@@ -128,7 +119,7 @@ const PROBE = String.raw`(() => {
     ui.frames = null;
     const d = [];
     for (let i = 1; i < f.length; i++) d.push(f[i] - f[i - 1]);
-    return { gaps: d, loaf: ui.loaf, behind: ui.behind };
+    return { gaps: d, loaf: ui.loaf };
   };
   try {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) ui.longtasks.push({ start: e.startTime, ms: e.duration }); }).observe({ type: 'longtask', buffered: false });
@@ -157,24 +148,7 @@ const PROBE = String.raw`(() => {
   ui.keyStop = () => { ui.keyOn = false; return { keys: ui.keys, events: ui.events, eventTiming: ui.eventTiming, long: ui.longSince(ui.keyT0) }; };
 })()`;
 
-type Frames = { gaps: number[]; loaf: Array<{ ms: number; before: number; raf: number; layoutPaint: number }>; behind: number[] };
-
-/** Frames in which rows in view were still to be drawn: how many, the most rows, the longest run. */
-function behindNote(f: Frames): string {
-  const b = f.behind ?? [];
-  let frames = 0;
-  let run = 0;
-  let longest = 0;
-  for (const n of b) {
-    if (n > 0) {
-      frames++;
-      run++;
-      longest = Math.max(longest, run);
-    } else run = 0;
-  }
-  if (!frames) return 'every row in view drawn in every frame';
-  return `rows in view still to be drawn in ${frames} of ${b.length} frames (at most ${Math.max(...b)} rows; longest run ${longest} frames)`;
-}
+type Frames = { gaps: number[]; loaf: Array<{ ms: number; before: number; raf: number; layoutPaint: number }> };
 
 /** Long animation frames (≥ 50 ms): how many, and what share of their time went where. */
 function loafNote(f: Frames): string {
@@ -447,7 +421,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         unit: 'ms',
         target: '< 50 ms',
         ok: below(max, 50),
-        note: `${how}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${behindNote(f)}; ${loafNote(f)}`,
+        note: `${how}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${loafNote(f)}`,
       };
     };
     out.push(scroll('while pages load', down, `down, ${wheels} wheel events of 900 px over ${downSecs.toFixed(0)} s, ${Math.round(loaded / 200)} pages of 200 loaded on the way to ${loaded.toLocaleString('en-US')} rows`));

@@ -7,20 +7,11 @@
  * 10,000 rows, bench/ui.bench.ts); a row is a memoised component whose cells are functions of the
  * row and its own context (table-columns.tsx), so an arriving page renders the new rows that come
  * into view and nothing else, and scrolling renders only the rows that enter.
- *
- * While the table scrolls, a frame builds at most ROWS_PER_FRAME entering rows (those in view first,
- * lib/rows.ts rowsToDraw); the others follow in the next frames, and every row in range is drawn
- * once the scrolling stops. A wheel step of a screen brought ~30 new rows into one frame: their
- * React render, style, layout and paint took 15–25 ms of CPU, which the shared 2-core machine
- * stretched past 50 ms (bench/ui.bench.ts). A scroll that brings at most ROWS_PER_FRAME rows (a
- * wheel notch, j/k) draws them in its frame, and a table that is not scrolling (a sort, a filter)
- * draws every row in range at once, as before.
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
-import { rowsToDraw } from '../lib/rows';
 import { useUi } from '../stores/ui';
 import { hiddenAtFirst, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
 
@@ -55,9 +46,6 @@ interface Props {
 }
 
 type Sort = { id: string; desc: boolean } | null;
-
-/** entering rows a scrolling frame builds at most (~0.4 ms of CPU each in software rendering) */
-const ROWS_PER_FRAME = 8;
 
 /** Comment threads: parent first, its replies after it (indented), children hidden when collapsed. */
 function thread(rows: readonly LibraryRow[], collapsed: ReadonlySet<string>) {
@@ -210,20 +198,6 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   }, [cursor]);
 
   const items = virt.getVirtualItems();
-  // while scrolling, rows enter a few per frame (rowsToDraw); all of them when the scrolling stops
-  const drawnKeys = useRef<ReadonlySet<string>>(new Set());
-  const keyAt = (i: number): string => rowKey(ordered[i]);
-  const { drawn, behind } = virt.isScrolling ? rowsToDraw(items, drawnKeys.current, keyAt, virt.range, ROWS_PER_FRAME) : { drawn: items, behind: 0 };
-  const [, nextFrame] = useState(0);
-  useLayoutEffect(() => {
-    drawnKeys.current = new Set(drawn.map((vi) => keyAt(vi.index)));
-  });
-  const pendingRows = drawn.length < items.length;
-  useEffect(() => {
-    if (!pendingRows) return;
-    const id = requestAnimationFrame(() => nextFrame((n) => n + 1));
-    return () => cancelAnimationFrame(id);
-  });
   const last = items[items.length - 1];
   useEffect(() => {
     if (last && hasMore && !fetchingMore && onLoadMore && last.index >= ordered.length - 15) onLoadMore();
@@ -274,7 +248,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
         </div>
       </div>
       {/* the grid is keyboard-reachable (tabIndex: it scrolls) and holds only rows (load-more sits below it) */}
-      <div className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`} ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={ordered.length + 1} aria-label="Results" tabIndex={0} data-rows-behind={behind}>
+      <div className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`} ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={ordered.length + 1} aria-label="Results" tabIndex={0}>
         <div className="thead" style={{ width: totalWidth }} role="row" aria-rowindex={1}>
           {visible.map((c) => {
             const sorted = sort?.id === c.id ? (sort.desc ? 'desc' : 'asc') : false;
@@ -306,7 +280,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
           })}
         </div>
         <div style={{ height: virt.getTotalSize(), width: totalWidth, position: 'relative' }} role="rowgroup">
-          {drawn.map((vi) => {
+          {items.map((vi) => {
             const row = ordered[vi.index];
             const key = rowKey(row);
             return (

@@ -28,32 +28,3 @@ export function selectedRefs(rows: readonly LibraryRow[], selected: ReadonlySet<
   if (selected.size === 0) return NO_REFS as ItemRefInput[];
   return rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ platform: r.platform, kind: r.kind, id: r.id }));
 }
-
-/**
- * The rows a scrolling table draws in this frame: every row it drew before that is still in range,
- * and at most `budget` rows that enter — the ones in view first (top to bottom), then the overscan
- * nearest the view. The rest follow in the next frames. A wheel step of a screen or more brings
- * every row in view in at once, and building them all in one frame (React, style, layout, paint of
- * ~30 rows of a dozen cells) is what made the frames over 50 ms on a shared 2-core machine
- * (bench/ui.bench.ts); with the budget each frame builds a handful. `behind` is how many rows in
- * view are not drawn yet.
- */
-export function rowsToDraw<T extends { index: number }>(
-  items: readonly T[],
-  drawnBefore: ReadonlySet<string>,
-  keyOf: (index: number) => string,
-  view: { startIndex: number; endIndex: number } | null,
-  budget: number,
-): { drawn: T[]; behind: number } {
-  const lo = view?.startIndex ?? 0;
-  const hi = view?.endIndex ?? Number.MAX_SAFE_INTEGER;
-  const away = (i: number): number => (i < lo ? lo - i : i > hi ? i - hi : 0);
-  const entering = items.filter((vi) => !drawnBefore.has(keyOf(vi.index)));
-  if (entering.length <= budget) return { drawn: items as T[], behind: 0 };
-  // a stable sort: rows in view keep their top-to-bottom order
-  const now = new Set(entering.sort((a, b) => away(a.index) - away(b.index)).slice(0, budget).map((vi) => vi.index));
-  const drawn = items.filter((vi) => now.has(vi.index) || drawnBefore.has(keyOf(vi.index)));
-  let behind = 0;
-  for (const vi of items) if (vi.index >= lo && vi.index <= hi && !now.has(vi.index) && !drawnBefore.has(keyOf(vi.index))) behind++;
-  return { drawn, behind };
-}
