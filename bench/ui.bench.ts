@@ -27,7 +27,10 @@
  * 50 ms while pages load 60 → 17.5 (median; 3.4× fewer), p99 gap 125 → 67 ms, long animation frames
  * 79 → 21.5; with 10,000 rows loaded 9.5 → 6 frames over 50 ms; first rows after opening 248 → 186
  * ms. The largest single gap (the target, < 50 ms) is still over it in every run of both builds: on
- * this machine it is set by CPU contention; read the counts of long frames.
+ * this machine it is set by CPU contention; read the counts of long frames. The next round's trace
+ * (docs/renderer.md "Scrolling the results table"): a 900 px step's frame takes 15–20 ms of
+ * main-thread thread time and 40–150 ms of wall time at load 7–13; at load 3–5 the same code gives
+ * 117 / 83 ms (3 / 1 frames over 50 ms).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
