@@ -54,7 +54,20 @@ export interface NetworkView {
   directed: boolean;
   nodes: NetworkNode[];
   edges: NetworkEdge[];
-  stats: { items: number; itemsInNetwork: number; nodes: number; edges: number; shownNodes: number; shownEdges: number; unresolvedReplies: number };
+  stats: {
+    items: number;
+    itemsInNetwork: number;
+    nodes: number;
+    edges: number;
+    shownNodes: number;
+    /** the edges sent: the heaviest `edgeCap` of `edgesAmongShown` at most */
+    shownEdges: number;
+    /** every edge between the shown nodes, before the cap */
+    edgesAmongShown: number;
+    /** the most edges a view carries (the GEXF / GraphML exports keep every edge) */
+    edgeCap: number;
+    unresolvedReplies: number;
+  };
 }
 
 export interface NetworkItem {

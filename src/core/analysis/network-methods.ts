@@ -19,11 +19,71 @@ export interface NetworkMethodDeps {
     dataVersion(): string;
   };
   dataDir: string;
+  /** the most edges a view carries (tests lower it); MAX_SHOWN_EDGES */
+  maxShownEdges?: number;
 }
 
 const KEEP_ITEMS = 500;
 
+/**
+ * The most edges a view hands the renderer (the file exports keep every edge). What the drawing
+ * lays out and pans / zooms at >= 30 fps in software WebGL: the 10,000-node view of the 50k bench
+ * archive (113,686 edges) draws at 39-59 fps; at 1M the 2,000-node view has 411,120 edges and the
+ * 10,000-node view 1.6 million (docs/analysis.md "Networks").
+ */
+export const MAX_SHOWN_EDGES = 120_000;
+
+/** The edges (indexes into `E`, ascending) whose both ends are kept. */
+export function edgesAmong(E: BuiltNetwork['edges'], keep: Uint8Array): Uint32Array {
+  let n = 0;
+  for (let e = 0; e < E.length; e++) if (keep[E.source[e]] === 1 && keep[E.target[e]] === 1) n++;
+  const out = new Uint32Array(n);
+  let j = 0;
+  for (let e = 0; e < E.length; e++) if (keep[E.source[e]] === 1 && keep[E.target[e]] === 1) out[j++] = e;
+  return out;
+}
+
+/**
+ * At most `cap` of the edges `among` (ascending indexes into `E`): the heaviest, ties by the shown
+ * ranks of their ends (the edge between heavier nodes first: lower rank of the two, then the
+ * other, then a directed edge from the heavier node first), so the same query shows the same
+ * edges. Kept in their order in `E`; under the cap, `among` itself. Native numeric sorts only
+ * (no comparator): the weights to find the cap's weight, then the tied edges' rank keys.
+ */
+export function heaviestEdges(E: BuiltNetwork['edges'], among: Uint32Array, shown: readonly number[], nodeCount: number, cap: number): Uint32Array {
+  const n = among.length;
+  if (n <= cap) return among;
+  if (cap <= 0) return new Uint32Array(0);
+  const w = new Float64Array(n);
+  for (let j = 0; j < n; j++) w[j] = E.weight[among[j]];
+  w.sort();
+  const t = w[n - cap]; // the cap-th heaviest weight
+  let above = 0;
+  for (let j = 0; j < n; j++) if (E.weight[among[j]] > t) above++;
+  const need = cap - above; // how many of the edges of weight t are kept (>= 1)
+  const rank = new Float64Array(nodeCount);
+  for (let r = 0; r < shown.length; r++) rank[shown[r]] = r;
+  const N = shown.length;
+  const keyOf = (e: number): number => {
+    const a = rank[E.source[e]];
+    const b = rank[E.target[e]];
+    return (Math.min(a, b) * N + Math.max(a, b)) * 2 + (a <= b ? 0 : 1);
+  };
+  const tied: number[] = [];
+  for (let j = 0; j < n; j++) if (E.weight[among[j]] === t) tied.push(keyOf(among[j]));
+  const tk = Float64Array.from(tied).sort()[need - 1]; // the last tied key kept (keys are unique)
+  const out = new Uint32Array(cap);
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const e = among[j];
+    const we = E.weight[e];
+    if ((we > t || (we === t && keyOf(e) <= tk)) && k < cap) out[k++] = e;
+  }
+  return out;
+}
+
 export function networkMethods(deps: NetworkMethodDeps) {
+  const cap = deps.maxShownEdges ?? MAX_SHOWN_EDGES;
   let last: { key: string; net: BuiltNetwork } | null = null;
 
   /** the archive's write version: `data_version` (other connections) + `total_changes()` (this one) */
@@ -58,14 +118,19 @@ export function networkMethods(deps: NetworkMethodDeps) {
         const { label, kind, weight, platform, ...attrs } = attrsOf[n];
         return { key: keys[n], label: String(label), kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const), weight: Number(weight), platform: String(platform ?? ''), attrs };
       });
-      const edges: NetworkView['edges'] = [];
-      for (let e = 0; e < E.length; e++) if (keep[E.source[e]] === 1 && keep[E.target[e]] === 1) edges.push({ source: keys[E.source[e]], target: keys[E.target[e]], weight: E.weight[e] });
+      const among = edgesAmong(E, keep);
+      const kept = heaviestEdges(E, among, shown, keys.length, cap);
+      const edges: NetworkView['edges'] = new Array(kept.length);
+      for (let j = 0; j < kept.length; j++) {
+        const e = kept[j];
+        edges[j] = { source: keys[E.source[e]], target: keys[E.target[e]], weight: E.weight[e] };
+      }
       return {
         network: i.network,
         directed: net.directed,
         nodes,
         edges,
-        stats: { ...net.stats, shownNodes: nodes.length, shownEdges: edges.length },
+        stats: { ...net.stats, shownNodes: nodes.length, shownEdges: edges.length, edgesAmongShown: among.length, edgeCap: cap },
       };
     },
 

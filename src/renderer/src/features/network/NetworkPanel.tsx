@@ -17,6 +17,7 @@ import { useUi } from '../../stores/ui';
 import { ErrorText } from '../../components/cells';
 import { NetworkKindSelect, PanelHead } from '../../components/Controls';
 import { draw, webglAvailable, type Drawing } from './network-graph';
+import { heaviestEdgeWeight, networkStatsText } from './network-words';
 
 const SIZES = [200, 2_000, 10_000];
 
@@ -32,7 +33,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
   const view = useLoupe('network.build', { query, network, maxNodes, pseudonymise }, { staleTime: 60_000 });
   const v = view.data;
   useEffect(() => setSelected(null), [v]);
-  const maxEdge = useMemo(() => Math.max(1, ...(v?.edges.map((e) => e.weight) ?? [1])), [v]);
+  const maxEdge = useMemo(() => heaviestEdgeWeight(v?.edges ?? []), [v]);
   const matches = useMemo(() => {
     const s = search.trim().toLowerCase();
     return new Set(s && v ? v.nodes.filter((n) => n.label.toLowerCase().includes(s)).map((n) => n.key) : []);
@@ -80,9 +81,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
       {v ? (
         <>
           <p className="muted small" data-testid="network-stats">
-            {fmtExact(v.stats.nodes)} nodes and {fmtExact(v.stats.edges)} edges from {fmtExact(v.stats.itemsInNetwork)} of {fmtExact(v.stats.items)} items
-            {v.stats.nodes > v.stats.shownNodes ? ` · showing the ${fmtExact(v.stats.shownNodes)} largest nodes and ${fmtExact(v.stats.shownEdges)} edges between them` : ''}
-            {v.stats.unresolvedReplies ? ` · ${fmtExact(v.stats.unresolvedReplies)} replies to items not in the archive` : ''}
+            {networkStatsText(v.stats)}
           </p>
           {v.nodes.length === 0 ? (
             <p className="muted">No {network === 'co-mention' || network === 'mentions' ? 'mentions' : 'hashtags'} in these items.</p>
