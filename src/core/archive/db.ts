@@ -1,10 +1,21 @@
 import Database from 'better-sqlite3';
+import { accessSync, constants } from 'node:fs';
 import type { Db } from './connection';
 import { registerTermFunctions } from '../analysis/term-filter';
 import { MIGRATIONS, type Migration, type MigrationReport } from './migrations/index';
 import { LoupeError } from '../../shared/errors';
 
 export type { Db } from './connection';
+
+/** Whether this process may write `path` (a file or a folder). */
+export function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Thrown when the archive was written by a newer Loupe; nothing was changed. */
 export class ArchiveVersionError extends LoupeError {

@@ -13,24 +13,15 @@
  *   file at all, an empty in-memory archive stands in. Nothing in the data folder is written.
  */
 import Database from 'better-sqlite3';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isStorageError, storageError, toStorageError } from '../storage-error';
 import { Archive, openArchive, type OpenArchiveOptions } from './archive';
-import { ArchiveVersionError, latestVersion, openDb, type Db } from './db';
+import { ArchiveVersionError, latestVersion, writable, openDb, type Db } from './db';
 import { ctxOf } from './context';
 
 export type ArchiveMode = 'read' | 'write';
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The nearest folder of `path` that exists (where a missing data folder would be created). */
 function nearestExisting(path: string): string {

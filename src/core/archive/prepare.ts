@@ -19,7 +19,7 @@
  * finished and the archive exactly as it was before the step under way; the next opening goes on.
  * Where no worker can start, the migrations run on the calling thread (still reporting).
  */
-import { accessSync, closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import { LoupeError } from '../../shared/errors';
 import { toStorageError } from '../storage-error';
 import { findWorkerEntry, type WorkerEntry } from '../worker-entry';
-import { ArchiveVersionError, latestVersion, migrate, openConnection, type MigrationProgress, type OnMigrationProgress } from './db';
+import { ArchiveVersionError, latestVersion, writable, migrate, openConnection, type MigrationProgress, type OnMigrationProgress } from './db';
 import type { PrepareWorkerData, WorkerAnswer, WorkerError } from './prepare-wire';
 
 export type { MigrationProgress, OnMigrationProgress } from './db';
@@ -71,15 +71,6 @@ export function headerVersion(file: string): number | null {
     return null;
   } finally {
     closeSync(fd);
-  }
-}
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
