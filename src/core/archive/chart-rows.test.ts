@@ -66,3 +66,77 @@ describe('engagementDecades', () => {
     }
   });
 });
+
+describe('dayRows by label over a selective query', () => {
+  let a: Archive;
+  const DAY = 86_400_000;
+  beforeEach(() => {
+    a = openArchive(':memory:');
+    let s = 7;
+    const r = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const words = ['kalo', 'mera', 'kalo mera', 'other text'];
+    const labelsOf = (k: number): Record<string, Record<string, unknown>> | null =>
+      k % 11 === 0
+        ? null
+        : {
+            intent: { label: ['complaining', 'promoting', 'other', null, 3, 2.5][Math.floor(r() * 6)], urgency: Math.floor(r() * 3) },
+            // more distinct values than the per-item probes take: the label rows drive
+            sponsored: { p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000 },
+          };
+    a.ingestItems(
+      Array.from({ length: 400 }, (_, k) => ({
+        platform: k % 3 === 0 ? 'micro_net' : 'photo_net',
+        kind: 'post',
+        record: post({
+          id: String(k + 1),
+          text: `${words[k % 4]} ${k}`,
+          author: { id: `a${k % 9}`, username: `user${k % 9}`, display_name: null },
+          labels: labelsOf(k),
+          published_at: k % 17 === 0 ? null : new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 40 * DAY) - 3 * DAY).toISOString(),
+        }),
+      })),
+    );
+  });
+  afterEach(() => a.close());
+
+  /** The plain SQL: every label row of the field joined to its item, the query's items by rid. */
+  const reference = (family: string, field: string, rids: string): Array<{ d: number; k: unknown; c: number }> =>
+    testDb(a)
+      .prepare(
+        `SELECT CAST(floor(i.published_at / 86400000.0) AS INTEGER) AS d,
+           iif(typeof(l.value) = 'real' AND l.value BETWEEN 0 AND 1, CAST(l.value * 100 AS INTEGER) / 100.0, l.value) AS k, count(*) AS c
+         FROM item_labels l JOIN items i ON i.rid = l.item_rid JOIN label_fields f ON f.ff = l.ff
+         WHERE f.family = ? AND f.field = ? AND l.value < x'' AND i.published_at IS NOT NULL AND i.rid IN (${rids})
+         GROUP BY d, k ORDER BY d, k`,
+      )
+      .all(family, field) as Array<{ d: number; k: unknown; c: number }>;
+  const sorted = (rows: Array<{ d: number; k: unknown; c: number }>): Array<{ d: number; k: unknown; c: number }> =>
+    [...rows].sort((x, y) => x.d - y.d || (String(typeof x.k) + String(x.k) < String(typeof y.k) + String(y.k) ? -1 : 1));
+
+  it('starting from the query items counts what the label rows count', () => {
+    const cases: Array<[Parameters<Archive['dayRows']>[0], string]> = [
+      [{ text: 'kalo' }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo'"],
+      [{ text: 'kalo', platforms: ['micro_net'] }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo' INTERSECT SELECT rid FROM items WHERE platform = 'micro_net'"],
+      [{ author: 'user4' }, "SELECT rid FROM items WHERE author_id = 'user4' OR author_username = 'user4'"],
+      [{ text: 'nothing-matches' }, 'SELECT NULL WHERE 0'],
+      [{ labels: [{ family: 'intent', field: 'urgency', op: 'eq', value: 1 }] }, "SELECT item_rid FROM item_labels JOIN label_fields USING (ff) WHERE family = 'intent' AND field = 'urgency' AND value = 1"],
+    ];
+    for (const [q, rids] of cases) {
+      for (const [family, field] of [['intent', 'label'], ['intent', 'urgency'], ['sponsored', 'p'], ['intent', 'no-such-field']]) {
+        const want = reference(family, field, rids);
+        expect(sorted(a.dayRows(q, 'label', family, field)), `${JSON.stringify(q)} ${family}.${field}`).toEqual(sorted(want));
+        if (family === 'intent' && field === 'label' && rids !== 'SELECT NULL WHERE 0') expect(want.length).toBeGreaterThan(3);
+      }
+    }
+    // counted in JS from the items' own labels: the string-valued field over the search
+    const js = new Map<string, number>();
+    for (const row of testDb(a).prepare("SELECT i.published_at AS t, i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')").all() as Array<{ t: number | null; l: string | null }>) {
+      const v = row.l === null ? undefined : (JSON.parse(row.l) as { intent?: { label?: unknown } }).intent?.label;
+      if (row.t === null || v === undefined || v === null) continue;
+      const key = `${Math.floor(row.t / DAY)} ${String(v)}`;
+      js.set(key, (js.get(key) ?? 0) + 1);
+    }
+    const got = new Map(a.dayRows({ text: 'kalo' }, 'label', 'intent', 'label').map((x) => [`${x.d} ${String(x.k)}`, x.c]));
+    expect(got).toEqual(js);
+  });
+});
