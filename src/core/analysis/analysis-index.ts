@@ -41,6 +41,13 @@ export const INDEX_VERSION = 4;
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
 const CHUNK = 20_000;
+/**
+ * The background build's slice: about this long on the thread before it yields, so the app's
+ * other work (IPC, the views' reads, a watch run) waits at most about this long. Tokenizing runs at
+ * ~1,500–2,500 posts/s, so a fixed chunk of 20,000 held the thread ~10 s at a time.
+ */
+export const SLICE_MS = 1_000;
+const MIN_SLICE_ITEMS = 100;
 /** the largest backlog a read takes in before answering (~0.1 s); more is built in the background */
 export const SYNC_BUDGET = 5_000;
 
@@ -52,6 +59,12 @@ type ItemTuple = IndexItemRow;
 export function dailyValue(v: LabelScalar): LabelScalar {
   if (typeof v === 'number' && !Number.isInteger(v) && v >= 0 && v <= 1) return Math.trunc(Math.round(v * 100 * 1e8) / 1e8) / 100;
   return v;
+}
+
+/** The next background slice's size: scaled toward SLICE_MS from the last one's time (at most ×2 or ½ a step). */
+export function nextSlice(items: number, ms: number): number {
+  const f = Math.min(2, Math.max(0.5, SLICE_MS / Math.max(ms, 1)));
+  return Math.max(MIN_SLICE_ITEMS, Math.min(CHUNK, Math.round(items * f)));
 }
 
 export class AnalysisIndex {
@@ -111,8 +124,11 @@ export class AnalysisIndex {
   warm(): Promise<void> {
     this.warming ??= (async () => {
       try {
+        let items = 1_000;
         while (this.t.open && !this.current() && this.writable()) {
-          this.catchUpNow(CHUNK);
+          const t0 = performance.now();
+          this.catchUpNow(items, items);
+          items = nextSlice(items, performance.now() - t0);
           await new Promise((r) => setImmediate(r));
         }
       } catch {
@@ -139,7 +155,8 @@ export class AnalysisIndex {
     return this.catchUpNow(budget);
   }
 
-  private catchUpNow(budget: number): boolean {
+  /** Takes in what waits: changed items, then new ones in chunks of `step` until `budget` is spent. */
+  private catchUpNow(budget: number, step = CHUNK): boolean {
     this.ensureSchema();
     const fields = this.fieldIds();
     // changes to indexed items first (they concern rids at or below the watermark)
@@ -182,13 +199,13 @@ export class AnalysisIndex {
     }
     // new items, in chunks (one transaction each: other writers get the lock in between)
     const max = this.t.maxRid();
-    for (let done = 0; ; done += CHUNK) {
+    for (let done = 0; ; done += step) {
       const wm = this.state('watermark');
       const termsUpto = this.state('terms_upto');
       const from = Math.min(wm, termsUpto);
       if (from >= max) break;
       if (done >= budget) return false;
-      const to = Math.min(max, from + CHUNK);
+      const to = Math.min(max, from + step);
       const rows = this.t.itemsBetween(from, to);
       this.t.immediate(() => {
         const acc = new Map<string, TermAcc>();
