@@ -16,6 +16,7 @@ import type {
 import type { ArchiveCtx } from './context';
 import { buildWhere, LABEL_FIELD, parseQuery, QueryError, type Where } from './sql-query';
 import { and } from './sql';
+import { fieldIdOf, labelProbe } from './chart-rows';
 
 const DAY_MS = 86_400_000;
 
@@ -142,10 +143,29 @@ export function labelDistribution(c: ArchiveCtx, q: LibraryQuery, family: string
 }
 
 
+/**
+ * A label field's value groups over a selective query (a text search, an author, a tag…) from the
+ * query's items, each probed once per value of the field (chart-rows.ts labelProbe), instead of
+ * the field's whole key range tested against the materialised items; null when that is not the
+ * smaller side.
+ */
+export function probedGroups(c: ArchiveCtx, w: Where, family: string, field: string): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null {
+  if (w.clauses.length === 0) return null;
+  const ff = fieldIdOf(c, family, field);
+  if (ff === undefined) return [];
+  const p = labelProbe(c, w, and(w.clauses), ff, false);
+  if (!p) return null;
+  return c.st(`${p.with} SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM ${p.from} WHERE ${p.where} GROUP BY l.value`).all(...w.params) as Array<{
+    v: string | number | bigint | Buffer;
+    t: string;
+    c: number;
+  }>;
+}
+
 function labelDistributionUncached(c: ArchiveCtx, q: LibraryQuery, family: string, field: string): LabelShare[] {
   const w = filtered(q);
   const filter = w.clauses.length === 0 ? '' : ` AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
-  const groups = c.labelGroupsSource?.(q, family, field) ?? c.st(
+  const groups = c.labelGroupsSource?.(q, family, field) ?? probedGroups(c, w, family, field) ?? c.st(
     `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
      WHERE l.ff = ${LABEL_FIELD}${filter} GROUP BY l.value`,
   ).all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;

@@ -6,7 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from './index';
 import { post } from './test-fixtures';
 import { testDb } from './testing';
-import type { EngagementField } from '../../shared/query';
+import type { EngagementField, LibraryQuery } from '../../shared/query';
+import { probedGroups } from './aggregates';
+import { ctxOf } from './context';
+import { buildWhere, parseQuery } from './sql-query';
 
 /** The decade the chart puts a count in, computed in JS: -1 for 0 or less, else the digits of its integer part - 1 (at most 18). */
 function decadeOf(v: number | bigint): number {
@@ -138,5 +141,35 @@ describe('dayRows by label over a selective query', () => {
     }
     const got = new Map(a.dayRows({ text: 'kalo' }, 'label', 'intent', 'label').map((x) => [`${x.d} ${String(x.k)}`, x.c]));
     expect(got).toEqual(js);
+  });
+
+  it("a label distribution's value groups from the query items equal the field's key range tested against them", () => {
+    const ctx = ctxOf(a);
+    const key = (r: unknown): string => `${(r as { t: string }).t}:${String((r as { v: unknown }).v)}`;
+    const cases: Array<[LibraryQuery, string]> = [
+      [{ text: 'kalo' }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo'"],
+      [{ text: 'mera', platforms: ['photo_net'] }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'mera' INTERSECT SELECT rid FROM items WHERE platform = 'photo_net'"],
+      [{ author: 'user2' }, "SELECT rid FROM items WHERE author_id = 'user2' OR author_username = 'user2'"],
+    ];
+    for (const [q, rids] of cases) {
+      for (const [family, field] of [['intent', 'label'], ['intent', 'urgency']]) {
+        const want = testDb(a)
+          .prepare(
+            `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l JOIN label_fields f ON f.ff = l.ff
+             WHERE f.family = ? AND f.field = ? AND l.item_rid IN (${rids}) GROUP BY l.value ORDER BY l.value`,
+          )
+          .all(family, field);
+        const got = probedGroups(ctx, buildWhere(parseQuery(q)), family, field);
+        expect(got, `${JSON.stringify(q)} ${family}.${field}`).not.toBeNull();
+        const byValue = (rows: unknown[]): unknown[] => [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+        expect(byValue(got!)).toEqual(byValue(want));
+        // the blob (null label) group is counted too
+        if (field === 'label') expect(got!.some((g) => g.t === 'blob')).toBe(true);
+      }
+    }
+    // the distribution itself: the null bucket counts the items of the search whose label is null
+    const nulls = (testDb(a).prepare("SELECT i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')").all() as Array<{ l: string | null }>)
+      .filter((r) => r.l !== null && (JSON.parse(r.l) as { intent: { label: unknown } }).intent.label === null).length;
+    expect(a.labelDistribution({ text: 'kalo' }, 'intent', 'label').find((b) => b.bucket === 'null')?.value).toBe(nulls);
   });
 });

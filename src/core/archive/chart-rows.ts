@@ -25,8 +25,10 @@ export function dayRows(c: ArchiveCtx, q: LibraryQuery, by: 'platform' | 'tag' |
   const w = buildWhere(q);
   const where = and([...w.clauses, 'i.published_at IS NOT NULL']);
   if (by === 'label') {
-    const fromItems = labelRowsFromItems(c, w, where, family, field);
-    if (fromItems) return fromItems;
+    const ff = fieldIdOf(c, family, field);
+    if (ff === undefined) return [];
+    const p = labelProbe(c, w, where, ff, true);
+    if (p) return c.st(`${p.with} SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM ${p.from} WHERE ${p.where} GROUP BY d, k`).all(...w.params) as DayRow[];
     return c.st(
       `SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
        WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND ${where} GROUP BY d, k`,
@@ -41,38 +43,43 @@ export function dayRows(c: ArchiveCtx, q: LibraryQuery, by: 'platform' | 'tag' |
   ).all(...w.params) as DayRow[];
 }
 
-/** Most distinct values of a label field read per item of a selective query (labelRowsFromItems). */
+/** Most distinct values of a label field read per item of a selective query (labelProbe). */
 const MAX_VALUES = 64;
-/** Most (item, value) probes labelRowsFromItems makes; past it, the field's label rows drive. */
+/** Most (item, value) probes labelProbe makes; past it, the field's label rows drive. */
 const MAX_PROBES = 200_000;
 
+/** The label_fields id of (family, field), or undefined for a field never seen. */
+export function fieldIdOf(c: ArchiveCtx, family?: string, field?: string): number | undefined {
+  return (c.st('SELECT ff FROM label_fields WHERE family = ? AND field = ?').get(family, field) as { ff: number } | undefined)?.ff;
+}
+
 /**
- * A label field's rows by day for a query holding few items (a text search, a tag, an author, a
- * label condition: a clause `i.rid IN (...)` SQLite drives from): the query's items first, each
- * probed in item_labels (ff, value, item_rid) once per distinct value of the field, instead of
- * every label row of the field (~1M at 1M posts) joined to its item and tested against the query
- * (3.7 s cold for a search matching 3,571 items). The field's distinct values are found by
- * skipping through the key (one probe per value); the same rows are counted (a definite value
- * is one below x'', each (ff, value, item) is one key). Null when the query is not selective
- * or the field has too many values: then the label rows drive.
+ * The label rows of one field for a query holding few items (a text search, an author, a tag, a
+ * label condition: a clause `i.rid IN (...)` SQLite drives from), as SQL pieces: the query's
+ * items first, each probed in the item_labels key (ff, value, item_rid) once per distinct value
+ * of the field, instead of every label row of the field (~1M at 1M posts) joined to its item and
+ * tested against the query (3.7 s cold for a search matching 3,571 items). The distinct values
+ * are found by skipping through the key (one probe per value); the same rows come out (each
+ * (ff, value, item) is one key, each item one row of `items`). `definite`: values below x'' only
+ * (null labels are stored as blobs). Null when the query is not selective or the field has too
+ * many values: then the label rows drive. Use as `${with} SELECT … FROM ${from} WHERE ${where}`
+ * with the query's parameters; the rows are `l` and `i`.
  */
-function labelRowsFromItems(c: ArchiveCtx, w: Where, where: string, family?: string, field?: string): DayRow[] | null {
+export function labelProbe(c: ArchiveCtx, w: Where, where: string, ff: number, definite: boolean): { with: string; from: string; where: string } | null {
   if (!w.clauses.some((s) => s.startsWith('i.rid IN ('))) return null;
-  const f = c.st('SELECT ff FROM label_fields WHERE family = ? AND field = ?').get(family, field) as { ff: number } | undefined;
-  if (f === undefined) return [];
-  const values = `vals(v) AS (SELECT (SELECT min(value) FROM item_labels WHERE ff = ${f.ff})
-      UNION ALL SELECT (SELECT min(value) FROM item_labels WHERE ff = ${f.ff} AND value > vals.v) FROM vals WHERE vals.v < x'' LIMIT ${MAX_VALUES + 2})`;
-  const nv = (c.st(`WITH RECURSIVE ${values} SELECT count(*) AS n FROM vals WHERE v < x''`).get() as { n: number }).n;
+  const keep = definite ? "v < x''" : 'v IS NOT NULL';
+  const values = `vals(v) AS (SELECT (SELECT min(value) FROM item_labels WHERE ff = ${ff})
+      UNION ALL SELECT (SELECT min(value) FROM item_labels WHERE ff = ${ff} AND value > vals.v) FROM vals WHERE vals.${keep} LIMIT ${MAX_VALUES + 2})`;
+  const nv = (c.st(`WITH RECURSIVE ${values} SELECT count(*) AS n FROM vals WHERE ${keep}`).get() as { n: number }).n;
   if (nv > MAX_VALUES) return null;
-  if (nv === 0) return [];
-  const cap = Math.floor(MAX_PROBES / nv);
+  const cap = Math.floor(MAX_PROBES / Math.max(1, nv));
   const n = (c.st(`SELECT count(*) AS n FROM (SELECT 1 FROM items i WHERE ${where} LIMIT ${cap + 1})`).get(...w.params) as { n: number }).n;
   if (n > cap) return null;
-  return c.st(
-    `WITH RECURSIVE ${values}, defin(v) AS MATERIALIZED (SELECT v FROM vals WHERE v < x'')
-     SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM items i CROSS JOIN defin CROSS JOIN item_labels l
-     WHERE ${where} AND l.ff = ${f.ff} AND l.value = defin.v AND l.item_rid = i.rid GROUP BY d, k`,
-  ).all(...w.params) as DayRow[];
+  return {
+    with: `WITH RECURSIVE ${values}, wanted(v) AS MATERIALIZED (SELECT v FROM vals WHERE ${keep})`,
+    from: 'items i CROSS JOIN wanted CROSS JOIN item_labels l',
+    where: `${where} AND l.ff = ${ff} AND l.value = wanted.v AND l.item_rid = i.rid`,
+  };
 }
 
 const ENGAGEMENT: Record<EngagementField, string> = { views: 'i.views', likes: 'i.likes', comments: 'i.comments', shares: 'i.shares', saves: 'i.saves' };
