@@ -13,7 +13,8 @@ import { migration0007 } from './0007-key-names';
 import { migration0008 } from './0008-fts-declared';
 import { migration0009 } from './0009-analyst-views';
 import { migration0010 } from './0010-display-columns';
+import { migration0011 } from './0011-covering-counts';
 
 export type { Migration, MigrationReport } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011];
