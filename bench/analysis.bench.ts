@@ -3,7 +3,8 @@
  * (bench/synthetic.ts, built by bench/ui-archive.ts; `LOUPE_BENCH_UI_DATA=<dir>` keeps it between
  * runs), 1M posts (50k with --quick):
  *  1. the analysis index: first build, and the catch-up after a 1,000-post ingest beside that ingest;
- *  2. every library chart, uncached (first run of each after the index is current);
+ *  2. every library chart, uncached (first run of each after the index is current), without and
+ *     with ordinary filters (one platform, a date, a text search);
  *  3. top-N hashtags / words / bigrams over the whole archive and over a ~10k-item query (p95 of 5).
  *
  * `LOUPE_BENCH_ANALYSIS_ONLY=charts` runs only part 2 (after the index build, without the upkeep
@@ -85,6 +86,29 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         worst = Math.max(worst, ms);
       }
       if (!topnOnly) out.push({ metric: `library charts, uncached, max (${label})`, value: worst, unit: 'ms', target: '< 200 ms', ok: below(worst, 200), note: `ms: ${chartMs.join('; ')}` });
+
+      // the same charts with ordinary filters: one platform (~20 % of the items), a date, a text search
+      const one: LibraryQuery = { platforms: ['photo_net'] };
+      const txt: LibraryQuery = { text: 'kalo' };
+      const filtered: Array<[string, () => unknown]> = [
+        ['views distribution, one platform', () => engagementDistribution(archive, { field: 'views', query: one })],
+        ['likes distribution, since 2024-06', () => engagementDistribution(archive, { field: 'likes', query: { since: '2024-06-01' } })],
+        ['volume by platform, weeks, text', () => volumeBy(archive, { by: 'platform', bucket: 'week', query: txt }, index)],
+        ['intent.label by day, text', () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'day', query: txt }, index)],
+        ['sentiment share, weeks, one platform', () => labelShareOverTime(archive, { family: 'sentiment', field: 'label', bucket: 'week', query: one }, index)],
+        ['sentiment distribution, one platform (Library chart)', () => archive.labelDistribution(one, 'sentiment', 'label')],
+        ['volume by week, text (Library chart)', () => archive.volumeOverTime(txt, 'week')],
+        ['top authors, one platform (Library chart)', () => archive.topAuthors(one, 10)],
+        ['volume by tag, weeks, all', () => volumeBy(archive, { by: 'tag', bucket: 'week' }, index)],
+      ];
+      const filteredMs: string[] = [];
+      let worstFiltered = 0;
+      for (const [what, f] of topnOnly ? [] : filtered) {
+        const [ms] = time(f);
+        filteredMs.push(`${what} ${ms.toFixed(0)}`);
+        worstFiltered = Math.max(worstFiltered, ms);
+      }
+      if (!topnOnly) out.push({ metric: `library charts with filters, uncached, max (${label})`, value: worstFiltered, unit: 'ms', target: '< 200 ms', ok: below(worstFiltered, 200), note: `ms: ${filteredMs.join('; ')}` });
       if (chartsOnly) return out;
 
       // a ~10k-item query: one platform over a date range holding about 10,000 posts
