@@ -17,6 +17,7 @@ import type { ArchiveCtx } from './context';
 import { buildWhere, LABEL_FIELD, parseQuery, QueryError, type Where } from './sql-query';
 import { and } from './sql';
 import { fieldIdOf, labelProbe } from './chart-rows';
+import { AUTHOR_KEY } from './author-summary';
 
 const DAY_MS = 86_400_000;
 
@@ -231,16 +232,24 @@ function isBooleanLabel(c: ArchiveCtx, family: string, field: string): boolean {
   return o ? typeof JSON.parse(o.value) === 'boolean' : false;
 }
 
-/** Authors with the most items (ties: more likes first). Items without an author are left out. */
+/**
+ * Authors with the most items (ties: more likes first, then network and author key). Items without
+ * an author are left out. A plain query (networks, kinds, dates on day boundaries) is answered by
+ * the analysis index's author summary when it is current (author-summary.ts): the grouped query
+ * below reads every matching item's wide row.
+ */
 export function topAuthors(c: ArchiveCtx, q: LibraryQuery, n: number): AuthorCount[] {
+  const summarised = c.authorCountsSource?.(q, n) ?? null;
+  if (summarised) return summarised;
   const w = filtered(q);
   const rows = c.st(
-    `SELECT i.platform AS platform, i.author_id AS author_id, max(i.author_username) AS username,
-       max(i.author_display_name) AS display_name, count(*) AS items,
+    // max(i.rid) is the query's only min/max: the bare name columns come from the author's latest archived item
+    `SELECT i.platform AS platform, i.author_id AS author_id, max(i.rid) AS latest, i.author_username AS username,
+       i.author_display_name AS display_name, count(*) AS items,
        coalesce(sum(i.likes), 0) AS likes, coalesce(sum(i.views), 0) AS views
      FROM items i WHERE ${and([...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}
-     GROUP BY i.platform, coalesce(i.author_id, '@' || lower(i.author_username))
-     ORDER BY items DESC, likes DESC, username LIMIT ?`,
+     GROUP BY i.platform, ${AUTHOR_KEY}
+     ORDER BY items DESC, likes DESC, platform, ${AUTHOR_KEY} LIMIT ?`,
   ).all(...w.params, Math.max(1, Math.floor(n))) as Array<{
     platform: string;
     author_id: string | null;

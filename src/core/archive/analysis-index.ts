@@ -13,11 +13,12 @@
  *
  * A derived cache: created on first use, dropped and created again when the version changes.
  */
-import type { LibraryQuery } from '../../shared/query';
+import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from '../analysis/buckets';
 import type { ArchiveCtx } from './context';
 import { parseQuery, timeBound } from './sql-query';
 import { sql } from './sql';
+import { addAuthorsBetween, applyAuthorChanges, AUTHOR_DROP, authorChanges, authorSchema, authorTablesExist, summaryTopAuthors } from './author-summary';
 
 /** the day number undated items are summarised under (no date filter reaches it) */
 export const UNDATED = -999_999_999;
@@ -70,9 +71,10 @@ END;
 CREATE TRIGGER IF NOT EXISTS an_override_del AFTER DELETE ON label_overrides BEGIN
   INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = old.item_rid;
 END;
-`;
+${authorSchema(dayOf)}`;
 
-const DROP = /* sql */ `
+const DROP = /* sql */ `${AUTHOR_DROP}
+
 DROP TRIGGER IF EXISTS an_items_changed; DROP TRIGGER IF EXISTS an_override_ins; DROP TRIGGER IF EXISTS an_override_upd;
 DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABLE IF EXISTS an_item_terms; DROP TABLE IF EXISTS an_daily; DROP TABLE IF EXISTS an_dirty;
 DROP TABLE IF EXISTS an_dirty_days; DROP TABLE IF EXISTS an_state;`;
@@ -140,6 +142,31 @@ export class AnalysisTables {
 
   itemCount(): number {
     return this.c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM items`)!.n;
+  }
+
+  /** Whether the author summary's tables exist (author-summary.ts). */
+  authorTablesExist(): boolean {
+    return authorTablesExist(this.c);
+  }
+
+  /** Items changed or deleted since the author summary took them in. */
+  authorChanges(): number {
+    return authorChanges(this.c);
+  }
+
+  /** Replays the author summary's logged changes. Call inside a transaction. */
+  applyAuthorChanges(): void {
+    applyAuthorChanges(this.c, dayOf);
+  }
+
+  /** Adds the items from < rid ≤ to to the author summary. Call inside a transaction. */
+  addAuthorsBetween(from: number, to: number): void {
+    addAuthorsBetween(this.c, from, to, dayOf);
+  }
+
+  /** The top n authors of a query from the author summary (`p`: its plain filter). */
+  topAuthors(q: LibraryQuery, p: PlainFilter, n: number): AuthorCount[] {
+    return summaryTopAuthors(this.c, q, p.clauses, p.params, n);
   }
 
   /** Whether any change to an indexed item waits (an_dirty, an_dirty_days). */

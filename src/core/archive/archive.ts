@@ -35,7 +35,7 @@ import * as annotations from './annotations';
 import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import * as compareRows from './compare-rows';
-import { ArchiveCtx, registerCtx, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
+import { ArchiveCtx, registerCtx, type AuthorCountsSource, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
 import * as items from './items';
@@ -227,6 +227,13 @@ export class Archive implements CoreStore {
   }
   set dayCountsSource(f: DayCountsSource | null) {
     this.#c.dayCountsSource = f;
+  }
+  /** The top authors of a query from a summary kept elsewhere (the analysis index's author summary), or null to read the items. */
+  get authorCountsSource(): AuthorCountsSource | null {
+    return this.#c.authorCountsSource;
+  }
+  set authorCountsSource(f: AuthorCountsSource | null) {
+    this.#c.authorCountsSource = f;
   }
   topAuthors(q: LibraryQuery, n: number): AuthorCount[] {
     return aggregates.topAuthors(this.#c, q, n);

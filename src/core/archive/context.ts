@@ -8,7 +8,7 @@
  * Nothing outside src/core/archive reaches the connection (tests: testing.ts).
  */
 import type { Statement } from 'better-sqlite3';
-import type { LibraryQuery } from '../../shared/query';
+import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { toStorageError, type StorageOp } from '../storage-error';
 import type { Db } from './connection';
 import { DENSE } from './sql-query';
@@ -32,6 +32,8 @@ export interface OpenArchiveOptions {
 export type LabelGroupsSource = (q: LibraryQuery, family: string, field: string) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
 /** Dated items per UTC day (several rows a day allowed: they add up) from a summary kept elsewhere, or null to read the items. */
 export type DayCountsSource = (q: LibraryQuery) => Array<{ d: number; c: number }> | null;
+/** The top n authors of a query from a summary kept elsewhere (the analysis index's author summary), or null to read the items. */
+export type AuthorCountsSource = (q: LibraryQuery, n: number) => AuthorCount[] | null;
 
 export class ArchiveCtx {
   /** the archive's path as the user knows it (error messages) */
@@ -52,6 +54,7 @@ export class ArchiveCtx {
   readonly aggCache = new Map<string, { v: unknown; ver: string }>();
   labelGroupsSource: LabelGroupsSource | null = null;
   dayCountsSource: DayCountsSource | null = null;
+  authorCountsSource: AuthorCountsSource | null = null;
 
   constructor(
     readonly db: Db,
