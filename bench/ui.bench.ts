@@ -193,6 +193,19 @@ async function settle(page: Page, ms = 150): Promise<void> {
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))');
 }
 
+/** The page's used JS heap in MB after a forced full collection (CDP), or null when CDP is unavailable. */
+async function heapAfterGc(page: Page): Promise<number | null> {
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const h = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    await cdp.detach();
+    return h.usedSize / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 async function rowsLoaded(page: Page): Promise<number> {
   const t = (await page.getByTestId('row-count').textContent()) ?? '';
   const m = /^\s*([\d,]+)/.exec(t);
@@ -233,11 +246,21 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
 
     // server round trips of the Library's requests while changes are measured
     const trips: Record<string, number[]> = {};
+    const pageBytes: number[] = [];
     page.on('requestfinished', (req) => {
       const m = /\/api\/(library\.[\w.]+)/.exec(req.url());
       if (!m) return;
       const t = req.timing();
       if (t.responseEnd > 0) (trips[m[1]] ??= []).push(t.responseEnd);
+      // the JSON a 200-row Library page weighs (what the page parses on its main thread)
+      if (m[1] === 'library.query')
+        void req
+          .response()
+          .then((r) => r?.body())
+          .then((b) => {
+            if (b && b.length > 0 && /"limit":200\b/.test(req.postData() ?? '')) pageBytes.push(b.length);
+          })
+          .catch(() => {});
     });
 
     await page.goto(host.url);
@@ -341,6 +364,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const downSecs = (Date.now() - scrollT0) / 1000;
     if (loaded < ROWS_FOR_TYPING) misses.push(`scrolling loaded only ${loaded} rows in ${downSecs.toFixed(0)} s`);
     await settle(page, 1000);
+    // the page's JS heap holding the loaded rows, after a full collection (CDP)
+    const heapMb = await heapAfterGc(page);
 
     // ── typing with 10,000 rows loaded ──────────────────────────────────────────────────────
     ctx.log(`typing in the text filter with ${loaded.toLocaleString('en-US')} rows loaded`);
@@ -428,7 +453,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       };
     };
     out.push(scroll('while pages load', down, `down, ${wheels} wheel events of 900 px over ${downSecs.toFixed(0)} s, ${Math.round(loaded / 200)} pages of 200 loaded on the way to ${loaded.toLocaleString('en-US')} rows`));
-    out.push(scroll(`with ${loaded.toLocaleString('en-US')} rows loaded`, up, 'back up, 200 wheel events of 900 px'));
+    const kib = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
+    const pageNote = pageBytes.length ? `; a 200-row library.query page: ${kib(percentile(pageBytes, 50))} of JSON (median of ${pageBytes.length})` : '';
+    const heapNote = heapMb !== null ? `; JS heap with the rows loaded, after GC: ${heapMb.toFixed(1)} MB` : '';
+    out.push(scroll(`with ${loaded.toLocaleString('en-US')} rows loaded`, up, `back up, 200 wheel events of 900 px${heapNote}${pageNote}`));
     if (misses.length || pageErrors.length) out.push({ metric: 'not measured', value: misses.length, unit: 'changes', note: [...misses, ...pageErrors.map((e) => `page error: ${e}`)].join('; ').slice(0, 600) });
     return out;
   } finally {

@@ -7,7 +7,7 @@
  * write. Reads only: works in a read-only data folder.
  */
 import type { Command } from 'commander';
-import type { LibraryRow } from '../shared/query';
+import type { LibraryRowFields } from '../shared/query';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import type { Io } from './io';
@@ -20,7 +20,7 @@ const oneLine = (s: string | null, n: number): string => {
   return t.length > n ? t.slice(0, n - 1) + '…' : t;
 };
 
-function line(r: LibraryRow): string {
+function line(r: LibraryRowFields): string {
   const when = r.publishedAt === null ? '—' : new Date(r.publishedAt).toISOString().slice(0, 16).replace('T', ' ');
   const likes = r.engagement.likes === null ? '—' : String(r.engagement.likes);
   return [`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join('  ');

@@ -5,10 +5,17 @@
  * z.infer), outputs as types. Re-exported by contract.ts.
  */
 import { z } from 'zod';
-import { ENGAGEMENT_FIELDS, libraryQuerySchema, type ArchivedItem } from './query';
+import { ENGAGEMENT_FIELDS, libraryQuerySchema, type ArchivedItem, type LibraryListRow, type LibraryPage, type LibraryRow } from './query';
 import { NETWORK_KINDS } from './contract-network';
 
-export type { LibraryRow, LibraryPage, SeriesPoint } from './query';
+export type { LibraryListRow, LibraryPageInput, LibraryRow, LibraryRowFields, LibraryPage, SeriesPoint } from './query';
+export { libraryPageInputSchema } from './query';
+
+/**
+ * What `library.query` answers: full rows (with the raw `record`: the CLI, scripts), or lean rows
+ * when asked with `lean: true` (the renderer's list pages; the record is one `library.item` away).
+ */
+export type LibraryQueryAnswer = LibraryPage<LibraryRow | LibraryListRow>;
 
 export const itemRefSchema = z.object({ platform: z.string(), kind: z.string(), id: z.string() });
 export type ItemRefInput = z.infer<typeof itemRefSchema>;

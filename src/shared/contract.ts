@@ -18,7 +18,7 @@
  */
 import { z } from 'zod';
 import type { Catalogue, CatalogueEndpoint } from './api-types';
-import { libraryQuerySchema } from './query';
+import { libraryPageInputSchema, libraryQuerySchema } from './query';
 import {
   compareInputSchema,
   engagementDistributionInputSchema,
@@ -79,7 +79,7 @@ import {
   volumeInput,
   type ExportJob,
   type ItemDetail,
-  type LibraryPage,
+  type LibraryQueryAnswer,
   type ResultSetInfo,
   type SeriesPoint,
 } from './contract-library';
@@ -139,7 +139,7 @@ export const methods = {
   'walks.get': m<WalkInfo | null>()(walkIdInput),
   'walks.list': m<WalkInfo[]>()(empty),
 
-  'library.query': m<LibraryPage>()(libraryQuerySchema),
+  'library.query': m<LibraryQueryAnswer>()(libraryPageInputSchema),
   'library.count': m<number>()(libraryQuerySchema),
   'library.item': m<ItemDetail | null>()(itemRefSchema),
   'library.volume': m<SeriesPoint[]>()(volumeInput),

@@ -144,18 +144,14 @@ export type LibraryQuery = z.infer<typeof libraryQuerySchema>;
 export type LabelOverrides = Record<string, Record<string, unknown>>;
 
 /**
- * One row of a library listing. A structural superset of the contract's
- * LibraryRow (record, tags, note, overrides, firstSeenAt, lastSeenAt) plus the
- * extracted columns (src/shared/record-fields.ts, the one definition the archive
- * filters, sorts and searches by): views show these, never their own reading of
- * `record` (which a drawer may still show as it is).
+ * What every row of a library listing carries: the identity, annotations, bookkeeping and the
+ * extracted columns (src/shared/record-fields.ts, the one definition the archive filters, sorts and
+ * searches by): views show these, never their own reading of the raw record.
  */
-export interface LibraryRow {
+export interface LibraryRowFields {
   platform: string;
   kind: string;
   id: string;
-  /** the record as the API returned it (latest fetch; computed labels included, original values) */
-  record: Record<string, unknown>;
   tags: string[];
   note: string | null;
   overrides: LabelOverrides;
@@ -182,8 +178,37 @@ export interface LibraryRow {
   relevance: number | null;
 }
 
-export interface LibraryPage {
-  rows: LibraryRow[];
+/**
+ * One row of a library listing with the record as the API returned it: a structural superset of
+ * the contract's LibraryRow (record, tags, note, overrides, firstSeenAt, lastSeenAt) plus the
+ * extracted columns. What the CLI, exports and `library.item` (ArchivedItem) give; a drawer may
+ * show the record as it is.
+ */
+export interface LibraryRow extends LibraryRowFields {
+  /** the record as the API returned it (latest fetch; computed labels included, original values) */
+  record: Record<string, unknown>;
+}
+
+/**
+ * A lean row (`library.query` with `lean: true`: the renderer's list pages): no raw record (a
+ * 200-row page of records is most of the answer's bytes, parsed and kept on the UI thread), only
+ * the few more fields a list shows from it, read by src/shared/record-fields.ts. The full record
+ * is one `library.item` away.
+ */
+export interface LibraryListRow extends LibraryRowFields {
+  /** `content.thumbnail_url` as text (cards; not checked as a URL here) */
+  thumbnailUrl: string | null;
+}
+
+/** `library.query`'s input: a LibraryQuery, and whether the rows leave out the raw record. */
+export const libraryPageInputSchema = libraryQuerySchema.extend({
+  /** true: LibraryListRow rows (no `record`); default: full LibraryRow rows */
+  lean: z.boolean().optional(),
+});
+export type LibraryPageInput = z.infer<typeof libraryPageInputSchema>;
+
+export interface LibraryPage<R extends LibraryRowFields = LibraryRow> {
+  rows: R[];
   /** cursor for the next page, null at the end */
   next: string | null;
   /** total rows matching the query: given on the first page (no `after`), null after */

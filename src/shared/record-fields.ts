@@ -155,6 +155,11 @@ export function recordFollowers(r: Rec): number | null {
   return countOf(sub(r, 'author')?.followers) ?? countOf(r.followers) ?? countOf(r.follower_count);
 }
 
+/** A post's thumbnail: `content.thumbnail_url` as text (a list's card shows it; not checked as a URL here). */
+export function recordThumbnail(rec: unknown): string | null {
+  return isRec(rec) ? textOf(sub(rec, 'content')?.thumbnail_url) : null;
+}
+
 /** Everything an item shows, read once. */
 export interface RecordFields {
   text: string | null;

@@ -20,6 +20,7 @@ import type {
   EngagementPoint,
   ItemCall,
   LabelShare,
+  LibraryListRow,
   LibraryPage,
   LibraryQuery,
   ResultSet,
@@ -181,6 +182,10 @@ export class Archive implements CoreStore {
   /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
   query(input: LibraryQuery): LibraryPage {
     return this.#c.guard('read', () => library.query(this.#c, input));
+  }
+  /** The same page with lean rows (no raw record; a list's page: docs/renderer.md); the same cursors. */
+  listQuery(input: LibraryQuery): LibraryPage<LibraryListRow> {
+    return this.#c.guard('read', () => library.listQuery(this.#c, input));
   }
   /** Exact number of items matching the filters (cached until the archive changes). */
   count(input: LibraryQuery): number {

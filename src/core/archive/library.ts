@@ -2,9 +2,9 @@
  * Library queries: keyset pages of items with their annotations, exact totals (cached per filter
  * set), one item with its provenance. The SQL of a LibraryQuery is built by sql-query.ts.
  */
-import type { ArchivedItem, ItemCall, LabelOverrideEntry, LibraryPage, LibraryQuery, LibraryRow } from '../../shared/query';
+import type { ArchivedItem, ItemCall, LabelOverrideEntry, LibraryListRow, LibraryPage, LibraryQuery, LibraryRow, LibraryRowFields } from '../../shared/query';
 import type { ItemRef } from '../ports';
-import { hiddenCounts } from '../../shared/record-fields';
+import { hiddenCounts, recordThumbnail } from '../../shared/record-fields';
 import { ArchiveError } from './archive-error';
 import type { ArchiveCtx } from './context';
 import { applyOverrides, labelValue, type Columns, type Json } from './extract';
@@ -43,7 +43,9 @@ const ITEM_COLS =
   'i.text, i.url, i.lang, i.views, i.likes, i.comments, i.shares, i.saves, i.parent_id, i.post_kind, i.labels, ' +
   'i.relevance_p, i.followers, i.title, i.first_seen_at, i.last_seen_at, i.seen_count, i.unavailable';
 
-function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[] {
+function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[];
+function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[], lean: true): LibraryListRow[];
+function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[], lean = false): LibraryRow[] | LibraryListRow[] {
   if (rows.length === 0) return [];
   const rids = JSON.stringify(rows.map((r) => r.rid));
   const tags = new Map<number, string[]>();
@@ -67,18 +69,33 @@ function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[]): LibraryRow[] {
     if (!l) ovs.set(o.rid, (l = []));
     l.push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at });
   }
-  return rows.map((r) => toLibraryRow(r, tags.get(r.rid) ?? [], notes.get(r.rid) ?? null, ovs.get(r.rid) ?? []));
+  const fields = (r: ItemRow, record: Json) => rowFields(r, record, tags.get(r.rid) ?? [], notes.get(r.rid) ?? null, ovs.get(r.rid) ?? []);
+  const each = <T>(make: (f: LibraryRowFields, record: Json) => T) =>
+    rows.map((r) => {
+      const record = JSON.parse(r.raw) as Json;
+      return make(fields(r, record), record);
+    });
+  return lean ? each(listRow) : each(fullRow);
 }
 
-function toLibraryRow(r: ItemRow, tags: string[], note: string | null, ov: OverrideList): LibraryRow {
+/** A full row: `record` keeps its place (4th key) in the CLI's JSON lines. */
+function fullRow(f: LibraryRowFields, record: Json): LibraryRow {
+  const { platform, kind, id, ...rest } = f;
+  return { platform, kind, id, record, ...rest };
+}
+
+/** A lean row: the fields, and what a list shows from the record (src/shared/record-fields.ts). */
+function listRow(f: LibraryRowFields, record: Json): LibraryListRow {
+  return { ...f, thumbnailUrl: recordThumbnail(record) };
+}
+
+function rowFields(r: ItemRow, record: Json, tags: string[], note: string | null, ov: OverrideList): LibraryRowFields {
   const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
   const eff = applyOverrides(labels, ov);
-  const record = JSON.parse(r.raw) as Json;
   return {
     platform: r.platform,
     kind: r.kind,
     id: r.id,
-    record,
     tags,
     note,
     overrides: overridesObject(ov),
@@ -120,6 +137,15 @@ export function estimator(c: ArchiveCtx): Estimator {
 
 /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
 export function query(c: ArchiveCtx, input: LibraryQuery): LibraryPage {
+  return page(c, input, (rows) => rowsToLibrary(c, rows));
+}
+
+/** The same page as lean rows (no raw record: a list's page); cursors are shared with `query`. */
+export function listQuery(c: ArchiveCtx, input: LibraryQuery): LibraryPage<LibraryListRow> {
+  return page(c, input, (rows) => rowsToLibrary(c, rows, true));
+}
+
+function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, toRows: (rows: ItemRow[]) => R[]): LibraryPage<R> {
   const q = parseQuery(input);
   const n = pageSize(q);
   const hash = queryHash(q);
@@ -150,11 +176,11 @@ export function query(c: ArchiveCtx, input: LibraryQuery): LibraryPage {
     const text = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
     for (const r of c.st(text).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
   }
-  const page = got.slice(0, n);
-  const last = page[page.length - 1];
+  const shown = got.slice(0, n);
+  const last = shown[shown.length - 1];
   const next = got.length > n && last ? encodeCursor({ h: hash, p: last.phase, v: last.sort_v, r: last.rid }) : null;
   return {
-    rows: rowsToLibrary(c, page),
+    rows: toRows(shown),
     next,
     total: q.after ? null : countQuery(c, q),
   };

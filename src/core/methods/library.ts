@@ -7,8 +7,8 @@ import type { Slice } from './parts';
 
 export function libraryMethods(archive: Archive): Slice<'library'> {
   return {
-    async 'library.query'(q) {
-      return archive.query(q);
+    async 'library.query'({ lean, ...q }) {
+      return lean ? archive.listQuery(q) : archive.query(q);
     },
     async 'library.count'(q) {
       return archive.count(q);

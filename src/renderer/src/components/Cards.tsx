@@ -1,15 +1,15 @@
 /** Card view for media-heavy feeds (reels, videos): thumbnail, text, author, engagement, labels. */
 import { useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { LibraryRow } from '../../../shared/contract';
-import { displayAuthor, displayText, get, labelChips, str } from '../lib/records';
+import type { LibraryListRow } from '../../../shared/contract';
+import { displayAuthor, displayText, labelChips } from '../lib/records';
 import { safeHttpUrl, truncate } from '../lib/format';
 import { useUi } from '../stores/ui';
 import { Chips, Num, RelBar, When } from './cells';
 
 const COLS = 4;
 
-export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: LibraryRow[]; hasMore?: boolean; onLoadMore?: () => void; fetchingMore?: boolean }) {
+export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: LibraryListRow[]; hasMore?: boolean; onLoadMore?: () => void; fetchingMore?: boolean }) {
   const openDrawer = useUi((s) => s.openDrawer);
   const ref = useRef<HTMLDivElement>(null);
   const lines = Math.ceil(rows.length / COLS);
@@ -20,7 +20,7 @@ export function Cards({ rows, hasMore, onLoadMore, fetchingMore }: { rows: Libra
         {virt.getVirtualItems().map((vi) => (
           <div key={vi.index} className="card-line" style={{ transform: `translateY(${vi.start}px)` }}>
             {rows.slice(vi.index * COLS, vi.index * COLS + COLS).map((r) => {
-              const thumb = safeHttpUrl(str(get(r.record, 'content.thumbnail_url')));
+              const thumb = safeHttpUrl(r.thumbnailUrl);
               return (
                 <button key={r.id} className="card" data-testid="result-card" onClick={() => openDrawer({ platform: r.platform, kind: r.kind, id: r.id })}>
                   <div className="card-media">

@@ -1,5 +1,5 @@
 /** Facets over what is loaded: label values with counts, relevance threshold. Applied instantly. */
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryListRow } from '../../../shared/contract';
 import { facetCounts } from '../lib/records';
 
 export function Facets({
@@ -10,7 +10,7 @@ export function Facets({
   onRelevanceMin,
   showRelevance,
 }: {
-  rows: LibraryRow[];
+  rows: LibraryListRow[];
   selected: Set<string>;
   onChange: (s: Set<string>) => void;
   relevanceMin?: number;

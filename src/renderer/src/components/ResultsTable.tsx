@@ -10,7 +10,7 @@
  */
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryListRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
 import { useUi } from '../stores/ui';
 import { hiddenAtFirst, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
@@ -30,7 +30,7 @@ export const SERVER_SORT: Record<string, string> = {
 };
 
 interface Props {
-  rows: LibraryRow[];
+  rows: LibraryListRow[];
   variant: TableVariant;
   hasMore?: boolean;
   fetchingMore?: boolean;
@@ -48,14 +48,14 @@ interface Props {
 type Sort = { id: string; desc: boolean } | null;
 
 /** Comment threads: parent first, its replies after it (indented), children hidden when collapsed. */
-function thread(rows: readonly LibraryRow[], collapsed: ReadonlySet<string>) {
+export function thread(rows: readonly LibraryListRow[], collapsed: ReadonlySet<string>) {
   const depth = new Map<string, number>();
   const childCount = new Map<string, number>();
   const byId = new Set(rows.map((r) => r.id));
-  const kids = new Map<string, LibraryRow[]>();
-  const roots: LibraryRow[] = [];
+  const kids = new Map<string, LibraryListRow[]>();
+  const roots: LibraryListRow[] = [];
   for (const r of rows) {
-    const pid = typeof r.record.parent_id === 'string' ? r.record.parent_id : null;
+    const pid = r.parentId;
     if (pid && byId.has(pid) && pid !== r.id) {
       const k = kids.get(pid);
       if (k) k.push(r);
@@ -63,9 +63,9 @@ function thread(rows: readonly LibraryRow[], collapsed: ReadonlySet<string>) {
       childCount.set(pid, (childCount.get(pid) ?? 0) + 1);
     } else roots.push(r);
   }
-  const out: LibraryRow[] = [];
+  const out: LibraryListRow[] = [];
   const seen = new Set<string>();
-  const walk = (r: LibraryRow, d: number) => {
+  const walk = (r: LibraryListRow, d: number) => {
     if (seen.has(r.id)) return;
     seen.add(r.id);
     depth.set(r.id, d);
@@ -77,7 +77,7 @@ function thread(rows: readonly LibraryRow[], collapsed: ReadonlySet<string>) {
 }
 
 interface RowProps {
-  row: LibraryRow;
+  row: LibraryListRow;
   index: number;
   start: number;
   width: number;
@@ -85,7 +85,7 @@ interface RowProps {
   widths: Readonly<Record<string, number>>;
   cursor: boolean;
   ctx: CellCtx;
-  onOpen(index: number, row: LibraryRow): void;
+  onOpen(index: number, row: LibraryListRow): void;
 }
 
 /** One drawn row; renders again only when its row, place, columns, cursor or context change. */
@@ -146,7 +146,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   // inputs change (so a memoised row stays as it is); callbacks go through a ref and never change
   const live = useRef({ selected, onSelectedChange });
   live.current = { selected, onSelectedChange };
-  const onSelect = useCallback((row: LibraryRow, on: boolean) => {
+  const onSelect = useCallback((row: LibraryListRow, on: boolean) => {
     const s = new Set(live.current.selected);
     if (on) s.add(rowKey(row));
     else s.delete(rowKey(row));
@@ -161,14 +161,14 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
     });
   }, []);
   const onOpen = useCallback(
-    (index: number, row: LibraryRow) => {
+    (index: number, row: LibraryListRow) => {
       setCursor(index);
       openDrawer({ platform: row.platform, kind: row.kind, id: row.id });
     },
     [setCursor, openDrawer],
   );
   const ctxCache = useRef(new Map<string, CellCtx>());
-  const ctxOf = (row: LibraryRow, key: string): CellCtx => {
+  const ctxOf = (row: LibraryListRow, key: string): CellCtx => {
     const depth = threads?.depth.get(row.id) ?? 0;
     const kids = threads?.childCount.get(row.id) ?? 0;
     const isCollapsed = collapsed.has(row.id);

@@ -6,11 +6,12 @@
 import { createElement, Fragment, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { LibraryRow } from '../../../shared/query';
+import type { LibraryListRow, LibraryRow } from '../../../shared/query';
 import { displayAuthor, displayText, displayTitle } from '../lib/records';
 import { sortRows, tableColumns, type CellCtx } from './table-columns';
 
-const row = (over: Partial<LibraryRow> = {}): LibraryRow => ({
+/** a list row that still carries a record (a full row's), to show no cell reads it */
+const row = (over: Partial<LibraryRow & LibraryListRow> = {}): LibraryRow & LibraryListRow => ({
   platform: 'forum_net', kind: 'post', id: '1',
   record: { content: { text: 'RECORD TEXT' }, author: { username: 'record_user', followers: 1 }, published_at: '2001-01-01T00:00:00Z', engagement: { likes: 1 }, flags: {} },
   tags: [], note: null, overrides: {}, firstSeenAt: 0, lastSeenAt: 0, seenCount: 1,
@@ -19,7 +20,7 @@ const row = (over: Partial<LibraryRow> = {}): LibraryRow => ({
   text: 'Column text \u202Eevil', url: null, lang: null, postKind: null, parentId: null,
   engagement: { views: null, likes: 4321, comments: 0, shares: null, saves: null },
   hiddenCounts: ['views'], followers: 98765, title: 'Column title',
-  labels: null, relevance: null,
+  labels: null, relevance: null, thumbnailUrl: null,
   ...over,
 });
 

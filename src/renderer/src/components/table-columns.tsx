@@ -5,7 +5,7 @@
  * on its own when it appears, and not again while its inputs stay the same (ResultsTable's Row).
  */
 import type { ReactNode } from 'react';
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryListRow } from '../../../shared/contract';
 import { displayAuthor, displayText, labelChips } from '../lib/records';
 import type { EngagementField } from '../../../shared/query';
 import { truncate } from '../lib/format';
@@ -22,7 +22,7 @@ export interface CellCtx {
   selected: boolean;
   threaded: boolean;
   unavailable: readonly string[] | undefined;
-  onSelect(row: LibraryRow, on: boolean): void;
+  onSelect(row: LibraryListRow, on: boolean): void;
   onToggleReplies(id: string): void;
 }
 
@@ -36,8 +36,8 @@ export interface Column {
   hideable: boolean;
   resizable: boolean;
   /** the value a local sort compares; undefined sorts last in both directions */
-  value?: (r: LibraryRow) => string | number | undefined;
-  cell(r: LibraryRow, c: CellCtx): ReactNode;
+  value?: (r: LibraryListRow) => string | number | undefined;
+  cell(r: LibraryListRow, c: CellCtx): ReactNode;
 }
 
 function whyMissing(unavailable: readonly string[] | undefined, field: string): string | undefined {
@@ -58,7 +58,7 @@ function eng(f: EngagementField): Column {
   });
 }
 
-function textCell(r: LibraryRow, c: CellCtx): ReactNode {
+function textCell(r: LibraryListRow, c: CellCtx): ReactNode {
   const text = displayText(r);
   return (
     <span className="textcell" style={{ paddingLeft: c.depth * 18 }}>
@@ -141,7 +141,7 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
  * A local sort of the loaded rows (the views that do not sort on the server): unknown values
  * last in both directions, ties in the order the rows came.
  */
-export function sortRows(rows: readonly LibraryRow[], column: Column | undefined, desc: boolean): readonly LibraryRow[] {
+export function sortRows(rows: readonly LibraryListRow[], column: Column | undefined, desc: boolean): readonly LibraryListRow[] {
   if (!column?.value) return rows;
   const value = column.value;
   const keyed = rows.map((r, i) => ({ r, i, v: value(r) }));

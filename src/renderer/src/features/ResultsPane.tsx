@@ -1,6 +1,6 @@
 /** Results of a walk or a query: facets on the left, table or cards, drawer opens on click. */
 import { useMemo, useState } from 'react';
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryListRow } from '../../../shared/contract';
 import { applyFacets } from '../lib/records';
 import { Facets } from '../components/Facets';
 import { ResultsTable, type TableVariant } from '../components/ResultsTable';
@@ -18,7 +18,7 @@ export function ResultsPane({
   initialMode = 'table',
   extraTools,
 }: {
-  rows: LibraryRow[];
+  rows: LibraryListRow[];
   variant: TableVariant;
   hasMore?: boolean;
   fetchingMore?: boolean;

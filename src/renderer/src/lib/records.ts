@@ -6,7 +6,7 @@
  * Label chips never rely on colour alone: every chip carries its text.
  */
 import { showBidiControls } from './words';
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryRowFields } from '../../../shared/contract';
 import { authorName } from '../../../shared/record-fields';
 
 export type Rec = Record<string, unknown>;
@@ -33,22 +33,22 @@ export function num(v: unknown): number | null {
 }
 
 /** A row's text as shown: the archive's `text` column (src/shared/record-fields.ts), bidi controls made visible. */
-export function displayText(r: Pick<LibraryRow, 'text'>): string {
+export function displayText(r: Pick<LibraryRowFields, 'text'>): string {
   return showBidiControls(r.text ?? '');
 }
 
 /** A row's author as shown: its username, else its display name (src/shared/record-fields.ts authorName). */
-export function displayAuthor(r: Pick<LibraryRow, 'author'>): string {
+export function displayAuthor(r: Pick<LibraryRowFields, 'author'>): string {
   return showBidiControls(authorName(r.author));
 }
 
 /** A row's title as shown (`ext.post_title` or `title`), '' when none. */
-export function displayTitle(r: Pick<LibraryRow, 'title'>): string {
+export function displayTitle(r: Pick<LibraryRowFields, 'title'>): string {
   return showBidiControls(r.title ?? '');
 }
 
 /** Labels with the user's overrides applied on top (family → field → value): the row's `labels` column, families that are objects. */
-export function effectiveLabels(row: Pick<LibraryRow, 'labels'>): Record<string, Rec> {
+export function effectiveLabels(row: Pick<LibraryRowFields, 'labels'>): Record<string, Rec> {
   const out: Record<string, Rec> = {};
   for (const [fam, v] of Object.entries(row.labels ?? {})) if (isObj(v)) out[fam] = v;
   return out;
@@ -73,7 +73,7 @@ function pct(p: number): string {
 }
 
 /** Small chips for a row: only what is asserted (a probability ≥ 0.5, a named label). */
-export function labelChips(row: Pick<LibraryRow, 'labels' | 'overrides'>): Chip[] {
+export function labelChips(row: Pick<LibraryRowFields, 'labels' | 'overrides'>): Chip[] {
   const labels = effectiveLabels(row);
   const chips: Chip[] = [];
   const over = row.overrides ?? {};
@@ -130,7 +130,7 @@ export interface FacetGroup {
 }
 
 /** Facet counts over what is loaded. */
-export function facetCounts(rows: Array<Pick<LibraryRow, 'labels' | 'overrides'>>): FacetGroup[] {
+export function facetCounts(rows: Array<Pick<LibraryRowFields, 'labels' | 'overrides'>>): FacetGroup[] {
   const fams = new Map<string, Map<string, { text: string; count: number }>>();
   for (const r of rows) {
     for (const c of labelChips(r)) {
@@ -147,7 +147,7 @@ export function facetCounts(rows: Array<Pick<LibraryRow, 'labels' | 'overrides'>
 }
 
 /** Within a family the selected values are OR-ed; across families AND-ed. */
-export function applyFacets<R extends Pick<LibraryRow, 'labels' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
   const byFam = new Map<string, Set<string>>();
   for (const k of selected) {
     const fam = k.split('=')[0];

@@ -4,10 +4,10 @@
  * rows, bench/ui.bench.ts), and computes the selection without scanning rows when none is selected.
  */
 import { describe, expect, it } from 'vitest';
-import type { LibraryRow } from '../../../shared/contract';
+import type { LibraryListRow } from '../../../shared/contract';
 import { loadedRows, selectedRefs } from './rows';
 
-const row = (id: string): LibraryRow => ({ platform: 'photo_net', kind: 'post', id, record: {}, tags: [], note: null, firstSeenAt: 0 }) as unknown as LibraryRow;
+const row = (id: string): LibraryListRow => ({ platform: 'photo_net', kind: 'post', id, record: {}, tags: [], note: null, firstSeenAt: 0 }) as unknown as LibraryListRow;
 
 describe('loaded Library rows', () => {
   it('are the same array for the same pages, and a new one when a page arrives', () => {
@@ -26,7 +26,7 @@ describe('loaded Library rows', () => {
   });
 
   it('selection: no scan of the rows when nothing is selected; refs of the selected ones otherwise', () => {
-    const untouchable = new Proxy([] as LibraryRow[], {
+    const untouchable = new Proxy([] as LibraryListRow[], {
       get() {
         throw new Error('the rows were scanned');
       },

@@ -5,16 +5,16 @@
  * every loaded row (~40–60 ms at 10,000 rows: frame gaps while scrolling; measured by
  * bench/ui.bench.ts), and the selection was recomputed over all rows even with nothing selected.
  */
-import type { ItemRefInput, LibraryRow } from '../../../shared/contract';
+import type { ItemRefInput, LibraryListRow } from '../../../shared/contract';
 import { rowKey } from './records';
 
-const NO_ROWS: readonly LibraryRow[] = Object.freeze([]);
+const NO_ROWS: readonly LibraryListRow[] = Object.freeze([]);
 const NO_REFS: readonly ItemRefInput[] = Object.freeze([]);
-const flat = new WeakMap<object, LibraryRow[]>();
+const flat = new WeakMap<object, LibraryListRow[]>();
 
 /** The rows of every loaded page as one array: the same array for the same pages. */
-export function loadedRows(data: { pages: ReadonlyArray<{ rows: LibraryRow[] }> } | undefined): LibraryRow[] {
-  if (!data) return NO_ROWS as LibraryRow[];
+export function loadedRows(data: { pages: ReadonlyArray<{ rows: LibraryListRow[] }> } | undefined): LibraryListRow[] {
+  if (!data) return NO_ROWS as LibraryListRow[];
   let rows = flat.get(data);
   if (!rows) {
     rows = data.pages.flatMap((p) => p.rows);
@@ -24,7 +24,7 @@ export function loadedRows(data: { pages: ReadonlyArray<{ rows: LibraryRow[] }> 
 }
 
 /** The loaded rows that are selected, as item references; nothing is scanned when none is selected. */
-export function selectedRefs(rows: readonly LibraryRow[], selected: ReadonlySet<string>): ItemRefInput[] {
+export function selectedRefs(rows: readonly LibraryListRow[], selected: ReadonlySet<string>): ItemRefInput[] {
   if (selected.size === 0) return NO_REFS as ItemRefInput[];
   return rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ platform: r.platform, kind: r.kind, id: r.id }));
 }

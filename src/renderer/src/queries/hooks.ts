@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
-import type { LibraryQuery } from '../../../shared/query';
+import type { LibraryListRow, LibraryPage, LibraryQuery } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
 import { api } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
@@ -24,17 +24,26 @@ export const useInfo = () => useLoupe('app.info', {}, { staleTime: 30_000 });
 export const useSettings = () => useLoupe('settings.get', {}, { staleTime: 60_000 });
 export const useCatalogue = () => useLoupe('catalogue.get', { force: false }, { staleTime: Infinity });
 
-/** Keyset pages of library rows ("load more"). */
+/**
+ * Keyset pages of library rows ("load more"), lean: no raw record per row (most of a page's bytes,
+ * parsed on this thread while the table scrolls and kept for every loaded row); the drawer reads
+ * the full record through `library.item`.
+ */
 export function useLibraryRows(query: LibraryQuery | null, pageSize = 200) {
   return useInfiniteQuery({
     queryKey: queryKeys.libraryRows(query, pageSize),
     enabled: query !== null,
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => api.call('library.query', { ...(query ?? {}), limit: pageSize, after: pageParam }),
+    queryFn: ({ pageParam }) => listPage({ ...(query ?? {}), limit: pageSize, after: pageParam }),
     getNextPageParam: (last) => last.next ?? undefined,
     placeholderData: keepPreviousData,
     staleTime: 2_000,
   });
+}
+
+/** One lean page of `library.query` (`lean: true` answers LibraryListRow rows). */
+export function listPage(query: LibraryQuery): Promise<LibraryPage<LibraryListRow>> {
+  return api.call('library.query', { ...query, lean: true }) as Promise<LibraryPage<LibraryListRow>>;
 }
 
 export function useDebounced<T>(value: T, ms = 350): T {
