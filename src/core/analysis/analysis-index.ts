@@ -20,6 +20,7 @@
  * this class computes what goes in them and reads them back.
  */
 import type { Archive } from '../archive';
+import type { AuthorCountRow } from '../archive/term-counts';
 import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive/analysis-index';
 import { flattenLabels, type Json, type LabelScalar } from '../archive/extract';
 import { engagementOf } from '../../shared/analysis';
@@ -403,6 +404,13 @@ export class AnalysisIndex {
     const p = this.t.plainFilter(q);
     if (p === null || !this.catchUpAuthors()) return null;
     return this.t.topAuthors(q, p, n);
+  }
+
+  /** The top authors of a frequency table over a plain query from the author summary (frequency.ts TotalsSource), without names; null when it cannot answer. */
+  authors(q: LibraryQuery, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; rows: AuthorCountRow[] } | null {
+    const p = this.t.plainFilter(q);
+    if (p === null || !this.catchUpAuthors()) return null;
+    return this.t.authorRows(q, p, { sort, dir, limit });
   }
 
   /** A label field's value groups (value, typeof, items) over a plain query, for Archive.labelDistribution. */

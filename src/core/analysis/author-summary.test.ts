@@ -11,6 +11,7 @@ import { testDb } from '../archive/testing';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { mulberry32 } from '../../shared/random';
 import { AnalysisIndex } from './analysis-index';
+import { frequencyTable } from './frequency';
 
 const DAY = 86_400_000;
 const PLATFORMS = ['photo_net', 'micro_net', 'forum_net'];
@@ -132,6 +133,39 @@ describe('top authors from the author summary', () => {
     const moved = a.topAuthors({}, 100).filter((r) => r.authorId?.startsWith('moved'));
     expect(moved.reduce((n, r) => n + r.value, 0)).toBe(50);
     expect(moved.every((r) => r.likes >= 1000)).toBe(true);
+  });
+
+  it("gives the authors' frequency table of a plain query, equal to the one counted from the items", () => {
+    const compare = (): void => {
+    for (const [q] of cases) {
+      for (const [sort, dir] of [['count', 'desc'], ['likes', 'desc'], ['first', 'asc'], ['engagement', 'desc']] as const) {
+        const input = { query: q, field: 'authors' as const, sort, dir, limit: 7 };
+        const fromIndex = frequencyTable(a, input, index);
+        const fromItems = frequencyTable(a, input);
+        expect(fromIndex.basis, JSON.stringify(q)).toBe('index');
+        expect(fromItems.basis).toBe('items');
+        expect({ ...fromIndex, basis: 'items' }, `${JSON.stringify(q)} ${sort}`).toEqual(fromItems);
+        expect(fromIndex.rows.length).toBe(7);
+      }
+    }
+    };
+    compare();
+    // a re-fetch that forgets counts (sums known before become unknown), moves posts to another day and author
+    const again = items(200, 1, 1).map((x, k) => ({
+      ...x,
+      record: { ...x.record, engagement: { views: null, likes: null, comments: null, shares: null, saves: null }, ...(k % 4 === 0 ? { published_at: '2024-01-16T10:00:00Z', author: { id: 'id1', username: 'user1', display_name: 'User 1', avatar_url: null, verified: null } } : {}) },
+    }));
+    a.ingestItems(again, { callId: 'again', source: 'test' });
+    compare();
+    // the names shown are those of the author's latest item: a re-fetch renames an author
+    const first = frequencyTable(a, { query: {}, field: 'authors', limit: 50 }, index).rows.find((r) => r.authorId !== null)!;
+    const rid = testDb(a).prepare('SELECT max(rid) AS r FROM items WHERE platform = ? AND author_id = ?').get(first.platform, first.authorId) as { r: number };
+    const rec = JSON.parse((testDb(a).prepare('SELECT raw FROM items WHERE rid = ?').get(rid.r) as { raw: string }).raw) as Record<string, unknown>;
+    a.ingestItems([{ platform: first.platform!, kind: 'post', record: { ...rec, author: { ...(rec.author as object), username: 'renamed' } } }], { callId: 'rename', source: 'test' });
+    const row = (rows: Array<{ platform?: string | null; authorId?: string | null }>) => rows.find((r) => r.platform === first.platform && r.authorId === first.authorId);
+    expect(first.term).not.toBe('renamed');
+    expect((row(frequencyTable(a, { query: {}, field: 'authors', limit: 50 }, index).rows) as { term: string }).term).toBe('renamed');
+    expect((row(a.topAuthors({}, 50)) as { bucket: string }).bucket).toBe('renamed');
   });
 
   it('leaves other queries to the items', () => {

@@ -17,6 +17,7 @@ import {
   type FrequencyTable,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
+import type { AuthorCountRow } from '../archive/term-counts';
 import { SUM_COLUMNS } from './engagement-sql';
 import { extractTerms, type TermField } from './terms';
 
@@ -140,35 +141,43 @@ function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Arra
   }));
 }
 
-/** Authors: one row per (platform, author id — or username when the network gives no id). */
-function authorTable(archive: Archive, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number): FrequencyTable {
-  const rows = archive.authorCounts(parseQuery(q));
-  const entries: Array<[string, TermAcc, (typeof rows)[number]]> = rows.map((r) => [
-    `${r.platform}\u0000${r.author_id ?? r.username}`,
-    { count: r.n, occ: r.n, first: r.first, last: r.last, sums: SUM_COLUMNS.map((c) => r[c] ?? null) },
-    r,
-  ]);
-  const byKey = new Map(entries.map(([k, , r]) => [k, r]));
-  const ranked = rankTerms(
-    entries.map(([k, a]) => [k, a]),
-    sort,
-    dir,
-    limit,
-  );
+/** Authors: one row per (platform, author id — or username when the network gives no id); names read for the rows shown. */
+function authorTable(archive: Archive, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number, source?: TotalsSource): FrequencyTable {
+  const acc = (r: AuthorCountRow): TermAcc => ({ count: r.n, occ: r.n, first: r.first, last: r.last, sums: SUM_COLUMNS.map((c) => r[c] ?? null) });
+  // the analysis index's author summary ranks a plain query's authors in SQL; else every author's totals are ranked here
+  const summarised = source?.authors?.(q, sort, dir, limit) ?? null;
+  let shown: AuthorCountRow[];
+  let distinct: number;
+  if (summarised) {
+    shown = summarised.rows;
+    distinct = summarised.distinct;
+  } else {
+    const rows = archive.authorCounts(parseQuery(q));
+    const byKey = new Map(rows.map((r) => [`${r.platform}\u0000${r.akey}`, r]));
+    shown = rankTerms(
+      rows.map((r) => [`${r.platform}\u0000${r.akey}`, acc(r)]),
+      sort,
+      dir,
+      limit,
+    ).map(([k]) => byKey.get(k)!);
+    distinct = rows.length;
+  }
+  const names = archive.authorNames(parseQuery(baseQuery(q)), shown);
   const base = baseQuery(q);
   return {
     field: 'authors',
     items,
-    distinct: rows.length,
-    basis: 'items',
-    rows: ranked.map(([k, a]) => {
-      const r = byKey.get(k)!;
+    distinct,
+    basis: summarised ? 'index' : 'items',
+    rows: shown.map((r, k) => {
+      const authorId = r.byname ? null : r.akey;
+      const { username, displayName } = names[k];
       return {
-        term: r.username ?? r.display_name ?? r.author_id ?? '',
-        ...rowStats(a, items),
-        query: { ...base, platforms: [r.platform], author: r.author_id ?? r.username ?? '' },
+        term: username ?? displayName ?? authorId ?? '',
+        ...rowStats(acc(r), items),
+        query: { ...base, platforms: [r.platform], author: authorId ?? username ?? '' },
         platform: r.platform,
-        authorId: r.author_id,
+        authorId,
       };
     }),
   };
@@ -179,6 +188,8 @@ export interface TotalsSource {
   totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null;
   /** a query's table from the term ids the analysis index keeps per item, when it can answer; else null */
   counted?(q: LibraryQuery, field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
+  /** a query's top authors in a frequency table's order (without names) and how many there are, from the analysis index's author summary when it can answer; else null */
+  authors?(q: LibraryQuery, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; rows: AuthorCountRow[] } | null;
 }
 
 /** The frequency table of one field over a library query. */
@@ -186,7 +197,7 @@ export function frequencyTable(archive: Archive, input: FrequencyInput, source?:
   const i = frequencyInputSchema.parse(input);
   const q = parseQuery(i.query);
   const items = archive.count(baseQuery(q));
-  if (i.field === 'authors') return authorTable(archive, q, items, i.sort, i.dir, i.limit);
+  if (i.field === 'authors') return authorTable(archive, q, items, i.sort, i.dir, i.limit, source);
   const field = i.field as Exclude<FrequencyField, 'authors'>;
   const totals = Object.keys(baseQuery(q)).length === 0 ? (source?.totals(field, i.sort, i.dir, i.limit) ?? null) : null;
   if (totals) return { field, items, distinct: totals.distinct, basis: 'totals', rows: termRows(field, q, items, totals.ranked) };

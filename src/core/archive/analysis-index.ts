@@ -18,7 +18,7 @@ import { DAY_MS } from '../analysis/buckets';
 import type { ArchiveCtx } from './context';
 import { parseQuery, timeBound } from './sql-query';
 import { sql } from './sql';
-import { addAuthorsBetween, applyAuthorChanges, AUTHOR_DROP, authorChanges, authorSchema, authorTablesExist, summaryTopAuthors } from './author-summary';
+import { addAuthorsBetween, applyAuthorChanges, AUTHOR_DROP, authorChanges, authorSchema, authorTablesExist, summaryAuthorRows, summaryTopAuthors, type AuthorOrder, type AuthorTotalsRow } from './author-summary';
 
 /** the day number undated items are summarised under (no date filter reaches it) */
 export const UNDATED = -999_999_999;
@@ -167,6 +167,11 @@ export class AnalysisTables {
   /** The top n authors of a query from the author summary (`p`: its plain filter). */
   topAuthors(q: LibraryQuery, p: PlainFilter, n: number): AuthorCount[] {
     return summaryTopAuthors(this.c, q, p.clauses, p.params, n);
+  }
+
+  /** The top authors of a frequency table over a plain filter from the author summary (no names), and how many there are. */
+  authorRows(q: LibraryQuery, p: PlainFilter, order: AuthorOrder): { distinct: number; rows: AuthorTotalsRow[] } {
+    return summaryAuthorRows(this.c, q, p.clauses, p.params, order);
   }
 
   /** Whether any change to an indexed item waits (an_dirty, an_dirty_days). */

@@ -48,6 +48,7 @@ import * as networkFacts from './network-facts';
 import { reconcileLedger, type ReconcileReport } from './reconcile';
 import { parseQuery } from './sql-query';
 import * as termCounts from './term-counts';
+import { authorNames, type AuthorKey } from './author-summary';
 import * as walks from './walks';
 import { WatchStore } from './watchlists';
 
@@ -261,6 +262,10 @@ export class Archive implements CoreStore {
   /** Per-author items, first/last publication and sums over `q`. */
   authorCounts(q: LibraryQuery): termCounts.AuthorCountRow[] {
     return termCounts.authorCounts(this.#c, q);
+  }
+  /** The username and display name of each author's latest archived item a parsed query matches (author-summary.ts). */
+  authorNames(q: LibraryQuery, keys: AuthorKey[]): Array<{ username: string | null; displayName: string | null }> {
+    return authorNames(this.#c, q, keys);
   }
   /** The analysis index's term ids of one field for every item `q` matches. */
   itemTermIds(q: LibraryQuery, fieldNo: number): termCounts.TermIdsRow[] {

@@ -7,9 +7,12 @@
  *
  *  - `an_author_keys`: one id per (platform, author key); the key is the one `topAuthors` groups
  *    on — the author id, or '@' + the lower-cased username when the network gives no id;
- *  - `an_author_items`: the rows, keyed so that a network, a kind and a date range are one range;
- *  - `an_author_totals`: their sums per (platform, kind, author): items, likes, views (nulls as 0),
- *    which answer a query without dates (~47k rows for a network of 203k posts at 1M);
+ *  - `an_author_items`: the rows (with the item's publication time and its five counts, for the
+ *    authors' frequency table), keyed so that a network, a kind and a date range are one range;
+ *  - `an_author_totals`: per (platform, kind, author) the items, first and last publication and the
+ *    sums of the five counts and of engagement (null when none is known), which answer a query
+ *    without dates (~47k rows for a network of 203k posts at 1M). New items are added to them; the
+ *    authors a change touches are summed again from their rows (`an_author_items_ak`);
  *  - `an_author_dirty`: items changed or deleted since they were summarised (their old key), filled
  *    by triggers, replayed by `applyAuthorChanges`.
  *
@@ -18,6 +21,7 @@
  */
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import type { ArchiveCtx } from './context';
+import { engagementSql } from '../analysis/engagement-sql';
 import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
 
@@ -25,6 +29,7 @@ const UPTO = "(SELECT v FROM an_state WHERE k = 'authors_upto')";
 /** the group key of topAuthors (aggregates.ts spells the same) */
 export const AUTHOR_KEY = "coalesce(i.author_id, '@' || lower(i.author_username))";
 const HAS_AUTHOR = '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)';
+const ROW_COLUMNS = 'platform, kind, day, rid, ak, pub, views, likes, comments, shares, saves';
 
 /** The summary's tables and triggers; `dayOf` spells an item's UTC day (analysis-index.ts). */
 export function authorSchema(dayOf: (col: string) => string): string {
@@ -32,15 +37,19 @@ export function authorSchema(dayOf: (col: string) => string): string {
   return /* sql */ `
 CREATE TABLE IF NOT EXISTS an_author_keys (id INTEGER PRIMARY KEY, platform TEXT NOT NULL, akey TEXT NOT NULL, byname INTEGER NOT NULL, UNIQUE (platform, akey));
 CREATE TABLE IF NOT EXISTS an_author_items (
-  platform TEXT NOT NULL, kind TEXT NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, ak INTEGER NOT NULL, likes, views,
+  platform TEXT NOT NULL, kind TEXT NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, ak INTEGER NOT NULL,
+  pub INTEGER, views, likes, comments, shares, saves,
   PRIMARY KEY (platform, kind, day, rid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS an_author_items_ak ON an_author_items (ak);
 CREATE TABLE IF NOT EXISTS an_author_totals (
-  platform TEXT NOT NULL, kind TEXT NOT NULL, ak INTEGER NOT NULL, n INTEGER NOT NULL, likes NOT NULL, views NOT NULL,
+  platform TEXT NOT NULL, kind TEXT NOT NULL, ak INTEGER NOT NULL, n INTEGER NOT NULL, first INTEGER, last INTEGER,
+  views, likes, comments, shares, saves, engagement,
   PRIMARY KEY (platform, kind, ak)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_author_dirty (rid INTEGER PRIMARY KEY, platform TEXT, kind TEXT, day INTEGER);
-CREATE TRIGGER IF NOT EXISTS an_author_changed AFTER UPDATE OF platform, kind, published_at, likes, views, author_id, author_username ON items
+CREATE TRIGGER IF NOT EXISTS an_author_changed AFTER UPDATE OF platform, kind, published_at, views, likes, comments, shares, saves, author_id, author_username ON items
   WHEN old.rid <= ${UPTO} AND (old.platform IS NOT new.platform OR old.kind IS NOT new.kind OR old.published_at IS NOT new.published_at
-    OR old.likes IS NOT new.likes OR old.views IS NOT new.views OR old.author_id IS NOT new.author_id OR old.author_username IS NOT new.author_username)
+    OR old.likes IS NOT new.likes OR old.views IS NOT new.views OR old.comments IS NOT new.comments
+    OR old.shares IS NOT new.shares OR old.saves IS NOT new.saves OR old.author_id IS NOT new.author_id OR old.author_username IS NOT new.author_username)
 BEGIN
   INSERT OR IGNORE INTO an_author_dirty VALUES (${old});
 END;
@@ -59,37 +68,46 @@ export function authorTablesExist(c: ArchiveCtx): boolean {
   return c.st("SELECT 1 FROM sqlite_master WHERE name = 'an_author_dirty'").get() !== undefined;
 }
 
-/** Adds the rows of temp.an_author_new to (sign 1) or takes them from (-1) the totals. */
-function addToTotals(c: ArchiveCtx, from: string, sign: 1 | -1): void {
+const SUMS = ['views', 'likes', 'comments', 'shares', 'saves', 'engagement'];
+/** (platform, kind, ak) → items, first, last and the six sums of summary rows (`a`), as SQL aggregates */
+const TOTALS_OF = `a.platform, a.kind, a.ak, count(*), min(a.pub), max(a.pub), sum(a.views), sum(a.likes), sum(a.comments), sum(a.shares), sum(a.saves), sum(${engagementSql('a')})`;
+const TOTALS_COLUMNS = 'platform, kind, ak, n, first, last, views, likes, comments, shares, saves, engagement';
+
+/** Adds new rows (`from`, aliased `a`) to the totals: counts add up, first / last widen, a sum stays null while no count is known. */
+function addToTotals(c: ArchiveCtx, from: string): void {
   c.db.exec(
-    `INSERT INTO an_author_totals (platform, kind, ak, n, likes, views)
-     SELECT platform, kind, ak, ${sign} * count(*), ${sign} * coalesce(sum(likes), 0), ${sign} * coalesce(sum(views), 0) FROM ${from} WHERE true GROUP BY platform, kind, ak
-     ON CONFLICT DO UPDATE SET n = n + excluded.n, likes = likes + excluded.likes, views = views + excluded.views`,
+    `INSERT INTO an_author_totals (${TOTALS_COLUMNS})
+     SELECT ${TOTALS_OF} FROM ${from} a WHERE true GROUP BY a.platform, a.kind, a.ak
+     ON CONFLICT DO UPDATE SET n = n + excluded.n,
+       first = CASE WHEN first IS NULL OR excluded.first < first THEN excluded.first ELSE first END,
+       last = CASE WHEN last IS NULL OR excluded.last > last THEN excluded.last ELSE last END,
+       ${SUMS.map((k) => `${k} = CASE WHEN excluded.${k} IS NULL THEN ${k} ELSE coalesce(${k}, 0) + excluded.${k} END`).join(', ')}`,
   );
 }
 
 /** Summarises the items matching `where` (over `items i`): their authors' keys, their rows and the totals. Call inside a transaction. */
-function addAuthorRows(c: ArchiveCtx, where: string, params: unknown[], dayOf: (col: string) => string): void {
+function addAuthorRows(c: ArchiveCtx, where: string, params: unknown[], dayOf: (col: string) => string, totals: boolean): void {
   c.st(
     `INSERT OR IGNORE INTO an_author_keys (platform, akey, byname)
      SELECT i.platform, ${AUTHOR_KEY}, i.author_id IS NULL FROM items i WHERE ${where} AND ${HAS_AUTHOR}`,
   ).run(...params);
-  c.db.exec('CREATE TEMP TABLE IF NOT EXISTS an_author_new (platform, kind, day, rid, ak, likes, views); DELETE FROM temp.an_author_new');
+  c.db.exec(`CREATE TEMP TABLE IF NOT EXISTS an_author_new (${ROW_COLUMNS}); DELETE FROM temp.an_author_new`);
   c.st(
-    `INSERT INTO temp.an_author_new (platform, kind, day, rid, ak, likes, views)
-     SELECT i.platform, i.kind, ${dayOf('i.published_at')}, i.rid, k.id, i.likes, i.views
+    `INSERT INTO temp.an_author_new (${ROW_COLUMNS})
+     SELECT i.platform, i.kind, ${dayOf('i.published_at')}, i.rid, k.id, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves
      FROM items i JOIN an_author_keys k ON k.platform = i.platform AND k.akey = ${AUTHOR_KEY}
      WHERE ${where} AND ${HAS_AUTHOR}`,
   ).run(...params);
-  c.db.exec('INSERT INTO an_author_items (platform, kind, day, rid, ak, likes, views) SELECT * FROM temp.an_author_new ORDER BY platform, kind, day, rid');
-  addToTotals(c, 'temp.an_author_new', 1);
+  c.db.exec(`INSERT INTO an_author_items (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM temp.an_author_new ORDER BY platform, kind, day, rid`);
+  if (totals) addToTotals(c, 'temp.an_author_new');
+  else c.db.exec('INSERT OR IGNORE INTO temp.an_author_touched SELECT DISTINCT platform, kind, ak FROM temp.an_author_new');
   c.db.exec('DELETE FROM temp.an_author_new');
 }
 
 /** Summarises the items with from < rid ≤ to (from 0: the summary starts empty). Call inside a transaction. */
 export function addAuthorsBetween(c: ArchiveCtx, from: number, to: number, dayOf: (col: string) => string): void {
   if (from === 0) c.db.exec('DELETE FROM an_author_items; DELETE FROM an_author_totals; DELETE FROM an_author_dirty');
-  addAuthorRows(c, 'i.rid > ? AND i.rid <= ?', [from, to], dayOf);
+  addAuthorRows(c, 'i.rid > ? AND i.rid <= ?', [from, to], dayOf, true);
 }
 
 /** Items changed or deleted since they were summarised. */
@@ -100,11 +118,18 @@ export function authorChanges(c: ArchiveCtx): number {
 /** Replays the logged changes: each changed item's old row goes, its current one (if it still has an author) comes. Call inside a transaction. */
 export function applyAuthorChanges(c: ArchiveCtx, dayOf: (col: string) => string): void {
   if (authorChanges(c) === 0) return;
-  const old = '(SELECT a.* FROM an_author_items a JOIN an_author_dirty d ON a.platform = d.platform AND a.kind = d.kind AND a.day = d.day AND a.rid = d.rid)';
-  addToTotals(c, old, -1);
-  c.db.exec('DELETE FROM an_author_items WHERE (platform, kind, day, rid) IN (SELECT platform, kind, day, rid FROM an_author_dirty)');
-  c.db.exec('DELETE FROM an_author_totals WHERE n <= 0');
-  addAuthorRows(c, 'i.rid IN (SELECT rid FROM an_author_dirty)', [], dayOf);
+  // the authors the changed items had and have now: their totals are summed again from their rows
+  c.db.exec(`CREATE TEMP TABLE IF NOT EXISTS an_author_touched (platform, kind, ak, PRIMARY KEY (platform, kind, ak)); DELETE FROM temp.an_author_touched;
+    INSERT OR IGNORE INTO temp.an_author_touched SELECT a.platform, a.kind, a.ak FROM an_author_items a
+      JOIN an_author_dirty d ON a.platform = d.platform AND a.kind = d.kind AND a.day = d.day AND a.rid = d.rid;
+    DELETE FROM an_author_items WHERE (platform, kind, day, rid) IN (SELECT platform, kind, day, rid FROM an_author_dirty)`);
+  addAuthorRows(c, 'i.rid IN (SELECT rid FROM an_author_dirty)', [], dayOf, false);
+  c.db.exec(`DELETE FROM an_author_totals WHERE (platform, kind, ak) IN (SELECT platform, kind, ak FROM temp.an_author_touched);
+    INSERT INTO an_author_totals (${TOTALS_COLUMNS})
+      SELECT ${TOTALS_OF} FROM an_author_items a
+      WHERE a.ak IN (SELECT ak FROM temp.an_author_touched) AND (a.platform, a.kind, a.ak) IN (SELECT platform, kind, ak FROM temp.an_author_touched)
+      GROUP BY a.platform, a.kind, a.ak;
+    DELETE FROM temp.an_author_touched`);
   c.db.exec('DELETE FROM an_author_dirty');
 }
 
@@ -118,8 +143,8 @@ export function summaryTopAuthors(c: ArchiveCtx, q: LibraryQuery, clauses: strin
   // without dates the totals answer (a row per author and kind); with dates, the items' rows of the range
   const grouped =
     pq.since === undefined && pq.until === undefined
-      ? `SELECT ak, sum(n) AS n, sum(likes) AS likes, sum(views) AS views FROM an_author_totals WHERE ${and(clauses)} GROUP BY ak`
-      : `SELECT ak, count(*) AS n, coalesce(sum(likes), 0) AS likes, coalesce(sum(views), 0) AS views FROM an_author_items WHERE ${and(clauses)} GROUP BY ak`;
+      ? `SELECT ak, sum(n) AS n, coalesce(sum(likes), 0) AS likes, coalesce(sum(views), 0) AS views FROM an_author_totals WHERE ${and(clauses)} GROUP BY ak`
+      : `SELECT ak, count(*) AS n, coalesce(sum(likes), 0) AS likes, coalesce(sum(views), 0) AS views FROM an_author_items WHERE ${and(clauses)} GROUP BY +ak`;
   const top = c
     .st(
       `SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.likes AS likes, x.views AS views
@@ -128,9 +153,28 @@ export function summaryTopAuthors(c: ArchiveCtx, q: LibraryQuery, clauses: strin
        ORDER BY x.n DESC, x.likes DESC, k.platform, k.akey LIMIT ?`,
     )
     .all(...params, Math.max(1, Math.floor(n))) as Array<{ platform: string; akey: string; byname: number; n: number; likes: number; views: number }>;
-  if (top.length === 0) return [];
-  const w = buildWhere(pq);
-  // the names of the author's latest archived item the query matches (the grouped query's choice)
+  const names = authorNames(c, pq, top);
+  return top.map((r, k) => {
+    const { username, displayName } = names[k];
+    const authorId = r.byname ? null : r.akey;
+    return { bucket: username ?? displayName ?? authorId ?? '', value: r.n, platform: r.platform, authorId, username, displayName, likes: r.likes, views: r.views };
+  });
+}
+
+/** An author as the summary and the grouped queries key them: network, key (id, or '@' + lower-cased username), whether the key is a username. */
+export interface AuthorKey {
+  platform: string;
+  akey: string;
+  byname: number;
+}
+
+/**
+ * The username and display name of each author's latest archived item the query `q` (parsed)
+ * matches: one index lookup per author (items_author_id, or items_author_name for a username key).
+ */
+export function authorNames(c: ArchiveCtx, q: LibraryQuery, keys: AuthorKey[]): Array<{ username: string | null; displayName: string | null }> {
+  if (keys.length === 0) return [];
+  const w = buildWhere(q);
   const byId = c.st(
     `SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_id
      WHERE ${and([...w.clauses, 'i.platform = ?', 'i.author_id = ?'])} ORDER BY i.rid DESC LIMIT 1`,
@@ -139,13 +183,50 @@ export function summaryTopAuthors(c: ArchiveCtx, q: LibraryQuery, clauses: strin
     `SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_name
      WHERE ${and([...w.clauses, 'i.platform = ?', 'i.author_id IS NULL', 'i.author_username = ? COLLATE NOCASE', "'@' || lower(i.author_username) = ?"])} ORDER BY i.rid DESC LIMIT 1`,
   );
-  return top.map((r) => {
+  return keys.map((r) => {
     const names = (r.byname ? byName.get(...w.params, r.platform, r.akey.slice(1), r.akey) : byId.get(...w.params, r.platform, r.akey)) as
       | { username: string | null; display_name: string | null }
       | undefined;
-    const username = names?.username ?? null;
-    const displayName = names?.display_name ?? null;
-    const authorId = r.byname ? null : r.akey;
-    return { bucket: username ?? displayName ?? authorId ?? '', value: r.n, platform: r.platform, authorId, username, displayName, likes: r.likes, views: r.views };
+    return { username: names?.username ?? null, displayName: names?.display_name ?? null };
   });
 }
+
+/**
+ * Every author's items, first and last publication and sums (views, likes, comments, shares,
+ * saves, engagement: null when none is known) over a plain query, from the summary's rows — the
+ * authors' frequency table (term-counts.ts authorCounts spells the same over the items).
+ */
+export function summaryAuthorRows(c: ArchiveCtx, q: LibraryQuery, clauses: string[], params: unknown[], order: AuthorOrder): { distinct: number; rows: AuthorTotalsRow[] } {
+  const pq = parseQuery(q);
+  // without dates the totals answer (a row per author and kind); with dates, the items' rows of the range
+  const grouped =
+    pq.since === undefined && pq.until === undefined
+      ? `SELECT a.ak AS ak, sum(a.n) AS n, min(a.first) AS first, max(a.last) AS last, ${SUMS.map((k) => `sum(a.${k}) AS ${k}`).join(', ')}
+         FROM an_author_totals a WHERE ${and(clauses)} GROUP BY a.ak`
+      : `SELECT a.ak AS ak, count(*) AS n, min(a.pub) AS first, max(a.pub) AS last, sum(a.views) AS views, sum(a.likes) AS likes,
+           sum(a.comments) AS comments, sum(a.shares) AS shares, sum(a.saves) AS saves, sum(${engagementSql('a')}) AS engagement
+         FROM an_author_items a WHERE ${and(clauses)} GROUP BY +a.ak`;
+  // frequency.ts rankTerms's order: the sort column (unknown values last either way), more items, the key
+  const col = order.sort === 'count' || order.sort === 'occurrences' ? 'n' : ORDER_COLUMNS.includes(order.sort) ? order.sort : 'n';
+  const rows = c
+    .st(
+      `SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.first AS first, x.last AS last,
+         x.views AS views, x.likes AS likes, x.comments AS comments, x.shares AS shares, x.saves AS saves, x.engagement AS engagement,
+         count(*) OVER () AS distinct_n
+       FROM (${grouped}) x JOIN an_author_keys k ON k.id = x.ak
+       ORDER BY x.${col} IS NULL, x.${col} ${order.dir === 'asc' ? 'ASC' : 'DESC'}, x.n DESC, k.platform, k.akey LIMIT ?`,
+    )
+    .all(...params, order.limit) as Array<AuthorTotalsRow & { distinct_n: number }>;
+  return { distinct: rows[0]?.distinct_n ?? 0, rows: rows.map(({ distinct_n: _d, ...r }) => r as AuthorTotalsRow) };
+}
+
+/** How a frequency table ranks its rows: a FREQUENCY_SORTS column, a direction, how many. */
+export interface AuthorOrder {
+  sort: string;
+  dir: 'asc' | 'desc';
+  limit: number;
+}
+const ORDER_COLUMNS = ['first', 'last', ...SUMS];
+
+/** One author's totals over a query, keyed as AuthorKey. */
+export type AuthorTotalsRow = AuthorKey & { n: number; first: number | null; last: number | null } & Record<string, number | null>;

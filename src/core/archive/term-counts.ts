@@ -11,6 +11,7 @@ import type { ArchiveCtx } from './context';
 import { dayOf } from './analysis-index';
 import { buildWhere } from './sql-query';
 import { sql } from './sql';
+import { AUTHOR_KEY, type AuthorTotalsRow } from './author-summary';
 
 /** text, lang, published_at, views, likes, comments, shares, saves */
 export type TermItemRow = [string, string | null, number | null, number | null, number | null, number | null, number | null, number | null];
@@ -18,18 +19,9 @@ export type TermItemRow = [string, string | null, number | null, number | null, 
 /** An item's publication time, counts and term ids of one field: one an_item_terms blob (term-ids.ts encodeItemTerms). */
 export type TermIdsRow = Buffer;
 
-/** One author's totals over a query. */
-export type AuthorCountRow = {
-  platform: string;
-  author_id: string | null;
-  username: string | null;
-  display_name: string | null;
-  n: number;
-  first: number | null;
-  last: number | null;
-} & Record<string, number | null>;
+/** One author's totals over a query (author-summary.ts: its key, items, first/last publication, sums). */
+export type AuthorCountRow = AuthorTotalsRow;
 
-/** The items with a text, streamed (each is tokenized by the caller). */
 export function termItems(c: ArchiveCtx, q: LibraryQuery): IterableIterator<TermItemRow> {
   const w = buildWhere(q);
   const text = `SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
@@ -37,17 +29,21 @@ export function termItems(c: ArchiveCtx, q: LibraryQuery): IterableIterator<Term
   return c.st(text).raw(true).iterate(...w.params) as IterableIterator<TermItemRow>;
 }
 
-/** Per (platform, author id — or lower-cased username when the network gives no id): items, first/last publication, sums. */
+/**
+ * Per (platform, author id — or lower-cased username when the network gives no id): items,
+ * first/last publication, sums. Names are read for the authors shown only (author-summary.ts
+ * authorNames); a plain query's rows come from the analysis index's author summary when it is current.
+ */
 export function authorCounts(c: ArchiveCtx, q: LibraryQuery): AuthorCountRow[] {
   const w = buildWhere(q);
   return c
     .st(
-      `SELECT i.platform AS platform, max(i.author_id) AS author_id, max(i.author_username) AS username, max(i.author_display_name) AS display_name,
+      `SELECT i.platform AS platform, ${AUTHOR_KEY} AS akey, max(i.author_id IS NULL) AS byname,
          count(*) AS n, min(i.published_at) AS first, max(i.published_at) AS last,
          sum(i.views) AS views, sum(i.likes) AS likes, sum(i.comments) AS comments, sum(i.shares) AS shares, sum(i.saves) AS saves,
          sum(${engagementSql('i')}) AS engagement
        FROM items i WHERE ${[...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'].join(' AND ')}
-       GROUP BY i.platform, coalesce(i.author_id, '@' || lower(i.author_username))`,
+       GROUP BY i.platform, ${AUTHOR_KEY}`,
     )
     .all(...w.params) as AuthorCountRow[];
 }
