@@ -112,9 +112,13 @@ export class AnalysisTables {
     return this.c.db.open;
   }
 
-  /** `f` in one IMMEDIATE transaction (the index's writes take the write lock up front). */
+  /**
+   * `f` in one IMMEDIATE transaction (the index's writes take the write lock up front), quiet: the
+   * index mirrors the items, so its upkeep leaves the archive's dataVersion (and the caches keyed
+   * by it) as they were.
+   */
   immediate<T>(f: () => T): T {
-    return this.c.db.transaction(f).immediate();
+    return this.c.quiet(() => this.c.db.transaction(f).immediate());
   }
 
   /** Whether the index's tables exist. */

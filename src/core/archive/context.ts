@@ -89,10 +89,31 @@ export class ArchiveCtx {
     return this.db.transaction(f)();
   }
 
-  /** Changes whenever this archive's content may have changed (own writes or another connection's). */
+  /** rows this connection changed in writes that leave the items' answers as they were (quiet) */
+  #quietChanges = 0;
+
+  #totalChanges(): number {
+    return (this.st('SELECT total_changes() AS c').get() as { c: number }).c;
+  }
+
+  /**
+   * Runs `f`, a write that changes nothing a query of the items reads — the ledger, the journal,
+   * the balance, the analysis index's derived tables — so that dataVersion() does not move for it:
+   * the caches keyed by it (library counts, chart results, the network view's build) survive
+   * a background index slice or a balance update. Anything not run here moves it (the safe side).
+   */
+  quiet<T>(f: () => T): T {
+    const before = this.#totalChanges();
+    try {
+      return f();
+    } finally {
+      this.#quietChanges += this.#totalChanges() - before;
+    }
+  }
+
+  /** Changes whenever this archive's items may have changed: own writes (other than quiet ones) or another connection's commits. */
   dataVersion(): string {
-    const c = (this.st('SELECT total_changes() AS c').get() as { c: number }).c;
-    return `${this.db.pragma('data_version', { simple: true }) as number}:${c}`;
+    return `${this.db.pragma('data_version', { simple: true }) as number}:${this.#totalChanges() - this.#quietChanges}`;
   }
 }
 

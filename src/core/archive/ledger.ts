@@ -44,18 +44,22 @@ export function findJournal(c: ArchiveCtx, opKey: string): JournalEntry | undefi
 }
 
 /** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
+// The journal and the balance are read by no query of the items: their writes are quiet (context.ts
+// quiet: dataVersion, and the caches keyed by it, stay). The ledger's calls are not: a library query
+// filtered by source, call or walk reads them.
+
 export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
-  c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
+  c.quiet(() => c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
        platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
        params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
        finished_at = excluded.finished_at, key_name = excluded.key_name`({
       call_id: e.callId, op_key: e.opKey, idempotency_key: e.idempotencyKey, platform: e.platform, endpoint: e.endpoint, params: e.params,
       params_hash: e.paramsHash, state: e.state, created_at: e.createdAt, finished_at: e.finishedAt, key_name: e.keyName ?? null,
-    });
+    }));
 }
 
 export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'failed', at: number): void {
-  c.sql.run(sql`UPDATE journal SET state = ${state}, finished_at = ${at} WHERE call_id = ${callId}`);
+  c.quiet(() => c.sql.run(sql`UPDATE journal SET state = ${state}, finished_at = ${at} WHERE call_id = ${callId}`));
 }
 
 export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
@@ -105,8 +109,10 @@ export function creditsOfSource(c: ArchiveCtx, source: string, since: number): n
 // ───────────────────────── balance ─────────────────────────
 
 export function setBalance(c: ArchiveCtx, creditsRemaining: number, at: number): void {
-  c.sql.insert`balance ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
-     WHERE excluded.at >= balance.at`({ id: 1, credits_remaining: creditsRemaining, at });
+  c.quiet(() =>
+    c.sql.insert`balance ON CONFLICT (id) DO UPDATE SET credits_remaining = excluded.credits_remaining, at = excluded.at
+     WHERE excluded.at >= balance.at`({ id: 1, credits_remaining: creditsRemaining, at }),
+  );
 }
 
 export function getBalance(c: ArchiveCtx): { creditsRemaining: number; at: number } | undefined {
@@ -116,5 +122,5 @@ export function getBalance(c: ArchiveCtx): { creditsRemaining: number; at: numbe
 
 /** Forgets the last known balance (the next answer sets it again). */
 export function clearBalance(c: ArchiveCtx): void {
-  c.sql.run(sql`DELETE FROM balance`);
+  c.quiet(() => c.sql.run(sql`DELETE FROM balance`));
 }
