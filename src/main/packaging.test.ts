@@ -49,6 +49,8 @@ describe('electron-builder.json', () => {
     expect(vite).toContain("'csv-worker': resolve('src/core/export/csv-worker.ts')");
     expect(vite).toContain("'prepare-worker': resolve('src/core/archive/prepare-worker.ts')");
     expect(config.asarUnpack).toContain('out/main/prepare-worker.js');
+    expect(vite).toContain("'index-worker': resolve('src/core/analysis/index-worker.ts')");
+    expect(config.asarUnpack).toContain('out/main/index-worker.js');
     expect(vite).toContain("chunkFileNames: 'chunks/[name]-[hash].js'");
   });
 

@@ -19,7 +19,9 @@
  * and their SQL are the archive's (src/core/archive/analysis-index.ts, `archive.analysisTables`);
  * this class computes what goes in them and reads them back.
  */
+import { existsSync } from 'node:fs';
 import type { Archive } from '../archive';
+import { startIndexBuilder, type IndexBuilder } from './index-builder';
 import type { AuthorCountRow } from '../archive/term-counts';
 import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive/analysis-index';
 import { flattenLabels, type Json, type LabelScalar } from '../archive/extract';
@@ -65,8 +67,8 @@ export function dailyValue(v: LabelScalar): LabelScalar {
 }
 
 /** The next background slice's size: scaled toward SLICE_MS from the last one's time (at most ×2 or ½ a step). */
-export function nextSlice(items: number, ms: number): number {
-  const f = Math.min(2, Math.max(0.5, SLICE_MS / Math.max(ms, 1)));
+export function nextSlice(items: number, ms: number, target = SLICE_MS): number {
+  const f = Math.min(2, Math.max(0.5, target / Math.max(ms, 1)));
   return Math.max(MIN_SLICE_ITEMS, Math.min(CHUNK, Math.round(items * f)));
 }
 
@@ -74,7 +76,10 @@ export class AnalysisIndex {
   private readonly t: AnalysisTables;
   private ready = false;
 
-  constructor(private readonly archive: Archive) {
+  constructor(
+    private readonly archive: Archive,
+    private readonly opts: { worker?: boolean; nice?: number } = {},
+  ) {
     this.t = archive.analysisTables;
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
     archive.dayCountsSource = (q) => this.dayRows(q, 'platform');
@@ -135,31 +140,74 @@ export class AnalysisIndex {
   }
 
   private warming: Promise<void> | null = null;
+  /** the worker thread building the index (./index-worker.ts) while it runs; this connection then leaves the index alone */
+  private builder: IndexBuilder | null = null;
+  private builderFailed = false;
+  private stopping = false;
 
-  /** Builds the index in the background, one chunk at a time, yielding between chunks. */
+  /**
+   * Builds the index in the background: in a worker thread of its own, at the lowest CPU priority
+   * where the platform sets it per thread (Linux), when this index was made with `worker` and the
+   * archive is a writable file — the app's thread and the renderer keep their cores; otherwise on
+   * this thread, in slices of about SLICE_MS with the event loop served in between.
+   */
   warm(): Promise<void> {
-    this.warming ??= (async () => {
+    this.warming ??= (this.opts.worker ? this.startBuilder() : null) ?? this.warmHere();
+    return this.warming;
+  }
+
+  private warmHere(): Promise<void> {
+    return (async () => {
       try {
-        let items = 1_000;
-        let authors = 5_000;
-        while (this.t.open && this.writable()) {
-          const t0 = performance.now();
-          if (!this.current()) {
-            this.catchUpNow(items, items);
-            items = nextSlice(items, performance.now() - t0);
-          } else if (!this.authorsCurrent()) {
-            this.authorsNow(authors, authors);
-            authors = nextSlice(authors, performance.now() - t0);
-          } else break;
-          await new Promise((r) => setImmediate(r));
-        }
+        const size = { items: 1_000, authors: 5_000 };
+        while (this.t.open && this.writable() && this.buildSlice(size)) await new Promise((r) => setImmediate(r));
       } catch {
         // a busy or closed archive: the next read retries
       } finally {
         this.warming = null;
       }
     })();
-    return this.warming;
+  }
+
+  /**
+   * One slice of a background build (the index's terms and daily counts first, then the author
+   * summary), its size in `size` adjusted toward SLICE_MS; false when nothing is left to do.
+   */
+  buildSlice(size: { items: number; authors: number }, targetMs = SLICE_MS): boolean {
+    const t0 = performance.now();
+    if (!this.current()) {
+      this.catchUpNow(size.items, size.items);
+      size.items = nextSlice(size.items, performance.now() - t0, targetMs);
+      return true;
+    }
+    if (!this.authorsCurrent()) {
+      this.authorsNow(size.authors, size.authors);
+      size.authors = nextSlice(size.authors, performance.now() - t0, targetMs);
+      return true;
+    }
+    return false;
+  }
+
+  /** Starts the worker thread that builds the index; null where none can (an archive in memory, no worker entry, a failed worker before). */
+  private startBuilder(): Promise<void> | null {
+    const file = this.archive.path;
+    if (this.builderFailed || this.archive.readonly || file === ':memory:' || file === '' || !existsSync(file)) return null;
+    const b = startIndexBuilder({ file, nice: this.opts.nice });
+    if (!b) return null;
+    this.builder = b;
+    return b.done.then((ok) => {
+      if (!ok && !this.stopping) this.builderFailed = true; // the next build runs on this thread
+      this.stopping = false;
+      this.builder = null;
+      this.warming = null;
+    });
+  }
+
+  /** Stops a worker thread's build (the slice under way is rolled back) and waits for it. */
+  async stop(): Promise<void> {
+    if (!this.builder) return;
+    this.stopping = true;
+    await this.builder.stop();
   }
 
   /**
@@ -170,7 +218,7 @@ export class AnalysisIndex {
   catchUp(budget = SYNC_BUDGET): boolean {
     this.catchUpAuthors(budget);
     if (this.current()) return true;
-    if (!this.writable()) return false;
+    if (!this.writable() || this.builder) return false;
     if (this.backlog() > budget) {
       void this.warm();
       return false;
@@ -229,8 +277,11 @@ export class AnalysisIndex {
       if (from >= max) break;
       if (done >= budget) return false;
       const to = Math.min(max, from + step);
-      const rows = this.t.itemsBetween(from, to);
       this.t.immediate(() => {
+        // read under the write lock: another connection (the index worker, another process) may
+        // have taken these items in meanwhile, or changed one of them
+        if (this.state('watermark') !== wm || this.state('terms_upto') !== termsUpto) return;
+        const rows = this.t.itemsBetween(from, to);
         const acc = new Map<string, TermAcc>();
         const perItem: ItemTerms[] = [];
         for (const r of rows) if (r[0] > termsUpto) this.addTerms(acc, r, perItem);
@@ -246,7 +297,7 @@ export class AnalysisIndex {
   /** Brings the author summary up to date when at most `budget` items wait (else in the background, and false), as catchUp does the rest. */
   private catchUpAuthors(budget = SYNC_BUDGET): boolean {
     if (this.authorsCurrent()) return true;
-    if (!this.writable()) return false;
+    if (!this.writable() || this.builder) return false;
     if (this.authorsBacklog() > budget) {
       void this.warm();
       return false;
@@ -265,6 +316,7 @@ export class AnalysisIndex {
       if (done >= budget) return false;
       const to = Math.min(max, from + step);
       this.t.immediate(() => {
+        if (this.state('authors_upto') !== from) return; // another connection took them in meanwhile
         this.t.addAuthorsBetween(from, to);
         this.setState('authors_upto', to);
       });

@@ -26,7 +26,8 @@ function clear<T>(f: () => T): T {
 }
 
 export function analysisMethods(archive: Archive): Pick<LoupeImpl, AnalysisMethodName> {
-  const index = new AnalysisIndex(archive);
+  // the app's index builds in a worker thread of its own (analysis-index.ts warm)
+  const index = new AnalysisIndex(archive, { worker: true });
   return {
     async 'analysis.frequency'(i) {
       return clear(() => frequencyTable(archive, i, index));
