@@ -20,7 +20,10 @@
  * check `npm run serve` makes). Only 127.0.0.1. `LOUPE_BENCH_UI_DATA=<dir>` keeps the archive
  * between runs (bench/ui-archive.ts); LOUPE_CHROMIUM overrides /usr/bin/chromium;
  * LOUPE_BENCH_UI_RENDERER=<dir> serves another renderer build (an A/B of two builds of the same
- * archive, e.g. the code before a change built with `vite build --outDir`).
+ * archive, e.g. the code before a change built with `vite build --outDir`);
+ * LOUPE_BENCH_UI_THROTTLE=<n> slows the page's main thread n times (CDP) during the two scroll
+ * phases only (a diagnosis of what a loaded machine does to the frames; not the target). The
+ * second scroll's note gives the JSON size of a 200-row page and the JS heap after a collection.
  *
  * Notes (README "Benchmarks"): the results table builds only the rows it draws (no row model over
  * every loaded row); A/B of six interleaved pairs at 1M on the shared 2 cores (load 5–9): frames over
@@ -348,6 +351,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     await settle(page, 800);
     const box = (await page.getByTestId('results-table').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    // LOUPE_BENCH_UI_THROTTLE=n: the page's main thread slowed n times (CDP) while it scrolls, to
+    // see on an idle machine what a loaded one does to the frames (a diagnosis, not the target)
+    const throttle = Number(process.env.LOUPE_BENCH_UI_THROTTLE) > 1 ? Number(process.env.LOUPE_BENCH_UI_THROTTLE) : 0;
+    const cdp = throttle ? await page.context().newCDPSession(page) : null;
+    const slow = async (on: boolean): Promise<void> => {
+      await cdp?.send('Emulation.setCPUThrottlingRate', { rate: on ? throttle : 1 });
+    };
+    await slow(true);
     await page.evaluate('window.__ui.framesStart()');
     const scrollT0 = Date.now();
     let loaded = await rowsLoaded(page);
@@ -361,6 +372,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       loaded = await rowsLoaded(page);
     }
     const down = (await page.evaluate('window.__ui.framesStop()')) as Frames;
+    await slow(false);
     const downSecs = (Date.now() - scrollT0) / 1000;
     if (loaded < ROWS_FOR_TYPING) misses.push(`scrolling loaded only ${loaded} rows in ${downSecs.toFixed(0)} s`);
     await settle(page, 1000);
@@ -386,12 +398,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     // ── scrolling back up with 10,000 rows loaded ───────────────────────────────────────────
     ctx.log('scrolling back up');
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await slow(true);
     await page.evaluate('window.__ui.framesStart()');
     for (let k = 0; k < 200; k++) {
       await page.mouse.wheel(0, -900);
       await page.waitForTimeout(16);
     }
     const up = (await page.evaluate('window.__ui.framesStop()')) as Frames;
+    await slow(false);
 
     // ── opening the Library again after reloads (the server's caches warm) ──────────────────
     ctx.log('reopening after reloads');
@@ -449,7 +463,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         unit: 'ms',
         target: '< 50 ms',
         ok: below(max, 50),
-        note: `${how}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${loafNote(f)}`,
+        note: `${how}${throttle ? `; main thread slowed ${throttle}× (CDP CPU throttling)` : ''}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${loafNote(f)}`,
       };
     };
     out.push(scroll('while pages load', down, `down, ${wheels} wheel events of 900 px over ${downSecs.toFixed(0)} s, ${Math.round(loaded / 200)} pages of 200 loaded on the way to ${loaded.toLocaleString('en-US')} rows`));
