@@ -1,0 +1,51 @@
+/**
+ * Issue 14 (scrolling 10,000 rows): the Library's pages come lean — the page asks `library.query`
+ * with `lean: true` and the answer's rows carry no raw API record (the columns, a thumbnail URL) —
+ * while the drawer still shows the whole record, read through `library.item`.
+ */
+import type { Page, Response } from '@playwright/test';
+import { test, expect } from './fixtures';
+import { api, searchWalk } from './page-helpers';
+
+/** the library.query answers the page receives from now on, with what it asked */
+function answers(page: Page): Array<{ input: Record<string, unknown>; rows: Array<Record<string, unknown>> }> {
+  const seen: Array<{ input: Record<string, unknown>; rows: Array<Record<string, unknown>> }> = [];
+  page.on('response', (r: Response) => {
+    if (!r.url().includes('/api/library.query')) return;
+    const input = JSON.parse(r.request().postData() ?? '{}') as Record<string, unknown>;
+    void r
+      .json()
+      .then((j: { ok: boolean; result?: { rows: Array<Record<string, unknown>> } }) => {
+        if (j.ok && j.result) seen.push({ input, rows: j.result.rows });
+      })
+      .catch(() => {});
+  });
+  return seen;
+}
+
+test('the Library’s pages carry no raw record; the drawer shows the whole record', async ({ page }) => {
+  await searchWalk(page, 'running shoes');
+  const seen = answers(page);
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  await expect.poll(() => seen.filter((a) => a.rows.length > 0).length).toBeGreaterThan(0);
+  for (const a of seen.filter((x) => x.rows.length > 0)) {
+    expect(a.input.lean).toBe(true);
+    for (const r of a.rows) {
+      expect(r).not.toHaveProperty('record');
+      expect(r).toHaveProperty('thumbnailUrl');
+      expect(typeof r.id).toBe('string');
+    }
+  }
+  // the first row's whole record, as the contract gives it without `lean`
+  const row = page.getByTestId('result-row').first();
+  const id = (await row.getAttribute('data-id'))!;
+  const full = await api<{ rows: Array<{ id: string; record: Record<string, unknown> }> }>(page, 'library.query', { limit: 1000 });
+  const record = full.rows.find((r) => r.id === id)!.record;
+  expect(record).toBeTruthy();
+  await row.click();
+  await expect(page.getByTestId('drawer')).toBeVisible();
+  await page.getByTestId('drawer').getByText('Raw record').click();
+  const raw = await page.getByTestId('drawer').locator('pre.raw').textContent();
+  expect(JSON.parse(raw ?? 'null')).toEqual(record);
+});
