@@ -54,6 +54,8 @@ describe('parseSearch', () => {
     ['crumb NEAR', '"NEAR" needs a word or phrase after it'],
     ['(a OR b) NEAR c', '"NEAR" joins words or phrases'],
     ['a NEAR/ b', 'needs a number of words after the slash'],
+    ['cake NEAR/x coffee', '"NEAR/x" needs a number of words after the slash'],
+    ['cake NEAR/3.5 coffee', '"NEAR/3.5" needs a number of words after the slash'],
     ['a NEAR/5000 b', 'a NEAR distance is a number of words up to 1000'],
     ['NEAR(a b, x)', 'takes a number of words after the comma'],
     ['NEAR(a)', 'needs at least two words'],

@@ -78,9 +78,10 @@ function tokenize(input: string): Tok[] {
       while (j < n && !/[\s"(),]/u.test(input[j])) j++;
       let w = input.slice(i, j);
       i = j;
-      const near = /^near(?:\/(\d*))?$/iu.exec(w);
+      const near = /^near(?:\/(.*))?$/iu.exec(w);
       if (near) {
-        if (near[1] === '') throw new SearchSyntaxError(`"${w}" needs a number of words after the slash, e.g. NEAR/5.`);
+        if (near[1] !== undefined && !/^\d+$/u.test(near[1]))
+          throw new SearchSyntaxError(`"${w}" needs a number of words after the slash, e.g. NEAR/5.`);
         out.push({ t: 'near', n: near[1] === undefined ? null : Number(near[1]), group: input[i] === '(' && near[1] === undefined });
         continue;
       }
