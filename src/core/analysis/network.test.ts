@@ -143,6 +143,25 @@ describe('networks', () => {
     expect(g.getNodeAttribute('@micro_net:dave', 'label')).toBe('@Dave');
   });
 
+  it('mentions: an author is a node only when they mention, reply or are replied to — no weight-0 isolates', () => {
+    const rs = [
+      row({ id: 'p1', text: 'a post nobody mentions', user: 'quiet', followers: 5 }),
+      row({ id: 'p2', text: 'another quiet post', user: 'quiet', followers: 9 }),
+      row({ id: 'p3', text: 'replied to, mentions nobody', user: 'host', followers: 3 }),
+      row({ id: 'p4', text: 'host again', user: 'host', followers: 30 }),
+      row({ id: 'c1', text: 'a reply', user: 'guest', parent: 'p3' }),
+      row({ id: 'm1', text: 'hi @someone', user: 'talker' }),
+    ];
+    const net = buildNetwork(rs, { kind: 'mentions' });
+    const g = net.graph;
+    expect(g.hasNode('@micro_net:quiet')).toBe(false);
+    expect(g.nodes().sort()).toEqual(['@micro_net:guest', '@micro_net:host', '@micro_net:someone', '@micro_net:talker']);
+    g.forEachNode((n) => expect(g.degree(n), n).toBeGreaterThan(0));
+    // the replied-to author carries what all their items say (the most followers)
+    expect(g.getNodeAttribute('@micro_net:host', 'followers')).toBe(30);
+    expect(g.getEdgeAttributes('@micro_net:guest', '@micro_net:host')).toEqual({ weight: 1, mentions: 0, replies: 1 });
+  });
+
   it('node label shares use effective labels (the override wins) and items are kept for click-through', () => {
     const rs = [
       row({ text: '#x', labels: { sponsored: { p: 0.9 }, intent: { label: 'complaining' } } }),

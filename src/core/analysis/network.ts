@@ -237,8 +237,26 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
   };
   const mentionNode = (platform: string, handle: string): number => accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
 
-  // `mentions`: replies are resolved after the pass (the parent may come later, or be outside the rows)
-  const itemAuthor = kind === 'mentions' ? new Map<string, number>() : null;
+  // `mentions`: replies are resolved after the pass (the parent may come later, or be outside the rows);
+  // an author becomes a node only when one of their items mentions or replies, or a reply points to
+  // them (before, every author of the rows was a node: thousands of weight-0 isolates)
+  const itemAuthor = kind === 'mentions' ? new Map<string, RowAuthor>() : null;
+  /** each author as all their items together say: the first name, an id if any gave one, the most followers */
+  const authorInfo = new Map<string, RowAuthor>();
+  const knowAuthor = (a: RowAuthor): RowAuthor => {
+    const was = authorInfo.get(a.key);
+    const now = !was
+      ? a
+      : {
+          ...was,
+          id: was.id ?? a.id,
+          username: was.username ?? a.username,
+          displayName: was.displayName ?? a.displayName,
+          followers: a.followers != null && (was.followers == null || a.followers > was.followers) ? a.followers : was.followers,
+        };
+    authorInfo.set(a.key, now);
+    return now;
+  };
   const pendingReplies: Array<{ from: number; platform: string; parentId: string }> = [];
 
   for (const f of facts) {
@@ -268,10 +286,10 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
       }
     } else {
       if (f.author) {
-        const u = accountNode(f.author.key, f.author);
-        itemAuthor!.set(`${f.platform}\u0000${f.id}`, u);
+        itemAuthor!.set(`${f.platform}\u0000${f.id}`, knowAuthor(f.author));
         const ms = mentionsOf(f.text).filter((m) => userKey(f.platform, m, null) !== f.author!.key);
-        if (ms.length > 0 || f.parentId) touched.push(u);
+        const u = ms.length > 0 || f.parentId ? accountNode(f.author.key, f.author) : -1;
+        if (u >= 0) touched.push(u);
         for (const m of ms) {
           const t = mentionNode(f.platform, m);
           touched.push(t);
@@ -304,11 +322,15 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
         for (const [id, a] of opts.lookupParents(platform, [...ids])) found.set(`${platform}\u0000${id}`, accountNode(a.key, a));
     for (const r of pendingReplies) {
       const k = `${r.platform}\u0000${r.parentId}`;
-      const to = itemAuthor!.get(k) ?? found.get(k);
+      const parent = itemAuthor!.get(k);
+      const to = parent ? accountNode(parent.key, parent) : found.get(k);
       if (to === undefined) stats.unresolvedReplies++;
       else edges.add(r.from, to, true);
     }
   }
+
+  // the accounts that are nodes get what every item of theirs said of them (id, the most followers)
+  for (const a of authorInfo.values()) if (index.has(`@${a.key}`)) accountNode(a.key, a);
 
   const directed = kind === 'mentions';
   const nodeKeys = nodes.map((n) => n.key);
