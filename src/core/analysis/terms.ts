@@ -20,6 +20,7 @@
  */
 import stopwordsIso from 'stopwords-iso' with { type: 'json' };
 import { TERM_FIELDS, type TermField } from '../../shared/analysis';
+import { SPACELESS_SCRIPT } from '../../shared/spaceless';
 
 export { TERM_FIELDS, type TermField };
 
@@ -48,7 +49,7 @@ const EMOJI_RE =
 const WORD_RE =
   /[\p{L}\p{N}\p{Pc}](?:[\p{L}\p{N}\p{M}\p{Pc}]|(?!\u200b)\p{Cf}|(?<=\p{L}\p{M}*)['’.:·\u05f4](?=\p{L})|(?<=\p{N}\p{M}*)[,.;'’\u066b\u066c](?=\p{N}))*/gu;
 const ASCII_WORD_RE = /[a-z0-9_](?:[a-z0-9_]|(?<=[a-z])['.:](?=[a-z])|(?<=[0-9])[,.;'](?=[0-9]))*/g;
-const SPACELESS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\p{sc=Tibetan}]/u;
+const SPACELESS = SPACELESS_SCRIPT;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const HAS_LETTER = /\p{L}/u;
 /** invisible format characters (bidi controls, joiners) attach to a word (UAX #29 WB4) but are not part of the term */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openArchive } from './archive';
+import { latestVersion } from './db';
 import { post } from './test-fixtures';
 import { testDb } from './testing';
 import type { EngagementField, LibraryQuery } from '../../shared/query';
@@ -23,8 +24,10 @@ const PLATFORMS = ['photo_net', 'micro_net', 'forum_net'];
 const DAY = 86_400_000;
 const FIELDS: EngagementField[] = ['views', 'likes', 'comments', 'shares', 'saves'];
 
-/** Schema 10's two chart indexes, as 0001 and 0003 created them. */
+/** Schema 10's two chart indexes, as 0001 and 0003 created them (and no 0012 column). */
 const OLD_INDEXES = `
+DROP INDEX items_spaceless;
+ALTER TABLE items DROP COLUMN spaceless;
 DROP INDEX items_platform_kind_published;
 CREATE INDEX items_platform_kind_published ON items (platform, kind, published_at);
 DROP INDEX items_published;
@@ -61,7 +64,7 @@ describe('migration 0011 (covering counts)', () => {
     const a = openArchive(file);
     try {
       const db = testDb(a);
-      expect(db.pragma('user_version', { simple: true })).toBe(11);
+      expect(db.pragma('user_version', { simple: true })).toBe(latestVersion());
       expect(columnsOf(db, 'items_platform_kind_published')).toEqual(['platform', 'kind', 'published_at', ...FIELDS]);
       expect(columnsOf(db, 'items_published')).toEqual(['published_at', ...FIELDS]);
 

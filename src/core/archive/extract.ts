@@ -4,6 +4,7 @@
  */
 import type { ItemRef } from '../ports';
 import { idText, recordFields, timeOf } from '../../shared/record-fields';
+import { splitsOtherwise } from '../../shared/spaceless';
 
 export type Json = Record<string, unknown>;
 
@@ -45,6 +46,8 @@ export interface Columns {
   followers: number | null;
   /** `ext.post_title` or `title` (migration 0010) */
   title: string | null;
+  /** 1 when the full-text index may split the text otherwise than the frequency tables (src/shared/spaceless.ts; migration 0012) */
+  spaceless: 0 | 1;
 }
 
 export function parseTime(v: unknown): number | null {
@@ -79,6 +82,7 @@ export function extractColumns(kind: string, rec: Json): Columns {
     relevance_p: relevance && typeof relevance.p === 'number' ? relevance.p : null,
     followers: f.followers,
     title: f.title,
+    spaceless: splitsOtherwise(f.text) ? 1 : 0,
   };
 }
 
