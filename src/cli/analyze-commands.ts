@@ -38,7 +38,13 @@ function csvLine(cells: Array<string | number | null | undefined>): string {
 
 /** Merges the shared flags' query into a series' own query (the series' own conditions win). */
 function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
-  return { ...common, ...series, labels: [...(common.labels ?? []), ...(series.labels ?? [])], tags: [...(common.tags ?? []), ...(series.tags ?? [])] };
+  return {
+    ...common,
+    ...series,
+    labels: [...(common.labels ?? []), ...(series.labels ?? [])],
+    tags: [...(common.tags ?? []), ...(series.tags ?? [])],
+    terms: [...(common.terms ?? []), ...(series.terms ?? [])],
+  };
 }
 
 export function registerAnalyzeCommands(program: Command, io: Io, context: () => CliContext): void {
@@ -61,14 +67,15 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
   withQueryFlags(
     analyze
       .command('compare')
-      .description('two to eight result sets, watchlists or profiles side by side (the query flags narrow every one)')
+      .description('two to eight result sets, profiles, watchlists or searches side by side, in that order (the query flags narrow every one)')
       .option('--set <name>', 'a saved result set, by name or id (repeatable)', collect)
       .option('--profile <platform/handle>', "an account's items, e.g. photo_net/nasa (repeatable)", collect)
       .option('--series-watchlist <name>', 'the items a watchlist fetched (repeatable)', collect)
+      .option('--series-search <text>', 'the items a full-text search matches, e.g. "cake OR pastry" (repeatable)', collect)
       .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
       .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50))
       .addOption(new Option('--format <f>', 'csv (one row per series) | json (everything)').choices(['csv', 'json']).default('csv')),
-  ).action(async (o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
+  ).action(async (o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; seriesSearch?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
     const c = context();
     const common = queryOf(c, o);
     const series: Array<{ name: string; query: LibraryQuery }> = [];
@@ -84,8 +91,13 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
       series.push({ name: `${m[1]}/@${m[2]}`, query: narrow({ platforms: [m[1]], author: m[2] }, common) });
     }
     for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
+    for (const t of o.seriesSearch ?? []) {
+      // a malformed search stops here with its sentence; --text narrows it like every other flag
+      const q = queryOf(c, { text: common.text ? `(${common.text}) (${t})` : t });
+      series.push({ name: t, query: narrow(q, common) });
+    }
     if (series.length < 2 || series.length > 8)
-      throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist); got ${series.length}.`);
+      throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist, --series-search); got ${series.length}.`);
     const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
     if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
     io.stdout.write(csvLine(['series', 'items', 'share_of_voice', 'engagement', 'engagement_share', 'rate_by_views', 'rate_by_followers']));

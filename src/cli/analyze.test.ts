@@ -151,6 +151,27 @@ describe('frequency tables', () => {
     });
   }
 
+  it('replays a row\'s click-through with --term, and compares searches with --series-search', async () => {
+    const r = await runCaptured(['analyze', 'top', '--field', 'bigrams', '--limit', '3', '--format', 'json', '--platform', 'photo_net'], env());
+    expect(r.code, r.err).toBe(0);
+    const row = (JSON.parse(r.out) as FrequencyTable).rows[0];
+    const term = row.query.terms![0];
+    const lib = await runCaptured(['library', '--platform', 'photo_net', '--term', `${term.field}=${term.value}`, '--limit', '1'], env());
+    expect(lib.code, lib.err).toBe(0);
+    expect(lib.err).toContain(`${row.count.toLocaleString('en-US')} matching item(s)`);
+    const bad = await runCaptured(['library', '--term', 'colours=red'], env());
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--term looks like field=value/);
+    const cmp = await runCaptured(['analyze', 'compare', '--series-search', 'coffee', '--series-search', 'kettle OR tea', '--format', 'json'], env());
+    expect(cmp.code, cmp.err).toBe(0);
+    const series = (JSON.parse(cmp.out) as { series: Array<{ name: string; items: number }> }).series;
+    expect(series.map((x) => x.name)).toEqual(['coffee', 'kettle OR tea']);
+    expect(series[0].items).toBe(archive.count({ text: 'coffee' }));
+    expect(series[1].items).toBe(archive.count({ text: 'kettle OR tea' }));
+    const malformed = await runCaptured(['analyze', 'compare', '--series-search', 'coffee', '--series-search', 'tea OR'], env());
+    expect(malformed.code).toBe(2);
+  });
+
   it('writes Excel-safe CSV and refuses a bad field with a sentence', async () => {
     const r = await runCaptured(['analyze', 'top', '--field', 'mentions', '--limit', '3'], env());
     expect(r.code).toBe(0);

@@ -1,5 +1,6 @@
 /** Command-line flags → the library query model (src/shared/query.ts), shared by `export` and friends. */
-import { libraryQuerySchema, type LabelCondition, type LibraryQuery } from '../shared/query';
+import { libraryQuerySchema, type LabelCondition, type LibraryQuery, type TermCondition } from '../shared/query';
+import { TERM_FIELDS } from '../shared/analysis';
 import { parseSearch, SearchSyntaxError } from '../shared/search-syntax';
 import type { Command } from 'commander';
 import { UsageError, type CliContext } from './context';
@@ -15,7 +16,18 @@ export interface QueryFlags {
   relevance?: string;
   tag?: string[];
   watchlist?: string;
+  term?: string[];
   sort?: string;
+}
+
+/** `hashtags=#travel`, `bigrams=wayfarer air`: a frequency table's click-through condition (its JSON `query.terms`) */
+export function parseTermCondition(s: string): TermCondition {
+  const eq = s.indexOf('=');
+  const field = eq > 0 ? s.slice(0, eq).trim() : '';
+  const value = eq > 0 ? s.slice(eq + 1).trim() : '';
+  if (!(TERM_FIELDS as readonly string[]).includes(field) || value === '')
+    throw new UsageError(`--term looks like field=value with field one of ${TERM_FIELDS.join(', ')} (e.g. hashtags=#travel, bigrams=wayfarer air); got "${s}".`);
+  return { field: field as TermCondition['field'], value };
 }
 
 const OPS: Array<[string, LabelCondition['op']]> = [
@@ -77,6 +89,7 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
     q.relevanceMin = r;
   }
   if (f.tag?.length) q.tags = f.tag;
+  if (f.term?.length) q.terms = f.term.map(parseTermCondition);
   if (f.watchlist) {
     const id = resolveWatchlist ? resolveWatchlist(f.watchlist) : f.watchlist;
     q.source = { type: 'watchlist', id };
@@ -109,5 +122,6 @@ export function withQueryFlags(cmd: Command): Command {
     .option('--label <cond>', 'label condition, e.g. intent.label=complaining or sponsored.p>=0.5 (repeatable)', collect)
     .option('--relevance <min>', 'relevance ≥ min (0..1)')
     .option('--tag <t>', 'has this tag (repeatable)', collect)
-    .option('--watchlist <name>', 'items a watchlist fetched (name or id)');
+    .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--term <field=value>', "the text holds this term as frequency tables count it, e.g. hashtags=#travel or bigrams=wayfarer air (repeatable; a table row's query.terms)", collect);
 }
