@@ -4,29 +4,28 @@
  * values the node attributes summarise (effective values: the analyst's override wins).
  */
 import type { ExportRow } from '../ports';
+import { extractTerms } from './terms';
 
-/** `#tag`: not preceded by a word character, `&` (HTML entities) or `/` (URL fragments); at least one letter. */
-const HASHTAG = /(?:^|[^\p{L}\p{N}_&/#])#([\p{L}\p{M}\p{N}_]*\p{L}[\p{L}\p{M}\p{N}_]*)/gu;
-/** `@handle`: not preceded by a handle character, `.` or `@` (e-mail addresses are not mentions). */
-const MENTION = /(?:^|[^\p{L}\p{N}_.@/])@([\p{L}\p{N}_](?:[\p{L}\p{N}_.]*[\p{L}\p{N}_])?)/gu;
-
-/** Case-folded, NFC, unique hashtags of a text, in order of first appearance, without `#`. */
+/**
+ * Case-folded, unique hashtags of a text, in order of first appearance, without `#` — as the
+ * frequency tables find them (terms.ts extractTerms: not inside a link, at least one letter), so a
+ * network's hashtag node and the table's row count the same items.
+ */
 export function hashtagsOf(text: string | null | undefined): string[] {
-  if (!text || !text.includes('#')) return [];
-  return uniqueMatches(text, HASHTAG);
+  if (!text || !(text.includes('#') || text.includes('＃'))) return [];
+  return unique(extractTerms(text, null, ['hashtags']).hashtags);
 }
 
-/** Case-folded, unique handles mentioned in a text, without `@`. */
+/** Case-folded, unique handles mentioned in a text, without `@` (as the frequency tables find them: e-mail addresses are not mentions). */
 export function mentionsOf(text: string | null | undefined): string[] {
-  if (!text || !text.includes('@')) return [];
-  return uniqueMatches(text, MENTION);
+  if (!text || !(text.includes('@') || text.includes('＠'))) return [];
+  return unique(extractTerms(text, null, ['mentions']).mentions);
 }
 
-function uniqueMatches(text: string, re: RegExp): string[] {
+function unique(terms: string[]): string[] {
   const out: string[] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const v = m[1].normalize('NFC').toLowerCase();
+  for (const t of terms) {
+    const v = t.slice(1); // '#' / '@'
     if (!out.includes(v)) out.push(v);
   }
   return out;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { buildNetwork } from './network';
 import { hashtagsOf, mentionsOf } from './network-entities';
+import { extractTerms } from './terms';
 import { writeNetworkFile, xmlSafe } from './network-xml';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-net-'));
@@ -68,6 +69,16 @@ describe('entities', () => {
     expect(hashtagsOf('#Food and #food, #café! #日本 #123 a#b &#39; https://x.io/#frag (#Tag_2)')).toEqual(['food', 'café', '日本', 'tag_2']);
     expect(hashtagsOf(null)).toEqual([]);
   });
+  it('hashtags and mentions as the frequency tables find them (not inside a link; a trailing underscore kept)', () => {
+    const texts = ['see https://h.example/p?q=#frag and #Real', '#2024_ wins, #2024 does not', 'mail bob@mail.example or @Bob', 'café #Café #cafe'];
+    for (const t of texts) {
+      expect(hashtagsOf(t), t).toEqual([...new Set(extractTerms(t, null, ['hashtags']).hashtags)].map((x) => x.slice(1)));
+      expect(mentionsOf(t), t).toEqual([...new Set(extractTerms(t, null, ['mentions']).mentions)].map((x) => x.slice(1)));
+    }
+    expect(hashtagsOf(texts[0])).toEqual(['real']);
+    expect(hashtagsOf(texts[1])).toEqual(['2024_']);
+  });
+
   it('mentions: handles with dots inside, not e-mail addresses', () => {
     expect(mentionsOf('hi @Alice.B. and @bob_1, mail a@b.com, @alice.b again')).toEqual(['alice.b', 'bob_1']);
   });
