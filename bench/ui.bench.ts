@@ -461,8 +461,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         metric: `scrolling the table ${label}: largest frame gap (${size})`,
         value: max,
         unit: 'ms',
-        target: '< 50 ms',
-        ok: below(max, 50),
+        // the issue: "no frame gap over 50 ms". Gaps are requestAnimationFrame times, multiples of the
+        // 16.7 ms refresh: 50.0 is three refreshes (not over 50), the next one up is 66.7
+        target: '≤ 50 ms',
+        ok: max === null ? undefined : Math.round(max * 10) / 10 <= 50,
         note: `${how}${throttle ? `; main thread slowed ${throttle}× (CDP CPU throttling)` : ''}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${loafNote(f)}`,
       };
     };
