@@ -27,6 +27,12 @@ describe('reading an account list', () => {
     expect(readAccountLines('id\tURL\n1\thttps://x.example/a\n').column).toBe('url');
   });
 
+  it('a CSV cell quoted over several lines is one record, numbered by its first line', () => {
+    const r = readAccountLines('name,handle,bio\nNASA,nasa,"space\nand more\nlines"\nESA,esa,short\n"multi\nline name",jaxa,x\n');
+    expect(r.raw.map((x) => [x.line, x.value])).toEqual([[2, 'nasa'], [5, 'esa'], [6, 'jaxa']]);
+    expect(r.problems).toEqual([]);
+  });
+
   it('a CSV without an account column is reported on every line, nothing guessed', () => {
     const r = readAccountLines('name,followers\nnasa,100\n');
     expect(r.raw).toEqual([]);
@@ -70,6 +76,17 @@ describe('importing accounts into a watchlist', () => {
     expect(plan.list).toEqual({ id: null, name: 'Agencies', watches: 0 });
     expect(await e.watch.list()).toEqual([]); // nothing created
     expect(e.sb.admin.charges().length).toBe(0); // nothing spent
+  });
+
+  it("refuses another network's profile address, keeps this network's and any other host", async () => {
+    const e = await setup();
+    const text = ['https://micro-net.example/nasa', 'https://photo-net.example/natgeo', 'https://www.video-net-b.example/@someone', 'https://elsewhere.example/jaxa'].join('\n');
+    const plan = await planImport({ service: e.watch, api: e.api }, { text, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'x' }, params: {} });
+    expect(plan.accounts.map((a) => a.params)).toEqual([{ handle: 'natgeo' }, { handle: 'jaxa' }]);
+    expect(plan.problems.map((p) => [p.line, p.reason])).toEqual([
+      [1, "an address on micro-net.example, another network's (micro_net), not photo_net's: import it into a watch of micro_net"],
+      [3, "an address on www.video-net-b.example, another network's (video_net_b), not photo_net's: import it into a watch of video_net_b"],
+    ]);
   });
 
   it('creates the list; a second import into it reports what it already watches; the first run costs what was estimated', async () => {

@@ -16,6 +16,7 @@
  * (`https://…/nasa`) name the same account where the endpoint takes a handle; where it takes an
  * address only, handles are refused with that reason.
  */
+import { PLATFORMS } from '../../shared/api-types';
 import type { ApiCore } from '../api/types';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import { ApiError } from '../api/errors';
@@ -76,6 +77,30 @@ interface RawAccount {
   value: string;
 }
 
+/**
+ * The CSV's records after its header (physical line `header`): a quoted cell may hold line breaks
+ * (RFC 4180), so a line whose quotes are left open is joined with the next ones; blank and `#`
+ * lines between records are skipped. Each record keeps the number of its first line.
+ */
+function csvRecords(all: string[], header: number): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  let open: { line: number; text: string } | null = null;
+  const quotes = (t: string): number => t.split('"').length - 1;
+  for (let i = header; i < all.length; i++) {
+    const t = all[i];
+    if (open) {
+      open.text += '\n' + t;
+      if (quotes(open.text) % 2 === 0) open = null;
+      continue;
+    }
+    if (t.trim() === '' || t.trim().startsWith('#')) continue;
+    const rec = { line: i + 1, text: t };
+    out.push(rec);
+    if (quotes(t) % 2 === 1) open = rec;
+  }
+  return out;
+}
+
 /** The lines of the text: accounts to look at, and lines that cannot be one. */
 export function readAccountLines(text: string): { column: string | null; raw: RawAccount[]; problems: WatchImportProblem[]; lines: number } {
   const all = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
@@ -96,13 +121,14 @@ export function readAccountLines(text: string): { column: string | null; raw: Ra
       return { column: null, raw, problems, lines: rows.length };
     }
     const name = names[col];
-    for (const r of rows.slice(1)) {
+    const records = csvRecords(all, rows[0].line);
+    for (const r of records) {
       const cs = cells(r.text, sep.s);
       const v = (cs[col] ?? '').trim();
       if (v === '') problems.push({ line: r.line, text: r.text, reason: `no ${name} in this row` });
       else raw.push({ line: r.line, text: r.text, value: v });
     }
-    return { column: name, raw, problems, lines: rows.length };
+    return { column: name, raw, problems, lines: records.length + 1 };
   }
   for (const r of rows) raw.push({ line: r.line, text: r.text, value: r.text.trim() });
   return { column: null, raw, problems, lines: rows.length };
@@ -136,6 +162,27 @@ function accountOf(value: string, names: ReadonlySet<string>): { param: string; 
   if (!HANDLE.test(handle)) return { reason: 'not a handle (letters, digits, dot, underscore and hyphen only) nor a web address' };
   if (!handleParam) return { reason: `this endpoint takes a profile address (${urlParam ?? 'url'}), not a handle` };
   return { param: handleParam, account: handle, key: `@${handle.toLowerCase()}` };
+}
+
+/**
+ * The network another catalogue platform's address belongs to, when a web address's host names it
+ * (a label equal to the platform's name with `-` or nothing for `_`: `micro-net.example` is
+ * micro_net's); null for a handle, or a host that names no other platform.
+ */
+function otherNetworkOf(value: string, platform: string): { platform: string; host: string } | null {
+  const v = value.replace(/^["']|["']$/g, '').trim();
+  if (!/^https?:\/\//i.test(v)) return null;
+  let host: string;
+  try {
+    host = new URL(v).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+  const labels = new Set(host.split('.'));
+  const names = (p: string): string[] => [p.replace(/_/g, '-'), p.replace(/_/g, '')];
+  if (names(platform).some((n) => labels.has(n))) return null;
+  const other = PLATFORMS.find((p) => p !== platform && names(p).some((n) => labels.has(n)));
+  return other ? { platform: other, host } : null;
 }
 
 /** The duplicate key of an existing watch on the same endpoint (its handle or its address). */
@@ -189,6 +236,11 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
     const a = accountOf(r.value, names);
     if ('reason' in a) {
       problems.push({ line: r.line, text: r.text, reason: a.reason });
+      continue;
+    }
+    const other = otherNetworkOf(r.value, input.platform);
+    if (other) {
+      problems.push({ line: r.line, text: r.text, reason: `an address on ${other.host}, another network's (${other.platform}), not ${input.platform}'s: import it into a watch of ${other.platform}` });
       continue;
     }
     if (held.has(a.key)) {
