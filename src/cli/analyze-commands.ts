@@ -13,6 +13,7 @@ import { buildLibraryQuery, collect, withQueryFlags, type QueryFlags } from './q
 
 interface Io {
   stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
 }
 
 function intFlag(name: string, min: number, max: number) {
@@ -61,6 +62,7 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
   ).action(async (o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
     const c = context();
     const t = await c.call('analysis.frequency', { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
+    if (t.items === 0) io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
     io.stdout.write(o.format === 'json' ? JSON.stringify(t) + '\n' : frequencyCsv(t));
   });
 

@@ -159,6 +159,9 @@ describe('frequency tables', () => {
     const lib = await runCaptured(['library', '--platform', 'photo_net', '--term', `${term.field}=${term.value}`, '--limit', '1'], env());
     expect(lib.code, lib.err).toBe(0);
     expect(lib.err).toContain(`${row.count.toLocaleString('en-US')} matching item(s)`);
+    const none = await runCaptured(['analyze', 'top', '--field', 'words', '--text', 'zzzznothing'], env());
+    expect(none.code).toBe(0);
+    expect(none.err).toMatch(/No archived item matches this query/);
     const bad = await runCaptured(['library', '--term', 'colours=red'], env());
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--term looks like field=value/);
