@@ -23,12 +23,16 @@ describe('parseSearch', () => {
     ['NEAR(crumb cake)', 'NEAR("crumb" "cake", 10)'],
     ['"or"', '"or"'],
     ['"NEAR" "NOT"', '"NEAR" "NOT"'],
+    ['cake -travel', '"cake" NOT "travel"'],
+    ['cake pie -"road trip" -(beach OR sea)', '"cake" AND (("pie" NOT "road trip") NOT ("beach" OR "sea"))'],
+    ['e-mail co-op -5', '"e-mail" AND ("co-op" NOT "5")'],
   ])('%s → %s', (q, fts) => expect(parseSearch(q)).toBe(fts));
 
   it('never passes user text through unquoted: column filters, quotes and FTS5 syntax are words', () => {
     expect(parseSearch('author_username:crumb')).toBe('"author_username:crumb"');
     expect(parseSearch('he"llo')).toBe('"he" "llo"');
-    expect(parseSearch('^start + plus -minus {x}')).toBe('"^start" "plus" "-minus" "{x}"');
+    // a leading minus is a NOT Loupe writes itself (cake -travel); the word after it is quoted as any other
+    expect(parseSearch('^start + plus -minus {x}')).toBe('"^start" AND ("plus" NOT "minus") AND "{x}"');
     expect(parseSearch('a,b')).toBe('"a" "b"');
   });
 
@@ -53,6 +57,7 @@ describe('parseSearch', () => {
     ['NEAR cake', '"NEAR" needs words before it'],
     ['crumb NEAR', '"NEAR" needs a word or phrase after it'],
     ['(a OR b) NEAR c', '"NEAR" joins words or phrases'],
+    ['-travel cake', '"-travel" leaves words out of others: put the words to keep first, e.g. cake -travel.'],
     ['a NEAR/ b', 'needs a number of words after the slash'],
     ['cake NEAR/x coffee', '"NEAR/x" needs a number of words after the slash'],
     ['cake NEAR/3.5 coffee', '"NEAR/3.5" needs a number of words after the slash'],

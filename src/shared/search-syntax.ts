@@ -5,7 +5,8 @@
  *
  *   crumb cake              both words (AND is implied; `AND` may be written)
  *   crumb OR northpeak      either
- *   cake NOT vegan          the first without the second (NOT needs something before it)
+ *   cake NOT vegan          the first without the second (NOT needs something before it);
+ *   cake -vegan             the same (a minus before a word, "phrase" or group, as search boxes write it)
  *   (crumb OR crust) cake   grouping
  *   "crumb cake"            the exact phrase;  crum*  a prefix
  *   crumb NEAR cake         within 10 words of each other; NEAR/3 within 3; NEAR(a b c, 5) as FTS5 writes it
@@ -31,14 +32,14 @@ export class SearchSyntaxError extends LoupeError {
 
 /** What the search box says about the syntax (one line, for a hint or a title). */
 export const SEARCH_SYNTAX_HINT =
-  'Words must all appear. OR: either · NOT: without · ( ) groups · "exact phrase" · word* prefix · a NEAR b (within 10 words; NEAR/3 within 3)';
+  'Words must all appear. OR: either · NOT or -word: without · ( ) groups · "exact phrase" · word* prefix · a NEAR b (within 10 words; NEAR/3 within 3)';
 
 const DEFAULT_NEAR = 10;
 const MAX_NEAR = 1000;
 
 type Tok =
   | { t: 'word'; v: string; prefix: boolean; quoted: boolean }
-  | { t: 'op'; v: 'AND' | 'OR' | 'NOT' }
+  | { t: 'op'; v: 'AND' | 'OR' | 'NOT'; minus?: string }
   | { t: 'near'; n: number | null; group: boolean }
   | { t: '(' }
   | { t: ')' }
@@ -51,6 +52,13 @@ type Node =
   | { k: 'near'; items: Array<Extract<Node, { k: 'phrase' }>>; n: number };
 
 const searchable = (s: string): boolean => /[\p{L}\p{N}]/u.test(s);
+
+/** NOT (or a minus) with nothing before it: FTS5's NOT leaves words out of others. */
+function notFirst(t: Extract<Tok, { t: 'op' }> | undefined): SearchSyntaxError {
+  return t?.minus
+    ? new SearchSyntaxError(`"${t.minus}" leaves words out of others: put the words to keep first, e.g. cake ${t.minus}.`)
+    : new SearchSyntaxError('"NOT" needs words before it, e.g. cake NOT vegan.');
+}
 
 function tokenize(input: string): Tok[] {
   const out: Tok[] = [];
@@ -70,6 +78,11 @@ function tokenize(input: string): Tok[] {
         while (input[i] === '*') i++;
       }
       out.push({ t: 'word', v: text, prefix, quoted: true });
+    } else if (c === '-' && i + 1 < n && !/[\s),-]/u.test(input[i + 1])) {
+      // `-word`, `-"a phrase"`, `-(a OR b)`: leave them out, as search boxes do (NOT)
+      const end = input.slice(i).search(/\s|$/u);
+      out.push({ t: 'op', v: 'NOT', minus: input.slice(i, i + end) });
+      i++;
     } else if (c === '(' || c === ')' || c === ',') {
       out.push({ t: c });
       i++;
@@ -107,8 +120,8 @@ class Parser {
   private i = 0;
   constructor(private readonly toks: Tok[]) {}
 
-  private peek(): Tok | undefined {
-    return this.toks[this.i];
+  private peek(offset = 0): Tok | undefined {
+    return this.toks[this.i + offset];
   }
 
   parse(): Node | null {
@@ -150,7 +163,7 @@ class Parser {
         if (!this.startsOperand(this.peek())) throw new SearchSyntaxError('"AND" needs words after it, e.g. crumb AND cake.');
         continue;
       }
-      if (t?.t === 'op' && t.v === 'NOT' && items.length === 0) throw new SearchSyntaxError('"NOT" needs words before it, e.g. cake NOT vegan.');
+      if (t?.t === 'op' && t.v === 'NOT' && items.length === 0) throw notFirst(t);
       if (t?.t === 'near' && !t.group && items.length === 0) throw new SearchSyntaxError('"NEAR" needs words before it, e.g. crumb NEAR cake.');
       if (t?.t === ',') {
         this.i++; // a comma outside NEAR(…) separates words like a space
@@ -167,7 +180,7 @@ class Parser {
     let a = this.near();
     while (this.peek()?.t === 'op' && (this.peek() as { v: string }).v === 'NOT') {
       this.i++;
-      if (!a) throw new SearchSyntaxError('"NOT" needs words before it, e.g. cake NOT vegan.');
+      if (!a) throw notFirst(this.peek(-1) as Extract<Tok, { t: 'op' }>);
       if (!this.startsOperand(this.peek())) throw new SearchSyntaxError('"NOT" needs words after it, e.g. cake NOT vegan.');
       const b = this.near();
       if (!b) throw new SearchSyntaxError('"NOT" needs words after it that can be searched (letters or digits).');

@@ -34,6 +34,9 @@ describe('boolean search in the library query', () => {
     expect(ids('crumb northpeak')).toEqual(['p5']);
     expect(ids('crumb AND northpeak')).toEqual(['p5']);
     expect(ids('crumb NOT cake')).toEqual(['p3', 'p5', 'p7']);
+    // a minus, as search boxes write it: the same as NOT (before, '-cake' searched for cake)
+    expect(ids('crumb -cake')).toEqual(['p3', 'p5', 'p7']);
+    expect(ids('(crumb OR northpeak) -(cake OR trail)')).toEqual(['p3', 'p5', 'p7']);
     expect(ids('(crumb OR northpeak) NOT (cake OR trail)')).toEqual(['p3', 'p5', 'p7']);
     expect(ids('cake (crumb OR stand)')).toEqual(['p1', 'p4', 'p6']);
     expect(ids('"crumb cake"')).toEqual(['p1']);
