@@ -101,6 +101,8 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
     if (series.length < 2 || series.length > 8)
       throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist, --series-search); got ${series.length}.`);
     const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
+    for (const s of r.series as CompareSeries[])
+      if (s.items === 0) io.stderr.write(`"${s.name}": no archived item matches it (fetch its items first, or check the name); its row is zeros.\n`);
     if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
     io.stdout.write(csvLine(['series', 'items', 'share_of_voice', 'engagement', 'engagement_share', 'rate_by_views', 'rate_by_followers']));
     for (const s of r.series as CompareSeries[])

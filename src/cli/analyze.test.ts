@@ -171,6 +171,9 @@ describe('frequency tables', () => {
     expect(series.map((x) => x.name)).toEqual(['coffee', 'kettle OR tea']);
     expect(series[0].items).toBe(archive.count({ text: 'coffee' }));
     expect(series[1].items).toBe(archive.count({ text: 'kettle OR tea' }));
+    const empty = await runCaptured(['analyze', 'compare', '--series-search', 'coffee', '--profile', 'photo_net/doesnotexist'], env());
+    expect(empty.code, empty.err).toBe(0);
+    expect(empty.err).toContain('"photo_net/@doesnotexist": no archived item matches it');
     const malformed = await runCaptured(['analyze', 'compare', '--series-search', 'coffee', '--series-search', 'tea OR'], env());
     expect(malformed.code).toBe(2);
   });
