@@ -109,7 +109,9 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
       }
     }
     expect(ids(a, { text: 'text:coffee' })).toEqual([]); // quoted as a phrase "text coffee", not a column filter
-    expect(ids(a, { text: 'coffee -tea' })).toEqual([]); // both words required; "-" is not syntax
+    // a minus before a word leaves it out, as NOT does (before: dropped, so both words were required)
+    expect(ids(a, { text: 'coffee -tea' })).toEqual(ids(a, { text: 'coffee NOT tea' }));
+    expect(ids(a, { text: 'coffee -tea' })).not.toEqual(ids(a, { text: 'coffee tea' }));
     expect(ids(a, { text: '%' })).toEqual([]); // LIKE wildcards are escaped
   });
 
