@@ -245,17 +245,16 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
   const authorInfo = new Map<string, RowAuthor>();
   const knowAuthor = (a: RowAuthor): RowAuthor => {
     const was = authorInfo.get(a.key);
-    const now = !was
-      ? a
-      : {
-          ...was,
-          id: was.id ?? a.id,
-          username: was.username ?? a.username,
-          displayName: was.displayName ?? a.displayName,
-          followers: a.followers != null && (was.followers == null || a.followers > was.followers) ? a.followers : was.followers,
-        };
-    authorInfo.set(a.key, now);
-    return now;
+    if (!was) {
+      const own = { ...a }; // one record per author, completed in place by their later items
+      authorInfo.set(a.key, own);
+      return own;
+    }
+    was.id ??= a.id;
+    was.username ??= a.username;
+    was.displayName ??= a.displayName;
+    if (a.followers != null && (was.followers == null || a.followers > was.followers)) was.followers = a.followers;
+    return was;
   };
   const pendingReplies: Array<{ from: number; platform: string; parentId: string }> = [];
 

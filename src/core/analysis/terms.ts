@@ -49,7 +49,6 @@ const EMOJI_RE =
 const WORD_RE =
   /[\p{L}\p{N}\p{Pc}](?:[\p{L}\p{N}\p{M}\p{Pc}]|(?!\u200b)\p{Cf}|(?<=\p{L}\p{M}*)['’.:·\u05f4](?=\p{L})|(?<=\p{N}\p{M}*)[,.;'’\u066b\u066c](?=\p{N}))*/gu;
 const ASCII_WORD_RE = /[a-z0-9_](?:[a-z0-9_]|(?<=[a-z])['.:](?=[a-z])|(?<=[0-9])[,.;'](?=[0-9]))*/g;
-const SPACELESS = SPACELESS_SCRIPT;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const HAS_LETTER = /\p{L}/u;
 /** invisible format characters (bidi controls, joiners) attach to a word (UAX #29 WB4) but are not part of the term */
@@ -106,7 +105,7 @@ function wordTokens(input: string, stops: Set<string>): Token[] {
     out.push({ word, skip: !letter || stops.has(word), breakBefore: brk });
     last = start + seg.length;
   };
-  if (SPACELESS.test(text)) {
+  if (SPACELESS_SCRIPT.test(text)) {
     segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
     for (const s of segmenter.segment(text)) if (s.isWordLike) push(s.segment, s.index, false);
   } else {
@@ -200,5 +199,5 @@ export function normaliseTerm(field: TermField, input: string): string | null {
 
 /** Whether the full-text index can pre-select items for a term (its words are FTS tokens). */
 export function ftsFriendly(field: TermField, term: string): boolean {
-  return field !== 'emoji' && !SPACELESS.test(term) && HAS_WORD_CHAR.test(term);
+  return field !== 'emoji' && !SPACELESS_SCRIPT.test(term) && HAS_WORD_CHAR.test(term);
 }
