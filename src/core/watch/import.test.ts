@@ -114,6 +114,14 @@ describe('importing accounts into a watchlist', () => {
     expect(e.sb.admin.charges().filter((c) => c.charge_reason !== 'dry_run').length).toBeLessThanOrEqual(est.requests);
   });
 
+  it('a profile address with a /user/, /u/ or /in/ segment names the account after it; an address written without https:// is one', async () => {
+    const e = await setup();
+    const text = ['https://forum-net.example/user/alice', 'forum-net.example/u/bob', 'www.forum-net.example/carol/'].join('\n');
+    const plan = await planImport({ service: e.watch, api: e.api }, { text, platform: 'forum_net', endpoint: 'profile/posts', list: { name: 'x' } });
+    expect(plan.problems).toEqual([]);
+    expect(plan.accounts.map((a) => a.params)).toEqual([{ handle: 'alice' }, { handle: 'bob' }, { handle: 'carol' }]);
+  });
+
   it('an endpoint that takes addresses only refuses handles with that reason; a single-answer endpoint is refused whole', async () => {
     const e = await setup();
     const deps = { service: e.watch, api: e.api };

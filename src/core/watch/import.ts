@@ -17,6 +17,7 @@
  * address only, handles are refused with that reason.
  */
 import { PLATFORMS } from '../../shared/api-types';
+import { accountOf, HANDLE_PARAMS, otherNetworkOf, readLines, TooManyLines, URL_PARAMS, type ReadLines } from '../resolve';
 import type { ApiCore } from '../api/types';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import { ApiError } from '../api/errors';
@@ -35,154 +36,19 @@ export interface ImportDeps {
 const MAX_LINES = 20_000;
 /** CSV column names that hold the account, most specific first */
 const COLUMNS = ['handle', 'username', 'user', 'screen_name', 'account', 'url', 'profile_url', 'profile', 'link'];
-/** endpoint parameters that take a handle, in order of preference */
-const HANDLE_PARAMS = ['handle', 'username', 'user', 'screen_name'];
-const URL_PARAMS = ['url', 'profile_url'];
-/** first path segments of addresses that are not an account's */
-const NOT_ACCOUNT = new Set(['p', 'post', 'posts', 'status', 'statuses', 'watch', 'video', 'videos', 'reel', 'reels', 'tv', 'hashtag', 'tag', 'tags', 'explore', 'search', 'share', 'stories', 'events', 'groups', 'i']);
-const HANDLE = /^[\p{L}\p{N}._-]{1,100}$/u;
 
 function invalid(message: string): ApiError {
   return new ApiError({ kind: 'validation', message });
 }
 
-/** Cells of one CSV line (RFC 4180 quotes; a quote left open runs to the end of the line). */
-function cells(line: string, sep: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let q = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (q) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') q = false;
-      else cur += c;
-    } else if (c === '"' && cur.trim() === '') {
-      q = true;
-      cur = '';
-    } else if (c === sep) {
-      out.push(cur.trim());
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur.trim());
-  return out;
-}
-
-interface RawAccount {
-  line: number;
-  text: string;
-  value: string;
-}
-
-/**
- * The CSV's records after its header (physical line `header`): a quoted cell may hold line breaks
- * (RFC 4180), so a line whose quotes are left open is joined with the next ones; blank and `#`
- * lines between records are skipped. Each record keeps the number of its first line.
- */
-function csvRecords(all: string[], header: number): Array<{ line: number; text: string }> {
-  const out: Array<{ line: number; text: string }> = [];
-  let open: { line: number; text: string } | null = null;
-  const quotes = (t: string): number => t.split('"').length - 1;
-  for (let i = header; i < all.length; i++) {
-    const t = all[i];
-    if (open) {
-      open.text += '\n' + t;
-      if (quotes(open.text) % 2 === 0) open = null;
-      continue;
-    }
-    if (t.trim() === '' || t.trim().startsWith('#')) continue;
-    const rec = { line: i + 1, text: t };
-    out.push(rec);
-    if (quotes(t) % 2 === 1) open = rec;
-  }
-  return out;
-}
-
-/** The lines of the text: accounts to look at, and lines that cannot be one. */
-export function readAccountLines(text: string): { column: string | null; raw: RawAccount[]; problems: WatchImportProblem[]; lines: number } {
-  const all = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
-  const problems: WatchImportProblem[] = [];
-  const raw: RawAccount[] = [];
-  const rows = all.map((t, i) => ({ line: i + 1, text: t })).filter((r) => r.text.trim() !== '' && !r.text.trim().startsWith('#'));
-  if (rows.length > MAX_LINES) throw invalid(`An import takes up to ${MAX_LINES.toLocaleString('en-US')} lines; this one has ${rows.length.toLocaleString('en-US')}. Split it.`);
-  if (rows.length === 0) return { column: null, raw, problems, lines: 0 };
-  // a header with a known column makes it a CSV
-  const head = rows[0].text;
-  const sep = [',', ';', '\t'].map((s) => ({ s, n: head.split(s).length - 1 })).sort((a, b) => b.n - a.n)[0];
-  if (sep.n > 0) {
-    const names = cells(head, sep.s).map((c) => c.toLowerCase().replace(/^@/, ''));
-    const col = COLUMNS.map((c) => names.indexOf(c)).find((i) => i >= 0);
-    if (col === undefined) {
-      problems.push({ line: rows[0].line, text: head, reason: `a CSV needs a column named handle, username or url (its columns: ${names.join(', ') || 'none'}); or give one account per line` });
-      for (const r of rows.slice(1)) problems.push({ line: r.line, text: r.text, reason: 'not read: the CSV has no handle, username or url column' });
-      return { column: null, raw, problems, lines: rows.length };
-    }
-    const name = names[col];
-    const records = csvRecords(all, rows[0].line);
-    for (const r of records) {
-      const cs = cells(r.text, sep.s);
-      const v = (cs[col] ?? '').trim();
-      if (v === '') problems.push({ line: r.line, text: r.text, reason: `no ${name} in this row` });
-      else raw.push({ line: r.line, text: r.text, value: v });
-    }
-    return { column: name, raw, problems, lines: records.length + 1 };
-  }
-  for (const r of rows) raw.push({ line: r.line, text: r.text, value: r.text.trim() });
-  return { column: null, raw, problems, lines: rows.length };
-}
-
-/** An account as the endpoint takes it: which parameter, its value, and a key that finds duplicates. */
-function accountOf(value: string, names: ReadonlySet<string>): { param: string; account: string; key: string } | { reason: string } {
-  const v = value.replace(/^["']|["']$/g, '').trim();
-  const handleParam = HANDLE_PARAMS.find((p) => names.has(p));
-  const urlParam = URL_PARAMS.find((p) => names.has(p));
-  if (/^https?:\/\//i.test(v)) {
-    let u: URL;
-    try {
-      u = new URL(v);
-    } catch {
-      return { reason: 'not a web address' };
-    }
-    const segs = u.pathname.split('/').filter(Boolean);
-    const handle = segs[0] ? decodeURIComponent(segs[0]).replace(/^@/, '') : '';
-    const isAccount = segs.length >= 1 && !NOT_ACCOUNT.has(segs[0].toLowerCase()) && HANDLE.test(handle);
-    if (urlParam) {
-      const norm = `${u.protocol}//${u.host.toLowerCase()}${u.pathname.replace(/\/+$/, '')}`;
-      return { param: urlParam, account: v, key: isAccount ? `@${handle.toLowerCase()}` : norm.toLowerCase() };
-    }
-    if (!handleParam) return { reason: 'this endpoint takes neither a handle nor an address' };
-    if (!isAccount) return { reason: `not an account's address (${segs.length ? `a /${segs[0]}/ address` : 'no account in it'}); give the account's handle or profile address` };
-    return { param: handleParam, account: handle, key: `@${handle.toLowerCase()}` };
-  }
-  if (/\s|,|;/.test(v)) return { reason: 'more than one word: give one account per line (or a CSV with a handle, username or url column)' };
-  const handle = v.replace(/^@/, '');
-  if (!HANDLE.test(handle)) return { reason: 'not a handle (letters, digits, dot, underscore and hyphen only) nor a web address' };
-  if (!handleParam) return { reason: `this endpoint takes a profile address (${urlParam ?? 'url'}), not a handle` };
-  return { param: handleParam, account: handle, key: `@${handle.toLowerCase()}` };
-}
-
-/**
- * The network another catalogue platform's address belongs to, when a web address's host names it
- * (a label equal to the platform's name with `-` or nothing for `_`: `micro-net.example` is
- * micro_net's); null for a handle, or a host that names no other platform.
- */
-function otherNetworkOf(value: string, platform: string): { platform: string; host: string } | null {
-  const v = value.replace(/^["']|["']$/g, '').trim();
-  if (!/^https?:\/\//i.test(v)) return null;
-  let host: string;
+/** The lines of the text: accounts to look at, and lines that cannot be one (src/core/resolve). */
+export function readAccountLines(text: string): ReadLines {
   try {
-    host = new URL(v).hostname.toLowerCase();
-  } catch {
-    return null;
+    return readLines(text, { columns: COLUMNS, what: 'handle, username or url', perLine: 'one account per line', maxLines: MAX_LINES });
+  } catch (e) {
+    if (e instanceof TooManyLines) throw invalid(e.message);
+    throw e;
   }
-  const labels = new Set(host.split('.'));
-  const names = (p: string): string[] => [p.replace(/_/g, '-'), p.replace(/_/g, '')];
-  if (names(platform).some((n) => labels.has(n))) return null;
-  const other = PLATFORMS.find((p) => p !== platform && names(p).some((n) => labels.has(n)));
-  return other ? { platform: other, host } : null;
 }
 
 /** The duplicate key of an existing watch on the same endpoint (its handle or its address). */
@@ -238,7 +104,7 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
       problems.push({ line: r.line, text: r.text, reason: a.reason });
       continue;
     }
-    const other = otherNetworkOf(r.value, input.platform);
+    const other = otherNetworkOf(r.value, input.platform, PLATFORMS);
     if (other) {
       problems.push({ line: r.line, text: r.text, reason: `an address on ${other.host}, another network's (${other.platform}), not ${input.platform}'s: import it into a watch of ${other.platform}` });
       continue;
