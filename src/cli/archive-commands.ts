@@ -1,9 +1,11 @@
 /**
  * `loupe archive check` / `loupe archive recover` (docs/cli.md, docs/archive.md "Checking and
- * recovering"). Neither opens the archive through the context (which would migrate it): check
+ * recovering"), "The analysis index"). `loupe archive index` builds the analysis index with progress
+ * (a query never builds it: it answers from the items and exits). Check and recover do not open the archive through the context (which would migrate it): check
  * reads the file as it is, recover works on copies and only swaps files when the copy checks out.
  */
 import { Option, type Command } from 'commander';
+import { AnalysisIndex } from '../core/analysis/analysis-index';
 import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
 import { envValue } from '../shared/settings';
 import type { CliContext } from './context';
@@ -36,6 +38,30 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       else io.stdout.write(describeCheck(r));
       if (!r.healthy) throw new ExitError('damaged', `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`);
+    });
+
+  archive
+    .command('index')
+    .description('build the analysis index now, with progress (the app builds it in the background; a query answers from the items meanwhile)')
+    .action(() => {
+      const a = context().archive();
+      const index = new AnalysisIndex(a, { background: false });
+      const waiting = (): number => index.backlog() + index.authorsBacklog();
+      const items = index.backlog();
+      const total = waiting();
+      if (total === 0 || (index.current() && index.authorsCurrent())) return void io.stdout.write(`The analysis index is current (${fmt(a.count({}))} items).\n`);
+      const t0 = performance.now();
+      const size = { items: 2_000, authors: 20_000 };
+      let shown = -1;
+      while (index.buildSlice(size)) {
+        const pct = Math.min(99, Math.floor(((total - Math.min(total, waiting())) / total) * 100));
+        if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2KBuilding the analysis index: ${pct} %`);
+        else if (Math.floor(pct / 10) > Math.floor(shown / 10)) io.stderr.write(`Building the analysis index: ${pct} %\n`);
+        shown = pct;
+      }
+      if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+      const s = (performance.now() - t0) / 1000;
+      io.stdout.write(`Built the analysis index of ${fmt(items)} items in ${s.toFixed(1)} s (${fmt(Math.round(items / Math.max(s, 0.001)))} items/s).\n`);
     });
 
   archive

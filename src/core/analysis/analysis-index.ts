@@ -78,7 +78,12 @@ export class AnalysisIndex {
 
   constructor(
     private readonly archive: Archive,
-    private readonly opts: { worker?: boolean; nice?: number } = {},
+    /**
+     * worker: build in a worker thread (the app); background false: never build behind a read —
+     * a larger backlog than a read takes in is answered from the items and left for the app or
+     * `loupe archive index` (a command-line process exits once its answer is out, issue 30)
+     */
+    private readonly opts: { worker?: boolean; nice?: number; background?: boolean } = {},
   ) {
     this.t = archive.analysisTables;
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
@@ -220,7 +225,7 @@ export class AnalysisIndex {
     if (this.current()) return true;
     if (!this.writable() || this.builder) return false;
     if (this.backlog() > budget) {
-      void this.warm();
+      if (this.opts.background !== false) void this.warm();
       return false;
     }
     return this.catchUpNow(budget);
@@ -299,7 +304,7 @@ export class AnalysisIndex {
     if (this.authorsCurrent()) return true;
     if (!this.writable() || this.builder) return false;
     if (this.authorsBacklog() > budget) {
-      void this.warm();
+      if (this.opts.background !== false) void this.warm();
       return false;
     }
     return this.authorsNow(budget);

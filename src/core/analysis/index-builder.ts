@@ -30,7 +30,8 @@ export interface IndexBuilder {
 }
 
 /** Starts a worker building the index of the archive at `file`; null where no worker can start. */
-export function startIndexBuilder(data: IndexWorkerData): IndexBuilder | null {
+export function startIndexBuilder(data: IndexWorkerData, opts: { keepAlive?: boolean; onMessage?: (m: IndexWorkerMessage) => void } = {}): IndexBuilder | null {
+  const { keepAlive = false, onMessage } = opts;
   const code = builderEntry();
   if (!code) return null;
   let w: Worker;
@@ -39,13 +40,16 @@ export function startIndexBuilder(data: IndexWorkerData): IndexBuilder | null {
   } catch {
     return null;
   }
-  w.unref(); // a command that answered does not wait for the build: the next opening goes on
   let ok = false;
   w.on('message', (m: IndexWorkerMessage) => {
     if (m.type === 'done') ok = true;
+    onMessage?.(m);
   });
   w.on('error', () => undefined);
   const done = new Promise<boolean>((resolve) => w.once('exit', () => resolve(ok)));
+  // after the listeners: a 'message' listener added to an unref()ed worker refs it again (Node 20),
+  // and the process then lived until the whole index was built (issue 30)
+  if (!keepAlive) w.unref();
   return {
     done,
     async stop() {

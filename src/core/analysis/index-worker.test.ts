@@ -5,7 +5,8 @@
  * the app's connection answers from the items meanwhile and writes nothing to the index; on Linux
  * the worker thread runs at a lower CPU priority; stop() ends it with the archive intact.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -114,5 +115,23 @@ describe('analysis index worker', () => {
     const again = new AnalysisIndex(a, { worker: true, nice: 0 });
     await again.warm();
     expect(again.current() && again.authorsCurrent()).toBe(true);
+  }, 120_000);
+
+  it('does not hold a process open: one that started a build and has nothing else to do exits, the build unfinished (issue 30)', () => {
+    const a = fileArchive();
+    a.ingestItems(batch(0, 3_000, 9), { callId: 'seed', source: 'test' });
+    const file = a.path;
+    a.close();
+    open.splice(open.indexOf(a), 1);
+    const script = join(dir, 'start-builder.ts');
+    const builder = join(import.meta.dirname, 'index-builder.ts');
+    writeFileSync(script, `import { startIndexBuilder } from ${JSON.stringify(builder)};\nconst b = startIndexBuilder({ file: ${JSON.stringify(file)}, nice: 0 });\nif (!b) process.exit(3);\nb.done.then((ok) => console.log(ok ? 'built' : 'stopped'));\n`);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 100_000 });
+    expect(r.status).toBe(0);
+    // it exited without waiting for the build (it would have printed 'built')
+    expect(r.stdout).toBe('');
+    const b = openArchive(file);
+    open.push(b);
+    expect(new AnalysisIndex(b).current()).toBe(false);
   }, 120_000);
 });

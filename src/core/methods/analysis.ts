@@ -25,9 +25,10 @@ function clear<T>(f: () => T): T {
   }
 }
 
-export function analysisMethods(archive: Archive): Pick<LoupeImpl, AnalysisMethodName> {
-  // the app's index builds in a worker thread of its own (analysis-index.ts warm)
-  const index = new AnalysisIndex(archive, { worker: true });
+export function analysisMethods(archive: Archive, door: 'electron' | 'web' | 'cli' = 'electron'): Pick<LoupeImpl, AnalysisMethodName> {
+  // the app's index builds in a worker thread of its own (analysis-index.ts warm); a command-line
+  // query never starts a build: it answers and exits (`loupe archive index` builds, issue 30)
+  const index = new AnalysisIndex(archive, { worker: true, background: door !== 'cli' });
   return {
     async 'analysis.frequency'(i) {
       return clear(() => frequencyTable(archive, i, index));

@@ -25,7 +25,7 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...libraryMethods(parts.archive),
     ...jobs.exports.methods,
     ...sandboxMethods(parts),
-    ...analysisMethods(parts.archive),
+    ...analysisMethods(parts.archive, parts.door),
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
     ...watchlistMethods(jobs.watch),
   });
