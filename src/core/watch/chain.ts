@@ -11,16 +11,16 @@
  * chain.test.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { Clock } from '../ports';
 import { ApiError } from '../api/errors';
 import { holdOf, maxPagesOf, priceOf } from '../api/catalogue';
 import type { ApiCore, CallResult, WalkResult } from '../api/types';
-import { readItems } from '../archive/extract';
 import type { SharedBudget } from './budget';
-import type { ChainKind, PageItem, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
+import type { ChainKind, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
 import type { WatchArchive } from './types';
 import { accepts, endpointOf, fmt, isoOf, parseTime } from './util';
+import { newerThan, newestRow, pageRows, stopEvidence } from './page-rows';
 
 /** What the chain driver needs besides the run: the watch rows, the walk rows, time, the page cap. */
 export interface ChainDeps {
@@ -29,17 +29,6 @@ export interface ChainDeps {
   clock: Clock;
   /** pages one watch may fetch in one run before it stops (resumable) */
   maxPagesPerWatch: number;
-}
-
-/** Items of a list answer, in page order: (kind, id, pinned, published time). */
-function pageItems(platform: string, env: Envelope, endpoint: string): Array<PageItem & { pinned: boolean; at: number | null; record: Record<string, unknown> }> {
-  // the archive's own reading of a page (record kinds — comments are `comment` —, judgments beside
-  // the record, stubs left out), so watch_items join the archive's rows on the same (kind, id)
-  return readItems(env.data, endpoint).items.map((it) => {
-    const flags = it.record.flags as { pinned?: unknown } | null | undefined;
-    const pub = typeof it.record.published_at === 'string' ? Date.parse(it.record.published_at) : NaN;
-    return { platform, kind: it.kind, id: it.id, record: it.record, pinned: flags?.pinned === true, at: Number.isFinite(pub) ? pub : null };
-  });
 }
 
 /** A watch's result within a run: what is stored per run (RunWatchRow) plus what the run needs. */
@@ -225,10 +214,12 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
       // the pages that request walked (several under max_pages)
       out.pages += Math.max(1, res.walkId === walkId ? res.pagesDone - done : res.pagesDone);
       out.credits += got.creditsUsed;
-      const items = pageItems(w.platform, got.envelope, w.endpoint);
-      const nonPinned = items.filter((i) => !i.pinned);
-      heldHit = store.heldBefore(watchId, chainId, nonPinned);
-      if (w.pendingNewestId === null && nonPinned.length > 0) store.setPendingNewest(watchId, nonPinned[0].id, nonPinned[0].at);
+      const items = pageRows(w.platform, got.envelope, w.endpoint);
+      // pinned posts never end a walk, and a row whose pin state is unknown only where it stands
+      // in date order (page-rows.ts): an old pinned post at the top is never "already held"
+      heldHit = store.heldBefore(watchId, chainId, stopEvidence(items));
+      const newest = newestRow(items);
+      if (newest && newerThan(newest, w.pendingNewestId, w.pendingNewestAt)) store.setPendingNewest(watchId, newest.id, newest.at);
       out.newItems += store.addItems(watchId, chainId, ctx.run.runId, clock.now(), items);
       out.itemsSeen += items.length;
       ctx.progress();
