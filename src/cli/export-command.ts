@@ -10,6 +10,7 @@ import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
 import { checkOut } from './line-sink';
+import { progress } from './terminal';
 /** the streams the command writes to (main.ts's Io) */
 type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
@@ -62,10 +63,10 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           signal: abort.signal,
           total,
           onProgress: (n) => {
-            if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2K${o.network ? 'read' : 'exported'} ${fmt(n)} / ${fmt(total)} rows`);
+            progress(io.stderr, `${o.network ? 'read' : 'exported'} ${fmt(n)} / ${fmt(total)} rows`);
           },
         });
-        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        progress(io.stderr, '');
         io.stderr.write(`${r.summary}\n`);
       } catch (e) {
         if (abort.signal.aborted) throw new ExitError('cancelled', 'Export cancelled; no file was written.');

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import type { LibraryRowFields } from '../shared/query';
+import { visible } from '../shared/visible';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import type { Io } from './io';
@@ -23,7 +24,8 @@ const oneLine = (s: string | null, n: number): string => {
 function line(r: LibraryRowFields): string {
   const when = r.publishedAt === null ? '—' : new Date(r.publishedAt).toISOString().slice(0, 16).replace('T', ' ');
   const likes = r.engagement.likes === null ? '—' : String(r.engagement.likes);
-  return [`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join('  ');
+  // one line whatever a name holds: a line break in it is shown escaped, as every control is
+  return visible([`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join('  '));
 }
 
 export function registerLibraryCommand(program: Command, io: Io, context: () => CliContext): void {

@@ -28,6 +28,8 @@ import { cliFailure, ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import type { Io } from './io';
+import { guarded, progress, rawOf } from './terminal';
+import { visible } from '../shared/visible';
 import { registerWatchCommands } from './watch';
 import { parseParams, parseTarget } from './targets';
 
@@ -55,9 +57,10 @@ function priceText(min: number, max: number): string {
 
 async function confirm(io: Io, question: string): Promise<boolean> {
   if (!io.stdin.isTTY || !io.stderr.isTTY) return false;
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  // readline draws on the terminal itself (raw); the question is shown through visible()
+  const rl = createInterface({ input: io.stdin, output: rawOf(io.stderr) });
   try {
-    const a = await rl.question(`${question} [y/N] `);
+    const a = await rl.question(`${visible(question)} [y/N] `);
     return /^y(es)?$/i.test(a.trim());
   } finally {
     rl.close();
@@ -90,7 +93,7 @@ async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): P
 }
 
 function progressLine(io: Io, text: string): void {
-  if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2K${text}`);
+  progress(io.stderr, text);
 }
 
 export function buildProgram(io: Io): { program: Command; context: () => CliContext | null } {
@@ -112,7 +115,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     // an archive written by an older Loupe is brought up to date before the command opens it (a
     // worker thread, src/core/archive/prepare.ts); progress on stderr only on a terminal: scripts
     // read stdout, and a log gets no progress lines
-    const printer = io.stderr.isTTY ? migrationPrinter(io.stderr) : null;
+    const printer = io.stderr.isTTY ? migrationPrinter(rawOf(io.stderr)) : null;
     try {
       await prepareDoor({ dataDir: context().dataDir }, { onProgress: printer?.onProgress });
     } finally {
@@ -210,7 +213,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         });
       } finally {
         process.removeListener('SIGINT', onSig);
-        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        progress(io.stderr, '');
         await sink.finish(result !== null && result.status !== 'failed');
       }
       const bal = api.balance();
@@ -396,7 +399,9 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   return { program, context: () => ctx };
 }
 
-export async function runCli(argv: string[], io: Io): Promise<number> {
+export async function runCli(argv: string[], given: Io): Promise<number> {
+  // every line a command writes shows control and bidi characters escaped (./terminal.ts)
+  const io: Io = { ...given, stdout: guarded(given.stdout), stderr: guarded(given.stderr) };
   const { program, context } = buildProgram(io);
   let code = 0;
   try {
@@ -407,7 +412,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     } else {
       const f = cliFailure(e, context());
       code = f.code;
-      io.stderr.write(`loupe: ${f.sentence}\n`);
+      // the sentence may quote the service or a file: one line, every control shown escaped
+      io.stderr.write(`loupe: ${visible(f.sentence)}\n`);
     }
   } finally {
     await context()?.close();

@@ -12,6 +12,7 @@ import { UsageError } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { parseParams, parseTarget } from './targets';
+import { progress } from './terminal';
 import { registerWatchImport } from './watch-import';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -54,7 +55,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       c.app().events.on((e) => {
         if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY) {
           const d = e.run as WatchRunDetail;
-          io.stderr.write(`\r\x1b[2K${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`);
+          progress(io.stderr, `${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`);
         }
       });
     }
@@ -177,7 +178,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       await context().api();
       for (const wl of chosen) {
         const r = await svc().run(wl.id, { approved: !!o.yes, trigger: 'cli' });
-        if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+        progress(io.stderr, '');
         runs.push(r);
         if (!o.json) io.stdout.write(describeRun(r, wl.name));
         if (r.status === 'over_budget') notApproved = r.message ?? `"${wl.name}" needs approval: re-run with --yes.`;
