@@ -17,6 +17,7 @@ import type { Emitter } from './events';
 import type { HttpClient, HttpOutcome } from './http';
 import { NoKeys, type KeyPool, type Slot } from './key-pool';
 import { cancelled, noKeys, rateWait } from './call-errors';
+import { serveFromArchive } from './call/serve';
 import { recordInferredCharge, type InferredEntry } from './inferred';
 import { classify, keyAfterLostAnswer, retryAfterOf, retryDelay, type Outcome } from './retry';
 import type { ApiEvents, CallOptions, CallResult } from './types';
@@ -95,28 +96,8 @@ export function createCaller(d: CallerDeps) {
     if (o.signal?.aborted) throw cancelled(abortError());
 
     // archive-first: the exact call answered inside the endpoint's cache window costs nothing
-    if (!o.fresh && o.archive !== false && !dry && ep.cache_ttl_seconds > 0) {
-      const since = d.clock.now() - ep.cache_ttl_seconds * 1000;
-      const hit = d.store.findFreshResponse(platform, endpoint, hash, since);
-      if (hit) {
-        // a walk's page answered from the archive still belongs to that walk: its rows are linked
-        // to it (and its source), so what the walk counts is what its lists show
-        const linked = walkId !== null && d.store.linkStoredResponse ? write(() => d.store.linkStoredResponse!(hit, source, walkId)) : null;
-        return {
-          envelope: hit.envelope as Envelope<D>,
-          fromArchive: true,
-          callId: hit.callId,
-          idempotencyKey: null,
-          attempts: 0,
-          creditsUsed: 0,
-          creditsInferred: 0,
-          items: linked?.items ?? [],
-          newItems: linked?.newItems ?? 0,
-          unreadable: 0,
-          heldBack: 0,
-        };
-      }
-    }
+    const served = serveFromArchive<D>({ clock: d.clock, store: d.store, write }, { ep, platform, endpoint, hash, dry, source, walkId, opts: o });
+    if (served) return served;
 
     if ((await d.pool.members()).length === 0) throw noKeys(new NoKeys([]));
     book.noteBoot(d.storedBalance);
@@ -128,7 +109,9 @@ export function createCaller(d: CallerDeps) {
         await d.probeBalance();
         book.mark(d.balance()); // that reading is also the book's first
       }
-      const bal = d.balance();
+      let bal = d.balance();
+      // the figure in memory may be stale (a top-up since): refuse only on a fresh one (free to read)
+      if (bal !== null && heldInFlight + hold > bal) bal = (await d.readBalance()) ?? bal;
       if (bal !== null && heldInFlight + hold > bal) {
         const others = heldInFlight > 0 ? ` with ${heldInFlight} more held by calls in flight` : '';
         throw new ApiError({

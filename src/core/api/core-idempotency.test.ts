@@ -80,8 +80,9 @@ describe('archive-first', () => {
 });
 
 describe('hold check', () => {
-  it('refuses locally when the hold exceeds the last known balance', async () => {
-    const { core, api, store } = await setup(() => okProfile());
+  it('refuses locally when the hold exceeds the balance, read again before refusing', async () => {
+    let balance = 300;
+    const { core, api, store } = await setup(() => okProfile(), {}, () => ({ success: true, credits_remaining: balance }));
     store.setBalance(300, 1);
     const e = (await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } }).catch((x: unknown) => x)) as ApiError;
     expect(e.kind).toBe('insufficient_local');
@@ -89,9 +90,20 @@ describe('hold check', () => {
     expect(exitCodeFor(e)).toBe(5);
     expect(api.dataRequests()).toHaveLength(0);
     // max_pages multiplies the hold: 20 × 5 = 100 ≤ 300 would pass for a fixed price; metered 340 × 1 fails
+    balance = 50;
     store.setBalance(50, 2);
     const e2 = (await core.call({ ...profile, params: { handle: 'z' } }).catch((x: unknown) => x)) as ApiError | { fromArchive: boolean };
     expect(e2).not.toBeInstanceOf(ApiError); // 20 ≤ 50
+  });
+
+  it('does not refuse on a stale balance: a top-up since the last answer is read (free) before refusing', async () => {
+    // the app knew 50; the account was topped up to 5 000 since (issue 24 #7)
+    const { core, api, store } = await setup(() => ({ body: okEnvelope('photo_net', 'profile/posts', { items: [] }, { credits_used: 20, credits_remaining: 4980 }) }), {}, () => ({ success: true, credits_remaining: 5000 }));
+    store.setBalance(50, 1);
+    const r = await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'topped' } });
+    expect(r.creditsUsed).toBe(20);
+    expect(api.dataRequests()).toHaveLength(1);
+    expect(core.balance()).toBe(4980);
   });
 
   it('counts holds of calls in flight', async () => {
@@ -108,7 +120,8 @@ describe('hold check', () => {
     store.setBalance(50, 1);
     const a = core.call({ ...profile, params: { handle: 'a' } });
     const b = core.call({ ...profile, params: { handle: 'b' } });
-    await new Promise((r) => setTimeout(r, 50));
+    // both are held (at the service) before the third asks
+    while (api.dataRequests().length < 2) await new Promise((r) => setTimeout(r, 5));
     const c = (await core.call({ ...profile, params: { handle: 'c' } }).catch((x: unknown) => x)) as ApiError;
     expect(c.kind).toBe('insufficient_local');
     expect(c.message).toContain('40 more held by calls in flight');

@@ -1,0 +1,44 @@
+/**
+ * Serve from the archive (docs/request-core.md "Pipeline of one call", step 2): the exact call
+ * answered inside the endpoint's cache window costs nothing, so it is answered from the stored
+ * response — no request, no ledger row.
+ */
+import type { CatalogueEndpoint, Envelope } from '../../../shared/api-types';
+import type { Clock, CoreStore } from '../../ports';
+import type { CallOptions, CallResult } from '../types';
+
+export interface ServeInput {
+  ep: CatalogueEndpoint;
+  platform: string;
+  endpoint: string;
+  hash: string;
+  dry: boolean;
+  source: string;
+  walkId: string | null;
+  opts: CallOptions;
+}
+
+/** The stored answer of the exact call inside its window, or null when the call must be sent. */
+export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: ServeInput): CallResult<D> | null {
+  if (c.opts.fresh || c.opts.archive === false || c.dry || c.ep.cache_ttl_seconds <= 0) return null;
+  const since = d.clock.now() - c.ep.cache_ttl_seconds * 1000;
+  const hit = d.store.findFreshResponse(c.platform, c.endpoint, c.hash, since);
+  if (!hit) return null;
+  // a walk's page answered from the archive still belongs to that walk: its rows are linked to it
+  // (and its source), so what the walk counts is what its lists show
+  const store = d.store;
+  const linked = c.walkId !== null && store.linkStoredResponse ? d.write(() => store.linkStoredResponse!(hit, c.source, c.walkId)) : null;
+  return {
+    envelope: hit.envelope as Envelope<D>,
+    fromArchive: true,
+    callId: hit.callId,
+    idempotencyKey: null,
+    attempts: 0,
+    creditsUsed: 0,
+    creditsInferred: 0,
+    items: linked?.items ?? [],
+    newItems: linked?.newItems ?? 0,
+    unreadable: 0,
+    heldBack: 0,
+  };
+}
