@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
-import { post } from '../archive/test-fixtures';
+import { post, UNDO_0013 } from '../archive/test-fixtures';
 import { frequencyTable } from './frequency';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-term-click-'));
@@ -72,7 +72,7 @@ describe('frequency click-through', () => {
     fill(a0);
     a0.close();
     const db = new Database(file);
-    db.exec('DROP INDEX items_spaceless; ALTER TABLE items DROP COLUMN spaceless; PRAGMA user_version = 11');
+    db.exec(`${UNDO_0013} DROP INDEX items_spaceless; ALTER TABLE items DROP COLUMN spaceless; PRAGMA user_version = 11`);
     db.close();
     const a = openArchive(file);
     const marked = new Database(file, { readonly: true });

@@ -36,6 +36,7 @@ import * as annotations from './annotations';
 import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import * as compareRows from './compare-rows';
+import { DatasetStore } from './datasets';
 import { ArchiveCtx, registerCtx, type AuthorCountsSource, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
@@ -66,6 +67,8 @@ export class Archive implements CoreStore {
   readonly watchlists: WatchStore;
   /** the analysis index's `an_*` tables (analysis-index.ts), maintained by src/core/analysis/analysis-index.ts */
   readonly analysisTables: AnalysisTables;
+  /** metric history, availability, imported provenance (datasets.ts, issue 29) */
+  readonly datasets: DatasetStore;
   private readonly onClose: (() => void) | undefined;
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
@@ -74,6 +77,7 @@ export class Archive implements CoreStore {
     this.onClose = opts.onClose;
     this.watchlists = new WatchStore(this.#c);
     this.analysisTables = new AnalysisTables(this.#c);
+    this.datasets = new DatasetStore(this.#c);
   }
 
   /** the archive's path as the user knows it (error messages) */

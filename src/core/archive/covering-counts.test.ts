@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openArchive } from './archive';
 import { latestVersion } from './db';
-import { post } from './test-fixtures';
+import { post, UNDO_0013 } from './test-fixtures';
 import { testDb } from './testing';
 import type { EngagementField, LibraryQuery } from '../../shared/query';
 
@@ -24,8 +24,8 @@ const PLATFORMS = ['photo_net', 'micro_net', 'forum_net'];
 const DAY = 86_400_000;
 const FIELDS: EngagementField[] = ['views', 'likes', 'comments', 'shares', 'saves'];
 
-/** Schema 10's two chart indexes, as 0001 and 0003 created them (and no 0012 column). */
-const OLD_INDEXES = `
+/** Schema 10's two chart indexes, as 0001 and 0003 created them (and no 0012 column, nothing of 0013). */
+const OLD_INDEXES = `${UNDO_0013}
 DROP INDEX items_spaceless;
 ALTER TABLE items DROP COLUMN spaceless;
 DROP INDEX items_platform_kind_published;

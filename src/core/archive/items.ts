@@ -9,6 +9,7 @@ import { ArchiveError } from './archive-error';
 import type { ArchiveCtx } from './context';
 import { extractColumns, flattenLabels, itemsOfData, mergeRecord, readItems, recordId, refKey, type Columns, type Json, type LabelLeaf } from './extract';
 import { fieldId, fieldIds, overridesOf, parseLabels, recordLeaves, writeLeaves, writeNewLeaves, type NewLeaf } from './labels';
+import { countsAtAfterMerge, countsOf } from './readings';
 import { sql } from './sql';
 
 /** One record to bulk-load (benchmarks, imports). */
@@ -34,13 +35,29 @@ export type Ingested = { items: ItemRef[]; newItems: number };
 /** An incoming row with its label leaves flattened once (they name the field ids to resolve first). */
 type IncomingRow = { platform: string; kind: string; id: string; record: Json; position: number; leaves: LabelLeaf[] | null };
 
+/** What the merge of a known item reads of it. */
+type OldRow = {
+  rid: number;
+  raw: string;
+  labels: string | null;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+  counts_at: number | null;
+  first_seen_at: number;
+};
+
 /** The extracted columns in a fixed order, and the UPDATE of a merge that sets them (built once). */
 let merge: { cols: Array<keyof Columns>; text: string } | null = null;
 function mergeStatement(m: Columns): { cols: Array<keyof Columns>; text: string } {
   if (merge) return merge;
   const cols = Object.keys(m) as Array<keyof Columns>;
+  // counts_at: readings.ts; an answer read after the item was found missing shows it is back
   const text = `UPDATE items SET raw = ?, ${cols.map((k) => `${k} = ?`).join(', ')}, unavailable = COALESCE(?, unavailable),
-    first_seen_at = min(first_seen_at, ?), last_seen_at = max(last_seen_at, ?), seen_count = seen_count + 1
+    first_seen_at = min(first_seen_at, ?), last_seen_at = max(last_seen_at, ?), seen_count = seen_count + 1,
+    counts_at = ?, missing_since = CASE WHEN missing_since < ? THEN NULL ELSE missing_since END
     WHERE rid = ?`;
   return (merge = { cols, text });
 }
@@ -67,14 +84,16 @@ function upsert(
     }
     return { rid, isNew: true };
   }
-  const old = c.sql.get<{ rid: number; raw: string; labels: string | null }>(
-    sql`SELECT rid, raw, labels FROM items WHERE platform = ${platform} AND kind = ${kind} AND id = ${id}`,
+  const old = c.sql.get<OldRow>(
+    sql`SELECT rid, raw, labels, views, likes, comments, shares, saves, counts_at, first_seen_at FROM items
+        WHERE platform = ${platform} AND kind = ${kind} AND id = ${id}`,
   );
   if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`, 'internal');
   const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
   const m = extractColumns(kind, merged);
   const { cols, text } = mergeStatement(m);
-  c.st(text).run(JSON.stringify(merged), ...cols.map((k) => m[k]), unavailable, seenAt, seenAt, old.rid);
+  const countsAt = countsAtAfterMerge(c, { rid: old.rid, counts: countsOf(old), at: old.counts_at ?? old.first_seen_at, countsAt: old.counts_at }, countsOf(m), seenAt);
+  c.st(text).run(JSON.stringify(merged), ...cols.map((k) => m[k]), unavailable, seenAt, seenAt, countsAt, seenAt, old.rid);
   if (m.labels !== old.labels) {
     const ov = overridesOf(c, old.rid);
     writeLeaves(c, old.rid, flattenLabels(parseLabels(old.labels), ov), flattenLabels(parseLabels(m.labels), ov));

@@ -162,3 +162,9 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
     for (const c of later) db.exec(`ALTER TABLE items DROP COLUMN ${c.name}`);
   }
 }
+
+/** SQL that takes a latest-schema archive back to schema 12 (what migration 0013 added, removed): tests of older migrations. */
+export const UNDO_0013 = `DROP VIEW metric_history; DROP TABLE item_readings; DROP TABLE imported_calls; DROP INDEX items_missing;
+  ALTER TABLE items DROP COLUMN counts_at; ALTER TABLE items DROP COLUMN checked_at; ALTER TABLE items DROP COLUMN missing_since;
+  ALTER TABLE item_tags DROP COLUMN author; ALTER TABLE notes DROP COLUMN author; ALTER TABLE label_overrides DROP COLUMN author;
+  ALTER TABLE result_sets DROP COLUMN author; PRAGMA user_version = 12;`;
