@@ -195,6 +195,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
           io.stderr.write(
             `${r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
           );
+          if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} record(s) of the answer have no id of their own; they are kept raw in the stored answer, not archived as items.\n`);
           await sink.finish(true);
           return;
         }
@@ -221,7 +222,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
       );
       if (result.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${result.walkId}`);
-      if (result.unreadable > 0) io.stderr.write(`${fmt(result.unreadable)} item(s) could not be read as records; they are kept raw in the stored answers.\n`);
+      if (result.unreadable > 0) io.stderr.write(`${fmt(result.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
       if ((result.status === 'failed' || result.status === 'paused') && result.error) {
         // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
         io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
@@ -262,6 +263,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         await sink.finish(r !== null);
       }
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
+      if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
       if ((r.status === 'failed' || r.status === 'paused') && r.error) {
         if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
         throw r.error;

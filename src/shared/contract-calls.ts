@@ -53,6 +53,8 @@ export interface CallResult {
   fromArchive: boolean;
   callId: string;
   newItems: number;
+  /** rows of the answer without an id of their own: kept raw in the stored answer, not in the library */
+  unreadable?: number;
 }
 
 export interface WalkInfo {
@@ -74,6 +76,10 @@ export interface WalkInfo {
   /** 'rate_wait': when the service's wait ends (ms since epoch); resume after it */
   retryAt?: number | null;
   etaMs: number | null;
+  /** list rows without an id of their own met by this walk in this session: kept raw in the stored answers, not archived as items */
+  unreadable?: number;
+  /** what happened on the way that the user should hear about (a restart, rows kept raw) */
+  notes?: string[];
   createdAt: number;
   updatedAt: number;
 }

@@ -342,7 +342,11 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     state.creditsSpent += r.creditsUsed;
     state.itemsSeen += read.items.length;
     newItems += r.newItems;
-    unreadable += r.unreadable;
+    // rows without an id of their own (issue 24 #3): kept raw in the stored answer, never merged
+    // into another item — counted and said (also for a page served from the archive)
+    unreadable += read.unreadable;
+    if (read.unreadable > 0)
+      note(`Page ${pageNumber}: ${read.unreadable} row(s) could not be read as records (no id of their own); they are kept raw in the stored answer, not archived as items.`, 'unreadable_rows');
     state.updatedAt = core.clock.now();
     depth++;
     o.onPage?.({ walkId: state.walkId, pageNumber, result: r });

@@ -14,11 +14,25 @@ export function isObj(v: unknown): v is Json {
 
 const str = idText;
 
-/** Id of a record: `id`, or for profile-like records `author.id`. Always a string. */
-export function recordId(rec: Json): string | null {
+/**
+ * Record kinds that describe an account (a profile, a user, a group, an advertiser's page, a
+ * channel): the spec names their fields under `author.*` (author.followers, author.bio,
+ * author.ext.group.*), so such a record's `author.id` IS its own id when it has no `id`.
+ * For every other kind (posts, comments, replies, places, tracks…) `author.id` is someone else:
+ * the one who wrote it (docs/archive.md "Item ids").
+ */
+const ACCOUNT_KINDS = new Set(['profile', 'user', 'account', 'group', 'advertiser', 'page', 'channel']);
+
+/**
+ * Id of a record found under `kind` (its list item's key, or the single answer's key): its own
+ * `id`; for an account record (ACCOUNT_KINDS) without one, `author.id`. Never another record's
+ * id: a post or comment without an `id` has none (issue 24 #3: two such posts were archived as
+ * one row under their author's id). Always a string.
+ */
+export function recordId(rec: Json, kind?: string): string | null {
   const id = str(rec.id);
   if (id !== null && id !== '') return id;
-  if (isObj(rec.author)) {
+  if (kind !== undefined && ACCOUNT_KINDS.has(kind) && isObj(rec.author)) {
     const a = str(rec.author.id);
     if (a !== null && a !== '') return a;
   }
@@ -252,21 +266,25 @@ export interface ReadItems {
  * (`comment`, `user`, `group`, `advertiser`…) or carry extra keys beside it. Judgments found
  * beside the record are merged into its `computed` (the record's own win on conflicts).
  */
-function recordOfItem(it: Json, commentPage: boolean): { kind: string; rec: Json } | null {
+function recordOfItem(it: Json, commentPage: boolean): { kind: string; id: string; rec: Json } | null {
   const keys = Object.keys(it);
-  let kind: string | undefined = keys.find((k) => RECORD_KEYS.has(k) && isObj(it[k]) && recordId(it[k] as Json) !== null);
+  // a known record key whose record has an id of its own; else the one object beside extra keys
+  // that has one. A record without an id of its own is not readable (never another record's id).
+  let kind: string | undefined = keys.find((k) => RECORD_KEYS.has(k) && isObj(it[k]) && recordId(it[k] as Json, k) !== null);
   if (kind === undefined) {
-    const objs = keys.filter((k) => k !== 'computed' && isObj(it[k]) && recordId(it[k] as Json) !== null);
+    if (keys.some((k) => RECORD_KEYS.has(k) && isObj(it[k]))) return null;
+    const objs = keys.filter((k) => k !== 'computed' && isObj(it[k]) && recordId(it[k] as Json, k) !== null);
     if (objs.length !== 1) return null;
     kind = objs[0];
   }
+  const id = recordId(it[kind] as Json, kind) as string;
   let rec = it[kind] as Json;
   const beside = it.computed;
   if (isObj(beside)) {
     const own = isObj(rec.computed) ? (rec.computed as Json) : {};
     rec = { ...rec, computed: { ...beside, ...own } };
   }
-  return { kind: itemKind(kind, rec, commentPage), rec };
+  return { kind: itemKind(kind, rec, commentPage), id, rec };
 }
 
 /** Comment label families (spec): judged only on comment pages. */
@@ -351,7 +369,7 @@ export function readItems(data: unknown, endpoint?: string): ReadItems {
         unreadable++;
         return;
       }
-      const id = recordId(r.rec) as string;
+      const id = r.id;
       if (r.rec.stub === true || (held?.has(id) && Object.keys(r.rec).length <= 6 && !isObj(r.rec.content))) {
         heldBack++;
         return;
@@ -361,8 +379,13 @@ export function readItems(data: unknown, endpoint?: string): ReadItems {
   }
   for (const [key, rec] of Object.entries(data)) {
     if (DATA_NOT_RECORDS.has(key) || !isObj(rec)) continue;
-    const id = recordId(rec);
-    if (id === null) continue;
+    const id = recordId(rec, PROFILE_KEYS.has(key) ? 'profile' : key);
+    if (id === null) {
+      // a record the answer names (a post, a comment, a profile…) with no id of its own: kept raw
+      // in the stored answer and counted; other objects (a transcript, stats) are not records
+      if (RECORD_KEYS.has(key) || looksLikePost(rec)) unreadable++;
+      continue;
+    }
     const kind =
       key === 'comment' || key === 'reply' || ((POST_KEYS.has(key) || looksLikePost(rec)) && itemKind('post', rec, false) === 'comment')
         ? 'comment'

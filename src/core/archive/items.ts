@@ -163,7 +163,7 @@ export function ingestItems(c: ArchiveCtx, rows: IngestRow[], provenance?: Inges
   const found = incoming(
     c,
     rows.map((r, position) => {
-      const id = recordId(r.record);
+      const id = recordId(r.record, r.kind);
       if (id === null) throw new ArchiveError(`record without id (${r.platform}/${r.kind})`);
       return { platform: r.platform, kind: r.kind, id, record: r.record, position };
     }),

@@ -55,7 +55,7 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
       const core = await parts.api();
       const r = await core.call(toTarget(i.target), { source: i.source, fresh: i.fresh, priority: 'interactive' });
       if (r.fromArchive) parts.counters.fromArchive++;
-      return { envelope: r.envelope, fromArchive: r.fromArchive, callId: r.callId, newItems: r.newItems };
+      return { envelope: r.envelope, fromArchive: r.fromArchive, callId: r.callId, newItems: r.newItems, unreadable: r.unreadable };
     },
   };
 }

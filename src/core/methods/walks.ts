@@ -74,6 +74,8 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
       itemsSeen: r.itemsSeen,
       creditsSpent: r.creditsSpent,
       newItems: job.baseNew + r.newItems,
+      unreadable: (job.info.unreadable ?? 0) + r.unreadable,
+      notes: [...(job.info.notes ?? []), ...r.notes],
       error: r.error ? r.error.message : null,
       ...errorFields(r.error),
       etaMs: null,

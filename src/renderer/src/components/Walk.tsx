@@ -91,6 +91,11 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       <span>
         {walk.pagesDone} page{walk.pagesDone === 1 ? '' : 's'} · <span className="num">{fmtExact(walk.itemsSeen)}</span> items (<span className="num">{fmtExact(walk.newItems)}</span> new)
       </span>
+      {walk.unreadable ? (
+        <span className="muted" title="Rows without an id of their own are kept raw in the stored answers, never merged into another item" data-testid="walk-unreadable">
+          {fmtExact(walk.unreadable)} row{walk.unreadable === 1 ? '' : 's'} without an id kept raw
+        </span>
+      ) : null}
       <span title="What this walk actually cost so far" data-testid="walk-cost">
         cost <span className="num strong">{fmtExact(walk.creditsSpent)}</span> credits
       </span>
@@ -116,6 +121,13 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
           </select>
           <SpendButton label={failed ? `Resume · ${more} page${more === 1 ? '' : 's'}` : `Fetch ${more} more page${more === 1 ? '' : 's'}`} price={price.text} onClick={() => void resume()} testid="walk-more" primary={failed} />
         </>
+      ) : null}
+      {walk.notes && walk.notes.length > 0 && walk.status !== 'running' ? (
+        <div className="walk-notes muted small" data-testid="walk-notes">
+          {[...new Set(walk.notes)].map((n) => (
+            <div key={n}>{n}</div>
+          ))}
+        </div>
       ) : null}
       {failed ? (
         <div className="walk-error">

@@ -73,7 +73,7 @@ export function ExplorerView() {
       setAnswer(JSON.stringify(r.envelope, null, 2));
       const used = r.envelope.credits_used;
       setMeta(
-        `${r.fromArchive ? 'Served from the archive — cost nothing' : `Cost ${creditRange(used, used)}`}${r.envelope.cached ? ' · shared cache' : ''}${r.envelope.free_call ? ' · free call' : ''}${r.envelope.idempotent_replay ? ' · replay' : ''} · request ${r.envelope.request_id}${save ? ` · ${fmtExact(r.newItems)} new items saved to the library` : ''}`,
+        `${r.fromArchive ? 'Served from the archive — cost nothing' : `Cost ${creditRange(used, used)}`}${r.envelope.cached ? ' · shared cache' : ''}${r.envelope.free_call ? ' · free call' : ''}${r.envelope.idempotent_replay ? ' · replay' : ''} · request ${r.envelope.request_id}${save ? ` · ${fmtExact(r.newItems)} new items saved to the library` : ''}${r.unreadable ? ` · ${fmtExact(r.unreadable)} row(s) without an id of their own kept raw in the stored answer, not in the library` : ''}`,
       );
     } catch (e) {
       setErr(errorText(e));
