@@ -254,6 +254,36 @@ describe('a damaged archive', () => {
   });
 });
 
+describe('a damaged archive costs nothing (issue 24 #9)', () => {
+  // one table's pages damaged (bit rot), in each table an answer writes: the call is refused with
+  // the storage sentence before anything is charged (the old core bought the answer, then failed
+  // to store it, or stored around the damage unchecked)
+  const damaged: Array<[string, number]> = [
+    ['items', 10_000], // the last leaf: where a new item goes
+    ['items', 3],
+    ['sqlite_autoindex_items_1', 1],
+    ['item_labels', 2],
+    ['provenance', 1],
+    ['items_fts_data', 1],
+    ['responses_lookup', 0],
+  ];
+  it.each(damaged)('%s page %i damaged: `loupe call` exits 6 with the storage sentence, the service charged nothing', async (table, nth) => {
+    const home = tmp();
+    const file = join(home, 'loupe.db');
+    buildArchiveFile(file, 400);
+    damageLeafPage(file, table, nth);
+    const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
+    const n = charges();
+    const r = await loupe(['call', 'photo_net/profile/posts', '-p', `handle=dmg_${table}_${nth}`, '--yes'], env);
+    expect(sb.admin.charges().slice(n).filter((c) => c.credits_used > 0)).toEqual([]);
+    expect(r.code, r.err).toBe(6);
+    const sentence = r.err.trim().split('\n').filter((l) => l.startsWith('loupe:'));
+    expect(sentence).toHaveLength(1);
+    expect(sentence[0]).toMatch(new RegExp(`^loupe: The archive at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be (written|read): the file is damaged`));
+    expect(sentence[0]).toMatch(/loupe archive recover/);
+  });
+});
+
 describe.skipIf(process.platform === 'win32')('a walk whose process died', () => {
   it('shows as interrupted (not running), cannot be resumed while its process lives, and resumes once it is gone', async () => {
     const slow = await startSandbox({ port: 0, seed: 3, balance: 100_000, freeCalls: 0, latencyMs: 600 });

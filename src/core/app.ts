@@ -87,6 +87,7 @@ function readingStore(a: Archive): CoreStore {
     beginJournal: (e) => a.beginJournal(e),
     finishJournal: (id, st, at) => a.finishJournal(id, st, at),
     pendingJournal: () => a.pendingJournal(),
+    ensureWritable: () => a.ensureWritable(),
     recordAttempt: (e) => a.recordAttempt(e),
     storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
     findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),

@@ -103,6 +103,12 @@ export interface CoreStore {
   beginJournal(e: JournalEntry): void;
   finishJournal(callId: string, state: 'done' | 'failed', at: number): void;
   pendingJournal(): JournalEntry[];
+  /**
+   * Throws a StorageError when the store cannot take an answer now (read-only, full, damaged):
+   * called before the first charged request of a session and after any storage failure, so nothing
+   * is spent on an answer that could not be kept. Optional: a store without it is taken as writable.
+   */
+  ensureWritable?(): void;
 
   // ledger
   recordAttempt(e: LedgerEntry): number;

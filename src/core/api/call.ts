@@ -59,7 +59,7 @@ export function createCaller(d: CallerDeps) {
   /** balance readings and recorded credits: what a lost attempt cost */
   const book = new BalanceBook();
 
-  /** an archive write; a storage failure ends the call as `storage`, with what it was charged so far */
+  /** an archive read or write; a storage failure ends the call as `storage`, with what it was charged so far */
   function write<T>(f: () => T, charged = 0): T {
     try {
       return f();
@@ -125,6 +125,10 @@ export function createCaller(d: CallerDeps) {
     // a clean starting balance (free to read, once per process), so even a first answer that gets
     // lost can be told apart: charged or not
     if (hold > 0) await book.ensureReading(d.readBalance);
+    // never spend on an answer the archive cannot keep: it proves it can take one first (once per
+    // session and after any storage failure; ports.ts ensureWritable)
+    const store = d.store;
+    if (hold > 0 && store.ensureWritable) write(() => store.ensureWritable!());
     const price = priceOf(ep);
     const lostContext = (lostAt: number) => ({
       ttlSeconds: ep.cache_ttl_seconds,
@@ -137,7 +141,7 @@ export function createCaller(d: CallerDeps) {
 
     // idempotency journal: written before the first attempt; reused for the same opKey
     const opKey = o.opKey ?? `call:${randomUUID()}`;
-    const prior: JournalEntry | undefined = o.opKey ? d.store.findJournal(opKey) : undefined;
+    const prior: JournalEntry | undefined = o.opKey ? write(() => d.store.findJournal(opKey)) : undefined;
     const same = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
     let lost: Lost | null = null;
     let journal: JournalEntry;

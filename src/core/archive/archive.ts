@@ -51,6 +51,7 @@ import { parseQuery } from './sql-query';
 import * as termCounts from './term-counts';
 import { authorNames, type AuthorKey } from './author-summary';
 import * as walks from './walks';
+import { proveWritable } from './writable';
 import { WatchStore } from './watchlists';
 
 export { QueryError } from './sql-query';
@@ -124,6 +125,15 @@ export class Archive implements CoreStore {
   }
   pendingJournal(): JournalEntry[] {
     return this.#c.guard('read', () => ledger.pendingJournal(this.#c));
+  }
+  /**
+   * Proves the archive can take an answer before a charged request (writable.ts): once per session
+   * and again after any storage failure. Throws the StorageError (the storage sentence) otherwise.
+   */
+  ensureWritable(): void {
+    if (this.#c.writableProven) return;
+    this.#c.guard('write', () => proveWritable(this.#c));
+    this.#c.writableProven = true;
   }
   recordAttempt(e: LedgerEntry): number {
     return this.#c.guard('write', () => ledger.recordAttempt(this.#c, e));

@@ -9,7 +9,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
-import { toStorageError, type StorageOp } from '../storage-error';
+import { isStorageError, toStorageError, type StorageOp } from '../storage-error';
 import type { Db } from './connection';
 import { DENSE } from './sql-query';
 import { Statements } from './sql';
@@ -80,9 +80,15 @@ export class ArchiveCtx {
     try {
       return f();
     } catch (e) {
-      throw toStorageError(e, this.path, { op });
+      const s = toStorageError(e, this.path, { op });
+      // after any storage failure the archive proves itself again before the next charged request
+      if (s !== e || isStorageError(e)) this.writableProven = false;
+      throw s;
     }
   }
+
+  /** writable.ts proved this session that the archive can take an answer (reset by any storage failure) */
+  writableProven = false;
 
   /** `f` in one transaction. */
   tx<T>(f: () => T): T {
@@ -103,13 +109,18 @@ export class ArchiveCtx {
    * a background index slice or a balance update. Anything not run here moves it (the safe side).
    */
   quiet<T>(f: () => T): T {
+    // nested: the outermost counts the changes once
+    if (this.#quietDepth > 0) return f();
     const before = this.#totalChanges();
+    this.#quietDepth++;
     try {
       return f();
     } finally {
+      this.#quietDepth--;
       this.#quietChanges += this.#totalChanges() - before;
     }
   }
+  #quietDepth = 0;
 
   /** Changes whenever this archive's items may have changed: own writes (other than quiet ones) or another connection's commits. */
   dataVersion(): string {

@@ -22,7 +22,7 @@ export interface ServeInput {
 export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: ServeInput): CallResult<D> | null {
   if (c.opts.fresh || c.opts.archive === false || c.dry || c.ep.cache_ttl_seconds <= 0) return null;
   const since = d.clock.now() - c.ep.cache_ttl_seconds * 1000;
-  const hit = d.store.findFreshResponse(c.platform, c.endpoint, c.hash, since);
+  const hit = d.write(() => d.store.findFreshResponse(c.platform, c.endpoint, c.hash, since));
   if (!hit) return null;
   // a walk's page answered from the archive still belongs to that walk: its rows are linked to it
   // (and its source), so what the walk counts is what its lists show
