@@ -9,6 +9,8 @@ export interface BenchArchive {
   /** bulk ingest of posts with provenance (one pseudo call per batch, `callId`) */
   ingest(items: Array<{ platform: string; kind: string; record: Record<string, unknown> }>, callId: string): void | Promise<void>;
   query(q: LibraryQuery): { rows: unknown[]; next: string | null } | Promise<{ rows: unknown[]; next: string | null }>;
+  /** the lean page the Library view asks for (library.query with lean: true) */
+  listQuery(q: LibraryQuery): unknown;
   volumeOverTime(q: LibraryQuery, bucket: 'day' | 'week'): unknown;
   labelDistribution(q: LibraryQuery, family: string, field: string): unknown;
   iterateExportRows(q: LibraryQuery): Iterable<ExportRow> | AsyncIterable<ExportRow>;
@@ -41,6 +43,7 @@ export async function loadArchive(): Promise<((file: string) => Promise<BenchArc
       // provenance: every batch is recorded as one stored (envelope-less) answer, like a bulk load
       ingest: (items, callId) => m('ingestItems')(items, { callId, source: 'bench', endpoint: 'bench/ingest', platform: items[0]?.platform }) as void,
       query: (q) => m('query')(q) as { rows: unknown[]; next: string | null },
+      listQuery: (q) => m('listQuery')(q),
       volumeOverTime: (q, b) => m('volumeOverTime')(q, b),
       labelDistribution: (q, fam, field) => m('labelDistribution')(q, fam, field),
       iterateExportRows: (q) => m('iterateExportRows')(q) as Iterable<ExportRow>,

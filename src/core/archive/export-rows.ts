@@ -10,7 +10,7 @@ import type { Db } from './connection';
 import type { ArchiveCtx } from './context';
 import type { Json } from './extract';
 import { overridesObject } from './labels';
-import { estimator } from './library';
+import { estimator, sampler } from './library';
 import { buildWhere, parseQuery, sortColumn, sortPlan, type SortPlan, type Where } from './sql-query';
 import { and } from './sql';
 
@@ -72,7 +72,7 @@ function exportStatements(plan: SortPlan, w: Where, extra: string): Array<{ sql:
   ];
   if (plan.unknown !== null) {
     out.push({
-      sql: `SELECT ${EXPORT_COLS}${extra} FROM items i WHERE ${and([plan.unknown, ...w.clauses])} ORDER BY i.rid ${dir}`,
+      sql: `SELECT ${EXPORT_COLS}${extra} FROM items i WHERE ${and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)])} ORDER BY i.rid ${dir}`,
       params: [...plan.unknownParams, ...w.params],
     });
   }
@@ -121,7 +121,7 @@ function* iterateRows(st: Statement, params: unknown[]): IterableIterator<Export
 export function iterateExportRows(c: ArchiveCtx, input: LibraryQuery): IterableIterator<ExportRow> {
   const q = parseQuery(input);
   const plan = sortPlan(q);
-  const w = buildWhere(q, estimator(c), sortColumn(plan));
+  const w = buildWhere(q, estimator(c), sortColumn(plan), { dir: plan.dir, sample: sampler(c) });
   return exportFrom(c, plan, w);
 }
 

@@ -21,6 +21,7 @@ import {
   stableStringify,
   type Cursor,
   type Estimator,
+  type Sampler,
   type Where,
 } from './sql-query';
 import { and, raw, sql } from './sql';
@@ -135,6 +136,11 @@ export function estimator(c: ArchiveCtx): Estimator {
   };
 }
 
+/** A sort walk's sample (sql-query.ts buildWhere). */
+export function sampler(c: ArchiveCtx): Sampler {
+  return (text, params) => c.st(text).get(...params) as { n: number; m: number };
+}
+
 /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
 export function query(c: ArchiveCtx, input: LibraryQuery): LibraryPage {
   return page(c, input, (rows) => rowsToLibrary(c, rows));
@@ -150,7 +156,7 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
   const n = pageSize(q);
   const hash = queryHash(q);
   const plan = sortPlan(q);
-  const w = buildWhere(q, estimator(c), sortColumn(plan));
+  const w = buildWhere(q, estimator(c), sortColumn(plan), { dir: plan.dir, sample: sampler(c) });
   const cur: Cursor | null = q.after ? decodeCursor(q.after, hash) : null;
   const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
   const cmp = plan.dir === 'desc' ? '<' : '>';
@@ -167,7 +173,7 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
     for (const r of c.st(text).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
   }
   if (got.length <= n && plan.unknown !== null) {
-    const clauses = [plan.unknown, ...w.clauses];
+    const clauses = [plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)];
     const params = [...plan.unknownParams, ...w.params];
     if (cur && cur.p === 1) {
       clauses.push(`i.rid ${cmp} ?`);

@@ -13,6 +13,7 @@ import {
   type SortField,
 } from '../../shared/query';
 import { termClause } from '../analysis/term-filter';
+import { and } from './sql';
 import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
 import { LoupeError } from '../../shared/errors';
 
@@ -35,6 +36,12 @@ export interface Where {
    * per item and field), so `count(*)` over it equals the count over items.
    */
   counts?: Map<string, string>;
+  /**
+   * The clauses of a sorted walk's second phase (the rows whose sort value is unknown, walked by
+   * rid) when they differ from `clauses` (a network's `+`, decided for that phase's rows: see
+   * buildWhere); same params. Computed when a page gets there.
+   */
+  unknownClauses?: () => string[];
 }
 
 const DAY = 86_400_000;
@@ -99,6 +106,12 @@ function eqCandidates(v: string | number | boolean): unknown[] {
  */
 export type Estimator = (fromWhere: string, params: unknown[], minFor?: (items: number) => number) => boolean;
 export const DENSE = 5000;
+
+/** Runs a `SELECT count(*) AS n, … AS m` sample (buildWhere's walk choice) and returns its row. */
+export type Sampler = (sql: string, params: unknown[]) => { n: number; m: number };
+/** rows of a sort walk sampled to choose it, and the share of them a filter must keep for the walk */
+const SAMPLE_ROWS = 2000;
+const WALK_DENSITY = 0.01;
 
 /**
  * The label_fields id of a (family, field) pair, as SQL taking those two parameters: a
@@ -179,19 +192,43 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
  * on the sort index: a dense column filter on another column is written with a
  * unary `+` (no index), so a page walks the sort index and stops after `limit`
  * rows instead of collecting every match and sorting it (a temp b-tree per page).
- * Low-cardinality columns (platform, kind) are always written that way when a
- * sort walks an index; a date range only when the estimator finds it dense.
+ * Networks and kinds are written that way when they hold many of the rows the
+ * sort walks (the estimator), a date range when the estimator finds it dense.
  */
-export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null): Where {
+export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null, walkOpts: { dir?: 'asc' | 'desc'; sample?: Sampler } = {}): Where {
+  const { dir = 'desc', sample } = walkOpts;
   const w: Where = { clauses: [], params: [] };
   const walk = sortCol !== undefined && sortCol !== null;
-  if (q.platforms && q.platforms.length > 0) {
-    w.clauses.push(`${walk ? '+' : ''}i.platform IN (${q.platforms.map(() => '?').join(', ')})`);
-    w.params.push(...q.platforms);
-  }
-  if (q.kinds && q.kinds.length > 0) {
-    w.clauses.push(`${walk ? '+' : ''}i.kind IN (${q.kinds.map(() => '?').join(', ')})`);
-    w.params.push(...q.kinds);
+  const nets = q.platforms && q.platforms.length > 0 ? `i.platform IN (${q.platforms.map(() => '?').join(', ')})` : null;
+  const kinds = q.kinds && q.kinds.length > 0 ? `i.kind IN (${q.kinds.map(() => '?').join(', ')})` : null;
+  const np = [...(nets ? q.platforms! : []), ...(kinds ? q.kinds! : [])];
+  // Walking the sort index pays when the networks / kinds chosen are dense among the rows it
+  // walks; when they are sparse there (a network without views sorted by views: the walk visits
+  // every row that has one and keeps none, 0.9-1.6 s at 1M), their own index finds them and they
+  // are sorted (issue 30). The walk's first SAMPLE_ROWS rows in the page's order tell which: a
+  // capped count of the matches instead would itself walk every row when they are sparse. The
+  // rows whose sort value is unknown are walked by rid afterwards: the same choice for them. A
+  // label sort walks item_labels: always `+`.
+  const netList = [nets, kinds].filter((c): c is string => c !== null);
+  const plusFor = (phase: 'known' | 'unknown'): boolean => {
+    if (sortCol === 'label' || sample === undefined) return true;
+    const order = phase === 'known' ? `${sortCol === 'author_username' ? 'i.author_username COLLATE NOCASE' : `i.${sortCol}`} ${dir === 'asc' ? 'ASC' : 'DESC'}` : `i.rid ${dir === 'asc' ? 'ASC' : 'DESC'}`;
+    const r = sample(
+      `SELECT count(*) AS n, coalesce(sum(${and(netList.map((c) => c.replace(/\bi\./g, 'w.')))}), 0) AS m FROM (SELECT i.platform, i.kind FROM items i
+        WHERE i.${sortCol} ${phase === 'known' ? 'IS NOT NULL' : 'IS NULL'} ORDER BY ${order} LIMIT ${SAMPLE_ROWS}) w`,
+      np,
+    );
+    return r.n < SAMPLE_ROWS || r.m >= r.n * WALK_DENSITY;
+  };
+  const netClauses = (plus: boolean): string[] => netList.map((c) => (plus ? `+${c}` : c));
+  const plusKnown = walk && netList.length > 0 && plusFor('known');
+  w.clauses.push(...netClauses(plusKnown));
+  w.params.push(...np);
+  if (walk && netList.length > 0 && sortCol !== 'label') {
+    w.unknownClauses = () => {
+      const plus = plusFor('unknown');
+      return plus === plusKnown ? w.clauses : [...netClauses(plus), ...w.clauses.slice(netList.length)];
+    };
   }
   if (q.author !== undefined && q.author.trim() !== '') {
     const a = q.author.trim().replace(/^@/, '');
