@@ -41,6 +41,7 @@ export async function dataRequest(
   const idemKey = idemHeader !== undefined && isValidIdempotencyKey(idemHeader) ? idemHeader : null;
   // whose Idempotency-Keys: the account's (default reading), or each API key's (idempotency-per-key)
   const idemScope = s.variants.has('idempotency-per-key') ? `${account.id}|${c.keyHash}` : account.id;
+  const noCache = /no-cache/i.test(headerOf(req, 'cache-control') ?? '');
   // A client that goes away before the answer is written never receives it (undelivered).
   let clientClosed = false;
   res.once('close', () => {
@@ -64,6 +65,7 @@ export async function dataRequest(
       status,
       error_type: null,
       fault: null,
+      ...(noCache ? { no_cache: true } : {}),
       at: s.clock.now(),
       at_real: Date.now(),
       ...extra,
@@ -174,7 +176,6 @@ export async function dataRequest(
   };
 
   // Cache lookup (exact call, cursor normalised to its position) and the hold.
-  const noCache = /no-cache/i.test(headerOf(req, 'cache-control') ?? '');
   const cacheOff = s.variants.has('no-cache-window');
   const cacheKey = s.cacheKey(def, params, pos.token);
   const hit = noCache || cacheOff ? null : s.cache.get(cacheKey, now);
@@ -243,6 +244,7 @@ export async function dataRequest(
     let labelledKeys: string[] = [];
     let produced = 0;
     let recall: { id: string; data: Json } | undefined;
+    let ceilingCharge: { fresh_cost: number } | null = null;
     if (hit) {
       data = hit.data;
       pagination = hit.pagination;
@@ -270,8 +272,10 @@ export async function dataRequest(
       // Spec "Idempotency retry charging": the retry of an undelivered original pays the
       // reserved ceiling (the hold) — unless the retry returns nothing.
       if (ceilingRetry && charge > 0) {
-        if (produced > 0) charge = hold;
-        else {
+        if (produced > 0) {
+          if (hold > charge) ceilingCharge = { fresh_cost: charge };
+          charge = hold;
+        } else {
           charge = 0;
           reason = 'empty';
         }
@@ -315,7 +319,15 @@ export async function dataRequest(
       else if (produced > 0 && !cacheOff)
         s.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });
       if (idemKey !== null) s.idem.set(idemScope, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
-      record(200, { credits_used: creditsUsed, charge_reason: reason, cached: Boolean(hit), free_call: freeCall, fault: why });
+      record(200, {
+        credits_used: creditsUsed,
+        charge_reason: reason,
+        cached: Boolean(hit),
+        free_call: freeCall,
+        fault: why,
+        item_ids: rowIds(data),
+        ...(ceilingCharge && creditsUsed > ceilingCharge.fresh_cost ? { ceiling_retry: true, fresh_cost: ceilingCharge.fresh_cost } : {}),
+      });
     };
 
     // Delivery.
@@ -342,4 +354,16 @@ export async function dataRequest(
   } finally {
     release();
   }
+}
+
+/** The ids of a data answer's rows (list items, or the single post), as sent. */
+function rowIds(data: Json): string[] {
+  const ids: string[] = [];
+  const idOf = (r: unknown): void => {
+    if (r && typeof r === 'object' && typeof (r as Json).id === 'string') ids.push((r as Json).id as string);
+  };
+  if (Array.isArray(data.items)) {
+    for (const it of data.items) if (it && typeof it === 'object') idOf((it as Json).post);
+  } else if (data.post) idOf(data.post);
+  return ids;
 }

@@ -63,6 +63,16 @@ export interface ChargeRecord {
    * `truncate-charged`), `chaos:<kind>` (`chaos:429`, `chaos:drop`...), or null.
    */
   fault: string | null;
+  /** the request asked `Cache-Control: no-cache` (a forced fresh fetch, always charged) */
+  no_cache?: boolean;
+  /**
+   * Charged at the reserved ceiling as the retry of an undelivered keyed original (spec
+   * "Idempotency retry charging"), with what the same call cost fresh (`fresh_cost`).
+   */
+  ceiling_retry?: boolean;
+  fresh_cost?: number;
+  /** ids of the rows of a data answer (list items or the single record), as the service sent them */
+  item_ids?: string[];
   /** Sandbox time, ms since epoch. */
   at: number;
   /** Real time, ms since epoch. */
