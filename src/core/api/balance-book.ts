@@ -23,6 +23,11 @@ export interface BalanceMark {
   recorded: number;
   /** no attempt of this core was in flight when it was read (it reflects every recorded charge and no other) */
   clean: boolean;
+  /**
+   * other lost attempts may have moved the balance since (an earlier process left several pending):
+   * only a movement of 0 can be read (none of them was charged); any other is not this one's alone
+   */
+  shared?: boolean;
 }
 
 /** A lost answer whose fate the service has not told us yet. */
@@ -43,6 +48,9 @@ export class BalanceBook {
   private last: BalanceMark | null = null;
   /** the balance this process found on disk before reading any itself: what a killed process last saw */
   private boot: { creditsRemaining: number; at: number } | null | undefined;
+  /** when this core first called (its clock), and how many lost attempts earlier processes had left pending then */
+  private bootAt = 0;
+  private bootPending = 0;
   private firstReading: Promise<void> | undefined;
 
   /** A balance the service reported just now. */
@@ -64,14 +72,25 @@ export class BalanceBook {
     await this.firstReading;
   }
 
-  /** Remember what the disk said before this process read anything (call before any reading; read once). */
-  noteBoot(stored: () => { creditsRemaining: number; at: number } | undefined): void {
-    if (this.boot === undefined) this.boot = stored() ?? null;
+  /**
+   * Remember what the disk said before this process read anything (call before any reading; read
+   * once), when that was, and how many lost attempts earlier processes left pending.
+   */
+  noteBoot(stored: () => { creditsRemaining: number; at: number } | undefined, now: number, pending: () => number): void {
+    if (this.boot !== undefined) return;
+    this.boot = stored() ?? null;
+    this.bootAt = now;
+    this.bootPending = this.boot ? pending() : 0;
   }
 
-  /** The dead process's last balance, if it was read before an attempt sent at `sentAt`. */
+  /**
+   * The dead process's last balance, if it was read before an attempt sent at `sentAt` by that
+   * process (an attempt this process lost was measured, or not, when it was lost: the disk's figure
+   * says nothing of it). Shared when that process left several lost attempts pending.
+   */
   bootMark(sentAt: number): BalanceMark | null {
-    return this.boot && this.boot.at <= sentAt ? { value: this.boot.creditsRemaining, recorded: 0, clean: true } : null;
+    if (!this.boot || this.boot.at > sentAt || sentAt >= this.bootAt) return null;
+    return { value: this.boot.creditsRemaining, recorded: 0, clean: true, shared: this.bootPending > 1 };
   }
 
   /**
@@ -82,6 +101,7 @@ export class BalanceBook {
     const b = lost.before;
     if (!b || !b.clean || now === null || this.attemptsInFlight !== 0) return null;
     const moved = b.value - now - (this.recorded - b.recorded);
+    if (b.shared && moved !== 0) return null;
     return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
   }
 

@@ -100,7 +100,7 @@ export function createCaller(d: CallerDeps) {
     if (served) return served;
 
     if ((await d.pool.members()).length === 0) throw noKeys(new NoKeys([]));
-    book.noteBoot(d.storedBalance);
+    book.noteBoot(d.storedBalance, d.clock.now(), () => d.store.pendingJournal().length);
 
     // hold check: never cause our own 402
     const hold = dry ? 0 : await d.holdOf(ep, target);
