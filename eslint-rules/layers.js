@@ -5,6 +5,9 @@
 import path from 'node:path';
 import { builtinModules } from 'node:module';
 
+/** What a *.test.ts beside a shared module may import besides zod (dev dependencies, never shipped). */
+const TEST_TOOLS = new Set(['vitest', 'fast-check']);
+
 const LAYERS = ['shared', 'core', 'main', 'preload', 'renderer', 'host', 'sandbox', 'cli'];
 const BUILTINS = new Set(builtinModules);
 
@@ -58,8 +61,8 @@ export default {
         const testMayUseSandbox = to === 'sandbox' && (/\.test\.tsx?$/.test(file) || /[\\/]test-[\w-]+\.ts$/.test(file));
         if (to && to !== from && !ALLOWED_LAYERS[from].includes(to) && !testMayUseSandbox)
           problem = `'${from}' must not import from '${to}' (allowed: ${ALLOWED_LAYERS[from].join(', ') || 'nothing outside itself'})`;
-      } else if (from === 'shared' && !spec.startsWith('zod') && !(spec === 'vitest' && /\.test\.tsx?$/.test(file))) {
-        // (a test beside a shared module may import its test runner)
+      } else if (from === 'shared' && !spec.startsWith('zod') && !(TEST_TOOLS.has(spec) && /\.test\.tsx?$/.test(file))) {
+        // (a test beside a shared module may import its test tools: the runner, the property generator)
         problem = `'shared' may import only zod, not '${spec}'`;
       } else if ((from === 'renderer' || from === 'preload') && (spec === 'better-sqlite3' || spec === 'undici' || spec.startsWith('@napi-rs/'))) {
         problem = `'${from}' must not import the Node-only package '${spec}'`;

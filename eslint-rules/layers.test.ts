@@ -21,6 +21,8 @@ describe('layer rules (eslint-rules/layers.js)', () => {
     // its tests may import the test runner, and nothing more
     expect(await layerErrors('src/shared/x.test.ts', "import { it } from 'vitest';\nexport const a = it;\n")).toEqual([]);
     expect(await layerErrors('src/shared/x.ts', "import { it } from 'vitest';\nexport const a = it;\n")).toHaveLength(1);
+    expect(await layerErrors('src/shared/x.test.ts', "import fc from 'fast-check';\nexport const a = fc;\n")).toEqual([]);
+    expect(await layerErrors('src/shared/x.ts', "import fc from 'fast-check';\nexport const a = fc;\n")).toHaveLength(1);
     expect(await layerErrors('src/shared/x.test.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
   });
 

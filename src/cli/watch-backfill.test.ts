@@ -51,4 +51,24 @@ describe('loupe watch add --backfill', () => {
     const all = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=all_case', '--list', 'all', '--backfill', 'all']);
     expect(all.err).toMatch(/everything \(up to 100 pages\)/);
   });
+
+  it('adding to an existing list appends: three adds with --backfill all → 3 watches, and only what a flag names changes (issue 24 #1)', async () => {
+    const add = (handle: string, ...flags: string[]) => loupe(['watch', 'add', 'photo_net/profile/posts', '-p', `handle=${handle}`, '--list', 'grows', ...flags]);
+    const first = await add('one', '--backfill', 'all', '--budget', '900', '--every', '12h');
+    expect(first.code).toBe(0);
+    expect((await add('two', '--backfill', 'all')).code).toBe(0);
+    const third = await add('three', '--backfill', 'all');
+    expect(third.code).toBe(0);
+    expect(third.err).toMatch(/\(3 watch\(es\)\)/);
+    type L = { name: string; budgetPerRun: number | null; budgetPerMonth: number | null; schedule: unknown; firstRunPages: number; watches: Array<{ watchId: string; params: Record<string, string> }> };
+    const read = async () => (JSON.parse((await loupe(['watch', 'list', '--json'])).out) as L[]).find((x) => x.name === 'grows')!;
+    const l = await read();
+    expect(l.watches.map((w) => w.params.handle)).toEqual(['one', 'two', 'three']);
+    expect(l).toMatchObject({ budgetPerRun: 900, budgetPerMonth: null, schedule: { everyHours: 12 }, firstRunPages: 100 });
+    // a flag changes what it names: the month budget, and nothing else (the watches keep their ids)
+    expect((await add('four', '--month-budget', '5000')).code).toBe(0);
+    const after = await read();
+    expect(after.watches.slice(0, 3)).toEqual(l.watches);
+    expect(after).toMatchObject({ budgetPerRun: 900, budgetPerMonth: 5000, schedule: { everyHours: 12 }, firstRunPages: 100 });
+  });
 });

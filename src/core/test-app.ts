@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../sandbox';
 import type { WalkInfo } from '../shared/contract';
-import { createApp, type LoupeApp } from './app';
+import { createApp, type CreateAppOptions, type LoupeApp } from './app';
 import { dispatch } from './bridge';
 import { MemorySecretStore } from './secrets';
 
@@ -28,10 +28,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(sandbox: SandboxOptions, prefix = 'loupe-app-'): Promise<TestApp> {
+/** `extra`: more of the app's options (e.g. `watch: appWatchFactory({ scheduler: false })`). */
+export async function startTestApp(sandbox: SandboxOptions, prefix = 'loupe-app-', extra: Partial<Omit<CreateAppOptions, 'dataDir' | 'sandbox'>> = {}): Promise<TestApp> {
   const sb = await startSandbox({ port: 0, ...sandbox });
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door: 'web', sandbox: async () => ({ url: sb.url, key: sb.key }) });
+  const app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door: 'web', sandbox: async () => ({ url: sb.url, key: sb.key }), ...extra });
   const call = <T>(method: string, input: unknown = {}) => callApp<T>(app, method, input);
   return {
     sb,

@@ -3,6 +3,7 @@
  * Inputs as zod schemas (their types by z.infer), outputs as types. Re-exported by contract.ts.
  */
 import { z } from 'zod';
+import { patchOf } from './patch';
 import { settingBounds, settingSpec, THEMES, type Bounds } from './settings';
 
 export const emptyInput = z.object({}).default({});
@@ -69,7 +70,8 @@ export const settingsSchema = z.object({
   theme: z.enum(THEMES),
 });
 export type Settings = z.infer<typeof settingsSchema>;
-export const settingsUpdateInput = settingsSchema.partial();
+/** any of the settings, each only when named (src/shared/patch.ts: no defaults, no unknown setting) */
+export const settingsUpdateInput = patchOf(settingsSchema);
 
 export interface BalanceInfo {
   creditsRemaining: number | null;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { libraryQuerySchema, type LibraryQuery } from './query';
 import { targetSchema } from './contract-calls';
+import { patchOf } from './patch';
 
 export interface WatchDef {
   watchId: string;
@@ -65,7 +66,12 @@ export const watchlistInput = z.object({
   /** how deep a watch's first run reads (the baseline): 1 = the newest page; up to 100 */
   firstRunPages: z.number().int().min(1).max(100).optional(),
 });
-export const watchlistUpdateInput = z.object({ id: z.string(), patch: watchlistInput.partial().extend({ paused: z.boolean().optional() }) });
+/**
+ * A watchlist's patch: any of its fields (and `paused`), each only when named — no defaults, no
+ * unknown field (src/shared/patch.ts). `{ paused: true }` pauses and changes nothing else.
+ */
+export const watchlistPatch = patchOf(watchlistInput.extend({ paused: z.boolean() }));
+export const watchlistUpdateInput = z.object({ id: z.string(), patch: watchlistPatch });
 export const watchlistIdInput = z.object({ id: z.string() });
 export const addWatchInput = z.object({ id: z.string(), watch: watchInput });
 /** approved: the user confirmed a run whose estimate exceeds its budget threshold */

@@ -3,7 +3,8 @@
  * the key ring (values never leave the SecretStore; each key's last use from the ledger) and the
  * non-secret settings (settings.json; a change applies to the running request core at once).
  */
-import type { AppInfo, KeyInfo } from '../../shared/contract';
+import type { AppInfo, KeyInfo, Settings } from '../../shared/contract';
+import { namedFields } from '../../shared/patch';
 import type { AppParts, Slice } from './parts';
 
 export function accountMethods(
@@ -64,16 +65,21 @@ export function accountMethods(
       return settingsFile.read().app;
     },
     async 'settings.update'(patch) {
+      // exactly the settings the patch names (src/shared/patch.ts)
+      const named = namedFields(patch);
       const next = settingsFile.update((d) => {
-        if (patch.baseUrl !== undefined) d.app.baseUrl = patch.baseUrl ? patch.baseUrl.replace(/\/+$/, '') : null;
-        if (patch.rateLimit) d.app.rateLimit = patch.rateLimit;
-        if (patch.maxInFlight !== undefined) d.app.maxInFlight = patch.maxInFlight;
-        if (patch.askAboveCredits !== undefined) d.app.askAboveCredits = patch.askAboveCredits;
-        if (patch.maxWaitSeconds !== undefined) d.app.maxWaitSeconds = patch.maxWaitSeconds;
-        if (patch.attemptTimeoutSeconds !== undefined) d.app.attemptTimeoutSeconds = patch.attemptTimeoutSeconds;
-        if (patch.theme) d.app.theme = patch.theme;
+        const set: { [K in keyof Settings]-?: (v: Settings[K]) => void } = {
+          baseUrl: (v) => void (d.app.baseUrl = v ? v.replace(/\/+$/, '') : null),
+          rateLimit: (v) => void (d.app.rateLimit = v),
+          maxInFlight: (v) => void (d.app.maxInFlight = v),
+          askAboveCredits: (v) => void (d.app.askAboveCredits = v),
+          maxWaitSeconds: (v) => void (d.app.maxWaitSeconds = v),
+          attemptTimeoutSeconds: (v) => void (d.app.attemptTimeoutSeconds = v),
+          theme: (v) => void (d.app.theme = v),
+        };
+        for (const k of named) (set[k] as (v: unknown) => void)(patch[k]);
       }).app;
-      service.applySettings(next, !!patch.rateLimit || patch.maxInFlight !== undefined);
+      service.applySettings(next, named.includes('rateLimit') || named.includes('maxInFlight'));
       return next;
     },
   };

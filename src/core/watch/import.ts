@@ -178,10 +178,8 @@ export async function applyImport(deps: ImportDeps, input: WatchImportInput): Pr
   const watches = plan.accounts.map((a) => ({ platform: plan.platform, endpoint: plan.endpoint, params: a.params, label: a.label }));
   let watchlist: WatchlistDetail;
   if (plan.list.id) {
-    const current = await deps.service.get(plan.list.id);
-    watchlist = await deps.service.update(plan.list.id, {
-      watches: [...current.watches.map((w) => ({ platform: w.platform, endpoint: w.endpoint, params: w.params, label: w.label })), ...watches],
-    });
+    // appended: the list's own watches (their markers and held items) and fields are not touched
+    watchlist = await deps.service.addWatches(plan.list.id, watches);
   } else {
     if (!plan.list.name) throw invalid('Name the new watchlist.');
     watchlist = await deps.service.create({ name: plan.list.name, watches, ...(input.firstRunPages ? { firstRunPages: input.firstRunPages } : {}) });

@@ -30,8 +30,9 @@ import { info, runInfo } from './info';
 import { createRunner } from './run';
 import { createScheduler } from './schedule';
 import type { WatchlistRow } from '../archive/watchlists';
-import type { WatchlistCreate, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
+import type { WatchlistCreate, WatchlistPatch, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
 import { invalid, mustList } from './util';
+import { namedFields } from '../../shared/patch';
 
 export type {
   RunOptions,
@@ -44,6 +45,8 @@ export type {
   WatchService,
   WatchServiceOptions,
 } from './types';
+
+type CheckedWatch = { platform: string; endpoint: string; params: Record<string, string>; label: string };
 
 export function createWatchService(opts: WatchServiceOptions): WatchService {
   const archive = opts.archive;
@@ -68,15 +71,21 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
   // a run left 'running' by a process that stopped did not finish; its chains resume next time
   store.closeStaleRuns(clock.now(), 'Interrupted: Loupe stopped during this run; the next run resumes each unfinished walk from its saved cursor.');
 
-  async function addWatches(listId: string, ws: NonNullable<WatchlistCreate['watches']>, startPos: number): Promise<void> {
-    const checked: Array<{ platform: string; endpoint: string; params: Record<string, string>; label: string }> = [];
-    for (const w of ws) checked.push({ ...(await checkWatch(parts, w)), label: w.label ?? '' });
+  /** Watches checked against the catalogue (nothing written): each with its label. */
+  async function checked(ws: NonNullable<WatchlistCreate['watches']>): Promise<CheckedWatch[]> {
+    const out: CheckedWatch[] = [];
+    for (const w of ws) out.push({ ...(await checkWatch(parts, w)), label: w.label ?? '' });
+    return out;
+  }
+
+  /** Writes checked watches into a list, each at its position. */
+  function insertWatches(listId: string, ws: Array<CheckedWatch & { position: number }>): void {
     const now = clock.now();
     store.insertWatches(
-      checked.map((w, i) => ({
+      ws.map((w) => ({
         watchId: randomUUID(),
         watchlistId: listId,
-        position: startPos + i,
+        position: w.position,
         platform: w.platform,
         endpoint: w.endpoint,
         params: w.params,
@@ -93,6 +102,22 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
         createdAt: now,
       })),
     );
+  }
+
+  /** A list's watches set to `wanted`: a watch whose target stays keeps its id, marker and held items; the rest go. */
+  async function replaceWatches(id: string, ws: NonNullable<WatchlistCreate['watches']>): Promise<void> {
+    if (runner.running.has(id)) throw invalid('The watchlist is running; change its watches after the run.');
+    const current = store.watches(id);
+    const wanted = await checked(ws);
+    const kept = new Map<number, string>(); // position in `wanted` → the watch kept for it
+    wanted.forEach((w, i) => {
+      const m = current.find((c) => ![...kept.values()].includes(c.watchId) && sameTarget(c, w));
+      if (m) kept.set(i, m.watchId);
+    });
+    const keptIds = new Set(kept.values());
+    for (const c of current) if (!keptIds.has(c.watchId)) store.deleteWatch(c.watchId);
+    for (const [i, watchId] of kept) store.setWatchPosition(watchId, i, wanted[i].label || current.find((c) => c.watchId === watchId)!.label);
+    insertWatches(id, wanted.map((w, position) => ({ ...w, position })).filter((w) => !kept.has(w.position)));
   }
 
   const service: WatchService = {
@@ -120,42 +145,33 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       };
       if (!l.name) throw invalid('A watchlist needs a name.');
       // validate the watches before anything is written
-      const checked: Array<{ platform: string; endpoint: string; params: Record<string, string> }> = [];
-      for (const w of input.watches ?? []) checked.push(await checkWatch(parts, w));
+      const ws = await checked(input.watches ?? []);
       store.insertList(l);
-      await addWatches(l.id, (input.watches ?? []).map((w, i) => ({ ...w, ...checked[i] })), 0);
+      insertWatches(l.id, ws.map((w, position) => ({ ...w, position })));
       return info(parts, l);
     },
     async update(id, patch) {
+      // exactly the fields the patch names (src/shared/patch.ts): a field it leaves out stays as it is
       const l = mustList(store, id);
       const next: WatchlistRow = { ...l, updatedAt: clock.now() };
-      if (patch.name !== undefined) next.name = patch.name.trim() || l.name;
-      if (patch.schedule !== undefined) next.schedule = checkSchedule(patch.schedule);
-      if (patch.budgetPerRun !== undefined) next.budgetPerRun = patch.budgetPerRun;
-      if (patch.budgetPerMonth !== undefined) next.budgetPerMonth = patch.budgetPerMonth;
-      if (patch.alert !== undefined) next.alert = patch.alert && patch.alert.length ? patch.alert : null;
-      if (patch.paused !== undefined) next.paused = patch.paused;
-      if (patch.firstRunPages !== undefined) next.firstRunPages = checkFirstRunPages(patch.firstRunPages);
-      if (patch.watches !== undefined) {
-        if (runner.running.has(id)) throw invalid('The watchlist is running; change its watches after the run.');
-        // keep watches whose target is unchanged (their markers and held items stay); drop the rest
-        const current = store.watches(id);
-        const wanted = [];
-        for (const w of patch.watches) wanted.push({ ...(await checkWatch(parts, w)), label: w.label ?? '' });
-        const kept = new Set<string>();
-        const toAdd: typeof wanted = [];
-        wanted.forEach((w) => {
-          const m = current.find((c) => !kept.has(c.watchId) && sameTarget(c, w));
-          if (m) kept.add(m.watchId);
-          else toAdd.push(w);
-        });
-        for (const c of current) if (!kept.has(c.watchId)) store.deleteWatch(c.watchId);
-        wanted.forEach((w, i) => {
-          const m = current.find((c) => kept.has(c.watchId) && sameTarget(c, w));
-          if (m) store.setWatchPosition(m.watchId, i, w.label || m.label);
-        });
-        await addWatches(id, toAdd, wanted.length);
+      const set: { [K in keyof WatchlistPatch]-?: (v: Exclude<WatchlistPatch[K], undefined>) => void } = {
+        name: (v) => {
+          if (!v.trim()) throw invalid('A watchlist needs a name.');
+          next.name = v.trim();
+        },
+        schedule: (v) => void (next.schedule = checkSchedule(v)),
+        budgetPerRun: (v) => void (next.budgetPerRun = v),
+        budgetPerMonth: (v) => void (next.budgetPerMonth = v),
+        alert: (v) => void (next.alert = v && v.length ? v : null),
+        paused: (v) => void (next.paused = v),
+        firstRunPages: (v) => void (next.firstRunPages = checkFirstRunPages(v)),
+        watches: () => undefined, // below, once every other field is known to be valid
+      };
+      for (const k of namedFields(patch)) {
+        if (!Object.prototype.hasOwnProperty.call(set, k)) throw invalid(`A watchlist has no field "${String(k)}".`);
+        (set[k] as (v: unknown) => void)(patch[k]);
       }
+      if (patch.watches !== undefined) await replaceWatches(id, patch.watches);
       store.updateList(next);
       return info(parts, next);
     },
@@ -169,8 +185,13 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       store.deleteList(id);
     },
     async addWatch(id, watch) {
+      return service.addWatches(id, [watch]);
+    },
+    async addWatches(id, ws) {
       const l = mustList(store, id);
-      await addWatches(id, [watch], store.watches(id).length);
+      const add = await checked(ws);
+      const start = store.watches(id).reduce((m, w) => Math.max(m, w.position + 1), 0);
+      insertWatches(id, add.map((w, i) => ({ ...w, position: start + i })));
       store.updateList({ ...l, updatedAt: clock.now() });
       return info(parts, mustList(store, id));
     },

@@ -93,6 +93,8 @@ export interface WatchService {
   update(id: string, patch: WatchlistPatch): Promise<WatchlistDetail>;
   remove(id: string): Promise<void>;
   addWatch(id: string, watch: { platform: string; endpoint: string; params?: Record<string, string>; label?: string }): Promise<WatchlistDetail>;
+  /** appends watches (after the list's last); the list's other watches and fields stay as they are */
+  addWatches(id: string, watches: NonNullable<WatchlistCreate['watches']>): Promise<WatchlistDetail>;
   estimate(id: string): Promise<WatchEstimate>;
   run(id: string, opts?: RunOptions): Promise<WatchRunDetail>;
   history(id: string): Promise<WatchRunDetail[]>;
