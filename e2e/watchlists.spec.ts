@@ -4,6 +4,8 @@
  */
 import type { Page } from '@playwright/test';
 import { test, expect, shot } from './fixtures';
+import { api } from './page-helpers';
+import type { WatchlistInfo } from '../src/shared/contract';
 
 async function confirmIfAsked(page: Page, then: ReturnType<Page['getByTestId']>): Promise<void> {
   const dialog = page.getByTestId('confirm-dialog');
@@ -69,4 +71,57 @@ test('a watchlist made from a profile: run it, advance the sandbox clock, see th
   expect(result.length).toBe(firstNew + secondNew);
   expect(new Set(result).size).toBe(result.length);
   await shot(page, 'watchlists-run');
+});
+
+/** What a user configured on a list (derived fields — forecast, next run — aside). */
+function configured(l: WatchlistInfo) {
+  const { name, schedule, budgetPerRun, budgetPerMonth, paused, alert, firstRunPages, watches, lastRunAt } = l;
+  return { name, schedule, budgetPerRun, budgetPerMonth, paused, alert, firstRunPages, watches, lastRunAt };
+}
+
+test('Pause, Resume and "Edit budgets…" change only what they name: the watches and the alert stay (issue 24 #1)', async ({ page }) => {
+  const created = await api<WatchlistInfo>(page, 'watchlists.create', {
+    name: 'Kettle brands',
+    schedule: { everyHours: 6 },
+    budgetPerRun: 500,
+    budgetPerMonth: 4000,
+    alert: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }],
+    watches: [
+      { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' }, label: 'Alice' },
+      { platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } },
+    ],
+    firstRunPages: 3,
+  });
+  const before = configured(created);
+  const read = async () => configured((await api<WatchlistInfo[]>(page, 'watchlists.list')).find((l) => l.id === created.id)!);
+
+  await page.getByTestId('nav-watchlists').click();
+  await page.getByTestId('watchlist-item').filter({ hasText: 'Kettle brands' }).click();
+  const pause = page.getByTestId('watchlist-pause');
+
+  await expect(pause).toHaveText('Pause');
+  await pause.click();
+  await expect(pause).toHaveText('Resume schedule');
+  expect(await read()).toEqual({ ...before, paused: true });
+
+  await pause.click();
+  await expect(pause).toHaveText('Pause');
+  expect(await read()).toEqual(before);
+
+  await page.getByTestId('watchlist-edit').click();
+  await expect(page.getByTestId('watchlist-dialog')).toBeVisible();
+  await page.getByTestId('wl-budget-run').fill('750');
+  await page.getByTestId('wl-ok').click();
+  await expect(page.getByTestId('watchlist-dialog')).toBeHidden();
+  await expect(page.getByTestId('watchlist-budget')).toContainText('750 credits a run');
+  expect(await read()).toEqual({ ...before, budgetPerRun: 750 });
+
+  // Save without a change sends nothing
+  await page.getByTestId('watchlist-edit').click();
+  await page.getByTestId('wl-ok').click();
+  await expect(page.getByTestId('watchlist-dialog')).toBeHidden();
+  expect(await read()).toEqual({ ...before, budgetPerRun: 750 });
+  // the watches are still on screen
+  await expect(page.getByText('Alice', { exact: true })).toBeVisible();
+  await shot(page, 'watchlists-edit-keeps-watches');
 });

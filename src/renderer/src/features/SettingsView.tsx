@@ -203,7 +203,8 @@ function Connection() {
   const save = async (patch: Partial<Settings>) => {
     try {
       const next = await writes.updateSettings(patch);
-      setDraft(next);
+      // what was saved comes back as stored; edits not saved yet in the other sections stay in the form
+      setDraft((d) => ({ ...(d ?? next), ...Object.fromEntries(Object.keys(patch).map((k) => [k, next[k as keyof Settings]])) }));
       toast('info', 'Settings saved');
     } catch (e) {
       toast('error', errorText(e));

@@ -5,7 +5,7 @@
  * that first run's estimate shown first. Used by "Watch this" (create) and "Edit" (update).
  */
 import { useEffect, useState } from 'react';
-import type { Target, WalkEstimate } from '../../../shared/contract';
+import type { MethodInput, Target, WalkEstimate } from '../../../shared/contract';
 import { api } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { Modal } from '../components/Dialog';
@@ -23,6 +23,21 @@ export interface WatchlistForm {
 }
 
 type Depth = 'newest' | 'pages' | 'all' | 'since';
+
+/**
+ * What an edit sends: only the fields the user changed (a change names only what it changes;
+ * docs/watchlists.md "Changing a watchlist"). A list scheduled by a cron expression keeps it: the
+ * dialog edits hours only. Nothing changed → an empty patch.
+ */
+export function editPatch(initial: WatchlistForm, f: WatchlistForm, keepCron: boolean): NonNullable<MethodInput<'watchlists.update'>['patch']> {
+  return {
+    ...(f.name !== initial.name ? { name: f.name } : {}),
+    ...(f.budgetPerRun !== initial.budgetPerRun ? { budgetPerRun: f.budgetPerRun } : {}),
+    ...(f.budgetPerMonth !== initial.budgetPerMonth ? { budgetPerMonth: f.budgetPerMonth } : {}),
+    ...(f.firstRunPages !== initial.firstRunPages ? { firstRunPages: f.firstRunPages } : {}),
+    ...(!keepCron && f.everyHours !== initial.everyHours ? { schedule: f.everyHours ? { everyHours: f.everyHours } : null } : {}),
+  };
+}
 
 const num = (s: string): number | null => (s.trim() === '' ? null : Math.max(0, Math.floor(Number(s))));
 

@@ -12,7 +12,7 @@ import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
 import { SeriesChart } from '../components/Charts';
-import { WatchlistDialog } from './WatchlistDialog';
+import { editPatch, WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
 import { ResultsPane } from './ResultsPane';
 import { ImportAccountsDialog } from './ImportAccounts';
@@ -182,6 +182,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
   const [importing, setImporting] = useState(false);
+  const editForm = { name: w.name, everyHours: w.schedule?.everyHours ?? null, budgetPerRun: w.budgetPerRun, budgetPerMonth: w.budgetPerMonth, firstRunPages: w.firstRunPages ?? 1, since: null };
   const act = runWithToast;
   const runNow = async () => {
     try {
@@ -268,24 +269,14 @@ function Detail({ w }: { w: WatchlistInfo }) {
           okLabel="Save"
           editing
           target={null}
-          initial={{ name: w.name, everyHours: w.schedule?.everyHours ?? null, budgetPerRun: w.budgetPerRun, budgetPerMonth: w.budgetPerMonth, firstRunPages: w.firstRunPages ?? 1, since: null }}
+          initial={editForm}
           onCancel={() => setEditing(false)}
           onSubmit={(f) => {
             setEditing(false);
-            void act(
-              () =>
-                watchlists.update({
-                  id: w.id,
-                  patch: {
-                    name: f.name,
-                    budgetPerRun: f.budgetPerRun,
-                    budgetPerMonth: f.budgetPerMonth,
-                    firstRunPages: f.firstRunPages,
-                    ...(w.schedule?.cron ? {} : { schedule: f.everyHours ? { everyHours: f.everyHours } : null }),
-                  },
-                }),
-              'Saved',
-            );
+            // only what the user changed: the watches, the alert and anything else stay as they are
+            const patch = editPatch(editForm, f, !!w.schedule?.cron);
+            if (Object.keys(patch).length === 0) toast('info', 'Nothing changed.');
+            else void act(() => watchlists.update({ id: w.id, patch }), 'Saved');
           }}
         />
       ) : null}

@@ -8,7 +8,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import type { Catalogue } from '../../../shared/api-types';
-import { WatchlistDialog } from './WatchlistDialog';
+import fc from 'fast-check';
+import { editPatch, WatchlistDialog, type WatchlistForm } from './WatchlistDialog';
 import { queryKeys } from '../queries/keys';
 
 function render(catalogue: Partial<Catalogue> | null, target = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }) {
@@ -47,5 +48,27 @@ describe('the watchlist dialog', () => {
   it('offers "since a date" only on date-ordered feeds', () => {
     const html = render({ endpoints: [{ ...feed, params: feed.params.filter((p) => p.name !== 'stop_at_id') }] as unknown as Catalogue['endpoints'] });
     expect(html).not.toContain('data-testid="wl-depth-since"');
+  });
+});
+
+describe('"Edit budgets…" sends only what changed (issue 24 #1)', () => {
+  const form = fc.record({
+    name: fc.constantFrom('Brands', 'Rivals'),
+    everyHours: fc.option(fc.integer({ min: 1, max: 744 }), { nil: null }),
+    budgetPerRun: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: null }),
+    budgetPerMonth: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: null }),
+    firstRunPages: fc.integer({ min: 1, max: 100 }),
+    since: fc.constant(null),
+  });
+  it('a field is in the patch exactly when the user changed it; a cron schedule is never touched', () => {
+    fc.assert(
+      fc.property(form, form, fc.boolean(), (initial: WatchlistForm, f: WatchlistForm, cron) => {
+        const p = editPatch(initial, f, cron);
+        const changed = (['name', 'budgetPerRun', 'budgetPerMonth', 'firstRunPages'] as const).filter((k) => f[k] !== initial[k]);
+        if (!cron && f.everyHours !== initial.everyHours) expect(p.schedule).toEqual(f.everyHours ? { everyHours: f.everyHours } : null);
+        expect(Object.keys(p).sort()).toEqual([...changed, ...(!cron && f.everyHours !== initial.everyHours ? ['schedule'] : [])].sort());
+        for (const k of changed) expect(p[k]).toBe(f[k]);
+      }),
+    );
   });
 });
