@@ -23,6 +23,7 @@ import type { AppHandle } from './bridge';
 import { contractImpl } from './methods';
 import type { AppParts } from './methods/parts';
 import { createExports } from './methods/exports';
+import { createCollect } from './methods/collect';
 import { createWalks } from './methods/walks';
 import type { WatchDeps, WatchService } from './methods/watchlists';
 import { archivePath, settingsPath } from './paths';
@@ -156,7 +157,8 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   };
   const exports = createExports(parts);
   const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir }) : null;
-  const impl = contractImpl(parts, { walks, exports, watch });
+  const collect = createCollect(parts);
+  const impl = contractImpl(parts, { walks, exports, watch, collect });
 
   let closed = false;
   return {
@@ -176,7 +178,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       if (closed) return;
       closed = true;
       service.refuseNew();
-      await Promise.all([walks.stop(), exports.stop()]);
+      await Promise.all([walks.stop(), exports.stop(), collect.stop()]);
       await watch?.close?.();
       await service.close();
       listeners.clear();

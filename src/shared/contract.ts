@@ -34,6 +34,15 @@ import {
 import { networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkView } from './contract-network';
 import { watchImportInputSchema, type WatchImportPlan, type WatchImportResult } from './contract-watch-import';
 import {
+  collectDesignSchema,
+  collectIdInput,
+  collectInputsInput,
+  collectRunInput,
+  type CollectInputsPage,
+  type CollectPlan,
+  type CollectStatus,
+} from './contract-collect';
+import {
   emptyInput,
   keyNameInput,
   keysAddInput,
@@ -97,6 +106,7 @@ export * from './contract-account';
 export * from './contract-calls';
 export * from './contract-library';
 export * from './contract-watch';
+export * from './contract-collect';
 
 // ───────────────────────────── the methods ─────────────────────────────
 
@@ -188,6 +198,19 @@ export const methods = {
   'watchlists.planImport': m<WatchImportPlan>()(watchImportInputSchema),
   'watchlists.import': m<WatchImportResult<WatchlistInfo>>()(watchImportInputSchema),
 
+  /** collection plans (src/shared/contract-collect.ts, docs/collect.md): a design priced as one plan — writes nothing */
+  'collect.preview': m<CollectPlan>()(collectDesignSchema),
+  /** saves the plan (spends nothing); a plan of the same name gets the new inputs only */
+  'collect.create': m<CollectPlan>()(collectDesignSchema),
+  /** runs (or continues) the plan; answers when the run ends — progress as collect-progress events */
+  'collect.run': m<CollectStatus>()(collectRunInput),
+  'collect.cancel': m<CollectStatus>()(collectIdInput),
+  'collect.get': m<CollectStatus | null>()(collectIdInput),
+  'collect.list': m<CollectStatus[]>()(empty),
+  'collect.inputs': m<CollectInputsPage>()(collectInputsInput),
+  /** forgets the plan (its archived items and saved set stay) */
+  'collect.remove': m<void>()(collectIdInput),
+
   /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
   'sandbox.state': m<SandboxState | null>()(empty),
   'sandbox.advance': m<SandboxState>()(sandboxAdvanceInput),
@@ -221,6 +244,7 @@ export type LoupeEvent =
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
   | { type: 'watch-run'; run: WatchRunInfo; alerts: number }
+  | { type: 'collect-progress'; plan: CollectStatus }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
 
 export type Unsubscribe = () => void;

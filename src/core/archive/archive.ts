@@ -53,6 +53,7 @@ import { authorNames, type AuthorKey } from './author-summary';
 import * as walks from './walks';
 import { proveWritable } from './writable';
 import { WatchStore } from './watchlists';
+import { CollectStore } from './collect';
 
 export { QueryError } from './sql-query';
 export { ArchiveVersionError } from './db';
@@ -66,6 +67,8 @@ export class Archive implements CoreStore {
   readonly #c: ArchiveCtx;
   /** the watchlist tables (watchlists.ts), on this archive's connection */
   readonly watchlists: WatchStore;
+  /** the collection plans' tables (collect.ts), on this archive's connection */
+  readonly collect: CollectStore;
   /** the analysis index's `an_*` tables (analysis-index.ts), maintained by src/core/analysis/analysis-index.ts */
   readonly analysisTables: AnalysisTables;
   /** metric history, availability, imported provenance (datasets.ts, issue 29) */
@@ -77,6 +80,7 @@ export class Archive implements CoreStore {
     registerCtx(this, this.#c);
     this.onClose = opts.onClose;
     this.watchlists = new WatchStore(this.#c);
+    this.collect = new CollectStore(this.#c);
     this.analysisTables = new AnalysisTables(this.#c);
     this.datasets = new DatasetStore(this.#c);
   }

@@ -2,6 +2,7 @@
 export { Archive, ArchiveError, openArchive, QueryError, ArchiveVersionError } from './archive';
 export type { IngestRow, IngestProvenance, OpenArchiveOptions } from './archive';
 export type { WatchStore } from './watchlists';
+export type { CollectStore, CollectInputRow, CollectPlanRow, CollectRunRow, NewCollectInput, WalkLength } from './collect';
 export { migrate, openDb, latestVersion } from './db';
 export type { Db } from './db';
 export { MIGRATIONS } from './migrations/index';

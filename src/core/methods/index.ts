@@ -8,6 +8,7 @@ import { networkMethods } from '../analysis/network-methods';
 import { accountMethods } from './account';
 import { analysisMethods } from './analysis';
 import { callMethods } from './calls';
+import type { CollectJob } from './collect';
 import type { Exports } from './exports';
 import { libraryMethods } from './library';
 import { wholeContract, type AppParts } from './parts';
@@ -16,7 +17,7 @@ import { usageMethods } from './usage';
 import type { Walks } from './walks';
 import { watchlistMethods, type WatchService } from './watchlists';
 
-export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null }): LoupeImpl {
+export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob }): LoupeImpl {
   return wholeContract({
     ...accountMethods(parts),
     ...usageMethods(parts),
@@ -28,5 +29,6 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...analysisMethods(parts.archive, parts.door),
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
     ...watchlistMethods(jobs.watch),
+    ...jobs.collect.methods,
   });
 }

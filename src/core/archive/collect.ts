@@ -1,0 +1,385 @@
+/**
+ * The collection plans' tables (migration 0014-collect-plans; src/core/collect, docs/collect.md):
+ * plans, their runs, their inputs with each one's state and walk, the items feed inputs hold, and
+ * the readings of the archive's own history the planner prices with (walk lengths, what pages
+ * really cost, free calls seen). On the archive's own connection, reached as `archive.collect`.
+ * Plan bookkeeping is a quiet write (no library answer reads it: the caches keyed by dataVersion
+ * survive a run's progress).
+ */
+import type { CollectInputState } from '../../shared/contract-collect';
+import type { ArchiveCtx } from './context';
+import { currentOwner, ownerAlive } from './owner';
+import { sql } from './sql';
+
+export interface CollectPlanRow {
+  id: string;
+  name: string;
+  do: string | null;
+  design: unknown;
+  figures: unknown;
+  quotes: Record<string, { min: number; max: number }>;
+  setId: string | null;
+  budget: number | null;
+  /** planned, running, done, partial, cancelled, failed — `running` read as `interrupted` when its process is gone */
+  status: string;
+  runId: string | null;
+  runs: number;
+  message: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CollectRunRow {
+  runId: string;
+  planId: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: string;
+  budget: number | null;
+  message: string | null;
+}
+
+export interface CollectInputRow {
+  planId: string;
+  seq: number;
+  line: number | null;
+  label: string;
+  key: string;
+  platform: string;
+  endpoint: string;
+  params: Record<string, string>;
+  pages: number;
+  feed: boolean;
+  rank: number | null;
+  state: CollectInputState;
+  reason: string | null;
+  walkId: string | null;
+  walkParams: Record<string, string> | null;
+  /** 'first' (depth pages) or 'head' (a later run down to the marker) */
+  walkKind: string | null;
+  baseCredits: number;
+  basePages: number;
+  baseItems: number;
+  credits: number;
+  pagesDone: number;
+  items: number;
+  estMin: number;
+  estMax: number;
+  estLikely: number;
+  estRequests: number;
+  heldPages: number;
+  markerId: string | null;
+  markerAt: number | null;
+  newestId: string | null;
+  newestAt: number | null;
+  runId: string | null;
+  updatedAt: number;
+}
+
+interface PlanDb {
+  id: string;
+  name: string;
+  do: string | null;
+  design: string;
+  figures: string;
+  quotes: string;
+  set_id: string | null;
+  budget: number | null;
+  status: string;
+  run_id: string | null;
+  runs: number;
+  message: string | null;
+  owner_pid: number | null;
+  owner_host: string | null;
+  owner_start: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+type InputDb = Record<string, unknown>;
+
+const parse = <T>(s: unknown, dflt: T): T => {
+  if (typeof s !== 'string') return dflt;
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return dflt;
+  }
+};
+
+function planFrom(r: PlanDb): CollectPlanRow {
+  let status = r.status;
+  if (status === 'running' && ownerAlive({ pid: r.owner_pid, host: r.owner_host, start: r.owner_start }) !== true) status = 'interrupted';
+  return {
+    id: r.id,
+    name: r.name,
+    do: r.do,
+    design: parse(r.design, {}),
+    figures: parse(r.figures, {}),
+    quotes: parse(r.quotes, {}),
+    setId: r.set_id,
+    budget: r.budget,
+    status,
+    runId: r.run_id,
+    runs: r.runs,
+    message: r.message,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function inputFrom(r: InputDb): CollectInputRow {
+  return {
+    planId: r.plan_id as string,
+    seq: num(r.seq),
+    line: typeof r.line === 'number' ? r.line : null,
+    label: r.label as string,
+    key: r.key as string,
+    platform: r.platform as string,
+    endpoint: r.endpoint as string,
+    params: parse(r.params, {}),
+    pages: num(r.pages),
+    feed: r.feed === 1,
+    rank: typeof r.rank === 'number' ? r.rank : null,
+    state: r.state as CollectInputState,
+    reason: str(r.reason),
+    walkId: str(r.walk_id),
+    walkParams: typeof r.walk_params === 'string' ? parse(r.walk_params, {}) : null,
+    walkKind: str(r.walk_kind),
+    baseCredits: num(r.base_credits),
+    basePages: num(r.base_pages),
+    baseItems: num(r.base_items),
+    credits: num(r.credits),
+    pagesDone: num(r.pages_done),
+    items: num(r.items),
+    estMin: num(r.est_min),
+    estMax: num(r.est_max),
+    estLikely: num(r.est_likely),
+    estRequests: num(r.est_requests),
+    heldPages: num(r.held_pages),
+    markerId: str(r.marker_id),
+    markerAt: typeof r.marker_at === 'number' ? r.marker_at : null,
+    newestId: str(r.newest_id),
+    newestAt: typeof r.newest_at === 'number' ? r.newest_at : null,
+    runId: str(r.run_id),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** A new input as the planner hands it over. */
+export type NewCollectInput = Pick<CollectInputRow, 'seq' | 'line' | 'label' | 'key' | 'platform' | 'endpoint' | 'params' | 'pages' | 'feed' | 'rank' | 'state' | 'reason' | 'estMin' | 'estMax' | 'estLikely' | 'estRequests' | 'heldPages'>;
+
+export interface WalkLength {
+  pages: number;
+  /** the list ended there (status done, stop reason `end`) */
+  ended: boolean;
+}
+
+export class CollectStore {
+  constructor(private readonly c: ArchiveCtx) {}
+
+  private w<T>(f: () => T): T {
+    return this.c.guard('write', () => this.c.quiet(f));
+  }
+
+  // ───────── plans ─────────
+  plans(): CollectPlanRow[] {
+    return this.c.sql.all<PlanDb>(sql`SELECT * FROM collect_plans ORDER BY updated_at DESC, id`).map(planFrom);
+  }
+  plan(id: string): CollectPlanRow | undefined {
+    const r = this.c.sql.get<PlanDb>(sql`SELECT * FROM collect_plans WHERE id = ${id}`);
+    return r ? planFrom(r) : undefined;
+  }
+  planByName(name: string): CollectPlanRow | undefined {
+    const r = this.c.sql.get<PlanDb>(sql`SELECT * FROM collect_plans WHERE name = ${name} COLLATE NOCASE`);
+    return r ? planFrom(r) : undefined;
+  }
+  insertPlan(p: Omit<CollectPlanRow, 'runId' | 'runs' | 'message'>): void {
+    this.w(() =>
+      this.c.sql.insert`collect_plans`({
+        id: p.id, name: p.name, do: p.do, design: JSON.stringify(p.design), figures: JSON.stringify(p.figures), quotes: JSON.stringify(p.quotes),
+        set_id: p.setId, budget: p.budget, status: p.status, created_at: p.createdAt, updated_at: p.updatedAt,
+      }),
+    );
+  }
+  /** Changes exactly the fields named. */
+  updatePlan(id: string, patch: Partial<Pick<CollectPlanRow, 'design' | 'figures' | 'quotes' | 'setId' | 'budget' | 'status' | 'runId' | 'runs' | 'message'>>, at: number): void {
+    const cols: Record<string, unknown> = {};
+    if (patch.design !== undefined) cols.design = JSON.stringify(patch.design);
+    if (patch.figures !== undefined) cols.figures = JSON.stringify(patch.figures);
+    if (patch.quotes !== undefined) cols.quotes = JSON.stringify(patch.quotes);
+    if (patch.setId !== undefined) cols.set_id = patch.setId;
+    if (patch.budget !== undefined) cols.budget = patch.budget;
+    if (patch.status !== undefined) cols.status = patch.status;
+    if (patch.runId !== undefined) cols.run_id = patch.runId;
+    if (patch.runs !== undefined) cols.runs = patch.runs;
+    if (patch.message !== undefined) cols.message = patch.message;
+    cols.updated_at = at;
+    const names = Object.keys(cols);
+    this.w(() => this.c.st(`UPDATE collect_plans SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`).run(...names.map((n) => cols[n]), id));
+  }
+  /** This process runs the plan now (null: nobody). A `running` plan whose process is gone reads `interrupted`. */
+  setOwner(id: string, mine: boolean): void {
+    const o = mine ? currentOwner() : null;
+    this.w(() => this.c.sql.run(sql`UPDATE collect_plans SET owner_pid = ${o?.pid ?? null}, owner_host = ${o?.host ?? null}, owner_start = ${o?.start ?? null} WHERE id = ${id}`));
+  }
+  deletePlan(id: string): void {
+    this.w(() =>
+      this.c.tx(() => {
+        this.c.sql.run(sql`DELETE FROM collect_items WHERE plan_id = ${id}`);
+        this.c.sql.run(sql`DELETE FROM collect_inputs WHERE plan_id = ${id}`);
+        this.c.sql.run(sql`DELETE FROM collect_runs WHERE plan_id = ${id}`);
+        this.c.sql.run(sql`DELETE FROM collect_plans WHERE id = ${id}`);
+      }),
+    );
+  }
+
+  // ───────── runs ─────────
+  insertRun(r: CollectRunRow): void {
+    this.w(() =>
+      this.c.sql.insert`collect_runs`({ run_id: r.runId, plan_id: r.planId, started_at: r.startedAt, finished_at: r.finishedAt, status: r.status, budget: r.budget, message: r.message }),
+    );
+  }
+  finishRun(runId: string, status: string, at: number, message: string | null): void {
+    this.w(() => this.c.sql.run(sql`UPDATE collect_runs SET status = ${status}, finished_at = ${at}, message = ${message} WHERE run_id = ${runId}`));
+  }
+  /** A run goes on (resumed after a cancel or a crash). */
+  reopenRun(runId: string, budget: number | null): void {
+    this.w(() => this.c.sql.run(sql`UPDATE collect_runs SET status = 'running', finished_at = NULL, budget = ${budget} WHERE run_id = ${runId}`));
+  }
+  run(runId: string): CollectRunRow | undefined {
+    const r = this.c.sql.get<Record<string, unknown>>(sql`SELECT * FROM collect_runs WHERE run_id = ${runId}`);
+    if (!r) return undefined;
+    return {
+      runId: r.run_id as string,
+      planId: r.plan_id as string,
+      startedAt: num(r.started_at),
+      finishedAt: typeof r.finished_at === 'number' ? r.finished_at : null,
+      status: r.status as string,
+      budget: typeof r.budget === 'number' ? r.budget : null,
+      message: str(r.message),
+    };
+  }
+
+  // ───────── inputs ─────────
+  insertInputs(planId: string, rows: NewCollectInput[], at: number): void {
+    this.w(() =>
+      this.c.tx(() => {
+        for (const r of rows)
+          this.c.sql.insert`collect_inputs`({
+            plan_id: planId, seq: r.seq, line: r.line, label: r.label, key: r.key, platform: r.platform, endpoint: r.endpoint,
+            params: JSON.stringify(r.params), pages: r.pages, feed: r.feed ? 1 : 0, rank: r.rank, state: r.state, reason: r.reason,
+            est_min: r.estMin, est_max: r.estMax, est_likely: r.estLikely, est_requests: r.estRequests, held_pages: r.heldPages, updated_at: at,
+          });
+      }),
+    );
+  }
+  /** The inputs in order (optionally of some states), a page at a time. */
+  inputs(planId: string, o: { states?: readonly string[]; offset?: number; limit?: number } = {}): CollectInputRow[] {
+    const limit = o.limit ?? 1_000_000;
+    const offset = o.offset ?? 0;
+    if (o.states && o.states.length) {
+      const marks = o.states.map(() => '?').join(', ');
+      return (this.c.st(`SELECT * FROM collect_inputs WHERE plan_id = ? AND state IN (${marks}) ORDER BY seq LIMIT ? OFFSET ?`).all(planId, ...o.states, limit, offset) as InputDb[]).map(
+        inputFrom,
+      );
+    }
+    return this.c.sql.all<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} ORDER BY seq LIMIT ${limit} OFFSET ${offset}`).map(inputFrom);
+  }
+  input(planId: string, seq: number): CollectInputRow | undefined {
+    const r = this.c.sql.get<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} AND seq = ${seq}`);
+    return r ? inputFrom(r) : undefined;
+  }
+  /** key → line of the plan's inputs (a re-plan adds only the new ones). */
+  inputKeys(planId: string): Map<string, number | null> {
+    const out = new Map<string, number | null>();
+    for (const r of this.c.sql.all<{ key: string; line: number | null }>(sql`SELECT key, line FROM collect_inputs WHERE plan_id = ${planId}`)) out.set(r.key, r.line);
+    return out;
+  }
+  nextSeq(planId: string): number {
+    return (this.c.sql.get<{ n: number | null }>(sql`SELECT max(seq) AS n FROM collect_inputs WHERE plan_id = ${planId}`)?.n ?? 0) + 1;
+  }
+  counts(planId: string): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.c.sql.all<{ state: string; n: number }>(sql`SELECT state, count(*) AS n FROM collect_inputs WHERE plan_id = ${planId} GROUP BY state`)) out[r.state] = r.n;
+    return out;
+  }
+  /** What the inputs not yet done may still cost (their share of the plan's figures). */
+  remaining(planId: string): { min: number; likely: number; max: number; requests: number } {
+    const r = this.c.sql.get<{ a: number | null; b: number | null; c: number | null; d: number | null }>(
+      sql`SELECT sum(est_min) AS a, sum(est_likely) AS b, sum(est_max) AS c, sum(est_requests) AS d FROM collect_inputs
+          WHERE plan_id = ${planId} AND state IN ('waiting', 'running', 'failed', 'skipped')`,
+    );
+    return { min: r?.a ?? 0, likely: r?.b ?? 0, max: r?.c ?? 0, requests: r?.d ?? 0 };
+  }
+  /** Changes exactly the fields named. */
+  updateInput(planId: string, seq: number, patch: Partial<Omit<CollectInputRow, 'planId' | 'seq' | 'key'>>, at: number): void {
+    const map: Record<string, string> = {
+      state: 'state', reason: 'reason', walkId: 'walk_id', walkKind: 'walk_kind', baseCredits: 'base_credits', basePages: 'base_pages', baseItems: 'base_items',
+      credits: 'credits', pagesDone: 'pages_done', items: 'items', markerId: 'marker_id', markerAt: 'marker_at', newestId: 'newest_id', newestAt: 'newest_at',
+      runId: 'run_id', pages: 'pages', estMin: 'est_min', estMax: 'est_max', estLikely: 'est_likely', estRequests: 'est_requests', heldPages: 'held_pages',
+      label: 'label', line: 'line', rank: 'rank',
+    };
+    const cols: Array<[string, unknown]> = [];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      if (k === 'walkParams') cols.push(['walk_params', v === null ? null : JSON.stringify(v)]);
+      else if (k === 'params') cols.push(['params', JSON.stringify(v)]);
+      else if (k === 'feed') cols.push(['feed', v ? 1 : 0]);
+      else if (map[k]) cols.push([map[k], v]);
+    }
+    cols.push(['updated_at', at]);
+    this.w(() => this.c.st(`UPDATE collect_inputs SET ${cols.map(([n]) => `${n} = ?`).join(', ')} WHERE plan_id = ? AND seq = ?`).run(...cols.map(([, v]) => v), planId, seq));
+  }
+  /** Many inputs to one state (a run's start: what this run collects). */
+  setStates(planId: string, seqs: number[], state: CollectInputState, reason: string | null, at: number): void {
+    const st = this.c.st('UPDATE collect_inputs SET state = ?, reason = ?, updated_at = ? WHERE plan_id = ? AND seq = ?');
+    this.w(() => this.c.tx(() => seqs.forEach((s) => st.run(state, reason, at, planId, s))));
+  }
+
+  // ───────── items a feed input holds ─────────
+  /** Items of `refs` this input held before the walk `walkId` (an earlier run fetched them). */
+  heldBefore(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
+    const st = this.c.st('SELECT 1 FROM collect_items WHERE plan_id = ? AND seq = ? AND platform = ? AND kind = ? AND item_id = ? AND walk_id <> ?');
+    let n = 0;
+    for (const r of refs) if (st.get(planId, seq, r.platform, r.kind, r.id, walkId)) n++;
+    return n;
+  }
+  addItems(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
+    const st = this.c.st('INSERT INTO collect_items (plan_id, seq, platform, kind, item_id, walk_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    return this.w(() => this.c.tx(() => refs.reduce((n, r) => n + st.run(planId, seq, r.platform, r.kind, r.id, walkId).changes, 0)));
+  }
+
+  // ───────── the archive's history, for the likely figure ─────────
+  /** The latest walks of an endpoint: pages read, and whether the list ended there. */
+  walkLengths(platform: string, endpoint: string, limit = 400): WalkLength[] {
+    return this.c.sql
+      .all<{ p: number; s: string; r: string | null }>(
+        sql`SELECT pages_done AS p, status AS s, stop_reason AS r FROM walks WHERE platform = ${platform} AND endpoint = ${endpoint} AND pages_done > 0
+            ORDER BY updated_at DESC LIMIT ${limit}`,
+      )
+      .map((x) => ({ pages: x.p, ended: x.s === 'done' && x.r === 'end' }));
+  }
+  /** Charged answers of an endpoint (newest first): params and credits (replays, free calls, dry runs and inferred rows left out). */
+  pageCharges(platform: string, endpoint: string, limit = 400): Array<{ params: string; credits: number }> {
+    return this.c.sql.all<{ params: string; credits: number }>(
+      sql`SELECT params, credits_used AS credits FROM calls WHERE platform = ${platform} AND endpoint = ${endpoint} AND status = 200 AND dry_run = 0
+          AND idempotent_replay = 0 AND free_call = 0 AND credits_used > 0 AND coalesce(charge_reason, '') NOT LIKE 'inferred%'
+          ORDER BY id DESC LIMIT ${limit}`,
+    );
+  }
+  /** Free calls the ledger has seen, and whether a call cheap enough for one was charged (then none are left). */
+  freeCallsSeen(): { used: number; cheapCharged: boolean } {
+    const r = this.c.sql.get<{ used: number; cheap: number | null }>(
+      sql`SELECT coalesce(sum(free_call), 0) AS used, max(CASE WHEN free_call = 0 AND dry_run = 0 AND credits_used > 0 AND credits_used <= 100 AND status = 200 THEN 1 END) AS cheap FROM calls`,
+    );
+    return { used: r?.used ?? 0, cheapCharged: r?.cheap === 1 };
+  }
+  /** Credits the ledger records for a source since a time (what the service charged). */
+  spent(source: string, since: number): number {
+    return this.c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`)!.c;
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * One input's part of a run (docs/collect.md "The run"): its walk, page by page through the request
+ * core's walk / resumeWalk — so every page is the journal's `walk:<id>:page:<n>` and a page whose
+ * answer was lost (a cancel, a crash, `kill -9`) is replayed under its own key, paid once — each
+ * page's hold reserved from the plan's one budget first.
+ *
+ * The walk's id and parameters are written to the input's row before its first page, so a run
+ * resumed after a crash continues the same walk. A feed's later runs walk from the head down to the
+ * newest item an earlier run held (the watch chain's marker rule, docs/watchlists.md: `stop_at_id`
+ * and `since` where the endpoint takes them, and on every endpoint the first page repeating an item
+ * the input held); the marker moves only when such a walk completes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { CollectInputState } from '../../shared/contract-collect';
+import type { ApiCore, CallResult, WalkResult } from '../api/types';
+import { ApiError } from '../api/errors';
+import { holdOf, paramNames } from '../api/catalogue';
+import type { Archive, CollectInputRow, CollectPlanRow } from '../archive';
+import { readItems } from '../archive/extract';
+import type { Clock } from '../ports';
+import type { SharedBudget } from '../watch';
+
+export interface DriveCtx {
+  api: ApiCore;
+  archive: Archive;
+  clock: Clock;
+  plan: CollectPlanRow;
+  runId: string;
+  source: string;
+  budget: SharedBudget;
+  budgetLabel: string;
+  signal: AbortSignal;
+  /** pages a later run of a feed may read before it stops (resumable) */
+  pageCap: number;
+  progress(): void;
+  /** a storage failure stops the whole run */
+  fatal(e: ApiError): void;
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const accepts = (ep: CatalogueEndpoint, name: string) => paramNames(ep).has(name);
+
+/** Items of a list answer: kind, id, pinned (only `true` counts: unknown pin state is not pinned), time. */
+function pageItems(platform: string, env: Envelope, endpoint: string): Array<{ platform: string; kind: string; id: string; pinned: boolean; at: number | null }> {
+  return readItems(env.data, endpoint).items.map((it) => {
+    const flags = it.record.flags as { pinned?: unknown } | null | undefined;
+    const pub = typeof it.record.published_at === 'string' ? Date.parse(it.record.published_at) : NaN;
+    return { platform, kind: it.kind, id: it.id, pinned: flags?.pinned === true, at: Number.isFinite(pub) ? pub : null };
+  });
+}
+
+/**
+ * A later run's parameters: down to the marker (stop_at_id) with its time as a safety net (since),
+ * where the endpoint takes them — the watch chain's rule (src/core/watch/chain.ts headParams).
+ */
+export function headParams(params: Record<string, string>, marker: { id: string | null; at: number | null }, ep: CatalogueEndpoint): Record<string, string> {
+  const out = { ...params };
+  if (marker.id !== null && accepts(ep, 'stop_at_id')) {
+    out.stop_at_id = marker.id;
+    if (marker.at !== null && accepts(ep, 'since')) {
+      const user = out.since ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(out.since) ? `${out.since}T00:00:00Z` : out.since) : NaN;
+      if (!Number.isFinite(user) || user < marker.at) out.since = new Date(marker.at).toISOString();
+    }
+  }
+  return out;
+}
+
+/** A failure that another run would only repeat (a refusal of the request itself). */
+function permanent(e: ApiError | undefined): boolean {
+  if (!e) return false;
+  if (e.kind === 'validation') return true;
+  return e.kind === 'api' && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 409 && e.status !== 429 && e.status !== 402;
+}
+
+export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<void> {
+  const { api, archive, clock } = ctx;
+  const store = archive.collect;
+  const planId = ctx.plan.id;
+  const seq = row0.seq;
+  const put = (patch: Partial<CollectInputRow>) => store.updateInput(planId, seq, patch, clock.now());
+  const ep = api.catalogue.find(row0.platform, row0.endpoint);
+  if (!ep) return put({ state: 'failed', reason: `${row0.platform}/${row0.endpoint} is no longer in the catalogue`, walkId: null });
+
+  let row = row0;
+  let walkId = row.walkId;
+  let params = row.walkParams ?? row.params;
+  let kind = row.walkKind ?? 'first';
+  if (!walkId) {
+    kind = row.feed && row.markerId !== null ? 'head' : 'first';
+    params = kind === 'head' ? headParams(row.params, { id: row.markerId, at: row.markerAt }, ep) : row.params;
+    walkId = randomUUID();
+    // the walk is named before its first page: a crash from here on resumes this walk
+    put({ walkId, walkParams: params, walkKind: kind, state: 'running', reason: null, runId: ctx.runId, newestId: null, newestAt: null });
+  } else put({ state: 'running', reason: null, runId: ctx.runId });
+  const id = walkId;
+  const cap = kind === 'head' ? ctx.pageCap : row.pages;
+  const target = { platform: row.platform, endpoint: row.endpoint, params };
+  let fromArchive = true;
+  let pagesHere = 0;
+
+  const settle = (state: CollectInputState, reason: string | null, keepWalk: boolean) => {
+    const w = archive.getWalk(id);
+    row = store.input(planId, seq) as CollectInputRow;
+    const patch: Partial<CollectInputRow> = {
+      state,
+      reason,
+      credits: row.baseCredits + (w?.creditsSpent ?? 0),
+      pagesDone: row.basePages + (w?.pagesDone ?? 0),
+      items: row.baseItems + (w?.itemsSeen ?? 0),
+    };
+    if (!keepWalk) {
+      Object.assign(patch, { walkId: null, walkParams: null, walkKind: null, baseCredits: patch.credits, basePages: patch.pagesDone, baseItems: patch.items });
+      // a completed walk moves a feed's marker to the newest item it saw
+      if ((state === 'done' || state === 'held') && row.newestId !== null && (row.markerAt === null || (row.newestAt ?? 0) >= row.markerAt))
+        Object.assign(patch, { markerId: row.newestId, markerAt: row.newestAt, newestId: null, newestAt: null });
+    }
+    put(patch);
+    ctx.progress();
+  };
+  const complete = () => settle(fromArchive && pagesHere > 0 ? 'held' : 'done', fromArchive && pagesHere > 0 ? 'answered from the archive (inside its cache window): free' : null, false);
+  const markDone = (reason: string) => {
+    const s = archive.getWalk(id);
+    if (s && s.status !== 'done') archive.saveWalk({ ...s, status: 'done', stopReason: reason, updatedAt: clock.now() });
+  };
+
+  for (;;) {
+    const saved = archive.getWalk(id);
+    if (saved?.status === 'done') return complete();
+    if (ctx.signal.aborted) return settle('waiting', 'cancelled: the next run continues from the saved position', true);
+    const done = saved?.pagesDone ?? 0;
+    if (done >= cap) {
+      if (kind === 'first') {
+        markDone('depth');
+        return complete();
+      }
+      return settle('skipped', `more new items than ${fmt(cap)} pages: the next run continues down to the newest item held before`, true);
+    }
+    let want = accepts(ep, 'max_pages') && params.max_pages === undefined ? Math.min(5, cap - done) : 1;
+    // what the service holds: the ceiling × pages; a collect-until-N limit by the service's free
+    // quote (the request core asks it once per call shape and reuses it)
+    const holdAt = async (n: number): Promise<number> => {
+      const p = n > 1 ? { ...params, max_pages: String(n) } : params;
+      if (p.limit === undefined || !ep.paginates) return holdOf(ep, p);
+      try {
+        return await api.hold({ ...target, params: p });
+      } catch {
+        return holdOf(ep, p);
+      }
+    };
+    let hold = await holdAt(want);
+    let reserved = await ctx.budget.reserve(hold, ctx.signal);
+    if (!reserved && want > 1 && !ctx.signal.aborted) {
+      want = 1;
+      hold = await holdAt(1);
+      reserved = await ctx.budget.reserve(hold, ctx.signal);
+    }
+    if (!reserved) {
+      if (ctx.signal.aborted) return settle('waiting', 'cancelled: the next run continues from the saved position', true);
+      return settle('skipped', `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`, true);
+    }
+    let page: CallResult | null = null;
+    let res: WalkResult;
+    const common = { source: ctx.source, priority: 'background' as const, signal: ctx.signal, onPage: (p: { result: CallResult }) => (page = p.result) };
+    try {
+      res = saved ? await api.resumeWalk(id, { ...common, maxPages: done + want }) : await api.walk(target, { ...common, walkId: id, maxPages: want });
+    } catch (e) {
+      ctx.budget.settle(hold, 0);
+      const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: String(e) });
+      if (err.kind === 'storage') {
+        ctx.fatal(err);
+        return settle('waiting', err.message, true);
+      }
+      return settle('failed', err.message, !permanent(err));
+    }
+    const got = page as CallResult | null;
+    ctx.budget.settle(hold, got?.creditsUsed ?? 0);
+    let heldHit = 0;
+    if (got) {
+      pagesHere++;
+      if (!got.fromArchive) fromArchive = false;
+      if (row.feed) {
+        const items = pageItems(row.platform, got.envelope, row.endpoint);
+        const dated = items.filter((i) => !i.pinned);
+        if (kind === 'head') heldHit = store.heldBefore(planId, seq, id, dated);
+        store.addItems(planId, seq, id, items);
+        const newest = dated.reduce<(typeof dated)[number] | null>((b, i) => (i.at !== null && (b === null || (b.at ?? 0) < i.at) ? i : b), null);
+        row = store.input(planId, seq) as CollectInputRow;
+        if (newest && (row.newestAt === null || (newest.at ?? 0) > row.newestAt)) put({ newestId: newest.id, newestAt: newest.at });
+      }
+      const w = archive.getWalk(id);
+      put({ credits: row.baseCredits + (w?.creditsSpent ?? 0), pagesDone: row.basePages + (w?.pagesDone ?? 0), items: row.baseItems + (w?.itemsSeen ?? 0) });
+      ctx.progress();
+    }
+    if (res.status === 'done') return complete();
+    if (res.status === 'paused' && res.stopReason === 'page_limit') {
+      if (heldHit > 0) {
+        markDone('known_item');
+        return complete();
+      }
+      continue;
+    }
+    if (res.status === 'cancelled') return settle('waiting', 'cancelled: the next run continues from the saved position', true);
+    if (res.status === 'paused' && res.stopReason === 'repeating') {
+      markDone('repeating');
+      return complete();
+    }
+    if (res.status === 'paused' && res.stopReason === 'credit_limit')
+      return settle('skipped', `not enough credits for the next page (${res.error?.message ?? 'the hold exceeds the known balance'})`, true);
+    if (res.status === 'paused') return settle('failed', res.error?.message ?? `stopped: ${res.stopReason ?? 'paused'}`, true);
+    if (res.error?.kind === 'storage') {
+      ctx.fatal(res.error);
+      return settle('waiting', res.error.message, true);
+    }
+    const type = res.error?.type ?? res.error?.kind ?? 'ERROR';
+    return settle('failed', `page ${res.pagesDone + 1} failed (${type}): ${res.error?.message ?? 'no detail'}`, !permanent(res.error));
+  }
+}
