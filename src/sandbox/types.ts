@@ -220,4 +220,11 @@ export interface World {
   relevance(row: WorldRow, topic: string): { p: number; sense: string | null; depth: number | null; spam: number | null } | null;
   /** Switch receipts for forum comment search with switch_from. */
   switchReceipts(rows: WorldRow[], brand: string): Array<{ comment_id: string; text: string; reason: string; destination: string | null; link: string | null }>;
+  /**
+   * Aging (docs/sandbox-world.md): false when the row's post was removed or its account made
+   * private by `now` (the server leaves it out of the list). Absent: every row stays.
+   */
+  available?(platform: string, row: WorldRow, now: number): boolean;
+  /** Aging: the row's engagement at `now`, in place (the server's copy of the row). */
+  atTime?(row: WorldRow, now: number): void;
 }

@@ -211,7 +211,9 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
   // A `top` walk of a topRepeats endpoint repeats comments past the popular head: the page list is
   // positional (rows repeat, so a keyset position would be ambiguous).
   const positional = isTopRepeatWalk(def, plan.params);
-  const all = positional ? topWalkList(feed.rows, pageSize, `${def.platform}/${def.path}`) : feed.rows;
+  // aging (docs/sandbox-world.md): removed posts and private accounts' posts are not listed
+  const live = env.world.available ? feed.rows.filter((r) => env.world.available!(def.platform, r, env.now)) : feed.rows;
+  const all = positional ? topWalkList(live, pageSize, `${def.platform}/${def.path}`) : live;
   const datedBoundaries = def.dateOrdered;
 
   const out: WorldRow[] = [];
@@ -274,6 +276,7 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
       }
     }
     let rows = raw.slice(0, cut).map((r) => ({ ...r, item: structuredClone(r.item) }));
+    if (env.world.atTime) for (const r of rows) env.world.atTime(r, env.now);
     // Per-row filters (pinned rows too; rows without a date are kept).
     rows = rows.filter((r) => {
       if (r.publishedAt === null) return true;

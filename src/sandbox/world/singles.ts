@@ -5,6 +5,7 @@
  */
 import type { Platform, PostRecord } from '../../shared/api-types';
 import { traitsOf } from '../registry/traits';
+import { growRecord, isPrivate, postGone } from './aging';
 import type { FeedResult, NotFound, SingleResult, WorldQuery } from '../types';
 import { replies } from './comments';
 import { clone, type WorldCore } from './core';
@@ -31,7 +32,7 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
   }
   if (def.record === 'profile' || key === 'profile') {
     const a = w.accountFromParams(p, params);
-    if (!a) return { notFound: true };
+    if (!a || isPrivate(w.ctx, p, a.handle, now)) return { notFound: true };
     const prof = profileRecord(w.ctx, a, now);
     const unavailable: string[] = [];
     if (t.profile === 'basic') {
@@ -59,6 +60,7 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
   }
   if (key === 'comment') {
     const { rec, ref } = w.postByIdent(p, { ...params, url: params.post_url ?? params.comment_url ?? params.url ?? '' });
+    if (postGone(w.ctx, p, rec, publishedOf(rec), now)) return { notFound: true };
     const cid = params.comment_url ? (/\/c\/([^/?#]+)/.exec(params.comment_url)?.[1] ?? null) : null;
     const j = cid ? hashStr(cid, w.seed) % 50 : 0;
     const c = buildComment(w.ctx, ref, ref.id, j, Math.min(now, ref.publishedAt + HOUR * (1 + (j % 20))), false);
@@ -77,8 +79,10 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       return { value: clone(b.rec) as unknown as Record<string, unknown>, unavailable: POST_NULL[p] };
     }
     const { rec, ref } = w.postByIdent(p, params);
-    if (ref.publishedAt > now) return { notFound: true };
-    const value = clone(rec) as unknown as Record<string, unknown>;
+    if (ref.publishedAt > now || postGone(w.ctx, p, rec, publishedOf(rec), now)) return { notFound: true };
+    const grown = clone(rec);
+    growRecord(w.ctx, grown, publishedOf(rec), now);
+    const value = grown as unknown as Record<string, unknown>;
     if (p === 'photo_net') {
       const h = hashStr(rec.id, w.seed);
       value.ext = { ...((value.ext as Record<string, unknown> | null) ?? {}), tagged_users: unit(h) < 0.3 ? [{ username: handleFromHash(h) }] : [] };
@@ -95,7 +99,10 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
   const r = new Rng(h);
   switch (key) {
     case 'stats': {
-      const { rec } = w.postByIdent(p, params);
+      const { rec: base } = w.postByIdent(p, params);
+      if (postGone(w.ctx, p, base, publishedOf(base), now)) return { notFound: true };
+      const rec = clone(base);
+      growRecord(w.ctx, rec, publishedOf(rec), now);
       const video = rec.kind === 'reel' || rec.kind === 'video' || rec.kind === 'short';
       const full = buildPost(w.ctx, p, w.account(p, rec.author.username ?? 'x'), hashStr(rec.id), null, rec.kind ?? 'photo', { nulls: [] }, false);
       return { value: { id: rec.id, likes: rec.engagement.likes, comments: rec.engagement.comments, plays: video ? rec.engagement.views : null, shares: video ? full.rec.engagement.shares : null }, unavailable: video ? [] : ['plays', 'shares'] };
@@ -179,4 +186,10 @@ function identParams(params: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) if (!/^(label|judgments|brand|offer|goal|fit|relevance|exclude|include|trim|since|until)/.test(k)) out[k] = v;
   return out;
+}
+
+/** A record's publication time (ms), or null. */
+function publishedOf(rec: PostRecord): number | null {
+  const t = rec.published_at ? Date.parse(rec.published_at) : NaN;
+  return Number.isFinite(t) ? t : null;
 }

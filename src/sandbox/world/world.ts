@@ -5,6 +5,7 @@
  * endpoint's declared world traits (EndpointDef.world, registry/traits.ts), never its path.
  */
 import { traitsOf } from '../registry/traits';
+import { growRecord, isPrivate, postGone, postOfRow } from './aging';
 import type { FeedResult, JudgeOptions, NotFound, SingleResult, World, WorldQuery, WorldRow } from '../types';
 import { comments, replies, searchComments } from './comments';
 import { WorldCore } from './core';
@@ -29,7 +30,13 @@ export class WorldImpl extends WorldCore implements World {
     if (rs === 'notFound') return { notFound: true };
     const feed = def.feed ?? 'generic_posts';
     if (rs === 'empty') return { rows: [], unavailable: feed === 'comments' || feed === 'replies' ? commentNull(def.platform) : def.record === 'post' ? POST_NULL[def.platform] : [] };
-    switch (traitsOf(def).gen) {
+    const gen = traitsOf(def).gen;
+    if (gen === 'user_posts') {
+      // an account made private (aging.ts) has no feed
+      const a = this.accountFromParams(def.platform, params);
+      if (a && isPrivate(this.ctx, def.platform, a.handle, now)) return { notFound: true };
+    }
+    switch (gen) {
       case 'user_posts':
         return userPosts(this, def, params, now);
       case 'comments':
@@ -72,6 +79,16 @@ export class WorldImpl extends WorldCore implements World {
 
   switchReceipts(rows: WorldRow[], brand: string) {
     return receiptsOf(rows, brand);
+  }
+
+  available(platform: string, row: WorldRow, now: number): boolean {
+    const rec = postOfRow(row);
+    return !rec || !postGone(this.ctx, platform, rec, row.publishedAt, now);
+  }
+
+  atTime(row: WorldRow, now: number): void {
+    const rec = postOfRow(row);
+    if (rec) growRecord(this.ctx, rec, row.publishedAt, now);
   }
 }
 
