@@ -25,6 +25,7 @@ import {
   type ParquetColumnType,
   type Physical,
 } from './parquet-encode';
+import { maxCompressedLength, snappyCompressInto } from './snappy';
 
 /** byte-array columns with more distinct values than this in a group are written PLAIN */
 const DICT_MAX = 4096;
@@ -41,6 +42,10 @@ export interface ColumnBuilder {
   /** append the chunk (sealed) to `out`, whose byte 0 lies at file offset `base`; `out` has room for it */
   finish(out: Bytes, base: number): { chunk: ChunkMeta; index?: ChunkIndex };
 }
+
+/** a page's body before compression, and after (shared by the columns of this thread: pages are written one at a time) */
+let scratch = new Uint8Array(1 << 16);
+let packed = new Uint8Array(1 << 16);
 
 interface Loc {
   at: number;
@@ -60,6 +65,8 @@ abstract class Column implements ColumnBuilder {
   /** the chunk's pages so far (header, levels, values), and their bytes */
   private readonly pages: Buffer[] = [];
   private size = 0;
+  /** the same pages' bytes before compression (headers included, as the footer counts them) */
+  private rawSize = 0;
   private readonly locs: Loc[] = [];
   protected dictionaryPage = false;
   protected pageEncoding = ENC_PLAIN;
@@ -114,18 +121,31 @@ abstract class Column implements ColumnBuilder {
     this.from = to;
   }
 
-  /** a page (header, levels, the values in `vals`) as one buffer of its own */
+  /**
+   * A page (header, then levels and the values in `vals`, Snappy-compressed) as one buffer of its
+   * own. The body is gathered into a scratch buffer, compressed into another, and the header
+   * written with both sizes.
+   */
   private page(type: number, size: number, count: number, encoding: number, levels: Bytes | null): void {
+    let body: Uint8Array;
+    if (levels) {
+      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
+      scratch.set(levels.buf.subarray(0, levels.pos), 0);
+      scratch.set(this.vals.buf.subarray(0, this.vals.pos), levels.pos);
+      body = scratch.subarray(0, size);
+    } else body = this.vals.buf.subarray(0, this.vals.pos);
+    const room = maxCompressedLength(size);
+    if (packed.length < room) packed = new Uint8Array(Math.max(room, packed.length * 2));
+    const csize = snappyCompressInto(body, packed, 0);
     const head = new Bytes(32);
-    pageHeader(head, type, size, count, encoding);
-    const b = Buffer.allocUnsafe(head.pos + size);
+    pageHeader(head, type, size, count, encoding, csize);
+    const b = Buffer.allocUnsafe(head.pos + csize);
     head.buf.copy(b, 0, 0, head.pos);
-    let p = head.pos;
-    if (levels) p += levels.buf.copy(b, p, 0, levels.pos);
-    this.vals.buf.copy(b, p, 0, this.vals.pos);
+    b.set(packed.subarray(0, csize), head.pos);
     this.vals.pos = 0;
     this.pages.push(b);
     this.size += b.length;
+    this.rawSize += head.pos + size;
   }
 
   /** the dictionary page, before any data page */
@@ -168,10 +188,10 @@ abstract class Column implements ColumnBuilder {
         type: this.physical,
         encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
         path_in_schema: [this.name],
-        codec: 'UNCOMPRESSED',
+        codec: 'SNAPPY',
         num_values: BigInt(this.row),
         total_compressed_size: size,
-        total_uncompressed_size: size,
+        total_uncompressed_size: BigInt(this.rawSize),
         data_page_offset: BigInt(at + dataStart),
         ...(dict ? { dictionary_page_offset: BigInt(at) } : {}),
         ...(this.stats ? { statistics: this.statistics() } : {}),

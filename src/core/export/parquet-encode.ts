@@ -8,10 +8,11 @@
  *
  * Only what the export's columns need: optional (nullable) flat columns, data pages v1 (every
  * reader knows them), PLAIN values (BYTE_ARRAY UTF-8 / JSON, INT32, INT64, DOUBLE, BOOLEAN,
- * TIMESTAMP_MILLIS as INT64), dictionary pages + RLE_DICTIONARY indexes, uncompressed.
+ * TIMESTAMP_MILLIS as INT64, annotated as UTC), dictionary pages + RLE_DICTIONARY indexes, every
+ * page Snappy-compressed (snappy.ts).
  *
  * Why not hyparquet-writer's own column writer: it boxes every value through generic paths (a
- * UTF-8 array per string, BigInt per INT64, Snappy in JavaScript, statistics through a generic
+ * UTF-8 array per string, BigInt per INT64, a slow Snappy, statistics through a generic
  * comparator), ~2× the CSV export's CPU per row.
  */
 import { toJson } from 'hyparquet';
@@ -45,7 +46,7 @@ export interface ChunkMeta {
     type: Physical;
     encodings: string[];
     path_in_schema: string[];
-    codec: 'UNCOMPRESSED';
+    codec: 'UNCOMPRESSED' | 'SNAPPY';
     num_values: bigint;
     total_compressed_size: bigint;
     total_uncompressed_size: bigint;
@@ -127,10 +128,10 @@ function fieldI32(b: Bytes, delta: number, v: number): void {
   b.varint(v >= 0 ? v * 2 : -v * 2 - 1);
 }
 
-export function pageHeader(b: Bytes, type: number, size: number, numValues: number, encoding: number): void {
+export function pageHeader(b: Bytes, type: number, size: number, numValues: number, encoding: number, compressedSize = size): void {
   fieldI32(b, 1, type);
   fieldI32(b, 1, size); // uncompressed_page_size
-  fieldI32(b, 1, size); // compressed_page_size
+  fieldI32(b, 1, compressedSize); // compressed_page_size
   if (type === PAGE_DATA) {
     b.byte((2 << 4) | 12); // field 5: data_page_header
     fieldI32(b, 1, numValues);

@@ -87,6 +87,10 @@ export function parquetLayout(columns?: string[]): ParquetLayout {
   const types = [...defs.map((d) => parquetType(d.name)), 'JSON' as const];
   // the schema from the declared types (an empty column list would make hyparquet infer them)
   const schema = schemaFromColumnData({ columnData: names.map((name, i) => ({ name, data: [], type: types[i], nullable: true })) });
+  // times are instants: annotated as UTC (TIMESTAMP(MILLIS, isAdjustedToUTC = true)), so DuckDB
+  // reads TIMESTAMP WITH TIME ZONE and pandas / Arrow a tz-aware UTC column (hyparquet-writer
+  // writes only the legacy converted type, which DuckDB reads as a naive time)
+  for (const el of schema) if (el.converted_type === 'TIMESTAMP_MILLIS') el.logical_type = { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' };
   return { names, types, schema, statistics: names.map((n, i) => withStatistics(n, types[i])), sink: valuesSink(defs) };
 }
 

@@ -1,0 +1,150 @@
+/**
+ * Snappy compression (the format of github.com/google/snappy's format_description.txt) for the
+ * Parquet export's pages (docs/export.md "Parquet"): what DuckDB's COPY … TO parquet writes by
+ * default and every Parquet reader decompresses. Node has no Snappy of its own and zstd only from
+ * Node 22.15; hyparquet-writer's JavaScript Snappy (a port of snappyjs) ran at ~16 MiB/s on this
+ * machine, which would have made compression most of the export's time. This one follows the
+ * reference compressor's loop (64 KiB blocks, a 4-byte hash table, the skip heuristic on
+ * incompressible input, copies of up to 64 bytes with 2-byte offsets) over plain typed arrays.
+ */
+
+const BLOCK = 1 << 16;
+const HASH_BITS = 14;
+const table = new Uint16Array(1 << HASH_BITS);
+
+/** An upper bound of the compressed size of `n` bytes (the reference's MaxCompressedLength). */
+export function maxCompressedLength(n: number): number {
+  return 32 + n + Math.floor(n / 6);
+}
+
+const load32 = (b: Uint8Array, i: number): number => b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24);
+const hash = (v: number, shift: number): number => Math.imul(v, 0x1e35a7bd) >>> shift;
+
+/** `input` compressed into `out` from `at`; returns the end. `out` must have maxCompressedLength room. */
+function compressInto(input: Uint8Array, out: Uint8Array, at: number): number {
+  let o = at;
+  // preamble: the uncompressed length as a varint
+  let n = input.length;
+  while (n >= 0x80) {
+    out[o++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  out[o++] = n;
+  for (let start = 0; start < input.length; start += BLOCK) o = block(input, start, Math.min(input.length, start + BLOCK), out, o);
+  return o;
+}
+
+function literal(input: Uint8Array, from: number, to: number, out: Uint8Array, o: number): number {
+  const len = to - from;
+  const n = len - 1;
+  if (n < 60) out[o++] = n << 2;
+  else if (n < 0x100) {
+    out[o++] = 60 << 2;
+    out[o++] = n;
+  } else if (n < 0x10000) {
+    out[o++] = 61 << 2;
+    out[o++] = n & 0xff;
+    out[o++] = n >>> 8;
+  } else {
+    out[o++] = 62 << 2;
+    out[o++] = n & 0xff;
+    out[o++] = (n >>> 8) & 0xff;
+    out[o++] = n >>> 16;
+  }
+  if (len < 64) for (let i = from; i < to; i++) out[o++] = input[i];
+  else {
+    out.set(input.subarray(from, to), o);
+    o += len;
+  }
+  return o;
+}
+
+function copy(offset: number, len: number, out: Uint8Array, o: number): number {
+  // copies of at most 64 bytes; a tail under 4 bytes would not fit the 1-byte-offset form
+  while (len >= 68) {
+    out[o++] = (63 << 2) | 2;
+    out[o++] = offset & 0xff;
+    out[o++] = offset >>> 8;
+    len -= 64;
+  }
+  if (len > 64) {
+    out[o++] = (59 << 2) | 2;
+    out[o++] = offset & 0xff;
+    out[o++] = offset >>> 8;
+    len -= 60;
+  }
+  if (len >= 4 && len < 12 && offset < 2048) {
+    out[o++] = ((offset >>> 8) << 5) | ((len - 4) << 2) | 1;
+    out[o++] = offset & 0xff;
+  } else {
+    out[o++] = ((len - 1) << 2) | 2;
+    out[o++] = offset & 0xff;
+    out[o++] = offset >>> 8;
+  }
+  return o;
+}
+
+/** One block [start, end) of at most 64 KiB: offsets inside it fit two bytes. */
+function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o: number): number {
+  const size = end - start;
+  if (size < 15) return size > 0 ? literal(input, start, end, out, o) : o;
+  // the table's size for this block (the reference's): small blocks clear a small table
+  let bits = 8;
+  while (1 << bits < size && bits < HASH_BITS) bits++;
+  const shift = 32 - bits;
+  table.fill(0, 0, 1 << bits);
+  const limit = end - 15; // the last bytes are always a literal (the reference's kInputMarginBytes)
+  let next = start; // where the pending literal starts
+  let ip = start + 1;
+  let nextHash = hash(load32(input, ip), shift);
+  for (;;) {
+    // find a 4-byte match, looking less often the longer none is found (incompressible input)
+    let skip = 32;
+    let nextIp = ip;
+    let candidate: number;
+    do {
+      ip = nextIp;
+      const h = nextHash;
+      nextIp = ip + (skip++ >> 5);
+      if (nextIp > limit) return next < end ? literal(input, next, end, out, o) : o;
+      nextHash = hash(load32(input, nextIp), shift);
+      candidate = start + table[h];
+      table[h] = ip - start;
+    } while (load32(input, ip) !== load32(input, candidate));
+    o = literal(input, next, ip, out, o);
+    // the match and any that follow at once
+    for (;;) {
+      const base = ip;
+      let m = ip + 4;
+      let c = candidate + 4;
+      while (m < end && input[m] === input[c]) {
+        m++;
+        c++;
+      }
+      o = copy(base - candidate, m - base, out, o);
+      ip = m;
+      next = ip;
+      if (ip >= limit) return next < end ? literal(input, next, end, out, o) : o;
+      // hash the position before and at ip; continue copying while ip matches at once
+      table[hash(load32(input, ip - 1), shift)] = ip - 1 - start;
+      const h = hash(load32(input, ip), shift);
+      candidate = start + table[h];
+      table[h] = ip - start;
+      if (load32(input, ip) !== load32(input, candidate)) break;
+    }
+    ip++;
+    nextHash = hash(load32(input, ip), shift);
+  }
+}
+
+/** Snappy-compressed bytes of `input` (a new buffer of exactly their size). */
+export function snappyCompress(input: Uint8Array): Uint8Array {
+  const out = new Uint8Array(maxCompressedLength(input.length));
+  const end = compressInto(input, out, 0);
+  return out.slice(0, end);
+}
+
+/** `input` compressed into `out` (with maxCompressedLength(input.length) room from `at`); returns the end. */
+export function snappyCompressInto(input: Uint8Array, out: Uint8Array, at: number): number {
+  return compressInto(input, out, at);
+}
