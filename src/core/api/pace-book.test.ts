@@ -5,6 +5,8 @@
  * lapses, and leave the window a window later; a data folder that cannot hold the file falls back to
  * this process's counts with a warning. All on an injected clock.
  */
+import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,5 +135,27 @@ describe('the shared pace book', () => {
     expect(b.tryStart('k', 0, LIMITS, 60_000).ok).toBe(true);
     expect(lines.join('\n')).toMatch(/paces its keys alone/);
     chmodSync(d, 0o700);
+  });
+
+  it("a killed process's attempts stop counting as in flight at once (its pid is gone), and still count in the window", () => {
+    const file = join(folder(), 'pacing.db');
+    const b = book(file);
+    // a process that is gone: its pid no longer exists (a kill -9 leaves its rows with no end)
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const raw = new Database(file);
+    const now = 1_000_000;
+    raw.prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)').run('dead', 'k', gone, now - 1000, now + 120_000);
+    raw.close();
+    const limits = { requests: 2, windowSeconds: 60, maxInFlight: 1 };
+    const first = b.tryStart('k', now, limits, 120_000);
+    expect(first.ok).toBe(true); // the dead attempt holds no in-flight slot any more
+    b.end('k', (first as { id: string }).id, now + 10);
+    // …but it is still in the window: two starts in it, no third
+    expect(b.tryStart('k', now + 20, limits, 120_000).ok).toBe(false);
+    // an attempt of a live process (this one) keeps its slot until it ends or its lease lapses
+    const c = book(file);
+    const live = c.tryStart('other', now, { requests: 5, windowSeconds: 60, maxInFlight: 1 }, 120_000);
+    expect(live.ok).toBe(true);
+    expect(b.tryStart('other', now + 1, { requests: 5, windowSeconds: 60, maxInFlight: 1 }, 120_000).ok).toBe(false);
   });
 });

@@ -120,6 +120,16 @@ export class MemoryPaceBook implements PaceBook {
   close(): void {}
 }
 
+/** false when no process has this pid on this machine (true when it exists, or cannot be told) */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /** extra lease beyond the attempt deadline before a silent process's attempt stops counting as in flight */
 export const LEASE_MARGIN_MS = 30_000;
 
@@ -160,7 +170,7 @@ export class SqlitePaceBook implements PaceBook {
       CREATE TABLE IF NOT EXISTS pace_pauses (key TEXT PRIMARY KEY, until_ms INTEGER NOT NULL);
     `);
     this.stmts = {
-      live: this.db.prepare('SELECT start_ms AS start, end_ms AS end, lease_until AS lease FROM pace_starts WHERE key = ?'),
+      live: this.db.prepare('SELECT id, pid, start_ms AS start, end_ms AS end, lease_until AS lease FROM pace_starts WHERE key = ?'),
       // an entry leaves for good a window after its end (a lapsed lease counts as its end)
       prune: this.db.prepare('DELETE FROM pace_starts WHERE key = ? AND COALESCE(end_ms, CASE WHEN lease_until <= ? THEN lease_until END) <= ?'),
       insert: this.db.prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)'),
@@ -181,8 +191,18 @@ export class SqlitePaceBook implements PaceBook {
 
   private read(key: string, now: number, windowMs: number): PaceEntry[] {
     this.stmts.prune.run(key, now, now - windowMs);
-    const rows = this.stmts.live.all(key) as Array<{ start: number; end: number | null; lease: number }>;
-    return rows.map((r) => ({ start: r.start, end: r.end ?? (r.lease <= now ? r.lease : Infinity) }));
+    const rows = this.stmts.live.all(key) as Array<{ id: string; pid: number; start: number; end: number | null; lease: number }>;
+    return rows.map((r) => {
+      let end = r.end;
+      // an attempt of a process that is gone (killed, crashed) is in flight no longer — the service
+      // freed its slot when the connection dropped — but the service counted it when it arrived:
+      // it ends now, and stays in the window for a window more
+      if (end === null && r.lease > now && r.pid !== process.pid && !pidAlive(r.pid)) {
+        end = now;
+        this.stmts.end.run(now, r.id);
+      }
+      return { start: r.start, end: end ?? (r.lease <= now ? r.lease : Infinity) };
+    });
   }
 
   tryStart(key: string, now: number, limits: PaceLimits, leaseMs: number): TryStart {
