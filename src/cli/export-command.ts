@@ -3,16 +3,19 @@
  * GEXF / GraphML; any of them pseudonymised (docs/cli.md, docs/export.md, docs/analysis.md).
  */
 import { Option, type Command } from 'commander';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NETWORK_KINDS } from '../core/analysis/network';
 import { CSV_COLUMNS } from '../core/export';
 import { checkExportOptions, EXPORT_FORMATS, exportAny, type AnyExportFormat } from '../core/export/formats';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
+import type { Io } from './io';
 import { checkOut } from './line-sink';
+import { copyOut } from './output';
 import { progress } from './terminal';
-/** the streams the command writes to (main.ts's Io) */
-type Io = { stderr: NodeJS.WritableStream & { isTTY?: boolean } };
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
@@ -23,14 +26,14 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
   withQueryFlags(program.command('export'))
     .description('export archived items (the library query) as CSV, JSON, JSONL, XLSX or Parquet, or a network of them as GEXF or GraphML')
     .addOption(new Option('--format <f>', EXPORT_FORMATS.join(' | ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
-    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete)')
+    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete); - for standard output')
     .addOption(new Option('--network <kind>', 'with gexf / graphml: which network').choices([...NETWORK_KINDS]))
     .option('--pseudonymise', 'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)')
     .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
     .option('--columns <list>', 'CSV / XLSX / Parquet columns, comma-separated (see: loupe columns)')
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
     .action(async (o: ExportFlags) => {
-      checkOut(o.out);
+      const target = checkOut(o.out)!;
       const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
@@ -47,13 +50,17 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
       });
       const archive = c.archive();
       const total = archive.count(q);
+      // standard output (`-`) or a FIFO / device: a complete file first, then copied through
+      // (docs/cli.md "Pipes"); a file: its own temporary name, renamed when complete
+      const staging = target.kind === 'file' ? null : mkdtempSync(join(tmpdir(), 'loupe-to-stdout-'));
+      const file = target.kind === 'file' ? target.path : join(staging!, `export.${o.format}`);
       const abort = new AbortController();
       const onSig = (): void => abort.abort();
       process.once('SIGINT', onSig);
       try {
         const r = await exportAny(archive.iterateExportRows(q), {
           format: o.format,
-          out: o.out,
+          out: file,
           bom: o.bom,
           columns,
           network: o.network,
@@ -67,12 +74,14 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           },
         });
         progress(io.stderr, '');
-        io.stderr.write(`${r.summary}\n`);
+        if (target.kind !== 'file') await copyOut(file, target, io);
+        io.stderr.write(`${target.kind === 'file' ? r.summary : r.summary.replace(r.path, target.kind === 'stdout' ? 'standard output' : target.path)}\n`);
       } catch (e) {
         if (abort.signal.aborted) throw new ExitError('cancelled', 'Export cancelled; no file was written.');
         throw e;
       } finally {
         process.removeListener('SIGINT', onSig);
+        if (staging) rmSync(staging, { recursive: true, force: true });
       }
     });
 }

@@ -4,8 +4,9 @@
  * Exit codes: 0 done; 2 usage or parameter error; 3 the API refused (4xx); 4 gave up after
  * retries (or the network failed); 5 over budget / not approved / cancelled; 6 local storage:
  * disk full, read-only folder or damaged archive; 7 `credits --reconcile` found a difference
- * between the ledger and the balance; 1 internal error. The codes come from the error model's one
- * table (src/shared/errors.ts), by the error's kind.
+ * between the ledger and the balance; 141 the reader of the output left (a closed pipe: the walk
+ * stopped before its next request, quietly — output.ts); 1 internal error. The codes come from the
+ * error model's one table (src/shared/errors.ts), by the error's kind.
  * Errors are one clear sentence on stderr (never a stack); data goes to stdout (or --out).
  */
 import { Command, CommanderError } from 'commander';
@@ -26,6 +27,7 @@ import { registerExportCommand } from './export-command';
 import { registerLibraryCommand } from './library-command';
 import { cliFailure, ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
+import { EXIT_OUTPUT_CLOSED, guardOf, OutputClosed } from './output';
 import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
 import type { Io } from './io';
 import { guarded, progress, rawOf } from './terminal';
@@ -90,6 +92,12 @@ async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): P
     );
   }
   return ep;
+}
+
+/** The one line a walk stopped by its output says (docs/cli.md "Pipes"). */
+function outputStopped(sink: LineSink, r: WalkResult): string {
+  const what = `${fmt(sink.lines)} item(s) written, ${r.pagesDone} page(s) and ${fmt(r.creditsSpent)} credits in all, every charge recorded`;
+  return r.status === 'done' ? `the walk had ended (${what}).` : `the walk stopped before its next request (${what}); continue with: loupe resume ${r.walkId}`;
 }
 
 function progressLine(io: Io, text: string): void {
@@ -183,18 +191,22 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
           );
       }
 
-      const sink = new LineSink(io, o.out);
+      const sink = await LineSink.open(io, o.out);
       const abort = new AbortController();
       const onSig = () => abort.abort();
       process.once('SIGINT', onSig);
+      // the output went away (the reader closed the pipe, the disk filled): the write that found
+      // out runs between two pages, so the walk stops before its next request (docs/cli.md "Pipes")
+      sink.onFail(onSig);
       let result: WalkResult | null = null;
       try {
         if (!ep.paginates) {
           const r = await api.call(t, { source: 'cli', priority: 'interactive', fresh: o.fresh, signal: abort.signal });
           for (const it of itemsOf(r.envelope)) sink.write(it);
-          io.stderr.write(
-            `${r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
-          );
+          const cost = r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`;
+          const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
+          if (gone) throw gone;
+          io.stderr.write(`${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`);
           if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} record(s) of the answer have no id of their own; they are kept raw in the stored answer, not archived as items.\n`);
           await sink.finish(true);
           return;
@@ -210,6 +222,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
             for (const it of itemsOf(p.result.envelope)) sink.write(it);
             const eta = pages !== null ? api.pacer.eta(Math.max(0, pages - p.pageNumber), 'interactive') : null;
             progressLine(io, `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`);
+            return sink.settled(); // the next request waits for the reader (and stops if it left)
           },
         });
       } finally {
@@ -217,6 +230,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         progress(io.stderr, '');
         await sink.finish(result !== null && result.status !== 'failed');
       }
+      if (sink.poll() && !(result.status === 'failed' && result.error)) throw sink.problem(outputStopped(sink, result));
       const bal = api.balance();
       io.stderr.write(
         `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
@@ -249,7 +263,11 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         throw new UsageError(`Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`);
       }
       const api = await c.api();
-      const sink = new LineSink(io, o.out);
+      const sink = await LineSink.open(io, o.out);
+      const abort = new AbortController();
+      const onSig = () => abort.abort();
+      process.once('SIGINT', onSig);
+      sink.onFail(onSig); // the output went away: stop before the next request, as `call` does
       let r: WalkResult | null = null;
       try {
         r = await api.resumeWalk(walkId, {
@@ -257,13 +275,20 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
           priority: 'interactive',
           maxPages: o.pages !== undefined ? w.pagesDone + o.pages : undefined,
           maxCredits: o.maxCredits !== undefined ? w.creditsSpent + o.maxCredits : undefined,
-          onPage: (p) => itemsOf(p.result.envelope).forEach((it) => sink.write(it)),
+          signal: abort.signal,
+          onPage: (p) => {
+            for (const it of itemsOf(p.result.envelope)) sink.write(it);
+            return sink.settled();
+          },
         });
       } finally {
+        process.removeListener('SIGINT', onSig);
         await sink.finish(r !== null);
       }
+      if (sink.poll() && !(r.status === 'failed' && r.error)) throw sink.problem(outputStopped(sink, r));
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
       if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
+      if (r.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${walkId}`);
       if ((r.status === 'failed' || r.status === 'paused') && r.error) {
         if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
         throw r.error;
@@ -404,6 +429,8 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
 export async function runCli(argv: string[], given: Io): Promise<number> {
   // every line a command writes shows control and bidi characters escaped (./terminal.ts)
   const io: Io = { ...given, stdout: guarded(given.stdout), stderr: guarded(given.stderr) };
+  // a closed stdout or stderr never crashes the run (a stack trace, exit 1): see output.ts
+  const guard = guardOf(io);
   const { program, context } = buildProgram(io);
   let code = 0;
   try {
@@ -411,14 +438,28 @@ export async function runCli(argv: string[], given: Io): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       code = e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.exitCode === 0 ? 0 : 2;
+    } else if (e instanceof OutputClosed) {
+      code = EXIT_OUTPUT_CLOSED;
+      if (e.line) guard.say(`loupe: ${e.line}`);
     } else {
       const f = cliFailure(e, context());
       code = f.code;
       // the sentence may quote the service or a file: one line, every control shown escaped
-      io.stderr.write(`loupe: ${visible(f.sentence)}\n`);
+      guard.say(`loupe: ${visible(f.sentence)}`);
     }
   } finally {
     await context()?.close();
+  }
+  await guard.settled(); // what is still buffered for a slow reader, or the news that it left
+  // the reader left while a command that did not stop for it wrote (library, analyze, …): quiet, 141
+  if (code === 0 && guard.closed) {
+    const p = guard.problem('');
+    if (p instanceof OutputClosed) code = EXIT_OUTPUT_CLOSED;
+    else if (p) {
+      const f = cliFailure(p, context());
+      code = f.code;
+      guard.say(`loupe: ${f.sentence}`);
+    }
   }
   return code;
 }

@@ -89,8 +89,12 @@ export interface WalkOptions {
   walkId?: string;
   /** force the paging parameter (default: native one the catalogue lists, else `cursor`) */
   cursorParam?: string;
-  /** called after every page with the page's result */
-  onPage?: (page: WalkPage) => void;
+  /**
+   * called after every page with the page's result; a promise it returns is awaited before the
+   * next request (backpressure: the CLI waits while a pipe's reader catches up, and stops the walk
+   * there when the reader has left)
+   */
+  onPage?: (page: WalkPage) => unknown;
 }
 
 export interface WalkPage {

@@ -349,7 +349,8 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       note(`Page ${pageNumber}: ${read.unreadable} row(s) could not be read as records (no id of their own); they are kept raw in the stored answer, not archived as items.`, 'unreadable_rows');
     state.updatedAt = core.clock.now();
     depth++;
-    o.onPage?.({ walkId: state.walkId, pageNumber, result: r });
+    // a page's consumer may hold the walk here (the CLI waits while its reader catches up)
+    await o.onPage?.({ walkId: state.walkId, pageNumber, result: r });
 
     // fit=goal: the rows held back are recalled in full (free, from the service's cache)
     const recallId = (env.data as { held_back?: { recall_id?: unknown } }).held_back?.recall_id;
