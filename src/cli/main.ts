@@ -22,6 +22,7 @@ import { aboveAsk, spendLimit } from '../shared/spend-policy';
 import type { CatalogueEndpoint } from '../shared/api-types';
 import { registerAnalyzeCommands } from './analyze-commands';
 import { registerArchiveCommands } from './archive-commands';
+import { registerCollectCommands } from './collect-commands';
 import { registerCreditsCommand } from './credits-commands';
 import { registerExportCommand } from './export-command';
 import { registerLibraryCommand } from './library-command';
@@ -78,7 +79,7 @@ async function readStdin(io: Io): Promise<string> {
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
 /** Commands that read or copy the archive file as it is: nothing migrates it first. */
 const AS_IT_IS = new Set(['archive check', 'archive recover']);
-const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list']);
+const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list', 'collect status', 'collect inputs']);
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
   await api.catalogue.load();
@@ -422,6 +423,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerArchiveCommands(program, io, context);
+  registerCollectCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerAnalyzeCommands(program, io, context);
   return { program, context: () => ctx };
 }

@@ -5,7 +5,7 @@
  * (no request, no database): a point is a sum over inputs.
  */
 import type { CollectCurvePoint, CollectFigures, CollectNetworkPart } from '../../shared/contract-collect';
-import type { Priced } from './price';
+import { applyFreeCalls, type Priced } from './price';
 
 const DEPTHS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100];
 
@@ -19,16 +19,21 @@ function atDepth(p: Priced, d: number): { min: number; max: number; likely: numb
   return { min: left * p.pp.min, max: left * p.pp.max, likely: Math.round(likelyPages * p.pp.likely), requests: Math.ceil(left / p.perRequest) };
 }
 
-export function depthCurve(priced: Priced[], depth: number): CollectCurvePoint[] {
+/** The plan at other depths (the free calls left taken off each point as off the plan). */
+export function depthCurve(priced: Priced[], depth: number, freeCallsLeft: number): CollectCurvePoint[] {
   const top = Math.min(100, Math.max(10, depth * 3));
   const xs = [...new Set([...DEPTHS.filter((x) => x <= top), depth])].sort((a, b) => a - b);
   return xs.map((x) => {
     const pt: CollectCurvePoint = { x, inputs: priced.length, creditsMin: 0, creditsLikely: 0, creditsMax: 0 };
-    for (const p of priced) {
+    const each = priced.map((p) => {
       const f = atDepth(p, x);
-      pt.creditsMin += f.min;
-      pt.creditsMax += f.max;
-      pt.creditsLikely += f.likely;
+      return { creditsMin: f.min, creditsLikely: f.likely, creditsMax: f.max, requests: f.requests };
+    });
+    applyFreeCalls(each, freeCallsLeft);
+    for (const f of each) {
+      pt.creditsMin += f.creditsMin;
+      pt.creditsMax += f.creditsMax;
+      pt.creditsLikely += f.creditsLikely;
     }
     return pt;
   });

@@ -249,7 +249,8 @@ export function resolveText(r: Resolver, text: string, column: string | undefine
     maxLines,
     subject: 'A plan',
   });
-  const out: Resolved = { candidates: [], problems: [...read.problems], duplicates: [], read: read.lines, column: read.column, belowTopK: 0, warnings: [] };
+  // lines read: a CSV's records (its header is not an input), else every line
+  const out: Resolved = { candidates: [], problems: [...read.problems], duplicates: [], read: read.column ? read.lines - 1 : read.lines, column: read.column, belowTopK: 0, warnings: [] };
   const seen = new Map<string, number | null>();
   const input = INPUT_OF[r.what];
   for (const raw of read.raw) addLine(out, seen, held, raw.line, raw.text, input(r, raw.value, raw.line, raw.text));

@@ -127,6 +127,8 @@ export async function makePlan(
   const groups = new Set(priced.map((p) => p.c.group).filter((g) => g !== undefined)).size;
   const inputs = design.topK ? priced.filter((p) => (p.c.group ?? 0) < (design.topK?.n ?? Infinity)) : priced;
   const belowTopK = design.topK ? Math.max(0, groups - design.topK.n) : 0;
+  // the curves first: they take the free calls off each point themselves
+  const depth = depthCurve(inputs, design.pages, deps.freeCallsLeft);
   const freeCalls = applyFreeCalls(inputs, deps.freeCallsLeft);
   const eta = (n: number) => api.pacer.eta(n, 'background');
   const figures = emptyFigures();
@@ -157,13 +159,13 @@ export async function makePlan(
     belowTopK,
     figures,
     byNetwork: byNetwork(inputs, eta),
-    curves: { depth: depthCurve(inputs, design.pages), topK: groups > 0 ? topKCurve(priced, design.topK?.n ?? null) : null },
+    curves: { depth, topK: groups > 0 ? topKCurve(priced, design.topK?.n ?? null) : null },
     quotes: quotesAsked,
     basis: basisOf(design, inputs, figures, quotesAsked, deps.freeCallsLeft),
     warnings,
     approval: {
       needed,
-      reason: needed ? `Collecting ${words} could cost up to ${fmt(figures.creditsMax)} credits, above your confirmation threshold of ${fmt(askAbove ?? 0)}: approve the plan, or give it a budget.` : null,
+      reason: needed ? `Collecting ${words} could cost up to ${fmt(figures.creditsMax)} credits, above your confirmation threshold of ${fmt(askAbove ?? 0)}.` : null,
       askAbove,
       balance,
     },

@@ -249,20 +249,27 @@ function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string
 }
 
 /**
- * The introductory free calls left cover the first requests whose hold is ≤ 100 credits (spec
- * Limits: "the first 10 calls priced at 100 credits or less"): what they would have cost comes off
- * the minimum and the likely figure (never off the maximum). Returns the calls used.
+ * The introductory free calls left cover the first requests "priced at 100 credits or less" (spec
+ * Limits). Whether that is the listed price or what the call is charged the spec does not say (the
+ * sandbox reads the charge): the minimum counts a request whose floor is ≤ 100, the likely figure
+ * one whose likely charge is — what they would have cost comes off those two, never off the
+ * maximum. Returns the free calls the likely figure expects to use.
  */
-export function applyFreeCalls(priced: Priced[], left: number): number {
-  let used = 0;
-  for (const p of priced) {
-    if (used >= left) break;
-    if (p.requests === 0 || p.firstHold > 100) continue;
-    const n = Math.min(left - used, p.requests);
-    const share = n / p.requests;
-    p.creditsMin = Math.max(0, Math.round(p.creditsMin * (1 - share)));
-    p.creditsLikely = Math.max(0, Math.round(p.creditsLikely * (1 - share)));
-    used += n;
-  }
-  return used;
+export function applyFreeCalls(priced: Array<Pick<Priced, 'creditsMin' | 'creditsLikely' | 'requests'>>, left: number): number {
+  type P = Pick<Priced, 'creditsMin' | 'creditsLikely' | 'requests'>;
+  const take = (cost: (p: P) => number, field: 'creditsMin' | 'creditsLikely'): number => {
+    let used = 0;
+    for (const p of priced) {
+      if (used >= left) break;
+      if (p.requests === 0 || p[field] === 0) continue;
+      const perRequest = p[field] / p.requests;
+      if (cost(p) > 100 || perRequest > 100) continue;
+      const n = Math.min(left - used, p.requests);
+      p[field] = Math.max(0, Math.round(p[field] - n * perRequest));
+      used += n;
+    }
+    return used;
+  };
+  take((p) => p.creditsMin / Math.max(1, p.requests), 'creditsMin');
+  return take((p) => p.creditsLikely / Math.max(1, p.requests), 'creditsLikely');
 }
