@@ -5,12 +5,15 @@
  * reads the file as it is, recover works on copies and only swaps files when the copy checks out.
  */
 import { Option, type Command } from 'commander';
-import { AnalysisIndex } from '../core/analysis/analysis-index';
-import { checkArchive, recoverArchive, RecoverError, type CheckReport, type RecoverEngine } from '../core/archive/maintenance';
+import type { CheckReport, RecoverEngine } from '../core/archive/maintenance';
 import { envValue } from '../shared/settings';
 import type { CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { progress } from './terminal';
+
+// the core's maintenance and the analysis index are loaded when their command runs (docs/cli.md "Start-up")
+const maintenance = () => import('../core/archive/maintenance');
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -33,7 +36,8 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
     .description("SQLite's integrity check of the archive (nothing is written)")
     .option('--quick', 'quick_check instead of the full integrity_check (faster on a large archive)')
     .option('--json', 'JSON output')
-    .action((o: { quick?: boolean; json?: boolean }) => {
+    .action(async (o: { quick?: boolean; json?: boolean }) => {
+      const { checkArchive } = await maintenance();
       const r = checkArchive(context().archiveFile, { quick: o.quick });
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       else io.stdout.write(describeCheck(r));
@@ -43,7 +47,8 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
   archive
     .command('index')
     .description('build the analysis index now, with progress (the app builds it in the background; a query answers from the items meanwhile)')
-    .action(() => {
+    .action(async () => {
+      const { AnalysisIndex } = await import('../core/analysis/analysis-index');
       const a = context().archive();
       const index = new AnalysisIndex(a, { background: false });
       const waiting = (): number => index.backlog() + index.authorsBacklog();
@@ -55,11 +60,11 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       let shown = -1;
       while (index.buildSlice(size)) {
         const pct = Math.min(99, Math.floor(((total - Math.min(total, waiting())) / total) * 100));
-        if (io.stderr.isTTY) io.stderr.write(`\r\x1b[2KBuilding the analysis index: ${pct} %`);
+        if (io.stderr.isTTY) progress(io.stderr, `Building the analysis index: ${pct} %`);
         else if (Math.floor(pct / 10) > Math.floor(shown / 10)) io.stderr.write(`Building the analysis index: ${pct} %\n`);
         shown = pct;
       }
-      if (io.stderr.isTTY) io.stderr.write('\r\x1b[2K');
+      progress(io.stderr, '');
       const s = (performance.now() - t0) / 1000;
       io.stdout.write(`Built the analysis index of ${fmt(items)} items in ${s.toFixed(1)} s (${fmt(Math.round(items / Math.max(s, 0.001)))} items/s).\n`);
     });
@@ -77,6 +82,7 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
     .option('--json', 'JSON output')
     .action(async (o: { out?: string; force?: boolean; json?: boolean; engine: RecoverEngine }) => {
       const c = context();
+      const { recoverArchive, RecoverError } = await maintenance();
       try {
         const r = await recoverArchive(c.archiveFile, { out: o.out, force: o.force, engine: o.engine, sqlite3: envValue(io.env, 'sqlite3') ?? null });
         if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');

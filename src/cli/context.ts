@@ -14,16 +14,30 @@
 import type { ApiCore } from '../core/api';
 import type { Archive, ArchiveMode } from '../core/archive';
 import type { LoupeApp } from '../core/app';
-import { composeApp, doorSetup, pickSecretStoreOnUse, type Composed, type DoorSetup } from '../core/compose';
+import type { Composed, DoorSetup } from '../core/compose';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
-import { SettingsFile } from '../core/secrets';
+import type { SettingsFile } from '../core/secrets';
 import type { WatchService } from '../core/watch';
-import { parseInput, type LoupeImpl, type MethodInput, type MethodName, type MethodParsedInput, type Settings } from '../shared/contract';
-import { toBridgeError } from '../core/bridge';
+import type { LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings } from '../shared/contract';
 import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
-import { startSandbox, type SandboxHandle } from '../sandbox';
-import { cliWatch } from './watch-service';
+import type { SandboxHandle } from '../sandbox';
+
+type Runtime = typeof import('./context-runtime');
+let runtime: Runtime | null = null;
+
+/**
+ * Loads the context's heavy half (./context-runtime.ts: the core, the sandbox, the schemas). A
+ * command's preAction awaits it; `--help` and `--version` never do, so they start at once.
+ */
+export async function loadRuntime(): Promise<Runtime> {
+  return (runtime ??= await import('./context-runtime'));
+}
+
+function rt(): Runtime {
+  if (!runtime) throw new Error('The command runtime was not loaded (loadRuntime) before the context was used.');
+  return runtime;
+}
 
 /** A mistake on the command line: kind validation, exit 2 (src/shared/errors.ts). */
 export class UsageError extends LoupeError {
@@ -111,7 +125,7 @@ export function checkBaseUrl(value: string, where: string): string {
  */
 function cliSetup(g: GlobalOptions, env: NodeJS.ProcessEnv): DoorSetup {
   try {
-    return doorSetup({ dataDir: g.dataDir, baseUrl: g.baseUrl ?? null }, env);
+    return rt().doorSetup({ dataDir: g.dataDir, baseUrl: g.baseUrl ?? null }, env);
   } catch (e) {
     if (!(e instanceof SettingValueError)) throw e;
     return {
@@ -130,6 +144,7 @@ export function createContext(
   mode: ArchiveMode = 'write',
 ): CliContext {
   // the data folder as every door finds it (doorSetup: --data-dir, else LOUPE_HOME, …)
+  const { composeApp, pickSecretStoreOnUse, SettingsFile, parseInput, toBridgeError, cliWatch } = rt();
   const setup = cliSetup(g, env);
   const dataDir = setup.dataDir;
   const settings = new SettingsFile(settingsPath(dataDir));
@@ -146,6 +161,7 @@ export function createContext(
     const c = composeApp({
       setup,
       startSandbox: async (o) => {
+        const { startSandbox } = await import('../sandbox');
         const sb = await startSandbox(o);
         ctx.sandbox = true;
         log('No base URL set (--base-url or LOUPE_BASE_URL): using the in-process sandbox — synthetic data.');

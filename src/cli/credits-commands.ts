@@ -3,7 +3,6 @@
  * balance's movement (docs/cli.md).
  */
 import type { Command } from 'commander';
-import { balanceFigure } from '../core/api';
 import type { ReconcileGap, ReconcileReport } from '../core/archive/reconcile';
 import { UsageError, type CliContext } from './context';
 import { ExitError } from './exit';
@@ -68,6 +67,7 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
       const report = c.archive().reconcileLedger({ since });
       const api = await c.api();
       if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
+      const { balanceFigure } = await import('../core/api');
       const live = balanceFigure(await api.credits());
       const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
       if (o.json) io.stdout.write(JSON.stringify({ ...report, live, agree }) + '\n');

@@ -6,9 +6,9 @@ import { Option, type Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NETWORK_KINDS } from '../core/analysis/network';
-import { CSV_COLUMNS } from '../core/export';
-import { checkExportOptions, EXPORT_FORMATS, exportAny, type AnyExportFormat } from '../core/export/formats';
+import type { AnyExportFormat } from '../core/export/formats';
+import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS } from '../shared/contract-library';
+import { NETWORK_KINDS } from '../shared/contract-network';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
@@ -26,7 +26,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
   withQueryFlags(program.command('export'))
     .description('export archived items (the library query) as CSV, JSON, JSONL, XLSX or Parquet, or a network of them as GEXF or GraphML')
     .addOption(new Option('--format <f>', EXPORT_FORMATS.join(' | ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
-    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete); - for standard output')
+    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete); - for standard output; a pipe or device is written through')
     .addOption(new Option('--network <kind>', 'with gexf / graphml: which network').choices([...NETWORK_KINDS]))
     .option('--pseudonymise', 'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)')
     .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
@@ -34,6 +34,8 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
     .action(async (o: ExportFlags) => {
       const target = checkOut(o.out)!;
+      // the writers (exceljs, the Parquet encoder, graphology) load when an export runs
+      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }] = await Promise.all([import('../core/export/columns'), import('../core/export/formats')]);
       const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);

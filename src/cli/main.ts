@@ -15,9 +15,6 @@ import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import type { ApiCore, WalkResult } from '../core/api';
 import type { ArchiveMode } from '../core/archive';
-import { migrationPrinter } from '../core/archive/prepare';
-import { prepareDoor } from '../core/compose';
-import { CSV_COLUMNS } from '../core/export';
 import { aboveAsk, spendLimit } from '../shared/spend-policy';
 import type { CatalogueEndpoint } from '../shared/api-types';
 import { registerAnalyzeCommands } from './analyze-commands';
@@ -29,7 +26,7 @@ import { registerLibraryCommand } from './library-command';
 import { cliFailure, ExitError } from './exit';
 import { checkOut, itemsOf, LineSink } from './line-sink';
 import { EXIT_OUTPUT_CLOSED, guardOf, OutputClosed } from './output';
-import { createContext, UsageError, type CliContext, type GlobalOptions } from './context';
+import { createContext, loadRuntime, UsageError, type CliContext, type GlobalOptions } from './context';
 import type { Io } from './io';
 import { guarded, progress, rawOf } from './terminal';
 import { visible } from '../shared/visible';
@@ -120,6 +117,8 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     const parent = action.parent && action.parent !== program ? `${action.parent.name()} ` : '';
     const name = parent + action.name();
     mode = READING.has(name) ? 'read' : 'write';
+    // the core is loaded here, when a command runs (never for --help / --version)
+    const { migrationPrinter, prepareDoor } = await loadRuntime();
     if (AS_IT_IS.has(name)) return;
     // an archive written by an older Loupe is brought up to date before the command opens it (a
     // worker thread, src/core/archive/prepare.ts); progress on stderr only on a terminal: scripts
@@ -135,6 +134,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .description('Loupe: research public social-media data through the Social Data Read API, carefully with credits.')
     .option('--base-url <url>', 'service base URL (env LOUPE_BASE_URL); default: an in-process sandbox with synthetic data')
     .option('--data-dir <dir>', 'archive and settings folder (env LOUPE_HOME); default: the app’s user-data folder')
+    .version(readVersion(), '-V, --version', 'print the version of Loupe')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
@@ -418,7 +418,10 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   program
     .command('columns')
     .description('the stable list of CSV export columns')
-    .action(() => void io.stdout.write(CSV_COLUMNS.join('\n') + '\n'));
+    .action(async () => {
+      const { CSV_COLUMNS } = await import('../core/export/columns');
+      io.stdout.write(CSV_COLUMNS.join('\n') + '\n');
+    });
 
   registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
@@ -466,7 +469,11 @@ export async function runCli(argv: string[], given: Io): Promise<number> {
   return code;
 }
 
+declare const __LOUPE_VERSION__: string | undefined;
+
+/** Loupe's version: set by the build (scripts/build-cli.mjs), else read from package.json (sources). */
 export function readVersion(): string {
+  if (typeof __LOUPE_VERSION__ === 'string') return __LOUPE_VERSION__;
   try {
     return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
@@ -474,7 +481,9 @@ export function readVersion(): string {
   }
 }
 
-const isMain = process.argv[1] && /(?:bin\/loupe(?:\.js)?|src\/cli\/main\.ts)$/.test(process.argv[1]);
+// `tsx src/cli/main.ts` (npm run loupe: the sources, for development); the built command line
+// starts from ./bin.ts (bin/loupe.js)
+const isMain = process.argv[1] && /src\/cli\/main\.ts$/.test(process.argv[1]);
 if (isMain) {
   const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
   process.exitCode = code;

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { isAbortError } from './clock';
 
 /** The raw outcome of one HTTP attempt. Never throws except on caller abort. */
@@ -32,19 +32,29 @@ const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'
  * Thin undici client with one keep-alive Agent. It knows nothing about keys: the
  * caller passes the headers (x-api-key among them) and nothing here logs them.
  */
-export class HttpClient {
-  private readonly agent: Agent;
+/** undici is read when the first request is made: a command that never calls the service never loads it */
+let undici: Promise<typeof import('undici')> | null = null;
+// a CommonJS package: Node's import() names its exports, a bundle's (the built CLI) gives them as `default` only
+const loadUndici = (): Promise<typeof import('undici')> =>
+  (undici ??= import('undici').then((m) => (m as unknown as { default?: typeof import('undici') }).default ?? m));
 
-  constructor(private readonly opts: HttpClientOptions) {
-    this.agent = new Agent({
+export class HttpClient {
+  private agent: Agent | null = null;
+
+  constructor(private readonly opts: HttpClientOptions) {}
+
+  private async client(): Promise<{ agent: Agent; request: (typeof import('undici'))['request'] }> {
+    const { Agent, request } = await loadUndici();
+    this.agent ??= new Agent({
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
       // every attempt the pacers let start gets a socket: 10 in flight per key × the spec's 25 keys
       // (a smaller pool would queue started attempts inside the client, where no pacer sees them)
       connections: 256,
     });
+    return { agent: this.agent, request };
   }
 
   /**
@@ -76,7 +86,8 @@ export class HttpClient {
     try {
       let res;
       try {
-        res = await request(url, { method: 'GET', headers: allHeaders, dispatcher: this.agent, signal: deadline.signal, headersTimeout: t, bodyTimeout: t });
+        const { agent, request } = await this.client();
+        res = await request(url, { method: 'GET', headers: allHeaders, dispatcher: agent, signal: deadline.signal, headersTimeout: t, bodyTimeout: t });
       } catch (e) {
         return fail(e, false);
       }
@@ -103,7 +114,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agent?.close();
   }
 }
 

@@ -3,16 +3,18 @@
  * CSV / JSON / JSONL (`exportRows`), XLSX, Parquet, and the network files GEXF / GraphML; any of
  * them pseudonymised (docs/export.md).
  */
-import { archiveParentLookup, exportNetwork, pseudonymousLookup, type ParentAuthorsSource } from '../analysis/network-export';
-import { isNetworkKind, NETWORK_KINDS } from '../analysis/network';
+import type { ParentAuthorsSource } from '../analysis/network-export';
 import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../shared/contract-library';
+import { NETWORK_KINDS } from '../../shared/contract-network';
 import type { LibraryQuery } from '../../shared/query';
-import { archiveFacts, factsOptionsFor, type FactsSource } from '../analysis/network-source';
+import type { FactsSource } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
 import { exportRows } from './index';
-import { exportParquet } from './parquet';
 import { Pseudonymiser } from './pseudonym';
-import { exportXlsx } from './xlsx';
+
+// the XLSX writer (exceljs), the Parquet encoder and the network builder (graphology) are read
+// when an export of their format runs: the command line and the app start without them
+const isNetworkKind = (s: string): boolean => (NETWORK_KINDS as readonly string[]).includes(s);
 
 /** The contract's list (one list for every door). */
 export const EXPORT_FORMATS = EXPORT_FORMAT_NAMES;
@@ -93,17 +95,23 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${r.path}.` };
     }
     case 'xlsx': {
+      const { exportXlsx } = await import('./xlsx');
       const r = await exportXlsx(src, { ...common, columns: o.columns });
       const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
     }
     case 'parquet': {
+      const { exportParquet } = await import('./parquet');
       const r = await exportParquet(src, { ...common, columns: o.columns });
       const odd = r.untypedValues > 0 ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.` : '';
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
     }
     case 'gexf':
     case 'graphml': {
+      const [{ archiveParentLookup, exportNetwork, pseudonymousLookup }, { archiveFacts, factsOptionsFor }] = await Promise.all([
+        import('../analysis/network-export'),
+        import('../analysis/network-source'),
+      ]);
       const base = o.archive ? archiveParentLookup(o.archive) : undefined;
       const lookup = base && p ? pseudonymousLookup(base, p) : base;
       const facts = o.query && o.archive ? archiveFacts(o.archive, o.query, p, factsOptionsFor(o.network!)) : undefined;

@@ -1,0 +1,8 @@
+/**
+ * The built command line's entry: `bin/loupe.js` runs `out/cli/bin.js`, which scripts/build-cli.mjs
+ * bundles from this file (`npm install`'s prepare step, `npm run build`). No TypeScript is compiled
+ * at run time; the core loads only when a command runs (docs/cli.md "Start-up").
+ */
+import { runCli } from './main';
+
+process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });

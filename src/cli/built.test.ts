@@ -1,0 +1,98 @@
+/**
+ * The built command line (issue 26): `bin/loupe.js` runs the JavaScript in out/cli (built by
+ * scripts/build-cli.mjs: `npm install`'s prepare step, `npm run build`, and vitest's global setup),
+ * never tsx; `--help` and `--version` read no core module and no heavy package; a command loads
+ * only what it uses; the worker threads run from the build.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { openArchive } from '../core/archive';
+import { post } from '../core/archive/test-fixtures';
+import { archivePath } from '../core/paths';
+import { runCaptured } from './run-captured';
+
+const BIN = resolve('bin/loupe.js');
+let dir: string;
+let hook: string;
+
+/** Runs the built CLI; `loaded` lists every file module the process read (a module hook). */
+function loupe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string; loaded: string[] }> {
+  const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(log, '');
+  return new Promise((res, rej) => {
+    const p = spawn(process.execPath, ['--import', hook, BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: dir, LOUPE_HOME: join(dir, 'home'), LOUPE_API_KEY: '', LOADED_LOG: log, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', rej);
+    p.on('close', (code) => res({ code, out, err, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) }));
+  });
+}
+
+/** packages from node_modules, and the build's chunks of the core's heavy parts (named after their module) */
+const HEAVY = /\/node_modules\/(tsx|esbuild|exceljs|undici|graphology[^/]*|hyparquet[^/]*|@xmldom)\/|\/chunks\/(undici|sandbox|xlsx|parquet|network-export|network-source)-/;
+const pkgVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loupe-built-'));
+  hook = join(dir, 'hook.mjs');
+  // records the URL of every module the process loads (resolve hook, in the loader's thread)
+  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, r.url + '\\n'); return r; }\n`);
+  writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the built command line', () => {
+  it('--version and --help: the build alone, no TypeScript, no core, no heavy package', async () => {
+    const v = await loupe(['--version']);
+    expect(v.code, v.err).toBe(0);
+    expect(v.out.trim()).toBe(pkgVersion);
+    const h = await loupe(['--help']);
+    expect(h.code, h.err).toBe(0);
+    expect(h.out).toMatch(/Usage: loupe/);
+    expect(h.out).toMatch(/--version/);
+    for (const f of [...v.loaded, ...h.loaded]) {
+      expect(f, 'a module outside the build').toMatch(/\/(bin\/loupe\.js|out\/cli\/.*\.js)$/);
+      expect(f).not.toMatch(/context-runtime|sandbox|\.ts$/);
+    }
+  });
+
+  it('library --limit 1 in a new data folder: loads no writer and no HTTP client', async () => {
+    const r = await loupe(['library', '--limit', '1']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/0 matching item/);
+    expect(r.loaded.filter((f) => HEAVY.test(f))).toEqual([]);
+    expect(r.loaded.some((f) => /\/chunks\/context-runtime-/.test(f))).toBe(true);
+    expect(r.loaded.filter((f) => f.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('an export past one thread runs its CSV workers from the build: the same bytes as the sources', async () => {
+    const home = join(dir, 'big');
+    mkdirSync(home);
+    const a = openArchive(archivePath(home));
+    const rows = Array.from({ length: 5_200 }, (_, i) => ({
+      platform: 'photo_net',
+      kind: 'post',
+      record: post({ id: String(9_000_000_000_000_000_000n + BigInt(i)), text: `=cmd|' /C calc'!A0 ${i} "q" , é`, likes: i }),
+    }));
+    a.ingestItems(rows, { callId: 'seed', source: 'test' });
+    a.close();
+    const built = join(dir, 'built.csv');
+    const r = await loupe(['export', '--format', 'csv', '-o', built], { LOUPE_HOME: home });
+    expect(r.code, r.err).toBe(0);
+    expect(r.loaded.some((f) => f.endsWith('out/cli/csv-worker.js'))).toBe(true);
+    expect(r.loaded.filter((f) => /\/(tsx|esbuild)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
+    const src = join(dir, 'sources.csv');
+    const s = await runCaptured(['export', '--format', 'csv', '-o', src], { LOUPE_HOME: home, HOME: dir, LOUPE_API_KEY: '' });
+    expect(s.code, s.err).toBe(0);
+    expect(readFileSync(built).equals(readFileSync(src))).toBe(true);
+  });
+});

@@ -1,0 +1,12 @@
+/**
+ * The heavy half of the command line's context (context.ts): the composition of the app, the
+ * in-process sandbox, the secret stores, the contract's input schemas and the watchlist service.
+ * Loaded by `loadRuntime()` when a command runs (main.ts's preAction), never for `--help` or
+ * `--version`, so those start without reading the whole core (docs/cli.md "Start-up").
+ */
+export { composeApp, doorSetup, pickSecretStoreOnUse, prepareDoor } from '../core/compose';
+export { migrationPrinter } from '../core/archive/prepare';
+export { SettingsFile } from '../core/secrets';
+export { parseInput } from '../shared/contract';
+export { toBridgeError } from '../core/bridge';
+export { cliWatch } from './watch-service';
