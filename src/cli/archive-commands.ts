@@ -11,6 +11,7 @@ import type { CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { progress } from './terminal';
+import { registerSnapshotCommand } from './snapshot-command';
 
 // the core's maintenance and the analysis index are loaded when their command runs (docs/cli.md "Start-up")
 const maintenance = () => import('../core/archive/maintenance');
@@ -29,7 +30,8 @@ function describeCheck(r: CheckReport): string {
 }
 
 export function registerArchiveCommands(program: Command, io: Io, context: () => CliContext): void {
-  const archive = program.command('archive').description('check the archive file, or recover what can be read from a damaged one');
+  const archive = program.command('archive').description('check the archive file, copy it safely (snapshot), or recover what can be read from a damaged one');
+  registerSnapshotCommand(archive, io, context);
 
   archive
     .command('check')

@@ -75,7 +75,7 @@ async function readStdin(io: Io): Promise<string> {
 
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
 /** Commands that read or copy the archive file as it is: nothing migrates it first. */
-const AS_IT_IS = new Set(['archive check', 'archive recover']);
+const AS_IT_IS = new Set(['archive check', 'archive recover', 'archive snapshot']);
 const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list', 'collect status', 'collect inputs']);
 
 async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {

@@ -98,6 +98,21 @@ function looksFull(path: string): boolean {
   return false;
 }
 
+/**
+ * Whether a file of `bytes` fits in `dir`: the free space there and this process's file-size
+ * limit (for a writer whose failure says only "I/O error", like SQLite's backup API).
+ */
+export function roomFor(dir: string, bytes: number): boolean {
+  try {
+    const fs = statfsSync(dir);
+    if (fs.bavail * fs.bsize < bytes) return false;
+  } catch {
+    /* unknown */
+  }
+  const limit = fileSizeLimit();
+  return limit === null || limit >= bytes;
+}
+
 const VERB: Record<StorageOp, string> = { write: 'could not be written', read: 'could not be read', open: 'could not be opened' };
 
 /**
