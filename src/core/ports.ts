@@ -164,3 +164,22 @@ export interface ExportRow {
   /** analyst overrides of AI labels: family → field → value (original stays in record.computed) */
   overrides: Record<string, Record<string, unknown>>;
 }
+
+/**
+ * An export's rows as rids in export order (the archive's export source offers it): export
+ * workers open `file` read-only and read the rows themselves (src/core/export/csv-rids.ts).
+ */
+export interface RidWalk {
+  /** the archive file */
+  file: string;
+  /** the annotation columns to select after the row's (archive/export-row.ts exportExtraSql) */
+  extra: string;
+  /** up to `max` next rids; empty at the end */
+  next(max: number): number[];
+  /** rows of these rids from the walk's own snapshot (only once every rid was read: next returned []) */
+  rows(rids: number[]): ExportRow[];
+  close(): void;
+}
+
+/** Export rows, and (from the archive) their rids for workers that read rows themselves. */
+export type ExportRowSource = IterableIterator<ExportRow> & { ridWalk?: () => RidWalk | null };

@@ -10,7 +10,7 @@
  * analysis-index.ts (its `an_*` tables).
  * See docs/archive.md.
  */
-import type { CoreStore, ExportRow, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
+import type { CoreStore, ExportRow, ExportRowSource, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
 import { toStorageError } from '../storage-error';
 import type {
   ArchivedItem,
@@ -211,7 +211,7 @@ export class Archive implements CoreStore {
     return this.#c.guard('read', () => library.countQuery(this.#c, parseQuery(input)));
   }
   /** Every row of a query in its sort order, streamed from a read-only connection of its own. */
-  iterateExportRows(input: LibraryQuery): IterableIterator<ExportRow> {
+  iterateExportRows(input: LibraryQuery): ExportRowSource {
     return exportRows.iterateExportRows(this.#c, input);
   }
   /** Export rows of explicit items, in the given order; unknown refs are skipped. */

@@ -5,74 +5,33 @@
 import Database, { type Statement } from 'better-sqlite3';
 import type { LibraryQuery } from '../../shared/query';
 import { registerTermFunctions } from '../analysis/term-filter';
-import type { ExportRow, ItemRef } from '../ports';
+import type { ExportRow, ExportRowSource, ItemRef, RidWalk } from '../ports';
 import type { Db } from './connection';
 import type { ArchiveCtx } from './context';
-import type { Json } from './extract';
-import { overridesObject } from './labels';
+import { EXPORT_COLS, exportExtraSql, exportRowOf, type ExportTuple } from './export-row';
 import { estimator, sampler } from './library';
 import { buildWhere, parseQuery, sortColumn, sortPlan, type SortPlan, type Where } from './sql-query';
 import { and } from './sql';
 
-/**
- * An export row straight from the archive: the record is parsed on first use only, so an export
- * that hands `recordJson` to its worker threads never parses it on the reading thread.
- */
-class StoredExportRow implements ExportRow {
-  private parsed: Json | undefined;
-  constructor(
-    readonly platform: string,
-    readonly kind: string,
-    readonly id: string,
-    readonly recordJson: string,
-    readonly firstSeenAt: number,
-    readonly lastSeenAt: number,
-    readonly tags: string[],
-    readonly note: string | null,
-    readonly overrides: Record<string, Record<string, unknown>>,
-  ) {}
-  get record(): Json {
-    return (this.parsed ??= JSON.parse(this.recordJson) as Json);
-  }
-}
-
-/** Only what an ExportRow carries (the record is `raw`): fewer strings copied out per row. */
-const EXPORT_COLS = 'i.platform, i.kind, i.id, i.raw, i.first_seen_at, i.last_seen_at';
-const EXPORT_TAGS = `(SELECT json_group_array(name) FROM (SELECT t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id
-         WHERE it.item_rid = i.rid ORDER BY t.name COLLATE NOCASE))`;
-const EXPORT_NOTE = '(SELECT text FROM notes n WHERE n.item_rid = i.rid)';
-const EXPORT_OV =
-  '(SELECT json_group_array(json_array(o.family, o.field, json(o.value), o.at)) FROM label_overrides o WHERE o.item_rid = i.rid)';
-
-/**
- * The annotation columns of an export row (tags, note, overrides: columns 6, 7, 8). A table
- * without rows gets a constant instead of a per-row subquery, and when all three are empty
- * (most bulk archives) the columns are left out: better-sqlite3 pays per column and row
- * (-30 % SQLite time for the subqueries, a further -25 % reading time for the columns).
- */
+/** Which annotation tables have rows, as exportExtraSql takes them. */
 function exportExtra(db: Db): string {
   const has = (t: string): boolean => db.prepare(`SELECT EXISTS (SELECT 1 FROM ${t}) AS x`).pluck().get() === 1;
-  const [tags, notes, ov] = [has('item_tags'), has('notes'), has('label_overrides')];
-  if (!tags && !notes && !ov) return '';
-  return `,
-      ${tags ? EXPORT_TAGS : "'[]'"} AS tags_json,
-      ${notes ? EXPORT_NOTE : 'NULL'} AS note,
-      ${ov ? EXPORT_OV : "'[]'"} AS ov_json`;
+  return exportExtraSql({ tags: has('item_tags'), notes: has('notes'), overrides: has('label_overrides') });
 }
 
-/** The two phase statements of a sorted export (known sort values, then unknown). */
-function exportStatements(plan: SortPlan, w: Where, extra: string): Array<{ sql: string; params: unknown[] }> {
+/** The two phase statements of a sorted export (known sort values, then unknown), selecting `cols`. */
+function exportStatements(plan: SortPlan, w: Where, cols: string): Array<{ sql: string; params: unknown[] }> {
   const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
   const out = [
     {
-      sql: `SELECT ${EXPORT_COLS}${extra} FROM ${plan.from0} WHERE ${and([plan.known, ...w.clauses])}
+      sql: `SELECT ${cols} FROM ${plan.from0} WHERE ${and([plan.known, ...w.clauses])}
           ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir}`,
       params: [...plan.knownParams, ...w.params],
     },
   ];
   if (plan.unknown !== null) {
     out.push({
-      sql: `SELECT ${EXPORT_COLS}${extra} FROM items i WHERE ${and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)])} ORDER BY i.rid ${dir}`,
+      sql: `SELECT ${cols} FROM items i WHERE ${and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)])} ORDER BY i.rid ${dir}`,
       params: [...plan.unknownParams, ...w.params],
     });
   }
@@ -98,18 +57,7 @@ export function openReader(c: ArchiveCtx): { db: Db; close(): void } {
 
 /** Rows as arrays (cheaper than objects at a million rows): EXPORT_COLS, then exportExtra's. */
 function* iterateRows(st: Statement, params: unknown[]): IterableIterator<ExportRow> {
-  type Raw = [string, string, string, string, number, number, string?, (string | null)?, string?];
-  for (const r of st.raw(true).iterate(...params) as IterableIterator<Raw>) {
-    const [platform, kind, id, raw, firstSeen, lastSeen, tagsJson = '[]', note = null, ovJson = '[]'] = r;
-    // most items carry no tags / overrides: skip parsing the empty arrays
-    const ov =
-      ovJson === '[]'
-        ? []
-        : (JSON.parse(ovJson) as Array<[string, string, unknown, number]>).map(([family, field, value, at]) => ({ family, field, value, at }));
-    yield new StoredExportRow(
-      platform, kind, id, raw, firstSeen, lastSeen, tagsJson === '[]' ? [] : (JSON.parse(tagsJson) as string[]), note, overridesObject(ov),
-    );
-  }
+  for (const r of st.raw(true).iterate(...params) as IterableIterator<ExportTuple>) yield exportRowOf(r);
 }
 
 /**
@@ -118,17 +66,79 @@ function* iterateRows(st: Statement, params: unknown[]): IterableIterator<Export
  * `after` and `limit` are ignored: an export is the whole result. The query is checked at
  * the call (bad input throws before any row); the connection closes when the iteration ends.
  */
-export function iterateExportRows(c: ArchiveCtx, input: LibraryQuery): IterableIterator<ExportRow> {
+export function iterateExportRows(c: ArchiveCtx, input: LibraryQuery): ExportRowSource {
   const q = parseQuery(input);
   const plan = sortPlan(q);
   const w = buildWhere(q, estimator(c), sortColumn(plan), { dir: plan.dir, sample: sampler(c) });
-  return exportFrom(c, plan, w);
+  // the rows are read when iterated (a source that is never iterated opens nothing)
+  return Object.assign(exportFrom(c, plan, w), { ridWalk: () => ridWalk(c, plan, w) });
+}
+
+/**
+ * The export's rows as rids in export order, for export workers that read the rows themselves
+ * (src/core/export/csv-rids.ts): the exporting thread then reads integers only. The walk holds one
+ * read transaction from its start to close(), so the rids are one snapshot and `rows` reads
+ * from it (a row a worker no longer finds). null for an archive in memory (no other connection
+ * can open it).
+ */
+function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
+  const file = c.db.name;
+  if (!file || file === ':memory:' || c.db.memory) return null;
+  const reader = openReader(c);
+  try {
+    reader.db.exec('BEGIN');
+    reader.db.prepare('SELECT count(*) FROM sqlite_master').get(); // the snapshot starts here
+    const extra = exportExtra(reader.db);
+    const statements = exportStatements(plan, w, 'i.rid');
+    let open: Iterator<number> | null = null;
+    let done = false;
+    function* all(): Generator<number> {
+      for (const { sql, params } of statements) yield* reader.db.prepare(sql).pluck().iterate(...params) as IterableIterator<number>;
+    }
+    const it = all();
+    return {
+      file,
+      extra,
+      next(max) {
+        const out: number[] = [];
+        if (done) return out;
+        open = it;
+        for (let r = it.next(); ; r = it.next()) {
+          if (r.done) {
+            done = true;
+            open = null;
+            break;
+          }
+          out.push(r.value);
+          if (out.length >= max) break;
+        }
+        return out;
+      },
+      rows(rids) {
+        if (open) throw new Error('export: read the remaining rids before reading rows on the walk');
+        const one = reader.db.prepare(`SELECT ${EXPORT_COLS}${extra} FROM items i WHERE i.rid = ?`).raw(true);
+        return rids.map((rid) => {
+          const r = one.get(rid) as ExportTuple | undefined;
+          if (!r) throw new Error(`export: item ${rid} is not in the archive's snapshot`);
+          return exportRowOf(r);
+        });
+      },
+      close() {
+        if (!done) it.return?.(undefined);
+        if (reader.db.inTransaction) reader.db.exec('COMMIT');
+        reader.close();
+      },
+    };
+  } catch (e) {
+    reader.close();
+    throw e;
+  }
 }
 
 function* exportFrom(c: ArchiveCtx, plan: SortPlan, w: Where): IterableIterator<ExportRow> {
   const reader = openReader(c);
   try {
-    for (const { sql, params } of exportStatements(plan, w, exportExtra(reader.db))) {
+    for (const { sql, params } of exportStatements(plan, w, `${EXPORT_COLS}${exportExtra(reader.db)}`)) {
       yield* iterateRows(reader.db.prepare(sql), params);
     }
   } finally {

@@ -107,12 +107,16 @@ export class ExportPool {
 
   /** Send one batch of rows to the next worker; resolves with its answer. */
   protected send(rows: WireRow[]): Promise<Answer> {
+    return this.post((seq) => ({ seq, rows }) satisfies WireBatch);
+  }
+
+  /** Send one message (made with its sequence number) to the next worker; resolves with its answer. */
+  protected post(message: (seq: number) => { seq: number }): Promise<Answer> {
     if (this.failed) return Promise.reject(this.failed);
     const seq = this.seq++;
     const p = new Promise<Answer>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
     p.catch(() => undefined); // a batch abandoned by a cancel is not an unhandled rejection
-    const msg: WireBatch = { seq, rows };
-    this.workers[seq % this.workers.length].postMessage(msg);
+    this.workers[seq % this.workers.length].postMessage(message(seq));
     return p;
   }
 
@@ -130,10 +134,17 @@ export class ExportPool {
 
 /** Workers that render CSV (csv-worker.ts). */
 export class CsvPool extends ExportPool {
-  /** null when no worker can be started here. */
-  static start(threads: number, columns: string[] | undefined): CsvPool | null {
-    const workers = ExportPool.workers('csv-worker', threads, { columns }, WORKER_LIMITS);
+  /** null when no worker can be started here. `reader`: the archive the workers read rids from (renderRids). */
+  static start(threads: number, columns: string[] | undefined, reader?: { file: string; extra: string }): CsvPool | null {
+    const workers = ExportPool.workers('csv-worker', threads, { columns, reader }, WORKER_LIMITS);
     return workers ? new CsvPool(workers) : null;
+  }
+
+  /** Read these rows (by rid) and render them to UTF-8 CSV; null when one is no longer in the archive. */
+  renderRids(rids: number[]): Promise<Uint8Array | null> {
+    const p = this.post((seq) => ({ seq, rids })).then((m) => (m.missing ? null : ((m.bytes as Uint8Array | undefined) ?? new Uint8Array(0))));
+    p.catch(() => undefined);
+    return p;
   }
 
   /** Render one batch to UTF-8 CSV; batches go round-robin, answers are awaited in the caller's order. */

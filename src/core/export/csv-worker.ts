@@ -1,29 +1,60 @@
 /**
- * Worker thread of a parallel CSV export (docs/export.md "Performance"): receives batches of
- * rows (the record as JSON text when the source has it), parses and renders them with the same
- * code as the single-thread path (csvRenderer), and answers each batch with its CSV text.
+ * Worker thread of a parallel CSV export (docs/export.md "Performance"). Two kinds of batch:
+ *  - rows (the record as JSON text when the source has it), parsed and rendered with the same
+ *    code as the single-thread path (csvRenderer);
+ *  - rids (csv-rids.ts): the worker reads those rows itself from the archive file, on a read-only
+ *    connection of its own, and renders them; when one of them is no longer there (deleted since
+ *    the export's snapshot) it answers `missing` and the exporting thread renders that batch from
+ *    its snapshot.
+ * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread).
  *
- *   workerData: { columns?: string[] }
- *   in:  { seq, rows: WireRow[] }          out: { seq, bytes: Uint8Array (UTF-8) } | { seq, error }
+ *   workerData: { columns?: string[]; reader?: { file: string; extra: string } }
+ *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] }
+ *   out: { seq, bytes: Uint8Array } | { seq, missing: true } | { seq, error }
  */
+import Database, { type Statement } from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
 import type { ExportRow } from '../ports';
 import { csvRenderer, resolveColumns } from './columns';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
+const data = (workerData ?? {}) as { columns?: string[]; reader?: { file: string; extra: string } };
 const encoder = new TextEncoder();
-const render = csvRenderer(resolveColumns((workerData as { columns?: string[] } | null)?.columns));
+const render = csvRenderer(resolveColumns(data.columns));
 
-port.on('message', (m: WireBatch) => {
+let byRid: Statement | null = null;
+/** the rows of `rids` in that order, or null when one is not in the archive any more */
+function readRows(rids: number[]): ExportRow[] | null {
+  if (!byRid) {
+    const r = data.reader;
+    if (!r) throw new Error('csv-worker: rids without an archive to read them from');
+    const db = new Database(r.file, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -4096'); // rows are read once each, in no page order
+    byRid = db.prepare(`SELECT i.rid, ${EXPORT_COLS}${r.extra} FROM items i WHERE i.rid IN (SELECT value FROM json_each(?))`).raw(true);
+  }
+  const found = new Map<number, ExportTuple>();
+  for (const t of byRid.iterate(JSON.stringify(rids)) as IterableIterator<[number, ...ExportTuple]>) found.set(t[0], t.slice(1) as ExportTuple);
+  const rows: ExportRow[] = new Array(rids.length);
+  for (let i = 0; i < rids.length; i++) {
+    const t = found.get(rids[i]);
+    if (!t) return null;
+    rows[i] = exportRowOf(t);
+  }
+  return rows;
+}
+
+port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
   try {
     let text = '';
-    for (const w of m.rows) {
-      const row: ExportRow = fromWire(w);
-      text += render(row);
-    }
-    // UTF-8 here, moved (not copied) to the writing thread
+    if ('rids' in m) {
+      const rows = readRows(m.rids);
+      if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
+      for (const row of rows) text += render(row);
+    } else for (const w of m.rows) text += render(fromWire(w));
     const bytes = encoder.encode(text);
     port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
   } catch (e) {

@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { ExportRow } from '../ports';
+import type { ExportRow, ExportRowSource } from '../ports';
+import { csvFromRids, ridThreads } from './csv-rids';
 import { csvRecord } from './cells';
 import { csvRenderer, resolveColumns } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
@@ -279,7 +280,26 @@ export async function exportRows(
       line = (row) => (count === 0 ? '\n' : ',\n') + envelopeJson(row);
     }
 
-    if (Symbol.asyncIterator in rows) {
+    // the archive's rows as rids, read by the CSV workers themselves (csv-rids.ts)
+    const walk = format === 'csv' && !(Symbol.asyncIterator in rows) && (opts.threads ?? 1) > 0 ? ((rows as ExportRowSource).ridWalk?.() ?? null) : null;
+    if (walk) {
+      try {
+        await csvFromRids(walk, {
+          sink: out,
+          line,
+          columns: opts.columns,
+          threads: opts.threads ?? ridThreads(),
+          parallelAfter: Math.max(0, opts.parallelAfter ?? 5000),
+          signal,
+          progress: (n) => {
+            count = n;
+            progress();
+          },
+        });
+      } finally {
+        walk.close();
+      }
+    } else if (Symbol.asyncIterator in rows) {
       for await (const row of rowsOf(rows, signal)) {
         if (signal?.aborted) throw abortError(signal);
         out.add(line(row));

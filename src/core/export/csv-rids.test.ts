@@ -1,0 +1,92 @@
+/**
+ * Issue 30: a CSV export of the archive whose workers read the rows themselves by rid
+ * (csv-rids.ts) writes the same bytes as the one-thread export, for the default order and a
+ * filtered, sorted query, with tags, notes and overrides on some rows; and a row deleted after the
+ * export's snapshot is still written (from the snapshot, by the exporting thread).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive, type Archive } from '../archive';
+import { post } from '../archive/test-fixtures';
+import { testDb } from '../archive/testing';
+import type { LibraryQuery } from '../../shared/query';
+import { mulberry32 } from '../../shared/random';
+import type { ExportRowSource, RidWalk } from '../ports';
+import { workerEntry } from './csv-pool';
+import { exportRows } from './index';
+
+const dir = mkdtempSync(join(tmpdir(), 'loupe-csv-rids-'));
+let a: Archive;
+const N = 2_400;
+
+beforeAll(() => {
+  a = openArchive(join(dir, 'a.db'));
+  const r = mulberry32(26);
+  const items = Array.from({ length: N }, (_, i) => ({
+    platform: i % 3 ? 'photo_net' : 'forum_net',
+    kind: 'post',
+    record: <Record<string, unknown>>{
+      ...post({
+        id: String(6_000_000_000_000_000_000n + BigInt(i)),
+        text: `${i % 2 ? '=cmd' : 'kettle'} "quoted" ${'é🎉'.repeat(i % 4)} line\nbreak ${i}`,
+        likes: i % 11 ? Math.floor(r() * 1e6) : null,
+        views: i % 3 ? Math.floor(r() * 1e9) : null,
+        published_at: new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 3e10)).toISOString(),
+        labels: { sponsored: { p: Math.round(r() * 1000) / 1000, brand: i % 5 ? null : 'acme' } },
+      }),
+      unknown_field: i % 7 ? undefined : { nested: [i, 'x'] },
+    },
+  }));
+  for (let s = 0; s < N; s += 400) a.ingestItems(items.slice(s, s + 400), { callId: `rids-${s}`, source: 'test' });
+  const ref = (i: number) => ({ platform: items[i].platform, kind: 'post', id: items[i].record.id as string });
+  for (let i = 0; i < N; i += 97) a.addTag(ref(i), i % 2 ? 'lead' : 'Zeta');
+  for (let i = 5; i < N; i += 131) a.setNote(ref(i), `note ${i}`);
+  for (let i = 9; i < N; i += 173) a.overrideLabel(ref(i), 'sponsored', 'p', 0.5);
+});
+afterAll(() => {
+  a.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function csv(source: Iterable<never> | ExportRowSource, name: string, threads: number): Promise<Buffer> {
+  const out = join(dir, name);
+  await exportRows(source as ExportRowSource, { format: 'csv', out, threads, parallelAfter: 300 });
+  return readFileSync(out);
+}
+
+describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the workers, by rid', () => {
+  const queries: LibraryQuery[] = [{}, { platforms: ['photo_net'], text: 'kettle', sort: { field: 'likes', dir: 'asc' } }, { sort: { field: 'label:sponsored.p', dir: 'desc' } }];
+  it('writes the bytes of the one-thread export', async () => {
+    for (const [k, q] of queries.entries()) {
+      const source = a.iterateExportRows(q);
+      expect(typeof source.ridWalk).toBe('function');
+      const one = await csv(a.iterateExportRows(q), `one-${k}.csv`, 0);
+      const rids = await csv(source, `rids-${k}.csv`, 2);
+      expect(rids.length).toBeGreaterThan(1000);
+      expect(rids.equals(one), JSON.stringify(q)).toBe(true);
+    }
+  }, 120_000);
+
+  it('writes a row deleted after its snapshot from the snapshot', async () => {
+    const before = await csv(a.iterateExportRows({}), 'before.csv', 0);
+    const source = a.iterateExportRows({});
+    const walkOf = source.ridWalk!;
+    let deleted = 0;
+    // the walk's snapshot is taken; then the archive loses two of its rows before the workers read them
+    const wrapped = Object.assign(source, {
+      ridWalk: (): RidWalk | null => {
+        const w = walkOf()!;
+        const db = testDb(a);
+        const gone = db.prepare('SELECT rid FROM items ORDER BY published_at DESC LIMIT 2 OFFSET 1500').pluck().all() as number[];
+        deleted = db.prepare(`DELETE FROM items WHERE rid IN (${gone.join(',')})`).run().changes;
+        return w;
+      },
+    });
+    const after = await csv(wrapped, 'after.csv', 2);
+    expect(deleted).toBe(2);
+    expect(a.count({})).toBe(N - 2);
+    expect(after.equals(before)).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,110 @@
+/**
+ * A CSV export whose workers read the rows themselves (docs/export.md "Performance", issue 30).
+ * The exporting thread walks the export's rids in order (integers, from the archive's RidWalk: an
+ * index-only walk for most sorts) and hands them out in batches; each worker (csv-worker.ts) reads
+ * its batch's rows from the archive file on a read-only connection of its own, parses, renders and
+ * encodes them, and answers with bytes that this thread writes in batch order. Before, this thread
+ * read every row's record as text and copied it to a worker (a third of its time making strings,
+ * the structured copy, and their garbage), and was the bottleneck: one worker waited on it.
+ *
+ * The rids are one snapshot (the walk holds its read transaction). A worker reads the rows as they
+ * are when it reads its batch: a row changed since is written as changed; a row no longer there
+ * (deleted since the snapshot) makes the worker answer `missing`, and this thread renders that
+ * batch from the snapshot itself — nothing is dropped.
+ */
+import { availableParallelism } from 'node:os';
+import type { ExportRow, RidWalk } from '../ports';
+import { abortError } from './abort';
+import { CsvPool } from './csv-pool';
+
+/** rids per batch (~65 KiB of CSV), and batches in flight per worker */
+const BATCH = 500;
+const IN_FLIGHT_PER_WORKER = 4;
+
+export interface CsvSink {
+  add(s: string): void;
+  readonly full: boolean;
+  flush(): Promise<void>;
+  bytes(b: Uint8Array): Promise<void>;
+}
+
+/** Workers for a rid export: one per core (this thread only walks and writes), at most four. */
+export function ridThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+interface Slot {
+  rids: number[];
+  answer: Promise<Uint8Array | null>;
+}
+
+/**
+ * Write the CSV records of every rid of `walk` to `sink` (its header already added); returns the
+ * row count. `line` renders a row here (the first rows, a batch with a missing row, no worker).
+ */
+export async function csvFromRids(
+  walk: RidWalk,
+  o: { sink: CsvSink; line: (row: ExportRow) => string; columns?: string[]; threads: number; parallelAfter: number; signal?: AbortSignal; progress: (rows: number) => void },
+): Promise<number> {
+  const { sink, line, signal } = o;
+  let count = 0;
+  const here = async (rids: number[]): Promise<void> => {
+    for (let i = 0; i < rids.length; i += BATCH) {
+      if (signal?.aborted) throw abortError(signal);
+      for (const row of walk.rows(rids.slice(i, i + BATCH))) sink.add(line(row));
+      count += Math.min(BATCH, rids.length - i);
+      if (sink.full) await sink.flush();
+      o.progress(count);
+    }
+  };
+  // a small export never starts a worker
+  const first = walk.next(Math.max(1, o.parallelAfter));
+  const pool = first.length < Math.max(1, o.parallelAfter) || o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
+  if (!pool) {
+    const all = first;
+    for (let more = walk.next(1 << 16); more.length > 0; more = walk.next(1 << 16)) for (const r of more) all.push(r);
+    await here(all);
+    return count;
+  }
+  try {
+    // batches not yet handed out: the first rids, then the walk's (or, once a batch needed this
+    // thread's snapshot, the rest of the walk read ahead)
+    const ahead: number[][] = [];
+    for (let i = 0; i < first.length; i += BATCH) ahead.push(first.slice(i, i + BATCH));
+    let walking = true;
+    const nextBatch = (): number[] | null => {
+      if (ahead.length > 0) return ahead.shift()!;
+      if (!walking) return null;
+      const b = walk.next(BATCH);
+      if (b.length === 0) walking = false;
+      return b.length > 0 ? b : null;
+    };
+    const queue: Slot[] = [];
+    const cap = pool.size * IN_FLIGHT_PER_WORKER;
+    for (;;) {
+      while (queue.length < cap) {
+        const rids = nextBatch();
+        if (!rids) break;
+        queue.push({ rids, answer: pool.renderRids(rids) });
+      }
+      const slot = queue.shift();
+      if (!slot) break;
+      if (signal?.aborted) throw abortError(signal);
+      const bytes = await slot.answer;
+      if (signal?.aborted) throw abortError(signal);
+      if (bytes) await sink.bytes(bytes);
+      else {
+        // a row was deleted since the snapshot: read the rest of the walk, then this batch from the snapshot
+        for (let b = walking ? walk.next(1 << 16) : []; b.length > 0; b = walk.next(1 << 16)) for (let i = 0; i < b.length; i += BATCH) ahead.push(b.slice(i, i + BATCH));
+        walking = false;
+        for (const row of walk.rows(slot.rids)) sink.add(line(row));
+        await sink.flush();
+      }
+      count += slot.rids.length;
+      o.progress(count);
+    }
+    return count;
+  } finally {
+    await pool.close();
+  }
+}
