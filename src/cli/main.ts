@@ -244,7 +244,15 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         throw result.error;
       }
       if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
+      restartNeedsApproval(result);
     });
+
+  /** A walk that started over stopped before re-reading held pages at a price: say what and how to approve (exit 5). */
+  function restartNeedsApproval(r: WalkResult): void {
+    if (r.stopReason !== 'restart_costs') return;
+    const why = r.notes.filter((n) => /started again from the first page|re-reads \d+ page/.test(n)).join(' ');
+    throw new ExitError('not_approved', `${why} Approve with: loupe resume ${r.walkId} --pay-restart`);
+  }
 
   // ───────── resume ─────────
   program
@@ -253,8 +261,9 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .argument('<walkId>')
     .option('--pages <n>', 'more pages to fetch', intArg('--pages'))
     .option('--max-credits <n>', 'spending cap for the resumed part', intArg('--max-credits'))
+    .option('--pay-restart', 'when the service rejected the saved position: re-read (and pay for) the pages already held outside their free window')
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
-    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; out?: string }) => {
+    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; out?: string }) => {
       checkOut(o.out);
       const c = context();
       const w = c.archive().getWalk(walkId);
@@ -276,6 +285,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
           priority: 'interactive',
           maxPages: o.pages !== undefined ? w.pagesDone + o.pages : undefined,
           maxCredits: o.maxCredits !== undefined ? w.creditsSpent + o.maxCredits : undefined,
+          payRestart: o.payRestart === true,
           signal: abort.signal,
           onPage: (p) => {
             for (const it of itemsOf(p.result.envelope)) sink.write(it);
@@ -290,6 +300,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
       if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
       if (r.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${walkId}`);
+      restartNeedsApproval(r);
       if ((r.status === 'failed' || r.status === 'paused') && r.error) {
         if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
         throw r.error;

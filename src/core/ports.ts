@@ -71,6 +71,18 @@ export interface WalkState {
   updatedAt: number;
   error: string | null;
   /**
+   * Times the walk started over from the head after the service rejected its saved cursor; pages
+   * read after the n-th restart are the logical operations `walk:<id>:r<n>:page:<p>` (0 or absent:
+   * `walk:<id>:page:<p>`). docs/request-core.md "Rejected cursor".
+   */
+  restarts?: number;
+  /**
+   * While a restarted walk re-reads pages it already held: the position of the saved cursor
+   * (pages from the head), so pages rewalkAt+1 .. pagesDone are held pages to read again; null
+   * (or absent) otherwise. `pagesDone` never counts a page twice.
+   */
+  rewalkAt?: number | null;
+  /**
    * Read back from the archive: the process that last saved the walk (null when not recorded).
    * Ignored by saveWalk, which always records the calling process.
    */

@@ -78,6 +78,12 @@ export interface WalkInfo {
   etaMs: number | null;
   /** list rows without an id of their own met by this walk in this session: kept raw in the stored answers, not archived as items */
   unreadable?: number;
+  /**
+   * after the service rejected the saved position the walk started over: while it re-reads the
+   * pages it already held, the position it has reached (pages rewalkAt+1 .. pagesDone are still to
+   * re-read; with stop reason `restart_costs`, what re-reading costs is waiting for approval)
+   */
+  rewalkAt?: number | null;
   /** what happened on the way that the user should hear about (a restart, rows kept raw) */
   notes?: string[];
   createdAt: number;
@@ -94,7 +100,13 @@ export const walkStartInput = z.object({
   maxCredits: z.number().int().min(0).optional(),
 });
 export const walkIdInput = z.object({ walkId: z.string() });
-export const walkResumeInput = z.object({ walkId: z.string(), maxPages: z.number().int().min(1).optional(), maxCredits: z.number().int().min(0).optional() });
+export const walkResumeInput = z.object({
+  walkId: z.string(),
+  maxPages: z.number().int().min(1).optional(),
+  maxCredits: z.number().int().min(0).optional(),
+  /** the service rejected the saved position: approve re-reading (and paying for) the pages already held outside their free window (stop reason `restart_costs`) */
+  payRestart: z.boolean().optional(),
+});
 
 export type { LedgerEntry } from './ledger';
 

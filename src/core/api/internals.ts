@@ -19,11 +19,11 @@ export interface CoreInternals {
   /** the free price quote (dry_run=1) */
   quote: (target: CallTarget, opts?: Omit<CallOptions, 'fresh' | 'opKey'>) => Promise<Quote>;
   /**
-   * per walk, across drive() calls in this process (watches drive one page at a time): pages since
-   * the walk last started over, and where the last cursor rejection happened — so a position that
-   * keeps being refused is never retried in a loop
+   * per walk, across drive() calls in this process (watches drive one page at a time): the
+   * position of the last cursor rejection — a position refused again after starting over fails
+   * the walk, never a loop
    */
-  restarts: Map<string, { depth: number; lastRejectedAt: number | null; startedOver: boolean }>;
+  restarts: Map<string, { lastRejectedAt: number | null }>;
   /** last known balance (credits_remaining), or null */
   balance: () => number | null;
   eta: (n: number, priority: Priority) => number;

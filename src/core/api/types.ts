@@ -74,8 +74,20 @@ export interface WalkEstimate {
 export interface WalkOptions {
   source?: string;
   priority?: Priority;
-  /** stop after this many requests (pages) in this walk, counting pages already done */
+  /**
+   * stop once the walk's position reaches this many pages of the list, counting pages already
+   * done (a restarted walk re-reading pages it held is not there yet: re-read pages are not new)
+   */
   maxPages?: number;
+  /** stop (paused, page_limit) after this many page requests in this call, wherever the walk is (a watch's one page at a time) */
+  maxRequests?: number;
+  /**
+   * after the service rejects the saved cursor, the walk starts over from the head; re-reading a
+   * page it already held is free when that exact call was answered inside its cache window, and
+   * otherwise costs a page: without this the walk stops before such a page (paused,
+   * `restart_costs`, with a note of the cost) so the user can be asked; true approves it
+   */
+  payRestart?: boolean;
   /** stop BEFORE a page whose hold would take the walk's spending past this */
   maxCredits?: number;
   /**
@@ -124,6 +136,10 @@ export interface WalkResult {
   heldBack: number;
   /** things that happened on the way that the user should hear about (restarts, fallbacks) */
   notes: string[];
+  /** while re-reading pages already held after a restart: the saved cursor's position (null otherwise; see WalkState.rewalkAt) */
+  rewalkAt: number | null;
+  /** the walk started over from the head during this call (a rejected cursor) */
+  restarted: boolean;
   /** set when status is 'failed' (or 'cancelled') */
   error?: ApiError;
   state: WalkState;
@@ -142,6 +158,8 @@ export interface WalkProgress {
   stopReason: string | null;
   /** estimated ms until the walk's page limit is reached (null when open-ended) */
   etaMs: number | null;
+  /** while re-reading pages already held after a restart: the saved cursor's position */
+  rewalkAt?: number | null;
 }
 
 export interface AttemptEvent {

@@ -7,6 +7,7 @@ import { nativePagingParamOf, paramNames, priceOf } from './catalogue';
 import type { CoreInternals } from './internals';
 import { ApiError } from './errors';
 import type { CallResult, WalkOptions, WalkResult } from './types';
+import { freeReread, pageOpKey, positionOf, restartCostNote } from './walk-restart';
 
 /**
  * The walker (spec "Pagination rules", "Incremental sync"; docs/request-core.md "Walker").
@@ -105,6 +106,8 @@ export async function resumeWalk(core: CoreInternals, walkId: string, o: Omit<Wa
       unreadable: 0,
       heldBack: 0,
       notes: [],
+      rewalkAt: null,
+      restarted: false,
       state: saved,
     };
   const params = JSON.parse(saved.params) as Record<string, string>;
@@ -192,11 +195,15 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
   let heldBack = 0;
   let lastStoppedAt: WalkResult['stoppedAt'] = null;
   let lastWalkStopped: string | null = null;
-  /** pages fetched since the walk last (re)started, and where the last rejection happened */
-  const memo = core.restarts.get(state.walkId) ?? { depth: state.pagesDone, lastRejectedAt: null, startedOver: false };
+  /** where the last cursor rejection happened (a position), in this process */
+  const memo = core.restarts.get(state.walkId) ?? { lastRejectedAt: null };
   core.restarts.set(state.walkId, memo);
-  let { depth, lastRejectedAt, startedOver } = memo;
-  const remember = () => Object.assign(memo, { depth, lastRejectedAt, startedOver });
+  let { lastRejectedAt } = memo;
+  const remember = () => Object.assign(memo, { lastRejectedAt });
+  let restarted = false;
+  /** page requests made in this call (maxRequests), and since the walk last started over */
+  let requests = 0;
+  let pass = 0;
   let triedNative = state.cursorParam !== 'cursor';
   const perRequest = Math.max(1, Math.min(5, o.pagesPerRequest ?? 5));
   const byMaxPages = perRequest > 1 && paramNames(ep).has('max_pages') && fixed.max_pages === undefined && state.cursorParam !== 'until';
@@ -236,12 +243,14 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       unreadable,
       heldBack,
       notes: [...notes],
+      rewalkAt: state.rewalkAt ?? null,
+      restarted,
       ...(err ? { error: err } : {}),
       state: { ...state },
     };
   };
   const progress = () => {
-    const left = o.maxPages !== undefined ? Math.max(0, o.maxPages - state.pagesDone) : null;
+    const left = o.maxPages !== undefined ? Math.max(0, o.maxPages - positionOf(state)) : null;
     core.events.emit('walk-progress', {
       walkId: state.walkId,
       platform: state.platform,
@@ -254,13 +263,17 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       status: state.status,
       stopReason: state.stopReason,
       etaMs: left === null ? null : state.status === 'running' ? core.eta(left, priority) : 0,
+      rewalkAt: state.rewalkAt ?? null,
     });
   };
 
   for (;;) {
     if (o.signal?.aborted) return finish('cancelled', 'cancelled', new ApiError({ kind: 'cancelled', message: 'Walk cancelled; resume it to continue from the saved position.' }));
-    if (o.maxPages !== undefined && state.pagesDone >= o.maxPages) return finish('paused', 'page_limit');
-    const params: Record<string, string> = { ...fixed };
+    if (o.maxPages !== undefined && positionOf(state) >= o.maxPages) return finish('paused', 'page_limit');
+    if (o.maxRequests !== undefined && requests >= o.maxRequests) return finish('paused', 'page_limit');
+    /** re-reading a page this walk already held, after a restart */
+    const rereading = state.rewalkAt !== undefined && state.rewalkAt !== null;
+    let params: Record<string, string> = { ...fixed };
     if (state.cursor !== null) params[state.cursorParam] = state.cursor;
     let hold: number;
     let pagesAsked = 1;
@@ -270,7 +283,7 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       // page, holding ceiling × pages — as many as the pages still wanted, the budget and the
       // balance allow
       if (byMaxPages) {
-        let fit = Math.min(perRequest, o.maxPages !== undefined ? o.maxPages - state.pagesDone : perRequest);
+        let fit = Math.min(perRequest, o.maxPages !== undefined ? o.maxPages - positionOf(state) : perRequest);
         if (o.maxCredits !== undefined) fit = Math.min(fit, Math.floor((o.maxCredits - state.creditsSpent) / Math.max(1, hold)));
         const bal = core.balance();
         if (bal !== null) fit = Math.min(fit, Math.floor(bal / Math.max(1, hold)));
@@ -284,9 +297,27 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
       if (e instanceof ApiError) return finish('failed', `error:${e.type ?? e.kind.toUpperCase()}`, e);
       throw e;
     }
+    if (rereading) {
+      // a held page is asked of the service again (for current cursors): certainly free only as
+      // the exact call answered inside its cache window; otherwise the user approves it first
+      const free = freeReread(core, ep, state, params, { byMaxPages, most: pagesAsked, fresh: !!o.fresh });
+      if (free) {
+        params = free.params;
+        pagesAsked = free.pages;
+        try {
+          hold = await core.holdOf(ep, { platform: state.platform, endpoint: state.endpoint, params });
+        } catch (e) {
+          if (e instanceof ApiError) return finish('failed', `error:${e.type ?? e.kind.toUpperCase()}`, e);
+          throw e;
+        }
+      } else if (!o.payRestart) {
+        note(restartCostNote(ep, state), 'restart_costs');
+        return finish('paused', 'restart_costs');
+      }
+    }
     if (o.maxCredits !== undefined && state.creditsSpent + hold > o.maxCredits) return finish('paused', 'credit_limit');
 
-    const pageNumber = state.pagesDone + 1;
+    const pageNumber = positionOf(state) + 1;
     let r: CallResult;
     try {
       r = await core.call(
@@ -295,10 +326,11 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
           source: state.source,
           priority,
           fresh: o.fresh,
-          ...(startedOver ? { archive: false } : {}),
+          // a held page after a restart comes from the service: the archive's copy carries the old cursors
+          ...(rereading ? { archive: false } : {}),
           signal: o.signal,
           walkId: state.walkId,
-          opKey: `walk:${state.walkId}:page:${pageNumber}`,
+          opKey: pageOpKey(state, pageNumber),
         },
       );
     } catch (e) {
@@ -317,16 +349,20 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
           save();
           continue;
         }
-        if (lastRejectedAt === null || depth > lastRejectedAt) {
+        const at = positionOf(state);
+        if (lastRejectedAt === null || at > lastRejectedAt) {
           // only when the walk got further than at the last rejection: never a loop
-          lastRejectedAt = depth;
-          depth = 0;
-          startedOver = true;
+          lastRejectedAt = at;
+          restarted = true;
+          state.restarts = (state.restarts ?? 0) + 1;
+          // the pages it held are re-read (not counted again): free inside their cache window
+          state.rewalkAt = state.pagesDone > 0 ? 0 : null;
           note(
-            `The service rejected the saved position (${error.type ?? `HTTP ${error.status}`}, free); the walk started again from the first page — pages already held inside their cache window cost nothing, and no row is stored twice.`,
+            `The service rejected the saved position (${error.type ?? `HTTP ${error.status}`}, free); the walk started again from the first page — the ${state.pagesDone} page(s) it already held are read again (free where the service answered them inside their cache window, and not counted twice), and no row is stored twice.`,
             'cursor_rejected',
           );
           state.cursor = null;
+          pass = 0;
           seen.clear();
           seenIds.clear();
           save();
@@ -338,9 +374,21 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
 
     const env = r.envelope;
     const read = readItems(env.data);
-    state.pagesDone = pageNumber - 1 + pagesWalked(pagesAsked, (env.data as { walk?: { stopped?: string } }).walk?.stopped, r, ep);
+    requests++;
+    pass++;
+    const reached = pageNumber - 1 + pagesWalked(pagesAsked, (env.data as { walk?: { stopped?: string } }).walk?.stopped, r, ep);
+    if (rereading) {
+      // a page read again is not a page more; the walk is past its held pages once it reaches them
+      if (reached >= state.pagesDone) {
+        state.pagesDone = reached;
+        state.rewalkAt = null;
+      } else state.rewalkAt = reached;
+      state.itemsSeen += r.newItems;
+    } else {
+      state.pagesDone = reached;
+      state.itemsSeen += read.items.length;
+    }
     state.creditsSpent += r.creditsUsed;
-    state.itemsSeen += read.items.length;
     newItems += r.newItems;
     // rows without an id of their own (issue 24 #3): kept raw in the stored answer, never merged
     // into another item — counted and said (also for a page served from the archive)
@@ -348,7 +396,6 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     if (read.unreadable > 0)
       note(`Page ${pageNumber}: ${read.unreadable} row(s) could not be read as records (no id of their own); they are kept raw in the stored answer, not archived as items.`, 'unreadable_rows');
     state.updatedAt = core.clock.now();
-    depth++;
     // a page's consumer may hold the walk here (the CLI waits while its reader catches up)
     await o.onPage?.({ walkId: state.walkId, pageNumber, result: r });
 
@@ -385,7 +432,7 @@ async function drive(core: CoreInternals, ep: CatalogueEndpoint, state: WalkStat
     const ids = read.items.map((it) => `${it.kind}\u0000${it.id}`);
     const fresh = ids.filter((id) => !seenIds.has(id));
     for (const id of ids) seenIds.add(id);
-    const repeating = ids.length > 0 && fresh.length <= Math.floor(ids.length * 0.2) && depth > 1;
+    const repeating = ids.length > 0 && fresh.length <= Math.floor(ids.length * 0.2) && pass > 1;
 
     if (state.cursorParam === 'until') {
       const oldest = oldestPublished(read.items);

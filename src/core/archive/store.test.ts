@@ -387,8 +387,12 @@ describe('core store round trips', () => {
     a.saveWalk({ ...w, walkId: 'w2', status: 'done', stopReason: 'end', updatedAt: 3 });
     const w1b = { ...w, cursor: 'sdr_cur_abc', pagesDone: 2, creditsSpent: 6, itemsSeen: 24, status: 'paused' as const, updatedAt: 5 };
     a.saveWalk(w1b);
-    // read back with the process that saved it (migration 0005)
-    expect(a.getWalk('w1')).toEqual({ ...w1b, owner: currentOwner() });
+    // read back with the process that saved it (migration 0005), no restart yet (migration 0015)
+    expect(a.getWalk('w1')).toEqual({ ...w1b, restarts: 0, rewalkAt: null, owner: currentOwner() });
+    // a restarted walk re-reading its held pages (migration 0015)
+    a.saveWalk({ ...w1b, restarts: 2, rewalkAt: 1 });
+    expect(a.getWalk('w1')).toMatchObject({ restarts: 2, rewalkAt: 1, pagesDone: 2 });
+    a.saveWalk(w1b);
     expect(a.getWalk('zz')).toBeUndefined();
     expect(a.listWalks().map((x) => x.walkId)).toEqual(['w1', 'w2']);
     expect(a.listWalks({ status: ['done'] }).map((x) => x.walkId)).toEqual(['w2']);

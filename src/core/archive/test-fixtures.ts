@@ -163,8 +163,14 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 12 (what migration 0013 added, removed): tests of older migrations. */
-export const UNDO_0013 = `DROP VIEW metric_history; DROP TABLE item_readings; DROP TABLE imported_calls; DROP INDEX items_missing;
+/** SQL that takes a latest-schema archive back to schema 14 (what migration 0015 added, removed). */
+export const UNDO_0015 = `ALTER TABLE walks DROP COLUMN restarts; ALTER TABLE walks DROP COLUMN rewalk_at; PRAGMA user_version = 14;`;
+
+/**
+ * SQL that takes a latest-schema archive back to schema 12 (what migrations 0015 and 0013 added,
+ * removed; 0014's tables are created only if missing, so they may stay): tests of older migrations.
+ */
+export const UNDO_0013 = `${UNDO_0015} DROP VIEW metric_history; DROP TABLE item_readings; DROP TABLE imported_calls; DROP INDEX items_missing;
   ALTER TABLE items DROP COLUMN counts_at; ALTER TABLE items DROP COLUMN checked_at; ALTER TABLE items DROP COLUMN missing_since;
   ALTER TABLE item_tags DROP COLUMN author; ALTER TABLE notes DROP COLUMN author; ALTER TABLE label_overrides DROP COLUMN author;
   ALTER TABLE result_sets DROP COLUMN author; PRAGMA user_version = 12;`;

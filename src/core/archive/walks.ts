@@ -26,6 +26,8 @@ interface WalkRow {
   created_at: number;
   updated_at: number;
   error: string | null;
+  restarts?: number | null;
+  rewalk_at?: number | null;
 }
 /**
  * A walk as readers see it: saved `running` by a process that is gone → `interrupted`
@@ -53,6 +55,8 @@ function walkFromRow(r: WalkRow): WalkState {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     error: r.error,
+    restarts: r.restarts ?? 0,
+    rewalkAt: r.rewalk_at ?? null,
     owner,
   };
 }
@@ -68,10 +72,11 @@ export function saveWalk(c: ArchiveCtx, w: WalkState): void {
        credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
        stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
        updated_at = excluded.updated_at, error = excluded.error, owner_pid = excluded.owner_pid,
-       owner_host = excluded.owner_host, owner_start = excluded.owner_start`({
+       owner_host = excluded.owner_host, owner_start = excluded.owner_start, restarts = excluded.restarts, rewalk_at = excluded.rewalk_at`({
       walk_id: w.walkId, platform: w.platform, endpoint: w.endpoint, params: w.params, cursor_param: w.cursorParam, cursor: w.cursor,
       pages_done: w.pagesDone, credits_spent: w.creditsSpent, items_seen: w.itemsSeen, status: w.status, stop_reason: w.stopReason,
       source: w.source, created_at: w.createdAt, updated_at: w.updatedAt, error: w.error, owner_pid: o.pid, owner_host: o.host, owner_start: o.start,
+      restarts: w.restarts ?? 0, rewalk_at: w.rewalkAt ?? null,
     });
 }
 

@@ -59,6 +59,7 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
       newItems: 0,
       creditsSpent: s.creditsSpent,
       stopReason: s.status === 'interrupted' ? 'interrupted' : s.stopReason,
+      rewalkAt: s.rewalkAt ?? null,
       error: s.error,
       etaMs: null,
       createdAt: s.createdAt,
@@ -75,6 +76,7 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
       creditsSpent: r.creditsSpent,
       newItems: job.baseNew + r.newItems,
       unreadable: (job.info.unreadable ?? 0) + r.unreadable,
+      rewalkAt: r.rewalkAt,
       notes: [...(job.info.notes ?? []), ...r.notes],
       error: r.error ? r.error.message : null,
       ...errorFields(r.error),
@@ -158,7 +160,7 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
       const maxCredits = i.maxCredits !== undefined ? s.creditsSpent + i.maxCredits : undefined;
       const info: WalkInfo = { ...prev, status: 'running', stopReason: null, error: null, errorKind: null, errorType: null, retryAt: null, etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null, updatedAt: clock.now() };
       return runWalkJob(info, prev.newItems, (signal) =>
-        core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background' }),
+        core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background', payRestart: i.payRestart }),
       );
     },
     async 'walks.get'(i) {
@@ -186,6 +188,7 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
         newItems: job.baseNew + p.newItems,
         creditsSpent: p.creditsSpent,
         etaMs: p.etaMs,
+        rewalkAt: p.rewalkAt ?? null,
         updatedAt: clock.now(),
       });
       emit({ type: 'walk-progress', walk: { ...job.info } });

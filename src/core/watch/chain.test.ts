@@ -211,7 +211,7 @@ describe('chain driver, against a scripted request core', () => {
 
   const result = (state: WalkState, r: Partial<WalkResult> & Pick<WalkResult, 'status'>): WalkResult => ({
     walkId: state.walkId, stopReason: null, pagesDone: state.pagesDone, creditsSpent: 0, itemsSeen: 0, newItems: 0, cursor: state.cursor,
-    stoppedAt: null, walkStopped: null, unreadable: 0, heldBack: 0, notes: [], ...r,
+    stoppedAt: null, walkStopped: null, unreadable: 0, heldBack: 0, notes: [], rewalkAt: null, restarted: false, ...r,
     state: { ...state, status: r.status, stopReason: r.stopReason ?? null, pagesDone: r.pagesDone ?? state.pagesDone },
   });
   const invalidCursor = (state: WalkState) =>

@@ -150,6 +150,8 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     // known (a first run's baseline); a walk down to the first held item goes a page at a time,
     // so no page past that item is ever paid for
     const done = saved?.pagesDone ?? 0;
+    /** the saved cursor's position (below `done` while a restarted walk re-reads held pages) */
+    const at = saved ? (saved.rewalkAt ?? saved.pagesDone) : 0;
     const bounded = params.stop_at_id !== undefined || params.since !== undefined;
     let want = 1;
     if (accepts(ep, 'max_pages') && params.max_pages === undefined) {
@@ -181,7 +183,9 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     let page: CallResult | null = null;
     let res: WalkResult;
     const target = { platform: w.platform, endpoint: w.endpoint, params };
-    const common = { source, priority: 'background' as const, signal: ctx.signal, onPage: (p: { result: CallResult }) => (page = p.result) };
+    // one request per reserved hold (maxRequests), and a restart after a rejected cursor may re-read
+    // held pages at a page's price: the run's budget is the standing approval, each request reserved
+    const common = { source, priority: 'background' as const, signal: ctx.signal, maxRequests: 1, payRestart: true, onPage: (p: { result: CallResult }) => (page = p.result) };
     try {
       if (!saved) {
         res = await ctx.api.walk(target, { ...common, walkId, maxPages: want });
@@ -197,7 +201,7 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
           out.walkIds.push(cont);
           res = await ctx.api.walk({ ...target, params: p2 }, { ...common, walkId: cont, maxPages: want, cursorParam: saved.cursorParam });
         } else {
-          res = await ctx.api.resumeWalk(walkId, { ...common, maxPages: saved.pagesDone + want });
+          res = await ctx.api.resumeWalk(walkId, { ...common, maxPages: (saved.rewalkAt ?? saved.pagesDone) + want });
         }
       }
     } catch (e) {
@@ -212,7 +216,7 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     let heldHit = 0;
     if (got) {
       // the pages that request walked (several under max_pages)
-      out.pages += Math.max(1, res.walkId === walkId ? res.pagesDone - done : res.pagesDone);
+      out.pages += Math.max(1, res.walkId === walkId ? (res.rewalkAt ?? res.pagesDone) - at : (res.rewalkAt ?? res.pagesDone));
       out.credits += got.creditsUsed;
       const items = pageRows(w.platform, got.envelope, w.endpoint);
       // pinned posts never end a walk, and a row whose pin state is unknown only where it stands

@@ -54,11 +54,15 @@ const STOP_TEXT: Record<string, string> = {
   max_credits: 'credit limit reached',
   cancelled: 'cancelled',
   page_limit: 'page limit reached — more pages are available',
+  restart_costs: 'the service no longer accepts the saved position — starting over costs the pages already held',
 };
 
 export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: WalkInfo; target: Target; moreOptions?: number[] }) {
   const [more, setMore] = useState(moreOptions[Math.min(2, moreOptions.length - 1)]);
-  const price = useWalkPrice(walk.status === 'running' ? null : target, more);
+  // after the service rejected the saved position: the held pages still to re-read come first
+  const reread = walk.rewalkAt !== undefined && walk.rewalkAt !== null ? Math.max(0, walk.pagesDone - walk.rewalkAt) : 0;
+  const restart = walk.stopReason === 'restart_costs' && walk.status !== 'running';
+  const price = useWalkPrice(walk.status === 'running' ? null : target, more + (restart ? reread : 0));
   const approve = useApproveSpend();
   const toast = useUi((s) => s.toast);
   const walks = useWalkWrites();
@@ -78,9 +82,13 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
   };
   const resume = async () => {
     try {
-      const est = price.data ?? (await walks.estimate(target, more));
-      if (!(await approve({ what: `Fetch ${more} more page${more === 1 ? '' : 's'}`, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation }))) return;
-      await walks.resume(walk.walkId, more);
+      const est = price.data ?? (await walks.estimate(target, more + (restart ? reread : 0)));
+      const what = restart
+        ? `Start over: re-read ${reread} page${reread === 1 ? '' : 's'} already held, then fetch ${more} more`
+        : `Fetch ${more} more page${more === 1 ? '' : 's'}`;
+      // a restart's re-read pages cost again: always asked, whatever the threshold
+      if (!(await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: restart || est.needsConfirmation }))) return;
+      await walks.resume(walk.walkId, more, restart ? { payRestart: true } : {});
     } catch (e) {
       toastError(e);
     }
@@ -99,6 +107,11 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       <span title="What this walk actually cost so far" data-testid="walk-cost">
         cost <span className="num strong">{fmtExact(walk.creditsSpent)}</span> credits
       </span>
+      {walk.status === 'running' && reread > 0 ? (
+        <span className="muted" data-testid="walk-reread">
+          started over: re-reading the pages already held ({walk.rewalkAt} of {walk.pagesDone})
+        </span>
+      ) : null}
       {eta ? (
         <span className="muted" data-testid="walk-eta">
           {eta}
@@ -119,7 +132,14 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
               </option>
             ))}
           </select>
-          <SpendButton label={failed ? `Resume · ${more} page${more === 1 ? '' : 's'}` : `Fetch ${more} more page${more === 1 ? '' : 's'}`} price={price.text} onClick={() => void resume()} testid="walk-more" primary={failed} />
+          <SpendButton
+            label={restart ? `Start over · re-read ${reread} + ${more} more` : failed ? `Resume · ${more} page${more === 1 ? '' : 's'}` : `Fetch ${more} more page${more === 1 ? '' : 's'}`}
+            price={price.text}
+            onClick={() => void resume()}
+            testid="walk-more"
+            primary={failed || restart}
+            title={restart ? 'The service no longer accepts the saved position. Starting over reads the pages already held again — outside their free window they cost again — then the pages you ask for.' : undefined}
+          />
         </>
       ) : null}
       {walk.notes && walk.notes.length > 0 && walk.status !== 'running' ? (

@@ -1,6 +1,8 @@
 /**
- * Issue 24 #3 on the command line: rows without an id of their own (scripted answers from the
+ * Issue 24 on the command line. #3: rows without an id of their own (scripted answers from the
  * sandbox's fault queue) are said on stderr, kept raw, and never archived under their author's id.
+ * #4: after the service rejected a walk's saved position, `loupe resume` stops before re-buying
+ * the pages it held (exit 5, the cost, the way out) until `--pay-restart`.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
@@ -53,5 +55,32 @@ describe('loupe call with rows that have no id of their own', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe('loupe resume after the service rejected the saved position', () => {
+  it('stops before re-buying held pages (exit 5, the cost, the way out), then --pay-restart re-reads them and fetches the pages asked', async () => {
+    // no cache window (the sandbox's no-cache-window reading): re-reading a held page always costs
+    const sb = await startSandbox({ port: 0, seed: 21, balance: 1_000_000, freeCalls: 0, variants: ['no-cache-window'] });
+    open.push(sb);
+    const home = mkdtempSync(join(tmpdir(), 'loupe-restart-'));
+    const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
+    const first = await runCaptured(['call', 'photo_net/profile/posts', '-p', 'handle=grace', '--pages', '2', '--yes'], env);
+    expect(first.code).toBe(0);
+    const id = /loupe resume (\S+)/.exec(first.err)?.[1] ?? (JSON.parse((await runCaptured(['walks', '--json'], env)).out) as Array<{ walkId: string }>)[0].walkId;
+    // the saved position goes bad (edited: the service must refuse it)
+    const db = new Database(join(home, 'loupe.db'));
+    db.prepare("UPDATE walks SET cursor = cursor || 'x' WHERE walk_id = ?").run(id);
+    db.close();
+    const before = sb.admin.charges().filter((c) => c.credits_used > 0).length;
+    const asked = await runCaptured(['resume', id, '--pages', '2'], env);
+    expect(asked.code).toBe(5);
+    expect(asked.err).toMatch(/re-reads 2 page\(s\) this walk already holds .*credits/);
+    expect(asked.err).toContain(`loupe resume ${id} --pay-restart`);
+    expect(sb.admin.charges().filter((c) => c.credits_used > 0)).toHaveLength(before);
+    const paid = await runCaptured(['resume', id, '--pages', '2', '--pay-restart'], env);
+    expect(paid.code).toBe(0);
+    expect(paid.err).toMatch(/^4 page\(s\) in all/m);
+    expect(sb.admin.charges().filter((c) => c.credits_used > 0)).toHaveLength(before + 4);
   });
 });
