@@ -11,15 +11,14 @@
  * the input held); the marker moves only when such a walk completes.
  */
 import { randomUUID } from 'node:crypto';
-import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
+import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { CollectInputState } from '../../shared/contract-collect';
 import type { ApiCore, CallResult, WalkResult } from '../api/types';
 import { ApiError } from '../api/errors';
 import { holdOf, paramNames } from '../api/catalogue';
 import type { Archive, CollectInputRow, CollectPlanRow } from '../archive';
-import { readItems } from '../archive/extract';
 import type { Clock } from '../ports';
-import type { SharedBudget } from '../watch';
+import { pageRows, stopEvidence, type SharedBudget } from '../watch';
 
 export interface DriveCtx {
   api: ApiCore;
@@ -40,15 +39,6 @@ export interface DriveCtx {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const accepts = (ep: CatalogueEndpoint, name: string) => paramNames(ep).has(name);
-
-/** Items of a list answer: kind, id, pinned (only `true` counts: unknown pin state is not pinned), time. */
-function pageItems(platform: string, env: Envelope, endpoint: string): Array<{ platform: string; kind: string; id: string; pinned: boolean; at: number | null }> {
-  return readItems(env.data, endpoint).items.map((it) => {
-    const flags = it.record.flags as { pinned?: unknown } | null | undefined;
-    const pub = typeof it.record.published_at === 'string' ? Date.parse(it.record.published_at) : NaN;
-    return { platform, kind: it.kind, id: it.id, pinned: flags?.pinned === true, at: Number.isFinite(pub) ? pub : null };
-  });
-}
 
 /**
  * A later run's parameters: down to the marker (stop_at_id) with its time as a safety net (since),
@@ -161,9 +151,11 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
     }
     let page: CallResult | null = null;
     let res: WalkResult;
-    const common = { source: ctx.source, priority: 'background' as const, signal: ctx.signal, onPage: (p: { result: CallResult }) => (page = p.result) };
+    // one request per reserved hold; a restart after a rejected cursor re-reads held pages within
+    // the plan's budget (each request reserved first): docs/request-core.md "Rejected cursor"
+    const common = { source: ctx.source, priority: 'background' as const, signal: ctx.signal, maxRequests: 1, payRestart: true, onPage: (p: { result: CallResult }) => (page = p.result) };
     try {
-      res = saved ? await api.resumeWalk(id, { ...common, maxPages: done + want }) : await api.walk(target, { ...common, walkId: id, maxPages: want });
+      res = saved ? await api.resumeWalk(id, { ...common, maxPages: (saved.rewalkAt ?? done) + want }) : await api.walk(target, { ...common, walkId: id, maxPages: want });
     } catch (e) {
       ctx.budget.settle(hold, 0);
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: String(e) });
@@ -180,9 +172,11 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
       pagesHere++;
       if (!got.fromArchive) fromArchive = false;
       if (row.feed) {
-        const items = pageItems(row.platform, got.envelope, row.endpoint);
-        const dated = items.filter((i) => !i.pinned);
-        if (kind === 'head') heldHit = store.heldBefore(planId, seq, id, dated);
+        const items = pageRows(row.platform, got.envelope, row.endpoint);
+        // pinned posts sit out of date order; an unknown pin state (trim=true) is not "not pinned":
+        // a held row ends the walk only where it stands in date order (watch/page-rows.ts, issue 24 #2)
+        const dated = items.filter((i) => i.pinned !== true);
+        if (kind === 'head') heldHit = store.heldBefore(planId, seq, id, stopEvidence(items));
         store.addItems(planId, seq, id, items);
         const newest = dated.reduce<(typeof dated)[number] | null>((b, i) => (i.at !== null && (b === null || (b.at ?? 0) < i.at) ? i : b), null);
         row = store.input(planId, seq) as CollectInputRow;

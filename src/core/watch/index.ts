@@ -17,6 +17,7 @@ import { AppError } from '../bridge';
 
 export * from './service';
 export { SharedBudget } from './budget';
+export { newestRow, pageRows, stopEvidence, type PageRow } from './page-rows';
 export { applyImport, planImport, readAccountLines } from './import';
 export type { ImportDeps } from './import';
 
