@@ -31,6 +31,7 @@ import type { Io } from './io';
 import { guarded, progress, rawOf } from './terminal';
 import { visible } from '../shared/visible';
 import { registerWatchCommands } from './watch';
+import { restartNeedsApproval, unreadableLine } from './walk-report';
 import { parseParams, parseTarget } from './targets';
 
 export { parseParams, parseTarget };
@@ -208,7 +209,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
           const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
           if (gone) throw gone;
           io.stderr.write(`${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`);
-          if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} record(s) of the answer have no id of their own; they are kept raw in the stored answer, not archived as items.\n`);
+          unreadableLine(io, r.unreadable, true);
           await sink.finish(true);
           return;
         }
@@ -237,7 +238,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
         `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
       );
       if (result.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${result.walkId}`);
-      if (result.unreadable > 0) io.stderr.write(`${fmt(result.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
+      unreadableLine(io, result.unreadable);
       if ((result.status === 'failed' || result.status === 'paused') && result.error) {
         // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
         io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
@@ -246,13 +247,6 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
       restartNeedsApproval(result);
     });
-
-  /** A walk that started over stopped before re-reading held pages at a price: say what and how to approve (exit 5). */
-  function restartNeedsApproval(r: WalkResult): void {
-    if (r.stopReason !== 'restart_costs') return;
-    const why = r.notes.filter((n) => /started again from the first page|re-reads \d+ page/.test(n)).join(' ');
-    throw new ExitError('not_approved', `${why} Approve with: loupe resume ${r.walkId} --pay-restart`);
-  }
 
   // ───────── resume ─────────
   program
@@ -298,7 +292,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       }
       if (sink.poll() && !(r.status === 'failed' && r.error)) throw sink.problem(outputStopped(sink, r));
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
-      if (r.unreadable > 0) io.stderr.write(`${fmt(r.unreadable)} item(s) could not be read as records (no id of their own); they are kept raw in the stored answers, not archived as items.\n`);
+      unreadableLine(io, r.unreadable);
       if (r.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${walkId}`);
       restartNeedsApproval(r);
       if ((r.status === 'failed' || r.status === 'paused') && r.error) {
