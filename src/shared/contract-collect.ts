@@ -5,25 +5,11 @@
  * src/core/collect (the planner, the pricing, the run) and src/core/methods/collect.ts.
  */
 import { z } from 'zod';
-import { ENGAGEMENT_FIELDS, libraryQuerySchema } from './query';
+import { libraryQuerySchema } from './query';
 
-/** What to collect for each input. */
-export const COLLECT_DOS = ['feed', 'profile', 'comments', 'post', 'search', 'hashtag'] as const;
-export type CollectDo = (typeof COLLECT_DOS)[number];
+import { COLLECT_DOS, COLLECT_INPUT_STATES, COLLECT_RANKS, type CollectDo, type CollectInputState } from './collect-words';
 
-/** In words, for the UI and the CLI. */
-export const COLLECT_DO_WORDS: Record<CollectDo, { label: string; each: string }> = {
-  feed: { label: 'Posts of each account', each: 'account' },
-  profile: { label: 'Profile of each account', each: 'account' },
-  comments: { label: 'Comments of each post', each: 'post' },
-  post: { label: 'Each post again (fresh counts)', each: 'post' },
-  search: { label: 'A search for each query', each: 'query' },
-  hashtag: { label: 'A search for each hashtag', each: 'hashtag' },
-};
-
-/** Ranking for top-K of a set: one engagement count, or all of them together. */
-export const COLLECT_RANKS = [...ENGAGEMENT_FIELDS, 'engagement'] as const;
-export type CollectRank = (typeof COLLECT_RANKS)[number];
+export { COLLECT_DOS, COLLECT_DO_WORDS, COLLECT_INPUT_STATES, COLLECT_RANKS, type CollectDo, type CollectInputState, type CollectRank } from './collect-words';
 
 const params = z.record(z.string().min(1).max(80), z.string().max(2000));
 
@@ -84,13 +70,11 @@ export const collectRunInput = z.object({
 });
 export const collectInputsInput = z.object({
   id: z.string().min(1).max(200),
-  state: z.array(z.enum(['waiting', 'running', 'done', 'held', 'failed', 'skipped'])).optional(),
+  state: z.array(z.enum(COLLECT_INPUT_STATES as unknown as [CollectInputState, ...CollectInputState[]])).optional(),
   offset: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(1000).default(200),
 });
 
-export type CollectInputState = 'waiting' | 'running' | 'done' | 'held' | 'failed' | 'skipped';
-export const COLLECT_INPUT_STATES: readonly CollectInputState[] = ['waiting', 'running', 'done', 'held', 'failed', 'skipped'];
 
 /** The figures of a plan (or a part of it): credits and requests. */
 export interface CollectFigures {

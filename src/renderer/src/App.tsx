@@ -18,6 +18,7 @@ import { AnalysisView } from './features/analysis/AnalysisView';
 import { UsageView } from './features/UsageView';
 import { ExplorerView } from './features/ExplorerView';
 import { WatchlistsView } from './features/WatchlistsView';
+import { CollectView } from './features/collect/CollectView';
 import { SettingsView } from './features/SettingsView';
 import { duration } from './lib/format';
 
@@ -26,6 +27,7 @@ const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
   profiles: ProfilesView,
   comments: CommentsView,
   watchlists: WatchlistsView,
+  collect: CollectView,
   library: LibraryView,
   analysis: AnalysisView,
   usage: UsageView,
@@ -44,6 +46,7 @@ export function App() {
   const view = useUi((s) => s.view);
   const settings = useSettings();
   const lastInvalidate = useRef(0);
+  const lastCollect = useRef(0);
   const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   // theme: follow the OS unless Settings overrides it
@@ -78,6 +81,16 @@ export function App() {
       case 'export-progress':
         ui.putExport(e.job);
         break;
+      case 'collect-progress': {
+        ui.putPlan(e.plan);
+        const now = Date.now();
+        if (e.plan.status !== 'running') invalidate(qc, 'collect', 'library', 'usage');
+        else if (now - lastCollect.current > 1000) {
+          lastCollect.current = now;
+          invalidate(qc, 'collect');
+        }
+        break;
+      }
       case 'watch-run':
         ui.putRun(e.run);
         invalidate(qc, 'watchlists', 'library', 'usage');
@@ -106,6 +119,7 @@ export function App() {
       { id: 'theme-light', label: 'Theme: light', run: () => void writes.setTheme('light') },
       { id: 'theme-system', label: 'Theme: follow the system', run: () => void writes.setTheme('system') },
       { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
+      { id: 'new-plan', label: 'Collect from a list (new plan)', run: () => ui().setView('collect') },
       { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
       { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },
       { id: 'analyse', label: 'Analyse the Library’s filters (frequency, compare, charts)', run: () => ui().setView('analysis') },

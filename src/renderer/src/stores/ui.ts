@@ -1,13 +1,14 @@
 /** UI state (zustand): current view, drawer, palette, confirmation dialog, live balance, background work, toasts. */
 import { create } from 'zustand';
 import { newerBalance } from '../lib/balance';
-import type { BalanceInfo, ExportJob, ItemRefInput, WalkInfo, WatchRunInfo } from '../../../shared/contract';
+import type { BalanceInfo, CollectStatus, ExportJob, ItemRefInput, WalkInfo, WatchRunInfo } from '../../../shared/contract';
 
 export const VIEWS = [
   { id: 'search', label: 'Search', key: 's', icon: '⌕' },
   { id: 'profiles', label: 'Profiles', key: 'p', icon: '◉' },
   { id: 'comments', label: 'Comments', key: 'c', icon: '❝' },
   { id: 'watchlists', label: 'Watchlists', key: 'w', icon: '◷' },
+  { id: 'collect', label: 'Collect', key: 'o', icon: '⇶' },
   { id: 'library', label: 'Library', key: 'l', icon: '▤' },
   { id: 'analysis', label: 'Analysis', key: 'a', icon: '∑' },
   { id: 'usage', label: 'Usage', key: 'u', icon: '¢' },
@@ -87,6 +88,9 @@ export interface UiState {
   putExport: (j: ExportJob) => void;
   runs: Record<string, WatchRunInfo>;
   putRun: (r: WatchRunInfo) => void;
+  /** collection plans as their last progress event told (by plan id) */
+  plans: Record<string, CollectStatus>;
+  putPlan: (p: CollectStatus) => void;
   /** until when the service rate-limits us (last 'rate-limited' event), ms since epoch */
   rateUntil: number | null;
   toasts: Toast[];
@@ -151,6 +155,8 @@ export const useUi = create<UiState>((set, get) => ({
   putExport: (j) => set((s) => ({ exports: { ...s.exports, [j.exportId]: j } })),
   runs: {},
   putRun: (r) => set((s) => ({ runs: { ...s.runs, [r.runId]: r } })),
+  plans: {},
+  putPlan: (p) => set((s) => ({ plans: { ...s.plans, [p.id]: p } })),
   rateUntil: null,
   toasts: [],
   toast: (level, message, actions) => {
