@@ -18,6 +18,7 @@ import type { LoupeEvent, Unsubscribe } from '../shared/contract';
 import { pacingLimits, type EnvironmentSettings } from '../shared/settings';
 import type { ApiCore } from './api';
 import { realClock } from './api/clock';
+import { authorName } from './author';
 import { openArchive, openArchiveIn, type Archive, type ArchiveMode } from './archive';
 import type { AppHandle } from './bridge';
 import { contractImpl } from './methods';
@@ -64,7 +65,7 @@ export interface CreateAppOptions {
   /** diagnostic lines (never contain a key) */
   log?: (line: string) => void;
   /** what the environment sets for this process (src/shared/settings.ts): pacing overrides */
-  environment?: Pick<EnvironmentSettings, 'rateLimit' | 'maxInFlight'>;
+  environment?: Pick<EnvironmentSettings, 'rateLimit' | 'maxInFlight' | 'authorName'>;
 }
 
 export interface LoupeApp extends AppHandle {
@@ -107,9 +108,11 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   if (!opts.archiveMode) mkdirSync(dataDir, { recursive: true });
   const settingsFile = new SettingsFile(settingsPath(dataDir));
   const keys = new KeyRing({ store: opts.secrets, settings: settingsFile, envKey: opts.envKey ?? null, now: () => clock.now() });
+  // who annotates: read at each write, so a change in Settings applies at once
+  const author = (): string | null => authorName(settingsFile.read().app.authorName, opts.environment?.authorName);
   const archive = opts.archiveMode
-    ? openArchiveIn(opts.archiveMode, archivePath(dataDir), { clock: () => clock.now() })
-    : openArchive(archivePath(dataDir), { clock: () => clock.now() });
+    ? openArchiveIn(opts.archiveMode, archivePath(dataDir), { clock: () => clock.now(), author })
+    : openArchive(archivePath(dataDir), { clock: () => clock.now(), author });
 
   const listeners = new Set<(e: LoupeEvent) => void>();
   const emit = (e: LoupeEvent) => {
@@ -154,6 +157,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     api,
     counters: { fromArchive: 0 },
     downloadUrl: opts.downloadUrl,
+    author,
   };
   const exports = createExports(parts);
   const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir }) : null;

@@ -22,6 +22,10 @@ export interface AppInfo {
   dataDir: string;
   /** the door serving this UI (the CLI composes the same app: 'cli') */
   door: 'electron' | 'web' | 'cli';
+  /** the name annotations are made under now (Settings' author name, else LOUPE_AUTHOR, else the OS user name) */
+  author: string | null;
+  /** the OS user name (the default author) */
+  osUser: string | null;
 }
 
 export interface KeyInfo {
@@ -68,6 +72,8 @@ export const settingsSchema = z.object({
   /** absolute deadline of one attempt (headers and body); the spec asks for a minute or more on heavy endpoints */
   attemptTimeoutSeconds: whole(settingBounds('attemptTimeoutSeconds')),
   theme: z.enum(THEMES),
+  /** your name on annotations and in dataset bundles; null: the OS user name */
+  authorName: z.string().trim().min(1).max(settingBounds('authorName').max ?? 120).nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 /** any of the settings, each only when named (src/shared/patch.ts: no defaults, no unknown setting) */

@@ -47,6 +47,9 @@ export interface ResultSetInfo {
   query: z.infer<typeof libraryQuerySchema>;
   note: string | null;
   createdAt: number;
+  /** who saved it and when it last changed (issue 29); author null for sets saved before Loupe kept it */
+  author?: string | null;
+  updatedAt?: number;
 }
 
 export const EXPORT_FORMAT_NAMES = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;

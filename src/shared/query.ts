@@ -289,6 +289,30 @@ export interface LabelOverrideEntry {
   /** the value the API gave (undefined → null when the record had none) */
   original: unknown;
   at: number;
+  /** who made it (null: before Loupe kept it) */
+  author?: string | null;
+}
+
+/** One annotation of an item with who made it and when (issue 29: who did what). */
+export interface AnnotationEntry {
+  kind: 'tag' | 'note' | 'override';
+  /** the tag, `note`, or `family.field` of an override */
+  name: string;
+  /** the note's text, the override's value; null for a tag */
+  value: unknown;
+  /** the name in Settings when it was made; null for annotations made before Loupe kept it */
+  author: string | null;
+  at: number;
+}
+
+/** One reading of an item's five counts (metric history, docs/archive.md). */
+export interface ItemReading {
+  readAt: number;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
 }
 
 export interface ArchivedItem extends LibraryRow {
@@ -298,6 +322,13 @@ export interface ArchivedItem extends LibraryRow {
   unavailable: string[];
   /** overrides with their original values */
   overrideLog: LabelOverrideEntry[];
+  /** tags, note and overrides with their authors and times */
+  annotationLog: AnnotationEntry[];
+  /** the five counts each time they changed, oldest first (the last is the current reading) */
+  history: ItemReading[];
+  /** the last re-check through a single-item endpoint, and when the service first answered not found (null: available or never checked) */
+  checkedAt: number | null;
+  missingSince: number | null;
 }
 
 export interface ResultSet {
@@ -308,6 +339,8 @@ export interface ResultSet {
   note: string | null;
   createdAt: number;
   updatedAt: number;
+  /** who saved (or last changed) it: the name in Settings; null for sets saved before Loupe kept it */
+  author: string | null;
 }
 
 export interface TagCount {

@@ -21,6 +21,11 @@ describe('the settings table', () => {
     ).toEqual({ dataDir: '/d', baseUrl: 'http://x', apiKey: 'k', rateLimit: { requests: 30, windowSeconds: 60 }, maxInFlight: 3, sandboxSeed: 7, sqlite3: '/bin/sqlite3' });
   });
 
+  it('reads the author name of this process (LOUPE_AUTHOR), trimmed; blank is unset', () => {
+    expect(readEnvironment({ LOUPE_AUTHOR: '  Ada  ' })).toEqual({ sandboxSeed: 1, authorName: 'Ada' });
+    expect(readEnvironment({ LOUPE_AUTHOR: '   ' })).toEqual({ sandboxSeed: 1 });
+  });
+
   it('refuses a value that does not fit, naming the variable', () => {
     expect(() => readEnvironment({ LOUPE_RATE_LIMIT: 'fast' })).toThrow(SettingValueError);
     expect(() => readEnvironment({ LOUPE_RATE_LIMIT: 'fast' })).toThrow('LOUPE_RATE_LIMIT must look like 60/60s (requests/seconds), not "fast".');
@@ -30,7 +35,7 @@ describe('the settings table', () => {
   });
 
   it('gives the stored defaults and the bounds the contract checks settings with', () => {
-    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system' });
+    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', authorName: null });
     expect(settingsSchema.safeParse(storedDefaults()).success).toBe(true);
     const bad = (patch: object) => settingsSchema.partial().safeParse(patch).success;
     expect(bad({ maxInFlight: 11 })).toBe(false);
@@ -40,6 +45,9 @@ describe('the settings table', () => {
     expect(bad({ attemptTimeoutSeconds: 4 })).toBe(false);
     expect(bad({ askAboveCredits: -1 })).toBe(false);
     expect(bad({ theme: 'blue' })).toBe(false);
+    expect(bad({ authorName: 'Ada' })).toBe(true);
+    expect(bad({ authorName: null })).toBe(true);
+    expect(bad({ authorName: 'x'.repeat(121) })).toBe(false);
   });
 
   it('pacing: the environment wins over the stored settings for this process', () => {

@@ -9,7 +9,7 @@
  * Pure (no Node): the renderer may show the help text.
  */
 
-export type SettingType = 'path' | 'url' | 'secret' | 'rate' | 'integer' | 'enum';
+export type SettingType = 'path' | 'url' | 'secret' | 'rate' | 'integer' | 'enum' | 'text';
 
 export interface Bounds {
   min?: number;
@@ -49,6 +49,7 @@ export const SETTINGS_TABLE: readonly SettingSpec[] = [
   { name: 'maxWaitSeconds', type: 'integer', default: 300, bounds: { min: 1, max: 86_400 }, stored: true, help: 'The longest single wait (Retry-After or a backoff) sat through; beyond it work stops, resumable.' },
   { name: 'attemptTimeoutSeconds', type: 'integer', default: 90, bounds: { min: 5, max: 600 }, stored: true, help: 'The absolute deadline of one attempt (headers and body).' },
   { name: 'theme', type: 'enum', default: 'system', values: THEMES, stored: true, help: 'system, light or dark.' },
+  { name: 'authorName', type: 'text', default: null, bounds: { max: 120 }, env: 'LOUPE_AUTHOR', stored: true, help: 'Your name on tags, notes, label overrides and saved sets, and in dataset bundles; default: the OS user name.' },
   { name: 'sandboxSeed', type: 'integer', default: 1, bounds: { min: 0 }, env: 'LOUPE_SANDBOX_SEED', stored: false, help: 'The seed of the built-in sandbox’s synthetic world (same seed, same data).' },
   { name: 'sqlite3', type: 'path', default: null, env: 'LOUPE_SQLITE3', stored: false, help: 'The sqlite3 program `loupe archive recover` uses; default: the one on PATH.' },
 ];
@@ -71,6 +72,7 @@ export function storedDefaults(): {
   maxWaitSeconds: number;
   attemptTimeoutSeconds: number;
   theme: Theme;
+  authorName: string | null;
 } {
   const d = (name: string) => settingSpec(name)!.default;
   return {
@@ -81,6 +83,7 @@ export function storedDefaults(): {
     maxWaitSeconds: d('maxWaitSeconds') as number,
     attemptTimeoutSeconds: d('attemptTimeoutSeconds') as number,
     theme: d('theme') as Theme,
+    authorName: d('authorName') as string | null,
   };
 }
 
@@ -103,6 +106,8 @@ export interface EnvironmentSettings {
   maxInFlight?: number;
   sandboxSeed: number;
   sqlite3?: string;
+  /** LOUPE_AUTHOR: the annotating person's name for this process */
+  authorName?: string;
 }
 
 /** `LOUPE_RATE_LIMIT` = `<count>/<seconds>s` (e.g. `60/60s`). */
@@ -147,6 +152,8 @@ export function readEnvironment(env: EnvLike): EnvironmentSettings {
   if (seed !== undefined) out.sandboxSeed = parseWhole(settingSpec('sandboxSeed')!, seed);
   const sqlite3 = get('sqlite3');
   if (sqlite3 !== undefined) out.sqlite3 = sqlite3;
+  const author = get('authorName')?.trim();
+  if (author) out.authorName = author.slice(0, settingSpec('authorName')!.bounds!.max);
   return out;
 }
 

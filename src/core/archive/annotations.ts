@@ -24,7 +24,7 @@ function tagId(c: ArchiveCtx, tag: string): number {
 export function addTag(c: ArchiveCtx, ref: ItemRef, tag: string): void {
   c.tx(() => {
     const rid = needRid(c, ref);
-    c.sql.insert`item_tags ON CONFLICT DO NOTHING`({ tag_id: tagId(c, tag), item_rid: rid, at: c.clock() });
+    c.sql.insert`item_tags ON CONFLICT DO NOTHING`({ tag_id: tagId(c, tag), item_rid: rid, at: c.clock(), author: c.author() });
   });
 }
 
@@ -47,8 +47,8 @@ export function tagQuery(c: ArchiveCtx, q: LibraryQuery, tag: string): number {
   return c.tx(() => {
     const w = buildWhere(parseQuery(q));
     const id = tagId(c, tag);
-    return c.st(`INSERT INTO item_tags (tag_id, item_rid, at) SELECT ?, i.rid, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`).run(
-      id, c.clock(), ...w.params,
+    return c.st(`INSERT INTO item_tags (tag_id, item_rid, at, author) SELECT ?, i.rid, ?, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`).run(
+      id, c.clock(), c.author(), ...w.params,
     ).changes;
   });
 }
@@ -68,8 +68,8 @@ export function setNote(c: ArchiveCtx, ref: ItemRef, text: string | null): void 
     c.sql.run(sql`DELETE FROM notes WHERE item_rid = ${rid}`);
     return;
   }
-  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`({
-    item_rid: rid, text, updated_at: c.clock(),
+  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, author = excluded.author`({
+    item_rid: rid, text, updated_at: c.clock(), author: c.author(),
   });
 }
 
@@ -83,8 +83,8 @@ export function overrideLabel(c: ArchiveCtx, ref: ItemRef, family: string, field
   c.tx(() => {
     const rid = needRid(c, ref);
     withOverrideChange(c, rid, () => {
-      c.sql.insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at`({
-        item_rid: rid, family, field, value: JSON.stringify(value ?? null), at: c.clock(),
+      c.sql.insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at, author = excluded.author`({
+        item_rid: rid, family, field, value: JSON.stringify(value ?? null), at: c.clock(), author: c.author(),
       });
     });
   });
@@ -112,10 +112,11 @@ export function saveResultSet(c: ArchiveCtx, name: string, query: LibraryQuery, 
   const q = parseQuery(query);
   const { after: _after, ...stored } = q;
   const now = c.clock();
+  const author = c.author();
   const r = c.sql.insert`result_sets`({
-    name, query: JSON.stringify(stored), tags: JSON.stringify(opts.tags ?? []), note: opts.note ?? null, created_at: now, updated_at: now,
+    name, query: JSON.stringify(stored), tags: JSON.stringify(opts.tags ?? []), note: opts.note ?? null, created_at: now, updated_at: now, author,
   });
-  return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now };
+  return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now, author };
 }
 
 export function updateResultSet(c: ArchiveCtx, id: string, patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery }): void {
@@ -124,7 +125,7 @@ export function updateResultSet(c: ArchiveCtx, id: string, patch: { name?: strin
   const q = patch.query ? parseQuery(patch.query) : cur.query;
   c.sql.run(
     sql`UPDATE result_sets SET name = ${patch.name ?? cur.name}, query = ${JSON.stringify(q)}, tags = ${JSON.stringify(patch.tags ?? cur.tags)},
-          note = ${patch.note === undefined ? cur.note : patch.note}, updated_at = ${c.clock()} WHERE rs_id = ${Number(id)}`,
+          note = ${patch.note === undefined ? cur.note : patch.note}, updated_at = ${c.clock()}, author = ${c.author() ?? cur.author} WHERE rs_id = ${Number(id)}`,
   );
 }
 
@@ -134,7 +135,7 @@ export function deleteResultSet(c: ArchiveCtx, id: string): void {
 
 export function listResultSets(c: ArchiveCtx): ResultSet[] {
   return c.sql
-    .all<{ rs_id: number; name: string; query: string; tags: string; note: string | null; created_at: number; updated_at: number }>(
+    .all<{ rs_id: number; name: string; query: string; tags: string; note: string | null; created_at: number; updated_at: number; author: string | null }>(
       sql`SELECT * FROM result_sets ORDER BY updated_at DESC, rs_id DESC`,
     )
     .map((r) => ({
@@ -145,5 +146,6 @@ export function listResultSets(c: ArchiveCtx): ResultSet[] {
       note: r.note,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
+      author: r.author,
     }));
 }

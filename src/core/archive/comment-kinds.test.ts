@@ -113,8 +113,11 @@ describe('migration 0006: comments stored as posts', () => {
       a5.storeResponse(listResponse('c9', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs', { likes: 42 })], { fetchedAt: 9_000 }), 'again', 'w9'),
     );
     expect((db.prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(2);
-    a5.addTag({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new');
-    a5.setNote({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new note');
+    // today's annotation code on the old schema too (it writes the author column 0013 added)
+    writeAsOldSchema(db, () => {
+      a5.addTag({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new');
+      a5.setNote({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new note');
+    });
     db.exec(`INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'comment', '101', 'ch2', 'r2', 2)`);
     a5.close();
 

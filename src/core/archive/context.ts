@@ -26,6 +26,8 @@ export interface OpenArchiveOptions {
   onClose?: () => void;
   /** matching rows from which a filter is probed per row instead of materialised (tests force 1) */
   denseAt?: number;
+  /** who is annotating (tags, notes, label overrides, saved sets carry it): the name in Settings; null = unknown */
+  author?: () => string | null;
 }
 
 /** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
@@ -39,6 +41,8 @@ export class ArchiveCtx {
   /** the archive's path as the user knows it (error messages) */
   readonly path: string;
   readonly clock: () => number;
+  /** the annotating person's name (OpenArchiveOptions.author) */
+  readonly author: () => string | null;
   readonly sql: Statements;
   readonly denseAt: number;
   readonly fixedDense: boolean;
@@ -62,6 +66,7 @@ export class ArchiveCtx {
   ) {
     this.path = opts.path ?? (db.name || ':memory:');
     this.clock = opts.clock ?? Date.now;
+    this.author = opts.author ?? (() => null);
     this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
     this.fixedDense = opts.denseAt !== undefined;
     this.sql = new Statements(db);

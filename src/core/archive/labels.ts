@@ -8,7 +8,7 @@ import type { ArchiveCtx } from './context';
 import { diffLeaves, flattenLabels, type Json, type LabelLeaf, type LabelScalar } from './extract';
 import { sql } from './sql';
 
-export type OverrideList = Array<{ family: string; field: string; value: unknown; at: number }>;
+export type OverrideList = Array<{ family: string; field: string; value: unknown; at: number; author?: string | null }>;
 
 export function overridesObject(list: OverrideList): LabelOverrides {
   const out: LabelOverrides = {};
@@ -122,10 +122,10 @@ export function writeNewLeaves(c: ArchiveCtx, leaves: NewLeaf[]): void {
 /** The analyst overrides of one item, by family and field. */
 export function overridesOf(c: ArchiveCtx, rid: number): OverrideList {
   return c.sql
-    .all<{ family: string; field: string; value: string; at: number }>(
-      sql`SELECT family, field, value, at FROM label_overrides WHERE item_rid = ${rid} ORDER BY family, field`,
+    .all<{ family: string; field: string; value: string; at: number; author: string | null }>(
+      sql`SELECT family, field, value, at, author FROM label_overrides WHERE item_rid = ${rid} ORDER BY family, field`,
     )
-    .map((o) => ({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at }));
+    .map((o) => ({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown, at: o.at, author: o.author }));
 }
 
 /**

@@ -146,7 +146,7 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
     const it = a.getItem('photo_net', 'post', 'p2')!;
     expect(it.labels?.intent).toEqual({ label: 'complaining', confidence: 0.7 });
     expect(it.overrides).toEqual({ intent: { label: 'complaining' } });
-    expect(it.overrideLog).toEqual([{ family: 'intent', field: 'label', value: 'complaining', original: 'promoting', at: 50_000 }]);
+    expect(it.overrideLog).toEqual([{ family: 'intent', field: 'label', value: 'complaining', original: 'promoting', at: 50_000, author: null }]);
     expect(((it.record.computed as { labels: Record<string, Record<string, unknown>> }).labels.intent).label).toBe('promoting');
     // a later fetch with new judgments keeps the override in force
     a.storeResponse(listResponse('k9', 'photo_net', 'search', [post({ id: 'p2', likes: 21, labels: { intent: { label: 'other', confidence: 0.5 } } })], { fetchedAt: 9_000 }), 'search', null);

@@ -7,6 +7,8 @@ import type { ItemRef } from '../ports';
 import { hiddenCounts, recordThumbnail } from '../../shared/record-fields';
 import { ArchiveError } from './archive-error';
 import type { ArchiveCtx } from './context';
+import { annotationLog } from './annotation-log';
+import { itemHistory } from './readings';
 import { applyOverrides, labelValue, type Columns, type Json } from './extract';
 import { overridesObject, overridesOf, type OverrideList } from './labels';
 import {
@@ -241,13 +243,19 @@ export function getItem(c: ArchiveCtx, platform: string, kind: string, id: strin
     value: o.value,
     original: labelValue(labels, o.family, o.field) ?? null,
     at: o.at,
+    author: o.author,
   }));
   const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
+  const avail = c.sql.get<{ checked_at: number | null; missing_since: number | null }>(sql`SELECT checked_at, missing_since FROM items WHERE rid = ${r.rid}`)!;
   return {
     ...row,
     provenance: callsOfRid(c, r.rid),
     unavailable: Array.isArray(unavailable) ? unavailable.filter((u): u is string => typeof u === 'string') : [],
     overrideLog,
+    annotationLog: annotationLog(c, r.rid),
+    history: itemHistory(c, { platform, kind, id }),
+    checkedAt: avail.checked_at,
+    missingSince: avail.missing_since,
   };
 }
 

@@ -142,24 +142,37 @@ type Conn = InstanceType<typeof Database>;
 
 /**
  * Runs `write` — today's archive code (Archive.storeResponse, ingestItems…) — on a connection at
- * an older schema, for tests of a migration: the `items` columns later migrations add exist
- * while it runs, then are dropped, so the file holds exactly that schema's tables afterwards.
+ * an older schema, for tests of a migration: the columns later migrations add to its tables, and
+ * the plain tables they add (item_readings…), exist while it runs, then are dropped, so the file
+ * holds exactly that schema's tables afterwards.
  */
 export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
-  const columns = (d: Conn) => d.prepare('PRAGMA table_info(items)').all() as Array<{ name: string; type: string }>;
+  const columns = (d: Conn, t: string) => d.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string; type: string }>;
+  const tables = (d: Conn) =>
+    d.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'").all() as Array<{ name: string; sql: string }>;
   const latest = openArchive(':memory:');
-  let later: Array<{ name: string; type: string }>;
+  const later: Array<{ table: string; name: string; type: string }> = [];
+  const newTables: Array<{ name: string; sql: string }> = [];
   try {
-    const have = new Set(columns(db).map((c) => c.name));
-    later = columns(testDb(latest)).filter((c) => !have.has(c.name));
+    const old = new Set(tables(db).map((t) => t.name));
+    for (const t of tables(testDb(latest))) {
+      if (!old.has(t.name)) {
+        if (!/\bREFERENCES\s+(?!items\b)/i.test(t.sql)) newTables.push(t);
+        continue;
+      }
+      const have = new Set(columns(db, t.name).map((c) => c.name));
+      for (const c of columns(testDb(latest), t.name)) if (!have.has(c.name)) later.push({ table: t.name, name: c.name, type: c.type });
+    }
   } finally {
     latest.close();
   }
-  for (const c of later) db.exec(`ALTER TABLE items ADD COLUMN ${c.name} ${c.type}`);
+  for (const c of later) db.exec(`ALTER TABLE ${c.table} ADD COLUMN ${c.name} ${c.type}`);
+  for (const t of newTables) db.exec(t.sql);
   try {
     return write();
   } finally {
-    for (const c of later) db.exec(`ALTER TABLE items DROP COLUMN ${c.name}`);
+    for (const t of newTables) db.exec(`DROP TABLE ${t.name}`);
+    for (const c of later) db.exec(`ALTER TABLE ${c.table} DROP COLUMN ${c.name}`);
   }
 }
 

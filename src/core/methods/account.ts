@@ -5,10 +5,11 @@
  */
 import type { AppInfo, KeyInfo, Settings } from '../../shared/contract';
 import { namedFields } from '../../shared/patch';
+import { osUserName } from '../author';
 import type { AppParts, Slice } from './parts';
 
 export function accountMethods(
-  parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version'>,
+  parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version' | 'author'>,
 ): Slice<'app'> & Slice<'keys'> & Slice<'settings'> {
   const { keys, settingsFile, service } = parts;
 
@@ -38,6 +39,8 @@ export function accountMethods(
         secretBackendMessage: avail.ok ? null : avail.message,
         dataDir: parts.dataDir,
         door: parts.door,
+        author: parts.author(),
+        osUser: osUserName(),
       };
     },
 
@@ -76,6 +79,7 @@ export function accountMethods(
           maxWaitSeconds: (v) => void (d.app.maxWaitSeconds = v),
           attemptTimeoutSeconds: (v) => void (d.app.attemptTimeoutSeconds = v),
           theme: (v) => void (d.app.theme = v),
+          authorName: (v) => void (d.app.authorName = v),
         };
         for (const k of named) (set[k] as (v: unknown) => void)(patch[k]);
       }).app;

@@ -59,7 +59,7 @@ export function libraryMethods(archive: Archive): Slice<'library'> {
       return { id: rs.id };
     },
     async 'library.resultSets'() {
-      return archive.listResultSets().map((r) => ({ id: r.id, name: r.name, query: r.query, note: r.note, createdAt: r.createdAt }));
+      return archive.listResultSets().map((r) => ({ id: r.id, name: r.name, query: r.query, note: r.note, createdAt: r.createdAt, author: r.author, updatedAt: r.updatedAt }));
     },
   };
 }

@@ -27,6 +27,8 @@ export interface AppParts {
   counters: { fromArchive: number };
   /** web door: the URL a finished export downloads from */
   downloadUrl?: (exportId: string) => string;
+  /** who annotates now: Settings' author name, else LOUPE_AUTHOR, else the OS user name (src/core/author.ts) */
+  author(): string | null;
 }
 
 /** The methods of one domain: `domain.*` names of the contract. */

@@ -78,6 +78,7 @@ function normalise(raw: unknown): SettingsData {
   if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= (settingBounds('maxWaitSeconds').min ?? 1)) d.app.maxWaitSeconds = a.maxWaitSeconds;
   if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5)) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
   if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
+  if (typeof a.authorName === 'string' && a.authorName.trim()) d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
   return d;
 }
 

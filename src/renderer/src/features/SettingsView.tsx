@@ -194,6 +194,7 @@ function Keys() {
 function Connection() {
   const writes = useAccountWrites();
   const s = useSettings();
+  const info = useInfo();
   const toast = useUi((x) => x.toast);
   const [draft, setDraft] = useState<Settings | null>(null);
   useEffect(() => {
@@ -275,6 +276,24 @@ function Connection() {
           ))}
           .
         </p>
+      </section>
+      <section className="panel">
+        <h3>You</h3>
+        <div className="row gap wrap">
+          <Field label="Your name" hint="tags, notes, label overrides and saved sets carry it, with their time; dataset bundles too">
+            <input
+              value={draft.authorName ?? ''}
+              placeholder={info.data?.osUser ? `${info.data.osUser} (your user name)` : 'your user name'}
+              maxLength={120}
+              onChange={(e) => setDraft({ ...draft, authorName: e.target.value })}
+              style={{ width: 240 }}
+              data-testid="author-name"
+            />
+          </Field>
+          <button className="btn" onClick={() => void save({ authorName: draft.authorName?.trim() ? draft.authorName.trim() : null })} data-testid="author-save">
+            Save
+          </button>
+        </div>
       </section>
       <section className="panel">
         <h3>Appearance</h3>
