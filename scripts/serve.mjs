@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run serve -- [--port N] [--data-dir DIR] [--base-url URL]`: the web door.
-// Builds the renderer when out/renderer is missing or older than its sources, then runs the
-// host (src/host/main.ts) through tsx, forwarding the arguments. The host prints one line on
+// Builds the renderer when out/renderer is missing or older than its sources, and the host
+// (src/host/main.ts, bundled into out/host by scripts/build-host.mjs) when out/host is, then runs
+// the built host with node, forwarding the arguments (through tsx it compiled the whole core at
+// every start: 5-7 s before it served on a loaded machine; issue 30). The host prints one line on
 // stdout: the URL (with the session token) to open in a browser.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -56,8 +58,16 @@ async function main() {
       process.exit(1);
     }
   }
-  const tsx = join(root, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, [join(root, 'src', 'host', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: process.env });
+  const { buildHost, hostIsStale } = await import('./build-host.mjs');
+  if (hostIsStale()) {
+    try {
+      await buildHost();
+    } catch (e) {
+      process.stderr.write(`The web host failed to build: ${e instanceof Error ? e.message : e}\n`);
+      process.exit(1);
+    }
+  }
+  const child = spawn(process.execPath, [join(root, 'out', 'host', 'main.js'), ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: process.env });
   const forward = (sig) => () => child.kill(sig);
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));

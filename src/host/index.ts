@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CreateAppOptions } from '../core/app';
 import type { OnMigrationProgress } from '../core/archive/prepare';
-import { composeApp, pickSecretStore, prepareDoor } from '../core/compose';
+import { composeApp, pickSecretStoreOnUse, prepareDoor } from '../core/compose';
 import { appWatchFactory } from '../core/watch';
 import { defaultDataDir } from '../core/paths';
 import type { SecretStore } from '../core/secrets';
@@ -74,7 +74,11 @@ export async function startHost(opts: StartHostOptions = {}): Promise<Host> {
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
   const token = opts.token ?? randomBytes(32).toString('base64url');
   // secret-store selection and the sandbox on demand: the one composition (src/core/compose.ts)
-  const secrets = opts.secrets ?? (await pickSecretStore());
+  // the OS keyring, probed in the background rather than before serving (~0.5 s on a loaded Linux
+  // machine without a keychain: issue 30's "serving < 1 s after start"); the same store and
+  // sentence pickSecretStore gives once the probe is in
+  const secrets = opts.secrets ?? pickSecretStoreOnUse();
+  void secrets.available();
   // an archive written by an older Loupe is migrated first, in a worker thread (src/core/archive/prepare.ts)
   await prepareDoor({ dataDir }, { onProgress: opts.onArchiveProgress });
   const composed = composeApp({
