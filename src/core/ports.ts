@@ -34,6 +34,23 @@ export interface JournalEntry {
   finishedAt: number | null;
   /** the name of the API key that sends (sent) this Idempotency-Key — a replay must use the same key; null when unnamed or not sent yet */
   keyName?: string | null;
+  /**
+   * The clean balance reading taken just before this Idempotency-Key was first sent (what a lost
+   * attempt's charge is measured from, in this process or the next one); null when there was none.
+   */
+  before?: BalanceMark | null;
+  /**
+   * Read back, never written: the process that sends this key — this one, another one still alive,
+   * one that is gone (killed, crashed), or unknown (another host, or written before it was recorded).
+   */
+  owner?: 'this' | 'alive' | 'gone' | 'unknown';
+}
+
+/** A balance the service reported, when it was read, and the ledger's highest row id then. */
+export interface BalanceMark {
+  balance: number;
+  at: number;
+  ledgerId: number;
 }
 
 /**
@@ -122,8 +139,18 @@ export interface CoreStore {
    */
   ensureWritable?(): void;
 
+  /**
+   * Journal entries other than `callId` that may have been charged between `from` and `to` without
+   * that being in the ledger yet: every pending one, and those that finished at or after `from`.
+   */
+  journalAround(callId: string, from: number, to: number): JournalEntry[];
+
   // ledger
   recordAttempt(e: LedgerEntry): number;
+  /** the ledger's highest row id (0 when empty) */
+  ledgerHighWater(): number;
+  /** credits recorded in ledger rows after `afterId` for attempts started at or after `since` (any process) */
+  ledgerCreditsSince(afterId: number, since: number): number;
 
   // stored answers + items, in one transaction: stores the envelope, upserts every
   // item (once per platform/kind/id; later fetches update counts/labels), links provenance

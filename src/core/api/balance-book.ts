@@ -1,9 +1,13 @@
 /**
- * What the balance says about a lost answer (docs/request-core.md, "Which Idempotency-Key a retry
- * uses"): this core's clean balance readings and the credits it recorded since, so that
- * (balance before) − (balance now) − (recorded in between) is what a lost attempt cost — read only
- * when nothing else of this core was in flight at either end.
+ * The balance readings of one request core (docs/request-core.md "Attributing a balance drop"):
+ * each clean reading with the ledger's last row then, so that (balance before) − (balance after) −
+ * (credits the ledger recorded in between) is what a lost attempt cost — when nothing else can have
+ * moved it (call/attribution.ts decides). It also watches for the balance moving without a recorded
+ * cause between two clean readings: an outside spender is active, and the balance is not used to
+ * attribute for a while.
  */
+import type { BalanceMark, Clock, CoreStore, JournalEntry } from '../ports';
+import { attribute, MARK_MAX_AGE_MS, type Attribution, type AttributionInput } from './call/attribution';
 
 /** A balance figure from GET /v1/credits, whose fields the spec does not show. */
 export function balanceFigure(o: Record<string, unknown>): number | null {
@@ -17,17 +21,14 @@ export function balanceFigure(o: Record<string, unknown>): number | null {
   return null;
 }
 
-/** A balance the service reported, with the credits this core had recorded by then. */
-export interface BalanceMark {
-  value: number;
+/** A reading this core took, with what it had recorded and lost by then. */
+interface Reading extends BalanceMark {
+  /** credits this core had written to the ledger */
   recorded: number;
-  /** no attempt of this core was in flight when it was read (it reflects every recorded charge and no other) */
+  /** lost attempts of this core so far */
+  losses: number;
+  /** no attempt of this core was in flight when it was read */
   clean: boolean;
-  /**
-   * other lost attempts may have moved the balance since (an earlier process left several pending):
-   * only a movement of 0 can be read (none of them was charged); any other is not this one's alone
-   */
-  shared?: boolean;
 }
 
 /** A lost answer whose fate the service has not told us yet. */
@@ -35,32 +36,74 @@ export interface Lost {
   attempt: number;
   startedAt: number;
   idempotencyKey: string;
-  /** the last clean balance before it started, if nothing else of this core was in flight then */
+  /** the clean reading taken just before this Idempotency-Key was first sent, if any */
   before: BalanceMark | null;
-  /** its charge is already in the ledger (read from the balance) */
+  /** its charge is already in the ledger */
   settled: boolean;
+}
+
+export interface BookDeps {
+  clock: Clock;
+  store: Pick<CoreStore, 'ledgerHighWater' | 'ledgerCreditsSince' | 'journalAround'>;
+  /** a call of this process is running now (its journal entry pending but in hand) */
+  activeHere: (callId: string) => boolean;
+  /** the longest an attempt can be in flight (deadline + lease margin) */
+  leaseMs: () => number;
+}
+
+/**
+ * Whether another Loupe call (any process sharing the archive) may have been charged between two
+ * readings without that being in the ledger: one still running, one of another process that
+ * started before the first reading (it may have been in flight then), or an unresolved one of a
+ * process that is gone (or a call of this one that gave up) whose last attempt may fall in between.
+ * Calls that ran wholly in between are in the ledger; this process's finished ones too.
+ */
+export function othersActive(entries: JournalEntry[], from: number, activeHere: (callId: string) => boolean, leaseMs: number): boolean {
+  for (const e of entries) {
+    const owner = e.owner ?? 'this';
+    if (e.state === 'pending') {
+      const dormant = owner === 'gone' || (owner === 'this' && !activeHere(e.callId));
+      if (!dormant || e.createdAt + leaseMs >= from) return true;
+    } else if (owner !== 'this' && e.createdAt < from) return true;
+  }
+  return false;
 }
 
 export class BalanceBook {
   attemptsInFlight = 0;
   /** credits this core has written to the ledger */
   recorded = 0;
-  private last: BalanceMark | null = null;
-  /** the balance this process found on disk before reading any itself: what a killed process last saw */
-  private boot: { creditsRemaining: number; at: number } | null | undefined;
-  /** when this core first called (its clock), and how many lost attempts earlier processes had left pending then */
-  private bootAt = 0;
-  private bootPending = 0;
+  /** lost attempts so far: a movement across one is not "unexplained" */
+  losses = 0;
+  /** when the balance last moved between two clean readings without a recorded cause */
+  outsideActivityAt: number | null = null;
+  private last: Reading | null = null;
   private firstReading: Promise<void> | undefined;
 
-  /** A balance the service reported just now. */
+  constructor(private readonly d: BookDeps) {}
+
+  /** A balance the service reported just now (after the ledger row of the answer carrying it). */
   mark(v: number | null): void {
-    if (v !== null) this.last = { value: v, recorded: this.recorded, clean: this.attemptsInFlight === 0 };
+    if (v === null) return;
+    const cur: Reading = { balance: v, at: this.d.clock.now(), ledgerId: this.d.store.ledgerHighWater(), recorded: this.recorded, losses: this.losses, clean: this.attemptsInFlight === 0 };
+    const prev = this.last;
+    if (prev && prev.clean && cur.clean && prev.losses === cur.losses) this.watch(prev, cur);
+    this.last = cur;
   }
 
-  /** The mark a lost attempt starting now would be measured from (null when others are in flight). */
-  beforeAttempt(): BalanceMark | null {
-    return this.attemptsInFlight === 0 && this.last?.clean ? { ...this.last } : null;
+  /** Between two clean readings with no loss in between, anything not in the ledger is an outside spender (or a top-up). */
+  private watch(prev: Reading, cur: Reading): void {
+    if (prev.balance - cur.balance - (cur.recorded - prev.recorded) === 0) return;
+    const explained = this.d.store.ledgerCreditsSince(prev.ledgerId, prev.at);
+    if (prev.balance - cur.balance - explained === 0) return; // another Loupe process: it is in the ledger
+    const others = this.d.store.journalAround('', prev.at, cur.at).filter((e) => (e.owner ?? 'this') !== 'this');
+    if (othersActive(others, prev.at, this.d.activeHere, this.d.leaseMs())) return;
+    this.outsideActivityAt = cur.at;
+  }
+
+  /** An answer (or a reading) contradicted what the balance said: something else moved it. */
+  noteOutside(): void {
+    this.outsideActivityAt = this.d.clock.now();
   }
 
   /** Once per process, before the first charged call: a clean starting balance. */
@@ -73,46 +116,36 @@ export class BalanceBook {
   }
 
   /**
-   * Remember what the disk said before this process read anything (call before any reading; read
-   * once), when that was, and how many lost attempts earlier processes left pending.
+   * The clean reading an Idempotency-Key about to be sent for the first time is measured from:
+   * the last one when it is recent and nothing was lost since, else a new one (free; none while
+   * other attempts of this core are in flight: it could not be clean).
    */
-  noteBoot(stored: () => { creditsRemaining: number; at: number } | undefined, now: number, pending: () => number): void {
-    if (this.boot !== undefined) return;
-    this.boot = stored() ?? null;
-    this.bootAt = now;
-    this.bootPending = this.boot ? pending() : 0;
+  async beforeSending(read: () => Promise<number | null>): Promise<BalanceMark | null> {
+    if (this.attemptsInFlight !== 0) return null;
+    const l = this.last;
+    const fresh = l !== null && l.clean && l.losses === this.losses && this.d.clock.now() - l.at <= MARK_MAX_AGE_MS;
+    if (!fresh) this.mark(await read());
+    const m = this.last;
+    if (!m || !m.clean || m.losses !== this.losses || this.attemptsInFlight !== 0) return null;
+    return { balance: m.balance, at: m.at, ledgerId: m.ledgerId };
   }
 
   /**
-   * The dead process's last balance, if it was read before an attempt sent at `sentAt` by that
-   * process (an attempt this process lost was measured, or not, when it was lost: the disk's figure
-   * says nothing of it). Shared when that process left several lost attempts pending.
+   * What the balance says about a lost attempt (`lost.before` to a clean reading now), for the call
+   * `callId`. The reading is taken here (free) when it can be clean.
    */
-  bootMark(sentAt: number): BalanceMark | null {
-    if (!this.boot || this.boot.at > sentAt || sentAt >= this.bootAt) return null;
-    return { value: this.boot.creditsRemaining, recorded: 0, clean: true, shared: this.bootPending > 1 };
-  }
-
-  /**
-   * What the balance says a lost attempt cost, or null when it cannot be read or makes no sense (a
-   * top-up, another program spending, more than the call could cost).
-   */
-  movedSince(lost: Lost, now: number | null, ceiling: number): number | null {
+  async attribute(lost: Lost, callId: string, read: () => Promise<number | null>, call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>): Promise<Attribution> {
     const b = lost.before;
-    if (!b || !b.clean || now === null || this.attemptsInFlight !== 0) return null;
-    const moved = b.value - now - (this.recorded - b.recorded);
-    if (b.shared && moved !== 0) return null;
-    return Number.isInteger(moved) && moved >= 0 && moved <= ceiling ? moved : null;
-  }
-
-  /**
-   * The original's charge, for a lost answer the service turns out to have charged: what the
-   * balance moved when it can tell, else the least it can have cost (one page at the floor: a
-   * multi-page call bills the pages it walked).
-   */
-  lostCharge(lost: Lost, after: number | null, price: { min: number; max: number }, pages: number): { credits: number; how: 'balance' | 'price' } {
-    const moved = this.movedSince(lost, after, price.max * pages);
-    if (moved !== null) return { credits: moved, how: 'balance' };
-    return { credits: price.min, how: 'price' };
+    if (!b) return { kind: 'unknown', why: 'no clean balance reading from just before the attempt' };
+    if (this.attemptsInFlight !== 0) return { kind: 'unknown', why: 'other attempts were in flight' };
+    const v = await read();
+    this.mark(v);
+    const now = this.last;
+    const after = v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { value: v, at: now.at } : null;
+    const explained = after ? this.d.store.ledgerCreditsSince(b.ledgerId, b.at) : 0;
+    const others = after ? othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs()) : false;
+    const a = attribute({ ...call, before: { value: b.balance, at: b.at }, after, explained, othersActive: others, outsideActivityAt: this.outsideActivityAt });
+    if (a.kind === 'unknown' && a.outside) this.noteOutside();
+    return a;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CatalogueEndpoint, Envelope } from '../../shared/api-types';
-import type { CallTarget, Clock, CoreStore, JournalEntry, LedgerEntry } from '../ports';
+import type { CallTarget, Clock, CoreStore, LedgerEntry } from '../ports';
 import { readItems } from '../archive/extract';
 import { isStorageError } from '../storage-error';
 import { abortError } from './clock';
@@ -14,19 +14,23 @@ import { canonicalParams, normalizeEndpoint, paramsHash, redact } from './canoni
 import { isDryRun, pagesOf, priceOf } from './catalogue';
 import { ApiError, describeApiError, errorSuffix } from './errors';
 import type { Emitter } from './events';
-import type { HttpClient, HttpOutcome } from './http';
+import type { HttpOutcome, HttpPort } from './http';
 import { NoKeys, type KeyPool, type Slot } from './key-pool';
+import { LEASE_MARGIN_MS } from './pace-book';
 import { cancelled, noKeys, rateWait } from './call-errors';
 import { serveFromArchive } from './call/serve';
+import { activeHere, holdEntry, openJournal } from './call/journal';
+import { afterLoss, chargeOfLoss, type LossCall, type LossState } from './call/loss';
+import { insideWindow } from './call/attribution';
 import { recordInferredCharge, type InferredEntry } from './inferred';
-import { classify, keyAfterLostAnswer, retryAfterOf, retryDelay, type Outcome } from './retry';
+import { classify, retryAfterOf, retryDelay, type Outcome } from './retry';
 import type { ApiEvents, CallOptions, CallResult } from './types';
 
 export interface CallerDeps {
   clock: Clock;
   random: () => number;
   store: CoreStore;
-  http: HttpClient;
+  http: HttpPort;
   events: Emitter<ApiEvents>;
   log: (line: string) => void;
   baseUrl: () => string;
@@ -36,8 +40,6 @@ export interface CallerDeps {
   /** the hold of a call: price ceiling × pages (quote-based where only the service knows the pages) */
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
   balance: () => number | null;
-  /** the balance persisted by an earlier process (or this one), with when it was read */
-  storedBalance: () => { creditsRemaining: number; at: number } | undefined;
   noteBalance: (v: number | null | undefined, at: number) => void;
   /** GET /v1/credits (free, not rate counted): the balance now, or null when it cannot be read */
   readBalance: () => Promise<number | null>;
@@ -57,7 +59,7 @@ const MAX_KEY_MOVES = 25;
 export function createCaller(d: CallerDeps) {
   let heldInFlight = 0;
   /** balance readings and recorded credits: what a lost attempt cost */
-  const book = new BalanceBook();
+  const book = new BalanceBook({ clock: d.clock, store: d.store, activeHere, leaseMs: () => d.timeoutMs() + LEASE_MARGIN_MS });
 
   /** an archive read or write; a storage failure ends the call as `storage`, with what it was charged so far */
   function write<T>(f: () => T, charged = 0): T {
@@ -100,7 +102,6 @@ export function createCaller(d: CallerDeps) {
     if (served) return served;
 
     if ((await d.pool.members()).length === 0) throw noKeys(new NoKeys([]));
-    book.noteBoot(d.storedBalance, d.clock.now(), () => d.store.pendingJournal().length);
 
     // hold check: never cause our own 402
     const hold = dry ? 0 : await d.holdOf(ep, target);
@@ -130,85 +131,56 @@ export function createCaller(d: CallerDeps) {
     const store = d.store;
     if (hold > 0 && store.ensureWritable) write(() => store.ensureWritable!());
     const price = priceOf(ep);
-    const lostContext = (lostAt: number) => ({
-      ttlSeconds: ep.cache_ttl_seconds,
-      lostAt,
-      now: d.clock.now(),
-      noCache: !!o.fresh,
-      ceiling: Math.max(hold, price.max * pagesOf(params)),
-      typical: price.min * pagesOf(params),
-    });
+    const lossCall = (callId: string): LossCall => ({ callId, ttlSeconds: ep.cache_ttl_seconds, noCache: !!o.fresh, price, pages: pagesOf(params), ceiling: Math.max(hold, price.max * pagesOf(params)) });
 
-    // idempotency journal: written before the first attempt; reused for the same opKey
-    const opKey = o.opKey ?? `call:${randomUUID()}`;
-    const prior: JournalEntry | undefined = o.opKey ? write(() => d.store.findJournal(opKey)) : undefined;
-    const same = prior && prior.state !== 'failed' && prior.paramsHash === hash ? prior : undefined;
-    let lost: Lost | null = null;
-    let journal: JournalEntry;
+    // idempotency journal: written before the first attempt; reused for the same opKey, or taken
+    // over from a dead process for the same request (call/journal.ts)
+    const opened = await openJournal(
+      { book, read: d.readBalance, now: () => d.clock.now(), find: (k) => write(() => d.store.findJournal(k)), pending: () => write(() => d.store.pendingJournal()) },
+      { ...lossCall(''), opKey: o.opKey, platform, endpoint, params: canonical, paramsHash: hash },
+    );
+    const j = opened.journal;
+    const letGo = holdEntry(j.callId);
+    /** the unresolved lost attempt riding on this call, and what the balance said about it */
+    let loss: LossState | null = opened.loss;
     /** the journal row is written (again) right before the next attempt is sent, with the key that sends it */
-    let needJournal = false;
-    /** charges of lost attempts already read from the balance and recorded during this call */
-    let inferredEarly = 0;
-    if (same && same.state === 'done') {
-      // answered before (the process stopped before using it): the same key replays it free
-      journal = same;
-    } else if (same) {
-      // pending: an attempt was in flight when the process stopped or gave up — its fate is unknown.
-      // The balance the stopped process last saw (before that attempt) tells it, when readable.
-      const before = book.bootMark(same.createdAt);
-      const l: Lost = { attempt: 0, startedAt: same.createdAt, idempotencyKey: same.idempotencyKey, before, settled: false };
-      lost = l;
-      const moved = before ? book.movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
-      let keep: boolean;
-      if (moved !== null && moved > 0) {
-        keep = true;
-        recordInferred(l, { callId: same.callId, platform, endpoint, params: canonical, paramsHash: hash, source, walkId, dryRun: dry }, moved, 'balance', moved);
-        inferredEarly += moved;
-        l.settled = true;
-        write(() => d.store.finishJournal(same.callId, 'done', d.clock.now()), moved);
-      } else if (moved === 0) {
-        keep = false;
-        lost = null;
-      } else keep = keyAfterLostAnswer(lostContext(same.createdAt)) === 'same';
-      journal = keep ? same : { ...same, idempotencyKey: randomUUID(), createdAt: d.clock.now(), keyName: null };
-      if (!keep) needJournal = true;
-    } else {
-      journal = {
-        callId: prior?.callId ?? randomUUID(),
-        opKey,
-        idempotencyKey: randomUUID(),
-        platform,
-        endpoint,
-        params: canonical,
-        paramsHash: hash,
-        state: 'pending',
-        createdAt: d.clock.now(),
-        finishedAt: null,
-        keyName: null,
-      };
-      needJournal = true;
-    }
-    const j = journal;
-    const answered = same?.state === 'done';
+    let needJournal = opened.needJournal;
+    /** charges of lost attempts recorded during this call */
+    let inferredSoFar = 0;
+    const answered = opened.answered;
     /** stopping before this attempt was sent: with no lost attempt riding on the key, nothing is pending */
     const unsentStop = (e: ApiError): ApiError => {
-      if (lost === null && !answered) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+      if (loss === null && !answered) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
       return e;
     };
     const newKey = () => {
       j.idempotencyKey = randomUUID();
       j.createdAt = d.clock.now();
+      j.before = undefined; // read again before it is first sent
       needJournal = true;
     };
     /** which API key sent each Idempotency-Key: a replay must go out on the same API key */
     const sentWith = new Map<string, { name: string | null; key: string }>();
-    if (same && (same.state === 'done' || j === same)) {
-      // an earlier process sent this Idempotency-Key: with the key it names, when still in the pool
+    const inherited = opened.inherited;
+    if (inherited) {
+      // an earlier call or process sent this Idempotency-Key: with the key it names, when still in the pool
       const members = await d.pool.members();
-      const m = same.keyName ? members.find((x) => x.name === same.keyName) : members.length === 1 ? members[0] : undefined;
-      if (m) sentWith.set(same.idempotencyKey, { name: m.name, key: m.key });
-      else if (same.keyName) newKey(); // that key left the pool: its replay is out of reach
+      const m = inherited.keyName ? members.find((x) => x.name === inherited.keyName) : members.length === 1 ? members[0] : undefined;
+      if (m) sentWith.set(inherited.idempotencyKey, { name: m.name, key: m.key });
+      else if (inherited.keyName) newKey(); // that key left the pool: its replay is out of reach
     }
+    /** a lost attempt the balance says was charged, kept under its key: recorded when the call ends unconfirmed */
+    const settleOnExit = (e: unknown): unknown => {
+      const l = loss;
+      if (!l || l.lost.settled || !l.keptOnBalance || l.attribution.kind !== 'charged' || !(e instanceof ApiError) || e.kind === 'storage') return e;
+      const credits = l.attribution.credits;
+      recordInferred(l.lost, { callId: j.callId, platform, endpoint, params: canonical, paramsHash: hash, source, walkId, dryRun: dry }, credits, 'balance', credits);
+      l.lost.settled = true;
+      inferredSoFar += credits;
+      // the service holds a finished answer under this key: a later run replays it free
+      write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), inferredSoFar);
+      return new ApiError({ ...e.toJSON(), kind: e.kind, creditsCharged: (e.creditsCharged ?? 0) + credits });
+    };
     let k = '';
 
     const qs = new URLSearchParams(params).toString();
@@ -217,7 +189,7 @@ export function createCaller(d: CallerDeps) {
     heldInFlight += hold;
     let timeouts = 0;
     let keyMoves = 0;
-    const chargedSoFar = () => (inferredEarly > 0 ? { creditsCharged: inferredEarly } : {});
+    const chargedSoFar = () => (inferredSoFar > 0 ? { creditsCharged: inferredSoFar } : {});
     try {
       for (let attempt = 1; ; attempt++) {
         let pin = sentWith.get(j.idempotencyKey);
@@ -242,9 +214,11 @@ export function createCaller(d: CallerDeps) {
         const pacer = slot.pacer;
         k = slot.key;
         if (needJournal || j.keyName !== slot.name) {
-          // the journal names the Idempotency-Key and the key that sends it before anything is sent
+          // the journal names the Idempotency-Key and the key that sends it before anything is sent,
+          // with the clean balance reading a loss of that key would be measured from (free)
           j.keyName = slot.name;
           try {
+            if (j.before === undefined) j.before = hold > 0 ? await book.beforeSending(d.readBalance) : null;
             write(() => d.store.beginJournal(j));
           } catch (e) {
             release({ unsent: true });
@@ -256,7 +230,6 @@ export function createCaller(d: CallerDeps) {
         const headers: Record<string, string> = { 'x-api-key': k, 'Idempotency-Key': j.idempotencyKey };
         if (o.fresh) headers['cache-control'] = 'no-cache';
         const startedAt = d.clock.now();
-        const before = book.beforeAttempt();
         book.attemptsInFlight++;
         let out: HttpOutcome;
         try {
@@ -327,20 +300,24 @@ export function createCaller(d: CallerDeps) {
         });
 
         if (okEnv) {
-          // Did this answer reveal that a lost attempt had been charged? A replay of our key, or a
-          // free owner read with a fresh key, means the service finished (and billed) the original.
+          // Did this answer reveal that a lost attempt had been charged? A replay of its key, or a
+          // free owner read with a fresh key, means the service finished (and billed) the original;
+          // otherwise the balance may tell (call/loss.ts)
           let inferred = 0;
           const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
           const ownerRead = okEnv.cached === true && creditsUsed === 0 && okEnv.free_call !== true;
-          const moved = lost && !lost.settled && !dry ? book.movedSince(lost, creditsRemaining, Math.max(hold, price.max * pagesOf(params))) : null;
-          if (lost && !lost.settled && !dry && (replay || ownerRead || (moved !== null && moved > 0))) {
-            const inf = moved !== null ? { credits: moved, how: 'balance' as const } : book.lostCharge(lost, creditsRemaining, priceOf(ep), pagesOf(params));
-            inferred = inf.credits;
-            if (inferred > 0) {
-              recordInferred(lost, entry, inferred, inf.how, creditsUsed + inferred);
+          if (loss && !loss.lost.settled && !dry) {
+            const l = loss;
+            const fresh = j.idempotencyKey !== l.lost.idempotencyKey && insideWindow(ep.cache_ttl_seconds, l.lost.startedAt, startedAt, !!o.fresh);
+            const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
+            const inf = await chargeOfLoss(book, d.readBalance, lossCall(j.callId), l, { replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey, ownerRead, ownedNot, creditsRemaining });
+            l.lost.settled = true;
+            if (inf && inf.credits > 0) {
+              inferred = inf.credits;
+              recordInferred(l.lost, entry, inferred, inf.how, creditsUsed + inferred + inferredSoFar);
             }
           }
-          const charged = (replay ? 0 : creditsUsed) + inferred + inferredEarly;
+          const charged = (replay ? 0 : creditsUsed) + inferred + inferredSoFar;
           write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), charged);
           let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
           if (!dry) {
@@ -359,7 +336,7 @@ export function createCaller(d: CallerDeps) {
             idempotencyKey: j.idempotencyKey,
             attempts: attempt,
             creditsUsed: charged,
-            creditsInferred: inferred + inferredEarly,
+            creditsInferred: inferred + inferredSoFar,
             ...stored,
           };
         }
@@ -383,28 +360,14 @@ export function createCaller(d: CallerDeps) {
 
         // --- not a success: which key does the next attempt use? --------------------------
         if (oc.kind === 'lost') {
-          // keep the earliest unresolved loss: it is the one the service may have billed
-          const first = lost === null || lost.settled;
-          if (first) lost = { attempt, startedAt, idempotencyKey: j.idempotencyKey, before, settled: false };
-          const l = lost as Lost;
-          if (willRetry) {
-            // the balance (free to read) tells which reading we are in, when nothing else is in flight
-            const moved = l.before ? book.movedSince(l, await d.readBalance(), Math.max(hold, price.max * pagesOf(params))) : null;
-            if (moved !== null && moved > 0) {
-              // charged: the same key replays it free; its charge goes in the ledger now
-              recordInferred(l, entry, moved, 'balance', moved);
-              inferredEarly += moved;
-              l.settled = true;
-              // the service holds a finished answer under this key: whatever happens next, a later
-              // run of this operation replays it free (and records nothing twice)
-              write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), inferredEarly);
-            } else if (moved === 0) {
-              // never charged: a same-key retry would pay the ceiling; a fresh key pays the price
-              newKey();
-              lost = null;
-            } else if (keyAfterLostAnswer(lostContext(startedAt)) === 'fresh') newKey();
-          }
-        } else if (oc.kind === 'error' && errorType !== 'IDEMPOTENCY_IN_PROGRESS' && willRetry && (lost === null || j.idempotencyKey !== lost.idempotencyKey)) {
+          book.losses++;
+          const lost = { attempt, startedAt, idempotencyKey: j.idempotencyKey, before: j.before ?? null, settled: false };
+          const s = willRetry ? await afterLoss(book, d.readBalance, lossCall(j.callId), lost, () => d.clock.now()) : null;
+          // keep the earliest unresolved loss (the one the service may have billed), unless this one's
+          // key is kept on the balance's word (its replay will settle it)
+          if (loss === null || loss.lost.settled || s?.keptOnBalance) loss = s ?? { lost, attribution: { kind: 'unknown', why: 'not retried' }, keptOnBalance: false };
+          if (s?.key === 'fresh') newKey();
+        } else if (oc.kind === 'error' && errorType !== 'IDEMPOTENCY_IN_PROGRESS' && willRetry && (loss === null || j.idempotencyKey !== loss.lost.idempotencyKey)) {
           // a definite error answer: this attempt was not charged, and under the strictest reading
           // a same-key retry after any unsuccessful original pays the ceiling — so a fresh key,
           // unless an earlier lost answer is still riding on this key (its free replay)
@@ -424,10 +387,10 @@ export function createCaller(d: CallerDeps) {
           if (waitMs > d.maxWaitMs()) {
             const until = d.clock.now() + waitMs;
             if (errorType === 'RATE_LIMITED') pacer.pause(until);
-            if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+            if (loss === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
             d.events.emit('rate-limited', { type: errorType ?? 'RATE_LIMITED', retryAfterMs: waitMs, until, platform, endpoint });
             const e = rateWait({ where, until, now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, errorType, requestId, retryAfterS);
-            throw inferredEarly > 0 ? new ApiError({ ...e.toJSON(), kind: 'rate_wait', creditsCharged: inferredEarly }) : e;
+            throw inferredSoFar > 0 ? new ApiError({ ...e.toJSON(), kind: 'rate_wait', creditsCharged: inferredSoFar }) : e;
           }
           d.log(`${where}: attempt ${attempt} failed with ${label}${requestId ? ` [${requestId}]` : ''}; retrying in ${Math.round(waitMs)} ms`);
           if (errorType === 'RATE_LIMITED') {
@@ -445,7 +408,7 @@ export function createCaller(d: CallerDeps) {
         if (retryable) {
           // retries exhausted; after a lost answer the journal stays pending (the service may have
           // charged it): the same opKey later picks the cheapest retry and records what was billed
-          if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+          if (loss === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
           const what = errEnv
             ? describeApiError(String(errEnv.error.type), redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined)
             : `No usable answer from the service (${out.failure?.message ?? `HTTP ${status}`})${errorSuffix(undefined, requestId ?? undefined)}`;
@@ -460,7 +423,7 @@ export function createCaller(d: CallerDeps) {
             message: `Gave up after ${attempt - 1} retries on ${where}: ${what.replace(/\.$/, '')}.`,
           });
         }
-        if (lost === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
+        if (loss === null) write(() => d.store.finishJournal(j.callId, 'failed', d.clock.now()));
         if (errEnv) {
           const type = String(errEnv.error.type);
           let message = describeApiError(type, redact(errEnv.error.message ?? '', k), requestId ?? undefined, status ?? undefined);
@@ -479,8 +442,11 @@ export function createCaller(d: CallerDeps) {
           message: `The service refused the call to ${where} with HTTP ${status} and no error envelope${body}; fix the request (nothing was charged)${errorSuffix(undefined, requestId ?? undefined)}.`,
         });
       }
+    } catch (e) {
+      throw settleOnExit(e);
     } finally {
       heldInFlight -= hold;
+      letGo();
     }
   };
 }

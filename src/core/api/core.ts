@@ -20,7 +20,7 @@ import {
 } from './catalogue';
 import { ApiError, describeApiError } from './errors';
 import { Emitter } from './events';
-import { HttpClient, type HttpOutcome } from './http';
+import { HttpClient, type HttpOutcome, type HttpPort } from './http';
 import { DEFAULT_LIMITS, type Pacer, type PacerLimits } from './pacer';
 import { KeyPool, type PoolKey } from './key-pool';
 import { LEASE_MARGIN_MS, openPaceBook, type PaceBook } from './pace-book';
@@ -58,6 +58,8 @@ export interface ApiCoreOptions {
   catalogueMaxAgeMs?: number;
   /** use this one pacer for every key instead of the process-wide ones (tests, benchmarks) */
   pacer?: Pacer;
+  /** the HTTP transport (default: an undici client); tests wrap it to act between requests */
+  http?: (defaults: HttpClient) => HttpPort;
 }
 
 const META_RETRIES = 3;
@@ -72,7 +74,8 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   const store = opts.store;
   const events = new Emitter<ApiEvents>();
   let attemptTimeoutMs = timeoutMs;
-  const http = new HttpClient({ timeoutMs, userAgent: opts.userAgent ?? 'Loupe/0.1 (+request-core)' });
+  const client = new HttpClient({ timeoutMs, userAgent: opts.userAgent ?? 'Loupe/0.1 (+request-core)' });
+  const http: HttpPort = opts.http ? opts.http(client) : client;
   const secrets = new Set<string>();
   const scrub = (text: string): string => {
     let out = text;
@@ -343,7 +346,6 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
     },
     holdOf: holdFor,
     balance,
-    storedBalance: () => store.getBalance(),
     noteBalance,
     readBalance: async () => {
       try {

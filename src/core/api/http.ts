@@ -28,6 +28,12 @@ export interface HttpClientOptions {
 /** Failures that happen before a request can reach the service: nothing can have been charged. */
 const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL', 'UND_ERR_INVALID_ARG']);
 
+/** What the request core needs from HTTP: one attempt, and closing. `HttpClient` is the real one. */
+export interface HttpPort {
+  get(url: string, headers: Record<string, string>, signal?: AbortSignal, timeoutMs?: number): Promise<HttpOutcome>;
+  close(): Promise<void>;
+}
+
 /**
  * Thin undici client with one keep-alive Agent. It knows nothing about keys: the
  * caller passes the headers (x-api-key among them) and nothing here logs them.
@@ -38,7 +44,7 @@ let undici: Promise<typeof import('undici')> | null = null;
 const loadUndici = (): Promise<typeof import('undici')> =>
   (undici ??= import('undici').then((m) => (m as unknown as { default?: typeof import('undici') }).default ?? m));
 
-export class HttpClient {
+export class HttpClient implements HttpPort {
   private agent: Agent | null = null;
 
   constructor(private readonly opts: HttpClientOptions) {}

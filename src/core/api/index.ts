@@ -3,7 +3,8 @@
  * See docs/request-core.md.
  */
 export { createApiCore, type ApiCoreOptions } from './core';
-export { retryDelay, keyAfterLostAnswer, classify } from './retry';
+export { retryDelay, classify } from './retry';
+export { keyAfterLoss, attribute } from './call/attribution';
 export { balanceFigure } from './balance-book';
 export { ApiError, exitCodeFor, isApiError, type ApiErrorKind, type ApiErrorInit } from './errors';
 export { Pacer, DEFAULT_LIMITS, type PacerLimits, type PacerStats, type Release } from './pacer';

@@ -1,6 +1,6 @@
 /**
- * What one attempt's outcome means for money, and the cheapest legal retry after it
- * (docs/request-core.md, "Retry policy" and "Which Idempotency-Key a retry uses").
+ * What one attempt's outcome means for money, and how long to wait before the next one
+ * (docs/request-core.md "Retry policy"; the key after a lost answer: call/attribution.ts).
  */
 import type { Envelope, ErrorEnvelope } from '../../shared/api-types';
 import { RETRYABLE_ERROR_TYPES } from '../../shared/api-types';
@@ -70,36 +70,4 @@ export function retryDelay(retry: number, retryAfterS: number | undefined, rando
   }
   const base = Math.min(30_000, 500 * 2 ** retry);
   return Math.round(base * (0.5 + random()));
-}
-
-export interface LostAnswerContext {
-  /** the endpoint's cache window (catalogue `cache_ttl_seconds`) */
-  ttlSeconds: number;
-  /** when the lost attempt started (ms) */
-  lostAt: number;
-  now: number;
-  /** the call sends `Cache-Control: no-cache` */
-  noCache: boolean;
-  /** what a same-key retry can cost when the service never finished the original: the reserved ceiling */
-  ceiling: number;
-  /** what the call normally costs (the floor of the range × pages; the price when fixed) */
-  typical: number;
-}
-
-/**
- * After a lost answer the service either never finished the call (reading A: nothing charged) or
- * finished and charged it (reading B). The spec ("Idempotency retry charging", Limits rule 7):
- *  - same key:  A → charged `miss` at the reserved ceiling;  B → a free replay.
- *  - fresh key: A → charged normally;  B → free when the exact call is owned inside its cache
- *    window (no `no-cache`), else charged a second time.
- * Inside the cache window (and without no-cache) a fresh key costs nothing extra under either
- * reading, so it is always chosen. Elsewhere neither dominates: the same key risks
- * (ceiling − price) under A, a fresh key risks one more price under B; choose the smaller risk
- * (fixed-price calls, where ceiling = price, always keep the key).
- */
-export function keyAfterLostAnswer(c: LostAnswerContext): 'fresh' | 'same' {
-  const windowMs = c.ttlSeconds * 1000;
-  const margin = Math.min(60_000, windowMs * 0.1);
-  if (!c.noCache && windowMs > 0 && c.now - c.lostAt < windowMs - margin) return 'fresh';
-  return c.ceiling - c.typical <= c.typical ? 'same' : 'fresh';
 }

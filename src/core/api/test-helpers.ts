@@ -42,9 +42,21 @@ export class MemoryStore implements CoreStore {
   pendingJournal(): JournalEntry[] {
     return this.journal.filter((j) => j.state === 'pending').map((j) => ({ ...j }));
   }
+  /** every entry was written by this process (a memory store lives in one) */
+  journalAround(callId: string, from: number, to: number): JournalEntry[] {
+    return this.journal
+      .filter((j) => j.callId !== callId && j.createdAt <= to && (j.state === 'pending' || (j.finishedAt !== null && j.finishedAt >= from)))
+      .map((j) => ({ ...j, owner: 'this' as const }));
+  }
   recordAttempt(e: LedgerEntry): number {
     this.ledger.push({ ...e, id: this.ledger.length + 1 });
     return this.ledger.length;
+  }
+  ledgerHighWater(): number {
+    return this.ledger.length;
+  }
+  ledgerCreditsSince(afterId: number, since: number): number {
+    return this.ledger.filter((l) => (l.id ?? 0) > afterId && l.startedAt >= since).reduce((s, l) => s + l.creditsUsed, 0);
   }
   storeResponse(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number } {
     this.responses.push({ ...r, source, walkId });

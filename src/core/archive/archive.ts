@@ -139,8 +139,17 @@ export class Archive implements CoreStore {
     this.#c.guard('write', () => proveWritable(this.#c));
     this.#c.writableProven = true;
   }
+  journalAround(callId: string, from: number, to: number): JournalEntry[] {
+    return this.#c.guard('read', () => ledger.journalAround(this.#c, callId, from, to));
+  }
   recordAttempt(e: LedgerEntry): number {
     return this.#c.guard('write', () => ledger.recordAttempt(this.#c, e));
+  }
+  ledgerHighWater(): number {
+    return this.#c.guard('read', () => ledger.ledgerHighWater(this.#c));
+  }
+  ledgerCreditsSince(afterId: number, since: number): number {
+    return this.#c.guard('read', () => ledger.ledgerCreditsSince(this.#c, afterId, since));
   }
   /** Newest first; `beforeId` pages back. */
   listLedger(opts: { limit?: number; beforeId?: number; callId?: string } = {}): LedgerEntry[] {

@@ -4,6 +4,7 @@
  */
 import type { JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
+import { currentOwner, ownerAlive } from './owner';
 import { and, raw, sql } from './sql';
 
 /**
@@ -34,27 +35,60 @@ function entryOf(r: Record<string, unknown>): LedgerEntry {
 const JOURNAL = {
   callId: 'call_id', opKey: 'op_key', idempotencyKey: 'idempotency_key', platform: 'platform', endpoint: 'endpoint', params: 'params',
   paramsHash: 'params_hash', state: 'state', createdAt: 'created_at', finishedAt: 'finished_at', keyName: 'key_name',
-} as const satisfies Record<keyof JournalEntry, string>;
-const SELECT_JOURNAL = raw(Object.entries(JOURNAL).map(([field, col]) => `${col} AS ${field}`).join(', '));
+} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'owner'>, string>;
+/** the columns read besides the entry's own: the reading before its key was sent, and its owner process */
+const SELECT_JOURNAL = raw(
+  [
+    ...Object.entries(JOURNAL).map(([field, col]) => `${col} AS ${field}`),
+    'before_balance AS beforeBalance', 'before_at AS beforeAt', 'before_ledger AS beforeLedger', 'owner_pid AS ownerPid', 'owner_host AS ownerHost', 'owner_start AS ownerStart',
+  ].join(', '),
+);
+
+type JournalRow = Omit<JournalEntry, 'before' | 'owner'> & {
+  beforeBalance: number | null;
+  beforeAt: number | null;
+  beforeLedger: number | null;
+  ownerPid: number | null;
+  ownerHost: string | null;
+  ownerStart: string | null;
+};
+
+function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
+  if (!r) return undefined;
+  const { beforeBalance, beforeAt, beforeLedger, ownerPid, ownerHost, ownerStart, ...e } = r;
+  const before = beforeBalance !== null && beforeAt !== null && beforeLedger !== null ? { balance: beforeBalance, at: beforeAt, ledgerId: beforeLedger } : null;
+  const me = currentOwner();
+  const alive = ownerAlive({ pid: ownerPid, host: ownerHost, start: ownerStart });
+  const owner = ownerPid === me.pid && ownerHost === me.host && ownerStart === me.start ? 'this' : alive === null ? 'unknown' : alive ? 'alive' : 'gone';
+  return { ...e, before, owner };
+}
 
 // ───────────────────────── idempotency journal ─────────────────────────
 
 export function findJournal(c: ArchiveCtx, opKey: string): JournalEntry | undefined {
-  return c.sql.get<JournalEntry>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE op_key = ${opKey}`);
+  return entryOfJournal(c.sql.get<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE op_key = ${opKey}`));
 }
 
-/** Writes the entry (re-beginning the same callId updates it; another call with the same opKey throws). */
+/**
+ * Writes the entry (re-beginning the same callId updates it; another call with the same opKey
+ * throws), owned by the calling process (a pending entry whose process is gone can be taken over).
+ */
 // The journal and the balance are read by no query of the items: their writes are quiet (context.ts
 // quiet: dataVersion, and the caches keyed by it, stay). The ledger's calls are not: a library query
 // filtered by source, call or walk reads them.
 
 export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
+  const me = currentOwner();
+  const b = e.before ?? null;
   c.quiet(() => c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
        platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
        params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
-       finished_at = excluded.finished_at, key_name = excluded.key_name`({
+       finished_at = excluded.finished_at, key_name = excluded.key_name, owner_pid = excluded.owner_pid, owner_host = excluded.owner_host,
+       owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger`({
       call_id: e.callId, op_key: e.opKey, idempotency_key: e.idempotencyKey, platform: e.platform, endpoint: e.endpoint, params: e.params,
       params_hash: e.paramsHash, state: e.state, created_at: e.createdAt, finished_at: e.finishedAt, key_name: e.keyName ?? null,
+      owner_pid: me.pid, owner_host: me.host, owner_start: me.start,
+      before_balance: b ? b.balance : null, before_at: b ? b.at : null, before_ledger: b ? b.ledgerId : null,
     }));
 }
 
@@ -63,10 +97,27 @@ export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'fa
 }
 
 export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
-  return c.sql.all<JournalEntry>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`);
+  return c.sql.all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`).map((r) => entryOfJournal(r) as JournalEntry);
+}
+
+/** Entries other than `callId` that may have been charged between `from` and `to` unrecorded: pending, or finished since `from`. */
+export function journalAround(c: ArchiveCtx, callId: string, from: number, to: number): JournalEntry[] {
+  const rows = c.sql.all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' AND call_id != ${callId} AND created_at <= ${to}
+    UNION ALL SELECT ${SELECT_JOURNAL} FROM journal WHERE finished_at >= ${from} AND state != 'pending' AND call_id != ${callId} AND created_at <= ${to}`);
+  return rows.map((r) => entryOfJournal(r) as JournalEntry);
 }
 
 // ───────────────────────── ledger ─────────────────────────
+
+/** The ledger's highest row id (0 when empty). */
+export function ledgerHighWater(c: ArchiveCtx): number {
+  return c.sql.get<{ id: number | null }>(sql`SELECT max(id) AS id FROM calls`)?.id ?? 0;
+}
+
+/** Credits recorded in rows after `afterId` for attempts started at or after `since`. */
+export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number): number {
+  return c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`)!.c;
+}
 
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
   const flags: ReadonlyArray<keyof LedgerEntry> = FLAGS;

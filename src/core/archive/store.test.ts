@@ -347,11 +347,12 @@ describe('core store round trips', () => {
     };
     a.beginJournal(e);
     a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
-    expect(a.findJournal('walk:w1:page:0')).toEqual(e);
+    // read back with the reading before its key was sent (none here) and who sends it (migration 0016)
+    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, before: null, owner: 'this' });
     expect(a.findJournal('nope')).toBeUndefined();
     expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c1', 'c2']);
     a.finishJournal('c1', 'done', 9);
-    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, state: 'done', finishedAt: 9 });
+    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, state: 'done', finishedAt: 9, before: null, owner: 'this' });
     expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c2']);
     // a second logical call may not reuse an opKey
     expect(() => a.beginJournal({ ...e, callId: 'c3' })).toThrow();

@@ -176,11 +176,16 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 14 (what migration 0015 added, removed). */
-export const UNDO_0015 = `ALTER TABLE walks DROP COLUMN restarts; ALTER TABLE walks DROP COLUMN rewalk_at; PRAGMA user_version = 14;`;
+/** SQL that takes a schema-16 archive back to schema 15 (what migration 0016 added, removed). */
+export const UNDO_0016 = `DROP INDEX journal_finished; ALTER TABLE journal DROP COLUMN owner_pid; ALTER TABLE journal DROP COLUMN owner_host;
+  ALTER TABLE journal DROP COLUMN owner_start; ALTER TABLE journal DROP COLUMN before_balance; ALTER TABLE journal DROP COLUMN before_at;
+  ALTER TABLE journal DROP COLUMN before_ledger; PRAGMA user_version = 15;`;
+
+/** SQL that takes a latest-schema archive back to schema 14 (what migrations 0016 and 0015 added, removed). */
+export const UNDO_0015 = `${UNDO_0016} ALTER TABLE walks DROP COLUMN restarts; ALTER TABLE walks DROP COLUMN rewalk_at; PRAGMA user_version = 14;`;
 
 /**
- * SQL that takes a latest-schema archive back to schema 12 (what migrations 0015 and 0013 added,
+ * SQL that takes a latest-schema archive back to schema 12 (what migrations 0016, 0015 and 0013 added,
  * removed; 0014's tables are created only if missing, so they may stay): tests of older migrations.
  */
 export const UNDO_0013 = `${UNDO_0015} DROP VIEW metric_history; DROP TABLE item_readings; DROP TABLE imported_calls; DROP INDEX items_missing;

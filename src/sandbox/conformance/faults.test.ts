@@ -178,6 +178,21 @@ describe('Scripted faults', () => {
     expect((await get(sb, '/v1/photo_net/profile/posts?handle=bob')).body.credits_used).toBe(20);
   });
 
+  it('stall-charged › charged before the answer stalls: the client giving up changes nothing; same-key retry replays free, a fresh key reads the owned cache free', async () => {
+    sb = await fixtureSandbox();
+    sb.admin.queueFaults([{ kind: 'stall-charged', match: 'profile/posts' }]);
+    const r = await giveUp(POSTS, 100, idem('sc-1'));
+    expect(r).toEqual({ status: 200, got: 0 });
+    expect(sb.admin.charges().at(-1)).toMatchObject({ status: 200, credits_used: 20, charge_reason: 'miss', fault: 'stall-charged' });
+    await until(() => sb.admin.stats().in_flight === 0);
+    expect(sb.admin.balance()).toBe(10_000 - 20);
+    const same = await get(sb, POSTS, { headers: idem('sc-1') });
+    expect(same.body).toMatchObject({ idempotent_replay: true, charge_reason: 'replay', credits_used: 0 });
+    const fresh = await get(sb, POSTS, { headers: idem('sc-2') });
+    expect(fresh.body).toMatchObject({ cached: true, credits_used: 0, charge_reason: 'cached' });
+    expect(sb.admin.balance()).toBe(10_000 - 20);
+  });
+
   it('truncate-charged › charged and recorded as delivered, the body is cut; same-key retry replays free, a fresh key reads the owned cache free', async () => {
     sb = await fixtureSandbox();
     sb.admin.queueFaults([{ kind: 'truncate-charged' }]);

@@ -345,6 +345,12 @@ export async function dataRequest(
       commit('truncate-charged');
       return sendTruncated(s, res, wire);
     }
+    if (scripted?.kind === 'stall-charged') {
+      // the service finished and billed the call, then the answer never comes (reading B of a
+      // client that timed out or died): owned, and a same-key retry replays it free
+      commit('stall-charged');
+      return sendStall(s, res);
+    }
     if (scripted?.kind === 'trickle') {
       const whole = await sendTrickle(s, res, wire, scripted.intervalMs ?? 10_000, scripted.chunkBytes ?? 1);
       return whole ? commit('trickle') : undelivered('trickle');

@@ -10,9 +10,9 @@
  * path). Each fault serves `count` requests (default 1), then leaves the queue.
  */
 
-export type FaultKind = 'drop' | 'trickle' | 'stall' | 'status' | 'truncate-charged';
+export type FaultKind = 'drop' | 'trickle' | 'stall' | 'stall-charged' | 'status' | 'truncate-charged';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['drop', 'trickle', 'stall', 'status', 'truncate-charged'];
+export const FAULT_KINDS: readonly FaultKind[] = ['drop', 'trickle', 'stall', 'stall-charged', 'status', 'truncate-charged'];
 
 export interface FaultSpec {
   kind: FaultKind;

@@ -59,8 +59,8 @@ export interface ChargeRecord {
   status: number;
   error_type: string | null;
   /**
-   * Fault that shaped this answer: a scripted fault kind (`drop`, `trickle`, `stall`, `status`,
-   * `truncate-charged`), `chaos:<kind>` (`chaos:429`, `chaos:drop`...), or null.
+   * Fault that shaped this answer: a scripted fault kind (`drop`, `trickle`, `stall`, `stall-charged`,
+   * `status`, `truncate-charged`), `chaos:<kind>` (`chaos:429`, `chaos:drop`...), or null.
    */
   fault: string | null;
   /** the request asked `Cache-Control: no-cache` (a forced fresh fetch, always charged) */

@@ -1,0 +1,92 @@
+/**
+ * The idempotency journal of one call (docs/request-core.md "Pipeline of one call", step 5): a new
+ * entry with a fresh Idempotency-Key, the entry of the same operation reused (an answered one
+ * replays free; an unresolved one decides its key by the lost-answer rule), or an unresolved entry
+ * of a dead process — or of a call of this one that gave up — for the same request taken over
+ * (issue 24 #11: a crash must not make the next run pay again).
+ */
+import { randomUUID } from 'node:crypto';
+import type { JournalEntry } from '../../ports';
+import type { BalanceBook, Lost } from '../balance-book';
+import { afterLoss, type LossCall, type LossState } from './loss';
+
+/** calls running in this process now (their journal entries are pending but in hand) */
+const running = new Set<string>();
+export const activeHere = (callId: string): boolean => running.has(callId);
+export function holdEntry(callId: string): () => void {
+  running.add(callId);
+  return () => running.delete(callId);
+}
+
+export interface OpenedJournal {
+  journal: JournalEntry;
+  /** the entry must be written (again) before the next attempt */
+  needJournal: boolean;
+  /** a done entry: its key replays the answer free */
+  answered: boolean;
+  /** an unresolved lost attempt riding on this call */
+  loss: LossState | null;
+  /** the entry whose key this call keeps (sent by an earlier call or process): replays go to the API key it names */
+  inherited: JournalEntry | null;
+}
+
+export interface JournalDeps {
+  book: BalanceBook;
+  read: () => Promise<number | null>;
+  now: () => number;
+  find: (opKey: string) => JournalEntry | undefined;
+  pending: () => JournalEntry[];
+}
+
+export interface JournalCall extends Omit<LossCall, 'callId'> {
+  opKey: string | undefined;
+  platform: string;
+  endpoint: string;
+  params: string;
+  paramsHash: string;
+}
+
+/**
+ * The newest unresolved entry for the same request that no running call holds: one of a process
+ * that is gone, or of a call of this process that gave up. Never one of another live process (it
+ * may be in flight there) or of an unknown one.
+ */
+export function adoptable(entries: JournalEntry[], c: { platform: string; endpoint: string; paramsHash: string }, here: (callId: string) => boolean): JournalEntry | undefined {
+  return entries
+    .filter((e) => e.state === 'pending' && e.platform === c.platform && e.endpoint === c.endpoint && e.paramsHash === c.paramsHash)
+    .filter((e) => e.owner === 'gone' || ((e.owner ?? 'this') === 'this' && !here(e.callId)))
+    .sort((a, b) => b.createdAt - a.createdAt)[0];
+}
+
+export async function openJournal(d: JournalDeps, c: JournalCall): Promise<OpenedJournal> {
+  const opKey = c.opKey ?? `call:${randomUUID()}`;
+  const prior = c.opKey ? d.find(opKey) : undefined;
+  const same = prior && prior.state !== 'failed' && prior.paramsHash === c.paramsHash ? prior : undefined;
+  // answered before (the process stopped before using it): the same key replays it free
+  if (same?.state === 'done') return { journal: same, needJournal: false, answered: true, loss: null, inherited: same };
+  // pending: an attempt was in flight when its process stopped or gave up — its fate is unknown
+  const pending = same ?? (prior ? undefined : adoptable(d.pending(), c, activeHere));
+  if (pending) {
+    const lost: Lost = { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
+    const s = await afterLoss(d.book, d.read, { ...c, callId: pending.callId }, lost, d.now);
+    const { owner: _owner, ...entry } = pending;
+    // taken over: the entry answers to this call's operation from now on
+    const journal: JournalEntry = { ...entry, opKey };
+    if (s.key === 'fresh') Object.assign(journal, { idempotencyKey: randomUUID(), createdAt: d.now(), keyName: null, before: undefined });
+    return { journal, needJournal: s.key === 'fresh' || pending !== same, answered: false, loss: s, inherited: s.key === 'same' ? pending : null };
+  }
+  const journal: JournalEntry = {
+    callId: prior?.callId ?? randomUUID(),
+    opKey,
+    idempotencyKey: randomUUID(),
+    platform: c.platform,
+    endpoint: c.endpoint,
+    params: c.params,
+    paramsHash: c.paramsHash,
+    state: 'pending',
+    createdAt: d.now(),
+    finishedAt: null,
+    keyName: null,
+  };
+  return { journal, needJournal: true, answered: false, loss: null, inherited: null };
+}

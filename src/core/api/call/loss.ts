@@ -1,0 +1,71 @@
+/**
+ * Lost answers (docs/request-core.md "Which Idempotency-Key a retry uses"): the key the next
+ * attempt sends, and the charge a later answer proves the lost one cost.
+ */
+import type { BalanceBook, Lost } from '../balance-book';
+import { insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
+
+/** what the loss rules need to know about the call */
+export interface LossCall {
+  callId: string;
+  ttlSeconds: number;
+  noCache: boolean;
+  price: Price;
+  pages: number;
+  /** the reserved ceiling (the hold) */
+  ceiling: number;
+}
+
+/** What is known about the call's unresolved lost attempt. */
+export interface LossState {
+  lost: Lost;
+  /** what the balance said when the loss was found */
+  attribution: Attribution;
+  /** the same key was kept because the balance attributed a charge (a free replay expected) */
+  keptOnBalance: boolean;
+}
+
+type Read = () => Promise<number | null>;
+
+/** After a lost attempt (or an unresolved one found in the journal): the next attempt's key. */
+export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, lost: Lost, now: () => number): Promise<LossState & { key: 'same' | 'fresh' }> {
+  const attribution = await book.attribute(lost, call.callId, read, call);
+  const key = keyAfterLoss({ insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache), ceiling: call.ceiling, floor: call.price.min, attribution });
+  return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
+}
+
+/** A successful answer after the loss. */
+export interface Answer {
+  /** a replay of the lost attempt's key */
+  replay: boolean;
+  /** a free owner read with a fresh key: the account owns the exact call (the lost one finished) */
+  ownerRead: boolean;
+  /** a fresh key inside the window that says it was not read from the cache: the lost one never finished */
+  ownedNot: boolean;
+  creditsRemaining: number | null;
+}
+
+/**
+ * The lost attempt's charge a successful answer proves or the balance attributes, or null when it
+ * was not charged (or nothing can tell). A proof with a balance that could not attribute the amount
+ * records the least it can have cost: one page at the floor (`price`) — never another spender's
+ * credits.
+ */
+export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall, s: LossState, a: Answer): Promise<{ credits: number; how: 'balance' | 'price' } | null> {
+  if (a.replay || a.ownerRead) {
+    if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
+    return s.attribution.kind === 'charged' ? { credits: s.attribution.credits, how: 'balance' } : { credits: call.price.min, how: 'price' };
+  }
+  if (a.ownedNot) {
+    if (s.attribution.kind === 'charged') book.noteOutside();
+    return null;
+  }
+  if (s.keptOnBalance) {
+    // the same key was charged as a new call: the original never finished, the drop was someone else's
+    book.noteOutside();
+    return null;
+  }
+  // no proof either way (a fresh key outside any window): the balance after this answer may tell
+  const again = await book.attribute(s.lost, call.callId, a.creditsRemaining !== null ? () => Promise.resolve(a.creditsRemaining) : read, call);
+  return again.kind === 'charged' ? { credits: again.credits, how: 'balance' } : null;
+}

@@ -1,0 +1,57 @@
+/** The journal's owner and balance reading, and the ledger reads a lost answer is judged by (migration 0016). */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JournalEntry, LedgerEntry } from '../ports';
+import { openArchive, type Archive } from './archive';
+import { testDb } from './testing';
+
+let a: Archive;
+afterEach(() => a?.close());
+
+const entry = (callId: string, extra: Partial<JournalEntry> = {}): JournalEntry => ({
+  callId, opKey: `op:${callId}`, idempotencyKey: `k-${callId}`, platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h',
+  state: 'pending', createdAt: 1_000, finishedAt: null, keyName: null, ...extra,
+});
+const row = (credits: number, startedAt: number): LedgerEntry => ({
+  callId: 'c', attempt: 1, startedAt, durationMs: 1, platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h', idempotencyKey: 'k',
+  requestId: null, status: 200, errorType: null, creditsUsed: credits, creditsRemaining: null, chargeReason: 'miss', cached: false, freeCall: false,
+  idempotentReplay: false, source: 'test', walkId: null, dryRun: false,
+});
+
+describe('journal attribution columns', () => {
+  it('keeps the reading taken before the key was sent, and who sends it: this process, or one that is gone', () => {
+    a = openArchive(':memory:');
+    a.beginJournal(entry('a', { before: { balance: 9_980, at: 900, ledgerId: 7 } }));
+    expect(a.findJournal('op:a')).toMatchObject({ before: { balance: 9_980, at: 900, ledgerId: 7 }, owner: 'this' });
+    a.beginJournal(entry('b'));
+    expect(a.findJournal('op:b')).toMatchObject({ before: null, owner: 'this' });
+    // a process that no longer exists (a pid far beyond any live one)
+    testDb(a).prepare("UPDATE journal SET owner_pid = 2147483000 WHERE call_id = 'b'").run();
+    expect(a.pendingJournal().find((e) => e.callId === 'b')?.owner).toBe('gone');
+    // written before the owner was recorded
+    testDb(a).prepare("UPDATE journal SET owner_pid = NULL, owner_host = NULL, owner_start = NULL WHERE call_id = 'b'").run();
+    expect(a.findJournal('op:b')?.owner).toBe('unknown');
+  });
+
+  it('journalAround: every other pending entry started by then, and those finished since', () => {
+    a = openArchive(':memory:');
+    a.beginJournal(entry('self'));
+    a.beginJournal(entry('pending', { createdAt: 500 }));
+    a.beginJournal(entry('later', { createdAt: 5_000 }));
+    a.beginJournal(entry('old'));
+    a.finishJournal('old', 'done', 800);
+    a.beginJournal(entry('recent'));
+    a.finishJournal('recent', 'done', 1_500);
+    expect(a.journalAround('self', 1_000, 2_000).map((e) => e.callId).sort()).toEqual(['pending', 'recent']);
+  });
+
+  it('ledgerHighWater and ledgerCreditsSince: what was recorded after a reading, for attempts started since', () => {
+    a = openArchive(':memory:');
+    expect(a.ledgerHighWater()).toBe(0);
+    a.recordAttempt(row(20, 100));
+    const mark = a.ledgerHighWater();
+    a.recordAttempt(row(40, 200));
+    a.recordAttempt(row(7, 50)); // an inferred row dated to an attempt before the reading
+    expect(a.ledgerCreditsSince(mark, 150)).toBe(40);
+    expect(a.ledgerHighWater()).toBe(mark + 2);
+  });
+});
