@@ -50,6 +50,8 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
         if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
         return id;
       });
+      // a network, kind or label Loupe does not know is a usage error naming the nearest (exit 2), never an empty file
+      await c.app().checkQuery(q);
       const archive = c.archive();
       const total = archive.count(q);
       // standard output (`-`) or a FIFO / device: a complete file first, then copied through

@@ -28,6 +28,7 @@ import { createCollect } from './methods/collect';
 import { createWalks } from './methods/walks';
 import type { WatchDeps, WatchService } from './methods/watchlists';
 import { archivePath, settingsPath } from './paths';
+import { appNameSources, checkQueryNames, withQueryNameCheck, type QueryNames } from './query-names';
 import type { Clock, CoreStore } from './ports';
 import { KeyRing, SettingsFile, type SecretStore } from './secrets';
 import { APP_VERSION, createServiceLink, type SandboxRef } from './service-link';
@@ -75,6 +76,8 @@ export interface LoupeApp extends AppHandle {
   keys: KeyRing;
   /** the request core currently in use (built on first use) */
   api(): Promise<ApiCore>;
+  /** refuses (validation) a query naming a network, kind or label Loupe does not know — what every contract method checks (query-names.ts) */
+  checkQuery(q: QueryNames): Promise<void>;
 }
 
 /**
@@ -165,7 +168,9 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   const exports = createExports(parts);
   const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir }) : null;
   const collect = createCollect(parts);
-  const impl = contractImpl(parts, { walks, exports, watch, collect });
+  // every query filter and alert is checked for unknown names first, at every door (issue 24 #8)
+  const names = appNameSources(archive, api, dataDir);
+  const impl = withQueryNameCheck(contractImpl(parts, { walks, exports, watch, collect }), names);
 
   let closed = false;
   return {
@@ -173,6 +178,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     archive,
     keys,
     api,
+    checkQuery: (q) => checkQueryNames(q, names),
     ready: Promise.resolve(),
     events: {
       on(listener: (e: LoupeEvent) => void): Unsubscribe {

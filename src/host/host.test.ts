@@ -43,6 +43,16 @@ describe('startHost', () => {
     expect(text).not.toMatch(/sdr_(live|test)_/);
   });
 
+  it('a typo in a query filter is a 400 with the sentence naming the nearest valid name (issue 24 #8)', async () => {
+    const r = await post('library.count', { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaning' }] });
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { ok: boolean; error: { kind: string; message: string } };
+    expect(body.error.kind).toBe('validation');
+    expect(body.error.message).toMatch(/^"complaning" is not a value of intent\.label\. Did you mean complaining\?/);
+    const net = (await (await post('export.start', { query: { platforms: ['micro_nett'] }, format: 'csv' })).json()) as { error: { message: string } };
+    expect(net.error.message).toMatch(/^"micro_nett" is not a network Loupe knows\. Did you mean micro_net\?/);
+  });
+
   it('refuses a call without the token', async () => {
     const r = await fetch(`${host.origin}/api/app.info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(r.status).toBe(401);

@@ -40,6 +40,7 @@ import { DatasetStore } from './datasets';
 import { ArchiveCtx, registerCtx, type AuthorCountsSource, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
+import * as heldNames from './held-names';
 import * as items from './items';
 import type { IngestProvenance, IngestRow, Ingested } from './items';
 import { rebuildDerived } from './labels';
@@ -268,6 +269,21 @@ export class Archive implements CoreStore {
   set authorCountsSource(f: AuthorCountsSource | null) {
     this.#c.authorCountsSource = f;
   }
+  /** The networks and kinds of item the archive holds (held-names.ts: index probes, no scan). */
+  heldPlatformKinds(): Array<{ platform: string; kind: string }> {
+    return heldNames.heldPlatformKinds(this.#c);
+  }
+  /** Every (family, field) the archive holds labels or overrides for. */
+  heldLabelFields(): Array<{ family: string; field: string }> {
+    return heldNames.heldLabelFields(this.#c);
+  }
+  holdsLabelValue(family: string, field: string, value: string): boolean {
+    return heldNames.holdsLabelValue(this.#c, family, field, value);
+  }
+  heldLabelValues(family: string, field: string): string[] {
+    return heldNames.heldLabelValues(this.#c, family, field);
+  }
+
   topAuthors(q: LibraryQuery, n: number): AuthorCount[] {
     return aggregates.topAuthors(this.#c, q, n);
   }

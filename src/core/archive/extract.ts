@@ -240,6 +240,8 @@ const POST_KEYS = new Set(['post', 'comment', 'reply', 'video', 'tweet', 'event'
 const PROFILE_KEYS = new Set(['profile', 'user', 'account']);
 /** Keys that name a record inside a list item (spec: post, profile, comment, user, group, advertiser records). */
 const RECORD_KEYS = new Set([...POST_KEYS, ...PROFILE_KEYS, 'group', 'advertiser', 'page', 'channel', 'hashtag', 'place', 'location', 'track', 'music', 'playlist', 'story', 'highlight', 'board', 'subreddit', 'effect', 'ad']);
+/** The kinds of item the extraction writes for the record keys it knows (`reply` → comment; an unknown key keeps its own name). */
+export const RECORD_KINDS: readonly string[] = [...new Set([...RECORD_KEYS].filter((k) => k !== 'reply'))].sort();
 
 function looksLikePost(rec: Json): boolean {
   return isObj(rec.content) && isObj(rec.engagement);

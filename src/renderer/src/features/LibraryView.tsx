@@ -4,6 +4,7 @@ import type { ItemRefInput } from '../../../shared/contract';
 import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
 import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
 import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/labels';
+import { LIBRARY_KINDS } from '../../../shared/query-names';
 import { LabelValueInput } from '../components/LabelValue';
 import { fmtExact } from '../lib/format';
 import { loadedRows, selectedRefs } from '../lib/rows';
@@ -76,7 +77,7 @@ export function LibraryView() {
           <Field label="Kind">
             <select value={q.kinds?.[0] ?? ''} onChange={(e) => up({ kinds: e.target.value ? [e.target.value] : undefined })} data-testid="library-kind">
               <option value="">any</option>
-              {['post', 'comment', 'profile', 'group', 'advertiser', 'hashtag', 'place', 'audio'].map((k) => (
+              {LIBRARY_KINDS.map((k) => (
                 <option key={k}>{k}</option>
               ))}
             </select>
