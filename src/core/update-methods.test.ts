@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KeyInfo, Settings, WatchlistInfo } from '../shared/contract';
+import { settingsSchema, watchlistInput, type KeyInfo, type Settings, type WatchlistInfo } from '../shared/contract';
 import type { LabelCondition } from '../shared/query';
 import { settingBounds } from '../shared/settings';
 import { startTestApp, type TestApp } from './test-app';
@@ -142,6 +142,10 @@ function expected(field: string, value: unknown, had: Watch[] = []): unknown {
 }
 
 describe('watchlists.update: any patch over any list', () => {
+  it('the generators cover every field of a watchlist', () => {
+    expect(Object.keys(listFields).sort()).toEqual(Object.keys(watchlistInput.shape).sort());
+  });
+
   it('sets exactly the fields the patch names', async () => {
     await fc.assert(
       fc.asyncProperty(fc.record(listFields), arbPatch, async (whole, patch) => {
@@ -198,6 +202,7 @@ describe('settings.update: any part of the settings', () => {
       maxWaitSeconds: n('maxWaitSeconds'),
       attemptTimeoutSeconds: n('attemptTimeoutSeconds'),
       theme: fc.constantFrom('system', 'light', 'dark'),
+      authorName: fc.constantFrom(null, `Ana ${b}`, 'Ben'),
     };
   };
   let s: TestApp;
@@ -206,6 +211,10 @@ describe('settings.update: any part of the settings', () => {
   });
   afterAll(async () => {
     await s?.close();
+  });
+
+  it('the generators cover every setting', () => {
+    expect(Object.keys(whole('a')).sort()).toEqual(Object.keys(settingsSchema.shape).sort());
   });
 
   it('sets exactly the settings it names', async () => {

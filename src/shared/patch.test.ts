@@ -33,6 +33,7 @@ const UPDATES = {
       maxWaitSeconds: 60,
       attemptTimeoutSeconds: 30,
       theme: 'dark',
+      authorName: 'Ana',
     },
     wrap: (patch: object) => patch,
     unwrap: (parsed: unknown) => parsed as object,
@@ -40,6 +41,11 @@ const UPDATES = {
 } as const;
 
 describe('patch schemas', () => {
+  it('the whole objects here name every field (a field added to a schema joins them)', () => {
+    expect(Object.keys(UPDATES['settings.update'].whole).sort()).toEqual(Object.keys(settingsSchema.shape).sort());
+    expect(Object.keys(UPDATES['watchlists.update'].whole).sort()).toEqual([...Object.keys(watchlistInput.shape), 'paused'].sort());
+  });
+
   it('the contract has these update methods (a new one joins UPDATES here and src/core/update-methods.test.ts)', () => {
     expect(METHOD_NAMES.filter((m) => /\.update$/.test(m)).sort()).toEqual(Object.keys(UPDATES).sort());
   });
