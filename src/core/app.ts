@@ -31,6 +31,7 @@ import { archivePath, settingsPath } from './paths';
 import { appNameSources, checkQueryNames, withQueryNameCheck, type QueryNames } from './query-names';
 import type { Clock, CoreStore } from './ports';
 import { KeyRing, SettingsFile, type SecretStore } from './secrets';
+import { watchLedger } from './ledger-watch';
 import { APP_VERSION, createServiceLink, type SandboxRef } from './service-link';
 
 export { AppError } from './bridge';
@@ -67,6 +68,11 @@ export interface CreateAppOptions {
   log?: (line: string) => void;
   /** what the environment sets for this process (src/shared/settings.ts): pacing overrides */
   environment?: Pick<EnvironmentSettings, 'rateLimit' | 'maxInFlight' | 'authorName'>;
+  /**
+   * How often (ms) to look for another process writing this data folder's ledger (ledger-watch.ts);
+   * default 1,000 for the desktop app and the web host, off (0) for the CLI
+   */
+  watchOthersMs?: number;
 }
 
 export interface LoupeApp extends AppHandle {
@@ -172,6 +178,10 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   const names = appNameSources(archive, api, dataDir);
   const impl = withQueryNameCheck(contractImpl(parts, { walks, exports, watch, collect }), names);
 
+  // the balance on screen follows other processes' spending on this data folder (issue 24 #7)
+  const everyMs = opts.watchOthersMs ?? (opts.door === 'cli' ? 0 : 1000);
+  const others = everyMs > 0 ? watchLedger({ archive, everyMs, onForeignWrite: () => service.afterForeignWrite() }) : null;
+
   let closed = false;
   return {
     impl,
@@ -190,6 +200,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     async close() {
       if (closed) return;
       closed = true;
+      others?.stop();
       service.refuseNew();
       await Promise.all([walks.stop(), exports.stop(), collect.stop()]);
       await watch?.close?.();

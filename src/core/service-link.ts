@@ -70,6 +70,11 @@ export interface ServiceLink {
   balanceInfo(): BalanceInfo;
   /** GET /v1/credits (free, not rate counted): the balance and free calls, emitted as an event */
   refreshCredits(): Promise<BalanceInfo>;
+  /**
+   * Another process wrote the ledger or the balance (ledger-watch.ts): emits `ledger-changed`, then
+   * the balance re-read from the service (or the newer reading that process stored)
+   */
+  afterForeignWrite(): void;
   /** Settings changed: the running core takes the new limits and waits */
   applySettings(next: Settings, limitsChanged: boolean): void;
   /** the app is closing: no new request core from now on */
@@ -120,8 +125,37 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
   let connecting: Promise<Conn> | null = null;
 
   function balanceInfo(): BalanceInfo {
-    const creditsRemaining = conn ? conn.core.balance() : (archive.getBalance()?.creditsRemaining ?? null);
+    // a newer reading another process stored (it spent on this data folder) wins over ours
+    let stored: { creditsRemaining: number; at: number } | undefined;
+    try {
+      stored = archive.getBalance();
+    } catch {
+      stored = undefined;
+    }
+    if (stored && (!conn || balanceAt === null || stored.at > balanceAt)) return { creditsRemaining: stored.creditsRemaining, freeCallsRemaining, at: stored.at };
+    const creditsRemaining = conn ? conn.core.balance() : null;
     return { creditsRemaining, freeCallsRemaining, at: balanceAt };
+  }
+
+  // another process wrote the ledger or the balance: re-read the balance (free), one at a time
+  let rereading: Promise<void> | null = null;
+  let again = false;
+  function afterForeignWrite(): void {
+    emit({ type: 'ledger-changed' });
+    if (rereading) {
+      again = true;
+      return;
+    }
+    rereading = (async () => {
+      do {
+        again = false;
+        let read = false;
+        if (conn && !closed) read = await refreshCredits().then(() => true, () => false);
+        // no connection yet (nothing to ask with), or the service did not answer: the reading the
+        // other process stored, when it is newer
+        if (!read) emit({ type: 'balance', balance: balanceInfo() });
+      } while (again && !closed);
+    })().finally(() => (rereading = null));
   }
 
   async function refreshCredits(): Promise<BalanceInfo> {
@@ -230,6 +264,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     current: () => conn?.core ?? null,
     balanceInfo,
     refreshCredits,
+    afterForeignWrite,
     applySettings(next, limitsChanged) {
       if (conn && limitsChanged) conn.core.setLimits(o.limits(next));
       if (conn) conn.core.setWaits({ maxWaitMs: next.maxWaitSeconds * 1000, timeoutMs: next.attemptTimeoutSeconds * 1000 });

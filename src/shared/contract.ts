@@ -241,6 +241,8 @@ export type LoupeImpl = {
 export type LoupeEvent =
   | { type: 'walk-progress'; walk: WalkInfo }
   | { type: 'balance'; balance: BalanceInfo }
+  /** another process (the CLI, a cron `loupe watch run`) wrote the ledger of this data folder: Usage is stale; a `balance` follows */
+  | { type: 'ledger-changed' }
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
   | { type: 'watch-run'; run: WatchRunInfo; alerts: number }

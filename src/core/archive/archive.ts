@@ -166,6 +166,10 @@ export class Archive implements CoreStore {
   getBalance(): { creditsRemaining: number; at: number } | undefined {
     return this.#c.guard('read', () => ledger.getBalance(this.#c));
   }
+  /** Another connection's commits, the ledger's last row, the balance's time (ledger.ts `ledgerMark`). */
+  ledgerMark(): { dataVersion: number; lastCall: number; balanceAt: number | null } {
+    return this.#c.guard('read', () => ledger.ledgerMark(this.#c));
+  }
   /** The ledger against the balance readings (reconcile.ts; `loupe credits reconcile`). */
   reconcileLedger(range: Range = {}): ReconcileReport {
     return reconcileLedger(this.#c.db, range);

@@ -171,6 +171,18 @@ export function getBalance(c: ArchiveCtx): { creditsRemaining: number; at: numbe
   return r ? { creditsRemaining: r.credits_remaining, at: r.at } : undefined;
 }
 
+/**
+ * What another writer's spending moves, read cheaply (issue 24 #7): `PRAGMA data_version` (it
+ * changes only when another connection commits), the ledger's last row and the balance reading's
+ * time. A process that sees the data version move together with either of the others knows another
+ * process (a cron `loupe watch run`, the CLI) wrote the ledger or the balance.
+ */
+export function ledgerMark(c: ArchiveCtx): { dataVersion: number; lastCall: number; balanceAt: number | null } {
+  const dataVersion = c.db.pragma('data_version', { simple: true }) as number;
+  const r = c.sql.get<{ last: number | null; at: number | null }>(sql`SELECT (SELECT max(id) FROM calls) AS last, (SELECT at FROM balance WHERE id = 1) AS at`);
+  return { dataVersion, lastCall: r?.last ?? 0, balanceAt: r?.at ?? null };
+}
+
 /** Forgets the last known balance (the next answer sets it again). */
 export function clearBalance(c: ArchiveCtx): void {
   c.quiet(() => c.sql.run(sql`DELETE FROM balance`));

@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { errorText, useLoupeEvent } from './lib/api';
-import { useSettings } from './queries/hooks';
+import { useInfo, useSettings } from './queries/hooks';
 import { invalidate } from './queries/keys';
 import { accountWrites, refreshBalance } from './queries/account';
 import { useUi, VIEWS, type ViewId } from './stores/ui';
@@ -56,6 +56,27 @@ export function App() {
     else document.documentElement.dataset.theme = t;
   }, [settings.data?.theme]);
 
+  // back to the window: the balance may have moved meanwhile (a top-up, another tool spending on
+  // the account) — read it again (GET /v1/credits: free, not rate counted), at most every 2 s
+  const info = useInfo();
+  const keySet = info.data?.keySet;
+  useEffect(() => {
+    let last = 0;
+    const onBack = (): void => {
+      if (document.visibilityState === 'hidden' || keySet === false) return;
+      const now = Date.now();
+      if (now - last < 2_000) return;
+      last = now;
+      void refreshBalance().catch(() => {});
+    };
+    window.addEventListener('focus', onBack);
+    document.addEventListener('visibilitychange', onBack);
+    return () => {
+      window.removeEventListener('focus', onBack);
+      document.removeEventListener('visibilitychange', onBack);
+    };
+  }, [keySet]);
+
   // the event stream: walks, balance, exports, watch runs, notices
   useLoupeEvent((e) => {
     const ui = useUi.getState();
@@ -77,6 +98,11 @@ export function App() {
       }
       case 'balance':
         ui.setBalance(e.balance);
+        break;
+      case 'ledger-changed':
+        // another process (the CLI, a cron watch run) spent on this data folder: Usage and the
+        // walks are stale; the balance itself follows as a 'balance' event
+        invalidate(qc, 'usage', 'walks', 'credits');
         break;
       case 'export-progress':
         ui.putExport(e.job);

@@ -4,9 +4,10 @@ import type { WatchlistInfo } from '../../../shared/contract';
 import type { LabelCondition } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
 import { errorText } from '../lib/api';
+import { spendBalanceLines } from '../lib/balance';
 import { creditRange, fmtExact } from '../lib/format';
 import { useLibraryRows, useLoupe } from '../queries/hooks';
-import { readSettings } from '../queries/account';
+import { readSettings, refreshBalance } from '../queries/account';
 import { useWatchMutations } from '../queries/watchlists';
 import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
@@ -189,11 +190,13 @@ function Detail({ w }: { w: WatchlistInfo }) {
       const e = await watchlists.estimate(w.id);
       const over = aboveAsk(e.creditsMax, w.budgetPerRun);
       const settings = await readSettings();
+      // the balance read again (free): a top-up or another process's spending since the estimate
+      const balance = (await refreshBalance().then((b) => b.creditsRemaining, () => null)) ?? e.balance ?? null;
       let approved = false;
-      if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits)) {
+      if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits) || (balance !== null && e.creditsMax > balance)) {
         const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
         if (over) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun!)} credits.`);
-        if (e.balance != null) lines.push(`Balance after: ${fmtExact(Math.max(0, e.balance - e.creditsMax))}–${fmtExact(e.balance - e.creditsMin)} of ${fmtExact(e.balance)}.`);
+        lines.push(...spendBalanceLines(balance, e.creditsMin, e.creditsMax));
         lines.push('Free: pages already held inside the cache window, replays, empty pages and errors.');
         if (!(await ask({ title: `Run “${w.name}” now`, lines, okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` }))) return;
         approved = true; // the user saw the estimate and said yes: the service may spend up to it

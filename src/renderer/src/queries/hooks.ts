@@ -1,10 +1,11 @@
 /** react-query hooks over the contract: one generic hook, plus the spend flow (price → confirm → run). */
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
+import type { BalanceInfo, MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
 import type { LibraryListRow, LibraryPage, LibraryQuery } from '../../../shared/query';
-import { aboveAsk } from '../../../shared/spend-policy';
+import { spendStop } from '../../../shared/spend-policy';
 import { api } from '../lib/api';
+import { spendBalanceLines } from '../lib/balance';
 import { creditRange, fmtExact } from '../lib/format';
 import { useUi } from '../stores/ui';
 import { queryKeys } from './keys';
@@ -92,36 +93,31 @@ export interface SpendEstimate {
 }
 
 /**
- * Ask before spending when the estimate's ceiling exceeds settings.askAboveCredits (or the core says so).
- * The dialog states the estimate, the balance after, and what is free. Resolves true to go ahead.
+ * Ask before spending when the estimate's ceiling exceeds settings.askAboveCredits, the core says
+ * so, or it may not fit the balance (the spend policy's order). The balance is read again first
+ * (GET /v1/credits, free): a top-up, or another process spending, since the estimate was made must
+ * not be acted on stale (issue 24 #7). The dialog states the estimate, the balance after — or the
+ * shortfall in words — and what is free. Resolves true to go ahead.
  */
 export function useApproveSpend() {
   const qc = useQueryClient();
   const ask = useUi((s) => s.ask);
   return async (e: SpendEstimate): Promise<boolean> => {
-    const settings = await qc.ensureQueryData({ queryKey: queryKeys.method('settings.get', {}), queryFn: () => api.call('settings.get', {}) });
-    let bal = useUi.getState().balance;
-    if (e.balance === null && (bal?.creditsRemaining ?? null) === null) {
-      try {
-        bal = await api.call('credits.refresh', {});
-        useUi.getState().setBalance(bal);
-      } catch {
-        /* unknown balance: the dialog says so */
-      }
-    }
-    const balance = e.balance ?? bal?.creditsRemaining ?? null;
-    const free = bal?.freeCallsRemaining ?? null;
     if (e.servedFromArchive) return true;
-    const over = aboveAsk(e.creditsMax, settings.askAboveCredits);
-    if (!over && !e.needsConfirmation) return true;
-    const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`];
-    if (balance !== null) {
-      const lo = balance - e.creditsMax;
-      const hi = balance - e.creditsMin;
-      lines.push(`Balance after: ${lo === hi ? fmtExact(lo) : `${fmtExact(Math.max(lo, 0))}–${fmtExact(hi)}`} of ${fmtExact(balance)} credits.`);
-      if (e.creditsMax > balance) lines.push(`The service holds the ceiling (${fmtExact(e.creditsMax)}) before a call runs: with ${fmtExact(balance)} left a page may be refused as out of credits (not charged).`);
+    const settings = await qc.ensureQueryData({ queryKey: queryKeys.method('settings.get', {}), queryFn: () => api.call('settings.get', {}) });
+    let bal: BalanceInfo | null = useUi.getState().balance;
+    try {
+      bal = await api.call('credits.refresh', {});
+      useUi.getState().setBalance(bal);
+    } catch {
+      /* not answered: the last known figure, or the estimate's */
     }
-    if (balance === null) lines.push('Balance after: not known yet (the service reports it with the next answer).');
+    const balance = bal?.creditsRemaining ?? e.balance ?? null;
+    const free = bal?.freeCallsRemaining ?? null;
+    const stop = spendStop(e.creditsMax, { balance, askAbove: settings.askAboveCredits });
+    if (!stop && !e.needsConfirmation) return true;
+    const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`];
+    lines.push(...spendBalanceLines(balance, e.creditsMin, e.creditsMax));
     lines.push(
       `Free: pages Loupe already holds inside the cache window, repeats and replays, empty pages and errors${free ? `; ${free} introductory free call${free === 1 ? '' : 's'} left cover calls priced 100 credits or less` : ''}.`,
     );
