@@ -5,6 +5,7 @@
  * click does the same, two profiles compared side by side, overperformance, keyboard tabs, and
  * axe-core (no critical or serious violation) in light and dark.
  */
+import { parse as parseCsv } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { test, expect, shot } from './fixtures';
@@ -64,10 +65,13 @@ test('analysis: frequency table = the contract, row and mark click-through to th
 
   // Download CSV: the table's rows, Excel-safe header
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('frequency-csv').click()]);
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
-  expect(csv[0]).toBe('term,items,occurrences,share,first_seen,last_seen,views,likes,comments,shares,saves,engagement');
+  // the exports' cell rules (byte-order mark, quoted cells): read with a CSV reader
+  const text = readFileSync((await download.path())!, 'utf8');
+  expect(text.startsWith('\uFEFF')).toBe(true);
+  const csv = parseCsv(text, { bom: true }) as string[][];
+  expect(csv[0].join(',')).toBe('term,items,occurrences,share,first_seen,last_seen,views,likes,comments,shares,saves,engagement');
   expect(csv).toHaveLength(want.rows.length + 1);
-  expect(csv[1].startsWith(`${want.rows[0].term},${want.rows[0].count},`)).toBe(true);
+  expect(csv[1].slice(0, 2)).toEqual([want.rows[0].term, String(want.rows[0].count)]);
   await shot(page, 'analysis-frequency');
 
   // a row → the Library with exactly its items (the term shown as a condition)

@@ -5,16 +5,32 @@
  */
 import { Option, type Command } from 'commander';
 import { FREQUENCY_FIELDS, type CompareSeries } from '../shared/analysis';
-import { frequencyCsv } from '../shared/analysis-csv';
-import { neutraliseCell } from '../shared/csv-cell';
+import { analysisJson, compareCsv, frequencyCsv, overperformanceCsv, type AnalysisCsvOptions } from '../shared/analysis-csv';
 import type { LibraryQuery } from '../shared/query';
 import { UsageError, type CliContext } from './context';
 import { buildLibraryQuery, collect, withQueryFlags, type QueryFlags } from './query-flags';
+import { rawOf } from './terminal';
 
 interface Io {
-  stdout: NodeJS.WritableStream;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
 }
+
+type FileFlags = { format: 'csv' | 'json'; bom: boolean };
+
+/**
+ * A result on stdout as the exports write files (docs/analysis.md "Files"): JSON with snake_case
+ * keys and ISO times; CSV with the exports' cell rules, byte for byte to a pipe or a file, and with
+ * controls inside cells shown escaped on a terminal.
+ */
+function writeResult<T>(io: Io, o: FileFlags, value: T, csv: (v: T, c: AnalysisCsvOptions) => string): void {
+  if (o.format === 'json') return void io.stdout.write(JSON.stringify(analysisJson(value)) + '\n');
+  const terminal = io.stdout.isTTY === true;
+  (terminal ? io.stdout : rawOf(io.stdout)).write(csv(value, { bom: o.bom && !terminal, terminal }));
+}
+
+const withFileFlags = (c: Command): Command =>
+  c.addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')).option('--no-bom', 'CSV without the UTF-8 byte-order mark (as loupe export)');
 
 function intFlag(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -33,9 +49,6 @@ function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
   });
 }
 
-function csvLine(cells: Array<string | number | null | undefined>): string {
-  return cells.map((v) => (v === null || v === undefined ? '' : neutraliseCell(String(v)))).map((s) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)).join(',') + '\r\n';
-}
 
 /** Merges the shared flags' query into a series' own query (the series' own conditions win). */
 function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
@@ -51,33 +64,35 @@ function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
 export function registerAnalyzeCommands(program: Command, io: Io, context: () => CliContext): void {
   const analyze = program.command('analyze').description('analyse archived items: frequency tables, comparisons, overperformance (docs/analysis.md)');
 
-  withQueryFlags(
-    analyze
-      .command('top')
-      .description('the most frequent hashtags, mentions, authors, domains, emoji, words or n-grams of the items a query matches')
-      .addOption(new Option('--field <f>', FREQUENCY_FIELDS.join(' | ')).choices([...FREQUENCY_FIELDS]).makeOptionMandatory())
-      .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
-      .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count'))
-      .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
-  ).action(async (o: QueryFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count'; format: 'csv' | 'json' }) => {
+  withFileFlags(
+    withQueryFlags(
+      analyze
+        .command('top')
+        .description('the most frequent hashtags, mentions, authors, domains, emoji, words or n-grams of the items a query matches')
+        .addOption(new Option('--field <f>', FREQUENCY_FIELDS.join(' | ')).choices([...FREQUENCY_FIELDS]).makeOptionMandatory())
+        .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
+        .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count')),
+    ),
+  ).action(async (o: QueryFlags & FileFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count' }) => {
     const c = context();
     const t = await c.call('analysis.frequency', { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
     if (t.items === 0) io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
-    io.stdout.write(o.format === 'json' ? JSON.stringify(t) + '\n' : frequencyCsv(t));
+    writeResult(io, o, t, frequencyCsv);
   });
 
-  withQueryFlags(
-    analyze
-      .command('compare')
-      .description('two to eight result sets, profiles, watchlists or searches side by side, in that order (the query flags narrow every one)')
-      .option('--set <name>', 'a saved result set, by name or id (repeatable)', collect)
-      .option('--profile <platform/handle>', "an account's items, e.g. photo_net/nasa (repeatable)", collect)
-      .option('--series-watchlist <name>', 'the items a watchlist fetched (repeatable)', collect)
-      .option('--series-search <text>', 'the items a full-text search matches, e.g. "cake OR pastry" (repeatable)', collect)
-      .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
-      .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50))
-      .addOption(new Option('--format <f>', 'csv (one row per series) | json (everything)').choices(['csv', 'json']).default('csv')),
-  ).action(async (o: QueryFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; seriesSearch?: string[]; bucket: 'day' | 'week' | 'month'; top?: number; format: 'csv' | 'json' }) => {
+  withFileFlags(
+    withQueryFlags(
+      analyze
+        .command('compare')
+        .description('two to eight result sets, profiles, watchlists or searches side by side, in that order (the query flags narrow every one)')
+        .option('--set <name>', 'a saved result set, by name or id (repeatable)', collect)
+        .option('--profile <platform/handle>', "an account's items, e.g. photo_net/nasa (repeatable)", collect)
+        .option('--series-watchlist <name>', 'the items a watchlist fetched (repeatable)', collect)
+        .option('--series-search <text>', 'the items a full-text search matches, e.g. "cake OR pastry" (repeatable)', collect)
+        .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
+        .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50)),
+    ),
+  ).action(async (o: QueryFlags & FileFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; seriesSearch?: string[]; bucket: 'day' | 'week' | 'month'; top?: number }) => {
     const c = context();
     const common = queryOf(c, o);
     const series: Array<{ name: string; query: LibraryQuery }> = [];
@@ -103,27 +118,23 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
     const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
     for (const s of r.series as CompareSeries[])
       if (s.items === 0) io.stderr.write(`"${s.name}": no archived item matches it (fetch its items first, or check the name); its row is zeros.\n`);
-    if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
-    io.stdout.write(csvLine(['series', 'items', 'share_of_voice', 'engagement', 'engagement_share', 'rate_by_views', 'rate_by_followers']));
-    for (const s of r.series as CompareSeries[])
-      io.stdout.write(csvLine([s.name, s.items, s.shareOfVoice, s.engagement, s.engagementShare, s.rateByViews, s.rateByFollowers]));
+    // CSV: one row per series; JSON: everything (volumes, label shares, top posts)
+    writeResult(io, o, r, compareCsv);
   });
 
-  withQueryFlags(
-    analyze
-      .command('overperformance')
-      .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts")
-      .option('--baseline <n>', 'previous posts in the baseline (default 30)', intFlag('--baseline', 1, 1000))
-      .option('--min-baseline <n>', 'fewer previous posts: no score (default 5)', intFlag('--min-baseline', 1, 1000))
-      .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
-      .option('--under', 'the most underperforming first')
-      .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')),
-  ).action(async (o: QueryFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; format: 'csv' | 'json' }) => {
+  withFileFlags(
+    withQueryFlags(
+      analyze
+        .command('overperformance')
+        .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts")
+        .option('--baseline <n>', 'previous posts in the baseline (default 30)', intFlag('--baseline', 1, 1000))
+        .option('--min-baseline <n>', 'fewer previous posts: no score (default 5)', intFlag('--min-baseline', 1, 1000))
+        .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
+        .option('--under', 'the most underperforming first'),
+    ),
+  ).action(async (o: QueryFlags & FileFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean }) => {
     const c = context();
     const r = await c.call('analysis.overperformance', { query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc' });
-    if (o.format === 'json') return void io.stdout.write(JSON.stringify(r) + '\n');
-    io.stdout.write(csvLine(['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text']));
-    for (const p of r.rows)
-      io.stdout.write(csvLine([p.score, p.engagement, p.baselineMedian, p.baselinePosts, p.platform, p.kind, p.id, p.author, p.publishedAt === null ? null : new Date(p.publishedAt).toISOString(), p.url, p.text]));
+    writeResult(io, o, r, overperformanceCsv);
   });
 }

@@ -142,7 +142,9 @@ describe('frequency tables', () => {
         expect(new Map(t.rows.map((x) => [x.term, x.count])), field).toEqual(new Map([...want].map(([k, v]) => [k, v.count])));
         for (const row of t.rows) {
           const w = want.get(row.term)!;
-          expect([row.occurrences, row.sums.likes, row.firstSeen], `${field} ${row.term}`).toEqual([w.occ, w.likes, w.first]);
+          // the exports' naming: snake_case, ISO times
+          const first = (row as unknown as { first_seen: string | null }).first_seen;
+          expect([row.occurrences, row.sums.likes, first === null ? null : Date.parse(first)], `${field} ${row.term}`).toEqual([w.occ, w.likes, w.first]);
         }
         expect(t.rows.length).toBeGreaterThan(0);
         // click-through: the row's query selects exactly the items it counts
@@ -181,8 +183,11 @@ describe('frequency tables', () => {
   it('writes Excel-safe CSV and refuses a bad field with a sentence', async () => {
     const r = await runCaptured(['analyze', 'top', '--field', 'mentions', '--limit', '3'], env());
     expect(r.code).toBe(0);
-    expect(r.out.split('\r\n')[0]).toBe('term,items,occurrences,share,first_seen,last_seen,views,likes,comments,shares,saves,engagement');
-    expect(r.out.split('\r\n')[1].startsWith("'@")).toBe(true);
+    // the exports' cell rules: a byte-order mark, every non-empty cell quoted, neutralised
+    expect(r.out.split('\r\n')[0]).toBe('\uFEFF"term","items","occurrences","share","first_seen","last_seen","views","likes","comments","shares","saves","engagement"');
+    expect(r.out.split('\r\n')[1].startsWith(`"'@`)).toBe(true);
+    const plain = await runCaptured(['analyze', 'top', '--field', 'mentions', '--limit', '3', '--no-bom'], env());
+    expect(plain.out.startsWith('"term"')).toBe(true);
     const bad = await runCaptured(['analyze', 'top', '--field', 'colours'], env());
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/colours/);

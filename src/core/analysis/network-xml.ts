@@ -60,7 +60,7 @@ export function gexfOf(graph: Graph): string {
     graph.forEachNode((n, a) => g.mergeNode(xmlSafe(n), a));
     graph.forEachEdge((_e, a, s, t) => g.mergeEdge(xmlSafe(s), xmlSafe(t), a));
   }
-  return gexfWrite(g, {
+  const doc = gexfWrite(g, {
     formatNode: (_key, attrs) => {
       const { label, ...rest } = safeAttrs(attrs);
       return { label: typeof label === 'string' ? label : String(label ?? _key), attributes: rest };
@@ -70,6 +70,18 @@ export function gexfOf(graph: Graph): string {
       return { weight: typeof weight === 'number' ? weight : 1, attributes: rest };
     },
   });
+  // graphology-gexf types an attribute by its values: a share that is 0 or 1 in every node would be
+  // an integer in one file and a double in the next; a share is a double in every file
+  return doc.replace(/(<attribute id="([^"]+)" title="[^"]*" type=")(integer|long)("\/>)/g, (m, a: string, id: string, _t: string, b: string) => (fixedType(id) === 'double' ? `${a}double${b}` : m));
+}
+
+/**
+ * The attributes whose type is fixed whatever values a network holds, so that it is the same in
+ * every network file: label shares (`sponsored_share`, `intent_top_share`, `negative_share`) are
+ * doubles even when every value is 0 or 1.
+ */
+function fixedType(name: string): KeyType | undefined {
+  return name.endsWith('_share') ? 'double' : undefined;
 }
 
 type KeyType = 'boolean' | 'int' | 'long' | 'double' | 'string';
@@ -137,10 +149,10 @@ export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: Abort
   const nodeTypes = new Map<string, KeyType>();
   const edgeTypes = new Map<string, KeyType>();
   graph.forEachNode((_n, a) => {
-    for (const [k, v] of Object.entries(safeAttrs(a))) nodeTypes.set(k, widen(nodeTypes.get(k), typeOf(v)));
+    for (const [k, v] of Object.entries(safeAttrs(a))) nodeTypes.set(k, fixedType(k) ?? widen(nodeTypes.get(k), typeOf(v)));
   });
   graph.forEachEdge((_e, a) => {
-    for (const [k, v] of Object.entries(safeAttrs(a))) edgeTypes.set(k, widen(edgeTypes.get(k), typeOf(v)));
+    for (const [k, v] of Object.entries(safeAttrs(a))) edgeTypes.set(k, fixedType(k) ?? widen(edgeTypes.get(k), typeOf(v)));
   });
   const nodeIds = new Map<string, string>();
   const edgeIds = new Map<string, string>();
