@@ -125,6 +125,28 @@ function paramSchema(p: CatalogueParam): Record<string, unknown> {
   return schema;
 }
 
+/**
+ * The catalogue's example in the parameter's own type: a boolean's `1` (how a query string says
+ * it, and how the catalogue shows it) is `true` in the OpenAPI document, whose examples are checked
+ * against their schema (Spectral's oas3-valid-media-example, Redocly's
+ * no-invalid-parameter-examples); a number given as text becomes the number.
+ */
+export function typedExample(p: CatalogueParam): unknown {
+  const x = p.example;
+  if (x === null || x === undefined) return undefined;
+  if (p.type === 'boolean') {
+    if (typeof x === 'boolean') return x;
+    if (x === 1 || x === '1' || x === 'true') return true;
+    if (x === 0 || x === '0' || x === 'false') return false;
+    return undefined;
+  }
+  if (p.type === 'integer' || p.type === 'number') {
+    const n = typeof x === 'number' ? x : Number(x);
+    return Number.isFinite(n) && (p.type === 'number' || Number.isInteger(n)) ? n : undefined;
+  }
+  return typeof x === 'string' ? x : String(x);
+}
+
 function openApiParam(p: CatalogueParam): Record<string, unknown> {
   const o: Record<string, unknown> = {
     name: p.name,
@@ -133,7 +155,8 @@ function openApiParam(p: CatalogueParam): Record<string, unknown> {
     description: p.one_of_group ? `${p.description} (one of: ${p.one_of_group.split('|').join(' | ')})` : p.description,
     schema: paramSchema(p),
   };
-  if (p.example !== null && p.example !== undefined) o.example = p.example;
+  const example = typedExample(p);
+  if (example !== undefined) o.example = example;
   if (p.one_of_group) o['x-one-of-group'] = p.one_of_group;
   return o;
 }
