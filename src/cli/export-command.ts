@@ -20,7 +20,7 @@ import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flag
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
-type ExportFlags = QueryFlags & { format: AnyExportFormat; out: string; columns?: string; bom: boolean; network?: string; pseudonymise?: boolean };
+type ExportFlags = QueryFlags & { history: boolean; format: AnyExportFormat; out: string; columns?: string; bom: boolean; network?: string; pseudonymise?: boolean };
 
 export function registerExportCommand(program: Command, io: Io, context: () => CliContext): void {
   withQueryFlags(program.command('export'))
@@ -32,10 +32,11 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
     .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
     .option('--columns <list>', 'CSV / XLSX / Parquet columns, comma-separated (see: loupe columns)')
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
+    .option('--no-history', 'without the metric history and annotations files (or XLSX sheets) beside the rows')
     .action(async (o: ExportFlags) => {
       const target = checkOut(o.out)!;
       // the writers (exceljs, the Parquet encoder, graphology) load when an export runs
-      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }] = await Promise.all([import('../core/export/columns'), import('../core/export/formats')]);
+      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }, { companionsOf }] = await Promise.all([import('../core/export/columns'), import('../core/export/formats'), import('../core/export/companions')]);
       const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
@@ -71,6 +72,8 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
           archive,
           query: q,
+          // beside a file only (not on standard output); never in a pseudonymised export (notes name people)
+          companions: o.history && target.kind === 'file' && !o.pseudonymise ? companionsOf(archive.datasets, { query: q }) : undefined,
           signal: abort.signal,
           total,
           onProgress: (n) => {

@@ -132,7 +132,7 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
     }
     if (path.startsWith('/api/exports/')) {
       if (req.method !== 'GET') return refuse(res, 405, 'validation', 'Use GET to download an export.');
-      return download(res, decodeURIComponent(path.slice('/api/exports/'.length)));
+      return download(res, decodeURIComponent(path.slice('/api/exports/'.length)), url.searchParams.get('file'));
     }
     const method = decodeURIComponent(path.slice('/api/'.length));
     if (req.method !== 'POST') return refuse(res, 405, 'validation', `Use POST for /api/${method}.`);
@@ -182,13 +182,16 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
     res.on('close', done);
   }
 
-  async function download(res: ServerResponse, exportId: string): Promise<void> {
+  /** an export's file, or one of the files written beside it (`file`: history, annotations) */
+  async function download(res: ServerResponse, exportId: string, table: string | null = null): Promise<void> {
     const r = await dispatch(app, 'export.get', { exportId });
     if (!r.ok) return sendJson(res, httpStatusOf(r.error), r);
     const job = r.result as ExportJob | null;
     if (!job) return refuse(res, 404, 'not_found', 'No such export.');
     if (job.status !== 'done' || !job.path) return refuse(res, 409, 'validation', `The export is ${job.status}, not ready to download.`);
-    const file = resolve(job.path);
+    const side = table === null ? null : (job.files ?? []).find((f) => f.table === table);
+    if (table !== null && !side) return refuse(res, 404, 'not_found', `This export has no ${table} file.`);
+    const file = resolve(side ? side.path : job.path);
     if (!file.startsWith(exportsRoot + sep) || !existsSync(file)) return refuse(res, 404, 'not_found', 'The export file is gone.');
     const name = basename(file);
     res.writeHead(200, {

@@ -66,6 +66,8 @@ export const exportStartInput = z.object({
   pseudonymise: z.boolean().default(false),
   columns: z.array(z.string()).optional(),
   bom: z.boolean().default(true),
+  /** table formats: the items' metric history and annotations beside the rows (files, or XLSX sheets) */
+  history: z.boolean().default(true),
   fileName: z
     .string()
     .max(200)
@@ -85,4 +87,6 @@ export interface ExportJob {
   error: string | null;
   /** when done: what the file holds, in one sentence (e.g. a network's node and edge counts) */
   summary?: string | null;
+  /** when done: the history / annotations files written beside it (web door: each with its download URL) */
+  files?: Array<{ table: string; path: string; rows: number; downloadUrl: string | null }>;
 }

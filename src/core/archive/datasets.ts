@@ -55,4 +55,62 @@ export class DatasetStore {
       reader.close();
     }
   }
+
+  /** The history of explicit items (in the given order; unknown refs skipped). */
+  *historyRowsFor(refs: ItemRef[]): IterableIterator<HistoryRow> {
+    for (const ref of refs) for (const r of this.history(ref)) yield { platform: ref.platform, kind: ref.kind, id: ref.id, ...r };
+  }
+
+  /**
+   * Every annotation of the items a query matches, with its author and time: platform, kind, id,
+   * type (tag | note | override), name (the tag, `note`, `family.field`), value (the note's text,
+   * the override's value; null for a tag), author, at. Streamed from a read-only connection.
+   */
+  *annotationRows(input: LibraryQuery): IterableIterator<AnnotationRow> {
+    const w = buildWhere(parseQuery(input));
+    const where = and(w.clauses);
+    yield* this.annotationsWhere(where, [...w.params, ...w.params, ...w.params]);
+  }
+
+  /** The annotations of explicit items. */
+  *annotationRowsFor(refs: ItemRef[]): IterableIterator<AnnotationRow> {
+    if (refs.length === 0) return;
+    const keys = JSON.stringify(refs.map((r) => [r.platform, r.kind, r.id]));
+    const where = `i.rid IN (SELECT x.rid FROM json_each(?) j JOIN items x ON x.platform = j.value ->> 0 AND x.kind = j.value ->> 1 AND x.id = j.value ->> 2)`;
+    yield* this.annotationsWhere(where, [keys, keys, keys]);
+  }
+
+  private *annotationsWhere(where: string, params: unknown[]): IterableIterator<AnnotationRow> {
+    const reader = openReader(this.c);
+    try {
+      const st = reader.db.prepare(
+        `SELECT i.platform, i.kind, i.id, 'tag', t.name, NULL, it.author, it.at, i.rid
+           FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id JOIN items i ON i.rid = it.item_rid WHERE ${where}
+         UNION ALL
+         SELECT i.platform, i.kind, i.id, 'note', 'note', json_quote(n.text), n.author, n.updated_at, i.rid
+           FROM notes n JOIN items i ON i.rid = n.item_rid WHERE ${where}
+         UNION ALL
+         SELECT i.platform, i.kind, i.id, 'override', o.family || '.' || o.field, o.value, o.author, o.at, i.rid
+           FROM label_overrides o JOIN items i ON i.rid = o.item_rid WHERE ${where}
+         ORDER BY 9, 4, 5`,
+      );
+      type Raw = [string, string, string, AnnotationRow['type'], string, string | null, string | null, number, number];
+      for (const r of st.raw(true).iterate(...params) as IterableIterator<Raw>)
+        yield { platform: r[0], kind: r[1], id: r[2], type: r[3], name: r[4], value: r[5] === null ? null : (JSON.parse(r[5]) as unknown), author: r[6], at: r[7] };
+    } finally {
+      reader.close();
+    }
+  }
+}
+
+/** One annotation of an export (docs/export.md "History and annotations"). */
+export interface AnnotationRow {
+  platform: string;
+  kind: string;
+  id: string;
+  type: 'tag' | 'note' | 'override';
+  name: string;
+  value: unknown;
+  author: string | null;
+  at: number;
 }

@@ -11,6 +11,8 @@ import type { FactsSource } from '../analysis/network-source';
 import type { ExportRow } from '../ports';
 import { exportRows } from './index';
 import { Pseudonymiser } from './pseudonym';
+import { basename } from 'node:path';
+import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 
 // the XLSX writer (exceljs), the Parquet encoder and the network builder (graphology) are read
 // when an export of their format runs: the command line and the app start without them
@@ -41,6 +43,8 @@ export interface AnyExportOptions {
   signal?: AbortSignal;
   onProgress?: (rows: number) => void;
   total?: number;
+  /** the items' metric history and annotations, written beside a table export (companions.ts) */
+  companions?: CompanionSource;
 }
 
 export interface AnyExportResult {
@@ -49,6 +53,8 @@ export interface AnyExportResult {
   path: string;
   /** one sentence for the person who asked: what the file holds */
   summary: string;
+  /** the history and annotations files written beside it (CSV, JSON, JSONL, Parquet; XLSX holds them as sheets) */
+  files?: CompanionFile[];
 }
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
@@ -82,6 +88,14 @@ function* mapRows(rows: Iterable<ExportRow>, f: (r: ExportRow) => ExportRow): Ge
 }
 
 export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
+  const r = await exportMain(rows, o);
+  if (!o.companions || o.format === 'gexf' || o.format === 'graphml' || o.format === 'xlsx') return r;
+  const files = await writeCompanions(o.format, r.path, o.companions, { bom: o.bom, signal: o.signal });
+  const said = files.map((f) => `${fmt(f.rows)} ${f.table} rows to ${basename(f.path)}`).join(', ');
+  return { ...r, files, summary: `${r.summary} Also ${said}.` };
+}
+
+async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
   checkExportOptions(o);
   const p = o.pseudonymiseIn ? Pseudonymiser.forDataDir(o.pseudonymiseIn) : null;
   const src = p ? mapRows(rows, (r) => p.row(r)) : rows;
@@ -96,7 +110,7 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
     }
     case 'xlsx': {
       const { exportXlsx } = await import('./xlsx');
-      const r = await exportXlsx(src, { ...common, columns: o.columns });
+      const r = await exportXlsx(src, { ...common, columns: o.columns, extraSheets: o.companions ? companionSheets(o.companions) : undefined });
       const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
     }

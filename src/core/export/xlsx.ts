@@ -44,6 +44,12 @@ export interface XlsxOptions {
   rowsPerSheet?: number;
   /** sheet name (numbered from the second sheet on) */
   sheetName?: string;
+  /**
+   * More sheets after the rows' (companions.ts: "Metric history", "Annotations"), each with its header and
+   * typed cells (times as dates, JSON as text); numbered like the rows' sheets past 1,048,575 rows.
+   * A sheet without rows is left out.
+   */
+  extraSheets?: Array<{ name: string; columns: ReadonlyArray<{ name: string; type: string }>; rows: () => Iterable<unknown[]> }>;
 }
 
 export interface XlsxResult {
@@ -224,6 +230,35 @@ export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<Expor
     }
     await flush();
     sheet.commit();
+    for (const extra of opts.extraSheets ?? []) {
+      const exNames = extra.columns.map((c) => c.name);
+      const exDate = extra.columns.map((c) => c.type === 'time');
+      const exLetters = exNames.map((_, i) => columnLetters(i));
+      let part = 0;
+      let n = perSheet;
+      for (const vs of extra.rows()) {
+        if (signal?.aborted) throw abortError(signal);
+        if (n === perSheet) {
+          await flush();
+          if (part > 0) sheet.commit();
+          part++;
+          sheet = wb.addWorksheet(part === 1 ? extra.name.slice(0, 25) : `${extra.name.slice(0, 25)} (${part})`, { views: [{ state: 'frozen', ySplit: 1 }] }) as unknown as SheetInternals;
+          sheet.addRow(exNames).commit();
+          n = 0;
+        }
+        const r = n + 2;
+        let x = `<row r="${r}">`;
+        for (let i = 0; i < vs.length; i++) x += cells.value(exLetters[i] + r, exDate[i] ? vs[i] : typeof vs[i] === 'object' && vs[i] !== null ? JSON.stringify(vs[i]) : vs[i], exDate[i]);
+        buf += x + '</row>';
+        n++;
+        if (buf.length >= 65_536) await flush();
+      }
+      if (part > 0) {
+        await flush();
+        sheet.commit();
+        sheets += part;
+      }
+    }
     committed = true;
     await wb.commit();
     if (signal?.aborted) throw abortError(signal);

@@ -11,6 +11,7 @@ import type { LibraryQuery } from '../../shared/query';
 import { AppError } from '../bridge';
 import { CSV_COLUMNS } from '../export';
 import { exportAny, exportOptionsError } from '../export/formats';
+import { companionsOf } from '../export/companions';
 import type { ExportRow } from '../ports';
 import type { AppParts, Slice } from './parts';
 
@@ -74,6 +75,8 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
         pseudonymiseIn: i.pseudonymise ? dataDir : null,
         archive,
         query: i.items ? undefined : query,
+        // the metric history and annotations beside the rows (docs/export.md; not in a pseudonymised export: notes name people)
+        companions: i.history && !i.pseudonymise ? companionsOf(archive.datasets, i.items ? { items: i.items } : { query }) : undefined,
         signal: abort.signal,
         total,
         onProgress: (n) => {
@@ -82,7 +85,8 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
         },
       }).then(
         (r) => {
-          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, summary: r.summary, downloadUrl: parts.downloadUrl ? parts.downloadUrl(exportId) : null });
+          const files = (r.files ?? []).map((f) => ({ table: f.table, path: f.path, rows: f.rows, downloadUrl: parts.downloadUrl ? `${parts.downloadUrl(exportId)}&file=${f.table}` : null }));
+          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, summary: r.summary, downloadUrl: parts.downloadUrl ? parts.downloadUrl(exportId) : null, files });
           emit({ type: 'export-progress', job: { ...job } });
         },
         (e: unknown) => {

@@ -1,0 +1,190 @@
+/**
+ * Small typed tables written beside an export (issue 29, docs/export.md "History and annotations"):
+ * the long-format metric history and the annotations with their authors, and the tables of a dataset
+ * bundle. One column list with types, written as CSV (the export's cell rules: RFC 4180, every cell
+ * quoted, formula neutralisation, times ISO 8601), JSON / JSONL (one object per row, times ISO,
+ * ids text), Parquet (typed: text, INT64, TIMESTAMP in ms, JSON) or an XLSX sheet (xlsx.ts
+ * `extraSheets`). Streamed: rows are pulled one at a time, written in chunks; a file is written under
+ * a temporary name and renamed when complete.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { cell, csvRecord } from './cells';
+import { abortError } from './abort';
+
+export type ColumnType = 'text' | 'int' | 'time' | 'json' | 'bool';
+export interface TableColumn {
+  name: string;
+  type: ColumnType;
+}
+export interface Table {
+  columns: readonly TableColumn[];
+  /** rows as value arrays in column order; times as ms since 1970; null = empty */
+  rows: Iterable<unknown[]>;
+}
+export type TableFormat = 'csv' | 'json' | 'jsonl' | 'parquet';
+export interface TableResult {
+  path: string;
+  rows: number;
+  bytes: number;
+}
+
+const iso = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v).toISOString() : null);
+
+/** A value as the JSON / JSONL table writes it (times ISO, JSON columns as their value). */
+function jsonValue(t: ColumnType, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (t === 'time') return iso(v);
+  return v;
+}
+
+/** A value as a CSV cell gets it before the cell rules (times ISO). */
+function csvValue(t: ColumnType, v: unknown): unknown {
+  if (t === 'time') return iso(v);
+  return v;
+}
+
+/** Synchronous chunked file writing under a temporary name (tables are written between the awaits of an export). */
+class TableFile {
+  readonly finalPath: string;
+  private readonly tmp: string;
+  private fd: number;
+  private buf: string[] = [];
+  private size = 0;
+  bytes = 0;
+  constructor(out: string) {
+    this.finalPath = resolve(out);
+    this.tmp = join(dirname(this.finalPath), `.${basename(this.finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+    this.fd = openSync(this.tmp, 'wx');
+  }
+  write(s: string): void {
+    this.buf.push(s);
+    this.size += s.length;
+    if (this.size >= 1 << 16) this.flush();
+  }
+  bytesOut(b: Uint8Array): void {
+    this.flush();
+    writeSync(this.fd, b);
+    this.bytes += b.length;
+  }
+  flush(): void {
+    if (this.buf.length === 0) return;
+    const b = Buffer.from(this.buf.join(''), 'utf8');
+    writeSync(this.fd, b);
+    this.bytes += b.length;
+    this.buf = [];
+    this.size = 0;
+  }
+  done(): string {
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    renameSync(this.tmp, this.finalPath);
+    return this.finalPath;
+  }
+  abandon(): void {
+    try {
+      closeSync(this.fd);
+    } catch {}
+    try {
+      unlinkSync(this.tmp);
+    } catch {}
+  }
+}
+
+/** Write a table to `out` in `format`; `bom` for CSV (default true, as the export's CSV). */
+export async function writeTable(table: Table, format: TableFormat, out: string, opts: { bom?: boolean; signal?: AbortSignal } = {}): Promise<TableResult> {
+  // hyparquet-writer is loaded on first use (a CSV export or the command line's start never pays for it)
+  const pq = format === 'parquet' ? await import('hyparquet-writer') : null;
+  const f = new TableFile(out);
+  let rows = 0;
+  try {
+    if (pq) rows = parquetRows(pq, table, f, opts.signal);
+    else {
+      const { columns } = table;
+      if (format === 'csv') {
+        if (opts.bom !== false) f.write('\uFEFF');
+        f.write(csvRecord(columns.map((c) => c.name)));
+      } else if (format === 'json') f.write('[');
+      for (const r of table.rows) {
+        if (opts.signal?.aborted) throw abortError(opts.signal);
+        if (format === 'csv') f.write(csvRecord(r.map((v, i) => cell(csvValue(columns[i].type, v)))));
+        else {
+          const o: Record<string, unknown> = {};
+          for (let i = 0; i < columns.length; i++) o[columns[i].name] = jsonValue(columns[i].type, r[i]);
+          f.write(format === 'json' ? `${rows ? ',\n' : '\n'}${JSON.stringify(o)}` : `${JSON.stringify(o)}\n`);
+        }
+        rows++;
+      }
+      if (format === 'json') f.write(rows ? '\n]\n' : ']\n');
+    }
+    const path = f.done();
+    return { path, rows, bytes: statSync(path).size };
+  } catch (e) {
+    f.abandon();
+    throw e;
+  }
+}
+
+const GROUP = 50_000;
+
+function parquetSchema(columns: readonly TableColumn[]) {
+  const el = (c: TableColumn) => {
+    switch (c.type) {
+      case 'text':
+        return { name: c.name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const };
+      case 'json':
+        return { name: c.name, type: 'BYTE_ARRAY' as const, converted_type: 'JSON' as const, repetition_type: 'OPTIONAL' as const };
+      case 'int':
+        return { name: c.name, type: 'INT64' as const, repetition_type: 'OPTIONAL' as const };
+      case 'time':
+        return { name: c.name, type: 'INT64' as const, converted_type: 'TIMESTAMP_MILLIS' as const, repetition_type: 'OPTIONAL' as const };
+      case 'bool':
+        return { name: c.name, type: 'BOOLEAN' as const, repetition_type: 'OPTIONAL' as const };
+    }
+  };
+  return [{ name: 'root', num_children: columns.length }, ...columns.map(el)];
+}
+
+/** A value as the Parquet column holds it (INT64 as bigint, JSON as text). */
+function parquetValue(t: ColumnType, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (t === 'int' || t === 'time') return typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : null;
+  if (t === 'json') return JSON.stringify(v);
+  if (t === 'bool') return typeof v === 'boolean' ? v : null;
+  return typeof v === 'string' ? v : String(v);
+}
+
+type Pq = typeof import('hyparquet-writer');
+function parquetRows(pq: Pq, table: Table, f: TableFile, signal?: AbortSignal): number {
+  const { columns } = table;
+  const bw = new pq.ByteWriter(1 << 16) as InstanceType<Pq['ByteWriter']> & { flush(): void };
+  bw.flush = () => {
+    if (bw.index === 0) return;
+    f.bytesOut(new Uint8Array(bw.buffer, 0, bw.index).slice());
+    bw.index = 0;
+  };
+  const writer = new pq.ParquetWriter({ writer: bw, schema: parquetSchema(columns), codec: 'UNCOMPRESSED', createdBy: 'Loupe (hyparquet-writer)' });
+  let data: unknown[][] = columns.map(() => []);
+  let n = 0;
+  let total = 0;
+  const put = () => {
+    if (n === 0) return;
+    void writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: data[i] as never })), rowGroupSize: n });
+    bw.flush();
+    data = columns.map(() => []);
+    n = 0;
+  };
+  for (const r of table.rows) {
+    if (signal?.aborted) throw abortError(signal);
+    for (let i = 0; i < columns.length; i++) data[i].push(parquetValue(columns[i].type, r[i]));
+    n++;
+    total++;
+    if (n === GROUP) put();
+  }
+  put();
+  writer.finish();
+  bw.flush();
+  return total;
+}
