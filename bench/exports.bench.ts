@@ -1,13 +1,14 @@
 /**
- * Issue 16 exports and networks on 1M synthetic posts (50k with --quick), in a data folder of their
- * own (`LOUPE_BENCH_EXPORTS_DATA=<dir>` keeps it between runs):
+ * Issue 16 exports and networks on 1M synthetic posts (200k with --quick; LOUPE_BENCH_ROWS
+ * overrides), in a data folder of their own, kept between runs in ~/.cache/loupe-bench/archives
+ * (`LOUPE_BENCH_EXPORTS_DATA=<dir>` chooses another):
  *
  *  1. co-hashtag network of ~100k posts (a date range holding 10 % of the archive), built in this
  *     process as the app and the exports build it (network-source.ts): median of 3 builds (< 2 s),
  *     and, beside it, the graphology graph that only the GEXF / GraphML files need;
  *  2. CSV, XLSX and Parquet of every post, each in a child process (time and peak RSS of that
- *     process: bench/exports-child.ts), side by side: XLSX ≤ 3 × the CSV time at < 400 MB,
- *     Parquet faster than the CSV;
+ *     process: bench/exports-child.ts), side by side with the sqlite3 program's CSV of the same
+ *     table and DuckDB's Parquet of the same rows (bench/export-peers.ts, issue 30);
  *  3. the network view in Chromium (--disable-gpu: software WebGL) with 10,000 nodes: frames per
  *     second (requestAnimationFrame in the page) while the mouse pans and zooms for 4 s, after the
  *     layout has stopped and sigma has drawn the edges (≥ 30 fps); beside it, sigma's own full
@@ -20,11 +21,10 @@
  * The posts are the library bench's (bench/synthetic.ts) with 0–5 hashtags from a Zipf-distributed
  * vocabulary of 20,000 and an occasional mention added to their text.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
 import { buildNetworkFromFacts } from '../src/core/analysis/network';
 import { archiveFacts, factsOptionsFor } from '../src/core/analysis/network-source';
@@ -33,6 +33,8 @@ import { archivePath } from '../src/core/paths';
 import { MemorySecretStore } from '../src/core/secrets/index';
 import { startHost, type Host } from '../src/host/index';
 import { mulberry32, syntheticPost, T_END, T_SPAN, VOCAB } from './synthetic';
+import { exportComparisons } from './export-peers';
+import { peersDir } from './peers';
 import { atLeast, below, type BenchContext, type Result } from './types';
 
 export const name = 'exports';
@@ -75,25 +77,14 @@ async function buildDataDir(dir: string, n: number, log: (m: string) => void): P
   writeFileSync(marker, `${n}\n`);
 }
 
-function child(args: string[]): Promise<{ rows: number; bytes: number; ms: number; peakRssMB: number; summary: string }> {
-  return new Promise((res, rej) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'exports-child.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += String(d)));
-    p.stderr.on('data', (d: Buffer) => (err += String(d)));
-    p.on('error', rej);
-    p.on('close', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(`exports-child ${args[2]} failed: ${err.slice(-500)}`))));
-  });
-}
-
 const iso = (ms: number): string => new Date(ms).toISOString();
-const s1 = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
-  const n = ctx.quick ? 50_000 : 1_000_000;
-  const keep = process.env.LOUPE_BENCH_EXPORTS_DATA;
-  const dir = keep ?? (await mkdtemp(join(tmpdir(), 'loupe-exports-bench-')));
+  const env = Number(process.env.LOUPE_BENCH_ROWS);
+  const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 200_000 : 1_000_000;
+  // the archive is kept between runs (building 1M posts takes many minutes on 2 shared cores)
+  const keep = process.env.LOUPE_BENCH_EXPORTS_DATA ?? join(dirname(peersDir()), 'archives', `exports-${n}`);
+  const dir = keep;
   const results: Result[] = [];
   try {
     ctx.log(`archive of ${n.toLocaleString('en-US')} posts with hashtags in ${dir}`);
@@ -123,20 +114,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     results.push({ metric: `co-hashtag network of ${inRange.toLocaleString('en-US')} posts, built (median of 3)`, value: med / 1000, unit: 's', target: '< 2 s', ok: below(med, 2000), note: stats });
     results.push({ metric: 'the same network as a graphology graph (GEXF / GraphML files only), on top', value: gmed / 1000, unit: 's', note: `build + graph ${((med + gmed) / 1000).toFixed(2)} s` });
 
-    // 2. exports, each in its own process
+    // 2. exports, each in its own process, beside the tools an analyst would compare them with
     const outDir = await mkdtemp(join(tmpdir(), 'loupe-exports-out-'));
     try {
-      const csv = await child([dir, join(outDir, 'a.csv'), 'csv']);
-      ctx.log(`csv ${s1(csv.ms)} ${csv.peakRssMB.toFixed(0)} MB`);
-      const xlsx = await child([dir, join(outDir, 'a.xlsx'), 'xlsx']);
-      ctx.log(`xlsx ${s1(xlsx.ms)} ${xlsx.peakRssMB.toFixed(0)} MB`);
-      const pq = await child([dir, join(outDir, 'a.parquet'), 'parquet']);
-      ctx.log(`parquet ${s1(pq.ms)} ${pq.peakRssMB.toFixed(0)} MB`);
-      const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
-      results.push({ metric: `CSV export of ${csv.rows.toLocaleString('en-US')} posts (the baseline)`, value: csv.ms / 1000, unit: 's', note: `${mb(csv.bytes)}, peak RSS ${csv.peakRssMB.toFixed(0)} MB` });
-      results.push({ metric: 'XLSX export ÷ CSV export, time', value: xlsx.ms / csv.ms, unit: '×', target: '≤ 3×', ok: xlsx.ms <= 3 * csv.ms, note: `${s1(xlsx.ms)} vs ${s1(csv.ms)}; ${mb(xlsx.bytes)}; ${xlsx.summary}` });
-      results.push({ metric: 'XLSX export peak RSS', value: xlsx.peakRssMB, unit: 'MB', target: '< 400 MB', ok: below(xlsx.peakRssMB, 400) });
-      results.push({ metric: 'Parquet export ÷ CSV export, time', value: pq.ms / csv.ms, unit: '×', target: '< 1×', ok: pq.ms < csv.ms, note: `${s1(pq.ms)} vs ${s1(csv.ms)}; ${mb(pq.bytes)}; peak RSS ${pq.peakRssMB.toFixed(0)} MB` });
+      results.push(...(await exportComparisons(dir, outDir, ctx)));
     } finally {
       await rm(outDir, { recursive: true, force: true });
     }

@@ -3,10 +3,12 @@
  *
  * Runs every `bench/*.bench.ts` (each exports `name` and `run(ctx)`, or a default object with
  * both), prints one table, and writes bench/results/latest.json and bench/results/latest.md
- * (the markdown table is what goes into the README).
+ * (the markdown table is what goes into docs/benchmarks.md). Each figure carries the machine's
+ * 1-minute load average when it was measured (the `load` column): on a shared machine a figure
+ * means little without it.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Bench, BenchContext, Result, ResultRow } from './types';
@@ -60,8 +62,8 @@ const okMark = (ok: boolean | undefined): string => (ok === undefined ? '' : ok 
 
 function table(rows: ResultRow[]): string[][] {
   return [
-    ['bench', 'metric', 'value', 'target', 'met', 'note'],
-    ...rows.map((r) => [r.bench, r.metric, fmtValue(r), r.target ?? '', okMark(r.ok), r.note ?? '']),
+    ['bench', 'metric', 'value', 'target', 'met', 'load', 'note'],
+    ...rows.map((r) => [r.bench, r.metric, fmtValue(r), r.target ?? '', okMark(r.ok), r.load === undefined ? '' : r.load.toFixed(1), r.note ?? '']),
   ];
 }
 
@@ -100,7 +102,10 @@ async function main(): Promise<void> {
     process.stderr.write(`▶ ${b.name}${quick ? ' (quick)' : ''}\n`);
     const t0 = performance.now();
     try {
-      for (const r of await b.run(ctx)) rows.push({ bench: b.name, ...r });
+      const results = await b.run(ctx);
+      // a figure without its own load gets the load at the end of its bench
+      const load = Math.round(loadavg()[0] * 10) / 10;
+      for (const r of results) rows.push({ bench: b.name, ...r, load: r.load ?? load });
     } catch (e) {
       failed = true;
       rows.push({ bench: b.name, metric: 'ERROR', value: null, unit: '', note: e instanceof Error ? e.message : String(e) });

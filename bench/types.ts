@@ -20,6 +20,8 @@ export interface Result {
   ok?: boolean;
   /** anything the reader needs to interpret the number */
   note?: string;
+  /** the machine's 1-minute load average when the figure was measured (run.ts fills it in when absent) */
+  load?: number;
 }
 
 export interface Bench {
@@ -30,6 +32,12 @@ export interface Bench {
 /** A result row as written to latest.json. */
 export interface ResultRow extends Result {
   bench: string;
+}
+
+/** The machine's 1-minute load average now (the figure to print beside a measurement). */
+export async function loadNow(): Promise<number> {
+  const { loadavg } = await import('node:os');
+  return Math.round(loadavg()[0] * 10) / 10;
 }
 
 export function percentile(samples: readonly number[], p: number): number {

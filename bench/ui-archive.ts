@@ -1,21 +1,27 @@
 /**
  * A Loupe data folder holding an archive of `n` synthetic posts (bench/synthetic.ts, the library
- * bench's builder), for the UI bench's web host. `LOUPE_BENCH_UI_DATA=<dir>` keeps the folder
- * between runs (a marker file names its size), so a re-run skips the build; without it the
- * folder is temporary.
+ * bench's builder), for the UI and analysis benches. The folder is kept between runs (a marker file
+ * names its size), so a re-run skips the build: LOUPE_BENCH_UI_DATA=<dir>, else
+ * ~/.cache/loupe-bench/archives/ui-<n> (uiDataDir).
  *
  * Standalone: `npx tsx bench/ui-archive.ts <dir> <n>` builds (or reuses) one.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { archivePath } from '../src/core/paths';
 import { loadArchive } from './archive-adapter';
+import { peersDir } from './peers';
 import { syntheticBatches } from './synthetic';
 
 const BATCH = 1000;
 
 const marker = (dir: string, n: number): string => join(dir, `.ui-bench-${n}.ok`);
+
+/** Where the UI and analysis benches keep their archive of `n` posts: LOUPE_BENCH_UI_DATA, else ~/.cache/loupe-bench/archives/ui-<n>. */
+export function uiDataDir(n: number): string {
+  return process.env.LOUPE_BENCH_UI_DATA ?? join(dirname(peersDir()), 'archives', `ui-${n}`);
+}
 
 /** Builds (or, when its marker is there, reuses) `dir` with `n` posts; returns whether it was reused. */
 export async function buildUiDataDir(dir: string, n: number, log: (m: string) => void): Promise<{ reused: boolean; ms: number }> {

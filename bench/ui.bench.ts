@@ -36,13 +36,12 @@
  * 117 / 83 ms (3 / 1 frames over 50 ms).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { MemorySecretStore } from '../src/core/secrets/index';
 import { startHost, type Host } from '../src/host/index';
-import { buildUiDataDir } from './ui-archive';
+import { buildUiDataDir, uiDataDir } from './ui-archive';
 import { below, percentile, type BenchContext, type Result } from './types';
 
 export const name = 'ui';
@@ -218,7 +217,7 @@ async function rowsLoaded(page: Page): Promise<number> {
 export async function run(ctx: BenchContext): Promise<Result[]> {
   if (!existsSync(CHROMIUM)) return [{ metric: 'ui', value: null, unit: '', note: `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)` }];
   const env = Number(process.env.LOUPE_BENCH_ROWS);
-  const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 50_000 : 1_000_000;
+  const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 200_000 : 1_000_000;
   const size = sizeLabel(n);
 
   // the renderer build the host serves
@@ -230,8 +229,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     await serve.buildRenderer();
   }
 
-  const keep = process.env.LOUPE_BENCH_UI_DATA;
-  const dataDir = keep ? join(keep) : await mkdtemp(join(tmpdir(), 'loupe-ui-bench-'));
+  const keep = uiDataDir(n);
+  const dataDir = keep;
   let host: Host | null = null;
   let browser: Browser | null = null;
   try {

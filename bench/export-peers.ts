@@ -1,0 +1,128 @@
+/**
+ * Issue 30's export targets, measured side by side in one run on the exports bench's archive:
+ *  - Loupe's CSV export (a child process: time, CPU, peak RSS) against the sqlite3 program's
+ *    `-csv -header` of the same table, every row (`SELECT * FROM items`): ≤ 1.2× its time, and
+ *    < 300 MB peak RSS at 1M rows;
+ *  - Loupe's Parquet export against DuckDB's `COPY … TO parquet` (Snappy) of the same rows, held
+ *    in a DuckDB table (read from Loupe's file first, not timed): ≤ 1.5× its time; beside it
+ *    DuckDB converting Loupe's CSV of the same rows, and the Parquet ÷ CSV time (≤ 1×, issue 26);
+ *  - XLSX ÷ CSV (≤ 3×, < 400 MB; issue 16).
+ * The machine's load is printed beside each figure. A missing peer (bench/peers.ts) is skipped
+ * with a sentence.
+ */
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { archivePath } from '../src/core/paths';
+import { duckdb, sqlite3Program } from './peers';
+import { below, loadNow, type BenchContext, type Result } from './types';
+
+export interface ChildExport {
+  rows: number;
+  bytes: number;
+  ms: number;
+  cpuMs: number;
+  peakRssMB: number;
+  summary: string;
+}
+
+export function child(args: string[]): Promise<ChildExport> {
+  return new Promise((res, rej) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'exports-child.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += String(d)));
+    p.stderr.on('data', (d: Buffer) => (err += String(d)));
+    p.on('error', rej);
+    p.on('close', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(`exports-child ${args[2]} failed: ${err.slice(-500)}`))));
+  });
+}
+
+/** The sqlite3 program's CSV of every row of `items`: wall and CPU time, peak RSS (GNU time when there). */
+function sqlite3Csv(bin: string, db: string, out: string): Promise<{ ms: number; cpuMs: number | null; rssMB: number | null }> {
+  const time = '/usr/bin/time';
+  return new Promise((res, rej) => {
+    const fd = openSync(out, 'w');
+    const t0 = performance.now();
+    const p = spawn(time, ['-f', '%U %S %M', bin, '-csv', '-header', db, 'SELECT * FROM items'], { stdio: ['ignore', fd, 'pipe'] });
+    let err = '';
+    p.stderr?.on('data', (d: Buffer) => (err += String(d)));
+    p.on('error', rej);
+    p.on('close', (code) => {
+      closeSync(fd);
+      const ms = performance.now() - t0;
+      if (code !== 0) return rej(new Error(`sqlite3 failed: ${err.slice(-300)}`));
+      const [u, s, m] = err.trim().split('\n').pop()!.split(' ').map(Number);
+      res({ ms, cpuMs: Number.isFinite(u + s) ? (u + s) * 1000 : null, rssMB: Number.isFinite(m) ? m / 1024 : null });
+    });
+  });
+}
+
+const s1 = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+export async function exportComparisons(dir: string, outDir: string, ctx: BenchContext): Promise<Result[]> {
+  const out: Result[] = [];
+  const db = archivePath(dir);
+  // CSV: Loupe, then the sqlite3 program, back to back
+  const csvLoad = await loadNow();
+  const csv = await child([dir, join(outDir, 'a.csv'), 'csv']);
+  ctx.log(`csv ${s1(csv.ms)} (CPU ${s1(csv.cpuMs)}) ${csv.peakRssMB.toFixed(0)} MB`);
+  const sq = sqlite3Program(ctx.log);
+  const rows = csv.rows.toLocaleString('en-US');
+  out.push({ metric: `CSV export of ${rows} posts (Loupe)`, value: csv.ms / 1000, unit: 's', load: csvLoad, note: `CPU ${s1(csv.cpuMs)} (every thread), ${mb(csv.bytes)}, all columns` });
+  out.push({ metric: `CSV export peak RSS (${rows} rows)`, value: csv.peakRssMB, unit: 'MB', target: '< 300 MB at 1M', ok: below(csv.peakRssMB, 300), load: csvLoad });
+  if ('path' in sq) {
+    const load = await loadNow();
+    const r = await sqlite3Csv(sq.path, db, join(outDir, 'sqlite3.csv'));
+    const bytes = (await stat(join(outDir, 'sqlite3.csv'))).size;
+    ctx.log(`sqlite3 -csv ${s1(r.ms)}`);
+    out.push({ metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time', value: csv.ms / r.ms, unit: '×', target: '≤ 1.2×', ok: csv.ms / r.ms <= 1.2, load, note: `sqlite3 ${s1(r.ms)}${r.cpuMs === null ? '' : `, CPU ${s1(r.cpuMs)}`}${r.rssMB === null ? '' : `, ${r.rssMB.toFixed(0)} MB`}, ${mb(bytes)} (SELECT * FROM items: the record JSON and its columns, no neutralisation, no BOM); Loupe's CPU ÷ sqlite3's ${r.cpuMs ? (csv.cpuMs / r.cpuMs).toFixed(1) : '?'}×` });
+  } else out.push({ metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time', value: null, unit: '×', target: '≤ 1.2×', note: sq.missing });
+
+  const xLoad = await loadNow();
+  const xlsx = await child([dir, join(outDir, 'a.xlsx'), 'xlsx']);
+  ctx.log(`xlsx ${s1(xlsx.ms)} ${xlsx.peakRssMB.toFixed(0)} MB`);
+  out.push({ metric: 'XLSX export ÷ CSV export, time', value: xlsx.ms / csv.ms, unit: '×', target: '≤ 3×', ok: xlsx.ms <= 3 * csv.ms, load: xLoad, note: `${s1(xlsx.ms)} vs ${s1(csv.ms)}; ${mb(xlsx.bytes)}; ${xlsx.summary}` });
+  out.push({ metric: 'XLSX export peak RSS', value: xlsx.peakRssMB, unit: 'MB', target: '< 400 MB', ok: below(xlsx.peakRssMB, 400), load: xLoad });
+
+  const pLoad = await loadNow();
+  const pq = await child([dir, join(outDir, 'a.parquet'), 'parquet']);
+  ctx.log(`parquet ${s1(pq.ms)} (CPU ${s1(pq.cpuMs)}) ${pq.peakRssMB.toFixed(0)} MB`);
+  out.push({ metric: 'Parquet export ÷ CSV export, time', value: pq.ms / csv.ms, unit: '×', target: '≤ 1×', ok: pq.ms <= csv.ms, load: pLoad, note: `${s1(pq.ms)} vs ${s1(csv.ms)}; CPU ${s1(pq.cpuMs)} vs ${s1(csv.cpuMs)}; ${mb(pq.bytes)} (Snappy, UTC times); peak RSS ${pq.peakRssMB.toFixed(0)} MB` });
+  const duck = await duckdb(ctx.log);
+  if ('api' in duck) {
+    const inst = await duck.api.DuckDBInstance.create(':memory:', { threads: '2' });
+    const c = await inst.connect();
+    try {
+      const q = (f: string): string => `'${f.replace(/'/g, "''")}'`;
+      await c.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${q(join(outDir, 'a.parquet'))})`);
+      const timed = async (sql: string): Promise<{ ms: number; cpuMs: number }> => {
+        const u0 = process.cpuUsage();
+        const t0 = performance.now();
+        await c.run(sql);
+        const u = process.cpuUsage(u0);
+        return { ms: performance.now() - t0, cpuMs: (u.user + u.system) / 1000 };
+      };
+      const load = await loadNow();
+      const mem = await timed(`COPY t TO ${q(join(outDir, 'duck.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
+      const fromCsv = await timed(`COPY (SELECT * FROM read_csv(${q(join(outDir, 'a.csv'))})) TO ${q(join(outDir, 'duck-csv.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
+      const bytes = (await stat(join(outDir, 'duck.parquet'))).size;
+      ctx.log(`duckdb copy ${s1(mem.ms)}, from the CSV ${s1(fromCsv.ms)}`);
+      out.push({
+        metric: "Parquet export ÷ DuckDB's COPY … TO parquet of the same rows, time",
+        value: pq.ms / mem.ms,
+        unit: '×',
+        target: '≤ 1.5×',
+        ok: pq.ms / mem.ms <= 1.5,
+        load,
+        note: `DuckDB ${s1(mem.ms)} (CPU ${s1(mem.cpuMs)}, 2 threads, Snappy, ${mb(bytes)}) from a table in memory; converting Loupe's CSV of the same rows: ${s1(fromCsv.ms)} (CPU ${s1(fromCsv.cpuMs)}) = Loupe ${(pq.ms / fromCsv.ms).toFixed(1)}×`,
+      });
+    } finally {
+      c.closeSync();
+      inst.closeSync();
+    }
+  } else out.push({ metric: "Parquet export ÷ DuckDB's COPY … TO parquet of the same rows, time", value: null, unit: '×', target: '≤ 1.5×', note: duck.missing });
+  return out;
+}
