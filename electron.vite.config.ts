@@ -47,6 +47,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve('out/renderer'),
+      // minified (electron-vite leaves it off): the renderer is also what the web host serves
+      minify: true,
       rollupOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
   },

@@ -1,39 +1,18 @@
 /** The frame: rail, top bar, the current view, the drawer; global keys; the event stream. */
-import { useEffect, useMemo, useRef } from 'react';
+import { Suspense, useEffect, useMemo, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { errorText, useLoupeEvent } from './lib/api';
 import { useInfo, useSettings } from './queries/hooks';
 import { invalidate } from './queries/keys';
 import { accountWrites, refreshBalance } from './queries/account';
-import { useUi, VIEWS, type ViewId } from './stores/ui';
+import { useUi, VIEWS } from './stores/ui';
+import { preloadViews, VIEW_COMPONENTS } from './views';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
 import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
 import { AskDialog, KeysHelp } from './components/Dialog';
-import { SearchView } from './features/SearchView';
-import { ProfilesView } from './features/ProfilesView';
-import { CommentsView } from './features/CommentsView';
-import { LibraryView } from './features/LibraryView';
-import { AnalysisView } from './features/analysis/AnalysisView';
-import { UsageView } from './features/UsageView';
-import { ExplorerView } from './features/ExplorerView';
-import { WatchlistsView } from './features/WatchlistsView';
-import { CollectView } from './features/collect/CollectView';
-import { SettingsView } from './features/SettingsView';
 import { duration } from './lib/format';
 
-const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
-  search: SearchView,
-  profiles: ProfilesView,
-  comments: CommentsView,
-  watchlists: WatchlistsView,
-  collect: CollectView,
-  library: LibraryView,
-  analysis: AnalysisView,
-  usage: UsageView,
-  explorer: ExplorerView,
-  settings: SettingsView,
-};
 
 function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
@@ -235,6 +214,8 @@ export function App() {
   }, []);
 
   const View = VIEW_COMPONENTS[view];
+  // the other views' code is fetched once the first one is up: switching never waits for it
+  useEffect(() => preloadViews(), []);
   return (
     <div className="app">
       <Rail />
@@ -245,7 +226,10 @@ export function App() {
             <h1 id="view-title" className="sr-only">
               Loupe — {VIEWS.find((v) => v.id === view)?.label}
             </h1>
-            <View />
+            {/* each view is its own chunk (./views.tsx): a moment's placeholder the first time it opens */}
+            <Suspense fallback={<div className="view-loading" aria-busy="true" data-testid="view-loading" />}>
+              <View />
+            </Suspense>
           </main>
           <Drawer />
         </div>
