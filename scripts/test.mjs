@@ -29,6 +29,8 @@ function run(name, cmd, args, opts = {}) {
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
+// the Node versions the README names (package.json engines): an older Node fails here, with the reason
+if (want('node')) run('node', process.execPath, [join(root, 'scripts', 'check-node.mjs')]);
 if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
 // no import cycle under src/, no source file over 500 lines beyond its allowlisted ceiling (issue 13)
 if (want('structure')) run('structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]);
