@@ -24,6 +24,7 @@ import type { AppHandle } from './bridge';
 import { contractImpl } from './methods';
 import type { AppParts } from './methods/parts';
 import { createExports } from './methods/exports';
+import { createSnapshots } from './methods/snapshots';
 import { createCollect } from './methods/collect';
 import { createWalks } from './methods/walks';
 import type { WatchDeps, WatchService } from './methods/watchlists';
@@ -172,11 +173,12 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     author,
   };
   const exports = createExports(parts);
+  const snapshots = createSnapshots(parts);
   const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir }) : null;
   const collect = createCollect(parts);
   // every query filter and alert is checked for unknown names first, at every door (issue 24 #8)
   const names = appNameSources(archive, api, dataDir);
-  const impl = withQueryNameCheck(contractImpl(parts, { walks, exports, watch, collect }), names);
+  const impl = withQueryNameCheck(contractImpl(parts, { walks, exports, watch, collect, snapshots }), names);
 
   // the balance on screen follows other processes' spending on this data folder (issue 24 #7)
   const everyMs = opts.watchOthersMs ?? (opts.door === 'cli' ? 0 : 1000);
@@ -202,7 +204,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
       closed = true;
       others?.stop();
       service.refuseNew();
-      await Promise.all([walks.stop(), exports.stop(), collect.stop()]);
+      await Promise.all([walks.stop(), exports.stop(), collect.stop(), snapshots.stop()]);
       await watch?.close?.();
       await service.close();
       listeners.clear();

@@ -4,7 +4,7 @@
  *   POST /api/<method>          JSON in → 200 { ok: true, result } | { ok: false, error: SerializedError }
  *                               with the error table's status for its kind (src/shared/errors.ts)
  *   GET  /api/events?token=…    Server-Sent Events, one LoupeEvent JSON per `data:` line
- *   GET  /api/exports/<id>?token=…  the finished export file (attachment)
+ *   GET  /api/exports/<id>?token=…  the finished export file, or copy of the archive (attachment)
  *   GET  anything else          static files from the renderer build, SPA fallback to index.html
  *
  * Guards on every /api request: the per-run token (header `x-loupe-token`; `?token=` only on the
@@ -18,7 +18,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { basename, extname, join, resolve, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { dispatch, logIfBug, type AppHandle } from '../core/bridge';
-import type { ExportJob, LoupeEvent } from '../shared/contract';
+import type { ExportJob, LoupeEvent, SnapshotJob } from '../shared/contract';
 import { httpStatusOf, type ErrorKind, type SerializedError } from '../shared/errors';
 import { CONTENT_SECURITY_POLICY, MIME_TYPES, rendererFile } from '../core/renderer-assets';
 
@@ -186,7 +186,12 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
   async function download(res: ServerResponse, exportId: string, table: string | null = null): Promise<void> {
     const r = await dispatch(app, 'export.get', { exportId });
     if (!r.ok) return sendJson(res, httpStatusOf(r.error), r);
-    const job = r.result as ExportJob | null;
+    let job = r.result as Pick<ExportJob, 'status' | 'path' | 'files'> | null;
+    if (!job && table === null) {
+      // a copy of the archive (archive.snapshot) downloads the same way from the same folder
+      const s = await dispatch(app, 'archive.snapshotGet', { snapshotId: exportId });
+      if (s.ok) job = s.result as Pick<SnapshotJob, 'status' | 'path'> | null;
+    }
     if (!job) return refuse(res, 404, 'not_found', 'No such export.');
     if (job.status !== 'done' || !job.path) return refuse(res, 409, 'validation', `The export is ${job.status}, not ready to download.`);
     const side = table === null ? null : (job.files ?? []).find((f) => f.table === table);

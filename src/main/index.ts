@@ -31,6 +31,7 @@ import { menuTemplate, viewShortcut, type KeyStroke } from './menu';
 import { alertNotifier } from './notify';
 import { createBadge, newItemCount } from './badge';
 import { exportDialog } from './export-dialog';
+import { snapshotDialog } from './snapshot-dialog';
 import { currentSqliteBinding } from './native';
 import { archiveUpdateWindow, type UpdateWindow } from './update-window';
 
@@ -136,6 +137,12 @@ const exportsViaDialog = exportDialog({
   defaultDir: () => app.getPath('documents'),
 });
 
+const snapshotsViaDialog = snapshotDialog({
+  showSaveDialog: (win, options) => (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options)),
+  dispatch: (method, input) => (handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } })),
+  defaultDir: () => app.getPath('documents'),
+});
+
 export const notifyAlert = alertNotifier({
   icon: resourcePath('icon.png'),
   onClick: () => {
@@ -171,7 +178,7 @@ function createWindow(core: AppHandle): BrowserWindow {
   mainWindow = win;
   if (state.maximized) win.maximize();
   trackWindowState(win, stateFile);
-  forwardEvents(core, win.webContents, (ev) => exportsViaDialog.transform(ev));
+  forwardEvents(core, win.webContents, (ev) => (ev.type === 'snapshot-progress' ? snapshotsViaDialog.transform(ev) : exportsViaDialog.transform(ev)));
   win.once('ready-to-show', () => win.show());
   win.on('closed', () => {
     if (mainWindow === win) mainWindow = null;
@@ -180,11 +187,13 @@ function createWindow(core: AppHandle): BrowserWindow {
   return win;
 }
 
-/** The desktop's calls: exports go through the save dialog; watchlist changes refresh the badge. */
+/** The desktop's calls: exports and copies of the archive go through the save dialog; watchlist changes refresh the badge. */
 const desktopCaller: Caller = async (method, input, e) => {
   if (!handle) return { ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } };
   if (method === 'export.start') return exportsViaDialog.start(input, BrowserWindow.fromWebContents(e.sender) ?? mainWindow);
   if (method === 'export.get') return exportsViaDialog.get(input);
+  if (method === 'archive.snapshot') return snapshotsViaDialog.start(input, BrowserWindow.fromWebContents(e.sender) ?? mainWindow);
+  if (method === 'archive.snapshotGet') return snapshotsViaDialog.get(input);
   const r = await dispatch(handle, method, input);
   if (method.startsWith('watchlists.') && method !== 'watchlists.list' && method !== 'watchlists.history' && method !== 'watchlists.estimate') refreshBadge();
   return r;

@@ -3,7 +3,7 @@
  * APIs it uses (./testing/fake-electron.ts, typed against electron.d.ts). The real core, archive
  * and in-process sandbox run behind it; only Electron is faked.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -222,6 +222,34 @@ describe('desktop habits', () => {
     fake.dialog.nextSave = { canceled: true, filePath: '' };
     await call('export.start', { query: {}, format: 'jsonl' });
     expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(new RegExp(`^${join(dataDir, 'chosen').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/loupe-export-.*\\.jsonl$`));
+  });
+
+  it('a copy of the archive through the save dialog: cancel makes nothing; a chosen path receives the finished copy, replacing a file with its -wal', async () => {
+    fake.dialog.nextSave = { canceled: true, filePath: '' };
+    expect(await call('archive.snapshot', {})).toEqual({ ok: false, error: { kind: 'cancelled', message: 'No copy was made: no file was chosen.' } });
+    expect(fake.dialog.saves.at(-1)).toMatchObject({ filters: [{ name: 'Loupe archive (SQLite)', extensions: ['db'] }], properties: ['createDirectory', 'showOverwriteConfirmation'] });
+    expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(/loupe-archive-.*\.db$/);
+
+    const chosen = join(dataDir, 'backups', 'archive copy.db');
+    mkdirSync(join(dataDir, 'backups'), { recursive: true });
+    writeFileSync(chosen, 'an older copy the user chose to replace');
+    writeFileSync(`${chosen}-wal`, 'its stale log');
+    fake.dialog.nextSave = { canceled: false, filePath: chosen };
+    const r = await call('archive.snapshot', {});
+    expect(r.ok).toBe(true);
+    const { snapshotId } = r.result as { snapshotId: string };
+    const done = await until(async () => {
+      const job = (await call('archive.snapshotGet', { snapshotId })).result as { status: string; path: string | null };
+      return job.status !== 'running' && job;
+    });
+    expect(done).toMatchObject({ status: 'done', path: chosen });
+    expect(readFileSync(chosen).subarray(0, 15).toString()).toBe('SQLite format 3');
+    expect(existsSync(`${chosen}-wal`)).toBe(false);
+    expect(existsSync(join(dataDir, 'exports', 'archive copy.db'))).toBe(false); // moved, not copied
+    const ev = await until(() =>
+      win().contents.sent.find((x) => x.channel === 'loupe:event' && (x.args[0] as { type: string; job?: { snapshotId?: string; status: string } }).job?.snapshotId === snapshotId && (x.args[0] as { job: { status: string } }).job.status === 'done'),
+    );
+    expect((ev.args[0] as { job: { path: string } }).job.path).toBe(chosen);
   });
 
   it('the window remembers its size and position', () => {

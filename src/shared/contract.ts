@@ -32,6 +32,7 @@ import {
   type Overperformance,
 } from './analysis';
 import { networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkView } from './contract-network';
+import { archiveSnapshotInput, snapshotIdInput, type SnapshotJob } from './contract-archive';
 import { watchImportInputSchema, type WatchImportPlan, type WatchImportResult } from './contract-watch-import';
 import {
   collectDesignSchema,
@@ -107,6 +108,7 @@ export * from './contract-calls';
 export * from './contract-library';
 export * from './contract-watch';
 export * from './contract-collect';
+export * from './contract-archive';
 
 // ───────────────────────────── the methods ─────────────────────────────
 
@@ -177,6 +179,11 @@ export const methods = {
   'export.cancel': m<ExportJob | null>()(exportIdInput),
   'export.columns': m<string[]>()(empty),
 
+  /** a consistent one-file copy of the archive while Loupe works (src/shared/contract-archive.ts) */
+  'archive.snapshot': m<SnapshotJob>()(archiveSnapshotInput),
+  'archive.snapshotGet': m<SnapshotJob | null>()(snapshotIdInput),
+  'archive.snapshotCancel': m<SnapshotJob | null>()(snapshotIdInput),
+
   /** the network view (src/shared/contract-network.ts) */
   'network.build': m<NetworkView>()(networkBuildInputSchema),
   'network.items': m<NetworkItem[]>()(networkItemsInputSchema),
@@ -245,6 +252,7 @@ export type LoupeEvent =
   | { type: 'ledger-changed' }
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
+  | { type: 'snapshot-progress'; job: SnapshotJob }
   | { type: 'watch-run'; run: WatchRunInfo; alerts: number }
   | { type: 'collect-progress'; plan: CollectStatus }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };

@@ -10,6 +10,7 @@ import { analysisMethods } from './analysis';
 import { callMethods } from './calls';
 import type { CollectJob } from './collect';
 import type { Exports } from './exports';
+import type { Snapshots } from './snapshots';
 import { libraryMethods } from './library';
 import { wholeContract, type AppParts } from './parts';
 import { sandboxMethods } from './sandbox';
@@ -17,7 +18,7 @@ import { usageMethods } from './usage';
 import type { Walks } from './walks';
 import { watchlistMethods, type WatchService } from './watchlists';
 
-export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob }): LoupeImpl {
+export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots }): LoupeImpl {
   return wholeContract({
     ...accountMethods(parts),
     ...usageMethods(parts),
@@ -25,6 +26,7 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...jobs.walks.methods,
     ...libraryMethods(parts.archive),
     ...jobs.exports.methods,
+    ...jobs.snapshots.methods,
     ...sandboxMethods(parts),
     ...analysisMethods(parts.archive, parts.door),
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),

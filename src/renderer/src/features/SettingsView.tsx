@@ -1,6 +1,7 @@
 /**
  * Settings: API keys (name + value; the value field is cleared the moment it is submitted and the key
- * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme.
+ * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme,
+ * and the archive (a consistent copy to share or back up).
  */
 import { useEffect, useRef, useState } from 'react';
 import type { Settings } from '../../../shared/contract';
@@ -10,6 +11,7 @@ import { useInfo, useLoupe, useSettings } from '../queries/hooks';
 import { useAccountWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { SandboxPanel } from './SandboxPanel';
+import { ArchivePanel } from './ArchivePanel';
 import { ErrorBox, ErrorText, Field, When } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
 
@@ -23,6 +25,7 @@ export function SettingsView() {
         <SandboxPanel />
         <Keys />
         <Connection />
+        <ArchivePanel />
       </div>
     </div>
   );
