@@ -132,6 +132,8 @@ export interface CompareSeries {
   /** Σ engagement ÷ Σ author followers (as recorded on the item) over items where both are known */
   rateByFollowers: number | null;
   volume: Array<{ bucket: string; value: number; query: LibraryQuery }>;
+  /** items dated outside the chartable years (1000 to November 9999): counted, not in `volume` */
+  datesSetAside?: number;
   labels: LabelShareRow[];
   topPosts: PostBrief[];
 }
@@ -209,6 +211,8 @@ export interface ChartMark {
 export interface ChartSeries {
   keys: string[];
   marks: ChartMark[];
+  /** items dated outside the chartable years (1000 to November 9999): counted here, never drawn */
+  setAside?: number;
 }
 
 export function isTermField(s: string): s is TermField {

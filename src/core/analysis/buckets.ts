@@ -7,6 +7,19 @@ export const DAY_MS = 86_400_000;
 /** SQL: the UTC day number of i.published_at (floor division, correct before 1970). */
 export const DAY_SQL = `((i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS})`;
 
+/**
+ * The dates a time chart draws: 1000-01-01 up to (not including) 9999-12-01, so every bucket's
+ * first and next day are four-digit ISO dates a Library query can name. Items dated outside
+ * (a post "published" in +275760, a zero timestamp read as year 0) are set aside and counted,
+ * never drawn: one absurd value must not break or stretch a chart (issue 27 #18).
+ */
+export const CHART_MIN_MS = Date.UTC(1000, 0, 1);
+export const CHART_MAX_MS = Date.UTC(9999, 11, 1);
+export const CHART_MIN_DAY = CHART_MIN_MS / DAY_MS;
+export const CHART_MAX_DAY = CHART_MAX_MS / DAY_MS;
+/** Whether a UTC day number is one a time chart draws. */
+export const chartableDay = (day: number): boolean => day >= CHART_MIN_DAY && day < CHART_MAX_DAY;
+
 const iso = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The first day (day number) of the bucket holding `day`, and the first day of the next bucket. */
@@ -25,8 +38,9 @@ export function bucketRange(day: number, bucket: ChartBucket): [number, number] 
 /** Bucket label (its first day, YYYY-MM-DD; months YYYY-MM) and the query narrowed to it. */
 export function bucketOf(day: number, bucket: ChartBucket, q: LibraryQuery): { label: string; query: LibraryQuery } {
   const [a, b] = bucketRange(day, bucket);
-  const since = Math.max(a * DAY_MS, q.since === undefined ? -Infinity : timeMs(q.since, false));
-  const until = Math.min(b * DAY_MS, q.until === undefined ? Infinity : timeMs(q.until, true));
+  // a bucket at the edge of the chartable years holds only chartable items: the rest are set aside
+  const since = Math.max(a * DAY_MS, CHART_MIN_MS, q.since === undefined ? -Infinity : timeMs(q.since, false));
+  const until = Math.min(b * DAY_MS, CHART_MAX_MS, q.until === undefined ? Infinity : timeMs(q.until, true));
   return { label: bucket === 'month' ? iso(a).slice(0, 7) : iso(a), query: { ...q, since: isoTime(since), until: isoTime(until) } };
 }
 

@@ -16,7 +16,7 @@ import {
 } from '../../shared/analysis';
 import { labelFieldSpec } from '../../shared/labels';
 import type { LabelCondition, LibraryQuery } from '../../shared/query';
-import { bucketOf, bucketRange, DAY_MS } from './buckets';
+import { bucketOf, bucketRange, chartableDay, DAY_MS } from './buckets';
 import { baseQuery } from './frequency';
 import type { DayRow } from '../archive/chart-rows';
 
@@ -67,6 +67,8 @@ export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf
   const bucketNo = new Map<string, number>();
   const bucketList: Array<{ label: string; query: LibraryQuery }> = [];
   const dayBucket = new Map<number, number>();
+  let setAside = 0;
+  rows = rows.filter((r) => chartableDay(r.d) || ((setAside += r.c), false));
   const rk = new Int32Array(rows.length);
   const rb = new Int32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
@@ -126,7 +128,7 @@ export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf
   const order = new Map(keys.map((k, n) => [k, n]));
   const out = [...marks.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : order.get(a.key)! - order.get(b.key)!));
   if (shares) for (const m of out) m.share = m.value / bucketTotal[bucketNo.get(m.bucket)!];
-  return { keys, marks: out };
+  return setAside > 0 ? { keys, marks: out, setAside } : { keys, marks: out };
 }
 
 export interface ChartRowsSource {
@@ -152,6 +154,8 @@ function bucketLabelRows(q: LibraryQuery, bucket: ChartBucket, family: string, f
   if (bucket === 'day' || !source?.labelGroups) return null;
   const days = source.dayRows(q, 'platform');
   if (days === null) return null;
+  // a day outside the chartable years: rows per day, which fold counts as set aside
+  if (days.some((r) => !chartableDay(r.d))) return null;
   const spans = new Map<number, [number, number]>();
   for (const { d } of days) {
     const a = bucketRange(d, bucket)[0];

@@ -20,7 +20,7 @@ import {
   type PostBrief,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
-import { bucketOf } from './buckets';
+import { bucketOf, chartableDay } from './buckets';
 import { baseQuery } from './frequency';
 
 /** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
@@ -51,7 +51,12 @@ function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: 
   const agg = archive.seriesTotals(q);
   const days = archive.seriesDays(q);
   const volume: CompareSeries['volume'] = [];
+  let datesSetAside = 0;
   for (const r of days) {
+    if (!chartableDay(r.d)) {
+      datesSetAside += r.c;
+      continue;
+    }
     const b = bucketOf(r.d, bucket, q);
     const last = volume[volume.length - 1];
     if (last && last.bucket === b.label) last.value += r.c;
@@ -66,6 +71,7 @@ function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: 
     rateByViews: agg.v ? (agg.ev ?? 0) / agg.v : null,
     rateByFollowers: agg.f ? (agg.ef ?? 0) / agg.f : null,
     volume,
+    ...(datesSetAside > 0 ? { datesSetAside } : {}),
     labels: labelShares(archive, q),
     topPosts,
   };

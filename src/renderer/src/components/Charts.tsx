@@ -8,10 +8,11 @@ export const PALETTE = ['#4f8cc9', '#d9822b', '#3fa66a', '#c9514f', '#8a6fc9', '
 
 const tick = { fontSize: 11, fill: 'currentColor' };
 
-export function ChartBox({ title, children, testid, empty }: { title: string; children: React.ReactNode; testid?: string; empty?: boolean }) {
+export function ChartBox({ title, children, testid, empty, note }: { title: string; children: React.ReactNode; testid?: string; empty?: boolean; note?: React.ReactNode }) {
   return (
     <figure className="chart" data-testid={testid}>
       <figcaption>{title}</figcaption>
+      {note}
       {empty ? <div className="chart-empty muted small">No data yet.</div> : <div className="chart-body">{children}</div>}
     </figure>
   );

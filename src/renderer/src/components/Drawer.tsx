@@ -13,6 +13,7 @@ import { labelChips } from '../lib/records';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
 import { CallsTable, provenanceLine } from './CallsTable';
+import { LongText, rawJson } from './LongText';
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
@@ -67,9 +68,13 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   return (
     <div className="drawer-body">
       {title ? <h3 className="drawer-title" dir="auto">{title}</h3> : null}
-      <div className="drawer-text" data-testid="drawer-text" dir="auto">
-        {text || <span className="muted">(no text)</span>}
-      </div>
+      {text ? (
+        <LongText key={d.id} text={text} className="drawer-text" testid="drawer-text" />
+      ) : (
+        <div className="drawer-text" data-testid="drawer-text">
+          <span className="muted">(no text)</span>
+        </div>
+      )}
       <div className="kv">
         <span>Author</span>
         <span>
@@ -186,11 +191,23 @@ function DrawerBody({ d }: { d: ItemDetail }) {
         <CallsTable lines={d.provenance.map(provenanceLine)} testid="provenance" />
         {d.unavailable.length ? <div className="muted small">Not provided by this network: {d.unavailable.join(', ')}</div> : null}
       </section>
-      <details>
-        <summary>Raw record</summary>
-        <pre className="raw">{JSON.stringify(r, null, 2)}</pre>
-      </details>
+      <RawRecord key={d.id} record={r} />
     </div>
+  );
+}
+
+/** The raw record, built only when opened (a hostile record may hold megabytes), long strings cut. */
+function RawRecord({ record }: { record: unknown }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Raw record</summary>
+      {open ? (
+        <pre className="raw" data-testid="drawer-raw" tabIndex={0}>
+          {rawJson(record)}
+        </pre>
+      ) : null}
+    </details>
   );
 }
 

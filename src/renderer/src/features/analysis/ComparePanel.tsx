@@ -118,6 +118,7 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
   const volume: ChartSeries | undefined = data && {
     keys: data.series.map(keyOf),
     marks: data.series.flatMap((s, i) => s.volume.map((v) => ({ bucket: v.bucket, key: keyOf(s, i), value: v.value, query: v.query }))).sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : 0)),
+    setAside: data.series.reduce((n, s) => n + (s.datesSetAside ?? 0), 0),
   };
   const labelRows = data ? [...new Set(data.series.flatMap((s) => s.labels.map((l) => `${l.label}\u0000${l.value}`)))].sort() : [];
   return (

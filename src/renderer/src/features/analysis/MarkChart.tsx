@@ -55,7 +55,7 @@ export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items',
   const open = (m: ChartMark | undefined) => m && openInLibrary(m.query);
   const describe = (m: ChartMark) => `${keyWords(m.key)} · ${m.bucket}: ${fmtExact(m.value)} items${m.share !== undefined ? ` (${pct(m.share)})` : ''} — open them in the Library`;
   return (
-    <ChartBox title={title} testid={testid} empty={marks.length === 0}>
+    <ChartBox title={title} testid={testid} empty={marks.length === 0} note={<SetAside count={data?.setAside} testid={testid} />}>
       <ResponsiveContainer width="100%" height={height}>
         <BarChart data={rowList} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="2 4" stroke="#8884" />
@@ -125,5 +125,15 @@ export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items',
         </div>
       </details>
     </ChartBox>
+  );
+}
+
+/** Items whose date no chart can draw (before the year 1000, after November 9999): said, never dropped silently. */
+export function SetAside({ count, testid }: { count: number | undefined; testid?: string }) {
+  if (!count) return null;
+  return (
+    <p className="muted small" role="note" data-testid={testid ? `${testid}-set-aside` : 'dates-set-aside'}>
+      {fmtExact(count)} {count === 1 ? 'item is' : 'items are'} not drawn: {count === 1 ? 'its' : 'their'} publication date is outside the years 1000–9999 (check the record in the Library).
+    </p>
   );
 }
