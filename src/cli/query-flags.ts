@@ -1,5 +1,5 @@
 /** Command-line flags → the library query model (src/shared/query.ts), shared by `export` and friends. */
-import { libraryQuerySchema, type LabelCondition, type LibraryQuery, type TermCondition } from '../shared/query';
+import { ENGAGEMENT_FIELDS, libraryQuerySchema, type LabelCondition, type LibraryQuery, type TermCondition } from '../shared/query';
 import { TERM_FIELDS } from '../shared/analysis';
 import { parseSearch, SearchSyntaxError } from '../shared/search-syntax';
 import type { Command } from 'commander';
@@ -18,6 +18,39 @@ export interface QueryFlags {
   watchlist?: string;
   term?: string[];
   sort?: string;
+  growth?: string;
+  growthSince?: string;
+  growthUntil?: string;
+  growthMin?: string;
+  growthMax?: string;
+}
+
+/** `7d`, `12h`, `2w` before now, or a date / ISO time */
+function growthTime(name: string, v: string): string | number {
+  const m = /^(\d+)([hdw])$/.exec(v.trim());
+  if (m) return Date.now() - Number(m[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'h' | 'd' | 'w'];
+  return dateFlag(name, v)!;
+}
+
+function growthFlags(f: QueryFlags): LibraryQuery['growth'] {
+  const any = f.growth ?? f.growthSince ?? f.growthUntil ?? f.growthMin ?? f.growthMax;
+  if (any === undefined) return undefined;
+  if (!f.growth || !(ENGAGEMENT_FIELDS as readonly string[]).includes(f.growth))
+    throw new UsageError(`--growth names the count that grew: one of ${ENGAGEMENT_FIELDS.join(', ')} (with --growth-since 7d or a date)`);
+  if (!f.growthSince) throw new UsageError('--growth needs --growth-since: a date, an ISO time, or 7d / 12h / 2w before now.');
+  const num = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new UsageError(`${name} takes a number; got "${v}".`);
+    return n;
+  };
+  return {
+    field: f.growth as (typeof ENGAGEMENT_FIELDS)[number],
+    from: growthTime('--growth-since', f.growthSince),
+    ...(f.growthUntil ? { to: growthTime('--growth-until', f.growthUntil) } : {}),
+    ...(f.growthMin !== undefined ? { min: num('--growth-min', f.growthMin) } : {}),
+    ...(f.growthMax !== undefined ? { max: num('--growth-max', f.growthMax) } : {}),
+  };
 }
 
 /** `hashtags=#travel`, `bigrams=wayfarer air`: a frequency table's click-through condition (its JSON `query.terms`) */
@@ -94,6 +127,8 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
     const id = resolveWatchlist ? resolveWatchlist(f.watchlist) : f.watchlist;
     q.source = { type: 'watchlist', id };
   }
+  const growth = growthFlags(f);
+  if (growth) q.growth = growth;
   if (f.sort) {
     const [field, dir = 'desc'] = f.sort.split(':');
     if (dir !== 'asc' && dir !== 'desc') throw new UsageError(`--sort takes field:asc or field:desc; got "${f.sort}".`);
@@ -123,5 +158,10 @@ export function withQueryFlags(cmd: Command): Command {
     .option('--relevance <min>', 'relevance ≥ min (0..1)')
     .option('--tag <t>', 'has this tag (repeatable)', collect)
     .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--growth <count>', 'growth of a count over a period (views, likes, comments, shares, saves), from the metric history; with --growth-since')
+    .option('--growth-since <when>', 'start of the growth period: a date, an ISO time, or 7d / 12h / 2w before now')
+    .option('--growth-until <when>', 'end of the growth period (default: the latest reading)')
+    .option('--growth-min <n>', 'only items whose count grew at least this much over the period')
+    .option('--growth-max <n>', 'only items whose count grew at most this much (negative: fell)')
     .option('--term <field=value>', "the text holds this term as frequency tables count it, e.g. hashtags=#travel or bigrams=wayfarer air (repeatable; a table row's query.terms)", collect);
 }

@@ -19,6 +19,8 @@
  *   gte/lte/gt/lt need numbers and never match text or null values;
  * - empty `platforms` / `kinds` arrays mean "no restriction";
  * - `tags`: the item must carry every listed tag;
+ * - `growth`: a count's growth over a period, read from the metric history (min / max filter;
+ *   the `growth` sort needs it);
  * - sorting puts items whose sort value is unknown (null) last in both
  *   directions; ties are broken by archive row id in the sort direction.
  */
@@ -32,6 +34,8 @@ export type LabelOp = (typeof LABEL_OPS)[number];
 
 export const BASE_SORT_FIELDS = [
   'published_at',
+  /** growth of one count over the query's `growth` period (needs `growth`) */
+  'growth',
   'likes',
   'views',
   'comments',
@@ -86,6 +90,21 @@ export const labelConditionSchema = z
   );
 export type LabelCondition = z.infer<typeof labelConditionSchema>;
 
+/**
+ * Growth of one count over a period, read from the metric history (docs/archive.md "Library query
+ * model"): the count at `to` (default: the latest reading) minus the count at `from` (the item's first
+ * reading when it was first read inside the period). `min` / `max` filter by it; `sort: growth` sorts by it.
+ */
+export const growthSchema = z
+  .object({
+    field: z.enum(ENGAGEMENT_FIELDS),
+    from: timeBound,
+    to: timeBound.optional(),
+    min: z.number().finite().optional(),
+    max: z.number().finite().optional(),
+  });
+export type GrowthCondition = z.infer<typeof growthSchema>;
+
 export const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
 export const sourceFilterSchema = z.object({
   /** walk: items any page of that walk returned; call: items that logical call returned;
@@ -133,6 +152,8 @@ export const libraryQuerySchema = z.object({
   hasNote: z.boolean().optional(),
   /** frequency-table terms the text must contain (all of them) */
   terms: z.array(termConditionSchema).max(8).optional(),
+  /** growth of a count over a period (filter with min / max; the `growth` sort reads it) */
+  growth: growthSchema.optional(),
   sort: librarySortSchema.optional(),
   limit: z.number().int().min(1).max(MAX_PAGE).optional(),
   /** opaque keyset cursor from a previous page's `next` */

@@ -117,7 +117,8 @@ export function mergeReadings(c: ArchiveCtx, rid: number, readings: Reading[]): 
   c.sql.run(sql`DELETE FROM item_readings WHERE item_rid = ${rid}`);
   for (const [at, [views, likes, comments, shares, saves]] of series.slice(0, -1))
     c.sql.insert`item_readings`({ item_rid: rid, read_at: at, views, likes, comments, shares, saves });
-  if (currentAt !== it.at) c.sql.run(sql`UPDATE items SET counts_at = ${currentAt} WHERE rid = ${rid}`);
+  // counts_at is set whenever item_readings holds a row of the item (growth-sql.ts relies on it)
+  c.sql.run(sql`UPDATE items SET counts_at = ${currentAt} WHERE rid = ${rid}`);
   return added;
 }
 

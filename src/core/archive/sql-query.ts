@@ -14,17 +14,11 @@ import {
 } from '../../shared/query';
 import { termClause } from '../analysis/term-filter';
 import { and } from './sql';
-import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
-import { LoupeError } from '../../shared/errors';
+import { growthClause, growthExpr, growthSpec } from './growth-sql';
+import { QueryError, timeBound } from './query-error';
 
-export class QueryError extends LoupeError {
-  /** a user error (a bad cursor, a malformed query): the doors report it as such (kind validation), never as a failure of Loupe */
-  declare readonly kind: 'validation';
-  constructor(message: string) {
-    super('validation', message);
-    this.name = 'QueryError';
-  }
-}
+export { QueryError, timeBound };
+import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
 
 export interface Where {
   /** joined with AND; refer to items as `i` */
@@ -42,23 +36,6 @@ export interface Where {
    * buildWhere); same params. Computed when a page gets there.
    */
   unknownClauses?: () => string[];
-}
-
-const DAY = 86_400_000;
-
-/** ISO string / date-only string / ms number → ms. Date-only `until` means the end of that UTC day. */
-export function timeBound(v: string | number, end: boolean): number {
-  if (typeof v === 'number') return v;
-  const s = v.trim();
-  if (/^-?\d+$/.test(s)) return Number(s);
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
-    const t = Date.parse(`${s}T00:00:00Z`);
-    if (!Number.isFinite(t)) throw new QueryError(`not a date: ${v}`);
-    return end ? t + DAY : t;
-  }
-  const t = Date.parse(s);
-  if (!Number.isFinite(t)) throw new QueryError(`not a date: ${v}`);
-  return t;
 }
 
 /**
@@ -336,6 +313,10 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
     w.clauses.push(c.clause);
     w.params.push(...c.params);
   }
+  if (q.growth) {
+    const g = growthClause(growthSpec(q.growth));
+    if (g !== null) w.clauses.push(g);
+  }
   if (q.hasNote !== undefined) {
     w.clauses.push(`${q.hasNote ? '' : 'NOT '}EXISTS (SELECT 1 FROM notes n WHERE n.item_rid = i.rid)`);
   }
@@ -399,6 +380,12 @@ export function sortPlan(q: LibraryQuery): SortPlan {
       unknownParams: [family, f],
     };
   }
+  if (field === 'growth') {
+    // growth over the query's period (growth-sql.ts): an expression, no index to walk
+    if (!q.growth) throw new QueryError('sorting by growth needs a growth period: growth { field, from, to? }');
+    const e = growthExpr(growthSpec(q.growth));
+    return { field, dir: s.dir, from0: 'items i', known: `${e} IS NOT NULL`, knownParams: [], expr: e, valueExpr: e, tie: 'i.rid', unknown: `${e} IS NULL`, unknownParams: [] };
+  }
   const base = SORT_EXPR[field];
   if (!base) throw new QueryError(`unknown sort field: ${String(field)}`);
   const col = base.expr.replace(/ COLLATE NOCASE$/, '');
@@ -417,7 +404,8 @@ export function sortPlan(q: LibraryQuery): SortPlan {
 }
 
 /** The items column a sort plan walks ('label' for label sorts): see buildWhere. */
-export function sortColumn(plan: SortPlan): string {
+export function sortColumn(plan: SortPlan): string | null {
+  if (plan.field === 'growth') return null; // an expression: nothing to walk
   return plan.from0 === 'items i' ? plan.valueExpr.replace(/^i\./, '') : 'label';
 }
 
