@@ -3,23 +3,13 @@
  * answered inside the endpoint's cache window costs nothing, so it is answered from the stored
  * response — no request, no ledger row.
  */
-import type { CatalogueEndpoint, Envelope } from '../../../shared/api-types';
+import type { Envelope } from '../../../shared/api-types';
 import type { Clock, CoreStore } from '../../ports';
-import type { CallOptions, CallResult } from '../types';
-
-export interface ServeInput {
-  ep: CatalogueEndpoint;
-  platform: string;
-  endpoint: string;
-  hash: string;
-  dry: boolean;
-  source: string;
-  walkId: string | null;
-  opts: CallOptions;
-}
+import type { CallResult } from '../types';
+import type { CallPlan } from './context';
 
 /** The stored answer of the exact call inside its window, or null when the call must be sent. */
-export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: ServeInput): CallResult<D> | null {
+export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: Pick<CallPlan, 'ep' | 'platform' | 'endpoint' | 'hash' | 'dry' | 'source' | 'walkId' | 'opts'>): CallResult<D> | null {
   if (c.opts.fresh || c.opts.archive === false || c.dry || c.ep.cache_ttl_seconds <= 0) return null;
   const since = d.clock.now() - c.ep.cache_ttl_seconds * 1000;
   const hit = d.write(() => d.store.findFreshResponse(c.platform, c.endpoint, c.hash, since));

@@ -1,0 +1,74 @@
+/**
+ * Settle (docs/request-core.md "Pipeline of one call", step 7, and "Charges the ledger must not
+ * miss"): a successful answer's inferred charge for a lost attempt it proves (loss.ts), the journal
+ * `done`, the answer stored; and, for a call that ends without one, the charge the balance
+ * attributed to a key it kept.
+ */
+import type { Envelope } from '../../../shared/api-types';
+import { readItems } from '../../archive/extract';
+import { ApiError } from '../errors';
+import type { CallResult } from '../types';
+import { insideWindow } from './attribution';
+import type { Attempt } from './attempt';
+import { lossCallOf, type Caller, type CallState } from './context';
+import { chargeOfLoss } from './loss';
+
+export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
+  const { d, book } = c;
+  const { j, plan } = s;
+  const okEnv = a.okEnv;
+  // Did this answer reveal that a lost attempt had been charged? A replay of its key, or a free
+  // owner read with a fresh key, means the service finished (and billed) the original; otherwise
+  // the balance may tell (loss.ts)
+  let inferred = 0;
+  const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
+  const ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
+  const l = s.loss;
+  if (l && !l.lost.settled && !plan.dry) {
+    const fresh = j.idempotencyKey !== l.lost.idempotencyKey && insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
+    const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
+    const proof = { replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey, ownerRead, ownedNot, creditsRemaining: a.creditsRemaining };
+    const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
+    l.lost.settled = true;
+    if (inf && inf.credits > 0) {
+      inferred = inf.credits;
+      c.recordInferred(l.lost, a.entry, inferred, inf.how, a.creditsUsed + inferred + s.inferredSoFar);
+    }
+  }
+  const charged = (replay ? 0 : a.creditsUsed) + inferred + s.inferredSoFar;
+  c.write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), charged);
+  let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
+  if (!plan.dry) {
+    const r = c.write(
+      () => d.store.storeResponse({ callId: j.callId, platform: plan.platform, endpoint: plan.endpoint, paramsHash: plan.hash, fetchedAt: d.clock.now(), envelope: okEnv }, plan.source, plan.walkId),
+      charged,
+    );
+    const read = readItems(okEnv.data);
+    stored = { items: r.items, newItems: r.newItems, unreadable: read.unreadable, heldBack: read.heldBack };
+    if (read.unreadable > 0) d.log(`${plan.where}: ${read.unreadable} item(s) of the answer could not be read as records; they are kept raw in the stored answer (request ${okEnv.request_id})`);
+  }
+  return {
+    envelope: okEnv as Envelope<D>,
+    fromArchive: false,
+    callId: j.callId,
+    idempotencyKey: j.idempotencyKey,
+    attempts: a.attempt,
+    creditsUsed: charged,
+    creditsInferred: inferred + s.inferredSoFar,
+    ...stored,
+  };
+}
+
+/** A call that ends without an answer, with a lost attempt the balance says was charged and whose key it kept: that charge is recorded now. */
+export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
+  const l = s.loss;
+  if (!l || l.lost.settled || !l.keptOnBalance || l.attribution.kind !== 'charged' || !(e instanceof ApiError) || e.kind === 'storage') return e;
+  const { plan, j } = s;
+  const credits = l.attribution.credits;
+  c.recordInferred(l.lost, { callId: j.callId, platform: plan.platform, endpoint: plan.endpoint, params: plan.canonical, paramsHash: plan.hash, source: plan.source, walkId: plan.walkId, dryRun: plan.dry }, credits, 'balance', credits);
+  l.lost.settled = true;
+  s.inferredSoFar += credits;
+  // the service holds a finished answer under this key: a later run replays it free
+  c.write(() => c.d.store.finishJournal(j.callId, 'done', c.d.clock.now()), s.inferredSoFar);
+  return new ApiError({ ...e.toJSON(), kind: e.kind, creditsCharged: (e.creditsCharged ?? 0) + credits });
+}

@@ -1,0 +1,66 @@
+/**
+ * The balance (docs/request-core.md "Pipeline of one call", step 4): the last known figure, kept
+ * in memory and persisted from every answer that carries `credits_remaining` (older answers
+ * finishing late do not overwrite newer ones), and `GET /v1/credits` (free, not rate counted).
+ */
+import type { Clock, CoreStore } from '../../ports';
+import { balanceFigure } from '../balance-book';
+import type { Emitter } from '../events';
+import type { ApiEvents } from '../types';
+import type { MetaGet } from './meta';
+
+export interface Balance {
+  /** last known balance, or null */
+  balance: () => number | null;
+  noteBalance: (v: number | null | undefined, at: number) => void;
+  /** GET /v1/credits: its fields (the spec does not show them), the balance noted */
+  credits: () => Promise<Record<string, unknown>>;
+  /** the balance now, or null when it cannot be read */
+  readBalance: () => Promise<number | null>;
+  /** unknown balance (first call ever): ask /v1/credits once */
+  probeBalance: () => Promise<void>;
+}
+
+export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitter<ApiEvents>; meta: MetaGet }): Balance {
+  let mem: { creditsRemaining: number; at: number } | undefined;
+  let probe: Promise<void> | undefined;
+  const balance = (): number | null => {
+    if (mem) return mem.creditsRemaining;
+    const b = d.store.getBalance();
+    if (b) mem = b;
+    return b ? b.creditsRemaining : null;
+  };
+  const noteBalance = (v: number | null | undefined, at: number): void => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return;
+    if (mem && mem.at > at) return; // an older answer finishing late
+    mem = { creditsRemaining: v, at };
+    d.store.setBalance(v, at);
+    d.events.emit('balance', { creditsRemaining: v, at });
+  };
+  const credits = async (): Promise<Record<string, unknown>> => {
+    const j = await d.meta('credits', true);
+    const obj = (j && typeof j === 'object' ? j : {}) as Record<string, unknown>;
+    const b = balanceFigure(obj);
+    if (b !== null) noteBalance(b, d.clock.now());
+    return obj;
+  };
+  return {
+    balance,
+    noteBalance,
+    credits,
+    readBalance: async () => {
+      try {
+        return balanceFigure(await credits());
+      } catch {
+        return null;
+      }
+    },
+    probeBalance: async () => {
+      probe ??= credits().then(
+        () => undefined,
+        () => undefined,
+      );
+      await probe;
+    },
+  };
+}

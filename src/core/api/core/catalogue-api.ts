@@ -1,0 +1,92 @@
+/**
+ * The catalogue (docs/request-core.md "Pipeline of one call", step 1): `GET /v1/endpoints` (keyless,
+ * free) loaded once and kept in memory (24 h) and in `catalogueFile` when given; the endpoint of a
+ * call looked up and validated, refusing only what is certainly wrong, before anything is spent.
+ */
+import type { Catalogue, CatalogueEndpoint } from '../../../shared/api-types';
+import type { CallTarget, Clock } from '../../ports';
+import { normalizeEndpoint } from '../canonical';
+import { CatalogueIndex, isCatalogue, readCatalogueFile, validateParams, writeCatalogueFile, type ValidationResult } from '../catalogue';
+import { ApiError } from '../errors';
+import type { Emitter } from '../events';
+import type { ApiEvents, CatalogueApi } from '../types';
+import type { MetaGet } from './meta';
+
+export interface Endpoints {
+  catalogue: CatalogueApi;
+  validate: (target: CallTarget) => Promise<ValidationResult>;
+  /** the validated entry of a call, or a validation error (warnings emitted once per endpoint) */
+  endpointOf: (target: CallTarget) => Promise<CatalogueEndpoint>;
+}
+
+export function createEndpoints(d: { meta: MetaGet; clock: Clock; file?: string; maxAgeMs?: number; log: (line: string) => void; events: Emitter<ApiEvents> }): Endpoints {
+  let index: CatalogueIndex | undefined;
+  let indexAt: number | null = null;
+  let loading: Promise<Catalogue> | undefined;
+  let openapiDoc: Record<string, unknown> | undefined;
+  const maxAge = d.maxAgeMs ?? 24 * 3600_000;
+
+  const fetchCatalogue = async (): Promise<Catalogue> => {
+    try {
+      const j = await d.meta('endpoints', false);
+      if (!isCatalogue(j)) throw new ApiError({ kind: 'network', message: 'The catalogue at /v1/endpoints had an unexpected shape.' });
+      index = new CatalogueIndex(j);
+      indexAt = d.clock.now();
+      if (d.file) writeCatalogueFile(d.file, indexAt, j);
+      return j;
+    } finally {
+      loading = undefined;
+    }
+  };
+
+  const catalogue: CatalogueApi = {
+    async load(o?: { force?: boolean }): Promise<Catalogue> {
+      if (!o?.force && index && indexAt !== null && d.clock.now() - indexAt < maxAge) return index.record;
+      if (!o?.force && !index && d.file) {
+        const f = readCatalogueFile(d.file);
+        if (f && d.clock.now() - f.fetchedAt < maxAge) {
+          index = new CatalogueIndex(f.catalogue);
+          indexAt = f.fetchedAt;
+          return f.catalogue;
+        }
+      }
+      loading ??= fetchCatalogue();
+      return loading;
+    },
+    async openapi(o?: { force?: boolean }) {
+      if (openapiDoc && !o?.force) return openapiDoc;
+      const j = await d.meta('openapi.json', false);
+      if (!j || typeof j !== 'object') throw new ApiError({ kind: 'network', message: 'The OpenAPI document had an unexpected shape.' });
+      openapiDoc = j as Record<string, unknown>;
+      return openapiDoc;
+    },
+    find: (platform: string, path: string) => index?.find(platform, path),
+    list: (platform?: string) => (index ? index.list(platform) : []),
+    loadedAt: () => indexAt,
+  };
+
+  async function validate(target: CallTarget): Promise<ValidationResult> {
+    await catalogue.load();
+    const idx = index as CatalogueIndex;
+    const platform = String(target.platform);
+    if (!idx.platforms.includes(platform)) return { ok: false, message: `Unknown network '${platform}': the catalogue serves ${idx.platforms.join(', ')}.` };
+    const ep = idx.find(platform, target.endpoint);
+    if (!ep) return { ok: false, message: `Unknown endpoint '${normalizeEndpoint(platform, target.endpoint)}' on ${platform}; see the catalogue for the paths it serves.` };
+    return validateParams(ep, target.params);
+  }
+
+  const warned = new Set<string>();
+  async function endpointOf(target: CallTarget): Promise<CatalogueEndpoint> {
+    const v = await validate(target);
+    if (!v.ok) throw new ApiError({ kind: 'validation', message: v.message });
+    for (const w of v.warnings) {
+      const id = `${w.code}|${target.platform}/${target.endpoint}`;
+      if (warned.has(id)) continue;
+      warned.add(id);
+      d.log(`warning: ${w.message}`);
+      d.events.emit('warning', w);
+    }
+    return v.endpoint;
+  }
+  return { catalogue, validate, endpointOf };
+}
