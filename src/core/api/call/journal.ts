@@ -54,7 +54,7 @@ export interface JournalCall extends Omit<LossCall, 'callId'> {
 export function adoptable(entries: JournalEntry[], c: { platform: string; endpoint: string; paramsHash: string }, here: (callId: string) => boolean): JournalEntry | undefined {
   return entries
     .filter((e) => e.state === 'pending' && e.platform === c.platform && e.endpoint === c.endpoint && e.paramsHash === c.paramsHash)
-    .filter((e) => e.owner === 'gone' || ((e.owner ?? 'this') === 'this' && !here(e.callId)))
+    .filter((e) => !here(e.callId) && (e.owner === 'gone' || (e.owner ?? 'this') === 'this'))
     .sort((a, b) => b.createdAt - a.createdAt)[0];
 }
 
@@ -67,8 +67,18 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
   // pending: an attempt was in flight when its process stopped or gave up — its fate is unknown
   const pending = same ?? (prior ? undefined : adoptable(d.pending(), c, activeHere));
   if (pending) {
+    // claimed at once: another call of this process for the same request must not take it over too
+    // while the balance is read (the caller's holdEntry keeps it, and lets it go when the call ends)
+    const claimed = !running.has(pending.callId);
+    running.add(pending.callId);
     const lost: Lost = { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
-    const s = await afterLoss(d.book, d.read, { ...c, callId: pending.callId }, lost, d.now);
+    let s;
+    try {
+      s = await afterLoss(d.book, d.read, { ...c, callId: pending.callId }, lost, d.now);
+    } catch (e) {
+      if (claimed) running.delete(pending.callId);
+      throw e;
+    }
     const { owner: _owner, ...entry } = pending;
     // taken over: the entry answers to this call's operation from now on
     const journal: JournalEntry = { ...entry, opKey };

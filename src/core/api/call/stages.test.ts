@@ -56,10 +56,21 @@ describe('journal', () => {
     expect(o.journal).toMatchObject({ callId: 'dead', opKey: call.opKey });
     expect(o.journal.idempotencyKey).not.toBe('k-dead');
     expect(o.loss?.lost.idempotencyKey).toBe('k-dead');
+    holdEntry('dead')(); // the call that took it over ended without sending
     // outside any window, a fixed-price single page keeps it (the ceiling is the price), on its API key
     const fixed = await openJournal({ ...deps(k), pending: () => entries }, { ...call, ttlSeconds: 0, price: { min: 20, max: 20 }, ceiling: 20 });
     expect(fixed).toMatchObject({ journal: { idempotencyKey: 'k-dead' }, inherited: { keyName: 'main' }, needJournal: true });
+    holdEntry('dead')();
   });
+  it('two calls of this process for the same request: only one takes the dead process’s entry over', async () => {
+    const k = kit();
+    k.store.beginJournal(pending('dead2'));
+    const entries = () => k.store.pendingJournal().map((e) => ({ ...e, owner: 'gone' as const }));
+    const [a, b] = await Promise.all([openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:x:page:1' }), openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:y:page:1' })]);
+    expect([a.journal.callId, b.journal.callId].filter((id) => id === 'dead2')).toHaveLength(1);
+    holdEntry('dead2')(); // let it go
+  });
+
   it('never another live process’s entry, an unknown one, or one a call of this process holds', () => {
     const c = { platform: 'photo_net', endpoint: 'profile/posts', paramsHash: 'h' };
     expect(adoptable([pending('a', { owner: 'alive' }), pending('b', { owner: 'unknown' })], c, () => false)).toBeUndefined();

@@ -14,28 +14,34 @@ export async function openCall(c: Caller, plan: CallPlan, hold: number): Promise
     { book, read: d.readBalance, now: () => d.clock.now(), find: (k) => write(() => d.store.findJournal(k)), pending: () => write(() => d.store.pendingJournal()) },
     { ...lossCallOf({ plan, hold }, ''), opKey: plan.opts.opKey, platform: plan.platform, endpoint: plan.endpoint, params: plan.canonical, paramsHash: plan.hash },
   );
-  const s: CallState = {
-    plan,
-    hold,
-    j: opened.journal,
-    needJournal: opened.needJournal,
-    answered: opened.answered,
-    loss: opened.loss,
-    inferredSoFar: 0,
-    sentWith: new Map(),
-    attempt: 0,
-    timeouts: 0,
-    keyMoves: 0,
-    url: urlOf(d.baseUrl(), plan),
-    key: '',
-  };
-  const inherited = opened.inherited;
-  if (inherited) {
-    // an earlier call or process sent this Idempotency-Key: with the key it names, when still in the pool
-    const members = await d.pool.members();
-    const m = inherited.keyName ? members.find((x) => x.name === inherited.keyName) : members.length === 1 ? members[0] : undefined;
-    if (m) s.sentWith.set(inherited.idempotencyKey, { name: m.name, key: m.key });
-    else if (inherited.keyName) newKey(c, s); // that key left the pool: its replay is out of reach
+  const letGo = holdEntry(opened.journal.callId);
+  try {
+    const s: CallState = {
+      plan,
+      hold,
+      j: opened.journal,
+      needJournal: opened.needJournal,
+      answered: opened.answered,
+      loss: opened.loss,
+      inferredSoFar: 0,
+      sentWith: new Map(),
+      attempt: 0,
+      timeouts: 0,
+      keyMoves: 0,
+      url: urlOf(d.baseUrl(), plan),
+      key: '',
+    };
+    const inherited = opened.inherited;
+    if (inherited) {
+      // an earlier call or process sent this Idempotency-Key: with the key it names, when still in the pool
+      const members = await d.pool.members();
+      const m = inherited.keyName ? members.find((x) => x.name === inherited.keyName) : members.length === 1 ? members[0] : undefined;
+      if (m) s.sentWith.set(inherited.idempotencyKey, { name: m.name, key: m.key });
+      else if (inherited.keyName) newKey(c, s); // that key left the pool: its replay is out of reach
+    }
+    return { s, letGo };
+  } catch (e) {
+    letGo();
+    throw e;
   }
-  return { s, letGo: holdEntry(s.j.callId) };
 }
