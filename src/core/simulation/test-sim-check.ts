@@ -108,7 +108,9 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
   for (const c of charges) {
     if (c.credits_used <= 0) continue;
     const row = byRequest.get(c.request_id);
-    if (row) {
+    // an attempt whose answer broke on the way (its request id came in a header) is a lost answer:
+    // its charge is inferred under its Idempotency-Key
+    if (row && !(row.creditsUsed === 0 && row.errorType?.startsWith('NETWORK_'))) {
       if (row.creditsUsed !== c.credits_used) out.push(`request ${c.request_id}: the service charged ${c.credits_used}, the ledger says ${row.creditsUsed}`);
       continue;
     }
@@ -208,9 +210,13 @@ export async function checkMarkers(env: SimEnv, m: SimModel): Promise<Violations
     // the service's feed, newest first, down past the oldest item the watch holds
     const feed: Array<{ id: string; t: number; pinned: boolean }> = [];
     let cursor: string | null = null;
+    let complete = true;
     for (let page = 0; page < 40; page++) {
-      const r = await directGet(env.sb, env.observerKey, `${w.platform}/${w.endpoint}`, cursor ? { ...params, cursor } : params);
-      if (r.status !== 200) break;
+      const r = await observe(env, `${w.platform}/${w.endpoint}`, cursor ? { ...params, cursor } : params);
+      if (!r) {
+        complete = false;
+        break;
+      }
       const data = r.body.data as { items?: Array<{ post?: { id?: string; published_at?: string; flags?: { pinned?: boolean | null } } }> };
       let older = false;
       for (const it of data.items ?? []) {
@@ -224,6 +230,10 @@ export async function checkMarkers(env: SimEnv, m: SimModel): Promise<Violations
       if (older || !pg?.has_more || !pg.next_cursor) break;
       cursor = pg.next_cursor;
     }
+    if (!complete) {
+      count(m.stats.unknowable, 'marker check cut short by faults on the observer');
+      continue;
+    }
     // the baseline's bottom: the oldest item the watch holds that is not pinned (a pinned post sits out of date order)
     const pinned = new Set(feed.filter((f) => f.pinned).map((f) => f.id));
     const times = (held.all(w.watch_id) as Array<{ id: string; t: number }>).filter((h) => !pinned.has(h.id)).map((h) => h.t);
@@ -235,6 +245,16 @@ export async function checkMarkers(env: SimEnv, m: SimModel): Promise<Violations
     count(m.stats.checks, 'marker');
   }
   return out;
+}
+
+/** A page the observer reads through chaos (the sandbox's faults hit every caller): a few tries. */
+async function observe(env: SimEnv, path: string, params: Record<string, string>): Promise<{ body: Record<string, unknown> } | null> {
+  for (let i = 0; i < 6; i++) {
+    const r = await directGet(env.sb, env.observerKey, path, params);
+    if (r.status === 200 && r.body.data && typeof r.body.data === 'object') return r;
+    if (r.status >= 400 && r.status < 500 && r.status !== 429) return null;
+  }
+  return null;
 }
 
 /** Feeds the service lists newest first (spec "Incremental sync"), where a marker means "everything newer is held". */
@@ -270,7 +290,7 @@ export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise
         if (m.surveyed.has(line)) continue; // one report per violation, not one per step it lasts
         m.surveyed.add(line);
         const kind = `${n}: ${line.replace(/\d+/g, '#').replace(/"[^"]*"/g, '"…"').replace(/\([^)]*\)/g, '(…)').slice(0, 120)}`;
-        const s = (m.stats.survey[kind] ??= { n: 0, example: `${line} — after ${after}` });
+        const s = (m.stats.survey[kind] ??= { n: 0, example: `${line} — after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]` });
         s.n++;
       }
     return;
@@ -280,7 +300,7 @@ export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise
     const ch = charges.map((c) => ({ rid: c.request_id, ep: c.endpoint, p: c.params, key: c.idempotency_key, cr: c.credits_used, why: c.charge_reason, st: c.status, fault: c.fault, at: c.at }));
     const lg = ledger.map((l) => ({ rid: l.requestId, ep: l.endpoint, key: l.idempotencyKey, cr: l.creditsUsed, why: l.chargeReason, st: l.status, err: l.errorType, walk: l.walkId }));
     throw new Error(
-      `after ${after}:\n${bad.map(([n, v]) => `  [${n}] ${v.slice(0, 5).join('\n  [' + n + '] ')}`).join('\n')}\n  last charges:\n${tail(ch, 6)}\n  last ledger rows:\n${tail(lg, 6)}`,
+      `after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]:\n${bad.map(([n, v]) => `  [${n}] ${v.slice(0, 5).join('\n  [' + n + '] ')}`).join('\n')}\n  last charges:\n${tail(ch, 6)}\n  last ledger rows:\n${tail(lg, 6)}`,
     );
   }
 }

@@ -23,6 +23,16 @@ const clock = scaledClock(() => clock0.now + (Date.now() - real0) * arg.scale, a
 const app = createApp({ dataDir: arg.dataDir, secrets: new MemorySecretStore(), door: 'cli', clock, sandbox: async () => ({ url: arg.url, key: arg.key }) });
 await app.ready;
 const r = await dispatch(app, 'walks.start', { target: arg.target, source: 'cli', maxPages: arg.maxPages });
-process.stdout.write(`${JSON.stringify(r)}\n`);
-// stay alive until killed (the parent kills this process mid-request)
+process.stdout.write(`${JSON.stringify({ started: r })}\n`);
+// the parent kills this process mid-request; if the walk needs no request (the archive held it) it says so
+const walkId = r.ok ? (r.result as { walkId: string }).walkId : null;
+for (;;) {
+  const g = walkId ? await dispatch(app, 'walks.get', { walkId }) : null;
+  const st = g && g.ok ? (g.result as { status: string } | null)?.status : 'failed';
+  if (st !== 'running') {
+    process.stdout.write(`${JSON.stringify({ settled: st })}\n`);
+    break;
+  }
+  await new Promise((res) => setTimeout(res, 20));
+}
 setInterval(() => undefined, 1 << 30);

@@ -22,7 +22,7 @@ function minus<T>(a: T[], b: T[]): T[] {
 }
 
 const watchArb = target.map((t) => ({ platform: t.platform, endpoint: t.endpoint, params: { ...t.params } }));
-const nameArb = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,14}$/);
+const nameArb = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,13}[A-Za-z0-9]$/);
 const scheduleArb = fc.option(fc.integer({ min: 1, max: 72 }).map((h) => ({ everyHours: h })), { nil: null });
 const budgetArb = fc.option(fc.integer({ min: 0, max: 3000 }), { nil: null });
 const alertArb = fc.option(
