@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildGraph, cyclicComponents, importsOf, oversized, resolveRelative, shortestCycle } from './structure.mjs';
+import { functionsOf, longFunctions, lowered } from './structure-functions.mjs';
 
 const graphOf = (files: Record<string, string>) => buildGraph(Object.keys(files), (f) => files[f]);
 
@@ -95,5 +96,40 @@ describe('structure check: oversized files (a ratchet)', () => {
     expect(r.problems).toEqual([]);
     expect(r.shrunk.map((s) => s.file)).toEqual(['src/was-big.ts']);
     expect(r.stale).toEqual(['src/gone.ts']);
+  });
+});
+
+describe('structure check: long functions (a ratchet)', () => {
+  const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+
+  it('names each function by where it sits and measures it first line to last', () => {
+    const text = [
+      `export function outer() {\n${body(6)}\n  const inner = () => {\n${body(4)}\n  };\n}`,
+      `class Box {\n  open(): void {\n${body(3)}\n  }\n}`,
+      `describe('pacer', () => {\n  it('waits', () => 1);\n});`,
+      `program.command('call').description('one call').action(async () => {\n${body(3)}\n});`,
+      `const obj = { run: function () { return 1; } };`,
+    ].join('\n');
+    const fns = functionsOf('/s/a.ts', text);
+    expect(fns.map((f) => f.name)).toEqual([
+      'outer', 'outer > inner', 'Box.open', "describe('pacer') callback", "describe('pacer') callback > it('waits') callback",
+      "command('call')…action callback", 'run',
+    ]);
+    expect(fns[0].lines).toBe(10);
+    expect(fns[1].lines).toBe(4);
+  });
+
+  it('fails a new long function, lets a listed one shrink but never grow, and lowers ceilings only', () => {
+    const byFile = (lines: number) => new Map([['src/a.ts', [{ name: 'big', lines, line: 1 }, { name: 'small', lines: 10, line: 90 }]]]);
+    expect(longFunctions(byFile(81), {}).problems[0]).toMatch(/^src\/a\.ts: big \(line 1\): 81 lines \(limit 80/);
+    expect(longFunctions(byFile(80), {}).problems).toEqual([]);
+    expect(longFunctions(byFile(120), { 'src/a.ts: big': 120 }).problems).toEqual([]);
+    expect(longFunctions(byFile(121), { 'src/a.ts: big': 120 }).problems[0]).toMatch(/over its allowlisted ceiling of 120/);
+    const r = longFunctions(byFile(100), { 'src/a.ts: big': 120, 'src/a.ts: gone': 90 });
+    expect(r.shrunk).toEqual([{ key: 'src/a.ts: big', lines: 100, ceiling: 120 }]);
+    expect(r.stale).toEqual(['src/a.ts: gone']);
+    expect(lowered({ 'src/a.ts: big': 120, 'src/a.ts: gone': 90 }, byFile(100))).toEqual({ 'src/a.ts: big': 100 });
+    expect(lowered({ 'src/a.ts: big': 120 }, byFile(130))).toEqual({ 'src/a.ts: big': 120 });
+    expect(lowered({ 'src/a.ts: big': 120 }, byFile(70))).toEqual({});
   });
 });
