@@ -11,11 +11,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openArchive } from '../archive';
-import { post } from '../archive/test-fixtures';
-import { archivePath } from '../paths';
-import { runCaptured } from '../../cli/run-captured';
-import { NETWORK_KINDS } from '../../shared/contract-network';
+import { openArchive } from '../core/archive';
+import { post } from '../core/archive/test-fixtures';
+import { archivePath } from '../core/paths';
+import { runCaptured } from './run-captured';
+import { NETWORK_KINDS } from '../shared/contract-network';
 
 interface Recipe {
   lang: string;
