@@ -63,7 +63,12 @@ function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
 
 export function registerAnalyzeCommands(program: Command, io: Io, context: () => CliContext): void {
   const analyze = program.command('analyze').description('analyse archived items: frequency tables, comparisons, overperformance (docs/analysis.md)');
+  registerTop(analyze, io, context);
+  registerCompare(analyze, io, context);
+  registerOverperformance(analyze, io, context);
+}
 
+function registerTop(analyze: Command, io: Io, context: () => CliContext): void {
   withFileFlags(
     withQueryFlags(
       analyze
@@ -79,7 +84,9 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
     if (t.items === 0) io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
     writeResult(io, o, t, frequencyCsv);
   });
+}
 
+function registerCompare(analyze: Command, io: Io, context: () => CliContext): void {
   withFileFlags(
     withQueryFlags(
       analyze
@@ -121,20 +128,28 @@ export function registerAnalyzeCommands(program: Command, io: Io, context: () =>
     // CSV: one row per series; JSON: everything (volumes, label shares, top posts)
     writeResult(io, o, r, compareCsv);
   });
+}
 
+function registerOverperformance(analyze: Command, io: Io, context: () => CliContext): void {
   withFileFlags(
     withQueryFlags(
       analyze
         .command('overperformance')
-        .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts")
+        .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts (--same-age: at the same age, from the metric history)")
         .option('--baseline <n>', 'previous posts in the baseline (default 30)', intFlag('--baseline', 1, 1000))
         .option('--min-baseline <n>', 'fewer previous posts: no score (default 5)', intFlag('--min-baseline', 1, 1000))
         .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
+        .option('--same-age', "compare each post with the account's earlier posts at the same age, interpolated from their readings (docs/analysis.md)")
+        .option('--age-hours <n>', 'with --same-age: compare at this age (default: each post\'s age at its latest reading)', intFlag('--age-hours', 1, 24 * 3650))
         .option('--under', 'the most underperforming first'),
     ),
-  ).action(async (o: QueryFlags & FileFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean }) => {
+  ).action(async (o: QueryFlags & FileFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; sameAge?: boolean; ageHours?: number }) => {
+    if (o.ageHours !== undefined && !o.sameAge) throw new UsageError('--age-hours goes with --same-age.');
     const c = context();
-    const r = await c.call('analysis.overperformance', { query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc' });
+    const r = await c.call('analysis.overperformance', {
+      query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc',
+      method: o.sameAge ? 'same_age' : 'previous', ...(o.ageHours !== undefined ? { ageHours: o.ageHours } : {}),
+    });
     writeResult(io, o, r, overperformanceCsv);
   });
 }

@@ -55,9 +55,14 @@ export function compareCsv(r: Comparison, o: AnalysisCsvOptions = {}): string {
 }
 
 export function overperformanceCsv(r: Overperformance, o: AnalysisCsvOptions = {}): string {
+  // "at the same age" rows also say the age compared at, the engagement then, and how many baseline values came from the line from publication
+  const sameAge = r.rows.some((p) => p.ageMs !== undefined);
   return csvTable(
-    ['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text'],
-    r.rows.map((p) => [p.score, p.engagement, p.baselineMedian, p.baselinePosts, p.platform, p.kind, p.id, p.author, iso(p.publishedAt), p.url, p.text]),
+    ['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text', ...(sameAge ? ['age_hours', 'engagement_at_age', 'baseline_from_zero'] : [])],
+    r.rows.map((p) => [
+      p.score, p.engagement, p.baselineMedian, p.baselinePosts, p.platform, p.kind, p.id, p.author, iso(p.publishedAt), p.url, p.text,
+      ...(sameAge ? [p.ageMs === undefined ? null : p.ageMs / 3_600_000, p.engagementAtAge ?? null, p.fromZero ?? null] : []),
+    ]),
     o,
   );
 }

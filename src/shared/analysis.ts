@@ -143,6 +143,9 @@ export interface Comparison {
   series: CompareSeries[];
 }
 
+export const OVERPERFORMANCE_METHODS = ['previous', 'same_age'] as const;
+export type OverperformanceMethod = (typeof OVERPERFORMANCE_METHODS)[number];
+
 export const overperformanceInputSchema = z.object({
   query: libraryQuerySchema.default({}),
   /** the baseline: the account's previous N posts */
@@ -151,6 +154,14 @@ export const overperformanceInputSchema = z.object({
   minBaseline: z.number().int().min(1).max(1000).default(5),
   limit: z.number().int().min(1).max(10_000).default(50),
   dir: z.enum(['asc', 'desc']).default('desc'),
+  /**
+   * previous: engagement now ÷ the median of the account's previous N posts now (docs/analysis.md
+   * "Overperformance"); same_age: the post's engagement at an age ÷ the median of the account's earlier
+   * posts at that same age, interpolated from their metric history (issue 29)
+   */
+  method: z.enum(OVERPERFORMANCE_METHODS).default('previous'),
+  /** same_age: compare at this age (hours after publication); default each post's age at its latest reading */
+  ageHours: z.number().positive().max(24 * 3650).optional(),
 });
 export type OverperformanceInput = z.input<typeof overperformanceInputSchema>;
 
@@ -161,6 +172,11 @@ export interface OverperformanceRow extends PostBrief {
   baselinePosts: number;
   /** engagement ÷ baselineMedian */
   score: number;
+  /** same_age: the age compared at (ms after publication) and the post's engagement then */
+  ageMs?: number;
+  engagementAtAge?: number;
+  /** same_age: baseline posts whose value at that age came from a line between publication (0) and their first reading, not between two readings */
+  fromZero?: number;
 }
 
 export interface Overperformance {

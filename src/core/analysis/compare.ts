@@ -22,6 +22,7 @@ import {
 import type { LibraryQuery } from '../../shared/query';
 import { bucketOf, chartableDay } from './buckets';
 import { baseQuery } from './frequency';
+import { overperformanceAtSameAge } from './same-age';
 
 /** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
 const LABEL_FIELDS: Array<[string, string]> = [
@@ -122,6 +123,7 @@ type Post = AuthoredPost;
  */
 export function overperformance(archive: Archive, input: OverperformanceInput): Overperformance {
   const i = overperformanceInputSchema.parse(input);
+  if (i.method === 'same_age') return overperformanceAtSameAge(archive, i);
   const q = baseQuery(parseQuery(i.query));
   const targets = archive.authoredPosts(q);
   const accounts = new Map<string, Post[]>();

@@ -56,6 +56,35 @@ export class DatasetStore {
     }
   }
 
+  /**
+   * One account's dated posts (one platform and record kind) in publication order, then archive
+   * order, each with its readings oldest first (overperformance "at the same age"). By author id, or
+   * by username (case-insensitive) among posts without one — as compare-rows.ts accountHistory.
+   */
+  accountReadings(authorId: string | null, username: string | null, platform: string, kind: string): AccountPost[] {
+    const c = this.c;
+    return c.guard('read', () => {
+      type Row = { rid: number; published_at: number; at: number; changed: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null };
+      const cols = 'i.rid, i.published_at, COALESCE(i.counts_at, i.first_seen_at) AS at, i.counts_at IS NOT NULL AS changed, i.views, i.likes, i.comments, i.shares, i.saves';
+      const posts = (
+        authorId !== null
+          ? c.st(`SELECT ${cols} FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`).all(authorId, platform, kind)
+          : c.st(`SELECT ${cols} FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`).all(username, platform, kind)
+      ) as Row[];
+      const past = new Map<number, Reading[]>();
+      const changed = posts.filter((p) => p.changed).map((p) => p.rid);
+      if (changed.length > 0) {
+        const rows = c.st(`SELECT item_rid AS rid, read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid IN (SELECT value FROM json_each(?)) ORDER BY item_rid, read_at`).all(JSON.stringify(changed)) as Array<Row & { read_at: number }>;
+        for (const r of rows) (past.get(r.rid) ?? past.set(r.rid, []).get(r.rid)!).push({ readAt: r.read_at, views: r.views, likes: r.likes, comments: r.comments, shares: r.shares, saves: r.saves });
+      }
+      return posts.map((p) => ({
+        rid: p.rid,
+        publishedAt: p.published_at,
+        readings: [...(past.get(p.rid) ?? []), { readAt: p.at, views: p.views, likes: p.likes, comments: p.comments, shares: p.shares, saves: p.saves }],
+      }));
+    });
+  }
+
   /** The history of explicit items (in the given order; unknown refs skipped). */
   *historyRowsFor(refs: ItemRef[]): IterableIterator<HistoryRow> {
     for (const ref of refs) for (const r of this.history(ref)) yield { platform: ref.platform, kind: ref.kind, id: ref.id, ...r };
@@ -113,4 +142,11 @@ export interface AnnotationRow {
   value: unknown;
   author: string | null;
   at: number;
+}
+
+/** A post of one account with its readings (accountReadings). */
+export interface AccountPost {
+  rid: number;
+  publishedAt: number;
+  readings: Reading[];
 }

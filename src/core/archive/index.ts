@@ -11,5 +11,5 @@ export { ftsExpression } from './sql-query';
 export { openArchiveForReading, openArchiveForWriting, openArchiveIn } from './open';
 export type { ArchiveMode } from './open';
 export { currentOwner, ownerAlive } from './owner';
-export type { AnnotationRow, DatasetStore } from './datasets';
+export type { AccountPost, AnnotationRow, DatasetStore } from './datasets';
 export { COUNT_FIELDS, type CountField, type HistoryRow, type Reading } from './readings';
