@@ -32,6 +32,11 @@ export interface ApiCoreOptions {
   limits?: PacerLimits;
   /** absolute deadline of one attempt (headers and body); default 90 s (spec: a minute or more on heavy endpoints) */
   timeoutMs?: number;
+  /**
+   * after a cancel, how long (real ms) the attempt in flight is still awaited — its answer stored
+   * and its charge recorded — before it is abandoned as a lost answer; default 20 s (at most the deadline)
+   */
+  cancelGraceMs?: number;
   /** the longest single wait (Retry-After or backoff) slept through; beyond it the call stops with `rate_wait`; default 5 min */
   maxWaitMs?: number;
   userAgent?: string;
@@ -58,6 +63,7 @@ export function createApiCore(opts: ApiCoreOptions): ApiCore {
   const tunables: Tunables = {
     maxWaitMs: opts.maxWaitMs ?? 5 * 60_000,
     timeoutMs: opts.timeoutMs ?? 90_000,
+    cancelGraceMs: opts.cancelGraceMs ?? 20_000,
     setLimits: (l) => {
       limits = { ...l };
       pool.setLimits(l);

@@ -172,7 +172,8 @@ describe('request core × sandbox', () => {
       const file = join(dir, 'resume.db');
       let archive = openArchive(file);
       const ac = new AbortController();
-      const core1 = createApiCore({ baseUrl: sb2.url, getKey: () => sb2.key, store: archive });
+      // no grace after the cancel: like a kill, the page on the wire is abandoned
+      const core1 = createApiCore({ baseUrl: sb2.url, getKey: () => sb2.key, store: archive, cancelGraceMs: 0 });
       core1.events.on('attempt', (a) => {
         if (a.status === 200) {
           const pages = archive.listWalks().reduce((m, w) => Math.max(m, w.pagesDone), 0);

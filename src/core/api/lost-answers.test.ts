@@ -200,7 +200,7 @@ describe('a lost answer while another key of the account spends', () => {
     const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
     const archive = openArchive(':memory:', { clock: () => clock.now() });
     archive.setBalance(100_000, clock.now() - 3_600_000); // what the last session knew
-    const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, timeoutMs: 60_000 });
+    const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, timeoutMs: 60_000, cancelGraceMs: 0 }); // the hanging page is abandoned at once
     try {
       await api.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: `warm${++seq}` } });
       expect(await spend(mate, [0])).toBe(20); // someone else, after the app started

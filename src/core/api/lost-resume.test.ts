@@ -27,7 +27,8 @@ async function setup(): Promise<{ sb: SandboxHandle; archive: Archive; core: () 
     await sb.close();
   });
   const core = () => {
-    const c = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, timeoutMs: 60_000 });
+    // no grace after the cancel: the stalled pages are abandoned at once (as in a kill)
+    const c = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, timeoutMs: 60_000, cancelGraceMs: 0 });
     open.push(() => c.close());
     return c;
   };

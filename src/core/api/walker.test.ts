@@ -49,10 +49,10 @@ function feed(pages: number, opts: { empty?: number[]; param?: string; platform?
   };
 }
 
-async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, store = new MemoryStore(), credits?: () => unknown) {
+async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, store = new MemoryStore(), credits?: () => unknown, cancelGraceMs?: number) {
   api = await startFakeApi({ catalogue: testCatalogue(), handle, credits });
   if (!store.getBalance()) store.setBalance(100_000, 0);
-  const core = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock(), random: () => 0.5 });
+  const core = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock(), random: () => 0.5, ...(cancelGraceMs !== undefined ? { cancelGraceMs } : {}) });
   return { core, store, api };
 }
 
@@ -237,9 +237,9 @@ describe('walker', () => {
 
 describe('resume', () => {
   /**
-   * Page 3 is in flight when the user cancels (the process could as well be killed); the fake
-   * service finishes and bills it (the reading where a lost answer was charged). A new process
-   * resumes the walk.
+   * Page 3 is in flight when the process stops (a kill: a cancel with no grace for the attempt in
+   * flight); the fake service finishes and bills it (the reading where a lost answer was charged).
+   * A new process resumes the walk.
    */
   async function cancelMidPage(platform: string, endpoint: string, params: Record<string, string>) {
     const ac = new AbortController();
@@ -261,7 +261,7 @@ describe('resume', () => {
       return reply;
     };
     const store = new MemoryStore();
-    const { core, api: a } = await setup(handler, store, () => ({ success: true })); // no balance figure either
+    const { core, api: a } = await setup(handler, store, () => ({ success: true }), 0); // no balance figure either
     const target = { platform, endpoint, params };
     const r1 = await core.walk(target, { signal: ac.signal });
     expect(r1.status).toBe('cancelled');
@@ -297,6 +297,26 @@ describe('resume', () => {
     const inferred = store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'));
     expect(inferred.map((l) => l.creditsUsed)).toEqual([20]);
     expect(store.ledger.reduce((a, l) => a + l.creditsUsed, 0)).toBe(100);
+  });
+
+  it('a cancel while page 3 is in flight lets it finish: stored, in the ledger and the walk, nothing pending, no page 4 (issue 24)', async () => {
+    const ac = new AbortController();
+    const handler = async (r: FakeRequest): Promise<FakeReply> => {
+      const reply = feed(5, { platform: 'photo_net', endpoint: 'profile/posts' })(r) as FakeReply;
+      if (pageOf(r.query.cursor) === 3) {
+        ac.abort(); // the user cancels; the service still finishes and bills the page
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      return reply;
+    };
+    const store = new MemoryStore();
+    const { core, api: a } = await setup(handler, store);
+    const r = await core.walk(posts, { signal: ac.signal });
+    expect(r).toMatchObject({ status: 'cancelled', pagesDone: 3, itemsSeen: 9, creditsSpent: 60 });
+    expect(a.dataRequests().map((q) => pageOf(q.query.cursor))).toEqual([1, 2, 3]);
+    expect(store.ledger.reduce((s, l) => s + l.creditsUsed, 0)).toBe(60);
+    expect(store.items.size).toBe(9);
+    expect(store.pendingJournal()).toHaveLength(0);
   });
 
   it('ends with the same archive as an uninterrupted walk', async () => {

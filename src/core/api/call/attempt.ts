@@ -45,11 +45,15 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   const startedAt = d.clock.now();
   book.attemptsInFlight++;
   let out: HttpOutcome;
+  // a cancel does not abort the attempt in flight: the service may finish and charge it, so its
+  // answer is awaited (for the grace), stored and settled; the call stops before its next request
+  const inFlight = graceSignal(plan.opts.signal, d.cancelGraceMs());
   try {
-    out = await d.http.get(s.url, headers, plan.opts.signal, plan.opts.timeoutMs ?? d.timeoutMs());
+    out = await d.http.get(s.url, headers, inFlight.signal, plan.opts.timeoutMs ?? d.timeoutMs());
   } catch (e) {
     throw cancelled(e);
   } finally {
+    inFlight.done();
     book.attemptsInFlight--;
     slot.release();
   }
@@ -111,4 +115,27 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
     walkId: plan.walkId,
   });
   return { attempt, slot, startedAt, out, oc, okEnv, errEnv, errorType, requestId, creditsUsed, creditsRemaining, retryable, willRetry, retryAfterS, waitMs, entry };
+}
+
+/**
+ * The signal an attempt in flight is sent with: it aborts `graceMs` after the caller's does (real
+ * time, like the attempt's deadline) — an answer that arrives meanwhile is kept; one that does not
+ * is left as a lost answer (pending in the journal, judged by the next run of the same request).
+ */
+export function graceSignal(signal: AbortSignal | undefined, graceMs: number): { signal: AbortSignal | undefined; done: () => void } {
+  if (!signal) return { signal: undefined, done: () => {} };
+  const ac = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    timer = setTimeout(() => ac.abort(signal.reason), graceMs);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ac.signal,
+    done: () => {
+      signal.removeEventListener('abort', onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
 }

@@ -40,6 +40,8 @@ export interface CallerDeps {
   maxWaitMs: () => number;
   /** absolute deadline of one attempt */
   timeoutMs: () => number;
+  /** after a cancel, how long (real ms) the attempt in flight is still awaited before it is abandoned */
+  cancelGraceMs: () => number;
 }
 
 /** What every call of one caller shares. */

@@ -47,6 +47,9 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
     stored = { items: r.items, newItems: r.newItems, unreadable: read.unreadable, heldBack: read.heldBack };
     if (read.unreadable > 0) d.log(`${plan.where}: ${read.unreadable} item(s) of the answer could not be read as records; they are kept raw in the stored answer (request ${okEnv.request_id})`);
   }
+  // an answer that spent without saying the balance (`credits_remaining` null, a legal reading):
+  // the balance shown is read again (free, not rate counted) rather than left where it was
+  if (charged > 0 && a.creditsRemaining === null) await d.readBalance();
   return {
     envelope: okEnv as Envelope<D>,
     fromArchive: false,

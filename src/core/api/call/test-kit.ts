@@ -82,13 +82,18 @@ export function kit(o: { balance?: number | null; maxRetries?: number; maxWaitMs
     noteBalance: (v) => {
       if (typeof v === 'number') mem = v;
     },
-    readBalance: async () => balance.value,
+    // as the real one (core/balance.ts): the figure read is also the balance shown
+    readBalance: async () => {
+      if (typeof balance.value === 'number') mem = balance.value;
+      return balance.value;
+    },
     probeBalance: async () => {
       mem = balance.value;
     },
     maxRetries: o.maxRetries ?? 5,
     maxWaitMs: () => o.maxWaitMs ?? 300_000,
     timeoutMs: () => 90_000,
+    cancelGraceMs: () => 20_000,
   };
   const c = callerOf(d, new BalanceBook({ clock, store, activeHere, leaseMs: () => 120_000 }));
   return { c, d, store, clock, sent, script, balance, logs, events };

@@ -24,6 +24,8 @@ export interface Tunables {
   maxWaitMs: number;
   /** the absolute deadline of one attempt */
   timeoutMs: number;
+  /** after a cancel, how long the attempt in flight is still awaited (its answer stored and settled) */
+  cancelGraceMs: number;
   setLimits: (l: PacerLimits) => void;
 }
 
@@ -69,6 +71,7 @@ export function assembleCore(c: CoreCollaborators): ApiCore {
     maxRetries: c.maxRetries,
     maxWaitMs: () => tun.maxWaitMs,
     timeoutMs: () => tun.timeoutMs,
+    cancelGraceMs: () => Math.min(tun.cancelGraceMs, tun.timeoutMs),
   });
   const internals: CoreInternals = { clock, store, events, log, call, endpoint: endpointOf, holdOf: est.holdFor, quote: est.quote, restarts: new Map(), balance: bal.balance, eta: (n, p) => pool.eta(n, p) };
   return {
