@@ -83,3 +83,62 @@ test('a post dated +275760-09-13 leaves every chart drawn and says it was set as
   await expect(page.getByTestId('error')).toHaveCount(0);
   await expect(page.getByText('Something failed inside Loupe')).toHaveCount(0);
 });
+
+test('names with a right-to-left override or zero-width joiners are shown for what they are; avatars load on request', async ({ page, host }) => {
+  const rlo = 'gpj.\u202Eexe.evil';
+  const zwj = 'n\u200Da\u200Ds\u200Da';
+  await seed(page, host.dataDir, [
+    post({ id: '990201', text: 'first #launch', author: { id: 'h1', username: rlo, display_name: zwj } }),
+    post({ id: '990202', text: 'again #launch #moon', author: { id: 'h1', username: rlo, display_name: zwj } }),
+  ]);
+  // the Library table and the drawer
+  await page.getByTestId('nav-library').click();
+  const row = page.locator('[data-testid="result-row"][data-id="990201"]');
+  await expect(row).toContainText('gpj.⟨RLO⟩exe.evil');
+  expect(await row.locator('bdi').filter({ hasText: 'evil' }).count()).toBe(1);
+  await row.click();
+  const drawer = page.getByTestId('drawer');
+  await expect(drawer).toContainText('gpj.⟨RLO⟩exe.evil');
+  await expect(drawer).toContainText('n⟨ZWJ⟩a⟨ZWJ⟩s⟨ZWJ⟩a');
+  await page.keyboard.press('Escape');
+  // the network table: accounts isolated and shown whole
+  await page.getByTestId('network-open').click();
+  const panel = page.getByTestId('network-panel');
+  await panel.getByTestId('network-kind').selectOption('user-hashtag');
+  const toggle = panel.getByTestId('network-table-toggle');
+  if (await toggle.isEnabled()) await toggle.click();
+  const node = panel.getByTestId('network-table').getByTestId('network-node').filter({ hasText: 'evil' });
+  await expect(node).toContainText('gpj.⟨RLO⟩exe.evil');
+  expect(await node.locator('bdi').count()).toBeGreaterThan(0);
+
+  // the profile card of a look-up whose answer carries hostile names and a remote avatar
+  const pictures: string[] = [];
+  await page.route('https://avatars.example/**', (r) => {
+    pictures.push(r.request().url());
+    return r.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>' });
+  });
+  await page.route('**/api/api.call', async (r) => {
+    const res = await r.fetch();
+    const j = (await res.json()) as { ok: boolean; result?: { envelope: { data: Record<string, unknown> } } };
+    const d = j.result?.envelope.data;
+    const p = (d && (['profile', 'user', 'author', 'channel', 'page', 'account'].map((k) => d[k]).find((v) => v && typeof v === 'object') as Record<string, unknown> | undefined)) ?? d;
+    const hostile = { username: rlo, display_name: zwj, avatar_url: 'https://avatars.example/a.svg' };
+    if (p) Object.assign(p.author && typeof p.author === 'object' ? (p.author as object) : p, hostile);
+    await r.fulfill({ response: res, json: j });
+  });
+  await page.getByTestId('nav-profiles').click();
+  await page.getByTestId('profile-handle').fill('nasa');
+  await page.getByTestId('profile-lookup').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog.or(page.getByTestId('profile-card')).first()).toBeVisible({ timeout: 30_000 });
+  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
+  const card = page.getByTestId('profile-card');
+  await expect(card.getByTestId('profile-username')).toHaveText('@gpj.⟨RLO⟩exe.evil');
+  await expect(card.getByTestId('profile-name')).toHaveText('n⟨ZWJ⟩a⟨ZWJ⟩s⟨ZWJ⟩a');
+  expect(await card.getByTestId('profile-username').locator('bdi').count()).toBe(1);
+  await expect(card.getByTestId('profile-avatar-load')).toContainText('avatars.example');
+  expect(pictures).toEqual([]);
+  await card.getByTestId('profile-avatar-load').click();
+  await expect(card.getByTestId('profile-avatar')).toBeVisible();
+  expect(pictures).toEqual(['https://avatars.example/a.svg']);
+});

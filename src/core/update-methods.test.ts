@@ -202,6 +202,7 @@ describe('settings.update: any part of the settings', () => {
       maxWaitSeconds: n('maxWaitSeconds'),
       attemptTimeoutSeconds: n('attemptTimeoutSeconds'),
       theme: fc.constantFrom('system', 'light', 'dark'),
+      remoteImages: fc.constantFrom('on-request', 'always'),
       authorName: fc.constantFrom(null, `Ana ${b}`, 'Ben'),
     };
   };

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { patchOf } from './patch';
-import { settingBounds, settingSpec, THEMES, type Bounds } from './settings';
+import { settingBounds, settingSpec, REMOTE_IMAGES, THEMES, type Bounds } from './settings';
 
 export const emptyInput = z.object({}).default({});
 
@@ -72,6 +72,8 @@ export const settingsSchema = z.object({
   /** absolute deadline of one attempt (headers and body); the spec asks for a minute or more on heavy endpoints */
   attemptTimeoutSeconds: whole(settingBounds('attemptTimeoutSeconds')),
   theme: z.enum(THEMES),
+  /** pictures from other hosts (avatars, thumbnails): fetched only on a click, or at once */
+  remoteImages: z.enum(REMOTE_IMAGES),
   /** your name on annotations and in dataset bundles; null: the OS user name */
   authorName: z.string().trim().min(1).max(settingBounds('authorName').max ?? 120).nullable(),
 });

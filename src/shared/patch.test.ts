@@ -33,6 +33,7 @@ const UPDATES = {
       maxWaitSeconds: 60,
       attemptTimeoutSeconds: 30,
       theme: 'dark',
+      remoteImages: 'always',
       authorName: 'Ana',
     },
     wrap: (patch: object) => patch,

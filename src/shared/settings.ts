@@ -19,6 +19,10 @@ export interface Bounds {
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
+/** When pictures from other hosts (avatars, thumbnails) are fetched: only on a click, or at once. */
+export const REMOTE_IMAGES = ['on-request', 'always'] as const;
+export type RemoteImages = (typeof REMOTE_IMAGES)[number];
+
 export interface SettingSpec {
   /** the Settings field (stored ones) or the process setting's name */
   name: string;
@@ -49,6 +53,7 @@ export const SETTINGS_TABLE: readonly SettingSpec[] = [
   { name: 'maxWaitSeconds', type: 'integer', default: 300, bounds: { min: 1, max: 86_400 }, stored: true, help: 'The longest single wait (Retry-After or a backoff) sat through; beyond it work stops, resumable.' },
   { name: 'attemptTimeoutSeconds', type: 'integer', default: 90, bounds: { min: 5, max: 600 }, stored: true, help: 'The absolute deadline of one attempt (headers and body).' },
   { name: 'theme', type: 'enum', default: 'system', values: THEMES, stored: true, help: 'system, light or dark.' },
+  { name: 'remoteImages', type: 'enum', default: 'on-request', values: REMOTE_IMAGES, stored: true, help: 'on-request (a picture from another host — an avatar, a thumbnail — is fetched only when you click it: the host learns nothing of what you read) or always.' },
   { name: 'authorName', type: 'text', default: null, bounds: { max: 120 }, env: 'LOUPE_AUTHOR', stored: true, help: 'Your name on tags, notes, label overrides and saved sets, and in dataset bundles; default: the OS user name.' },
   { name: 'sandboxSeed', type: 'integer', default: 1, bounds: { min: 0 }, env: 'LOUPE_SANDBOX_SEED', stored: false, help: 'The seed of the built-in sandbox’s synthetic world (same seed, same data).' },
   { name: 'sqlite3', type: 'path', default: null, env: 'LOUPE_SQLITE3', stored: false, help: 'The sqlite3 program `loupe archive recover` uses; default: the one on PATH.' },
@@ -72,6 +77,7 @@ export function storedDefaults(): {
   maxWaitSeconds: number;
   attemptTimeoutSeconds: number;
   theme: Theme;
+  remoteImages: RemoteImages;
   authorName: string | null;
 } {
   const d = (name: string) => settingSpec(name)!.default;
@@ -83,6 +89,7 @@ export function storedDefaults(): {
     maxWaitSeconds: d('maxWaitSeconds') as number,
     attemptTimeoutSeconds: d('attemptTimeoutSeconds') as number,
     theme: d('theme') as Theme,
+    remoteImages: d('remoteImages') as RemoteImages,
     authorName: d('authorName') as string | null,
   };
 }

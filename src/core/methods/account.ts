@@ -79,6 +79,7 @@ export function accountMethods(
           maxWaitSeconds: (v) => void (d.app.maxWaitSeconds = v),
           attemptTimeoutSeconds: (v) => void (d.app.attemptTimeoutSeconds = v),
           theme: (v) => void (d.app.theme = v),
+          remoteImages: (v) => void (d.app.remoteImages = v),
           authorName: (v) => void (d.app.authorName = v),
         };
         for (const k of named) (set[k] as (v: unknown) => void)(patch[k]);

@@ -15,7 +15,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Settings } from '../../shared/contract';
-import { settingBounds, storedDefaults, THEMES, type Theme } from '../../shared/settings';
+import { settingBounds, storedDefaults, REMOTE_IMAGES, THEMES, type RemoteImages, type Theme } from '../../shared/settings';
 
 export interface KeyMeta {
   name: string;
@@ -78,6 +78,7 @@ function normalise(raw: unknown): SettingsData {
   if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= (settingBounds('maxWaitSeconds').min ?? 1)) d.app.maxWaitSeconds = a.maxWaitSeconds;
   if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5)) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
   if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
+  if (REMOTE_IMAGES.includes(a.remoteImages as RemoteImages)) d.app.remoteImages = a.remoteImages as RemoteImages;
   if (typeof a.authorName === 'string' && a.authorName.trim()) d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
   return d;
 }

@@ -8,7 +8,7 @@ import { ENGAGEMENT_FIELDS } from '../../../shared/query';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
 import { useUi } from '../stores/ui';
-import { Chips, ErrorBox, Num, RelBar, Skeleton, When } from './cells';
+import { Chips, ErrorBox, Name, Num, RelBar, Skeleton, When } from './cells';
 import { labelChips } from '../lib/records';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
@@ -78,8 +78,13 @@ function DrawerBody({ d }: { d: ItemDetail }) {
       <div className="kv">
         <span>Author</span>
         <span>
-          {author ? `@${author}` : '—'} {get(r, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
-          {d.author.displayName !== null ? <span className="muted"> {d.author.displayName}</span> : null}
+          {author ? <bdi dir="auto">@{author}</bdi> : '—'} {get(r, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
+          {d.author.displayName !== null ? (
+            <span className="muted">
+              {' '}
+              <Name text={d.author.displayName} />
+            </span>
+          ) : null}
         </span>
         <span>Followers</span>
         <Num v={d.followers} exact why={why('followers')} />

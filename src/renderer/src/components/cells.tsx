@@ -3,8 +3,24 @@ import type { ReactNode } from 'react';
 import { abbreviate, fmtExact, relative, toMs, utc } from '../lib/format';
 import type { Chip } from '../lib/records';
 import { factsOf, WayOutBox } from './WayOut';
+import { showName } from '../lib/words';
 
 export const NOT_PROVIDED = 'Not provided by this network';
+
+/**
+ * A name or handle a stranger chose, drawn isolated from the text around it (`<bdi>`: a
+ * right-to-left override inside cannot reorder what follows) with bidi controls and invisible
+ * characters shown for what they are (issue 27 #19).
+ */
+export function Name({ text, prefix = '', className }: { text: string | null | undefined; prefix?: string; className?: string }) {
+  if (!text) return <Missing why="No name" />;
+  return (
+    <bdi className={className} dir="auto">
+      {prefix}
+      {showName(text)}
+    </bdi>
+  );
+}
 
 /** null → "—" with a tooltip, never 0. */
 export function Missing({ why }: { why?: string }) {

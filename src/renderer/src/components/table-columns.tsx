@@ -108,7 +108,7 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
   }
   cols.push(
     col({ id: 'text', header: variant === 'comment' ? 'Comment' : 'Text', size: variant === 'comment' ? 460 : 380, hideable: false, value: (r) => displayText(r), cell: textCell }),
-    col({ id: 'author', header: 'Author', size: 130, value: (r) => displayAuthor(r), cell: (r) => <span className="ellipsis">{displayAuthor(r) || '—'}</span> }),
+    col({ id: 'author', header: 'Author', size: 130, value: (r) => displayAuthor(r), cell: (r) => <bdi className="ellipsis" dir="auto">{displayAuthor(r) || '—'}</bdi> }),
     col({ id: 'platform', header: 'Network', size: 100, value: (r) => r.platform, cell: (r) => <span className="ellipsis muted">{r.platform}</span> }),
     col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => <span className="muted">{r.kind}</span> }),
     col({ id: 'published', header: 'Published', size: 92, value: (r) => r.publishedAt ?? undefined, cell: (r) => <When v={r.publishedAt} /> }),

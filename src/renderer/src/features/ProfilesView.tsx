@@ -11,7 +11,9 @@ import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, 
 import { quoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { useTakeHandoff } from '../stores/handoff';
-import { Empty, ErrorBox, Field, LinkOut, Num, Skeleton, SpendButton, When } from '../components/cells';
+import { Empty, ErrorBox, Field, LinkOut, Name, Num, Skeleton, SpendButton, When } from '../components/cells';
+import { showBidiControls } from '../lib/words';
+import { RemotePicture } from '../components/RemoteImage';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
 import { EndpointSelect, NetworkSelect, useDefaultPlatform } from '../components/NetworkPicker';
 import { useStartWalk, useWalk, WalkBar } from '../components/Walk';
@@ -201,14 +203,24 @@ function ProfileCard({ p, unavailable }: { p: Rec; unavailable: string[] }) {
   const link = safeHttpUrl(str(p.url) ?? str(p.external_url) ?? str(get(p, 'ext.bio_link')));
   return (
     <div className="panel profile-card" data-testid="profile-card">
-      {avatar ? <img src={avatar} alt="" referrerPolicy="no-referrer" onError={(e) => (e.currentTarget.style.display = 'none')} /> : null}
+      {avatar ? <RemotePicture src={avatar} alt="" testid="profile-avatar" /> : null}
       <div style={{ flex: 1, minWidth: 0 }}>
         <div className="row gap">
-          <strong>{name ?? username ?? '—'}</strong>
-          {username ? <span className="muted">@{username}</span> : null}
+          <strong data-testid="profile-name">
+            <Name text={name ?? username} />
+          </strong>
+          {username ? (
+            <span className="muted" data-testid="profile-username">
+              <Name text={username} prefix="@" />
+            </span>
+          ) : null}
           {verified === true ? <span className="chip tone-info">verified</span> : verified === false ? <span className="chip tone-muted">not verified</span> : null}
         </div>
-        {bio ? <div className="profile-bio">{bio}</div> : null}
+        {bio ? (
+          <div className="profile-bio" dir="auto">
+            {showBidiControls(bio)}
+          </div>
+        ) : null}
         <div className="row gap wrap small">
           <span>
             <span className="muted">followers</span> <Num v={recordFollowers(p)} why={why('followers')} />

@@ -316,6 +316,23 @@ function Connection() {
           </select>
         </Field>
       </section>
+      <section className="panel">
+        <h3>Privacy</h3>
+        <Field label="Pictures from other sites (avatars, thumbnails)">
+          <select
+            value={draft.remoteImages}
+            onChange={(e) => {
+              const remoteImages = e.target.value as Settings['remoteImages'];
+              setDraft({ ...draft, remoteImages });
+              void save({ remoteImages });
+            }}
+            data-testid="remote-images"
+          >
+            <option value="on-request">only when I click (the site learns nothing until then)</option>
+            <option value="always">load at once</option>
+          </select>
+        </Field>
+      </section>
     </>
   );
 }

@@ -5,7 +5,7 @@
  * Everything here tolerates missing fields: hostile or partial data must never crash a view.
  * Label chips never rely on colour alone: every chip carries its text.
  */
-import { showBidiControls } from './words';
+import { showBidiControls, showName } from './words';
 import type { LibraryRowFields } from '../../../shared/contract';
 import { authorName } from '../../../shared/record-fields';
 
@@ -39,7 +39,7 @@ export function displayText(r: Pick<LibraryRowFields, 'text'>): string {
 
 /** A row's author as shown: its username, else its display name (src/shared/record-fields.ts authorName). */
 export function displayAuthor(r: Pick<LibraryRowFields, 'author'>): string {
-  return showBidiControls(authorName(r.author));
+  return showName(authorName(r.author));
 }
 
 /** A row's title as shown (`ext.post_title` or `title`), '' when none. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketWords, paramWords, showBidiControls } from './words';
+import { bucketWords, paramWords, showBidiControls, showName } from './words';
 
 describe('human words (issue 14 #10)', () => {
   it('parameters', () => {
@@ -17,5 +17,17 @@ describe('human words (issue 14 #10)', () => {
   it('bidi controls are shown, not obeyed', () => {
     expect(showBidiControls('evil\u202Eexe.txt')).toBe('evil⟨RLO⟩exe.txt');
     expect(showBidiControls('שלום world')).toBe('שלום world');
+  });
+});
+
+describe('names show what they are made of (issue 27 #19)', () => {
+  it('zero-width and invisible characters become visible; emoji sequences stay whole', () => {
+    expect(showName('n\u200Da\u200Ds\u200Da')).toBe('n⟨ZWJ⟩a⟨ZWJ⟩s⟨ZWJ⟩a');
+    expect(showName('nasa')).toBe('nasa');
+    expect(showName('gpj.\u202Eexe.evil')).toBe('gpj.⟨RLO⟩exe.evil');
+    expect(showName('a\u200Bb\uFEFFc\u00ADd\u2060e\u200Ef')).toBe('a⟨ZWSP⟩b⟨ZWNBSP⟩c⟨SHY⟩d⟨WJ⟩e⟨LRM⟩f');
+    expect(showName('dev 👩\u200D💻 and 👨🏽\u200D💻')).toBe('dev 👩\u200D💻 and 👨🏽\u200D💻');
+    expect(showName('❤️\u200D🔥')).toBe('❤️\u200D🔥');
+    expect(showName('x\u200D💻')).toBe('x⟨ZWJ⟩💻');
   });
 });

@@ -77,3 +77,33 @@ const BIDI_RE = /[\u202a-\u202e\u2066-\u2069]/g;
 export function showBidiControls(s: string): string {
   return HAS_BIDI.test(s) ? s.replace(BIDI_RE, (c) => `⟨${BIDI[c]}⟩`) : s;
 }
+
+/**
+ * Invisible characters made visible in names (issue 27 #19): zero-width joiners and spaces, word
+ * joiners, soft hyphens, direction marks and blank fillers make `n‍a‍s‍a` look exactly like `nasa`.
+ * Each shows as ⟨ZWJ⟩ etc.; a joiner inside an emoji sequence (👩‍💻) is kept, being how that
+ * emoji is written.
+ */
+const INVISIBLE: Record<string, string> = {
+  '\u00ad': 'SHY', '\u034f': 'CGJ', '\u061c': 'ALM', '\u115f': 'FILLER', '\u1160': 'FILLER', '\u17b4': 'KIV', '\u17b5': 'KIV',
+  '\u180e': 'MVS', '\u200b': 'ZWSP', '\u200c': 'ZWNJ', '\u200d': 'ZWJ', '\u200e': 'LRM', '\u200f': 'RLM', '\u2060': 'WJ',
+  '\u2061': 'INV', '\u2062': 'INV', '\u2063': 'INV', '\u2064': 'INV', '\u3164': 'FILLER', '\ufeff': 'ZWNBSP', '\uffa0': 'FILLER',
+};
+// the joiners and marks are the point of this class: each is matched alone, never combined
+// eslint-disable-next-line no-misleading-character-class
+const INVISIBLE_RE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2060-\u2064\u3164\ufeff\uffa0]/g;
+const EMOJI_JOIN = /\p{Extended_Pictographic}(?:\ufe0f|\p{Emoji_Modifier})?$/u;
+const EMOJI_NEXT = /^\p{Extended_Pictographic}/u;
+export function showInvisibles(s: string): string {
+  INVISIBLE_RE.lastIndex = 0;
+  if (!INVISIBLE_RE.test(s)) return s;
+  return s.replace(INVISIBLE_RE, (c, at: number) => {
+    if (c === '\u200d' && EMOJI_JOIN.test(s.slice(Math.max(0, at - 4), at)) && EMOJI_NEXT.test(s.slice(at + 1, at + 3))) return c;
+    return `⟨${INVISIBLE[c]}⟩`;
+  });
+}
+
+/** A name as drawn: bidi controls and invisible characters shown for what they are. */
+export function showName(s: string): string {
+  return showInvisibles(showBidiControls(s));
+}

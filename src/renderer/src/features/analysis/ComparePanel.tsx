@@ -9,7 +9,7 @@ import type { ChartSeries, CompareSeries, PostBrief } from '../../../../shared/a
 import { PLATFORMS } from '../../../../shared/api-types';
 import { labelValueWords } from '../../../../shared/labels';
 import type { LibraryQuery } from '../../../../shared/query';
-import { Empty, ErrorBox, Field, Num, Skeleton, When } from '../../components/cells';
+import { Empty, ErrorBox, Field, Name, Num, Skeleton, When } from '../../components/cells';
 import { NetworkSelect } from '../../components/NetworkPicker';
 import { fmtExact, truncate } from '../../lib/format';
 import { showBidiControls } from '../../lib/words';
@@ -100,7 +100,7 @@ function PostList({ posts }: { posts: PostBrief[] }) {
             <bdi dir="auto">{p.text ? showBidiControls(truncate(p.text, 90)) : '(no text)'}</bdi>
           </button>
           <div className="muted small">
-            {p.author ?? '—'} · <Num v={p.engagement} why="No engagement count known" /> engagement · <When v={p.publishedAt} />
+            <Name text={p.author} /> · <Num v={p.engagement} why="No engagement count known" /> engagement · <When v={p.publishedAt} />
           </div>
         </li>
       ))}

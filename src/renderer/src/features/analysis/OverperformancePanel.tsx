@@ -4,7 +4,7 @@
  * opens the post's details; the account opens the Library on that account's items.
  */
 import { useState } from 'react';
-import { Empty, ErrorBox, Field, Num, Skeleton, When } from '../../components/cells';
+import { Empty, ErrorBox, Field, Name, Num, Skeleton, When } from '../../components/cells';
 import { fmtExact, truncate } from '../../lib/format';
 import { showBidiControls } from '../../lib/words';
 import { useLoupe } from '../../queries/hooks';
@@ -85,7 +85,7 @@ export function OverperformancePanel({ query, scopeName }: { query: LibraryQuery
                     </td>
                     <td>
                       <button type="button" className="linklike" onClick={() => openInLibrary({ platforms: [p.platform], kinds: [p.kind], author: p.authorKey })} title="This account’s items in the Library">
-                        {p.author ?? p.authorKey}
+                        <Name text={p.author ?? p.authorKey} />
                       </button>
                       <span className="muted small"> · {p.platform}</span>
                     </td>

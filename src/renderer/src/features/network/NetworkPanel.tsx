@@ -14,7 +14,8 @@ import { fmtExact } from '../../lib/format';
 import { useLoupe } from '../../queries/hooks';
 import { useExportWrites } from '../../queries/calls';
 import { useUi } from '../../stores/ui';
-import { ErrorText } from '../../components/cells';
+import { ErrorText, Name } from '../../components/cells';
+import { showBidiControls } from '../../lib/words';
 import { NetworkKindSelect, PanelHead } from '../../components/Controls';
 import { draw, webglAvailable, type Drawing } from './network-graph';
 import { heaviestEdgeWeight, networkStatsText } from './network-words';
@@ -193,7 +194,7 @@ function NodeTable({ view, matches, minWeight, selected, onSelect }: { view: Net
             <tr key={n.key} aria-current={n.key === selected ? true : undefined}>
               <td>
                 <button className="btn tiny ghost" onClick={() => onSelect(n.key)} data-testid="network-node">
-                  {n.label}
+                  <Name text={n.label} />
                 </button>
               </td>
               <td className="num">{fmtExact(n.weight)}</td>
@@ -214,7 +215,9 @@ function NodeItems({ query, network, node, label, pseudonymise, onClose }: { que
   return (
     <div className="panel" data-testid="network-items" aria-label={`Items behind ${label}`}>
       <div className="row gap">
-        <strong>{label}</strong>
+        <strong>
+          <Name text={label} />
+        </strong>
         <span className="muted small">{items.data ? `${fmtExact(items.data.length)} item${items.data.length === 1 ? '' : 's'} (up to 100)` : '…'}</span>
         <div className="spacer" />
         <button className="btn tiny ghost" onClick={onClose} aria-label={`Close the items behind ${label}`}>
@@ -226,7 +229,7 @@ function NodeItems({ query, network, node, label, pseudonymise, onClose }: { que
         {(items.data ?? []).map((it) => (
           <li key={`${it.platform}/${it.kind}/${it.id}`}>
             <button className="btn ghost small" onClick={() => openDrawer({ platform: it.platform, kind: it.kind, id: it.id })} data-testid="network-item">
-              <span className="muted">{it.author ? `@${it.author}` : it.platform}</span> {it.text ? it.text.slice(0, 140) : '(no text)'}
+              <span className="muted">{it.author ? <Name text={it.author} prefix="@" /> : it.platform}</span> {it.text ? <bdi dir="auto">{showBidiControls(it.text.slice(0, 140))}</bdi> : '(no text)'}
             </button>
           </li>
         ))}

@@ -10,6 +10,7 @@ import Sigma from 'sigma';
 import { EdgeLineProgram } from 'sigma/rendering';
 import type { NetworkView } from '../../../../shared/contract-network';
 import { snapshotGestures } from './network-gestures';
+import { showName } from '../../lib/words';
 import type { Point } from './network-motion';
 
 /** Whether this browser can draw WebGL at all (headless Chromium without GPU may not). */
@@ -105,7 +106,7 @@ export function draw(
   const edgeColor = css('--line', '#cccccc');
   const maxW = Math.max(1, ...view.nodes.map((n) => n.weight));
   view.nodes.forEach((n, i) => {
-    graph.addNode(n.key, { label: n.label, ...spiral(i), size: 2 + 10 * Math.sqrt(n.weight / maxW), color: n.kind === 'hashtag' ? hashtag : account, weight: n.weight });
+    graph.addNode(n.key, { label: showName(n.label), ...spiral(i), size: 2 + 10 * Math.sqrt(n.weight / maxW), color: n.kind === 'hashtag' ? hashtag : account, weight: n.weight });
   });
   // Edges join the drawing when the layout ends (at once when there is none): while ForceAtlas2
   // runs, every batch of positions makes sigma process the whole graph again, and with 10,000
