@@ -14,6 +14,7 @@ import { SandboxPanel } from './SandboxPanel';
 import { ArchivePanel } from './ArchivePanel';
 import { ErrorBox, ErrorText, Field, When } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
+import { keychainNotice } from '../lib/words';
 
 /** stored settings an environment variable can override (LOUPE_RATE_LIMIT, LOUPE_MAX_IN_FLIGHT) */
 const ENV_OVERRIDES = SETTINGS_TABLE.filter((s) => s.stored && s.env && s.name !== 'baseUrl');
@@ -75,6 +76,7 @@ function Keys() {
   };
   const act = runWithToast;
   const i = info.data;
+  const notice = keychainNotice(i, (keys.data ?? []).length);
   return (
     <section className="panel">
       <h3>API keys</h3>
@@ -93,7 +95,11 @@ function Keys() {
         ; the app never shows a key after it is saved and never sends it anywhere but the service.{' '}
         Work is spread over every key in use (each key has its own rate limit; all draw on one balance). To rotate a key: add the new one,
         mark the old one “retiring”, check the new one shows a recent “last used”, then revoke the old one in the service dashboard and remove it here.
-        {i?.secretBackendMessage ? <div className="errtext">{i.secretBackendMessage}</div> : null}
+        {notice ? (
+          <div className={notice.error ? 'errtext' : 'muted'} data-testid="keychain-notice" data-error={notice.error}>
+            {notice.text}
+          </div>
+        ) : null}
       </div>
       <form
         className="row gap wrap"

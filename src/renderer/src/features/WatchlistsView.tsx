@@ -5,6 +5,7 @@ import type { LabelCondition } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
 import { errorText } from '../lib/api';
 import { spendBalanceLines } from '../lib/balance';
+import { forecastLine } from '../lib/words';
 import { creditRange, fmtExact } from '../lib/format';
 import { useLibraryRows, useLoupe } from '../queries/hooks';
 import { readSettings, refreshBalance } from '../queries/account';
@@ -263,7 +264,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
             Forecast: about <strong>{fmtExact(w.forecast.perRunCredits)}</strong> credits a run, <strong>{fmtExact(w.forecast.perMonthCredits)}</strong> a month — {w.forecast.basis}
           </span>
         ) : (
-          <span>No forecast yet{w.forecastNote ? `: ${w.forecastNote}` : ': it needs two runs with pages, spread in time'}.</span>
+          <span>{forecastLine(w.forecastNote)}</span>
         )}
       </div>
       {editing ? (

@@ -107,3 +107,27 @@ export function showInvisibles(s: string): string {
 export function showName(s: string): string {
   return showInvisibles(showBidiControls(s));
 }
+
+/**
+ * A watchlist without a forecast, as one sentence per thought (issue 27 #13): the core's note is a
+ * sentence of its own ("No history yet: a forecast needs two runs (…)."), never run into
+ * "No forecast yet: No history yet: … arrive).." — its own "No … yet:" lead is dropped and one
+ * full stop ends it.
+ */
+export function forecastLine(note: string | null | undefined): string {
+  const n = (note ?? '').trim().replace(/^No (history|forecast) yet\s*[:.;—-]\s*/i, '');
+  if (!n) return 'No forecast yet. A forecast needs two runs with pages, spread in time.';
+  const body = n.charAt(0).toUpperCase() + n.slice(1);
+  return `No forecast yet. ${/[.!?]$/.test(body) ? body : `${body}.`}`;
+}
+
+/**
+ * What Settings says about where keys are kept when no keychain answered: an error only when a
+ * key is needed or held (a real service, or keys saved); on a first run on the sandbox, which
+ * needs no key, a plain note for later (issue 27 #13).
+ */
+export function keychainNotice(info: { sandbox: boolean; secretBackendMessage: string | null } | undefined, keyCount: number): { error: boolean; text: string } | null {
+  if (!info?.secretBackendMessage) return null;
+  if (!info.sandbox || keyCount > 0) return { error: true, text: info.secretBackendMessage };
+  return { error: false, text: `For later, when you add a key: ${info.secretBackendMessage.charAt(0).toLowerCase()}${info.secretBackendMessage.slice(1)}` };
+}
