@@ -22,6 +22,7 @@ test('a label condition number is one query after typing, not one per keystroke'
   await page.getByTestId('nav-library').click();
   await page.getByTestId('add-label-condition').click();
   const cond = page.getByTestId('label-conditions');
+  await cond.getByLabel('label family').selectOption('sentiment');
   await cond.getByLabel('label field').selectOption('p'); // sentiment confidence: a number 0–1
   await cond.getByLabel('operator').selectOption('gte');
   const input = cond.getByLabel('value (0–1)');

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
+import { openArchive } from '../src/core/archive';
+import { archivePath } from '../src/core/paths';
 import { expect } from './fixtures';
 
 const require_ = createRequire(join(process.cwd(), 'package.json'));
@@ -46,4 +48,15 @@ export async function searchWalk(page: Page, query: string): Promise<void> {
   await expect(dialog.or(page.getByTestId('walk-status')).first()).toBeVisible({ timeout: 30_000 });
   if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
   await expect(page.getByTestId('walk-status')).not.toHaveAttribute('data-status', 'running', { timeout: 30_000 });
+}
+
+/** Puts records into the archive the host serves (another connection, as the CLI would; the archive's own ingest). */
+export async function seedItems(page: Page, dataDir: string, records: Array<Record<string, unknown>>, platform = 'micro_net', kind = 'post'): Promise<void> {
+  await api(page, 'library.count', {}); // the archive exists
+  const a = openArchive(archivePath(dataDir));
+  try {
+    a.ingestItems(records.map((record) => ({ platform, kind, record })), { callId: `seed-${Date.now()}`, source: 'seed' });
+  } finally {
+    a.close();
+  }
 }

@@ -36,7 +36,7 @@ export function LabelValueInput({
     return (
       <select value={value === null ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)} aria-label={label} data-testid={testid}>
         {spec.nullable && allowUnsure ? <option value="">unsure (no label)</option> : null}
-        {!spec.nullable && value === null ? <option value="">choose…</option> : null}
+        {!(spec.nullable && allowUnsure) && value === null ? <option value="">choose…</option> : null}
         {spec.values.map((v) => (
           <option key={v} value={v} title={v}>
             {spec.words?.[v] ?? v.replace(/_/g, ' ')}

@@ -138,7 +138,9 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   );
 
   const hasProfiles = useMemo(() => visibility.followers === undefined && ordered.some((r) => r.kind === 'profile'), [ordered, visibility.followers]);
-  const visible = useMemo(() => columns.filter((c) => (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false)), [columns, visibility, hasProfiles]);
+  // the column the rows are sorted by is always shown: its header carries the order's arrow
+  const sortedId = sort?.id;
+  const visible = useMemo(() => columns.filter((c) => c.id === sortedId || (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false)), [columns, visibility, hasProfiles, sortedId]);
   const width = (c: Column) => widths[c.id] ?? c.size;
   const totalWidth = visible.reduce((a, c) => a + width(c), 0);
 

@@ -1,11 +1,10 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ItemRefInput } from '../../../shared/contract';
-import type { LabelCondition, LibraryQuery, SortField } from '../../../shared/query';
-import { COMMENT_LABELS, POST_LABELS, PLATFORMS } from '../../../shared/api-types';
-import { LABEL_SPECS, labelFieldSpec, labelValueWords } from '../../../shared/labels';
+import type { LibraryQuery, SortField } from '../../../shared/query';
+import { PLATFORMS } from '../../../shared/api-types';
+import { LABEL_SPECS, labelValueWords } from '../../../shared/labels';
 import { LIBRARY_KINDS } from '../../../shared/query-names';
-import { LabelValueInput } from '../components/LabelValue';
 import { fmtExact } from '../lib/format';
 import { loadedRows, selectedRefs } from '../lib/rows';
 import { useLibraryRows, useLoupe } from '../queries/hooks';
@@ -13,13 +12,14 @@ import { useLibraryWrites } from '../queries/library';
 import { DraftInput } from '../components/DraftInput';
 import { SearchHint, searchError, SEARCH_SYNTAX_HINT } from '../components/SearchHint';
 import { useUi } from '../stores/ui';
-import { useLibrary } from '../stores/library';
+import { DEFAULT_LIBRARY_SORT, useLibrary } from '../stores/library';
 import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
 import { NetworkPanel } from './network/NetworkPanel';
 import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
+import { LabelConditions } from './LabelConditions';
 import { SeriesChart } from '../components/Charts';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
@@ -213,7 +213,7 @@ export function LibraryView() {
           hasMore={rows.hasNextPage}
           fetchingMore={rows.isFetchingNextPage}
           onLoadMore={() => void rows.fetchNextPage()}
-          serverSort={q.sort ?? null}
+          serverSort={q.sort ?? DEFAULT_LIBRARY_SORT}
           onServerSort={(sort) => up({ sort: sort ? { field: sort.field as SortField, dir: sort.dir } : undefined })}
           selected={selected}
           onSelectedChange={setSelected}
@@ -332,62 +332,5 @@ function EngagementFilter({ value, onChange }: { value: Eng[]; onChange: (v: Eng
         {value.length > 1 || (value.length === 1 && value[0].field !== field) ? <span className="muted small">+{value.filter((v) => v.field !== field).map((v) => v.field).join(', ')}</span> : null}
       </span>
     </Field>
-  );
-}
-
-/** fields offered per family: every field the spec names (human words, API name on hover) */
-const fieldsOf = (family: string): string[] => Object.keys(LABEL_SPECS[family]?.fields ?? { p: null });
-
-function defaultValue(family: string, field: string): string | number | boolean {
-  const spec = labelFieldSpec(family, field);
-  if (spec?.type === 'enum') return spec.values[0];
-  if (spec?.type === 'bool') return true;
-  if (spec?.type === 'prob') return 0.5;
-  if (spec?.type === 'int') return spec.min;
-  return '';
-}
-
-function LabelConditions({ value, onChange }: { value: LabelCondition[]; onChange: (v: LabelCondition[]) => void }) {
-  const families = [...new Set<string>([...POST_LABELS, ...COMMENT_LABELS])];
-  const add = () => onChange([...value, { family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }]);
-  return (
-    <div className="row gap wrap" data-testid="label-conditions">
-      <span className="field-label">Labels</span>
-      {value.map((c, i) => {
-        const put = (p: Partial<LabelCondition>) => onChange(value.map((x, k) => (k === i ? { ...x, ...p } : x)));
-        return (
-          <span key={i} className="cond">
-            <select value={c.family} onChange={(e) => put({ family: e.target.value, field: fieldsOf(e.target.value)[0], value: defaultValue(e.target.value, fieldsOf(e.target.value)[0]) })} aria-label="label family">
-              {families.map((f) => (
-                <option key={f} value={f} title={f}>
-                  {LABEL_SPECS[f]?.title ?? f}
-                </option>
-              ))}
-            </select>
-            <select value={c.field} onChange={(e) => put({ field: e.target.value, value: defaultValue(c.family, e.target.value) })} aria-label="label field">
-              {fieldsOf(c.family).map((f) => (
-                <option key={f} value={f} title={`${c.family}.${f}`}>
-                  {labelFieldSpec(c.family, f)?.title ?? f}
-                </option>
-              ))}
-            </select>
-            <select value={c.op} onChange={(e) => put({ op: e.target.value as LabelCondition['op'] })} aria-label="operator">
-              {(['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const).map((o) => (
-                <option key={o} value={o}>
-                  {{ eq: '=', neq: '≠', gte: '≥', lte: '≤', gt: '>', lt: '<' }[o]}
-                </option>
-              ))}
-            </select>
-            <LabelValueInput family={c.family} field={c.field} value={c.value} allowUnsure={false} draft onChange={(v) => put({ value: v ?? '' })} label="value" />
-            <button className="chip-x" onClick={() => onChange(value.filter((_, k) => k !== i))} aria-label="Remove condition">
-              ×
-            </button>
-          </span>
-        );
-      })}
-      <button className="btn tiny ghost" onClick={add} data-testid="add-label-condition">
-        + label condition
-      </button>
-    </div>
   );
 }

@@ -6,7 +6,13 @@ interface LibState {
   q: LibraryQuery;
   set: (q: LibraryQuery) => void;
 }
-export const useLibrary = create<LibState>((set) => ({ q: { sort: { field: 'first_seen_at', dir: 'desc' } }, set: (q) => set({ q }) }));
+/**
+ * The Library's order when none is chosen: newest published first, as the archive and
+ * `loupe library` sort by default (docs/archive.md "sort"), shown on the Published column.
+ */
+export const DEFAULT_LIBRARY_SORT: NonNullable<LibraryQuery['sort']> = { field: 'published_at', dir: 'desc' };
+
+export const useLibrary = create<LibState>((set) => ({ q: { sort: DEFAULT_LIBRARY_SORT }, set: (q) => set({ q }) }));
 
 /** The query without paging and sort: what a count, a chart or an analysis takes. */
 export function withoutPaging(q: LibraryQuery): LibraryQuery {

@@ -6,7 +6,7 @@
 import { create } from 'zustand';
 import type { FrequencyField, FrequencySort } from '../../../../shared/analysis';
 import type { LibraryQuery } from '../../../../shared/query';
-import { useLibrary, withoutPaging } from '../../stores/library';
+import { DEFAULT_LIBRARY_SORT, useLibrary, withoutPaging } from '../../stores/library';
 import { useUi } from '../../stores/ui';
 import { utc } from '../../lib/format';
 
@@ -57,7 +57,7 @@ export const FIELD_ORDER = Object.keys(FIELD_WORDS) as FrequencyField[];
 /** Opens the Library showing exactly the items of `query` (a row's or a mark's click-through). */
 export function openInLibrary(query: LibraryQuery): void {
   const lib = useLibrary.getState();
-  lib.set({ ...withoutPaging(query), sort: lib.q.sort ?? { field: 'first_seen_at', dir: 'desc' } });
+  lib.set({ ...withoutPaging(query), sort: lib.q.sort ?? DEFAULT_LIBRARY_SORT });
   useUi.getState().setView('library');
 }
 
