@@ -71,21 +71,26 @@ export function accountMethods(
       // exactly the settings the patch names (src/shared/patch.ts)
       const named = namedFields(patch);
       const next = settingsFile.update((d) => {
-        const set: { [K in keyof Settings]-?: (v: Settings[K]) => void } = {
-          baseUrl: (v) => void (d.app.baseUrl = v ? v.replace(/\/+$/, '') : null),
-          rateLimit: (v) => void (d.app.rateLimit = v),
-          maxInFlight: (v) => void (d.app.maxInFlight = v),
-          askAboveCredits: (v) => void (d.app.askAboveCredits = v),
-          maxWaitSeconds: (v) => void (d.app.maxWaitSeconds = v),
-          attemptTimeoutSeconds: (v) => void (d.app.attemptTimeoutSeconds = v),
-          theme: (v) => void (d.app.theme = v),
-          remoteImages: (v) => void (d.app.remoteImages = v),
-          authorName: (v) => void (d.app.authorName = v),
-        };
+        const set = settingSetters(d.app);
         for (const k of named) (set[k] as (v: unknown) => void)(patch[k]);
       }).app;
       service.applySettings(next, named.includes('rateLimit') || named.includes('maxInFlight'));
       return next;
     },
+  };
+}
+
+/** One setter per stored setting: `settings.update` calls exactly those its patch names. */
+function settingSetters(app: Settings): { [K in keyof Settings]-?: (v: Settings[K]) => void } {
+  return {
+    baseUrl: (v) => void (app.baseUrl = v ? v.replace(/\/+$/, '') : null),
+    rateLimit: (v) => void (app.rateLimit = v),
+    maxInFlight: (v) => void (app.maxInFlight = v),
+    askAboveCredits: (v) => void (app.askAboveCredits = v),
+    maxWaitSeconds: (v) => void (app.maxWaitSeconds = v),
+    attemptTimeoutSeconds: (v) => void (app.attemptTimeoutSeconds = v),
+    theme: (v) => void (app.theme = v),
+    remoteImages: (v) => void (app.remoteImages = v),
+    authorName: (v) => void (app.authorName = v),
   };
 }

@@ -39,6 +39,22 @@ export function Drawer() {
   );
 }
 
+/** The drawer's author: handle and display name isolated and shown for what they are (issue 27 #19). */
+function AuthorLine({ d }: { d: ItemDetail }) {
+  const author = displayAuthor(d);
+  return (
+    <span>
+      {author ? <bdi dir="auto">@{author}</bdi> : '—'} {get(d.record, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
+      {d.author.displayName !== null ? (
+        <span className="muted">
+          {' '}
+          <Name text={d.author.displayName} />
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 function DrawerBody({ d }: { d: ItemDetail }) {
   const writes = useLibraryWrites();
   const toast = useUi((s) => s.toast);
@@ -77,15 +93,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
       )}
       <div className="kv">
         <span>Author</span>
-        <span>
-          {author ? <bdi dir="auto">@{author}</bdi> : '—'} {get(r, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
-          {d.author.displayName !== null ? (
-            <span className="muted">
-              {' '}
-              <Name text={d.author.displayName} />
-            </span>
-          ) : null}
-        </span>
+        <AuthorLine d={d} />
         <span>Followers</span>
         <Num v={d.followers} exact why={why('followers')} />
         <span>Published</span>

@@ -13,7 +13,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryListRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
 import { useUi } from '../stores/ui';
-import { hiddenAtFirst, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
+import { hiddenAtFirst, shownColumns, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
 
 export type { TableVariant } from './table-columns';
 
@@ -138,9 +138,7 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   );
 
   const hasProfiles = useMemo(() => visibility.followers === undefined && ordered.some((r) => r.kind === 'profile'), [ordered, visibility.followers]);
-  // the column the rows are sorted by is always shown: its header carries the order's arrow
-  const sortedId = sort?.id;
-  const visible = useMemo(() => columns.filter((c) => c.id === sortedId || (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false)), [columns, visibility, hasProfiles, sortedId]);
+  const visible = useMemo(() => shownColumns(columns, visibility, hasProfiles, sort?.id), [columns, visibility, hasProfiles, sort?.id]);
   const width = (c: Column) => widths[c.id] ?? c.size;
   const totalWidth = visible.reduce((a, c) => a + width(c), 0);
 

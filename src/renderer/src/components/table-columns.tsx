@@ -135,6 +135,11 @@ export function hiddenAtFirst(variant: TableVariant): Record<string, boolean> {
       : { saves: false, relevance: false, firstSeen: false };
 }
 
+/** The columns drawn: those not hidden (followers: shown when profiles are listed) and always the one the rows are sorted by, whose header carries the order's arrow. */
+export function shownColumns(columns: Column[], visibility: Record<string, boolean>, hasProfiles: boolean, sortedId: string | undefined): Column[] {
+  return columns.filter((c) => c.id === sortedId || (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false));
+}
+
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /**

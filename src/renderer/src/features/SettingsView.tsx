@@ -76,7 +76,6 @@ function Keys() {
   };
   const act = runWithToast;
   const i = info.data;
-  const notice = keychainNotice(i, (keys.data ?? []).length);
   return (
     <section className="panel">
       <h3>API keys</h3>
@@ -95,11 +94,7 @@ function Keys() {
         ; the app never shows a key after it is saved and never sends it anywhere but the service.{' '}
         Work is spread over every key in use (each key has its own rate limit; all draw on one balance). To rotate a key: add the new one,
         mark the old one “retiring”, check the new one shows a recent “last used”, then revoke the old one in the service dashboard and remove it here.
-        {notice ? (
-          <div className={notice.error ? 'errtext' : 'muted'} data-testid="keychain-notice" data-error={notice.error}>
-            {notice.text}
-          </div>
-        ) : null}
+        <KeychainNotice info={i} keyCount={(keys.data ?? []).length} />
       </div>
       <form
         className="row gap wrap"
@@ -220,6 +215,10 @@ function Connection() {
       toast('error', errorText(e));
     }
   };
+  const choose = (patch: Partial<Settings>) => {
+    setDraft({ ...draft, ...patch });
+    void save(patch);
+  };
   return (
     <>
       <section className="panel">
@@ -304,41 +303,40 @@ function Connection() {
           </button>
         </div>
       </section>
-      <section className="panel">
-        <h3>Appearance</h3>
-        <Field label="Theme">
-          <select
-            value={draft.theme}
-            onChange={(e) => {
-              const theme = e.target.value as Settings['theme'];
-              setDraft({ ...draft, theme });
-              void save({ theme });
-            }}
-            data-testid="theme"
-          >
-            <option value="system">follow the system</option>
-            <option value="light">light</option>
-            <option value="dark">dark</option>
-          </select>
-        </Field>
-      </section>
-      <section className="panel">
-        <h3>Privacy</h3>
-        <Field label="Pictures from other sites (avatars, thumbnails)">
-          <select
-            value={draft.remoteImages}
-            onChange={(e) => {
-              const remoteImages = e.target.value as Settings['remoteImages'];
-              setDraft({ ...draft, remoteImages });
-              void save({ remoteImages });
-            }}
-            data-testid="remote-images"
-          >
-            <option value="on-request">only when I click (the site learns nothing until then)</option>
-            <option value="always">load at once</option>
-          </select>
-        </Field>
-      </section>
+      <ChoicePanel title="Appearance" label="Theme" value={draft.theme} testid="theme" options={THEME_WORDS} onChoose={(v) => choose({ theme: v as Settings['theme'] })} />
+      <ChoicePanel title="Privacy" label="Pictures from other sites (avatars, thumbnails)" value={draft.remoteImages} testid="remote-images" options={REMOTE_IMAGE_WORDS} onChoose={(v) => choose({ remoteImages: v as Settings['remoteImages'] })} />
     </>
+  );
+}
+
+const THEME_WORDS: Array<[string, string]> = [['system', 'follow the system'], ['light', 'light'], ['dark', 'dark']];
+const REMOTE_IMAGE_WORDS: Array<[string, string]> = [['on-request', 'only when I click (the site learns nothing until then)'], ['always', 'load at once']];
+
+/** A panel with one choice, saved as soon as it is made (Appearance, Privacy). */
+function ChoicePanel({ title, label, value, options, testid, onChoose }: { title: string; label: string; value: string; options: Array<[string, string]>; testid: string; onChoose: (v: string) => void }) {
+  return (
+    <section className="panel">
+      <h3>{title}</h3>
+      <Field label={label}>
+        <select value={value} onChange={(e) => onChoose(e.target.value)} data-testid={testid}>
+          {options.map(([v, words]) => (
+            <option key={v} value={v}>
+              {words}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </section>
+  );
+}
+
+/** Where keys are kept, when no keychain answered: an error only when a key is needed or held (words.ts keychainNotice). */
+function KeychainNotice({ info, keyCount }: { info: Parameters<typeof keychainNotice>[0]; keyCount: number }) {
+  const notice = keychainNotice(info, keyCount);
+  if (!notice) return null;
+  return (
+    <div className={notice.error ? 'errtext' : 'muted'} data-testid="keychain-notice" data-error={notice.error}>
+      {notice.text}
+    </div>
   );
 }
