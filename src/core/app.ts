@@ -34,6 +34,7 @@ import type { Clock, CoreStore } from './ports';
 import { KeyRing, SettingsFile, type SecretStore } from './secrets';
 import { watchLedger } from './ledger-watch';
 import { APP_VERSION, createServiceLink, type SandboxRef } from './service-link';
+import { serviceClock } from './service-clock';
 
 export { AppError } from './bridge';
 export type { AppHandle } from './bridge';
@@ -115,7 +116,8 @@ function readingStore(a: Archive): CoreStore {
 }
 
 export function createApp(opts: CreateAppOptions): LoupeApp {
-  const clock = opts.clock ?? realClock;
+  // one clock for every time Loupe records or compares: the service's (issue 27 #3, service-clock.ts)
+  const clock = serviceClock(opts.clock ?? realClock);
   const dataDir = opts.dataDir;
   const version = opts.version ?? APP_VERSION;
   if (!opts.archiveMode) mkdirSync(dataDir, { recursive: true });
@@ -174,7 +176,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   };
   const exports = createExports(parts);
   const snapshots = createSnapshots(parts);
-  const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir }) : null;
+  const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir, syncClock: () => service.syncClock() }) : null;
   const collect = createCollect(parts);
   // every query filter and alert is checked for unknown names first, at every door (issue 24 #8)
   const names = appNameSources(archive, api, dataDir);

@@ -20,7 +20,8 @@ describe('authors of annotations', () => {
     await t.call('library.tag', { items: [a], tag: 'early' });
 
     expect((await t.call<Settings>('settings.update', { authorName: 'Ada Lovelace' })).authorName).toBe('Ada Lovelace');
-    const before = Date.now();
+    // annotations are timed on the service's clock, as everything Loupe records (issue 27 #3)
+    const before = (await t.call<AppInfo>('app.info')).serviceClock!.now;
     await t.call('library.tag', { items: [a, b], tag: 'lead' });
     await t.call('library.note', { item: a, note: 'check the caption' });
     await t.call('library.override', { item: a, family: 'intent', field: 'label', value: 'other' });

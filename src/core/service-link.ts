@@ -11,8 +11,9 @@ import { createApiCore, type ApiCore } from './api';
 import type { WalkProgress } from './api/types';
 import type { Archive } from './archive';
 import { AppError } from './bridge';
-import type { Clock, CoreStore } from './ports';
+import type { CoreStore } from './ports';
 import type { KeyRing, SettingsFile } from './secrets';
+import { datedHttp, type ServiceClock } from './service-clock';
 
 export const APP_VERSION = '0.1.0';
 
@@ -47,7 +48,8 @@ export interface ServiceLinkOptions {
   store?: CoreStore;
   /** true (the CLI): no base URL always means the sandbox, even with a key; else the app's rule */
   sandboxWithoutBaseUrl?: boolean;
-  clock: Clock;
+  /** the service's clock: every answer's Date header tunes it; on the sandbox, its own clock sets it */
+  clock: ServiceClock;
   userAgent: string;
   log: (line: string) => void;
   emit(e: LoupeEvent): void;
@@ -75,6 +77,12 @@ export interface ServiceLink {
    * the balance re-read from the service (or the newer reading that process stored)
    */
   afterForeignWrite(): void;
+  /**
+   * Brings the service clock up to date where the service's time can be read directly: on the
+   * built-in sandbox, its clock (GET /__admin/clock, loopback, not a service request). Elsewhere a
+   * no-op: a real service's clock does not jump, and its answers' Date headers keep the offset.
+   */
+  syncClock(): Promise<void>;
   /** Settings changed: the running core takes the new limits and waits */
   applySettings(next: Settings, limitsChanged: boolean): void;
   /** the app is closing: no new request core from now on */
@@ -209,6 +217,8 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
       catalogueFile: sb ? undefined : join(o.dataDir, 'catalogue.json'),
       userAgent: o.userAgent,
       log: o.log,
+      // every answer's Date header tunes the service clock (service-clock.ts)
+      http: (c) => datedHttp(c, clock),
     });
     const off = [
       core.events.on('balance', (b) => {
@@ -255,9 +265,21 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     return (await connecting).core;
   }
 
+  async function syncClock(): Promise<void> {
+    if (!wanted().sandbox || closed) return;
+    const sb = await sandbox();
+    const at = clock.local();
+    const r = await fetch(`${sb.url}/__admin/clock`);
+    if (!r.ok) return;
+    const j = (await r.json()) as { now?: unknown };
+    const now = num(j.now);
+    if (now !== null) clock.set(now, (at + clock.local()) / 2);
+  }
+
   return {
     startedInSandbox,
     doorBaseUrl,
+    syncClock,
     wanted,
     sandbox,
     api,

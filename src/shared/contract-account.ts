@@ -26,6 +26,11 @@ export interface AppInfo {
   author: string | null;
   /** the OS user name (the default author) */
   osUser: string | null;
+  /**
+   * The service's clock, which every time Loupe records follows (issue 27 #3): `now` on it,
+   * read at `at` on this computer's clock. Relative times ("3 h ago") count from it.
+   */
+  serviceClock?: { now: number; at: number };
 }
 
 export interface KeyInfo {

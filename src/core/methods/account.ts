@@ -9,7 +9,7 @@ import { osUserName } from '../author';
 import type { AppParts, Slice } from './parts';
 
 export function accountMethods(
-  parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version' | 'author'>,
+  parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version' | 'author' | 'clock'>,
 ): Slice<'app'> & Slice<'keys'> & Slice<'settings'> {
   const { keys, settingsFile, service } = parts;
 
@@ -41,6 +41,7 @@ export function accountMethods(
         door: parts.door,
         author: parts.author(),
         osUser: osUserName(),
+        serviceClock: { now: parts.clock.now(), at: Date.now() },
       };
     },
 

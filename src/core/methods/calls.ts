@@ -7,6 +7,7 @@ import type { Catalogue, CatalogueEndpoint } from '../../shared/api-types';
 import type { CallResult, Target } from '../../shared/contract';
 import { canonicalParams, normalizeEndpoint, paramsHash } from '../api/canonical';
 import { aboveAsk } from '../../shared/spend-policy';
+import { storedInsideWindow } from '../api/call/serve';
 import { findEndpoint, toTarget } from './common';
 import type { AppParts, Slice } from './parts';
 
@@ -18,7 +19,9 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
     if (!ep.cache_ttl_seconds || ep.cache_ttl_seconds <= 0) return false;
     const endpoint = normalizeEndpoint(t.platform, ep.path);
     const hash = paramsHash(`${t.platform}/${endpoint}?${canonicalParams(t.params)}`);
-    return !!archive.findFreshResponse(t.platform, endpoint, hash, clock.now() - ep.cache_ttl_seconds * 1000);
+    const now = clock.now();
+    const hit = archive.findFreshResponse(t.platform, endpoint, hash, now - ep.cache_ttl_seconds * 1000);
+    return !!hit && storedInsideWindow(hit.fetchedAt, now, ep.cache_ttl_seconds);
   }
 
   return {

@@ -5,7 +5,7 @@
 import type { LoupeEvent, LoupeImpl, MethodName } from '../../shared/contract';
 import type { ApiCore } from '../api';
 import type { Archive } from '../archive';
-import type { Clock } from '../ports';
+import type { ServiceClock } from '../service-clock';
 import type { KeyRing, SecretStore, SettingsFile } from '../secrets';
 import type { ServiceLink } from '../service-link';
 
@@ -13,7 +13,8 @@ export interface AppParts {
   dataDir: string;
   door: 'electron' | 'web' | 'cli';
   version: string;
-  clock: Clock;
+  /** the service's clock (service-clock.ts): every time the app records or compares */
+  clock: ServiceClock;
   archive: Archive;
   keys: KeyRing;
   secrets: SecretStore;

@@ -9,8 +9,8 @@ import { AppError } from '../bridge';
 import type { SandboxRef } from '../service-link';
 import type { AppParts, Slice } from './parts';
 
-export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit'>): Slice<'sandbox'> {
-  const { service, emit } = parts;
+export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit' | 'clock'>): Slice<'sandbox'> {
+  const { service, emit, clock } = parts;
   let sandboxFaultRate = 0;
   let sandboxStartBalance: number | null = null;
 
@@ -27,7 +27,11 @@ export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit'>): Slice
   }
   async function sandboxState(): Promise<SandboxState> {
     const sb = await currentSandbox();
+    const at = Date.now();
+    const localAt = clock.local();
     const [c, st] = await Promise.all([sandboxAdmin('clock'), sandboxAdmin('stats')]);
+    // the app's clock is the sandbox's (issue 27 #3): what Loupe records and compares follows it
+    if (Number.isFinite(Number(c.now))) clock.set(Number(c.now), (localAt + clock.local()) / 2);
     let balance: number | null = null;
     try {
       balance = (await service.refreshCredits()).creditsRemaining;
@@ -38,7 +42,7 @@ export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit'>): Slice
     return {
       url: sb.url,
       now: Number(c.now),
-      at: Date.now(),
+      at,
       timeScale: Number(c.time_scale ?? 1),
       balance,
       faultRate: sandboxFaultRate,
@@ -54,8 +58,9 @@ export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit'>): Slice
     },
     async 'sandbox.advance'(i) {
       await sandboxAdmin('clock/advance', { seconds: i.seconds });
-      emit({ type: 'notice', level: 'info', message: `Sandbox clock moved ${i.seconds >= 86_400 ? `${+(i.seconds / 86_400).toFixed(2)} day(s)` : `${+(i.seconds / 3600).toFixed(2)} hour(s)`} forward: new posts appear; cache windows may have passed.` });
-      return sandboxState();
+      const state = await sandboxState();
+      emit({ type: 'notice', level: 'info', message: `The sandbox service's clock moved ${i.seconds >= 86_400 ? `${+(i.seconds / 86_400).toFixed(2)} day(s)` : `${+(i.seconds / 3600).toFixed(2)} hour(s)`} forward (your computer's clock is untouched): new posts appear; cache windows, schedules and run times follow it.` });
+      return state;
     },
     async 'sandbox.setBalance'(i) {
       await sandboxAdmin('balance', { balance: i.balance });

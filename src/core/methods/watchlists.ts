@@ -20,6 +20,8 @@ export interface WatchDeps {
   emit(e: LoupeEvent): void;
   clock: Clock;
   dataDir: string;
+  /** brings the service clock up to date where the service's time can be read (the sandbox's) */
+  syncClock?(): Promise<void>;
 }
 const WATCH_METHODS: readonly WatchMethodName[] = [
   'watchlists.list',

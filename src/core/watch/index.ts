@@ -57,6 +57,7 @@ export interface AppWatchDeps {
   emit(e: LoupeEvent): void;
   clock: Clock;
   dataDir: string;
+  syncClock?(): Promise<void>;
 }
 
 /**
@@ -71,6 +72,7 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
       clock: deps.clock,
       emit: deps.emit,
       askAboveCredits: () => deps.settings().askAboveCredits,
+      syncClock: deps.syncClock,
       ...extra,
     });
     if (extra.scheduler !== false) service.startScheduler();

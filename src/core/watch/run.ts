@@ -23,6 +23,8 @@ function alertsOf(parts: Pick<WatchParts, 'store'>, l: WatchlistRow, runId: stri
 async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: AbortController): Promise<WatchRunDetail> {
   const { store, clock, opts } = parts;
   const api = await parts.apiCore();
+  // the run's times, cache windows and forecast on the service's clock, as it is now (issue 27 #3)
+  await opts.syncClock?.().catch((e: unknown) => parts.log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
   const trigger = o.trigger ?? 'manual';
   const est = await estimateFor(parts, l, api);
   const now = clock.now();

@@ -50,7 +50,7 @@ export interface Scheduler {
   current(): Promise<WatchRunDetail[]> | null;
 }
 
-export function createScheduler(parts: Pick<WatchParts, 'store' | 'clock' | 'log'>, runner: Runner): Scheduler {
+export function createScheduler(parts: Pick<WatchParts, 'store' | 'clock' | 'log' | 'opts'>, runner: Runner): Scheduler {
   const { store, clock, log } = parts;
   let timer: ReturnType<typeof setInterval> | null = null;
   let ticking: Promise<WatchRunDetail[]> | null = null;
@@ -59,6 +59,9 @@ export function createScheduler(parts: Pick<WatchParts, 'store' | 'clock' | 'log
       if (ticking) return ticking;
       ticking = (async () => {
         const out: WatchRunDetail[] = [];
+        // due on the service's clock (issue 27 #3): a sandbox moved a day on is a day on
+        if (parts.opts.syncClock && store.lists().some((l) => l.schedule && !l.paused))
+          await parts.opts.syncClock().catch((e: unknown) => log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
         const now = clock.now();
         for (const l of store.lists()) {
           if (l.paused || !l.schedule || runner.running.has(l.id)) continue;

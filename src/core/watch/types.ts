@@ -37,6 +37,11 @@ export interface WatchServiceOptions {
   /** watches walked at once; default the pacer's in-flight limit */
   concurrency?: number;
   log?: (line: string) => void;
+  /**
+   * Brings the clock up to date before a run and a schedule tick (the app: the service clock,
+   * read from the sandbox when on it; issue 27 #3). Its failure is logged and the run goes on.
+   */
+  syncClock?: () => Promise<void>;
 }
 
 export interface WatchlistCreate {

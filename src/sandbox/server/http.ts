@@ -82,6 +82,8 @@ export class SandboxServer extends ServerBase {
     this.counters.requests++;
     const requestId = this.newRequestId();
     res.setHeader('X-Request-Id', requestId);
+    // HTTP's Date is the origin's clock (RFC 9110): the sandbox's, which can be advanced and scaled
+    res.setHeader('Date', new Date(this.clock.now()).toUTCString());
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();

@@ -70,12 +70,14 @@ export function TopBar() {
     // (GET /v1/credits is free and not rate-counted)
     if (balanceStale(credits.data, Date.now()) && info.data?.keySet !== false) void refreshBalance().catch(() => {});
   }, [credits.data, setBalance, info.data?.keySet, info.data?.baseUrl]);
-  // on the sandbox, times are shown on its clock (it can be advanced and may run faster)
+  // times are shown on the service's clock (issue 27 #3): the one Loupe records them on; on the
+  // sandbox, its own (it can be advanced and may run faster)
   const sbState = useLoupe('sandbox.state', {}, { enabled: !!info.data?.sandbox, staleTime: 60_000 });
   useEffect(() => {
     const c = sbState.data;
     if (c) setServiceClock({ now: c.now, at: c.at, timeScale: c.timeScale });
-  }, [sbState.data]);
+    else if (info.data?.serviceClock && !info.data.sandbox) setServiceClock({ ...info.data.serviceClock, timeScale: 1 });
+  }, [sbState.data, info.data]);
   const walks = useAllWalks();
   const runs = Object.values(useUi((s) => s.runs)).filter((r) => r.status === 'running');
   const running = walks.filter((w) => w.status === 'running');

@@ -43,7 +43,7 @@ export function SandboxPanel() {
         Loupe is talking to its built-in emulator of the service at <span className="mono" data-testid="sandbox-url">{s?.url ?? info.data.baseUrl}</span> (this computer only). Nothing here costs real credits.
       </p>
       <dl className="help-keys">
-        <dt>Sandbox time</dt>
+        <dt>Service clock (the sandbox’s)</dt>
         <dd data-testid="sandbox-clock">{s ? `${utc(s.now)}${s.timeScale !== 1 ? ` · runs ${s.timeScale}× faster than real time` : ''}` : '…'}</dd>
         <dt>Balance</dt>
         <dd data-testid="sandbox-balance">{s?.balance != null ? `${fmtExact(s.balance)} credits` : '…'}</dd>
@@ -53,14 +53,16 @@ export function SandboxPanel() {
         <dd>{s ? `${fmtExact(s.requests)} · ${fmtExact(s.creditsCharged)} credits charged` : '…'}</dd>
       </dl>
       <div className="row gap wrap">
-        <span className="muted small">Advance the clock:</span>
+        <span className="muted small" id="sandbox-clock-words" data-testid="sandbox-clock-words">
+          Advance the sandbox service’s clock — the one Loupe’s run times, cache windows, schedules and forecasts follow (your computer’s clock is untouched):
+        </span>
         {[
           ['1 hour', 3600],
           ['6 hours', 6 * 3600],
           ['1 day', 86_400],
           ['1 week', 7 * 86_400],
         ].map(([label, secs]) => (
-          <button key={label} type="button" className="btn small" disabled={busy} onClick={() => void act(() => writes.advance(Number(secs)), `Sandbox clock +${label}`)} data-testid={`sandbox-advance-${secs}`}>
+          <button key={label} type="button" className="btn small" disabled={busy} aria-describedby="sandbox-clock-words" onClick={() => void act(() => writes.advance(Number(secs)), `Sandbox service clock +${label}`)} data-testid={`sandbox-advance-${secs}`}>
             +{label}
           </button>
         ))}
