@@ -59,7 +59,7 @@ describe('loupe watch add --backfill', () => {
     expect((await add('two', '--backfill', 'all')).code).toBe(0);
     const third = await add('three', '--backfill', 'all');
     expect(third.code).toBe(0);
-    expect(third.err).toMatch(/\(3 watch\(es\)\)/);
+    expect(third.err).toMatch(/\(3 watch\(es\), every 12 hours\)/);
     type L = { name: string; budgetPerRun: number | null; budgetPerMonth: number | null; schedule: unknown; firstRunPages: number; watches: Array<{ watchId: string; params: Record<string, string> }> };
     const read = async () => (JSON.parse((await loupe(['watch', 'list', '--json'])).out) as L[]).find((x) => x.name === 'grows')!;
     const l = await read();

@@ -4,6 +4,7 @@
  * scheduler), reached through the contract's `watchlists.*` methods; `watch run` calls the service
  * itself, to record the run's trigger as 'cli' (the contract's run records 'manual').
  */
+import { scheduleWords } from '../shared/durations';
 import type { Command } from 'commander';
 import type { WatchRunDetail, WatchService } from '../core/watch';
 import type { WatchlistInfo } from '../shared/contract';
@@ -138,7 +139,8 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
         } });
       }
       wl = await call('watchlists.addWatch', { id: wl.id, watch: { ...t, ...(o.label ? { label: o.label } : {}) } });
-      io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es)).\n`);
+      io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es), ${scheduleWords(wl.schedule)}).\n`);
+      if (wl.scheduleNote) io.stderr.write(`Note: ${wl.scheduleNote} Add --budget N to this command to set one.\n`);
       const est = await call('watchlists.estimate', { id: wl.id });
       io.stderr.write(
         `Next run (nothing spent yet): ${fmt(est.creditsMin)}–${fmt(est.creditsMax)} credits over ${est.requests} request(s)${o.backfill ? `; first run reads ${o.backfill.toLowerCase() === 'all' ? 'everything (up to 100 pages)' : /-/.test(o.backfill) ? `everything since ${o.backfill} (up to 100 pages)` : `${firstRunPages} page(s)`}` : ''}. Run it with: loupe watch run "${wl.name}"\n`,
@@ -153,10 +155,11 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       if (o.json) return void io.stdout.write(JSON.stringify(all) + '\n');
       if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
       for (const w of all) {
-        const sched = w.schedule?.cron ? `cron ${w.schedule.cron}` : w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : 'manual';
+        const sched = scheduleWords(w.schedule);
         io.stdout.write(
           `${w.name}  ${w.watches.length} watch(es) · ${sched}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : w.forecastNote ? ` · no forecast yet: ${w.forecastNote}` : ''}\n`,
         );
+        if (w.scheduleNote) io.stdout.write(`  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n`);
       }
     });
 

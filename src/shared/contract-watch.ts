@@ -33,6 +33,11 @@ export interface WatchlistInfo {
   forecastNote?: string | null;
   /** pages a watch's first run reads as its baseline */
   firstRunPages?: number;
+  /**
+   * Set when the schedule cannot run by itself as configured: scheduled without a per-run budget
+   * (the standing approval), so a run above the confirmation threshold is skipped (issue 27 #20).
+   */
+  scheduleNote?: string | null;
 }
 
 export interface WatchRunInfo {

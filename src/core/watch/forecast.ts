@@ -7,6 +7,7 @@ import { spendStop } from '../../shared/spend-policy';
 import { maxPagesOf, priceOf } from '../api/catalogue';
 import type { ApiCore } from '../api/types';
 import { intervalHours } from './schedule';
+import { everyWords, spanWords } from '../../shared/durations';
 import type { WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
 import type { WatchEstimate, WatchParts } from './types';
 import { DAY, fmt, HOUR } from './util';
@@ -54,9 +55,9 @@ export function forecastOf(parts: Pick<WatchParts, 'store' | 'clock'>, l: Watchl
   const itemsPerPage = totalPages > 0 ? totalItems / totalPages : 0;
   const price = totalPages > 0 ? totalCredits / totalPages : 0;
   const basis =
-    `${withPages.length} runs over ${spanDays.toFixed(1)} days: ${newPerDay.toFixed(1)} new items/day × ` +
+    `${withPages.length} runs over ${spanWords(last - first)}: ${newPerDay.toFixed(1)} new items a day × ` +
     `${itemsPerPage > 0 ? (1 / itemsPerPage).toFixed(3) : '—'} pages per new item (≈${itemsPerPage.toFixed(0)} items a page, at least 1 page per watch per run) × ` +
-    `${price.toFixed(1)} credits a page; a run every ${iv.toFixed(1)} h → ${runsPerMonth.toFixed(0)} runs in 30 days`;
+    `${price.toFixed(1)} credits a page; a run ${everyWords(iv)} → ${runsPerMonth.toFixed(0)} runs in 30 days`;
   return { forecast: { perRunCredits: Math.round(perRunCredits), perMonthCredits: Math.round(perRunCredits * runsPerMonth), basis }, note: null };
 }
 

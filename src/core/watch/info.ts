@@ -5,8 +5,23 @@ import { forecastOf } from './forecast';
 import { nextRunAt } from './schedule';
 import type { RunRow, RunWatchRow, WatchlistRow, WatchStore } from '../archive/watchlists';
 import type { WatchlistDetail, WatchParts, WatchRunDetail } from './types';
+import { scheduleWords } from '../../shared/durations';
+import { fmt } from './util';
 
-export function info(parts: Pick<WatchParts, 'store' | 'clock'>, l: WatchlistRow): WatchlistDetail {
+/**
+ * Issue 27 #20: a scheduled run has nobody to approve it; without a per-run budget (the standing
+ * approval) every run estimated above the confirmation threshold is skipped. Said when it applies.
+ */
+export function scheduleNote(l: WatchlistRow, askAbove: number | null): string | null {
+  if (!l.schedule || l.paused || l.budgetPerRun !== null || askAbove === null) return null;
+  return (
+    `Runs ${scheduleWords(l.schedule)} go ahead by themselves only within a budget per run: without one, ` +
+    `a scheduled run estimated above your confirmation threshold of ${fmt(askAbove)} credits is skipped as needing approval. ` +
+    'Set a budget per run to let them run.'
+  );
+}
+
+export function info(parts: Pick<WatchParts, 'store' | 'clock'> & { opts?: WatchParts['opts'] }, l: WatchlistRow): WatchlistDetail {
   const { store } = parts;
   const watches = store.watches(l.id);
   const last = store.runs(l.id, 1)[0];
@@ -26,6 +41,7 @@ export function info(parts: Pick<WatchParts, 'store' | 'clock'>, l: WatchlistRow
     forecast: f.forecast,
     forecastNote: f.note,
     firstRunPages: l.firstRunPages,
+    scheduleNote: scheduleNote(l, parts.opts?.askAboveCredits?.() ?? null),
   };
 }
 

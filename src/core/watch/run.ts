@@ -55,7 +55,12 @@ async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: A
   if (monthLeft !== null && monthLeft <= 0)
     return refuse(`The month's budget of ${fmt(l.budgetPerMonth ?? 0)} credits is used up; the run did not start. Raise the budget or wait for next month.`);
   if (l.budgetPerRun === 0) return refuse('The per-run budget is 0 credits; the run did not start.');
-  if (est.needsConfirmation && !o.approved) return refuse(`Needs approval: ${est.reason}`);
+  if (est.needsConfirmation && !o.approved)
+    return refuse(
+      trigger === 'schedule' && l.budgetPerRun === null
+        ? `Skipped: needs approval, and a scheduled run has nobody to ask. ${est.reason} Set a budget per run (at least ${fmt(est.creditsMax)} credits covers this estimate) to let scheduled runs go ahead; the budget still caps what each run spends.`
+        : `Needs approval: ${est.reason}`,
+    );
 
   const limit = l.budgetPerRun === null ? monthLeft : monthLeft === null ? l.budgetPerRun : Math.min(l.budgetPerRun, monthLeft);
   const budgetLabel =

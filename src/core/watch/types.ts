@@ -61,6 +61,7 @@ export type WatchlistPatch = Partial<WatchlistCreate> & { paused?: boolean };
 export interface WatchlistDetail extends WatchlistInfo {
   forecastNote: string | null;
   firstRunPages: number;
+  scheduleNote: string | null;
 }
 
 /** The contract's WatchRunInfo plus what the UI and CLI print. */

@@ -304,7 +304,8 @@ describe('watchlists: forecast, schedule and alerts', () => {
     const info = await e.watch.get(l.id);
     expect(info.forecast).not.toBeNull();
     const f = info.forecast as NonNullable<typeof info.forecast>;
-    expect(f.basis).toMatch(/new items\/day/);
+    expect(f.basis).toMatch(/new items a day/);
+    expect(f.basis).not.toMatch(/\d\.\d+ h\b/); // durations in words (issue 27 #20)
     // every watch costs at least one 20-credit page per run
     expect(f.perRunCredits).toBeGreaterThanOrEqual(2 * 20);
     expect(f.perMonthCredits).toBe(Math.round((f.perRunCredits * 30 * 24) / 12) || f.perMonthCredits);

@@ -11,6 +11,14 @@ import { creditRange, fmtExact } from '../lib/format';
 import { Modal } from '../components/Dialog';
 import { useCatalogue } from '../queries/hooks';
 import { accepts } from '../lib/catalogue';
+import { everyWords } from '../../../shared/durations';
+
+/** A budget per run that covers a run's estimate: its ceiling, rounded up to a round number. */
+export function suggestedBudget(creditsMax: number): number {
+  if (creditsMax <= 0) return 0;
+  const step = creditsMax <= 100 ? 10 : creditsMax <= 1_000 ? 50 : creditsMax <= 10_000 ? 500 : 5_000;
+  return Math.ceil(creditsMax / step) * step;
+}
 
 export interface WatchlistForm {
   name: string;
@@ -112,7 +120,20 @@ export function WatchlistDialog({
             <input type="number" min={0} value={perMonth} onChange={(e) => setPerMonth(e.target.value)} placeholder="no limit" style={{ width: 110 }} data-testid="wl-budget-month" />
           </label>
         </div>
-        {runBudget === null && num(perMonth) === null ? <p className="muted small">No budget: each run asks above your confirmation threshold, and scheduled runs that would need asking are skipped.</p> : null}
+        {runBudget === null && num(every) !== null ? (
+          <p className="notice small" role="note" data-testid="wl-schedule-note">
+            <span>
+              Runs {everyWords(num(every)!)} go ahead by themselves only within a budget per run: without one, a scheduled run estimated above your confirmation threshold is skipped as needing approval.
+            </span>
+            {est && est.creditsMax > 0 ? (
+              <button type="button" className="btn small" onClick={() => setPerRun(String(suggestedBudget(est.creditsMax)))} data-testid="wl-use-budget">
+                Use {fmtExact(suggestedBudget(est.creditsMax))} credits a run
+              </button>
+            ) : null}
+          </p>
+        ) : runBudget === null && num(perMonth) === null ? (
+          <p className="muted small">No budget: each run asks above your confirmation threshold.</p>
+        ) : null}
         <fieldset className="field">
           <legend className="field-label">First run reads</legend>
           <label className="check">

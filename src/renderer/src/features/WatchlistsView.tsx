@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { WatchlistInfo } from '../../../shared/contract';
 import type { LabelCondition } from '../../../shared/query';
 import { aboveAsk } from '../../../shared/spend-policy';
+import { scheduleWords } from '../../../shared/durations';
 import { errorText } from '../lib/api';
 import { spendBalanceLines } from '../lib/balance';
 import { forecastLine } from '../lib/words';
@@ -14,7 +15,7 @@ import { useUi } from '../stores/ui';
 import { Empty, ErrorBox, Field, Skeleton, When } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
 import { SeriesChart } from '../components/Charts';
-import { editPatch, WatchlistDialog } from './WatchlistDialog';
+import { editPatch, suggestedBudget, WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
 import { ResultsPane } from './ResultsPane';
 import { ImportAccountsDialog } from './ImportAccounts';
@@ -223,7 +224,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <h3 style={{ margin: 0 }}>{w.name}</h3>
         {w.paused ? <span className="chip tone-warn">paused</span> : null}
         <span className="muted small">
-          {w.schedule?.everyHours ? `every ${w.schedule.everyHours} h` : w.schedule?.cron ? `cron ${w.schedule.cron}` : 'manual'} · budget{' '}
+          <span data-testid="watchlist-schedule">{scheduleWords(w.schedule)}</span> · budget{' '}
           <span data-testid="watchlist-budget">
             {w.budgetPerRun === null ? 'no limit' : `${fmtExact(w.budgetPerRun)} credits`} a run, {w.budgetPerMonth === null ? 'no limit' : `${fmtExact(w.budgetPerMonth)} credits`} a month
           </span>
@@ -258,6 +259,25 @@ function Detail({ w }: { w: WatchlistInfo }) {
           Delete
         </button>
       </div>
+      {w.scheduleNote ? (
+        <div className="notice" role="note" data-testid="watchlist-schedule-note">
+          <span>{w.scheduleNote}</span>{' '}
+          {est.data && est.data.creditsMax > 0 ? (
+            <button
+              type="button"
+              className="btn small"
+              data-testid="watchlist-set-budget"
+              onClick={() => void act(() => watchlists.update({ id: w.id, patch: { budgetPerRun: suggestedBudget(est.data!.creditsMax) } }), 'Budget per run set')}
+            >
+              Set a budget of {fmtExact(suggestedBudget(est.data.creditsMax))} credits a run
+            </button>
+          ) : (
+            <button type="button" className="btn small" data-testid="watchlist-set-budget" onClick={() => setEditing(true)}>
+              Set a budget…
+            </button>
+          )}
+        </div>
+      ) : null}
       <div className="muted small" data-testid="watchlist-forecast">
         {w.forecast ? (
           <span title={w.forecast.basis}>
@@ -362,3 +382,4 @@ function Detail({ w }: { w: WatchlistInfo }) {
     </>
   );
 }
+

@@ -39,7 +39,9 @@ describe('the watchlist dialog', () => {
     expect(html).toMatch(/data-testid="wl-budget-run"/);
     expect(html).toMatch(/data-testid="wl-budget-month"/);
     expect(html).toMatch(/placeholder="no limit"/);
-    expect(html).toMatch(/No budget: each run asks above your confirmation threshold/);
+    // scheduled without a per-run budget: said when the schedule is set, in words (issue 27 #20)
+    expect(html).toMatch(/Runs every day go ahead by themselves only within a budget per run/);
+    expect(html).toMatch(/skipped as needing approval/);
     for (const d of ['newest', 'pages', 'all', 'since']) expect(html).toContain(`data-testid="wl-depth-${d}"`);
     expect(html).toMatch(/data-testid="wl-estimate"/);
     expect(html).toMatch(/Nothing is spent until it runs/);
