@@ -45,6 +45,12 @@ function describeRun(r: WatchRunDetail, name: string): string {
   return lines.join('\n') + '\n';
 }
 
+/** One watchlist in `watch list`: its line, and the schedule's note when it has one. */
+function listLines(w: WatchlistInfo): string {
+  const line = `${w.name}  ${w.watches.length} watch(es) · ${scheduleWords(w.schedule)}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : w.forecastNote ? ` · no forecast yet: ${w.forecastNote}` : ''}\n`;
+  return w.scheduleNote ? `${line}  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n` : line;
+}
+
 export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {
   let listening = false;
   /** the composition's watchlist service (src/cli/watch-service.ts), its runs' progress on a terminal */
@@ -154,13 +160,7 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       const all = await call('watchlists.list', {});
       if (o.json) return void io.stdout.write(JSON.stringify(all) + '\n');
       if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
-      for (const w of all) {
-        const sched = scheduleWords(w.schedule);
-        io.stdout.write(
-          `${w.name}  ${w.watches.length} watch(es) · ${sched}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : w.forecastNote ? ` · no forecast yet: ${w.forecastNote}` : ''}\n`,
-        );
-        if (w.scheduleNote) io.stdout.write(`  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n`);
-      }
+      for (const w of all) io.stdout.write(listLines(w));
     });
 
   watch

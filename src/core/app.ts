@@ -115,8 +115,8 @@ function readingStore(a: Archive): CoreStore {
   };
 }
 
+/** The core's `clock` is the service's, for every time Loupe records or compares (issue 27 #3, service-clock.ts). */
 export function createApp(opts: CreateAppOptions): LoupeApp {
-  // one clock for every time Loupe records or compares: the service's (issue 27 #3, service-clock.ts)
   const clock = serviceClock(opts.clock ?? realClock);
   const dataDir = opts.dataDir;
   const version = opts.version ?? APP_VERSION;

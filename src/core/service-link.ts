@@ -101,6 +101,38 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/** The service clock set from the built-in sandbox's own (GET /__admin/clock: loopback, not a service request). */
+async function readSandboxClock(url: string, clock: ServiceClock): Promise<void> {
+  const at = clock.local();
+  const r = await fetch(`${url}/__admin/clock`);
+  if (!r.ok) return;
+  const j = (await r.json()) as { now?: unknown };
+  const now = num(j.now);
+  if (now !== null) clock.set(now, (at + clock.local()) / 2);
+}
+
+/** A request core's rate limits, walk progress and warnings passed on; a refused key marked. Returns the unsubscribers. */
+function passOn(core: ApiCore, o: ServiceLinkOptions): Array<() => void> {
+  const emit = (e: LoupeEvent) => o.emit(e);
+  return [
+    core.events.on('rate-limited', (r) => {
+      const secs = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
+      const what = r.type === 'CONCURRENCY_LIMIT' ? 'Too many requests in flight on this key' : 'Rate limited by the service';
+      emit({ type: 'rate-limited', retryInMs: r.retryAfterMs, message: `${what} — retrying in ${secs} s` });
+    }),
+    core.events.on('walk-progress', (p) => o.walkProgress(p)),
+    core.events.on('warning', (w) => emit({ type: 'notice', level: 'warning', message: w.message })),
+    // a key the service refused stays out of the pool until it is replaced (Settings shows why)
+    core.events.on('key-refused', (r) => {
+      try {
+        o.keys.markRefused(r.name, r.type);
+      } catch {
+        /* a read-only settings file: the key is out of this process's pool all the same */
+      }
+    }),
+  ];
+}
+
 export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
   const { archive, clock, keys, settingsFile, emit } = o;
   const doorBaseUrl = o.doorBaseUrl;
@@ -217,7 +249,6 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
       catalogueFile: sb ? undefined : join(o.dataDir, 'catalogue.json'),
       userAgent: o.userAgent,
       log: o.log,
-      // every answer's Date header tunes the service clock (service-clock.ts)
       http: (c) => datedHttp(c, clock),
     });
     const off = [
@@ -233,21 +264,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
           );
         }
       }),
-      core.events.on('rate-limited', (r) => {
-        const secs = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
-        const what = r.type === 'CONCURRENCY_LIMIT' ? 'Too many requests in flight on this key' : 'Rate limited by the service';
-        emit({ type: 'rate-limited', retryInMs: r.retryAfterMs, message: `${what} — retrying in ${secs} s` });
-      }),
-      core.events.on('walk-progress', (p) => o.walkProgress(p)),
-      core.events.on('warning', (w) => emit({ type: 'notice', level: 'warning', message: w.message })),
-      // a key the service refused stays out of the pool until it is replaced (Settings shows why)
-      core.events.on('key-refused', (r) => {
-        try {
-          keys.markRefused(r.name, r.type);
-        } catch {
-          /* a read-only settings file: the key is out of this process's pool all the same */
-        }
-      }),
+      ...passOn(core, o),
     ];
     conn = { baseUrl, sandbox: !!sb, core, off };
     // read the new service's balance right away (GET /v1/credits: free, not rate counted)
@@ -265,21 +282,12 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     return (await connecting).core;
   }
 
-  async function syncClock(): Promise<void> {
-    if (!wanted().sandbox || closed) return;
-    const sb = await sandbox();
-    const at = clock.local();
-    const r = await fetch(`${sb.url}/__admin/clock`);
-    if (!r.ok) return;
-    const j = (await r.json()) as { now?: unknown };
-    const now = num(j.now);
-    if (now !== null) clock.set(now, (at + clock.local()) / 2);
-  }
-
   return {
     startedInSandbox,
     doorBaseUrl,
-    syncClock,
+    async syncClock() {
+      if (wanted().sandbox && !closed) await readSandboxClock((await sandbox()).url, clock);
+    },
     wanted,
     sandbox,
     api,

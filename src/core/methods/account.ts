@@ -8,21 +8,22 @@ import { namedFields } from '../../shared/patch';
 import { osUserName } from '../author';
 import type { AppParts, Slice } from './parts';
 
+/** each key's last call from the ledger, so a rotation can be confirmed before the old key is revoked */
+function lastUse(archive: AppParts['archive'], list: KeyInfo[]): KeyInfo[] {
+  let used: Map<string, number>;
+  try {
+    used = archive.lastUsedByKey();
+  } catch {
+    return list; // an archive that cannot be read now: the list without it
+  }
+  return list.map((k) => ({ ...k, lastUsedAt: used.get(k.name) ?? null }));
+}
+
 export function accountMethods(
   parts: Pick<AppParts, 'archive' | 'keys' | 'secrets' | 'settingsFile' | 'service' | 'dataDir' | 'door' | 'version' | 'author' | 'clock'>,
 ): Slice<'app'> & Slice<'keys'> & Slice<'settings'> {
   const { keys, settingsFile, service } = parts;
-
-  /** each key's last call from the ledger, so a rotation can be confirmed before the old key is revoked */
-  function withLastUse(list: KeyInfo[]): KeyInfo[] {
-    let used: Map<string, number>;
-    try {
-      used = parts.archive.lastUsedByKey();
-    } catch {
-      return list; // an archive that cannot be read now: the list without it
-    }
-    return list.map((k) => ({ ...k, lastUsedAt: used.get(k.name) ?? null }));
-  }
+  const withLastUse = (list: KeyInfo[]) => lastUse(parts.archive, list);
 
   return {
     async 'app.info'(): Promise<AppInfo> {

@@ -20,11 +20,28 @@ function alertsOf(parts: Pick<WatchParts, 'store'>, l: WatchlistRow, runId: stri
   return parts.store.alertItems(runId, l.alert);
 }
 
+/** The run's times, cache windows and forecast on the service's clock, as it is now (issue 27 #3). */
+async function syncServiceClock(parts: WatchParts): Promise<void> {
+  await parts.opts.syncClock?.().catch((e: unknown) => parts.log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
+}
+
+/** Why a run may not start (no watches, the month's budget used up, a 0 budget, needs approval), or null. */
+function refusal(l: WatchlistRow, o: RunOptions, trigger: string, est: Awaited<ReturnType<typeof estimateFor>>, watches: number): string | null {
+  const monthLeft = est.monthRemaining;
+  if (watches === 0) return 'This watchlist has no watches yet.';
+  if (monthLeft !== null && monthLeft <= 0)
+    return `The month's budget of ${fmt(l.budgetPerMonth ?? 0)} credits is used up; the run did not start. Raise the budget or wait for next month.`;
+  if (l.budgetPerRun === 0) return 'The per-run budget is 0 credits; the run did not start.';
+  if (!est.needsConfirmation || o.approved) return null;
+  return trigger === 'schedule' && l.budgetPerRun === null
+    ? `Skipped: needs approval, and a scheduled run has nobody to ask. ${est.reason} Set a budget per run (at least ${fmt(est.creditsMax)} credits covers this estimate) to let scheduled runs go ahead; the budget still caps what each run spends.`
+    : `Needs approval: ${est.reason}`;
+}
+
 async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: AbortController): Promise<WatchRunDetail> {
   const { store, clock, opts } = parts;
   const api = await parts.apiCore();
-  // the run's times, cache windows and forecast on the service's clock, as it is now (issue 27 #3)
-  await opts.syncClock?.().catch((e: unknown) => parts.log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
+  await syncServiceClock(parts);
   const trigger = o.trigger ?? 'manual';
   const est = await estimateFor(parts, l, api);
   const now = clock.now();
@@ -51,16 +68,8 @@ async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: A
     if (trigger === 'schedule') opts.notify?.(`Loupe · ${l.name}: run skipped`, message);
     return detail;
   };
-  if (watches.length === 0) return refuse('This watchlist has no watches yet.');
-  if (monthLeft !== null && monthLeft <= 0)
-    return refuse(`The month's budget of ${fmt(l.budgetPerMonth ?? 0)} credits is used up; the run did not start. Raise the budget or wait for next month.`);
-  if (l.budgetPerRun === 0) return refuse('The per-run budget is 0 credits; the run did not start.');
-  if (est.needsConfirmation && !o.approved)
-    return refuse(
-      trigger === 'schedule' && l.budgetPerRun === null
-        ? `Skipped: needs approval, and a scheduled run has nobody to ask. ${est.reason} Set a budget per run (at least ${fmt(est.creditsMax)} credits covers this estimate) to let scheduled runs go ahead; the budget still caps what each run spends.`
-        : `Needs approval: ${est.reason}`,
-    );
+  const refused = refusal(l, o, trigger, est, watches.length);
+  if (refused) return refuse(refused);
 
   const limit = l.budgetPerRun === null ? monthLeft : monthLeft === null ? l.budgetPerRun : Math.min(l.budgetPerRun, monthLeft);
   const budgetLabel =

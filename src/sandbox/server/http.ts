@@ -78,12 +78,17 @@ export class SandboxServer extends ServerBase {
 
   // ------------------------------------------------------------------ entry
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    this.counters.requests++;
+  /** A new request id on the answer, and its Date: HTTP's Date is the origin's clock (RFC 9110), the sandbox's, which can be advanced and scaled. */
+  private stamp(res: ServerResponse): string {
     const requestId = this.newRequestId();
     res.setHeader('X-Request-Id', requestId);
-    // HTTP's Date is the origin's clock (RFC 9110): the sandbox's, which can be advanced and scaled
     res.setHeader('Date', new Date(this.clock.now()).toUTCString());
+    return requestId;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.counters.requests++;
+    const requestId = this.stamp(res);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     const method = (req.method ?? 'GET').toUpperCase();

@@ -12,6 +12,29 @@ import { useSandboxWrites } from '../queries/account';
 import { useUi } from '../stores/ui';
 import { toastError } from '../components/WayOut';
 
+const STEPS: Array<[string, number]> = [
+  ['1 hour', 3600],
+  ['6 hours', 6 * 3600],
+  ['1 day', 86_400],
+  ['1 week', 7 * 86_400],
+];
+
+/** The buttons that move the sandbox service's clock, and which clock that is. */
+function AdvanceClock({ busy, advance }: { busy: boolean; advance: (secs: number, label: string) => void }) {
+  return (
+    <div className="row gap wrap">
+      <span className="muted small" id="sandbox-clock-words" data-testid="sandbox-clock-words">
+        Advance the sandbox service’s clock — the one Loupe’s run times, cache windows, schedules and forecasts follow (your computer’s clock is untouched):
+      </span>
+      {STEPS.map(([label, secs]) => (
+        <button key={label} type="button" className="btn small" disabled={busy} aria-describedby="sandbox-clock-words" onClick={() => advance(secs, label)} data-testid={`sandbox-advance-${secs}`}>
+          +{label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 export function SandboxPanel() {
   const info = useInfo();
   const writes = useSandboxWrites();
@@ -52,21 +75,7 @@ export function SandboxPanel() {
         <dt>Requests so far</dt>
         <dd>{s ? `${fmtExact(s.requests)} · ${fmtExact(s.creditsCharged)} credits charged` : '…'}</dd>
       </dl>
-      <div className="row gap wrap">
-        <span className="muted small" id="sandbox-clock-words" data-testid="sandbox-clock-words">
-          Advance the sandbox service’s clock — the one Loupe’s run times, cache windows, schedules and forecasts follow (your computer’s clock is untouched):
-        </span>
-        {[
-          ['1 hour', 3600],
-          ['6 hours', 6 * 3600],
-          ['1 day', 86_400],
-          ['1 week', 7 * 86_400],
-        ].map(([label, secs]) => (
-          <button key={label} type="button" className="btn small" disabled={busy} aria-describedby="sandbox-clock-words" onClick={() => void act(() => writes.advance(Number(secs)), `Sandbox service clock +${label}`)} data-testid={`sandbox-advance-${secs}`}>
-            +{label}
-          </button>
-        ))}
-      </div>
+      <AdvanceClock busy={busy} advance={(secs, label) => void act(() => writes.advance(secs), `Sandbox service clock +${label}`)} />
       <form
         className="row gap wrap"
         onSubmit={(e) => {

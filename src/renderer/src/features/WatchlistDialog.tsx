@@ -49,6 +49,23 @@ export function editPatch(initial: WatchlistForm, f: WatchlistForm, keepCron: bo
 
 const num = (s: string): number | null => (s.trim() === '' ? null : Math.max(0, Math.floor(Number(s))));
 
+/** Without a budget per run: a schedule's runs are skipped when they would need asking (issue 27 #20); offer one. */
+function BudgetNote({ everyHours, perMonth, creditsMax, use }: { everyHours: number | null; perMonth: number | null; creditsMax: number; use: (credits: number) => void }) {
+  if (everyHours === null) return perMonth === null ? <p className="muted small">No budget: each run asks above your confirmation threshold.</p> : null;
+  return (
+    <p className="notice small" role="note" data-testid="wl-schedule-note">
+      <span>
+        Runs {everyWords(everyHours)} go ahead by themselves only within a budget per run: without one, a scheduled run estimated above your confirmation threshold is skipped as needing approval.
+      </span>
+      {creditsMax > 0 ? (
+        <button type="button" className="btn small" onClick={() => use(suggestedBudget(creditsMax))} data-testid="wl-use-budget">
+          Use {fmtExact(suggestedBudget(creditsMax))} credits a run
+        </button>
+      ) : null}
+    </p>
+  );
+}
+
 export function WatchlistDialog({
   title,
   okLabel,
@@ -120,20 +137,7 @@ export function WatchlistDialog({
             <input type="number" min={0} value={perMonth} onChange={(e) => setPerMonth(e.target.value)} placeholder="no limit" style={{ width: 110 }} data-testid="wl-budget-month" />
           </label>
         </div>
-        {runBudget === null && num(every) !== null ? (
-          <p className="notice small" role="note" data-testid="wl-schedule-note">
-            <span>
-              Runs {everyWords(num(every)!)} go ahead by themselves only within a budget per run: without one, a scheduled run estimated above your confirmation threshold is skipped as needing approval.
-            </span>
-            {est && est.creditsMax > 0 ? (
-              <button type="button" className="btn small" onClick={() => setPerRun(String(suggestedBudget(est.creditsMax)))} data-testid="wl-use-budget">
-                Use {fmtExact(suggestedBudget(est.creditsMax))} credits a run
-              </button>
-            ) : null}
-          </p>
-        ) : runBudget === null && num(perMonth) === null ? (
-          <p className="muted small">No budget: each run asks above your confirmation threshold.</p>
-        ) : null}
+        {runBudget === null ? <BudgetNote everyHours={num(every)} perMonth={num(perMonth)} creditsMax={est?.creditsMax ?? 0} use={(n) => setPerRun(String(n))} /> : null}
         <fieldset className="field">
           <legend className="field-label">First run reads</legend>
           <label className="check">

@@ -174,6 +174,32 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
   );
 }
 
+/** One value per run, oldest first, for a chart. */
+function runSeries<R extends { startedAt: number }>(runs: R[], value: (r: R) => number): Array<{ bucket: string; value: number }> {
+  return runs
+    .slice()
+    .reverse()
+    .map((r) => ({ bucket: new Date(r.startedAt).toISOString().slice(0, 16).replace('T', ' '), value: value(r) }));
+}
+
+/** A schedule without a budget per run says so, and offers one that covers the estimate (issue 27 #20). */
+function ScheduleNote({ note, creditsMax, setBudget, edit }: { note: string; creditsMax: number; setBudget: (credits: number) => void; edit: () => void }) {
+  return (
+    <div className="notice" role="note" data-testid="watchlist-schedule-note">
+      <span>{note}</span>{' '}
+      {creditsMax > 0 ? (
+        <button type="button" className="btn small" data-testid="watchlist-set-budget" onClick={() => setBudget(suggestedBudget(creditsMax))}>
+          Set a budget of {fmtExact(suggestedBudget(creditsMax))} credits a run
+        </button>
+      ) : (
+        <button type="button" className="btn small" data-testid="watchlist-set-budget" onClick={edit}>
+          Set a budget…
+        </button>
+      )}
+    </div>
+  );
+}
+
 function Detail({ w }: { w: WatchlistInfo }) {
   const watchlists = useWatchMutations();
   const toast = useUi((s) => s.toast);
@@ -210,14 +236,8 @@ function Detail({ w }: { w: WatchlistInfo }) {
     }
   };
   const runs = history.data ?? [];
-  const perRun = runs
-    .slice()
-    .reverse()
-    .map((r) => ({ bucket: new Date(r.startedAt).toISOString().slice(0, 16).replace('T', ' '), value: r.creditsSpent }));
-  const newPerRun = runs
-    .slice()
-    .reverse()
-    .map((r) => ({ bucket: new Date(r.startedAt).toISOString().slice(0, 16).replace('T', ' '), value: r.newItems }));
+  const perRun = runSeries(runs, (r) => r.creditsSpent);
+  const newPerRun = runSeries(runs, (r) => r.newItems);
   return (
     <>
       <div className="row gap wrap">
@@ -259,25 +279,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
           Delete
         </button>
       </div>
-      {w.scheduleNote ? (
-        <div className="notice" role="note" data-testid="watchlist-schedule-note">
-          <span>{w.scheduleNote}</span>{' '}
-          {est.data && est.data.creditsMax > 0 ? (
-            <button
-              type="button"
-              className="btn small"
-              data-testid="watchlist-set-budget"
-              onClick={() => void act(() => watchlists.update({ id: w.id, patch: { budgetPerRun: suggestedBudget(est.data!.creditsMax) } }), 'Budget per run set')}
-            >
-              Set a budget of {fmtExact(suggestedBudget(est.data.creditsMax))} credits a run
-            </button>
-          ) : (
-            <button type="button" className="btn small" data-testid="watchlist-set-budget" onClick={() => setEditing(true)}>
-              Set a budget…
-            </button>
-          )}
-        </div>
-      ) : null}
+      {w.scheduleNote ? <ScheduleNote note={w.scheduleNote} creditsMax={est.data?.creditsMax ?? 0} setBudget={(n) => void act(() => watchlists.update({ id: w.id, patch: { budgetPerRun: n } }), 'Budget per run set')} edit={() => setEditing(true)} /> : null}
       <div className="muted small" data-testid="watchlist-forecast">
         {w.forecast ? (
           <span title={w.forecast.basis}>
@@ -382,4 +384,3 @@ function Detail({ w }: { w: WatchlistInfo }) {
     </>
   );
 }
-
