@@ -151,8 +151,8 @@ describe('desktop habits', () => {
     const items = top.flatMap((m) => (Array.isArray(m.submenu) ? (m.submenu as MenuItemConstructorOptions[]) : []));
     const byId = (id: string) => items.find((i) => i.id === id)!;
     expect(byId('palette')).toMatchObject({ accelerator: 'CmdOrCtrl+K', registerAccelerator: false });
-    expect(['search', 'profiles', 'comments', 'watchlists', 'library', 'analysis', 'usage', 'explorer', 'settings'].map((v) => byId(`go-${v}`).accelerator)).toEqual(
-      ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9'],
+    expect(['search', 'profiles', 'comments', 'watchlists', 'collect', 'library', 'analysis', 'usage', 'explorer', 'settings'].map((v) => byId(`go-${v}`).accelerator)).toEqual(
+      ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9', 'Alt+0'],
     );
     expect(items.some((i) => i.role === 'copy')).toBe(true);
     expect(items.some((i) => i.role === 'toggleDevTools')).toBe(true); // not packaged
@@ -163,8 +163,8 @@ describe('desktop habits', () => {
     expect(c.inputs as KeyboardInputEvent[]).toEqual([
       { type: 'keyDown', keyCode: 'K', modifiers: ['control'] },
       { type: 'keyUp', keyCode: 'K', modifiers: ['control'] },
-      { type: 'keyDown', keyCode: '5', modifiers: ['alt'] },
-      { type: 'keyUp', keyCode: '5', modifiers: ['alt'] },
+      { type: 'keyDown', keyCode: '6', modifiers: ['alt'] },
+      { type: 'keyUp', keyCode: '6', modifiers: ['alt'] },
     ]);
     (byId('open-data').click as () => void)();
     expect(fake.shell.paths).toContain(dataDir);

@@ -2,13 +2,15 @@
  * The native application menu: File, Edit, View, Window, Help (plus the app menu on macOS).
  *
  * The menu shows the SAME shortcuts as the command palette, and the page keeps handling them
- * (src/renderer/src/App.tsx: Ctrl/Cmd+K for the palette, Alt+1…9 for the views). So a shortcut has
+ * (src/renderer/src/keys.ts: Ctrl/Cmd+K for the palette, Alt+1…9 and Alt+0 for the views, the number
+ * keys of src/shared/view-keys.ts). So a shortcut has
  * one implementation: on Linux and Windows the menu displays these accelerators without
  * registering them (`registerAccelerator: false`), the key reaches the page as before; choosing
  * the item with the mouse sends the page that very keystroke (`webContents.sendInputEvent`). On
  * macOS menu key equivalents run the item, which sends the keystroke: the same path.
  */
 import type { KeyboardInputEvent, MenuItemConstructorOptions } from 'electron';
+import { viewNumberKey } from '../shared/view-keys';
 
 /** The views in the order of the rail (src/renderer/src/stores/ui.ts VIEWS; a test keeps them equal). */
 export const VIEW_ITEMS = [
@@ -16,6 +18,7 @@ export const VIEW_ITEMS = [
   { id: 'profiles', label: 'Profiles' },
   { id: 'comments', label: 'Comments' },
   { id: 'watchlists', label: 'Watchlists' },
+  { id: 'collect', label: 'Collect' },
   { id: 'library', label: 'Library' },
   { id: 'analysis', label: 'Analysis' },
   { id: 'usage', label: 'Usage' },
@@ -31,8 +34,10 @@ export function paletteShortcut(platform: NodeJS.Platform): { accelerator: strin
   return { accelerator: 'CmdOrCtrl+K', stroke: { keyCode: 'K', modifiers: [platform === 'darwin' ? 'meta' : 'control'] } };
 }
 export function viewShortcut(id: ViewItemId): { accelerator: string; stroke: KeyStroke } {
-  const n = VIEW_ITEMS.findIndex((v) => v.id === id) + 1;
-  return { accelerator: `Alt+${n}`, stroke: { keyCode: String(n), modifiers: ['alt'] } };
+  const n = viewNumberKey(VIEW_ITEMS.findIndex((v) => v.id === id));
+  // ten views at most have a number key (Alt+1…9, Alt+0); the menu tests build every one
+  if (n === null) throw new Error(`the view ${id} has no number key: the rail has more than ten views`);
+  return { accelerator: `Alt+${n}`, stroke: { keyCode: n, modifiers: ['alt'] } };
 }
 
 export interface MenuDeps {

@@ -12,7 +12,8 @@ import { createBadge, newItemCount } from './badge';
 import { SafeStorageSecretStore } from './safe-storage-secrets';
 import { packagedResources, sqliteBinding, sqliteBindingName } from './native';
 import { withNativeBinding } from './better-sqlite3';
-import { menuTemplate, VIEW_ITEMS } from './menu';
+import { menuTemplate, VIEW_ITEMS, viewShortcut } from './menu';
+import { viewIndexOfNumberKey } from '../shared/view-keys';
 import { MIME_TYPES } from '../core/renderer-assets';
 
 vi.mock('electron', async () => (await import('./testing/fake-electron')).fakeElectron());
@@ -129,10 +130,24 @@ describe('menu', () => {
     const ui = readFileSync(new URL('../renderer/src/stores/ui.ts', import.meta.url), 'utf8');
     const views = [...ui.matchAll(/\{ id: '(\w+)', label: '([^']+)'/g)].map((m) => ({ id: m[1], label: m[2] }));
     expect(views).toEqual(VIEW_ITEMS.map((v) => ({ id: v.id, label: v.label })));
+    const keys = readFileSync(new URL('../renderer/src/keys.ts', import.meta.url), 'utf8');
+    expect(keys).toContain("(e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k'"); // CmdOrCtrl+K
+    expect(keys).toContain('e.altKey ? viewIndexOfNumberKey('); // Alt+1…9, Alt+0: the menu's number keys
     const app = readFileSync(new URL('../renderer/src/App.tsx', import.meta.url), 'utf8');
-    expect(app).toContain("(e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k'"); // CmdOrCtrl+K
-    expect(app).toContain('e.altKey && /^[1-9]$/.test(e.key)'); // Alt+1…9
-    expect(app).toContain('Alt+${i + 1}'); // the palette's hints
+    expect(app).toContain('Alt+${viewNumberKey(i)}'); // the palette's hints
+    // every view has its own number key, the one the page goes to that view by
+    const accelerators = VIEW_ITEMS.map((v) => viewShortcut(v.id).accelerator);
+    expect(new Set(accelerators).size).toBe(VIEW_ITEMS.length);
+    VIEW_ITEMS.forEach((v, i) => expect(viewIndexOfNumberKey(viewShortcut(v.id).stroke.keyCode)).toBe(i));
+  });
+
+  it('the page takes its keys before the first frame is drawn, not from a component after it (a key pressed while it is drawn counts)', () => {
+    const main = readFileSync(new URL('../renderer/src/main.tsx', import.meta.url), 'utf8');
+    const at = main.indexOf('installGlobalKeys()');
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(main.indexOf('createRoot('));
+    const app = readFileSync(new URL('../renderer/src/App.tsx', import.meta.url), 'utf8');
+    expect(app).not.toContain("addEventListener('keydown'");
   });
 
   it('macOS gets the app menu first and the page keys with meta; packaged apps have no dev tools', () => {

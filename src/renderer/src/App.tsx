@@ -12,13 +12,8 @@ import { Drawer } from './components/Drawer';
 import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
 import { AskDialog, KeysHelp } from './components/Dialog';
 import { duration } from './lib/format';
-
-
-function isTyping(t: EventTarget | null): boolean {
-  const el = t as HTMLElement | null;
-  if (!el || !el.tagName) return false;
-  return el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable;
-}
+import { focusQuery } from './keys';
+import { viewNumberKey } from '../../shared/view-keys';
 
 export function App() {
   const qc = useQueryClient();
@@ -114,7 +109,7 @@ export function App() {
   const commands = useMemo<Command[]>(() => {
     const ui = useUi.getState;
     const writes = accountWrites(qc);
-    const cmds: Command[] = VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${i + 1}`, run: () => ui().setView(v.id) }));
+    const cmds: Command[] = VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${viewNumberKey(i)}`, run: () => ui().setView(v.id) }));
     cmds.push(
       { id: 'focus-query', label: 'Focus the query field', hint: '/', run: () => focusQuery() },
       { id: 'bg', label: 'Show background work (walks, runs)', run: () => ui().setBgOpen(true) },
@@ -134,84 +129,6 @@ export function App() {
     return cmds;
   }, [qc]);
 
-  // global keys
-  useEffect(() => {
-    let g = false;
-    let gTimer: ReturnType<typeof setTimeout> | null = null;
-    const onKey = (e: KeyboardEvent) => {
-      const ui = useUi.getState();
-      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        ui.setPalette(!ui.paletteOpen);
-        return;
-      }
-      if (e.key === 'Escape') {
-        if (ui.helpOpen) useUi.setState({ helpOpen: false });
-        else if (ui.dialog) ui.closeDialog();
-        else if (ui.confirm) ui.closeConfirm(false);
-        else if (ui.paletteOpen) ui.setPalette(false);
-        else if (ui.bgOpen) ui.setBgOpen(false);
-        else if (ui.drawer) ui.openDrawer(null);
-        else if (isTyping(e.target)) (e.target as HTMLElement).blur();
-        return;
-      }
-      if (ui.confirm || ui.paletteOpen || ui.dialog || ui.helpOpen) return;
-      if (e.altKey && /^[1-9]$/.test(e.key)) {
-        e.preventDefault();
-        ui.setView(VIEWS[Number(e.key) - 1].id);
-        return;
-      }
-      if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (g) {
-        g = false;
-        const v = VIEWS.find((x) => x.key === e.key);
-        if (v) {
-          e.preventDefault();
-          ui.setView(v.id);
-          return;
-        }
-      }
-      switch (e.key) {
-        case 'g':
-          g = true;
-          if (gTimer) clearTimeout(gTimer);
-          gTimer = setTimeout(() => (g = false), 1200);
-          break;
-        case '/':
-          e.preventDefault();
-          focusQuery();
-          break;
-        case '?':
-          e.preventDefault();
-          useUi.setState({ helpOpen: true });
-          break;
-        case 'j':
-        case 'ArrowDown':
-          if (ui.tableRows.length) {
-            e.preventDefault();
-            ui.setCursor(ui.cursor + 1);
-            if (ui.drawer) ui.openDrawer(ui.tableRows[Math.min(ui.cursor + 1, ui.tableRows.length - 1)]);
-          }
-          break;
-        case 'k':
-        case 'ArrowUp':
-          if (ui.tableRows.length) {
-            e.preventDefault();
-            ui.setCursor(ui.cursor - 1);
-            if (ui.drawer) ui.openDrawer(ui.tableRows[Math.max(ui.cursor - 1, 0)]);
-          }
-          break;
-        case 'Enter':
-          if (ui.tableRows.length && !(e.target instanceof HTMLButtonElement) && !(e.target instanceof HTMLAnchorElement)) {
-            e.preventDefault();
-            ui.openDrawer(ui.tableRows[ui.cursor]);
-          }
-          break;
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
 
   const View = VIEW_COMPONENTS[view];
   // the other views' code is fetched once the first one is up: switching never waits for it
@@ -241,12 +158,4 @@ export function App() {
       <Toasts />
     </div>
   );
-}
-
-function focusQuery(): void {
-  const el = document.querySelector<HTMLInputElement>('[data-main-query]');
-  if (el) {
-    el.focus();
-    el.select();
-  }
 }

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
 import { ApiError } from './lib/api';
+import { installGlobalKeys } from './keys';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -14,6 +15,9 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+// before the first frame: a key pressed while it is drawn still counts (keys.ts)
+installGlobalKeys();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem } from '../../../shared/labels';
-import { useUi, type DialogRequest } from '../stores/ui';
+import { useUi, VIEWS, type DialogRequest } from '../stores/ui';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
 
 /**
@@ -208,8 +208,9 @@ function LabelDialog({ d }: { d: Extract<DialogRequest, { type: 'label' }> }) {
 /** The keyboard shortcuts, on `?` (issue 14 #10). */
 export const SHORTCUTS: Array<[string, string]> = [
   ['Ctrl/⌘ K', 'command palette: every view and action'],
-  ['g s · g p · g c · g w · g l · g a · g u · g e · g ,', 'go to Search, Profiles, Comments, Watchlists, Library, Analysis, Usage, Explorer, Settings'],
-  ['Alt 1 … Alt 9', 'the same views by number'],
+  // from the rail's list (stores/ui.ts VIEWS): a new view shows here by itself
+  [VIEWS.map((v) => `g ${v.key}`).join(' · '), `go to ${VIEWS.map((v) => v.label).join(', ')}`],
+  [VIEWS.length > 9 ? 'Alt 1 … Alt 9, Alt 0' : `Alt 1 … Alt ${VIEWS.length}`, 'the same views by number'],
   ['/', 'focus the view’s main query field'],
   ['j / k or ↓ / ↑', 'move the table cursor'],
   ['Enter', 'open the row in the details drawer'],

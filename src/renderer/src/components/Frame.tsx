@@ -8,6 +8,7 @@ import { useInfo, useLoupe } from '../queries/hooks';
 import { refreshBalance } from '../queries/account';
 import { useWalkWrites } from '../queries/walks';
 import { useUi, VIEWS } from '../stores/ui';
+import { viewNumberKey } from '../../../shared/view-keys';
 
 export function Rail() {
   const view = useUi((s) => s.view);
@@ -23,7 +24,7 @@ export function Rail() {
           className={`rail-item ${view === v.id ? 'active' : ''}`}
           aria-current={view === v.id ? 'page' : undefined}
           onClick={() => setView(v.id)}
-          title={`${v.label} — g ${v.key} or Alt+${i + 1}`}
+          title={`${v.label} — g ${v.key} or Alt+${viewNumberKey(i)}`}
           data-testid={`nav-${v.id}`}
         >
           <span className="rail-icon" aria-hidden="true">

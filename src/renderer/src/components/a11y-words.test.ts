@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogueEndpoint } from '../../../shared/api-types';
 import { ParamForm } from './ParamForm';
 import { SHORTCUTS } from './Dialog';
+import { VIEWS } from '../stores/ui';
 
 const p = (name: string, extra: Record<string, unknown> = {}) => ({ name, required: false, in: 'query', type: 'string', description: `${name} description`, ...extra });
 
@@ -30,5 +31,9 @@ describe('keyboard help and headings', () => {
   it('`?` lists every shortcut', () => {
     const keys = SHORTCUTS.map(([k]) => k).join(' ');
     for (const k of ['Ctrl/⌘ K', '/', 'Esc', 'Enter', '?']) expect(keys).toContain(k);
+    // every view of the rail, by letter and by number
+    for (const v of VIEWS) expect(keys).toContain(`g ${v.key}`);
+    expect(SHORTCUTS.find(([, what]) => what.startsWith('go to '))?.[1]).toBe(`go to ${VIEWS.map((v) => v.label).join(', ')}`);
+    expect(keys).toContain(VIEWS.length === 10 ? 'Alt 0' : `Alt ${VIEWS.length}`);
   });
 });
