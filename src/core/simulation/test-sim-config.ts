@@ -36,7 +36,12 @@ const alertArb = fc.option(
 const hasList = (m: Readonly<SimModel>) => m.lists.size > 0;
 const hasItem = (m: Readonly<SimModel>) => m.items.length > 0;
 
+/** The analyst's lists and their watches (the order of the ops is part of a replay path). */
 export function configOps(): Array<fc.Arbitrary<SimCommand>> {
+  return [...listOps(), ...runOps()];
+}
+
+function listOps(): Array<fc.Arbitrary<SimCommand>> {
   const create = fc
     .record({ name: nameArb, schedule: scheduleArb, budgetPerRun: budgetArb, budgetPerMonth: budgetArb, alert: alertArb, watches: fc.array(watchArb, { maxLength: 3 }), firstRunPages: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }) })
     .map(
@@ -97,6 +102,10 @@ export function configOps(): Array<fc.Arbitrary<SimCommand>> {
         m.lists.delete(l.id);
       }, hasList),
   );
+  return [create, edit, pause, addWatch, remove];
+}
+
+function runOps(): Array<fc.Arbitrary<SimCommand>> {
   const importArb = fc.record({ into: fc.option(pick, { nil: null }), handles: fc.array(fc.stringMatching(/^[a-z][a-z0-9_.]{2,10}$/), { minLength: 1, maxLength: 4 }), at: fc.boolean() });
   const importOp = importArb.map(
     (a) =>
@@ -135,7 +144,7 @@ export function configOps(): Array<fc.Arbitrary<SimCommand>> {
         await refreshItems(m, env);
       }, hasList),
   );
-  return [create, edit, pause, addWatch, remove, importOp, run, run, tick];
+  return [importOp, run, run, tick];
 }
 
 export function annotationOps(): Array<fc.Arbitrary<SimCommand>> {
