@@ -10,6 +10,7 @@ import { useWalkWrites } from '../queries/walks';
 import { useUi } from '../stores/ui';
 import { SpendButton } from './cells';
 import { singleFlight } from '../lib/single-flight';
+import { resumePage } from './walk-position';
 
 export function useWalk(walkId: string | null): WalkInfo | null {
   const live = useUi((s) => (walkId ? s.walks[walkId] : undefined));
@@ -151,7 +152,7 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       ) : null}
       {failed ? (
         <div className="walk-error">
-          <WayOutBox facts={{ kind: walk.errorKind ?? null, type: walk.errorType ?? null, message: walk.error ?? '', retryAt: walk.retryAt ?? null }} onResume={() => void resume()} resumeLabel={`Resume from page ${walk.pagesDone + 1}`} testid="walk-error" />
+          <WayOutBox facts={{ kind: walk.errorKind ?? null, type: walk.errorType ?? null, message: walk.error ?? '', retryAt: walk.retryAt ?? null }} onResume={() => void resume()} resumeLabel={`Resume from page ${resumePage(walk)}`} testid="walk-error" />
         </div>
       ) : null}
     </div>
