@@ -4,7 +4,7 @@ import type { Emitter } from './events';
 import type { ApiEvents, CallOptions, CallResult, Quote } from './types';
 
 /**
- * Internal surface the walker uses: built by core.ts (createApiCore), consumed by walker.ts. Its own
+ * Internal surface the walker uses: built by core.ts (createApiCore), consumed by the walker (walk/). Its own
  * module so the walker does not import core.ts, which imports the walker (no import cycle).
  */
 export interface CoreInternals {

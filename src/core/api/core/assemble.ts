@@ -11,7 +11,7 @@ import type { CoreInternals } from '../internals';
 import type { KeyPool } from '../key-pool';
 import type { PacerLimits } from '../pacer';
 import type { ApiCore, ApiEvents } from '../types';
-import { resumeWalk, runWalk } from '../walker';
+import { resumeWalk, runWalk } from '../walk/index';
 import { createBalance } from './balance';
 import { createEndpoints } from './catalogue-api';
 import { createEstimates } from './estimates';

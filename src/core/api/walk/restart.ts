@@ -10,11 +10,11 @@
  * that is not certainly free costs a page: the walk stops before it unless the restart was
  * approved (`payRestart`), so the user is told first.
  */
-import type { CatalogueEndpoint } from '../../shared/api-types';
-import type { WalkState } from '../ports';
-import { canonicalParams, paramsHash } from './canonical';
-import { priceOf } from './catalogue';
-import type { CoreInternals } from './internals';
+import type { CatalogueEndpoint } from '../../../shared/api-types';
+import type { WalkState } from '../../ports';
+import { canonicalParams, paramsHash } from '../canonical';
+import { priceOf } from '../catalogue';
+import type { CoreInternals } from '../internals';
 
 /** Margin against the window's edge: our answer time is after the service's (the request's duration). */
 const EDGE_MS = 60_000;
