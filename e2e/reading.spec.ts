@@ -48,3 +48,61 @@ test('the Library shows newest published first, with the arrow on Published; "+ 
   await cond.getByRole('button', { name: 'Remove condition' }).click();
   await expect(page.getByTestId('library-count')).toHaveText('5 matching');
 });
+
+/** what has focus: the drawer, a drawer field, a row (its id) or something else */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const a = document.activeElement as HTMLElement | null;
+    if (!a || a === document.body) return 'body';
+    if (a.dataset.testid === 'result-row') return `row:${a.dataset.id}`;
+    return a.dataset.testid ?? a.tagName.toLowerCase();
+  });
+
+test('keyboard only: j and Enter open an item with focus in the drawer; t tags, n notes, Esc goes back to the row', async ({ page, host }) => {
+  await seedItems(page, host.dataDir, DATES.slice(0, 3).map((d, i) => post({ id: `8200${i}`, text: `keyboard ${i}`, published_at: d })));
+  await expect(page.getByTestId('view-search')).toBeVisible();
+  await page.keyboard.press('g');
+  await page.keyboard.press('l');
+  await expect(page.getByTestId('result-row')).toHaveCount(3);
+  expect(await focused(page)).toBe('body');
+  // newest first: 82001, 82000, 82002
+  await page.keyboard.press('j');
+  await page.keyboard.press('Enter');
+  const drawer = page.getByTestId('drawer');
+  await expect(drawer).toContainText('82000');
+  await expect.poll(() => focused(page)).toBe('drawer');
+
+  await page.keyboard.press('t');
+  await expect.poll(() => focused(page)).toBe('drawer-tag');
+  await page.keyboard.type('urgent');
+  await page.keyboard.press('Enter');
+  await expect(drawer.getByRole('button', { name: 'Remove tag urgent' })).toBeVisible();
+  await expect(page.getByTestId('drawer-tag')).toHaveValue(''); // the `t` itself was not typed
+  await page.keyboard.press('Escape');
+  await expect.poll(() => focused(page)).toBe('drawer');
+  await expect(drawer).toBeVisible();
+
+  await page.keyboard.press('n');
+  await expect.poll(() => focused(page)).toBe('drawer-note');
+  await page.keyboard.type('check the source');
+  await page.keyboard.press('Escape');
+  await expect.poll(() => focused(page)).toBe('drawer');
+  await expect(page.getByTestId('drawer-note')).toHaveValue('check the source'); // the draft stays
+
+  await page.keyboard.press('Escape');
+  await expect(drawer).toHaveCount(0);
+  await expect.poll(() => focused(page)).toBe('row:82000');
+  // focus follows the cursor; `t` on a closed drawer opens the cursor's row at its tag field
+  await page.keyboard.press('j');
+  await expect.poll(() => focused(page)).toBe('row:82002');
+  await page.keyboard.press('t');
+  await expect(drawer).toContainText('82002');
+  await expect.poll(() => focused(page)).toBe('drawer-tag');
+  await page.keyboard.type('later');
+  await page.keyboard.press('Enter');
+  await expect(drawer.getByRole('button', { name: 'Remove tag later' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect.poll(() => focused(page)).toBe('row:82002');
+  await expect(page.locator('[data-testid="result-row"][data-id="82002"]')).toContainText('later');
+});

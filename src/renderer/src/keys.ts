@@ -1,7 +1,8 @@
 /**
  * The page's global keys: Ctrl/Cmd+K the palette, `g` then a view's letter, Alt+1…9 and Alt+0 the
  * views by number (src/shared/view-keys.ts, the native menu's accelerators too), `/` the query
- * field, `?` the shortcuts, j/k/↑/↓ the table cursor, Enter the drawer, Esc closes.
+ * field, `?` the shortcuts, j/k/↑/↓ the table cursor, Enter the drawer, t / n the drawer's tag and
+ * note fields (components/drawer-focus.ts), Esc closes.
  *
  * Installed when the page's code first runs, before React draws anything (main.tsx): a key pressed
  * while the first view is still being drawn is not lost — the store takes it and the frame shows
@@ -9,6 +10,7 @@
  */
 import { viewIndexOfNumberKey } from '../../shared/view-keys';
 import { useUi, VIEWS } from './stores/ui';
+import { drawerFieldKey, escapeInsideDrawer } from './components/drawer-focus';
 
 export function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
@@ -25,7 +27,10 @@ export function focusQuery(): void {
   }
 }
 
-/** Esc: closes the topmost of help, dialog, confirmation, palette, background panel, drawer; else leaves the field. */
+/**
+ * Esc: closes the topmost of help, dialog, confirmation, palette, background panel, drawer (from a
+ * field inside the drawer: back to the drawer first); else leaves the field.
+ */
 function closeTopmost(e: KeyboardEvent): void {
   const ui = useUi.getState();
   if (ui.helpOpen) useUi.setState({ helpOpen: false });
@@ -33,6 +38,7 @@ function closeTopmost(e: KeyboardEvent): void {
   else if (ui.confirm) ui.closeConfirm(false);
   else if (ui.paletteOpen) ui.setPalette(false);
   else if (ui.bgOpen) ui.setBgOpen(false);
+  else if (ui.drawer && escapeInsideDrawer(e.target)) return;
   else if (ui.drawer) ui.openDrawer(null);
   else if (isTyping(e.target)) (e.target as HTMLElement).blur();
 }
@@ -113,6 +119,10 @@ export function installGlobalKeys(target: Pick<Window, 'addEventListener' | 'rem
       case '?':
         e.preventDefault();
         useUi.setState({ helpOpen: true });
+        break;
+      case 't':
+      case 'n':
+        if (drawerFieldKey(e.key)) e.preventDefault();
         break;
       default:
         tableKey(e);

@@ -213,8 +213,9 @@ export const SHORTCUTS: Array<[string, string]> = [
   [VIEWS.length > 9 ? 'Alt 1 … Alt 9, Alt 0' : `Alt 1 … Alt ${VIEWS.length}`, 'the same views by number'],
   ['/', 'focus the view’s main query field'],
   ['j / k or ↓ / ↑', 'move the table cursor'],
-  ['Enter', 'open the row in the details drawer'],
-  ['Esc', 'close a dialog, the palette, the background panel, then the drawer'],
+  ['Enter', 'open the row in the details drawer (focus moves into it)'],
+  ['t · n', 'tag or note the item: the drawer’s tag or note field (it opens on the cursor’s row)'],
+  ['Esc', 'close a dialog, the palette, the background panel, then the drawer (from a drawer field: back to the drawer; then to the row)'],
   ['?', 'this list'],
 ];
 

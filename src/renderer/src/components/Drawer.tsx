@@ -14,14 +14,17 @@ import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from 
 import { LabelValueInput, type LabelScalar } from './LabelValue';
 import { CallsTable, provenanceLine } from './CallsTable';
 import { LongText, rawJson } from './LongText';
+import { focusDrawerField, returnFocus } from './drawer-focus';
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
   const close = () => useUi.getState().openDrawer(null);
   const q = useLoupe('library.item', ref ?? { platform: '', kind: '', id: '' }, { enabled: !!ref });
+  useFocusInside(!!ref);
+  useWantedField(q.data?.id ?? null);
   if (!ref) return null;
   return (
-    <aside className="drawer" data-testid="drawer" aria-label="Item details">
+    <aside className="drawer" data-testid="drawer" aria-label="Item details" tabIndex={-1}>
       <div className="drawer-head">
         <span className="muted">
           {ref.platform} · {ref.kind} · <span className="mono">{ref.id}</span>
@@ -37,6 +40,24 @@ export function Drawer() {
       {q.data ? <DrawerBody d={q.data} /> : null}
     </aside>
   );
+}
+
+/** Focus moves into the drawer when it opens and back to the row (or the opener) when it closes (drawer-focus.ts). */
+function useFocusInside(open: boolean): void {
+  useEffect(() => {
+    if (!open) return;
+    const opener = document.activeElement;
+    document.querySelector<HTMLElement>('[data-testid="drawer"]')?.focus({ preventScroll: true });
+    return () => returnFocus(opener);
+  }, [open]);
+}
+
+/** A field the keyboard asked for (`t` / `n`) takes focus once the item is drawn. */
+function useWantedField(id: string | null): void {
+  const want = useUi((s) => s.drawerField);
+  useEffect(() => {
+    if (want && focusDrawerField(want)) useUi.getState().wantDrawerField(null);
+  }, [want, id]);
 }
 
 /** The drawer's author: handle and display name isolated and shown for what they are (issue 27 #19). */

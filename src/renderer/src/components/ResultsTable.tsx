@@ -8,7 +8,7 @@
  * row and its own context (table-columns.tsx), so an arriving page renders the new rows that come
  * into view and nothing else, and scrolling renders only the rows that enter.
  */
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type RefObject } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryListRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
@@ -88,6 +88,15 @@ interface RowProps {
   onOpen(index: number, row: LibraryListRow): void;
 }
 
+/** A focused row (back from the drawer) hands focus on to the cursor's row as j / k move it. */
+function useFocusFollowsCursor(grid: RefObject<HTMLDivElement | null>): void {
+  useEffect(() => {
+    const a = document.activeElement;
+    if (!(a instanceof HTMLElement) || a.dataset.testid !== 'result-row' || !grid.current?.contains(a) || a.classList.contains('cursor')) return;
+    grid.current.querySelector<HTMLElement>('[data-testid="result-row"].cursor')?.focus({ preventScroll: true });
+  });
+}
+
 /** One drawn row; renders again only when its row, place, columns, cursor or context change. */
 const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, ctx, onOpen }: RowProps) {
   return (
@@ -98,6 +107,7 @@ const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, 
       aria-rowindex={index + 2}
       data-testid="result-row"
       data-id={row.id}
+      tabIndex={-1}
       onClick={() => onOpen(index, row)}
     >
       {cols.map((c) => (
@@ -189,13 +199,12 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
 
   // register for keyboard navigation (j/k/Enter live in App)
   const refs = useMemo(() => ordered.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), [ordered]);
-  useEffect(() => {
-    setTableRows(refs);
-  }, [refs, setTableRows]);
+  useEffect(() => setTableRows(refs), [refs, setTableRows]);
   useEffect(() => () => setTableRows([]), [setTableRows]);
   useEffect(() => {
     if (ordered.length) virt.scrollToIndex(Math.min(cursor, ordered.length - 1), { align: 'auto' });
   }, [cursor]);
+  useFocusFollowsCursor(parentRef);
 
   const items = virt.getVirtualItems();
   const last = items[items.length - 1];

@@ -60,6 +60,9 @@ export interface Toast {
   actions?: Array<{ label: string; view: ViewId; hint?: string }>;
 }
 
+/** the drawer's fields the keyboard jumps to: `t` the tag, `n` the note */
+export type DrawerField = 'tag' | 'note';
+
 let toastSeq = 0;
 
 export interface UiState {
@@ -67,6 +70,9 @@ export interface UiState {
   setView: (v: ViewId) => void;
   drawer: ItemRefInput | null;
   openDrawer: (r: ItemRefInput | null) => void;
+  /** a drawer field to focus once the item is drawn (`t` / `n` with the drawer closed or loading) */
+  drawerField: DrawerField | null;
+  wantDrawerField: (f: DrawerField | null) => void;
   paletteOpen: boolean;
   /** the keyboard shortcuts overlay (`?`) */
   helpOpen: boolean;
@@ -111,6 +117,8 @@ export const useUi = create<UiState>((set, get) => ({
   setView: (view) => set((s) => ({ view, cursor: 0, drawer: s.view === view ? s.drawer : null })),
   drawer: null,
   openDrawer: (drawer) => set({ drawer }),
+  drawerField: null,
+  wantDrawerField: (drawerField) => set({ drawerField }),
   paletteOpen: false,
   helpOpen: false,
   setPalette: (paletteOpen) => set({ paletteOpen }),
