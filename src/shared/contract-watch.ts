@@ -48,6 +48,8 @@ export interface WatchRunInfo {
   status: 'running' | 'done' | 'failed' | 'cancelled' | 'over_budget';
   creditsSpent: number;
   newItems: number;
+  /** of the new items, how many match the list's alert (issue 27 #1) */
+  alerts?: number;
   watches: Array<{
     watchId: string;
     pages: number;

@@ -112,6 +112,8 @@ export const sourceFilterSchema = z.object({
    *  watchlist: items fetched by calls whose source is `watch:<id>` */
   type: z.enum(SOURCE_TYPES),
   id: z.string().min(1),
+  /** watchlist only: just the items new for the list in this run of it (issue 27 #2) */
+  run: z.string().min(1).optional(),
 });
 export type SourceFilter = z.infer<typeof sourceFilterSchema>;
 

@@ -172,6 +172,18 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
  * Networks and kinds are written that way when they hold many of the rows the
  * sort walks (the estimator), a date range when the estimator finds it dense.
  */
+/**
+ * A watchlist's run (issue 27 #2): only the items first held for the list in that run
+ * (`watch_items.run_id`, the rows the run counted as new), and only when the run is that list's.
+ */
+function runClause(type: string, list: string, run: string, w: Where): void {
+  if (type !== 'watchlist') throw new QueryError('A run can only narrow a watchlist source: choose the watchlist, then its run.');
+  w.clauses.push(
+    'EXISTS (SELECT 1 FROM watch_items wi JOIN watch_runs wr ON wr.run_id = wi.run_id WHERE wi.run_id = ? AND wr.watchlist_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)',
+  );
+  w.params.push(run, list);
+}
+
 export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null, walkOpts: { dir?: 'asc' | 'desc'; sample?: Sampler } = {}): Where {
   const { dir = 'desc', sample } = walkOpts;
   const w: Where = { clauses: [], params: [] };
@@ -279,8 +291,7 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
   }
   if (q.source) {
     const s = q.source;
-    let calls: string;
-    let cp: unknown[];
+    let calls: string, cp: unknown[];
     if (s.type === 'call') {
       calls = '?';
       cp = [s.id];
@@ -302,6 +313,7 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
         : `i.rid IN (SELECT item_rid FROM provenance WHERE call_id IN (${calls}))`,
     );
     w.params.push(...cp);
+    if (s.run !== undefined) runClause(s.type, s.id, s.run, w);
   }
   for (const t of q.tags ?? []) {
     w.clauses.push('i.rid IN (SELECT it.item_rid FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE t.name = ?)');

@@ -93,7 +93,7 @@ export function App() {
       }
       case 'watch-run':
         ui.putRun(e.run);
-        invalidate(qc, 'watchlists', 'library', 'usage');
+        invalidate(qc, 'watchlists', 'library', 'usage', ...(e.run.status !== 'running' ? (['sandbox'] as const) : [])); // a run read the service clock (#27.3)
         if (e.alerts > 0) ui.toast('warning', `Watchlist run: ${e.alerts} item${e.alerts === 1 ? '' : 's'} match the alert.`);
         break;
       case 'rate-limited':

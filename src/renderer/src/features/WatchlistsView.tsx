@@ -8,7 +8,7 @@ import { errorText } from '../lib/api';
 import { spendBalanceLines } from '../lib/balance';
 import { forecastLine } from '../lib/words';
 import { creditRange, fmtExact } from '../lib/format';
-import { useLibraryRows, useLoupe } from '../queries/hooks';
+import { useLoupe } from '../queries/hooks';
 import { readSettings, refreshBalance } from '../queries/account';
 import { useWatchMutations } from '../queries/watchlists';
 import { useUi } from '../stores/ui';
@@ -17,7 +17,7 @@ import { runWithToast } from '../components/WayOut';
 import { SeriesChart } from '../components/Charts';
 import { editPatch, suggestedBudget, WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
-import { ResultsPane } from './ResultsPane';
+import { RunHistory, WatchItems, type RunView } from './WatchRuns';
 import { ImportAccountsDialog } from './ImportAccounts';
 
 export function WatchlistsView() {
@@ -206,8 +206,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
   const ask = useUi((s) => s.ask);
   const history = useLoupe('watchlists.history', { id: w.id });
   const est = useLoupe('watchlists.estimate', { id: w.id }, { enabled: w.watches.length > 0, staleTime: 60_000 });
-  const rows = useLibraryRows({ source: { type: 'watchlist', id: w.id } });
-  const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
+  const [runView, setRunView] = useState<RunView | null>(null);
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
   const [importing, setImporting] = useState(false);
@@ -338,49 +337,8 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <SeriesChart title="New items per run" data={newPerRun} kind="bar" unit="items" />
         <SeriesChart title="Credits per run" data={perRun} kind="bar" unit="credits" />
       </div>
-      <div className="panel">
-        <strong>Run history</strong>
-        {runs.length === 0 ? <div className="muted small">Not run yet.</div> : null}
-        <table className="mini" data-testid="watchlist-history">
-          <thead>
-            <tr>
-              <th>Started</th>
-              <th>Status</th>
-              <th className="right">Credits</th>
-              <th className="right">New</th>
-              <th>Completeness</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((r) => (
-              <tr key={r.runId}>
-                <td>
-                  <When v={r.startedAt} />
-                </td>
-                <td>
-                  <span className={`status s-${r.status}`}>{r.status}</span>
-                </td>
-                <td className="right num">{fmtExact(r.creditsSpent)}</td>
-                <td className="right num">{fmtExact(r.newItems)}</td>
-                <td>
-                  {r.watches.every((x) => x.complete) ? (
-                    'complete'
-                  ) : (
-                    <span className="errtext">{r.watches.filter((x) => !x.complete).map((x) => x.gap ?? `${x.watchId}: incomplete`).join('; ')}</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <div style={{ height: 420, display: 'flex', flexDirection: 'column', border: '1px solid var(--line)', borderRadius: 8, overflow: 'hidden' }}>
-        {loaded.length ? (
-          <ResultsPane rows={loaded} variant="post" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
-        ) : (
-          <Empty title="No items yet">Run the watchlist to fetch its items.</Empty>
-        )}
-      </div>
+      <RunHistory w={w} runs={runs} open={setRunView} />
+      <WatchItems w={w} runs={runs} view={runView} setView={setRunView} />
     </>
   );
 }
