@@ -67,6 +67,8 @@ export const collectRunInput = z.object({
   approved: z.boolean().default(false),
   /** a ceiling for this run (replaces the plan's budget) */
   budget: z.number().int().min(0).max(1_000_000_000_000).nullable().optional(),
+  /** true (default): answer when the run ends; false: answer once it has started (progress as events) */
+  wait: z.boolean().default(true),
 });
 export const collectInputsInput = z.object({
   id: z.string().min(1).max(200),

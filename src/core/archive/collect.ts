@@ -378,6 +378,14 @@ export class CollectStore {
     );
     return { used: r?.used ?? 0, cheapCharged: r?.cheap === 1 };
   }
+  /** The exact calls of an endpoint the archive answered since a time (their params hashes): what planning looks up first. */
+  freshHashes(platform: string, endpoint: string, since: number): Set<string> {
+    return new Set(
+      this.c.sql
+        .all<{ h: string }>(sql`SELECT DISTINCT params_hash AS h FROM responses WHERE platform = ${platform} AND endpoint = ${endpoint} AND fetched_at >= ${since} AND envelope IS NOT NULL`)
+        .map((r) => r.h),
+    );
+  }
   /** Credits the ledger records for a source since a time (what the service charged). */
   spent(source: string, since: number): number {
     return this.c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`)!.c;

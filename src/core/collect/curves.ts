@@ -5,7 +5,7 @@
  * (no request, no database): a point is a sum over inputs.
  */
 import type { CollectCurvePoint, CollectFigures, CollectNetworkPart } from '../../shared/contract-collect';
-import { applyFreeCalls, type Priced } from './price';
+import { FreeCalls, type Priced } from './price';
 
 const DEPTHS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 75, 100];
 
@@ -25,15 +25,13 @@ export function depthCurve(priced: Priced[], depth: number, freeCallsLeft: numbe
   const xs = [...new Set([...DEPTHS.filter((x) => x <= top), depth])].sort((a, b) => a - b);
   return xs.map((x) => {
     const pt: CollectCurvePoint = { x, inputs: priced.length, creditsMin: 0, creditsLikely: 0, creditsMax: 0 };
-    const each = priced.map((p) => {
+    const free = freeCallsLeft > 0 ? new FreeCalls(freeCallsLeft) : null;
+    for (const p of priced) {
       const f = atDepth(p, x);
-      return { creditsMin: f.min, creditsLikely: f.likely, creditsMax: f.max, requests: f.requests };
-    });
-    applyFreeCalls(each, freeCallsLeft);
-    for (const f of each) {
-      pt.creditsMin += f.creditsMin;
-      pt.creditsMax += f.creditsMax;
-      pt.creditsLikely += f.creditsLikely;
+      const off = free && !free.done() ? free.take(f.min, f.likely, f.requests) : f;
+      pt.creditsMin += off.min;
+      pt.creditsMax += f.max;
+      pt.creditsLikely += off.likely;
     }
     return pt;
   });

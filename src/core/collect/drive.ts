@@ -18,7 +18,7 @@ import { ApiError } from '../api/errors';
 import { holdOf, paramNames } from '../api/catalogue';
 import type { Archive, CollectInputRow, CollectPlanRow } from '../archive';
 import type { Clock } from '../ports';
-import { pageRows, stopEvidence, type SharedBudget } from '../watch';
+import { headParams, newerThan, newestRow, pageRows, stopEvidence, type SharedBudget } from '../watch';
 
 export interface DriveCtx {
   api: ApiCore;
@@ -40,27 +40,25 @@ export interface DriveCtx {
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const accepts = (ep: CatalogueEndpoint, name: string) => paramNames(ep).has(name);
 
-/**
- * A later run's parameters: down to the marker (stop_at_id) with its time as a safety net (since),
- * where the endpoint takes them — the watch chain's rule (src/core/watch/chain.ts headParams).
- */
-export function headParams(params: Record<string, string>, marker: { id: string | null; at: number | null }, ep: CatalogueEndpoint): Record<string, string> {
-  const out = { ...params };
-  if (marker.id !== null && accepts(ep, 'stop_at_id')) {
-    out.stop_at_id = marker.id;
-    if (marker.at !== null && accepts(ep, 'since')) {
-      const user = out.since ? Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(out.since) ? `${out.since}T00:00:00Z` : out.since) : NaN;
-      if (!Number.isFinite(user) || user < marker.at) out.since = new Date(marker.at).toISOString();
-    }
-  }
-  return out;
-}
-
 /** A failure that another run would only repeat (a refusal of the request itself). */
 function permanent(e: ApiError | undefined): boolean {
   if (!e) return false;
   if (e.kind === 'validation') return true;
   return e.kind === 'api' && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 409 && e.status !== 429 && e.status !== 402;
+}
+
+/**
+ * What the service holds for `n` pages of a call: the ceiling × pages; a collect-until-N limit by
+ * the service's free quote (the request core asks it once per call shape and reuses it).
+ */
+async function holdFor(api: ApiCore, ep: CatalogueEndpoint, target: { platform: string; endpoint: string; params: Record<string, string> }, n: number): Promise<number> {
+  const p = n > 1 ? { ...target.params, max_pages: String(n) } : target.params;
+  if (p.limit === undefined || !ep.paginates) return holdOf(ep, p);
+  try {
+    return await api.hold({ ...target, params: p });
+  } catch {
+    return holdOf(ep, p);
+  }
 }
 
 export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<void> {
@@ -78,7 +76,8 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
   let kind = row.walkKind ?? 'first';
   if (!walkId) {
     kind = row.feed && row.markerId !== null ? 'head' : 'first';
-    params = kind === 'head' ? headParams(row.params, { id: row.markerId, at: row.markerAt }, ep) : row.params;
+    // a later run reads down to the marker: the watch chain's rule (stop_at_id, since as a safety net)
+    params = kind === 'head' ? headParams(row, ep) : row.params;
     walkId = randomUUID();
     // the walk is named before its first page: a crash from here on resumes this walk
     put({ walkId, walkParams: params, walkKind: kind, state: 'running', reason: null, runId: ctx.runId, newestId: null, newestAt: null });
@@ -127,17 +126,7 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
       return settle('skipped', `more new items than ${fmt(cap)} pages: the next run continues down to the newest item held before`, true);
     }
     let want = accepts(ep, 'max_pages') && params.max_pages === undefined ? Math.min(5, cap - done) : 1;
-    // what the service holds: the ceiling × pages; a collect-until-N limit by the service's free
-    // quote (the request core asks it once per call shape and reuses it)
-    const holdAt = async (n: number): Promise<number> => {
-      const p = n > 1 ? { ...params, max_pages: String(n) } : params;
-      if (p.limit === undefined || !ep.paginates) return holdOf(ep, p);
-      try {
-        return await api.hold({ ...target, params: p });
-      } catch {
-        return holdOf(ep, p);
-      }
-    };
+    const holdAt = (n: number) => holdFor(api, ep, target, n);
     let hold = await holdAt(want);
     let reserved = await ctx.budget.reserve(hold, ctx.signal);
     if (!reserved && want > 1 && !ctx.signal.aborted) {
@@ -175,12 +164,12 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
         const items = pageRows(row.platform, got.envelope, row.endpoint);
         // pinned posts sit out of date order; an unknown pin state (trim=true) is not "not pinned":
         // a held row ends the walk only where it stands in date order (watch/page-rows.ts, issue 24 #2)
-        const dated = items.filter((i) => i.pinned !== true);
         if (kind === 'head') heldHit = store.heldBefore(planId, seq, id, stopEvidence(items));
         store.addItems(planId, seq, id, items);
-        const newest = dated.reduce<(typeof dated)[number] | null>((b, i) => (i.at !== null && (b === null || (b.at ?? 0) < i.at) ? i : b), null);
+        // the walk's newest item, for the marker: the watch chain's rule (watch/page-rows.ts)
+        const newest = newestRow(items);
         row = store.input(planId, seq) as CollectInputRow;
-        if (newest && (row.newestAt === null || (newest.at ?? 0) > row.newestAt)) put({ newestId: newest.id, newestAt: newest.at });
+        if (newest && newerThan(newest, row.newestId, row.newestAt)) put({ newestId: newest.id, newestAt: newest.at });
       }
       const w = archive.getWalk(id);
       put({ credits: row.baseCredits + (w?.creditsSpent ?? 0), pagesDone: row.basePages + (w?.pagesDone ?? 0), items: row.baseItems + (w?.itemsSeen ?? 0) });

@@ -12,5 +12,4 @@
  */
 export { createCollectService, type CollectService, type CollectServiceOptions } from './service';
 export { makePlan, MAX_LINES, type PlanDeps, type PlanMade } from './plan';
-export { headParams } from './drive';
 export { sourceOf } from './status';

@@ -8,9 +8,9 @@ import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { CollectDesignParsed, CollectDo, CollectDuplicate, CollectProblem } from '../../shared/contract-collect';
 import type { CatalogueApi } from '../api/types';
 import { canonicalParams } from '../api/canonical';
-import { paramNames, validateParams } from '../api/catalogue';
-import { accountOf, looksLikeUrl, platformOfHost, readAddress, readLines, type AddressRef } from '../resolve';
-import { commentSort, HASHTAG_PARAMS, pagesFor, paramOf, pathOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, targetFor, type Target } from './targets';
+import { validateParams } from '../api/catalogue';
+import { accountOf, accountOfAddress, platformOfHost, readAddress, readLines, type AddressRef } from '../resolve';
+import { commentSort, HASHTAG_PARAMS, namesOf, pagesFor, paramOf, pathOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, targetFor, type Target } from './targets';
 
 /** One input before it is priced: a call, what it came from, and how duplicates are found. */
 export interface Candidate {
@@ -52,6 +52,10 @@ const EACH: Record<CollectDo, 'account' | 'post' | 'query' | 'hashtag'> = { feed
 /** What turning one value into calls needs: the catalogue, the design, its networks. */
 export class Resolver {
   private targets = new Map<string, Target | { reason: string }>();
+  /** hosts already read (lists repeat them) */
+  private hosts = new Map<string, string | null>();
+  /** what the endpoint's rules say of a call shape (its parameters but the input's own plain-text ones) */
+  private checked = new Map<string, string | null>();
   /** networks that cannot take some inputs, and why (said once each, in the plan's warnings) */
   readonly leftOut = new Map<string, { reason: string; n: number }>();
 
@@ -75,8 +79,8 @@ export class Resolver {
   candidate(c: { line: number | null; text: string; label: string; platform: string; t: Target; params: Record<string, string>; key: string; rank?: number | null }): Candidate | { reason: string } {
     const pages = pagesFor(c.t.ep, this.design.pages);
     const params = commentSort(c.t.ep, { ...this.design.params, ...c.params }, pages);
-    const v = validateParams(c.t.ep, params);
-    if (!v.ok) return { reason: v.message };
+    const refused = this.check(c.t.ep, params, Object.keys(c.params));
+    if (refused) return { reason: refused };
     return {
       line: c.line,
       text: c.text,
@@ -91,6 +95,32 @@ export class Resolver {
       feed: this.what === 'feed',
       idParams: Object.keys(c.params),
     };
+  }
+
+  /**
+   * The endpoint's parameter rules (validateParams) for a call, asked once per call shape: the
+   * input's own parameters (a handle, an address, a query) are plain text where the entry says
+   * nothing more of them — then only the others decide, and they are the same for every input.
+   * Where the entry types, bounds or enumerates one of them, every call is checked whole.
+   */
+  private check(ep: CatalogueEndpoint, params: Record<string, string>, own: string[]): string | null {
+    const defs = ep.params.filter((p) => own.includes(p.name));
+    const plain = defs.every((p) => (!p.type || p.type === 'string') && !p.enum?.length && p.minimum == null && p.maximum == null) && own.every((k) => params[k] !== '');
+    if (!plain) {
+      const v = validateParams(ep, params);
+      return v.ok ? null : v.message;
+    }
+    const shape = `${ep.platform}/${ep.path}?${Object.keys(params)
+      .sort()
+      .map((k) => (own.includes(k) ? k : `${k}=${params[k]}`))
+      .join('&')}`;
+    let r = this.checked.get(shape);
+    if (r === undefined) {
+      const v = validateParams(ep, params);
+      r = v.ok ? null : v.message;
+      this.checked.set(shape, r);
+    }
+    return r;
   }
 
   /** A value on the networks it goes to (the design's, when the value does not say): calls, or why none. */
@@ -122,7 +152,11 @@ export class Resolver {
 
   /** The network an address is on (one of the design's, when it names networks), or why not. */
   networkOf(a: AddressRef): string | { reason: string } {
-    const p = platformOfHost(a.host, this.platforms);
+    let p = this.hosts.get(a.host);
+    if (p === undefined) {
+      p = platformOfHost(a.host, this.platforms);
+      this.hosts.set(a.host, p);
+    }
     if (!p) return { reason: `${a.host} is not the address of a network in the catalogue` };
     if (this.design.networks.length && !this.design.networks.includes(p))
       return { reason: `an address on ${a.host}, another network's (${p}), not one of the chosen networks (${this.design.networks.join(', ')})` };
@@ -132,32 +166,31 @@ export class Resolver {
 
 function accountInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
   const v = value.trim();
-  if (looksLikeUrl(v)) {
-    const a = readAddress(v);
-    if (!a) return { reason: 'not a web address' };
+  const a = readAddress(v);
+  if (a) {
     const p = r.networkOf(a);
     if (typeof p !== 'string') return p;
     if (a.post) return { reason: `a post's address, not an account's: collect its comments (comments) or the post itself (post)` };
     const t = r.target(p);
     if (!('ep' in t)) return t;
-    const acc = accountOf(v, paramNames(t.ep));
+    const acc = accountOfAddress(a, namesOf(t.ep));
     if ('reason' in acc) return acc;
     const c = r.candidate({ line, text, platform: p, t, params: { [acc.param]: acc.account }, key: acc.key, label: acc.param.includes('url') ? acc.account : `@${acc.account}` });
     return 'reason' in c ? c : [c];
   }
+  if (/^https?:\/\//i.test(v)) return { reason: 'not a web address' };
   if (v.startsWith('#')) return { reason: 'a hashtag, not an account: collect it with a hashtag search (hashtag)' };
   if (r.design.networks.length === 0) return { reason: 'a handle alone does not say which network: choose the networks, or give profile addresses' };
   return r.each(v, (_p, t) => {
-    const acc = accountOf(v, paramNames(t.ep));
+    const acc = accountOf(v, namesOf(t.ep));
     return 'reason' in acc ? acc : { params: { [acc.param]: acc.account }, key: acc.key, label: `@${acc.account}` };
   }, line, text);
 }
 
 function postInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
   const v = value.trim();
-  if (looksLikeUrl(v)) {
-    const a = readAddress(v);
-    if (!a) return { reason: 'not a web address' };
+  const a = readAddress(v);
+  if (a) {
     const p = r.networkOf(a);
     if (typeof p !== 'string') return p;
     if (!a.post) return { reason: a.account ? `an account's address, not a post's: collect its posts (feed) or its profile (profile)` : "not a post's address" };
@@ -170,6 +203,7 @@ function postInput(r: Resolver, value: string, line: number | null, text: string
     const c = r.candidate({ line, text, platform: p, t, params, key: `post:${a.post}`, label: a.href });
     return 'reason' in c ? c : [c];
   }
+  if (/^https?:\/\//i.test(v)) return { reason: 'not a web address' };
   if (/\s/.test(v) || v.startsWith('#') || v.startsWith('@')) return { reason: "not a post's address nor a post id" };
   if (r.design.networks.length !== 1) return { reason: "a post id alone does not say which network: choose one network, or give the post's address" };
   return r.each(v, (p, t) => {
@@ -180,7 +214,7 @@ function postInput(r: Resolver, value: string, line: number | null, text: string
 
 function queryInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
   const v = value.trim().replace(/\s+/g, ' ');
-  if (looksLikeUrl(v)) return { reason: 'an address, not a search: collect it with feed, profile, comments or post' };
+  if (/^https?:\/\//i.test(v) || readAddress(v)) return { reason: 'an address, not a search: collect it with feed, profile, comments or post' };
   if (v.length > 500) return { reason: `a search of ${v.length} characters; the limit is 500` };
   return r.each(v, (_p, t) => {
     const q = paramOf(t.ep, QUERY_PARAMS);

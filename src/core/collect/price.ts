@@ -15,7 +15,8 @@
 import { NATIVE_PAGING_PARAMS, type Envelope } from '../../shared/api-types';
 import type { Archive } from '../archive';
 import { canonicalParams, paramsHash } from '../api/canonical';
-import { paramNames, priceOf } from '../api/catalogue';
+import { priceOf } from '../api/catalogue';
+import { namesOf } from './targets';
 import type { Candidate } from './inputs';
 
 export interface PriceDeps {
@@ -66,21 +67,24 @@ const intOf = (v: string | undefined, d: number): number => {
 };
 
 function billingSig(params: Record<string, string>): string {
-  return BILLING.filter((k) => params[k] !== undefined)
-    .map((k) => `${k}=${params[k]}`)
-    .join('&');
+  let out = '';
+  for (const k of BILLING) if (params[k] !== undefined) out += `${k}=${params[k]}&`;
+  return out;
 }
 
 /** What the archive's history says of an endpoint: a page's real price, and its lists' lengths. */
 class History {
-  private perPageBy = new Map<string, number | null>();
+  private perPageBy = new Map<string, Map<string, number | null>>();
   private survivalBy = new Map<string, number[] | null>();
   constructor(private readonly archive: Archive) {}
 
   perPage(platform: string, endpoint: string, params: Record<string, string>): number | null {
     const sig = billingSig(params);
-    const k = `${platform}/${endpoint}|${sig}`;
-    if (this.perPageBy.has(k)) return this.perPageBy.get(k) as number | null;
+    const ek = `${platform}/${endpoint}`;
+    let bySig = this.perPageBy.get(ek);
+    if (!bySig) this.perPageBy.set(ek, (bySig = new Map()));
+    const known = bySig.get(sig);
+    if (known !== undefined) return known;
     const rows = this.archive.collect.pageCharges(platform, endpoint).map((r) => {
       let p: Record<string, string> = {};
       try {
@@ -95,7 +99,7 @@ class History {
     const use = [same.filter(single), same, rows.filter(single), rows].find((a) => a.length >= MIN_CHARGES) ?? [];
     const v = use.length ? use.reduce((s, x) => s + x.credits / (intOf(x.p.scan_pages, 1) * intOf(x.p.max_pages, 1)), 0) / use.length : null;
     const perPage = v === null ? null : v * intOf(params.scan_pages, 1);
-    this.perPageBy.set(k, perPage);
+    bySig.set(sig, perPage);
     return perPage;
   }
 
@@ -119,16 +123,19 @@ class History {
 }
 
 /** The pages of an input the archive already holds inside their cache window, as the run will ask for them. */
-export function heldChain(archive: Archive, c: Candidate, perRequest: number, now: number): { held: number; ended: boolean } {
+export function heldChain(archive: Archive, c: Candidate, perRequest: number, now: number, fresh?: ReadonlySet<string>): { held: number; ended: boolean } {
   const ttl = c.ep.cache_ttl_seconds;
-  if (!(ttl > 0)) return { held: 0, ended: false };
+  if (!(ttl > 0) || fresh?.size === 0) return { held: 0, ended: false };
   const since = now - ttl * 1000;
   let done = 0;
   let params = c.params;
   while (done < c.pages) {
     const want = perRequest > 1 ? Math.min(perRequest, c.pages - done) : 1;
     const q = want > 1 && c.params.max_pages === undefined ? { ...params, max_pages: String(want) } : params;
-    const hit = archive.findFreshResponse(c.platform, c.endpoint, paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(q)}`), since);
+    const hash = paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(q)}`);
+    // most calls of a plan are not held: the endpoint's fresh answers, read once, say so without a query each
+    if (fresh && !fresh.has(hash)) break;
+    const hit = archive.findFreshResponse(c.platform, c.endpoint, hash, since);
     if (!hit) break;
     done += c.params.max_pages !== undefined ? intOf(c.params.max_pages, 1) : want;
     const pg = (hit.envelope as Envelope).pagination;
@@ -182,15 +189,22 @@ export async function priceAll(deps: PriceDeps, cs: Candidate[]): Promise<{ pric
       unquoted++;
     }
   }
-  const priced = cs.map((c) => priceOne(deps, history, c, shapes.get(c)));
+  const fresh = new Map<string, Set<string>>();
+  const freshOf = (c: Candidate): Set<string> => {
+    const k = `${c.platform}/${c.endpoint}`;
+    let f = fresh.get(k);
+    if (!f) fresh.set(k, (f = c.ep.cache_ttl_seconds > 0 ? deps.archive.collect.freshHashes(c.platform, c.endpoint, deps.now - c.ep.cache_ttl_seconds * 1000) : new Set()));
+    return f;
+  };
+  const priced = cs.map((c) => priceOne(deps, history, c, shapes.get(c), freshOf(c)));
   return { priced, quotesAsked, unquoted };
 }
 
-function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string | undefined): Priced {
+function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string | undefined, fresh: ReadonlySet<string>): Priced {
   const price = priceOf(c.ep);
   const scan = intOf(c.params.scan_pages, 1);
   const fixedMp = c.params.max_pages !== undefined ? intOf(c.params.max_pages, 1) : null;
-  const perRequest = fixedMp ?? (paramNames(c.ep).has('max_pages') ? 5 : 1);
+  const perRequest = fixedMp ?? (namesOf(c.ep).has('max_pages') ? 5 : 1);
   // a quote says how many pages a collect-until-N call walks: its range over the catalogue's (a label
   // estimate on label-capable endpoints gives the base price only: its floor tells the pages)
   const q0 = shape ? deps.quotes[shape] : undefined;
@@ -200,7 +214,7 @@ function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string
   const fromHist = history.perPage(c.platform, c.endpoint, c.params);
   const pp = { min: price.min * scan, max: price.max * scan, likely: Math.min(price.max * scan, Math.max(price.min * scan, fromHist ?? price.min * scan)) };
   const survival = history.survival(c.platform, c.endpoint) ?? [];
-  const { held, ended } = heldChain(deps.archive, quoted ? { ...c, pages: 1 } : c, quoted ? 1 : perRequest, deps.now);
+  const { held, ended } = heldChain(deps.archive, quoted ? { ...c, pages: 1 } : c, quoted ? 1 : perRequest, deps.now, fresh);
   if (quoted || c.pages === 1) {
     const one = quoted && q ? { min: q.min, max: q.max, likely: q.min } : pp;
     const pages = fixedMp ?? 1;
@@ -256,20 +270,39 @@ function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string
  * maximum. Returns the free calls the likely figure expects to use.
  */
 export function applyFreeCalls(priced: Array<Pick<Priced, 'creditsMin' | 'creditsLikely' | 'requests'>>, left: number): number {
-  type P = Pick<Priced, 'creditsMin' | 'creditsLikely' | 'requests'>;
-  const take = (cost: (p: P) => number, field: 'creditsMin' | 'creditsLikely'): number => {
-    let used = 0;
-    for (const p of priced) {
-      if (used >= left) break;
-      if (p.requests === 0 || p[field] === 0) continue;
-      const perRequest = p[field] / p.requests;
-      if (cost(p) > 100 || perRequest > 100) continue;
-      const n = Math.min(left - used, p.requests);
-      p[field] = Math.max(0, Math.round(p[field] - n * perRequest));
-      used += n;
-    }
-    return used;
-  };
-  take((p) => p.creditsMin / Math.max(1, p.requests), 'creditsMin');
-  return take((p) => p.creditsLikely / Math.max(1, p.requests), 'creditsLikely');
+  const free = new FreeCalls(left);
+  for (const p of priced) {
+    if (free.done()) break;
+    const f = free.take(p.creditsMin, p.creditsLikely, p.requests);
+    p.creditsMin = f.min;
+    p.creditsLikely = f.likely;
+  }
+  return free.usedLikely;
+}
+
+/** The free calls left, taken off requests one input at a time, in order (min and likely apart). */
+export class FreeCalls {
+  usedMin = 0;
+  usedLikely = 0;
+  constructor(readonly left: number) {}
+
+  done(): boolean {
+    return this.usedMin >= this.left && this.usedLikely >= this.left;
+  }
+
+  /** An input's min and likely with the free calls it takes off (requests priced ≤ 100 each). */
+  take(min: number, likely: number, requests: number): { min: number; likely: number } {
+    const off = (value: number, used: number): [number, number] => {
+      if (used >= this.left || requests === 0 || value === 0) return [value, 0];
+      const perRequest = value / requests;
+      if (perRequest > 100) return [value, 0];
+      const n = Math.min(this.left - used, requests);
+      return [Math.max(0, Math.round(value - n * perRequest)), n];
+    };
+    const [m, nm] = off(min, this.usedMin);
+    const [l, nl] = off(likely, this.usedLikely);
+    this.usedMin += nm;
+    this.usedLikely += nl;
+    return { min: m, likely: l };
+  }
 }

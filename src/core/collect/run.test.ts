@@ -44,6 +44,20 @@ describe('a plan run', () => {
     expect(inputs.every((i) => i.pagesDone === 2 && i.credits > 0 && i.marker !== null)).toBe(true);
   });
 
+  it('asked not to wait, it answers once the run has started; the run goes on to the end', async () => {
+    const e = await env({ timeScale: 30 });
+    await e.collect.create(e.design({ name: 'Bg', source: { type: 'text', text: 'bg1\nbg2\nbg3' }, do: 'profile', networks: ['micro_net'] }));
+    const started = await e.collect.run('Bg', { wait: false });
+    expect(started.status).toBe('running');
+    let st = e.collect.get('Bg');
+    for (let i = 0; i < 400 && st?.status === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      st = e.collect.get('Bg');
+    }
+    expect(st?.status).toBe('done');
+    expect(st?.counts.done).toBe(3);
+  });
+
   it('one budget for the whole run: pages that do not fit are never sent, the rest skipped, the next run continues them paying each page once', async () => {
     const e = await env({ timeScale: 30 });
     const price = priceOf((await e.api.catalogue.load(), e.api.catalogue.find('micro_net', 'profile'))!);

@@ -37,6 +37,8 @@ export interface RunOptions {
   /** a ceiling for this run (undefined: the plan's budget) */
   budget?: number | null;
   signal: AbortSignal;
+  /** called once the run has started (inputs marked, status running), before its first page */
+  onStarted?: (st: CollectStatus) => void;
 }
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -69,6 +71,21 @@ function openRun(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): { runId: s
   return { runId, budget, spentBefore: 0, resumed: false };
 }
 
+/** How a run ended, in words: stopped by a failure, cancelled, partial (unfinished or skipped inputs) or done. */
+function outcome(counts: Partial<Record<string, number>>, spent: number, fatal: ApiError | null, cancelled: boolean, budgetLabel: string): { status: 'done' | 'partial' | 'cancelled' | 'failed'; message: string } {
+  const open = (counts.waiting ?? 0) + (counts.running ?? 0);
+  const skipped = counts.skipped ?? 0;
+  const failed = counts.failed ?? 0;
+  if (fatal) return { status: 'failed', message: `The run stopped: ${fatal.message} Run it again to continue from where it stopped.` };
+  if (cancelled) return { status: 'cancelled', message: `Cancelled after ${fmt(spent)} credits; run again to continue from where each input stopped (nothing is paid twice).` };
+  if (open + skipped > 0)
+    return {
+      status: 'partial',
+      message: `${fmt(open + skipped)} input(s) not finished${skipped ? ` (${fmt(skipped)} skipped: ${budgetLabel} or the balance)` : ''}; ${fmt(spent)} credits spent. Run again to continue them.`,
+    };
+  return { status: 'done', message: `Done: ${fmt((counts.done ?? 0) + (counts.held ?? 0))} input(s) collected${failed ? `, ${fmt(failed)} failed (see their reasons)` : ''}; ${fmt(spent)} credits spent.` };
+}
+
 export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): Promise<CollectStatus> {
   const { api, archive, clock } = deps;
   const store = archive.collect;
@@ -86,12 +103,15 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
   const opened = openRun(deps, plan, o);
   if (!opened) {
     store.updatePlan(plan.id, { status: 'done', message: 'Nothing new to collect: every input is done (feeds have no later run to make).' }, clock.now());
-    return statusOf(archive, store.plan(plan.id) as CollectPlanRow, null);
+    const st = statusOf(archive, store.plan(plan.id) as CollectPlanRow, null);
+    o.onStarted?.(st);
+    return st;
   }
   const { runId, budget } = opened;
   const limit = budget === null ? null : Math.max(0, budget - opened.spentBefore);
-  store.updatePlan(plan.id, { status: 'running', message: opened.resumed ? 'Resumed: each input continues from its saved position.' : null }, clock.now());
+  // the owner first: a plan read `running` without a live owner reads `interrupted`
   store.setOwner(plan.id, true);
+  store.updatePlan(plan.id, { status: 'running', message: opened.resumed ? 'Resumed: each input continues from its saved position.' : null }, clock.now());
 
   const inner = new AbortController();
   setMaxListeners(0, inner.signal);
@@ -123,6 +143,7 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
     },
   };
   emitNow();
+  o.onStarted?.(statusOf(archive, store.plan(plan.id) as CollectPlanRow, eta));
   // as wide as the key pool's in-flight limits together: the pacers are the bottleneck either way
   await api.keys.members().catch(() => []);
   const todo = store.inputs(plan.id, { states: ['waiting'] }).sort((a, b) => b.estRequests - a.estRequests || a.seq - b.seq);
@@ -142,27 +163,8 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
     store.setOwner(plan.id, false);
   }
 
-  const counts = store.counts(plan.id);
   const spent = store.spent(source, store.run(runId)?.startedAt ?? 0);
-  const open = (counts.waiting ?? 0) + (counts.running ?? 0);
-  const skipped = counts.skipped ?? 0;
-  const failed = counts.failed ?? 0;
-  let status: 'done' | 'partial' | 'cancelled' | 'failed';
-  let message: string;
-  const errFatal = fatal as ApiError | null;
-  if (errFatal) {
-    status = 'failed';
-    message = `The run stopped: ${errFatal.message} Run it again to continue from where it stopped.`;
-  } else if (o.signal.aborted) {
-    status = 'cancelled';
-    message = `Cancelled after ${fmt(spent)} credits; run again to continue from where each input stopped (nothing is paid twice).`;
-  } else if (open + skipped > 0) {
-    status = 'partial';
-    message = `${fmt(open + skipped)} input(s) not finished${skipped ? ` (${fmt(skipped)} skipped: ${ctx.budgetLabel} or the balance)` : ''}; ${fmt(spent)} credits spent. Run again to continue them.`;
-  } else {
-    status = 'done';
-    message = `Done: ${fmt((counts.done ?? 0) + (counts.held ?? 0))} input(s) collected${failed ? `, ${fmt(failed)} failed (see their reasons)` : ''}; ${fmt(spent)} credits spent.`;
-  }
+  const { status, message } = outcome(store.counts(plan.id), spent, fatal, o.signal.aborted, ctx.budgetLabel);
   store.finishRun(runId, status === 'cancelled' ? 'cancelled' : status, clock.now(), message);
   store.updatePlan(plan.id, { status, message }, clock.now());
   const final = statusOf(archive, store.plan(plan.id) as CollectPlanRow, null);

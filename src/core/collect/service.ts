@@ -29,7 +29,7 @@ export interface CollectServiceOptions {
 export interface CollectService {
   preview(design: CollectDesignParsed): Promise<CollectPlan>;
   create(design: CollectDesignParsed): Promise<CollectPlan>;
-  run(idOrName: string, o?: { approved?: boolean; budget?: number | null; signal?: AbortSignal }): Promise<CollectStatus>;
+  run(idOrName: string, o?: { approved?: boolean; budget?: number | null; signal?: AbortSignal; wait?: boolean }): Promise<CollectStatus>;
   cancel(idOrName: string): Promise<CollectStatus>;
   get(idOrName: string): CollectStatus | null;
   list(): CollectStatus[];
@@ -40,6 +40,29 @@ export interface CollectService {
 
 const FREE_CALLS = 10;
 const invalid = (m: string) => new LoupeError('validation', m);
+
+/** A plan's priced inputs as the rows the archive keeps, numbered from `seq0`, each waiting. */
+function inputRows(made: PlanMade, seq0: number): NewCollectInput[] {
+  return made.inputs.map((p, i) => ({
+    seq: seq0 + i,
+    line: p.c.line,
+    label: p.c.label,
+    key: p.c.key,
+    platform: p.c.platform,
+    endpoint: p.c.endpoint,
+    params: p.c.params,
+    pages: p.c.pages,
+    feed: p.c.feed,
+    rank: p.c.rank,
+    state: 'waiting',
+    reason: null,
+    estMin: p.creditsMin,
+    estMax: p.creditsMax,
+    estLikely: p.creditsLikely,
+    estRequests: p.requests,
+    heldPages: p.heldPages,
+  }));
+}
 
 export function createCollectService(o: CollectServiceOptions): CollectService {
   const { archive, clock } = o;
@@ -111,25 +134,7 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
       const now = clock.now();
       const id = existing?.id ?? randomUUID();
       const seq0 = existing ? store.nextSeq(id) : 1;
-      const rows: NewCollectInput[] = made.inputs.map((p, i) => ({
-        seq: seq0 + i,
-        line: p.c.line,
-        label: p.c.label,
-        key: p.c.key,
-        platform: p.c.platform,
-        endpoint: p.c.endpoint,
-        params: p.c.params,
-        pages: p.c.pages,
-        feed: p.c.feed,
-        rank: p.c.rank,
-        state: 'waiting',
-        reason: null,
-        estMin: p.creditsMin,
-        estMax: p.creditsMax,
-        estLikely: p.creditsLikely,
-        estRequests: p.requests,
-        heldPages: p.heldPages,
-      }));
+      const rows = inputRows(made, seq0);
       const figures = { ...made.plan.figures };
       if (existing) {
         // the plan's figures: the new inputs and what the unfinished ones may still cost
@@ -139,7 +144,7 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
         figures.creditsLikely += rem.likely;
         figures.requests += rem.requests;
         figures.etaMs = etaOf ? etaOf(figures.requests) : figures.etaMs;
-        store.updatePlan(id, { design: made.plan.design, figures, quotes: made.quotes, budget: design.budget, status: existing.status === 'running' ? 'partial' : existing.status === 'done' ? 'planned' : existing.status }, now);
+        store.updatePlan(id, { design: made.plan.design, figures, quotes: made.quotes, budget: design.budget, status: rows.length === 0 ? existing.status : existing.status === 'planned' ? 'planned' : 'partial' }, now);
       } else {
         store.insertPlan({ id, name: design.name, do: design.do ?? null, design: made.plan.design, figures, quotes: made.quotes, setId: null, budget: design.budget, status: 'planned', createdAt: now, updatedAt: now });
       }
@@ -158,13 +163,17 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
         if (ro.signal.aborted) abort.abort();
         else ro.signal.addEventListener('abort', () => abort.abort(), { once: true });
       }
+      let started: ((st: CollectStatus) => void) | null = null;
+      const startedP = new Promise<CollectStatus>((r) => (started = r));
       const done = runPlan(
         { api, archive, clock, emit: o.emit, askAbove: o.askAboveCredits?.() ?? null, pageCap: o.pageCap },
         p,
-        { approved: ro.approved ?? false, ...(ro.budget !== undefined ? { budget: ro.budget } : {}), signal: abort.signal },
+        { approved: ro.approved ?? false, ...(ro.budget !== undefined ? { budget: ro.budget } : {}), signal: abort.signal, onStarted: (st) => started?.(st) },
       ).finally(() => running.delete(p.id));
       running.set(p.id, { abort, done });
-      return done;
+      if (ro.wait !== false) return done;
+      // answer once it has started (a refusal — approval, nothing to run — still answers as one)
+      return Promise.race([startedP, done]);
     },
 
     async cancel(idOrName) {

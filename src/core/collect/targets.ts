@@ -37,6 +37,17 @@ export interface Target {
   viaSearch?: boolean;
 }
 
+const NAMES = new WeakMap<CatalogueEndpoint, ReadonlySet<string>>();
+/** The parameters an endpoint lists (kept per catalogue entry: planning asks for every input). */
+export function namesOf(ep: CatalogueEndpoint): ReadonlySet<string> {
+  let n = NAMES.get(ep);
+  if (!n) {
+    n = paramNames(ep);
+    NAMES.set(ep, n);
+  }
+  return n;
+}
+
 export function pathOf(ep: CatalogueEndpoint): string {
   return normalizeEndpoint(ep.platform, ep.path);
 }
@@ -44,7 +55,7 @@ export function pathOf(ep: CatalogueEndpoint): string {
 /** Reads pages: a list endpoint, or a search walked back in time by `until` (open-protocol search). */
 export function isListy(ep: CatalogueEndpoint): boolean {
   if (ep.paginates) return true;
-  const names = paramNames(ep);
+  const names = namesOf(ep);
   return names.has('until') && !names.has('cursor') && ep.params.some((p) => p.name === 'query');
 }
 
@@ -73,7 +84,7 @@ export function targetFor(cat: CatalogueApi, what: CollectDo, platform: string, 
   }
   if (what === 'hashtag') {
     const s = targetFor(cat, 'search', platform);
-    if ('ep' in s && QUERY_PARAMS.some((q) => paramNames(s.ep).has(q))) return { ...s, viaSearch: true };
+    if ('ep' in s && QUERY_PARAMS.some((q) => namesOf(s.ep).has(q))) return { ...s, viaSearch: true };
   }
   const words: Record<CollectDo, string> = {
     feed: "an account's posts",
@@ -88,7 +99,7 @@ export function targetFor(cat: CatalogueApi, what: CollectDo, platform: string, 
 
 /** The first of `names` the endpoint takes. */
 export function paramOf(ep: CatalogueEndpoint, names: readonly string[]): string | null {
-  const have = paramNames(ep);
+  const have = namesOf(ep);
   return names.find((n) => have.has(n)) ?? null;
 }
 

@@ -5,6 +5,7 @@
 export { cells, readLines, TooManyLines, type LineProblem, type RawLine, type ReadLines, type ReadOptions } from './lines';
 export {
   accountOf,
+  accountOfAddress,
   asUrl,
   HANDLE,
   HANDLE_PARAMS,

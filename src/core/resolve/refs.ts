@@ -117,6 +117,19 @@ export type AccountOf = { param: string; account: string; key: string } | { reas
 export const HANDLE_PARAMS = ['handle', 'username', 'user', 'screen_name'];
 export const URL_PARAMS = ['url', 'profile_url'];
 
+/** An account's address (already read) for an endpoint whose parameters are `names`. */
+export function accountOfAddress(a: AddressRef, names: ReadonlySet<string>): AccountOf {
+  const handleParam = HANDLE_PARAMS.find((p) => names.has(p));
+  const urlParam = URL_PARAMS.find((p) => names.has(p));
+  if (urlParam) {
+    const norm = `${a.url.protocol}//${a.host}${a.url.pathname.replace(/\/+$/, '')}`;
+    return { param: urlParam, account: a.href, key: a.account ? `@${a.account.toLowerCase()}` : norm.toLowerCase() };
+  }
+  if (!handleParam) return { reason: 'this endpoint takes neither a handle nor an address' };
+  if (!a.account) return { reason: `not an account's address (${a.segs.length ? `a /${a.segs[0]}/ address` : 'no account in it'}); give the account's handle or profile address` };
+  return { param: handleParam, account: a.account, key: `@${a.account.toLowerCase()}` };
+}
+
 /** One account (a handle, `@handle`, or a profile address) for an endpoint whose parameters are `names`. */
 export function accountOf(value: string, names: ReadonlySet<string>): AccountOf {
   const v = unquote(value);
@@ -124,14 +137,7 @@ export function accountOf(value: string, names: ReadonlySet<string>): AccountOf 
   const urlParam = URL_PARAMS.find((p) => names.has(p));
   if (/^https?:\/\//i.test(v) || asUrl(v)) {
     const a = readAddress(v);
-    if (!a) return { reason: 'not a web address' };
-    if (urlParam) {
-      const norm = `${a.url.protocol}//${a.host}${a.url.pathname.replace(/\/+$/, '')}`;
-      return { param: urlParam, account: a.href, key: a.account ? `@${a.account.toLowerCase()}` : norm.toLowerCase() };
-    }
-    if (!handleParam) return { reason: 'this endpoint takes neither a handle nor an address' };
-    if (!a.account) return { reason: `not an account's address (${a.segs.length ? `a /${a.segs[0]}/ address` : 'no account in it'}); give the account's handle or profile address` };
-    return { param: handleParam, account: a.account, key: `@${a.account.toLowerCase()}` };
+    return a ? accountOfAddress(a, names) : { reason: 'not a web address' };
   }
   if (/\s|,|;/.test(v)) return { reason: 'more than one word: give one account per line (or a CSV with a handle, username or url column)' };
   const handle = v.replace(/^@/, '');

@@ -69,7 +69,11 @@ export function newOutcome(watchId: string, expectedPages: number): WatchOutcome
   };
 }
 
-export function headParams(w: WatchRow, ep: CatalogueEndpoint): Record<string, string> {
+/**
+ * A head walk's parameters: down to the marker (`stop_at_id`) with its time as a safety net
+ * (`since`), where the endpoint takes them. Also a collection plan's feed inputs (src/core/collect).
+ */
+export function headParams(w: Pick<WatchRow, 'params' | 'markerId' | 'markerAt'>, ep: CatalogueEndpoint): Record<string, string> {
   const params = { ...w.params };
   if (w.markerId !== null && accepts(ep, 'stop_at_id')) {
     params.stop_at_id = w.markerId;

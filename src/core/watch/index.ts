@@ -17,7 +17,8 @@ import { AppError } from '../bridge';
 
 export * from './service';
 export { SharedBudget } from './budget';
-export { newestRow, pageRows, stopEvidence, type PageRow } from './page-rows';
+export { newerThan, newestRow, pageRows, stopEvidence, type PageRow } from './page-rows';
+export { headParams } from './chain';
 export { applyImport, planImport, readAccountLines } from './import';
 export type { ImportDeps } from './import';
 

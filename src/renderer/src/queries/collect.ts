@@ -15,9 +15,9 @@ export function useCollectMutations() {
       invalidate(qc, 'collect', 'library');
       return p;
     },
-    /** runs in the background; progress arrives as collect-progress events; the answer is the run's end */
+    /** starts the run (answered once it has started); progress arrives as collect-progress events */
     run(id: string, approved: boolean, budget?: number | null): Promise<CollectStatus> {
-      return api.call('collect.run', { id, approved, ...(budget !== undefined ? { budget } : {}) }).then((st) => {
+      return api.call('collect.run', { id, approved, wait: false, ...(budget !== undefined ? { budget } : {}) }).then((st) => {
         useUi.getState().putPlan(st);
         invalidate(qc, 'collect', 'library', 'usage');
         return st;
