@@ -17,17 +17,18 @@ export interface RemoteSandbox {
   key: string;
   clock: Clock;
   advance(seconds: number): Promise<void>;
-  charges(): Promise<Array<{ credits_used: number; status: number; key_hash: string; at: number; params: Record<string, string>; endpoint: string }>>;
+  charges(): Promise<Array<{ credits_used: number; status: number; key_hash: string; at: number; params: Record<string, string>; endpoint: string; item_ids?: string[] }>>;
   /** another key of the account (spec: up to 25) */
   createKey(name: string): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startRemoteSandbox(o: { seed: number; timeScale: number; balance: number }): Promise<RemoteSandbox> {
+export async function startRemoteSandbox(o: { seed: number; timeScale: number; balance: number; epoch?: number }): Promise<RemoteSandbox> {
   const main = fileURLToPath(new URL('../src/sandbox/main.ts', import.meta.url));
+  const epoch = o.epoch !== undefined ? ['--epoch', new Date(o.epoch).toISOString()] : [];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', main, '--port', '0', '--seed', String(o.seed), '--time-scale', String(o.timeScale), '--balance', String(o.balance), '--free-calls', '0'],
+    ['--import', 'tsx', main, '--port', '0', '--seed', String(o.seed), '--time-scale', String(o.timeScale), '--balance', String(o.balance), '--free-calls', '0', ...epoch],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
   const first = await new Promise<string>((resolve, reject) => {
