@@ -20,6 +20,7 @@ import type { CatalogueEndpoint } from '../shared/api-types';
 import { registerAnalyzeCommands } from './analyze-commands';
 import { registerArchiveCommands } from './archive-commands';
 import { registerCollectCommands } from './collect-commands';
+import { registerDatasetCommands } from './dataset-commands';
 import { registerCreditsCommand } from './credits-commands';
 import { registerExportCommand } from './export-command';
 import { registerLibraryCommand } from './library-command';
@@ -427,11 +428,11 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
       const { CSV_COLUMNS } = await import('../core/export/columns');
       io.stdout.write(CSV_COLUMNS.join('\n') + '\n');
     });
-
   registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerArchiveCommands(program, io, context);
   registerCollectCommands(program, io, context, { confirm: (q) => confirm(io, q) });
+  registerDatasetCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerAnalyzeCommands(program, io, context);
   return { program, context: () => ctx };
 }

@@ -46,6 +46,9 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
   'network.items': (query) => ({ query, network: 'co-hashtag', node: '#x' }),
   'collect.preview': (query) => ({ name: 'plan', source: { type: 'query', query } }),
   'collect.create': (query) => ({ name: 'plan', source: { type: 'query', query } }),
+  'datasets.recheckPlan': (query) => ({ target: { query } }),
+  'datasets.recheck': (query) => ({ target: { query } }),
+  'datasets.attrition': (query) => ({ target: { query } }),
   'watchlists.create': (q) => ({ name: 'alerting', alert: q.labels }),
   'watchlists.update': (q) => ({ id: 'no-such-list', patch: { alert: q.labels } }),
 };

@@ -43,6 +43,7 @@ import {
   type CollectPlan,
   type CollectStatus,
 } from './contract-collect';
+import { datasetTargetSchema, recheckInputSchema, type AttritionRow, type RecheckPlan, type RecheckResult } from './contract-datasets';
 import {
   emptyInput,
   keyNameInput,
@@ -109,6 +110,7 @@ export * from './contract-library';
 export * from './contract-watch';
 export * from './contract-collect';
 export * from './contract-archive';
+export * from './contract-datasets';
 
 // ───────────────────────────── the methods ─────────────────────────────
 
@@ -217,6 +219,13 @@ export const methods = {
   'collect.inputs': m<CollectInputsPage>()(collectInputsInput),
   /** forgets the plan (its archived items and saved set stay) */
   'collect.remove': m<void>()(collectIdInput),
+
+  /** datasets (src/shared/contract-datasets.ts, docs/datasets.md): a set's re-check priced as one plan — writes nothing */
+  'datasets.recheckPlan': m<RecheckPlan>()(recheckInputSchema),
+  /** re-reads a set's posts through single-item endpoints (approval or budget first); marks found / not found */
+  'datasets.recheck': m<RecheckResult>()(recheckInputSchema),
+  /** available / unavailable / not re-checked, by network and publication month */
+  'datasets.attrition': m<AttritionRow[]>()(z.object({ target: datasetTargetSchema })),
 
   /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
   'sandbox.state': m<SandboxState | null>()(empty),

@@ -11,6 +11,7 @@ import { needRid } from './library';
 import { itemHistory, mergeReadings, type HistoryRow, type Reading } from './readings';
 import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
+import { attrition, lastAttempt, markChecked, recheckRows, type AttritionRow, type LastAttempt, type RecheckRow } from './attrition';
 
 export class DatasetStore {
   constructor(private readonly c: ArchiveCtx) {}
@@ -83,6 +84,26 @@ export class DatasetStore {
         readings: [...(past.get(p.rid) ?? []), { readAt: p.at, views: p.views, likes: p.likes, comments: p.comments, shares: p.shares, saves: p.saves }],
       }));
     });
+  }
+
+  /** The items a query matches, with their addresses: what a re-check reads (attrition.ts). */
+  recheckRows(input: LibraryQuery): RecheckRow[] {
+    return this.c.guard('read', () => recheckRows(this.c, input));
+  }
+
+  /** A re-check's answer for one item: found, or not found (never deleted); false when not archived. */
+  markChecked(ref: ItemRef, at: number, missing: boolean): boolean {
+    return this.c.guard('write', () => markChecked(this.c, ref, at, missing));
+  }
+
+  /** Available / unavailable / not re-checked, by network and publication month. */
+  attrition(input: LibraryQuery): AttritionRow[] {
+    return this.c.guard('read', () => attrition(this.c, input));
+  }
+
+  /** The ledger's last attempt of one exact call made for `source`. */
+  lastAttempt(source: string, platform: string, endpoint: string, paramsHash: string): LastAttempt | undefined {
+    return this.c.guard('read', () => lastAttempt(this.c, source, platform, endpoint, paramsHash));
   }
 
   /** The history of explicit items (in the given order; unknown refs skipped). */

@@ -12,4 +12,5 @@ export { openArchiveForReading, openArchiveForWriting, openArchiveIn } from './o
 export type { ArchiveMode } from './open';
 export { currentOwner, ownerAlive } from './owner';
 export type { AccountPost, AnnotationRow, DatasetStore } from './datasets';
+export type { AttritionRow, LastAttempt, RecheckRow } from './attrition';
 export { COUNT_FIELDS, type CountField, type HistoryRow, type Reading } from './readings';

@@ -9,6 +9,7 @@ import { accountMethods } from './account';
 import { analysisMethods } from './analysis';
 import { callMethods } from './calls';
 import type { CollectJob } from './collect';
+import { datasetMethods } from './datasets';
 import type { Exports } from './exports';
 import type { Snapshots } from './snapshots';
 import { libraryMethods } from './library';
@@ -32,5 +33,6 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
     ...watchlistMethods(jobs.watch),
     ...jobs.collect.methods,
+    ...datasetMethods(parts, jobs.collect),
   });
 }

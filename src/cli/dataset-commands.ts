@@ -1,0 +1,101 @@
+/**
+ * `loupe dataset recheck | attrition` (issue 29, docs/datasets.md): a set's (or a query's) posts read
+ * again through single-item endpoints — priced as one plan first, one approval — and the attrition
+ * report. Every command calls the contract's `datasets.*` methods of the composed app.
+ */
+import { Option, type Command } from 'commander';
+import type { AttritionRow, DatasetTarget } from '../shared/contract-datasets';
+import { csvTable } from '../shared/analysis-csv';
+import { UsageError, type CliContext } from './context';
+import { describePlan, describeStatus, fmt } from './collect-words';
+import { ExitError } from './exit';
+import type { Io } from './io';
+import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+
+function int(name: string, min: number, max: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, not "${v}".`);
+    return n;
+  };
+}
+
+/** A saved set by name or id, else the query flags (the whole archive when none is given). */
+export function targetOf(c: CliContext, set: string | undefined, o: QueryFlags): DatasetTarget {
+  if (set !== undefined) return { set };
+  return {
+    query: buildLibraryQuery(o, c, (nameOrId) => {
+      const id = c.archive().watchlists.idByName(nameOrId);
+      if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
+      return id;
+    }),
+  };
+}
+
+export function attritionCsv(rows: AttritionRow[], bom = true): string {
+  return csvTable(['platform', 'month', 'available', 'unavailable', 'not_rechecked'], rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]), { bom });
+}
+
+function attritionWords(rows: AttritionRow[]): string {
+  const t = rows.reduce((s, r) => ({ a: s.a + r.available, u: s.u + r.unavailable, n: s.n + r.notRechecked }), { a: 0, u: 0, n: 0 });
+  const all = t.a + t.u + t.n;
+  const pct = (x: number) => (all === 0 ? '0' : ((100 * x) / all).toFixed(1));
+  return `${fmt(all)} item(s): ${fmt(t.a)} available (${pct(t.a)} %), ${fmt(t.u)} unavailable (${pct(t.u)} %), ${fmt(t.n)} not re-checked (${pct(t.n)} %).\n`;
+}
+
+export function registerDatasetCommands(program: Command, io: Io, context: () => CliContext, opts: { confirm: (q: string) => Promise<boolean> }): void {
+  const c = () => context();
+  const cmd = program.command('dataset').description('datasets that hold up in a methods section: re-check and attrition, bundles (docs/datasets.md)');
+
+  withQueryFlags(
+    cmd
+      .command('recheck')
+      .description("read a set's posts again through each network's single-item endpoint, priced as one plan first; marks each available or unavailable (never deletes)")
+      .argument('[set]', 'a saved set, by name or id (else the query flags)')
+      .option('--budget <credits>', 'one ceiling for the re-check (then it runs without asking)', int('--budget', 0, 1e12))
+      .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
+      .option('--plan <name>', 'continue an unfinished re-check plan (after a cancel, a crash or a budget stop)')
+      .option('--dry-run', 'price it only: nothing saved, nothing spent')
+      .option('--json', 'the result as JSON on stdout'),
+  ).action(async (set: string | undefined, o: QueryFlags & { budget?: number; yes?: boolean; plan?: string; dryRun?: boolean; json?: boolean }) => {
+    await c().api();
+    const target = targetOf(c(), set, o);
+    if (o.dryRun) {
+      const p = await c().call('datasets.recheckPlan', { target, ...(o.budget !== undefined ? { budget: o.budget } : {}) });
+      io.stderr.write(`${fmt(p.items)} item(s); ${fmt(p.plan.inputs)} to read again; ${fmt(p.notRecheckableCount)} cannot be re-checked.\n`);
+      for (const n of p.notRecheckable.slice(0, 10)) io.stderr.write(`  ${n.key}: ${n.reason}\n`);
+      io.stderr.write(describePlan(p.plan));
+      if (o.json) io.stdout.write(JSON.stringify(p) + '\n');
+      io.stderr.write('Dry run: nothing saved, nothing spent.\n');
+      return;
+    }
+    const input = { target, approved: o.yes ?? false, ...(o.budget !== undefined ? { budget: o.budget } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}) };
+    let r;
+    try {
+      r = await c().call('datasets.recheck', input);
+    } catch (e) {
+      if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
+      if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-check?`))) throw e;
+      r = await c().call('datasets.recheck', { ...input, approved: true });
+    }
+    io.stderr.write(describeStatus(r.status));
+    io.stderr.write(`This re-check: ${fmt(r.found)} found, ${fmt(r.missing)} not found (unavailable), ${fmt(r.notRead)} not read.\n`);
+    io.stderr.write(attritionWords(r.attrition));
+    if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+    if (r.status.status === 'partial') throw new ExitError('local_budget', `Not finished: ${r.status.message ?? ''} Continue with: loupe dataset recheck --plan "${r.status.name}" [--budget N]`);
+    if (r.status.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
+  });
+
+  withQueryFlags(
+    cmd
+      .command('attrition')
+      .description('available / unavailable / not re-checked, by network and publication month (CSV or JSON on stdout)')
+      .argument('[set]', 'a saved set, by name or id (else the query flags)')
+      .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv'))
+      .option('--no-bom', 'CSV without the UTF-8 byte-order mark'),
+  ).action(async (set: string | undefined, o: QueryFlags & { format: 'csv' | 'json'; bom: boolean }) => {
+    const rows = await c().call('datasets.attrition', { target: targetOf(c(), set, o) });
+    io.stderr.write(attritionWords(rows));
+    io.stdout.write(o.format === 'json' ? JSON.stringify(rows) + '\n' : attritionCsv(rows, o.bom));
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * `loupe dataset recheck | attrition` (issue 29): a dry run prices the re-check and spends nothing;
+ * above the threshold it is refused without --yes (exit 5, nothing spent); with --yes the removed
+ * posts of the sandbox's aging world are unavailable and the attrition CSV says so by network and
+ * month, totalling the items held.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type SandboxHandle } from '../sandbox';
+import { openArchive } from '../core/archive';
+import { SettingsFile } from '../core/secrets';
+import { runCaptured } from './run-captured';
+
+let sb: SandboxHandle;
+let h: string;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, seed: 3, epoch: Date.UTC(2026, 2, 1), balance: 1_000_000, freeCalls: 0, timeScale: 1 });
+  h = mkdtempSync(join(tmpdir(), 'loupe-cli-dataset-'));
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(h, { recursive: true, force: true });
+});
+
+describe('loupe dataset recheck and attrition', () => {
+  it('prices first, asks, marks the removed posts, reports attrition by network and month', async () => {
+    const env = { LOUPE_HOME: h, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
+    for (const k of [0, 1]) expect((await runCaptured(['call', 'photo_net/profile/posts', '-p', `handle=aging.check${k}`, '--yes', '--out', '-'], env)).code).toBe(0);
+    const a = openArchive(join(h, 'loupe.db'));
+    a.saveResultSet('Study', { platforms: ['photo_net'] });
+    const held = a.count({ platforms: ['photo_net'] });
+    a.close();
+    sb.admin.advance(90 * 86_400);
+    const n0 = sb.admin.charges().length;
+
+    const dry = await runCaptured(['dataset', 'recheck', 'Study', '--dry-run', '--json'], env);
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.err).toContain(`${held} item(s); ${held} to read again; 0 cannot be re-checked.`);
+    expect(JSON.parse(dry.out).plan.inputs).toBe(held);
+    // above "ask above" (set to 10 credits) and no terminal: refused, exit 5, nothing spent
+    new SettingsFile(join(h, 'settings.json')).update((d) => void (d.app.askAboveCredits = 10));
+    const refused = await runCaptured(['dataset', 'recheck', 'Study'], env);
+    expect(refused.code, refused.err).toBe(5);
+    expect(refused.err).toMatch(/nothing was spent/);
+    expect(sb.admin.charges().length).toBe(n0);
+
+    const run = await runCaptured(['dataset', 'recheck', 'Study', '--yes', '--json'], env);
+    expect(run.code, run.err).toBe(0);
+    const r = JSON.parse(run.out);
+    expect(r.found + r.missing).toBe(held);
+    expect(r.missing).toBeGreaterThan(0);
+    expect(run.err).toContain(`This re-check: ${r.found} found, ${r.missing} not found (unavailable), 0 not read.`);
+
+    const csv = await runCaptured(['dataset', 'attrition', 'Study', '--no-bom'], env);
+    expect(csv.code, csv.err).toBe(0);
+    const lines = csv.out.trim().replace(/"/g, '').split(/\r?\n/);
+    expect(lines[0]).toBe('platform,month,available,unavailable,not_rechecked');
+    const sum = lines.slice(1).map((l) => l.split(',')).reduce((s, c) => [s[0] + +c[2], s[1] + +c[3], s[2] + +c[4]], [0, 0, 0]);
+    expect(sum).toEqual([r.found, r.missing, 0]);
+    expect(lines.slice(1).every((l) => /^photo_net,\d{4}-\d{2},/.test(l))).toBe(true);
+  });
+});
