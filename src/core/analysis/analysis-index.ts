@@ -30,16 +30,17 @@ import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
 import { addItem, newAcc, type TermAcc } from './frequency';
-import { encodeItemTerms, tableFromIds, withHeader, writeHeader } from './term-ids';
+import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
 import { extractTerms, type TermField } from './terms';
 
 /**
  * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3 (briefly): an_item_terms
  * keyed by (field, UTC day, rid) with each item's publication time and counts in columns; 4: the
- * same in one blob (term-ids.ts encodeItemTerms). A version-2 index is rewritten in place, not
- * rebuilt (AnalysisTables.upgradeItemTerms); any other version is dropped and built again.
+ * same in one blob (term-ids.ts encodeItemTerms); 5: the same, with Japanese and Chinese words
+ * segmented anew (terms.ts, issue 27 #10: the terms of such items changed). Any other version is
+ * dropped and built again (a version 2 was rewritten in place up to version 4).
  */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 /** text fields with archive-wide totals (trigrams are counted from the items) */
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
@@ -109,8 +110,8 @@ export class AnalysisIndex {
     const exists = this.t.exists();
     this.t.immediate(() => {
       const was = exists ? this.state('version') : INDEX_VERSION;
-      if (was === 2) this.t.upgradeItemTerms(withHeader);
-      this.t.createSchema(was !== INDEX_VERSION && was !== 2);
+      // any older index is built again: its terms were segmented otherwise (a version 2 was once rewritten in place)
+      this.t.createSchema(was !== INDEX_VERSION);
       this.setState('version', INDEX_VERSION);
     });
     this.ready = true;

@@ -53,7 +53,7 @@ describe('frequency click-through', () => {
   it("counts exactly the table's items for texts the full-text index splits otherwise", () => {
     const a = openArchive(join(dir, 'a.db'));
     fill(a);
-    expect(checkAll(a)).toBeGreaterThan(50);
+    expect(checkAll(a)).toBeGreaterThan(40); // 48: Japanese fragments (み, 使) are no rows since issue 27 #10
     // the cases the review found: a Latin word beside Japanese, a Japanese bigram
     const words = frequencyTable(a, { field: 'words', limit: 10_000 }).rows;
     expect(words.find((r) => r.term === 'fernway')?.count).toBe(6);

@@ -35,13 +35,6 @@ export function writeHeader(b: Buffer, pub: number | null, counts: ReadonlyArray
   return b;
 }
 
-/** A version-2 blob (term ids only) with its item's publication time and counts in front (the index's upgrade). */
-export function withHeader(ids: Buffer, pub: number | null, counts: ReadonlyArray<number | null>): Buffer {
-  const b = Buffer.allocUnsafe(HEADER + ids.length);
-  ids.copy(b, HEADER);
-  return writeHeader(b, pub, counts);
-}
-
 /**
  * Per-slot columns (one slot per distinct id): items, occurrences (grown while counting), then
  * first/last publication and six sums (NaN = none known), made at the final size by `dated()`.

@@ -14,6 +14,11 @@
  *   terms.test.ts) at ~1/15 of its cost. Segments without a letter or digit are not words.
  * - Stop words: stopwords-iso's list for the item's language (its primary subtag: `pt-BR` → pt);
  *   English when the language is unknown or has no list. Numbers-only tokens are treated alike.
+ * - Japanese and Chinese (issue 27 #10): the segmenter cuts verbs into a kanji stem and its kana
+ *   ending (`使|って|み|た`). In text with kana, a lone kanji joined to the kana segment after it
+ *   (not a particle or copula) is one word (`使って`), a lone kana is never a word, and the
+ *   Japanese stop words (stopwords-iso's plus JA_STOP: endings and auxiliaries it lacks) apply
+ *   whatever the item's language says; in Han text without kana, the Chinese ones.
  * - n-grams: consecutive words inside one run of text (sentence punctuation, line breaks,
  *   brackets, emoji and removed entities end a run) whose first and last word are not stop
  *   words (`bank of america` counts, `of the` does not).
@@ -63,6 +68,40 @@ const NON_ASCII = /[^\x20-\x7e]/u;
 
 let segmenter: Intl.Segmenter | null = null;
 
+const KANA = /[\p{sc=Hiragana}\p{sc=Katakana}]/u;
+const HAN = /\p{sc=Han}/u;
+const ONE_HAN = /^\p{sc=Han}$/u;
+const HIRAGANA = /^\p{sc=Hiragana}+$/u;
+const ONE_KANA = /^[\p{sc=Hiragana}\p{sc=Katakana}ー]$/u;
+/** particles and copulas: never the ending of the kanji before them (猫|が stays two) */
+const JA_NO_JOIN = new Set(['が', 'を', 'に', 'は', 'で', 'と', 'の', 'も', 'へ', 'や', 'か', 'ね', 'よ', 'な', 'から', 'まで', 'より', 'です', 'でした', 'だ', 'だった', 'じゃ', 'では', 'けど', 'ので', 'のに']);
+/** endings and auxiliaries the segmenter leaves as words, missing from stopwords-iso's Japanese list */
+const JA_STOP = ['って', 'けど', 'けれど', 'けども', 'たい', 'ました', 'ません', 'ます', 'した', 'して', 'します', 'でした', 'でし', 'てる', 'ちゃう', 'じゃ', 'よね', 'かな', 'みたい', 'ござい', 'そう', 'すく', 'やすい', 'にくい', 'とても', 'すごく', 'ちょっと', 'もう', 'まだ', 'だけ', 'しか', 'ばかり', 'なんか', 'さん', 'ちゃん', 'くん'];
+let jaStops: Set<string> | null = null;
+
+/** The stop words a text's script brings, whatever the item's language says: Japanese with kana, Chinese for Han alone. */
+function scriptStops(text: string): Set<string> | null {
+  if (KANA.test(text)) return (jaStops ??= new Set([...stopWords('ja'), ...JA_STOP]));
+  return HAN.test(text) ? stopWords('zh') : null;
+}
+
+/** Word-like segments of spaceless text; in Japanese a lone kanji takes the kana ending after it (使|って → 使って). */
+function spacelessSegments(text: string, japanese: boolean): Array<{ segment: string; index: number }> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
+  const segs = [...segmenter.segment(text)].filter((s) => s.isWordLike);
+  if (!japanese) return segs;
+  const out: Array<{ segment: string; index: number }> = [];
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i];
+    const next = segs[i + 1];
+    if (next && ONE_HAN.test(s.segment) && next.index === s.index + s.segment.length && HIRAGANA.test(next.segment) && !JA_NO_JOIN.has(next.segment)) {
+      out.push({ segment: s.segment + next.segment, index: s.index });
+      i++;
+    } else out.push(s);
+  }
+  return out;
+}
+
 /** The host of a URL as written in text: no scheme, user, port or leading `www.`; lower case. */
 export function domainOf(url: string): string | null {
   let s = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
@@ -95,19 +134,19 @@ function wordTokens(input: string, stops: Set<string>): Token[] {
   const format = FORMAT_ANY.test(text);
   const out: Token[] = [];
   let last = 0;
-  const push = (seg: string, start: number, checked: boolean): void => {
+  const push = (seg: string, start: number, checked: boolean, extra: Set<string> | null = null): void => {
     if (!checked && !HAS_WORD_CHAR.test(seg)) return;
     const word = format ? seg.replace(FORMAT, '') : seg;
     // the usual gap is one space: no break, no slice
     const brk = out.length === 0 || (start - last === 1 && text.charCodeAt(last) === 32 ? false : BREAK_RE.test(text.slice(last, start)));
     const c0 = word.charCodeAt(0);
     const letter = (c0 >= 97 && c0 <= 122) || HAS_LETTER.test(word);
-    out.push({ word, skip: !letter || stops.has(word), breakBefore: brk });
+    out.push({ word, skip: !letter || stops.has(word) || (extra !== null && (extra.has(word) || ONE_KANA.test(word))), breakBefore: brk });
     last = start + seg.length;
   };
   if (SPACELESS_SCRIPT.test(text)) {
-    segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' });
-    for (const s of segmenter.segment(text)) if (s.isWordLike) push(s.segment, s.index, false);
+    const extra = scriptStops(text);
+    for (const s of spacelessSegments(text, KANA.test(text))) push(s.segment, s.index, false, extra);
   } else {
     // plain ASCII text: the same rules over ASCII classes (cheaper to match)
     const re = NON_ASCII.test(text) ? WORD_RE : ASCII_WORD_RE;

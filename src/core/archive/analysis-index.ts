@@ -262,23 +262,6 @@ export class AnalysisTables {
     return (field, rid, pub) => st.get(field, ...dayArgs(pub), rid) as Buffer | undefined;
   }
 
-  /**
-   * Rewrites a version-2 an_item_terms (keyed by field and rid, term ids only) in this version's
-   * layout, each blob given its item's publication time and counts by `pack` (a SQL function for
-   * the statement's length): no text is tokenized again. Call inside a transaction, before createSchema.
-   */
-  upgradeItemTerms(pack: (ids: Buffer, pub: number | null, counts: Array<number | null>) => Buffer): void {
-    this.c.db.function('loupe_an_pack', { deterministic: true }, (ids, pub, views, likes, comments, shares, saves) =>
-      pack(ids as Buffer, pub as number | null, [views, likes, comments, shares, saves] as Array<number | null>),
-    );
-    this.c.db.exec(`CREATE TABLE an_item_terms_new (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
-      INSERT INTO an_item_terms_new (field, day, rid, data)
-        SELECT t.field, ${dayOf('i.published_at')}, t.rid, loupe_an_pack(t.ids, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves)
-        FROM an_item_terms t JOIN items i ON i.rid = t.rid ORDER BY 1, 2, 3;
-      DROP TABLE an_item_terms;
-      ALTER TABLE an_item_terms_new RENAME TO an_item_terms;`);
-  }
-
   /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */
   overridesBetween(lo: number, hi: number): Array<{ rid: number; family: string; field: string; value: string }> {
     return this.c.sql.all(sql`SELECT item_rid AS rid, family, field, value FROM label_overrides WHERE item_rid BETWEEN ${lo} AND ${hi}`);
