@@ -29,7 +29,8 @@ import { engagementOf } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
-import { addItem, newAcc, type TermAcc } from './frequency';
+import { ChunkTerms } from './chunk-terms';
+import { newAcc, type TermAcc } from './frequency';
 import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
 import { extractTerms, type TermField } from './terms';
 
@@ -57,8 +58,6 @@ const MIN_SLICE_ITEMS = 100;
 /** the largest backlog a read takes in before answering (up to ~2–3 s of tokenizing at ~2,000 posts/s); more is built in the background */
 export const SYNC_BUDGET = 5_000;
 
-/** (field number, item rid, the item's term keys of that field in text order, published_at, views, likes, comments, shares, saves) */
-type ItemTerms = [number, number, string[], number | null, Array<number | null>];
 type ItemTuple = IndexItemRow;
 
 /** A label value as the daily summary groups it: reals in 0..1 to their hundredth (floor), others as stored. */
@@ -288,10 +287,9 @@ export class AnalysisIndex {
         // have taken these items in meanwhile, or changed one of them
         if (this.state('watermark') !== wm || this.state('terms_upto') !== termsUpto) return;
         const rows = this.t.itemsBetween(from, to);
-        const acc = new Map<string, TermAcc>();
-        const perItem: ItemTerms[] = [];
-        for (const r of rows) if (r[0] > termsUpto) this.addTerms(acc, r, perItem);
-        this.writeItemTerms(perItem, this.writeTerms(acc, false));
+        const chunk = new ChunkTerms(TOTAL_FIELDS);
+        for (const r of rows) if (r[0] > termsUpto) chunk.add(r);
+        this.writeItemTerms(chunk, chunk.write(this.t.termWriter()));
         this.writeDaily(this.dailyOf(rows.filter((r) => r[0] > wm), fields));
         this.setState('terms_upto', Math.max(termsUpto, to));
         this.setState('watermark', Math.max(wm, to));
@@ -336,25 +334,6 @@ export class AnalysisIndex {
     return m;
   }
 
-  private addTerms(acc: Map<string, TermAcc>, r: ItemTuple, perItem: ItemTerms[]): void {
-    if (r[1] === null) return;
-    const terms = extractTerms(r[1], r[2], TOTAL_FIELDS);
-    const vals = [r[4], r[5], r[6], r[7], r[8], engagementOf({ likes: r[5], comments: r[6], shares: r[7], saves: r[8] })];
-    for (const f of TOTAL_FIELDS) {
-      const list = terms[f];
-      if (list.length === 0) continue;
-      const per = new Map<string, number>();
-      for (const t of list) per.set(t, (per.get(t) ?? 0) + 1);
-      perItem.push([FIELD_NO[f], r[0], list.map((t) => FIELD_NO[f] + '\u0000' + t), r[3], [r[4], r[5], r[6], r[7], r[8]]]);
-      for (const [t, n] of per) {
-        const key = FIELD_NO[f] + '\u0000' + t;
-        let a = acc.get(key);
-        if (!a) acc.set(key, (a = newAcc()));
-        addItem(a, n, r[3], vals);
-      }
-    }
-  }
-
   /** The engagement difference of a changed item (same text): docs and occurrences unchanged. */
   private addDelta(acc: Map<string, TermAcc>, d: DirtyRow): void {
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
@@ -384,10 +363,16 @@ export class AnalysisIndex {
     return ids;
   }
 
-  /** Each new item's term ids per field (term-ids.ts reads them to count a query's items). */
-  private writeItemTerms(perItem: ItemTerms[], ids: Map<string, number>): void {
+  /**
+   * Each new item's term ids per field (term-ids.ts reads them to count a query's items), written
+   * in the table's key order (field, UTC day, rid): neighbouring rows land on the same pages.
+   */
+  private writeItemTerms(chunk: ChunkTerms, ids: Int32Array): void {
     const put = this.t.itemTermsWriter();
-    for (const [field, rid, keys, pub, counts] of perItem) put(field, rid, pub, encodeItemTerms(pub, counts, keys.map((k) => ids.get(k)!)));
+    const day = (pub: number | null): number => (pub === null ? UNDATED : Math.floor(pub / DAY_MS));
+    const items = chunk.items.map((it) => ({ it, day: day(it.pub) }));
+    items.sort((a, b) => a.it.field - b.it.field || a.day - b.day || a.it.rid - b.it.rid);
+    for (const { it } of items) put(it.field, it.rid, it.pub, encodeItemTerms(it.pub, it.counts, it.slots.map((s) => ids[s])));
   }
 
   private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {
