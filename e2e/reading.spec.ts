@@ -106,3 +106,24 @@ test('keyboard only: j and Enter open an item with focus in the drawer; t tags, 
   await expect.poll(() => focused(page)).toBe('row:82002');
   await expect(page.locator('[data-testid="result-row"][data-id="82002"]')).toContainText('later');
 });
+
+test('the Library filters by language: a tag finds its subtags, und the unknown, a bad tag is said in words', async ({ page, host }) => {
+  const langs = ['ja', 'ja', 'en', 'pt-BR', 'pt', null];
+  await seedItems(page, host.dataDir, langs.map((language, i) => post({ id: `8300${i}`, text: `language ${i}`, language })));
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('library-count')).toHaveText('6 matching');
+  const seen = libraryRequests(page);
+  const field = page.getByTestId('library-language');
+  await field.fill('pt');
+  await field.press('Enter');
+  await expect(page.getByTestId('library-count')).toHaveText('2 matching');
+  await field.fill('ja, und');
+  await field.press('Enter');
+  await expect(page.getByTestId('library-count')).toHaveText('3 matching');
+  expect(seen.at(-1)?.languages).toEqual(['ja', 'und']);
+  await field.fill('ja%');
+  await field.press('Enter');
+  await expect(page.getByTestId('library-language-problem')).toContainText('not a language tag');
+  await expect(page.getByTestId('library-count')).toHaveText('6 matching');
+  expect(seen.some((q) => JSON.stringify(q.languages ?? []).includes('%'))).toBe(false);
+});

@@ -8,6 +8,7 @@ import { UsageError, type CliContext } from './context';
 export interface QueryFlags {
   platform?: string[];
   kind?: string[];
+  language?: string[];
   author?: string;
   text?: string;
   since?: string;
@@ -100,6 +101,7 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
   const q: LibraryQuery = {};
   if (f.platform?.length) q.platforms = f.platform;
   if (f.kind?.length) q.kinds = f.kind;
+  if (f.language?.length) q.languages = f.language.flatMap((l) => l.split(',')).map((l) => l.trim()).filter(Boolean);
   if (f.author) q.author = f.author;
   if (f.text) {
     // boolean search (OR, NOT, parentheses, "phrases", NEAR): a malformed query stops here, before anything is read
@@ -150,6 +152,7 @@ export function withQueryFlags(cmd: Command): Command {
   return cmd
     .option('--platform <p>', 'network (repeatable)', collect)
     .option('--kind <k>', 'record kind: post, comment, profile, … (repeatable)', collect)
+    .option('--language <tag>', 'item language: en, ja, pt (also pt-BR), und = not known (repeatable, or comma-separated)', collect)
     .option('--author <a>', 'author username or id')
     .option('--text <t>', 'full-text search: words (all must appear), OR, NOT, ( ), "exact phrase", prefix*, a NEAR b')
     .option('--since <date>', 'published on or after (YYYY-MM-DD or ISO)')

@@ -141,6 +141,11 @@ export const DEFAULT_PAGE = 100;
 export const libraryQuerySchema = z.object({
   platforms: z.array(z.string().min(1)).optional(),
   kinds: z.array(z.string().min(1)).optional(),
+  /**
+   * the item's language (issue 27 #9): a tag matches itself and its subtags, case ignored (`pt`
+   * matches `pt` and `pt-BR`); `und` matches items whose language is unknown. Any of them.
+   */
+  languages: z.array(z.string().trim().min(1).max(35).regex(/^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/, 'a language is a tag such as en, pt or pt-BR')).max(20).optional(),
   /** author id or username (a leading @ is ignored; username match ignores case) */
   author: z.string().min(1).max(200).optional(),
   since: timeBound.optional(),

@@ -19,6 +19,7 @@ import { QueryError, timeBound } from './query-error';
 
 export { QueryError, timeBound };
 import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
+import { languageCondition } from './sql-language';
 
 export interface Where {
   /** joined with AND; refer to items as `i` */
@@ -184,6 +185,19 @@ function runClause(type: string, list: string, run: string, w: Where): void {
   w.params.push(run, list);
 }
 
+/** Conditions on one column each: relevance, language. */
+function plainClauses(q: LibraryQuery, w: Where): void {
+  if (q.relevanceMin !== undefined) {
+    w.clauses.push('i.relevance_p >= ?');
+    w.params.push(q.relevanceMin);
+  }
+  if (q.languages?.length) {
+    const c = languageCondition(q.languages);
+    w.clauses.push(c.sql);
+    w.params.push(...c.params);
+  }
+}
+
 export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null, walkOpts: { dir?: 'asc' | 'desc'; sample?: Sampler } = {}): Where {
   const { dir = 'desc', sample } = walkOpts;
   const w: Where = { clauses: [], params: [] };
@@ -285,10 +299,7 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
     }
   }
   for (const c of q.labels ?? []) labelClause(c, w, est);
-  if (q.relevanceMin !== undefined) {
-    w.clauses.push('i.relevance_p >= ?');
-    w.params.push(q.relevanceMin);
-  }
+  plainClauses(q, w);
   if (q.source) {
     const s = q.source;
     let calls: string, cp: unknown[];

@@ -20,6 +20,7 @@ import { ExportPanel } from '../components/ExportPanel';
 import { NetworkPanel } from './network/NetworkPanel';
 import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
 import { LabelConditions } from './LabelConditions';
+import { LanguageFilter } from './LanguageFilter';
 import { SeriesChart } from '../components/Charts';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
@@ -33,9 +34,8 @@ export function LibraryView() {
   const { q, set } = useLibrary();
   // discrete controls (selects, dates, a column header) apply at once; typed fields commit after a
   // pause through DraftInput, so no change waits on a debounce and a keystroke re-renders one field
-  const dq = q;
-  const rows = useLibraryRows(dq);
-  const count = useLoupe('library.count', stripPage(dq), { keepPrevious: true });
+  const rows = useLibraryRows(q);
+  const count = useLoupe('library.count', stripPage(q), { keepPrevious: true });
   const tags = useLoupe('library.tags', {});
   const sets = useLoupe('library.resultSets', {});
   // the same array while the pages are the same: a new one per render rebuilt the table's row model
@@ -82,6 +82,7 @@ export function LibraryView() {
               ))}
             </select>
           </Field>
+          <LanguageFilter value={q.languages} onChange={(languages) => up({ languages })} />
           <Field label="Author">
             <DraftInput value={q.author ?? ''} onCommit={(v) => up({ author: v || undefined })} placeholder="username" size={12} />
           </Field>
@@ -190,7 +191,7 @@ export function LibraryView() {
         </div>
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
         {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}
-        {count.data ? <LibraryCharts query={stripPage(dq)} /> : null}
+        {count.data ? <LibraryCharts query={stripPage(q)} /> : null}
       </div>
       <ErrorBox error={rows.error} onRetry={() => void rows.refetch()} />
       {rows.isLoading ? (

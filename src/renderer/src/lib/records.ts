@@ -129,11 +129,22 @@ export interface FacetGroup {
   values: Array<{ key: string; text: string; count: number }>;
 }
 
-/** Facet counts over what is loaded. */
-export function facetCounts(rows: Array<Pick<LibraryRowFields, 'labels' | 'overrides'>>): FacetGroup[] {
+/** The facet of a row's language (issue 27 #9): its primary tag (`pt-BR` → pt), `und` when not known. */
+export function languageFacet(r: Pick<LibraryRowFields, 'lang'>): { family: string; key: string; text: string } {
+  const l = (r.lang ?? '').trim().toLowerCase().split(/[-_]/)[0] || 'und';
+  return { family: 'language', key: `language=${l}`, text: l === 'und' ? 'not known' : l };
+}
+
+/** What a row offers the facets: its label chips, then its language. */
+function facetChips(r: Pick<LibraryRowFields, 'labels' | 'overrides' | 'lang'>): Array<{ family: string; key: string; text: string }> {
+  return [...labelChips(r), languageFacet(r)];
+}
+
+/** Facet counts over what is loaded: label values, then languages. */
+export function facetCounts(rows: Array<Pick<LibraryRowFields, 'labels' | 'overrides' | 'lang'>>): FacetGroup[] {
   const fams = new Map<string, Map<string, { text: string; count: number }>>();
   for (const r of rows) {
-    for (const c of labelChips(r)) {
+    for (const c of facetChips(r)) {
       let m = fams.get(c.family);
       if (!m) fams.set(c.family, (m = new Map()));
       const cur = m.get(c.key);
@@ -142,12 +153,12 @@ export function facetCounts(rows: Array<Pick<LibraryRowFields, 'labels' | 'overr
     }
   }
   return [...fams.entries()]
-    .sort((a, b) => a[0].localeCompare(b[0]))
+    .sort((a, b) => Number(a[0] === 'language') - Number(b[0] === 'language') || a[0].localeCompare(b[0]))
     .map(([family, m]) => ({ family, values: [...m.entries()].map(([key, v]) => ({ key, ...v })).sort((a, b) => b.count - a.count) }));
 }
 
 /** Within a family the selected values are OR-ed; across families AND-ed. */
-export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrides' | 'relevance'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrides' | 'relevance' | 'lang'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
   const byFam = new Map<string, Set<string>>();
   for (const k of selected) {
     const fam = k.split('=')[0];
@@ -161,7 +172,7 @@ export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrid
       if (p === null || p < relevanceMin) return false;
     }
     if (byFam.size === 0) return true;
-    const keys = new Set(labelChips(r).map((c) => c.key));
+    const keys = new Set(facetChips(r).map((c) => c.key));
     for (const s of byFam.values()) if (![...s].some((k) => keys.has(k))) return false;
     return true;
   });

@@ -78,6 +78,7 @@ export function describeQuery(q: LibraryQuery): string {
   const parts: string[] = [];
   if (q.platforms?.length) parts.push(q.platforms.join(' or '));
   if (q.kinds?.length) parts.push(q.kinds.map((k) => `${k}s`).join(' or '));
+  if (q.languages?.length) parts.push(`in ${q.languages.join(' or ')}`);
   if (q.author) parts.push(`by ${q.author}`);
   if (q.text) parts.push(`text “${q.text}”`);
   if (q.since !== undefined) parts.push(`from ${when(q.since)}`);
