@@ -127,3 +127,24 @@ test('the Library filters by language: a tag finds its subtags, und the unknown,
   await expect(page.getByTestId('library-count')).toHaveText('6 matching');
   expect(seen.some((q) => JSON.stringify(q.languages ?? []).includes('%'))).toBe(false);
 });
+
+test('Compare shows each label share with its base and says when the series overlap', async ({ page, host }) => {
+  await seedItems(page, host.dataDir, [
+    post({ id: '84000', text: 'ann one', author: { id: 'ann', username: 'ann', display_name: 'Ann' }, labels: { intent: { label: 'complaining', confidence: 0.9 } } }),
+    post({ id: '84001', text: 'ann two', author: { id: 'ann', username: 'ann', display_name: 'Ann' } }),
+    post({ id: '84002', text: 'ben one', author: { id: 'ben', username: 'ben', display_name: 'Ben' } }),
+  ]);
+  await page.getByTestId('nav-analysis').click();
+  await page.getByTestId('analysis-tab-compare').click();
+  await page.getByTestId('compare-pick').selectOption('scope');
+  await page.getByTestId('compare-profile-platform').selectOption('micro_net');
+  await page.getByTestId('compare-profile-handle').fill('ann');
+  await page.getByTestId('compare-profile-add').click();
+  await expect(page.getByTestId('compare-row')).toHaveCount(2);
+  // 100 % complaining stands on one judged item, in both series
+  await expect(page.getByTestId('compare-labels')).toContainText('100');
+  await expect(page.getByTestId('compare-judged').first()).toHaveText(/of 1 judged/);
+  await expect(page.getByTestId('compare-judged')).toHaveCount(2);
+  // ann's two items are in both series: said, with the distinct count
+  await expect(page.getByTestId('compare-overlap')).toContainText('2 items are in more than one of them (3 distinct items, 5 counted)');
+});

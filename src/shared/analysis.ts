@@ -115,6 +115,8 @@ export interface LabelShareRow {
   items: number;
   /** items ÷ items judged for that label */
   share: number;
+  /** the items judged for that label: the share's base (issue 27 #11) */
+  judged: number;
   query: LibraryQuery;
 }
 
@@ -141,6 +143,12 @@ export interface CompareSeries {
 export interface Comparison {
   bucket: 'day' | 'week' | 'month';
   series: CompareSeries[];
+  /**
+   * how far the series overlap (issue 27 #11): `distinct` items in all, `shared` of them in more
+   * than one series. With shared > 0 the shares of voice (each series' items ÷ the sum of the
+   * series' items) count those items more than once.
+   */
+  overlap: { distinct: number; shared: number };
 }
 
 export const OVERPERFORMANCE_METHODS = ['previous', 'same_age'] as const;

@@ -36,13 +36,13 @@ function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
     const dist = archive.labelDistribution(q, family, field).filter((d) => d.bucket !== 'null');
     const judged = dist.reduce((s, d) => s + d.value, 0);
     for (const d of dist)
-      out.push({ label: `${family}.${field}`, value: d.bucket, items: d.value, share: judged ? d.value / judged : 0, query: { ...q, labels: [...(q.labels ?? []), { family, field, op: 'eq', value: d.bucket }] } });
+      out.push({ label: `${family}.${field}`, value: d.bucket, items: d.value, share: judged ? d.value / judged : 0, judged, query: { ...q, labels: [...(q.labels ?? []), { family, field, op: 'eq', value: d.bucket }] } });
   }
   const judged = archive.count({ ...q, labels: [...(q.labels ?? []), { family: 'sponsored', field: 'p', op: 'gte', value: 0 }] });
   if (judged > 0) {
     const sq: LibraryQuery = { ...q, labels: [...(q.labels ?? []), { family: 'sponsored', field: 'p', op: 'gte', value: 0.5 }] };
     const n = archive.count(sq);
-    out.push({ label: 'sponsored', value: 'likely sponsored (p ≥ 0.5)', items: n, share: n / judged, query: sq });
+    out.push({ label: 'sponsored', value: 'likely sponsored (p ≥ 0.5)', items: n, share: n / judged, judged, query: sq });
   }
   return out;
 }
@@ -86,7 +86,17 @@ export function compare(archive: Archive, input: CompareInput): Comparison {
   return {
     bucket: i.bucket,
     series: parts.map((p) => ({ ...p, shareOfVoice: items ? p.items / items : 0, engagementShare: eng ? (p.engagement ?? 0) / eng : null })),
+    overlap: overlapOf(archive, parts.map((p) => p.query)),
   };
+}
+
+/** Items in more than one series, and the distinct items of all of them. */
+function overlapOf(archive: Archive, queries: LibraryQuery[]): Comparison['overlap'] {
+  const seen = new Map<number, number>();
+  for (const q of queries) for (const rid of archive.seriesRids(q)) seen.set(rid, (seen.get(rid) ?? 0) + 1);
+  let shared = 0;
+  for (const n of seen.values()) if (n > 1) shared++;
+  return { distinct: seen.size, shared };
 }
 
 function median(sorted: number[]): number {

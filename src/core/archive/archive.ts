@@ -326,6 +326,10 @@ export class Archive implements CoreStore {
   seriesTotals(q: LibraryQuery): compareRows.SeriesTotals {
     return compareRows.seriesTotals(this.#c, q);
   }
+  /** The rids of the items `q` matches (series overlap). */
+  seriesRids(q: LibraryQuery): number[] {
+    return compareRows.seriesRids(this.#c, q);
+  }
   /** Dated items per UTC day number. */
   seriesDays(q: LibraryQuery): Array<{ d: number; c: number }> {
     return compareRows.seriesDays(this.#c, q);

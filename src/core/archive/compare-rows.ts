@@ -76,3 +76,9 @@ const BY_NAME = `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id I
 export function accountHistory(c: ArchiveCtx, authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
   return (authorId !== null ? c.st(BY_ID).all(authorId, platform, kind) : c.st(BY_NAME).all(username, platform, kind)) as Array<{ rid: number; e: number | null }>;
 }
+
+/** The rids of the items `q` matches: how far comparison series overlap. */
+export function seriesRids(c: ArchiveCtx, q: LibraryQuery): number[] {
+  const w = buildWhere(q);
+  return c.st(`SELECT i.rid FROM items i WHERE ${and(w.clauses)}`).pluck().all(...w.params) as number[];
+}

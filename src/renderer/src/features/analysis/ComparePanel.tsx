@@ -193,50 +193,10 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
               ))}
             </tbody>
           </table>
+          <OverlapNote overlap={data.overlap} total={data.series.reduce((a, s) => a + s.items, 0)} />
           <MarkChart title={`Items per ${bucket}`} data={volume} stacked={false} testid="chart-compare-volume" bucketTitle={bucket === 'month' ? 'Month' : bucket === 'week' ? 'Week of' : 'Day'} />
           <h3 className="panel-subtitle">Label shares</h3>
-          {labelRows.length === 0 ? (
-            <span className="muted small">No item of these series is judged for sentiment, intent or sponsorship.</span>
-          ) : (
-            <table className="mini" data-testid="compare-labels">
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  {data.series.map((s, i) => (
-                    <th key={i} scope="col" className="right">
-                      {keyOf(s, i)}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {labelRows.map((row) => {
-                  const [label, value] = row.split('\u0000');
-                  return (
-                    <tr key={row}>
-                      <th scope="row" title={`${label} = ${value}`}>
-                        {labelRowWords(label, value)}
-                      </th>
-                      {data.series.map((s, i) => {
-                        const l = s.labels.find((x) => x.label === label && x.value === value);
-                        return (
-                          <td key={i} className="right">
-                            {l ? (
-                              <button type="button" className="linklike num" onClick={() => openInLibrary(l.query)} title={`${fmtExact(l.items)} items — open them in the Library`}>
-                                {pct(l.share)}
-                              </button>
-                            ) : (
-                              <span className="muted">—</span>
-                            )}
-                          </td>
-                        );
-                      })}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          )}
+          <LabelShares series={data.series} rows={labelRows} keyOf={keyOf} />
           <h3 className="panel-subtitle">Top posts by engagement</h3>
           <div className="compare-columns">
             {data.series.map((s, i) => (
@@ -249,5 +209,72 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** Said when series share items: their shares of voice then count those items more than once (issue 27 #11). */
+function OverlapNote({ overlap, total }: { overlap: { distinct: number; shared: number }; total: number }) {
+  if (overlap.shared === 0) return null;
+  return (
+    <p className="small" data-testid="compare-overlap">
+      These series overlap: {fmtExact(overlap.shared)} item{overlap.shared === 1 ? ' is' : 's are'} in more than one of them ({fmtExact(overlap.distinct)} distinct items, {fmtExact(total)} counted), so the shares of voice
+      count {overlap.shared === 1 ? 'it' : 'them'} more than once and are shares of the {fmtExact(total)} counted, not of the distinct items.
+    </p>
+  );
+}
+
+/** Each series' label shares with their base: "40 % of 15 judged" (issue 27 #11). */
+function LabelShares({ series, rows, keyOf }: { series: CompareSeries[]; rows: string[]; keyOf: (s: CompareSeries, i: number) => string }) {
+  return (
+    <>
+    {rows.length === 0 ? (
+      <span className="muted small">No item of these series is judged for sentiment, intent or sponsorship.</span>
+    ) : (
+      <table className="mini" data-testid="compare-labels">
+        <thead>
+          <tr>
+            <th scope="col">Label</th>
+            {series.map((s, i) => (
+              <th key={i} scope="col" className="right">
+                {keyOf(s, i)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const [label, value] = row.split('\u0000');
+            return (
+              <tr key={row}>
+                <th scope="row" title={`${label} = ${value}`}>
+                  {labelRowWords(label, value)}
+                </th>
+                {series.map((s, i) => {
+                  const l = s.labels.find((x) => x.label === label && x.value === value);
+                  return (
+                    <td key={i} className="right">
+                      {l ? (
+                        <>
+                          <button type="button" className="linklike num" onClick={() => openInLibrary(l.query)} title={`${fmtExact(l.items)} of ${fmtExact(l.judged)} judged items — open them in the Library`}>
+                            {pct(l.share)}
+                          </button>
+                          <span className="muted small" data-testid="compare-judged">
+                            {' '}
+                            of {fmtExact(l.judged)} judged
+                          </span>
+                        </>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    )}
+    </>
   );
 }
