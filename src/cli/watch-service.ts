@@ -22,6 +22,8 @@ const METHODS: Record<WatchMethodName, true> = {
   'watchlists.markSeen': true,
   'watchlists.planImport': true,
   'watchlists.import': true,
+  'watchlists.alerts': true,
+  'watchlists.alertsRead': true,
 };
 
 /** The watchlist tables without the start-up cleanup (the rest goes to the tables as they are). */

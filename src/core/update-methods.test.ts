@@ -204,6 +204,7 @@ describe('settings.update: any part of the settings', () => {
       theme: fc.constantFrom('system', 'light', 'dark'),
       remoteImages: fc.constantFrom('on-request', 'always'),
       authorName: fc.constantFrom(null, `Ana ${b}`, 'Ben'),
+      alertWebhookUrl: fc.constantFrom(null, `https://hooks.example/${b}`, 'http://127.0.0.1:9/hook'),
     };
   };
   let s: TestApp;

@@ -81,6 +81,12 @@ export const settingsSchema = z.object({
   remoteImages: z.enum(REMOTE_IMAGES),
   /** your name on annotations and in dataset bundles; null: the OS user name */
   authorName: z.string().trim().min(1).max(settingBounds('authorName').max ?? 120).nullable(),
+  /** a run's alerts also posted here as Slack-compatible JSON (issue 27 #1); null: inbox and desktop only */
+  alertWebhookUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'A webhook address starts with https:// (or http://).')
+    .nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 /** any of the settings, each only when named (src/shared/patch.ts: no defaults, no unknown setting) */

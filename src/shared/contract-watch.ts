@@ -83,3 +83,26 @@ export const watchlistIdInput = z.object({ id: z.string() });
 export const addWatchInput = z.object({ id: z.string(), watch: watchInput });
 /** approved: the user confirmed a run whose estimate exceeds its budget threshold */
 export const watchlistRunInput = z.object({ id: z.string(), approved: z.boolean().default(false) });
+
+/** One alert in the inbox (issue 27 #1): what matched, in which run of which list, read or not. */
+export interface AlertInfo {
+  alertId: string;
+  watchlistId: string;
+  /** the list's name now ('' when the list is gone) */
+  watchlistName: string;
+  runId: string;
+  /** labels: new items matched the list's alert conditions; spike: far more new items than expected */
+  kind: 'labels' | 'spike';
+  at: number;
+  /** labels: the matching items; spike: the run's new items */
+  items: number;
+  /** spike: the new items the list's history expected */
+  expected: number | null;
+  summary: string;
+  read: boolean;
+  /** the items the alert is about, as a library query (the run's matches, or its new items) */
+  query: LibraryQuery;
+}
+export const alertsListInput = z.object({ unreadOnly: z.boolean().default(false), limit: z.number().int().min(1).max(500).default(200) });
+/** ids: these alerts; all: every unread one; read: false marks them unread again */
+export const alertsReadInput = z.object({ ids: z.array(z.string()).max(1000).optional(), all: z.boolean().optional(), read: z.boolean().default(true) });

@@ -96,6 +96,9 @@ import {
 } from './contract-library';
 import {
   addWatchInput,
+  alertsListInput,
+  alertsReadInput,
+  type AlertInfo,
   watchlistIdInput,
   watchlistInput,
   watchlistRunInput,
@@ -206,6 +209,9 @@ export const methods = {
   /** bulk watches (src/shared/contract-watch-import.ts): what an import would add, and its estimate — writes nothing */
   'watchlists.planImport': m<WatchImportPlan>()(watchImportInputSchema),
   'watchlists.import': m<WatchImportResult<WatchlistInfo>>()(watchImportInputSchema),
+  /** the alert inbox, newest first, and how many are unread (issue 27 #1) */
+  'watchlists.alerts': m<{ alerts: AlertInfo[]; unread: number }>()(alertsListInput),
+  'watchlists.alertsRead': m<{ changed: number; unread: number }>()(alertsReadInput),
 
   /** collection plans (src/shared/contract-collect.ts, docs/collect.md): a design priced as one plan — writes nothing */
   'collect.preview': m<CollectPlan>()(collectDesignSchema),
@@ -262,7 +268,7 @@ export type LoupeEvent =
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
   | { type: 'snapshot-progress'; job: SnapshotJob }
-  | { type: 'watch-run'; run: WatchRunInfo; alerts: number }
+  | { type: 'watch-run'; run: WatchRunInfo; alerts: number; /** the list's name */ list?: string; /** what the finished run raised, in words (the alert inbox) */ raised?: string[] }
   | { type: 'collect-progress'; plan: CollectStatus }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
 

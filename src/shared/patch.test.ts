@@ -35,6 +35,7 @@ const UPDATES = {
       theme: 'dark',
       remoteImages: 'always',
       authorName: 'Ana',
+      alertWebhookUrl: 'https://hooks.example/T1',
     },
     wrap: (patch: object) => patch,
     unwrap: (parsed: unknown) => parsed as object,

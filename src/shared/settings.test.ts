@@ -35,7 +35,7 @@ describe('the settings table', () => {
   });
 
   it('gives the stored defaults and the bounds the contract checks settings with', () => {
-    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', remoteImages: 'on-request', authorName: null });
+    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', remoteImages: 'on-request', authorName: null, alertWebhookUrl: null });
     expect(settingsSchema.safeParse(storedDefaults()).success).toBe(true);
     const bad = (patch: object) => settingsSchema.partial().safeParse(patch).success;
     expect(bad({ maxInFlight: 11 })).toBe(false);
@@ -48,6 +48,10 @@ describe('the settings table', () => {
     expect(bad({ authorName: 'Ada' })).toBe(true);
     expect(bad({ authorName: null })).toBe(true);
     expect(bad({ authorName: 'x'.repeat(121) })).toBe(false);
+    expect(bad({ alertWebhookUrl: 'https://hooks.example/T1' })).toBe(true);
+    expect(bad({ alertWebhookUrl: null })).toBe(true);
+    expect(bad({ alertWebhookUrl: 'ftp://hooks.example/T1' })).toBe(false);
+    expect(bad({ alertWebhookUrl: 'hooks.example/T1' })).toBe(false);
   });
 
   it('pacing: the environment wins over the stored settings for this process', () => {

@@ -8,6 +8,7 @@ import type { ArchiveCtx } from './context';
 import { creditsOfSource } from './ledger';
 import { buildWhere } from './sql-query';
 import { sql } from './sql';
+import { WatchAlertStore } from './watch-alerts';
 
 export interface ScheduleDef {
   everyHours?: number;
@@ -220,7 +221,11 @@ export interface PageItem {
 const HELD_SPAN_ITEMS = 200;
 
 export class WatchStore {
-  constructor(private readonly c: ArchiveCtx) {}
+  /** the alert inbox (watch-alerts.ts, issue 27 #1) */
+  readonly alerts: WatchAlertStore;
+  constructor(private readonly c: ArchiveCtx) {
+    this.alerts = new WatchAlertStore(c);
+  }
 
   // ───────── watchlists ─────────
   lists(): WatchlistRow[] {
@@ -249,6 +254,7 @@ export class WatchStore {
       this.c.st('DELETE FROM watch_items WHERE watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)').run(id);
       this.c.st('DELETE FROM watch_run_watches WHERE run_id IN (SELECT run_id FROM watch_runs WHERE watchlist_id = ?)').run(id);
       this.c.st('DELETE FROM watch_runs WHERE watchlist_id = ?').run(id);
+      this.alerts.deleteForList(id);
       this.c.st('DELETE FROM watches WHERE watchlist_id = ?').run(id);
       this.c.st('DELETE FROM watchlists WHERE id = ?').run(id);
     });

@@ -94,5 +94,6 @@ function settingSetters(app: Settings): { [K in keyof Settings]-?: (v: Settings[
     theme: (v) => void (app.theme = v),
     remoteImages: (v) => void (app.remoteImages = v),
     authorName: (v) => void (app.authorName = v),
+    alertWebhookUrl: (v) => void (app.alertWebhookUrl = v),
   };
 }

@@ -35,6 +35,8 @@ const WATCH_METHODS: readonly WatchMethodName[] = [
   'watchlists.markSeen',
   'watchlists.planImport',
   'watchlists.import',
+  'watchlists.alerts',
+  'watchlists.alertsRead',
 ];
 
 function noWatch(): never {

@@ -79,6 +79,7 @@ function normalise(raw: unknown): SettingsData {
   if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5)) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
   if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
   if (REMOTE_IMAGES.includes(a.remoteImages as RemoteImages)) d.app.remoteImages = a.remoteImages as RemoteImages;
+  if (a.alertWebhookUrl === null || (typeof a.alertWebhookUrl === 'string' && /^https?:\/\//i.test(a.alertWebhookUrl))) d.app.alertWebhookUrl = a.alertWebhookUrl as string | null;
   if (typeof a.authorName === 'string' && a.authorName.trim()) d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
   return d;
 }

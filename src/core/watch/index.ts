@@ -14,6 +14,8 @@ import type { ApiCore } from '../api/types';
 import { createWatchService, type WatchArchive, type WatchService, type WatchServiceOptions } from './service';
 import { applyImport, planImport, type ImportDeps } from './import';
 import { AppError } from '../bridge';
+import { inboxMethods, type InboxMethods } from './inbox';
+import { alertDeliverer } from '../alert-delivery';
 
 export * from './service';
 export { SharedBudget } from './budget';
@@ -23,13 +25,17 @@ export { applyImport, planImport, readAccountLines } from './import';
 export type { ImportDeps } from './import';
 
 type WatchMethod = Extract<MethodName, `watchlists.${string}`>;
+
+function noInbox(): never {
+  throw new AppError('not_available', 'The alert inbox is not available in this build.');
+}
 export type WatchContract = { [K in WatchMethod]: LoupeImpl[K] } & { close(): Promise<void> };
 
 /**
  * The contract's `watchlists.*` methods over a service (inputs already validated by the door).
  * `imports`: what bulk imports need besides the service (the request core, the ask threshold).
  */
-export function watchContract(s: WatchService, imports?: { api(): Promise<ApiCore>; askAboveCredits?: () => number | null }): WatchContract {
+export function watchContract(s: WatchService, imports?: { api(): Promise<ApiCore>; askAboveCredits?: () => number | null }, inbox?: InboxMethods): WatchContract {
   const importDeps = async (): Promise<ImportDeps> => {
     if (!imports) throw new AppError('not_available', 'Importing accounts is not available in this build.');
     return { service: s, api: await imports.api(), askAboveCredits: imports.askAboveCredits };
@@ -46,6 +52,8 @@ export function watchContract(s: WatchService, imports?: { api(): Promise<ApiCor
     'watchlists.markSeen': (i) => s.markSeen(i.id),
     'watchlists.planImport': async (i) => planImport(await importDeps(), i),
     'watchlists.import': async (i) => applyImport(await importDeps(), i),
+    'watchlists.alerts': (i) => (inbox ? inbox['watchlists.alerts'](i) : noInbox()),
+    'watchlists.alertsRead': (i) => (inbox ? inbox['watchlists.alertsRead'](i) : noInbox()),
     close: () => s.close(),
   };
 }
@@ -74,9 +82,11 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
       emit: deps.emit,
       askAboveCredits: () => deps.settings().askAboveCredits,
       syncClock: deps.syncClock,
+      deliver: alertDeliverer({ settings: deps.settings, emit: deps.emit, log: extra.log }),
       ...extra,
     });
     if (extra.scheduler !== false) service.startScheduler();
-    return { ...watchContract(service, { api: deps.api, askAboveCredits: () => deps.settings().askAboveCredits }), service };
+    const inbox = inboxMethods(deps.archive.watchlists, deps.clock);
+    return { ...watchContract(service, { api: deps.api, askAboveCredits: () => deps.settings().askAboveCredits }, inbox), service };
   };
 }

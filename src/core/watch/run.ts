@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { SharedBudget } from './budget';
 import { newOutcome, runWatch, type RunCtx, type WatchOutcome } from './chain';
+import { announce } from './alerts';
 import { estimateFor } from './forecast';
 import { expectedByWatch, runOrder } from './order';
 import { runInfo } from './info';
@@ -148,14 +149,9 @@ async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: A
   };
   store.finishRun(finished);
   const detail = runInfo(store, finished);
-  if (alerts.length > 0 && trigger === 'schedule' && opts.notify) {
-    const sample = alerts
-      .slice(0, 3)
-      .map((a) => `• ${(a.text ?? a.id).replace(/\s+/g, ' ').slice(0, 100)}`)
-      .join('\n');
-    opts.notify(`Loupe · ${l.name}: ${alerts.length} new item(s) match the alert`, sample);
-  }
-  opts.emit?.({ type: 'watch-run', run: detail, alerts: alerts.length });
+  const { raised, delivered } = announce(parts, l, finished, trigger, alerts);
+  opts.emit?.({ type: 'watch-run', run: detail, alerts: alerts.length, list: l.name, raised: raised.map((a) => a.summary) });
+  await delivered;
   return detail;
 }
 

@@ -8,6 +8,14 @@ import type { Clock, JournalEntry, WalkState } from '../ports';
 import type { ApiCore } from '../api/types';
 import type { IngestProvenance, IngestRow } from '../archive/archive';
 import type { ScheduleDef, WatchStore } from '../archive/watchlists';
+import type { AlertRow } from '../archive/watch-alerts';
+
+/** A raised alert (alerts.ts) with what a delivery says about it. */
+export interface RaisedAlert extends AlertRow {
+  listName: string;
+  /** up to 3 snippets of the items it is about */
+  sample: string[];
+}
 
 /** What the service needs from the archive: the watchlist tables, and the walk/journal rows. */
 export interface WatchArchive {
@@ -42,6 +50,8 @@ export interface WatchServiceOptions {
    * read from the sandbox when on it; issue 27 #3). Its failure is logged and the run goes on.
    */
   syncClock?: () => Promise<void>;
+  /** sends a finished run's alerts where the user asked (webhook, e-mail: src/core/alert-delivery.ts); they are in the inbox already */
+  deliver?: (alerts: RaisedAlert[]) => Promise<void>;
 }
 
 export interface WatchlistCreate {

@@ -94,7 +94,7 @@ export function App() {
       case 'watch-run':
         ui.putRun(e.run);
         invalidate(qc, 'watchlists', 'library', 'usage', ...(e.run.status !== 'running' ? (['sandbox'] as const) : [])); // a run read the service clock (#27.3)
-        if (e.alerts > 0) ui.toast('warning', `Watchlist run: ${e.alerts} item${e.alerts === 1 ? '' : 's'} match the alert.`);
+        if (e.raised?.length || e.alerts > 0) ui.toast('warning', e.raised?.length ? `${e.raised.join(' ')} See Watchlists → Alerts.` : `“${e.list ?? 'A watchlist'}”: ${e.alerts} new item${e.alerts === 1 ? '' : 's'} match the alert.`);
         break;
       case 'rate-limited':
         useUi.setState({ rateUntil: Date.now() + e.retryInMs });

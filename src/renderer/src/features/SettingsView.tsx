@@ -3,6 +3,7 @@
  * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme,
  * and the archive (a consistent copy to share or back up).
  */
+import { AlertDeliverySettings } from './AlertDeliverySettings';
 import { useEffect, useRef, useState } from 'react';
 import type { Settings } from '../../../shared/contract';
 import { SETTINGS_TABLE } from '../../../shared/settings';
@@ -215,10 +216,7 @@ function Connection() {
       toast('error', errorText(e));
     }
   };
-  const choose = (patch: Partial<Settings>) => {
-    setDraft({ ...draft, ...patch });
-    void save(patch);
-  };
+  const choose = (patch: Partial<Settings>) => (setDraft({ ...draft, ...patch }), void save(patch));
   return (
     <>
       <section className="panel">
@@ -305,6 +303,7 @@ function Connection() {
       </section>
       <ChoicePanel title="Appearance" label="Theme" value={draft.theme} testid="theme" options={THEME_WORDS} onChoose={(v) => choose({ theme: v as Settings['theme'] })} />
       <ChoicePanel title="Privacy" label="Pictures from other sites (avatars, thumbnails)" value={draft.remoteImages} testid="remote-images" options={REMOTE_IMAGE_WORDS} onChoose={(v) => choose({ remoteImages: v as Settings['remoteImages'] })} />
+      <AlertDeliverySettings value={draft.alertWebhookUrl} save={(v) => void save({ alertWebhookUrl: v })} />
     </>
   );
 }

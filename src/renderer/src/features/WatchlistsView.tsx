@@ -18,6 +18,9 @@ import { SeriesChart } from '../components/Charts';
 import { editPatch, suggestedBudget, WatchlistDialog } from './WatchlistDialog';
 import { ExportPanel } from '../components/ExportPanel';
 import { RunHistory, WatchItems, type RunView } from './WatchRuns';
+import { AlertInbox, useUnreadAlerts } from './AlertInbox';
+import { AlertEditor } from './AlertEditor';
+import { LabelConditions } from './LabelConditions';
 import { ImportAccountsDialog } from './ImportAccounts';
 
 export function WatchlistsView() {
@@ -26,6 +29,9 @@ export function WatchlistsView() {
   const [creating, setCreating] = useState(false);
   const cur = lists.data?.find((w) => w.id === sel) ?? null;
   const [importing, setImporting] = useState(false);
+  const [inbox, setInbox] = useState(false);
+  const [openRun, setOpenRun] = useState<RunView | null>(null);
+  const pick = (id: string) => (setSel(id), setCreating(false), setInbox(false), setOpenRun(null));
   const toast = useUi((s) => s.toast);
   return (
     <div className="view">
@@ -49,12 +55,13 @@ export function WatchlistsView() {
             </button>{' '}
             <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts-new" title="Many accounts at once, from a pasted list or a CSV file">
               Import accounts…
-            </button>
+            </button>{' '}
+            <AlertsButton active={inbox} open={() => (setInbox(true), setCreating(false))} />
           </div>
           {lists.isLoading ? <Skeleton rows={4} /> : null}
           <ErrorBox error={lists.error} onRetry={() => void lists.refetch()} />
           {(lists.data ?? []).map((w) => (
-            <button key={w.id} className={`item ${w.id === sel ? 'active' : ''}`} onClick={() => (setSel(w.id), setCreating(false))} data-testid="watchlist-item">
+            <button key={w.id} className={`item ${w.id === sel && !inbox ? 'active' : ''}`} onClick={() => pick(w.id)} data-testid="watchlist-item">
               {w.name} {w.paused ? <span className="chip tone-warn">paused</span> : null}
               {w.newSinceSeen ? (
                 <span className="chip tone-info" title="new items since you last looked">
@@ -69,9 +76,11 @@ export function WatchlistsView() {
         </div>
         <div className="page">
           {creating ? (
-            <CreateForm onDone={(id) => (setCreating(false), setSel(id))} />
+            <CreateForm onDone={pick} />
+          ) : inbox ? (
+            <AlertInbox showItems={(a) => (pick(a.watchlistId), setOpenRun({ runId: a.runId, alertsOnly: a.kind === 'labels' }))} />
           ) : cur ? (
-            <Detail w={cur} key={cur.id} />
+            <Detail w={cur} key={`${cur.id}:${openRun?.runId ?? ''}:${openRun?.alertsOnly ?? ''}`} initialRun={openRun} />
           ) : (
             <Empty title={lists.data?.length ? 'Pick a watchlist' : 'No watchlists yet'}>
               A watchlist re-reads profiles, searches or comment threads on a schedule, within a budget, and flags new items that match an alert. Add one from Profiles (“Watch this”) — try the sandbox profile <b>nasa</b> — or create one here.
@@ -83,6 +92,15 @@ export function WatchlistsView() {
   );
 }
 
+function AlertsButton({ active, open }: { active: boolean; open: () => void }) {
+  const unread = useUnreadAlerts();
+  return (
+    <button className={`btn small ${active ? 'primary' : ''}`} aria-pressed={active} onClick={open} data-testid="alerts-open" title="Every alert your watchlists raised, newest first">
+      Alerts{unread ? ` · ${fmtExact(unread)} unread` : ''}
+    </button>
+  );
+}
+
 function CreateForm({ onDone }: { onDone: (id: string) => void }) {
   const watchlists = useWatchMutations();
   const [name, setName] = useState('');
@@ -91,7 +109,7 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
   const [cron, setCron] = useState('0 8 * * *');
   const [perRun, setPerRun] = useState('');
   const [perMonth, setPerMonth] = useState('');
-  const [alert, setAlert] = useState<LabelCondition | null>(null);
+  const [alert, setAlert] = useState<LabelCondition[]>([]);
   const [err, setErr] = useState<string | null>(null);
   const submit = async () => {
     setErr(null);
@@ -101,7 +119,7 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
         schedule: mode === 'every' ? { everyHours: Number(every) } : mode === 'cron' ? { cron } : null,
         budgetPerRun: perRun ? Number(perRun) : null,
         budgetPerMonth: perMonth ? Number(perMonth) : null,
-        alert: alert ? [alert] : null,
+        alert: alert.length ? alert : null,
       });
       onDone(w.id);
     } catch (e) {
@@ -146,22 +164,9 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
           <input type="number" min={0} value={perMonth} onChange={(e) => setPerMonth(e.target.value)} placeholder="none" style={{ width: 100 }} />
         </Field>
       </div>
-      <div className="row gap">
-        <label className="check">
-          <input type="checkbox" checked={!!alert} onChange={(e) => setAlert(e.target.checked ? { family: 'sentiment', field: 'label', op: 'eq', value: 'negative' } : null)} /> Alert when a new item has
-        </label>
-        {alert ? (
-          <>
-            <input value={alert.family} onChange={(e) => setAlert({ ...alert, family: e.target.value })} size={10} aria-label="family" />
-            <input value={alert.field} onChange={(e) => setAlert({ ...alert, field: e.target.value })} size={8} aria-label="field" />
-            <select value={alert.op} onChange={(e) => setAlert({ ...alert, op: e.target.value as LabelCondition['op'] })} aria-label="operator">
-              {(['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const).map((o) => (
-                <option key={o}>{o}</option>
-              ))}
-            </select>
-            <input value={String(alert.value)} onChange={(e) => setAlert({ ...alert, value: e.target.value !== '' && !Number.isNaN(Number(e.target.value)) ? Number(e.target.value) : e.target.value })} size={10} aria-label="value" />
-          </>
-        ) : null}
+      <div className="field">
+        <span className="field-label">Alert when a new item matches (optional)</span>
+        <LabelConditions value={alert} onChange={setAlert} />
       </div>
       {err ? <div className="errorbox">{err}</div> : null}
       <div className="row gap">
@@ -200,13 +205,13 @@ function ScheduleNote({ note, creditsMax, setBudget, edit }: { note: string; cre
   );
 }
 
-function Detail({ w }: { w: WatchlistInfo }) {
+function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | null }) {
   const watchlists = useWatchMutations();
   const toast = useUi((s) => s.toast);
   const ask = useUi((s) => s.ask);
   const history = useLoupe('watchlists.history', { id: w.id });
   const est = useLoupe('watchlists.estimate', { id: w.id }, { enabled: w.watches.length > 0, staleTime: 60_000 });
-  const [runView, setRunView] = useState<RunView | null>(null);
+  const [runView, setRunView] = useState<RunView | null>(initialRun);
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
   const [importing, setImporting] = useState(false);
@@ -254,6 +259,7 @@ function Detail({ w }: { w: WatchlistInfo }) {
         <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts" title="Add many accounts at once, from a pasted list or a CSV file">
           Import accounts…
         </button>
+        <AlertEditor w={w} />
         <div className="spacer" />
         <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
           Run now{est.data ? <span className="price"> · {creditRange(est.data.creditsMin, est.data.creditsMax)}</span> : null}
