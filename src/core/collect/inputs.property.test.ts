@@ -1,7 +1,8 @@
 /**
  * Lists written the way analysts write them, generated (fast-check): accounts as handles with and
  * without `@`, in any case, as addresses with and without a scheme, `www.`, a trailing slash or a
- * tracking parameter; repeats; other networks' addresses; posts' addresses; blank and `#` lines; a
+ * tracking parameter; as copied from a page or a chat (invisible characters, non-breaking spaces,
+ * typographic quotes, <angle brackets>, a trailing comma); repeats; other networks' addresses; posts' addresses; blank and `#` lines; a
  * byte-order mark; `\n` or `\r\n`; one value a line or a CSV column. Whatever the list, the plan
  * accounts for every line read (input, duplicate of its first line, or problem with its reason),
  * collects each account once, from the line it first appears on, and spends nothing.
@@ -22,6 +23,14 @@ const FORMS: Array<(h: string) => string> = [
   (h) => `HTTP://WWW.PHOTO-NET.EXAMPLE/${h.toUpperCase()}`,
   (h) => `http://www.photo-net.example/${h}?ref=share&utm_medium=x`,
   (h) => `  ${h}  `,
+  // copied from a page, a chat or a document
+  (h) => `\u200B${h}\u200E`, // invisible characters
+  (h) => `\u00A0@${h}\u00A0`, // non-breaking spaces
+  (h) => `“${h}”`,
+  (h) => `‘@${h}’`,
+  (h) => `<https://photo-net.example/${h}>`,
+  (h) => `@${h},`, // a list copied one to a line
+  (h) => `https://photo-net.example/${h};`,
 ];
 
 type Line =

@@ -9,7 +9,7 @@ import type { CollectDesignParsed, CollectDo, CollectDuplicate, CollectProblem }
 import type { CatalogueApi } from '../api/types';
 import { canonicalParams } from '../api/canonical';
 import { validateParams } from '../api/catalogue';
-import { accountOf, accountOfAddress, platformOfHost, readAddress, readLines, type AddressRef } from '../resolve';
+import { accountOf, accountOfAddress, platformOfHost, readAddress, readLines, unquote, type AddressRef } from '../resolve';
 import { commentSort, HASHTAG_PARAMS, namesOf, pagesFor, paramOf, pathOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, targetFor, type Target } from './targets';
 
 /** One input before it is priced: a call, what it came from, and how duplicates are found. */
@@ -165,7 +165,7 @@ export class Resolver {
 }
 
 function accountInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
-  const v = value.trim();
+  const v = unquote(value);
   const a = readAddress(v);
   if (a) {
     const p = r.networkOf(a);
@@ -188,7 +188,7 @@ function accountInput(r: Resolver, value: string, line: number | null, text: str
 }
 
 function postInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
-  const v = value.trim();
+  const v = unquote(value);
   const a = readAddress(v);
   if (a) {
     const p = r.networkOf(a);

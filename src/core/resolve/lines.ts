@@ -89,7 +89,18 @@ export function cells(line: string, sep: string): string[] {
   return out;
 }
 
-const skipped = (t: string): boolean => t.trim() === '' || t.trim().startsWith('#');
+/**
+ * Characters a copy from a web page, a chat or a sheet leaves in a value that nobody typed and
+ * nobody sees: zero-width space, word joiner, byte-order marks inside the text, left-to-right and
+ * right-to-left marks, direction embeddings and isolates. (Zero-width joiners stay: they are part
+ * of emoji and of some scripts' words.)
+ */
+const INVISIBLE = /[\u200B\u2060\uFEFF\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** A value as written, without invisible characters and surrounding spaces. */
+export const cleanValue = (t: string): string => t.replace(INVISIBLE, '').trim();
+
+const skipped = (t: string): boolean => cleanValue(t) === '' || cleanValue(t).startsWith('#');
 
 /**
  * The CSV's records after its header (physical line `header`): a quoted cell may hold line breaks
@@ -128,8 +139,10 @@ export function readLines(text: string, o: ReadOptions): ReadLines {
   if (rows.length === 0) return { column: null, raw, problems, lines: 0 };
   const head = rows[0].text;
   const picked = o.column?.trim().toLowerCase().replace(/^@/, '');
-  const sep = [',', ';', '\t'].map((s) => ({ s, n: head.split(s).length - 1 })).sort((a, b) => b.n - a.n)[0];
-  const names = sep.n > 0 ? cells(head, sep.s).map((c) => c.toLowerCase().replace(/^@/, '')) : [head.trim().toLowerCase().replace(/^@/, '')];
+  // a separator only after the value (`@nasa,`: a list copied one to a line) makes no CSV header
+  const headCore = head.replace(/[,;\s]+$/, '');
+  const sep = [',', ';', '\t'].map((s) => ({ s, n: headCore.split(s).length - 1 })).sort((a, b) => b.n - a.n)[0];
+  const names = sep.n > 0 ? cells(head, sep.s).map((c) => cleanValue(c).toLowerCase().replace(/^@/, '')) : [cleanValue(headCore).toLowerCase().replace(/^@/, '')];
   const col = picked !== undefined ? names.indexOf(picked) : o.columns.map((c) => names.indexOf(c)).find((i) => i >= 0);
   if (picked !== undefined && (col === undefined || col < 0)) {
     problems.push({ line: rows[0].line, text: head, reason: `no column named "${o.column}" in the first line (its columns: ${names.join(', ') || 'none'})` });
@@ -141,7 +154,7 @@ export function readLines(text: string, o: ReadOptions): ReadLines {
     const s = sep.n > 0 ? sep.s : ',';
     const records = csvRecords(all, rows[0].line);
     for (const r of records) {
-      const v = (cells(r.text, s)[col] ?? '').trim();
+      const v = cleanValue(cells(r.text, s)[col] ?? '');
       if (v === '') problems.push({ line: r.line, text: r.text, reason: `no ${name} in this row` });
       else raw.push({ line: r.line, text: r.text, value: v });
     }
@@ -152,6 +165,6 @@ export function readLines(text: string, o: ReadOptions): ReadLines {
     for (const r of rows.slice(1)) problems.push({ line: r.line, text: r.text, reason: `not read: the CSV has no ${o.what} column` });
     return { column: null, raw, problems, lines: rows.length };
   }
-  for (const r of rows) raw.push({ line: r.line, text: r.text, value: r.text.trim() });
+  for (const r of rows) raw.push({ line: r.line, text: r.text, value: cleanValue(r.text) });
   return { column: null, raw, problems, lines: rows.length };
 }

@@ -21,9 +21,18 @@ const POST_MARKERS = new Set(['p', 'reel', 'tv', 'status', 'statuses', 'video', 
 
 export const HANDLE = /^[\p{L}\p{N}._-]{1,100}$/u;
 
-/** The value with surrounding quotes and spaces taken off. */
+/**
+ * The value with what surrounds it in a sheet, a chat or a document taken off: spaces, straight
+ * and typographic quotes (“nasa”, ‘nasa’, «nasa», `nasa`), the angle brackets of an address
+ * (<https://…>), and a trailing comma or semicolon of a list copied one to a line (`@nasa,`).
+ */
 export function unquote(value: string): string {
-  return value.replace(/^["']|["']$/g, '').trim();
+  return value
+    .trim()
+    .replace(/[,;]+$/, '')
+    .trim()
+    .replace(/^["'“”‘’«»„‚`<]+|["'“”‘’«»„‚`>]+$/g, '')
+    .trim();
 }
 
 /** A value as a web address: with a scheme, or a host-and-path written without one. */
