@@ -49,8 +49,9 @@ describe('a plan run', () => {
     await e.collect.create(e.design({ name: 'Bg', source: { type: 'text', text: 'bg1\nbg2\nbg3' }, do: 'profile', networks: ['micro_net'] }));
     const started = await e.collect.run('Bg', { wait: false });
     expect(started.status).toBe('running');
+    // waits for the state (the test's timeout bounds it), not for a count of ticks
     let st = e.collect.get('Bg');
-    for (let i = 0; i < 400 && st?.status === 'running'; i++) {
+    while (st?.status === 'running') {
       await new Promise((r) => setTimeout(r, 10));
       st = e.collect.get('Bg');
     }
