@@ -148,3 +148,29 @@ test('Compare shows each label share with its base and says when the series over
   // ann's two items are in both series: said, with the distinct count
   await expect(page.getByTestId('compare-overlap')).toContainText('2 items are in more than one of them (3 distinct items, 5 counted)');
 });
+
+test('a profile look-up is one quote while typing and the charged call on click: no second quote', async ({ page, sandboxAdmin }) => {
+  // the page's requests in order: q = a quote, c = a call
+  const door: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/api.quote')) door.push('q');
+    if (r.url().endsWith('/api/api.call')) door.push('c');
+  });
+  await page.getByTestId('nav-profiles').click();
+  await page.getByTestId('profile-handle').fill('nasa');
+  await expect(page.getByTestId('profile-lookup-price')).toContainText('credit');
+  expect(door).toEqual(['q']);
+  const before = sandboxAdmin.stats().counted;
+  await page.getByTestId('profile-lookup').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog.or(page.getByTestId('profile-card')).first()).toBeVisible({ timeout: 30_000 });
+  if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
+  await expect(page.getByTestId('profile-card')).toBeVisible();
+  // the click reused the quote on the button: the call came next
+  expect(door.slice(0, 2)).toEqual(['q', 'c']);
+  // at the service: the charged call alone (the balance re-read is free and not rate counted; the
+  // button's price asked again afterwards is "held in Loupe", answered without the service)
+  expect(sandboxAdmin.stats().counted - before).toBe(1);
+  await expect(page.getByTestId('profile-lookup-price')).toContainText('held in Loupe');
+  expect(sandboxAdmin.stats().counted - before).toBe(1);
+});

@@ -10,7 +10,7 @@ import { cleanParams, commentEndpoints, endpointPath, identityParam, platformsOf
 import { effectiveLabels, isObj, str } from '../lib/records';
 import { safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useWalkPrice } from '../queries/hooks';
-import { quoteNow, useSingleCall } from '../queries/calls';
+import { useQuoteNow, useSingleCall } from '../queries/calls';
 import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, Field, LinkOut, Skeleton, SpendButton } from '../components/cells';
 import { PagesField, QueryForm, TopStrip } from '../components/Controls';
@@ -54,7 +54,7 @@ export function CommentsView() {
   const ep = eps.find((e) => endpointPath(e) === s.endpoint) ?? eps[0] ?? null;
   const idp = ep ? identityParam(ep) : 'url';
   const approve = useApproveSpend();
-  const singleCall = useSingleCall();
+  const [singleCall, quoteNow] = [useSingleCall(), useQuoteNow()];
   const start = useStartWalk();
   const [err, setErr] = useState<unknown>(null);
 

@@ -7,7 +7,7 @@ import { cleanParams, credits, endpointPath, usable, validateParams } from '../l
 import { errorText } from '../lib/api';
 import { creditRange, fmtExact } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue } from '../queries/hooks';
-import { quoteNow, useSingleCall } from '../queries/calls';
+import { useQuoteNow, useSingleCall } from '../queries/calls';
 import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, ErrorText, Skeleton, SpendButton } from '../components/cells';
 import { ParamForm } from '../components/ParamForm';
@@ -45,7 +45,7 @@ export function ExplorerView() {
   const target: Target | null = ep && problems.length === 0 ? { platform: ep.platform, endpoint: endpointPath(ep), params } : null;
   const price = useCallPrice(target);
   const approve = useApproveSpend();
-  const singleCall = useSingleCall();
+  const [singleCall, quoteNow] = [useSingleCall(), useQuoteNow()];
   const [quote, setQuote] = useState<Quote | null>(null);
   const [answer, setAnswer] = useState<string | null>(null);
   const [meta, setMeta] = useState<string | null>(null);

@@ -8,7 +8,7 @@ import { get, isObj, num, str, type Rec } from '../lib/records';
 import { recordAuthor, recordFollowers } from '../../../shared/record-fields';
 import { creditRange, safeHttpUrl } from '../lib/format';
 import { useApproveSpend, useCallPrice, useCatalogue, useLibraryRows, useLoupe, useWalkPrice } from '../queries/hooks';
-import { quoteNow, useSingleCall } from '../queries/calls';
+import { useQuoteNow, useSingleCall } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { useTakeHandoff } from '../stores/handoff';
 import { Empty, ErrorBox, Field, LinkOut, Name, Num, Skeleton, SpendButton, When } from '../components/cells';
@@ -53,7 +53,7 @@ export function ProfilesView() {
   const feeds = useMemo(() => (s.platform ? feedEndpoints(cat.data, s.platform) : []), [cat.data, s.platform]);
   const feed = feeds.find((f) => endpointPath(f) === s.feed) ?? feeds[0] ?? null;
   const approve = useApproveSpend();
-  const singleCall = useSingleCall();
+  const [singleCall, quoteNow] = [useSingleCall(), useQuoteNow()];
   const start = useStartWalk();
   const toast = useUi((u) => u.toast);
   const [busy, setBusy] = useState(false);
