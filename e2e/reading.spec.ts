@@ -6,7 +6,7 @@
 import type { Page, Request } from '@playwright/test';
 import { post } from '../src/core/archive/test-fixtures';
 import { test, expect } from './fixtures';
-import { seedItems } from './page-helpers';
+import { api, axeClean, seedItems } from './page-helpers';
 
 /** the bodies of the library.query / library.count requests the page sends from now on */
 function libraryRequests(page: Page): Array<Record<string, unknown>> {
@@ -173,4 +173,23 @@ test('a profile look-up is one quote while typing and the charged call on click:
   expect(sandboxAdmin.stats().counted - before).toBe(1);
   await expect(page.getByTestId('profile-lookup-price')).toContainText('held in Loupe');
   expect(sandboxAdmin.stats().counted - before).toBe(1);
+});
+
+test('axe: the accent toggles, the chosen Explorer endpoint and the open palette are clean in both themes', async ({ page }) => {
+  for (const theme of ['light', 'dark'] as const) {
+    await api(page, 'settings.update', { theme });
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    // the Explorer with an endpoint chosen (its button drawn on the accent background)
+    await page.getByTestId('nav-explorer').click();
+    const first = page.getByTestId('explorer-list').locator('button.item').first();
+    await first.click();
+    await expect(page.getByTestId('explorer-list').locator('button.item.active')).toHaveCount(1);
+    await axeClean(page, `explorer with an endpoint chosen (${theme})`);
+    // the command palette open: its list named and reachable while it scrolls
+    await page.keyboard.press('Control+k');
+    await expect(page.getByRole('listbox', { name: 'Commands' })).toBeVisible();
+    await axeClean(page, `the palette (${theme})`);
+    await page.keyboard.press('Escape');
+  }
 });

@@ -81,6 +81,13 @@ describe('colour contrast (WCAG AA, 4.5:1)', () => {
       check('pos', 'pos-bg');
       check('info', 'info-bg');
     }
+    // every rule drawing on the accent background names a text colour that reads on it (issue 27 #16:
+    // the Table/Cards toggle, the active watchlist and the chosen Explorer endpoint were 4.43:1)
+    const css = readFileSync(join(SRC, 'styles.css'), 'utf8');
+    for (const rule of css.matchAll(/([^{}]+)\{([^}]*background:\s*var\(--accent-bg\)[^}]*)\}/g)) {
+      const color = /(?:^|;)\s*color:\s*var\(--([\w-]+)\)/.exec(rule[2])?.[1];
+      for (const t of all) if (color && t[color] && t['accent-bg'] && contrast(t[color], t['accent-bg']) < 4.5) fails.push(`${rule[1].trim()}: ${color} on accent-bg ${contrast(t[color], t['accent-bg']).toFixed(2)}`);
+    }
     expect(fails).toEqual([]);
   });
 });

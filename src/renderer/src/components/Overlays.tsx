@@ -122,7 +122,8 @@ export function Palette({ commands }: { commands: Command[] }) {
             }
           }}
         />
-        <ul role="listbox">
+        {/* named, and reachable by keyboard while it scrolls (axe: scrollable-region-focusable) */}
+        <ul role="listbox" aria-label="Commands" tabIndex={0}>
           {list.map((c, k) => (
             <li key={c.id} role="option" aria-selected={k === i} className={k === i ? 'active' : ''} onMouseEnter={() => setI(k)} onClick={() => go(c)} data-testid="palette-item">
               <span>{c.label}</span>
