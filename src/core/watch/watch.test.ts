@@ -74,6 +74,19 @@ function fetchCounts(e: Env, listId: string): Map<string, number> {
   return m;
 }
 
+/**
+ * The watch holds every non-pinned post a full fresh walk lists now (none missing); a held post the
+ * walk no longer lists was removed at the service since it was fetched (the sandbox ages posts:
+ * docs/sandbox.md), and it came once from this list's own calls.
+ */
+async function expectHoldsList(e: Env, listId: string, w: { watchId: string; platform: string; endpoint: string; params: Record<string, string> }, since: number): Promise<void> {
+  const oracle = await fullWalk(e, w, since);
+  const held = nonPinnedHeld(e, w.watchId);
+  expect(oracle.filter((id) => !held.includes(id))).toEqual([]);
+  const counts = fetchCounts(e, listId);
+  for (const id of held.filter((x) => !oracle.includes(x))) expect(counts.get(id), id).toBe(1);
+}
+
 function ledgerCredits(e: Env, listId: string): number {
   return (testDb(e.archive).prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ?').get(`watch:${listId}`) as { c: number }).c;
 }
@@ -141,10 +154,7 @@ describe('watchlists: incremental refresh', () => {
     expect(r3.status).toBe('done');
     expect(r3.watches.some((w) => w.pages > 1)).toBe(true);
 
-    for (const w of info.watches) {
-      const oracle = await fullWalk(e, w, base.get(w.watchId) as number);
-      expect(nonPinnedHeld(e, w.watchId)).toEqual(oracle);
-    }
+    for (const w of info.watches) await expectHoldsList(e, l.id, w, base.get(w.watchId) as number);
     for (const [, n] of fetchCounts(e, l.id)) expect(n).toBe(1);
     const held = info.watches.reduce((a, w) => a + heldIds(e, w.watchId).length, 0);
     const runs = await e.watch.history(l.id);
@@ -178,7 +188,7 @@ describe('watchlists: incremental refresh', () => {
     expect(r3.watches[0].gap).toBeNull();
     expect(r3.status).toBe('done');
     expect(r3.watches[0].complete).toBe(true);
-    expect(nonPinnedHeld(e, w.watchId)).toEqual(await fullWalk(e, w, base));
+    await expectHoldsList(e, l.id, w, base);
     for (const [, n] of fetchCounts(e, l.id)) expect(n).toBe(1);
     // the resumed walk went on with its old stop_at_id; the new head walk stopped at the interrupted walk's newest
     const walks = (testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').get(r3.runId) as { walk_ids: string }).walk_ids;
@@ -206,7 +216,7 @@ describe('watchlists: incremental refresh', () => {
     const r3 = await e.watch.run(l.id, { approved: true });
     expect(r3.status).toBe('done');
     expect(r3.watches[0].gap).toBeNull();
-    expect(nonPinnedHeld(e, w.watchId)).toEqual(await fullWalk(e, w, base));
+    await expectHoldsList(e, l.id, w, base);
     // only the first page of the interrupted walk is read twice (the price of an expired cursor)
     const twice = [...fetchCounts(e, l.id).values()].filter((n) => n > 1).length;
     expect(twice).toBeGreaterThan(0);
@@ -283,7 +293,7 @@ describe('watchlists: completeness under chaos', () => {
     const r3 = await e.watch.run(l.id, { approved: true });
     expect(r3.status).toBe('done');
     expect(r3.watches[0].complete).toBe(true);
-    expect(nonPinnedHeld(e, w.watchId)).toEqual(await fullWalk(e, w, base));
+    await expectHoldsList(e, l.id, w, base);
     for (const [, n] of fetchCounts(e, l.id)) expect(n).toBe(1);
   });
 });
