@@ -4,6 +4,8 @@
 // (electron, node: builtins, better-sqlite3...).
 import path from 'node:path';
 import { builtinModules } from 'node:module';
+import { existsSync } from 'node:fs';
+import { coreImportProblem } from './core-order.js';
 
 /** What a *.test.ts beside a shared module may import besides zod (dev dependencies, never shipped). */
 const TEST_TOOLS = new Set(['vitest', 'fast-check']);
@@ -61,6 +63,13 @@ export default {
         const testMayUseSandbox = to === 'sandbox' && (/\.test\.tsx?$/.test(file) || /[\\/]test-[\w-]+\.ts$/.test(file));
         if (to && to !== from && !ALLOWED_LAYERS[from].includes(to) && !testMayUseSandbox)
           problem = `'${from}' must not import from '${to}' (allowed: ${ALLOWED_LAYERS[from].join(', ') || 'nothing outside itself'})`;
+        else if (from === 'core' && to === 'core') {
+          // the order inside core (eslint-rules/core-order.js): a unit imports only lower units, a package through its index.ts
+          const file_ = [`${target}.ts`, `${target}.tsx`, path.join(target, 'index.ts'), target].find((c) => existsSync(c));
+          const core = path.join(srcRoot, 'core');
+          const inner = coreImportProblem(path.relative(core, file).split(path.sep).join('/'), path.relative(core, file_ ?? target).split(path.sep).join('/'));
+          if (inner) problem = `the order inside core: ${inner}`;
+        }
       } else if (from === 'shared' && !spec.startsWith('zod') && !(TEST_TOOLS.has(spec) && /\.test\.tsx?$/.test(file))) {
         // (a test beside a shared module may import its test tools: the runner, the property generator)
         problem = `'shared' may import only zod, not '${spec}'`;

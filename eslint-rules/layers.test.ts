@@ -51,4 +51,19 @@ describe('layer rules (eslint-rules/layers.js)', () => {
     expect(await layerErrors('src/host/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
     expect(await layerErrors('src/cli/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
   });
+
+  it('inside core: a unit imports only lower units, and a package only through its index.ts', async () => {
+    // a back edge (the archive reaching up to the analyses, the analyses to the exports) fails
+    expect(await layerErrors('src/core/archive/x.ts', "import { frequencyTable } from '../analysis';\nexport const a = frequencyTable;\n")).toHaveLength(1);
+    expect(await layerErrors('src/core/analysis/x.ts', "import { exportAny } from '../export';\nexport const a = exportAny;\n")).toHaveLength(1);
+    // siblings on one level import nothing of each other
+    expect(await layerErrors('src/core/api/x.ts', "import { frequencyTable } from '../analysis';\nexport const a = frequencyTable;\n")).toHaveLength(1);
+    // down the order, through the index: fine; past the index: fails
+    expect(await layerErrors('src/core/analysis/x.ts', "import { DAY_SQL } from '../archive';\nimport { extractTerms } from '../text';\nexport const a = [DAY_SQL, extractTerms];\n")).toEqual([]);
+    expect(await layerErrors('src/core/analysis/x.ts', "import { DAY_SQL } from '../archive/days';\nexport const a = DAY_SQL;\n")).toHaveLength(1);
+    // the text package is the bottom: it may not use the archive
+    expect(await layerErrors('src/core/text/x.ts', "import { openArchive } from '../archive';\nexport const a = openArchive;\n")).toHaveLength(1);
+    // tests sit outside the order
+    expect(await layerErrors('src/core/archive/x.test.ts', "import { frequencyTable } from '../analysis/frequency';\nexport const a = frequencyTable;\n")).toEqual([]);
+  });
 });

@@ -6,7 +6,7 @@
  * a hook's path is its secret) and never loses the alert.
  */
 import type { LoupeEvent, Settings } from '../shared/contract';
-import type { RaisedAlert } from './watch/types';
+import type { RaisedAlert } from './watch';
 
 export interface SlackPayload {
   text: string;

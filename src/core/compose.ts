@@ -9,7 +9,7 @@
  */
 import { readEnvironment, type EnvironmentSettings, type EnvLike } from '../shared/settings';
 import { createApp, type CreateAppOptions, type LoupeApp } from './app';
-import { prepareArchive, type PrepareOptions, type Prepared } from './archive/prepare';
+import { prepareArchive, type PrepareOptions, type Prepared } from './archive';
 import { archivePath, defaultDataDir } from './paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretAvailability, type SecretStore } from './secrets';
 import type { SandboxRef } from './service-link';

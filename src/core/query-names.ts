@@ -26,9 +26,9 @@ import { labelConditionProblem, LIBRARY_KINDS, nearestNames, unknownNameSentence
 import type { LabelCondition } from '../shared/query';
 import { join } from 'node:path';
 import type { ApiCore } from './api';
-import { readCatalogueFile } from './api/catalogue';
+import { readCatalogueFile } from './api';
 import type { Archive } from './archive';
-import { RECORD_KINDS } from './archive/extract';
+import { RECORD_KINDS } from './archive';
 import { AppError } from './bridge';
 
 /** What a query or an alert names. */

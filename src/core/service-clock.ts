@@ -18,7 +18,7 @@
  * A service whose clock agrees with this computer's (within the flight time and a second) leaves
  * the offset at 0.
  */
-import type { HttpPort } from './api/http';
+import type { HttpPort } from './api';
 import type { Clock } from './ports';
 
 export interface ServiceClock extends Clock {

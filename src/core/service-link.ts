@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { BalanceInfo, LoupeEvent, Settings } from '../shared/contract';
 import { createApiCore, type ApiCore } from './api';
-import type { WalkProgress } from './api/types';
+import type { WalkProgress } from './api';
 import type { Archive } from './archive';
 import { AppError } from './bridge';
 import type { CoreStore } from './ports';

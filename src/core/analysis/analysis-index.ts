@@ -22,9 +22,9 @@
 import { existsSync } from 'node:fs';
 import type { Archive } from '../archive';
 import { startIndexBuilder, type IndexBuilder } from './index-builder';
-import type { AuthorCountRow } from '../archive/term-counts';
-import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive/analysis-index';
-import { flattenLabels, type Json, type LabelScalar } from '../archive/extract';
+import type { AuthorCountRow } from '../archive';
+import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive';
+import { flattenLabels, type Json, type LabelScalar } from '../archive';
 import { engagementOf } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
@@ -32,7 +32,7 @@ import type { DayRow } from './charts';
 import { ChunkTerms } from './chunk-terms';
 import { newAcc, type TermAcc } from './frequency';
 import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
-import { extractTerms, type TermField } from './terms';
+import { extractTerms, type TermField } from '../text';
 
 /**
  * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3 (briefly): an_item_terms

@@ -2,10 +2,9 @@
 import type { ChartBucket } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
 
-export const DAY_MS = 86_400_000;
+import { DAY_MS } from '../archive';
 
-/** SQL: the UTC day number of i.published_at (floor division, correct before 1970). */
-export const DAY_SQL = `((i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS})`;
+export { DAY_MS };
 
 /**
  * The dates a time chart draws: 1000-01-01 up to (not including) 9999-12-01, so every bucket's

@@ -5,7 +5,7 @@
  * boundaries) are answered from the daily summary (daily-summary.ts) when it is current.
  */
 import type { Archive } from '../archive';
-import { parseQuery } from '../archive/sql-query';
+import { parseQuery } from '../archive';
 import {
   engagementDistributionInputSchema,
   labelShareInputSchema,
@@ -18,7 +18,7 @@ import { labelFieldSpec } from '../../shared/labels';
 import type { LabelCondition, LibraryQuery } from '../../shared/query';
 import { bucketOf, bucketRange, chartableDay, DAY_MS } from './buckets';
 import { baseQuery } from './frequency';
-import type { DayRow } from '../archive/chart-rows';
+import type { DayRow } from '../archive';
 
 /** Rows of (day, key, count): what every time chart is folded from (read by the archive, chart-rows.ts). */
 export type { DayRow };

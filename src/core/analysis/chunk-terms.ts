@@ -10,7 +10,7 @@
  * are written in the order they were first seen, as before (sorting them by (field, term) first
  * made the upserts ~25 % cheaper but cost more than that to sort at 20,000 posts a chunk).
  */
-import type { IndexItemRow } from '../archive/analysis-index';
+import type { IndexItemRow } from '../archive';
 import { engagementOf } from '../../shared/analysis';
 import { extractTerms, type TermField } from './terms';
 

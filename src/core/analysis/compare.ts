@@ -5,8 +5,8 @@
  * (compare-rows.ts: `Archive.seriesTotals`, `seriesDays`, `topPosts`, `authoredPosts`, `accountHistory`).
  */
 import type { Archive } from '../archive';
-import type { AuthoredPost } from '../archive/compare-rows';
-import { parseQuery } from '../archive/sql-query';
+import type { AuthoredPost } from '../archive';
+import { parseQuery } from '../archive';
 import {
   compareInputSchema,
   overperformanceInputSchema,

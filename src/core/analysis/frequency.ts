@@ -6,7 +6,7 @@
  * archive (term-counts.ts: `Archive.termItems`, `authorCounts`).
  */
 import type { Archive } from '../archive';
-import { parseQuery, QueryError } from '../archive/sql-query';
+import { parseQuery, QueryError } from '../archive';
 import {
   engagementOf,
   frequencyInputSchema,
@@ -17,9 +17,9 @@ import {
   type FrequencyTable,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
-import type { AuthorCountRow } from '../archive/term-counts';
-import { SUM_COLUMNS } from './engagement-sql';
-import { extractTerms, type TermField } from './terms';
+import type { AuthorCountRow } from '../archive';
+import { SUM_COLUMNS } from '../archive';
+import { extractTerms, type TermField } from '../text';
 
 /** Running totals of one term. */
 export interface TermAcc {

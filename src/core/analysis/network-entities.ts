@@ -4,7 +4,7 @@
  * values the node attributes summarise (effective values: the analyst's override wins).
  */
 import type { ExportRow } from '../ports';
-import { extractTerms } from './terms';
+import { extractTerms } from '../text';
 
 /**
  * Case-folded, unique hashtags of a text, in order of first appearance, without `#` — as the

@@ -4,8 +4,8 @@
  * archive (`archiveParentLookup`); in a pseudonymised export those authors are pseudonymised too.
  */
 import type { ExportRow } from '../ports';
-import type { ParentAuthorRow } from '../archive/network-facts';
-import type { Pseudonymiser } from '../export/pseudonym';
+import type { ParentAuthorRow } from '../archive';
+import type { Pseudonymiser } from '../text';
 import { buildNetworkFromFacts, type NetworkKind, type NetworkStats, type ParentLookup } from './network';
 import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
 import { writeNetworkFile } from './network-xml';

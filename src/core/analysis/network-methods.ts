@@ -6,7 +6,7 @@
 import type { MethodParsedInput } from '../../shared/contract';
 import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
-import { Pseudonymiser } from '../export/pseudonym';
+import { Pseudonymiser } from '../text';
 import { buildNetworkFromFacts, type BuiltNetwork } from './network';
 import { archiveFacts, factsOptionsFor, type FactsSource } from './network-source';
 import { archiveParentLookup, pseudonymousLookup, type ParentAuthorsSource } from './network-export';

@@ -5,7 +5,7 @@ import type Graph from 'graphology';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive';
 import { post } from '../archive/test-fixtures';
-import { Pseudonymiser } from '../export/pseudonym';
+import { Pseudonymiser } from '../text';
 import { buildNetwork, buildNetworkFromFacts, NETWORK_KINDS } from './network';
 import { archiveParentLookup, pseudonymousLookup } from './network-export';
 import { archiveFacts, factsOptionsFor } from './network-source';

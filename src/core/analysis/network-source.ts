@@ -8,9 +8,9 @@
  * the archive's (network-facts.ts, `Archive.networkFactRows`); this module turns its rows into facts.
  */
 import type { LibraryQuery } from '../../shared/query';
-import type { FactRow } from '../archive/network-facts';
-import { parseQuery } from '../archive/sql-query';
-import type { Pseudonymiser } from '../export/pseudonym';
+import type { FactRow } from '../archive';
+import { parseQuery } from '../archive';
+import type { Pseudonymiser } from '../text';
 import { userKey, type RowFacts } from './network-entities';
 
 /** Where the facts' rows come from: the archive (`Archive.networkFactRows`, `q` parsed). */

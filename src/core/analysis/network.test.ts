@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { buildNetwork } from './network';
 import { hashtagsOf, mentionsOf } from './network-entities';
-import { extractTerms } from './terms';
+import { extractTerms } from '../text';
 import { writeNetworkFile, xmlSafe } from './network-xml';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-net-'));

@@ -11,8 +11,8 @@
  * `Archive.itemTermIds`, `termsById`).
  */
 import type { Archive } from '../archive';
-import type { TermIdsRow } from '../archive/term-counts';
-import { parseQuery } from '../archive/sql-query';
+import type { TermIdsRow } from '../archive';
+import { parseQuery } from '../archive';
 import type { LibraryQuery } from '../../shared/query';
 import type { TermAcc } from './frequency';
 

@@ -45,3 +45,6 @@ export type {
   WalkProgress,
   WalkResult,
 } from './types';
+export { paramNames, readCatalogueFile } from './catalogue';
+export { storedInsideWindow } from './call/serve';
+export { type HttpPort } from './http';

@@ -14,7 +14,7 @@
  * A derived cache: created on first use, dropped and created again when the version changes.
  */
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
-import { DAY_MS } from '../analysis/buckets';
+import { DAY_MS } from './days';
 import type { ArchiveCtx } from './context';
 import { parseQuery, timeBound } from './sql-query';
 import { sql } from './sql';

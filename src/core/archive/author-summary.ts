@@ -21,7 +21,7 @@
  */
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import type { ArchiveCtx } from './context';
-import { engagementSql } from '../analysis/engagement-sql';
+import { engagementSql } from './engagement-sql';
 import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
 

@@ -4,7 +4,7 @@
  * `q` is a parsed LibraryQuery (its filters; sort and paging are ignored).
  */
 import type { EngagementField, LibraryQuery } from '../../shared/query';
-import { DAY_SQL } from '../analysis/buckets';
+import { DAY_SQL } from './days';
 import type { ArchiveCtx } from './context';
 import { buildWhere, LABEL_FIELD, type Where } from './sql-query';
 import { and } from './sql';

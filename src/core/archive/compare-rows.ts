@@ -6,8 +6,8 @@
  */
 import type { PostBrief } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
-import { DAY_SQL } from '../analysis/buckets';
-import { engagementSql } from '../analysis/engagement-sql';
+import { DAY_SQL } from './days';
+import { engagementSql } from './engagement-sql';
 import type { ArchiveCtx } from './context';
 import { buildWhere } from './sql-query';
 import { and } from './sql';

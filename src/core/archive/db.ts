@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { accessSync, constants } from 'node:fs';
 import type { Db } from './connection';
-import { registerTermFunctions } from '../analysis/term-filter';
+import { registerTermFunctions } from './term-filter';
 import { MIGRATIONS, type Migration, type MigrationReport } from './migrations/index';
 import { LoupeError } from '../../shared/errors';
 

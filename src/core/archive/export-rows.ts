@@ -4,7 +4,7 @@
  */
 import Database, { type Statement } from 'better-sqlite3';
 import type { LibraryQuery } from '../../shared/query';
-import { registerTermFunctions } from '../analysis/term-filter';
+import { registerTermFunctions } from './term-filter';
 import type { ExportRow, ExportRowSource, ItemRef, RidWalk } from '../ports';
 import type { Db } from './connection';
 import type { ArchiveCtx } from './context';

@@ -12,7 +12,7 @@ import {
   type LibraryQuery,
   type SortField,
 } from '../../shared/query';
-import { termClause } from '../analysis/term-filter';
+import { termClause } from './term-filter';
 import { and } from './sql';
 import { growthClause, growthExpr, growthSpec } from './growth-sql';
 import { QueryError, timeBound } from './query-error';

@@ -6,7 +6,7 @@
  * (filters only).
  */
 import type { LibraryQuery } from '../../shared/query';
-import { engagementSql } from '../analysis/engagement-sql';
+import { engagementSql } from './engagement-sql';
 import type { ArchiveCtx } from './context';
 import { dayOf } from './analysis-index';
 import { buildWhere } from './sql-query';

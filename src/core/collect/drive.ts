@@ -13,9 +13,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { CollectInputState } from '../../shared/contract-collect';
-import type { ApiCore, CallResult, WalkResult } from '../api/types';
-import { ApiError } from '../api/errors';
-import { holdOf, paramNames } from '../api/catalogue';
+import type { ApiCore, CallResult, WalkResult } from '../api';
+import { ApiError } from '../api';
+import { holdOf, paramNames } from '../api';
 import type { Archive, CollectInputRow, CollectPlanRow } from '../archive';
 import type { Clock } from '../ports';
 import { headParams, newerThan, newestRow, pageRows, stopEvidence, type SharedBudget } from '../watch';

@@ -13,3 +13,4 @@
 export { createCollectService, type CollectService, type CollectServiceOptions } from './service';
 export { makePlan, MAX_LINES, type PlanDeps, type PlanMade } from './plan';
 export { sourceOf } from './status';
+export { paramOf, POST_ID_PARAMS, POST_URL_PARAMS, targetFor } from './targets';

@@ -6,9 +6,9 @@
  */
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { CollectDesignParsed, CollectDo, CollectDuplicate, CollectProblem } from '../../shared/contract-collect';
-import type { CatalogueApi } from '../api/types';
-import { canonicalParams } from '../api/canonical';
-import { validateParams } from '../api/catalogue';
+import type { CatalogueApi } from '../api';
+import { canonicalParams } from '../api';
+import { validateParams } from '../api';
 import { accountOf, accountOfAddress, platformOfHost, readAddress, readLines, unquote, type AddressRef } from '../resolve';
 import { commentSort, HASHTAG_PARAMS, namesOf, pagesFor, paramOf, pathOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, targetFor, type Target } from './targets';
 

@@ -10,7 +10,7 @@ import type { CollectDesignParsed, CollectFigures, CollectInputInfo, CollectPlan
 import { COLLECT_DO_WORDS } from '../../shared/contract-collect';
 import { LoupeError } from '../../shared/errors';
 import { aboveAsk } from '../../shared/spend-policy';
-import type { ApiCore } from '../api/types';
+import type { ApiCore } from '../api';
 import type { Archive } from '../archive';
 import { TooManyLines } from '../resolve';
 import { addTo, byNetwork, depthCurve, emptyFigures, topKCurve } from './curves';

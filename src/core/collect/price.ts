@@ -14,8 +14,8 @@
  */
 import { NATIVE_PAGING_PARAMS, type Envelope } from '../../shared/api-types';
 import type { Archive } from '../archive';
-import { canonicalParams, paramsHash } from '../api/canonical';
-import { priceOf } from '../api/catalogue';
+import { canonicalParams, paramsHash } from '../api';
+import { priceOf } from '../api';
 import { namesOf } from './targets';
 import type { Candidate } from './inputs';
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CollectDesignParsed, CollectInputsPage, CollectPlan, CollectStatus, LoupeEvent } from '../../shared/contract';
 import { LoupeError } from '../../shared/errors';
-import type { ApiCore } from '../api/types';
+import type { ApiCore } from '../api';
 import type { Archive, CollectPlanRow, NewCollectInput } from '../archive';
 import type { Clock } from '../ports';
 import { makePlan, type PlanMade } from './plan';

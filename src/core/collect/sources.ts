@@ -6,11 +6,11 @@
 import type { CollectDesignParsed, CollectRank } from '../../shared/contract-collect';
 import type { LibraryListRow, LibraryQuery } from '../../shared/query';
 import type { Archive } from '../archive';
-import { extractTerms } from '../analysis/terms';
+import { extractTerms } from '../text';
 import { addLine, type Candidate, type Resolved, type Resolver } from './inputs';
 import { HANDLE_PARAMS } from '../resolve';
 import { HASHTAG_PARAMS, paramOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, USER_ID_PARAMS } from './targets';
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api';
 
 /** The most items a set may fan out from. */
 const MAX_ITEMS = 500_000;

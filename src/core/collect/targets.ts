@@ -6,9 +6,9 @@
  */
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { CollectDo } from '../../shared/contract-collect';
-import type { CatalogueApi } from '../api/types';
-import { normalizeEndpoint } from '../api/canonical';
-import { paramNames } from '../api/catalogue';
+import type { CatalogueApi } from '../api';
+import { normalizeEndpoint } from '../api';
+import { paramNames } from '../api';
 
 /** The usual paths, in order of preference (the spec's names for each network's endpoints). */
 const PREFER: Record<CollectDo, string[]> = {

@@ -18,11 +18,11 @@ import type { DatasetTarget, NotRecheckable, RecheckPlan, RecheckResult } from '
 import type { PlannedCall } from '../../shared/contract-collect';
 import { LoupeError } from '../../shared/errors';
 import { libraryQuerySchema, type LibraryQuery } from '../../shared/query';
-import { canonicalParams, paramsHash } from '../api/canonical';
-import type { CatalogueApi } from '../api/types';
+import { canonicalParams, paramsHash } from '../api';
+import type { CatalogueApi } from '../api';
 import type { Archive } from '../archive';
 import { sourceOf, type CollectService } from '../collect';
-import { POST_ID_PARAMS, POST_URL_PARAMS, paramOf, targetFor } from '../collect/targets';
+import { POST_ID_PARAMS, POST_URL_PARAMS, paramOf, targetFor } from '../collect';
 import type { Clock } from '../ports';
 
 export interface RecheckDeps {

@@ -3,14 +3,14 @@
  * CSV / JSON / JSONL (`exportRows`), XLSX, Parquet, and the network files GEXF / GraphML; any of
  * them pseudonymised (docs/export.md).
  */
-import type { ParentAuthorsSource } from '../analysis/network-export';
+import type { ParentAuthorsSource } from '../analysis';
 import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../shared/contract-library';
 import { NETWORK_KINDS } from '../../shared/contract-network';
 import type { LibraryQuery } from '../../shared/query';
-import type { FactsSource } from '../analysis/network-source';
+import type { FactsSource } from '../analysis';
 import type { ExportRow } from '../ports';
-import { exportRows } from './index';
-import { Pseudonymiser } from './pseudonym';
+import { exportRows } from './rows';
+import { Pseudonymiser } from '../text';
 import { basename } from 'node:path';
 import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 
@@ -122,10 +122,8 @@ async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promi
     }
     case 'gexf':
     case 'graphml': {
-      const [{ archiveParentLookup, exportNetwork, pseudonymousLookup }, { archiveFacts, factsOptionsFor }] = await Promise.all([
-        import('../analysis/network-export'),
-        import('../analysis/network-source'),
-      ]);
+      // (network-methods loads these already: no lazy chunk of their own to keep)
+      const { archiveParentLookup, exportNetwork, pseudonymousLookup, archiveFacts, factsOptionsFor } = await import('../analysis');
       const base = o.archive ? archiveParentLookup(o.archive) : undefined;
       const lookup = base && p ? pseudonymousLookup(base, p) : base;
       const facts = o.query && o.archive ? archiveFacts(o.archive, o.query, p, factsOptionsFor(o.network!)) : undefined;

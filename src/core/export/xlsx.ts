@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import ExcelJS from 'exceljs';
-import { xmlSafe } from '../analysis/network-xml';
+import { xmlSafe } from '../text';
 import type { ExportRow } from '../ports';
 import { formatNumber } from './cells';
 import { resolveColumns, valuesRenderer } from './columns';

@@ -4,12 +4,12 @@
  * (src/core/analysis/analysis-index.ts) is brought up to date first where it can answer.
  */
 import type { Archive } from '../archive';
-import { QueryError } from '../archive/sql-query';
+import { QueryError } from '../archive';
 import { AppError } from '../bridge';
-import { AnalysisIndex } from '../analysis/analysis-index';
-import { engagementDistribution, labelShareOverTime, volumeBy } from '../analysis/charts';
-import { compare, overperformance } from '../analysis/compare';
-import { frequencyTable } from '../analysis/frequency';
+import { AnalysisIndex } from '../analysis';
+import { engagementDistribution, labelShareOverTime, volumeBy } from '../analysis';
+import { compare, overperformance } from '../analysis';
+import { frequencyTable } from '../analysis';
 import type { LoupeImpl, MethodName } from '../../shared/contract';
 
 export type AnalysisMethodName = Extract<MethodName, `analysis.${string}`>;

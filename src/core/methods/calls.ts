@@ -5,9 +5,9 @@
  */
 import type { Catalogue, CatalogueEndpoint } from '../../shared/api-types';
 import type { CallResult, Target } from '../../shared/contract';
-import { canonicalParams, normalizeEndpoint, paramsHash } from '../api/canonical';
+import { canonicalParams, normalizeEndpoint, paramsHash } from '../api';
 import { aboveAsk } from '../../shared/spend-policy';
-import { storedInsideWindow } from '../api/call/serve';
+import { storedInsideWindow } from '../api';
 import { findEndpoint, toTarget } from './common';
 import type { AppParts, Slice } from './parts';
 

@@ -2,7 +2,7 @@
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { Target } from '../../shared/contract';
 import type { ApiCore } from '../api';
-import { normalizeEndpoint } from '../api/canonical';
+import { normalizeEndpoint } from '../api';
 import { AppError } from '../bridge';
 
 export function parseParams(s: string): Record<string, string> {

@@ -2,7 +2,7 @@
  * The contract's `datasets.*` methods (docs/datasets.md): re-checks priced and run as collection
  * plans (over the collect job's service), and the attrition report.
  */
-import { planRecheck, resolveTarget, runRecheck, type RecheckDeps } from '../datasets/recheck';
+import { planRecheck, resolveTarget, runRecheck, type RecheckDeps } from '../datasets';
 import type { CollectJob } from './collect';
 import type { AppParts, Slice } from './parts';
 

@@ -10,8 +10,8 @@ import type { ExportJob, MethodParsedInput } from '../../shared/contract';
 import type { LibraryQuery } from '../../shared/query';
 import { AppError } from '../bridge';
 import { CSV_COLUMNS } from '../export';
-import { exportAny, exportOptionsError } from '../export/formats';
-import { companionsOf } from '../export/companions';
+import { exportAny, exportOptionsError } from '../export';
+import { companionsOf } from '../export';
 import type { ExportRow } from '../ports';
 import type { AppParts, Slice } from './parts';
 

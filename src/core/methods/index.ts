@@ -4,7 +4,7 @@
  * contract does not have.
  */
 import type { LoupeImpl } from '../../shared/contract';
-import { networkMethods } from '../analysis/network-methods';
+import { networkMethods } from '../analysis';
 import { accountMethods } from './account';
 import { analysisMethods } from './analysis';
 import { callMethods } from './calls';
@@ -36,3 +36,9 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...datasetMethods(parts, jobs.collect),
   });
 }
+export { createCollect } from './collect';
+export { createExports } from './exports';
+export { type AppParts } from './parts';
+export { createSnapshots } from './snapshots';
+export { createWalks } from './walks';
+export { type WatchDeps, type WatchMethodName, type WatchService } from './watchlists';

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { SnapshotJob } from '../../shared/contract';
 import { LoupeError } from '../../shared/errors';
-import { snapshotArchive } from '../archive/snapshot';
+import { snapshotArchive } from '../archive';
 import { archivePath } from '../paths';
 import type { AppParts, Slice } from './parts';
 

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WalkInfo } from '../../shared/contract';
 import type { WalkResult } from '../api';
-import { normalizeEndpoint } from '../api/canonical';
-import type { WalkProgress } from '../api/types';
+import { normalizeEndpoint } from '../api';
+import type { WalkProgress } from '../api';
 import { AppError, toBridgeError } from '../bridge';
 import type { WalkState } from '../ports';
 import { findEndpoint, parseParams, toTarget } from './common';

@@ -16,7 +16,7 @@
  */
 import { KEY_PATTERN } from '../../shared/api-types';
 import type { KeyInfo } from '../../shared/contract';
-import type { PoolKey } from '../api/key-pool';
+import type { PoolKey } from '../api';
 import type { KeyMeta, SettingsFile } from './settings-file';
 import { SecretError, type SecretStore } from './types';
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { conditionText } from '../../shared/alert-words';
-import type { RunRow, WatchlistRow, WatchStore } from '../archive/watchlists';
+import type { RunRow, WatchlistRow, WatchStore } from '../archive';
 import type { RaisedAlert, WatchParts } from './types';
 import { fmt } from './util';
 

@@ -13,11 +13,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { Clock } from '../ports';
-import { ApiError } from '../api/errors';
-import { holdOf, maxPagesOf, priceOf } from '../api/catalogue';
-import type { ApiCore, CallResult, WalkResult } from '../api/types';
+import { ApiError } from '../api';
+import { holdOf, maxPagesOf, priceOf } from '../api';
+import type { ApiCore, CallResult, WalkResult } from '../api';
 import type { SharedBudget } from './budget';
-import type { ChainKind, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
+import type { ChainKind, RunRow, RunWatchRow, WatchlistRow, WatchRow, WatchStore } from '../archive';
 import type { WatchArchive } from './types';
 import { accepts, endpointOf, fmt, isoOf, parseTime } from './util';
 import { newerThan, newestRow, pageRows, stopEvidence } from './page-rows';

@@ -4,11 +4,11 @@
  */
 import type { WatchlistInfo } from '../../shared/contract';
 import { spendStop } from '../../shared/spend-policy';
-import { maxPagesOf, priceOf } from '../api/catalogue';
-import type { ApiCore } from '../api/types';
+import { maxPagesOf, priceOf } from '../api';
+import type { ApiCore } from '../api';
 import { intervalHours } from './schedule';
 import { everyWords, spanWords } from '../../shared/durations';
-import type { WatchlistRow, WatchRow, WatchStore } from '../archive/watchlists';
+import type { WatchlistRow, WatchRow, WatchStore } from '../archive';
 import type { WatchEstimate, WatchParts } from './types';
 import { DAY, fmt, HOUR } from './util';
 

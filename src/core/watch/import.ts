@@ -18,11 +18,11 @@
  */
 import { PLATFORMS } from '../../shared/api-types';
 import { accountOf, HANDLE_PARAMS, otherNetworkOf, readLines, TooManyLines, URL_PARAMS, type ReadLines } from '../resolve';
-import type { ApiCore } from '../api/types';
+import type { ApiCore } from '../api';
 import type { CatalogueEndpoint } from '../../shared/api-types';
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api';
 import { spendStop } from '../../shared/spend-policy';
-import { maxPagesOf, priceOf } from '../api/catalogue';
+import { maxPagesOf, priceOf } from '../api';
 import type { WatchImportAccount, WatchImportDuplicate, WatchImportInput, WatchImportPlan, WatchImportProblem, WatchImportResult } from '../../shared/contract-watch-import';
 import type { WatchlistDetail, WatchService } from './service';
 

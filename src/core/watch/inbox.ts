@@ -4,8 +4,8 @@
  * `watchlists.alertsRead` (read / unread, these or all).
  */
 import type { AlertInfo, LoupeImpl } from '../../shared/contract';
-import type { AlertRow } from '../archive/watch-alerts';
-import type { WatchStore } from '../archive/watchlists';
+import type { AlertRow } from '../archive';
+import type { WatchStore } from '../archive';
 import type { Clock } from '../ports';
 
 export type InboxMethods = Pick<LoupeImpl, 'watchlists.alerts' | 'watchlists.alertsRead'>;

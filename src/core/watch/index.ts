@@ -10,7 +10,7 @@
  */
 import type { LoupeEvent, LoupeImpl, MethodName, Settings } from '../../shared/contract';
 import type { Clock } from '../ports';
-import type { ApiCore } from '../api/types';
+import type { ApiCore } from '../api';
 import { createWatchService, type WatchArchive, type WatchService, type WatchServiceOptions } from './service';
 import { applyImport, planImport, type ImportDeps } from './import';
 import { AppError } from '../bridge';
@@ -90,3 +90,4 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
     return { ...watchContract(service, { api: deps.api, askAboveCredits: () => deps.settings().askAboveCredits }, inbox), service };
   };
 }
+export { type RaisedAlert } from './types';

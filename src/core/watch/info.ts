@@ -3,7 +3,7 @@ import type { WatchDef } from '../../shared/contract';
 import type { WatchOutcome } from './chain';
 import { forecastOf } from './forecast';
 import { nextRunAt } from './schedule';
-import type { RunRow, RunWatchRow, WatchlistRow, WatchStore } from '../archive/watchlists';
+import type { RunRow, RunWatchRow, WatchlistRow, WatchStore } from '../archive';
 import type { WatchlistDetail, WatchParts, WatchRunDetail } from './types';
 import { scheduleWords } from '../../shared/durations';
 import { fmt } from './util';

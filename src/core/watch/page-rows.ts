@@ -14,8 +14,8 @@
  *   posts, so it never ends a walk; a held post in its place in the list does.
  */
 import type { Envelope } from '../../shared/api-types';
-import { readItems } from '../archive/extract';
-import type { PageItem } from '../archive/watchlists';
+import { readItems } from '../archive';
+import type { PageItem } from '../archive';
 
 export interface PageRow extends PageItem {
   /** `flags.pinned`: true, false, or null when the record does not say */

@@ -12,7 +12,7 @@ import { announce } from './alerts';
 import { estimateFor } from './forecast';
 import { expectedByWatch, runOrder } from './order';
 import { runInfo } from './info';
-import type { RunRow, RunStatus, WatchlistRow } from '../archive/watchlists';
+import type { RunRow, RunStatus, WatchlistRow } from '../archive';
 import type { RunOptions, Runner, WatchParts, WatchRunDetail } from './types';
 import { fmt, invalid, mustList } from './util';
 

@@ -3,7 +3,7 @@
  * starts due runs while the app is open (a tick every 30 s; a tick still going is shared).
  */
 import { Cron } from 'croner';
-import type { WatchlistRow, WatchStore } from '../archive/watchlists';
+import type { WatchlistRow, WatchStore } from '../archive';
 import type { Runner, WatchParts, WatchRunDetail } from './types';
 import { HOUR } from './util';
 

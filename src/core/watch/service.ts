@@ -29,7 +29,7 @@ import { estimateFor } from './forecast';
 import { info, runInfo } from './info';
 import { createRunner } from './run';
 import { createScheduler } from './schedule';
-import type { WatchlistRow } from '../archive/watchlists';
+import type { WatchlistRow } from '../archive';
 import type { WatchlistCreate, WatchlistPatch, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
 import { invalid, mustList } from './util';
 import { namedFields } from '../../shared/patch';

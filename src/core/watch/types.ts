@@ -5,10 +5,10 @@
 import type { LoupeEvent, WalkEstimate as ContractWalkEstimate, WatchlistInfo, WatchRunInfo } from '../../shared/contract';
 import type { LabelCondition } from '../../shared/query';
 import type { Clock, JournalEntry, WalkState } from '../ports';
-import type { ApiCore } from '../api/types';
-import type { IngestProvenance, IngestRow } from '../archive/archive';
-import type { ScheduleDef, WatchStore } from '../archive/watchlists';
-import type { AlertRow } from '../archive/watch-alerts';
+import type { ApiCore } from '../api';
+import type { IngestProvenance, IngestRow } from '../archive';
+import type { ScheduleDef, WatchStore } from '../archive';
+import type { AlertRow } from '../archive';
 
 /** A raised alert (alerts.ts) with what a delivery says about it. */
 export interface RaisedAlert extends AlertRow {

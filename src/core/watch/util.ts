@@ -1,8 +1,8 @@
 /** Small helpers the watch service's modules share. */
 import type { CatalogueEndpoint } from '../../shared/api-types';
-import { ApiError } from '../api/errors';
-import type { ApiCore } from '../api/types';
-import type { WatchlistRow, WatchStore } from '../archive/watchlists';
+import { ApiError } from '../api';
+import type { ApiCore } from '../api';
+import type { WatchlistRow, WatchStore } from '../archive';
 
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;

@@ -4,9 +4,9 @@
  * Every refusal is an ApiError of kind 'validation' with one sentence.
  */
 import { Cron } from 'croner';
-import { normalizeEndpoint } from '../api/canonical';
-import { ApiError } from '../api/errors';
-import type { ScheduleDef } from '../archive/watchlists';
+import { normalizeEndpoint } from '../api';
+import { ApiError } from '../api';
+import type { ScheduleDef } from '../archive';
 import type { WatchParts } from './types';
 import { endpointOf, invalid } from './util';
 

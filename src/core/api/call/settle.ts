@@ -5,7 +5,7 @@
  * attributed to a key it kept.
  */
 import type { Envelope } from '../../../shared/api-types';
-import { readItems } from '../../archive/extract';
+import { readItems } from '../../archive';
 import { ApiError } from '../errors';
 import type { CallResult } from '../types';
 import { insideWindow } from './attribution';

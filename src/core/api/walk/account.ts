@@ -4,7 +4,7 @@
  * in full (`recallHeldBack`).
  */
 import type { CatalogueEndpoint } from '../../../shared/api-types';
-import { readItems, type ReadItems } from '../../archive/extract';
+import { readItems, type ReadItems } from '../../archive';
 import { priceOf } from '../catalogue';
 import { ApiError } from '../errors';
 import type { CallResult } from '../types';

@@ -4,7 +4,7 @@
  * rows already had.
  */
 import type { Pagination } from '../../../shared/api-types';
-import type { ReadItems } from '../../archive/extract';
+import type { ReadItems } from '../../archive';
 import { ApiError } from '../errors';
 import type { CallResult } from '../types';
 import { walkStoppedOf } from './account';

@@ -5,10 +5,10 @@
  * texts it splits otherwise than the tables (`items_spaceless`, migration 0012), or a substring
  * test for emoji first narrows the items to those whose text could hold the term.
  */
-import type { Db } from '../archive/connection';
+import type { Db } from './connection';
 import type { TermCondition } from '../../shared/query';
 import { SPACELESS_SCRIPT } from '../../shared/spaceless';
-import { ftsFriendly, hasTerm, normaliseTerm } from './terms';
+import { ftsFriendly, hasTerm, normaliseTerm } from '../text';
 
 export const TERM_FN = 'loupe_has_term';
 /** the items whose texts FTS5 and the tables split differently, from their partial index (migration 0012) */

@@ -1,0 +1,1 @@
+export { planRecheck, type RecheckDeps, resolveTarget, runRecheck } from './recheck';
