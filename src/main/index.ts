@@ -147,7 +147,7 @@ export const notifyAlert = alertNotifier({
   icon: resourcePath('icon.png'),
   onClick: () => {
     focusMain();
-    press(viewShortcut('watchlists').stroke);
+    for (const stroke of viewShortcut('watchlists').strokes) press(stroke);
   },
 });
 

@@ -1,43 +1,46 @@
 /**
  * The native application menu: File, Edit, View, Window, Help (plus the app menu on macOS).
  *
- * The menu shows the SAME shortcuts as the command palette, and the page keeps handling them
- * (src/renderer/src/keys.ts: Ctrl/Cmd+K for the palette, Alt+1…9 and Alt+0 for the views, the number
- * keys of src/shared/view-keys.ts). So a shortcut has
+ * The items are the commands of src/shared/commands.ts that have a menu place (the same list the
+ * palette, the page's keys and the `?` help are built from), with the same shortcuts; the page keeps
+ * handling them (Ctrl/Cmd+K for the palette, Alt+1…9 for the views). So a shortcut has
  * one implementation: on Linux and Windows the menu displays these accelerators without
  * registering them (`registerAccelerator: false`), the key reaches the page as before; choosing
  * the item with the mouse sends the page that very keystroke (`webContents.sendInputEvent`). On
  * macOS menu key equivalents run the item, which sends the keystroke: the same path.
  */
 import type { KeyboardInputEvent, MenuItemConstructorOptions } from 'electron';
-import { viewNumberKey } from '../shared/view-keys';
-
-/** The views in the order of the rail (src/renderer/src/stores/ui.ts VIEWS; a test keeps them equal). */
-export const VIEW_ITEMS = [
-  { id: 'search', label: 'Search' },
-  { id: 'profiles', label: 'Profiles' },
-  { id: 'comments', label: 'Comments' },
-  { id: 'watchlists', label: 'Watchlists' },
-  { id: 'collect', label: 'Collect' },
-  { id: 'library', label: 'Library' },
-  { id: 'analysis', label: 'Analysis' },
-  { id: 'usage', label: 'Usage' },
-  { id: 'explorer', label: 'Explorer' },
-  { id: 'settings', label: 'Settings' },
-] as const;
-export type ViewItemId = (typeof VIEW_ITEMS)[number]['id'];
+import { COMMANDS, commandById, VIEWS, type CommandDef, type MenuPlace, type ViewId } from '../shared/commands';
 
 export type KeyStroke = Pick<KeyboardInputEvent, 'keyCode' | 'modifiers'>;
 
-/** The page's shortcut for the palette and each view, as an accelerator and as a keystroke. */
-export function paletteShortcut(platform: NodeJS.Platform): { accelerator: string; stroke: KeyStroke } {
-  return { accelerator: 'CmdOrCtrl+K', stroke: { keyCode: 'K', modifiers: [platform === 'darwin' ? 'meta' : 'control'] } };
+/**
+ * A key of the registry (src/shared/commands.ts) as the menu shows it (an accelerator, when it is
+ * one keystroke) and as the keystrokes a click sends the page (`g ,` is two).
+ */
+export function shortcutOf(key: string, platform: NodeJS.Platform): { accelerator?: string; strokes: KeyStroke[] } {
+  if (key.startsWith('Mod+')) {
+    const k = key.slice(4).toUpperCase();
+    return { accelerator: `CmdOrCtrl+${k}`, strokes: [{ keyCode: k, modifiers: [platform === 'darwin' ? 'meta' : 'control'] }] };
+  }
+  if (key.startsWith('Alt+')) return { accelerator: key, strokes: [{ keyCode: key.slice(4), modifiers: ['alt'] }] };
+  const parts = key.split(' ');
+  return { accelerator: parts.length === 1 ? key : undefined, strokes: parts.map((k) => ({ keyCode: k, modifiers: [] })) };
 }
-export function viewShortcut(id: ViewItemId): { accelerator: string; stroke: KeyStroke } {
-  const n = viewNumberKey(VIEW_ITEMS.findIndex((v) => v.id === id));
-  // ten views at most have a number key (Alt+1…9, Alt+0); the menu tests build every one
-  if (n === null) throw new Error(`the view ${id} has no number key: the rail has more than ten views`);
-  return { accelerator: `Alt+${n}`, stroke: { keyCode: n, modifiers: ['alt'] } };
+
+/**
+ * The key a page command's menu item shows and presses: of its own keys (or, for a command without
+ * keys, those of the command its `via` names) the one-stroke Alt/Mod key if any, else the first.
+ */
+export function menuKeyOf(c: CommandDef): string | undefined {
+  const keys = c.keys ?? (c.menu?.via ? commandById(c.menu.via)?.keys : undefined) ?? [];
+  return keys.find((k) => k.startsWith('Alt+') || k.startsWith('Mod+')) ?? keys[0];
+}
+
+/** The page's shortcut for a view, as an accelerator (if one keystroke is enough) and as keystrokes. */
+export function viewShortcut(id: ViewId, platform: NodeJS.Platform = process.platform): { accelerator?: string; strokes: KeyStroke[] } {
+  const c = commandById(`go-${id}`);
+  return shortcutOf((c && menuKeyOf(c)) ?? '', platform);
 }
 
 export interface MenuDeps {
@@ -50,23 +53,32 @@ export interface MenuDeps {
   about(): void;
 }
 
+/** The registry's items of one menu, in the registry's order. */
+function itemsOf(place: MenuPlace, d: MenuDeps): MenuItemConstructorOptions[] {
+  const mac = d.platform === 'darwin';
+  const main: Record<string, () => void> = { 'open-exports': d.openExportsFolder, 'open-data': d.openDataFolder, 'help-data': d.openDataFolder, about: d.about };
+  return (COMMANDS as readonly CommandDef[])
+    .filter((c) => c.menu?.place === place)
+    .map((c) => {
+      const label = (mac && c.menu?.macLabel) || c.menu?.label || c.title;
+      if (c.runs === 'main') return { id: c.id, label, click: main[c.id] };
+      const key = menuKeyOf(c);
+      const s: { accelerator?: string; strokes: KeyStroke[] } = key ? shortcutOf(key, d.platform) : { strokes: [] };
+      // the page handles the key: the menu only shows it, and a click sends the page that keystroke
+      return { id: c.id, label, accelerator: s.accelerator, registerAccelerator: false, click: () => s.strokes.forEach((k) => d.press(k)) };
+    });
+}
+
 export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
   const mac = d.platform === 'darwin';
-  const pageKey = (s: { accelerator: string; stroke: KeyStroke }): Pick<MenuItemConstructorOptions, 'accelerator' | 'registerAccelerator' | 'click'> => ({
-    accelerator: s.accelerator,
-    registerAccelerator: false,
-    click: () => d.press(s.stroke),
-  });
-  const go = (id: ViewItemId, label: string): MenuItemConstructorOptions => ({ id: `go-${id}`, label, ...pageKey(viewShortcut(id)) });
-
+  const [views, others] = [itemsOf('view', d).filter((i) => String(i.id).startsWith('go-')), itemsOf('view', d).filter((i) => !String(i.id).startsWith('go-'))];
+  const fileItems = itemsOf('file', d);
   const file: MenuItemConstructorOptions = {
     label: '&File',
     submenu: [
-      { ...go('library', 'Export from the Library…'), id: 'export' },
-      { id: 'open-exports', label: 'Open the Exports Folder', click: d.openExportsFolder },
-      { id: 'open-data', label: 'Show the Data Folder', click: d.openDataFolder },
+      ...fileItems.filter((i) => i.id === 'export' || String(i.id).startsWith('open-')),
       { type: 'separator' },
-      { ...go('settings', mac ? 'Settings…' : 'Settings'), id: 'settings' },
+      ...fileItems.filter((i) => i.id === 'add-key'),
       { type: 'separator' },
       mac ? { role: 'close' } : { role: 'quit', label: 'Quit Loupe', accelerator: 'CmdOrCtrl+Q' },
     ],
@@ -78,9 +90,9 @@ export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
   const view: MenuItemConstructorOptions = {
     label: '&View',
     submenu: [
-      { id: 'palette', label: 'Command Palette…', ...pageKey(paletteShortcut(d.platform)) },
+      ...others,
       { type: 'separator' },
-      ...VIEW_ITEMS.map((v) => go(v.id, v.label)),
+      ...views,
       { type: 'separator' },
       ...(d.isPackaged ? [] : ([{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }] satisfies MenuItemConstructorOptions[])),
       { role: 'resetZoom' },
@@ -91,15 +103,11 @@ export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
     ],
   };
   const window: MenuItemConstructorOptions = { role: 'windowMenu' };
-  const help: MenuItemConstructorOptions = {
-    role: 'help',
-    submenu: [
-      { id: 'about', label: 'About Loupe', click: d.about },
-      { id: 'help-data', label: 'Show the Data Folder', click: d.openDataFolder },
-    ],
-  };
+  const help: MenuItemConstructorOptions = { role: 'help', submenu: itemsOf('help', d) };
   return [...(mac ? [{ role: 'appMenu' } satisfies MenuItemConstructorOptions] : []), file, edit, view, window, help];
 }
+
+export { VIEWS };
 
 /** Every accelerator shown anywhere in a template, by item id (for tests and docs). */
 export function acceleratorsOf(template: MenuItemConstructorOptions[]): Record<string, string> {

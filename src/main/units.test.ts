@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { BrowserWindow } from 'electron';
+import type { BrowserWindow, MenuItemConstructorOptions } from 'electron';
 import { fake, FakeBrowserWindow, resetFake } from './testing/fake-electron';
 import { rendererResponse } from './protocol';
 import { DEFAULT_STATE, loadWindowState } from './window-state';
@@ -12,8 +12,9 @@ import { createBadge, newItemCount } from './badge';
 import { SafeStorageSecretStore } from './safe-storage-secrets';
 import { packagedResources, sqliteBinding, sqliteBindingName } from './native';
 import { withNativeBinding } from './better-sqlite3';
-import { menuTemplate, VIEW_ITEMS, viewShortcut } from './menu';
+import { acceleratorsOf, menuTemplate, viewShortcut } from './menu';
 import { viewIndexOfNumberKey } from '../shared/view-keys';
+import { COMMANDS, VIEWS, type CommandDef } from '../shared/commands';
 import { MIME_TYPES } from '../core/renderer-assets';
 
 vi.mock('electron', async () => (await import('./testing/fake-electron')).fakeElectron());
@@ -126,24 +127,40 @@ describe('native module selection', () => {
 });
 
 describe('menu', () => {
-  it("lists the renderer's views in the rail's order, so Alt+N means the same view in both", () => {
-    const ui = readFileSync(new URL('../renderer/src/stores/ui.ts', import.meta.url), 'utf8');
-    const views = [...ui.matchAll(/\{ id: '(\w+)', label: '([^']+)'/g)].map((m) => ({ id: m[1], label: m[2] }));
-    expect(views).toEqual(VIEW_ITEMS.map((v) => ({ id: v.id, label: v.label })));
-    const keys = readFileSync(new URL('../renderer/src/keys.ts', import.meta.url), 'utf8');
-    expect(keys).toContain("(e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k'"); // CmdOrCtrl+K
-    expect(keys).toContain('e.altKey ? viewIndexOfNumberKey('); // Alt+1…9, Alt+0: the menu's number keys
-    const app = readFileSync(new URL('../renderer/src/App.tsx', import.meta.url), 'utf8');
-    expect(app).toContain('Alt+${viewNumberKey(i)}'); // the palette's hints
-    // every view has its own number key, the one the page goes to that view by
-    const accelerators = VIEW_ITEMS.map((v) => viewShortcut(v.id).accelerator);
-    expect(new Set(accelerators).size).toBe(VIEW_ITEMS.length);
-    VIEW_ITEMS.forEach((v, i) => expect(viewIndexOfNumberKey(viewShortcut(v.id).stroke.keyCode)).toBe(i));
+  const deps = (platform: NodeJS.Platform, pressed: unknown[] = []) => ({ platform, isPackaged: false, press: (k: unknown) => void pressed.push(k), openDataFolder: () => {}, openExportsFolder: () => {}, about: () => {} });
+  const items = (t: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] =>
+    t.flatMap((i) => [i, ...(Array.isArray(i.submenu) ? items(i.submenu as MenuItemConstructorOptions[]) : [])]);
+
+  it('is built from the one list of commands: every command with a menu place, with its shortcut', () => {
+    const t = items(menuTemplate(deps('linux')));
+    const placed = (COMMANDS as readonly CommandDef[]).filter((c) => c.menu);
+    expect(t.filter((i) => i.id).map((i) => i.id).sort()).toEqual(placed.map((c) => c.id).sort());
+    const acc = acceleratorsOf(menuTemplate(deps('linux')));
+    expect(acc.palette).toBe('CmdOrCtrl+K');
+    // every view has its own number key (Alt+1…9, Alt+0), the one the page goes to that view by
+    VIEWS.forEach((v, i) => expect(acc[`go-${v.id}`], v.id).toBe(`Alt+${i === 9 ? 0 : i + 1}`));
+    VIEWS.forEach((v, i) => expect(viewIndexOfNumberKey(viewShortcut(v.id).strokes[0].keyCode)).toBe(i));
+    expect(acc.export).toBe(acc['go-library']);
+  });
+
+  it('a click sends the page the very keys the page handles', () => {
+    const pressed: unknown[] = [];
+    const t = items(menuTemplate(deps('linux', pressed)));
+    const click = (id: string) => (t.find((i) => i.id === id)?.click as () => void)();
+    click('go-library');
+    expect(pressed).toEqual([{ keyCode: String(VIEWS.findIndex((v) => v.id === 'library') + 1), modifiers: ['alt'] }]);
+    pressed.length = 0;
+    click('add-key'); // File › Settings: through go-settings, the tenth view's Alt+0
+    expect(pressed).toEqual([{ keyCode: '0', modifiers: ['alt'] }]);
+    pressed.length = 0;
+    const mac: unknown[] = [];
+    (items(menuTemplate(deps('darwin', mac))).find((i) => i.id === 'palette')?.click as () => void)();
+    expect(mac).toEqual([{ keyCode: 'K', modifiers: ['meta'] }]);
   });
 
   it('the page takes its keys before the first frame is drawn, not from a component after it (a key pressed while it is drawn counts)', () => {
     const main = readFileSync(new URL('../renderer/src/main.tsx', import.meta.url), 'utf8');
-    const at = main.indexOf('installGlobalKeys()');
+    const at = main.indexOf('installGlobalKeys(');
     expect(at).toBeGreaterThan(0);
     expect(at).toBeLessThan(main.indexOf('createRoot('));
     const app = readFileSync(new URL('../renderer/src/App.tsx', import.meta.url), 'utf8');

@@ -1,19 +1,18 @@
 /** The frame: rail, top bar, the current view, the drawer; global keys; the event stream. */
 import { Suspense, useEffect, useMemo, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { errorText, useLoupeEvent } from './lib/api';
+import { useLoupeEvent } from './lib/api';
 import { useInfo, useSettings } from './queries/hooks';
 import { invalidate } from './queries/keys';
-import { accountWrites, refreshBalance } from './queries/account';
+import { refreshBalance } from './queries/account';
+import { pageRuns, paletteCommands } from './commands';
 import { useUi, VIEWS } from './stores/ui';
 import { preloadViews, VIEW_COMPONENTS } from './views';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
-import { ConfirmDialog, Palette, Toasts, type Command } from './components/Overlays';
+import { ConfirmDialog, Palette, Toasts } from './components/Overlays';
 import { AskDialog, KeysHelp } from './components/Dialog';
 import { duration } from './lib/format';
-import { focusQuery } from './keys';
-import { viewNumberKey } from '../../shared/view-keys';
 
 export function App() {
   const qc = useQueryClient();
@@ -106,28 +105,8 @@ export function App() {
     }
   });
 
-  const commands = useMemo<Command[]>(() => {
-    const ui = useUi.getState;
-    const writes = accountWrites(qc);
-    const cmds: Command[] = VIEWS.map((v, i) => ({ id: `go-${v.id}`, label: `Go to ${v.label}`, hint: `g ${v.key} · Alt+${viewNumberKey(i)}`, run: () => ui().setView(v.id) }));
-    cmds.push(
-      { id: 'focus-query', label: 'Focus the query field', hint: '/', run: () => focusQuery() },
-      { id: 'bg', label: 'Show background work (walks, runs)', run: () => ui().setBgOpen(true) },
-      { id: 'refresh-balance', label: 'Refresh credit balance (free)', run: () => void refreshBalance().catch((e) => ui().toast('error', errorText(e))) },
-      { id: 'refresh-catalogue', label: 'Reload the endpoint catalogue (free)', run: () => void writes.reloadCatalogue() },
-      { id: 'theme-dark', label: 'Theme: dark', run: () => void writes.setTheme('dark') },
-      { id: 'theme-light', label: 'Theme: light', run: () => void writes.setTheme('light') },
-      { id: 'theme-system', label: 'Theme: follow the system', run: () => void writes.setTheme('system') },
-      { id: 'new-watchlist', label: 'New watchlist', run: () => ui().setView('watchlists') },
-      { id: 'new-plan', label: 'Collect from a list (new plan)', run: () => ui().setView('collect') },
-      { id: 'add-key', label: 'Add an API key', run: () => ui().setView('settings') },
-      { id: 'export', label: 'Export the library view', run: () => ui().setView('library') },
-      { id: 'analyse', label: 'Analyse the Library’s filters (frequency, compare, charts)', run: () => ui().setView('analysis') },
-      { id: 'keys-help', label: 'Keyboard shortcuts', hint: '?', run: () => useUi.setState({ helpOpen: true }) },
-      { id: 'close-drawer', label: 'Close the details drawer', hint: 'Esc', run: () => ui().openDrawer(null) },
-    );
-    return cmds;
-  }, [qc]);
+  // the palette, from the one list of commands (src/shared/commands.ts); the keys: ./keys.ts, installed before the first frame
+  const commands = useMemo(() => paletteCommands(pageRuns(qc)), [qc]);
 
 
   const View = VIEW_COMPONENTS[view];

@@ -5,8 +5,9 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { helpLines } from '../../../shared/commands';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem } from '../../../shared/labels';
-import { useUi, VIEWS, type DialogRequest } from '../stores/ui';
+import { useUi, type DialogRequest } from '../stores/ui';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
 
 /**
@@ -205,19 +206,8 @@ function LabelDialog({ d }: { d: Extract<DialogRequest, { type: 'label' }> }) {
   );
 }
 
-/** The keyboard shortcuts, on `?` (issue 14 #10). */
-export const SHORTCUTS: Array<[string, string]> = [
-  ['Ctrl/⌘ K', 'command palette: every view and action'],
-  // from the rail's list (stores/ui.ts VIEWS): a new view shows here by itself
-  [VIEWS.map((v) => `g ${v.key}`).join(' · '), `go to ${VIEWS.map((v) => v.label).join(', ')}`],
-  [VIEWS.length > 9 ? 'Alt 1 … Alt 9, Alt 0' : `Alt 1 … Alt ${VIEWS.length}`, 'the same views by number'],
-  ['/', 'focus the view’s main query field'],
-  ['j / k or ↓ / ↑', 'move the table cursor'],
-  ['Enter', 'open the row in the details drawer (focus moves into it)'],
-  ['t · n', 'tag or note the item: the drawer’s tag or note field (it opens on the cursor’s row)'],
-  ['Esc', 'close a dialog, the palette, the background panel, then the drawer (from a drawer field: back to the drawer; then to the row)'],
-  ['?', 'this list'],
-];
+/** The keyboard shortcuts, on `?` (issue 14 #10), from the one list of commands (src/shared/commands.ts). */
+export const SHORTCUTS: Array<[string, string]> = helpLines();
 
 export function KeysHelp() {
   const open = useUi((s) => s.helpOpen);

@@ -3,19 +3,10 @@ import { create } from 'zustand';
 import { newerBalance } from '../lib/balance';
 import type { BalanceInfo, CollectStatus, ExportJob, ItemRefInput, WalkInfo, WatchRunInfo } from '../../../shared/contract';
 
-export const VIEWS = [
-  { id: 'search', label: 'Search', key: 's', icon: '⌕' },
-  { id: 'profiles', label: 'Profiles', key: 'p', icon: '◉' },
-  { id: 'comments', label: 'Comments', key: 'c', icon: '❝' },
-  { id: 'watchlists', label: 'Watchlists', key: 'w', icon: '◷' },
-  { id: 'collect', label: 'Collect', key: 'o', icon: '⇶' },
-  { id: 'library', label: 'Library', key: 'l', icon: '▤' },
-  { id: 'analysis', label: 'Analysis', key: 'a', icon: '∑' },
-  { id: 'usage', label: 'Usage', key: 'u', icon: '¢' },
-  { id: 'explorer', label: 'Explorer', key: 'e', icon: '⌘' },
-  { id: 'settings', label: 'Settings', key: ',', icon: '⚙' },
-] as const;
-export type ViewId = (typeof VIEWS)[number]['id'];
+import { VIEWS, type ViewId } from '../../../shared/commands';
+
+/** The views, in the rail's order (declared with every command in src/shared/commands.ts). */
+export { VIEWS, type ViewId };
 
 export interface ConfirmRequest {
   title: string;
