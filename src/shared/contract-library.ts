@@ -54,6 +54,16 @@ export interface ResultSetInfo {
 
 export const EXPORT_FORMAT_NAMES = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMAT_NAMES)[number];
+/** What each format is (one entry per format; the core's run of each: src/core/export/formats.ts FORMATS): a network file, or a table that takes a column subset. */
+export const EXPORT_FORMAT_TRAITS: Readonly<Record<ExportFormatName, { network: boolean; columns: boolean }>> = {
+  csv: { network: false, columns: true },
+  json: { network: false, columns: false },
+  jsonl: { network: false, columns: false },
+  xlsx: { network: false, columns: true },
+  parquet: { network: false, columns: true },
+  gexf: { network: true, columns: false },
+  graphml: { network: true, columns: false },
+};
 
 export const exportStartInput = z.object({
   query: libraryQuerySchema.optional(),

@@ -16,6 +16,14 @@ export const NETWORK_WORDS: Readonly<Record<NetworkKindName, string>> = {
   mentions: 'who mentions or replies to whom',
 };
 
+/** What each network's nodes come from (the words for an empty network). */
+export const NETWORK_ENTITIES: Readonly<Record<NetworkKindName, 'hashtags' | 'mentions'>> = {
+  'co-hashtag': 'hashtags',
+  'co-mention': 'mentions',
+  'user-hashtag': 'hashtags',
+  mentions: 'mentions',
+};
+
 export const networkBuildInputSchema = z.object({
   query: libraryQuerySchema,
   network: z.enum(NETWORK_KINDS),

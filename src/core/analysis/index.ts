@@ -6,3 +6,5 @@ export { frequencyTable } from './frequency';
 export { archiveParentLookup, exportNetwork, pseudonymousLookup, type ParentAuthorsSource } from './network-export';
 export { networkMethods } from './network-methods';
 export { archiveFacts, factsOptionsFor, type FactsSource } from './network-source';
+export { isNetworkKind, NETWORK_KINDS, type NetworkKind } from './network-kind-names';
+export { NETWORK_KIND_DEFS, type NetworkKindDef } from './network-kinds';

@@ -7,6 +7,8 @@
  * (`buildWhere`); effective labels apply the analyst's overrides as the export rows do. The SQL is
  * the archive's (network-facts.ts, `Archive.networkFactRows`); this module turns its rows into facts.
  */
+import { NETWORK_KIND_DEFS } from './network-kinds';
+import { isNetworkKind } from './network-kind-names';
 import type { LibraryQuery } from '../../shared/query';
 import type { FactRow } from '../archive';
 import { parseQuery } from '../archive';
@@ -22,7 +24,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 
 /** What a network kind reads: authors only for the networks whose nodes include authors. */
 export function factsOptionsFor(kind: string): FactsOptions {
-  return { authors: kind === 'user-hashtag' || kind === 'mentions' };
+  return { authors: isNetworkKind(kind) && NETWORK_KIND_DEFS[kind].readsAuthors };
 }
 
 export interface FactsOptions {

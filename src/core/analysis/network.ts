@@ -16,15 +16,13 @@
  */
 import Graph from 'graphology';
 import type { ExportRow } from '../ports';
-import { factsOf, hashtagsOf, mentionsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
+import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
 import { PairCounts } from './pair-counts';
 
-export const NETWORK_KINDS = ['co-hashtag', 'co-mention', 'user-hashtag', 'mentions'] as const;
-export type NetworkKind = (typeof NETWORK_KINDS)[number];
+import { NETWORK_KIND_DEFS, type NetworkHands } from './network-kinds';
+import { isNetworkKind, NETWORK_KINDS, type NetworkKind } from './network-kind-names';
 
-export function isNetworkKind(s: string): s is NetworkKind {
-  return (NETWORK_KINDS as readonly string[]).includes(s);
-}
+export { isNetworkKind, NETWORK_KINDS, type NetworkKind };
 
 export interface ItemRef {
   platform: string;
@@ -237,101 +235,27 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
   };
   const mentionNode = (platform: string, handle: string): number => accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
 
-  // `mentions`: replies are resolved after the pass (the parent may come later, or be outside the rows);
-  // an author becomes a node only when one of their items mentions or replies, or a reply points to
-  // them (before, every author of the rows was a node: thousands of weight-0 isolates)
-  const itemAuthor = kind === 'mentions' ? new Map<string, RowAuthor>() : null;
-  /** each author as all their items together say: the first name, an id if any gave one, the most followers */
-  const authorInfo = new Map<string, RowAuthor>();
-  const knowAuthor = (a: RowAuthor): RowAuthor => {
-    const was = authorInfo.get(a.key);
-    if (!was) {
-      const own = { ...a }; // one record per author, completed in place by their later items
-      authorInfo.set(a.key, own);
-      return own;
-    }
-    was.id ??= a.id;
-    was.username ??= a.username;
-    was.displayName ??= a.displayName;
-    if (a.followers != null && (was.followers == null || a.followers > was.followers)) was.followers = a.followers;
-    return was;
-  };
-  const pendingReplies: Array<{ from: number; platform: string; parentId: string }> = [];
-
+  // what the kind does with each row, and after the pass (./network-kinds.ts)
+  const def = NETWORK_KIND_DEFS[kind];
+  const hands: NetworkHands = { tagNode, mentionNode, accountNode, edges, stats, hasNode: (key) => index.has(key), lookupParents: opts.lookupParents };
+  const run = def.start(hands);
   for (const f of facts) {
     if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('cancelled');
     stats.items++;
     const touched: number[] = [];
-    if (kind === 'co-hashtag' || kind === 'co-mention') {
-      const ents = kind === 'co-hashtag' ? hashtagsOf(f.text) : mentionsOf(f.text);
-      for (const e of ents) touched.push(kind === 'co-hashtag' ? tagNode(e) : mentionNode(f.platform, e));
-      for (let x = 0; x < touched.length; x++)
-        for (let y = x + 1; y < touched.length; y++) {
-          const p = touched[x];
-          const q = touched[y];
-          if (p < q) edges.add(p, q);
-          else if (q < p) edges.add(q, p);
-        }
-    } else if (kind === 'user-hashtag') {
-      const tags = hashtagsOf(f.text);
-      if (f.author && tags.length > 0) {
-        const u = accountNode(f.author.key, f.author);
-        touched.push(u);
-        for (const t of tags) {
-          const h = tagNode(t);
-          touched.push(h);
-          edges.add(u, h);
-        }
-      }
-    } else {
-      if (f.author) {
-        itemAuthor!.set(`${f.platform}\u0000${f.id}`, knowAuthor(f.author));
-        const ms = mentionsOf(f.text).filter((m) => userKey(f.platform, m, null) !== f.author!.key);
-        const u = ms.length > 0 || f.parentId ? accountNode(f.author.key, f.author) : -1;
-        if (u >= 0) touched.push(u);
-        for (const m of ms) {
-          const t = mentionNode(f.platform, m);
-          touched.push(t);
-          edges.add(u, t);
-        }
-        if (f.parentId) pendingReplies.push({ from: u, platform: f.platform, parentId: f.parentId });
-      }
-    }
+    run.item(f, touched);
     if (touched.length > 0) {
       stats.itemsInNetwork++;
       const platform = platformWords.id(f.platform);
       const intent = f.labels.intent === null ? -1 : intentWords.id(f.labels.intent);
       // co-occurrence networks touch each node once (their entities are unique per item)
-      const once = kind === 'co-hashtag' || kind === 'co-mention' ? touched : new Set(touched);
+      const once = def.uniquePerItem ? touched : new Set(touched);
       for (const i of once) nodes[i].add(f, keep, platform, intent);
     }
   }
+  run.finish?.();
 
-  if (kind === 'mentions' && pendingReplies.length > 0) {
-    const missing = new Map<string, Set<string>>();
-    for (const r of pendingReplies)
-      if (!itemAuthor!.has(`${r.platform}\u0000${r.parentId}`)) {
-        let s = missing.get(r.platform);
-        if (!s) missing.set(r.platform, (s = new Set()));
-        s.add(r.parentId);
-      }
-    const found = new Map<string, number>();
-    if (opts.lookupParents)
-      for (const [platform, ids] of missing)
-        for (const [id, a] of opts.lookupParents(platform, [...ids])) found.set(`${platform}\u0000${id}`, accountNode(a.key, a));
-    for (const r of pendingReplies) {
-      const k = `${r.platform}\u0000${r.parentId}`;
-      const parent = itemAuthor!.get(k);
-      const to = parent ? accountNode(parent.key, parent) : found.get(k);
-      if (to === undefined) stats.unresolvedReplies++;
-      else edges.add(r.from, to, true);
-    }
-  }
-
-  // the accounts that are nodes get what every item of theirs said of them (id, the most followers)
-  for (const a of authorInfo.values()) if (index.has(`@${a.key}`)) accountNode(a.key, a);
-
-  const directed = kind === 'mentions';
+  const directed = def.directed;
   const nodeKeys = nodes.map((n) => n.key);
   const nodeAttributes = nodes.map((n) => n.attributes(platformWords, intentWords));
   const m = edges.size;

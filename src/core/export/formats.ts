@@ -3,8 +3,8 @@
  * CSV / JSON / JSONL (`exportRows`), XLSX, Parquet, and the network files GEXF / GraphML; any of
  * them pseudonymised (docs/export.md).
  */
-import type { ParentAuthorsSource } from '../analysis';
-import { EXPORT_FORMAT_NAMES, type ExportFormatName } from '../../shared/contract-library';
+import { isNetworkKind, type ParentAuthorsSource } from '../analysis';
+import { EXPORT_FORMAT_NAMES, EXPORT_FORMAT_TRAITS, type ExportFormatName } from '../../shared/contract-library';
 import { NETWORK_KINDS } from '../../shared/contract-network';
 import type { LibraryQuery } from '../../shared/query';
 import type { FactsSource } from '../analysis';
@@ -13,10 +13,10 @@ import { exportRows } from './rows';
 import { Pseudonymiser } from '../text';
 import { basename } from 'node:path';
 import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
+import type { TableFormat } from './tables';
 
 // the XLSX writer (exceljs), the Parquet encoder and the network builder (graphology) are read
 // when an export of their format runs: the command line and the app start without them
-const isNetworkKind = (s: string): boolean => (NETWORK_KINDS as readonly string[]).includes(s);
 
 /** The contract's list (one list for every door). */
 export const EXPORT_FORMATS = EXPORT_FORMAT_NAMES;
@@ -66,9 +66,9 @@ export function isExportFormat(s: string): s is AnyExportFormat {
 /** Check the options before any row is read (a clear sentence for a wrong combination). */
 export function checkExportOptions(o: Pick<AnyExportOptions, 'format' | 'network' | 'columns'>): void {
   if (!isExportFormat(o.format)) throw new Error(`Unknown export format "${String(o.format)}"; use one of ${EXPORT_FORMATS.join(', ')}.`);
-  const graph = o.format === 'gexf' || o.format === 'graphml';
+  const graph = EXPORT_FORMAT_TRAITS[o.format].network;
   if (graph && !o.network) throw new Error(`A ${o.format.toUpperCase()} export is a network: choose one with --network (${NETWORK_KINDS.join(', ')}).`);
-  if (graph && !isNetworkKind(o.network!)) throw new Error(`Unknown network "${o.network}"; use one of ${NETWORK_KINDS.join(', ')}.`);
+  if (graph && !isNetworkKind(o.network ?? '')) throw new Error(`Unknown network "${o.network}"; use one of ${NETWORK_KINDS.join(', ')}.`);
   if (!graph && o.network) throw new Error(`A network is exported as GEXF or GraphML, not ${o.format.toUpperCase()}: use --format gexf or --format graphml.`);
   if (graph && o.columns?.length) throw new Error('Columns apply to table exports (CSV, XLSX, Parquet), not to network files.');
 }
@@ -89,53 +89,96 @@ function* mapRows(rows: Iterable<ExportRow>, f: (r: ExportRow) => ExportRow): Ge
 
 export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
   const r = await exportMain(rows, o);
-  if (!o.companions || o.format === 'gexf' || o.format === 'graphml' || o.format === 'xlsx') return r;
+  if (!o.companions || !writesCompanionFiles(o.format)) return r;
   const files = await writeCompanions(o.format, r.path, o.companions, { bom: o.bom, signal: o.signal });
   const said = files.map((f) => `${fmt(f.rows)} ${f.table} rows to ${basename(f.path)}`).join(', ');
   return { ...r, files, summary: `${r.summary} Also ${said}.` };
+}
+
+/** What one export of a format gets besides the rows: the options, the pseudonymiser, shared words. */
+interface FormatRun {
+  o: AnyExportOptions;
+  p: Pseudonymiser | null;
+  /** ' (pseudonymised)' or '' */
+  what: string;
+  common: { out: string; signal?: AbortSignal; onProgress?: (rows: number) => void; total?: number };
+}
+
+/**
+ * One entry per export format (issue 25, as 4CAT's processors: name, options, run; what the format
+ * is — a network file, a table with columns — is EXPORT_FORMAT_TRAITS in the contract): where the items' history and annotations go (`files` beside it, `sheets` inside it,
+ * or `none`), and the run. A format is its name in EXPORT_FORMAT_NAMES (the contract) and its entry
+ * here; the type fails until both exist.
+ */
+export interface ExportFormatDef {
+  companions: 'files' | 'sheets' | 'none';
+  run(src: Iterable<ExportRow>, r: FormatRun): Promise<AnyExportResult>;
+}
+
+const rowsFormat = (format: 'csv' | 'json' | 'jsonl'): ExportFormatDef => ({
+  companions: 'files',
+  async run(src, { o, what, common }) {
+    const r = await exportRows(src, { ...common, format, bom: o.bom, columns: o.columns });
+    return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${r.path}.` };
+  },
+});
+
+const networkFormat = (format: 'gexf' | 'graphml'): ExportFormatDef => ({
+  companions: 'none',
+  async run(src, { o, p, what, common }) {
+    // (network-methods loads these already: no lazy chunk of their own to keep)
+    const { archiveParentLookup, exportNetwork, pseudonymousLookup, archiveFacts, factsOptionsFor } = await import('../analysis');
+    const network = o.network ?? '';
+    if (!isNetworkKind(network)) throw new Error(`Unknown network "${network}"; use one of ${NETWORK_KINDS.join(', ')}.`);
+    const base = o.archive ? archiveParentLookup(o.archive) : undefined;
+    const lookup = base && p ? pseudonymousLookup(base, p) : base;
+    const facts = o.query && o.archive ? archiveFacts(o.archive, o.query, p, factsOptionsFor(network)) : undefined;
+    const r = await exportNetwork(facts ?? src, { ...common, network, format, lookupParents: lookup, facts: facts !== undefined });
+    const s = r.stats;
+    const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';
+    return {
+      rows: r.rows,
+      bytes: r.bytes,
+      path: r.path,
+      summary: `Exported a ${network} network${what} of ${fmt(s.nodes)} nodes and ${fmt(s.edges)} edges (from ${fmt(s.itemsInNetwork)} of ${fmt(s.items)} items) to ${r.path}.${un}`,
+    };
+  },
+});
+
+export const FORMATS: Readonly<Record<AnyExportFormat, ExportFormatDef>> = {
+  csv: rowsFormat('csv'),
+  json: rowsFormat('json'),
+  jsonl: rowsFormat('jsonl'),
+  xlsx: {
+    companions: 'sheets',
+    async run(src, { o, what, common }) {
+      const { exportXlsx } = await import('./xlsx');
+      const r = await exportXlsx(src, { ...common, columns: o.columns, extraSheets: o.companions ? companionSheets(o.companions) : undefined });
+      const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
+    },
+  },
+  parquet: {
+    companions: 'files',
+    async run(src, { o, what, common }) {
+      const { exportParquet } = await import('./parquet');
+      const r = await exportParquet(src, { ...common, columns: o.columns });
+      const odd = r.untypedValues > 0 ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.` : '';
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
+    },
+  },
+  gexf: networkFormat('gexf'),
+  graphml: networkFormat('graphml'),
+};
+
+/** The formats whose history and annotations are files beside them (the table formats companions.ts writes). */
+function writesCompanionFiles(f: AnyExportFormat): f is TableFormat {
+  return FORMATS[f].companions === 'files';
 }
 
 async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
   checkExportOptions(o);
   const p = o.pseudonymiseIn ? Pseudonymiser.forDataDir(o.pseudonymiseIn) : null;
   const src = p ? mapRows(rows, (r) => p.row(r)) : rows;
-  const what = p ? ' (pseudonymised)' : '';
-  const common = { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total };
-  switch (o.format) {
-    case 'csv':
-    case 'json':
-    case 'jsonl': {
-      const r = await exportRows(src, { ...common, format: o.format, bom: o.bom, columns: o.columns });
-      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${r.path}.` };
-    }
-    case 'xlsx': {
-      const { exportXlsx } = await import('./xlsx');
-      const r = await exportXlsx(src, { ...common, columns: o.columns, extraSheets: o.companions ? companionSheets(o.companions) : undefined });
-      const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
-      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
-    }
-    case 'parquet': {
-      const { exportParquet } = await import('./parquet');
-      const r = await exportParquet(src, { ...common, columns: o.columns });
-      const odd = r.untypedValues > 0 ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.` : '';
-      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
-    }
-    case 'gexf':
-    case 'graphml': {
-      // (network-methods loads these already: no lazy chunk of their own to keep)
-      const { archiveParentLookup, exportNetwork, pseudonymousLookup, archiveFacts, factsOptionsFor } = await import('../analysis');
-      const base = o.archive ? archiveParentLookup(o.archive) : undefined;
-      const lookup = base && p ? pseudonymousLookup(base, p) : base;
-      const facts = o.query && o.archive ? archiveFacts(o.archive, o.query, p, factsOptionsFor(o.network!)) : undefined;
-      const r = await exportNetwork(facts ?? src, { ...common, network: o.network as never, format: o.format, lookupParents: lookup, facts: facts !== undefined });
-      const s = r.stats;
-      const un = s.unresolvedReplies > 0 ? ` ${fmt(s.unresolvedReplies)} repl(ies) point at items not in the archive and have no edge.` : '';
-      return {
-        rows: r.rows,
-        bytes: r.bytes,
-        path: r.path,
-        summary: `Exported a ${o.network} network${what} of ${fmt(s.nodes)} nodes and ${fmt(s.edges)} edges (from ${fmt(s.itemsInNetwork)} of ${fmt(s.items)} items) to ${r.path}.${un}`,
-      };
-    }
-  }
+  return FORMATS[o.format].run(src, { o, p, what: p ? ' (pseudonymised)' : '', common: { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total } });
 }

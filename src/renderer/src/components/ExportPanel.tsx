@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { ExportFormatName, ExportJob, ItemRefInput } from '../../../shared/contract';
 import type { NetworkKindName } from '../../../shared/contract-network';
+import { EXPORT_FORMAT_TRAITS } from '../../../shared/contract-library';
 import type { LibraryQuery } from '../../../shared/query';
 import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
@@ -16,8 +17,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
   const [format, setFormat] = useState<ExportFormatName>('csv');
   const [network, setNetwork] = useState<NetworkKindName>('co-hashtag');
   const [pseudonymise, setPseudonymise] = useState(false);
-  const isNetwork = format === 'gexf' || format === 'graphml';
-  const hasColumns = format === 'csv' || format === 'xlsx' || format === 'parquet';
+  const { network: isNetwork, columns: hasColumns } = EXPORT_FORMAT_TRAITS[format];
   const [bom, setBom] = useState(true);
   const [picked, setPicked] = useState<Set<string> | null>(null);
   const [fileName, setFileName] = useState('');

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExportJob } from '../../../../shared/contract';
-import type { NetworkKindName, NetworkView } from '../../../../shared/contract-network';
+import { NETWORK_ENTITIES, type NetworkKindName, type NetworkView } from '../../../../shared/contract-network';
 import type { LibraryQuery } from '../../../../shared/query';
 import { errorText } from '../../lib/api';
 import { fmtExact } from '../../lib/format';
@@ -85,7 +85,7 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
             {networkStatsText(v.stats)}
           </p>
           {v.nodes.length === 0 ? (
-            <p className="muted">No {network === 'co-mention' || network === 'mentions' ? 'mentions' : 'hashtags'} in these items.</p>
+            <p className="muted">No {NETWORK_ENTITIES[network]} in these items.</p>
           ) : asTable || !webgl ? (
             <NodeTable view={v} matches={matches} minWeight={minWeight} selected={selected} onSelect={setSelected} />
           ) : (
