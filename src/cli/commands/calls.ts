@@ -1,0 +1,186 @@
+/** `loupe call`, `loupe quote`, `loupe endpoints` (the core's side: src/core/methods/calls.ts). */
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import type { Io } from '../io';
+import type { WalkResult } from '../../core/api';
+import { aboveAsk, spendLimit } from '../../shared/spend-policy';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import { checkOut, itemsOf, LineSink } from '../line-sink';
+import { progress } from '../terminal';
+import { parseParams, parseTarget } from '../targets';
+import { restartNeedsApproval, unreadableLine } from '../walk-report';
+import { collect, confirm, fmt, intArg, loadEndpoint, outputStopped, priceText, progressLine } from './common';
+
+export function registerCallCommands(program: Command, io: Io, context: () => CliContext): void {
+  registerCatalogueCommands(program, io, context);
+  // ───────── call ─────────
+  program
+    .command('call')
+    .description('call an endpoint: validate, quote, ask above the budget, walk pages, archive, print one JSON line per item')
+    .argument('<endpoint>', 'platform/path, e.g. photo_net/profile/posts')
+    .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
+    .option('--pages <n>', 'pages to fetch (default 1)', intArg('--pages'))
+    .option('--all', 'walk until the list ends (has_more false)')
+    .option('--max-credits <n>', 'never spend more than this on this call (stops before a page that could exceed it)', intArg('--max-credits'))
+    .option('--dry-run', 'only quote the price (free)')
+    .option('-y, --yes', 'approve spending above the budget without asking')
+    .option('--fresh', 'bypass caches (Cache-Control: no-cache): always charged')
+    .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
+    .action(async (target: string, o: CallFlags) => runCall(io, context(), target, o));
+
+}
+
+function registerCatalogueCommands(program: Command, io: Io, context: () => CliContext): void {
+  // ───────── quote ─────────
+  program
+    .command('quote')
+    .description('the free price quote of a call (dry_run=1)')
+    .argument('<endpoint>', 'platform/path')
+    .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
+    .option('--pages <n>', 'also estimate a walk of n pages', intArg('--pages'))
+    .action(async (target: string, o: { param?: string[]; pages?: number }) => {
+      const t = { ...parseTarget(target), params: parseParams(o.param) };
+      const api = await context().api();
+      await loadEndpoint(api, t.platform, t.endpoint);
+      const v = await api.validate(t);
+      if (!v.ok) throw new UsageError(v.message);
+      const q = await api.quote(t, { source: 'cli' });
+      const out: Record<string, unknown> = { ...q };
+      if (o.pages) out.walk = await api.estimateWalk(t, { pages: o.pages });
+      io.stdout.write(JSON.stringify(out) + '\n');
+    });
+
+  // ───────── endpoints ─────────
+  program
+    .command('endpoints')
+    .description('list the catalogue (free, keyless)')
+    .option('--platform <p>', 'only this network')
+    .option('--json', 'JSON output')
+    .action(async (o: { platform?: string; json?: boolean }) => {
+      const api = await context().api();
+      await api.catalogue.load();
+      const eps = api.catalogue.list(o.platform);
+      if (o.platform && eps.length === 0) throw new UsageError(`"${o.platform}" is not a network in the catalogue.`);
+      if (o.json) return void io.stdout.write(JSON.stringify(eps) + '\n');
+      for (const e of eps) {
+        const price = typeof e.credits === 'number' ? `${e.credits}` : `${e.credits.min}-${e.credits.max}`;
+        const req = e.params.filter((p) => p.required).map((p) => p.name);
+        const groups = [...new Set(e.params.map((p) => p.one_of_group).filter(Boolean))];
+        io.stdout.write(
+          `${e.path.padEnd(48)} ${price.padStart(10)} cr  ${e.paginates ? 'paged' : '     '}  ${e.available ? '' : '(not callable) '}${[...req, ...groups.map((g) => `one of ${g}`)].join(', ')}\n`,
+        );
+      }
+    });
+
+}
+
+type CallFlags = { param?: string[]; pages?: number; all?: boolean; maxCredits?: number; dryRun?: boolean; yes?: boolean; fresh?: boolean; out?: string };
+type Api = Awaited<ReturnType<CliContext['api']>>;
+type Target = { platform: string; endpoint: string; params: Record<string, string> };
+
+/** `loupe call`: validate, quote, ask above the budget, then one call or a walk of pages. */
+async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Promise<void> {
+  if (o.pages !== undefined && o.all) throw new UsageError('Use either --pages or --all, not both.');
+  checkOut(o.out);
+  if (o.pages === 0) throw new UsageError('--pages must be at least 1.');
+  const t = { ...parseTarget(target), params: parseParams(o.param) };
+  const api = await c.api();
+  const ep = await loadEndpoint(api, t.platform, t.endpoint);
+  const v = await api.validate(t);
+  if (!v.ok) throw new UsageError(v.message);
+  if (o.dryRun) {
+    const q = await api.quote(t, { source: 'cli' });
+    io.stdout.write(JSON.stringify(q) + '\n');
+    return;
+  }
+  const pages = o.all ? null : (o.pages ?? 1);
+  await approveSpend(io, c, api, t, o, pages, ep.paginates);
+  const sink = await LineSink.open(io, o.out);
+  const abort = new AbortController();
+  const onSig = () => abort.abort();
+  process.once('SIGINT', onSig);
+  // the output went away (the reader closed the pipe, the disk filled): the write that found
+  // out runs between two pages, so the walk stops before its next request (docs/cli.md "Pipes")
+  sink.onFail(onSig);
+  let result: WalkResult | null = null;
+  try {
+    if (!ep.paginates) return await callOnce(io, api, t, o, sink, abort.signal);
+    result = await walkPages(io, api, t, o, pages, sink, abort.signal);
+  } finally {
+    process.removeListener('SIGINT', onSig);
+    progress(io.stderr, '');
+    await sink.finish(result !== null && result.status !== 'failed');
+  }
+  reportWalk(io, api, sink, result);
+}
+
+/**
+ * Spending is approved when it is bounded by an explicit --max-credits, stays under the settings
+ * threshold, or the user says yes (the spend policy, src/shared/spend-policy.ts: --max-credits
+ * replaces the threshold).
+ */
+async function approveSpend(io: Io, c: CliContext, api: Api, t: Target, o: CallFlags, pages: number | null, paginates: boolean): Promise<void> {
+  const est = await api.estimateWalk(t, { pages: pages ?? 1, priority: 'interactive' });
+  const askAbove = c.settings.read().app.askAboveCredits;
+  const balance = api.balance();
+  const estText = pages === null ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)` : priceText(est.creditsMin, est.creditsMax);
+  if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !paginates)
+    throw new ExitError('local_budget', `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
+  const bounded = o.maxCredits !== undefined;
+  const limit = spendLimit(o.maxCredits, askAbove) ?? askAbove;
+  const overThreshold = pages === null ? !bounded : aboveAsk(est.creditsMax, limit);
+  if (!overThreshold || o.yes) return;
+  const what = `Estimated ${estText}${balance !== null ? ` (balance ${fmt(balance)})` : ''}; your budget asks above ${fmt(limit)} credits.`;
+  const ok = await confirm(io, `${what} Spend it?`);
+  if (!ok) throw new ExitError('not_approved', `${what} Not approved: re-run with --yes${pages === null ? ' or bound it with --max-credits N' : ''}. Nothing was spent.`);
+}
+
+/** An endpoint without pages: one call, its items written, its cost said. */
+async function callOnce(io: Io, api: Api, t: Target, o: CallFlags, sink: LineSink, signal: AbortSignal): Promise<void> {
+  const r = await api.call(t, { source: 'cli', priority: 'interactive', fresh: o.fresh, signal });
+  for (const it of itemsOf(r.envelope)) sink.write(it);
+  const cost = r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`;
+  const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
+  if (gone) throw gone;
+  io.stderr.write(`${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`);
+  unreadableLine(io, r.unreadable, true);
+  await sink.finish(true);
+}
+
+/** A walk of pages, each page's items written as it arrives; the next request waits for the reader. */
+function walkPages(io: Io, api: Api, t: Target, o: CallFlags, pages: number | null, sink: LineSink, signal: AbortSignal): Promise<WalkResult> {
+  return api.walk(t, {
+    source: 'cli',
+    priority: 'interactive',
+    maxPages: pages ?? undefined,
+    maxCredits: o.maxCredits,
+    fresh: o.fresh,
+    signal,
+    onPage: (p) => {
+      for (const it of itemsOf(p.result.envelope)) sink.write(it);
+      const eta = pages !== null ? api.pacer.eta(Math.max(0, pages - p.pageNumber), 'interactive') : null;
+      progressLine(io, `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`);
+      return sink.settled(); // the next request waits for the reader (and stops if it left)
+    },
+  });
+}
+
+/** What a finished walk says on stderr, and how it ends the command (resumable failures throw). */
+function reportWalk(io: Io, api: Api, sink: LineSink, result: WalkResult | null): void {
+  if (!result) return;
+  if (sink.poll() && !(result.status === 'failed' && result.error)) throw sink.problem(outputStopped(sink, result));
+  const bal = api.balance();
+  io.stderr.write(
+    `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
+  );
+  if (result.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${result.walkId}`);
+  unreadableLine(io, result.unreadable);
+  if ((result.status === 'failed' || result.status === 'paused') && result.error) {
+    // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
+    io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
+    throw result.error;
+  }
+  if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
+  restartNeedsApproval(result);
+}

@@ -1,0 +1,70 @@
+/** What the command files share: flag parsers, the terminal's question, the catalogue lookup, a walk's last words. */
+import { createInterface } from 'node:readline/promises';
+import type { ApiCore, WalkResult } from '../../core/api';
+import type { CatalogueEndpoint } from '../../shared/api-types';
+import { visible } from '../../shared/visible';
+import { UsageError } from '../context';
+import type { Io } from '../io';
+import type { LineSink } from '../line-sink';
+import { progress, rawOf } from '../terminal';
+
+export const fmt = (n: number): string => n.toLocaleString('en-US');
+
+export function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+export function intArg(name: string): (v: string) => number {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} takes a whole number, not "${v}".`);
+    return n;
+  };
+}
+
+export function priceText(min: number, max: number): string {
+  return min === max ? `${fmt(min)} credits` : `${fmt(min)}–${fmt(max)} credits`;
+}
+
+export async function confirm(io: Io, question: string): Promise<boolean> {
+  if (!io.stdin.isTTY || !io.stderr.isTTY) return false;
+  // readline draws on the terminal itself (raw); the question is shown through visible()
+  const rl = createInterface({ input: io.stdin, output: rawOf(io.stderr) });
+  try {
+    const a = await rl.question(`${visible(question)} [y/N] `);
+    return /^y(es)?$/i.test(a.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export async function readStdin(io: Io): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+export async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
+  await api.catalogue.load();
+  const ep = api.catalogue.find(platform, endpoint);
+  if (!ep) {
+    const known = api.catalogue.list(platform).length > 0;
+    throw new UsageError(
+      known
+        ? `${platform} has no endpoint "${endpoint}" in the catalogue; see: loupe endpoints --platform ${platform}`
+        : `"${platform}" is not a network in the catalogue; see: loupe endpoints`,
+    );
+  }
+  return ep;
+}
+
+/** The one line a walk stopped by its output says (docs/cli.md "Pipes"). */
+export function outputStopped(sink: LineSink, r: WalkResult): string {
+  const what = `${fmt(sink.lines)} item(s) written, ${r.pagesDone} page(s) and ${fmt(r.creditsSpent)} credits in all, every charge recorded`;
+  return r.status === 'done' ? `the walk had ended (${what}).` : `the walk stopped before its next request (${what}); continue with: loupe resume ${r.walkId}`;
+}
+
+export function progressLine(io: Io, text: string): void {
+  progress(io.stderr, text);
+}
+

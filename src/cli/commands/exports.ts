@@ -1,0 +1,15 @@
+/** `loupe columns` (`loupe export` and `loupe library`: ../export-command.ts, ../library-command.ts). */
+import type { Command } from 'commander';
+import type { Io } from '../io';
+
+export function registerColumnsCommand(program: Command, io: Io): void {
+  program
+    .command('columns')
+    .description('the stable list of CSV export columns')
+    .action(async () => {
+      // a constant of the export format, read without opening the data folder (the contract's
+      // export.columns gives the same list, but composing the app would open the archive)
+      const { CSV_COLUMNS } = await import('../../core/export/columns');
+      io.stdout.write(CSV_COLUMNS.join('\n') + '\n');
+    });
+}

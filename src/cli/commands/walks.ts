@@ -1,0 +1,80 @@
+/** `loupe resume`, `loupe walks` (the core's side: src/core/methods/walks.ts). */
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import type { Io } from '../io';
+import { hostname } from 'node:os';
+import type { WalkResult } from '../../core/api';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import { checkOut, itemsOf, LineSink } from '../line-sink';
+import { restartNeedsApproval, unreadableLine } from '../walk-report';
+import { fmt, intArg, outputStopped } from './common';
+
+export function registerWalkCommands(program: Command, io: Io, context: () => CliContext): void {
+  // ───────── resume ─────────
+  program
+    .command('resume')
+    .description('resume an interrupted or limited walk from its saved cursor')
+    .argument('<walkId>')
+    .option('--pages <n>', 'more pages to fetch', intArg('--pages'))
+    .option('--max-credits <n>', 'spending cap for the resumed part', intArg('--max-credits'))
+    .option('--pay-restart', 'when the service rejected the saved position: re-read (and pay for) the pages already held outside their free window')
+    .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
+    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; out?: string }) => {
+      checkOut(o.out);
+      const c = context();
+      const w = c.archive().getWalk(walkId);
+      if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
+      if (w.status === 'running') {
+        const where = w.owner ? ` (pid ${w.owner.pid}${w.owner.host !== hostname() ? ` on ${w.owner.host}` : ''})` : '';
+        throw new UsageError(`Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`);
+      }
+      const api = await c.api();
+      const sink = await LineSink.open(io, o.out);
+      const abort = new AbortController();
+      const onSig = () => abort.abort();
+      process.once('SIGINT', onSig);
+      sink.onFail(onSig); // the output went away: stop before the next request, as `call` does
+      let r: WalkResult | null = null;
+      try {
+        r = await api.resumeWalk(walkId, {
+          source: w.source,
+          priority: 'interactive',
+          maxPages: o.pages !== undefined ? w.pagesDone + o.pages : undefined,
+          maxCredits: o.maxCredits !== undefined ? w.creditsSpent + o.maxCredits : undefined,
+          payRestart: o.payRestart === true,
+          signal: abort.signal,
+          onPage: (p) => {
+            for (const it of itemsOf(p.result.envelope)) sink.write(it);
+            return sink.settled();
+          },
+        });
+      } finally {
+        process.removeListener('SIGINT', onSig);
+        await sink.finish(r !== null);
+      }
+      if (sink.poll() && !(r.status === 'failed' && r.error)) throw sink.problem(outputStopped(sink, r));
+      io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
+      unreadableLine(io, r.unreadable);
+      if (r.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${walkId}`);
+      restartNeedsApproval(r);
+      if ((r.status === 'failed' || r.status === 'paused') && r.error) {
+        if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
+        throw r.error;
+      }
+    });
+
+  program
+    .command('walks')
+    .description('list saved walks (resumable ones first)')
+    .option('--json', 'JSON output')
+    .action((o: { json?: boolean }) => {
+      const ws = context().archive().listWalks();
+      if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
+      for (const w of ws)
+        io.stdout.write(`${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);
+      if (ws.some((w) => w.status === 'interrupted'))
+        io.stderr.write('An interrupted walk was left running by a Loupe process that is gone; continue it with: loupe resume <walkId>\n');
+    });
+
+}
