@@ -15,7 +15,8 @@ export const CORE_LEVELS = [
   // the request core; analysis (pure over rows); reading lists and addresses
   { name: 'services', units: ['api', 'analysis', 'resolve'] },
   // what builds on a service: watchlists and secrets on the request core, exports on the analyses
-  { name: 'uses', units: ['watch', 'secrets', 'export'] },
+  // (service-clock.ts: the service's clock read from the request core's answers)
+  { name: 'uses', units: ['watch', 'secrets', 'export', 'service-clock.ts'] },
   { name: 'plans', units: ['collect'] },
   // the composition's parts, the contract's implementation, the composition
   { name: 'links', units: ['service-link.ts', 'ledger-watch.ts', 'query-names.ts'] },

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { coreEdges, printPackages } from './structure-core.mjs';
 import { isTestCode } from '../eslint-rules/core-order.js';
+import { checkHabits, habitsOf, loweredHabits } from './structure-habits.mjs';
 import { functionsOf, longFunctions, lowered, MAX_FUNCTION_LINES } from './structure-functions.mjs';
 
 export const MAX_LINES = 500;
@@ -224,6 +225,15 @@ function main() {
     for (const s of fns.shrunk) console.log(`note: ${s.key} is ${s.lines} lines, its ceiling ${s.ceiling}: lower it (node scripts/structure.mjs --update-allowlist)`);
     for (const k of fns.stale) console.log(`note: ${k} is on the long-function allowlist but no longer exists: drop it (--update-allowlist)`);
   }
+
+  const habitPath = join(root, 'scripts', 'habits-allowlist.json');
+  const habitAllow = existsSync(habitPath) ? JSON.parse(readFileSync(habitPath, 'utf8')) : {};
+  const habitsByFile = new Map([...byFile.keys()].map((f) => [f, habitsOf(f, texts.get(join(root, f)) ?? '')]));
+  const habits = checkHabits(habitsByFile, habitAllow);
+  for (const p of habits.problems) { failed = true; console.log(`habit: ${p}`); }
+  if (process.argv.includes('--update-allowlist')) writeFileSync(habitPath, JSON.stringify(loweredHabits(habitAllow, habitsByFile), null, 2) + '\n');
+  else if (habits.shrunk.length) console.log(`note: ${habits.shrunk.length} habit count(s) under their ceilings in scripts/habits-allowlist.json: lower them (--update-allowlist)`);
+  if (process.argv.includes('--habits')) console.log(`habits in production code: ${Object.entries(habits.totals).map(([k, v]) => `${v} ${k}`).join(', ')}`);
 
   console.log(failed ? 'structure: FAILED' : `structure: ok (no cycle; ${allowed.length} file(s) over ${MAX_LINES} lines and ${fns.allowed.length} function(s) over ${MAX_FUNCTION_LINES} lines, all allowlisted)`);
   process.exit(failed ? 1 : 0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildGraph, cyclicComponents, importsOf, oversized, resolveRelative, shortestCycle } from './structure.mjs';
 import { functionsOf, longFunctions, lowered } from './structure-functions.mjs';
+import { checkHabits, habitsOf, loweredHabits } from './structure-habits.mjs';
 
 const graphOf = (files: Record<string, string>) => buildGraph(Object.keys(files), (f) => files[f]);
 
@@ -131,5 +132,28 @@ describe('structure check: long functions (a ratchet)', () => {
     expect(lowered({ 'src/a.ts: big': 120, 'src/a.ts: gone': 90 }, byFile(100))).toEqual({ 'src/a.ts: big': 100 });
     expect(lowered({ 'src/a.ts: big': 120 }, byFile(130))).toEqual({ 'src/a.ts: big': 120 });
     expect(lowered({ 'src/a.ts: big': 120 }, byFile(70))).toEqual({});
+  });
+
+  it('counts the habits of production code: `as unknown as`, non-null assertions, SQL prepared from strings', () => {
+    const text = [
+      'const a = x as unknown as Foo;',
+      'const b = y as Foo;',
+      'const c = z!.w;',
+      'const d = m!;',
+      "const st = db.prepare('SELECT * FROM t WHERE id = ?');",
+      'const q = c.sql.get(sql`SELECT 1 FROM t WHERE id = ${id}`);',
+    ].join('\n');
+    expect(habitsOf('src/a.ts', text)).toEqual({ 'as-unknown-as': 1, 'non-null': 2, 'raw-sql': 1 });
+    expect(habitsOf('src/core/archive/sql.ts', "db.prepare(strings.join('?'));")).toEqual({}); // the helper itself
+  });
+
+  it('a habit count may shrink, never grow; a file not listed may have none', () => {
+    const by = (n: number) => new Map([['src/a.ts', { 'non-null': n }]]);
+    expect(checkHabits(by(1), {}).problems[0]).toMatch(/^src\/a\.ts: 1 × a non-null assertion/);
+    expect(checkHabits(by(3), { 'src/a.ts': { 'non-null': 3 } }).problems).toEqual([]);
+    expect(checkHabits(by(4), { 'src/a.ts': { 'non-null': 3 } }).problems).toHaveLength(1);
+    expect(checkHabits(by(2), { 'src/a.ts': { 'non-null': 3 } }).shrunk).toEqual([{ file: 'src/a.ts', habit: 'non-null', count: 2, ceiling: 3 }]);
+    expect(loweredHabits({ 'src/a.ts': { 'non-null': 3 }, 'src/gone.ts': { 'raw-sql': 1 } }, by(2))).toEqual({ 'src/a.ts': { 'non-null': 2 } });
+    expect(loweredHabits({ 'src/a.ts': { 'non-null': 3 } }, by(5))).toEqual({ 'src/a.ts': { 'non-null': 3 } });
   });
 });

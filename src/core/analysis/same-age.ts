@@ -22,8 +22,7 @@
  */
 import { engagementOf, overperformanceInputSchema, type Overperformance, type OverperformanceInput, type OverperformanceRow, type PostBrief } from '../../shared/analysis';
 import type { AccountPost, Archive } from '../archive';
-import type { AuthoredPost } from '../archive';
-import { parseQuery } from '../archive';
+import { parseQuery, type AuthoredPost } from '../archive';
 import { baseQuery } from './frequency';
 
 const HOUR = 3_600_000;

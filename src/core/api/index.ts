@@ -46,5 +46,5 @@ export type {
   WalkResult,
 } from './types';
 export { paramNames, readCatalogueFile } from './catalogue';
+export type { HttpPort } from './http';
 export { storedInsideWindow } from './call/serve';
-export { type HttpPort } from './http';
