@@ -18,6 +18,8 @@ export const CORE_LEVELS = [
   // (service-clock.ts: the service's clock read from the request core's answers)
   { name: 'uses', units: ['watch', 'secrets', 'export', 'service-clock.ts'] },
   { name: 'plans', units: ['collect'] },
+  // re-checking a saved set: a collection plan of single-item reads
+  { name: 'sets', units: ['datasets'] },
   // the composition's parts, the contract's implementation, the composition
   { name: 'links', units: ['service-link.ts', 'ledger-watch.ts', 'query-names.ts'] },
   { name: 'methods', units: ['methods'] },
