@@ -10,7 +10,7 @@ import { engagementOf } from '../../shared/analysis';
 import { TOTAL_FIELDS } from './analysis-index';
 import { ChunkTerms } from './chunk-terms';
 import { addItem, newAcc, type TermAcc } from './frequency';
-import { extractTerms } from './terms';
+import { extractTerms } from '../text';
 
 const WORD = fc.constantFrom('kettle', 'coffee', 'the', 'bank', 'america', '#launch', '#Launch', '@ana', 'https://www.example.org/x', '🙂', 'paris.', 'of', '42');
 const COUNT = fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null });

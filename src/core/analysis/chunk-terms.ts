@@ -12,7 +12,7 @@
  */
 import type { IndexItemRow } from '../archive';
 import { engagementOf } from '../../shared/analysis';
-import { extractTerms, type TermField } from './terms';
+import { extractTerms, type TermField } from '../text';
 
 /** Writes a term's totals (adding to what is stored) and returns its row id: AnalysisTables.termWriter. */
 export type TermWriter = (field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>) => number;
