@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
 import type { RunRow, WatchlistRow } from '../archive/watchlists';
-import { alertDeliverer, postWebhook, type SlackPayload } from '../alert-delivery';
+import { alertDeliverer, postWebhook, type SlackPayload } from './alert-delivery';
 import type { LoupeEvent, Settings } from '../../shared/contract';
 import { storedDefaults } from '../../shared/settings';
 import { raiseAlerts, SPIKE_FACTOR, SPIKE_MIN_EXTRA } from './alerts';

@@ -2,7 +2,7 @@
  * What a finished run raises (issue 27 #1): an inbox row when new items match the list's alert
  * conditions (`labels`) and one when the run found far more new items than the list's own history
  * expects (`spike`); then the desktop notification (scheduled runs) and the configured deliveries
- * (webhook, e-mail: src/core/alert-delivery.ts). A delivery that fails is logged and said; the
+ * (webhook, e-mail: src/core/watch/alert-delivery.ts). A delivery that fails is logged and said; the
  * alert stays in the inbox either way.
  */
 import { randomUUID } from 'node:crypto';

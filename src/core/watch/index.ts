@@ -15,7 +15,7 @@ import { createWatchService, type WatchArchive, type WatchService, type WatchSer
 import { applyImport, planImport, type ImportDeps } from './import';
 import { AppError } from '../bridge';
 import { inboxMethods, type InboxMethods } from './inbox';
-import { alertDeliverer } from '../alert-delivery';
+import { alertDeliverer } from './alert-delivery';
 
 export * from './service';
 export { SharedBudget } from './budget';
@@ -90,4 +90,3 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
     return { ...watchContract(service, { api: deps.api, askAboveCredits: () => deps.settings().askAboveCredits }, inbox), service };
   };
 }
-export { type RaisedAlert } from './types';

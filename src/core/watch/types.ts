@@ -50,7 +50,7 @@ export interface WatchServiceOptions {
    * read from the sandbox when on it; issue 27 #3). Its failure is logged and the run goes on.
    */
   syncClock?: () => Promise<void>;
-  /** sends a finished run's alerts where the user asked (webhook, e-mail: src/core/alert-delivery.ts); they are in the inbox already */
+  /** sends a finished run's alerts where the user asked (webhook, e-mail: src/core/watch/alert-delivery.ts); they are in the inbox already */
   deliver?: (alerts: RaisedAlert[]) => Promise<void>;
 }
 

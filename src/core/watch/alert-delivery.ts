@@ -5,8 +5,8 @@
  * for a program. One POST per alert, 10 s each; a failure is said (a notice naming only the host:
  * a hook's path is its secret) and never loses the alert.
  */
-import type { LoupeEvent, Settings } from '../shared/contract';
-import type { RaisedAlert } from './watch';
+import type { LoupeEvent, Settings } from '../../shared/contract';
+import type { RaisedAlert } from './types';
 
 export interface SlackPayload {
   text: string;
