@@ -11,7 +11,7 @@ import { cancelled } from '../call-errors';
 import { LEASE_MARGIN_MS } from '../pace-book';
 import type { CallOptions, CallResult } from '../types';
 import { sendAttempt } from './attempt';
-import { callerOf, type CallerDeps } from './context';
+import { callerOf, type CallerDeps, type CallPlan } from './context';
 import { afterFailure } from './failure';
 import { holdCheck } from './hold';
 import { activeHere } from './journal';
@@ -26,12 +26,31 @@ export type { CallerDeps } from './context';
 export function createCaller(d: CallerDeps) {
   const c = callerOf(d, new BalanceBook({ clock: d.clock, store: d.store, activeHere, leaseMs: () => d.timeoutMs() + LEASE_MARGIN_MS }));
 
+  /** identical calls in flight in this process (single flight), by the call's identity */
+  const flying = new Map<string, Promise<void>>();
+
   return async function call<D = Record<string, unknown>>(target: CallTarget, o: CallOptions = {}): Promise<CallResult<D>> {
     const plan = planCall(target, await d.endpointOf(target), o);
     if (o.signal?.aborted) throw cancelled(abortError());
+    // single flight: an identical request in flight would be charged `miss` again (neither answer is
+    // cached yet); inside a cache window the second waits for the first, then is served from the
+    // archive (or sent: the service's cache answers an owner read free)
+    const single = !plan.opts.fresh && !plan.dry && plan.ep.cache_ttl_seconds > 0 ? plan.hash : null;
+    for (let ahead = single ? flying.get(single) : undefined; ahead; ahead = flying.get(single!)) await landed(ahead, o.signal);
     // archive-first: the exact call answered inside the endpoint's cache window costs nothing
     const served = serveFromArchive<D>({ clock: d.clock, store: d.store, write: c.write }, plan);
     if (served) return served;
+    let land = () => {};
+    if (single) flying.set(single, new Promise<void>((r) => (land = r)));
+    try {
+      return await send<D>(plan);
+    } finally {
+      if (single) flying.delete(single);
+      land();
+    }
+  };
+
+  async function send<D>(plan: CallPlan): Promise<CallResult<D>> {
     const hold = await holdCheck(c, plan);
     const { s, letGo } = await openCall(c, plan, hold);
     c.held.credits += hold;
@@ -48,5 +67,19 @@ export function createCaller(d: CallerDeps) {
       c.held.credits -= hold;
       letGo();
     }
-  };
+  }
+}
+
+/** The identical call ahead has ended (however it ended); a cancel stops the wait. */
+function landed(ahead: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return ahead;
+  return new Promise<void>((resolve, reject) => {
+    const stop = () => reject(cancelled(abortError()));
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    void ahead.then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    });
+  });
 }
