@@ -104,6 +104,7 @@ function readingStore(a: Archive): CoreStore {
     journalAround: (id, from, to) => a.journalAround(id, from, to),
     ledgerHighWater: () => a.ledgerHighWater(),
     ledgerCreditsSince: (id, since) => a.ledgerCreditsSince(id, since),
+    ledgerOfCall: (id) => a.ledgerOfCall(id),
     recordAttempt: (e) => a.recordAttempt(e),
     storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
     findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),

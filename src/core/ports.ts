@@ -151,6 +151,11 @@ export interface CoreStore {
   ledgerHighWater(): number;
   /** credits recorded in ledger rows after `afterId` for attempts started at or after `since` (any process) */
   ledgerCreditsSince(afterId: number, since: number): number;
+  /**
+   * The ledger rows of one logical call (any order): which of a dead process's attempts were lost.
+   * Optional: without it a taken-over call is judged by its journal entry alone.
+   */
+  ledgerOfCall?(callId: string): LedgerEntry[];
 
   // stored answers + items, in one transaction: stores the envelope, upserts every
   // item (once per platform/kind/id; later fetches update counts/labels), links provenance

@@ -52,6 +52,9 @@ export class MemoryStore implements CoreStore {
     this.ledger.push({ ...e, id: this.ledger.length + 1 });
     return this.ledger.length;
   }
+  ledgerOfCall(callId: string): LedgerEntry[] {
+    return this.ledger.filter((l) => l.callId === callId);
+  }
   ledgerHighWater(): number {
     return this.ledger.length;
   }

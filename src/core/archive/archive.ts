@@ -152,6 +152,9 @@ export class Archive implements CoreStore {
   ledgerCreditsSince(afterId: number, since: number): number {
     return this.#c.guard('read', () => ledger.ledgerCreditsSince(this.#c, afterId, since));
   }
+  ledgerOfCall(callId: string): LedgerEntry[] {
+    return this.listLedger({ callId, limit: 10_000 });
+  }
   /** Newest first; `beforeId` pages back. */
   listLedger(opts: { limit?: number; beforeId?: number; callId?: string } = {}): LedgerEntry[] {
     return this.#c.guard('read', () => ledger.listLedger(this.#c, opts));

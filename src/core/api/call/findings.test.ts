@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HttpOutcome } from '../http';
 import { createCaller } from './index';
 import { sendAttempt } from './attempt';
+import { holdEntry, openJournal } from './journal';
 import { chooseKey } from './key';
 import { settleSuccess } from './settle';
 import { answer, kit, METERED, planOf, stateOf } from './test-kit';
@@ -72,5 +73,85 @@ describe('finding 3: answers that do not carry the balance (null-remaining)', ()
     k.balance.value = 99_980; // what the service says after charging it
     await settleSuccess(k.c, s, { ...a, okEnv: a.okEnv! });
     expect(k.d.balance()).toBe(99_980);
+  });
+});
+
+describe('finding 7: identical requests in flight at once', () => {
+  it('inside a cache window the second waits for the first and is served from the archive: paid once', async () => {
+    const k = kit();
+    let answerNow!: () => void;
+    const gate = new Promise<void>((r) => (answerNow = r));
+    k.d.http = {
+      get: async (url, headers) => {
+        k.sent.push({ url, headers });
+        await gate;
+        return answer.ok({ data: { items: [{ post: { id: '1' } }] }, credits_used: 20, credits_remaining: 99_980 });
+      },
+      close: async () => {},
+    };
+    const call = createCaller(k.d);
+    const first = call(target, { opKey: 'walk:a:page:1' });
+    const second = call(target, { opKey: 'walk:b:page:1' });
+    while (k.sent.length === 0) await tick();
+    await tick();
+    expect(k.sent).toHaveLength(1); // the second waits
+    answerNow();
+    const [a, b] = await Promise.all([first, second]);
+    expect(k.sent).toHaveLength(1);
+    expect(a).toMatchObject({ fromArchive: false, creditsUsed: 20 });
+    expect(b).toMatchObject({ fromArchive: true, creditsUsed: 0 });
+    expect(k.store.ledger.map((l) => l.creditsUsed)).toEqual([20]);
+  });
+  it('a fresh call is not held back; a cancel stops the wait', async () => {
+    const k = kit();
+    let answerNow!: () => void;
+    const gate = new Promise<void>((r) => (answerNow = r));
+    k.d.http = {
+      get: async (url, headers) => {
+        k.sent.push({ url, headers });
+        await gate;
+        return answer.ok({ credits_used: 20, credits_remaining: 99_980 });
+      },
+      close: async () => {},
+    };
+    const call = createCaller(k.d);
+    const first = call(target);
+    const fresh = call(target, { fresh: true });
+    while (k.sent.length < 2) await tick();
+    const stop = new AbortController();
+    const waiting = call(target, { signal: stop.signal });
+    stop.abort();
+    await expect(waiting).rejects.toMatchObject({ kind: 'cancelled' });
+    answerNow();
+    await Promise.all([first, fresh]);
+    expect(k.sent).toHaveLength(2);
+  });
+});
+
+describe('finding 6: taking over a killed process’s call', () => {
+  const call = { opKey: 'walk:w2:page:1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"a"}', paramsHash: 'h', ttlSeconds: 21600, noCache: false, price: { min: 20, max: 340 }, pages: 1, ceiling: 340 };
+  // the dead process: attempt 1 (key k1) broke on the way, charged; it moved on to a fresh key k2 and died sending it
+  const dead = (k: ReturnType<typeof kit>) => {
+    k.store.beginJournal({ callId: 'dead', opKey: 'walk:w1:page:1', idempotencyKey: 'k2', platform: 'photo_net', endpoint: 'profile/posts', params: call.params, paramsHash: 'h', state: 'pending', createdAt: k.clock.now() - 1000, finishedAt: null, keyName: 'main', before: { balance: 99_980, at: k.clock.now() - 1000, ledgerId: 1 } });
+    k.store.recordAttempt({ callId: 'dead', attempt: 1, startedAt: k.clock.now() - 2000, durationMs: 5, platform: 'photo_net', endpoint: 'profile/posts', params: call.params, paramsHash: 'h', idempotencyKey: 'k1', requestId: 'req_lost', status: 200, errorType: 'NETWORK_BAD_JSON', creditsUsed: 0, creditsRemaining: null, chargeReason: null, cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: 'w1', dryRun: false, keyName: 'second' });
+    return k.store.pendingJournal().map((e) => ({ ...e, owner: 'gone' as const }));
+  };
+  const deps = (k: ReturnType<typeof kit>, entries: ReturnType<typeof dead>) => ({ book: k.c.book, read: k.d.readBalance, now: () => k.clock.now(), find: (op: string) => k.store.findJournal(op), pending: () => entries, ledgerOf: (id: string) => k.store.ledgerOfCall(id) });
+
+  it('the lost attempt judged is the broken one the ledger shows (its key), not the journal’s later, never-answered key', async () => {
+    const k = kit();
+    const o = await openJournal(deps(k, dead(k)), call);
+    expect(o.loss?.lost.idempotencyKey).toBe('k1');
+    expect(o.loss?.lost.before).toBeNull(); // the entry's reading was taken after that loss
+    expect(o.journal.idempotencyKey).not.toMatch(/^k[12]$/); // inside the window: a fresh key
+    holdEntry('dead')();
+  });
+  it('where the rule keeps the key, it is the broken attempt’s, on the API key that sent it', async () => {
+    const k = kit();
+    const o = await openJournal(deps(k, dead(k)), { ...call, ttlSeconds: 0, price: { min: 20, max: 20 }, ceiling: 20 });
+    expect(o.journal).toMatchObject({ idempotencyKey: 'k1', keyName: 'second' });
+    expect(o.inherited).toMatchObject({ idempotencyKey: 'k1', keyName: 'second' });
+    expect(o.needJournal).toBe(true);
+    holdEntry('dead')();
   });
 });

@@ -6,7 +6,7 @@
  * (issue 24 #11: a crash must not make the next run pay again).
  */
 import { randomUUID } from 'node:crypto';
-import type { JournalEntry } from '../../ports';
+import type { JournalEntry, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { afterLoss, type LossCall, type LossState } from './loss';
 
@@ -36,6 +36,24 @@ export interface JournalDeps {
   now: () => number;
   find: (opKey: string) => JournalEntry | undefined;
   pending: () => JournalEntry[];
+  /** the ledger rows of a call (which of its attempts were lost) */
+  ledgerOf?: (callId: string) => LedgerEntry[];
+}
+
+/** answers that broke on the way: the service may have finished (and charged) them */
+const LOST_ROW = new Set(['NETWORK_TIMEOUT', 'NETWORK_MID_BODY', 'NETWORK_BAD_JSON']);
+
+/**
+ * The lost attempt an unresolved entry stands for: the earliest one the ledger shows broken and
+ * unsettled (no inferred row under its key) when that is not the entry's own key — the process
+ * moved on to a fresh key after it (and may have died before or while sending that one), and a
+ * broken answer is the one the service may have charged. Null: the entry's own key.
+ */
+export function earlierLoss(rows: LedgerEntry[], current: string): LedgerEntry | null {
+  const settled = new Set(rows.filter((r) => r.chargeReason?.startsWith('inferred:')).map((r) => r.idempotencyKey));
+  const lost = rows.filter((r) => r.errorType !== null && LOST_ROW.has(r.errorType) && r.idempotencyKey !== null && !settled.has(r.idempotencyKey));
+  const first = lost.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt)[0];
+  return first && first.idempotencyKey !== current ? first : null;
 }
 
 export interface JournalCall extends Omit<LossCall, 'callId'> {
@@ -71,7 +89,12 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // while the balance is read (the caller's holdEntry keeps it, and lets it go when the call ends)
     const claimed = !running.has(pending.callId);
     running.add(pending.callId);
-    const lost: Lost = { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
+    // the entry's key, or the earlier broken attempt it moved on from (judged without a reading:
+    // the entry's reading was taken after that loss)
+    const earlier = earlierLoss(d.ledgerOf?.(pending.callId) ?? [], pending.idempotencyKey);
+    const lost: Lost = earlier
+      ? { attempt: earlier.attempt, startedAt: earlier.startedAt, idempotencyKey: earlier.idempotencyKey as string, before: null, settled: false }
+      : { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
     let s;
     try {
       s = await afterLoss(d.book, d.read, { ...c, callId: pending.callId }, lost, d.now);
@@ -80,10 +103,12 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
       throw e;
     }
     const { owner: _owner, ...entry } = pending;
-    // taken over: the entry answers to this call's operation from now on
+    // taken over: the entry answers to this call's operation from now on; a kept key is the lost
+    // attempt's (replayed on the API key that sent it)
     const journal: JournalEntry = { ...entry, opKey };
+    if (earlier) Object.assign(journal, { idempotencyKey: lost.idempotencyKey, keyName: earlier.keyName ?? null, createdAt: lost.startedAt, before: null });
     if (s.key === 'fresh') Object.assign(journal, { idempotencyKey: randomUUID(), createdAt: d.now(), keyName: null, before: undefined });
-    return { journal, needJournal: s.key === 'fresh' || pending !== same, answered: false, loss: s, inherited: s.key === 'same' ? pending : null };
+    return { journal, needJournal: s.key === 'fresh' || pending !== same || earlier !== null, answered: false, loss: s, inherited: s.key === 'same' ? { ...pending, idempotencyKey: journal.idempotencyKey, keyName: journal.keyName } : null };
   }
   const journal: JournalEntry = {
     callId: prior?.callId ?? randomUUID(),
