@@ -49,6 +49,8 @@ export interface BookDeps {
   activeHere: (callId: string) => boolean;
   /** the longest an attempt can be in flight (deadline + lease margin) */
   leaseMs: () => number;
+  /** introductory free calls left, when the service says */
+  freeCallsLeft?: () => number | null;
 }
 
 /**
@@ -77,6 +79,11 @@ export class BalanceBook {
   losses = 0;
   /** when the balance last moved between two clean readings without a recorded cause */
   outsideActivityAt: number | null = null;
+  /**
+   * the account's introductory free calls are certainly used up: a call priced at 100 or less under
+   * every reading (its ceiling) was charged. Until then a lost answer may have been covered by one
+   */
+  freeCallsGone = false;
   private last: Reading | null = null;
   private firstReading: Promise<void> | undefined;
 
@@ -99,6 +106,11 @@ export class BalanceBook {
     const others = this.d.store.journalAround('', prev.at, cur.at).filter((e) => (e.owner ?? 'this') !== 'this');
     if (othersActive(others, prev.at, this.d.activeHere, this.d.leaseMs())) return;
     this.outsideActivityAt = cur.at;
+  }
+
+  /** No introductory free call can be left: one was seen charged, or the service says none is left. */
+  noFreeCalls(): boolean {
+    return this.freeCallsGone || this.d.freeCallsLeft?.() === 0;
   }
 
   /** An answer (or a reading) contradicted what the balance said: something else moved it. */

@@ -261,7 +261,8 @@ describe('resume', () => {
       return reply;
     };
     const store = new MemoryStore();
-    const { core, api: a } = await setup(handler, store, () => ({ success: true }), 0); // no balance figure either
+    // no balance figure either; no free call left (else the least a lost answer cost is 0)
+    const { core, api: a } = await setup(handler, store, () => ({ success: true, free_calls_remaining: 0 }), 0);
     const target = { platform, endpoint, params };
     const r1 = await core.walk(target, { signal: ac.signal });
     expect(r1.status).toBe('cancelled');
@@ -270,6 +271,7 @@ describe('resume', () => {
     expect(store.pendingJournal().map((j) => j.opKey)).toEqual([`walk:${r1.walkId}:page:3`]);
     // a new process: new core over the same store
     const core2 = createApiCore({ baseUrl: a.url, getKey: () => TEST_KEY, store, clock: new InstantClock() });
+    await core2.credits(); // what the app does when it opens: free calls left are known
     const r2 = await core2.resumeWalk(r1.walkId);
     expect(r2).toMatchObject({ status: 'done', pagesDone: 5, itemsSeen: 15 });
     const reqs = a.dataRequests();

@@ -9,6 +9,7 @@ import { cancelled } from '../call-errors';
 import type { HttpOutcome } from '../http';
 import type { Slot } from '../key-pool';
 import { classify, retryAfterOf, retryDelay, type Outcome } from '../retry';
+import { FREE_CALL_PRICE } from './attribution';
 import type { Caller, CallState } from './context';
 
 /** attempts that may end at the deadline before a call gives up */
@@ -99,6 +100,8 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   };
   c.write(() => d.store.recordAttempt(entry), creditsUsed);
   book.recorded += creditsUsed;
+  // charged where a free call would have covered it under every reading: none is left
+  if (creditsUsed > 0 && okEnv?.idempotent_replay !== true && s.hold > 0 && s.hold <= FREE_CALL_PRICE) book.freeCallsGone = true;
   book.mark(creditsRemaining);
   d.noteBalance(creditsRemaining, d.clock.now());
   d.events.emit('attempt', {

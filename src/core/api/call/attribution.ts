@@ -31,6 +31,8 @@ export const QUIET_MS = 10 * 60_000;
 export const MARK_MAX_AGE_MS = 5_000;
 /** the price of a shared-cache read for a caller who does not own the answer (spec Limits rule 7) */
 export const SHARED_READ = 2;
+/** introductory free calls cover calls "priced at 100 credits or less" (spec Limits) */
+export const FREE_CALL_PRICE = 100;
 
 export interface Price {
   min: number;

@@ -35,6 +35,8 @@ export interface CallerDeps {
   /** GET /v1/credits (free, not rate counted): the balance now, or null when it cannot be read */
   readBalance: () => Promise<number | null>;
   probeBalance: () => Promise<void>;
+  /** introductory free calls left, when the service says (optional) */
+  freeCallsLeft?: () => number | null;
   maxRetries: number;
   /** longest single wait (Retry-After or backoff) the core sleeps through; beyond it: `rate_wait` */
   maxWaitMs: () => number;

@@ -10,6 +10,7 @@ import { createCaller } from './index';
 import { sendAttempt } from './attempt';
 import { holdEntry, openJournal } from './journal';
 import { chooseKey } from './key';
+import { chargeOfLoss, type LossState } from './loss';
 import { settleSuccess } from './settle';
 import { answer, kit, METERED, planOf, stateOf } from './test-kit';
 
@@ -153,5 +154,61 @@ describe('finding 6: taking over a killed process’s call', () => {
     expect(o.inherited).toMatchObject({ idempotencyKey: 'k1', keyName: 'second' });
     expect(o.needJournal).toBe(true);
     holdEntry('dead')();
+  });
+});
+
+describe('finding 1: a lost answer a free call may have covered', () => {
+  const lossOf = (attribution: LossState['attribution']): LossState => ({ lost: { attempt: 1, startedAt: 0, idempotencyKey: 'idem-1', before: null, settled: false }, attribution, keptOnBalance: false });
+  const call = { callId: 'c', ttlSeconds: 21600, noCache: false, price: { min: 20, max: 340 }, pages: 1, ceiling: 340 };
+  const proof = { replay: true, ownerRead: false, ownedNot: false, creditsRemaining: null };
+  const read = async () => null;
+
+  it('while free calls may remain, a finished lost answer the balance cannot price cost at least 0: nothing is inferred', async () => {
+    const k = kit();
+    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'unknown', why: 'x' }), proof)).toBeNull();
+    // a balance that did not move agrees with a free call: no outside spender is assumed
+    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'not-charged' }), proof)).toBeNull();
+    expect(k.c.book.outsideActivityAt).toBeNull();
+    // the balance's amount stands
+    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'charged', credits: 40 }), proof)).toEqual({ credits: 40, how: 'balance' });
+    // a call no free call can cover (priced above 100): the floor
+    expect(await chargeOfLoss(k.c.book, read, { ...call, price: { min: 120, max: 300 } }, lossOf({ kind: 'unknown', why: 'x' }), proof)).toEqual({ credits: 120, how: 'price' });
+  });
+  it('once a call priced at 100 or less under every reading was charged, none is left: the floor', async () => {
+    const k = kit();
+    const s = stateOf(planOf(METERED, { handle: 'a' }), 340);
+    k.script.push(answer.ok({ credits_used: 20 }));
+    await sendAttempt(k.c, s, await chooseKey(k.c, s));
+    expect(k.c.book.freeCallsGone).toBe(false); // its ceiling is 340: a free call need not have applied
+    const cheap = stateOf(planOf(METERED, { handle: 'b' }), 100, { j: { ...s.j, callId: 'call-2', opKey: 'op-2', idempotencyKey: 'idem-2' } });
+    await sendAttempt(k.c, cheap, await chooseKey(k.c, cheap));
+    expect(k.c.book.freeCallsGone).toBe(true);
+    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'unknown', why: 'x' }), proof)).toEqual({ credits: 20, how: 'price' });
+  });
+});
+
+describe('finding 4: an owner read whose envelope leaves `cached` out (lean-envelope)', () => {
+  const lean = (): HttpOutcome => {
+    const out = answer.ok({ data: { items: [{ post: { id: '1' } }] }, credits_used: 0, credits_remaining: 99_980 });
+    const env = out.json as Record<string, unknown>;
+    for (const f of ['cached', 'free_call', 'charge_reason']) delete env[f];
+    env.idempotent_replay = undefined;
+    return out;
+  };
+  const settleLean = async (freeCallsGone: boolean) => {
+    const k = kit();
+    k.c.book.freeCallsGone = freeCallsGone;
+    const s = stateOf(planOf(METERED, { handle: 'a' }), 340, { loss: { lost: { attempt: 1, startedAt: k.clock.now() - 1000, idempotencyKey: 'idem-1', before: null, settled: false }, attribution: { kind: 'unknown', why: 'x' }, keptOnBalance: false } });
+    s.j.idempotencyKey = 'idem-2'; // the fresh key inside the window
+    k.script.push(lean());
+    const a = await sendAttempt(k.c, s, await chooseKey(k.c, s));
+    await settleSuccess(k.c, s, { ...a, okEnv: a.okEnv! });
+    return k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'));
+  };
+  it('a fresh key inside the window answered free with rows reveals the lost original’s charge, under its key', async () => {
+    expect(await settleLean(true)).toEqual([expect.objectContaining({ idempotencyKey: 'idem-1', creditsUsed: 20, chargeReason: 'inferred:price' })]);
+  });
+  it('…but not while a free call may have covered the fresh call itself (the balance decides)', async () => {
+    expect(await settleLean(false)).toEqual([]);
   });
 });

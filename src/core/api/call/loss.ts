@@ -3,7 +3,7 @@
  * attempt sends, and the charge a later answer proves the lost one cost.
  */
 import type { BalanceBook, Lost } from '../balance-book';
-import { insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
+import { FREE_CALL_PRICE, insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
 
 /** what the loss rules need to know about the call */
 export interface LossCall {
@@ -34,6 +34,11 @@ export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, l
   return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
 }
 
+/** An introductory free call may have covered the call: some may remain, and it can be priced at 100 or less. */
+export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>): boolean {
+  return !book.noFreeCalls() && call.price.min <= FREE_CALL_PRICE;
+}
+
 /** A successful answer after the loss. */
 export interface Answer {
   /** a replay of the lost attempt's key */
@@ -53,8 +58,12 @@ export interface Answer {
  */
 export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall, s: LossState, a: Answer): Promise<{ credits: number; how: 'balance' | 'price' } | null> {
   if (a.replay || a.ownerRead) {
+    if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
+    // finished, but while free calls may remain one may have covered it: the least it cost is 0
+    // (and a balance that did not move agrees)
+    if (mayBeFree(book, call)) return null;
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
-    return s.attribution.kind === 'charged' ? { credits: s.attribution.credits, how: 'balance' } : { credits: call.price.min, how: 'price' };
+    return { credits: call.price.min, how: 'price' };
   }
   if (a.ownedNot) {
     if (s.attribution.kind === 'charged') book.noteOutside();

@@ -11,7 +11,7 @@ import type { CallResult } from '../types';
 import { insideWindow } from './attribution';
 import type { Attempt } from './attempt';
 import { lossCallOf, type Caller, type CallState } from './context';
-import { chargeOfLoss } from './loss';
+import { chargeOfLoss, mayBeFree } from './loss';
 
 export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
   const { d, book } = c;
@@ -22,10 +22,13 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
   // the balance may tell (loss.ts)
   let inferred = 0;
   const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
-  const ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
+  let ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
   const l = s.loss;
   if (l && !l.lost.settled && !plan.dry) {
     const fresh = j.idempotencyKey !== l.lost.idempotencyKey && insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
+    // an envelope without `cached` (lean reading): a fresh key inside the window answered free with
+    // rows is an owner read — once no free call can have covered it (else the balance decides)
+    if (fresh && okEnv.cached === undefined && okEnv.free_call !== true && a.creditsUsed === 0 && !replay && hasRows(okEnv.data) && !mayBeFree(book, plan)) ownerRead = true;
     const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
     const proof = { replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey, ownerRead, ownedNot, creditsRemaining: a.creditsRemaining };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
@@ -74,4 +77,10 @@ export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
   // the service holds a finished answer under this key: a later run replays it free
   c.write(() => c.d.store.finishJournal(j.callId, 'done', c.d.clock.now()), s.inferredSoFar);
   return new ApiError({ ...e.toJSON(), kind: e.kind, creditsCharged: (e.creditsCharged ?? 0) + credits });
+}
+
+/** the answer carries rows (an empty result is free for everyone: it proves nothing) */
+function hasRows(data: unknown): boolean {
+  const r = readItems(data);
+  return r.items.length + r.unreadable + r.heldBack > 0;
 }

@@ -152,6 +152,7 @@ describe('settle', () => {
       [null, { creditsUsed: 20, chargeReason: 'inferred:price' }],
     ] as const) {
       const k = kit();
+      k.c.book.freeCallsGone = true; // else the least a lost answer cost is 0 (a free call may have covered it)
       const s = stateOf(planOf(METERED, { handle: 'a' }, { fresh: true }), 340, { loss: lossOf(credits, credits !== null) });
       const r = await settle(k, s, answer.ok({ idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 100_000 }));
       expect(k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([expect.objectContaining({ ...row, idempotencyKey: 'idem-1' })]);

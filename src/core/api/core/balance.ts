@@ -19,11 +19,14 @@ export interface Balance {
   readBalance: () => Promise<number | null>;
   /** unknown balance (first call ever): ask /v1/credits once */
   probeBalance: () => Promise<void>;
+  /** introductory free calls left, when /v1/credits says (a field the spec does not show), else null */
+  freeCallsLeft: () => number | null;
 }
 
 export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitter<ApiEvents>; meta: MetaGet }): Balance {
   let mem: { creditsRemaining: number; at: number } | undefined;
   let probe: Promise<void> | undefined;
+  let freeLeft: number | null = null;
   const balance = (): number | null => {
     if (mem) return mem.creditsRemaining;
     const b = d.store.getBalance();
@@ -42,12 +45,15 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
     const obj = (j && typeof j === 'object' ? j : {}) as Record<string, unknown>;
     const b = balanceFigure(obj);
     if (b !== null) noteBalance(b, d.clock.now());
+    const free = obj.free_calls_remaining ?? (obj.data as Record<string, unknown> | undefined)?.free_calls_remaining;
+    if (typeof free === 'number' && Number.isFinite(free)) freeLeft = free;
     return obj;
   };
   return {
     balance,
     noteBalance,
     credits,
+    freeCallsLeft: () => freeLeft,
     readBalance: async () => {
       try {
         return balanceFigure(await credits());
