@@ -44,20 +44,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   const headers: Record<string, string> = { 'x-api-key': slot.key, 'Idempotency-Key': j.idempotencyKey };
   if (plan.opts.fresh) headers['cache-control'] = 'no-cache';
   const startedAt = d.clock.now();
-  book.attemptsInFlight++;
-  let out: HttpOutcome;
-  // a cancel does not abort the attempt in flight: the service may finish and charge it, so its
-  // answer is awaited (for the grace), stored and settled; the call stops before its next request
-  const inFlight = graceSignal(plan.opts.signal, d.cancelGraceMs());
-  try {
-    out = await d.http.get(s.url, headers, inFlight.signal, plan.opts.timeoutMs ?? d.timeoutMs());
-  } catch (e) {
-    throw cancelled(e);
-  } finally {
-    inFlight.done();
-    book.attemptsInFlight--;
-    slot.release();
-  }
+  const out = await request(c, s, slot, headers);
   const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
   const oc = classify(out);
   const okEnv = oc.kind === 'success' ? oc.env : undefined;
@@ -118,6 +105,25 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
     walkId: plan.walkId,
   });
   return { attempt, slot, startedAt, out, oc, okEnv, errEnv, errorType, requestId, creditsUsed, creditsRemaining, retryable, willRetry, retryAfterS, waitMs, entry };
+}
+
+/**
+ * The request itself. A cancel does not abort it in flight: the service may finish and charge it, so
+ * its answer is awaited (for the grace), stored and settled; the call stops before its next request.
+ */
+async function request(c: Caller, s: CallState, slot: Slot, headers: Record<string, string>): Promise<HttpOutcome> {
+  const { d, book } = c;
+  book.attemptsInFlight++;
+  const inFlight = graceSignal(s.plan.opts.signal, d.cancelGraceMs());
+  try {
+    return await d.http.get(s.url, headers, inFlight.signal, s.plan.opts.timeoutMs ?? d.timeoutMs());
+  } catch (e) {
+    throw cancelled(e);
+  } finally {
+    inFlight.done();
+    book.attemptsInFlight--;
+    slot.release();
+  }
 }
 
 /**
