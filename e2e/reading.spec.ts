@@ -6,7 +6,7 @@
 import type { Page, Request } from '@playwright/test';
 import { post } from '../src/core/archive/test-fixtures';
 import { test, expect } from './fixtures';
-import { api, axeClean, seedItems } from './page-helpers';
+import { api, axeClean, searchWalk, seedItems } from './page-helpers';
 
 /** the bodies of the library.query / library.count requests the page sends from now on */
 function libraryRequests(page: Page): Array<Record<string, unknown>> {
@@ -192,4 +192,28 @@ test('axe: the accent toggles, the chosen Explorer endpoint and the open palette
     await axeClean(page, `the palette (${theme})`);
     await page.keyboard.press('Escape');
   }
+});
+
+test('at 1,440 px: Search shows Relevance and Labels, the Library checkboxes are a real target, Settings scrolls at the edge', async ({ page, host }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await searchWalk(page, 'running shoes');
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  const grid = await page.getByTestId('results-table').boundingBox();
+  for (const name of [/^Relevance/, /^Labels/]) {
+    const h = await page.getByRole('columnheader', { name }).boundingBox();
+    expect(h, String(name)).not.toBeNull();
+    expect(h!.x + h!.width, `${name} inside the table's visible width`).toBeLessThanOrEqual(grid!.x + grid!.width);
+  }
+  await seedItems(page, host.dataDir, [post({ id: '85000', text: 'a row to select' })]);
+  await page.getByTestId('nav-library').click();
+  const box = await page.getByTestId('row-select').first().boundingBox();
+  expect(box!.width).toBeGreaterThanOrEqual(16);
+  expect(box!.height).toBeGreaterThanOrEqual(16);
+  await page.getByTestId('nav-settings').click();
+  const scroller = await page.getByTestId('settings-page').boundingBox();
+  const view = await page.getByTestId('view-settings').boundingBox();
+  // the scrolling area reaches the view's right edge; the cards use most of it
+  expect(Math.abs(scroller!.x + scroller!.width - (view!.x + view!.width))).toBeLessThanOrEqual(2);
+  const card = await page.getByTestId('settings-page').locator('section.panel').first().boundingBox();
+  expect(card!.width / view!.width).toBeGreaterThan(0.85);
 });

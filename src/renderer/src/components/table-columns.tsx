@@ -90,7 +90,7 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       col({
         id: 'select',
         header: 'Select',
-        size: 30,
+        size: 36,
         hideable: false,
         resizable: false,
         cell: (r, c) => (
@@ -123,7 +123,16 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
     col({ id: 'tags', header: 'Tags', size: 110, cell: (r) => <span className="muted ellipsis">{r.tags.join(', ')}{r.note ? ' ✎' : ''}</span> }),
     col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => <When v={r.firstSeenAt} /> }),
   );
-  return cols;
+  return variant === 'post' ? searchOrder(cols) : cols;
+}
+
+/**
+ * Search results: relevance and the labels (what an analyst filters on) right after the text, so
+ * they are on screen at 1,440 px beside the facets (issue 27 #14); the counts follow.
+ */
+function searchOrder(cols: Column[]): Column[] {
+  const first = ['select', 'text', 'relevance', 'labels'];
+  return [...first.flatMap((id) => cols.filter((c) => c.id === id)), ...cols.filter((c) => !first.includes(c.id))];
 }
 
 /** Columns hidden at first, per table shape (the Columns menu shows them again). */

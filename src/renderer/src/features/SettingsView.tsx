@@ -23,11 +23,13 @@ const ENV_OVERRIDES = SETTINGS_TABLE.filter((s) => s.stored && s.env && s.name !
 export function SettingsView() {
   return (
     <div className="view">
-      <div className="page" style={{ maxWidth: 880 }}>
-        <SandboxPanel />
-        <Keys />
-        <Connection />
-        <ArchivePanel />
+      <div className="page" data-testid="settings-page">
+        <div className="page-column">
+          <SandboxPanel />
+          <Keys />
+          <Connection />
+          <ArchivePanel />
+        </div>
       </div>
     </div>
   );
