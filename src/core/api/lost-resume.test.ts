@@ -81,3 +81,25 @@ describe('resuming one of several lost answers', () => {
     expect(ledger).toBe(sb.admin.charges().reduce((s, x) => s + x.credits_used, 0));
   });
 });
+
+describe('a stopped process’s call taken over by a new walk of the same request (simulation finding 6)', () => {
+  it('the charge of its cut-short answer is recorded under that answer’s Idempotency-Key', async () => {
+    const { sb, archive, core } = await setup();
+    const first = core();
+    await first.credits();
+    sb.admin.queueFaults([{ kind: 'truncate-charged' }, { kind: 'stall' }]);
+    const stop = new AbortController();
+    const w = first.walk(target('taken'), { walkId: 'w1', maxPages: 1, signal: stop.signal });
+    await until(() => sb.admin.faults().length === 0 && sb.admin.stats().in_flight === 1); // the retry stalls
+    stop.abort();
+    await w;
+    const later = core();
+    const r = await later.walk(target('taken'), { walkId: 'w2', maxPages: 1 });
+    expect(r.pagesDone).toBe(1);
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect(cut?.credits_used).toBe(20);
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([[cut?.idempotency_key, 20]]);
+    expect(archive.listLedger({ limit: 100 }).reduce((s, l) => s + l.creditsUsed, 0)).toBe(sb.admin.charges().reduce((s, c) => s + c.credits_used, 0));
+  });
+});

@@ -97,7 +97,7 @@ export function checkItems(env: SimEnv, m: SimModel, charges: ChargeRecord[], le
  * Idempotency-Key (exact when read from the balance, at most the charge when inferred from the
  * price), or a journal entry still pending (a dead process's call, settled when it is resumed).
  */
-export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: LedgerEntry[], pendingKeys: Set<string>): Violations {
+export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: LedgerEntry[], pendingKeys: Set<string>, pendingCalls = new Set<string>()): Violations {
   const out: Violations = [];
   const byRequest = new Map<string, LedgerEntry>();
   for (const l of ledger) if (l.requestId) byRequest.set(l.requestId, l);
@@ -128,7 +128,10 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
       count(m.stats.unknowable, 'lost answer charged while another spender was active');
       continue;
     }
-    if (c.idempotency_key && pendingKeys.has(c.idempotency_key) && m.deadPending.has(c.idempotency_key)) {
+    // a killed process's call still pending: its entry may name a later key than the broken
+    // attempt's (the process moved on to a fresh key and died sending it), so match by the call
+    const deadCall = row && pendingCalls.has(row.callId) && m.deadPending.has(row.callId);
+    if (deadCall || (c.idempotency_key && pendingKeys.has(c.idempotency_key) && m.deadPending.has(c.idempotency_key))) {
       count(m.stats.unknowable, 'charge pending in the journal of a killed process');
       continue;
     }
@@ -272,11 +275,13 @@ export async function checkBalance(env: SimEnv, m: SimModel): Promise<Violations
 export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise<void> {
   const charges = env.charges();
   const ledger = env.app.archive.listLedger({ limit: 1_000_000 });
-  const pending = new Set(env.app.archive.pendingJournal().map((j) => j.idempotencyKey));
+  const pendingEntries = env.app.archive.pendingJournal();
+  const pending = new Set(pendingEntries.map((j) => j.idempotencyKey));
+  const pendingCalls = new Set(pendingEntries.map((j) => j.callId));
   const found: Array<[string, Violations]> = [
     ['config', await checkConfig(env, m)],
     ['items', checkItems(env, m, charges, ledger)],
-    ['ledger', checkLedger(m, charges, ledger, pending)],
+    ['ledger', checkLedger(m, charges, ledger, pending, pendingCalls)],
     ['paid-once', checkPaidOnce(env, m, charges)],
     ['approved', await checkApproved(env, m)],
     ['balance', await checkBalance(env, m)],

@@ -68,7 +68,7 @@ export interface SimModel {
   otherSpending: Array<[number, number]>;
   /** the runs the simulation made, for the approval checks */
   runs: Array<{ listId: string; runId: string; budgetPerRun: number | null }>;
-  /** Idempotency-Keys a killed process left pending (the only pending entries a live app may leave unsettled) */
+  /** Idempotency-Keys and call ids a killed process left pending (the only pending entries a live app may leave unsettled) */
   deadPending: Set<string>;
   /** violations already counted in survey mode */
   surveyed: Set<string>;

@@ -173,7 +173,7 @@ export function killOp(): fc.Arbitrary<SimCommand> {
         child.kill('SIGKILL');
         await exited;
         env.sb.admin.clearFaults();
-        for (const j of env.app.archive.pendingJournal()) m.deadPending.add(j.idempotencyKey);
+        for (const j of env.app.archive.pendingJournal()) m.deadPending.add(j.idempotencyKey).add(j.callId);
         const walks = await env.call<WalkInfo[]>('walks.list');
         const dead = walks.find((w) => w.source === 'cli' && !m.walks.has(w.walkId));
         if (dead) m.walks.set(dead.walkId, { target: a.t, approved: null });
