@@ -36,7 +36,7 @@ export function createCaller(d: CallerDeps) {
     // cached yet); inside a cache window the second waits for the first, then is served from the
     // archive (or sent: the service's cache answers an owner read free)
     const single = !plan.opts.fresh && !plan.dry && plan.ep.cache_ttl_seconds > 0 ? plan.hash : null;
-    for (let ahead = single ? flying.get(single) : undefined; ahead; ahead = flying.get(single!)) await landed(ahead, o.signal);
+    if (single) for (let ahead = flying.get(single); ahead; ahead = flying.get(single)) await landed(ahead, o.signal);
     // archive-first: the exact call answered inside the endpoint's cache window costs nothing
     const served = serveFromArchive<D>({ clock: d.clock, store: d.store, write: c.write }, plan);
     if (served) return served;
