@@ -62,3 +62,24 @@ test('each run’s new items and alert matches one click away; new in the last r
   await expect(page.getByTestId('watch-items-caption')).toContainText('Alert matches among the items new in the run started');
   await expect(rowCount).toContainText(`${secondAlerts} row${secondAlerts === 1 ? '' : 's'} loaded`);
 });
+
+test('Usage names the watchlist and counts the runs answered from the archive (issue 27 #5)', async ({ page, sandboxAdmin }) => {
+  const l = await api<WatchlistInfo>(page, 'watchlists.create', {
+    name: 'Kettle talk',
+    watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }],
+    budgetPerRun: 100_000,
+  });
+  await api<WatchRunInfo>(page, 'watchlists.run', { id: l.id, approved: true });
+  const sent = sandboxAdmin.charges().length;
+  // twice more inside the cache window: answered from the archive, nothing sent
+  await api<WatchRunInfo>(page, 'watchlists.run', { id: l.id, approved: true });
+  await api<WatchRunInfo>(page, 'watchlists.run', { id: l.id, approved: true });
+  expect(sandboxAdmin.charges().length).toBe(sent);
+
+  await page.getByTestId('nav-usage').click();
+  const held = page.getByTestId('not-charged').locator('.stat', { hasText: 'held in Loupe (archive)' }).locator('.v');
+  await expect(held).toHaveText('2');
+  const perSource = page.getByTestId('chart-per-source');
+  await expect(perSource).toContainText('watchlist “Kettle talk”');
+  await expect(perSource).not.toContainText('watch:');
+});

@@ -171,7 +171,6 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     emit,
     service,
     api,
-    counters: { fromArchive: 0 },
     downloadUrl: opts.downloadUrl,
     author,
   };

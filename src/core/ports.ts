@@ -168,6 +168,8 @@ export interface CoreStore {
    * store without it simply does not link.
    */
   linkStoredResponse?(r: StoredResponse, source: string, walkId: string | null): { items: ItemRef[]; newItems: number };
+  /** A call was answered from the archive instead of being sent (Usage's "held in Loupe", issue 27 #5). Optional. */
+  noteServedFromArchive?(s: { at: number; source: string | null; platform: string; endpoint: string }): void;
 
   // walks
   saveWalk(w: WalkState): void;

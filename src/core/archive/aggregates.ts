@@ -316,6 +316,16 @@ export function creditsPerEndpoint(c: ArchiveCtx, range: { since?: number; until
  * charged; otherwise the first that applies: dry run, error (no status / not 2xx),
  * idempotent replay, free call, shared cache, else empty (a zero-cost success).
  */
+/** One answer served from the archive instead of a request (issue 27 #5). */
+export function noteServedFromArchive(c: ArchiveCtx, s: { at: number; source: string | null; platform: string; endpoint: string }): void {
+  c.st('INSERT INTO archive_serves (at, source, platform, endpoint) VALUES (?, ?, ?, ?)').run(s.at, s.source, s.platform, s.endpoint);
+}
+
+/** Answers served from the archive in the period (every process, every kind of call). */
+function servedFromArchive(c: ArchiveCtx, range: { since?: number; until?: number }): number {
+  return (c.st('SELECT count(*) AS n FROM archive_serves WHERE at >= ? AND at < ?').get(range.since ?? 0, range.until ?? Number.MAX_SAFE_INTEGER) as { n: number }).n;
+}
+
 export function usageSummary(c: ArchiveCtx, range: { since?: number; until?: number } = {}): UsageCounts {
   const w = ledgerWhere(range);
   const r = c.st(
@@ -340,7 +350,7 @@ export function usageSummary(c: ArchiveCtx, range: { since?: number; until?: num
       error: v('error'),
       dryRun: v('dry_run'),
       empty: v('empty'),
-      fromArchive: 0,
+      fromArchive: servedFromArchive(c, range),
     },
   };
 }

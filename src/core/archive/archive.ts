@@ -191,6 +191,9 @@ export class Archive implements CoreStore {
   linkStoredResponse(r: StoredResponse, source: string, walkId: string | null): Ingested {
     return items.linkStoredResponse(this.#c, r, source, walkId);
   }
+  noteServedFromArchive(s: { at: number; source: string | null; platform: string; endpoint: string }): void {
+    this.#c.guard('write', () => aggregates.noteServedFromArchive(this.#c, s));
+  }
   /** Bulk load (benchmarks, imports): one transaction for all rows. */
   ingestItems(rows: IngestRow[], provenance?: IngestProvenance): Ingested {
     return this.#c.guard('write', () => items.ingestItems(this.#c, rows, provenance));

@@ -11,7 +11,7 @@ import { storedInsideWindow } from '../api';
 import { findEndpoint, toTarget } from './common';
 import type { AppParts, Slice } from './parts';
 
-export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 'settingsFile' | 'counters'>): Slice<'catalogue'> & Slice<'api'> {
+export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 'settingsFile'>): Slice<'catalogue'> & Slice<'api'> {
   const { archive, clock } = parts;
 
   /** The exact call is already archived inside its cache window (then it costs nothing). */
@@ -57,7 +57,6 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
       // `save` is accepted for the contract's sake: every answer is archived (ledger and provenance need it)
       const core = await parts.api();
       const r = await core.call(toTarget(i.target), { source: i.source, fresh: i.fresh, priority: 'interactive' });
-      if (r.fromArchive) parts.counters.fromArchive++;
       return { envelope: r.envelope, fromArchive: r.fromArchive, callId: r.callId, newItems: r.newItems, unreadable: r.unreadable };
     },
   };

@@ -24,8 +24,6 @@ export interface AppParts {
   service: ServiceLink;
   /** the request core of the current service (built on first use) */
   api(): Promise<ApiCore>;
-  /** answers served from the archive in this process (usage.summary counts them) */
-  counters: { fromArchive: number };
   /** web door: the URL a finished export downloads from */
   downloadUrl?: (exportId: string) => string;
   /** who annotates now: Settings' author name, else LOUPE_AUTHOR, else the OS user name (src/core/author.ts) */

@@ -1,8 +1,9 @@
 /** The contract's `credits.*` and `usage.*` methods: the balance, free calls, the month's spend and the ledger. */
 import type { UsageSummary } from '../../shared/contract';
 import type { AppParts, Slice } from './parts';
+import { perSourceInWords } from './usage-words';
 
-export function usageMethods(parts: Pick<AppParts, 'archive' | 'service' | 'counters'>): Slice<'credits'> & Slice<'usage'> {
+export function usageMethods(parts: Pick<AppParts, 'archive' | 'service'>): Slice<'credits'> & Slice<'usage'> {
   const { archive, service } = parts;
   return {
     async 'credits.get'() {
@@ -17,9 +18,9 @@ export function usageMethods(parts: Pick<AppParts, 'archive' | 'service' | 'coun
       return {
         balance: service.balanceInfo(),
         charged: u.charged,
-        notCharged: { ...u.notCharged, fromArchive: u.notCharged.fromArchive + parts.counters.fromArchive },
+        notCharged: u.notCharged,
         perDay: archive.creditsPerDay(range),
-        perSource: archive.creditsPerSource(range),
+        perSource: perSourceInWords(archive.creditsPerSource(range), (id) => archive.watchlists.list(id)?.name),
         perEndpoint: archive.creditsPerEndpoint(range),
       };
     },

@@ -19,6 +19,18 @@ export function storedInsideWindow(fetchedAt: number, now: number, ttlSeconds: n
   return fetchedAt >= now - ttlSeconds * 1000 && fetchedAt <= now + FUTURE_TOLERANCE_MS;
 }
 
+/** Usage's "held in Loupe" (issue 27 #5); a store that cannot write now (read-only) only misses a count. */
+function noteServed(d: { store: CoreStore; write: <T>(f: () => T) => T }, s: { at: number; source: string | null; platform: string; endpoint: string }): void {
+  const store = d.store;
+  const note = store.noteServedFromArchive?.bind(store);
+  if (!note) return;
+  try {
+    d.write(() => note(s));
+  } catch {
+    /* counted next time it can be written */
+  }
+}
+
 /** The stored answer of the exact call inside its window, or null when the call must be sent. */
 export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: Pick<CallPlan, 'ep' | 'platform' | 'endpoint' | 'hash' | 'dry' | 'source' | 'walkId' | 'opts'>): CallResult<D> | null {
   if (c.opts.fresh || c.opts.archive === false || c.dry || c.ep.cache_ttl_seconds <= 0) return null;
@@ -30,6 +42,7 @@ export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: 
   // (and its source), so what the walk counts is what its lists show
   const store = d.store;
   const linked = c.walkId !== null && store.linkStoredResponse ? d.write(() => store.linkStoredResponse!(hit, c.source, c.walkId)) : null;
+  noteServed(d, { at: now, source: c.source, platform: c.platform, endpoint: c.endpoint });
   return {
     envelope: hit.envelope as Envelope<D>,
     fromArchive: true,
