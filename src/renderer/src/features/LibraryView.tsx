@@ -20,6 +20,7 @@ import { ExportPanel } from '../components/ExportPanel';
 import { NetworkPanel } from './network/NetworkPanel';
 import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
 import { LabelConditions } from './LabelConditions';
+import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
 import { SeriesChart } from '../components/Charts';
 
@@ -28,7 +29,6 @@ type Eng = NonNullable<LibraryQuery['engagement']>[number];
 // the Library's query lives in stores/library.ts (Analysis opens the Library with a row's or a mark's query)
 export { useLibrary };
 
-const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
 
 export function LibraryView() {
   const { q, set } = useLibrary();
@@ -114,15 +114,7 @@ export function LibraryView() {
             </select>
           </Field>
           <Field label="Source">
-            <span className="row gap">
-              <select value={q.source?.type ?? ''} onChange={(e) => up({ source: e.target.value ? { type: e.target.value as (typeof SOURCE_TYPES)[number], id: q.source?.id ?? '' } : undefined })}>
-                <option value="">any</option>
-                {SOURCE_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </select>
-              {q.source ? <DraftInput value={q.source.id} onCommit={(v) => up({ source: { type: q.source!.type, id: v } })} placeholder="id or name" size={10} aria-label="Source id or name" /> : null}
-            </span>
+            <LibrarySource value={q.source} onChange={(source) => up({ source })} />
           </Field>
         </div>
         <LabelConditions value={q.labels ?? []} onChange={(labels) => up({ labels: labels.length ? labels : undefined })} />
