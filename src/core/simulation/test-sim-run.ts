@@ -42,7 +42,8 @@ export interface SimReport extends SimStats {
 }
 
 export function simulationOps(kills: boolean): Array<fc.Arbitrary<SimCommand>> {
-  return [...configOps(), ...annotationOps(), ...spendOps(), ...(kills ? [killOp()] : [])];
+  // a kill three times as likely as another op: a short session should see one
+  return [...configOps(), ...annotationOps(), ...spendOps(), ...(kills ? [killOp(), killOp(), killOp()] : [])];
 }
 
 export async function runSimulation(o: SimOptions): Promise<SimReport> {
