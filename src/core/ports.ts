@@ -12,7 +12,17 @@ export interface Clock {
   now(): number;
   /** resolves after `ms` of this clock's time; rejects with AbortError if signal aborts */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * This computer's time (ms since epoch) where `now()` is another clock (the service's,
+   * service-clock.ts). Readings that are ordered across processes on one machine — when a balance
+   * was read — take it: the service clock's offset moves either way as it is learned (the sandbox
+   * runs years behind), so it cannot order them.
+   */
+  local?(): number;
 }
+
+/** When a reading was taken, for ordering readings across processes on this computer (Clock.local). */
+export const readingTime = (c: Clock): number => c.local?.() ?? c.now();
 
 export type Priority = 'interactive' | 'background';
 

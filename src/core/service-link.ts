@@ -11,7 +11,7 @@ import { createApiCore, type ApiCore } from './api';
 import type { WalkProgress } from './api';
 import type { Archive } from './archive';
 import { AppError } from './bridge';
-import type { CoreStore } from './ports';
+import { readingTime, type CoreStore } from './ports';
 import type { KeyRing, SettingsFile } from './secrets';
 import { datedHttp, type ServiceClock } from './service-clock';
 
@@ -203,7 +203,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     const raw = await core.credits();
     const free = num(raw.free_calls_remaining) ?? num((raw.data as Record<string, unknown> | undefined)?.free_calls_remaining);
     if (free !== null) freeCallsRemaining = free;
-    balanceAt = clock.now();
+    balanceAt = readingTime(clock);
     const b = balanceInfo();
     emit({ type: 'balance', balance: b });
     return b;

@@ -4,7 +4,7 @@
  * balance noted, the `attempt` event.
  */
 import type { Envelope, ErrorEnvelope } from '../../../shared/api-types';
-import type { LedgerEntry } from '../../ports';
+import { readingTime, type LedgerEntry } from '../../ports';
 import { cancelled } from '../call-errors';
 import type { HttpOutcome } from '../http';
 import type { Slot } from '../key-pool';
@@ -90,7 +90,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   // charged where a free call would have covered it under every reading: none is left
   if (creditsUsed > 0 && okEnv?.idempotent_replay !== true && s.hold > 0 && s.hold <= FREE_CALL_PRICE) book.freeCallsGone = true;
   book.mark(creditsRemaining);
-  d.noteBalance(creditsRemaining, d.clock.now());
+  d.noteBalance(creditsRemaining, readingTime(d.clock));
   d.events.emit('attempt', {
     callId: j.callId,
     attempt,

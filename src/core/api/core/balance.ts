@@ -3,7 +3,7 @@
  * in memory and persisted from every answer that carries `credits_remaining` (older answers
  * finishing late do not overwrite newer ones), and `GET /v1/credits` (free, not rate counted).
  */
-import type { Clock, CoreStore } from '../../ports';
+import { readingTime, type Clock, type CoreStore } from '../../ports';
 import { balanceFigure } from '../balance-book';
 import type { Emitter } from '../events';
 import type { ApiEvents } from '../types';
@@ -35,7 +35,7 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
   };
   const noteBalance = (v: number | null | undefined, at: number): void => {
     if (typeof v !== 'number' || !Number.isFinite(v)) return;
-    if (mem && mem.at > at) return; // an older answer finishing late
+    if (mem && mem.at > at) return; // an older answer finishing late (`at` on this computer's clock: readingTime)
     mem = { creditsRemaining: v, at };
     d.store.setBalance(v, at);
     d.events.emit('balance', { creditsRemaining: v, at });
@@ -44,7 +44,7 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
     const j = await d.meta('credits', true);
     const obj = (j && typeof j === 'object' ? j : {}) as Record<string, unknown>;
     const b = balanceFigure(obj);
-    if (b !== null) noteBalance(b, d.clock.now());
+    if (b !== null) noteBalance(b, readingTime(d.clock));
     const free = obj.free_calls_remaining ?? (obj.data as Record<string, unknown> | undefined)?.free_calls_remaining;
     if (typeof free === 'number' && Number.isFinite(free)) freeLeft = free;
     return obj;
