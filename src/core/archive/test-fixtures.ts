@@ -176,8 +176,11 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a schema-16 archive back to schema 15 (what migration 0016 added, removed). */
-export const UNDO_0016 = `DROP INDEX journal_finished; ALTER TABLE journal DROP COLUMN owner_pid; ALTER TABLE journal DROP COLUMN owner_host;
+/** SQL that takes a latest-schema archive back to schema 16 (the tables migrations 0018 and 0017 added, dropped). */
+export const UNDO_0017 = `DROP TABLE archive_serves; DROP TABLE watch_alerts; PRAGMA user_version = 16;`;
+
+/** SQL that takes a latest-schema archive back to schema 15 (what migrations 0018 to 0016 added, removed). */
+export const UNDO_0016 = `${UNDO_0017} DROP INDEX journal_finished; ALTER TABLE journal DROP COLUMN owner_pid; ALTER TABLE journal DROP COLUMN owner_host;
   ALTER TABLE journal DROP COLUMN owner_start; ALTER TABLE journal DROP COLUMN before_balance; ALTER TABLE journal DROP COLUMN before_at;
   ALTER TABLE journal DROP COLUMN before_ledger; PRAGMA user_version = 15;`;
 
