@@ -11,6 +11,7 @@ import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { SPEC_VARIANTS } from '../sandbox';
 
 function int(name: string, min: number, max: number) {
   return (v: string) => {
@@ -98,4 +99,51 @@ export function registerDatasetCommands(program: Command, io: Io, context: () =>
     io.stderr.write(attritionWords(rows));
     io.stdout.write(o.format === 'json' ? JSON.stringify(rows) + '\n' : attritionCsv(rows, o.bom));
   });
+  registerBundleCommands(cmd, io, c);
+}
+
+function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void {
+  withQueryFlags(
+    cmd
+      .command('export')
+      .description('a set or query as a bundle folder: items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash')
+      .argument('[set]', 'a saved set, by name or id (else the query flags)')
+      .requiredOption('--out <folder>', 'a new or empty folder')
+      .option('--dehydrated', 'item keys and the calls to re-collect them, with what that would cost today (for sharing under platforms\' terms)')
+      .option('--json', 'the summary as JSON on stdout'),
+  ).action(async (set: string | undefined, o: QueryFlags & { out: string; dehydrated?: boolean; json?: boolean }) => {
+    if (o.dehydrated) await c().api();
+    const r = await c().call('datasets.exportBundle', { target: targetOf(c(), set, o), out: o.out, dehydrated: o.dehydrated ?? false, variants: SPEC_VARIANTS.map((v) => v.name) });
+    io.stderr.write(`Bundle of ${fmt(r.items)} item(s) from ${fmt(r.calls)} call(s) in ${r.out}${r.dehydrated ? ' (dehydrated: keys and calls only)' : ''}.\nRoot hash (cite it): ${r.root}\n`);
+    if (r.rehydrationQuote) io.stderr.write(`Re-collecting it today: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`);
+    if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+  });
+
+  cmd
+    .command('verify')
+    .description('check every file, row and answer of a bundle against its manifest; names what was changed, dropped or added')
+    .argument('<bundle>', 'the bundle folder')
+    .option('--root <sha256>', 'the root hash a methods section cites')
+    .option('--archive', 'also check every answer and item against this archive')
+    .option('--json', 'the report as JSON on stdout')
+    .action(async (dir: string, o: { root?: string; archive?: boolean; json?: boolean }) => {
+      if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root)) throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
+      const r = await c().call('datasets.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
+      for (const p of r.problems) io.stderr.write(`  ${p}\n`);
+      io.stderr.write(r.ok ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n` : `Does not verify: ${fmt(r.problems.length)} problem(s) (above).\n`);
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+      if (!r.ok) throw new ExitError('validation', 'The bundle does not match its manifest.');
+    });
+
+  cmd
+    .command('import')
+    .description('merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid')
+    .argument('<bundle>', 'the bundle folder')
+    .option('--json', 'the report as JSON on stdout')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      const r = await c().call('datasets.importBundle', { dir });
+      io.stderr.write(`Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`);
+      for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+    });
 }

@@ -5,7 +5,7 @@
  * month, totalling the items held.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type SandboxHandle } from '../sandbox';
@@ -60,5 +60,37 @@ describe('loupe dataset recheck and attrition', () => {
     const sum = lines.slice(1).map((l) => l.split(',')).reduce((s, c) => [s[0] + +c[2], s[1] + +c[3], s[2] + +c[4]], [0, 0, 0]);
     expect(sum).toEqual([r.found, r.missing, 0]);
     expect(lines.slice(1).every((l) => /^photo_net,\d{4}-\d{2},/.test(l))).toBe(true);
+
+    // a bundle: exported, verified, tampered (named, exit 2), imported into another archive (nothing paid)
+    const out = join(h, 'bundle');
+    const ex = await runCaptured(['dataset', 'export', 'Study', '--out', out, '--json'], env);
+    expect(ex.code, ex.err).toBe(0);
+    const summary = JSON.parse(ex.out);
+    expect(summary.items).toBe(held);
+    const ok = await runCaptured(['dataset', 'verify', out, '--root', summary.root, '--archive'], env);
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.err).toContain(`Root hash: ${summary.root}`);
+    const h2 = mkdtempSync(join(tmpdir(), 'loupe-cli-dataset2-'));
+    const env2 = { ...env, LOUPE_HOME: h2 };
+    const charges = sb.admin.charges().length;
+    const im = await runCaptured(['dataset', 'import', out, '--json'], env2);
+    expect(im.code, im.err).toBe(0);
+    expect(JSON.parse(im.out).items.after).toBe(held);
+    expect(sb.admin.charges().length).toBe(charges);
+    const b = openArchive(join(h2, 'loupe.db'));
+    expect(b.count({ platforms: ['photo_net'] })).toBe(held);
+    b.close();
+    rmSync(h2, { recursive: true, force: true });
+    writeFileSync(join(out, 'items.history.csv'), readFileSync(join(out, 'items.history.csv'), 'utf8') + '"photo_net","post","x","2026-01-01T00:00:00.000Z",,,,,\r\n');
+    const bad = await runCaptured(['dataset', 'verify', out], env);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('items.history.csv: its SHA-256 differs from the manifest\'s: changed.');
+    // dehydrated: keys and calls, with today's price of re-collecting them
+    const dh = await runCaptured(['dataset', 'export', 'Study', '--out', join(h, 'dry'), '--dehydrated', '--json'], env);
+    expect(dh.code, dh.err).toBe(0);
+    const q = JSON.parse(dh.out).rehydrationQuote;
+    expect(q.credits_max).toBeGreaterThanOrEqual(q.credits_min);
+    expect(q.requests).toBeGreaterThan(0);
+    expect(sb.admin.charges().length).toBe(charges);
   });
 });

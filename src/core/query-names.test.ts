@@ -49,6 +49,7 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
   'datasets.recheckPlan': (query) => ({ target: { query } }),
   'datasets.recheck': (query) => ({ target: { query } }),
   'datasets.attrition': (query) => ({ target: { query } }),
+  'datasets.exportBundle': (query) => ({ target: { query }, out: '/nonexistent/never-written' }),
   'watchlists.create': (q) => ({ name: 'alerting', alert: q.labels }),
   'watchlists.update': (q) => ({ id: 'no-such-list', patch: { alert: q.labels } }),
 };

@@ -61,3 +61,53 @@ export interface RecheckResult {
   notRead: number;
   attrition: AttritionRow[];
 }
+
+// ───────────────────────────── bundles ─────────────────────────────
+
+export const bundleExportInputSchema = z.object({
+  target: datasetTargetSchema,
+  /** a new or empty folder */
+  out: z.string().trim().min(1).max(4096),
+  /** the manifest only: item keys and the calls to re-collect them, with today's quote */
+  dehydrated: z.boolean().default(false),
+  /** the spec variants this build is tested under (the door that knows them fills it in) */
+  variants: z.array(z.string().max(80)).max(100).default([]),
+});
+export const bundleVerifyInputSchema = z.object({
+  dir: z.string().trim().min(1).max(4096),
+  /** the root hash a methods section cites */
+  root: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** also check every answer and item against this archive */
+  withArchive: z.boolean().default(false),
+});
+export const bundleImportInputSchema = z.object({ dir: z.string().trim().min(1).max(4096) });
+
+export interface BundleSummary {
+  out: string;
+  root: string;
+  items: number;
+  calls: number;
+  files: Array<{ path: string; sha256: string; bytes: number }>;
+  dehydrated: boolean;
+  rehydrationQuote: { credits_min: number; credits_likely: number; credits_max: number; requests: number; quoted_at: string } | null;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  root: string;
+  /** each problem in words, naming the file, row or call */
+  problems: string[];
+  items: number;
+  calls: number;
+  files: number;
+}
+
+export interface ImportReport {
+  root: string;
+  calls: { stored: number; alreadyHeld: number };
+  items: { before: number; after: number; inBundle: number };
+  readings: number;
+  annotations: { added: number; same: number };
+  /** annotations this archive already has with another value: left as they are */
+  conflicts: string[];
+}

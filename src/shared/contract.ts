@@ -43,7 +43,19 @@ import {
   type CollectPlan,
   type CollectStatus,
 } from './contract-collect';
-import { datasetTargetSchema, recheckInputSchema, type AttritionRow, type RecheckPlan, type RecheckResult } from './contract-datasets';
+import {
+  bundleExportInputSchema,
+  bundleImportInputSchema,
+  bundleVerifyInputSchema,
+  datasetTargetSchema,
+  recheckInputSchema,
+  type AttritionRow,
+  type BundleSummary,
+  type ImportReport,
+  type RecheckPlan,
+  type RecheckResult,
+  type VerifyReport,
+} from './contract-datasets';
 import {
   emptyInput,
   keyNameInput,
@@ -232,6 +244,12 @@ export const methods = {
   'datasets.recheck': m<RecheckResult>()(recheckInputSchema),
   /** available / unavailable / not re-checked, by network and publication month */
   'datasets.attrition': m<AttritionRow[]>()(z.object({ target: datasetTargetSchema })),
+  /** a set or query as a bundle folder: items, history, annotations, answers, manifest with checksums and a root hash (dehydrated: keys, calls, a quote) */
+  'datasets.exportBundle': m<BundleSummary>()(bundleExportInputSchema),
+  /** every file, row and answer of a bundle against its manifest (and, asked, the archive) */
+  'datasets.verifyBundle': m<VerifyReport>()(bundleVerifyInputSchema),
+  /** merges a bundle that verifies into this archive: each item and answer once, nothing paid, annotation conflicts listed */
+  'datasets.importBundle': m<ImportReport>()(bundleImportInputSchema),
 
   /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
   'sandbox.state': m<SandboxState | null>()(empty),

@@ -11,6 +11,7 @@ import { needRid } from './library';
 import { itemHistory, mergeReadings, type HistoryRow, type Reading } from './readings';
 import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
+import * as bundle from './bundle-rows';
 import { attrition, lastAttempt, markChecked, recheckRows, type AttritionRow, type LastAttempt, type RecheckRow } from './attrition';
 
 export class DatasetStore {
@@ -104,6 +105,26 @@ export class DatasetStore {
   /** The ledger's last attempt of one exact call made for `source`. */
   lastAttempt(source: string, platform: string, endpoint: string, paramsHash: string): LastAttempt | undefined {
     return this.c.guard('read', () => lastAttempt(this.c, source, platform, endpoint, paramsHash));
+  }
+
+  /** A bundle's calls (oldest first, each with its stored answer) and items (with their calls): bundle-rows.ts. */
+  bundleCalls(input: LibraryQuery): IterableIterator<bundle.BundleCall> {
+    return bundle.bundleCalls(this.c, input);
+  }
+  bundleItems(input: LibraryQuery): IterableIterator<ItemRef & { calls: string[] }> {
+    return bundle.bundleItems(this.c, input);
+  }
+  storedAnswer(callId: string): string | null {
+    return this.c.guard('read', () => bundle.storedAnswer(this.c, callId));
+  }
+  hasResponse(callId: string): boolean {
+    return this.c.guard('read', () => bundle.hasResponse(this.c, callId));
+  }
+  recordImportedCall(bundleId: string, call: Omit<bundle.BundleCall, 'answer'> & { answerSha256: string | null }, at: number): void {
+    this.c.guard('write', () => bundle.recordImportedCall(this.c, bundleId, call, at));
+  }
+  importAnnotation(a: bundle.BundleAnnotation): 'added' | 'same' | 'conflict' | 'no_item' {
+    return this.c.guard('write', () => this.c.tx(() => bundle.importAnnotation(this.c, a)));
   }
 
   /** The history of explicit items (in the given order; unknown refs skipped). */

@@ -13,6 +13,7 @@ export type { ArchiveMode } from './open';
 export { currentOwner, ownerAlive } from './owner';
 export type { AccountPost, AnnotationRow, DatasetStore } from './datasets';
 export type { AttritionRow, LastAttempt, RecheckRow } from './attrition';
+export type { BundleAnnotation, BundleCall } from './bundle-rows';
 export { COUNT_FIELDS, type CountField, type HistoryRow, type Reading } from './readings';
 export { DAY_MS, DAY_SQL } from './days';
 export { engagementSql, SUM_COLUMNS, type SumColumn } from './engagement-sql';

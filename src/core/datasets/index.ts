@@ -1,2 +1,4 @@
-/** Re-checking a saved set (docs/collect.md): its items read again as one priced plan of single-item reads. */
+/** Re-checking a saved set (docs/datasets.md): its items read again as one priced plan of single-item reads; dataset bundles. */
 export { planRecheck, type RecheckDeps, resolveTarget, runRecheck } from './recheck';
+export { exportBundle, type Manifest, type ManifestCall } from './bundle';
+export { importBundle, verifyBundle } from './bundle-check';

@@ -1,8 +1,10 @@
 /**
  * The contract's `datasets.*` methods (docs/datasets.md): re-checks priced and run as collection
- * plans (over the collect job's service), and the attrition report.
+ * plans (over the collect job's service), the attrition report, and bundles (export, verify,
+ * import; a dehydrated bundle's re-collection priced as one plan).
  */
-import { planRecheck, resolveTarget, runRecheck, type RecheckDeps } from '../datasets';
+import { collectDesignSchema } from '../../shared/contract-collect';
+import { exportBundle, importBundle, planRecheck, resolveTarget, runRecheck, verifyBundle, type ManifestCall, type RecheckDeps } from '../datasets';
 import type { CollectJob } from './collect';
 import type { AppParts, Slice } from './parts';
 
@@ -17,9 +19,23 @@ export function datasetMethods(parts: AppParts, collect: CollectJob): Slice<'dat
       return api.catalogue;
     },
   });
+  /** what re-collecting the calls would cost today: one plan's preview (free; nothing saved) */
+  const quote = async (calls: ManifestCall[]) => {
+    const priced = calls.flatMap((c) => (c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }]));
+    if (priced.length === 0) return null;
+    const p = await collect.service().preview(collectDesignSchema.parse({ name: `Rehydrate ${parts.clock.now()}`, source: { type: 'calls', calls: priced }, pages: 1 }));
+    return { credits_min: p.figures.creditsMin, credits_likely: p.figures.creditsLikely, credits_max: p.figures.creditsMax, requests: p.figures.requests, quoted_at: new Date(parts.clock.now()).toISOString() };
+  };
   return {
     'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
     'datasets.recheck': (i) => runRecheck(deps(), i),
     'datasets.attrition': async (i) => parts.archive.datasets.attrition(resolveTarget(parts.archive, i.target).query),
+    'datasets.exportBundle': async (i) => {
+      const t = resolveTarget(parts.archive, i.target);
+      const m = await exportBundle(parts.archive, { out: i.out, query: t.query, set: i.target.set !== undefined ? t.name : null, version: parts.version, variants: i.variants, dehydrated: i.dehydrated, now: parts.clock.now(), quote });
+      return { out: i.out, root: m.root_sha256, items: m.items.length, calls: m.calls.length, files: m.files, dehydrated: m.dehydrated, rehydrationQuote: m.rehydration_quote ?? null };
+    },
+    'datasets.verifyBundle': (i) => verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
+    'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
   };
 }

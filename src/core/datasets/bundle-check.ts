@@ -1,0 +1,189 @@
+/**
+ * `verify` and `import` of a dataset bundle (bundle.ts; docs/datasets.md "Bundles").
+ *
+ * verify: the manifest's root hash recomputed; every file against its SHA-256 (a missing file, a
+ * changed one, a file the manifest does not list); the item tables row by row (items.csv and
+ * items.jsonl: an edited row, a dropped row, an added row — each named by its item key and line);
+ * every answer line against its call's SHA-256; and, given the archive that holds the answers,
+ * every call's answer against the archive's stored answer and every item there.
+ *
+ * import: a bundle that verifies, merged into another archive — the answers stored as they were
+ * (each call once: an answer this archive already holds is not stored again; each item once, merged
+ * by its key), the calls recorded in `imported_calls` (kept apart from the ledger: nothing was paid
+ * here), the metric history merged, the annotations added with their own authors and times, and
+ * the conflicts (a note or an override this archive has with another value) listed, not written.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ImportReport, VerifyReport } from '../../shared/contract-datasets';
+import { LoupeError } from '../../shared/errors';
+
+export type { ImportReport, VerifyReport };
+import type { Archive } from '../archive';
+import type { Envelope } from '../../shared/api-types';
+import { paramsHash, canonicalParams } from '../api';
+import { unneutraliseCell } from '../export';
+import { csvRecords, csvRowHashes, itemKeyOf, jsonlRowHashes, MANIFEST, rootHash, sha256, type Manifest } from './bundle';
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, MANIFEST), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new LoupeError('validation', `${dir} holds no readable ${MANIFEST} (${code === 'ENOENT' ? 'no such file' : (e as Error).message}): it is not a Loupe dataset bundle.`);
+  }
+  try {
+    const m = JSON.parse(text) as Manifest;
+    if (m.format !== 'loupe-dataset-bundle' || !Array.isArray(m.files) || !Array.isArray(m.calls) || !Array.isArray(m.items)) throw new Error('not a bundle manifest');
+    return m;
+  } catch (e) {
+    throw new LoupeError('validation', `${join(dir, MANIFEST)} is not a Loupe bundle manifest (${(e as Error).message}).`);
+  }
+}
+
+function rowProblems(file: string, want: Map<string, string | null>, got: Array<{ key: string | null; sha: string; line: number }>): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const r of got) {
+    if (r.key === null || !want.has(r.key)) {
+      out.push(`${file}: line ${r.line} is a row the manifest does not list${r.key ? ` (${r.key})` : ''}: added.`);
+      continue;
+    }
+    if (seen.has(r.key)) out.push(`${file}: line ${r.line} repeats ${r.key}: added.`);
+    else if (want.get(r.key) !== r.sha) out.push(`${file}: line ${r.line} (${r.key}) differs from the row exported: edited.`);
+    seen.add(r.key);
+  }
+  for (const k of want.keys()) if (!seen.has(k)) out.push(`${file}: the row of ${k} is missing: dropped.`);
+  return out;
+}
+
+async function fileProblems(dir: string, m: Manifest): Promise<{ problems: string[]; texts: Map<string, string> }> {
+  const problems: string[] = [];
+  const texts = new Map<string, string>();
+  const listed = new Set(m.files.map((f) => f.path));
+  for (const name of await readdir(dir)) if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
+  for (const f of m.files) {
+    let b: Buffer;
+    try {
+      b = await readFile(join(dir, f.path));
+    } catch {
+      problems.push(`${f.path}: missing.`);
+      continue;
+    }
+    if (sha256(b) !== f.sha256) problems.push(`${f.path}: its SHA-256 differs from the manifest's: changed.`);
+    if (f.path === 'items.csv' || f.path.endsWith('.jsonl')) texts.set(f.path, b.toString('utf8'));
+  }
+  return { problems, texts };
+}
+
+export async function verifyBundle(dir: string, o: { archive?: Archive; root?: string } = {}): Promise<VerifyReport> {
+  const m = await readManifest(dir);
+  const { root_sha256: claimed, ...body } = m;
+  const root = rootHash(body);
+  const problems: string[] = [];
+  if (root !== claimed) problems.push(`${MANIFEST}: its root hash does not match its contents: the manifest was edited.`);
+  if (o.root !== undefined && o.root !== root) problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
+  const f = await fileProblems(dir, m);
+  problems.push(...f.problems);
+  if (!m.dehydrated) {
+    const csv = f.texts.get('items.csv');
+    if (csv !== undefined) problems.push(...rowProblems('items.csv', new Map(m.items.map((i) => [itemKeyOf(i), i.csv_sha256])), csvRowHashes(csv).rows));
+    const jsonl = f.texts.get('items.jsonl');
+    if (jsonl !== undefined) problems.push(...rowProblems('items.jsonl', new Map(m.items.map((i) => [itemKeyOf(i), i.jsonl_sha256])), jsonlRowHashes(jsonl)));
+    const answers = f.texts.get('answers.jsonl');
+    if (answers !== undefined) {
+      const lines = answers.split('\n').filter((l) => l.length > 0);
+      const calls = m.calls.filter((c) => c.answer_sha256 !== null);
+      if (lines.length !== calls.length) problems.push(`answers.jsonl: ${lines.length} answer(s), the manifest lists ${calls.length}: ${lines.length > calls.length ? 'added' : 'dropped'}.`);
+      calls.forEach((c, k) => {
+        if (k < lines.length && sha256(lines[k]) !== c.answer_sha256) problems.push(`answers.jsonl: line ${k + 1}, the answer of call ${c.call_id} (${c.platform}/${c.endpoint}), differs: edited.`);
+      });
+    }
+  }
+  if (o.archive) problems.push(...archiveProblems(o.archive, m));
+  return { ok: problems.length === 0, root, problems, items: m.items.length, calls: m.calls.length, files: m.files.length };
+}
+
+function archiveProblems(a: Archive, m: Manifest): string[] {
+  const out: string[] = [];
+  for (const c of m.calls) {
+    if (c.answer_sha256 === null) continue;
+    const held = a.datasets.storedAnswer(c.call_id);
+    if (held === null) out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive does not hold its answer.`);
+    else if (sha256(held) !== c.answer_sha256) out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive's answer differs from the bundle's.`);
+  }
+  for (const i of m.items) if (!a.getItem(i.platform, i.kind, i.id)) out.push(`${itemKeyOf(i)}: not in the archive.`);
+  return out;
+}
+
+/** Merges a verified bundle into `archive`; refuses (nothing written) when it does not verify. */
+export async function importBundle(dir: string, archive: Archive, now: number): Promise<ImportReport> {
+  const v = await verifyBundle(dir);
+  if (!v.ok) throw new LoupeError('validation', `The bundle does not verify; nothing was imported:\n${v.problems.map((p) => `  ${p}`).join('\n')}`);
+  const m = await readManifest(dir);
+  if (m.dehydrated) throw new LoupeError('validation', 'A dehydrated bundle holds no items, only their keys and the calls that collected them (manifest.json, with what re-collecting them would cost): nothing was imported.');
+  const before = archive.count({});
+  const bundleId = `bundle:${v.root.slice(0, 16)}`;
+  const lines = (await readFile(join(dir, 'answers.jsonl'), 'utf8')).split('\n').filter((l) => l.length > 0);
+  const withAnswer = m.calls.filter((c) => c.answer_sha256 !== null);
+  let stored = 0;
+  let alreadyHeld = 0;
+  withAnswer.forEach((c, k) => {
+    if (archive.datasets.hasResponse(c.call_id)) return void alreadyHeld++;
+    const fetchedAt = Date.parse(c.fetched_at);
+    archive.storeResponse({ callId: c.call_id, platform: c.platform, endpoint: c.endpoint, paramsHash: paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(c.params ?? {})}`), fetchedAt, envelope: JSON.parse(lines[k]) as Envelope }, bundleId, null);
+    archive.datasets.recordImportedCall(bundleId, { callId: c.call_id, platform: c.platform, endpoint: c.endpoint, params: c.params, fetchedAt, requestId: c.request_id, creditsUsed: c.credits_used, cached: c.cached, replayed: c.replayed, answerSha256: c.answer_sha256 }, now);
+    stored++;
+  });
+  // items no answer delivered (bulk loads): from their records
+  const answered = new Set(m.items.filter((i) => i.calls.some((id) => withAnswer.some((c) => c.call_id === id))).map(itemKeyOf));
+  const records = (await readFile(join(dir, 'items.jsonl'), 'utf8')).split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
+  const rest = records.filter((r) => !answered.has(itemKeyOf(r)) && !archive.getItem(r.platform, r.kind, r.id));
+  if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
+  const readings = await mergeHistory(dir, archive);
+  const ann = await mergeAnnotations(dir, archive);
+  return { root: v.root, calls: { stored, alreadyHeld }, items: { before, after: archive.count({}), inBundle: m.items.length }, readings, ...ann };
+}
+
+async function mergeHistory(dir: string, archive: Archive): Promise<number> {
+  const text = await readFile(join(dir, 'items.history.csv'), 'utf8').catch(() => '');
+  const it = csvRecords(text);
+  const head = it.next();
+  if (head.done) return 0;
+  const cols = head.value.cells.map(unneutraliseCell);
+  const at = (n: string) => cols.indexOf(n);
+  const num = (s: string | undefined) => (s === undefined || s === '' ? null : Number(unneutraliseCell(s)));
+  const byItem = new Map<string, { ref: { platform: string; kind: string; id: string }; readings: Array<{ readAt: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }> }>();
+  for (const r of it) {
+    const ref = { platform: unneutraliseCell(r.cells[at('platform')]), kind: unneutraliseCell(r.cells[at('kind')]), id: unneutraliseCell(r.cells[at('id')]) };
+    const k = itemKeyOf(ref);
+    let e = byItem.get(k);
+    if (e === undefined) byItem.set(k, (e = { ref, readings: [] }));
+    e.readings.push({ readAt: Date.parse(unneutraliseCell(r.cells[at('read_at')])), views: num(r.cells[at('views')]), likes: num(r.cells[at('likes')]), comments: num(r.cells[at('comments')]), shares: num(r.cells[at('shares')]), saves: num(r.cells[at('saves')]) });
+  }
+  let n = 0;
+  for (const { ref, readings } of byItem.values()) if (archive.getItem(ref.platform, ref.kind, ref.id)) n += archive.datasets.mergeReadings(ref, readings);
+  return n;
+}
+
+async function mergeAnnotations(dir: string, archive: Archive): Promise<{ annotations: { added: number; same: number }; conflicts: string[] }> {
+  const text = await readFile(join(dir, 'items.annotations.csv'), 'utf8').catch(() => '');
+  const out = { annotations: { added: 0, same: 0 }, conflicts: [] as string[] };
+  const it = csvRecords(text);
+  const head = it.next();
+  if (head.done) return out;
+  const cols = head.value.cells.map(unneutraliseCell);
+  const cell = (r: string[], n: string) => unneutraliseCell(r[cols.indexOf(n)] ?? '');
+  for (const r of it) {
+    const type = cell(r.cells, 'type') as 'tag' | 'note' | 'override';
+    const raw = cell(r.cells, 'value');
+    const value = type === 'tag' ? null : type === 'note' ? raw : raw === '' ? null : (JSON.parse(raw) as unknown);
+    const a = { platform: cell(r.cells, 'platform'), kind: cell(r.cells, 'kind'), id: cell(r.cells, 'id'), type, name: cell(r.cells, 'name'), value, author: cell(r.cells, 'author') || null, at: Date.parse(cell(r.cells, 'at')) };
+    const res = archive.datasets.importAnnotation(a);
+    if (res === 'added') out.annotations.added++;
+    else if (res === 'same') out.annotations.same++;
+    else if (res === 'conflict') out.conflicts.push(`${itemKeyOf(a)}: ${type} ${a.name}: this archive has another value; the bundle's (${JSON.stringify(value)}, by ${a.author ?? 'unknown'}) was not written.`);
+  }
+  return out;
+}

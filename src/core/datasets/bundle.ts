@@ -1,0 +1,229 @@
+/**
+ * Dataset bundles (issue 29; docs/datasets.md "Bundles"): a folder a colleague or a reviewer can
+ * open and check. `exportBundle` writes the items (CSV, Parquet, JSONL with the records as the API
+ * returned them), their metric history and annotations with authors (beside each table), the stored
+ * answers that delivered them (`answers.jsonl`, one answer a line, exactly as kept) and
+ * `manifest.json`: the query, Loupe's version, the spec variants it is tested under, every file's
+ * SHA-256, every call (endpoint, parameters, time, request id, credits, cached, replayed, the
+ * answer's SHA-256), every item with its calls and its rows' SHA-256, chained into one root hash.
+ * A **dehydrated** bundle holds the manifest only (item keys and the calls to re-collect them).
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { basename, join } from 'node:path';
+import { LoupeError } from '../../shared/errors';
+import type { LibraryQuery } from '../../shared/query';
+import type { Archive } from '../archive';
+import { companionsOf, exportAny, unneutraliseCell } from '../export';
+
+export const BUNDLE_FORMAT = 'loupe-dataset-bundle';
+export const MANIFEST = 'manifest.json';
+export const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+export interface ManifestCall {
+  call_id: string;
+  platform: string;
+  endpoint: string;
+  params: Record<string, string> | null;
+  fetched_at: string;
+  request_id: string | null;
+  credits_used: number | null;
+  cached: boolean | null;
+  replayed: boolean | null;
+  /** SHA-256 of the stored answer (its line in answers.jsonl); null: a bulk load kept no answer */
+  answer_sha256: string | null;
+}
+
+export interface ManifestItem {
+  platform: string;
+  kind: string;
+  id: string;
+  calls: string[];
+  /** SHA-256 of the item's record in items.csv and in items.jsonl (null in a dehydrated bundle) */
+  csv_sha256: string | null;
+  jsonl_sha256: string | null;
+}
+
+export interface Manifest {
+  format: typeof BUNDLE_FORMAT;
+  format_version: 1;
+  created_at: string;
+  loupe_version: string;
+  spec_variants_tested: string[];
+  set: string | null;
+  query: LibraryQuery;
+  dehydrated: boolean;
+  /** the service's labels sit in the item rows and the answers; the analyst's overrides are rows of items.annotations.* (type override) */
+  labels: string;
+  files: Array<{ path: string; sha256: string; bytes: number }>;
+  calls: ManifestCall[];
+  items: ManifestItem[];
+  /** what re-collecting a dehydrated bundle would cost today, priced as one plan */
+  rehydration_quote?: { credits_min: number; credits_likely: number; credits_max: number; requests: number; quoted_at: string } | null;
+  root_sha256: string;
+}
+
+export const itemKeyOf = (i: { platform: string; kind: string; id: string }): string => `${i.platform}/${i.kind}/${i.id}`;
+
+/** The root hash: the files, then the calls, then the items, chained (docs/datasets.md "The manifest"). */
+export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
+  const meta = [m.format, m.format_version, m.created_at, m.loupe_version, m.spec_variants_tested, m.set, m.query, m.dehydrated, m.labels, m.rehydration_quote ?? null];
+  let h = sha256(JSON.stringify(meta));
+  for (const f of m.files) h = sha256(`${h}\nfile\n${f.path}\n${f.sha256}`);
+  for (const c of m.calls) h = sha256(`${h}\ncall\n${c.call_id}\n${c.platform}/${c.endpoint}\n${JSON.stringify(c.params)}\n${c.fetched_at}\n${c.request_id}\n${c.credits_used}\n${c.cached}\n${c.replayed}\n${c.answer_sha256}`);
+  for (const i of m.items) h = sha256(`${h}\nitem\n${itemKeyOf(i)}\n${i.calls.join(' ')}\n${i.csv_sha256}\n${i.jsonl_sha256}`);
+  return h;
+}
+
+/**
+ * RFC 4180 records of a CSV text (a BOM dropped): each record's raw text (without its line end) and
+ * its cells. Quotes may hold commas and line ends.
+ */
+export function* csvRecords(text: string): IterableIterator<{ raw: string; cells: string[]; line: number }> {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < text.length) {
+    const start = i;
+    const startLine = line;
+    const cells: string[] = [];
+    let cell = '';
+    let quoted = false;
+    for (; i < text.length; i++) {
+      const ch = text[i];
+      if (quoted) {
+        if (ch === '"' && text[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else if (ch === '"') quoted = false;
+        else {
+          if (ch === '\n') line++;
+          cell += ch;
+        }
+      } else if (ch === '"') quoted = true;
+      else if (ch === ',') {
+        cells.push(cell);
+        cell = '';
+      }
+      else if (ch === '\r' || ch === '\n') break;
+      else cell += ch;
+    }
+    cells.push(cell);
+    const raw = text.slice(start, i);
+    if (text[i] === '\r' && text[i + 1] === '\n') i += 2;
+    else if (i < text.length) i++;
+    line++;
+    if (raw.length > 0) yield { raw, cells, line: startLine };
+  }
+}
+
+/** item key → SHA-256 of its CSV record (the header names platform, kind, id). */
+export function csvRowHashes(text: string): { header: string[]; rows: Array<{ key: string; sha: string; line: number }> } {
+  const it = csvRecords(text);
+  const head = it.next();
+  if (head.done) return { header: [], rows: [] };
+  const header = head.value.cells.map(unneutraliseCell);
+  const [p, k, d] = ['platform', 'kind', 'id'].map((n) => header.indexOf(n));
+  if (p < 0 || k < 0 || d < 0) throw new LoupeError('validation', 'items.csv has no platform, kind and id columns: it is not a bundle\'s items table.');
+  const rows = [];
+  for (const r of it) rows.push({ key: itemKeyOf({ platform: unneutraliseCell(r.cells[p] ?? ''), kind: unneutraliseCell(r.cells[k] ?? ''), id: unneutraliseCell(r.cells[d] ?? '') }), sha: sha256(r.raw), line: r.line });
+  return { header, rows };
+}
+
+/** item key → SHA-256 of its JSONL line. */
+export function jsonlRowHashes(text: string): Array<{ key: string | null; sha: string; line: number }> {
+  return text
+    .split('\n')
+    .map((l, n) => ({ l, n: n + 1 }))
+    .filter(({ l }) => l.length > 0)
+    .map(({ l, n }) => {
+      let key: string | null = null;
+      try {
+        const o = JSON.parse(l) as { platform?: unknown; kind?: unknown; id?: unknown };
+        if (typeof o.platform === 'string' && typeof o.kind === 'string' && typeof o.id === 'string') key = itemKeyOf(o as { platform: string; kind: string; id: string });
+      } catch {
+        key = null;
+      }
+      return { key, sha: sha256(l), line: n };
+    });
+}
+
+export interface BundleExportOptions {
+  out: string;
+  query: LibraryQuery;
+  set?: string | null;
+  version: string;
+  variants: string[];
+  dehydrated?: boolean;
+  now: number;
+  quote?: (calls: ManifestCall[]) => Promise<Manifest['rehydration_quote']>;
+}
+
+async function emptyFolder(out: string): Promise<void> {
+  await mkdir(out, { recursive: true });
+  const there = await readdir(out);
+  if (there.length > 0) throw new LoupeError('validation', `${out} is not empty; a bundle goes into a new or empty folder (nothing was written).`);
+}
+
+/** Writes answers.jsonl; returns the calls as the manifest lists them. */
+async function writeAnswers(archive: Archive, query: LibraryQuery, path: string | null): Promise<ManifestCall[]> {
+  const calls: ManifestCall[] = [];
+  const ws = path ? createWriteStream(path) : null;
+  for (const c of archive.datasets.bundleCalls(query)) {
+    const { answer, ...rest } = c;
+    if (ws && answer !== null && !ws.write(answer + '\n')) await new Promise<void>((r) => ws.once('drain', () => r()));
+    calls.push({
+      call_id: rest.callId, platform: rest.platform, endpoint: rest.endpoint, params: rest.params, fetched_at: new Date(rest.fetchedAt).toISOString(),
+      request_id: rest.requestId, credits_used: rest.creditsUsed, cached: rest.cached, replayed: rest.replayed, answer_sha256: answer === null ? null : sha256(answer),
+    });
+  }
+  if (ws) await new Promise<void>((res, rej) => ws.end((e?: Error | null) => (e ? rej(e) : res())));
+  return calls;
+}
+
+export async function exportBundle(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
+  await emptyFolder(o.out);
+  const dehydrated = o.dehydrated ?? false;
+  const files: string[] = [];
+  if (!dehydrated) {
+    const companions = companionsOf(archive.datasets, { query: o.query });
+    for (const format of ['csv', 'parquet'] as const) {
+      const r = await exportAny(archive.iterateExportRows(o.query), { format, out: join(o.out, `items.${format}`), companions });
+      files.push(`items.${format}`, ...(r.files ?? []).map((f) => basename(f.path)));
+    }
+    await exportAny(archive.iterateExportRows(o.query), { format: 'jsonl', out: join(o.out, 'items.jsonl') });
+    files.push('items.jsonl', 'answers.jsonl');
+  }
+  const calls = await writeAnswers(archive, o.query, dehydrated ? null : join(o.out, 'answers.jsonl'));
+  const csv = dehydrated ? null : new Map(csvRowHashes(await readFile(join(o.out, 'items.csv'), 'utf8')).rows.map((r) => [r.key, r.sha]));
+  const jsonl = dehydrated ? null : new Map(jsonlRowHashes(await readFile(join(o.out, 'items.jsonl'), 'utf8')).map((r) => [r.key, r.sha]));
+  const items: ManifestItem[] = [];
+  for (const i of archive.datasets.bundleItems(o.query)) {
+    const key = itemKeyOf(i);
+    items.push({ platform: i.platform, kind: i.kind, id: i.id, calls: i.calls, csv_sha256: csv?.get(key) ?? null, jsonl_sha256: jsonl?.get(key) ?? null });
+  }
+  const fileRows = await Promise.all(
+    files.sort().map(async (path) => {
+      const b = await readFile(join(o.out, path));
+      return { path, sha256: sha256(b), bytes: b.length };
+    }),
+  );
+  const body: Omit<Manifest, 'root_sha256'> = {
+    format: BUNDLE_FORMAT,
+    format_version: 1,
+    created_at: new Date(o.now).toISOString(),
+    loupe_version: o.version,
+    spec_variants_tested: o.variants,
+    set: o.set ?? null,
+    query: o.query,
+    dehydrated,
+    labels: "The service's labels are in the item rows (label columns; `record.computed` in items.jsonl) and in the answers; the analyst's overrides are rows of items.annotations.* (type override), with their author and time.",
+    files: fileRows,
+    calls,
+    items,
+    ...(dehydrated && o.quote ? { rehydration_quote: await o.quote(calls) } : {}),
+  };
+  const manifest: Manifest = { ...body, root_sha256: rootHash(body) };
+  await writeFile(join(o.out, MANIFEST), JSON.stringify(manifest, null, 1) + '\n');
+  return manifest;
+}
