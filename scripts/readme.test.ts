@@ -82,6 +82,8 @@ describe('README', () => {
     const cron = blocks.find((b) => b.lang === 'cron')!.code.trim();
     const command = cron.split(/\s+/).slice(5).join(' ');
     const script = command.replace('"$HOME/loupe"', JSON.stringify(root)).replace('https://api.example.com', sb.url);
+    // the curl block above ran the sandbox low on credits on purpose (120); a cron job runs on a funded account
+    expect(sh(`curl -s -X POST "${sb.url}/__admin/balance" -H 'content-type: application/json' -d '{"balance": 10000}'`).status).toBe(0);
     const r = sh(script, { LOUPE_API_KEY: sb.key });
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(join(dir, 'loupe-watch.log'), 'utf8')).toMatch(/brands: done/);
