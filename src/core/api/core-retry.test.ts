@@ -117,11 +117,12 @@ describe('retry policy', () => {
     let n = 0;
     const comments = { platform: 'forum_net', endpoint: 'search/comments', params: { query: 'kettle' } };
     const body = okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) });
-    // the balance cannot be read here: the rule alone decides
+    // the balance cannot be read here: the rule alone decides; no free call is left (else the
+    // least the lost answer cost is 0: it is inferred only when a free call cannot have covered it)
     const { core, api, store } = await setup(
       () => (++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } }),
       {},
-      () => ({ success: true }),
+      () => ({ success: true, free_calls_remaining: 0 }),
     );
     const r = await core.call(comments);
     const keys = api.dataRequests().map((q) => q.headers['idempotency-key']);
