@@ -22,7 +22,11 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const total = { steps: 0, sessions: 0, checks: 0, ops: new Map<string, number>(), variants: new Set<string>(), unknowable: new Map<string, number>() };
   // rounds of sessions until the steps are made: a round with kills, so a few processes die mid-walk
   for (let round = 0; total.steps < target; round++) {
-    const r = await runSimulation({ runs: 10, steps: STEPS_PER_SESSION, kills: round % 3 === 0 });
+    const r = await runSimulation({ runs: 10, steps: STEPS_PER_SESSION, kills: round % 3 === 0 }).catch((e: unknown) => {
+      // fast-check keeps the broken invariant's words in `cause`: the report shows them
+      const cause = e instanceof Error ? e.cause : undefined;
+      throw new Error(`${e instanceof Error ? e.message : String(e)}${cause instanceof Error ? `\n${cause.message}` : ''}`);
+    });
     total.steps += r.steps;
     total.sessions += r.sessions;
     for (const n of Object.values(r.checks)) total.checks += n;
