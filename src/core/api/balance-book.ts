@@ -40,6 +40,8 @@ export interface Lost {
   before: BalanceMark | null;
   /** its charge is already in the ledger */
   settled: boolean;
+  /** a free call may have covered it: none was known used up when it was sent (unknown: judged now) */
+  freeMayCover?: boolean;
 }
 
 export interface BookDeps {

@@ -34,6 +34,8 @@ export interface Attempt {
   retryAfterS: number | undefined;
   /** the wait before the next attempt, when there is one */
   waitMs: number | null;
+  /** no free call was known used up when it was sent */
+  freeMayCover: boolean;
   entry: LedgerEntry;
 }
 
@@ -44,6 +46,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   const headers: Record<string, string> = { 'x-api-key': slot.key, 'Idempotency-Key': j.idempotencyKey };
   if (plan.opts.fresh) headers['cache-control'] = 'no-cache';
   const startedAt = d.clock.now();
+  const freeMayCover = !book.noFreeCalls();
   const out = await request(c, s, slot, headers);
   const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
   const oc = classify(out);
@@ -104,7 +107,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
     retryInMs: waitMs,
     walkId: plan.walkId,
   });
-  return { attempt, slot, startedAt, out, oc, okEnv, errEnv, errorType, requestId, creditsUsed, creditsRemaining, retryable, willRetry, retryAfterS, waitMs, entry };
+  return { attempt, slot, startedAt, out, oc, okEnv, errEnv, errorType, requestId, creditsUsed, creditsRemaining, retryable, willRetry, retryAfterS, waitMs, entry, freeMayCover };
 }
 
 /**

@@ -19,7 +19,8 @@ export async function afterFailure(c: Caller, s: CallState, a: Attempt): Promise
   let lossKey: 'same' | 'fresh' | null = null;
   if (a.oc.kind === 'lost') {
     book.losses++;
-    const lost = { attempt: a.attempt, startedAt: a.startedAt, idempotencyKey: j.idempotencyKey, before: j.before ?? null, settled: false };
+    // whether a free call may have covered it is judged as things stood when it was sent (it may have used the last one)
+    const lost = { attempt: a.attempt, startedAt: a.startedAt, idempotencyKey: j.idempotencyKey, before: j.before ?? null, settled: false, freeMayCover: a.freeMayCover };
     const r = a.willRetry ? await afterLoss(book, d.readBalance, lossCallOf(s, j.callId), lost, () => d.clock.now()) : null;
     // keep the earliest unresolved loss (the one the service may have billed), unless this one's
     // key is kept on the balance's word (its replay will settle it)

@@ -35,8 +35,8 @@ export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, l
 }
 
 /** An introductory free call may have covered the call: some may remain, and it can be priced at 100 or less. */
-export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>): boolean {
-  return !book.noFreeCalls() && call.price.min <= FREE_CALL_PRICE;
+export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then?: boolean): boolean {
+  return (then ?? !book.noFreeCalls()) && call.price.min <= FREE_CALL_PRICE;
 }
 
 /** A successful answer after the loss. */
@@ -61,7 +61,7 @@ export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall
     if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
     // (and a balance that did not move agrees)
-    if (mayBeFree(book, call)) return null;
+    if (mayBeFree(book, call, s.lost.freeMayCover)) return null;
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
     return { credits: call.price.min, how: 'price' };
   }
