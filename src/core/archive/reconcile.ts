@@ -112,7 +112,7 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
   }
   const st = db.prepare(
     `SELECT id, started_at, duration_ms, request_id, credits_used, credits_remaining, charge_reason FROM calls
-     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''} ORDER BY started_at, id`,
+     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''} ORDER BY id`,
   );
   const report: ReconcileReport = {
     rows: 0,
