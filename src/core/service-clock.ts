@@ -10,11 +10,9 @@
  *     the service wrote it while the request was in flight, so its time then lay in
  *     [Date, Date + 1 s) (plus `Age` when a cache answered). When that interval and the model's
  *     time for the flight ([sent, received] + offset) do not overlap, the model is wrong; the
- *     very first answer sets the offset (nothing else is known yet, and a reading stamped on this
- *     computer's clock before a later jump back would look newer than every reading after it:
- *     issue 24 #7's balance then stuck); after that the offset moves once TWO such answers in a
- *     row allow a common offset (to the middle of what both allow: within half a second plus the
- *     shorter flight), so one odd header (a proxy's, a stale cache's) never moves it;
+ *     offset moves once TWO such answers in a row allow a common offset (to the middle of what
+ *     both allow: within half a second plus the shorter flight), so one odd header (a proxy's, a
+ *     stale cache's) never moves it;
  *   - from the service's own reading where Loupe has one: the built-in sandbox's clock
  *     (`set`, read by the Sandbox panel's methods and before every watchlist run).
  * A service whose clock agrees with this computer's (within the flight time and a second) leaves
@@ -44,8 +42,6 @@ export function serviceClock(base: Clock): ServiceClock {
   let offset = 0;
   /** the offsets an answer that disagreed with the model allowed, waiting for a second one to agree */
   let pending: { lo: number; hi: number } | null = null;
-  /** the service's time has been heard at least once (a Date header, or `set`) */
-  let heard = false;
   return {
     now: () => base.now() + offset,
     sleep: (ms, signal) => base.sleep(ms, signal),
@@ -59,15 +55,6 @@ export function serviceClock(base: Clock): ServiceClock {
       // the offsets this answer allows: the service wrote [d, d + 1 s) somewhere in the flight
       const lo = d + a - Math.max(sentAt, receivedAt);
       const hi = d + a + SECOND - Math.min(sentAt, receivedAt);
-      if (!heard) {
-        // the first answer is all there is to go on: taken at once, so what is stamped after it
-        // (its own balance reading, the ledger row) is already on the service's clock, and no
-        // later answer moves the clock back behind a time already recorded
-        heard = true;
-        if (offset >= lo && offset <= hi) return false;
-        offset = Math.round((lo + hi) / 2);
-        return true;
-      }
       if (offset >= lo && offset <= hi) {
         pending = null; // the model agrees
         return false;
@@ -85,7 +72,6 @@ export function serviceClock(base: Clock): ServiceClock {
       if (!Number.isFinite(serviceNow) || !Number.isFinite(at)) return;
       offset = Math.round(serviceNow - at);
       pending = null;
-      heard = true;
     },
   };
 }
