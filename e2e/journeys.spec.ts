@@ -47,21 +47,31 @@ async function approveIfAsked(page: Page, then = page.getByTestId('walk-status')
  * Press a button that starts a walk (confirming when Loupe asks) and wait for THAT walk to settle,
  * not the one already on screen.
  */
+/** every walk id a bar has shown: a bar still drawn from an earlier walk (a view just opened) is not the new one */
+const walksSeen = new WeakMap<Page, Set<string>>();
+
 async function startWalk(page: Page, press: () => Promise<void>): Promise<{ pages: number; newItems: number; cost: number }> {
   const bar = page.getByTestId('walk-status');
+  const seen = walksSeen.get(page) ?? new Set<string>();
+  walksSeen.set(page, seen);
   const old = (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+  if (old) seen.add(old);
   await press();
   const dialog = page.getByTestId('confirm-dialog');
   await expect
     .poll(
       async () => {
         if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
-        return (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+        const id = (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+        return id !== null && !seen.has(id) && !(await dialog.isVisible());
       },
       { timeout: 30_000 },
     )
-    .not.toBe(old);
-  return walkSettled(page);
+    .toBe(true);
+  const w = await walkSettled(page);
+  const id = await bar.getAttribute('data-walk-id');
+  if (id) seen.add(id);
+  return w;
 }
 
 async function walkSettled(page: Page): Promise<{ pages: number; newItems: number; cost: number }> {
