@@ -22,7 +22,7 @@ import {
 import type { LibraryQuery } from '../../shared/query';
 import { bucketOf, chartableDay } from './buckets';
 import { baseQuery } from './frequency';
-import { overperformanceAtSameAge } from './same-age';
+import { byAccount, overperformanceAtSameAge } from './same-age';
 
 /** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
 const LABEL_FIELDS: Array<[string, string]> = [
@@ -136,11 +136,7 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
   if (i.method === 'same_age') return overperformanceAtSameAge(archive, i);
   const q = baseQuery(parseQuery(i.query));
   const targets = archive.authoredPosts(q);
-  const accounts = new Map<string, Post[]>();
-  for (const t of targets) {
-    const key = `${t.platform}\u0000${t.kind}\u0000${t.authorId ?? '@' + (t.username ?? '').toLowerCase()}`;
-    (accounts.get(key) ?? accounts.set(key, []).get(key)!).push(t);
-  }
+  const accounts = byAccount(targets);
   const rows: OverperformanceRow[] = [];
   let unscored = 0;
   for (const [key, posts] of accounts) {

@@ -72,11 +72,7 @@ function brief(p: AuthoredPost): PostBrief {
 export function overperformanceAtSameAge(archive: Archive, input: OverperformanceInput): Overperformance {
   const i = overperformanceInputSchema.parse(input);
   const targets = archive.authoredPosts(baseQuery(parseQuery(i.query)));
-  const accounts = new Map<string, AuthoredPost[]>();
-  for (const t of targets) {
-    const key = `${t.platform}\u0000${t.kind}\u0000${t.authorId ?? '@' + (t.username ?? '').toLowerCase()}`;
-    (accounts.get(key) ?? accounts.set(key, []).get(key)!).push(t);
-  }
+  const accounts = byAccount(targets);
   const rows: OverperformanceRow[] = [];
   let unscored = 0;
   for (const [key, posts] of accounts) {
@@ -119,4 +115,16 @@ export function overperformanceAtSameAge(archive: Archive, input: Overperformanc
   }
   rows.sort((a, b) => (i.dir === 'desc' ? b.score - a.score : a.score - b.score) || (a.id < b.id ? -1 : 1));
   return { scored: rows.length, unscored, rows: rows.slice(0, i.limit) };
+}
+
+/** Posts grouped by their account (network, kind, author id or else handle), in the order first met. */
+export function byAccount<T extends AuthoredPost>(posts: T[]): Map<string, T[]> {
+  const accounts = new Map<string, T[]>();
+  for (const t of posts) {
+    const key = `${t.platform}\u0000${t.kind}\u0000${t.authorId ?? '@' + (t.username ?? '').toLowerCase()}`;
+    const list = accounts.get(key);
+    if (list) list.push(t);
+    else accounts.set(key, [t]);
+  }
+  return accounts;
 }
