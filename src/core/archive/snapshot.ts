@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import type { SnapshotCountsInfo } from '../../shared/contract-archive';
 import { LoupeError } from '../../shared/errors';
 import { asStorageError, roomFor, storageError } from '../storage-error';
 import { openReadOnlyDb } from './open';
@@ -25,16 +26,8 @@ export interface SnapshotProgress {
   pages: number;
 }
 
-export interface SnapshotCounts {
-  items: number;
-  tags: number;
-  notes: number;
-  overrides: number;
-  resultSets: number;
-  ledgerRows: number;
-  walks: number;
-  watchlists: number;
-}
+/** What a copy holds: the contract's shape (the app shows it as it is). */
+export type SnapshotCounts = SnapshotCountsInfo;
 
 export interface SnapshotResult {
   /** the archive copied */
