@@ -15,6 +15,7 @@ import { LabelValueInput, type LabelScalar } from './LabelValue';
 import { CallsTable, provenanceLine } from './CallsTable';
 import { LongText, rawJson } from './LongText';
 import { focusDrawerField, returnFocus } from './drawer-focus';
+import { MetricHistory } from '../features/datasets/MetricHistory';
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
@@ -99,8 +100,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const evidence = get(r, 'computed.labels_evidence');
   const why = (f: string) => (d.unavailable.some((u) => u === f || u.endsWith('.' + f)) ? `This network does not provide ${f}` : undefined);
   const author = displayAuthor(d);
-  const title = displayTitle(d);
-  const text = displayText(d);
+  const [title, text] = [displayTitle(d), displayText(d)];
   const totalCost = d.provenance.reduce((a, p) => a + p.creditsUsed, 0);
   return (
     <div className="drawer-body">
@@ -132,6 +132,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
           </div>
         ))}
       </div>
+      <MetricHistory key={d.id} history={d.history ?? []} checkedAt={d.checkedAt ?? null} missingSince={d.missingSince ?? null} />
       <div className="row gap">
         {url ? (
           <a className="btn small" href={url} target="_blank" rel="noopener noreferrer" data-testid="open-original">

@@ -23,6 +23,7 @@ import { LabelConditions } from './LabelConditions';
 import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
 import { SeriesChart } from '../components/Charts';
+import { GrowthFilter } from './datasets/GrowthFilter';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
 
@@ -93,6 +94,7 @@ export function LibraryView() {
             <input type="date" value={typeof q.until === 'string' ? q.until : ''} onChange={(e) => up({ until: e.target.value || undefined })} />
           </Field>
           <EngagementFilter value={q.engagement ?? []} onChange={(engagement) => up({ engagement: engagement.length ? engagement : undefined })} />
+          <GrowthFilter q={q} onChange={set} />
           <Field label="Relevance ≥">
             <DraftInput type="number" min={0} max={1} step={0.05} value={q.relevanceMin === undefined ? '' : String(q.relevanceMin)} onCommit={(v) => up({ relevanceMin: v === '' ? undefined : Math.min(1, Math.max(0, Number(v))) })} style={{ width: 70 }} data-testid="library-relevance" />
           </Field>
@@ -124,7 +126,7 @@ export function LibraryView() {
             {count.data !== undefined ? `${fmtExact(count.data)} matching` : '…'}
           </span>
           {filtered ? (
-            <button className="btn small ghost" onClick={() => set({ sort: q.sort })}>
+            <button className="btn small ghost" onClick={() => set({ sort: q.sort?.field === 'growth' ? undefined : q.sort })}>
               Clear filters
             </button>
           ) : null}

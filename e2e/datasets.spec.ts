@@ -1,0 +1,78 @@
+/**
+ * Datasets in the app (issue 29, docs/datasets.md), driven in Chromium through the web host: the
+ * drawer's metric history (chart and the readings as a table), the Library's growth filter and
+ * sort. Items are seeded into the host's archive at chosen read times (the archive's own ingest,
+ * as a collection would store them), so the history is known.
+ */
+import type { Page } from '@playwright/test';
+import { post } from '../src/core/archive/test-fixtures';
+import { openArchive } from '../src/core/archive';
+import { archivePath } from '../src/core/paths';
+import { test, expect } from './fixtures';
+import { api, axeClean } from './page-helpers';
+
+const HOUR = 3_600_000;
+
+/** Each round is one ingest of the records at `ago` before now (its read time). */
+async function seedReadings(page: Page, dataDir: string, rounds: Array<{ ago: number; records: Array<Record<string, unknown>> }>): Promise<void> {
+  await api(page, 'library.count', {}); // the archive exists
+  const a = openArchive(archivePath(dataDir));
+  try {
+    rounds.forEach((r, n) => a.ingestItems(r.records.map((record) => ({ platform: 'photo_net', kind: 'post', record })), { callId: `seed-${n}`, source: 'seed', fetchedAt: Date.now() - r.ago }));
+  } finally {
+    a.close();
+  }
+}
+
+test('the drawer shows the metric history as a chart and lists every reading for screen readers', async ({ page, host }) => {
+  await seedReadings(page, host.dataDir, [
+    { ago: 48 * HOUR, records: [post({ id: '9100', likes: 10, views: 100 })] },
+    { ago: 24 * HOUR, records: [post({ id: '9100', likes: 25, views: 300 })] },
+    { ago: 2 * HOUR, records: [post({ id: '9100', likes: 40, views: 900 })] },
+  ]);
+  await page.getByTestId('nav-library').click();
+  await page.getByTestId('result-row').first().click();
+  const history = page.getByTestId('metric-history');
+  await expect(history).toContainText('3 readings');
+  const chart = page.getByTestId('history-chart');
+  await expect(chart).toHaveAttribute('aria-label', /3 readings .*views 100 → 900, likes 10 → 40/);
+  await expect(chart.locator('.recharts-line')).toHaveCount(2); // views and likes: the network gives no other count
+  // the table is in the page (read by screen readers) before it is shown, one row per reading
+  const table = page.getByTestId('history-table');
+  await expect(table.locator('tbody tr')).toHaveCount(3);
+  await expect(table).toHaveClass(/sr-only/);
+  await expect(table.locator('tbody tr').nth(1)).toContainText('25');
+  await expect(table.locator('tbody tr').nth(1)).toContainText('—'); // comments: not given, never 0
+  await page.getByTestId('history-table-toggle').click();
+  await expect(table).not.toHaveClass(/sr-only/);
+  await page.getByTestId('history-count').selectOption('likes');
+  await expect(chart.locator('.recharts-line')).toHaveCount(1);
+  await axeClean(page, 'the drawer with its metric history');
+});
+
+test('the Library filters and sorts by growth over a period', async ({ page, host }) => {
+  await seedReadings(page, host.dataDir, [
+    { ago: 20 * 24 * HOUR, records: [post({ id: '9201', likes: 5 }), post({ id: '9202', likes: 100 }), post({ id: '9203', likes: 50 })] },
+    { ago: 3 * 24 * HOUR, records: [post({ id: '9201', likes: 10 }), post({ id: '9202', likes: 105 }), post({ id: '9203', likes: 50 })] },
+    { ago: HOUR, records: [post({ id: '9201', likes: 500 }), post({ id: '9202', likes: 110 }), post({ id: '9203', likes: 50 })] },
+  ]);
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('library-count')).toHaveText('3 matching');
+  await page.getByTestId('growth-field').selectOption('likes');
+  await page.getByTestId('growth-period').selectOption('7');
+  const min = page.getByTestId('growth-min');
+  await min.fill('1');
+  await min.press('Enter');
+  // over the last 7 days (from the reading held 7 days ago): 9201 grew 495 (5 → 500), 9202 grew 10, 9203 did not grow
+  await expect(page.getByTestId('library-count')).toHaveText('2 matching');
+  await page.getByTestId('growth-sort').check();
+  const ids = () => page.getByTestId('result-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+  await expect.poll(ids).toEqual(['9201', '9202']);
+  await min.fill('11');
+  await min.press('Enter');
+  await expect(page.getByTestId('library-count')).toHaveText('1 matching');
+  // off again: every item, and the growth sort goes with its condition
+  await page.getByTestId('growth-period').selectOption('');
+  await expect(page.getByTestId('library-count')).toHaveText('3 matching');
+  await expect(page.getByTestId('growth-sort')).toHaveCount(0);
+});
