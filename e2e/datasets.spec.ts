@@ -76,3 +76,45 @@ test('the Library filters and sorts by growth over a period', async ({ page, hos
   await expect(page.getByTestId('library-count')).toHaveText('3 matching');
   await expect(page.getByTestId('growth-sort')).toHaveCount(0);
 });
+
+test('attrition of the current filters; Re-check is priced and asked first, spends nothing when declined, and marks what the service removed', async ({ page, sandboxAdmin }) => {
+  for (let k = 0; k < 4; k++) await api(page, 'api.call', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.e2e${k}` } }, source: 'test' });
+  sandboxAdmin.advance(90 * 86_400); // the sandbox's world ages: some posts are deleted or made private
+  await page.getByTestId('nav-library').click();
+  await page.getByTestId('library-platform').selectOption('photo_net');
+  await page.getByTestId('attrition-open').click();
+  const panel = page.getByTestId('attrition-panel');
+  const n = Number(((await page.getByTestId('library-count').textContent()) ?? '').replace(/[^\d]/g, ''));
+  expect(n).toBeGreaterThan(10);
+  await expect(page.getByTestId('attrition-words')).toContainText(`${n} items: 0 available (0.0 %), 0 unavailable (0.0 %), ${n} not re-checked (100.0 %)`);
+
+  // declined: priced (free), nothing charged
+  const charged = () => sandboxAdmin.charges().reduce((s, c) => s + c.credits_used, 0);
+  const before = { calls: sandboxAdmin.charges().length, credits: charged() };
+  await panel.getByTestId('recheck').click();
+  const dialog = page.getByTestId('confirm-dialog');
+  await expect(dialog).toContainText(`${n} of ${n} items read again`);
+  await expect(dialog).toContainText('Could cost');
+  await page.getByTestId('confirm-cancel').click();
+  await expect(dialog).toBeHidden();
+  await expect(panel.getByTestId('recheck')).toBeEnabled();
+  expect(sandboxAdmin.charges().length).toBe(before.calls);
+
+  // approved: every item is marked; the counts shown are the archive's
+  await panel.getByTestId('recheck').click();
+  await page.getByTestId('confirm-ok').click();
+  const result = panel.getByTestId('recheck-result');
+  await expect(result).toBeVisible({ timeout: 60_000 });
+  const [found, missing] = ((await result.textContent()) ?? '').match(/\d+/g)!.map(Number);
+  expect(found + missing).toBe(n);
+  expect(missing).toBeGreaterThan(0);
+  const rows = await api<Array<{ available: number; unavailable: number; notRechecked: number }>>(page, 'datasets.attrition', { target: { query: { platforms: ['photo_net'] } } });
+  expect(rows.reduce((s, r) => s + r.unavailable, 0)).toBe(missing);
+  await expect(page.getByTestId('attrition-words')).toContainText(`${n} items: ${found} available`);
+  await expect(page.getByTestId('library-count')).toHaveText(`${n} matching`); // nothing deleted
+  const ledger = await api<Array<{ creditsUsed: number }>>(page, 'usage.ledger', { limit: 1000 });
+  expect(ledger.reduce((s, e) => s + e.creditsUsed, 0)).toBe(charged()); // the ledger equals what the service charged
+  expect(charged()).toBeGreaterThan(before.credits);
+  await expect(page.getByTestId('attrition-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await axeClean(page, 'the attrition panel');
+});

@@ -24,6 +24,7 @@ import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
 import { SeriesChart } from '../components/Charts';
 import { GrowthFilter } from './datasets/GrowthFilter';
+import { AttritionPanel } from './datasets/AttritionPanel';
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
 
@@ -44,6 +45,7 @@ export function LibraryView() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [showExport, setShowExport] = useState(false);
   const [showNetwork, setShowNetwork] = useState(false);
+  const [showAttrition, setShowAttrition] = useState(false);
   const writes = useLibraryWrites();
   const ask = useUi((s) => s.ask);
   const selItems: ItemRefInput[] = useMemo(() => selectedRefs(loaded, selected), [loaded, selected]);
@@ -181,9 +183,13 @@ export function LibraryView() {
           <button className="btn small" onClick={() => setShowNetwork(!showNetwork)} aria-expanded={showNetwork} disabled={!count.data} data-testid="network-open">
             Network…
           </button>
+          <button className="btn small" onClick={() => setShowAttrition(!showAttrition)} aria-expanded={showAttrition} data-testid="attrition-open" title="Which items the service still has; re-check them">
+            Attrition…
+          </button>
           <AnalyseButton disabled={!count.data} />
         </div>
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
+        {showAttrition ? <AttritionPanel query={stripPage(q)} onClose={() => setShowAttrition(false)} /> : null}
         {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}
         {count.data ? <LibraryCharts query={stripPage(q)} /> : null}
       </div>
