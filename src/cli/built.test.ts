@@ -65,6 +65,23 @@ describe('the built command line', () => {
     }
   });
 
+  it('what --help and library read: no sandbox, no zod locale but English, no GEXF writer (issue 26: start-up)', async () => {
+    // out/cli/modules.json: the sources each file of the build holds (scripts/build-cli.mjs)
+    const modules = JSON.parse(readFileSync('out/cli/modules.json', 'utf8')) as Record<string, string[]>;
+    const sourcesOf = (loaded: string[]): string[] => loaded.flatMap((f) => modules[f.replace(/^.*\/out\/cli\//, '')] ?? []);
+    const h = await loupe(['--help']);
+    const l = await loupe(['library', '--limit', '1']);
+    expect(h.code, h.err).toBe(0);
+    expect(l.code, l.err).toBe(0);
+    for (const [what, r] of [['--help', h], ['library', l]] as const) {
+      const sources = sourcesOf(r.loaded);
+      expect(sources.length, what).toBeGreaterThan(0);
+      expect(sources.filter((f) => f.startsWith('src/sandbox/')), what).toEqual([]);
+      expect(sources.filter((f) => /zod\/v4\/locales\/(?!en\.js$|index\.js$)/.test(f)), what).toEqual([]);
+      expect(sources.filter((f) => /node_modules\/(@xmldom|graphology-gexf|xml-writer)\//.test(f)), what).toEqual([]);
+    }
+  });
+
   it('library --limit 1 in a new data folder: loads no writer and no HTTP client', async () => {
     const r = await loupe(['library', '--limit', '1']);
     expect(r.code, r.err).toBe(0);

@@ -11,7 +11,6 @@ import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
-import { SPEC_VARIANTS } from '../sandbox';
 
 function int(name: string, min: number, max: number) {
   return (v: string) => {
@@ -113,6 +112,8 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
       .option('--json', 'the summary as JSON on stdout'),
   ).action(async (set: string | undefined, o: QueryFlags & { out: string; dehydrated?: boolean; json?: boolean }) => {
     if (o.dehydrated) await c().api();
+    // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
+    const { SPEC_VARIANTS } = await import('../sandbox');
     const r = await c().call('datasets.exportBundle', { target: targetOf(c(), set, o), out: o.out, dehydrated: o.dehydrated ?? false, variants: SPEC_VARIANTS.map((v) => v.name) });
     io.stderr.write(`Bundle of ${fmt(r.items)} item(s) from ${fmt(r.calls)} call(s) in ${r.out}${r.dehydrated ? ' (dehydrated: keys and calls only)' : ''}.\nRoot hash (cite it): ${r.root}\n`);
     if (r.rehydrationQuote) io.stderr.write(`Re-collecting it today: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`);

@@ -15,7 +15,6 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Graph from 'graphology';
-import { write as gexfWrite } from 'graphology-gexf';
 import { xmlAttr, xmlSafe, xmlText } from '../text';
 
 export { xmlAttr, xmlSafe, xmlText };
@@ -33,8 +32,12 @@ function safeAttrs(a: Record<string, unknown>): Record<string, Scalar> {
   return out;
 }
 
-/** The GEXF document of a graph (strings made XML-safe; node and edge keys too). */
-export function gexfOf(graph: Graph): string {
+/**
+ * The GEXF document of a graph (strings made XML-safe; node and edge keys too). The writer
+ * (graphology-gexf, with its XML DOM) loads on the first GEXF export, not with the analyses.
+ */
+export async function gexfOf(graph: Graph): Promise<string> {
+  const { write: gexfWrite } = await import('graphology-gexf');
   // keys become XML attributes: an unsafe key is re-keyed on a copy (never the case for Loupe's keys)
   let g = graph;
   if (graph.someNode((n) => xmlSafe(n) !== n)) {
@@ -175,7 +178,7 @@ export async function writeNetworkFile(graph: Graph, format: 'gexf' | 'graphml',
   const finalPath = resolve(out);
   const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
   try {
-    if (format === 'gexf') await writeFile(tmp, gexfOf(graph), { flag: 'wx' });
+    if (format === 'gexf') await writeFile(tmp, await gexfOf(graph), { flag: 'wx' });
     else await writeGraphml(graph, createWriteStream(tmp, { flags: 'wx' }), signal);
     signal?.throwIfAborted();
     const bytes = (await stat(tmp)).size;

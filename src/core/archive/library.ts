@@ -170,9 +170,17 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
       clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
       params.push(cur.v, cur.r);
     }
-    const text = `SELECT ${ITEM_COLS}, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
+    // the page's keys first, then its rows: where many items share a sort value (one
+    // publication time, 0 likes) SQLite sorts every tie by rid, and sorting the keys alone is
+    // cheap where sorting whole rows (their raw records) is not
+    const text = `SELECT i.rid AS rid, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
       WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
-    for (const r of c.st(text).all(...params, n + 1) as Array<ItemRow & { sort_v: string | number }>) got.push({ ...r, phase: 0 });
+    const keys = c.st(text).all(...params, n + 1) as Array<{ rid: number; sort_v: string | number }>;
+    const byRid = itemRowsByRid(c, keys.map((k) => k.rid));
+    for (const k of keys) {
+      const r = byRid.get(k.rid);
+      if (r) got.push({ ...r, sort_v: k.sort_v, phase: 0 });
+    }
   }
   if (got.length <= n && plan.unknown !== null) {
     const clauses = [plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)];
@@ -192,6 +200,14 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
     next,
     total: q.after ? null : countQuery(c, q),
   };
+}
+
+/** The `items` rows of these rids (in no particular order). */
+function itemRowsByRid(c: ArchiveCtx, rids: number[]): Map<number, ItemRow> {
+  const out = new Map<number, ItemRow>();
+  if (rids.length === 0) return out;
+  for (const r of c.st(`SELECT ${ITEM_COLS} FROM items i WHERE i.rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rids)) as ItemRow[]) out.set(r.rid, r);
+  return out;
 }
 
 /**
