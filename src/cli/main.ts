@@ -23,6 +23,7 @@ import { registerCallCommands } from './commands/calls';
 import { registerKeyCommands } from './commands/account';
 import { registerWalkCommands } from './commands/walks';
 import { registerColumnsCommand } from './commands/exports';
+import { registerTagCommands } from './commands/tags';
 import { confirm } from './commands/common';
 import { cliFailure } from './exit';
 import { EXIT_OUTPUT_CLOSED, guardOf, OutputClosed } from './output';
@@ -40,7 +41,7 @@ export type { Io };
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
 /** Commands that read or copy the archive file as it is: nothing migrates it first. */
 const AS_IT_IS = new Set(['archive check', 'archive recover', 'archive snapshot']);
-const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list', 'collect status', 'collect inputs']);
+const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list', 'collect status', 'collect inputs', 'tags list']);
 
 export function buildProgram(io: Io): { program: Command; context: () => CliContext | null } {
   let ctx: CliContext | null = null;
@@ -87,6 +88,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   registerLibraryCommand(program, io, context);
 
   registerColumnsCommand(program, io);
+  registerTagCommands(program, io, context, (q) => confirm(io, q));
 
   registerCreditsCommand(program, io, context);
   registerWatchCommands(program, io, context, { confirm: (q) => confirm(io, q) });

@@ -106,6 +106,7 @@ import {
   type ResultSetInfo,
   type SeriesPoint,
 } from './contract-library';
+import { tagsColorInput, tagsDeleteInput, tagsMergeInput, tagsRenameInput, type TagChange, type TagInfo } from './contract-tags';
 import {
   addWatchInput,
   alertsListInput,
@@ -126,6 +127,7 @@ export * from './contract-watch';
 export * from './contract-collect';
 export * from './contract-archive';
 export * from './contract-datasets';
+export * from './contract-tags';
 
 // ───────────────────────────── the methods ─────────────────────────────
 
@@ -182,6 +184,13 @@ export const methods = {
   'library.override': m<void>()(overrideInput),
   'library.saveResultSet': m<{ id: string }>()(saveResultSetInput),
   'library.resultSets': m<ResultSetInfo[]>()(empty),
+
+  /** tag management (src/shared/contract-tags.ts, issue 27 #7): a change touches only what it names; `dryRun` says what it would touch */
+  'tags.list': m<TagInfo[]>()(empty),
+  'tags.rename': m<TagChange>()(tagsRenameInput),
+  'tags.merge': m<TagChange>()(tagsMergeInput),
+  'tags.delete': m<TagChange>()(tagsDeleteInput),
+  'tags.color': m<TagInfo>()(tagsColorInput),
 
   /** issue 16 analysis (src/shared/analysis.ts, docs/analysis.md) */
   'analysis.frequency': m<FrequencyTable>()(frequencyInputSchema),

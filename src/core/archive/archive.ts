@@ -55,6 +55,7 @@ import * as walks from './walks';
 import { proveWritable } from './writable';
 import { WatchStore } from './watchlists';
 import { CollectStore } from './collect';
+import { TagStore } from './tags';
 
 export { QueryError } from './sql-query';
 export { ArchiveVersionError } from './db';
@@ -74,6 +75,8 @@ export class Archive implements CoreStore {
   readonly analysisTables: AnalysisTables;
   /** metric history, availability, imported provenance (datasets.ts, issue 29) */
   readonly datasets: DatasetStore;
+  /** tag management: rename, merge, delete, colour (tags.ts, issue 27 #7) */
+  readonly tags: TagStore;
   private readonly onClose: (() => void) | undefined;
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
@@ -84,6 +87,7 @@ export class Archive implements CoreStore {
     this.collect = new CollectStore(this.#c);
     this.analysisTables = new AnalysisTables(this.#c);
     this.datasets = new DatasetStore(this.#c);
+    this.tags = new TagStore(this.#c);
   }
 
   /** the archive's path as the user knows it (error messages) */

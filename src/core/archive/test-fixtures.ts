@@ -176,8 +176,11 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 16 (the tables migrations 0018 and 0017 added, dropped). */
-export const UNDO_0017 = `DROP TABLE archive_serves; DROP TABLE watch_alerts; PRAGMA user_version = 16;`;
+/** SQL that takes a latest-schema archive back to schema 18 (the tag colour 0019 added, dropped). */
+export const UNDO_0019 = `ALTER TABLE tags DROP COLUMN color; PRAGMA user_version = 18;`;
+
+/** SQL that takes a latest-schema archive back to schema 16 (what migrations 0019 to 0017 added, removed). */
+export const UNDO_0017 = `${UNDO_0019} DROP TABLE archive_serves; DROP TABLE watch_alerts; PRAGMA user_version = 16;`;
 
 /** SQL that takes a latest-schema archive back to schema 15 (what migrations 0018 to 0016 added, removed). */
 export const UNDO_0016 = `${UNDO_0017} DROP INDEX journal_finished; ALTER TABLE journal DROP COLUMN owner_pid; ALTER TABLE journal DROP COLUMN owner_host;

@@ -13,6 +13,7 @@ import { datasetMethods } from './datasets';
 import type { Exports } from './exports';
 import type { Snapshots } from './snapshots';
 import { libraryMethods } from './library';
+import { tagMethods } from './tags';
 import { wholeContract, type AppParts } from './parts';
 import { sandboxMethods } from './sandbox';
 import { usageMethods } from './usage';
@@ -26,6 +27,7 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...callMethods(parts),
     ...jobs.walks.methods,
     ...libraryMethods(parts.archive),
+    ...tagMethods(parts.archive),
     ...jobs.exports.methods,
     ...jobs.snapshots.methods,
     ...sandboxMethods(parts),
