@@ -171,8 +171,9 @@ export async function until(what: string, ready: () => boolean | Promise<boolean
  * caller kills it with SIGKILL once its request is in flight.
  */
 export function spawnWalker(env: SimEnv, target: { platform: string; endpoint: string; params: Record<string, string> }, maxPages: number): ChildProcess {
-  const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
   const script = join(import.meta.dirname, 'test-sim-child.ts');
   const arg = JSON.stringify({ dataDir: env.dir, url: env.sb.url, key: env.sb.key, target, maxPages, scale: SIM_SCALE });
-  return spawn(tsx, [script, arg], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // node itself with tsx's loader, not the tsx command: that runs the script in a child of its own,
+  // and a SIGKILL to it leaves that child — the Loupe process — alive, its request still in flight
+  return spawn(process.execPath, ['--import', 'tsx', script, arg], { stdio: ['ignore', 'pipe', 'pipe'] });
 }

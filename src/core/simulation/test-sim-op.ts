@@ -30,6 +30,8 @@ export class Op implements SimCommand {
       await this.body(m, env);
     } catch (e) {
       if (!m.stats.survey) throw e;
+      // said at once too: a check that cannot run after it (a closed archive) ends the survey
+      console.error(`simulation: op failed: ${this.toString()}: ${(e as Error).stack ?? String(e)}`);
       const kind = `op failed: ${this.name}: ${String((e as Error).message).replace(/\d+/g, '#').slice(0, 100)}`;
       (m.stats.survey[kind] ??= { n: 0, example: `${(e as Error).message} — ${this.toString()}` }).n++;
     }
