@@ -105,6 +105,7 @@ function readingStore(a: Archive): CoreStore {
     ledgerHighWater: () => a.ledgerHighWater(),
     ledgerCreditsSince: (id, since) => a.ledgerCreditsSince(id, since),
     ledgerOfCall: (id) => a.ledgerOfCall(id),
+    ledgerBetween: (id, upTo, since) => a.ledgerBetween(id, upTo, since),
     recordAttempt: (e) => a.recordAttempt(e),
     storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
     findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),

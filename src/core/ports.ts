@@ -50,6 +50,12 @@ export interface JournalEntry {
    */
   before?: BalanceMark | null;
   /**
+   * When the call moved on to this key while an earlier attempt's answer was lost (maybe charged):
+   * the clean reading taken before that attempt's key was first sent — with `before` (taken after
+   * the loss) it tells a later process what the lost attempt cost. Null or absent otherwise.
+   */
+  lossBefore?: BalanceMark | null;
+  /**
    * Read back, never written: the process that sends this key — this one, another one still alive,
    * one that is gone (killed, crashed), or unknown (another host, or written before it was recorded).
    */
@@ -166,6 +172,12 @@ export interface CoreStore {
    * Optional: without it a taken-over call is judged by its journal entry alone.
    */
   ledgerOfCall?(callId: string): LedgerEntry[];
+  /**
+   * The ledger rows after `afterId` up to `upToId` (any process, in order) for attempts started at or
+   * after `since`: the balances answers carried between two readings, and the credits recorded.
+   * Optional: without it a dead process's lost attempt is judged only by readings close in time.
+   */
+  ledgerBetween?(afterId: number, upToId: number, since: number): LedgerEntry[];
 
   // stored answers + items, in one transaction: stores the envelope, upserts every
   // item (once per platform/kind/id; later fetches update counts/labels), links provenance

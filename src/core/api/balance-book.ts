@@ -7,7 +7,7 @@
  * attribute for a while.
  */
 import type { BalanceMark, Clock, CoreStore, JournalEntry } from '../ports';
-import { attribute, MARK_MAX_AGE_MS, type Attribution, type AttributionInput } from './call/attribution';
+import { attribute, attributeLate, MARK_MAX_AGE_MS, type Attribution, type AttributionInput, type LedgerReading } from './call/attribution';
 
 /** A balance figure from GET /v1/credits, whose fields the spec does not show. */
 export function balanceFigure(o: Record<string, unknown>): number | null {
@@ -46,7 +46,7 @@ export interface Lost {
 
 export interface BookDeps {
   clock: Clock;
-  store: Pick<CoreStore, 'ledgerHighWater' | 'ledgerCreditsSince' | 'journalAround'>;
+  store: Pick<CoreStore, 'ledgerHighWater' | 'ledgerCreditsSince' | 'journalAround' | 'ledgerBetween'>;
   /** a call of this process is running now (its journal entry pending but in hand) */
   activeHere: (callId: string) => boolean;
   /** the longest an attempt can be in flight (deadline + lease margin) */
@@ -159,6 +159,41 @@ export class BalanceBook {
     const explained = after ? this.d.store.ledgerCreditsSince(b.ledgerId, b.at) : 0;
     const others = after ? othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs()) : false;
     const a = attribute({ ...call, before: { value: b.balance, at: b.at }, after, explained, othersActive: others, outsideActivityAt: this.outsideActivityAt });
+    if (a.kind === 'unknown' && a.outside) this.noteOutside();
+    return a;
+  }
+
+  /**
+   * What the balance says about a lost attempt of a process that is gone, or of a call that gave up
+   * (simulation finding 8): from `lost.before` (that process's reading before the attempt) to `moved`
+   * — the reading it took after the loss, before the fresh key it moved on to — or, without one, to a
+   * clean reading now (free); everything the ledger recorded in between must agree
+   * (call/attribution.ts `attributeLate`). A store that cannot list the ledger between two readings
+   * is judged by the rule for readings close in time.
+   */
+  async attributeTakenOver(lost: Lost, moved: BalanceMark | null, callId: string, read: () => Promise<number | null>, call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>): Promise<Attribution> {
+    const b = lost.before;
+    const between = this.d.store.ledgerBetween?.bind(this.d.store);
+    if (!b || !between) return this.attribute(lost, callId, read, call);
+    if (this.attemptsInFlight !== 0) return { kind: 'unknown', why: 'other attempts were in flight' };
+    // what this process knew before this reading (the reading itself may show the lost charge as a movement)
+    const outside = this.outsideActivityAt;
+    let after: BalanceMark | null = moved;
+    if (!after) {
+      const v = await read();
+      this.mark(v);
+      const now = this.last;
+      after = v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { balance: v, at: now.at, ledgerId: now.ledgerId } : null;
+    }
+    if (!after) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
+    let explained = 0;
+    const readings: LedgerReading[] = [];
+    for (const r of between(b.ledgerId, after.ledgerId, b.at)) {
+      explained += Math.max(0, r.creditsUsed);
+      if (r.creditsRemaining !== null) readings.push({ value: r.creditsRemaining, explained });
+    }
+    const others = othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs());
+    const a = attributeLate({ ...call, before: { value: b.balance, at: b.at }, after: { value: after.balance, at: after.at }, explained, between: readings, othersActive: others, outsideActivityAt: outside });
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
     return a;
   }

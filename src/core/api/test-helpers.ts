@@ -58,6 +58,9 @@ export class MemoryStore implements CoreStore {
   ledgerHighWater(): number {
     return this.ledger.length;
   }
+  ledgerBetween(afterId: number, upToId: number, since: number): LedgerEntry[] {
+    return this.ledger.filter((l) => (l.id ?? 0) > afterId && (l.id ?? 0) <= upToId && l.startedAt >= since);
+  }
   ledgerCreditsSince(afterId: number, since: number): number {
     return this.ledger.filter((l) => (l.id ?? 0) > afterId && l.startedAt >= since).reduce((s, l) => s + l.creditsUsed, 0);
   }

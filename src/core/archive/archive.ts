@@ -156,6 +156,9 @@ export class Archive implements CoreStore {
   ledgerCreditsSince(afterId: number, since: number): number {
     return this.#c.guard('read', () => ledger.ledgerCreditsSince(this.#c, afterId, since));
   }
+  ledgerBetween(afterId: number, upToId: number, since: number): LedgerEntry[] {
+    return this.#c.guard('read', () => ledger.ledgerBetween(this.#c, afterId, upToId, since));
+  }
   ledgerOfCall(callId: string): LedgerEntry[] {
     return this.listLedger({ callId, limit: 10_000 });
   }

@@ -35,19 +35,23 @@ function entryOf(r: Record<string, unknown>): LedgerEntry {
 const JOURNAL = {
   callId: 'call_id', opKey: 'op_key', idempotencyKey: 'idempotency_key', platform: 'platform', endpoint: 'endpoint', params: 'params',
   paramsHash: 'params_hash', state: 'state', createdAt: 'created_at', finishedAt: 'finished_at', keyName: 'key_name',
-} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'owner'>, string>;
+} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner'>, string>;
 /** the columns read besides the entry's own: the reading before its key was sent, and its owner process */
 const SELECT_JOURNAL = raw(
   [
     ...Object.entries(JOURNAL).map(([field, col]) => `${col} AS ${field}`),
-    'before_balance AS beforeBalance', 'before_at AS beforeAt', 'before_ledger AS beforeLedger', 'owner_pid AS ownerPid', 'owner_host AS ownerHost', 'owner_start AS ownerStart',
+    'before_balance AS beforeBalance', 'before_at AS beforeAt', 'before_ledger AS beforeLedger',
+    'loss_before_balance AS lossBalance', 'loss_before_at AS lossAt', 'loss_before_ledger AS lossLedger', 'owner_pid AS ownerPid', 'owner_host AS ownerHost', 'owner_start AS ownerStart',
   ].join(', '),
 );
 
-type JournalRow = Omit<JournalEntry, 'before' | 'owner'> & {
+type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner'> & {
   beforeBalance: number | null;
   beforeAt: number | null;
   beforeLedger: number | null;
+  lossBalance: number | null;
+  lossAt: number | null;
+  lossLedger: number | null;
   ownerPid: number | null;
   ownerHost: string | null;
   ownerStart: string | null;
@@ -55,12 +59,13 @@ type JournalRow = Omit<JournalEntry, 'before' | 'owner'> & {
 
 function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
   if (!r) return undefined;
-  const { beforeBalance, beforeAt, beforeLedger, ownerPid, ownerHost, ownerStart, ...e } = r;
+  const { beforeBalance, beforeAt, beforeLedger, lossBalance, lossAt, lossLedger, ownerPid, ownerHost, ownerStart, ...e } = r;
   const before = beforeBalance !== null && beforeAt !== null && beforeLedger !== null ? { balance: beforeBalance, at: beforeAt, ledgerId: beforeLedger } : null;
+  const lossBefore = lossBalance !== null && lossAt !== null && lossLedger !== null ? { balance: lossBalance, at: lossAt, ledgerId: lossLedger } : null;
   const me = currentOwner();
   const alive = ownerAlive({ pid: ownerPid, host: ownerHost, start: ownerStart });
   const owner = ownerPid === me.pid && ownerHost === me.host && ownerStart === me.start ? 'this' : alive === null ? 'unknown' : alive ? 'alive' : 'gone';
-  return { ...e, before, owner };
+  return { ...e, before, lossBefore, owner };
 }
 
 // ───────────────────────── idempotency journal ─────────────────────────
@@ -80,15 +85,18 @@ export function findJournal(c: ArchiveCtx, opKey: string): JournalEntry | undefi
 export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
   const me = currentOwner();
   const b = e.before ?? null;
+  const l = e.lossBefore ?? null;
   c.quiet(() => c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
        platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
        params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
        finished_at = excluded.finished_at, key_name = excluded.key_name, owner_pid = excluded.owner_pid, owner_host = excluded.owner_host,
-       owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger`({
+       owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger,
+       loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger`({
       call_id: e.callId, op_key: e.opKey, idempotency_key: e.idempotencyKey, platform: e.platform, endpoint: e.endpoint, params: e.params,
       params_hash: e.paramsHash, state: e.state, created_at: e.createdAt, finished_at: e.finishedAt, key_name: e.keyName ?? null,
       owner_pid: me.pid, owner_host: me.host, owner_start: me.start,
       before_balance: b ? b.balance : null, before_at: b ? b.at : null, before_ledger: b ? b.ledgerId : null,
+      loss_before_balance: l ? l.balance : null, loss_before_at: l ? l.at : null, loss_before_ledger: l ? l.ledgerId : null,
     }));
 }
 
@@ -117,6 +125,11 @@ export function ledgerHighWater(c: ArchiveCtx): number {
 /** Credits recorded in rows after `afterId` for attempts started at or after `since`. */
 export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number): number {
   return c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`)!.c;
+}
+
+/** Rows after `afterId` up to `upToId`, for attempts started at or after `since`, in order (at most 10,000). */
+export function ledgerBetween(c: ArchiveCtx, afterId: number, upToId: number, since: number): LedgerEntry[] {
+  return (c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE id > ? AND id <= ? AND started_at >= ? ORDER BY id LIMIT 10000`).all(afterId, upToId, since) as Array<Record<string, unknown>>).map(entryOf);
 }
 
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {

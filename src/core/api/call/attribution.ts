@@ -57,7 +57,8 @@ export interface AttributionInput {
 }
 
 export type Attribution =
-  | { kind: 'charged'; credits: number }
+  /** `late`: measured across readings further apart than MAX_SPAN_MS (a dead process's call taken over) */
+  | { kind: 'charged'; credits: number; late?: boolean }
   | { kind: 'not-charged' }
   /** `outside`: the figures themselves show another cause (a top-up, another spender) */
   | { kind: 'unknown'; why: string; outside?: boolean };
@@ -86,6 +87,45 @@ export function attribute(i: AttributionInput): Attribution {
   return { kind: 'charged', credits: drop };
 }
 
+/** A balance the ledger recorded between two readings, with the credits recorded from the first reading up to it. */
+export interface LedgerReading {
+  value: number;
+  explained: number;
+}
+
+/**
+ * What the balance says about a lost attempt of a process that is gone (or a call that gave up),
+ * judged later (simulation finding 8): the readings may be far apart — the dead process's own reading
+ * before the attempt, and one taken after it (by that process when it moved on to a fresh key, else
+ * now) — so instead of a time limit, everything recorded between them must agree:
+ *  - no other Loupe call was running or unresolved in between, and this process saw no unexplained
+ *    movement of the balance since the first reading;
+ *  - every balance an answer carried in between (the ledger's, any process) shows either nothing
+ *    unexplained yet or exactly the drop: a top-up or another spender seen in between tells;
+ *  - the drop is a legal charge for the call.
+ * A charge found across readings further apart than MAX_SPAN_MS is `late`: recorded in the ledger,
+ * but never a reason to keep the key where the same key could pay the ceiling.
+ */
+export function attributeLate(i: AttributionInput & { between: LedgerReading[] }): Attribution {
+  const b = i.before;
+  const a = i.after;
+  if (!b) return { kind: 'unknown', why: 'no clean balance reading from just before the attempt' };
+  if (!a) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
+  if (i.outsideActivityAt !== null && i.outsideActivityAt >= b.at) return { kind: 'unknown', why: 'the balance moved without a recorded cause since' };
+  if (i.othersActive) return { kind: 'unknown', why: 'other Loupe calls were running' };
+  const drop = b.value - a.value - i.explained;
+  let seen = 0;
+  for (const r of i.between) {
+    const unexplained = b.value - r.value - r.explained;
+    if ((unexplained !== 0 && unexplained !== drop) || (seen !== 0 && unexplained !== seen))
+      return { kind: 'unknown', why: `a balance read in between moved by ${unexplained} unrecorded, not 0 or ${drop}`, outside: true };
+    seen = unexplained;
+  }
+  if (drop === 0) return { kind: 'not-charged' };
+  if (!legalCharge(drop, i.price, i.pages, i.ceiling, i.noCache)) return { kind: 'unknown', why: `the balance moved by ${drop}, not a charge this call can make`, outside: true };
+  return a.at - b.at > MAX_SPAN_MS ? { kind: 'charged', credits: drop, late: true } : { kind: 'charged', credits: drop };
+}
+
 /** What a lost attempt's retry sends, by docs/request-core.md's table. */
 export interface LossContext {
   /** the exact call is owned inside the endpoint's cache window (measured from the lost attempt), no `no-cache` */
@@ -102,13 +142,14 @@ export interface LossContext {
  *    the charge); the same key would risk the ceiling under A for nothing;
  *  - outside it the same key costs the ceiling under A and nothing under B; a fresh key the price
  *    under either. The same key is taken when the ceiling is no more than the cheapest fresh call
- *    (a fixed-price single page: never worse), or when the balance attributes a charge; otherwise a
- *    fresh key, whose worst case is the price — never the ceiling.
+ *    (a fixed-price single page: never worse), or when the balance attributes a charge across
+ *    readings close in time (not `late`); otherwise a fresh key, whose worst case is the price —
+ *    never the ceiling.
  */
 export function keyAfterLoss(c: LossContext): 'same' | 'fresh' {
   if (c.insideWindow) return 'fresh';
   if (c.ceiling <= c.floor) return 'same';
-  return c.attribution.kind === 'charged' ? 'same' : 'fresh';
+  return c.attribution.kind === 'charged' && !c.attribution.late ? 'same' : 'fresh';
 }
 
 /** Inside the endpoint's window (with a margin: the retry must arrive before it ends), no `no-cache`. */

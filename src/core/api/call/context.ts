@@ -133,6 +133,9 @@ export function newKey(c: Caller, s: CallState): void {
   s.j.idempotencyKey = randomUUID();
   s.j.createdAt = c.d.clock.now();
   s.j.before = undefined;
+  // an unresolved lost attempt rides on the call: the reading taken before its key goes with the
+  // entry, so a process that takes the entry over can still measure what it cost (finding 8)
+  s.j.lossBefore = s.loss && !s.loss.lost.settled ? (s.loss.lost.before ?? null) : null;
   s.needJournal = true;
 }
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JournalEntry, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
-import { afterLoss, type LossCall, type LossState } from './loss';
+import { afterTakeover, type LossCall, type LossState } from './loss';
 
 /** calls running in this process now (their journal entries are pending but in hand) */
 const running = new Set<string>();
@@ -50,10 +50,16 @@ const LOST_ROW = new Set(['NETWORK_TIMEOUT', 'NETWORK_MID_BODY', 'NETWORK_BAD_JS
  * broken answer is the one the service may have charged. Null: the entry's own key.
  */
 export function earlierLoss(rows: LedgerEntry[], current: string): LedgerEntry | null {
+  const first = unsettledLosses(rows)[0];
+  return first && first.idempotencyKey !== current ? first : null;
+}
+
+/** The broken attempts of a call whose charge no inferred row has settled, earliest first (one per key). */
+export function unsettledLosses(rows: LedgerEntry[]): LedgerEntry[] {
   const settled = new Set(rows.filter((r) => r.chargeReason?.startsWith('inferred:')).map((r) => r.idempotencyKey));
   const lost = rows.filter((r) => r.errorType !== null && LOST_ROW.has(r.errorType) && r.idempotencyKey !== null && !settled.has(r.idempotencyKey));
-  const first = lost.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt)[0];
-  return first && first.idempotencyKey !== current ? first : null;
+  const keys = new Set<string | null>();
+  return lost.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt).filter((r) => !keys.has(r.idempotencyKey) && keys.add(r.idempotencyKey));
 }
 
 export interface JournalCall extends Omit<LossCall, 'callId'> {
@@ -89,15 +95,20 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // while the balance is read (the caller's holdEntry keeps it, and lets it go when the call ends)
     const claimed = !running.has(pending.callId);
     running.add(pending.callId);
-    // the entry's key, or the earlier broken attempt it moved on from (judged without a reading:
-    // the entry's reading was taken after that loss)
-    const earlier = earlierLoss(d.ledgerOf?.(pending.callId) ?? [], pending.idempotencyKey);
+    // the entry's key, or the earlier broken attempt it moved on from: measured from the reading taken
+    // before that attempt's key (kept with the entry as `lossBefore`) to the one the entry's key was
+    // sent after (`before`, taken after the loss) — when it is the only unresolved one (two losses
+    // between the same readings cannot be told apart)
+    const rows = d.ledgerOf?.(pending.callId) ?? [];
+    const earlier = earlierLoss(rows, pending.idempotencyKey);
+    const alone = unsettledLosses(rows).filter((r) => r.idempotencyKey !== pending.idempotencyKey).length === 1;
+    const lossBefore = earlier && alone && pending.before ? (pending.lossBefore ?? null) : null;
     const lost: Lost = earlier
-      ? { attempt: earlier.attempt, startedAt: earlier.startedAt, idempotencyKey: earlier.idempotencyKey as string, before: null, settled: false }
+      ? { attempt: earlier.attempt, startedAt: earlier.startedAt, idempotencyKey: earlier.idempotencyKey as string, before: lossBefore, settled: false }
       : { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
     let s;
     try {
-      s = await afterLoss(d.book, d.read, { ...c, callId: pending.callId }, lost, d.now);
+      s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
     } catch (e) {
       if (claimed) running.delete(pending.callId);
       throw e;
@@ -106,8 +117,9 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // taken over: the entry answers to this call's operation from now on; a kept key is the lost
     // attempt's (replayed on the API key that sent it)
     const journal: JournalEntry = { ...entry, opKey };
-    if (earlier) Object.assign(journal, { idempotencyKey: lost.idempotencyKey, keyName: earlier.keyName ?? null, createdAt: lost.startedAt, before: null });
-    if (s.key === 'fresh') Object.assign(journal, { idempotencyKey: randomUUID(), createdAt: d.now(), keyName: null, before: undefined });
+    if (earlier) Object.assign(journal, { idempotencyKey: lost.idempotencyKey, keyName: earlier.keyName ?? null, createdAt: lost.startedAt, before: lost.before, lossBefore: null });
+    // a fresh key: the lost attempt's reading goes with the entry, for a process that takes it over in turn
+    if (s.key === 'fresh') Object.assign(journal, { idempotencyKey: randomUUID(), createdAt: d.now(), keyName: null, before: undefined, lossBefore: lost.before });
     return { journal, needJournal: s.key === 'fresh' || pending !== same || earlier !== null, answered: false, loss: s, inherited: s.key === 'same' ? { ...pending, idempotencyKey: journal.idempotencyKey, keyName: journal.keyName } : null };
   }
   const journal: JournalEntry = {

@@ -2,6 +2,7 @@
  * Lost answers (docs/request-core.md "Which Idempotency-Key a retry uses"): the key the next
  * attempt sends, and the charge a later answer proves the lost one cost.
  */
+import type { BalanceMark } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { FREE_CALL_PRICE, insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
 
@@ -30,6 +31,17 @@ type Read = () => Promise<number | null>;
 /** After a lost attempt (or an unresolved one found in the journal): the next attempt's key. */
 export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, lost: Lost, now: () => number): Promise<LossState & { key: 'same' | 'fresh' }> {
   const attribution = await book.attribute(lost, call.callId, read, call);
+  const key = keyAfterLoss({ insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache), ceiling: call.ceiling, floor: call.price.min, attribution });
+  return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
+}
+
+/**
+ * A lost attempt of a process that is gone (or of a call that gave up), taken over: judged by the
+ * balance from that process's reading before it to `moved` (its reading after the loss, when it had
+ * moved on to a fresh key) or to now (simulation finding 8), then the same key rule.
+ */
+export async function afterTakeover(book: BalanceBook, read: Read, call: LossCall, lost: Lost, moved: BalanceMark | null, now: () => number): Promise<LossState & { key: 'same' | 'fresh' }> {
+  const attribution = await book.attributeTakenOver(lost, moved, call.callId, read, call);
   const key = keyAfterLoss({ insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache), ceiling: call.ceiling, floor: call.price.min, attribution });
   return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
 }
@@ -74,6 +86,9 @@ export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall
     book.noteOutside();
     return null;
   }
+  // a dead process's lost attempt the balance attributed across readings far apart: recorded, its key
+  // was not kept on that word (a fresh key outside any window proves nothing either way)
+  if (s.attribution.kind === 'charged' && s.attribution.late) return { credits: s.attribution.credits, how: 'balance' };
   // no proof either way (a fresh key outside any window): the balance after this answer may tell
   const again = await book.attribute(s.lost, call.callId, a.creditsRemaining !== null ? () => Promise.resolve(a.creditsRemaining) : read, call);
   return again.kind === 'charged' ? { credits: again.credits, how: 'balance' } : null;

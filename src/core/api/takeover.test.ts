@@ -1,0 +1,140 @@
+/**
+ * A killed process's lost answer taken over where no answer can prove its charge (simulation
+ * finding 8, docs/simulation.md; docs/request-core.md "Attributing a balance drop"): under the
+ * `no-cache-window` reading a fresh key is charged again rather than read as the owner's, so only
+ * the balance can tell whether the dead process's lost attempt was charged. The state a killed
+ * process leaves is built here step by step (no kill timing): its clean reading, its key sent and
+ * lost on the way (charged or not), the fresh key it moved on to (the entry names it, with a reading
+ * taken after the loss), sent and never answered; then a new core runs the same request.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../sandbox';
+import { openArchive } from '../archive';
+import { testDb } from '../archive/testing';
+import { canonicalParams, paramsHash } from './canonical';
+import { createApiCore, scaledClock } from './index';
+
+const open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const f of open.splice(0).reverse()) await f();
+});
+
+const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'cake', max_pages: '2' } };
+const canonical = canonicalParams(target.params);
+const hash = paramsHash(`${target.platform}/${target.endpoint}?${canonical}`);
+
+async function until(f: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !f(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!f()) throw new Error('state not reached');
+}
+
+async function setup(variants: string[]) {
+  const sb = await startSandbox({ port: 0, seed: 8, balance: 100_000, freeCalls: 0, variants });
+  const clock = scaledClock(() => sb.admin.now(), 1);
+  const archive = openArchive(':memory:', { clock: () => clock.now() });
+  open.push(async () => {
+    archive.close();
+    await sb.close();
+  });
+  const core = () => {
+    const c = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, timeoutMs: 60_000 });
+    open.push(() => c.close());
+    return c;
+  };
+  return { sb, archive, clock, core };
+}
+
+const url = (sb: SandboxHandle) => `${sb.url}/v1/${target.platform}/${target.endpoint}?${new URLSearchParams(target.params).toString()}`;
+
+/**
+ * What a process killed mid-call leaves: its reading, key k1 lost on the way (`lost`: a charged
+ * answer cut short, or a dropped one the service never finished), a fresh key k2 with a reading taken
+ * after that loss (`gapS` seconds later: too far apart for the process to attribute the drop), k2
+ * sent and never answered.
+ */
+async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate-charged' | 'drop', gapS = 300): Promise<void> {
+  const { sb, archive, clock } = s;
+  const r0 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
+  const base = { callId: 'dead', platform: target.platform, endpoint: target.endpoint, params: canonical, paramsHash: hash };
+  archive.beginJournal({ ...base, opKey: 'walk:w1:page:1', idempotencyKey: 'k1', state: 'pending', createdAt: r0.at, finishedAt: null, keyName: null, before: r0 });
+  sb.admin.queueFaults([{ kind: lost }]);
+  const startedAt = clock.now();
+  const res = await fetch(url(sb), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k1' } });
+  await res.text().catch(() => '');
+  archive.recordAttempt({
+    ...base, attempt: 1, startedAt, durationMs: 5, idempotencyKey: 'k1', requestId: res.headers.get('x-request-id'), status: 200, errorType: lost === 'drop' ? 'NETWORK_MID_BODY' : 'NETWORK_BAD_JSON',
+    creditsUsed: 0, creditsRemaining: null, chargeReason: null, cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: 'w1', dryRun: false, keyName: null,
+  });
+  sb.admin.advance(gapS);
+  const r2 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
+  archive.beginJournal({ ...base, opKey: 'walk:w1:page:1', idempotencyKey: 'k2', state: 'pending', createdAt: r2.at, finishedAt: null, keyName: null, before: r2, lossBefore: r0 });
+  // k2 is sent and stalls; the process dies (its connection closes: undelivered, never charged)
+  sb.admin.queueFaults([{ kind: 'stall' }]);
+  const stop = new AbortController();
+  const k2 = fetch(url(sb), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k2' }, signal: stop.signal }).catch(() => undefined);
+  await until(() => sb.admin.stats().in_flight === 1);
+  stop.abort();
+  await k2;
+  await until(() => sb.admin.stats().in_flight === 0);
+  // the process is gone (killed): its pid no longer exists
+  testDb(archive).prepare("UPDATE journal SET owner_pid = 2147483000 WHERE call_id = 'dead'").run();
+  sb.admin.advance(600); // the same walk is run again ten minutes later
+}
+
+const charged = (sb: SandboxHandle, key: string) => sb.admin.charges().filter((c) => c.key_hash === sb.admin.keyHash(key) && c.credits_used > 0);
+
+describe('a killed process’s lost answer taken over under no-cache-window (simulation finding 8)', () => {
+  it('its charge is recorded from the balance, under its own key, once — and no retry pays the ceiling', async () => {
+    const s = await setup(['no-cache-window']);
+    await deadProcess(s, 'truncate-charged');
+    const { sb, archive } = s;
+    const r = await s.core().call(target);
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect(cut?.credits_used).toBe(40);
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed, l.chargeReason])).toEqual([['k1', 40, 'inferred:balance']]);
+    expect(r.creditsInferred).toBe(40);
+    expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
+    expect(charged(sb, sb.key).every((c) => c.credits_used <= 40)).toBe(true);
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+    expect(archive.pendingJournal()).toEqual([]);
+  });
+
+  it('with the dead process’s readings close in time, its key is replayed: the page is not paid again', async () => {
+    const s = await setup(['no-cache-window']);
+    await deadProcess(s, 'truncate-charged', 20);
+    const { sb, archive } = s;
+    const r = await s.core().call(target);
+    expect(r.envelope.idempotent_replay).toBe(true);
+    expect(charged(sb, sb.key).map((c) => [c.idempotency_key, c.credits_used])).toEqual([['k1', 40]]);
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed, l.chargeReason])).toEqual([['k1', 40, 'inferred:balance']]);
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(40);
+  });
+
+  it('a lost answer the service never finished is not charged in the ledger', async () => {
+    const s = await setup(['no-cache-window']);
+    await deadProcess(s, 'drop');
+    const { sb, archive } = s;
+    await s.core().call(target);
+    expect(archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([]);
+    expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+  });
+
+  it('another spender after the dead process’s readings: its credits are not taken for the lost answer', async () => {
+    const s = await setup(['no-cache-window']);
+    await deadProcess(s, 'truncate-charged');
+    const { sb, archive } = s;
+    // a teammate spends a legal amount for this call on the same account before the walk runs again
+    const other = sb.admin.createKey('teammate');
+    await (await fetch(url(sb).replace('cake', 'tea'), { headers: { 'x-api-key': other } })).text();
+    expect(charged(sb, other).map((c) => c.credits_used)).toEqual([40]);
+    await s.core().call(target);
+    // the lost answer's own charge (read between the dead process's two readings), nothing more
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([['k1', 40]]);
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+    expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
+  });
+});
