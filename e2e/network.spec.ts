@@ -28,7 +28,7 @@ test('network view: drawn with WebGL, laid out in a worker, search, filter, item
     const canvas = panel.getByTestId('network-canvas');
     await expect(canvas).toHaveAttribute('data-renderer', 'webgl');
     await expect(canvas.locator('canvas').first()).toBeVisible();
-    await expect.poll(async () => Number(await canvas.getAttribute('data-frames')), { message: 'sigma renders frames while the worker lays the network out' }).toBeGreaterThan(1);
+    await expect.poll(async () => Number(await canvas.getAttribute('data-renders')), { message: 'sigma renders frames while the worker lays the network out', timeout: 60_000 }).toBeGreaterThan(1);
     await expect(panel.getByText('Drag to pan', { exact: false })).toBeVisible({ timeout: 30_000 });
     await shot(page, 'network-drawing');
     // click the largest node where sigma drew it
