@@ -147,6 +147,30 @@ describe('structure check: long functions (a ratchet)', () => {
     expect(habitsOf('src/core/archive/sql.ts', "db.prepare(strings.join('?'));")).toEqual({}); // the helper itself
   });
 
+  it('counts archive statements taken by text with positional parameters, not fixed or tagged ones', () => {
+    const counted = [
+      "c.st('SELECT id FROM t WHERE a = ?').get(a);", // `?` in the text
+      'ctx.st(`SELECT id FROM t WHERE a = ? AND b = ${B}`).all(a);', // in a template's fixed part
+      "c.st(`INSERT INTO t VALUES ${rows.map(() => '(?, ?)').join(', ')}`).run(...args);", // in a fragment spliced in
+      'const one = c.st("UPDATE t SET a = ? WHERE id = ?");', // kept in a variable: judged by its text
+      'c.st(`SELECT i.rid FROM items i ${where}`).raw(true).iterate(...params);', // bound through a mode switch
+      'c.st(text).pluck().all(fieldNo, ...w.params);',
+      'c.st(INSERT_CALL).run(args);',
+    ];
+    for (const line of counted) expect(habitsOf('src/core/archive/a.ts', line), line).toEqual({ 'raw-sql': 1 });
+    const allowed = [
+      "c.st('SELECT count(*) AS n FROM items').get();", // fixed SQL, no parameter
+      'c.st(`SELECT count(*) AS c FROM items i WHERE ${range}`).get();', // built from fixed fragments, run without arguments
+      "c.st(`WITH RECURSIVE ${values} SELECT count(*) AS n FROM vals WHERE ${x ? 'a' : 'b'}`).get();", // a `?` of code, not of SQL
+      'c.sql.get(sql`SELECT 1 FROM t WHERE id = ${id}`);',
+      'c.sql.insert`items ON CONFLICT DO NOTHING`({ id, kind });',
+      "c.st('SELECT 1').raw(true).all();",
+      "first.st('x ?', 'y');", // not the one-argument statement lookup
+    ];
+    for (const line of allowed) expect(habitsOf('src/core/archive/a.ts', line), line).toEqual({});
+    expect(habitsOf('src/core/archive/a.ts', counted.join('\n') + '\n' + allowed.join('\n'))).toEqual({ 'raw-sql': counted.length });
+  });
+
   it('a habit count may shrink, never grow; a file not listed may have none', () => {
     const by = (n: number) => new Map([['src/a.ts', { 'non-null': n }]]);
     expect(checkHabits(by(1), {}).problems[0]).toMatch(/^src\/a\.ts: 1 × a non-null assertion/);

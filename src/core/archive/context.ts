@@ -12,7 +12,7 @@ import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { isStorageError, toStorageError, type StorageOp } from '../storage-error';
 import type { Db } from './connection';
 import { DENSE } from './sql-query';
-import { Statements } from './sql';
+import { Statements, type SqlRead } from './sql';
 
 export interface OpenArchiveOptions {
   /** ms since epoch; used for annotation times and bulk-ingest seen times */
@@ -37,7 +37,34 @@ export type DayCountsSource = (q: LibraryQuery) => Array<{ d: number; c: number 
 /** The top n authors of a query from a summary kept elsewhere (the analysis index's author summary), or null to read the items. */
 export type AuthorCountsSource = (q: LibraryQuery, n: number) => AuthorCount[] | null;
 
-export class ArchiveCtx {
+/**
+ * The read context: what a function that only reads the archive is given. Its statements read
+ * (`sql: SqlRead`: get, all, iterate, rows, value, values — no run, no insert) and it holds no
+ * connection, so a function typed `(c: ReadCtx, …)` cannot write, and says so in its signature.
+ * `ArchiveCtx` — the write context — is one: callers pass the same object to either kind
+ * (docs/architecture.md "Read and write contexts").
+ */
+export interface ReadCtx {
+  readonly path: string;
+  readonly clock: () => number;
+  readonly author: () => string | null;
+  readonly sql: SqlRead;
+  readonly denseAt: number;
+  readonly fixedDense: boolean;
+  readonly ffCache: ReadonlyMap<string, number>;
+  readonly countCache: Map<string, { n: number; ver: string }>;
+  readonly aggCache: Map<string, { v: unknown; ver: string }>;
+  readonly labelGroupsSource: LabelGroupsSource | null;
+  readonly dayCountsSource: DayCountsSource | null;
+  readonly authorCountsSource: AuthorCountsSource | null;
+  guard<T>(op: StorageOp, f: () => T): T;
+  /** `f` in one transaction (a consistent view over several reads) */
+  tx<T>(f: () => T): T;
+  dataVersion(): string;
+}
+
+/** The write context: the connection's statements read and write (`sql: Statements`, an `SqlWrite`). */
+export class ArchiveCtx implements ReadCtx {
   /** the archive's path as the user knows it (error messages) */
   readonly path: string;
   readonly clock: () => number;

@@ -4,9 +4,17 @@
  * object of columns. Values are always bound parameters; only `raw()` fragments (SQL built from
  * fixed tables, e.g. sql-query.ts's clauses) are spliced into the text.
  *
- * Prepared statements are cached per connection: a template without `raw()` parts by its call
- * site (the template strings object is the same one on every call, so a hot statement costs one
- * map lookup), anything else by its text (bounded by the query shapes).
+ * Prepared statements are cached per connection: a template without `raw()` or `part()` pieces by
+ * its call site (the template strings object is the same one on every call, so a hot statement
+ * costs one map lookup), one whose `raw()` fragments are the same objects as at its last call (kept
+ * in constants) by its call site too, anything else by its text (bounded by the query shapes). Each way of
+ * reading rows (objects, arrays, first column) has its own statements: a statement's mode is set
+ * once, when it is prepared, and never switched under another caller.
+ *
+ * Two interfaces say what a function may do (docs/architecture.md "Read and write contexts"):
+ * `SqlRead` reads (get, all, iterate and their array / first-column forms), `SqlWrite` also
+ * writes (run, insert). `Statements` is both; the archive's read context (context.ts `ReadCtx`)
+ * hands out only `SqlRead`, so a reading function cannot write by mistake.
  */
 import type { RunResult, Statement } from 'better-sqlite3';
 import type { Db } from './connection';
@@ -16,6 +24,24 @@ export class RawSql {
   constructor(readonly text: string) {}
 }
 export const raw = (text: string): RawSql => new RawSql(text);
+
+/**
+ * A piece of SQL with bound values of its own, spliced at its place with its values bound there:
+ * a library query's filters (sql-query.ts `buildWhere`, whose clauses and parameters are built
+ * from fixed fragments, in step, by that one builder) dropped into a statement as
+ * sql`SELECT … FROM items i WHERE ${where(w)}`.
+ */
+export class SqlPart {
+  constructor(
+    readonly text: string,
+    readonly values: readonly unknown[],
+  ) {}
+}
+/** Values bound as a comma-separated list, for `IN (${list(ids)})` (at least one value). */
+export const list = (values: readonly unknown[]): SqlPart => new SqlPart(values.map(() => '?').join(', '), values);
+/** The clauses of a built filter (`{ clauses, params }`) joined with AND (`1` for none), as a part. */
+export const where = (w: { clauses: readonly string[]; params: readonly unknown[] }, ...more: string[]): SqlPart =>
+  new SqlPart(and([...w.clauses, ...more]), w.params);
 
 /** A statement and its bound values, as written with `sql`. */
 export interface SqlQuery {
@@ -29,14 +55,48 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlQue
 }
 
 /** `a AND b AND …` of clauses, or `1` for none (as a raw fragment). */
-export function and(clauses: string[]): string {
+export function and(clauses: readonly string[]): string {
   return clauses.length === 0 ? '1' : clauses.join(' AND ');
 }
 
+/** Reading rows: what a function that only reads is given (context.ts `ReadCtx`). */
+export interface SqlRead {
+  /** the first row as an object, or undefined */
+  get<T>(q: SqlQuery): T | undefined;
+  /** every row as an object */
+  all<T>(q: SqlQuery): T[];
+  /** every row as an object, one at a time (large results) */
+  iterate<T>(q: SqlQuery): IterableIterator<T>;
+  /** every row as an array of its columns, in order (cheaper than objects on a large result) */
+  rows<T extends unknown[]>(q: SqlQuery): T[];
+  /** every row as an array of its columns, one at a time */
+  iterateRows<T extends unknown[]>(q: SqlQuery): IterableIterator<T>;
+  /** the first column of the first row, or undefined when there is no row */
+  value<T>(q: SqlQuery): T | undefined;
+  /** the first column of every row */
+  values<T>(q: SqlQuery): T[];
+}
+
+/** Reading and writing rows: what a function that writes is given (context.ts `ArchiveCtx`). */
+export interface SqlWrite extends SqlRead {
+  run(q: SqlQuery): RunResult;
+  /** an insert of one row given as an object of columns (Statements.insert) */
+  insert(strings: TemplateStringsArray): (row: Record<string, unknown>) => RunResult;
+}
+
+/** How a statement returns rows; fixed when it is prepared. */
+type Mode = 0 | 1 | 2;
+const Mode = { Objects: 0, Arrays: 1, First: 2 } as const;
+
 /** The connection's prepared statements, by call site or by text. */
-export class Statements {
+export class Statements implements SqlWrite {
   private readonly byText = new Map<string, Statement>();
-  private bySite = new WeakMap<TemplateStringsArray, Statement>();
+  /** per Mode: statements of templates with spliced pieces, by text */
+  private readonly spliced: Array<Map<string, Statement>> = [new Map(), new Map(), new Map()];
+  /** per Mode: statements of plain templates, by call site */
+  private bySite: Array<WeakMap<TemplateStringsArray, Statement>> = [new WeakMap(), new WeakMap(), new WeakMap()];
+  /** per Mode: the last statement of a template with raw() fragments, by call site, with those fragments (null for a bound value) */
+  private rawSites: Array<WeakMap<TemplateStringsArray, { values: unknown[]; st: Statement }>> = [new WeakMap(), new WeakMap(), new WeakMap()];
   private inserts = new WeakMap<TemplateStringsArray, (row: Record<string, unknown>) => RunResult>();
 
   constructor(private readonly db: Db) {}
@@ -54,41 +114,89 @@ export class Statements {
 
   /** The statement of a tagged template and the values to bind to it. */
   of(q: SqlQuery): { st: Statement; args: unknown[] } {
+    return this.prepared(q, Mode.Objects);
+  }
+
+  private prepared(q: SqlQuery, mode: Mode): { st: Statement; args: unknown[] } {
     const { strings, values } = q;
     let spliced = false;
-    for (let k = 0; k < values.length; k++) if (values[k] instanceof RawSql) spliced = true;
+    let parts = false;
+    for (let k = 0; k < values.length; k++) {
+      const v = values[k];
+      if (v instanceof RawSql) spliced = true;
+      else if (v instanceof SqlPart) parts = spliced = true;
+    }
     if (!spliced) {
-      let st = this.bySite.get(strings);
+      const sites = this.bySite[mode];
+      let st = sites.get(strings);
       if (!st) {
-        st = this.db.prepare(strings.join('?'));
-        this.bySite.set(strings, st);
+        st = withMode(this.db.prepare(strings.join('?')), mode);
+        sites.set(strings, st);
       }
       return { st, args: values };
+    }
+    // raw() fragments kept in constants: the same objects as last time at this site, the same statement
+    const last = parts ? undefined : this.rawSites[mode].get(strings);
+    if (last && sameRaws(last.values, values)) {
+      const args: unknown[] = [];
+      for (let k = 0; k < values.length; k++) if (!(values[k] instanceof RawSql)) args.push(values[k]);
+      return { st: last.st, args };
     }
     let text = strings[0];
     const args: unknown[] = [];
     for (let k = 0; k < values.length; k++) {
       const v = values[k];
       if (v instanceof RawSql) text += v.text;
-      else {
+      else if (v instanceof SqlPart) {
+        text += v.text;
+        for (const a of v.values) args.push(a);
+      } else {
         text += '?';
         args.push(v);
       }
       text += strings[k + 1];
     }
-    return { st: this.text(text), args };
+    const texts = this.spliced[mode];
+    let st = texts.get(text);
+    if (!st) {
+      if (texts.size > 500) texts.clear();
+      st = withMode(this.db.prepare(text), mode);
+      texts.set(text, st);
+    }
+    if (!parts) this.rawSites[mode].set(strings, { values: values.map((v) => (v instanceof RawSql ? v : null)), st });
+    return { st, args };
   }
 
   run(q: SqlQuery): RunResult {
-    const { st, args } = this.of(q);
+    const { st, args } = this.prepared(q, Mode.Objects);
     return st.run(...args);
   }
   get<T>(q: SqlQuery): T | undefined {
-    const { st, args } = this.of(q);
+    const { st, args } = this.prepared(q, Mode.Objects);
     return st.get(...args) as T | undefined;
   }
   all<T>(q: SqlQuery): T[] {
-    const { st, args } = this.of(q);
+    const { st, args } = this.prepared(q, Mode.Objects);
+    return st.all(...args) as T[];
+  }
+  iterate<T>(q: SqlQuery): IterableIterator<T> {
+    const { st, args } = this.prepared(q, Mode.Objects);
+    return st.iterate(...args) as IterableIterator<T>;
+  }
+  rows<T extends unknown[]>(q: SqlQuery): T[] {
+    const { st, args } = this.prepared(q, Mode.Arrays);
+    return st.all(...args) as T[];
+  }
+  iterateRows<T extends unknown[]>(q: SqlQuery): IterableIterator<T> {
+    const { st, args } = this.prepared(q, Mode.Arrays);
+    return st.iterate(...args) as IterableIterator<T>;
+  }
+  value<T>(q: SqlQuery): T | undefined {
+    const { st, args } = this.prepared(q, Mode.First);
+    return st.get(...args) as T | undefined;
+  }
+  values<T>(q: SqlQuery): T[] {
+    const { st, args } = this.prepared(q, Mode.First);
     return st.all(...args) as T[];
   }
 
@@ -127,7 +235,26 @@ export class Statements {
 
   clear(): void {
     this.byText.clear();
+    for (const m of this.spliced) m.clear();
     this.inserts = new WeakMap();
-    this.bySite = new WeakMap();
+    this.bySite = [new WeakMap(), new WeakMap(), new WeakMap()];
+    this.rawSites = [new WeakMap(), new WeakMap(), new WeakMap()];
   }
+}
+
+/** Whether `now` has the very raw() objects `before` had, in the same places (the other values may differ). */
+function sameRaws(before: unknown[], now: unknown[]): boolean {
+  if (before.length !== now.length) return false;
+  for (let k = 0; k < now.length; k++) {
+    const a = before[k];
+    const b = now[k];
+    if ((a instanceof RawSql || b instanceof RawSql) && a !== b) return false;
+  }
+  return true;
+}
+
+/** A new statement set to return rows the way `mode` says (a statement that returns no rows stays as it is). */
+function withMode(st: Statement, mode: Mode): Statement {
+  if (mode === Mode.Objects || !st.reader) return st;
+  return mode === Mode.Arrays ? st.raw(true) : st.pluck(true);
 }
