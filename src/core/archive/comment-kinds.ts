@@ -19,6 +19,7 @@
  */
 import { extractColumns, flattenLabels, isCommentEndpoint, mergeRecord, readItems, type Json, type LabelLeaf } from './extract';
 import type { Db } from './connection';
+import { sql, Statements, type SqlRead, type SqlWrite } from './sql';
 
 const MAY_NAME_A_COMMENT = /"(comment|reply|total_comments|sentiment|spam|question|purchase_intent|complaint|toxic|low_quality)"/i;
 const OLD_KINDS = ['post', 'reply'] as const;
@@ -47,22 +48,17 @@ interface ItemRow {
 
 /** Re-kinds the comments stored as posts; runs inside the caller's transaction (the migration's). */
 export function rekindStoredComments(db: Db): RekindResult {
-  const answers = db
-    .prepare(
-      `SELECT r.call_id, r.platform, r.endpoint FROM responses r
+  const s = new Statements(db);
+  const answers = s.all<{ call_id: string; platform: string; endpoint: string }>(
+    sql`SELECT r.call_id, r.platform, r.endpoint FROM responses r
         WHERE r.envelope IS NOT NULL
           AND EXISTS (SELECT 1 FROM provenance p JOIN items i ON i.rid = p.item_rid
                        WHERE p.call_id = r.call_id AND i.kind IN ('post', 'reply'))`,
-    )
-    .all() as Array<{ call_id: string; platform: string; endpoint: string }>;
-  const envelopeOf = db.prepare('SELECT envelope FROM responses WHERE call_id = ?').pluck();
-  const linked = db.prepare(
-    `SELECT i.rid, i.id FROM provenance p JOIN items i ON i.rid = p.item_rid WHERE p.call_id = ? AND i.kind IN ('post', 'reply')`,
   );
   const todo = new Set<number>();
   let answersRead = 0;
   for (const a of answers) {
-    const text = envelopeOf.get(a.call_id) as string | null;
+    const text = s.value<string | null>(sql`SELECT envelope FROM responses WHERE call_id = ${a.call_id}`) as string | null;
     if (text === null) continue;
     if (!isCommentEndpoint(a.endpoint) && !MAY_NAME_A_COMMENT.test(text)) continue;
     let env: unknown;
@@ -75,103 +71,100 @@ export function rekindStoredComments(db: Db): RekindResult {
     const data = typeof env === 'object' && env !== null ? (env as Json).data : undefined;
     const comments = new Set(readItems(data, a.endpoint).items.filter((it) => it.kind === 'comment').map((it) => it.id));
     if (comments.size === 0) continue;
-    for (const r of linked.all(a.call_id) as Array<{ rid: number; id: string }>) if (comments.has(r.id)) todo.add(r.rid);
+    const linked = s.all<{ rid: number; id: string }>(
+      sql`SELECT i.rid, i.id FROM provenance p JOIN items i ON i.rid = p.item_rid WHERE p.call_id = ${a.call_id} AND i.kind IN ('post', 'reply')`,
+    );
+    for (const r of linked) if (comments.has(r.id)) todo.add(r.rid);
   }
   let merged = 0;
-  const byRid = db.prepare('SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE rid = ?');
-  const existing = db.prepare(
-    "SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE platform = ? AND kind = 'comment' AND id = ?",
-  );
   for (const rid of todo) {
-    const row = byRid.get(rid) as ItemRow | undefined;
+    const row = s.get<ItemRow>(sql`SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE rid = ${rid}`);
     if (!row || !OLD_KINDS.includes(row.kind as (typeof OLD_KINDS)[number])) continue;
-    const held = existing.get(row.platform, row.id) as ItemRow | undefined;
+    const held = s.get<ItemRow>(
+      sql`SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE platform = ${row.platform} AND kind = 'comment' AND id = ${row.id}`,
+    );
     if (held) {
-      mergeInto(db, held, row);
+      mergeInto(s, held, row);
       merged++;
     } else {
-      rekindRow(db, row);
+      rekindRow(s, row);
     }
-    moveWatchItems(db, row.platform, row.kind, row.id);
+    moveWatchItems(s, row.platform, row.kind, row.id);
   }
   return { answersRead, rekinded: todo.size, merged };
 }
 
-const COLUMNS_SQL = `UPDATE items SET kind = 'comment', raw = ?, published_at = ?, author_id = ?, author_username = ?, author_display_name = ?,
-  text = ?, url = ?, lang = ?, views = ?, likes = ?, comments = ?, shares = ?, saves = ?, parent_id = ?, post_kind = ?, labels = ?,
-  relevance_p = ?, unavailable = ?, first_seen_at = ?, last_seen_at = ?, seen_count = ? WHERE rid = ?`;
-
-function writeRow(db: Db, rid: number, record: Json, rest: Pick<ItemRow, 'unavailable' | 'first_seen_at' | 'last_seen_at' | 'seen_count'>): void {
+function writeRow(s: SqlWrite, rid: number, record: Json, rest: Pick<ItemRow, 'unavailable' | 'first_seen_at' | 'last_seen_at' | 'seen_count'>): void {
   const c = extractColumns('comment', record);
-  db.prepare(COLUMNS_SQL).run(
-    JSON.stringify(record), c.published_at, c.author_id, c.author_username, c.author_display_name, c.text, c.url, c.lang, c.views,
-    c.likes, c.comments, c.shares, c.saves, c.parent_id, c.post_kind, c.labels, c.relevance_p, rest.unavailable, rest.first_seen_at,
-    rest.last_seen_at, rest.seen_count, rid,
-  );
+  s.run(sql`UPDATE items SET kind = 'comment', raw = ${JSON.stringify(record)}, published_at = ${c.published_at}, author_id = ${c.author_id},
+  author_username = ${c.author_username}, author_display_name = ${c.author_display_name}, text = ${c.text}, url = ${c.url}, lang = ${c.lang},
+  views = ${c.views}, likes = ${c.likes}, comments = ${c.comments}, shares = ${c.shares}, saves = ${c.saves}, parent_id = ${c.parent_id},
+  post_kind = ${c.post_kind}, labels = ${c.labels}, relevance_p = ${c.relevance_p}, unavailable = ${rest.unavailable},
+  first_seen_at = ${rest.first_seen_at}, last_seen_at = ${rest.last_seen_at}, seen_count = ${rest.seen_count} WHERE rid = ${rid}`);
 }
 
 /** No comment row yet: the row changes kind (its columns read as a comment's, which a post's already are). */
-function rekindRow(db: Db, row: ItemRow): void {
-  if (row.kind === 'post') db.prepare("UPDATE items SET kind = 'comment' WHERE rid = ?").run(row.rid);
-  else writeRow(db, row.rid, JSON.parse(row.raw) as Json, row); // an old `reply` row: not extracted as a post
+function rekindRow(s: SqlWrite, row: ItemRow): void {
+  if (row.kind === 'post') s.run(sql`UPDATE items SET kind = 'comment' WHERE rid = ${row.rid}`);
+  else writeRow(s, row.rid, JSON.parse(row.raw) as Json, row); // an old `reply` row: not extracted as a post
 }
 
 type Override = { family: string; field: string; value: unknown };
 
-function overridesOf(db: Db, rid: number): Override[] {
-  return (db.prepare('SELECT family, field, value FROM label_overrides WHERE item_rid = ?').all(rid) as Array<{ family: string; field: string; value: string }>).map(
-    (o) => ({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown }),
-  );
+function overridesOf(s: SqlRead, rid: number): Override[] {
+  return s
+    .all<{ family: string; field: string; value: string }>(sql`SELECT family, field, value FROM label_overrides WHERE item_rid = ${rid}`)
+    .map((o) => ({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown }));
 }
 
-function leavesOf(db: Db, rid: number, labels: string | null): LabelLeaf[] {
-  return flattenLabels(labels === null ? null : (JSON.parse(labels) as Json), overridesOf(db, rid));
+function leavesOf(s: SqlRead, rid: number, labels: string | null): LabelLeaf[] {
+  return flattenLabels(labels === null ? null : (JSON.parse(labels) as Json), overridesOf(s, rid));
 }
 
-function fieldId(db: Db, family: string, field: string): number {
-  db.prepare('INSERT OR IGNORE INTO label_fields (family, field) VALUES (?, ?)').run(family, field);
-  return db.prepare('SELECT ff FROM label_fields WHERE family = ? AND field = ?').pluck().get(family, field) as number;
+function fieldId(s: SqlWrite, family: string, field: string): number {
+  s.run(sql`INSERT OR IGNORE INTO label_fields (family, field) VALUES (${family}, ${field})`);
+  return s.value<number>(sql`SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}`) as number;
 }
 
 /** The archive already holds this comment: one row (the comment's rid) with both rows' history. */
-function mergeInto(db: Db, keep: ItemRow, old: ItemRow): void {
+function mergeInto(s: SqlWrite, keep: ItemRow, old: ItemRow): void {
   const [earlier, later] = old.last_seen_at <= keep.last_seen_at ? [old, keep] : [keep, old];
   const record = mergeRecord(JSON.parse(earlier.raw) as Json, JSON.parse(later.raw) as Json);
   // label rows of both, by key (item_labels has no per-item index)
-  const del = db.prepare('DELETE FROM item_labels WHERE ff = ? AND value = ? AND item_rid = ?');
-  for (const r of [keep, old]) for (const [family, field, value] of leavesOf(db, r.rid, r.labels)) del.run(fieldId(db, family, field), value, r.rid);
+  for (const r of [keep, old])
+    for (const [family, field, value] of leavesOf(s, r.rid, r.labels)) s.run(sql`DELETE FROM item_labels WHERE ff = ${fieldId(s, family, field)} AND value = ${value} AND item_rid = ${r.rid}`);
   // annotations and provenance move to the kept row
-  db.prepare('INSERT OR IGNORE INTO provenance (call_id, item_rid, position) SELECT call_id, ?, position FROM provenance WHERE item_rid = ?').run(keep.rid, old.rid);
-  db.prepare('INSERT OR IGNORE INTO item_tags (tag_id, item_rid, at) SELECT tag_id, ?, at FROM item_tags WHERE item_rid = ?').run(keep.rid, old.rid);
-  db.prepare(
-    `INSERT INTO label_overrides (item_rid, family, field, value, at) SELECT ?, family, field, value, at FROM label_overrides WHERE item_rid = ? AND true
+  s.run(sql`INSERT OR IGNORE INTO provenance (call_id, item_rid, position) SELECT call_id, ${keep.rid}, position FROM provenance WHERE item_rid = ${old.rid}`);
+  s.run(sql`INSERT OR IGNORE INTO item_tags (tag_id, item_rid, at) SELECT tag_id, ${keep.rid}, at FROM item_tags WHERE item_rid = ${old.rid}`);
+  s.run(
+    sql`INSERT INTO label_overrides (item_rid, family, field, value, at) SELECT ${keep.rid}, family, field, value, at FROM label_overrides WHERE item_rid = ${old.rid} AND true
      ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at WHERE excluded.at > label_overrides.at`,
-  ).run(keep.rid, old.rid);
-  const note = db.prepare('SELECT text, updated_at FROM notes WHERE item_rid = ?');
-  const a = note.get(keep.rid) as { text: string; updated_at: number } | undefined;
-  const b = note.get(old.rid) as { text: string; updated_at: number } | undefined;
+  );
+  const note = (rid: number) => s.get<{ text: string; updated_at: number }>(sql`SELECT text, updated_at FROM notes WHERE item_rid = ${rid}`);
+  const a = note(keep.rid);
+  const b = note(old.rid);
   if (b && (!a || a.text !== b.text)) {
     // both notes kept, the older first
     const text = !a ? b.text : a.updated_at <= b.updated_at ? `${a.text}\n\n${b.text}` : `${b.text}\n\n${a.text}`;
-    db.prepare('INSERT INTO notes (item_rid, text, updated_at) VALUES (?, ?, ?) ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at').run(
-      keep.rid, text, Math.max(a?.updated_at ?? 0, b.updated_at),
+    s.run(
+      sql`INSERT INTO notes (item_rid, text, updated_at) VALUES (${keep.rid}, ${text}, ${Math.max(a?.updated_at ?? 0, b.updated_at)})
+          ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`,
     );
   }
   // the old row goes (its provenance, tags, note and overrides with it: copied above; FTS by trigger)
-  db.prepare('DELETE FROM items WHERE rid = ?').run(old.rid);
-  writeRow(db, keep.rid, record, {
+  s.run(sql`DELETE FROM items WHERE rid = ${old.rid}`);
+  writeRow(s, keep.rid, record, {
     unavailable: later.unavailable ?? earlier.unavailable,
     first_seen_at: Math.min(keep.first_seen_at, old.first_seen_at),
     last_seen_at: Math.max(keep.last_seen_at, old.last_seen_at),
     seen_count: keep.seen_count + old.seen_count,
   });
-  const labels = db.prepare('SELECT labels FROM items WHERE rid = ?').pluck().get(keep.rid) as string | null;
-  const ins = db.prepare('INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (?, ?, ?)');
-  for (const [family, field, value] of leavesOf(db, keep.rid, labels)) ins.run(fieldId(db, family, field), value, keep.rid);
+  const labels = s.value<string | null>(sql`SELECT labels FROM items WHERE rid = ${keep.rid}`) as string | null;
+  for (const [family, field, value] of leavesOf(s, keep.rid, labels)) s.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (${fieldId(s, family, field)}, ${value}, ${keep.rid})`);
 }
 
 /** Watchlists hold items by (platform, kind, id): theirs follow the new kind (one entry per watch). */
-function moveWatchItems(db: Db, platform: string, kind: string, id: string): void {
-  db.prepare("UPDATE OR IGNORE watch_items SET kind = 'comment' WHERE platform = ? AND kind = ? AND item_id = ?").run(platform, kind, id);
-  db.prepare('DELETE FROM watch_items WHERE platform = ? AND kind = ? AND item_id = ?').run(platform, kind, id);
+function moveWatchItems(s: SqlWrite, platform: string, kind: string, id: string): void {
+  s.run(sql`UPDATE OR IGNORE watch_items SET kind = 'comment' WHERE platform = ${platform} AND kind = ${kind} AND item_id = ${id}`);
+  s.run(sql`DELETE FROM watch_items WHERE platform = ${platform} AND kind = ${kind} AND item_id = ${id}`);
 }

@@ -8,9 +8,9 @@ import type { PostBrief } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
 import { DAY_SQL } from './days';
 import { engagementSql } from './engagement-sql';
-import type { ArchiveCtx } from './context';
+import type { ReadCtx } from './context';
 import { buildWhere } from './sql-query';
-import { and } from './sql';
+import { raw, sql, where } from './sql';
 
 const E = engagementSql('i');
 /** the author's followers as the library shows them (items.followers, src/shared/record-fields.ts) */
@@ -29,56 +29,52 @@ export interface SeriesTotals {
   f: number | null;
 }
 
-export function seriesTotals(c: ArchiveCtx, q: LibraryQuery): SeriesTotals {
+export function seriesTotals(c: ReadCtx, q: LibraryQuery): SeriesTotals {
   const w = buildWhere(q);
-  return c
-    .st(
-      `SELECT count(*) AS n, sum(${E}) AS e,
-         sum(CASE WHEN i.views > 0 THEN ${E} END) AS ev, sum(CASE WHEN ${E} IS NOT NULL THEN nullif(i.views, 0) END) AS v,
-         sum(CASE WHEN ${FOLLOWERS} > 0 THEN ${E} END) AS ef, sum(CASE WHEN ${E} IS NOT NULL AND ${FOLLOWERS} > 0 THEN ${FOLLOWERS} END) AS f
-       FROM items i WHERE ${and(w.clauses)}`,
-    )
-    .get(...w.params) as SeriesTotals;
+  return c.sql.get<SeriesTotals>(
+    sql`SELECT count(*) AS n, sum(${raw(E)}) AS e,
+         sum(CASE WHEN i.views > 0 THEN ${raw(E)} END) AS ev, sum(CASE WHEN ${raw(E)} IS NOT NULL THEN nullif(i.views, 0) END) AS v,
+         sum(CASE WHEN ${raw(FOLLOWERS)} > 0 THEN ${raw(E)} END) AS ef, sum(CASE WHEN ${raw(E)} IS NOT NULL AND ${raw(FOLLOWERS)} > 0 THEN ${raw(FOLLOWERS)} END) AS f
+       FROM items i WHERE ${where(w)}`,
+  ) as SeriesTotals;
 }
 
 /** Dated items per UTC day number, in day order. */
-export function seriesDays(c: ArchiveCtx, q: LibraryQuery): Array<{ d: number; c: number }> {
+export function seriesDays(c: ReadCtx, q: LibraryQuery): Array<{ d: number; c: number }> {
   const w = buildWhere(q);
-  return c.st(`SELECT ${DAY_SQL} AS d, count(*) AS c FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`).all(...w.params) as Array<{
-    d: number;
-    c: number;
-  }>;
+  return c.sql.all<{ d: number; c: number }>(sql`SELECT ${raw(DAY_SQL)} AS d, count(*) AS c FROM items i WHERE ${where(w, 'i.published_at IS NOT NULL')} GROUP BY d ORDER BY d`);
 }
 
 /** The `top` posts of highest known engagement (ties: archive order). */
-export function topPosts(c: ArchiveCtx, q: LibraryQuery, top: number): PostBrief[] {
+export function topPosts(c: ReadCtx, q: LibraryQuery, top: number): PostBrief[] {
   const w = buildWhere(q);
-  return c.st(`SELECT ${BRIEF_COLS} FROM items i WHERE ${and([...w.clauses, `${E} IS NOT NULL`])} ORDER BY ${E} DESC, i.rid LIMIT ?`).all(...w.params, top) as PostBrief[];
+  return c.sql.all<PostBrief>(sql`SELECT ${raw(BRIEF_COLS)} FROM items i WHERE ${where(w, `${E} IS NOT NULL`)} ORDER BY ${raw(E)} DESC, i.rid LIMIT ${top}`);
 }
 
 export type AuthoredPost = PostBrief & { rid: number; authorId: string | null; username: string | null };
 
 /** The dated posts with an author id or username. */
-export function authoredPosts(c: ArchiveCtx, q: LibraryQuery): AuthoredPost[] {
+export function authoredPosts(c: ReadCtx, q: LibraryQuery): AuthoredPost[] {
   const w = buildWhere(q);
-  return c
-    .st(
-      `SELECT i.rid AS rid, i.author_id AS authorId, i.author_username AS username, ${BRIEF_COLS} FROM items i
-       WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL', '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}`,
-    )
-    .all(...w.params) as AuthoredPost[];
+  return c.sql.all<AuthoredPost>(
+    sql`SELECT i.rid AS rid, i.author_id AS authorId, i.author_username AS username, ${raw(BRIEF_COLS)} FROM items i
+       WHERE ${where(w, 'i.published_at IS NOT NULL', '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)')}`,
+  );
 }
 
-const BY_ID = `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`;
-const BY_NAME = `SELECT i.rid AS rid, ${E} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`;
+const ENG = raw(E);
 
 /** One account's dated posts (of one platform and record kind) in publication order, then archive order: rid and engagement. By author id, or by username (case-insensitive) among posts without one. */
-export function accountHistory(c: ArchiveCtx, authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
-  return (authorId !== null ? c.st(BY_ID).all(authorId, platform, kind) : c.st(BY_NAME).all(username, platform, kind)) as Array<{ rid: number; e: number | null }>;
+export function accountHistory(c: ReadCtx, authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
+  return authorId !== null
+    ? c.sql.all(sql`SELECT i.rid AS rid, ${ENG} AS e FROM items i WHERE i.author_id = ${authorId} AND i.platform = ${platform} AND i.kind = ${kind} AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`)
+    : c.sql.all(
+        sql`SELECT i.rid AS rid, ${ENG} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ${username} COLLATE NOCASE AND i.platform = ${platform} AND i.kind = ${kind} AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+      );
 }
 
 /** The rids of the items `q` matches: how far comparison series overlap. */
-export function seriesRids(c: ArchiveCtx, q: LibraryQuery): number[] {
+export function seriesRids(c: ReadCtx, q: LibraryQuery): number[] {
   const w = buildWhere(q);
-  return c.st(`SELECT i.rid FROM items i WHERE ${and(w.clauses)}`).pluck().all(...w.params) as number[];
+  return c.sql.values<number>(sql`SELECT i.rid FROM items i WHERE ${where(w)}`);
 }
