@@ -105,9 +105,9 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
   withQueryFlags(
     cmd
       .command('export')
-      .description('a set or query as a bundle folder: items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash')
+      .description('a set or query as a bundle (a folder, or one .zip): items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash')
       .argument('[set]', 'a saved set, by name or id (else the query flags)')
-      .requiredOption('--out <folder>', 'a new or empty folder')
+      .requiredOption('--out <folder|file.zip>', 'a new or empty folder, or a new .zip file (streamed; Zip64 when large)')
       .option('--dehydrated', 'item keys and the calls to re-collect them, with what that would cost today (for sharing under platforms\' terms)')
       .option('--json', 'the summary as JSON on stdout'),
   ).action(async (set: string | undefined, o: QueryFlags & { out: string; dehydrated?: boolean; json?: boolean }) => {
@@ -123,7 +123,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
   cmd
     .command('verify')
     .description('check every file, row and answer of a bundle against its manifest; names what was changed, dropped or added')
-    .argument('<bundle>', 'the bundle folder')
+    .argument('<bundle>', 'the bundle folder or .zip')
     .option('--root <sha256>', 'the root hash a methods section cites')
     .option('--archive', 'also check every answer and item against this archive')
     .option('--json', 'the report as JSON on stdout')
@@ -139,7 +139,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
   cmd
     .command('import')
     .description('merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid')
-    .argument('<bundle>', 'the bundle folder')
+    .argument('<bundle>', 'the bundle folder or .zip')
     .option('--json', 'the report as JSON on stdout')
     .action(async (dir: string, o: { json?: boolean }) => {
       const r = await c().call('datasets.importBundle', { dir });

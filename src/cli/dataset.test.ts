@@ -70,6 +70,13 @@ describe('loupe dataset recheck and attrition', () => {
     const ok = await runCaptured(['dataset', 'verify', out, '--root', summary.root, '--archive'], env);
     expect(ok.code, ok.err).toBe(0);
     expect(ok.err).toContain(`Root hash: ${summary.root}`);
+    // the same as one .zip: the same root, verified as a zip
+    const zip = join(h, 'bundle.zip');
+    const ez = await runCaptured(['dataset', 'export', 'Study', '--out', zip, '--json'], env);
+    expect(ez.code, ez.err).toBe(0);
+    const zv = await runCaptured(['dataset', 'verify', zip, '--archive', '--json'], env);
+    expect(zv.code, zv.err).toBe(0);
+    expect(JSON.parse(zv.out)).toMatchObject({ ok: true, items: held });
     const h2 = mkdtempSync(join(tmpdir(), 'loupe-cli-dataset2-'));
     const env2 = { ...env, LOUPE_HOME: h2 };
     const charges = sb.admin.charges().length;

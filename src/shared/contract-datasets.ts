@@ -66,7 +66,7 @@ export interface RecheckResult {
 
 export const bundleExportInputSchema = z.object({
   target: datasetTargetSchema,
-  /** a new or empty folder */
+  /** a new or empty folder, or a new file ending in .zip (one zip of the same files) */
   out: z.string().trim().min(1).max(4096),
   /** the manifest only: item keys and the calls to re-collect them, with today's quote */
   dehydrated: z.boolean().default(false),

@@ -13,8 +13,6 @@
  * here), the metric history merged, the annotations added with their own authors and times, and
  * the conflicts (a note or an override this archive has with another value) listed, not written.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ImportReport, VerifyReport } from '../../shared/contract-datasets';
 import { LoupeError } from '../../shared/errors';
 
@@ -24,21 +22,30 @@ import type { Envelope } from '../../shared/api-types';
 import { paramsHash, canonicalParams } from '../api';
 import { unneutraliseCell } from '../export';
 import { csvRecords, csvRowHashes, itemKeyOf, jsonlRowHashes, MANIFEST, rootHash, sha256, type Manifest } from './bundle';
+import { openBundle, type BundleSource } from './bundle-source';
 
-export async function readManifest(dir: string): Promise<Manifest> {
-  let text: string;
+/** Runs `f` over the bundle at `path` (a folder or a .zip), closing it after. */
+async function withBundle<T>(path: string, f: (src: BundleSource) => Promise<T>): Promise<T> {
+  const src = await openBundle(path);
   try {
-    text = await readFile(join(dir, MANIFEST), 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new LoupeError('validation', `${dir} holds no readable ${MANIFEST} (${code === 'ENOENT' ? 'no such file' : (e as Error).message}): it is not a Loupe dataset bundle.`);
+    return await f(src);
+  } finally {
+    await src.close();
   }
+}
+
+const text = async (src: BundleSource, name: string): Promise<string> => (await src.read(name))?.toString('utf8') ?? '';
+
+export async function readManifest(src: BundleSource): Promise<Manifest> {
+  const b = await src.read(MANIFEST);
+  if (b === null) throw new LoupeError('validation', `${src.where} holds no ${MANIFEST}: it is not a Loupe dataset bundle.`);
+  const text = b.toString('utf8');
   try {
     const m = JSON.parse(text) as Manifest;
     if (m.format !== 'loupe-dataset-bundle' || !Array.isArray(m.files) || !Array.isArray(m.calls) || !Array.isArray(m.items)) throw new Error('not a bundle manifest');
     return m;
   } catch (e) {
-    throw new LoupeError('validation', `${join(dir, MANIFEST)} is not a Loupe bundle manifest (${(e as Error).message}).`);
+    throw new LoupeError('validation', `${MANIFEST} in ${src.where} is not a Loupe bundle manifest (${(e as Error).message}).`);
   }
 }
 
@@ -58,16 +65,14 @@ function rowProblems(file: string, want: Map<string, string | null>, got: Array<
   return out;
 }
 
-async function fileProblems(dir: string, m: Manifest): Promise<{ problems: string[]; texts: Map<string, string> }> {
+async function fileProblems(src: BundleSource, m: Manifest): Promise<{ problems: string[]; texts: Map<string, string> }> {
   const problems: string[] = [];
   const texts = new Map<string, string>();
   const listed = new Set(m.files.map((f) => f.path));
-  for (const name of await readdir(dir)) if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
+  for (const name of src.names) if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
   for (const f of m.files) {
-    let b: Buffer;
-    try {
-      b = await readFile(join(dir, f.path));
-    } catch {
+    const b = await src.read(f.path);
+    if (b === null) {
       problems.push(`${f.path}: missing.`);
       continue;
     }
@@ -77,14 +82,19 @@ async function fileProblems(dir: string, m: Manifest): Promise<{ problems: strin
   return { problems, texts };
 }
 
-export async function verifyBundle(dir: string, o: { archive?: Archive; root?: string } = {}): Promise<VerifyReport> {
-  const m = await readManifest(dir);
+/** Verifies the bundle at `path`: a folder or a .zip (docs/datasets.md "Verify"). */
+export async function verifyBundle(path: string, o: { archive?: Archive; root?: string } = {}): Promise<VerifyReport> {
+  return withBundle(path, (src) => verifySource(src, o));
+}
+
+async function verifySource(src: BundleSource, o: { archive?: Archive; root?: string }): Promise<VerifyReport> {
+  const m = await readManifest(src);
   const { root_sha256: claimed, ...body } = m;
   const root = rootHash(body);
   const problems: string[] = [];
   if (root !== claimed) problems.push(`${MANIFEST}: its root hash does not match its contents: the manifest was edited.`);
   if (o.root !== undefined && o.root !== root) problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
-  const f = await fileProblems(dir, m);
+  const f = await fileProblems(src, m);
   problems.push(...f.problems);
   if (!m.dehydrated) {
     const csv = f.texts.get('items.csv');
@@ -118,14 +128,18 @@ function archiveProblems(a: Archive, m: Manifest): string[] {
 }
 
 /** Merges a verified bundle into `archive`; refuses (nothing written) when it does not verify. */
-export async function importBundle(dir: string, archive: Archive, now: number): Promise<ImportReport> {
-  const v = await verifyBundle(dir);
+export async function importBundle(path: string, archive: Archive, now: number): Promise<ImportReport> {
+  return withBundle(path, (src) => importSource(src, archive, now));
+}
+
+async function importSource(src: BundleSource, archive: Archive, now: number): Promise<ImportReport> {
+  const v = await verifySource(src, {});
   if (!v.ok) throw new LoupeError('validation', `The bundle does not verify; nothing was imported:\n${v.problems.map((p) => `  ${p}`).join('\n')}`);
-  const m = await readManifest(dir);
+  const m = await readManifest(src);
   if (m.dehydrated) throw new LoupeError('validation', 'A dehydrated bundle holds no items, only their keys and the calls that collected them (manifest.json, with what re-collecting them would cost): nothing was imported.');
   const before = archive.count({});
   const bundleId = `bundle:${v.root.slice(0, 16)}`;
-  const lines = (await readFile(join(dir, 'answers.jsonl'), 'utf8')).split('\n').filter((l) => l.length > 0);
+  const lines = (await text(src, 'answers.jsonl')).split('\n').filter((l) => l.length > 0);
   const withAnswer = m.calls.filter((c) => c.answer_sha256 !== null);
   let stored = 0;
   let alreadyHeld = 0;
@@ -138,17 +152,16 @@ export async function importBundle(dir: string, archive: Archive, now: number): 
   });
   // items no answer delivered (bulk loads): from their records
   const answered = new Set(m.items.filter((i) => i.calls.some((id) => withAnswer.some((c) => c.call_id === id))).map(itemKeyOf));
-  const records = (await readFile(join(dir, 'items.jsonl'), 'utf8')).split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
+  const records = (await text(src, 'items.jsonl')).split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
   const rest = records.filter((r) => !answered.has(itemKeyOf(r)) && !archive.getItem(r.platform, r.kind, r.id));
   if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
-  const readings = await mergeHistory(dir, archive);
-  const ann = await mergeAnnotations(dir, archive);
+  const readings = await mergeHistory(src, archive);
+  const ann = await mergeAnnotations(src, archive);
   return { root: v.root, calls: { stored, alreadyHeld }, items: { before, after: archive.count({}), inBundle: m.items.length }, readings, ...ann };
 }
 
-async function mergeHistory(dir: string, archive: Archive): Promise<number> {
-  const text = await readFile(join(dir, 'items.history.csv'), 'utf8').catch(() => '');
-  const it = csvRecords(text);
+async function mergeHistory(src: BundleSource, archive: Archive): Promise<number> {
+  const it = csvRecords(await text(src, 'items.history.csv'));
   const head = it.next();
   if (head.done) return 0;
   const cols = head.value.cells.map(unneutraliseCell);
@@ -167,10 +180,9 @@ async function mergeHistory(dir: string, archive: Archive): Promise<number> {
   return n;
 }
 
-async function mergeAnnotations(dir: string, archive: Archive): Promise<{ annotations: { added: number; same: number }; conflicts: string[] }> {
-  const text = await readFile(join(dir, 'items.annotations.csv'), 'utf8').catch(() => '');
+async function mergeAnnotations(src: BundleSource, archive: Archive): Promise<{ annotations: { added: number; same: number }; conflicts: string[] }> {
   const out = { annotations: { added: 0, same: 0 }, conflicts: [] as string[] };
-  const it = csvRecords(text);
+  const it = csvRecords(await text(src, 'items.annotations.csv'));
   const head = it.next();
   if (head.done) return out;
   const cols = head.value.cells.map(unneutraliseCell);

@@ -9,13 +9,16 @@
  * A **dehydrated** bundle holds the manifest only (item keys and the calls to re-collect them).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
-import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery } from '../../shared/query';
 import type { Archive } from '../archive';
 import { companionsOf, exportAny, unneutraliseCell } from '../export';
+import { isZipPath } from './bundle-source';
+import { writeZip } from './zip';
 
 export const BUNDLE_FORMAT = 'loupe-dataset-bundle';
 export const MANIFEST = 'manifest.json';
@@ -157,6 +160,12 @@ export interface BundleExportOptions {
   dehydrated?: boolean;
   now: number;
   quote?: (calls: ManifestCall[]) => Promise<Manifest['rehydration_quote']>;
+  /** tests: Zip64 fields everywhere in a .zip bundle */
+  zip64?: 'auto' | 'always';
+  /** cancels a .zip bundle between chunks (the partial files are removed) */
+  signal?: AbortSignal;
+  /** progress: the file being written and the rows written to it so far */
+  onStep?: (step: string, rows: number) => void;
 }
 
 async function emptyFolder(out: string): Promise<void> {
@@ -166,10 +175,14 @@ async function emptyFolder(out: string): Promise<void> {
 }
 
 /** Writes answers.jsonl; returns the calls as the manifest lists them. */
-async function writeAnswers(archive: Archive, query: LibraryQuery, path: string | null): Promise<ManifestCall[]> {
+async function writeAnswers(archive: Archive, query: LibraryQuery, path: string | null, signal?: AbortSignal): Promise<ManifestCall[]> {
   const calls: ManifestCall[] = [];
   const ws = path ? createWriteStream(path) : null;
   for (const c of archive.datasets.bundleCalls(query)) {
+    if (signal?.aborted) {
+      ws?.destroy();
+      throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
+    }
     const { answer, ...rest } = c;
     if (ws && answer !== null && !ws.write(answer + '\n')) await new Promise<void>((r) => ws.once('drain', () => r()));
     calls.push({
@@ -181,20 +194,57 @@ async function writeAnswers(archive: Archive, query: LibraryQuery, path: string 
   return calls;
 }
 
+/**
+ * Writes a bundle: a new or empty folder, or — `out` ending in `.zip` — one new zip file holding
+ * the same files (written as a folder beside it first, then streamed into the zip; nothing is left
+ * behind on failure or cancel).
+ */
 export async function exportBundle(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
+  if (!isZipPath(o.out)) return exportFolder(archive, o);
+  const exists = await stat(o.out).then(() => true, () => false);
+  if (exists) throw new LoupeError('validation', `${o.out} already exists; a .zip bundle is written to a new file (nothing was written).`);
+  const tag = randomBytes(4).toString('hex');
+  const tmp = join(dirname(o.out), `.${basename(o.out)}.${tag}.parts`);
+  const partial = `${o.out}.${tag}.partial`;
+  try {
+    const m = await exportFolder(archive, { ...o, out: tmp });
+    o.onStep?.(basename(o.out), 0);
+    const names = [...m.files.map((f) => f.path), MANIFEST];
+    await writeZip(partial, names.map((name) => ({ name, path: join(tmp, name) })), { zip64: o.zip64, now: new Date(o.now), signal: o.signal, onFile: (name) => o.onStep?.(`${basename(o.out)}: ${name}`, 0) });
+    await rename(partial, o.out);
+    return m;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+    await rm(partial, { force: true });
+  }
+}
+
+async function exportFolder(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
   await emptyFolder(o.out);
+  try {
+    return await writeFolder(archive, o);
+  } catch (e) {
+    // the folder was empty: what is in it now is this bundle's, unfinished
+    for (const name of await readdir(o.out).catch(() => [] as string[])) await rm(join(o.out, name), { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
+  const step = (name: string) => ({ signal: o.signal, onProgress: (rows: number) => o.onStep?.(name, rows) });
   const dehydrated = o.dehydrated ?? false;
   const files: string[] = [];
   if (!dehydrated) {
     const companions = companionsOf(archive.datasets, { query: o.query });
     for (const format of ['csv', 'parquet'] as const) {
-      const r = await exportAny(archive.iterateExportRows(o.query), { format, out: join(o.out, `items.${format}`), companions });
+      const r = await exportAny(archive.iterateExportRows(o.query), { format, out: join(o.out, `items.${format}`), companions, ...step(`items.${format}`) });
       files.push(`items.${format}`, ...(r.files ?? []).map((f) => basename(f.path)));
     }
-    await exportAny(archive.iterateExportRows(o.query), { format: 'jsonl', out: join(o.out, 'items.jsonl') });
+    await exportAny(archive.iterateExportRows(o.query), { format: 'jsonl', out: join(o.out, 'items.jsonl'), ...step('items.jsonl') });
+    o.onStep?.('answers.jsonl', 0);
     files.push('items.jsonl', 'answers.jsonl');
   }
-  const calls = await writeAnswers(archive, o.query, dehydrated ? null : join(o.out, 'answers.jsonl'));
+  const calls = await writeAnswers(archive, o.query, dehydrated ? null : join(o.out, 'answers.jsonl'), o.signal);
   const csv = dehydrated ? null : new Map(csvRowHashes(await readFile(join(o.out, 'items.csv'), 'utf8')).rows.map((r) => [r.key, r.sha]));
   const jsonl = dehydrated ? null : new Map(jsonlRowHashes(await readFile(join(o.out, 'items.jsonl'), 'utf8')).map((r) => [r.key, r.sha]));
   const items: ManifestItem[] = [];

@@ -1,0 +1,56 @@
+/**
+ * Where a bundle is read from: a folder, or a `.zip` of one (zip.ts). verify and import read the
+ * same files either way. A zip may hold the files at its root or inside one folder (a bundle folder
+ * zipped by hand); its directory entries and macOS's `__MACOSX/` metadata are not bundle files.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LoupeError } from '../../shared/errors';
+import { openZip, type ZipEntry } from './zip';
+
+export interface BundleSource {
+  /** what the problems name: the folder or the zip */
+  where: string;
+  /** the files it holds (names relative to the bundle) */
+  names: string[];
+  /** a file's bytes, or null when it is not there */
+  read(name: string): Promise<Buffer | null>;
+  close(): Promise<void>;
+}
+
+export const isZipPath = (p: string): boolean => /\.zip$/i.test(p);
+
+export async function openBundle(path: string): Promise<BundleSource> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    throw new LoupeError('validation', `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder or file' : (e as Error).message}; give a bundle folder or its .zip.`);
+  }
+  if (st.isDirectory()) {
+    const names = [];
+    for (const d of await readdir(path, { withFileTypes: true })) if (!d.isDirectory()) names.push(d.name);
+    return {
+      where: path,
+      names,
+      read: async (name) => readFile(join(path, name)).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
+      close: async () => undefined,
+    };
+  }
+  const zip = await openZip(path);
+  const files = zip.entries.filter((e) => !e.name.endsWith('/') && !e.name.startsWith('__MACOSX/'));
+  // the bundle's root: where manifest.json is (the zip's root, or one folder inside it)
+  const manifests = files.filter((e) => e.name === 'manifest.json' || /^[^/]+\/manifest\.json$/.test(e.name));
+  const prefix = manifests.some((e) => e.name === 'manifest.json') || manifests.length !== 1 ? '' : manifests[0].name.slice(0, -'manifest.json'.length);
+  const byName = new Map<string, ZipEntry>();
+  for (const e of files) byName.set(e.name.startsWith(prefix) ? e.name.slice(prefix.length) : `../${e.name}`, e);
+  return {
+    where: path,
+    names: [...byName.keys()],
+    read: async (name) => {
+      const e = byName.get(name);
+      return e ? zip.read(e) : null;
+    },
+    close: zip.close,
+  };
+}
