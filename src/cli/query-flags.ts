@@ -17,6 +17,7 @@ export interface QueryFlags {
   relevance?: string;
   tag?: string[];
   watchlist?: string;
+  thread?: string;
   term?: string[];
   sort?: string;
   growth?: string;
@@ -90,6 +91,14 @@ export function parseLabelCondition(s: string): LabelCondition {
   throw new UsageError(`A label condition looks like family.field=value or family.field>=number (e.g. intent.label=complaining, sponsored.p>=0.5); got "${s}".`);
 }
 
+/** `photo_net/post/123` (as `loupe library` prints an item) or `photo_net/123`: the post whose thread is read */
+export function threadFlag(v: string): { platform: string; id: string } {
+  const parts = v.trim().split('/');
+  const [platform, id] = parts.length === 2 ? [parts[0], parts[1]] : parts.length >= 3 ? [parts[0], parts.slice(2).join('/')] : ['', ''];
+  if (!platform || !id) throw new UsageError(`--thread takes a post's key as \`loupe library\` prints it, network/kind/id (e.g. photo_net/post/3141592653589793238) or network/id; got "${v}".`);
+  return { platform, id };
+}
+
 function dateFlag(name: string, v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(Date.parse(v)))
@@ -124,6 +133,7 @@ export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive
     q.relevanceMin = r;
   }
   if (f.tag?.length) q.tags = f.tag;
+  if (f.thread !== undefined) q.thread = threadFlag(f.thread);
   if (f.term?.length) q.terms = f.term.map(parseTermCondition);
   if (f.watchlist) {
     const id = resolveWatchlist ? resolveWatchlist(f.watchlist) : f.watchlist;
@@ -161,6 +171,7 @@ export function withQueryFlags(cmd: Command): Command {
     .option('--relevance <min>', 'relevance ≥ min (0..1)')
     .option('--tag <t>', 'has this tag (repeatable)', collect)
     .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
+    .option('--thread <post>', 'the comments and replies under a post (its key: network/kind/id, as `loupe library` prints it)')
     .option('--growth <count>', 'growth of a count over a period (views, likes, comments, shares, saves), from the metric history; with --growth-since')
     .option('--growth-since <when>', 'start of the growth period: a date, an ISO time, or 7d / 12h / 2w before now')
     .option('--growth-until <when>', 'end of the growth period (default: the latest reading)')

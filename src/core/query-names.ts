@@ -129,6 +129,9 @@ export function namesIn(input: unknown, depth = 0, out: QueryNames[] = []): Quer
   if (isStrings(o.kinds)) found.kinds = o.kinds;
   if (isConditions(o.labels)) found.labels = o.labels;
   if (isConditions(o.alert)) found.labels = [...(found.labels ?? []), ...o.alert];
+  // a thread names its post's network (issue 27 #12): a typo there is refused like one in `platforms`
+  const thread = o.thread as { platform?: unknown } | undefined;
+  if (typeof thread === 'object' && thread !== null && typeof thread.platform === 'string') found.platforms = [...(found.platforms ?? []), thread.platform];
   if (found.platforms || found.kinds || found.labels) out.push(found);
   for (const [k, v] of Object.entries(o)) if (k !== 'labels' && k !== 'alert' && typeof v === 'object' && v !== null) namesIn(v, depth + 1, out);
   return out;

@@ -19,6 +19,7 @@
  *   gte/lte/gt/lt need numbers and never match text or null values;
  * - empty `platforms` / `kinds` arrays mean "no restriction";
  * - `tags`: the item must carry every listed tag;
+ * - `thread`: the comments and replies under one post, at any depth;
  * - `growth`: a count's growth over a period, read from the metric history (min / max filter;
  *   the `growth` sort needs it);
  * - sorting puts items whose sort value is unknown (null) last in both
@@ -157,6 +158,11 @@ export const libraryQuerySchema = z.object({
   source: sourceFilterSchema.optional(),
   tags: z.array(z.string().min(1)).optional(),
   hasNote: z.boolean().optional(),
+  /**
+   * a thread (issue 27 #12): the comments under this post and the replies under them, at any depth
+   * (items of the post's network whose `parent_id` leads to it); the post itself is not one of them
+   */
+  thread: z.object({ platform: z.string().min(1).max(64), id: z.string().min(1).max(200) }).optional(),
   /** frequency-table terms the text must contain (all of them) */
   terms: z.array(termConditionSchema).max(8).optional(),
   /** growth of a count over a period (filter with min / max; the `growth` sort reads it) */

@@ -20,6 +20,7 @@ import { QueryError, timeBound } from './query-error';
 export { QueryError, timeBound };
 import { parseSearch, SearchSyntaxError } from '../../shared/search-syntax';
 import { languageCondition } from './sql-language';
+import { threadCondition } from './sql-thread';
 
 export interface Where {
   /** joined with AND; refer to items as `i` */
@@ -185,14 +186,14 @@ function runClause(type: string, list: string, run: string, w: Where): void {
   w.params.push(run, list);
 }
 
-/** Conditions on one column each: relevance, language. */
+/** Conditions on one column each: relevance, language, thread (the walk down parent_id). */
 function plainClauses(q: LibraryQuery, w: Where): void {
   if (q.relevanceMin !== undefined) {
     w.clauses.push('i.relevance_p >= ?');
     w.params.push(q.relevanceMin);
   }
-  if (q.languages?.length) {
-    const c = languageCondition(q.languages);
+  for (const c of [q.languages?.length ? languageCondition(q.languages) : null, q.thread ? threadCondition(q.thread) : null]) {
+    if (c === null) continue;
     w.clauses.push(c.sql);
     w.params.push(...c.params);
   }

@@ -176,8 +176,12 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 18 (the tag colour 0019 added, dropped). */
-export const UNDO_0019 = `ALTER TABLE tags DROP COLUMN color; PRAGMA user_version = 18;`;
+/** SQL that takes a latest-schema archive back to schema 20 (the parent index 0021 added, dropped). */
+export const UNDO_0021 = `DROP INDEX items_parent; PRAGMA user_version = 20;`;
+
+/** SQL that takes a latest-schema archive back to schema 18 (what migrations 0021 to 0019 added, removed). */
+export const UNDO_0019 = `${UNDO_0021} ALTER TABLE journal DROP COLUMN loss_before_balance; ALTER TABLE journal DROP COLUMN loss_before_at;
+  ALTER TABLE journal DROP COLUMN loss_before_ledger; ALTER TABLE tags DROP COLUMN color; PRAGMA user_version = 18;`;
 
 /** SQL that takes a latest-schema archive back to schema 16 (what migrations 0019 to 0017 added, removed). */
 export const UNDO_0017 = `${UNDO_0019} DROP TABLE archive_serves; DROP TABLE watch_alerts; PRAGMA user_version = 16;`;
