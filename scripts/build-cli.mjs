@@ -9,8 +9,8 @@
 //   the command definitions and commander, little else (docs/cli.md "Start-up").
 // - The workers (`csv-worker.js`, `parquet-worker.js`, `prepare-worker.js`, `index-worker.js`) sit
 //   beside `bin.js`, where src/core/worker-entry.ts looks for them.
-// - Native modules (better-sqlite3, @napi-rs/keyring) and exceljs (a large CommonJS tree, loaded
-//   only by an XLSX export) stay in node_modules; every other package is bundled.
+// - Native modules (better-sqlite3, @napi-rs/keyring) stay in node_modules; every other package is
+//   bundled (the XLSX writer is Loupe's own since issue 26, no longer exceljs's CommonJS tree).
 // - Written to a temporary folder, then put in place, so a command started meanwhile never reads a
 //   half-written build.
 import { build } from 'esbuild';
@@ -51,7 +51,7 @@ const stopwordsAsJson = {
   },
 };
 
-export const CLI_EXTERNAL = ['better-sqlite3', '@napi-rs/keyring', 'exceljs', 'electron'];
+export const CLI_EXTERNAL = ['better-sqlite3', '@napi-rs/keyring', 'electron'];
 
 /** `src/…` as it is, a package's file as `node_modules/<package>/<path>` (wherever node_modules is) */
 const sourceName = (f) => f.replace(/^.*?node_modules\//, 'node_modules/');

@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 import type { TableFormat } from './tables';
 
-// the XLSX writer (exceljs), the Parquet encoder and the network builder (graphology) are read
+// the XLSX writer, the Parquet encoder and the network builder (graphology) are read
 // when an export of their format runs: the command line and the app start without them
 
 /** The contract's list (one list for every door). */

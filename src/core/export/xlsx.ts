@@ -1,11 +1,11 @@
 /**
  * XLSX exports analysts open directly (docs/export.md "XLSX").
  *
- * The workbook is written by exceljs's streaming `WorkbookWriter` (zip container, workbook,
- * relationships, content types, styles, each sheet's frame and header row). Data rows are
- * rendered here, straight into the sheet's stream, with backpressure: exceljs builds a Row and a
- * Cell object per cell (measured 65 s per 1M rows of 82 columns, 150 s with its style manager),
- * and its sheet stream never pushes back, so a fast producer filled memory. The cells written:
+ * Loupe writes the workbook itself: each sheet's XML is rendered here, row by row, into a ZIP entry
+ * deflated as it streams (zip.ts, with backpressure), and the fixed parts around the sheets
+ * (xlsx-parts.ts) are added at the end. exceljs wrote the container until issue 26: it brought 178
+ * of the 242 production packages for what is ~400 lines here, and its row model cost 65 s per 1M rows
+ * (the rows already bypassed it). The cells written:
  *
  *  - text (inline strings, never a shared-string table that would grow with the file): ids and every
  *    other string, digits included, stay exactly as the API gave them; `=`, `+`, `-`, `@` at the
@@ -19,14 +19,15 @@
  * 1,048,575 data rows under its header; the next rows go to a new sheet.
  */
 import { randomBytes } from 'node:crypto';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import ExcelJS from 'exceljs';
 import { xmlSafe } from '../text';
 import type { ExportRow } from '../ports';
 import { formatNumber } from './cells';
 import { resolveColumns, valuesRenderer } from './columns';
 import { abortError } from './abort';
+import { DATE_STYLE, SHEET_HEAD, SHEET_TAIL, SheetNames, sheetPath, workbookParts } from './xlsx-parts';
+import { ZipWriter, type ZipEntryStream } from './zip';
 
 export const XLSX_MAX_DATA_ROWS = 1_048_575;
 export const XLSX_MAX_CELL_CHARS = 32_767;
@@ -42,8 +43,10 @@ export interface XlsxOptions {
   total?: number;
   /** data rows per sheet (tests use a small number); default and maximum 1,048,575 */
   rowsPerSheet?: number;
-  /** sheet name (numbered from the second sheet on) */
+  /** sheet name (numbered from the second sheet on; made a legal sheet name, xlsx-parts.ts SheetNames) */
   sheetName?: string;
+  /** write the ZIP as Zip64 whatever its size (tests: the path a file past 4 GiB takes) */
+  forceZip64?: boolean;
   /**
    * More sheets after the rows' (companions.ts: "Metric history", "Annotations"), each with its header and
    * typed cells (times as dates, JSON as text); numbered like the rows' sheets past 1,048,575 rows.
@@ -74,17 +77,6 @@ const NEEDS_ESC = /[&<>\r]/;
 const EPOCH_SERIAL = 25_569;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 
-/** Internals of exceljs 4.4's streaming writer this module relies on (checked at start). */
-interface SheetInternals {
-  stream: { write(s: string): unknown; pipes?: Array<{ _writableState?: { length: number; needDrain: boolean }; once(ev: 'drain', f: () => void): void }> };
-  addRow(values: unknown[]): { commit(): void };
-  commit(): void;
-}
-interface StylesInternals {
-  addStyleModel(model: object, type: number): number;
-  model: { styles: Array<{ numFmtId: number }>; numFmts: Array<{ id: number; formatCode: string }> };
-}
-
 class CellWriter {
   truncated = 0;
   constructor(private readonly dateStyle: number) {}
@@ -97,8 +89,8 @@ class CellWriter {
     }
     s = xmlSafe(s);
     if (NEEDS_ESC.test(s)) s = s.replace(/[&<>\r]/g, (c) => ESC[c]);
-    // an inline string: the canonical text cell (`t="str"` means a formula's text result, and
-    // exceljs's own reader decodes its entities twice); whitespace at the ends needs preserve
+    // an inline string: the canonical text cell (`t="str"` means a formula's text result);
+    // whitespace at the ends needs preserve
     return /^\s|\s$/.test(s) ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${s}</t></is></c>` : `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
   }
 
@@ -131,6 +123,78 @@ class CellWriter {
   }
 }
 
+type ExtraSheet = NonNullable<XlsxOptions['extraSheets']>[number];
+
+/** characters of sheet XML handed to the deflater at once */
+const PIECE = 256 * 1024;
+
+/**
+ * The workbook's sheets, one ZIP entry each, written one after the other: rows' XML is gathered
+ * into 256 KiB pieces and handed to the entry's deflater (waiting while it is behind). After each
+ * piece the event loop gets a turn, so the deflater's answers are taken at once and it compresses
+ * one piece in zlib's thread pool while this thread renders the next (a synchronous source never
+ * waits by itself: with a turn only every 25 ms the two took turns instead).
+ */
+class SheetWriter {
+  readonly names = new SheetNames();
+  private entry: ZipEntryStream | null = null;
+  private buf = '';
+  constructor(private readonly zip: ZipWriter, private readonly cells: CellWriter, private readonly signal?: AbortSignal) {}
+
+  /** Start a sheet (part `part` of `name`) with its header row, closing the one before. */
+  async open(name: string, part: number, header: readonly string[]): Promise<void> {
+    await this.close();
+    this.names.add(name, part);
+    this.entry = await this.zip.stream(sheetPath(this.names.names.length - 1));
+    let x = `${SHEET_HEAD}<row r="1">`;
+    for (let i = 0; i < header.length; i++) x += this.cells.text(columnLetters(i) + '1', header[i]);
+    this.buf = x + '</row>';
+  }
+
+  /** Append a row's XML; true when a piece waits to be written (then `flush`). */
+  add(xml: string): boolean {
+    this.buf += xml;
+    return this.buf.length >= PIECE;
+  }
+
+  async flush(): Promise<void> {
+    if (!this.entry || this.buf.length === 0) return;
+    const s = this.buf;
+    this.buf = '';
+    await this.entry.write(s);
+    await new Promise<void>((res) => setImmediate(res));
+    if (this.signal?.aborted) throw abortError(this.signal);
+  }
+
+  async close(): Promise<void> {
+    if (!this.entry) return;
+    this.buf += SHEET_TAIL;
+    await this.flush();
+    await this.entry.close();
+    this.entry = null;
+  }
+
+  /** A companion table (history, annotations): its own sheets, left out when it has no rows. */
+  async extra(extra: ExtraSheet, perSheet: number): Promise<void> {
+    const names = extra.columns.map((c) => c.name);
+    const isDate = extra.columns.map((c) => c.type === 'time');
+    const letters = names.map((_, i) => columnLetters(i));
+    let part = 0;
+    let n = perSheet;
+    for (const vs of extra.rows()) {
+      if (this.signal?.aborted) throw abortError(this.signal);
+      if (n === perSheet) {
+        await this.open(extra.name, ++part, names);
+        n = 0;
+      }
+      const r = ++n + 1;
+      let x = `<row r="${r}">`;
+      for (let i = 0; i < vs.length; i++) x += this.cells.value(letters[i] + r, isDate[i] ? vs[i] : typeof vs[i] === 'object' && vs[i] !== null ? JSON.stringify(vs[i]) : vs[i], isDate[i]);
+      if (this.add(x + '</row>')) await this.flush();
+    }
+  }
+}
+
 /**
  * Export rows to an XLSX workbook at `opts.out` (written under a temporary name, renamed when
  * complete; removed on failure or cancel).
@@ -142,140 +206,65 @@ export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<Expor
   const isDate = names.map((n) => XLSX_DATE_COLUMNS.has(n));
   const letters = names.map((_, i) => columnLetters(i));
   const perSheet = Math.min(XLSX_MAX_DATA_ROWS, Math.max(1, opts.rowsPerSheet ?? XLSX_MAX_DATA_ROWS));
-  const sheetName = (opts.sheetName ?? 'Loupe export').slice(0, 25);
+  const sheetName = opts.sheetName ?? 'Loupe export';
   const { signal, onProgress } = opts;
   signal?.throwIfAborted();
   const finalPath = resolve(opts.out);
   const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
-
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: tmp, useStyles: false, useSharedStrings: false, zip: { zlib: { level: 1 } } } as ExcelJS.stream.xlsx.WorkbookStreamWriterOptions);
-  // the date format: exceljs's style stand-in (useStyles: false) gives dates its one date style, numFmt 14
-  // (the locale's short date, no time); that style is pointed at a custom date-and-time format
-  const styles = (wb as unknown as { styles: StylesInternals }).styles;
-  if (typeof styles?.addStyleModel !== 'function' || !Array.isArray(styles.model?.styles) || !Array.isArray(styles.model?.numFmts))
-    throw new Error('xlsx: this exceljs version has an unexpected streaming writer (expected 4.4)');
-  const dateStyle = styles.addStyleModel({}, ExcelJS.ValueType.Date);
-  styles.model.numFmts.push({ id: 164, formatCode: XLSX_DATE_FORMAT });
-  styles.model.styles[dateStyle].numFmtId = 164;
-  const cells = new CellWriter(dateStyle);
-
-  let count = 0;
-  let sheets = 0;
-  let sheet: SheetInternals | null = null;
-  let inSheet = 0;
-  let buf = '';
-  let committed = false;
-  const newSheet = (): SheetInternals => {
-    sheets++;
-    const ws = wb.addWorksheet(sheets === 1 ? sheetName : `${sheetName} (${sheets})`, { views: [{ state: 'frozen', ySplit: 1 }] }) as unknown as SheetInternals;
-    // the header through exceljs: it opens the sheet's data section
-    ws.addRow(names).commit();
-    if (typeof ws.stream?.write !== 'function') throw new Error('xlsx: this exceljs version has an unexpected streaming writer (expected 4.4)');
-    inSheet = 0;
-    return ws;
-  };
-  let turn = performance.now();
-  /**
-   * Hand the pending rows to the sheet; wait while the zip stage holds more than 4 MiB, and give
-   * the event loop a turn at least every 25 ms (a synchronous source never waits by itself).
-   */
-  const flush = async (): Promise<void> => {
-    if (!sheet || buf.length === 0) return;
-    sheet.stream.write(buf);
-    buf = '';
-    if (performance.now() - turn >= 25) {
-      await new Promise<void>((res) => setImmediate(res));
-      turn = performance.now();
-    }
-    for (;;) {
-      const pipe = sheet.stream.pipes?.[0];
-      const st = pipe?._writableState;
-      if (!pipe) {
-        // the zip has not started reading this sheet yet (the previous one is still compressing)
-        await new Promise<void>((res) => setTimeout(res, 5));
-        if (signal?.aborted) throw abortError(signal);
-        continue;
-      }
-      if (st?.needDrain && st.length > 1 << 22) await new Promise<void>((res) => pipe.once('drain', res));
-      return;
-    }
-  };
+  const created = new Date();
+  const cells = new CellWriter(DATE_STYLE);
+  const zip = await ZipWriter.create(tmp, { level: 1, forceZip64: opts.forceZip64, date: created });
+  const sheets = new SheetWriter(zip, cells, signal);
   try {
     let nextReport = every;
-    const source: AsyncIterable<ExportRow> | Iterable<ExportRow> = rows;
-    const iter = Symbol.asyncIterator in source ? source : (source as Iterable<ExportRow>);
-    sheet = newSheet();
-    for await (const row of iter as AsyncIterable<ExportRow>) {
-      if (signal?.aborted) throw abortError(signal);
-      if (inSheet === perSheet) {
-        await flush();
-        sheet.commit();
-        sheet = newSheet();
-      }
-      const r = inSheet + 2;
+    let count = 0;
+    let inSheet = 0;
+    let part = 1;
+    /** One row into the sheet; true when a piece is ready to write. */
+    const render = (row: ExportRow): boolean => {
+      const r = ++inSheet + 1;
       const vs = values(row);
       let x = `<row r="${r}">`;
       for (let i = 0; i < vs.length; i++) x += cells.value(letters[i] + r, vs[i], isDate[i]);
-      buf += x + '</row>';
-      inSheet++;
       count++;
-      if (buf.length >= 65_536) {
-        await flush();
-        if (onProgress && count >= nextReport) {
-          nextReport = count + every;
-          onProgress(count);
-        }
+      return sheets.add(x + '</row>');
+    };
+    const nextSheet = async (): Promise<void> => {
+      await sheets.open(sheetName, ++part, names);
+      inSheet = 0;
+    };
+    const after = async (): Promise<void> => {
+      if (signal?.aborted) throw abortError(signal);
+      await sheets.flush();
+      if (onProgress && count >= nextReport) {
+        nextReport = count + every;
+        onProgress(count);
       }
-    }
-    await flush();
-    sheet.commit();
-    for (const extra of opts.extraSheets ?? []) {
-      const exNames = extra.columns.map((c) => c.name);
-      const exDate = extra.columns.map((c) => c.type === 'time');
-      const exLetters = exNames.map((_, i) => columnLetters(i));
-      let part = 0;
-      let n = perSheet;
-      for (const vs of extra.rows()) {
-        if (signal?.aborted) throw abortError(signal);
-        if (n === perSheet) {
-          await flush();
-          if (part > 0) sheet.commit();
-          part++;
-          sheet = wb.addWorksheet(part === 1 ? extra.name.slice(0, 25) : `${extra.name.slice(0, 25)} (${part})`, { views: [{ state: 'frozen', ySplit: 1 }] }) as unknown as SheetInternals;
-          sheet.addRow(exNames).commit();
-          n = 0;
-        }
-        const r = n + 2;
-        let x = `<row r="${r}">`;
-        for (let i = 0; i < vs.length; i++) x += cells.value(exLetters[i] + r, exDate[i] ? vs[i] : typeof vs[i] === 'object' && vs[i] !== null ? JSON.stringify(vs[i]) : vs[i], exDate[i]);
-        buf += x + '</row>';
-        n++;
-        if (buf.length >= 65_536) await flush();
+    };
+    await sheets.open(sheetName, part, names);
+    // a synchronous source (the archive) is drained in a plain loop: no await per row
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        if (inSheet === perSheet) await nextSheet();
+        if (render(row) || signal?.aborted) await after();
       }
-      if (part > 0) {
-        await flush();
-        sheet.commit();
-        sheets += part;
+    } else
+      for (const row of rows) {
+        if (inSheet === perSheet) await nextSheet();
+        if (render(row) || signal?.aborted) await after();
       }
-    }
-    committed = true;
-    await wb.commit();
     if (signal?.aborted) throw abortError(signal);
-    const bytes = (await stat(tmp)).size;
+    for (const extra of opts.extraSheets ?? []) await sheets.extra(extra, perSheet);
+    await sheets.close();
+    for (const [path, xml] of workbookParts(sheets.names.names, XLSX_DATE_FORMAT, created)) await zip.add(path, xml);
+    const bytes = await zip.finish();
+    if (signal?.aborted) throw abortError(signal);
     await rename(tmp, finalPath);
     onProgress?.(count);
-    return { rows: count, bytes, path: finalPath, sheets, truncatedCells: cells.truncated };
+    return { rows: count, bytes, path: finalPath, sheets: sheets.names.names.length, truncatedCells: cells.truncated };
   } catch (e) {
-    // close the zip so its file handle is released, then remove the partial file
-    if (!committed) {
-      try {
-        sheet?.commit();
-        await wb.commit();
-      } catch {
-        /* the file goes anyway */
-      }
-    }
+    await zip.destroy().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     throw e;
   }
