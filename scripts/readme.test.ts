@@ -70,6 +70,14 @@ describe('README', () => {
     expect(r.stderr).toMatch(/Missing script: "no-such-script-here"/);
   });
 
+  it('`npm install` shows npm\'s own progress and errors: the project\'s .npmrc silences nothing', () => {
+    const rc = readFileSync(join(root, '.npmrc'), 'utf8');
+    expect(rc).not.toMatch(/^\s*(loglevel\s*=\s*(silent|error)|progress\s*=\s*false)\s*$/m);
+    // the level npm runs at in this tree (the user's own ~/.npmrc left out)
+    const r = spawnSync('npm', ['config', 'get', 'loglevel'], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } });
+    expect(r.stdout.trim()).toBe('notice');
+  });
+
   const runnable = blocks.filter((b) => b.lang === 'sh' && !b.code.includes('npm install') && !b.code.includes('npm run -s sandbox'));
   it.each(runnable.map((b, i) => [i + 1, b.code.trim().split('\n')[0]] as const))('block %i runs: %s', (i) => {
     const b = runnable[i - 1];
