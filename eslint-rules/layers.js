@@ -6,6 +6,7 @@ import path from 'node:path';
 import { builtinModules } from 'node:module';
 import { existsSync } from 'node:fs';
 import { coreImportProblem } from './core-order.js';
+import { cliImportProblem } from './cli-core.js';
 
 /** What a *.test.ts beside a shared module may import besides zod (dev dependencies, never shipped). */
 const TEST_TOOLS = new Set(['vitest', 'fast-check']);
@@ -69,6 +70,11 @@ export default {
           const core = path.join(srcRoot, 'core');
           const inner = coreImportProblem(path.relative(core, file).split(path.sep).join('/'), path.relative(core, file_ ?? target).split(path.sep).join('/'));
           if (inner) problem = `the order inside core: ${inner}`;
+        } else if (from === 'cli' && to === 'core') {
+          // one contract for every door (eslint-rules/cli-core.js): the CLI reaches core through the composition only
+          const file_ = [`${target}.ts`, path.join(target, 'index.ts'), target].find((c) => existsSync(c));
+          const reach = cliImportProblem(path.relative(path.join(srcRoot, 'cli'), file).split(path.sep).join('/'), path.relative(path.join(srcRoot, 'core'), file_ ?? target).split(path.sep).join('/'));
+          if (reach) problem = `one contract for every door: ${reach}`;
         }
       } else if (from === 'shared' && !spec.startsWith('zod') && !(TEST_TOOLS.has(spec) && /\.test\.tsx?$/.test(file))) {
         // (a test beside a shared module may import its test tools: the runner, the property generator)

@@ -66,4 +66,18 @@ describe('layer rules (eslint-rules/layers.js)', () => {
     // tests sit outside the order
     expect(await layerErrors('src/core/archive/x.test.ts', "import { frequencyTable } from '../analysis/frequency';\nexport const a = frequencyTable;\n")).toEqual([]);
   });
+
+  it('the command line reaches core through the composition only (eslint-rules/cli-core.js)', async () => {
+    // the composition and the ground: fine
+    expect(await layerErrors('src/cli/x.ts', "import { composeApp, type ArchiveMode } from '../core/compose';\nimport { archivePath } from '../core/paths';\nexport const a = [composeApp, archivePath];\nexport type M = ArchiveMode;\n")).toEqual([]);
+    // core's internals, static, type-only or on use: each fails
+    expect(await layerErrors('src/cli/x.ts', "import { openArchive } from '../core/archive';\nexport const a = openArchive;\n")).toHaveLength(1);
+    expect(await layerErrors('src/cli/commands/x.ts', "import type { WalkResult } from '../../core/api';\nexport type W = WalkResult;\n")).toHaveLength(1);
+    expect(await layerErrors('src/cli/x.ts', "export const a = () => import('../core/export/formats');\n")).toHaveLength(1);
+    // a reach-around still listed (CLI_REACH, a ratchet) passes in its own file only
+    expect(await layerErrors('src/cli/snapshot-command.ts', "export const a = () => import('../core/archive/snapshot');\n")).toEqual([]);
+    expect(await layerErrors('src/cli/library-command.ts', "export const a = () => import('../core/archive/snapshot');\n")).toHaveLength(1);
+    // tests may read anything
+    expect(await layerErrors('src/cli/x.test.ts', "import { openArchive } from '../core/archive';\nexport const a = openArchive;\n")).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@
 // how the order is measured before and after a change.
 import { relative, sep } from 'node:path';
 import { CORE_LEVELS, coreImportProblem, coreUnit, isTestCode, levelOf } from '../eslint-rules/core-order.js';
+import { CLI_REACH, cliImportProblem } from '../eslint-rules/cli-core.js';
 
 const toCore = (coreDir, f) => {
   const r = relative(coreDir, f);
@@ -70,4 +71,26 @@ export function printPackages(edges, files, coreDir, log = console.log) {
   const back = edges.filter((e) => e.problem && !/index\.ts/.test(e.problem)).length;
   const past = edges.filter((e) => e.problem && /index\.ts/.test(e.problem)).length;
   log(`${edges.length} imports between core units: ${back} against the order, ${past} past a package's index.ts`);
+}
+
+/**
+ * Every import from the command line into core checked against eslint-rules/cli-core.js:
+ * `problems` (sentences), and `stale`: CLI_REACH entries no file imports any more (the list only shrinks).
+ */
+export function cliEdges(graph, cliDir, coreDir) {
+  const problems = [];
+  const used = new Set();
+  for (const [f, out] of graph) {
+    const from = toCore(cliDir, f);
+    if (from === null) continue;
+    for (const { to: t } of out) {
+      const to = toCore(coreDir, t);
+      if (to === null) continue;
+      used.add(`${from} → ${to}`);
+      const p = cliImportProblem(from, to);
+      if (p) problems.push(p);
+    }
+  }
+  const stale = Object.entries(CLI_REACH).flatMap(([from, tos]) => Object.keys(tos).map((to) => `${from} → ${to}`)).filter((k) => !used.has(k));
+  return { problems, stale };
 }

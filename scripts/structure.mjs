@@ -12,7 +12,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync, existsSync } from '
 import { join, dirname, resolve, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { coreEdges, printPackages } from './structure-core.mjs';
+import { cliEdges, coreEdges, printPackages } from './structure-core.mjs';
 import { isTestCode } from '../eslint-rules/core-order.js';
 import { checkHabits, habitsOf, loweredHabits } from './structure-habits.mjs';
 import { functionsOf, longFunctions, lowered, MAX_FUNCTION_LINES } from './structure-functions.mjs';
@@ -192,6 +192,11 @@ function main() {
     failed = true;
     console.log(`order inside core: src/core/${e.from} imports src/core/${e.to}: ${e.problem}`);
   }
+
+  // one contract for every door (eslint-rules/cli-core.js): the CLI imports of core only the composition and the ground
+  const cli = cliEdges(graph, join(src, 'cli'), join(src, 'core'));
+  for (const p of cli.problems) { failed = true; console.log(`one contract for every door: ${p}`); }
+  for (const k of cli.stale) console.log(`note: ${k} is in CLI_REACH (eslint-rules/cli-core.js) but no longer imported: drop it (the list may only shrink)`);
 
   const allowPath = join(root, 'scripts', 'oversized-allowlist.json');
   const allowlist = existsSync(allowPath) ? JSON.parse(readFileSync(allowPath, 'utf8')) : {};

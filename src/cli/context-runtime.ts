@@ -4,8 +4,7 @@
  * Loaded by `loadRuntime()` when a command runs (main.ts's preAction), never for `--help` or
  * `--version`, so those start without reading the whole core (docs/cli.md "Start-up").
  */
-export { composeApp, doorSetup, pickSecretStoreOnUse, prepareDoor } from '../core/compose';
-export { migrationPrinter } from '../core/archive/prepare';
+export { composeApp, doorSetup, migrationPrinter, pickSecretStoreOnUse, prepareDoor } from '../core/compose';
 export { SettingsFile } from '../core/secrets';
 export { parseInput } from '../shared/contract';
 export { toBridgeError } from '../core/bridge';

@@ -12,9 +12,9 @@
  * StorageError (exit 6) before anything is sent to the service.
  */
 import type { ApiCore } from '../core/api';
-import type { Archive, ArchiveMode } from '../core/archive';
+import type { Archive } from '../core/archive';
+import type { ArchiveMode, Composed, DoorSetup } from '../core/compose';
 import type { LoupeApp } from '../core/app';
-import type { Composed, DoorSetup } from '../core/compose';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
 import type { SettingsFile } from '../core/secrets';
 import type { WatchService } from '../core/watch';

@@ -11,7 +11,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import type { ArchiveMode } from '../core/archive';
+import type { ArchiveMode } from '../core/compose';
 import { registerAnalyzeCommands } from './analyze-commands';
 import { registerArchiveCommands } from './archive-commands';
 import { registerCollectCommands } from './collect-commands';

@@ -10,6 +10,9 @@
 import { readEnvironment, type EnvironmentSettings, type EnvLike } from '../shared/settings';
 import { createApp, type CreateAppOptions, type LoupeApp } from './app';
 import { prepareArchive, type PrepareOptions, type Prepared } from './archive';
+
+/** what a door hands composeApp and prepareDoor: the archive's mode, the migration progress printer */
+export { migrationPrinter, type ArchiveMode } from './archive';
 import { archivePath, defaultDataDir } from './paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretAvailability, type SecretStore } from './secrets';
 import type { SandboxRef } from './service-link';

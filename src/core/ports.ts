@@ -5,6 +5,7 @@
  */
 import type { AnyEnvelope, Envelope, Platform } from '../shared/api-types';
 import type { LedgerEntry } from '../shared/ledger';
+import type { WalkState, WalkStatus } from '../shared/contract-calls';
 
 /** Injected time. Tests use a fake clock; benchmarks a scaled one. */
 export interface Clock {
@@ -73,54 +74,8 @@ export interface BalanceMark {
  * `interrupted` is what the archive reports for a walk saved as `running` whose owner process is
  * gone (killed, crashed, rebooted); it resumes like `paused`. Writers save `running`, never it.
  */
-export type WalkStatus = 'running' | 'paused' | 'done' | 'failed' | 'cancelled' | 'interrupted';
-
-/** The process that last saved a walk (recorded by the archive, not by the caller). */
-export interface WalkOwner {
-  pid: number;
-  host: string;
-  /** tells this process apart from a later one with the same pid (boot id + start time) */
-  start: string;
-}
-
-/** Saved after every page so an interrupted walk resumes where it stopped. */
-export interface WalkState {
-  walkId: string;
-  platform: string;
-  endpoint: string;
-  /** the walk's fixed params (no cursor) as canonical JSON */
-  params: string;
-  /** the param that carries the position: 'cursor' or the native one */
-  cursorParam: string;
-  /** position to send on the next page; null before the first page */
-  cursor: string | null;
-  pagesDone: number;
-  creditsSpent: number;
-  itemsSeen: number;
-  status: WalkStatus;
-  stopReason: string | null; // 'end', 'since', 'known_id', 'max_pages', 'page_limit', 'credit_limit', 'cancelled', 'error:<TYPE>'
-  source: string;
-  createdAt: number;
-  updatedAt: number;
-  error: string | null;
-  /**
-   * Times the walk started over from the head after the service rejected its saved cursor; pages
-   * read after the n-th restart are the logical operations `walk:<id>:r<n>:page:<p>` (0 or absent:
-   * `walk:<id>:page:<p>`). docs/request-core.md "Rejected cursor".
-   */
-  restarts?: number;
-  /**
-   * While a restarted walk re-reads pages it already held: the position of the saved cursor
-   * (pages from the head), so pages rewalkAt+1 .. pagesDone are held pages to read again; null
-   * (or absent) otherwise. `pagesDone` never counts a page twice.
-   */
-  rewalkAt?: number | null;
-  /**
-   * Read back from the archive: the process that last saved the walk (null when not recorded).
-   * Ignored by saveWalk, which always records the calling process.
-   */
-  owner?: WalkOwner | null;
-}
+/** A saved walk, its status and its owner: declared with the contract (`walks.saved` answers them). */
+export type { WalkOwner, WalkState, WalkStatus } from '../shared/contract-calls';
 
 /** A stored successful answer, for archive-first serving inside the cache window. */
 export interface StoredResponse {

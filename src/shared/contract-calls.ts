@@ -122,3 +122,57 @@ export interface UsageSummary {
 
 export const usageSummaryInput = z.object({ since: z.number().optional() });
 export const usageLedgerInput = z.object({ limit: z.number().int().min(1).max(1000).default(200), beforeId: z.number().int().optional() });
+
+// ── a walk as the archive saves it (core/ports.ts re-exports these for the core) ──
+
+export type WalkStatus = 'running' | 'paused' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** The process that last saved a walk (recorded by the archive, not by the caller). */
+export interface WalkOwner {
+  pid: number;
+  host: string;
+  /** tells this process apart from a later one with the same pid (boot id + start time) */
+  start: string;
+}
+
+/** Saved after every page so an interrupted walk resumes where it stopped. */
+export interface WalkState {
+  walkId: string;
+  platform: string;
+  endpoint: string;
+  /** the walk's fixed params (no cursor) as canonical JSON */
+  params: string;
+  /** the param that carries the position: 'cursor' or the native one */
+  cursorParam: string;
+  /** position to send on the next page; null before the first page */
+  cursor: string | null;
+  pagesDone: number;
+  creditsSpent: number;
+  itemsSeen: number;
+  status: WalkStatus;
+  stopReason: string | null; // 'end', 'since', 'known_id', 'max_pages', 'page_limit', 'credit_limit', 'cancelled', 'error:<TYPE>'
+  source: string;
+  createdAt: number;
+  updatedAt: number;
+  error: string | null;
+  /**
+   * Times the walk started over from the head after the service rejected its saved cursor; pages
+   * read after the n-th restart are the logical operations `walk:<id>:r<n>:page:<p>` (0 or absent:
+   * `walk:<id>:page:<p>`). docs/request-core.md "Rejected cursor".
+   */
+  restarts?: number;
+  /**
+   * While a restarted walk re-reads pages it already held: the position of the saved cursor
+   * (pages from the head), so pages rewalkAt+1 .. pagesDone are held pages to read again; null
+   * (or absent) otherwise. `pagesDone` never counts a page twice.
+   */
+  rewalkAt?: number | null;
+  /**
+   * Read back from the archive: the process that last saved the walk (null when not recorded).
+   * Ignored by saveWalk, which always records the calling process.
+   */
+  owner?: WalkOwner | null;
+}
+
+/** `walks.saved`: one saved walk by id, or every saved walk (newest first). */
+export const walksSavedInput = z.object({ walkId: z.string().min(1).max(200).optional() });

@@ -78,6 +78,8 @@ import {
   usageLedgerInput,
   usageSummaryInput,
   walkIdInput,
+  walksSavedInput,
+  type WalkState,
   walkResumeInput,
   walkStartInput,
   type CallResult,
@@ -169,6 +171,12 @@ export const methods = {
   'walks.resume': m<WalkInfo>()(walkResumeInput),
   'walks.get': m<WalkInfo | null>()(walkIdInput),
   'walks.list': m<WalkInfo[]>()(empty),
+  /**
+   * the saved walks as the archive holds them (one by id, or all, newest first), each in the state
+   * its process left it: `running` (that process is alive), `interrupted` (it is gone: resumable),
+   * `paused`, `done`, `failed`, `cancelled` — what `loupe walks` and `loupe resume` read
+   */
+  'walks.saved': m<WalkState[]>()(walksSavedInput),
 
   'library.query': m<LibraryQueryAnswer>()(libraryPageInputSchema),
   'library.count': m<number>()(libraryQuerySchema),

@@ -122,7 +122,7 @@ async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Pro
  */
 async function approveSpend(io: Io, c: CliContext, api: Api, t: Target, o: CallFlags, pages: number | null, paginates: boolean): Promise<void> {
   const est = await api.estimateWalk(t, { pages: pages ?? 1, priority: 'interactive' });
-  const askAbove = c.settings.read().app.askAboveCredits;
+  const { askAboveCredits: askAbove } = await c.call('settings.get', {});
   const balance = api.balance();
   const estText = pages === null ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)` : priceText(est.creditsMin, est.creditsMax);
   if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !paginates)

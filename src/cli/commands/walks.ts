@@ -23,7 +23,7 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
     .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; out?: string }) => {
       checkOut(o.out);
       const c = context();
-      const w = c.archive().getWalk(walkId);
+      const [w] = await c.call('walks.saved', { walkId });
       if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
       if (w.status === 'running') {
         const where = w.owner ? ` (pid ${w.owner.pid}${w.owner.host !== hostname() ? ` on ${w.owner.host}` : ''})` : '';
@@ -68,8 +68,8 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
     .command('walks')
     .description('list saved walks (resumable ones first)')
     .option('--json', 'JSON output')
-    .action((o: { json?: boolean }) => {
-      const ws = context().archive().listWalks();
+    .action(async (o: { json?: boolean }) => {
+      const ws = await context().call('walks.saved', {});
       if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
       for (const w of ws)
         io.stdout.write(`${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);

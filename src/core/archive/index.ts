@@ -24,7 +24,7 @@ export { type AuthoredPost } from './compare-rows';
 export { EXPORT_COLS, exportRowOf, type ExportTuple } from './export-row';
 export { flattenLabels, type Json, type LabelScalar, readItems, RECORD_KINDS } from './extract';
 export { type FactRow, type ParentAuthorRow } from './network-facts';
-export { prepareArchive, type Prepared, type PrepareOptions } from './prepare';
+export { migrationPrinter, prepareArchive, type Prepared, type PrepareOptions } from './prepare';
 export { snapshotArchive } from './snapshot';
 export { parseQuery } from './sql-query';
 export { type AuthorCountRow, type TermIdsRow } from './term-counts';

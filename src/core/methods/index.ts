@@ -17,7 +17,7 @@ import { tagMethods } from './tags';
 import { wholeContract, type AppParts } from './parts';
 import { sandboxMethods } from './sandbox';
 import { usageMethods } from './usage';
-import type { Walks } from './walks';
+import { savedWalkMethods, type Walks } from './walks';
 import { watchlistMethods, type WatchService } from './watchlists';
 
 export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots }): LoupeImpl {
@@ -26,6 +26,7 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...usageMethods(parts),
     ...callMethods(parts),
     ...jobs.walks.methods,
+    ...savedWalkMethods(parts.archive),
     ...libraryMethods(parts.archive),
     ...tagMethods(parts.archive),
     ...jobs.exports.methods,

@@ -22,7 +22,8 @@ interface WalkJob {
 }
 
 export interface Walks {
-  methods: Slice<'walks'>;
+  /** the walks this process runs (walks.saved, the archive's record of every walk: savedWalkMethods) */
+  methods: Omit<Slice<'walks'>, 'walks.saved'>;
   /** the request core's progress of a walk run by this process */
   progress(p: WalkProgress): void;
   anyRunning(): boolean;
@@ -36,6 +37,20 @@ function errorFields(e: unknown): Pick<WalkInfo, 'errorKind' | 'errorType' | 're
   const b = toBridgeError(e);
   const retryAt = typeof (e as { retryAt?: unknown }).retryAt === 'number' ? (e as { retryAt: number }).retryAt : null;
   return { errorKind: b.kind, errorType: b.type ?? null, retryAt };
+}
+
+/**
+ * `walks.saved`: the walks as the archive saved them, in the state their process left them
+ * (`interrupted`: its process is gone) — what the command line lists and resumes from.
+ */
+export function savedWalkMethods(archive: AppParts['archive']): Pick<Slice<'walks'>, 'walks.saved'> {
+  return {
+    async 'walks.saved'(i) {
+      if (i.walkId === undefined) return archive.listWalks();
+      const s = archive.getWalk(i.walkId);
+      return s ? [s] : [];
+    },
+  };
 }
 
 export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' | 'api'>): Walks {
@@ -109,7 +124,7 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
     return { ...info };
   }
 
-  const methods: Slice<'walks'> = {
+  const methods: Walks['methods'] = {
     async 'walks.start'(i) {
       const core = await parts.api();
       const ep = await findEndpoint(core, i.target);

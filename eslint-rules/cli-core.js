@@ -1,0 +1,69 @@
+// What the command line may import of src/core (docs/architecture.md "One contract for every
+// door", issue 25): the CLI composes the same app as the other doors and calls the contract's
+// methods (src/shared/contract*.ts, implemented by src/core/methods/<domain>.ts); of core it sees
+// only the composition and the ground every door stands on. One table, read per import by the
+// layer rule (eslint-rules/layers.js) and over the whole graph by scripts/structure.mjs.
+
+/** The core modules every CLI file may import (paths relative to src/core), with why. */
+export const CLI_CORE = {
+  'compose.ts': 'the composition every door starts an app with (and its options: the archive mode, the migration printer)',
+  'app.ts': "the composed app's type",
+  'paths.ts': 'where the data folder, the archive and the settings file are',
+  'storage-error.ts': 'the storage error a closed pipe or a full disk becomes (exit 6)',
+  'bridge.ts': 'an error in the terms every door reports it in',
+};
+
+/**
+ * The reach-arounds still there: a CLI file (relative to src/cli) → the core module it imports past
+ * the contract (relative to src/core), with why. A RATCHET: entries may only go (a new one fails
+ * lint and the structure check); `node scripts/structure.mjs` says when one is no longer used.
+ */
+export const CLI_REACH = {
+  'context.ts': {
+    'api/index.ts': 'the request core behind ctx.api(): call, quote, resume and endpoints still drive it (no streaming walk in the contract yet)',
+    'archive/index.ts': "the archive behind ctx.archive(): the commands that still read it directly",
+    'secrets/index.ts': 'the settings file the CLI reads its budget and base URL from',
+    'watch/index.ts': 'the second WatchService type (watch-service.ts)',
+  },
+  'context-runtime.ts': {
+    'secrets/index.ts': 'the settings file (SettingsFile), see context.ts',
+  },
+  'watch.ts': { 'watch/index.ts': "watch run's detail and the service type, see watch-service.ts" },
+  'watch-service.ts': {
+    'archive/index.ts': "the watch store type of the CLI's own watch service",
+    'watch/index.ts': "the CLI's own watch service (a run that prints as it goes)",
+  },
+  'archive-commands.ts': {
+    'archive/maintenance.ts': 'check and recover read the archive file as it is, damaged or old: no app can be composed over it',
+    'analysis/analysis-index.ts': 'archive index builds the analysis index now, with progress',
+  },
+  'snapshot-command.ts': { 'archive/snapshot.ts': 'a copy of the archive file as it is (no migration first), with progress' },
+  'export-command.ts': {
+    'export/formats.ts': 'the export to a file or a pipe (exportAny): no export-to-file method in the contract yet',
+    'export/columns.ts': 'the CSV columns, a constant of the format',
+    'export/companions.ts': 'the files written beside an export',
+  },
+  'commands/exports.ts': { 'export/columns.ts': 'the CSV columns, read without opening the data folder' },
+  'credits-commands.ts': {
+    'archive/reconcile.ts': "the reconcile report's types",
+    'api/index.ts': 'the balance figure of the live reading',
+  },
+  'commands/calls.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
+  'commands/common.ts': { 'api/index.ts': 'the request core and a walk result (catalogue lookup, the stopped-walk line)' },
+  'commands/walks.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
+  'walk-report.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
+};
+
+/** Tests and their harnesses may read anything (a test may build the whole app). */
+const isTestCode = (rel) => /(^|[\\/])(test-[\w-]+\.ts|[\w.-]+\.test\.tsx?|run-captured\.ts|test-driver\.ts)$/.test(rel);
+
+/**
+ * What is wrong with an import from a CLI file to a core file (paths relative to src/cli and
+ * src/core, '/'-separated), or null.
+ */
+export function cliImportProblem(fromRel, toRel) {
+  if (isTestCode(fromRel)) return null;
+  if (CLI_CORE[toRel]) return null;
+  if (CLI_REACH[fromRel]?.[toRel]) return null;
+  return `src/cli/${fromRel} imports src/core/${toRel}: the command line calls the contract's methods (add one in src/core/methods/ and its schema in src/shared/contract*.ts); of core it may import only ${Object.keys(CLI_CORE).join(', ')}`;
+}
