@@ -4,7 +4,7 @@
  *
  *  - `an_terms`: archive-wide totals per text term (hashtags, mentions, domains, emoji, words,
  *    bigrams): items, occurrences, first/last publication, engagement sums. Whole-archive
- *    frequency tables read their top N through `an_terms_docs`.
+ *    frequency tables read their top N through `an_terms_multi` (archive/analysis-index.ts topTerms).
  *  - `an_daily`: items per (label field, UTC day, platform, kind, value) — reals in 0..1 to their
  *    hundredth, which every chart bucket (tenths) is a union of — and per (day, platform, kind)
  *    (ff 0). Label shares, volume by platform or label over plain filters (platforms, kinds,
@@ -24,12 +24,12 @@ import type { Archive } from '../archive';
 import { startIndexBuilder, type IndexBuilder } from './index-builder';
 import type { AuthorCountRow } from '../archive';
 import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive';
-import { flattenLabels, type Json, type LabelScalar } from '../archive';
 import { engagementOf } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
 import { ChunkTerms } from './chunk-terms';
+import { dailyCounts } from './daily-counts';
 import { newAcc, type TermAcc } from './frequency';
 import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
 import { extractTerms, type TermField } from '../text';
@@ -59,12 +59,6 @@ const MIN_SLICE_ITEMS = 100;
 export const SYNC_BUDGET = 5_000;
 
 type ItemTuple = IndexItemRow;
-
-/** A label value as the daily summary groups it: reals in 0..1 to their hundredth (floor), others as stored. */
-export function dailyValue(v: LabelScalar): LabelScalar {
-  if (typeof v === 'number' && !Number.isInteger(v) && v >= 0 && v <= 1) return Math.trunc(Math.round(v * 100 * 1e8) / 1e8) / 100;
-  return v;
-}
 
 /** The next background slice's size: scaled toward SLICE_MS from the last one's time (at most ×2 or ½ a step). */
 export function nextSlice(items: number, ms: number, target = SLICE_MS): number {
@@ -262,7 +256,7 @@ export class AnalysisIndex {
       const days = this.t.dirtyDays().filter((d) => Number.isFinite(d));
       for (const day of days) {
         this.t.clearDay(day);
-        this.writeDaily(this.dailyOf(this.t.dayItems(day, wm), fields));
+        this.writeDaily(this.t.dayItems(day, wm), fields);
       }
       this.t.clearDirtyDays();
     });
@@ -290,7 +284,7 @@ export class AnalysisIndex {
         const chunk = new ChunkTerms(TOTAL_FIELDS);
         for (const r of rows) if (r[0] > termsUpto) chunk.add(r);
         this.writeItemTerms(chunk, chunk.write(this.t.termWriter()));
-        this.writeDaily(this.dailyOf(rows.filter((r) => r[0] > wm), fields));
+        this.writeDaily(rows.filter((r) => r[0] > wm), fields);
         this.setState('terms_upto', Math.max(termsUpto, to));
         this.setState('watermark', Math.max(wm, to));
       });
@@ -375,35 +369,20 @@ export class AnalysisIndex {
     for (const { it } of items) put(it.field, it.rid, it.pub, encodeItemTerms(it.pub, it.counts, it.slots.map((s) => ids[s])));
   }
 
-  private dailyOf(rows: ItemTuple[], fields: Map<string, number>): Map<string, [number, number, string, string, LabelScalar, number]> {
-    const out = new Map<string, [number, number, string, string, LabelScalar, number]>();
-    const bump = (ff: number, day: number, platform: string, kind: string, v: LabelScalar): void => {
-      const key = `${ff}\u0000${day}\u0000${platform}\u0000${kind}\u0000${typeof v}\u0000${Buffer.isBuffer(v) ? '' : String(v)}`;
-      const e = out.get(key);
-      if (e) e[5]++;
-      else out.set(key, [ff, day, platform, kind, v, 1]);
-    };
-    if (rows.length === 0) return out;
-    const lo = rows[0][0];
-    const hi = rows[rows.length - 1][0];
-    const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
-    for (const o of this.t.overridesBetween(Math.min(lo, hi), Math.max(lo, hi)))
-      (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown });
+  /** Adds the daily summary's counts of `rows` (with their label overrides). */
+  private writeDaily(rows: ItemTuple[], fields: Map<string, number>): void {
+    if (rows.length === 0) return;
+    // a day's items (dayItems) come in no rid order: the overrides of every one of them
+    let lo = Infinity;
+    let hi = -Infinity;
     for (const r of rows) {
-      const day = r[3] === null ? UNDATED : Math.floor(r[3] / DAY_MS);
-      bump(0, day, r[9], r[10], '');
-      const leaves = flattenLabels(r[11] === null ? null : (JSON.parse(r[11]) as Json), ov.get(r[0]));
-      for (const [family, field, v] of leaves) {
-        const ff = fields.get(family + '\u0000' + field);
-        if (ff !== undefined) bump(ff, day, r[9], r[10], dailyValue(v));
-      }
+      if (r[0] < lo) lo = r[0];
+      if (r[0] > hi) hi = r[0];
     }
-    return out;
-  }
-
-  private writeDaily(rows: Map<string, [number, number, string, string, LabelScalar, number]>): void {
+    const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
+    for (const o of this.t.overridesBetween(lo, hi)) (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown });
     const up = this.t.dailyWriter();
-    for (const r of rows.values()) up(...r);
+    for (const r of dailyCounts(rows, fields, ov)) up(...r);
   }
 
   // ───────── reading ─────────
