@@ -21,6 +21,7 @@ import { registerExportCommand } from './export-command';
 import { registerLibraryCommand } from './library-command';
 import { registerCallCommands } from './commands/calls';
 import { registerKeyCommands } from './commands/account';
+import { registerAlertCommands } from './commands/alerts';
 import { registerWalkCommands } from './commands/walks';
 import { registerColumnsCommand } from './commands/exports';
 import { registerTagCommands } from './commands/tags';
@@ -83,6 +84,7 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   registerCallCommands(program, io, context);
   registerWalkCommands(program, io, context);
   registerKeyCommands(program, io, context);
+  registerAlertCommands(program, io, context);
 
   registerExportCommand(program, io, context);
   registerLibraryCommand(program, io, context);

@@ -205,6 +205,7 @@ describe('settings.update: any part of the settings', () => {
       remoteImages: fc.constantFrom('on-request', 'always'),
       authorName: fc.constantFrom(null, `Ana ${b}`, 'Ben'),
       alertWebhookUrl: fc.constantFrom(null, `https://hooks.example/${b}`, 'http://127.0.0.1:9/hook'),
+      alertEmail: fc.constantFrom(null, { host: `smtp-${b}.example.org`, port: 587, security: 'starttls' as const, user: 'ana', from: 'a@example.org', to: [`${b}@example.org`] }, { host: '127.0.0.1', port: 2525, security: 'none' as const, user: null, from: 'a@example.org', to: ['x@example.org', 'y@example.org'] }),
     };
   };
   let s: TestApp;

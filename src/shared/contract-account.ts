@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { patchOf } from './patch';
 import { settingBounds, settingSpec, REMOTE_IMAGES, THEMES, type Bounds } from './settings';
+import { alertEmailSchema } from './alert-email';
 
 export const emptyInput = z.object({}).default({});
 
@@ -87,6 +88,8 @@ export const settingsSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//i.test(u), 'A webhook address starts with https:// (or http://).')
     .nullable(),
+  /** a run's alerts also e-mailed through this SMTP server (issue 27 #1); its password is in the OS keychain, never here */
+  alertEmail: alertEmailSchema.nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 /** any of the settings, each only when named (src/shared/patch.ts: no defaults, no unknown setting) */

@@ -102,6 +102,8 @@ export interface AlertInfo {
   read: boolean;
   /** the items the alert is about, as a library query (the run's matches, or its new items) */
   query: LibraryQuery;
+  /** e-mail delivery (issue 27 #1): null when none was set when it was raised; a failure's cause in words, retried on the next run */
+  email?: { state: 'pending' | 'sending' | 'sent' | 'failed'; error: string | null; tries: number } | null;
 }
 export const alertsListInput = z.object({ unreadOnly: z.boolean().default(false), limit: z.number().int().min(1).max(500).default(200) });
 /** ids: these alerts; all: every unread one; read: false marks them unread again */

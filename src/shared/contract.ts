@@ -34,6 +34,7 @@ import {
 import { networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkView } from './contract-network';
 import { archiveSnapshotInput, snapshotIdInput, type SnapshotJob } from './contract-archive';
 import { watchImportInputSchema, type WatchImportPlan, type WatchImportResult } from './contract-watch-import';
+import { emailPasswordInput, type EmailPasswordState, type EmailTestResult } from './alert-email';
 import {
   collectDesignSchema,
   collectIdInput,
@@ -152,6 +153,10 @@ export const methods = {
 
   'settings.get': m<Settings>()(empty),
   'settings.update': m<Settings>()(settingsUpdateInput),
+  /** the SMTP password of e-mailed alerts: stored in the OS keychain (a string), removed (null), or only asked about */
+  'settings.emailPassword': m<EmailPasswordState>()(emailPasswordInput),
+  /** one test message through the saved SMTP settings; the result in words (never throws for a send that failed) */
+  'settings.testEmail': m<EmailTestResult>()(empty),
 
   'credits.get': m<BalanceInfo>()(empty),
   /** GET /v1/credits (free) */

@@ -36,6 +36,7 @@ const UPDATES = {
       remoteImages: 'always',
       authorName: 'Ana',
       alertWebhookUrl: 'https://hooks.example/T1',
+      alertEmail: { host: 'smtp.example.org', port: 587, security: 'starttls', user: 'ana', from: 'a@example.org', to: ['b@example.org'] },
     },
     wrap: (patch: object) => patch,
     unwrap: (parsed: unknown) => parsed as object,

@@ -35,7 +35,7 @@ describe('the settings table', () => {
   });
 
   it('gives the stored defaults and the bounds the contract checks settings with', () => {
-    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', remoteImages: 'on-request', authorName: null, alertWebhookUrl: null });
+    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', remoteImages: 'on-request', authorName: null, alertWebhookUrl: null, alertEmail: null });
     expect(settingsSchema.safeParse(storedDefaults()).success).toBe(true);
     const bad = (patch: object) => settingsSchema.partial().safeParse(patch).success;
     expect(bad({ maxInFlight: 11 })).toBe(false);

@@ -9,7 +9,7 @@
  * Pure (no Node): the renderer may show the help text.
  */
 
-export type SettingType = 'path' | 'url' | 'secret' | 'rate' | 'integer' | 'enum' | 'text';
+export type SettingType = 'path' | 'url' | 'secret' | 'rate' | 'integer' | 'enum' | 'text' | 'smtp';
 
 export interface Bounds {
   min?: number;
@@ -56,6 +56,7 @@ export const SETTINGS_TABLE: readonly SettingSpec[] = [
   { name: 'remoteImages', type: 'enum', default: 'on-request', values: REMOTE_IMAGES, stored: true, help: 'on-request (a picture from another host — an avatar, a thumbnail — is fetched only when you click it: the host learns nothing of what you read) or always.' },
   { name: 'authorName', type: 'text', default: null, bounds: { max: 120 }, env: 'LOUPE_AUTHOR', stored: true, help: 'Your name on tags, notes, label overrides and saved sets, and in dataset bundles; default: the OS user name.' },
   { name: 'alertWebhookUrl', type: 'url', default: null, stored: true, help: 'Where a watchlist run’s alerts are also posted, as Slack-compatible JSON ({"text": …}); none: the inbox and desktop notifications only.' },
+  { name: 'alertEmail', type: 'smtp', default: null, stored: true, help: 'The SMTP server a watchlist run’s alerts are also e-mailed through: host, port, security (STARTTLS, TLS, or none to localhost only), user, from, to. The password is kept in the OS keychain, never in settings.json.' },
   { name: 'sandboxSeed', type: 'integer', default: 1, bounds: { min: 0 }, env: 'LOUPE_SANDBOX_SEED', stored: false, help: 'The seed of the built-in sandbox’s synthetic world (same seed, same data).' },
   { name: 'sqlite3', type: 'path', default: null, env: 'LOUPE_SQLITE3', stored: false, help: 'The sqlite3 program `loupe archive recover` uses; default: the one on PATH.' },
 ];
@@ -81,6 +82,7 @@ export function storedDefaults(): {
   remoteImages: RemoteImages;
   authorName: string | null;
   alertWebhookUrl: string | null;
+  alertEmail: null;
 } {
   const d = (name: string) => settingSpec(name)!.default;
   return {
@@ -94,6 +96,7 @@ export function storedDefaults(): {
     remoteImages: d('remoteImages') as RemoteImages,
     authorName: d('authorName') as string | null,
     alertWebhookUrl: d('alertWebhookUrl') as string | null,
+    alertEmail: null,
   };
 }
 

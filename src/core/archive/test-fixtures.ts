@@ -176,8 +176,12 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 20 (the parent index 0021 added, dropped). */
-export const UNDO_0021 = `DROP INDEX items_parent; PRAGMA user_version = 20;`;
+/** SQL that takes a latest-schema archive back to schema 21 (the alert e-mail columns 0022 added, dropped). */
+export const UNDO_0022 = `DROP INDEX watch_alerts_email; ALTER TABLE watch_alerts DROP COLUMN email_state; ALTER TABLE watch_alerts DROP COLUMN email_error;
+  ALTER TABLE watch_alerts DROP COLUMN email_tries; ALTER TABLE watch_alerts DROP COLUMN email_at; ALTER TABLE watch_alerts DROP COLUMN items_json; PRAGMA user_version = 21;`;
+
+/** SQL that takes a latest-schema archive back to schema 20 (the parent index 0021 added, dropped; 0022 first). */
+export const UNDO_0021 = `${UNDO_0022} DROP INDEX items_parent; PRAGMA user_version = 20;`;
 
 /** SQL that takes a latest-schema archive back to schema 18 (what migrations 0021 to 0019 added, removed). */
 export const UNDO_0019 = `${UNDO_0021} ALTER TABLE journal DROP COLUMN loss_before_balance; ALTER TABLE journal DROP COLUMN loss_before_at;

@@ -18,6 +18,26 @@ export interface AlertRow {
   expected: number | null;
   summary: string;
   readAt: number | null;
+  /** e-mail delivery (migration 0022): null when no e-mail was configured when it was raised */
+  email?: AlertEmailState | null;
+  /** the items it names, for a message sent later (up to 20) */
+  itemList?: AlertItem[];
+}
+
+export type EmailState = 'pending' | 'sending' | 'sent' | 'failed';
+
+export interface AlertEmailState {
+  state: EmailState;
+  /** the last failure's cause, in words */
+  error: string | null;
+  tries: number;
+  /** the last attempt (or the claim) */
+  at: number | null;
+}
+
+export interface AlertItem {
+  id: string;
+  text: string | null;
 }
 
 interface AlertDb {
@@ -30,6 +50,21 @@ interface AlertDb {
   expected: number | null;
   summary: string;
   read_at: number | null;
+  email_state: EmailState | null;
+  email_error: string | null;
+  email_tries: number;
+  email_at: number | null;
+  items_json: string | null;
+}
+
+function items(json: string | null): AlertItem[] {
+  if (!json) return [];
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is AlertItem => !!x && typeof (x as AlertItem).id === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 const fromDb = (r: AlertDb): AlertRow => ({
@@ -42,15 +77,50 @@ const fromDb = (r: AlertDb): AlertRow => ({
   expected: r.expected,
   summary: r.summary,
   readAt: r.read_at,
+  email: r.email_state ? { state: r.email_state, error: r.email_error, tries: r.email_tries, at: r.email_at } : null,
+  itemList: items(r.items_json),
 });
+
+/** a claim older than this is taken for a process that stopped mid-send */
+const STALE_CLAIM_MS = 10 * 60_000;
 
 export class WatchAlertStore {
   constructor(private readonly c: ArchiveCtx) {}
 
   insert(a: AlertRow): void {
     this.c
-      .st('INSERT INTO watch_alerts (alert_id, watchlist_id, run_id, kind, at, items, expected, summary, read_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(a.alertId, a.watchlistId, a.runId, a.kind, a.at, a.items, a.expected, a.summary, a.readAt);
+      .st('INSERT INTO watch_alerts (alert_id, watchlist_id, run_id, kind, at, items, expected, summary, read_at, email_state, items_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(a.alertId, a.watchlistId, a.runId, a.kind, a.at, a.items, a.expected, a.summary, a.readAt, a.email?.state ?? null, a.itemList?.length ? JSON.stringify(a.itemList.slice(0, 20)) : null);
+  }
+
+  get(alertId: string): AlertRow | undefined {
+    const r = this.c.st('SELECT * FROM watch_alerts WHERE alert_id = ?').get(alertId) as AlertDb | undefined;
+    return r ? fromDb(r) : undefined;
+  }
+
+  /** Alerts still to e-mail (pending, failed, or claimed by a process that stopped), oldest first. */
+  emailDue(now: number, limit = 50): AlertRow[] {
+    return (
+      this.c
+        .st(`SELECT * FROM watch_alerts WHERE email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?) ORDER BY at, rowid LIMIT ?`)
+        .all(now - STALE_CLAIM_MS, limit) as AlertDb[]
+    ).map(fromDb);
+  }
+
+  /** Takes an alert for sending; false when another process has it or it is sent (one message per alert). */
+  claimEmail(alertId: string, now: number): boolean {
+    return (
+      this.c
+        .st(`UPDATE watch_alerts SET email_state = 'sending', email_at = ? WHERE alert_id = ? AND (email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?))`)
+        .run(now, alertId, now - STALE_CLAIM_MS).changes === 1
+    );
+  }
+
+  /** How a claimed send ended: sent, or failed with its cause (retried on the next run). */
+  emailDone(alertId: string, now: number, error: string | null): void {
+    this.c
+      .st(`UPDATE watch_alerts SET email_state = ?, email_error = ?, email_tries = email_tries + 1, email_at = ? WHERE alert_id = ?`)
+      .run(error === null ? 'sent' : 'failed', error, now, alertId);
   }
 
   /** Newest first; only the unread ones when asked. */

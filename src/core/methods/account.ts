@@ -6,6 +6,7 @@
 import type { AppInfo, KeyInfo, Settings } from '../../shared/contract';
 import { namedFields } from '../../shared/patch';
 import { osUserName } from '../author';
+import { EMAIL_PASSWORD_SECRET, sendTestEmail } from '../watch';
 import type { AppParts, Slice } from './parts';
 
 /** each key's last call from the ledger, so a rotation can be confirmed before the old key is revoked */
@@ -69,6 +70,16 @@ export function accountMethods(
     async 'settings.get'() {
       return settingsFile.read().app;
     },
+    async 'settings.emailPassword'(i) {
+      if (typeof i.password === 'string') await parts.secrets.set(EMAIL_PASSWORD_SECRET, i.password);
+      else if (i.password === null) await parts.secrets.delete(EMAIL_PASSWORD_SECRET);
+      const avail = await parts.secrets.available();
+      const stored = avail.ok ? (await parts.secrets.get(EMAIL_PASSWORD_SECRET).catch(() => null)) !== null : false;
+      return { stored, backend: avail.ok ? parts.secrets.backend : 'unavailable' };
+    },
+    async 'settings.testEmail'() {
+      return sendTestEmail({ settings: () => settingsFile.read().app, secrets: parts.secrets, now: () => parts.clock.now() });
+    },
     async 'settings.update'(patch) {
       // exactly the settings the patch names (src/shared/patch.ts)
       const named = namedFields(patch);
@@ -95,5 +106,6 @@ function settingSetters(app: Settings): { [K in keyof Settings]-?: (v: Settings[
     remoteImages: (v) => void (app.remoteImages = v),
     authorName: (v) => void (app.authorName = v),
     alertWebhookUrl: (v) => void (app.alertWebhookUrl = v),
+    alertEmail: (v) => void (app.alertEmail = v),
   };
 }

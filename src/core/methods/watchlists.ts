@@ -8,6 +8,7 @@ import type { ApiCore } from '../api';
 import type { Archive } from '../archive';
 import { AppError } from '../bridge';
 import type { Clock } from '../ports';
+import type { SecretStore } from '../secrets';
 import type { DomainName, Slice } from './parts';
 
 export type WatchMethodName = DomainName<'watchlists'>;
@@ -22,6 +23,8 @@ export interface WatchDeps {
   dataDir: string;
   /** brings the service clock up to date where the service's time can be read (the sandbox's) */
   syncClock?(): Promise<void>;
+  /** the keychain: the SMTP password of e-mailed alerts (src/core/watch/alert-email.ts) */
+  secrets?: SecretStore;
 }
 const WATCH_METHODS: readonly WatchMethodName[] = [
   'watchlists.list',

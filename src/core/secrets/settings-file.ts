@@ -15,6 +15,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Settings } from '../../shared/contract';
+import { alertEmailSchema } from '../../shared/alert-email';
 import { settingBounds, storedDefaults, REMOTE_IMAGES, THEMES, type RemoteImages, type Theme } from '../../shared/settings';
 
 export interface KeyMeta {
@@ -80,6 +81,12 @@ function normalise(raw: unknown): SettingsData {
   if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
   if (REMOTE_IMAGES.includes(a.remoteImages as RemoteImages)) d.app.remoteImages = a.remoteImages as RemoteImages;
   if (a.alertWebhookUrl === null || (typeof a.alertWebhookUrl === 'string' && /^https?:\/\//i.test(a.alertWebhookUrl))) d.app.alertWebhookUrl = a.alertWebhookUrl as string | null;
+  // the SMTP settings only when whole and valid (a hand-edited file never half-configures e-mail)
+  if (a.alertEmail === null) d.app.alertEmail = null;
+  else if (a.alertEmail !== undefined) {
+    const e = alertEmailSchema.safeParse(a.alertEmail);
+    if (e.success) d.app.alertEmail = e.data;
+  }
   if (typeof a.authorName === 'string' && a.authorName.trim()) d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
   return d;
 }

@@ -7,6 +7,7 @@
  */
 import type { LoupeEvent, Settings } from '../../shared/contract';
 import type { RaisedAlert } from './types';
+import { emailDueAlerts, type EmailDeps } from './alert-email';
 
 export interface SlackPayload {
   text: string;
@@ -50,17 +51,34 @@ export async function postWebhook(url: string, alerts: RaisedAlert[], o: { fetch
   }
 }
 
-/** The watch service's `deliver`: to the webhook in Settings, if any; a failure becomes a notice. */
-export function alertDeliverer(d: { settings(): Settings; emit(e: LoupeEvent): void; log?(line: string): void; fetch?: typeof fetch }): (alerts: RaisedAlert[]) => Promise<void> {
+/**
+ * The watch service's `deliver`, after every finished run: the run's alerts to the webhook in
+ * Settings, if any (a failure becomes a notice); then every alert due for e-mail — this run's and
+ * any an earlier run could not send — through the SMTP server in Settings (alert-email.ts): a
+ * failure is kept on the alert with its cause and retried on the next run.
+ */
+export function alertDeliverer(d: { settings(): Settings; emit(e: LoupeEvent): void; log?(line: string): void; fetch?: typeof fetch; email?: Omit<EmailDeps, 'settings'> }): (alerts: RaisedAlert[]) => Promise<void> {
   return async (alerts) => {
     const url = d.settings().alertWebhookUrl;
-    if (!url || alerts.length === 0) return;
-    try {
-      await postWebhook(url, alerts, { fetch: d.fetch });
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      d.log?.(`alert delivery: ${why}`);
-      d.emit({ type: 'notice', level: 'warning', message: `An alert could not be posted to the webhook: ${why}. It is in the alert inbox; check the address in Settings.` });
+    if (url && alerts.length > 0) {
+      try {
+        await postWebhook(url, alerts, { fetch: d.fetch });
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        d.log?.(`alert delivery: ${why}`);
+        d.emit({ type: 'notice', level: 'warning', message: `An alert could not be posted to the webhook: ${why}. It is in the alert inbox; check the address in Settings.` });
+      }
+    }
+    if (d.email) {
+      const r = await emailDueAlerts({ ...d.email, settings: d.settings });
+      if (r.failed.length > 0) {
+        d.log?.(`alert e-mail: ${r.failed[0]}`);
+        d.emit({
+          type: 'notice',
+          level: 'warning',
+          message: `${r.failed.length === 1 ? 'An alert' : `${r.failed.length} alerts`} could not be e-mailed: ${r.failed[0]}. ${r.failed.length === 1 ? 'It is' : 'They are'} in the alert inbox and will be sent on the next run.`,
+        });
+      }
     }
   };
 }

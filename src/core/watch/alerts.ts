@@ -47,12 +47,15 @@ function sampleOf(items: Array<{ text: string | null; id: string }>): string[] {
 }
 
 /** The inbox rows of a finished run (stored), labels first. */
-export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, matches: Array<{ text: string | null; id: string }>, at: number): RaisedAlert[] {
+export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, matches: Array<{ text: string | null; id: string }>, at: number, email = false): RaisedAlert[] {
   const out: RaisedAlert[] = [];
-  const base = { watchlistId: l.id, runId: run.runId, at, readAt: null, listName: l.name };
+  // to be e-mailed when an SMTP server is set now (alert-email.ts; a failure is retried on later runs)
+  const mail = email ? { email: { state: 'pending' as const, error: null, tries: 0, at: null } } : {};
+  const base = { watchlistId: l.id, runId: run.runId, at, readAt: null, listName: l.name, ...mail };
   if (matches.length > 0 && l.alert?.length) {
     const summary = `${fmt(matches.length)} new item${matches.length === 1 ? '' : 's'} in “${l.name}” match the alert (${conditionText(l.alert)}).`;
-    out.push({ ...base, alertId: randomUUID(), kind: 'labels', items: matches.length, expected: null, summary, sample: sampleOf(matches) });
+    const itemList = matches.slice(0, 20).map((m) => ({ id: m.id, text: m.text === null ? null : m.text.slice(0, 500) }));
+    out.push({ ...base, alertId: randomUUID(), kind: 'labels', items: matches.length, expected: null, summary, sample: sampleOf(matches), itemList });
   }
   const expected = run.status === 'cancelled' ? null : expectedNew(store, l.id, run.runId, run.startedAt);
   const arrived = arrivedIn(store, run.runId);
@@ -72,12 +75,13 @@ export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, mat
  * (`delivered` settles when they are done or failed: a command-line run waits for it before exiting).
  */
 export function announce(parts: WatchParts, l: WatchlistRow, run: RunRow, trigger: string, matches: Array<{ text: string | null; id: string }>): { raised: RaisedAlert[]; delivered: Promise<void> } {
-  const raised = raiseAlerts(parts.store, l, run, matches, parts.clock.now());
   const { opts } = parts;
+  const raised = raiseAlerts(parts.store, l, run, matches, parts.clock.now(), opts.willEmail?.() ?? false);
   if (raised.length > 0 && trigger === 'schedule' && opts.notify) {
     for (const a of raised) opts.notify(`Loupe · ${l.name}: ${a.kind === 'spike' ? 'a spike of new items' : `${a.items} new item(s) match the alert`}`, a.sample.length ? a.sample.map((s) => `• ${s}`).join('\n') : a.summary);
   }
-  const delivered =
-    raised.length > 0 && opts.deliver ? opts.deliver(raised).catch((e: unknown) => parts.log(`watch: alert delivery failed: ${e instanceof Error ? e.message : String(e)}`)) : Promise.resolve();
+  // after every run, also one that raised nothing: alerts an earlier run could not e-mail go now
+  const delivered = opts.deliver
+    ? opts.deliver(raised).catch((e: unknown) => parts.log(`watch: alert delivery failed: ${e instanceof Error ? e.message : String(e)}`)) : Promise.resolve();
   return { raised, delivered };
 }

@@ -25,6 +25,7 @@ function info(store: WatchStore, names: Map<string, string>, a: AlertRow): Alert
     summary: a.summary,
     read: a.readAt !== null,
     query: a.kind === 'labels' && alert?.length ? { source, labels: alert } : { source },
+    email: a.email ? { state: a.email.state, error: a.email.error, tries: a.email.tries } : null,
   };
 }
 

@@ -16,12 +16,14 @@ import { applyImport, planImport, type ImportDeps } from './import';
 import { AppError } from '../bridge';
 import { inboxMethods, type InboxMethods } from './inbox';
 import { alertDeliverer } from './alert-delivery';
+import type { PasswordSource } from './alert-email';
 
 export * from './service';
 export { SharedBudget } from './budget';
 export { newerThan, newestRow, pageRows, stopEvidence, type PageRow } from './page-rows';
 export { headParams } from './chain';
 export { applyImport, planImport, readAccountLines } from './import';
+export { EMAIL_PASSWORD_SECRET, sendTestEmail, type PasswordSource } from './alert-email';
 export type { ImportDeps } from './import';
 
 type WatchMethod = Extract<MethodName, `watchlists.${string}`>;
@@ -67,6 +69,8 @@ export interface AppWatchDeps {
   clock: Clock;
   dataDir: string;
   syncClock?(): Promise<void>;
+  /** the keychain (the SMTP password of e-mailed alerts); absent: no e-mail */
+  secrets?: PasswordSource;
 }
 
 /**
@@ -75,6 +79,10 @@ export interface AppWatchDeps {
  */
 export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify' | 'log' | 'maxPagesPerWatch'>> & { scheduler?: boolean } = {}) {
   return (deps: AppWatchDeps): WatchContract & { service: WatchService } => {
+    const store = deps.archive.watchlists;
+    const emailDeps = deps.secrets
+      ? { secrets: deps.secrets, alerts: store.alerts, listName: (id: string) => store.list(id)?.name ?? '(a removed list)', now: () => deps.clock.now() }
+      : undefined;
     const service = createWatchService({
       api: deps.api,
       archive: deps.archive,
@@ -82,7 +90,8 @@ export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify
       emit: deps.emit,
       askAboveCredits: () => deps.settings().askAboveCredits,
       syncClock: deps.syncClock,
-      deliver: alertDeliverer({ settings: deps.settings, emit: deps.emit, log: extra.log }),
+      deliver: alertDeliverer({ settings: deps.settings, emit: deps.emit, log: extra.log, email: emailDeps }),
+      willEmail: () => !!emailDeps && deps.settings().alertEmail !== null,
       ...extra,
     });
     if (extra.scheduler !== false) service.startScheduler();

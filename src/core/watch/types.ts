@@ -52,6 +52,8 @@ export interface WatchServiceOptions {
   syncClock?: () => Promise<void>;
   /** sends a finished run's alerts where the user asked (webhook, e-mail: src/core/watch/alert-delivery.ts); they are in the inbox already */
   deliver?: (alerts: RaisedAlert[]) => Promise<void>;
+  /** true when alerts raised now are to be e-mailed (an SMTP server is set); they are kept pending until sent */
+  willEmail?: () => boolean;
 }
 
 export interface WatchlistCreate {

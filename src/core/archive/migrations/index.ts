@@ -24,7 +24,8 @@ import { migration0018 } from './0018-archive-serves';
 import { migration0019 } from './0019-tag-colours';
 import { migration0020 } from './0020-journal-loss-reading';
 import { migration0021 } from './0021-item-parents';
+import { migration0022 } from './0022-alert-email';
 
 export type { Migration, MigrationReport } from './types';
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0017, migration0018, migration0019, migration0020, migration0021];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0017, migration0018, migration0019, migration0020, migration0021, migration0022];

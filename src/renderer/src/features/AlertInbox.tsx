@@ -58,6 +58,15 @@ export function AlertInbox({ showItems }: { showItems: (a: AlertInfo) => void })
             <div className="alert-what">
               <span className={`chip ${a.kind === 'spike' ? 'tone-warn' : 'tone-neg'}`}>{a.kind === 'spike' ? 'spike' : 'match'}</span> <span className="alert-summary">{a.summary}</span>
             </div>
+            {a.email?.state === 'failed' ? (
+              <p className="small errtext" data-testid="alert-email-failed">
+                Not e-mailed yet ({a.email.tries} {a.email.tries === 1 ? 'try' : 'tries'}): {a.email.error}. It is sent on the next run.
+              </p>
+            ) : a.email?.state === 'sent' ? (
+              <p className="small muted" data-testid="alert-email-sent">
+                E-mailed.
+              </p>
+            ) : null}
             <div className="row gap wrap small muted">
               <span>
                 {a.watchlistName ? `“${a.watchlistName}”` : 'a deleted list'} · run of <When v={a.at} />

@@ -3,7 +3,7 @@
  * is never shown again — only its name and live/test mode), base URL or sandbox, pacing, budget, theme,
  * and the archive (a consistent copy to share or back up).
  */
-import { AlertDeliverySettings } from './AlertDeliverySettings';
+import { AlertSettings } from './AlertEmailSettings';
 import { useEffect, useRef, useState } from 'react';
 import type { Settings } from '../../../shared/contract';
 import { SETTINGS_TABLE } from '../../../shared/settings';
@@ -305,7 +305,7 @@ function Connection() {
       </section>
       <ChoicePanel title="Appearance" label="Theme" value={draft.theme} testid="theme" options={THEME_WORDS} onChoose={(v) => choose({ theme: v as Settings['theme'] })} />
       <ChoicePanel title="Privacy" label="Pictures from other sites (avatars, thumbnails)" value={draft.remoteImages} testid="remote-images" options={REMOTE_IMAGE_WORDS} onChoose={(v) => choose({ remoteImages: v as Settings['remoteImages'] })} />
-      <AlertDeliverySettings value={draft.alertWebhookUrl} save={(v) => void save({ alertWebhookUrl: v })} />
+      <AlertSettings draft={draft} save={save} />
     </>
   );
 }
