@@ -97,6 +97,11 @@ export function checkItems(env: SimEnv, m: SimModel, charges: ChargeRecord[], le
  * Idempotency-Key (exact when read from the balance, at most the charge when inferred from the
  * price), or a journal entry still pending (a dead process's call, settled when it is resumed).
  */
+/** a lost attempt started while another spender was spending (a minute's margin: the reading before it) */
+function duringOtherSpending(m: SimModel, at: number): boolean {
+  return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at <= b);
+}
+
 export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: LedgerEntry[], pendingKeys: Set<string>, pendingCalls = new Set<string>()): Violations {
   const out: Violations = [];
   const byRequest = new Map<string, LedgerEntry>();
@@ -117,7 +122,11 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
     const inf = (c.idempotency_key ? inferred.get(c.idempotency_key) : undefined)?.find((l) => !usedInferred.has(l));
     if (inf) {
       usedInferred.add(inf);
-      if (inf.chargeReason === 'inferred:balance' && inf.creditsUsed !== c.credits_used)
+      if (inf.chargeReason === 'inferred:balance' && inf.creditsUsed !== c.credits_used && duringOtherSpending(m, inf.startedAt))
+        // the known limit (docs/request-core.md): another spender spent a legal amount between the
+        // two readings of a lost answer the service did charge, and the balance counted it too
+        count(m.stats.unknowable, 'balance took another spender’s legal amount for a lost answer');
+      else if (inf.chargeReason === 'inferred:balance' && inf.creditsUsed !== c.credits_used)
         out.push(`lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred ${inf.creditsUsed} from the balance`);
       else if (inf.creditsUsed > c.credits_used) out.push(`lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred more (${inf.creditsUsed})`);
       else if (inf.creditsUsed < c.credits_used) count(m.stats.unknowable, 'lost charge inferred at its least');
@@ -141,7 +150,7 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
   for (const l of ledger) {
     if (l.creditsUsed <= 0) continue;
     if (l.chargeReason?.startsWith('inferred:')) {
-      if (!usedInferred.has(l) && l.chargeReason === 'inferred:balance' && m.otherSpending.some(([a, b]) => l.startedAt >= a - 60_000 && l.startedAt <= b)) {
+      if (!usedInferred.has(l) && l.chargeReason === 'inferred:balance' && duringOtherSpending(m, l.startedAt)) {
         // the known limit (docs/request-core.md): another spender spent exactly a legal amount
         // between the two readings of a lost answer, and the balance took it for this call's charge
         count(m.stats.unknowable, 'balance took another spender’s legal amount for a lost answer');
