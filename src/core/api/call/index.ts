@@ -12,6 +12,7 @@ import { LEASE_MARGIN_MS } from '../pace-book';
 import type { CallOptions, CallResult } from '../types';
 import { sendAttempt } from './attempt';
 import { callerOf, type CallerDeps, type CallPlan } from './context';
+import { awaitElsewhere } from './elsewhere';
 import { afterFailure } from './failure';
 import { holdCheck } from './hold';
 import { activeHere } from './journal';
@@ -38,11 +39,18 @@ export function createCaller(d: CallerDeps) {
     const single = !plan.opts.fresh && !plan.dry && plan.ep.cache_ttl_seconds > 0 ? plan.hash : null;
     if (single) for (let ahead = flying.get(single); ahead; ahead = flying.get(single)) await landed(ahead, o.signal);
     // archive-first: the exact call answered inside the endpoint's cache window costs nothing
-    const served = serveFromArchive<D>({ clock: d.clock, store: d.store, write: c.write }, plan);
+    const serve = () => serveFromArchive<D>({ clock: d.clock, store: d.store, write: c.write }, plan);
+    const served = serve();
     if (served) return served;
     let land = () => {};
     if (single) flying.set(single, new Promise<void>((r) => (land = r)));
     try {
+      // …and so is the identical request another process (or core) on the archive is sending now:
+      // once it has landed, its answer is in the archive
+      if (single && (await awaitElsewhere(c, plan, d.timeoutMs() + LEASE_MARGIN_MS, o.signal))) {
+        const landedElsewhere = serve();
+        if (landedElsewhere) return landedElsewhere;
+      }
       return await send<D>(plan);
     } finally {
       if (single) flying.delete(single);
