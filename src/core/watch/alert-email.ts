@@ -15,7 +15,6 @@
  * does not offer it is refused before any password is sent) or `none`, accepted only for a server
  * on this computer. Certificates are checked (nodemailer's default).
  */
-import nodemailer from 'nodemailer';
 import type { AlertEmail } from '../../shared/alert-email';
 import { visible } from '../../shared/visible';
 import type { AlertItem, AlertRow } from '../archive';
@@ -103,6 +102,8 @@ export interface SendOptions {
 export async function sendEmails(cfg: AlertEmail, password: string | null, messages: EmailMessage[], o: SendOptions = {}): Promise<Array<string | null>> {
   if (cfg.user && !password) throw new Error(`no password is stored for ${oneLine(cfg.user, 80)} at ${cfg.host}; set it in Settings → Alerts (or: loupe alerts email --password-stdin)`);
   const t = o.timeoutMs;
+  // loaded when a message is sent: starting the app or the CLI never pays for it
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: cfg.host,
     port: cfg.port,
