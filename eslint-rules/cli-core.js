@@ -44,10 +44,6 @@ export const CLI_REACH = {
     'export/companions.ts': 'the files written beside an export',
   },
   'commands/exports.ts': { 'export/columns.ts': 'the CSV columns, read without opening the data folder' },
-  'credits-commands.ts': {
-    'archive/reconcile.ts': "the reconcile report's types",
-    'api/index.ts': 'the balance figure of the live reading',
-  },
   'commands/calls.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
   'commands/common.ts': { 'api/index.ts': 'the request core and a walk result (catalogue lookup, the stopped-walk line)' },
   'commands/walks.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },

@@ -3,7 +3,7 @@
  * balance's movement (docs/cli.md).
  */
 import type { Command } from 'commander';
-import type { ReconcileGap, ReconcileReport } from '../core/archive/reconcile';
+import type { ReconcileGap, ReconcileReport } from '../shared/ledger';
 import { UsageError, type CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
@@ -64,13 +64,11 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
       }
       const since = parseSince(o.since);
       const c = context();
-      const report = c.archive().reconcileLedger({ since });
-      const api = await c.api();
+      await c.api(); // the base URL checked first; without one the in-process sandbox starts
       if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
-      const { balanceFigure } = await import('../core/api');
-      const live = balanceFigure(await api.credits());
-      const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
-      if (o.json) io.stdout.write(JSON.stringify({ ...report, live, agree }) + '\n');
+      const answer = await c.call('credits.reconcile', { since });
+      const { live, agree, ...report } = answer;
+      if (o.json) io.stdout.write(JSON.stringify(answer) + '\n');
       else io.stdout.write(reconcileText(report, live));
       if (!agree) {
         const parts: string[] = [];

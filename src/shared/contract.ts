@@ -18,6 +18,7 @@
  */
 import { z } from 'zod';
 import type { Catalogue, CatalogueEndpoint } from './api-types';
+import type { ReconcileAnswer } from './ledger';
 import { libraryPageInputSchema, libraryQuerySchema } from './query';
 import {
   compareInputSchema,
@@ -161,6 +162,11 @@ export const methods = {
   'credits.get': m<BalanceInfo>()(empty),
   /** GET /v1/credits (free) */
   'credits.refresh': m<BalanceInfo>()(empty),
+  /**
+   * the ledger against the balance's movement (from `since`, ms), then the last reading against
+   * GET /v1/credits (free): every gap, the expected and the live balance, whether all agree
+   */
+  'credits.reconcile': m<ReconcileAnswer>()(z.object({ since: z.number().optional() })),
 
   'catalogue.get': m<Catalogue>()(z.object({ force: z.boolean().default(false) })),
   'catalogue.endpoint': m<CatalogueEndpoint | null>()(z.object({ platform: z.string(), endpoint: z.string() })),

@@ -35,3 +35,61 @@ export interface LedgerEntry {
   /** the name of the API key that made the attempt (never the key); null when the key is unnamed */
   keyName?: string | null;
 }
+
+// ── `credits.reconcile`: the ledger against the balance's movement (src/core/archive/reconcile.ts) ──
+
+export type GapKind = 'unrecorded_spending' | 'top_up_or_refund' | 'less_than_recorded';
+
+export interface ReconcileGap {
+  /** start of the attempt with the earlier reading, and of the one with the later reading (ms) */
+  from: number;
+  to: number;
+  /** ledger row ids of the two readings */
+  fromId: number;
+  toId: number;
+  fromRequestId: string | null;
+  toRequestId: string | null;
+  /** request ids of the rows after the earlier reading up to the later one (at most 20) */
+  requestIds: string[];
+  /** ledger rows after the earlier reading up to the later one */
+  rows: number;
+  /** credits the ledger records in between: the expected drop of the balance */
+  expected: number;
+  /** of which inferred for lost answers */
+  inferred: number;
+  /** how much the balance actually dropped (negative: it went up) */
+  observed: number;
+  /** observed - expected: more than zero when more went than the ledger records */
+  difference: number;
+  kind: GapKind;
+}
+
+/** a ledger row that carries a balance */
+export interface ReconcileReading {
+  id: number;
+  at: number;
+  requestId: string | null;
+  balance: number;
+}
+
+export interface ReconcileReport {
+  /** ledger rows considered */
+  rows: number;
+  /** of which carry a balance */
+  readings: number;
+  /** credits recorded in all (inferred included) */
+  recorded: number;
+  inferred: number;
+  firstAt: number | null;
+  lastAt: number | null;
+  gaps: ReconcileGap[];
+  /** the last row with a balance */
+  last: ReconcileReading | null;
+  /** credits recorded after the last reading (rows without a balance, e.g. inferred charges) */
+  recordedSinceLast: number;
+  /** the balance the ledger expects now: last reading minus what was recorded after it */
+  expectedBalance: number | null;
+}
+
+/** `credits.reconcile`'s answer: the report, the live balance (GET /v1/credits) and whether all agree. */
+export type ReconcileAnswer = ReconcileReport & { live: number | null; agree: boolean };

@@ -19,57 +19,9 @@
  */
 import type { Db } from './db';
 
-export type GapKind = 'unrecorded_spending' | 'top_up_or_refund' | 'less_than_recorded';
-
-export interface ReconcileGap {
-  /** start of the attempt with the earlier reading, and of the one with the later reading (ms) */
-  from: number;
-  to: number;
-  /** ledger row ids of the two readings */
-  fromId: number;
-  toId: number;
-  fromRequestId: string | null;
-  toRequestId: string | null;
-  /** request ids of the rows after the earlier reading up to the later one (at most 20) */
-  requestIds: string[];
-  /** ledger rows after the earlier reading up to the later one */
-  rows: number;
-  /** credits the ledger records in between: the expected drop of the balance */
-  expected: number;
-  /** of which inferred for lost answers */
-  inferred: number;
-  /** how much the balance actually dropped (negative: it went up) */
-  observed: number;
-  /** observed - expected: more than zero when more went than the ledger records */
-  difference: number;
-  kind: GapKind;
-}
-
-export interface Reading {
-  id: number;
-  at: number;
-  requestId: string | null;
-  balance: number;
-}
-
-export interface ReconcileReport {
-  /** ledger rows considered */
-  rows: number;
-  /** of which carry a balance */
-  readings: number;
-  /** credits recorded in all (inferred included) */
-  recorded: number;
-  inferred: number;
-  firstAt: number | null;
-  lastAt: number | null;
-  gaps: ReconcileGap[];
-  /** the last row with a balance */
-  last: Reading | null;
-  /** credits recorded after the last reading (rows without a balance, e.g. inferred charges) */
-  recordedSinceLast: number;
-  /** the balance the ledger expects now: last reading minus what was recorded after it */
-  expectedBalance: number | null;
-}
+/** The report's types are the contract's (`credits.reconcile` answers them): src/shared/ledger.ts. */
+import type { GapKind, ReconcileGap, ReconcileReport } from '../../shared/ledger';
+export type { GapKind, ReconcileGap, ReconcileReading as Reading, ReconcileReport } from '../../shared/ledger';
 
 interface Row {
   id: number;

@@ -1,9 +1,10 @@
 /** The contract's `credits.*` and `usage.*` methods: the balance, free calls, the month's spend and the ledger. */
 import type { UsageSummary } from '../../shared/contract';
+import { balanceFigure } from '../api';
 import type { AppParts, Slice } from './parts';
 import { perSourceInWords } from './usage-words';
 
-export function usageMethods(parts: Pick<AppParts, 'archive' | 'service'>): Slice<'credits'> & Slice<'usage'> {
+export function usageMethods(parts: Pick<AppParts, 'archive' | 'service' | 'api'>): Slice<'credits'> & Slice<'usage'> {
   const { archive, service } = parts;
   return {
     async 'credits.get'() {
@@ -11,6 +12,12 @@ export function usageMethods(parts: Pick<AppParts, 'archive' | 'service'>): Slic
     },
     async 'credits.refresh'() {
       return service.refreshCredits();
+    },
+    async 'credits.reconcile'(i) {
+      const report = archive.reconcileLedger({ since: i.since });
+      const live = balanceFigure(await (await parts.api()).credits());
+      const agree = report.gaps.length === 0 && (report.expectedBalance === null || live === null || live === report.expectedBalance);
+      return { ...report, live, agree };
     },
     async 'usage.summary'(i): Promise<UsageSummary> {
       const range = i.since !== undefined ? { since: i.since } : {};
