@@ -20,10 +20,10 @@
  * an index built before the summary existed fills it in the background, from the first item.
  */
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
-import type { ArchiveCtx } from './context';
+import type { ArchiveCtx, ReadCtx } from './context';
 import { engagementSql } from './engagement-sql';
 import { buildWhere, parseQuery } from './sql-query';
-import { and } from './sql';
+import { and, part, raw, sql, SqlPart, whereAnd } from './sql';
 
 const UPTO = "(SELECT v FROM an_state WHERE k = 'authors_upto')";
 /** the group key of topAuthors (aggregates.ts spells the same) */
@@ -86,18 +86,18 @@ function addToTotals(c: ArchiveCtx, from: string): void {
 }
 
 /** Summarises the items matching `where` (over `items i`): their authors' keys, their rows and the totals. Call inside a transaction. */
-function addAuthorRows(c: ArchiveCtx, where: string, params: unknown[], dayOf: (col: string) => string, totals: boolean): void {
-  c.st(
-    `INSERT OR IGNORE INTO an_author_keys (platform, akey, byname)
-     SELECT i.platform, ${AUTHOR_KEY}, i.author_id IS NULL FROM items i WHERE ${where} AND ${HAS_AUTHOR}`,
-  ).run(...params);
+function addAuthorRows(c: ArchiveCtx, where: SqlPart, dayOf: (col: string) => string, totals: boolean): void {
+  c.sql.run(
+    sql`INSERT OR IGNORE INTO an_author_keys (platform, akey, byname)
+     SELECT i.platform, ${raw(AUTHOR_KEY)}, i.author_id IS NULL FROM items i WHERE ${where} AND ${raw(HAS_AUTHOR)}`,
+  );
   c.db.exec(`CREATE TEMP TABLE IF NOT EXISTS an_author_new (${ROW_COLUMNS}); DELETE FROM temp.an_author_new`);
-  c.st(
-    `INSERT INTO temp.an_author_new (${ROW_COLUMNS})
-     SELECT i.platform, i.kind, ${dayOf('i.published_at')}, i.rid, k.id, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves
-     FROM items i JOIN an_author_keys k ON k.platform = i.platform AND k.akey = ${AUTHOR_KEY}
-     WHERE ${where} AND ${HAS_AUTHOR}`,
-  ).run(...params);
+  c.sql.run(
+    sql`INSERT INTO temp.an_author_new (${raw(ROW_COLUMNS)})
+     SELECT i.platform, i.kind, ${raw(dayOf('i.published_at'))}, i.rid, k.id, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves
+     FROM items i JOIN an_author_keys k ON k.platform = i.platform AND k.akey = ${raw(AUTHOR_KEY)}
+     WHERE ${where} AND ${raw(HAS_AUTHOR)}`,
+  );
   c.db.exec(`INSERT INTO an_author_items (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM temp.an_author_new ORDER BY platform, kind, day, rid`);
   if (totals) addToTotals(c, 'temp.an_author_new');
   else c.db.exec('INSERT OR IGNORE INTO temp.an_author_touched SELECT DISTINCT platform, kind, ak FROM temp.an_author_new');
@@ -107,12 +107,12 @@ function addAuthorRows(c: ArchiveCtx, where: string, params: unknown[], dayOf: (
 /** Summarises the items with from < rid ≤ to (from 0: the summary starts empty). Call inside a transaction. */
 export function addAuthorsBetween(c: ArchiveCtx, from: number, to: number, dayOf: (col: string) => string): void {
   if (from === 0) c.db.exec('DELETE FROM an_author_items; DELETE FROM an_author_totals; DELETE FROM an_author_dirty');
-  addAuthorRows(c, 'i.rid > ? AND i.rid <= ?', [from, to], dayOf, true);
+  addAuthorRows(c, part(sql`i.rid > ${from} AND i.rid <= ${to}`), dayOf, true);
 }
 
 /** Items changed or deleted since they were summarised. */
-export function authorChanges(c: ArchiveCtx): number {
-  return (c.st('SELECT count(*) AS n FROM an_author_dirty').get() as { n: number }).n;
+export function authorChanges(c: ReadCtx): number {
+  return (c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM an_author_dirty`) as { n: number }).n;
 }
 
 /** Replays the logged changes: each changed item's old row goes, its current one (if it still has an author) comes. Call inside a transaction. */
@@ -123,7 +123,7 @@ export function applyAuthorChanges(c: ArchiveCtx, dayOf: (col: string) => string
     INSERT OR IGNORE INTO temp.an_author_touched SELECT a.platform, a.kind, a.ak FROM an_author_items a
       JOIN an_author_dirty d ON a.platform = d.platform AND a.kind = d.kind AND a.day = d.day AND a.rid = d.rid;
     DELETE FROM an_author_items WHERE (platform, kind, day, rid) IN (SELECT platform, kind, day, rid FROM an_author_dirty)`);
-  addAuthorRows(c, 'i.rid IN (SELECT rid FROM an_author_dirty)', [], dayOf, false);
+  addAuthorRows(c, part(sql`i.rid IN (SELECT rid FROM an_author_dirty)`), dayOf, false);
   c.db.exec(`DELETE FROM an_author_totals WHERE (platform, kind, ak) IN (SELECT platform, kind, ak FROM temp.an_author_touched);
     INSERT INTO an_author_totals (${TOTALS_COLUMNS})
       SELECT ${TOTALS_OF} FROM an_author_items a
@@ -138,21 +138,19 @@ export function applyAuthorChanges(c: ArchiveCtx, dayOf: (col: string) => string
  * AnalysisTables.plainFilter), in topAuthors' order — items, then likes, then network and key —
  * with the username and display name of the author's latest archived item the query matches.
  */
-export function summaryTopAuthors(c: ArchiveCtx, q: LibraryQuery, clauses: string[], params: unknown[], n: number): AuthorCount[] {
+export function summaryTopAuthors(c: ReadCtx, q: LibraryQuery, clauses: string[], params: unknown[], n: number): AuthorCount[] {
   const pq = parseQuery(q);
   // without dates the totals answer (a row per author and kind); with dates, the items' rows of the range
   const grouped =
     pq.since === undefined && pq.until === undefined
       ? `SELECT ak, sum(n) AS n, coalesce(sum(likes), 0) AS likes, coalesce(sum(views), 0) AS views FROM an_author_totals WHERE ${and(clauses)} GROUP BY ak`
       : `SELECT ak, count(*) AS n, coalesce(sum(likes), 0) AS likes, coalesce(sum(views), 0) AS views FROM an_author_items WHERE ${and(clauses)} GROUP BY +ak`;
-  const top = c
-    .st(
-      `SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.likes AS likes, x.views AS views
-       FROM (${grouped}) x
+  const top = c.sql.all<{ platform: string; akey: string; byname: number; n: number; likes: number; views: number }>(
+    sql`SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.likes AS likes, x.views AS views
+       FROM (${new SqlPart(grouped, params)}) x
        JOIN an_author_keys k ON k.id = x.ak
-       ORDER BY x.n DESC, x.likes DESC, k.platform, k.akey LIMIT ?`,
-    )
-    .all(...params, Math.max(1, Math.floor(n))) as Array<{ platform: string; akey: string; byname: number; n: number; likes: number; views: number }>;
+       ORDER BY x.n DESC, x.likes DESC, k.platform, k.akey LIMIT ${Math.max(1, Math.floor(n))}`,
+  );
   const names = authorNames(c, pq, top);
   return top.map((r, k) => {
     const { username, displayName } = names[k];
@@ -172,21 +170,20 @@ export interface AuthorKey {
  * The username and display name of each author's latest archived item the query `q` (parsed)
  * matches: one index lookup per author (items_author_id, or items_author_name for a username key).
  */
-export function authorNames(c: ArchiveCtx, q: LibraryQuery, keys: AuthorKey[]): Array<{ username: string | null; displayName: string | null }> {
+export function authorNames(c: ReadCtx, q: LibraryQuery, keys: AuthorKey[]): Array<{ username: string | null; displayName: string | null }> {
   if (keys.length === 0) return [];
-  const w = buildWhere(q);
-  const byId = c.st(
-    `SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_id
-     WHERE ${and([...w.clauses, 'i.platform = ?', 'i.author_id = ?'])} ORDER BY i.rid DESC LIMIT 1`,
-  );
-  const byName = c.st(
-    `SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_name
-     WHERE ${and([...w.clauses, 'i.platform = ?', 'i.author_id IS NULL', 'i.author_username = ? COLLATE NOCASE', "'@' || lower(i.author_username) = ?"])} ORDER BY i.rid DESC LIMIT 1`,
-  );
+  const f = whereAnd(buildWhere(q)); // built once: one statement for every key
+  type Names = { username: string | null; display_name: string | null };
   return keys.map((r) => {
-    const names = (r.byname ? byName.get(...w.params, r.platform, r.akey.slice(1), r.akey) : byId.get(...w.params, r.platform, r.akey)) as
-      | { username: string | null; display_name: string | null }
-      | undefined;
+    const names = r.byname
+      ? c.sql.get<Names>(
+          sql`SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_name
+     WHERE ${f}i.platform = ${r.platform} AND i.author_id IS NULL AND i.author_username = ${r.akey.slice(1)} COLLATE NOCASE AND '@' || lower(i.author_username) = ${r.akey} ORDER BY i.rid DESC LIMIT 1`,
+        )
+      : c.sql.get<Names>(
+          sql`SELECT i.author_username AS username, i.author_display_name AS display_name FROM items i INDEXED BY items_author_id
+     WHERE ${f}i.platform = ${r.platform} AND i.author_id = ${r.akey} ORDER BY i.rid DESC LIMIT 1`,
+        );
     return { username: names?.username ?? null, displayName: names?.display_name ?? null };
   });
 }
@@ -196,7 +193,7 @@ export function authorNames(c: ArchiveCtx, q: LibraryQuery, keys: AuthorKey[]): 
  * saves, engagement: null when none is known) over a plain query, from the summary's rows — the
  * authors' frequency table (term-counts.ts authorCounts spells the same over the items).
  */
-export function summaryAuthorRows(c: ArchiveCtx, q: LibraryQuery, clauses: string[], params: unknown[], order: AuthorOrder): { distinct: number; rows: AuthorTotalsRow[] } {
+export function summaryAuthorRows(c: ReadCtx, q: LibraryQuery, clauses: string[], params: unknown[], order: AuthorOrder): { distinct: number; rows: AuthorTotalsRow[] } {
   const pq = parseQuery(q);
   // without dates the totals answer (a row per author and kind); with dates, the items' rows of the range
   const grouped =
@@ -208,15 +205,13 @@ export function summaryAuthorRows(c: ArchiveCtx, q: LibraryQuery, clauses: strin
          FROM an_author_items a WHERE ${and(clauses)} GROUP BY +a.ak`;
   // frequency.ts rankTerms's order: the sort column (unknown values last either way), more items, the key
   const col = order.sort === 'count' || order.sort === 'occurrences' ? 'n' : ORDER_COLUMNS.includes(order.sort) ? order.sort : 'n';
-  const rows = c
-    .st(
-      `SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.first AS first, x.last AS last,
+  const rows = c.sql.all<AuthorTotalsRow & { distinct_n: number }>(
+    sql`SELECT k.platform AS platform, k.akey AS akey, k.byname AS byname, x.n AS n, x.first AS first, x.last AS last,
          x.views AS views, x.likes AS likes, x.comments AS comments, x.shares AS shares, x.saves AS saves, x.engagement AS engagement,
          count(*) OVER () AS distinct_n
-       FROM (${grouped}) x JOIN an_author_keys k ON k.id = x.ak
-       ORDER BY x.${col} IS NULL, x.${col} ${order.dir === 'asc' ? 'ASC' : 'DESC'}, x.n DESC, k.platform, k.akey LIMIT ?`,
-    )
-    .all(...params, order.limit) as Array<AuthorTotalsRow & { distinct_n: number }>;
+       FROM (${new SqlPart(grouped, params)}) x JOIN an_author_keys k ON k.id = x.ak
+       ORDER BY x.${raw(col)} IS NULL, x.${raw(col)} ${raw(order.dir === 'asc' ? 'ASC' : 'DESC')}, x.n DESC, k.platform, k.akey LIMIT ${order.limit}`,
+  );
   return { distinct: rows[0]?.distinct_n ?? 0, rows: rows.map(({ distinct_n: _d, ...r }) => r as AuthorTotalsRow) };
 }
 

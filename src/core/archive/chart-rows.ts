@@ -5,9 +5,9 @@
  */
 import type { EngagementField, LibraryQuery } from '../../shared/query';
 import { DAY_SQL } from './days';
-import type { ArchiveCtx } from './context';
-import { buildWhere, LABEL_FIELD, type Where } from './sql-query';
-import { and } from './sql';
+import type { ReadCtx } from './context';
+import { buildWhere, type Where } from './sql-query';
+import { and, raw, sql, SqlPart } from './sql';
 
 
 /** Rows of (day, key, count): what every time chart is folded from. */
@@ -19,28 +19,31 @@ export interface DayRow {
 
 /** A label value group as SQL: reals in 0..1 to their hundredth (floor), everything else as is. */
 const LABEL_KEY = "iif(typeof(l.value) = 'real' AND l.value BETWEEN 0 AND 1, CAST(l.value * 100 AS INTEGER) / 100.0, l.value)";
+const KEY = raw(LABEL_KEY);
+const DAY = raw(DAY_SQL);
 
 /** Dated items per day and platform, tag, or value group of one label field (definite values only). */
-export function dayRows(c: ArchiveCtx, q: LibraryQuery, by: 'platform' | 'tag' | 'label', family?: string, field?: string): DayRow[] {
+export function dayRows(c: ReadCtx, q: LibraryQuery, by: 'platform' | 'tag' | 'label', family?: string, field?: string): DayRow[] {
   const w = buildWhere(q);
   const where = and([...w.clauses, 'i.published_at IS NOT NULL']);
+  const filters = new SqlPart(where, w.params);
   if (by === 'label') {
     const ff = fieldIdOf(c, family, field);
     if (ff === undefined) return [];
     const p = labelProbe(c, w, where, ff, true);
-    if (p) return c.st(`${p.with} SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM ${p.from} WHERE ${p.where} GROUP BY d, k`).all(...w.params) as DayRow[];
-    return c.st(
-      `SELECT ${DAY_SQL} AS d, ${LABEL_KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
-       WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND ${where} GROUP BY d, k`,
-    ).all(family, field, ...w.params) as DayRow[];
+    if (p) return c.sql.all<DayRow>(sql`${raw(p.with)} SELECT ${DAY} AS d, ${KEY} AS k, count(*) AS c FROM ${raw(p.from)} WHERE ${new SqlPart(p.where, w.params)} GROUP BY d, k`);
+    return c.sql.all<DayRow>(
+      sql`SELECT ${DAY} AS d, ${KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
+       WHERE l.ff = (SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}) AND l.value < x'' AND ${filters} GROUP BY d, k`,
+    );
   }
   if (by === 'platform') {
-    return c.st(`SELECT ${DAY_SQL} AS d, i.platform AS k, count(*) AS c FROM items i WHERE ${where} GROUP BY d, k`).all(...w.params) as DayRow[];
+    return c.sql.all<DayRow>(sql`SELECT ${DAY} AS d, i.platform AS k, count(*) AS c FROM items i WHERE ${filters} GROUP BY d, k`);
   }
-  return c.st(
-    `SELECT ${DAY_SQL} AS d, t.name AS k, count(*) AS c FROM items i JOIN item_tags it ON it.item_rid = i.rid JOIN tags t ON t.tag_id = it.tag_id
-     WHERE ${where} GROUP BY d, t.tag_id`,
-  ).all(...w.params) as DayRow[];
+  return c.sql.all<DayRow>(
+    sql`SELECT ${DAY} AS d, t.name AS k, count(*) AS c FROM items i JOIN item_tags it ON it.item_rid = i.rid JOIN tags t ON t.tag_id = it.tag_id
+     WHERE ${filters} GROUP BY d, t.tag_id`,
+  );
 }
 
 /** Most distinct values of a label field read per item of a selective query (labelProbe). */
@@ -49,8 +52,8 @@ const MAX_VALUES = 64;
 const MAX_PROBES = 200_000;
 
 /** The label_fields id of (family, field), or undefined for a field never seen. */
-export function fieldIdOf(c: ArchiveCtx, family?: string, field?: string): number | undefined {
-  return (c.st('SELECT ff FROM label_fields WHERE family = ? AND field = ?').get(family, field) as { ff: number } | undefined)?.ff;
+export function fieldIdOf(c: ReadCtx, family?: string, field?: string): number | undefined {
+  return c.sql.value<number>(sql`SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}`);
 }
 
 /**
@@ -65,15 +68,15 @@ export function fieldIdOf(c: ArchiveCtx, family?: string, field?: string): numbe
  * many values: then the label rows drive. Use as `${with} SELECT … FROM ${from} WHERE ${where}`
  * with the query's parameters; the rows are `l` and `i`.
  */
-export function labelProbe(c: ArchiveCtx, w: Where, where: string, ff: number, definite: boolean): { with: string; from: string; where: string } | null {
+export function labelProbe(c: ReadCtx, w: Where, where: string, ff: number, definite: boolean): { with: string; from: string; where: string } | null {
   if (!w.clauses.some((s) => s.startsWith('i.rid IN ('))) return null;
   const keep = definite ? "v < x''" : 'v IS NOT NULL';
   const values = `vals(v) AS (SELECT (SELECT min(value) FROM item_labels WHERE ff = ${ff})
       UNION ALL SELECT (SELECT min(value) FROM item_labels WHERE ff = ${ff} AND value > vals.v) FROM vals WHERE vals.${keep} LIMIT ${MAX_VALUES + 2})`;
-  const nv = (c.st(`WITH RECURSIVE ${values} SELECT count(*) AS n FROM vals WHERE ${keep}`).get() as { n: number }).n;
+  const nv = c.sql.value<number>(sql`WITH RECURSIVE ${raw(values)} SELECT count(*) AS n FROM vals WHERE ${raw(keep)}`) ?? 0;
   if (nv > MAX_VALUES) return null;
   const cap = Math.floor(MAX_PROBES / Math.max(1, nv));
-  const n = (c.st(`SELECT count(*) AS n FROM (SELECT 1 FROM items i WHERE ${where} LIMIT ${cap + 1})`).get(...w.params) as { n: number }).n;
+  const n = c.sql.value<number>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM items i WHERE ${new SqlPart(where, w.params)} LIMIT ${raw(String(cap + 1))})`) ?? 0;
   if (n > cap) return null;
   return {
     with: `WITH RECURSIVE ${values}, wanted(v) AS MATERIALIZED (SELECT v FROM vals WHERE ${keep})`,
@@ -91,14 +94,14 @@ const INDEXED: ReadonlySet<EngagementField> = new Set(['views', 'likes', 'commen
 const decadeSql = (col: string): string => `CASE WHEN ${col} <= 0 THEN -1 ELSE length(CAST(CAST(${col} AS INTEGER) AS TEXT)) - 1 END`;
 
 /** Items per decade of one count: b = -1 for 0 or less, else the number of digits - 1; unknown counts left out. */
-export function engagementDecades(c: ArchiveCtx, q: LibraryQuery, field: EngagementField): Array<{ b: number; c: number }> {
+export function engagementDecades(c: ReadCtx, q: LibraryQuery, field: EngagementField): Array<{ b: number; c: number }> {
   const w = buildWhere(q);
   const col = ENGAGEMENT[field];
   if (w.clauses.length === 0 && INDEXED.has(field)) return decadesByRange(c, col);
-  return c.st(
-    `SELECT ${decadeSql(col)} AS b, count(*) AS c
-     FROM items i WHERE ${and([...w.clauses, `${col} IS NOT NULL`])} GROUP BY b ORDER BY b`,
-  ).all(...w.params) as Array<{ b: number; c: number }>;
+  return c.sql.all<{ b: number; c: number }>(
+    sql`SELECT ${raw(decadeSql(col))} AS b, count(*) AS c
+     FROM items i WHERE ${new SqlPart(and([...w.clauses, `${col} IS NOT NULL`]), w.params)} GROUP BY b ORDER BY b`,
+  );
 }
 
 /**
@@ -109,17 +112,17 @@ export function engagementDecades(c: ArchiveCtx, q: LibraryQuery, field: Engagem
  * 2^63 - 1, 19 digits). Numbers sort before text, so `< ''` keeps each range to numbers; text and
  * blob values (the extraction never writes them) are grouped by the expression itself.
  */
-function decadesByRange(c: ArchiveCtx, col: string): Array<{ b: number; c: number }> {
+function decadesByRange(c: ReadCtx, col: string): Array<{ b: number; c: number }> {
   const counts = new Map<number, number>();
   const add = (b: number, n: number): void => {
     if (n > 0) counts.set(b, (counts.get(b) ?? 0) + n);
   };
-  const count = (range: string): number => (c.st(`SELECT count(*) AS c FROM items i WHERE ${range}`).get() as { c: number }).c;
+  const count = (range: string): number => c.sql.value<number>(sql`SELECT count(*) AS c FROM items i WHERE ${raw(range)}`) ?? 0;
   add(-1, count(`${col} <= 0`));
   add(0, count(`${col} > 0 AND ${col} < 10`));
   for (let b = 1; b < 18; b++) add(b, count(`${col} >= ${10n ** BigInt(b)} AND ${col} < ${10n ** BigInt(b + 1)}`));
   add(18, count(`${col} >= ${10n ** 18n} AND ${col} < ''`));
-  const other = c.st(`SELECT ${decadeSql(col)} AS b, count(*) AS c FROM items i WHERE ${col} >= '' GROUP BY b`).all() as Array<{ b: number; c: number }>;
+  const other = c.sql.all<{ b: number; c: number }>(sql`SELECT ${raw(decadeSql(col))} AS b, count(*) AS c FROM items i WHERE ${raw(col)} >= '' GROUP BY b`);
   for (const r of other) add(r.b, r.c);
   return [...counts].sort((x, y) => x[0] - y[0]).map(([b, n]) => ({ b, c: n }));
 }

@@ -6,9 +6,9 @@
  * (network-export.ts). Streamed on the archive's connection in archive order.
  */
 import type { LibraryQuery } from '../../shared/query';
-import type { ArchiveCtx } from './context';
+import type { ReadCtx } from './context';
 import { buildWhere } from './sql-query';
-import { sql } from './sql';
+import { list, raw, sql, SqlPart } from './sql';
 
 /** platform, kind, id, text, likes, parent id, sponsored.p, intent.label, sentiment.label, author id / username / display name, followers, overrides JSON */
 export type FactRow = [string, string, string, string | null, number | null, string | null, unknown, string | null, string | null, string | null, string | null, string | null, unknown, string | null];
@@ -25,7 +25,7 @@ export interface ParentAuthorRow {
 const labelValue = (path: string, types: string): string => `iif(json_type(i.labels, '${path}') IN (${types}), json_extract(i.labels, '${path}'), NULL)`;
 
 /** The fact rows of every item `q` (parsed) matches, in archive order; without `authors` the author columns are NULL (not read). */
-export function factRows(c: ArchiveCtx, q: LibraryQuery, authors: boolean): IterableIterator<FactRow> {
+export function factRows(c: ReadCtx, q: LibraryQuery, authors: boolean): IterableIterator<FactRow> {
   const w = buildWhere(q);
   const hasOverrides = (c.sql.get<{ x: number }>(sql`SELECT EXISTS (SELECT 1 FROM label_overrides) AS x`)?.x ?? 0) === 1;
   const ov = hasOverrides ? "(SELECT json_group_array(json_array(o.family, o.field, json(o.value))) FROM label_overrides o WHERE o.item_rid = i.rid)" : 'NULL';
@@ -35,9 +35,10 @@ export function factRows(c: ArchiveCtx, q: LibraryQuery, authors: boolean): Iter
       ${author}, ${ov}
     FROM items i`;
   const where = w.clauses.length ? `WHERE ${w.clauses.join(' AND ')}` : '';
-  const rids = where ? fewRids(c, where, w.params) : null;
+  const filters = new SqlPart(where, w.params);
+  const rids = where ? fewRids(c, filters) : null;
   if (rids) return byRid(c, select, rids);
-  return c.st(`${select} ${where} ORDER BY i.rid`).raw(true).iterate(...w.params) as IterableIterator<FactRow>;
+  return c.sql.iterateRows<FactRow>(sql`${raw(select)} ${filters} ORDER BY i.rid`);
 }
 
 /** rids looked up per statement (a JSON array bound as one parameter) */
@@ -50,11 +51,11 @@ const RID_CHUNK = 2000;
  * from its index (~0.1 s), and the rows are then looked up by rid, in order (~0.55 s). A wide
  * match stops the count early and keeps the walk, which is then the cheaper read.
  */
-function fewRids(c: ArchiveCtx, where: string, params: unknown[]): Float64Array | null {
+function fewRids(c: ReadCtx, filters: SqlPart): Float64Array | null {
   const top = c.sql.get<{ m: number | null }>(sql`SELECT max(rid) AS m FROM items`)?.m ?? 0;
   const limit = Math.floor(top / 4);
   const out: number[] = [];
-  for (const [rid] of c.st(`SELECT i.rid FROM items i ${where}`).raw(true).iterate(...params) as IterableIterator<[number]>) {
+  for (const [rid] of c.sql.iterateRows<[number]>(sql`SELECT i.rid FROM items i ${filters}`)) {
     if (out.length >= limit) return null;
     out.push(rid);
   }
@@ -62,19 +63,18 @@ function fewRids(c: ArchiveCtx, where: string, params: unknown[]): Float64Array 
 }
 
 /** The rows of `rids` (ascending) in that order: the same rows, in the same order, as the walk. */
-function* byRid(c: ArchiveCtx, select: string, rids: Float64Array): IterableIterator<FactRow> {
-  const st = c.st(`${select} WHERE i.rid IN (SELECT value FROM json_each(?)) ORDER BY i.rid`).raw(true);
-  for (let k = 0; k < rids.length; k += RID_CHUNK) yield* st.iterate(JSON.stringify(Array.from(rids.subarray(k, k + RID_CHUNK)))) as IterableIterator<FactRow>;
+function* byRid(c: ReadCtx, select: string, rids: Float64Array): IterableIterator<FactRow> {
+  const from = raw(select);
+  for (let k = 0; k < rids.length; k += RID_CHUNK)
+    yield* c.sql.iterateRows<FactRow>(sql`${from} WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(Array.from(rids.subarray(k, k + RID_CHUNK)))})) ORDER BY i.rid`);
 }
 
 /** Authors of archived items of one platform by id (any number of ids; read 500 at a time). */
-export function parentAuthors(c: ArchiveCtx, platform: string, ids: string[]): ParentAuthorRow[] {
+export function parentAuthors(c: ReadCtx, platform: string, ids: string[]): ParentAuthorRow[] {
   const out: ParentAuthorRow[] = [];
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const rows = c
-      .st(`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ? AND id IN (${chunk.map(() => '?').join(',')})`)
-      .all(platform, ...chunk) as ParentAuthorRow[];
+    const rows = c.sql.all<ParentAuthorRow>(sql`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ${platform} AND id IN (${list(chunk)})`);
     for (const r of rows) out.push(r);
   }
   return out;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArchiveCtx, type ReadCtx } from './context';
-import { list, raw, sql, Statements, where, type SqlRead } from './sql';
+import { list, raw, sql, Statements, where, whereAnd, type SqlRead } from './sql';
 
 const dbs: Database.Database[] = [];
 function statements(): Statements {
@@ -44,6 +44,13 @@ describe('the SQL helper', () => {
     expect(constant(col, 2).args).toEqual([2]);
     expect(constant(raw('b'), 3).st.get(...constant(raw('b'), 3).args)).toEqual({ v: 3 });
     expect(constant(col, 3).st.get(...constant(col, 3).args)).toEqual({ v: 'z' });
+    // a part built once before a loop: the same statement per row, its values bound each time
+    const f = where({ clauses: ['a <> ?'], params: ['y'] });
+    const row = (p: typeof f, b: number) => s.of(sql`SELECT a FROM t WHERE ${p} AND b >= ${b}`);
+    expect(row(f, 1).st).toBe(row(f, 2).st);
+    expect(row(f, 2).args).toEqual(['y', 2]);
+    expect(s.values(sql`SELECT a FROM t WHERE ${whereAnd({ clauses: [], params: [] })}b >= ${2}`)).toEqual(['y', 'z']);
+    expect(s.values(sql`SELECT a FROM t WHERE ${whereAnd({ clauses: ['a <> ?'], params: ['y'] })}b >= ${2}`)).toEqual(['z']);
   });
 
   it('splices a part with its values bound in their places, between the template\'s own', () => {

@@ -37,8 +37,30 @@ export class SqlPart {
     readonly values: readonly unknown[],
   ) {}
 }
+/** A template as a piece of another: part(sql`i.rid > ${from}`) spliced with its values. */
+export function part(q: SqlQuery): SqlPart {
+  let text = q.strings[0];
+  const values: unknown[] = [];
+  for (let k = 0; k < q.values.length; k++) {
+    const v = q.values[k];
+    if (v instanceof RawSql) text += v.text;
+    else if (v instanceof SqlPart) {
+      text += v.text;
+      values.push(...v.values);
+    } else {
+      text += '?';
+      values.push(v);
+    }
+    text += q.strings[k + 1];
+  }
+  return new SqlPart(text, values);
+}
+
 /** Values bound as a comma-separated list, for `IN (${list(ids)})` (at least one value). */
 export const list = (values: readonly unknown[]): SqlPart => new SqlPart(values.map(() => '?').join(', '), values);
+/** The clauses of a built filter followed by ` AND `, or nothing: `WHERE ${whereAnd(w)}i.platform = ${p}` (the same text as `and([...w.clauses, 'i.platform = ?'])`). */
+export const whereAnd = (w: { clauses: readonly string[]; params: readonly unknown[] }): SqlPart =>
+  new SqlPart(w.clauses.length ? `${w.clauses.join(' AND ')} AND ` : '', w.params);
 /** The clauses of a built filter (`{ clauses, params }`) joined with AND (`1` for none), as a part. */
 export const where = (w: { clauses: readonly string[]; params: readonly unknown[] }, ...more: string[]): SqlPart =>
   new SqlPart(and([...w.clauses, ...more]), w.params);
@@ -95,7 +117,7 @@ export class Statements implements SqlWrite {
   private readonly spliced: Array<Map<string, Statement>> = [new Map(), new Map(), new Map()];
   /** per Mode: statements of plain templates, by call site */
   private bySite: Array<WeakMap<TemplateStringsArray, Statement>> = [new WeakMap(), new WeakMap(), new WeakMap()];
-  /** per Mode: the last statement of a template with raw() fragments, by call site, with those fragments (null for a bound value) */
+  /** per Mode: the last statement of a template with raw() fragments or parts, by call site, with those (null for a bound value) */
   private rawSites: Array<WeakMap<TemplateStringsArray, { values: unknown[]; st: Statement }>> = [new WeakMap(), new WeakMap(), new WeakMap()];
   private inserts = new WeakMap<TemplateStringsArray, (row: Record<string, unknown>) => RunResult>();
 
@@ -120,12 +142,7 @@ export class Statements implements SqlWrite {
   private prepared(q: SqlQuery, mode: Mode): { st: Statement; args: unknown[] } {
     const { strings, values } = q;
     let spliced = false;
-    let parts = false;
-    for (let k = 0; k < values.length; k++) {
-      const v = values[k];
-      if (v instanceof RawSql) spliced = true;
-      else if (v instanceof SqlPart) parts = spliced = true;
-    }
+    for (let k = 0; k < values.length; k++) if (values[k] instanceof RawSql || values[k] instanceof SqlPart) spliced = true;
     if (!spliced) {
       const sites = this.bySite[mode];
       let st = sites.get(strings);
@@ -135,11 +152,16 @@ export class Statements implements SqlWrite {
       }
       return { st, args: values };
     }
-    // raw() fragments kept in constants: the same objects as last time at this site, the same statement
-    const last = parts ? undefined : this.rawSites[mode].get(strings);
+    // raw() fragments and parts kept in constants or built once before a loop: the same objects as
+    // last time at this site, the same statement
+    const last = this.rawSites[mode].get(strings);
     if (last && sameRaws(last.values, values)) {
       const args: unknown[] = [];
-      for (let k = 0; k < values.length; k++) if (!(values[k] instanceof RawSql)) args.push(values[k]);
+      for (let k = 0; k < values.length; k++) {
+        const v = values[k];
+        if (v instanceof SqlPart) for (const a of v.values) args.push(a);
+        else if (!(v instanceof RawSql)) args.push(v);
+      }
       return { st: last.st, args };
     }
     let text = strings[0];
@@ -163,7 +185,7 @@ export class Statements implements SqlWrite {
       st = withMode(this.db.prepare(text), mode);
       texts.set(text, st);
     }
-    if (!parts) this.rawSites[mode].set(strings, { values: values.map((v) => (v instanceof RawSql ? v : null)), st });
+    this.rawSites[mode].set(strings, { values: values.map((v) => (v instanceof RawSql || v instanceof SqlPart ? v : null)), st });
     return { st, args };
   }
 
@@ -242,13 +264,13 @@ export class Statements implements SqlWrite {
   }
 }
 
-/** Whether `now` has the very raw() objects `before` had, in the same places (the other values may differ). */
+/** Whether `now` has the very raw() / part objects `before` had (null elsewhere), in the same places (the other values may differ). */
 function sameRaws(before: unknown[], now: unknown[]): boolean {
   if (before.length !== now.length) return false;
   for (let k = 0; k < now.length; k++) {
     const a = before[k];
     const b = now[k];
-    if ((a instanceof RawSql || b instanceof RawSql) && a !== b) return false;
+    if ((a !== null || b instanceof RawSql || b instanceof SqlPart) && a !== b) return false;
   }
   return true;
 }

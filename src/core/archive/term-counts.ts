@@ -7,10 +7,10 @@
  */
 import type { LibraryQuery } from '../../shared/query';
 import { engagementSql } from './engagement-sql';
-import type { ArchiveCtx } from './context';
+import type { ReadCtx } from './context';
 import { dayOf } from './analysis-index';
 import { buildWhere } from './sql-query';
-import { sql } from './sql';
+import { raw, sql, SqlPart, where } from './sql';
 import { AUTHOR_KEY, type AuthorTotalsRow } from './author-summary';
 
 /** text, lang, published_at, views, likes, comments, shares, saves */
@@ -22,11 +22,13 @@ export type TermIdsRow = Buffer;
 /** One author's totals over a query (author-summary.ts: its key, items, first/last publication, sums). */
 export type AuthorCountRow = AuthorTotalsRow;
 
-export function termItems(c: ArchiveCtx, q: LibraryQuery): IterableIterator<TermItemRow> {
+const AKEY = raw(AUTHOR_KEY);
+const ENGAGEMENT = raw(engagementSql('i'));
+
+export function termItems(c: ReadCtx, q: LibraryQuery): IterableIterator<TermItemRow> {
   const w = buildWhere(q);
-  const text = `SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
-    WHERE ${[...w.clauses, 'i.text IS NOT NULL'].join(' AND ')}`;
-  return c.st(text).raw(true).iterate(...w.params) as IterableIterator<TermItemRow>;
+  return c.sql.iterateRows<TermItemRow>(sql`SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
+    WHERE ${where(w, 'i.text IS NOT NULL')}`);
 }
 
 /**
@@ -34,18 +36,16 @@ export function termItems(c: ArchiveCtx, q: LibraryQuery): IterableIterator<Term
  * first/last publication, sums. Names are read for the authors shown only (author-summary.ts
  * authorNames); a plain query's rows come from the analysis index's author summary when it is current.
  */
-export function authorCounts(c: ArchiveCtx, q: LibraryQuery): AuthorCountRow[] {
+export function authorCounts(c: ReadCtx, q: LibraryQuery): AuthorCountRow[] {
   const w = buildWhere(q);
-  return c
-    .st(
-      `SELECT i.platform AS platform, ${AUTHOR_KEY} AS akey, max(i.author_id IS NULL) AS byname,
+  return c.sql.all<AuthorCountRow>(
+    sql`SELECT i.platform AS platform, ${AKEY} AS akey, max(i.author_id IS NULL) AS byname,
          count(*) AS n, min(i.published_at) AS first, max(i.published_at) AS last,
          sum(i.views) AS views, sum(i.likes) AS likes, sum(i.comments) AS comments, sum(i.shares) AS shares, sum(i.saves) AS saves,
-         sum(${engagementSql('i')}) AS engagement
-       FROM items i WHERE ${[...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'].join(' AND ')}
-       GROUP BY i.platform, ${AUTHOR_KEY}`,
-    )
-    .all(...w.params) as AuthorCountRow[];
+         sum(${ENGAGEMENT}) AS engagement
+       FROM items i WHERE ${where(w, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)')}
+       GROUP BY i.platform, ${AKEY}`,
+  );
 }
 
 /**
@@ -57,11 +57,10 @@ export function authorCounts(c: ArchiveCtx, q: LibraryQuery): AuthorCountRow[] {
  * publication time hands them over in key order and they are read from neighbouring pages, and no
  * `items` row is read when the query's filters are answered by an index alone.
  */
-export function itemTermIds(c: ArchiveCtx, q: LibraryQuery, fieldNo: number): TermIdsRow[] {
+export function itemTermIds(c: ReadCtx, q: LibraryQuery, fieldNo: number): TermIdsRow[] {
   const w = buildWhere(withAllKinds(c, q));
-  const text = `SELECT t.data FROM items i
-    CROSS JOIN an_item_terms t ON t.field = ? AND t.day = ${dayOf('i.published_at')} AND t.rid = i.rid${w.clauses.length ? ` WHERE ${w.clauses.join(' AND ')}` : ''}`;
-  return c.st(text).pluck().all(fieldNo, ...w.params) as TermIdsRow[];
+  return c.sql.values<TermIdsRow>(sql`SELECT t.data FROM items i
+    CROSS JOIN an_item_terms t ON t.field = ${fieldNo} AND t.day = ${raw(dayOf('i.published_at'))} AND t.rid = i.rid${new SqlPart(w.clauses.length ? ` WHERE ${w.clauses.join(' AND ')}` : '', w.params)}`);
 }
 
 /**
@@ -70,24 +69,21 @@ export function itemTermIds(c: ArchiveCtx, q: LibraryQuery, fieldNo: number): Te
  * (platform, kind) instead of every index entry of the platforms (200,000 entries for one network
  * of a 1M-post archive, ~15 ms). The kinds are found by a seek per kind on that index.
  */
-function withAllKinds(c: ArchiveCtx, q: LibraryQuery): LibraryQuery {
+function withAllKinds(c: ReadCtx, q: LibraryQuery): LibraryQuery {
   if (!q.platforms?.length || q.kinds?.length || (q.since === undefined && q.until === undefined)) return q;
-  const first = c.st('SELECT kind FROM items WHERE platform = ? ORDER BY platform, kind LIMIT 1').pluck();
-  const next = c.st('SELECT kind FROM items WHERE platform = ? AND kind > ? ORDER BY platform, kind LIMIT 1').pluck();
   const kinds = new Set<string>();
   for (const p of q.platforms) {
-    let k = first.get(p) as string | undefined;
+    let k = c.sql.value<string>(sql`SELECT kind FROM items WHERE platform = ${p} ORDER BY platform, kind LIMIT 1`);
     for (let n = 0; k !== undefined; n++) {
       if (n >= 64) return q; // many kinds: the index's range per kind no longer pays
       kinds.add(k);
-      k = next.get(p, k) as string | undefined;
+      k = c.sql.value<string>(sql`SELECT kind FROM items WHERE platform = ${p} AND kind > ${k} ORDER BY platform, kind LIMIT 1`);
     }
   }
   return kinds.size === 0 ? q : { ...q, kinds: [...kinds] };
 }
 
 /** (id, term) of the index's terms with these ids (given as a JSON array). */
-export function termsById(c: ArchiveCtx, idsJson: string): Array<[number, string]> {
-  const { st, args } = c.sql.of(sql`SELECT id, term FROM an_terms WHERE id IN (SELECT value FROM json_each(${idsJson}))`);
-  return st.raw(true).all(...args) as Array<[number, string]>;
+export function termsById(c: ReadCtx, idsJson: string): Array<[number, string]> {
+  return c.sql.rows<[number, string]>(sql`SELECT id, term FROM an_terms WHERE id IN (SELECT value FROM json_each(${idsJson}))`);
 }
