@@ -83,6 +83,19 @@ export interface FrequencyTable {
   basis: 'totals' | 'index' | 'items';
 }
 
+/**
+ * How far the analysis index is (analysis.indexStatus, issue 30): the archive's items, how many of
+ * them (new or changed) it has yet to take in, whether it is complete, and whether a build is
+ * running in this app. Until it is complete every table and chart is still exact: it is counted
+ * from the items themselves, which takes longer.
+ */
+export interface IndexStatus {
+  items: number;
+  waiting: number;
+  current: boolean;
+  building: boolean;
+}
+
 // ───────────── comparisons ─────────────
 
 export const seriesSchema = z.object({

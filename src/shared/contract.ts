@@ -30,6 +30,7 @@ import {
   type ChartSeries,
   type Comparison,
   type FrequencyTable,
+  type IndexStatus,
   type Overperformance,
 } from './analysis';
 import { networkBuildInputSchema, networkItemsInputSchema, type NetworkItem, type NetworkView } from './contract-network';
@@ -218,6 +219,7 @@ export const methods = {
   'analysis.volumeBy': m<ChartSeries>()(volumeByInputSchema),
   'analysis.labelShare': m<ChartSeries>()(labelShareInputSchema),
   'analysis.engagementDistribution': m<ChartSeries>()(engagementDistributionInputSchema),
+  'analysis.indexStatus': m<IndexStatus>()(empty),
 
   'export.start': m<ExportJob>()(exportStartInput),
   'export.get': m<ExportJob | null>()(exportIdInput),

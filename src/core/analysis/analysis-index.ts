@@ -24,7 +24,7 @@ import type { Archive } from '../archive';
 import { startIndexBuilder, type IndexBuilder } from './index-builder';
 import type { AuthorCountRow } from '../archive';
 import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive';
-import { engagementOf } from '../../shared/analysis';
+import { engagementOf, type IndexStatus } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
@@ -136,6 +136,18 @@ export class AnalysisIndex {
     const from = this.state('terms_stale') === 1 ? 0 : Math.min(this.state('watermark'), this.state('terms_upto'));
     const dirty = this.t.changeWeight();
     return Math.max(0, max - from) + dirty;
+  }
+
+  /**
+   * How far the index is (IndexStatus): items, how many the terms and daily counts have yet to
+   * take in (new or changed, at most the items; the author summary after them is ~20× quicker and
+   * not counted), complete, a build running.
+   */
+  status(): IndexStatus {
+    const items = this.t.itemCount();
+    const current = this.current() && this.authorsCurrent();
+    const waiting = this.current() ? 0 : Math.min(items, this.backlog());
+    return { items, waiting, current, building: this.builder !== null || this.warming !== null };
   }
 
   private warming: Promise<void> | null = null;

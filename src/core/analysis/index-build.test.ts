@@ -162,4 +162,26 @@ describe('analysis index build', () => {
       a.close();
     }
   }, 60_000);
+
+  it('says how far it is while it builds (analysis.indexStatus)', () => {
+    const a = openArchive(':memory:');
+    try {
+      a.ingestItems(items(300, 1, 3), { callId: 'first', source: 'test' });
+      const index = new AnalysisIndex(a, { background: false });
+      expect(index.status()).toEqual({ items: 300, waiting: 300, current: false, building: false });
+      const size = { items: 100, authors: 100 };
+      const seen: number[] = [];
+      while (index.buildSlice(size, 0)) {
+        size.items = 100;
+        seen.push(index.status().waiting);
+      }
+      // each slice takes in 100 items; then the author summary catches up (not counted: quick)
+      expect(seen.slice(0, 2)).toEqual([200, 100]);
+      expect(index.status()).toEqual({ items: 300, waiting: 0, current: true, building: false });
+      a.ingestItems(items(50, 5_000, 4), { callId: 'more', source: 'test' });
+      expect(index.status()).toEqual({ items: 350, waiting: 50, current: false, building: false });
+    } finally {
+      a.close();
+    }
+  });
 });

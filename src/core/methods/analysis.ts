@@ -48,5 +48,8 @@ export function analysisMethods(archive: Archive, door: 'electron' | 'web' | 'cl
     async 'analysis.engagementDistribution'(i) {
       return clear(() => engagementDistribution(archive, i));
     },
+    async 'analysis.indexStatus'() {
+      return index.status();
+    },
   };
 }

@@ -10,7 +10,11 @@ import { creditRange, fmtExact } from '../lib/format';
 import { useUi } from '../stores/ui';
 import { queryKeys } from './keys';
 
-export function useLoupe<K extends MethodName>(method: K, input: MethodInput<K>, opts: { enabled?: boolean; staleTime?: number; refetchInterval?: number | false; keepPrevious?: boolean } = {}) {
+export function useLoupe<K extends MethodName>(
+  method: K,
+  input: MethodInput<K>,
+  opts: { enabled?: boolean; staleTime?: number; refetchInterval?: number | false | ((q: { state: { data: MethodOutput<K> | undefined } }) => number | false); keepPrevious?: boolean } = {},
+) {
   return useQuery<MethodOutput<K>>({
     queryKey: queryKeys.method(method, input),
     queryFn: () => api.call(method, input),

@@ -15,6 +15,7 @@ import { ComparePanel } from './ComparePanel';
 import { OverperformancePanel } from './OverperformancePanel';
 import { ChartsPanel } from './ChartsPanel';
 import { SourceOptions } from './SourceOptions';
+import { IndexProgress } from './IndexProgress';
 import './analysis.css';
 
 const scopeValue = (s: Scope): string => (s.kind === 'set' || s.kind === 'watchlist' ? `${s.kind}:${s.id}` : s.kind);
@@ -106,6 +107,7 @@ export function AnalysisView() {
             </button>
           ))}
         </div>
+        <IndexProgress />
       </div>
       <div className="page" id="analysis-tabpanel" role="tabpanel" aria-labelledby={`analysis-tab-${tab}`}>
         {missing ? null : tab === 'frequency' ? (
