@@ -75,6 +75,7 @@ export const COMMANDS = [
   { id: 'new-plan', title: 'Collect from a list (new plan)', palette: true, runs: 'page' },
   { id: 'add-key', title: 'Add an API key', palette: true, menu: { place: 'file', label: 'Settings', macLabel: 'Settings…', via: 'go-settings' }, runs: 'page' },
   { id: 'export', title: 'Export the library view', palette: true, menu: { place: 'file', label: 'Export from the Library…', via: 'go-library' }, runs: 'page' },
+  { id: 'manage-tags', title: 'Manage tags (rename, merge, delete, colour)', palette: true, runs: 'page' },
   { id: 'analyse', title: 'Analyse the Library’s filters (frequency, compare, charts)', palette: true, runs: 'page' },
   { id: 'keys-help', title: 'Keyboard shortcuts', keys: ['?'], palette: true, help: 'this list', runs: 'page' },
   { id: 'close', title: 'Close the details drawer', keys: ['Escape'], palette: true, help: 'close a dialog, the palette, the background panel, then the drawer (from a drawer field: back to the drawer; then to the row)', runs: 'page', anywhere: true },

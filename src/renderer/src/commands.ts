@@ -88,6 +88,10 @@ export function pageRuns(qc: QueryClient): Record<PageCommandId, Run> {
     'add-key': () => ui().setView('settings'),
     export: () => ui().setView('library'),
     analyse: () => ui().setView('analysis'),
+    'manage-tags': () => {
+      ui().setView('library');
+      ui().setTagsOpen(true);
+    },
   };
 }
 

@@ -8,7 +8,8 @@ import { ENGAGEMENT_FIELDS } from '../../../shared/query';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
 import { useUi } from '../stores/ui';
-import { Chips, ErrorBox, Name, Num, RelBar, Skeleton, When } from './cells';
+import { Chips, ErrorBox, Name, Num, RelBar, Skeleton, TagSwatch, When } from './cells';
+import { DEFAULT_LIBRARY_SORT, useLibrary } from '../stores/library';
 import { labelChips } from '../lib/records';
 import { LABEL_SPECS, labelFieldSpec, labelValueProblem, labelValueWords } from '../../../shared/labels';
 import { LabelValueInput, type LabelScalar } from './LabelValue';
@@ -85,7 +86,6 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const r = d.record;
   const url = safeHttpUrl(r.url) ?? safeHttpUrl(get(r, 'ext.post_url'));
   const [note, setNote] = useState(d.note ?? '');
-  const [tag, setTag] = useState('');
   const item = { platform: d.platform, kind: d.kind, id: d.id };
   useEffect(() => setNote(d.note ?? ''), [d.id, d.note]);
   const run = async (f: () => Promise<unknown>, ok?: string) => {
@@ -150,6 +150,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
             Comments…
           </button>
         ) : null}
+        <ThreadButton d={d} />
         {author ? (
           <button
             className="btn small"
@@ -184,34 +185,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
           />
         ))}
       </section>
-      <section>
-        <h4>Tags</h4>
-        <div className="chips">
-          {d.tags.map((t) => (
-            <span key={t} className="chip tone-muted">
-              {t}{' '}
-              <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => writes.untagItems([item], t))}>
-                ×
-              </button>
-            </span>
-          ))}
-        </div>
-        <form
-          className="row gap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const t = tag.trim();
-            if (!t) return;
-            setTag('');
-            void run(() => writes.tagItems([item], t));
-          }}
-        >
-          <input value={tag} onChange={(e) => setTag(e.target.value)} placeholder="add a tag" aria-label="Add tag" data-testid="drawer-tag" />
-          <button className="btn small" type="submit">
-            Tag
-          </button>
-        </form>
-      </section>
+      <DrawerTags d={d} run={run} />
       <section>
         <h4>Note</h4>
         <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={3} aria-label="Note" data-testid="drawer-note" />
@@ -333,5 +307,63 @@ function LabelFamily({
       </table>
       {evidence ? <blockquote className="evidence">“{evidence}”</blockquote> : null}
     </div>
+  );
+}
+
+/** "Show its comments in the Library" (a post) / "Show its replies" (a comment): the Library's thread filter (issue 27 #12). */
+function ThreadButton({ d }: { d: ItemDetail }) {
+  if (d.kind !== 'post' && d.kind !== 'comment') return null;
+  return (
+    <button
+      className="btn small"
+      onClick={() => {
+        // the Library with this thread only: its comments and their replies held in the archive
+        useLibrary.getState().set({ thread: { platform: d.platform, id: d.id }, sort: DEFAULT_LIBRARY_SORT });
+        useUi.getState().setView('library');
+      }}
+      data-testid="drawer-thread"
+    >
+      {d.kind === 'post' ? 'Show its comments in the Library' : 'Show its replies in the Library'}
+    </button>
+  );
+}
+
+/** The item's tags, each with its colour (issue 27 #7), and the field that adds one (`t`). */
+function DrawerTags({ d, run }: { d: ItemDetail; run: (f: () => Promise<unknown>, ok?: string) => Promise<void> }) {
+  const writes = useLibraryWrites();
+  const [tag, setTag] = useState('');
+  const tagList = useLoupe('tags.list', {});
+  const colours = new Map((tagList.data ?? []).map((t) => [t.tag.toLowerCase(), t.color]));
+  const item = { platform: d.platform, kind: d.kind, id: d.id };
+  return (
+    <section>
+      <h4>Tags</h4>
+      <div className="chips">
+        {d.tags.map((t) => (
+          <span key={t} className="chip tone-muted" title={colours.get(t.toLowerCase()) ? `${colours.get(t.toLowerCase())} tag` : undefined}>
+            <TagSwatch color={colours.get(t.toLowerCase())} />
+            {t}{' '}
+            <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => writes.untagItems([item], t))}>
+              ×
+            </button>
+          </span>
+        ))}
+      </div>
+      <form
+        className="row gap"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const t = tag.trim();
+          if (!t) return;
+          setTag('');
+          void run(() => writes.tagItems([item], t));
+        }}
+      >
+        <input value={tag} onChange={(e) => setTag(e.target.value)} placeholder="add a tag" aria-label="Add tag" data-testid="drawer-tag" />
+        <button className="btn small" type="submit">
+          Tag
+        </button>
+      </form>
+    </section>
   );
 }

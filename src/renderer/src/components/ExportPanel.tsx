@@ -12,7 +12,7 @@ import { useUi } from '../stores/ui';
 import { ErrorText } from './cells';
 import { NetworkKindSelect, PanelHead } from './Controls';
 
-export function ExportPanel({ query, items, watchlistId, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; onClose?: () => void }) {
+export function ExportPanel({ query, items, watchlistId, note, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; /** what is exported, in words (default: from the inputs) */ note?: string; onClose?: () => void }) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
   const [format, setFormat] = useState<ExportFormatName>('csv');
   const [network, setNetwork] = useState<NetworkKindName>('co-hashtag');
@@ -52,7 +52,7 @@ export function ExportPanel({ query, items, watchlistId, onClose }: { query?: Li
     <div className="panel export" data-testid="export-panel">
       <PanelHead
         title="Export"
-        note={`${items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)`}
+        note={note ?? `${items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)`}
         onClose={onClose}
         closeLabel="Close export"
       />

@@ -164,3 +164,8 @@ export function ErrorText({ text, testid }: { text: ReactNode; testid?: string }
     </div>
   ) : null;
 }
+
+/** A tag's colour as a small swatch beside its name (the name is always there: never colour alone). */
+export function TagSwatch({ color }: { color: string | null | undefined }) {
+  return color ? <span className={`tag-swatch tag-c-${color}`} aria-hidden="true" /> : null;
+}

@@ -202,7 +202,7 @@ export function CommentsView() {
               {walk?.status === 'running' ? 'Rows appear as pages arrive.' : walk?.error ? 'The walk did not finish: the bar above names the cause and the way out.' : 'This post has no public comments on the pages read.'}
             </Empty>
           ) : (
-            <ResultsPane rows={loaded} variant="comment" allowCards={false} threaded hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} key={s.walkId ?? s.callId ?? ''} />
+            <ResultsPane rows={loaded} variant="comment" allowCards={false} threaded exportQuery={query} hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} key={s.walkId ?? s.callId ?? ''} />
           )}
         </>
       )}

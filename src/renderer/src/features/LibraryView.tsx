@@ -22,6 +22,7 @@ import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
 import { LabelConditions } from './LabelConditions';
 import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
+import { TagsButton, TagsPanel } from './TagsPanel';
 import { SeriesChart } from '../components/Charts';
 import { GrowthFilter } from './datasets/GrowthFilter';
 import { AttritionPanel } from './datasets/AttritionPanel';
@@ -177,6 +178,7 @@ export function LibraryView() {
               Tag all matching
             </button>
           )}
+          <TagsButton />
           <button className="btn small" onClick={() => setShowExport(!showExport)} aria-expanded={showExport} data-testid="export-open">
             Export…
           </button>
@@ -188,6 +190,7 @@ export function LibraryView() {
           </button>
           <AnalyseButton disabled={!count.data} />
         </div>
+        <TagsPanel />
         {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
         {showAttrition ? <AttritionPanel query={stripPage(q)} onClose={() => setShowAttrition(false)} /> : null}
         {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}

@@ -182,7 +182,7 @@ export function ProfilesView() {
           ) : loaded.length === 0 ? (
             <Empty title={walk?.status === 'running' ? 'Walking…' : 'No posts held yet'}>Walk a feed to fill the table; the price is on the button.</Empty>
           ) : (
-            <ResultsPane rows={loaded} variant="post" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
+            <ResultsPane rows={loaded} variant="post" exportQuery={query} exportWhat="this profile’s posts" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
           )}
         </>
       )}

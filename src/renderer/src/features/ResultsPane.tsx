@@ -1,6 +1,8 @@
 /** Results of a walk or a query: facets on the left, table or cards, drawer opens on click. */
 import { useMemo, useState } from 'react';
 import type { LibraryListRow } from '../../../shared/contract';
+import type { LibraryQuery } from '../../../shared/query';
+import { ViewExport } from '../components/ViewExport';
 import { applyFacets } from '../lib/records';
 import { Facets } from '../components/Facets';
 import { ResultsTable, type TableVariant } from '../components/ResultsTable';
@@ -17,6 +19,8 @@ export function ResultsPane({
   threaded,
   initialMode = 'table',
   extraTools,
+  exportQuery,
+  exportWhat,
 }: {
   rows: LibraryListRow[];
   variant: TableVariant;
@@ -28,10 +32,15 @@ export function ResultsPane({
   threaded?: boolean;
   initialMode?: 'table' | 'cards';
   extraTools?: React.ReactNode;
+  /** the view's query: "Export…" exports every row of it held in the archive that the facets show (issue 27 #12) */
+  exportQuery?: LibraryQuery | null;
+  /** the results in words, for the export's note ("this search's results") */
+  exportWhat?: string;
 }) {
   const [sel, setSel] = useState<Set<string>>(new Set());
   const [relMin, setRelMin] = useState(0);
   const [mode, setMode] = useState<'table' | 'cards'>(initialMode);
+  const [exporting, setExporting] = useState(false);
   const shown = useMemo(() => applyFacets(rows, sel, showRelevance ? relMin : null), [rows, sel, relMin, showRelevance]);
   return (
     <div className="results">
@@ -55,7 +64,15 @@ export function ResultsPane({
           ) : null}
           <div className="spacer" />
           {extraTools}
+          {exportQuery ? (
+            <button className="btn small" onClick={() => setExporting(!exporting)} aria-expanded={exporting} data-testid="view-export-open">
+              Export…
+            </button>
+          ) : null}
         </div>
+        {exportQuery && exporting ? (
+          <ViewExport query={exportQuery} what={exportWhat ?? (variant === 'comment' ? 'these comments' : showRelevance ? 'this search’s results' : 'these posts')} selected={sel} relevanceMin={showRelevance ? relMin : null} loaded={rows.length} onClose={() => setExporting(false)} />
+        ) : null}
         {mode === 'cards' ? (
           <Cards rows={shown} hasMore={hasMore} onLoadMore={onLoadMore} fetchingMore={fetchingMore} />
         ) : (

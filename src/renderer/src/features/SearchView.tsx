@@ -178,7 +178,7 @@ export function SearchView() {
               hasMore={rows.hasNextPage}
               fetchingMore={rows.isFetchingNextPage}
               onLoadMore={() => void rows.fetchNextPage()}
-              initialMode="table"
+              exportQuery={{ source: { type: 'walk', id: s.walkId } }}
               key={s.walkId}
             />
           )}

@@ -69,6 +69,9 @@ export interface UiState {
   helpOpen: boolean;
   setPalette: (o: boolean) => void;
   bgOpen: boolean;
+  /** the Library's Tags manager (its button, or "Manage tags" in the palette) */
+  tagsOpen: boolean;
+  setTagsOpen: (o: boolean) => void;
   setBgOpen: (o: boolean) => void;
   confirm: ConfirmRequest | null;
   ask: (r: Omit<ConfirmRequest, 'resolve'>) => Promise<boolean>;
@@ -115,6 +118,8 @@ export const useUi = create<UiState>((set, get) => ({
   setPalette: (paletteOpen) => set({ paletteOpen }),
   bgOpen: false,
   setBgOpen: (bgOpen) => set({ bgOpen }),
+  tagsOpen: false,
+  setTagsOpen: (tagsOpen) => set({ tagsOpen }),
   confirm: null,
   ask: (r) =>
     new Promise<boolean>((resolve) => {

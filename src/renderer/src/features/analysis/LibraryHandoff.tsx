@@ -26,7 +26,7 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
   const terms = q.terms ?? [];
   const exactSince = !dateOnly(q.since);
   const exactUntil = !dateOnly(q.until);
-  if (terms.length === 0 && !exactSince && !exactUntil) return null;
+  if (terms.length === 0 && !exactSince && !exactUntil && !q.thread) return null;
   return (
     <div className="row gap wrap" data-testid="extra-conditions">
       <span className="field-label">Also</span>
@@ -38,6 +38,14 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
           </button>
         </span>
       ))}
+      {q.thread ? (
+        <span className="cond" data-testid="thread-condition">
+          comments and replies under {q.thread.platform} post <bdi className="mono">{q.thread.id}</bdi>
+          <button type="button" className="chip-x" onClick={() => onChange({ thread: undefined })} aria-label="Remove the thread condition">
+            ×
+          </button>
+        </span>
+      ) : null}
       {exactSince ? <TimeCondition words={`published from ${when(q.since!)}`} onRemove={() => onChange({ since: undefined })} removeLabel="Remove the start time" /> : null}
       {exactUntil ? <TimeCondition words={`published before ${when(q.until!)}`} onRemove={() => onChange({ until: undefined })} removeLabel="Remove the end time" /> : null}
     </div>

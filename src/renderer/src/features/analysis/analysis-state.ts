@@ -90,6 +90,7 @@ export function describeQuery(q: LibraryQuery): string {
   if (q.source) parts.push(`from ${q.source.type} ${q.source.id}`);
   if (q.relevanceMin !== undefined) parts.push(`relevance ≥ ${q.relevanceMin}`);
   if (q.hasNote !== undefined) parts.push(q.hasNote ? 'with a note' : 'without a note');
+  if (q.thread) parts.push(`comments under ${q.thread.platform} post ${q.thread.id}`);
   return parts.length ? parts.join(' · ') : 'everything in the library';
 }
 
