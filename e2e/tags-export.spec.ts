@@ -42,6 +42,14 @@ test('the Tags manager, keyboard only: rename, colour, merge and delete say what
   await tagRow(page, 'hot').getByTestId('tag-colour').selectOption('red');
   await expect.poll(async () => (await api<Array<{ tag: string; color: string | null }>>(page, 'tags.list')).find((t) => t.tag === 'hot')?.color).toBe('red');
   await expect(tagRow(page, 'hot').locator('.tag-c-red')).toHaveCount(1);
+  // the same in the dark theme, through the Library's own button
+  await api(page, 'settings.update', { theme: 'dark' });
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByTestId('nav-library').click();
+  await page.getByTestId('tags-open').click();
+  await expect(tagRow(page, 'hot').locator('.tag-c-red')).toHaveCount(1);
+  await axeClean(page, 'the Tags manager (dark)');
 
   // merge "hot" into "prospect": the question says how many items, before anything changes
   await tagRow(page, 'hot').getByTestId('tag-merge').focus();
