@@ -206,7 +206,7 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
 function itemRowsByRid(c: ArchiveCtx, rids: number[]): Map<number, ItemRow> {
   const out = new Map<number, ItemRow>();
   if (rids.length === 0) return out;
-  for (const r of c.st(`SELECT ${ITEM_COLS} FROM items i WHERE i.rid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rids)) as ItemRow[]) out.set(r.rid, r);
+  for (const r of c.sql.all<ItemRow>(sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`)) out.set(r.rid, r);
   return out;
 }
 
