@@ -118,3 +118,37 @@ test('attrition of the current filters; Re-check is priced and asked first, spen
   await expect(page.getByTestId('attrition-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
   await axeClean(page, 'the attrition panel');
 });
+
+test('the export panel writes a dataset bundle (.zip) with its root hash; Import lists conflicting annotations', async ({ page, host }) => {
+  await seedReadings(page, host.dataDir, [{ ago: 2 * HOUR, records: [post({ id: '9301', likes: 3 }), post({ id: '9302', likes: 4 })] }]);
+  await api(page, 'library.note', { item: { platform: 'photo_net', kind: 'post', id: '9301' }, note: 'theirs' });
+  await page.getByTestId('nav-library').click();
+  await page.getByTestId('export-open').click();
+  await page.getByTestId('export-format').selectOption('bundle');
+  const panel = page.getByTestId('bundle-export');
+  await panel.getByTestId('bundle-name').fill('study');
+  await panel.getByTestId('bundle-start').click();
+  const status = panel.getByTestId('bundle-status');
+  await expect(status).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(panel.getByTestId('bundle-summary')).toContainText(/Bundle of 2 item\(s\) from 1 call\(s\)\. Root hash \(cite it\): [0-9a-f]{64}/);
+  const path = (await panel.getByTestId('bundle-path').textContent())!;
+  expect(path.endsWith('study.zip')).toBe(true);
+  const root = ((await panel.getByTestId('bundle-summary').textContent()) ?? '').match(/[0-9a-f]{64}/)![0];
+  expect(await api(page, 'datasets.verifyBundle', { dir: path, withArchive: true })).toMatchObject({ ok: true, root });
+  // the web door downloads the one file
+  const download = page.waitForEvent('download');
+  await panel.getByTestId('bundle-download').click();
+  expect((await download).suggestedFilename()).toBe('study.zip');
+
+  // this archive's note changes; importing the bundle keeps it and lists the conflict
+  await api(page, 'library.note', { item: { platform: 'photo_net', kind: 'post', id: '9301' }, note: 'mine' });
+  await panel.getByTestId('bundle-import').click();
+  await page.getByRole('dialog').getByRole('textbox').fill(path);
+  await page.getByRole('dialog').getByRole('button', { name: 'Verify and import' }).click();
+  const report = panel.getByTestId('bundle-import-report');
+  await expect(report).toContainText('0 answer(s) stored, 0 already held; items 2 → 2 (2 in the bundle)');
+  await expect(panel.getByTestId('bundle-conflicts')).toContainText('photo_net/post/9301: note note: this archive has another value; the bundle\'s ("theirs"');
+  const item = await api<{ note: string }>(page, 'library.item', { platform: 'photo_net', kind: 'post', id: '9301' });
+  expect(item.note).toBe('mine');
+  await axeClean(page, 'the bundle export');
+});

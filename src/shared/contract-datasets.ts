@@ -80,6 +80,20 @@ export const bundleVerifyInputSchema = z.object({
   /** also check every answer and item against this archive */
   withArchive: z.boolean().default(false),
 });
+/** A bundle written by the app as an export job (into the exports folder; a .zip downloads on the web door). */
+export const bundleJobInputSchema = z.object({
+  target: datasetTargetSchema,
+  zip: z.boolean().default(true),
+  dehydrated: z.boolean().default(false),
+  /** a file or folder name (no path); default loupe-bundle-<time> */
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .regex(/^[^/\\]+$/, 'a name, not a path')
+    .optional(),
+});
 export const bundleImportInputSchema = z.object({ dir: z.string().trim().min(1).max(4096) });
 
 export interface BundleSummary {

@@ -48,6 +48,7 @@ import {
 } from './contract-collect';
 import {
   bundleExportInputSchema,
+  bundleJobInputSchema,
   bundleImportInputSchema,
   bundleVerifyInputSchema,
   datasetTargetSchema,
@@ -276,6 +277,8 @@ export const methods = {
   'datasets.attrition': m<AttritionRow[]>()(z.object({ target: datasetTargetSchema })),
   /** a set or query as a bundle folder: items, history, annotations, answers, manifest with checksums and a root hash (dehydrated: keys, calls, a quote) */
   'datasets.exportBundle': m<BundleSummary>()(bundleExportInputSchema),
+  /** the same as an export job (progress events, export.get, export.cancel): a .zip or a folder in the exports folder */
+  'datasets.bundleJob': m<ExportJob>()(bundleJobInputSchema),
   /** every file, row and answer of a bundle against its manifest (and, asked, the archive) */
   'datasets.verifyBundle': m<VerifyReport>()(bundleVerifyInputSchema),
   /** merges a bundle that verifies into this archive: each item and answer once, nothing paid, annotation conflicts listed */

@@ -3,12 +3,18 @@
  * plans (over the collect job's service), the attrition report, and bundles (export, verify,
  * import; a dehydrated bundle's re-collection priced as one plan).
  */
+import { join } from 'node:path';
 import { collectDesignSchema } from '../../shared/contract-collect';
+import { SPEC_VARIANT_NAMES } from '../../shared/spec-variants';
 import { exportBundle, importBundle, planRecheck, resolveTarget, runRecheck, verifyBundle, type ManifestCall, type RecheckDeps } from '../datasets';
 import type { CollectJob } from './collect';
+import type { Exports } from './exports';
 import type { AppParts, Slice } from './parts';
 
-export function datasetMethods(parts: AppParts, collect: CollectJob): Slice<'datasets'> {
+/** A bundle's steps that write rows, in order (bundle.ts): the job's progress runs across them. */
+const ROW_STEPS = ['items.csv', 'items.parquet', 'items.jsonl'];
+
+export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
   const deps = (): RecheckDeps => ({
     archive: parts.archive,
     collect: collect.service(),
@@ -34,6 +40,20 @@ export function datasetMethods(parts: AppParts, collect: CollectJob): Slice<'dat
       const t = resolveTarget(parts.archive, i.target);
       const m = await exportBundle(parts.archive, { out: i.out, query: t.query, set: i.target.set !== undefined ? t.name : null, version: parts.version, variants: i.variants, dehydrated: i.dehydrated, now: parts.clock.now(), quote });
       return { out: i.out, root: m.root_sha256, items: m.items.length, calls: m.calls.length, files: m.files, dehydrated: m.dehydrated, rehydrationQuote: m.rehydration_quote ?? null };
+    },
+    'datasets.bundleJob': async (i) => {
+      const t = resolveTarget(parts.archive, i.target);
+      const items = parts.archive.count(t.query);
+      const stamp = new Date(parts.clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+      const base = (i.name ?? `loupe-bundle-${stamp}`).replace(/\.zip$/i, '');
+      return exports.runJob(i.dehydrated ? null : items * ROW_STEPS.length, async ({ exportsDir, signal, progress }) => {
+        const out = join(exportsDir, i.zip ? `${base}.zip` : base);
+        const onStep = (step: string, rows: number) => progress(ROW_STEPS.includes(step) ? ROW_STEPS.indexOf(step) * items + rows : step === 'answers.jsonl' || step.includes('.zip') ? ROW_STEPS.length * items : 0);
+        const m = await exportBundle(parts.archive, { out, query: t.query, set: i.target.set !== undefined ? t.name : null, version: parts.version, variants: [...SPEC_VARIANT_NAMES], dehydrated: i.dehydrated, now: parts.clock.now(), quote, signal, onStep });
+        const q = m.rehydration_quote;
+        const summary = `Bundle of ${m.items.length} item(s) from ${m.calls.length} call(s)${m.dehydrated ? ' (dehydrated: keys and calls only)' : ''}. Root hash (cite it): ${m.root_sha256}.${q ? ` Re-collecting it today: ${q.credits_min}–${q.credits_max} credits (likely ${q.credits_likely}).` : ''}`;
+        return { path: out, summary, download: i.zip };
+      });
     },
     'datasets.verifyBundle': (i) => verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
     'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),

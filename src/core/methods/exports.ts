@@ -21,8 +21,13 @@ interface ExportJobState {
   done: Promise<void>;
 }
 
+/** Work run as an export job: written under `exportsDir`, cancelled by `signal`, progress in rows. */
+export type ExportWork = (o: { exportsDir: string; signal: AbortSignal; progress: (rows: number) => void }) => Promise<{ path: string; summary: string; download: boolean }>;
+
 export interface Exports {
   methods: Slice<'export'>;
+  /** runs other work (a dataset bundle) as an export job: the same progress events, export.get and export.cancel */
+  runJob(total: number | null, work: ExportWork): ExportJob;
   /** cancel every running export and wait for each to stop */
   stop(): Promise<void>;
 }
@@ -45,20 +50,13 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
     }
   }
 
-  function exportFileName(i: MethodParsedInput<'export.start'>, id: string): string {
-    const ext = i.format;
-    if (i.fileName) return /\.[A-Za-z0-9]{1,5}$/.test(i.fileName) ? i.fileName : `${i.fileName}.${ext}`;
-    const stamp = new Date(clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
-    return `loupe-${stamp}-${id.slice(0, 8)}.${ext}`;
-  }
-
   const methods: Slice<'export'> = {
     async 'export.start'(i) {
       const exportId = randomUUID();
       const bad = exportOptionsError(i);
       if (bad) throw new AppError('validation', bad);
       mkdirSync(exportsDir, { recursive: true });
-      const out = join(exportsDir, exportFileName(i, exportId));
+      const out = join(exportsDir, exportFileName(clock, i, exportId));
       const query = exportQuery(i);
       const total = i.items ? i.items.length : archive.count({ ...query, limit: undefined, after: undefined });
       const job: ExportJob = { exportId, status: 'running', rows: 0, total, path: null, downloadUrl: null, error: null };
@@ -117,9 +115,44 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
 
   return {
     methods,
+    runJob: (total, work) => startJob({ exportJobs, exportsDir, emit, downloadUrl: parts.downloadUrl }, total, work),
     async stop() {
       for (const s of exportJobs.values()) if (s.job.status === 'running') s.abort.abort();
       await Promise.allSettled([...exportJobs.values()].map((s) => s.done));
     },
   };
+}
+
+function exportFileName(clock: AppParts['clock'], i: MethodParsedInput<'export.start'>, id: string): string {
+  const ext = i.format;
+  if (i.fileName) return /\.[A-Za-z0-9]{1,5}$/.test(i.fileName) ? i.fileName : `${i.fileName}.${ext}`;
+  const stamp = new Date(clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  return `loupe-${stamp}-${id.slice(0, 8)}.${ext}`;
+}
+
+/** A job of other work (exports.runJob): the same map, events and cancel as an export's. */
+function startJob(c: { exportJobs: Map<string, ExportJobState>; exportsDir: string; emit: AppParts['emit']; downloadUrl: AppParts['downloadUrl'] }, total: number | null, work: ExportWork): ExportJob {
+  const { exportJobs, exportsDir, emit } = c;
+  const exportId = randomUUID();
+  mkdirSync(exportsDir, { recursive: true });
+  const job: ExportJob = { exportId, status: 'running', rows: 0, total, path: null, downloadUrl: null, error: null };
+  const abort = new AbortController();
+  const state: ExportJobState = { job, abort, done: Promise.resolve() };
+  exportJobs.set(exportId, state);
+  const progress = (n: number) => {
+    job.rows = n;
+    emit({ type: 'export-progress', job: { ...job } });
+  };
+  state.done = work({ exportsDir, signal: abort.signal, progress }).then(
+    (r) => {
+      Object.assign(job, { status: 'done', path: r.path, summary: r.summary, downloadUrl: r.download && c.downloadUrl ? c.downloadUrl(exportId) : null });
+      emit({ type: 'export-progress', job: { ...job } });
+    },
+    (e: unknown) => {
+      Object.assign(job, { status: abort.signal.aborted ? 'cancelled' : 'failed', error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e) });
+      emit({ type: 'export-progress', job: { ...job } });
+    },
+  );
+  emit({ type: 'export-progress', job: { ...job } });
+  return { ...job };
 }

@@ -36,7 +36,7 @@ export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exp
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
     ...watchlistMethods(jobs.watch),
     ...jobs.collect.methods,
-    ...datasetMethods(parts, jobs.collect),
+    ...datasetMethods(parts, jobs.collect, jobs.exports),
   });
 }
 export { createCollect } from './collect';

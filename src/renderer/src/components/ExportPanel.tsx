@@ -11,10 +11,12 @@ import { useExportWrites } from '../queries/calls';
 import { useUi } from '../stores/ui';
 import { ErrorText } from './cells';
 import { NetworkKindSelect, PanelHead } from './Controls';
+import { BundleExport } from '../features/datasets/BundlePanel';
 
 export function ExportPanel({ query, items, watchlistId, note, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; /** what is exported, in words (default: from the inputs) */ note?: string; onClose?: () => void }) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
-  const [format, setFormat] = useState<ExportFormatName>('csv');
+  const [choice, setFormat] = useState<ExportFormatName | 'bundle'>('csv');
+  const format: ExportFormatName = choice === 'bundle' ? 'csv' : choice;
   const [network, setNetwork] = useState<NetworkKindName>('co-hashtag');
   const [pseudonymise, setPseudonymise] = useState(false);
   const { network: isNetwork, columns: hasColumns } = EXPORT_FORMAT_TRAITS[format];
@@ -48,27 +50,21 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
       setErr(errorText(e));
     }
   };
+  const what = items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters';
+  const head = <PanelHead title="Export" note={note ?? `${what} · free (local)`} onClose={onClose} closeLabel="Close export" />;
+  if (choice === 'bundle' && query)
+    return (
+      <div className="panel export" data-testid="export-panel">
+        {head}
+        <FormatPicker value={choice} onChange={setFormat} bundle />
+        <BundleExport query={stripPaging(query) ?? {}} />
+      </div>
+    );
   return (
     <div className="panel export" data-testid="export-panel">
-      <PanelHead
-        title="Export"
-        note={note ?? `${items ? `${items.length} selected rows` : watchlistId ? 'this watchlist’s items' : 'the rows matching the current filters'} · free (local)`}
-        onClose={onClose}
-        closeLabel="Close export"
-      />
+      {head}
       <div className="row gap wrap">
-        <label className="field inline">
-          <span className="field-label">Format</span>
-          <select value={format} onChange={(e) => setFormat(e.target.value as ExportFormatName)} data-testid="export-format">
-            <option value="csv">CSV</option>
-            <option value="xlsx">Excel workbook (XLSX)</option>
-            <option value="parquet">Parquet (DuckDB, pandas, R, Spark)</option>
-            <option value="json">JSON</option>
-            <option value="jsonl">JSON Lines</option>
-            <option value="gexf">Network for Gephi (GEXF)</option>
-            <option value="graphml">Network (GraphML)</option>
-          </select>
-        </label>
+        <FormatPicker value={choice} onChange={setFormat} bundle={!!query && !items && !watchlistId} />
         {isNetwork ? (
           <NetworkKindSelect value={network} onChange={setNetwork} testid="export-network" />
         ) : null}
@@ -151,6 +147,25 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** The format list; "Dataset bundle" where the export is of a query (docs/datasets.md "Bundles"). */
+function FormatPicker({ value, onChange, bundle }: { value: ExportFormatName | 'bundle'; onChange: (v: ExportFormatName | 'bundle') => void; bundle: boolean }) {
+  return (
+    <label className="field inline">
+      <span className="field-label">Format</span>
+      <select value={value} onChange={(e) => onChange(e.target.value as ExportFormatName | 'bundle')} data-testid="export-format">
+        <option value="csv">CSV</option>
+        <option value="xlsx">Excel workbook (XLSX)</option>
+        <option value="parquet">Parquet (DuckDB, pandas, R, Spark)</option>
+        <option value="json">JSON</option>
+        <option value="jsonl">JSON Lines</option>
+        <option value="gexf">Network for Gephi (GEXF)</option>
+        <option value="graphml">Network (GraphML)</option>
+        {bundle ? <option value="bundle">Dataset bundle (manifest, checksums, root hash)</option> : null}
+      </select>
+    </label>
   );
 }
 
