@@ -50,6 +50,7 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
   'datasets.recheck': (query) => ({ target: { query } }),
   'datasets.attrition': (query) => ({ target: { query } }),
   'datasets.exportBundle': (query) => ({ target: { query }, out: '/nonexistent/never-written' }),
+  'datasets.bundleJob': (query) => ({ target: { query } }),
   'watchlists.create': (q) => ({ name: 'alerting', alert: q.labels }),
   'watchlists.update': (q) => ({ id: 'no-such-list', patch: { alert: q.labels } }),
 };
