@@ -10,9 +10,18 @@ export default tseslint.config(
     plugins: { loupe: { rules: { layers } } },
     languageOptions: {
       globals: {
-        console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
-        setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly',
-        window: 'readonly', document: 'readonly', fetch: 'readonly', AbortController: 'readonly',
+        console: 'readonly',
+        process: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
       },
     },
     rules: {

@@ -57,7 +57,18 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       const buildLoad = await loadNow();
       const [buildMs] = time(() => index.catchUp(Infinity));
       const rate = backlog > 0 ? backlog / (buildMs / 1000) : null;
-      out.push({ metric: `analysis index build, ${backlog.toLocaleString('en-US')} posts waiting`, value: rate, unit: 'posts/s', target: '≥ 5,000 posts/s', ok: rate === null ? undefined : rate >= 5000, load: buildLoad, note: backlog > 0 ? `${(buildMs / 1000).toFixed(1)} s on this thread in chunks of 20,000 (the app builds in a worker thread in slices of ~250 ms, slower)` : 'already current (reused archive: remove it to measure the build)' });
+      out.push({
+        metric: `analysis index build, ${backlog.toLocaleString('en-US')} posts waiting`,
+        value: rate,
+        unit: 'posts/s',
+        target: '≥ 5,000 posts/s',
+        ok: rate === null ? undefined : rate >= 5000,
+        load: buildLoad,
+        note:
+          backlog > 0
+            ? `${(buildMs / 1000).toFixed(1)} s on this thread in chunks of 20,000 (the app builds in a worker thread in slices of ~250 ms, slower)`
+            : 'already current (reused archive: remove it to measure the build)',
+      });
 
       const chartsOnly = process.env.LOUPE_BENCH_ANALYSIS_ONLY === 'charts';
       const topnOnly = process.env.LOUPE_BENCH_ANALYSIS_ONLY === 'topn';
@@ -68,17 +79,33 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       // ids new to this archive on every run (a kept archive would otherwise merge them: no upkeep to measure)
       const base = 9_200_000_000_000_000_000n + BigInt(Date.now()) * 10_000n;
       for (const batch of chartsOnly || topnOnly ? [] : syntheticBatches(99, 5000, 1000)) {
-        const items = batch.map((b) => ({ platform: b.platform, kind: 'post', record: { ...(b.record as unknown as Record<string, unknown>), id: `${base + BigInt(k++)}` } }));
+        const items = batch.map((b) => ({
+          platform: b.platform,
+          kind: 'post',
+          record: { ...(b.record as unknown as Record<string, unknown>), id: `${base + BigInt(k++)}` },
+        }));
         ingestMs += time(() => archive.ingestItems(items, { callId: `bench-an-${k}`, source: 'bench' }))[0];
         catchMs += time(() => index.catchUp(Infinity))[0];
       }
-      if (!chartsOnly && !topnOnly) out.push({ metric: 'index upkeep ÷ ingest time of the same new posts', value: catchMs / ingestMs, unit: '×', note: `${catchMs.toFixed(0)} ms catch-up vs ${ingestMs.toFixed(0)} ms ingest for 5 × 1,000 posts; the ingest itself is unchanged (library bench)` });
+      if (!chartsOnly && !topnOnly)
+        out.push({
+          metric: 'index upkeep ÷ ingest time of the same new posts',
+          value: catchMs / ingestMs,
+          unit: '×',
+          note: `${catchMs.toFixed(0)} ms catch-up vs ${ingestMs.toFixed(0)} ms ingest for 5 × 1,000 posts; the ingest itself is unchanged (library bench)`,
+        });
 
       const since: LibraryQuery = { since: '2024-01-01' };
       const charts: Array<[string, () => unknown]> = [
         ['volume by platform, weeks, all', () => volumeBy(archive, { by: 'platform', bucket: 'week' }, index)],
-        ['volume by intent.label, weeks, since 2024', () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'week', query: since }, index)],
-        ['sponsored.p share over time, months, since 2024', () => labelShareOverTime(archive, { family: 'sponsored', field: 'p', bucket: 'month', query: since }, index)],
+        [
+          'volume by intent.label, weeks, since 2024',
+          () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'week', query: since }, index),
+        ],
+        [
+          'sponsored.p share over time, months, since 2024',
+          () => labelShareOverTime(archive, { family: 'sponsored', field: 'p', bucket: 'month', query: since }, index),
+        ],
         ['sponsored.p distribution since 2024 (Library chart)', () => archive.labelDistribution(since, 'sponsored', 'p')],
         ['intent.label distribution (Library chart)', () => archive.labelDistribution({}, 'intent', 'label')],
         ['volume by week, all (Library chart)', () => archive.volumeOverTime({}, 'week')],
@@ -92,7 +119,15 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         chartMs.push(`${what} ${ms.toFixed(0)}`);
         worst = Math.max(worst, ms);
       }
-      if (!topnOnly) out.push({ metric: `library charts, uncached, max (${label})`, value: worst, unit: 'ms', target: '< 200 ms', ok: below(worst, 200), note: `ms: ${chartMs.join('; ')}` });
+      if (!topnOnly)
+        out.push({
+          metric: `library charts, uncached, max (${label})`,
+          value: worst,
+          unit: 'ms',
+          target: '< 200 ms',
+          ok: below(worst, 200),
+          note: `ms: ${chartMs.join('; ')}`,
+        });
 
       // the same charts with ordinary filters: one platform (~20 % of the items), a date, a text search
       const one: LibraryQuery = { platforms: ['photo_net'] };
@@ -101,8 +136,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         ['views distribution, one platform', () => engagementDistribution(archive, { field: 'views', query: one })],
         ['likes distribution, since 2024-06', () => engagementDistribution(archive, { field: 'likes', query: { since: '2024-06-01' } })],
         ['volume by platform, weeks, text', () => volumeBy(archive, { by: 'platform', bucket: 'week', query: txt }, index)],
-        ['intent.label by day, text', () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'day', query: txt }, index)],
-        ['sentiment share, weeks, one platform', () => labelShareOverTime(archive, { family: 'sentiment', field: 'label', bucket: 'week', query: one }, index)],
+        [
+          'intent.label by day, text',
+          () => volumeBy(archive, { by: 'label', family: 'intent', field: 'label', bucket: 'day', query: txt }, index),
+        ],
+        [
+          'sentiment share, weeks, one platform',
+          () => labelShareOverTime(archive, { family: 'sentiment', field: 'label', bucket: 'week', query: one }, index),
+        ],
         ['sentiment distribution, one platform (Library chart)', () => archive.labelDistribution(one, 'sentiment', 'label')],
         ['volume by week, text (Library chart)', () => archive.volumeOverTime(txt, 'week')],
         ['top authors, one platform (Library chart)', () => archive.topAuthors(one, 10)],
@@ -115,16 +156,32 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         filteredMs.push(`${what} ${ms.toFixed(0)}`);
         worstFiltered = Math.max(worstFiltered, ms);
       }
-      if (!topnOnly) out.push({ metric: `library charts with filters, uncached, max (${label})`, value: worstFiltered, unit: 'ms', target: '< 200 ms', ok: below(worstFiltered, 200), note: `ms: ${filteredMs.join('; ')}` });
+      if (!topnOnly)
+        out.push({
+          metric: `library charts with filters, uncached, max (${label})`,
+          value: worstFiltered,
+          unit: 'ms',
+          target: '< 200 ms',
+          ok: below(worstFiltered, 200),
+          note: `ms: ${filteredMs.join('; ')}`,
+        });
       if (chartsOnly) return out;
 
       // a ~10k-item query: one platform over a date range holding about 10,000 posts
-      const lo = (testDb(archive).prepare("SELECT min(published_at) AS t FROM items WHERE platform = 'photo_net'").get() as { t: number }).t;
+      const lo = (testDb(archive).prepare("SELECT min(published_at) AS t FROM items WHERE platform = 'photo_net'").get() as { t: number })
+        .t;
       const perDay = archive.count({ platforms: ['photo_net'] }) / (2 * 365);
       const days = Math.max(1, Math.round(10_000 / perDay));
-      const q10k: LibraryQuery = { platforms: ['photo_net'], since: new Date(lo).toISOString().slice(0, 10), until: new Date(lo + days * 86_400_000).toISOString().slice(0, 10) };
+      const q10k: LibraryQuery = {
+        platforms: ['photo_net'],
+        since: new Date(lo).toISOString().slice(0, 10),
+        until: new Date(lo + days * 86_400_000).toISOString().slice(0, 10),
+      };
       const items10k = archive.count(q10k);
-      for (const [scope, q, target] of [['whole archive', {}, 1000], [`${items10k.toLocaleString('en-US')}-item query`, q10k, 100]] as const) {
+      for (const [scope, q, target] of [
+        ['whole archive', {}, 1000],
+        [`${items10k.toLocaleString('en-US')}-item query`, q10k, 100],
+      ] as const) {
         for (const field of ['hashtags', 'words', 'bigrams'] as const) {
           const ms: number[] = [];
           let basis = '';
@@ -134,15 +191,32 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
             basis = table.basis;
           }
           const p95 = percentile(ms, 95);
-          out.push({ metric: `top-50 ${field}, ${scope}, p95`, value: p95, unit: 'ms', target: `< ${target === 1000 ? '1 s' : '100 ms'}`, ok: below(p95, target), note: `from ${basis === 'totals' ? 'the index totals' : basis === 'index' ? 'the term ids the index keeps per item' : 'the items (tokenized)'}` });
+          out.push({
+            metric: `top-50 ${field}, ${scope}, p95`,
+            value: p95,
+            unit: 'ms',
+            target: `< ${target === 1000 ? '1 s' : '100 ms'}`,
+            ok: below(p95, target),
+            note: `from ${basis === 'totals' ? 'the index totals' : basis === 'index' ? 'the term ids the index keeps per item' : 'the items (tokenized)'}`,
+          });
         }
       }
       try {
         const [triMs] = time(() => frequencyTable(archive, { field: 'trigrams', limit: 50 }, index));
-        out.push({ metric: 'top-50 trigrams, whole archive (counted from the items)', value: triMs, unit: 'ms', note: 'no archive-wide totals for trigrams (see docs/analysis.md)' });
+        out.push({
+          metric: 'top-50 trigrams, whole archive (counted from the items)',
+          value: triMs,
+          unit: 'ms',
+          note: 'no archive-wide totals for trigrams (see docs/analysis.md)',
+        });
       } catch (e) {
         // past MAX_DISTINCT_TERMS the count refuses with its way out (a 1M archive: tens of millions of trigrams)
-        out.push({ metric: 'top-50 trigrams, whole archive (counted from the items)', value: null, unit: 'ms', note: `refused: ${(e as Error).message}` });
+        out.push({
+          metric: 'top-50 trigrams, whole archive (counted from the items)',
+          value: null,
+          unit: 'ms',
+          note: `refused: ${(e as Error).message}`,
+        });
       }
     } finally {
       archive.close();
@@ -158,18 +232,30 @@ async function beforeIndex(archive: ReturnType<typeof openArchive>, db: string, 
   const out: Result[] = [];
   const loupe: Record<string, number> = {};
   const load = await loadNow();
-  for (const field of ['hashtags', 'words'] as const) loupe[field] = time(() => frequencyTable(archive, { query: {}, field, limit: 50 }))[0];
+  for (const field of ['hashtags', 'words'] as const)
+    loupe[field] = time(() => frequencyTable(archive, { query: {}, field, limit: 50 }))[0];
   const sq = sqlite3Program(ctx.log);
   const duck = await duckdb(ctx.log);
   const missing = 'missing' in sq ? sq.missing : 'missing' in duck ? duck.missing : null;
   if (missing !== null || !('api' in duck) || !('path' in sq)) {
-    for (const field of ['hashtags', 'words']) out.push({ metric: `top-50 ${field} before the index ÷ DuckDB over the same texts (${label})`, value: null, unit: '×', target: '≤ 1×', load, note: `Loupe ${loupe[field].toFixed(0)} ms; ${missing ?? 'a peer is missing'}` });
+    for (const field of ['hashtags', 'words'])
+      out.push({
+        metric: `top-50 ${field} before the index ÷ DuckDB over the same texts (${label})`,
+        value: null,
+        unit: '×',
+        target: '≤ 1×',
+        load,
+        note: `Loupe ${loupe[field].toFixed(0)} ms; ${missing ?? 'a peer is missing'}`,
+      });
     return out;
   }
   const tmp = await mkdtemp(join(tmpdir(), 'loupe-analysis-duck-'));
   try {
     const csv = join(tmp, 'texts.csv');
-    const r = spawnSync(sq.path, ['-csv', '-header', db, 'SELECT rid, text FROM items'], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 31 });
+    const r = spawnSync(sq.path, ['-csv', '-header', db, 'SELECT rid, text FROM items'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1 << 31,
+    });
     if (r.status !== 0) throw new Error(`sqlite3 failed: ${String(r.stderr).slice(0, 300)}`);
     const { writeFileSync } = await import('node:fs');
     writeFileSync(csv, r.stdout);
@@ -185,7 +271,15 @@ async function beforeIndex(archive: ReturnType<typeof openArchive>, db: string, 
         const t0 = performance.now();
         await c.runAndReadAll(sql[field]);
         const ms = performance.now() - t0;
-        out.push({ metric: `top-50 ${field} before the index ÷ DuckDB over the same texts (${label})`, value: loupe[field] / ms, unit: '×', target: '≤ 1×', ok: loupe[field] <= ms, load, note: `Loupe ${(loupe[field] / 1000).toFixed(2)} s counted from the items (Intl.Segmenter words, stopwords); DuckDB ${(ms / 1000).toFixed(2)} s (2 threads, a regular expression, no stopwords) over the texts in memory` });
+        out.push({
+          metric: `top-50 ${field} before the index ÷ DuckDB over the same texts (${label})`,
+          value: loupe[field] / ms,
+          unit: '×',
+          target: '≤ 1×',
+          ok: loupe[field] <= ms,
+          load,
+          note: `Loupe ${(loupe[field] / 1000).toFixed(2)} s counted from the items (Intl.Segmenter words, stopwords); DuckDB ${(ms / 1000).toFixed(2)} s (2 threads, a regular expression, no stopwords) over the texts in memory`,
+        });
       }
     } finally {
       c.closeSync();

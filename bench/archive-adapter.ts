@@ -41,7 +41,8 @@ export async function loadArchive(): Promise<((file: string) => Promise<BenchArc
     };
     return {
       // provenance: every batch is recorded as one stored (envelope-less) answer, like a bulk load
-      ingest: (items, callId) => m('ingestItems')(items, { callId, source: 'bench', endpoint: 'bench/ingest', platform: items[0]?.platform }) as void,
+      ingest: (items, callId) =>
+        m('ingestItems')(items, { callId, source: 'bench', endpoint: 'bench/ingest', platform: items[0]?.platform }) as void,
       query: (q) => m('query')(q) as { rows: unknown[]; next: string | null },
       listQuery: (q) => m('listQuery')(q),
       volumeOverTime: (q, b) => m('volumeOverTime')(q, b),

@@ -61,7 +61,11 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       a.ingestItems(
         Array.from({ length: Math.min(5_000, n - start) }, (_, k) => {
           const i = start + k;
-          return { platform: i % 2 ? 'photo_net' : 'micro_net', kind: 'post', record: post({ id: String(8_000_000_000_000_000_000n + BigInt(i)), text: `post ${i} about coffee #brew`, likes: i % 500 }) };
+          return {
+            platform: i % 2 ? 'photo_net' : 'micro_net',
+            kind: 'post',
+            record: post({ id: String(8_000_000_000_000_000_000n + BigInt(i)), text: `post ${i} about coffee #brew`, likes: i % 500 }),
+          };
         }),
         { callId: `seed-${start}`, source: 'bench' },
       );

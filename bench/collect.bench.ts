@@ -62,12 +62,25 @@ async function keysOf(sb: RemoteSandbox): Promise<PoolKey[]> {
 
 async function openEnv(timeScale: number, chaos = 0): Promise<Env> {
   const sb = await startRemoteSandbox({ seed: 28, balance: 1_000_000_000, timeScale, epoch: EPOCH });
-  if (chaos > 0) await fetch(`${sb.url}/__admin/chaos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rate: chaos }) });
+  if (chaos > 0)
+    await fetch(`${sb.url}/__admin/chaos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rate: chaos }),
+    });
   const keys = await keysOf(sb);
   const dir = mkdtempSync(join(tmpdir(), 'loupe-collect-bench-'));
   const clock = sb.clock;
   const archive = openArchive(join(dir, 'loupe.db'), { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKeys: () => keys, store: archive, clock, limits: LIMITS, paceFile: join(dir, 'pacing.db'), maxRetries: 8 });
+  const api = createApiCore({
+    baseUrl: sb.url,
+    getKeys: () => keys,
+    store: archive,
+    clock,
+    limits: LIMITS,
+    paceFile: join(dir, 'pacing.db'),
+    maxRetries: 8,
+  });
   const collect = createCollectService({ api: async () => api, archive, clock, askAboveCredits: () => null });
   return {
     sb,
@@ -89,16 +102,33 @@ async function openEnv(timeScale: number, chaos = 0): Promise<Env> {
 
 const design = (d: CollectDesign) => collectDesignSchema.parse(d);
 const feedPlan = (name: string, handles: string[], pages = 1) =>
-  design({ name, source: { type: 'text', text: handles.join('\n') }, do: 'feed', networks: ['photo_net'], pages, params: { until: UNTIL }, budget: 1_000_000_000 });
-const profilePlan = (name: string, handles: string[]) => design({ name, source: { type: 'text', text: handles.join('\n') }, do: 'profile', networks: ['photo_net'], budget: 1_000_000_000 });
+  design({
+    name,
+    source: { type: 'text', text: handles.join('\n') },
+    do: 'feed',
+    networks: ['photo_net'],
+    pages,
+    params: { until: UNTIL },
+    budget: 1_000_000_000,
+  });
+const profilePlan = (name: string, handles: string[]) =>
+  design({ name, source: { type: 'text', text: handles.join('\n') }, do: 'profile', networks: ['photo_net'], budget: 1_000_000_000 });
 const handlesOf = (n: number, tag = 'acct') => Array.from({ length: n }, (_, i) => `${tag}${i}`);
 /** the sandbox's own counts (light to read while a run goes on) */
-const stats = async (sb: RemoteSandbox): Promise<{ by_status: Record<string, number>; chaos_faults?: Record<string, number>; credits_charged: number }> =>
-  (await (await fetch(`${sb.url}/__admin/stats`)).json()) as { by_status: Record<string, number>; chaos_faults?: Record<string, number>; credits_charged: number };
+const stats = async (
+  sb: RemoteSandbox,
+): Promise<{ by_status: Record<string, number>; chaos_faults?: Record<string, number>; credits_charged: number }> =>
+  (await (await fetch(`${sb.url}/__admin/stats`)).json()) as {
+    by_status: Record<string, number>;
+    chaos_faults?: Record<string, number>;
+    credits_charged: number;
+  };
 const charged = async (sb: RemoteSandbox): Promise<number> => (await sb.charges()).reduce((s, c) => s + c.credits_used, 0);
-const itemSet = (a: Archive): string[] => (testDb(a).prepare('SELECT id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map((x) => x.k);
+const itemSet = (a: Archive): string[] =>
+  (testDb(a).prepare('SELECT id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map((x) => x.k);
 /** every row the service delivered (answers that reached the client: status 200, replays and cached reads too) */
-const served = (charges: Array<{ status: number; item_ids?: string[] }>): string[] => [...new Set(charges.filter((c) => c.status === 200).flatMap((c) => c.item_ids ?? []))].sort();
+const served = (charges: Array<{ status: number; item_ids?: string[] }>): string[] =>
+  [...new Set(charges.filter((c) => c.status === 200).flatMap((c) => c.item_ids ?? []))].sort();
 
 /** The pacers' minimum for `perKey` requests of `d` ms on one key (bench/watch-measure.ts explains it). */
 function pacerMinimum(perKey: number, d: number): number {
@@ -107,7 +137,12 @@ function pacerMinimum(perKey: number, d: number): number {
   return gens * (LIMITS.windowSeconds * 1000 + d) + (Math.floor(lastK / LIMITS.maxInFlight) + 1) * d;
 }
 
-async function cleanRun(ctx: BenchContext, env: Env, n: number, timeScale: number): Promise<{ results: Result[]; credits: number; items: string[]; planMin: number }> {
+async function cleanRun(
+  ctx: BenchContext,
+  env: Env,
+  n: number,
+  timeScale: number,
+): Promise<{ results: Result[]; credits: number; items: string[]; planMin: number }> {
   const plan = await env.collect.create(profilePlan('bench', handlesOf(n)));
   const c0 = await charged(env.sb);
   const t0 = env.clock.now();
@@ -115,10 +150,14 @@ async function cleanRun(ctx: BenchContext, env: Env, n: number, timeScale: numbe
   const t1 = env.clock.now();
   const credits = (await charged(env.sb)) - c0;
   const db = testDb(env.archive);
-  const a = db.prepare('SELECT count(*) AS n, avg(duration_ms) AS d, sum(status = 429) AS r FROM calls WHERE source = ? AND started_at >= ?').get(st.source, t0) as { n: number; d: number | null; r: number | null };
+  const a = db
+    .prepare('SELECT count(*) AS n, avg(duration_ms) AS d, sum(status = 429) AS r FROM calls WHERE source = ? AND started_at >= ?')
+    .get(st.source, t0) as { n: number; d: number | null; r: number | null };
   const min = pacerMinimum(Math.ceil(plan.figures.requests / KEYS), a.d ?? 0);
   const wall = t1 - t0;
-  ctx.log(`clean run: ${st.status}, ${a.n} requests, ${fmt(credits)} credits, ${(wall / 1000).toFixed(1)} s sandbox time (minimum ${(min / 1000).toFixed(1)} s)`);
+  ctx.log(
+    `clean run: ${st.status}, ${a.n} requests, ${fmt(credits)} credits, ${(wall / 1000).toFixed(1)} s sandbox time (minimum ${(min / 1000).toFixed(1)} s)`,
+  );
   return {
     credits,
     planMin: plan.figures.creditsMin,
@@ -146,9 +185,16 @@ async function cleanRun(ctx: BenchContext, env: Env, n: number, timeScale: numbe
 }
 
 /** One run of the child process; resolves when it exits (or is killed). */
-function child(env: { url: string; keys: PoolKey[]; dir: string }, timeScale: number): { proc: ReturnType<typeof spawn>; done: Promise<string> } {
+function child(
+  env: { url: string; keys: PoolKey[]; dir: string },
+  timeScale: number,
+): { proc: ReturnType<typeof spawn>; done: Promise<string> } {
   const script = fileURLToPath(new URL('./collect-child.ts', import.meta.url));
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, env.url, JSON.stringify(env.keys), String(timeScale), env.dir, 'bench'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', script, env.url, JSON.stringify(env.keys), String(timeScale), env.dir, 'bench'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   return { proc, done: new Promise((r) => proc.once('exit', () => r(out))) };
@@ -162,14 +208,25 @@ async function faultedRun(ctx: BenchContext, n: number, timeScale: number, clean
     // the plan is saved by one process; the run is another's, killed twice
     {
       const archive = openArchive(join(dir, 'loupe.db'), { clock: () => sb.clock.now() });
-      const api = createApiCore({ baseUrl: sb.url, getKeys: () => keys, store: archive, clock: sb.clock, limits: LIMITS, paceFile: join(dir, 'pacing.db') });
+      const api = createApiCore({
+        baseUrl: sb.url,
+        getKeys: () => keys,
+        store: archive,
+        clock: sb.clock,
+        limits: LIMITS,
+        paceFile: join(dir, 'pacing.db'),
+      });
       const collect = createCollectService({ api: async () => api, archive, clock: sb.clock, askAboveCredits: () => null });
       await collect.create(profilePlan('bench', handlesOf(n)));
       await collect.close();
       await api.close();
       archive.close();
     }
-    await fetch(`${sb.url}/__admin/chaos`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rate: 0.2 }) });
+    await fetch(`${sb.url}/__admin/chaos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rate: 0.2 }),
+    });
     const target = { url: sb.url, keys, dir };
     for (const share of [0.3, 0.65]) {
       const c = child(target, timeScale);
@@ -207,7 +264,9 @@ async function faultedRun(ctx: BenchContext, n: number, timeScale: number, clean
     const cleanSet = new Set(clean.items);
     const vsClean = `${items.filter((k) => !cleanSet.has(k)).length} not in the clean run, ${clean.items.length - items.filter((k) => cleanSet.has(k)).length} of the clean run's missing`;
     const ratio = credits / clean.credits;
-    ctx.log(`faulted run: ${st.status}, ${fmt(credits)} credits (clean ${fmt(clean.credits)}), ${faults} faults injected, ledger ${fmt(ledger)}`);
+    ctx.log(
+      `faulted run: ${st.status}, ${fmt(credits)} credits (clean ${fmt(clean.credits)}), ${faults} faults injected, ledger ${fmt(ledger)}`,
+    );
     return [
       {
         metric: `20 % faults and two kill -9s: credits vs the clean run`,
@@ -225,7 +284,14 @@ async function faultedRun(ctx: BenchContext, n: number, timeScale: number, clean
         ok: same,
         note: `${fmt(items.length)} items archived, ${fmt(delivered.length)} ${listed.length > 0 ? 'rows the service delivered (its charge records)' : "in the clean run (the service's records list no rows of single answers)"}; against the clean run (${fmt(clean.items.length)}): ${vsClean} — the world moves between the two sandboxes (posts removed as time passes)`,
       },
-      { metric: `20 % faults and two kill -9s: ledger vs the service's charges`, value: ledger - credits, unit: 'credits apart', target: '0', ok: ledger === credits, note: `ledger ${fmt(ledger)}, /__admin/charges ${fmt(credits)}` },
+      {
+        metric: `20 % faults and two kill -9s: ledger vs the service's charges`,
+        value: ledger - credits,
+        unit: 'credits apart',
+        target: '0',
+        ok: ledger === credits,
+        note: `ledger ${fmt(ledger)}, /__admin/charges ${fmt(credits)}`,
+      },
     ];
   } finally {
     await sb.close();
@@ -265,7 +331,15 @@ function messyList(n: number): string {
 }
 
 async function planning(ctx: BenchContext, env: Env, n: number): Promise<Result[]> {
-  const d = (text: string) => design({ name: 'planning', source: { type: 'text', text }, do: 'feed', networks: ['photo_net', 'micro_net'], pages: 2, params: { until: UNTIL } });
+  const d = (text: string) =>
+    design({
+      name: 'planning',
+      source: { type: 'text', text },
+      do: 'feed',
+      networks: ['photo_net', 'micro_net'],
+      pages: 2,
+      params: { until: UNTIL },
+    });
   await env.collect.preview(d('warm\nup')); // the catalogue and the free calls read once
   const text = messyList(n);
   const t0 = performance.now();
@@ -307,10 +381,44 @@ async function likelyVsSpent(ctx: BenchContext, env: Env, quick: boolean): Promi
   await measure(`feeds 3 pages deep (${k} accounts)`, feedPlan('deep feeds', handlesOf(k, 'deep'), 3));
   const setId = env.collect.get('deep feeds')?.setId as string;
   // the comments' history first (another sample of the set), then the design measured
-  await env.collect.run((await env.collect.create(design({ name: 'comments warm-up', source: { type: 'set', id: setId }, do: 'comments', pages: 2, topK: { n: quick ? 10 : 25, by: 'likes' }, budget: 1e9 }))).id as string, { approved: true });
-  await measure(`comments of a set's top ${quick ? 20 : 100} posts by comments, 2 pages`, design({ name: 'top comments', source: { type: 'set', id: setId }, do: 'comments', pages: 2, topK: { n: quick ? 20 : 100, by: 'comments' }, budget: 1e9 }));
+  await env.collect.run(
+    (
+      await env.collect.create(
+        design({
+          name: 'comments warm-up',
+          source: { type: 'set', id: setId },
+          do: 'comments',
+          pages: 2,
+          topK: { n: quick ? 10 : 25, by: 'likes' },
+          budget: 1e9,
+        }),
+      )
+    ).id as string,
+    { approved: true },
+  );
+  await measure(
+    `comments of a set's top ${quick ? 20 : 100} posts by comments, 2 pages`,
+    design({
+      name: 'top comments',
+      source: { type: 'set', id: setId },
+      do: 'comments',
+      pages: 2,
+      topK: { n: quick ? 20 : 100, by: 'comments' },
+      budget: 1e9,
+    }),
+  );
   const queries = Array.from({ length: quick ? 5 : 20 }, (_, i) => `running shoes ${i}`).join('\n');
-  await measure('a search on 3 networks, 2 pages', design({ name: 'searches', source: { type: 'text', text: queries }, do: 'search', networks: ['micro_net', 'forum_net', 'pin_net'], pages: 2, budget: 1e9 }));
+  await measure(
+    'a search on 3 networks, 2 pages',
+    design({
+      name: 'searches',
+      source: { type: 'text', text: queries },
+      do: 'search',
+      networks: ['micro_net', 'forum_net', 'pin_net'],
+      pages: 2,
+      budget: 1e9,
+    }),
+  );
   return out;
 }
 

@@ -29,7 +29,17 @@ async function main(): Promise<void> {
     const stmt = d.prepare('SELECT platform, kind, id, raw FROM posts ORDER BY rowid');
     rows = (function* (): Iterable<ExportRow> {
       for (const r of stmt.iterate() as Iterable<{ platform: string; kind: string; id: string; raw: string }>) {
-        yield { platform: r.platform, kind: r.kind, id: r.id, record: JSON.parse(r.raw) as Record<string, unknown>, firstSeenAt: 0, lastSeenAt: 0, tags: [], note: null, overrides: {} };
+        yield {
+          platform: r.platform,
+          kind: r.kind,
+          id: r.id,
+          record: JSON.parse(r.raw) as Record<string, unknown>,
+          firstSeenAt: 0,
+          lastSeenAt: 0,
+          tags: [],
+          note: null,
+          overrides: {},
+        };
       }
     })();
     close = () => d.close();

@@ -29,13 +29,17 @@ export interface ChildExport {
 
 export function child(args: string[]): Promise<ChildExport> {
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'exports-child.ts'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'exports-child.ts'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += String(d)));
     p.stderr.on('data', (d: Buffer) => (err += String(d)));
     p.on('error', rej);
-    p.on('close', (code) => (code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(`exports-child ${args[2]} failed: ${err.slice(-500)}`))));
+    p.on('close', (code) =>
+      code === 0 ? res(JSON.parse(out.trim().split('\n').pop()!)) : rej(new Error(`exports-child ${args[2]} failed: ${err.slice(-500)}`)),
+    );
   });
 }
 
@@ -71,26 +75,77 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
   ctx.log(`csv ${s1(csv.ms)} (CPU ${s1(csv.cpuMs)}) ${csv.peakRssMB.toFixed(0)} MB`);
   const sq = sqlite3Program(ctx.log);
   const rows = csv.rows.toLocaleString('en-US');
-  out.push({ metric: `CSV export of ${rows} posts (Loupe)`, value: csv.ms / 1000, unit: 's', load: csvLoad, note: `CPU ${s1(csv.cpuMs)} (every thread), ${mb(csv.bytes)}, all columns` });
-  out.push({ metric: `CSV export peak RSS (${rows} rows)`, value: csv.peakRssMB, unit: 'MB', target: '< 300 MB at 1M', ok: below(csv.peakRssMB, 300), load: csvLoad });
+  out.push({
+    metric: `CSV export of ${rows} posts (Loupe)`,
+    value: csv.ms / 1000,
+    unit: 's',
+    load: csvLoad,
+    note: `CPU ${s1(csv.cpuMs)} (every thread), ${mb(csv.bytes)}, all columns`,
+  });
+  out.push({
+    metric: `CSV export peak RSS (${rows} rows)`,
+    value: csv.peakRssMB,
+    unit: 'MB',
+    target: '< 300 MB at 1M',
+    ok: below(csv.peakRssMB, 300),
+    load: csvLoad,
+  });
   if ('path' in sq) {
     const load = await loadNow();
     const r = await sqlite3Csv(sq.path, db, join(outDir, 'sqlite3.csv'));
     const bytes = (await stat(join(outDir, 'sqlite3.csv'))).size;
     ctx.log(`sqlite3 -csv ${s1(r.ms)}`);
-    out.push({ metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time', value: csv.ms / r.ms, unit: '×', target: '≤ 1.2×', ok: csv.ms / r.ms <= 1.2, load, note: `sqlite3 ${s1(r.ms)}${r.cpuMs === null ? '' : `, CPU ${s1(r.cpuMs)}`}${r.rssMB === null ? '' : `, ${r.rssMB.toFixed(0)} MB`}, ${mb(bytes)} (SELECT * FROM items: the record JSON and its columns, no neutralisation, no BOM); Loupe's CPU ÷ sqlite3's ${r.cpuMs ? (csv.cpuMs / r.cpuMs).toFixed(1) : '?'}×` });
-  } else out.push({ metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time', value: null, unit: '×', target: '≤ 1.2×', note: sq.missing });
+    out.push({
+      metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time',
+      value: csv.ms / r.ms,
+      unit: '×',
+      target: '≤ 1.2×',
+      ok: csv.ms / r.ms <= 1.2,
+      load,
+      note: `sqlite3 ${s1(r.ms)}${r.cpuMs === null ? '' : `, CPU ${s1(r.cpuMs)}`}${r.rssMB === null ? '' : `, ${r.rssMB.toFixed(0)} MB`}, ${mb(bytes)} (SELECT * FROM items: the record JSON and its columns, no neutralisation, no BOM); Loupe's CPU ÷ sqlite3's ${r.cpuMs ? (csv.cpuMs / r.cpuMs).toFixed(1) : '?'}×`,
+    });
+  } else
+    out.push({
+      metric: 'CSV export ÷ sqlite3 -csv of the same table and rows, time',
+      value: null,
+      unit: '×',
+      target: '≤ 1.2×',
+      note: sq.missing,
+    });
 
   const xLoad = await loadNow();
   const xlsx = await child([dir, join(outDir, 'a.xlsx'), 'xlsx']);
   ctx.log(`xlsx ${s1(xlsx.ms)} ${xlsx.peakRssMB.toFixed(0)} MB`);
-  out.push({ metric: 'XLSX export ÷ CSV export, time', value: xlsx.ms / csv.ms, unit: '×', target: '≤ 3×', ok: xlsx.ms <= 3 * csv.ms, load: xLoad, note: `${s1(xlsx.ms)} vs ${s1(csv.ms)}; ${mb(xlsx.bytes)}; ${xlsx.summary}` });
-  out.push({ metric: 'XLSX export peak RSS', value: xlsx.peakRssMB, unit: 'MB', target: '< 400 MB', ok: below(xlsx.peakRssMB, 400), load: xLoad });
+  out.push({
+    metric: 'XLSX export ÷ CSV export, time',
+    value: xlsx.ms / csv.ms,
+    unit: '×',
+    target: '≤ 3×',
+    ok: xlsx.ms <= 3 * csv.ms,
+    load: xLoad,
+    note: `${s1(xlsx.ms)} vs ${s1(csv.ms)}; ${mb(xlsx.bytes)}; ${xlsx.summary}`,
+  });
+  out.push({
+    metric: 'XLSX export peak RSS',
+    value: xlsx.peakRssMB,
+    unit: 'MB',
+    target: '< 400 MB',
+    ok: below(xlsx.peakRssMB, 400),
+    load: xLoad,
+  });
 
   const pLoad = await loadNow();
   const pq = await child([dir, join(outDir, 'a.parquet'), 'parquet']);
   ctx.log(`parquet ${s1(pq.ms)} (CPU ${s1(pq.cpuMs)}) ${pq.peakRssMB.toFixed(0)} MB`);
-  out.push({ metric: 'Parquet export ÷ CSV export, time', value: pq.ms / csv.ms, unit: '×', target: '≤ 1×', ok: pq.ms <= csv.ms, load: pLoad, note: `${s1(pq.ms)} vs ${s1(csv.ms)}; CPU ${s1(pq.cpuMs)} vs ${s1(csv.cpuMs)}; ${mb(pq.bytes)} (Snappy, UTC times); peak RSS ${pq.peakRssMB.toFixed(0)} MB` });
+  out.push({
+    metric: 'Parquet export ÷ CSV export, time',
+    value: pq.ms / csv.ms,
+    unit: '×',
+    target: '≤ 1×',
+    ok: pq.ms <= csv.ms,
+    load: pLoad,
+    note: `${s1(pq.ms)} vs ${s1(csv.ms)}; CPU ${s1(pq.cpuMs)} vs ${s1(csv.cpuMs)}; ${mb(pq.bytes)} (Snappy, UTC times); peak RSS ${pq.peakRssMB.toFixed(0)} MB`,
+  });
   const duck = await duckdb(ctx.log);
   if ('api' in duck) {
     const inst = await duck.api.DuckDBInstance.create(':memory:', { threads: '2' });
@@ -107,7 +162,9 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
       };
       const load = await loadNow();
       const mem = await timed(`COPY t TO ${q(join(outDir, 'duck.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
-      const fromCsv = await timed(`COPY (SELECT * FROM read_csv(${q(join(outDir, 'a.csv'))})) TO ${q(join(outDir, 'duck-csv.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
+      const fromCsv = await timed(
+        `COPY (SELECT * FROM read_csv(${q(join(outDir, 'a.csv'))})) TO ${q(join(outDir, 'duck-csv.parquet'))} (FORMAT parquet, COMPRESSION snappy)`,
+      );
       const bytes = (await stat(join(outDir, 'duck.parquet'))).size;
       ctx.log(`duckdb copy ${s1(mem.ms)}, from the CSV ${s1(fromCsv.ms)}`);
       out.push({
@@ -123,6 +180,13 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
       c.closeSync();
       inst.closeSync();
     }
-  } else out.push({ metric: "Parquet export ÷ DuckDB's COPY … TO parquet of the same rows, time", value: null, unit: '×', target: '≤ 1.5×', note: duck.missing });
+  } else
+    out.push({
+      metric: "Parquet export ÷ DuckDB's COPY … TO parquet of the same rows, time",
+      value: null,
+      unit: '×',
+      target: '≤ 1.5×',
+      note: duck.missing,
+    });
   return out;
 }

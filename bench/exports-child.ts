@@ -18,12 +18,20 @@ async function main(): Promise<void> {
   const q = { ...(since ? { since } : {}), ...(until ? { until } : {}) };
   const u0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await exportAny(a.iterateExportRows(q), { format: format as AnyExportFormat, out, network: network && network !== '-' ? network : undefined, archive: a, query: q });
+  const r = await exportAny(a.iterateExportRows(q), {
+    format: format as AnyExportFormat,
+    out,
+    network: network && network !== '-' ? network : undefined,
+    archive: a,
+    query: q,
+  });
   const ms = performance.now() - t0;
   const u = process.cpuUsage(u0);
   a.close();
   const peakRssMB = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ rows: r.rows, bytes: r.bytes, ms, cpuMs: (u.user + u.system) / 1000, peakRssMB, summary: r.summary }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ rows: r.rows, bytes: r.bytes, ms, cpuMs: (u.user + u.system) / 1000, peakRssMB, summary: r.summary }) + '\n',
+  );
 }
 
 main().catch((e: unknown) => {

@@ -61,7 +61,8 @@ export function socialPost(i: number): { platform: string; kind: string; record:
 async function buildDataDir(dir: string, n: number, log: (m: string) => void): Promise<void> {
   const marker = join(dir, `.exports-bench-${n}.ok`);
   if (existsSync(marker)) return;
-  if (existsSync(archivePath(dir))) throw new Error(`${dir} holds an archive of another size; remove it or choose another LOUPE_BENCH_EXPORTS_DATA`);
+  if (existsSync(archivePath(dir)))
+    throw new Error(`${dir} holds an archive of another size; remove it or choose another LOUPE_BENCH_EXPORTS_DATA`);
   await mkdir(dir, { recursive: true });
   const a = openArchive(archivePath(dir));
   try {
@@ -111,8 +112,20 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     a.close();
     const med = times.sort((x, y) => x - y)[1];
     const gmed = graphTimes.sort((x, y) => x - y)[1];
-    results.push({ metric: `co-hashtag network of ${inRange.toLocaleString('en-US')} posts, built (median of 3)`, value: med / 1000, unit: 's', target: '< 2 s', ok: below(med, 2000), note: stats });
-    results.push({ metric: 'the same network as a graphology graph (GEXF / GraphML files only), on top', value: gmed / 1000, unit: 's', note: `build + graph ${((med + gmed) / 1000).toFixed(2)} s` });
+    results.push({
+      metric: `co-hashtag network of ${inRange.toLocaleString('en-US')} posts, built (median of 3)`,
+      value: med / 1000,
+      unit: 's',
+      target: '< 2 s',
+      ok: below(med, 2000),
+      note: stats,
+    });
+    results.push({
+      metric: 'the same network as a graphology graph (GEXF / GraphML files only), on top',
+      value: gmed / 1000,
+      unit: 's',
+      note: `build + graph ${((med + gmed) / 1000).toFixed(2)} s`,
+    });
 
     // 2. exports, each in its own process, beside the tools an analyst would compare them with
     const outDir = await mkdtemp(join(tmpdir(), 'loupe-exports-out-'));
@@ -131,14 +144,21 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
 }
 
 async function drawBench(dataDir: string, ctx: BenchContext): Promise<Result[]> {
-  if (!existsSync(CHROMIUM)) return [{ metric: 'network view frame rate', value: null, unit: 'fps', note: `Chromium is not installed at ${CHROMIUM}` }];
-  const serve = (await import(/* @vite-ignore */ '../scripts/serve.mjs' as string)) as { rendererIsStale(): boolean; buildRenderer(): Promise<void> };
+  if (!existsSync(CHROMIUM))
+    return [{ metric: 'network view frame rate', value: null, unit: 'fps', note: `Chromium is not installed at ${CHROMIUM}` }];
+  const serve = (await import(/* @vite-ignore */ '../scripts/serve.mjs' as string)) as {
+    rendererIsStale(): boolean;
+    buildRenderer(): Promise<void>;
+  };
   if (serve.rendererIsStale()) await serve.buildRenderer();
   let host: Host | null = null;
   let browser: Browser | null = null;
   try {
     host = await startHost({ port: 0, dataDir, secrets: new MemorySecretStore(), envKey: null, baseUrl: null, sandbox: { seed: 1 } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     await page.goto(host.url);
     await page.getByTestId('nav-library').click();
@@ -184,7 +204,9 @@ async function drawBench(dataDir: string, ctx: BenchContext): Promise<Result[]> 
     const cy = box.y + box.height / 2;
     const renders0 = Number(await canvas.getAttribute('data-renders'));
     // a string, not a function: tsx's name-keeping helper does not exist in the page
-    await page.evaluate(`(() => { window.__frames = 0; window.__stop = false; const tick = () => { window.__frames++; if (!window.__stop) requestAnimationFrame(tick); }; requestAnimationFrame(tick); })()`);
+    await page.evaluate(
+      `(() => { window.__frames = 0; window.__stop = false; const tick = () => { window.__frames++; if (!window.__stop) requestAnimationFrame(tick); }; requestAnimationFrame(tick); })()`,
+    );
     const t0 = Date.now();
     let k = 0;
     while (Date.now() - t0 < 4000) {

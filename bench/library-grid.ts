@@ -27,7 +27,12 @@ export function sortGrid(a: { listQuery(q: LibraryQuery): unknown }, limitMs = 1
     for (const platform of [undefined, ...BENCH_PLATFORMS])
       for (const field of GRID_SORTS)
         for (const dir of ['desc', 'asc'] as const) {
-          const q: LibraryQuery = { sort: { field, dir }, limit: 100, ...(platform ? { platforms: [platform] } : {}), ...(text ? { text } : {}) };
+          const q: LibraryQuery = {
+            sort: { field, dir },
+            limit: 100,
+            ...(platform ? { platforms: [platform] } : {}),
+            ...(text ? { text } : {}),
+          };
           const t0 = performance.now();
           a.listQuery(q);
           times.push({ ms: performance.now() - t0, q: `${platform ?? 'all'} ${field} ${dir}${text ? ` "${text}"` : ''}` });

@@ -33,7 +33,9 @@ async function loadWorldText(): Promise<((seed: number, count: number) => Array<
   try {
     const spec = '../src/sandbox/world/index';
     const m = (await import(/* @vite-ignore */ spec)) as Record<string, unknown>;
-    return typeof m.generatePosts === 'function' ? (m.generatePosts as (seed: number, count: number) => Array<Record<string, unknown>>) : null;
+    return typeof m.generatePosts === 'function'
+      ? (m.generatePosts as (seed: number, count: number) => Array<Record<string, unknown>>)
+      : null;
   } catch {
     return null;
   }
@@ -82,9 +84,26 @@ function rawInserter(file: string, setup: string | null, insertSql: string, extr
       const a = o(r.author);
       const e = o(r.engagement);
       const t = Date.parse(String(r.published_at));
-      ins.run(it.platform, it.kind, r.id, JSON.stringify(r), Number.isFinite(t) ? t : null, a.id ?? null, a.username ?? null,
-        a.display_name ?? null, o(r.content).text ?? null, r.url ?? null, r.language ?? null, e.views ?? null, e.likes ?? null,
-        e.comments ?? null, e.shares ?? null, e.saves ?? null, JSON.stringify(o(r.computed).labels ?? null), ...extra);
+      ins.run(
+        it.platform,
+        it.kind,
+        r.id,
+        JSON.stringify(r),
+        Number.isFinite(t) ? t : null,
+        a.id ?? null,
+        a.username ?? null,
+        a.display_name ?? null,
+        o(r.content).text ?? null,
+        r.url ?? null,
+        r.language ?? null,
+        e.views ?? null,
+        e.likes ?? null,
+        e.comments ?? null,
+        e.shares ?? null,
+        e.saves ?? null,
+        JSON.stringify(o(r.computed).labels ?? null),
+        ...extra,
+      );
     }
   });
   return { insert: (items) => tx(items), close: () => d.close() };
@@ -155,7 +174,11 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
           if (c && typeof c.text === 'string') b.record.content.text = c.text;
         });
       }
-      const items = batch.map((b) => ({ platform: b.platform, kind: 'post', record: b.record as unknown as Record<string, unknown> & { id: string } }));
+      const items = batch.map((b) => ({
+        platform: b.platform,
+        kind: 'post',
+        record: b.record as unknown as Record<string, unknown> & { id: string },
+      }));
       rawMs += (await time(() => rawDb.insert(items)))[0];
       if (schemaDb) schemaMs += (await time(() => schemaDb.insert(items)))[0];
       if (archive) {
@@ -171,12 +194,39 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
     const rawRate = n / (rawMs / 1000);
     const schemaRate = schemaDb ? n / (schemaMs / 1000) : null;
     const archRate = archive ? n / (archMs / 1000) : null;
-    out.push({ metric: `ingest ${nLabel} posts, archive (items + provenance + labels + FTS)`, value: archRate, unit: 'posts/s', note: archive ? `${(archMs / 1000).toFixed(1)} s, batches of ${BATCH}` : 'archive not available' });
-    out.push({ metric: `ingest ${nLabel} posts, raw prepared INSERT into the archive's items table`, value: schemaRate, unit: 'posts/s', note: schemaDb ? `${(schemaMs / 1000).toFixed(1)} s; same rows, same table, its indexes and FTS trigger` : 'archive not available' });
-    out.push({ metric: `ingest ${nLabel} posts, raw prepared INSERT into a plain table`, value: rawRate, unit: 'posts/s', note: `${(rawMs / 1000).toFixed(1)} s; JSON text + extracted columns + labels JSON, no index` });
+    out.push({
+      metric: `ingest ${nLabel} posts, archive (items + provenance + labels + FTS)`,
+      value: archRate,
+      unit: 'posts/s',
+      note: archive ? `${(archMs / 1000).toFixed(1)} s, batches of ${BATCH}` : 'archive not available',
+    });
+    out.push({
+      metric: `ingest ${nLabel} posts, raw prepared INSERT into the archive's items table`,
+      value: schemaRate,
+      unit: 'posts/s',
+      note: schemaDb ? `${(schemaMs / 1000).toFixed(1)} s; same rows, same table, its indexes and FTS trigger` : 'archive not available',
+    });
+    out.push({
+      metric: `ingest ${nLabel} posts, raw prepared INSERT into a plain table`,
+      value: rawRate,
+      unit: 'posts/s',
+      note: `${(rawMs / 1000).toFixed(1)} s; JSON text + extracted columns + labels JSON, no index`,
+    });
     const ratio = archRate === null || schemaRate === null ? null : archRate / schemaRate;
-    out.push({ metric: 'ingest ratio archive / raw INSERT into the same table', value: ratio, unit: '×', target: '>= 0.7×', ok: atLeast(ratio, 0.7), note: 'what the archive adds: dedupe/merge, label rows, provenance, response row, extraction' });
-    out.push({ metric: 'ingest ratio archive / raw INSERT into a plain table', value: archRate === null ? null : archRate / rawRate, unit: '×', note: 'adds the cost of the unique key, 10 sort/filter indexes and FTS5 themselves' });
+    out.push({
+      metric: 'ingest ratio archive / raw INSERT into the same table',
+      value: ratio,
+      unit: '×',
+      target: '>= 0.7×',
+      ok: atLeast(ratio, 0.7),
+      note: 'what the archive adds: dedupe/merge, label rows, provenance, response row, extraction',
+    });
+    out.push({
+      metric: 'ingest ratio archive / raw INSERT into a plain table',
+      value: archRate === null ? null : archRate / rawRate,
+      unit: '×',
+      note: 'adds the cost of the unique key, 10 sort/filter indexes and FTS5 themselves',
+    });
 
     // ── 2-4. queries ─────────────────────────────────────────────────────────
     if (archive) {
@@ -187,7 +237,11 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
         { platforms: ['photo_net'], sort: { field: 'likes', dir: 'desc' }, limit: 100 },
         { engagement: [{ field: 'likes', min: 1000 }], sort: { field: 'published_at', dir: 'desc' }, limit: 100 },
         { since: '2024-01-01', until: '2024-03-31', sort: { field: 'views', dir: 'desc' }, limit: 100 },
-        { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'comparing_options' }], sort: { field: 'label:sponsored.p', dir: 'desc' }, limit: 100 },
+        {
+          labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'comparing_options' }],
+          sort: { field: 'label:sponsored.p', dir: 'desc' },
+          limit: 100,
+        },
         { labels: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0.8 }], sort: { field: 'likes', dir: 'desc' }, limit: 100 },
         { author: 'user_17', sort: { field: 'published_at', dir: 'desc' }, limit: 100 },
         { platforms: ['micro_net', 'video_net'], kinds: ['post'], sort: { field: 'comments', dir: 'asc' }, limit: 100 },
@@ -218,10 +272,32 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
       const all = [...firstMs, ...deepMs];
       const p95 = percentile(all, 95);
       out.push({ metric: `filter+sort+page p50 (${nLabel})`, value: percentile(all, 50), unit: 'ms' });
-      out.push({ metric: `filter+sort+page p95 (${nLabel})`, value: p95, unit: 'ms', target: '< 50 ms', ok: below(p95, 50), note: `${first.length} queries × ${reps} first pages (with total) + keyset pages to depth ${depth}` });
-      out.push({ metric: 'first page (with total) p95', value: percentile(firstMs, 95), unit: 'ms', note: `slowest: ${slowest.q} ${slowest.ms.toFixed(0)} ms` });
-      out.push({ metric: 'first page, first run of each query (total not cached) max', value: Math.max(...coldMs), unit: 'ms', note: 'the archive caches totals per filter set until the next write; later runs reuse them' });
-      out.push({ metric: `deep pages (2..${depth}) p95`, value: percentile(deepMs, 95), unit: 'ms', note: `up to row ${(depth * 100).toLocaleString('en-US')}` });
+      out.push({
+        metric: `filter+sort+page p95 (${nLabel})`,
+        value: p95,
+        unit: 'ms',
+        target: '< 50 ms',
+        ok: below(p95, 50),
+        note: `${first.length} queries × ${reps} first pages (with total) + keyset pages to depth ${depth}`,
+      });
+      out.push({
+        metric: 'first page (with total) p95',
+        value: percentile(firstMs, 95),
+        unit: 'ms',
+        note: `slowest: ${slowest.q} ${slowest.ms.toFixed(0)} ms`,
+      });
+      out.push({
+        metric: 'first page, first run of each query (total not cached) max',
+        value: Math.max(...coldMs),
+        unit: 'ms',
+        note: 'the archive caches totals per filter set until the next write; later runs reuse them',
+      });
+      out.push({
+        metric: `deep pages (2..${depth}) p95`,
+        value: percentile(deepMs, 95),
+        unit: 'ms',
+        note: `up to row ${(depth * 100).toLocaleString('en-US')}`,
+      });
 
       // FTS: common, mid and rare words, two-word phrases, a prefix
       const terms: string[] = [];
@@ -238,7 +314,14 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
         }
       const ftsP95 = percentile(ftsMs, 95);
       out.push({ metric: `FTS search p50 (${nLabel})`, value: percentile(ftsMs, 50), unit: 'ms' });
-      out.push({ metric: `FTS search p95 (${nLabel})`, value: ftsP95, unit: 'ms', target: '< 100 ms', ok: below(ftsP95, 100), note: `${terms.length} queries (common/rare words, phrases, prefix) × ${reps}, first page with total; slowest: '${slowFts.t}' ${slowFts.ms.toFixed(0)} ms` });
+      out.push({
+        metric: `FTS search p95 (${nLabel})`,
+        value: ftsP95,
+        unit: 'ms',
+        target: '< 100 ms',
+        ok: below(ftsP95, 100),
+        note: `${terms.length} queries (common/rare words, phrases, prefix) × ${reps}, first page with total; slowest: '${slowFts.t}' ${slowFts.ms.toFixed(0)} ms`,
+      });
 
       // every sortable column × direction × network × text search: the first page, uncached (issue 30)
       const g = sortGrid(a);
@@ -248,7 +331,10 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
         unit: 'ms',
         target: '< 150 ms',
         ok: below(g.max, 150),
-        note: `${g.combos} combinations (${GRID_SORTS.length} sorts × 2 directions × 6 network choices × ${GRID_TEXTS.length} texts: none, a common and a 2 % word), lean page with its total, each once; p50 ${g.p50.toFixed(0)} ms, ${g.over} at or over 150 ms; slowest: ${g.slowest.slice(0, 3).map((x) => `${x.q} ${x.ms.toFixed(0)} ms`).join(', ')}`,
+        note: `${g.combos} combinations (${GRID_SORTS.length} sorts × 2 directions × 6 network choices × ${GRID_TEXTS.length} texts: none, a common and a 2 % word), lean page with its total, each once; p50 ${g.p50.toFixed(0)} ms, ${g.over} at or over 150 ms; slowest: ${g.slowest
+          .slice(0, 3)
+          .map((x) => `${x.q} ${x.ms.toFixed(0)} ms`)
+          .join(', ')}`,
       });
 
       const charts: Array<[string, () => unknown]> = [
@@ -273,9 +359,21 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
           if (ms > worstMs) [worst, worstMs] = [label, ms];
         }
       const chartP95 = percentile(chartMs, 95);
-      out.push({ metric: `chart aggregate p95 (${nLabel})`, value: chartP95, unit: 'ms', target: '< 200 ms', ok: below(chartP95, 200), note: `${charts.length} charts × ${reps}; slowest: ${worst} ${worstMs.toFixed(0)} ms` });
+      out.push({
+        metric: `chart aggregate p95 (${nLabel})`,
+        value: chartP95,
+        unit: 'ms',
+        target: '< 200 ms',
+        ok: below(chartP95, 200),
+        note: `${charts.length} charts × ${reps}; slowest: ${worst} ${worstMs.toFixed(0)} ms`,
+      });
       // the archive caches aggregate results until the next write: the first run of each chart is the uncached cost
-      out.push({ metric: 'chart aggregate, first run of each (not cached) max', value: coldMax, unit: 'ms', note: `ms: ${chartCold.join(', ')}` });
+      out.push({
+        metric: 'chart aggregate, first run of each (not cached) max',
+        value: coldMax,
+        unit: 'ms',
+        note: `ms: ${chartCold.join(', ')}`,
+      });
       a.close();
       archive = null;
     } else {
@@ -288,11 +386,37 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
     const db = join(dir, open ? 'archive.db' : 'raw.db');
     const table = open ? 'items' : 'posts';
     ctx.log(`exporting ${nLabel} rows to CSV (exportRows, child process)`);
-    const child = await exec(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'export-child.ts'), mode, db, join(dir, 'out.csv'), 'csv']);
+    const child = await exec(process.execPath, [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'export-child.ts'),
+      mode,
+      db,
+      join(dir, 'out.csv'),
+      'csv',
+    ]);
     if (child.code !== 0) throw new Error(`export child failed: ${child.stderr.trim()}`);
-    const ex = JSON.parse(child.stdout.trim().split('\n').pop()!) as { rows: number; bytes: number; ms: number; peakRssMB: number; baseRssMB: number };
-    out.push({ metric: `CSV export ${nLabel} posts, exportRows`, value: ex.rows / (ex.ms / 1000), unit: 'rows/s', note: `${(ex.ms / 1000).toFixed(1)} s, ${(ex.bytes / 2 ** 20).toFixed(0)} MiB, all ${CSV_COLUMNS.length} columns, from ${mode} (${ex.rows.toLocaleString('en-US')} rows)` });
-    out.push({ metric: 'CSV export peak RSS', value: ex.peakRssMB, unit: 'MB', target: '< 300 MB', ok: below(ex.peakRssMB, 300), note: `whole export process; ${ex.baseRssMB.toFixed(0)} MB before the first row` });
+    const ex = JSON.parse(child.stdout.trim().split('\n').pop()!) as {
+      rows: number;
+      bytes: number;
+      ms: number;
+      peakRssMB: number;
+      baseRssMB: number;
+    };
+    out.push({
+      metric: `CSV export ${nLabel} posts, exportRows`,
+      value: ex.rows / (ex.ms / 1000),
+      unit: 'rows/s',
+      note: `${(ex.ms / 1000).toFixed(1)} s, ${(ex.bytes / 2 ** 20).toFixed(0)} MiB, all ${CSV_COLUMNS.length} columns, from ${mode} (${ex.rows.toLocaleString('en-US')} rows)`,
+    });
+    out.push({
+      metric: 'CSV export peak RSS',
+      value: ex.peakRssMB,
+      unit: 'MB',
+      target: '< 300 MB',
+      ok: below(ex.peakRssMB, 300),
+      note: `whole export process; ${ex.baseRssMB.toFixed(0)} MB before the first row`,
+    });
 
     if (SQLITE3) {
       ctx.log('exporting the same table with the sqlite3 CLI');
@@ -302,7 +426,12 @@ export async function runLibrary(ctx: BenchContext): Promise<Result[]> {
       if (r.code !== 0) throw new Error(`sqlite3 failed: ${r.stderr.trim()}`);
       const bytes = (await stat(cliOut)).size;
       const rssKb = TIME ? Number(r.stderr.trim().split('\n').pop()) : NaN;
-      out.push({ metric: `CSV export ${nLabel} posts, sqlite3 -csv (same table)`, value: n / (r.ms / 1000), unit: 'rows/s', note: `${(r.ms / 1000).toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(0)} MiB, SELECT * FROM ${table}${Number.isFinite(rssKb) ? `, peak RSS ${(rssKb / 1024).toFixed(0)} MB` : ''}; no neutralisation, no BOM` });
+      out.push({
+        metric: `CSV export ${nLabel} posts, sqlite3 -csv (same table)`,
+        value: n / (r.ms / 1000),
+        unit: 'rows/s',
+        note: `${(r.ms / 1000).toFixed(1)} s, ${(bytes / 2 ** 20).toFixed(0)} MiB, SELECT * FROM ${table}${Number.isFinite(rssKb) ? `, peak RSS ${(rssKb / 1024).toFixed(0)} MB` : ''}; no neutralisation, no BOM`,
+      });
       out.push({ metric: 'CSV export speed exportRows / sqlite3', value: ex.rows / (ex.ms / 1000) / (n / (r.ms / 1000)), unit: '×' });
     } else {
       out.push({ metric: `CSV export ${nLabel} posts, sqlite3 -csv`, value: null, unit: 'rows/s', note: 'sqlite3 CLI not installed' });

@@ -33,7 +33,12 @@ interface Run {
   status: string;
 }
 
-async function walkOnce(target: { platform: string; endpoint: string; params: Record<string, string> }, pages: number, faults: number, variants: string[]): Promise<Run> {
+async function walkOnce(
+  target: { platform: string; endpoint: string; params: Record<string, string> },
+  pages: number,
+  faults: number,
+  variants: string[],
+): Promise<Run> {
   const sb = await startSandbox({
     port: 0,
     seed: 11,
@@ -47,13 +52,22 @@ async function walkOnce(target: { platform: string; endpoint: string; params: Re
   sb.admin.advance(86_400 * 365 * YEARS); // the account posts for years: a feed of ~400 pages
   const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, limits: { requests: 60, windowSeconds: 60, maxInFlight: 10 }, maxRetries: 8 });
+  const api = createApiCore({
+    baseUrl: sb.url,
+    getKey: () => sb.key,
+    store: archive,
+    clock,
+    limits: { requests: 60, windowSeconds: 60, maxInFlight: 10 },
+    maxRetries: 8,
+  });
   try {
     const r = await api.walk(target, { maxPages: pages, source: 'bench' });
     const charges = sb.admin.charges();
     const charged = charges.reduce((s, c) => s + c.credits_used, 0);
     const ledger = archive.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
-    const items = (testDb(archive).prepare('SELECT platform || kind || id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map((x) => x.k);
+    const items = (testDb(archive).prepare('SELECT platform || kind || id AS k FROM items ORDER BY 1').all() as Array<{ k: string }>).map(
+      (x) => x.k,
+    );
     const stats = sb.admin.stats() as unknown as { chaos_faults: Record<string, number> };
     const nFaults = Object.values(stats.chaos_faults ?? {}).reduce((a, b) => a + b, 0);
     return { charged, ledger, items, pages: r.pagesDone, faults: nFaults, status: `${r.status}${r.error ? ` (${r.error.message})` : ''}` };

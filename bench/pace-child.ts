@@ -25,7 +25,11 @@ const api = createApiCore({
   paceFile: join(dir, 'pacing.db'),
 });
 const watch = createWatchService({ api, archive, clock });
-const watches = Array.from({ length: Number(watchesArg) }, (_, i) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `cron.account${i}` } }));
+const watches = Array.from({ length: Number(watchesArg) }, (_, i) => ({
+  platform: 'photo_net',
+  endpoint: 'profile/posts',
+  params: { handle: `cron.account${i}` },
+}));
 const l = await watch.create({ name: 'cron', watches });
 let requests = 0;
 api.events.on('attempt', () => requests++);

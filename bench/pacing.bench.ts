@@ -17,7 +17,6 @@ import { atLeast, type BenchContext, type Result } from './types';
 
 export const name = 'pacing';
 
-
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const timeScale = ctx.quick ? 10 : 4; // lower scale: a round trip costs less sandbox time
   const walks = 10;

@@ -32,7 +32,9 @@ export function sqlite3Program(log: (m: string) => void = () => undefined): { pa
     spawnSync('apt-get', ['install', '-y', '-q', 'sqlite3'], { stdio: 'ignore', timeout: 300_000 });
     path = find();
   }
-  return path ? { path } : { missing: 'the sqlite3 program is not installed (Debian: apt-get install -y sqlite3), so this comparison was skipped' };
+  return path
+    ? { path }
+    : { missing: 'the sqlite3 program is not installed (Debian: apt-get install -y sqlite3), so this comparison was skipped' };
 }
 
 /** What the benchmarks use of @duckdb/node-api (not a dependency of the project: no types from it). */
@@ -42,7 +44,9 @@ export interface DuckDbConnection {
   closeSync(): void;
 }
 export interface DuckDbApi {
-  DuckDBInstance: { create(path?: string, options?: Record<string, string>): Promise<{ connect(): Promise<DuckDbConnection>; closeSync(): void }> };
+  DuckDBInstance: {
+    create(path?: string, options?: Record<string, string>): Promise<{ connect(): Promise<DuckDbConnection>; closeSync(): void }>;
+  };
 }
 
 /** DuckDB's Node API from the peers folder (installed there first when allowed), or why not. */
@@ -63,7 +67,9 @@ export async function duckdb(log: (m: string) => void = () => undefined): Promis
       if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
       execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', dir, DUCKDB_PACKAGE], { stdio: 'ignore', timeout: 600_000 });
     } catch (e) {
-      return { missing: `DuckDB could not be installed from the npm registry into ${dir} (${(e as Error).message.split('\n')[0]}), so this comparison was skipped` };
+      return {
+        missing: `DuckDB could not be installed from the npm registry into ${dir} (${(e as Error).message.split('\n')[0]}), so this comparison was skipped`,
+      };
     }
     file = entry();
   }

@@ -17,7 +17,17 @@ export interface RemoteSandbox {
   key: string;
   clock: Clock;
   advance(seconds: number): Promise<void>;
-  charges(): Promise<Array<{ credits_used: number; status: number; key_hash: string; at: number; params: Record<string, string>; endpoint: string; item_ids?: string[] }>>;
+  charges(): Promise<
+    Array<{
+      credits_used: number;
+      status: number;
+      key_hash: string;
+      at: number;
+      params: Record<string, string>;
+      endpoint: string;
+      item_ids?: string[];
+    }>
+  >;
   /** another key of the account (spec: up to 25) */
   createKey(name: string): Promise<string>;
   close(): Promise<void>;
@@ -28,7 +38,22 @@ export async function startRemoteSandbox(o: { seed: number; timeScale: number; b
   const epoch = o.epoch !== undefined ? ['--epoch', new Date(o.epoch).toISOString()] : [];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', main, '--port', '0', '--seed', String(o.seed), '--time-scale', String(o.timeScale), '--balance', String(o.balance), '--free-calls', '0', ...epoch],
+    [
+      '--import',
+      'tsx',
+      main,
+      '--port',
+      '0',
+      '--seed',
+      String(o.seed),
+      '--time-scale',
+      String(o.timeScale),
+      '--balance',
+      String(o.balance),
+      '--free-calls',
+      '0',
+      ...epoch,
+    ],
     { stdio: ['ignore', 'pipe', 'ignore'] },
   );
   const first = await new Promise<string>((resolve, reject) => {
@@ -47,14 +72,22 @@ export async function startRemoteSandbox(o: { seed: number; timeScale: number; b
     key,
     clock,
     async advance(seconds) {
-      const r = await fetch(`${url}/__admin/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds }) });
+      const r = await fetch(`${url}/__admin/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ seconds }),
+      });
       sync((await r.json()) as { now: number });
     },
     async charges() {
       return ((await (await fetch(`${url}/__admin/charges`)).json()) as { charges: Awaited<ReturnType<RemoteSandbox['charges']>> }).charges;
     },
     async createKey(name: string) {
-      const res = await fetch(`${url}/__admin/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+      const res = await fetch(`${url}/__admin/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
       return ((await res.json()) as { key: string }).key;
     },
     async close() {
@@ -66,7 +99,6 @@ export async function startRemoteSandbox(o: { seed: number; timeScale: number; b
     },
   };
 }
-
 
 /**
  * A local mirror of a sandbox's clock: sandbox time = synced time + real elapsed × scale. Any

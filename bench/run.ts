@@ -63,13 +63,25 @@ const okMark = (ok: boolean | undefined): string => (ok === undefined ? '' : ok 
 function table(rows: ResultRow[]): string[][] {
   return [
     ['bench', 'metric', 'value', 'target', 'met', 'load', 'note'],
-    ...rows.map((r) => [r.bench, r.metric, fmtValue(r), r.target ?? '', okMark(r.ok), r.load === undefined ? '' : r.load.toFixed(1), r.note ?? '']),
+    ...rows.map((r) => [
+      r.bench,
+      r.metric,
+      fmtValue(r),
+      r.target ?? '',
+      okMark(r.ok),
+      r.load === undefined ? '' : r.load.toFixed(1),
+      r.note ?? '',
+    ]),
   ];
 }
 
 function printTable(t: string[][]): void {
   const widths = t[0].map((_, i) => Math.min(60, Math.max(...t.map((r) => r[i].length))));
-  const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   console.log(line(t[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of t.slice(1)) console.log(line(r));

@@ -42,7 +42,12 @@ async function keysOf(sb: RemoteSandbox, n: number): Promise<PoolKey[]> {
 }
 
 /** Search walks, two per key, one query after another, until `stop`; returns pages archived by time. */
-function walkUntil(api: ApiCore, workers: number, stop: AbortSignal, tag: string): { archived: Array<{ at: number; pages: number }>; done: Promise<unknown> } {
+function walkUntil(
+  api: ApiCore,
+  workers: number,
+  stop: AbortSignal,
+  tag: string,
+): { archived: Array<{ at: number; pages: number }>; done: Promise<unknown> } {
   const archived: Array<{ at: number; pages: number }> = [];
   const last = new Map<string, number>();
   api.events.on('walk-progress', (p) => {
@@ -55,7 +60,10 @@ function walkUntil(api: ApiCore, workers: number, stop: AbortSignal, tag: string
     Array.from({ length: workers }, async () => {
       while (!stop.aborted) {
         const query = `${tag} ${q++}`;
-        await api.walk({ platform: 'micro_net', endpoint: 'search/tweets', params: { query } }, { maxPages: 1_000_000, signal: stop, source: 'bench', priority: 'background' });
+        await api.walk(
+          { platform: 'micro_net', endpoint: 'search/tweets', params: { query } },
+          { maxPages: 1_000_000, signal: stop, source: 'bench', priority: 'background' },
+        );
       }
     }),
   );
@@ -70,7 +78,14 @@ async function poolRun(ctx: BenchContext, nKeys: number, windows: number, timeSc
   try {
     await sb.advance(AHEAD_S);
     const keys = await keysOf(sb, nKeys);
-    const api = createApiCore({ baseUrl: sb.url, getKeys: () => keys, store: archive, clock, limits: LIMITS, paceBook: new MemoryPaceBook() });
+    const api = createApiCore({
+      baseUrl: sb.url,
+      getKeys: () => keys,
+      store: archive,
+      clock,
+      limits: LIMITS,
+      paceBook: new MemoryPaceBook(),
+    });
     await api.catalogue.load();
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
@@ -92,7 +107,9 @@ async function poolRun(ctx: BenchContext, nKeys: number, windows: number, timeSc
     const limit = 5 * LIMITS.requests * nKeys * windows;
     const ratio = pages / limit;
     const items = (testDb(archive).prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
-    ctx.log(`throughput ${nKeys} key(s): ${pages} pages in ${windows} windows (limit ${limit}), ${items} items archived, ${limited} 429s, event-loop p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms`);
+    ctx.log(
+      `throughput ${nKeys} key(s): ${pages} pages in ${windows} windows (limit ${limit}), ${items} items archived, ${limited} 429s, event-loop p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms`,
+    );
     return [
       {
         metric: `${nKeys} key(s): pages archived per minute ÷ limit`,
@@ -118,11 +135,22 @@ async function sharedKeyRun(ctx: BenchContext, windows: number, timeScale: numbe
   const archive = openArchive(join(dir, 'archive.db'), { clock: () => clock.now() });
   try {
     await sb.advance(AHEAD_S);
-    const api = createApiCore({ baseUrl: sb.url, getKeys: () => [{ name: 'shared', key: sb.key }], store: archive, clock, limits: LIMITS, paceFile: join(dir, 'pacing.db') });
+    const api = createApiCore({
+      baseUrl: sb.url,
+      getKeys: () => [{ name: 'shared', key: sb.key }],
+      store: archive,
+      clock,
+      limits: LIMITS,
+      paceFile: join(dir, 'pacing.db'),
+    });
     await api.catalogue.load();
     const spanMs = windows * 60_000;
     const childMain = fileURLToPath(new URL('./pace-child.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', childMain, sb.url, sb.key, String(timeScale), dir, '300', String(spanMs / 1000)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', childMain, sb.url, sb.key, String(timeScale), dir, '300', String(spanMs / 1000)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let childOut = '';
     child.stdout.on('data', (d: Buffer) => (childOut += d.toString()));
     const childDone = new Promise<void>((res) => child.once('exit', () => res()));
@@ -141,7 +169,9 @@ async function sharedKeyRun(ctx: BenchContext, windows: number, timeScale: numbe
     const walkReqs = charges.filter((c) => c.endpoint.includes('search/tweets')).length;
     const watchReqs = charges.length - walkReqs;
     const ratio = charges.length / (LIMITS.requests * windows);
-    ctx.log(`shared key: ${charges.length} requests in ${windows} windows (walks ${walkReqs}, watch runs ${watchReqs}; child counted ${child1.requests ?? '?'} in ${child1.runs ?? '?'} run(s)), ${limited} 429s`);
+    ctx.log(
+      `shared key: ${charges.length} requests in ${windows} windows (walks ${walkReqs}, watch runs ${watchReqs}; child counted ${child1.requests ?? '?'} in ${child1.runs ?? '?'} run(s)), ${limited} 429s`,
+    );
     return [
       {
         metric: 'two processes, one key: requests per window ÷ 60',
@@ -166,10 +196,21 @@ export async function thousandWatches(ctx: BenchContext, timeScale: number, n: n
   const clock = sb.clock;
   const archive = openArchive(join(dir, 'archive.db'), { clock: () => clock.now() });
   const keys = await keysOf(sb, 5);
-  const api = createApiCore({ baseUrl: sb.url, getKeys: () => keys, store: archive, clock, limits: LIMITS, paceBook: new MemoryPaceBook() });
+  const api = createApiCore({
+    baseUrl: sb.url,
+    getKeys: () => keys,
+    store: archive,
+    clock,
+    limits: LIMITS,
+    paceBook: new MemoryPaceBook(),
+  });
   const watch = createWatchService({ api, archive, clock });
   try {
-    const watches = Array.from({ length: n }, (_, i) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `fleet.account${i}` } }));
+    const watches = Array.from({ length: n }, (_, i) => ({
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: { handle: `fleet.account${i}` },
+    }));
     const l = await watch.create({ name: 'fleet', watches });
     const pageSize = findEndpoint('photo_net', 'profile/posts')?.paging?.pageSize ?? 12;
     const m = { ctx, sb, clock, archive, watch, l, limits: LIMITS, keys: keys.length, pageSize, timeScale, watches: n };

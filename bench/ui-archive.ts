@@ -26,7 +26,8 @@ export function uiDataDir(n: number): string {
 /** Builds (or, when its marker is there, reuses) `dir` with `n` posts; returns whether it was reused. */
 export async function buildUiDataDir(dir: string, n: number, log: (m: string) => void): Promise<{ reused: boolean; ms: number }> {
   if (existsSync(marker(dir, n)) && existsSync(archivePath(dir))) return { reused: true, ms: 0 };
-  if (existsSync(archivePath(dir))) throw new Error(`${dir} holds an archive of another size; remove it or choose another LOUPE_BENCH_UI_DATA`);
+  if (existsSync(archivePath(dir)))
+    throw new Error(`${dir} holds an archive of another size; remove it or choose another LOUPE_BENCH_UI_DATA`);
   await mkdir(dir, { recursive: true });
   const open = await loadArchive();
   if (!open) throw new Error('src/core/archive has no openArchive: nothing to serve');

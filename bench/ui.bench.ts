@@ -215,15 +215,20 @@ async function rowsLoaded(page: Page): Promise<number> {
 }
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
-  if (!existsSync(CHROMIUM)) return [{ metric: 'ui', value: null, unit: '', note: `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)` }];
+  if (!existsSync(CHROMIUM))
+    return [{ metric: 'ui', value: null, unit: '', note: `Chromium is not installed at ${CHROMIUM} (apt-get install chromium)` }];
   const env = Number(process.env.LOUPE_BENCH_ROWS);
   const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 200_000 : 1_000_000;
   const size = sizeLabel(n);
 
   // the renderer build the host serves
-  const serve = (await import(/* @vite-ignore */ '../scripts/serve.mjs' as string)) as { rendererIsStale(): boolean; buildRenderer(): Promise<void> };
+  const serve = (await import(/* @vite-ignore */ '../scripts/serve.mjs' as string)) as {
+    rendererIsStale(): boolean;
+    buildRenderer(): Promise<void>;
+  };
   const staticDir = process.env.LOUPE_BENCH_UI_RENDERER || undefined;
-  if (staticDir && !existsSync(join(staticDir, 'index.html'))) throw new Error(`LOUPE_BENCH_UI_RENDERER=${staticDir} holds no renderer build (index.html)`);
+  if (staticDir && !existsSync(join(staticDir, 'index.html')))
+    throw new Error(`LOUPE_BENCH_UI_RENDERER=${staticDir} holds no renderer build (index.html)`);
   if (!staticDir && serve.rendererIsStale()) {
     ctx.log('building the renderer (out/renderer)');
     await serve.buildRenderer();
@@ -238,9 +243,20 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const built = await buildUiDataDir(dataDir, n, ctx.log);
     ctx.log(built.reused ? 'archive reused' : `archive built in ${(built.ms / 1000).toFixed(0)} s`);
 
-    host = await startHost({ port: 0, dataDir, staticDir, secrets: new MemorySecretStore(), envKey: null, baseUrl: null, sandbox: { seed: 1 } });
+    host = await startHost({
+      port: 0,
+      dataDir,
+      staticDir,
+      secrets: new MemorySecretStore(),
+      envKey: null,
+      baseUrl: null,
+      sandbox: { seed: 1 },
+    });
     if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(host.url)) throw new Error(`the host is not on loopback: ${host.origin}`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
     const pageErrors: string[] = [];
@@ -274,7 +290,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     ctx.log('opening the Library');
     const open = async (): Promise<Change> => measure(page, () => page.getByTestId('nav-library').click());
     const cold = await open();
-    if (cold.ms === undefined) throw new Error(`the Library showed no rows (${cold.error ?? 'timeout'}); page errors: ${pageErrors.join('; ') || 'none'}`);
+    if (cold.ms === undefined)
+      throw new Error(`the Library showed no rows (${cold.error ?? 'timeout'}); page errors: ${pageErrors.join('; ') || 'none'}`);
     await settle(page, 800);
     const first = (m: string): string => (trips[m]?.length ? `${m} ${r1(trips[m][0])} ms` : `${m} not seen`);
     const coldTrips = `server round trips: ${first('library.query')}, ${first('library.count')} (answered one at a time by the host's one thread)`;
@@ -307,7 +324,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       dirOf[label] = dir;
       await change('sort', `${label} ${dir}`, { sort: `${label}:${dir}` }, () => header(label).click());
     };
-    const platform = async (p: string): Promise<void> => change('filter', `network ${p || 'any'}`, { platform: p }, () => page.getByTestId('library-platform').selectOption(p));
+    const platform = async (p: string): Promise<void> =>
+      change('filter', `network ${p || 'any'}`, { platform: p }, () => page.getByTestId('library-platform').selectOption(p));
     // any: 8 sort states; micro_net and video_net: 7 new ones each (they are entered in the last one)
     for (const c of ['Likes', 'Views', 'Comments', 'Shares', 'Published', 'Published', 'Author', 'Author']) await sortBy(c);
     await platform('micro_net');
@@ -330,10 +348,21 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     // ── label changes: an intent condition, its value through every intent, in four networks ──
     ctx.log('label changes');
     await page.getByTestId('add-label-condition').click(); // sentiment = negative: posts have none
-    await page.getByTestId('empty-state').waitFor({ timeout: CHANGE_TIMEOUT_MS }).catch(() => {});
+    await page
+      .getByTestId('empty-state')
+      .waitFor({ timeout: CHANGE_TIMEOUT_MS })
+      .catch(() => {});
     await settle(page, 300);
     const cond = page.getByTestId('label-conditions');
-    const intents = ['asking_for_recommendation', 'comparing_options', 'switching_away', 'complaining', 'promoting', 'news_or_discussion', 'other'];
+    const intents = [
+      'asking_for_recommendation',
+      'comparing_options',
+      'switching_away',
+      'complaining',
+      'promoting',
+      'news_or_discussion',
+      'other',
+    ];
     await change('label', 'intent (from sentiment)', { intent: intents[0] }, () => cond.getByLabel('label family').selectOption('intent'));
     const value = cond.getByLabel('value', { exact: true });
     // the network the filters ended on first (entered above), then three others
@@ -390,7 +419,12 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       for (let k = 0; k < word.length; k++) await page.keyboard.press('Backspace', { delay: 10 }).then(() => page.waitForTimeout(50));
     }
     await page.waitForTimeout(100);
-    const keyRes = (await page.evaluate('window.__ui.keyStop()')) as { keys: Array<{ type: string; ms: number }>; events: Array<{ name: string; duration: number; processing: number }>; eventTiming: boolean; long: number[] };
+    const keyRes = (await page.evaluate('window.__ui.keyStop()')) as {
+      keys: Array<{ type: string; ms: number }>;
+      events: Array<{ name: string; duration: number; processing: number }>;
+      eventTiming: boolean;
+      long: number[];
+    };
     const stillLoaded = await rowsLoaded(page);
     await settle(page, 600);
 
@@ -421,11 +455,26 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
 
     // ── results ─────────────────────────────────────────────────────────────────────────────
     const out: Result[] = [];
-    const trip = (m: string): string => (trips[m]?.length ? `${m} p50 ${r1(percentile(trips[m], 50))} / p95 ${r1(percentile(trips[m], 95))} ms` : `${m} n/a`);
+    const trip = (m: string): string =>
+      trips[m]?.length ? `${m} p50 ${r1(percentile(trips[m], 50))} / p95 ${r1(percentile(trips[m], 95))} ms` : `${m} n/a`;
     const tripNote = `server round trips over the run: ${trip('library.query')}, ${trip('library.count')}`;
-    out.push({ metric: `first Library rows after opening the view (${size}, first open)`, value: cold.ms, unit: 'ms', target: '< 300 ms', ok: below(cold.ms, 300), note: `click on Library → first rows painted; the host's first Library query since it started; ${coldTrips}` });
+    out.push({
+      metric: `first Library rows after opening the view (${size}, first open)`,
+      value: cold.ms,
+      unit: 'ms',
+      target: '< 300 ms',
+      ok: below(cold.ms, 300),
+      note: `click on Library → first rows painted; the host's first Library query since it started; ${coldTrips}`,
+    });
     const warmMax = warm.length ? Math.max(...warm) : null;
-    out.push({ metric: `first Library rows after opening the view (${size}, after a reload) max`, value: warmMax, unit: 'ms', target: '< 300 ms', ok: below(warmMax, 300), note: `${warm.length} reloads: ${warm.map((x) => x.toFixed(0)).join(', ')} ms` });
+    out.push({
+      metric: `first Library rows after opening the view (${size}, after a reload) max`,
+      value: warmMax,
+      unit: 'ms',
+      target: '< 300 ms',
+      ok: below(warmMax, 300),
+      note: `${warm.length} reloads: ${warm.map((x) => x.toFixed(0)).join(', ')} ms`,
+    });
     for (const kind of ['filter', 'sort', 'label'] as const) {
       const s = samples.filter((x) => x.kind === kind);
       const ms = s.map((x) => x.ms);
@@ -467,12 +516,26 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         note: `${how}${throttle ? `; main thread slowed ${throttle}× (CDP CPU throttling)` : ''}; p99 ${r1(percentile(f.gaps, 99))} ms, ${over(f.gaps)} of ${f.gaps.length} frames > 50 ms; ${loafNote(f)}`,
       };
     };
-    out.push(scroll('while pages load', down, `down, ${wheels} wheel events of 900 px over ${downSecs.toFixed(0)} s, ${Math.round(loaded / 200)} pages of 200 loaded on the way to ${loaded.toLocaleString('en-US')} rows`));
+    out.push(
+      scroll(
+        'while pages load',
+        down,
+        `down, ${wheels} wheel events of 900 px over ${downSecs.toFixed(0)} s, ${Math.round(loaded / 200)} pages of 200 loaded on the way to ${loaded.toLocaleString('en-US')} rows`,
+      ),
+    );
     const kib = (b: number): string => `${(b / 1024).toFixed(0)} KiB`;
-    const pageNote = pageBytes.length ? `; a 200-row library.query page: ${kib(percentile(pageBytes, 50))} of JSON (median of ${pageBytes.length})` : '';
+    const pageNote = pageBytes.length
+      ? `; a 200-row library.query page: ${kib(percentile(pageBytes, 50))} of JSON (median of ${pageBytes.length})`
+      : '';
     const heapNote = heapMb !== null ? `; JS heap with the rows loaded, after GC: ${heapMb.toFixed(1)} MB` : '';
     out.push(scroll(`with ${loaded.toLocaleString('en-US')} rows loaded`, up, `back up, 200 wheel events of 900 px${heapNote}${pageNote}`));
-    if (misses.length || pageErrors.length) out.push({ metric: 'not measured', value: misses.length, unit: 'changes', note: [...misses, ...pageErrors.map((e) => `page error: ${e}`)].join('; ').slice(0, 600) });
+    if (misses.length || pageErrors.length)
+      out.push({
+        metric: 'not measured',
+        value: misses.length,
+        unit: 'changes',
+        note: [...misses, ...pageErrors.map((e) => `page error: ${e}`)].join('; ').slice(0, 600),
+      });
     return out;
   } finally {
     await browser?.close().catch(() => {});

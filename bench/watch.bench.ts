@@ -42,7 +42,11 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const limits = api.pacer.stats().limits;
   const out: Result[] = [];
   try {
-    const watches = Array.from({ length: WATCHES }, (_, i) => ({ platform: PLATFORM, endpoint: ENDPOINT, params: { handle: `bench.account${i}` } }));
+    const watches = Array.from({ length: WATCHES }, (_, i) => ({
+      platform: PLATFORM,
+      endpoint: ENDPOINT,
+      params: { handle: `bench.account${i}` },
+    }));
     const l = await watch.create({ name: 'bench', watches });
 
     const m = { ctx, sb, clock, archive, watch, l, limits, pageSize, timeScale, watches: WATCHES };

@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 
 const entry = new URL('../out/cli/bin.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('loupe: the command line is not built yet. Run `npm run build:cli` (or `npm install`) in the Loupe folder, then try again.\n');
+  process.stderr.write(
+    'loupe: the command line is not built yet. Run `npm run build:cli` (or `npm install`) in the Loupe folder, then try again.\n',
+  );
   process.exit(1);
 }
 await import(entry.href);

@@ -17,7 +17,10 @@ async function view(page: Page, v: string): Promise<void> {
   await expect(page.getByTestId(`view-${v}`)).toBeVisible();
 }
 
-test('axe: every view and state in light and dark — results, drawer, confirm, palette, watchlist runs and inbox, empty and error states', async ({ page, sandboxAdmin }) => {
+test('axe: every view and state in light and dark — results, drawer, confirm, palette, watchlist runs and inbox, empty and error states', async ({
+  page,
+  sandboxAdmin,
+}) => {
   test.setTimeout(180_000);
   // the data, once: a search page in the archive, a watchlist with an alert and two runs
   await searchWalk(page, 'coffee grinder');

@@ -9,7 +9,10 @@ import { api } from './page-helpers';
 import { decodeBody, decodeWords, parse, receiver } from '../src/core/watch/test-smtp';
 import type { WatchlistInfo, WatchRunInfo } from '../src/shared/contract';
 
-test('set the SMTP server in Settings, send a test e-mail, get a run’s alert by e-mail; a failure says why', async ({ page, sandboxAdmin }) => {
+test('set the SMTP server in Settings, send a test e-mail, get a run’s alert by e-mail; a failure says why', async ({
+  page,
+  sandboxAdmin,
+}) => {
   const r = await receiver();
   try {
     await page.getByTestId('nav-settings').click();

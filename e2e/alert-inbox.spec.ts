@@ -10,7 +10,10 @@ import { test, expect, shot } from './fixtures';
 import { api } from './page-helpers';
 import type { AlertInfo, WatchlistInfo, WatchRunInfo } from '../src/shared/contract';
 
-test('set an alert with the label picker; the inbox names list and run, opens the items, reads and unreads; the webhook gets each alert', async ({ page, sandboxAdmin }) => {
+test('set an alert with the label picker; the inbox names list and run, opens the items, reads and unreads; the webhook gets each alert', async ({
+  page,
+  sandboxAdmin,
+}) => {
   const posts: Array<{ text: string; loupe: { watchlist: { name: string }; items: number } }> = [];
   const hook = createServer((req, res) => {
     let body = '';

@@ -11,12 +11,15 @@ import type { Page } from '@playwright/test';
 import { test, expect, shot } from './fixtures';
 import { api, axeClean } from './page-helpers';
 
-
-
-
 async function fetchFeed(page: Page, handle: string, pages: number): Promise<void> {
-  const walk = await api<{ walkId: string }>(page, 'walks.start', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle } }, source: 'e2e', maxPages: pages });
-  await expect.poll(async () => (await api<{ status: string }>(page, 'walks.get', { walkId: walk.walkId })).status, { timeout: 90_000 }).not.toBe('running');
+  const walk = await api<{ walkId: string }>(page, 'walks.start', {
+    target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle } },
+    source: 'e2e',
+    maxPages: pages,
+  });
+  await expect
+    .poll(async () => (await api<{ status: string }>(page, 'walks.get', { walkId: walk.walkId })).status, { timeout: 90_000 })
+    .not.toBe('running');
 }
 
 async function addProfiles(page: Page): Promise<void> {
@@ -38,7 +41,9 @@ interface Row {
 
 test.describe.configure({ timeout: 240_000 });
 
-test('analysis: frequency table = the contract, row and mark click-through to the Library, CSV, comparison, overperformance, accessible', async ({ page }) => {
+test('analysis: frequency table = the contract, row and mark click-through to the Library, CSV, comparison, overperformance, accessible', async ({
+  page,
+}) => {
   await fetchFeed(page, 'nasa', 6);
   await fetchFeed(page, 'esa', 3);
 
@@ -57,9 +62,17 @@ test('analysis: frequency table = the contract, row and mark click-through to th
 
   // sorting by "Times used" is the core's order by occurrences
   await page.getByTestId('sort-occurrences').click();
-  const byOcc = await api<{ rows: Row[] }>(page, 'analysis.frequency', { query: {}, field: 'hashtags', limit: 50, sort: 'occurrences', dir: 'desc' });
+  const byOcc = await api<{ rows: Row[] }>(page, 'analysis.frequency', {
+    query: {},
+    field: 'hashtags',
+    limit: 50,
+    sort: 'occurrences',
+    dir: 'desc',
+  });
   await expect(table.locator('th[aria-sort="descending"]')).toContainText('Times used');
-  await expect.poll(async () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-term')))).toEqual(byOcc.rows.map((r) => r.term));
+  await expect
+    .poll(async () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-term'))))
+    .toEqual(byOcc.rows.map((r) => r.term));
   await page.getByTestId('sort-count').click();
   await expect.poll(async () => rows.first().getAttribute('data-term')).toBe(want.rows[0].term);
 

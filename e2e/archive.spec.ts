@@ -11,7 +11,10 @@ import { api, searchWalk } from './page-helpers';
 test('Settings → Archive: a copy with everything, downloaded', async ({ page }) => {
   await searchWalk(page, 'trail running shoes');
   const rows = await api<{ rows: Array<{ platform: string; kind: string; id: string }> }>(page, 'library.query', { limit: 2 });
-  await api(page, 'library.tag', { items: rows.rows.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), tag: 'for-the-report' });
+  await api(page, 'library.tag', {
+    items: rows.rows.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })),
+    tag: 'for-the-report',
+  });
   await api(page, 'library.note', { item: rows.rows[0], note: 'quote this one' });
 
   await page.getByTestId('nav-settings').click();

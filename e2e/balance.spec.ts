@@ -27,7 +27,11 @@ async function openSearchDialog(page: import('@playwright/test').Page, query: st
   return dialog;
 }
 
-test('the balance follows top-ups and other spenders without a reload; a shortfall reads in words', async ({ page, host, sandboxAdmin }) => {
+test('the balance follows top-ups and other spenders without a reload; a shortfall reads in words', async ({
+  page,
+  host,
+  sandboxAdmin,
+}) => {
   await api(page, 'settings.update', { askAboveCredits: 50 });
   await page.reload(); // the only reload: settings, before anything changes
   await expect(page.getByTestId('balance')).toHaveText(fmt(sandboxAdmin.balance()));

@@ -19,8 +19,24 @@ const builtParquet = join(process.cwd(), 'out', 'main', 'parquet-worker.js');
 test('the built csv-worker.js renders rows byte-identical to the sources', async () => {
   expect(existsSync(built), `${built} (run electron-vite build first; npm test does)`).toBe(true);
   const rows: ExportRow[] = ['=1+1', 'line\nbreak, "quoted"', 'שלום', '👍🏽'].map((text, i) => {
-    const record = { id: String(10n ** 19n + BigInt(i)), content: { text, media_urls: [text] }, engagement: { likes: i, views: null }, computed: { labels: { intent: { label: text, confidence: 0.5 } } } };
-    return { platform: 'photo_net', kind: 'post', id: record.id, record, recordJson: JSON.stringify(record), firstSeenAt: 0, lastSeenAt: 1, tags: [text], note: text, overrides: {} };
+    const record = {
+      id: String(10n ** 19n + BigInt(i)),
+      content: { text, media_urls: [text] },
+      engagement: { likes: i, views: null },
+      computed: { labels: { intent: { label: text, confidence: 0.5 } } },
+    };
+    return {
+      platform: 'photo_net',
+      kind: 'post',
+      id: record.id,
+      record,
+      recordJson: JSON.stringify(record),
+      firstSeenAt: 0,
+      lastSeenAt: 1,
+      tags: [text],
+      note: text,
+      overrides: {},
+    };
   });
   const worker = new Worker(built, { workerData: { columns: undefined } });
   try {
@@ -41,16 +57,35 @@ test('the built csv-worker.js renders rows byte-identical to the sources', async
 test('the built parquet-worker.js encodes a row group byte-identical to the sources', async () => {
   expect(existsSync(builtParquet), `${builtParquet} (run electron-vite build first; npm test does)`).toBe(true);
   const rows: ExportRow[] = ['=1+1', 'שלום', '👍🏽', 'x'.repeat(5000)].map((text, i) => {
-    const record = { id: String(10n ** 19n + BigInt(i)), published_at: '2024-05-01T12:00:00Z', content: { text }, engagement: { likes: i }, computed: { labels: { intent: { urgency: i === 1 ? 'high' : i } } } };
-    return { platform: 'photo_net', kind: 'post', id: record.id, record, recordJson: JSON.stringify(record), firstSeenAt: 0, lastSeenAt: 1, tags: [text], note: null, overrides: {} };
+    const record = {
+      id: String(10n ** 19n + BigInt(i)),
+      published_at: '2024-05-01T12:00:00Z',
+      content: { text },
+      engagement: { likes: i },
+      computed: { labels: { intent: { urgency: i === 1 ? 'high' : i } } },
+    };
+    return {
+      platform: 'photo_net',
+      kind: 'post',
+      id: record.id,
+      record,
+      recordJson: JSON.stringify(record),
+      firstSeenAt: 0,
+      lastSeenAt: 1,
+      tags: [text],
+      note: null,
+      overrides: {},
+    };
   });
   const worker = new Worker(builtParquet, { workerData: { columns: undefined } });
   try {
-    const answer = await new Promise<{ seq: number; group?: { bytes: Uint8Array; rows: number; untypedValues: number }; error?: string }>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.postMessage({ seq: 3, rows: rows.map(toWire) });
-    });
+    const answer = await new Promise<{ seq: number; group?: { bytes: Uint8Array; rows: number; untypedValues: number }; error?: string }>(
+      (resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage({ seq: 3, rows: rows.map(toWire) });
+      },
+    );
     expect(answer.error).toBeUndefined();
     const here = encodeGroup(parquetLayout(), rows.map(toWire), fromWire);
     expect(answer.group).toMatchObject({ rows: 4, untypedValues: 1 });

@@ -28,7 +28,9 @@ test('a list of searches on two networks: planned by line, priced first, run, re
   await expect(counts).toContainText('1 not usable');
   await expect(page.getByTestId('collect-duplicates')).toContainText('line 4: running shoes — same as line 1');
   await expect(page.getByTestId('collect-problems')).toContainText('line 5: https://micro-net.example/someone — an address, not a search');
-  await expect(page.getByTestId('collect-price')).toContainText(/Before anything is spent: [\d,]+–[\d,]+ credits, likely [\d,]+ · 4 requests/);
+  await expect(page.getByTestId('collect-price')).toContainText(
+    /Before anything is spent: [\d,]+–[\d,]+ credits, likely [\d,]+ · 4 requests/,
+  );
   await expect(page.getByTestId('collect-networks-table')).toContainText('search/tweets');
   await expect(page.getByTestId('collect-depth-curve')).toBeVisible();
   expect(sandboxAdmin.charges().length).toBe(charges); // checking spends nothing

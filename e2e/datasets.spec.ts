@@ -14,11 +14,20 @@ import { api, axeClean } from './page-helpers';
 const HOUR = 3_600_000;
 
 /** Each round is one ingest of the records at `ago` before now (its read time). */
-async function seedReadings(page: Page, dataDir: string, rounds: Array<{ ago: number; records: Array<Record<string, unknown>> }>): Promise<void> {
+async function seedReadings(
+  page: Page,
+  dataDir: string,
+  rounds: Array<{ ago: number; records: Array<Record<string, unknown>> }>,
+): Promise<void> {
   await api(page, 'library.count', {}); // the archive exists
   const a = openArchive(archivePath(dataDir));
   try {
-    rounds.forEach((r, n) => a.ingestItems(r.records.map((record) => ({ platform: 'photo_net', kind: 'post', record })), { callId: `seed-${n}`, source: 'seed', fetchedAt: Date.now() - r.ago }));
+    rounds.forEach((r, n) =>
+      a.ingestItems(
+        r.records.map((record) => ({ platform: 'photo_net', kind: 'post', record })),
+        { callId: `seed-${n}`, source: 'seed', fetchedAt: Date.now() - r.ago },
+      ),
+    );
   } finally {
     a.close();
   }
@@ -77,8 +86,15 @@ test('the Library filters and sorts by growth over a period', async ({ page, hos
   await expect(page.getByTestId('growth-sort')).toHaveCount(0);
 });
 
-test('attrition of the current filters; Re-check is priced and asked first, spends nothing when declined, and marks what the service removed', async ({ page, sandboxAdmin }) => {
-  for (let k = 0; k < 4; k++) await api(page, 'api.call', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.e2e${k}` } }, source: 'test' });
+test('attrition of the current filters; Re-check is priced and asked first, spends nothing when declined, and marks what the service removed', async ({
+  page,
+  sandboxAdmin,
+}) => {
+  for (let k = 0; k < 4; k++)
+    await api(page, 'api.call', {
+      target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.e2e${k}` } },
+      source: 'test',
+    });
   sandboxAdmin.advance(90 * 86_400); // the sandbox's world ages: some posts are deleted or made private
   await page.getByTestId('nav-library').click();
   await page.getByTestId('library-platform').selectOption('photo_net');
@@ -86,7 +102,9 @@ test('attrition of the current filters; Re-check is priced and asked first, spen
   const panel = page.getByTestId('attrition-panel');
   const n = Number(((await page.getByTestId('library-count').textContent()) ?? '').replace(/[^\d]/g, ''));
   expect(n).toBeGreaterThan(10);
-  await expect(page.getByTestId('attrition-words')).toContainText(`${n} items: 0 available (0.0 %), 0 unavailable (0.0 %), ${n} not re-checked (100.0 %)`);
+  await expect(page.getByTestId('attrition-words')).toContainText(
+    `${n} items: 0 available (0.0 %), 0 unavailable (0.0 %), ${n} not re-checked (100.0 %)`,
+  );
 
   // declined: priced (free), nothing charged
   const charged = () => sandboxAdmin.charges().reduce((s, c) => s + c.credits_used, 0);
@@ -108,7 +126,9 @@ test('attrition of the current filters; Re-check is priced and asked first, spen
   const [found, missing] = ((await result.textContent()) ?? '').match(/\d+/g)!.map(Number);
   expect(found + missing).toBe(n);
   expect(missing).toBeGreaterThan(0);
-  const rows = await api<Array<{ available: number; unavailable: number; notRechecked: number }>>(page, 'datasets.attrition', { target: { query: { platforms: ['photo_net'] } } });
+  const rows = await api<Array<{ available: number; unavailable: number; notRechecked: number }>>(page, 'datasets.attrition', {
+    target: { query: { platforms: ['photo_net'] } },
+  });
   expect(rows.reduce((s, r) => s + r.unavailable, 0)).toBe(missing);
   await expect(page.getByTestId('attrition-words')).toContainText(`${n} items: ${found} available`);
   await expect(page.getByTestId('library-count')).toHaveText(`${n} matching`); // nothing deleted
@@ -130,7 +150,9 @@ test('the export panel writes a dataset bundle (.zip) with its root hash; Import
   await panel.getByTestId('bundle-start').click();
   const status = panel.getByTestId('bundle-status');
   await expect(status).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
-  await expect(panel.getByTestId('bundle-summary')).toContainText(/Bundle of 2 item\(s\) from 1 call\(s\)\. Root hash \(cite it\): [0-9a-f]{64}/);
+  await expect(panel.getByTestId('bundle-summary')).toContainText(
+    /Bundle of 2 item\(s\) from 1 call\(s\)\. Root hash \(cite it\): [0-9a-f]{64}/,
+  );
   const path = (await panel.getByTestId('bundle-path').textContent())!;
   expect(path.endsWith('study.zip')).toBe(true);
   const root = ((await panel.getByTestId('bundle-summary').textContent()) ?? '').match(/[0-9a-f]{64}/)![0];
@@ -147,7 +169,9 @@ test('the export panel writes a dataset bundle (.zip) with its root hash; Import
   await page.getByRole('dialog').getByRole('button', { name: 'Verify and import' }).click();
   const report = panel.getByTestId('bundle-import-report');
   await expect(report).toContainText('0 answer(s) stored, 0 already held; items 2 → 2 (2 in the bundle)');
-  await expect(panel.getByTestId('bundle-conflicts')).toContainText('photo_net/post/9301: note note: this archive has another value; the bundle\'s ("theirs"');
+  await expect(panel.getByTestId('bundle-conflicts')).toContainText(
+    'photo_net/post/9301: note note: this archive has another value; the bundle\'s ("theirs"',
+  );
   const item = await api<{ note: string }>(page, 'library.item', { platform: 'photo_net', kind: 'post', id: '9301' });
   expect(item.note).toBe('mine');
   await axeClean(page, 'the bundle export');

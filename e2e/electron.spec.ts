@@ -35,7 +35,10 @@ async function confirmIfAsked(win: import('@playwright/test').Page, then: import
 const binary = electronBinary();
 const hasElectronBinary = binary !== null;
 
-test.skip(!hasElectronBinary, 'Electron binary not installed on this machine (downloads are blocked here); run npm start (or node node_modules/electron/install.js) where they are not');
+test.skip(
+  !hasElectronBinary,
+  'Electron binary not installed on this machine (downloads are blocked here); run npm start (or node node_modules/electron/install.js) where they are not',
+);
 
 // better-sqlite3 for Electron's ABI (.electron-native/): what npm start prepares; built here when missing
 test.beforeAll(() => {
@@ -58,12 +61,21 @@ test('launches, shows the sandbox badge, exposes only window.loupe, and runs one
     expect(surface).toEqual({ loupe: ['call', 'onEvent'], require: 'undefined', process: 'undefined' });
     // the preload answers a typed result (src/shared/errors.ts DoorAnswer), never throws
     const info = await win.evaluate(() =>
-      (window as unknown as { loupe: { call(m: string, i?: unknown): Promise<{ ok: boolean; result?: { sandbox: boolean; door: string } }> } }).loupe.call('app.info').then((r) => r.result),
+      (
+        window as unknown as {
+          loupe: { call(m: string, i?: unknown): Promise<{ ok: boolean; result?: { sandbox: boolean; door: string } }> };
+        }
+      ).loupe
+        .call('app.info')
+        .then((r) => r.result),
     );
     expect(info).toMatchObject({ sandbox: true, door: 'electron' });
     await expect(win.getByText(/SANDBOX/i).first()).toBeVisible();
     // one search through the UI
-    const box = win.getByRole('searchbox').or(win.getByPlaceholder(/search/i)).first();
+    const box = win
+      .getByRole('searchbox')
+      .or(win.getByPlaceholder(/search/i))
+      .first();
     await box.fill('coffee');
     await box.press('Enter');
     await expect(win.getByRole('row').nth(1)).toBeVisible({ timeout: 20_000 });
@@ -84,7 +96,10 @@ test('exports the library through the native save dialog, and runs a watchlist',
     await app.evaluate(({ dialog }, filePath) => {
       dialog.showSaveDialog = (async () => ({ canceled: false, filePath })) as typeof dialog.showSaveDialog;
     }, target);
-    const box = win.getByRole('searchbox').or(win.getByPlaceholder(/search/i)).first();
+    const box = win
+      .getByRole('searchbox')
+      .or(win.getByPlaceholder(/search/i))
+      .first();
     await box.fill('running shoes');
     await box.press('Enter');
     await expect(win.getByTestId('result-row').first()).toBeVisible({ timeout: 30_000 });

@@ -52,7 +52,11 @@ export const test = base.extend<LoupeFixtures>({
 
   sandboxAdmin: async ({ host }, use) => {
     // the sandbox starts on first need; make sure it is running before a test drives it
-    const r = await fetch(`${host.origin}/api/app.info`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': host.token }, body: '{}' });
+    const r = await fetch(`${host.origin}/api/app.info`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-loupe-token': host.token },
+      body: '{}',
+    });
     expect(r.ok).toBe(true);
     const sb = host.sandbox();
     if (!sb) throw new Error('the host is not using the sandbox');

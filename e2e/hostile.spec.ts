@@ -17,7 +17,10 @@ async function seed(page: Page, dataDir: string, records: Array<Record<string, u
   await api(page, 'library.count', {}); // the archive exists
   const a = openArchive(archivePath(dataDir));
   try {
-    a.ingestItems(records.map((record) => ({ platform: 'micro_net', kind: 'post', record })), { callId: 'hostile-seed', source: 'hostile' });
+    a.ingestItems(
+      records.map((record) => ({ platform: 'micro_net', kind: 'post', record })),
+      { callId: 'hostile-seed', source: 'hostile' },
+    );
   } finally {
     a.close();
   }
@@ -32,7 +35,10 @@ async function answerMs(page: Page): Promise<number> {
 
 test('a 1 MB text without spaces opens in the drawer at once, as a prefix with "show all"', async ({ page, host }) => {
   const huge = 'A'.repeat(512 * 1024) + 'Ω'.repeat(512 * 1024);
-  await seed(page, host.dataDir, [post({ id: '990001', text: huge, published_at: '2024-05-02T10:00:00Z' }), post({ id: '990002', text: 'an ordinary post', published_at: '2024-05-01T10:00:00Z' })]);
+  await seed(page, host.dataDir, [
+    post({ id: '990001', text: huge, published_at: '2024-05-02T10:00:00Z' }),
+    post({ id: '990002', text: 'an ordinary post', published_at: '2024-05-01T10:00:00Z' }),
+  ]);
   await page.getByTestId('nav-library').click();
   const row = page.locator('[data-testid="result-row"][data-id="990001"]');
   await expect(row).toBeVisible();
@@ -84,7 +90,10 @@ test('a post dated +275760-09-13 leaves every chart drawn and says it was set as
   await expect(page.getByText('Something failed inside Loupe')).toHaveCount(0);
 });
 
-test('names with a right-to-left override or zero-width joiners are shown for what they are; avatars load on request', async ({ page, host }) => {
+test('names with a right-to-left override or zero-width joiners are shown for what they are; avatars load on request', async ({
+  page,
+  host,
+}) => {
   const rlo = 'gpj.\u202Eexe.evil';
   const zwj = 'n\u200Da\u200Ds\u200Da';
   await seed(page, host.dataDir, [
@@ -121,7 +130,11 @@ test('names with a right-to-left override or zero-width joiners are shown for wh
     const res = await r.fetch();
     const j = (await res.json()) as { ok: boolean; result?: { envelope: { data: Record<string, unknown> } } };
     const d = j.result?.envelope.data;
-    const p = (d && (['profile', 'user', 'author', 'channel', 'page', 'account'].map((k) => d[k]).find((v) => v && typeof v === 'object') as Record<string, unknown> | undefined)) ?? d;
+    const p =
+      (d &&
+        (['profile', 'user', 'author', 'channel', 'page', 'account'].map((k) => d[k]).find((v) => v && typeof v === 'object') as
+          Record<string, unknown> | undefined)) ??
+      d;
     const hostile = { username: rlo, display_name: zwj, avatar_url: 'https://avatars.example/a.svg' };
     if (p) Object.assign(p.author && typeof p.author === 'object' ? (p.author as object) : p, hostile);
     await r.fulfill({ response: res, json: j });

@@ -15,8 +15,6 @@ import type { SandboxAdmin } from '../src/sandbox/index';
 import { test, expect, shot } from './fixtures';
 import { api, axeClean } from './page-helpers';
 
-
-
 /** Requests the sandbox served that can cost (price quotes, dry_run=1, are free and not counted). */
 function requests(sb: SandboxAdmin): number {
   return sb.charges().filter((c) => c.charge_reason !== 'dry_run').length;
@@ -26,7 +24,10 @@ function requests(sb: SandboxAdmin): number {
 async function booksAgree(page: Page, sb: SandboxAdmin): Promise<number> {
   const charged = sb.charges().reduce((n, c) => n + c.credits_used, 0);
   const ledger = await api<Array<{ creditsUsed: number }>>(page, 'usage.ledger', { limit: 1000 });
-  expect(ledger.reduce((n, r) => n + r.creditsUsed, 0), 'ledger = sandbox charges').toBe(charged);
+  expect(
+    ledger.reduce((n, r) => n + r.creditsUsed, 0),
+    'ledger = sandbox charges',
+  ).toBe(charged);
   const usage = await api<{ charged: { credits: number } }>(page, 'usage.summary', {});
   expect(usage.charged.credits, 'usage summary = sandbox charges').toBe(charged);
   return charged;
@@ -84,7 +85,6 @@ async function walkSettled(page: Page): Promise<{ pages: number; newItems: numbe
   const cost = Number(((await page.getByTestId('walk-cost').innerText()).match(/[\d,]+/)?.[0] ?? 'NaN').replace(/,/g, ''));
   return { pages, newItems, cost };
 }
-
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -236,11 +236,17 @@ test('a watchlist over time, driven from the Sandbox panel: new = listed, run co
     await approveIfAsked(page, history.locator('tbody tr').nth(run - 1));
     await expect(history.locator('tbody tr')).toHaveCount(run, { timeout: 30_000 });
     await expect(history.locator('tbody tr').first().locator('td').nth(1)).toHaveText('done', { timeout: 30_000 });
-    const row = await api<Array<{ newItems: number; creditsSpent: number; watches: Array<{ pages: number }> }>>(page, 'watchlists.history', { id: lists[0].id });
+    const row = await api<Array<{ newItems: number; creditsSpent: number; watches: Array<{ pages: number }> }>>(
+      page,
+      'watchlists.history',
+      { id: lists[0].id },
+    );
     const last = row[0];
     total += last.newItems;
     const pagesFetched = requests(sandboxAdmin) - before;
-    expect(pagesFetched, 'requests = pages the run fetched (pages read from the archive are free)').toBeLessThanOrEqual(last.watches.reduce((n, x) => n + x.pages, 0));
+    expect(pagesFetched, 'requests = pages the run fetched (pages read from the archive are free)').toBeLessThanOrEqual(
+      last.watches.reduce((n, x) => n + x.pages, 0),
+    );
     expect(await listed(), `after run ${run}: items listed = items the runs called new`).toBe(total);
     await expect(history.locator('tbody tr').first().locator('td').nth(3)).toHaveText(String(last.newItems));
     await booksAgree(page, sandboxAdmin);

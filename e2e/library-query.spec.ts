@@ -16,7 +16,8 @@ function queries(page: Page): Array<Record<string, unknown>> {
   return seen;
 }
 
-const labelValues = (qs: Array<Record<string, unknown>>) => qs.map((q) => ((q.labels as Array<{ value: unknown }> | undefined) ?? []).map((c) => c.value));
+const labelValues = (qs: Array<Record<string, unknown>>) =>
+  qs.map((q) => ((q.labels as Array<{ value: unknown }> | undefined) ?? []).map((c) => c.value));
 
 test('a label condition number is one query after typing, not one per keystroke', async ({ page }) => {
   await page.getByTestId('nav-library').click();
@@ -32,15 +33,27 @@ test('a label condition number is one query after typing, not one per keystroke'
   await input.fill('');
   await input.pressSequentially('0.85', { delay: 60 });
   // nothing yet while typing; the pause commits once
-  expect(labelValues(seen).flat().filter((v) => v !== null && v !== '')).toEqual([]);
+  expect(
+    labelValues(seen)
+      .flat()
+      .filter((v) => v !== null && v !== ''),
+  ).toEqual([]);
   await expect.poll(() => labelValues(seen).flat(), { timeout: 5_000 }).toContain(0.85);
   await page.waitForTimeout(600);
-  expect(labelValues(seen).flat().filter((v) => typeof v === 'number')).toEqual([0.85]);
+  expect(
+    labelValues(seen)
+      .flat()
+      .filter((v) => typeof v === 'number'),
+  ).toEqual([0.85]);
   // Enter commits at once
   await input.fill('0.9');
   await input.press('Enter');
   await expect.poll(() => labelValues(seen).flat(), { timeout: 2_000 }).toContain(0.9);
-  expect(labelValues(seen).flat().filter((v) => typeof v === 'number')).toEqual([0.85, 0.9]);
+  expect(
+    labelValues(seen)
+      .flat()
+      .filter((v) => typeof v === 'number'),
+  ).toEqual([0.85, 0.9]);
 });
 
 test('a label condition text value commits after typing too', async ({ page }) => {
@@ -55,7 +68,11 @@ test('a label condition text value commits after typing too', async ({ page }) =
   await input.pressSequentially('northpeak', { delay: 50 });
   await expect.poll(() => labelValues(seen).flat(), { timeout: 5_000 }).toContain('northpeak');
   await page.waitForTimeout(600);
-  expect(labelValues(seen).flat().filter((v) => typeof v === 'string' && v !== '')).toEqual(['northpeak']);
+  expect(
+    labelValues(seen)
+      .flat()
+      .filter((v) => typeof v === 'string' && v !== ''),
+  ).toEqual(['northpeak']);
 });
 
 test('the search box explains its syntax; a malformed query is explained and not sent; OR finds either word', async ({ page }) => {

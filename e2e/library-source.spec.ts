@@ -13,7 +13,11 @@ test('Source = watchlist: picked by name, nothing refused before one is chosen',
     budgetPerRun: 100_000,
   });
   await api(page, 'watchlists.run', { id: l.id, approved: true });
-  const other = await api<WatchlistInfo>(page, 'watchlists.create', { name: 'Other', watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }], budgetPerRun: 100_000 });
+  const other = await api<WatchlistInfo>(page, 'watchlists.create', {
+    name: 'Other',
+    watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }],
+    budgetPerRun: 100_000,
+  });
   await api(page, 'watchlists.run', { id: other.id, approved: true });
   const all = await api<number>(page, 'library.count', {});
   const listed = await api<number>(page, 'library.count', { source: { type: 'watchlist', id: l.id } });

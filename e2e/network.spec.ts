@@ -7,28 +7,43 @@
 import { test, expect, shot } from './fixtures';
 import { api, axeClean } from './page-helpers';
 
-
-
-
 test.describe.configure({ timeout: 180_000 });
 
-test('network view: drawn with WebGL, laid out in a worker, search, filter, items behind a node, exports, a table, accessible', async ({ page }) => {
+test('network view: drawn with WebGL, laid out in a worker, search, filter, items behind a node, exports, a table, accessible', async ({
+  page,
+}) => {
   // some posts with hashtags in the archive (the sandbox's captions carry them now and then)
-  const walk = await api<{ walkId: string }>(page, 'walks.start', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }, source: 'e2e', maxPages: 8 });
-  await expect.poll(async () => (await api<{ status: string }>(page, 'walks.get', { walkId: walk.walkId })).status, { timeout: 90_000 }).not.toBe('running');
-  const view = await api<{ nodes: Array<{ key: string; label: string; weight: number }>; edges: unknown[] }>(page, 'network.build', { query: {}, network: 'co-hashtag' });
+  const walk = await api<{ walkId: string }>(page, 'walks.start', {
+    target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } },
+    source: 'e2e',
+    maxPages: 8,
+  });
+  await expect
+    .poll(async () => (await api<{ status: string }>(page, 'walks.get', { walkId: walk.walkId })).status, { timeout: 90_000 })
+    .not.toBe('running');
+  const view = await api<{ nodes: Array<{ key: string; label: string; weight: number }>; edges: unknown[] }>(page, 'network.build', {
+    query: {},
+    network: 'co-hashtag',
+  });
   expect(view.nodes.length, 'the archive has hashtags').toBeGreaterThan(1);
 
   await page.getByTestId('nav-library').click();
   await page.getByTestId('network-open').click();
   const panel = page.getByTestId('network-panel');
   await expect(panel.getByTestId('network-stats')).toContainText('nodes');
-  const webgl = await page.evaluate(() => !!document.createElement('canvas').getContext('webgl2') || !!document.createElement('canvas').getContext('webgl'));
+  const webgl = await page.evaluate(
+    () => !!document.createElement('canvas').getContext('webgl2') || !!document.createElement('canvas').getContext('webgl'),
+  );
   if (webgl) {
     const canvas = panel.getByTestId('network-canvas');
     await expect(canvas).toHaveAttribute('data-renderer', 'webgl');
     await expect(canvas.locator('canvas').first()).toBeVisible();
-    await expect.poll(async () => Number(await canvas.getAttribute('data-renders')), { message: 'sigma renders frames while the worker lays the network out', timeout: 60_000 }).toBeGreaterThan(1);
+    await expect
+      .poll(async () => Number(await canvas.getAttribute('data-renders')), {
+        message: 'sigma renders frames while the worker lays the network out',
+        timeout: 60_000,
+      })
+      .toBeGreaterThan(1);
     await expect(panel.getByText('Drag to pan', { exact: false })).toBeVisible({ timeout: 30_000 });
     await shot(page, 'network-drawing');
     // click the largest node where sigma drew it

@@ -18,7 +18,11 @@ export async function api<T = unknown>(page: Page, method: string, body: unknown
   return page.evaluate(
     async ({ method, body }) => {
       const token = sessionStorage.getItem('loupe-token') ?? '';
-      const r = await fetch(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': token }, body: JSON.stringify(body) });
+      const r = await fetch(`/api/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-loupe-token': token },
+        body: JSON.stringify(body),
+      });
       const j = (await r.json()) as { ok: boolean; result?: unknown; error?: { message: string } };
       if (!j.ok) throw new Error(j.error?.message ?? 'failed');
       return j.result;
@@ -31,9 +35,20 @@ export async function api<T = unknown>(page: Page, method: string, body: unknown
 export async function axeClean(page: Page, where: string): Promise<void> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   const bad = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            o: unknown,
+          ) => Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'critical' || v.impact === 'serious').map((v) => `${v.impact} ${v.id}: ${v.help} (${JSON.stringify(v.nodes[0]?.target)})`);
+    return r.violations
+      .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${JSON.stringify(v.nodes[0]?.target)})`);
   });
   expect(bad, `axe-core on ${where}`).toEqual([]);
 }
@@ -51,11 +66,20 @@ export async function searchWalk(page: Page, query: string): Promise<void> {
 }
 
 /** Puts records into the archive the host serves (another connection, as the CLI would; the archive's own ingest). */
-export async function seedItems(page: Page, dataDir: string, records: Array<Record<string, unknown>>, platform = 'micro_net', kind = 'post'): Promise<void> {
+export async function seedItems(
+  page: Page,
+  dataDir: string,
+  records: Array<Record<string, unknown>>,
+  platform = 'micro_net',
+  kind = 'post',
+): Promise<void> {
   await api(page, 'library.count', {}); // the archive exists
   const a = openArchive(archivePath(dataDir));
   try {
-    a.ingestItems(records.map((record) => ({ platform, kind, record })), { callId: `seed-${Date.now()}`, source: 'seed' });
+    a.ingestItems(
+      records.map((record) => ({ platform, kind, record })),
+      { callId: `seed-${Date.now()}`, source: 'seed' },
+    );
   } finally {
     a.close();
   }

@@ -19,9 +19,16 @@ function libraryRequests(page: Page): Array<Record<string, unknown>> {
 
 const DATES = ['2024-03-02T10:00:00Z', '2024-06-01T10:00:00Z', '2023-12-24T10:00:00Z', '2024-09-09T10:00:00Z', '2024-01-15T10:00:00Z'];
 
-test('the Library shows newest published first, with the arrow on Published; "+ label condition" queries nothing until chosen', async ({ page, host }) => {
+test('the Library shows newest published first, with the arrow on Published; "+ label condition" queries nothing until chosen', async ({
+  page,
+  host,
+}) => {
   // seeded in an order that is neither published order nor its reverse
-  await seedItems(page, host.dataDir, DATES.map((d, i) => post({ id: `8100${i}`, text: `order test ${i}`, published_at: d })));
+  await seedItems(
+    page,
+    host.dataDir,
+    DATES.map((d, i) => post({ id: `8100${i}`, text: `order test ${i}`, published_at: d })),
+  );
   await page.getByTestId('nav-library').click();
   await expect(page.getByTestId('library-count')).toHaveText('5 matching');
   const published = page.getByRole('columnheader', { name: /Published/ });
@@ -42,7 +49,11 @@ test('the Library shows newest published first, with the arrow on Published; "+ 
   // once the value is chosen, the condition is one query
   await cond.getByLabel('value').selectOption('negative');
   await expect.poll(() => seen.filter((q) => Array.isArray(q.labels)).length).toBeGreaterThan(0);
-  expect(seen.filter((q) => Array.isArray(q.labels)).every((q) => JSON.stringify(q.labels) === JSON.stringify([{ family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }]))).toBe(true);
+  expect(
+    seen
+      .filter((q) => Array.isArray(q.labels))
+      .every((q) => JSON.stringify(q.labels) === JSON.stringify([{ family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }])),
+  ).toBe(true);
   await expect(page.getByTestId('library-count')).toHaveText('0 matching');
   // removing it brings every item back
   await cond.getByRole('button', { name: 'Remove condition' }).click();
@@ -58,8 +69,15 @@ const focused = (page: Page) =>
     return a.dataset.testid ?? a.tagName.toLowerCase();
   });
 
-test('keyboard only: j and Enter open an item with focus in the drawer; t tags, n notes, Esc goes back to the row', async ({ page, host }) => {
-  await seedItems(page, host.dataDir, DATES.slice(0, 3).map((d, i) => post({ id: `8200${i}`, text: `keyboard ${i}`, published_at: d })));
+test('keyboard only: j and Enter open an item with focus in the drawer; t tags, n notes, Esc goes back to the row', async ({
+  page,
+  host,
+}) => {
+  await seedItems(
+    page,
+    host.dataDir,
+    DATES.slice(0, 3).map((d, i) => post({ id: `8200${i}`, text: `keyboard ${i}`, published_at: d })),
+  );
   await expect(page.getByTestId('view-search')).toBeVisible();
   await page.keyboard.press('g');
   await page.keyboard.press('l');
@@ -109,7 +127,11 @@ test('keyboard only: j and Enter open an item with focus in the drawer; t tags, 
 
 test('the Library filters by language: a tag finds its subtags, und the unknown, a bad tag is said in words', async ({ page, host }) => {
   const langs = ['ja', 'ja', 'en', 'pt-BR', 'pt', null];
-  await seedItems(page, host.dataDir, langs.map((language, i) => post({ id: `8300${i}`, text: `language ${i}`, language })));
+  await seedItems(
+    page,
+    host.dataDir,
+    langs.map((language, i) => post({ id: `8300${i}`, text: `language ${i}`, language })),
+  );
   await page.getByTestId('nav-library').click();
   await expect(page.getByTestId('library-count')).toHaveText('6 matching');
   const seen = libraryRequests(page);
@@ -130,7 +152,12 @@ test('the Library filters by language: a tag finds its subtags, und the unknown,
 
 test('Compare shows each label share with its base and says when the series overlap', async ({ page, host }) => {
   await seedItems(page, host.dataDir, [
-    post({ id: '84000', text: 'ann one', author: { id: 'ann', username: 'ann', display_name: 'Ann' }, labels: { intent: { label: 'complaining', confidence: 0.9 } } }),
+    post({
+      id: '84000',
+      text: 'ann one',
+      author: { id: 'ann', username: 'ann', display_name: 'Ann' },
+      labels: { intent: { label: 'complaining', confidence: 0.9 } },
+    }),
     post({ id: '84001', text: 'ann two', author: { id: 'ann', username: 'ann', display_name: 'Ann' } }),
     post({ id: '84002', text: 'ben one', author: { id: 'ben', username: 'ben', display_name: 'Ben' } }),
   ]);
@@ -194,7 +221,10 @@ test('axe: the accent toggles, the chosen Explorer endpoint and the open palette
   }
 });
 
-test('at 1,440 px: Search shows Relevance and Labels, the Library checkboxes are a real target, Settings scrolls at the edge', async ({ page, host }) => {
+test('at 1,440 px: Search shows Relevance and Labels, the Library checkboxes are a real target, Settings scrolls at the edge', async ({
+  page,
+  host,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await searchWalk(page, 'running shoes');
   await expect(page.getByTestId('result-row').first()).toBeVisible();

@@ -28,7 +28,6 @@ async function runSearch(page: Page, query: string): Promise<void> {
   await expect(page.getByTestId('result-row').first()).toBeVisible();
 }
 
-
 test('first run in sandbox mode: badge, balance, empty states that say what to do', async ({ page }) => {
   await expect(page.getByTestId('sandbox-badge')).toHaveText(/SANDBOX — synthetic data/);
   await expect(page.getByTestId('balance')).not.toHaveText('—');

@@ -33,7 +33,10 @@ async function column(page: Page, header: string): Promise<Array<number | null>>
 const sortedBy = (v: Array<number | null>, dir: 'desc' | 'asc') => {
   const known = v.filter((x): x is number => x !== null);
   const firstNull = v.indexOf(null);
-  return (firstNull === -1 || v.slice(firstNull).every((x) => x === null)) && known.every((x, k) => k === 0 || (dir === 'desc' ? known[k - 1] >= x : known[k - 1] <= x));
+  return (
+    (firstNull === -1 || v.slice(firstNull).every((x) => x === null)) &&
+    known.every((x, k) => k === 0 || (dir === 'desc' ? known[k - 1] >= x : known[k - 1] <= x))
+  );
 };
 
 test('a column header sorts what is loaded: descending, ascending, then as loaded', async ({ page }) => {

@@ -11,8 +11,15 @@ import { api, axeClean, searchWalk, seedItems } from './page-helpers';
 
 const tagRow = (page: Page, tag: string) => page.getByTestId('tags-panel').locator(`[data-testid="tag-row"][data-tag="${tag}"]`);
 
-test('the Tags manager, keyboard only: rename, colour, merge and delete say what they touch and change only that', async ({ page, host }) => {
-  await seedItems(page, host.dataDir, ['1', '2', '3'].map((i) => post({ id: `8300${i}`, text: `tagged ${i}` })));
+test('the Tags manager, keyboard only: rename, colour, merge and delete say what they touch and change only that', async ({
+  page,
+  host,
+}) => {
+  await seedItems(
+    page,
+    host.dataDir,
+    ['1', '2', '3'].map((i) => post({ id: `8300${i}`, text: `tagged ${i}` })),
+  );
   const ref = (i: string) => ({ platform: 'micro_net', kind: 'post', id: `8300${i}` });
   await api(page, 'library.tag', { items: [ref('1'), ref('2')], tag: 'lead' });
   await api(page, 'library.tag', { items: [ref('2'), ref('3')], tag: 'hot' });
@@ -40,7 +47,9 @@ test('the Tags manager, keyboard only: rename, colour, merge and delete say what
   // colour, from the keyboard
   await tagRow(page, 'hot').getByTestId('tag-colour').focus();
   await tagRow(page, 'hot').getByTestId('tag-colour').selectOption('red');
-  await expect.poll(async () => (await api<Array<{ tag: string; color: string | null }>>(page, 'tags.list')).find((t) => t.tag === 'hot')?.color).toBe('red');
+  await expect
+    .poll(async () => (await api<Array<{ tag: string; color: string | null }>>(page, 'tags.list')).find((t) => t.tag === 'hot')?.color)
+    .toBe('red');
   await expect(tagRow(page, 'hot').locator('.tag-c-red')).toHaveCount(1);
   // the same in the dark theme, through the Library's own button
   await api(page, 'settings.update', { theme: 'dark' });
@@ -87,7 +96,10 @@ test('Export from Search: every page held, exactly the rows the filter shows, sa
   // the facet with the fewest rows on: the export takes the same rows as the table
   const facets = page.getByTestId('facets').locator('label.facet');
   const counts = (await facets.locator('.facet-count').allTextContents()).map(Number);
-  await facets.nth(counts.indexOf(Math.min(...counts))).locator('input').check();
+  await facets
+    .nth(counts.indexOf(Math.min(...counts)))
+    .locator('input')
+    .check();
   const m = /(\d+) of (\d+) loaded rows/.exec((await page.getByTestId('filtered-count').textContent()) ?? '');
   const shown = Number(m?.[1]);
   expect(shown).toBeGreaterThan(0);
@@ -107,7 +119,11 @@ test('a post’s comments in the Library from its drawer; the thread condition c
   await seedItems(
     page,
     host.dataDir,
-    [post({ id: '84001', kind: 'comment', parent_id: '84000', text: 'first comment' }), post({ id: '84002', kind: 'reply', parent_id: '84001', text: 'a reply' }), post({ id: '84003', kind: 'comment', parent_id: '99999', text: 'elsewhere' })],
+    [
+      post({ id: '84001', kind: 'comment', parent_id: '84000', text: 'first comment' }),
+      post({ id: '84002', kind: 'reply', parent_id: '84001', text: 'a reply' }),
+      post({ id: '84003', kind: 'comment', parent_id: '99999', text: 'elsewhere' }),
+    ],
     'photo_net',
     'comment',
   );

@@ -7,9 +7,6 @@
 import { test, expect, shot } from './fixtures';
 import { api, axeClean } from './page-helpers';
 
-
-
-
 type Lists = Array<{ id: string; name: string; watches: Array<{ params: Record<string, string>; label: string }> }>;
 
 test('import accounts into a new watchlist: checked line by line, one estimate, nothing spent', async ({ page, sandboxAdmin }) => {
@@ -51,11 +48,16 @@ test('import accounts into a new watchlist: checked line by line, one estimate, 
 });
 
 test('a CSV file into an existing watchlist: what it already watches is a duplicate', async ({ page }) => {
-  await api(page, 'watchlists.create', { name: 'Brands', watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }] });
+  await api(page, 'watchlists.create', {
+    name: 'Brands',
+    watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }],
+  });
   await page.getByTestId('nav-watchlists').click();
   await page.getByTestId('watchlist-item').filter({ hasText: 'Brands' }).click();
   await page.getByTestId('import-accounts').click();
-  await page.getByTestId('import-file').setInputFiles({ name: 'accounts.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Username\nNASA,nasa\nESA,esa\nNobody,\n') });
+  await page
+    .getByTestId('import-file')
+    .setInputFiles({ name: 'accounts.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Username\nNASA,nasa\nESA,esa\nNobody,\n') });
   await expect(page.getByTestId('import-text')).toHaveValue(/Name,Username/);
   await page.getByTestId('import-check').click();
   await expect(page.getByTestId('import-summary')).toContainText('1 account to add (from the CSV column “username”)');

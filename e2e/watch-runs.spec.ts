@@ -40,7 +40,12 @@ test('each run’s new items and alert matches one click away; new in the last r
   await expect(runs.first().locator('td').first()).not.toHaveText(/^in /);
   await expect(rowCount).toContainText(`${second.newItems} row${second.newItems === 1 ? '' : 's'} loaded`);
   const shown = await page.getByTestId('result-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
-  const expected = (await api<{ rows: Array<{ id: string }> }>(page, 'library.query', { source: { type: 'watchlist', id: l.id, run: second.runId }, limit: 1000 })).rows.map((r) => r.id);
+  const expected = (
+    await api<{ rows: Array<{ id: string }> }>(page, 'library.query', {
+      source: { type: 'watchlist', id: l.id, run: second.runId },
+      limit: 1000,
+    })
+  ).rows.map((r) => r.id);
   expect(shown.every((id) => expected.includes(id!))).toBe(true);
   await shot(page, 'watchlists-run-items');
 

@@ -61,11 +61,17 @@ test('a watchlist made from a profile: run it, advance the sandbox clock, see th
   const result = await page.evaluate(async () => {
     const token = sessionStorage.getItem('loupe-token') ?? '';
     const call = async (method: string, body: unknown) => {
-      const r = await fetch(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': token }, body: JSON.stringify(body) });
+      const r = await fetch(`/api/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-loupe-token': token },
+        body: JSON.stringify(body),
+      });
       return ((await r.json()) as { result: unknown }).result;
     };
     const lists = (await call('watchlists.list', {})) as Array<{ id: string }>;
-    const page1 = (await call('library.query', { source: { type: 'watchlist', id: lists[0].id }, limit: 1000 })) as { rows: Array<{ id: string }> };
+    const page1 = (await call('library.query', { source: { type: 'watchlist', id: lists[0].id }, limit: 1000 })) as {
+      rows: Array<{ id: string }>;
+    };
     return page1.rows.map((r) => r.id);
   });
   expect(result.length).toBe(firstNew + secondNew);

@@ -25,7 +25,12 @@ test('empty states: an inline key chip stays on the line of its sentence', async
     const before = kbd.previousSibling!;
     const after = kbd.nextSibling!;
     const b = before.textContent!;
-    return { before: range(before, b.length - 6, b.length - 1).top, kbd: kbd.getBoundingClientRect().top, after: range(after, 0, 1).top, kbdH: kbd.getBoundingClientRect().height };
+    return {
+      before: range(before, b.length - 6, b.length - 1).top,
+      kbd: kbd.getBoundingClientRect().top,
+      after: range(after, 0, 1).top,
+      kbdH: kbd.getBoundingClientRect().height,
+    };
   });
   expect(Math.abs(tops.before - tops.kbd)).toBeLessThan(tops.kbdH);
   expect(Math.abs(tops.after - tops.kbd)).toBeLessThan(tops.kbdH);
@@ -33,7 +38,14 @@ test('empty states: an inline key chip stays on the line of its sentence', async
 
 test('a first run on the sandbox without an OS keychain shows a note, not an error', async ({ browser }) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'loupe-e2e-'));
-  const host = await startHost({ port: 0, dataDir, secrets: new UnavailableSecretStore('Keys cannot be stored: no OS keychain answered here.'), envKey: null, baseUrl: null, sandbox: { seed: 1, timeScale: 60 } });
+  const host = await startHost({
+    port: 0,
+    dataDir,
+    secrets: new UnavailableSecretStore('Keys cannot be stored: no OS keychain answered here.'),
+    envKey: null,
+    baseUrl: null,
+    sandbox: { seed: 1, timeScale: 60 },
+  });
   const page = await browser.newPage();
   try {
     await page.goto(host.url);

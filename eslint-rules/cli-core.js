@@ -20,8 +20,9 @@ export const CLI_CORE = {
  */
 export const CLI_REACH = {
   'context.ts': {
-    'api/index.ts': 'the request core behind ctx.api(): call, quote, resume and endpoints still drive it (no streaming walk in the contract yet)',
-    'archive/index.ts': "the archive behind ctx.archive(): the commands that still read it directly",
+    'api/index.ts':
+      'the request core behind ctx.api(): call, quote, resume and endpoints still drive it (no streaming walk in the contract yet)',
+    'archive/index.ts': 'the archive behind ctx.archive(): the commands that still read it directly',
     'secrets/index.ts': 'the settings file the CLI reads its budget and base URL from',
     'watch/index.ts': 'the second WatchService type (watch-service.ts)',
   },

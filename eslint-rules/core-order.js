@@ -7,7 +7,10 @@
 /** lowest first */
 export const CORE_LEVELS = [
   // files that import nothing else of core: the ports (interfaces between parts), error types, paths
-  { name: 'ground', units: ['ports.ts', 'storage-error.ts', 'worker-entry.ts', 'bridge.ts', 'paths.ts', 'author.ts', 'renderer-assets.ts'] },
+  {
+    name: 'ground',
+    units: ['ports.ts', 'storage-error.ts', 'worker-entry.ts', 'bridge.ts', 'paths.ts', 'author.ts', 'renderer-assets.ts'],
+  },
   // the tokenizer, term rules and pseudonyms: what the archive's SQL and the analyses both read text with
   { name: 'text', units: ['text'] },
   // every SQL statement; opens its own connections; imports nothing above
@@ -34,7 +37,8 @@ export const CORE_LEVELS = [
  */
 export const PAST_INDEX = {
   'export/csv-worker.ts': {
-    'archive/export-row.ts': "a worker thread's entry loads only what it runs: the archive's index would load every archive module in each export worker",
+    'archive/export-row.ts':
+      "a worker thread's entry loads only what it runs: the archive's index would load every archive module in each export worker",
   },
 };
 
@@ -58,14 +62,19 @@ export const isTestCode = (rel) => /(^|[\\/])(test-[\w-]+\.ts|testing\.ts|[\w.-]
  * What is wrong with an import from one core file to another (paths relative to src/core), or null.
  */
 export function coreImportProblem(fromRel, toRel) {
-  const from = coreUnit(fromRel), to = coreUnit(toRel);
+  const from = coreUnit(fromRel),
+    to = coreUnit(toRel);
   if (from === to || isTestCode(fromRel)) return null;
-  const lf = levelOf(from), lt = levelOf(to);
+  const lf = levelOf(from),
+    lt = levelOf(to);
   const where = 'add it to CORE_LEVELS in eslint-rules/core-order.js';
   if (lf === undefined) return `src/core/${from} has no place in the order inside core (${where})`;
   if (lt === undefined) return `src/core/${to} has no place in the order inside core (${where})`;
   if (lt >= lf) {
-    const rel = lt === lf ? `a sibling on the same level (${CORE_LEVELS[lf].name})` : `above it (${CORE_LEVELS[lt].name} over ${CORE_LEVELS[lf].name})`;
+    const rel =
+      lt === lf
+        ? `a sibling on the same level (${CORE_LEVELS[lf].name})`
+        : `above it (${CORE_LEVELS[lt].name} over ${CORE_LEVELS[lf].name})`;
     return `core/${from} must not import core/${to}: ${rel}; the order inside core runs ${CORE_LEVELS.map((l) => l.units.filter((u) => !u.endsWith('.ts')).join('/') || l.name).join(' < ')}`;
   }
   if (isPackage(toRel) && !/[\\/]index\.ts$/.test(toRel) && !PAST_INDEX[fromRel]?.[toRel])

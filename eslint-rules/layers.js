@@ -68,27 +68,50 @@ export default {
           // the order inside core (eslint-rules/core-order.js): a unit imports only lower units, a package through its index.ts
           const file_ = [`${target}.ts`, `${target}.tsx`, path.join(target, 'index.ts'), target].find((c) => existsSync(c));
           const core = path.join(srcRoot, 'core');
-          const inner = coreImportProblem(path.relative(core, file).split(path.sep).join('/'), path.relative(core, file_ ?? target).split(path.sep).join('/'));
+          const inner = coreImportProblem(
+            path.relative(core, file).split(path.sep).join('/'),
+            path
+              .relative(core, file_ ?? target)
+              .split(path.sep)
+              .join('/'),
+          );
           if (inner) problem = `the order inside core: ${inner}`;
         } else if (from === 'cli' && to === 'core') {
           // one contract for every door (eslint-rules/cli-core.js): the CLI reaches core through the composition only
           const file_ = [`${target}.ts`, path.join(target, 'index.ts'), target].find((c) => existsSync(c));
-          const reach = cliImportProblem(path.relative(path.join(srcRoot, 'cli'), file).split(path.sep).join('/'), path.relative(path.join(srcRoot, 'core'), file_ ?? target).split(path.sep).join('/'));
+          const reach = cliImportProblem(
+            path.relative(path.join(srcRoot, 'cli'), file).split(path.sep).join('/'),
+            path
+              .relative(path.join(srcRoot, 'core'), file_ ?? target)
+              .split(path.sep)
+              .join('/'),
+          );
           if (reach) problem = `one contract for every door: ${reach}`;
         }
       } else if (from === 'shared' && !spec.startsWith('zod') && !(TEST_TOOLS.has(spec) && /\.test\.tsx?$/.test(file))) {
         // (a test beside a shared module may import its test tools: the runner, the property generator)
         problem = `'shared' may import only zod, not '${spec}'`;
-      } else if ((from === 'renderer' || from === 'preload') && (spec === 'better-sqlite3' || spec === 'undici' || spec.startsWith('@napi-rs/'))) {
+      } else if (
+        (from === 'renderer' || from === 'preload') &&
+        (spec === 'better-sqlite3' || spec === 'undici' || spec.startsWith('@napi-rs/'))
+      ) {
         problem = `'${from}' must not import the Node-only package '${spec}'`;
       }
       if (problem) context.report({ node, message: `Layer rule: ${problem}.` });
     }
     return {
-      ImportDeclaration(node) { check(node.source, node.source.value); },
-      ExportNamedDeclaration(node) { if (node.source) check(node.source, node.source.value); },
-      ExportAllDeclaration(node) { check(node.source, node.source.value); },
-      ImportExpression(node) { if (node.source.type === 'Literal') check(node.source, node.source.value); },
+      ImportDeclaration(node) {
+        check(node.source, node.source.value);
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source) check(node.source, node.source.value);
+      },
+      ExportAllDeclaration(node) {
+        check(node.source, node.source.value);
+      },
+      ImportExpression(node) {
+        if (node.source.type === 'Literal') check(node.source, node.source.value);
+      },
     };
   },
 };

@@ -32,8 +32,13 @@ const tmp = `${outDir}.tmp-${process.pid}`;
 const englishOnlyZod = {
   name: 'zod-english-only',
   setup(b) {
-    b.onResolve({ filter: /\/locales\/index\.js$/ }, (a) => (/[\\/]zod[\\/]/.test(a.importer) ? { path: join(dirname(a.importer), a.path), namespace: 'zod-en' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (a) => ({ contents: `export { default as en } from ${JSON.stringify(join(dirname(a.path), 'en.js'))};`, resolveDir: dirname(a.path) }));
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (a) =>
+      /[\\/]zod[\\/]/.test(a.importer) ? { path: join(dirname(a.importer), a.path), namespace: 'zod-en' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, (a) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(a.path), 'en.js'))};`,
+      resolveDir: dirname(a.path),
+    }));
   },
 };
 
@@ -97,13 +102,21 @@ export async function buildCli({ quiet = false } = {}) {
     Object.assign(metafile.outputs, r.metafile.outputs);
   }
   // which sources each file of the build holds (src/cli/built.test.ts reads what a command loads)
-  const modules = Object.fromEntries(Object.entries(metafile.outputs).map(([o, v]) => [relative(tmp, join(root, o)).split(sep).join('/'), Object.keys(v.inputs).map(sourceName)]));
+  const modules = Object.fromEntries(
+    Object.entries(metafile.outputs).map(([o, v]) => [
+      relative(tmp, join(root, o)).split(sep).join('/'),
+      Object.keys(v.inputs).map(sourceName),
+    ]),
+  );
   writeFileSync(join(tmp, 'modules.json'), JSON.stringify(modules));
   rmSync(outDir, { recursive: true, force: true });
   renameSync(tmp, outDir);
   const files = Object.keys(metafile.outputs).length;
   const bytes = Object.values(metafile.outputs).reduce((s, o) => s + o.bytes, 0);
-  if (!quiet) console.log(`Built the command line into out/cli (${files} files, ${(bytes / 1024).toFixed(0)} KiB) in ${((performance.now() - t0) / 1000).toFixed(1)} s.`);
+  if (!quiet)
+    console.log(
+      `Built the command line into out/cli (${files} files, ${(bytes / 1024).toFixed(0)} KiB) in ${((performance.now() - t0) / 1000).toFixed(1)} s.`,
+    );
   return { outDir, files, bytes, metafile };
 }
 

@@ -30,7 +30,10 @@ export function hostIsStale() {
   const main = join(outDir, 'main.js');
   if (!existsSync(main)) return true;
   const built = statSync(main).mtimeMs;
-  return ['host', 'core', 'shared', 'sandbox'].some((d) => newestMtime(join(root, 'src', d)) > built) || statSync(join(root, 'package.json')).mtimeMs > built;
+  return (
+    ['host', 'core', 'shared', 'sandbox'].some((d) => newestMtime(join(root, 'src', d)) > built) ||
+    statSync(join(root, 'package.json')).mtimeMs > built
+  );
 }
 
 export async function buildHost({ quiet = false } = {}) {

@@ -16,7 +16,9 @@ const need = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
 const have = process.versions.node.split('.').map(Number);
 const ok = have[0] !== need[0] ? have[0] > need[0] : have[1] !== need[1] ? have[1] > need[1] : have[2] >= need[2];
 if (!ok) {
-  console.error(`Node ${process.versions.node} is too old for Loupe: it needs Node ${want.replace('>=', '')} or newer (20, 22 and 24 are supported). Install a newer Node and run npm ci again.`);
+  console.error(
+    `Node ${process.versions.node} is too old for Loupe: it needs Node ${want.replace('>=', '')} or newer (20, 22 and 24 are supported). Install a newer Node and run npm ci again.`,
+  );
   process.exit(1);
 }
 console.log(`Node ${process.versions.node} satisfies engines.node ${want}.`);

@@ -39,7 +39,8 @@ describe('the Node version check', () => {
       expect(r.status, want).toBe(1);
       expect(r.out).toContain(`Node ${process.versions.node} is too old for Loupe: it needs Node ${want.slice(2)} or newer`);
     }
-    for (const want of [`>=${major}.${minor}`, `>=${major}.${minor}.${patch}`, `>=${major - 1}.99`]) expect(check(want).status, want).toBe(0);
+    for (const want of [`>=${major}.${minor}`, `>=${major}.${minor}.${patch}`, `>=${major - 1}.99`])
+      expect(check(want).status, want).toBe(0);
   });
 
   it('an engines.node it cannot compare is an error, not a pass', () => {

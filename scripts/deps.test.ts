@@ -11,7 +11,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -24,7 +27,9 @@ function files(dir: string): string[] {
 function imports(file: string): string[] {
   const code = readFileSync(file, 'utf8');
   const names = [
-    ...[...code.matchAll(/^\s*(?:import(?!\s+type\b)[^'"]*?from\s*|import\s*|export\s+(?!type\b)[^'"]*?from\s*)['"]([^'"./][^'"]*)['"]/gm)].map((m) => m[1]),
+    ...[
+      ...code.matchAll(/^\s*(?:import(?!\s+type\b)[^'"]*?from\s*|import\s*|export\s+(?!type\b)[^'"]*?from\s*)['"]([^'"./][^'"]*)['"]/gm),
+    ].map((m) => m[1]),
     // import('pkg') where it is called (not `typeof import('pkg')` in a type)
     ...[...code.matchAll(/(?<!typeof\s)import\(\s*['"]([^'"./][^'"]*)['"]\s*\)/g)].map((m) => m[1]),
   ];

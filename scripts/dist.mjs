@@ -23,7 +23,8 @@ const ARCHES = ['x64', 'arm64', 'ia32', 'armv7l'];
 export function targetsOf(argv, host = { platform: process.platform, arch: process.arch }) {
   const platforms = argv.filter((a) => a in PLATFORMS).map((a) => PLATFORMS[a]);
   const arches = argv.filter((a) => ARCHES.includes(a.replace(/^--/, ''))).map((a) => a.replace(/^--/, ''));
-  if (argv.includes('--universal')) throw new Error('--universal is not supported: build --x64 and --arm64 separately (better-sqlite3 is per arch).');
+  if (argv.includes('--universal'))
+    throw new Error('--universal is not supported: build --x64 and --arm64 separately (better-sqlite3 is per arch).');
   const ps = platforms.length ? platforms : [host.platform];
   const as = arches.length ? arches : [host.arch];
   return ps.flatMap((platform) => as.map((arch) => ({ platform, arch })));

@@ -33,7 +33,9 @@ const BADGE = { color: '#E5484D', ring: '#FFFFFF' };
 
 // ── SVG ──────────────────────────────────────────────────────────────────────────────────────
 export function iconSvg() {
-  const bars = BARS.map((b) => `    <rect x="${b.x}" y="${b.top}" width="${b.w}" height="${BAR_BOTTOM - b.top + BAR_R}" rx="${BAR_R}" fill="${b.color}"/>`).join('\n');
+  const bars = BARS.map(
+    (b) => `    <rect x="${b.x}" y="${b.top}" width="${b.w}" height="${BAR_BOTTOM - b.top + BAR_R}" rx="${BAR_R}" fill="${b.color}"/>`,
+  ).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!-- Loupe's icon. Source of truth: scripts/icons.mjs (npm run icons writes this file and every raster size). -->
 <svg xmlns="http://www.w3.org/2000/svg" width="${S}" height="${S}" viewBox="0 0 ${S} ${S}">
@@ -186,7 +188,12 @@ export function encodePng(rgba, n) {
   ihdr[9] = 6; // RGBA
   const raw = Buffer.alloc(n * (n * 4 + 1));
   for (let y = 0; y < n; y++) rgba.copy(raw, y * (n * 4 + 1) + 1, y * n * 4, (y + 1) * n * 4); // filter 0 per row
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** An .ico holding PNG-encoded images (supported since Windows Vista). */

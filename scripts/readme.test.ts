@@ -34,7 +34,12 @@ beforeAll(async () => {
   const line = block.code.split('\n').find((l) => l.startsWith('npm run -s sandbox'))!;
   // as written, on a free port; npm's own output would come before the JSON line
   const args = line.split('#')[0].trim().replace('--port 8787', '--port 0').split(/\s+/);
-  sandbox = spawn(args[0], args.slice(1), { cwd: root, env: { PATH: process.env.PATH, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  sandbox = spawn(args[0], args.slice(1), {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   sb = await new Promise((res, rej) => {
     const t = setTimeout(() => rej(new Error(`no line from the sandbox: ${out}`)), 60_000);
@@ -59,7 +64,8 @@ afterAll(() => {
 describe('README', () => {
   it('is the front door: under 200 lines, every doc it links exists', () => {
     expect(readme.split('\n').length).toBeLessThan(200);
-    for (const m of readme.matchAll(/\]\(((?:docs\/|CONTRIBUTING)[^)#]+)\)/g)) expect(spawnSync('test', ['-e', join(root, m[1])]).status, m[1]).toBe(0);
+    for (const m of readme.matchAll(/\]\(((?:docs\/|CONTRIBUTING)[^)#]+)\)/g))
+      expect(spawnSync('test', ['-e', join(root, m[1])]).status, m[1]).toBe(0);
   });
 
   it('`npm run -s sandbox` printed exactly one JSON line (above); npm run of an unknown script says so', () => {
@@ -70,7 +76,7 @@ describe('README', () => {
     expect(r.stderr).toMatch(/Missing script: "no-such-script-here"/);
   });
 
-  it('`npm install` shows npm\'s own progress and errors: the project\'s .npmrc silences nothing', () => {
+  it("`npm install` shows npm's own progress and errors: the project's .npmrc silences nothing", () => {
     const rc = readFileSync(join(root, '.npmrc'), 'utf8');
     expect(rc).not.toMatch(/^\s*(loglevel\s*=\s*(silent|error)|progress\s*=\s*false)\s*$/m);
     // the level npm runs at in this tree (the user's own ~/.npmrc left out)

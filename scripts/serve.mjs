@@ -26,7 +26,11 @@ function newestMtime(dir) {
 export function rendererIsStale() {
   if (!existsSync(outIndex)) return true;
   const built = statSync(outIndex).mtimeMs;
-  const sources = Math.max(newestMtime(join(root, 'src', 'renderer')), newestMtime(join(root, 'src', 'shared')), statSync(join(root, 'electron.vite.config.ts')).mtimeMs);
+  const sources = Math.max(
+    newestMtime(join(root, 'src', 'renderer')),
+    newestMtime(join(root, 'src', 'shared')),
+    statSync(join(root, 'electron.vite.config.ts')).mtimeMs,
+  );
   return sources > built;
 }
 
@@ -67,7 +71,11 @@ async function main() {
       process.exit(1);
     }
   }
-  const child = spawn(process.execPath, [join(root, 'out', 'host', 'main.js'), ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: process.env });
+  const child = spawn(process.execPath, [join(root, 'out', 'host', 'main.js'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    cwd: root,
+    env: process.env,
+  });
   const forward = (sig) => () => child.kill(sig);
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));

@@ -84,7 +84,11 @@ function webHost(reason) {
     `${reason} Starting the web host instead — the same app in your browser: npm run serve. ` +
       'To install Electron where downloads work: node node_modules/electron/install.js (or just npm start there).',
   );
-  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...args.filter((a) => a !== '--web')], { stdio: 'inherit', cwd: root, env: process.env });
+  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...args.filter((a) => a !== '--web')], {
+    stdio: 'inherit',
+    cwd: root,
+    env: process.env,
+  });
   process.on('SIGINT', () => child.kill('SIGINT'));
   process.on('SIGTERM', () => child.kill('SIGTERM'));
   child.on('exit', (code) => process.exit(code ?? 0));
@@ -94,12 +98,11 @@ async function main() {
   const bin = await electronBinary();
   if (!bin) {
     return webHost(
-      args.includes('--web')
-        ? 'Web mode (--web).'
-        : "Electron's binary is not installed here (it cannot be downloaded on this machine).",
+      args.includes('--web') ? 'Web mode (--web).' : "Electron's binary is not installed here (it cannot be downloaded on this machine).",
     );
   }
-  if (!electronNative(bin)) return webHost('The desktop app needs better-sqlite3 built for Electron, which could not be fetched or compiled here.');
+  if (!electronNative(bin))
+    return webHost('The desktop app needs better-sqlite3 built for Electron, which could not be fetched or compiled here.');
   const built = join(root, 'out', 'main', 'index.js');
   if (!existsSync(built) || newest(join(root, 'src')) > statSync(built).mtimeMs) {
     say('Building Loupe (electron-vite build)…');

@@ -23,7 +23,8 @@ export function coreEdges(graph, coreDir) {
     for (const { to: t, typeOnly } of out) {
       const to = toCore(coreDir, t);
       if (to === null) continue;
-      const fromUnit = coreUnit(from), toUnit = coreUnit(to);
+      const fromUnit = coreUnit(from),
+        toUnit = coreUnit(to);
       if (fromUnit === toUnit) continue;
       edges.push({ from, to, fromUnit, toUnit, typeOnly, problem: coreImportProblem(from, to) });
     }
@@ -49,7 +50,12 @@ export function packageGraph(edges, files, coreDir) {
     else if (e.problem) p.pastIndex++;
     pairs.set(k, p);
   }
-  return { units, pairs: [...pairs.values()].sort((a, b) => (levelOf(b.from) ?? 99) - (levelOf(a.from) ?? 99) || a.from.localeCompare(b.from) || a.to.localeCompare(b.to)) };
+  return {
+    units,
+    pairs: [...pairs.values()].sort(
+      (a, b) => (levelOf(b.from) ?? 99) - (levelOf(a.from) ?? 99) || a.from.localeCompare(b.from) || a.to.localeCompare(b.to),
+    ),
+  };
 }
 
 /** The report `--packages` prints: the levels (lowest last), then each unit's imports of others. */
@@ -65,7 +71,9 @@ export function printPackages(edges, files, coreDir, log = console.log) {
   if (homeless.length) log(`  no place yet: ${homeless.join(', ')}`);
   log('Imports between units (production code; files → files):');
   for (const p of pairs) {
-    const notes = [p.back ? `${p.back} BACK EDGE${p.back > 1 ? 'S' : ''}` : '', p.pastIndex ? `${p.pastIndex} past its index.ts` : ''].filter(Boolean).join(', ');
+    const notes = [p.back ? `${p.back} BACK EDGE${p.back > 1 ? 'S' : ''}` : '', p.pastIndex ? `${p.pastIndex} past its index.ts` : '']
+      .filter(Boolean)
+      .join(', ');
     log(`  ${p.from.padEnd(18)} → ${p.to.padEnd(18)} ${String(p.imports).padStart(3)}${notes ? `  (${notes})` : ''}`);
   }
   const back = edges.filter((e) => e.problem && !/index\.ts/.test(e.problem)).length;
@@ -91,6 +99,8 @@ export function cliEdges(graph, cliDir, coreDir) {
       if (p) problems.push(p);
     }
   }
-  const stale = Object.entries(CLI_REACH).flatMap(([from, tos]) => Object.keys(tos).map((to) => `${from} → ${to}`)).filter((k) => !used.has(k));
+  const stale = Object.entries(CLI_REACH)
+    .flatMap(([from, tos]) => Object.keys(tos).map((to) => `${from} → ${to}`))
+    .filter((k) => !used.has(k));
   return { problems, stale };
 }

@@ -1,5 +1,9 @@
 export const MAX_FUNCTION_LINES: number;
-export interface FunctionSpan { name: string; lines: number; line: number }
+export interface FunctionSpan {
+  name: string;
+  lines: number;
+  line: number;
+}
 export function functionsOf(fileName: string, text: string): FunctionSpan[];
 export function longFunctions(
   byFile: Map<string, FunctionSpan[]>,

@@ -9,11 +9,17 @@ import ts from 'typescript';
 
 export const MAX_FUNCTION_LINES = 80;
 
-const propName = (n) => (n && (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isPrivateIdentifier(n)) ? n.text : n ? '[computed]' : null);
+const propName = (n) =>
+  n && (ts.isIdentifier(n) || ts.isStringLiteral(n) || ts.isNumericLiteral(n) || ts.isPrivateIdentifier(n))
+    ? n.text
+    : n
+      ? '[computed]'
+      : null;
 
 /** What a function is called where it is written: its own name, the variable or property it is assigned to, or the call it is handed to. */
 function ownName(node) {
-  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name) return propName(node.name);
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node)) && node.name)
+    return propName(node.name);
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   if (ts.isGetAccessorDeclaration(node)) return `get ${propName(node.name)}`;
   if (ts.isSetAccessorDeclaration(node)) return `set ${propName(node.name)}`;
@@ -33,12 +39,14 @@ function ownName(node) {
  * named by a string (`command('call')…action`, `describe('pacer')`), so the name does not hold whole lines.
  */
 function calleeName(call) {
-  const last = (e) => (ts.isPropertyAccessExpression(e) ? e.name.text : ts.isIdentifier(e) ? e.text : ts.isCallExpression(e) ? last(e.expression) : '(call)');
+  const last = (e) =>
+    ts.isPropertyAccessExpression(e) ? e.name.text : ts.isIdentifier(e) ? e.text : ts.isCallExpression(e) ? last(e.expression) : '(call)';
   const own = last(call.expression);
   let named = null;
-  for (let e = call.expression; e; ) {
+  for (let e = call.expression; e;) {
     const c = ts.isCallExpression(e) ? e : null;
-    if (c && c.arguments.length > 0 && ts.isStringLiteralLike(c.arguments[0])) named = `${last(c.expression)}('${c.arguments[0].text.slice(0, 30)}')`;
+    if (c && c.arguments.length > 0 && ts.isStringLiteralLike(c.arguments[0]))
+      named = `${last(c.expression)}('${c.arguments[0].text.slice(0, 30)}')`;
     e = ts.isPropertyAccessExpression(e) ? e.expression : ts.isCallExpression(e) ? e.expression : null;
   }
   const first = call.arguments.length > 0 && ts.isStringLiteralLike(call.arguments[0]) ? `('${call.arguments[0].text.slice(0, 30)}')` : '';
@@ -46,12 +54,23 @@ function calleeName(call) {
 }
 
 const isFunction = (n) =>
-  ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n)
-  || ts.isSetAccessorDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n);
+  ts.isFunctionDeclaration(n) ||
+  ts.isMethodDeclaration(n) ||
+  ts.isConstructorDeclaration(n) ||
+  ts.isGetAccessorDeclaration(n) ||
+  ts.isSetAccessorDeclaration(n) ||
+  ts.isFunctionExpression(n) ||
+  ts.isArrowFunction(n);
 
 /** Every function of a file with its qualified name and length in lines: `[{ name, lines, line }]`. */
 export function functionsOf(fileName, text) {
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const out = [];
   const seen = new Map();
   const visit = (node, scope) => {
@@ -80,7 +99,9 @@ export function functionsOf(fileName, text) {
  * problems (new long functions, listed ones grown), allowed, shrunk (note: lower the ceiling) and stale entries.
  */
 export function longFunctions(byFile, allowlist, max = MAX_FUNCTION_LINES) {
-  const problems = [], allowed = [], shrunk = [];
+  const problems = [],
+    allowed = [],
+    shrunk = [];
   const present = new Set();
   for (const [file, fns] of byFile) {
     for (const f of fns) {
@@ -92,7 +113,10 @@ export function longFunctions(byFile, allowlist, max = MAX_FUNCTION_LINES) {
         continue;
       }
       if (ceiling === undefined) problems.push(`${key} (line ${f.line}): ${f.lines} lines (limit ${max}; split it into steps with names)`);
-      else if (f.lines > ceiling) problems.push(`${key} (line ${f.line}): ${f.lines} lines, over its allowlisted ceiling of ${ceiling} (listed functions may only shrink)`);
+      else if (f.lines > ceiling)
+        problems.push(
+          `${key} (line ${f.line}): ${f.lines} lines, over its allowlisted ceiling of ${ceiling} (listed functions may only shrink)`,
+        );
       else {
         allowed.push({ key, lines: f.lines, ceiling });
         if (f.lines < ceiling) shrunk.push({ key, lines: f.lines, ceiling });

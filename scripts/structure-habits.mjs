@@ -20,15 +20,23 @@ import ts from 'typescript';
 export const HABITS = {
   'as-unknown-as': 'an `as unknown as` cast: say what the value is (a type guard, a parser, a typed helper)',
   'non-null': 'a non-null assertion `!`: check for null (or narrow) instead',
-  'raw-sql': 'SQL prepared from a string or taken by text (`.st(…)`) with positional `?`: write it as sql`… ${value}` (src/core/archive/sql.ts)',
+  'raw-sql':
+    'SQL prepared from a string or taken by text (`.st(…)`) with positional `?`: write it as sql`… ${value}` (src/core/archive/sql.ts)',
 };
 
 /** The counts of one file: `{ 'as-unknown-as': n, 'non-null': n, 'raw-sql': n }` (zeros left out). */
 export function habitsOf(fileName, text) {
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const n = { 'as-unknown-as': 0, 'non-null': 0, 'raw-sql': 0 };
   const visit = (node) => {
-    if (ts.isAsExpression(node) && ts.isAsExpression(node.expression) && node.expression.type.kind === ts.SyntaxKind.UnknownKeyword) n['as-unknown-as']++;
+    if (ts.isAsExpression(node) && ts.isAsExpression(node.expression) && node.expression.type.kind === ts.SyntaxKind.UnknownKeyword)
+      n['as-unknown-as']++;
     else if (ts.isNonNullExpression(node)) n['non-null']++;
     else if (
       ts.isCallExpression(node) &&
@@ -45,7 +53,13 @@ export function habitsOf(fileName, text) {
   return Object.fromEntries(Object.entries(n).filter(([, v]) => v > 0));
 }
 
-const LITERALS = new Set([ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail]);
+const LITERALS = new Set([
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateHead,
+  ts.SyntaxKind.TemplateMiddle,
+  ts.SyntaxKind.TemplateTail,
+]);
 /** statement methods that switch how rows come back (not a binding) */
 const MODES = new Set(['raw', 'pluck', 'expand', 'safeIntegers']);
 /** statement methods whose arguments are bound to its parameters */
@@ -59,7 +73,13 @@ function literalMark(node) {
 
 /** `x.st(text)` with a `?` in its literal text, or bound to arguments in the same chain (`.st(t).raw(true).all(a)`). */
 function isPositionalSt(node) {
-  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression) || node.expression.name.text !== 'st' || node.arguments.length !== 1) return false;
+  if (
+    !ts.isCallExpression(node) ||
+    !ts.isPropertyAccessExpression(node.expression) ||
+    node.expression.name.text !== 'st' ||
+    node.arguments.length !== 1
+  )
+    return false;
   if (literalMark(node.arguments[0])) return true;
   let at = node;
   for (;;) {
@@ -86,9 +106,11 @@ export function checkHabits(byFile, allowlist) {
       if (count > ceiling) problems.push(`${file}: ${count} × ${HABITS[habit]} (allowed here: ${ceiling})`);
       else if (count < ceiling) shrunk.push({ file, habit, count, ceiling });
     }
-    for (const [habit, ceiling] of Object.entries(allowlist[file] ?? {})) if (!(habit in counts)) shrunk.push({ file, habit, count: 0, ceiling });
+    for (const [habit, ceiling] of Object.entries(allowlist[file] ?? {}))
+      if (!(habit in counts)) shrunk.push({ file, habit, count: 0, ceiling });
   }
-  for (const file of Object.keys(allowlist)) if (!byFile.has(file)) for (const [habit, ceiling] of Object.entries(allowlist[file])) shrunk.push({ file, habit, count: 0, ceiling });
+  for (const file of Object.keys(allowlist))
+    if (!byFile.has(file)) for (const [habit, ceiling] of Object.entries(allowlist[file])) shrunk.push({ file, habit, count: 0, ceiling });
   return { problems, shrunk, totals };
 }
 

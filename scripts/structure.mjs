@@ -38,25 +38,46 @@ export function listSources(dir) {
 
 /** the module specifiers a file names: static imports, re-exports, import(), require(), with whether each is type-only */
 export function importsOf(fileName, text) {
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    fileName.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found = [];
   const visit = (node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const c = node.importClause;
-      const typeOnly = !!c && (c.isTypeOnly
-        || (!c.name && !!c.namedBindings && ts.isNamedImports(c.namedBindings)
-          && c.namedBindings.elements.length > 0 && c.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        !!c &&
+        (c.isTypeOnly ||
+          (!c.name &&
+            !!c.namedBindings &&
+            ts.isNamedImports(c.namedBindings) &&
+            c.namedBindings.elements.length > 0 &&
+            c.namedBindings.elements.every((e) => e.isTypeOnly)));
       found.push({ spec: node.moduleSpecifier.text, typeOnly });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const typeOnly = node.isTypeOnly
-        || (!!node.exportClause && ts.isNamedExports(node.exportClause)
-          && node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly));
+      const typeOnly =
+        node.isTypeOnly ||
+        (!!node.exportClause &&
+          ts.isNamedExports(node.exportClause) &&
+          node.exportClause.elements.length > 0 &&
+          node.exportClause.elements.every((e) => e.isTypeOnly));
       found.push({ spec: node.moduleSpecifier.text, typeOnly });
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)
-      && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       found.push({ spec: node.moduleReference.expression.text, typeOnly: node.isTypeOnly });
-    } else if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteralLike(node.arguments[0])
-      && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.arguments.length >= 1 &&
+      ts.isStringLiteralLike(node.arguments[0]) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       found.push({ spec: node.arguments[0].text, typeOnly: false });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ spec: node.argument.literal.text, typeOnly: true });
@@ -89,7 +110,10 @@ export function buildGraph(files, read = (f) => readFileSync(f, 'utf8')) {
       // a file imported both ways counts as a value import
       edges.set(to, (edges.get(to) ?? true) && typeOnly);
     }
-    graph.set(f, [...edges].map(([to, typeOnly]) => ({ to, typeOnly })));
+    graph.set(
+      f,
+      [...edges].map(([to, typeOnly]) => ({ to, typeOnly })),
+    );
   }
   return graph;
 }
@@ -97,18 +121,30 @@ export function buildGraph(files, read = (f) => readFileSync(f, 'utf8')) {
 /** strongly connected components of more than one file (Tarjan, iterative) */
 export function cyclicComponents(graph) {
   let index = 0;
-  const idx = new Map(), low = new Map(), onStack = new Set(), stack = [], comps = [];
+  const idx = new Map(),
+    low = new Map(),
+    onStack = new Set(),
+    stack = [],
+    comps = [];
   for (const start of graph.keys()) {
     if (idx.has(start)) continue;
     const work = [{ v: start, i: 0 }];
-    idx.set(start, index); low.set(start, index); index++; stack.push(start); onStack.add(start);
+    idx.set(start, index);
+    low.set(start, index);
+    index++;
+    stack.push(start);
+    onStack.add(start);
     while (work.length) {
       const top = work[work.length - 1];
       const edges = graph.get(top.v) ?? [];
       if (top.i < edges.length) {
         const w = edges[top.i++].to;
         if (!idx.has(w)) {
-          idx.set(w, index); low.set(w, index); index++; stack.push(w); onStack.add(w);
+          idx.set(w, index);
+          low.set(w, index);
+          index++;
+          stack.push(w);
+          onStack.add(w);
           work.push({ v: w, i: 0 });
         } else if (onStack.has(w)) low.set(top.v, Math.min(low.get(top.v), idx.get(w)));
       } else {
@@ -117,7 +153,11 @@ export function cyclicComponents(graph) {
         if (low.get(top.v) === idx.get(top.v)) {
           const comp = [];
           let w;
-          do { w = stack.pop(); onStack.delete(w); comp.push(w); } while (w !== top.v);
+          do {
+            w = stack.pop();
+            onStack.delete(w);
+            comp.push(w);
+          } while (w !== top.v);
           if (comp.length > 1) comps.push(comp.sort());
         }
       }
@@ -140,7 +180,10 @@ export function shortestCycle(graph, comp, from = comp[0]) {
         for (let p = prev.get(v); p !== null; p = prev.get(p)) path.unshift(p);
         return [...path, from];
       }
-      if (!prev.has(to)) { prev.set(to, v); queue.push(to); }
+      if (!prev.has(to)) {
+        prev.set(to, v);
+        queue.push(to);
+      }
     }
   }
   return [from];
@@ -148,7 +191,9 @@ export function shortestCycle(graph, comp, from = comp[0]) {
 
 /** files over the limit and the allowlist's verdict on each */
 export function oversized(lineCounts, allowlist, max = MAX_LINES) {
-  const problems = [], allowed = [], shrunk = [];
+  const problems = [],
+    allowed = [],
+    shrunk = [];
   for (const [file, lines] of lineCounts) {
     if (lines <= max) {
       if (file in allowlist) shrunk.push({ file, lines, ceiling: allowlist[file] });
@@ -156,7 +201,8 @@ export function oversized(lineCounts, allowlist, max = MAX_LINES) {
     }
     const ceiling = allowlist[file];
     if (ceiling === undefined) problems.push(`${file}: ${lines} lines (limit ${max}; split it along its seams)`);
-    else if (lines > ceiling) problems.push(`${file}: ${lines} lines, over its allowlisted ceiling of ${ceiling} (files on the allowlist may only shrink)`);
+    else if (lines > ceiling)
+      problems.push(`${file}: ${lines} lines, over its allowlisted ceiling of ${ceiling} (files on the allowlist may only shrink)`);
     else {
       allowed.push({ file, lines, ceiling });
       if (lines < ceiling) shrunk.push({ file, lines, ceiling });
@@ -183,7 +229,13 @@ function main() {
     failed = true;
     const cycle = shortestCycle(graph, comp);
     console.log(`import cycle (${comp.length} files in the tangle): ${cycle.map(rel).join(' → ')}`);
-    if (comp.length > cycle.length - 1) console.log(`  also in it: ${comp.filter((f) => !cycle.includes(f)).map(rel).join(', ')}`);
+    if (comp.length > cycle.length - 1)
+      console.log(
+        `  also in it: ${comp
+          .filter((f) => !cycle.includes(f))
+          .map(rel)
+          .join(', ')}`,
+      );
   }
 
   const edges = coreEdges(graph, join(src, 'core'));
@@ -195,14 +247,21 @@ function main() {
 
   // one contract for every door (eslint-rules/cli-core.js): the CLI imports of core only the composition and the ground
   const cli = cliEdges(graph, join(src, 'cli'), join(src, 'core'));
-  for (const p of cli.problems) { failed = true; console.log(`one contract for every door: ${p}`); }
-  for (const k of cli.stale) console.log(`note: ${k} is in CLI_REACH (eslint-rules/cli-core.js) but no longer imported: drop it (the list may only shrink)`);
+  for (const p of cli.problems) {
+    failed = true;
+    console.log(`one contract for every door: ${p}`);
+  }
+  for (const k of cli.stale)
+    console.log(`note: ${k} is in CLI_REACH (eslint-rules/cli-core.js) but no longer imported: drop it (the list may only shrink)`);
 
   const allowPath = join(root, 'scripts', 'oversized-allowlist.json');
   const allowlist = existsSync(allowPath) ? JSON.parse(readFileSync(allowPath, 'utf8')) : {};
   const counts = new Map(files.map((f) => [rel(f), lineCount(texts.get(f))]));
   const { problems, allowed, shrunk, stale } = oversized(counts, allowlist);
-  for (const p of problems) { failed = true; console.log(`oversized: ${p}`); }
+  for (const p of problems) {
+    failed = true;
+    console.log(`oversized: ${p}`);
+  }
   for (const a of allowed) console.log(`oversized (allowlisted, may only shrink): ${a.file} ${a.lines}/${a.ceiling}`);
   if (process.argv.includes('--update-allowlist')) {
     // lower ceilings only: a file past its ceiling keeps it (and still fails); none is added
@@ -214,33 +273,57 @@ function main() {
     writeFileSync(allowPath, JSON.stringify(next, null, 2) + '\n');
     console.log(`scripts/oversized-allowlist.json: ${Object.keys(next).length} entries, ceilings lowered to current lengths`);
   } else {
-    for (const s of shrunk) console.log(`note: ${s.file} is ${s.lines} lines, its ceiling ${s.ceiling}: lower it (node scripts/structure.mjs --update-allowlist)`);
+    for (const s of shrunk)
+      console.log(
+        `note: ${s.file} is ${s.lines} lines, its ceiling ${s.ceiling}: lower it (node scripts/structure.mjs --update-allowlist)`,
+      );
     for (const f of stale) console.log(`note: ${f} is on the allowlist but no longer exists: drop it (--update-allowlist)`);
   }
   const fnPath = join(root, 'scripts', 'long-functions-allowlist.json');
   const fnAllow = existsSync(fnPath) ? JSON.parse(readFileSync(fnPath, 'utf8')) : {};
   const byFile = new Map(files.filter((f) => !isTestCode(rel(f))).map((f) => [rel(f), functionsOf(f, texts.get(f))]));
   const fns = longFunctions(byFile, fnAllow);
-  for (const p of fns.problems) { failed = true; console.log(`long function: ${p}`); }
+  for (const p of fns.problems) {
+    failed = true;
+    console.log(`long function: ${p}`);
+  }
   if (process.argv.includes('--update-allowlist')) {
     const next = lowered(fnAllow, byFile);
     writeFileSync(fnPath, JSON.stringify(next, null, 2) + '\n');
     console.log(`scripts/long-functions-allowlist.json: ${Object.keys(next).length} entries, ceilings lowered to current lengths`);
   } else {
-    for (const s of fns.shrunk) console.log(`note: ${s.key} is ${s.lines} lines, its ceiling ${s.ceiling}: lower it (node scripts/structure.mjs --update-allowlist)`);
-    for (const k of fns.stale) console.log(`note: ${k} is on the long-function allowlist but no longer exists: drop it (--update-allowlist)`);
+    for (const s of fns.shrunk)
+      console.log(`note: ${s.key} is ${s.lines} lines, its ceiling ${s.ceiling}: lower it (node scripts/structure.mjs --update-allowlist)`);
+    for (const k of fns.stale)
+      console.log(`note: ${k} is on the long-function allowlist but no longer exists: drop it (--update-allowlist)`);
   }
 
   const habitPath = join(root, 'scripts', 'habits-allowlist.json');
   const habitAllow = existsSync(habitPath) ? JSON.parse(readFileSync(habitPath, 'utf8')) : {};
   const habitsByFile = new Map([...byFile.keys()].map((f) => [f, habitsOf(f, texts.get(join(root, f)) ?? '')]));
   const habits = checkHabits(habitsByFile, habitAllow);
-  for (const p of habits.problems) { failed = true; console.log(`habit: ${p}`); }
-  if (process.argv.includes('--update-allowlist')) writeFileSync(habitPath, JSON.stringify(loweredHabits(habitAllow, habitsByFile), null, 2) + '\n');
-  else if (habits.shrunk.length) console.log(`note: ${habits.shrunk.length} habit count(s) under their ceilings in scripts/habits-allowlist.json: lower them (--update-allowlist)`);
-  if (process.argv.includes('--habits')) console.log(`habits in production code: ${Object.entries(habits.totals).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+  for (const p of habits.problems) {
+    failed = true;
+    console.log(`habit: ${p}`);
+  }
+  if (process.argv.includes('--update-allowlist'))
+    writeFileSync(habitPath, JSON.stringify(loweredHabits(habitAllow, habitsByFile), null, 2) + '\n');
+  else if (habits.shrunk.length)
+    console.log(
+      `note: ${habits.shrunk.length} habit count(s) under their ceilings in scripts/habits-allowlist.json: lower them (--update-allowlist)`,
+    );
+  if (process.argv.includes('--habits'))
+    console.log(
+      `habits in production code: ${Object.entries(habits.totals)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}`,
+    );
 
-  console.log(failed ? 'structure: FAILED' : `structure: ok (no cycle; ${allowed.length} file(s) over ${MAX_LINES} lines and ${fns.allowed.length} function(s) over ${MAX_FUNCTION_LINES} lines, all allowlisted)`);
+  console.log(
+    failed
+      ? 'structure: FAILED'
+      : `structure: ok (no cycle; ${allowed.length} file(s) over ${MAX_LINES} lines and ${fns.allowed.length} function(s) over ${MAX_FUNCTION_LINES} lines, all allowlisted)`,
+  );
   process.exit(failed ? 1 : 0);
 }
 

@@ -7,17 +7,20 @@ const graphOf = (files: Record<string, string>) => buildGraph(Object.keys(files)
 
 describe('structure check: imports', () => {
   it('reads static, re-exported, dynamic and type-only imports', () => {
-    const found = importsOf('/s/a.ts', [
-      "import { x } from './x';",
-      "import type { T } from './t';",
-      "import { type U, type V } from './u';",
-      "import { type W, w } from './w';",
-      "export * from './all';",
-      "export type { Z } from './z';",
-      "const m = await import('./lazy');",
-      "type L = import('./typeref').L;",
-      "import 'zod';",
-    ].join('\n'));
+    const found = importsOf(
+      '/s/a.ts',
+      [
+        "import { x } from './x';",
+        "import type { T } from './t';",
+        "import { type U, type V } from './u';",
+        "import { type W, w } from './w';",
+        "export * from './all';",
+        "export type { Z } from './z';",
+        "const m = await import('./lazy');",
+        "type L = import('./typeref').L;",
+        "import 'zod';",
+      ].join('\n'),
+    );
     expect(found).toEqual([
       { spec: './x', typeOnly: false },
       { spec: './t', typeOnly: true },
@@ -113,15 +116,29 @@ describe('structure check: long functions (a ratchet)', () => {
     ].join('\n');
     const fns = functionsOf('/s/a.ts', text);
     expect(fns.map((f) => f.name)).toEqual([
-      'outer', 'outer > inner', 'Box.open', "describe('pacer') callback", "describe('pacer') callback > it('waits') callback",
-      "command('call')…action callback", 'run',
+      'outer',
+      'outer > inner',
+      'Box.open',
+      "describe('pacer') callback",
+      "describe('pacer') callback > it('waits') callback",
+      "command('call')…action callback",
+      'run',
     ]);
     expect(fns[0].lines).toBe(10);
     expect(fns[1].lines).toBe(4);
   });
 
   it('fails a new long function, lets a listed one shrink but never grow, and lowers ceilings only', () => {
-    const byFile = (lines: number) => new Map([['src/a.ts', [{ name: 'big', lines, line: 1 }, { name: 'small', lines: 10, line: 90 }]]]);
+    const byFile = (lines: number) =>
+      new Map([
+        [
+          'src/a.ts',
+          [
+            { name: 'big', lines, line: 1 },
+            { name: 'small', lines: 10, line: 90 },
+          ],
+        ],
+      ]);
     expect(longFunctions(byFile(81), {}).problems[0]).toMatch(/^src\/a\.ts: big \(line 1\): 81 lines \(limit 80/);
     expect(longFunctions(byFile(80), {}).problems).toEqual([]);
     expect(longFunctions(byFile(120), { 'src/a.ts: big': 120 }).problems).toEqual([]);
@@ -176,8 +193,12 @@ describe('structure check: long functions (a ratchet)', () => {
     expect(checkHabits(by(1), {}).problems[0]).toMatch(/^src\/a\.ts: 1 × a non-null assertion/);
     expect(checkHabits(by(3), { 'src/a.ts': { 'non-null': 3 } }).problems).toEqual([]);
     expect(checkHabits(by(4), { 'src/a.ts': { 'non-null': 3 } }).problems).toHaveLength(1);
-    expect(checkHabits(by(2), { 'src/a.ts': { 'non-null': 3 } }).shrunk).toEqual([{ file: 'src/a.ts', habit: 'non-null', count: 2, ceiling: 3 }]);
-    expect(loweredHabits({ 'src/a.ts': { 'non-null': 3 }, 'src/gone.ts': { 'raw-sql': 1 } }, by(2))).toEqual({ 'src/a.ts': { 'non-null': 2 } });
+    expect(checkHabits(by(2), { 'src/a.ts': { 'non-null': 3 } }).shrunk).toEqual([
+      { file: 'src/a.ts', habit: 'non-null', count: 2, ceiling: 3 },
+    ]);
+    expect(loweredHabits({ 'src/a.ts': { 'non-null': 3 }, 'src/gone.ts': { 'raw-sql': 1 } }, by(2))).toEqual({
+      'src/a.ts': { 'non-null': 2 },
+    });
     expect(loweredHabits({ 'src/a.ts': { 'non-null': 3 } }, by(5))).toEqual({ 'src/a.ts': { 'non-null': 3 } });
   });
 });

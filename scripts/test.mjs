@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every check in order — lint, structure (scripts/structure.mjs), typecheck, unit + integration (Vitest,
+// `npm test`: every check in order — lint, format (Prettier), structure (scripts/structure.mjs), typecheck, unit + integration (Vitest,
 // inside a D-Bus session with an unlocked gnome-keyring when available, so the OS
 // keyring is tested for real), the Electron build, and the browser e2e (Playwright
 // driving Debian Chromium through the web host). Prints one closing line
@@ -32,6 +32,8 @@ const bin = (name) => join(root, 'node_modules', '.bin', name);
 // the Node versions the README names (package.json engines): an older Node fails here, with the reason
 if (want('node')) run('node', process.execPath, [join(root, 'scripts', 'check-node.mjs')]);
 if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
+// one layout for all code (Prettier, .prettierrc.json): `npm run format` writes it
+if (want('format')) run('format', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
 // no import cycle under src/, no source file over 500 lines beyond its allowlisted ceiling (issue 13)
 if (want('structure')) run('structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]);
 if (want('typecheck')) run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);

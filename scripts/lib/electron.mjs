@@ -37,7 +37,12 @@ export function electronPackage(root) {
 export function installedElectron(root, platform = process.platform) {
   try {
     const { dir, version } = electronPackage(root);
-    if (readFileSync(join(dir, 'dist', 'version'), 'utf8').trim().replace(/^v/, '') !== version) return null;
+    if (
+      readFileSync(join(dir, 'dist', 'version'), 'utf8')
+        .trim()
+        .replace(/^v/, '') !== version
+    )
+      return null;
     if (readFileSync(join(dir, 'path.txt'), 'utf8') !== platformPath(platform)) return null;
     const bin = join(dir, 'dist', platformPath(platform));
     return existsSync(bin) ? bin : null;
@@ -61,7 +66,8 @@ export function downloadFailure(e, version) {
   const msg = e instanceof Error ? e.message : String(e);
   let why = msg;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') why = 'the download server could not be found (no internet access, or DNS is blocked)';
-  else if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') why = `the connection failed (${code})`;
+  else if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    why = `the connection failed (${code})`;
   else if (code === 'ETIMEDOUT' || /timeout/i.test(msg)) why = 'the download timed out';
   else if (/HTTPError|404|Response code/i.test(msg)) why = `the server refused it (${msg})`;
   else if (/checksum|sha256/i.test(msg)) why = `its checksum did not match (${msg})`;
@@ -73,7 +79,16 @@ export function downloadFailure(e, version) {
  * install.js would), reporting progress. Options (tests use them; users set the usual variables
  * instead: ELECTRON_MIRROR, electron_config_cache): mirror, cacheRoot, checksums, timeouts (ms).
  */
-export async function fetchElectron({ root, platform = process.platform, arch = process.arch, mirror, cacheRoot, checksums, onProgress, timeoutMs = 20_000 }) {
+export async function fetchElectron({
+  root,
+  platform = process.platform,
+  arch = process.arch,
+  mirror,
+  cacheRoot,
+  checksums,
+  onProgress,
+  timeoutMs = 20_000,
+}) {
   const { dir, version } = electronPackage(root);
   const require = createRequire(join(dir, 'package.json'));
   const { downloadArtifact } = require('@electron/get');

@@ -59,7 +59,26 @@ export function prebuilt(root) {
     name: 'prebuilt',
     build({ stageDir, electronVersion, platform, arch, log }) {
       const bin = createRequire(join(root, 'package.json')).resolve('prebuild-install/bin.js');
-      run(process.execPath, [bin, '--runtime', 'electron', '--target', electronVersion, '--platform', platform, '--arch', arch, '--tag-prefix', 'v', '--verbose'], stageDir, {}, log);
+      run(
+        process.execPath,
+        [
+          bin,
+          '--runtime',
+          'electron',
+          '--target',
+          electronVersion,
+          '--platform',
+          platform,
+          '--arch',
+          arch,
+          '--tag-prefix',
+          'v',
+          '--verbose',
+        ],
+        stageDir,
+        {},
+        log,
+      );
     },
   };
 }
@@ -72,7 +91,13 @@ export function fromSource(root) {
       if (platform !== process.platform) throw new Error(`cannot compile for ${platform} on ${process.platform}`);
       let gyp = process.env.npm_config_node_gyp;
       if (!gyp || !existsSync(gyp)) gyp = createRequire(join(root, 'package.json')).resolve('node-gyp/bin/node-gyp.js');
-      run(process.execPath, [gyp, 'rebuild', '--release', `--target=${electronVersion}`, `--arch=${arch}`, '--dist-url=https://electronjs.org/headers'], stageDir, {}, log);
+      run(
+        process.execPath,
+        [gyp, 'rebuild', '--release', `--target=${electronVersion}`, `--arch=${arch}`, '--dist-url=https://electronjs.org/headers'],
+        stageDir,
+        {},
+        log,
+      );
     },
   };
 }
@@ -81,7 +106,16 @@ export function fromSource(root) {
  * Makes sure the Electron build of better-sqlite3 exists for one target; returns its path.
  * `strategies` are tried in order until one leaves build/Release/better_sqlite3.node in the stage.
  */
-export function ensureElectronNative({ root, electronVersion, abi, platform = process.platform, arch = process.arch, strategies, force = false, log = (m) => process.stderr.write(`${m}\n`) }) {
+export function ensureElectronNative({
+  root,
+  electronVersion,
+  abi,
+  platform = process.platform,
+  arch = process.arch,
+  strategies,
+  force = false,
+  log = (m) => process.stderr.write(`${m}\n`),
+}) {
   const have = !force && existingBinding(root, { abi, platform, arch });
   if (have) return { path: have, built: false, via: null };
   const pkg = sqlitePackage(root);
@@ -109,7 +143,11 @@ export function ensureElectronNative({ root, electronVersion, abi, platform = pr
       for (const f of readdirSync(folder)) if (/^better_sqlite3-electron-v\d+\.node$/.test(f)) rmSync(join(folder, f)); // one ABI per target
       const out = join(folder, bindingName(abi));
       copyFileSync(built, out);
-      writeFileSync(join(folder, 'stamp.json'), JSON.stringify({ betterSqlite3: pkg.version, electron: electronVersion, abi: String(abi), platform, arch, via: s.name }, null, 2) + '\n');
+      writeFileSync(
+        join(folder, 'stamp.json'),
+        JSON.stringify({ betterSqlite3: pkg.version, electron: electronVersion, abi: String(abi), platform, arch, via: s.name }, null, 2) +
+          '\n',
+      );
       cleanStage();
       return { path: out, built: true, via: s.name };
     } catch (e) {

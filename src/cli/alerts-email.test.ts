@@ -17,16 +17,48 @@ describe('loupe alerts email / test-email (issue 27 #1)', () => {
     const r = await receiver();
     try {
       expect((await loupe(['alerts', 'email'])).out).toMatch(/not e-mailed/);
-      const bad = await loupe(['alerts', 'email', '--host', 'smtp.example.org', '--security', 'none', '--from', 'a@example.org', '--to', 'b@example.org']);
+      const bad = await loupe([
+        'alerts',
+        'email',
+        '--host',
+        'smtp.example.org',
+        '--security',
+        'none',
+        '--from',
+        'a@example.org',
+        '--to',
+        'b@example.org',
+      ]);
       expect(bad.code).toBe(2);
       expect(bad.err).toMatch(/only to a server on this computer/);
-      const set = await loupe(['alerts', 'email', '--host', '127.0.0.1', '--port', String(r.port), '--security', 'none', '--no-user', '--from', 'loupe@example.org', '--to', 'a@example.org,b@example.org']);
+      const set = await loupe([
+        'alerts',
+        'email',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(r.port),
+        '--security',
+        'none',
+        '--no-user',
+        '--from',
+        'loupe@example.org',
+        '--to',
+        'a@example.org,b@example.org',
+      ]);
       expect(set.code).toBe(0);
       expect(set.out).toContain(`SMTP server: 127.0.0.1:${r.port}`);
       expect(set.out).toContain('To: a@example.org, b@example.org');
       // a flag changes only what it names
       const to = await loupe(['alerts', 'email', '--to', 'c@example.org', '--json']);
-      expect(JSON.parse(to.out).alertEmail).toEqual({ host: '127.0.0.1', port: r.port, security: 'none', user: null, from: 'loupe@example.org', to: ['c@example.org'] });
+      expect(JSON.parse(to.out).alertEmail).toEqual({
+        host: '127.0.0.1',
+        port: r.port,
+        security: 'none',
+        user: null,
+        from: 'loupe@example.org',
+        to: ['c@example.org'],
+      });
       const ok = await loupe(['alerts', 'test-email']);
       expect(ok.code).toBe(0);
       expect(ok.out).toContain('Sent to c@example.org');
@@ -47,7 +79,20 @@ describe('loupe alerts email / test-email (issue 27 #1)', () => {
     const loupe = (args: string[]) => runCaptured(args, { LOUPE_HOME: home });
     const r = await receiver();
     await r.close();
-    await loupe(['alerts', 'email', '--host', '127.0.0.1', '--port', String(r.port), '--security', 'none', '--from', 'loupe@example.org', '--to', 'a@example.org']);
+    await loupe([
+      'alerts',
+      'email',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(r.port),
+      '--security',
+      'none',
+      '--from',
+      'loupe@example.org',
+      '--to',
+      'a@example.org',
+    ]);
     const t = await loupe(['alerts', 'test-email']);
     expect(t.code).toBe(4);
     expect(t.err).toContain(`127.0.0.1:${r.port} could not be reached`);

@@ -11,7 +11,10 @@ import type { FrequencyRow, FrequencyTable, Overperformance } from '../shared/an
 import { analysisJson, frequencyCsv, overperformanceCsv } from '../shared/analysis-csv';
 import { formatNumber, unneutraliseCell } from '../shared/csv-cell';
 
-const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('=HYPERLINK("x")', '+1', '-2', '@cmd', '\tx', '\rx', "'q", 'a,b', 'a"b', 'line\r\nbreak', '\x1b[2J'));
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme' }),
+  fc.constantFrom('=HYPERLINK("x")', '+1', '-2', '@cmd', '\tx', '\rx', "'q", 'a,b', 'a"b', 'line\r\nbreak', '\x1b[2J'),
+);
 const count = fc.nat({ max: 2 ** 40 });
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null });
 const time = maybe(fc.integer({ min: 0, max: 4_102_444_800_000 }));
@@ -22,12 +25,25 @@ const row: fc.Arbitrary<FrequencyRow> = fc.record({
   share: fc.double({ min: 0, max: 1, noNaN: true }),
   firstSeen: time,
   lastSeen: time,
-  sums: fc.record({ views: maybe(count), likes: maybe(count), comments: maybe(count), shares: maybe(count), saves: maybe(count), engagement: maybe(count) }),
+  sums: fc.record({
+    views: maybe(count),
+    likes: maybe(count),
+    comments: maybe(count),
+    shares: maybe(count),
+    saves: maybe(count),
+    engagement: maybe(count),
+  }),
   query: fc.constant({ terms: [{ field: 'words' as const, value: 'x' }] }),
   platform: fc.constant('photo_net'),
   authorId: maybe(fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String)),
 });
-const table = fc.record({ field: fc.constantFrom('words' as const, 'authors' as const), items: count, distinct: maybe(count), rows: fc.array(row, { maxLength: 8 }), basis: fc.constant('items' as const) });
+const table = fc.record({
+  field: fc.constantFrom('words' as const, 'authors' as const),
+  items: count,
+  distinct: maybe(count),
+  rows: fc.array(row, { maxLength: 8 }),
+  basis: fc.constant('items' as const),
+});
 
 const iso = (t: number | null): string => (t === null ? '' : new Date(t).toISOString());
 const num = (n: number | null): string => (n === null ? '' : formatNumber(n));
@@ -48,7 +64,11 @@ describe('analysis CSV', () => {
           if (t.field === 'authors') expect(got.slice(-2)).toEqual([r.platform, r.authorId ?? '']);
         });
         // every non-empty cell quoted, CRLF record ends; nothing a spreadsheet would evaluate
-        for (const line of csv.replace(/^\uFEFF/, '').split('\r\n').slice(0, 1)) expect(line).toMatch(/^"term"(,"[a-z_]+")+$/);
+        for (const line of csv
+          .replace(/^\uFEFF/, '')
+          .split('\r\n')
+          .slice(0, 1))
+          expect(line).toMatch(/^"term"(,"[a-z_]+")+$/);
         for (const rec of records.slice(1)) for (const c of rec) expect(c).not.toMatch(/^[=+\-@\t\r]/);
       }),
       { numRuns: 300 },
@@ -69,10 +89,38 @@ describe('analysis CSV', () => {
     const r: Overperformance = {
       scored: 1,
       unscored: 0,
-      rows: [{ platform: 'photo_net', kind: 'post', id: '18446744073709551615', publishedAt: 0, author: '=evil', text: 'a\nb', url: null, views: null, engagement: 10, authorKey: 'k', baselineMedian: 2, baselinePosts: 5, score: 5 }],
+      rows: [
+        {
+          platform: 'photo_net',
+          kind: 'post',
+          id: '18446744073709551615',
+          publishedAt: 0,
+          author: '=evil',
+          text: 'a\nb',
+          url: null,
+          views: null,
+          engagement: 10,
+          authorKey: 'k',
+          baselineMedian: 2,
+          baselinePosts: 5,
+          score: 5,
+        },
+      ],
     };
     const rec = parse(overperformanceCsv(r), { bom: true }) as string[][];
-    expect(rec[1]).toEqual(['5', '10', '2', '5', 'photo_net', 'post', '18446744073709551615', "'=evil", '1970-01-01T00:00:00.000Z', '', 'a\nb']);
+    expect(rec[1]).toEqual([
+      '5',
+      '10',
+      '2',
+      '5',
+      'photo_net',
+      'post',
+      '18446744073709551615',
+      "'=evil",
+      '1970-01-01T00:00:00.000Z',
+      '',
+      'a\nb',
+    ]);
   });
 });
 
@@ -82,7 +130,9 @@ describe('analysis JSON', () => {
       fc.property(table, (t) => {
         const j = JSON.parse(JSON.stringify(analysisJson(t))) as { rows: Array<Record<string, unknown>> };
         const keys = (v: unknown, path: string[] = []): string[] =>
-          v === null || typeof v !== 'object' ? [] : Object.entries(v).flatMap(([k, x]) => (k === 'query' ? [k] : [k, ...keys(x, [...path, k])]));
+          v === null || typeof v !== 'object'
+            ? []
+            : Object.entries(v).flatMap(([k, x]) => (k === 'query' ? [k] : [k, ...keys(x, [...path, k])]));
         for (const k of keys(j)) expect(k).toMatch(/^[a-z0-9_]+$/);
         j.rows.forEach((r, i) => {
           expect(r.first_seen).toBe(t.rows[i].firstSeen === null ? null : iso(t.rows[i].firstSeen));

@@ -30,7 +30,9 @@ function writeResult<T>(io: Io, o: FileFlags, value: T, csv: (v: T, c: AnalysisC
 }
 
 const withFileFlags = (c: Command): Command =>
-  c.addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv')).option('--no-bom', 'CSV without the UTF-8 byte-order mark (as loupe export)');
+  c
+    .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv'))
+    .option('--no-bom', 'CSV without the UTF-8 byte-order mark (as loupe export)');
 
 function intFlag(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -40,7 +42,6 @@ function intFlag(name: string, min: number, max: number) {
   };
 }
 
-
 function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
   return buildLibraryQuery(o, c, (nameOrId) => {
     const id = c.archive().watchlists.idByName(nameOrId);
@@ -48,7 +49,6 @@ function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
     return id;
   });
 }
-
 
 /** Merges the shared flags' query into a series' own query (the series' own conditions win). */
 function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
@@ -62,7 +62,9 @@ function narrow(series: LibraryQuery, common: LibraryQuery): LibraryQuery {
 }
 
 export function registerAnalyzeCommands(program: Command, io: Io, context: () => CliContext): void {
-  const analyze = program.command('analyze').description('analyse archived items: frequency tables, comparisons, overperformance (docs/analysis.md)');
+  const analyze = program
+    .command('analyze')
+    .description('analyse archived items: frequency tables, comparisons, overperformance (docs/analysis.md)');
   registerTop(analyze, io, context);
   registerCompare(analyze, io, context);
   registerOverperformance(analyze, io, context);
@@ -76,12 +78,17 @@ function registerTop(analyze: Command, io: Io, context: () => CliContext): void 
         .description('the most frequent hashtags, mentions, authors, domains, emoji, words or n-grams of the items a query matches')
         .addOption(new Option('--field <f>', FREQUENCY_FIELDS.join(' | ')).choices([...FREQUENCY_FIELDS]).makeOptionMandatory())
         .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
-        .addOption(new Option('--order <s>', 'order rows by (default: items)').choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement']).default('count')),
+        .addOption(
+          new Option('--order <s>', 'order rows by (default: items)')
+            .choices(['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement'])
+            .default('count'),
+        ),
     ),
   ).action(async (o: QueryFlags & FileFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count' }) => {
     const c = context();
     const t = await c.call('analysis.frequency', { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
-    if (t.items === 0) io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
+    if (t.items === 0)
+      io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
     writeResult(io, o, t, frequencyCsv);
   });
 }
@@ -91,7 +98,9 @@ function registerCompare(analyze: Command, io: Io, context: () => CliContext): v
     withQueryFlags(
       analyze
         .command('compare')
-        .description('two to eight result sets, profiles, watchlists or searches side by side, in that order (the query flags narrow every one)')
+        .description(
+          'two to eight result sets, profiles, watchlists or searches side by side, in that order (the query flags narrow every one)',
+        )
         .option('--set <name>', 'a saved result set, by name or id (repeatable)', collect)
         .option('--profile <platform/handle>', "an account's items, e.g. photo_net/nasa (repeatable)", collect)
         .option('--series-watchlist <name>', 'the items a watchlist fetched (repeatable)', collect)
@@ -99,35 +108,48 @@ function registerCompare(analyze: Command, io: Io, context: () => CliContext): v
         .addOption(new Option('--bucket <b>', 'volume bucket').choices(['day', 'week', 'month']).default('week'))
         .option('--top <n>', 'top posts per series (default 5)', intFlag('--top', 0, 50)),
     ),
-  ).action(async (o: QueryFlags & FileFlags & { set?: string[]; profile?: string[]; seriesWatchlist?: string[]; seriesSearch?: string[]; bucket: 'day' | 'week' | 'month'; top?: number }) => {
-    const c = context();
-    const common = queryOf(c, o);
-    const series: Array<{ name: string; query: LibraryQuery }> = [];
-    const sets = await c.call('library.resultSets', {});
-    for (const s of o.set ?? []) {
-      const rs = sets.find((r) => r.name === s || r.id === s);
-      if (!rs) throw new UsageError(`No saved result set named "${s}"; save one in the Library first.`);
-      series.push({ name: rs.name, query: narrow(rs.query, common) });
-    }
-    for (const p of o.profile ?? []) {
-      const m = /^([^/\s]+)\/@?([^/\s]+)$/.exec(p);
-      if (!m) throw new UsageError(`--profile takes platform/handle, e.g. photo_net/nasa; got "${p}".`);
-      series.push({ name: `${m[1]}/@${m[2]}`, query: narrow({ platforms: [m[1]], author: m[2] }, common) });
-    }
-    for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
-    for (const t of o.seriesSearch ?? []) {
-      // a malformed search stops here with its sentence; --text narrows it like every other flag
-      const q = queryOf(c, { text: common.text ? `(${common.text}) (${t})` : t });
-      series.push({ name: t, query: narrow(q, common) });
-    }
-    if (series.length < 2 || series.length > 8)
-      throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist, --series-search); got ${series.length}.`);
-    const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
-    for (const s of r.series as CompareSeries[])
-      if (s.items === 0) io.stderr.write(`"${s.name}": no archived item matches it (fetch its items first, or check the name); its row is zeros.\n`);
-    // CSV: one row per series; JSON: everything (volumes, label shares, top posts)
-    writeResult(io, o, r, compareCsv);
-  });
+  ).action(
+    async (
+      o: QueryFlags &
+        FileFlags & {
+          set?: string[];
+          profile?: string[];
+          seriesWatchlist?: string[];
+          seriesSearch?: string[];
+          bucket: 'day' | 'week' | 'month';
+          top?: number;
+        },
+    ) => {
+      const c = context();
+      const common = queryOf(c, o);
+      const series: Array<{ name: string; query: LibraryQuery }> = [];
+      const sets = await c.call('library.resultSets', {});
+      for (const s of o.set ?? []) {
+        const rs = sets.find((r) => r.name === s || r.id === s);
+        if (!rs) throw new UsageError(`No saved result set named "${s}"; save one in the Library first.`);
+        series.push({ name: rs.name, query: narrow(rs.query, common) });
+      }
+      for (const p of o.profile ?? []) {
+        const m = /^([^/\s]+)\/@?([^/\s]+)$/.exec(p);
+        if (!m) throw new UsageError(`--profile takes platform/handle, e.g. photo_net/nasa; got "${p}".`);
+        series.push({ name: `${m[1]}/@${m[2]}`, query: narrow({ platforms: [m[1]], author: m[2] }, common) });
+      }
+      for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
+      for (const t of o.seriesSearch ?? []) {
+        // a malformed search stops here with its sentence; --text narrows it like every other flag
+        const q = queryOf(c, { text: common.text ? `(${common.text}) (${t})` : t });
+        series.push({ name: t, query: narrow(q, common) });
+      }
+      if (series.length < 2 || series.length > 8)
+        throw new UsageError(`Compare two to eight series (--set, --profile, --series-watchlist, --series-search); got ${series.length}.`);
+      const r = await c.call('analysis.compare', { series, bucket: o.bucket, topPosts: o.top ?? 5 });
+      for (const s of r.series as CompareSeries[])
+        if (s.items === 0)
+          io.stderr.write(`"${s.name}": no archived item matches it (fetch its items first, or check the name); its row is zeros.\n`);
+      // CSV: one row per series; JSON: everything (volumes, label shares, top posts)
+      writeResult(io, o, r, compareCsv);
+    },
+  );
 }
 
 function registerOverperformance(analyze: Command, io: Io, context: () => CliContext): void {
@@ -135,21 +157,40 @@ function registerOverperformance(analyze: Command, io: Io, context: () => CliCon
     withQueryFlags(
       analyze
         .command('overperformance')
-        .description("posts ranked by engagement ÷ the median engagement of the account's previous N posts (--same-age: at the same age, from the metric history)")
+        .description(
+          "posts ranked by engagement ÷ the median engagement of the account's previous N posts (--same-age: at the same age, from the metric history)",
+        )
         .option('--baseline <n>', 'previous posts in the baseline (default 30)', intFlag('--baseline', 1, 1000))
         .option('--min-baseline <n>', 'fewer previous posts: no score (default 5)', intFlag('--min-baseline', 1, 1000))
         .option('--limit <n>', 'rows (default 50)', intFlag('--limit', 1, 10_000))
-        .option('--same-age', "compare each post with the account's earlier posts at the same age, interpolated from their readings (docs/analysis.md)")
-        .option('--age-hours <n>', 'with --same-age: compare at this age (default: each post\'s age at its latest reading)', intFlag('--age-hours', 1, 24 * 3650))
+        .option(
+          '--same-age',
+          "compare each post with the account's earlier posts at the same age, interpolated from their readings (docs/analysis.md)",
+        )
+        .option(
+          '--age-hours <n>',
+          "with --same-age: compare at this age (default: each post's age at its latest reading)",
+          intFlag('--age-hours', 1, 24 * 3650),
+        )
         .option('--under', 'the most underperforming first'),
     ),
-  ).action(async (o: QueryFlags & FileFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; sameAge?: boolean; ageHours?: number }) => {
-    if (o.ageHours !== undefined && !o.sameAge) throw new UsageError('--age-hours goes with --same-age.');
-    const c = context();
-    const r = await c.call('analysis.overperformance', {
-      query: queryOf(c, o), baseline: o.baseline ?? 30, minBaseline: o.minBaseline ?? 5, limit: o.limit ?? 50, dir: o.under ? 'asc' : 'desc',
-      method: o.sameAge ? 'same_age' : 'previous', ...(o.ageHours !== undefined ? { ageHours: o.ageHours } : {}),
-    });
-    writeResult(io, o, r, overperformanceCsv);
-  });
+  ).action(
+    async (
+      o: QueryFlags &
+        FileFlags & { baseline?: number; minBaseline?: number; limit?: number; under?: boolean; sameAge?: boolean; ageHours?: number },
+    ) => {
+      if (o.ageHours !== undefined && !o.sameAge) throw new UsageError('--age-hours goes with --same-age.');
+      const c = context();
+      const r = await c.call('analysis.overperformance', {
+        query: queryOf(c, o),
+        baseline: o.baseline ?? 30,
+        minBaseline: o.minBaseline ?? 5,
+        limit: o.limit ?? 50,
+        dir: o.under ? 'asc' : 'desc',
+        method: o.sameAge ? 'same_age' : 'previous',
+        ...(o.ageHours !== undefined ? { ageHours: o.ageHours } : {}),
+      });
+      writeResult(io, o, r, overperformanceCsv);
+    },
+  );
 }

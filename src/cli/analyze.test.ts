@@ -22,7 +22,24 @@ import { engagementDistribution, labelShareOverTime, volumeBy } from '../core/an
 import { compare, overperformance } from '../core/analysis/compare';
 import { frequencyTable } from '../core/analysis/frequency';
 
-const WORDS = ['coffee', 'beans', 'roast', 'the', 'and', 'of', 'brewly', 'grinder', 'price', 'café', 'morning', 'é', 'não', 'muito', 'bom', '42'];
+const WORDS = [
+  'coffee',
+  'beans',
+  'roast',
+  'the',
+  'and',
+  'of',
+  'brewly',
+  'grinder',
+  'price',
+  'café',
+  'morning',
+  'é',
+  'não',
+  'muito',
+  'bom',
+  '42',
+];
 const EMOJI = ['🙂', '👍🏽', '🇧🇷', '☕'];
 const PLATFORMS = ['photo_net', 'micro_net'];
 
@@ -66,13 +83,18 @@ function corpus(n: number): Array<{ platform: string; kind: string; record: Reco
 }
 
 /** An independent count from exported records: Intl.Segmenter words, simple entity patterns. */
-function independent(records: Array<Record<string, any>>, field: string): Map<string, { count: number; occ: number; likes: number | null; first: number | null }> {
+function independent(
+  records: Array<Record<string, any>>,
+  field: string,
+): Map<string, { count: number; occ: number; likes: number | null; first: number | null }> {
   const seg = new Intl.Segmenter(undefined, { granularity: 'word' });
   const sw = stopwordsIso as unknown as Record<string, string[]>;
   const out = new Map<string, { count: number; occ: number; likes: number | null; first: number | null }>();
   for (const rec of records) {
     const text: string = rec.content?.text ?? '';
-    const lang = String(rec.language ?? '').split('-')[0].toLowerCase();
+    const lang = String(rec.language ?? '')
+      .split('-')[0]
+      .toLowerCase();
     const stops = new Set(sw[lang] ?? sw.en);
     let terms: string[] = [];
     const urls = /https?:\/\/(?:www\.)?([A-Za-z0-9.-]+)\S*/g;
@@ -131,7 +153,10 @@ describe('frequency tables', () => {
       const out = join(dir, `export-${flags.length}.jsonl`);
       const ex = await runCaptured(['export', '--format', 'jsonl', '-o', out, ...flags], env());
       expect(ex.code, ex.err).toBe(0);
-      const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+      const records = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, any>);
       const recs = records.map((r) => r.record ?? r);
       for (const field of FREQUENCY_FIELDS) {
         const r = await runCaptured(['analyze', 'top', '--field', field, '--limit', '10000', '--format', 'json', ...flags], env());
@@ -144,7 +169,11 @@ describe('frequency tables', () => {
           const w = want.get(row.term)!;
           // the exports' naming: snake_case, ISO times
           const first = (row as unknown as { first_seen: string | null }).first_seen;
-          expect([row.occurrences, row.sums.likes, first === null ? null : Date.parse(first)], `${field} ${row.term}`).toEqual([w.occ, w.likes, w.first]);
+          expect([row.occurrences, row.sums.likes, first === null ? null : Date.parse(first)], `${field} ${row.term}`).toEqual([
+            w.occ,
+            w.likes,
+            w.first,
+          ]);
         }
         expect(t.rows.length).toBeGreaterThan(0);
         // click-through: the row's query selects exactly the items it counts
@@ -153,8 +182,11 @@ describe('frequency tables', () => {
     });
   }
 
-  it('replays a row\'s click-through with --term, and compares searches with --series-search', async () => {
-    const r = await runCaptured(['analyze', 'top', '--field', 'bigrams', '--limit', '3', '--format', 'json', '--platform', 'photo_net'], env());
+  it("replays a row's click-through with --term, and compares searches with --series-search", async () => {
+    const r = await runCaptured(
+      ['analyze', 'top', '--field', 'bigrams', '--limit', '3', '--format', 'json', '--platform', 'photo_net'],
+      env(),
+    );
     expect(r.code, r.err).toBe(0);
     const row = (JSON.parse(r.out) as FrequencyTable).rows[0];
     const term = row.query.terms![0];
@@ -167,7 +199,10 @@ describe('frequency tables', () => {
     const bad = await runCaptured(['library', '--term', 'colours=red'], env());
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--term looks like field=value/);
-    const cmp = await runCaptured(['analyze', 'compare', '--series-search', 'coffee', '--series-search', 'kettle OR tea', '--format', 'json'], env());
+    const cmp = await runCaptured(
+      ['analyze', 'compare', '--series-search', 'coffee', '--series-search', 'kettle OR tea', '--format', 'json'],
+      env(),
+    );
     expect(cmp.code, cmp.err).toBe(0);
     const series = (JSON.parse(cmp.out) as { series: Array<{ name: string; items: number }> }).series;
     expect(series.map((x) => x.name)).toEqual(['coffee', 'kettle OR tea']);
@@ -184,7 +219,9 @@ describe('frequency tables', () => {
     const r = await runCaptured(['analyze', 'top', '--field', 'mentions', '--limit', '3'], env());
     expect(r.code).toBe(0);
     // the exports' cell rules: a byte-order mark, every non-empty cell quoted, neutralised
-    expect(r.out.split('\r\n')[0]).toBe('\uFEFF"term","items","occurrences","share","first_seen","last_seen","views","likes","comments","shares","saves","engagement"');
+    expect(r.out.split('\r\n')[0]).toBe(
+      '\uFEFF"term","items","occurrences","share","first_seen","last_seen","views","likes","comments","shares","saves","engagement"',
+    );
     expect(r.out.split('\r\n')[1].startsWith(`"'@`)).toBe(true);
     const plain = await runCaptured(['analyze', 'top', '--field', 'mentions', '--limit', '3', '--no-bom'], env());
     expect(plain.out.startsWith('"term"')).toBe(true);
@@ -260,14 +297,17 @@ describe('the analysis index', () => {
     const index = new AnalysisIndex(archive);
     expect(index.catchUp(Infinity)).toBe(true);
     // the version-2 layout of an_item_terms, as that version wrote it: the term ids alone (after version 3's 48-byte header)
-    testDb(archive).exec(`CREATE TABLE v2 (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
+    testDb(archive)
+      .exec(`CREATE TABLE v2 (field INTEGER NOT NULL, rid INTEGER NOT NULL, ids BLOB NOT NULL, PRIMARY KEY (field, rid)) WITHOUT ROWID;
       INSERT INTO v2 SELECT field, rid, substr(data, 49) FROM an_item_terms; DROP TABLE an_item_terms; ALTER TABLE v2 RENAME TO an_item_terms;
       UPDATE an_state SET v = 2 WHERE k = 'version';`);
     const again = new AnalysisIndex(archive);
     expect(again.current()).toBe(false);
     expect(again.catchUp(Infinity)).toBe(true);
     expect(again.current()).toBe(true);
-    expect(testDb(archive).prepare("SELECT count(*) AS n FROM pragma_table_info('an_item_terms') WHERE name IN ('day', 'data')").get()).toEqual({ n: 2 });
+    expect(
+      testDb(archive).prepare("SELECT count(*) AS n FROM pragma_table_info('an_item_terms') WHERE name IN ('day', 'data')").get(),
+    ).toEqual({ n: 2 });
     same(again);
   });
 });
@@ -292,7 +332,14 @@ describe('charts, comparisons, overperformance', () => {
   });
 
   it('compares queries side by side', () => {
-    const c = compare(archive, { series: [{ name: 'photo', query: { platforms: ['photo_net'] } }, { name: 'coffee', query: { text: 'coffee' } }], bucket: 'month', topPosts: 3 });
+    const c = compare(archive, {
+      series: [
+        { name: 'photo', query: { platforms: ['photo_net'] } },
+        { name: 'coffee', query: { text: 'coffee' } },
+      ],
+      bucket: 'month',
+      topPosts: 3,
+    });
     expect(c.series.map((s) => s.items)).toEqual([archive.count({ platforms: ['photo_net'] }), archive.count({ text: 'coffee' })]);
     const total = c.series[0].items + c.series[1].items;
     expect(c.series[0].shareOfVoice).toBeCloseTo(c.series[0].items / total, 12);
@@ -310,11 +357,19 @@ describe('charts, comparisons, overperformance', () => {
     const a = openArchive(':memory:');
     const likes = [10, 20, 30, 40, 1000, null, 60];
     a.ingestItems(
-      likes.map((l, k) => ({ platform: 'photo_net', kind: 'post', record: post({ id: String(k + 1), likes: l, comments: l === null ? null : 0, published_at: `2024-01-0${k + 1}T00:00:00Z` }) })),
+      likes.map((l, k) => ({
+        platform: 'photo_net',
+        kind: 'post',
+        record: post({ id: String(k + 1), likes: l, comments: l === null ? null : 0, published_at: `2024-01-0${k + 1}T00:00:00Z` }),
+      })),
     );
     const r = overperformance(a, { baseline: 3, minBaseline: 3 });
     // post 4: median(10,20,30)=20 → 40/20; post 5: median(20,30,40)=30 → 1000/30; post 7: median(30,40,1000)=40 → 60/40
-    expect(r.rows.map((x) => [x.id, x.score])).toEqual([['5', 1000 / 30], ['4', 2], ['7', 1.5]]);
+    expect(r.rows.map((x) => [x.id, x.score])).toEqual([
+      ['5', 1000 / 30],
+      ['4', 2],
+      ['7', 1.5],
+    ]);
     expect(r.unscored).toBe(4);
     expect(engagementOf({ likes: null, comments: null })).toBeNull();
     a.close();

@@ -30,7 +30,9 @@ function describeCheck(r: CheckReport): string {
 }
 
 export function registerArchiveCommands(program: Command, io: Io, context: () => CliContext): void {
-  const archive = program.command('archive').description('check the archive file, copy it safely (snapshot), or recover what can be read from a damaged one');
+  const archive = program
+    .command('archive')
+    .description('check the archive file, copy it safely (snapshot), or recover what can be read from a damaged one');
   registerSnapshotCommand(archive, io, context);
 
   archive
@@ -43,12 +45,18 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       const r = checkArchive(context().archiveFile, { quick: o.quick });
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       else io.stdout.write(describeCheck(r));
-      if (!r.healthy) throw new ExitError('damaged', `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`);
+      if (!r.healthy)
+        throw new ExitError(
+          'damaged',
+          `The archive at ${r.path} is damaged (${r.problems.length} problem(s)); recover it with: loupe archive recover`,
+        );
     });
 
   archive
     .command('index')
-    .description('build the analysis index now, with progress (the app builds it in the background; a query answers from the items meanwhile)')
+    .description(
+      'build the analysis index now, with progress (the app builds it in the background; a query answers from the items meanwhile)',
+    )
     .action(async () => {
       const { AnalysisIndex } = await import('../core/analysis/analysis-index');
       const a = context().archive();
@@ -56,7 +64,8 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       const waiting = (): number => index.backlog() + index.authorsBacklog();
       const items = index.backlog();
       const total = waiting();
-      if (total === 0 || (index.current() && index.authorsCurrent())) return void io.stdout.write(`The analysis index is current (${fmt(a.count({}))} items).\n`);
+      if (total === 0 || (index.current() && index.authorsCurrent()))
+        return void io.stdout.write(`The analysis index is current (${fmt(a.count({}))} items).\n`);
       const t0 = performance.now();
       const size = { items: 2_000, authors: 20_000 };
       let shown = -1;
@@ -68,15 +77,20 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       }
       progress(io.stderr, '');
       const s = (performance.now() - t0) / 1000;
-      io.stdout.write(`Built the analysis index of ${fmt(items)} items in ${s.toFixed(1)} s (${fmt(Math.round(items / Math.max(s, 0.001)))} items/s).\n`);
+      io.stdout.write(
+        `Built the analysis index of ${fmt(items)} items in ${s.toFixed(1)} s (${fmt(Math.round(items / Math.max(s, 0.001)))} items/s).\n`,
+      );
     });
 
   archive
     .command('recover')
-    .description("copy what can be read from a damaged archive into a new one and put it in place (the damaged file is kept beside it)")
+    .description('copy what can be read from a damaged archive into a new one and put it in place (the damaged file is kept beside it)')
     .option('--out <file>', 'write the recovered archive here and leave the damaged one where it is')
     .addOption(
-      new Option('--engine <engine>', "auto: SQLite's .recover through the sqlite3 program when it works, else the built-in table copy; sqlite3 or copy to choose")
+      new Option(
+        '--engine <engine>',
+        "auto: SQLite's .recover through the sqlite3 program when it works, else the built-in table copy; sqlite3 or copy to choose",
+      )
         .choices(['auto', 'sqlite3', 'copy'])
         .default('auto'),
     )
@@ -86,10 +100,18 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
       const c = context();
       const { recoverArchive, RecoverError } = await maintenance();
       try {
-        const r = await recoverArchive(c.archiveFile, { out: o.out, force: o.force, engine: o.engine, sqlite3: envValue(io.env, 'sqlite3') ?? null });
+        const r = await recoverArchive(c.archiveFile, {
+          out: o.out,
+          force: o.force,
+          engine: o.engine,
+          sqlite3: envValue(io.env, 'sqlite3') ?? null,
+        });
         if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');
         const kept = `${fmt(r.items)} items, ${fmt(r.ledgerRows)} ledger rows, ${fmt(r.walks)} walks (${r.engine === 'sqlite3' ? "SQLite's .recover" : 'built-in table copy'})`;
-        const unplaced = r.unplaced > 0 ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).` : '';
+        const unplaced =
+          r.unplaced > 0
+            ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).`
+            : '';
         io.stdout.write(
           r.inPlace
             ? `Recovered ${kept} into a new archive at ${r.recovered}; the damaged file is kept at ${r.aside}.${unplaced}\n`

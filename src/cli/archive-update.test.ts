@@ -17,7 +17,9 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'loupe-cli-update-'));
   const db = openDb(join(dir, 'loupe.db'), MIGRATIONS.slice(0, 9));
-  const ins = db.prepare(`INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`);
+  const ins = db.prepare(
+    `INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < 6000; i++) ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide ${i}` } }));
   })();
@@ -38,7 +40,7 @@ async function run(args: string[], tty: boolean): Promise<{ code: number; out: s
   return { code, out, err };
 }
 
-it('a terminal sees the update progress on stderr; stdout is the command\'s', async () => {
+it("a terminal sees the update progress on stderr; stdout is the command's", async () => {
   const r = await run(['walks', '--json'], true);
   expect(r.code).toBe(0);
   expect(r.err).toMatch(/Updating your archive — [\d,]+ of 6,000 items/);

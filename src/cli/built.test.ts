@@ -38,15 +38,22 @@ function loupe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
 }
 
 /** packages from node_modules, and the build's chunks of the core's heavy parts (named after their module) */
-const HEAVY = /\/node_modules\/(tsx|esbuild|exceljs|undici|graphology[^/]*|hyparquet[^/]*|@xmldom)\/|\/chunks\/(undici|sandbox|xlsx|parquet|network-export|network-source)-/;
+const HEAVY =
+  /\/node_modules\/(tsx|esbuild|exceljs|undici|graphology[^/]*|hyparquet[^/]*|@xmldom)\/|\/chunks\/(undici|sandbox|xlsx|parquet|network-export|network-source)-/;
 const pkgVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'loupe-built-'));
   hook = join(dir, 'hook.mjs');
   // records the URL of every module the process loads (resolve hook, in the loader's thread)
-  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, r.url + '\\n'); return r; }\n`);
-  writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(process.env.LOADED_LOG, r.url + '\\n'); return r; }\n`,
+  );
+  writeFileSync(
+    hook,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -73,12 +80,24 @@ describe('the built command line', () => {
     const l = await loupe(['library', '--limit', '1']);
     expect(h.code, h.err).toBe(0);
     expect(l.code, l.err).toBe(0);
-    for (const [what, r] of [['--help', h], ['library', l]] as const) {
+    for (const [what, r] of [
+      ['--help', h],
+      ['library', l],
+    ] as const) {
       const sources = sourcesOf(r.loaded);
       expect(sources.length, what).toBeGreaterThan(0);
-      expect(sources.filter((f) => f.startsWith('src/sandbox/')), what).toEqual([]);
-      expect(sources.filter((f) => /zod\/v4\/locales\/(?!en\.js$|index\.js$)/.test(f)), what).toEqual([]);
-      expect(sources.filter((f) => /node_modules\/(@xmldom|graphology-gexf|xml-writer)\//.test(f)), what).toEqual([]);
+      expect(
+        sources.filter((f) => f.startsWith('src/sandbox/')),
+        what,
+      ).toEqual([]);
+      expect(
+        sources.filter((f) => /zod\/v4\/locales\/(?!en\.js$|index\.js$)/.test(f)),
+        what,
+      ).toEqual([]);
+      expect(
+        sources.filter((f) => /node_modules\/(@xmldom|graphology-gexf|xml-writer)\//.test(f)),
+        what,
+      ).toEqual([]);
     }
   });
 

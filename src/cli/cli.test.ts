@@ -71,7 +71,10 @@ describe('loupe command line', () => {
     expect(new Set(items.map((i) => i.post.id)).size).toBe(items.length);
     // big ids survive as strings, byte for byte
     expect(r.out).toMatch(/"id":"\d{16,}"/);
-    const charged = sb.admin.charges().slice(before).reduce((s, c) => s + c.credits_used, 0);
+    const charged = sb.admin
+      .charges()
+      .slice(before)
+      .reduce((s, c) => s + c.credits_used, 0);
     expect(r.err).toContain(`${charged.toLocaleString('en-US')} credits spent`);
   });
 
@@ -89,7 +92,10 @@ describe('loupe command line', () => {
     const before = sb.admin.charges().length;
     const r2 = await loupe(['call', 'micro_net/user/tweets', '--param', 'handle=openended', '--all', '--max-credits', '150']);
     expect([0]).toContain(r2.code);
-    const spent = sb.admin.charges().slice(before).reduce((s, c) => s + c.credits_used, 0);
+    const spent = sb.admin
+      .charges()
+      .slice(before)
+      .reduce((s, c) => s + c.credits_used, 0);
     expect(spent).toBeLessThanOrEqual(150);
     expect(r2.err).toMatch(/credit/);
   });
@@ -183,7 +189,19 @@ describe('loupe command line', () => {
 
 describe('loupe watch', () => {
   it('add, list, run, history; a second run with nothing new spends one page per watch; export by watchlist', async () => {
-    const add = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=watched_one', '--list', 'cli-list', '--every', '6h', '--budget', '400']);
+    const add = await loupe([
+      'watch',
+      'add',
+      'photo_net/profile/posts',
+      '-p',
+      'handle=watched_one',
+      '--list',
+      'cli-list',
+      '--every',
+      '6h',
+      '--budget',
+      '400',
+    ]);
     expect(add.code).toBe(0);
     expect(add.err).toMatch(/Created watchlist "cli-list"/);
     const list = await loupe(['watch', 'list', '--json']);
@@ -202,7 +220,10 @@ describe('loupe watch', () => {
     const before = sb.admin.charges().length;
     const second = await loupe(['watch', 'run', 'cli-list', '--json']);
     expect(second.code).toBe(0);
-    const sent = sb.admin.charges().slice(before).filter((c) => c.endpoint.includes('profile/posts'));
+    const sent = sb.admin
+      .charges()
+      .slice(before)
+      .filter((c) => c.endpoint.includes('profile/posts'));
     expect(sent.length).toBeGreaterThanOrEqual(1);
     const [r2] = JSON.parse(second.out) as Array<{ watches: Array<{ pages: number; newItems: number }> }>;
     // pages fetched = only what was new: with k new items and 12 per page, at most ceil((k+1)/12) pages
@@ -214,13 +235,28 @@ describe('loupe watch', () => {
     const out = join(home, 'watch.jsonl');
     const ex = await loupe(['export', '--format', 'jsonl', '--out', out, '--watchlist', 'cli-list']);
     expect(ex.code).toBe(0);
-    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(rows.length).toBe(r1.newItems + r2.watches[0].newItems);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
   });
 
   it('a run whose estimate exceeds its budget stops with exit 5 unless --yes', async () => {
-    await loupe(['watch', 'add', 'short_video_net/search', '-p', 'query=coffee', '-p', 'max_pages=5', '--list', 'pricey', '--budget', '10']);
+    await loupe([
+      'watch',
+      'add',
+      'short_video_net/search',
+      '-p',
+      'query=coffee',
+      '-p',
+      'max_pages=5',
+      '--list',
+      'pricey',
+      '--budget',
+      '10',
+    ]);
     const before = sb.admin.charges().length;
     const r = await loupe(['watch', 'run', 'pricey']);
     expect(r.code).toBe(5);

@@ -7,7 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { COLLECT_DOS, COLLECT_RANKS, type CollectDesign, type CollectDo, type CollectRank, type CollectStatus } from '../shared/contract-collect';
+import {
+  COLLECT_DOS,
+  COLLECT_RANKS,
+  type CollectDesign,
+  type CollectDo,
+  type CollectRank,
+  type CollectStatus,
+} from '../shared/contract-collect';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
@@ -38,7 +45,9 @@ async function readList(io: Io, file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message}.`);
+    throw new UsageError(
+      `Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message}.`,
+    );
   }
 }
 
@@ -59,18 +68,38 @@ interface PlanOpts {
 }
 
 /** `--networks a,b --networks c` → [a, b, c] */
-const networksOf = (list: string[] | undefined): string[] => [...new Set((list ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))];
+const networksOf = (list: string[] | undefined): string[] => [
+  ...new Set(
+    (list ?? [])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+];
 
-export function registerCollectCommands(program: Command, io: Io, context: () => CliContext, opts: { confirm: (q: string) => Promise<boolean> }): void {
+export function registerCollectCommands(
+  program: Command,
+  io: Io,
+  context: () => CliContext,
+  opts: { confirm: (q: string) => Promise<boolean> },
+): void {
   const c = () => context();
-  const cmd = program.command('collect').description('collect from a list (accounts, posts, queries, hashtags) or a saved set, priced as one plan before anything is spent');
+  const cmd = program
+    .command('collect')
+    .description('collect from a list (accounts, posts, queries, hashtags) or a saved set, priced as one plan before anything is spent');
 
   cmd
     .command('plan')
-    .description('read a list (one a line, or a CSV column), map each input to its calls and price the whole plan; saves it (nothing is spent)')
+    .description(
+      'read a list (one a line, or a CSV column), map each input to its calls and price the whole plan; saves it (nothing is spent)',
+    )
     .argument('[file]', 'the list or CSV; - reads standard input (or --from-set)')
     .requiredOption('--do <what>', `what to collect for each input: ${COLLECT_DOS.join(', ')}`)
-    .option('--networks <list>', 'networks to use, comma-separated (a search or a handle goes to each; an address must be on one of them)', many)
+    .option(
+      '--networks <list>',
+      'networks to use, comma-separated (a search or a handle goes to each; an address must be on one of them)',
+      many,
+    )
     .option('--pages <n>', 'depth: pages per input on list endpoints (default 1)', int('--pages', 1, 100))
     .option('--budget <credits>', 'one ceiling for the whole run (then it runs without asking, e.g. from cron)', int('--budget', 0, 1e12))
     .option('--name <name>', 'the plan’s name (its results become a saved set of that name); default: the file’s name')
@@ -84,9 +113,12 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
     .option('--json', 'the plan as JSON on stdout')
     .action(async (file: string | undefined, o: PlanOpts) => {
       const what = (o.do ?? '').trim().toLowerCase();
-      if (!(COLLECT_DOS as readonly string[]).includes(what)) throw new UsageError(`--do takes one of ${COLLECT_DOS.join(', ')}; got "${o.do}".`);
-      if (o.by !== undefined && !(COLLECT_RANKS as readonly string[]).includes(o.by)) throw new UsageError(`--by takes one of ${COLLECT_RANKS.join(', ')}; got "${o.by}".`);
-      if ((file === undefined) === (o.fromSet === undefined)) throw new UsageError('Give a list file (- for standard input) or --from-set NAME, one of them.');
+      if (!(COLLECT_DOS as readonly string[]).includes(what))
+        throw new UsageError(`--do takes one of ${COLLECT_DOS.join(', ')}; got "${o.do}".`);
+      if (o.by !== undefined && !(COLLECT_RANKS as readonly string[]).includes(o.by))
+        throw new UsageError(`--by takes one of ${COLLECT_RANKS.join(', ')}; got "${o.by}".`);
+      if ((file === undefined) === (o.fromSet === undefined))
+        throw new UsageError('Give a list file (- for standard input) or --from-set NAME, one of them.');
       const endpoints: Record<string, string> = {};
       for (const e of o.endpoint ?? []) {
         const i = e.indexOf('=');
@@ -105,7 +137,10 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
         name ??= `${set.name} — ${what}`;
       } else {
         source = { type: 'text', text: await readList(io, file as string), ...(o.column ? { column: o.column } : {}) };
-        name ??= file === '-' ? `plan ${new Date().toISOString().slice(0, 16).replace('T', ' ')}` : basename(file as string).replace(/\.[^.]+$/, '');
+        name ??=
+          file === '-'
+            ? `plan ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`
+            : basename(file as string).replace(/\.[^.]+$/, '');
       }
       const design: CollectDesign = {
         name,
@@ -128,7 +163,9 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
 
   cmd
     .command('run')
-    .description('run a plan (or continue an unfinished run: after a cancel or a crash each input goes on from where it stopped, nothing paid twice)')
+    .description(
+      'run a plan (or continue an unfinished run: after a cancel or a crash each input goes on from where it stopped, nothing paid twice)',
+    )
     .argument('<plan>', 'the plan’s name or id')
     .option('--budget <credits>', 'a ceiling for this run (instead of the plan’s)', int('--budget', 0, 1e12))
     .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
@@ -140,11 +177,16 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
         if (e.type !== 'collect-progress' || e.plan.status !== 'running' || !io.stderr.isTTY) return;
         const p = e.plan;
         const done = p.counts.done + p.counts.held + p.counts.failed + p.counts.skipped;
-        progress(io.stderr, `${fmt(done)}/${fmt(p.total)} input(s) · ${fmt(p.spent)} credits (plan ${fmt(p.figures.creditsMin)}–${fmt(p.figures.creditsMax)})${p.etaMs ? ` · at least ${Math.ceil(p.etaMs / 1000)} s left` : ''}`);
+        progress(
+          io.stderr,
+          `${fmt(done)}/${fmt(p.total)} input(s) · ${fmt(p.spent)} credits (plan ${fmt(p.figures.creditsMin)}–${fmt(p.figures.creditsMax)})${p.etaMs ? ` · at least ${Math.ceil(p.etaMs / 1000)} s left` : ''}`,
+        );
       });
       const onSig = () => {
         io.stderr.write('\nCancelling (the run continues from here with: loupe collect run)…\n');
-        void c().call('collect.cancel', { id: name }).catch(() => undefined);
+        void c()
+          .call('collect.cancel', { id: name })
+          .catch(() => undefined);
       };
       process.once('SIGINT', onSig);
       let st: CollectStatus;
@@ -165,7 +207,8 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
       io.stderr.write(describeStatus(st));
       if (o.json) io.stdout.write(JSON.stringify({ status: st }) + '\n');
       if (st.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; continue with: loupe collect run "${st.name}"`);
-      if (st.status === 'partial') throw new ExitError('local_budget', `Not finished: ${st.message ?? ''} Continue with: loupe collect run "${st.name}" [--budget N]`);
+      if (st.status === 'partial')
+        throw new ExitError('local_budget', `Not finished: ${st.message ?? ''} Continue with: loupe collect run "${st.name}" [--budget N]`);
       if (st.status === 'failed') throw new ExitError('storage', st.message ?? 'The run stopped.');
     });
 
@@ -179,7 +222,11 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
         const all = await c().call('collect.list', {});
         if (o.json) io.stdout.write(JSON.stringify(all) + '\n');
         else if (all.length === 0) io.stderr.write('No collection plans yet; make one with: loupe collect plan FILE --do …\n');
-        else for (const p of all) io.stdout.write(`${p.name}\t${p.status}\t${fmt(p.counts.done + p.counts.held)}/${fmt(p.total)} done\t${fmt(p.spentTotal)} credits\t${p.id}\n`);
+        else
+          for (const p of all)
+            io.stdout.write(
+              `${p.name}\t${p.status}\t${fmt(p.counts.done + p.counts.held)}/${fmt(p.total)} done\t${fmt(p.spentTotal)} credits\t${p.id}\n`,
+            );
         return;
       }
       const st = await c().call('collect.get', { id: name });
@@ -189,7 +236,8 @@ export function registerCollectCommands(program: Command, io: Io, context: () =>
         io.stdout.write(describeStatus(st));
         const bad = await c().call('collect.inputs', { id: st.id, state: ['failed', 'skipped'], limit: 20 });
         for (const r of bad.rows) io.stdout.write(`  ${r.state} · ${r.label} (${r.platform}/${r.endpoint}): ${r.reason ?? ''}\n`);
-        if (bad.total > bad.rows.length) io.stdout.write(`  … and ${fmt(bad.total - bad.rows.length)} more (loupe collect inputs "${st.name}" --state failed,skipped)\n`);
+        if (bad.total > bad.rows.length)
+          io.stdout.write(`  … and ${fmt(bad.total - bad.rows.length)} more (loupe collect inputs "${st.name}" --state failed,skipped)\n`);
       }
     });
 

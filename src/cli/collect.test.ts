@@ -30,17 +30,26 @@ afterAll(async () => {
 });
 
 const envOf = (h: string, s: SandboxHandle = sb) => ({ LOUPE_HOME: h, LOUPE_BASE_URL: s.url, LOUPE_API_KEY: s.key });
-const paid = (s: SandboxHandle, handles: Set<string>) => s.admin.charges().filter((c) => c.credits_used > 0 && handles.has(c.params.handle ?? ''));
+const paid = (s: SandboxHandle, handles: Set<string>) =>
+  s.admin.charges().filter((c) => c.credits_used > 0 && handles.has(c.params.handle ?? ''));
 
 describe('loupe collect', () => {
   it('plans a CSV from standard input by line, nothing spent; runs only when approved or budgeted; status and inputs', async () => {
     const h = home();
     const env = envOf(h);
-    const csv = ['\uFEFFname,Handle', 'NASA,nasa_c', 'ESA,@esa_c', 'again,NASA_C', 'post,https://micro-net.example/x/status/1', 'x,'].join('\r\n');
+    const csv = ['\uFEFFname,Handle', 'NASA,nasa_c', 'ESA,@esa_c', 'again,NASA_C', 'post,https://micro-net.example/x/status/1', 'x,'].join(
+      '\r\n',
+    );
     const n0 = sb.admin.charges().length;
-    const dry = await runCaptured(['collect', 'plan', '-', '--do', 'profile', '--networks', 'micro_net', '--name', 'Agencies', '--dry-run', '--json'], env, csv);
+    const dry = await runCaptured(
+      ['collect', 'plan', '-', '--do', 'profile', '--networks', 'micro_net', '--name', 'Agencies', '--dry-run', '--json'],
+      env,
+      csv,
+    );
     expect(dry.code, dry.err).toBe(0);
-    expect(dry.err).toContain('Plan "Agencies" (profile of each account): 5 line(s) read (CSV, column "handle") → 2 input(s) on micro_net.');
+    expect(dry.err).toContain(
+      'Plan "Agencies" (profile of each account): 5 line(s) read (CSV, column "handle") → 2 input(s) on micro_net.',
+    );
     expect(dry.err).toContain('line 4: @NASA_C — same as line 2');
     expect(dry.err).toMatch(/line 5: .*a post's address, not an account's/);
     expect(dry.err).toMatch(/line 6: .*no handle in this row/);
@@ -62,15 +71,23 @@ describe('loupe collect', () => {
     expect(run.err).toContain('Agencies: done · 2/2 done');
     const status = await runCaptured(['collect', 'status', 'Agencies'], env);
     expect(status.out).toContain('spent 40 credits this run (40 in all)');
-    const inputs = (await runCaptured(['collect', 'inputs', 'Agencies'], env)).out.trim().split('\n').map((l) => JSON.parse(l));
-    expect(inputs.map((i: { label: string; state: string }) => [i.label, i.state])).toEqual([['@nasa_c', 'done'], ['@esa_c', 'done']]);
+    const inputs = (await runCaptured(['collect', 'inputs', 'Agencies'], env)).out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(inputs.map((i: { label: string; state: string }) => [i.label, i.state])).toEqual([
+      ['@nasa_c', 'done'],
+      ['@esa_c', 'done'],
+    ]);
   });
 
   it('above the threshold: refused without --yes (nothing spent), run with a budget (cron); over the budget exits 5 and the next run continues', async () => {
     const h = home();
     const env = envOf(h);
     const list = Array.from({ length: 8 }, (_, i) => `cron_${i}`).join('\n');
-    expect((await runCaptured(['collect', 'plan', '-', '--do', 'profile', '--networks', 'micro_net', '--name', 'Cron'], env, list)).code).toBe(0);
+    expect(
+      (await runCaptured(['collect', 'plan', '-', '--do', 'profile', '--networks', 'micro_net', '--name', 'Cron'], env, list)).code,
+    ).toBe(0);
     const n0 = sb.admin.charges().length;
     const refused = await runCaptured(['collect', 'run', 'Cron'], env);
     expect(refused.code).toBe(5);
@@ -85,38 +102,53 @@ describe('loupe collect', () => {
     expect(paid(sb, new Set(list.split('\n'))).length).toBe(8);
   });
 
-  it.skipIf(process.platform === 'win32')('a run killed with kill -9 reads interrupted; collect run finishes it, every page paid once, the ledger equal to the charges', async () => {
-    const slow = await startSandbox({ port: 0, seed: 4, balance: 1_000_000, freeCalls: 0, latencyMs: 150, timeScale: 30 });
-    try {
-      const h = home();
-      const env = envOf(h, slow);
-      const handles = Array.from({ length: 12 }, (_, i) => `killed_${i}`);
-      expect((await runCaptured(['collect', 'plan', '-', '--do', 'feed', '--networks', 'photo_net', '--pages', '2', '--name', 'Killed', '--budget', '100000'], env, handles.join('\n'))).code).toBe(0);
-      const child = spawn(process.execPath, [resolve('bin/loupe.js'), 'collect', 'run', 'Killed'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      for (let i = 0; i < 1200 && slow.admin.charges().filter((c) => c.credits_used > 0).length < 6; i++) await new Promise((r) => setTimeout(r, 25));
-      child.kill('SIGKILL');
-      await exited;
-      const mid = JSON.parse((await runCaptured(['collect', 'status', 'Killed', '--json'], env)).out);
-      expect(mid.status).toBe('interrupted');
-      expect(mid.counts.done).toBeLessThan(12);
-      const fin = await runCaptured(['collect', 'run', 'Killed', '--json'], env);
-      expect(fin.code, fin.err).toBe(0);
-      expect(JSON.parse(fin.out).status).toMatchObject({ status: 'done', runs: 1 });
-      // every page once: 12 accounts × 2 pages at the floor (20)
-      const charges = paid(slow, new Set(handles));
-      const keys = charges.map((c) => `${c.params.handle}|${c.params.cursor ?? c.params.next_max_id ?? ''}`);
-      expect(new Set(keys).size).toBe(keys.length);
-      expect(charges.reduce((s, c) => s + c.credits_used, 0)).toBe(12 * 2 * 20);
-      const a = openArchive(join(h, 'loupe.db'));
+  it.skipIf(process.platform === 'win32')(
+    'a run killed with kill -9 reads interrupted; collect run finishes it, every page paid once, the ledger equal to the charges',
+    async () => {
+      const slow = await startSandbox({ port: 0, seed: 4, balance: 1_000_000, freeCalls: 0, latencyMs: 150, timeScale: 30 });
       try {
-        const ledger = a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
-        expect(ledger).toBe(slow.admin.charges().reduce((s, c) => s + c.credits_used, 0));
+        const h = home();
+        const env = envOf(h, slow);
+        const handles = Array.from({ length: 12 }, (_, i) => `killed_${i}`);
+        expect(
+          (
+            await runCaptured(
+              ['collect', 'plan', '-', '--do', 'feed', '--networks', 'photo_net', '--pages', '2', '--name', 'Killed', '--budget', '100000'],
+              env,
+              handles.join('\n'),
+            )
+          ).code,
+        ).toBe(0);
+        const child = spawn(process.execPath, [resolve('bin/loupe.js'), 'collect', 'run', 'Killed'], {
+          env: { PATH: process.env.PATH, ...env },
+          stdio: 'ignore',
+        });
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        for (let i = 0; i < 1200 && slow.admin.charges().filter((c) => c.credits_used > 0).length < 6; i++)
+          await new Promise((r) => setTimeout(r, 25));
+        child.kill('SIGKILL');
+        await exited;
+        const mid = JSON.parse((await runCaptured(['collect', 'status', 'Killed', '--json'], env)).out);
+        expect(mid.status).toBe('interrupted');
+        expect(mid.counts.done).toBeLessThan(12);
+        const fin = await runCaptured(['collect', 'run', 'Killed', '--json'], env);
+        expect(fin.code, fin.err).toBe(0);
+        expect(JSON.parse(fin.out).status).toMatchObject({ status: 'done', runs: 1 });
+        // every page once: 12 accounts × 2 pages at the floor (20)
+        const charges = paid(slow, new Set(handles));
+        const keys = charges.map((c) => `${c.params.handle}|${c.params.cursor ?? c.params.next_max_id ?? ''}`);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(charges.reduce((s, c) => s + c.credits_used, 0)).toBe(12 * 2 * 20);
+        const a = openArchive(join(h, 'loupe.db'));
+        try {
+          const ledger = a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
+          expect(ledger).toBe(slow.admin.charges().reduce((s, c) => s + c.credits_used, 0));
+        } finally {
+          a.close();
+        }
       } finally {
-        a.close();
+        await slow.close();
       }
-    } finally {
-      await slow.close();
-    }
-  });
+    },
+  );
 });

@@ -30,7 +30,11 @@ async function until(f: () => boolean, what: string): Promise<void> {
 
 // (the other reading, never finished, is the generated lost-answer test's: src/core/api/lost-answers.test.ts)
 const cases: Array<{ reading: string; variants: string[]; fault: 'stall' | 'stall-charged' }> = [
-  { reading: 'the service charged it, no cache window (a fresh key would pay again)', variants: ['no-cache-window'], fault: 'stall-charged' },
+  {
+    reading: 'the service charged it, no cache window (a fresh key would pay again)',
+    variants: ['no-cache-window'],
+    fault: 'stall-charged',
+  },
   { reading: 'the service charged it, inside the cache window', variants: [], fault: 'stall-charged' },
 ];
 
@@ -42,14 +46,21 @@ describe.skipIf(process.platform === 'win32')('the same command after a crash', 
       dirs.push(home);
       const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
       const args = ['call', 'forum_net/search', '-p', 'query=crash rerun', '--pages', '3', '--yes'];
-      const isPage = (x: { endpoint: string; params: Record<string, string> }) => x.endpoint === '/v1/forum_net/search' && x.params.dry_run === undefined && x.params.after === undefined && x.params.cursor === undefined;
+      const isPage = (x: { endpoint: string; params: Record<string, string> }) =>
+        x.endpoint === '/v1/forum_net/search' &&
+        x.params.dry_run === undefined &&
+        x.params.after === undefined &&
+        x.params.cursor === undefined;
       try {
         sb.admin.queueFaults([{ kind: c.fault, match: '/v1/forum_net/search' }]);
         const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
         const exited = new Promise<void>((res) => child.once('exit', () => res()));
         try {
           // in flight: the fault was taken (and, when the service charges it, charged)
-          await until(() => sb.admin.faults().length === 0 && (c.fault === 'stall' || sb.admin.charges().some(isPage)), 'the first request in flight');
+          await until(
+            () => sb.admin.faults().length === 0 && (c.fault === 'stall' || sb.admin.charges().some(isPage)),
+            'the first request in flight',
+          );
         } finally {
           child.kill('SIGKILL');
           await exited;

@@ -13,7 +13,10 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function describeGap(g: ReconcileGap, n: number): string {
-  const ids = g.requestIds.length > 0 ? `requests ${g.requestIds.slice(0, 3).join(', ')}${g.requestIds.length > 3 ? ` … ${g.requestIds[g.requestIds.length - 1]}` : ''}` : 'no request ids';
+  const ids =
+    g.requestIds.length > 0
+      ? `requests ${g.requestIds.slice(0, 3).join(', ')}${g.requestIds.length > 3 ? ` … ${g.requestIds[g.requestIds.length - 1]}` : ''}`
+      : 'no request ids';
   const recorded = `the ledger records ${fmt(g.expected)} spent${g.inferred ? ` (${fmt(g.inferred)} inferred for lost answers)` : ''}`;
   const what =
     g.kind === 'top_up_or_refund'
@@ -65,7 +68,10 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
       const since = parseSince(o.since);
       const c = context();
       await c.api(); // the base URL checked first; without one the in-process sandbox starts
-      if (c.sandbox) io.stderr.write('Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n');
+      if (c.sandbox)
+        io.stderr.write(
+          'Note: this compares the ledger with the in-process sandbox’s balance; set --base-url to reconcile with the service.\n',
+        );
       const answer = await c.call('credits.reconcile', { since });
       const { live, agree, ...report } = answer;
       if (o.json) io.stdout.write(JSON.stringify(answer) + '\n');

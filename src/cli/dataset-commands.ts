@@ -33,7 +33,11 @@ export function targetOf(c: CliContext, set: string | undefined, o: QueryFlags):
 }
 
 export function attritionCsv(rows: AttritionRow[], bom = true): string {
-  return csvTable(['platform', 'month', 'available', 'unavailable', 'not_rechecked'], rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]), { bom });
+  return csvTable(
+    ['platform', 'month', 'available', 'unavailable', 'not_rechecked'],
+    rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]),
+    { bom },
+  );
 }
 
 function attritionWords(rows: AttritionRow[]): string {
@@ -43,48 +47,74 @@ function attritionWords(rows: AttritionRow[]): string {
   return `${fmt(all)} item(s): ${fmt(t.a)} available (${pct(t.a)} %), ${fmt(t.u)} unavailable (${pct(t.u)} %), ${fmt(t.n)} not re-checked (${pct(t.n)} %).\n`;
 }
 
-export function registerDatasetCommands(program: Command, io: Io, context: () => CliContext, opts: { confirm: (q: string) => Promise<boolean> }): void {
+export function registerDatasetCommands(
+  program: Command,
+  io: Io,
+  context: () => CliContext,
+  opts: { confirm: (q: string) => Promise<boolean> },
+): void {
   const c = () => context();
-  const cmd = program.command('dataset').description('datasets that hold up in a methods section: re-check and attrition, bundles (docs/datasets.md)');
+  const cmd = program
+    .command('dataset')
+    .description('datasets that hold up in a methods section: re-check and attrition, bundles (docs/datasets.md)');
 
   withQueryFlags(
     cmd
       .command('recheck')
-      .description("read a set's posts again through each network's single-item endpoint, priced as one plan first; marks each available or unavailable (never deletes)")
+      .description(
+        "read a set's posts again through each network's single-item endpoint, priced as one plan first; marks each available or unavailable (never deletes)",
+      )
       .argument('[set]', 'a saved set, by name or id (else the query flags)')
       .option('--budget <credits>', 'one ceiling for the re-check (then it runs without asking)', int('--budget', 0, 1e12))
       .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
       .option('--plan <name>', 'continue an unfinished re-check plan (after a cancel, a crash or a budget stop)')
       .option('--dry-run', 'price it only: nothing saved, nothing spent')
       .option('--json', 'the result as JSON on stdout'),
-  ).action(async (set: string | undefined, o: QueryFlags & { budget?: number; yes?: boolean; plan?: string; dryRun?: boolean; json?: boolean }) => {
-    await c().api();
-    const target = targetOf(c(), set, o);
-    if (o.dryRun) {
-      const p = await c().call('datasets.recheckPlan', { target, ...(o.budget !== undefined ? { budget: o.budget } : {}) });
-      io.stderr.write(`${fmt(p.items)} item(s); ${fmt(p.plan.inputs)} to read again; ${fmt(p.notRecheckableCount)} cannot be re-checked.\n`);
-      for (const n of p.notRecheckable.slice(0, 10)) io.stderr.write(`  ${n.key}: ${n.reason}\n`);
-      io.stderr.write(describePlan(p.plan));
-      if (o.json) io.stdout.write(JSON.stringify(p) + '\n');
-      io.stderr.write('Dry run: nothing saved, nothing spent.\n');
-      return;
-    }
-    const input = { target, approved: o.yes ?? false, ...(o.budget !== undefined ? { budget: o.budget } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}) };
-    let r;
-    try {
-      r = await c().call('datasets.recheck', input);
-    } catch (e) {
-      if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
-      if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-check?`))) throw e;
-      r = await c().call('datasets.recheck', { ...input, approved: true });
-    }
-    io.stderr.write(describeStatus(r.status));
-    io.stderr.write(`This re-check: ${fmt(r.found)} found, ${fmt(r.missing)} not found (unavailable), ${fmt(r.notRead)} not read.\n`);
-    io.stderr.write(attritionWords(r.attrition));
-    if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
-    if (r.status.status === 'partial') throw new ExitError('local_budget', `Not finished: ${r.status.message ?? ''} Continue with: loupe dataset recheck --plan "${r.status.name}" [--budget N]`);
-    if (r.status.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
-  });
+  ).action(
+    async (
+      set: string | undefined,
+      o: QueryFlags & { budget?: number; yes?: boolean; plan?: string; dryRun?: boolean; json?: boolean },
+    ) => {
+      await c().api();
+      const target = targetOf(c(), set, o);
+      if (o.dryRun) {
+        const p = await c().call('datasets.recheckPlan', { target, ...(o.budget !== undefined ? { budget: o.budget } : {}) });
+        io.stderr.write(
+          `${fmt(p.items)} item(s); ${fmt(p.plan.inputs)} to read again; ${fmt(p.notRecheckableCount)} cannot be re-checked.\n`,
+        );
+        for (const n of p.notRecheckable.slice(0, 10)) io.stderr.write(`  ${n.key}: ${n.reason}\n`);
+        io.stderr.write(describePlan(p.plan));
+        if (o.json) io.stdout.write(JSON.stringify(p) + '\n');
+        io.stderr.write('Dry run: nothing saved, nothing spent.\n');
+        return;
+      }
+      const input = {
+        target,
+        approved: o.yes ?? false,
+        ...(o.budget !== undefined ? { budget: o.budget } : {}),
+        ...(o.plan !== undefined ? { plan: o.plan } : {}),
+      };
+      let r;
+      try {
+        r = await c().call('datasets.recheck', input);
+      } catch (e) {
+        if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
+        if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-check?`))) throw e;
+        r = await c().call('datasets.recheck', { ...input, approved: true });
+      }
+      io.stderr.write(describeStatus(r.status));
+      io.stderr.write(`This re-check: ${fmt(r.found)} found, ${fmt(r.missing)} not found (unavailable), ${fmt(r.notRead)} not read.\n`);
+      io.stderr.write(attritionWords(r.attrition));
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+      if (r.status.status === 'partial')
+        throw new ExitError(
+          'local_budget',
+          `Not finished: ${r.status.message ?? ''} Continue with: loupe dataset recheck --plan "${r.status.name}" [--budget N]`,
+        );
+      if (r.status.status === 'cancelled')
+        throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
+    },
+  );
 
   withQueryFlags(
     cmd
@@ -105,18 +135,33 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
   withQueryFlags(
     cmd
       .command('export')
-      .description('a set or query as a bundle (a folder, or one .zip): items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash')
+      .description(
+        'a set or query as a bundle (a folder, or one .zip): items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash',
+      )
       .argument('[set]', 'a saved set, by name or id (else the query flags)')
       .requiredOption('--out <folder|file.zip>', 'a new or empty folder, or a new .zip file (streamed; Zip64 when large)')
-      .option('--dehydrated', 'item keys and the calls to re-collect them, with what that would cost today (for sharing under platforms\' terms)')
+      .option(
+        '--dehydrated',
+        "item keys and the calls to re-collect them, with what that would cost today (for sharing under platforms' terms)",
+      )
       .option('--json', 'the summary as JSON on stdout'),
   ).action(async (set: string | undefined, o: QueryFlags & { out: string; dehydrated?: boolean; json?: boolean }) => {
     if (o.dehydrated) await c().api();
     // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
     const { SPEC_VARIANTS } = await import('../sandbox');
-    const r = await c().call('datasets.exportBundle', { target: targetOf(c(), set, o), out: o.out, dehydrated: o.dehydrated ?? false, variants: SPEC_VARIANTS.map((v) => v.name) });
-    io.stderr.write(`Bundle of ${fmt(r.items)} item(s) from ${fmt(r.calls)} call(s) in ${r.out}${r.dehydrated ? ' (dehydrated: keys and calls only)' : ''}.\nRoot hash (cite it): ${r.root}\n`);
-    if (r.rehydrationQuote) io.stderr.write(`Re-collecting it today: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`);
+    const r = await c().call('datasets.exportBundle', {
+      target: targetOf(c(), set, o),
+      out: o.out,
+      dehydrated: o.dehydrated ?? false,
+      variants: SPEC_VARIANTS.map((v) => v.name),
+    });
+    io.stderr.write(
+      `Bundle of ${fmt(r.items)} item(s) from ${fmt(r.calls)} call(s) in ${r.out}${r.dehydrated ? ' (dehydrated: keys and calls only)' : ''}.\nRoot hash (cite it): ${r.root}\n`,
+    );
+    if (r.rehydrationQuote)
+      io.stderr.write(
+        `Re-collecting it today: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`,
+      );
     if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
   });
 
@@ -128,22 +173,31 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
     .option('--archive', 'also check every answer and item against this archive')
     .option('--json', 'the report as JSON on stdout')
     .action(async (dir: string, o: { root?: string; archive?: boolean; json?: boolean }) => {
-      if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root)) throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
+      if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root))
+        throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
       const r = await c().call('datasets.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
       for (const p of r.problems) io.stderr.write(`  ${p}\n`);
-      io.stderr.write(r.ok ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n` : `Does not verify: ${fmt(r.problems.length)} problem(s) (above).\n`);
+      io.stderr.write(
+        r.ok
+          ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n`
+          : `Does not verify: ${fmt(r.problems.length)} problem(s) (above).\n`,
+      );
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       if (!r.ok) throw new ExitError('validation', 'The bundle does not match its manifest.');
     });
 
   cmd
     .command('import')
-    .description('merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid')
+    .description(
+      'merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid',
+    )
     .argument('<bundle>', 'the bundle folder or .zip')
     .option('--json', 'the report as JSON on stdout')
     .action(async (dir: string, o: { json?: boolean }) => {
       const r = await c().call('datasets.importBundle', { dir });
-      io.stderr.write(`Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`);
+      io.stderr.write(
+        `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`,
+      );
       for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
     });

@@ -27,7 +27,10 @@ afterAll(async () => {
 describe('loupe dataset recheck and attrition', () => {
   it('prices first, asks, marks the removed posts, reports attrition by network and month', async () => {
     const env = { LOUPE_HOME: h, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
-    for (const k of [0, 1]) expect((await runCaptured(['call', 'photo_net/profile/posts', '-p', `handle=aging.check${k}`, '--yes', '--out', '-'], env)).code).toBe(0);
+    for (const k of [0, 1])
+      expect(
+        (await runCaptured(['call', 'photo_net/profile/posts', '-p', `handle=aging.check${k}`, '--yes', '--out', '-'], env)).code,
+      ).toBe(0);
     const a = openArchive(join(h, 'loupe.db'));
     a.saveResultSet('Study', { platforms: ['photo_net'] });
     const held = a.count({ platforms: ['photo_net'] });
@@ -57,7 +60,10 @@ describe('loupe dataset recheck and attrition', () => {
     expect(csv.code, csv.err).toBe(0);
     const lines = csv.out.trim().replace(/"/g, '').split(/\r?\n/);
     expect(lines[0]).toBe('platform,month,available,unavailable,not_rechecked');
-    const sum = lines.slice(1).map((l) => l.split(',')).reduce((s, c) => [s[0] + +c[2], s[1] + +c[3], s[2] + +c[4]], [0, 0, 0]);
+    const sum = lines
+      .slice(1)
+      .map((l) => l.split(','))
+      .reduce((s, c) => [s[0] + +c[2], s[1] + +c[3], s[2] + +c[4]], [0, 0, 0]);
     expect(sum).toEqual([r.found, r.missing, 0]);
     expect(lines.slice(1).every((l) => /^photo_net,\d{4}-\d{2},/.test(l))).toBe(true);
 
@@ -88,10 +94,13 @@ describe('loupe dataset recheck and attrition', () => {
     expect(b.count({ platforms: ['photo_net'] })).toBe(held);
     b.close();
     rmSync(h2, { recursive: true, force: true });
-    writeFileSync(join(out, 'items.history.csv'), readFileSync(join(out, 'items.history.csv'), 'utf8') + '"photo_net","post","x","2026-01-01T00:00:00.000Z",,,,,\r\n');
+    writeFileSync(
+      join(out, 'items.history.csv'),
+      readFileSync(join(out, 'items.history.csv'), 'utf8') + '"photo_net","post","x","2026-01-01T00:00:00.000Z",,,,,\r\n',
+    );
     const bad = await runCaptured(['dataset', 'verify', out], env);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('items.history.csv: its SHA-256 differs from the manifest\'s: changed.');
+    expect(bad.err).toContain("items.history.csv: its SHA-256 differs from the manifest's: changed.");
     // dehydrated: keys and calls, with today's price of re-collecting them
     const dh = await runCaptured(['dataset', 'export', 'Study', '--out', join(h, 'dry'), '--dehydrated', '--json'], env);
     expect(dh.code, dh.err).toBe(0);

@@ -26,7 +26,10 @@ describe('CLI exit codes through the error table', () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const a = openArchive(':memory:');
     try {
-      const f = cliFailure(thrown(() => a.query({ limit: 2, after: 'garbage!' })), ctx);
+      const f = cliFailure(
+        thrown(() => a.query({ limit: 2, after: 'garbage!' })),
+        ctx,
+      );
       expect(f).toEqual({ code: 2, sentence: 'invalid cursor' });
       expect(f.sentence).not.toMatch(/\n|\bat /);
     } finally {

@@ -16,9 +16,24 @@ let env: NodeJS.ProcessEnv;
 const loupe = (args: string[]) => runCaptured(args, env);
 
 const POSTS = [
-  post({ id: '1900000000000000001', text: 'Loving #Coffee and #tea with @Brewly', author: { id: '9100000000000000001', username: 'SecretAnna', display_name: 'Anna Secret' }, likes: 5 }),
-  post({ id: '1900000000000000002', text: '#coffee #beans, ask @SecretAnna', author: { id: '9100000000000000002', username: 'HiddenBen', display_name: 'Ben Hidden' }, likes: 7 }),
-  post({ id: '1900000000000000003', text: 'reply without tags', author: { id: '9100000000000000002', username: 'HiddenBen', display_name: 'Ben Hidden' }, parent_id: '1900000000000000001' }),
+  post({
+    id: '1900000000000000001',
+    text: 'Loving #Coffee and #tea with @Brewly',
+    author: { id: '9100000000000000001', username: 'SecretAnna', display_name: 'Anna Secret' },
+    likes: 5,
+  }),
+  post({
+    id: '1900000000000000002',
+    text: '#coffee #beans, ask @SecretAnna',
+    author: { id: '9100000000000000002', username: 'HiddenBen', display_name: 'Ben Hidden' },
+    likes: 7,
+  }),
+  post({
+    id: '1900000000000000003',
+    text: 'reply without tags',
+    author: { id: '9100000000000000002', username: 'HiddenBen', display_name: 'Ben Hidden' },
+    parent_id: '1900000000000000001',
+  }),
 ];
 
 beforeAll(() => {
@@ -74,15 +89,29 @@ describe('loupe export: XLSX, Parquet, networks, pseudonymised', () => {
         const bytes = readFileSync(out);
         secretsOut[`${format}${run}`] = bytes;
         // the XLSX is compressed: check its inflated XML instead
-        const text = format === 'xlsx' ? (await import('../core/export/xlsx-test-zip')).readZip(out).get('xl/worksheets/sheet1.xml')!.toString('utf8') : bytes.toString('utf8');
-        for (const secret of ['SecretAnna', 'secretanna', 'HiddenBen', 'hiddenben', 'Anna Secret', 'Ben Hidden', '9100000000000000001', '9100000000000000002'])
+        const text =
+          format === 'xlsx'
+            ? (await import('../core/export/xlsx-test-zip')).readZip(out).get('xl/worksheets/sheet1.xml')!.toString('utf8')
+            : bytes.toString('utf8');
+        for (const secret of [
+          'SecretAnna',
+          'secretanna',
+          'HiddenBen',
+          'hiddenben',
+          'Anna Secret',
+          'Ben Hidden',
+          '9100000000000000001',
+          '9100000000000000002',
+        ])
           expect(text.includes(secret), `${format} contains ${secret}`).toBe(false);
       }
       if (format !== 'xlsx' && format !== 'parquet') expect(secretsOut[`${format}1`].equals(secretsOut[`${format}2`]), format).toBe(true);
     }
     const rows = await parquetReadObjects({ file: new Uint8Array(readFileSync(join(home, 'p1.parquet'))).buffer });
     expect(rows.map((x) => x.id)).toEqual(expect.arrayContaining(POSTS.map((p) => p.id)));
-    expect(new Set(rows.map((x) => x['author.username']))).toEqual(new Set([expect.stringMatching(/^u_[0-9a-f]{16}$/), expect.stringMatching(/^u_[0-9a-f]{16}$/)]));
+    expect(new Set(rows.map((x) => x['author.username']))).toEqual(
+      new Set([expect.stringMatching(/^u_[0-9a-f]{16}$/), expect.stringMatching(/^u_[0-9a-f]{16}$/)]),
+    );
     expect(readdirSync(home)).not.toContain(expect.stringMatching(/partial/));
   });
 });

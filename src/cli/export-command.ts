@@ -20,15 +20,29 @@ import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flag
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
-type ExportFlags = QueryFlags & { history: boolean; format: AnyExportFormat; out: string; columns?: string; bom: boolean; network?: string; pseudonymise?: boolean };
+type ExportFlags = QueryFlags & {
+  history: boolean;
+  format: AnyExportFormat;
+  out: string;
+  columns?: string;
+  bom: boolean;
+  network?: string;
+  pseudonymise?: boolean;
+};
 
 export function registerExportCommand(program: Command, io: Io, context: () => CliContext): void {
   withQueryFlags(program.command('export'))
     .description('export archived items (the library query) as CSV, JSON, JSONL, XLSX or Parquet, or a network of them as GEXF or GraphML')
     .addOption(new Option('--format <f>', EXPORT_FORMATS.join(' | ')).choices([...EXPORT_FORMATS]).makeOptionMandatory())
-    .requiredOption('-o, --out <file>', 'output file (written to a temp file, renamed when complete); - for standard output; a pipe or device is written through')
+    .requiredOption(
+      '-o, --out <file>',
+      'output file (written to a temp file, renamed when complete); - for standard output; a pipe or device is written through',
+    )
     .addOption(new Option('--network <kind>', 'with gexf / graphml: which network').choices([...NETWORK_KINDS]))
-    .option('--pseudonymise', 'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)')
+    .option(
+      '--pseudonymise',
+      'replace author ids, handles, names, mentions and the URLs holding them by keyed hashes (stable within this data folder)',
+    )
     .option('--sort <field:dir>', 'e.g. published_at:desc, likes:desc')
     .option('--columns <list>', 'CSV / XLSX / Parquet columns, comma-separated (see: loupe columns)')
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
@@ -36,8 +50,17 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
     .action(async (o: ExportFlags) => {
       const target = checkOut(o.out)!;
       // the writers (exceljs, the Parquet encoder, graphology) load when an export runs
-      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }, { companionsOf }] = await Promise.all([import('../core/export/columns'), import('../core/export/formats'), import('../core/export/companions')]);
-      const columns = o.columns ? o.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }, { companionsOf }] = await Promise.all([
+        import('../core/export/columns'),
+        import('../core/export/formats'),
+        import('../core/export/companions'),
+      ]);
+      const columns = o.columns
+        ? o.columns
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
       try {
@@ -82,7 +105,9 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
         });
         progress(io.stderr, '');
         if (target.kind !== 'file') await copyOut(file, target, io);
-        io.stderr.write(`${target.kind === 'file' ? r.summary : r.summary.replace(r.path, target.kind === 'stdout' ? 'standard output' : target.path)}\n`);
+        io.stderr.write(
+          `${target.kind === 'file' ? r.summary : r.summary.replace(r.path, target.kind === 'stdout' ? 'standard output' : target.path)}\n`,
+        );
       } catch (e) {
         if (abort.signal.aborted) throw new ExitError('cancelled', 'Export cancelled; no file was written.');
         throw e;

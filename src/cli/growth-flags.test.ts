@@ -4,7 +4,9 @@ import { buildLibraryQuery } from './query-flags';
 
 describe('growth flags', () => {
   it('a count, a start (date or 7d before now), an end, bounds', () => {
-    expect(buildLibraryQuery({ growth: 'likes', growthSince: '2026-01-01', growthUntil: '2026-01-31', growthMin: '100', sort: 'growth:desc' })).toEqual({
+    expect(
+      buildLibraryQuery({ growth: 'likes', growthSince: '2026-01-01', growthUntil: '2026-01-31', growthMin: '100', sort: 'growth:desc' }),
+    ).toEqual({
       growth: { field: 'likes', from: '2026-01-01', to: '2026-01-31', min: 100 },
       sort: { field: 'growth', dir: 'desc' },
     });

@@ -25,18 +25,25 @@ function line(r: LibraryRowFields): string {
   const when = r.publishedAt === null ? '—' : new Date(r.publishedAt).toISOString().slice(0, 16).replace('T', ' ');
   const likes = r.engagement.likes === null ? '—' : String(r.engagement.likes);
   // one line whatever a name holds: a line break in it is shown escaped, as every control is
-  return visible([`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join('  '));
+  return visible(
+    [`${r.platform}/${r.kind}/${r.id}`, when, `@${r.author.username ?? r.author.id ?? '?'}`, `${likes} likes`, oneLine(r.text, 100)].join(
+      '  ',
+    ),
+  );
 }
 
 export function registerLibraryCommand(program: Command, io: Io, context: () => CliContext): void {
   withQueryFlags(program.command('library'))
-    .description('archived items matching a library query: the count and the first N (boolean --search: OR, NOT, ( ), "phrase", word*, NEAR)')
+    .description(
+      'archived items matching a library query: the count and the first N (boolean --search: OR, NOT, ( ), "phrase", word*, NEAR)',
+    )
     .option('--search <query>', 'full-text search: words (all must appear), OR, NOT, ( ), "exact phrase", prefix*, a NEAR b, a NEAR/3 b')
     .option('--sort <field:dir>', 'e.g. published_at:desc (default), likes:desc')
     .option('--limit <n>', 'rows shown, 1-1000 (default 20)')
     .option('--jsonl', 'rows as JSON lines on stdout (the count stays on stderr)')
     .action(async (o: LibraryFlags) => {
-      if (o.search !== undefined && o.text !== undefined && o.search !== o.text) throw new UsageError('Give the search once: --search or --text, not both.');
+      if (o.search !== undefined && o.text !== undefined && o.search !== o.text)
+        throw new UsageError('Give the search once: --search or --text, not both.');
       const limit = o.limit === undefined ? 20 : Number(o.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit takes 1 to 1000; got "${o.limit}".`);
       const c = context();
@@ -54,7 +61,9 @@ export function registerLibraryCommand(program: Command, io: Io, context: () => 
       // the contract's library.query / library.count of the composed app
       const page = await c.call('library.query', { ...q, limit });
       const total = page.total ?? (await c.call('library.count', q));
-      io.stderr.write(`${total.toLocaleString('en-US')} matching item(s)${total > page.rows.length ? `; the first ${page.rows.length} shown (--limit)` : ''}.\n`);
+      io.stderr.write(
+        `${total.toLocaleString('en-US')} matching item(s)${total > page.rows.length ? `; the first ${page.rows.length} shown (--limit)` : ''}.\n`,
+      );
       for (const r of page.rows) io.stdout.write((o.jsonl ? JSON.stringify(r) : line(r)) + '\n');
     });
 }

@@ -121,7 +121,7 @@ export class LineSink {
     } else {
       try {
         const b = Buffer.from(s, 'utf8');
-        for (let off = 0; off < b.length; ) off += writeSync(this.fd, b, off);
+        for (let off = 0; off < b.length;) off += writeSync(this.fd, b, off);
       } catch (e) {
         this.fail(e as Error);
         return;

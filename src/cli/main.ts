@@ -42,7 +42,24 @@ export type { Io };
 /** Commands that only read the data folder: they work when it is read-only (context.ts). */
 /** Commands that read or copy the archive file as it is: nothing migrates it first. */
 const AS_IT_IS = new Set(['archive check', 'archive recover', 'archive snapshot']);
-const READING = new Set(['analyze top', 'analyze compare', 'analyze overperformance', 'library', 'walks', 'export', 'columns', 'endpoints', 'credits', 'watch list', 'watch history', 'archive check', 'key list', 'collect status', 'collect inputs', 'tags list']);
+const READING = new Set([
+  'analyze top',
+  'analyze compare',
+  'analyze overperformance',
+  'library',
+  'walks',
+  'export',
+  'columns',
+  'endpoints',
+  'credits',
+  'watch list',
+  'watch history',
+  'archive check',
+  'key list',
+  'collect status',
+  'collect inputs',
+  'tags list',
+]);
 
 export function buildProgram(io: Io): { program: Command; context: () => CliContext | null } {
   let ctx: CliContext | null = null;
@@ -155,6 +172,11 @@ export function readVersion(): string {
 // starts from ./bin.ts (bin/loupe.js)
 const isMain = process.argv[1] && /src\/cli\/main\.ts$/.test(process.argv[1]);
 if (isMain) {
-  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+  const code = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+  });
   process.exitCode = code;
 }

@@ -7,7 +7,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, existsSync, openSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  openSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -42,7 +55,11 @@ beforeAll(async () => {
   mkdirSync(home);
   const a = openArchive(archivePath(home));
   a.ingestItems(
-    Array.from({ length: 30 }, (_, i) => ({ platform: 'photo_net', kind: 'post', record: post({ id: String(7_000_000_000_000_000_000n + BigInt(i)), text: `=1+1 \x1b[2J ${i} "é"\r\n`, likes: i }) })),
+    Array.from({ length: 30 }, (_, i) => ({
+      platform: 'photo_net',
+      kind: 'post',
+      record: post({ id: String(7_000_000_000_000_000_000n + BigInt(i)), text: `=1+1 \x1b[2J ${i} "é"\r\n`, likes: i }),
+    })),
     { callId: 'seed', source: 'test' },
   );
   a.close();
@@ -102,7 +119,10 @@ describe('--out', () => {
   });
 
   // a private character device (the null device's numbers) in the test's folder: never /dev itself
-  const canMknod = process.platform === 'linux' && process.getuid?.() === 0 && spawnSync('mknod', [join(tmpdir(), `loupe-mknod-probe-${process.pid}`), 'c', '1', '3']).status === 0;
+  const canMknod =
+    process.platform === 'linux' &&
+    process.getuid?.() === 0 &&
+    spawnSync('mknod', [join(tmpdir(), `loupe-mknod-probe-${process.pid}`), 'c', '1', '3']).status === 0;
   rmSync(join(tmpdir(), `loupe-mknod-probe-${process.pid}`), { force: true });
   it.skipIf(!canMknod)('a character device is written to, never replaced (export and call)', async () => {
     const dev = join(dir, 'null');
@@ -110,7 +130,11 @@ describe('--out', () => {
     const r = await loupe(['export', '--format', 'csv', '-o', dev]);
     expect(r.code, r.err).toBe(0);
     expect(lstatSync(dev).isCharacterDevice()).toBe(true);
-    const c = await loupe(['call', 'photo_net/profile/posts', '-p', 'handle=out_dev', '--yes', '-o', dev], { ...env(), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key });
+    const c = await loupe(['call', 'photo_net/profile/posts', '-p', 'handle=out_dev', '--yes', '-o', dev], {
+      ...env(),
+      LOUPE_BASE_URL: sb.url,
+      LOUPE_API_KEY: sb.key,
+    });
     expect(c.code, c.err).toBe(0);
     expect(lstatSync(dev).isCharacterDevice()).toBe(true);
   });
@@ -144,7 +168,10 @@ describe('--out', () => {
     const captured = join(dir, 'captured.csv'); // the child's standard output is this file
     const fd = openSync(captured, 'w');
     const out = await new Promise<{ code: number | null; err: string }>((res, rej) => {
-      const p = spawn(process.execPath, [resolve('bin/loupe.js'), 'export', '--format', 'csv', '-o', link], { env: { PATH: process.env.PATH, ...env() }, stdio: ['ignore', fd, 'pipe'] });
+      const p = spawn(process.execPath, [resolve('bin/loupe.js'), 'export', '--format', 'csv', '-o', link], {
+        env: { PATH: process.env.PATH, ...env() },
+        stdio: ['ignore', fd, 'pipe'],
+      });
       let err = '';
       p.stderr?.on('data', (d: Buffer) => (err += d.toString()));
       p.on('error', rej);

@@ -134,7 +134,10 @@ export class OutputGuard {
     if (!this.failure) return null;
     if (this.readerLeft) return new OutputClosed(stopped && `The output was closed by its reader: ${stopped}`);
     const wording = { what: 'the output', wayOut: 'free space or write somewhere else, then continue' };
-    return asStorageError(this.failure, 'standard output', wording) ?? storageError('io', 'standard output', { ...wording, detail: this.failure.message });
+    return (
+      asStorageError(this.failure, 'standard output', wording) ??
+      storageError('io', 'standard output', { ...wording, detail: this.failure.message })
+    );
   }
 }
 
@@ -196,7 +199,8 @@ export async function copyOut(file: string, target: Exclude<OutTarget, { kind: '
       if (guard.closed) break;
     }
   } catch (e) {
-    if (!h || !isClosedPipe(e)) throw (asStorageError(e, target.kind === 'through' ? target.path : 'standard output', { what: 'the output' }) ?? e);
+    if (!h || !isClosedPipe(e))
+      throw asStorageError(e, target.kind === 'through' ? target.path : 'standard output', { what: 'the output' }) ?? e;
     throw new OutputClosed('');
   } finally {
     await h?.close().catch(() => undefined);

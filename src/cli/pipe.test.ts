@@ -44,7 +44,10 @@ function books(home: string, query: string) {
  * `loupe call` in a child process whose stdout is a pipe to this process: read one line, then
  * close the pipe (what `head -1` does), and wait for the child to end.
  */
-function callReadOneLine(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: string | null; first: string; err: string }> {
+function callReadOneLine(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; signal: string | null; first: string; err: string }> {
   return new Promise((res, rej) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let buf = '';

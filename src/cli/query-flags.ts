@@ -61,7 +61,9 @@ export function parseTermCondition(s: string): TermCondition {
   const field = eq > 0 ? s.slice(0, eq).trim() : '';
   const value = eq > 0 ? s.slice(eq + 1).trim() : '';
   if (!(TERM_FIELDS as readonly string[]).includes(field) || value === '')
-    throw new UsageError(`--term looks like field=value with field one of ${TERM_FIELDS.join(', ')} (e.g. hashtags=#travel, bigrams=wayfarer air); got "${s}".`);
+    throw new UsageError(
+      `--term looks like field=value with field one of ${TERM_FIELDS.join(', ')} (e.g. hashtags=#travel, bigrams=wayfarer air); got "${s}".`,
+    );
   return { field: field as TermCondition['field'], value };
 }
 
@@ -88,14 +90,19 @@ export function parseLabelCondition(s: string): LabelCondition {
     else if (rhs !== '' && Number.isFinite(Number(rhs))) value = Number(rhs);
     return { family: lhs.slice(0, dot), field: lhs.slice(dot + 1), op, value };
   }
-  throw new UsageError(`A label condition looks like family.field=value or family.field>=number (e.g. intent.label=complaining, sponsored.p>=0.5); got "${s}".`);
+  throw new UsageError(
+    `A label condition looks like family.field=value or family.field>=number (e.g. intent.label=complaining, sponsored.p>=0.5); got "${s}".`,
+  );
 }
 
 /** `photo_net/post/123` (as `loupe library` prints an item) or `photo_net/123`: the post whose thread is read */
 export function threadFlag(v: string): { platform: string; id: string } {
   const parts = v.trim().split('/');
   const [platform, id] = parts.length === 2 ? [parts[0], parts[1]] : parts.length >= 3 ? [parts[0], parts.slice(2).join('/')] : ['', ''];
-  if (!platform || !id) throw new UsageError(`--thread takes a post's key as \`loupe library\` prints it, network/kind/id (e.g. photo_net/post/3141592653589793238) or network/id; got "${v}".`);
+  if (!platform || !id)
+    throw new UsageError(
+      `--thread takes a post's key as \`loupe library\` prints it, network/kind/id (e.g. photo_net/post/3141592653589793238) or network/id; got "${v}".`,
+    );
   return { platform, id };
 }
 
@@ -106,11 +113,19 @@ function dateFlag(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
-export function buildLibraryQuery(f: QueryFlags, ctx?: Pick<CliContext, 'archive'>, resolveWatchlist?: (nameOrId: string) => string): LibraryQuery {
+export function buildLibraryQuery(
+  f: QueryFlags,
+  ctx?: Pick<CliContext, 'archive'>,
+  resolveWatchlist?: (nameOrId: string) => string,
+): LibraryQuery {
   const q: LibraryQuery = {};
   if (f.platform?.length) q.platforms = f.platform;
   if (f.kind?.length) q.kinds = f.kind;
-  if (f.language?.length) q.languages = f.language.flatMap((l) => l.split(',')).map((l) => l.trim()).filter(Boolean);
+  if (f.language?.length)
+    q.languages = f.language
+      .flatMap((l) => l.split(','))
+      .map((l) => l.trim())
+      .filter(Boolean);
   if (f.author) q.author = f.author;
   if (f.text) {
     // boolean search (OR, NOT, parentheses, "phrases", NEAR): a malformed query stops here, before anything is read
@@ -172,10 +187,17 @@ export function withQueryFlags(cmd: Command): Command {
     .option('--tag <t>', 'has this tag (repeatable)', collect)
     .option('--watchlist <name>', 'items a watchlist fetched (name or id)')
     .option('--thread <post>', 'the comments and replies under a post (its key: network/kind/id, as `loupe library` prints it)')
-    .option('--growth <count>', 'growth of a count over a period (views, likes, comments, shares, saves), from the metric history; with --growth-since')
+    .option(
+      '--growth <count>',
+      'growth of a count over a period (views, likes, comments, shares, saves), from the metric history; with --growth-since',
+    )
     .option('--growth-since <when>', 'start of the growth period: a date, an ISO time, or 7d / 12h / 2w before now')
     .option('--growth-until <when>', 'end of the growth period (default: the latest reading)')
     .option('--growth-min <n>', 'only items whose count grew at least this much over the period')
     .option('--growth-max <n>', 'only items whose count grew at most this much (negative: fell)')
-    .option('--term <field=value>', "the text holds this term as frequency tables count it, e.g. hashtags=#travel or bigrams=wayfarer air (repeatable; a table row's query.terms)", collect);
+    .option(
+      '--term <field=value>',
+      "the text holds this term as frequency tables count it, e.g. hashtags=#travel or bigrams=wayfarer air (repeatable; a table row's query.terms)",
+      collect,
+    );
 }

@@ -23,8 +23,16 @@ beforeAll(() => {
   env = { LOUPE_HOME: home, PATH: process.env.PATH };
   const a = openArchive(archivePath(home));
   a.ingestItems([
-    { platform: 'micro_net', kind: 'post', record: post({ id: '1', text: 'kettle broke again', labels: { intent: { label: 'complaining', confidence: 0.9 } } }) },
-    { platform: 'micro_net', kind: 'comment', record: post({ id: '2', text: 'same here', kind: 'comment', labels: { sentiment: { label: 'negative', p: 0.8 } } }) },
+    {
+      platform: 'micro_net',
+      kind: 'post',
+      record: post({ id: '1', text: 'kettle broke again', labels: { intent: { label: 'complaining', confidence: 0.9 } } }),
+    },
+    {
+      platform: 'micro_net',
+      kind: 'comment',
+      record: post({ id: '2', text: 'same here', kind: 'comment', labels: { sentiment: { label: 'negative', p: 0.8 } } }),
+    },
   ]);
   a.close();
 });
@@ -59,7 +67,19 @@ describe('loupe export: unknown names in the query flags', () => {
     const none = await loupe(['export', '--format', 'csv', '--out', join(home, 'forum.csv'), '--platform', 'forum_net']);
     expect(none.code, none.err).toBe(0);
     expect(none.err).toMatch(/\b0 rows\b/);
-    const some = await loupe(['export', '--format', 'csv', '--out', join(home, 'ok.csv'), '--platform', 'micro_net', '--kind', 'post', '--label', 'intent.label=complaining']);
+    const some = await loupe([
+      'export',
+      '--format',
+      'csv',
+      '--out',
+      join(home, 'ok.csv'),
+      '--platform',
+      'micro_net',
+      '--kind',
+      'post',
+      '--label',
+      'intent.label=complaining',
+    ]);
     expect(some.code, some.err).toBe(0);
     expect(some.err).toMatch(/\b1 rows?\b/);
   });

@@ -71,9 +71,10 @@ describe('loupe against a hostile service', () => {
     expect(early.err).toMatch(/Rate limited by the service until/);
     expect(sb.admin.charges()).toHaveLength(before);
     // another process before that time sends nothing either: the pause is shared through the data folder
-    const other = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string], { env: { ...process.env, ...env }, timeout: 60_000 }).catch(
-      (e: { code?: number; stderr?: string }) => e,
-    );
+    const other = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    }).catch((e: { code?: number; stderr?: string }) => e);
     expect((other as { code?: number }).code).toBe(4);
     expect(sb.admin.charges()).toHaveLength(before);
     // a day later (the shared pause is over): the resume completes the walk
@@ -81,10 +82,14 @@ describe('loupe against a hostile service', () => {
     pacing.prepare('UPDATE pace_pauses SET until_ms = 0').run();
     pacing.close();
     const out = join(env.LOUPE_HOME as string, 'resumed.jsonl');
-    const again = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--pages', '3', '--out', out], {
-      env: { ...process.env, ...env },
-      timeout: 60_000,
-    });
+    const again = await promisify(execFile)(
+      process.execPath,
+      [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--pages', '3', '--out', out],
+      {
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      },
+    );
     expect(again.stderr).toMatch(/3 page\(s\) in all/);
   }, 90_000);
 

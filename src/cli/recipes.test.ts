@@ -120,38 +120,64 @@ const all = recipes();
 describe('docs/export.md recipes', () => {
   it('the page has a recipe for every file format, in pandas, R and DuckDB for the CSV', () => {
     const kinds = new Set(all.map((r) => `${r.lang}:${r.format}`));
-    for (const k of ['python:csv', 'python:jsonl', 'python:xlsx', 'python:parquet', 'python:gexf', 'python:graphml', 'r:csv', 'sql:csv', 'sql:parquet']) expect(kinds, k).toContain(k);
+    for (const k of [
+      'python:csv',
+      'python:jsonl',
+      'python:xlsx',
+      'python:parquet',
+      'python:gexf',
+      'python:graphml',
+      'r:csv',
+      'sql:csv',
+      'sql:parquet',
+    ])
+      expect(kinds, k).toContain(k);
   });
 
   for (const r of all.filter((x) => x.lang === 'python' && ['csv', 'jsonl', 'xlsx', 'parquet'].includes(x.format))) {
     const modules = ['pandas', ...(r.format === 'xlsx' ? ['openpyxl'] : r.format === 'parquet' ? ['pyarrow'] : [])];
     const py = pythonWith(modules);
-    it.skipIf(!py)(`pandas reads the ${r.format.toUpperCase()} export: ids exact, empty is missing, text as written${py ? '' : ` (skipped: no python3 with ${modules.join(', ')})`}`, () => {
-      const code = r.code.replaceAll(`"export.${r.format}"`, JSON.stringify(files[r.format]));
-      const cols = r.format === 'jsonl' ? ['record.id', 'record.parent_id', 'record.content.text'] : ['id', 'parent_id', 'content.text'];
-      const got = JSON.parse(runPython(py!, code + tableCheck(cols[0], cols[1], cols[2]))) as { id: string[]; parent_id: Array<string | null>; text: Array<string | null> };
-      expect(got.id).toEqual(truth.map((t) => t.id));
-      expect(got.parent_id).toEqual(truth.map((t) => t.parent_id));
-      expect(got.text).toEqual(truth.map((t) => t.text));
-    });
+    it.skipIf(!py)(
+      `pandas reads the ${r.format.toUpperCase()} export: ids exact, empty is missing, text as written${py ? '' : ` (skipped: no python3 with ${modules.join(', ')})`}`,
+      () => {
+        const code = r.code.replaceAll(`"export.${r.format}"`, JSON.stringify(files[r.format]));
+        const cols = r.format === 'jsonl' ? ['record.id', 'record.parent_id', 'record.content.text'] : ['id', 'parent_id', 'content.text'];
+        const got = JSON.parse(runPython(py!, code + tableCheck(cols[0], cols[1], cols[2]))) as {
+          id: string[];
+          parent_id: Array<string | null>;
+          text: Array<string | null>;
+        };
+        expect(got.id).toEqual(truth.map((t) => t.id));
+        expect(got.parent_id).toEqual(truth.map((t) => t.parent_id));
+        expect(got.text).toEqual(truth.map((t) => t.text));
+      },
+    );
   }
 
   for (const r of all.filter((x) => x.lang === 'python' && (x.format === 'gexf' || x.format === 'graphml'))) {
     const py = pythonWith(['networkx']);
-    it.skipIf(!py)(`networkx reads every ${r.format.toUpperCase()} network; a share is a float in every file${py ? '' : ' (skipped: no python3 with networkx)'}`, () => {
-      const shareTypes = new Map<string, Set<string>>();
-      for (const net of NETWORK_KINDS) {
-        const file = files[`${r.format}:${net}`];
-        const got = JSON.parse(runPython(py!, r.code.replaceAll(`"network.${r.format}"`, JSON.stringify(file)) + graphCheck)) as { nodes: number; types: Record<string, string[]> };
-        expect(got.nodes, net).toBeGreaterThan(0);
-        for (const [k, t] of Object.entries(got.types)) if (k.endsWith('_share')) shareTypes.set(k, new Set([...(shareTypes.get(k) ?? []), ...t]));
-        // the declared type too (a reader that trusts the declaration, as Gephi does)
-        const xml = readFileSync(file, 'utf8');
-        for (const m of xml.matchAll(/(?:attr\.name|title)="([a-z_]+_share)"[^>]*?(?:attr\.type|type)="(\w+)"/g)) expect(m[2], `${net} ${m[1]}`).toBe('double');
-      }
-      expect(shareTypes.size).toBeGreaterThan(0);
-      for (const [k, t] of shareTypes) expect([...t], k).toEqual(['float']);
-    });
+    it.skipIf(!py)(
+      `networkx reads every ${r.format.toUpperCase()} network; a share is a float in every file${py ? '' : ' (skipped: no python3 with networkx)'}`,
+      () => {
+        const shareTypes = new Map<string, Set<string>>();
+        for (const net of NETWORK_KINDS) {
+          const file = files[`${r.format}:${net}`];
+          const got = JSON.parse(runPython(py!, r.code.replaceAll(`"network.${r.format}"`, JSON.stringify(file)) + graphCheck)) as {
+            nodes: number;
+            types: Record<string, string[]>;
+          };
+          expect(got.nodes, net).toBeGreaterThan(0);
+          for (const [k, t] of Object.entries(got.types))
+            if (k.endsWith('_share')) shareTypes.set(k, new Set([...(shareTypes.get(k) ?? []), ...t]));
+          // the declared type too (a reader that trusts the declaration, as Gephi does)
+          const xml = readFileSync(file, 'utf8');
+          for (const m of xml.matchAll(/(?:attr\.name|title)="([a-z_]+_share)"[^>]*?(?:attr\.type|type)="(\w+)"/g))
+            expect(m[2], `${net} ${m[1]}`).toBe('double');
+        }
+        expect(shareTypes.size).toBeGreaterThan(0);
+        for (const [k, t] of shareTypes) expect([...t], k).toEqual(['float']);
+      },
+    );
   }
 
   const rRecipe = all.find((x) => x.lang === 'r' && x.format === 'csv');
@@ -167,7 +193,9 @@ describe('docs/export.md recipes', () => {
   const hasDuck = has('duckdb', ['-version']);
   for (const r of all.filter((x) => x.lang === 'sql'))
     it.skipIf(!hasDuck)(`DuckDB reads the ${r.format.toUpperCase()} export${hasDuck ? '' : ' (skipped: no duckdb)'}`, () => {
-      const sql = r.code.replaceAll(`'export.${r.format}'`, `'${files[r.format]}'`) + "\nCOPY (SELECT id FROM posts) TO '/dev/stdout' (HEADER false);\n";
+      const sql =
+        r.code.replaceAll(`'export.${r.format}'`, `'${files[r.format]}'`) +
+        "\nCOPY (SELECT id FROM posts) TO '/dev/stdout' (HEADER false);\n";
       const out = spawnSync('duckdb', ['-c', sql], { encoding: 'utf8' });
       expect(out.status, out.stderr).toBe(0);
       expect(out.stdout.trim().split('\n')).toEqual(truth.map((t) => t.id));

@@ -32,7 +32,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const idsOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id).sort();
+const idsOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { id: string }).id)
+    .sort();
 
 describe('loupe export --text with boolean search', () => {
   it.each([
@@ -63,7 +68,13 @@ describe('loupe export --text with boolean search', () => {
 });
 
 describe('loupe library --search', () => {
-  const ids = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id).sort();
+  const ids = (out: string) =>
+    out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id)
+      .sort();
 
   it('Crumb OR Northpeak finds either word; NOT, groups, phrases and NEAR too', async () => {
     const r = await loupe(['library', '--search', 'Crumb OR Northpeak', '--jsonl']);

@@ -30,7 +30,8 @@ const isRoot = process.getuid?.() === 0;
 const hasSetpriv = isRoot && spawnSync('setpriv', ['--version']).status === 0;
 /** how a read-only folder is made here: chmod (not root), another user (root with setpriv), or not at all */
 const readOnlyBy: 'chmod' | 'setpriv' | null = process.platform === 'win32' ? null : !isRoot ? 'chmod' : hasSetpriv ? 'setpriv' : null;
-if (!readOnlyBy) console.warn('storage.test: read-only folder tests skipped: running as root without setpriv (chmod does not stop root) or on Windows');
+if (!readOnlyBy)
+  console.warn('storage.test: read-only folder tests skipped: running as root without setpriv (chmod does not stop root) or on Windows');
 
 /**
  * Another process, awaited without blocking this one (the sandbox it talks to runs here).
@@ -182,10 +183,24 @@ describe.skipIf(process.platform === 'win32')('a disk that fills', () => {
     const before = sb.admin.charges().length;
     const r = await run(
       'bash',
-      ['-c', `ulimit -f 1200 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`, 'loupe', 'call', 'photo_net/profile/posts', '-p', 'handle=disk_filler', '--pages', '40', '--yes'],
+      [
+        '-c',
+        `ulimit -f 1200 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`,
+        'loupe',
+        'call',
+        'photo_net/profile/posts',
+        '-p',
+        'handle=disk_filler',
+        '--pages',
+        '40',
+        '--yes',
+      ],
       env,
     );
-    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('loupe:'));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('loupe:'));
     expect(r.status, r.stderr).toBe(6);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(join(home, 'loupe.db'));
@@ -194,7 +209,10 @@ describe.skipIf(process.platform === 'win32')('a disk that fills', () => {
     expect(r.stderr).not.toMatch(/Internal error|network/i);
     // the summary names what the service charged (the page it could not keep included), and the
     // walk stopped at the first write that failed: no charged request after it
-    const mine = sb.admin.charges().slice(before).filter((c) => c.endpoint.endsWith('profile/posts'));
+    const mine = sb.admin
+      .charges()
+      .slice(before)
+      .filter((c) => c.endpoint.endsWith('profile/posts'));
     const spent = Number((/([\d,]+) credits spent/.exec(r.stderr)?.[1] ?? 'NaN').replace(/,/g, ''));
     expect(spent).toBe(mine.reduce((t, c) => t + c.credits_used, 0));
     const pages = Number(/(\d+) page\(s\)/.exec(r.stderr)?.[1] ?? 'NaN');
@@ -209,7 +227,11 @@ describe('a damaged archive', () => {
     writeFileSync(join(home, 'loupe.db'), 'this is not an archive\n'.repeat(400));
     const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
     const n = charges();
-    for (const args of [['walks'], ['export', '--format', 'csv', '--out', join(home, 'x.csv')], ['call', 'photo_net/profile/posts', '-p', 'handle=dmg', '--yes']]) {
+    for (const args of [
+      ['walks'],
+      ['export', '--format', 'csv', '--out', join(home, 'x.csv')],
+      ['call', 'photo_net/profile/posts', '-p', 'handle=dmg', '--yes'],
+    ]) {
       const r = await loupe(args, env);
       expect(r.code, r.err).toBe(6);
       expect(r.err.trim().split('\n')).toHaveLength(1);
@@ -245,7 +267,9 @@ describe('a damaged archive', () => {
 
     const rec = await loupe(['archive', 'recover'], env);
     expect(rec.code, rec.err).toBe(0);
-    expect(rec.out).toMatch(/^Recovered 1\d\d items, 10 ledger rows, 1 walks .* into a new archive at .*loupe\.db; the damaged file is kept at .*loupe\.damaged-.*\.db\./);
+    expect(rec.out).toMatch(
+      /^Recovered 1\d\d items, 10 ledger rows, 1 walks .* into a new archive at .*loupe\.db; the damaged file is kept at .*loupe\.damaged-.*\.db\./,
+    );
     const good = await loupe(['archive', 'check'], env);
     expect(good.code).toBe(0);
     expect(good.out).toMatch(/is healthy \(1\d\d items, 10 ledger rows\)/);
@@ -267,21 +291,36 @@ describe('a damaged archive costs nothing (issue 24 #9)', () => {
     ['items_fts_data', 1],
     ['responses_lookup', 0],
   ];
-  it.each(damaged)('%s page %i damaged: `loupe call` exits 6 with the storage sentence, the service charged nothing', async (table, nth) => {
-    const home = tmp();
-    const file = join(home, 'loupe.db');
-    buildArchiveFile(file, 400);
-    damageLeafPage(file, table, nth);
-    const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
-    const n = charges();
-    const r = await loupe(['call', 'photo_net/profile/posts', '-p', `handle=dmg_${table}_${nth}`, '--yes'], env);
-    expect(sb.admin.charges().slice(n).filter((c) => c.credits_used > 0)).toEqual([]);
-    expect(r.code, r.err).toBe(6);
-    const sentence = r.err.trim().split('\n').filter((l) => l.startsWith('loupe:'));
-    expect(sentence).toHaveLength(1);
-    expect(sentence[0]).toMatch(new RegExp(`^loupe: The archive at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be (written|read): the file is damaged`));
-    expect(sentence[0]).toMatch(/loupe archive recover/);
-  });
+  it.each(damaged)(
+    '%s page %i damaged: `loupe call` exits 6 with the storage sentence, the service charged nothing',
+    async (table, nth) => {
+      const home = tmp();
+      const file = join(home, 'loupe.db');
+      buildArchiveFile(file, 400);
+      damageLeafPage(file, table, nth);
+      const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
+      const n = charges();
+      const r = await loupe(['call', 'photo_net/profile/posts', '-p', `handle=dmg_${table}_${nth}`, '--yes'], env);
+      expect(
+        sb.admin
+          .charges()
+          .slice(n)
+          .filter((c) => c.credits_used > 0),
+      ).toEqual([]);
+      expect(r.code, r.err).toBe(6);
+      const sentence = r.err
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('loupe:'));
+      expect(sentence).toHaveLength(1);
+      expect(sentence[0]).toMatch(
+        new RegExp(
+          `^loupe: The archive at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be (written|read): the file is damaged`,
+        ),
+      );
+      expect(sentence[0]).toMatch(/loupe archive recover/);
+    },
+  );
 });
 
 describe.skipIf(process.platform === 'win32')('a walk whose process died', () => {

@@ -17,7 +17,10 @@ beforeAll(() => {
   h = mkdtempSync(join(tmpdir(), 'loupe-cli-tags-'));
   let now = 1_000;
   const a = openArchive(join(h, 'loupe.db'), { clock: () => (now += 1_000), author: () => 'ana' });
-  a.ingestItems(['1', '2', '3'].map((id) => ({ platform: 'photo_net', kind: 'post', record: post({ id }) })), { callId: 'seed', source: 'seed' });
+  a.ingestItems(
+    ['1', '2', '3'].map((id) => ({ platform: 'photo_net', kind: 'post', record: post({ id }) })),
+    { callId: 'seed', source: 'seed' },
+  );
   a.addTag(ref('1'), 'lead');
   a.addTag(ref('2'), 'lead');
   a.addTag(ref('2'), 'Hot');
@@ -41,7 +44,12 @@ describe('loupe tags', () => {
   it('lists, renames, colours, merges and deletes; asks before a merge or delete', async () => {
     const list = await runCaptured(['tags', 'list', '--json'], env());
     expect(list.code, list.err).toBe(0);
-    expect(list.out.trim().split('\n').map((l) => JSON.parse(l) as { tag: string; count: number })).toMatchObject([
+    expect(
+      list.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { tag: string; count: number }),
+    ).toMatchObject([
       { tag: 'Hot', count: 1 },
       { tag: 'hot-ish', count: 1 },
       { tag: 'lead', count: 2 },

@@ -20,9 +20,39 @@ import { guarded, rawOf } from './terminal';
 
 /** characters a terminal acts on, or that reorder what it shows */
 const DANGER = [
-  '\x1b', '\x07', '\b', '\0', '\r', '\n', '\t', '\x0b', '\x0c', '\x7f', '\x85', '\x9b', '\x9d',
-  '\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069',
-  '\u2028', '\u2029', '\ud800', '\udfff', '\x1b]0;pwned\x07', '\x1b[2J', '\x1b]52;c;aGk=\x07', '\\x1b',
+  '\x1b',
+  '\x07',
+  '\b',
+  '\0',
+  '\r',
+  '\n',
+  '\t',
+  '\x0b',
+  '\x0c',
+  '\x7f',
+  '\x85',
+  '\x9b',
+  '\x9d',
+  '\u061c',
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u2028',
+  '\u2029',
+  '\ud800',
+  '\udfff',
+  '\x1b]0;pwned\x07',
+  '\x1b[2J',
+  '\x1b]52;c;aGk=\x07',
+  '\\x1b',
 ];
 const piece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...DANGER) },
@@ -32,12 +62,18 @@ const piece = fc.oneof(
 );
 const nasty = fc.array(piece, { maxLength: 12 }).map((a) => a.join(''));
 
-// eslint-disable-next-line no-control-regex
-const BAD = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/* eslint-disable no-control-regex */
+const BAD =
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/* eslint-enable no-control-regex */
 /** a human-readable text: every line (split at its line ends) holds nothing a terminal acts on */
 function expectShowable(text: string, what: string): void {
   // a progress line is cleared by Loupe's own '\r ESC [2K' (terminal.ts progress)
-  for (const l of text.replaceAll('\r\x1b[2K', '').replace(/\r?\n$/, '').split(/\r?\n/)) expect(BAD.exec(l), `${what}: ${JSON.stringify(l)}`).toBeNull();
+  for (const l of text
+    .replaceAll('\r\x1b[2K', '')
+    .replace(/\r?\n$/, '')
+    .split(/\r?\n/))
+    expect(BAD.exec(l), `${what}: ${JSON.stringify(l)}`).toBeNull();
 }
 
 describe('visible()', () => {
@@ -121,7 +157,12 @@ describe('the command line shows what strangers wrote escaped', () => {
           posts.map(([text, name], i) => ({
             platform: 'photo_net',
             kind: 'post',
-            record: post({ id: String(1000 + i), text, author: { id: `a${i}`, username: `u${i}${name}`, display_name: name }, published_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }),
+            record: post({
+              id: String(1000 + i),
+              text,
+              author: { id: `a${i}`, username: `u${i}${name}`, display_name: name },
+              published_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+            }),
           })),
           { callId: 'seed', source: 'test' },
         );
@@ -134,16 +175,22 @@ describe('the command line shows what strangers wrote escaped', () => {
         expect(lib.out.split('\n').length - 1).toBe(posts.length); // one line per post, whatever the text
 
         const jsonl = await loupe(['library', '--limit', '100', '--jsonl'], env(d), tty);
-        const rows = jsonl.out.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; text: string | null; author: { username: string } });
+        const rows = jsonl.out
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { id: string; text: string | null; author: { username: string } });
         expectShowable(jsonl.out, 'jsonl');
         // the same rows as the export writes them to a file (never through the terminal's guard)
         const file = join(d, 'x.jsonl');
         expect((await loupe(['export', '--format', 'jsonl', '-o', file], env(d), tty)).code).toBe(0);
         const held = new Map(
-          readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => {
-            const e = JSON.parse(l) as { id: string; record: { content: { text: string }; author: { username: string } } };
-            return [e.id, e.record] as const;
-          }),
+          readFileSync(file, 'utf8')
+            .trimEnd()
+            .split('\n')
+            .map((l) => {
+              const e = JSON.parse(l) as { id: string; record: { content: { text: string }; author: { username: string } } };
+              return [e.id, e.record] as const;
+            }),
         );
         expect(rows).toHaveLength(posts.length);
         for (const r of rows) {
@@ -175,12 +222,21 @@ describe('the command line shows what strangers wrote escaped', () => {
     });
     const d = join(dir, 'err');
     mkdirSync(d);
-    const r = await loupe(['call', 'photo_net/profile/posts', '-p', 'handle=nasa', '--yes'], { ...env(d), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key }, true);
+    const r = await loupe(
+      ['call', 'photo_net/profile/posts', '-p', 'handle=nasa', '--yes'],
+      { ...env(d), LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key },
+      true,
+    );
     expect(r.code).toBe(3);
     expectShowable(r.err, 'error');
     expect(r.err).toContain('\\x1b]0;pwned\\x07');
     expect(r.err).toContain('\\u202eevil');
-    expect(r.err.trimEnd().split('\n').filter((l) => l.startsWith('loupe:'))).toHaveLength(1);
+    expect(
+      r.err
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('loupe:')),
+    ).toHaveLength(1);
     const u = await loupe(['library', '--\x1b[31mred'], env(d), true);
     expect(u.code).toBe(2);
     expectShowable(u.err, 'usage');

@@ -22,14 +22,20 @@ beforeAll(() => {
     post({ id: '9003', kind: 'reply', parent_id: '9002', text: 'a reply', published_at: '2024-05-03T00:00:00Z' }),
     post({ id: '9004', kind: 'comment', parent_id: '7777', text: 'elsewhere', published_at: '2024-05-04T00:00:00Z' }),
   ];
-  a.ingestItems(recs.map((record) => ({ platform: 'photo_net', kind: record.parent_id ? 'comment' : 'post', record })), { callId: 'seed', source: 'seed' });
+  a.ingestItems(
+    recs.map((record) => ({ platform: 'photo_net', kind: record.parent_id ? 'comment' : 'post', record })),
+    { callId: 'seed', source: 'seed' },
+  );
   a.close();
 });
 afterAll(() => rmSync(h, { recursive: true, force: true }));
 
 describe('--thread', () => {
   it('parses a post key as loupe library prints it', () => {
-    expect(buildLibraryQuery({ thread: 'photo_net/post/3141592653589793238' }).thread).toEqual({ platform: 'photo_net', id: '3141592653589793238' });
+    expect(buildLibraryQuery({ thread: 'photo_net/post/3141592653589793238' }).thread).toEqual({
+      platform: 'photo_net',
+      id: '3141592653589793238',
+    });
     expect(buildLibraryQuery({ thread: 'forum_net/abc' }).thread).toEqual({ platform: 'forum_net', id: 'abc' });
     expect(() => buildLibraryQuery({ thread: 'photo_net' })).toThrow(/--thread takes a post's key/);
   });
@@ -38,16 +44,31 @@ describe('--thread', () => {
     const env = { LOUPE_HOME: h };
     // the key as the plain listing prints the post
     const all = await runCaptured(['library'], env);
-    const key = all.out.split('\n').find((l) => l.includes('the post'))?.split(' ')[0] ?? '';
+    const key =
+      all.out
+        .split('\n')
+        .find((l) => l.includes('the post'))
+        ?.split(' ')[0] ?? '';
     expect(key).toBe('photo_net/post/9001');
     const r = await runCaptured(['library', '--thread', key, '--sort', 'published_at:asc', '--jsonl'], env);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain('2 matching item(s)');
-    expect(r.out.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['9002', '9003']);
+    expect(
+      r.out
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['9002', '9003']);
     const out = join(h, 'thread.jsonl');
     const e = await runCaptured(['export', '--thread', key, '--format', 'jsonl', '--out', out], env);
     expect(e.code, e.err).toBe(0);
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id).sort()).toEqual(['9002', '9003']);
+    expect(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+        .sort(),
+    ).toEqual(['9002', '9003']);
     const typo = await runCaptured(['library', '--thread', 'photo_nett/post/9001'], env);
     expect(typo.code).toBe(2);
     expect(typo.err).toContain('photo_nett');

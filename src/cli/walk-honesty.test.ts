@@ -18,11 +18,30 @@ afterEach(async () => {
 });
 
 const envelope = (endpoint: string, data: Record<string, unknown>, pagination?: Record<string, unknown>) => ({
-  success: true, platform: 'photo_net', endpoint: `/v1/photo_net/${endpoint}`, schema_version: '2', unavailable: [], credits_used: 0, credits_remaining: 1_000_000,
-  request_id: 'req_scripted', cached: false, idempotent_replay: false, charge_reason: 'miss', free_call: false, data, ...(pagination ? { pagination } : {}),
+  success: true,
+  platform: 'photo_net',
+  endpoint: `/v1/photo_net/${endpoint}`,
+  schema_version: '2',
+  unavailable: [],
+  credits_used: 0,
+  credits_remaining: 1_000_000,
+  request_id: 'req_scripted',
+  cached: false,
+  idempotent_replay: false,
+  charge_reason: 'miss',
+  free_call: false,
+  data,
+  ...(pagination ? { pagination } : {}),
 });
 const post = (id: string | null, text: string) => ({
-  post: { ...(id ? { id } : {}), author: { id: '4242', username: 'same_author' }, content: { text }, engagement: { likes: 1 }, published_at: '2026-01-05T12:00:00Z', flags: { pinned: false, deleted: false } },
+  post: {
+    ...(id ? { id } : {}),
+    author: { id: '4242', username: 'same_author' },
+    content: { text },
+    engagement: { likes: 1 },
+    published_at: '2026-01-05T12:00:00Z',
+    flags: { pinned: false, deleted: false },
+  },
 });
 
 describe('loupe call with rows that have no id of their own', () => {
@@ -36,7 +55,16 @@ describe('loupe call with rows that have no id of their own', () => {
         kind: 'status',
         status: 200,
         match: 'profile/posts',
-        body: envelope('profile/posts', { items: [post('1001', 'has an id'), post(null, 'first without'), post(null, 'second without')], total: 3, truncated: false, ext: {} }, { next_cursor: null, has_more: false, page_size: 3 }),
+        body: envelope(
+          'profile/posts',
+          {
+            items: [post('1001', 'has an id'), post(null, 'first without'), post(null, 'second without')],
+            total: 3,
+            truncated: false,
+            ext: {},
+          },
+          { next_cursor: null, has_more: false, page_size: 3 },
+        ),
       },
       { kind: 'status', status: 200, match: 'photo_net/post', body: envelope('post', { post: post(null, 'single without').post }) },
     ]);
@@ -67,7 +95,9 @@ describe('loupe resume after the service rejected the saved position', () => {
     const env = { LOUPE_HOME: home, LOUPE_BASE_URL: sb.url, LOUPE_API_KEY: sb.key };
     const first = await runCaptured(['call', 'photo_net/profile/posts', '-p', 'handle=grace', '--pages', '2', '--yes'], env);
     expect(first.code).toBe(0);
-    const id = /loupe resume (\S+)/.exec(first.err)?.[1] ?? (JSON.parse((await runCaptured(['walks', '--json'], env)).out) as Array<{ walkId: string }>)[0].walkId;
+    const id =
+      /loupe resume (\S+)/.exec(first.err)?.[1] ??
+      (JSON.parse((await runCaptured(['walks', '--json'], env)).out) as Array<{ walkId: string }>)[0].walkId;
     // the saved position goes bad (edited: the service must refuse it)
     const db = new Database(join(home, 'loupe.db'));
     db.prepare("UPDATE walks SET cursor = cursor || 'x' WHERE walk_id = ?").run(id);

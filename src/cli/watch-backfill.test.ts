@@ -36,14 +36,38 @@ describe('loupe watch add --backfill', () => {
   });
 
   it('a date bounds a date-ordered feed (since on every page); refused elsewhere; bad values are usage errors', async () => {
-    const ok = await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=since_case', '--list', 'since', '--backfill', '2024-01-01']);
+    const ok = await loupe([
+      'watch',
+      'add',
+      'photo_net/profile/posts',
+      '-p',
+      'handle=since_case',
+      '--list',
+      'since',
+      '--backfill',
+      '2024-01-01',
+    ]);
     expect(ok.code).toBe(0);
     expect(ok.err).toMatch(/everything since 2024-01-01/);
-    const list = JSON.parse((await loupe(['watch', 'list', '--json'])).out) as Array<{ name: string; firstRunPages: number; watches: Array<{ params: Record<string, string> }> }>;
+    const list = JSON.parse((await loupe(['watch', 'list', '--json'])).out) as Array<{
+      name: string;
+      firstRunPages: number;
+      watches: Array<{ params: Record<string, string> }>;
+    }>;
     const l = list.find((x) => x.name === 'since');
     expect(l?.firstRunPages).toBe(100);
     expect(l?.watches[0].params.since).toBe('2024-01-01');
-    const refused = await loupe(['watch', 'add', 'forum_net/search/comments', '-p', 'query=kettle', '--list', 'x', '--backfill', '2024-01-01']);
+    const refused = await loupe([
+      'watch',
+      'add',
+      'forum_net/search/comments',
+      '-p',
+      'query=kettle',
+      '--list',
+      'x',
+      '--backfill',
+      '2024-01-01',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/not a date-ordered feed/);
     expect((await loupe(['watch', 'add', 'photo_net/profile/posts', '-p', 'handle=a', '--list', 'y', '--backfill', '500'])).code).toBe(2);
@@ -53,14 +77,22 @@ describe('loupe watch add --backfill', () => {
   });
 
   it('adding to an existing list appends: three adds with --backfill all → 3 watches, and only what a flag names changes (issue 24 #1)', async () => {
-    const add = (handle: string, ...flags: string[]) => loupe(['watch', 'add', 'photo_net/profile/posts', '-p', `handle=${handle}`, '--list', 'grows', ...flags]);
+    const add = (handle: string, ...flags: string[]) =>
+      loupe(['watch', 'add', 'photo_net/profile/posts', '-p', `handle=${handle}`, '--list', 'grows', ...flags]);
     const first = await add('one', '--backfill', 'all', '--budget', '900', '--every', '12h');
     expect(first.code).toBe(0);
     expect((await add('two', '--backfill', 'all')).code).toBe(0);
     const third = await add('three', '--backfill', 'all');
     expect(third.code).toBe(0);
     expect(third.err).toMatch(/\(3 watch\(es\), every 12 hours\)/);
-    type L = { name: string; budgetPerRun: number | null; budgetPerMonth: number | null; schedule: unknown; firstRunPages: number; watches: Array<{ watchId: string; params: Record<string, string> }> };
+    type L = {
+      name: string;
+      budgetPerRun: number | null;
+      budgetPerMonth: number | null;
+      schedule: unknown;
+      firstRunPages: number;
+      watches: Array<{ watchId: string; params: Record<string, string> }>;
+    };
     const read = async () => (JSON.parse((await loupe(['watch', 'list', '--json'])).out) as L[]).find((x) => x.name === 'grows')!;
     const l = await read();
     expect(l.watches.map((w) => w.params.handle)).toEqual(['one', 'two', 'three']);

@@ -34,7 +34,17 @@ describe('schedules in words (issue 27 #20)', () => {
     expect(list.out).not.toMatch(/0\.0166|\d\.\d+ h/);
     expect(list.out).toMatch(/note: .*skipped as needing approval/);
 
-    const budgeted = await loupe(['watch', 'add', 'micro_net/search/tweets', '-p', 'query=teapot', '--list', 'minutely', '--budget', '500']);
+    const budgeted = await loupe([
+      'watch',
+      'add',
+      'micro_net/search/tweets',
+      '-p',
+      'query=teapot',
+      '--list',
+      'minutely',
+      '--budget',
+      '500',
+    ]);
     expect(budgeted.code).toBe(0);
     expect(budgeted.err).not.toMatch(/skipped as needing approval/);
     const after = await loupe(['watch', 'list']);

@@ -46,7 +46,12 @@ export function cliWatch(): CliWatch {
     if (!deps) throw new Error('The watchlist service is used before the app is composed.');
     const a = deps.archive;
     const archive: WatchArchive = a.readonly
-      ? { watchlists: withoutStaleRunCleanup(a.watchlists), getWalk: (id) => a.getWalk(id), saveWalk: (w) => a.saveWalk(w), findJournal: (k) => a.findJournal(k) }
+      ? {
+          watchlists: withoutStaleRunCleanup(a.watchlists),
+          getWalk: (id) => a.getWalk(id),
+          saveWalk: (w) => a.saveWalk(w),
+          findJournal: (k) => a.findJournal(k),
+        }
       : a;
     built = appWatchFactory({ scheduler: false })({ ...deps, archive });
     return built;
@@ -55,7 +60,10 @@ export function cliWatch(): CliWatch {
     factory(d) {
       deps = d;
       const lazy = Object.fromEntries(
-        (Object.keys(METHODS) as WatchMethodName[]).map((m) => [m, (input: never) => (build()[m] as (i: never) => Promise<unknown>)(input)]),
+        (Object.keys(METHODS) as WatchMethodName[]).map((m) => [
+          m,
+          (input: never) => (build()[m] as (i: never) => Promise<unknown>)(input),
+        ]),
       ) as Omit<WatchService, 'close'>;
       return { ...lazy, close: async () => void (await built?.close()) } as WatchService;
     },

@@ -39,7 +39,9 @@ function describeRun(r: WatchRunDetail, name: string): string {
   ];
   if (r.message) lines.push(`  ${r.message}`);
   for (const w of r.watches) {
-    lines.push(`  - ${w.watchId}: ${w.pages} page(s), ${fmt(w.credits)} credits, ${w.newItems} new, ${w.complete ? 'complete' : 'INCOMPLETE'}${w.stopReason ? ` (${w.stopReason})` : ''}`);
+    lines.push(
+      `  - ${w.watchId}: ${w.pages} page(s), ${fmt(w.credits)} credits, ${w.newItems} new, ${w.complete ? 'complete' : 'INCOMPLETE'}${w.stopReason ? ` (${w.stopReason})` : ''}`,
+    );
     if (w.gap) lines.push(`    gap: ${w.gap}`);
   }
   return lines.join('\n') + '\n';
@@ -51,7 +53,12 @@ function listLines(w: WatchlistInfo): string {
   return w.scheduleNote ? `${line}  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n` : line;
 }
 
-export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: { confirm: (q: string) => Promise<boolean> }): void {
+export function registerWatchCommands(
+  program: Command,
+  io: Io,
+  context: () => CliContext,
+  _opts: { confirm: (q: string) => Promise<boolean> },
+): void {
   let listening = false;
   /** the composition's watchlist service (src/cli/watch-service.ts), its runs' progress on a terminal */
   const svc = (): WatchService => {
@@ -62,7 +69,10 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       c.app().events.on((e) => {
         if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY) {
           const d = e.run as WatchRunDetail;
-          progress(io.stderr, `${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`);
+          progress(
+            io.stderr,
+            `${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`,
+          );
         }
       });
     }
@@ -97,61 +107,88 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
       '--backfill <all|pages|date>',
       "how deep the first run reads (the baseline): 'all' (up to 100 pages), a number of pages 1-100, or a date YYYY-MM-DD (everything since; date-ordered feeds only). Default: the newest page",
     )
-    .action(async (target: string, o: { param?: string[]; list: string; every?: string; cron?: string; budget?: string; monthBudget?: string; label?: string; backfill?: string }) => {
-      if (o.every && o.cron) throw new UsageError('Use either --every or --cron, not both.');
-      const t = { ...parseTarget(target), params: parseParams(o.param) };
-      const api = await context().api();
-      await api.catalogue.load();
-      const ep = api.catalogue.find(t.platform, t.endpoint);
-      if (!ep) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
-      // --backfill: the first run's depth (issue 14 #8); its estimate is printed before anything runs
-      let firstRunPages: number | undefined;
-      if (o.backfill !== undefined) {
-        const b = o.backfill.trim().toLowerCase();
-        if (b === 'all') firstRunPages = 100;
-        else if (/^\d+$/.test(b)) {
-          firstRunPages = Number(b);
-          if (firstRunPages < 1 || firstRunPages > 100) throw new UsageError(`--backfill takes 1 to 100 pages; got ${b}.`);
-        } else if (/^\d{4}-\d{2}-\d{2}$/.test(b) && Number.isFinite(Date.parse(b))) {
-          const has = (n: string) => ep.params.some((p) => p.name === n);
-          if (!has('since') || !has('stop_at_id'))
-            throw new UsageError(`--backfill ${b}: ${t.platform}/${t.endpoint} is not a date-ordered feed (it does not accept since and stop_at_id), so a date cannot bound its first run; use a number of pages.`);
-          t.params = { ...t.params, since: b };
-          firstRunPages = 100;
-        } else throw new UsageError(`--backfill takes all, a number of pages (1-100) or a date YYYY-MM-DD; got "${o.backfill}".`);
-      }
-      const v = await api.validate(t);
-      if (!v.ok) throw new UsageError(v.message);
-      const num = (name: string, s?: string): number | undefined => {
-        if (s === undefined) return undefined;
-        const n = Number(s);
-        if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} takes a whole number of credits; got "${s}".`);
-        return n;
-      };
-      const schedule = o.every ? { everyHours: parseEvery(o.every) } : o.cron ? { cron: o.cron } : undefined;
-      const budgetPerRun = num('--budget', o.budget);
-      const budgetPerMonth = num('--month-budget', o.monthBudget);
-      const all = await call('watchlists.list', {});
-      let wl = all.find((x) => x.name === o.list);
-      if (!wl) {
-        wl = await call('watchlists.create', { name: o.list, schedule: schedule ?? null, budgetPerRun: budgetPerRun ?? null, budgetPerMonth: budgetPerMonth ?? null, ...(firstRunPages ? { firstRunPages } : {}) });
-        io.stderr.write(`Created watchlist "${o.list}".\n`);
-      } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined || firstRunPages !== undefined) {
-        wl = await call('watchlists.update', { id: wl.id, patch: {
-          ...(schedule ? { schedule } : {}),
-          ...(budgetPerRun !== undefined ? { budgetPerRun } : {}),
-          ...(budgetPerMonth !== undefined ? { budgetPerMonth } : {}),
-          ...(firstRunPages !== undefined ? { firstRunPages } : {}),
-        } });
-      }
-      wl = await call('watchlists.addWatch', { id: wl.id, watch: { ...t, ...(o.label ? { label: o.label } : {}) } });
-      io.stderr.write(`Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es), ${scheduleWords(wl.schedule)}).\n`);
-      if (wl.scheduleNote) io.stderr.write(`Note: ${wl.scheduleNote} Add --budget N to this command to set one.\n`);
-      const est = await call('watchlists.estimate', { id: wl.id });
-      io.stderr.write(
-        `Next run (nothing spent yet): ${fmt(est.creditsMin)}–${fmt(est.creditsMax)} credits over ${est.requests} request(s)${o.backfill ? `; first run reads ${o.backfill.toLowerCase() === 'all' ? 'everything (up to 100 pages)' : /-/.test(o.backfill) ? `everything since ${o.backfill} (up to 100 pages)` : `${firstRunPages} page(s)`}` : ''}. Run it with: loupe watch run "${wl.name}"\n`,
-      );
-    });
+    .action(
+      async (
+        target: string,
+        o: {
+          param?: string[];
+          list: string;
+          every?: string;
+          cron?: string;
+          budget?: string;
+          monthBudget?: string;
+          label?: string;
+          backfill?: string;
+        },
+      ) => {
+        if (o.every && o.cron) throw new UsageError('Use either --every or --cron, not both.');
+        const t = { ...parseTarget(target), params: parseParams(o.param) };
+        const api = await context().api();
+        await api.catalogue.load();
+        const ep = api.catalogue.find(t.platform, t.endpoint);
+        if (!ep) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
+        // --backfill: the first run's depth (issue 14 #8); its estimate is printed before anything runs
+        let firstRunPages: number | undefined;
+        if (o.backfill !== undefined) {
+          const b = o.backfill.trim().toLowerCase();
+          if (b === 'all') firstRunPages = 100;
+          else if (/^\d+$/.test(b)) {
+            firstRunPages = Number(b);
+            if (firstRunPages < 1 || firstRunPages > 100) throw new UsageError(`--backfill takes 1 to 100 pages; got ${b}.`);
+          } else if (/^\d{4}-\d{2}-\d{2}$/.test(b) && Number.isFinite(Date.parse(b))) {
+            const has = (n: string) => ep.params.some((p) => p.name === n);
+            if (!has('since') || !has('stop_at_id'))
+              throw new UsageError(
+                `--backfill ${b}: ${t.platform}/${t.endpoint} is not a date-ordered feed (it does not accept since and stop_at_id), so a date cannot bound its first run; use a number of pages.`,
+              );
+            t.params = { ...t.params, since: b };
+            firstRunPages = 100;
+          } else throw new UsageError(`--backfill takes all, a number of pages (1-100) or a date YYYY-MM-DD; got "${o.backfill}".`);
+        }
+        const v = await api.validate(t);
+        if (!v.ok) throw new UsageError(v.message);
+        const num = (name: string, s?: string): number | undefined => {
+          if (s === undefined) return undefined;
+          const n = Number(s);
+          if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} takes a whole number of credits; got "${s}".`);
+          return n;
+        };
+        const schedule = o.every ? { everyHours: parseEvery(o.every) } : o.cron ? { cron: o.cron } : undefined;
+        const budgetPerRun = num('--budget', o.budget);
+        const budgetPerMonth = num('--month-budget', o.monthBudget);
+        const all = await call('watchlists.list', {});
+        let wl = all.find((x) => x.name === o.list);
+        if (!wl) {
+          wl = await call('watchlists.create', {
+            name: o.list,
+            schedule: schedule ?? null,
+            budgetPerRun: budgetPerRun ?? null,
+            budgetPerMonth: budgetPerMonth ?? null,
+            ...(firstRunPages ? { firstRunPages } : {}),
+          });
+          io.stderr.write(`Created watchlist "${o.list}".\n`);
+        } else if (schedule || budgetPerRun !== undefined || budgetPerMonth !== undefined || firstRunPages !== undefined) {
+          wl = await call('watchlists.update', {
+            id: wl.id,
+            patch: {
+              ...(schedule ? { schedule } : {}),
+              ...(budgetPerRun !== undefined ? { budgetPerRun } : {}),
+              ...(budgetPerMonth !== undefined ? { budgetPerMonth } : {}),
+              ...(firstRunPages !== undefined ? { firstRunPages } : {}),
+            },
+          });
+        }
+        wl = await call('watchlists.addWatch', { id: wl.id, watch: { ...t, ...(o.label ? { label: o.label } : {}) } });
+        io.stderr.write(
+          `Watching ${t.platform}/${t.endpoint} in "${wl.name}" (${wl.watches.length} watch(es), ${scheduleWords(wl.schedule)}).\n`,
+        );
+        if (wl.scheduleNote) io.stderr.write(`Note: ${wl.scheduleNote} Add --budget N to this command to set one.\n`);
+        const est = await call('watchlists.estimate', { id: wl.id });
+        io.stderr.write(
+          `Next run (nothing spent yet): ${fmt(est.creditsMin)}–${fmt(est.creditsMax)} credits over ${est.requests} request(s)${o.backfill ? `; first run reads ${o.backfill.toLowerCase() === 'all' ? 'everything (up to 100 pages)' : /-/.test(o.backfill) ? `everything since ${o.backfill} (up to 100 pages)` : `${firstRunPages} page(s)`}` : ''}. Run it with: loupe watch run "${wl.name}"\n`,
+        );
+      },
+    );
 
   watch
     .command('list')
@@ -188,7 +225,8 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
         else if (!r.complete) incomplete = true;
       }
       if (o.json) io.stdout.write(JSON.stringify(runs) + '\n');
-      if (notApproved) throw new ExitError('not_approved', `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
+      if (notApproved)
+        throw new ExitError('not_approved', `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
       if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
     });
 
@@ -205,5 +243,4 @@ export function registerWatchCommands(program: Command, io: Io, context: () => C
     });
 
   registerWatchImport(watch, io, context, call, _opts.confirm);
-
 }

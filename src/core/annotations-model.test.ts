@@ -42,8 +42,17 @@ describe('annotations: each change touches what it names', () => {
     expect(refs.length).toBeGreaterThanOrEqual(3);
     const item = fc.integer({ min: 0, max: refs.length - 1 });
     const op = fc.oneof(
-      fc.record({ op: fc.constant('tag' as const), items: fc.uniqueArray(item, { minLength: 1, maxLength: 3 }), tag: fc.constantFrom(...TAGS), remove: fc.boolean() }),
-      fc.record({ op: fc.constant('note' as const), item, note: fc.option(fc.constantFrom('check the label', 'ad?', '  '), { nil: null }) }),
+      fc.record({
+        op: fc.constant('tag' as const),
+        items: fc.uniqueArray(item, { minLength: 1, maxLength: 3 }),
+        tag: fc.constantFrom(...TAGS),
+        remove: fc.boolean(),
+      }),
+      fc.record({
+        op: fc.constant('note' as const),
+        item,
+        note: fc.option(fc.constantFrom('check the label', 'ad?', '  '), { nil: null }),
+      }),
       fc.record({ op: fc.constant('override' as const), item, o: fc.constantFrom(...OVERRIDES) }),
       fc.record({ op: fc.constant('clear' as const), item, o: fc.constantFrom(...OVERRIDES) }),
     );
@@ -54,7 +63,8 @@ describe('annotations: each change touches what it names', () => {
           const d = (await t.call<ItemDetail>('library.item', r))!;
           if (d.tags.length) for (const tag of d.tags) await t.call('library.tag', { items: [r], tag, remove: true });
           await t.call('library.note', { item: r, note: null });
-          for (const [family, fields] of Object.entries(d.overrides)) for (const field of Object.keys(fields)) await t.call('library.override', { item: r, family, field, value: null, clear: true });
+          for (const [family, fields] of Object.entries(d.overrides))
+            for (const field of Object.keys(fields)) await t.call('library.override', { item: r, family, field, value: null, clear: true });
         }
         const model: Model[] = refs.map(() => ({ tags: new Set(), note: null, overrides: new Map() }));
         for (const o of ops) {
@@ -78,7 +88,11 @@ describe('annotations: each change touches what it names', () => {
             const d = (await t.call<ItemDetail>('library.item', r))!;
             expect(new Set(d.tags.map((x) => x.toLowerCase())), `tags of item ${i}`).toEqual(model[i].tags);
             expect(d.note, `note of item ${i}`).toBe(model[i].note);
-            const have = new Map(Object.entries(d.overrides).flatMap(([family, fields]) => Object.entries(fields).map(([field, v]) => [`${family}.${field}`, v] as const)));
+            const have = new Map(
+              Object.entries(d.overrides).flatMap(([family, fields]) =>
+                Object.entries(fields).map(([field, v]) => [`${family}.${field}`, v] as const),
+              ),
+            );
             expect(have, `overrides of item ${i}`).toEqual(model[i].overrides);
           }
         }

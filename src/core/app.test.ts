@@ -43,10 +43,27 @@ describe('createApp on the sandbox', () => {
     expect(r).toEqual({ ok: true, result: { name: 'research', warning: expect.stringMatching(/sandbox/) } });
     expect(JSON.stringify(r)).not.toContain(userKey);
     const list = await call('keys.list');
-    expect(list).toEqual({ ok: true, result: [{ name: 'research', active: true, addedAt: expect.any(Number), looksValid: true, mode: 'live', retiring: false, refused: null, lastUsedAt: null }] });
+    expect(list).toEqual({
+      ok: true,
+      result: [
+        {
+          name: 'research',
+          active: true,
+          addedAt: expect.any(Number),
+          looksValid: true,
+          mode: 'live',
+          retiring: false,
+          refused: null,
+          lastUsedAt: null,
+        },
+      ],
+    });
     const retired = await call('keys.retire', { name: 'research' });
     expect(retired).toMatchObject({ ok: true, result: [{ name: 'research', active: false, retiring: true, lastUsedAt: null }] });
-    expect(await call('keys.use', { name: 'research' })).toMatchObject({ ok: true, result: [{ name: 'research', active: true, retiring: false }] });
+    expect(await call('keys.use', { name: 'research' })).toMatchObject({
+      ok: true,
+      result: [{ name: 'research', active: true, retiring: false }],
+    });
     expect(JSON.stringify(list)).not.toContain(userKey.slice(9));
     expect(readFileSync(join(dir, 'settings.json'), 'utf8')).not.toContain(userKey.slice(9));
     // still the sandbox for this run (the app started without a key)
@@ -54,7 +71,17 @@ describe('createApp on the sandbox', () => {
   });
 
   it('api.quote is free: the balance does not move and nothing is charged', async () => {
-    const cat = (await call('catalogue.get')) as { ok: true; result: { endpoints: Array<{ platform: string; path: string; credits: unknown; params: Array<{ name: string; required: boolean; example?: unknown }> }> } };
+    const cat = (await call('catalogue.get')) as {
+      ok: true;
+      result: {
+        endpoints: Array<{
+          platform: string;
+          path: string;
+          credits: unknown;
+          params: Array<{ name: string; required: boolean; example?: unknown }>;
+        }>;
+      };
+    };
     expect(cat.ok).toBe(true);
     const ep = cat.result.endpoints.find((e) => /search/.test(e.path) && e.params.some((p) => p.name === 'query'));
     expect(ep).toBeDefined();
@@ -71,8 +98,22 @@ describe('createApp on the sandbox', () => {
   });
 
   it('a walk runs in the background with progress events and lands in the library; usage shows the cost', async () => {
-    const cat = ((await call('catalogue.get')) as { result: { endpoints: Array<{ platform: string; path: string; paginates: boolean; credits: unknown; params: Array<{ name: string; required: boolean; example?: unknown }> }> } }).result;
-    const ep = cat.endpoints.find((e) => e.paginates && typeof e.credits === 'number' && /search/.test(e.path) && e.params.some((p) => p.name === 'query'))!;
+    const cat = (
+      (await call('catalogue.get')) as {
+        result: {
+          endpoints: Array<{
+            platform: string;
+            path: string;
+            paginates: boolean;
+            credits: unknown;
+            params: Array<{ name: string; required: boolean; example?: unknown }>;
+          }>;
+        };
+      }
+    ).result;
+    const ep = cat.endpoints.find(
+      (e) => e.paginates && typeof e.credits === 'number' && /search/.test(e.path) && e.params.some((p) => p.name === 'query'),
+    )!;
     const params: Record<string, string> = { query: 'coffee' };
     for (const p of ep.params) if (p.required && !(p.name in params)) params[p.name] = String(p.example ?? 'x');
     const r = await call('walks.start', { target: { platform: ep.platform, endpoint: ep.path, params }, source: 'search', maxPages: 2 });
@@ -87,7 +128,9 @@ describe('createApp on the sandbox', () => {
       await new Promise((ok) => setTimeout(ok, 50));
     }
     // two pages asked for: either the list ended (done) or the walk paused at its page limit (resumable)
-    expect(last?.status === 'done' || (last?.status === 'paused' && ['max_pages', 'page_limit'].includes(last.stopReason ?? ''))).toBe(true);
+    expect(last?.status === 'done' || (last?.status === 'paused' && ['max_pages', 'page_limit'].includes(last.stopReason ?? ''))).toBe(
+      true,
+    );
     expect(last?.pagesDone).toBeGreaterThanOrEqual(1);
     expect(last?.pagesDone).toBeLessThanOrEqual(2);
     expect(events.some((e) => e.type === 'walk-progress' && e.walk.walkId === walk.walkId && e.walk.status === last?.status)).toBe(true);
@@ -140,7 +183,10 @@ describe('createApp on the sandbox', () => {
   it('a user mistake in a library query (a bad cursor, a malformed search) is validation with its sentence, and logs no stack', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(await call('library.query', { after: 'garbage!' })).toEqual({ ok: false, error: { kind: 'validation', message: 'invalid cursor' } });
+      expect(await call('library.query', { after: 'garbage!' })).toEqual({
+        ok: false,
+        error: { kind: 'validation', message: 'invalid cursor' },
+      });
       const search = await call('library.query', { text: '(crumb OR' });
       expect(search).toMatchObject({ ok: false, error: { kind: 'validation' } });
       expect(log).not.toHaveBeenCalled();

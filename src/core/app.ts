@@ -177,7 +177,18 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
   };
   const exports = createExports(parts);
   const snapshots = createSnapshots(parts);
-  const watch = opts.watch ? opts.watch({ api, archive, settings: () => settingsFile.read().app, emit, clock, dataDir, syncClock: () => service.syncClock(), secrets: opts.secrets }) : null;
+  const watch = opts.watch
+    ? opts.watch({
+        api,
+        archive,
+        settings: () => settingsFile.read().app,
+        emit,
+        clock,
+        dataDir,
+        syncClock: () => service.syncClock(),
+        secrets: opts.secrets,
+      })
+    : null;
   const collect = createCollect(parts);
   // every query filter and alert is checked for unknown names first, at every door (issue 24 #8)
   const names = appNameSources(archive, api, dataDir);

@@ -50,7 +50,8 @@ describe('balance after a base-URL switch', () => {
     // the old number is withdrawn at the switch, then the new service's arrives
     const after = events.slice(n).filter((e): e is Extract<LoupeEvent, { type: 'balance' }> => e.type === 'balance');
     expect(after[0]?.balance).toEqual({ creditsRemaining: null, freeCallsRemaining: null, at: null });
-    for (let i = 0; i < 50 && (await call<BalanceInfo>('credits.get')).creditsRemaining === null; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && (await call<BalanceInfo>('credits.get')).creditsRemaining === null; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const now = await call<BalanceInfo>('credits.get');
     expect(now.creditsRemaining).toBe(777);
     expect(events.slice(n).some((e) => e.type === 'balance' && e.balance.creditsRemaining === 10_000)).toBe(false);

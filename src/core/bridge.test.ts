@@ -12,7 +12,10 @@ afterEach(() => vi.restoreAllMocks());
 describe('the error model at the bridge', () => {
   it('serialises each error with its kind; storage causes cross as storage with their type', () => {
     expect(toBridgeError(new QueryError('invalid cursor'))).toEqual({ kind: 'validation', message: 'invalid cursor' });
-    expect(toBridgeError(new ArchiveError('no such result set: r1', 'not_found'))).toEqual({ kind: 'not_found', message: 'no such result set: r1' });
+    expect(toBridgeError(new ArchiveError('no such result set: r1', 'not_found'))).toEqual({
+      kind: 'not_found',
+      message: 'no such result set: r1',
+    });
     expect(toBridgeError(storageError('full', '/d/loupe.db'))).toMatchObject({ kind: 'storage', type: 'FULL' });
     expect(toBridgeError(new ApiError({ kind: 'rate_wait', message: 'Wait', type: 'RATE_LIMITED', retryAt: 1_700_000_000_000 }))).toEqual({
       kind: 'rate_wait',
@@ -41,7 +44,10 @@ describe('the error model at the bridge', () => {
       },
     } as unknown as LoupeImpl;
     const app: Pick<AppHandle, 'impl' | 'secrets'> = { impl, secrets: () => [] };
-    expect(await dispatch(app, 'walks.get', { walkId: 'mistake' })).toEqual({ ok: false, error: { kind: 'validation', message: 'empty tag' } });
+    expect(await dispatch(app, 'walks.get', { walkId: 'mistake' })).toEqual({
+      ok: false,
+      error: { kind: 'validation', message: 'empty tag' },
+    });
     expect(log).not.toHaveBeenCalled();
     expect(await dispatch(app, 'walks.get', { walkId: 'w' })).toEqual({ ok: false, error: { kind: 'internal', message: 'bug' } });
     expect(log).toHaveBeenCalledTimes(1);

@@ -69,7 +69,12 @@ export function toBridgeError(e: unknown, secrets: readonly string[] = []): Seri
   }
   if (e instanceof LoupeError) return serialized(e.kind, clean(e.message), e);
   // an error from elsewhere that carries a kind of the model (e.g. built with Object.assign)
-  if (typeof e === 'object' && e !== null && isErrorKind((e as { kind?: unknown }).kind) && typeof (e as { message?: unknown }).message === 'string') {
+  if (
+    typeof e === 'object' &&
+    e !== null &&
+    isErrorKind((e as { kind?: unknown }).kind) &&
+    typeof (e as { message?: unknown }).message === 'string'
+  ) {
     const x = e as { kind: ErrorKind; message: string; type?: unknown; requestId?: unknown; details?: unknown };
     return serialized(x.kind, clean(x.message), x);
   }

@@ -86,7 +86,10 @@ export type SandboxHandleLike = SandboxRef & { close(): Promise<void> };
 export type StartSandbox<H extends SandboxHandleLike> = (o: { port: number; seed: number }) => Promise<H>;
 
 /** The built-in sandbox, started once on first need with the environment's seed (LOUPE_SANDBOX_SEED). */
-export function sandboxOnDemand<H extends SandboxHandleLike>(start: StartSandbox<H>, seed: number): { start(): Promise<H>; current(): H | null; close(): Promise<void> } {
+export function sandboxOnDemand<H extends SandboxHandleLike>(
+  start: StartSandbox<H>,
+  seed: number,
+): { start(): Promise<H>; current(): H | null; close(): Promise<void> } {
   let handle: H | null = null;
   let starting: Promise<H> | null = null;
   return {
@@ -102,7 +105,10 @@ export function sandboxOnDemand<H extends SandboxHandleLike>(start: StartSandbox
   };
 }
 
-export interface ComposeOptions<H extends SandboxHandleLike> extends Omit<CreateAppOptions, 'dataDir' | 'baseUrl' | 'envKey' | 'sandbox' | 'environment'> {
+export interface ComposeOptions<H extends SandboxHandleLike> extends Omit<
+  CreateAppOptions,
+  'dataDir' | 'baseUrl' | 'envKey' | 'sandbox' | 'environment'
+> {
   setup: DoorSetup;
   startSandbox: StartSandbox<H>;
 }

@@ -22,7 +22,8 @@ afterEach(async () => {
 });
 
 const DAY = 86_400;
-const pagesOf = (t: TestApp) => t.sb.admin.charges().filter((c) => c.endpoint.endsWith('/search/tweets') && c.params.dry_run === undefined && c.status === 200);
+const pagesOf = (t: TestApp) =>
+  t.sb.admin.charges().filter((c) => c.endpoint.endsWith('/search/tweets') && c.params.dry_run === undefined && c.status === 200);
 
 describe('one clock: the service’s (issue 27 #3)', () => {
   it('after the sandbox moves on, runs, windows and forecasts follow it; a re-run pays once past the window, never inside it', async () => {
@@ -81,7 +82,9 @@ describe('one clock: the service’s (issue 27 #3)', () => {
     await app.call('api.call', { target, source: 'search' });
     const n = pagesOf(app).length;
     // the stored answer moved a week ahead, as if a sandbox moved on in an earlier session had stored it
-    testDb(app.app.archive).prepare('UPDATE responses SET fetched_at = fetched_at + ?').run(7 * DAY * 1000);
+    testDb(app.app.archive)
+      .prepare('UPDATE responses SET fetched_at = fetched_at + ?')
+      .run(7 * DAY * 1000);
     const q = await app.call<{ servedFromArchive?: boolean }>('api.quote', target);
     expect(q.servedFromArchive ?? false).toBe(false);
     await app.call('api.call', { target, source: 'search' });

@@ -32,7 +32,13 @@ afterEach(async () => {
 });
 
 function open(door: 'web' | 'cli', watchOthersMs?: number): { app: LoupeApp; events: LoupeEvent[] } {
-  const app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door, sandbox: { url: sb.url, key: sb.key }, ...(watchOthersMs !== undefined ? { watchOthersMs } : {}) });
+  const app = createApp({
+    dataDir: dir,
+    secrets: new MemorySecretStore(),
+    door,
+    sandbox: { url: sb.url, key: sb.key },
+    ...(watchOthersMs !== undefined ? { watchOthersMs } : {}),
+  });
   apps.push(app);
   const events: LoupeEvent[] = [];
   app.events.on((e) => events.push(e));
@@ -60,11 +66,17 @@ describe('another process spending on the same data folder (issue 24 #7)', () =>
       // the other process: the CLI's composition on the same folder (it does not watch)
       const b = open('cli');
       const spends = 2 + Math.floor(Math.random() * 3);
-      for (let i = 0; i < spends; i++) await callApp(b.app, 'api.call', { target: { platform: 'photo_net', endpoint: 'profile', params: { handle: `other_${i}` } }, source: 'cli' });
+      for (let i = 0; i < spends; i++)
+        await callApp(b.app, 'api.call', {
+          target: { platform: 'photo_net', endpoint: 'profile', params: { handle: `other_${i}` } },
+          source: 'cli',
+        });
       const service = sb.admin.balance();
       expect(service).toBeLessThan(5_000);
       await until('a ledger-changed event', () => a.events.some((e) => e.type === 'ledger-changed'));
-      const seen = await until('the service balance in a balance event', () => (lastBalance(a.events)?.creditsRemaining === service ? lastBalance(a.events) : null));
+      const seen = await until('the service balance in a balance event', () =>
+        lastBalance(a.events)?.creditsRemaining === service ? lastBalance(a.events) : null,
+      );
       expect(seen.creditsRemaining).toBe(service);
       expect((await callApp<BalanceInfo>(a.app, 'credits.get')).creditsRemaining).toBe(service);
       expect((await callApp<UsageSummary>(a.app, 'usage.summary')).balance.creditsRemaining).toBe(service);
@@ -72,7 +84,7 @@ describe('another process spending on the same data folder (issue 24 #7)', () =>
     });
   }
 
-  it('only another connection\'s ledger or balance write counts: not its own, not an unrelated commit', () => {
+  it("only another connection's ledger or balance write counts: not its own, not an unrelated commit", () => {
     const file = join(dir, 'loupe.db');
     const mine = openArchive(file);
     const theirs = openArchive(file);
@@ -80,7 +92,29 @@ describe('another process spending on the same data folder (issue 24 #7)', () =>
       let seen = 0;
       const w = watchLedger({ archive: mine, everyMs: 3_600_000, onForeignWrite: () => seen++ });
       const entry = (n: number, archive: typeof mine) =>
-        archive.recordAttempt({ callId: `c${n}`, attempt: 1, startedAt: n, durationMs: 1, platform: 'photo_net', endpoint: 'profile', params: '{}', paramsHash: 'h', idempotencyKey: `k${n}`, requestId: `r${n}`, status: 200, errorType: null, creditsUsed: 20, creditsRemaining: 5_000 - 20 * n, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: null, dryRun: false });
+        archive.recordAttempt({
+          callId: `c${n}`,
+          attempt: 1,
+          startedAt: n,
+          durationMs: 1,
+          platform: 'photo_net',
+          endpoint: 'profile',
+          params: '{}',
+          paramsHash: 'h',
+          idempotencyKey: `k${n}`,
+          requestId: `r${n}`,
+          status: 200,
+          errorType: null,
+          creditsUsed: 20,
+          creditsRemaining: 5_000 - 20 * n,
+          chargeReason: 'miss',
+          cached: false,
+          freeCall: false,
+          idempotentReplay: false,
+          source: 'cli',
+          walkId: null,
+          dryRun: false,
+        });
       expect(w.check()).toBe(false);
       entry(1, mine); // its own spending
       mine.setBalance(4_980, 1);
@@ -107,9 +141,15 @@ describe('another process spending on the same data folder (issue 24 #7)', () =>
   it('the CLI does not watch; a watch turned off raises nothing', async () => {
     const off = open('web', 0);
     const b = open('cli');
-    await callApp(b.app, 'api.call', { target: { platform: 'photo_net', endpoint: 'profile', params: { handle: 'theirs' } }, source: 'cli' });
+    await callApp(b.app, 'api.call', {
+      target: { platform: 'photo_net', endpoint: 'profile', params: { handle: 'theirs' } },
+      source: 'cli',
+    });
     const a = open('web', 20);
-    await callApp(b.app, 'api.call', { target: { platform: 'photo_net', endpoint: 'profile', params: { handle: 'theirs_again' } }, source: 'cli' });
+    await callApp(b.app, 'api.call', {
+      target: { platform: 'photo_net', endpoint: 'profile', params: { handle: 'theirs_again' } },
+      source: 'cli',
+    });
     await until('the watching app sees it', () => a.events.some((e) => e.type === 'ledger-changed'));
     expect(off.events.some((e) => e.type === 'ledger-changed')).toBe(false);
     expect(b.events.some((e) => e.type === 'ledger-changed')).toBe(false);

@@ -36,7 +36,12 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
   'library.tagQuery': (query) => ({ query, tag: 'x' }),
   'library.saveResultSet': (query) => ({ name: 'set', query }),
   'analysis.frequency': (query) => ({ query, field: 'hashtags' }),
-  'analysis.compare': (query) => ({ series: [{ name: 'a', query }, { name: 'b', query: {} }] }),
+  'analysis.compare': (query) => ({
+    series: [
+      { name: 'a', query },
+      { name: 'b', query: {} },
+    ],
+  }),
   'analysis.overperformance': (query) => ({ query }),
   'analysis.volumeBy': (query) => ({ query, by: 'platform' }),
   'analysis.labelShare': (query) => ({ query, family: 'intent', field: 'label' }),
@@ -57,16 +62,33 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
 const ALERT_ONLY = new Set<MethodName>(['watchlists.create', 'watchlists.update']);
 
 const TYPOS: Array<{ q: LibraryQuery; says: RegExp; alert?: boolean }> = [
-  { q: { platforms: ['photo_nett'] }, says: /^"photo_nett" is not a network Loupe knows\. Did you mean photo_net\? \(Networks: .*micro_net/ },
+  {
+    q: { platforms: ['photo_nett'] },
+    says: /^"photo_nett" is not a network Loupe knows\. Did you mean photo_net\? \(Networks: .*micro_net/,
+  },
   { q: { kinds: ['pots'] }, says: /^"pots" is not a kind of item\. Did you mean post\?/ },
-  { q: { labels: [{ family: 'intnt', field: 'label', op: 'eq', value: 'complaining' }] }, says: /^"intnt" is not a label family\. Did you mean intent\?/, alert: true },
-  { q: { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaning' }] }, says: /^"complaning" is not a value of intent\.label\. Did you mean complaining\?/, alert: true },
-  { q: { labels: [{ family: 'sentiment', field: 'lable', op: 'eq', value: 'negative' }] }, says: /^"lable" is not a field of the sentiment labels\. Did you mean label\?/, alert: true },
+  {
+    q: { labels: [{ family: 'intnt', field: 'label', op: 'eq', value: 'complaining' }] },
+    says: /^"intnt" is not a label family\. Did you mean intent\?/,
+    alert: true,
+  },
+  {
+    q: { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaning' }] },
+    says: /^"complaning" is not a value of intent\.label\. Did you mean complaining\?/,
+    alert: true,
+  },
+  {
+    q: { labels: [{ family: 'sentiment', field: 'lable', op: 'eq', value: 'negative' }] },
+    says: /^"lable" is not a field of the sentiment labels\. Did you mean label\?/,
+    alert: true,
+  },
 ];
 
 describe('unknown names in queries and alerts', () => {
   it('every method whose input can carry a query or an alert is covered here', () => {
-    const carries = METHOD_NAMES.filter((m) => /"(platforms|alert)"/.test(JSON.stringify(z.toJSONSchema(methods[m].input, { unrepresentable: 'any', io: 'input' }))));
+    const carries = METHOD_NAMES.filter((m) =>
+      /"(platforms|alert)"/.test(JSON.stringify(z.toJSONSchema(methods[m].input, { unrepresentable: 'any', io: 'input' }))),
+    );
     expect(carries.sort()).toEqual(Object.keys(WITH_QUERY).sort());
   });
 
@@ -87,7 +109,11 @@ describe('unknown names in queries and alerts', () => {
   it('names the archive holds, and a network the catalogue lists with no item archived, are fine (0 rows)', async () => {
     const held = await t.call<LibraryQueryAnswer>('library.query', { platforms: ['photo_net'], kinds: ['post'], limit: 1 });
     expect(held.total).toBeGreaterThan(0);
-    const none = await t.call<LibraryQueryAnswer>('library.query', { platforms: ['forum_net'], kinds: ['comment'], labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] });
+    const none = await t.call<LibraryQueryAnswer>('library.query', {
+      platforms: ['forum_net'],
+      kinds: ['comment'],
+      labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }],
+    });
     expect(none.total).toBe(0);
     await t.call('watchlists.create', { name: 'ok alert', alert: [{ family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }] });
   });
@@ -107,15 +133,25 @@ describe('unknown names in queries and alerts', () => {
   });
 
   it('finds queries wherever a method nests them', () => {
-    expect(namesIn({ series: [{ query: { platforms: ['a'] } }, { query: { kinds: ['b'] } }] })).toEqual([{ platforms: ['a'] }, { kinds: ['b'] }]);
-    expect(namesIn({ id: 'x', patch: { alert: [{ family: 'f', field: 'g', op: 'eq', value: 1 }] } })).toEqual([{ labels: [{ family: 'f', field: 'g', op: 'eq', value: 1 }] }]);
+    expect(namesIn({ series: [{ query: { platforms: ['a'] } }, { query: { kinds: ['b'] } }] })).toEqual([
+      { platforms: ['a'] },
+      { kinds: ['b'] },
+    ]);
+    expect(namesIn({ id: 'x', patch: { alert: [{ family: 'f', field: 'g', op: 'eq', value: 1 }] } })).toEqual([
+      { labels: [{ family: 'f', field: 'g', op: 'eq', value: 1 }] },
+    ]);
     expect(namesIn({ target: { platform: 'x', params: { labels: 'intent' } } })).toEqual([]);
   });
 });
 
 describe('when the catalogue cannot be read', () => {
   const src = (catalogue: readonly string[] | null): NameSources => ({
-    archive: { heldPlatformKinds: () => [{ platform: 'micro_net', kind: 'post' }], heldLabelFields: () => [], holdsLabelValue: () => false, heldLabelValues: () => [] },
+    archive: {
+      heldPlatformKinds: () => [{ platform: 'micro_net', kind: 'post' }],
+      heldLabelFields: () => [],
+      holdsLabelValue: () => false,
+      heldLabelValues: () => [],
+    },
     catalogueNetworks: async () => {
       if (!catalogue) throw new Error('the service did not answer');
       return catalogue;
@@ -123,10 +159,14 @@ describe('when the catalogue cannot be read', () => {
   });
   it('a name near one the archive holds is refused (a likely typo), saying why it could not be checked; any other cannot be checked and passes', async () => {
     const [p] = await queryNameProblems({ platforms: ['micro_nett'] }, src(null));
-    expect(p).toMatch(/^"micro_nett" is not a network this archive holds \(the service's catalogue could not be read to check it: the service did not answer; these are the networks the archive holds\)\. Did you mean micro_net\?/);
+    expect(p).toMatch(
+      /^"micro_nett" is not a network this archive holds \(the service's catalogue could not be read to check it: the service did not answer; these are the networks the archive holds\)\. Did you mean micro_net\?/,
+    );
     expect(await queryNameProblems({ platforms: ['forum_net'] }, src(null))).toEqual([]);
     // with the catalogue: listed → fine, not listed → refused however far
     expect(await queryNameProblems({ platforms: ['forum_net'] }, src(['forum_net', 'micro_net']))).toEqual([]);
-    expect(await queryNameProblems({ platforms: ['banana'] }, src(['forum_net', 'micro_net']))).toEqual(['"banana" is not a network Loupe knows. (Networks: forum_net, micro_net.)']);
+    expect(await queryNameProblems({ platforms: ['banana'] }, src(['forum_net', 'micro_net']))).toEqual([
+      '"banana" is not a network Loupe knows. (Networks: forum_net, micro_net.)',
+    ]);
   });
 });

@@ -82,7 +82,9 @@ export async function queryNameProblems(q: QueryNames, src: NameSources): Promis
       for (const p of unknown) {
         if (cat.names?.includes(p)) continue;
         if (!cat.names && nearestNames(p, known).length === 0) continue; // cannot be checked, and not near a known name
-        const note = cat.names ? '' : ` (the service's catalogue could not be read to check it: ${cat.why}; these are the networks the archive holds)`;
+        const note = cat.names
+          ? ''
+          : ` (the service's catalogue could not be read to check it: ${cat.why}; these are the networks the archive holds)`;
         problems.push(unknownNameSentence(p, cat.names ? 'network Loupe knows' : 'network this archive holds', known, 'Networks', note));
       }
     }
@@ -110,7 +112,14 @@ export async function checkQueryNames(q: QueryNames, src: NameSources): Promise<
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isConditions = (v: unknown): v is LabelCondition[] =>
-  Array.isArray(v) && v.every((x) => typeof x === 'object' && x !== null && typeof (x as LabelCondition).family === 'string' && typeof (x as LabelCondition).field === 'string');
+  Array.isArray(v) &&
+  v.every(
+    (x) =>
+      typeof x === 'object' &&
+      x !== null &&
+      typeof (x as LabelCondition).family === 'string' &&
+      typeof (x as LabelCondition).field === 'string',
+  );
 
 /**
  * The query filters and alerts anywhere in a method's (parsed) input: every object with
@@ -131,9 +140,11 @@ export function namesIn(input: unknown, depth = 0, out: QueryNames[] = []): Quer
   if (isConditions(o.alert)) found.labels = [...(found.labels ?? []), ...o.alert];
   // a thread names its post's network (issue 27 #12): a typo there is refused like one in `platforms`
   const thread = o.thread as { platform?: unknown } | undefined;
-  if (typeof thread === 'object' && thread !== null && typeof thread.platform === 'string') found.platforms = [...(found.platforms ?? []), thread.platform];
+  if (typeof thread === 'object' && thread !== null && typeof thread.platform === 'string')
+    found.platforms = [...(found.platforms ?? []), thread.platform];
   if (found.platforms || found.kinds || found.labels) out.push(found);
-  for (const [k, v] of Object.entries(o)) if (k !== 'labels' && k !== 'alert' && typeof v === 'object' && v !== null) namesIn(v, depth + 1, out);
+  for (const [k, v] of Object.entries(o))
+    if (k !== 'labels' && k !== 'alert' && typeof v === 'object' && v !== null) namesIn(v, depth + 1, out);
   return out;
 }
 

@@ -20,7 +20,14 @@ describe('the service clock', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: -400 * 86_400_000, max: 400 * 86_400_000 }), // the service's skew
-        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 120_000 }), flight: fc.integer({ min: 0, max: 3_000 }), at: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 2, maxLength: 12 }),
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 120_000 }),
+            flight: fc.integer({ min: 0, max: 3_000 }),
+            at: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 2, maxLength: 12 },
+        ),
         (skew, samples) => {
           const base = fakeBase(1_760_000_000_000);
           const sc = serviceClock(base);

@@ -172,7 +172,8 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     } catch {
       stored = undefined;
     }
-    if (stored && (!conn || balanceAt === null || stored.at > balanceAt)) return { creditsRemaining: stored.creditsRemaining, freeCallsRemaining, at: stored.at };
+    if (stored && (!conn || balanceAt === null || stored.at > balanceAt))
+      return { creditsRemaining: stored.creditsRemaining, freeCallsRemaining, at: stored.at };
     const creditsRemaining = conn ? conn.core.balance() : null;
     return { creditsRemaining, freeCallsRemaining, at: balanceAt };
   }
@@ -190,7 +191,11 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
       do {
         again = false;
         let read = false;
-        if (conn && !closed) read = await refreshCredits().then(() => true, () => false);
+        if (conn && !closed)
+          read = await refreshCredits().then(
+            () => true,
+            () => false,
+          );
         // no connection yet (nothing to ask with), or the service did not answer: the reading the
         // other process stored, when it is newer
         if (!read) emit({ type: 'balance', balance: balanceInfo() });
@@ -216,7 +221,8 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     if (conn && conn.baseUrl === baseUrl) return conn;
     const switching = conn !== null;
     if (conn) {
-      if (o.walksRunning()) throw new AppError('validation', 'Walks are running on the previous service; cancel them before switching service.');
+      if (o.walksRunning())
+        throw new AppError('validation', 'Walks are running on the previous service; cancel them before switching service.');
       const old = conn;
       conn = null;
       old.off.forEach((f) => f());
@@ -259,7 +265,13 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
         // GET /v1/credits (free, not rate counted), at most once per half second
         if (freeCallsRemaining !== null && freeCallsRemaining > 0 && !freeRefresh) {
           freeRefresh = clock.sleep(500).then(
-            () => refreshCredits().then(() => undefined, () => undefined).finally(() => (freeRefresh = null)),
+            () =>
+              refreshCredits()
+                .then(
+                  () => undefined,
+                  () => undefined,
+                )
+                .finally(() => (freeRefresh = null)),
             () => (freeRefresh = null),
           );
         }

@@ -14,7 +14,9 @@ import { countArchive } from './archive/snapshot';
 let t: TestApp;
 const events: LoupeEvent[] = [];
 beforeAll(async () => {
-  t = await startTestApp({ seed: 5, balance: 10_000, freeCalls: 0 }, 'loupe-snapapp-', { downloadUrl: (id) => `/api/exports/${id}?token=t` });
+  t = await startTestApp({ seed: 5, balance: 10_000, freeCalls: 0 }, 'loupe-snapapp-', {
+    downloadUrl: (id) => `/api/exports/${id}?token=t`,
+  });
   t.app.events.on((e) => events.push(e));
 });
 afterAll(async () => {
@@ -31,7 +33,7 @@ async function until<T>(f: () => Promise<T | null | undefined | false>): Promise
 }
 
 describe('archive.snapshot (issue 24 #10)', () => {
-  it('copies the archive with the analyst\'s work while the app writes, with progress; names never collide', async () => {
+  it("copies the archive with the analyst's work while the app writes, with progress; names never collide", async () => {
     await t.call('api.call', { target: { platform: 'photo_net', endpoint: 'profile', params: { handle: 'nasa' } }, source: 'explorer' });
     const row = t.app.archive.query({ limit: 1 }).rows[0];
     await t.call('library.tag', { items: [{ platform: row.platform, kind: row.kind, id: row.id }], tag: 'keep' });

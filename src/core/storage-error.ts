@@ -57,8 +57,10 @@ const WAY_OUT: Record<StorageErrorKind, string> = {
 function kindOf(code: string, message: string): StorageErrorKind | null {
   const c = code.toUpperCase();
   const m = message.toLowerCase();
-  if (c.startsWith('SQLITE_FULL') || c === 'ENOSPC' || c === 'EFBIG' || c === 'EDQUOT' || /database or disk is full|no space left/.test(m)) return 'full';
-  if (c.startsWith('SQLITE_READONLY') || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || /readonly database|read-only/.test(m)) return 'readonly';
+  if (c.startsWith('SQLITE_FULL') || c === 'ENOSPC' || c === 'EFBIG' || c === 'EDQUOT' || /database or disk is full|no space left/.test(m))
+    return 'full';
+  if (c.startsWith('SQLITE_READONLY') || c === 'EROFS' || c === 'EACCES' || c === 'EPERM' || /readonly database|read-only/.test(m))
+    return 'readonly';
   if (c.startsWith('SQLITE_CORRUPT') || c.startsWith('SQLITE_NOTADB') || /malformed|not a database/.test(m)) return 'damaged';
   if (c.startsWith('SQLITE_BUSY') || c.startsWith('SQLITE_LOCKED') || /database is locked/.test(m)) return 'locked';
   if (c.startsWith('SQLITE_IOERR') || c.startsWith('SQLITE_CANTOPEN') || c === 'EIO' || /disk i\/o error/.test(m)) return 'io';

@@ -29,10 +29,20 @@ export interface TestApp {
 }
 
 /** `extra`: more of the app's options (e.g. `watch: appWatchFactory({ scheduler: false })`). */
-export async function startTestApp(sandbox: SandboxOptions, prefix = 'loupe-app-', extra: Partial<Omit<CreateAppOptions, 'dataDir' | 'sandbox'>> = {}): Promise<TestApp> {
+export async function startTestApp(
+  sandbox: SandboxOptions,
+  prefix = 'loupe-app-',
+  extra: Partial<Omit<CreateAppOptions, 'dataDir' | 'sandbox'>> = {},
+): Promise<TestApp> {
   const sb = await startSandbox({ port: 0, ...sandbox });
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const app = createApp({ dataDir: dir, secrets: new MemorySecretStore(), door: 'web', sandbox: async () => ({ url: sb.url, key: sb.key }), ...extra });
+  const app = createApp({
+    dataDir: dir,
+    secrets: new MemorySecretStore(),
+    door: 'web',
+    sandbox: async () => ({ url: sb.url, key: sb.key }),
+    ...extra,
+  });
   const call = <T>(method: string, input: unknown = {}) => callApp<T>(app, method, input);
   return {
     sb,

@@ -112,7 +112,9 @@ const arbSchedule = fc.oneof(
   fc.constantFrom('0 */6 * * *', '15 3 * * 1').map((cron) => ({ cron })),
 );
 const arbBudget = fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null });
-const arbWatch = fc.record({ w: fc.constantFrom(...WATCHES), label: fc.option(fc.constantFrom('Main feed', 'Rival'), { nil: undefined }) }).map(({ w, label }) => ({ ...w, ...(label ? { label } : {}) }));
+const arbWatch = fc
+  .record({ w: fc.constantFrom(...WATCHES), label: fc.option(fc.constantFrom('Main feed', 'Rival'), { nil: undefined }) })
+  .map(({ w, label }) => ({ ...w, ...(label ? { label } : {}) }));
 const arbWatches = fc.uniqueArray(arbWatch, { maxLength: 4, selector: (w) => JSON.stringify([w.platform, w.endpoint, w.params]) });
 const arbAlert = fc.option(fc.uniqueArray(fc.constantFrom(...ALERTS), { minLength: 1, maxLength: 3 }), { nil: null });
 const listFields = {
@@ -135,8 +137,15 @@ type Watch = { platform: string; endpoint: string; params: Record<string, string
 function expected(field: string, value: unknown, had: Watch[] = []): unknown {
   if (field === 'watches')
     return (value as Watch[]).map((w) => {
-      const was = had.find((x) => x.platform === w.platform && x.endpoint === w.endpoint && JSON.stringify(x.params) === JSON.stringify(w.params));
-      return { platform: w.platform, endpoint: w.endpoint, params: w.params, label: w.label ?? was?.label ?? `${w.platform}/${w.endpoint}` };
+      const was = had.find(
+        (x) => x.platform === w.platform && x.endpoint === w.endpoint && JSON.stringify(x.params) === JSON.stringify(w.params),
+      );
+      return {
+        platform: w.platform,
+        endpoint: w.endpoint,
+        params: w.params,
+        label: w.label ?? was?.label ?? `${w.platform}/${w.endpoint}`,
+      };
     });
   return value;
 }
@@ -161,7 +170,9 @@ describe('watchlists.update: any patch over any list', () => {
             expect((now as typeof before.watches).map(({ watchId: _, ...w }) => w)).toEqual(expected(field, patch.watches, before.watches));
             // a watch the patch keeps keeps its id (its marker and held items)
             for (const w of before.watches) {
-              const kept = (now as typeof before.watches).find((x) => x.platform === w.platform && x.endpoint === w.endpoint && JSON.stringify(x.params) === JSON.stringify(w.params));
+              const kept = (now as typeof before.watches).find(
+                (x) => x.platform === w.platform && x.endpoint === w.endpoint && JSON.stringify(x.params) === JSON.stringify(w.params),
+              );
               if (kept) expect(kept.watchId).toBe(w.watchId);
             }
           } else {
@@ -205,7 +216,25 @@ describe('settings.update: any part of the settings', () => {
       remoteImages: fc.constantFrom('on-request', 'always'),
       authorName: fc.constantFrom(null, `Ana ${b}`, 'Ben'),
       alertWebhookUrl: fc.constantFrom(null, `https://hooks.example/${b}`, 'http://127.0.0.1:9/hook'),
-      alertEmail: fc.constantFrom(null, { host: `smtp-${b}.example.org`, port: 587, security: 'starttls' as const, user: 'ana', from: 'a@example.org', to: [`${b}@example.org`] }, { host: '127.0.0.1', port: 2525, security: 'none' as const, user: null, from: 'a@example.org', to: ['x@example.org', 'y@example.org'] }),
+      alertEmail: fc.constantFrom(
+        null,
+        {
+          host: `smtp-${b}.example.org`,
+          port: 587,
+          security: 'starttls' as const,
+          user: 'ana',
+          from: 'a@example.org',
+          to: [`${b}@example.org`],
+        },
+        {
+          host: '127.0.0.1',
+          port: 2525,
+          security: 'none' as const,
+          user: null,
+          from: 'a@example.org',
+          to: ['x@example.org', 'y@example.org'],
+        },
+      ),
     };
   };
   let s: TestApp;
@@ -244,7 +273,11 @@ describe('keys: retire and use change only the key and the field they name', () 
       for (const name of names) await k.call('keys.add', { name, key: `sdr_test_${name.padEnd(43, 'x')}`, activate: name === 'alpha' });
       const start = await k.call<KeyInfo[]>('keys.list');
       const op = fc.oneof(
-        fc.record({ m: fc.constant('keys.retire' as const), name: fc.constantFrom(...names), retiring: fc.option(fc.boolean(), { nil: undefined }) }),
+        fc.record({
+          m: fc.constant('keys.retire' as const),
+          name: fc.constantFrom(...names),
+          retiring: fc.option(fc.boolean(), { nil: undefined }),
+        }),
         fc.record({ m: fc.constant('keys.use' as const), name: fc.constantFrom(...names) }),
       );
       await fc.assert(

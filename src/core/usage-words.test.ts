@@ -15,13 +15,17 @@ afterEach(async () => {
   t = null;
 });
 
-const pages = (t: TestApp) => t.sb.admin.charges().filter((c) => c.endpoint.endsWith('/search/tweets') && c.params.dry_run === undefined && c.status === 200);
+const pages = (t: TestApp) =>
+  t.sb.admin.charges().filter((c) => c.endpoint.endsWith('/search/tweets') && c.params.dry_run === undefined && c.status === 200);
 
 describe('Usage in words, and what the archive answered (issue 27 #5)', () => {
   it('a watchlist re-run inside the cache window: its pages counted as held in Loupe; the list named in credits per source', async () => {
     t = await startTestApp({ seed: 5, balance: 1_000_000, freeCalls: 0 }, 'loupe-usage-', { watch: appWatchFactory({ scheduler: false }) });
     const app = t;
-    const l = await app.call<WatchlistInfo>('watchlists.create', { name: 'Kettle talk', watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }] });
+    const l = await app.call<WatchlistInfo>('watchlists.create', {
+      name: 'Kettle talk',
+      watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }],
+    });
     const run = () => app.call<WatchRunInfo>('watchlists.run', { id: l.id, approved: true });
     await run();
     const sent = pages(app).length;

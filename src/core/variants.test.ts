@@ -52,7 +52,8 @@ async function env(variants: string[]): Promise<Env> {
   };
 }
 
-const ids = (a: Archive): string[] => (testDb(a).prepare("SELECT platform || ':' || id AS k FROM items ORDER BY 1").all() as Array<{ k: string }>).map((r) => r.k);
+const ids = (a: Archive): string[] =>
+  (testDb(a).prepare("SELECT platform || ':' || id AS k FROM items ORDER BY 1").all() as Array<{ k: string }>).map((r) => r.k);
 const charged = (sb: SandboxHandle) => sb.admin.charges().reduce((s, c) => s + c.credits_used, 0);
 const ledger = (a: Archive) => a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
 
@@ -81,7 +82,8 @@ beforeAll(async () => {
       {
         maxPages: 15,
         onPage: (p) => {
-          for (const it of (p.result.envelope.data as { items: Array<{ post: { url: string; engagement: { comments: number | null } } }> }).items)
+          for (const it of (p.result.envelope.data as { items: Array<{ post: { url: string; engagement: { comments: number | null } } }> })
+            .items)
             pages.push({ url: it.post.url, comments: it.post.engagement.comments ?? 0 });
         },
       },
@@ -144,7 +146,9 @@ describe.each(['(default)', ...SPEC_VARIANTS.map((v) => v.name)])('under the %s 
       // every comment the walk saw is a row (sort=recent pages the thread without repeats), as many as the default reading gives
       expect(ids(e.archive).length - before).toBe(r.itemsSeen);
       expect(r.itemsSeen).toBe(baseline.comments);
-      const labelled = testDb(e.archive).prepare("SELECT count(*) AS n FROM items WHERE labels IS NOT NULL AND labels != 'null'").get() as { n: number };
+      const labelled = testDb(e.archive).prepare("SELECT count(*) AS n FROM items WHERE labels IS NOT NULL AND labels != 'null'").get() as {
+        n: number;
+      };
       expect(labelled.n).toBeGreaterThan(0);
     } finally {
       await e.close();
@@ -172,7 +176,13 @@ describe.each(['(default)', ...SPEC_VARIANTS.map((v) => v.name)])('under the %s 
 
   it('refreshes a watchlist twice and exports every archived row', async () => {
     const e = await env(variants);
-    const watch = createWatchService({ api: e.api, archive: e.archive, clock: scaledClock(() => e.sb.admin.now(), TIME_SCALE), emit: () => {}, notify: () => {} });
+    const watch = createWatchService({
+      api: e.api,
+      archive: e.archive,
+      clock: scaledClock(() => e.sb.admin.now(), TIME_SCALE),
+      emit: () => {},
+      notify: () => {},
+    });
     try {
       const l = await watch.create({ name: 'v', watches: WATCHES });
       const r1 = await watch.run(l.id, { approved: true });

@@ -19,22 +19,56 @@ afterAll(async () => {
 });
 
 const envelope = (endpoint: string, data: Record<string, unknown>, pagination?: Record<string, unknown>) => ({
-  success: true, platform: 'photo_net', endpoint: `/v1/photo_net/${endpoint}`, schema_version: '2', unavailable: [], credits_used: 0, credits_remaining: 1_000_000,
-  request_id: 'req_scripted', cached: false, idempotent_replay: false, charge_reason: 'miss', free_call: false, data, ...(pagination ? { pagination } : {}),
+  success: true,
+  platform: 'photo_net',
+  endpoint: `/v1/photo_net/${endpoint}`,
+  schema_version: '2',
+  unavailable: [],
+  credits_used: 0,
+  credits_remaining: 1_000_000,
+  request_id: 'req_scripted',
+  cached: false,
+  idempotent_replay: false,
+  charge_reason: 'miss',
+  free_call: false,
+  data,
+  ...(pagination ? { pagination } : {}),
 });
-const post = (id: string | null, text: string) => ({ ...(id ? { id } : {}), author: { id: '4242' }, content: { text }, engagement: { likes: 1 }, published_at: '2026-01-05T12:00:00Z' });
+const post = (id: string | null, text: string) => ({
+  ...(id ? { id } : {}),
+  author: { id: '4242' },
+  content: { text },
+  engagement: { likes: 1 },
+  published_at: '2026-01-05T12:00:00Z',
+});
 
 describe('rows without an id of their own, through the contract', () => {
   it('walks.* report them (count and note); api.call counts a single record without one', async () => {
     t.sb.admin.queueFaults([
-      { kind: 'status', status: 200, match: 'profile/posts', body: envelope('profile/posts', { items: [{ post: post('5001', 'a') }, { post: post(null, 'b') }, { post: post(null, 'c') }] }, { next_cursor: null, has_more: false, page_size: 3 }) },
+      {
+        kind: 'status',
+        status: 200,
+        match: 'profile/posts',
+        body: envelope(
+          'profile/posts',
+          { items: [{ post: post('5001', 'a') }, { post: post(null, 'b') }, { post: post(null, 'c') }] },
+          { next_cursor: null, has_more: false, page_size: 3 },
+        ),
+      },
       { kind: 'status', status: 200, match: 'photo_net/post', body: envelope('post', { post: post(null, 'd') }) },
     ]);
-    const started = await t.call<WalkInfo>('walks.start', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'unreadable' } }, source: 'test', maxPages: 1 });
+    const started = await t.call<WalkInfo>('walks.start', {
+      target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'unreadable' } },
+      source: 'test',
+      maxPages: 1,
+    });
     const w = await t.settled(started.walkId);
     expect(w.unreadable).toBe(2);
     expect(w.notes?.join(' ')).toMatch(/2 row\(s\) could not be read as records/);
-    const c = await t.call<CallResult>('api.call', { target: { platform: 'photo_net', endpoint: 'post', params: { url: 'https://photo.example/p/d' } }, source: 'test' });
+    const c = await t.call<CallResult>('api.call', {
+      target: { platform: 'photo_net', endpoint: 'post', params: { url: 'https://photo.example/p/d' } },
+      source: 'test',
+    });
     expect(c.unreadable).toBe(1);
     expect(await t.call<number>('library.count', {})).toBe(1);
   });

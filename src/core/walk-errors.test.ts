@@ -17,11 +17,14 @@ afterAll(async () => {
   await t?.close();
 });
 
-
 describe('walk failures carry their kind and type', () => {
   it('out of credits: kind and type reach the WalkInfo; nothing charged', async () => {
     await call('credits.refresh');
-    const w0 = await call<WalkInfo>('walks.start', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }, source: 'search', maxPages: 1 });
+    const w0 = await call<WalkInfo>('walks.start', {
+      target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } },
+      source: 'search',
+      maxPages: 1,
+    });
     const w = await settled(w0.walkId);
     expect(w.error).toBeTruthy();
     expect(w.errorType).toBe('INSUFFICIENT_CREDITS');

@@ -14,7 +14,14 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'loupe-starthost-'));
-  host = await startHost({ port: 0, dataDir: dir, secrets: new MemorySecretStore(), envKey: null, staticDir: join(dir, 'no-build'), sandbox: { seed: 3, timeScale: 600 } });
+  host = await startHost({
+    port: 0,
+    dataDir: dir,
+    secrets: new MemorySecretStore(),
+    envKey: null,
+    staticDir: join(dir, 'no-build'),
+    sandbox: { seed: 3, timeScale: 600 },
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -22,7 +29,11 @@ afterAll(async () => {
 });
 
 const post = (method: string, input: unknown = {}) =>
-  fetch(`${host.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': host.token }, body: JSON.stringify(input) });
+  fetch(`${host.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-loupe-token': host.token },
+    body: JSON.stringify(input),
+  });
 
 describe('startHost', () => {
   it('prints a loopback URL carrying the session token', () => {
@@ -49,7 +60,9 @@ describe('startHost', () => {
     const body = (await r.json()) as { ok: boolean; error: { kind: string; message: string } };
     expect(body.error.kind).toBe('validation');
     expect(body.error.message).toMatch(/^"complaning" is not a value of intent\.label\. Did you mean complaining\?/);
-    const net = (await (await post('export.start', { query: { platforms: ['micro_nett'] }, format: 'csv' })).json()) as { error: { message: string } };
+    const net = (await (await post('export.start', { query: { platforms: ['micro_nett'] }, format: 'csv' })).json()) as {
+      error: { message: string };
+    };
     expect(net.error.message).toMatch(/^"micro_nett" is not a network Loupe knows\. Did you mean micro_net\?/);
   });
 
@@ -97,16 +110,29 @@ describe('startHost on an archive written by an older Loupe', () => {
   it('migrates it first (a worker thread), reporting each batch, then serves it', async () => {
     const old = mkdtempSync(join(tmpdir(), 'loupe-starthost-old-'));
     const db = openDb(join(old, 'loupe.db'), MIGRATIONS.slice(0, 9));
-    const ins = db.prepare(`INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`);
+    const ins = db.prepare(
+      `INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`,
+    );
     db.transaction(() => {
       for (let i = 0; i < 6000; i++) ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide ${i}` } }));
     })();
     db.close();
     const seen: MigrationProgress[] = [];
-    const h = await startHost({ port: 0, dataDir: old, secrets: new MemorySecretStore(), envKey: null, staticDir: join(old, 'no-build'), onArchiveProgress: (p) => seen.push(p) });
+    const h = await startHost({
+      port: 0,
+      dataDir: old,
+      secrets: new MemorySecretStore(),
+      envKey: null,
+      staticDir: join(old, 'no-build'),
+      onArchiveProgress: (p) => seen.push(p),
+    });
     try {
       expect(seen.filter((p) => p.version === 10 && p.total > 0).map((p) => p.done)).toEqual([5000, 6000]);
-      const r = await fetch(`${h.origin}/api/library.query`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-loupe-token': h.token }, body: JSON.stringify({ text: 'guide', limit: 1 }) });
+      const r = await fetch(`${h.origin}/api/library.query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-loupe-token': h.token },
+        body: JSON.stringify({ text: 'guide', limit: 1 }),
+      });
       expect(((await r.json()) as { result: { total: number } }).result.total).toBe(6000);
     } finally {
       await h.close();

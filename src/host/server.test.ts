@@ -19,10 +19,25 @@ const TOKEN = 'test-token-0123456789';
 const archive = openArchive(':memory:');
 
 const impl = {
-  'app.info': async () => ({ version: '0', sandbox: true, baseUrl: 'http://127.0.0.1:1', keySet: false, activeKeyName: null, secretBackend: 'memory', secretBackendMessage: null, dataDir: dir, door: 'web' }),
+  'app.info': async () => ({
+    version: '0',
+    sandbox: true,
+    baseUrl: 'http://127.0.0.1:1',
+    keySet: false,
+    activeKeyName: null,
+    secretBackend: 'memory',
+    secretBackendMessage: null,
+    dataDir: dir,
+    door: 'web',
+  }),
   'walks.get': async ({ walkId }: { walkId: string }) => {
     if (walkId === 'boom') throw new Error(`database exploded while using ${SECRET}\n    at secret stack line`);
-    if (walkId === 'api') throw Object.assign(new Error('Out of credits: this call holds 340, balance 120 (INSUFFICIENT_CREDITS, request req_1)'), { kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1' });
+    if (walkId === 'api')
+      throw Object.assign(new Error('Out of credits: this call holds 340, balance 120 (INSUFFICIENT_CREDITS, request req_1)'), {
+        kind: 'api',
+        type: 'INSUFFICIENT_CREDITS',
+        requestId: 'req_1',
+      });
     return null;
   },
   'library.query': async (q: Parameters<typeof archive.query>[0]) => archive.query(q),
@@ -43,19 +58,25 @@ const app: AppHandle = {
 
 function http(method: string, path: string, opts: { headers?: Record<string, string>; body?: string; host?: string } = {}) {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((ok, fail) => {
-    const req = request({ host: '127.0.0.1', port: host.port, method, path, headers: { host: opts.host ?? `127.0.0.1:${host.port}`, ...opts.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: host.port, method, path, headers: { host: opts.host ?? `127.0.0.1:${host.port}`, ...opts.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', fail);
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
 }
 const call = (method: string, input: unknown, headers: Record<string, string> = {}) =>
-  http('POST', `/api/${method}`, { headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN, ...headers }, body: JSON.stringify(input) });
+  http('POST', `/api/${method}`, {
+    headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN, ...headers },
+    body: JSON.stringify(input),
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'loupe-host-'));
@@ -102,7 +123,11 @@ describe('web host protocol', () => {
     expect((await call('app.info', {}, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await call('app.info', {}, { origin: `http://127.0.0.1:${host.port + 1}` })).status).toBe(403);
     expect((await call('app.info', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    const rebind = await http('POST', '/api/app.info', { host: `evil.example:${host.port}`, headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN }, body: '{}' });
+    const rebind = await http('POST', '/api/app.info', {
+      host: `evil.example:${host.port}`,
+      headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN },
+      body: '{}',
+    });
     expect(rebind.status).toBe(403);
     expect((await call('app.info', {}, { origin: host.origin })).status).toBe(200);
   });
@@ -115,7 +140,10 @@ describe('web host protocol', () => {
     expect((await call('nope.method', {})).status).toBe(404);
     const form = await http('POST', '/api/app.info', { headers: { 'content-type': 'text/plain', 'x-loupe-token': TOKEN }, body: '{}' });
     expect(form.status).toBe(415);
-    const notJson = await http('POST', '/api/app.info', { headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN }, body: '{oops' });
+    const notJson = await http('POST', '/api/app.info', {
+      headers: { 'content-type': 'application/json', 'x-loupe-token': TOKEN },
+      body: '{oops',
+    });
     expect(notJson.status).toBe(400);
   });
 
@@ -127,7 +155,12 @@ describe('web host protocol', () => {
     expect(r.error.message).not.toMatch(/stack line|\n/);
     expect(r.error).not.toHaveProperty('stack');
     const a = JSON.parse((await call('walks.get', { walkId: 'api' })).body);
-    expect(a.error).toEqual({ kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1', message: expect.stringContaining('Out of credits') });
+    expect(a.error).toEqual({
+      kind: 'api',
+      type: 'INSUFFICIENT_CREDITS',
+      requestId: 'req_1',
+      message: expect.stringContaining('Out of credits'),
+    });
   });
 
   it('answers with the error table’s status: a user mistake (a bad library cursor) is 400 and logs nothing, a bug is internal 500 and logs its stack', async () => {
@@ -152,20 +185,23 @@ describe('web host protocol', () => {
   it('delivers events over SSE (token in the query) and refuses SSE without it', async () => {
     expect((await http('GET', '/api/events')).status).toBe(401);
     const got = await new Promise<string>((ok, fail) => {
-      const req = request({ host: '127.0.0.1', port: host.port, path: `/api/events?token=${TOKEN}`, headers: { host: `127.0.0.1:${host.port}` } }, (res) => {
-        expect(res.headers['content-type']).toMatch(/text\/event-stream/);
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          buf += c;
-          if (buf.includes(': connected')) for (const l of listeners) l({ type: 'notice', level: 'info', message: 'hello' });
-          const m = /data: (.*)\n\n/.exec(buf);
-          if (m) {
-            ok(m[1]);
-            req.destroy();
-          }
-        });
-      });
+      const req = request(
+        { host: '127.0.0.1', port: host.port, path: `/api/events?token=${TOKEN}`, headers: { host: `127.0.0.1:${host.port}` } },
+        (res) => {
+          expect(res.headers['content-type']).toMatch(/text\/event-stream/);
+          let buf = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            buf += c;
+            if (buf.includes(': connected')) for (const l of listeners) l({ type: 'notice', level: 'info', message: 'hello' });
+            const m = /data: (.*)\n\n/.exec(buf);
+            if (m) {
+              ok(m[1]);
+              req.destroy();
+            }
+          });
+        },
+      );
       req.on('error', fail);
       req.end();
     });

@@ -30,7 +30,6 @@ export { CONTENT_SECURITY_POLICY };
 
 const MIME = MIME_TYPES;
 
-
 const BASE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   // the page URL carries ?token= until the renderer removes it: never leak it in a Referer
@@ -210,7 +209,8 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
   }
 
   function serveStatic(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { 'content-type': 'text/plain; charset=utf-8' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, 'Method not allowed', { 'content-type': 'text/plain; charset=utf-8' });
     const host = (req.headers.host ?? '').toLowerCase();
     if (!allowedHosts().has(host)) return send(res, 403, 'Forbidden', { 'content-type': 'text/plain; charset=utf-8' });
     const f = rendererFile(staticRoot, url.pathname);
@@ -223,7 +223,9 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
       headers['content-security-policy'] = CONTENT_SECURITY_POLICY;
       headers['cache-control'] = 'no-store';
     } else {
-      headers['cache-control'] = decodeURIComponent(url.pathname).startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+      headers['cache-control'] = decodeURIComponent(url.pathname).startsWith('/assets/')
+        ? 'public, max-age=31536000, immutable'
+        : 'no-cache';
     }
     headers['content-length'] = String(statSync(file).size);
     res.writeHead(200, headers);
@@ -245,7 +247,8 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
     } catch {
       return send(res, 400, 'Bad request', { 'content-type': 'text/plain; charset=utf-8' });
     }
-    const work = url.pathname === '/api' || url.pathname.startsWith('/api/') ? handleApi(req, res, url) : Promise.resolve(serveStatic(req, res, url));
+    const work =
+      url.pathname === '/api' || url.pathname.startsWith('/api/') ? handleApi(req, res, url) : Promise.resolve(serveStatic(req, res, url));
     work.catch((e: unknown) => {
       // a failure of the door itself is a bug: its stack (redacted) on stderr, never in the answer
       logIfBug(`host ${req.method} ${url.pathname}`, e, { kind: 'internal', message: '' }, app.secrets());

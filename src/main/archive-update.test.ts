@@ -24,7 +24,9 @@ afterAll(async () => {
 /** Schema 9 with `n` posts whose text 0010 fills from ext.post_title. */
 function buildOld(file: string, n: number): void {
   const db = openDb(file, MIGRATIONS.slice(0, 9));
-  const ins = db.prepare(`INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`);
+  const ins = db.prepare(
+    `INSERT INTO items (platform, kind, id, raw, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, 1, 1)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < n; i++) ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide ${i}` } }));
   })();
@@ -41,7 +43,12 @@ it('shows the update window with the progress, then the main window; the archive
   // the update window opens at the first report, before the core exists
   for (let i = 0; i < 400 && FakeBrowserWindow.all.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   const upd = FakeBrowserWindow.all[0];
-  expect(upd.options).toMatchObject({ title: 'Loupe — updating the archive', resizable: false, show: false, webPreferences: { contextIsolation: true, sandbox: true, nodeIntegration: false } });
+  expect(upd.options).toMatchObject({
+    title: 'Loupe — updating the archive',
+    resizable: false,
+    show: false,
+    webPreferences: { contextIsolation: true, sandbox: true, nodeIntegration: false },
+  });
   expect(upd.options.webPreferences?.preload).toBeUndefined();
   expect(decodeURIComponent(upd.url ?? '')).toMatch(/^data:text\/html;charset=utf-8,<!doctype html>.*Updating your archive/);
   expect(decodeURIComponent(upd.url ?? '')).toContain("default-src 'none'");
@@ -60,7 +67,10 @@ it('shows the update window with the progress, then the main window; the archive
   win.emit('ready-to-show');
   expect(win.visible).toBe(true);
   expect(upd.destroyed).toBe(true);
-  const r = (await fake.ipcMain.invoke('loupe:call', 'loupe://app/index.html', 'library.query', { text: 'guide', limit: 1 })) as { ok: boolean; result: { total: number } };
+  const r = (await fake.ipcMain.invoke('loupe:call', 'loupe://app/index.html', 'library.query', { text: 'guide', limit: 1 })) as {
+    ok: boolean;
+    result: { total: number };
+  };
   expect(r.ok).toBe(true);
   expect(r.result.total).toBe(20_000);
   expect(fake.dialog.errors).toEqual([]);

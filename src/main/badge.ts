@@ -23,7 +23,8 @@ export function createBadge(opts: { platform: NodeJS.Platform; window(): Browser
       count = next;
       if (opts.platform === 'win32') {
         const win = opts.window();
-        if (win && !win.isDestroyed()) win.setOverlayIcon(count > 0 ? nativeImage.createFromPath(opts.overlayIcon) : null, count > 0 ? `${count} new items` : '');
+        if (win && !win.isDestroyed())
+          win.setOverlayIcon(count > 0 ? nativeImage.createFromPath(opts.overlayIcon) : null, count > 0 ? `${count} new items` : '');
       } else {
         app.setBadgeCount(count);
       }

@@ -28,7 +28,8 @@ export function withNativeBinding(Real: DatabaseConstructor, binding: string | n
     return [file, { ...options, nativeBinding: options?.nativeBinding ?? binding }];
   };
   const proxy: DatabaseConstructor = new Proxy(Real, {
-    construct: (target, args, newTarget) => Reflect.construct(target, withBinding(args), newTarget === proxy ? target : newTarget) as object,
+    construct: (target, args, newTarget) =>
+      Reflect.construct(target, withBinding(args), newTarget === proxy ? target : newTarget) as object,
     apply: (target, _this, args) => Reflect.construct(target, withBinding(args)),
   });
   return proxy;

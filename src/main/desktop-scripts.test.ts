@@ -72,7 +72,11 @@ function fakeProject(name: string, version = '38.8.6'): string {
 describe('fetching Electron for npm start', () => {
   let server: Server;
   let mirror: string;
-  const archive = zip({ [platformPath(process.platform)]: '#!/bin/sh\necho fake electron\n', version: 'v38.8.6', 'electron.d.ts': '// types' });
+  const archive = zip({
+    [platformPath(process.platform)]: '#!/bin/sh\necho fake electron\n',
+    version: 'v38.8.6',
+    'electron.d.ts': '// types',
+  });
   const requests: string[] = [];
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -92,7 +96,13 @@ describe('fetching Electron for npm start', () => {
     expect(installedElectron(root)).toBeNull();
     const file = `electron-v38.8.6-${process.platform}-${process.arch}.zip`;
     const progress: Array<{ transferred: number; total?: number }> = [];
-    const bin = await fetchElectron({ root, mirror, cacheRoot: join(tmp, 'cache-ok'), checksums: { [file]: sha256(archive) }, onProgress: (p) => progress.push(p) });
+    const bin = await fetchElectron({
+      root,
+      mirror,
+      cacheRoot: join(tmp, 'cache-ok'),
+      checksums: { [file]: sha256(archive) },
+      onProgress: (p) => progress.push(p),
+    });
     expect(bin).toBe(join(root, 'node_modules', 'electron', 'dist', platformPath(process.platform)));
     expect(installedElectron(root)).toBe(bin);
     expect(readFileSync(join(root, 'node_modules', 'electron', 'path.txt'), 'utf8')).toBe(platformPath(process.platform));
@@ -107,7 +117,9 @@ describe('fetching Electron for npm start', () => {
   it('refuses an archive whose checksum does not match', async () => {
     const root = fakeProject('fetch-badsum');
     const file = `electron-v38.8.6-${process.platform}-${process.arch}.zip`;
-    const err = await fetchElectron({ root, mirror, cacheRoot: join(tmp, 'cache-bad'), checksums: { [file]: '0'.repeat(64) } }).catch((e: unknown) => e);
+    const err = await fetchElectron({ root, mirror, cacheRoot: join(tmp, 'cache-bad'), checksums: { [file]: '0'.repeat(64) } }).catch(
+      (e: unknown) => e,
+    );
     expect(downloadFailure(err, '38.8.6')).toMatch(/^Could not download Electron 38\.8\.6: its checksum did not match/);
     expect(installedElectron(root)).toBeNull();
   });
@@ -121,9 +133,16 @@ describe('fetching Electron for npm start', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const root = fakeProject('fetch-refused');
-    const eRefused = await fetchElectron({ root, mirror: `http://127.0.0.1:${port}/`, cacheRoot: join(tmp, 'cache-refused'), checksums: {} }).catch((e: unknown) => e);
+    const eRefused = await fetchElectron({
+      root,
+      mirror: `http://127.0.0.1:${port}/`,
+      cacheRoot: join(tmp, 'cache-refused'),
+      checksums: {},
+    }).catch((e: unknown) => e);
     expect(downloadFailure(eRefused, '38.8.6')).toBe('Could not download Electron 38.8.6: the connection failed (ECONNREFUSED).');
-    expect(downloadFailure(Object.assign(new Error('getaddrinfo ENOTFOUND github.com'), { code: 'ENOTFOUND' }), '38.8.6')).toMatch(/could not be found/);
+    expect(downloadFailure(Object.assign(new Error('getaddrinfo ENOTFOUND github.com'), { code: 'ENOTFOUND' }), '38.8.6')).toMatch(
+      /could not be found/,
+    );
   });
 });
 
@@ -152,30 +171,69 @@ describe('better-sqlite3 for Electron, beside the Node build', () => {
   it("builds into .electron-native/<platform>-<arch>, never touching node_modules' build; falls back in order; reuses it", () => {
     const root = project('native');
     const log: string[] = [];
-    const r = ensureElectronNative({ root, electronVersion: '38.8.6', abi: '139', platform: 'linux', arch: 'x64', strategies: [pretend('prebuilt', null), pretend('source', 'ELECTRON-ABI-139')], log: (m) => log.push(m) });
+    const r = ensureElectronNative({
+      root,
+      electronVersion: '38.8.6',
+      abi: '139',
+      platform: 'linux',
+      arch: 'x64',
+      strategies: [pretend('prebuilt', null), pretend('source', 'ELECTRON-ABI-139')],
+      log: (m) => log.push(m),
+    });
     expect(r).toEqual({ path: join(targetFolder(root, 'linux', 'x64'), bindingName(139)), built: true, via: 'source' });
     expect(readFileSync(r.path, 'utf8')).toBe('ELECTRON-ABI-139');
-    expect(readFileSync(join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), 'utf8')).toBe('NODE-ABI-115');
-    expect(JSON.parse(readFileSync(join(targetFolder(root, 'linux', 'x64'), 'stamp.json'), 'utf8'))).toMatchObject({ betterSqlite3: '12.11.1', abi: '139', via: 'source' });
+    expect(readFileSync(join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'), 'utf8')).toBe(
+      'NODE-ABI-115',
+    );
+    expect(JSON.parse(readFileSync(join(targetFolder(root, 'linux', 'x64'), 'stamp.json'), 'utf8'))).toMatchObject({
+      betterSqlite3: '12.11.1',
+      abi: '139',
+      via: 'source',
+    });
     expect(existsSync(join(root, '.electron-native', 'stage'))).toBe(false);
     expect(existingBinding(root, { abi: '139', platform: 'linux', arch: 'x64' })).toBe(r.path);
-    const again = ensureElectronNative({ root, electronVersion: '38.8.6', abi: '139', platform: 'linux', arch: 'x64', strategies: [pretend('x', null)], log: () => {} });
+    const again = ensureElectronNative({
+      root,
+      electronVersion: '38.8.6',
+      abi: '139',
+      platform: 'linux',
+      arch: 'x64',
+      strategies: [pretend('x', null)],
+      log: () => {},
+    });
     expect(again).toEqual({ path: r.path, built: false, via: null });
     // a new Electron (new ABI) replaces the old file
-    const next = ensureElectronNative({ root, electronVersion: '39.0.0', abi: '140', platform: 'linux', arch: 'x64', strategies: [pretend('prebuilt', 'ELECTRON-ABI-140')], log: () => {} });
+    const next = ensureElectronNative({
+      root,
+      electronVersion: '39.0.0',
+      abi: '140',
+      platform: 'linux',
+      arch: 'x64',
+      strategies: [pretend('prebuilt', 'ELECTRON-ABI-140')],
+      log: () => {},
+    });
     expect(existsSync(r.path)).toBe(false);
     expect(readFileSync(next.path, 'utf8')).toBe('ELECTRON-ABI-140');
   });
 
   it('fails with every reason when no strategy works', () => {
     const root = project('native-fail');
-    expect(() => ensureElectronNative({ root, electronVersion: '38.8.6', abi: '139', platform: 'linux', arch: 'x64', strategies: [pretend('prebuilt', null), pretend('source', null)], log: () => {} })).toThrow(
-      'Could not get better-sqlite3 for Electron 38.8.6 (linux-x64): prebuilt: prebuilt unavailable; source: source unavailable',
-    );
+    expect(() =>
+      ensureElectronNative({
+        root,
+        electronVersion: '38.8.6',
+        abi: '139',
+        platform: 'linux',
+        arch: 'x64',
+        strategies: [pretend('prebuilt', null), pretend('source', null)],
+        log: () => {},
+      }),
+    ).toThrow('Could not get better-sqlite3 for Electron 38.8.6 (linux-x64): prebuilt: prebuilt unavailable; source: source unavailable');
   });
 
   it("knows Electron's ABI for the installed version (node-abi, from better-sqlite3's installer)", () => {
-    const version = (JSON.parse(readFileSync(join(repo, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(join(repo, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string })
+      .version;
     expect(Number(electronAbi(repo, version))).toBeGreaterThan(115);
     if (version.startsWith('38.')) expect(electronAbi(repo, version)).toBe('139');
   });
@@ -193,4 +251,3 @@ describe('npm run dist targets', () => {
     expect(() => targetsOf(['--mac', '--universal'])).toThrow(/universal/);
   });
 });
-

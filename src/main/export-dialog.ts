@@ -63,7 +63,12 @@ export function exportDialog(d: ExportDialogDeps) {
     t.moved ??= moveFile(from, t.path).then(() => t.path);
     return t.moved.then(
       (path) => ({ ...job, path }),
-      (e: unknown) => ({ ...job, status: 'failed' as const, path: from, error: `The export was written to ${from} but could not be moved to ${t.path}: ${e instanceof Error ? e.message : String(e)}` }),
+      (e: unknown) => ({
+        ...job,
+        status: 'failed' as const,
+        path: from,
+        error: `The export was written to ${from} but could not be moved to ${t.path}: ${e instanceof Error ? e.message : String(e)}`,
+      }),
     );
   }
 
@@ -80,7 +85,8 @@ export function exportDialog(d: ExportDialogDeps) {
         filters: [FILTERS[format]],
         properties: ['createDirectory', 'showOverwriteConfirmation'],
       });
-      if (chosen.canceled || !chosen.filePath) return { ok: false, error: { kind: 'cancelled', message: 'Export cancelled: no file was chosen.' } };
+      if (chosen.canceled || !chosen.filePath)
+        return { ok: false, error: { kind: 'cancelled', message: 'Export cancelled: no file was chosen.' } };
       let path = chosen.filePath;
       if (!extname(path)) path = `${path}.${format}`;
       lastDir = dirname(path);

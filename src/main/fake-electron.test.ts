@@ -37,7 +37,11 @@ it('main imports from electron only what the fake provides', () => {
     const src = readFileSync(join(here, f), 'utf8');
     for (const m of src.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'electron'/g)) {
       if (m[1]) continue;
-      for (const name of m[2].split(',').map((s) => s.trim()).filter(Boolean)) if (!name.startsWith('type ')) used.add(name);
+      for (const name of m[2]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean))
+        if (!name.startsWith('type ')) used.add(name);
     }
   }
   expect([...used].filter((n) => !(FAKED_EXPORTS as readonly string[]).includes(n))).toEqual([]);

@@ -51,7 +51,8 @@ export function harden(devUrl: string | null): void {
     // dev server (electron-vite dev): the CSP travels as a response header here too
     ses.webRequest.onHeadersReceived((details, cb) => {
       const headers = { ...details.responseHeaders };
-      if (details.url.startsWith(devUrl)) headers['Content-Security-Policy'] = [CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")];
+      if (details.url.startsWith(devUrl))
+        headers['Content-Security-Policy'] = [CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")];
       cb({ responseHeaders: headers });
     });
   }

@@ -133,13 +133,15 @@ function refreshBadge(): void {
 const exportsFolder = () => join(dataDir, 'exports');
 const exportsViaDialog = exportDialog({
   showSaveDialog: (win, options) => (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options)),
-  dispatch: (method, input) => (handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } })),
+  dispatch: (method, input) =>
+    handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } }),
   defaultDir: () => app.getPath('documents'),
 });
 
 const snapshotsViaDialog = snapshotDialog({
   showSaveDialog: (win, options) => (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options)),
-  dispatch: (method, input) => (handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } })),
+  dispatch: (method, input) =>
+    handle ? dispatch(handle, method, input) : Promise.resolve({ ok: false, error: { kind: 'internal', message: 'Loupe is starting.' } }),
   defaultDir: () => app.getPath('documents'),
 });
 
@@ -178,7 +180,9 @@ function createWindow(core: AppHandle): BrowserWindow {
   mainWindow = win;
   if (state.maximized) win.maximize();
   trackWindowState(win, stateFile);
-  forwardEvents(core, win.webContents, (ev) => (ev.type === 'snapshot-progress' ? snapshotsViaDialog.transform(ev) : exportsViaDialog.transform(ev)));
+  forwardEvents(core, win.webContents, (ev) =>
+    ev.type === 'snapshot-progress' ? snapshotsViaDialog.transform(ev) : exportsViaDialog.transform(ev),
+  );
   win.once('ready-to-show', () => win.show());
   win.on('closed', () => {
     if (mainWindow === win) mainWindow = null;
@@ -195,7 +199,13 @@ const desktopCaller: Caller = async (method, input, e) => {
   if (method === 'archive.snapshot') return snapshotsViaDialog.start(input, BrowserWindow.fromWebContents(e.sender) ?? mainWindow);
   if (method === 'archive.snapshotGet') return snapshotsViaDialog.get(input);
   const r = await dispatch(handle, method, input);
-  if (method.startsWith('watchlists.') && method !== 'watchlists.list' && method !== 'watchlists.history' && method !== 'watchlists.estimate') refreshBadge();
+  if (
+    method.startsWith('watchlists.') &&
+    method !== 'watchlists.list' &&
+    method !== 'watchlists.history' &&
+    method !== 'watchlists.estimate'
+  )
+    refreshBadge();
   return r;
 };
 
@@ -212,7 +222,11 @@ async function onReady(): Promise<void> {
     return;
   }
   if (process.platform === 'win32') app.setAppUserModelId(APP_ID); // Windows shows notifications only with it
-  app.setAboutPanelOptions({ applicationName: 'Loupe', applicationVersion: app.getVersion(), copyright: 'Loupe — research over the Social Data Read API' });
+  app.setAboutPanelOptions({
+    applicationName: 'Loupe',
+    applicationVersion: app.getVersion(),
+    copyright: 'Loupe — research over the Social Data Read API',
+  });
   serveRenderer(RENDERER_DIR);
   harden(DEV_URL);
   Menu.setApplicationMenu(

@@ -34,7 +34,10 @@ afterAll(() => {
 describe('errors over IPC', () => {
   it('a bad library cursor answers { ok: false, validation } and logs nothing', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await expect(call('library.query', { after: 'garbage!' })).resolves.toEqual({ ok: false, error: { kind: 'validation', message: 'invalid cursor' } });
+    await expect(call('library.query', { after: 'garbage!' })).resolves.toEqual({
+      ok: false,
+      error: { kind: 'validation', message: 'invalid cursor' },
+    });
     expect(log).not.toHaveBeenCalled();
   });
 
@@ -53,9 +56,13 @@ describe('errors over IPC', () => {
   it('a failing desktop wrapper is answered, not thrown', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     fake.ipcMain.removeHandler('loupe:call');
-    const again = bindContract(app, () => true, async () => {
-      throw new Error('dialog exploded');
-    });
+    const again = bindContract(
+      app,
+      () => true,
+      async () => {
+        throw new Error('dialog exploded');
+      },
+    );
     try {
       await expect(call('library.query', {})).resolves.toEqual({ ok: false, error: { kind: 'internal', message: 'dialog exploded' } });
       expect(log).toHaveBeenCalledTimes(1);

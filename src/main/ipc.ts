@@ -38,7 +38,11 @@ export function bindContract(app: AppHandle, isTrustedSender: (e: IpcMainInvokeE
  * Forwards every core event to a window's renderer while it lives, through `transform` (which may
  * hold an event back until some work is done, e.g. moving a finished export to its chosen path).
  */
-export function forwardEvents(app: AppHandle, contents: WebContents, transform?: (ev: LoupeEvent) => LoupeEvent | Promise<LoupeEvent>): () => void {
+export function forwardEvents(
+  app: AppHandle,
+  contents: WebContents,
+  transform?: (ev: LoupeEvent) => LoupeEvent | Promise<LoupeEvent>,
+): () => void {
   const send = (ev: LoupeEvent) => {
     if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, ev);
   };

@@ -17,8 +17,16 @@ const APP = 'loupe://app/index.html';
 type Main = typeof import('./index');
 let main: Main;
 
-async function call(method: string, input: unknown = {}, frame = APP): Promise<{ ok: boolean; result?: unknown; error?: { kind: string; message: string } }> {
-  return (await fake.ipcMain.invoke('loupe:call', frame, method, input)) as { ok: boolean; result?: unknown; error?: { kind: string; message: string } };
+async function call(
+  method: string,
+  input: unknown = {},
+  frame = APP,
+): Promise<{ ok: boolean; result?: unknown; error?: { kind: string; message: string } }> {
+  return (await fake.ipcMain.invoke('loupe:call', frame, method, input)) as {
+    ok: boolean;
+    result?: unknown;
+    error?: { kind: string; message: string };
+  };
 }
 const win = () => FakeBrowserWindow.all[FakeBrowserWindow.all.length - 1];
 async function until<T>(f: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 15_000): Promise<T> {
@@ -115,7 +123,16 @@ describe('navigation and new windows', () => {
     expect(c.navigate('https://example.com/r', 'will-redirect')).toBe(true);
     expect(fake.shell.opened).not.toContain('file:///etc/passwd');
     const opened = fake.shell.opened.length;
-    expect(c.windowOpenHandler?.({ url: 'https://example.org/', frameName: '', features: '', disposition: 'new-window', referrer: { url: '', policy: 'default' }, postBody: undefined } as never)).toEqual({ action: 'deny' });
+    expect(
+      c.windowOpenHandler?.({
+        url: 'https://example.org/',
+        frameName: '',
+        features: '',
+        disposition: 'new-window',
+        referrer: { url: '', policy: 'default' },
+        postBody: undefined,
+      } as never),
+    ).toEqual({ action: 'deny' });
     expect(fake.shell.opened.length).toBe(opened + 1);
     expect(c.windowOpenHandler?.({ url: 'javascript:alert(1)' } as never)).toEqual({ action: 'deny' });
     expect(fake.shell.opened.length).toBe(opened + 1);
@@ -151,9 +168,11 @@ describe('desktop habits', () => {
     const items = top.flatMap((m) => (Array.isArray(m.submenu) ? (m.submenu as MenuItemConstructorOptions[]) : []));
     const byId = (id: string) => items.find((i) => i.id === id)!;
     expect(byId('palette')).toMatchObject({ accelerator: 'CmdOrCtrl+K', registerAccelerator: false });
-    expect(['search', 'profiles', 'comments', 'watchlists', 'collect', 'library', 'analysis', 'usage', 'explorer', 'settings'].map((v) => byId(`go-${v}`).accelerator)).toEqual(
-      ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9', 'Alt+0'],
-    );
+    expect(
+      ['search', 'profiles', 'comments', 'watchlists', 'collect', 'library', 'analysis', 'usage', 'explorer', 'settings'].map(
+        (v) => byId(`go-${v}`).accelerator,
+      ),
+    ).toEqual(['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9', 'Alt+0']);
     expect(items.some((i) => i.role === 'copy')).toBe(true);
     expect(items.some((i) => i.role === 'toggleDevTools')).toBe(true); // not packaged
     const c = win().contents;
@@ -198,7 +217,10 @@ describe('desktop habits', () => {
     fake.dialog.nextSave = { canceled: true, filePath: '' };
     const cancelled = await call('export.start', { query: {}, format: 'csv' });
     expect(cancelled).toEqual({ ok: false, error: { kind: 'cancelled', message: 'Export cancelled: no file was chosen.' } });
-    expect(fake.dialog.saves.at(-1)).toMatchObject({ filters: [{ name: 'CSV (spreadsheets)', extensions: ['csv'] }], properties: ['createDirectory', 'showOverwriteConfirmation'] });
+    expect(fake.dialog.saves.at(-1)).toMatchObject({
+      filters: [{ name: 'CSV (spreadsheets)', extensions: ['csv'] }],
+      properties: ['createDirectory', 'showOverwriteConfirmation'],
+    });
     expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(/^\/home\/user\/Documents\/loupe-export-.*\.csv$/);
 
     const chosen = join(dataDir, 'chosen', 'my export.csv');
@@ -215,19 +237,32 @@ describe('desktop habits', () => {
     expect(readFileSync(chosen, 'utf8').charCodeAt(0)).toBe(0xfeff);
     expect(existsSync(join(dataDir, 'exports', 'my export.csv'))).toBe(false); // moved, not copied
     const ev = await until(() =>
-      win().contents.sent.find((s) => s.channel === 'loupe:event' && (s.args[0] as { type: string; job?: { exportId: string; status: string } }).job?.exportId === exportId && (s.args[0] as { job: { status: string } }).job.status === 'done'),
+      win().contents.sent.find(
+        (s) =>
+          s.channel === 'loupe:event' &&
+          (s.args[0] as { type: string; job?: { exportId: string; status: string } }).job?.exportId === exportId &&
+          (s.args[0] as { job: { status: string } }).job.status === 'done',
+      ),
     );
     expect((ev.args[0] as { job: { path: string } }).job.path).toBe(chosen);
     // the next dialog opens where the last export went
     fake.dialog.nextSave = { canceled: true, filePath: '' };
     await call('export.start', { query: {}, format: 'jsonl' });
-    expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(new RegExp(`^${join(dataDir, 'chosen').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/loupe-export-.*\\.jsonl$`));
+    expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(
+      new RegExp(`^${join(dataDir, 'chosen').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/loupe-export-.*\\.jsonl$`),
+    );
   });
 
   it('a copy of the archive through the save dialog: cancel makes nothing; a chosen path receives the finished copy, replacing a file with its -wal', async () => {
     fake.dialog.nextSave = { canceled: true, filePath: '' };
-    expect(await call('archive.snapshot', {})).toEqual({ ok: false, error: { kind: 'cancelled', message: 'No copy was made: no file was chosen.' } });
-    expect(fake.dialog.saves.at(-1)).toMatchObject({ filters: [{ name: 'Loupe archive (SQLite)', extensions: ['db'] }], properties: ['createDirectory', 'showOverwriteConfirmation'] });
+    expect(await call('archive.snapshot', {})).toEqual({
+      ok: false,
+      error: { kind: 'cancelled', message: 'No copy was made: no file was chosen.' },
+    });
+    expect(fake.dialog.saves.at(-1)).toMatchObject({
+      filters: [{ name: 'Loupe archive (SQLite)', extensions: ['db'] }],
+      properties: ['createDirectory', 'showOverwriteConfirmation'],
+    });
     expect(fake.dialog.saves.at(-1)?.defaultPath).toMatch(/loupe-archive-.*\.db$/);
 
     const chosen = join(dataDir, 'backups', 'archive copy.db');
@@ -247,7 +282,12 @@ describe('desktop habits', () => {
     expect(existsSync(`${chosen}-wal`)).toBe(false);
     expect(existsSync(join(dataDir, 'exports', 'archive copy.db'))).toBe(false); // moved, not copied
     const ev = await until(() =>
-      win().contents.sent.find((x) => x.channel === 'loupe:event' && (x.args[0] as { type: string; job?: { snapshotId?: string; status: string } }).job?.snapshotId === snapshotId && (x.args[0] as { job: { status: string } }).job.status === 'done'),
+      win().contents.sent.find(
+        (x) =>
+          x.channel === 'loupe:event' &&
+          (x.args[0] as { type: string; job?: { snapshotId?: string; status: string } }).job?.snapshotId === snapshotId &&
+          (x.args[0] as { job: { status: string } }).job.status === 'done',
+      ),
     );
     expect((ev.args[0] as { job: { path: string } }).job.path).toBe(chosen);
   });
@@ -257,7 +297,13 @@ describe('desktop habits', () => {
     w.bounds = { x: 40, y: 30, width: 1111, height: 777 };
     w.maximized = true;
     w.close();
-    expect(JSON.parse(readFileSync(join(dataDir, 'window-state.json'), 'utf8'))).toEqual({ x: 40, y: 30, width: 1111, height: 777, maximized: true });
+    expect(JSON.parse(readFileSync(join(dataDir, 'window-state.json'), 'utf8'))).toEqual({
+      x: 40,
+      y: 30,
+      width: 1111,
+      height: 777,
+      maximized: true,
+    });
     fake.app.emit('activate', fakeEvent(), false); // macOS: the dock icon brings a new window
     expect(FakeBrowserWindow.all).toHaveLength(2);
     expect(win().options).toMatchObject({ x: 40, y: 30, width: 1111, height: 777 });

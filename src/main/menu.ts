@@ -56,7 +56,12 @@ export interface MenuDeps {
 /** The registry's items of one menu, in the registry's order. */
 function itemsOf(place: MenuPlace, d: MenuDeps): MenuItemConstructorOptions[] {
   const mac = d.platform === 'darwin';
-  const main: Record<string, () => void> = { 'open-exports': d.openExportsFolder, 'open-data': d.openDataFolder, 'help-data': d.openDataFolder, about: d.about };
+  const main: Record<string, () => void> = {
+    'open-exports': d.openExportsFolder,
+    'open-data': d.openDataFolder,
+    'help-data': d.openDataFolder,
+    about: d.about,
+  };
   return (COMMANDS as readonly CommandDef[])
     .filter((c) => c.menu?.place === place)
     .map((c) => {
@@ -71,7 +76,10 @@ function itemsOf(place: MenuPlace, d: MenuDeps): MenuItemConstructorOptions[] {
 
 export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
   const mac = d.platform === 'darwin';
-  const [views, others] = [itemsOf('view', d).filter((i) => String(i.id).startsWith('go-')), itemsOf('view', d).filter((i) => !String(i.id).startsWith('go-'))];
+  const [views, others] = [
+    itemsOf('view', d).filter((i) => String(i.id).startsWith('go-')),
+    itemsOf('view', d).filter((i) => !String(i.id).startsWith('go-')),
+  ];
   const fileItems = itemsOf('file', d);
   const file: MenuItemConstructorOptions = {
     label: '&File',
@@ -85,7 +93,15 @@ export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
   };
   const edit: MenuItemConstructorOptions = {
     label: '&Edit',
-    submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }],
+    submenu: [
+      { role: 'undo' },
+      { role: 'redo' },
+      { type: 'separator' },
+      { role: 'cut' },
+      { role: 'copy' },
+      { role: 'paste' },
+      { role: 'selectAll' },
+    ],
   };
   const view: MenuItemConstructorOptions = {
     label: '&View',
@@ -94,7 +110,9 @@ export function menuTemplate(d: MenuDeps): MenuItemConstructorOptions[] {
       { type: 'separator' },
       ...views,
       { type: 'separator' },
-      ...(d.isPackaged ? [] : ([{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }] satisfies MenuItemConstructorOptions[])),
+      ...(d.isPackaged
+        ? []
+        : ([{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }] satisfies MenuItemConstructorOptions[])),
       { role: 'resetZoom' },
       { role: 'zoomIn' },
       { role: 'zoomOut' },

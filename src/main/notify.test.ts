@@ -10,7 +10,9 @@ describe('alert notifications', () => {
     const body = '3 new in <b>Brand</b> & <a href="https://evil.example">win</a> <img src="https://evil.example/x.png">';
     const linux = notificationText(body, 'linux');
     expect(linux).not.toMatch(/[<>]/);
-    expect(linux).toBe('3 new in &lt;b&gt;Brand&lt;/b&gt; &amp; &lt;a href="https://evil.example"&gt;win&lt;/a&gt; &lt;img src="https://evil.example/x.png"&gt;');
+    expect(linux).toBe(
+      '3 new in &lt;b&gt;Brand&lt;/b&gt; &amp; &lt;a href="https://evil.example"&gt;win&lt;/a&gt; &lt;img src="https://evil.example/x.png"&gt;',
+    );
     expect(notificationText(body, 'darwin')).toBe(body);
     expect(notificationText('gpj.\u202Eexe.evil', 'win32')).toBe('gpj.\\u202eexe.evil');
   });

@@ -18,12 +18,21 @@ export function notificationText(s: string, platform: NodeJS.Platform = process.
   return platform === 'linux' ? shown.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : shown;
 }
 
-export function alertNotifier(opts: { icon?: string; onClick(): void; platform?: NodeJS.Platform }): (title: string, body: string) => boolean {
+export function alertNotifier(opts: {
+  icon?: string;
+  onClick(): void;
+  platform?: NodeJS.Platform;
+}): (title: string, body: string) => boolean {
   const live = new Set<Notification>();
   return (title, body) => {
     if (!Notification.isSupported()) return false;
     // the title is plain text on every desktop; the body is markup on Linux
-    const n = new Notification({ title: visible(title), body: notificationText(body, opts.platform), silent: false, ...(opts.icon ? { icon: opts.icon } : {}) });
+    const n = new Notification({
+      title: visible(title),
+      body: notificationText(body, opts.platform),
+      silent: false,
+      ...(opts.icon ? { icon: opts.icon } : {}),
+    });
     live.add(n);
     n.on('click', () => opts.onClick());
     n.on('close', () => live.delete(n));

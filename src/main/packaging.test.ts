@@ -39,9 +39,15 @@ describe('electron-builder.json', () => {
   });
 
   it('keeps the native module and the CSV worker (and its chunk) out of the asar archive', () => {
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['out/main/csv-worker.js', 'out/main/chunks/**', 'node_modules/better-sqlite3/**']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['out/main/csv-worker.js', 'out/main/chunks/**', 'node_modules/better-sqlite3/**']),
+    );
     // the Electron build of better-sqlite3 goes to <resources>/native, where src/main/native.ts looks
-    expect(config.extraResources).toContainEqual({ from: '.electron-native/${platform}-${arch}', to: 'native', filter: ['better_sqlite3-electron-v*.node'] });
+    expect(config.extraResources).toContainEqual({
+      from: '.electron-native/${platform}-${arch}',
+      to: 'native',
+      filter: ['better_sqlite3-electron-v*.node'],
+    });
     // electron-builder must not rebuild node_modules in place (the Node build is the tests' and the CLI's)
     expect(config.npmRebuild).toBe(false);
     // the worker really is a separate file with a chunk beside the bundle

@@ -19,7 +19,8 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   static usable(): SecretAvailability {
-    if (!safeStorage.isEncryptionAvailable()) return { ok: false, message: 'Electron safeStorage has no encryption available on this system.' };
+    if (!safeStorage.isEncryptionAvailable())
+      return { ok: false, message: 'Electron safeStorage has no encryption available on this system.' };
     if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text')
       return { ok: false, message: 'Electron safeStorage found no keychain (basic_text backend), which is not real encryption.' };
     return { ok: true, message: null };
@@ -51,7 +52,10 @@ export class SafeStorageSecretStore implements SecretStore {
     try {
       return safeStorage.decryptString(Buffer.from(blob, 'base64'));
     } catch {
-      throw new SecretError('secrets_unavailable', `The stored key "${name}" could not be decrypted (was the keychain reset?). Add it again.`);
+      throw new SecretError(
+        'secrets_unavailable',
+        `The stored key "${name}" could not be decrypted (was the keychain reset?). Add it again.`,
+      );
     }
   }
 

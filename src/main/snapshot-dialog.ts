@@ -30,7 +30,12 @@ export function snapshotDialog(d: ExportDialogDeps) {
     })();
     return t.moved.then(
       (path) => ({ ...job, path, summary: job.summary?.replace(from, path) ?? null }),
-      (e: unknown) => ({ ...job, status: 'failed' as const, path: from, error: `The copy was made at ${from} but could not be moved to ${t.path}: ${e instanceof Error ? e.message : String(e)}` }),
+      (e: unknown) => ({
+        ...job,
+        status: 'failed' as const,
+        path: from,
+        error: `The copy was made at ${from} but could not be moved to ${t.path}: ${e instanceof Error ? e.message : String(e)}`,
+      }),
     );
   }
 
@@ -45,7 +50,8 @@ export function snapshotDialog(d: ExportDialogDeps) {
         filters: [{ name: 'Loupe archive (SQLite)', extensions: ['db'] }],
         properties: ['createDirectory', 'showOverwriteConfirmation'],
       });
-      if (chosen.canceled || !chosen.filePath) return { ok: false, error: { kind: 'cancelled', message: 'No copy was made: no file was chosen.' } };
+      if (chosen.canceled || !chosen.filePath)
+        return { ok: false, error: { kind: 'cancelled', message: 'No copy was made: no file was chosen.' } };
       let path = chosen.filePath;
       if (!extname(path)) path = `${path}.db`;
       lastDir = dirname(path);

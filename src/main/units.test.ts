@@ -100,14 +100,21 @@ describe('safeStorage secrets: never plaintext', () => {
 describe('native module selection', () => {
   const electron = { electron: '38.8.6', modules: '139' };
   it('plain Node: the package build; Electron: the ABI-named file beside the repo or in the app resources', () => {
-    expect(sqliteBinding({ bundleDir: '/repo/out/main', versions: { modules: '115' }, platform: 'linux', arch: 'x64' })).toEqual({ path: null, tried: [] });
+    expect(sqliteBinding({ bundleDir: '/repo/out/main', versions: { modules: '115' }, platform: 'linux', arch: 'x64' })).toEqual({
+      path: null,
+      tried: [],
+    });
     const dev = sqliteBinding({ bundleDir: '/repo/out/main', versions: electron, platform: 'linux', arch: 'x64', exists: () => true });
     expect(dev.path).toBe('/repo/.electron-native/linux-x64/better_sqlite3-electron-v139.node');
     for (const dir of ['/opt/Loupe/resources/app.asar/out/main', '/opt/Loupe/resources/app.asar.unpacked/out/main/chunks']) {
       expect(packagedResources(dir)).toBe('/opt/Loupe/resources');
-      expect(sqliteBinding({ bundleDir: dir, versions: electron, platform: 'linux', arch: 'x64', exists: () => true }).path).toBe('/opt/Loupe/resources/native/better_sqlite3-electron-v139.node');
+      expect(sqliteBinding({ bundleDir: dir, versions: electron, platform: 'linux', arch: 'x64', exists: () => true }).path).toBe(
+        '/opt/Loupe/resources/native/better_sqlite3-electron-v139.node',
+      );
     }
-    expect(sqliteBinding({ bundleDir: '/repo/out/main', versions: electron, platform: 'linux', arch: 'x64', exists: () => false })).toMatchObject({ path: null });
+    expect(
+      sqliteBinding({ bundleDir: '/repo/out/main', versions: electron, platform: 'linux', arch: 'x64', exists: () => false }),
+    ).toMatchObject({ path: null });
     expect(sqliteBindingName(139)).toBe('better_sqlite3-electron-v139.node');
   });
 
@@ -127,14 +134,26 @@ describe('native module selection', () => {
 });
 
 describe('menu', () => {
-  const deps = (platform: NodeJS.Platform, pressed: unknown[] = []) => ({ platform, isPackaged: false, press: (k: unknown) => void pressed.push(k), openDataFolder: () => {}, openExportsFolder: () => {}, about: () => {} });
+  const deps = (platform: NodeJS.Platform, pressed: unknown[] = []) => ({
+    platform,
+    isPackaged: false,
+    press: (k: unknown) => void pressed.push(k),
+    openDataFolder: () => {},
+    openExportsFolder: () => {},
+    about: () => {},
+  });
   const items = (t: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] =>
     t.flatMap((i) => [i, ...(Array.isArray(i.submenu) ? items(i.submenu as MenuItemConstructorOptions[]) : [])]);
 
   it('is built from the one list of commands: every command with a menu place, with its shortcut', () => {
     const t = items(menuTemplate(deps('linux')));
     const placed = (COMMANDS as readonly CommandDef[]).filter((c) => c.menu);
-    expect(t.filter((i) => i.id).map((i) => i.id).sort()).toEqual(placed.map((c) => c.id).sort());
+    expect(
+      t
+        .filter((i) => i.id)
+        .map((i) => i.id)
+        .sort(),
+    ).toEqual(placed.map((c) => c.id).sort());
     const acc = acceleratorsOf(menuTemplate(deps('linux')));
     expect(acc.palette).toBe('CmdOrCtrl+K');
     // every view has its own number key (Alt+1…9, Alt+0), the one the page goes to that view by
@@ -168,7 +187,14 @@ describe('menu', () => {
   });
 
   it('macOS gets the app menu first and the page keys with meta; packaged apps have no dev tools', () => {
-    const t = menuTemplate({ platform: 'darwin', isPackaged: true, press: () => {}, openDataFolder: () => {}, openExportsFolder: () => {}, about: () => {} });
+    const t = menuTemplate({
+      platform: 'darwin',
+      isPackaged: true,
+      press: () => {},
+      openDataFolder: () => {},
+      openExportsFolder: () => {},
+      about: () => {},
+    });
     expect(t[0].role).toBe('appMenu');
     const all = JSON.stringify(t);
     expect(all).not.toContain('toggleDevTools');

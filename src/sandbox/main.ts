@@ -44,8 +44,16 @@ async function main(): Promise<void> {
     .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) })
     .parse(process.argv);
   const o = program.opts<{
-    port: number; seed: number; balance: number; timeScale: number; latencyMs: number; chaos?: string;
-    freeCalls: number; keyPrefix: string; epoch?: string; variant: string[];
+    port: number;
+    seed: number;
+    balance: number;
+    timeScale: number;
+    latencyMs: number;
+    chaos?: string;
+    freeCalls: number;
+    keyPrefix: string;
+    epoch?: string;
+    variant: string[];
   }>();
   let epoch: number | undefined;
   if (o.epoch !== undefined) {
@@ -65,7 +73,9 @@ async function main(): Promise<void> {
     variants: o.variant,
   });
   process.stdout.write(`${JSON.stringify({ url: sb.url, key: sb.key })}\n`);
-  process.stderr.write(`[sandbox] listening on ${sb.url} (seed ${o.seed}, time scale ${o.timeScale}, balance ${o.balance}${o.variant.length > 0 ? `, variants ${o.variant.join(',')}` : ''})\n`);
+  process.stderr.write(
+    `[sandbox] listening on ${sb.url} (seed ${o.seed}, time scale ${o.timeScale}, balance ${o.balance}${o.variant.length > 0 ? `, variants ${o.variant.join(',')}` : ''})\n`,
+  );
   let stopping = false;
   const stop = (sig: string) => {
     if (stopping) return;

@@ -215,11 +215,17 @@ export interface World {
     row: WorldRow,
     kind: 'post' | 'comment',
     opts: JudgeOptions,
-  ): { labels: Record<string, Record<string, unknown>> | null; evidence?: Record<string, { quote: string; sentence_index: number } | null> };
+  ): {
+    labels: Record<string, Record<string, unknown>> | null;
+    evidence?: Record<string, { quote: string; sentence_index: number } | null>;
+  };
   /** Deterministic `computed.relevance` for a search row. */
   relevance(row: WorldRow, topic: string): { p: number; sense: string | null; depth: number | null; spam: number | null } | null;
   /** Switch receipts for forum comment search with switch_from. */
-  switchReceipts(rows: WorldRow[], brand: string): Array<{ comment_id: string; text: string; reason: string; destination: string | null; link: string | null }>;
+  switchReceipts(
+    rows: WorldRow[],
+    brand: string,
+  ): Array<{ comment_id: string; text: string; reason: string; destination: string | null; link: string | null }>;
   /**
    * Aging (docs/sandbox-world.md): false when the row's post was removed or its account made
    * private by `now` (the server leaves it out of the list). Absent: every row stays.

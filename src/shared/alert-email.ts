@@ -18,7 +18,10 @@ export const EMAIL_SECURITY_WORDS: Record<EmailSecurity, string> = {
 
 /** localhost, 127.0.0.0/8 or ::1: the only hosts an unencrypted connection may go to. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 

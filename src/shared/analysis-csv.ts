@@ -32,7 +32,20 @@ export function csvTable(header: readonly string[], rows: ReadonlyArray<readonly
   return out;
 }
 
-const FREQUENCY_HEADER = ['term', 'items', 'occurrences', 'share', 'first_seen', 'last_seen', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement'];
+const FREQUENCY_HEADER = [
+  'term',
+  'items',
+  'occurrences',
+  'share',
+  'first_seen',
+  'last_seen',
+  'views',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'engagement',
+];
 
 export function frequencyCsv(t: FrequencyTable, o: AnalysisCsvOptions = {}): string {
   const authors = t.field === 'authors';
@@ -40,7 +53,21 @@ export function frequencyCsv(t: FrequencyTable, o: AnalysisCsvOptions = {}): str
     [...FREQUENCY_HEADER, ...(authors ? ['platform', 'author_id'] : [])],
     t.rows.map((r) => {
       const s = r.sums;
-      return [r.term, r.count, r.occurrences, r.share, iso(r.firstSeen), iso(r.lastSeen), s.views, s.likes, s.comments, s.shares, s.saves, s.engagement, ...(authors ? [r.platform, r.authorId] : [])];
+      return [
+        r.term,
+        r.count,
+        r.occurrences,
+        r.share,
+        iso(r.firstSeen),
+        iso(r.lastSeen),
+        s.views,
+        s.likes,
+        s.comments,
+        s.shares,
+        s.saves,
+        s.engagement,
+        ...(authors ? [r.platform, r.authorId] : []),
+      ];
     }),
     o,
   );
@@ -58,9 +85,32 @@ export function overperformanceCsv(r: Overperformance, o: AnalysisCsvOptions = {
   // "at the same age" rows also say the age compared at, the engagement then, and how many baseline values came from the line from publication
   const sameAge = r.rows.some((p) => p.ageMs !== undefined);
   return csvTable(
-    ['score', 'engagement', 'baseline_median', 'baseline_posts', 'platform', 'kind', 'id', 'author', 'published_at', 'url', 'text', ...(sameAge ? ['age_hours', 'engagement_at_age', 'baseline_from_zero'] : [])],
+    [
+      'score',
+      'engagement',
+      'baseline_median',
+      'baseline_posts',
+      'platform',
+      'kind',
+      'id',
+      'author',
+      'published_at',
+      'url',
+      'text',
+      ...(sameAge ? ['age_hours', 'engagement_at_age', 'baseline_from_zero'] : []),
+    ],
     r.rows.map((p) => [
-      p.score, p.engagement, p.baselineMedian, p.baselinePosts, p.platform, p.kind, p.id, p.author, iso(p.publishedAt), p.url, p.text,
+      p.score,
+      p.engagement,
+      p.baselineMedian,
+      p.baselinePosts,
+      p.platform,
+      p.kind,
+      p.id,
+      p.author,
+      iso(p.publishedAt),
+      p.url,
+      p.text,
       ...(sameAge ? [p.ageMs === undefined ? null : p.ageMs / 3_600_000, p.engagementAtAge ?? null, p.fromZero ?? null] : []),
     ]),
     o,

@@ -17,7 +17,12 @@ export type FrequencyField = (typeof FREQUENCY_FIELDS)[number];
  * read as 0); views are reach, not engagement. Null when none of the four is known.
  */
 export const ENGAGEMENT_PARTS = ['likes', 'comments', 'shares', 'saves'] as const;
-export function engagementOf(e: { likes?: number | null; comments?: number | null; shares?: number | null; saves?: number | null }): number | null {
+export function engagementOf(e: {
+  likes?: number | null;
+  comments?: number | null;
+  shares?: number | null;
+  saves?: number | null;
+}): number | null {
   let sum: number | null = null;
   for (const k of ENGAGEMENT_PARTS) {
     const v = e[k];
@@ -26,7 +31,18 @@ export function engagementOf(e: { likes?: number | null; comments?: number | nul
   return sum;
 }
 
-export const FREQUENCY_SORTS = ['count', 'occurrences', 'first', 'last', 'views', 'likes', 'comments', 'shares', 'saves', 'engagement'] as const;
+export const FREQUENCY_SORTS = [
+  'count',
+  'occurrences',
+  'first',
+  'last',
+  'views',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'engagement',
+] as const;
 export type FrequencySort = (typeof FREQUENCY_SORTS)[number];
 
 export const frequencyInputSchema = z.object({
@@ -182,7 +198,11 @@ export const overperformanceInputSchema = z.object({
    */
   method: z.enum(OVERPERFORMANCE_METHODS).default('previous'),
   /** same_age: compare at this age (hours after publication); default each post's age at its latest reading */
-  ageHours: z.number().positive().max(24 * 3650).optional(),
+  ageHours: z
+    .number()
+    .positive()
+    .max(24 * 3650)
+    .optional(),
 });
 export type OverperformanceInput = z.input<typeof overperformanceInputSchema>;
 

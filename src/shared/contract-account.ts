@@ -81,7 +81,12 @@ export const settingsSchema = z.object({
   /** pictures from other hosts (avatars, thumbnails): fetched only on a click, or at once */
   remoteImages: z.enum(REMOTE_IMAGES),
   /** your name on annotations and in dataset bundles; null: the OS user name */
-  authorName: z.string().trim().min(1).max(settingBounds('authorName').max ?? 120).nullable(),
+  authorName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(settingBounds('authorName').max ?? 120)
+    .nullable(),
   /** a run's alerts also posted here as Slack-compatible JSON (issue 27 #1); null: inbox and desktop only */
   alertWebhookUrl: z
     .string()
@@ -118,6 +123,12 @@ export interface SandboxState {
   creditsCharged: number;
 }
 
-export const sandboxAdvanceInput = z.object({ seconds: z.number().int().min(1).max(365 * 86_400) });
+export const sandboxAdvanceInput = z.object({
+  seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 86_400),
+});
 export const sandboxBalanceInput = z.object({ balance: z.number().int().min(0).max(1_000_000_000) });
 export const sandboxFaultsInput = z.object({ rate: z.number().min(0).max(0.9) });

@@ -92,7 +92,12 @@ export interface WalkInfo {
 
 export const estimateWalkInput = z.object({ target: targetSchema, pages: z.number().int().min(1).max(10_000) });
 /** one call (explorer, profile card): may spend credits; the UI asks first above the threshold */
-export const callInput = z.object({ target: targetSchema, source: sourceSchema, fresh: z.boolean().default(false), save: z.boolean().default(true) });
+export const callInput = z.object({
+  target: targetSchema,
+  source: sourceSchema,
+  fresh: z.boolean().default(false),
+  save: z.boolean().default(true),
+});
 export const walkStartInput = z.object({
   target: targetSchema,
   source: sourceSchema,

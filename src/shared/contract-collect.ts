@@ -9,7 +9,15 @@ import { libraryQuerySchema } from './query';
 
 import { COLLECT_DOS, COLLECT_INPUT_STATES, COLLECT_RANKS, type CollectDo, type CollectInputState } from './collect-words';
 
-export { COLLECT_DOS, COLLECT_DO_WORDS, COLLECT_INPUT_STATES, COLLECT_RANKS, type CollectDo, type CollectInputState, type CollectRank } from './collect-words';
+export {
+  COLLECT_DOS,
+  COLLECT_DO_WORDS,
+  COLLECT_INPUT_STATES,
+  COLLECT_RANKS,
+  type CollectDo,
+  type CollectInputState,
+  type CollectRank,
+} from './collect-words';
 
 const params = z.record(z.string().min(1).max(80), z.string().max(2000));
 
@@ -76,7 +84,6 @@ export const collectInputsInput = z.object({
   offset: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(1000).default(200),
 });
-
 
 /** The figures of a plan (or a part of it): credits and requests. */
 export interface CollectFigures {

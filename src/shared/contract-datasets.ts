@@ -76,7 +76,10 @@ export const bundleExportInputSchema = z.object({
 export const bundleVerifyInputSchema = z.object({
   dir: z.string().trim().min(1).max(4096),
   /** the root hash a methods section cites */
-  root: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  root: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /** also check every answer and item against this archive */
   withArchive: z.boolean().default(false),
 });

@@ -39,7 +39,11 @@ export const overrideInput = z.object({
   value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
   clear: z.boolean().default(false),
 });
-export const saveResultSetInput = z.object({ name: z.string().min(1).max(120), query: libraryQuerySchema, note: z.string().max(20_000).optional() });
+export const saveResultSetInput = z.object({
+  name: z.string().min(1).max(120),
+  query: libraryQuerySchema,
+  note: z.string().max(20_000).optional(),
+});
 
 export interface ResultSetInfo {
   id: string;

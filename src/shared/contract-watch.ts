@@ -65,7 +65,17 @@ export interface WatchRunInfo {
 export const watchInput = targetSchema.extend({ label: z.string().max(200).optional() });
 export const watchlistInput = z.object({
   name: z.string().min(1).max(120),
-  schedule: z.object({ everyHours: z.number().positive().max(24 * 31).optional(), cron: z.string().max(120).optional() }).nullable().default(null),
+  schedule: z
+    .object({
+      everyHours: z
+        .number()
+        .positive()
+        .max(24 * 31)
+        .optional(),
+      cron: z.string().max(120).optional(),
+    })
+    .nullable()
+    .default(null),
   budgetPerRun: z.number().int().nonnegative().nullable().default(null),
   budgetPerMonth: z.number().int().nonnegative().nullable().default(null),
   alert: libraryQuerySchema.shape.labels.nullable().default(null),
@@ -107,4 +117,8 @@ export interface AlertInfo {
 }
 export const alertsListInput = z.object({ unreadOnly: z.boolean().default(false), limit: z.number().int().min(1).max(500).default(200) });
 /** ids: these alerts; all: every unread one; read: false marks them unread again */
-export const alertsReadInput = z.object({ ids: z.array(z.string()).max(1000).optional(), all: z.boolean().optional(), read: z.boolean().default(true) });
+export const alertsReadInput = z.object({
+  ids: z.array(z.string()).max(1000).optional(),
+  all: z.boolean().optional(),
+  read: z.boolean().default(true),
+});

@@ -319,7 +319,13 @@ export type LoupeEvent =
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
   | { type: 'snapshot-progress'; job: SnapshotJob }
-  | { type: 'watch-run'; run: WatchRunInfo; alerts: number; /** the list's name */ list?: string; /** what the finished run raised, in words (the alert inbox) */ raised?: string[] }
+  | {
+      type: 'watch-run';
+      run: WatchRunInfo;
+      alerts: number;
+      /** the list's name */ list?: string;
+      /** what the finished run raised, in words (the alert inbox) */ raised?: string[];
+    }
   | { type: 'collect-progress'; plan: CollectStatus }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
 
@@ -340,4 +346,3 @@ export function parseInput<K extends MethodName>(method: K, input: unknown): Met
 export function isMethodName(s: string): s is MethodName {
   return Object.prototype.hasOwnProperty.call(methods, s);
 }
-

@@ -60,7 +60,14 @@ export const LABEL_SPECS: Readonly<Record<string, LabelFamilySpec>> = {
       // one of the 33 niches of the service's published taxonomy (not listed in the spec), or
       // personal_no_niche / other: a lowercase slug, as the service writes them
       // seenOnly: the core accepts a niche the archive already holds for some item, or these two
-      label: { type: 'text', pattern: /^[a-z][a-z0-9_]{1,60}$/, extra: ['personal_no_niche', 'other'], seenOnly: true, hint: 'a niche of the taxonomy as the service writes it (e.g. personal_no_niche, other)', title: 'niche' },
+      label: {
+        type: 'text',
+        pattern: /^[a-z][a-z0-9_]{1,60}$/,
+        extra: ['personal_no_niche', 'other'],
+        seenOnly: true,
+        hint: 'a niche of the taxonomy as the service writes it (e.g. personal_no_niche, other)',
+        title: 'niche',
+      },
       confidence: prob('confidence'),
       taxonomy: { type: 'text', title: 'taxonomy' },
     },
@@ -74,7 +81,15 @@ export const LABEL_SPECS: Readonly<Record<string, LabelFamilySpec>> = {
       sarcasm: { type: 'bool', title: 'sarcasm' },
       aspect: {
         type: 'enum',
-        values: ['taste_or_quality', 'price_or_value', 'availability_or_delivery', 'health_or_safety', 'advertising_or_campaign', 'customer_service', 'none'],
+        values: [
+          'taste_or_quality',
+          'price_or_value',
+          'availability_or_delivery',
+          'health_or_safety',
+          'advertising_or_campaign',
+          'customer_service',
+          'none',
+        ],
         words: {
           taste_or_quality: 'taste or quality',
           price_or_value: 'price or value',
@@ -108,7 +123,12 @@ export const LABEL_SPECS: Readonly<Record<string, LabelFamilySpec>> = {
   sentiment: {
     title: 'Sentiment',
     fields: {
-      label: { type: 'enum', values: ['negative', 'neutral', 'positive'], words: { negative: 'negative', neutral: 'neutral', positive: 'positive' }, title: 'sentiment' },
+      label: {
+        type: 'enum',
+        values: ['negative', 'neutral', 'positive'],
+        words: { negative: 'negative', neutral: 'neutral', positive: 'positive' },
+        title: 'sentiment',
+      },
       p: prob('confidence'),
       score: prob('score (0 most negative)'),
     },
@@ -123,7 +143,8 @@ export const LABEL_SPECS: Readonly<Record<string, LabelFamilySpec>> = {
 
 /** The spec of one label field, or undefined when the spec names no such family/field. */
 export function labelFieldSpec(family: string, field: string): (LabelFieldSpec & { title: string }) | undefined {
-  return Object.prototype.hasOwnProperty.call(LABEL_SPECS, family) && Object.prototype.hasOwnProperty.call(LABEL_SPECS[family].fields, field)
+  return Object.prototype.hasOwnProperty.call(LABEL_SPECS, family) &&
+    Object.prototype.hasOwnProperty.call(LABEL_SPECS[family].fields, field)
     ? LABEL_SPECS[family].fields[field]
     : undefined;
 }
@@ -150,15 +171,21 @@ export function labelValueProblem(family: string, field: string, value: unknown,
       return `${name} must be one of ${spec.values.join(', ')}${spec.nullable ? ' (or unsure)' : ''}; got ${JSON.stringify(value)}.`;
     case 'prob':
       if (value === null) return null;
-      return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1 ? null : `${name} is a probability from 0 to 1; got ${JSON.stringify(value)}.`;
+      return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1
+        ? null
+        : `${name} is a probability from 0 to 1; got ${JSON.stringify(value)}.`;
     case 'int':
-      return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max ? null : `${name} is a whole number from ${spec.min} to ${spec.max}; got ${JSON.stringify(value)}.`;
+      return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max
+        ? null
+        : `${name} is a whole number from ${spec.min} to ${spec.max}; got ${JSON.stringify(value)}.`;
     case 'bool':
       return typeof value === 'boolean' ? null : `${name} is yes or no (true/false); got ${JSON.stringify(value)}.`;
     case 'text':
       if (value === null) return null;
-      if (typeof value !== 'string' || value.trim() === '' || value.length > 300) return `${name} is a text of 1–300 characters; got ${JSON.stringify(value)}.`;
-      if (spec.pattern && !spec.pattern.test(value)) return `${name} must be ${spec.hint ?? `like ${String(spec.pattern)}`}; got ${JSON.stringify(value)}.`;
+      if (typeof value !== 'string' || value.trim() === '' || value.length > 300)
+        return `${name} is a text of 1–300 characters; got ${JSON.stringify(value)}.`;
+      if (spec.pattern && !spec.pattern.test(value))
+        return `${name} must be ${spec.hint ?? `like ${String(spec.pattern)}`}; got ${JSON.stringify(value)}.`;
       if (spec.seenOnly && seen && !spec.extra?.includes(value) && !seen.includes(value)) {
         const known = [...new Set([...(spec.extra ?? []), ...seen.filter((x): x is string => typeof x === 'string')])];
         return `${name} must be a value the service uses (${known.slice(0, 12).join(', ')}${known.length > 12 ? ', …' : ''}); got ${JSON.stringify(value)}.`;

@@ -15,7 +15,8 @@
 import { z } from 'zod';
 
 /** A field's schema without `.default()` / `.prefault()` / `.optional()` around it. */
-export type Bare<T> = T extends z.ZodDefault<infer I> ? Bare<I> : T extends z.ZodPrefault<infer I> ? Bare<I> : T extends z.ZodOptional<infer I> ? Bare<I> : T;
+export type Bare<T> =
+  T extends z.ZodDefault<infer I> ? Bare<I> : T extends z.ZodPrefault<infer I> ? Bare<I> : T extends z.ZodOptional<infer I> ? Bare<I> : T;
 
 function bare(t: z.ZodType): z.ZodType {
   let s: z.ZodType = t;
@@ -30,7 +31,9 @@ export type Patch<S extends z.ZodRawShape> = { [K in keyof S]?: z.output<Bare<S[
 
 /** The patch schema of an object schema: any subset of its fields, no defaults, no unknown field. */
 export function patchOf<S extends z.ZodRawShape>(whole: z.ZodObject<S>) {
-  const shape = Object.fromEntries(Object.entries(whole.shape).map(([k, t]) => [k, bare(t as z.ZodType).optional()])) as unknown as PatchShape<S>;
+  const shape = Object.fromEntries(
+    Object.entries(whole.shape).map(([k, t]) => [k, bare(t as z.ZodType).optional()]),
+  ) as unknown as PatchShape<S>;
   return z.strictObject(shape).transform((p) => namedOnly(p) as Patch<S>);
 }
 

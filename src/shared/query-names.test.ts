@@ -67,44 +67,65 @@ describe('label conditions against the label table', () => {
 
   it('a typo of a family is refused and suggests it', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FAMILIES).chain((f) => fc.tuple(fc.constant(f), oneEdit(f))), ([family, typo]) => {
-        fc.pre(!FAMILIES.includes(typo));
-        const p = labelConditionProblem({ family: typo, field: 'label', op: 'eq', value: 'x' });
-        expect(p).toMatch(new RegExp(`^${JSON.stringify(typo).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a label family\\. Did you mean [^?]*\\b${family}\\b`));
-      }),
+      fc.property(
+        fc.constantFrom(...FAMILIES).chain((f) => fc.tuple(fc.constant(f), oneEdit(f))),
+        ([family, typo]) => {
+          fc.pre(!FAMILIES.includes(typo));
+          const p = labelConditionProblem({ family: typo, field: 'label', op: 'eq', value: 'x' });
+          expect(p).toMatch(
+            new RegExp(
+              `^${JSON.stringify(typo).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a label family\\. Did you mean [^?]*\\b${family}\\b`,
+            ),
+          );
+        },
+      ),
     );
   });
 
   it('a typo of a field is refused and suggests it', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FIELDS).chain((f) => fc.tuple(fc.constant(f), oneEdit(f.field))), ([{ family, field }, typo]) => {
-        fc.pre(!(typo in LABEL_SPECS[family].fields) && typo.length > 0);
-        const p = labelConditionProblem({ family, field: typo, op: 'eq', value: 'x' });
-        expect(p).toContain(`is not a field of the ${family} labels`);
-        if (field.length > 2) expect(p).toMatch(new RegExp(`Did you mean [^?]*\\b${field}\\b`));
-      }),
+      fc.property(
+        fc.constantFrom(...FIELDS).chain((f) => fc.tuple(fc.constant(f), oneEdit(f.field))),
+        ([{ family, field }, typo]) => {
+          fc.pre(!(typo in LABEL_SPECS[family].fields) && typo.length > 0);
+          const p = labelConditionProblem({ family, field: typo, op: 'eq', value: 'x' });
+          expect(p).toContain(`is not a field of the ${family} labels`);
+          if (field.length > 2) expect(p).toMatch(new RegExp(`Did you mean [^?]*\\b${field}\\b`));
+        },
+      ),
     );
   });
 
   it('a typo of a category value is refused and suggests it', () => {
     const values = (family: string, field: string) => (LABEL_SPECS[family].fields[field] as { values: readonly string[] }).values;
     fc.assert(
-      fc.property(fc.constantFrom(...ENUM_VALUES).chain((v) => fc.tuple(fc.constant(v), oneEdit(v.value))), ([{ family, field, value }, typo]) => {
-        fc.pre(!values(family, field).includes(typo));
-        const p = labelConditionProblem({ family, field, op: 'eq', value: typo });
-        expect(p).toContain(`is not a value of ${family}.${field}`);
-        expect(p).toMatch(new RegExp(`Did you mean [^?]*\\b${value}\\b`));
-      }),
+      fc.property(
+        fc.constantFrom(...ENUM_VALUES).chain((v) => fc.tuple(fc.constant(v), oneEdit(v.value))),
+        ([{ family, field, value }, typo]) => {
+          fc.pre(!values(family, field).includes(typo));
+          const p = labelConditionProblem({ family, field, op: 'eq', value: typo });
+          expect(p).toContain(`is not a value of ${family}.${field}`);
+          expect(p).toMatch(new RegExp(`Did you mean [^?]*\\b${value}\\b`));
+        },
+      ),
     );
   });
 
   it('values of the wrong type say what the field holds; what the archive holds counts as known', () => {
-    expect(labelConditionProblem({ family: 'sponsored', field: 'p', op: 'eq', value: 'high' })).toMatch(/sponsored\.p is a number \(a probability from 0 to 1\)/);
+    expect(labelConditionProblem({ family: 'sponsored', field: 'p', op: 'eq', value: 'high' })).toMatch(
+      /sponsored\.p is a number \(a probability from 0 to 1\)/,
+    );
     expect(labelConditionProblem({ family: 'intent', field: 'buyer', op: 'eq', value: 'yes' })).toMatch(/write true or false/);
     expect(labelConditionProblem({ family: 'intent', field: 'label', op: 'gte', value: 1 })).toMatch(/compare it with = or !=/);
-    const held = { fields: new Map([['tone', ['label']]]), holds: (_f: string, _x: string, v: string) => v === 'praising', values: () => ['praising'] };
+    const held = {
+      fields: new Map([['tone', ['label']]]),
+      holds: (_f: string, _x: string, v: string) => v === 'praising',
+      values: () => ['praising'],
+    };
     expect(labelConditionProblem({ family: 'tone', field: 'label', op: 'eq', value: 'calm' }, held)).toBeNull();
     expect(labelConditionProblem({ family: 'intent', field: 'label', op: 'eq', value: 'praising' }, held)).toBeNull();
-    expect(labelConditionProblem({ family: 'intent', field: 'label', op: 'eq', value: 'praisin' }, held)).toMatch(/Did you mean praising\?/);
+    expect(labelConditionProblem({ family: 'intent', field: 'label', op: 'eq', value: 'praisin' }, held)).toMatch(
+      /Did you mean praising\?/,
+    );
   });
 });

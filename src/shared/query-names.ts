@@ -95,7 +95,10 @@ const isNumeric = (v: unknown) => typeof v === 'number' || (typeof v === 'string
  * says what a field holds: a category (one of its values, or one the archive holds), yes/no, or a
  * number; free-text fields (a brand, a niche) take any text.
  */
-export function labelConditionProblem(c: Pick<LabelCondition, 'family' | 'field' | 'op' | 'value'>, held: HeldLabels = NO_HELD): string | null {
+export function labelConditionProblem(
+  c: Pick<LabelCondition, 'family' | 'field' | 'op' | 'value'>,
+  held: HeldLabels = NO_HELD,
+): string | null {
   const families = [...Object.keys(LABEL_SPECS), ...held.fields.keys()];
   if (!families.includes(c.family)) return unknownNameSentence(c.family, 'label family', families, 'Families');
   const fields = [...Object.keys(LABEL_SPECS[c.family]?.fields ?? {}), ...(held.fields.get(c.family) ?? [])];

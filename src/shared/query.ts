@@ -96,14 +96,13 @@ export type LabelCondition = z.infer<typeof labelConditionSchema>;
  * model"): the count at `to` (default: the latest reading) minus the count at `from` (the item's first
  * reading when it was first read inside the period). `min` / `max` filter by it; `sort: growth` sorts by it.
  */
-export const growthSchema = z
-  .object({
-    field: z.enum(ENGAGEMENT_FIELDS),
-    from: timeBound,
-    to: timeBound.optional(),
-    min: z.number().finite().optional(),
-    max: z.number().finite().optional(),
-  });
+export const growthSchema = z.object({
+  field: z.enum(ENGAGEMENT_FIELDS),
+  from: timeBound,
+  to: timeBound.optional(),
+  min: z.number().finite().optional(),
+  max: z.number().finite().optional(),
+});
 export type GrowthCondition = z.infer<typeof growthSchema>;
 
 export const SOURCE_TYPES = ['walk', 'call', 'source', 'watchlist'] as const;
@@ -146,7 +145,17 @@ export const libraryQuerySchema = z.object({
    * the item's language (issue 27 #9): a tag matches itself and its subtags, case ignored (`pt`
    * matches `pt` and `pt-BR`); `und` matches items whose language is unknown. Any of them.
    */
-  languages: z.array(z.string().trim().min(1).max(35).regex(/^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/, 'a language is a tag such as en, pt or pt-BR')).max(20).optional(),
+  languages: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(35)
+        .regex(/^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/, 'a language is a tag such as en, pt or pt-BR'),
+    )
+    .max(20)
+    .optional(),
   /** author id or username (a leading @ is ignored; username match ignores case) */
   author: z.string().min(1).max(200).optional(),
   since: timeBound.optional(),

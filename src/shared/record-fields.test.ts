@@ -58,14 +58,30 @@ describe('title', () => {
 
 describe('author', () => {
   it('the author object; a post without one names its author by username / handle', () => {
-    expect(recordAuthor('post', { author: { id: 7, username: 'u', display_name: 'U' }, username: 'other' })).toEqual({ id: '7', username: 'u', displayName: 'U' });
+    expect(recordAuthor('post', { author: { id: 7, username: 'u', display_name: 'U' }, username: 'other' })).toEqual({
+      id: '7',
+      username: 'u',
+      displayName: 'U',
+    });
     expect(recordAuthor('post', { username: 'poster' })).toEqual({ id: null, username: 'poster', displayName: null });
-    expect(recordAuthor('comment', { handle: 'h', id: 'c1', name: 'not the author' })).toEqual({ id: null, username: 'h', displayName: null });
+    expect(recordAuthor('comment', { handle: 'h', id: 'c1', name: 'not the author' })).toEqual({
+      id: null,
+      username: 'h',
+      displayName: null,
+    });
   });
 
   it('a profile-like record without an author object describes its own account', () => {
-    expect(recordAuthor('profile', { id: '12345678901234567890', handle: 'h', name: 'Name' })).toEqual({ id: '12345678901234567890', username: 'h', displayName: 'Name' });
-    expect(recordAuthor('profile', { id: 5, username: 'u', display_name: 'D', name: 'N' })).toEqual({ id: '5', username: 'u', displayName: 'D' });
+    expect(recordAuthor('profile', { id: '12345678901234567890', handle: 'h', name: 'Name' })).toEqual({
+      id: '12345678901234567890',
+      username: 'h',
+      displayName: 'Name',
+    });
+    expect(recordAuthor('profile', { id: 5, username: 'u', display_name: 'D', name: 'N' })).toEqual({
+      id: '5',
+      username: 'u',
+      displayName: 'D',
+    });
   });
 
   it('on screen: the username, else the display name', () => {
@@ -78,7 +94,9 @@ describe('author', () => {
 
 describe('date', () => {
   it('published_at, else created_at; unparsable or non-text dates are not provided', () => {
-    expect(recordPublishedAt({ published_at: '2024-05-01T10:00:00Z', created_at: '2020-01-01T00:00:00Z' })).toBe(Date.parse('2024-05-01T10:00:00Z'));
+    expect(recordPublishedAt({ published_at: '2024-05-01T10:00:00Z', created_at: '2020-01-01T00:00:00Z' })).toBe(
+      Date.parse('2024-05-01T10:00:00Z'),
+    );
     expect(recordPublishedAt({ created_at: '2024-05-01T12:00:00+02:00' })).toBe(Date.parse('2024-05-01T10:00:00Z'));
     expect(recordPublishedAt({ published_at: 'yesterday', created_at: '2024-05-01' })).toBe(Date.parse('2024-05-01'));
     expect(recordPublishedAt({ published_at: 1714557600 })).toBeNull();
@@ -118,8 +136,18 @@ describe('counts', () => {
 
 describe('hostile shapes', () => {
   it('never throws; every field reads as not provided', () => {
-    const empty = { text: null, title: null, author: { id: null, username: null, displayName: null }, publishedAt: null, url: null, lang: null,
-      engagement: { views: null, likes: null, comments: null, shares: null, saves: null }, followers: null, parentId: null, postKind: null };
+    const empty = {
+      text: null,
+      title: null,
+      author: { id: null, username: null, displayName: null },
+      publishedAt: null,
+      url: null,
+      lang: null,
+      engagement: { views: null, likes: null, comments: null, shares: null, saves: null },
+      followers: null,
+      parentId: null,
+      postKind: null,
+    };
     for (const rec of [null, undefined, 42, 'text', [1, 2], [], { author: [], content: 'x', engagement: [1], ext: 7, flags: 'x' }]) {
       expect(recordFields('post', rec)).toEqual(empty);
       expect(recordFields('profile', rec)).toEqual(empty);

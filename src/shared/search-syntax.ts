@@ -164,7 +164,8 @@ class Parser {
         continue;
       }
       if (t?.t === 'op' && t.v === 'NOT' && items.length === 0) throw notFirst(t);
-      if (t?.t === 'near' && !t.group && items.length === 0) throw new SearchSyntaxError('"NEAR" needs words before it, e.g. crumb NEAR cake.');
+      if (t?.t === 'near' && !t.group && items.length === 0)
+        throw new SearchSyntaxError('"NEAR" needs words before it, e.g. crumb NEAR cake.');
       if (t?.t === ',') {
         this.i++; // a comma outside NEAR(…) separates words like a space
         continue;
@@ -196,10 +197,13 @@ class Parser {
       const op = this.peek() as { n: number | null };
       this.i++;
       const n = distance(op.n);
-      if (!node || node.k === 'and' || node.k === 'or' || node.k === 'not') throw new SearchSyntaxError('"NEAR" joins words or phrases, e.g. crumb NEAR cake (not groups).');
-      if (!this.startsOperand(this.peek()) || this.peek()?.t !== 'word') throw new SearchSyntaxError('"NEAR" needs a word or phrase after it, e.g. crumb NEAR cake.');
+      if (!node || node.k === 'and' || node.k === 'or' || node.k === 'not')
+        throw new SearchSyntaxError('"NEAR" joins words or phrases, e.g. crumb NEAR cake (not groups).');
+      if (!this.startsOperand(this.peek()) || this.peek()?.t !== 'word')
+        throw new SearchSyntaxError('"NEAR" needs a word or phrase after it, e.g. crumb NEAR cake.');
       const b = this.unary();
-      if (!b || b.k !== 'phrase') throw new SearchSyntaxError('"NEAR" needs a word or phrase after it that can be searched (letters or digits).');
+      if (!b || b.k !== 'phrase')
+        throw new SearchSyntaxError('"NEAR" needs a word or phrase after it that can be searched (letters or digits).');
       const left = node as Extract<Node, { k: 'phrase' | 'near' }>;
       node = left.k === 'near' ? { k: 'near', items: [...left.items, b], n: Math.max(left.n, n) } : { k: 'near', items: [left, b], n };
     }
@@ -243,7 +247,8 @@ class Parser {
       }
       if (t.t === ',') {
         const num = this.peek();
-        if (num?.t !== 'word' || num.quoted || !/^\d+$/u.test(num.v)) throw new SearchSyntaxError('NEAR(…, N) takes a number of words after the comma, e.g. NEAR(crumb cake, 5).');
+        if (num?.t !== 'word' || num.quoted || !/^\d+$/u.test(num.v))
+          throw new SearchSyntaxError('NEAR(…, N) takes a number of words after the comma, e.g. NEAR(crumb cake, 5).');
         n = distance(Number(num.v));
         this.i++;
         if (this.peek()?.t !== ')') throw new SearchSyntaxError('NEAR(…, N) ends after the number: add a ")".');

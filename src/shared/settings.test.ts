@@ -17,8 +17,24 @@ describe('the settings table', () => {
     expect(readEnvironment({})).toEqual({ sandboxSeed: 1 });
     expect(readEnvironment({ LOUPE_HOME: '', LOUPE_RATE_LIMIT: '', LOUPE_SANDBOX_SEED: '' })).toEqual({ sandboxSeed: 1 });
     expect(
-      readEnvironment({ LOUPE_HOME: '/d', LOUPE_BASE_URL: 'http://x', LOUPE_API_KEY: 'k', LOUPE_RATE_LIMIT: '30/60s', LOUPE_MAX_IN_FLIGHT: '3', LOUPE_SANDBOX_SEED: '7', LOUPE_SQLITE3: '/bin/sqlite3' }),
-    ).toEqual({ dataDir: '/d', baseUrl: 'http://x', apiKey: 'k', rateLimit: { requests: 30, windowSeconds: 60 }, maxInFlight: 3, sandboxSeed: 7, sqlite3: '/bin/sqlite3' });
+      readEnvironment({
+        LOUPE_HOME: '/d',
+        LOUPE_BASE_URL: 'http://x',
+        LOUPE_API_KEY: 'k',
+        LOUPE_RATE_LIMIT: '30/60s',
+        LOUPE_MAX_IN_FLIGHT: '3',
+        LOUPE_SANDBOX_SEED: '7',
+        LOUPE_SQLITE3: '/bin/sqlite3',
+      }),
+    ).toEqual({
+      dataDir: '/d',
+      baseUrl: 'http://x',
+      apiKey: 'k',
+      rateLimit: { requests: 30, windowSeconds: 60 },
+      maxInFlight: 3,
+      sandboxSeed: 7,
+      sqlite3: '/bin/sqlite3',
+    });
   });
 
   it('reads the author name of this process (LOUPE_AUTHOR), trimmed; blank is unset', () => {
@@ -28,14 +44,30 @@ describe('the settings table', () => {
 
   it('refuses a value that does not fit, naming the variable', () => {
     expect(() => readEnvironment({ LOUPE_RATE_LIMIT: 'fast' })).toThrow(SettingValueError);
-    expect(() => readEnvironment({ LOUPE_RATE_LIMIT: 'fast' })).toThrow('LOUPE_RATE_LIMIT must look like 60/60s (requests/seconds), not "fast".');
-    expect(() => readEnvironment({ LOUPE_RATE_LIMIT: '0/60s' })).toThrow('LOUPE_RATE_LIMIT needs at least 1 request per at least 1 second.');
+    expect(() => readEnvironment({ LOUPE_RATE_LIMIT: 'fast' })).toThrow(
+      'LOUPE_RATE_LIMIT must look like 60/60s (requests/seconds), not "fast".',
+    );
+    expect(() => readEnvironment({ LOUPE_RATE_LIMIT: '0/60s' })).toThrow(
+      'LOUPE_RATE_LIMIT needs at least 1 request per at least 1 second.',
+    );
     expect(() => readEnvironment({ LOUPE_MAX_IN_FLIGHT: '0' })).toThrow('LOUPE_MAX_IN_FLIGHT must be a whole number ≥ 1, not "0".');
     expect(() => readEnvironment({ LOUPE_SANDBOX_SEED: 'x' })).toThrow('LOUPE_SANDBOX_SEED must be a whole number ≥ 0, not "x".');
   });
 
   it('gives the stored defaults and the bounds the contract checks settings with', () => {
-    expect(storedDefaults()).toEqual({ baseUrl: null, rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8, askAboveCredits: 100, maxWaitSeconds: 300, attemptTimeoutSeconds: 90, theme: 'system', remoteImages: 'on-request', authorName: null, alertWebhookUrl: null, alertEmail: null });
+    expect(storedDefaults()).toEqual({
+      baseUrl: null,
+      rateLimit: { requests: 58, windowSeconds: 60 },
+      maxInFlight: 8,
+      askAboveCredits: 100,
+      maxWaitSeconds: 300,
+      attemptTimeoutSeconds: 90,
+      theme: 'system',
+      remoteImages: 'on-request',
+      authorName: null,
+      alertWebhookUrl: null,
+      alertEmail: null,
+    });
     expect(settingsSchema.safeParse(storedDefaults()).success).toBe(true);
     const bad = (patch: object) => settingsSchema.partial().safeParse(patch).success;
     expect(bad({ maxInFlight: 11 })).toBe(false);
@@ -57,7 +89,11 @@ describe('the settings table', () => {
   it('pacing: the environment wins over the stored settings for this process', () => {
     const s = { rateLimit: { requests: 58, windowSeconds: 60 }, maxInFlight: 8 };
     expect(pacingLimits(s, {})).toEqual({ requests: 58, windowSeconds: 60, maxInFlight: 8 });
-    expect(pacingLimits(s, { rateLimit: { requests: 10, windowSeconds: 5 }, maxInFlight: 2 })).toEqual({ requests: 10, windowSeconds: 5, maxInFlight: 2 });
+    expect(pacingLimits(s, { rateLimit: { requests: 10, windowSeconds: 5 }, maxInFlight: 2 })).toEqual({
+      requests: 10,
+      windowSeconds: 5,
+      maxInFlight: 2,
+    });
   });
 });
 

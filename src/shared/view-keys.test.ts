@@ -17,11 +17,21 @@ describe('view number keys', () => {
   });
 
   it('past the tenth view, or for another key, there is none', () => {
-    fc.assert(fc.property(fc.integer().filter((i) => i < 0 || i > 9), (i) => {
-      expect(viewNumberKey(i)).toBeNull();
-    }));
-    fc.assert(fc.property(fc.string().filter((s) => !/^[0-9]$/.test(s)), (s) => {
-      expect(viewIndexOfNumberKey(s)).toBe(-1);
-    }));
+    fc.assert(
+      fc.property(
+        fc.integer().filter((i) => i < 0 || i > 9),
+        (i) => {
+          expect(viewNumberKey(i)).toBeNull();
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.string().filter((s) => !/^[0-9]$/.test(s)),
+        (s) => {
+          expect(viewIndexOfNumberKey(s)).toBe(-1);
+        },
+      ),
+    );
   });
 });

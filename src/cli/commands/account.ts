@@ -9,7 +9,9 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
   // ───────── keys ─────────
   const key = program
     .command('key')
-    .description('API keys in the OS keychain (the key is read from stdin, never an argument); every stored key is in the pool work is spread over');
+    .description(
+      'API keys in the OS keychain (the key is read from stdin, never an argument); every stored key is in the pool work is spread over',
+    );
   key
     .command('add')
     .alias('set')
@@ -39,8 +41,14 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
       if (ks.length === 0) return;
       io.stderr.write('  (* in use; work is spread over every key in use)\n');
       for (const k of ks) {
-        const state = k.refused ? `, refused by the service: ${k.refused} — replace it with \`loupe key add ${k.name}\`` : k.retiring ? ', retiring' : '';
-        io.stdout.write(`${k.active ? '*' : ' '} ${k.name}  (${k.mode}${k.looksValid ? '' : ', does not look like a service key'}${state})\n`);
+        const state = k.refused
+          ? `, refused by the service: ${k.refused} — replace it with \`loupe key add ${k.name}\``
+          : k.retiring
+            ? ', retiring'
+            : '';
+        io.stdout.write(
+          `${k.active ? '*' : ' '} ${k.name}  (${k.mode}${k.looksValid ? '' : ', does not look like a service key'}${state})\n`,
+        );
       }
     });
   key
@@ -54,7 +62,9 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
   key
     .command('retire')
     .argument('<name>')
-    .description('rotation: no new work goes to the key while another can take it (then confirm the new key is used, and revoke this one in the dashboard)')
+    .description(
+      'rotation: no new work goes to the key while another can take it (then confirm the new key is used, and revoke this one in the dashboard)',
+    )
     .action(async (name: string) => {
       await context().call('keys.retire', { name });
       io.stderr.write(`Key "${name}" is retiring: new work goes to the other keys.\n`);
@@ -66,5 +76,4 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
       await context().call('keys.remove', { name });
       io.stderr.write(`Removed key "${name}".\n`);
     });
-
 }

@@ -36,25 +36,35 @@ export function emailFromFlags(now: AlertEmail | null, o: EmailFlags): unknown {
     security,
     user: o.user === false ? null : (o.user ?? now?.user ?? null),
     from: o.from ?? now?.from,
-    to: o.to?.length ? o.to.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean) : now?.to,
+    to: o.to?.length
+      ? o.to
+          .flatMap((t) => t.split(','))
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : now?.to,
   };
 }
 
 function describe(e: AlertEmail | null, stored: boolean): string {
-  if (!e) return 'Alerts are not e-mailed (no SMTP server set). Set one with: loupe alerts email --host smtp.example.org --user me --from me@example.org --to team@example.org --password-stdin < password.txt\n';
-  return [
-    `SMTP server: ${e.host}:${e.port} (${e.security === 'none' ? 'no encryption, this computer only' : e.security === 'tls' ? 'TLS' : 'STARTTLS'})`,
-    `User: ${e.user ?? '(none: the server takes mail without signing in)'}${e.user ? (stored ? ' · password in the OS keychain' : ' · NO PASSWORD STORED: add it with --password-stdin') : ''}`,
-    `From: ${e.from}`,
-    `To: ${e.to.join(', ')}`,
-  ].join('\n') + '\n';
+  if (!e)
+    return 'Alerts are not e-mailed (no SMTP server set). Set one with: loupe alerts email --host smtp.example.org --user me --from me@example.org --to team@example.org --password-stdin < password.txt\n';
+  return (
+    [
+      `SMTP server: ${e.host}:${e.port} (${e.security === 'none' ? 'no encryption, this computer only' : e.security === 'tls' ? 'TLS' : 'STARTTLS'})`,
+      `User: ${e.user ?? '(none: the server takes mail without signing in)'}${e.user ? (stored ? ' · password in the OS keychain' : ' · NO PASSWORD STORED: add it with --password-stdin') : ''}`,
+      `From: ${e.from}`,
+      `To: ${e.to.join(', ')}`,
+    ].join('\n') + '\n'
+  );
 }
 
 export function registerAlertCommands(program: Command, io: Io, context: () => CliContext): void {
   const alerts = program.command('alerts').description('where watchlist alerts go besides the inbox: e-mail through an SMTP server');
   alerts
     .command('email')
-    .description('show or set the SMTP server alerts are e-mailed through; each flag changes what it names (the password from stdin with --password-stdin)')
+    .description(
+      'show or set the SMTP server alerts are e-mailed through; each flag changes what it names (the password from stdin with --password-stdin)',
+    )
     .option('--host <host>', 'the SMTP server, e.g. smtp.example.org')
     .option('--port <n>', 'its port (default: 587 for starttls, 465 for tls)')
     .option('--security <mode>', `${EMAIL_SECURITY.join(' | ')} (none only for a server on this computer)`)
@@ -77,7 +87,13 @@ export function registerAlertCommands(program: Command, io: Io, context: () => C
         io.stderr.write('Alerts are no longer e-mailed; the SMTP settings are removed.\n');
         return;
       }
-      const changing = o.host !== undefined || o.port !== undefined || o.security !== undefined || o.user !== undefined || o.from !== undefined || (o.to?.length ?? 0) > 0;
+      const changing =
+        o.host !== undefined ||
+        o.port !== undefined ||
+        o.security !== undefined ||
+        o.user !== undefined ||
+        o.from !== undefined ||
+        (o.to?.length ?? 0) > 0;
       let current = (await ctx.call('settings.get', {})).alertEmail;
       if (changing) {
         const next = emailFromFlags(current, o);

@@ -22,13 +22,16 @@ export function registerCallCommands(program: Command, io: Io, context: () => Cl
     .option('-p, --param <name=value>', 'a query parameter (repeatable)', collect)
     .option('--pages <n>', 'pages to fetch (default 1)', intArg('--pages'))
     .option('--all', 'walk until the list ends (has_more false)')
-    .option('--max-credits <n>', 'never spend more than this on this call (stops before a page that could exceed it)', intArg('--max-credits'))
+    .option(
+      '--max-credits <n>',
+      'never spend more than this on this call (stops before a page that could exceed it)',
+      intArg('--max-credits'),
+    )
     .option('--dry-run', 'only quote the price (free)')
     .option('-y, --yes', 'approve spending above the budget without asking')
     .option('--fresh', 'bypass caches (Cache-Control: no-cache): always charged')
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
     .action(async (target: string, o: CallFlags) => runCall(io, context(), target, o));
-
 }
 
 function registerCatalogueCommands(program: Command, io: Io, context: () => CliContext): void {
@@ -72,10 +75,18 @@ function registerCatalogueCommands(program: Command, io: Io, context: () => CliC
         );
       }
     });
-
 }
 
-type CallFlags = { param?: string[]; pages?: number; all?: boolean; maxCredits?: number; dryRun?: boolean; yes?: boolean; fresh?: boolean; out?: string };
+type CallFlags = {
+  param?: string[];
+  pages?: number;
+  all?: boolean;
+  maxCredits?: number;
+  dryRun?: boolean;
+  yes?: boolean;
+  fresh?: boolean;
+  out?: string;
+};
 type Api = Awaited<ReturnType<CliContext['api']>>;
 type Target = { platform: string; endpoint: string; params: Record<string, string> };
 
@@ -120,11 +131,22 @@ async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Pro
  * threshold, or the user says yes (the spend policy, src/shared/spend-policy.ts: --max-credits
  * replaces the threshold).
  */
-async function approveSpend(io: Io, c: CliContext, api: Api, t: Target, o: CallFlags, pages: number | null, paginates: boolean): Promise<void> {
+async function approveSpend(
+  io: Io,
+  c: CliContext,
+  api: Api,
+  t: Target,
+  o: CallFlags,
+  pages: number | null,
+  paginates: boolean,
+): Promise<void> {
   const est = await api.estimateWalk(t, { pages: pages ?? 1, priority: 'interactive' });
   const { askAboveCredits: askAbove } = await c.call('settings.get', {});
   const balance = api.balance();
-  const estText = pages === null ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)` : priceText(est.creditsMin, est.creditsMax);
+  const estText =
+    pages === null
+      ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)`
+      : priceText(est.creditsMin, est.creditsMax);
   if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !paginates)
     throw new ExitError('local_budget', `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);
   const bounded = o.maxCredits !== undefined;
@@ -133,23 +155,39 @@ async function approveSpend(io: Io, c: CliContext, api: Api, t: Target, o: CallF
   if (!overThreshold || o.yes) return;
   const what = `Estimated ${estText}${balance !== null ? ` (balance ${fmt(balance)})` : ''}; your budget asks above ${fmt(limit)} credits.`;
   const ok = await confirm(io, `${what} Spend it?`);
-  if (!ok) throw new ExitError('not_approved', `${what} Not approved: re-run with --yes${pages === null ? ' or bound it with --max-credits N' : ''}. Nothing was spent.`);
+  if (!ok)
+    throw new ExitError(
+      'not_approved',
+      `${what} Not approved: re-run with --yes${pages === null ? ' or bound it with --max-credits N' : ''}. Nothing was spent.`,
+    );
 }
 
 /** An endpoint without pages: one call, its items written, its cost said. */
 async function callOnce(io: Io, api: Api, t: Target, o: CallFlags, sink: LineSink, signal: AbortSignal): Promise<void> {
   const r = await api.call(t, { source: 'cli', priority: 'interactive', fresh: o.fresh, signal });
   for (const it of itemsOf(r.envelope)) sink.write(it);
-  const cost = r.fromArchive ? 'Served from the archive (already held inside its cache window): 0 credits' : `Spent ${fmt(r.creditsUsed)} credits`;
+  const cost = r.fromArchive
+    ? 'Served from the archive (already held inside its cache window): 0 credits'
+    : `Spent ${fmt(r.creditsUsed)} credits`;
   const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
   if (gone) throw gone;
-  io.stderr.write(`${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`);
+  io.stderr.write(
+    `${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
+  );
   unreadableLine(io, r.unreadable, true);
   await sink.finish(true);
 }
 
 /** A walk of pages, each page's items written as it arrives; the next request waits for the reader. */
-function walkPages(io: Io, api: Api, t: Target, o: CallFlags, pages: number | null, sink: LineSink, signal: AbortSignal): Promise<WalkResult> {
+function walkPages(
+  io: Io,
+  api: Api,
+  t: Target,
+  o: CallFlags,
+  pages: number | null,
+  sink: LineSink,
+  signal: AbortSignal,
+): Promise<WalkResult> {
   return api.walk(t, {
     source: 'cli',
     priority: 'interactive',
@@ -160,7 +198,10 @@ function walkPages(io: Io, api: Api, t: Target, o: CallFlags, pages: number | nu
     onPage: (p) => {
       for (const it of itemsOf(p.result.envelope)) sink.write(it);
       const eta = pages !== null ? api.pacer.eta(Math.max(0, pages - p.pageNumber), 'interactive') : null;
-      progressLine(io, `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`);
+      progressLine(
+        io,
+        `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`,
+      );
       return sink.settled(); // the next request waits for the reader (and stops if it left)
     },
   });
@@ -181,6 +222,7 @@ function reportWalk(io: Io, api: Api, sink: LineSink, result: WalkResult | null)
     io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
     throw result.error;
   }
-  if (result.stopReason === 'credit_limit') io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
+  if (result.stopReason === 'credit_limit')
+    io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);
   restartNeedsApproval(result);
 }

@@ -61,10 +61,11 @@ export async function loadEndpoint(api: ApiCore, platform: string, endpoint: str
 /** The one line a walk stopped by its output says (docs/cli.md "Pipes"). */
 export function outputStopped(sink: LineSink, r: WalkResult): string {
   const what = `${fmt(sink.lines)} item(s) written, ${r.pagesDone} page(s) and ${fmt(r.creditsSpent)} credits in all, every charge recorded`;
-  return r.status === 'done' ? `the walk had ended (${what}).` : `the walk stopped before its next request (${what}); continue with: loupe resume ${r.walkId}`;
+  return r.status === 'done'
+    ? `the walk had ended (${what}).`
+    : `the walk stopped before its next request (${what}); continue with: loupe resume ${r.walkId}`;
 }
 
 export function progressLine(io: Io, text: string): void {
   progress(io.stderr, text);
 }
-

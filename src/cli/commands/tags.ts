@@ -28,7 +28,9 @@ async function asked<T>(f: () => Promise<T>): Promise<T> {
 }
 
 export function registerTagCommands(program: Command, io: Io, context: () => CliContext, ask: (q: string) => Promise<boolean>): void {
-  const tags = program.command('tags').description('the tags on archived items: list, rename, merge, delete, colour (a change touches only what it names)');
+  const tags = program
+    .command('tags')
+    .description('the tags on archived items: list, rename, merge, delete, colour (a change touches only what it names)');
   const done = (json: boolean | undefined, change: unknown, words: string) => {
     if (json) io.stdout.write(JSON.stringify(change) + '\n');
     io.stderr.write(words + '\n');
@@ -64,8 +66,15 @@ export function registerTagCommands(program: Command, io: Io, context: () => Cli
       const c = context();
       const dry = await asked(() => c.call('tags.merge', { from, into: o.into, dryRun: true }));
       const what = from.map((f) => `“${f}”`).join(', ');
-      const already = dry.alreadyTagged ? ` (${items(dry.alreadyTagged)} already ${dry.alreadyTagged === 1 ? 'carries' : 'carry'} “${dry.tag}”)` : '';
-      await approve(o, dry, `Merging ${what} into “${dry.tag}” touches ${items(dry.items)}${already}.${sets(dry) ? `${sets(dry)}; it will name “${dry.tag}”.` : ''}`, `Merge ${what} into “${dry.tag}”?`);
+      const already = dry.alreadyTagged
+        ? ` (${items(dry.alreadyTagged)} already ${dry.alreadyTagged === 1 ? 'carries' : 'carry'} “${dry.tag}”)`
+        : '';
+      await approve(
+        o,
+        dry,
+        `Merging ${what} into “${dry.tag}” touches ${items(dry.items)}${already}.${sets(dry) ? `${sets(dry)}; it will name “${dry.tag}”.` : ''}`,
+        `Merge ${what} into “${dry.tag}”?`,
+      );
       const r = await asked(() => c.call('tags.merge', { from, into: o.into }));
       done(o.json, r, `Merged ${what} into “${r.tag}”: ${items(r.items)}.`);
     });
@@ -79,14 +88,24 @@ export function registerTagCommands(program: Command, io: Io, context: () => Cli
     .action(async (tag: string, o: { yes?: boolean; json?: boolean }) => {
       const c = context();
       const dry = await asked(() => c.call('tags.delete', { tag, dryRun: true }));
-      await approve(o, dry, `Deleting “${dry.tag}” removes it from ${items(dry.items)}.${sets(dry) ? `${sets(dry)}; they will match nothing through it.` : ''}`, `Delete the tag “${dry.tag}”?`);
+      await approve(
+        o,
+        dry,
+        `Deleting “${dry.tag}” removes it from ${items(dry.items)}.${sets(dry) ? `${sets(dry)}; they will match nothing through it.` : ''}`,
+        `Delete the tag “${dry.tag}”?`,
+      );
       const r = await asked(() => c.call('tags.delete', { tag }));
       done(o.json, r, `Deleted “${r.tag}” from ${items(r.items)}.`);
     });
 }
 
 /** `tags list` and `tags color`: the reading command and the one that needs no question. */
-function registerListAndColour(tags: Command, io: Io, context: () => CliContext, done: (json: boolean | undefined, change: unknown, words: string) => void): void {
+function registerListAndColour(
+  tags: Command,
+  io: Io,
+  context: () => CliContext,
+  done: (json: boolean | undefined, change: unknown, words: string) => void,
+): void {
   tags
     .command('list')
     .option('--json', 'one JSON line per tag: tag, count, color, createdAt')
@@ -107,8 +126,12 @@ function registerListAndColour(tags: Command, io: Io, context: () => CliContext,
     .option('--json', 'the tag as JSON')
     .description('give a tag a colour (or none)')
     .action(async (tag: string, colour: string, o: { json?: boolean }) => {
-      const name = colour.trim().toLowerCase().replace(/^gray$/, 'grey');
-      if (name !== 'none' && !isTagColour(name)) throw new UsageError(`A tag's colour is one of ${TAG_COLOURS.join(', ')}, or none; got "${colour}".`);
+      const name = colour
+        .trim()
+        .toLowerCase()
+        .replace(/^gray$/, 'grey');
+      if (name !== 'none' && !isTagColour(name))
+        throw new UsageError(`A tag's colour is one of ${TAG_COLOURS.join(', ')}, or none; got "${colour}".`);
       const t = await asked(() => context().call('tags.color', { tag, color: name === 'none' ? null : name }));
       done(o.json, t, t.color ? `“${t.tag}” is ${t.color}.` : `“${t.tag}” has no colour.`);
     });

@@ -18,7 +18,10 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
     .argument('<walkId>')
     .option('--pages <n>', 'more pages to fetch', intArg('--pages'))
     .option('--max-credits <n>', 'spending cap for the resumed part', intArg('--max-credits'))
-    .option('--pay-restart', 'when the service rejected the saved position: re-read (and pay for) the pages already held outside their free window')
+    .option(
+      '--pay-restart',
+      'when the service rejected the saved position: re-read (and pay for) the pages already held outside their free window',
+    )
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
     .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; out?: string }) => {
       checkOut(o.out);
@@ -27,7 +30,9 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
       if (!w) throw new UsageError(`No walk ${walkId} in this archive; see: loupe walks`);
       if (w.status === 'running') {
         const where = w.owner ? ` (pid ${w.owner.pid}${w.owner.host !== hostname() ? ` on ${w.owner.host}` : ''})` : '';
-        throw new UsageError(`Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`);
+        throw new UsageError(
+          `Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`,
+        );
       }
       const api = await c.api();
       const sink = await LineSink.open(io, o.out);
@@ -72,9 +77,10 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
       const ws = await context().call('walks.saved', {});
       if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
       for (const w of ws)
-        io.stdout.write(`${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`);
+        io.stdout.write(
+          `${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`,
+        );
       if (ws.some((w) => w.status === 'interrupted'))
         io.stderr.write('An interrupted walk was left running by a Loupe process that is gone; continue it with: loupe resume <walkId>\n');
     });
-
 }

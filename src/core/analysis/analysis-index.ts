@@ -114,7 +114,9 @@ export class AnalysisIndex {
   current(): boolean {
     if (!this.t.exists()) return false;
     const max = this.t.maxRid();
-    return this.state('version') === INDEX_VERSION && this.state('watermark') >= max && this.state('terms_stale') === 0 && !this.t.hasChanges();
+    return (
+      this.state('version') === INDEX_VERSION && this.state('watermark') >= max && this.state('terms_stale') === 0 && !this.t.hasChanges()
+    );
   }
 
   /** Whether the author summary (author-summary.ts) holds every item as it is now. It has its own watermark: an index built before it fills it from the first item. */
@@ -296,7 +298,10 @@ export class AnalysisIndex {
         const chunk = new ChunkTerms(TOTAL_FIELDS);
         for (const r of rows) if (r[0] > termsUpto) chunk.add(r);
         this.writeItemTerms(chunk, chunk.write(this.t.termWriter()));
-        this.writeDaily(rows.filter((r) => r[0] > wm), fields);
+        this.writeDaily(
+          rows.filter((r) => r[0] > wm),
+          fields,
+        );
         this.setState('terms_upto', Math.max(termsUpto, to));
         this.setState('watermark', Math.max(wm, to));
       });
@@ -364,7 +369,18 @@ export class AnalysisIndex {
     const up = this.t.termWriter();
     for (const [key, a] of acc) {
       const sep = key.indexOf('\u0000');
-      ids.set(key, up(Number(key.slice(0, sep)), key.slice(sep + 1), deltaOnly ? 0 : a.count, deltaOnly ? 0 : a.occ, deltaOnly ? null : a.first, deltaOnly ? null : a.last, a.sums));
+      ids.set(
+        key,
+        up(
+          Number(key.slice(0, sep)),
+          key.slice(sep + 1),
+          deltaOnly ? 0 : a.count,
+          deltaOnly ? 0 : a.occ,
+          deltaOnly ? null : a.first,
+          deltaOnly ? null : a.last,
+          a.sums,
+        ),
+      );
     }
     return ids;
   }
@@ -378,7 +394,17 @@ export class AnalysisIndex {
     const day = (pub: number | null): number => (pub === null ? UNDATED : Math.floor(pub / DAY_MS));
     const items = chunk.items.map((it) => ({ it, day: day(it.pub) }));
     items.sort((a, b) => a.it.field - b.it.field || a.day - b.day || a.it.rid - b.it.rid);
-    for (const { it } of items) put(it.field, it.rid, it.pub, encodeItemTerms(it.pub, it.counts, it.slots.map((s) => ids[s])));
+    for (const { it } of items)
+      put(
+        it.field,
+        it.rid,
+        it.pub,
+        encodeItemTerms(
+          it.pub,
+          it.counts,
+          it.slots.map((s) => ids[s]),
+        ),
+      );
   }
 
   /** Adds the daily summary's counts of `rows` (with their label overrides). */
@@ -392,7 +418,8 @@ export class AnalysisIndex {
       if (r[0] > hi) hi = r[0];
     }
     const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
-    for (const o of this.t.overridesBetween(lo, hi)) (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown });
+    for (const o of this.t.overridesBetween(lo, hi))
+      (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown });
     const up = this.t.dailyWriter();
     for (const r of dailyCounts(rows, fields, ov)) up(...r);
   }
@@ -400,7 +427,12 @@ export class AnalysisIndex {
   // ───────── reading ─────────
 
   /** Archive-wide totals of one field, ranked in SQL (frequency.ts TotalsSource). */
-  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null {
+  totals(
+    field: TermField,
+    sort: string,
+    dir: 'asc' | 'desc',
+    limit: number,
+  ): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null {
     const no = FIELD_NO[field];
     if (no === undefined || !this.catchUp()) return null;
     const rows = this.t.topTerms(no, sort, dir, limit);
@@ -408,7 +440,13 @@ export class AnalysisIndex {
       distinct: null,
       ranked: rows.map((r) => [
         r.term,
-        { count: r.docs ?? 0, occ: r.occ ?? 0, first: r.first, last: r.last, sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement] },
+        {
+          count: r.docs ?? 0,
+          occ: r.occ ?? 0,
+          first: r.first,
+          last: r.last,
+          sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement],
+        },
       ]),
     };
   }
@@ -417,7 +455,13 @@ export class AnalysisIndex {
    * A field's table over the items a (non-empty) query matches, counted from the term ids kept
    * per item (term-ids.ts) when the index is current; else null (frequency.ts tokenizes the items).
    */
-  counted(q: LibraryQuery, field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null {
+  counted(
+    q: LibraryQuery,
+    field: TermField,
+    sort: string,
+    dir: 'asc' | 'desc',
+    limit: number,
+  ): { distinct: number; ranked: Array<[string, TermAcc]> } | null {
     const no = FIELD_NO[field];
     if (no === undefined || !this.catchUp()) return null;
     return tableFromIds(this.archive, q, no, sort, dir, limit);
@@ -448,7 +492,11 @@ export class AnalysisIndex {
   }
 
   /** A label field's value groups (value, typeof, items) over a plain query, for Archive.labelDistribution. */
-  labelGroups(q: LibraryQuery, family: string, field: string): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null {
+  labelGroups(
+    q: LibraryQuery,
+    family: string,
+    field: string,
+  ): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null {
     const p = this.t.plainFilter(q);
     if (p === null || !this.catchUp()) return null;
     const ff = this.fieldIds().get(`${family}\u0000${field}`);

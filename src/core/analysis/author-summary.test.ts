@@ -21,7 +21,12 @@ function items(n: number, from: number, seed: number): Array<{ platform: string;
   return Array.from({ length: n }, (_, i) => {
     const a = Math.floor(r() * 12);
     // authors with an id, authors known only by a username (in varying case), and no author at all
-    const author = a < 8 ? { id: `id${a}`, username: `user${a}`, display_name: `User ${a}` } : a < 11 ? { id: null, username: ['Nameonly', 'NAMEONLY', 'other'][a - 8], display_name: null } : { id: null, username: null, display_name: null };
+    const author =
+      a < 8
+        ? { id: `id${a}`, username: `user${a}`, display_name: `User ${a}` }
+        : a < 11
+          ? { id: null, username: ['Nameonly', 'NAMEONLY', 'other'][a - 8], display_name: null }
+          : { id: null, username: null, display_name: null };
     return {
       platform: PLATFORMS[Math.floor(r() * 3)],
       kind: r() < 0.2 ? 'comment' : 'post',
@@ -46,7 +51,9 @@ interface Plain {
 /** Top authors counted in JS from the stored rows, in the Library's order (items, likes, network, key). */
 function counted(a: Archive, q: Plain): Array<[string, string, number, number, number]> {
   const m = new Map<string, [string, string, number, number, number]>();
-  const rows = testDb(a).prepare('SELECT platform, kind, published_at AS t, author_id AS id, author_username AS u, likes, views FROM items').all() as Array<{
+  const rows = testDb(a)
+    .prepare('SELECT platform, kind, published_at AS t, author_id AS id, author_username AS u, likes, views FROM items')
+    .all() as Array<{
     platform: string;
     kind: string;
     t: number | null;
@@ -67,7 +74,9 @@ function counted(a: Archive, q: Plain): Array<[string, string, number, number, n
     e[4] += r.views ?? 0;
     m.set(r.platform + '\u0000' + key, e);
   }
-  return [...m.values()].sort((x, y) => y[2] - x[2] || y[3] - x[3] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0));
+  return [...m.values()].sort(
+    (x, y) => y[2] - x[2] || y[3] - x[3] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0),
+  );
 }
 
 const shape = (rows: AuthorCount[]): Array<[string, string, number, number, number]> =>
@@ -95,9 +104,18 @@ describe('top authors from the author summary', () => {
   const cases: Array<[LibraryQuery, Plain]> = [
     [{}, {}],
     [{ platforms: ['micro_net'] }, { platforms: ['micro_net'] }],
-    [{ platforms: ['photo_net', 'forum_net'], kinds: ['post'] }, { platforms: ['photo_net', 'forum_net'], kinds: ['post'] }],
-    [{ since: '2024-01-10', until: '2024-01-20' }, { since: t('2024-01-10T00:00:00Z'), until: t('2024-01-21T00:00:00Z') }],
-    [{ platforms: ['forum_net'], since: '2024-01-15' }, { platforms: ['forum_net'], since: t('2024-01-15T00:00:00Z') }],
+    [
+      { platforms: ['photo_net', 'forum_net'], kinds: ['post'] },
+      { platforms: ['photo_net', 'forum_net'], kinds: ['post'] },
+    ],
+    [
+      { since: '2024-01-10', until: '2024-01-20' },
+      { since: t('2024-01-10T00:00:00Z'), until: t('2024-01-21T00:00:00Z') },
+    ],
+    [
+      { platforms: ['forum_net'], since: '2024-01-15' },
+      { platforms: ['forum_net'], since: t('2024-01-15T00:00:00Z') },
+    ],
   ];
 
   const check = (): void => {
@@ -123,7 +141,12 @@ describe('top authors from the author summary', () => {
     // a re-fetch: the same posts with another author, other likes and another day
     const again = items(50, 10_000, 2).map((x, k) => ({
       ...x,
-      record: { ...x.record, author: { id: `moved${k % 3}`, username: `moved${k % 3}`, display_name: null, avatar_url: null, verified: null }, engagement: { views: 5, likes: 1000 + k, comments: null, shares: null, saves: null }, published_at: '2024-01-12T10:00:00Z' },
+      record: {
+        ...x.record,
+        author: { id: `moved${k % 3}`, username: `moved${k % 3}`, display_name: null, avatar_url: null, verified: null },
+        engagement: { views: 5, likes: 1000 + k, comments: null, shares: null, saves: null },
+        published_at: '2024-01-12T10:00:00Z',
+      },
     }));
     a.ingestItems(again, { callId: 'third', source: 'test' });
     expect(index.authorsCurrent()).toBe(false);
@@ -137,32 +160,55 @@ describe('top authors from the author summary', () => {
 
   it("gives the authors' frequency table of a plain query, equal to the one counted from the items", () => {
     const compare = (): void => {
-    for (const [q] of cases) {
-      for (const [sort, dir] of [['count', 'desc'], ['likes', 'desc'], ['first', 'asc'], ['engagement', 'desc']] as const) {
-        const input = { query: q, field: 'authors' as const, sort, dir, limit: 7 };
-        const fromIndex = frequencyTable(a, input, index);
-        const fromItems = frequencyTable(a, input);
-        expect(fromIndex.basis, JSON.stringify(q)).toBe('index');
-        expect(fromItems.basis).toBe('items');
-        expect({ ...fromIndex, basis: 'items' }, `${JSON.stringify(q)} ${sort}`).toEqual(fromItems);
-        expect(fromIndex.rows.length).toBe(7);
+      for (const [q] of cases) {
+        for (const [sort, dir] of [
+          ['count', 'desc'],
+          ['likes', 'desc'],
+          ['first', 'asc'],
+          ['engagement', 'desc'],
+        ] as const) {
+          const input = { query: q, field: 'authors' as const, sort, dir, limit: 7 };
+          const fromIndex = frequencyTable(a, input, index);
+          const fromItems = frequencyTable(a, input);
+          expect(fromIndex.basis, JSON.stringify(q)).toBe('index');
+          expect(fromItems.basis).toBe('items');
+          expect({ ...fromIndex, basis: 'items' }, `${JSON.stringify(q)} ${sort}`).toEqual(fromItems);
+          expect(fromIndex.rows.length).toBe(7);
+        }
       }
-    }
     };
     compare();
     // a re-fetch that forgets counts (sums known before become unknown), moves posts to another day and author
     const again = items(200, 1, 1).map((x, k) => ({
       ...x,
-      record: { ...x.record, engagement: { views: null, likes: null, comments: null, shares: null, saves: null }, ...(k % 4 === 0 ? { published_at: '2024-01-16T10:00:00Z', author: { id: 'id1', username: 'user1', display_name: 'User 1', avatar_url: null, verified: null } } : {}) },
+      record: {
+        ...x.record,
+        engagement: { views: null, likes: null, comments: null, shares: null, saves: null },
+        ...(k % 4 === 0
+          ? {
+              published_at: '2024-01-16T10:00:00Z',
+              author: { id: 'id1', username: 'user1', display_name: 'User 1', avatar_url: null, verified: null },
+            }
+          : {}),
+      },
     }));
     a.ingestItems(again, { callId: 'again', source: 'test' });
     compare();
     // the names shown are those of the author's latest item: a re-fetch renames an author
     const first = frequencyTable(a, { query: {}, field: 'authors', limit: 50 }, index).rows.find((r) => r.authorId !== null)!;
-    const rid = testDb(a).prepare('SELECT max(rid) AS r FROM items WHERE platform = ? AND author_id = ?').get(first.platform, first.authorId) as { r: number };
-    const rec = JSON.parse((testDb(a).prepare('SELECT raw FROM items WHERE rid = ?').get(rid.r) as { raw: string }).raw) as Record<string, unknown>;
-    a.ingestItems([{ platform: first.platform!, kind: 'post', record: { ...rec, author: { ...(rec.author as object), username: 'renamed' } } }], { callId: 'rename', source: 'test' });
-    const row = (rows: Array<{ platform?: string | null; authorId?: string | null }>) => rows.find((r) => r.platform === first.platform && r.authorId === first.authorId);
+    const rid = testDb(a)
+      .prepare('SELECT max(rid) AS r FROM items WHERE platform = ? AND author_id = ?')
+      .get(first.platform, first.authorId) as { r: number };
+    const rec = JSON.parse((testDb(a).prepare('SELECT raw FROM items WHERE rid = ?').get(rid.r) as { raw: string }).raw) as Record<
+      string,
+      unknown
+    >;
+    a.ingestItems(
+      [{ platform: first.platform!, kind: 'post', record: { ...rec, author: { ...(rec.author as object), username: 'renamed' } } }],
+      { callId: 'rename', source: 'test' },
+    );
+    const row = (rows: Array<{ platform?: string | null; authorId?: string | null }>) =>
+      rows.find((r) => r.platform === first.platform && r.authorId === first.authorId);
     expect(first.term).not.toBe('renamed');
     expect((row(frequencyTable(a, { query: {}, field: 'authors', limit: 50 }, index).rows) as { term: string }).term).toBe('renamed');
     expect((row(a.topAuthors({}, 50)) as { bucket: string }).bucket).toBe('renamed');
@@ -181,7 +227,9 @@ describe('top authors from the author summary', () => {
   it('fills the summary of an index built before it, from the first item', () => {
     expect(index.catchUp(Infinity)).toBe(true);
     const db = testDb(a);
-    db.exec("DROP TRIGGER an_author_changed; DROP TRIGGER an_author_deleted; DROP TABLE an_author_items; DROP TABLE an_author_keys; DROP TABLE an_author_totals; DROP TABLE an_author_dirty; DELETE FROM an_state WHERE k = 'authors_upto'");
+    db.exec(
+      "DROP TRIGGER an_author_changed; DROP TRIGGER an_author_deleted; DROP TABLE an_author_items; DROP TABLE an_author_keys; DROP TABLE an_author_totals; DROP TABLE an_author_dirty; DELETE FROM an_state WHERE k = 'authors_upto'",
+    );
     const older = new AnalysisIndex(a);
     expect(older.current()).toBe(true);
     expect(older.authorsCurrent()).toBe(false);

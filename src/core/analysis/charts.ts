@@ -24,7 +24,11 @@ import type { DayRow } from '../archive';
 export type { DayRow };
 
 /** How label value groups become chart keys and the condition selecting exactly them. */
-export function labelKeyer(family: string, field: string, values: Array<string | number>): (v: string | number) => { key: string; conds: LabelCondition[] } {
+export function labelKeyer(
+  family: string,
+  field: string,
+  values: Array<string | number>,
+): (v: string | number) => { key: string; conds: LabelCondition[] } {
   const boolean = labelFieldSpec(family, field)?.type === 'bool';
   const nums = values.filter((v): v is number => typeof v === 'number');
   const reals = nums.some((v) => !Number.isInteger(v));
@@ -59,7 +63,14 @@ export function labelKeyer(family: string, field: string, values: Array<string |
  * into arrays by those numbers — no object or string per row (a year of a 0–1 label field by day
  * is ~37k rows at 1M posts).
  */
-export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf: (k: string | number) => { key: string; narrow: (q: LibraryQuery) => LibraryQuery }, limit: number, shares: boolean): ChartSeries {
+export function fold(
+  rows: DayRow[],
+  bucket: ChartBucket,
+  q: LibraryQuery,
+  keyOf: (k: string | number) => { key: string; narrow: (q: LibraryQuery) => LibraryQuery },
+  limit: number,
+  shares: boolean,
+): ChartSeries {
   const keyNo = new Map<string, number>();
   const keyNames: string[] = [];
   const narrows: Array<(q: LibraryQuery) => LibraryQuery> = [];
@@ -126,7 +137,9 @@ export function fold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, keyOf
     }
   }
   const order = new Map(keys.map((k, n) => [k, n]));
-  const out = [...marks.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : order.get(a.key)! - order.get(b.key)!));
+  const out = [...marks.values()].sort((a, b) =>
+    a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : order.get(a.key)! - order.get(b.key)!,
+  );
   if (shares) for (const m of out) m.share = m.value / bucketTotal[bucketNo.get(m.bucket)!];
   return setAside > 0 ? { keys, marks: out, setAside } : { keys, marks: out };
 }
@@ -135,7 +148,11 @@ export interface ChartRowsSource {
   /** (day, key, count) rows from the daily summary, or null when it cannot answer this query */
   dayRows(q: LibraryQuery, by: 'platform' | 'label', family?: string, field?: string): DayRow[] | null;
   /** a label field's value groups (value, its SQLite type, items) from the daily summary, or null when it cannot answer */
-  labelGroups?(q: LibraryQuery, family: string, field: string): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
+  labelGroups?(
+    q: LibraryQuery,
+    family: string,
+    field: string,
+  ): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
 }
 
 /** Most buckets a chart reads one by one from the summary (bucketLabelRows); past it, rows per day. */
@@ -178,24 +195,48 @@ function bucketLabelRows(q: LibraryQuery, bucket: ChartBucket, family: string, f
     if (since === null || until === null) return null;
     const groups = source.labelGroups({ ...q, since, until }, family, field);
     if (groups === null) return null;
-    for (const g of groups) if (g.t !== 'blob') out.push({ d: a, k: typeof g.v === 'bigint' ? Number(g.v) : (g.v as string | number), c: g.c });
+    for (const g of groups)
+      if (g.t !== 'blob') out.push({ d: a, k: typeof g.v === 'bigint' ? Number(g.v) : (g.v as string | number), c: g.c });
   }
   return out;
 }
 
-function labelRows(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, source?: ChartRowsSource): DayRow[] {
+function labelRows(
+  archive: Archive,
+  q: LibraryQuery,
+  bucket: ChartBucket,
+  family: string,
+  field: string,
+  source?: ChartRowsSource,
+): DayRow[] {
   const fromSummary = bucketLabelRows(q, bucket, family, field, source) ?? source?.dayRows(q, 'label', family, field);
   if (fromSummary) return fromSummary;
   return archive.dayRows(q, 'label', family, field);
 }
 
-function labelSeries(archive: Archive, q: LibraryQuery, bucket: ChartBucket, family: string, field: string, limit: number, shares: boolean, source?: ChartRowsSource): ChartSeries {
+function labelSeries(
+  archive: Archive,
+  q: LibraryQuery,
+  bucket: ChartBucket,
+  family: string,
+  field: string,
+  limit: number,
+  shares: boolean,
+  source?: ChartRowsSource,
+): ChartSeries {
   const rows = labelRows(archive, q, bucket, family, field, source);
   const keyer = labelKeyer(family, field, [...new Set(rows.map((r) => r.k))]);
-  return fold(rows, bucket, q, (k) => {
-    const { key, conds } = keyer(k);
-    return { key, narrow: (qq) => ({ ...qq, labels: [...(qq.labels ?? []), ...conds] }) };
-  }, limit, shares);
+  return fold(
+    rows,
+    bucket,
+    q,
+    (k) => {
+      const { key, conds } = keyer(k);
+      return { key, narrow: (qq) => ({ ...qq, labels: [...(qq.labels ?? []), ...conds] }) };
+    },
+    limit,
+    shares,
+  );
 }
 
 export function volumeBy(archive: Archive, input: unknown, source?: ChartRowsSource): ChartSeries {
@@ -210,7 +251,14 @@ export function volumeBy(archive: Archive, input: unknown, source?: ChartRowsSou
     return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, platforms: [String(k)] }) }), i.limit, false);
   }
   const rows = archive.dayRows(q, 'tag');
-  return fold(rows, i.bucket, q, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, tags: [...(qq.tags ?? []), String(k)] }) }), i.limit, false);
+  return fold(
+    rows,
+    i.bucket,
+    q,
+    (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, tags: [...(qq.tags ?? []), String(k)] }) }),
+    i.limit,
+    false,
+  );
 }
 
 /** Each label value's share of the items judged for that field (a definite value), per bucket. */
@@ -230,7 +278,8 @@ export function engagementDistribution(archive: Archive, input: unknown): ChartS
   const marks: ChartMark[] = rows.map((r) => {
     const min = r.b < 0 ? Number.NEGATIVE_INFINITY : 10 ** r.b;
     const max = r.b < 0 ? 0 : 10 ** (r.b + 1) - 1;
-    const label = r.b < 0 ? '0' : r.b === 0 ? '1–9' : `${(10 ** r.b).toLocaleString('en-US')}–${(10 ** (r.b + 1) - 1).toLocaleString('en-US')}`;
+    const label =
+      r.b < 0 ? '0' : r.b === 0 ? '1–9' : `${(10 ** r.b).toLocaleString('en-US')}–${(10 ** (r.b + 1) - 1).toLocaleString('en-US')}`;
     const cond = r.b < 0 ? { field: i.field, max: 0 } : { field: i.field, min, max };
     return { bucket: label, key: i.field, value: r.c, query: { ...q, engagement: [...(q.engagement ?? []), cond] } };
   });

@@ -12,10 +12,27 @@ import { ChunkTerms } from './chunk-terms';
 import { addItem, newAcc, type TermAcc } from './frequency';
 import { extractTerms } from '../text';
 
-const WORD = fc.constantFrom('kettle', 'coffee', 'the', 'bank', 'america', '#launch', '#Launch', '@ana', 'https://www.example.org/x', '🙂', 'paris.', 'of', '42');
+const WORD = fc.constantFrom(
+  'kettle',
+  'coffee',
+  'the',
+  'bank',
+  'america',
+  '#launch',
+  '#Launch',
+  '@ana',
+  'https://www.example.org/x',
+  '🙂',
+  'paris.',
+  'of',
+  '42',
+);
 const COUNT = fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null });
 const ROW = fc.tuple(
-  fc.option(fc.array(WORD, { maxLength: 12 }).map((w) => w.join(' ')), { nil: null }),
+  fc.option(
+    fc.array(WORD, { maxLength: 12 }).map((w) => w.join(' ')),
+    { nil: null },
+  ),
   fc.option(fc.integer({ min: 0, max: 2_000_000_000_000 }), { nil: null }),
   fc.tuple(COUNT, COUNT, COUNT, COUNT, COUNT),
 );

@@ -16,7 +16,15 @@ import { engagementOf } from '../../shared/analysis';
 import { extractTerms, type TermField } from '../text';
 
 /** Writes a term's totals (adding to what is stored) and returns its row id: AnalysisTables.termWriter. */
-export type TermWriter = (field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>) => number;
+export type TermWriter = (
+  field: number,
+  term: string,
+  docs: number,
+  occ: number,
+  first: number | null,
+  last: number | null,
+  sums: Array<number | null>,
+) => number;
 
 /** One item's terms of one field: the field's number, the item's rid, publication time, counts (views … saves) and its terms' slots in text order. */
 interface ItemSlots {

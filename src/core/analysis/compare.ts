@@ -36,7 +36,14 @@ function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
     const dist = archive.labelDistribution(q, family, field).filter((d) => d.bucket !== 'null');
     const judged = dist.reduce((s, d) => s + d.value, 0);
     for (const d of dist)
-      out.push({ label: `${family}.${field}`, value: d.bucket, items: d.value, share: judged ? d.value / judged : 0, judged, query: { ...q, labels: [...(q.labels ?? []), { family, field, op: 'eq', value: d.bucket }] } });
+      out.push({
+        label: `${family}.${field}`,
+        value: d.bucket,
+        items: d.value,
+        share: judged ? d.value / judged : 0,
+        judged,
+        query: { ...q, labels: [...(q.labels ?? []), { family, field, op: 'eq', value: d.bucket }] },
+      });
   }
   const judged = archive.count({ ...q, labels: [...(q.labels ?? []), { family: 'sponsored', field: 'p', op: 'gte', value: 0 }] });
   if (judged > 0) {
@@ -47,7 +54,13 @@ function labelShares(archive: Archive, q: LibraryQuery): LabelShareRow[] {
   return out;
 }
 
-function oneSeries(archive: Archive, name: string, query: LibraryQuery, bucket: Comparison['bucket'], top: number): Omit<CompareSeries, 'shareOfVoice' | 'engagementShare'> {
+function oneSeries(
+  archive: Archive,
+  name: string,
+  query: LibraryQuery,
+  bucket: Comparison['bucket'],
+  top: number,
+): Omit<CompareSeries, 'shareOfVoice' | 'engagementShare'> {
   const q = baseQuery(parseQuery(query));
   const agg = archive.seriesTotals(q);
   const days = archive.seriesDays(q);
@@ -85,8 +98,15 @@ export function compare(archive: Archive, input: CompareInput): Comparison {
   const eng = parts.reduce((s, p) => s + (p.engagement ?? 0), 0);
   return {
     bucket: i.bucket,
-    series: parts.map((p) => ({ ...p, shareOfVoice: items ? p.items / items : 0, engagementShare: eng ? (p.engagement ?? 0) / eng : null })),
-    overlap: overlapOf(archive, parts.map((p) => p.query)),
+    series: parts.map((p) => ({
+      ...p,
+      shareOfVoice: items ? p.items / items : 0,
+      engagementShare: eng ? (p.engagement ?? 0) / eng : null,
+    })),
+    overlap: overlapOf(
+      archive,
+      parts.map((p) => p.query),
+    ),
   };
 }
 
@@ -151,7 +171,13 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
         if (h.e === null || window.length < i.minBaseline || median(sorted) === 0) unscored++;
         else {
           const m = median(sorted);
-          rows.push({ ...stripPost(p), authorKey: key.split('\u0000').slice(2).join(''), baselineMedian: m, baselinePosts: window.length, score: h.e / m });
+          rows.push({
+            ...stripPost(p),
+            authorKey: key.split('\u0000').slice(2).join(''),
+            baselineMedian: m,
+            baselinePosts: window.length,
+            score: h.e / m,
+          });
         }
       }
       if (h.e === null) continue;
@@ -165,5 +191,15 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
 }
 
 function stripPost(p: Post): PostBrief {
-  return { platform: p.platform, kind: p.kind, id: p.id, publishedAt: p.publishedAt, author: p.author, text: p.text, url: p.url, views: p.views, engagement: p.engagement };
+  return {
+    platform: p.platform,
+    kind: p.kind,
+    id: p.id,
+    publishedAt: p.publishedAt,
+    author: p.author,
+    text: p.text,
+    url: p.url,
+    views: p.views,
+    engagement: p.engagement,
+  };
 }

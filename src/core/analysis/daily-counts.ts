@@ -28,7 +28,11 @@ export function dailyValue(v: LabelScalar): LabelScalar {
  * The rows to add for `rows` (rid, …, platform, kind, labels JSON: IndexItemRow), their label
  * overrides by rid in `overrides`, `fields` the label fields' numbers by family\0field.
  */
-export function dailyCounts(rows: readonly IndexItemRow[], fields: Map<string, number>, overrides: Map<number, Array<{ family: string; field: string; value: unknown }>>): DailyRow[] {
+export function dailyCounts(
+  rows: readonly IndexItemRow[],
+  fields: Map<string, number>,
+  overrides: Map<number, Array<{ family: string; field: string; value: unknown }>>,
+): DailyRow[] {
   const out: DailyRow[] = [];
   /** per (day, platform, kind): per field number, the rows by value */
   const groups = new Map<string, Array<Map<unknown, DailyRow> | undefined>>();
@@ -66,5 +70,7 @@ export function dailyCounts(rows: readonly IndexItemRow[], fields: Map<string, n
     }
   }
   // in the table's key order: the upserts walk its pages once instead of one page each
-  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0) || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
+  return out.sort(
+    (a, b) => a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0) || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0),
+  );
 }

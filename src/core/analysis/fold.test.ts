@@ -15,7 +15,10 @@ function referenceFold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, key
   const keyed = rows.map((r) => ({ ...r, ...keyOf(r.k) }));
   const totals = new Map<string, number>();
   for (const r of keyed) totals.set(r.key, (totals.get(r.key) ?? 0) + r.c);
-  const keys = [...totals.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit).map(([k]) => k);
+  const keys = [...totals.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([k]) => k);
   const marks = new Map<string, ChartMark>();
   const bucketTotal = new Map<string, number>();
   for (const r of keyed) {
@@ -27,7 +30,9 @@ function referenceFold(rows: DayRow[], bucket: ChartBucket, q: LibraryQuery, key
     if (m) m.value += r.c;
     else marks.set(id, { bucket: b.label, key: r.key, value: r.c, query: r.narrow(b.query) });
   }
-  const out = [...marks.values()].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : keys.indexOf(a.key) - keys.indexOf(b.key)));
+  const out = [...marks.values()].sort((a, b) =>
+    a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : keys.indexOf(a.key) - keys.indexOf(b.key),
+  );
   if (shares) for (const m of out) m.share = m.value / (bucketTotal.get(m.bucket) ?? 1);
   return { keys, marks: out };
 }
@@ -41,12 +46,21 @@ describe('fold', () => {
     // a 0–1 label by hundredths (several raw values per range), text values, platforms
     const sets: Array<[DayRow[], KeyOf]> = [];
     const reals: DayRow[] = [];
-    for (let i = 0; i < 3000; i++) reals.push({ d: day0 + Math.floor(r() * 110), k: Math.floor(r() * 101) / 100, c: 1 + Math.floor(r() * 9) });
+    for (let i = 0; i < 3000; i++)
+      reals.push({ d: day0 + Math.floor(r() * 110), k: Math.floor(r() * 101) / 100, c: 1 + Math.floor(r() * 9) });
     const keyer = labelKeyer('sponsored', 'p', [...new Set(reals.map((x) => x.k))]);
     sets.push([reals, (k) => ({ key: keyer(k).key, narrow: (qq) => ({ ...qq, labels: [...(qq.labels ?? []), ...keyer(k).conds] }) })]);
     const texts: DayRow[] = [];
-    for (let i = 0; i < 2000; i++) texts.push({ d: day0 + Math.floor(r() * 110), k: ['complaining', 'promoting', 'other', 'asking', 'b', 'a'][Math.floor(r() * 6)], c: 1 + Math.floor(r() * 4) });
-    sets.push([texts, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, labels: [{ family: 'intent', field: 'label', op: 'eq', value: k }] }) })]);
+    for (let i = 0; i < 2000; i++)
+      texts.push({
+        d: day0 + Math.floor(r() * 110),
+        k: ['complaining', 'promoting', 'other', 'asking', 'b', 'a'][Math.floor(r() * 6)],
+        c: 1 + Math.floor(r() * 4),
+      });
+    sets.push([
+      texts,
+      (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, labels: [{ family: 'intent', field: 'label', op: 'eq', value: k }] }) }),
+    ]);
     const platforms = texts.map((x, i) => ({ ...x, k: ['photo_net', 'micro_net', 'forum_net'][i % 3] }));
     sets.push([platforms, (k) => ({ key: String(k), narrow: (qq) => ({ ...qq, platforms: [String(k)] }) })]);
     for (const [rows, keyOf] of sets) {

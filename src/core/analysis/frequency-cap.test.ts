@@ -12,7 +12,16 @@ afterEach(() => {
 function archiveOf(texts: string[]): Archive {
   const a = openArchive(':memory:');
   open.push(a);
-  a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', texts.map((text, i) => post({ id: String(9_000_000_000_000_000n + BigInt(i)), text }))), 'cli', null);
+  a.storeResponse(
+    listResponse(
+      'c1',
+      'photo_net',
+      'profile/posts',
+      texts.map((text, i) => post({ id: String(9_000_000_000_000_000n + BigInt(i)), text })),
+    ),
+    'cli',
+    null,
+  );
   return a;
 }
 

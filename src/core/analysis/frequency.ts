@@ -103,7 +103,12 @@ const SORT_KEY: Record<string, (a: TermAcc) => number | null> = {
 };
 
 /** Sorted rows (unknown values last in both directions; ties: more items first, then the term). */
-export function rankTerms(entries: Iterable<[string, TermAcc]>, sort: string, dir: 'asc' | 'desc', limit: number): Array<[string, TermAcc]> {
+export function rankTerms(
+  entries: Iterable<[string, TermAcc]>,
+  sort: string,
+  dir: 'asc' | 'desc',
+  limit: number,
+): Array<[string, TermAcc]> {
   const key = SORT_KEY[sort] ?? SORT_KEY.count;
   const sign = dir === 'asc' ? 1 : -1;
   let all = [...entries];
@@ -129,7 +134,14 @@ export function rankTerms(entries: Iterable<[string, TermAcc]>, sort: string, di
 
 /** A frequency row's counts: how many items, occurrences, the share of all items, first/last seen, sums. */
 function rowStats(a: TermAcc, items: number): Pick<FrequencyRow, 'count' | 'occurrences' | 'share' | 'firstSeen' | 'lastSeen' | 'sums'> {
-  return { count: a.count, occurrences: a.occ, share: items > 0 ? a.count / items : 0, firstSeen: a.first, lastSeen: a.last, sums: sums(a) };
+  return {
+    count: a.count,
+    occurrences: a.occ,
+    share: items > 0 ? a.count / items : 0,
+    firstSeen: a.first,
+    lastSeen: a.last,
+    sums: sums(a),
+  };
 }
 
 function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Array<[string, TermAcc]>): FrequencyRow[] {
@@ -142,8 +154,22 @@ function termRows(field: TermField, q: LibraryQuery, items: number, ranked: Arra
 }
 
 /** Authors: one row per (platform, author id — or username when the network gives no id); names read for the rows shown. */
-function authorTable(archive: Archive, q: LibraryQuery, items: number, sort: string, dir: 'asc' | 'desc', limit: number, source?: TotalsSource): FrequencyTable {
-  const acc = (r: AuthorCountRow): TermAcc => ({ count: r.n, occ: r.n, first: r.first, last: r.last, sums: SUM_COLUMNS.map((c) => r[c] ?? null) });
+function authorTable(
+  archive: Archive,
+  q: LibraryQuery,
+  items: number,
+  sort: string,
+  dir: 'asc' | 'desc',
+  limit: number,
+  source?: TotalsSource,
+): FrequencyTable {
+  const acc = (r: AuthorCountRow): TermAcc => ({
+    count: r.n,
+    occ: r.n,
+    first: r.first,
+    last: r.last,
+    sums: SUM_COLUMNS.map((c) => r[c] ?? null),
+  });
   // the analysis index's author summary ranks a plain query's authors in SQL; else every author's totals are ranked here
   const summarised = source?.authors?.(q, sort, dir, limit) ?? null;
   let shown: AuthorCountRow[];
@@ -185,9 +211,20 @@ function authorTable(archive: Archive, q: LibraryQuery, items: number, sort: str
 
 export interface TotalsSource {
   /** archive-wide totals of a field, ranked, when the analysis index can answer; else null */
-  totals(field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null;
+  totals(
+    field: TermField,
+    sort: string,
+    dir: 'asc' | 'desc',
+    limit: number,
+  ): { distinct: number | null; ranked: Array<[string, TermAcc]> } | null;
   /** a query's table from the term ids the analysis index keeps per item, when it can answer; else null */
-  counted?(q: LibraryQuery, field: TermField, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
+  counted?(
+    q: LibraryQuery,
+    field: TermField,
+    sort: string,
+    dir: 'asc' | 'desc',
+    limit: number,
+  ): { distinct: number; ranked: Array<[string, TermAcc]> } | null;
   /** a query's top authors in a frequency table's order (without names) and how many there are, from the analysis index's author summary when it can answer; else null */
   authors?(q: LibraryQuery, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; rows: AuthorCountRow[] } | null;
 }

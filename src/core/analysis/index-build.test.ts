@@ -19,21 +19,55 @@ import { extractTerms } from '../text';
 
 const DAY = 86_400_000;
 const WORDS = ['kettle', 'coffee', 'morning', 'review', 'price', 'bank', 'america', 'the', 'of', 'ünïcode', 'zebra', 'apple', 'apricot'];
-const EXTRA = ['#launch', '#Launch', '@ana', '@bob.smith', 'https://www.example.org/x', 'http://news.example.com/a?b=1', '🙂', '☕', '🇫🇷', '42'];
+const EXTRA = [
+  '#launch',
+  '#Launch',
+  '@ana',
+  '@bob.smith',
+  'https://www.example.org/x',
+  'http://news.example.com/a?b=1',
+  '🙂',
+  '☕',
+  '🇫🇷',
+  '42',
+];
 
-function items(n: number, from: number, seed: number, likes = 0): Array<{ platform: string; kind: string; record: Record<string, unknown> }> {
+function items(
+  n: number,
+  from: number,
+  seed: number,
+  likes = 0,
+): Array<{ platform: string; kind: string; record: Record<string, unknown> }> {
   const r = mulberry32(seed);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const count = (): number | null => (r() < 0.2 ? null : Math.floor(r() * 1000) + likes);
   return Array.from({ length: n }, (_, i) => {
     const k = from + i;
     // a few words from a small list (terms in many items) and a one-off word (terms in one item)
-    const text = r() < 0.05 ? null : [...Array.from({ length: 1 + Math.floor(r() * 8) }, () => (r() < 0.2 ? pick(EXTRA) : pick(WORDS))), `w${Math.floor(r() * 5000)}`].join(' ');
-    const labels = r() < 0.1 ? null : {
-      sponsored: { p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000, disclosed: r() < 0.5, brand: r() < 0.5 ? null : pick(['acme', 'globex']) },
-      intent: { label: pick(['complaining', 'promoting', 'other', null]), urgency: Math.floor(r() * 5), score: r() * 3, aspect: { price: r() < 0.5 ? 1 : 0.25 } },
-      ...(r() < 0.1 ? { odd: { 'x.y': 1, x: { y: 2 } } } : {}),
-    };
+    const text =
+      r() < 0.05
+        ? null
+        : [
+            ...Array.from({ length: 1 + Math.floor(r() * 8) }, () => (r() < 0.2 ? pick(EXTRA) : pick(WORDS))),
+            `w${Math.floor(r() * 5000)}`,
+          ].join(' ');
+    const labels =
+      r() < 0.1
+        ? null
+        : {
+            sponsored: {
+              p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000,
+              disclosed: r() < 0.5,
+              brand: r() < 0.5 ? null : pick(['acme', 'globex']),
+            },
+            intent: {
+              label: pick(['complaining', 'promoting', 'other', null]),
+              urgency: Math.floor(r() * 5),
+              score: r() * 3,
+              aspect: { price: r() < 0.5 ? 1 : 0.25 },
+            },
+            ...(r() < 0.1 ? { odd: { 'x.y': 1, x: { y: 2 } } } : {}),
+          };
     return {
       platform: pick(['photo_net', 'micro_net', 'forum_net']),
       kind: r() < 0.2 ? 'comment' : 'post',
@@ -51,9 +85,26 @@ function items(n: number, from: number, seed: number, likes = 0): Array<{ platfo
   });
 }
 
-type Row = { rid: number; text: string | null; lang: string | null; pub: number | null; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null; platform: string; kind: string; labels: string | null };
+type Row = {
+  rid: number;
+  text: string | null;
+  lang: string | null;
+  pub: number | null;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+  platform: string;
+  kind: string;
+  labels: string | null;
+};
 const rowsOf = (a: Archive): Row[] =>
-  testDb(a).prepare('SELECT rid, text, lang, published_at AS pub, views, likes, comments, shares, saves, platform, kind, labels FROM items ORDER BY rid').all() as Row[];
+  testDb(a)
+    .prepare(
+      'SELECT rid, text, lang, published_at AS pub, views, likes, comments, shares, saves, platform, kind, labels FROM items ORDER BY rid',
+    )
+    .all() as Row[];
 
 /** an_terms as a naive count from the items: field\0term → totals */
 function naiveTerms(rows: Row[]): Map<string, TermAcc> {
@@ -76,20 +127,39 @@ function naiveTerms(rows: Row[]): Map<string, TermAcc> {
 
 function storedTerms(a: Archive): Map<string, TermAcc> {
   const m = new Map<string, TermAcc>();
-  const rows = testDb(a).prepare('SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms').all() as Array<Record<string, number | null> & { term: string }>;
-  for (const r of rows) m.set(`${r.field}\u0000${r.term}`, { count: r.docs!, occ: r.occ!, first: r.first, last: r.last, sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement] });
+  const rows = testDb(a)
+    .prepare('SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms')
+    .all() as Array<Record<string, number | null> & { term: string }>;
+  for (const r of rows)
+    m.set(`${r.field}\u0000${r.term}`, {
+      count: r.docs!,
+      occ: r.occ!,
+      first: r.first,
+      last: r.last,
+      sums: [r.views, r.likes, r.comments, r.shares, r.saves, r.engagement],
+    });
   return m;
 }
 
 /** an_daily as the build before issue 30 counted it: one text key per (field, day, platform, kind, typeof value, value) */
 function naiveDaily(a: Archive, rows: Row[]): Map<string, number> {
-  const ff = new Map((testDb(a).prepare('SELECT ff, family, field FROM label_fields').all() as Array<{ ff: number; family: string; field: string }>).map((r) => [`${r.family}\u0000${r.field}`, r.ff]));
+  const ff = new Map(
+    (testDb(a).prepare('SELECT ff, family, field FROM label_fields').all() as Array<{ ff: number; family: string; field: string }>).map(
+      (r) => [`${r.family}\u0000${r.field}`, r.ff],
+    ),
+  );
   const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
-  for (const o of testDb(a).prepare('SELECT item_rid AS rid, family, field, value FROM label_overrides').all() as Array<{ rid: number; family: string; field: string; value: string }>)
+  for (const o of testDb(a).prepare('SELECT item_rid AS rid, family, field, value FROM label_overrides').all() as Array<{
+    rid: number;
+    family: string;
+    field: string;
+    value: string;
+  }>)
     (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) });
   const out = new Map<string, number>();
   // the value column's numeric affinity stores a real without a fraction as an integer
-  const sqlType = (v: LabelScalar): string => (typeof v === 'bigint' || Number.isInteger(v) ? 'integer' : typeof v === 'number' ? 'real' : typeof v === 'string' ? 'text' : 'blob');
+  const sqlType = (v: LabelScalar): string =>
+    typeof v === 'bigint' || Number.isInteger(v) ? 'integer' : typeof v === 'number' ? 'real' : typeof v === 'string' ? 'text' : 'blob';
   const bump = (no: number, day: number, r: Row, v: LabelScalar): void => {
     const key = `${no}|${day}|${r.platform}|${r.kind}|${sqlType(v)}|${Buffer.isBuffer(v) ? '' : String(v)}`;
     out.set(key, (out.get(key) ?? 0) + 1);
@@ -107,7 +177,15 @@ function naiveDaily(a: Archive, rows: Row[]): Map<string, number> {
 }
 
 function storedDaily(a: Archive): Map<string, number> {
-  const rows = testDb(a).prepare('SELECT ff, day, platform, kind, typeof(value) AS t, value, n FROM an_daily').all() as Array<{ ff: number; day: number; platform: string; kind: string; t: string; value: unknown; n: number }>;
+  const rows = testDb(a).prepare('SELECT ff, day, platform, kind, typeof(value) AS t, value, n FROM an_daily').all() as Array<{
+    ff: number;
+    day: number;
+    platform: string;
+    kind: string;
+    t: string;
+    value: unknown;
+    n: number;
+  }>;
   return new Map(rows.map((r) => [`${r.ff}|${r.day}|${r.platform}|${r.kind}|${r.t}|${r.t === 'blob' ? '' : String(r.value)}`, r.n]));
 }
 
@@ -129,7 +207,9 @@ function expectIndexAsCounted(a: Archive, index: AnalysisIndex): void {
   expect(multi).toBe([...want.values()].filter((t) => t.count > 1).length);
   // top N by items, both ways, at limits inside, across and past the terms in more than one item
   TOTAL_FIELDS.forEach((f, k) => {
-    const all = [...want].filter(([key]) => key.startsWith(`${k + 1}\u0000`)).map(([key, t]) => [key.slice(key.indexOf('\u0000') + 1), t.count] as const);
+    const all = [...want]
+      .filter(([key]) => key.startsWith(`${k + 1}\u0000`))
+      .map(([key, t]) => [key.slice(key.indexOf('\u0000') + 1), t.count] as const);
     const inMany = all.filter(([, n]) => n > 1).length;
     for (const dir of ['desc', 'asc'] as const) {
       const ranked = [...all].sort((x, y) => (dir === 'desc' ? y[1] - x[1] : x[1] - y[1]) || utf8(x[0], y[0]));
@@ -147,7 +227,13 @@ describe('analysis index build', () => {
     try {
       a.ingestItems(items(900, 1, 1), { callId: 'first', source: 'test' });
       const stored = rowsOf(a);
-      for (let i = 3; i < 900; i += 97) a.overrideLabel({ platform: stored[i].platform, kind: stored[i].kind, id: String(i + 1) }, 'intent', 'label', i % 2 ? 'other' : null);
+      for (let i = 3; i < 900; i += 97)
+        a.overrideLabel(
+          { platform: stored[i].platform, kind: stored[i].kind, id: String(i + 1) },
+          'intent',
+          'label',
+          i % 2 ? 'other' : null,
+        );
       const index = new AnalysisIndex(a, { background: false });
       build(index);
       expect(index.current()).toBe(true);

@@ -30,7 +30,10 @@ export interface IndexBuilder {
 }
 
 /** Starts a worker building the index of the archive at `file`; null where no worker can start. */
-export function startIndexBuilder(data: IndexWorkerData, opts: { keepAlive?: boolean; onMessage?: (m: IndexWorkerMessage) => void } = {}): IndexBuilder | null {
+export function startIndexBuilder(
+  data: IndexWorkerData,
+  opts: { keepAlive?: boolean; onMessage?: (m: IndexWorkerMessage) => void } = {},
+): IndexBuilder | null {
   const { keepAlive = false, onMessage } = opts;
   const code = builderEntry();
   if (!code) return null;

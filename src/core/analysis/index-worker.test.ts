@@ -42,10 +42,18 @@ function batch(from: number, n: number, seed: number, likes = 0) {
 }
 
 const dump = (a: Archive): unknown => [
-  testDb(a).prepare('SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms ORDER BY field, term').all(),
+  testDb(a)
+    .prepare(
+      'SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms ORDER BY field, term',
+    )
+    .all(),
   testDb(a).prepare('SELECT ff, day, platform, kind, value, n FROM an_daily ORDER BY ff, day, platform, kind, value').all(),
   testDb(a).prepare('SELECT field, day, rid, hex(data) AS d FROM an_item_terms ORDER BY field, day, rid').all(),
-  testDb(a).prepare('SELECT k.platform, k.akey, t.kind, t.n, t.first, t.last, t.views, t.likes, t.engagement FROM an_author_totals t JOIN an_author_keys k ON k.id = t.ak ORDER BY 1, 2, 3').all(),
+  testDb(a)
+    .prepare(
+      'SELECT k.platform, k.akey, t.kind, t.n, t.first, t.last, t.views, t.likes, t.engagement FROM an_author_totals t JOIN an_author_keys k ON k.id = t.ak ORDER BY 1, 2, 3',
+    )
+    .all(),
 ];
 
 /** threads of this process and their nice values (Linux) */
@@ -85,7 +93,9 @@ describe('analysis index worker', () => {
     expect(index.current() && index.authorsCurrent()).toBe(true);
 
     const whole = fileArchive();
-    const ids = (testDb(a).prepare('SELECT raw FROM items ORDER BY rid').all() as Array<{ raw: string }>).map((r) => JSON.parse(r.raw) as Record<string, unknown>);
+    const ids = (testDb(a).prepare('SELECT raw FROM items ORDER BY rid').all() as Array<{ raw: string }>).map(
+      (r) => JSON.parse(r.raw) as Record<string, unknown>,
+    );
     whole.ingestItems(
       ids.map((record) => ({ platform: BigInt(record.id as string) % 2n ? 'photo_net' : 'micro_net', kind: 'post', record })),
       { callId: 'whole', source: 'test' },
@@ -95,27 +105,31 @@ describe('analysis index worker', () => {
     expect(dump(a)).toEqual(dump(whole));
   }, 120_000);
 
-  it.runIf(process.platform === 'linux')('runs at a lower CPU priority on Linux, and stops with the archive intact', async () => {
-    const a = fileArchive();
-    a.ingestItems(batch(0, 3_000, 7), { callId: 'seed', source: 'test' });
-    const index = new AnalysisIndex(a, { worker: true });
-    expect(niceValues()).not.toContain(NICE);
-    const building = index.warm();
-    let seen = false;
-    for (let k = 0; k < 600 && !seen; k++) {
-      seen = niceValues().includes(NICE);
-      if (!seen) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(seen).toBe(true);
-    await index.stop();
-    await building;
-    expect(niceValues()).not.toContain(NICE);
-    expect(a.count({})).toBe(3_000);
-    // a later build (on the thread here: the worker was stopped, not failed) finishes the index
-    const again = new AnalysisIndex(a, { worker: true, nice: 0 });
-    await again.warm();
-    expect(again.current() && again.authorsCurrent()).toBe(true);
-  }, 120_000);
+  it.runIf(process.platform === 'linux')(
+    'runs at a lower CPU priority on Linux, and stops with the archive intact',
+    async () => {
+      const a = fileArchive();
+      a.ingestItems(batch(0, 3_000, 7), { callId: 'seed', source: 'test' });
+      const index = new AnalysisIndex(a, { worker: true });
+      expect(niceValues()).not.toContain(NICE);
+      const building = index.warm();
+      let seen = false;
+      for (let k = 0; k < 600 && !seen; k++) {
+        seen = niceValues().includes(NICE);
+        if (!seen) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(seen).toBe(true);
+      await index.stop();
+      await building;
+      expect(niceValues()).not.toContain(NICE);
+      expect(a.count({})).toBe(3_000);
+      // a later build (on the thread here: the worker was stopped, not failed) finishes the index
+      const again = new AnalysisIndex(a, { worker: true, nice: 0 });
+      await again.warm();
+      expect(again.current() && again.authorsCurrent()).toBe(true);
+    },
+    120_000,
+  );
 
   it('does not hold a process open: one that started a build and has nothing else to do exits, the build unfinished (issue 30)', () => {
     const a = fileArchive();
@@ -125,7 +139,10 @@ describe('analysis index worker', () => {
     open.splice(open.indexOf(a), 1);
     const script = join(dir, 'start-builder.ts');
     const builder = join(import.meta.dirname, 'index-builder.ts');
-    writeFileSync(script, `import { startIndexBuilder } from ${JSON.stringify(builder)};\nconst b = startIndexBuilder({ file: ${JSON.stringify(file)}, nice: 0 });\nif (!b) process.exit(3);\nb.done.then((ok) => console.log(ok ? 'built' : 'stopped'));\n`);
+    writeFileSync(
+      script,
+      `import { startIndexBuilder } from ${JSON.stringify(builder)};\nconst b = startIndexBuilder({ file: ${JSON.stringify(file)}, nice: 0 });\nif (!b) process.exit(3);\nb.done.then((ok) => console.log(ok ? 'built' : 'stopped'));\n`,
+    );
     const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 100_000 });
     expect(r.status).toBe(0);
     // it exited without waiting for the build (it would have printed 'built')

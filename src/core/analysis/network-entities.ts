@@ -31,7 +31,8 @@ function unique(terms: string[]): string[] {
   return out;
 }
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -87,7 +88,8 @@ export function factsOf(row: ExportRow): RowFacts {
     const username = str(a.username);
     const id = str(a.id);
     const key = userKey(row.platform, username, id);
-    if (key) author = { key, id, username, displayName: str(a.display_name), followers: num(a.followers) ?? num(obj(rec.counts)?.followers) };
+    if (key)
+      author = { key, id, username, displayName: str(a.display_name), followers: num(a.followers) ?? num(obj(rec.counts)?.followers) };
   }
   const labels = obj(obj(rec.computed)?.labels);
   const sp = effective(row, labels, 'sponsored', 'p');
@@ -102,7 +104,8 @@ export function factsOf(row: ExportRow): RowFacts {
     parentId: str(rec.parent_id),
     likes: num(obj(rec.engagement)?.likes),
     labels: {
-      sponsoredP: typeof sp === 'number' ? sp : typeof sp === 'string' && sp.trim() !== '' && Number.isFinite(Number(sp)) ? Number(sp) : null,
+      sponsoredP:
+        typeof sp === 'number' ? sp : typeof sp === 'string' && sp.trim() !== '' && Number.isFinite(Number(sp)) ? Number(sp) : null,
       intent: typeof intent === 'string' ? intent : null,
       sentiment: typeof sentiment === 'string' ? sentiment : null,
     },

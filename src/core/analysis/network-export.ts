@@ -60,7 +60,10 @@ export interface NetworkExportResult {
   stats: NetworkStats;
 }
 
-export async function exportNetwork(rows: Iterable<ExportRow> | Iterable<RowFacts>, opts: NetworkExportOptions): Promise<NetworkExportResult> {
+export async function exportNetwork(
+  rows: Iterable<ExportRow> | Iterable<RowFacts>,
+  opts: NetworkExportOptions,
+): Promise<NetworkExportResult> {
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 5000;
   let n = 0;
   const facts = function* (): Generator<RowFacts> {

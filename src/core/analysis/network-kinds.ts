@@ -13,7 +13,10 @@ import type { NetworkKind } from './network-kind-names';
 export interface NetworkHands {
   tagNode(tag: string): number;
   mentionNode(platform: string, handle: string): number;
-  accountNode(key: string, a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null }): number;
+  accountNode(
+    key: string,
+    a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null },
+  ): number;
   edges: PairCounts;
   stats: { unresolvedReplies: number };
   hasNode(key: string): boolean;

@@ -14,7 +14,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('network.* methods', () => {
   const archive = openArchive(':memory:');
   const texts = ['#a #b', '#a #b #c', '#a', '#d #e', '#a #c'];
-  archive.ingestItems(texts.map((text, i) => ({ platform: 'micro_net', kind: 'post', record: post({ id: `19000000000000000${10 + i}`, text, author: { id: '91', username: 'Zoe', display_name: 'Zoe Z' } }) })));
+  archive.ingestItems(
+    texts.map((text, i) => ({
+      platform: 'micro_net',
+      kind: 'post',
+      record: post({ id: `19000000000000000${10 + i}`, text, author: { id: '91', username: 'Zoe', display_name: 'Zoe Z' } }),
+    })),
+  );
   const m = networkMethods({ archive, dataDir: dir });
 
   it('build: the heaviest nodes, edges among them only, stats of the whole network', async () => {
@@ -23,14 +29,18 @@ describe('network.* methods', () => {
     expect(v.nodes[0]).toMatchObject({ key: '#a', label: '#a', kind: 'hashtag', weight: 4, platform: 'micro_net' });
     const small = await m['network.build'](parseInput('network.build', { query: {}, network: 'co-hashtag', maxNodes: 10 }));
     expect(small).toEqual(v);
-    const top2 = await m['network.build'](parseInput('network.build', { query: {}, network: 'co-hashtag', maxNodes: 10, pseudonymise: false }));
+    const top2 = await m['network.build'](
+      parseInput('network.build', { query: {}, network: 'co-hashtag', maxNodes: 10, pseudonymise: false }),
+    );
     expect(top2.edges.find((e) => [e.source, e.target].sort().join() === '#a,#b')?.weight).toBe(2);
   });
 
   it('items: the items behind a node, and a clear error for a node that is not there', async () => {
     const items = await m['network.items'](parseInput('network.items', { query: {}, network: 'co-hashtag', node: '#c' }));
     expect(items.map((x) => x.text).sort()).toEqual(['#a #b #c', '#a #c']);
-    await expect(m['network.items'](parseInput('network.items', { query: {}, network: 'co-hashtag', node: '#zzz' }))).rejects.toThrow(/not a node/);
+    await expect(m['network.items'](parseInput('network.items', { query: {}, network: 'co-hashtag', node: '#zzz' }))).rejects.toThrow(
+      /not a node/,
+    );
   });
 
   it('pseudonymised: account labels and item authors are pseudonyms', async () => {
@@ -38,7 +48,9 @@ describe('network.* methods', () => {
     const acc = v.nodes.find((n) => n.kind === 'account')!;
     expect(acc.label).toMatch(/^@u_[0-9a-f]{16}$/);
     expect(JSON.stringify(v)).not.toMatch(/zoe/i);
-    const items = await m['network.items'](parseInput('network.items', { query: {}, network: 'user-hashtag', node: acc.key, pseudonymise: true }));
+    const items = await m['network.items'](
+      parseInput('network.items', { query: {}, network: 'user-hashtag', node: acc.key, pseudonymise: true }),
+    );
     expect(items.length).toBe(5);
     expect(items.every((x) => x.author === acc.label.slice(1))).toBe(true);
   });
@@ -46,7 +58,13 @@ describe('network.* methods', () => {
 
 /** edges over node indexes, as a built network holds them */
 function edgesOf(list: Array<[number, number, number]>): BuiltNetwork['edges'] {
-  return { length: list.length, source: Uint32Array.from(list, (x) => x[0]), target: Uint32Array.from(list, (x) => x[1]), weight: Uint32Array.from(list, (x) => x[2]), replies: null };
+  return {
+    length: list.length,
+    source: Uint32Array.from(list, (x) => x[0]),
+    target: Uint32Array.from(list, (x) => x[1]),
+    weight: Uint32Array.from(list, (x) => x[2]),
+    replies: null,
+  };
 }
 
 describe('the edge cap of a view', () => {
@@ -101,8 +119,17 @@ describe('the edge cap of a view', () => {
     const archive = openArchive(':memory:');
     // #a with #b three times, #a with #c twice, then #d #e #f together once (three edges of weight 1)
     const texts = ['#a #b', '#a #b', '#a #b #c', '#a #c', '#d #e #f'];
-    archive.ingestItems(texts.map((text, k) => ({ platform: 'micro_net', kind: 'post', record: post({ id: `19000000000000001${10 + k}`, text, author: { id: '91', username: 'Zoe', display_name: 'Zoe Z' } }) })));
-    const build = (maxShownEdges?: number) => networkMethods({ archive, dataDir: dir, maxShownEdges })['network.build'](parseInput('network.build', { query: {}, network: 'co-hashtag', maxNodes: 10 }));
+    archive.ingestItems(
+      texts.map((text, k) => ({
+        platform: 'micro_net',
+        kind: 'post',
+        record: post({ id: `19000000000000001${10 + k}`, text, author: { id: '91', username: 'Zoe', display_name: 'Zoe Z' } }),
+      })),
+    );
+    const build = (maxShownEdges?: number) =>
+      networkMethods({ archive, dataDir: dir, maxShownEdges })['network.build'](
+        parseInput('network.build', { query: {}, network: 'co-hashtag', maxNodes: 10 }),
+      );
     const all = await build();
     expect(all.stats).toMatchObject({ nodes: 6, edges: 6, shownNodes: 6, shownEdges: 6, edgesAmongShown: 6, edgeCap: MAX_SHOWN_EDGES });
     const capped = await build(4);

@@ -12,12 +12,13 @@ import { archiveFacts, factsOptionsFor, type FactsSource } from './network-sourc
 import { archiveParentLookup, pseudonymousLookup, type ParentAuthorsSource } from './network-export';
 
 export interface NetworkMethodDeps {
-  archive: FactsSource & ParentAuthorsSource & {
-    iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
-    exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
-    count(q: MethodParsedInput<'network.build'>['query']): number;
-    dataVersion(): string;
-  };
+  archive: FactsSource &
+    ParentAuthorsSource & {
+      iterateExportRows(q: MethodParsedInput<'network.build'>['query']): Iterable<ExportRow>;
+      exportRowsFor(refs: Array<{ platform: string; kind: string; id: string }>): Iterable<ExportRow>;
+      count(q: MethodParsedInput<'network.build'>['query']): number;
+      dataVersion(): string;
+    };
   dataDir: string;
   /** the most edges a view carries (tests lower it); MAX_SHOWN_EDGES */
   maxShownEdges?: number;
@@ -50,7 +51,13 @@ export function edgesAmong(E: BuiltNetwork['edges'], keep: Uint8Array): Uint32Ar
  * edges. Kept in their order in `E`; under the cap, `among` itself. Native numeric sorts only
  * (no comparator): the weights to find the cap's weight, then the tied edges' rank keys.
  */
-export function heaviestEdges(E: BuiltNetwork['edges'], among: Uint32Array, shown: readonly number[], nodeCount: number, cap: number): Uint32Array {
+export function heaviestEdges(
+  E: BuiltNetwork['edges'],
+  among: Uint32Array,
+  shown: readonly number[],
+  nodeCount: number,
+  cap: number,
+): Uint32Array {
   const n = among.length;
   if (n <= cap) return among;
   if (cap <= 0) return new Uint32Array(0);
@@ -89,7 +96,11 @@ export function networkMethods(deps: NetworkMethodDeps) {
   /** the archive's write version: `data_version` (other connections) + `total_changes()` (this one) */
   const version = (): string => deps.archive.dataVersion();
 
-  function built(i: { query: MethodParsedInput<'network.build'>['query']; network: MethodParsedInput<'network.build'>['network']; pseudonymise: boolean }): BuiltNetwork {
+  function built(i: {
+    query: MethodParsedInput<'network.build'>['query'];
+    network: MethodParsedInput<'network.build'>['network'];
+    pseudonymise: boolean;
+  }): BuiltNetwork {
     const { after: _a, limit: _l, ...query } = i.query;
     const key = JSON.stringify([query, i.network, i.pseudonymise, version()]);
     if (last?.key === key) return last.net;
@@ -116,7 +127,14 @@ export function networkMethods(deps: NetworkMethodDeps) {
       for (const n of shown) keep[n] = 1;
       const nodes = shown.map((n) => {
         const { label, kind, weight, platform, ...attrs } = attrsOf[n];
-        return { key: keys[n], label: String(label), kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const), weight: Number(weight), platform: String(platform ?? ''), attrs };
+        return {
+          key: keys[n],
+          label: String(label),
+          kind: kind === 'hashtag' ? ('hashtag' as const) : ('account' as const),
+          weight: Number(weight),
+          platform: String(platform ?? ''),
+          attrs,
+        };
       });
       const among = edgesAmong(E, keep);
       const kept = heaviestEdges(E, among, shown, keys.length, cap);
@@ -136,7 +154,8 @@ export function networkMethods(deps: NetworkMethodDeps) {
 
     async 'network.items'(i: MethodParsedInput<'network.items'>): Promise<NetworkItem[]> {
       const net = built(i);
-      if (!net.nodeIndex.has(i.node)) throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
+      if (!net.nodeIndex.has(i.node))
+        throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
       const refs = (net.items.get(i.node) ?? []).slice(0, i.limit);
       const p = i.pseudonymise ? Pseudonymiser.forDataDir(deps.dataDir) : null;
       const out: NetworkItem[] = [];

@@ -68,7 +68,10 @@ describe('the archive facts source', () => {
     for (const kind of NETWORK_KINDS) {
       const rows = [...a.iterateExportRows({})].map((r) => p.row(r));
       const fromRows = buildNetwork(rows, { kind, lookupParents: pseudonymousLookup(lookup, p) });
-      const fromFacts = buildNetworkFromFacts(archiveFacts(a, {}, p, factsOptionsFor(kind)), { kind, lookupParents: pseudonymousLookup(lookup, p) });
+      const fromFacts = buildNetworkFromFacts(archiveFacts(a, {}, p, factsOptionsFor(kind)), {
+        kind,
+        lookupParents: pseudonymousLookup(lookup, p),
+      });
       expect(dump(fromFacts.graph), kind).toEqual(dump(fromRows.graph));
       expect(JSON.stringify(dump(fromFacts.graph))).not.toMatch(/ann|bob|9100000000000000001/i);
     }

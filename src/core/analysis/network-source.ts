@@ -20,7 +20,12 @@ export interface FactsSource {
   networkFactRows(q: LibraryQuery, authors: boolean): Iterable<FactRow>;
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : null;
 
 /** What a network kind reads: authors only for the networks whose nodes include authors. */
 export function factsOptionsFor(kind: string): FactsOptions {
@@ -37,10 +42,16 @@ export interface FactsOptions {
  * The three label values are read by SQLite's JSON functions (no labels object per row here);
  * without `authors` the author columns are not read at all (`co-hashtag`, `co-mention`).
  */
-export function* archiveFacts(archive: FactsSource, input: LibraryQuery, p: Pseudonymiser | null = null, opts: FactsOptions = {}): Generator<RowFacts> {
+export function* archiveFacts(
+  archive: FactsSource,
+  input: LibraryQuery,
+  p: Pseudonymiser | null = null,
+  opts: FactsOptions = {},
+): Generator<RowFacts> {
   const authors = opts.authors ?? true;
   for (const r of archive.networkFactRows(parseQuery(input), authors)) {
-    const [platform, kind, id, text, likes, parentId, sp, intentValue, sentimentValue, authorId, username, displayName, followers, ovJson] = r;
+    const [platform, kind, id, text, likes, parentId, sp, intentValue, sentimentValue, authorId, username, displayName, followers, ovJson] =
+      r;
     let sponsoredP = num(sp);
     let intent = intentValue;
     let sentiment = sentimentValue;
@@ -58,7 +69,15 @@ export function* archiveFacts(archive: FactsSource, input: LibraryQuery, p: Pseu
       kind,
       id,
       text: p && text ? p.text(platform, text) : text,
-      author: key ? { key, id: uid, username: u, displayName: p ? (u ?? (displayName ? p.opaque('name', displayName) : null)) : displayName, followers: num(followers) } : null,
+      author: key
+        ? {
+            key,
+            id: uid,
+            username: u,
+            displayName: p ? (u ?? (displayName ? p.opaque('name', displayName) : null)) : displayName,
+            followers: num(followers),
+          }
+        : null,
       parentId,
       likes,
       labels: { sponsoredP, intent, sentiment },

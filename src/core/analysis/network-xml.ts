@@ -57,7 +57,10 @@ export async function gexfOf(graph: Graph): Promise<string> {
   });
   // graphology-gexf types an attribute by its values: a share that is 0 or 1 in every node would be
   // an integer in one file and a double in the next; a share is a double in every file
-  return doc.replace(/(<attribute id="([^"]+)" title="[^"]*" type=")(integer|long)("\/>)/g, (m, a: string, id: string, _t: string, b: string) => (fixedType(id) === 'double' ? `${a}double${b}` : m));
+  return doc.replace(
+    /(<attribute id="([^"]+)" title="[^"]*" type=")(integer|long)("\/>)/g,
+    (m, a: string, id: string, _t: string, b: string) => (fixedType(id) === 'double' ? `${a}double${b}` : m),
+  );
 }
 
 /**
@@ -147,13 +150,18 @@ export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: Abort
   for (const name of edgeTypes.keys()) edgeIds.set(name, `e${k++}`);
 
   const out = new XmlOut(ws);
-  await out.put('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n');
-  for (const [name, t] of nodeTypes) await out.put(`  <key id="${nodeIds.get(name)}" for="node" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
-  for (const [name, t] of edgeTypes) await out.put(`  <key id="${edgeIds.get(name)}" for="edge" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
+  await out.put(
+    '<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n',
+  );
+  for (const [name, t] of nodeTypes)
+    await out.put(`  <key id="${nodeIds.get(name)}" for="node" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
+  for (const [name, t] of edgeTypes)
+    await out.put(`  <key id="${edgeIds.get(name)}" for="edge" attr.name="${xmlAttr(name)}" attr.type="${t}"/>\n`);
   await out.put(`  <graph id="G" edgedefault="${graph.type === 'directed' ? 'directed' : 'undirected'}">\n`);
   const data = (ids: Map<string, string>, types: Map<string, KeyType>, attrs: Record<string, unknown>): string => {
     let s = '';
-    for (const [name, v] of Object.entries(safeAttrs(attrs))) s += `      <data key="${ids.get(name)}">${valueText(v, types.get(name)!)}</data>\n`;
+    for (const [name, v] of Object.entries(safeAttrs(attrs)))
+      s += `      <data key="${ids.get(name)}">${valueText(v, types.get(name)!)}</data>\n`;
     return s;
   };
   let n = 0;
@@ -164,7 +172,9 @@ export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: Abort
   let e = 0;
   for (const { source, target, attributes } of graph.edgeEntries()) {
     if ((++e & 1023) === 0) signal?.throwIfAborted();
-    await out.put(`    <edge id="e${e}" source="${xmlAttr(source)}" target="${xmlAttr(target)}">\n${data(edgeIds, edgeTypes, attributes)}    </edge>\n`);
+    await out.put(
+      `    <edge id="e${e}" source="${xmlAttr(source)}" target="${xmlAttr(target)}">\n${data(edgeIds, edgeTypes, attributes)}    </edge>\n`,
+    );
   }
   await out.put('  </graph>\n</graphml>\n');
   await out.end();
@@ -174,7 +184,12 @@ export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: Abort
  * Write `graph` to `out` as GEXF or GraphML, under a temporary name renamed when complete (no
  * half file under the final name, ever). Returns the absolute path and the size in bytes.
  */
-export async function writeNetworkFile(graph: Graph, format: 'gexf' | 'graphml', out: string, signal?: AbortSignal): Promise<{ path: string; bytes: number }> {
+export async function writeNetworkFile(
+  graph: Graph,
+  format: 'gexf' | 'graphml',
+  out: string,
+  signal?: AbortSignal,
+): Promise<{ path: string; bytes: number }> {
   const finalPath = resolve(out);
   const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
   try {

@@ -15,23 +15,51 @@ const dir = mkdtempSync(join(tmpdir(), 'loupe-net-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let seq = 0;
-function row(o: { platform?: string; kind?: string; id?: string; text: string; user?: string; userId?: string; name?: string; followers?: number; parent?: string; likes?: number; labels?: Record<string, Record<string, unknown>>; overrides?: ExportRow['overrides'] }): ExportRow {
+function row(o: {
+  platform?: string;
+  kind?: string;
+  id?: string;
+  text: string;
+  user?: string;
+  userId?: string;
+  name?: string;
+  followers?: number;
+  parent?: string;
+  likes?: number;
+  labels?: Record<string, Record<string, unknown>>;
+  overrides?: ExportRow['overrides'];
+}): ExportRow {
   const id = o.id ?? (1_800_000_000_000_000_000n + BigInt(seq++)).toString();
   const record = {
     id,
     parent_id: o.parent ?? null,
     content: { text: o.text },
-    author: { id: o.userId ?? `9${(o.user ?? 'anon').length}000000000000000001`, username: o.user ?? 'anon', display_name: o.name ?? null, followers: o.followers ?? null },
+    author: {
+      id: o.userId ?? `9${(o.user ?? 'anon').length}000000000000000001`,
+      username: o.user ?? 'anon',
+      display_name: o.name ?? null,
+      followers: o.followers ?? null,
+    },
     engagement: { likes: o.likes ?? null },
     computed: { labels: o.labels ?? null },
   };
-  return { platform: o.platform ?? 'micro_net', kind: o.kind ?? 'post', id, record, firstSeenAt: 0, lastSeenAt: 0, tags: [], note: null, overrides: o.overrides ?? {} };
+  return {
+    platform: o.platform ?? 'micro_net',
+    kind: o.kind ?? 'post',
+    id,
+    record,
+    firstSeenAt: 0,
+    lastSeenAt: 0,
+    tags: [],
+    note: null,
+    overrides: o.overrides ?? {},
+  };
 }
 
 /** Deterministic texts of space-separated words, some of them `#tags` from a small vocabulary. */
 function corpus(n: number): ExportRow[] {
   let s = 12345;
-  const rnd = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const TAGS = ['food', 'Food', 'café', '日本', 'run_2024', 'x', 'tech', 'news', 'ai', 'cats'];
   const out: ExportRow[] = [];
   for (let i = 0; i < n; i++) {
@@ -50,10 +78,18 @@ function independentCoHashtag(rows: ExportRow[]): { nodes: Map<string, number>; 
   const edges = new Map<string, number>();
   for (const r of rows) {
     const text = (r.record.content as { text: string }).text;
-    const tags = [...new Set(text.split(' ').filter((w) => w.startsWith('#') && /\p{L}/u.test(w)).map((w) => w.toLowerCase()))];
+    const tags = [
+      ...new Set(
+        text
+          .split(' ')
+          .filter((w) => w.startsWith('#') && /\p{L}/u.test(w))
+          .map((w) => w.toLowerCase()),
+      ),
+    ];
     for (const t of tags) nodes.set(t, (nodes.get(t) ?? 0) + 1);
     const sorted = [...tags].sort();
-    for (let a = 0; a < sorted.length; a++) for (let b = a + 1; b < sorted.length; b++) edges.set(`${sorted[a]}|${sorted[b]}`, (edges.get(`${sorted[a]}|${sorted[b]}`) ?? 0) + 1);
+    for (let a = 0; a < sorted.length; a++)
+      for (let b = a + 1; b < sorted.length; b++) edges.set(`${sorted[a]}|${sorted[b]}`, (edges.get(`${sorted[a]}|${sorted[b]}`) ?? 0) + 1);
   }
   return { nodes, edges };
 }
@@ -66,11 +102,21 @@ function edgeMap(g: Graph): Map<string, number> {
 
 describe('entities', () => {
   it('hashtags: case-folded, unique, at least one letter, not inside words, URLs or entities', () => {
-    expect(hashtagsOf('#Food and #food, #café! #日本 #123 a#b &#39; https://x.io/#frag (#Tag_2)')).toEqual(['food', 'café', '日本', 'tag_2']);
+    expect(hashtagsOf('#Food and #food, #café! #日本 #123 a#b &#39; https://x.io/#frag (#Tag_2)')).toEqual([
+      'food',
+      'café',
+      '日本',
+      'tag_2',
+    ]);
     expect(hashtagsOf(null)).toEqual([]);
   });
   it('hashtags and mentions as the frequency tables find them (not inside a link; a trailing underscore kept)', () => {
-    const texts = ['see https://h.example/p?q=#frag and #Real', '#2024_ wins, #2024 does not', 'mail bob@mail.example or @Bob', 'café #Café #cafe'];
+    const texts = [
+      'see https://h.example/p?q=#frag and #Real',
+      '#2024_ wins, #2024 does not',
+      'mail bob@mail.example or @Bob',
+      'café #Café #cafe',
+    ];
     for (const t of texts) {
       expect(hashtagsOf(t), t).toEqual([...new Set(extractTerms(t, null, ['hashtags']).hashtags)].map((x) => x.slice(1)));
       expect(mentionsOf(t), t).toEqual([...new Set(extractTerms(t, null, ['mentions']).mentions)].map((x) => x.slice(1)));
@@ -141,7 +187,12 @@ describe('networks', () => {
     ];
     const net = buildNetwork(rs, {
       kind: 'mentions',
-      lookupParents: (platform, ids) => new Map(ids.filter((i) => i === 'p-outside').map((i) => [i, { key: `${platform}:dave`, id: '77', username: 'Dave', displayName: null, followers: null }])),
+      lookupParents: (platform, ids) =>
+        new Map(
+          ids
+            .filter((i) => i === 'p-outside')
+            .map((i) => [i, { key: `${platform}:dave`, id: '77', username: 'Dave', displayName: null, followers: null }]),
+        ),
     });
     const g = net.graph;
     expect(g.type).toBe('directed');
@@ -181,7 +232,13 @@ describe('networks', () => {
       row({ text: '#x', labels: { sentiment: { label: 'negative' } } }),
     ];
     const net = buildNetwork(rs, { kind: 'co-hashtag', keepItems: 2 });
-    expect(net.graph.getNodeAttributes('#x')).toMatchObject({ sponsored_share: 2 / 3, intent_top: 'complaining', intent_top_share: 2 / 3, negative_share: 1, weight: 4 });
+    expect(net.graph.getNodeAttributes('#x')).toMatchObject({
+      sponsored_share: 2 / 3,
+      intent_top: 'complaining',
+      intent_top_share: 2 / 3,
+      negative_share: 1,
+      weight: 4,
+    });
     expect(net.items.get('#x')).toEqual(rs.slice(0, 2).map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })));
   });
 

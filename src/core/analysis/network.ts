@@ -137,7 +137,13 @@ class NodeAcc {
   }
 
   attributes(platforms: Words, intents: Words): Record<string, string | number> {
-    const a: Record<string, string | number> = { label: this.label, kind: this.kind, weight: this.items, platform: top(this.platforms, platforms)[0] ?? '', platforms: this.platforms.filter((n) => n > 0).length };
+    const a: Record<string, string | number> = {
+      label: this.label,
+      kind: this.kind,
+      weight: this.items,
+      platform: top(this.platforms, platforms)[0] ?? '',
+      platforms: this.platforms.filter((n) => n > 0).length,
+    };
     if (this.likesKnown > 0) a.likes = this.likes;
     if (this.spJudged > 0) a.sponsored_share = this.spYes / this.spJudged;
     if (this.intentJudged > 0) {
@@ -222,8 +228,19 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
   };
   const platformWords = new Words();
   const intentWords = new Words();
-  const accountNode = (key: string, a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null }): number => {
-    const i = node(`@${key}`, () => new NodeAcc(`@${key}`, 'account', a.username ? `@${a.username}` : `id ${a.id ?? '?'}`, { username: a.username, id: a.id, displayName: a.displayName }));
+  const accountNode = (
+    key: string,
+    a: { username: string | null; id: string | null; displayName: string | null; followers?: number | null },
+  ): number => {
+    const i = node(
+      `@${key}`,
+      () =>
+        new NodeAcc(`@${key}`, 'account', a.username ? `@${a.username}` : `id ${a.id ?? '?'}`, {
+          username: a.username,
+          id: a.id,
+          displayName: a.displayName,
+        }),
+    );
     const n = nodes[i];
     // a mention knows only the handle: the author record fills in the rest when it comes
     if (n.user && a.id && !n.user.id) {
@@ -233,11 +250,20 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
     if (a.followers != null && (n.followers === null || a.followers > n.followers)) n.followers = a.followers;
     return i;
   };
-  const mentionNode = (platform: string, handle: string): number => accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
+  const mentionNode = (platform: string, handle: string): number =>
+    accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
 
   // what the kind does with each row, and after the pass (./network-kinds.ts)
   const def = NETWORK_KIND_DEFS[kind];
-  const hands: NetworkHands = { tagNode, mentionNode, accountNode, edges, stats, hasNode: (key) => index.has(key), lookupParents: opts.lookupParents };
+  const hands: NetworkHands = {
+    tagNode,
+    mentionNode,
+    accountNode,
+    edges,
+    stats,
+    hasNode: (key) => index.has(key),
+    lookupParents: opts.lookupParents,
+  };
   const run = def.start(hands);
   for (const f of facts) {
     if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('cancelled');

@@ -6,7 +6,7 @@ describe('PairCounts', () => {
     const pc = new PairCounts(4);
     const want = new Map<string, [number, number]>();
     let s = 7;
-    const rnd = (n: number): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) % n);
+    const rnd = (n: number): number => (s = (s * 1103515245 + 12345) % 2 ** 31) % n;
     for (let k = 0; k < 50_000; k++) {
       // a few hub nodes, many rare ones, large indexes too
       const a = k % 3 === 0 ? rnd(20) : rnd(5_000) + (k % 7 === 0 ? 2 ** 31 : 0);

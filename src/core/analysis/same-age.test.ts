@@ -14,32 +14,39 @@ const reading = (readAt: number, likes: number | null) => ({ readAt, views: null
 describe('engagement at an age', () => {
   it('a reading at that age as it is; between two points on the line; after the last reading nothing (generated)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 0, max: 1000 })), { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 3000 }), (pts, ageH) => {
-        // readings at increasing ages with non-decreasing engagement
-        let a = 0;
-        let e = 0;
-        const rs = pts.map(([da, de]) => reading(T0 + (a += da) * H, (e += de)));
-        const got = engagementAtAge({ publishedAt: T0, readings: rs }, ageH * H);
-        const ages = rs.map((r) => (r.readAt - T0) / H);
-        if (ageH > ages[ages.length - 1]) {
-          expect(got).toBeNull();
-          return;
-        }
-        const hit = ages.indexOf(ageH);
-        if (hit >= 0) {
-          expect(got).toEqual({ value: rs[hit].likes, fromZero: false });
-          return;
-        }
-        const k = ages.findIndex((x) => x > ageH);
-        const [a0, e0] = k === 0 ? [0, 0] : [ages[k - 1], rs[k - 1].likes!];
-        expect(got!.fromZero).toBe(k === 0);
-        expect(got!.value).toBeCloseTo(e0 + ((rs[k].likes! - e0) * (ageH - a0)) / (ages[k] - a0), 9);
-        expect(got!.value).toBeGreaterThanOrEqual(e0);
-        expect(got!.value).toBeLessThanOrEqual(rs[k].likes!);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 0, max: 1000 })), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 3000 }),
+        (pts, ageH) => {
+          // readings at increasing ages with non-decreasing engagement
+          let a = 0;
+          let e = 0;
+          const rs = pts.map(([da, de]) => reading(T0 + (a += da) * H, (e += de)));
+          const got = engagementAtAge({ publishedAt: T0, readings: rs }, ageH * H);
+          const ages = rs.map((r) => (r.readAt - T0) / H);
+          if (ageH > ages[ages.length - 1]) {
+            expect(got).toBeNull();
+            return;
+          }
+          const hit = ages.indexOf(ageH);
+          if (hit >= 0) {
+            expect(got).toEqual({ value: rs[hit].likes, fromZero: false });
+            return;
+          }
+          const k = ages.findIndex((x) => x > ageH);
+          const [a0, e0] = k === 0 ? [0, 0] : [ages[k - 1], rs[k - 1].likes!];
+          expect(got!.fromZero).toBe(k === 0);
+          expect(got!.value).toBeCloseTo(e0 + ((rs[k].likes! - e0) * (ageH - a0)) / (ages[k] - a0), 9);
+          expect(got!.value).toBeGreaterThanOrEqual(e0);
+          expect(got!.value).toBeLessThanOrEqual(rs[k].likes!);
+        },
+      ),
     );
     // readings without any known count are not points
-    expect(engagementAtAge({ publishedAt: T0, readings: [reading(T0 + 10 * H, null), reading(T0 + 20 * H, 40)] }, 10 * H)).toEqual({ value: 20, fromZero: true });
+    expect(engagementAtAge({ publishedAt: T0, readings: [reading(T0 + 10 * H, null), reading(T0 + 20 * H, 40)] }, 10 * H)).toEqual({
+      value: 20,
+      fromZero: true,
+    });
   });
 });
 
@@ -53,7 +60,9 @@ describe('overperformance at the same age', () => {
     let n = 0;
     for (const t of [...new Set(Array.from({ length: 10 }, (_, k) => [1, 2, 5].map((x) => pub(k) + x * D)).flat())].sort((x, y) => x - y)) {
       const rows = [];
-      for (let k = 0; k < 9; k++) if ([1, 2, 5].some((x) => pub(k) + x * D === t)) rows.push(post({ id: `p${k}`, likes: curve(t - pub(k)), published_at: new Date(pub(k)).toISOString() }));
+      for (let k = 0; k < 9; k++)
+        if ([1, 2, 5].some((x) => pub(k) + x * D === t))
+          rows.push(post({ id: `p${k}`, likes: curve(t - pub(k)), published_at: new Date(pub(k)).toISOString() }));
       if (t === pub(9) + D) rows.push(post({ id: 'p9', likes: 50, published_at: new Date(pub(9)).toISOString() }));
       if (rows.length) a.storeResponse(listResponse(`c${n++}`, 'photo_net', 'profile/posts', rows, { fetchedAt: t }), 't', null);
     }

@@ -20,7 +20,14 @@
  * a line (`fromZero`); re-check the account's posts over time (docs/datasets.md) for readings that
  * bracket the ages compared, or compare at a fixed `ageHours` the earlier posts were read near.
  */
-import { engagementOf, overperformanceInputSchema, type Overperformance, type OverperformanceInput, type OverperformanceRow, type PostBrief } from '../../shared/analysis';
+import {
+  engagementOf,
+  overperformanceInputSchema,
+  type Overperformance,
+  type OverperformanceInput,
+  type OverperformanceRow,
+  type PostBrief,
+} from '../../shared/analysis';
 import type { AccountPost, Archive } from '../archive';
 import { parseQuery, type AuthoredPost } from '../archive';
 import { baseQuery } from './frequency';
@@ -28,7 +35,10 @@ import { baseQuery } from './frequency';
 const HOUR = 3_600_000;
 
 /** A post's engagement at `age` ms, and whether the value came from the line from publication (0, 0). */
-export function engagementAtAge(p: Pick<AccountPost, 'publishedAt' | 'readings'>, age: number): { value: number; fromZero: boolean } | null {
+export function engagementAtAge(
+  p: Pick<AccountPost, 'publishedAt' | 'readings'>,
+  age: number,
+): { value: number; fromZero: boolean } | null {
   if (age < 0) return null;
   let prevAge = 0;
   let prevE = 0;
@@ -66,7 +76,17 @@ function median(xs: number[]): number {
 }
 
 function brief(p: AuthoredPost): PostBrief {
-  return { platform: p.platform, kind: p.kind, id: p.id, publishedAt: p.publishedAt, author: p.author, text: p.text, url: p.url, views: p.views, engagement: p.engagement };
+  return {
+    platform: p.platform,
+    kind: p.kind,
+    id: p.id,
+    publishedAt: p.publishedAt,
+    author: p.author,
+    text: p.text,
+    url: p.url,
+    views: p.views,
+    engagement: p.engagement,
+  };
 }
 
 export function overperformanceAtSameAge(archive: Archive, input: OverperformanceInput): Overperformance {

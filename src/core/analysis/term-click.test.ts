@@ -32,7 +32,13 @@ const TEXTS = [
 
 function fill(a: Archive): void {
   a.ingestItems(
-    TEXTS.flatMap((text, k) => [0, 1, 2].map((r) => ({ platform: 'micro_net', kind: 'post', record: post({ id: String(1000 + k * 10 + r), text: `${text} ${r}`, language: k === 2 ? 'ja' : 'en' }) }))),
+    TEXTS.flatMap((text, k) =>
+      [0, 1, 2].map((r) => ({
+        platform: 'micro_net',
+        kind: 'post',
+        record: post({ id: String(1000 + k * 10 + r), text: `${text} ${r}`, language: k === 2 ? 'ja' : 'en' }),
+      })),
+    ),
     { callId: 'seed', source: 'test' },
   );
 }

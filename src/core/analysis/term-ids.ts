@@ -223,12 +223,28 @@ const SUM_INDEX: Record<string, number> = { views: 0, likes: 1, comments: 2, sha
  * last in both directions; ties: more items first, then the term) and how many distinct terms.
  * Ordered by items or occurrences, the dates and sums are added up only for the candidates.
  */
-export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number, sort: string, dir: 'asc' | 'desc', limit: number): { distinct: number; ranked: Array<[string, TermAcc]> } {
+export function tableFromIds(
+  archive: Archive,
+  q: LibraryQuery,
+  fieldNo: number,
+  sort: string,
+  dir: 'asc' | 'desc',
+  limit: number,
+): { distinct: number; ranked: Array<[string, TermAcc]> } {
   const p = countPass(archive, q, fieldNo);
   const c = p.c;
   const byCounts = sort === 'count' || sort === 'occurrences' || !(sort === 'first' || sort === 'last' || sort in SUM_INDEX);
   if (!byCounts) sumPass(p, null, c.size);
-  const key: Float64Array | Uint32Array = sort === 'occurrences' ? c.occ : sort === 'first' ? c.first : sort === 'last' ? c.last : sort in SUM_INDEX ? c.sums[SUM_INDEX[sort]] : c.count;
+  const key: Float64Array | Uint32Array =
+    sort === 'occurrences'
+      ? c.occ
+      : sort === 'first'
+        ? c.first
+        : sort === 'last'
+          ? c.last
+          : sort in SUM_INDEX
+            ? c.sums[SUM_INDEX[sort]]
+            : c.count;
   const sign = dir === 'asc' ? 1 : -1;
   // unknown values last: the best `limit` known slots, then (when they are fewer) the unknown ones
   // with the most items; at each cut every slot tied with the last one kept stays a candidate
@@ -242,7 +258,8 @@ export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number,
     if (knownSlots.length < limit) cand.push(...cut(unknownSlots, c.count, 'desc', limit - knownSlots.length));
   }
   const terms = new Map<number, string>();
-  for (let k = 0; k < cand.length; k += 50_000) for (const [id, term] of archive.termsById(JSON.stringify(cand.slice(k, k + 50_000).map((s) => c.ids[s])))) terms.set(id, term);
+  for (let k = 0; k < cand.length; k += 50_000)
+    for (const [id, term] of archive.termsById(JSON.stringify(cand.slice(k, k + 50_000).map((s) => c.ids[s])))) terms.set(id, term);
   const term = (s: number): string => terms.get(c.ids[s]) ?? '';
   cand.sort((a, b) => {
     const x = key[a];
@@ -269,7 +286,13 @@ export function tableFromIds(archive: Archive, q: LibraryQuery, fieldNo: number,
     distinct: c.size,
     ranked: top.map((s, k) => [
       term(s),
-      { count: c.count[s], occ: c.occ[s], first: nul(c.first[at(s, k)]), last: nul(c.last[at(s, k)]), sums: c.sums.map((col) => nul(col[at(s, k)])) },
+      {
+        count: c.count[s],
+        occ: c.occ[s],
+        first: nul(c.first[at(s, k)]),
+        last: nul(c.last[at(s, k)]),
+        sums: c.sums.map((col) => nul(col[at(s, k)])),
+      },
     ]),
   };
 }

@@ -25,16 +25,33 @@ function items(n: number, from: number, seed: number): Array<{ platform: string;
       id: String(from + i),
       author: { id: `a${i % 7}`, username: `user${i % 7}`, display_name: null },
       // over ~6 weeks around a new year, some exactly at midnight, some undated
-      labels: r() < 0.1 ? null : { sponsored: { p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000 }, intent: { label: ['complaining', 'promoting', 'other', null][Math.floor(r() * 4)] } },
-      published_at: r() < 0.05 ? null : new Date(Date.UTC(2023, 11, 10) + (r() < 0.1 ? Math.floor(r() * 45) * DAY : Math.floor(r() * 45 * DAY))).toISOString(),
+      labels:
+        r() < 0.1
+          ? null
+          : {
+              sponsored: { p: r() < 0.1 ? null : Math.round(r() * 1000) / 1000 },
+              intent: { label: ['complaining', 'promoting', 'other', null][Math.floor(r() * 4)] },
+            },
+      published_at:
+        r() < 0.05
+          ? null
+          : new Date(Date.UTC(2023, 11, 10) + (r() < 0.1 ? Math.floor(r() * 45) * DAY : Math.floor(r() * 45 * DAY))).toISOString(),
     }),
   }));
 }
 
 /** Items per day / Monday week counted in JS from the stored rows. */
-function counted(a: Archive, q: { platforms?: string[]; kinds?: string[]; since?: number; until?: number }, bucket: TimeBucket): Array<{ bucket: string; value: number }> {
+function counted(
+  a: Archive,
+  q: { platforms?: string[]; kinds?: string[]; since?: number; until?: number },
+  bucket: TimeBucket,
+): Array<{ bucket: string; value: number }> {
   const m = new Map<string, number>();
-  for (const r of testDb(a).prepare('SELECT platform, kind, published_at AS t FROM items').all() as Array<{ platform: string; kind: string; t: number | null }>) {
+  for (const r of testDb(a).prepare('SELECT platform, kind, published_at AS t FROM items').all() as Array<{
+    platform: string;
+    kind: string;
+    t: number | null;
+  }>) {
     if (r.t === null || (q.platforms && !q.platforms.includes(r.platform)) || (q.kinds && !q.kinds.includes(r.kind))) continue;
     if ((q.since !== undefined && r.t < q.since) || (q.until !== undefined && r.t >= q.until)) continue;
     let day = Math.floor(r.t / DAY);
@@ -68,8 +85,14 @@ describe('volume over time from the daily counts', () => {
     const cases: Array<[LibraryQuery, Parameters<typeof counted>[1]]> = [
       [{}, {}],
       [{ platforms: ['micro_net'] }, { platforms: ['micro_net'] }],
-      [{ platforms: ['photo_net', 'forum_net'], kinds: ['post'] }, { platforms: ['photo_net', 'forum_net'], kinds: ['post'] }],
-      [{ since: '2023-12-20', until: '2024-01-05' }, { since: t('2023-12-20T00:00:00Z'), until: t('2024-01-06T00:00:00Z') }],
+      [
+        { platforms: ['photo_net', 'forum_net'], kinds: ['post'] },
+        { platforms: ['photo_net', 'forum_net'], kinds: ['post'] },
+      ],
+      [
+        { since: '2023-12-20', until: '2024-01-05' },
+        { since: t('2023-12-20T00:00:00Z'), until: t('2024-01-06T00:00:00Z') },
+      ],
       // not on a day boundary: the items answer
       [{ since: '2023-12-20T06:00:00Z' }, { since: t('2023-12-20T06:00:00Z') }],
     ];
@@ -118,7 +141,12 @@ describe('label charts by week and month from the summary, one read per bucket',
       },
     };
     const perDay: ChartRowsSource = { dayRows: (q, by, family, field) => index.dayRows(q, by, family, field) };
-    const queries: LibraryQuery[] = [{}, { since: '2023-12-18' }, { platforms: ['micro_net'], kinds: ['post'], until: '2024-01-07' }, { since: '2023-12-31', until: '2023-12-31' }];
+    const queries: LibraryQuery[] = [
+      {},
+      { since: '2023-12-18' },
+      { platforms: ['micro_net'], kinds: ['post'], until: '2024-01-07' },
+      { since: '2023-12-31', until: '2023-12-31' },
+    ];
     for (const query of queries) {
       for (const bucket of ['week', 'month'] as const) {
         const charts = (src?: ChartRowsSource) => [

@@ -17,13 +17,25 @@ function fill(a: Archive, n: number): void {
   const batch = Array.from({ length: n }, (_, i) => {
     const words = Array.from({ length: 8 }, () => WORDS[Math.floor(r() * WORDS.length)]);
     const text = `${words.join(' ')} #${WORDS[i % 7]} @user${i % 13}`;
-    return { platform: i % 2 ? 'photo_net' : 'micro_net', kind: 'post', record: post({ id: String(9_000_000_000_000_000_000n + BigInt(i)), text, published_at: new Date(Date.UTC(2024, 0, 1) + (i % 90) * 86_400_000).toISOString() }) };
+    return {
+      platform: i % 2 ? 'photo_net' : 'micro_net',
+      kind: 'post',
+      record: post({
+        id: String(9_000_000_000_000_000_000n + BigInt(i)),
+        text,
+        published_at: new Date(Date.UTC(2024, 0, 1) + (i % 90) * 86_400_000).toISOString(),
+      }),
+    };
   });
   a.ingestItems(batch, { callId: 'warm-test', source: 'test' });
 }
 
 const dump = (a: Archive): unknown => [
-  testDb(a).prepare('SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms ORDER BY field, term').all(),
+  testDb(a)
+    .prepare(
+      'SELECT field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms ORDER BY field, term',
+    )
+    .all(),
   testDb(a).prepare('SELECT ff, day, platform, kind, value, n FROM an_daily ORDER BY ff, day, platform, kind, value').all(),
   testDb(a).prepare('SELECT count(*) AS n FROM an_item_terms').get(),
 ];

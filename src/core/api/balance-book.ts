@@ -94,7 +94,14 @@ export class BalanceBook {
   /** A balance the service reported just now (after the ledger row of the answer carrying it). */
   mark(v: number | null): void {
     if (v === null) return;
-    const cur: Reading = { balance: v, at: this.d.clock.now(), ledgerId: this.d.store.ledgerHighWater(), recorded: this.recorded, losses: this.losses, clean: this.attemptsInFlight === 0 };
+    const cur: Reading = {
+      balance: v,
+      at: this.d.clock.now(),
+      ledgerId: this.d.store.ledgerHighWater(),
+      recorded: this.recorded,
+      losses: this.losses,
+      clean: this.attemptsInFlight === 0,
+    };
     const prev = this.last;
     if (prev && prev.clean && cur.clean && prev.losses === cur.losses) this.watch(prev, cur);
     this.last = cur;
@@ -148,7 +155,12 @@ export class BalanceBook {
    * What the balance says about a lost attempt (`lost.before` to a clean reading now), for the call
    * `callId`. The reading is taken here (free) when it can be clean.
    */
-  async attribute(lost: Lost, callId: string, read: () => Promise<number | null>, call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>): Promise<Attribution> {
+  async attribute(
+    lost: Lost,
+    callId: string,
+    read: () => Promise<number | null>,
+    call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>,
+  ): Promise<Attribution> {
     const b = lost.before;
     if (!b) return { kind: 'unknown', why: 'no clean balance reading from just before the attempt' };
     if (this.attemptsInFlight !== 0) return { kind: 'unknown', why: 'other attempts were in flight' };
@@ -157,8 +169,17 @@ export class BalanceBook {
     const now = this.last;
     const after = v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { value: v, at: now.at } : null;
     const explained = after ? this.d.store.ledgerCreditsSince(b.ledgerId, b.at) : 0;
-    const others = after ? othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs()) : false;
-    const a = attribute({ ...call, before: { value: b.balance, at: b.at }, after, explained, othersActive: others, outsideActivityAt: this.outsideActivityAt });
+    const others = after
+      ? othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs())
+      : false;
+    const a = attribute({
+      ...call,
+      before: { value: b.balance, at: b.at },
+      after,
+      explained,
+      othersActive: others,
+      outsideActivityAt: this.outsideActivityAt,
+    });
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
     return a;
   }
@@ -171,7 +192,13 @@ export class BalanceBook {
    * (call/attribution.ts `attributeLate`). A store that cannot list the ledger between two readings
    * is judged by the rule for readings close in time.
    */
-  async attributeTakenOver(lost: Lost, moved: BalanceMark | null, callId: string, read: () => Promise<number | null>, call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>): Promise<Attribution> {
+  async attributeTakenOver(
+    lost: Lost,
+    moved: BalanceMark | null,
+    callId: string,
+    read: () => Promise<number | null>,
+    call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>,
+  ): Promise<Attribution> {
     const b = lost.before;
     const between = this.d.store.ledgerBetween?.bind(this.d.store);
     if (!b || !between) return this.attribute(lost, callId, read, call);
@@ -183,7 +210,8 @@ export class BalanceBook {
       const v = await read();
       this.mark(v);
       const now = this.last;
-      after = v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { balance: v, at: now.at, ledgerId: now.ledgerId } : null;
+      after =
+        v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { balance: v, at: now.at, ledgerId: now.ledgerId } : null;
     }
     if (!after) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
     let explained = 0;
@@ -193,7 +221,15 @@ export class BalanceBook {
       if (r.creditsRemaining !== null) readings.push({ value: r.creditsRemaining, explained });
     }
     const others = othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs());
-    const a = attributeLate({ ...call, before: { value: b.balance, at: b.at }, after: { value: after.balance, at: after.at }, explained, between: readings, othersActive: others, outsideActivityAt: outside });
+    const a = attributeLate({
+      ...call,
+      before: { value: b.balance, at: b.at },
+      after: { value: after.balance, at: after.at },
+      explained,
+      between: readings,
+      othersActive: others,
+      outsideActivityAt: outside,
+    });
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
     return a;
   }

@@ -41,5 +41,9 @@ export function rateWait(
 
 /** No key in the pool (none set, or every one refused by the service). */
 export function noKeys(e: NoKeys): ApiError {
-  return new ApiError({ kind: 'validation', type: e.refused.length ? e.refused[e.refused.length - 1][1] : 'MISSING_API_KEY', message: e.message });
+  return new ApiError({
+    kind: 'validation',
+    type: e.refused.length ? e.refused[e.refused.length - 1][1] : 'MISSING_API_KEY',
+    message: e.message,
+  });
 }

@@ -134,7 +134,10 @@ export function validateParams(ep: CatalogueEndpoint, params: Record<string, str
   }
   const groups = new Set(ep.params.map((p) => p.one_of_group).filter((g): g is string => !!g));
   for (const g of groups) {
-    const members = g.split('|').map((s) => s.trim()).filter(Boolean);
+    const members = g
+      .split('|')
+      .map((s) => s.trim())
+      .filter(Boolean);
     // "one of (a | b)" means at least one of them must be sent (spec "What the service does" 2)
     if (!members.some((m) => params[m] !== undefined && params[m] !== '')) {
       return { ok: false, message: `${where} needs one of ${members.map((m) => `'${m}'`).join(' or ')}.` };
@@ -157,9 +160,15 @@ export function validateParams(ep: CatalogueEndpoint, params: Record<string, str
       if (!Number.isFinite(n) || (p.type === 'integer' && !/^-?\d+$/.test(v.trim())))
         return { ok: false, message: `Parameter '${k}' must be ${p.type === 'integer' ? 'a whole number' : 'a number'}; got '${v}'.` };
       if (p.minimum != null && n < p.minimum)
-        return { ok: false, message: `Parameter '${k}' must be at least ${p.minimum}${p.maximum != null ? ` and at most ${p.maximum}` : ''}; got ${v}.` };
+        return {
+          ok: false,
+          message: `Parameter '${k}' must be at least ${p.minimum}${p.maximum != null ? ` and at most ${p.maximum}` : ''}; got ${v}.`,
+        };
       if (p.maximum != null && n > p.maximum)
-        return { ok: false, message: `Parameter '${k}' must be at most ${p.maximum}${p.minimum != null ? ` and at least ${p.minimum}` : ''}; got ${v}.` };
+        return {
+          ok: false,
+          message: `Parameter '${k}' must be at most ${p.maximum}${p.minimum != null ? ` and at least ${p.minimum}` : ''}; got ${v}.`,
+        };
     }
     if (p.maxLength !== undefined && v.length > p.maxLength)
       return { ok: false, message: `Parameter '${k}' is limited to ${p.maxLength} characters; got ${v.length}.` };

@@ -2,7 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { createApiCore } from './core';
 import { ApiError, exitCodeFor } from './errors';
-import { InstantClock, MemoryStore, TEST_KEY, errEnvelope, okEnvelope, startFakeApi, testCatalogue, coreSetup, okProfile, profileCall as profile } from './test-helpers';
+import {
+  InstantClock,
+  MemoryStore,
+  TEST_KEY,
+  errEnvelope,
+  okEnvelope,
+  startFakeApi,
+  testCatalogue,
+  coreSetup,
+  okProfile,
+  profileCall as profile,
+} from './test-helpers';
 
 const harness = coreSetup();
 const { setup } = harness;
@@ -35,7 +46,12 @@ describe('idempotency', () => {
 
   it('does not count a replay as spending', async () => {
     const { core, store } = await setup(() => ({
-      body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }, { idempotent_replay: true, charge_reason: 'replay', credits_used: 0 }),
+      body: okEnvelope(
+        'photo_net',
+        'profile',
+        { profile: { id: '1' } },
+        { idempotent_replay: true, charge_reason: 'replay', credits_used: 0 },
+      ),
     }));
     const r = await core.call(profile);
     expect(r.creditsUsed).toBe(0);
@@ -82,9 +98,15 @@ describe('archive-first', () => {
 describe('hold check', () => {
   it('refuses locally when the hold exceeds the balance, read again before refusing', async () => {
     let balance = 300;
-    const { core, api, store } = await setup(() => okProfile(), {}, () => ({ success: true, credits_remaining: balance }));
+    const { core, api, store } = await setup(
+      () => okProfile(),
+      {},
+      () => ({ success: true, credits_remaining: balance }),
+    );
     store.setBalance(300, 1);
-    const e = (await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } }).catch((x: unknown) => x)) as ApiError;
+    const e = (await core
+      .call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } })
+      .catch((x: unknown) => x)) as ApiError;
     expect(e.kind).toBe('insufficient_local');
     expect(e.message).toBe('Out of credits: this call holds 340, balance is 300; nothing was sent.');
     expect(exitCodeFor(e)).toBe(5);
@@ -98,7 +120,11 @@ describe('hold check', () => {
 
   it('does not refuse on a stale balance: a top-up since the last answer is read (free) before refusing', async () => {
     // the app knew 50; the account was topped up to 5 000 since (issue 24 #7)
-    const { core, api, store } = await setup(() => ({ body: okEnvelope('photo_net', 'profile/posts', { items: [] }, { credits_used: 20, credits_remaining: 4980 }) }), {}, () => ({ success: true, credits_remaining: 5000 }));
+    const { core, api, store } = await setup(
+      () => ({ body: okEnvelope('photo_net', 'profile/posts', { items: [] }, { credits_used: 20, credits_remaining: 4980 }) }),
+      {},
+      () => ({ success: true, credits_remaining: 5000 }),
+    );
     store.setBalance(50, 1);
     const r = await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'topped' } });
     expect(r.creditsUsed).toBe(20);
@@ -131,7 +157,11 @@ describe('hold check', () => {
   });
 
   it('asks /v1/credits first when the balance is unknown', async () => {
-    const api = (harness.api = await startFakeApi({ catalogue: testCatalogue(), handle: () => okProfile(), credits: () => ({ success: true, credits_remaining: 10 }) }));
+    const api = (harness.api = await startFakeApi({
+      catalogue: testCatalogue(),
+      handle: () => okProfile(),
+      credits: () => ({ success: true, credits_remaining: 10 }),
+    }));
     const store = new MemoryStore();
     const core = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock() });
     const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;

@@ -2,7 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { createApiCore } from './core';
 import { ApiError, exitCodeFor } from './errors';
-import { InstantClock, MemoryStore, TEST_KEY, errEnvelope, okEnvelope, postItems, coreSetup, okProfile, profileCall as profile } from './test-helpers';
+import {
+  InstantClock,
+  MemoryStore,
+  TEST_KEY,
+  errEnvelope,
+  okEnvelope,
+  postItems,
+  coreSetup,
+  okProfile,
+  profileCall as profile,
+} from './test-helpers';
 
 const harness = coreSetup();
 const { setup } = harness;
@@ -53,7 +63,9 @@ describe('retry policy', () => {
 
   it('pauses the whole key on RATE_LIMITED and says so', async () => {
     let n = 0;
-    const { core } = await setup(() => (++n === 1 ? { status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '12' } } : okProfile()));
+    const { core } = await setup(() =>
+      ++n === 1 ? { status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '12' } } : okProfile(),
+    );
     const seen: number[] = [];
     core.events.on('rate-limited', (e) => seen.push(e.retryAfterMs));
     await core.call(profile);
@@ -93,7 +105,9 @@ describe('retry policy', () => {
 
   it('names both numbers on INSUFFICIENT_CREDITS', async () => {
     const { core } = await setup(() => ({ status: 402, body: errEnvelope('INSUFFICIENT_CREDITS', 'x', { credits_remaining: 120 }) }));
-    const e = (await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } }).catch((x: unknown) => x)) as ApiError;
+    const e = (await core
+      .call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } })
+      .catch((x: unknown) => x)) as ApiError;
     expect(e.message).toMatch(/^Out of credits: this call holds 340, balance is 120 \(INSUFFICIENT_CREDITS, request req_\d+\)$/);
   });
 
@@ -120,7 +134,10 @@ describe('retry policy', () => {
     // the balance cannot be read here: the rule alone decides; no free call is left (else the
     // least the lost answer cost is 0: it is inferred only when a free call cannot have covered it)
     const { core, api, store } = await setup(
-      () => (++n === 1 ? { drop: 'mid_body', body } : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } }),
+      () =>
+        ++n === 1
+          ? { drop: 'mid_body', body }
+          : { body: { ...body, idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 9980 } },
       {},
       () => ({ success: true, free_calls_remaining: 0 }),
     );
@@ -193,7 +210,10 @@ describe('retry policy', () => {
   });
 
   it('stops instead of sleeping through a Retry-After beyond the wait cap, saying until when', async () => {
-    const { core, api, clock } = await setup(() => ({ status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } }), { maxWaitMs: 300_000 });
+    const { core, api, clock } = await setup(
+      () => ({ status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } }),
+      { maxWaitMs: 300_000 },
+    );
     const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;
     expect(e.kind).toBe('rate_wait');
     expect(e.message).toMatch(/^Rate limited by the service until \d{4}-\d{2}-\d{2} \d{2}:\d{2} on photo_net\/profile/);
@@ -226,14 +246,19 @@ describe('retry policy', () => {
 
   it('leaves nothing pending when a call stops before it was sent (the key is paused beyond the wait cap)', async () => {
     let n = 0;
-    const { core, store } = await setup(() => (++n === 1 ? { status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } } : okProfile()), { maxWaitMs: 60_000 });
+    const { core, store } = await setup(
+      () => (++n === 1 ? { status: 429, body: errEnvelope('RATE_LIMITED'), headers: { 'retry-after': '86400' } } : okProfile()),
+      { maxWaitMs: 60_000 },
+    );
     await core.call(profile, { opKey: 'op:a' }).catch(() => undefined);
     await core.call({ ...profile, params: { handle: 'b' } }, { opKey: 'op:b' }).catch(() => undefined);
     expect(store.pendingJournal()).toHaveLength(0);
   });
 
   it('gives up after three attempts that each miss the deadline (a service that always trickles)', async () => {
-    const { core, api } = await setup(() => ({ trickle: 40, body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }) }), { timeoutMs: 150 });
+    const { core, api } = await setup(() => ({ trickle: 40, body: okEnvelope('photo_net', 'profile', { profile: { id: '1' } }) }), {
+      timeoutMs: 150,
+    });
     const t0 = Date.now();
     const e = (await core.call(profile).catch((x: unknown) => x)) as ApiError;
     expect(e.kind).toBe('gave_up');
@@ -268,9 +293,16 @@ describe('retry policy', () => {
 
   it('stops before spending when the archive cannot take the journal, and reports a charged answer it could not store', async () => {
     const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-    const { core, api, store } = await setup(() => ({ body: okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) }, { credits_used: 20 }) }));
+    const { core, api, store } = await setup(() => ({
+      body: okEnvelope('forum_net', 'search/comments', { items: postItems(['1']) }, { credits_used: 20 }),
+    }));
     const { StorageError } = await import('../storage-error');
-    const asFull = () => new StorageError({ kind: 'full', path: '/data/archive.sqlite', message: `Could not write the archive at /data/archive.sqlite: ${full.message}.` });
+    const asFull = () =>
+      new StorageError({
+        kind: 'full',
+        path: '/data/archive.sqlite',
+        message: `Could not write the archive at /data/archive.sqlite: ${full.message}.`,
+      });
     store.beginJournal = () => {
       throw asFull();
     };

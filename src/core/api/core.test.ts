@@ -2,7 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { createApiCore } from './core';
 import { ApiError, exitCodeFor } from './errors';
-import { InstantClock, MemoryStore, TEST_KEY, errEnvelope, okEnvelope, testCatalogue, coreSetup, okProfile, profileCall as profile } from './test-helpers';
+import {
+  InstantClock,
+  MemoryStore,
+  TEST_KEY,
+  errEnvelope,
+  okEnvelope,
+  testCatalogue,
+  coreSetup,
+  okProfile,
+  profileCall as profile,
+} from './test-helpers';
 
 const { setup } = coreSetup();
 
@@ -21,7 +31,14 @@ describe('client', () => {
     expect(r.fromArchive).toBe(false);
     expect(r.creditsUsed).toBe(20);
     expect(store.ledger).toHaveLength(1);
-    expect(store.ledger[0]).toMatchObject({ status: 200, creditsUsed: 20, creditsRemaining: 9980, source: 'profile', idempotencyKey: req.headers['idempotency-key'], params: '{"handle":"alice"}' });
+    expect(store.ledger[0]).toMatchObject({
+      status: 200,
+      creditsUsed: 20,
+      creditsRemaining: 9980,
+      source: 'profile',
+      idempotencyKey: req.headers['idempotency-key'],
+      params: '{"handle":"alice"}',
+    });
     expect(store.journal[0].state).toBe('done');
     expect(core.balance()).toBe(9980);
     expect(store.getBalance()?.creditsRemaining).toBe(9980);
@@ -86,7 +103,11 @@ describe('validation', () => {
 
   it('sends parameters an entry does not list (shared and judgment parameters need not be repeated); the service decides', async () => {
     const { core, api } = await setup(() => okProfile());
-    const v = await core.validate({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a', since: '2024-01-01', label: 'quality', colour: 'red' } });
+    const v = await core.validate({
+      platform: 'photo_net',
+      endpoint: 'profile',
+      params: { handle: 'a', since: '2024-01-01', label: 'quality', colour: 'red' },
+    });
     expect(v.ok).toBe(true);
     await core.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a', judgments: 'off' } });
     expect(api.dataRequests()[0].query.judgments).toBe('off');
@@ -102,7 +123,9 @@ describe('validation', () => {
 
   it('accepts a valid call and rejects an unknown network', async () => {
     const { core } = await setup(() => okProfile());
-    expect((await core.validate({ platform: 'photo_net', endpoint: 'profile/reels', params: { user_id: '1', sort: 'recent' } })).ok).toBe(true);
+    expect((await core.validate({ platform: 'photo_net', endpoint: 'profile/reels', params: { user_id: '1', sort: 'recent' } })).ok).toBe(
+      true,
+    );
     const v = await core.validate({ platform: 'fax_net', endpoint: 'x', params: {} });
     expect(v.ok).toBe(false);
     if (!v.ok) expect(v.message).toMatch(/^Unknown network 'fax_net'/);
@@ -135,7 +158,10 @@ describe('estimates', () => {
 
   it('estimates a walk from catalogue prices × pages × max_pages', async () => {
     const { core, api } = await setup(() => okProfile());
-    const e = await core.estimateWalk({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', max_pages: '2' } }, { pages: 5 });
+    const e = await core.estimateWalk(
+      { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', max_pages: '2' } },
+      { pages: 5 },
+    );
     expect(e).toMatchObject({ creditsMin: 200, creditsMax: 3400, requests: 5 });
     expect(e.etaMs).toBeGreaterThan(0);
     expect(api.dataRequests()).toHaveLength(0);
@@ -146,7 +172,9 @@ describe('secrecy', () => {
   it('keeps the key out of logs, errors and every stored row', async () => {
     let n = 0;
     const { core, store, logs } = await setup(() =>
-      ++n % 2 === 1 ? { status: 503, body: errEnvelope('UPSTREAM_ERROR', `upstream ${TEST_KEY}`), headers: { 'retry-after': '1' } } : okProfile(),
+      ++n % 2 === 1
+        ? { status: 503, body: errEnvelope('UPSTREAM_ERROR', `upstream ${TEST_KEY}`), headers: { 'retry-after': '1' } }
+        : okProfile(),
     );
     await core.call(profile);
     await core.call({ ...profile, params: { handle: 'b' } });
@@ -188,9 +216,21 @@ describe('pacing and catalogue cache', () => {
     try {
       const file = join(dir, 'catalogue.json');
       const { api } = await setup(() => okProfile());
-      const c1 = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store: new MemoryStore(), clock: new InstantClock(), catalogueFile: file });
+      const c1 = createApiCore({
+        baseUrl: api.url,
+        getKey: () => TEST_KEY,
+        store: new MemoryStore(),
+        clock: new InstantClock(),
+        catalogueFile: file,
+      });
       await c1.catalogue.load();
-      const c2 = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store: new MemoryStore(), clock: new InstantClock(), catalogueFile: file });
+      const c2 = createApiCore({
+        baseUrl: api.url,
+        getKey: () => TEST_KEY,
+        store: new MemoryStore(),
+        clock: new InstantClock(),
+        catalogueFile: file,
+      });
       const cat = await c2.catalogue.load();
       expect(cat.endpoints.length).toBe(testCatalogue().endpoints.length);
       expect(api.requests.filter((r) => r.path === 'endpoints')).toHaveLength(1);

@@ -48,7 +48,11 @@ export class ApiError extends LoupeError {
       ...(init.retryAt !== undefined ? { retryAt: init.retryAt } : {}),
       ...(init.creditsCharged !== undefined ? { creditsCharged: init.creditsCharged } : {}),
     };
-    super(init.kind, init.message, { type: init.type, requestId: init.requestId, details: Object.keys(details).length ? details : undefined });
+    super(init.kind, init.message, {
+      type: init.type,
+      requestId: init.requestId,
+      details: Object.keys(details).length ? details : undefined,
+    });
     this.name = 'ApiError';
     const self = this as { -readonly [P in keyof ApiErrorInit]: ApiErrorInit[P] };
     if (init.status !== undefined) self.status = init.status;
@@ -116,7 +120,9 @@ const LEADS: Record<string, string> = {
 
 /** One sentence for an error envelope: lead in the spec's terms, the server's sentence, type and request id. */
 export function describeApiError(type: string, serverMessage: string, requestId: string | undefined, status?: number): string {
-  const lead = LEADS[type] ?? (status !== undefined && status >= 400 && status < 500 ? 'The request was refused; fix the request' : 'The service refused the call');
+  const lead =
+    LEADS[type] ??
+    (status !== undefined && status >= 400 && status < 500 ? 'The request was refused; fix the request' : 'The service refused the call');
   const msg = serverMessage.trim().replace(/\.$/, '');
   const body = msg && msg.toLowerCase() !== lead.toLowerCase() ? `${lead}: ${msg}` : lead;
   return `${body}${errorSuffix(type, requestId)}`;

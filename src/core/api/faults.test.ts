@@ -14,12 +14,21 @@ afterEach(async () => {
   for (const c of open.splice(0)) await c();
 });
 
-async function setup(o: { variants?: string[]; timeoutMs?: number; maxWaitMs?: number } = {}): Promise<{ sb: SandboxHandle; api: ApiCore; archive: Archive }> {
+async function setup(
+  o: { variants?: string[]; timeoutMs?: number; maxWaitMs?: number } = {},
+): Promise<{ sb: SandboxHandle; api: ApiCore; archive: Archive }> {
   const sb = await startSandbox({ port: 0, seed: 9, balance: 100_000, freeCalls: 0, timeScale: TIME_SCALE, variants: o.variants ?? [] });
   sb.admin.advance(86_400 * 60);
   const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
-  const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, timeoutMs: o.timeoutMs ?? 800, maxWaitMs: o.maxWaitMs });
+  const api = createApiCore({
+    baseUrl: sb.url,
+    getKey: () => sb.key,
+    store: archive,
+    clock,
+    timeoutMs: o.timeoutMs ?? 800,
+    maxWaitMs: o.maxWaitMs,
+  });
   open.push(async () => {
     await api.close();
     archive.close();
@@ -63,7 +72,10 @@ describe('faults a hostile network makes', () => {
   it('never pays the ceiling for a dropped answer, under any reading', async () => {
     for (const variants of [[], ['drop-charged'], ['strict-ceiling'], ['no-cache-window'], ['drop-charged', 'no-cache-window']]) {
       const { sb, api, archive } = await setup({ variants });
-      sb.admin.queueFaults([{ kind: 'drop', match: 'profile/posts' }, { kind: 'status', status: 500, type: 'INTERNAL_ERROR', match: 'profile/posts' }]);
+      sb.admin.queueFaults([
+        { kind: 'drop', match: 'profile/posts' },
+        { kind: 'status', status: 500, type: 'INTERNAL_ERROR', match: 'profile/posts' },
+      ]);
       const r = await api.walk(FEED, { maxPages: 2 });
       expect(r.pagesDone).toBe(2);
       const paid = sb.admin.charges().filter((c) => c.credits_used > 0);
@@ -126,4 +138,3 @@ describe('faults a hostile network makes', () => {
     }
   });
 });
-

@@ -26,7 +26,16 @@ export interface HttpClientOptions {
 }
 
 /** Failures that happen before a request can reach the service: nothing can have been charged. */
-const UNSENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL', 'UND_ERR_INVALID_ARG']);
+const UNSENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_INVALID_URL',
+  'UND_ERR_INVALID_ARG',
+]);
 
 /** What the request core needs from HTTP: one attempt, and closing. `HttpClient` is the real one. */
 export interface HttpPort {
@@ -79,21 +88,44 @@ export class HttpClient implements HttpPort {
     else signal?.addEventListener('abort', onAbort, { once: true });
     let status: number | null = null;
     const outHeaders: Record<string, string> = {};
-    const done = (extra: Partial<HttpOutcome>): HttpOutcome => ({ status, headers: outHeaders, durationMs: Date.now() - started, ...extra });
+    const done = (extra: Partial<HttpOutcome>): HttpOutcome => ({
+      status,
+      headers: outHeaders,
+      durationMs: Date.now() - started,
+      ...extra,
+    });
     const fail = (e: unknown, reading: boolean): HttpOutcome => {
       if (signal?.aborted) throw e;
       if (deadline.signal.aborted)
-        return done({ failure: { reason: 'timeout', message: `no complete answer within ${Math.round(t / 1000)} s (the attempt's deadline)` } });
+        return done({
+          failure: { reason: 'timeout', message: `no complete answer within ${Math.round(t / 1000)} s (the attempt's deadline)` },
+        });
       if (isAbortError(e)) throw e;
       const code = errCode(e);
-      if (reading) return done({ failure: { reason: isTimeout(e) ? 'timeout' : 'mid_body', message: `the connection dropped while reading the answer (${code})` } });
-      return done({ failure: { reason: isTimeout(e) ? 'timeout' : 'connect', message: `no answer from the service (${code})`, ...(UNSENT.has(code) ? { unsent: true } : {}) } });
+      if (reading)
+        return done({
+          failure: { reason: isTimeout(e) ? 'timeout' : 'mid_body', message: `the connection dropped while reading the answer (${code})` },
+        });
+      return done({
+        failure: {
+          reason: isTimeout(e) ? 'timeout' : 'connect',
+          message: `no answer from the service (${code})`,
+          ...(UNSENT.has(code) ? { unsent: true } : {}),
+        },
+      });
     };
     try {
       let res;
       try {
         const { agent, request } = await this.client();
-        res = await request(url, { method: 'GET', headers: allHeaders, dispatcher: agent, signal: deadline.signal, headersTimeout: t, bodyTimeout: t });
+        res = await request(url, {
+          method: 'GET',
+          headers: allHeaders,
+          dispatcher: agent,
+          signal: deadline.signal,
+          headersTimeout: t,
+          bodyTimeout: t,
+        });
       } catch (e) {
         return fail(e, false);
       }
@@ -111,7 +143,10 @@ export class HttpClient implements HttpPort {
       try {
         return done({ json: JSON.parse(text) as unknown });
       } catch {
-        return done({ text: text.slice(0, 300), failure: { reason: 'bad_json', message: `the answer was not valid JSON (${text.length} bytes)` } });
+        return done({
+          text: text.slice(0, 300),
+          failure: { reason: 'bad_json', message: `the answer was not valid JSON (${text.length} bytes)` },
+        });
       }
     } finally {
       clearTimeout(timer);

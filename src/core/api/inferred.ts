@@ -7,7 +7,10 @@ import type { CoreStore, LedgerEntry } from '../ports';
 import type { BalanceBook, Lost } from './balance-book';
 
 /** what an inferred row takes from the call it belongs to */
-export type InferredEntry = Pick<LedgerEntry, 'callId' | 'platform' | 'endpoint' | 'params' | 'paramsHash' | 'source' | 'walkId' | 'dryRun'>;
+export type InferredEntry = Pick<
+  LedgerEntry,
+  'callId' | 'platform' | 'endpoint' | 'params' | 'paramsHash' | 'source' | 'walkId' | 'dryRun'
+>;
 
 export function recordInferredCharge(
   d: { store: CoreStore; log: (line: string) => void; write: <T>(f: () => T, charged?: number) => T },
@@ -39,5 +42,7 @@ export function recordInferredCharge(
     charged,
   );
   book.recorded += credits;
-  d.log(`${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`);
+  d.log(
+    `${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`,
+  );
 }

@@ -106,7 +106,10 @@ describe('request core × sandbox', () => {
 
     // the ledger's credits equal what the server charged this key
     const keyHash = sb.admin.keyHash(sb.key);
-    const charged = sb.admin.charges().filter((c) => c.key_hash === keyHash).reduce((s, c) => s + c.credits_used, 0);
+    const charged = sb.admin
+      .charges()
+      .filter((c) => c.key_hash === keyHash)
+      .reduce((s, c) => s + c.credits_used, 0);
     const recorded = ledger.reduce((s, l) => s + l.creditsUsed, 0);
     expect(charged).toBeGreaterThan(0);
     expect(recorded).toBe(charged);
@@ -143,7 +146,9 @@ describe('request core × sandbox', () => {
       // shared parameters), so the service decides — its 400 is free
       const noMaxPages = await core.validate({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', max_pages: '2' } });
       expect(noMaxPages).toMatchObject({ ok: true });
-      const refused = (await core.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', max_pages: '2' } }).catch((e: unknown) => e)) as { kind: string; status: number };
+      const refused = (await core
+        .call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', max_pages: '2' } })
+        .catch((e: unknown) => e)) as { kind: string; status: number };
       expect(refused).toMatchObject({ kind: 'api', status: 400 });
       const q = await core.quote({ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a' } });
       expect(q.credits_max).toBeGreaterThanOrEqual(q.credits_min);

@@ -31,7 +31,8 @@ async function setup(balance = 1_000_000): Promise<{ sb: SandboxHandle; api: Api
   return { sb, api, archive };
 }
 
-const rows = (a: Archive): Array<{ id: string; raw: string }> => testDb(a).prepare('SELECT id, raw FROM items').all() as Array<{ id: string; raw: string }>;
+const rows = (a: Archive): Array<{ id: string; raw: string }> =>
+  testDb(a).prepare('SELECT id, raw FROM items').all() as Array<{ id: string; raw: string }>;
 
 describe('walks the spec describes in prose', () => {
   it('pages open-protocol search back in time by `until` = the oldest published_at of the last page, rows once', async () => {
@@ -39,7 +40,10 @@ describe('walks the spec describes in prose', () => {
     const r = await api.walk({ platform: 'open_micro_net', endpoint: 'search', params: { query: 'coffee' } }, { maxPages: 4 });
     expect(r.error?.message).toBeUndefined();
     expect(r.pagesDone).toBeGreaterThan(1);
-    const sent = sb.admin.charges().filter((c) => c.endpoint.endsWith('/search')).map((c) => c.params.until);
+    const sent = sb.admin
+      .charges()
+      .filter((c) => c.endpoint.endsWith('/search'))
+      .map((c) => c.params.until);
     expect(sent[0]).toBeUndefined();
     for (let i = 2; i < sent.length; i++) expect(Date.parse(sent[i] as string)).toBeLessThanOrEqual(Date.parse(sent[i - 1] as string));
     // rows at the boundary second come back on the next page: stored once, counted once
@@ -50,7 +54,10 @@ describe('walks the spec describes in prose', () => {
 
   it('recalls fit=goal stubs in full (free) and never archives a stub as a row', async () => {
     const { sb, api, archive } = await setup();
-    const r = await api.walk({ platform: 'thread_net', endpoint: 'search', params: { query: 'coffee', fit: 'goal', goal: 'complaints about price' } }, { maxPages: 2 });
+    const r = await api.walk(
+      { platform: 'thread_net', endpoint: 'search', params: { query: 'coffee', fit: 'goal', goal: 'complaints about price' } },
+      { maxPages: 2 },
+    );
     expect(r.error?.message).toBeUndefined();
     expect(r.heldBack).toBe(0);
     const recalls = sb.admin.charges().filter((c) => c.params.recall !== undefined);
@@ -62,7 +69,10 @@ describe('walks the spec describes in prose', () => {
 
   it('leaves a row-cap `limit` off a walk (the cursor would skip the rest of each paid page) and says so', async () => {
     const { sb, api } = await setup();
-    const r = await api.walk({ platform: 'work_net', endpoint: 'search/people', params: { query: 'engineer', limit: '3' } }, { maxPages: 2 });
+    const r = await api.walk(
+      { platform: 'work_net', endpoint: 'search/people', params: { query: 'engineer', limit: '3' } },
+      { maxPages: 2 },
+    );
     expect(r.error?.message).toBeUndefined();
     expect(r.notes.join(' ')).toMatch(/limit=3 trims each page/);
     const paid = sb.admin.charges().filter((c) => c.params.dry_run === undefined);
@@ -72,7 +82,10 @@ describe('walks the spec describes in prose', () => {
 
   it('holds scan_pages × the ceiling: a walk capped below it spends nothing', async () => {
     const { sb, api } = await setup();
-    const r = await api.walk({ platform: 'photo_net', endpoint: 'post/comments', params: { url: 'https://photo-net.example/p/x/', scan_pages: '3' } }, { maxCredits: 1000 });
+    const r = await api.walk(
+      { platform: 'photo_net', endpoint: 'post/comments', params: { url: 'https://photo-net.example/p/x/', scan_pages: '3' } },
+      { maxCredits: 1000 },
+    );
     expect(r).toMatchObject({ status: 'paused', stopReason: 'credit_limit', creditsSpent: 0 });
     expect(sb.admin.charges().filter((c) => c.params.dry_run === undefined)).toHaveLength(0);
   });
@@ -97,7 +110,9 @@ describe('walks the spec describes in prose', () => {
     const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } };
     const one = await setup();
     const a = await one.api.walk(target, { maxPages: 12, pagesPerRequest: 1 });
-    const rowsOne = rows(one.archive).map((x) => x.id).sort();
+    const rowsOne = rows(one.archive)
+      .map((x) => x.id)
+      .sort();
     const paidOne = one.sb.admin.charges().reduce((s2, c) => s2 + c.credits_used, 0);
     const many = await setup();
     const b = await many.api.walk(target, { maxPages: 12 });
@@ -105,7 +120,11 @@ describe('walks the spec describes in prose', () => {
     expect(b.pagesDone).toBe(a.pagesDone);
     const requests = many.sb.admin.charges().filter((c) => c.params.dry_run === undefined);
     expect(requests.map((c) => c.params.max_pages)).toEqual(['5', '5', '2']);
-    expect(rows(many.archive).map((x) => x.id).sort()).toEqual(rowsOne);
+    expect(
+      rows(many.archive)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(rowsOne);
     // each page walked is billed as one call: the same credits as page by page
     expect(many.sb.admin.charges().reduce((s2, c) => s2 + c.credits_used, 0)).toBe(paidOne);
   });
@@ -113,8 +132,14 @@ describe('walks the spec describes in prose', () => {
   it('sizes max_pages to the budget: never a hold past the approved credits', async () => {
     const { sb, api } = await setup();
     // short_video_net search holds 840 a page: 2,000 credits allow two pages per request
-    const r = await api.walk({ platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } }, { maxPages: 10, maxCredits: 2000 });
-    const asked = sb.admin.charges().filter((c) => c.params.dry_run === undefined).map((c) => c.params.max_pages);
+    const r = await api.walk(
+      { platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } },
+      { maxPages: 10, maxCredits: 2000 },
+    );
+    const asked = sb.admin
+      .charges()
+      .filter((c) => c.params.dry_run === undefined)
+      .map((c) => c.params.max_pages);
     expect(asked[0]).toBe('2');
     expect(r.creditsSpent).toBeLessThanOrEqual(2000);
   });
@@ -123,14 +148,21 @@ describe('walks the spec describes in prose', () => {
     const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'kettle' } };
     const clean = await setup();
     await clean.api.walk(target, { maxPages: 15 });
-    const want = rows(clean.archive).map((x) => x.id).sort();
+    const want = rows(clean.archive)
+      .map((x) => x.id)
+      .sort();
     const { sb, api, archive } = await setup();
     sb.admin.setChaos({ rate500: 0.3 });
     const r = await api.walk(target, { maxPages: 15 });
     expect(r.error?.message).toBeUndefined();
-    const stops = (testDb(archive).prepare('SELECT envelope FROM responses').all() as Array<{ envelope: string }>).map((x) => (JSON.parse(x.envelope) as { data: { walk?: { stopped?: string } } }).data.walk?.stopped);
+    const stops = (testDb(archive).prepare('SELECT envelope FROM responses').all() as Array<{ envelope: string }>).map(
+      (x) => (JSON.parse(x.envelope) as { data: { walk?: { stopped?: string } } }).data.walk?.stopped,
+    );
     expect(stops).toContain('page_error');
-    expect(rows(archive).map((x) => x.id).sort()).toEqual(want);
+    expect(
+      rows(archive)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(want);
   });
 });
-

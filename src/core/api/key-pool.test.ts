@@ -24,14 +24,20 @@ interface Setup {
   keys: PoolKey[];
 }
 
-async function setup(o: { keys: number; variants?: string[]; limits?: { requests: number; windowSeconds: number; maxInFlight: number }; timeScale?: number }): Promise<Setup> {
+async function setup(o: {
+  keys: number;
+  variants?: string[];
+  limits?: { requests: number; windowSeconds: number; maxInFlight: number };
+  timeScale?: number;
+}): Promise<Setup> {
   const scale = o.timeScale ?? TIME_SCALE;
   const sb = await startSandbox({ port: 0, seed: 15, balance: 1_000_000, freeCalls: 0, timeScale: scale, variants: o.variants ?? [] });
   sb.admin.advance(86_400 * 30);
   const clock = scaledClock(() => sb.admin.now(), scale);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
   const keys: PoolKey[] = [{ name: 'one', key: sb.key }];
-  for (let i = 2; i <= o.keys; i++) keys.push({ name: ['', 'one', 'two', 'three', 'four', 'five'][i] ?? `k${i}`, key: sb.admin.createKey(`k${i}`) });
+  for (let i = 2; i <= o.keys; i++)
+    keys.push({ name: ['', 'one', 'two', 'three', 'four', 'five'][i] ?? `k${i}`, key: sb.admin.createKey(`k${i}`) });
   const api = createApiCore({
     baseUrl: sb.url,
     getKeys: () => keys.map((k) => ({ ...k })),
@@ -61,7 +67,9 @@ describe('the key pool', () => {
     // first), three keys need 2
     const t0 = sb.admin.now();
     await Promise.all(
-      Array.from({ length: 24 }, (_, i) => api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `pool_${i}` } }, { priority: 'background' })),
+      Array.from({ length: 24 }, (_, i) =>
+        api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `pool_${i}` } }, { priority: 'background' }),
+      ),
     );
     const elapsed = sb.admin.now() - t0;
     const charges = sb.admin.charges();
@@ -113,7 +121,9 @@ describe('the key pool', () => {
   it('every key refused: the call stops with the way out, nothing spent', async () => {
     const { sb, api, keys } = await setup({ keys: 2 });
     for (const k of keys) sb.admin.revokeKey(k.key);
-    const e = (await api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'x' } }).catch((err: unknown) => err)) as Error & { kind?: string };
+    const e = (await api
+      .call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'x' } })
+      .catch((err: unknown) => err)) as Error & { kind?: string };
     expect(e).toBeInstanceOf(Error);
     expect(e.message).toMatch(/revoked; set a new key/);
     for (const k of keys) expect(e.message).not.toContain(k.key);

@@ -56,7 +56,8 @@ function pacerOf(clock: Clock, book: PaceBook, id: string, limits: PacerLimits, 
   if (!p) m.set(id, (p = new Pacer(clock, limits, { book, bookKey: id, leaseMs })));
   else {
     const l = p.limits;
-    if (l.requests !== limits.requests || l.windowSeconds !== limits.windowSeconds || l.maxInFlight !== limits.maxInFlight) p.setLimits(limits);
+    if (l.requests !== limits.requests || l.windowSeconds !== limits.windowSeconds || l.maxInFlight !== limits.maxInFlight)
+      p.setLimits(limits);
   }
   return p;
 }
@@ -159,9 +160,7 @@ export class KeyPool {
     }
     // least busy first: a free slot now, without queueing
     const now = this.o.clock.now();
-    const ranked = cands
-      .map((m) => ({ m, s: m.pacer.stats() }))
-      .sort((a, b) => busy(a.s, now) - busy(b.s, now));
+    const ranked = cands.map((m) => ({ m, s: m.pacer.stats() })).sort((a, b) => busy(a.s, now) - busy(b.s, now));
     for (const { m } of ranked) {
       const release = m.pacer.tryAcquire(priority);
       if (release) return { name: m.name, key: m.key, pacer: m.pacer, release };
@@ -200,7 +199,16 @@ export class KeyPool {
   stats(): PacerStats & { keys: number } {
     const ps = this.pacers();
     if (ps.length === 0) {
-      return { inFlight: 0, queued: { interactive: 0, background: 0 }, startsInWindow: 0, limits: this.o.limits(), pausedUntil: null, totalStarts: 0, avgDurationMs: 1000, keys: 0 };
+      return {
+        inFlight: 0,
+        queued: { interactive: 0, background: 0 },
+        startsInWindow: 0,
+        limits: this.o.limits(),
+        pausedUntil: null,
+        totalStarts: 0,
+        avgDurationMs: 1000,
+        keys: 0,
+      };
     }
     const ss = ps.map((p) => p.stats());
     const paused = ss.every((s) => s.pausedUntil !== null) ? Math.min(...ss.map((s) => s.pausedUntil as number)) : null;

@@ -37,10 +37,42 @@ interface Target {
   pages: number;
 }
 const TARGETS: Target[] = [
-  { name: 'fixed, one page', platform: 'forum_net', endpoint: 'search/comments', params: {}, unique: 'query', price: { min: 20, max: 20 }, pages: 1 },
-  { name: 'metered', platform: 'photo_net', endpoint: 'profile/posts', params: {}, unique: 'handle', price: { min: 20, max: 340 }, pages: 1 },
-  { name: 'metered, max_pages 3', platform: 'forum_net', endpoint: 'search', params: { max_pages: '3' }, unique: 'query', price: { min: 20, max: 680 }, pages: 3 },
-  { name: 'fixed, max_pages 2', platform: 'short_video_net', endpoint: 'search/top', params: { max_pages: '2' }, unique: 'query', price: { min: 20, max: 20 }, pages: 2 },
+  {
+    name: 'fixed, one page',
+    platform: 'forum_net',
+    endpoint: 'search/comments',
+    params: {},
+    unique: 'query',
+    price: { min: 20, max: 20 },
+    pages: 1,
+  },
+  {
+    name: 'metered',
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: {},
+    unique: 'handle',
+    price: { min: 20, max: 340 },
+    pages: 1,
+  },
+  {
+    name: 'metered, max_pages 3',
+    platform: 'forum_net',
+    endpoint: 'search',
+    params: { max_pages: '3' },
+    unique: 'query',
+    price: { min: 20, max: 680 },
+    pages: 3,
+  },
+  {
+    name: 'fixed, max_pages 2',
+    platform: 'short_video_net',
+    endpoint: 'search/top',
+    params: { max_pages: '2' },
+    unique: 'query',
+    price: { min: 20, max: 20 },
+    pages: 2,
+  },
 ];
 /** what the teammate buys: fixed prices, distinct params each time (never an owner read) */
 const SPENDS = [
@@ -106,7 +138,11 @@ async function runCase(c: Case) {
     await api.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: `warm${++seq}` } });
     sb.admin.advance(60); // the last reading is now old: a new one is taken before the call's key is sent
     sb.admin.queueFaults([{ kind: 'drop', match: path }]);
-    const r = await api.call({ platform: c.target.platform, endpoint: c.target.endpoint, params: { ...c.target.params, [c.target.unique]: `lost${++seq}` } });
+    const r = await api.call({
+      platform: c.target.platform,
+      endpoint: c.target.endpoint,
+      params: { ...c.target.params, [c.target.unique]: `lost${++seq}` },
+    });
     expect(r.envelope.success).toBe(true);
     const keyHash = sb.admin.keyHash(key);
     const mine = sb.admin.charges().filter((x: ChargeRecord) => x.key_hash === keyHash);
@@ -128,44 +164,51 @@ const caseArb = fc.record({
 });
 
 describe('a lost answer while another key of the account spends', () => {
-  it('never pays the ceiling where a cheaper legal retry exists, and the ledger records only what was charged', async () => {
-    await fc.assert(
-      fc.asyncProperty(caseArb, async (c) => {
-        const { mine, ledger, other } = await runCase(c);
-        const target = mine.filter((x) => x.endpoint.endsWith(c.target.endpoint) && x.platform === c.target.platform);
-        const dropped = target.find((x) => x.fault === 'drop');
-        expect(dropped).toBeDefined();
-        const lostCharged = dropped?.credits_used ?? 0;
-        const ceiling = c.target.price.max * c.target.pages;
-        const floor = c.target.price.min;
-        // a retry under the dropped request's key that the service charged as new pays the reserved
-        // ceiling: more than a fresh call would have cost, where the ceiling is above the floor
-        const ceilingPaid = ceiling > floor && target.some((x) => x !== dropped && x.idempotency_key === dropped?.idempotency_key && x.charge_reason === 'miss');
-        const inferred = ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).reduce((t, l) => t + l.creditsUsed, 0);
-        // the one case no reading can tell apart: the teammate spends, between Loupe's two readings,
-        // exactly what this call could have been charged (docs/request-core.md "Known limits")
-        const inside = c.timing === 'during' || c.timing === 'after-loss';
-        const invisible = (credits: number) => inside && legalCharge(credits, c.target.price, c.target.pages, ceiling, false);
+  it(
+    'never pays the ceiling where a cheaper legal retry exists, and the ledger records only what was charged',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(caseArb, async (c) => {
+          const { mine, ledger, other } = await runCase(c);
+          const target = mine.filter((x) => x.endpoint.endsWith(c.target.endpoint) && x.platform === c.target.platform);
+          const dropped = target.find((x) => x.fault === 'drop');
+          expect(dropped).toBeDefined();
+          const lostCharged = dropped?.credits_used ?? 0;
+          const ceiling = c.target.price.max * c.target.pages;
+          const floor = c.target.price.min;
+          // a retry under the dropped request's key that the service charged as new pays the reserved
+          // ceiling: more than a fresh call would have cost, where the ceiling is above the floor
+          const ceilingPaid =
+            ceiling > floor &&
+            target.some((x) => x !== dropped && x.idempotency_key === dropped?.idempotency_key && x.charge_reason === 'miss');
+          const inferred = ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).reduce((t, l) => t + l.creditsUsed, 0);
+          // the one case no reading can tell apart: the teammate spends, between Loupe's two readings,
+          // exactly what this call could have been charged (docs/request-core.md "Known limits")
+          const inside = c.timing === 'during' || c.timing === 'after-loss';
+          const invisible = (credits: number) => inside && legalCharge(credits, c.target.price, c.target.pages, ceiling, false);
 
-        // every answer that arrived is in the ledger as the service charged it (a lost one's charge,
-        // if any, is an inferred row of its own)
-        const byId = new Map(mine.map((x) => [x.request_id, x]));
-        for (const l of ledger.filter((x) => x.requestId !== null && !x.errorType?.startsWith('NETWORK_'))) expect(l.creditsUsed, `${l.requestId}`).toBe(byId.get(l.requestId as string)?.credits_used ?? 0);
-        // the ceiling only where it is the price, or where the invisible spender made the balance lie
-        if (c.window || !invisible(other)) expect(ceilingPaid).toBe(false);
-        // inferred charges never include the teammate's credits (unless invisible) …
-        if (!invisible(lostCharged + other)) expect(inferred).toBeLessThanOrEqual(lostCharged);
-        // … and are exact whenever the balance could tell
-        if (c.timing === 'none' || c.timing === 'before') {
-          expect(inferred).toBe(lostCharged);
-          expect(ceilingPaid).toBe(false);
-        }
-        // inside a window the answer the service billed is never bought again
-        if (c.window && c.charged) expect(target.filter((x) => x !== dropped).reduce((t, x) => t + x.credits_used, 0)).toBe(0);
-      }),
-      { numRuns: RUNS },
-    );
-  }, Math.max(120_000, RUNS * 3_000));
+          // every answer that arrived is in the ledger as the service charged it (a lost one's charge,
+          // if any, is an inferred row of its own)
+          const byId = new Map(mine.map((x) => [x.request_id, x]));
+          for (const l of ledger.filter((x) => x.requestId !== null && !x.errorType?.startsWith('NETWORK_')))
+            expect(l.creditsUsed, `${l.requestId}`).toBe(byId.get(l.requestId as string)?.credits_used ?? 0);
+          // the ceiling only where it is the price, or where the invisible spender made the balance lie
+          if (c.window || !invisible(other)) expect(ceilingPaid).toBe(false);
+          // inferred charges never include the teammate's credits (unless invisible) …
+          if (!invisible(lostCharged + other)) expect(inferred).toBeLessThanOrEqual(lostCharged);
+          // … and are exact whenever the balance could tell
+          if (c.timing === 'none' || c.timing === 'before') {
+            expect(inferred).toBe(lostCharged);
+            expect(ceilingPaid).toBe(false);
+          }
+          // inside a window the answer the service billed is never bought again
+          if (c.window && c.charged) expect(target.filter((x) => x !== dropped).reduce((t, x) => t + x.credits_used, 0)).toBe(0);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    Math.max(120_000, RUNS * 3_000),
+  );
 
   it("photo_net profile/posts stalls while a teammate spends 20: the retry pays the price, not the ceiling (the issue's case)", async () => {
     sb.admin.setVariants([]);
@@ -185,7 +228,12 @@ describe('a lost answer while another key of the account spends', () => {
       await call;
       const mine = sb.admin.charges().filter((x) => x.key_hash === sb.admin.keyHash(key) && x.endpoint.endsWith('profile/posts'));
       expect(mine.map((x) => x.credits_used)).toEqual([0, 20]); // not 340: the reserved ceiling
-      expect(archive.listLedger({ limit: 100 }).filter((l) => l.endpoint === 'profile/posts').reduce((t, l) => t + l.creditsUsed, 0)).toBe(20);
+      expect(
+        archive
+          .listLedger({ limit: 100 })
+          .filter((l) => l.endpoint === 'profile/posts')
+          .reduce((t, l) => t + l.creditsUsed, 0),
+      ).toBe(20);
     } finally {
       await api.close();
       archive.close();
@@ -207,7 +255,10 @@ describe('a lost answer while another key of the account spends', () => {
       sb.admin.advance(60);
       sb.admin.queueFaults([{ kind: 'stall', match: '/v1/photo_net/profile/posts' }]);
       const stop = new AbortController();
-      const walk = api.walk({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `resumed${++seq}` } }, { maxPages: 1, signal: stop.signal });
+      const walk = api.walk(
+        { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `resumed${++seq}` } },
+        { maxPages: 1, signal: stop.signal },
+      );
       while (sb.admin.faults().length > 0) await new Promise((r) => setTimeout(r, 10));
       stop.abort();
       const w = await walk;
@@ -217,7 +268,12 @@ describe('a lost answer while another key of the account spends', () => {
       const mine = sb.admin.charges().filter((x) => x.key_hash === sb.admin.keyHash(key) && x.endpoint.endsWith('profile/posts'));
       expect(mine.filter((x) => x.credits_used > 0).map((x) => x.credits_used)).toEqual([20]); // not 340
       const ledger = archive.listLedger({ limit: 100 }).reduce((t, l) => t + l.creditsUsed, 0);
-      expect(ledger).toBe(sb.admin.charges().filter((x) => x.key_hash === sb.admin.keyHash(key)).reduce((t, x) => t + x.credits_used, 0));
+      expect(ledger).toBe(
+        sb.admin
+          .charges()
+          .filter((x) => x.key_hash === sb.admin.keyHash(key))
+          .reduce((t, x) => t + x.credits_used, 0),
+      );
     } finally {
       await api.close();
       archive.close();

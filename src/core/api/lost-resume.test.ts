@@ -55,7 +55,11 @@ async function until(f: () => boolean): Promise<void> {
   if (!f()) throw new Error('state not reached');
 }
 
-const chargesOf = (sb: SandboxHandle, handle: string) => sb.admin.charges().filter((c) => c.params.handle === handle && c.credits_used > 0).map((c) => c.credits_used);
+const chargesOf = (sb: SandboxHandle, handle: string) =>
+  sb.admin
+    .charges()
+    .filter((c) => c.params.handle === handle && c.credits_used > 0)
+    .map((c) => c.credits_used);
 
 describe('resuming one of several lost answers', () => {
   it('in the same process: the other one’s charge is not taken for it (it pays the price, not the ceiling)', async () => {
@@ -100,6 +104,8 @@ describe('a stopped process’s call taken over by a new walk of the same reques
     expect(cut?.credits_used).toBe(20);
     const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
     expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([[cut?.idempotency_key, 20]]);
-    expect(archive.listLedger({ limit: 100 }).reduce((s, l) => s + l.creditsUsed, 0)).toBe(sb.admin.charges().reduce((s, c) => s + c.credits_used, 0));
+    expect(archive.listLedger({ limit: 100 }).reduce((s, l) => s + l.creditsUsed, 0)).toBe(
+      sb.admin.charges().reduce((s, c) => s + c.credits_used, 0),
+    );
   });
 });

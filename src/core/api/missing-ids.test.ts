@@ -41,16 +41,28 @@ let pages: Array<Array<Record<string, unknown>>> = [];
 
 beforeAll(async () => {
   const catalogue = makeCatalogue([
-    endpointDef('photo_net', 'followers', { paginates: true, cache_ttl_seconds: 3600, params: [p('handle', { required: true }), p('cursor')] }),
+    endpointDef('photo_net', 'followers', {
+      paginates: true,
+      cache_ttl_seconds: 3600,
+      params: [p('handle', { required: true }), p('cursor')],
+    }),
     endpointDef('photo_net', 'post', { cache_ttl_seconds: 3600, params: [p('url', { required: true })] }),
   ]);
   api = await startFakeApi({
     catalogue,
     handle: (r) => {
-      if (r.path === 'photo_net/post') return { body: okEnvelope('photo_net', 'post', { post: { author: { id: '777' }, content: { text: 'single' }, engagement: {} } }) };
+      if (r.path === 'photo_net/post')
+        return { body: okEnvelope('photo_net', 'post', { post: { author: { id: '777' }, content: { text: 'single' }, engagement: {} } }) };
       const n = r.query.cursor ? Number(r.query.cursor.slice(2)) : 0;
       const last = n >= pages.length - 1;
-      return { body: okEnvelope('photo_net', 'followers', { items: pages[n] ?? [], total: 0, truncated: false, ext: {} }, { pagination: { next_cursor: last ? null : `c:${n + 1}`, has_more: !last, page_size: pages[n]?.length ?? 0 } }) };
+      return {
+        body: okEnvelope(
+          'photo_net',
+          'followers',
+          { items: pages[n] ?? [], total: 0, truncated: false, ext: {} },
+          { pagination: { next_cursor: last ? null : `c:${n + 1}`, has_more: !last, page_size: pages[n]?.length ?? 0 } },
+        ),
+      };
     },
   });
   archive = openArchive(':memory:', {});
@@ -64,7 +76,13 @@ afterAll(async () => {
 });
 
 function item(r: Row): Record<string, unknown> {
-  const rec: Record<string, unknown> = { ...(r.id !== null ? { id: r.id } : {}), author: { id: r.authorId, username: null }, content: { text: r.text }, engagement: { likes: 1 }, published_at: '2026-01-05T12:00:00Z' };
+  const rec: Record<string, unknown> = {
+    ...(r.id !== null ? { id: r.id } : {}),
+    author: { id: r.authorId, username: null },
+    content: { text: r.text },
+    engagement: { likes: 1 },
+    published_at: '2026-01-05T12:00:00Z',
+  };
   return { [r.kind]: rec, position: 1 };
 }
 
@@ -78,7 +96,12 @@ describe('list rows without an id of their own', () => {
       fc.asyncProperty(listArb, async (gen) => {
         const run = ++seq;
         const rows: Row[][] = gen.map((pg, i) =>
-          pg.map((g, j) => ({ kind: g.kind, id: g.hasId ? `${run}${i}${j}00${j}` : null, authorId: g.author, text: `case ${run} page ${i} row ${j}` })),
+          pg.map((g, j) => ({
+            kind: g.kind,
+            id: g.hasId ? `${run}${i}${j}00${j}` : null,
+            authorId: g.author,
+            text: `case ${run} page ${i} row ${j}`,
+          })),
         );
         pages = rows.map((pg) => pg.map(item));
         const r = await core.walk({ platform: 'photo_net', endpoint: 'followers', params: { handle: `case${run}` } });
@@ -93,16 +116,25 @@ describe('list rows without an id of their own', () => {
         // every readable row is archived under its own id with its own text (an account record
         // without `id` under its author.id: the same account)
         for (const x of readable) {
-          const got = testDb(archive).prepare('SELECT raw FROM items WHERE platform = ? AND kind = ? AND id = ?').get('photo_net', archiveKind(x.kind), idOf(x)) as { raw: string } | undefined;
+          const got = testDb(archive)
+            .prepare('SELECT raw FROM items WHERE platform = ? AND kind = ? AND id = ?')
+            .get('photo_net', archiveKind(x.kind), idOf(x)) as { raw: string } | undefined;
           expect(got, `${x.kind} ${idOf(x)}`).toBeDefined();
           if (x.id !== null) expect((JSON.parse((got as { raw: string }).raw) as { content: { text: string } }).content.text).toBe(x.text);
         }
         // nothing else was archived from this case (no post stored under its author's id)
         const distinct = new Set(readable.map((x) => `${archiveKind(x.kind)}:${idOf(x)}`));
-        const archived = testDb(archive).prepare('SELECT kind, id FROM items WHERE instr(raw, ?) > 0').all(`"case ${run} page`) as Array<{ kind: string; id: string }>;
+        const archived = testDb(archive).prepare('SELECT kind, id FROM items WHERE instr(raw, ?) > 0').all(`"case ${run} page`) as Array<{
+          kind: string;
+          id: string;
+        }>;
         expect(new Set(archived.map((a) => `${a.kind}:${a.id}`))).toEqual(distinct);
         // the unreadable rows are kept raw in the walk's stored answers
-        const stored = (testDb(archive).prepare('SELECT envelope FROM responses WHERE walk_id = ?').all(r.walkId) as Array<{ envelope: string }>).map((e) => e.envelope).join('');
+        const stored = (
+          testDb(archive).prepare('SELECT envelope FROM responses WHERE walk_id = ?').all(r.walkId) as Array<{ envelope: string }>
+        )
+          .map((e) => e.envelope)
+          .join('');
         for (const x of all.filter((y) => idOf(y) === null)) expect(stored).toContain(x.text);
       }),
       { numRuns: 30 },

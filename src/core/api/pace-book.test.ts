@@ -53,7 +53,10 @@ describe('the shared pace book', () => {
         inFlight--;
         release();
       });
-    const all = [...Array.from({ length: 15 }, (_, i) => job(app, 700 + i * 37)), ...Array.from({ length: 15 }, (_, i) => job(cron, 900 + i * 11))];
+    const all = [
+      ...Array.from({ length: 15 }, (_, i) => job(app, 700 + i * 37)),
+      ...Array.from({ length: 15 }, (_, i) => job(cron, 900 + i * 11)),
+    ];
     for (let t = 0; t < 400; t++) await clock.advance(1000);
     await Promise.all(all);
     expect(starts).toHaveLength(30);
@@ -144,7 +147,9 @@ describe('the shared pace book', () => {
     const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
     const raw = new Database(file);
     const now = 1_000_000;
-    raw.prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)').run('dead', 'k', gone, now - 1000, now + 120_000);
+    raw
+      .prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)')
+      .run('dead', 'k', gone, now - 1000, now + 120_000);
     raw.close();
     const limits = { requests: 2, windowSeconds: 60, maxInFlight: 1 };
     const first = b.tryStart('k', now, limits, 120_000);

@@ -172,11 +172,15 @@ export class SqlitePaceBook implements PaceBook {
     this.stmts = {
       live: this.db.prepare('SELECT id, pid, start_ms AS start, end_ms AS end, lease_until AS lease FROM pace_starts WHERE key = ?'),
       // an entry leaves for good a window after its end (a lapsed lease counts as its end)
-      prune: this.db.prepare('DELETE FROM pace_starts WHERE key = ? AND COALESCE(end_ms, CASE WHEN lease_until <= ? THEN lease_until END) <= ?'),
+      prune: this.db.prepare(
+        'DELETE FROM pace_starts WHERE key = ? AND COALESCE(end_ms, CASE WHEN lease_until <= ? THEN lease_until END) <= ?',
+      ),
       insert: this.db.prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)'),
       end: this.db.prepare('UPDATE pace_starts SET end_ms = ? WHERE id = ? AND end_ms IS NULL'),
       cancel: this.db.prepare('DELETE FROM pace_starts WHERE id = ?'),
-      pause: this.db.prepare('INSERT INTO pace_pauses (key, until_ms) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)'),
+      pause: this.db.prepare(
+        'INSERT INTO pace_pauses (key, until_ms) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)',
+      ),
       paused: this.db.prepare('SELECT until_ms FROM pace_pauses WHERE key = ?'),
     };
     this.startTx = this.db.transaction((key: string, now: number, limits: PaceLimits, leaseMs: number): TryStart => {
@@ -259,7 +263,9 @@ export class FallbackPaceBook implements PaceBook {
         return f(this.primary);
       } catch (e) {
         this.failed = true;
-        this.log(`warning: the shared pacing file cannot be used (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); this process paces its keys alone, so another Loupe process using the same key at the same time may be rate limited`);
+        this.log(
+          `warning: the shared pacing file cannot be used (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); this process paces its keys alone, so another Loupe process using the same key at the same time may be rate limited`,
+        );
       }
     }
     return f(this.memory);
@@ -299,7 +305,9 @@ export function openPaceBook(file: string | null | undefined, log: (line: string
   try {
     return new FallbackPaceBook(new SqlitePaceBook(file), log);
   } catch (e) {
-    log(`warning: the shared pacing file ${file} cannot be opened (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); this process paces its keys alone`);
+    log(
+      `warning: the shared pacing file ${file} cannot be opened (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); this process paces its keys alone`,
+    );
     return new MemoryPaceBook();
   }
 }

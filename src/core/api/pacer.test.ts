@@ -3,7 +3,14 @@ import { Pacer } from './pacer';
 import { ManualClock, flush, maxInAnyWindow } from './test-helpers';
 
 /** Starts a job that holds its slot for `holdMs` of clock time; records start times. */
-function job(p: Pacer, clock: ManualClock, log: Array<{ name: string; at: number }>, name: string, holdMs: number, prio: 'interactive' | 'background' = 'interactive') {
+function job(
+  p: Pacer,
+  clock: ManualClock,
+  log: Array<{ name: string; at: number }>,
+  name: string,
+  holdMs: number,
+  prio: 'interactive' | 'background' = 'interactive',
+) {
   return p.acquire(prio).then(async (release) => {
     log.push({ name, at: clock.now() });
     await clock.sleep(holdMs);
@@ -22,7 +29,12 @@ describe('Pacer', () => {
     for (let s = 0; s < 50; s++) await clock.advance(1000);
     await Promise.all(all);
     expect(log.length).toBe(17);
-    expect(maxInAnyWindow(log.map((l) => l.at), 10_000)).toBeLessThanOrEqual(5);
+    expect(
+      maxInAnyWindow(
+        log.map((l) => l.at),
+        10_000,
+      ),
+    ).toBeLessThanOrEqual(5);
     // the 6th could not start before the first left the window
     const sorted = log.map((l) => l.at).sort((a, b) => a - b);
     expect(sorted[5] - sorted[0]).toBeGreaterThanOrEqual(10_000);

@@ -253,5 +253,4 @@ export class Pacer {
     if (rest > 0) lastFinish += Math.ceil(rest / requests) * W;
     return Math.max(0, Math.round(lastFinish - now));
   }
-
 }

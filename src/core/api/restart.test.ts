@@ -53,7 +53,10 @@ async function firstPages(e: Env, handle: string, pages: number): Promise<string
   for (let i = 0; i < pages; i++) {
     const q = new URLSearchParams({ handle, ...(cursor ? { cursor } : {}) });
     const r = await fetch(`${e.sb.url}/v1/photo_net/profile/posts?${q}`, { headers: { 'x-api-key': key, 'cache-control': 'no-cache' } });
-    const j = (await r.json()) as { data: { items: Array<{ post: { id: string } }> }; pagination: { has_more: boolean; next_cursor: string | null } };
+    const j = (await r.json()) as {
+      data: { items: Array<{ post: { id: string } }> };
+      pagination: { has_more: boolean; next_cursor: string | null };
+    };
     ids.push(...j.data.items.map((it) => it.post.id));
     if (!j.pagination.has_more || !j.pagination.next_cursor) break;
     cursor = j.pagination.next_cursor;
@@ -61,7 +64,8 @@ async function firstPages(e: Env, handle: string, pages: number): Promise<string
   return ids;
 }
 
-const heldIds = (e: Env): Set<string> => new Set((testDb(e.archive).prepare("SELECT id FROM items WHERE platform = 'photo_net'").all() as Array<{ id: string }>).map((r) => r.id));
+const heldIds = (e: Env): Set<string> =>
+  new Set((testDb(e.archive).prepare("SELECT id FROM items WHERE platform = 'photo_net'").all() as Array<{ id: string }>).map((r) => r.id));
 
 const HANDLES = ['grace', 'heidi', 'victor', 'trent', 'frank', 'judy', 'alice', 'ivan'];
 
@@ -95,14 +99,26 @@ describe('a walk whose saved cursor is rejected, then "fetch N more pages"', () 
         } else {
           // told before spending: nothing charged, the cost named, pages done unchanged
           expect(r).toMatchObject({ status: 'paused', stopReason: 'restart_costs', pagesDone: held, rewalkAt: 0 });
-          expect(charges(e).slice(before).filter((x) => x.credits_used > 0)).toHaveLength(0);
+          expect(
+            charges(e)
+              .slice(before)
+              .filter((x) => x.credits_used > 0),
+          ).toHaveLength(0);
           expect(r.notes.join(' ')).toMatch(new RegExp(`re-reads ${held} page\\(s\\) this walk already holds .*credits`));
           // nothing is sent again until approved
           const again = await e.api.resumeWalk(first.walkId, { maxPages: held + more, pagesPerRequest: 1 });
           expect(again.stopReason).toBe('restart_costs');
-          expect(charges(e).slice(before).filter((x) => x.credits_used > 0)).toHaveLength(0);
+          expect(
+            charges(e)
+              .slice(before)
+              .filter((x) => x.credits_used > 0),
+          ).toHaveLength(0);
           paid = await e.api.resumeWalk(first.walkId, { maxPages: held + more, pagesPerRequest: 1, payRestart: true });
-          expect(charges(e).slice(before).filter((x) => x.credits_used > 0)).toHaveLength(held + more);
+          expect(
+            charges(e)
+              .slice(before)
+              .filter((x) => x.credits_used > 0),
+          ).toHaveLength(held + more);
         }
         expect(r.restarted).toBe(true);
         const end = paid ?? r;

@@ -56,18 +56,53 @@ async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate
   const { sb, archive, clock } = s;
   const r0 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
   const base = { callId: 'dead', platform: target.platform, endpoint: target.endpoint, params: canonical, paramsHash: hash };
-  archive.beginJournal({ ...base, opKey: 'walk:w1:page:1', idempotencyKey: 'k1', state: 'pending', createdAt: r0.at, finishedAt: null, keyName: null, before: r0 });
+  archive.beginJournal({
+    ...base,
+    opKey: 'walk:w1:page:1',
+    idempotencyKey: 'k1',
+    state: 'pending',
+    createdAt: r0.at,
+    finishedAt: null,
+    keyName: null,
+    before: r0,
+  });
   sb.admin.queueFaults([{ kind: lost }]);
   const startedAt = clock.now();
   const res = await fetch(url(sb), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k1' } });
   await res.text().catch(() => '');
   archive.recordAttempt({
-    ...base, attempt: 1, startedAt, durationMs: 5, idempotencyKey: 'k1', requestId: res.headers.get('x-request-id'), status: 200, errorType: lost === 'drop' ? 'NETWORK_MID_BODY' : 'NETWORK_BAD_JSON',
-    creditsUsed: 0, creditsRemaining: null, chargeReason: null, cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: 'w1', dryRun: false, keyName: null,
+    ...base,
+    attempt: 1,
+    startedAt,
+    durationMs: 5,
+    idempotencyKey: 'k1',
+    requestId: res.headers.get('x-request-id'),
+    status: 200,
+    errorType: lost === 'drop' ? 'NETWORK_MID_BODY' : 'NETWORK_BAD_JSON',
+    creditsUsed: 0,
+    creditsRemaining: null,
+    chargeReason: null,
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'cli',
+    walkId: 'w1',
+    dryRun: false,
+    keyName: null,
   });
   sb.admin.advance(gapS);
   const r2 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
-  archive.beginJournal({ ...base, opKey: 'walk:w1:page:1', idempotencyKey: 'k2', state: 'pending', createdAt: r2.at, finishedAt: null, keyName: null, before: r2, lossBefore: r0 });
+  archive.beginJournal({
+    ...base,
+    opKey: 'walk:w1:page:1',
+    idempotencyKey: 'k2',
+    state: 'pending',
+    createdAt: r2.at,
+    finishedAt: null,
+    keyName: null,
+    before: r2,
+    lossBefore: r0,
+  });
   // k2 is sent and stalls; the process dies (its connection closes: undelivered, never charged)
   sb.admin.queueFaults([{ kind: 'stall' }]);
   const stop = new AbortController();
@@ -81,7 +116,8 @@ async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate
   sb.admin.advance(600); // the same walk is run again ten minutes later
 }
 
-const charged = (sb: SandboxHandle, key: string) => sb.admin.charges().filter((c) => c.key_hash === sb.admin.keyHash(key) && c.credits_used > 0);
+const charged = (sb: SandboxHandle, key: string) =>
+  sb.admin.charges().filter((c) => c.key_hash === sb.admin.keyHash(key) && c.credits_used > 0);
 
 describe('a killed process’s lost answer taken over under no-cache-window (simulation finding 8)', () => {
   it('its charge is recorded from the balance, under its own key, once — and no retry pays the ceiling', async () => {
@@ -96,7 +132,9 @@ describe('a killed process’s lost answer taken over under no-cache-window (sim
     expect(r.creditsInferred).toBe(40);
     expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
     expect(charged(sb, sb.key).every((c) => c.credits_used <= 40)).toBe(true);
-    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(
+      charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
+    );
     expect(archive.pendingJournal()).toEqual([]);
   });
 
@@ -119,7 +157,9 @@ describe('a killed process’s lost answer taken over under no-cache-window (sim
     await s.core().call(target);
     expect(archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([]);
     expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
-    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(
+      charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
+    );
   });
 
   it('another spender after the dead process’s readings: its credits are not taken for the lost answer', async () => {
@@ -134,7 +174,9 @@ describe('a killed process’s lost answer taken over under no-cache-window (sim
     // the lost answer's own charge (read between the dead process's two readings), nothing more
     const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
     expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([['k1', 40]]);
-    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0));
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(
+      charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
+    );
     expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
   });
 });

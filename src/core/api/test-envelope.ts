@@ -8,5 +8,19 @@ export function successEnvelope(
   charge: Pick<Envelope, 'credits_used' | 'credits_remaining' | 'request_id'>,
 ): Envelope {
   const { credits_used, credits_remaining, request_id } = charge;
-  return { success: true, platform, endpoint, schema_version: '2', unavailable: [], credits_used, credits_remaining, request_id, cached: false, idempotent_replay: false, charge_reason: 'miss', free_call: false, data };
+  return {
+    success: true,
+    platform,
+    endpoint,
+    schema_version: '2',
+    unavailable: [],
+    credits_used,
+    credits_remaining,
+    request_id,
+    cached: false,
+    idempotent_replay: false,
+    charge_reason: 'miss',
+    free_call: false,
+    data,
+  };
 }

@@ -269,7 +269,20 @@ export function startFakeApi(opts: {
 // ---- catalogue and envelope builders -----------------------------------------------------------------
 
 export function p(name: string, extra: Partial<CatalogueParam> = {}): CatalogueParam {
-  return { name, required: false, in: 'query', type: 'string', description: '', help: null, example: null, enum: null, minimum: null, maximum: null, one_of_group: null, ...extra };
+  return {
+    name,
+    required: false,
+    in: 'query',
+    type: 'string',
+    description: '',
+    help: null,
+    example: null,
+    enum: null,
+    minimum: null,
+    maximum: null,
+    one_of_group: null,
+    ...extra,
+  };
 }
 
 export function endpointDef(platform: string, path: string, extra: Partial<CatalogueEndpoint> = {}): CatalogueEndpoint {
@@ -300,15 +313,31 @@ export function makeCatalogue(endpoints: CatalogueEndpoint[]): Catalogue {
     headers: {},
     pricing: { note: '', free: [] },
     tools: {},
-    summary: { endpoints: endpoints.length, gettable: endpoints.length, metered: 0, platforms: 1, spec_version: '1.0.0', schema_version: '2', max_our_credits: 5000 },
+    summary: {
+      endpoints: endpoints.length,
+      gettable: endpoints.length,
+      metered: 0,
+      platforms: 1,
+      spec_version: '1.0.0',
+      schema_version: '2',
+      max_our_credits: 5000,
+    },
     meta_endpoints: [],
     endpoints,
   };
 }
 
 let reqSeq = 0;
-export function okEnvelope(platform: string, endpoint: string, data: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...successEnvelope(platform, endpoint, data, { credits_used: 20, credits_remaining: 10000, request_id: `req_${++reqSeq}` }), ...extra };
+export function okEnvelope(
+  platform: string,
+  endpoint: string,
+  data: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    ...successEnvelope(platform, endpoint, data, { credits_used: 20, credits_remaining: 10000, request_id: `req_${++reqSeq}` }),
+    ...extra,
+  };
 }
 
 export function errEnvelope(type: string, message = 'error', extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -364,7 +393,14 @@ export function testCatalogue(): Catalogue {
     endpointDef('video_net', 'channel/videos', {
       credits: { min: 20, max: 40 },
       paginates: true,
-      params: [p('handle', { required: true }), p('cursor'), p('continuationToken'), p('since'), p('stop_at_id'), p('dry_run', { type: 'boolean' })],
+      params: [
+        p('handle', { required: true }),
+        p('cursor'),
+        p('continuationToken'),
+        p('since'),
+        p('stop_at_id'),
+        p('dry_run', { type: 'boolean' }),
+      ],
     }),
     // an entry that lists only its native paging parameter (a catalogue that does not repeat `cursor`)
     endpointDef('video_net', 'search/hashtag', {
@@ -438,4 +474,6 @@ export function coreSetup(): CoreHarness {
 
 /** The profile call of the core tests, and a successful answer to it (20 credits, 9 980 left). */
 export const profileCall = { platform: 'photo_net', endpoint: 'profile', params: { handle: 'alice' } };
-export const okProfile = () => ({ body: okEnvelope('photo_net', 'profile', { profile: { id: '90071992547409931' } }, { credits_remaining: 9980 }) });
+export const okProfile = () => ({
+  body: okEnvelope('photo_net', 'profile', { profile: { id: '90071992547409931' } }, { credits_remaining: 9980 }),
+});

@@ -53,7 +53,19 @@ describe('the identical call from two processes at once', () => {
 
 describe('inFlightElsewhere', () => {
   const plan = { platform: 'photo_net', endpoint: 'profile/posts', hash: 'h' };
-  const entry = (o: Partial<JournalEntry>): JournalEntry => ({ callId: 'c', opKey: 'o', idempotencyKey: 'k', platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h', state: 'pending', createdAt: 1000, finishedAt: null, ...o });
+  const entry = (o: Partial<JournalEntry>): JournalEntry => ({
+    callId: 'c',
+    opKey: 'o',
+    idempotencyKey: 'k',
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{}',
+    paramsHash: 'h',
+    state: 'pending',
+    createdAt: 1000,
+    finishedAt: null,
+    ...o,
+  });
   const none = () => false;
   it('waits for a live process’s pending call within its lease, or another core’s running one; never a dead, unknown, stale, finished or other one', () => {
     expect(inFlightElsewhere([entry({ owner: 'alive' })], plan, 1000 + 119_000, 120_000, none)).toBeDefined();

@@ -29,11 +29,28 @@ const pageOf = (c: string | undefined, param = 'cursor'): number => {
   return Number(m[1]);
 };
 
-function page(platform: string, endpoint: string, ids: string[], next: string | null, hasMore: boolean, extra: Record<string, unknown> = {}) {
-  return okEnvelope(platform, endpoint, { items: postItems(ids), total: 0, truncated: false, ext: {} }, {
-    pagination: { next_cursor: next, has_more: hasMore, page_size: ids.length, ...(extra.stopped_at !== undefined ? { stopped_at: extra.stopped_at } : {}) },
-    credits_used: ids.length ? 20 : 0,
-  });
+function page(
+  platform: string,
+  endpoint: string,
+  ids: string[],
+  next: string | null,
+  hasMore: boolean,
+  extra: Record<string, unknown> = {},
+) {
+  return okEnvelope(
+    platform,
+    endpoint,
+    { items: postItems(ids), total: 0, truncated: false, ext: {} },
+    {
+      pagination: {
+        next_cursor: next,
+        has_more: hasMore,
+        page_size: ids.length,
+        ...(extra.stopped_at !== undefined ? { stopped_at: extra.stopped_at } : {}),
+      },
+      credits_used: ids.length ? 20 : 0,
+    },
+  );
 }
 
 /** A feed of `pages` pages; `empty` pages carry no items but has_more stays true. */
@@ -49,10 +66,22 @@ function feed(pages: number, opts: { empty?: number[]; param?: string; platform?
   };
 }
 
-async function setup(handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>, store = new MemoryStore(), credits?: () => unknown, cancelGraceMs?: number) {
+async function setup(
+  handle: (r: FakeRequest) => FakeReply | Promise<FakeReply>,
+  store = new MemoryStore(),
+  credits?: () => unknown,
+  cancelGraceMs?: number,
+) {
   api = await startFakeApi({ catalogue: testCatalogue(), handle, credits });
   if (!store.getBalance()) store.setBalance(100_000, 0);
-  const core = createApiCore({ baseUrl: api.url, getKey: () => TEST_KEY, store, clock: new InstantClock(), random: () => 0.5, ...(cancelGraceMs !== undefined ? { cancelGraceMs } : {}) });
+  const core = createApiCore({
+    baseUrl: api.url,
+    getKey: () => TEST_KEY,
+    store,
+    clock: new InstantClock(),
+    random: () => 0.5,
+    ...(cancelGraceMs !== undefined ? { cancelGraceMs } : {}),
+  });
   return { core, store, api };
 }
 

@@ -24,7 +24,7 @@ const DAY_MS = 86_400_000;
 /** UTC day number (days since 1970-01-01) → 'YYYY-MM-DD' of that day, or of the Monday starting its week. */
 function bucketOfDay(day: number, bucket: TimeBucket): string {
   // 1970-01-01 was a Thursday: Monday-based weekday = (day + 3) mod 7
-  const d = bucket === 'week' ? day - (((day + 3) % 7) + 7) % 7 : day;
+  const d = bucket === 'week' ? day - ((((day + 3) % 7) + 7) % 7) : day;
   return new Date(d * DAY_MS).toISOString().slice(0, 10);
 }
 
@@ -39,10 +39,12 @@ function filtered(input: LibraryQuery): Where {
  */
 function dailySeries<T extends { d: number }>(c: ArchiveCtx, q: LibraryQuery, cols: string): T[] {
   const w = filtered(q);
-  return c.st(
-    `SELECT (i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS} AS d${cols}
+  return c
+    .st(
+      `SELECT (i.published_at - ((i.published_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS} AS d${cols}
      FROM items i WHERE ${and([...w.clauses, 'i.published_at IS NOT NULL'])} GROUP BY d ORDER BY d`,
-  ).all(...w.params) as T[];
+    )
+    .all(...w.params) as T[];
 }
 
 /**
@@ -76,7 +78,10 @@ function summedDays(rows: Array<{ d: number; c: number }> | null): Array<{ d: nu
   if (rows === null) return null;
   const byDay = new Map<number, number>();
   for (const r of rows) byDay.set(r.d, (byDay.get(r.d) ?? 0) + r.c);
-  return [...byDay].filter(([, n]) => n > 0).sort((x, y) => x[0] - y[0]).map(([d, n]) => ({ d, c: n }));
+  return [...byDay]
+    .filter(([, n]) => n > 0)
+    .sort((x, y) => x[0] - y[0])
+    .map(([d, n]) => ({ d, c: n }));
 }
 
 /**
@@ -102,7 +107,10 @@ export function volumeOverTime(c: ArchiveCtx, q: LibraryQuery, bucket: TimeBucke
 function volumeOverTimeUncached(c: ArchiveCtx, q: LibraryQuery, bucket: TimeBucket): VolumePoint[] {
   const out: VolumePoint[] = [];
   const w = filtered(q);
-  const days = summedDays(c.dayCountsSource?.(q) ?? null) ?? (w.clauses.length === 0 ? dailyCountsUnfiltered(c) : null) ?? dailySeries<{ d: number; c: number }>(c, q, ', count(*) AS c');
+  const days =
+    summedDays(c.dayCountsSource?.(q) ?? null) ??
+    (w.clauses.length === 0 ? dailyCountsUnfiltered(c) : null) ??
+    dailySeries<{ d: number; c: number }>(c, q, ', count(*) AS c');
   for (const r of days) {
     const key = bucketOfDay(r.d, bucket);
     const last = out[out.length - 1];
@@ -143,20 +151,26 @@ export function labelDistribution(c: ArchiveCtx, q: LibraryQuery, family: string
   return cachedAgg(c, `labels:${JSON.stringify([family, field, parseQuery(q)])}`, () => labelDistributionUncached(c, q, family, field));
 }
 
-
 /**
  * A label field's value groups over a selective query (a text search, an author, a tag…) from the
  * query's items, each probed once per value of the field (chart-rows.ts labelProbe), instead of
  * the field's whole key range tested against the materialised items; null when that is not the
  * smaller side.
  */
-export function probedGroups(c: ArchiveCtx, w: Where, family: string, field: string): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null {
+export function probedGroups(
+  c: ArchiveCtx,
+  w: Where,
+  family: string,
+  field: string,
+): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null {
   if (w.clauses.length === 0) return null;
   const ff = fieldIdOf(c, family, field);
   if (ff === undefined) return [];
   const p = labelProbe(c, w, and(w.clauses), ff, false);
   if (!p) return null;
-  return c.st(`${p.with} SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM ${p.from} WHERE ${p.where} GROUP BY l.value`).all(...w.params) as Array<{
+  return c
+    .st(`${p.with} SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM ${p.from} WHERE ${p.where} GROUP BY l.value`)
+    .all(...w.params) as Array<{
     v: string | number | bigint | Buffer;
     t: string;
     c: number;
@@ -166,10 +180,15 @@ export function probedGroups(c: ArchiveCtx, w: Where, family: string, field: str
 function labelDistributionUncached(c: ArchiveCtx, q: LibraryQuery, family: string, field: string): LabelShare[] {
   const w = filtered(q);
   const filter = w.clauses.length === 0 ? '' : ` AND l.item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`;
-  const groups = c.labelGroupsSource?.(q, family, field) ?? probedGroups(c, w, family, field) ?? c.st(
-    `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
+  const groups =
+    c.labelGroupsSource?.(q, family, field) ??
+    probedGroups(c, w, family, field) ??
+    (c
+      .st(
+        `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l
      WHERE l.ff = ${LABEL_FIELD}${filter} GROUP BY l.value`,
-  ).all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;
+      )
+      .all(family, field, ...w.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>);
   let n = 0;
   let reals = 0;
   let lo: number | null = null;
@@ -179,7 +198,9 @@ function labelDistributionUncached(c: ArchiveCtx, q: LibraryQuery, family: strin
   for (const g of groups) {
     n += g.c;
     if (g.t === 'text' || g.t === 'blob') {
-      texts.push(typeof g.v === 'string' ? { bucket: g.v, value: g.c, blob: false, v: g.v } : { bucket: 'null', value: g.c, blob: true, v: '' });
+      texts.push(
+        typeof g.v === 'string' ? { bucket: g.v, value: g.c, blob: false, v: g.v } : { bucket: 'null', value: g.c, blob: true, v: '' },
+      );
     } else {
       const v = Number(g.v);
       if (g.t === 'real') reals += g.c;
@@ -196,7 +217,8 @@ function labelDistributionUncached(c: ArchiveCtx, q: LibraryQuery, family: strin
     const ints = nums.filter((x) => x.t === 'integer');
     if (reals === 0 && ints.length <= 20) {
       const boolish = lo >= 0 && hi <= 1 && isBooleanLabel(c, family, field);
-      for (const r of ints.sort((x, y) => x.v - y.v)) out.push({ bucket: boolish ? (r.v === 1 ? 'true' : 'false') : String(r.v), value: r.c });
+      for (const r of ints.sort((x, y) => x.v - y.v))
+        out.push({ bucket: boolish ? (r.v === 1 ? 'true' : 'false') : String(r.v), value: r.c });
     } else {
       const unit = lo >= 0 && hi <= 1;
       const l0 = unit ? 0 : lo;
@@ -221,14 +243,15 @@ function isBooleanLabel(c: ArchiveCtx, family: string, field: string): boolean {
     .split('.')
     .map((p) => JSON.stringify(p))
     .join('.')}`;
-  const r = c.st(
-    `SELECT json_type(i.labels, ?) AS t FROM item_labels l JOIN items i ON i.rid = l.item_rid
+  const r = c
+    .st(
+      `SELECT json_type(i.labels, ?) AS t FROM item_labels l JOIN items i ON i.rid = l.item_rid
      WHERE l.ff = ${LABEL_FIELD} AND l.value < x'' AND i.labels IS NOT NULL AND json_type(i.labels, ?) IS NOT NULL LIMIT 1`,
-  ).get(path, family, field, path) as { t: string } | undefined;
+    )
+    .get(path, family, field, path) as { t: string } | undefined;
   if (r) return r.t === 'true' || r.t === 'false';
   const o = c.st('SELECT value FROM label_overrides WHERE family = ? AND field = ? LIMIT 1').get(family, field) as
-    | { value: string }
-    | undefined;
+    { value: string } | undefined;
   return o ? typeof JSON.parse(o.value) === 'boolean' : false;
 }
 
@@ -242,15 +265,17 @@ export function topAuthors(c: ArchiveCtx, q: LibraryQuery, n: number): AuthorCou
   const summarised = c.authorCountsSource?.(q, n) ?? null;
   if (summarised) return summarised;
   const w = filtered(q);
-  const rows = c.st(
-    // max(i.rid) is the query's only min/max: the bare name columns come from the author's latest archived item
-    `SELECT i.platform AS platform, i.author_id AS author_id, max(i.rid) AS latest, i.author_username AS username,
+  const rows = c
+    .st(
+      // max(i.rid) is the query's only min/max: the bare name columns come from the author's latest archived item
+      `SELECT i.platform AS platform, i.author_id AS author_id, max(i.rid) AS latest, i.author_username AS username,
        i.author_display_name AS display_name, count(*) AS items,
        coalesce(sum(i.likes), 0) AS likes, coalesce(sum(i.views), 0) AS views
      FROM items i WHERE ${and([...w.clauses, '(i.author_id IS NOT NULL OR i.author_username IS NOT NULL)'])}
      GROUP BY i.platform, ${AUTHOR_KEY}
      ORDER BY items DESC, likes DESC, platform, ${AUTHOR_KEY} LIMIT ?`,
-  ).all(...w.params, Math.max(1, Math.floor(n))) as Array<{
+    )
+    .all(...w.params, Math.max(1, Math.floor(n))) as Array<{
     platform: string;
     author_id: string | null;
     username: string | null;
@@ -287,28 +312,34 @@ function ledgerWhere(range: { since?: number; until?: number }): Where {
 /** Credits used per UTC day of the attempt (since inclusive, until exclusive, ms). */
 export function creditsPerDay(c: ArchiveCtx, range: { since?: number; until?: number } = {}): CreditsPoint[] {
   const w = ledgerWhere(range);
-  return c.st(
-    `SELECT date(started_at / 1000, 'unixepoch') AS bucket, sum(credits_used) AS value, count(*) AS calls
+  return c
+    .st(
+      `SELECT date(started_at / 1000, 'unixepoch') AS bucket, sum(credits_used) AS value, count(*) AS calls
      FROM calls WHERE ${and(w.clauses)} GROUP BY bucket ORDER BY bucket`,
-  ).all(...w.params) as CreditsPoint[];
+    )
+    .all(...w.params) as CreditsPoint[];
 }
 
 /** Credits per call source ('search', 'watch:<id>', 'cli', ...), most spent first. */
 export function creditsPerSource(c: ArchiveCtx, range: { since?: number; until?: number } = {}): CreditsPoint[] {
   const w = ledgerWhere(range);
-  return c.st(
-    `SELECT source AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
+  return c
+    .st(
+      `SELECT source AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
      GROUP BY source ORDER BY value DESC, bucket`,
-  ).all(...w.params) as CreditsPoint[];
+    )
+    .all(...w.params) as CreditsPoint[];
 }
 
 /** Credits per `<platform>/<endpoint>`, most spent first. */
 export function creditsPerEndpoint(c: ArchiveCtx, range: { since?: number; until?: number } = {}): CreditsPoint[] {
   const w = ledgerWhere(range);
-  return c.st(
-    `SELECT platform || '/' || endpoint AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
+  return c
+    .st(
+      `SELECT platform || '/' || endpoint AS bucket, sum(credits_used) AS value, count(*) AS calls FROM calls WHERE ${and(w.clauses)}
      GROUP BY platform, endpoint ORDER BY value DESC, bucket`,
-  ).all(...w.params) as CreditsPoint[];
+    )
+    .all(...w.params) as CreditsPoint[];
 }
 
 /**
@@ -323,13 +354,18 @@ export function noteServedFromArchive(c: ArchiveCtx, s: { at: number; source: st
 
 /** Answers served from the archive in the period (every process, every kind of call). */
 function servedFromArchive(c: ArchiveCtx, range: { since?: number; until?: number }): number {
-  return (c.st('SELECT count(*) AS n FROM archive_serves WHERE at >= ? AND at < ?').get(range.since ?? 0, range.until ?? Number.MAX_SAFE_INTEGER) as { n: number }).n;
+  return (
+    c
+      .st('SELECT count(*) AS n FROM archive_serves WHERE at >= ? AND at < ?')
+      .get(range.since ?? 0, range.until ?? Number.MAX_SAFE_INTEGER) as { n: number }
+  ).n;
 }
 
 export function usageSummary(c: ArchiveCtx, range: { since?: number; until?: number } = {}): UsageCounts {
   const w = ledgerWhere(range);
-  const r = c.st(
-    `SELECT count(*) AS attempts,
+  const r = c
+    .st(
+      `SELECT count(*) AS attempts,
        sum(credits_used > 0) AS charged, coalesce(sum(credits_used), 0) AS credits,
        sum(credits_used <= 0 AND dry_run = 1) AS dry_run,
        sum(credits_used <= 0 AND dry_run = 0 AND (status IS NULL OR status NOT BETWEEN 200 AND 299)) AS error,
@@ -338,7 +374,8 @@ export function usageSummary(c: ArchiveCtx, range: { since?: number; until?: num
        sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 0 AND free_call = 0 AND cached = 1) AS cached,
        sum(credits_used <= 0 AND dry_run = 0 AND status BETWEEN 200 AND 299 AND idempotent_replay = 0 AND free_call = 0 AND cached = 0) AS empty
      FROM calls WHERE ${and(w.clauses)}`,
-  ).get(...w.params) as Record<string, number | null>;
+    )
+    .get(...w.params) as Record<string, number | null>;
   const v = (k: string): number => r[k] ?? 0;
   return {
     attempts: v('attempts'),
@@ -354,4 +391,3 @@ export function usageSummary(c: ArchiveCtx, range: { since?: number; until?: num
     },
   };
 }
-

@@ -19,7 +19,18 @@ import { DAY_MS } from './days';
 import type { ArchiveCtx } from './context';
 import { parseQuery, timeBound } from './sql-query';
 import { raw, sql } from './sql';
-import { addAuthorsBetween, applyAuthorChanges, AUTHOR_DROP, authorChanges, authorSchema, authorTablesExist, summaryAuthorRows, summaryTopAuthors, type AuthorOrder, type AuthorTotalsRow } from './author-summary';
+import {
+  addAuthorsBetween,
+  applyAuthorChanges,
+  AUTHOR_DROP,
+  authorChanges,
+  authorSchema,
+  authorTablesExist,
+  summaryAuthorRows,
+  summaryTopAuthors,
+  type AuthorOrder,
+  type AuthorTotalsRow,
+} from './author-summary';
 
 /** the day number undated items are summarised under (no date filter reaches it) */
 export const UNDATED = -999_999_999;
@@ -82,7 +93,20 @@ DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABL
 DROP TABLE IF EXISTS an_dirty_days; DROP TABLE IF EXISTS an_state;`;
 
 /** rid, text, lang, published_at, views, likes, comments, shares, saves, platform, kind, labels JSON */
-export type IndexItemRow = [number, string | null, string | null, number | null, number | null, number | null, number | null, number | null, number | null, string, string, string | null];
+export type IndexItemRow = [
+  number,
+  string | null,
+  string | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+  string,
+  string,
+  string | null,
+];
 const ITEM_SQL = 'i.rid, i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, i.platform, i.kind, i.labels';
 
 const SUMS = ['views', 'likes', 'comments', 'shares', 'saves', 'engagement'];
@@ -184,7 +208,10 @@ export class AnalysisTables {
 
   /** Whether any change to an indexed item waits (an_dirty, an_dirty_days). */
   hasChanges(): boolean {
-    return this.c.sql.get(sql`SELECT 1 FROM an_dirty LIMIT 1`) !== undefined || this.c.sql.get(sql`SELECT 1 FROM an_dirty_days LIMIT 1`) !== undefined;
+    return (
+      this.c.sql.get(sql`SELECT 1 FROM an_dirty LIMIT 1`) !== undefined ||
+      this.c.sql.get(sql`SELECT 1 FROM an_dirty_days LIMIT 1`) !== undefined
+    );
   }
 
   /** Changed items + 1000 per day to recount (the backlog's weight of the change logs). */
@@ -226,13 +253,19 @@ export class AnalysisTables {
     return (
       day === UNDATED
         ? this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at IS NULL AND i.rid <= ?`).raw(true).all(watermark)
-        : this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at >= ? AND i.published_at < ? AND i.rid <= ?`).raw(true).all(day * DAY_MS, (day + 1) * DAY_MS, watermark)
+        : this.c
+            .st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at >= ? AND i.published_at < ? AND i.rid <= ?`)
+            .raw(true)
+            .all(day * DAY_MS, (day + 1) * DAY_MS, watermark)
     ) as IndexItemRow[];
   }
 
   /** Items with from < rid ≤ to, in rid order. */
   itemsBetween(from: number, to: number): IndexItemRow[] {
-    return this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.rid > ? AND i.rid <= ? ORDER BY i.rid`).raw(true).all(from, to) as IndexItemRow[];
+    return this.c
+      .st(`SELECT ${ITEM_SQL} FROM items i WHERE i.rid > ? AND i.rid <= ? ORDER BY i.rid`)
+      .raw(true)
+      .all(from, to) as IndexItemRow[];
   }
 
   /** Empties the term totals and the term ids per item (rebuilt from the items). */
@@ -251,7 +284,15 @@ export class AnalysisTables {
    * writes: a new term is one INSERT; a stored one a failed INSERT, its id, and an UPDATE by id
    * (an upsert with RETURNING cost ~30 % more a term, issue 30).
    */
-  termWriter(): (field: number, term: string, docs: number, occ: number, first: number | null, last: number | null, sums: Array<number | null>) => number {
+  termWriter(): (
+    field: number,
+    term: string,
+    docs: number,
+    occ: number,
+    first: number | null,
+    last: number | null,
+    sums: Array<number | null>,
+  ) => number {
     const ins = this.c.st(INSERT_TERM);
     const id = this.c.sql.of(sql`SELECT id FROM an_terms WHERE field = ${0} AND term = ${''}`).st.pluck();
     const add = this.c.st(ADD_TERM);
@@ -283,7 +324,9 @@ export class AnalysisTables {
 
   /** A writer of daily counts: adds n items to (ff, day, platform, kind, value). */
   dailyWriter(): (ff: number, day: number, platform: string, kind: string, value: unknown, n: number) => void {
-    const st = this.c.st('INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n');
+    const st = this.c.st(
+      'INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
+    );
     return (ff, day, platform, kind, value, n) => void st.run(ff, day, platform, kind, value, n);
   }
 
@@ -292,13 +335,20 @@ export class AnalysisTables {
     const col = sort === 'count' ? 'docs' : sort === 'occurrences' ? 'occ' : sort;
     const cols = raw('term, docs, occ, first, last, views, likes, comments, shares, saves, engagement');
     const way = raw(dir === 'asc' ? 'ASC' : 'DESC');
-    if (col !== 'docs') return this.c.sql.all<TermTotalsRow>(sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs > 0 ORDER BY ${raw(col)} IS NULL, ${raw(col)} ${way}, docs DESC, term LIMIT ${limit}`);
+    if (col !== 'docs')
+      return this.c.sql.all<TermTotalsRow>(
+        sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs > 0 ORDER BY ${raw(col)} IS NULL, ${raw(col)} ${way}, docs DESC, term LIMIT ${limit}`,
+      );
     // by items (never null), then term: the terms in more than one item from an_terms_multi (a
     // partial index: most terms are in one item, and a new one's insert does not touch it), the
     // ones in exactly one item by term from the (field, term) key — after them (descending) or
     // before them (ascending)
-    const multi = (n: number): TermTotalsRow[] => this.c.sql.all<TermTotalsRow>(sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs > 1 ORDER BY docs ${way}, term LIMIT ${n}`);
-    const single = (n: number): TermTotalsRow[] => this.c.sql.all<TermTotalsRow>(sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs = 1 ORDER BY term LIMIT ${n}`);
+    const multi = (n: number): TermTotalsRow[] =>
+      this.c.sql.all<TermTotalsRow>(
+        sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs > 1 ORDER BY docs ${way}, term LIMIT ${n}`,
+      );
+    const single = (n: number): TermTotalsRow[] =>
+      this.c.sql.all<TermTotalsRow>(sql`SELECT ${cols} FROM an_terms WHERE field = ${field} AND docs = 1 ORDER BY term LIMIT ${n}`);
     const head = dir === 'desc' ? multi(limit) : single(limit);
     if (head.length >= limit) return head;
     return head.concat(dir === 'desc' ? single(limit - head.length) : multi(limit - head.length));
@@ -311,7 +361,10 @@ export class AnalysisTables {
     const clauses: string[] = [];
     const params: unknown[] = [];
     if (since !== undefined || until !== undefined) clauses.push(`day <> ${UNDATED}`);
-    for (const [v, end, op] of [[since, false, '>='], [until, true, '<']] as const) {
+    for (const [v, end, op] of [
+      [since, false, '>='],
+      [until, true, '<'],
+    ] as const) {
       if (v === undefined) continue;
       const t = timeBound(v, end);
       if (t % DAY_MS !== 0) return null;
@@ -332,8 +385,13 @@ export class AnalysisTables {
   /** Dated items per (day, platform) — ff 0 — or per (day, definite value) of one label field, over a plain filter. */
   dailyRows(p: PlainFilter, ff: number, by: 'platform' | 'label'): Array<{ d: number; k: string | number; c: number }> {
     const where = ['ff = ?', `day <> ${UNDATED}`, ...p.clauses].join(' AND ');
-    if (by === 'platform') return this.c.st(`SELECT day AS d, platform AS k, sum(n) AS c FROM an_daily WHERE ${where} GROUP BY day, platform`).all(ff, ...p.params) as Array<{ d: number; k: string; c: number }>;
-    return this.c.st(`SELECT day AS d, value AS k, sum(n) AS c FROM an_daily WHERE ${where} AND value < x'' GROUP BY day, value`).all(ff, ...p.params) as Array<{ d: number; k: string | number; c: number }>;
+    if (by === 'platform')
+      return this.c
+        .st(`SELECT day AS d, platform AS k, sum(n) AS c FROM an_daily WHERE ${where} GROUP BY day, platform`)
+        .all(ff, ...p.params) as Array<{ d: number; k: string; c: number }>;
+    return this.c
+      .st(`SELECT day AS d, value AS k, sum(n) AS c FROM an_daily WHERE ${where} AND value < x'' GROUP BY day, value`)
+      .all(ff, ...p.params) as Array<{ d: number; k: string | number; c: number }>;
   }
 
   /** A label field's value groups (value, typeof, items) over a plain filter. */

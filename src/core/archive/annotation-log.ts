@@ -13,5 +13,11 @@ export function annotationLog(c: ArchiveCtx, rid: number): AnnotationEntry[] {
         UNION ALL SELECT 'override', o.family || '.' || o.field, o.value, o.author, o.at FROM label_overrides o WHERE o.item_rid = ${rid}
         ORDER BY 5, 1, 2`,
   );
-  return rows.map((r) => ({ kind: r.kind, name: r.name, value: r.value === null ? null : (JSON.parse(r.value) as unknown), author: r.author, at: r.at }));
+  return rows.map((r) => ({
+    kind: r.kind,
+    name: r.name,
+    value: r.value === null ? null : (JSON.parse(r.value) as unknown),
+    author: r.author,
+    at: r.at,
+  }));
 }

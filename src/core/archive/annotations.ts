@@ -47,18 +47,22 @@ export function tagQuery(c: ArchiveCtx, q: LibraryQuery, tag: string): number {
   return c.tx(() => {
     const w = buildWhere(parseQuery(q));
     const id = tagId(c, tag);
-    return c.st(`INSERT INTO item_tags (tag_id, item_rid, at, author) SELECT ?, i.rid, ?, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`).run(
-      id, c.clock(), c.author(), ...w.params,
-    ).changes;
+    return c
+      .st(
+        `INSERT INTO item_tags (tag_id, item_rid, at, author) SELECT ?, i.rid, ?, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`,
+      )
+      .run(id, c.clock(), c.author(), ...w.params).changes;
   });
 }
 
 /** Remove a tag from every item of a query; returns how many lost it. */
 export function untagQuery(c: ArchiveCtx, q: LibraryQuery, tag: string): number {
   const w = buildWhere(parseQuery(q));
-  return c.st(
-    `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
-  ).run(tag.trim(), ...w.params).changes;
+  return c
+    .st(
+      `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
+    )
+    .run(tag.trim(), ...w.params).changes;
 }
 
 /** Set (or with null / blank text, remove) the note of one item. */
@@ -68,9 +72,14 @@ export function setNote(c: ArchiveCtx, ref: ItemRef, text: string | null): void 
     c.sql.run(sql`DELETE FROM notes WHERE item_rid = ${rid}`);
     return;
   }
-  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, author = excluded.author`({
-    item_rid: rid, text, updated_at: c.clock(), author: c.author(),
-  });
+  c.sql.insert`notes ON CONFLICT (item_rid) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, author = excluded.author`(
+    {
+      item_rid: rid,
+      text,
+      updated_at: c.clock(),
+      author: c.author(),
+    },
+  );
 }
 
 /**
@@ -83,9 +92,17 @@ export function overrideLabel(c: ArchiveCtx, ref: ItemRef, family: string, field
   c.tx(() => {
     const rid = needRid(c, ref);
     withOverrideChange(c, rid, () => {
-      c.sql.insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at, author = excluded.author`({
-        item_rid: rid, family, field, value: JSON.stringify(value ?? null), at: c.clock(), author: c.author(),
-      });
+      c.sql
+        .insert`label_overrides ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at, author = excluded.author`(
+        {
+          item_rid: rid,
+          family,
+          field,
+          value: JSON.stringify(value ?? null),
+          at: c.clock(),
+          author: c.author(),
+        },
+      );
     });
   });
 }
@@ -108,18 +125,42 @@ function withOverrideChange(c: ArchiveCtx, rid: number, change: () => void): voi
   writeLeaves(c, rid, before, flattenLabels(labels, overridesOf(c, rid)));
 }
 
-export function saveResultSet(c: ArchiveCtx, name: string, query: LibraryQuery, opts: { tags?: string[]; note?: string | null } = {}): ResultSet {
+export function saveResultSet(
+  c: ArchiveCtx,
+  name: string,
+  query: LibraryQuery,
+  opts: { tags?: string[]; note?: string | null } = {},
+): ResultSet {
   const q = parseQuery(query);
   const { after: _after, ...stored } = q;
   const now = c.clock();
   const author = c.author();
   const r = c.sql.insert`result_sets`({
-    name, query: JSON.stringify(stored), tags: JSON.stringify(opts.tags ?? []), note: opts.note ?? null, created_at: now, updated_at: now, author,
+    name,
+    query: JSON.stringify(stored),
+    tags: JSON.stringify(opts.tags ?? []),
+    note: opts.note ?? null,
+    created_at: now,
+    updated_at: now,
+    author,
   });
-  return { id: String(r.lastInsertRowid), name, query: stored, tags: opts.tags ?? [], note: opts.note ?? null, createdAt: now, updatedAt: now, author };
+  return {
+    id: String(r.lastInsertRowid),
+    name,
+    query: stored,
+    tags: opts.tags ?? [],
+    note: opts.note ?? null,
+    createdAt: now,
+    updatedAt: now,
+    author,
+  };
 }
 
-export function updateResultSet(c: ArchiveCtx, id: string, patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery }): void {
+export function updateResultSet(
+  c: ArchiveCtx,
+  id: string,
+  patch: { name?: string; tags?: string[]; note?: string | null; query?: LibraryQuery },
+): void {
   const cur = listResultSets(c).find((r) => r.id === id);
   if (!cur) throw new ArchiveError(`no such result set: ${id}`, 'not_found');
   const q = patch.query ? parseQuery(patch.query) : cur.query;
@@ -135,9 +176,16 @@ export function deleteResultSet(c: ArchiveCtx, id: string): void {
 
 export function listResultSets(c: ArchiveCtx): ResultSet[] {
   return c.sql
-    .all<{ rs_id: number; name: string; query: string; tags: string; note: string | null; created_at: number; updated_at: number; author: string | null }>(
-      sql`SELECT * FROM result_sets ORDER BY updated_at DESC, rs_id DESC`,
-    )
+    .all<{
+      rs_id: number;
+      name: string;
+      query: string;
+      tags: string;
+      note: string | null;
+      created_at: number;
+      updated_at: number;
+      author: string | null;
+    }>(sql`SELECT * FROM result_sets ORDER BY updated_at DESC, rs_id DESC`)
     .map((r) => ({
       id: String(r.rs_id),
       name: r.name,

@@ -10,7 +10,17 @@
  * analysis-index.ts (its `an_*` tables).
  * See docs/archive.md.
  */
-import type { CoreStore, ExportRow, ExportRowSource, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
+import type {
+  CoreStore,
+  ExportRow,
+  ExportRowSource,
+  ItemRef,
+  JournalEntry,
+  LedgerEntry,
+  StoredResponse,
+  WalkState,
+  WalkStatus,
+} from '../ports';
 import { toStorageError } from '../storage-error';
 import type {
   ArchivedItem,
@@ -37,7 +47,14 @@ import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import * as compareRows from './compare-rows';
 import { DatasetStore } from './datasets';
-import { ArchiveCtx, registerCtx, type AuthorCountsSource, type DayCountsSource, type LabelGroupsSource, type OpenArchiveOptions } from './context';
+import {
+  ArchiveCtx,
+  registerCtx,
+  type AuthorCountsSource,
+  type DayCountsSource,
+  type LabelGroupsSource,
+  type OpenArchiveOptions,
+} from './context';
 import { openDb, type Db } from './db';
 import * as exportRows from './export-rows';
 import * as heldNames from './held-names';
@@ -356,7 +373,12 @@ export class Archive implements CoreStore {
     return compareRows.authoredPosts(this.#c, q);
   }
   /** One account's dated posts in publication order: rid and engagement. */
-  accountHistory(authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
+  accountHistory(
+    authorId: string | null,
+    username: string | null,
+    platform: string,
+    kind: string,
+  ): Array<{ rid: number; e: number | null }> {
     return compareRows.accountHistory(this.#c, authorId, username, platform, kind);
   }
   /** What a network needs of every item `q` matches, streamed in archive order (authors only when asked). */

@@ -28,9 +28,12 @@ export interface LastAttempt {
 
 export function recheckRows(c: ArchiveCtx, input: LibraryQuery): RecheckRow[] {
   const w = buildWhere(parseQuery(input));
-  return (c.st(`SELECT i.platform, i.kind, i.id, i.url FROM items i WHERE ${and(w.clauses)} ORDER BY i.rid`).raw(true).all(...w.params) as Array<[string, string, string, string | null]>).map(
-    ([platform, kind, id, url]) => ({ platform, kind, id, url }),
-  );
+  return (
+    c
+      .st(`SELECT i.platform, i.kind, i.id, i.url FROM items i WHERE ${and(w.clauses)} ORDER BY i.rid`)
+      .raw(true)
+      .all(...w.params) as Array<[string, string, string, string | null]>
+  ).map(([platform, kind, id, url]) => ({ platform, kind, id, url }));
 }
 
 /**
@@ -63,7 +66,13 @@ export function attrition(c: ArchiveCtx, input: LibraryQuery): AttritionRow[] {
   return rows.map(([platform, month, available, unavailable, notRechecked]) => ({ platform, month, available, unavailable, notRechecked }));
 }
 
-export function lastAttempt(c: ArchiveCtx, source: string, platform: string, endpoint: string, paramsHash: string): LastAttempt | undefined {
+export function lastAttempt(
+  c: ArchiveCtx,
+  source: string,
+  platform: string,
+  endpoint: string,
+  paramsHash: string,
+): LastAttempt | undefined {
   const r = c
     .st(
       `SELECT call_id, started_at, status, error_type FROM calls

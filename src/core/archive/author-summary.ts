@@ -119,7 +119,8 @@ export function authorChanges(c: ReadCtx): number {
 export function applyAuthorChanges(c: ArchiveCtx, dayOf: (col: string) => string): void {
   if (authorChanges(c) === 0) return;
   // the authors the changed items had and have now: their totals are summed again from their rows
-  c.db.exec(`CREATE TEMP TABLE IF NOT EXISTS an_author_touched (platform, kind, ak, PRIMARY KEY (platform, kind, ak)); DELETE FROM temp.an_author_touched;
+  c.db
+    .exec(`CREATE TEMP TABLE IF NOT EXISTS an_author_touched (platform, kind, ak, PRIMARY KEY (platform, kind, ak)); DELETE FROM temp.an_author_touched;
     INSERT OR IGNORE INTO temp.an_author_touched SELECT a.platform, a.kind, a.ak FROM an_author_items a
       JOIN an_author_dirty d ON a.platform = d.platform AND a.kind = d.kind AND a.day = d.day AND a.rid = d.rid;
     DELETE FROM an_author_items WHERE (platform, kind, day, rid) IN (SELECT platform, kind, day, rid FROM an_author_dirty)`);
@@ -155,7 +156,16 @@ export function summaryTopAuthors(c: ReadCtx, q: LibraryQuery, clauses: string[]
   return top.map((r, k) => {
     const { username, displayName } = names[k];
     const authorId = r.byname ? null : r.akey;
-    return { bucket: username ?? displayName ?? authorId ?? '', value: r.n, platform: r.platform, authorId, username, displayName, likes: r.likes, views: r.views };
+    return {
+      bucket: username ?? displayName ?? authorId ?? '',
+      value: r.n,
+      platform: r.platform,
+      authorId,
+      username,
+      displayName,
+      likes: r.likes,
+      views: r.views,
+    };
   });
 }
 
@@ -170,7 +180,11 @@ export interface AuthorKey {
  * The username and display name of each author's latest archived item the query `q` (parsed)
  * matches: one index lookup per author (items_author_id, or items_author_name for a username key).
  */
-export function authorNames(c: ReadCtx, q: LibraryQuery, keys: AuthorKey[]): Array<{ username: string | null; displayName: string | null }> {
+export function authorNames(
+  c: ReadCtx,
+  q: LibraryQuery,
+  keys: AuthorKey[],
+): Array<{ username: string | null; displayName: string | null }> {
   if (keys.length === 0) return [];
   const f = whereAnd(buildWhere(q)); // built once: one statement for every key
   type Names = { username: string | null; display_name: string | null };
@@ -193,7 +207,13 @@ export function authorNames(c: ReadCtx, q: LibraryQuery, keys: AuthorKey[]): Arr
  * saves, engagement: null when none is known) over a plain query, from the summary's rows — the
  * authors' frequency table (term-counts.ts authorCounts spells the same over the items).
  */
-export function summaryAuthorRows(c: ReadCtx, q: LibraryQuery, clauses: string[], params: unknown[], order: AuthorOrder): { distinct: number; rows: AuthorTotalsRow[] } {
+export function summaryAuthorRows(
+  c: ReadCtx,
+  q: LibraryQuery,
+  clauses: string[],
+  params: unknown[],
+  order: AuthorOrder,
+): { distinct: number; rows: AuthorTotalsRow[] } {
   const pq = parseQuery(q);
   // without dates the totals answer (a row per author and kind); with dates, the items' rows of the range
   const grouped =

@@ -21,11 +21,21 @@ const texts: Record<string, string> = {
 
 beforeAll(() => {
   a = openArchive(':memory:', { denseAt: 3 }); // small "dense" threshold: the membership plans run too
-  a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', Object.entries(texts).map(([id, text], k) => post({ id, text, likes: k }))), 'cli', null);
+  a.storeResponse(
+    listResponse(
+      'c1',
+      'photo_net',
+      'profile/posts',
+      Object.entries(texts).map(([id, text], k) => post({ id, text, likes: k })),
+    ),
+    'cli',
+    null,
+  );
 });
 afterAll(() => a.close());
 
-const ids = (text: string, extra: Record<string, unknown> = {}) => a.query({ text, sort: { field: 'likes', dir: 'asc' }, ...extra }).rows.map((r) => r.id);
+const ids = (text: string, extra: Record<string, unknown> = {}) =>
+  a.query({ text, sort: { field: 'likes', dir: 'asc' }, ...extra }).rows.map((r) => r.id);
 
 describe('boolean search in the library query', () => {
   it('OR, AND (written or implied), NOT, parentheses, phrases, prefixes and NEAR', () => {

@@ -29,18 +29,30 @@ export interface BundleCall {
 /** The calls that delivered the query's items, oldest first (each once). */
 export function* bundleCalls(c: ArchiveCtx, input: LibraryQuery): IterableIterator<BundleCall> {
   const w = buildWhere(parseQuery(input));
-  const ids = c.st(`SELECT DISTINCT p.call_id FROM items i JOIN provenance p ON p.item_rid = i.rid WHERE ${and(w.clauses)}`).pluck().all(...w.params) as string[];
+  const ids = c
+    .st(`SELECT DISTINCT p.call_id FROM items i JOIN provenance p ON p.item_rid = i.rid WHERE ${and(w.clauses)}`)
+    .pluck()
+    .all(...w.params) as string[];
   const rows = ids
-    .map((id) => c.st(`SELECT call_id, platform, endpoint, fetched_at FROM responses WHERE call_id = ?`).raw(true).get(id) as [string, string, string, number] | undefined)
+    .map(
+      (id) =>
+        c.st(`SELECT call_id, platform, endpoint, fetched_at FROM responses WHERE call_id = ?`).raw(true).get(id) as
+          [string, string, string, number] | undefined,
+    )
     .filter((r): r is [string, string, string, number] => r !== undefined)
     .sort((a, b) => a[3] - b[3] || (a[0] < b[0] ? -1 : 1));
   for (const [callId, platform, endpoint, fetchedAt] of rows) {
     const answer = c.st(`SELECT envelope FROM responses WHERE call_id = ?`).pluck().get(callId) as string | null;
     const led = c
-      .st(`SELECT params, request_id, credits_used, cached, idempotent_replay FROM calls WHERE call_id = ? AND status BETWEEN 200 AND 299 AND dry_run = 0 ORDER BY attempt DESC, id DESC LIMIT 1`)
+      .st(
+        `SELECT params, request_id, credits_used, cached, idempotent_replay FROM calls WHERE call_id = ? AND status BETWEEN 200 AND 299 AND dry_run = 0 ORDER BY attempt DESC, id DESC LIMIT 1`,
+      )
       .raw(true)
       .get(callId) as [string, string | null, number, number, number] | undefined;
-    const imp = led ? undefined : (c.st(`SELECT params, request_id, credits_used, cached, replayed FROM imported_calls WHERE call_id = ?`).raw(true).get(callId) as [string, string | null, number | null, number | null, number | null] | undefined);
+    const imp = led
+      ? undefined
+      : (c.st(`SELECT params, request_id, credits_used, cached, replayed FROM imported_calls WHERE call_id = ?`).raw(true).get(callId) as
+          [string, string | null, number | null, number | null, number | null] | undefined);
     const src = led ?? imp;
     const journal = src ? null : (c.st(`SELECT params FROM journal WHERE call_id = ?`).pluck().get(callId) as string | undefined);
     const params = src ? src[0] : journal;
@@ -78,12 +90,29 @@ export function storedAnswer(c: ArchiveCtx, callId: string): string | null {
   return (c.st(`SELECT envelope FROM responses WHERE call_id = ?`).pluck().get(callId) as string | null | undefined) ?? null;
 }
 
-export function recordImportedCall(c: ArchiveCtx, bundle: string, call: Omit<BundleCall, 'answer'> & { answerSha256: string | null }, at: number): void {
+export function recordImportedCall(
+  c: ArchiveCtx,
+  bundle: string,
+  call: Omit<BundleCall, 'answer'> & { answerSha256: string | null },
+  at: number,
+): void {
   c.st(
     `INSERT OR IGNORE INTO imported_calls (call_id, bundle, platform, endpoint, params, fetched_at, request_id, credits_used, cached, replayed, answer_sha256, imported_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(call.callId, bundle, call.platform, call.endpoint, JSON.stringify(call.params ?? {}), call.fetchedAt, call.requestId, call.creditsUsed,
-    call.cached === null ? null : call.cached ? 1 : 0, call.replayed === null ? null : call.replayed ? 1 : 0, call.answerSha256, at);
+  ).run(
+    call.callId,
+    bundle,
+    call.platform,
+    call.endpoint,
+    JSON.stringify(call.params ?? {}),
+    call.fetchedAt,
+    call.requestId,
+    call.creditsUsed,
+    call.cached === null ? null : call.cached ? 1 : 0,
+    call.replayed === null ? null : call.replayed ? 1 : 0,
+    call.answerSha256,
+    at,
+  );
 }
 
 /** An annotation as a bundle carries it. */
@@ -100,13 +129,21 @@ export interface BundleAnnotation extends ItemRef {
  * override the item already has with another value is a conflict: left as it is, returned.
  */
 export function importAnnotation(c: ArchiveCtx, a: BundleAnnotation): 'added' | 'same' | 'conflict' | 'no_item' {
-  const rid = c.st(`SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?`).pluck().get(a.platform, a.kind, a.id) as number | undefined;
+  const rid = c.st(`SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?`).pluck().get(a.platform, a.kind, a.id) as
+    number | undefined;
   if (rid === undefined) return 'no_item';
   if (a.type === 'tag') {
-    const had = c.st(`SELECT 1 FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE it.item_rid = ? AND t.name = ?`).get(rid, a.name) !== undefined;
+    const had =
+      c.st(`SELECT 1 FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE it.item_rid = ? AND t.name = ?`).get(rid, a.name) !==
+      undefined;
     if (had) return 'same';
     annotations.addTag(c, a, a.name);
-    c.st(`UPDATE item_tags SET author = ?, at = ? WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)`).run(a.author, a.at, rid, a.name);
+    c.st(`UPDATE item_tags SET author = ?, at = ? WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)`).run(
+      a.author,
+      a.at,
+      rid,
+      a.name,
+    );
     return 'added';
   }
   if (a.type === 'note') {
@@ -118,9 +155,16 @@ export function importAnnotation(c: ArchiveCtx, a: BundleAnnotation): 'added' | 
   }
   const dot = a.name.indexOf('.');
   const [family, field] = [a.name.slice(0, dot), a.name.slice(dot + 1)];
-  const had = c.st(`SELECT value FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?`).pluck().get(rid, family, field) as string | undefined;
+  const had = c.st(`SELECT value FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?`).pluck().get(rid, family, field) as
+    string | undefined;
   if (had !== undefined) return had === JSON.stringify(a.value ?? null) ? 'same' : 'conflict';
   annotations.overrideLabel(c, a, family, field, a.value);
-  c.st(`UPDATE label_overrides SET author = ?, at = ? WHERE item_rid = ? AND family = ? AND field = ?`).run(a.author, a.at, rid, family, field);
+  c.st(`UPDATE label_overrides SET author = ?, at = ? WHERE item_rid = ? AND family = ? AND field = ?`).run(
+    a.author,
+    a.at,
+    rid,
+    family,
+    field,
+  );
   return 'added';
 }

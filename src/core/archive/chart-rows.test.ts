@@ -27,13 +27,32 @@ describe('engagementDecades', () => {
       likes.map((l, k) => ({
         platform: k % 3 === 0 ? 'micro_net' : 'photo_net',
         kind: 'post',
-        record: post({ id: String(k + 1), likes: l, views: l === null ? null : l * 7, saves: l, published_at: `2024-05-${String((k % 28) + 1).padStart(2, '0')}T10:00:00Z` }),
+        record: post({
+          id: String(k + 1),
+          likes: l,
+          views: l === null ? null : l * 7,
+          saves: l,
+          published_at: `2024-05-${String((k % 28) + 1).padStart(2, '0')}T10:00:00Z`,
+        }),
       })),
     );
     // values the extraction never writes but a column can hold: reals, negatives, huge numbers, text
     const db = testDb(a);
     const set = db.prepare('UPDATE items SET likes = ? WHERE id = ?');
-    const odd: Array<number | bigint | string> = [-3, 0.5, 9.99, 10.0001, -0.25, 10n ** 18n - 1n, 10n ** 18n, 9_223_372_036_854_775_807n, 1e19, 123.5, 'n/a', '77 likes'];
+    const odd: Array<number | bigint | string> = [
+      -3,
+      0.5,
+      9.99,
+      10.0001,
+      -0.25,
+      10n ** 18n - 1n,
+      10n ** 18n,
+      9_223_372_036_854_775_807n,
+      1e19,
+      123.5,
+      'n/a',
+      '77 likes',
+    ];
     a.ingestItems(odd.map((_, k) => ({ platform: 'photo_net', kind: 'post', record: post({ id: String(100 + k), likes: 1 }) })));
     odd.forEach((v, k) => set.run(v, String(100 + k)));
   });
@@ -52,7 +71,9 @@ describe('engagementDecades', () => {
     expect(got).toEqual(reference('likes'));
     // the numbers, counted in JS (the two text values: their leading integer, '77 likes' → 1, 'n/a' → 0)
     const js = new Map<number, number>();
-    for (const r of testDb(a).prepare('SELECT likes AS v FROM items WHERE likes IS NOT NULL').safeIntegers(true).all() as Array<{ v: number | bigint | string }>) {
+    for (const r of testDb(a).prepare('SELECT likes AS v FROM items WHERE likes IS NOT NULL').safeIntegers(true).all() as Array<{
+      v: number | bigint | string;
+    }>) {
       const b = typeof r.v === 'string' ? (r.v === '77 likes' ? 1 : 0) : decadeOf(r.v);
       js.set(b, (js.get(b) ?? 0) + 1);
     }
@@ -76,7 +97,7 @@ describe('dayRows by label over a selective query', () => {
   beforeEach(() => {
     a = openArchive(':memory:');
     let s = 7;
-    const r = (): number => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const r = (): number => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const words = ['kalo', 'mera', 'kalo mera', 'other text'];
     const labelsOf = (k: number): Record<string, Record<string, unknown>> | null =>
       k % 11 === 0
@@ -119,13 +140,24 @@ describe('dayRows by label over a selective query', () => {
   it('starting from the query items counts what the label rows count', () => {
     const cases: Array<[Parameters<Archive['dayRows']>[0], string]> = [
       [{ text: 'kalo' }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo'"],
-      [{ text: 'kalo', platforms: ['micro_net'] }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo' INTERSECT SELECT rid FROM items WHERE platform = 'micro_net'"],
+      [
+        { text: 'kalo', platforms: ['micro_net'] },
+        "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo' INTERSECT SELECT rid FROM items WHERE platform = 'micro_net'",
+      ],
       [{ author: 'user4' }, "SELECT rid FROM items WHERE author_id = 'user4' OR author_username = 'user4'"],
       [{ text: 'nothing-matches' }, 'SELECT NULL WHERE 0'],
-      [{ labels: [{ family: 'intent', field: 'urgency', op: 'eq', value: 1 }] }, "SELECT item_rid FROM item_labels JOIN label_fields USING (ff) WHERE family = 'intent' AND field = 'urgency' AND value = 1"],
+      [
+        { labels: [{ family: 'intent', field: 'urgency', op: 'eq', value: 1 }] },
+        "SELECT item_rid FROM item_labels JOIN label_fields USING (ff) WHERE family = 'intent' AND field = 'urgency' AND value = 1",
+      ],
     ];
     for (const [q, rids] of cases) {
-      for (const [family, field] of [['intent', 'label'], ['intent', 'urgency'], ['sponsored', 'p'], ['intent', 'no-such-field']]) {
+      for (const [family, field] of [
+        ['intent', 'label'],
+        ['intent', 'urgency'],
+        ['sponsored', 'p'],
+        ['intent', 'no-such-field'],
+      ]) {
         const want = reference(family, field, rids);
         expect(sorted(a.dayRows(q, 'label', family, field)), `${JSON.stringify(q)} ${family}.${field}`).toEqual(sorted(want));
         if (family === 'intent' && field === 'label' && rids !== 'SELECT NULL WHERE 0') expect(want.length).toBeGreaterThan(3);
@@ -133,7 +165,11 @@ describe('dayRows by label over a selective query', () => {
     }
     // counted in JS from the items' own labels: the string-valued field over the search
     const js = new Map<string, number>();
-    for (const row of testDb(a).prepare("SELECT i.published_at AS t, i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')").all() as Array<{ t: number | null; l: string | null }>) {
+    for (const row of testDb(a)
+      .prepare(
+        "SELECT i.published_at AS t, i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')",
+      )
+      .all() as Array<{ t: number | null; l: string | null }>) {
       const v = row.l === null ? undefined : (JSON.parse(row.l) as { intent?: { label?: unknown } }).intent?.label;
       if (row.t === null || v === undefined || v === null) continue;
       const key = `${Math.floor(row.t / DAY)} ${String(v)}`;
@@ -148,11 +184,17 @@ describe('dayRows by label over a selective query', () => {
     const key = (r: unknown): string => `${(r as { t: string }).t}:${String((r as { v: unknown }).v)}`;
     const cases: Array<[LibraryQuery, string]> = [
       [{ text: 'kalo' }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo'"],
-      [{ text: 'mera', platforms: ['photo_net'] }, "SELECT rowid FROM items_fts WHERE items_fts MATCH 'mera' INTERSECT SELECT rid FROM items WHERE platform = 'photo_net'"],
+      [
+        { text: 'mera', platforms: ['photo_net'] },
+        "SELECT rowid FROM items_fts WHERE items_fts MATCH 'mera' INTERSECT SELECT rid FROM items WHERE platform = 'photo_net'",
+      ],
       [{ author: 'user2' }, "SELECT rid FROM items WHERE author_id = 'user2' OR author_username = 'user2'"],
     ];
     for (const [q, rids] of cases) {
-      for (const [family, field] of [['intent', 'label'], ['intent', 'urgency']]) {
+      for (const [family, field] of [
+        ['intent', 'label'],
+        ['intent', 'urgency'],
+      ]) {
         const want = testDb(a)
           .prepare(
             `SELECT l.value AS v, typeof(l.value) AS t, count(*) AS c FROM item_labels l JOIN label_fields f ON f.ff = l.ff
@@ -168,8 +210,11 @@ describe('dayRows by label over a selective query', () => {
       }
     }
     // the distribution itself: the null bucket counts the items of the search whose label is null
-    const nulls = (testDb(a).prepare("SELECT i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')").all() as Array<{ l: string | null }>)
-      .filter((r) => r.l !== null && (JSON.parse(r.l) as { intent: { label: unknown } }).intent.label === null).length;
+    const nulls = (
+      testDb(a)
+        .prepare("SELECT i.labels AS l FROM items i WHERE i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH 'kalo')")
+        .all() as Array<{ l: string | null }>
+    ).filter((r) => r.l !== null && (JSON.parse(r.l) as { intent: { label: unknown } }).intent.label === null).length;
     expect(a.labelDistribution({ text: 'kalo' }, 'intent', 'label').find((b) => b.bucket === 'null')?.value).toBe(nulls);
   });
 });

@@ -9,7 +9,6 @@ import type { ReadCtx } from './context';
 import { buildWhere, type Where } from './sql-query';
 import { and, raw, sql, SqlPart } from './sql';
 
-
 /** Rows of (day, key, count): what every time chart is folded from. */
 export interface DayRow {
   d: number;
@@ -31,7 +30,10 @@ export function dayRows(c: ReadCtx, q: LibraryQuery, by: 'platform' | 'tag' | 'l
     const ff = fieldIdOf(c, family, field);
     if (ff === undefined) return [];
     const p = labelProbe(c, w, where, ff, true);
-    if (p) return c.sql.all<DayRow>(sql`${raw(p.with)} SELECT ${DAY} AS d, ${KEY} AS k, count(*) AS c FROM ${raw(p.from)} WHERE ${new SqlPart(p.where, w.params)} GROUP BY d, k`);
+    if (p)
+      return c.sql.all<DayRow>(
+        sql`${raw(p.with)} SELECT ${DAY} AS d, ${KEY} AS k, count(*) AS c FROM ${raw(p.from)} WHERE ${new SqlPart(p.where, w.params)} GROUP BY d, k`,
+      );
     return c.sql.all<DayRow>(
       sql`SELECT ${DAY} AS d, ${KEY} AS k, count(*) AS c FROM item_labels l JOIN items i ON i.rid = l.item_rid
        WHERE l.ff = (SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}) AND l.value < x'' AND ${filters} GROUP BY d, k`,
@@ -68,7 +70,13 @@ export function fieldIdOf(c: ReadCtx, family?: string, field?: string): number |
  * many values: then the label rows drive. Use as `${with} SELECT … FROM ${from} WHERE ${where}`
  * with the query's parameters; the rows are `l` and `i`.
  */
-export function labelProbe(c: ReadCtx, w: Where, where: string, ff: number, definite: boolean): { with: string; from: string; where: string } | null {
+export function labelProbe(
+  c: ReadCtx,
+  w: Where,
+  where: string,
+  ff: number,
+  definite: boolean,
+): { with: string; from: string; where: string } | null {
   if (!w.clauses.some((s) => s.startsWith('i.rid IN ('))) return null;
   const keep = definite ? "v < x''" : 'v IS NOT NULL';
   const values = `vals(v) AS (SELECT (SELECT min(value) FROM item_labels WHERE ff = ${ff})
@@ -76,7 +84,10 @@ export function labelProbe(c: ReadCtx, w: Where, where: string, ff: number, defi
   const nv = c.sql.value<number>(sql`WITH RECURSIVE ${raw(values)} SELECT count(*) AS n FROM vals WHERE ${raw(keep)}`) ?? 0;
   if (nv > MAX_VALUES) return null;
   const cap = Math.floor(MAX_PROBES / Math.max(1, nv));
-  const n = c.sql.value<number>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM items i WHERE ${new SqlPart(where, w.params)} LIMIT ${raw(String(cap + 1))})`) ?? 0;
+  const n =
+    c.sql.value<number>(
+      sql`SELECT count(*) AS n FROM (SELECT 1 FROM items i WHERE ${new SqlPart(where, w.params)} LIMIT ${raw(String(cap + 1))})`,
+    ) ?? 0;
   if (n > cap) return null;
   return {
     with: `WITH RECURSIVE ${values}, wanted(v) AS MATERIALIZED (SELECT v FROM vals WHERE ${keep})`,
@@ -85,7 +96,13 @@ export function labelProbe(c: ReadCtx, w: Where, where: string, ff: number, defi
   };
 }
 
-const ENGAGEMENT: Record<EngagementField, string> = { views: 'i.views', likes: 'i.likes', comments: 'i.comments', shares: 'i.shares', saves: 'i.saves' };
+const ENGAGEMENT: Record<EngagementField, string> = {
+  views: 'i.views',
+  likes: 'i.likes',
+  comments: 'i.comments',
+  shares: 'i.shares',
+  saves: 'i.saves',
+};
 
 /** The counts with an index of their own (items_views, items_likes, items_comments, items_shares); saves has none. */
 const INDEXED: ReadonlySet<EngagementField> = new Set(['views', 'likes', 'comments', 'shares']);
@@ -122,7 +139,9 @@ function decadesByRange(c: ReadCtx, col: string): Array<{ b: number; c: number }
   add(0, count(`${col} > 0 AND ${col} < 10`));
   for (let b = 1; b < 18; b++) add(b, count(`${col} >= ${10n ** BigInt(b)} AND ${col} < ${10n ** BigInt(b + 1)}`));
   add(18, count(`${col} >= ${10n ** 18n} AND ${col} < ''`));
-  const other = c.sql.all<{ b: number; c: number }>(sql`SELECT ${raw(decadeSql(col))} AS b, count(*) AS c FROM items i WHERE ${raw(col)} >= '' GROUP BY b`);
+  const other = c.sql.all<{ b: number; c: number }>(
+    sql`SELECT ${raw(decadeSql(col))} AS b, count(*) AS c FROM items i WHERE ${raw(col)} >= '' GROUP BY b`,
+  );
   for (const r of other) add(r.b, r.c);
   return [...counts].sort((x, y) => x[0] - y[0]).map(([b, n]) => ({ b, c: n }));
 }

@@ -170,7 +170,26 @@ function inputFrom(r: InputDb): CollectInputRow {
 }
 
 /** A new input as the planner hands it over. */
-export type NewCollectInput = Pick<CollectInputRow, 'seq' | 'line' | 'label' | 'key' | 'platform' | 'endpoint' | 'params' | 'pages' | 'feed' | 'rank' | 'state' | 'reason' | 'estMin' | 'estMax' | 'estLikely' | 'estRequests' | 'heldPages'>;
+export type NewCollectInput = Pick<
+  CollectInputRow,
+  | 'seq'
+  | 'line'
+  | 'label'
+  | 'key'
+  | 'platform'
+  | 'endpoint'
+  | 'params'
+  | 'pages'
+  | 'feed'
+  | 'rank'
+  | 'state'
+  | 'reason'
+  | 'estMin'
+  | 'estMax'
+  | 'estLikely'
+  | 'estRequests'
+  | 'heldPages'
+>;
 
 export interface WalkLength {
   pages: number;
@@ -200,13 +219,26 @@ export class CollectStore {
   insertPlan(p: Omit<CollectPlanRow, 'runId' | 'runs' | 'message'>): void {
     this.w(() =>
       this.c.sql.insert`collect_plans`({
-        id: p.id, name: p.name, do: p.do, design: JSON.stringify(p.design), figures: JSON.stringify(p.figures), quotes: JSON.stringify(p.quotes),
-        set_id: p.setId, budget: p.budget, status: p.status, created_at: p.createdAt, updated_at: p.updatedAt,
+        id: p.id,
+        name: p.name,
+        do: p.do,
+        design: JSON.stringify(p.design),
+        figures: JSON.stringify(p.figures),
+        quotes: JSON.stringify(p.quotes),
+        set_id: p.setId,
+        budget: p.budget,
+        status: p.status,
+        created_at: p.createdAt,
+        updated_at: p.updatedAt,
       }),
     );
   }
   /** Changes exactly the fields named. */
-  updatePlan(id: string, patch: Partial<Pick<CollectPlanRow, 'design' | 'figures' | 'quotes' | 'setId' | 'budget' | 'status' | 'runId' | 'runs' | 'message'>>, at: number): void {
+  updatePlan(
+    id: string,
+    patch: Partial<Pick<CollectPlanRow, 'design' | 'figures' | 'quotes' | 'setId' | 'budget' | 'status' | 'runId' | 'runs' | 'message'>>,
+    at: number,
+  ): void {
     const cols: Record<string, unknown> = {};
     if (patch.design !== undefined) cols.design = JSON.stringify(patch.design);
     if (patch.figures !== undefined) cols.figures = JSON.stringify(patch.figures);
@@ -219,12 +251,18 @@ export class CollectStore {
     if (patch.message !== undefined) cols.message = patch.message;
     cols.updated_at = at;
     const names = Object.keys(cols);
-    this.w(() => this.c.st(`UPDATE collect_plans SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`).run(...names.map((n) => cols[n]), id));
+    this.w(() =>
+      this.c.st(`UPDATE collect_plans SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`).run(...names.map((n) => cols[n]), id),
+    );
   }
   /** This process runs the plan now (null: nobody). A `running` plan whose process is gone reads `interrupted`. */
   setOwner(id: string, mine: boolean): void {
     const o = mine ? currentOwner() : null;
-    this.w(() => this.c.sql.run(sql`UPDATE collect_plans SET owner_pid = ${o?.pid ?? null}, owner_host = ${o?.host ?? null}, owner_start = ${o?.start ?? null} WHERE id = ${id}`));
+    this.w(() =>
+      this.c.sql.run(
+        sql`UPDATE collect_plans SET owner_pid = ${o?.pid ?? null}, owner_host = ${o?.host ?? null}, owner_start = ${o?.start ?? null} WHERE id = ${id}`,
+      ),
+    );
   }
   deletePlan(id: string): void {
     this.w(() =>
@@ -240,15 +278,27 @@ export class CollectStore {
   // ───────── runs ─────────
   insertRun(r: CollectRunRow): void {
     this.w(() =>
-      this.c.sql.insert`collect_runs`({ run_id: r.runId, plan_id: r.planId, started_at: r.startedAt, finished_at: r.finishedAt, status: r.status, budget: r.budget, message: r.message }),
+      this.c.sql.insert`collect_runs`({
+        run_id: r.runId,
+        plan_id: r.planId,
+        started_at: r.startedAt,
+        finished_at: r.finishedAt,
+        status: r.status,
+        budget: r.budget,
+        message: r.message,
+      }),
     );
   }
   finishRun(runId: string, status: string, at: number, message: string | null): void {
-    this.w(() => this.c.sql.run(sql`UPDATE collect_runs SET status = ${status}, finished_at = ${at}, message = ${message} WHERE run_id = ${runId}`));
+    this.w(() =>
+      this.c.sql.run(sql`UPDATE collect_runs SET status = ${status}, finished_at = ${at}, message = ${message} WHERE run_id = ${runId}`),
+    );
   }
   /** A run goes on (resumed after a cancel or a crash). */
   reopenRun(runId: string, budget: number | null): void {
-    this.w(() => this.c.sql.run(sql`UPDATE collect_runs SET status = 'running', finished_at = NULL, budget = ${budget} WHERE run_id = ${runId}`));
+    this.w(() =>
+      this.c.sql.run(sql`UPDATE collect_runs SET status = 'running', finished_at = NULL, budget = ${budget} WHERE run_id = ${runId}`),
+    );
   }
   run(runId: string): CollectRunRow | undefined {
     const r = this.c.sql.get<Record<string, unknown>>(sql`SELECT * FROM collect_runs WHERE run_id = ${runId}`);
@@ -270,9 +320,25 @@ export class CollectStore {
       this.c.tx(() => {
         for (const r of rows)
           this.c.sql.insert`collect_inputs`({
-            plan_id: planId, seq: r.seq, line: r.line, label: r.label, key: r.key, platform: r.platform, endpoint: r.endpoint,
-            params: JSON.stringify(r.params), pages: r.pages, feed: r.feed ? 1 : 0, rank: r.rank, state: r.state, reason: r.reason,
-            est_min: r.estMin, est_max: r.estMax, est_likely: r.estLikely, est_requests: r.estRequests, held_pages: r.heldPages, updated_at: at,
+            plan_id: planId,
+            seq: r.seq,
+            line: r.line,
+            label: r.label,
+            key: r.key,
+            platform: r.platform,
+            endpoint: r.endpoint,
+            params: JSON.stringify(r.params),
+            pages: r.pages,
+            feed: r.feed ? 1 : 0,
+            rank: r.rank,
+            state: r.state,
+            reason: r.reason,
+            est_min: r.estMin,
+            est_max: r.estMax,
+            est_likely: r.estLikely,
+            est_requests: r.estRequests,
+            held_pages: r.heldPages,
+            updated_at: at,
           });
       }),
     );
@@ -283,11 +349,15 @@ export class CollectStore {
     const offset = o.offset ?? 0;
     if (o.states && o.states.length) {
       const marks = o.states.map(() => '?').join(', ');
-      return (this.c.st(`SELECT * FROM collect_inputs WHERE plan_id = ? AND state IN (${marks}) ORDER BY seq LIMIT ? OFFSET ?`).all(planId, ...o.states, limit, offset) as InputDb[]).map(
-        inputFrom,
-      );
+      return (
+        this.c
+          .st(`SELECT * FROM collect_inputs WHERE plan_id = ? AND state IN (${marks}) ORDER BY seq LIMIT ? OFFSET ?`)
+          .all(planId, ...o.states, limit, offset) as InputDb[]
+      ).map(inputFrom);
     }
-    return this.c.sql.all<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} ORDER BY seq LIMIT ${limit} OFFSET ${offset}`).map(inputFrom);
+    return this.c.sql
+      .all<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} ORDER BY seq LIMIT ${limit} OFFSET ${offset}`)
+      .map(inputFrom);
   }
   input(planId: string, seq: number): CollectInputRow | undefined {
     const r = this.c.sql.get<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} AND seq = ${seq}`);
@@ -296,7 +366,10 @@ export class CollectStore {
   /** key → line of the plan's inputs (a re-plan adds only the new ones). */
   inputKeys(planId: string): Map<string, number | null> {
     const out = new Map<string, number | null>();
-    for (const r of this.c.sql.all<{ key: string; line: number | null }>(sql`SELECT key, line FROM collect_inputs WHERE plan_id = ${planId}`)) out.set(r.key, r.line);
+    for (const r of this.c.sql.all<{ key: string; line: number | null }>(
+      sql`SELECT key, line FROM collect_inputs WHERE plan_id = ${planId}`,
+    ))
+      out.set(r.key, r.line);
     return out;
   }
   nextSeq(planId: string): number {
@@ -304,7 +377,10 @@ export class CollectStore {
   }
   counts(planId: string): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const r of this.c.sql.all<{ state: string; n: number }>(sql`SELECT state, count(*) AS n FROM collect_inputs WHERE plan_id = ${planId} GROUP BY state`)) out[r.state] = r.n;
+    for (const r of this.c.sql.all<{ state: string; n: number }>(
+      sql`SELECT state, count(*) AS n FROM collect_inputs WHERE plan_id = ${planId} GROUP BY state`,
+    ))
+      out[r.state] = r.n;
     return out;
   }
   /** What the inputs not yet done may still cost (their share of the plan's figures). */
@@ -318,10 +394,30 @@ export class CollectStore {
   /** Changes exactly the fields named. */
   updateInput(planId: string, seq: number, patch: Partial<Omit<CollectInputRow, 'planId' | 'seq' | 'key'>>, at: number): void {
     const map: Record<string, string> = {
-      state: 'state', reason: 'reason', walkId: 'walk_id', walkKind: 'walk_kind', baseCredits: 'base_credits', basePages: 'base_pages', baseItems: 'base_items',
-      credits: 'credits', pagesDone: 'pages_done', items: 'items', markerId: 'marker_id', markerAt: 'marker_at', newestId: 'newest_id', newestAt: 'newest_at',
-      runId: 'run_id', pages: 'pages', estMin: 'est_min', estMax: 'est_max', estLikely: 'est_likely', estRequests: 'est_requests', heldPages: 'held_pages',
-      label: 'label', line: 'line', rank: 'rank',
+      state: 'state',
+      reason: 'reason',
+      walkId: 'walk_id',
+      walkKind: 'walk_kind',
+      baseCredits: 'base_credits',
+      basePages: 'base_pages',
+      baseItems: 'base_items',
+      credits: 'credits',
+      pagesDone: 'pages_done',
+      items: 'items',
+      markerId: 'marker_id',
+      markerAt: 'marker_at',
+      newestId: 'newest_id',
+      newestAt: 'newest_at',
+      runId: 'run_id',
+      pages: 'pages',
+      estMin: 'est_min',
+      estMax: 'est_max',
+      estLikely: 'est_likely',
+      estRequests: 'est_requests',
+      heldPages: 'held_pages',
+      label: 'label',
+      line: 'line',
+      rank: 'rank',
     };
     const cols: Array<[string, unknown]> = [];
     for (const [k, v] of Object.entries(patch)) {
@@ -332,7 +428,11 @@ export class CollectStore {
       else if (map[k]) cols.push([map[k], v]);
     }
     cols.push(['updated_at', at]);
-    this.w(() => this.c.st(`UPDATE collect_inputs SET ${cols.map(([n]) => `${n} = ?`).join(', ')} WHERE plan_id = ? AND seq = ?`).run(...cols.map(([, v]) => v), planId, seq));
+    this.w(() =>
+      this.c
+        .st(`UPDATE collect_inputs SET ${cols.map(([n]) => `${n} = ?`).join(', ')} WHERE plan_id = ? AND seq = ?`)
+        .run(...cols.map(([, v]) => v), planId, seq),
+    );
   }
   /** Many inputs to one state (a run's start: what this run collects). */
   setStates(planId: string, seqs: number[], state: CollectInputState, reason: string | null, at: number): void {
@@ -343,13 +443,17 @@ export class CollectStore {
   // ───────── items a feed input holds ─────────
   /** Items of `refs` this input held before the walk `walkId` (an earlier run fetched them). */
   heldBefore(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
-    const st = this.c.st('SELECT 1 FROM collect_items WHERE plan_id = ? AND seq = ? AND platform = ? AND kind = ? AND item_id = ? AND walk_id <> ?');
+    const st = this.c.st(
+      'SELECT 1 FROM collect_items WHERE plan_id = ? AND seq = ? AND platform = ? AND kind = ? AND item_id = ? AND walk_id <> ?',
+    );
     let n = 0;
     for (const r of refs) if (st.get(planId, seq, r.platform, r.kind, r.id, walkId)) n++;
     return n;
   }
   addItems(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
-    const st = this.c.st('INSERT INTO collect_items (plan_id, seq, platform, kind, item_id, walk_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    const st = this.c.st(
+      'INSERT INTO collect_items (plan_id, seq, platform, kind, item_id, walk_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
     return this.w(() => this.c.tx(() => refs.reduce((n, r) => n + st.run(planId, seq, r.platform, r.kind, r.id, walkId).changes, 0)));
   }
 
@@ -382,12 +486,16 @@ export class CollectStore {
   freshHashes(platform: string, endpoint: string, since: number): Set<string> {
     return new Set(
       this.c.sql
-        .all<{ h: string }>(sql`SELECT DISTINCT params_hash AS h FROM responses WHERE platform = ${platform} AND endpoint = ${endpoint} AND fetched_at >= ${since} AND envelope IS NOT NULL`)
+        .all<{ h: string }>(
+          sql`SELECT DISTINCT params_hash AS h FROM responses WHERE platform = ${platform} AND endpoint = ${endpoint} AND fetched_at >= ${since} AND envelope IS NOT NULL`,
+        )
         .map((r) => r.h),
     );
   }
   /** Credits the ledger records for a source since a time (what the service charged). */
   spent(source: string, since: number): number {
-    return this.c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`)!.c;
+    return this.c.sql.get<{ c: number }>(
+      sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`,
+    )!.c;
   }
 }

@@ -34,20 +34,46 @@ function buildOld(file: string): void {
 
 function writeOld(db: ReturnType<typeof openDb>, a: Archive): void {
   // a reply page in the spec's list shape ({ post }), judged with comment families (the old code: kind post)
-  a.storeResponse(listResponse('c1', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs'), comment('102', 'second reply')], { fetchedAt: 1_000 }), 'comments', 'w1');
+  a.storeResponse(
+    listResponse('c1', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs'), comment('102', 'second reply')], {
+      fetchedAt: 1_000,
+    }),
+    'comments',
+    'w1',
+  );
   // a post feed: stays posts
-  a.storeResponse(listResponse('c2', 'micro_net', 'user/tweets', [post({ id: '201', text: 'a post', labels: { intent: { label: 'other' } } })], { fetchedAt: 1_100 }), 'feed', 'w2');
+  a.storeResponse(
+    listResponse('c2', 'micro_net', 'user/tweets', [post({ id: '201', text: 'a post', labels: { intent: { label: 'other' } } })], {
+      fetchedAt: 1_100,
+    }),
+    'feed',
+    'w2',
+  );
   // a comments answer carrying its parent post as a single object: the parent stays a post
   a.storeResponse(
     {
-      callId: 'c3', platform: 'forum_net', endpoint: 'post/comments', paramsHash: 'h3', fetchedAt: 1_200,
-      envelope: envelope('forum_net', 'post/comments', { post: post({ id: 'P1', text: 'the parent post' }), items: [{ post: comment('301', 'forum comment', { labels: null }) }] }),
+      callId: 'c3',
+      platform: 'forum_net',
+      endpoint: 'post/comments',
+      paramsHash: 'h3',
+      fetchedAt: 1_200,
+      envelope: envelope('forum_net', 'post/comments', {
+        post: post({ id: 'P1', text: 'the parent post' }),
+        items: [{ post: comment('301', 'forum comment', { labels: null }) }],
+      }),
     },
     'comments',
     'w3',
   );
   // old list items keyed `reply` (kind reply), on a page no other signal marks
-  a.storeResponse(listResponse('c4', 'video_net', 'video/feed', [post({ id: '401', text: 'keyed reply', kind: 'reply' })], { kind: 'reply', fetchedAt: 1_300 }), 'x', null);
+  a.storeResponse(
+    listResponse('c4', 'video_net', 'video/feed', [post({ id: '401', text: 'keyed reply', kind: 'reply' })], {
+      kind: 'reply',
+      fetchedAt: 1_300,
+    }),
+    'x',
+    null,
+  );
   // a bulk ingest (no answer stored): its kind came from the caller and stays
   a.ingestItems([{ platform: 'micro_net', kind: 'post', record: comment('501', 'ingested') }], { callId: 'bulk', source: 'import' });
   a.addTag({ platform: 'micro_net', kind: 'comment', id: '101' }, 'Keep');
@@ -58,12 +84,20 @@ function writeOld(db: ReturnType<typeof openDb>, a: Archive): void {
   db.exec(`UPDATE items SET kind = 'reply', post_kind = NULL WHERE id = '401'`);
   // a watchlist that holds one of them under the old kind
   db.exec(`INSERT INTO watchlists (id, name, seen_at, created_at, updated_at) VALUES ('wl', 'list', 0, 0, 0)`);
-  db.exec(`INSERT INTO watches (watch_id, watchlist_id, position, platform, endpoint, params, label, created_at) VALUES ('w', 'wl', 0, 'micro_net', 'tweet/replies', '{}', 'x', 0)`);
-  db.exec(`INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'post', '101', 'ch', 'r', 1)`);
+  db.exec(
+    `INSERT INTO watches (watch_id, watchlist_id, position, platform, endpoint, params, label, created_at) VALUES ('w', 'wl', 0, 'micro_net', 'tweet/replies', '{}', 'x', 0)`,
+  );
+  db.exec(
+    `INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'post', '101', 'ch', 'r', 1)`,
+  );
 }
 
 const kinds = (a: Archive) =>
-  Object.fromEntries((testDb(a).prepare('SELECT platform || \'/\' || id AS k, kind FROM items ORDER BY k').all() as Array<{ k: string; kind: string }>).map((r) => [r.k, r.kind]));
+  Object.fromEntries(
+    (testDb(a).prepare("SELECT platform || '/' || id AS k, kind FROM items ORDER BY k").all() as Array<{ k: string; kind: string }>).map(
+      (r) => [r.k, r.kind],
+    ),
+  );
 
 describe('migration 0006: comments stored as posts', () => {
   it('re-kinds the comments of stored answers; posts, parent posts and ingested rows stay', () => {
@@ -97,7 +131,7 @@ describe('migration 0006: comments stored as posts', () => {
       expect(a.getItem('video_net', 'comment', '401')?.postKind).toBe('reply');
       // the watchlist still holds its item, under the new kind
       expect(testDb(a).prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
-      expect((testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
+      expect(testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string).toBe('ok');
     } finally {
       a.close();
     }
@@ -110,20 +144,26 @@ describe('migration 0006: comments stored as posts', () => {
     const db = openDb(file, MIGRATIONS.slice(0, 5));
     const a5 = new Archive(db, { clock: () => 6_000 });
     writeAsOldSchema(db, () =>
-      a5.storeResponse(listResponse('c9', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs', { likes: 42 })], { fetchedAt: 9_000 }), 'again', 'w9'),
+      a5.storeResponse(
+        listResponse('c9', 'micro_net', 'tweet/replies', [comment('101', 'first reply crumbs', { likes: 42 })], { fetchedAt: 9_000 }),
+        'again',
+        'w9',
+      ),
     );
-    expect((db.prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(2);
+    expect(db.prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number).toBe(2);
     // today's annotation code on the old schema too (it writes the author column 0013 added)
     writeAsOldSchema(db, () => {
       a5.addTag({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new');
       a5.setNote({ platform: 'micro_net', kind: 'comment', id: '101' }, 'new note');
     });
-    db.exec(`INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'comment', '101', 'ch2', 'r2', 2)`);
+    db.exec(
+      `INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES ('w', 'micro_net', 'comment', '101', 'ch2', 'r2', 2)`,
+    );
     a5.close();
 
     const a = openArchive(file);
     try {
-      expect((testDb(a).prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number)).toBe(1);
+      expect(testDb(a).prepare("SELECT count(*) FROM items WHERE id = '101'").pluck().get() as number).toBe(1);
       const it = a.getItem('micro_net', 'comment', '101')!;
       expect(it.tags.sort()).toEqual(['Keep', 'new']);
       expect(it.note).toBe('old note\n\nnew note');
@@ -133,8 +173,10 @@ describe('migration 0006: comments stored as posts', () => {
       expect(a.count({ kinds: ['comment'], text: 'crumbs' })).toBe(1);
       expect(a.count({ kinds: ['comment'], labels: [{ family: 'sentiment', field: 'label', op: 'eq', value: 'negative' }] })).toBe(1); // 101 (102 overridden, 301 and 401 unjudged)
       expect(testDb(a).prepare("SELECT kind FROM watch_items WHERE item_id = '101'").pluck().all()).toEqual(['comment']);
-      expect((testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string)).toBe('ok');
-      expect((testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run()).changes).toBeGreaterThanOrEqual(0);
+      expect(testDb(a).prepare('PRAGMA integrity_check').pluck().get() as string).toBe('ok');
+      expect(
+        testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run().changes,
+      ).toBeGreaterThanOrEqual(0);
     } finally {
       a.close();
     }

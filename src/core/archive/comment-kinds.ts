@@ -69,7 +69,11 @@ export function rekindStoredComments(db: Db): RekindResult {
     }
     answersRead++;
     const data = typeof env === 'object' && env !== null ? (env as Json).data : undefined;
-    const comments = new Set(readItems(data, a.endpoint).items.filter((it) => it.kind === 'comment').map((it) => it.id));
+    const comments = new Set(
+      readItems(data, a.endpoint)
+        .items.filter((it) => it.kind === 'comment')
+        .map((it) => it.id),
+    );
     if (comments.size === 0) continue;
     const linked = s.all<{ rid: number; id: string }>(
       sql`SELECT i.rid, i.id FROM provenance p JOIN items i ON i.rid = p.item_rid WHERE p.call_id = ${a.call_id} AND i.kind IN ('post', 'reply')`,
@@ -78,7 +82,9 @@ export function rekindStoredComments(db: Db): RekindResult {
   }
   let merged = 0;
   for (const rid of todo) {
-    const row = s.get<ItemRow>(sql`SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE rid = ${rid}`);
+    const row = s.get<ItemRow>(
+      sql`SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE rid = ${rid}`,
+    );
     if (!row || !OLD_KINDS.includes(row.kind as (typeof OLD_KINDS)[number])) continue;
     const held = s.get<ItemRow>(
       sql`SELECT rid, platform, kind, id, raw, labels, unavailable, first_seen_at, last_seen_at, seen_count FROM items WHERE platform = ${row.platform} AND kind = 'comment' AND id = ${row.id}`,
@@ -94,7 +100,12 @@ export function rekindStoredComments(db: Db): RekindResult {
   return { answersRead, rekinded: todo.size, merged };
 }
 
-function writeRow(s: SqlWrite, rid: number, record: Json, rest: Pick<ItemRow, 'unavailable' | 'first_seen_at' | 'last_seen_at' | 'seen_count'>): void {
+function writeRow(
+  s: SqlWrite,
+  rid: number,
+  record: Json,
+  rest: Pick<ItemRow, 'unavailable' | 'first_seen_at' | 'last_seen_at' | 'seen_count'>,
+): void {
   const c = extractColumns('comment', record);
   s.run(sql`UPDATE items SET kind = 'comment', raw = ${JSON.stringify(record)}, published_at = ${c.published_at}, author_id = ${c.author_id},
   author_username = ${c.author_username}, author_display_name = ${c.author_display_name}, text = ${c.text}, url = ${c.url}, lang = ${c.lang},
@@ -132,15 +143,21 @@ function mergeInto(s: SqlWrite, keep: ItemRow, old: ItemRow): void {
   const record = mergeRecord(JSON.parse(earlier.raw) as Json, JSON.parse(later.raw) as Json);
   // label rows of both, by key (item_labels has no per-item index)
   for (const r of [keep, old])
-    for (const [family, field, value] of leavesOf(s, r.rid, r.labels)) s.run(sql`DELETE FROM item_labels WHERE ff = ${fieldId(s, family, field)} AND value = ${value} AND item_rid = ${r.rid}`);
+    for (const [family, field, value] of leavesOf(s, r.rid, r.labels))
+      s.run(sql`DELETE FROM item_labels WHERE ff = ${fieldId(s, family, field)} AND value = ${value} AND item_rid = ${r.rid}`);
   // annotations and provenance move to the kept row
-  s.run(sql`INSERT OR IGNORE INTO provenance (call_id, item_rid, position) SELECT call_id, ${keep.rid}, position FROM provenance WHERE item_rid = ${old.rid}`);
-  s.run(sql`INSERT OR IGNORE INTO item_tags (tag_id, item_rid, at) SELECT tag_id, ${keep.rid}, at FROM item_tags WHERE item_rid = ${old.rid}`);
+  s.run(
+    sql`INSERT OR IGNORE INTO provenance (call_id, item_rid, position) SELECT call_id, ${keep.rid}, position FROM provenance WHERE item_rid = ${old.rid}`,
+  );
+  s.run(
+    sql`INSERT OR IGNORE INTO item_tags (tag_id, item_rid, at) SELECT tag_id, ${keep.rid}, at FROM item_tags WHERE item_rid = ${old.rid}`,
+  );
   s.run(
     sql`INSERT INTO label_overrides (item_rid, family, field, value, at) SELECT ${keep.rid}, family, field, value, at FROM label_overrides WHERE item_rid = ${old.rid} AND true
      ON CONFLICT (item_rid, family, field) DO UPDATE SET value = excluded.value, at = excluded.at WHERE excluded.at > label_overrides.at`,
   );
-  const note = (rid: number) => s.get<{ text: string; updated_at: number }>(sql`SELECT text, updated_at FROM notes WHERE item_rid = ${rid}`);
+  const note = (rid: number) =>
+    s.get<{ text: string; updated_at: number }>(sql`SELECT text, updated_at FROM notes WHERE item_rid = ${rid}`);
   const a = note(keep.rid);
   const b = note(old.rid);
   if (b && (!a || a.text !== b.text)) {
@@ -160,7 +177,8 @@ function mergeInto(s: SqlWrite, keep: ItemRow, old: ItemRow): void {
     seen_count: keep.seen_count + old.seen_count,
   });
   const labels = s.value<string | null>(sql`SELECT labels FROM items WHERE rid = ${keep.rid}`) as string | null;
-  for (const [family, field, value] of leavesOf(s, keep.rid, labels)) s.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (${fieldId(s, family, field)}, ${value}, ${keep.rid})`);
+  for (const [family, field, value] of leavesOf(s, keep.rid, labels))
+    s.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (${fieldId(s, family, field)}, ${value}, ${keep.rid})`);
 }
 
 /** Watchlists hold items by (platform, kind, id): theirs follow the new kind (one entry per watch). */

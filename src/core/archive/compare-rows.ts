@@ -42,13 +42,17 @@ export function seriesTotals(c: ReadCtx, q: LibraryQuery): SeriesTotals {
 /** Dated items per UTC day number, in day order. */
 export function seriesDays(c: ReadCtx, q: LibraryQuery): Array<{ d: number; c: number }> {
   const w = buildWhere(q);
-  return c.sql.all<{ d: number; c: number }>(sql`SELECT ${raw(DAY_SQL)} AS d, count(*) AS c FROM items i WHERE ${where(w, 'i.published_at IS NOT NULL')} GROUP BY d ORDER BY d`);
+  return c.sql.all<{ d: number; c: number }>(
+    sql`SELECT ${raw(DAY_SQL)} AS d, count(*) AS c FROM items i WHERE ${where(w, 'i.published_at IS NOT NULL')} GROUP BY d ORDER BY d`,
+  );
 }
 
 /** The `top` posts of highest known engagement (ties: archive order). */
 export function topPosts(c: ReadCtx, q: LibraryQuery, top: number): PostBrief[] {
   const w = buildWhere(q);
-  return c.sql.all<PostBrief>(sql`SELECT ${raw(BRIEF_COLS)} FROM items i WHERE ${where(w, `${E} IS NOT NULL`)} ORDER BY ${raw(E)} DESC, i.rid LIMIT ${top}`);
+  return c.sql.all<PostBrief>(
+    sql`SELECT ${raw(BRIEF_COLS)} FROM items i WHERE ${where(w, `${E} IS NOT NULL`)} ORDER BY ${raw(E)} DESC, i.rid LIMIT ${top}`,
+  );
 }
 
 export type AuthoredPost = PostBrief & { rid: number; authorId: string | null; username: string | null };
@@ -65,9 +69,17 @@ export function authoredPosts(c: ReadCtx, q: LibraryQuery): AuthoredPost[] {
 const ENG = raw(E);
 
 /** One account's dated posts (of one platform and record kind) in publication order, then archive order: rid and engagement. By author id, or by username (case-insensitive) among posts without one. */
-export function accountHistory(c: ReadCtx, authorId: string | null, username: string | null, platform: string, kind: string): Array<{ rid: number; e: number | null }> {
+export function accountHistory(
+  c: ReadCtx,
+  authorId: string | null,
+  username: string | null,
+  platform: string,
+  kind: string,
+): Array<{ rid: number; e: number | null }> {
   return authorId !== null
-    ? c.sql.all(sql`SELECT i.rid AS rid, ${ENG} AS e FROM items i WHERE i.author_id = ${authorId} AND i.platform = ${platform} AND i.kind = ${kind} AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`)
+    ? c.sql.all(
+        sql`SELECT i.rid AS rid, ${ENG} AS e FROM items i WHERE i.author_id = ${authorId} AND i.platform = ${platform} AND i.kind = ${kind} AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+      )
     : c.sql.all(
         sql`SELECT i.rid AS rid, ${ENG} AS e FROM items i WHERE i.author_id IS NULL AND i.author_username = ${username} COLLATE NOCASE AND i.platform = ${platform} AND i.kind = ${kind} AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
       );

@@ -31,7 +31,11 @@ export interface OpenArchiveOptions {
 }
 
 /** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
-export type LabelGroupsSource = (q: LibraryQuery, family: string, field: string) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
+export type LabelGroupsSource = (
+  q: LibraryQuery,
+  family: string,
+  field: string,
+) => Array<{ v: string | number | bigint | Buffer; t: string; c: number }> | null;
 /** Dated items per UTC day (several rows a day allowed: they add up) from a summary kept elsewhere, or null to read the items. */
 export type DayCountsSource = (q: LibraryQuery) => Array<{ d: number; c: number }> | null;
 /** The top n authors of a query from a summary kept elsewhere (the analysis index's author summary), or null to read the items. */

@@ -50,7 +50,11 @@ describe('migration 0011 (covering counts)', () => {
         kind: 'post',
         record: post({
           id: String(k + 1),
-          views: count(), likes: count(), comments: count(), shares: count(), saves: count(),
+          views: count(),
+          likes: count(),
+          comments: count(),
+          shares: count(),
+          saves: count(),
           published_at: k % 13 === 0 ? null : new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 200 * DAY)).toISOString(),
         }),
       })),
@@ -68,13 +72,19 @@ describe('migration 0011 (covering counts)', () => {
       expect(columnsOf(db, 'items_platform_kind_published')).toEqual(['platform', 'kind', 'published_at', ...FIELDS]);
       expect(columnsOf(db, 'items_published')).toEqual(['published_at', ...FIELDS]);
 
-      const rows = db.prepare(`SELECT platform, kind, published_at AS t, ${FIELDS.join(', ')} FROM items`).all() as Array<Record<string, number | string | null>>;
+      const rows = db.prepare(`SELECT platform, kind, published_at AS t, ${FIELDS.join(', ')} FROM items`).all() as Array<
+        Record<string, number | string | null>
+      >;
       const since = Date.UTC(2024, 3, 1);
       const cases: Array<[LibraryQuery, (x: Record<string, number | string | null>) => boolean, string]> = [
         [{ platforms: ['micro_net'] }, (x) => x.platform === 'micro_net', 'platform'],
         [{ platforms: ['photo_net', 'forum_net'], kinds: ['post'] }, (x) => x.platform !== 'micro_net' && x.kind === 'post', 'platform'],
         [{ since: '2024-04-01' }, (x) => x.t !== null && (x.t as number) >= since, 'published'],
-        [{ platforms: ['forum_net'], since: '2024-04-01' }, (x) => x.platform === 'forum_net' && x.t !== null && (x.t as number) >= since, 'platform'],
+        [
+          { platforms: ['forum_net'], since: '2024-04-01' },
+          (x) => x.platform === 'forum_net' && x.t !== null && (x.t as number) >= since,
+          'platform',
+        ],
       ];
       for (const [q, keep, via] of cases) {
         for (const field of FIELDS) {

@@ -19,16 +19,38 @@ const dir = mkdtempSync(join(tmpdir(), 'loupe-dataver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const entry: LedgerEntry = {
-  callId: 'c1', attempt: 1, startedAt: 0, durationMs: 10, platform: 'micro_net', endpoint: 'search', params: '{}', paramsHash: 'h',
-  idempotencyKey: null, requestId: 'r', status: 200, errorType: null, creditsUsed: 1, creditsRemaining: 10, chargeReason: 'miss',
-  cached: false, freeCall: false, idempotentReplay: false, source: 'search', walkId: null, dryRun: false,
+  callId: 'c1',
+  attempt: 1,
+  startedAt: 0,
+  durationMs: 10,
+  platform: 'micro_net',
+  endpoint: 'search',
+  params: '{}',
+  paramsHash: 'h',
+  idempotencyKey: null,
+  requestId: 'r',
+  status: 200,
+  errorType: null,
+  creditsUsed: 1,
+  creditsRemaining: 10,
+  chargeReason: 'miss',
+  cached: false,
+  freeCall: false,
+  idempotentReplay: false,
+  source: 'search',
+  walkId: null,
+  dryRun: false,
 };
 
 describe('dataVersion', () => {
   it('moves for what a query of the items can see, stays for the balance, the journal and the index upkeep', async () => {
     const a = openArchive(':memory:');
     const items = (from: number, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ platform: 'micro_net', kind: 'post', record: post({ id: String(from + i), text: `#t${i % 3} #u${i % 2} post ${from + i}` }) }));
+      Array.from({ length: n }, (_, i) => ({
+        platform: 'micro_net',
+        kind: 'post',
+        record: post({ id: String(from + i), text: `#t${i % 3} #u${i % 2} post ${from + i}` }),
+      }));
     a.ingestItems(items(1, 20), { callId: 'seed', source: 'test' });
     const index = new AnalysisIndex(a);
     const m = networkMethods({ archive: a, dataDir: dir });
@@ -40,7 +62,22 @@ describe('dataVersion', () => {
     let v = a.dataVersion();
     const quiet: Array<[string, () => void]> = [
       ['balance', () => a.setBalance(42, 1)],
-      ['journal', () => a.beginJournal({ callId: 'j1', opKey: 'one', idempotencyKey: 'k', platform: 'micro_net', endpoint: 'search', params: '{}', paramsHash: 'h', state: 'pending', createdAt: 1, finishedAt: null })],
+      [
+        'journal',
+        () =>
+          a.beginJournal({
+            callId: 'j1',
+            opKey: 'one',
+            idempotencyKey: 'k',
+            platform: 'micro_net',
+            endpoint: 'search',
+            params: '{}',
+            paramsHash: 'h',
+            state: 'pending',
+            createdAt: 1,
+            finishedAt: null,
+          }),
+      ],
       ['journal done', () => a.finishJournal('j1', 'done', 2)],
       ['index upkeep', () => expect(index.catchUp(Infinity)).toBe(true)],
       ['balance forgotten', () => a.clearBalance()],

@@ -44,13 +44,41 @@ export class DatasetStore {
            FROM items i LEFT JOIN item_readings r ON i.counts_at IS NOT NULL AND r.item_rid = i.rid
           WHERE ${and(w.clauses)} ORDER BY i.rid, r.read_at`,
       );
-      type Raw = [string, string, string, number | null, number | null, number | null, number | null, number | null, number | null, number, number | null, number | null, number | null, number | null, number | null, number];
+      type Raw = [
+        string,
+        string,
+        string,
+        number | null,
+        number | null,
+        number | null,
+        number | null,
+        number | null,
+        number | null,
+        number,
+        number | null,
+        number | null,
+        number | null,
+        number | null,
+        number | null,
+        number,
+      ];
       let cur: Raw | null = null;
-      const current = (r: Raw): HistoryRow => ({ platform: r[0], kind: r[1], id: r[2], readAt: r[9], views: r[10], likes: r[11], comments: r[12], shares: r[13], saves: r[14] });
+      const current = (r: Raw): HistoryRow => ({
+        platform: r[0],
+        kind: r[1],
+        id: r[2],
+        readAt: r[9],
+        views: r[10],
+        likes: r[11],
+        comments: r[12],
+        shares: r[13],
+        saves: r[14],
+      });
       for (const r of st.raw(true).iterate(...w.params) as IterableIterator<Raw>) {
         if (cur !== null && cur[15] !== r[15]) yield current(cur);
         cur = r;
-        if (r[3] !== null) yield { platform: r[0], kind: r[1], id: r[2], readAt: r[3], views: r[4], likes: r[5], comments: r[6], shares: r[7], saves: r[8] };
+        if (r[3] !== null)
+          yield { platform: r[0], kind: r[1], id: r[2], readAt: r[3], views: r[4], likes: r[5], comments: r[6], shares: r[7], saves: r[8] };
       }
       if (cur !== null) yield current(cur);
     } finally {
@@ -66,23 +94,57 @@ export class DatasetStore {
   accountReadings(authorId: string | null, username: string | null, platform: string, kind: string): AccountPost[] {
     const c = this.c;
     return c.guard('read', () => {
-      type Row = { rid: number; published_at: number; at: number; changed: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null };
-      const cols = 'i.rid, i.published_at, COALESCE(i.counts_at, i.first_seen_at) AS at, i.counts_at IS NOT NULL AS changed, i.views, i.likes, i.comments, i.shares, i.saves';
+      type Row = {
+        rid: number;
+        published_at: number;
+        at: number;
+        changed: number;
+        views: number | null;
+        likes: number | null;
+        comments: number | null;
+        shares: number | null;
+        saves: number | null;
+      };
+      const cols =
+        'i.rid, i.published_at, COALESCE(i.counts_at, i.first_seen_at) AS at, i.counts_at IS NOT NULL AS changed, i.views, i.likes, i.comments, i.shares, i.saves';
       const posts = (
         authorId !== null
-          ? c.st(`SELECT ${cols} FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`).all(authorId, platform, kind)
-          : c.st(`SELECT ${cols} FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`).all(username, platform, kind)
+          ? c
+              .st(
+                `SELECT ${cols} FROM items i WHERE i.author_id = ? AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+              )
+              .all(authorId, platform, kind)
+          : c
+              .st(
+                `SELECT ${cols} FROM items i WHERE i.author_id IS NULL AND i.author_username = ? COLLATE NOCASE AND i.platform = ? AND i.kind = ? AND i.published_at IS NOT NULL ORDER BY i.published_at, i.rid`,
+              )
+              .all(username, platform, kind)
       ) as Row[];
       const past = new Map<number, Reading[]>();
       const changed = posts.filter((p) => p.changed).map((p) => p.rid);
       if (changed.length > 0) {
-        const rows = c.st(`SELECT item_rid AS rid, read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid IN (SELECT value FROM json_each(?)) ORDER BY item_rid, read_at`).all(JSON.stringify(changed)) as Array<Row & { read_at: number }>;
-        for (const r of rows) (past.get(r.rid) ?? past.set(r.rid, []).get(r.rid)!).push({ readAt: r.read_at, views: r.views, likes: r.likes, comments: r.comments, shares: r.shares, saves: r.saves });
+        const rows = c
+          .st(
+            `SELECT item_rid AS rid, read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid IN (SELECT value FROM json_each(?)) ORDER BY item_rid, read_at`,
+          )
+          .all(JSON.stringify(changed)) as Array<Row & { read_at: number }>;
+        for (const r of rows)
+          (past.get(r.rid) ?? past.set(r.rid, []).get(r.rid)!).push({
+            readAt: r.read_at,
+            views: r.views,
+            likes: r.likes,
+            comments: r.comments,
+            shares: r.shares,
+            saves: r.saves,
+          });
       }
       return posts.map((p) => ({
         rid: p.rid,
         publishedAt: p.published_at,
-        readings: [...(past.get(p.rid) ?? []), { readAt: p.at, views: p.views, likes: p.likes, comments: p.comments, shares: p.shares, saves: p.saves }],
+        readings: [
+          ...(past.get(p.rid) ?? []),
+          { readAt: p.at, views: p.views, likes: p.likes, comments: p.comments, shares: p.shares, saves: p.saves },
+        ],
       }));
     });
   }
@@ -167,7 +229,16 @@ export class DatasetStore {
       );
       type Raw = [string, string, string, AnnotationRow['type'], string, string | null, string | null, number, number];
       for (const r of st.raw(true).iterate(...params) as IterableIterator<Raw>)
-        yield { platform: r[0], kind: r[1], id: r[2], type: r[3], name: r[4], value: r[5] === null ? null : (JSON.parse(r[5]) as unknown), author: r[6], at: r[7] };
+        yield {
+          platform: r[0],
+          kind: r[1],
+          id: r[2],
+          type: r[3],
+          name: r[4],
+          value: r[5] === null ? null : (JSON.parse(r[5]) as unknown),
+          author: r[6],
+          at: r[7],
+        };
     } finally {
       reader.close();
     }

@@ -67,7 +67,11 @@ export type OnMigrationProgress = (p: MigrationProgress) => void;
  * step reports (a migration gets a reporter only when there is a listener: without one, 0010
  * keeps its stderr lines).
  */
-export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS, onProgress?: OnMigrationProgress): { from: number; to: number } {
+export function migrate(
+  db: Db,
+  migrations: readonly Migration[] = MIGRATIONS,
+  onProgress?: OnMigrationProgress,
+): { from: number; to: number } {
   checkMigrationList(migrations);
   const from = db.pragma('user_version', { simple: true }) as number;
   const known = latestVersion(migrations);

@@ -21,9 +21,28 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const TITLE_ONLY = { id: '1', ext: { post_title: 'Northpeak sourdough guide' }, content: { text: null }, published_at: '2024-05-01T10:00:00Z', engagement: { likes: 3 } };
-const CREATED_AT = { id: '2', content: { text: 'dated by created_at' }, created_at: '2024-06-01T00:00:00Z', like_count: 40, view_count: 900, username: 'poster' };
-const PLAIN = { id: '3', content: { text: 'a plain post' }, published_at: '2024-04-01T00:00:00Z', author: { id: 9, username: 'baker', followers: 1200 }, engagement: { likes: 7, views: 70 } };
+const TITLE_ONLY = {
+  id: '1',
+  ext: { post_title: 'Northpeak sourdough guide' },
+  content: { text: null },
+  published_at: '2024-05-01T10:00:00Z',
+  engagement: { likes: 3 },
+};
+const CREATED_AT = {
+  id: '2',
+  content: { text: 'dated by created_at' },
+  created_at: '2024-06-01T00:00:00Z',
+  like_count: 40,
+  view_count: 900,
+  username: 'poster',
+};
+const PLAIN = {
+  id: '3',
+  content: { text: 'a plain post' },
+  published_at: '2024-04-01T00:00:00Z',
+  author: { id: 9, username: 'baker', followers: 1200 },
+  engagement: { likes: 7, views: 70 },
+};
 const PROFILE = { id: 'u1', username: 'crumbs', display_name: 'Crumbs & Co', follower_count: 55, bio: 'we bake' };
 
 const ids = (a: Archive, q: Parameters<Archive['query']>[0]) => a.query(q).rows.map((r) => r.id);
@@ -31,8 +50,20 @@ const ids = (a: Archive, q: Parameters<Archive['query']>[0]) => a.query(q).rows.
 /** The row shows what the shared definition reads from its record (what the renderer's cells display). */
 function expectShownAsExtracted(r: LibraryRow): void {
   const f = recordFields(r.kind, r.record);
-  expect({ text: r.text, title: r.title, author: r.author, publishedAt: r.publishedAt, engagement: r.engagement, followers: r.followers }).toEqual({
-    text: f.text, title: f.title, author: f.author, publishedAt: f.publishedAt, engagement: f.engagement, followers: f.followers,
+  expect({
+    text: r.text,
+    title: r.title,
+    author: r.author,
+    publishedAt: r.publishedAt,
+    engagement: r.engagement,
+    followers: r.followers,
+  }).toEqual({
+    text: f.text,
+    title: f.title,
+    author: f.author,
+    publishedAt: f.publishedAt,
+    engagement: f.engagement,
+    followers: f.followers,
   });
 }
 
@@ -60,7 +91,11 @@ describe('one definition for the archive and the views', () => {
       expect(plain.followers).toBe(1200);
       expect(plain.author.id).toBe('9');
       const profile = all.find((r) => r.kind === 'profile')!;
-      expect(profile).toMatchObject({ text: 'we bake', followers: 55, author: { id: 'u1', username: 'crumbs', displayName: 'Crumbs & Co' } });
+      expect(profile).toMatchObject({
+        text: 'we bake',
+        followers: 55,
+        author: { id: 'u1', username: 'crumbs', displayName: 'Crumbs & Co' },
+      });
     } finally {
       a.close();
     }
@@ -69,7 +104,9 @@ describe('one definition for the archive and the views', () => {
   it('hidden counts come with the row: hidden is not "not provided"', () => {
     const a = openArchive(':memory:');
     try {
-      a.ingestItems([{ platform: 'photo_net', kind: 'post', record: { id: 'h', engagement: { likes: null, views: 5 }, flags: { likes_hidden: true } } }]);
+      a.ingestItems([
+        { platform: 'photo_net', kind: 'post', record: { id: 'h', engagement: { likes: null, views: 5 }, flags: { likes_hidden: true } } },
+      ]);
       const it = a.getItem('photo_net', 'post', 'h')!;
       expect(it.hiddenCounts).toEqual(['likes']);
       expect(it.engagement.likes).toBeNull();
@@ -93,7 +130,9 @@ function buildOld(file: string): void {
   ins.run('profile', 'u1', JSON.stringify(PROFILE), null, 'u1', 'crumbs', 'Crumbs & Co', 'we bake', null, null);
   ins.run('post', 'bad', '["not", "a record"]', null, null, null, null, 'kept as it was', null, null);
   db.prepare("INSERT INTO tags (name, created_at) VALUES ('keep', 1)").run();
-  db.prepare("INSERT INTO item_tags (item_rid, tag_id, at) SELECT rid, (SELECT tag_id FROM tags WHERE name = 'keep'), 1 FROM items WHERE id = '1'").run();
+  db.prepare(
+    "INSERT INTO item_tags (item_rid, tag_id, at) SELECT rid, (SELECT tag_id FROM tags WHERE name = 'keep'), 1 FROM items WHERE id = '1'",
+  ).run();
   db.close();
 }
 
@@ -110,7 +149,9 @@ describe('migration 0010: display columns', () => {
     try {
       const db = testDb(a);
       expect(db.pragma('user_version', { simple: true })).toBe(latestVersion());
-      expect((db.prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map((c) => c.name)).toEqual(expect.arrayContaining(['followers', 'title']));
+      expect((db.prepare('PRAGMA table_info(items)').all() as Array<{ name: string }>).map((c) => c.name)).toEqual(
+        expect.arrayContaining(['followers', 'title']),
+      );
       expect(db.prepare('SELECT id, rid FROM items ORDER BY rid').all()).toEqual(ridsBefore);
       // what the views showed is now what the archive finds, sorts and filters by
       expect(ids(a, { text: 'sourdough' })).toEqual(['1']);
@@ -139,7 +180,11 @@ describe('migration 0010: display columns', () => {
     db.exec('ALTER TABLE items ADD COLUMN followers INTEGER; ALTER TABLE items ADD COLUMN title TEXT');
     const seen: Array<[number, number]> = [];
     const r = db.transaction(() => reextractColumns(db, (done, total) => seen.push([done, total]), 2))();
-    expect(seen).toEqual([[2, 5], [4, 5], [5, 5]]);
+    expect(seen).toEqual([
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     // 1: text + title; 2: date, counts, author; 3: followers; u1: followers (bad: not a record, kept)
     expect(r).toEqual({ items: 5, changed: 4 });
     expect(db.transaction(() => reextractColumns(db, undefined, 2))()).toEqual({ items: 5, changed: 0 });

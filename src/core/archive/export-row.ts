@@ -56,6 +56,21 @@ export function exportRowOf(r: ExportTuple): ExportRow {
   const ov =
     ovJson === '[]'
       ? []
-      : (JSON.parse(ovJson) as Array<[string, string, unknown, number]>).map(([family, field, value, at]) => ({ family, field, value, at }));
-  return new StoredExportRow(platform, kind, id, raw, firstSeen, lastSeen, tagsJson === '[]' ? [] : (JSON.parse(tagsJson) as string[]), note, overridesObject(ov));
+      : (JSON.parse(ovJson) as Array<[string, string, unknown, number]>).map(([family, field, value, at]) => ({
+          family,
+          field,
+          value,
+          at,
+        }));
+  return new StoredExportRow(
+    platform,
+    kind,
+    id,
+    raw,
+    firstSeen,
+    lastSeen,
+    tagsJson === '[]' ? [] : (JSON.parse(tagsJson) as string[]),
+    note,
+    overridesObject(ov),
+  );
 }

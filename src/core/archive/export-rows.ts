@@ -93,7 +93,11 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
     let open: Iterator<number> | null = null;
     let done = false;
     function* all(): Generator<number> {
-      for (const { sql, params } of statements) yield* reader.db.prepare(sql).pluck().iterate(...params) as IterableIterator<number>;
+      for (const { sql, params } of statements)
+        yield* reader.db
+          .prepare(sql)
+          .pluck()
+          .iterate(...params) as IterableIterator<number>;
     }
     const it = all();
     return {

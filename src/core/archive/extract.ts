@@ -203,10 +203,7 @@ function walkLeaves(obj: Json, prefix: string, depth: number, emit: (field: stri
 }
 
 /** Apply overrides onto a labels object (nested `a.b` fields written into nested objects). */
-export function applyOverrides(
-  labels: Json | null,
-  overrides: Array<{ family: string; field: string; value: unknown }>,
-): Json | null {
+export function applyOverrides(labels: Json | null, overrides: Array<{ family: string; field: string; value: unknown }>): Json | null {
   if (overrides.length === 0) return labels;
   const out: Json = structuredClone(labels ?? {});
   for (const o of overrides) {
@@ -233,13 +230,48 @@ export function labelValue(labels: Json | null, family: string, field: string): 
 }
 
 const DATA_NOT_RECORDS = new Set([
-  'items', 'total', 'truncated', 'ext', 'dropped', 'labels', 'relevance', 'walk', 'scan', 'held_back',
-  'switch_receipts', 'hydration', 'dry_run', 'estimate', 'pagination', 'warnings', 'debug', 'meta',
+  'items',
+  'total',
+  'truncated',
+  'ext',
+  'dropped',
+  'labels',
+  'relevance',
+  'walk',
+  'scan',
+  'held_back',
+  'switch_receipts',
+  'hydration',
+  'dry_run',
+  'estimate',
+  'pagination',
+  'warnings',
+  'debug',
+  'meta',
 ]);
 const POST_KEYS = new Set(['post', 'comment', 'reply', 'video', 'tweet', 'event', 'question', 'clip', 'reel', 'short']);
 const PROFILE_KEYS = new Set(['profile', 'user', 'account']);
 /** Keys that name a record inside a list item (spec: post, profile, comment, user, group, advertiser records). */
-const RECORD_KEYS = new Set([...POST_KEYS, ...PROFILE_KEYS, 'group', 'advertiser', 'page', 'channel', 'hashtag', 'place', 'location', 'track', 'music', 'playlist', 'story', 'highlight', 'board', 'subreddit', 'effect', 'ad']);
+const RECORD_KEYS = new Set([
+  ...POST_KEYS,
+  ...PROFILE_KEYS,
+  'group',
+  'advertiser',
+  'page',
+  'channel',
+  'hashtag',
+  'place',
+  'location',
+  'track',
+  'music',
+  'playlist',
+  'story',
+  'highlight',
+  'board',
+  'subreddit',
+  'effect',
+  'ad',
+]);
 /** The kinds of item the extraction writes for the record keys it knows (`reply` → comment; an unknown key keeps its own name). */
 export const RECORD_KINDS: readonly string[] = [...new Set([...RECORD_KEYS].filter((k) => k !== 'reply'))].sort();
 
@@ -320,7 +352,9 @@ function isCommentPage(data: Json, endpoint?: string): boolean {
   if (endpoint && isCommentEndpoint(endpoint)) return true;
   const labels = isObj(data.labels) ? data.labels : null;
   if (labels) {
-    const fams = [...(Array.isArray(labels.judged) ? labels.judged : []), ...(Array.isArray(labels.billed) ? labels.billed : [])].filter((x): x is string => typeof x === 'string');
+    const fams = [...(Array.isArray(labels.judged) ? labels.judged : []), ...(Array.isArray(labels.billed) ? labels.billed : [])].filter(
+      (x): x is string => typeof x === 'string',
+    );
     if (fams.length && onlyCommentFamilies(fams)) return true;
   }
   const ext = isObj(data.ext) ? data.ext : null;
@@ -343,8 +377,6 @@ function itemKind(key: string, rec: Json, commentPage: boolean): string {
   if (labels && onlyCommentFamilies(Object.keys(labels))) return 'comment';
   return key;
 }
-
-
 
 /**
  * Every archivable record of a data payload: `data.items[]` (see recordOfItem), and

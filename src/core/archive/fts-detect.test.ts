@@ -57,7 +57,8 @@ const sqliteUtilsDetect = (db: Db, table: string): string | null => {
           )
         )`,
     )
-    .get({ like: `%VIRTUAL TABLE%USING FTS%content=[${table}]%`, like2: `%VIRTUAL TABLE%USING FTS%content="${table}"%`, table }) as { name: string } | undefined;
+    .get({ like: `%VIRTUAL TABLE%USING FTS%content=[${table}]%`, like2: `%VIRTUAL TABLE%USING FTS%content="${table}"%`, table }) as
+    { name: string } | undefined;
   return row?.name ?? null;
 };
 
@@ -73,7 +74,11 @@ function escapeFts(query: string): string {
 const datasetteSearch = (db: Db, search: string): string[] => {
   const fts = datasetteDetect(db, 'items');
   if (!fts) return [];
-  return (db.prepare(`select id from items where rowid in (select rowid from [${fts}] where [${fts}] match :search) order by id`).all({ search: escapeFts(search) }) as Array<{ id: string }>).map((r) => r.id);
+  return (
+    db
+      .prepare(`select id from items where rowid in (select rowid from [${fts}] where [${fts}] match :search) order by id`)
+      .all({ search: escapeFts(search) }) as Array<{ id: string }>
+  ).map((r) => r.id);
 };
 
 let dir: string;
@@ -101,7 +106,10 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
     writeAsOldSchema(old, () => fill(new Archive(old)));
     expect(datasetteDetect(old, 'items')).toBeNull(); // what issue 16 saw: _search ignored
     expect(sqliteUtilsDetect(old, 'items')).toBeNull();
-    const before = (old.prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all() as number[]);
+    const before = old
+      .prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid")
+      .pluck()
+      .all() as number[];
     old.close();
 
     const a = openArchive(file);
@@ -109,18 +117,34 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
       expect(datasetteDetect(testDb(a), 'items')).toBe('items_fts');
       expect(sqliteUtilsDetect(testDb(a), 'items')).toBe('items_fts');
       // the same index: every match of before, diacritics folded, author names included
-      expect(testDb(a).prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all()).toEqual(before);
+      expect(testDb(a).prepare("SELECT rowid FROM items_fts WHERE items_fts MATCH 'crumb OR creme' ORDER BY rowid").pluck().all()).toEqual(
+        before,
+      );
       expect(before.length).toBe(3);
       expect(datasetteSearch(testDb(a), 'northpeak')).toEqual(['1']);
       expect(datasetteSearch(testDb(a), 'creme')).toEqual(['2']);
       expect(datasetteSearch(testDb(a), 'crumb')).toEqual(['1', '3']);
       expect(datasetteSearch(testDb(a), '"crumb cake"')).toEqual(['1']);
       // Loupe's own query and the triggers work on the new declaration
-      expect(a.query({ text: 'crumb' }).rows.map((r) => r.id).sort()).toEqual(['1', '3']);
-      a.storeResponse(listResponse('c2', 'photo_net', 'profile/posts', [post({ id: '4', text: 'more crumb' }), post({ id: '1', text: 'Edited: no cake' })]), 'cli', null);
+      expect(
+        a
+          .query({ text: 'crumb' })
+          .rows.map((r) => r.id)
+          .sort(),
+      ).toEqual(['1', '3']);
+      a.storeResponse(
+        listResponse('c2', 'photo_net', 'profile/posts', [
+          post({ id: '4', text: 'more crumb' }),
+          post({ id: '1', text: 'Edited: no cake' }),
+        ]),
+        'cli',
+        null,
+      );
       expect(datasetteSearch(testDb(a), 'crumb')).toEqual(['3', '4']);
       expect(a.query({ text: 'cake' }).rows.map((r) => r.id)).toEqual(['1']);
-      expect(testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run().changes).toBeGreaterThanOrEqual(0);
+      expect(
+        testDb(a).prepare("INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1)").run().changes,
+      ).toBeGreaterThanOrEqual(0);
     } finally {
       a.close();
     }
@@ -144,7 +168,9 @@ describe('the full-text index, as Datasette and sqlite-utils detect it', () => {
     const a = openArchive(file);
     fill(a);
     a.close();
-    const found = JSON.parse(execFileSync(tool, ['search', file, 'items', 'crumb', '-c', 'id', '--json-cols'], { encoding: 'utf8' })) as Array<{ id: string }>;
+    const found = JSON.parse(
+      execFileSync(tool, ['search', file, 'items', 'crumb', '-c', 'id', '--json-cols'], { encoding: 'utf8' }),
+    ) as Array<{ id: string }>;
     expect(found.map((r) => r.id).sort()).toEqual(['1', '3']);
   });
 });

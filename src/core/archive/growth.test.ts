@@ -24,9 +24,17 @@ function growthOf(h: Reading[], field: 'likes' | 'views', from: number, to: numb
 function fill(a: Archive, answers: Array<{ day: number; counts: Array<[C, C]> }>): void {
   answers.forEach((ans, n) =>
     a.storeResponse(
-      listResponse(`c${n}`, 'photo_net', 'profile/posts', ans.counts.map(([likes, views], i) => post({ id: String(i + 1), likes, views, comments: 1 })).filter((_, i) => ans.counts[i] !== undefined), {
-        fetchedAt: T0 + ans.day * DAY,
-      }),
+      listResponse(
+        `c${n}`,
+        'photo_net',
+        'profile/posts',
+        ans.counts
+          .map(([likes, views], i) => post({ id: String(i + 1), likes, views, comments: 1 }))
+          .filter((_, i) => ans.counts[i] !== undefined),
+        {
+          fetchedAt: T0 + ans.day * DAY,
+        },
+      ),
       't',
       null,
     ),
@@ -42,37 +50,59 @@ const answers = fc.array(
 describe('growth over a period', () => {
   it('filters and sorts as the rule computed from each item history says (generated)', () => {
     fc.assert(
-      fc.property(answers, fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 12 }), fc.boolean(), fc.integer({ min: -5, max: 10 }), (steps, fromDay, len, open, min) => {
-        const a = openArchive(':memory:');
-        try {
-          let day = 0;
-          fill(a, steps.map((s) => ({ day: (day += s.dt), counts: s.counts })));
-          const from = T0 + fromDay * DAY;
-          const to = open ? undefined : from + len * DAY;
-          const ids = a.query({ limit: 100 }).rows.map((r) => r.id);
-          const want = new Map(ids.map((id) => [id, growthOf(a.datasets.history({ platform: 'photo_net', kind: 'post', id }), 'likes', from, to ?? Infinity)]));
-          const growth = { field: 'likes' as const, from: new Date(from).toISOString(), ...(to === undefined ? {} : { to: new Date(to).toISOString() }) };
-          // the filter
-          const q: LibraryQuery = { growth: { ...growth, min } };
-          const got = a.query({ ...q, limit: 100 }).rows.map((r) => r.id).sort();
-          expect(got).toEqual(ids.filter((id) => want.get(id) !== null && want.get(id)! >= min).sort());
-          expect(a.count(q)).toBe(got.length);
-          // the sort, keyset pages of 2: known growth largest first (ties by archive order, newest first), unknown last
-          const seen: string[] = [];
-          let after: string | undefined;
-          do {
-            const p = a.query({ growth, sort: { field: 'growth', dir: 'desc' }, limit: 2, after });
-            seen.push(...p.rows.map((r) => r.id));
-            after = p.next ?? undefined;
-          } while (after);
-          const known = seen.filter((id) => want.get(id) !== null);
-          expect(known.map((id) => want.get(id))).toEqual(known.map((id) => want.get(id)!).sort((x, y) => y - x));
-          expect(seen.slice(known.length).every((id) => want.get(id) === null)).toBe(true);
-          expect(seen.sort()).toEqual([...ids].sort());
-        } finally {
-          a.close();
-        }
-      }),
+      fc.property(
+        answers,
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.boolean(),
+        fc.integer({ min: -5, max: 10 }),
+        (steps, fromDay, len, open, min) => {
+          const a = openArchive(':memory:');
+          try {
+            let day = 0;
+            fill(
+              a,
+              steps.map((s) => ({ day: (day += s.dt), counts: s.counts })),
+            );
+            const from = T0 + fromDay * DAY;
+            const to = open ? undefined : from + len * DAY;
+            const ids = a.query({ limit: 100 }).rows.map((r) => r.id);
+            const want = new Map(
+              ids.map((id) => [
+                id,
+                growthOf(a.datasets.history({ platform: 'photo_net', kind: 'post', id }), 'likes', from, to ?? Infinity),
+              ]),
+            );
+            const growth = {
+              field: 'likes' as const,
+              from: new Date(from).toISOString(),
+              ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
+            };
+            // the filter
+            const q: LibraryQuery = { growth: { ...growth, min } };
+            const got = a
+              .query({ ...q, limit: 100 })
+              .rows.map((r) => r.id)
+              .sort();
+            expect(got).toEqual(ids.filter((id) => want.get(id) !== null && want.get(id)! >= min).sort());
+            expect(a.count(q)).toBe(got.length);
+            // the sort, keyset pages of 2: known growth largest first (ties by archive order, newest first), unknown last
+            const seen: string[] = [];
+            let after: string | undefined;
+            do {
+              const p = a.query({ growth, sort: { field: 'growth', dir: 'desc' }, limit: 2, after });
+              seen.push(...p.rows.map((r) => r.id));
+              after = p.next ?? undefined;
+            } while (after);
+            const known = seen.filter((id) => want.get(id) !== null);
+            expect(known.map((id) => want.get(id))).toEqual(known.map((id) => want.get(id)!).sort((x, y) => y - x));
+            expect(seen.slice(known.length).every((id) => want.get(id) === null)).toBe(true);
+            expect(seen.sort()).toEqual([...ids].sort());
+          } finally {
+            a.close();
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -9,8 +9,10 @@ import { sql } from './sql';
 
 /** Distinct networks and kinds of the archived items: skipping through the (platform, kind, …) index, two probes a pair (0.1 ms at 200k items). */
 export function heldPlatformKinds(c: ReadCtx): Array<{ platform: string; kind: string }> {
-  const nextPlatform = (after: string) => c.sql.value<string>(sql`SELECT platform FROM items WHERE platform > ${after} ORDER BY platform LIMIT 1`);
-  const nextKind = (p: string, after: string) => c.sql.value<string>(sql`SELECT kind FROM items WHERE platform = ${p} AND kind > ${after} ORDER BY kind LIMIT 1`);
+  const nextPlatform = (after: string) =>
+    c.sql.value<string>(sql`SELECT platform FROM items WHERE platform > ${after} ORDER BY platform LIMIT 1`);
+  const nextKind = (p: string, after: string) =>
+    c.sql.value<string>(sql`SELECT kind FROM items WHERE platform = ${p} AND kind > ${after} ORDER BY kind LIMIT 1`);
   const out: Array<{ platform: string; kind: string }> = [];
   let p = nextPlatform('');
   while (p !== undefined) {
@@ -32,8 +34,9 @@ export function heldLabelFields(c: ReadCtx): Array<{ family: string; field: stri
 /** Whether some item carries `value` (as text) for family.field, overrides included. */
 export function holdsLabelValue(c: ReadCtx, family: string, field: string, value: string): boolean {
   return (
-    c.sql.get(sql`SELECT 1 FROM item_labels WHERE ff = (SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}) AND value = ${value} LIMIT 1`) !==
-    undefined
+    c.sql.get(
+      sql`SELECT 1 FROM item_labels WHERE ff = (SELECT ff FROM label_fields WHERE family = ${family} AND field = ${field}) AND value = ${value} LIMIT 1`,
+    ) !== undefined
   );
 }
 

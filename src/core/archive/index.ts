@@ -28,6 +28,15 @@ export { migrationPrinter, prepareArchive, type Prepared, type PrepareOptions } 
 export { snapshotArchive } from './snapshot';
 export { parseQuery } from './sql-query';
 export { type AuthorCountRow, type TermIdsRow } from './term-counts';
-export { type ChainKind, type PageItem, type RunRow, type RunStatus, type RunWatchRow, type ScheduleDef, type WatchlistRow, type WatchRow } from './watchlists';
+export {
+  type ChainKind,
+  type PageItem,
+  type RunRow,
+  type RunStatus,
+  type RunWatchRow,
+  type ScheduleDef,
+  type WatchlistRow,
+  type WatchRow,
+} from './watchlists';
 export { type ReadItems } from './extract';
 export { type AlertRow, type AlertItem, type AlertEmailState, type EmailState } from './watch-alerts';

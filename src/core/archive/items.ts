@@ -7,7 +7,18 @@ import type { Envelope } from '../../shared/api-types';
 import type { ItemRef, StoredResponse } from '../ports';
 import { ArchiveError } from './archive-error';
 import type { ArchiveCtx } from './context';
-import { extractColumns, flattenLabels, itemsOfData, mergeRecord, readItems, recordId, refKey, type Columns, type Json, type LabelLeaf } from './extract';
+import {
+  extractColumns,
+  flattenLabels,
+  itemsOfData,
+  mergeRecord,
+  readItems,
+  recordId,
+  refKey,
+  type Columns,
+  type Json,
+  type LabelLeaf,
+} from './extract';
 import { fieldId, fieldIds, overridesOf, parseLabels, recordLeaves, writeLeaves, writeNewLeaves, type NewLeaf } from './labels';
 import { countsAtAfterMerge, countsOf } from './readings';
 import { sql } from './sql';
@@ -68,12 +79,27 @@ function mergeStatement(m: Columns): { cols: Array<keyof Columns>; text: string 
  * to `leaves` when given (written by the caller in one sorted sweep, see writeNewLeaves), else at once.
  */
 function upsert(
-  c: ArchiveCtx, platform: string, kind: string, id: string, record: Json, seenAt: number, unavailable: string | null,
-  flat: LabelLeaf[] | null, leaves?: NewLeaf[],
+  c: ArchiveCtx,
+  platform: string,
+  kind: string,
+  id: string,
+  record: Json,
+  seenAt: number,
+  unavailable: string | null,
+  flat: LabelLeaf[] | null,
+  leaves?: NewLeaf[],
 ): { rid: number; isNew: boolean } {
   const x = extractColumns(kind, record);
   const ins = c.sql.insert`items ON CONFLICT (platform, kind, id) DO NOTHING`({
-    platform, kind, id, raw: JSON.stringify(record), ...x, unavailable, first_seen_at: seenAt, last_seen_at: seenAt, seen_count: 1,
+    platform,
+    kind,
+    id,
+    raw: JSON.stringify(record),
+    ...x,
+    unavailable,
+    first_seen_at: seenAt,
+    last_seen_at: seenAt,
+    seen_count: 1,
   });
   if (ins.changes === 1) {
     const rid = Number(ins.lastInsertRowid);
@@ -92,7 +118,12 @@ function upsert(
   const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
   const m = extractColumns(kind, merged);
   const { cols, text } = mergeStatement(m);
-  const countsAt = countsAtAfterMerge(c, { rid: old.rid, counts: countsOf(old), at: old.counts_at ?? old.first_seen_at, countsAt: old.counts_at }, countsOf(m), seenAt);
+  const countsAt = countsAtAfterMerge(
+    c,
+    { rid: old.rid, counts: countsOf(old), at: old.counts_at ?? old.first_seen_at, countsAt: old.counts_at },
+    countsOf(m),
+    seenAt,
+  );
   c.st(text).run(JSON.stringify(merged), ...cols.map((k) => m[k]), unavailable, seenAt, seenAt, countsAt, seenAt, old.rid);
   if (m.labels !== old.labels) {
     const ov = overridesOf(c, old.rid);
@@ -103,7 +134,17 @@ function upsert(
 
 function insertResponse(
   c: ArchiveCtx,
-  r: { call_id: string; platform: string; endpoint: string; params_hash: string; fetched_at: number; source: string; walk_id: string | null; unavailable: string | null; envelope: string | null },
+  r: {
+    call_id: string;
+    platform: string;
+    endpoint: string;
+    params_hash: string;
+    fetched_at: number;
+    source: string;
+    walk_id: string | null;
+    unavailable: string | null;
+    envelope: string | null;
+  },
 ): void {
   c.sql.insert`responses ON CONFLICT (call_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint,
        params_hash = excluded.params_hash, fetched_at = excluded.fetched_at, source = excluded.source,
@@ -122,7 +163,13 @@ function incoming(c: ArchiveCtx, rows: Array<Omit<IncomingRow, 'leaves'>>): Inco
   return out;
 }
 
-function ingestMany(c: ArchiveCtx, rows: Iterable<IncomingRow>, seenAt: number, unavailable: string | null, callId: string | null): Ingested {
+function ingestMany(
+  c: ArchiveCtx,
+  rows: Iterable<IncomingRow>,
+  seenAt: number,
+  unavailable: string | null,
+  callId: string | null,
+): Ingested {
   const items: ItemRef[] = [];
   const seen = new Set<string>();
   let newItems = 0;
@@ -145,13 +192,26 @@ export function storeResponse(c: ArchiveCtx, r: StoredResponse, source: string, 
   const env = r.envelope as Envelope;
   const found = incoming(
     c,
-    itemsOfData(env.data, r.endpoint).map((it) => ({ platform: r.platform, kind: it.kind, id: it.id, record: it.record, position: it.position })),
+    itemsOfData(env.data, r.endpoint).map((it) => ({
+      platform: r.platform,
+      kind: it.kind,
+      id: it.id,
+      record: it.record,
+      position: it.position,
+    })),
   );
   return c.tx(() => {
     const unavailable = Array.isArray(env.unavailable) ? JSON.stringify(env.unavailable) : null;
     insertResponse(c, {
-      call_id: r.callId, platform: r.platform, endpoint: r.endpoint, params_hash: r.paramsHash, fetched_at: r.fetchedAt, source,
-      walk_id: walkId, unavailable, envelope: JSON.stringify(env),
+      call_id: r.callId,
+      platform: r.platform,
+      endpoint: r.endpoint,
+      params_hash: r.paramsHash,
+      fetched_at: r.fetchedAt,
+      source,
+      walk_id: walkId,
+      unavailable,
+      envelope: JSON.stringify(env),
     });
     return ingestMany(c, found, r.fetchedAt, unavailable, r.callId);
   });
@@ -173,9 +233,15 @@ export function ingestItems(c: ArchiveCtx, rows: IngestRow[], provenance?: Inges
     const unavailable = provenance?.unavailable ? JSON.stringify(provenance.unavailable) : null;
     if (provenance) {
       insertResponse(c, {
-        call_id: provenance.callId, platform: provenance.platform ?? rows[0]?.platform ?? '', endpoint: provenance.endpoint ?? '',
-        params_hash: provenance.paramsHash ?? '', fetched_at: at, source: provenance.source, walk_id: provenance.walkId ?? null,
-        unavailable, envelope: null,
+        call_id: provenance.callId,
+        platform: provenance.platform ?? rows[0]?.platform ?? '',
+        endpoint: provenance.endpoint ?? '',
+        params_hash: provenance.paramsHash ?? '',
+        fetched_at: at,
+        source: provenance.source,
+        walk_id: provenance.walkId ?? null,
+        unavailable,
+        envelope: null,
       });
     }
     return ingestMany(c, found, at, unavailable, provenance ? provenance.callId : null);
@@ -190,11 +256,23 @@ export function linkStoredResponse(c: ArchiveCtx, r: StoredResponse, source: str
   const linked = c.sql.get(sql`SELECT 1 FROM responses WHERE call_id = ${callId}`) !== undefined;
   const unavailable = Array.isArray(r.envelope.unavailable) ? (r.envelope.unavailable as string[]) : undefined;
   return c.guard('write', () =>
-    ingestItems(c, rows, linked ? undefined : { callId, source, walkId, platform: r.platform, endpoint: r.endpoint, paramsHash: '', fetchedAt: c.clock(), unavailable }),
+    ingestItems(
+      c,
+      rows,
+      linked
+        ? undefined
+        : { callId, source, walkId, platform: r.platform, endpoint: r.endpoint, paramsHash: '', fetchedAt: c.clock(), unavailable },
+    ),
   );
 }
 
-export function findFreshResponse(c: ArchiveCtx, platform: string, endpoint: string, paramsHash: string, since: number): StoredResponse | undefined {
+export function findFreshResponse(
+  c: ArchiveCtx,
+  platform: string,
+  endpoint: string,
+  paramsHash: string,
+  since: number,
+): StoredResponse | undefined {
   const r = c.sql.get<{ call_id: string; fetched_at: number; envelope: string }>(
     sql`SELECT call_id, fetched_at, envelope FROM responses
         WHERE platform = ${platform} AND endpoint = ${endpoint} AND params_hash = ${paramsHash} AND fetched_at >= ${since} AND envelope IS NOT NULL

@@ -8,13 +8,41 @@ let a: Archive;
 afterEach(() => a?.close());
 
 const entry = (callId: string, extra: Partial<JournalEntry> = {}): JournalEntry => ({
-  callId, opKey: `op:${callId}`, idempotencyKey: `k-${callId}`, platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h',
-  state: 'pending', createdAt: 1_000, finishedAt: null, keyName: null, ...extra,
+  callId,
+  opKey: `op:${callId}`,
+  idempotencyKey: `k-${callId}`,
+  platform: 'photo_net',
+  endpoint: 'profile/posts',
+  params: '{}',
+  paramsHash: 'h',
+  state: 'pending',
+  createdAt: 1_000,
+  finishedAt: null,
+  keyName: null,
+  ...extra,
 });
 const row = (credits: number, startedAt: number): LedgerEntry => ({
-  callId: 'c', attempt: 1, startedAt, durationMs: 1, platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h', idempotencyKey: 'k',
-  requestId: null, status: 200, errorType: null, creditsUsed: credits, creditsRemaining: null, chargeReason: 'miss', cached: false, freeCall: false,
-  idempotentReplay: false, source: 'test', walkId: null, dryRun: false,
+  callId: 'c',
+  attempt: 1,
+  startedAt,
+  durationMs: 1,
+  platform: 'photo_net',
+  endpoint: 'profile/posts',
+  params: '{}',
+  paramsHash: 'h',
+  idempotencyKey: 'k',
+  requestId: null,
+  status: 200,
+  errorType: null,
+  creditsUsed: credits,
+  creditsRemaining: null,
+  chargeReason: 'miss',
+  cached: false,
+  freeCall: false,
+  idempotentReplay: false,
+  source: 'test',
+  walkId: null,
+  dryRun: false,
 });
 
 describe('journal attribution columns', () => {
@@ -41,7 +69,12 @@ describe('journal attribution columns', () => {
     a.finishJournal('old', 'done', 800);
     a.beginJournal(entry('recent'));
     a.finishJournal('recent', 'done', 1_500);
-    expect(a.journalAround('self', 1_000, 2_000).map((e) => e.callId).sort()).toEqual(['pending', 'recent']);
+    expect(
+      a
+        .journalAround('self', 1_000, 2_000)
+        .map((e) => e.callId)
+        .sort(),
+    ).toEqual(['pending', 'recent']);
   });
 
   it('ledgerHighWater and ledgerCreditsSince: what was recorded after a reading, for attempts started since', () => {

@@ -82,7 +82,8 @@ function resolveField(c: ArchiveCtx, key: string): number {
 /** Move the effective label rows of one item from `before` to `after` (exact keys: see migration 0004). */
 export function writeLeaves(c: ArchiveCtx, rid: number, before: LabelLeaf[], after: LabelLeaf[]): void {
   const { del, ins } = before.length === 0 ? { del: [], ins: after } : diffLeaves(before, after);
-  for (const [family, field, value] of del) c.sql.run(sql`DELETE FROM item_labels WHERE ff = ${fieldId(c, family, field)} AND value = ${value} AND item_rid = ${rid}`);
+  for (const [family, field, value] of del)
+    c.sql.run(sql`DELETE FROM item_labels WHERE ff = ${fieldId(c, family, field)} AND value = ${value} AND item_rid = ${rid}`);
   // one multi-row statement per chunk of up to 16 leaves (fewer native calls than one per leaf)
   for (let k = 0; k < ins.length; k += 16) {
     const chunk = ins.slice(k, k + 16);

@@ -32,26 +32,36 @@ describe('the language filter', () => {
   it('counts and lists exactly the items of the languages asked for, subtags included', () => {
     let n = 0;
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...STORED), { minLength: 1, maxLength: 25 }), fc.uniqueArray(fc.constantFrom(...ASKED), { minLength: 1, maxLength: 4 }), (langs, asked) => {
-        const a = openArchive(join(dir, `a${n++}.db`));
-        try {
-          a.ingestItems(
-            langs.map((language, k) => ({ platform: 'micro_net', kind: 'post', record: post({ id: String(5000 + k), language }) })),
-            { callId: 'seed', source: 'test' },
-          );
-          const q = libraryQuerySchema.parse({ languages: asked });
-          const want = langs.map((l, k) => (matches(l, asked) ? String(5000 + k) : null)).filter((x): x is string => x !== null);
-          expect(a.count(q)).toBe(want.length);
-          expect(a.query({ ...q, limit: 100 }).rows.map((r) => r.id).sort()).toEqual(want.sort());
-        } finally {
-          a.close();
-        }
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...STORED), { minLength: 1, maxLength: 25 }),
+        fc.uniqueArray(fc.constantFrom(...ASKED), { minLength: 1, maxLength: 4 }),
+        (langs, asked) => {
+          const a = openArchive(join(dir, `a${n++}.db`));
+          try {
+            a.ingestItems(
+              langs.map((language, k) => ({ platform: 'micro_net', kind: 'post', record: post({ id: String(5000 + k), language }) })),
+              { callId: 'seed', source: 'test' },
+            );
+            const q = libraryQuerySchema.parse({ languages: asked });
+            const want = langs.map((l, k) => (matches(l, asked) ? String(5000 + k) : null)).filter((x): x is string => x !== null);
+            expect(a.count(q)).toBe(want.length);
+            expect(
+              a
+                .query({ ...q, limit: 100 })
+                .rows.map((r) => r.id)
+                .sort(),
+            ).toEqual(want.sort());
+          } finally {
+            a.close();
+          }
+        },
+      ),
       { numRuns: 15, seed: 27 },
     );
   });
 
   it('refuses what is not a language tag', () => {
-    for (const bad of ['%', 'en%', "x' OR 1=1", '', 'a'.repeat(40)]) expect(libraryQuerySchema.safeParse({ languages: [bad] }).success, bad).toBe(false);
+    for (const bad of ['%', 'en%', "x' OR 1=1", '', 'a'.repeat(40)])
+      expect(libraryQuerySchema.safeParse({ languages: [bad] }).success, bad).toBe(false);
   });
 });

@@ -33,7 +33,7 @@ async function withApp(f: (call: <T>(m: string, input: unknown) => Promise<T>) =
       { platform: 'forum_net', kind: 'comment', record: NUMERIC_PARENT },
     ]);
     const app = { impl: libraryMethods(a) as never, secrets: () => [] };
-    await f(async <T,>(m: string, input: unknown) => {
+    await f(async <T>(m: string, input: unknown) => {
       const r = await dispatch(app, m, input);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       return r.result as T;
@@ -77,10 +77,23 @@ describe('lean library pages', () => {
       expect(Object.keys(p1.rows[0]).slice(0, 5)).toEqual(['platform', 'kind', 'id', 'record', 'tags']);
       expect(p1.rows[0]).not.toHaveProperty('thumbnailUrl');
       expect(p1.rows[0].record).toEqual(POST);
-      const l1 = await call<LibraryPage<LibraryListRow>>('library.query', { limit: 1, sort: { field: 'published_at', dir: 'asc' }, lean: true });
+      const l1 = await call<LibraryPage<LibraryListRow>>('library.query', {
+        limit: 1,
+        sort: { field: 'published_at', dir: 'asc' },
+        lean: true,
+      });
       expect(l1.next).toBe(p1.next);
-      const l2 = await call<LibraryPage<LibraryListRow>>('library.query', { limit: 1, sort: { field: 'published_at', dir: 'asc' }, after: p1.next, lean: true });
-      const p2 = await call<LibraryPage<LibraryRow>>('library.query', { limit: 1, sort: { field: 'published_at', dir: 'asc' }, after: l1.next });
+      const l2 = await call<LibraryPage<LibraryListRow>>('library.query', {
+        limit: 1,
+        sort: { field: 'published_at', dir: 'asc' },
+        after: p1.next,
+        lean: true,
+      });
+      const p2 = await call<LibraryPage<LibraryRow>>('library.query', {
+        limit: 1,
+        sort: { field: 'published_at', dir: 'asc' },
+        after: l1.next,
+      });
       expect(l2.rows.map((r) => r.id)).toEqual(['11']);
       expect(p2.rows.map((r) => r.id)).toEqual(['11']);
       expect(p2.rows[0].record).toEqual(REPLY);

@@ -12,18 +12,38 @@ import { and, raw, sql } from './sql';
  * and its table, used by the insert and the reads (a field missing here does not compile).
  */
 const CALLS = {
-  id: 'id', callId: 'call_id', attempt: 'attempt', startedAt: 'started_at', durationMs: 'duration_ms', platform: 'platform',
-  endpoint: 'endpoint', params: 'params', paramsHash: 'params_hash', idempotencyKey: 'idempotency_key', requestId: 'request_id',
-  status: 'status', errorType: 'error_type', creditsUsed: 'credits_used', creditsRemaining: 'credits_remaining',
-  chargeReason: 'charge_reason', cached: 'cached', freeCall: 'free_call', idempotentReplay: 'idempotent_replay', source: 'source',
-  walkId: 'walk_id', dryRun: 'dry_run', keyName: 'key_name',
+  id: 'id',
+  callId: 'call_id',
+  attempt: 'attempt',
+  startedAt: 'started_at',
+  durationMs: 'duration_ms',
+  platform: 'platform',
+  endpoint: 'endpoint',
+  params: 'params',
+  paramsHash: 'params_hash',
+  idempotencyKey: 'idempotency_key',
+  requestId: 'request_id',
+  status: 'status',
+  errorType: 'error_type',
+  creditsUsed: 'credits_used',
+  creditsRemaining: 'credits_remaining',
+  chargeReason: 'charge_reason',
+  cached: 'cached',
+  freeCall: 'free_call',
+  idempotentReplay: 'idempotent_replay',
+  source: 'source',
+  walkId: 'walk_id',
+  dryRun: 'dry_run',
+  keyName: 'key_name',
 } as const satisfies Record<keyof LedgerEntry, string>;
 /** the boolean fields, stored 0 / 1 */
 const FLAGS = ['cached', 'freeCall', 'idempotentReplay', 'dryRun'] as const;
 
 const INSERT_FIELDS = (Object.keys(CALLS) as Array<keyof LedgerEntry>).filter((k) => k !== 'id');
 const INSERT_CALL = `INSERT INTO calls (${INSERT_FIELDS.map((k) => CALLS[k]).join(', ')}) VALUES (${INSERT_FIELDS.map(() => '?').join(', ')})`;
-const SELECT_CALLS = Object.entries(CALLS).map(([field, col]) => `${col} AS ${field}`).join(', ');
+const SELECT_CALLS = Object.entries(CALLS)
+  .map(([field, col]) => `${col} AS ${field}`)
+  .join(', ');
 
 /** A `calls` row read with SELECT_CALLS (fields already named) → the entry: 0 / 1 → booleans. */
 function entryOf(r: Record<string, unknown>): LedgerEntry {
@@ -33,15 +53,31 @@ function entryOf(r: Record<string, unknown>): LedgerEntry {
 
 /** JournalEntry field → `journal` column; the reads select the columns under the entry's own names. */
 const JOURNAL = {
-  callId: 'call_id', opKey: 'op_key', idempotencyKey: 'idempotency_key', platform: 'platform', endpoint: 'endpoint', params: 'params',
-  paramsHash: 'params_hash', state: 'state', createdAt: 'created_at', finishedAt: 'finished_at', keyName: 'key_name',
+  callId: 'call_id',
+  opKey: 'op_key',
+  idempotencyKey: 'idempotency_key',
+  platform: 'platform',
+  endpoint: 'endpoint',
+  params: 'params',
+  paramsHash: 'params_hash',
+  state: 'state',
+  createdAt: 'created_at',
+  finishedAt: 'finished_at',
+  keyName: 'key_name',
 } as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner'>, string>;
 /** the columns read besides the entry's own: the reading before its key was sent, and its owner process */
 const SELECT_JOURNAL = raw(
   [
     ...Object.entries(JOURNAL).map(([field, col]) => `${col} AS ${field}`),
-    'before_balance AS beforeBalance', 'before_at AS beforeAt', 'before_ledger AS beforeLedger',
-    'loss_before_balance AS lossBalance', 'loss_before_at AS lossAt', 'loss_before_ledger AS lossLedger', 'owner_pid AS ownerPid', 'owner_host AS ownerHost', 'owner_start AS ownerStart',
+    'before_balance AS beforeBalance',
+    'before_at AS beforeAt',
+    'before_ledger AS beforeLedger',
+    'loss_before_balance AS lossBalance',
+    'loss_before_at AS lossAt',
+    'loss_before_ledger AS lossLedger',
+    'owner_pid AS ownerPid',
+    'owner_host AS ownerHost',
+    'owner_start AS ownerStart',
   ].join(', '),
 );
 
@@ -60,11 +96,22 @@ type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner'> & {
 function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
   if (!r) return undefined;
   const { beforeBalance, beforeAt, beforeLedger, lossBalance, lossAt, lossLedger, ownerPid, ownerHost, ownerStart, ...e } = r;
-  const before = beforeBalance !== null && beforeAt !== null && beforeLedger !== null ? { balance: beforeBalance, at: beforeAt, ledgerId: beforeLedger } : null;
-  const lossBefore = lossBalance !== null && lossAt !== null && lossLedger !== null ? { balance: lossBalance, at: lossAt, ledgerId: lossLedger } : null;
+  const before =
+    beforeBalance !== null && beforeAt !== null && beforeLedger !== null
+      ? { balance: beforeBalance, at: beforeAt, ledgerId: beforeLedger }
+      : null;
+  const lossBefore =
+    lossBalance !== null && lossAt !== null && lossLedger !== null ? { balance: lossBalance, at: lossAt, ledgerId: lossLedger } : null;
   const me = currentOwner();
   const alive = ownerAlive({ pid: ownerPid, host: ownerHost, start: ownerStart });
-  const owner = ownerPid === me.pid && ownerHost === me.host && ownerStart === me.start ? 'this' : alive === null ? 'unknown' : alive ? 'alive' : 'gone';
+  const owner =
+    ownerPid === me.pid && ownerHost === me.host && ownerStart === me.start
+      ? 'this'
+      : alive === null
+        ? 'unknown'
+        : alive
+          ? 'alive'
+          : 'gone';
   return { ...e, before, lossBefore, owner };
 }
 
@@ -86,18 +133,37 @@ export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
   const me = currentOwner();
   const b = e.before ?? null;
   const l = e.lossBefore ?? null;
-  c.quiet(() => c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
+  c.quiet(() =>
+    c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
        platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
        params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
        finished_at = excluded.finished_at, key_name = excluded.key_name, owner_pid = excluded.owner_pid, owner_host = excluded.owner_host,
        owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger,
-       loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger`({
-      call_id: e.callId, op_key: e.opKey, idempotency_key: e.idempotencyKey, platform: e.platform, endpoint: e.endpoint, params: e.params,
-      params_hash: e.paramsHash, state: e.state, created_at: e.createdAt, finished_at: e.finishedAt, key_name: e.keyName ?? null,
-      owner_pid: me.pid, owner_host: me.host, owner_start: me.start,
-      before_balance: b ? b.balance : null, before_at: b ? b.at : null, before_ledger: b ? b.ledgerId : null,
-      loss_before_balance: l ? l.balance : null, loss_before_at: l ? l.at : null, loss_before_ledger: l ? l.ledgerId : null,
-    }));
+       loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger`(
+      {
+        call_id: e.callId,
+        op_key: e.opKey,
+        idempotency_key: e.idempotencyKey,
+        platform: e.platform,
+        endpoint: e.endpoint,
+        params: e.params,
+        params_hash: e.paramsHash,
+        state: e.state,
+        created_at: e.createdAt,
+        finished_at: e.finishedAt,
+        key_name: e.keyName ?? null,
+        owner_pid: me.pid,
+        owner_host: me.host,
+        owner_start: me.start,
+        before_balance: b ? b.balance : null,
+        before_at: b ? b.at : null,
+        before_ledger: b ? b.ledgerId : null,
+        loss_before_balance: l ? l.balance : null,
+        loss_before_at: l ? l.at : null,
+        loss_before_ledger: l ? l.ledgerId : null,
+      },
+    ),
+  );
 }
 
 export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'failed', at: number): void {
@@ -105,12 +171,15 @@ export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'fa
 }
 
 export function pendingJournal(c: ArchiveCtx): JournalEntry[] {
-  return c.sql.all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`).map((r) => entryOfJournal(r) as JournalEntry);
+  return c.sql
+    .all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' ORDER BY created_at, call_id`)
+    .map((r) => entryOfJournal(r) as JournalEntry);
 }
 
 /** Entries other than `callId` that may have been charged between `from` and `to` unrecorded: pending, or finished since `from`. */
 export function journalAround(c: ArchiveCtx, callId: string, from: number, to: number): JournalEntry[] {
-  const rows = c.sql.all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' AND call_id != ${callId} AND created_at <= ${to}
+  const rows = c.sql
+    .all<JournalRow>(sql`SELECT ${SELECT_JOURNAL} FROM journal WHERE state = 'pending' AND call_id != ${callId} AND created_at <= ${to}
     UNION ALL SELECT ${SELECT_JOURNAL} FROM journal WHERE finished_at >= ${from} AND state != 'pending' AND call_id != ${callId} AND created_at <= ${to}`);
   return rows.map((r) => entryOfJournal(r) as JournalEntry);
 }
@@ -124,12 +193,18 @@ export function ledgerHighWater(c: ArchiveCtx): number {
 
 /** Credits recorded in rows after `afterId` for attempts started at or after `since`. */
 export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number): number {
-  return c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`)!.c;
+  return c.sql.get<{ c: number }>(
+    sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`,
+  )!.c;
 }
 
 /** Rows after `afterId` up to `upToId`, for attempts started at or after `since`, in order (at most 10,000). */
 export function ledgerBetween(c: ArchiveCtx, afterId: number, upToId: number, since: number): LedgerEntry[] {
-  return (c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE id > ? AND id <= ? AND started_at >= ? ORDER BY id LIMIT 10000`).all(afterId, upToId, since) as Array<Record<string, unknown>>).map(entryOf);
+  return (
+    c
+      .st(`SELECT ${SELECT_CALLS} FROM calls WHERE id > ? AND id <= ? AND started_at >= ? ORDER BY id LIMIT 10000`)
+      .all(afterId, upToId, since) as Array<Record<string, unknown>>
+  ).map(entryOf);
 }
 
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
@@ -151,7 +226,11 @@ export function listLedger(c: ArchiveCtx, opts: { limit?: number; beforeId?: num
     clauses.push('call_id = ?');
     params.push(opts.callId);
   }
-  return (c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as Array<Record<string, unknown>>).map(entryOf);
+  return (
+    c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as Array<
+      Record<string, unknown>
+    >
+  ).map(entryOf);
 }
 
 /**
@@ -167,7 +246,9 @@ export function lastUsedByKey(c: ArchiveCtx): Map<string, number> {
 
 /** Credits the ledger recorded for `source` since `since` (ms). */
 export function creditsOfSource(c: ArchiveCtx, source: string, since: number): number {
-  return c.sql.get<{ c: number }>(sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`)!.c;
+  return c.sql.get<{ c: number }>(
+    sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`,
+  )!.c;
 }
 
 // ───────────────────────── balance ─────────────────────────
@@ -192,7 +273,9 @@ export function getBalance(c: ArchiveCtx): { creditsRemaining: number; at: numbe
  */
 export function ledgerMark(c: ArchiveCtx): { dataVersion: number; lastCall: number; balanceAt: number | null } {
   const dataVersion = c.db.pragma('data_version', { simple: true }) as number;
-  const r = c.sql.get<{ last: number | null; at: number | null }>(sql`SELECT (SELECT max(id) FROM calls) AS last, (SELECT at FROM balance WHERE id = 1) AS at`);
+  const r = c.sql.get<{ last: number | null; at: number | null }>(
+    sql`SELECT (SELECT max(id) FROM calls) AS last, (SELECT at FROM balance WHERE id = 1) AS at`,
+  );
   return { dataVersion, lastCall: r?.last ?? 0, balanceAt: r?.at ?? null };
 }
 

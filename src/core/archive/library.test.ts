@@ -18,43 +18,115 @@ const ref = (id: string, kind = 'post', platform = 'photo_net') => ({ platform, 
  */
 function seed(a: Archive): void {
   a.storeResponse(
-    listResponse('k1', 'photo_net', 'search', [
-      post({ id: 'p1', text: 'Café crème is great', author: { id: 'a1', username: 'alice', display_name: 'Alice' }, published_at: '2024-05-01T10:00:00Z', likes: 10, views: 100, comments: 1, relevance: 0.9,
-        labels: { intent: { label: 'complaining', confidence: 0.9 }, sponsored: { p: 0.85, disclosed: true } } }),
-      post({ id: 'p2', text: 'Tea time', author: { id: 'b1', username: 'bob', display_name: 'Bob' }, published_at: '2024-05-01T23:00:00Z', likes: 20, comments: 2, shares: 5, relevance: 0.4,
-        labels: { intent: { label: 'promoting', confidence: 0.7 }, sponsored: { p: 0.35, disclosed: false } } }),
-    ], { fetchedAt: 1_000 }),
+    listResponse(
+      'k1',
+      'photo_net',
+      'search',
+      [
+        post({
+          id: 'p1',
+          text: 'Café crème is great',
+          author: { id: 'a1', username: 'alice', display_name: 'Alice' },
+          published_at: '2024-05-01T10:00:00Z',
+          likes: 10,
+          views: 100,
+          comments: 1,
+          relevance: 0.9,
+          labels: { intent: { label: 'complaining', confidence: 0.9 }, sponsored: { p: 0.85, disclosed: true } },
+        }),
+        post({
+          id: 'p2',
+          text: 'Tea time',
+          author: { id: 'b1', username: 'bob', display_name: 'Bob' },
+          published_at: '2024-05-01T23:00:00Z',
+          likes: 20,
+          comments: 2,
+          shares: 5,
+          relevance: 0.4,
+          labels: { intent: { label: 'promoting', confidence: 0.7 }, sponsored: { p: 0.35, disclosed: false } },
+        }),
+      ],
+      { fetchedAt: 1_000 },
+    ),
     'search',
     'w1',
   );
   a.storeResponse(
-    listResponse('k2', 'photo_net', 'profile/posts', [
-      post({ id: 'p3', text: 'שלום עולם coffee', author: { id: 'a1', username: 'alice', display_name: 'Alice' }, published_at: '2024-05-06T08:00:00Z', views: 300,
-        labels: { intent: { label: 'complaining', confidence: 0.6 }, sponsored: { p: 0.55, disclosed: false } } }),
-      post({ id: 'c1', kind: 'comment', parent_id: 'p1', text: 'worst ever, refund!', author: { id: 'd1', username: 'dave', display_name: 'Dave' }, published_at: '2024-05-07T00:00:00Z', likes: 1,
-        labels: { sentiment: { label: 'negative', p: 0.85, score: 0.1 }, toxic: { p: 0.6 } } }),
-      post({ id: 'c2', kind: 'comment', parent_id: 'p1', text: 'love it', author: { id: 'e1', username: 'erin', display_name: 'Erin' }, published_at: '2024-05-07T01:00:00Z', likes: 2,
-        labels: { sentiment: { label: 'positive', p: 0.9, score: 0.9 }, toxic: { p: 0.02 } } }),
-    ], { fetchedAt: 2_000 }),
+    listResponse(
+      'k2',
+      'photo_net',
+      'profile/posts',
+      [
+        post({
+          id: 'p3',
+          text: 'שלום עולם coffee',
+          author: { id: 'a1', username: 'alice', display_name: 'Alice' },
+          published_at: '2024-05-06T08:00:00Z',
+          views: 300,
+          labels: { intent: { label: 'complaining', confidence: 0.6 }, sponsored: { p: 0.55, disclosed: false } },
+        }),
+        post({
+          id: 'c1',
+          kind: 'comment',
+          parent_id: 'p1',
+          text: 'worst ever, refund!',
+          author: { id: 'd1', username: 'dave', display_name: 'Dave' },
+          published_at: '2024-05-07T00:00:00Z',
+          likes: 1,
+          labels: { sentiment: { label: 'negative', p: 0.85, score: 0.1 }, toxic: { p: 0.6 } },
+        }),
+        post({
+          id: 'c2',
+          kind: 'comment',
+          parent_id: 'p1',
+          text: 'love it',
+          author: { id: 'e1', username: 'erin', display_name: 'Erin' },
+          published_at: '2024-05-07T01:00:00Z',
+          likes: 2,
+          labels: { sentiment: { label: 'positive', p: 0.9, score: 0.9 }, toxic: { p: 0.02 } },
+        }),
+      ],
+      { fetchedAt: 2_000 },
+    ),
     'watch:7',
     null,
   );
   a.storeResponse(
-    listResponse('k3', 'photo_net', 'profile', [{ id: 'a1', username: 'alice', display_name: 'Alice', bio: 'coffee nerd' }], { kind: 'profile', fetchedAt: 3_000 }),
+    listResponse('k3', 'photo_net', 'profile', [{ id: 'a1', username: 'alice', display_name: 'Alice', bio: 'coffee nerd' }], {
+      kind: 'profile',
+      fetchedAt: 3_000,
+    }),
     'profile',
     null,
   );
   a.ingestItems([
-    { platform: 'micro_net', kind: 'post', record: post({ id: 'p4', text: '🔥 fire مرحبا بالعالم', author: { id: 'c9', username: 'carol', display_name: 'Carol' }, published_at: '2024-05-12T12:00:00Z', likes: 5, noComputed: true }) },
+    {
+      platform: 'micro_net',
+      kind: 'post',
+      record: post({
+        id: 'p4',
+        text: '🔥 fire مرحبا بالعالم',
+        author: { id: 'c9', username: 'carol', display_name: 'Carol' },
+        published_at: '2024-05-12T12:00:00Z',
+        likes: 5,
+        noComputed: true,
+      }),
+    },
   ]);
 }
 
 function ids(a: Archive, q: LibraryQuery): string[] {
-  return a.query({ ...q, limit: 1000 }).rows.map((r) => r.id).sort();
+  return a
+    .query({ ...q, limit: 1000 })
+    .rows.map((r) => r.id)
+    .sort();
 }
 
 // every filter suite runs twice: small matching sets materialised, and (denseAt 1) probed per row
-describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', denseAt: 1 }])('library filters on a known dataset ($plan)', ({ denseAt }) => {
+describe.each([
+  { plan: 'materialised', denseAt: undefined },
+  { plan: 'probed', denseAt: 1 },
+])('library filters on a known dataset ($plan)', ({ denseAt }) => {
   let a: Archive;
   beforeEach(() => {
     a = openArchive(':memory:', { clock: () => 50_000, denseAt });
@@ -99,7 +171,34 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
   it('hostile full-text input never reaches SQLite as syntax: rows, or a QueryError saying what to write', () => {
     // operators are syntax since issue 16 (boolean search): a malformed query is a user error
     const malformed = new Set(['NEAR(', 'a OR', 'AND', 'NOT', '(', ')', 'coffee AND']);
-    for (const t of ['"', '*', 'NEAR(', '-', '- coffee', 'coffee -tea', 'a OR', 'AND', 'NOT', '(', ')', 'text:coffee', '^coffee', "'", '""', '"unterminated', 'NEAR(a b, 3)', '***', '\\', '%', '_', '{a b}', 'coffee AND', '+', ':', '\u0000']) {
+    for (const t of [
+      '"',
+      '*',
+      'NEAR(',
+      '-',
+      '- coffee',
+      'coffee -tea',
+      'a OR',
+      'AND',
+      'NOT',
+      '(',
+      ')',
+      'text:coffee',
+      '^coffee',
+      "'",
+      '""',
+      '"unterminated',
+      'NEAR(a b, 3)',
+      '***',
+      '\\',
+      '%',
+      '_',
+      '{a b}',
+      'coffee AND',
+      '+',
+      ':',
+      '\u0000',
+    ]) {
       if (malformed.has(t)) {
         expect(() => a.query({ text: t }), t).toThrow(/^Search: /);
         expect(() => a.count({ text: t }), t).toThrow(QueryError);
@@ -122,7 +221,12 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
   });
 
   it('label conditions: eq, neq, numeric ranges, booleans, comment families', () => {
-    const L = (family: string, field: string, op: 'eq' | 'neq' | 'gte' | 'lte' | 'gt' | 'lt', value: string | number | boolean) => ({ family, field, op, value });
+    const L = (family: string, field: string, op: 'eq' | 'neq' | 'gte' | 'lte' | 'gt' | 'lt', value: string | number | boolean) => ({
+      family,
+      field,
+      op,
+      value,
+    });
     expect(ids(a, { labels: [L('intent', 'label', 'eq', 'complaining')] })).toEqual(['p1', 'p3']);
     expect(ids(a, { labels: [L('intent', 'label', 'neq', 'complaining')] })).toEqual(['p2']);
     expect(ids(a, { labels: [L('sponsored', 'p', 'gte', 0.5)] })).toEqual(['p1', 'p3']);
@@ -146,10 +250,18 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
     const it = a.getItem('photo_net', 'post', 'p2')!;
     expect(it.labels?.intent).toEqual({ label: 'complaining', confidence: 0.7 });
     expect(it.overrides).toEqual({ intent: { label: 'complaining' } });
-    expect(it.overrideLog).toEqual([{ family: 'intent', field: 'label', value: 'complaining', original: 'promoting', at: 50_000, author: null }]);
-    expect(((it.record.computed as { labels: Record<string, Record<string, unknown>> }).labels.intent).label).toBe('promoting');
+    expect(it.overrideLog).toEqual([
+      { family: 'intent', field: 'label', value: 'complaining', original: 'promoting', at: 50_000, author: null },
+    ]);
+    expect((it.record.computed as { labels: Record<string, Record<string, unknown>> }).labels.intent.label).toBe('promoting');
     // a later fetch with new judgments keeps the override in force
-    a.storeResponse(listResponse('k9', 'photo_net', 'search', [post({ id: 'p2', likes: 21, labels: { intent: { label: 'other', confidence: 0.5 } } })], { fetchedAt: 9_000 }), 'search', null);
+    a.storeResponse(
+      listResponse('k9', 'photo_net', 'search', [post({ id: 'p2', likes: 21, labels: { intent: { label: 'other', confidence: 0.5 } } })], {
+        fetchedAt: 9_000,
+      }),
+      'search',
+      null,
+    );
     expect(ids(a, { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] })).toEqual(['p1', 'p2', 'p3']);
     expect(ids(a, { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'other' }] })).toEqual([]);
     expect(a.getItem('photo_net', 'post', 'p2')!.overrideLog[0].original).toBe('other');
@@ -159,16 +271,30 @@ describe.each([{ plan: 'materialised', denseAt: undefined }, { plan: 'probed', d
     expect(a.getItem('photo_net', 'post', 'p2')!.overrides).toEqual({});
     // override on an item without judgments adds the field
     a.overrideLabel(ref('p4', 'post', 'micro_net'), 'intent', 'label', 'complaining');
-    expect(ids(a, { platforms: ['micro_net'], labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] })).toEqual(['p4']);
+    expect(ids(a, { platforms: ['micro_net'], labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] })).toEqual([
+      'p4',
+    ]);
     expect(() => a.overrideLabel(ref('nope'), 'intent', 'label', 'x')).toThrow(/not in the archive/);
   });
 
   it('numeric label ranges read effective values: overrides to null or text, unjudged items, integers, booleans, nested fields', () => {
-    const L = (family: string, field: string, op: 'gte' | 'lte' | 'gt' | 'lt', value: number) => ({ labels: [{ family, field, op, value }] });
+    const L = (family: string, field: string, op: 'gte' | 'lte' | 'gt' | 'lt', value: number) => ({
+      labels: [{ family, field, op, value }],
+    });
     a.storeResponse(
-      listResponse('k5', 'photo_net', 'search', [
-        post({ id: 'p5', published_at: '2024-05-02T00:00:00Z', labels: { intent: { label: 'other', urgency: 3 }, mention: { aspect: { price: 0.8 } } } }),
-      ], { fetchedAt: 5_000 }),
+      listResponse(
+        'k5',
+        'photo_net',
+        'search',
+        [
+          post({
+            id: 'p5',
+            published_at: '2024-05-02T00:00:00Z',
+            labels: { intent: { label: 'other', urgency: 3 }, mention: { aspect: { price: 0.8 } } },
+          }),
+        ],
+        { fetchedAt: 5_000 },
+      ),
       'search',
       null,
     );
@@ -323,17 +449,49 @@ describe('aggregates on the known dataset', () => {
   it('credits per day / source / endpoint and the usage summary', () => {
     const day = (d: string, h = 12) => Date.parse(`${d}T${String(h).padStart(2, '0')}:00:00Z`);
     const base: LedgerEntry = {
-      callId: 'x', attempt: 1, startedAt: 0, durationMs: 10, platform: 'photo_net', endpoint: 'search', params: '{}', paramsHash: 'h',
-      idempotencyKey: null, requestId: 'r', status: 200, errorType: null, creditsUsed: 0, creditsRemaining: 10, chargeReason: 'miss',
-      cached: false, freeCall: false, idempotentReplay: false, source: 'search', walkId: null, dryRun: false,
+      callId: 'x',
+      attempt: 1,
+      startedAt: 0,
+      durationMs: 10,
+      platform: 'photo_net',
+      endpoint: 'search',
+      params: '{}',
+      paramsHash: 'h',
+      idempotencyKey: null,
+      requestId: 'r',
+      status: 200,
+      errorType: null,
+      creditsUsed: 0,
+      creditsRemaining: 10,
+      chargeReason: 'miss',
+      cached: false,
+      freeCall: false,
+      idempotentReplay: false,
+      source: 'search',
+      walkId: null,
+      dryRun: false,
     };
     const add = (o: Partial<LedgerEntry>) => a.recordAttempt({ ...base, ...o });
     add({ startedAt: day('2024-05-01', 1), creditsUsed: 5 });
     add({ startedAt: day('2024-05-01', 23), cached: true });
     add({ startedAt: day('2024-05-02'), source: 'watch:7', endpoint: 'profile/posts', creditsUsed: 3 });
-    add({ startedAt: day('2024-05-02'), source: 'watch:7', endpoint: 'profile/posts', status: 429, errorType: 'RATE_LIMITED', creditsRemaining: null });
+    add({
+      startedAt: day('2024-05-02'),
+      source: 'watch:7',
+      endpoint: 'profile/posts',
+      status: 429,
+      errorType: 'RATE_LIMITED',
+      creditsRemaining: null,
+    });
     add({ startedAt: day('2024-05-02'), source: 'cli', platform: 'micro_net', endpoint: 'user/tweets', dryRun: true });
-    add({ startedAt: day('2024-05-03'), source: 'cli', platform: 'micro_net', endpoint: 'user/tweets', idempotentReplay: true, chargeReason: 'replay' });
+    add({
+      startedAt: day('2024-05-03'),
+      source: 'cli',
+      platform: 'micro_net',
+      endpoint: 'user/tweets',
+      idempotentReplay: true,
+      chargeReason: 'replay',
+    });
     add({ startedAt: day('2024-05-03'), source: 'cli', platform: 'micro_net', endpoint: 'user/tweets', freeCall: true });
     add({ startedAt: day('2024-05-03'), source: 'search' });
     expect(a.creditsPerDay()).toEqual([
@@ -341,7 +499,9 @@ describe('aggregates on the known dataset', () => {
       { bucket: '2024-05-02', value: 3, calls: 3 },
       { bucket: '2024-05-03', value: 0, calls: 3 },
     ]);
-    expect(a.creditsPerDay({ since: day('2024-05-02', 0), until: day('2024-05-03', 0) })).toEqual([{ bucket: '2024-05-02', value: 3, calls: 3 }]);
+    expect(a.creditsPerDay({ since: day('2024-05-02', 0), until: day('2024-05-03', 0) })).toEqual([
+      { bucket: '2024-05-02', value: 3, calls: 3 },
+    ]);
     expect(a.creditsPerSource()).toEqual([
       { bucket: 'search', value: 5, calls: 3 },
       { bucket: 'watch:7', value: 3, calls: 2 },
@@ -404,7 +564,11 @@ describe('annotations', () => {
   });
 
   it('result sets: save, list, update, delete', () => {
-    const rs = a.saveResultSet('Complaints', { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }], after: 'x' }, { tags: ['q2'], note: 'for the report' });
+    const rs = a.saveResultSet(
+      'Complaints',
+      { labels: [{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }], after: 'x' },
+      { tags: ['q2'], note: 'for the report' },
+    );
     expect(rs).toMatchObject({ name: 'Complaints', tags: ['q2'], note: 'for the report', createdAt: 77 });
     expect(rs.query.after).toBeUndefined();
     const list = a.listResultSets();
@@ -428,8 +592,16 @@ describe('export rows', () => {
     const it = a.iterateExportRows(q);
     const first = it.next();
     expect(first.done).toBe(false);
-    expect(first.value).toMatchObject({ platform: 'photo_net', kind: 'post', id: 'p2', tags: ['keep'], note: 'n2', overrides: { sponsored: { p: 0.99 } }, firstSeenAt: 1_000 });
-    expect(((first.value.record.computed as { labels: { sponsored: { p: number } } }).labels.sponsored.p)).toBe(0.35);
+    expect(first.value).toMatchObject({
+      platform: 'photo_net',
+      kind: 'post',
+      id: 'p2',
+      tags: ['keep'],
+      note: 'n2',
+      overrides: { sponsored: { p: 0.99 } },
+      firstSeenAt: 1_000,
+    });
+    expect((first.value.record.computed as { labels: { sponsored: { p: number } } }).labels.sponsored.p).toBe(0.35);
     it.return?.();
     // the connection is free again (better-sqlite3 refuses writes while an iterator is open)
     expect(() => a.addTag(ref('p1'), 'after')).not.toThrow();

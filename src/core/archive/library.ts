@@ -2,7 +2,16 @@
  * Library queries: keyset pages of items with their annotations, exact totals (cached per filter
  * set), one item with its provenance. The SQL of a LibraryQuery is built by sql-query.ts.
  */
-import type { ArchivedItem, ItemCall, LabelOverrideEntry, LibraryListRow, LibraryPage, LibraryQuery, LibraryRow, LibraryRowFields } from '../../shared/query';
+import type {
+  ArchivedItem,
+  ItemCall,
+  LabelOverrideEntry,
+  LibraryListRow,
+  LibraryPage,
+  LibraryQuery,
+  LibraryRow,
+  LibraryRowFields,
+} from '../../shared/query';
 import type { ItemRef } from '../ports';
 import { hiddenCounts, recordThumbnail } from '../../shared/record-fields';
 import { ArchiveError } from './archive-error';
@@ -61,7 +70,9 @@ function rowsToLibrary(c: ArchiveCtx, rows: ItemRow[], lean = false): LibraryRow
     l.push(t.name);
   }
   const notes = new Map<number, string>();
-  for (const n of c.sql.all<{ rid: number; text: string }>(sql`SELECT item_rid AS rid, text FROM notes WHERE item_rid IN (SELECT value FROM json_each(${rids}))`)) {
+  for (const n of c.sql.all<{ rid: number; text: string }>(
+    sql`SELECT item_rid AS rid, text FROM notes WHERE item_rid IN (SELECT value FROM json_each(${rids}))`,
+  )) {
     notes.set(n.rid, n.text);
   }
   const ovs = new Map<number, OverrideList>();
@@ -176,7 +187,10 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
     const text = `SELECT i.rid AS rid, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
       WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
     const keys = c.st(text).all(...params, n + 1) as Array<{ rid: number; sort_v: string | number }>;
-    const byRid = itemRowsByRid(c, keys.map((k) => k.rid));
+    const byRid = itemRowsByRid(
+      c,
+      keys.map((k) => k.rid),
+    );
     for (const k of keys) {
       const r = byRid.get(k.rid);
       if (r) got.push({ ...r, sort_v: k.sort_v, phase: 0 });
@@ -206,7 +220,10 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
 function itemRowsByRid(c: ArchiveCtx, rids: number[]): Map<number, ItemRow> {
   const out = new Map<number, ItemRow>();
   if (rids.length === 0) return out;
-  for (const r of c.sql.all<ItemRow>(sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`)) out.set(r.rid, r);
+  for (const r of c.sql.all<ItemRow>(
+    sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`,
+  ))
+    out.set(r.rid, r);
   return out;
 }
 
@@ -238,7 +255,8 @@ function countWhere(c: ArchiveCtx, w: Where): number {
 }
 
 export function ridOf(c: ArchiveCtx, ref: ItemRef): number | undefined {
-  return c.sql.get<{ rid: number }>(sql`SELECT rid FROM items WHERE platform = ${ref.platform} AND kind = ${ref.kind} AND id = ${ref.id}`)?.rid;
+  return c.sql.get<{ rid: number }>(sql`SELECT rid FROM items WHERE platform = ${ref.platform} AND kind = ${ref.kind} AND id = ${ref.id}`)
+    ?.rid;
 }
 
 export function needRid(c: ArchiveCtx, ref: ItemRef): number {
@@ -249,7 +267,9 @@ export function needRid(c: ArchiveCtx, ref: ItemRef): number {
 
 /** One item with its annotations and provenance, or undefined. */
 export function getItem(c: ArchiveCtx, platform: string, kind: string, id: string): ArchivedItem | undefined {
-  const r = c.sql.get<ItemRow>(sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.platform = ${platform} AND i.kind = ${kind} AND i.id = ${id}`);
+  const r = c.sql.get<ItemRow>(
+    sql`SELECT ${raw(ITEM_COLS)} FROM items i WHERE i.platform = ${platform} AND i.kind = ${kind} AND i.id = ${id}`,
+  );
   if (!r) return undefined;
   const [row] = rowsToLibrary(c, [r]);
   const labels = r.labels === null ? null : (JSON.parse(r.labels) as Json);
@@ -262,7 +282,9 @@ export function getItem(c: ArchiveCtx, platform: string, kind: string, id: strin
     author: o.author,
   }));
   const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
-  const avail = c.sql.get<{ checked_at: number | null; missing_since: number | null }>(sql`SELECT checked_at, missing_since FROM items WHERE rid = ${r.rid}`)!;
+  const avail = c.sql.get<{ checked_at: number | null; missing_since: number | null }>(
+    sql`SELECT checked_at, missing_since FROM items WHERE rid = ${r.rid}`,
+  )!;
   return {
     ...row,
     provenance: callsOfRid(c, r.rid),

@@ -115,7 +115,9 @@ describe('archive recover', () => {
       expect(a.getWalk('walk1')).toMatchObject({ status: 'paused', pagesDone: 15, cursor: 'sdr_c' });
       expect(a.listLedger({ limit: 100 }).map((l) => l.requestId)).toContain('req_0');
       // no provenance row points at a lost item
-      expect((testDb(a).prepare('SELECT count(*) AS n FROM provenance WHERE item_rid NOT IN (SELECT rid FROM items)').get() as { n: number }).n).toBe(0);
+      expect(
+        (testDb(a).prepare('SELECT count(*) AS n FROM provenance WHERE item_rid NOT IN (SELECT rid FROM items)').get() as { n: number }).n,
+      ).toBe(0);
       expect((testDb(a).prepare('SELECT count(*) AS n FROM provenance').get() as { n: number }).n).toBeGreaterThan(N / 2);
     } finally {
       a.close();
@@ -130,9 +132,12 @@ describe('archive recover', () => {
     await recoversDamagedPage('auto', SQLITE3);
   });
 
-  it.skipIf(!SQLITE3)('sqlite3 .recover (skipped: no sqlite3 here whose .recover works, e.g. Debian 3.40 lacks sqlite_dbpage)', async () => {
-    await recoversDamagedPage('sqlite3', SQLITE3);
-  });
+  it.skipIf(!SQLITE3)(
+    'sqlite3 .recover (skipped: no sqlite3 here whose .recover works, e.g. Debian 3.40 lacks sqlite_dbpage)',
+    async () => {
+      await recoversDamagedPage('sqlite3', SQLITE3);
+    },
+  );
 
   it('--out: the recovered archive goes there, the damaged one stays where it is, untouched', async () => {
     const dir = tmp();

@@ -59,7 +59,10 @@ function errText(e: unknown): string {
 
 /** Tables, indexes and triggers of a schema version, by "type name". */
 function schemaObjects(db: Db): Set<string> {
-  const rows = db.prepare("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").all() as Array<{ type: string; name: string }>;
+  const rows = db.prepare("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").all() as Array<{
+    type: string;
+    name: string;
+  }>;
   return new Set(rows.map((r) => `${r.type} ${r.name}`));
 }
 
@@ -105,7 +108,8 @@ export function checkArchive(file: string, opts: { quick?: boolean } = {}): Chec
       r.problems.push(`its header cannot be read: ${errText(e)}`);
       return r;
     }
-    if (r.schema > r.latest) r.problems.push(`it was written by a newer Loupe (schema ${r.schema}; this one understands up to ${r.latest})`);
+    if (r.schema > r.latest)
+      r.problems.push(`it was written by a newer Loupe (schema ${r.schema}; this one understands up to ${r.latest})`);
     try {
       const rows = db.pragma(quick ? 'quick_check' : 'integrity_check') as Array<Record<string, string>>;
       const lines = rows.map((x) => String(Object.values(x)[0]));
@@ -252,7 +256,11 @@ export async function recoverArchive(
   }
   if (!opts.force) {
     const c = checkArchive(file, { quick: true });
-    if (c.healthy) throw new RecoverError('healthy', `The archive at ${file} passes the check; there is nothing to recover (use --force to rebuild it anyway).`);
+    if (c.healthy)
+      throw new RecoverError(
+        'healthy',
+        `The archive at ${file} passes the check; there is nothing to recover (use --force to rebuild it anyway).`,
+      );
   }
   const now = (opts.now ?? Date.now)();
   const dir = dirname(file);
@@ -264,7 +272,10 @@ export async function recoverArchive(
     try {
       accessSync(dir, constants.W_OK);
     } catch {
-      throw new RecoverError('failed', `Could not recover the archive at ${file}: its folder is not writable, so the recovered archive cannot be put in its place; use --out FILE somewhere writable (nothing was changed).`);
+      throw new RecoverError(
+        'failed',
+        `Could not recover the archive at ${file}: its folder is not writable, so the recovered archive cannot be put in its place; use --out FILE somewhere writable (nothing was changed).`,
+      );
     }
   }
   // the engines read a copy: the damaged file is never opened, so nothing appears beside it
@@ -272,7 +283,10 @@ export async function recoverArchive(
   try {
     work = mkdtempSync(join(dirname(target), `.${base}.recover-`));
   } catch (e) {
-    throw new RecoverError('failed', `Could not recover the archive at ${file}: no room for a working copy beside ${target} (${errText(e)}); nothing was changed.`);
+    throw new RecoverError(
+      'failed',
+      `Could not recover the archive at ${file}: no room for a working copy beside ${target} (${errText(e)}); nothing was changed.`,
+    );
   }
   const fail = (why: string): never => {
     throw new RecoverError('failed', `Could not recover the archive at ${file}: ${why}; the damaged file is unchanged.`);
@@ -365,9 +379,9 @@ async function recoverInto(
       if (schemaFrom === 0) fail('no Loupe tables could be read from it');
       if (schemaFrom > latestVersion()) fail(`it was written by a newer Loupe (schema ${schemaFrom})`);
       db.pragma(`user_version = ${schemaFrom}`);
-      const lost = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'lost_and_found%'").all() as Array<{ name: string }>).map(
-        (t) => t.name,
-      );
+      const lost = (
+        db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'lost_and_found%'").all() as Array<{ name: string }>
+      ).map((t) => t.name);
       for (const t of lost) {
         unplaced += (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
         db.exec(`DROP TABLE "${t}"`);

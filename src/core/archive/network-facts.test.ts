@@ -28,12 +28,21 @@ describe('network fact rows', () => {
   const walked = (q: LibraryQuery, authors: boolean): unknown[] => {
     const w = buildWhere(parseQuery(q));
     const rows = [...factRows(c, {}, authors)] as unknown[][];
-    const ids = new Set((c.st(`SELECT i.id FROM items i ${w.clauses.length ? `WHERE ${w.clauses.join(' AND ')}` : ''}`).pluck().all(...w.params) as string[]));
+    const ids = new Set(
+      c
+        .st(`SELECT i.id FROM items i ${w.clauses.length ? `WHERE ${w.clauses.join(' AND ')}` : ''}`)
+        .pluck()
+        .all(...w.params) as string[],
+    );
     return rows.filter((r) => ids.has(r[2] as string));
   };
 
   it('a narrow query (under a quarter of the archive: its rids, looked up in order) gives the rows and order of the walk', () => {
-    for (const q of [{ since: '2024-03-05' }, { since: '2024-01-05', until: '2024-01-20' }, { author: 'user2', since: '2024-02-01' }] as LibraryQuery[])
+    for (const q of [
+      { since: '2024-03-05' },
+      { since: '2024-01-05', until: '2024-01-20' },
+      { author: 'user2', since: '2024-02-01' },
+    ] as LibraryQuery[])
       for (const authors of [true, false]) {
         const rows = [...factRows(c, q, authors)];
         expect(rows.length, JSON.stringify(q)).toBeGreaterThan(0);
@@ -52,7 +61,13 @@ describe('network fact rows', () => {
 
   it('more rids than one statement takes are read in chunks, in order', () => {
     const b = openArchive(':memory:');
-    const many = Array.from({ length: 10_000 }, (_, i) => post({ id: `1800000000000${String(10_000 + i)}`, text: `#a #b${i % 3}`, published_at: new Date(Date.UTC(2024, 0, 1) + ((i * 7919) % 10_000) * 60_000).toISOString() }));
+    const many = Array.from({ length: 10_000 }, (_, i) =>
+      post({
+        id: `1800000000000${String(10_000 + i)}`,
+        text: `#a #b${i % 3}`,
+        published_at: new Date(Date.UTC(2024, 0, 1) + ((i * 7919) % 10_000) * 60_000).toISOString(),
+      }),
+    );
     b.ingestItems(many.map((record) => ({ platform: 'micro_net', kind: 'post', record })));
     const bc = ctxOf(b);
     const q = { since: new Date(Date.UTC(2024, 0, 1) + 7_500 * 60_000).toISOString() };

@@ -11,7 +11,22 @@ import { buildWhere } from './sql-query';
 import { list, raw, sql, SqlPart } from './sql';
 
 /** platform, kind, id, text, likes, parent id, sponsored.p, intent.label, sentiment.label, author id / username / display name, followers, overrides JSON */
-export type FactRow = [string, string, string, string | null, number | null, string | null, unknown, string | null, string | null, string | null, string | null, string | null, unknown, string | null];
+export type FactRow = [
+  string,
+  string,
+  string,
+  string | null,
+  number | null,
+  string | null,
+  unknown,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  unknown,
+  string | null,
+];
 
 /** An archived item's author (the parent of a reply). */
 export interface ParentAuthorRow {
@@ -22,14 +37,17 @@ export interface ParentAuthorRow {
 }
 
 /** A label value of the stored labels JSON, as JSON.parse would give it: a number or text, else null (objects, arrays, booleans). */
-const labelValue = (path: string, types: string): string => `iif(json_type(i.labels, '${path}') IN (${types}), json_extract(i.labels, '${path}'), NULL)`;
+const labelValue = (path: string, types: string): string =>
+  `iif(json_type(i.labels, '${path}') IN (${types}), json_extract(i.labels, '${path}'), NULL)`;
 
 /** The fact rows of every item `q` (parsed) matches, in archive order; without `authors` the author columns are NULL (not read). */
 export function factRows(c: ReadCtx, q: LibraryQuery, authors: boolean): IterableIterator<FactRow> {
   const w = buildWhere(q);
   const hasOverrides = (c.sql.get<{ x: number }>(sql`SELECT EXISTS (SELECT 1 FROM label_overrides) AS x`)?.x ?? 0) === 1;
-  const ov = hasOverrides ? "(SELECT json_group_array(json_array(o.family, o.field, json(o.value))) FROM label_overrides o WHERE o.item_rid = i.rid)" : 'NULL';
-  const author = authors ? "i.author_id, i.author_username, i.author_display_name, i.followers" : 'NULL, NULL, NULL, NULL';
+  const ov = hasOverrides
+    ? '(SELECT json_group_array(json_array(o.family, o.field, json(o.value))) FROM label_overrides o WHERE o.item_rid = i.rid)'
+    : 'NULL';
+  const author = authors ? 'i.author_id, i.author_username, i.author_display_name, i.followers' : 'NULL, NULL, NULL, NULL';
   const select = `SELECT i.platform, i.kind, i.id, i.text, i.likes, i.parent_id,
       ${labelValue('$.sponsored.p', "'integer', 'real', 'text'")}, ${labelValue('$.intent.label', "'text'")}, ${labelValue('$.sentiment.label', "'text'")},
       ${author}, ${ov}
@@ -66,7 +84,9 @@ function fewRids(c: ReadCtx, filters: SqlPart): Float64Array | null {
 function* byRid(c: ReadCtx, select: string, rids: Float64Array): IterableIterator<FactRow> {
   const from = raw(select);
   for (let k = 0; k < rids.length; k += RID_CHUNK)
-    yield* c.sql.iterateRows<FactRow>(sql`${from} WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(Array.from(rids.subarray(k, k + RID_CHUNK)))})) ORDER BY i.rid`);
+    yield* c.sql.iterateRows<FactRow>(
+      sql`${from} WHERE i.rid IN (SELECT value FROM json_each(${JSON.stringify(Array.from(rids.subarray(k, k + RID_CHUNK)))})) ORDER BY i.rid`,
+    );
 }
 
 /** Authors of archived items of one platform by id (any number of ids; read 500 at a time). */
@@ -74,7 +94,9 @@ export function parentAuthors(c: ReadCtx, platform: string, ids: string[]): Pare
   const out: ParentAuthorRow[] = [];
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const rows = c.sql.all<ParentAuthorRow>(sql`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ${platform} AND id IN (${list(chunk)})`);
+    const rows = c.sql.all<ParentAuthorRow>(
+      sql`SELECT id, author_id, author_username, author_display_name FROM items WHERE platform = ${platform} AND id IN (${list(chunk)})`,
+    );
     for (const r of rows) out.push(r);
   }
   return out;

@@ -83,7 +83,13 @@ function openInPlace(file: string, opts: OpenArchiveOptions): Archive | null {
     if (db.open) db.close();
     const code = String((e as { code?: unknown }).code ?? '');
     // WAL without -shm in a read-only folder
-    if (code === 'SQLITE_READONLY_DIRECTORY' || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_RECOVERY') return null;
+    if (
+      code === 'SQLITE_READONLY_DIRECTORY' ||
+      code.startsWith('SQLITE_CANTOPEN') ||
+      code === 'SQLITE_READONLY_CANTINIT' ||
+      code === 'SQLITE_READONLY_RECOVERY'
+    )
+      return null;
     throw toStorageError(e, opts.path ?? file, { op: 'open' });
   }
 }
@@ -173,7 +179,13 @@ export function openReadOnlyDb(file: string): { db: Db; snapshot: boolean; close
     } catch (e) {
       db.close();
       const code = String((e as { code?: unknown }).code ?? '');
-      if (!(code === 'SQLITE_READONLY_DIRECTORY' || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_RECOVERY')) throw e;
+      if (!(
+        code === 'SQLITE_READONLY_DIRECTORY' ||
+        code.startsWith('SQLITE_CANTOPEN') ||
+        code === 'SQLITE_READONLY_CANTINIT' ||
+        code === 'SQLITE_READONLY_RECOVERY'
+      ))
+        throw e;
     }
   } catch (e) {
     const code = String((e as { code?: unknown }).code ?? '');

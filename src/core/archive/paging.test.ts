@@ -108,7 +108,11 @@ describe('sorting and keyset paging', () => {
             record: post({
               id: s.id,
               published_at: s.published === null ? null : new Date(s.published).toISOString(),
-              likes: s.likes, views: s.views, comments: s.comments, shares: s.shares, relevance: s.relevance,
+              likes: s.likes,
+              views: s.views,
+              comments: s.comments,
+              shares: s.shares,
+              relevance: s.relevance,
               author: { id: s.username === null ? null : `id_${s.username.toLowerCase()}`, username: s.username, display_name: null },
               labels: Object.keys(labels).length > 0 ? labels : null,
             }),
@@ -133,15 +137,29 @@ describe('sorting and keyset paging', () => {
   }
 
   it('paging with filters and a label sort stays consistent', () => {
-    const q: LibraryQuery = { platforms: ['photo_net'], engagement: [{ field: 'likes', min: 10 }], sort: { field: 'label:sponsored.p', dir: 'desc' } };
+    const q: LibraryQuery = {
+      platforms: ['photo_net'],
+      engagement: [{ field: 'likes', min: 10 }],
+      sort: { field: 'label:sponsored.p', dir: 'desc' },
+    };
     const want = expected('label:sponsored.p', 'desc', (s) => s.platform === 'photo_net' && s.likes !== null && s.likes >= 10);
     expect(want.length).toBeGreaterThan(50);
     expect(pageAll(a, q, 5)).toEqual(want);
     expect(a.count(q)).toBe(want.length);
     // the same with every filter probed per row instead of materialised
     const probed = new Archive(testDb(a), { denseAt: 1 });
-    const q2: LibraryQuery = { ...q, labels: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0.2 }, { family: 'intent', field: 'label', op: 'eq', value: 'complaining' }] };
-    const want2 = expected('label:sponsored.p', 'desc', (s) => s.platform === 'photo_net' && s.likes !== null && s.likes >= 10 && s.sp != null && s.sp >= 0.2 && s.intent === 'complaining');
+    const q2: LibraryQuery = {
+      ...q,
+      labels: [
+        { family: 'sponsored', field: 'p', op: 'gte', value: 0.2 },
+        { family: 'intent', field: 'label', op: 'eq', value: 'complaining' },
+      ],
+    };
+    const want2 = expected(
+      'label:sponsored.p',
+      'desc',
+      (s) => s.platform === 'photo_net' && s.likes !== null && s.likes >= 10 && s.sp != null && s.sp >= 0.2 && s.intent === 'complaining',
+    );
     expect(want2.length).toBeGreaterThan(3);
     expect(pageAll(probed, q2, 3)).toEqual(want2);
     expect(pageAll(a, q2, 3)).toEqual(want2);

@@ -69,7 +69,12 @@ describe('time buckets', () => {
       '1969-12-31T23:59:59.000Z', // Wednesday, negative ms → week of Mon 1969-12-29
       '1970-01-01T00:00:00.000Z', // Thursday, same week
     ];
-    a.ingestItems(rows(times.map((_, i) => i + 1), (i) => ({ id: String(i), published_at: times[i - 1], likes: i * 10 })));
+    a.ingestItems(
+      rows(
+        times.map((_, i) => i + 1),
+        (i) => ({ id: String(i), published_at: times[i - 1], likes: i * 10 }),
+      ),
+    );
     a.ingestItems(rows([99], () => ({ id: '99', published_at: null, likes: 5 })));
     expect(a.volumeOverTime({}, 'day')).toEqual([
       { bucket: '1969-12-31', value: 1 },

@@ -19,6 +19,4 @@ export interface WorkerError {
 }
 
 export type WorkerAnswer =
-  | { type: 'progress'; p: MigrationProgress }
-  | { type: 'done'; from: number; to: number }
-  | { type: 'error'; error: WorkerError };
+  { type: 'progress'; p: MigrationProgress } | { type: 'done'; from: number; to: number } | { type: 'error'; error: WorkerError };

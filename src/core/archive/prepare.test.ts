@@ -23,9 +23,12 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** An archive written by schema 9 with `n` posts whose columns 0010 rewrites (a title only in ext). */
 function buildOld(file: string, n: number): void {
   const db = openDb(file, MIGRATIONS.slice(0, 9));
-  const ins = db.prepare(`INSERT INTO items (platform, kind, id, raw, text, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, NULL, 1, 1)`);
+  const ins = db.prepare(
+    `INSERT INTO items (platform, kind, id, raw, text, first_seen_at, last_seen_at) VALUES ('forum_net', 'post', ?, ?, NULL, 1, 1)`,
+  );
   db.transaction(() => {
-    for (let i = 0; i < n; i++) ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide number ${i}` }, content: { text: null } }));
+    for (let i = 0; i < n; i++)
+      ins.run(String(i), JSON.stringify({ id: String(i), ext: { post_title: `guide number ${i}` }, content: { text: null } }));
   })();
   db.close();
 }
@@ -41,7 +44,6 @@ function versionAndRows(file: string): { version: number; rows: number; titled: 
     db.close();
   }
 }
-
 
 /** A migration stopped midway left schema 9 with all 12,000 rows; the next prepare migrates them all. */
 async function expectOldThenMigrated(file: string): Promise<void> {
@@ -62,11 +64,15 @@ describe('prepareArchive', () => {
     openArchive(file).close();
     expect(headerVersion(file)).toBe(latestVersion());
     const seen: MigrationProgress[] = [];
-    expect(await prepareArchive(file, { onProgress: (p) => seen.push(p) })).toEqual({ from: latestVersion(), to: latestVersion(), worker: false });
+    expect(await prepareArchive(file, { onProgress: (p) => seen.push(p) })).toEqual({
+      from: latestVersion(),
+      to: latestVersion(),
+      worker: false,
+    });
     expect(seen).toEqual([]);
   });
 
-  it('migrates in a worker, reporting each batch of 0010, while the caller\'s timers keep running', async () => {
+  it("migrates in a worker, reporting each batch of 0010, while the caller's timers keep running", async () => {
     const file = join(dir, 'loupe.db');
     buildOld(file, 12_000);
     const seen: MigrationProgress[] = [];
@@ -86,7 +92,11 @@ describe('prepareArchive', () => {
       clearInterval(timer);
     }
     const batches = seen.filter((p) => p.version === 10 && p.total > 0).map((p) => [p.done, p.total]);
-    expect(batches).toEqual([[5000, 12_000], [10_000, 12_000], [12_000, 12_000]]);
+    expect(batches).toEqual([
+      [5000, 12_000],
+      [10_000, 12_000],
+      [12_000, 12_000],
+    ]);
     expect(seen[0]).toMatchObject({ version: 10, name: 'display-columns', step: 1, steps: latestVersion() - 9, done: 0, total: 0 });
     expect(seen.find((p) => p.total > 0)?.words).toBe("re-reading each item's columns");
     expect(seen.at(-1)?.words).toBe('saving the updated archive');
@@ -141,13 +151,17 @@ describe('prepareArchive', () => {
         `} });\n` +
         `process.stdout.write('finished\\n');\n`,
     );
-    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 50_000, cwd: join(import.meta.dirname, '..', '..', '..') });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      timeout: 50_000,
+      cwd: join(import.meta.dirname, '..', '..', '..'),
+    });
     expect(r.signal).toBe('SIGKILL');
     expect(r.stdout).toBe('killing\n');
     await expectOldThenMigrated(file);
   }, 60_000);
 
-  it('errors come back as the archive\'s own: a newer schema, a damaged file', async () => {
+  it("errors come back as the archive's own: a newer schema, a damaged file", async () => {
     const newer = join(dir, 'newer.db');
     const db = openDb(newer);
     db.pragma(`user_version = ${latestVersion() + 1}`);
@@ -167,7 +181,15 @@ describe('prepareArchive', () => {
   }, 60_000);
 
   it('the printer: one rewritten line on a terminal, a line per step and tenth in a log', () => {
-    const p = (done: number, total: number): MigrationProgress => ({ version: 10, name: 'display-columns', step: 1, steps: 1, done, total, words: "re-reading each item's columns" });
+    const p = (done: number, total: number): MigrationProgress => ({
+      version: 10,
+      name: 'display-columns',
+      step: 1,
+      steps: 1,
+      done,
+      total,
+      words: "re-reading each item's columns",
+    });
     const log: string[] = [];
     const pr = migrationPrinter({ write: (s) => log.push(s) });
     for (const d of [0, 100, 5000, 5100, 10_000]) pr.onProgress(p(d, d === 0 ? 0 : 10_000));
@@ -184,6 +206,10 @@ describe('prepareArchive', () => {
     pt.onProgress(p(200, 10_000)); // within 100 ms: skipped
     pt.onProgress(p(10_000, 10_000));
     pt.end();
-    expect(tty).toEqual(["\r\x1b[2KUpdating your archive — 100 of 10,000 items (re-reading each item's columns)", "\r\x1b[2KUpdating your archive — 10,000 of 10,000 items (re-reading each item's columns)", '\r\x1b[2K']);
+    expect(tty).toEqual([
+      "\r\x1b[2KUpdating your archive — 100 of 10,000 items (re-reading each item's columns)",
+      "\r\x1b[2KUpdating your archive — 10,000 of 10,000 items (re-reading each item's columns)",
+      '\r\x1b[2K',
+    ]);
   });
 });

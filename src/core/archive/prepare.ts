@@ -27,7 +27,15 @@ import Database from 'better-sqlite3';
 import { LoupeError } from '../../shared/errors';
 import { toStorageError } from '../storage-error';
 import { findWorkerEntry, type WorkerEntry } from '../worker-entry';
-import { ArchiveVersionError, latestVersion, writable, migrate, openConnection, type MigrationProgress, type OnMigrationProgress } from './db';
+import {
+  ArchiveVersionError,
+  latestVersion,
+  writable,
+  migrate,
+  openConnection,
+  type MigrationProgress,
+  type OnMigrationProgress,
+} from './db';
 import type { PrepareWorkerData, WorkerAnswer, WorkerError } from './prepare-wire';
 
 export type { MigrationProgress, OnMigrationProgress } from './db';
@@ -89,7 +97,8 @@ function currentVersion(file: string): number {
 
 /** The error the worker reported, as openArchive would have thrown it (nothing of it lost). */
 function rebuild(w: WorkerError, file: string): unknown {
-  if (w.name === 'ArchiveVersionError' && w.fileVersion !== undefined && w.knownVersion !== undefined) return new ArchiveVersionError(w.fileVersion, w.knownVersion);
+  if (w.name === 'ArchiveVersionError' && w.fileVersion !== undefined && w.knownVersion !== undefined)
+    return new ArchiveVersionError(w.fileVersion, w.knownVersion);
   const e = Object.assign(new Error(w.message), w.code !== undefined ? { code: w.code } : {});
   e.name = w.name;
   if (w.stack) e.stack = w.stack;
@@ -97,7 +106,10 @@ function rebuild(w: WorkerError, file: string): unknown {
 }
 
 function cancelled(): LoupeError {
-  return new LoupeError('cancelled', 'The archive update was stopped; the step under way was undone and the archive is as it was before it. Opening it again continues the update.');
+  return new LoupeError(
+    'cancelled',
+    'The archive update was stopped; the step under way was undone and the archive is as it was before it. Opening it again continues the update.',
+  );
 }
 
 /** The migrations on this thread (no worker could start): same runner, same reports. */
@@ -192,7 +204,13 @@ export async function prepareArchive(file: string, opts: PrepareOptions = {}): P
     });
     worker.on('exit', (exitCode) => {
       finish(() =>
-        reject(stopping ? cancelled() : new Error(`The archive update stopped before it finished (worker exit code ${exitCode}); the steps that finished are kept and the one under way was undone. Opening the archive again continues it.`)),
+        reject(
+          stopping
+            ? cancelled()
+            : new Error(
+                `The archive update stopped before it finished (worker exit code ${exitCode}); the steps that finished are kept and the one under way was undone. Opening the archive again continues it.`,
+              ),
+        ),
       );
     });
   });

@@ -26,4 +26,3 @@ export function timeBound(v: string | number, end: boolean): number {
   if (!Number.isFinite(t)) throw new QueryError(`not a date: ${v}`);
   return t;
 }
-

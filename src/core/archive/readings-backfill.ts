@@ -31,7 +31,8 @@ function fold(seen: Array<{ at: number; counts: Counts }>): Array<{ at: number; 
     const next = (cur ? s.counts.map((v, i) => v ?? cur![i]) : [...s.counts]) as Counts;
     if (cur && sameCounts(cur, next)) continue;
     const last = out[out.length - 1];
-    if (last && last.at === s.at) last.counts = next; // two answers at the same ms: the later one stands
+    if (last && last.at === s.at)
+      last.counts = next; // two answers at the same ms: the later one stands
     else out.push({ at: s.at, counts: next });
     cur = next;
   }
@@ -50,20 +51,35 @@ export function backfillReadings(db: Db, progress?: MigrationReport): void {
       WHERE p.item_rid IN (SELECT value FROM json_each(?)) AND r.envelope IS NOT NULL ORDER BY r.call_id`,
   );
   const envelopeOf = db.prepare('SELECT envelope FROM responses WHERE call_id = ?').pluck();
-  const insert = db.prepare('INSERT OR REPLACE INTO item_readings (item_rid, read_at, views, likes, comments, shares, saves) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT OR REPLACE INTO item_readings (item_rid, read_at, views, likes, comments, shares, saves) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const setAt = db.prepare('UPDATE items SET counts_at = ? WHERE rid = ?');
   let after = 0;
   let done = 0;
   for (;;) {
-    const batch = (items.all(after, BATCH) as Array<Omit<Item, 'counts'> & { views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }>).map(
-      (r) => ({ rid: r.rid, kind: r.kind, id: r.id, counts: countsOf(r), last_seen_at: r.last_seen_at }) as Item,
-    );
+    const batch = (
+      items.all(after, BATCH) as Array<
+        Omit<Item, 'counts'> & {
+          views: number | null;
+          likes: number | null;
+          comments: number | null;
+          shares: number | null;
+          saves: number | null;
+        }
+      >
+    ).map((r) => ({ rid: r.rid, kind: r.kind, id: r.id, counts: countsOf(r), last_seen_at: r.last_seen_at }) as Item);
     if (batch.length === 0) break;
     const byRid = new Map(batch.map((it) => [it.rid, it]));
     const seen = new Map<number, Array<{ at: number; counts: Counts }>>();
     let callId: string | null = null;
     let records = new Map<string, Json>();
-    for (const a of answers.all(JSON.stringify(batch.map((b) => b.rid))) as Array<{ rid: number; call_id: string; fetched_at: number; endpoint: string }>) {
+    for (const a of answers.all(JSON.stringify(batch.map((b) => b.rid))) as Array<{
+      rid: number;
+      call_id: string;
+      fetched_at: number;
+      endpoint: string;
+    }>) {
       if (a.call_id !== callId) {
         callId = a.call_id;
         records = new Map();

@@ -16,7 +16,13 @@ const REF = (id: string) => ({ platform: 'photo_net', kind: 'post', id });
 function store(a: Archive, n: number | string, ans: Answer, username = 'alice'): void {
   const [views, likes, comments, shares, saves] = ans.counts;
   a.storeResponse(
-    listResponse(`c${n}`, 'photo_net', 'profile/posts', [post({ id: ans.id, views, likes, comments, shares, saves, author: { id: username, username } })], { fetchedAt: ans.at }),
+    listResponse(
+      `c${n}`,
+      'photo_net',
+      'profile/posts',
+      [post({ id: ans.id, views, likes, comments, shares, saves, author: { id: username, username } })],
+      { fetchedAt: ans.at },
+    ),
     'test',
     null,
   );
@@ -41,7 +47,11 @@ function model(answers: Answer[]): Map<string, Reading[]> {
 
 const count = fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 4 }));
 const answers = fc.array(
-  fc.record({ dt: fc.integer({ min: 0, max: 3 }), id: fc.constantFrom('1', '2', '3'), counts: fc.tuple(count, count, count, count, count) }),
+  fc.record({
+    dt: fc.integer({ min: 0, max: 3 }),
+    id: fc.constantFrom('1', '2', '3'),
+    counts: fc.tuple(count, count, count, count, count),
+  }),
   { minLength: 1, maxLength: 25 },
 );
 
@@ -88,7 +98,14 @@ describe('metric history', () => {
   it('merges readings from elsewhere: older ones added once, repeats dropped', () => {
     const a = openArchive(':memory:');
     store(a, 0, { at: 100, id: '1', counts: [null, 9, 2, null, null] });
-    const r = (readAt: number, likes: number, comments = 2): Reading => ({ readAt, views: null, likes, comments, shares: null, saves: null });
+    const r = (readAt: number, likes: number, comments = 2): Reading => ({
+      readAt,
+      views: null,
+      likes,
+      comments,
+      shares: null,
+      saves: null,
+    });
     expect(a.datasets.mergeReadings(REF('1'), [r(10, 3), r(50, 9), r(200, 12)])).toBe(2);
     // 50 carries the current counts: they were first read then
     expect(a.datasets.history(REF('1')).map((x) => [x.readAt, x.likes])).toEqual([

@@ -33,7 +33,13 @@ export interface Reading {
   saves: number | null;
 }
 
-export function countsOf(x: { views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }): Counts {
+export function countsOf(x: {
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+}): Counts {
   return [x.views, x.likes, x.comments, x.shares, x.saves];
 }
 
@@ -60,11 +66,26 @@ export function countsAtAfterMerge(c: ArchiveCtx, old: OldCounts, next: Counts, 
   if (sameCounts(old.counts, next)) return old.countsAt;
   const [views, likes, comments, shares, saves] = old.counts;
   c.sql.insert`item_readings ON CONFLICT (item_rid, read_at) DO UPDATE SET views = excluded.views, likes = excluded.likes,
-    comments = excluded.comments, shares = excluded.shares, saves = excluded.saves`({ item_rid: old.rid, read_at: old.at, views, likes, comments, shares, saves });
+    comments = excluded.comments, shares = excluded.shares, saves = excluded.saves`({
+    item_rid: old.rid,
+    read_at: old.at,
+    views,
+    likes,
+    comments,
+    shares,
+    saves,
+  });
   return seenAt > old.at ? seenAt : old.at + 1;
 }
 
-const toReading = (r: { read_at: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }): Reading => ({
+const toReading = (r: {
+  read_at: number;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+}): Reading => ({
   readAt: r.read_at,
   views: r.views,
   likes: r.likes,
@@ -75,14 +96,27 @@ const toReading = (r: { read_at: number; views: number | null; likes: number | n
 
 /** An item's readings, oldest first (the last one is its current counts); [] when not archived. */
 export function itemHistory(c: ArchiveCtx, ref: ItemRef): Reading[] {
-  const it = c.sql.get<{ rid: number; at: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }>(
+  const it = c.sql.get<{
+    rid: number;
+    at: number;
+    views: number | null;
+    likes: number | null;
+    comments: number | null;
+    shares: number | null;
+    saves: number | null;
+  }>(
     sql`SELECT rid, COALESCE(counts_at, first_seen_at) AS at, views, likes, comments, shares, saves FROM items
         WHERE platform = ${ref.platform} AND kind = ${ref.kind} AND id = ${ref.id}`,
   );
   if (!it) return [];
-  const past = c.sql.all<{ read_at: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }>(
-    sql`SELECT read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid = ${it.rid} ORDER BY read_at`,
-  );
+  const past = c.sql.all<{
+    read_at: number;
+    views: number | null;
+    likes: number | null;
+    comments: number | null;
+    shares: number | null;
+    saves: number | null;
+  }>(sql`SELECT read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid = ${it.rid} ORDER BY read_at`);
   return [...past.map(toReading), toReading({ ...it, read_at: it.at })];
 }
 
@@ -94,14 +128,24 @@ export function itemHistory(c: ArchiveCtx, ref: ItemRef): Reading[] {
  */
 export function mergeReadings(c: ArchiveCtx, rid: number, readings: Reading[]): number {
   if (readings.length === 0) return 0;
-  const it = c.sql.get<{ at: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }>(
-    sql`SELECT COALESCE(counts_at, first_seen_at) AS at, views, likes, comments, shares, saves FROM items WHERE rid = ${rid}`,
-  );
+  const it = c.sql.get<{
+    at: number;
+    views: number | null;
+    likes: number | null;
+    comments: number | null;
+    shares: number | null;
+    saves: number | null;
+  }>(sql`SELECT COALESCE(counts_at, first_seen_at) AS at, views, likes, comments, shares, saves FROM items WHERE rid = ${rid}`);
   if (!it) return 0;
   const held = new Map<number, Counts>();
-  for (const r of c.sql.all<{ read_at: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }>(
-    sql`SELECT read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid = ${rid}`,
-  ))
+  for (const r of c.sql.all<{
+    read_at: number;
+    views: number | null;
+    likes: number | null;
+    comments: number | null;
+    shares: number | null;
+    saves: number | null;
+  }>(sql`SELECT read_at, views, likes, comments, shares, saves FROM item_readings WHERE item_rid = ${rid}`))
     held.set(r.read_at, countsOf(r));
   let added = 0;
   for (const r of readings) {

@@ -8,9 +8,28 @@ let n = 0;
 function row(a: Archive, over: Partial<LedgerEntry>): void {
   n++;
   a.recordAttempt({
-    callId: `c${n}`, attempt: 1, startedAt: n * 10_000, durationMs: 100, platform: 'photo_net', endpoint: 'profile/posts', params: '{}',
-    paramsHash: 'h', idempotencyKey: `k${n}`, requestId: `req_${n}`, status: 200, errorType: null, creditsUsed: 0, creditsRemaining: null,
-    chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: null, dryRun: false, ...over,
+    callId: `c${n}`,
+    attempt: 1,
+    startedAt: n * 10_000,
+    durationMs: 100,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{}',
+    paramsHash: 'h',
+    idempotencyKey: `k${n}`,
+    requestId: `req_${n}`,
+    status: 200,
+    errorType: null,
+    creditsUsed: 0,
+    creditsRemaining: null,
+    chargeReason: 'miss',
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'cli',
+    walkId: null,
+    dryRun: false,
+    ...over,
   });
 }
 
@@ -39,7 +58,14 @@ describe('the ledger against the balance', () => {
     const r = reconcileLedger(testDb(a));
     expect(r.gaps).toHaveLength(3);
     const [g1, g2, g3] = r.gaps;
-    expect(g1).toMatchObject({ kind: 'unrecorded_spending', expected: 20, observed: 50, difference: 30, fromRequestId: expect.stringMatching(/^req_/), rows: 1 });
+    expect(g1).toMatchObject({
+      kind: 'unrecorded_spending',
+      expected: 20,
+      observed: 50,
+      difference: 30,
+      fromRequestId: expect.stringMatching(/^req_/),
+      rows: 1,
+    });
     expect(g2).toMatchObject({ kind: 'top_up_or_refund', expected: 20, observed: -4980, difference: -5000 });
     expect(g3).toMatchObject({ kind: 'less_than_recorded', expected: 100, observed: 20, difference: -80, rows: 2 });
     expect(g3.requestIds).toHaveLength(2);

@@ -49,7 +49,12 @@ const MAX_ROWID = 2n ** 63n - 1n;
 function isDamage(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = String((e as { code?: unknown }).code ?? '');
-  return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_IOERR') || /malformed|not a database/i.test(e.message);
+  return (
+    code.startsWith('SQLITE_CORRUPT') ||
+    code.startsWith('SQLITE_NOTADB') ||
+    code.startsWith('SQLITE_IOERR') ||
+    /malformed|not a database/i.test(e.message)
+  );
 }
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -58,7 +63,8 @@ const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export function inferVersion(db: Db): number {
   const has = (type: string, name: string) => !!db.prepare('SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?').get(type, name);
   if (!has('table', 'items')) return 0;
-  const cols = (t: string) => (has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : []);
+  const cols = (t: string) =>
+    has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : [];
   const fts = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'items_fts'").pluck().get() as string | undefined;
   if (cols('items').includes('followers')) return 10;
   if (has('view', 'items_view')) return 9;
@@ -74,8 +80,14 @@ export function inferVersion(db: Db): number {
 
 function copyRowidTable(src: Db, tgt: Db, table: string, cols: string[], ipk: boolean, out: SalvageTable): void {
   const list = cols.map(q).join(', ');
-  const batch = src.prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH}`).raw(true).safeIntegers(true);
-  const one = src.prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT 1`).raw(true).safeIntegers(true);
+  const batch = src
+    .prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH}`)
+    .raw(true)
+    .safeIntegers(true);
+  const one = src
+    .prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT 1`)
+    .raw(true)
+    .safeIntegers(true);
   // with an INTEGER PRIMARY KEY the rowid is that column: inserted through it
   const insert = tgt.prepare(
     ipk
@@ -155,10 +167,15 @@ function copyKeyedTable(src: Db, tgt: Db, table: string, cols: string[], pk: str
   const keyOf = (r: unknown[]) => at.map((i) => r[i]);
   const tuple = `(${pk.map(() => '?').join(', ')})`;
   const first = (dir: 'ASC' | 'DESC', n: number): Statement =>
-    src.prepare(`SELECT ${list} FROM ${q(table)} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`).raw(true).safeIntegers(true);
+    src
+      .prepare(`SELECT ${list} FROM ${q(table)} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`)
+      .raw(true)
+      .safeIntegers(true);
   const next = (dir: 'ASC' | 'DESC', n: number): Statement =>
     src
-      .prepare(`SELECT ${list} FROM ${q(table)} WHERE (${keys}) ${dir === 'ASC' ? '>' : '<'} ${tuple} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`)
+      .prepare(
+        `SELECT ${list} FROM ${q(table)} WHERE (${keys}) ${dir === 'ASC' ? '>' : '<'} ${tuple} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`,
+      )
       .raw(true)
       .safeIntegers(true);
   const ins = tgt.prepare(`INSERT OR IGNORE INTO ${q(table)} (${list}) VALUES (${cols.map(() => '?').join(', ')})`);
@@ -194,18 +211,27 @@ function copyKeyedTable(src: Db, tgt: Db, table: string, cols: string[], pk: str
 /** Deletes rows whose foreign key points at a row that is gone; returns how many. */
 function dropOrphans(db: Db): number {
   let n = 0;
-  const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>).map((t) => t.name);
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>
+  ).map((t) => t.name);
   for (let round = 0; round < 4; round++) {
     let changed = 0;
     for (const t of tables) {
-      const fks = db.prepare(`PRAGMA foreign_key_list(${q(t)})`).all() as Array<{ id: number; table: string; from: string; to: string | null }>;
+      const fks = db.prepare(`PRAGMA foreign_key_list(${q(t)})`).all() as Array<{
+        id: number;
+        table: string;
+        from: string;
+        to: string | null;
+      }>;
       const byId = new Map<number, Array<{ table: string; from: string; to: string | null }>>();
       for (const fk of fks) byId.set(fk.id, [...(byId.get(fk.id) ?? []), fk]);
       for (const parts of byId.values()) {
         const parent = parts[0].table;
         const match = parts.map((p) => `p.${q(p.to ?? 'rowid')} = c.${q(p.from)}`).join(' AND ');
         const notNull = parts.map((p) => `c.${q(p.from)} IS NOT NULL`).join(' AND ');
-        changed += db.prepare(`DELETE FROM ${q(t)} AS c WHERE ${notNull} AND NOT EXISTS (SELECT 1 FROM ${q(parent)} p WHERE ${match})`).run().changes;
+        changed += db
+          .prepare(`DELETE FROM ${q(t)} AS c WHERE ${notNull} AND NOT EXISTS (SELECT 1 FROM ${q(parent)} p WHERE ${match})`)
+          .run().changes;
       }
     }
     n += changed;
@@ -227,10 +253,14 @@ export function salvageInto(source: string, target: string): SalvageResult {
     migrate(tgt, MIGRATIONS.slice(0, schema));
     tgt.pragma('foreign_keys = OFF');
     const srcTables = new Map(
-      (src.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string; sql: string | null }>).map((t) => [t.name, t.sql ?? '']),
+      (src.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string; sql: string | null }>).map(
+        (t) => [t.name, t.sql ?? ''],
+      ),
     );
     const tables = (
-      tgt.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage").all() as Array<{ name: string; sql: string }>
+      tgt
+        .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage")
+        .all() as Array<{ name: string; sql: string }>
     ).filter((t) => !t.name.startsWith('items_fts') && t.name !== 'item_labels');
     const out: SalvageTable[] = [];
     for (const t of tables) {
@@ -249,7 +279,10 @@ export function salvageInto(source: string, target: string): SalvageResult {
         continue;
       }
       const cols = info.map((c) => c.name).filter((c) => srcCols.has(c));
-      const pk = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+      const pk = info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name);
       const withoutRowid = /WITHOUT\s+ROWID/i.test(t.sql);
       const ipk = pk.length === 1 && info.find((c) => c.name === pk[0])?.type.toUpperCase() === 'INTEGER' && cols.includes(pk[0]);
       const copy = tgt.transaction(() => {

@@ -36,7 +36,9 @@ function busyArchive(seed: number) {
   open.push(a);
   const rnd = mulberry32(seed);
   const n = 30 + Math.floor(rnd() * 60);
-  a.ingestItems(Array.from({ length: n }, (_, i) => ({ platform: 'photo_net', kind: 'post', record: post({ id: String(1000 + i), likes: i }) })));
+  a.ingestItems(
+    Array.from({ length: n }, (_, i) => ({ platform: 'photo_net', kind: 'post', record: post({ id: String(1000 + i), likes: i }) })),
+  );
   // the main file holds the items; what follows stays in the WAL (checkpoints only at 16,384 pages)
   new Database(file).pragma('wal_checkpoint(TRUNCATE)');
   const ref = (i: number) => ({ platform: 'photo_net', kind: 'post', id: String(1000 + (i % n)) });
@@ -107,8 +109,8 @@ describe('loupe archive snapshot (issue 24 #10)', () => {
     // another process's writes, as the app's: each transaction adds one tag row and one note
     const w = new Database(file);
     w.pragma('busy_timeout = 5000');
-    const ids = (w.prepare("SELECT rid FROM items ORDER BY rid").all() as Array<{ rid: number }>).map((r) => r.rid);
-    const tagId = (w.prepare("SELECT tag_id FROM tags LIMIT 1").get() as { tag_id: number }).tag_id;
+    const ids = (w.prepare('SELECT rid FROM items ORDER BY rid').all() as Array<{ rid: number }>).map((r) => r.rid);
+    const tagId = (w.prepare('SELECT tag_id FROM tags LIMIT 1').get() as { tag_id: number }).tag_id;
     let k = 0;
     const pair = w.transaction(() => {
       const rid = ids[k % ids.length];
@@ -136,7 +138,9 @@ describe('loupe archive snapshot (issue 24 #10)', () => {
     const copied = countArchive(c);
     expect(copied.items).toBe(expected.items);
     // a whole transaction or none: the latest written note's tag row is there too
-    const last = c.prepare("SELECT max(CAST(substr(text, 2) AS INTEGER)) AS m FROM notes WHERE text LIKE 'w%'").get() as { m: number | null };
+    const last = c.prepare("SELECT max(CAST(substr(text, 2) AS INTEGER)) AS m FROM notes WHERE text LIKE 'w%'").get() as {
+      m: number | null;
+    };
     if (last.m !== null) expect(c.prepare('SELECT count(*) AS n FROM item_tags WHERE at = ?').get(last.m)).toEqual({ n: 1 });
     expect(copied.tags).toBeGreaterThanOrEqual(expected.tags);
     c.close();
@@ -153,7 +157,13 @@ describe('loupe archive snapshot (issue 24 #10)', () => {
     await expect(snapshotArchive(file, join(dir, 'missing', 'x.db'))).rejects.toThrow(/does not exist/);
     // cancelled midway: no file, no temporary file
     const abort = new AbortController();
-    await expect(snapshotArchive(file, join(dir, 'cancelled.db'), { pagesPerStep: 1, signal: abort.signal, onProgress: (p) => p.done > 2 && abort.abort() })).rejects.toThrow(/cancelled/);
+    await expect(
+      snapshotArchive(file, join(dir, 'cancelled.db'), {
+        pagesPerStep: 1,
+        signal: abort.signal,
+        onProgress: (p) => p.done > 2 && abort.abort(),
+      }),
+    ).rejects.toThrow(/cancelled/);
     expect(readdirSync(dir).filter((f) => f.includes('cancelled') || f.includes('partial'))).toEqual([]);
     // --force over a file that has a -wal of its own (an old copy opened once): the new copy wins
     writeFileSync(`${out}-wal`, 'stale');
@@ -166,15 +176,25 @@ describe('loupe archive snapshot (issue 24 #10)', () => {
   it('a disk that fills (the CLI under ulimit -f): storage error, exit 6, no file left', () => {
     const { dir } = busyArchive(5);
     const a = open.pop()!;
-    a.ingestItems(Array.from({ length: 3000 }, (_, i) => ({ platform: 'photo_net', kind: 'post', record: post({ id: `big${i}`, text: 'x'.repeat(400) }) })));
+    a.ingestItems(
+      Array.from({ length: 3000 }, (_, i) => ({
+        platform: 'photo_net',
+        kind: 'post',
+        record: post({ id: `big${i}`, text: 'x'.repeat(400) }),
+      })),
+    );
     a.close();
     const out = join(dir, 'copy.db');
     const bin = resolve(__dirname, '../../../bin/loupe.js');
-    const r = spawnSync('bash', ['-c', `ulimit -f 600 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"`, 'loupe', 'archive', 'snapshot', out], {
-      env: { ...process.env, LOUPE_HOME: dir },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', `ulimit -f 600 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} "$@"`, 'loupe', 'archive', 'snapshot', out],
+      {
+        env: { ...process.env, LOUPE_HOME: dir },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(r.status).toBe(6);
     expect(r.stderr).toMatch(/copy at .*copy\.db could not be written: the disk is full/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

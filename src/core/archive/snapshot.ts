@@ -72,9 +72,12 @@ const COUNTED: Array<[keyof SnapshotCounts, string]> = [
 
 /** What an archive file holds, read from a connection (tables it lacks count 0). */
 export function countArchive(db: Database.Database): SnapshotCounts {
-  const have = new Set((db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+  const have = new Set(
+    (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name),
+  );
   const out = {} as SnapshotCounts;
-  for (const [key, table] of COUNTED) out[key] = have.has(table) ? (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0;
+  for (const [key, table] of COUNTED)
+    out[key] = have.has(table) ? (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0;
   return out;
 }
 
@@ -97,7 +100,8 @@ export function checkSnapshotTarget(source: string, target: string, force = fals
     if (!statSync(dest).isFile()) throw new SnapshotError('validation', `${dest} is not a file; choose a file name for the copy.`);
   }
   const dir = dirname(dest);
-  if (!existsSync(dir)) throw new SnapshotError('validation', `The folder ${dir} does not exist; create it or choose another place for the copy.`);
+  if (!existsSync(dir))
+    throw new SnapshotError('validation', `The folder ${dir} does not exist; create it or choose another place for the copy.`);
   try {
     accessSync(dir, constants.W_OK);
   } catch (e) {
@@ -119,7 +123,10 @@ export async function snapshotArchive(source: string, target: string, o: Snapsho
   const clean = (): void => {
     for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
   };
-  const wording = { what: 'the copy', wayOut: 'free some space or choose another place, then make the copy again (the archive itself is unchanged)' };
+  const wording = {
+    what: 'the copy',
+    wayOut: 'free some space or choose another place, then make the copy again (the archive itself is unchanged)',
+  };
   const src = openReadOnlyDb(source);
   let pages = 0;
   let pageSize = 4096;
@@ -150,7 +157,12 @@ export async function snapshotArchive(source: string, target: string, o: Snapsho
     const code = String((e as { code?: unknown }).code ?? '');
     if (/^SQLITE_(CORRUPT|NOTADB)/.test(code)) throw asStorageError(e, source, { op: 'read' }) ?? e;
     const err = asStorageError(e, dest, wording);
-    if (full && (!err || err.kind === 'io')) throw storageError('full', dest, { ...wording, detail: e instanceof Error ? `${code ? `${code}: ` : ''}${e.message}` : String(e), code });
+    if (full && (!err || err.kind === 'io'))
+      throw storageError('full', dest, {
+        ...wording,
+        detail: e instanceof Error ? `${code ? `${code}: ` : ''}${e.message}` : String(e),
+        code,
+      });
     throw err ?? e;
   } finally {
     try {

@@ -29,7 +29,12 @@ beforeAll(() => {
     items.push({
       platform: forum ? 'forum_net' : 'photo_net',
       kind: 'post',
-      record: post({ id: String(8_000_000_000_000_000_000n + BigInt(i)), views: forum ? null : Math.floor(r() * 500), likes: Math.floor(r() * 50), text: `cake ${i % 3 ? 'tart' : 'pie'}` }),
+      record: post({
+        id: String(8_000_000_000_000_000_000n + BigInt(i)),
+        views: forum ? null : Math.floor(r() * 500),
+        likes: Math.floor(r() * 50),
+        text: `cake ${i % 3 ? 'tart' : 'pie'}`,
+      }),
     });
   }
   for (let s = 0; s < items.length; s += 500) a.ingestItems(items.slice(s, s + 500), { callId: `walk-${s}`, source: 'test' });
@@ -42,7 +47,13 @@ function plan(q: LibraryQuery): string {
   const c = ctxOf(a);
   const w = buildWhere(p, estimator(c), sortColumn(sp), { dir: sp.dir, sample: sampler(c) });
   const sqlText = `SELECT i.rid FROM ${sp.from0} WHERE ${[sp.known, ...w.clauses].join(' AND ')} ORDER BY ${sp.expr} ${sp.dir}, ${sp.tie} ${sp.dir} LIMIT 101`;
-  return (testDb(a).prepare(`EXPLAIN QUERY PLAN ${sqlText}`).all(...sp.knownParams, ...w.params) as Array<{ detail: string }>).map((d) => d.detail).join('; ');
+  return (
+    testDb(a)
+      .prepare(`EXPLAIN QUERY PLAN ${sqlText}`)
+      .all(...sp.knownParams, ...w.params) as Array<{ detail: string }>
+  )
+    .map((d) => d.detail)
+    .join('; ');
 }
 
 function allPages(q: LibraryQuery): LibraryListRow[] {
@@ -82,7 +93,10 @@ describe('sorted pages of one network', () => {
                 return (dir === 'desc' ? v - u : u - v) || tie(x, y);
               })
               .map((x) => x.id);
-            expect(got.map((r) => r.id), JSON.stringify(q)).toEqual(want);
+            expect(
+              got.map((r) => r.id),
+              JSON.stringify(q),
+            ).toEqual(want);
           }
   }, 60_000);
 });

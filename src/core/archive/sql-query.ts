@@ -157,7 +157,9 @@ function labelClause(c: LabelCondition, w: Where, est?: Estimator): void {
     // numbers only, as in item_labels (text sorts above every number, blobs above text, NULL
     // compares false): `>=` as one BETWEEN (the value is computed once), `>` bounded by ''
     const v = EFFECTIVE_LABEL;
-    const test = { gte: `${v} BETWEEN ? AND 9e999`, gt: `${v} > ? AND ${v} < ''`, lte: `${v} <= ?`, lt: `${v} < ?` }[c.op as 'gte' | 'gt' | 'lte' | 'lt'];
+    const test = { gte: `${v} BETWEEN ? AND 9e999`, gt: `${v} > ? AND ${v} < ''`, lte: `${v} <= ?`, lt: `${v} < ?` }[
+      c.op as 'gte' | 'gt' | 'lte' | 'lt'
+    ];
     w.clauses.push(`(${test})`);
     const args = [c.family, c.field, path];
     w.params.push(...args, vp[0], ...(c.op === 'gt' ? args : []));
@@ -199,7 +201,12 @@ function plainClauses(q: LibraryQuery, w: Where): void {
   }
 }
 
-export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | null, walkOpts: { dir?: 'asc' | 'desc'; sample?: Sampler } = {}): Where {
+export function buildWhere(
+  q: LibraryQuery,
+  est?: Estimator,
+  sortCol?: string | null,
+  walkOpts: { dir?: 'asc' | 'desc'; sample?: Sampler } = {},
+): Where {
   const { dir = 'desc', sample } = walkOpts;
   const w: Where = { clauses: [], params: [] };
   const walk = sortCol !== undefined && sortCol !== null;
@@ -216,7 +223,10 @@ export function buildWhere(q: LibraryQuery, est?: Estimator, sortCol?: string | 
   const netList = [nets, kinds].filter((c): c is string => c !== null);
   const plusFor = (phase: 'known' | 'unknown'): boolean => {
     if (sortCol === 'label' || sample === undefined) return true;
-    const order = phase === 'known' ? `${sortCol === 'author_username' ? 'i.author_username COLLATE NOCASE' : `i.${sortCol}`} ${dir === 'asc' ? 'ASC' : 'DESC'}` : `i.rid ${dir === 'asc' ? 'ASC' : 'DESC'}`;
+    const order =
+      phase === 'known'
+        ? `${sortCol === 'author_username' ? 'i.author_username COLLATE NOCASE' : `i.${sortCol}`} ${dir === 'asc' ? 'ASC' : 'DESC'}`
+        : `i.rid ${dir === 'asc' ? 'ASC' : 'DESC'}`;
     const r = sample(
       `SELECT count(*) AS n, coalesce(sum(${and(netList.map((c) => c.replace(/\bi\./g, 'w.')))}), 0) AS m FROM (SELECT i.platform, i.kind FROM items i
         WHERE i.${sortCol} ${phase === 'known' ? 'IS NOT NULL' : 'IS NULL'} ORDER BY ${order} LIMIT ${SAMPLE_ROWS}) w`,
@@ -408,7 +418,18 @@ export function sortPlan(q: LibraryQuery): SortPlan {
     // growth over the query's period (growth-sql.ts): an expression, no index to walk
     if (!q.growth) throw new QueryError('sorting by growth needs a growth period: growth { field, from, to? }');
     const e = growthExpr(growthSpec(q.growth));
-    return { field, dir: s.dir, from0: 'items i', known: `${e} IS NOT NULL`, knownParams: [], expr: e, valueExpr: e, tie: 'i.rid', unknown: `${e} IS NULL`, unknownParams: [] };
+    return {
+      field,
+      dir: s.dir,
+      from0: 'items i',
+      known: `${e} IS NOT NULL`,
+      knownParams: [],
+      expr: e,
+      valueExpr: e,
+      tie: 'i.rid',
+      unknown: `${e} IS NULL`,
+      unknownParams: [],
+    };
   }
   const base = SORT_EXPR[field];
   if (!base) throw new QueryError(`unknown sort field: ${String(field)}`);
@@ -472,11 +493,12 @@ export function decodeCursor(s: string, hash: string): Cursor {
     throw new QueryError('invalid cursor');
   }
   if (
-    typeof c !== 'object' || c === null ||
+    typeof c !== 'object' ||
+    c === null ||
     typeof (c as Cursor).h !== 'string' ||
     ((c as Cursor).p !== 0 && (c as Cursor).p !== 1) ||
     typeof (c as Cursor).r !== 'number' ||
-    !['string', 'number'].includes(typeof (c as Cursor).v) && (c as Cursor).v !== null
+    (!['string', 'number'].includes(typeof (c as Cursor).v) && (c as Cursor).v !== null)
   ) {
     throw new QueryError('invalid cursor');
   }

@@ -21,11 +21,17 @@ describe('the SQL helper', () => {
     // one call site read every way: a statement's mode never leaks into another way's reads
     const q = (b: number) => sql`SELECT a, b FROM t WHERE b >= ${b} ORDER BY b`;
     expect(s.values<string>(q(2))).toEqual(['y', 'z']);
-    expect(s.all(q(2))).toEqual([{ a: 'y', b: 2 }, { a: 'z', b: 3 }]);
+    expect(s.all(q(2))).toEqual([
+      { a: 'y', b: 2 },
+      { a: 'z', b: 3 },
+    ]);
     expect(s.rows(q(3))).toEqual([['z', 3]]);
     expect(s.value(q(3))).toBe('z');
     expect(s.get(q(3))).toEqual({ a: 'z', b: 3 });
-    expect([...s.iterateRows(q(2))]).toEqual([['y', 2], ['z', 3]]);
+    expect([...s.iterateRows(q(2))]).toEqual([
+      ['y', 2],
+      ['z', 3],
+    ]);
     expect([...s.iterate(q(3))]).toEqual([{ a: 'z', b: 3 }]);
     expect(s.value(q(9))).toBeUndefined();
   });
@@ -53,7 +59,7 @@ describe('the SQL helper', () => {
     expect(s.values(sql`SELECT a FROM t WHERE ${whereAnd({ clauses: ['a <> ?'], params: ['y'] })}b >= ${2}`)).toEqual(['z']);
   });
 
-  it('splices a part with its values bound in their places, between the template\'s own', () => {
+  it("splices a part with its values bound in their places, between the template's own", () => {
     const s = statements();
     const w = { clauses: ['t.a IN (?, ?)', 't.b > ?'], params: ['x', 'z', 0] };
     expect(s.values(sql`SELECT t.id FROM t WHERE t.id >= ${1} AND ${where(w)} AND t.b < ${5} ORDER BY t.id`)).toEqual([1, 3]);

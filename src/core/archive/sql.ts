@@ -118,7 +118,11 @@ export class Statements implements SqlWrite {
   /** per Mode: statements of plain templates, by call site */
   private bySite: Array<WeakMap<TemplateStringsArray, Statement>> = [new WeakMap(), new WeakMap(), new WeakMap()];
   /** per Mode: the last statement of a template with raw() fragments or parts, by call site, with those (null for a bound value) */
-  private rawSites: Array<WeakMap<TemplateStringsArray, { values: unknown[]; st: Statement }>> = [new WeakMap(), new WeakMap(), new WeakMap()];
+  private rawSites: Array<WeakMap<TemplateStringsArray, { values: unknown[]; st: Statement }>> = [
+    new WeakMap(),
+    new WeakMap(),
+    new WeakMap(),
+  ];
   private inserts = new WeakMap<TemplateStringsArray, (row: Record<string, unknown>) => RunResult>();
 
   constructor(private readonly db: Db) {}

@@ -25,9 +25,27 @@ afterEach(() => {
 
 function attempt(i: number): LedgerEntry {
   return {
-    callId: `c${i}`, attempt: 1, startedAt: i, durationMs: 1, platform: 'photo_net', endpoint: 'profile/posts', params: '{}',
-    paramsHash: `h${i}`, idempotencyKey: `k${i}`, requestId: `req_${i}_${'x'.repeat(200)}`, status: 200, errorType: null, creditsUsed: 1,
-    creditsRemaining: 1000 - i, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: null, dryRun: false,
+    callId: `c${i}`,
+    attempt: 1,
+    startedAt: i,
+    durationMs: 1,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{}',
+    paramsHash: `h${i}`,
+    idempotencyKey: `k${i}`,
+    requestId: `req_${i}_${'x'.repeat(200)}`,
+    status: 200,
+    errorType: null,
+    creditsUsed: 1,
+    creditsRemaining: 1000 - i,
+    chargeReason: 'miss',
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'cli',
+    walkId: null,
+    dryRun: false,
   };
 }
 
@@ -67,23 +85,52 @@ describe('a full disk', () => {
         'beginJournal',
         (x, i) =>
           x.beginJournal({
-            callId: `j${i}`, opKey: `op${i}_${'o'.repeat(200)}`, idempotencyKey: `k${i}`, platform: 'p', endpoint: 'e', params: '{}', paramsHash: 'h',
-            state: 'pending', createdAt: i, finishedAt: null,
+            callId: `j${i}`,
+            opKey: `op${i}_${'o'.repeat(200)}`,
+            idempotencyKey: `k${i}`,
+            platform: 'p',
+            endpoint: 'e',
+            params: '{}',
+            paramsHash: 'h',
+            state: 'pending',
+            createdAt: i,
+            finishedAt: null,
           }),
       ],
       [
         'storeResponse',
-        (x, i) => void x.storeResponse(listResponse(`s${i}`, 'photo_net', 'profile/posts', [post({ id: `sp${i}`, text: 't'.repeat(500) })]), 'cli', null),
+        (x, i) =>
+          void x.storeResponse(
+            listResponse(`s${i}`, 'photo_net', 'profile/posts', [post({ id: `sp${i}`, text: 't'.repeat(500) })]),
+            'cli',
+            null,
+          ),
       ],
       [
         'saveWalk',
         (x, i) =>
           x.saveWalk({
-            walkId: `w${i}_${'w'.repeat(200)}`, platform: 'p', endpoint: 'e', params: '{}', cursorParam: 'cursor', cursor: null, pagesDone: 0,
-            creditsSpent: 0, itemsSeen: 0, status: 'running', stopReason: null, source: 'cli', createdAt: i, updatedAt: i, error: null,
+            walkId: `w${i}_${'w'.repeat(200)}`,
+            platform: 'p',
+            endpoint: 'e',
+            params: '{}',
+            cursorParam: 'cursor',
+            cursor: null,
+            pagesDone: 0,
+            creditsSpent: 0,
+            itemsSeen: 0,
+            status: 'running',
+            stopReason: null,
+            source: 'cli',
+            createdAt: i,
+            updatedAt: i,
+            error: null,
           }),
       ],
-      ['ingestItems', (x, i) => void x.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: `ing${i}`, text: 'i'.repeat(500) }) }])],
+      [
+        'ingestItems',
+        (x, i) => void x.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: `ing${i}`, text: 'i'.repeat(500) }) }]),
+      ],
     ];
     for (const [name, write] of writers) {
       fill();
@@ -125,10 +172,14 @@ process.stdout.write(JSON.stringify(out));
       );
       const tsx = resolve('node_modules/.bin/tsx');
       // 3000 blocks of 1 KiB: the schema fits, the WAL stops growing at ~3 MB
-      const r = spawnSync('bash', ['-c', `ulimit -f 3000 && exec ${JSON.stringify(tsx)} ${JSON.stringify(script)} ${JSON.stringify(file)}`], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const r = spawnSync(
+        'bash',
+        ['-c', `ulimit -f 3000 && exec ${JSON.stringify(tsx)} ${JSON.stringify(script)} ${JSON.stringify(file)}`],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect(r.status, r.stderr).toBe(0);
       const got = JSON.parse(r.stdout) as { name: string; kind: string; code: string; path: string; message: string } | null;
       expect(got).not.toBeNull();
@@ -168,7 +219,11 @@ describe('a damaged or foreign file', () => {
       file,
     );
     const w = untilItThrows((i) =>
-      a.storeResponse(listResponse(`again${i}`, 'photo_net', 'profile/posts', [post({ id: String(9_000_000_000_000_000n + BigInt(i % 300)) })]), 'cli', null),
+      a.storeResponse(
+        listResponse(`again${i}`, 'photo_net', 'profile/posts', [post({ id: String(9_000_000_000_000_000n + BigInt(i % 300)) })]),
+        'cli',
+        null,
+      ),
     );
     const se = expectStorage(w, 'damaged', file);
     expect(se.message).toMatch(/loupe archive recover/);

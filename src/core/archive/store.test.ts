@@ -21,10 +21,28 @@ afterEach(() => {
 
 function ledger(over: Partial<LedgerEntry> = {}): LedgerEntry {
   return {
-    callId: 'c1', attempt: 1, startedAt: 1_000, durationMs: 120, platform: 'photo_net', endpoint: 'profile/posts',
-    params: '{"handle":"x"}', paramsHash: 'h1', idempotencyKey: 'idem-1', requestId: 'req_1', status: 200, errorType: null,
-    creditsUsed: 3, creditsRemaining: 97, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false,
-    source: 'search', walkId: null, dryRun: false, ...over,
+    callId: 'c1',
+    attempt: 1,
+    startedAt: 1_000,
+    durationMs: 120,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"x"}',
+    paramsHash: 'h1',
+    idempotencyKey: 'idem-1',
+    requestId: 'req_1',
+    status: 200,
+    errorType: null,
+    creditsUsed: 3,
+    creditsRemaining: 97,
+    chargeReason: 'miss',
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'search',
+    walkId: null,
+    dryRun: false,
+    ...over,
   };
 }
 
@@ -37,8 +55,25 @@ describe('opening and migrations', () => {
     expect(testDb(a).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(testDb(a).pragma('foreign_keys', { simple: true })).toBe(1);
     expect(testDb(a).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-    const tables = (testDb(a).prepare("SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
-    for (const t of ['items', 'item_labels', 'calls', 'journal', 'responses', 'provenance', 'walks', 'balance', 'tags', 'item_tags', 'notes', 'label_overrides', 'result_sets', 'items_fts']) {
+    const tables = (
+      testDb(a).prepare("SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name").all() as Array<{ name: string }>
+    ).map((t) => t.name);
+    for (const t of [
+      'items',
+      'item_labels',
+      'calls',
+      'journal',
+      'responses',
+      'provenance',
+      'walks',
+      'balance',
+      'tags',
+      'item_tags',
+      'notes',
+      'label_overrides',
+      'result_sets',
+      'items_fts',
+    ]) {
       expect(tables).toContain(t);
     }
     a.close();
@@ -72,11 +107,28 @@ describe('opening and migrations', () => {
   it('applies later migrations appended to the list, each in a transaction', () => {
     const db = new Database(':memory:');
     migrate(db);
-    const extra = [...MIGRATIONS, { version: MIGRATIONS.length + 1, name: 'later', up: (d: Database.Database) => d.exec('CREATE TABLE later_feature (id TEXT PRIMARY KEY)') }];
+    const extra = [
+      ...MIGRATIONS,
+      {
+        version: MIGRATIONS.length + 1,
+        name: 'later',
+        up: (d: Database.Database) => d.exec('CREATE TABLE later_feature (id TEXT PRIMARY KEY)'),
+      },
+    ];
     expect(migrate(db, extra)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length + 1 });
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
     // a failing migration rolls back completely, user_version included
-    const broken = [...extra, { version: extra.length + 1, name: 'broken', up: (d: Database.Database) => { d.exec('CREATE TABLE half (x)'); throw new Error('boom'); } }];
+    const broken = [
+      ...extra,
+      {
+        version: extra.length + 1,
+        name: 'broken',
+        up: (d: Database.Database) => {
+          d.exec('CREATE TABLE half (x)');
+          throw new Error('boom');
+        },
+      },
+    ];
     expect(() => migrate(db, broken)).toThrow('boom');
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
     expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
@@ -118,7 +170,9 @@ describe('label rows (migration 0004: integer field ids)', () => {
       ['3', { intent: { label: null, urgency: 3 }, sponsored: { p: 0.6, brand: null } }],
     ];
     rows.forEach(([id, labels], k) => {
-      const rid = Number(item.run('photo_net', 'post', id, JSON.stringify({ id, computed: { labels } }), 1000 + k, JSON.stringify(labels)).lastInsertRowid);
+      const rid = Number(
+        item.run('photo_net', 'post', id, JSON.stringify({ id, computed: { labels } }), 1000 + k, JSON.stringify(labels)).lastInsertRowid,
+      );
       const v = (x: unknown) => (x === null ? Buffer.alloc(0) : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : x);
       label.run('intent', 'label', v(labels.intent.label), rid);
       label.run('intent', 'urgency', v(labels.intent.urgency), rid);
@@ -138,7 +192,8 @@ describe('label rows (migration 0004: integer field ids)', () => {
       expect(cols).toEqual(['ff', 'value', 'item_rid']);
       expect(testDb(a).prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'item_labels_item'").get()).toEqual({ n: 0 });
       expect(testDb(a).prepare('SELECT count(*) AS n FROM label_fields').get()).toEqual({ n: 5 });
-      const q = (labels: LibraryQuery['labels'], sort?: LibraryQuery['sort']) => a.query({ labels, sort, limit: 100 }).rows.map((r) => r.id);
+      const q = (labels: LibraryQuery['labels'], sort?: LibraryQuery['sort']) =>
+        a.query({ labels, sort, limit: 100 }).rows.map((r) => r.id);
       expect(q([{ family: 'intent', field: 'label', op: 'eq', value: 'complaining' }])).toEqual(['1']);
       expect(q([{ family: 'intent', field: 'label', op: 'neq', value: 'complaining' }]).sort()).toEqual(['2', '3']); // null (unsure) is another value
       expect(q([{ family: 'sponsored', field: 'p', op: 'gte', value: 0.5 }]).sort()).toEqual(['1', '3']);
@@ -164,13 +219,20 @@ describe('label rows (migration 0004: integer field ids)', () => {
     const file = join(tmp(), 'loupe.db');
     const a = openArchive(file);
     const b = openArchive(file);
-    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
+    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({
+      platform: 'photo_net',
+      kind: 'post',
+      record: { id, computed: { labels } },
+    });
     a.ingestItems([rec('1', { novel: { s: 0.9 } })]);
     b.ingestItems([rec('2', { novel: { s: 0.1 }, other: { t: 1 } })]); // b reads a's id, creates other.t
     a.ingestItems([rec('3', { other: { t: 2 } })]); // a reads b's id
     for (const c of [a, b]) {
       const ids = (family: string, field: string, value: number) =>
-        c.query({ labels: [{ family, field, op: 'gte', value }] }).rows.map((r) => r.id).sort();
+        c
+          .query({ labels: [{ family, field, op: 'gte', value }] })
+          .rows.map((r) => r.id)
+          .sort();
       expect(ids('novel', 's', 0.5)).toEqual(['1']);
       expect(ids('novel', 's', 0)).toEqual(['1', '2']);
       expect(ids('other', 't', 1)).toEqual(['2', '3']);
@@ -182,7 +244,11 @@ describe('label rows (migration 0004: integer field ids)', () => {
 
   it('a field id created in a transaction that rolls back is never reused for another field', () => {
     const a = openArchive(':memory:');
-    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({ platform: 'photo_net', kind: 'post', record: { id, computed: { labels } } });
+    const rec = (id: string, labels: Record<string, Record<string, unknown>>) => ({
+      platform: 'photo_net',
+      kind: 'post',
+      record: { id, computed: { labels } },
+    });
     // a caller's transaction ingests a new field, then fails: the field id it created is gone
     expect(() =>
       testDb(a).transaction(() => {
@@ -194,7 +260,8 @@ describe('label rows (migration 0004: integer field ids)', () => {
     // another field now takes the next free id, and the first field a new one
     a.ingestItems([rec('b', { other: { score: 0.2 } })]);
     a.ingestItems([rec('c', { novel: { score: 0.9 } })]);
-    const ids = (family: string, op: 'gte' | 'lte', value: number) => a.query({ labels: [{ family, field: 'score', op, value }] }).rows.map((r) => r.id);
+    const ids = (family: string, op: 'gte' | 'lte', value: number) =>
+      a.query({ labels: [{ family, field: 'score', op, value }] }).rows.map((r) => r.id);
     expect(ids('other', 'gte', 0.5)).toEqual([]);
     expect(ids('other', 'lte', 0.5)).toEqual(['b']);
     expect(ids('novel', 'gte', 0.5)).toEqual(['c']);
@@ -207,10 +274,16 @@ describe('items: upsert, merge, ids', () => {
   it('stores one row per (platform, kind, id); a later fetch updates counts and labels', () => {
     const a = openArchive(':memory:');
     const first = a.storeResponse(
-      listResponse('c1', 'photo_net', 'profile/posts', [
-        post({ id: '1', likes: 5, views: null, labels: { intent: { label: 'complaining', confidence: 0.8 } } }),
-        post({ id: '2', likes: 1 }),
-      ], { fetchedAt: 1_000 }),
+      listResponse(
+        'c1',
+        'photo_net',
+        'profile/posts',
+        [
+          post({ id: '1', likes: 5, views: null, labels: { intent: { label: 'complaining', confidence: 0.8 } } }),
+          post({ id: '2', likes: 1 }),
+        ],
+        { fetchedAt: 1_000 },
+      ),
       'profile',
       null,
     );
@@ -220,9 +293,13 @@ describe('items: upsert, merge, ids', () => {
       { platform: 'photo_net', kind: 'post', id: '2' },
     ]);
     const second = a.storeResponse(
-      listResponse('c2', 'photo_net', 'profile/posts', [
-        post({ id: '1', likes: 9, views: 100, labels: { intent: { label: 'switching_away', confidence: 0.9 } } }),
-      ], { fetchedAt: 2_000 }),
+      listResponse(
+        'c2',
+        'photo_net',
+        'profile/posts',
+        [post({ id: '1', likes: 9, views: 100, labels: { intent: { label: 'switching_away', confidence: 0.9 } } })],
+        { fetchedAt: 2_000 },
+      ),
       'profile',
       null,
     );
@@ -245,11 +322,25 @@ describe('items: upsert, merge, ids', () => {
 
   it('a later answer with judgments off or null fields never wipes known labels or counts', () => {
     const a = openArchive(':memory:');
-    a.storeResponse(listResponse('c1', 'photo_net', 'p', [post({ id: '1', likes: 5, labels: { sponsored: { p: 0.7 }, intent: { label: 'promoting' } }, relevance: 0.9 })]), 's', null);
-    a.storeResponse(listResponse('c2', 'photo_net', 'p', [post({ id: '1', likes: null, noComputed: true, text: null })], { fetchedAt: 3_000 }), 's', null);
+    a.storeResponse(
+      listResponse('c1', 'photo_net', 'p', [
+        post({ id: '1', likes: 5, labels: { sponsored: { p: 0.7 }, intent: { label: 'promoting' } }, relevance: 0.9 }),
+      ]),
+      's',
+      null,
+    );
+    a.storeResponse(
+      listResponse('c2', 'photo_net', 'p', [post({ id: '1', likes: null, noComputed: true, text: null })], { fetchedAt: 3_000 }),
+      's',
+      null,
+    );
     a.storeResponse(listResponse('c3', 'photo_net', 'p', [post({ id: '1', likes: 6, labels: null })], { fetchedAt: 4_000 }), 's', null);
     // a partial judgment replaces only the families it carries
-    a.storeResponse(listResponse('c4', 'photo_net', 'p', [post({ id: '1', labels: { sponsored: { p: 0.2 } } })], { fetchedAt: 5_000 }), 's', null);
+    a.storeResponse(
+      listResponse('c4', 'photo_net', 'p', [post({ id: '1', labels: { sponsored: { p: 0.2 } } })], { fetchedAt: 5_000 }),
+      's',
+      null,
+    );
     const it = a.getItem('photo_net', 'post', '1')!;
     expect(it.engagement.likes).toBe(6);
     expect(it.text).toBe('post 1');
@@ -297,13 +388,23 @@ describe('items: upsert, merge, ids', () => {
   it('stores single-object answers (data.post, data.profile with author.id) and list kinds', () => {
     const a = openArchive(':memory:');
     const single = {
-      callId: 'c1', platform: 'photo_net', endpoint: 'post', paramsHash: 'hp', fetchedAt: 10,
+      callId: 'c1',
+      platform: 'photo_net',
+      endpoint: 'post',
+      paramsHash: 'hp',
+      fetchedAt: 10,
       envelope: envelope('photo_net', 'post', { post: post({ id: '77' }) }),
     };
     expect(a.storeResponse(single, 'explorer', null)).toEqual({ items: [{ platform: 'photo_net', kind: 'post', id: '77' }], newItems: 1 });
     const prof = {
-      callId: 'c2', platform: 'photo_net', endpoint: 'profile', paramsHash: 'hq', fetchedAt: 10,
-      envelope: envelope('photo_net', 'profile', { profile: { author: { id: '555', username: 'bob', display_name: 'Bob', bio: 'coffee nerd', followers: 10 } } }),
+      callId: 'c2',
+      platform: 'photo_net',
+      endpoint: 'profile',
+      paramsHash: 'hq',
+      fetchedAt: 10,
+      envelope: envelope('photo_net', 'profile', {
+        profile: { author: { id: '555', username: 'bob', display_name: 'Bob', bio: 'coffee nerd', followers: 10 } },
+      }),
     };
     expect(a.storeResponse(prof, 'profile', null).items).toEqual([{ platform: 'photo_net', kind: 'profile', id: '555' }]);
     expect(a.getItem('photo_net', 'profile', '555')!.author.username).toBe('bob');
@@ -312,7 +413,14 @@ describe('items: upsert, merge, ids', () => {
     expect(a.storeResponse(groups, 'search', null).items).toEqual([{ platform: 'social_net', kind: 'group', id: 'g1' }]);
     expect(a.count({ kinds: ['group'], text: 'espresso' })).toBe(1);
     // a transcript without an id is not an item; the answer is still stored
-    const tr = { callId: 'c4', platform: 'video_net', endpoint: 'transcript', paramsHash: 'ht', fetchedAt: 10, envelope: envelope('video_net', 'transcript', { transcript: { language: 'en', text: 'hi', segments: [] } }) };
+    const tr = {
+      callId: 'c4',
+      platform: 'video_net',
+      endpoint: 'transcript',
+      paramsHash: 'ht',
+      fetchedAt: 10,
+      envelope: envelope('video_net', 'transcript', { transcript: { language: 'en', text: 'hi', segments: [] } }),
+    };
     expect(a.storeResponse(tr, 'explorer', null)).toEqual({ items: [], newItems: 0 });
     expect(a.findFreshResponse('video_net', 'transcript', 'ht', 0)?.callId).toBe('c4');
     a.close();
@@ -320,9 +428,18 @@ describe('items: upsert, merge, ids', () => {
 
   it('links provenance: which calls returned an item, when and at what cost', () => {
     const a = openArchive(':memory:');
-    a.recordAttempt(ledger({ callId: 'c1', attempt: 1, status: 503, errorType: 'SERVICE_UNAVAILABLE', creditsUsed: 0, requestId: 'r_fail' }));
+    a.recordAttempt(
+      ledger({ callId: 'c1', attempt: 1, status: 503, errorType: 'SERVICE_UNAVAILABLE', creditsUsed: 0, requestId: 'r_fail' }),
+    );
     a.recordAttempt(ledger({ callId: 'c1', attempt: 2, status: 200, creditsUsed: 3, requestId: 'r_ok' }));
-    a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', [post({ id: '1' }), post({ id: '2' })], { fetchedAt: 1_000, unavailable: ['engagement.saves'] }), 'search', 'w1');
+    a.storeResponse(
+      listResponse('c1', 'photo_net', 'profile/posts', [post({ id: '1' }), post({ id: '2' })], {
+        fetchedAt: 1_000,
+        unavailable: ['engagement.saves'],
+      }),
+      'search',
+      'w1',
+    );
     a.storeResponse(listResponse('c2', 'photo_net', 'profile/posts', [post({ id: '2' })], { fetchedAt: 2_000 }), 'watch:7', null);
     const calls = a.itemCalls('photo_net', 'post', '2');
     expect(calls.map((c) => [c.callId, c.at, c.position, c.source])).toEqual([
@@ -342,8 +459,17 @@ describe('core store round trips', () => {
   it('journal: begin, find by opKey, pending, finish', () => {
     const a = openArchive(':memory:');
     const e: JournalEntry = {
-      callId: 'c1', opKey: 'walk:w1:page:0', idempotencyKey: 'k-1', platform: 'photo_net', endpoint: 'profile/posts',
-      params: '{"handle":"x"}', paramsHash: 'h', state: 'pending', createdAt: 5, finishedAt: null, keyName: 'team-2',
+      callId: 'c1',
+      opKey: 'walk:w1:page:0',
+      idempotencyKey: 'k-1',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: '{"handle":"x"}',
+      paramsHash: 'h',
+      state: 'pending',
+      createdAt: 5,
+      finishedAt: null,
+      keyName: 'team-2',
     };
     a.beginJournal(e);
     a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
@@ -358,7 +484,12 @@ describe('core store round trips', () => {
     const lossBefore = { balance: 100, at: 3, ledgerId: 0 };
     a.beginJournal({ ...e, callId: 'c4', opKey: 'moved-on', before: { balance: 80, at: 4, ledgerId: 1 }, lossBefore });
     expect(a.findJournal('moved-on')).toMatchObject({ before: { balance: 80, at: 4, ledgerId: 1 }, lossBefore });
-    expect(a.pendingJournal().map((j) => j.callId).sort()).toEqual(['c2', 'c4']);
+    expect(
+      a
+        .pendingJournal()
+        .map((j) => j.callId)
+        .sort(),
+    ).toEqual(['c2', 'c4']);
     // a second logical call may not reuse an opKey
     expect(() => a.beginJournal({ ...e, callId: 'c3' })).toThrow();
     a.close();
@@ -366,7 +497,15 @@ describe('core store round trips', () => {
 
   it('ledger: every attempt is a row, returned as written', () => {
     const a = openArchive(':memory:');
-    const e1 = ledger({ dryRun: true, creditsUsed: 0, walkId: 'w1', cached: true, freeCall: true, idempotentReplay: true, keyName: 'team-2' });
+    const e1 = ledger({
+      dryRun: true,
+      creditsUsed: 0,
+      walkId: 'w1',
+      cached: true,
+      freeCall: true,
+      idempotentReplay: true,
+      keyName: 'team-2',
+    });
     const id1 = a.recordAttempt(e1);
     const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
     expect(id2).toBeGreaterThan(id1);
@@ -385,9 +524,21 @@ describe('core store round trips', () => {
   it('walks: save, update, get, list by status', () => {
     const a = openArchive(':memory:');
     const w: WalkState = {
-      walkId: 'w1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"x"}', cursorParam: 'cursor',
-      cursor: null, pagesDone: 0, creditsSpent: 0, itemsSeen: 0, status: 'running', stopReason: null, source: 'profile',
-      createdAt: 1, updatedAt: 1, error: null,
+      walkId: 'w1',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: '{"handle":"x"}',
+      cursorParam: 'cursor',
+      cursor: null,
+      pagesDone: 0,
+      creditsSpent: 0,
+      itemsSeen: 0,
+      status: 'running',
+      stopReason: null,
+      source: 'profile',
+      createdAt: 1,
+      updatedAt: 1,
+      error: null,
     };
     a.saveWalk(w);
     a.saveWalk({ ...w, walkId: 'w2', status: 'done', stopReason: 'end', updatedAt: 3 });
@@ -421,7 +572,8 @@ describe('core store round trips', () => {
 
   it('findFreshResponse: newest answer of the exact call inside the window', () => {
     const a = openArchive(':memory:');
-    const mk = (callId: string, fetchedAt: number, hash = 'H') => listResponse(callId, 'photo_net', 'profile/posts', [post({ id: callId })], { fetchedAt, paramsHash: hash });
+    const mk = (callId: string, fetchedAt: number, hash = 'H') =>
+      listResponse(callId, 'photo_net', 'profile/posts', [post({ id: callId })], { fetchedAt, paramsHash: hash });
     a.storeResponse(mk('old', 1_000), 's', null);
     a.storeResponse(mk('new', 5_000), 's', null);
     a.storeResponse(mk('other', 9_000, 'OTHER'), 's', null);
@@ -433,7 +585,13 @@ describe('core store round trips', () => {
     expect(got.fetchedAt).toBe(5_000);
     expect(got.envelope).toEqual(mk('new', 5_000).envelope);
     // bulk-ingested pseudo calls have no envelope and are never served
-    a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: 'x' }) }], { callId: 'bulk', source: 'import', endpoint: 'profile/posts', paramsHash: 'H', fetchedAt: 99_000 });
+    a.ingestItems([{ platform: 'photo_net', kind: 'post', record: post({ id: 'x' }) }], {
+      callId: 'bulk',
+      source: 'import',
+      endpoint: 'profile/posts',
+      paramsHash: 'H',
+      fetchedAt: 99_000,
+    });
     expect(a.findFreshResponse('photo_net', 'profile/posts', 'H', 0)?.callId).toBe('new');
     a.close();
   });

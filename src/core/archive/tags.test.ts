@@ -27,9 +27,20 @@ const name = fc.constantFrom(...NAMES);
 /** a tag by name, or mostly `#k`: the k-th tag that exists when the op runs (another spelling when k is odd), so most ops apply */
 const some = fc.oneof({ weight: 1, arbitrary: name }, { weight: 3, arbitrary: fc.nat(9).map((k) => `#${k}`) });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('add' as const), item: fc.constantFrom(...ITEMS), tag: name, who: fc.constantFrom('ana', 'ben') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('add' as const),
+      item: fc.constantFrom(...ITEMS),
+      tag: name,
+      who: fc.constantFrom('ana', 'ben'),
+    }),
+  },
   fc.record({ op: fc.constant('rename' as const), tag: some, to: fc.oneof(name, some) }),
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('merge' as const), from: fc.array(some, { minLength: 1, maxLength: 3 }), into: some }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('merge' as const), from: fc.array(some, { minLength: 1, maxLength: 3 }), into: some }),
+  },
   fc.record({ op: fc.constant('delete' as const), tag: some }),
   fc.record({ op: fc.constant('color' as const), tag: some, color: fc.constantFrom<TagColour | null>(null, ...TAG_COLOURS) }),
   fc.record({ op: fc.constant('dry' as const), tag: some, to: some }),
@@ -144,8 +155,15 @@ function run(a: Archive, o: Op, who: { name: string }): void {
 function check(a: Archive, m: Model): void {
   const live = [...m.tags.values()];
   const count = (id: number) => [...m.on.values()].filter((on) => on.has(id)).length;
-  expect(a.tags.list().map((t) => ({ tag: t.tag, count: t.count, color: t.color, createdAt: t.createdAt })).sort((x, y) => x.tag.localeCompare(y.tag))).toEqual(
-    [...m.tags.entries()].map(([id, t]) => ({ tag: t.name, count: count(id), color: t.color, createdAt: t.createdAt })).sort((x, y) => x.tag.localeCompare(y.tag)),
+  expect(
+    a.tags
+      .list()
+      .map((t) => ({ tag: t.tag, count: t.count, color: t.color, createdAt: t.createdAt }))
+      .sort((x, y) => x.tag.localeCompare(y.tag)),
+  ).toEqual(
+    [...m.tags.entries()]
+      .map(([id, t]) => ({ tag: t.name, count: count(id), color: t.color, createdAt: t.createdAt }))
+      .sort((x, y) => x.tag.localeCompare(y.tag)),
   );
   expect(live.length).toBe(new Set(live.map((t) => fold(t.name))).size);
   for (const item of ITEMS) {
@@ -162,7 +180,10 @@ function check(a: Archive, m: Model): void {
 
 function seeded(clock: () => number, who: { name: string }): Archive {
   const a = openArchive(':memory:', { clock, author: () => who.name });
-  a.ingestItems(ITEMS.map((id) => ({ platform: 'photo_net', kind: 'post', record: post({ id }) })), { callId: 'seed', source: 'seed' });
+  a.ingestItems(
+    ITEMS.map((id) => ({ platform: 'photo_net', kind: 'post', record: post({ id }) })),
+    { callId: 'seed', source: 'seed' },
+  );
   for (const id of ITEMS) {
     a.setNote(ref(id), `note ${id}`);
     a.overrideLabel(ref(id), 'intent', 'label', 'other');
@@ -212,8 +233,12 @@ describe('tag management against a model', () => {
     expect(dry).toEqual({ tag: 'c', items: 2, alreadyTagged: 1, savedSets: 0, dryRun: true });
     expect(a.tags.list().map((t) => t.tag)).toEqual(['a', 'b', 'c']);
     a.tags.merge(['a', 'b'], 'c');
-    expect(a.getItem('photo_net', 'post', '1')!.annotationLog.filter((e) => e.kind === 'tag')).toMatchObject([{ name: 'c', author: 'ana', at: 10 }]);
-    expect(a.getItem('photo_net', 'post', '2')!.annotationLog.filter((e) => e.kind === 'tag')).toMatchObject([{ name: 'c', author: 'ben', at: 30 }]);
+    expect(a.getItem('photo_net', 'post', '1')!.annotationLog.filter((e) => e.kind === 'tag')).toMatchObject([
+      { name: 'c', author: 'ana', at: 10 },
+    ]);
+    expect(a.getItem('photo_net', 'post', '2')!.annotationLog.filter((e) => e.kind === 'tag')).toMatchObject([
+      { name: 'c', author: 'ben', at: 30 },
+    ]);
     expect(a.tags.list()).toMatchObject([{ tag: 'c', count: 2 }]);
     a.close();
   });
@@ -229,7 +254,11 @@ describe('tag management against a model', () => {
     now = 99;
     who.name = 'ben';
     expect(a.tags.rename('lead', 'prospect')).toMatchObject({ items: 1, savedSets: 1 });
-    expect(a.listResultSets().find((r) => r.id === s.id)).toMatchObject({ query: { tags: ['prospect'], platforms: ['photo_net'] }, updatedAt: 5, author: 'ana' });
+    expect(a.listResultSets().find((r) => r.id === s.id)).toMatchObject({
+      query: { tags: ['prospect'], platforms: ['photo_net'] },
+      updatedAt: 5,
+      author: 'ana',
+    });
     expect(a.query({ tags: ['prospect'] }).rows.map((r) => r.id)).toEqual(['1']);
     a.tags.merge(['hot'], 'prospect');
     expect(a.listResultSets().find((r) => r.name === 'other')!.query).toEqual({ tags: ['todo'] });

@@ -45,8 +45,16 @@ export class TagStore {
         if (name === '') throw new ArchiveError('A tag needs a name.');
         const other = this.find(name);
         if (other && other.tag_id !== t.tag_id)
-          throw new ArchiveError(`A tag “${other.name}” exists already: merge “${t.name}” into it instead (loupe tags merge “${t.name}” --into “${other.name}”).`);
-        const change: TagChange = { tag: name, items: this.count([t.tag_id]), alreadyTagged: 0, savedSets: this.setsNaming([t.name]).length, dryRun };
+          throw new ArchiveError(
+            `A tag “${other.name}” exists already: merge “${t.name}” into it instead (loupe tags merge “${t.name}” --into “${other.name}”).`,
+          );
+        const change: TagChange = {
+          tag: name,
+          items: this.count([t.tag_id]),
+          alreadyTagged: 0,
+          savedSets: this.setsNaming([t.name]).length,
+          dryRun,
+        };
         if (dryRun || name === t.name) return change;
         this.c.sql.run(sql`UPDATE tags SET name = ${name} WHERE tag_id = ${t.tag_id}`);
         this.renameInSets([t.name], name);
@@ -60,20 +68,23 @@ export class TagStore {
     return this.c.guard('write', () =>
       this.c.tx(() => {
         const target = this.find(into);
-        if (!target) throw new ArchiveError(`There is no tag “${into.trim()}” to merge into; to give a tag a new name, rename it.`, 'not_found');
+        if (!target)
+          throw new ArchiveError(`There is no tag “${into.trim()}” to merge into; to give a tag a new name, rename it.`, 'not_found');
         const sources = new Map<number, TagRow>();
         for (const f of from) {
           const s = this.need(f);
-          if (s.tag_id === target.tag_id) throw new ArchiveError(`“${s.name}” is the tag the others are merged into; leave it out of the tags to merge.`);
+          if (s.tag_id === target.tag_id)
+            throw new ArchiveError(`“${s.name}” is the tag the others are merged into; leave it out of the tags to merge.`);
           sources.set(s.tag_id, s);
         }
         const ids = [...sources.keys()];
         const idList = JSON.stringify(ids);
         const items = this.count(ids);
-        const already = this.c.sql.get<{ n: number }>(
-          sql`SELECT count(DISTINCT it.item_rid) AS n FROM item_tags it WHERE it.tag_id IN (SELECT value FROM json_each(${idList}))
+        const already =
+          this.c.sql.get<{ n: number }>(
+            sql`SELECT count(DISTINCT it.item_rid) AS n FROM item_tags it WHERE it.tag_id IN (SELECT value FROM json_each(${idList}))
               AND EXISTS (SELECT 1 FROM item_tags x WHERE x.item_rid = it.item_rid AND x.tag_id = ${target.tag_id})`,
-        )?.n ?? 0;
+          )?.n ?? 0;
         const names = [...sources.values()].map((s) => s.name);
         const change: TagChange = { tag: target.name, items, alreadyTagged: already, savedSets: this.setsNaming(names).length, dryRun };
         if (dryRun) return change;
@@ -100,7 +111,13 @@ export class TagStore {
     return this.c.guard('write', () =>
       this.c.tx(() => {
         const t = this.need(tag);
-        const change: TagChange = { tag: t.name, items: this.count([t.tag_id]), alreadyTagged: 0, savedSets: this.setsNaming([t.name]).length, dryRun };
+        const change: TagChange = {
+          tag: t.name,
+          items: this.count([t.tag_id]),
+          alreadyTagged: 0,
+          savedSets: this.setsNaming([t.name]).length,
+          dryRun,
+        };
         if (dryRun) return change;
         this.c.sql.run(sql`DELETE FROM item_tags WHERE tag_id = ${t.tag_id}`);
         this.c.sql.run(sql`DELETE FROM tags WHERE tag_id = ${t.tag_id}`);
@@ -132,7 +149,11 @@ export class TagStore {
   }
 
   private count(ids: number[]): number {
-    return this.c.sql.get<{ n: number }>(sql`SELECT count(DISTINCT item_rid) AS n FROM item_tags WHERE tag_id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)?.n ?? 0;
+    return (
+      this.c.sql.get<{ n: number }>(
+        sql`SELECT count(DISTINCT item_rid) AS n FROM item_tags WHERE tag_id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+      )?.n ?? 0
+    );
   }
 
   /** Saved sets whose filter names one of the tags (case ignored), with their parsed queries. */

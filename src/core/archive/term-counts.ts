@@ -27,7 +27,8 @@ const ENGAGEMENT = raw(engagementSql('i'));
 
 export function termItems(c: ReadCtx, q: LibraryQuery): IterableIterator<TermItemRow> {
   const w = buildWhere(q);
-  return c.sql.iterateRows<TermItemRow>(sql`SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
+  return c.sql
+    .iterateRows<TermItemRow>(sql`SELECT i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves FROM items i
     WHERE ${where(w, 'i.text IS NOT NULL')}`);
 }
 

@@ -17,7 +17,9 @@ const SPACELESS_RIDS = 'SELECT rid FROM items INDEXED BY items_spaceless WHERE s
 /** Registers loupe_has_term(field, term, text, lang) on a connection (every connection that runs library queries). */
 export function registerTermFunctions(db: Db): void {
   db.function(TERM_FN, { deterministic: true }, (field: unknown, term: unknown, text: unknown, lang: unknown) =>
-    hasTerm(field as TermCondition['field'], String(term), typeof text === 'string' ? text : null, typeof lang === 'string' ? lang : null) ? 1 : 0,
+    hasTerm(field as TermCondition['field'], String(term), typeof text === 'string' ? text : null, typeof lang === 'string' ? lang : null)
+      ? 1
+      : 0,
   );
 }
 
@@ -30,7 +32,10 @@ export function termClause(t: TermCondition): { clause: string; params: unknown[
     // one quoted FTS5 string: the tokenizer turns it into the phrase of the term's words; the texts
     // FTS5 splits otherwise than the tables (a script without spaces, a format character) are added
     const phrase = `"${term.replace(/^[#@]/u, '').replace(/"/g, '""')}"`;
-    return { clause: `(i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?) OR i.rid IN (${SPACELESS_RIDS})) AND ${check}`, params: [phrase, t.field, term] };
+    return {
+      clause: `(i.rid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?) OR i.rid IN (${SPACELESS_RIDS})) AND ${check}`,
+      params: [phrase, t.field, term],
+    };
   }
   // a term of a script without spaces only comes from such a text (the index holds them all)
   if (SPACELESS_SCRIPT.test(term)) return { clause: `i.rid IN (${SPACELESS_RIDS}) AND ${check}`, params: [t.field, term] };

@@ -47,7 +47,17 @@ export function post(o: PostOpts): Record<string, unknown> {
       shares: o.shares ?? null,
       saves: o.saves ?? null,
     },
-    flags: { nsfw: null, spoiler: null, pinned: null, likes_hidden: null, comments_hidden: null, shares_hidden: null, views_hidden: null, saves_hidden: null, deleted: false },
+    flags: {
+      nsfw: null,
+      spoiler: null,
+      pinned: null,
+      likes_hidden: null,
+      comments_hidden: null,
+      shares_hidden: null,
+      views_hidden: null,
+      saves_hidden: null,
+      deleted: false,
+    },
     published_at: o.published_at === undefined ? '2024-05-01T12:00:00Z' : o.published_at,
     language: o.language === undefined ? 'en' : o.language,
     ext: null,
@@ -62,7 +72,10 @@ export function post(o: PostOpts): Record<string, unknown> {
 }
 
 export function envelope(platform: string, endpoint: string, data: Record<string, unknown>, extra: Partial<Envelope> = {}): Envelope {
-  return { ...successEnvelope(platform, endpoint, data, { credits_used: 1, credits_remaining: 100, request_id: `req_${endpoint}` }), ...extra };
+  return {
+    ...successEnvelope(platform, endpoint, data, { credits_used: 1, credits_remaining: 100, request_id: `req_${endpoint}` }),
+    ...extra,
+  };
 }
 
 export function listResponse(
@@ -79,9 +92,14 @@ export function listResponse(
     endpoint,
     paramsHash: opts.paramsHash ?? `h_${callId}`,
     fetchedAt: opts.fetchedAt ?? 1_000,
-    envelope: envelope(platform, endpoint, { items: items.map((r) => ({ [kind]: r })), total: items.length, truncated: false, ext: {} }, {
-      unavailable: opts.unavailable ?? [],
-    }),
+    envelope: envelope(
+      platform,
+      endpoint,
+      { items: items.map((r) => ({ [kind]: r })), total: items.length, truncated: false, ext: {} },
+      {
+        unavailable: opts.unavailable ?? [],
+      },
+    ),
   };
 }
 
@@ -98,21 +116,57 @@ export function buildArchiveFile(file: string, n: number): { ids: string[] } {
     for (let i = page * 20; i < Math.min(n, page * 20 + 20); i++) {
       const id = String(9_000_000_000_000_000n + BigInt(i));
       ids.push(id);
-      posts.push(post({ id, text: `post number ${i} ${'lorem ipsum '.repeat(8)}`, likes: i, labels: { intent: { label: i % 2 ? 'complaining' : 'other', confidence: 0.5 } } }));
+      posts.push(
+        post({
+          id,
+          text: `post number ${i} ${'lorem ipsum '.repeat(8)}`,
+          likes: i,
+          labels: { intent: { label: i % 2 ? 'complaining' : 'other', confidence: 0.5 } },
+        }),
+      );
     }
     a.storeResponse(listResponse(`call${page}`, 'photo_net', 'profile/posts', posts, { fetchedAt: 1_000 + page }), 'cli', 'walk1');
     balance -= 20;
     a.recordAttempt({
-      callId: `call${page}`, attempt: 1, startedAt: 1_000 + page * 1_000, durationMs: 100, platform: 'photo_net', endpoint: 'profile/posts',
-      params: '{}', paramsHash: `h_call${page}`, idempotencyKey: `k${page}`, requestId: `req_${page}`, status: 200, errorType: null,
-      creditsUsed: 20, creditsRemaining: balance, chargeReason: 'miss', cached: false, freeCall: false, idempotentReplay: false,
-      source: 'cli', walkId: 'walk1', dryRun: false,
+      callId: `call${page}`,
+      attempt: 1,
+      startedAt: 1_000 + page * 1_000,
+      durationMs: 100,
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: '{}',
+      paramsHash: `h_call${page}`,
+      idempotencyKey: `k${page}`,
+      requestId: `req_${page}`,
+      status: 200,
+      errorType: null,
+      creditsUsed: 20,
+      creditsRemaining: balance,
+      chargeReason: 'miss',
+      cached: false,
+      freeCall: false,
+      idempotentReplay: false,
+      source: 'cli',
+      walkId: 'walk1',
+      dryRun: false,
     });
   }
   a.saveWalk({
-    walkId: 'walk1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"x"}', cursorParam: 'cursor', cursor: 'sdr_c',
-    pagesDone: Math.ceil(n / 20), creditsSpent: 20 * Math.ceil(n / 20), itemsSeen: n, status: 'paused', stopReason: 'max_pages', source: 'cli',
-    createdAt: 1, updatedAt: 2, error: null,
+    walkId: 'walk1',
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"x"}',
+    cursorParam: 'cursor',
+    cursor: 'sdr_c',
+    pagesDone: Math.ceil(n / 20),
+    creditsSpent: 20 * Math.ceil(n / 20),
+    itemsSeen: n,
+    status: 'paused',
+    stopReason: 'max_pages',
+    source: 'cli',
+    createdAt: 1,
+    updatedAt: 2,
+    error: null,
   });
   a.close();
   return { ids };
@@ -125,9 +179,9 @@ export function buildArchiveFile(file: string, n: number): { ids: string[] } {
 export function damageLeafPage(file: string, table: string, nth = 1): number {
   const db = new Database(file, { fileMustExist: true }); // read-write: closing removes its -wal / -shm
   const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const pages = (db.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno").all(table) as Array<{ pageno: number }>).map(
-    (r) => r.pageno,
-  );
+  const pages = (
+    db.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno").all(table) as Array<{ pageno: number }>
+  ).map((r) => r.pageno);
   db.close();
   const page = pages[Math.min(nth, pages.length - 1)];
   const garbage = Buffer.alloc(pageSize);
@@ -149,7 +203,9 @@ type Conn = InstanceType<typeof Database>;
 export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   const columns = (d: Conn, t: string) => d.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string; type: string }>;
   const tables = (d: Conn) =>
-    d.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'").all() as Array<{ name: string; sql: string }>;
+    d
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%'")
+      .all() as Array<{ name: string; sql: string }>;
   const latest = openArchive(':memory:');
   const later: Array<{ table: string; name: string; type: string }> = [];
   const newTables: Array<{ name: string; sql: string }> = [];

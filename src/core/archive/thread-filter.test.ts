@@ -25,9 +25,15 @@ describe('library query: thread', () => {
       post({ id: 'x', kind: 'comment', parent_id: 'y' }),
       post({ id: 'y', kind: 'comment', parent_id: 'x' }),
     ];
-    a.ingestItems(photo.map((record) => ({ platform: 'photo_net', kind: record.parent_id ? 'comment' : 'post', record })), { callId: 's1', source: 'seed' });
+    a.ingestItems(
+      photo.map((record) => ({ platform: 'photo_net', kind: record.parent_id ? 'comment' : 'post', record })),
+      { callId: 's1', source: 'seed' },
+    );
     // the same ids on another network are another thread
-    a.ingestItems([post({ id: 'c9', kind: 'comment', parent_id: 'p1' })].map((record) => ({ platform: 'micro_net', kind: 'comment', record })), { callId: 's2', source: 'seed' });
+    a.ingestItems(
+      [post({ id: 'c9', kind: 'comment', parent_id: 'p1' })].map((record) => ({ platform: 'micro_net', kind: 'comment', record })),
+      { callId: 's2', source: 'seed' },
+    );
 
     const q = { thread: { platform: 'photo_net', id: 'p1' }, sort: { field: 'published_at' as const, dir: 'asc' as const } };
     expect(a.query(q).rows.map((r) => r.id)).toEqual(['c1', 'c2', 'r1', 'r2']);
@@ -42,7 +48,9 @@ describe('library query: thread', () => {
     expect([...a.iterateExportRows(q)].map((r) => r.id)).toEqual(['c1', 'c2', 'r1', 'r2']);
 
     const w = buildWhere(parseQuery({ thread: { platform: 'photo_net', id: 'p1' } }));
-    const plan = testDb(a).prepare(`EXPLAIN QUERY PLAN SELECT i.rid FROM items i WHERE ${and(w.clauses)}`).all(...w.params) as Array<{ detail: string }>;
+    const plan = testDb(a)
+      .prepare(`EXPLAIN QUERY PLAN SELECT i.rid FROM items i WHERE ${and(w.clauses)}`)
+      .all(...w.params) as Array<{ detail: string }>;
     expect(plan.map((p) => p.detail).join('\n')).toMatch(/items_parent/);
     a.close();
   });

@@ -35,7 +35,11 @@ function fill(a: Archive): void {
           published_at: '2024-05-01T12:00:00Z',
           likes: 12,
           views: null,
-          labels: { sponsored: { p: 0.82, disclosed: false, undisclosed: true, brand: 'northpeak' }, intent: { label: 'complaining', urgency: 2, confidence: 0.7 }, custom: { x: 'y' } },
+          labels: {
+            sponsored: { p: 0.82, disclosed: false, undisclosed: true, brand: 'northpeak' },
+            intent: { label: 'complaining', urgency: 2, confidence: 0.7 },
+            custom: { x: 'y' },
+          },
         }),
         post({ id: '2', text: 'no judgments', published_at: null, noComputed: true }),
         post({ id: '3', text: 'overridden', labels: { intent: { label: 'promoting', confidence: 0.9 }, sponsored: { p: 0.1 } } }),
@@ -63,9 +67,19 @@ describe('analyst views', () => {
       expect(rows.map((r) => r.id)).toEqual(['3', '9007199254740993', '2']);
       const r = rows[1];
       expect(r).toMatchObject({
-        platform: 'photo_net', kind: 'post', published_at: '2024-05-01T12:00:00.000Z', first_seen_at: '2024-06-02T08:30:15.250Z',
-        last_seen_at: '2024-06-02T08:30:15.250Z', seen_count: 1, likes: 12, views: null, text: 'Crumb cake', format: 'photo', language: 'en',
-        author_username: 'alice', note: 'check the brand',
+        platform: 'photo_net',
+        kind: 'post',
+        published_at: '2024-05-01T12:00:00.000Z',
+        first_seen_at: '2024-06-02T08:30:15.250Z',
+        last_seen_at: '2024-06-02T08:30:15.250Z',
+        seen_count: 1,
+        likes: 12,
+        views: null,
+        text: 'Crumb cake',
+        format: 'photo',
+        language: 'en',
+        author_username: 'alice',
+        note: 'check the brand',
       });
       expect(JSON.parse(r.tags as string)).toEqual(['bakery', 'Keep']);
       expect(rows[2]).toMatchObject({ published_at: null, tags: '[]', note: null });
@@ -79,17 +93,35 @@ describe('analyst views', () => {
     const a = openArchive(':memory:');
     try {
       fill(a);
-      const cols = (testDb(a).prepare('SELECT name FROM pragma_table_info(?)').all('labels_wide') as Array<{ name: string }>).map((c) => c.name);
+      const cols = (testDb(a).prepare('SELECT name FROM pragma_table_info(?)').all('labels_wide') as Array<{ name: string }>).map(
+        (c) => c.name,
+      );
       expect(cols.slice(0, 3)).toEqual(['platform', 'kind', 'id']);
       expect(cols.slice(3)).toEqual(labelColumns().map((c) => c.column));
-      expect(cols).toEqual(expect.arrayContaining(['sentiment_label', 'sponsored_p', 'sponsored_undisclosed', 'intent_urgency', 'niche_label']));
+      expect(cols).toEqual(
+        expect.arrayContaining(['sentiment_label', 'sponsored_p', 'sponsored_undisclosed', 'intent_urgency', 'niche_label']),
+      );
       const w = Object.fromEntries((testDb(a).prepare('SELECT * FROM labels_wide').all() as Row[]).map((r) => [r.id, r]));
-      expect(w['9007199254740993']).toMatchObject({ sponsored_p: 0.82, sponsored_disclosed: 0, sponsored_undisclosed: 1, sponsored_brand: 'northpeak', intent_label: 'complaining', intent_urgency: 2, sentiment_label: null });
+      expect(w['9007199254740993']).toMatchObject({
+        sponsored_p: 0.82,
+        sponsored_disclosed: 0,
+        sponsored_undisclosed: 1,
+        sponsored_brand: 'northpeak',
+        intent_label: 'complaining',
+        intent_urgency: 2,
+        sentiment_label: null,
+      });
       // overrides win: a value, and an override to null
       expect(w['3']).toMatchObject({ intent_label: 'complaining', intent_confidence: 0.9, sponsored_p: null });
-      expect(Object.values(w['2']).slice(3).every((v) => v === null)).toBe(true);
+      expect(
+        Object.values(w['2'])
+          .slice(3)
+          .every((v) => v === null),
+      ).toBe(true);
 
-      const long = testDb(a).prepare("SELECT id, family, field, value FROM labels_long WHERE id IN ('3', '9007199254740993') ORDER BY id, family, field").all() as Row[];
+      const long = testDb(a)
+        .prepare("SELECT id, family, field, value FROM labels_long WHERE id IN ('3', '9007199254740993') ORDER BY id, family, field")
+        .all() as Row[];
       expect(long).toContainEqual({ id: '9007199254740993', family: 'custom', field: 'x', value: 'y' }); // not a spec field: still here
       expect(long).toContainEqual({ id: '3', family: 'intent', field: 'label', value: 'complaining' });
       expect(long).toContainEqual({ id: '3', family: 'sponsored', field: 'p', value: null });
@@ -100,13 +132,21 @@ describe('analyst views', () => {
   });
 
   const sqliteUtils = '/usr/bin/sqlite-utils';
-  it.skipIf(!existsSync(sqliteUtils))('Python reads the views (sqlite-utils over Python\'s sqlite3, as pandas would)', () => {
+  it.skipIf(!existsSync(sqliteUtils))("Python reads the views (sqlite-utils over Python's sqlite3, as pandas would)", () => {
     const file = join(dir, 'loupe.db');
     const a = openArchive(file);
     fill(a);
     a.close();
     const out = JSON.parse(
-      execFileSync(sqliteUtils, ['query', file, "SELECT v.id, v.published_at, w.intent_label, w.sponsored_p FROM items_view v JOIN labels_wide w USING (platform, kind, id) ORDER BY v.id"], { encoding: 'utf8' }),
+      execFileSync(
+        sqliteUtils,
+        [
+          'query',
+          file,
+          'SELECT v.id, v.published_at, w.intent_label, w.sponsored_p FROM items_view v JOIN labels_wide w USING (platform, kind, id) ORDER BY v.id',
+        ],
+        { encoding: 'utf8' },
+      ),
     ) as Row[];
     expect(out).toEqual([
       { id: '2', published_at: null, intent_label: null, sponsored_p: null },
@@ -121,7 +161,16 @@ describe('analyst views', () => {
     const a = openArchive(file);
     fill(a);
     a.close();
-    const out = execFileSync(shell!, ['-readonly', '-csv', file, "SELECT id, published_at, sponsored_undisclosed FROM items_view JOIN labels_wide USING (platform, kind, id) ORDER BY id"], { encoding: 'utf8' });
+    const out = execFileSync(
+      shell!,
+      [
+        '-readonly',
+        '-csv',
+        file,
+        'SELECT id, published_at, sponsored_undisclosed FROM items_view JOIN labels_wide USING (platform, kind, id) ORDER BY id',
+      ],
+      { encoding: 'utf8' },
+    );
     expect(out.trim().split('\n')).toEqual(['2,,', '3,2024-05-01T12:00:00.000Z,', '9007199254740993,2024-05-01T12:00:00.000Z,1']);
   });
 });

@@ -19,14 +19,16 @@
 import { LABEL_SPECS } from '../../shared/labels';
 import type { Db } from './connection';
 
-const iso = (col: string): string => `CASE WHEN ${col} IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch') END`;
+const iso = (col: string): string =>
+  `CASE WHEN ${col} IS NULL THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${col} / 1000.0, 'unixepoch') END`;
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 const text = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /** `family_field` column names of labels_wide, in the spec's order (dots of nested fields → `_`). */
 export function labelColumns(): Array<{ family: string; field: string; column: string }> {
   const out: Array<{ family: string; field: string; column: string }> = [];
-  for (const [family, spec] of Object.entries(LABEL_SPECS)) for (const field of Object.keys(spec.fields)) out.push({ family, field, column: `${family}_${field}`.replace(/\./g, '_') });
+  for (const [family, spec] of Object.entries(LABEL_SPECS))
+    for (const field of Object.keys(spec.fields)) out.push({ family, field, column: `${family}_${field}`.replace(/\./g, '_') });
   return out;
 }
 
@@ -54,7 +56,12 @@ FROM items i`;
 function labelsWide(): string {
   const cols = labelColumns().map(({ family, field, column }) => {
     const key = text(`$."${family}.${field}"`);
-    const path = text(`$."${family}".${field.split('.').map((p) => `"${p}"`).join('.')}`);
+    const path = text(
+      `$."${family}".${field
+        .split('.')
+        .map((p) => `"${p}"`)
+        .join('.')}`,
+    );
     return `  CASE WHEN o.ov IS NOT NULL AND json_type(o.ov, ${key}) IS NOT NULL THEN json_extract(o.ov, ${key}) ELSE json_extract(i.labels, ${path}) END AS ${ident(column)}`;
   });
   return `CREATE VIEW labels_wide AS

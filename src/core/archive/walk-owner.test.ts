@@ -23,8 +23,21 @@ afterEach(() => {
 
 function walk(id: string, over: Partial<WalkState> = {}): WalkState {
   return {
-    walkId: id, platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"x"}', cursorParam: 'cursor', cursor: 'sdr_c1',
-    pagesDone: 1, creditsSpent: 20, itemsSeen: 12, status: 'running', stopReason: null, source: 'cli', createdAt: 1, updatedAt: 1, error: null,
+    walkId: id,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"x"}',
+    cursorParam: 'cursor',
+    cursor: 'sdr_c1',
+    pagesDone: 1,
+    creditsSpent: 20,
+    itemsSeen: 12,
+    status: 'running',
+    stopReason: null,
+    source: 'cli',
+    createdAt: 1,
+    updatedAt: 1,
+    error: null,
     ...over,
   };
 }
@@ -41,7 +54,8 @@ describe('the owner of a running walk', () => {
     a.saveWalk(walk('mine'));
     expect(a.getWalk('mine')).toMatchObject({ status: 'running', owner: currentOwner() });
 
-    for (const id of ['dead', 'reused', 'legacy', 'elsewhere', 'done-dead']) a.saveWalk(walk(id, id === 'done-dead' ? { status: 'done' } : {}));
+    for (const id of ['dead', 'reused', 'legacy', 'elsewhere', 'done-dead'])
+      a.saveWalk(walk(id, id === 'done-dead' ? { status: 'done' } : {}));
     const set = testDb(a).prepare('UPDATE walks SET owner_pid = ?, owner_host = ?, owner_start = ? WHERE walk_id = ?');
     const me = currentOwner();
     set.run(deadPid(), me.host, me.start.replace(/:\d+$/, ':1'), 'dead');
@@ -86,42 +100,45 @@ describe('the owner of a running walk', () => {
     a.close();
   });
 
-  it.skipIf(process.platform === 'win32')('a process that saved a running walk and was killed with SIGKILL leaves it interrupted', async () => {
-    const dir = tmp();
-    const file = join(dir, 'loupe.db');
-    openArchive(file).close();
-    const script = join(dir, 'walker.ts');
-    writeFileSync(
-      script,
-      `import { openArchive } from ${JSON.stringify(resolve('src/core/archive/index.ts'))};
+  it.skipIf(process.platform === 'win32')(
+    'a process that saved a running walk and was killed with SIGKILL leaves it interrupted',
+    async () => {
+      const dir = tmp();
+      const file = join(dir, 'loupe.db');
+      openArchive(file).close();
+      const script = join(dir, 'walker.ts');
+      writeFileSync(
+        script,
+        `import { openArchive } from ${JSON.stringify(resolve('src/core/archive/index.ts'))};
 const a = openArchive(process.argv[2]);
 a.saveWalk({ walkId: 'killed', platform: 'photo_net', endpoint: 'profile/posts', params: '{}', cursorParam: 'cursor', cursor: 'sdr_c2',
   pagesDone: 2, creditsSpent: 40, itemsSeen: 24, status: 'running', stopReason: null, source: 'cli', createdAt: 1, updatedAt: 2, error: null });
 process.stdout.write('saved\\n');
 setInterval(() => undefined, 1000);
 `,
-    );
-    const child = spawn(resolve('node_modules/.bin/tsx'), [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((res, rej) => {
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('saved') && res());
-      child.on('exit', (c) => rej(new Error(`child exited early (${c})`)));
-    });
-    const a = openArchive(file);
-    try {
-      // tsx runs the script in a child of its own: the owner is that grandchild, alive
-      expect(a.getWalk('killed')?.status).toBe('running');
-      const owner = a.getWalk('killed')?.owner?.pid as number;
-      expect(owner).toBeGreaterThan(0);
-      process.kill(owner, 'SIGKILL');
-      child.kill('SIGKILL');
-      await new Promise((res) => child.once('exit', res));
-      // the owner was reaped by its parent (tsx) or by init: wait until the pid is gone
-      for (let i = 0; i < 100 && a.getWalk('killed')?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(a.getWalk('killed')).toMatchObject({ status: 'interrupted', pagesDone: 2, cursor: 'sdr_c2' });
-      expect(a.listWalks({ status: ['interrupted'] }).map((w) => w.walkId)).toEqual(['killed']);
-    } finally {
-      a.close();
-      child.kill('SIGKILL');
-    }
-  });
+      );
+      const child = spawn(resolve('node_modules/.bin/tsx'), [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((res, rej) => {
+        child.stdout.on('data', (d: Buffer) => d.toString().includes('saved') && res());
+        child.on('exit', (c) => rej(new Error(`child exited early (${c})`)));
+      });
+      const a = openArchive(file);
+      try {
+        // tsx runs the script in a child of its own: the owner is that grandchild, alive
+        expect(a.getWalk('killed')?.status).toBe('running');
+        const owner = a.getWalk('killed')?.owner?.pid as number;
+        expect(owner).toBeGreaterThan(0);
+        process.kill(owner, 'SIGKILL');
+        child.kill('SIGKILL');
+        await new Promise((res) => child.once('exit', res));
+        // the owner was reaped by its parent (tsx) or by init: wait until the pid is gone
+        for (let i = 0; i < 100 && a.getWalk('killed')?.status === 'running'; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(a.getWalk('killed')).toMatchObject({ status: 'interrupted', pagesDone: 2, cursor: 'sdr_c2' });
+        expect(a.listWalks({ status: ['interrupted'] }).map((w) => w.walkId)).toEqual(['killed']);
+      } finally {
+        a.close();
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });

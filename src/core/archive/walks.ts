@@ -36,7 +36,9 @@ interface WalkRow {
  */
 function walkFromRow(r: WalkRow): WalkState {
   const owner: WalkOwner | null =
-    r.owner_pid != null && r.owner_host != null && r.owner_start != null ? { pid: r.owner_pid, host: r.owner_host, start: r.owner_start } : null;
+    r.owner_pid != null && r.owner_host != null && r.owner_start != null
+      ? { pid: r.owner_pid, host: r.owner_host, start: r.owner_start }
+      : null;
   let status = r.status;
   if (status === 'running' && (owner === null || ownerAlive(owner) === false)) status = 'interrupted';
   return {
@@ -67,17 +69,34 @@ function walkFromRow(r: WalkRow): WalkState {
  */
 export function saveWalk(c: ArchiveCtx, w: WalkState): void {
   const o = currentOwner();
-  c.sql.insert`walks ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
+  c.sql
+    .insert`walks ON CONFLICT (walk_id) DO UPDATE SET platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
        cursor_param = excluded.cursor_param, cursor = excluded.cursor, pages_done = excluded.pages_done,
        credits_spent = excluded.credits_spent, items_seen = excluded.items_seen, status = excluded.status,
        stop_reason = excluded.stop_reason, source = excluded.source, created_at = excluded.created_at,
        updated_at = excluded.updated_at, error = excluded.error, owner_pid = excluded.owner_pid,
        owner_host = excluded.owner_host, owner_start = excluded.owner_start, restarts = excluded.restarts, rewalk_at = excluded.rewalk_at`({
-      walk_id: w.walkId, platform: w.platform, endpoint: w.endpoint, params: w.params, cursor_param: w.cursorParam, cursor: w.cursor,
-      pages_done: w.pagesDone, credits_spent: w.creditsSpent, items_seen: w.itemsSeen, status: w.status, stop_reason: w.stopReason,
-      source: w.source, created_at: w.createdAt, updated_at: w.updatedAt, error: w.error, owner_pid: o.pid, owner_host: o.host, owner_start: o.start,
-      restarts: w.restarts ?? 0, rewalk_at: w.rewalkAt ?? null,
-    });
+    walk_id: w.walkId,
+    platform: w.platform,
+    endpoint: w.endpoint,
+    params: w.params,
+    cursor_param: w.cursorParam,
+    cursor: w.cursor,
+    pages_done: w.pagesDone,
+    credits_spent: w.creditsSpent,
+    items_seen: w.itemsSeen,
+    status: w.status,
+    stop_reason: w.stopReason,
+    source: w.source,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+    error: w.error,
+    owner_pid: o.pid,
+    owner_host: o.host,
+    owner_start: o.start,
+    restarts: w.restarts ?? 0,
+    rewalk_at: w.rewalkAt ?? null,
+  });
 }
 
 /** The walk; one saved `running` whose owner process is gone reads `interrupted`. */

@@ -89,8 +89,22 @@ export class WatchAlertStore {
 
   insert(a: AlertRow): void {
     this.c
-      .st('INSERT INTO watch_alerts (alert_id, watchlist_id, run_id, kind, at, items, expected, summary, read_at, email_state, items_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(a.alertId, a.watchlistId, a.runId, a.kind, a.at, a.items, a.expected, a.summary, a.readAt, a.email?.state ?? null, a.itemList?.length ? JSON.stringify(a.itemList.slice(0, 20)) : null);
+      .st(
+        'INSERT INTO watch_alerts (alert_id, watchlist_id, run_id, kind, at, items, expected, summary, read_at, email_state, items_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        a.alertId,
+        a.watchlistId,
+        a.runId,
+        a.kind,
+        a.at,
+        a.items,
+        a.expected,
+        a.summary,
+        a.readAt,
+        a.email?.state ?? null,
+        a.itemList?.length ? JSON.stringify(a.itemList.slice(0, 20)) : null,
+      );
   }
 
   get(alertId: string): AlertRow | undefined {
@@ -102,7 +116,9 @@ export class WatchAlertStore {
   emailDue(now: number, limit = 50): AlertRow[] {
     return (
       this.c
-        .st(`SELECT * FROM watch_alerts WHERE email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?) ORDER BY at, rowid LIMIT ?`)
+        .st(
+          `SELECT * FROM watch_alerts WHERE email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?) ORDER BY at, rowid LIMIT ?`,
+        )
         .all(now - STALE_CLAIM_MS, limit) as AlertDb[]
     ).map(fromDb);
   }
@@ -111,7 +127,9 @@ export class WatchAlertStore {
   claimEmail(alertId: string, now: number): boolean {
     return (
       this.c
-        .st(`UPDATE watch_alerts SET email_state = 'sending', email_at = ? WHERE alert_id = ? AND (email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?))`)
+        .st(
+          `UPDATE watch_alerts SET email_state = 'sending', email_at = ? WHERE alert_id = ? AND (email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?))`,
+        )
         .run(now, alertId, now - STALE_CLAIM_MS).changes === 1
     );
   }
@@ -126,7 +144,9 @@ export class WatchAlertStore {
   /** Newest first; only the unread ones when asked. */
   list(o: { unreadOnly?: boolean; limit?: number } = {}): AlertRow[] {
     const where = o.unreadOnly ? 'WHERE read_at IS NULL' : '';
-    return (this.c.st(`SELECT * FROM watch_alerts ${where} ORDER BY at DESC, rowid DESC LIMIT ?`).all(o.limit ?? 200) as AlertDb[]).map(fromDb);
+    return (this.c.st(`SELECT * FROM watch_alerts ${where} ORDER BY at DESC, rowid DESC LIMIT ?`).all(o.limit ?? 200) as AlertDb[]).map(
+      fromDb,
+    );
   }
 
   unread(): number {
@@ -135,7 +155,11 @@ export class WatchAlertStore {
 
   /** Marks these alerts read (or unread: `at` null); returns how many changed. */
   setRead(ids: string[], at: number | null): number {
-    const st = this.c.st(at === null ? 'UPDATE watch_alerts SET read_at = NULL WHERE alert_id = ? AND read_at IS NOT NULL' : 'UPDATE watch_alerts SET read_at = ? WHERE alert_id = ? AND read_at IS NULL');
+    const st = this.c.st(
+      at === null
+        ? 'UPDATE watch_alerts SET read_at = NULL WHERE alert_id = ? AND read_at IS NOT NULL'
+        : 'UPDATE watch_alerts SET read_at = ? WHERE alert_id = ? AND read_at IS NULL',
+    );
     return this.c.tx(() => ids.reduce((n, id) => n + (at === null ? st.run(id) : st.run(at, id)).changes, 0));
   }
 

@@ -237,9 +237,17 @@ export class WatchStore {
   }
   insertList(l: WatchlistRow): void {
     this.c.sql.insert`watchlists`({
-      id: l.id, name: l.name, schedule: l.schedule ? JSON.stringify(l.schedule) : null, budget_per_run: l.budgetPerRun,
-      budget_per_month: l.budgetPerMonth, paused: l.paused ? 1 : 0, alert: l.alert ? JSON.stringify(l.alert) : null,
-      first_run_pages: l.firstRunPages, seen_at: l.seenAt, created_at: l.createdAt, updated_at: l.updatedAt,
+      id: l.id,
+      name: l.name,
+      schedule: l.schedule ? JSON.stringify(l.schedule) : null,
+      budget_per_run: l.budgetPerRun,
+      budget_per_month: l.budgetPerMonth,
+      paused: l.paused ? 1 : 0,
+      alert: l.alert ? JSON.stringify(l.alert) : null,
+      first_run_pages: l.firstRunPages,
+      seen_at: l.seenAt,
+      created_at: l.createdAt,
+      updated_at: l.updatedAt,
     });
   }
   updateList(l: WatchlistRow): void {
@@ -270,8 +278,14 @@ export class WatchStore {
   }
   insertWatch(w: WatchRow): void {
     this.c.sql.insert`watches`({
-      watch_id: w.watchId, watchlist_id: w.watchlistId, position: w.position, platform: w.platform, endpoint: w.endpoint,
-      params: JSON.stringify(w.params), label: w.label, created_at: w.createdAt,
+      watch_id: w.watchId,
+      watchlist_id: w.watchlistId,
+      position: w.position,
+      platform: w.platform,
+      endpoint: w.endpoint,
+      params: JSON.stringify(w.params),
+      label: w.label,
+      created_at: w.createdAt,
     });
   }
   /** Several watches in one transaction. */
@@ -290,7 +304,14 @@ export class WatchStore {
   /** Start (or replace) the unfinished chain of a watch. */
   setPending(
     watchId: string,
-    p: { walkId: string; chainId: string; params: Record<string, string>; kind: ChainKind; newestId: string | null; newestAt: number | null },
+    p: {
+      walkId: string;
+      chainId: string;
+      params: Record<string, string>;
+      kind: ChainKind;
+      newestId: string | null;
+      newestAt: number | null;
+    },
   ): void {
     this.c
       .st(
@@ -356,7 +377,9 @@ export class WatchStore {
    * date order), their oldest and newest publication times, the pinned ones; and the items its
    * recent pages carried per page.
    */
-  heldSpans(listId: string): Array<{ watchId: string; dated: number; pinned: number; oldestAt: number | null; newestAt: number | null; perPage: number | null }> {
+  heldSpans(
+    listId: string,
+  ): Array<{ watchId: string; dated: number; pinned: number; oldestAt: number | null; newestAt: number | null; perPage: number | null }> {
     return this.watches(listId).map((w) => {
       const recent = this.c.sql.all<{ at: number | null; pinned: number }>(
         sql`SELECT i.published_at AS at, coalesce(json_extract(i.raw, '$.flags.pinned'), 0) AS pinned
@@ -386,7 +409,8 @@ export class WatchStore {
   /** The items first held in `runId` that match the watchlist's alert conditions, newest first. */
   alertItems(runId: string, alert: LabelCondition[]): Array<{ text: string | null; id: string; platform: string }> {
     const w = buildWhere({ labels: alert });
-    const held = 'EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)';
+    const held =
+      'EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)';
     const text = `SELECT i.id, i.platform, i.text FROM items i WHERE ${held}${w.clauses.length ? ` AND ${w.clauses.join(' AND ')}` : ''} ORDER BY i.published_at DESC`;
     return this.c.st(text).all(runId, ...w.params) as Array<{ text: string | null; id: string; platform: string }>;
   }
@@ -394,8 +418,16 @@ export class WatchStore {
   // ───────── runs ─────────
   insertRun(r: RunRow): void {
     this.c.sql.insert`watch_runs`({
-      run_id: r.runId, watchlist_id: r.watchlistId, trigger: r.trigger, started_at: r.startedAt, finished_at: r.finishedAt, status: r.status,
-      credits_spent: r.creditsSpent, new_items: r.newItems, alerts: r.alerts, message: r.message,
+      run_id: r.runId,
+      watchlist_id: r.watchlistId,
+      trigger: r.trigger,
+      started_at: r.startedAt,
+      finished_at: r.finishedAt,
+      status: r.status,
+      credits_spent: r.creditsSpent,
+      new_items: r.newItems,
+      alerts: r.alerts,
+      message: r.message,
       estimate: r.estimate === undefined ? null : JSON.stringify(r.estimate),
     });
   }
@@ -405,17 +437,29 @@ export class WatchStore {
       .run(r.finishedAt, r.status, r.creditsSpent, r.newItems, r.alerts, r.message, r.runId);
   }
   putRunWatch(w: RunWatchRow): void {
-    this.c.sql.insert`watch_run_watches ON CONFLICT (run_id, watch_id) DO UPDATE SET pages = excluded.pages, credits = excluded.credits, new_items = excluded.new_items,
+    this.c.sql
+      .insert`watch_run_watches ON CONFLICT (run_id, watch_id) DO UPDATE SET pages = excluded.pages, credits = excluded.credits, new_items = excluded.new_items,
          items_seen = excluded.items_seen, first_run = excluded.first_run, stop_reason = excluded.stop_reason,
          complete = excluded.complete, gap = excluded.gap, walk_ids = excluded.walk_ids`({
-        run_id: w.runId, watch_id: w.watchId, pages: w.pages, credits: w.credits, new_items: w.newItems, items_seen: w.itemsSeen,
-        first_run: w.firstRun ? 1 : 0, stop_reason: w.stopReason, complete: w.complete ? 1 : 0, gap: w.gap, walk_ids: JSON.stringify(w.walkIds),
-      });
+      run_id: w.runId,
+      watch_id: w.watchId,
+      pages: w.pages,
+      credits: w.credits,
+      new_items: w.newItems,
+      items_seen: w.itemsSeen,
+      first_run: w.firstRun ? 1 : 0,
+      stop_reason: w.stopReason,
+      complete: w.complete ? 1 : 0,
+      gap: w.gap,
+      walk_ids: JSON.stringify(w.walkIds),
+    });
   }
   runs(listId: string, limit = 200): RunRow[] {
-    return (this.c.st('SELECT * FROM watch_runs WHERE watchlist_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?').all(listId, limit) as RunDb[]).map(
-      runFrom,
-    );
+    return (
+      this.c
+        .st('SELECT * FROM watch_runs WHERE watchlist_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?')
+        .all(listId, limit) as RunDb[]
+    ).map(runFrom);
   }
   run(runId: string): RunRow | undefined {
     const r = this.c.st('SELECT * FROM watch_runs WHERE run_id = ?').get(runId) as RunDb | undefined;
@@ -437,7 +481,8 @@ export class WatchStore {
   }
   /** Runs left 'running' by a process that stopped: they did not finish. */
   closeStaleRuns(at: number, message: string): number {
-    return this.c.st("UPDATE watch_runs SET status = 'cancelled', finished_at = ?, message = ? WHERE status = 'running'").run(at, message).changes;
+    return this.c.st("UPDATE watch_runs SET status = 'cancelled', finished_at = ?, message = ? WHERE status = 'running'").run(at, message)
+      .changes;
   }
 
   /** Credits the ledger recorded for `source` since `since` (ms). */

@@ -22,7 +22,12 @@ function archiveFile(n = 200): string {
   return file;
 }
 const counts = (db: ReturnType<typeof testDb>) =>
-  Object.fromEntries(['journal', 'calls', 'responses', 'items', 'items_fts_data', 'label_fields', 'item_labels', 'provenance', 'balance'].map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+  Object.fromEntries(
+    ['journal', 'calls', 'responses', 'items', 'items_fts_data', 'label_fields', 'item_labels', 'provenance', 'balance'].map((t) => [
+      t,
+      (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+    ]),
+  );
 
 describe('ensureWritable', () => {
   it('a healthy archive passes and keeps nothing of the probe: no row, no data version change', () => {

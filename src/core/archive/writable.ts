@@ -26,7 +26,18 @@ import * as ledger from './ledger';
 export const CHECK_PAGES = 25_000;
 
 /** the tables one stored answer writes (with their indexes and the full-text shadow tables) */
-const ANSWER_TABLES = ['journal', 'calls', 'responses', 'items', 'items_fts_data', 'items_fts_idx', 'label_fields', 'item_labels', 'provenance', 'balance'];
+const ANSWER_TABLES = [
+  'journal',
+  'calls',
+  'responses',
+  'items',
+  'items_fts_data',
+  'items_fts_idx',
+  'label_fields',
+  'item_labels',
+  'provenance',
+  'balance',
+];
 
 function probe(c: ArchiveCtx): void {
   const id = `probe:${randomUUID()}`;
@@ -34,18 +45,65 @@ function probe(c: ArchiveCtx): void {
   c.db.exec('SAVEPOINT loupe_writable_probe');
   try {
     ledger.beginJournal(c, {
-      callId: id, opKey: id, idempotencyKey: id, platform: 'probe', endpoint: 'probe', params: '{}', paramsHash: id,
-      state: 'pending', createdAt: at, finishedAt: null, keyName: null,
+      callId: id,
+      opKey: id,
+      idempotencyKey: id,
+      platform: 'probe',
+      endpoint: 'probe',
+      params: '{}',
+      paramsHash: id,
+      state: 'pending',
+      createdAt: at,
+      finishedAt: null,
+      keyName: null,
     });
     ledger.recordAttempt(c, {
-      callId: id, attempt: 1, startedAt: at, durationMs: 0, platform: 'probe', endpoint: 'probe', params: '{}', paramsHash: id,
-      idempotencyKey: id, requestId: null, status: null, errorType: null, creditsUsed: 0, creditsRemaining: null, chargeReason: null,
-      cached: false, freeCall: false, idempotentReplay: false, source: 'probe', walkId: null, dryRun: false,
+      callId: id,
+      attempt: 1,
+      startedAt: at,
+      durationMs: 0,
+      platform: 'probe',
+      endpoint: 'probe',
+      params: '{}',
+      paramsHash: id,
+      idempotencyKey: id,
+      requestId: null,
+      status: null,
+      errorType: null,
+      creditsUsed: 0,
+      creditsRemaining: null,
+      chargeReason: null,
+      cached: false,
+      freeCall: false,
+      idempotentReplay: false,
+      source: 'probe',
+      walkId: null,
+      dryRun: false,
     });
-    const post = { id, content: { text: 'loupe archive probe' }, author: { id, username: 'probe', display_name: 'probe' }, published_at: new Date(at).toISOString() };
-    const envelope = { success: true, platform: 'probe', endpoint: 'probe', schema_version: '2', credits_used: 0, credits_remaining: null, request_id: id, data: { items: [{ post }] } };
-    items.storeResponse(c, { callId: id, platform: 'probe', endpoint: 'probe', paramsHash: id, fetchedAt: at, envelope: envelope as never }, 'probe', null);
-    const rid = c.st('SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?').get('probe', 'post', id) as { rid: number } | undefined;
+    const post = {
+      id,
+      content: { text: 'loupe archive probe' },
+      author: { id, username: 'probe', display_name: 'probe' },
+      published_at: new Date(at).toISOString(),
+    };
+    const envelope = {
+      success: true,
+      platform: 'probe',
+      endpoint: 'probe',
+      schema_version: '2',
+      credits_used: 0,
+      credits_remaining: null,
+      request_id: id,
+      data: { items: [{ post }] },
+    };
+    items.storeResponse(
+      c,
+      { callId: id, platform: 'probe', endpoint: 'probe', paramsHash: id, fetchedAt: at, envelope: envelope as never },
+      'probe',
+      null,
+    );
+    const rid = c.st('SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?').get('probe', 'post', id) as
+      { rid: number } | undefined;
     // a label row and a label field, written directly: labels.ts caches field ids it creates
     c.st('INSERT INTO label_fields (family, field) VALUES (?, ?)').run(id, 'probe');
     c.st('INSERT INTO item_labels (ff, value, item_rid) VALUES ((SELECT max(ff) FROM label_fields), ?, ?)').run('probe', rid?.rid ?? 0);
@@ -70,12 +128,18 @@ function undo(c: ArchiveCtx, rethrow = false): void {
 function quickCheck(c: ArchiveCtx, checkPages: number): void {
   const pages = c.db.pragma('page_count', { simple: true }) as number;
   if (pages > checkPages) return;
-  const present = new Set((c.st("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+  const present = new Set(
+    (c.st("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name),
+  );
   for (const t of ANSWER_TABLES) {
     if (!present.has(t)) continue;
     const rows = c.db.pragma(`quick_check(${t})`) as Array<Record<string, unknown>>;
     const first = String(Object.values(rows[0] ?? {})[0] ?? 'ok');
-    if (rows.length !== 1 || first !== 'ok') throw storageError('damaged', c.path, { detail: `SQLITE_CORRUPT: the ${t} table: ${first.replace(/\s+/g, ' ').trim()}`, code: 'SQLITE_CORRUPT' });
+    if (rows.length !== 1 || first !== 'ok')
+      throw storageError('damaged', c.path, {
+        detail: `SQLITE_CORRUPT: the ${t} table: ${first.replace(/\s+/g, ' ').trim()}`,
+        code: 'SQLITE_CORRUPT',
+      });
   }
 }
 

@@ -16,7 +16,12 @@ function atDepth(p: Priced, d: number): { min: number; max: number; likely: numb
   const left = p.ended && p.heldPages <= d ? 0 : Math.max(0, d - held);
   let likelyPages = 0;
   if (left > 0) for (let k = held + 1; k <= d; k++) likelyPages += p.survival[k - 1] ?? 1;
-  return { min: left * p.pp.min, max: left * p.pp.max, likely: Math.round(likelyPages * p.pp.likely), requests: Math.ceil(left / p.perRequest) };
+  return {
+    min: left * p.pp.min,
+    max: left * p.pp.max,
+    likely: Math.round(likelyPages * p.pp.likely),
+    requests: Math.ceil(left / p.perRequest),
+  };
 }
 
 /** The plan at other depths (the free calls left taken off each point as off the plan). */
@@ -84,7 +89,13 @@ export function byNetwork(priced: Priced[], eta: (requests: number) => number): 
     let part = parts.get(k);
     if (!part) {
       const price = p.c.ep.credits;
-      part = { platform: p.c.platform, endpoint: p.c.endpoint, inputs: 0, price: typeof price === 'number' ? { min: price, max: price } : { min: price.min, max: price.max }, ...emptyFigures() };
+      part = {
+        platform: p.c.platform,
+        endpoint: p.c.endpoint,
+        inputs: 0,
+        price: typeof price === 'number' ? { min: price, max: price } : { min: price.min, max: price.max },
+        ...emptyFigures(),
+      };
       parts.set(k, part);
     }
     part.inputs++;

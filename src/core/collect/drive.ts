@@ -44,14 +44,27 @@ const accepts = (ep: CatalogueEndpoint, name: string) => paramNames(ep).has(name
 function permanent(e: ApiError | undefined): boolean {
   if (!e) return false;
   if (e.kind === 'validation') return true;
-  return e.kind === 'api' && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 409 && e.status !== 429 && e.status !== 402;
+  return (
+    e.kind === 'api' &&
+    e.status !== undefined &&
+    e.status >= 400 &&
+    e.status < 500 &&
+    e.status !== 409 &&
+    e.status !== 429 &&
+    e.status !== 402
+  );
 }
 
 /**
  * What the service holds for `n` pages of a call: the ceiling × pages; a collect-until-N limit by
  * the service's free quote (the request core asks it once per call shape and reuses it).
  */
-async function holdFor(api: ApiCore, ep: CatalogueEndpoint, target: { platform: string; endpoint: string; params: Record<string, string> }, n: number): Promise<number> {
+async function holdFor(
+  api: ApiCore,
+  ep: CatalogueEndpoint,
+  target: { platform: string; endpoint: string; params: Record<string, string> },
+  n: number,
+): Promise<number> {
   const p = n > 1 ? { ...target.params, max_pages: String(n) } : target.params;
   if (p.limit === undefined || !ep.paginates) return holdOf(ep, p);
   try {
@@ -99,7 +112,14 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
       items: row.baseItems + (w?.itemsSeen ?? 0),
     };
     if (!keepWalk) {
-      Object.assign(patch, { walkId: null, walkParams: null, walkKind: null, baseCredits: patch.credits, basePages: patch.pagesDone, baseItems: patch.items });
+      Object.assign(patch, {
+        walkId: null,
+        walkParams: null,
+        walkKind: null,
+        baseCredits: patch.credits,
+        basePages: patch.pagesDone,
+        baseItems: patch.items,
+      });
       // a completed walk moves a feed's marker to the newest item it saw
       if ((state === 'done' || state === 'held') && row.newestId !== null && (row.markerAt === null || (row.newestAt ?? 0) >= row.markerAt))
         Object.assign(patch, { markerId: row.newestId, markerAt: row.newestAt, newestId: null, newestAt: null });
@@ -107,7 +127,12 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
     put(patch);
     ctx.progress();
   };
-  const complete = () => settle(fromArchive && pagesHere > 0 ? 'held' : 'done', fromArchive && pagesHere > 0 ? 'answered from the archive (inside its cache window): free' : null, false);
+  const complete = () =>
+    settle(
+      fromArchive && pagesHere > 0 ? 'held' : 'done',
+      fromArchive && pagesHere > 0 ? 'answered from the archive (inside its cache window): free' : null,
+      false,
+    );
   const markDone = (reason: string) => {
     const s = archive.getWalk(id);
     if (s && s.status !== 'done') archive.saveWalk({ ...s, status: 'done', stopReason: reason, updatedAt: clock.now() });
@@ -136,15 +161,28 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
     }
     if (!reserved) {
       if (ctx.signal.aborted) return settle('waiting', 'cancelled: the next run continues from the saved position', true);
-      return settle('skipped', `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`, true);
+      return settle(
+        'skipped',
+        `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`,
+        true,
+      );
     }
     let page: CallResult | null = null;
     let res: WalkResult;
     // one request per reserved hold; a restart after a rejected cursor re-reads held pages within
     // the plan's budget (each request reserved first): docs/request-core.md "Rejected cursor"
-    const common = { source: ctx.source, priority: 'background' as const, signal: ctx.signal, maxRequests: 1, payRestart: true, onPage: (p: { result: CallResult }) => (page = p.result) };
+    const common = {
+      source: ctx.source,
+      priority: 'background' as const,
+      signal: ctx.signal,
+      maxRequests: 1,
+      payRestart: true,
+      onPage: (p: { result: CallResult }) => (page = p.result),
+    };
     try {
-      res = saved ? await api.resumeWalk(id, { ...common, maxPages: (saved.rewalkAt ?? done) + want }) : await api.walk(target, { ...common, walkId: id, maxPages: want });
+      res = saved
+        ? await api.resumeWalk(id, { ...common, maxPages: (saved.rewalkAt ?? done) + want })
+        : await api.walk(target, { ...common, walkId: id, maxPages: want });
     } catch (e) {
       ctx.budget.settle(hold, 0);
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: String(e) });
@@ -172,7 +210,11 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
         if (newest && newerThan(newest, row.newestId, row.newestAt)) put({ newestId: newest.id, newestAt: newest.at });
       }
       const w = archive.getWalk(id);
-      put({ credits: row.baseCredits + (w?.creditsSpent ?? 0), pagesDone: row.basePages + (w?.pagesDone ?? 0), items: row.baseItems + (w?.itemsSeen ?? 0) });
+      put({
+        credits: row.baseCredits + (w?.creditsSpent ?? 0),
+        pagesDone: row.basePages + (w?.pagesDone ?? 0),
+        items: row.baseItems + (w?.itemsSeen ?? 0),
+      });
       ctx.progress();
     }
     if (res.status === 'done') return complete();
@@ -189,7 +231,11 @@ export async function driveInput(ctx: DriveCtx, row0: CollectInputRow): Promise<
       return complete();
     }
     if (res.status === 'paused' && res.stopReason === 'credit_limit')
-      return settle('skipped', `not enough credits for the next page (${res.error?.message ?? 'the hold exceeds the known balance'})`, true);
+      return settle(
+        'skipped',
+        `not enough credits for the next page (${res.error?.message ?? 'the hold exceeds the known balance'})`,
+        true,
+      );
     if (res.status === 'paused') return settle('failed', res.error?.message ?? `stopped: ${res.stopReason ?? 'paused'}`, true);
     if (res.error?.kind === 'storage') {
       ctx.fatal(res.error);

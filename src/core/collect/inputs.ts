@@ -10,7 +10,19 @@ import type { CatalogueApi } from '../api';
 import { canonicalParams } from '../api';
 import { validateParams } from '../api';
 import { accountOf, accountOfAddress, platformOfHost, readAddress, readLines, unquote, type AddressRef } from '../resolve';
-import { commentSort, HASHTAG_PARAMS, namesOf, pagesFor, paramOf, pathOf, POST_ID_PARAMS, POST_URL_PARAMS, QUERY_PARAMS, targetFor, type Target } from './targets';
+import {
+  commentSort,
+  HASHTAG_PARAMS,
+  namesOf,
+  pagesFor,
+  paramOf,
+  pathOf,
+  POST_ID_PARAMS,
+  POST_URL_PARAMS,
+  QUERY_PARAMS,
+  targetFor,
+  type Target,
+} from './targets';
 
 /** One input before it is priced: a call, what it came from, and how duplicates are found. */
 export interface Candidate {
@@ -47,7 +59,14 @@ const COLUMNS: Record<'account' | 'post' | 'query' | 'hashtag', string[]> = {
   query: ['query', 'search', 'keyword', 'keywords', 'term', 'q'],
   hashtag: ['hashtag', 'hashtags', 'tag'],
 };
-const EACH: Record<CollectDo, 'account' | 'post' | 'query' | 'hashtag'> = { feed: 'account', profile: 'account', comments: 'post', post: 'post', search: 'query', hashtag: 'hashtag' };
+const EACH: Record<CollectDo, 'account' | 'post' | 'query' | 'hashtag'> = {
+  feed: 'account',
+  profile: 'account',
+  comments: 'post',
+  post: 'post',
+  search: 'query',
+  hashtag: 'hashtag',
+};
 
 /** What turning one value into calls needs: the catalogue, the design, its networks. */
 export class Resolver {
@@ -76,7 +95,16 @@ export class Resolver {
   }
 
   /** The call of one input on one network, checked against the endpoint's rules. */
-  candidate(c: { line: number | null; text: string; label: string; platform: string; t: Target; params: Record<string, string>; key: string; rank?: number | null }): Candidate | { reason: string } {
+  candidate(c: {
+    line: number | null;
+    text: string;
+    label: string;
+    platform: string;
+    t: Target;
+    params: Record<string, string>;
+    key: string;
+    rank?: number | null;
+  }): Candidate | { reason: string } {
     const pages = pagesFor(c.t.ep, this.design.pages);
     const params = commentSort(c.t.ep, { ...this.design.params, ...c.params }, pages);
     const refused = this.check(c.t.ep, params, Object.keys(c.params));
@@ -105,7 +133,9 @@ export class Resolver {
    */
   private check(ep: CatalogueEndpoint, params: Record<string, string>, own: string[]): string | null {
     const defs = ep.params.filter((p) => own.includes(p.name));
-    const plain = defs.every((p) => (!p.type || p.type === 'string') && !p.enum?.length && p.minimum == null && p.maximum == null) && own.every((k) => params[k] !== '');
+    const plain =
+      defs.every((p) => (!p.type || p.type === 'string') && !p.enum?.length && p.minimum == null && p.maximum == null) &&
+      own.every((k) => params[k] !== '');
     if (!plain) {
       const v = validateParams(ep, params);
       return v.ok ? null : v.message;
@@ -124,7 +154,12 @@ export class Resolver {
   }
 
   /** A value on the networks it goes to (the design's, when the value does not say): calls, or why none. */
-  each(value: string, fill: (platform: string, t: Target) => { params: Record<string, string>; key: string; label: string } | { reason: string }, line: number | null, text: string): Candidate[] | { reason: string } {
+  each(
+    value: string,
+    fill: (platform: string, t: Target) => { params: Record<string, string>; key: string; label: string } | { reason: string },
+    line: number | null,
+    text: string,
+  ): Candidate[] | { reason: string } {
     const nets = this.design.networks;
     const out: Candidate[] = [];
     const why: string[] = [];
@@ -159,7 +194,9 @@ export class Resolver {
     }
     if (!p) return { reason: `${a.host} is not the address of a network in the catalogue` };
     if (this.design.networks.length && !this.design.networks.includes(p))
-      return { reason: `an address on ${a.host}, another network's (${p}), not one of the chosen networks (${this.design.networks.join(', ')})` };
+      return {
+        reason: `an address on ${a.host}, another network's (${p}), not one of the chosen networks (${this.design.networks.join(', ')})`,
+      };
     return p;
   }
 }
@@ -175,16 +212,30 @@ function accountInput(r: Resolver, value: string, line: number | null, text: str
     if (!('ep' in t)) return t;
     const acc = accountOfAddress(a, namesOf(t.ep));
     if ('reason' in acc) return acc;
-    const c = r.candidate({ line, text, platform: p, t, params: { [acc.param]: acc.account }, key: acc.key, label: acc.param.includes('url') ? acc.account : `@${acc.account}` });
+    const c = r.candidate({
+      line,
+      text,
+      platform: p,
+      t,
+      params: { [acc.param]: acc.account },
+      key: acc.key,
+      label: acc.param.includes('url') ? acc.account : `@${acc.account}`,
+    });
     return 'reason' in c ? c : [c];
   }
   if (/^https?:\/\//i.test(v)) return { reason: 'not a web address' };
   if (v.startsWith('#')) return { reason: 'a hashtag, not an account: collect it with a hashtag search (hashtag)' };
-  if (r.design.networks.length === 0) return { reason: 'a handle alone does not say which network: choose the networks, or give profile addresses' };
-  return r.each(v, (_p, t) => {
-    const acc = accountOf(v, namesOf(t.ep));
-    return 'reason' in acc ? acc : { params: { [acc.param]: acc.account }, key: acc.key, label: `@${acc.account}` };
-  }, line, text);
+  if (r.design.networks.length === 0)
+    return { reason: 'a handle alone does not say which network: choose the networks, or give profile addresses' };
+  return r.each(
+    v,
+    (_p, t) => {
+      const acc = accountOf(v, namesOf(t.ep));
+      return 'reason' in acc ? acc : { params: { [acc.param]: acc.account }, key: acc.key, label: `@${acc.account}` };
+    },
+    line,
+    text,
+  );
 }
 
 function postInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
@@ -193,7 +244,12 @@ function postInput(r: Resolver, value: string, line: number | null, text: string
   if (a) {
     const p = r.networkOf(a);
     if (typeof p !== 'string') return p;
-    if (!a.post) return { reason: a.account ? `an account's address, not a post's: collect its posts (feed) or its profile (profile)` : "not a post's address" };
+    if (!a.post)
+      return {
+        reason: a.account
+          ? `an account's address, not a post's: collect its posts (feed) or its profile (profile)`
+          : "not a post's address",
+      };
     const t = r.target(p);
     if (!('ep' in t)) return t;
     const urlParam = paramOf(t.ep, POST_URL_PARAMS);
@@ -205,21 +261,35 @@ function postInput(r: Resolver, value: string, line: number | null, text: string
   }
   if (/^https?:\/\//i.test(v)) return { reason: 'not a web address' };
   if (/\s/.test(v) || v.startsWith('#') || v.startsWith('@')) return { reason: "not a post's address nor a post id" };
-  if (r.design.networks.length !== 1) return { reason: "a post id alone does not say which network: choose one network, or give the post's address" };
-  return r.each(v, (p, t) => {
-    const idParam = paramOf(t.ep, POST_ID_PARAMS);
-    return idParam ? { params: { [idParam]: v }, key: `post:${v}`, label: `${p} post ${v}` } : { reason: `${p}/${t.endpoint} takes a post's address, not an id` };
-  }, line, text);
+  if (r.design.networks.length !== 1)
+    return { reason: "a post id alone does not say which network: choose one network, or give the post's address" };
+  return r.each(
+    v,
+    (p, t) => {
+      const idParam = paramOf(t.ep, POST_ID_PARAMS);
+      return idParam
+        ? { params: { [idParam]: v }, key: `post:${v}`, label: `${p} post ${v}` }
+        : { reason: `${p}/${t.endpoint} takes a post's address, not an id` };
+    },
+    line,
+    text,
+  );
 }
 
 function queryInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
   const v = value.trim().replace(/\s+/g, ' ');
-  if (/^https?:\/\//i.test(v) || readAddress(v)) return { reason: 'an address, not a search: collect it with feed, profile, comments or post' };
+  if (/^https?:\/\//i.test(v) || readAddress(v))
+    return { reason: 'an address, not a search: collect it with feed, profile, comments or post' };
   if (v.length > 500) return { reason: `a search of ${v.length} characters; the limit is 500` };
-  return r.each(v, (_p, t) => {
-    const q = paramOf(t.ep, QUERY_PARAMS);
-    return q ? { params: { [q]: v }, key: `q:${v.toLowerCase()}`, label: v } : { reason: `${t.endpoint} takes no query` };
-  }, line, text);
+  return r.each(
+    v,
+    (_p, t) => {
+      const q = paramOf(t.ep, QUERY_PARAMS);
+      return q ? { params: { [q]: v }, key: `q:${v.toLowerCase()}`, label: v } : { reason: `${t.endpoint} takes no query` };
+    },
+    line,
+    text,
+  );
 }
 
 const TAG = /^[\p{L}\p{N}_]{1,100}$/u;
@@ -227,17 +297,25 @@ const TAG = /^[\p{L}\p{N}_]{1,100}$/u;
 function hashtagInput(r: Resolver, value: string, line: number | null, text: string): Candidate[] | { reason: string } {
   const tag = value.trim().replace(/^#/, '');
   if (!TAG.test(tag)) return { reason: 'not a hashtag (letters, digits and underscore, one word)' };
-  return r.each(tag, (_p, t) => {
-    if (t.viaSearch) {
-      const q = paramOf(t.ep, QUERY_PARAMS) as string;
-      return { params: { [q]: `#${tag}` }, key: `#${tag.toLowerCase()}`, label: `#${tag}` };
-    }
-    const h = paramOf(t.ep, HASHTAG_PARAMS);
-    return h ? { params: { [h]: tag }, key: `#${tag.toLowerCase()}`, label: `#${tag}` } : { reason: `${t.endpoint} takes no hashtag` };
-  }, line, text);
+  return r.each(
+    tag,
+    (_p, t) => {
+      if (t.viaSearch) {
+        const q = paramOf(t.ep, QUERY_PARAMS) as string;
+        return { params: { [q]: `#${tag}` }, key: `#${tag.toLowerCase()}`, label: `#${tag}` };
+      }
+      const h = paramOf(t.ep, HASHTAG_PARAMS);
+      return h ? { params: { [h]: tag }, key: `#${tag.toLowerCase()}`, label: `#${tag}` } : { reason: `${t.endpoint} takes no hashtag` };
+    },
+    line,
+    text,
+  );
 }
 
-export const INPUT_OF: Record<CollectDo, (r: Resolver, value: string, line: number | null, text: string) => Candidate[] | { reason: string }> = {
+export const INPUT_OF: Record<
+  CollectDo,
+  (r: Resolver, value: string, line: number | null, text: string) => Candidate[] | { reason: string }
+> = {
   feed: accountInput,
   profile: accountInput,
   comments: postInput,
@@ -250,7 +328,14 @@ export const INPUT_OF: Record<CollectDo, (r: Resolver, value: string, line: numb
  * Adds a line's calls to the plan: each is new, a duplicate of an earlier input (or of one the saved
  * plan already has: `held`), or the line is a problem. Returns nothing: it fills `out`.
  */
-export function addLine(out: Resolved, seen: Map<string, number | null>, held: ReadonlyMap<string, number | null>, line: number | null, text: string, got: Candidate[] | { reason: string }): void {
+export function addLine(
+  out: Resolved,
+  seen: Map<string, number | null>,
+  held: ReadonlyMap<string, number | null>,
+  line: number | null,
+  text: string,
+  got: Candidate[] | { reason: string },
+): void {
   if ('reason' in got) {
     out.problems.push({ line, text, reason: got.reason });
     return;
@@ -271,7 +356,13 @@ export function addLine(out: Resolved, seen: Map<string, number | null>, held: R
 }
 
 /** A pasted list or a file's text → inputs, duplicates and problems. */
-export function resolveText(r: Resolver, text: string, column: string | undefined, held: ReadonlyMap<string, number | null>, maxLines: number): Resolved {
+export function resolveText(
+  r: Resolver,
+  text: string,
+  column: string | undefined,
+  held: ReadonlyMap<string, number | null>,
+  maxLines: number,
+): Resolved {
   const each = EACH[r.what];
   const read = readLines(text, {
     columns: COLUMNS[each],
@@ -284,7 +375,15 @@ export function resolveText(r: Resolver, text: string, column: string | undefine
     subject: 'A plan',
   });
   // lines read: a CSV's records (its header is not an input), else every line
-  const out: Resolved = { candidates: [], problems: [...read.problems], duplicates: [], read: read.column ? read.lines - 1 : read.lines, column: read.column, belowTopK: 0, warnings: [] };
+  const out: Resolved = {
+    candidates: [],
+    problems: [...read.problems],
+    duplicates: [],
+    read: read.column ? read.lines - 1 : read.lines,
+    column: read.column,
+    belowTopK: 0,
+    warnings: [],
+  };
   const seen = new Map<string, number | null>();
   const input = INPUT_OF[r.what];
   for (const raw of read.raw) addLine(out, seen, held, raw.line, raw.text, input(r, raw.value, raw.line, raw.text));
@@ -293,7 +392,12 @@ export function resolveText(r: Resolver, text: string, column: string | undefine
 }
 
 /** Calls as another caller hands them (endpoint + params + pages), checked against the catalogue. */
-export function resolveCalls(cat: CatalogueApi, design: CollectDesignParsed, calls: Array<{ platform: string; endpoint: string; params: Record<string, string>; pages?: number; label?: string }>, held: ReadonlyMap<string, number | null>): Resolved {
+export function resolveCalls(
+  cat: CatalogueApi,
+  design: CollectDesignParsed,
+  calls: Array<{ platform: string; endpoint: string; params: Record<string, string>; pages?: number; label?: string }>,
+  held: ReadonlyMap<string, number | null>,
+): Resolved {
   const out: Resolved = { candidates: [], problems: [], duplicates: [], read: calls.length, column: null, belowTopK: 0, warnings: [] };
   const seen = new Map<string, number | null>();
   calls.forEach((call, i) => {

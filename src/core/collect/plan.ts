@@ -65,12 +65,20 @@ function resolve(deps: PlanDeps, design: CollectDesignParsed, held: ReadonlyMap<
   const { api, archive } = deps;
   const src = design.source;
   if (src.type === 'calls') return resolveCalls(api.catalogue, design, src.calls, held);
-  if (!design.do) throw invalid('Say what to collect for each input: posts of accounts (feed), profiles, comments of posts, posts, searches or hashtags.');
+  if (!design.do)
+    throw invalid(
+      'Say what to collect for each input: posts of accounts (feed), profiles, comments of posts, posts, searches or hashtags.',
+    );
   const platforms = [...new Set([...api.catalogue.list().map((e) => e.platform), ...PLATFORMS])];
   for (const n of design.networks)
-    if (!api.catalogue.list(n).length) throw invalid(`"${n}" is not a network in the catalogue (networks: ${[...new Set(api.catalogue.list().map((e) => e.platform))].join(', ')}).`);
+    if (!api.catalogue.list(n).length)
+      throw invalid(
+        `"${n}" is not a network in the catalogue (networks: ${[...new Set(api.catalogue.list().map((e) => e.platform))].join(', ')}).`,
+      );
   if ((design.do === 'search' || (design.do === 'hashtag' && src.type === 'text')) && design.networks.length === 0)
-    throw invalid(`Choose the networks to ${design.do === 'search' ? 'search' : 'search the hashtags on'}: a search goes to each network chosen (e.g. micro_net, forum_net, pin_net).`);
+    throw invalid(
+      `Choose the networks to ${design.do === 'search' ? 'search' : 'search the hashtags on'}: a search goes to each network chosen (e.g. micro_net, forum_net, pin_net).`,
+    );
   const r = new Resolver(api.catalogue, design, design.do, platforms);
   let out: Resolved;
   if (src.type === 'text') {
@@ -96,15 +104,26 @@ function resolve(deps: PlanDeps, design: CollectDesignParsed, held: ReadonlyMap<
 function basisOf(design: CollectDesignParsed, inputs: Priced[], f: CollectFigures, quotes: number, freeLeft: number): string[] {
   const out: string[] = [];
   const hist = inputs.filter((p) => p.fromHistory).length;
-  out.push(`Minimum: every planned page charged at the floor of its price; an empty or shorter list costs less (empty results are free). Maximum: every page at the ceiling (what the service holds).`);
+  out.push(
+    `Minimum: every planned page charged at the floor of its price; an empty or shorter list costs less (empty results are free). Maximum: every page at the ceiling (what the service holds).`,
+  );
   out.push(
     hist > 0
       ? `Likely: ${fmt(hist)} of ${fmt(inputs.length)} input(s) priced from the archive's own history of the same endpoints (how many pages their lists had, what a page really cost); the rest at the floor.`
       : 'Likely: no history of these endpoints in the archive yet, so every page at the floor of its price.',
   );
-  if (f.heldPages > 0) out.push(`${fmt(f.heldPages)} page(s) are already in the archive inside their cache window: free (worth up to ${fmt(f.heldCredits)} credits).`);
-  if (f.freeCalls > 0) out.push(`${fmt(f.freeCalls)} of the account's ${fmt(freeLeft)} introductory free call(s) cover the first requests priced 100 credits or less.`);
-  if (quotes > 0) out.push(`${fmt(quotes)} free price quote(s) (dry_run) asked for calls the catalogue cannot price (collect-until-N limits), one per call shape.`);
+  if (f.heldPages > 0)
+    out.push(
+      `${fmt(f.heldPages)} page(s) are already in the archive inside their cache window: free (worth up to ${fmt(f.heldCredits)} credits).`,
+    );
+  if (f.freeCalls > 0)
+    out.push(
+      `${fmt(f.freeCalls)} of the account's ${fmt(freeLeft)} introductory free call(s) cover the first requests priced 100 credits or less.`,
+    );
+  if (quotes > 0)
+    out.push(
+      `${fmt(quotes)} free price quote(s) (dry_run) asked for calls the catalogue cannot price (collect-until-N limits), one per call shape.`,
+    );
   out.push(`Depth: ${design.pages} page(s) per input on list endpoints; one answer on the others.`);
   return out;
 }
@@ -113,17 +132,28 @@ function basisOf(design: CollectDesignParsed, inputs: Priced[], f: CollectFigure
 export async function makePlan(
   deps: PlanDeps,
   design: CollectDesignParsed,
-  o: { id?: string | null; held?: ReadonlyMap<string, number | null>; quotes?: Record<string, { min: number; max: number }>; quote?: boolean } = {},
+  o: {
+    id?: string | null;
+    held?: ReadonlyMap<string, number | null>;
+    quotes?: Record<string, { min: number; max: number }>;
+    quote?: boolean;
+  } = {},
 ): Promise<PlanMade> {
   const { api, archive } = deps;
   await api.catalogue.load();
   const resolved = resolve(deps, design, o.held ?? new Map());
   const quotes = { ...(o.quotes ?? {}) };
-  const quote = o.quote === false ? null : async (t: { platform: string; endpoint: string; params: Record<string, string> }) => {
-    const q = await api.quote(t, { source: 'collect:quote' });
-    return { min: q.credits_min, max: q.credits_max };
-  };
-  const { priced, quotesAsked, unquoted } = await priceAll({ archive, now: deps.now, quotes, quote, freeCallsLeft: deps.freeCallsLeft }, resolved.candidates);
+  const quote =
+    o.quote === false
+      ? null
+      : async (t: { platform: string; endpoint: string; params: Record<string, string> }) => {
+          const q = await api.quote(t, { source: 'collect:quote' });
+          return { min: q.credits_min, max: q.credits_max };
+        };
+  const { priced, quotesAsked, unquoted } = await priceAll(
+    { archive, now: deps.now, quotes, quote, freeCallsLeft: deps.freeCallsLeft },
+    resolved.candidates,
+  );
   const groups = new Set(priced.map((p) => p.c.group).filter((g) => g !== undefined)).size;
   const inputs = design.topK ? priced.filter((p) => (p.c.group ?? 0) < (design.topK?.n ?? Infinity)) : priced;
   const belowTopK = design.topK ? Math.max(0, groups - design.topK.n) : 0;
@@ -139,17 +169,30 @@ export async function makePlan(
   const askAbove = deps.askAbove;
   const needed = design.budget === null && aboveAsk(figures.creditsMax, askAbove);
   const warnings = [...resolved.warnings];
-  if (unquoted > 0) warnings.push(`${fmt(unquoted)} call(s) with a collect-until-N limit could not be quoted; they are priced at one page's ceiling.`);
+  if (unquoted > 0)
+    warnings.push(`${fmt(unquoted)} call(s) with a collect-until-N limit could not be quoted; they are priced at one page's ceiling.`);
   if (design.budget !== null && design.budget < figures.creditsMin)
-    warnings.push(`The budget of ${fmt(design.budget)} credits is below the plan's minimum (${fmt(figures.creditsMin)}): the run stops before a page the budget cannot hold; the inputs left are marked skipped and a later run continues them.`);
+    warnings.push(
+      `The budget of ${fmt(design.budget)} credits is below the plan's minimum (${fmt(figures.creditsMin)}): the run stops before a page the budget cannot hold; the inputs left are marked skipped and a later run continues them.`,
+    );
   if (balance !== null && figures.creditsMax > balance)
-    warnings.push(`The plan could cost up to ${fmt(figures.creditsMax)} credits, more than the balance of ${fmt(balance)}: Loupe never sends a page the balance cannot hold.`);
+    warnings.push(
+      `The plan could cost up to ${fmt(figures.creditsMax)} credits, more than the balance of ${fmt(balance)}: Loupe never sends a page the balance cannot hold.`,
+    );
   const words = design.do ? COLLECT_DO_WORDS[design.do].label.toLowerCase() : 'the calls';
   const plan: CollectPlan = {
     id: o.id ?? null,
     name: design.name,
     do: design.do ?? null,
-    design: { ...design, source: design.source.type === 'text' ? { type: 'text', text: '', ...(design.source.column ? { column: design.source.column } : {}) } : design.source.type === 'calls' ? { type: 'calls', calls: [] } : design.source },
+    design: {
+      ...design,
+      source:
+        design.source.type === 'text'
+          ? { type: 'text', text: '', ...(design.source.column ? { column: design.source.column } : {}) }
+          : design.source.type === 'calls'
+            ? { type: 'calls', calls: [] }
+            : design.source,
+    },
     read: resolved.read,
     column: resolved.column,
     inputs: inputs.length,
@@ -165,7 +208,9 @@ export async function makePlan(
     warnings,
     approval: {
       needed,
-      reason: needed ? `Collecting ${words} could cost up to ${fmt(figures.creditsMax)} credits, above your confirmation threshold of ${fmt(askAbove ?? 0)}.` : null,
+      reason: needed
+        ? `Collecting ${words} could cost up to ${fmt(figures.creditsMax)} credits, above your confirmation threshold of ${fmt(askAbove ?? 0)}.`
+        : null,
       askAbove,
       balance,
     },

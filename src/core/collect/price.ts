@@ -97,7 +97,9 @@ class History {
     const single = (x: { p: Record<string, string> }) => intOf(x.p.max_pages, 1) === 1;
     const same = rows.filter((x) => billingSig(x.p) === sig);
     const use = [same.filter(single), same, rows.filter(single), rows].find((a) => a.length >= MIN_CHARGES) ?? [];
-    const v = use.length ? use.reduce((s, x) => s + x.credits / (intOf(x.p.scan_pages, 1) * intOf(x.p.max_pages, 1)), 0) / use.length : null;
+    const v = use.length
+      ? use.reduce((s, x) => s + x.credits / (intOf(x.p.scan_pages, 1) * intOf(x.p.max_pages, 1)), 0) / use.length
+      : null;
     const perPage = v === null ? null : v * intOf(params.scan_pages, 1);
     bySig.set(sig, perPage);
     return perPage;
@@ -123,7 +125,13 @@ class History {
 }
 
 /** The pages of an input the archive already holds inside their cache window, as the run will ask for them. */
-export function heldChain(archive: Archive, c: Candidate, perRequest: number, now: number, fresh?: ReadonlySet<string>): { held: number; ended: boolean } {
+export function heldChain(
+  archive: Archive,
+  c: Candidate,
+  perRequest: number,
+  now: number,
+  fresh?: ReadonlySet<string>,
+): { held: number; ended: boolean } {
   const ttl = c.ep.cache_ttl_seconds;
   if (!(ttl > 0) || fresh?.size === 0) return { held: 0, ended: false };
   const since = now - ttl * 1000;
@@ -159,7 +167,9 @@ export function shapeKeys(cs: Candidate[]): Map<Candidate, string> {
     const varying = new Set<string>(list.flatMap((c) => c.idParams ?? []));
     for (const name of Object.keys(list[0].params)) if (list.some((c) => c.params[name] !== list[0].params[name])) varying.add(name);
     for (const c of list) {
-      const fixed = Object.fromEntries(Object.entries(c.params).filter(([k]) => !varying.has(k) && k !== 'cursor' && !NATIVE_PAGING_PARAMS.includes(k as never)));
+      const fixed = Object.fromEntries(
+        Object.entries(c.params).filter(([k]) => !varying.has(k) && k !== 'cursor' && !NATIVE_PAGING_PARAMS.includes(k as never)),
+      );
       out.set(c, `${g.split('?')[0]}?${canonicalParams(fixed)}|${[...varying].sort().join(',')}`);
     }
   }
@@ -193,7 +203,14 @@ export async function priceAll(deps: PriceDeps, cs: Candidate[]): Promise<{ pric
   const freshOf = (c: Candidate): Set<string> => {
     const k = `${c.platform}/${c.endpoint}`;
     let f = fresh.get(k);
-    if (!f) fresh.set(k, (f = c.ep.cache_ttl_seconds > 0 ? deps.archive.collect.freshHashes(c.platform, c.endpoint, deps.now - c.ep.cache_ttl_seconds * 1000) : new Set()));
+    if (!f)
+      fresh.set(
+        k,
+        (f =
+          c.ep.cache_ttl_seconds > 0
+            ? deps.archive.collect.freshHashes(c.platform, c.endpoint, deps.now - c.ep.cache_ttl_seconds * 1000)
+            : new Set()),
+      );
     return f;
   };
   const priced = cs.map((c) => priceOne(deps, history, c, shapes.get(c), freshOf(c)));
@@ -212,7 +229,11 @@ function priceOne(deps: PriceDeps, history: History, c: Candidate, shape: string
   const quoted = !!q0 && quotePages > 1;
   const q = q0 ? { min: Math.max(q0.min, quotePages * price.min * scan), max: Math.max(q0.max, quotePages * price.max * scan) } : undefined;
   const fromHist = history.perPage(c.platform, c.endpoint, c.params);
-  const pp = { min: price.min * scan, max: price.max * scan, likely: Math.min(price.max * scan, Math.max(price.min * scan, fromHist ?? price.min * scan)) };
+  const pp = {
+    min: price.min * scan,
+    max: price.max * scan,
+    likely: Math.min(price.max * scan, Math.max(price.min * scan, fromHist ?? price.min * scan)),
+  };
   const survival = history.survival(c.platform, c.endpoint) ?? [];
   const { held, ended } = heldChain(deps.archive, quoted ? { ...c, pages: 1 } : c, quoted ? 1 : perRequest, deps.now, fresh);
   if (quoted || c.pages === 1) {

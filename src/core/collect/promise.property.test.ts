@@ -29,7 +29,9 @@ describe('the plan’s promise against the service’s charges (generated design
         // each design its own inputs (an earlier one's answers would be held: free, and priced so)
         const text = d.inputs.map((w) => (d.do === 'search' ? `${w} shoes ${n}` : `p${n}${w}`)).join('\n');
         const charges0 = e.sb.admin.charges().length;
-        const plan = await e.collect.create(e.design({ name, source: { type: 'text', text }, do: d.do, networks: d.networks, pages: d.pages }));
+        const plan = await e.collect.create(
+          e.design({ name, source: { type: 'text', text }, do: d.do, networks: d.networks, pages: d.pages }),
+        );
         const st = await e.collect.run(name, { approved: true });
         const charges = e.sb.admin.charges().slice(charges0);
         const charged = charges.reduce((s, c) => s + c.credits_used, 0);
@@ -43,7 +45,9 @@ describe('the plan’s promise against the service’s charges (generated design
         expect(rows.reduce((s, r) => s + r.credits, 0)).toBe(charged);
         for (const r of rows) expect(r.credits).toBeLessThanOrEqual(r.estimate.creditsMax);
         if (d.do === 'profile') expect(charged).toBe(plan.figures.creditsMin);
-        const paid = charges.filter((c) => c.credits_used > 0).map((c) => `${c.endpoint}?${JSON.stringify(Object.entries(c.params).sort())}`);
+        const paid = charges
+          .filter((c) => c.credits_used > 0)
+          .map((c) => `${c.endpoint}?${JSON.stringify(Object.entries(c.params).sort())}`);
         expect(paid.length).toBe(new Set(paid).size);
       }),
       { numRuns: 5 },

@@ -17,7 +17,11 @@ function paidOnce(e: CollectEnv): void {
   const seen = new Map<string, number>();
   for (const c of e.sb.admin.charges()) {
     if (c.credits_used <= 0) continue;
-    const k = `${c.endpoint}?${JSON.stringify(Object.entries(c.params).filter(([k]) => k !== 'dry_run').sort())}`;
+    const k = `${c.endpoint}?${JSON.stringify(
+      Object.entries(c.params)
+        .filter(([k]) => k !== 'dry_run')
+        .sort(),
+    )}`;
     seen.set(k, (seen.get(k) ?? 0) + 1);
   }
   expect([...seen.entries()].filter(([, n]) => n > 1)).toEqual([]);
@@ -26,7 +30,9 @@ function paidOnce(e: CollectEnv): void {
 describe('a plan run', () => {
   it('collects every input, spends the plan’s minimum where nothing is held, the ledger equal to the charges, the results a saved set', async () => {
     const e = await env({ timeScale: 30 });
-    const plan = await e.collect.create(e.design({ name: 'Runners', source: { type: 'text', text: HANDLES }, do: 'feed', networks: ['micro_net'], pages: 2 }));
+    const plan = await e.collect.create(
+      e.design({ name: 'Runners', source: { type: 'text', text: HANDLES }, do: 'feed', networks: ['micro_net'], pages: 2 }),
+    );
     expect(plan.id).not.toBeNull();
     expect(e.sb.admin.charges()).toEqual([]); // saving a plan spends nothing
     const st = await e.collect.run('Runners');
@@ -46,7 +52,9 @@ describe('a plan run', () => {
 
   it('asked not to wait, it answers once the run has started; the run goes on to the end', async () => {
     const e = await env({ timeScale: 30 });
-    await e.collect.create(e.design({ name: 'Bg', source: { type: 'text', text: 'bg1\nbg2\nbg3' }, do: 'profile', networks: ['micro_net'] }));
+    await e.collect.create(
+      e.design({ name: 'Bg', source: { type: 'text', text: 'bg1\nbg2\nbg3' }, do: 'profile', networks: ['micro_net'] }),
+    );
     const started = await e.collect.run('Bg', { wait: false });
     expect(started.status).toBe('running');
     // waits for the state (the test's timeout bounds it), not for a count of ticks
@@ -63,7 +71,9 @@ describe('a plan run', () => {
     const e = await env({ timeScale: 30 });
     const price = priceOf((await e.api.catalogue.load(), e.api.catalogue.find('micro_net', 'profile'))!);
     const text = Array.from({ length: 10 }, (_, i) => `budgeted${i}`).join('\n');
-    await e.collect.create(e.design({ name: 'B', source: { type: 'text', text }, do: 'profile', networks: ['micro_net'], budget: 4 * price.max }));
+    await e.collect.create(
+      e.design({ name: 'B', source: { type: 'text', text }, do: 'profile', networks: ['micro_net'], budget: 4 * price.max }),
+    );
     const first = await e.collect.run('B');
     expect(first.status).toBe('partial');
     expect(first.counts.done).toBe(4);
@@ -82,10 +92,13 @@ describe('a plan run', () => {
   it('cancel, then run again: each input goes on from where it stopped, nothing is paid twice', async () => {
     const e = await env({ timeScale: 30 });
     const text = Array.from({ length: 8 }, (_, i) => `cancel${i}`).join('\n');
-    const plan = await e.collect.create(e.design({ name: 'C', source: { type: 'text', text }, do: 'feed', networks: ['photo_net'], pages: 3 }));
+    const plan = await e.collect.create(
+      e.design({ name: 'C', source: { type: 'text', text }, do: 'feed', networks: ['photo_net'], pages: 3 }),
+    );
     e.sb.admin.queueFaults([{ kind: 'trickle', intervalMs: 40, chunkBytes: 200, count: 3 }]);
     const running = e.collect.run('C');
-    for (let i = 0; i < 400 && e.sb.admin.charges().filter((c) => c.credits_used > 0).length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 400 && e.sb.admin.charges().filter((c) => c.credits_used > 0).length < 4; i++)
+      await new Promise((r) => setTimeout(r, 10));
     const cancelled = await e.collect.cancel('C');
     expect((await running).status).toBe('cancelled');
     expect(cancelled.status).toBe('cancelled');
@@ -113,7 +126,9 @@ describe('a plan run', () => {
 
   it('a feed’s next run reads only its new items (down to the newest held), and a done non-feed input is not read again', async () => {
     const e = await env({ timeScale: 30 });
-    await e.collect.create(e.design({ name: 'F', source: { type: 'text', text: 'feedy\nfeedz' }, do: 'feed', networks: ['micro_net'], pages: 2 }));
+    await e.collect.create(
+      e.design({ name: 'F', source: { type: 'text', text: 'feedy\nfeedz' }, do: 'feed', networks: ['micro_net'], pages: 2 }),
+    );
     await e.collect.run('F');
     const markers = e.collect.inputs('F').rows.map((r) => r.marker);
     const items0 = e.collect.inputs('F').rows.map((r) => r.items);
@@ -142,7 +157,9 @@ describe('a plan run', () => {
 
   it('the ask-above rule applies to the plan as one spend; a budget is the standing approval; a refused input keeps its reason', async () => {
     const e = await env({ timeScale: 30, askAbove: 50 });
-    await e.collect.create(e.design({ name: 'A', source: { type: 'text', text: 'a1\na2\nmissing_person' }, do: 'profile', networks: ['micro_net'] }));
+    await e.collect.create(
+      e.design({ name: 'A', source: { type: 'text', text: 'a1\na2\nmissing_person' }, do: 'profile', networks: ['micro_net'] }),
+    );
     await expect(e.collect.run('A')).rejects.toThrow(/could cost up to 60 credits, above your confirmation threshold of 50/);
     expect(e.sb.admin.charges()).toEqual([]);
     const st = await e.collect.run('A', { budget: 1000 });

@@ -44,7 +44,11 @@ export interface RunOptions {
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** Opens the run: a new one, or the unfinished one continued. Returns its id and budget. */
-function openRun(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): { runId: string; budget: number | null; spentBefore: number; resumed: boolean } | null {
+function openRun(
+  deps: RunDeps,
+  plan: CollectPlanRow,
+  o: RunOptions,
+): { runId: string; budget: number | null; spentBefore: number; resumed: boolean } | null {
   const store = deps.archive.collect;
   const now = deps.clock.now();
   const prev = plan.runId ? store.run(plan.runId) : undefined;
@@ -62,7 +66,13 @@ function openRun(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): { runId: s
     if (r.state === 'failed') return r.walkId !== null; // a failure that may pass (its walk resumes)
     return r.feed;
   });
-  store.setStates(plan.id, again.map((r) => r.seq), 'waiting', null, now);
+  store.setStates(
+    plan.id,
+    again.map((r) => r.seq),
+    'waiting',
+    null,
+    now,
+  );
   if (store.inputs(plan.id, { states: ['waiting'], limit: 1 }).length === 0) return null;
   const runId = randomUUID();
   const budget = o.budget !== undefined ? o.budget : plan.budget;
@@ -72,18 +82,31 @@ function openRun(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): { runId: s
 }
 
 /** How a run ended, in words: stopped by a failure, cancelled, partial (unfinished or skipped inputs) or done. */
-function outcome(counts: Partial<Record<string, number>>, spent: number, fatal: ApiError | null, cancelled: boolean, budgetLabel: string): { status: 'done' | 'partial' | 'cancelled' | 'failed'; message: string } {
+function outcome(
+  counts: Partial<Record<string, number>>,
+  spent: number,
+  fatal: ApiError | null,
+  cancelled: boolean,
+  budgetLabel: string,
+): { status: 'done' | 'partial' | 'cancelled' | 'failed'; message: string } {
   const open = (counts.waiting ?? 0) + (counts.running ?? 0);
   const skipped = counts.skipped ?? 0;
   const failed = counts.failed ?? 0;
   if (fatal) return { status: 'failed', message: `The run stopped: ${fatal.message} Run it again to continue from where it stopped.` };
-  if (cancelled) return { status: 'cancelled', message: `Cancelled after ${fmt(spent)} credits; run again to continue from where each input stopped (nothing is paid twice).` };
+  if (cancelled)
+    return {
+      status: 'cancelled',
+      message: `Cancelled after ${fmt(spent)} credits; run again to continue from where each input stopped (nothing is paid twice).`,
+    };
   if (open + skipped > 0)
     return {
       status: 'partial',
       message: `${fmt(open + skipped)} input(s) not finished${skipped ? ` (${fmt(skipped)} skipped: ${budgetLabel} or the balance)` : ''}; ${fmt(spent)} credits spent. Run again to continue them.`,
     };
-  return { status: 'done', message: `Done: ${fmt((counts.done ?? 0) + (counts.held ?? 0))} input(s) collected${failed ? `, ${fmt(failed)} failed (see their reasons)` : ''}; ${fmt(spent)} credits spent.` };
+  return {
+    status: 'done',
+    message: `Done: ${fmt((counts.done ?? 0) + (counts.held ?? 0))} input(s) collected${failed ? `, ${fmt(failed)} failed (see their reasons)` : ''}; ${fmt(spent)} credits spent.`,
+  };
 }
 
 export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions): Promise<CollectStatus> {
@@ -102,7 +125,11 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
     );
   const opened = openRun(deps, plan, o);
   if (!opened) {
-    store.updatePlan(plan.id, { status: 'done', message: 'Nothing new to collect: every input is done (feeds have no later run to make).' }, clock.now());
+    store.updatePlan(
+      plan.id,
+      { status: 'done', message: 'Nothing new to collect: every input is done (feeds have no later run to make).' },
+      clock.now(),
+    );
     const st = statusOf(archive, store.plan(plan.id) as CollectPlanRow, null);
     o.onStarted?.(st);
     return st;
@@ -111,7 +138,11 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
   const limit = budget === null ? null : Math.max(0, budget - opened.spentBefore);
   // the owner first: a plan read `running` without a live owner reads `interrupted`
   store.setOwner(plan.id, true);
-  store.updatePlan(plan.id, { status: 'running', message: opened.resumed ? 'Resumed: each input continues from its saved position.' : null }, clock.now());
+  store.updatePlan(
+    plan.id,
+    { status: 'running', message: opened.resumed ? 'Resumed: each input continues from its saved position.' : null },
+    clock.now(),
+  );
 
   const inner = new AbortController();
   setMaxListeners(0, inner.signal);

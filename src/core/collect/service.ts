@@ -129,7 +129,10 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
     async create(design) {
       const existing = find(design.name);
       if (existing && running.has(existing.id)) throw invalid(`The plan "${existing.name}" is running; wait for it or cancel it first.`);
-      if (existing?.status === 'interrupted') throw invalid(`The plan "${existing.name}" was interrupted; run it to finish (loupe collect run "${existing.name}") before adding to it.`);
+      if (existing?.status === 'interrupted')
+        throw invalid(
+          `The plan "${existing.name}" was interrupted; run it to finish (loupe collect run "${existing.name}") before adding to it.`,
+        );
       const made = await plan(design, existing);
       const now = clock.now();
       const id = existing?.id ?? randomUUID();
@@ -144,9 +147,31 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
         figures.creditsLikely += rem.likely;
         figures.requests += rem.requests;
         figures.etaMs = etaOf ? etaOf(figures.requests) : figures.etaMs;
-        store.updatePlan(id, { design: made.plan.design, figures, quotes: made.quotes, budget: design.budget, status: rows.length === 0 ? existing.status : existing.status === 'planned' ? 'planned' : 'partial' }, now);
+        store.updatePlan(
+          id,
+          {
+            design: made.plan.design,
+            figures,
+            quotes: made.quotes,
+            budget: design.budget,
+            status: rows.length === 0 ? existing.status : existing.status === 'planned' ? 'planned' : 'partial',
+          },
+          now,
+        );
       } else {
-        store.insertPlan({ id, name: design.name, do: design.do ?? null, design: made.plan.design, figures, quotes: made.quotes, setId: null, budget: design.budget, status: 'planned', createdAt: now, updatedAt: now });
+        store.insertPlan({
+          id,
+          name: design.name,
+          do: design.do ?? null,
+          design: made.plan.design,
+          figures,
+          quotes: made.quotes,
+          setId: null,
+          budget: design.budget,
+          status: 'planned',
+          createdAt: now,
+          updatedAt: now,
+        });
       }
       store.insertInputs(id, rows, now);
       store.updatePlan(id, { setId: setFor(id, design.name) }, now);
@@ -156,7 +181,8 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
     async run(idOrName, ro = {}) {
       const p = must(idOrName);
       if (running.has(p.id)) throw invalid(`The plan "${p.name}" is already running in this window.`);
-      if (p.status === 'running') throw invalid(`The plan "${p.name}" is running in another Loupe process; wait for it, or stop that process.`);
+      if (p.status === 'running')
+        throw invalid(`The plan "${p.name}" is running in another Loupe process; wait for it, or stop that process.`);
       const api = await o.api();
       const abort = new AbortController();
       if (ro.signal) {
@@ -165,11 +191,12 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
       }
       let started: ((st: CollectStatus) => void) | null = null;
       const startedP = new Promise<CollectStatus>((r) => (started = r));
-      const done = runPlan(
-        { api, archive, clock, emit: o.emit, askAbove: o.askAboveCredits?.() ?? null, pageCap: o.pageCap },
-        p,
-        { approved: ro.approved ?? false, ...(ro.budget !== undefined ? { budget: ro.budget } : {}), signal: abort.signal, onStarted: (st) => started?.(st) },
-      ).finally(() => running.delete(p.id));
+      const done = runPlan({ api, archive, clock, emit: o.emit, askAbove: o.askAboveCredits?.() ?? null, pageCap: o.pageCap }, p, {
+        approved: ro.approved ?? false,
+        ...(ro.budget !== undefined ? { budget: ro.budget } : {}),
+        signal: abort.signal,
+        onStarted: (st) => started?.(st),
+      }).finally(() => running.delete(p.id));
       running.set(p.id, { abort, done });
       if (ro.wait !== false) return done;
       // answer once it has started (a refusal — approval, nothing to run — still answers as one)
@@ -181,7 +208,11 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
       const r = running.get(p.id);
       if (!r) {
         if (p.status === 'interrupted' || p.status === 'running') {
-          store.updatePlan(p.id, { status: 'cancelled', message: 'Cancelled; run again to continue from where each input stopped.' }, clock.now());
+          store.updatePlan(
+            p.id,
+            { status: 'cancelled', message: 'Cancelled; run again to continue from where each input stopped.' },
+            clock.now(),
+          );
           if (p.runId) store.finishRun(p.runId, 'cancelled', clock.now(), 'cancelled');
         }
         return statusOf(archive, must(p.id), null);
@@ -203,7 +234,9 @@ export function createCollectService(o: CollectServiceOptions): CollectService {
       const p = must(idOrName);
       const rows = store.inputs(p.id, { states: io.states, offset: io.offset ?? 0, limit: io.limit ?? 200 });
       const counts = store.counts(p.id);
-      const total = io.states?.length ? io.states.reduce((s, k) => s + (counts[k] ?? 0), 0) : Object.values(counts).reduce((a, b) => a + b, 0);
+      const total = io.states?.length
+        ? io.states.reduce((s, k) => s + (counts[k] ?? 0), 0)
+        : Object.values(counts).reduce((a, b) => a + b, 0);
       return { rows: rows.map(inputOf), total };
     },
 

@@ -27,7 +27,11 @@ function* rowsOf(archive: Archive, query: LibraryQuery): Generator<LibraryListRo
   for (;;) {
     const page = archive.listQuery({ ...query, sort: undefined, limit: 1000, after });
     for (const r of page.rows) {
-      if (++n > MAX_ITEMS) throw new ApiError({ kind: 'validation', message: `A plan fans out from up to ${MAX_ITEMS.toLocaleString('en-US')} items; narrow the set or the query.` });
+      if (++n > MAX_ITEMS)
+        throw new ApiError({
+          kind: 'validation',
+          message: `A plan fans out from up to ${MAX_ITEMS.toLocaleString('en-US')} items; narrow the set or the query.`,
+        });
       yield r;
     }
     if (!page.next) return;
@@ -52,7 +56,13 @@ function groupsOf(r: Resolver, archive: Archive, query: LibraryQuery, by: Collec
     const rank = rankOf(row, by);
     if (r.what === 'comments' || r.what === 'post') {
       if (row.kind !== 'post') continue;
-      groups.set(`${row.platform}|${row.id}`, { platform: row.platform, text: row.url ?? `${row.platform} post ${row.id}`, value: row.url ?? '', rank, extra: { id: row.id } });
+      groups.set(`${row.platform}|${row.id}`, {
+        platform: row.platform,
+        text: row.url ?? `${row.platform} post ${row.id}`,
+        value: row.url ?? '',
+        rank,
+        extra: { id: row.id },
+      });
     } else if (r.what === 'feed' || r.what === 'profile') {
       const name = row.author.username ?? null;
       const id = row.author.id ?? null;
@@ -60,7 +70,14 @@ function groupsOf(r: Resolver, archive: Archive, query: LibraryQuery, by: Collec
       const k = `${row.platform}|${(name ?? `id:${id}`).toLowerCase()}`;
       const g = groups.get(k);
       if (g) g.rank += rank;
-      else groups.set(k, { platform: row.platform, text: name ? `@${name}` : `${row.platform} account ${id}`, value: name ?? '', rank, extra: { id } });
+      else
+        groups.set(k, {
+          platform: row.platform,
+          text: name ? `@${name}` : `${row.platform} account ${id}`,
+          value: name ?? '',
+          rank,
+          extra: { id },
+        });
     } else if (r.what === 'hashtag') {
       for (const tag of new Set(extractTerms(row.text, row.lang, ['hashtags']).hashtags)) {
         const k = `${row.platform}|${tag}`;
@@ -100,7 +117,10 @@ function callsOf(r: Resolver, g: Group): Candidate[] | { reason: string } {
       if (h && g.value) params = { [h]: g.value };
       else if (i && g.extra?.id) params = { [i]: g.extra.id };
       key = g.value ? `@${g.value.toLowerCase()}` : `id:${g.extra?.id}`;
-      if (!params) why.push(`${p}/${t.endpoint} needs ${h ? "the author's handle" : 'a profile address'}, which the archive does not have for this author`);
+      if (!params)
+        why.push(
+          `${p}/${t.endpoint} needs ${h ? "the author's handle" : 'a profile address'}, which the archive does not have for this author`,
+        );
     } else {
       const h = t.viaSearch ? null : paramOf(t.ep, HASHTAG_PARAMS);
       const q = paramOf(t.ep, QUERY_PARAMS);
@@ -117,8 +137,18 @@ function callsOf(r: Resolver, g: Group): Candidate[] | { reason: string } {
 }
 
 /** A saved set's or a query's items → inputs (top K of them when asked). */
-export function resolveItems(r: Resolver, archive: Archive, design: CollectDesignParsed, query: LibraryQuery, held: ReadonlyMap<string, number | null>): Resolved {
-  if (r.what === 'search') throw new ApiError({ kind: 'validation', message: 'A search needs queries: paste them or pick a file. From a set, collect comments, posts, profiles or hashtag searches.' });
+export function resolveItems(
+  r: Resolver,
+  archive: Archive,
+  design: CollectDesignParsed,
+  query: LibraryQuery,
+  held: ReadonlyMap<string, number | null>,
+): Resolved {
+  if (r.what === 'search')
+    throw new ApiError({
+      kind: 'validation',
+      message: 'A search needs queries: paste them or pick a file. From a set, collect comments, posts, profiles or hashtag searches.',
+    });
   const by = design.topK?.by ?? 'engagement';
   const { groups, read } = groupsOf(r, archive, query, by);
   // the K best first (ties in the set's order), so top-K keeps the best and the curve reads along

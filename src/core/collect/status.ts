@@ -3,7 +3,14 @@
  * `interrupted`), its inputs by state, its figures, what the inputs left may still cost, what the run
  * has spent (from the ledger: what the service charged) and the pacer's minimum for what is left.
  */
-import type { CollectFigures, CollectInputInfo, CollectInputState, CollectStatus, CollectStatusWord, CollectDo } from '../../shared/contract-collect';
+import type {
+  CollectFigures,
+  CollectInputInfo,
+  CollectInputState,
+  CollectStatus,
+  CollectStatusWord,
+  CollectDo,
+} from '../../shared/contract-collect';
 import { COLLECT_INPUT_STATES } from '../../shared/contract-collect';
 import type { Archive, CollectInputRow, CollectPlanRow } from '../archive';
 import { emptyFigures } from './curves';

@@ -42,7 +42,12 @@ export function collectEnvs(): (o?: Partial<SandboxOptions> & { askAbove?: numbe
     const clock = scaledClock(() => sb.admin.now(), timeScale);
     const archive = openArchive(':memory:', { clock: () => clock.now() });
     const api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock, maxRetries: o.maxRetries });
-    const collect = createCollectService({ api: async () => api, archive, clock, askAboveCredits: () => (o.askAbove === undefined ? null : o.askAbove) });
+    const collect = createCollectService({
+      api: async () => api,
+      archive,
+      clock,
+      askAboveCredits: () => (o.askAbove === undefined ? null : o.askAbove),
+    });
     const env: CollectEnv = {
       sb,
       api,

@@ -20,8 +20,23 @@ function paidOnce(e: CollectEnv): string[] {
 }
 
 async function twoPlans(e: CollectEnv): Promise<void> {
-  await e.collect.create(e.design({ name: 'feeds', source: { type: 'text', text: '@v_one\n@v_two\nhttps://micro-net.example/v_three' }, do: 'feed', networks: ['micro_net'], pages: 2 }));
-  await e.collect.create(e.design({ name: 'threads', source: { type: 'text', text: 'https://photo-net.example/p/VaR1/\nhttps://photo-net.example/p/VaR2/' }, do: 'comments', pages: 2 }));
+  await e.collect.create(
+    e.design({
+      name: 'feeds',
+      source: { type: 'text', text: '@v_one\n@v_two\nhttps://micro-net.example/v_three' },
+      do: 'feed',
+      networks: ['micro_net'],
+      pages: 2,
+    }),
+  );
+  await e.collect.create(
+    e.design({
+      name: 'threads',
+      source: { type: 'text', text: 'https://photo-net.example/p/VaR1/\nhttps://photo-net.example/p/VaR2/' },
+      do: 'comments',
+      pages: 2,
+    }),
+  );
   for (const name of ['feeds', 'threads']) {
     const st = await e.collect.run(name);
     expect(st.status, `${name}: ${st.message}`).toBe('done');
@@ -50,6 +65,8 @@ describe('a plan under every spec variant', () => {
   it('through 20 % injected faults (429, 5xx, dropped answers): the same', async () => {
     const e = await env({ timeScale: 60, chaos: 0.2, maxRetries: 8 });
     await twoPlans(e);
-    expect(Object.values((e.sb.admin.stats() as unknown as { chaos_faults: Record<string, number> }).chaos_faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(
+      Object.values((e.sb.admin.stats() as unknown as { chaos_faults: Record<string, number> }).chaos_faults).reduce((a, b) => a + b, 0),
+    ).toBeGreaterThan(0);
   });
 });

@@ -42,14 +42,19 @@ export async function readManifest(src: BundleSource): Promise<Manifest> {
   const text = b.toString('utf8');
   try {
     const m = JSON.parse(text) as Manifest;
-    if (m.format !== 'loupe-dataset-bundle' || !Array.isArray(m.files) || !Array.isArray(m.calls) || !Array.isArray(m.items)) throw new Error('not a bundle manifest');
+    if (m.format !== 'loupe-dataset-bundle' || !Array.isArray(m.files) || !Array.isArray(m.calls) || !Array.isArray(m.items))
+      throw new Error('not a bundle manifest');
     return m;
   } catch (e) {
     throw new LoupeError('validation', `${MANIFEST} in ${src.where} is not a Loupe bundle manifest (${(e as Error).message}).`);
   }
 }
 
-function rowProblems(file: string, want: Map<string, string | null>, got: Array<{ key: string | null; sha: string; line: number }>): string[] {
+function rowProblems(
+  file: string,
+  want: Map<string, string | null>,
+  got: Array<{ key: string | null; sha: string; line: number }>,
+): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   for (const r of got) {
@@ -69,7 +74,8 @@ async function fileProblems(src: BundleSource, m: Manifest): Promise<{ problems:
   const problems: string[] = [];
   const texts = new Map<string, string>();
   const listed = new Set(m.files.map((f) => f.path));
-  for (const name of src.names) if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
+  for (const name of src.names)
+    if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
   for (const f of m.files) {
     const b = await src.read(f.path);
     if (b === null) {
@@ -93,21 +99,28 @@ async function verifySource(src: BundleSource, o: { archive?: Archive; root?: st
   const root = rootHash(body);
   const problems: string[] = [];
   if (root !== claimed) problems.push(`${MANIFEST}: its root hash does not match its contents: the manifest was edited.`);
-  if (o.root !== undefined && o.root !== root) problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
+  if (o.root !== undefined && o.root !== root)
+    problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
   const f = await fileProblems(src, m);
   problems.push(...f.problems);
   if (!m.dehydrated) {
     const csv = f.texts.get('items.csv');
-    if (csv !== undefined) problems.push(...rowProblems('items.csv', new Map(m.items.map((i) => [itemKeyOf(i), i.csv_sha256])), csvRowHashes(csv).rows));
+    if (csv !== undefined)
+      problems.push(...rowProblems('items.csv', new Map(m.items.map((i) => [itemKeyOf(i), i.csv_sha256])), csvRowHashes(csv).rows));
     const jsonl = f.texts.get('items.jsonl');
-    if (jsonl !== undefined) problems.push(...rowProblems('items.jsonl', new Map(m.items.map((i) => [itemKeyOf(i), i.jsonl_sha256])), jsonlRowHashes(jsonl)));
+    if (jsonl !== undefined)
+      problems.push(...rowProblems('items.jsonl', new Map(m.items.map((i) => [itemKeyOf(i), i.jsonl_sha256])), jsonlRowHashes(jsonl)));
     const answers = f.texts.get('answers.jsonl');
     if (answers !== undefined) {
       const lines = answers.split('\n').filter((l) => l.length > 0);
       const calls = m.calls.filter((c) => c.answer_sha256 !== null);
-      if (lines.length !== calls.length) problems.push(`answers.jsonl: ${lines.length} answer(s), the manifest lists ${calls.length}: ${lines.length > calls.length ? 'added' : 'dropped'}.`);
+      if (lines.length !== calls.length)
+        problems.push(
+          `answers.jsonl: ${lines.length} answer(s), the manifest lists ${calls.length}: ${lines.length > calls.length ? 'added' : 'dropped'}.`,
+        );
       calls.forEach((c, k) => {
-        if (k < lines.length && sha256(lines[k]) !== c.answer_sha256) problems.push(`answers.jsonl: line ${k + 1}, the answer of call ${c.call_id} (${c.platform}/${c.endpoint}), differs: edited.`);
+        if (k < lines.length && sha256(lines[k]) !== c.answer_sha256)
+          problems.push(`answers.jsonl: line ${k + 1}, the answer of call ${c.call_id} (${c.platform}/${c.endpoint}), differs: edited.`);
       });
     }
   }
@@ -121,7 +134,8 @@ function archiveProblems(a: Archive, m: Manifest): string[] {
     if (c.answer_sha256 === null) continue;
     const held = a.datasets.storedAnswer(c.call_id);
     if (held === null) out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive does not hold its answer.`);
-    else if (sha256(held) !== c.answer_sha256) out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive's answer differs from the bundle's.`);
+    else if (sha256(held) !== c.answer_sha256)
+      out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive's answer differs from the bundle's.`);
   }
   for (const i of m.items) if (!a.getItem(i.platform, i.kind, i.id)) out.push(`${itemKeyOf(i)}: not in the archive.`);
   return out;
@@ -134,9 +148,14 @@ export async function importBundle(path: string, archive: Archive, now: number):
 
 async function importSource(src: BundleSource, archive: Archive, now: number): Promise<ImportReport> {
   const v = await verifySource(src, {});
-  if (!v.ok) throw new LoupeError('validation', `The bundle does not verify; nothing was imported:\n${v.problems.map((p) => `  ${p}`).join('\n')}`);
+  if (!v.ok)
+    throw new LoupeError('validation', `The bundle does not verify; nothing was imported:\n${v.problems.map((p) => `  ${p}`).join('\n')}`);
   const m = await readManifest(src);
-  if (m.dehydrated) throw new LoupeError('validation', 'A dehydrated bundle holds no items, only their keys and the calls that collected them (manifest.json, with what re-collecting them would cost): nothing was imported.');
+  if (m.dehydrated)
+    throw new LoupeError(
+      'validation',
+      'A dehydrated bundle holds no items, only their keys and the calls that collected them (manifest.json, with what re-collecting them would cost): nothing was imported.',
+    );
   const before = archive.count({});
   const bundleId = `bundle:${v.root.slice(0, 16)}`;
   const lines = (await text(src, 'answers.jsonl')).split('\n').filter((l) => l.length > 0);
@@ -146,18 +165,53 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
   withAnswer.forEach((c, k) => {
     if (archive.datasets.hasResponse(c.call_id)) return void alreadyHeld++;
     const fetchedAt = Date.parse(c.fetched_at);
-    archive.storeResponse({ callId: c.call_id, platform: c.platform, endpoint: c.endpoint, paramsHash: paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(c.params ?? {})}`), fetchedAt, envelope: JSON.parse(lines[k]) as Envelope }, bundleId, null);
-    archive.datasets.recordImportedCall(bundleId, { callId: c.call_id, platform: c.platform, endpoint: c.endpoint, params: c.params, fetchedAt, requestId: c.request_id, creditsUsed: c.credits_used, cached: c.cached, replayed: c.replayed, answerSha256: c.answer_sha256 }, now);
+    archive.storeResponse(
+      {
+        callId: c.call_id,
+        platform: c.platform,
+        endpoint: c.endpoint,
+        paramsHash: paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(c.params ?? {})}`),
+        fetchedAt,
+        envelope: JSON.parse(lines[k]) as Envelope,
+      },
+      bundleId,
+      null,
+    );
+    archive.datasets.recordImportedCall(
+      bundleId,
+      {
+        callId: c.call_id,
+        platform: c.platform,
+        endpoint: c.endpoint,
+        params: c.params,
+        fetchedAt,
+        requestId: c.request_id,
+        creditsUsed: c.credits_used,
+        cached: c.cached,
+        replayed: c.replayed,
+        answerSha256: c.answer_sha256,
+      },
+      now,
+    );
     stored++;
   });
   // items no answer delivered (bulk loads): from their records
   const answered = new Set(m.items.filter((i) => i.calls.some((id) => withAnswer.some((c) => c.call_id === id))).map(itemKeyOf));
-  const records = (await text(src, 'items.jsonl')).split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
+  const records = (await text(src, 'items.jsonl'))
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
   const rest = records.filter((r) => !answered.has(itemKeyOf(r)) && !archive.getItem(r.platform, r.kind, r.id));
   if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
   const readings = await mergeHistory(src, archive);
   const ann = await mergeAnnotations(src, archive);
-  return { root: v.root, calls: { stored, alreadyHeld }, items: { before, after: archive.count({}), inBundle: m.items.length }, readings, ...ann };
+  return {
+    root: v.root,
+    calls: { stored, alreadyHeld },
+    items: { before, after: archive.count({}), inBundle: m.items.length },
+    readings,
+    ...ann,
+  };
 }
 
 async function mergeHistory(src: BundleSource, archive: Archive): Promise<number> {
@@ -167,20 +221,48 @@ async function mergeHistory(src: BundleSource, archive: Archive): Promise<number
   const cols = head.value.cells.map(unneutraliseCell);
   const at = (n: string) => cols.indexOf(n);
   const num = (s: string | undefined) => (s === undefined || s === '' ? null : Number(unneutraliseCell(s)));
-  const byItem = new Map<string, { ref: { platform: string; kind: string; id: string }; readings: Array<{ readAt: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null }> }>();
+  const byItem = new Map<
+    string,
+    {
+      ref: { platform: string; kind: string; id: string };
+      readings: Array<{
+        readAt: number;
+        views: number | null;
+        likes: number | null;
+        comments: number | null;
+        shares: number | null;
+        saves: number | null;
+      }>;
+    }
+  >();
   for (const r of it) {
-    const ref = { platform: unneutraliseCell(r.cells[at('platform')]), kind: unneutraliseCell(r.cells[at('kind')]), id: unneutraliseCell(r.cells[at('id')]) };
+    const ref = {
+      platform: unneutraliseCell(r.cells[at('platform')]),
+      kind: unneutraliseCell(r.cells[at('kind')]),
+      id: unneutraliseCell(r.cells[at('id')]),
+    };
     const k = itemKeyOf(ref);
     let e = byItem.get(k);
     if (e === undefined) byItem.set(k, (e = { ref, readings: [] }));
-    e.readings.push({ readAt: Date.parse(unneutraliseCell(r.cells[at('read_at')])), views: num(r.cells[at('views')]), likes: num(r.cells[at('likes')]), comments: num(r.cells[at('comments')]), shares: num(r.cells[at('shares')]), saves: num(r.cells[at('saves')]) });
+    e.readings.push({
+      readAt: Date.parse(unneutraliseCell(r.cells[at('read_at')])),
+      views: num(r.cells[at('views')]),
+      likes: num(r.cells[at('likes')]),
+      comments: num(r.cells[at('comments')]),
+      shares: num(r.cells[at('shares')]),
+      saves: num(r.cells[at('saves')]),
+    });
   }
   let n = 0;
-  for (const { ref, readings } of byItem.values()) if (archive.getItem(ref.platform, ref.kind, ref.id)) n += archive.datasets.mergeReadings(ref, readings);
+  for (const { ref, readings } of byItem.values())
+    if (archive.getItem(ref.platform, ref.kind, ref.id)) n += archive.datasets.mergeReadings(ref, readings);
   return n;
 }
 
-async function mergeAnnotations(src: BundleSource, archive: Archive): Promise<{ annotations: { added: number; same: number }; conflicts: string[] }> {
+async function mergeAnnotations(
+  src: BundleSource,
+  archive: Archive,
+): Promise<{ annotations: { added: number; same: number }; conflicts: string[] }> {
   const out = { annotations: { added: 0, same: 0 }, conflicts: [] as string[] };
   const it = csvRecords(await text(src, 'items.annotations.csv'));
   const head = it.next();
@@ -191,11 +273,23 @@ async function mergeAnnotations(src: BundleSource, archive: Archive): Promise<{ 
     const type = cell(r.cells, 'type') as 'tag' | 'note' | 'override';
     const raw = cell(r.cells, 'value');
     const value = type === 'tag' ? null : type === 'note' ? raw : raw === '' ? null : (JSON.parse(raw) as unknown);
-    const a = { platform: cell(r.cells, 'platform'), kind: cell(r.cells, 'kind'), id: cell(r.cells, 'id'), type, name: cell(r.cells, 'name'), value, author: cell(r.cells, 'author') || null, at: Date.parse(cell(r.cells, 'at')) };
+    const a = {
+      platform: cell(r.cells, 'platform'),
+      kind: cell(r.cells, 'kind'),
+      id: cell(r.cells, 'id'),
+      type,
+      name: cell(r.cells, 'name'),
+      value,
+      author: cell(r.cells, 'author') || null,
+      at: Date.parse(cell(r.cells, 'at')),
+    };
     const res = archive.datasets.importAnnotation(a);
     if (res === 'added') out.annotations.added++;
     else if (res === 'same') out.annotations.same++;
-    else if (res === 'conflict') out.conflicts.push(`${itemKeyOf(a)}: ${type} ${a.name}: this archive has another value; the bundle's (${JSON.stringify(value)}, by ${a.author ?? 'unknown'}) was not written.`);
+    else if (res === 'conflict')
+      out.conflicts.push(
+        `${itemKeyOf(a)}: ${type} ${a.name}: this archive has another value; the bundle's (${JSON.stringify(value)}, by ${a.author ?? 'unknown'}) was not written.`,
+      );
   }
   return out;
 }

@@ -25,7 +25,10 @@ export async function openBundle(path: string): Promise<BundleSource> {
   try {
     st = await stat(path);
   } catch (e) {
-    throw new LoupeError('validation', `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder or file' : (e as Error).message}; give a bundle folder or its .zip.`);
+    throw new LoupeError(
+      'validation',
+      `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder or file' : (e as Error).message}; give a bundle folder or its .zip.`,
+    );
   }
   if (st.isDirectory()) {
     const names = [];
@@ -33,7 +36,8 @@ export async function openBundle(path: string): Promise<BundleSource> {
     return {
       where: path,
       names,
-      read: async (name) => readFile(join(path, name)).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
+      read: async (name) =>
+        readFile(join(path, name)).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
       close: async () => undefined,
     };
   }
@@ -41,7 +45,8 @@ export async function openBundle(path: string): Promise<BundleSource> {
   const files = zip.entries.filter((e) => !e.name.endsWith('/') && !e.name.startsWith('__MACOSX/'));
   // the bundle's root: where manifest.json is (the zip's root, or one folder inside it)
   const manifests = files.filter((e) => e.name === 'manifest.json' || /^[^/]+\/manifest\.json$/.test(e.name));
-  const prefix = manifests.some((e) => e.name === 'manifest.json') || manifests.length !== 1 ? '' : manifests[0].name.slice(0, -'manifest.json'.length);
+  const prefix =
+    manifests.some((e) => e.name === 'manifest.json') || manifests.length !== 1 ? '' : manifests[0].name.slice(0, -'manifest.json'.length);
   const byName = new Map<string, ZipEntry>();
   for (const e of files) byName.set(e.name.startsWith(prefix) ? e.name.slice(prefix.length) : `../${e.name}`, e);
   return {

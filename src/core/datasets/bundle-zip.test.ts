@@ -31,8 +31,14 @@ afterAll(() => {
 function archiveOf(n: number, author = 'ana'): Archive {
   const a = openArchive(':memory:', { author: () => author });
   for (let c = 0; c < 3; c++) {
-    const rows = Array.from({ length: n }, (_, i) => post({ id: `${c * 100 + i}`, likes: i * 7 + c, published_at: new Date(T0 + i * 3_600_000).toISOString() }));
-    a.storeResponse(listResponse(`call-${c}`, c === 2 ? 'micro_net' : 'photo_net', 'profile/posts', rows, { fetchedAt: T0 + c * 60_000 }), 'test', null);
+    const rows = Array.from({ length: n }, (_, i) =>
+      post({ id: `${c * 100 + i}`, likes: i * 7 + c, published_at: new Date(T0 + i * 3_600_000).toISOString() }),
+    );
+    a.storeResponse(
+      listResponse(`call-${c}`, c === 2 ? 'micro_net' : 'photo_net', 'profile/posts', rows, { fetchedAt: T0 + c * 60_000 }),
+      'test',
+      null,
+    );
   }
   a.setNote({ platform: 'photo_net', kind: 'post', id: '0' }, 'looks sponsored');
   return a;
@@ -51,8 +57,20 @@ describe('a bundle as one .zip', () => {
       expect(z.root_sha256).toBe(m.root_sha256);
       expect(readdirSync(join(out, '..'))).toEqual([`b-${zip64}.zip`]); // no parts left beside it
       // Python's zipfile: every entry's CRC, and each file's SHA-256 as in the folder
-      const got = JSON.parse(python('import zipfile,sys,json,hashlib; z=zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({n: hashlib.sha256(z.read(n)).hexdigest() for n in z.namelist()}))', out)) as Record<string, string>;
-      const want = Object.fromEntries(readdirSync(folder).map((n) => [n, createHash('sha256').update(readFileSync(join(folder, n))).digest('hex')]));
+      const got = JSON.parse(
+        python(
+          'import zipfile,sys,json,hashlib; z=zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(json.dumps({n: hashlib.sha256(z.read(n)).hexdigest() for n in z.namelist()}))',
+          out,
+        ),
+      ) as Record<string, string>;
+      const want = Object.fromEntries(
+        readdirSync(folder).map((n) => [
+          n,
+          createHash('sha256')
+            .update(readFileSync(join(folder, n)))
+            .digest('hex'),
+        ]),
+      );
       expect(got).toEqual(want);
       expect(await verifyBundle(out, { archive: a })).toMatchObject({ ok: true, root: m.root_sha256, problems: [] });
       await expect(exportBundle(a, opts(out))).rejects.toThrow(/already exists; a \.zip bundle is written to a new file/);
@@ -65,7 +83,11 @@ describe('a bundle as one .zip', () => {
     const m = await exportBundle(a, opts(folder));
     for (const method of ['ZIP_STORED', 'ZIP_DEFLATED']) {
       const out = join(tmp(), 'hand.zip');
-      python(`import zipfile,sys,os\nwith zipfile.ZipFile(sys.argv[1],'w',zipfile.${method}) as z:\n  z.write(sys.argv[2],'mine/')\n  [z.write(os.path.join(sys.argv[2],n),'mine/'+n) for n in sorted(os.listdir(sys.argv[2]))]`, out, folder);
+      python(
+        `import zipfile,sys,os\nwith zipfile.ZipFile(sys.argv[1],'w',zipfile.${method}) as z:\n  z.write(sys.argv[2],'mine/')\n  [z.write(os.path.join(sys.argv[2],n),'mine/'+n) for n in sorted(os.listdir(sys.argv[2]))]`,
+        out,
+        folder,
+      );
       expect(await verifyBundle(out)).toMatchObject({ ok: true, root: m.root_sha256 });
       rmSync(out);
     }
@@ -81,15 +103,23 @@ describe('a bundle as one .zip', () => {
       change(files);
       for (const [n, b] of files) writeFileSync(join(d, n), b);
       const out = join(tmp(), 't.zip');
-      await writeZip(out, [...files.keys()].map((name) => ({ name, path: join(d, name) })));
+      await writeZip(
+        out,
+        [...files.keys()].map((name) => ({ name, path: join(d, name) })),
+      );
       return (await verifyBundle(out)).problems;
     };
-    const csv = (f: Map<string, Buffer>, g: (lines: string[]) => string[]) => f.set('items.csv', Buffer.from(g(f.get('items.csv')!.toString('utf8').split('\r\n')).join('\r\n')));
+    const csv = (f: Map<string, Buffer>, g: (lines: string[]) => string[]) =>
+      f.set('items.csv', Buffer.from(g(f.get('items.csv')!.toString('utf8').split('\r\n')).join('\r\n')));
     expect(await zipOf((f) => csv(f, (l) => l.map((x, i) => (i === 2 ? x.replace(/"post (\d+)"/, '"post $1!"') : x))))).toEqual(
       expect.arrayContaining([expect.stringMatching(/^items\.csv: line 3 \(.+\) differs from the row exported: edited\.$/)]),
     );
-    expect(await zipOf((f) => csv(f, (l) => l.filter((_, i) => i !== 4)))).toEqual(expect.arrayContaining([expect.stringMatching(/^items\.csv: the row of .+ is missing: dropped\.$/)]));
-    expect(await zipOf((f) => csv(f, (l) => [...l.slice(0, 2), l[1].replace(/"0"/g, '"777"'), ...l.slice(2)]))).toEqual(expect.arrayContaining([expect.stringMatching(/^items\.csv: line 3 (is a row the manifest does not list|repeats).*: added\.$/)]));
+    expect(await zipOf((f) => csv(f, (l) => l.filter((_, i) => i !== 4)))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^items\.csv: the row of .+ is missing: dropped\.$/)]),
+    );
+    expect(await zipOf((f) => csv(f, (l) => [...l.slice(0, 2), l[1].replace(/"0"/g, '"777"'), ...l.slice(2)]))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^items\.csv: line 3 (is a row the manifest does not list|repeats).*: added\.$/)]),
+    );
     expect(
       await zipOf((f) => {
         const m = JSON.parse(f.get('manifest.json')!.toString('utf8'));
@@ -109,7 +139,9 @@ describe('a bundle as one .zip', () => {
     const b = readFileSync(out);
     b[e.offset + 30 + 'items.csv'.length + 40] ^= 0xff; // a byte of its compressed data
     writeFileSync(out, b);
-    await expect(verifyBundle(out)).rejects.toThrow(/is not a readable zip \(the entry items\.csv (fails its CRC-32 check|does not inflate)/);
+    await expect(verifyBundle(out)).rejects.toThrow(
+      /is not a readable zip \(the entry items\.csv (fails its CRC-32 check|does not inflate)/,
+    );
     const other = openArchive(':memory:');
     await expect(importBundle(out, other, T0)).rejects.toThrow(/not a readable zip/);
     expect(other.count({})).toBe(0);
@@ -143,7 +175,9 @@ describe('a bundle as one .zip', () => {
     const dir = tmp();
     const ctl = new AbortController();
     let steps = 0;
-    await expect(exportBundle(a, { ...opts(join(dir, 'c.zip')), signal: ctl.signal, onStep: () => ++steps > 2 && ctl.abort() })).rejects.toThrow(/cancelled/i);
+    await expect(
+      exportBundle(a, { ...opts(join(dir, 'c.zip')), signal: ctl.signal, onStep: () => ++steps > 2 && ctl.abort() }),
+    ).rejects.toThrow(/cancelled/i);
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(join(dir, 'c.zip'))).toBe(false);
   });

@@ -45,37 +45,45 @@ const records = (a: Archive) =>
 
 describe('export → import round trip (generated archives)', () => {
   it('every item once, every answer once, history and annotations kept; a second import stores nothing', async () => {
-    const page = fc.record({ platform: fc.constantFrom('photo_net' as const, 'micro_net' as const), ids: fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 5 }), likes: fc.integer({ min: 0, max: 50 }) });
+    const page = fc.record({
+      platform: fc.constantFrom('photo_net' as const, 'micro_net' as const),
+      ids: fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 5 }),
+      likes: fc.integer({ min: 0, max: 50 }),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.array(page, { minLength: 1, maxLength: 5 }), fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 3 }), async (pages, tagged) => {
-        const a = archiveOf(pages, 'ana');
-        const keys = records(a);
-        for (const k of tagged) {
-          const [platform, kind, id] = keys[k % keys.length].split('/');
-          a.addTag({ platform, kind, id }, `t${k % 3}`);
-        }
-        const out = join(tmp(), 'b');
-        const m = await exportBundle(a, opts(out));
-        expect(m.items.length).toBe(keys.length);
-        expect((await verifyBundle(out, { archive: a })).problems).toEqual([]);
-        const b = openArchive(':memory:', { author: () => 'bo' });
-        const r = await importBundle(out, b, T0 + 2 * 86_400_000);
-        expect(records(b)).toEqual(keys);
-        expect(r.calls.stored).toBe(pages.length);
-        for (const k of keys) {
-          const [platform, kind, id] = k.split('/');
-          const x = a.getItem(platform, kind, id)!;
-          const y = b.getItem(platform, kind, id)!;
-          expect(y.history).toEqual(x.history);
-          expect(y.tags.sort()).toEqual(x.tags.sort());
-          expect(y.annotationLog.map((l) => l.author)).toEqual(x.annotationLog.map((l) => l.author));
-        }
-        const again = await importBundle(out, b, T0 + 3 * 86_400_000);
-        expect(again.calls).toEqual({ stored: 0, alreadyHeld: pages.length });
-        expect(records(b)).toEqual(keys);
-        a.close();
-        b.close();
-      }),
+      fc.asyncProperty(
+        fc.array(page, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 3 }),
+        async (pages, tagged) => {
+          const a = archiveOf(pages, 'ana');
+          const keys = records(a);
+          for (const k of tagged) {
+            const [platform, kind, id] = keys[k % keys.length].split('/');
+            a.addTag({ platform, kind, id }, `t${k % 3}`);
+          }
+          const out = join(tmp(), 'b');
+          const m = await exportBundle(a, opts(out));
+          expect(m.items.length).toBe(keys.length);
+          expect((await verifyBundle(out, { archive: a })).problems).toEqual([]);
+          const b = openArchive(':memory:', { author: () => 'bo' });
+          const r = await importBundle(out, b, T0 + 2 * 86_400_000);
+          expect(records(b)).toEqual(keys);
+          expect(r.calls.stored).toBe(pages.length);
+          for (const k of keys) {
+            const [platform, kind, id] = k.split('/');
+            const x = a.getItem(platform, kind, id)!;
+            const y = b.getItem(platform, kind, id)!;
+            expect(y.history).toEqual(x.history);
+            expect(y.tags.sort()).toEqual(x.tags.sort());
+            expect(y.annotationLog.map((l) => l.author)).toEqual(x.annotationLog.map((l) => l.author));
+          }
+          const again = await importBundle(out, b, T0 + 3 * 86_400_000);
+          expect(again.calls).toEqual({ stored: 0, alreadyHeld: pages.length });
+          expect(records(b)).toEqual(keys);
+          a.close();
+          b.close();
+        },
+      ),
       { numRuns: 6 },
     );
   }, 120_000);
@@ -89,7 +97,13 @@ describe('verify names what was changed', () => {
     return d;
   };
   it('finds an edited cell, a dropped row, an added row, an edited answer or manifest, a missing or an added file', async () => {
-    const a = archiveOf([{ platform: 'photo_net', ids: [1, 2, 3], likes: 5 }, { platform: 'micro_net', ids: [4, 5], likes: 9 }], 'ana');
+    const a = archiveOf(
+      [
+        { platform: 'photo_net', ids: [1, 2, 3], likes: 5 },
+        { platform: 'micro_net', ids: [4, 5], likes: 9 },
+      ],
+      'ana',
+    );
     a.setNote({ platform: 'photo_net', kind: 'post', id: '2' }, 'looks sponsored');
     clean = join(tmp(), 'clean');
     const m = await exportBundle(a, opts(clean));
@@ -97,10 +111,15 @@ describe('verify names what was changed', () => {
 
     const csvLines = (d: string) => readFileSync(join(d, 'items.csv'), 'utf8').split(EOL);
     const edit = fresh();
-    writeFileSync(join(edit, 'items.csv'), csvLines(edit).map((l, i) => (i === 2 ? l.replace(/"post (\d+)"/, '"post $1$1"') : l)).join(EOL));
+    writeFileSync(
+      join(edit, 'items.csv'),
+      csvLines(edit)
+        .map((l, i) => (i === 2 ? l.replace(/"post (\d+)"/, '"post $1$1"') : l))
+        .join(EOL),
+    );
     const e = await verifyBundle(edit);
     expect(e.ok).toBe(false);
-    expect(e.problems).toContain('items.csv: its SHA-256 differs from the manifest\'s: changed.');
+    expect(e.problems).toContain("items.csv: its SHA-256 differs from the manifest's: changed.");
     expect(e.problems.some((p) => /^items\.csv: line 3 \(\w+_net\/post\/\d\) differs from the row exported: edited\.$/.test(p))).toBe(true);
 
     const drop = fresh();
@@ -115,24 +134,34 @@ describe('verify names what was changed', () => {
     const al = csvLines(add);
     al.splice(2, 0, al[1].replace(/"1"/g, '"99"'));
     writeFileSync(join(add, 'items.csv'), al.join(EOL));
-    expect((await verifyBundle(add)).problems.some((p) => /^items\.csv: line \d+ (is a row the manifest does not list|repeats).*added\.$/.test(p))).toBe(true);
+    expect(
+      (await verifyBundle(add)).problems.some((p) =>
+        /^items\.csv: line \d+ (is a row the manifest does not list|repeats).*added\.$/.test(p),
+      ),
+    ).toBe(true);
 
     const ans = fresh();
     const lines = readFileSync(join(ans, 'answers.jsonl'), 'utf8').split('\n');
     lines[1] = lines[1].replace('"likes":13', '"likes":1300');
     writeFileSync(join(ans, 'answers.jsonl'), lines.join('\n'));
-    expect((await verifyBundle(ans)).problems).toContain('answers.jsonl: line 2, the answer of call call-1 (micro_net/profile/posts), differs: edited.');
+    expect((await verifyBundle(ans)).problems).toContain(
+      'answers.jsonl: line 2, the answer of call call-1 (micro_net/profile/posts), differs: edited.',
+    );
 
     const man = fresh();
     const mj = JSON.parse(readFileSync(join(man, 'manifest.json'), 'utf8'));
     mj.calls[0].credits_used = 0;
     writeFileSync(join(man, 'manifest.json'), JSON.stringify(mj));
-    expect((await verifyBundle(man)).problems).toContain('manifest.json: its root hash does not match its contents: the manifest was edited.');
+    expect((await verifyBundle(man)).problems).toContain(
+      'manifest.json: its root hash does not match its contents: the manifest was edited.',
+    );
 
     const miss = fresh();
     rmSync(join(miss, 'items.parquet'));
     appendFileSync(join(miss, 'extra.txt'), 'x');
-    expect((await verifyBundle(miss)).problems).toEqual(expect.arrayContaining(['items.parquet: missing.', 'extra.txt: a file the manifest does not list: added.']));
+    expect((await verifyBundle(miss)).problems).toEqual(
+      expect.arrayContaining(['items.parquet: missing.', 'extra.txt: a file the manifest does not list: added.']),
+    );
 
     // the root a methods section cites; the archive that holds the answers
     expect((await verifyBundle(clean, { root: 'f'.repeat(64) })).ok).toBe(false);
@@ -155,7 +184,9 @@ describe('verify names what was changed', () => {
     b.setNote({ platform: 'photo_net', kind: 'post', id: '1' }, 'mine');
     const r = await importBundle(out, b, T0);
     expect(r.conflicts).toHaveLength(1);
-    expect(r.conflicts[0]).toMatch(/^photo_net\/post\/1: note note: this archive has another value; the bundle's \("theirs", by ana\) was not written\.$/);
+    expect(r.conflicts[0]).toMatch(
+      /^photo_net\/post\/1: note note: this archive has another value; the bundle's \("theirs", by ana\) was not written\.$/,
+    );
     expect(b.getItem('photo_net', 'post', '1')!.note).toBe('mine');
     expect(r.calls.alreadyHeld).toBe(1); // the same call id: its answer is held, not stored twice
   });

@@ -71,10 +71,24 @@ export const itemKeyOf = (i: { platform: string; kind: string; id: string }): st
 
 /** The root hash: the files, then the calls, then the items, chained (docs/datasets.md "The manifest"). */
 export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
-  const meta = [m.format, m.format_version, m.created_at, m.loupe_version, m.spec_variants_tested, m.set, m.query, m.dehydrated, m.labels, m.rehydration_quote ?? null];
+  const meta = [
+    m.format,
+    m.format_version,
+    m.created_at,
+    m.loupe_version,
+    m.spec_variants_tested,
+    m.set,
+    m.query,
+    m.dehydrated,
+    m.labels,
+    m.rehydration_quote ?? null,
+  ];
   let h = sha256(JSON.stringify(meta));
   for (const f of m.files) h = sha256(`${h}\nfile\n${f.path}\n${f.sha256}`);
-  for (const c of m.calls) h = sha256(`${h}\ncall\n${c.call_id}\n${c.platform}/${c.endpoint}\n${JSON.stringify(c.params)}\n${c.fetched_at}\n${c.request_id}\n${c.credits_used}\n${c.cached}\n${c.replayed}\n${c.answer_sha256}`);
+  for (const c of m.calls)
+    h = sha256(
+      `${h}\ncall\n${c.call_id}\n${c.platform}/${c.endpoint}\n${JSON.stringify(c.params)}\n${c.fetched_at}\n${c.request_id}\n${c.credits_used}\n${c.cached}\n${c.replayed}\n${c.answer_sha256}`,
+    );
   for (const i of m.items) h = sha256(`${h}\nitem\n${itemKeyOf(i)}\n${i.calls.join(' ')}\n${i.csv_sha256}\n${i.jsonl_sha256}`);
   return h;
 }
@@ -107,8 +121,7 @@ export function* csvRecords(text: string): IterableIterator<{ raw: string; cells
       else if (ch === ',') {
         cells.push(cell);
         cell = '';
-      }
-      else if (ch === '\r' || ch === '\n') break;
+      } else if (ch === '\r' || ch === '\n') break;
       else cell += ch;
     }
     cells.push(cell);
@@ -127,9 +140,19 @@ export function csvRowHashes(text: string): { header: string[]; rows: Array<{ ke
   if (head.done) return { header: [], rows: [] };
   const header = head.value.cells.map(unneutraliseCell);
   const [p, k, d] = ['platform', 'kind', 'id'].map((n) => header.indexOf(n));
-  if (p < 0 || k < 0 || d < 0) throw new LoupeError('validation', 'items.csv has no platform, kind and id columns: it is not a bundle\'s items table.');
+  if (p < 0 || k < 0 || d < 0)
+    throw new LoupeError('validation', "items.csv has no platform, kind and id columns: it is not a bundle's items table.");
   const rows = [];
-  for (const r of it) rows.push({ key: itemKeyOf({ platform: unneutraliseCell(r.cells[p] ?? ''), kind: unneutraliseCell(r.cells[k] ?? ''), id: unneutraliseCell(r.cells[d] ?? '') }), sha: sha256(r.raw), line: r.line });
+  for (const r of it)
+    rows.push({
+      key: itemKeyOf({
+        platform: unneutraliseCell(r.cells[p] ?? ''),
+        kind: unneutraliseCell(r.cells[k] ?? ''),
+        id: unneutraliseCell(r.cells[d] ?? ''),
+      }),
+      sha: sha256(r.raw),
+      line: r.line,
+    });
   return { header, rows };
 }
 
@@ -143,7 +166,8 @@ export function jsonlRowHashes(text: string): Array<{ key: string | null; sha: s
       let key: string | null = null;
       try {
         const o = JSON.parse(l) as { platform?: unknown; kind?: unknown; id?: unknown };
-        if (typeof o.platform === 'string' && typeof o.kind === 'string' && typeof o.id === 'string') key = itemKeyOf(o as { platform: string; kind: string; id: string });
+        if (typeof o.platform === 'string' && typeof o.kind === 'string' && typeof o.id === 'string')
+          key = itemKeyOf(o as { platform: string; kind: string; id: string });
       } catch {
         key = null;
       }
@@ -171,7 +195,8 @@ export interface BundleExportOptions {
 async function emptyFolder(out: string): Promise<void> {
   await mkdir(out, { recursive: true });
   const there = await readdir(out);
-  if (there.length > 0) throw new LoupeError('validation', `${out} is not empty; a bundle goes into a new or empty folder (nothing was written).`);
+  if (there.length > 0)
+    throw new LoupeError('validation', `${out} is not empty; a bundle goes into a new or empty folder (nothing was written).`);
 }
 
 /** Writes answers.jsonl; returns the calls as the manifest lists them. */
@@ -186,8 +211,16 @@ async function writeAnswers(archive: Archive, query: LibraryQuery, path: string 
     const { answer, ...rest } = c;
     if (ws && answer !== null && !ws.write(answer + '\n')) await new Promise<void>((r) => ws.once('drain', () => r()));
     calls.push({
-      call_id: rest.callId, platform: rest.platform, endpoint: rest.endpoint, params: rest.params, fetched_at: new Date(rest.fetchedAt).toISOString(),
-      request_id: rest.requestId, credits_used: rest.creditsUsed, cached: rest.cached, replayed: rest.replayed, answer_sha256: answer === null ? null : sha256(answer),
+      call_id: rest.callId,
+      platform: rest.platform,
+      endpoint: rest.endpoint,
+      params: rest.params,
+      fetched_at: new Date(rest.fetchedAt).toISOString(),
+      request_id: rest.requestId,
+      credits_used: rest.creditsUsed,
+      cached: rest.cached,
+      replayed: rest.replayed,
+      answer_sha256: answer === null ? null : sha256(answer),
     });
   }
   if (ws) await new Promise<void>((res, rej) => ws.end((e?: Error | null) => (e ? rej(e) : res())));
@@ -201,7 +234,10 @@ async function writeAnswers(archive: Archive, query: LibraryQuery, path: string 
  */
 export async function exportBundle(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
   if (!isZipPath(o.out)) return exportFolder(archive, o);
-  const exists = await stat(o.out).then(() => true, () => false);
+  const exists = await stat(o.out).then(
+    () => true,
+    () => false,
+  );
   if (exists) throw new LoupeError('validation', `${o.out} already exists; a .zip bundle is written to a new file (nothing was written).`);
   const tag = randomBytes(4).toString('hex');
   const tmp = join(dirname(o.out), `.${basename(o.out)}.${tag}.parts`);
@@ -210,7 +246,11 @@ export async function exportBundle(archive: Archive, o: BundleExportOptions): Pr
     const m = await exportFolder(archive, { ...o, out: tmp });
     o.onStep?.(basename(o.out), 0);
     const names = [...m.files.map((f) => f.path), MANIFEST];
-    await writeZip(partial, names.map((name) => ({ name, path: join(tmp, name) })), { zip64: o.zip64, now: new Date(o.now), signal: o.signal, onFile: (name) => o.onStep?.(`${basename(o.out)}: ${name}`, 0) });
+    await writeZip(
+      partial,
+      names.map((name) => ({ name, path: join(tmp, name) })),
+      { zip64: o.zip64, now: new Date(o.now), signal: o.signal, onFile: (name) => o.onStep?.(`${basename(o.out)}: ${name}`, 0) },
+    );
     await rename(partial, o.out);
     return m;
   } finally {
@@ -237,7 +277,12 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   if (!dehydrated) {
     const companions = companionsOf(archive.datasets, { query: o.query });
     for (const format of ['csv', 'parquet'] as const) {
-      const r = await exportAny(archive.iterateExportRows(o.query), { format, out: join(o.out, `items.${format}`), companions, ...step(`items.${format}`) });
+      const r = await exportAny(archive.iterateExportRows(o.query), {
+        format,
+        out: join(o.out, `items.${format}`),
+        companions,
+        ...step(`items.${format}`),
+      });
       files.push(`items.${format}`, ...(r.files ?? []).map((f) => basename(f.path)));
     }
     await exportAny(archive.iterateExportRows(o.query), { format: 'jsonl', out: join(o.out, 'items.jsonl'), ...step('items.jsonl') });
@@ -250,7 +295,14 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   const items: ManifestItem[] = [];
   for (const i of archive.datasets.bundleItems(o.query)) {
     const key = itemKeyOf(i);
-    items.push({ platform: i.platform, kind: i.kind, id: i.id, calls: i.calls, csv_sha256: csv?.get(key) ?? null, jsonl_sha256: jsonl?.get(key) ?? null });
+    items.push({
+      platform: i.platform,
+      kind: i.kind,
+      id: i.id,
+      calls: i.calls,
+      csv_sha256: csv?.get(key) ?? null,
+      jsonl_sha256: jsonl?.get(key) ?? null,
+    });
   }
   const fileRows = await Promise.all(
     files.sort().map(async (path) => {
@@ -267,7 +319,8 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
     set: o.set ?? null,
     query: o.query,
     dehydrated,
-    labels: "The service's labels are in the item rows (label columns; `record.computed` in items.jsonl) and in the answers; the analyst's overrides are rows of items.annotations.* (type override), with their author and time.",
+    labels:
+      "The service's labels are in the item rows (label columns; `record.computed` in items.jsonl) and in the answers; the analyst's overrides are rows of items.annotations.* (type override), with their author and time.",
     files: fileRows,
     calls,
     items,

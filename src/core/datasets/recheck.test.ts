@@ -15,7 +15,8 @@ const EPOCH = Date.UTC(2026, 2, 1);
 const env = collectEnvs();
 
 async function studied(e: CollectEnv, accounts = 5): Promise<{ deps: RecheckDeps; gone: (id: string, publishedAt: string) => boolean }> {
-  for (let k = 0; k < accounts; k++) await e.api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.check${k}` } }, { source: 'test' });
+  for (let k = 0; k < accounts; k++)
+    await e.api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.check${k}` } }, { source: 'test' });
   e.archive.saveResultSet('Study', { platforms: ['photo_net'] });
   const later = e.sb.admin.now() + 90 * DAY;
   e.sb.admin.advance(90 * 86_400);
@@ -23,12 +24,19 @@ async function studied(e: CollectEnv, accounts = 5): Promise<{ deps: RecheckDeps
     const t = removedAt({ seed: 3, epoch: EPOCH }, 'photo_net', id, Date.parse(publishedAt));
     return t !== null && t <= later;
   };
-  const deps: RecheckDeps = { archive: e.archive, collect: e.collect, clock: e.clock, catalogue: async () => (await e.api.catalogue.load(), e.api.catalogue) };
+  const deps: RecheckDeps = {
+    archive: e.archive,
+    collect: e.collect,
+    clock: e.clock,
+    catalogue: async () => (await e.api.catalogue.load(), e.api.catalogue),
+  };
   return { deps, gone };
 }
 
 function setRows(e: CollectEnv) {
-  return e.archive.datasets.recheckRows({ platforms: ['photo_net'] }).map((r) => ({ ...r, item: e.archive.getItem(r.platform, r.kind, r.id)! }));
+  return e.archive.datasets
+    .recheckRows({ platforms: ['photo_net'] })
+    .map((r) => ({ ...r, item: e.archive.getItem(r.platform, r.kind, r.id)! }));
 }
 
 describe('re-check a set', () => {
@@ -83,7 +91,9 @@ describe('re-check a set', () => {
     const { deps } = await studied(e);
     const charged0 = e.charged();
     const plans0 = e.collect.list().length;
-    await expect(runRecheck(deps, { target: { set: 'Study' }, budget: null, approved: false })).rejects.toMatchObject({ kind: 'not_approved' });
+    await expect(runRecheck(deps, { target: { set: 'Study' }, budget: null, approved: false })).rejects.toMatchObject({
+      kind: 'not_approved',
+    });
     expect(e.charged()).toBe(charged0);
     expect(e.collect.list().length).toBe(plans0);
 
@@ -93,7 +103,11 @@ describe('re-check a set', () => {
     expect(e.charged() - charged0).toBeLessThanOrEqual(60);
     expect(r.found + r.missing + r.notRead).toBe(n);
     expect(r.notRead).toBeGreaterThan(0);
-    const t = r.attrition.reduce((s, x) => ({ a: s.a + x.available, u: s.u + x.unavailable, n: s.n + x.notRechecked }), { a: 0, u: 0, n: 0 });
+    const t = r.attrition.reduce((s, x) => ({ a: s.a + x.available, u: s.u + x.unavailable, n: s.n + x.notRechecked }), {
+      a: 0,
+      u: 0,
+      n: 0,
+    });
     expect(t).toEqual({ a: r.found, u: r.missing, n: r.notRead });
     // the rest, continued under the same plan: each call paid once
     const more = await runRecheck(deps, { target: { set: 'Study' }, budget: null, approved: true, plan: r.status.name });
@@ -106,7 +120,9 @@ describe('under every spec variant, and through injected faults', () => {
   async function check(e: CollectEnv): Promise<void> {
     const { deps, gone } = await studied(e, 2);
     const rows = setRows(e);
-    const removed = rows.filter((r) => r.item.publishedAt !== null && gone(r.id, new Date(r.item.publishedAt).toISOString())).map((r) => r.id);
+    const removed = rows
+      .filter((r) => r.item.publishedAt !== null && gone(r.id, new Date(r.item.publishedAt).toISOString()))
+      .map((r) => r.id);
     const r = await runRecheck(deps, { target: { set: 'Study' }, budget: null, approved: true });
     // a removed post is never "available"; an available one never "gone"; what failed otherwise is "not read"
     const marked = setRows(e);

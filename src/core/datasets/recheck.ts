@@ -50,7 +50,11 @@ export function resolveTarget(archive: Archive, t: DatasetTarget): { query: Libr
 }
 
 /** The single-item call of every post the query holds, and the items no such call can read. */
-export function recheckCalls(cat: CatalogueApi, archive: Archive, query: LibraryQuery): { items: number; calls: PlannedCall[]; notRecheckable: NotRecheckable[] } {
+export function recheckCalls(
+  cat: CatalogueApi,
+  archive: Archive,
+  query: LibraryQuery,
+): { items: number; calls: PlannedCall[]; notRecheckable: NotRecheckable[] } {
   const rows = archive.datasets.recheckRows(query);
   const calls: PlannedCall[] = [];
   const notRecheckable: NotRecheckable[] = [];
@@ -82,7 +86,8 @@ function designOf(name: string, calls: PlannedCall[], budget: number | null): Co
   return collectDesignSchema.parse({ name, source: { type: 'calls', calls }, pages: 1, budget });
 }
 
-const NONE = (n: number) => new LoupeError('validation', `None of the ${n} item(s) can be re-checked (see the reasons listed); nothing was planned or spent.`);
+const NONE = (n: number) =>
+  new LoupeError('validation', `None of the ${n} item(s) can be re-checked (see the reasons listed); nothing was planned or spent.`);
 
 export async function planRecheck(d: RecheckDeps, target: DatasetTarget, budget: number | null = null): Promise<RecheckPlan> {
   const { query, name } = resolveTarget(d.archive, target);
@@ -139,7 +144,10 @@ export function applyRecheck(archive: Archive, planId: string): { found: number;
 }
 
 /** Plans (or continues), runs and applies a re-check; throws `not_approved` before spending when it needs approval. */
-export async function runRecheck(d: RecheckDeps, input: { target: DatasetTarget; budget?: number | null; approved: boolean; plan?: string }): Promise<RecheckResult> {
+export async function runRecheck(
+  d: RecheckDeps,
+  input: { target: DatasetTarget; budget?: number | null; approved: boolean; plan?: string },
+): Promise<RecheckResult> {
   const { query, name } = resolveTarget(d.archive, input.target);
   let planId: string;
   if (input.plan !== undefined) {

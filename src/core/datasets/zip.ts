@@ -50,7 +50,11 @@ interface ZipOut {
  * `onFile` hears each file as it is done (progress); `signal` stops between chunks (the caller
  * removes the partial file).
  */
-export async function writeZip(out: string, files: Array<{ name: string; path: string }>, o: { zip64?: 'auto' | 'always'; now?: Date; onFile?: (name: string, bytes: number) => void; signal?: AbortSignal } = {}): Promise<{ bytes: number; entries: number }> {
+export async function writeZip(
+  out: string,
+  files: Array<{ name: string; path: string }>,
+  o: { zip64?: 'auto' | 'always'; now?: Date; onFile?: (name: string, bytes: number) => void; signal?: AbortSignal } = {},
+): Promise<{ bytes: number; entries: number }> {
   const ws = createWriteStream(out, { flags: 'wx' });
   const failed = new Promise<never>((_, j) => ws.once('error', j));
   failed.catch(() => undefined);
@@ -79,7 +83,11 @@ export async function writeZip(out: string, files: Array<{ name: string; path: s
 }
 
 /** One file: its local header, its data through raw deflate, and a data descriptor with its CRC and sizes. */
-async function writeEntry(z: ZipOut, f: { name: string; path: string }, o: { time: number; date: number; always: boolean; signal?: AbortSignal }): Promise<Written> {
+async function writeEntry(
+  z: ZipOut,
+  f: { name: string; path: string },
+  o: { time: number; date: number; always: boolean; signal?: AbortSignal },
+): Promise<Written> {
   const name = Buffer.from(f.name, 'utf8');
   const size0 = (await stat(f.path)).size;
   // deflate can grow incompressible data slightly: decide Zip64 on a margin, before writing the header
@@ -127,7 +135,8 @@ async function writeEntry(z: ZipOut, f: { name: string; path: string }, o: { tim
     d.writeBigUInt64LE(BigInt(csize), 8);
     d.writeBigUInt64LE(BigInt(size), 16);
   } else {
-    if (csize >= MAX32 || size >= MAX32) throw new LoupeError('internal', `${f.name} outgrew a classic zip entry while it was written; nothing was kept.`);
+    if (csize >= MAX32 || size >= MAX32)
+      throw new LoupeError('internal', `${f.name} outgrew a classic zip entry while it was written; nothing was kept.`);
     d.writeUInt32LE(csize, 8);
     d.writeUInt32LE(size, 12);
   }
@@ -218,7 +227,9 @@ async function readAt(fh: FileHandle, at: number, n: number): Promise<Buffer> {
 }
 
 /** A zip's entries (from its central directory) and a reader of each; close it when done. */
-export async function openZip(path: string): Promise<{ entries: ZipEntry[]; read: (e: ZipEntry) => Promise<Buffer>; close: () => Promise<void> }> {
+export async function openZip(
+  path: string,
+): Promise<{ entries: ZipEntry[]; read: (e: ZipEntry) => Promise<Buffer>; close: () => Promise<void> }> {
   const fh = await open(path, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -248,8 +259,15 @@ export async function openZip(path: string): Promise<{ entries: ZipEntry[]; read
       const nameLen = cd.readUInt16LE(p + 28);
       const extraLen = cd.readUInt16LE(p + 30);
       const commentLen = cd.readUInt16LE(p + 32);
-      const ent: ZipEntry = { name: cd.toString('utf8', p + 46, p + 46 + nameLen), method: cd.readUInt16LE(p + 10), crc: cd.readUInt32LE(p + 16), csize: cd.readUInt32LE(p + 20), size: cd.readUInt32LE(p + 24), offset: cd.readUInt32LE(p + 42) };
-      for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen; ) {
+      const ent: ZipEntry = {
+        name: cd.toString('utf8', p + 46, p + 46 + nameLen),
+        method: cd.readUInt16LE(p + 10),
+        crc: cd.readUInt32LE(p + 16),
+        csize: cd.readUInt32LE(p + 20),
+        size: cd.readUInt32LE(p + 24),
+        offset: cd.readUInt32LE(p + 42),
+      };
+      for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen;) {
         const id = cd.readUInt16LE(x);
         const len = cd.readUInt16LE(x + 2);
         if (id === 0x0001) {

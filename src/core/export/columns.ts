@@ -110,9 +110,8 @@ const RECORD_COLUMNS: Array<[column: string, path: string[]]> = [
   ['ext', ['ext']],
 ];
 
-const LABEL_COLUMNS: Array<[column: string, path: string[]]> = Object.entries(LABEL_FIELDS).flatMap(
-  ([family, fields]) =>
-    fields.map((f): [string, string[]] => [`labels.${family}.${f}`, ['computed', 'labels', family, f]]),
+const LABEL_COLUMNS: Array<[column: string, path: string[]]> = Object.entries(LABEL_FIELDS).flatMap(([family, fields]) =>
+  fields.map((f): [string, string[]] => [`labels.${family}.${f}`, ['computed', 'labels', family, f]]),
 );
 
 const RELEVANCE_COLUMNS: Array<[column: string, path: string[]]> = (['p', 'sense', 'depth', 'spam'] as const).map(
@@ -184,7 +183,10 @@ const DEFS: ColumnDef[] = [
   // co-authors of collab posts live in ext.coauthors; repeated here as their own column for convenience
   { name: 'coauthors', expr: pathExpr(['ext', 'coauthors']) },
   // the effective label: the analyst's override first, as the library filters on it (issue 14 #4)
-  ...LABEL_COLUMNS.map(([name, path]) => ({ name, expr: `(O_${path[2]} !== undefined && hasOwn(O_${path[2]}, ${key(path[3])}) ? O_${path[2]}[${key(path[3])}] : L_${path[2]}?.[${key(path[3])}])` })),
+  ...LABEL_COLUMNS.map(([name, path]) => ({
+    name,
+    expr: `(O_${path[2]} !== undefined && hasOwn(O_${path[2]}, ${key(path[3])}) ? O_${path[2]}[${key(path[3])}] : L_${path[2]}?.[${key(path[3])}])`,
+  })),
   ...RELEVANCE_COLUMNS.map(([name, path]) => ({ name, expr: `R?.[${key(path[2])}]` })),
   { name: 'tags', expr: 'row.tags' },
   { name: 'note', expr: 'row.note' },
@@ -194,8 +196,7 @@ const DEFS: ColumnDef[] = [
   { name: 'extra', expr: 'extraOf(row)' },
 ];
 
-const overridesCell = (o: ExportRow['overrides'] | undefined): ExportRow['overrides'] | null =>
-  o && Object.keys(o).length > 0 ? o : null;
+const overridesCell = (o: ExportRow['overrides'] | undefined): ExportRow['overrides'] | null => (o && Object.keys(o).length > 0 ? o : null);
 
 const sub = (v: unknown): Record<string, unknown> | undefined => (isObj(v) ? v : undefined);
 /** the row's overrides, undefined when it has none (most rows: one test per row, none per cell) */
@@ -274,7 +275,14 @@ const sinkCache = new Map<string, SinkFn>();
 export function valuesSink(defs: readonly ColumnDef[]): SinkFn {
   const k = defs.map((d) => d.name).join('\n');
   let f = sinkCache.get(k);
-  if (!f) sinkCache.set(k, (f = compile<void, SinkFn>(`let v;\n${defs.map((d, i) => `if (!sinks[${i}].add(v = ${d.expr})) miss(${i}, v);`).join('\n')}`, ', sinks, miss')));
+  if (!f)
+    sinkCache.set(
+      k,
+      (f = compile<void, SinkFn>(
+        `let v;\n${defs.map((d, i) => `if (!sinks[${i}].add(v = ${d.expr})) miss(${i}, v);`).join('\n')}`,
+        ', sinks, miss',
+      )),
+    );
   return f;
 }
 

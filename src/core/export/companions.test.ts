@@ -24,7 +24,11 @@ beforeAll(() => {
   a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', rows([1, 5, 9]), { fetchedAt: Date.UTC(2026, 0, 1) }), 't', null);
   a.storeResponse(listResponse('c2', 'photo_net', 'profile/posts', rows([2, 5, 9]), { fetchedAt: Date.UTC(2026, 0, 2) }), 't', null);
   a.storeResponse(listResponse('c3', 'photo_net', 'profile/posts', rows([4, 8, 9]), { fetchedAt: Date.UTC(2026, 0, 3) }), 't', null);
-  a.storeResponse(listResponse('c4', 'micro_net', 'user/tweets', [post({ id: 'm1', likes: 1 })], { fetchedAt: Date.UTC(2026, 0, 3) }), 't', null);
+  a.storeResponse(
+    listResponse('c4', 'micro_net', 'user/tweets', [post({ id: 'm1', likes: 1 })], { fetchedAt: Date.UTC(2026, 0, 3) }),
+    't',
+    null,
+  );
   a.addTag({ platform: 'photo_net', kind: 'post', id: '1' }, '=lead');
   who = 'Grace';
   a.setNote({ platform: 'photo_net', kind: 'post', id: '2' }, 'says "hi", twice');
@@ -40,7 +44,13 @@ function want(): string[][] {
   const out: string[][] = [];
   for (const id of ['1', '2', '3'])
     for (const r of a.datasets.history({ platform: 'photo_net', kind: 'post', id }))
-      out.push(['photo_net', 'post', id, new Date(r.readAt).toISOString(), ...[r.views, r.likes, r.comments, r.shares, r.saves].map((v) => (v === null ? '' : String(v)))]);
+      out.push([
+        'photo_net',
+        'post',
+        id,
+        new Date(r.readAt).toISOString(),
+        ...[r.views, r.likes, r.comments, r.shares, r.saves].map((v) => (v === null ? '' : String(v))),
+      ]);
   return out;
 }
 const ANN = [
@@ -48,7 +58,8 @@ const ANN = [
   ['photo_net', 'post', '1', 'override', 'intent.label', 'other', 'Grace'],
   ['photo_net', 'post', '2', 'note', 'note', 'says "hi", twice', 'Grace'],
 ];
-const str = (v: unknown): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? v.toString() : String(v));
+const str = (v: unknown): string =>
+  v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? v.toString() : String(v);
 const norm = (rows: string[][]) => rows.map((r) => r.join('\u0001')).sort();
 
 describe('companion tables', () => {
@@ -67,7 +78,10 @@ describe('companion tables', () => {
         const wb = readXlsx(out);
         expect(wb.map((w) => w.name)).toEqual(['Loupe export', 'Metric history', 'Annotations']);
         const sheet = (name: string, width: number) =>
-          wb.find((w) => w.name === name)!.rows.slice(1).map((row) => Array.from({ length: width }, (_, i) => row[i]).map((v) => (v instanceof Date ? v.toISOString() : str(v))));
+          wb
+            .find((w) => w.name === name)!
+            .rows.slice(1)
+            .map((row) => Array.from({ length: width }, (_, i) => row[i]).map((v) => (v instanceof Date ? v.toISOString() : str(v))));
         history = sheet('Metric history', 9);
         ann = sheet('Annotations', 7);
         expect(r.files).toBeUndefined();
@@ -77,19 +91,38 @@ describe('companion tables', () => {
         const [h, n] = r.files!.map((f) => f.path);
         expect(h).toBe(join(dir, `items-${format}.history.${format}`));
         if (format === 'csv') {
-          const read = (f: string) => (parse(readFileSync(f, 'utf8').replace(/^\uFEFF/, ''), { relax_column_count: false }) as string[][]).slice(1).map((x) => x.map(unneutraliseCell));
+          const read = (f: string) =>
+            (parse(readFileSync(f, 'utf8').replace(/^\uFEFF/, ''), { relax_column_count: false }) as string[][])
+              .slice(1)
+              .map((x) => x.map(unneutraliseCell));
           history = read(h);
           ann = read(n).map((x) => x.slice(0, 7));
         } else if (format === 'parquet') {
           const read = async (f: string) => {
             const b = readFileSync(f);
-            return (await parquetReadObjects({ file: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) })) as Array<Record<string, unknown>>;
+            return (await parquetReadObjects({ file: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) })) as Array<
+              Record<string, unknown>
+            >;
           };
-          history = (await read(h)).map((o) => ['platform', 'kind', 'id', 'read_at', 'views', 'likes', 'comments', 'shares', 'saves'].map((k) => str(o[k])));
-          ann = (await read(n)).map((o) => ['platform', 'kind', 'id', 'type', 'name', 'value', 'author'].map((k) => (k === 'value' && o[k] !== null ? str(JSON.parse(String(o[k]))) : str(o[k]))));
+          history = (await read(h)).map((o) =>
+            ['platform', 'kind', 'id', 'read_at', 'views', 'likes', 'comments', 'shares', 'saves'].map((k) => str(o[k])),
+          );
+          ann = (await read(n)).map((o) =>
+            ['platform', 'kind', 'id', 'type', 'name', 'value', 'author'].map((k) =>
+              k === 'value' && o[k] !== null ? str(JSON.parse(String(o[k]))) : str(o[k]),
+            ),
+          );
         } else {
-          const objs = (f: string) => (format === 'json' ? (JSON.parse(readFileSync(f, 'utf8')) as Array<Record<string, unknown>>) : readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>));
-          history = objs(h).map((o) => ['platform', 'kind', 'id', 'read_at', 'views', 'likes', 'comments', 'shares', 'saves'].map((k) => str(o[k])));
+          const objs = (f: string) =>
+            format === 'json'
+              ? (JSON.parse(readFileSync(f, 'utf8')) as Array<Record<string, unknown>>)
+              : readFileSync(f, 'utf8')
+                  .trim()
+                  .split('\n')
+                  .map((l) => JSON.parse(l) as Record<string, unknown>);
+          history = objs(h).map((o) =>
+            ['platform', 'kind', 'id', 'read_at', 'views', 'likes', 'comments', 'shares', 'saves'].map((k) => str(o[k])),
+          );
           ann = objs(n).map((o) => ['platform', 'kind', 'id', 'type', 'name', 'value', 'author'].map((k) => str(o[k])));
         }
       }
@@ -102,7 +135,10 @@ describe('companion tables', () => {
     const items = [{ platform: 'photo_net', kind: 'post', id: '2' }];
     const out = join(dir, 'two.jsonl');
     const r = await exportAny(a.exportRowsFor(items), { format: 'jsonl', out, companions: companionsOf(a.datasets, { items }) });
-    const h = readFileSync(r.files![0].path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; likes: number });
+    const h = readFileSync(r.files![0].path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; likes: number });
     expect(h.map((x) => [x.id, x.likes])).toEqual([
       ['2', 5],
       ['2', 8],

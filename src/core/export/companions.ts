@@ -52,7 +52,12 @@ export function companionPath(out: string, table: string): string {
   return m ? `${m[1]}.${table}${m[2]}` : `${out}.${table}`;
 }
 
-export async function writeCompanions(format: TableFormat, out: string, src: CompanionSource, opts: { bom?: boolean; signal?: AbortSignal } = {}): Promise<CompanionFile[]> {
+export async function writeCompanions(
+  format: TableFormat,
+  out: string,
+  src: CompanionSource,
+  opts: { bom?: boolean; signal?: AbortSignal } = {},
+): Promise<CompanionFile[]> {
   const files: CompanionFile[] = [];
   const h = await writeTable({ columns: HISTORY_COLUMNS, rows: src.history() }, format, companionPath(out, 'history'), opts);
   files.push({ table: 'history', ...h });
@@ -63,21 +68,45 @@ export async function writeCompanions(format: TableFormat, out: string, src: Com
       yield first.value;
       for (let n = it.next(); !n.done; n = it.next()) yield n.value;
     })();
-    files.push({ table: 'annotations', ...(await writeTable({ columns: ANNOTATION_COLUMNS, rows }, format, companionPath(out, 'annotations'), opts)) });
+    files.push({
+      table: 'annotations',
+      ...(await writeTable({ columns: ANNOTATION_COLUMNS, rows }, format, companionPath(out, 'annotations'), opts)),
+    });
   } else it.return?.();
   return files;
 }
 
 /** The same tables as XLSX sheets (xlsx.ts extraSheets). */
-export function companionSheets(src: CompanionSource): Array<{ name: string; columns: readonly TableColumn[]; rows: () => Iterable<unknown[]> }> {
+export function companionSheets(
+  src: CompanionSource,
+): Array<{ name: string; columns: readonly TableColumn[]; rows: () => Iterable<unknown[]> }> {
   return [
     { name: 'Metric history', columns: HISTORY_COLUMNS, rows: () => src.history() },
     { name: 'Annotations', columns: ANNOTATION_COLUMNS, rows: () => src.annotations() },
   ];
 }
 
-type HistoryLike = { platform: string; kind: string; id: string; readAt: number; views: number | null; likes: number | null; comments: number | null; shares: number | null; saves: number | null };
-type AnnotationLike = { platform: string; kind: string; id: string; type: string; name: string; value: unknown; author: string | null; at: number };
+type HistoryLike = {
+  platform: string;
+  kind: string;
+  id: string;
+  readAt: number;
+  views: number | null;
+  likes: number | null;
+  comments: number | null;
+  shares: number | null;
+  saves: number | null;
+};
+type AnnotationLike = {
+  platform: string;
+  kind: string;
+  id: string;
+  type: string;
+  name: string;
+  value: unknown;
+  author: string | null;
+  at: number;
+};
 type ItemKey = { platform: string; kind: string; id: string };
 
 /** What the archive's dataset tables give (archive.datasets), structurally: the export layer stays above the archive. */

@@ -142,7 +142,9 @@ export class CsvPool extends ExportPool {
 
   /** Read these rows (by rid) and render them to UTF-8 CSV; null when one is no longer in the archive. */
   renderRids(rids: number[]): Promise<Uint8Array | null> {
-    const p = this.post((seq) => ({ seq, rids })).then((m) => (m.missing ? null : ((m.bytes as Uint8Array | undefined) ?? new Uint8Array(0))));
+    const p = this.post((seq) => ({ seq, rids })).then((m) =>
+      m.missing ? null : ((m.bytes as Uint8Array | undefined) ?? new Uint8Array(0)),
+    );
     p.catch(() => undefined);
     return p;
   }

@@ -57,7 +57,11 @@ async function csv(source: Iterable<never> | ExportRowSource, name: string, thre
 }
 
 describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the workers, by rid', () => {
-  const queries: LibraryQuery[] = [{}, { platforms: ['photo_net'], text: 'kettle', sort: { field: 'likes', dir: 'asc' } }, { sort: { field: 'label:sponsored.p', dir: 'desc' } }];
+  const queries: LibraryQuery[] = [
+    {},
+    { platforms: ['photo_net'], text: 'kettle', sort: { field: 'likes', dir: 'asc' } },
+    { sort: { field: 'label:sponsored.p', dir: 'desc' } },
+  ];
   it('writes the bytes of the one-thread export', async () => {
     for (const [k, q] of queries.entries()) {
       const source = a.iterateExportRows(q);

@@ -44,7 +44,15 @@ interface Slot {
  */
 export async function csvFromRids(
   walk: RidWalk,
-  o: { sink: CsvSink; line: (row: ExportRow) => string; columns?: string[]; threads: number; parallelAfter: number; signal?: AbortSignal; progress: (rows: number) => void },
+  o: {
+    sink: CsvSink;
+    line: (row: ExportRow) => string;
+    columns?: string[];
+    threads: number;
+    parallelAfter: number;
+    signal?: AbortSignal;
+    progress: (rows: number) => void;
+  },
 ): Promise<number> {
   const { sink, line, signal } = o;
   let count = 0;
@@ -59,7 +67,10 @@ export async function csvFromRids(
   };
   // a small export never starts a worker
   const first = walk.next(Math.max(1, o.parallelAfter));
-  const pool = first.length < Math.max(1, o.parallelAfter) || o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
+  const pool =
+    first.length < Math.max(1, o.parallelAfter) || o.threads < 1
+      ? null
+      : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
   if (!pool) {
     const all = first;
     for (let more = walk.next(1 << 16); more.length > 0; more = walk.next(1 << 16)) for (const r of more) all.push(r);
@@ -95,7 +106,8 @@ export async function csvFromRids(
       if (bytes) await sink.bytes(bytes);
       else {
         // a row was deleted since the snapshot: read the rest of the walk, then this batch from the snapshot
-        for (let b = walking ? walk.next(1 << 16) : []; b.length > 0; b = walk.next(1 << 16)) for (let i = 0; i < b.length; i += BATCH) ahead.push(b.slice(i, i + BATCH));
+        for (let b = walking ? walk.next(1 << 16) : []; b.length > 0; b = walk.next(1 << 16))
+          for (let i = 0; i < b.length; i += BATCH) ahead.push(b.slice(i, i + BATCH));
         walking = false;
         for (const row of walk.rows(slot.rids)) sink.add(line(row));
         await sink.flush();

@@ -37,7 +37,8 @@ function readRows(rids: number[]): ExportRow[] | null {
     byRid = db.prepare(`SELECT i.rid, ${EXPORT_COLS}${r.extra} FROM items i WHERE i.rid IN (SELECT value FROM json_each(?))`).raw(true);
   }
   const found = new Map<number, ExportTuple>();
-  for (const t of byRid.iterate(JSON.stringify(rids)) as IterableIterator<[number, ...ExportTuple]>) found.set(t[0], t.slice(1) as ExportTuple);
+  for (const t of byRid.iterate(JSON.stringify(rids)) as IterableIterator<[number, ...ExportTuple]>)
+    found.set(t[0], t.slice(1) as ExportTuple);
   const rows: ExportRow[] = new Array(rids.length);
   for (let i = 0; i < rids.length; i++) {
     const t = found.get(rids[i]);

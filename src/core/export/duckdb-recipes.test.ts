@@ -36,12 +36,31 @@ const base = 9_007_199_254_740_993n;
 const rows: ExportRow[] = Array.from({ length: 40 }, (_, i) => {
   const id = String(base * 1000n + BigInt(i));
   const parent = i % 3 === 0 && i > 0 ? String(base * 1000n + BigInt(i - 1)) : null;
-  return { platform: 'photo_net', kind: 'post', id, record: { id, parent_id: parent, published_at: '2024-05-01T12:00:00Z', content: { text: TEXTS[i % TEXTS.length] }, author: { id: String(base + BigInt(i % 5)) }, engagement: { likes: i % 4 === 0 ? null : i } }, firstSeenAt: 1, lastSeenAt: 2, tags: [], note: null, overrides: {} };
+  return {
+    platform: 'photo_net',
+    kind: 'post',
+    id,
+    record: {
+      id,
+      parent_id: parent,
+      published_at: '2024-05-01T12:00:00Z',
+      content: { text: TEXTS[i % TEXTS.length] },
+      author: { id: String(base + BigInt(i % 5)) },
+      engagement: { likes: i % 4 === 0 ? null : i },
+    },
+    firstSeenAt: 1,
+    lastSeenAt: 2,
+    tags: [],
+    note: null,
+    overrides: {},
+  };
 });
 
 type Conn = { runAndReadAll(sql: string): Promise<{ getRows(): unknown[][] }>; closeSync(): void };
 async function duck(): Promise<{ c: Conn; close(): void }> {
-  const { DuckDBInstance } = (await import(pathToFileURL(duckEntry!).href)) as { DuckDBInstance: { create(p: string): Promise<{ connect(): Promise<Conn>; closeSync(): void }> } };
+  const { DuckDBInstance } = (await import(pathToFileURL(duckEntry!).href)) as {
+    DuckDBInstance: { create(p: string): Promise<{ connect(): Promise<Conn>; closeSync(): void }> };
+  };
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   return { c, close: () => (c.closeSync(), db.closeSync()) };
@@ -53,25 +72,39 @@ describe('docs/export.md DuckDB recipes', () => {
   });
 
   for (const format of ['csv', 'parquet'] as const)
-    it.skipIf(!duckEntry)(`DuckDB reads the ${format.toUpperCase()} export with the page's recipe: ids exact, empty is NULL, text as written${SKIP}`, async () => {
-      const out = join(dir, `export.${format}`);
-      if (format === 'csv') await exportRows(rows, { format: 'csv', out });
-      else await exportParquet(rows, { out });
-      const { c, close } = await duck();
-      try {
-        for (const stmt of recipes[format].replaceAll(`'export.${format}'`, `'${out.replace(/'/g, "''")}'`).split(';').filter((s) => s.trim())) await c.runAndReadAll(stmt);
-        const got = (await c.runAndReadAll('SELECT id, parent_id, "author.id", "content.text", "engagement.likes" FROM posts')).getRows();
-        const text = (v: unknown): unknown => (format === 'csv' && typeof v === 'string' ? unneutraliseCell(v) : v);
-        expect(got.map((r) => [r[0], r[1], r[2], text(r[3]), r[4] === null ? null : Number(r[4])])).toEqual(
-          rows.map((r) => {
-            const rec = r.record as { parent_id: string | null; author: { id: string }; content: { text: string }; engagement: { likes: number | null } };
-            return [r.id, rec.parent_id, rec.author.id, rec.content.text, rec.engagement.likes];
-          }),
-        );
-        const types = (await c.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT id, parent_id, "author.id" FROM posts)`)).getRows();
-        expect(types.map((t) => t[1])).toEqual(['VARCHAR', 'VARCHAR', 'VARCHAR']);
-      } finally {
-        close();
-      }
-    });
+    it.skipIf(!duckEntry)(
+      `DuckDB reads the ${format.toUpperCase()} export with the page's recipe: ids exact, empty is NULL, text as written${SKIP}`,
+      async () => {
+        const out = join(dir, `export.${format}`);
+        if (format === 'csv') await exportRows(rows, { format: 'csv', out });
+        else await exportParquet(rows, { out });
+        const { c, close } = await duck();
+        try {
+          for (const stmt of recipes[format]
+            .replaceAll(`'export.${format}'`, `'${out.replace(/'/g, "''")}'`)
+            .split(';')
+            .filter((s) => s.trim()))
+            await c.runAndReadAll(stmt);
+          const got = (await c.runAndReadAll('SELECT id, parent_id, "author.id", "content.text", "engagement.likes" FROM posts')).getRows();
+          const text = (v: unknown): unknown => (format === 'csv' && typeof v === 'string' ? unneutraliseCell(v) : v);
+          expect(got.map((r) => [r[0], r[1], r[2], text(r[3]), r[4] === null ? null : Number(r[4])])).toEqual(
+            rows.map((r) => {
+              const rec = r.record as {
+                parent_id: string | null;
+                author: { id: string };
+                content: { text: string };
+                engagement: { likes: number | null };
+              };
+              return [r.id, rec.parent_id, rec.author.id, rec.content.text, rec.engagement.likes];
+            }),
+          );
+          const types = (
+            await c.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT id, parent_id, "author.id" FROM posts)`)
+          ).getRows();
+          expect(types.map((t) => t[1])).toEqual(['VARCHAR', 'VARCHAR', 'VARCHAR']);
+        } finally {
+          close();
+        }
+      },
+    );
 });

@@ -28,12 +28,24 @@ function post(id: string, over: Partial<Record<string, unknown>> = {}, ann: Part
     url: `https://example.test/p/${id}`,
     kind: 'short',
     parent_id: null,
-    content: { text: 'hello', media_urls: ['https://m.test/1.jpg', 'https://m.test/2, "x".jpg'], thumbnail_url: null, duration_seconds: 12.5 },
+    content: {
+      text: 'hello',
+      media_urls: ['https://m.test/1.jpg', 'https://m.test/2, "x".jpg'],
+      thumbnail_url: null,
+      duration_seconds: 12.5,
+    },
     author: { id: BIG_ID_2, username: 'alice', display_name: 'Alice', avatar_url: null, verified: true, followers: 1200 },
     engagement: { views: 10, likes: 0, comments: null, shares: 3, saves: null },
     flags: {
-      nsfw: false, spoiler: null, pinned: false, likes_hidden: null, comments_hidden: null,
-      shares_hidden: null, views_hidden: null, saves_hidden: null, deleted: false,
+      nsfw: false,
+      spoiler: null,
+      pinned: false,
+      likes_hidden: null,
+      comments_hidden: null,
+      shares_hidden: null,
+      views_hidden: null,
+      saves_hidden: null,
+      deleted: false,
     },
     published_at: '2024-05-01T10:00:00Z',
     language: 'en',
@@ -85,7 +97,11 @@ function parseCsv(text: string): string[][] {
 describe('CSV export', () => {
   it('round-trips hostile text through a real CSV parser, altered only by the documented neutralisation', async () => {
     const rows = HOSTILE_TEXTS.map((t, i) =>
-      post(i === 0 ? BIG_ID : String(BigInt(BIG_ID) + BigInt(i)), { content: { text: t, media_urls: null, thumbnail_url: null, duration_seconds: null } }, { note: t, tags: [t] }),
+      post(
+        i === 0 ? BIG_ID : String(BigInt(BIG_ID) + BigInt(i)),
+        { content: { text: t, media_urls: null, thumbnail_url: null, duration_seconds: null } },
+        { note: t, tags: [t] },
+      ),
     );
     const out = join(dir, 'x.csv');
     const res = await exportRows(rows, { format: 'csv', out });
@@ -117,11 +133,17 @@ describe('CSV export', () => {
 
   it('no cell of the file starts with a formula character', async () => {
     const evil = '=cmd|"/C calc"!A0';
-    const row = post('-1', {
-      url: '+url', language: '@en', published_at: '-2024',
-      author: { id: '=1', username: '\tuser', display_name: '\rname', avatar_url: null, verified: null, followers: null },
-      ext: { x: evil },
-    }, { note: evil, tags: ['=a'] });
+    const row = post(
+      '-1',
+      {
+        url: '+url',
+        language: '@en',
+        published_at: '-2024',
+        author: { id: '=1', username: '\tuser', display_name: '\rname', avatar_url: null, verified: null, followers: null },
+        ext: { x: evil },
+      },
+      { note: evil, tags: ['=a'] },
+    );
     const out = join(dir, 'e.csv');
     await exportRows([row], { format: 'csv', out });
     const [, cells] = parseCsv(await readFile(out, 'utf8'));
@@ -172,7 +194,11 @@ describe('CSV export', () => {
     const f = flattenForCsv(p);
     expect(f['labels.sentiment.p']).toBe('0.9');
     expect(JSON.parse(f['extra'])).toEqual({
-      computed: { labels: { sentiment: { novel: 1 } }, labels_evidence: { sentiment: { quote: 'great', sentence_index: 0 } }, relevance: null },
+      computed: {
+        labels: { sentiment: { novel: 1 } },
+        labels_evidence: { sentiment: { quote: 'great', sentence_index: 0 } },
+        relevance: null,
+      },
     });
     const profile: ExportRow = { ...post('6'), kind: 'profile', record: { id: '6', username: 'zed', followers: 5 } };
     const g = flattenForCsv(profile);
@@ -183,13 +209,37 @@ describe('CSV export', () => {
   it('has a column for every label family field and identical headers across exports of different rows', async () => {
     for (const [family, fields] of Object.entries(LABEL_FIELDS))
       for (const f of fields) expect(CSV_COLUMNS).toContain(`labels.${family}.${f}`);
-    for (const fam of ['sponsored', 'intent', 'niche', 'mention', 'quality', 'injection', 'sentiment', 'spam', 'question', 'purchase_intent', 'complaint', 'toxic', 'low_quality'])
+    for (const fam of [
+      'sponsored',
+      'intent',
+      'niche',
+      'mention',
+      'quality',
+      'injection',
+      'sentiment',
+      'spam',
+      'question',
+      'purchase_intent',
+      'complaint',
+      'toxic',
+      'low_quality',
+    ])
       expect(CSV_COLUMNS.some((c) => c.startsWith(`labels.${fam}.`))).toBe(true);
 
     const a = join(dir, 'a.csv');
     const b = join(dir, 'b.csv');
     await exportRows([post('1')], { format: 'csv', out: a });
-    const bare: ExportRow = { platform: 'forum_net', kind: 'post', id: '2', record: { id: '2' }, firstSeenAt: 0, lastSeenAt: 0, tags: [], note: 'n', overrides: { intent: { label: 'other' } } };
+    const bare: ExportRow = {
+      platform: 'forum_net',
+      kind: 'post',
+      id: '2',
+      record: { id: '2' },
+      firstSeenAt: 0,
+      lastSeenAt: 0,
+      tags: [],
+      note: 'n',
+      overrides: { intent: { label: 'other' } },
+    };
     await exportRows([bare], { format: 'csv', out: b });
     const ha = parseCsv(await readFile(a, 'utf8'));
     const hb = parseCsv(await readFile(b, 'utf8'));
@@ -215,12 +265,23 @@ describe('CSV export', () => {
 
 describe('JSON and JSONL export', () => {
   const rows = [
-    post(BIG_ID, { content: { text: HOSTILE_TEXTS.join('\u2028'), media_urls: [], thumbnail_url: null, duration_seconds: null } }, { note: '=x', tags: ['a'], overrides: { intent: { label: 'other' } } }),
+    post(
+      BIG_ID,
+      { content: { text: HOSTILE_TEXTS.join('\u2028'), media_urls: [], thumbnail_url: null, duration_seconds: null } },
+      { note: '=x', tags: ['a'], overrides: { intent: { label: 'other' } } },
+    ),
     post(BIG_ID_2),
   ];
   const envelope = (r: ExportRow): unknown => ({
-    platform: r.platform, kind: r.kind, id: r.id, record: r.record, tags: r.tags, note: r.note,
-    overrides: r.overrides, first_seen_at: new Date(r.firstSeenAt).toISOString(), last_seen_at: new Date(r.lastSeenAt).toISOString(),
+    platform: r.platform,
+    kind: r.kind,
+    id: r.id,
+    record: r.record,
+    tags: r.tags,
+    note: r.note,
+    overrides: r.overrides,
+    first_seen_at: new Date(r.firstSeenAt).toISOString(),
+    last_seen_at: new Date(r.lastSeenAt).toISOString(),
   });
 
   it('JSON: one array of envelopes, records unaltered, big ids as strings', async () => {
@@ -273,8 +334,12 @@ describe('streaming, progress, cancel, atomic rename', () => {
       await writeFile(out, 'previous export');
       const ac = new AbortController();
       const p = exportRows(many(200_000), {
-        format, out, signal: ac.signal,
-        onProgress: (n) => { if (n >= 3000) ac.abort(); },
+        format,
+        out,
+        signal: ac.signal,
+        onProgress: (n) => {
+          if (n >= 3000) ac.abort();
+        },
       });
       await expect(p).rejects.toMatchObject({ name: 'AbortError' });
       expect(await readFile(out, 'utf8')).toBe('previous export');
@@ -343,8 +408,13 @@ describe('streaming, progress, cancel, atomic rename', () => {
       const before = used();
       let peak = before;
       const res = await exportRows(many(n), {
-        format: 'csv', out: join(dir, `big-${threads}.csv`), threads, total: n,
-        onProgress: (k) => { if (k % 10_000 < 500) peak = Math.max(peak, used()); },
+        format: 'csv',
+        out: join(dir, `big-${threads}.csv`),
+        threads,
+        total: n,
+        onProgress: (k) => {
+          if (k % 10_000 < 500) peak = Math.max(peak, used());
+        },
       });
       expect(res.rows).toBe(n);
       // the file is ~63 MB; holding it (or the rows) in memory would show here (without
@@ -358,7 +428,14 @@ describe('streaming, progress, cancel, atomic rename', () => {
 describe('CSV writer and worker threads', () => {
   it('writes records byte-identical to csv-stringify (quote every non-empty cell, double quotes, CRLF)', () => {
     const cells = [...HOSTILE_TEXTS, '"', '""', 'a,b', '\n', ' ', '0', "'=x"];
-    const lib = stringify([cells], { delimiter: ',', record_delimiter: 'windows', quote: '"', escape: '"', quoted: true, quoted_empty: false });
+    const lib = stringify([cells], {
+      delimiter: ',',
+      record_delimiter: 'windows',
+      quote: '"',
+      escape: '"',
+      quoted: true,
+      quoted_empty: false,
+    });
     expect(csvRecord(cells)).toBe(lib);
   });
 
@@ -389,11 +466,15 @@ describe('CSV writer and worker threads', () => {
   function* hostile(n: number): Iterable<ExportRow> {
     for (let i = 0; i < n; i++) {
       const text = HOSTILE_TEXTS[i % HOSTILE_TEXTS.length];
-      const row = post(String(10n ** 18n + BigInt(i)), { content: { text, media_urls: [text], thumbnail_url: null, duration_seconds: i / 7 } }, {
-        note: i % 3 === 0 ? text : null,
-        tags: i % 5 === 0 ? [text] : [],
-        overrides: i % 7 === 0 ? { intent: { label: text } } : {},
-      });
+      const row = post(
+        String(10n ** 18n + BigInt(i)),
+        { content: { text, media_urls: [text], thumbnail_url: null, duration_seconds: i / 7 } },
+        {
+          note: i % 3 === 0 ? text : null,
+          tags: i % 5 === 0 ? [text] : [],
+          overrides: i % 7 === 0 ? { intent: { label: text } } : {},
+        },
+      );
       yield i % 2 === 0 ? { ...row, recordJson: JSON.stringify(row.record) } : row;
     }
   }
@@ -404,7 +485,13 @@ describe('CSV writer and worker threads', () => {
     const par = join(dir, 'par.csv');
     const seen: number[] = [];
     await exportRows(hostile(6000), { format: 'csv', out: one, threads: 0 });
-    const res = await exportRows(hostile(6000), { format: 'csv', out: par, threads: 2, parallelAfter: 1000, onProgress: (n) => seen.push(n) });
+    const res = await exportRows(hostile(6000), {
+      format: 'csv',
+      out: par,
+      threads: 2,
+      parallelAfter: 1000,
+      onProgress: (n) => seen.push(n),
+    });
     expect(res.rows).toBe(6000);
     expect((await readFile(par)).equals(await readFile(one))).toBe(true);
     expect(seen.at(-1)).toBe(6000);
@@ -432,7 +519,16 @@ describe('CSV writer and worker threads', () => {
     }
     const ac = new AbortController();
     const out = join(dir, 'c.csv');
-    const p = exportRows(source(), { format: 'csv', out, signal: ac.signal, threads: 2, parallelAfter: 100, onProgress: (n) => { if (n >= 5000) ac.abort(); } });
+    const p = exportRows(source(), {
+      format: 'csv',
+      out,
+      signal: ac.signal,
+      threads: 2,
+      parallelAfter: 100,
+      onProgress: (n) => {
+        if (n >= 5000) ac.abort();
+      },
+    });
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
     expect(closed).toBe(true);
     expect(await readdir(dir)).toEqual([]);
@@ -443,7 +539,9 @@ describe('CSV writer and worker threads', () => {
       yield* hostile(2000);
       yield { ...post('9'), recordJson: '{"id": "9", broken' };
     }
-    await expect(exportRows(bad(), { format: 'csv', out: join(dir, 'x.csv'), threads: 2, parallelAfter: 10 })).rejects.toThrow(/export worker: .*JSON/);
+    await expect(exportRows(bad(), { format: 'csv', out: join(dir, 'x.csv'), threads: 2, parallelAfter: 10 })).rejects.toThrow(
+      /export worker: .*JSON/,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 
@@ -455,9 +553,12 @@ describe('CSV writer and worker threads', () => {
       await exportRows(withText(), { format, out: join(dir, `b.${format}`) });
       expect((await readFile(join(dir, `b.${format}`))).equals(await readFile(join(dir, `a.${format}`))), format).toBe(true);
     }
-    const back = JSON.parse(await readFile(join(dir, 'b.json'), 'utf8')) as Array<{ id: string; record: { id: string }; note: string | null }>;
+    const back = JSON.parse(await readFile(join(dir, 'b.json'), 'utf8')) as Array<{
+      id: string;
+      record: { id: string };
+      note: string | null;
+    }>;
     expect(back.map((e) => e.id)).toEqual([...plain()].map((r) => r.id));
     expect(back[3].note).toBe(HOSTILE_TEXTS[3]);
   });
 });
-

@@ -67,9 +67,11 @@ export function isExportFormat(s: string): s is AnyExportFormat {
 export function checkExportOptions(o: Pick<AnyExportOptions, 'format' | 'network' | 'columns'>): void {
   if (!isExportFormat(o.format)) throw new Error(`Unknown export format "${String(o.format)}"; use one of ${EXPORT_FORMATS.join(', ')}.`);
   const graph = EXPORT_FORMAT_TRAITS[o.format].network;
-  if (graph && !o.network) throw new Error(`A ${o.format.toUpperCase()} export is a network: choose one with --network (${NETWORK_KINDS.join(', ')}).`);
+  if (graph && !o.network)
+    throw new Error(`A ${o.format.toUpperCase()} export is a network: choose one with --network (${NETWORK_KINDS.join(', ')}).`);
   if (graph && !isNetworkKind(o.network ?? '')) throw new Error(`Unknown network "${o.network}"; use one of ${NETWORK_KINDS.join(', ')}.`);
-  if (!graph && o.network) throw new Error(`A network is exported as GEXF or GraphML, not ${o.format.toUpperCase()}: use --format gexf or --format graphml.`);
+  if (!graph && o.network)
+    throw new Error(`A network is exported as GEXF or GraphML, not ${o.format.toUpperCase()}: use --format gexf or --format graphml.`);
   if (graph && o.columns?.length) throw new Error('Columns apply to table exports (CSV, XLSX, Parquet), not to network files.');
 }
 
@@ -153,8 +155,15 @@ export const FORMATS: Readonly<Record<AnyExportFormat, ExportFormatDef>> = {
     companions: 'sheets',
     async run(src, { o, what, common }) {
       const { exportXlsx } = await import('./xlsx');
-      const r = await exportXlsx(src, { ...common, columns: o.columns, extraSheets: o.companions ? companionSheets(o.companions) : undefined });
-      const cut = r.truncatedCells > 0 ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.` : '';
+      const r = await exportXlsx(src, {
+        ...common,
+        columns: o.columns,
+        extraSheets: o.companions ? companionSheets(o.companions) : undefined,
+      });
+      const cut =
+        r.truncatedCells > 0
+          ? ` ${fmt(r.truncatedCells)} cell(s) longer than Excel's 32,767 characters were cut; the JSON export keeps them whole.`
+          : '';
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.sheets} sheet(s) to ${r.path}.${cut}` };
     },
   },
@@ -163,7 +172,10 @@ export const FORMATS: Readonly<Record<AnyExportFormat, ExportFormatDef>> = {
     async run(src, { o, what, common }) {
       const { exportParquet } = await import('./parquet');
       const r = await exportParquet(src, { ...common, columns: o.columns });
-      const odd = r.untypedValues > 0 ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.` : '';
+      const odd =
+        r.untypedValues > 0
+          ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.`
+          : '';
       return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
     },
   },
@@ -180,5 +192,10 @@ async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promi
   checkExportOptions(o);
   const p = o.pseudonymiseIn ? Pseudonymiser.forDataDir(o.pseudonymiseIn) : null;
   const src = p ? mapRows(rows, (r) => p.row(r)) : rows;
-  return FORMATS[o.format].run(src, { o, p, what: p ? ' (pseudonymised)' : '', common: { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total } });
+  return FORMATS[o.format].run(src, {
+    o,
+    p,
+    what: p ? ' (pseudonymised)' : '',
+    common: { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total },
+  });
 }

@@ -10,6 +10,14 @@
  */
 export { CSV_COLUMNS, flattenForCsv, LABEL_FIELDS, POST_LABEL_FIELDS, COMMENT_LABEL_FIELDS, extraOf } from './columns';
 export { neutraliseCell, unneutraliseCell, formatNumber, csvRecord } from './cells';
-export { exportRows, toEnvelope, envelopeJson, type ExportFormat, type ExportOptions, type ExportResult, type ExportEnvelope } from './rows';
+export {
+  exportRows,
+  toEnvelope,
+  envelopeJson,
+  type ExportFormat,
+  type ExportOptions,
+  type ExportResult,
+  type ExportEnvelope,
+} from './rows';
 export { companionsOf } from './companions';
 export { exportAny, exportOptionsError } from './formats';

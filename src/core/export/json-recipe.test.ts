@@ -30,7 +30,17 @@ describe('docs/export.md JSON recipe', () => {
     const rows: ExportRow[] = Array.from({ length: 24 }, (_, i) => {
       const id = String(base * 1000n + BigInt(i));
       const parent = i % 3 === 0 && i > 0 ? String(base * 1000n + BigInt(i - 1)) : null;
-      return { platform: 'photo_net', kind: 'post', id, record: { id, parent_id: parent, content: { text: TEXTS[i % TEXTS.length] }, author: { id: String(base + BigInt(i % 5)) } }, firstSeenAt: 1, lastSeenAt: 2, tags: [], note: null, overrides: {} };
+      return {
+        platform: 'photo_net',
+        kind: 'post',
+        id,
+        record: { id, parent_id: parent, content: { text: TEXTS[i % TEXTS.length] }, author: { id: String(base + BigInt(i % 5)) } },
+        firstSeenAt: 1,
+        lastSeenAt: 2,
+        tags: [],
+        note: null,
+        overrides: {},
+      };
     });
     const out = join(dir, 'export.json');
     await exportRows(rows, { format: 'json', out });

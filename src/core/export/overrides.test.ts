@@ -14,7 +14,13 @@ import { startTestApp, type TestApp } from '../test-app';
 describe('label columns honour overrides', () => {
   it('flattenForCsv: the override wins in labels.<family>.<field>; other fields keep the API value', () => {
     const row: ExportRow = {
-      platform: 'photo_net', kind: 'post', id: '1', firstSeenAt: 0, lastSeenAt: 0, tags: [], note: null,
+      platform: 'photo_net',
+      kind: 'post',
+      id: '1',
+      firstSeenAt: 0,
+      lastSeenAt: 0,
+      tags: [],
+      note: null,
       record: { id: '1', computed: { labels: { intent: { label: 'promoting', confidence: 0.7 }, sponsored: { p: 0.35 } } } },
       overrides: { intent: { label: 'complaining' }, sentiment: { label: 'negative' } },
     };
@@ -56,7 +62,10 @@ describe('override → library filter → CSV export, through the app', () => {
 
   it('the exported row shows the override; free text is refused with the allowed values', async () => {
     await call('api.call', { target: { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }, source: 'test' });
-    const page = await call<{ rows: Array<{ platform: string; kind: string; id: string }> }>('library.query', { kinds: ['post'], limit: 5 });
+    const page = await call<{ rows: Array<{ platform: string; kind: string; id: string }> }>('library.query', {
+      kinds: ['post'],
+      limit: 5,
+    });
     const item = page.rows[0];
     const ref = { platform: item.platform, kind: item.kind, id: item.id };
 
@@ -69,7 +78,10 @@ describe('override → library filter → CSV export, through the app', () => {
     const filtered = await call<{ rows: Array<{ id: string }> }>('library.query', { ...q, limit: 100 });
     expect(filtered.rows.map((r) => r.id)).toContain(item.id);
 
-    const job = await call<{ exportId: string; status: string; path?: string | null }>('export.start', { query: { kinds: ['post'] }, format: 'csv' });
+    const job = await call<{ exportId: string; status: string; path?: string | null }>('export.start', {
+      query: { kinds: ['post'] },
+      format: 'csv',
+    });
     let j = job;
     for (let i = 0; i < 200 && j.status === 'running'; i++) {
       await new Promise((r) => setTimeout(r, 50));

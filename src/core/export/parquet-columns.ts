@@ -180,7 +180,11 @@ abstract class Column implements ColumnBuilder {
     this.pages.length = 0;
     const dict = this.dictionaryPage;
     const dataStart = this.locs[0].at;
-    const page_locations = this.locs.map((l) => ({ offset: BigInt(at + l.at), compressed_page_size: l.size, first_row_index: BigInt(l.first) }));
+    const page_locations = this.locs.map((l) => ({
+      offset: BigInt(at + l.at),
+      compressed_page_size: l.size,
+      first_row_index: BigInt(l.first),
+    }));
     const size = BigInt(this.size);
     const chunk: ChunkMeta = {
       file_offset: BigInt(at),
@@ -219,7 +223,7 @@ class ByteArrayColumn extends Column {
     name: string,
     capacity: number,
     stats: boolean,
-      private readonly json: boolean,
+    private readonly json: boolean,
   ) {
     super(name, 'BYTE_ARRAY', capacity, stats, new Bytes(1 << 16));
     this.idx = new Uint16Array(this.def.length);

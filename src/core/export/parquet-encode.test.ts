@@ -19,7 +19,18 @@ function ab(file: string): ArrayBuffer {
 
 function post(i: number, record: Record<string, unknown>, extra: Partial<ExportRow> = {}): ExportRow {
   const id = String(record.id ?? i);
-  return { platform: 'photo_net', kind: 'post', id, record: { id, ...record }, firstSeenAt: Date.UTC(2024, 0, 1) + i, lastSeenAt: Date.UTC(2024, 0, 2), tags: [], note: null, overrides: {}, ...extra };
+  return {
+    platform: 'photo_net',
+    kind: 'post',
+    id,
+    record: { id, ...record },
+    firstSeenAt: Date.UTC(2024, 0, 1) + i,
+    lastSeenAt: Date.UTC(2024, 0, 2),
+    tags: [],
+    note: null,
+    overrides: {},
+    ...extra,
+  };
 }
 
 type Stats = { min_value?: unknown; max_value?: unknown; null_count?: bigint };
@@ -41,11 +52,24 @@ describe('Parquet encoder', () => {
         id: (2n ** 63n + BigInt(i)).toString(),
         published_at: [null, '2024-05-01T12:00:00Z', '2024-05-01', '2024-05-01T12:00:00.123+02:00', 'not a date', 1714564800000.4][i % 6],
         language: i % 3 === 0 ? null : ['en', 'de'][i % 2],
-        content: { text: texts[i % texts.length], duration_seconds: i % 4 === 0 ? null : i / 4, media_urls: i % 2 ? [] : [`https://cdn/${i}.jpg`] },
-        author: { id: String(9007199254740993n + BigInt(i)), verified: [true, false, null][i % 3], followers: i % 5 === 0 ? null : i * 2 ** 40 },
+        content: {
+          text: texts[i % texts.length],
+          duration_seconds: i % 4 === 0 ? null : i / 4,
+          media_urls: i % 2 ? [] : [`https://cdn/${i}.jpg`],
+        },
+        author: {
+          id: String(9007199254740993n + BigInt(i)),
+          verified: [true, false, null][i % 3],
+          followers: i % 5 === 0 ? null : i * 2 ** 40,
+        },
         engagement: { likes: i === 3 ? -5 : i, views: i === 4 ? 2 ** 52 + 1 : i },
         flags: { nsfw: i % 2 === 0, deleted: null },
-        computed: { labels: { intent: { label: i % 2 ? 'buy' : 'sell', urgency: i % 4, confidence: i % 7 === 0 ? 'high' : 0.5 }, sponsored: { p: i === 0 ? -0 : i / 50 } } },
+        computed: {
+          labels: {
+            intent: { label: i % 2 ? 'buy' : 'sell', urgency: i % 4, confidence: i % 7 === 0 ? 'high' : 0.5 },
+            sponsored: { p: i === 0 ? -0 : i / 50 },
+          },
+        },
       }),
     );
     const out = join(dir, 'types.parquet');
@@ -53,7 +77,14 @@ describe('Parquet encoder', () => {
     expect(r).toMatchObject({ rows: 45, rowGroups: 3 });
     const back = await parquetReadObjects({ file: ab(out) });
     expect(back.length).toBe(45);
-    const expectedTime = [null, Date.parse('2024-05-01T12:00:00Z'), Date.parse('2024-05-01T00:00:00Z'), Date.parse('2024-05-01T12:00:00.123+02:00'), null, 1714564800000];
+    const expectedTime = [
+      null,
+      Date.parse('2024-05-01T12:00:00Z'),
+      Date.parse('2024-05-01T00:00:00Z'),
+      Date.parse('2024-05-01T12:00:00.123+02:00'),
+      null,
+      1714564800000,
+    ];
     for (let i = 0; i < 45; i++) {
       const b = back[i];
       expect(b.id).toBe((2n ** 63n + BigInt(i)).toString());
@@ -144,7 +175,9 @@ describe('Parquet encoder', () => {
   });
 
   it('a column of nulls only, a one-row group, workers byte for byte', async () => {
-    const rows = Array.from({ length: 41 }, (_, i) => post(i, { content: { text: i % 2 ? 'a' : 'b' } }, { tags: i === 40 ? ['last'] : [] }));
+    const rows = Array.from({ length: 41 }, (_, i) =>
+      post(i, { content: { text: i % 2 ? 'a' : 'b' } }, { tags: i === 40 ? ['last'] : [] }),
+    );
     const one = join(dir, 'one.parquet');
     const two = join(dir, 'two.parquet');
     await exportParquet(rows, { out: one, threads: 0, rowGroupSize: 20 });

@@ -23,7 +23,15 @@ export type ParquetColumnType = 'STRING' | 'TIMESTAMP' | 'INT64' | 'INT32' | 'DO
 export const PAGE_SIZE = 1 << 20;
 
 export type Physical = 'BYTE_ARRAY' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN';
-export const PHYSICAL: Record<ParquetColumnType, Physical> = { STRING: 'BYTE_ARRAY', JSON: 'BYTE_ARRAY', TIMESTAMP: 'INT64', INT64: 'INT64', INT32: 'INT32', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN' };
+export const PHYSICAL: Record<ParquetColumnType, Physical> = {
+  STRING: 'BYTE_ARRAY',
+  JSON: 'BYTE_ARRAY',
+  TIMESTAMP: 'INT64',
+  INT64: 'INT64',
+  INT32: 'INT32',
+  DOUBLE: 'DOUBLE',
+  BOOLEAN: 'BOOLEAN',
+};
 
 /** Thrift enum values (parquet.thrift) */
 export const PAGE_DATA = 0;

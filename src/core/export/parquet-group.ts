@@ -60,7 +60,15 @@ export function parquetType(column: string): ParquetColumnType {
 type Schema = ReturnType<typeof schemaFromColumnData>;
 
 /** Free text, URLs and JSON: a min / max there serves no reader's filter (it is also written whole). */
-const NO_STATISTICS = new Set(['url', 'content.text', 'author.bio', 'author.display_name', 'author.avatar_url', 'content.thumbnail_url', 'note']);
+const NO_STATISTICS = new Set([
+  'url',
+  'content.text',
+  'author.bio',
+  'author.display_name',
+  'author.avatar_url',
+  'content.thumbnail_url',
+  'note',
+]);
 
 /**
  * Whether a column's chunks carry min / max statistics: numbers, times, flags, ids and words do
@@ -90,7 +98,8 @@ export function parquetLayout(columns?: string[]): ParquetLayout {
   // times are instants: annotated as UTC (TIMESTAMP(MILLIS, isAdjustedToUTC = true)), so DuckDB
   // reads TIMESTAMP WITH TIME ZONE and pandas / Arrow a tz-aware UTC column (hyparquet-writer
   // writes only the legacy converted type, which DuckDB reads as a naive time)
-  for (const el of schema) if (el.converted_type === 'TIMESTAMP_MILLIS') el.logical_type = { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' };
+  for (const el of schema)
+    if (el.converted_type === 'TIMESTAMP_MILLIS') el.logical_type = { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' };
   return { names, types, schema, statistics: names.map((n, i) => withStatistics(n, types[i])), sink: valuesSink(defs) };
 }
 
@@ -111,7 +120,10 @@ export interface EncodedGroup {
   untypedValues: number;
 }
 
-export const PARQUET_OPTIONS = { createdBy: 'Loupe (hyparquet-writer)', kvMetadata: [{ key: 'loupe.columns', value: 'the CSV export columns, typed (docs/export.md "Parquet")' }] };
+export const PARQUET_OPTIONS = {
+  createdBy: 'Loupe (hyparquet-writer)',
+  kvMetadata: [{ key: 'loupe.columns', value: 'the CSV export columns, typed (docs/export.md "Parquet")' }],
+};
 
 function writerState(w: ParquetWriter): WriterState {
   const s = w as unknown as Partial<WriterState>;
@@ -178,7 +190,11 @@ export class GroupEncoder {
  * Encode rows as one row group (typed columns, `untyped` for values that do not fit). `toRow`
  * makes each export row when its turn comes (a worker parses one record at a time).
  */
-export function encodeGroup<T = ExportRow>(layout: ParquetLayout, rows: readonly T[], toRow: (x: T) => ExportRow = (x) => x as ExportRow): EncodedGroup {
+export function encodeGroup<T = ExportRow>(
+  layout: ParquetLayout,
+  rows: readonly T[],
+  toRow: (x: T) => ExportRow = (x) => x as ExportRow,
+): EncodedGroup {
   const g = new GroupEncoder(layout, rows.length);
   for (const r of rows) g.add(toRow(r));
   return g.finish();

@@ -28,7 +28,17 @@ function row(i: number): ExportRow {
       },
     },
   };
-  return { platform: 'micro_net', kind: 'post', id, record, firstSeenAt: Date.UTC(2024, 4, 2) + i, lastSeenAt: Date.UTC(2024, 4, 3) + i, tags: i % 2 ? ['lead'] : [], note: null, overrides: {} };
+  return {
+    platform: 'micro_net',
+    kind: 'post',
+    id,
+    record,
+    firstSeenAt: Date.UTC(2024, 4, 2) + i,
+    lastSeenAt: Date.UTC(2024, 4, 3) + i,
+    tags: i % 2 ? ['lead'] : [],
+    note: null,
+    overrides: {},
+  };
 }
 
 async function read(file: string): Promise<Record<string, unknown>[]> {

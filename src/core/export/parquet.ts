@@ -242,7 +242,8 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
         // the first group: workers start with it when it is full (an export of one group never pays for them)
         pool = threads > 0 && inGroup === groupSize ? ParquetPool.start(threads, opts.columns) : null;
         const job = toWorker();
-        if (job) for (let i = 0; i < c.part.length; i += CHUNK_ROWS) job.post(c.part.slice(i, i + CHUNK_ROWS), i + CHUNK_ROWS < c.part.length);
+        if (job)
+          for (let i = 0; i < c.part.length; i += CHUNK_ROWS) job.post(c.part.slice(i, i + CHUNK_ROWS), i + CHUNK_ROWS < c.part.length);
         else queue.push({ rows: inGroup, group: encodeGroup(layout, c.part, fromWire) });
       }
       cur = null;

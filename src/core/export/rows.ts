@@ -20,7 +20,6 @@ import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
 import { abortError } from './abort';
 
-
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
 export interface ExportOptions {
@@ -74,7 +73,13 @@ export function envelopeJson(row: ExportRow): string {
   if (typeof row.recordJson !== 'string') return JSON.stringify(toEnvelope(row));
   const e = toEnvelopeShell(row);
   const head = JSON.stringify({ platform: e.platform, kind: e.kind, id: e.id });
-  const tail = JSON.stringify({ tags: e.tags, note: e.note, overrides: e.overrides, first_seen_at: e.first_seen_at, last_seen_at: e.last_seen_at });
+  const tail = JSON.stringify({
+    tags: e.tags,
+    note: e.note,
+    overrides: e.overrides,
+    first_seen_at: e.first_seen_at,
+    last_seen_at: e.last_seen_at,
+  });
   return `${head.slice(0, -1)},"record":${row.recordJson},${tail.slice(1)}`;
 }
 
@@ -163,7 +168,10 @@ class ChunkWriter {
 /** Accumulates text and hands it to the writer in ~64 KiB pieces. */
 class Chunker {
   private buf = '';
-  constructor(private readonly w: ChunkWriter, private readonly signal?: AbortSignal) {}
+  constructor(
+    private readonly w: ChunkWriter,
+    private readonly signal?: AbortSignal,
+  ) {}
   async push(s: string): Promise<void> {
     this.add(s);
     if (this.full) await this.flush();
@@ -238,10 +246,7 @@ function renameError(e: unknown, finalPath: string): unknown {
  * Export rows to `opts.out`. Resolves with the row count, the file size in bytes and the
  * absolute final path. Rejects (and leaves no file behind) on error or when `signal` aborts.
  */
-export async function exportRows(
-  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
-  opts: ExportOptions,
-): Promise<ExportResult> {
+export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<ExportRow>, opts: ExportOptions): Promise<ExportResult> {
   const { format, signal, onProgress } = opts;
   if (format !== 'csv' && format !== 'json' && format !== 'jsonl') throw new Error(`export: unknown format '${String(format)}'`);
   const defs = format === 'csv' ? resolveColumns(opts.columns) : null;
@@ -279,7 +284,10 @@ export async function exportRows(
     }
 
     // the archive's rows as rids, read by the CSV workers themselves (csv-rids.ts)
-    const walk = format === 'csv' && !(Symbol.asyncIterator in rows) && (opts.threads ?? 1) > 0 ? ((rows as ExportRowSource).ridWalk?.() ?? null) : null;
+    const walk =
+      format === 'csv' && !(Symbol.asyncIterator in rows) && (opts.threads ?? 1) > 0
+        ? ((rows as ExportRowSource).ridWalk?.() ?? null)
+        : null;
     if (walk) {
       try {
         await csvFromRids(walk, {
@@ -357,10 +365,13 @@ export async function exportRows(
               if (atWorkers < cap) {
                 const slot: Slot = { n: rowsOfBatch.length, ready: false };
                 atWorkers++;
-                slot.wait = pool.render(rowsOfBatch.map(toWire)).then(
-                  (b) => void Object.assign(slot, { out: b, ready: true }),
-                  (e: unknown) => void Object.assign(slot, { err: e, ready: true }),
-                ).finally(() => atWorkers--);
+                slot.wait = pool
+                  .render(rowsOfBatch.map(toWire))
+                  .then(
+                    (b) => void Object.assign(slot, { out: b, ready: true }),
+                    (e: unknown) => void Object.assign(slot, { err: e, ready: true }),
+                  )
+                  .finally(() => atWorkers--);
                 queue.push(slot);
               } else {
                 let text = '';

@@ -27,11 +27,16 @@ const repetitive = fc
     for (const [piece, times] of parts) for (let t = 0; t < times; t++) chunks.push(...piece);
     return Uint8Array.from(chunks);
   });
-const text = fc.array(fc.constantFrom('post', ' ', 'user_', '"likes":', '12', '345', '{', '}', 'https://cdn.example/', 'é', '🎉', '\n'), { maxLength: 30_000 }).map((w) => new TextEncoder().encode(w.join('')));
+const text = fc
+  .array(fc.constantFrom('post', ' ', 'user_', '"likes":', '12', '345', '{', '}', 'https://cdn.example/', 'é', '🎉', '\n'), {
+    maxLength: 30_000,
+  })
+  .map((w) => new TextEncoder().encode(w.join('')));
 
 describe('Snappy compression', () => {
   it('round-trips through hyparquet for random, repetitive and text-like inputs', () => {
-    fc.assert(fc.property(fc.oneof(bytes, repetitive, text), (input) => {
+    fc.assert(
+      fc.property(fc.oneof(bytes, repetitive, text), (input) => {
         expect(roundTrip(input)).toBe(true);
       }),
       { numRuns: 120 },

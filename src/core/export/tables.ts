@@ -94,7 +94,12 @@ class TableFile {
 }
 
 /** Write a table to `out` in `format`; `bom` for CSV (default true, as the export's CSV). */
-export async function writeTable(table: Table, format: TableFormat, out: string, opts: { bom?: boolean; signal?: AbortSignal } = {}): Promise<TableResult> {
+export async function writeTable(
+  table: Table,
+  format: TableFormat,
+  out: string,
+  opts: { bom?: boolean; signal?: AbortSignal } = {},
+): Promise<TableResult> {
   // hyparquet-writer is loaded on first use (a CSV export or the command line's start never pays for it)
   const pq = format === 'parquet' ? await import('hyparquet-writer') : null;
   const f = new TableFile(out);
@@ -165,7 +170,12 @@ function parquetRows(pq: Pq, table: Table, f: TableFile, signal?: AbortSignal): 
     f.bytesOut(new Uint8Array(bw.buffer, 0, bw.index).slice());
     bw.index = 0;
   };
-  const writer = new pq.ParquetWriter({ writer: bw, schema: parquetSchema(columns), codec: 'UNCOMPRESSED', createdBy: 'Loupe (hyparquet-writer)' });
+  const writer = new pq.ParquetWriter({
+    writer: bw,
+    schema: parquetSchema(columns),
+    codec: 'UNCOMPRESSED',
+    createdBy: 'Loupe (hyparquet-writer)',
+  });
   let data: unknown[][] = columns.map(() => []);
   let n = 0;
   let total = 0;

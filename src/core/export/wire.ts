@@ -22,7 +22,17 @@ export interface WireBatch {
 }
 
 export function toWire(r: ExportRow): WireRow {
-  return [r.platform, r.kind, r.id, typeof r.recordJson === 'string' ? r.recordJson : r.record, r.firstSeenAt, r.lastSeenAt, r.tags, r.note, r.overrides];
+  return [
+    r.platform,
+    r.kind,
+    r.id,
+    typeof r.recordJson === 'string' ? r.recordJson : r.record,
+    r.firstSeenAt,
+    r.lastSeenAt,
+    r.tags,
+    r.note,
+    r.overrides,
+  ];
 }
 
 export function fromWire(w: WireRow): ExportRow {

@@ -21,12 +21,15 @@ export function sheetPath(i: number): string {
 
 /** A sheet's XML up to its first row: the header row frozen at the top. */
 export const SHEET_HEAD = `${XML_HEAD}<worksheet xmlns="${NS_MAIN}" xmlns:r="${NS_REL}"><sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/></sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/><sheetData>`;
-export const SHEET_TAIL = '</sheetData><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>';
+export const SHEET_TAIL =
+  '</sheetData><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>';
 
 /** Every part but the sheets, for the sheet names given (in order), keyed by their path in the ZIP. */
 export function workbookParts(sheets: readonly string[], dateFormat: string, created: Date): Array<[string, string]> {
   const iso = created.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const overrides = sheets.map((_, i) => `<Override PartName="/${sheetPath(i)}" ContentType="${CT}officedocument.spreadsheetml.worksheet+xml"/>`).join('');
+  const overrides = sheets
+    .map((_, i) => `<Override PartName="/${sheetPath(i)}" ContentType="${CT}officedocument.spreadsheetml.worksheet+xml"/>`)
+    .join('');
   return [
     [
       '[Content_Types].xml',
@@ -76,7 +79,10 @@ export class SheetNames {
   readonly names: string[] = [];
 
   add(wanted: string, part = 1): string {
-    let base = wanted.replace(SHEET_NAME_BAD, '_').replace(/^'+|'+$/g, '').trim();
+    let base = wanted
+      .replace(SHEET_NAME_BAD, '_')
+      .replace(/^'+|'+$/g, '')
+      .trim();
     if (!base) base = 'Sheet';
     if (base.toLowerCase() === 'history') base = 'Metric history';
     for (let n = part; ; n++) {

@@ -52,7 +52,10 @@ function openpyxl(file: string): Array<{ name: string; rows: PyCell[][] }> {
  */
 function expected(column: string, v: unknown): PyCell {
   if (v === null || v === undefined) return null;
-  if (XLSX_DATE_COLUMNS.has(column) && (typeof v === 'number' || (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))))) {
+  if (
+    XLSX_DATE_COLUMNS.has(column) &&
+    (typeof v === 'number' || (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))))
+  ) {
     return { ms: typeof v === 'number' ? v : Date.parse(v), fmt: XLSX_DATE_FORMAT };
   }
   if (typeof v === 'boolean') return v;
@@ -71,63 +74,161 @@ function expected(column: string, v: unknown): PyCell {
 
 // what hostile text is made of: C0 controls (XML 1.0 forbids all but TAB, LF, CR), U+FFFE/U+FFFF,
 // lone surrogates, formula starters, markup, bidi controls, astral characters and ZWJ sequences
-const PIECES = ['\u0000', '\u0001', '\u0007', '\u0008', '\u000B', '\u000C', '\u001B', '\u001F', '\t', '\n', '\r', '\r\n', '\uFFFE', '\uFFFF', '\uD800', '\uDFFF', '=', '+', '-', '@', "'", '=SUM(A1:A9)', '<', '>', '&', '&amp;', '"', ']]>', '\u202E', '\u202B', '\u2066', '\u200F', '\u061C', '𝔘', '😀', '👩‍👩‍👧', 'عربي', 'עברית', ' ', 'x'];
-const hostile = fc.array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 }).map((a) => a.join(''));
-const longText = fc.tuple(fc.constantFrom('a', '😀', 'é'), fc.integer({ min: XLSX_MAX_CELL_CHARS - 3, max: XLSX_MAX_CELL_CHARS + 3 }), fc.constantFrom('', '😀')).map(([c, n, tail]) => c.repeat(n).slice(0, n) + tail);
+const PIECES = [
+  '\u0000',
+  '\u0001',
+  '\u0007',
+  '\u0008',
+  '\u000B',
+  '\u000C',
+  '\u001B',
+  '\u001F',
+  '\t',
+  '\n',
+  '\r',
+  '\r\n',
+  '\uFFFE',
+  '\uFFFF',
+  '\uD800',
+  '\uDFFF',
+  '=',
+  '+',
+  '-',
+  '@',
+  "'",
+  '=SUM(A1:A9)',
+  '<',
+  '>',
+  '&',
+  '&amp;',
+  '"',
+  ']]>',
+  '\u202E',
+  '\u202B',
+  '\u2066',
+  '\u200F',
+  '\u061C',
+  '𝔘',
+  '😀',
+  '👩‍👩‍👧',
+  'عربي',
+  'עברית',
+  ' ',
+  'x',
+];
+const hostile = fc
+  .array(fc.oneof(fc.constantFrom(...PIECES), fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 })
+  .map((a) => a.join(''));
+const longText = fc
+  .tuple(
+    fc.constantFrom('a', '😀', 'é'),
+    fc.integer({ min: XLSX_MAX_CELL_CHARS - 3, max: XLSX_MAX_CELL_CHARS + 3 }),
+    fc.constantFrom('', '😀'),
+  )
+  .map(([c, n, tail]) => c.repeat(n).slice(0, n) + tail);
 const idArb = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map(String);
-const count = fc.oneof(fc.constant(null), fc.nat(), fc.constant(Number('12345678901234567')), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1 }));
-const rowArb = fc.record({ id: idArb, text: fc.oneof(hostile, longText), name: hostile, note: fc.oneof(fc.constant(null), hostile), tags: fc.array(hostile, { maxLength: 3 }), likes: count, views: count, verified: fc.option(fc.boolean()), published: fc.oneof(fc.constant('2024-05-01T12:34:56.789Z'), hostile, fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString())), seen: fc.integer({ min: 0, max: 4_102_444_800_000 }) }).map((g): ExportRow => ({
-  platform: 'micro_net',
-  kind: 'post',
-  id: g.id,
-  record: { id: g.id, published_at: g.published, content: { text: g.text }, author: { id: g.id, display_name: g.name, verified: g.verified }, engagement: { likes: g.likes, views: g.views }, ext: { raw: g.name } },
-  firstSeenAt: g.seen,
-  lastSeenAt: g.seen + 1,
-  tags: g.tags,
-  note: g.note,
-  overrides: {},
-}));
+const count = fc.oneof(
+  fc.constant(null),
+  fc.nat(),
+  fc.constant(Number('12345678901234567')),
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1 }),
+);
+const rowArb = fc
+  .record({
+    id: idArb,
+    text: fc.oneof(hostile, longText),
+    name: hostile,
+    note: fc.oneof(fc.constant(null), hostile),
+    tags: fc.array(hostile, { maxLength: 3 }),
+    likes: count,
+    views: count,
+    verified: fc.option(fc.boolean()),
+    published: fc.oneof(
+      fc.constant('2024-05-01T12:34:56.789Z'),
+      hostile,
+      fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString()),
+    ),
+    seen: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+  })
+  .map((g): ExportRow => ({
+    platform: 'micro_net',
+    kind: 'post',
+    id: g.id,
+    record: {
+      id: g.id,
+      published_at: g.published,
+      content: { text: g.text },
+      author: { id: g.id, display_name: g.name, verified: g.verified },
+      engagement: { likes: g.likes, views: g.views },
+      ext: { raw: g.name },
+    },
+    firstSeenAt: g.seen,
+    lastSeenAt: g.seen + 1,
+    tags: g.tags,
+    note: g.note,
+    overrides: {},
+  }));
 
 describe('XLSX read back by openpyxl and pandas', () => {
-  it.skipIf(!PY)(`openpyxl reads every cell as the rows hold it: generated hostile text, long text, ids, counts, dates; no formula${SKIP}`, async () => {
-    const values = valuesRenderer(resolveColumns(undefined));
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(rowArb, { minLength: 1, maxLength: 20 }), async (rows) => {
-        const out = join(dir, `p${run++}.xlsx`);
-        await exportXlsx(rows, { out, forceZip64: run % 2 === 0 });
-        const [sheet, ...others] = openpyxl(out);
-        expect(others).toEqual([]);
-        expect(sheet.name).toBe('Loupe export');
-        expect(sheet.rows[0]).toEqual([...CSV_COLUMNS]);
-        expect(sheet.rows).toHaveLength(rows.length + 1);
-        rows.forEach((r, i) => {
-          const vs = values(r);
-          const want = CSV_COLUMNS.map((c, j) => expected(c, vs[j]));
-          expect(sheet.rows[i + 1], `row ${i}`).toEqual(want);
-        });
-      }),
-      { numRuns: 5, seed: 26 },
-    );
-  }, 120_000);
+  it.skipIf(!PY)(
+    `openpyxl reads every cell as the rows hold it: generated hostile text, long text, ids, counts, dates; no formula${SKIP}`,
+    async () => {
+      const values = valuesRenderer(resolveColumns(undefined));
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(rowArb, { minLength: 1, maxLength: 20 }), async (rows) => {
+          const out = join(dir, `p${run++}.xlsx`);
+          await exportXlsx(rows, { out, forceZip64: run % 2 === 0 });
+          const [sheet, ...others] = openpyxl(out);
+          expect(others).toEqual([]);
+          expect(sheet.name).toBe('Loupe export');
+          expect(sheet.rows[0]).toEqual([...CSV_COLUMNS]);
+          expect(sheet.rows).toHaveLength(rows.length + 1);
+          rows.forEach((r, i) => {
+            const vs = values(r);
+            const want = CSV_COLUMNS.map((c, j) => expected(c, vs[j]));
+            expect(sheet.rows[i + 1], `row ${i}`).toEqual(want);
+          });
+        }),
+        { numRuns: 5, seed: 26 },
+      );
+    },
+    120_000,
+  );
 
-  it.skipIf(!PANDAS)(`pandas (the docs' recipe) keeps 64-bit ids exact and reads the companion sheets${SKIP}`, async () => {
-    const rows = fc.sample(rowArb, { numRuns: 150, seed: 1 });
-    const out = join(dir, 'pandas.xlsx');
-    await exportXlsx(rows, { out, extraSheets: [{ name: 'History', columns: [{ name: 'id', type: 'text' }, { name: 'read_at', type: 'time' }], rows: () => rows.map((r) => [r.id, r.firstSeenAt]) }] });
-    const code = `
+  it.skipIf(!PANDAS)(
+    `pandas (the docs' recipe) keeps 64-bit ids exact and reads the companion sheets${SKIP}`,
+    async () => {
+      const rows = fc.sample(rowArb, { numRuns: 150, seed: 1 });
+      const out = join(dir, 'pandas.xlsx');
+      await exportXlsx(rows, {
+        out,
+        extraSheets: [
+          {
+            name: 'History',
+            columns: [
+              { name: 'id', type: 'text' },
+              { name: 'read_at', type: 'time' },
+            ],
+            rows: () => rows.map((r) => [r.id, r.firstSeenAt]),
+          },
+        ],
+      });
+      const code = `
 import json, sys, pandas as pd
 s = pd.read_excel(sys.argv[1], sheet_name=None, dtype={"id": str, "author.id": str, "parent_id": str}, keep_default_na=False, na_values=[""])
 print(json.dumps({k: {"ids": v["id"].tolist(), "authors": v["author.id"].tolist() if "author.id" in v else [], "times": [round(t.timestamp() * 1000) for t in v.iloc[:, 1]] if k != "Loupe export" else []} for k, v in s.items()}))`;
-    const r = spawnSync(PY!, ['-c', code, out], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    expect(r.status, r.stderr).toBe(0);
-    const got = JSON.parse(r.stdout) as Record<string, { ids: string[]; authors: string[]; times: number[] }>;
-    // Excel reserves "History": the sheet is named as the companion sheet is
-    expect(Object.keys(got)).toEqual(['Loupe export', 'Metric history']);
-    expect(got['Loupe export'].ids).toEqual(rows.map((x) => x.id));
-    expect(got['Loupe export'].authors).toEqual(rows.map((x) => x.id));
-    expect(got['Metric history'].times).toEqual(rows.map((x) => x.firstSeenAt));
-  }, 60_000);
+      const r = spawnSync(PY!, ['-c', code, out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      expect(r.status, r.stderr).toBe(0);
+      const got = JSON.parse(r.stdout) as Record<string, { ids: string[]; authors: string[]; times: number[] }>;
+      // Excel reserves "History": the sheet is named as the companion sheet is
+      expect(Object.keys(got)).toEqual(['Loupe export', 'Metric history']);
+      expect(got['Loupe export'].ids).toEqual(rows.map((x) => x.id));
+      expect(got['Loupe export'].authors).toEqual(rows.map((x) => x.id));
+      expect(got['Metric history'].times).toEqual(rows.map((x) => x.firstSeenAt));
+    },
+    60_000,
+  );
 
   it('Zip64 (as a file past 4 GiB is written): the central directory, the Zip64 end record and its locator read back', async () => {
     const rows = fc.sample(rowArb, { numRuns: 30, seed: 2 });
@@ -145,18 +246,30 @@ print(json.dumps({k: {"ids": v["id"].tolist(), "authors": v["author.id"].tolist(
 
   it('sheet names: legal for Excel whatever is asked (length, forbidden characters, quotes, "History", case-insensitive duplicates)', async () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.oneof(hostile, fc.constantFrom('History', 'history', "'x'", 'a'.repeat(40), '[]:*?/\\')), fc.integer({ min: 1, max: 12 })), { maxLength: 8 }), (asks) => {
-        const s = new SheetNames();
-        for (const [name, part] of asks) s.add(name, part);
-        expect(new Set(s.names.map((n) => n.toLowerCase())).size).toBe(s.names.length);
-        for (const n of s.names) {
-          expect(n.length).toBeGreaterThan(0);
-          expect(n.length).toBeLessThanOrEqual(SHEET_NAME_MAX);
-          // eslint-disable-next-line no-control-regex
-          expect(n).not.toMatch(/[[\]:*?/\\\u0000-\u001F\uFFFE\uFFFF]|^'|'$|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
-          expect(n.toLowerCase()).not.toBe('history');
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.oneof(hostile, fc.constantFrom('History', 'history', "'x'", 'a'.repeat(40), '[]:*?/\\')),
+            fc.integer({ min: 1, max: 12 }),
+          ),
+          { maxLength: 8 },
+        ),
+        (asks) => {
+          const s = new SheetNames();
+          for (const [name, part] of asks) s.add(name, part);
+          expect(new Set(s.names.map((n) => n.toLowerCase())).size).toBe(s.names.length);
+          for (const n of s.names) {
+            expect(n.length).toBeGreaterThan(0);
+            expect(n.length).toBeLessThanOrEqual(SHEET_NAME_MAX);
+            /* eslint-disable no-control-regex */
+            expect(n).not.toMatch(
+              /[[\]:*?/\\\u0000-\u001F\uFFFE\uFFFF]|^'|'$|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
+            );
+            /* eslint-enable no-control-regex */
+            expect(n.toLowerCase()).not.toBe('history');
+          }
+        },
+      ),
       { seed: 26 },
     );
     const out = join(dir, 'names.xlsx');

@@ -39,7 +39,7 @@ export function readZip(file: string): Map<string, Buffer> {
     const commentLen = b.readUInt16LE(p + 32);
     let local = b.readUInt32LE(p + 42);
     const name = b.subarray(p + 46, p + 46 + nameLen).toString('utf8');
-    for (let x = p + 46 + nameLen; x < p + 46 + nameLen + extraLen; ) {
+    for (let x = p + 46 + nameLen; x < p + 46 + nameLen + extraLen;) {
       const id = b.readUInt16LE(x);
       const len = b.readUInt16LE(x + 2);
       if (id === 1) {
@@ -66,7 +66,17 @@ export function readZip(file: string): Map<string, Buffer> {
 
 const unescape = (s: string): string =>
   s.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) =>
-    e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'amp' ? '&' : e === 'quot' ? '"' : e === 'apos' ? "'" : String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)),
+    e === 'lt'
+      ? '<'
+      : e === 'gt'
+        ? '>'
+        : e === 'amp'
+          ? '&'
+          : e === 'quot'
+            ? '"'
+            : e === 'apos'
+              ? "'"
+              : String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)),
   );
 const attr = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
 /** an attribute the format requires: its absence is a broken file */
@@ -97,11 +107,20 @@ function colIndex(ref: string): number {
 export function readXlsx(file: string): XlsxSheet[] {
   const zip = readZip(file);
   const text = (p: string): string => zip.get(p)?.toString('utf8') ?? '';
-  const rels = new Map([...text('xl/_rels/workbook.xml.rels').matchAll(/<Relationship\b[^>]*>/g)].map((m) => [need(m[0], 'Id'), need(m[0], 'Target')]));
+  const rels = new Map(
+    [...text('xl/_rels/workbook.xml.rels').matchAll(/<Relationship\b[^>]*>/g)].map((m) => [need(m[0], 'Id'), need(m[0], 'Target')]),
+  );
   const styles = text('xl/styles.xml');
   const xfs = /<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '';
-  const dateStyles = new Set([...xfs.matchAll(/<xf\b[^>]*>/g)].map((m, i) => [i, Number(attr(m[0], 'numFmtId'))] as const).filter(([, f]) => (f >= 14 && f <= 22) || f >= 164).map(([i]) => i));
-  const shared = [...text('xl/sharedStrings.xml').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => [...m[1].matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => unescape(t[1])).join(''));
+  const dateStyles = new Set(
+    [...xfs.matchAll(/<xf\b[^>]*>/g)]
+      .map((m, i) => [i, Number(attr(m[0], 'numFmtId'))] as const)
+      .filter(([, f]) => (f >= 14 && f <= 22) || f >= 164)
+      .map(([i]) => i),
+  );
+  const shared = [...text('xl/sharedStrings.xml').matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) =>
+    [...m[1].matchAll(/<t[^>]*>([\s\S]*?)<\/t>/g)].map((t) => unescape(t[1])).join(''),
+  );
   return [...text('xl/workbook.xml').matchAll(/<sheet\b[^>]*>/g)].map((m) => {
     const target = rels.get(need(m[0], 'r:id'));
     if (target === undefined) throw new Error(`${m[0]}: no relationship for it`);
@@ -118,7 +137,8 @@ export function readXlsx(file: string): XlsxSheet[] {
         else if (t === 's') value = shared[Number(v)];
         else if (t === 'str') value = v === undefined ? null : unescape(v);
         else if (t === 'b') value = v === '1';
-        else if (v !== undefined) value = dateStyles.has(Number(attr(tag, 's') ?? 0)) ? new Date(Math.round((Number(v) - 25_569) * 86_400_000)) : Number(v);
+        else if (v !== undefined)
+          value = dateStyles.has(Number(attr(tag, 's') ?? 0)) ? new Date(Math.round((Number(v) - 25_569) * 86_400_000)) : Number(v);
         row[colIndex(need(tag, 'r'))] = value;
       }
       rows[Number(attr(r[1], 'r')) - 1] = Array.from(row, (x) => x ?? null);

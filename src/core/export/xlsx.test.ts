@@ -10,7 +10,19 @@ import { readXlsx, readZip } from './xlsx-test-zip';
 const dir = mkdtempSync(join(tmpdir(), 'loupe-xlsx-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const HOSTILE = ['=1+1', '+cmd|calc', '-2+3', '@SUM(A1)', '\tx', "'quoted", 'a\u0000b\u0001c\uFFFF', 'line\r\nbreak', 'عربي 👩‍👩‍👧 emoji', '<b>&amp;</b>', '  spaced  '];
+const HOSTILE = [
+  '=1+1',
+  '+cmd|calc',
+  '-2+3',
+  '@SUM(A1)',
+  '\tx',
+  "'quoted",
+  'a\u0000b\u0001c\uFFFF',
+  'line\r\nbreak',
+  'عربي 👩‍👩‍👧 emoji',
+  '<b>&amp;</b>',
+  '  spaced  ',
+];
 
 function row(i: number, over: Partial<Record<string, unknown>> = {}): ExportRow {
   const id = (18_446_744_073_709_551_000n + BigInt(i)).toString();
@@ -24,7 +36,17 @@ function row(i: number, over: Partial<Record<string, unknown>> = {}): ExportRow 
     computed: { labels: { sponsored: { p: 0.25, disclosed: false, brand: '-brand' } } },
     ...over,
   };
-  return { platform: 'micro_net', kind: 'post', id, record, firstSeenAt: Date.UTC(2024, 4, 2, 8), lastSeenAt: Date.UTC(2024, 4, 3, 9, 30), tags: ['lead'], note: '=note', overrides: {} };
+  return {
+    platform: 'micro_net',
+    kind: 'post',
+    id,
+    record,
+    firstSeenAt: Date.UTC(2024, 4, 2, 8),
+    lastSeenAt: Date.UTC(2024, 4, 3, 9, 30),
+    tags: ['lead'],
+    note: '=note',
+    overrides: {},
+  };
 }
 
 describe('XLSX export', () => {

@@ -91,7 +91,9 @@ class CellWriter {
     if (NEEDS_ESC.test(s)) s = s.replace(/[&<>\r]/g, (c) => ESC[c]);
     // an inline string: the canonical text cell (`t="str"` means a formula's text result);
     // whitespace at the ends needs preserve
-    return /^\s|\s$/.test(s) ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${s}</t></is></c>` : `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
+    return /^\s|\s$/.test(s)
+      ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${s}</t></is></c>`
+      : `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
   }
 
   date(ref: string, ms: number): string {
@@ -111,7 +113,8 @@ class CellWriter {
       case 'number':
         if (isDate && Number.isFinite(v)) return this.date(ref, v);
         // exact in a spreadsheet only up to 15 significant digits; longer numbers are kept as text
-        if (Number.isFinite(v) && (Number.isSafeInteger(v) ? Math.abs(v) < 1e15 : Number(v.toPrecision(15)) === v)) return `<c r="${ref}"><v>${v}</v></c>`;
+        if (Number.isFinite(v) && (Number.isSafeInteger(v) ? Math.abs(v) < 1e15 : Number(v.toPrecision(15)) === v))
+          return `<c r="${ref}"><v>${v}</v></c>`;
         return this.text(ref, formatNumber(v));
       case 'boolean':
         return `<c r="${ref}" t="b"><v>${v ? 1 : 0}</v></c>`;
@@ -139,7 +142,11 @@ class SheetWriter {
   readonly names = new SheetNames();
   private entry: ZipEntryStream | null = null;
   private buf = '';
-  constructor(private readonly zip: ZipWriter, private readonly cells: CellWriter, private readonly signal?: AbortSignal) {}
+  constructor(
+    private readonly zip: ZipWriter,
+    private readonly cells: CellWriter,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   /** Start a sheet (part `part` of `name`) with its header row, closing the one before. */
   async open(name: string, part: number, header: readonly string[]): Promise<void> {
@@ -189,7 +196,12 @@ class SheetWriter {
       }
       const r = ++n + 1;
       let x = `<row r="${r}">`;
-      for (let i = 0; i < vs.length; i++) x += this.cells.value(letters[i] + r, isDate[i] ? vs[i] : typeof vs[i] === 'object' && vs[i] !== null ? JSON.stringify(vs[i]) : vs[i], isDate[i]);
+      for (let i = 0; i < vs.length; i++)
+        x += this.cells.value(
+          letters[i] + r,
+          isDate[i] ? vs[i] : typeof vs[i] === 'object' && vs[i] !== null ? JSON.stringify(vs[i]) : vs[i],
+          isDate[i],
+        );
       if (this.add(x + '</row>')) await this.flush();
     }
   }

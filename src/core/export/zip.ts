@@ -40,7 +40,10 @@ interface Entry {
 /** DOS date and time of the entries (local time, as zip tools read it; 2-second steps). */
 function dosTime(d: Date): { time: number; date: number } {
   const y = Math.min(Math.max(d.getFullYear(), 1980), 2107);
-  return { time: (d.getHours() << 11) | (d.getMinutes() << 5) | (d.getSeconds() >> 1), date: ((y - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate() };
+  return {
+    time: (d.getHours() << 11) | (d.getMinutes() << 5) | (d.getSeconds() >> 1),
+    date: ((y - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate(),
+  };
 }
 
 export class ZipWriter {
@@ -52,7 +55,10 @@ export class ZipWriter {
   private readonly dos: { time: number; date: number };
   private open: ZipEntryStream | null = null;
 
-  private constructor(private readonly ws: WriteStream, o: ZipOptions) {
+  private constructor(
+    private readonly ws: WriteStream,
+    o: ZipOptions,
+  ) {
     this.level = o.level ?? 1;
     this.force = o.forceZip64 ?? false;
     this.dos = dosTime(o.date ?? new Date());
@@ -98,7 +104,14 @@ export class ZipWriter {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const packed = deflateRawSync(data, { level: this.level });
     if (data.length >= U32 || packed.length >= U32) throw new Error(`zip: ${name} is too large to add at once; stream it`);
-    const e: Entry = { name: Buffer.from(name, 'utf8'), crc: crc32(data), csize: packed.length, usize: data.length, offset: this.offset, streamed: false };
+    const e: Entry = {
+      name: Buffer.from(name, 'utf8'),
+      crc: crc32(data),
+      csize: packed.length,
+      usize: data.length,
+      offset: this.offset,
+      streamed: false,
+    };
     await this.raw(this.localHeader(e.name, e.crc, e.csize, e.usize, false));
     await this.raw(packed);
     this.entries.push(e);
@@ -110,7 +123,11 @@ export class ZipWriter {
     const e: Entry = { name: Buffer.from(name, 'utf8'), crc: 0, csize: 0, usize: 0, offset: this.offset, streamed: true };
     await this.raw(this.localHeader(e.name, 0, 0, 0, true));
     // zlib passes stream options on to its Transform (its typings name only zlib's own)
-    const zo: ZlibOptions & { writableHighWaterMark: number } = { level: this.level, chunkSize: DEFLATE_CHUNK, writableHighWaterMark: DEFLATE_AHEAD };
+    const zo: ZlibOptions & { writableHighWaterMark: number } = {
+      level: this.level,
+      chunkSize: DEFLATE_CHUNK,
+      writableHighWaterMark: DEFLATE_AHEAD,
+    };
     this.open = new ZipEntryStream(name, this, e, createDeflateRaw(zo), () => {
       this.entries.push(e);
       this.open = null;
@@ -195,7 +212,13 @@ export class ZipEntryStream {
   private err: Error | null = null;
   private readonly done: Promise<void>;
 
-  constructor(readonly name: string, private readonly zip: ZipWriter, private readonly e: Entry, private readonly z: DeflateRaw, private readonly closed: () => void) {
+  constructor(
+    readonly name: string,
+    private readonly zip: ZipWriter,
+    private readonly e: Entry,
+    private readonly z: DeflateRaw,
+    private readonly closed: () => void,
+  ) {
     z.on('error', (err) => (this.err ??= err));
     // deflated bytes go to the file in order; the deflater pauses while the file is behind
     let chain = Promise.resolve();

@@ -55,9 +55,10 @@ export function accountMethods(
     },
     async 'keys.add'(i) {
       const r = await keys.add(i.name, i.key, i.activate);
-      const extra = service.startedInSandbox && !service.doorBaseUrl && !settingsFile.read().app.baseUrl
-        ? 'Loupe is running on the built-in sandbox; the key is used from the next start, or at once if you set the service base URL.'
-        : null;
+      const extra =
+        service.startedInSandbox && !service.doorBaseUrl && !settingsFile.read().app.baseUrl
+          ? 'Loupe is running on the built-in sandbox; the key is used from the next start, or at once if you set the service base URL.'
+          : null;
       return { name: r.name, warning: [r.warning, extra].filter(Boolean).join(' ') || null };
     },
     async 'keys.use'(i) {

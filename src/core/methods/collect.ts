@@ -26,7 +26,8 @@ export function createCollect(parts: AppParts): CollectJob {
     methods: {
       'collect.preview': (i) => service().preview(i),
       'collect.create': (i) => service().create(i),
-      'collect.run': (i) => service().run(i.id, { approved: i.approved, wait: i.wait, ...(i.budget !== undefined ? { budget: i.budget } : {}) }),
+      'collect.run': (i) =>
+        service().run(i.id, { approved: i.approved, wait: i.wait, ...(i.budget !== undefined ? { budget: i.budget } : {}) }),
       'collect.cancel': (i) => service().cancel(i.id),
       'collect.get': async (i) => service().get(i.id),
       'collect.list': async () => service().list(),

@@ -6,7 +6,16 @@
 import { join } from 'node:path';
 import { collectDesignSchema } from '../../shared/contract-collect';
 import { SPEC_VARIANT_NAMES } from '../../shared/spec-variants';
-import { exportBundle, importBundle, planRecheck, resolveTarget, runRecheck, verifyBundle, type ManifestCall, type RecheckDeps } from '../datasets';
+import {
+  exportBundle,
+  importBundle,
+  planRecheck,
+  resolveTarget,
+  runRecheck,
+  verifyBundle,
+  type ManifestCall,
+  type RecheckDeps,
+} from '../datasets';
 import type { CollectJob } from './collect';
 import type { Exports } from './exports';
 import type { AppParts, Slice } from './parts';
@@ -27,10 +36,20 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
   });
   /** what re-collecting the calls would cost today: one plan's preview (free; nothing saved) */
   const quote = async (calls: ManifestCall[]) => {
-    const priced = calls.flatMap((c) => (c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }]));
+    const priced = calls.flatMap((c) =>
+      c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }],
+    );
     if (priced.length === 0) return null;
-    const p = await collect.service().preview(collectDesignSchema.parse({ name: `Rehydrate ${parts.clock.now()}`, source: { type: 'calls', calls: priced }, pages: 1 }));
-    return { credits_min: p.figures.creditsMin, credits_likely: p.figures.creditsLikely, credits_max: p.figures.creditsMax, requests: p.figures.requests, quoted_at: new Date(parts.clock.now()).toISOString() };
+    const p = await collect
+      .service()
+      .preview(collectDesignSchema.parse({ name: `Rehydrate ${parts.clock.now()}`, source: { type: 'calls', calls: priced }, pages: 1 }));
+    return {
+      credits_min: p.figures.creditsMin,
+      credits_likely: p.figures.creditsLikely,
+      credits_max: p.figures.creditsMax,
+      requests: p.figures.requests,
+      quoted_at: new Date(parts.clock.now()).toISOString(),
+    };
   };
   return {
     'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
@@ -38,8 +57,25 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
     'datasets.attrition': async (i) => parts.archive.datasets.attrition(resolveTarget(parts.archive, i.target).query),
     'datasets.exportBundle': async (i) => {
       const t = resolveTarget(parts.archive, i.target);
-      const m = await exportBundle(parts.archive, { out: i.out, query: t.query, set: i.target.set !== undefined ? t.name : null, version: parts.version, variants: i.variants, dehydrated: i.dehydrated, now: parts.clock.now(), quote });
-      return { out: i.out, root: m.root_sha256, items: m.items.length, calls: m.calls.length, files: m.files, dehydrated: m.dehydrated, rehydrationQuote: m.rehydration_quote ?? null };
+      const m = await exportBundle(parts.archive, {
+        out: i.out,
+        query: t.query,
+        set: i.target.set !== undefined ? t.name : null,
+        version: parts.version,
+        variants: i.variants,
+        dehydrated: i.dehydrated,
+        now: parts.clock.now(),
+        quote,
+      });
+      return {
+        out: i.out,
+        root: m.root_sha256,
+        items: m.items.length,
+        calls: m.calls.length,
+        files: m.files,
+        dehydrated: m.dehydrated,
+        rehydrationQuote: m.rehydration_quote ?? null,
+      };
     },
     'datasets.bundleJob': async (i) => {
       const t = resolveTarget(parts.archive, i.target);
@@ -48,14 +84,33 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
       const base = (i.name ?? `loupe-bundle-${stamp}`).replace(/\.zip$/i, '');
       return exports.runJob(i.dehydrated ? null : items * ROW_STEPS.length, async ({ exportsDir, signal, progress }) => {
         const out = join(exportsDir, i.zip ? `${base}.zip` : base);
-        const onStep = (step: string, rows: number) => progress(ROW_STEPS.includes(step) ? ROW_STEPS.indexOf(step) * items + rows : step === 'answers.jsonl' || step.includes('.zip') ? ROW_STEPS.length * items : 0);
-        const m = await exportBundle(parts.archive, { out, query: t.query, set: i.target.set !== undefined ? t.name : null, version: parts.version, variants: [...SPEC_VARIANT_NAMES], dehydrated: i.dehydrated, now: parts.clock.now(), quote, signal, onStep });
+        const onStep = (step: string, rows: number) =>
+          progress(
+            ROW_STEPS.includes(step)
+              ? ROW_STEPS.indexOf(step) * items + rows
+              : step === 'answers.jsonl' || step.includes('.zip')
+                ? ROW_STEPS.length * items
+                : 0,
+          );
+        const m = await exportBundle(parts.archive, {
+          out,
+          query: t.query,
+          set: i.target.set !== undefined ? t.name : null,
+          version: parts.version,
+          variants: [...SPEC_VARIANT_NAMES],
+          dehydrated: i.dehydrated,
+          now: parts.clock.now(),
+          quote,
+          signal,
+          onStep,
+        });
         const q = m.rehydration_quote;
         const summary = `Bundle of ${m.items.length} item(s) from ${m.calls.length} call(s)${m.dehydrated ? ' (dehydrated: keys and calls only)' : ''}. Root hash (cite it): ${m.root_sha256}.${q ? ` Re-collecting it today: ${q.credits_min}–${q.credits_max} credits (likely ${q.credits_likely}).` : ''}`;
         return { path: out, summary, download: i.zip };
       });
     },
-    'datasets.verifyBundle': (i) => verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
+    'datasets.verifyBundle': (i) =>
+      verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
     'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
   };
 }

@@ -22,7 +22,11 @@ interface ExportJobState {
 }
 
 /** Work run as an export job: written under `exportsDir`, cancelled by `signal`, progress in rows. */
-export type ExportWork = (o: { exportsDir: string; signal: AbortSignal; progress: (rows: number) => void }) => Promise<{ path: string; summary: string; download: boolean }>;
+export type ExportWork = (o: {
+  exportsDir: string;
+  signal: AbortSignal;
+  progress: (rows: number) => void;
+}) => Promise<{ path: string; summary: string; download: boolean }>;
 
 export interface Exports {
   methods: Slice<'export'>;
@@ -46,7 +50,17 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
     for (const ref of items) {
       const it = archive.getItem(ref.platform, ref.kind, ref.id);
       if (!it) continue;
-      yield { platform: it.platform, kind: it.kind, id: it.id, record: it.record, firstSeenAt: it.firstSeenAt, lastSeenAt: it.lastSeenAt, tags: it.tags, note: it.note, overrides: it.overrides };
+      yield {
+        platform: it.platform,
+        kind: it.kind,
+        id: it.id,
+        record: it.record,
+        firstSeenAt: it.firstSeenAt,
+        lastSeenAt: it.lastSeenAt,
+        tags: it.tags,
+        note: it.note,
+        overrides: it.overrides,
+      };
     }
   }
 
@@ -83,12 +97,27 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
         },
       }).then(
         (r) => {
-          const files = (r.files ?? []).map((f) => ({ table: f.table, path: f.path, rows: f.rows, downloadUrl: parts.downloadUrl ? `${parts.downloadUrl(exportId)}&file=${f.table}` : null }));
-          Object.assign(job, { status: 'done', rows: r.rows, path: r.path, summary: r.summary, downloadUrl: parts.downloadUrl ? parts.downloadUrl(exportId) : null, files });
+          const files = (r.files ?? []).map((f) => ({
+            table: f.table,
+            path: f.path,
+            rows: f.rows,
+            downloadUrl: parts.downloadUrl ? `${parts.downloadUrl(exportId)}&file=${f.table}` : null,
+          }));
+          Object.assign(job, {
+            status: 'done',
+            rows: r.rows,
+            path: r.path,
+            summary: r.summary,
+            downloadUrl: parts.downloadUrl ? parts.downloadUrl(exportId) : null,
+            files,
+          });
           emit({ type: 'export-progress', job: { ...job } });
         },
         (e: unknown) => {
-          Object.assign(job, { status: abort.signal.aborted ? 'cancelled' : 'failed', error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e) });
+          Object.assign(job, {
+            status: abort.signal.aborted ? 'cancelled' : 'failed',
+            error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e),
+          });
           emit({ type: 'export-progress', job: { ...job } });
         },
       );
@@ -131,7 +160,11 @@ function exportFileName(clock: AppParts['clock'], i: MethodParsedInput<'export.s
 }
 
 /** A job of other work (exports.runJob): the same map, events and cancel as an export's. */
-function startJob(c: { exportJobs: Map<string, ExportJobState>; exportsDir: string; emit: AppParts['emit']; downloadUrl: AppParts['downloadUrl'] }, total: number | null, work: ExportWork): ExportJob {
+function startJob(
+  c: { exportJobs: Map<string, ExportJobState>; exportsDir: string; emit: AppParts['emit']; downloadUrl: AppParts['downloadUrl'] },
+  total: number | null,
+  work: ExportWork,
+): ExportJob {
   const { exportJobs, exportsDir, emit } = c;
   const exportId = randomUUID();
   mkdirSync(exportsDir, { recursive: true });
@@ -145,11 +178,19 @@ function startJob(c: { exportJobs: Map<string, ExportJobState>; exportsDir: stri
   };
   state.done = work({ exportsDir, signal: abort.signal, progress }).then(
     (r) => {
-      Object.assign(job, { status: 'done', path: r.path, summary: r.summary, downloadUrl: r.download && c.downloadUrl ? c.downloadUrl(exportId) : null });
+      Object.assign(job, {
+        status: 'done',
+        path: r.path,
+        summary: r.summary,
+        downloadUrl: r.download && c.downloadUrl ? c.downloadUrl(exportId) : null,
+      });
       emit({ type: 'export-progress', job: { ...job } });
     },
     (e: unknown) => {
-      Object.assign(job, { status: abort.signal.aborted ? 'cancelled' : 'failed', error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e) });
+      Object.assign(job, {
+        status: abort.signal.aborted ? 'cancelled' : 'failed',
+        error: abort.signal.aborted ? null : e instanceof Error ? e.message : String(e),
+      });
       emit({ type: 'export-progress', job: { ...job } });
     },
   );

@@ -20,7 +20,10 @@ import { usageMethods } from './usage';
 import { savedWalkMethods, type Walks } from './walks';
 import { watchlistMethods, type WatchService } from './watchlists';
 
-export function contractImpl(parts: AppParts, jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots }): LoupeImpl {
+export function contractImpl(
+  parts: AppParts,
+  jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots },
+): LoupeImpl {
   return wholeContract({
     ...accountMethods(parts),
     ...usageMethods(parts),

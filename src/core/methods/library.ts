@@ -48,7 +48,8 @@ export function libraryMethods(archive: Archive): Slice<'library'> {
       else {
         // an override is a value the service itself could have given (issue 14 #4: no "banana")
         const spec = labelFieldSpec(i.family, i.field);
-        const seen = spec?.type === 'text' && spec.seenOnly ? archive.labelDistribution({}, i.family, i.field).map((s) => s.bucket) : undefined;
+        const seen =
+          spec?.type === 'text' && spec.seenOnly ? archive.labelDistribution({}, i.family, i.field).map((s) => s.bucket) : undefined;
         const problem = labelValueProblem(i.family, i.field, i.value, seen);
         if (problem) throw new AppError('validation', `Not a label value: ${problem}`);
         archive.overrideLabel(i.item, i.family, i.field, i.value);
@@ -59,7 +60,15 @@ export function libraryMethods(archive: Archive): Slice<'library'> {
       return { id: rs.id };
     },
     async 'library.resultSets'() {
-      return archive.listResultSets().map((r) => ({ id: r.id, name: r.name, query: r.query, note: r.note, createdAt: r.createdAt, author: r.author, updatedAt: r.updatedAt }));
+      return archive.listResultSets().map((r) => ({
+        id: r.id,
+        name: r.name,
+        query: r.query,
+        note: r.note,
+        createdAt: r.createdAt,
+        author: r.author,
+        updatedAt: r.updatedAt,
+      }));
     },
   };
 }

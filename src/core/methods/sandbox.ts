@@ -15,14 +15,22 @@ export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit' | 'clock
   let sandboxStartBalance: number | null = null;
 
   async function currentSandbox(): Promise<SandboxRef> {
-    if (!service.wanted().sandbox) throw new AppError('not_available', 'The Sandbox panel works only while Loupe runs on the built-in sandbox.');
+    if (!service.wanted().sandbox)
+      throw new AppError('not_available', 'The Sandbox panel works only while Loupe runs on the built-in sandbox.');
     return service.sandbox();
   }
   async function sandboxAdmin(route: string, body?: unknown): Promise<Record<string, unknown>> {
     const sb = await currentSandbox();
-    const r = await fetch(`${sb.url}/__admin/${route}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(
+      `${sb.url}/__admin/${route}`,
+      body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     const j = (await r.json()) as Record<string, unknown>;
-    if (!r.ok) throw new AppError('validation', `The sandbox refused ${route}: ${String((j.error as { message?: string } | undefined)?.message ?? r.status)}`);
+    if (!r.ok)
+      throw new AppError(
+        'validation',
+        `The sandbox refused ${route}: ${String((j.error as { message?: string } | undefined)?.message ?? r.status)}`,
+      );
     return j;
   }
   async function sandboxState(): Promise<SandboxState> {
@@ -59,7 +67,11 @@ export function sandboxMethods(parts: Pick<AppParts, 'service' | 'emit' | 'clock
     async 'sandbox.advance'(i) {
       await sandboxAdmin('clock/advance', { seconds: i.seconds });
       const state = await sandboxState();
-      emit({ type: 'notice', level: 'info', message: `The sandbox service's clock moved ${i.seconds >= 86_400 ? `${+(i.seconds / 86_400).toFixed(2)} day(s)` : `${+(i.seconds / 3600).toFixed(2)} hour(s)`} forward (your computer's clock is untouched): new posts appear; cache windows, schedules and run times follow it.` });
+      emit({
+        type: 'notice',
+        level: 'info',
+        message: `The sandbox service's clock moved ${i.seconds >= 86_400 ? `${+(i.seconds / 86_400).toFixed(2)} day(s)` : `${+(i.seconds / 3600).toFixed(2)} hour(s)`} forward (your computer's clock is untouched): new posts appear; cache windows, schedules and run times follow it.`,
+      });
       return state;
     },
     async 'sandbox.setBalance'(i) {

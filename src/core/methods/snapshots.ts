@@ -50,7 +50,18 @@ export function createSnapshots(parts: Pick<AppParts, 'clock' | 'emit' | 'dataDi
     async 'archive.snapshot'(i) {
       mkdirSync(dir, { recursive: true });
       const snapshotId = randomUUID();
-      const job: SnapshotJob = { snapshotId, status: 'running', pagesDone: 0, pages: 0, path: null, bytes: null, counts: null, summary: null, downloadUrl: null, error: null };
+      const job: SnapshotJob = {
+        snapshotId,
+        status: 'running',
+        pagesDone: 0,
+        pages: 0,
+        path: null,
+        bytes: null,
+        counts: null,
+        summary: null,
+        downloadUrl: null,
+        error: null,
+      };
       const abort = new AbortController();
       const state: JobState = { job, abort, done: Promise.resolve() };
       jobs.set(snapshotId, state);
@@ -80,7 +91,10 @@ export function createSnapshots(parts: Pick<AppParts, 'clock' | 'emit' | 'dataDi
         },
         (e: unknown) => {
           const cancelled = abort.signal.aborted;
-          Object.assign(job, { status: cancelled ? 'cancelled' : 'failed', error: cancelled ? null : e instanceof LoupeError || e instanceof Error ? e.message : String(e) });
+          Object.assign(job, {
+            status: cancelled ? 'cancelled' : 'failed',
+            error: cancelled ? null : e instanceof LoupeError || e instanceof Error ? e.message : String(e),
+          });
           emit({ type: 'snapshot-progress', job: { ...job } });
         },
       );

@@ -31,12 +31,20 @@ export function sourceWords(source: string | null, listName: (id: string) => str
 }
 
 /** Per-source points with their buckets in words; two sources that read the same are one bar. */
-export function perSourceInWords<P extends { bucket: string | null; value: number; calls?: number }>(points: P[], listName: (id: string) => string | undefined): P[] {
+export function perSourceInWords<P extends { bucket: string | null; value: number; calls?: number }>(
+  points: P[],
+  listName: (id: string) => string | undefined,
+): P[] {
   const out = new Map<string, P>();
   for (const p of points) {
     const bucket = sourceWords(p.bucket, listName);
     const prev = out.get(bucket);
-    out.set(bucket, prev ? { ...prev, value: prev.value + p.value, ...(prev.calls !== undefined ? { calls: (prev.calls ?? 0) + (p.calls ?? 0) } : {}) } : { ...p, bucket });
+    out.set(
+      bucket,
+      prev
+        ? { ...prev, value: prev.value + p.value, ...(prev.calls !== undefined ? { calls: (prev.calls ?? 0) + (p.calls ?? 0) } : {}) }
+        : { ...p, bucket },
+    );
   }
   return [...out.values()].sort((a, b) => b.value - a.value || String(a.bucket).localeCompare(String(b.bucket)));
 }

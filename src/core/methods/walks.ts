@@ -148,7 +148,14 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
         updatedAt: now,
       };
       return runWalkJob(info, 0, (signal) =>
-        core.walk(toTarget(i.target), { walkId, source: i.source, maxPages: i.maxPages, maxCredits: i.maxCredits, signal, priority: 'background' }),
+        core.walk(toTarget(i.target), {
+          walkId,
+          source: i.source,
+          maxPages: i.maxPages,
+          maxCredits: i.maxCredits,
+          signal,
+          priority: 'background',
+        }),
       );
     },
     async 'walks.cancel'(i) {
@@ -173,7 +180,17 @@ export function createWalks(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' |
       // maxPages on resume counts MORE pages ("fetch 5 more"); the walker counts pages in total
       const maxPages = i.maxPages !== undefined ? s.pagesDone + i.maxPages : undefined;
       const maxCredits = i.maxCredits !== undefined ? s.creditsSpent + i.maxCredits : undefined;
-      const info: WalkInfo = { ...prev, status: 'running', stopReason: null, error: null, errorKind: null, errorType: null, retryAt: null, etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null, updatedAt: clock.now() };
+      const info: WalkInfo = {
+        ...prev,
+        status: 'running',
+        stopReason: null,
+        error: null,
+        errorKind: null,
+        errorType: null,
+        retryAt: null,
+        etaMs: maxPages ? core.pacer.eta(maxPages - s.pagesDone, 'background') : null,
+        updatedAt: clock.now(),
+      };
       return runWalkJob(info, prev.newItems, (signal) =>
         core.resumeWalk(i.walkId, { maxPages, maxCredits, signal, priority: 'background', payRestart: i.payRestart }),
       );

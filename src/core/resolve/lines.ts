@@ -135,18 +135,28 @@ export function readLines(text: string, o: ReadOptions): ReadLines {
   for (let i = 0; i < all.length; i++) if (!skipped(all[i])) rows.push({ line: i + 1, text: all[i] });
   const max = o.maxLines ?? 20_000;
   if (rows.length > max)
-    throw new TooManyLines(`${o.subject ?? 'An import'} takes up to ${max.toLocaleString('en-US')} lines; this one has ${rows.length.toLocaleString('en-US')}. Split it.`);
+    throw new TooManyLines(
+      `${o.subject ?? 'An import'} takes up to ${max.toLocaleString('en-US')} lines; this one has ${rows.length.toLocaleString('en-US')}. Split it.`,
+    );
   if (rows.length === 0) return { column: null, raw, problems, lines: 0 };
   const head = rows[0].text;
   const picked = o.column?.trim().toLowerCase().replace(/^@/, '');
   // a separator only after the value (`@nasa,`: a list copied one to a line) makes no CSV header
   const headCore = head.replace(/[,;\s]+$/, '');
   const sep = [',', ';', '\t'].map((s) => ({ s, n: headCore.split(s).length - 1 })).sort((a, b) => b.n - a.n)[0];
-  const names = sep.n > 0 ? cells(head, sep.s).map((c) => cleanValue(c).toLowerCase().replace(/^@/, '')) : [cleanValue(headCore).toLowerCase().replace(/^@/, '')];
+  const names =
+    sep.n > 0
+      ? cells(head, sep.s).map((c) => cleanValue(c).toLowerCase().replace(/^@/, ''))
+      : [cleanValue(headCore).toLowerCase().replace(/^@/, '')];
   const col = picked !== undefined ? names.indexOf(picked) : o.columns.map((c) => names.indexOf(c)).find((i) => i >= 0);
   if (picked !== undefined && (col === undefined || col < 0)) {
-    problems.push({ line: rows[0].line, text: head, reason: `no column named "${o.column}" in the first line (its columns: ${names.join(', ') || 'none'})` });
-    for (const r of rows.slice(1)) problems.push({ line: r.line, text: r.text, reason: `not read: the CSV has no column named "${o.column}"` });
+    problems.push({
+      line: rows[0].line,
+      text: head,
+      reason: `no column named "${o.column}" in the first line (its columns: ${names.join(', ') || 'none'})`,
+    });
+    for (const r of rows.slice(1))
+      problems.push({ line: r.line, text: r.text, reason: `not read: the CSV has no column named "${o.column}"` });
     return { column: null, raw, problems, lines: rows.length };
   }
   if (col !== undefined && col >= 0 && (sep.n > 0 || picked !== undefined || o.singleColumnHeader)) {
@@ -161,7 +171,11 @@ export function readLines(text: string, o: ReadOptions): ReadLines {
     return { column: name, raw, problems, lines: records.length + 1 };
   }
   if (sep.n > 0 && !o.plainWithoutColumn) {
-    problems.push({ line: rows[0].line, text: head, reason: `a CSV needs a column named ${o.what} (its columns: ${names.join(', ') || 'none'}); or give ${o.perLine}` });
+    problems.push({
+      line: rows[0].line,
+      text: head,
+      reason: `a CSV needs a column named ${o.what} (its columns: ${names.join(', ') || 'none'}); or give ${o.perLine}`,
+    });
     for (const r of rows.slice(1)) problems.push({ line: r.line, text: r.text, reason: `not read: the CSV has no ${o.what} column` });
     return { column: null, raw, problems, lines: rows.length };
   }

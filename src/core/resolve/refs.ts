@@ -13,11 +13,56 @@
  */
 
 /** first path segments of addresses that are not an account's */
-const NOT_ACCOUNT = new Set(['p', 'post', 'posts', 'status', 'statuses', 'watch', 'video', 'videos', 'reel', 'reels', 'tv', 'hashtag', 'tag', 'tags', 'explore', 'search', 'share', 'stories', 'events', 'groups', 'i', 'shorts', 'pin', 'feed', 'questions', 'r', 'comments', 'clip']);
+const NOT_ACCOUNT = new Set([
+  'p',
+  'post',
+  'posts',
+  'status',
+  'statuses',
+  'watch',
+  'video',
+  'videos',
+  'reel',
+  'reels',
+  'tv',
+  'hashtag',
+  'tag',
+  'tags',
+  'explore',
+  'search',
+  'share',
+  'stories',
+  'events',
+  'groups',
+  'i',
+  'shorts',
+  'pin',
+  'feed',
+  'questions',
+  'r',
+  'comments',
+  'clip',
+]);
 /** segments before an account's name (work, forum, open-protocol, video networks) */
 const ACCOUNT_PREFIX = new Set(['in', 'user', 'u', 'profile', 'c', 'channel', 'company']);
 /** segments followed by a post's id */
-const POST_MARKERS = new Set(['p', 'reel', 'tv', 'status', 'statuses', 'video', 'videos', 'post', 'posts', 'shorts', 'comments', 'pin', 'clip', 'questions', 'update']);
+const POST_MARKERS = new Set([
+  'p',
+  'reel',
+  'tv',
+  'status',
+  'statuses',
+  'video',
+  'videos',
+  'post',
+  'posts',
+  'shorts',
+  'comments',
+  'pin',
+  'clip',
+  'questions',
+  'update',
+]);
 
 export const HANDLE = /^[\p{L}\p{N}._-]{1,100}$/u;
 
@@ -135,7 +180,10 @@ export function accountOfAddress(a: AddressRef, names: ReadonlySet<string>): Acc
     return { param: urlParam, account: a.href, key: a.account ? `@${a.account.toLowerCase()}` : norm.toLowerCase() };
   }
   if (!handleParam) return { reason: 'this endpoint takes neither a handle nor an address' };
-  if (!a.account) return { reason: `not an account's address (${a.segs.length ? `a /${a.segs[0]}/ address` : 'no account in it'}); give the account's handle or profile address` };
+  if (!a.account)
+    return {
+      reason: `not an account's address (${a.segs.length ? `a /${a.segs[0]}/ address` : 'no account in it'}); give the account's handle or profile address`,
+    };
   return { param: handleParam, account: a.account, key: `@${a.account.toLowerCase()}` };
 }
 

@@ -14,31 +14,42 @@ const value = fc.stringMatching(/^[a-z0-9_.@][a-z0-9_. @/:-]{0,20}$/).filter((s)
 describe('readLines', () => {
   it('one value a line: every value kept once with its line, whatever the line ends, BOM, blank and # lines', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(value, fc.constant(''), fc.constant('# note'), fc.constant('   ')), { maxLength: 40 }), fc.constantFrom('\n', '\r\n', '\r'), fc.boolean(), (lines, eol, bom) => {
-        // a first value with a separator would make it a CSV: these lists have none
-        const text = (bom ? '\uFEFF' : '') + lines.join(eol);
-        const r = readLines(text, { ...OPTS, plainWithoutColumn: true });
-        const kept = lines.map((t, i) => ({ line: i + 1, t })).filter((x) => x.t.trim() !== '' && !x.t.trim().startsWith('#'));
-        expect(r.raw.map((x) => [x.line, x.value])).toEqual(kept.map((x) => [x.line, x.t.trim()]));
-        expect(r.lines).toBe(kept.length);
-        expect(r.raw.length + r.problems.length).toBe(r.lines);
-      }),
+      fc.property(
+        fc.array(fc.oneof(value, fc.constant(''), fc.constant('# note'), fc.constant('   ')), { maxLength: 40 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.boolean(),
+        (lines, eol, bom) => {
+          // a first value with a separator would make it a CSV: these lists have none
+          const text = (bom ? '\uFEFF' : '') + lines.join(eol);
+          const r = readLines(text, { ...OPTS, plainWithoutColumn: true });
+          const kept = lines.map((t, i) => ({ line: i + 1, t })).filter((x) => x.t.trim() !== '' && !x.t.trim().startsWith('#'));
+          expect(r.raw.map((x) => [x.line, x.value])).toEqual(kept.map((x) => [x.line, x.t.trim()]));
+          expect(r.lines).toBe(kept.length);
+          expect(r.raw.length + r.problems.length).toBe(r.lines);
+        },
+      ),
     );
   });
 
   it('a CSV: the picked column (any case), quoted cells with separators and line breaks, empty cells are problems', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z]{1,8}$/))), { minLength: 1, maxLength: 20 }), (rows) => {
-        const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-        const text = ['Name,Post URL', ...rows.map(([n, v]) => `${q(n)},${v}`)].join('\n');
-        const r = readLines(text, { ...OPTS, column: 'post url' });
-        expect(r.column).toBe('post url');
-        // every record: a value, or a problem naming the empty cell — numbered by its first line
-        expect(r.raw.map((x) => x.value)).toEqual(rows.filter(([, v]) => v !== '').map(([, v]) => v));
-        expect(r.problems.every((p) => p.reason === 'no post url in this row')).toBe(true);
-        expect(r.raw.length + r.problems.length).toBe(rows.length);
-        expect(r.lines).toBe(rows.length + 1);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z]{1,8}$/))), {
+          minLength: 1,
+          maxLength: 20,
+        }),
+        (rows) => {
+          const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+          const text = ['Name,Post URL', ...rows.map(([n, v]) => `${q(n)},${v}`)].join('\n');
+          const r = readLines(text, { ...OPTS, column: 'post url' });
+          expect(r.column).toBe('post url');
+          // every record: a value, or a problem naming the empty cell — numbered by its first line
+          expect(r.raw.map((x) => x.value)).toEqual(rows.filter(([, v]) => v !== '').map(([, v]) => v));
+          expect(r.problems.every((p) => p.reason === 'no post url in this row')).toBe(true);
+          expect(r.raw.length + r.problems.length).toBe(rows.length);
+          expect(r.lines).toBe(rows.length + 1);
+        },
+      ),
     );
   });
 
@@ -47,18 +58,36 @@ describe('readLines', () => {
     expect(r.raw).toEqual([]);
     expect(r.problems.map((p) => p.line)).toEqual([1, 2]);
     expect(r.problems[0].reason).toContain('no column named "url"');
-    expect(readLines('URL\nhttps://x.example/a\n', { ...OPTS, singleColumnHeader: true })).toMatchObject({ column: 'url', raw: [{ line: 2, value: 'https://x.example/a' }] });
+    expect(readLines('URL\nhttps://x.example/a\n', { ...OPTS, singleColumnHeader: true })).toMatchObject({
+      column: 'url',
+      raw: [{ line: 2, value: 'https://x.example/a' }],
+    });
     // queries may hold commas: plain lines when asked
-    expect(readLines('running shoes, trail\nboots', { ...OPTS, plainWithoutColumn: true }).raw.map((x) => x.value)).toEqual(['running shoes, trail', 'boots']);
+    expect(readLines('running shoes, trail\nboots', { ...OPTS, plainWithoutColumn: true }).raw.map((x) => x.value)).toEqual([
+      'running shoes, trail',
+      'boots',
+    ]);
   });
 });
 
 describe('what an address names', () => {
   const names = new Set(['handle']);
-  const forms = (host: string, path: string) => [`https://${host}${path}`, `http://${host}${path}`, `https://www.${host}${path}/`, `${host}${path}`, `https://${host}${path}?utm_source=x#top`];
+  const forms = (host: string, path: string) => [
+    `https://${host}${path}`,
+    `http://${host}${path}`,
+    `https://www.${host}${path}/`,
+    `${host}${path}`,
+    `https://${host}${path}?utm_source=x#top`,
+  ];
 
   it('mixed forms of one profile address are one account', () => {
-    for (const [path, handle] of [['/nasa', 'nasa'], ['/@nasa', 'nasa'], ['/user/nasa', 'nasa'], ['/in/nasa', 'nasa'], ['/profile/nasa', 'nasa']] as const)
+    for (const [path, handle] of [
+      ['/nasa', 'nasa'],
+      ['/@nasa', 'nasa'],
+      ['/user/nasa', 'nasa'],
+      ['/in/nasa', 'nasa'],
+      ['/profile/nasa', 'nasa'],
+    ] as const)
       for (const f of forms('photo-net.example', path)) {
         const a = accountOf(f, names);
         expect(a, f).toMatchObject({ param: 'handle', account: handle, key: `@${handle}` });

@@ -48,7 +48,14 @@ export class KeyRing {
   constructor(opts: KeyRingOptions) {
     this.store = opts.store;
     this.settings = opts.settings;
-    this.envKeys = [...new Set((opts.envKey ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0))];
+    this.envKeys = [
+      ...new Set(
+        (opts.envKey ?? '')
+          .split(',')
+          .map((k) => k.trim())
+          .filter((k) => k.length > 0),
+      ),
+    ];
     this.envKey = this.envKeys[0] ?? null;
     this.now = opts.now ?? Date.now;
   }
@@ -72,7 +79,15 @@ export class KeyRing {
     const d = this.settings.read();
     const out: KeyInfo[] = [];
     this.envKeys.forEach((k, i) => {
-      out.push({ name: this.envName(i), active: true, addedAt: 0, looksValid: KEY_PATTERN.test(k), mode: keyMode(k), retiring: false, refused: null });
+      out.push({
+        name: this.envName(i),
+        active: true,
+        addedAt: 0,
+        looksValid: KEY_PATTERN.test(k),
+        mode: keyMode(k),
+        retiring: false,
+        refused: null,
+      });
     });
     for (const k of d.keys) {
       out.push({
@@ -189,7 +204,9 @@ export class KeyRing {
 
     const warnings: string[] = [];
     if (!looksValid)
-      warnings.push('This does not look like a service key (<prefix>_live_ or <prefix>_test_ followed by 43 characters); it was saved anyway.');
+      warnings.push(
+        'This does not look like a service key (<prefix>_live_ or <prefix>_test_ followed by 43 characters); it was saved anyway.',
+      );
     if (replacing) warnings.push(`The key previously named "${n}" was replaced.`);
     if (this.envKey) warnings.push('LOUPE_API_KEY is set in the environment and is used instead while it is set.');
     return { name: n, warning: warnings.length ? warnings.join(' ') : null };

@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENV_KEY_NAME, KeyRing, KeyringSecretStore, MAX_KEYS, MemorySecretStore, SecretError, SettingsFile, UnavailableSecretStore } from './index';
+import {
+  ENV_KEY_NAME,
+  KeyRing,
+  KeyringSecretStore,
+  MAX_KEYS,
+  MemorySecretStore,
+  SecretError,
+  SettingsFile,
+  UnavailableSecretStore,
+} from './index';
 
 const realKey = () => `sdr_live_${randomBytes(32).toString('base64url')}`;
 
@@ -33,7 +42,9 @@ describe('KeyRing with the in-memory store', () => {
     expect(JSON.parse(file).keys).toEqual([{ name: 'work', addedAt: 1_700_000_000_000, looksValid: true, mode: 'live' }]);
     const list = kr.list();
     expect(JSON.stringify(list)).not.toContain(key);
-    expect(list).toEqual([{ name: 'work', active: true, addedAt: 1_700_000_000_000, looksValid: true, mode: 'live', retiring: false, refused: null }]);
+    expect(list).toEqual([
+      { name: 'work', active: true, addedAt: 1_700_000_000_000, looksValid: true, mode: 'live', retiring: false, refused: null },
+    ]);
     expect(await kr.activeKey()).toBe(key);
   });
 
@@ -54,13 +65,23 @@ describe('KeyRing with the in-memory store', () => {
     await kr.add('b', b, false); // stored retiring: out of use until `use`
     await kr.add('c', c);
     expect(kr.activeName()).toBe('c');
-    expect(kr.list().filter((k) => k.active).map((k) => k.name)).toEqual(['a', 'c']);
+    expect(
+      kr
+        .list()
+        .filter((k) => k.active)
+        .map((k) => k.name),
+    ).toEqual(['a', 'c']);
     expect(await kr.poolKeys()).toEqual([
       { name: 'a', key: a },
       { name: 'b', key: b, retiring: true },
       { name: 'c', key: c },
     ]);
-    expect(kr.use('b').filter((k) => k.active).map((k) => k.name)).toEqual(['a', 'b', 'c']);
+    expect(
+      kr
+        .use('b')
+        .filter((k) => k.active)
+        .map((k) => k.name),
+    ).toEqual(['a', 'b', 'c']);
     expect(await kr.activeKey()).toBe(b);
     kr.retire('a');
     expect(kr.list().find((k) => k.name === 'a')).toMatchObject({ active: false, retiring: true });
@@ -124,7 +145,15 @@ describe('LOUPE_API_KEY', () => {
     expect(await kr.activeKey()).toBe(envKey);
     expect(kr.backend()).toBe('env');
     const list = kr.list();
-    expect(list[0]).toEqual({ name: ENV_KEY_NAME, active: true, addedAt: 0, looksValid: true, mode: 'live', retiring: false, refused: null });
+    expect(list[0]).toEqual({
+      name: ENV_KEY_NAME,
+      active: true,
+      addedAt: 0,
+      looksValid: true,
+      mode: 'live',
+      retiring: false,
+      refused: null,
+    });
     expect(list[1]).toMatchObject({ name: 'stored', active: false });
     const file = readFileSync(join(dir, 'settings.json'), 'utf8');
     expect(file).not.toContain(envKey);

@@ -65,7 +65,9 @@ function normalise(raw: unknown): SettingsData {
         looksValid: k.looksValid === true,
         mode: k.mode === 'live' || k.mode === 'test' ? k.mode : 'unknown',
         ...(k.retiring === true ? { retiring: true } : {}),
-        ...(isObj(k.refused) && typeof k.refused.type === 'string' && typeof k.refused.at === 'number' ? { refused: { type: k.refused.type, at: k.refused.at } } : {}),
+        ...(isObj(k.refused) && typeof k.refused.type === 'string' && typeof k.refused.at === 'number'
+          ? { refused: { type: k.refused.type, at: k.refused.at } }
+          : {}),
       });
     }
   }
@@ -76,18 +78,22 @@ function normalise(raw: unknown): SettingsData {
     d.app.rateLimit = { requests: a.rateLimit.requests, windowSeconds: a.rateLimit.windowSeconds };
   if (typeof a.maxInFlight === 'number') d.app.maxInFlight = a.maxInFlight;
   if (typeof a.askAboveCredits === 'number') d.app.askAboveCredits = a.askAboveCredits;
-  if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= (settingBounds('maxWaitSeconds').min ?? 1)) d.app.maxWaitSeconds = a.maxWaitSeconds;
-  if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5)) d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
+  if (typeof a.maxWaitSeconds === 'number' && a.maxWaitSeconds >= (settingBounds('maxWaitSeconds').min ?? 1))
+    d.app.maxWaitSeconds = a.maxWaitSeconds;
+  if (typeof a.attemptTimeoutSeconds === 'number' && a.attemptTimeoutSeconds >= (settingBounds('attemptTimeoutSeconds').min ?? 5))
+    d.app.attemptTimeoutSeconds = a.attemptTimeoutSeconds;
   if (THEMES.includes(a.theme as Theme)) d.app.theme = a.theme as Theme;
   if (REMOTE_IMAGES.includes(a.remoteImages as RemoteImages)) d.app.remoteImages = a.remoteImages as RemoteImages;
-  if (a.alertWebhookUrl === null || (typeof a.alertWebhookUrl === 'string' && /^https?:\/\//i.test(a.alertWebhookUrl))) d.app.alertWebhookUrl = a.alertWebhookUrl as string | null;
+  if (a.alertWebhookUrl === null || (typeof a.alertWebhookUrl === 'string' && /^https?:\/\//i.test(a.alertWebhookUrl)))
+    d.app.alertWebhookUrl = a.alertWebhookUrl as string | null;
   // the SMTP settings only when whole and valid (a hand-edited file never half-configures e-mail)
   if (a.alertEmail === null) d.app.alertEmail = null;
   else if (a.alertEmail !== undefined) {
     const e = alertEmailSchema.safeParse(a.alertEmail);
     if (e.success) d.app.alertEmail = e.data;
   }
-  if (typeof a.authorName === 'string' && a.authorName.trim()) d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
+  if (typeof a.authorName === 'string' && a.authorName.trim())
+    d.app.authorName = a.authorName.trim().slice(0, settingBounds('authorName').max ?? 120);
   return d;
 }
 

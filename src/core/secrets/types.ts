@@ -35,7 +35,11 @@ export class SecretError extends LoupeError {
 /** First line of a native error message (the keyring adds a Rust backtrace), with the key redacted. */
 export function cleanNativeMessage(e: unknown, secret?: string): string {
   const raw = e instanceof Error ? e.message : String(e);
-  let line = raw.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'unknown error';
+  let line =
+    raw
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? 'unknown error';
   if (secret && secret.length >= 4) line = line.split(secret).join('[redacted-key]');
   return line.length > 300 ? line.slice(0, 300) + '…' : line;
 }

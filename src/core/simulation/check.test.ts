@@ -12,14 +12,53 @@ import { checkLedger } from './test-sim-check';
 import { newModel } from './test-sim-model';
 
 const charge: ChargeRecord = {
-  request_id: 'req_lost', key_hash: 'h', account: 'acc', platform: 'photo_net', endpoint: '/v1/photo_net/profile/posts', params: { handle: 'bruno.sim' },
-  idempotency_key: 'k1', credits_used: 20, charge_reason: 'miss', cached: false, free_call: false, replay: false, status: 200, error_type: null, fault: 'drop', at: 10_000, at_real: 0,
+  request_id: 'req_lost',
+  key_hash: 'h',
+  account: 'acc',
+  platform: 'photo_net',
+  endpoint: '/v1/photo_net/profile/posts',
+  params: { handle: 'bruno.sim' },
+  idempotency_key: 'k1',
+  credits_used: 20,
+  charge_reason: 'miss',
+  cached: false,
+  free_call: false,
+  replay: false,
+  status: 200,
+  error_type: null,
+  fault: 'drop',
+  at: 10_000,
+  at_real: 0,
 } as ChargeRecord;
 const row = (o: Partial<LedgerEntry>): LedgerEntry => ({
-  callId: 'c', attempt: 1, startedAt: 10_000, durationMs: 5, platform: 'photo_net', endpoint: 'profile/posts', params: '{}', paramsHash: 'h', idempotencyKey: 'k1', requestId: null, status: null,
-  errorType: null, creditsUsed: 0, creditsRemaining: null, chargeReason: null, cached: false, freeCall: false, idempotentReplay: false, source: 'app', walkId: null, dryRun: false, keyName: null, ...o,
+  callId: 'c',
+  attempt: 1,
+  startedAt: 10_000,
+  durationMs: 5,
+  platform: 'photo_net',
+  endpoint: 'profile/posts',
+  params: '{}',
+  paramsHash: 'h',
+  idempotencyKey: 'k1',
+  requestId: null,
+  status: null,
+  errorType: null,
+  creditsUsed: 0,
+  creditsRemaining: null,
+  chargeReason: null,
+  cached: false,
+  freeCall: false,
+  idempotentReplay: false,
+  source: 'app',
+  walkId: null,
+  dryRun: false,
+  keyName: null,
+  ...o,
 });
-const ledger = [row({ requestId: 'req_lost', status: 200, errorType: 'NETWORK_MID_BODY' }), row({ attempt: 0, creditsUsed: 40, chargeReason: 'inferred:balance' })];
+const ledger = [
+  row({ requestId: 'req_lost', status: 200, errorType: 'NETWORK_MID_BODY' }),
+  row({ attempt: 0, creditsUsed: 40, chargeReason: 'inferred:balance' }),
+];
 
 describe('checkLedger: a lost answer whose charge the balance measured with another spender’s credits', () => {
   it('is counted, not failed, while another spender was spending', () => {
@@ -30,6 +69,8 @@ describe('checkLedger: a lost answer whose charge the balance measured with anot
   });
   it('is a violation when nobody else was spending', () => {
     const m = newModel([], 0);
-    expect(checkLedger(m, [charge], ledger, new Set())).toEqual(['lost answer req_lost: the service charged 20, the ledger inferred 40 from the balance']);
+    expect(checkLedger(m, [charge], ledger, new Set())).toEqual([
+      'lost answer req_lost: the service charged 20, the ledger inferred 40 from the balance',
+    ]);
   });
 });

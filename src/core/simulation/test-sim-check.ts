@@ -29,13 +29,16 @@ export async function checkConfig(env: SimEnv, m: SimModel): Promise<Violations>
     }
     const got = listOf(info);
     for (const f of ['name', 'schedule', 'budgetPerRun', 'budgetPerMonth', 'alert', 'paused', 'firstRunPages', 'watches'] as const) {
-      if (f === 'watches' ? watchSet(got.watches) !== watchSet(want.watches) : canon(got[f]) !== canon(want[f])) out.push(`watchlist "${want.name}": ${f} is ${canon(got[f])}, the analyst set ${canon(want[f])}`);
+      if (f === 'watches' ? watchSet(got.watches) !== watchSet(want.watches) : canon(got[f]) !== canon(want[f]))
+        out.push(`watchlist "${want.name}": ${f} is ${canon(got[f])}, the analyst set ${canon(want[f])}`);
     }
   }
   for (const [id, l] of m.lists) if (!seen.has(id)) out.push(`watchlist "${l.name}" (${id}) disappeared`);
   if (m.settings) {
     const s = await env.call<Settings>('settings.get');
-    for (const [k, v] of Object.entries(m.settings)) if (canon((s as Record<string, unknown>)[k]) !== canon(v)) out.push(`setting ${k} is ${canon((s as Record<string, unknown>)[k])}, the analyst set ${canon(v)}`);
+    for (const [k, v] of Object.entries(m.settings))
+      if (canon((s as Record<string, unknown>)[k]) !== canon(v))
+        out.push(`setting ${k} is ${canon((s as Record<string, unknown>)[k])}, the analyst set ${canon(v)}`);
   }
   for (const [k, a] of m.annotations) {
     const [platform, kind, id] = k.split('\u0000');
@@ -44,8 +47,10 @@ export async function checkConfig(env: SimEnv, m: SimModel): Promise<Violations>
       out.push(`annotated item ${platform}/${kind}/${id} is gone from the archive`);
       continue;
     }
-    if (canon([...a.tags].sort()) !== canon([...it.tags].sort())) out.push(`item ${id}: tags ${canon(it.tags)}, the analyst set ${canon([...a.tags])}`);
-    if (blank(it.note) !== blank(a.note)) out.push(`item ${id}: note ${JSON.stringify(it.note)}, the analyst set ${JSON.stringify(a.note)}`);
+    if (canon([...a.tags].sort()) !== canon([...it.tags].sort()))
+      out.push(`item ${id}: tags ${canon(it.tags)}, the analyst set ${canon([...a.tags])}`);
+    if (blank(it.note) !== blank(a.note))
+      out.push(`item ${id}: note ${JSON.stringify(it.note)}, the analyst set ${JSON.stringify(a.note)}`);
     for (const [ff, v] of a.overrides) {
       const [family, field] = ff.split('.');
       const got = (it.overrides as Record<string, Record<string, unknown>> | null)?.[family]?.[field];
@@ -56,7 +61,8 @@ export async function checkConfig(env: SimEnv, m: SimModel): Promise<Violations>
   for (const [id, s] of m.sets) {
     const got = sets.find((x) => x.id === id);
     if (!got) out.push(`saved set "${s.name}" disappeared`);
-    else if (got.name !== s.name || blank(got.note) !== blank(s.note)) out.push(`saved set "${s.name}" changed to "${got.name}" / ${JSON.stringify(got.note)}`);
+    else if (got.name !== s.name || blank(got.note) !== blank(s.note))
+      out.push(`saved set "${s.name}" changed to "${got.name}" / ${JSON.stringify(got.note)}`);
   }
   return out;
 }
@@ -86,8 +92,14 @@ export function checkItems(env: SimEnv, m: SimModel, charges: ChargeRecord[], le
   m.itemsCheckedUpTo = charges.length;
   const delivered = new Set<string>();
   for (const c of charges) for (const id of c.item_ids ?? []) delivered.add(`${c.platform}\u0000${id}`);
-  const rows = db.prepare("SELECT platform, kind, id FROM items WHERE kind IN ('post', 'comment')").all() as Array<{ platform: string; kind: string; id: string }>;
-  for (const r of rows) if (!delivered.has(`${r.platform}\u0000${r.id}`)) out.push(`archived ${r.platform} ${r.kind} ${r.id} was never delivered under that id (merged from another row?)`);
+  const rows = db.prepare("SELECT platform, kind, id FROM items WHERE kind IN ('post', 'comment')").all() as Array<{
+    platform: string;
+    kind: string;
+    id: string;
+  }>;
+  for (const r of rows)
+    if (!delivered.has(`${r.platform}\u0000${r.id}`))
+      out.push(`archived ${r.platform} ${r.kind} ${r.id} was never delivered under that id (merged from another row?)`);
   return out;
 }
 
@@ -102,13 +114,20 @@ function duringOtherSpending(m: SimModel, at: number): boolean {
   return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at <= b);
 }
 
-export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: LedgerEntry[], pendingKeys: Set<string>, pendingCalls = new Set<string>()): Violations {
+export function checkLedger(
+  m: SimModel,
+  charges: ChargeRecord[],
+  ledger: LedgerEntry[],
+  pendingKeys: Set<string>,
+  pendingCalls = new Set<string>(),
+): Violations {
   const out: Violations = [];
   const byRequest = new Map<string, LedgerEntry>();
   for (const l of ledger) if (l.requestId) byRequest.set(l.requestId, l);
   const inferred = new Map<string, LedgerEntry[]>();
   for (const l of ledger)
-    if (l.chargeReason?.startsWith('inferred:') && l.idempotencyKey) inferred.set(l.idempotencyKey, [...(inferred.get(l.idempotencyKey) ?? []), l]);
+    if (l.chargeReason?.startsWith('inferred:') && l.idempotencyKey)
+      inferred.set(l.idempotencyKey, [...(inferred.get(l.idempotencyKey) ?? []), l]);
   const usedInferred = new Set<LedgerEntry>();
   for (const c of charges) {
     if (c.credits_used <= 0) continue;
@@ -116,7 +135,8 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
     // an attempt whose answer broke on the way (its request id came in a header) is a lost answer:
     // its charge is inferred under its Idempotency-Key
     if (row && !(row.creditsUsed === 0 && row.errorType?.startsWith('NETWORK_'))) {
-      if (row.creditsUsed !== c.credits_used) out.push(`request ${c.request_id}: the service charged ${c.credits_used}, the ledger says ${row.creditsUsed}`);
+      if (row.creditsUsed !== c.credits_used)
+        out.push(`request ${c.request_id}: the service charged ${c.credits_used}, the ledger says ${row.creditsUsed}`);
       continue;
     }
     const inf = (c.idempotency_key ? inferred.get(c.idempotency_key) : undefined)?.find((l) => !usedInferred.has(l));
@@ -127,8 +147,11 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
         // two readings of a lost answer the service did charge, and the balance counted it too
         count(m.stats.unknowable, 'balance took another spender’s legal amount for a lost answer');
       else if (inf.chargeReason === 'inferred:balance' && inf.creditsUsed !== c.credits_used)
-        out.push(`lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred ${inf.creditsUsed} from the balance`);
-      else if (inf.creditsUsed > c.credits_used) out.push(`lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred more (${inf.creditsUsed})`);
+        out.push(
+          `lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred ${inf.creditsUsed} from the balance`,
+        );
+      else if (inf.creditsUsed > c.credits_used)
+        out.push(`lost answer ${c.request_id}: the service charged ${c.credits_used}, the ledger inferred more (${inf.creditsUsed})`);
       else if (inf.creditsUsed < c.credits_used) count(m.stats.unknowable, 'lost charge inferred at its least');
       continue;
     }
@@ -144,7 +167,9 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
       count(m.stats.unknowable, 'charge pending in the journal of a killed process');
       continue;
     }
-    out.push(`the service charged ${c.credits_used} for ${c.endpoint} (request ${c.request_id}${c.fault ? `, ${c.fault}` : ''}) and the ledger has no row for it`);
+    out.push(
+      `the service charged ${c.credits_used} for ${c.endpoint} (request ${c.request_id}${c.fault ? `, ${c.fault}` : ''}) and the ledger has no row for it`,
+    );
   }
   const charged = new Set(charges.map((c) => c.request_id));
   for (const l of ledger) {
@@ -156,8 +181,12 @@ export function checkLedger(m: SimModel, charges: ChargeRecord[], ledger: Ledger
         count(m.stats.unknowable, 'balance took another spender’s legal amount for a lost answer');
         continue;
       }
-      if (!usedInferred.has(l)) out.push(`the ledger infers ${l.creditsUsed} credits for ${l.platform}/${l.endpoint} (key ${l.idempotencyKey}) that the service never charged`);
-    } else if (!l.requestId || !charged.has(l.requestId)) out.push(`the ledger records ${l.creditsUsed} credits (request ${l.requestId}) the service has no charge for`);
+      if (!usedInferred.has(l))
+        out.push(
+          `the ledger infers ${l.creditsUsed} credits for ${l.platform}/${l.endpoint} (key ${l.idempotencyKey}) that the service never charged`,
+        );
+    } else if (!l.requestId || !charged.has(l.requestId))
+      out.push(`the ledger records ${l.creditsUsed} credits (request ${l.requestId}) the service has no charge for`);
   }
   return out;
 }
@@ -170,7 +199,10 @@ export function checkPaidOnce(env: SimEnv, m: SimModel, charges: ChargeRecord[])
   const out: Violations = [];
   const last = new Map<string, ChargeRecord>();
   for (const c of charges) {
-    if (c.ceiling_retry) out.push(`request ${c.request_id} on ${c.endpoint} paid the reserved ceiling ${c.credits_used} where a fresh key would have cost ${c.fresh_cost}`);
+    if (c.ceiling_retry)
+      out.push(
+        `request ${c.request_id} on ${c.endpoint} paid the reserved ceiling ${c.credits_used} where a fresh key would have cost ${c.fresh_cost}`,
+      );
     if (c.charge_reason !== 'miss') continue;
     const path = c.endpoint.replace(/^\/v1\//, '');
     const k = `${path}?${canon(c.params)}`;
@@ -216,7 +248,15 @@ export async function checkMarkers(env: SimEnv, m: SimModel): Promise<Violations
               (SELECT min(i.published_at) FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id WHERE wi.watch_id = w.watch_id) AS oldest
          FROM watches w WHERE w.marker_at IS NOT NULL`,
     )
-    .all() as Array<{ watch_id: string; platform: string; endpoint: string; params: string; marker_id: string; marker_at: number; oldest: number | null }>;
+    .all() as Array<{
+    watch_id: string;
+    platform: string;
+    endpoint: string;
+    params: string;
+    marker_id: string;
+    marker_at: number;
+    oldest: number | null;
+  }>;
   const has = db.prepare('SELECT 1 FROM items WHERE platform = ? AND id = ?');
   const held = db.prepare(
     'SELECT i.id, i.published_at AS t FROM watch_items wi JOIN items i ON i.platform = wi.platform AND i.kind = wi.kind AND i.id = wi.item_id WHERE wi.watch_id = ? AND i.published_at IS NOT NULL',
@@ -259,7 +299,9 @@ export async function checkMarkers(env: SimEnv, m: SimModel): Promise<Violations
     const bottom = Math.min(...times);
     for (const f of feed)
       if (!f.pinned && f.t >= bottom && f.t <= w.marker_at && !has.get(w.platform, f.id))
-        out.push(`watch ${w.watch_id} (${w.platform}/${w.endpoint} ${canon(params)}): its marker ${w.marker_id} passed item ${f.id} (${new Date(f.t).toISOString()}), which is not in the archive`);
+        out.push(
+          `watch ${w.watch_id} (${w.platform}/${w.endpoint} ${canon(params)}): its marker ${w.marker_id} passed item ${f.id} (${new Date(f.t).toISOString()}), which is not in the archive`,
+        );
     count(m.stats.checks, 'marker');
   }
   return out;
@@ -276,7 +318,14 @@ async function observe(env: SimEnv, path: string, params: Record<string, string>
 }
 
 /** Feeds the service lists newest first (spec "Incremental sync"), where a marker means "everything newer is held". */
-const DATE_ORDERED = new Set(['photo_net/profile/posts', 'photo_net/profile/reels', 'micro_net/user/tweets', 'social_net/profile/posts', 'short_video_net/profile/videos', 'video_net/channel/videos']);
+const DATE_ORDERED = new Set([
+  'photo_net/profile/posts',
+  'photo_net/profile/reels',
+  'micro_net/user/tweets',
+  'social_net/profile/posts',
+  'short_video_net/profile/videos',
+  'video_net/channel/videos',
+]);
 
 /** 7. The balance the app shows equals the service's (when nothing but the app has moved it since the app last read it). */
 export async function checkBalance(env: SimEnv, m: SimModel): Promise<Violations> {
@@ -284,7 +333,9 @@ export async function checkBalance(env: SimEnv, m: SimModel): Promise<Violations
   const b = await env.call<BalanceInfo>('credits.get');
   const truth = env.sb.admin.balance();
   // null: the app has not read a balance yet and says so (not a wrong figure)
-  return b.creditsRemaining === null || b.creditsRemaining === truth ? [] : [`the app shows a balance of ${b.creditsRemaining}, the service says ${truth}`];
+  return b.creditsRemaining === null || b.creditsRemaining === truth
+    ? []
+    : [`the app shows a balance of ${b.creditsRemaining}, the service says ${truth}`];
 }
 
 export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise<void> {
@@ -309,16 +360,46 @@ export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise
       for (const line of v) {
         if (m.surveyed.has(line)) continue; // one report per violation, not one per step it lasts
         m.surveyed.add(line);
-        const kind = `${n}: ${line.replace(/\d+/g, '#').replace(/"[^"]*"/g, '"…"').replace(/\([^)]*\)/g, '(…)').slice(0, 120)}`;
-        const s = (m.stats.survey[kind] ??= { n: 0, example: `${line} — after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]` });
+        const kind = `${n}: ${line
+          .replace(/\d+/g, '#')
+          .replace(/"[^"]*"/g, '"…"')
+          .replace(/\([^)]*\)/g, '(…)')
+          .slice(0, 120)}`;
+        const s = (m.stats.survey[kind] ??= {
+          n: 0,
+          example: `${line} — after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]`,
+        });
         s.n++;
       }
     return;
   }
   if (bad.length > 0) {
-    const tail = (xs: unknown[], n: number) => xs.slice(-n).map((x) => `    ${JSON.stringify(x)}`).join('\n');
-    const ch = charges.map((c) => ({ rid: c.request_id, ep: c.endpoint, p: c.params, key: c.idempotency_key, cr: c.credits_used, why: c.charge_reason, st: c.status, fault: c.fault, at: c.at }));
-    const lg = ledger.map((l) => ({ rid: l.requestId, ep: l.endpoint, key: l.idempotencyKey, cr: l.creditsUsed, why: l.chargeReason, st: l.status, err: l.errorType, walk: l.walkId }));
+    const tail = (xs: unknown[], n: number) =>
+      xs
+        .slice(-n)
+        .map((x) => `    ${JSON.stringify(x)}`)
+        .join('\n');
+    const ch = charges.map((c) => ({
+      rid: c.request_id,
+      ep: c.endpoint,
+      p: c.params,
+      key: c.idempotency_key,
+      cr: c.credits_used,
+      why: c.charge_reason,
+      st: c.status,
+      fault: c.fault,
+      at: c.at,
+    }));
+    const lg = ledger.map((l) => ({
+      rid: l.requestId,
+      ep: l.endpoint,
+      key: l.idempotencyKey,
+      cr: l.creditsUsed,
+      why: l.chargeReason,
+      st: l.status,
+      err: l.errorType,
+      walk: l.walkId,
+    }));
     throw new Error(
       `after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]:\n${bad.map(([n, v]) => `  [${n}] ${v.slice(0, 5).join('\n  [' + n + '] ')}`).join('\n')}\n  last charges:\n${tail(ch, 6)}\n  last ledger rows:\n${tail(lg, 6)}`,
     );

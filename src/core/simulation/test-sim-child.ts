@@ -20,7 +20,13 @@ const arg = JSON.parse(process.argv[2] ?? '{}') as {
 const clock0 = (await (await fetch(`${arg.url}/__admin/clock`)).json()) as { now: number };
 const real0 = Date.now();
 const clock = scaledClock(() => clock0.now + (Date.now() - real0) * arg.scale, arg.scale);
-const app = createApp({ dataDir: arg.dataDir, secrets: new MemorySecretStore(), door: 'cli', clock, sandbox: async () => ({ url: arg.url, key: arg.key }) });
+const app = createApp({
+  dataDir: arg.dataDir,
+  secrets: new MemorySecretStore(),
+  door: 'cli',
+  clock,
+  sandbox: async () => ({ url: arg.url, key: arg.key }),
+});
 await app.ready;
 const r = await dispatch(app, 'walks.start', { target: arg.target, source: 'cli', maxPages: arg.maxPages });
 process.stdout.write(`${JSON.stringify({ started: r })}\n`);

@@ -23,7 +23,10 @@ function minus<T>(a: T[], b: T[]): T[] {
 
 const watchArb = target.map((t) => ({ platform: t.platform, endpoint: t.endpoint, params: { ...t.params } }));
 const nameArb = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,13}[A-Za-z0-9]$/);
-const scheduleArb = fc.option(fc.integer({ min: 1, max: 72 }).map((h) => ({ everyHours: h })), { nil: null });
+const scheduleArb = fc.option(
+  fc.integer({ min: 1, max: 72 }).map((h) => ({ everyHours: h })),
+  { nil: null },
+);
 const budgetArb = fc.option(fc.integer({ min: 0, max: 3000 }), { nil: null });
 const alertArb = fc.option(
   fc.constantFrom(
@@ -43,7 +46,15 @@ export function configOps(): Array<fc.Arbitrary<SimCommand>> {
 
 function listOps(): Array<fc.Arbitrary<SimCommand>> {
   const create = fc
-    .record({ name: nameArb, schedule: scheduleArb, budgetPerRun: budgetArb, budgetPerMonth: budgetArb, alert: alertArb, watches: fc.array(watchArb, { maxLength: 3 }), firstRunPages: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }) })
+    .record({
+      name: nameArb,
+      schedule: scheduleArb,
+      budgetPerRun: budgetArb,
+      budgetPerMonth: budgetArb,
+      alert: alertArb,
+      watches: fc.array(watchArb, { maxLength: 3 }),
+      firstRunPages: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+    })
     .map(
       (a) =>
         new Op('createList', a, async (m, env) => {
@@ -53,7 +64,16 @@ function listOps(): Array<fc.Arbitrary<SimCommand>> {
         }),
     );
   const patchArb = fc.record(
-    { name: nameArb, schedule: scheduleArb, budgetPerRun: budgetArb, budgetPerMonth: budgetArb, alert: alertArb, paused: fc.boolean(), firstRunPages: fc.integer({ min: 1, max: 3 }), watches: fc.array(watchArb, { maxLength: 3 }) },
+    {
+      name: nameArb,
+      schedule: scheduleArb,
+      budgetPerRun: budgetArb,
+      budgetPerMonth: budgetArb,
+      alert: alertArb,
+      paused: fc.boolean(),
+      firstRunPages: fc.integer({ min: 1, max: 3 }),
+      watches: fc.array(watchArb, { maxLength: 3 }),
+    },
     { requiredKeys: [] },
   );
   const edit = fc.tuple(pick, patchArb).map(
@@ -67,7 +87,8 @@ function listOps(): Array<fc.Arbitrary<SimCommand>> {
           const got = listOf(info);
           const next: ListModel = { ...l };
           for (const k of Object.keys(patch) as Array<keyof typeof patch>) {
-            if (k === 'watches') next.watches = got.watches; // the analyst replaced them: labels are the app's
+            if (k === 'watches')
+              next.watches = got.watches; // the analyst replaced them: labels are the app's
             else (next as unknown as Record<string, unknown>)[k] = patch[k];
           }
           m.lists.set(l.id, next);
@@ -77,36 +98,62 @@ function listOps(): Array<fc.Arbitrary<SimCommand>> {
   );
   const pause = fc.tuple(pick, fc.boolean()).map(
     ([i, paused]) =>
-      new Op(paused ? 'pause' : 'resume', { paused }, async (m, env) => {
-        const l = nth(m.lists, i) as ListModel;
-        await env.call('watchlists.update', { id: l.id, patch: { paused } });
-        m.lists.set(l.id, { ...l, paused });
-      }, hasList),
+      new Op(
+        paused ? 'pause' : 'resume',
+        { paused },
+        async (m, env) => {
+          const l = nth(m.lists, i) as ListModel;
+          await env.call('watchlists.update', { id: l.id, patch: { paused } });
+          m.lists.set(l.id, { ...l, paused });
+        },
+        hasList,
+      ),
   );
   const addWatch = fc.tuple(pick, watchArb).map(
     ([i, w]) =>
-      new Op('addWatch', w, async (m, env) => {
-        const l = nth(m.lists, i) as ListModel;
-        const info = await env.call<WatchlistInfo>('watchlists.addWatch', { id: l.id, watch: w });
-        const got = listOf(info);
-        // the new watch is the one the list did not have (its label is the app's); the others as they were
-        const added = got.watches.find((x) => canon({ ...x, label: '' }) === canon({ ...w, label: '' }) && got.watches.filter((y) => canon(y) === canon(x)).length > l.watches.filter((y) => canon(y) === canon(x)).length);
-        m.lists.set(l.id, { ...l, watches: added ? [...l.watches, added] : [...l.watches, { ...w, label: '(the app added no such watch)' }] });
-      }, hasList),
+      new Op(
+        'addWatch',
+        w,
+        async (m, env) => {
+          const l = nth(m.lists, i) as ListModel;
+          const info = await env.call<WatchlistInfo>('watchlists.addWatch', { id: l.id, watch: w });
+          const got = listOf(info);
+          // the new watch is the one the list did not have (its label is the app's); the others as they were
+          const added = got.watches.find(
+            (x) =>
+              canon({ ...x, label: '' }) === canon({ ...w, label: '' }) &&
+              got.watches.filter((y) => canon(y) === canon(x)).length > l.watches.filter((y) => canon(y) === canon(x)).length,
+          );
+          m.lists.set(l.id, {
+            ...l,
+            watches: added ? [...l.watches, added] : [...l.watches, { ...w, label: '(the app added no such watch)' }],
+          });
+        },
+        hasList,
+      ),
   );
   const remove = pick.map(
     (i) =>
-      new Op('removeList', {}, async (m, env) => {
-        const l = nth(m.lists, i) as ListModel;
-        await env.call('watchlists.remove', { id: l.id });
-        m.lists.delete(l.id);
-      }, hasList),
+      new Op(
+        'removeList',
+        {},
+        async (m, env) => {
+          const l = nth(m.lists, i) as ListModel;
+          await env.call('watchlists.remove', { id: l.id });
+          m.lists.delete(l.id);
+        },
+        hasList,
+      ),
   );
   return [create, edit, pause, addWatch, remove];
 }
 
 function runOps(): Array<fc.Arbitrary<SimCommand>> {
-  const importArb = fc.record({ into: fc.option(pick, { nil: null }), handles: fc.array(fc.stringMatching(/^[a-z][a-z0-9_.]{2,10}$/), { minLength: 1, maxLength: 4 }), at: fc.boolean() });
+  const importArb = fc.record({
+    into: fc.option(pick, { nil: null }),
+    handles: fc.array(fc.stringMatching(/^[a-z][a-z0-9_.]{2,10}$/), { minLength: 1, maxLength: 4 }),
+    at: fc.boolean(),
+  });
   const importOp = importArb.map(
     (a) =>
       new Op('importList', a, async (m, env) => {
@@ -127,22 +174,33 @@ function runOps(): Array<fc.Arbitrary<SimCommand>> {
   );
   const run = fc.tuple(pick, fc.boolean()).map(
     ([i, approved]) =>
-      new Op('runList', { approved }, async (m, env) => {
-        const l = nth(m.lists, i) as ListModel;
-        const r = await env.attempt<WatchRunInfo>('watchlists.run', { id: l.id, approved });
-        if (r.ok && r.result) m.runs.push({ listId: l.id, runId: r.result.runId, budgetPerRun: l.budgetPerRun });
-        await refreshItems(m, env);
-      }, hasList),
+      new Op(
+        'runList',
+        { approved },
+        async (m, env) => {
+          const l = nth(m.lists, i) as ListModel;
+          const r = await env.attempt<WatchRunInfo>('watchlists.run', { id: l.id, approved });
+          if (r.ok && r.result) m.runs.push({ listId: l.id, runId: r.result.runId, budgetPerRun: l.budgetPerRun });
+          await refreshItems(m, env);
+        },
+        hasList,
+      ),
   );
   // the scheduler's tick (scheduled runs have nobody to approve them: the per-run budget is the approval)
   const tick = fc.constant(null).map(
     () =>
-      new Op('scheduledTick', {}, async (m, env) => {
-        await env.call('watchlists.list'); // the service is built on first use
-        const runs = await env.watch().tick();
-        for (const r of runs) m.runs.push({ listId: r.watchlistId, runId: r.runId, budgetPerRun: m.lists.get(r.watchlistId)?.budgetPerRun ?? null });
-        await refreshItems(m, env);
-      }, hasList),
+      new Op(
+        'scheduledTick',
+        {},
+        async (m, env) => {
+          await env.call('watchlists.list'); // the service is built on first use
+          const runs = await env.watch().tick();
+          for (const r of runs)
+            m.runs.push({ listId: r.watchlistId, runId: r.runId, budgetPerRun: m.lists.get(r.watchlistId)?.budgetPerRun ?? null });
+          await refreshItems(m, env);
+        },
+        hasList,
+      ),
   );
   return [importOp, run, run, tick];
 }
@@ -157,34 +215,49 @@ export function annotationOps(): Array<fc.Arbitrary<SimCommand>> {
   };
   const tag = fc.tuple(pick, fc.constantFrom('to-read', 'complaint', 'brand x'), fc.boolean()).map(
     ([i, tag, remove]) =>
-      new Op('tag', { tag, remove }, async (m, env) => {
-        const { it, a } = ann(m, i);
-        await env.call('library.tag', { items: [it], tag, remove });
-        if (remove) a.tags.delete(tag);
-        else a.tags.add(tag);
-      }, hasItem),
+      new Op(
+        'tag',
+        { tag, remove },
+        async (m, env) => {
+          const { it, a } = ann(m, i);
+          await env.call('library.tag', { items: [it], tag, remove });
+          if (remove) a.tags.delete(tag);
+          else a.tags.add(tag);
+        },
+        hasItem,
+      ),
   );
   const note = fc.tuple(pick, fc.option(fc.string({ maxLength: 40 }), { nil: null })).map(
     ([i, text]) =>
-      new Op('note', { text }, async (m, env) => {
-        const { it, a } = ann(m, i);
-        await env.call('library.note', { item: it, note: text });
-        a.note = text === '' ? null : text;
-      }, hasItem),
+      new Op(
+        'note',
+        { text },
+        async (m, env) => {
+          const { it, a } = ann(m, i);
+          await env.call('library.note', { item: it, note: text });
+          a.note = text === '' ? null : text;
+        },
+        hasItem,
+      ),
   );
   const override = fc.tuple(pick, fc.option(fc.constantFrom('complaining', 'promoting', 'other'), { nil: null })).map(
     ([i, value]) =>
-      new Op('override', { value }, async (m, env) => {
-        const { it, a } = ann(m, i);
-        if (it.kind !== 'post') return;
-        if (value === null) {
-          await env.call('library.override', { item: it, family: 'intent', field: 'label', value: null, clear: true });
-          a.overrides.delete('intent.label');
-        } else {
-          await env.call('library.override', { item: it, family: 'intent', field: 'label', value });
-          a.overrides.set('intent.label', value);
-        }
-      }, hasItem),
+      new Op(
+        'override',
+        { value },
+        async (m, env) => {
+          const { it, a } = ann(m, i);
+          if (it.kind !== 'post') return;
+          if (value === null) {
+            await env.call('library.override', { item: it, family: 'intent', field: 'label', value: null, clear: true });
+            a.overrides.delete('intent.label');
+          } else {
+            await env.call('library.override', { item: it, family: 'intent', field: 'label', value });
+            a.overrides.set('intent.label', value);
+          }
+        },
+        hasItem,
+      ),
   );
   const saveSet = fc.tuple(nameArb, fc.option(fc.string({ maxLength: 30 }), { nil: undefined })).map(
     ([name, note]) =>
@@ -209,7 +282,12 @@ export function annotationOps(): Array<fc.Arbitrary<SimCommand>> {
   );
   const settings = fc
     .record(
-      { askAboveCredits: fc.integer({ min: 0, max: 5000 }), maxWaitSeconds: fc.integer({ min: 60, max: 900 }), theme: fc.constantFrom('system', 'light', 'dark'), maxInFlight: fc.integer({ min: 1, max: 10 }) },
+      {
+        askAboveCredits: fc.integer({ min: 0, max: 5000 }),
+        maxWaitSeconds: fc.integer({ min: 60, max: 900 }),
+        theme: fc.constantFrom('system', 'light', 'dark'),
+        maxInFlight: fc.integer({ min: 1, max: 10 }),
+      },
       { requiredKeys: [] },
     )
     .map(
@@ -222,4 +300,3 @@ export function annotationOps(): Array<fc.Arbitrary<SimCommand>> {
     );
   return [tag, note, override, saveSet, exportOp, settings];
 }
-

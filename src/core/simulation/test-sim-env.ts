@@ -52,7 +52,14 @@ export interface SimEnv {
 }
 
 export async function startSimEnv(opts: { seed: number; variants: string[]; balance?: number; freeCalls?: number }): Promise<SimEnv> {
-  const sb = await startSandbox({ port: 0, seed: opts.seed, balance: opts.balance ?? 200_000, freeCalls: opts.freeCalls ?? 0, timeScale: SIM_SCALE, variants: opts.variants });
+  const sb = await startSandbox({
+    port: 0,
+    seed: opts.seed,
+    balance: opts.balance ?? 200_000,
+    freeCalls: opts.freeCalls ?? 0,
+    timeScale: SIM_SCALE,
+    variants: opts.variants,
+  });
   // a world with history: the sandbox's feeds have posts before its epoch, and new ones as its clock moves
   const dir = mkdtempSync(join(tmpdir(), 'loupe-sim-'));
   const account = await accountOf(sb);
@@ -105,7 +112,9 @@ export async function startSimEnv(opts: { seed: number; variants: string[]; bala
     },
     async attempt<T>(method: string, input: unknown = {}): Promise<CallOutcome<T>> {
       const r = await dispatch(env.app, method, input);
-      return r.ok ? { ok: true, result: r.result as T } : { ok: false, error: { kind: r.error.kind, message: r.error.message, type: r.error.type } };
+      return r.ok
+        ? { ok: true, result: r.result as T }
+        : { ok: false, error: { kind: r.error.kind, message: r.error.message, type: r.error.type } };
     },
     charges() {
       // the analyst's account, minus what the other spender did with its own key
@@ -147,7 +156,12 @@ export class SimCallError extends Error {
 }
 
 /** A plain request to the service with a key of our choosing (another spender, the observer). */
-export async function directGet(sb: SandboxHandle, key: string, path: string, params: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function directGet(
+  sb: SandboxHandle,
+  key: string,
+  path: string,
+  params: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const qs = new URLSearchParams(params).toString();
   const res = await fetch(`${sb.url}/v1/${path}${qs ? `?${qs}` : ''}`, { headers: { 'x-api-key': key } });
   let body: Record<string, unknown> = {};
@@ -170,7 +184,11 @@ export async function until(what: string, ready: () => boolean | Promise<boolean
  * A second Loupe process on the same data folder (test-sim-child.ts) that starts a walk; the
  * caller kills it with SIGKILL once its request is in flight.
  */
-export function spawnWalker(env: SimEnv, target: { platform: string; endpoint: string; params: Record<string, string> }, maxPages: number): ChildProcess {
+export function spawnWalker(
+  env: SimEnv,
+  target: { platform: string; endpoint: string; params: Record<string, string> },
+  maxPages: number,
+): ChildProcess {
   const script = join(import.meta.dirname, 'test-sim-child.ts');
   const arg = JSON.stringify({ dataDir: env.dir, url: env.sb.url, key: env.sb.key, target, maxPages, scale: SIM_SCALE });
   // node itself with tsx's loader, not the tsx command: that runs the script in a child of its own,

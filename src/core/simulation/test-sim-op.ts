@@ -32,7 +32,9 @@ export class Op implements SimCommand {
       if (!m.stats.survey) throw e;
       // said at once too: a check that cannot run after it (a closed archive) ends the survey
       console.error(`simulation: op failed: ${this.toString()}: ${(e as Error).stack ?? String(e)}`);
-      const kind = `op failed: ${this.name}: ${String((e as Error).message).replace(/\d+/g, '#').slice(0, 100)}`;
+      const kind = `op failed: ${this.name}: ${String((e as Error).message)
+        .replace(/\d+/g, '#')
+        .slice(0, 100)}`;
       (m.stats.survey[kind] ??= { n: 0, example: `${(e as Error).message} — ${this.toString()}` }).n++;
     }
     const t1 = Date.now();
@@ -73,4 +75,3 @@ export async function refreshItems(m: SimModel, env: SimEnv): Promise<void> {
   const page = await env.call<LibraryQueryAnswer>('library.query', { query: {}, limit: 60, lean: true });
   m.items = page.rows.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id }));
 }
-

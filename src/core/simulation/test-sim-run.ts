@@ -52,23 +52,33 @@ export async function runSimulation(o: SimOptions): Promise<SimReport> {
   const names = SPEC_VARIANTS.map((v) => v.name);
   const variantsArb = o.variants ? fc.constant(o.variants) : fc.subarray(names, { maxLength: 3 });
   const freeCallsArb = o.freeCalls !== undefined ? fc.constant(o.freeCalls) : fc.constantFrom(0, 0, 3);
-  const prop = fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), variantsArb, freeCallsArb, fc.commands(simulationOps(o.kills ?? false), { maxCommands: o.steps, size: 'max', ...(o.replayPath ? { replayPath: o.replayPath } : {}) }), async (seed, variants, freeCalls, cmds) => {
-    const env = await startSimEnv({ seed, variants, freeCalls });
-    const model = newModel(variants, env.sb.admin.now());
-    if (o.survey) model.stats.survey = report.survey ??= {};
-    try {
-      await fc.asyncModelRun(() => ({ model, real: env }), cmds);
-    } finally {
-      report.sessions++;
-      report.steps += model.stats.steps;
-      for (const [k, v] of Object.entries(model.stats.ops)) count(report.ops, k, v);
-      for (const [k, v] of Object.entries(model.stats.checks)) count(report.checks, k, v);
-      for (const [k, v] of Object.entries(model.stats.opMs)) count(report.opMs, k, v);
-      for (const [k, v] of Object.entries(model.stats.unknowable)) count(report.unknowable, k, v);
-      for (const l of model.variantLog) for (const v of l.variants) seen.add(v);
-      await env.close();
-    }
-  });
+  const prop = fc.asyncProperty(
+    fc.integer({ min: 1, max: 1_000_000 }),
+    variantsArb,
+    freeCallsArb,
+    fc.commands(simulationOps(o.kills ?? false), {
+      maxCommands: o.steps,
+      size: 'max',
+      ...(o.replayPath ? { replayPath: o.replayPath } : {}),
+    }),
+    async (seed, variants, freeCalls, cmds) => {
+      const env = await startSimEnv({ seed, variants, freeCalls });
+      const model = newModel(variants, env.sb.admin.now());
+      if (o.survey) model.stats.survey = report.survey ??= {};
+      try {
+        await fc.asyncModelRun(() => ({ model, real: env }), cmds);
+      } finally {
+        report.sessions++;
+        report.steps += model.stats.steps;
+        for (const [k, v] of Object.entries(model.stats.ops)) count(report.ops, k, v);
+        for (const [k, v] of Object.entries(model.stats.checks)) count(report.checks, k, v);
+        for (const [k, v] of Object.entries(model.stats.opMs)) count(report.opMs, k, v);
+        for (const [k, v] of Object.entries(model.stats.unknowable)) count(report.unknowable, k, v);
+        for (const l of model.variantLog) for (const v of l.variants) seen.add(v);
+        await env.close();
+      }
+    },
+  );
   await fc.assert(prop, {
     numRuns: o.runs,
     ...(o.seed !== undefined ? { seed: o.seed } : {}),

@@ -12,15 +12,24 @@ import { Op, pick, refreshItems, target, type SimCommand } from './test-sim-op';
 
 async function settled(env: SimEnv, walkId: string): Promise<WalkInfo> {
   let w: WalkInfo | null = null;
-  await until(`walk ${walkId} to stop`, async () => {
-    w = await env.call<WalkInfo | null>('walks.get', { walkId });
-    return w !== null && w.status !== 'running';
-  }, 120_000);
+  await until(
+    `walk ${walkId} to stop`,
+    async () => {
+      w = await env.call<WalkInfo | null>('walks.get', { walkId });
+      return w !== null && w.status !== 'running';
+    },
+    120_000,
+  );
   return w as unknown as WalkInfo;
 }
 
 async function startWalk(m: SimModel, env: SimEnv, t: Target, maxPages: number, maxCredits: number | null): Promise<WalkInfo> {
-  const w = await env.call<WalkInfo>('walks.start', { target: t, source: 'search', maxPages, ...(maxCredits !== null ? { maxCredits } : {}) });
+  const w = await env.call<WalkInfo>('walks.start', {
+    target: t,
+    source: 'search',
+    maxPages,
+    ...(maxCredits !== null ? { maxCredits } : {}),
+  });
   m.walks.set(w.walkId, { target: t, approved: maxCredits });
   return w;
 }
@@ -31,34 +40,47 @@ function nthWalk(m: SimModel, i: number): [string, SimModel['walks'] extends Map
 }
 
 function walkOps(): Array<fc.Arbitrary<SimCommand>> {
-  const start = fc.record({ t: target, pages: fc.integer({ min: 1, max: 4 }), maxCredits: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: null }) }).map(
-    (a) =>
-      new Op('startWalk', a, async (m, env) => {
-        const w = await startWalk(m, env, a.t, a.pages, a.maxCredits);
-        await settled(env, w.walkId);
-        await refreshItems(m, env);
-      }),
-  );
-  const more = fc.record({ i: pick, pages: fc.integer({ min: 1, max: 3 }), maxCredits: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: null }) }).map(
-    (a) =>
-      new Op('fetchMore', { pages: a.pages, maxCredits: a.maxCredits }, async (m, env) => {
-        const [walkId, w] = nthWalk(m, a.i)!;
-        const before = await env.call<WalkInfo | null>('walks.get', { walkId });
-        if (!before || before.status === 'running') return;
-        await env.call('walks.resume', { walkId, maxPages: a.pages, ...(a.maxCredits !== null ? { maxCredits: a.maxCredits } : {}) });
-        w.approved = a.maxCredits === null ? null : before.creditsSpent + a.maxCredits;
-        await settled(env, walkId);
-        await refreshItems(m, env);
-      }, (m) => m.walks.size > 0),
-  );
+  const start = fc
+    .record({ t: target, pages: fc.integer({ min: 1, max: 4 }), maxCredits: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: null }) })
+    .map(
+      (a) =>
+        new Op('startWalk', a, async (m, env) => {
+          const w = await startWalk(m, env, a.t, a.pages, a.maxCredits);
+          await settled(env, w.walkId);
+          await refreshItems(m, env);
+        }),
+    );
+  const more = fc
+    .record({ i: pick, pages: fc.integer({ min: 1, max: 3 }), maxCredits: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: null }) })
+    .map(
+      (a) =>
+        new Op(
+          'fetchMore',
+          { pages: a.pages, maxCredits: a.maxCredits },
+          async (m, env) => {
+            const [walkId, w] = nthWalk(m, a.i)!;
+            const before = await env.call<WalkInfo | null>('walks.get', { walkId });
+            if (!before || before.status === 'running') return;
+            await env.call('walks.resume', { walkId, maxPages: a.pages, ...(a.maxCredits !== null ? { maxCredits: a.maxCredits } : {}) });
+            w.approved = a.maxCredits === null ? null : before.creditsSpent + a.maxCredits;
+            await settled(env, walkId);
+            await refreshItems(m, env);
+          },
+          (m) => m.walks.size > 0,
+        ),
+    );
   const cancel = fc.record({ t: target }).map(
     (a) =>
       new Op('cancelWalk', a, async (m, env) => {
         const w = await startWalk(m, env, a.t, 8, null);
-        await until('a page or the end', async () => {
-          const g = await env.call<WalkInfo | null>('walks.get', { walkId: w.walkId });
-          return !g || g.status !== 'running' || g.pagesDone >= 1;
-        }, 60_000);
+        await until(
+          'a page or the end',
+          async () => {
+            const g = await env.call<WalkInfo | null>('walks.get', { walkId: w.walkId });
+            return !g || g.status !== 'running' || g.pagesDone >= 1;
+          },
+          60_000,
+        );
         await env.call('walks.cancel', { walkId: w.walkId });
         await settled(env, w.walkId);
         await refreshItems(m, env);
@@ -101,7 +123,8 @@ function worldOps(): Array<fc.Arbitrary<SimCommand>> {
       new Op('fault', a, async (_m, env) => {
         const match = a.t.endpoint;
         if (a.kind === 'status500') env.sb.admin.queueFaults([{ kind: 'status', status: 500, type: 'INTERNAL_ERROR', match }]);
-        else if (a.kind === 'status429') env.sb.admin.queueFaults([{ kind: 'status', status: 429, type: 'RATE_LIMITED', retryAfter: 3, match }]);
+        else if (a.kind === 'status429')
+          env.sb.admin.queueFaults([{ kind: 'status', status: 429, type: 'RATE_LIMITED', retryAfter: 3, match }]);
         else env.sb.admin.queueFaults([{ kind: a.kind, match }]);
       }),
   );
@@ -109,7 +132,8 @@ function worldOps(): Array<fc.Arbitrary<SimCommand>> {
     (n) =>
       new Op('otherSpender', { calls: n }, async (m, env) => {
         const from = env.sb.admin.now();
-        for (let i = 0; i < n; i++) await directGet(env.sb, env.otherKey, 'thread_net/profile', { handle: `other${Math.floor(Math.random() * 1e9)}` });
+        for (let i = 0; i < n; i++)
+          await directGet(env.sb, env.otherKey, 'thread_net/profile', { handle: `other${Math.floor(Math.random() * 1e9)}` });
         m.balanceMovedElsewhere = true;
         m.otherSpending.push([from, env.sb.admin.now()]);
       }),
@@ -121,7 +145,11 @@ function worldOps(): Array<fc.Arbitrary<SimCommand>> {
         env.sb.admin.queueFaults([{ kind: 'drop', match: a.t.endpoint }]);
         const from = env.sb.admin.now();
         const w = await startWalk(m, env, a.t, 2, null);
-        await Promise.all(Array.from({ length: a.calls }, () => directGet(env.sb, env.otherKey, 'thread_net/profile', { handle: `other${Math.floor(Math.random() * 1e9)}` })));
+        await Promise.all(
+          Array.from({ length: a.calls }, () =>
+            directGet(env.sb, env.otherKey, 'thread_net/profile', { handle: `other${Math.floor(Math.random() * 1e9)}` }),
+          ),
+        );
         m.balanceMovedElsewhere = true;
         await settled(env, w.walkId);
         m.otherSpending.push([from, env.sb.admin.now()]);
@@ -151,7 +179,10 @@ export function killOp(): fc.Arbitrary<SimCommand> {
       new Op('killMidWalk', a, async (m, env) => {
         const before = env.sb.admin.stats().scripted_faults.stall ?? 0;
         env.sb.admin.clearFaults();
-        env.sb.admin.queueFaults([{ kind: 'truncate-charged', match: a.t.endpoint }, { kind: 'stall', match: a.t.endpoint }]);
+        env.sb.admin.queueFaults([
+          { kind: 'truncate-charged', match: a.t.endpoint },
+          { kind: 'stall', match: a.t.endpoint },
+        ]);
         const child = spawnWalker(env, a.t, 2);
         let err = '';
         let out = '';
@@ -163,7 +194,10 @@ export function killOp(): fc.Arbitrary<SimCommand> {
         // killed mid-request — or, when the archive answered every page (no request to catch), once it settled
         await until(
           'the second process to be mid-request or done',
-          () => gone || out.includes('"settled"') || ((env.sb.admin.stats().scripted_faults.stall ?? 0) > before && env.sb.admin.stats().in_flight > 0),
+          () =>
+            gone ||
+            out.includes('"settled"') ||
+            ((env.sb.admin.stats().scripted_faults.stall ?? 0) > before && env.sb.admin.stats().in_flight > 0),
           120_000,
         ).catch((e: Error) => {
           child.kill('SIGKILL');

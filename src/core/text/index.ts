@@ -4,6 +4,17 @@
  * pseudonyms exports and network files write, and XML-safe strings. Imports nothing of core but
  * the ports.
  */
-export { TERM_FIELDS, type TermField, type Token, type TermsOf, stopWords, domainOf, extractTerms, hasTerm, normaliseTerm, ftsFriendly } from './terms';
+export {
+  TERM_FIELDS,
+  type TermField,
+  type Token,
+  type TermsOf,
+  stopWords,
+  domainOf,
+  extractTerms,
+  hasTerm,
+  normaliseTerm,
+  ftsFriendly,
+} from './terms';
 export { PSEUDONYM_SECRET_FILE, loadPseudonymSecret, Pseudonymiser } from './pseudonym';
 export { xmlSafe, xmlAttr, xmlText } from './xml';

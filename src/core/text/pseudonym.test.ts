@@ -19,12 +19,33 @@ function row(): ExportRow {
   const record = {
     id: '1800000000000000001',
     url: 'https://micro.example/AliceWonder/status/1800000000000000001',
-    content: { text: 'Thanks @Bob.Builder and @carol_99! mail alice@wonder.land — aliceWonder here', media_urls: ['https://cdn.example/u/9100000000000000007/0.jpg'] },
-    author: { id: '9100000000000000007', username: 'AliceWonder', display_name: 'Alice W.', avatar_url: 'https://cdn.example/avatars/9100000000000000007.jpg', bio: 'friends with @bob.builder', ext: { public_email: 'alice@wonder.land' } },
+    content: {
+      text: 'Thanks @Bob.Builder and @carol_99! mail alice@wonder.land — aliceWonder here',
+      media_urls: ['https://cdn.example/u/9100000000000000007/0.jpg'],
+    },
+    author: {
+      id: '9100000000000000007',
+      username: 'AliceWonder',
+      display_name: 'Alice W.',
+      avatar_url: 'https://cdn.example/avatars/9100000000000000007.jpg',
+      bio: 'friends with @bob.builder',
+      ext: { public_email: 'alice@wonder.land' },
+    },
     ext: { coauthors: [{ id: '9100000000000000008', username: 'bob.builder' }] },
     computed: { labels_evidence: { intent: { quote: 'Thanks @Bob.Builder', sentence_index: 0 } } },
   };
-  return { platform: 'micro_net', kind: 'post', id: record.id, record, recordJson: JSON.stringify(record), firstSeenAt: 0, lastSeenAt: 0, tags: ['@carol_99'], note: 'ask @AliceWonder', overrides: {} };
+  return {
+    platform: 'micro_net',
+    kind: 'post',
+    id: record.id,
+    record,
+    recordJson: JSON.stringify(record),
+    firstSeenAt: 0,
+    lastSeenAt: 0,
+    tags: ['@carol_99'],
+    note: 'ask @AliceWonder',
+    overrides: {},
+  };
 }
 
 describe('pseudonymisation', () => {
@@ -52,7 +73,11 @@ describe('pseudonymisation', () => {
     const a = Pseudonymiser.forDataDir(d).row(row());
     const b = Pseudonymiser.forDataDir(d).row(row());
     expect(b).toEqual(a);
-    const rec = a.record as { author: { username: string; id: string; display_name: string }; content: { text: string }; ext: { coauthors: Array<{ username: string; id: string }> } };
+    const rec = a.record as {
+      author: { username: string; id: string; display_name: string };
+      content: { text: string };
+      ext: { coauthors: Array<{ username: string; id: string }> };
+    };
     const bob = rec.ext.coauthors[0].username;
     expect(bob).toMatch(/^u_[0-9a-f]{16}$/);
     expect(rec.content.text).toContain(`@${bob}`);
@@ -66,8 +91,22 @@ describe('pseudonymisation', () => {
 
   it('a profile row: its id is the account id and is replaced', () => {
     const p = Pseudonymiser.forDataDir(tmp());
-    const record = { id: '9100000000000000007', url: 'https://micro.example/AliceWonder', author: { id: '9100000000000000007', username: 'AliceWonder', display_name: 'Alice W.' } };
-    const out = p.row({ platform: 'micro_net', kind: 'profile', id: record.id, record, firstSeenAt: 0, lastSeenAt: 0, tags: [], note: null, overrides: {} });
+    const record = {
+      id: '9100000000000000007',
+      url: 'https://micro.example/AliceWonder',
+      author: { id: '9100000000000000007', username: 'AliceWonder', display_name: 'Alice W.' },
+    };
+    const out = p.row({
+      platform: 'micro_net',
+      kind: 'profile',
+      id: record.id,
+      record,
+      firstSeenAt: 0,
+      lastSeenAt: 0,
+      tags: [],
+      note: null,
+      overrides: {},
+    });
     expect(out.id).toBe(p.userId('micro_net', '9100000000000000007'));
     expect(JSON.stringify(out)).not.toMatch(/alicewonder|9100000000000000007|Alice W\./i);
   });

@@ -40,7 +40,10 @@ export function loadPseudonymSecret(dataDir: string): Buffer {
   const read = (): Buffer | null => {
     try {
       const s = readFileSync(file, 'utf8').trim();
-      if (!/^[0-9a-f]{64}$/.test(s)) throw new Error(`the pseudonym secret ${file} is damaged (expected 64 hex digits); restore it from a backup, or delete it to start a new series of pseudonyms`);
+      if (!/^[0-9a-f]{64}$/.test(s))
+        throw new Error(
+          `the pseudonym secret ${file} is damaged (expected 64 hex digits); restore it from a backup, or delete it to start a new series of pseudonyms`,
+        );
       return Buffer.from(s, 'hex');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -134,7 +137,10 @@ class RowContext {
   /** original (lower-cased for handles) → pseudonym, for search inside URLs and text */
   private readonly known = new Map<string, string>();
   private pattern: RegExp | null | undefined;
-  constructor(private readonly p: Pseudonymiser, private readonly platform: string) {}
+  constructor(
+    private readonly p: Pseudonymiser,
+    private readonly platform: string,
+  ) {}
 
   private isPerson(o: Record<string, unknown>, key: string, isProfile: boolean): boolean {
     if (key === 'author' || key === 'user' || key === 'owner' || (key === 'record' && isProfile)) return true;
@@ -151,8 +157,10 @@ class RowContext {
     const o = v as Record<string, unknown>;
     const person = this.isPerson(o, key, isProfile);
     for (const [k, x] of Object.entries(o)) {
-      if (person && HANDLE_KEYS.has(k) && typeof x === 'string' && x.length > 0) this.add(x.replace(/^@/, '').toLowerCase(), this.p.handle(this.platform, x));
-      else if (person && ID_KEYS.has(k) && (typeof x === 'string' || typeof x === 'number') && String(x).length > 0) this.add(String(x), this.p.userId(this.platform, String(x)));
+      if (person && HANDLE_KEYS.has(k) && typeof x === 'string' && x.length > 0)
+        this.add(x.replace(/^@/, '').toLowerCase(), this.p.handle(this.platform, x));
+      else if (person && ID_KEYS.has(k) && (typeof x === 'string' || typeof x === 'number') && String(x).length > 0)
+        this.add(String(x), this.p.userId(this.platform, String(x)));
       else this.learn(x, k, false);
     }
   }
@@ -191,9 +199,11 @@ class RowContext {
       if (x === null || x === undefined) out[k] = x;
       else if (SECRET_KEYS.has(k) && (typeof x === 'string' || typeof x === 'number')) out[k] = this.p.opaque(k, String(x));
       else if (person && HANDLE_KEYS.has(k) && typeof x === 'string') out[k] = this.p.handle(this.platform, x);
-      else if (person && ID_KEYS.has(k) && (typeof x === 'string' || typeof x === 'number')) out[k] = this.p.userId(this.platform, String(x));
+      else if (person && ID_KEYS.has(k) && (typeof x === 'string' || typeof x === 'number'))
+        out[k] = this.p.userId(this.platform, String(x));
       // a display name becomes the account's handle pseudonym (a name is as identifying as a handle)
-      else if (person && NAME_KEYS.has(k) && typeof x === 'string') out[k] = handle !== undefined ? this.p.handle(this.platform, handle) : this.p.opaque('name', x);
+      else if (person && NAME_KEYS.has(k) && typeof x === 'string')
+        out[k] = handle !== undefined ? this.p.handle(this.platform, handle) : this.p.opaque('name', x);
       else if (AVATAR_KEYS.has(k) && typeof x === 'string') out[k] = this.p.opaque('avatar', x);
       else out[k] = this.rewrite(x, k, false);
     }

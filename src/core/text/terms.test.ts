@@ -5,12 +5,17 @@ import { domainOf, extractTerms, hasTerm, normaliseTerm, stopWords } from './ter
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Intl.Segmenter's word-like segments, lower-cased: what WORD_RE must reproduce */
 function segmenterWords(text: string): string[] {
-  return [...segmenter.segment(text)].filter((s) => s.isWordLike && /[\p{L}\p{N}]/u.test(s.segment)).map((s) => s.segment.replace(/\p{Cf}/gu, '').toLowerCase());
+  return [...segmenter.segment(text)]
+    .filter((s) => s.isWordLike && /[\p{L}\p{N}]/u.test(s.segment))
+    .map((s) => s.segment.replace(/\p{Cf}/gu, '').toLowerCase());
 }
 
 describe('terms', () => {
   it('reads hashtags, mentions, domains and emoji, case-folded', () => {
-    const t = extractTerms('Loving #Coffee and #coffee2024 with @Brewly_Co! See https://www.Example.com/a?b=1, http://shop.example.org:8080). Mail me: a.b@mail.com 🙂👍🏽🇧🇷 #123', 'en');
+    const t = extractTerms(
+      'Loving #Coffee and #coffee2024 with @Brewly_Co! See https://www.Example.com/a?b=1, http://shop.example.org:8080). Mail me: a.b@mail.com 🙂👍🏽🇧🇷 #123',
+      'en',
+    );
     expect(t.hashtags).toEqual(['#coffee', '#coffee2024']);
     expect(t.mentions).toEqual(['@brewly_co']);
     expect(t.domains).toEqual(['example.com', 'shop.example.org']);
@@ -77,13 +82,25 @@ describe('terms', () => {
       ['The marathon sneakers arrived today', 'en'],
     ];
     const items = new Map<string, number>();
-    for (const [text, lang] of corpus) for (const w of new Set(extractTerms(text, lang, ['words']).words)) items.set(w, (items.get(w) ?? 0) + 1);
+    for (const [text, lang] of corpus)
+      for (const w of new Set(extractTerms(text, lang, ['words']).words)) items.set(w, (items.get(w) ?? 0) + 1);
     const top = [...items].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-    expect(Object.fromEntries(top)).toEqual({ スニーカー: 4, marathon: 2, sneakers: 2, 使って: 2, 新しい: 2, 最高: 2, 舒服: 2, 跑步: 2, 走り: 2, 鞋: 2 });
+    expect(Object.fromEntries(top)).toEqual({
+      スニーカー: 4,
+      marathon: 2,
+      sneakers: 2,
+      使って: 2,
+      新しい: 2,
+      最高: 2,
+      舒服: 2,
+      跑步: 2,
+      走り: 2,
+      鞋: 2,
+    });
     // fragments, particles and endings the segmenter leaves are never words
-    for (const bad of ['って', 'み', '使', 'た', 'を', 'が', 'です', 'けど', 'たい', 'ました', '很', '我', '了', 'the', 'are']) expect(items.has(bad), bad).toBe(false);
+    for (const bad of ['って', 'み', '使', 'た', 'を', 'が', 'です', 'けど', 'たい', 'ました', '很', '我', '了', 'the', 'are'])
+      expect(items.has(bad), bad).toBe(false);
     // a lone kanji before a particle stays itself: 猫|が
     expect(extractTerms('猫が好きです', 'ja').words).toEqual(['猫', '好き']);
   });
 });
-

@@ -74,9 +74,73 @@ const ONE_HAN = /^\p{sc=Han}$/u;
 const HIRAGANA = /^\p{sc=Hiragana}+$/u;
 const ONE_KANA = /^[\p{sc=Hiragana}\p{sc=Katakana}ー]$/u;
 /** particles and copulas: never the ending of the kanji before them (猫|が stays two) */
-const JA_NO_JOIN = new Set(['が', 'を', 'に', 'は', 'で', 'と', 'の', 'も', 'へ', 'や', 'か', 'ね', 'よ', 'な', 'から', 'まで', 'より', 'です', 'でした', 'だ', 'だった', 'じゃ', 'では', 'けど', 'ので', 'のに']);
+const JA_NO_JOIN = new Set([
+  'が',
+  'を',
+  'に',
+  'は',
+  'で',
+  'と',
+  'の',
+  'も',
+  'へ',
+  'や',
+  'か',
+  'ね',
+  'よ',
+  'な',
+  'から',
+  'まで',
+  'より',
+  'です',
+  'でした',
+  'だ',
+  'だった',
+  'じゃ',
+  'では',
+  'けど',
+  'ので',
+  'のに',
+]);
 /** endings and auxiliaries the segmenter leaves as words, missing from stopwords-iso's Japanese list */
-const JA_STOP = ['って', 'けど', 'けれど', 'けども', 'たい', 'ました', 'ません', 'ます', 'した', 'して', 'します', 'でした', 'でし', 'てる', 'ちゃう', 'じゃ', 'よね', 'かな', 'みたい', 'ござい', 'そう', 'すく', 'やすい', 'にくい', 'とても', 'すごく', 'ちょっと', 'もう', 'まだ', 'だけ', 'しか', 'ばかり', 'なんか', 'さん', 'ちゃん', 'くん'];
+const JA_STOP = [
+  'って',
+  'けど',
+  'けれど',
+  'けども',
+  'たい',
+  'ました',
+  'ません',
+  'ます',
+  'した',
+  'して',
+  'します',
+  'でした',
+  'でし',
+  'てる',
+  'ちゃう',
+  'じゃ',
+  'よね',
+  'かな',
+  'みたい',
+  'ござい',
+  'そう',
+  'すく',
+  'やすい',
+  'にくい',
+  'とても',
+  'すごく',
+  'ちょっと',
+  'もう',
+  'まだ',
+  'だけ',
+  'しか',
+  'ばかり',
+  'なんか',
+  'さん',
+  'ちゃん',
+  'くん',
+];
 let jaStops: Set<string> | null = null;
 
 /** The stop words a text's script brings, whatever the item's language says: Japanese with kana, Chinese for Han alone. */
@@ -94,7 +158,13 @@ function spacelessSegments(text: string, japanese: boolean): Array<{ segment: st
   for (let i = 0; i < segs.length; i++) {
     const s = segs[i];
     const next = segs[i + 1];
-    if (next && ONE_HAN.test(s.segment) && next.index === s.index + s.segment.length && HIRAGANA.test(next.segment) && !JA_NO_JOIN.has(next.segment)) {
+    if (
+      next &&
+      ONE_HAN.test(s.segment) &&
+      next.index === s.index + s.segment.length &&
+      HIRAGANA.test(next.segment) &&
+      !JA_NO_JOIN.has(next.segment)
+    ) {
       out.push({ segment: s.segment + next.segment, index: s.index });
       i++;
     } else out.push(s);
@@ -153,7 +223,16 @@ function wordTokens(input: string, stops: Set<string>): Token[] {
     re.lastIndex = 0;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       const c = m[0].charCodeAt(0);
-      push(m[0], m.index, c !== 95 && !(c >= 0x203f && c <= 0x2040) && c !== 0x2054 && !(c >= 0xfe33 && c <= 0xfe34) && !(c >= 0xfe4d && c <= 0xfe4f) && c !== 0xff3f);
+      push(
+        m[0],
+        m.index,
+        c !== 95 &&
+          !(c >= 0x203f && c <= 0x2040) &&
+          c !== 0x2054 &&
+          !(c >= 0xfe33 && c <= 0xfe34) &&
+          !(c >= 0xfe4d && c <= 0xfe4f) &&
+          c !== 0xff3f,
+      );
     }
   }
   return out;
@@ -167,7 +246,11 @@ const NGRAM: Partial<Record<TermField, number>> = { bigrams: 2, trigrams: 3 };
  * Every occurrence of each wanted field's terms in one text, in text order (a term written
  * twice is listed twice). Fields not asked for come back empty.
  */
-export function extractTerms(text: string | null | undefined, lang: string | null | undefined, fields: readonly TermField[] = TERM_FIELDS): TermsOf {
+export function extractTerms(
+  text: string | null | undefined,
+  lang: string | null | undefined,
+  fields: readonly TermField[] = TERM_FIELDS,
+): TermsOf {
   const out: TermsOf = { hashtags: [], mentions: [], domains: [], emoji: [], words: [], bigrams: [], trigrams: [] };
   if (!text) return out;
   const want = new Set(fields);

@@ -11,7 +11,15 @@ import { emailDueAlerts, type EmailDeps } from './alert-email';
 
 export interface SlackPayload {
   text: string;
-  loupe: { kind: RaisedAlert['kind']; watchlist: { id: string; name: string }; runId: string; items: number; expected: number | null; at: string; sample: string[] };
+  loupe: {
+    kind: RaisedAlert['kind'];
+    watchlist: { id: string; name: string };
+    runId: string;
+    items: number;
+    expected: number | null;
+    at: string;
+    sample: string[];
+  };
 }
 
 /** Slack's mrkdwn escapes: `&`, `<` and `>` (a post's text cannot make a link or a mention). */
@@ -23,7 +31,15 @@ export function slackPayload(a: RaisedAlert): SlackPayload {
   const lines = [`*Loupe · ${mrkdwn(a.listName)}*: ${mrkdwn(a.summary)}`, ...a.sample.map((s) => `• ${mrkdwn(s)}`)];
   return {
     text: lines.join('\n'),
-    loupe: { kind: a.kind, watchlist: { id: a.watchlistId, name: a.listName }, runId: a.runId, items: a.items, expected: a.expected, at: new Date(a.at).toISOString(), sample: a.sample },
+    loupe: {
+      kind: a.kind,
+      watchlist: { id: a.watchlistId, name: a.listName },
+      runId: a.runId,
+      items: a.items,
+      expected: a.expected,
+      at: new Date(a.at).toISOString(),
+      sample: a.sample,
+    },
   };
 }
 
@@ -42,7 +58,12 @@ export async function postWebhook(url: string, alerts: RaisedAlert[], o: { fetch
   for (const a of alerts) {
     let r: Response;
     try {
-      r = await f(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(a)), signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
+      r = await f(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(slackPayload(a)),
+        signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
+      });
     } catch (e) {
       throw new Error(`${hostOf(url)} could not be reached (${e instanceof Error ? e.message : String(e)})`);
     }
@@ -57,7 +78,13 @@ export async function postWebhook(url: string, alerts: RaisedAlert[], o: { fetch
  * any an earlier run could not send — through the SMTP server in Settings (alert-email.ts): a
  * failure is kept on the alert with its cause and retried on the next run.
  */
-export function alertDeliverer(d: { settings(): Settings; emit(e: LoupeEvent): void; log?(line: string): void; fetch?: typeof fetch; email?: Omit<EmailDeps, 'settings'> }): (alerts: RaisedAlert[]) => Promise<void> {
+export function alertDeliverer(d: {
+  settings(): Settings;
+  emit(e: LoupeEvent): void;
+  log?(line: string): void;
+  fetch?: typeof fetch;
+  email?: Omit<EmailDeps, 'settings'>;
+}): (alerts: RaisedAlert[]) => Promise<void> {
   return async (alerts) => {
     const url = d.settings().alertWebhookUrl;
     if (url && alerts.length > 0) {
@@ -66,7 +93,11 @@ export function alertDeliverer(d: { settings(): Settings; emit(e: LoupeEvent): v
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
         d.log?.(`alert delivery: ${why}`);
-        d.emit({ type: 'notice', level: 'warning', message: `An alert could not be posted to the webhook: ${why}. It is in the alert inbox; check the address in Settings.` });
+        d.emit({
+          type: 'notice',
+          level: 'warning',
+          message: `An alert could not be posted to the webhook: ${why}. It is in the alert inbox; check the address in Settings.`,
+        });
       }
     }
     if (d.email) {

@@ -23,7 +23,15 @@ import { alertMessage, EMAIL_PASSWORD_SECRET, emailDueAlerts, sendEmails } from 
 import { watchEnvs } from './test-env';
 import { decodeBody, decodeWords, parse, receiver } from './test-smtp';
 
-const cfg = (port: number, more: Partial<AlertEmail> = {}): AlertEmail => ({ host: '127.0.0.1', port, security: 'none', user: null, from: 'loupe@example.org', to: ['team@example.org'], ...more });
+const cfg = (port: number, more: Partial<AlertEmail> = {}): AlertEmail => ({
+  host: '127.0.0.1',
+  port,
+  security: 'none',
+  user: null,
+  from: 'loupe@example.org',
+  to: ['team@example.org'],
+  ...more,
+});
 
 const alert = (more: Partial<AlertRow> = {}): AlertRow => ({
   alertId: 'a1',
@@ -70,12 +78,37 @@ describe('alert e-mail through SMTP (issue 27 #1)', () => {
     try {
       // generated hostile names and post texts: whatever they hold, one message, the set recipient only, no Bcc/Cc, one subject line
       const bad = fc.constantFrom('\r\n', '\n', '\r', '\r\n.\r\n', '\u2028', '\u0085', '\u202e', '\t', '\0');
-      const hostile = fc.array(fc.oneof(bad, fc.constantFrom('Bcc: evil@example.net', 'Cc: evil@example.net', 'RCPT TO:<evil@example.net>', 'MAIL FROM:<x@example.net>', 'Subject: pwned', 'X-Evil: 1', 'text'), fc.string({ maxLength: 4 })), { maxLength: 10 }).map((a) => a.join(''));
+      const hostile = fc
+        .array(
+          fc.oneof(
+            bad,
+            fc.constantFrom(
+              'Bcc: evil@example.net',
+              'Cc: evil@example.net',
+              'RCPT TO:<evil@example.net>',
+              'MAIL FROM:<x@example.net>',
+              'Subject: pwned',
+              'X-Evil: 1',
+              'text',
+            ),
+            fc.string({ maxLength: 4 }),
+          ),
+          { maxLength: 10 },
+        )
+        .map((a) => a.join(''));
       const cases = fc.sample(fc.tuple(hostile, hostile), { numRuns: 12, seed: 27 });
-      cases.push(['Brand\r\nBcc: evil@example.net', 'great\r\n.\r\nMAIL FROM:<x@example.net>\r\nRCPT TO:<evil@example.net>\r\nDATA\r\nSubject: pwned\r\n\r\nhi\r\n.\r\n']);
+      cases.push([
+        'Brand\r\nBcc: evil@example.net',
+        'great\r\n.\r\nMAIL FROM:<x@example.net>\r\nRCPT TO:<evil@example.net>\r\nDATA\r\nSubject: pwned\r\n\r\nhi\r\n.\r\n',
+      ]);
       for (const [name, text] of cases) {
         const before = r.got.length;
-        await sendEmails(cfg(r.port), null, [alertMessage(alert({ summary: `1 new item in “${name}” match the alert.`, itemList: [{ id: 'x\r\nBcc: evil@example.net', text }] }), name)]);
+        await sendEmails(cfg(r.port), null, [
+          alertMessage(
+            alert({ summary: `1 new item in “${name}” match the alert.`, itemList: [{ id: 'x\r\nBcc: evil@example.net', text }] }),
+            name,
+          ),
+        ]);
         expect(r.got.length).toBe(before + 1);
         const m = r.got[r.got.length - 1];
         expect(m.to).toEqual(['team@example.org']);
@@ -98,13 +131,17 @@ describe('alert e-mail through SMTP (issue 27 #1)', () => {
     try {
       await sendEmails(cfg(r.port, { user: 'ana' }), 'right-horse-battery', [alertMessage(alert(), 'Brand')]);
       expect(r.got.length).toBe(1);
-      const err = await sendEmails(cfg(r.port, { user: 'ana' }), 'wrong-staple-horse', [alertMessage(alert(), 'Brand')]).catch((e: Error) => e);
+      const err = await sendEmails(cfg(r.port, { user: 'ana' }), 'wrong-staple-horse', [alertMessage(alert(), 'Brand')]).catch(
+        (e: Error) => e,
+      );
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).message).toContain('refused the user name or password');
       expect((err as Error).message).not.toContain('wrong-staple-horse');
       expect(r.got.length).toBe(1);
       // a user without a stored password: said, nothing sent
-      await expect(sendEmails(cfg(r.port, { user: 'ana' }), null, [alertMessage(alert(), 'Brand')])).rejects.toThrow(/no password is stored for ana/);
+      await expect(sendEmails(cfg(r.port, { user: 'ana' }), null, [alertMessage(alert(), 'Brand')])).rejects.toThrow(
+        /no password is stored for ana/,
+      );
     } finally {
       await r.close();
     }
@@ -113,7 +150,9 @@ describe('alert e-mail through SMTP (issue 27 #1)', () => {
   it('STARTTLS chosen: a server that does not offer it is refused before any password is sent', async () => {
     const r = await receiver({ user: 'ana', pass: 'pw-123456', hideSTARTTLS: true });
     try {
-      const err = await sendEmails(cfg(r.port, { user: 'ana', security: 'starttls' }), 'pw-123456', [alertMessage(alert(), 'Brand')], { timeoutMs: 5000 }).catch((e: Error) => e);
+      const err = await sendEmails(cfg(r.port, { user: 'ana', security: 'starttls' }), 'pw-123456', [alertMessage(alert(), 'Brand')], {
+        timeoutMs: 5000,
+      }).catch((e: Error) => e);
       expect(err).toBeInstanceOf(Error);
       expect(r.auths).toEqual([]);
       expect(r.got).toEqual([]);
@@ -124,7 +163,8 @@ describe('alert e-mail through SMTP (issue 27 #1)', () => {
 
   it('no encryption only to this computer: the settings refuse "none" for any other host', () => {
     const base = { port: 25, user: null, from: 'a@example.org', to: ['b@example.org'] };
-    for (const host of ['localhost', '127.0.0.1', '127.3.2.1', '::1', '[::1]']) expect(alertEmailSchema.safeParse({ ...base, host, security: 'none' }).success).toBe(true);
+    for (const host of ['localhost', '127.0.0.1', '127.3.2.1', '::1', '[::1]'])
+      expect(alertEmailSchema.safeParse({ ...base, host, security: 'none' }).success).toBe(true);
     fc.assert(
       fc.property(fc.domain(), (host) => {
         fc.pre(host !== 'localhost');
@@ -133,8 +173,12 @@ describe('alert e-mail through SMTP (issue 27 #1)', () => {
       }),
       { seed: 27, numRuns: 50 },
     );
-    for (const host of ['10.0.0.1', '192.168.1.5', 'smtp.example.org', '128.0.0.1']) expect(alertEmailSchema.safeParse({ ...base, host, security: 'none' }).success).toBe(false);
-    expect(alertEmailSchema.safeParse({ ...base, host: 'smtp.example.org', security: 'tls', to: ['a@example.org\r\nBcc: e@example.net'] }).success).toBe(false);
+    for (const host of ['10.0.0.1', '192.168.1.5', 'smtp.example.org', '128.0.0.1'])
+      expect(alertEmailSchema.safeParse({ ...base, host, security: 'none' }).success).toBe(false);
+    expect(
+      alertEmailSchema.safeParse({ ...base, host: 'smtp.example.org', security: 'tls', to: ['a@example.org\r\nBcc: e@example.net'] })
+        .success,
+    ).toBe(false);
   });
 });
 
@@ -157,11 +201,21 @@ describe('a run’s alerts e-mailed; a failure kept on the alert and sent on the
     const deliver = alertDeliverer({
       settings,
       emit: (e) => events.push(e),
-      email: { secrets, alerts, listName: (id) => env!.archive.watchlists.list(id)?.name ?? '', now: () => env!.clock.now(), timeoutMs: 5000 },
+      email: {
+        secrets,
+        alerts,
+        listName: (id) => env!.archive.watchlists.list(id)?.name ?? '',
+        now: () => env!.clock.now(),
+        timeoutMs: 5000,
+      },
     });
     env = await watchEnv({ seed: 51, service: { deliver, willEmail: () => true } });
     const e = env;
-    const l = await e.watch.create({ name: 'Brand', watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } }], alert: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0 }] });
+    const l = await e.watch.create({
+      name: 'Brand',
+      watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } }],
+      alert: [{ family: 'sponsored', field: 'p', op: 'gte', value: 0 }],
+    });
     const run1 = await e.watch.run(l.id, { approved: true });
     expect(run1.alerts).toBeGreaterThan(0);
     const [a] = e.archive.watchlists.alerts.list();
@@ -191,7 +245,17 @@ describe('a run’s alerts e-mailed; a failure kept on the alert and sent on the
 
   it('no SMTP server set: alerts are not marked for e-mail and nothing is sent', async () => {
     const secrets = new MemorySecretStore();
-    const r = await emailDueAlerts({ settings: () => ({ alertEmail: null }), secrets, alerts: { emailDue: () => [alert({ email: { state: 'pending', error: null, tries: 0, at: null } })], claimEmail: () => true, emailDone: () => undefined }, listName: () => 'Brand', now: () => 0 });
+    const r = await emailDueAlerts({
+      settings: () => ({ alertEmail: null }),
+      secrets,
+      alerts: {
+        emailDue: () => [alert({ email: { state: 'pending', error: null, tries: 0, at: null } })],
+        claimEmail: () => true,
+        emailDone: () => undefined,
+      },
+      listName: () => 'Brand',
+      now: () => 0,
+    });
     expect(r).toEqual({ sent: 0, failed: [] });
   });
 });
@@ -209,7 +273,10 @@ describe('the app: the password in the keychain only; "Send test e-mail" says wh
     const app = createApp({ dataDir, secrets, door: 'cli', watchOthersMs: 0 });
     const r = await receiver({ user: 'ana', pass: 'sesame-open-please' });
     try {
-      expect(await app.impl['settings.testEmail']({})).toMatchObject({ ok: false, message: expect.stringContaining('No SMTP server is set') });
+      expect(await app.impl['settings.testEmail']({})).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('No SMTP server is set'),
+      });
       await app.impl['settings.update']({ alertEmail: cfg(r.port, { user: 'ana' }) });
       expect((await app.impl['settings.testEmail']({})).message).toContain('no password is stored for ana');
       expect(await app.impl['settings.emailPassword']({ password: 'sesame-open-please' })).toEqual({ stored: true, backend: 'memory' });

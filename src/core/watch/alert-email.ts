@@ -34,14 +34,19 @@ export interface EmailMessage {
 
 /** One line of text a stranger or a user wrote, safe for a header: escaped controls, single spaces, bounded. */
 export function oneLine(s: string, max = 200): string {
-  const flat = visible(s.replace(/[\r\n\t\u2028\u2029]+/g, ' ')).replace(/\s+/g, ' ').trim();
+  const flat = visible(s.replace(/[\r\n\t\u2028\u2029]+/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** What an e-mail says about one alert (its list's name given, as the inbox has it). */
 export function alertMessage(a: AlertRow, listName: string): EmailMessage {
   const name = oneLine(listName, 80);
-  const what = a.kind === 'spike' ? `a spike of ${a.items} new items` : `${a.items} new item${a.items === 1 ? '' : 's'} match${a.items === 1 ? 'es' : ''} the alert`;
+  const what =
+    a.kind === 'spike'
+      ? `a spike of ${a.items} new items`
+      : `${a.items} new item${a.items === 1 ? '' : 's'} match${a.items === 1 ? 'es' : ''} the alert`;
   const when = new Date(a.at).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
   const items: AlertItem[] = a.itemList ?? [];
   const lines = [
@@ -49,13 +54,20 @@ export function alertMessage(a: AlertRow, listName: string): EmailMessage {
     '',
     `Watchlist: ${name} (id ${a.watchlistId})`,
     `Run: ${a.runId}, finished ${when}`,
-    a.kind === 'spike' && a.expected !== null ? `New items: ${a.items}, where the list's history expects about ${Math.round(a.expected)}` : `Matched items: ${a.items}`,
+    a.kind === 'spike' && a.expected !== null
+      ? `New items: ${a.items}, where the list's history expects about ${Math.round(a.expected)}`
+      : `Matched items: ${a.items}`,
   ];
   if (items.length > 0) {
     lines.push('', a.items > items.length ? `The first ${items.length}:` : 'The items:');
     for (const it of items) lines.push(`  • ${oneLine(it.text ?? '(no text)', 300)}  [id ${oneLine(it.id, 80)}]`);
   }
-  lines.push('', 'Open them in Loupe: Watchlists → Alerts → Show the items.', '', '— Loupe (sent because this address is set for alerts in Settings → Alerts)');
+  lines.push(
+    '',
+    'Open them in Loupe: Watchlists → Alerts → Show the items.',
+    '',
+    '— Loupe (sent because this address is set for alerts in Settings → Alerts)',
+  );
   return { subject: `Loupe · ${name}: ${what}`, text: lines.join('\n') + '\n' };
 }
 
@@ -99,8 +111,16 @@ export interface SendOptions {
 }
 
 /** Sends messages through one connection; the first failure throws (with `emailCause`'s words). */
-export async function sendEmails(cfg: AlertEmail, password: string | null, messages: EmailMessage[], o: SendOptions = {}): Promise<Array<string | null>> {
-  if (cfg.user && !password) throw new Error(`no password is stored for ${oneLine(cfg.user, 80)} at ${cfg.host}; set it in Settings → Alerts (or: loupe alerts email --password-stdin)`);
+export async function sendEmails(
+  cfg: AlertEmail,
+  password: string | null,
+  messages: EmailMessage[],
+  o: SendOptions = {},
+): Promise<Array<string | null>> {
+  if (cfg.user && !password)
+    throw new Error(
+      `no password is stored for ${oneLine(cfg.user, 80)} at ${cfg.host}; set it in Settings → Alerts (or: loupe alerts email --password-stdin)`,
+    );
   const t = o.timeoutMs;
   // loaded when a message is sent: starting the app or the CLI never pays for it
   const { default: nodemailer } = await import('nodemailer');
@@ -155,7 +175,9 @@ async function password(d: EmailDeps, cfg: AlertEmail): Promise<string | null> {
   try {
     return await d.secrets.get(EMAIL_PASSWORD_SECRET);
   } catch (e) {
-    throw new Error(`the SMTP password could not be read from the OS keychain (${oneLine(e instanceof Error ? e.message : String(e), 160)})`);
+    throw new Error(
+      `the SMTP password could not be read from the OS keychain (${oneLine(e instanceof Error ? e.message : String(e), 160)})`,
+    );
   }
 }
 
@@ -196,14 +218,29 @@ export async function emailDueAlerts(d: EmailDeps): Promise<{ sent: number; fail
 }
 
 /** "Send test e-mail": one message through the saved settings; the result in words either way. */
-export async function sendTestEmail(d: Pick<EmailDeps, 'settings' | 'secrets' | 'now' | 'timeoutMs'>): Promise<{ ok: boolean; message: string }> {
+export async function sendTestEmail(
+  d: Pick<EmailDeps, 'settings' | 'secrets' | 'now' | 'timeoutMs'>,
+): Promise<{ ok: boolean; message: string }> {
   const cfg = d.settings().alertEmail;
   if (!cfg) return { ok: false, message: 'No SMTP server is set: fill in Settings → Alerts → E-mail and save first.' };
   try {
     const pass = await password(d as EmailDeps, cfg);
     const when = new Date(d.now()).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-    await sendEmails(cfg, pass, [{ subject: 'Loupe · test e-mail', text: `This is a test from Loupe (${when}). Watchlist alerts will arrive at this address like this one.\n` }], { timeoutMs: d.timeoutMs });
-    return { ok: true, message: `Sent to ${cfg.to.join(', ')} through ${cfg.host}:${cfg.port}. If it does not arrive, look in the spam folder.` };
+    await sendEmails(
+      cfg,
+      pass,
+      [
+        {
+          subject: 'Loupe · test e-mail',
+          text: `This is a test from Loupe (${when}). Watchlist alerts will arrive at this address like this one.\n`,
+        },
+      ],
+      { timeoutMs: d.timeoutMs },
+    );
+    return {
+      ok: true,
+      message: `Sent to ${cfg.to.join(', ')} through ${cfg.host}:${cfg.port}. If it does not arrive, look in the spam folder.`,
+    };
   } catch (e) {
     return { ok: false, message: `The test e-mail was not sent: ${e instanceof Error ? e.message : String(e)}.` };
   }

@@ -24,8 +24,15 @@ describe('the alert inbox (issue 27 #1)', () => {
   it('a run whose new items match the alert leaves an inbox row: its list, its run, its items one query away; read and unread', async () => {
     const e = await watchEnv({ seed: 51 });
     const alert = [{ family: 'sponsored', field: 'p', op: 'gte' as const, value: 0 }];
-    const l = await e.watch.create({ name: 'Brand', watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } }], alert });
-    const quiet = await e.watch.create({ name: 'No alert', watches: [{ platform: 'micro_net', endpoint: 'user/tweets', params: { handle: 'bob.runs' } }] });
+    const l = await e.watch.create({
+      name: 'Brand',
+      watches: [{ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'alice' } }],
+      alert,
+    });
+    const quiet = await e.watch.create({
+      name: 'No alert',
+      watches: [{ platform: 'micro_net', endpoint: 'user/tweets', params: { handle: 'bob.runs' } }],
+    });
     const runs = [await e.watch.run(l.id, { approved: true }), await e.watch.run(quiet.id, { approved: true })];
     e.sb.admin.advance(40 * 3600);
     runs.push(await e.watch.run(l.id, { approved: true }));
@@ -69,15 +76,51 @@ let lists = 0;
 function history(a: Archive, newPerRun: number[], gapsHours: number[]) {
   const store = a.watchlists;
   const id = `L${++lists}`;
-  const l: WatchlistRow = { id, name: 'Spiky', schedule: null, budgetPerRun: null, budgetPerMonth: null, paused: false, alert: null, firstRunPages: 1, seenAt: 0, createdAt: 0, updatedAt: 0 };
+  const l: WatchlistRow = {
+    id,
+    name: 'Spiky',
+    schedule: null,
+    budgetPerRun: null,
+    budgetPerMonth: null,
+    paused: false,
+    alert: null,
+    firstRunPages: 1,
+    seenAt: 0,
+    createdAt: 0,
+    updatedAt: 0,
+  };
   store.insertList(l);
   let at = 1_000_000_000_000;
   const runs: RunRow[] = [];
   newPerRun.forEach((n, i) => {
     if (i > 0) at += gapsHours[i - 1] * HOUR;
-    const r: RunRow = { runId: `${id}r${i}`, watchlistId: id, trigger: 'manual', startedAt: at, finishedAt: at + 1000, status: 'done', creditsSpent: 20, newItems: n, alerts: 0, message: null, estimate: null };
+    const r: RunRow = {
+      runId: `${id}r${i}`,
+      watchlistId: id,
+      trigger: 'manual',
+      startedAt: at,
+      finishedAt: at + 1000,
+      status: 'done',
+      creditsSpent: 20,
+      newItems: n,
+      alerts: 0,
+      message: null,
+      estimate: null,
+    };
     store.insertRun(r);
-    store.putRunWatch({ runId: r.runId, watchId: `${id}w`, pages: 1, credits: 20, newItems: n, itemsSeen: Math.max(n, 1), firstRun: i === 0, stopReason: null, complete: true, gap: null, walkIds: [] });
+    store.putRunWatch({
+      runId: r.runId,
+      watchId: `${id}w`,
+      pages: 1,
+      credits: 20,
+      newItems: n,
+      itemsSeen: Math.max(n, 1),
+      firstRun: i === 0,
+      stopReason: null,
+      complete: true,
+      gap: null,
+      walkIds: [],
+    });
     runs.push(r);
   });
   return { store, l, runs };
@@ -94,19 +137,19 @@ describe('spike alerts (issue 27 #1)', () => {
         fc.integer({ min: 0, max: 400 }),
         (earlier, gaps, last) => {
           const h = history(a, [50, ...earlier, last], gaps);
-            const run = h.runs[h.runs.length - 1];
-            // independently: items that arrived after the baseline, per hour over the earlier runs
-            const span = (h.runs[h.runs.length - 2].startedAt - h.runs[0].startedAt) / HOUR;
-            const expected = (earlier.reduce((x, y) => x + y, 0) / span) * ((run.startedAt - h.runs[h.runs.length - 2].startedAt) / HOUR);
-            const raised = raiseAlerts(h.store, h.l, run, [], run.finishedAt!);
-            const spike = span >= 1 && last >= SPIKE_FACTOR * expected && last - expected >= SPIKE_MIN_EXTRA;
-            expect(raised.map((x) => x.kind)).toEqual(spike ? ['spike'] : []);
-            seen[spike ? 'spike' : 'none']++;
-            if (spike) {
-              expect(raised[0].items).toBe(last);
-              expect(raised[0].expected).toBeCloseTo(expected, 6);
-              expect(h.store.alerts.list({ limit: 500 }).filter((x) => x.watchlistId === h.l.id).length).toBe(1);
-            }
+          const run = h.runs[h.runs.length - 1];
+          // independently: items that arrived after the baseline, per hour over the earlier runs
+          const span = (h.runs[h.runs.length - 2].startedAt - h.runs[0].startedAt) / HOUR;
+          const expected = (earlier.reduce((x, y) => x + y, 0) / span) * ((run.startedAt - h.runs[h.runs.length - 2].startedAt) / HOUR);
+          const raised = raiseAlerts(h.store, h.l, run, [], run.finishedAt!);
+          const spike = span >= 1 && last >= SPIKE_FACTOR * expected && last - expected >= SPIKE_MIN_EXTRA;
+          expect(raised.map((x) => x.kind)).toEqual(spike ? ['spike'] : []);
+          seen[spike ? 'spike' : 'none']++;
+          if (spike) {
+            expect(raised[0].items).toBe(last);
+            expect(raised[0].expected).toBeCloseTo(expected, 6);
+            expect(h.store.alerts.list({ limit: 500 }).filter((x) => x.watchlistId === h.l.id).length).toBe(1);
+          }
         },
       ),
       { numRuns: 60, seed: 27 },
@@ -168,7 +211,13 @@ describe('alert delivery to a webhook (issue 27 #1)', () => {
       expect(p.text).toContain('Brand &lt;team&gt;');
       expect(p.text).toContain('match the alert');
       expect(p.text).toContain('• It broke &amp; I want a refund &lt;@U123&gt;'); // no mention, no link from a stranger's post
-      expect(p.loupe).toMatchObject({ kind: 'labels', watchlist: { id: 'L', name: 'Brand <team>' }, runId: 'r1', items: 2, at: '2026-11-27T08:00:00.000Z' });
+      expect(p.loupe).toMatchObject({
+        kind: 'labels',
+        watchlist: { id: 'L', name: 'Brand <team>' },
+        runId: 'r1',
+        items: 2,
+        at: '2026-11-27T08:00:00.000Z',
+      });
       expect((r.got[1].body as SlackPayload).loupe).toMatchObject({ kind: 'spike', items: 90, expected: 12 });
     } finally {
       await r.close();

@@ -39,7 +39,10 @@ export function expectedNew(store: WatchStore, listId: string, runId: string, at
 
 /** New items of the run past its baselines (a watch's first run reads what exists: no spike). */
 function arrivedIn(store: WatchStore, runId: string): number {
-  return store.runWatches(runId).filter((w) => !w.firstRun).reduce((a, w) => a + w.newItems, 0);
+  return store
+    .runWatches(runId)
+    .filter((w) => !w.firstRun)
+    .reduce((a, w) => a + w.newItems, 0);
 }
 
 function sampleOf(items: Array<{ text: string | null; id: string }>): string[] {
@@ -47,7 +50,14 @@ function sampleOf(items: Array<{ text: string | null; id: string }>): string[] {
 }
 
 /** The inbox rows of a finished run (stored), labels first. */
-export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, matches: Array<{ text: string | null; id: string }>, at: number, email = false): RaisedAlert[] {
+export function raiseAlerts(
+  store: WatchStore,
+  l: WatchlistRow,
+  run: RunRow,
+  matches: Array<{ text: string | null; id: string }>,
+  at: number,
+  email = false,
+): RaisedAlert[] {
   const out: RaisedAlert[] = [];
   // to be e-mailed when an SMTP server is set now (alert-email.ts; a failure is retried on later runs)
   const mail = email ? { email: { state: 'pending' as const, error: null, tries: 0, at: null } } : {};
@@ -55,7 +65,16 @@ export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, mat
   if (matches.length > 0 && l.alert?.length) {
     const summary = `${fmt(matches.length)} new item${matches.length === 1 ? '' : 's'} in “${l.name}” match the alert (${conditionText(l.alert)}).`;
     const itemList = matches.slice(0, 20).map((m) => ({ id: m.id, text: m.text === null ? null : m.text.slice(0, 500) }));
-    out.push({ ...base, alertId: randomUUID(), kind: 'labels', items: matches.length, expected: null, summary, sample: sampleOf(matches), itemList });
+    out.push({
+      ...base,
+      alertId: randomUUID(),
+      kind: 'labels',
+      items: matches.length,
+      expected: null,
+      summary,
+      sample: sampleOf(matches),
+      itemList,
+    });
   }
   const expected = run.status === 'cancelled' ? null : expectedNew(store, l.id, run.runId, run.startedAt);
   const arrived = arrivedIn(store, run.runId);
@@ -74,14 +93,25 @@ export function raiseAlerts(store: WatchStore, l: WatchlistRow, run: RunRow, mat
  * After a finished run: the inbox rows, the desktop notification (scheduled runs), the deliveries
  * (`delivered` settles when they are done or failed: a command-line run waits for it before exiting).
  */
-export function announce(parts: WatchParts, l: WatchlistRow, run: RunRow, trigger: string, matches: Array<{ text: string | null; id: string }>): { raised: RaisedAlert[]; delivered: Promise<void> } {
+export function announce(
+  parts: WatchParts,
+  l: WatchlistRow,
+  run: RunRow,
+  trigger: string,
+  matches: Array<{ text: string | null; id: string }>,
+): { raised: RaisedAlert[]; delivered: Promise<void> } {
   const { opts } = parts;
   const raised = raiseAlerts(parts.store, l, run, matches, parts.clock.now(), opts.willEmail?.() ?? false);
   if (raised.length > 0 && trigger === 'schedule' && opts.notify) {
-    for (const a of raised) opts.notify(`Loupe · ${l.name}: ${a.kind === 'spike' ? 'a spike of new items' : `${a.items} new item(s) match the alert`}`, a.sample.length ? a.sample.map((s) => `• ${s}`).join('\n') : a.summary);
+    for (const a of raised)
+      opts.notify(
+        `Loupe · ${l.name}: ${a.kind === 'spike' ? 'a spike of new items' : `${a.items} new item(s) match the alert`}`,
+        a.sample.length ? a.sample.map((s) => `• ${s}`).join('\n') : a.summary,
+      );
   }
   // after every run, also one that raised nothing: alerts an earlier run could not e-mail go now
   const delivered = opts.deliver
-    ? opts.deliver(raised).catch((e: unknown) => parts.log(`watch: alert delivery failed: ${e instanceof Error ? e.message : String(e)}`)) : Promise.resolve();
+    ? opts.deliver(raised).catch((e: unknown) => parts.log(`watch: alert delivery failed: ${e instanceof Error ? e.message : String(e)}`))
+    : Promise.resolve();
   return { raised, delivered };
 }

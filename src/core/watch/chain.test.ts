@@ -41,26 +41,71 @@ function makeEnv(archive: Archive, clock: Clock, firstRunPages: number): Env {
   const store = archive.watchlists;
   const now = clock.now();
   const list: WatchlistRow = {
-    id: randomUUID(), name: 'chain', schedule: null, budgetPerRun: null, budgetPerMonth: null, paused: false,
-    alert: null, firstRunPages, seenAt: now, createdAt: now, updatedAt: now,
+    id: randomUUID(),
+    name: 'chain',
+    schedule: null,
+    budgetPerRun: null,
+    budgetPerMonth: null,
+    paused: false,
+    alert: null,
+    firstRunPages,
+    seenAt: now,
+    createdAt: now,
+    updatedAt: now,
   };
   store.insertList(list);
   const watchId = randomUUID();
   store.insertWatch({
-    watchId, watchlistId: list.id, position: 0, ...WATCH, label: 'alice', markerId: null, markerAt: null, lastCompleteAt: null,
-    pendingWalkId: null, pendingChainId: null, pendingParams: null, pendingKind: null, pendingNewestId: null, pendingNewestAt: null, createdAt: now,
+    watchId,
+    watchlistId: list.id,
+    position: 0,
+    ...WATCH,
+    label: 'alice',
+    markerId: null,
+    markerAt: null,
+    lastCompleteAt: null,
+    pendingWalkId: null,
+    pendingChainId: null,
+    pendingParams: null,
+    pendingKind: null,
+    pendingNewestId: null,
+    pendingNewestAt: null,
+    createdAt: now,
   });
   return { deps: { store, archive, clock, maxPagesPerWatch: 50 }, store, archive, clock, list, watchId };
 }
 
 /** A run row and the context the chain driver reads: the request core, the budget, the signal. */
-function runCtx(e: Env, api: ApiCore, limit: number | null, budgetLabel = limit === null ? 'no budget' : `budget of ${fmt(limit)} credits`): RunCtx {
+function runCtx(
+  e: Env,
+  api: ApiCore,
+  limit: number | null,
+  budgetLabel = limit === null ? 'no budget' : `budget of ${fmt(limit)} credits`,
+): RunCtx {
   const run: RunRow = {
-    runId: randomUUID(), watchlistId: e.list.id, trigger: 'test', startedAt: e.clock.now(), finishedAt: null, status: 'running',
-    creditsSpent: 0, newItems: 0, alerts: 0, message: null, estimate: null,
+    runId: randomUUID(),
+    watchlistId: e.list.id,
+    trigger: 'test',
+    startedAt: e.clock.now(),
+    finishedAt: null,
+    status: 'running',
+    creditsSpent: 0,
+    newItems: 0,
+    alerts: 0,
+    message: null,
+    estimate: null,
   };
   e.store.insertRun(run);
-  return { api, list: e.list, run, budget: new SharedBudget(limit), budgetLabel, signal: new AbortController().signal, outcomes: new Map(), progress: () => {} };
+  return {
+    api,
+    list: e.list,
+    run,
+    budget: new SharedBudget(limit),
+    budgetLabel,
+    signal: new AbortController().signal,
+    outcomes: new Map(),
+    progress: () => {},
+  };
 }
 
 const watchRow = (e: Env) => e.store.watch(e.watchId) as WatchRow;
@@ -70,7 +115,14 @@ function openChain(e: Env, api: ApiCore, kind: 'first' | 'head'): string {
   const w = watchRow(e);
   const ep = api.catalogue.find(w.platform, w.endpoint)!;
   const walkId = randomUUID();
-  e.store.setPending(e.watchId, { walkId, chainId: randomUUID(), params: kind === 'first' ? w.params : headParams(w, ep), kind, newestId: null, newestAt: null });
+  e.store.setPending(e.watchId, {
+    walkId,
+    chainId: randomUUID(),
+    params: kind === 'first' ? w.params : headParams(w, ep),
+    kind,
+    newestId: null,
+    newestAt: null,
+  });
   return walkId;
 }
 
@@ -84,7 +136,11 @@ describe('chain driver, against the sandbox', () => {
     const archive = openArchive(':memory:', { clock: () => clock.now() });
     api = createApiCore({ baseUrl: sb.url, getKey: () => sb.key, store: archive, clock });
     await api.catalogue.load();
-    cleanup.push(() => sb.close(), () => archive.close(), () => api.close());
+    cleanup.push(
+      () => sb.close(),
+      () => archive.close(),
+      () => api.close(),
+    );
     return makeEnv(archive, clock, firstRunPages);
   }
 
@@ -114,7 +170,10 @@ describe('chain driver, against the sandbox', () => {
     expect(after.pendingWalkId).toBeNull();
     expect(after.markerId).not.toBe(marker);
     // the new marker is the newest non-pinned item of the walk's first page
-    const newest = (testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? AND item_id = ?').get(e.watchId, after.markerId) as { item_id: string } | undefined)?.item_id;
+    const newest = (
+      testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? AND item_id = ?').get(e.watchId, after.markerId) as
+        { item_id: string } | undefined
+    )?.item_id;
     expect(newest).toBe(after.markerId);
   });
 
@@ -195,8 +254,21 @@ describe('chain driver, against a scripted request core', () => {
         calls.push({ how: 'walk', walkId, params: t.params });
         const now = Date.now();
         const state: WalkState = {
-          walkId, platform: t.platform, endpoint: t.endpoint, params: JSON.stringify(t.params), cursorParam: 'cursor', cursor: null, pagesDone: 0,
-          creditsSpent: 0, itemsSeen: 0, status: 'running', stopReason: null, source: o.source ?? '', createdAt: now, updatedAt: now, error: null,
+          walkId,
+          platform: t.platform,
+          endpoint: t.endpoint,
+          params: JSON.stringify(t.params),
+          cursorParam: 'cursor',
+          cursor: null,
+          pagesDone: 0,
+          creditsSpent: 0,
+          itemsSeen: 0,
+          status: 'running',
+          stopReason: null,
+          source: o.source ?? '',
+          createdAt: now,
+          updatedAt: now,
+          error: null,
         };
         return answer(state, o);
       },
@@ -210,18 +282,47 @@ describe('chain driver, against a scripted request core', () => {
   }
 
   const result = (state: WalkState, r: Partial<WalkResult> & Pick<WalkResult, 'status'>): WalkResult => ({
-    walkId: state.walkId, stopReason: null, pagesDone: state.pagesDone, creditsSpent: 0, itemsSeen: 0, newItems: 0, cursor: state.cursor,
-    stoppedAt: null, walkStopped: null, unreadable: 0, heldBack: 0, notes: [], rewalkAt: null, restarted: false, ...r,
+    walkId: state.walkId,
+    stopReason: null,
+    pagesDone: state.pagesDone,
+    creditsSpent: 0,
+    itemsSeen: 0,
+    newItems: 0,
+    cursor: state.cursor,
+    stoppedAt: null,
+    walkStopped: null,
+    unreadable: 0,
+    heldBack: 0,
+    notes: [],
+    rewalkAt: null,
+    restarted: false,
+    ...r,
     state: { ...state, status: r.status, stopReason: r.stopReason ?? null, pagesDone: r.pagesDone ?? state.pagesDone },
   });
   const invalidCursor = (state: WalkState) =>
-    result(state, { status: 'failed', stopReason: 'error:INVALID_CURSOR', error: new ApiError({ kind: 'api', type: 'INVALID_CURSOR', status: 400, message: 'The cursor has expired.' }) });
+    result(state, {
+      status: 'failed',
+      stopReason: 'error:INVALID_CURSOR',
+      error: new ApiError({ kind: 'api', type: 'INVALID_CURSOR', status: 400, message: 'The cursor has expired.' }),
+    });
   const pageOf = (ids: string[]): CallResult =>
     ({
       creditsUsed: 20,
-      envelope: { data: { items: ids.map((id, i) => ({ post: { id, text: `post ${id}`, published_at: new Date(Date.UTC(2025, 0, 10 - i)).toISOString() } })) } },
+      envelope: {
+        data: {
+          items: ids.map((id, i) => ({
+            post: { id, text: `post ${id}`, published_at: new Date(Date.UTC(2025, 0, 10 - i)).toISOString() },
+          })),
+        },
+      },
     }) as unknown as CallResult;
-  const ep = { platform: 'photo_net', path: '/v1/photo_net/profile/posts', params: [{ name: 'handle' }, { name: 'stop_at_id' }], credits: 20, paginates: true } as never;
+  const ep = {
+    platform: 'photo_net',
+    path: '/v1/photo_net/profile/posts',
+    params: [{ name: 'handle' }, { name: 'stop_at_id' }],
+    credits: 20,
+    paginates: true,
+  } as never;
 
   /** A watch whose head chain was cut after one page: its walk is saved with a cursor. */
   function cutChain(e: Env): { walkId: string; chainId: string; params: Record<string, string> } {
@@ -230,11 +331,26 @@ describe('chain driver, against a scripted request core', () => {
     const params = { handle: 'alice', stop_at_id: 'p0' };
     const now = e.clock.now();
     // an earlier chain completed with p0 as its newest item
-    testDb(e.archive).prepare('UPDATE watches SET marker_id = ?, marker_at = ?, last_complete_at = ? WHERE watch_id = ?').run('p0', now - 86_400_000, now, e.watchId);
+    testDb(e.archive)
+      .prepare('UPDATE watches SET marker_id = ?, marker_at = ?, last_complete_at = ? WHERE watch_id = ?')
+      .run('p0', now - 86_400_000, now, e.watchId);
     e.store.setPending(e.watchId, { walkId, chainId, params, kind: 'head', newestId: null, newestAt: null });
     e.archive.saveWalk({
-      walkId, platform: 'photo_net', endpoint: 'profile/posts', params: JSON.stringify(params), cursorParam: 'cursor', cursor: 'c-old', pagesDone: 1,
-      creditsSpent: 20, itemsSeen: 2, status: 'paused', stopReason: 'page_limit', source: 'watch:x', createdAt: now, updatedAt: now, error: null,
+      walkId,
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: JSON.stringify(params),
+      cursorParam: 'cursor',
+      cursor: 'c-old',
+      pagesDone: 1,
+      creditsSpent: 20,
+      itemsSeen: 2,
+      status: 'paused',
+      stopReason: 'page_limit',
+      source: 'watch:x',
+      createdAt: now,
+      updatedAt: now,
+      error: null,
     });
     return { walkId, chainId, params };
   }

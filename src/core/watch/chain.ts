@@ -121,7 +121,8 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     w = store.watch(watchId) as WatchRow;
     const walk = w.pendingWalkId ? archive.getWalk(w.pendingWalkId) : undefined;
     const done = walk?.pagesDone ?? 0;
-    const where = done > 0 ? `stopped after page ${done} of ${describeChain(w, ep)}` : `stopped before the first page of ${describeChain(w, ep)}`;
+    const where =
+      done > 0 ? `stopped after page ${done} of ${describeChain(w, ep)}` : `stopped before the first page of ${describeChain(w, ep)}`;
     const mp = maxPagesOf(w.pendingParams ?? w.params);
     const missing = w.markerId ? `items newer than ${w.markerId} below that page are not fetched yet` : 'the baseline is not complete yet';
     out.stopReason = reason;
@@ -182,14 +183,24 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     }
     if (!reserved) {
       if (ctx.signal.aborted) return stop('cancelled', 'the run was cancelled');
-      return stop('budget', `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`);
+      return stop(
+        'budget',
+        `${ctx.budgetLabel} reached (the next page holds ${fmt(hold)} credits, ${fmt(ctx.budget.remaining ?? 0)} left)`,
+      );
     }
     let page: CallResult | null = null;
     let res: WalkResult;
     const target = { platform: w.platform, endpoint: w.endpoint, params };
     // one request per reserved hold (maxRequests), and a restart after a rejected cursor may re-read
     // held pages at a page's price: the run's budget is the standing approval, each request reserved
-    const common = { source, priority: 'background' as const, signal: ctx.signal, maxRequests: 1, payRestart: true, onPage: (p: { result: CallResult }) => (page = p.result) };
+    const common = {
+      source,
+      priority: 'background' as const,
+      signal: ctx.signal,
+      maxRequests: 1,
+      payRestart: true,
+      onPage: (p: { result: CallResult }) => (page = p.result),
+    };
     try {
       if (!saved) {
         res = await ctx.api.walk(target, { ...common, walkId, maxPages: want });
@@ -211,7 +222,10 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     } catch (e) {
       ctx.budget.settle(hold, 0);
       const err = e instanceof ApiError ? e : null;
-      return stop(`error:${err?.type ?? err?.kind.toUpperCase() ?? 'INTERNAL'}`, `the walk could not run: ${e instanceof Error ? e.message : String(e)}`);
+      return stop(
+        `error:${err?.type ?? err?.kind.toUpperCase() ?? 'INTERNAL'}`,
+        `the walk could not run: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     const got = page as CallResult | null;
     ctx.budget.settle(hold, got?.creditsUsed ?? 0);
@@ -247,7 +261,11 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
       }
       continue;
     }
-    if (res.status === 'cancelled') return stop('cancelled', 'the run was cancelled while a page was in flight (a page answered meanwhile replays for free under the same idempotency key)');
+    if (res.status === 'cancelled')
+      return stop(
+        'cancelled',
+        'the run was cancelled while a page was in flight (a page answered meanwhile replays for free under the same idempotency key)',
+      );
     if (res.status === 'paused') {
       return stop('balance', `not enough credits for the next page (${res.error?.message ?? 'the hold exceeds the known balance'})`);
     }
@@ -266,7 +284,11 @@ export async function driveChain(d: ChainDeps, ctx: RunCtx, ep: CatalogueEndpoin
     }
     const type = res.error?.type ?? res.error?.kind ?? 'ERROR';
     const retries = res.error?.attempts !== undefined ? ` after ${res.error.attempts} attempts` : '';
-    return stop(res.stopReason ?? `error:${type}`, `page ${res.pagesDone + 1} failed (${type}${retries}): ${res.error?.message ?? 'no detail'}`, 'the next run retries that page from the saved cursor');
+    return stop(
+      res.stopReason ?? `error:${type}`,
+      `page ${res.pagesDone + 1} failed (${type}${retries}): ${res.error?.message ?? 'no detail'}`,
+      'the next run retries that page from the saved cursor',
+    );
   }
 }
 

@@ -12,17 +12,29 @@ import type { WatchlistRow, WatchRow, WatchStore } from '../archive';
 import type { WatchEstimate, WatchParts } from './types';
 import { DAY, fmt, HOUR } from './util';
 
-export function forecastOf(parts: Pick<WatchParts, 'store' | 'clock'>, l: WatchlistRow, watches: WatchRow[]): { forecast: WatchlistInfo['forecast']; note: string | null } {
+export function forecastOf(
+  parts: Pick<WatchParts, 'store' | 'clock'>,
+  l: WatchlistRow,
+  watches: WatchRow[],
+): { forecast: WatchlistInfo['forecast']; note: string | null } {
   const { store, clock } = parts;
-  const runs = store.runs(l.id, 200).filter((r) => r.status !== 'running').reverse();
+  const runs = store
+    .runs(l.id, 200)
+    .filter((r) => r.status !== 'running')
+    .reverse();
   const withPages = runs.filter((r) => store.runWatches(r.runId).some((w) => w.pages > 0));
   if (watches.length === 0) return { forecast: null, note: 'No watches yet.' };
-  if (withPages.length < 2) return { forecast: null, note: 'No history yet: a forecast needs two runs (a first run sets the baseline; the second measures how fast new items arrive).' };
+  if (withPages.length < 2)
+    return {
+      forecast: null,
+      note: 'No history yet: a forecast needs two runs (a first run sets the baseline; the second measures how fast new items arrive).',
+    };
   const first = withPages[0].startedAt;
   const last = withPages[withPages.length - 1].startedAt;
   const spanDays = (last - first) / DAY;
   // a rate measured over minutes extrapolates wildly: wait for runs at least an hour apart
-  if (!(spanDays >= 1 / 24)) return { forecast: null, note: 'The runs so far are less than an hour apart; a forecast needs runs spread over time.' };
+  if (!(spanDays >= 1 / 24))
+    return { forecast: null, note: 'The runs so far are less than an hour apart; a forecast needs runs spread over time.' };
   const iv = intervalHours(clock.now(), l, (last - first) / HOUR / (withPages.length - 1));
   if (!iv || !(iv > 0)) return { forecast: null, note: 'No schedule and no interval between runs to forecast from.' };
   const runIds = new Set(withPages.map((r) => r.runId));
@@ -58,7 +70,10 @@ export function forecastOf(parts: Pick<WatchParts, 'store' | 'clock'>, l: Watchl
     `${withPages.length} runs over ${spanWords(last - first)}: ${newPerDay.toFixed(1)} new items a day × ` +
     `${itemsPerPage > 0 ? (1 / itemsPerPage).toFixed(3) : '—'} pages per new item (≈${itemsPerPage.toFixed(0)} items a page, at least 1 page per watch per run) × ` +
     `${price.toFixed(1)} credits a page; a run ${everyWords(iv)} → ${runsPerMonth.toFixed(0)} runs in 30 days`;
-  return { forecast: { perRunCredits: Math.round(perRunCredits), perMonthCredits: Math.round(perRunCredits * runsPerMonth), basis }, note: null };
+  return {
+    forecast: { perRunCredits: Math.round(perRunCredits), perMonthCredits: Math.round(perRunCredits * runsPerMonth), basis },
+    note: null,
+  };
 }
 
 export function monthStart(now: number): number {
@@ -82,7 +97,11 @@ export function expectedPages(store: WatchStore, l: WatchlistRow, w: WatchRow): 
   return { pages: Math.max(1, Math.ceil(avg)), basis: `history: ${avg.toFixed(1)} pages a run over the last ${hist.length} run(s)` };
 }
 
-export async function estimateFor(parts: Pick<WatchParts, 'store' | 'clock' | 'opts'>, l: WatchlistRow, api: ApiCore): Promise<WatchEstimate> {
+export async function estimateFor(
+  parts: Pick<WatchParts, 'store' | 'clock' | 'opts'>,
+  l: WatchlistRow,
+  api: ApiCore,
+): Promise<WatchEstimate> {
   const { store, opts } = parts;
   const perWatch: WatchEstimate['perWatch'] = [];
   let min = 0;

@@ -16,7 +16,11 @@ describe('reading an account list', () => {
     const r = readAccountLines('\uFEFFnasa\n\n# brands\n@esa\r\nhttps://photo-net.example/jaxa/\n');
     expect(r.column).toBeNull();
     expect(r.lines).toBe(3);
-    expect(r.raw.map((x) => [x.line, x.value])).toEqual([[1, 'nasa'], [4, '@esa'], [5, 'https://photo-net.example/jaxa/']]);
+    expect(r.raw.map((x) => [x.line, x.value])).toEqual([
+      [1, 'nasa'],
+      [4, '@esa'],
+      [5, 'https://photo-net.example/jaxa/'],
+    ]);
   });
 
   it('a CSV: the handle / username / url column (any case, quoted cells, ; or tab), empty cells reported', () => {
@@ -29,7 +33,11 @@ describe('reading an account list', () => {
 
   it('a CSV cell quoted over several lines is one record, numbered by its first line', () => {
     const r = readAccountLines('name,handle,bio\nNASA,nasa,"space\nand more\nlines"\nESA,esa,short\n"multi\nline name",jaxa,x\n');
-    expect(r.raw.map((x) => [x.line, x.value])).toEqual([[2, 'nasa'], [5, 'esa'], [6, 'jaxa']]);
+    expect(r.raw.map((x) => [x.line, x.value])).toEqual([
+      [2, 'nasa'],
+      [5, 'esa'],
+      [6, 'jaxa'],
+    ]);
     expect(r.problems).toEqual([]);
   });
 
@@ -57,8 +65,15 @@ describe('importing accounts into a watchlist', () => {
 
   it('plans without writing: accounts, duplicates and problems by line, and one estimate', async () => {
     const e = await setup();
-    const plan = await planImport({ service: e.watch, api: e.api }, { text: LIST, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'Agencies' }, params: {} });
-    expect(plan.accounts.map((a) => [a.line, a.params])).toEqual([[1, { handle: 'nasa' }], [2, { handle: 'ESA' }], [10, { handle: 'jaxa' }]]);
+    const plan = await planImport(
+      { service: e.watch, api: e.api },
+      { text: LIST, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'Agencies' }, params: {} },
+    );
+    expect(plan.accounts.map((a) => [a.line, a.params])).toEqual([
+      [1, { handle: 'nasa' }],
+      [2, { handle: 'ESA' }],
+      [10, { handle: 'jaxa' }],
+    ]);
     expect(plan.accounts.map((a) => a.label)).toEqual(['@nasa', '@ESA', '@jaxa']);
     expect(plan.duplicates).toEqual([
       { line: 3, text: 'nasa', account: 'nasa', sameAs: 1 },
@@ -80,8 +95,16 @@ describe('importing accounts into a watchlist', () => {
 
   it("refuses another network's profile address, keeps this network's and any other host", async () => {
     const e = await setup();
-    const text = ['https://micro-net.example/nasa', 'https://photo-net.example/natgeo', 'https://www.video-net-b.example/@someone', 'https://elsewhere.example/jaxa'].join('\n');
-    const plan = await planImport({ service: e.watch, api: e.api }, { text, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'x' }, params: {} });
+    const text = [
+      'https://micro-net.example/nasa',
+      'https://photo-net.example/natgeo',
+      'https://www.video-net-b.example/@someone',
+      'https://elsewhere.example/jaxa',
+    ].join('\n');
+    const plan = await planImport(
+      { service: e.watch, api: e.api },
+      { text, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'x' }, params: {} },
+    );
     expect(plan.accounts.map((a) => a.params)).toEqual([{ handle: 'natgeo' }, { handle: 'jaxa' }]);
     expect(plan.problems.map((p) => [p.line, p.reason])).toEqual([
       [1, "an address on micro-net.example, another network's (micro_net), not photo_net's: import it into a watch of micro_net"],
@@ -92,22 +115,48 @@ describe('importing accounts into a watchlist', () => {
   it('creates the list; a second import into it reports what it already watches; the first run costs what was estimated', async () => {
     const e = await setup();
     const deps = { service: e.watch, api: e.api };
-    const r = await applyImport(deps, { text: LIST, platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'Agencies' }, firstRunPages: 2 });
+    const r = await applyImport(deps, {
+      text: LIST,
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      list: { name: 'Agencies' },
+      firstRunPages: 2,
+    });
     expect(r.added).toBe(3);
     expect(r.watchlist.watches.map((w) => w.params.handle)).toEqual(['nasa', 'ESA', 'jaxa']);
     expect(r.watchlist.firstRunPages).toBe(2);
     expect(r.plan.estimate.requests).toBe(6);
 
-    const again = await planImport(deps, { text: 'NASA\nhttps://photo-net.example/kari\n', platform: 'photo_net', endpoint: 'profile/posts', list: { id: r.watchlist.id } });
+    const again = await planImport(deps, {
+      text: 'NASA\nhttps://photo-net.example/kari\n',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      list: { id: r.watchlist.id },
+    });
     expect(again.duplicates).toEqual([{ line: 1, text: 'NASA', account: 'NASA', sameAs: null }]); // already in the list
     expect(again.accounts.map((a) => a.params)).toEqual([{ handle: 'kari' }]);
     expect(again.estimate.pagesPerAccount).toBe(2); // the list's first-run depth
-    const more = await applyImport(deps, { text: 'NASA\nhttps://photo-net.example/kari\n', platform: 'photo_net', endpoint: 'profile/posts', list: { id: r.watchlist.id } });
+    const more = await applyImport(deps, {
+      text: 'NASA\nhttps://photo-net.example/kari\n',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      list: { id: r.watchlist.id },
+    });
     expect(more.watchlist.watches.map((w) => w.params.handle)).toEqual(['nasa', 'ESA', 'jaxa', 'kari']);
-    await expect(applyImport(deps, { text: 'nasa\n@kari', platform: 'photo_net', endpoint: 'profile/posts', list: { id: r.watchlist.id } })).rejects.toThrow(/Nothing to import: every account is already in the list/);
+    await expect(
+      applyImport(deps, { text: 'nasa\n@kari', platform: 'photo_net', endpoint: 'profile/posts', list: { id: r.watchlist.id } }),
+    ).rejects.toThrow(/Nothing to import: every account is already in the list/);
 
     // the estimate of the first run and what it costs: within the range, request for request
-    const est = (await planImport(deps, { text: 'nasa\nESA\njaxa\nkari', platform: 'photo_net', endpoint: 'profile/posts', list: { name: 'fresh' }, firstRunPages: 2 })).estimate;
+    const est = (
+      await planImport(deps, {
+        text: 'nasa\nESA\njaxa\nkari',
+        platform: 'photo_net',
+        endpoint: 'profile/posts',
+        list: { name: 'fresh' },
+        firstRunPages: 2,
+      })
+    ).estimate;
     const run = await e.watch.run(r.watchlist.id, { approved: true });
     expect(run.creditsSpent).toBeGreaterThanOrEqual(est.creditsMin);
     expect(run.creditsSpent).toBeLessThanOrEqual(est.creditsMax);
@@ -117,7 +166,10 @@ describe('importing accounts into a watchlist', () => {
   it('a profile address with a /user/, /u/ or /in/ segment names the account after it; an address written without https:// is one', async () => {
     const e = await setup();
     const text = ['https://forum-net.example/user/alice', 'forum-net.example/u/bob', 'www.forum-net.example/carol/'].join('\n');
-    const plan = await planImport({ service: e.watch, api: e.api }, { text, platform: 'forum_net', endpoint: 'profile/posts', list: { name: 'x' } });
+    const plan = await planImport(
+      { service: e.watch, api: e.api },
+      { text, platform: 'forum_net', endpoint: 'profile/posts', list: { name: 'x' } },
+    );
     expect(plan.problems).toEqual([]);
     expect(plan.accounts.map((a) => a.params)).toEqual([{ handle: 'alice' }, { handle: 'bob' }, { handle: 'carol' }]);
   });
@@ -127,10 +179,23 @@ describe('importing accounts into a watchlist', () => {
     const deps = { service: e.watch, api: e.api };
     await e.api.catalogue.load();
     expect(e.api.catalogue.find('work_net', 'profile/posts')?.params.map((p) => p.name)).not.toContain('handle');
-    const plan = await planImport(deps, { text: 'somebody\nhttps://work-net.example/in/somebody\n', platform: 'work_net', endpoint: 'profile/posts', list: { name: 'x' } });
-    expect(plan.problems).toEqual([{ line: 1, text: 'somebody', reason: expect.stringContaining('takes a profile address (url), not a handle') }]);
-    expect(plan.accounts.map((a) => [a.line, a.params, a.label])).toEqual([[2, { url: 'https://work-net.example/in/somebody' }, 'https://work-net.example/in/somebody']]);
-    await expect(planImport(deps, { text: 'nasa', platform: 'photo_net', endpoint: 'profile', list: { name: 'x' } })).rejects.toThrow(/not a list/);
-    await expect(planImport(deps, { text: 'nasa', platform: 'photo_net', endpoint: 'no/such', list: { name: 'x' } })).rejects.toThrow(/not in the catalogue/);
+    const plan = await planImport(deps, {
+      text: 'somebody\nhttps://work-net.example/in/somebody\n',
+      platform: 'work_net',
+      endpoint: 'profile/posts',
+      list: { name: 'x' },
+    });
+    expect(plan.problems).toEqual([
+      { line: 1, text: 'somebody', reason: expect.stringContaining('takes a profile address (url), not a handle') },
+    ]);
+    expect(plan.accounts.map((a) => [a.line, a.params, a.label])).toEqual([
+      [2, { url: 'https://work-net.example/in/somebody' }, 'https://work-net.example/in/somebody'],
+    ]);
+    await expect(planImport(deps, { text: 'nasa', platform: 'photo_net', endpoint: 'profile', list: { name: 'x' } })).rejects.toThrow(
+      /not a list/,
+    );
+    await expect(planImport(deps, { text: 'nasa', platform: 'photo_net', endpoint: 'no/such', list: { name: 'x' } })).rejects.toThrow(
+      /not in the catalogue/,
+    );
   });
 });

@@ -23,7 +23,14 @@ import type { CatalogueEndpoint } from '../../shared/api-types';
 import { ApiError } from '../api';
 import { spendStop } from '../../shared/spend-policy';
 import { maxPagesOf, priceOf } from '../api';
-import type { WatchImportAccount, WatchImportDuplicate, WatchImportInput, WatchImportPlan, WatchImportProblem, WatchImportResult } from '../../shared/contract-watch-import';
+import type {
+  WatchImportAccount,
+  WatchImportDuplicate,
+  WatchImportInput,
+  WatchImportPlan,
+  WatchImportProblem,
+  WatchImportResult,
+} from '../../shared/contract-watch-import';
 import type { WatchlistDetail, WatchService } from './service';
 
 export interface ImportDeps {
@@ -66,7 +73,8 @@ async function endpointFor(api: ApiCore, platform: string, endpoint: string): Pr
   await api.catalogue.load();
   const ep = api.catalogue.find(platform, endpoint);
   if (!ep) throw invalid(`${platform}/${endpoint} is not in the catalogue (see Explorer, or loupe endpoints).`);
-  if (!ep.paginates) throw invalid(`${platform}/${endpoint} returns a single answer, not a list; a watch needs a list endpoint such as profile/posts.`);
+  if (!ep.paginates)
+    throw invalid(`${platform}/${endpoint} returns a single answer, not a list; a watch needs a list endpoint such as profile/posts.`);
   return ep;
 }
 
@@ -106,7 +114,11 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
     }
     const other = otherNetworkOf(r.value, input.platform, PLATFORMS);
     if (other) {
-      problems.push({ line: r.line, text: r.text, reason: `an address on ${other.host}, another network's (${other.platform}), not ${input.platform}'s: import it into a watch of ${other.platform}` });
+      problems.push({
+        line: r.line,
+        text: r.text,
+        reason: `an address on ${other.host}, another network's (${other.platform}), not ${input.platform}'s: import it into a watch of ${other.platform}`,
+      });
       continue;
     }
     if (held.has(a.key)) {
@@ -125,7 +137,13 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
       continue;
     }
     first.set(a.key, r.line);
-    accounts.push({ line: r.line, account: a.account, param: a.param, params, label: a.param === 'url' || a.param === 'profile_url' ? a.account : `@${a.account}` });
+    accounts.push({
+      line: r.line,
+      account: a.account,
+      param: a.param,
+      params,
+      label: a.param === 'url' || a.param === 'profile_url' ? a.account : `@${a.account}`,
+    });
   }
   problems.sort((x, y) => x.line - y.line);
 
@@ -143,8 +161,10 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
   let reason: string | null = null;
   if (stop?.why === 'budget')
     reason = `The first run could cost up to ${fmt(creditsMax)} credits, above the list's per-run budget of ${fmt(stop.limit)}: the budget caps each run, and the watches left unfinished resume on the next runs.`;
-  else if (stop?.why === 'balance') reason = `The first run could cost up to ${fmt(creditsMax)} credits, more than the balance of ${fmt(stop.limit)}.`;
-  else if (stop?.why === 'threshold') reason = `The first run could cost up to ${fmt(creditsMax)} credits, above your confirmation threshold of ${fmt(stop.limit)}.`;
+  else if (stop?.why === 'balance')
+    reason = `The first run could cost up to ${fmt(creditsMax)} credits, more than the balance of ${fmt(stop.limit)}.`;
+  else if (stop?.why === 'threshold')
+    reason = `The first run could cost up to ${fmt(creditsMax)} credits, above your confirmation threshold of ${fmt(stop.limit)}.`;
   return {
     platform: input.platform,
     endpoint: input.endpoint,
@@ -172,7 +192,10 @@ export async function planImport(deps: ImportDeps, input: WatchImportInput): Pro
 export async function applyImport(deps: ImportDeps, input: WatchImportInput): Promise<WatchImportResult<WatchlistDetail>> {
   const plan = await planImport(deps, input);
   if (plan.accounts.length === 0) {
-    const why = plan.duplicates.length && !plan.problems.length ? 'every account is already in the list or repeated' : `${plan.problems.length} line(s) could not be read as accounts`;
+    const why =
+      plan.duplicates.length && !plan.problems.length
+        ? 'every account is already in the list or repeated'
+        : `${plan.problems.length} line(s) could not be read as accounts`;
     throw invalid(`Nothing to import: ${why}.`);
   }
   const watches = plan.accounts.map((a) => ({ platform: plan.platform, endpoint: plan.endpoint, params: a.params, label: a.label }));
@@ -182,7 +205,11 @@ export async function applyImport(deps: ImportDeps, input: WatchImportInput): Pr
     watchlist = await deps.service.addWatches(plan.list.id, watches);
   } else {
     if (!plan.list.name) throw invalid('Name the new watchlist.');
-    watchlist = await deps.service.create({ name: plan.list.name, watches, ...(input.firstRunPages ? { firstRunPages: input.firstRunPages } : {}) });
+    watchlist = await deps.service.create({
+      name: plan.list.name,
+      watches,
+      ...(input.firstRunPages ? { firstRunPages: input.firstRunPages } : {}),
+    });
   }
   return { plan, watchlist, added: plan.accounts.length };
 }

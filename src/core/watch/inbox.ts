@@ -33,7 +33,10 @@ export function inboxMethods(store: WatchStore, clock: Clock): InboxMethods {
   return {
     'watchlists.alerts': async (i) => {
       const names = new Map(store.lists().map((l) => [l.id, l.name]));
-      return { alerts: store.alerts.list({ unreadOnly: i.unreadOnly, limit: i.limit }).map((a) => info(store, names, a)), unread: store.alerts.unread() };
+      return {
+        alerts: store.alerts.list({ unreadOnly: i.unreadOnly, limit: i.limit }).map((a) => info(store, names, a)),
+        unread: store.alerts.unread(),
+      };
     },
     'watchlists.alertsRead': async (i) => {
       const read = i.read ?? true;

@@ -37,7 +37,11 @@ export type WatchContract = { [K in WatchMethod]: LoupeImpl[K] } & { close(): Pr
  * The contract's `watchlists.*` methods over a service (inputs already validated by the door).
  * `imports`: what bulk imports need besides the service (the request core, the ask threshold).
  */
-export function watchContract(s: WatchService, imports?: { api(): Promise<ApiCore>; askAboveCredits?: () => number | null }, inbox?: InboxMethods): WatchContract {
+export function watchContract(
+  s: WatchService,
+  imports?: { api(): Promise<ApiCore>; askAboveCredits?: () => number | null },
+  inbox?: InboxMethods,
+): WatchContract {
   const importDeps = async (): Promise<ImportDeps> => {
     if (!imports) throw new AppError('not_available', 'Importing accounts is not available in this build.');
     return { service: s, api: await imports.api(), askAboveCredits: imports.askAboveCredits };
@@ -77,11 +81,18 @@ export interface AppWatchDeps {
  * A factory for `createApp({ watch })`: builds the service with the app's parts, starts the
  * scheduler (runs while the app is open) and returns the contract methods.
  */
-export function appWatchFactory(extra: Partial<Pick<WatchServiceOptions, 'notify' | 'log' | 'maxPagesPerWatch'>> & { scheduler?: boolean } = {}) {
+export function appWatchFactory(
+  extra: Partial<Pick<WatchServiceOptions, 'notify' | 'log' | 'maxPagesPerWatch'>> & { scheduler?: boolean } = {},
+) {
   return (deps: AppWatchDeps): WatchContract & { service: WatchService } => {
     const store = deps.archive.watchlists;
     const emailDeps = deps.secrets
-      ? { secrets: deps.secrets, alerts: store.alerts, listName: (id: string) => store.list(id)?.name ?? '(a removed list)', now: () => deps.clock.now() }
+      ? {
+          secrets: deps.secrets,
+          alerts: store.alerts,
+          listName: (id: string) => store.list(id)?.name ?? '(a removed list)',
+          now: () => deps.clock.now(),
+        }
       : undefined;
     const service = createWatchService({
       api: deps.api,

@@ -34,7 +34,13 @@ export function info(parts: Pick<WatchParts, 'store' | 'clock'> & { opts?: Watch
     budgetPerMonth: l.budgetPerMonth,
     paused: l.paused,
     alert: l.alert,
-    watches: watches.map((w): WatchDef => ({ watchId: w.watchId, platform: w.platform, endpoint: w.endpoint, params: w.params, label: w.label })),
+    watches: watches.map((w): WatchDef => ({
+      watchId: w.watchId,
+      platform: w.platform,
+      endpoint: w.endpoint,
+      params: w.params,
+      label: w.label,
+    })),
     lastRunAt: last ? last.startedAt : null,
     nextRunAt: nextRunAt(store, l),
     newSinceSeen: store.newSince(l.id, l.seenAt),
@@ -45,10 +51,12 @@ export function info(parts: Pick<WatchParts, 'store' | 'clock'> & { opts?: Watch
   };
 }
 
-export function runInfo(store: WatchStore, r: RunRow, live?: { outcomes: Map<string, WatchOutcome>; etaMs: number | null }): WatchRunDetail {
-  const rows: RunWatchRow[] = live
-    ? [...live.outcomes.values()].map((o) => ({ runId: r.runId, ...o }))
-    : store.runWatches(r.runId);
+export function runInfo(
+  store: WatchStore,
+  r: RunRow,
+  live?: { outcomes: Map<string, WatchOutcome>; etaMs: number | null },
+): WatchRunDetail {
+  const rows: RunWatchRow[] = live ? [...live.outcomes.values()].map((o) => ({ runId: r.runId, ...o })) : store.runWatches(r.runId);
   const watches = rows.map((w) => ({
     watchId: w.watchId,
     pages: w.pages,

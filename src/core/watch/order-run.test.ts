@@ -10,7 +10,10 @@ describe('the order a refresh drives its watches in', () => {
     // one watch at a time, so the order of the run's first requests is the order it drove them in
     const { sb, archive, watch, clock } = await watchEnv({ seed: 11, timeScale: 60, service: { concurrency: 1 } });
     const handles = Array.from({ length: 40 }, (_, i) => `fleet.account${i}`);
-    const l = await watch.create({ name: 'fleet', watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle } })) });
+    const l = await watch.create({
+      name: 'fleet',
+      watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle } })),
+    });
     await watch.run(l.id, { approved: true }); // the baseline: one page each
     sb.admin.advance(30 * 3600); // seconds
 
@@ -20,7 +23,7 @@ describe('the order a refresh drives its watches in', () => {
     expect(run.status).toBe('done');
 
     const starts = testDb(archive)
-      .prepare("SELECT params FROM calls WHERE source = ? AND started_at >= ? ORDER BY started_at, rowid")
+      .prepare('SELECT params FROM calls WHERE source = ? AND started_at >= ? ORDER BY started_at, rowid')
       .all(`watch:${l.id}`, t0) as Array<{ params: string }>;
     const firstSeen: string[] = [];
     for (const s of starts) {

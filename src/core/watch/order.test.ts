@@ -42,7 +42,14 @@ describe('pagesFromRate', () => {
 describe('runOrder', () => {
   const ws = ['a', 'b', 'c', 'd'].map((watchId) => ({ watchId }));
   it('drives the longest expected chains first and keeps list order among equals', () => {
-    const order = runOrder(ws, new Map([['c', 3], ['b', 2], ['d', 2]]));
+    const order = runOrder(
+      ws,
+      new Map([
+        ['c', 3],
+        ['b', 2],
+        ['d', 2],
+      ]),
+    );
     expect(order.map((w) => w.watchId)).toEqual(['c', 'b', 'd', 'a']);
   });
   it('keeps every watch, once', () => {
@@ -52,7 +59,14 @@ describe('runOrder', () => {
 
 describe('expectedByWatch', () => {
   it('takes the larger of the history and the posting rate', () => {
-    const m = expectedByWatch(new Map([['a', 3], ['b', 1]]), [span('a'), span('b', { newestAt: 2 * H })], 32 * H);
+    const m = expectedByWatch(
+      new Map([
+        ['a', 3],
+        ['b', 1],
+      ]),
+      [span('a'), span('b', { newestAt: 2 * H })],
+      32 * H,
+    );
     expect(m.get('a')).toBe(3); // history 3, rate 2
     expect(m.get('b')).toBe(15); // history 1, rate 15 (9.5 an hour)
   });

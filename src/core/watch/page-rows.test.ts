@@ -7,7 +7,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newestRow, stopEvidence, type PageRow } from './page-rows';
 
-const row = (id: string, at: number | null, pinned: boolean | null): PageRow => ({ platform: 'photo_net', kind: 'post', id, at, pinned, record: {} });
+const row = (id: string, at: number | null, pinned: boolean | null): PageRow => ({
+  platform: 'photo_net',
+  kind: 'post',
+  id,
+  at,
+  pinned,
+  record: {},
+});
 
 /** A page: `pinned` pinned posts at the top (random times), then `posts` posts newest first. */
 const page = fc

@@ -33,7 +33,14 @@ export function pageRows(platform: string, env: Envelope, endpoint: string): Pag
     const flags = it.record.flags as { pinned?: unknown } | null | undefined;
     const pin = flags?.pinned;
     const pub = typeof it.record.published_at === 'string' ? Date.parse(it.record.published_at) : NaN;
-    return { platform, kind: it.kind, id: it.id, record: it.record, pinned: typeof pin === 'boolean' ? pin : null, at: Number.isFinite(pub) ? pub : null };
+    return {
+      platform,
+      kind: it.kind,
+      id: it.id,
+      record: it.record,
+      pinned: typeof pin === 'boolean' ? pin : null,
+      at: Number.isFinite(pub) ? pub : null,
+    };
   });
 }
 

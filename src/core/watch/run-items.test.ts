@@ -34,7 +34,10 @@ describe('a watchlist run’s own items (issue 27 #2)', () => {
     for (const r of runs) {
       const rows = e.archive.query({ source: { type: 'watchlist', id: l.id, run: r.runId }, limit: 1000 }).rows.map(key);
       // independently: the rows watch_items holds for this run, one per item
-      const held = testDb(e.archive).prepare('SELECT DISTINCT platform, item_id FROM watch_items WHERE run_id = ?').all(r.runId) as Array<{ platform: string; item_id: string }>;
+      const held = testDb(e.archive).prepare('SELECT DISTINCT platform, item_id FROM watch_items WHERE run_id = ?').all(r.runId) as Array<{
+        platform: string;
+        item_id: string;
+      }>;
       expect(new Set(rows)).toEqual(new Set(held.map((h) => `${h.platform}/${h.item_id}`)));
       expect(rows.length).toBe(r.newItems);
       expect(e.archive.count({ source: { type: 'watchlist', id: l.id, run: r.runId } })).toBe(r.newItems);

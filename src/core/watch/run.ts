@@ -16,18 +16,30 @@ import type { RunRow, RunStatus, WatchlistRow } from '../archive';
 import type { RunOptions, Runner, WatchParts, WatchRunDetail } from './types';
 import { fmt, invalid, mustList } from './util';
 
-function alertsOf(parts: Pick<WatchParts, 'store'>, l: WatchlistRow, runId: string): Array<{ text: string | null; id: string; platform: string }> {
+function alertsOf(
+  parts: Pick<WatchParts, 'store'>,
+  l: WatchlistRow,
+  runId: string,
+): Array<{ text: string | null; id: string; platform: string }> {
   if (!l.alert || l.alert.length === 0) return [];
   return parts.store.alertItems(runId, l.alert);
 }
 
 /** The run's times, cache windows and forecast on the service's clock, as it is now (issue 27 #3). */
 async function syncServiceClock(parts: WatchParts): Promise<void> {
-  await parts.opts.syncClock?.().catch((e: unknown) => parts.log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
+  await parts.opts
+    .syncClock?.()
+    .catch((e: unknown) => parts.log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
 }
 
 /** Why a run may not start (no watches, the month's budget used up, a 0 budget, needs approval), or null. */
-function refusal(l: WatchlistRow, o: RunOptions, trigger: string, est: Awaited<ReturnType<typeof estimateFor>>, watches: number): string | null {
+function refusal(
+  l: WatchlistRow,
+  o: RunOptions,
+  trigger: string,
+  est: Awaited<ReturnType<typeof estimateFor>>,
+  watches: number,
+): string | null {
   const monthLeft = est.monthRemaining;
   if (watches === 0) return 'This watchlist has no watches yet.';
   if (monthLeft !== null && monthLeft <= 0)
@@ -83,8 +95,7 @@ async function doRun(parts: WatchParts, l: WatchlistRow, o: RunOptions, abort: A
 
   const outcomes = new Map<string, WatchOutcome>();
   const perWatch = new Map(est.perWatch.map((p) => [p.watchId, p.pages]));
-  for (const w of watches)
-    outcomes.set(w.watchId, newOutcome(w.watchId, perWatch.get(w.watchId) ?? 1));
+  for (const w of watches) outcomes.set(w.watchId, newOutcome(w.watchId, perWatch.get(w.watchId) ?? 1));
   let lastEmit = 0;
   const etaNow = () => {
     let left = 0;

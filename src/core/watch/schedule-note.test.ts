@@ -10,7 +10,11 @@ const watchEnv = watchEnvs();
 describe('a schedule without a per-run budget (issue 27 #20)', () => {
   it('the list says so when scheduled; the skipped run names the budget that would let it run; a budget clears both', async () => {
     const e = await watchEnv({ seed: 4, service: { askAboveCredits: () => 5 } });
-    const l = await e.watch.create({ name: 'minutely', schedule: { everyHours: 1 / 60 }, watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }] });
+    const l = await e.watch.create({
+      name: 'minutely',
+      schedule: { everyHours: 1 / 60 },
+      watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }],
+    });
     expect(l.scheduleNote).toMatch(/^Runs every minute go ahead by themselves only within a budget per run/);
     expect(l.scheduleNote).toMatch(/threshold of 5 credits is skipped as needing approval/);
     // a manual list, a paused one, or one with a budget: nothing to say

@@ -61,7 +61,9 @@ export function createScheduler(parts: Pick<WatchParts, 'store' | 'clock' | 'log
         const out: WatchRunDetail[] = [];
         // due on the service's clock (issue 27 #3): a sandbox moved a day on is a day on
         if (parts.opts.syncClock && store.lists().some((l) => l.schedule && !l.paused))
-          await parts.opts.syncClock().catch((e: unknown) => log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
+          await parts.opts
+            .syncClock()
+            .catch((e: unknown) => log(`watch: could not read the service clock: ${e instanceof Error ? e.message : String(e)}`));
         const now = clock.now();
         for (const l of store.lists()) {
           if (l.paused || !l.schedule || runner.running.has(l.id)) continue;

@@ -69,7 +69,10 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
   const scheduler = createScheduler(parts, runner);
 
   // a run left 'running' by a process that stopped did not finish; its chains resume next time
-  store.closeStaleRuns(clock.now(), 'Interrupted: Loupe stopped during this run; the next run resumes each unfinished walk from its saved cursor.');
+  store.closeStaleRuns(
+    clock.now(),
+    'Interrupted: Loupe stopped during this run; the next run resumes each unfinished walk from its saved cursor.',
+  );
 
   /** Watches checked against the catalogue (nothing written): each with its label. */
   async function checked(ws: NonNullable<WatchlistCreate['watches']>): Promise<CheckedWatch[]> {
@@ -116,8 +119,12 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     });
     const keptIds = new Set(kept.values());
     for (const c of current) if (!keptIds.has(c.watchId)) store.deleteWatch(c.watchId);
-    for (const [i, watchId] of kept) store.setWatchPosition(watchId, i, wanted[i].label || current.find((c) => c.watchId === watchId)!.label);
-    insertWatches(id, wanted.map((w, position) => ({ ...w, position })).filter((w) => !kept.has(w.position)));
+    for (const [i, watchId] of kept)
+      store.setWatchPosition(watchId, i, wanted[i].label || current.find((c) => c.watchId === watchId)!.label);
+    insertWatches(
+      id,
+      wanted.map((w, position) => ({ ...w, position })).filter((w) => !kept.has(w.position)),
+    );
   }
 
   const service: WatchService = {
@@ -147,7 +154,10 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       // validate the watches before anything is written
       const ws = await checked(input.watches ?? []);
       store.insertList(l);
-      insertWatches(l.id, ws.map((w, position) => ({ ...w, position })));
+      insertWatches(
+        l.id,
+        ws.map((w, position) => ({ ...w, position })),
+      );
       return info(parts, l);
     },
     async update(id, patch) {
@@ -191,7 +201,10 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
       const l = mustList(store, id);
       const add = await checked(ws);
       const start = store.watches(id).reduce((m, w) => Math.max(m, w.position + 1), 0);
-      insertWatches(id, add.map((w, i) => ({ ...w, position: start + i })));
+      insertWatches(
+        id,
+        add.map((w, i) => ({ ...w, position: start + i })),
+      );
       store.updateList({ ...l, updatedAt: clock.now() });
       return info(parts, mustList(store, id));
     },

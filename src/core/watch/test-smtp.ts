@@ -31,7 +31,11 @@ export async function receiver(o: Partial<SMTPServerOptions> & { user?: string; 
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        got.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+        got.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
         cb();
       });
     },
@@ -46,19 +50,29 @@ export async function receiver(o: Partial<SMTPServerOptions> & { user?: string; 
 export function parse(raw: string): { headers: Array<[string, string]>; body: string } {
   const cut = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, cut).replace(/\r\n[ \t]+/g, ' ');
-  const headers = head.split('\r\n').map((l): [string, string] => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
+  const headers = head
+    .split('\r\n')
+    .map((l): [string, string] => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
   return { headers, body: raw.slice(cut + 4) };
 }
 
 /** RFC 2047 words (=?UTF-8?Q?…?= / =?UTF-8?B?…?=) decoded, quoted-printable bodies decoded. */
 export function decodeWords(s: string): string {
   return s.replace(/=\?utf-8\?([qb])\?([^?]*)\?=\s*/gi, (_m, enc: string, t: string) =>
-    enc.toLowerCase() === 'b' ? Buffer.from(t, 'base64').toString('utf8') : Buffer.from(t.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
+    enc.toLowerCase() === 'b'
+      ? Buffer.from(t, 'base64').toString('utf8')
+      : Buffer.from(
+          t.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        ).toString('utf8'),
   );
 }
 export function decodeBody(raw: string, body: string): string {
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(raw)) return Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  if (/content-transfer-encoding:\s*quoted-printable/i.test(raw))
+    return Buffer.from(
+      body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   if (/content-transfer-encoding:\s*base64/i.test(raw)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   return body;
 }
-

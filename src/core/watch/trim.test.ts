@@ -16,7 +16,11 @@ const watchEnv = watchEnvs();
 const PINNED = ['grace', 'victor', 'heidi', 'trent', 'judy', 'frank'];
 
 const held = (e: WatchEnv, watchId: string): string[] =>
-  (testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{ item_id: string }>).map((r) => r.item_id);
+  (
+    testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{
+      item_id: string;
+    }>
+  ).map((r) => r.item_id);
 
 /** Every post of the list (pinned included) published at or after `since`, straight from the service (its own key, no cache). */
 async function listSince(e: WatchEnv, handle: string, since: number): Promise<string[]> {
@@ -26,7 +30,10 @@ async function listSince(e: WatchEnv, handle: string, since: number): Promise<st
   for (let i = 0; i < 100; i++) {
     const q = new URLSearchParams({ handle, ...(cursor ? { cursor } : {}) });
     const r = await fetch(`${e.sb.url}/v1/photo_net/profile/posts?${q}`, { headers: { 'x-api-key': key, 'cache-control': 'no-cache' } });
-    const j = (await r.json()) as { data: { items: Array<{ post: { id: string; published_at: string } }> }; pagination: { has_more: boolean; next_cursor: string | null } };
+    const j = (await r.json()) as {
+      data: { items: Array<{ post: { id: string; published_at: string } }> };
+      pagination: { has_more: boolean; next_cursor: string | null };
+    };
     let older = false;
     for (const { post } of j.data.items) {
       if (Date.parse(post.published_at) >= since) ids.push(post.id);
@@ -40,7 +47,10 @@ async function listSince(e: WatchEnv, handle: string, since: number): Promise<st
 }
 
 function marker(e: WatchEnv, watchId: string): { id: string | null; at: number | null } {
-  const r = testDb(e.archive).prepare('SELECT marker_id AS id, marker_at AS at FROM watches WHERE watch_id = ?').get(watchId) as { id: string | null; at: number | null };
+  const r = testDb(e.archive).prepare('SELECT marker_id AS id, marker_at AS at FROM watches WHERE watch_id = ?').get(watchId) as {
+    id: string | null;
+    at: number | null;
+  };
   return r;
 }
 
@@ -51,8 +61,14 @@ describe('a watch whose records leave the pin state unknown (trim=true)', () => 
     // three accounts with pinned posts, drawn from the list
     const pool = [...PINNED];
     const handles = [0, 1, 2].map(() => pool.splice(Math.floor(rnd() * pool.length), 1)[0]);
-    const plain = await e.watch.create({ name: 'plain', watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle } })) });
-    const trim = await e.watch.create({ name: 'trim', watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle, trim: 'true' } })) });
+    const plain = await e.watch.create({
+      name: 'plain',
+      watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle } })),
+    });
+    const trim = await e.watch.create({
+      name: 'trim',
+      watches: handles.map((handle) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle, trim: 'true' } })),
+    });
     const p0 = await e.watch.run(plain.id, { approved: true });
     const t0 = await e.watch.run(trim.id, { approved: true });
     expect([p0.status, t0.status]).toEqual(['done', 'done']);
@@ -72,7 +88,10 @@ describe('a watch whose records leave the pin state unknown (trim=true)', () => 
         expect(b, `${handles[i]} after refresh ${day + 1}`).toEqual(a);
         // nothing published since the first run is missing
         const since = await listSince(e, handles[i], startedAt);
-        expect(since.filter((id) => !b.includes(id)), `${handles[i]}: posts never fetched`).toEqual([]);
+        expect(
+          since.filter((id) => !b.includes(id)),
+          `${handles[i]}: posts never fetched`,
+        ).toEqual([]);
         // the marker is an archived item, and no post at or after its time is missing from the watch
         const m = marker(e, trimWatches[i].watchId);
         expect(m.id).not.toBeNull();

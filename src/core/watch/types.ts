@@ -110,7 +110,10 @@ export interface WatchService {
   create(input: WatchlistCreate): Promise<WatchlistDetail>;
   update(id: string, patch: WatchlistPatch): Promise<WatchlistDetail>;
   remove(id: string): Promise<void>;
-  addWatch(id: string, watch: { platform: string; endpoint: string; params?: Record<string, string>; label?: string }): Promise<WatchlistDetail>;
+  addWatch(
+    id: string,
+    watch: { platform: string; endpoint: string; params?: Record<string, string>; label?: string },
+  ): Promise<WatchlistDetail>;
   /** appends watches (after the list's last); the list's other watches and fields stay as they are */
   addWatches(id: string, watches: NonNullable<WatchlistCreate['watches']>): Promise<WatchlistDetail>;
   estimate(id: string): Promise<WatchEstimate>;

@@ -11,7 +11,19 @@ import type { WatchParts } from './types';
 import { endpointOf, invalid } from './util';
 
 /** Params a watch must not carry: the service owns paging and the incremental boundary. */
-const MANAGED_PARAMS = new Set(['cursor', 'dry_run', 'stop_at_id', 'continuationToken', 'max_cursor', 'next_page_id', 'pagination_token', 'next_max_id', 'max_id', 'after', 'page']);
+const MANAGED_PARAMS = new Set([
+  'cursor',
+  'dry_run',
+  'stop_at_id',
+  'continuationToken',
+  'max_cursor',
+  'next_page_id',
+  'pagination_token',
+  'next_max_id',
+  'max_id',
+  'after',
+  'page',
+]);
 
 export function checkSchedule(s: ScheduleDef | null | undefined): ScheduleDef | null {
   if (!s) return null;
@@ -28,19 +40,27 @@ export function checkSchedule(s: ScheduleDef | null | undefined): ScheduleDef | 
     }
     out.cron = s.cron.trim();
   }
-  if (out.everyHours !== undefined && out.cron !== undefined) throw invalid('Give a schedule as every N hours or as a cron expression, not both.');
+  if (out.everyHours !== undefined && out.cron !== undefined)
+    throw invalid('Give a schedule as every N hours or as a cron expression, not both.');
   return out.everyHours === undefined && out.cron === undefined ? null : out;
 }
 
-export async function checkWatch(parts: Pick<WatchParts, 'apiCore' | 'log'>, w: { platform: string; endpoint: string; params?: Record<string, string> }): Promise<{ platform: string; endpoint: string; params: Record<string, string> }> {
+export async function checkWatch(
+  parts: Pick<WatchParts, 'apiCore' | 'log'>,
+  w: { platform: string; endpoint: string; params?: Record<string, string> },
+): Promise<{ platform: string; endpoint: string; params: Record<string, string> }> {
   const params = { ...(w.params ?? {}) };
   const managed = Object.keys(params).filter((k) => MANAGED_PARAMS.has(k));
-  if (managed.length) throw invalid(`A watch manages paging and the incremental boundary itself; leave out ${managed.map((m) => `'${m}'`).join(', ')}.`);
+  if (managed.length)
+    throw invalid(`A watch manages paging and the incremental boundary itself; leave out ${managed.map((m) => `'${m}'`).join(', ')}.`);
   let endpoint = w.endpoint;
   try {
     const api = await parts.apiCore();
     const ep = endpointOf(api, w);
-    if (!ep.paginates) throw invalid(`${w.platform}/${normalizeEndpoint(w.platform, ep.path)} returns a single answer, not a list; a watch needs a list endpoint.`);
+    if (!ep.paginates)
+      throw invalid(
+        `${w.platform}/${normalizeEndpoint(w.platform, ep.path)} returns a single answer, not a list; a watch needs a list endpoint.`,
+      );
     const v = await api.validate({ platform: w.platform, endpoint: w.endpoint, params });
     if (!v.ok) throw invalid(v.message);
     endpoint = normalizeEndpoint(w.platform, ep.path);
@@ -60,7 +80,10 @@ export function checkFirstRunPages(n: number): number {
 }
 
 /** Whether two watches name the same call (endpoint spelling and param order aside). */
-export const sameTarget = (a: { platform: string; endpoint: string; params: Record<string, string> }, b: { platform: string; endpoint: string; params: Record<string, string> }) =>
+export const sameTarget = (
+  a: { platform: string; endpoint: string; params: Record<string, string> },
+  b: { platform: string; endpoint: string; params: Record<string, string> },
+) =>
   a.platform === b.platform &&
   normalizeEndpoint(a.platform, a.endpoint) === normalizeEndpoint(b.platform, b.endpoint) &&
   JSON.stringify(Object.entries(a.params).sort()) === JSON.stringify(Object.entries(b.params).sort());

@@ -21,7 +21,11 @@ const SYNC_WATCHES = [
 ];
 
 function heldIds(e: Env, watchId: string): string[] {
-  return (testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{ item_id: string }>).map((r) => r.item_id);
+  return (
+    testDb(e.archive).prepare('SELECT item_id FROM watch_items WHERE watch_id = ? ORDER BY item_id').all(watchId) as Array<{
+      item_id: string;
+    }>
+  ).map((r) => r.item_id);
 }
 
 function record(e: Env, id: string): { published_at: string | null; flags?: { pinned?: boolean | null } } {
@@ -39,14 +43,23 @@ function baselineOldest(e: Env, watchId: string): number {
 }
 
 /** A full fresh walk of the list (own key, straight HTTP), down to `since`: the non-pinned ids. */
-async function fullWalk(e: Env, t: { platform: string; endpoint: string; params: Record<string, string> }, since: number): Promise<string[]> {
+async function fullWalk(
+  e: Env,
+  t: { platform: string; endpoint: string; params: Record<string, string> },
+  since: number,
+): Promise<string[]> {
   const key = e.sb.admin.createKey('oracle');
   const ids: string[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 200; i++) {
     const q = new URLSearchParams({ ...t.params, since: new Date(since).toISOString(), ...(cursor ? { cursor } : {}) });
-    const r = await fetch(`${e.sb.url}/v1/${t.platform}/${t.endpoint}?${q}`, { headers: { 'x-api-key': key, 'cache-control': 'no-cache' } });
-    const j = (await r.json()) as { data: { items: Array<Record<string, { id: string; flags?: { pinned?: boolean } }>> }; pagination: { has_more: boolean; next_cursor: string | null } };
+    const r = await fetch(`${e.sb.url}/v1/${t.platform}/${t.endpoint}?${q}`, {
+      headers: { 'x-api-key': key, 'cache-control': 'no-cache' },
+    });
+    const j = (await r.json()) as {
+      data: { items: Array<Record<string, { id: string; flags?: { pinned?: boolean } }>> };
+      pagination: { has_more: boolean; next_cursor: string | null };
+    };
     for (const it of j.data.items) {
       const rec = Object.values(it)[0];
       if (rec.flags?.pinned !== true) ids.push(rec.id);
@@ -79,7 +92,12 @@ function fetchCounts(e: Env, listId: string): Map<string, number> {
  * walk no longer lists was removed at the service since it was fetched (the sandbox ages posts:
  * docs/sandbox.md), and it came once from this list's own calls.
  */
-async function expectHoldsList(e: Env, listId: string, w: { watchId: string; platform: string; endpoint: string; params: Record<string, string> }, since: number): Promise<void> {
+async function expectHoldsList(
+  e: Env,
+  listId: string,
+  w: { watchId: string; platform: string; endpoint: string; params: Record<string, string> },
+  since: number,
+): Promise<void> {
   const oracle = await fullWalk(e, w, since);
   const held = nonPinnedHeld(e, w.watchId);
   expect(oracle.filter((id) => !held.includes(id))).toEqual([]);
@@ -88,7 +106,11 @@ async function expectHoldsList(e: Env, listId: string, w: { watchId: string; pla
 }
 
 function ledgerCredits(e: Env, listId: string): number {
-  return (testDb(e.archive).prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ?').get(`watch:${listId}`) as { c: number }).c;
+  return (
+    testDb(e.archive).prepare('SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ?').get(`watch:${listId}`) as {
+      c: number;
+    }
+  ).c;
 }
 
 const serverCredits = (e: Env) => e.sb.admin.charges().reduce((a, c) => a + c.credits_used, 0);
@@ -122,7 +144,11 @@ describe('watchlists: incremental refresh', () => {
 
   it('a 7-page first run on an endpoint that accepts max_pages takes 2 requests (5 + 2 pages), billed per page; a refresh down to the first held item goes a page at a time', async () => {
     const e = await setup({ seed: 7 });
-    const l = await e.watch.create({ name: 'deep', watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }], firstRunPages: 7 });
+    const l = await e.watch.create({
+      name: 'deep',
+      watches: [{ platform: 'micro_net', endpoint: 'search/tweets', params: { query: 'kettle' } }],
+      firstRunPages: 7,
+    });
     const r1 = await e.watch.run(l.id, { approved: true });
     expect(r1.status).toBe('done');
     expect(r1.watches[0]).toMatchObject({ complete: true, pages: 7, stopReason: 'first_run' });
@@ -134,7 +160,10 @@ describe('watchlists: incremental refresh', () => {
     e.sb.admin.advance(7200);
     const r2 = await e.watch.run(l.id, { approved: true });
     expect(r2.status).toBe('done');
-    const later = e.sb.admin.charges().filter((c) => c.endpoint.endsWith('search/tweets') && c.params.dry_run === undefined).slice(2);
+    const later = e.sb.admin
+      .charges()
+      .filter((c) => c.endpoint.endsWith('search/tweets') && c.params.dry_run === undefined)
+      .slice(2);
     expect(later.every((c) => c.params.max_pages === undefined)).toBe(true);
   });
 
@@ -167,7 +196,9 @@ describe('watchlists: incremental refresh', () => {
     await e.watch.run(l.id, { approved: true });
     const w = (await e.watch.get(l.id)).watches[0];
     const base = baselineOldest(e, w.watchId);
-    const markerBefore = (testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id;
+    const markerBefore = (
+      testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }
+    ).marker_id;
 
     e.sb.admin.advance(120 * 3600); // ~30 new posts: several pages
     const ctl = new AbortController();
@@ -181,7 +212,9 @@ describe('watchlists: incremental refresh', () => {
     expect(r2.watches[0].pages).toBe(1);
     expect(r2.watches[0].gap).toMatch(new RegExp(`stopped after page 1 of a newer-than-${markerBefore} walk: the run was cancelled`));
     // the marker did not move
-    expect((testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id).toBe(markerBefore);
+    expect(
+      (testDb(e.archive).prepare('SELECT marker_id FROM watches WHERE watch_id = ?').get(w.watchId) as { marker_id: string }).marker_id,
+    ).toBe(markerBefore);
 
     e.sb.admin.advance(2 * 3600); // more posts arrive above the interrupted walk (its cursor is still valid)
     const r3 = await e.watch.run(l.id, { approved: true });
@@ -191,7 +224,9 @@ describe('watchlists: incremental refresh', () => {
     await expectHoldsList(e, l.id, w, base);
     for (const [, n] of fetchCounts(e, l.id)) expect(n).toBe(1);
     // the resumed walk went on with its old stop_at_id; the new head walk stopped at the interrupted walk's newest
-    const walks = (testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').get(r3.runId) as { walk_ids: string }).walk_ids;
+    const walks = (
+      testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').get(r3.runId) as { walk_ids: string }
+    ).walk_ids;
     const [resumed, head] = JSON.parse(walks) as string[];
     expect(JSON.parse(e.archive.getWalk(resumed)?.params ?? '{}').stop_at_id).toBe(markerBefore);
     const headStop = JSON.parse(e.archive.getWalk(head)?.params ?? '{}').stop_at_id as string;
@@ -228,7 +263,11 @@ describe('watchlists: incremental refresh', () => {
 describe('watchlists: budgets', () => {
   it('needs approval above the per-run budget, and never spends past it (holds reserved before each page)', async () => {
     const e = await setup({ seed: 21 });
-    const watches = ['alice', 'bob', 'carol', 'dave'].map((h) => ({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: h } }));
+    const watches = ['alice', 'bob', 'carol', 'dave'].map((h) => ({
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: { handle: h },
+    }));
     const l = await e.watch.create({ name: 'budget', watches, budgetPerRun: 500, firstRunPages: 3 });
     const est = await e.watch.estimate(l.id);
     expect(est.creditsMin).toBe(4 * 3 * 20);
@@ -251,7 +290,8 @@ describe('watchlists: budgets', () => {
     expect(spent).toBe(180);
     const cut = r.watches.filter((w) => !w.complete);
     expect(cut.length).toBeGreaterThan(0);
-    for (const w of cut) expect(w.gap).toMatch(/budget of 500 credits reached.*the next run resumes from the saved cursor \(≈20–340 credits a page\)/);
+    for (const w of cut)
+      expect(w.gap).toMatch(/budget of 500 credits reached.*the next run resumes from the saved cursor \(≈20–340 credits a page\)/);
 
     // a month budget with less left than one page's hold: nothing is sent
     await e.watch.update(l.id, { budgetPerRun: null, budgetPerMonth: spent + 300 });
@@ -288,7 +328,9 @@ describe('watchlists: completeness under chaos', () => {
     const v = r2.watches[0];
     expect(v.complete).toBe(false);
     expect(v.stopReason).toBe('error:INTERNAL_ERROR');
-    expect(v.gap).toMatch(/stopped after page 1 of a newer-than-\d+ walk: page 2 failed \(INTERNAL_ERROR after 3 attempts\).*the next run retries that page from the saved cursor/);
+    expect(v.gap).toMatch(
+      /stopped after page 1 of a newer-than-\d+ walk: page 2 failed \(INTERNAL_ERROR after 3 attempts\).*the next run retries that page from the saved cursor/,
+    );
 
     const r3 = await e.watch.run(l.id, { approved: true });
     expect(r3.status).toBe('done');
@@ -339,16 +381,19 @@ describe('watchlists: forecast, schedule and alerts', () => {
     expect(run.status).toBe('done');
     expect(run.newItems).toBeGreaterThan(0);
     // independent count: this run's new items whose sponsored.p >= 0, through the library query
-    const walkIds = (testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').all(run.runId) as Array<{ walk_ids: string }>).flatMap(
-      (r) => JSON.parse(r.walk_ids) as string[],
-    );
+    const walkIds = (
+      testDb(e.archive).prepare('SELECT walk_ids FROM watch_run_watches WHERE run_id = ?').all(run.runId) as Array<{ walk_ids: string }>
+    ).flatMap((r) => JSON.parse(r.walk_ids) as string[]);
     let matching = 0;
     for (const walkId of walkIds) matching += e.archive.count({ source: { type: 'walk', id: walkId }, labels: alert });
     const pinnedRepeats = 0;
     expect(run.alerts).toBe(matching - pinnedRepeats);
     expect(run.alerts).toBeGreaterThan(0);
     expect(e.notes.some((n) => n.title.includes(`${run.alerts} new item(s) match the alert`))).toBe(true);
-    const ev = e.events.filter((x): x is Extract<LoupeEvent, { type: 'watch-run' }> => x.type === 'watch-run' && x.run.runId === run.runId && x.run.status === 'done');
+    const ev = e.events.filter(
+      (x): x is Extract<LoupeEvent, { type: 'watch-run' }> =>
+        x.type === 'watch-run' && x.run.runId === run.runId && x.run.status === 'done',
+    );
     expect(ev.length).toBe(1);
     expect(ev[0].alerts).toBe(run.alerts);
     // the badge counts items since the last markSeen
@@ -360,8 +405,12 @@ describe('watchlists: forecast, schedule and alerts', () => {
   it('validates schedules and watch params; cron gives the next run time', async () => {
     const e = await setup();
     await expect(e.watch.create({ name: 'x', schedule: { cron: 'not a cron' } })).rejects.toThrow(/cron expression/);
-    await expect(e.watch.create({ name: 'x', watches: [{ ...SYNC_WATCHES[0], params: { handle: 'a', stop_at_id: '1' } }] })).rejects.toThrow(/stop_at_id/);
-    await expect(e.watch.create({ name: 'x', watches: [{ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a' } }] })).rejects.toThrow(/not a list/);
+    await expect(
+      e.watch.create({ name: 'x', watches: [{ ...SYNC_WATCHES[0], params: { handle: 'a', stop_at_id: '1' } }] }),
+    ).rejects.toThrow(/stop_at_id/);
+    await expect(
+      e.watch.create({ name: 'x', watches: [{ platform: 'photo_net', endpoint: 'profile', params: { handle: 'a' } }] }),
+    ).rejects.toThrow(/not a list/);
     const l = await e.watch.create({ name: 'cron', schedule: { cron: '0 */6 * * *' }, watches: [SYNC_WATCHES[0]] });
     expect(l.nextRunAt).not.toBeNull();
     expect(new Date(l.nextRunAt as number).getUTCMinutes()).toBe(0);

@@ -11,11 +11,29 @@
  */
 import { EventEmitter } from 'node:events';
 import type * as E from 'electron';
-import { fakeEvent, FakeDialog, FakeMenu, FakeNativeImage, FakeNotification, FakeSafeStorage, FakeScreen, FakeShell, type Listener } from './fake-electron-parts';
+import {
+  fakeEvent,
+  FakeDialog,
+  FakeMenu,
+  FakeNativeImage,
+  FakeNotification,
+  FakeSafeStorage,
+  FakeScreen,
+  FakeShell,
+  type Listener,
+} from './fake-electron-parts';
 
 // the fakes of safeStorage, notifications, shell, dialog, menus, screen and images: ./fake-electron-parts.ts
-export { fakeEvent, FakeDialog, FakeMenu, FakeNativeImage, FakeNotification, FakeSafeStorage, FakeScreen, FakeShell } from './fake-electron-parts';
-
+export {
+  fakeEvent,
+  FakeDialog,
+  FakeMenu,
+  FakeNativeImage,
+  FakeNotification,
+  FakeSafeStorage,
+  FakeScreen,
+  FakeShell,
+} from './fake-electron-parts';
 
 /** Overloaded `on(event, listener)` for each name of a union: Electron's `on` must accept every one. */
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
@@ -387,7 +405,12 @@ export const FAKED_EXPORTS = [...STATEFUL, ...(Object.keys(CLASSES) as Array<key
 
 // every event the fake emits and main listens to exists in Electron's declarations
 export const EVENTS_EXIST = [
-  yes<EventsExist<E.App, 'ready' | 'second-instance' | 'before-quit' | 'will-quit' | 'window-all-closed' | 'activate' | 'web-contents-created'>>(true),
+  yes<
+    EventsExist<
+      E.App,
+      'ready' | 'second-instance' | 'before-quit' | 'will-quit' | 'window-all-closed' | 'activate' | 'web-contents-created'
+    >
+  >(true),
   yes<EventsExist<E.BrowserWindow, 'close' | 'closed' | 'ready-to-show' | 'resize' | 'move' | 'maximize' | 'unmaximize'>>(true),
   yes<EventsExist<E.WebContents, 'will-navigate' | 'will-redirect' | 'will-attach-webview' | 'destroyed' | 'did-finish-load'>>(true),
   yes<EventsExist<E.Notification, 'click' | 'close'>>(true),

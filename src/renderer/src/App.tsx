@@ -93,7 +93,13 @@ export function App() {
       case 'watch-run':
         ui.putRun(e.run);
         invalidate(qc, 'watchlists', 'library', 'usage', ...(e.run.status !== 'running' ? (['sandbox'] as const) : [])); // a run read the service clock (#27.3)
-        if (e.raised?.length || e.alerts > 0) ui.toast('warning', e.raised?.length ? `${e.raised.join(' ')} See Watchlists → Alerts.` : `“${e.list ?? 'A watchlist'}”: ${e.alerts} new item${e.alerts === 1 ? '' : 's'} match the alert.`);
+        if (e.raised?.length || e.alerts > 0)
+          ui.toast(
+            'warning',
+            e.raised?.length
+              ? `${e.raised.join(' ')} See Watchlists → Alerts.`
+              : `“${e.list ?? 'A watchlist'}”: ${e.alerts} new item${e.alerts === 1 ? '' : 's'} match the alert.`,
+          );
         break;
       case 'rate-limited':
         useUi.setState({ rateUntil: Date.now() + e.retryInMs });
@@ -107,7 +113,6 @@ export function App() {
 
   // the palette, from the one list of commands (src/shared/commands.ts); the keys: ./keys.ts, installed before the first frame
   const commands = useMemo(() => paletteCommands(pageRuns(qc)), [qc]);
-
 
   const View = VIEW_COMPONENTS[view];
   // the other views' code is fetched once the first one is up: switching never waits for it

@@ -14,7 +14,18 @@ function spies(): { runs: Record<PageCommandId, Run>; ran: string[] } {
 }
 
 const key = (k: string, mods: Partial<Pick<KeyboardEvent, 'ctrlKey' | 'metaKey' | 'altKey'>> = {}, tagName = 'DIV') => {
-  const e = { key: k, ctrlKey: false, metaKey: false, altKey: false, ...mods, target: { tagName }, defaultPrevented: false, preventDefault() { e.defaultPrevented = true; } };
+  const e = {
+    key: k,
+    ctrlKey: false,
+    metaKey: false,
+    altKey: false,
+    ...mods,
+    target: { tagName },
+    defaultPrevented: false,
+    preventDefault() {
+      e.defaultPrevented = true;
+    },
+  };
   return e as unknown as KeyboardEvent & { defaultPrevented: boolean };
 };
 
@@ -24,7 +35,17 @@ describe('the page’s keys, from the registry', () => {
   it('a key runs its command; a sequence runs its command; Alt+N and Ctrl/⌘ K too', () => {
     const { runs, ran } = spies();
     const { onKey, dispose } = keyHandler(runs);
-    for (const e of [key('g'), key('s'), key('Alt+3'.slice(4), { altKey: true }), key('k', { metaKey: true }), key('?'), key('/'), key('j'), key('Escape')]) onKey(e);
+    for (const e of [
+      key('g'),
+      key('s'),
+      key('Alt+3'.slice(4), { altKey: true }),
+      key('k', { metaKey: true }),
+      key('?'),
+      key('/'),
+      key('j'),
+      key('Escape'),
+    ])
+      onKey(e);
     dispose();
     expect(ran).toEqual(['go-search', 'go-comments', 'palette', 'keys-help', 'focus-query', 'cursor-down', 'close']);
   });

@@ -29,18 +29,23 @@ export function focusQuery(): void {
 }
 
 /** The page commands that have keys: their runs need nothing but the store (the keys work before React draws). */
-export type KeyedCommandId = Extract<PageCommandId, 'palette' | 'focus-query' | 'cursor-down' | 'cursor-up' | 'open-row' | 'tag-item' | 'note-item' | 'keys-help' | 'close' | `go-${ViewId}`>;
+export type KeyedCommandId = Extract<
+  PageCommandId,
+  'palette' | 'focus-query' | 'cursor-down' | 'cursor-up' | 'open-row' | 'tag-item' | 'note-item' | 'keys-help' | 'close' | `go-${ViewId}`
+>;
 
 /** The runs of the commands with keys. */
 export function keyRuns(): Record<KeyedCommandId, Run> {
   const ui = useUi.getState;
   const views = Object.fromEntries(VIEWS.map((v) => [`go-${v.id}`, () => ui().setView(v.id)])) as Record<`go-${ViewId}`, Run>;
-  const moveCursor = (by: number): Run => () => {
-    const u = ui();
-    if (!u.tableRows.length) return false;
-    u.setCursor(u.cursor + by);
-    if (u.drawer) u.openDrawer(u.tableRows[Math.max(0, Math.min(u.cursor + by, u.tableRows.length - 1))]);
-  };
+  const moveCursor =
+    (by: number): Run =>
+    () => {
+      const u = ui();
+      if (!u.tableRows.length) return false;
+      u.setCursor(u.cursor + by);
+      if (u.drawer) u.openDrawer(u.tableRows[Math.max(0, Math.min(u.cursor + by, u.tableRows.length - 1))]);
+    };
   return {
     ...views,
     palette: () => ui().setPalette(!ui().paletteOpen),
@@ -63,7 +68,8 @@ export function keyRuns(): Record<KeyedCommandId, Run> {
       else if (u.confirm) u.closeConfirm(false);
       else if (u.paletteOpen) u.setPalette(false);
       else if (u.bgOpen) u.setBgOpen(false);
-      else if (u.drawer && escapeInsideDrawer(e?.target ?? null)) return; // from a drawer field: back to the drawer
+      else if (u.drawer && escapeInsideDrawer(e?.target ?? null))
+        return; // from a drawer field: back to the drawer
       else if (u.drawer) u.openDrawer(null);
       else if (e && isTyping(e.target)) (e.target as HTMLElement).blur();
       else if (e) return false;
@@ -99,5 +105,10 @@ export function pageRuns(qc: QueryClient): Record<PageCommandId, Run> {
 export function paletteCommands(runs: Record<PageCommandId, Run>): Command[] {
   return (COMMANDS as readonly CommandDef[])
     .filter((c) => c.palette && c.runs === 'page')
-    .map((c) => ({ id: c.id, label: c.title, hint: c.keys?.map(shownKey).join(' · ') || undefined, run: () => void runs[c.id as PageCommandId]() }));
+    .map((c) => ({
+      id: c.id,
+      label: c.title,
+      hint: c.keys?.map(shownKey).join(' · ') || undefined,
+      run: () => void runs[c.id as PageCommandId](),
+    }));
 }

@@ -62,7 +62,10 @@ export function keyHandler(runs: Partial<Record<string, Run>>): { onKey: (e: Key
 }
 
 /** The global key handler, for `target` (the window); returns its removal. */
-export function installGlobalKeys(target: Pick<Window, 'addEventListener' | 'removeEventListener'> = window, runs: Record<KeyedCommandId, Run> = keyRuns()): () => void {
+export function installGlobalKeys(
+  target: Pick<Window, 'addEventListener' | 'removeEventListener'> = window,
+  runs: Record<KeyedCommandId, Run> = keyRuns(),
+): () => void {
   const keys = keyHandler(runs);
   const onKey = (e: Event): void => keys.onKey(e as KeyboardEvent);
   target.addEventListener('keydown', onKey);

@@ -75,7 +75,9 @@ describe('Routing and meta endpoints', () => {
     const r = await get(sb, '/v1/nope_net/profile?handle=a');
     expect(r.status).toBe(404);
     expect(r.body.error.type).toBe('UNKNOWN_PLATFORM');
-    expect(r.body.error.message).toMatch(/photo, short-video, social, professional, microblog, thread, long-video, forum and pinboard networks/);
+    expect(r.body.error.message).toMatch(
+      /photo, short-video, social, professional, microblog, thread, long-video, forum and pinboard networks/,
+    );
     expect(r.body.credits_used).toBe(0);
     expect(typeof r.body.credits_remaining).toBe('number');
   });
@@ -133,11 +135,34 @@ describe('Response envelope', () => {
     const r = await get(sb, '/v1/photo_net/profile/posts?handle=alice');
     expect(r.status).toBe(200);
     const b = r.body;
-    expect(Object.keys(b)).toEqual(expect.arrayContaining([
-      'success', 'platform', 'endpoint', 'schema_version', 'pagination', 'unavailable', 'credits_used', 'credits_remaining',
-      'request_id', 'cached', 'idempotent_replay', 'charge_reason', 'free_call', 'data',
-    ]));
-    expect(b).toMatchObject({ success: true, platform: 'photo_net', endpoint: '/v1/photo_net/profile/posts', schema_version: '2', cached: false, idempotent_replay: false, charge_reason: 'miss', free_call: false });
+    expect(Object.keys(b)).toEqual(
+      expect.arrayContaining([
+        'success',
+        'platform',
+        'endpoint',
+        'schema_version',
+        'pagination',
+        'unavailable',
+        'credits_used',
+        'credits_remaining',
+        'request_id',
+        'cached',
+        'idempotent_replay',
+        'charge_reason',
+        'free_call',
+        'data',
+      ]),
+    );
+    expect(b).toMatchObject({
+      success: true,
+      platform: 'photo_net',
+      endpoint: '/v1/photo_net/profile/posts',
+      schema_version: '2',
+      cached: false,
+      idempotent_replay: false,
+      charge_reason: 'miss',
+      free_call: false,
+    });
     expect(b.unavailable).toEqual(['engagement.shares']);
     expect(b.request_id).toBe(r.headers.get('x-request-id'));
     expect(r.headers.get('x-sandbox-time-scale')).toBe('1');

@@ -51,12 +51,22 @@ describe('Scripted faults', () => {
     expect(() => sb.admin.queueFaults([{ kind: 'drop', count: 0 }])).toThrow(/count/);
     expect(sb.admin.faults()).toEqual([]);
     const res = await fetch(`${sb.url}/__admin/faults`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ faults: [{ kind: 'status', status: 500, type: 'INTERNAL_ERROR', match: 'thread_net', count: 2 }, { kind: 'status', status: 503, type: 'UPSTREAM_ERROR' }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        faults: [
+          { kind: 'status', status: 500, type: 'INTERNAL_ERROR', match: 'thread_net', count: 2 },
+          { kind: 'status', status: 503, type: 'UPSTREAM_ERROR' },
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as Body).faults).toHaveLength(2);
-    const badRoute = await fetch(`${sb.url}/__admin/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: [{ kind: 'nope' }] }) });
+    const badRoute = await fetch(`${sb.url}/__admin/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ faults: [{ kind: 'nope' }] }),
+    });
     expect(badRoute.status).toBe(400);
     // a photo request skips the thread_net fault and takes the second one
     expect((await get(sb, POSTS)).status).toBe(503);

@@ -104,7 +104,14 @@ describe('Judgment parameters › fit=goal', () => {
 
   it('Judgment parameters › fit without goal, empty goal, goal over 300 chars, fit other than goal and fit_tokens without fit are 400, free', async () => {
     sb = await fixtureSandbox({ timeScale: 0.001 });
-    for (const q of ['fit=goal', 'fit=goal&goal=', `fit=goal&goal=${'x'.repeat(301)}`, 'fit=all&goal=x', 'fit_tokens=100', 'fit=goal&goal=x&fit_tokens=0']) {
+    for (const q of [
+      'fit=goal',
+      'fit=goal&goal=',
+      `fit=goal&goal=${'x'.repeat(301)}`,
+      'fit=all&goal=x',
+      'fit_tokens=100',
+      'fit=goal&goal=x&fit_tokens=0',
+    ]) {
       const r = await get(sb, `${POSTS}&${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.type, q).toBe('INVALID_REQUEST');

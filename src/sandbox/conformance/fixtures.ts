@@ -16,7 +16,19 @@ function p(name: string, type: CatalogueParam['type'] = 'string', required = fal
   return { name, required, in: 'query', type, description: name };
 }
 const SHARED = ['dry_run', 'since', 'until', 'stop_at_id', 'recent_days', 'exclude_pinned', 'trim', 'include'];
-const JUDG = ['judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer', 'label_evidence', 'fit', 'goal', 'fit_tokens', 'recall'];
+const JUDG = [
+  'judgments',
+  'label',
+  'exclude',
+  'brand',
+  'brand_description',
+  'offer',
+  'label_evidence',
+  'fit',
+  'goal',
+  'fit_tokens',
+  'recall',
+];
 const REL = ['relevance', 'relevance_threshold', 'relevant_to'];
 
 function def(d: Partial<EndpointDef> & Pick<EndpointDef, 'platform' | 'path' | 'credits'>, names: string[]): EndpointDef {
@@ -52,25 +64,115 @@ function def(d: Partial<EndpointDef> & Pick<EndpointDef, 'platform' | 'path' | '
     if (out.paging.alt) params.add(out.paging.alt);
   }
   if (out.acceptsMaxPages) params.add('max_pages');
-  out.params = [...params].map((n) => p(n, n === 'max_pages' || n === 'recent_days' || n === 'limit' || n === 'scan_pages' ? 'integer' : 'string'));
+  out.params = [...params].map((n) =>
+    p(n, n === 'max_pages' || n === 'recent_days' || n === 'limit' || n === 'scan_pages' ? 'integer' : 'string'),
+  );
   return out;
 }
 
 export const FIXTURE_ENDPOINTS: EndpointDef[] = [
-  def({ platform: 'photo_net', path: 'profile/posts', credits: { min: 20, max: 340 }, sync: true, feedOptions: true, labels: 'post', include: ['audio'] }, ['handle', ...SHARED, ...JUDG]),
-  def({ platform: 'photo_net', path: 'profile/reels', credits: { min: 20, max: 360 }, sync: true, feedOptions: true, trimMedia: true, labels: 'post', include: ['stats'], paging: { param: 'cursor', alt: 'max_id', pageSize: 5 } }, ['handle', ...SHARED, ...JUDG]),
-  def({ platform: 'photo_net', path: 'post/comments', credits: { min: 100, max: 380 }, feed: 'comments', labels: 'comment', topRepeats: true }, ['url', 'sort', 'scan_pages', ...JUDG]),
-  def({ platform: 'photo_net', path: 'profile/posts/full', credits: { min: 100, max: 500 }, limit: { kind: 'collect', max: 50 } }, ['handle', 'limit']),
-  def({ platform: 'micro_net', path: 'search/tweets', credits: { min: 20, max: 180 }, feed: 'search_posts', acceptsMaxPages: true, relevance: true, cacheTtlSeconds: 3600 }, ['query', ...REL]),
+  def(
+    {
+      platform: 'photo_net',
+      path: 'profile/posts',
+      credits: { min: 20, max: 340 },
+      sync: true,
+      feedOptions: true,
+      labels: 'post',
+      include: ['audio'],
+    },
+    ['handle', ...SHARED, ...JUDG],
+  ),
+  def(
+    {
+      platform: 'photo_net',
+      path: 'profile/reels',
+      credits: { min: 20, max: 360 },
+      sync: true,
+      feedOptions: true,
+      trimMedia: true,
+      labels: 'post',
+      include: ['stats'],
+      paging: { param: 'cursor', alt: 'max_id', pageSize: 5 },
+    },
+    ['handle', ...SHARED, ...JUDG],
+  ),
+  def(
+    {
+      platform: 'photo_net',
+      path: 'post/comments',
+      credits: { min: 100, max: 380 },
+      feed: 'comments',
+      labels: 'comment',
+      topRepeats: true,
+    },
+    ['url', 'sort', 'scan_pages', ...JUDG],
+  ),
+  def({ platform: 'photo_net', path: 'profile/posts/full', credits: { min: 100, max: 500 }, limit: { kind: 'collect', max: 50 } }, [
+    'handle',
+    'limit',
+  ]),
+  def(
+    {
+      platform: 'micro_net',
+      path: 'search/tweets',
+      credits: { min: 20, max: 180 },
+      feed: 'search_posts',
+      acceptsMaxPages: true,
+      relevance: true,
+      cacheTtlSeconds: 3600,
+    },
+    ['query', ...REL],
+  ),
   def({ platform: 'micro_net', path: 'user/tweets', credits: 20, sync: true, acceptsMaxPages: true }, ['handle', 'since', 'stop_at_id']),
   def({ platform: 'open_micro_net', path: 'user/posts', credits: 10, dateOrdered: false, dateFilter: true }, ['handle', 'since', 'until']),
-  def({ platform: 'video_net', path: 'channel/videos', credits: { min: 20, max: 40 }, sync: true, paging: { param: 'continuationToken', pageSize: 5 } }, ['handle', 'since', 'stop_at_id']),
+  def(
+    {
+      platform: 'video_net',
+      path: 'channel/videos',
+      credits: { min: 20, max: 40 },
+      sync: true,
+      paging: { param: 'continuationToken', pageSize: 5 },
+    },
+    ['handle', 'since', 'stop_at_id'],
+  ),
   def({ platform: 'work_net', path: 'post/reposts', credits: 100, paging: { param: 'cursor', alt: 'page', pageSize: 5 } }, ['url']),
-  def({ platform: 'work_net', path: 'search/people', credits: 20, feed: 'accounts', record: 'profile', limit: { kind: 'cap', max: 5 } }, ['query', 'limit']),
-  def({ platform: 'forum_net', path: 'search/comments', credits: 20, feed: 'search_comments', cacheTtlSeconds: 3600 }, ['query', 'switch_from']),
-  def({ platform: 'thread_net', path: 'profile', credits: 20, shape: 'single', singleKey: 'profile', record: 'profile', paging: null, cacheTtlSeconds: 86400 }, ['handle']),
-  def({ platform: 'qa_net', path: 'search', credits: 150, shape: 'single', singleKey: 'result', record: 'object', paging: null }, ['query']),
-  def({ platform: 'video_net_b', path: 'video/transcript', credits: 100, shape: 'single', singleKey: 'transcript', record: 'transcript', paging: null }, ['url']),
+  def({ platform: 'work_net', path: 'search/people', credits: 20, feed: 'accounts', record: 'profile', limit: { kind: 'cap', max: 5 } }, [
+    'query',
+    'limit',
+  ]),
+  def({ platform: 'forum_net', path: 'search/comments', credits: 20, feed: 'search_comments', cacheTtlSeconds: 3600 }, [
+    'query',
+    'switch_from',
+  ]),
+  def(
+    {
+      platform: 'thread_net',
+      path: 'profile',
+      credits: 20,
+      shape: 'single',
+      singleKey: 'profile',
+      record: 'profile',
+      paging: null,
+      cacheTtlSeconds: 86400,
+    },
+    ['handle'],
+  ),
+  def({ platform: 'qa_net', path: 'search', credits: 150, shape: 'single', singleKey: 'result', record: 'object', paging: null }, [
+    'query',
+  ]),
+  def(
+    {
+      platform: 'video_net_b',
+      path: 'video/transcript',
+      credits: 100,
+      shape: 'single',
+      singleKey: 'transcript',
+      record: 'transcript',
+      paging: null,
+    },
+    ['url'],
+  ),
   def({ platform: 'social_net', path: 'group', credits: 20, gettable: false, shape: 'single', singleKey: 'group', paging: null }, ['url']),
 ];
 
@@ -89,9 +191,26 @@ function requiredOf(d: EndpointDef): string[] {
 }
 
 export const fixtureRegistry: RegistryLike = {
-  servedPlatforms: ['photo_net', 'short_video_net', 'social_net', 'work_net', 'micro_net', 'thread_net', 'video_net', 'forum_net', 'pin_net', 'open_micro_net', 'qa_net', 'video_net_b'],
+  servedPlatforms: [
+    'photo_net',
+    'short_video_net',
+    'social_net',
+    'work_net',
+    'micro_net',
+    'thread_net',
+    'video_net',
+    'forum_net',
+    'pin_net',
+    'open_micro_net',
+    'qa_net',
+    'video_net_b',
+  ],
   findEndpoint: (platform, path) => FIXTURE_ENDPOINTS.find((d) => d.platform === platform && d.path === path.replace(/^\/+|\/+$/g, '')),
-  buildCatalogue: (baseUrl) => ({ success: true, base_url: baseUrl, endpoints: FIXTURE_ENDPOINTS.map((d) => ({ path: `/v1/${d.platform}/${d.path}`, credits: d.credits })) }),
+  buildCatalogue: (baseUrl) => ({
+    success: true,
+    base_url: baseUrl,
+    endpoints: FIXTURE_ENDPOINTS.map((d) => ({ path: `/v1/${d.platform}/${d.path}`, credits: d.credits })),
+  }),
   buildOpenApi: () => ({ openapi: '3.1.0', info: { version: '2.0.0' }, paths: {} }),
   validateParams(d, query): ValidateResult {
     const names = new Set(d.params.map((x) => x.name));
@@ -101,7 +220,8 @@ export const fixtureRegistry: RegistryLike = {
       if (v.trim() === '') continue;
       out[k] = v.trim();
     }
-    for (const r of requiredOf(d)) if (out[r] === undefined) return { ok: false, type: 'INVALID_REQUEST', message: `Missing required parameter '${r}'.` };
+    for (const r of requiredOf(d))
+      if (out[r] === undefined) return { ok: false, type: 'INVALID_REQUEST', message: `Missing required parameter '${r}'.` };
     return { ok: true, params: out };
   },
 };
@@ -116,10 +236,25 @@ function post(platform: string, id: string, at: number | null, pinned: boolean, 
       id,
       url: `https://${platform}.example/p/${id}`,
       kind: 'reel',
-      content: { text, media_urls: [`https://cdn.example/${id}.mp4`], thumbnail_url: `https://cdn.example/${id}.jpg`, duration_seconds: 12 },
+      content: {
+        text,
+        media_urls: [`https://cdn.example/${id}.mp4`],
+        thumbnail_url: `https://cdn.example/${id}.jpg`,
+        duration_seconds: 12,
+      },
       author: { id: '42', username: 'someone', display_name: 'Some One', avatar_url: null, verified: false },
       engagement: { views: 100, likes, comments: 3, shares: null, saves: null },
-      flags: { nsfw: false, spoiler: false, pinned, likes_hidden: false, comments_hidden: false, shares_hidden: null, views_hidden: false, saves_hidden: null, deleted: false },
+      flags: {
+        nsfw: false,
+        spoiler: false,
+        pinned,
+        likes_hidden: false,
+        comments_hidden: false,
+        shares_hidden: null,
+        views_hidden: false,
+        saves_hidden: null,
+        deleted: false,
+      },
       published_at: at === null ? null : new Date(at).toISOString(),
       language: 'en',
       ext: { coauthors: [] },
@@ -150,8 +285,10 @@ export function fixtureWorld(epoch = FIXTURE_EPOCH): World {
         const n = sizeOf(key);
         if (n > 0 && !key.startsWith('n')) rows.push(row(d.platform, '500', epoch - 200 * 24 * H, true, 'pinned intro post'));
         // growth: one new post every 3 h of sandbox time after the epoch
-        for (let j = Math.floor((q.now - epoch) / (3 * H)); j >= 1; j--) rows.push(row(d.platform, String(2_000_000 + j), epoch + j * 3 * H, false, `new post ${j}`));
-        for (let k = 1; k <= n; k++) rows.push(row(d.platform, String(1_000_000 - k), epoch - k * 3 * H, false, `post ${k} about coffee`, k));
+        for (let j = Math.floor((q.now - epoch) / (3 * H)); j >= 1; j--)
+          rows.push(row(d.platform, String(2_000_000 + j), epoch + j * 3 * H, false, `new post ${j}`));
+        for (let k = 1; k <= n; k++)
+          rows.push(row(d.platform, String(1_000_000 - k), epoch - k * 3 * H, false, `post ${k} about coffee`, k));
       } else if (d.feed === 'user_posts') {
         // not date ordered; every 4th row has no date
         for (let k = 1; k <= 15; k++) {
@@ -159,7 +296,14 @@ export function fixtureWorld(epoch = FIXTURE_EPOCH): World {
           rows.push(row(d.platform, String(3_000_000 + k), at, false, `open post ${k}`));
         }
       } else if (d.feed === 'accounts') {
-        for (let k = 1; k <= 12; k++) rows.push({ id: String(k), publishedAt: null, pinned: false, item: { profile: { id: String(k), username: `user${k}` } }, text: '' });
+        for (let k = 1; k <= 12; k++)
+          rows.push({
+            id: String(k),
+            publishedAt: null,
+            pinned: false,
+            item: { profile: { id: String(k), username: `user${k}` } },
+            text: '',
+          });
       } else {
         const n = key === 'empty' ? 0 : 30;
         for (let k = 1; k <= n; k++) {

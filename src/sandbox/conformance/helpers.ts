@@ -15,7 +15,11 @@ export interface Res {
   body: Body;
 }
 
-export async function get(sb: SandboxHandle, path: string, opts: { key?: string | null; headers?: Record<string, string>; method?: string } = {}): Promise<Res> {
+export async function get(
+  sb: SandboxHandle,
+  path: string,
+  opts: { key?: string | null; headers?: Record<string, string>; method?: string } = {},
+): Promise<Res> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   const key = opts.key === undefined ? sb.key : opts.key;
   if (key !== null) headers['x-api-key'] = key;

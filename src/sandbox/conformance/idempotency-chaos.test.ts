@@ -23,7 +23,12 @@ describe('Idempotency', () => {
     const a = await get(sb, POSTS, idem('op-1'));
     const b = await get(sb, POSTS, idem('op-1'));
     expect(a.body.credits_used).toBe(20);
-    expect(b.body).toMatchObject({ idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: sb.admin.balance() });
+    expect(b.body).toMatchObject({
+      idempotent_replay: true,
+      charge_reason: 'replay',
+      credits_used: 0,
+      credits_remaining: sb.admin.balance(),
+    });
     expect(b.body.data).toEqual(a.body.data);
     expect(b.body.pagination).toEqual(a.body.pagination);
     expect(b.body.request_id).toBe(b.headers.get('x-request-id'));
@@ -33,7 +38,10 @@ describe('Idempotency', () => {
 
   it('States (Keyed call) › same key while the original runs → 409 IDEMPOTENCY_IN_PROGRESS with Retry-After', async () => {
     sb = await fixtureSandbox({ latencyMs: 300 });
-    const [a, b] = await Promise.all([get(sb, POSTS, idem('op-2')), new Promise<Res>((r) => setTimeout(() => r(get(sb, POSTS, idem('op-2'))), 50))]);
+    const [a, b] = await Promise.all([
+      get(sb, POSTS, idem('op-2')),
+      new Promise<Res>((r) => setTimeout(() => r(get(sb, POSTS, idem('op-2'))), 50)),
+    ]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(409);
     expect(b.body.error.type).toBe('IDEMPOTENCY_IN_PROGRESS');

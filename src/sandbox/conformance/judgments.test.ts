@@ -33,12 +33,15 @@ describe('Judgment parameters', () => {
     const plain = await walk(sb, `${POSTS}&label=quality`);
     const excl = await walk(sb, `${POSTS}&label=quality&exclude=engagement_bait`);
     expect(excl).toHaveLength(plain.length);
-    const baitIds = plain.flatMap((pg) => (pg.body.data.items as Row[]).filter((x) => (x.post.computed!.labels?.quality?.engagement_bait ?? 0) >= 0.8).map((x) => x.post.id));
+    const baitIds = plain.flatMap((pg) =>
+      (pg.body.data.items as Row[]).filter((x) => (x.post.computed!.labels?.quality?.engagement_bait ?? 0) >= 0.8).map((x) => x.post.id),
+    );
     expect(baitIds.length).toBeGreaterThan(0);
     const dropped = excl.flatMap((pg) => pg.body.data.labels.dropped_ids as string[]);
     expect(dropped).toEqual(baitIds);
     for (const pg of excl) {
-      for (const k of pg.body.data.items as Row[]) if (k.post.computed!.labels) expect(k.post.computed!.labels.quality.engagement_bait).toBeLessThan(0.8);
+      for (const k of pg.body.data.items as Row[])
+        if (k.post.computed!.labels) expect(k.post.computed!.labels.quality.engagement_bait).toBeLessThan(0.8);
       const n = (pg.body.data.labels.dropped_ids as string[]).length;
       if (n > 0) expect(pg.body.data.dropped).toBe(n);
     }
@@ -66,7 +69,12 @@ describe('Judgment parameters', () => {
   it('Judgment parameters (comments) › default comment families; spam exclude needs label=spam', async () => {
     sb = await fixtureSandbox({ timeScale: 0.001 });
     const r = await get(sb, '/v1/photo_net/post/comments?url=u');
-    expect(Object.keys((r.body.data.items as Row[])[0].post.computed!.labels).sort()).toEqual(['complaint', 'purchase_intent', 'question', 'sentiment']);
+    expect(Object.keys((r.body.data.items as Row[])[0].post.computed!.labels).sort()).toEqual([
+      'complaint',
+      'purchase_intent',
+      'question',
+      'sentiment',
+    ]);
     expect((await get(sb, '/v1/photo_net/post/comments?url=u&exclude=spam')).status).toBe(400);
     const ok = await get(sb, '/v1/photo_net/post/comments?url=u&label=spam&exclude=spam');
     for (const it of ok.body.data.items as Row[]) if (it.post.computed!.labels) expect(it.post.computed!.labels.spam.p).toBeLessThan(0.8);

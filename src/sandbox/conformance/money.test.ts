@@ -75,7 +75,13 @@ describe('Money', () => {
     expect(a.body.data.dry_run).toEqual({ credits_min: 60, credits_max: 540 });
     expect(a.body.credits_used).toBe(0);
     const b = await get(sb, `${POSTS}&label=quality&dry_run=1`);
-    expect(b.body.data.estimate).toMatchObject({ rows_expected: 5, rows_cached: 0, label_credits_min: 0, label_credits_max: 320, base_credits: 20 });
+    expect(b.body.data.estimate).toMatchObject({
+      rows_expected: 5,
+      rows_cached: 0,
+      label_credits_min: 0,
+      label_credits_max: 320,
+      base_credits: 20,
+    });
     expect(sb.admin.balance()).toBe(1);
     expect(sb.admin.charges().every((c) => c.credits_used === 0)).toBe(true);
   });
@@ -142,7 +148,15 @@ describe('Money', () => {
   it('Errors › every error is free; the server ledger matches what responses reported', async () => {
     sb = await fixtureSandbox({ freeCalls: 2 });
     const seen: Array<{ id: string; used: number }> = [];
-    for (const p of [POSTS, POSTS, '/v1/thread_net/profile?handle=q', '/v1/thread_net/profile?handle=missing', `${SEARCH}&max_pages=2`, '/v1/nope/x', `${POSTS}&label=quality`]) {
+    for (const p of [
+      POSTS,
+      POSTS,
+      '/v1/thread_net/profile?handle=q',
+      '/v1/thread_net/profile?handle=missing',
+      `${SEARCH}&max_pages=2`,
+      '/v1/nope/x',
+      `${POSTS}&label=quality`,
+    ]) {
       const r = await get(sb, p);
       seen.push({ id: r.body.request_id, used: r.body.credits_used });
       if (r.status !== 200) expect(r.body.credits_used).toBe(0);

@@ -19,7 +19,10 @@ async function walkComments(url: string, sort: string, maxPages: number): Promis
   const out: Res[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < maxPages; i++) {
-    const r = await get(sb, `/v1/photo_net/post/comments?url=${encodeURIComponent(url)}&sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const r = await get(
+      sb,
+      `/v1/photo_net/post/comments?url=${encodeURIComponent(url)}&sort=${sort}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(r.status).toBe(200);
     out.push(r);
     if (!r.body.pagination.has_more) break;
@@ -65,8 +68,9 @@ describe('Photo network post/comments', () => {
 
   it('Photo network (post/comments) › scan_pages on `top` drops the repeats it read', async () => {
     const pop = await get(sb, '/v1/photo_net/search/popular?query=coffee');
-    const url = (pop.body.data.items as Array<{ post: { url: string; engagement: { comments: number } } }>)
-      .reduce((m, x) => (x.post.engagement.comments > m.post.engagement.comments ? x : m)).post.url;
+    const url = (pop.body.data.items as Array<{ post: { url: string; engagement: { comments: number } } }>).reduce((m, x) =>
+      x.post.engagement.comments > m.post.engagement.comments ? x : m,
+    ).post.url;
     const r = await get(sb, `/v1/photo_net/post/comments?url=${encodeURIComponent(url)}&scan_pages=3`);
     const ids = items(r).map((x) => x.post.id);
     expect(new Set(ids).size).toBe(ids.length);

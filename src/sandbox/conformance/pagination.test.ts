@@ -77,7 +77,10 @@ describe('Pagination', () => {
     const pages = await walk(sb, '/v1/video_net/channel/videos?handle=n12', 10, 'continuationToken');
     expect(pages.flatMap(ids)).toHaveLength(12);
     const p2 = await get(sb, '/v1/work_net/post/reposts?url=x&page=2');
-    const viaCursor = await get(sb, `/v1/work_net/post/reposts?url=x&cursor=${cur((await get(sb, '/v1/work_net/post/reposts?url=x')).body.pagination.next_cursor)}`);
+    const viaCursor = await get(
+      sb,
+      `/v1/work_net/post/reposts?url=x&cursor=${cur((await get(sb, '/v1/work_net/post/reposts?url=x')).body.pagination.next_cursor)}`,
+    );
     expect(ids(p2)).toEqual(ids(viaCursor));
     expect(p2.body.pagination.next_cursor).toMatch(/^sdrc1\./);
   });
@@ -119,10 +122,11 @@ describe('Pagination', () => {
       const pages = await walk(sb, p);
       const all = pages.flatMap(ids);
       expect(new Set(all).size).toBe(30);
-      for (const pg of pages) if (pg.body.data.items.length === 0 && pg.body.pagination.has_more) {
-        sawEmpty = true;
-        expect(pg.body.credits_used).toBe(0);
-      }
+      for (const pg of pages)
+        if (pg.body.data.items.length === 0 && pg.body.pagination.has_more) {
+          sawEmpty = true;
+          expect(pg.body.credits_used).toBe(0);
+        }
     }
     expect(sawEmpty).toBe(true);
   });

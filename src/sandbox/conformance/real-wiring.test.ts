@@ -27,7 +27,10 @@ describe('startSandbox (real registry and world)', () => {
     expect(p1.body.credits_used).toBeGreaterThanOrEqual(20);
     expect(p1.body.credits_used).toBeLessThanOrEqual(340);
     expect(p1.body.pagination.next_cursor).toMatch(/^sdrc1\./);
-    const p2 = await get(sb, `/v1/photo_net/profile/posts?handle=sample.creator&cursor=${encodeURIComponent(p1.body.pagination.next_cursor)}`);
+    const p2 = await get(
+      sb,
+      `/v1/photo_net/profile/posts?handle=sample.creator&cursor=${encodeURIComponent(p1.body.pagination.next_cursor)}`,
+    );
     expect(p2.status).toBe(200);
     const a = new Set((p1.body.data.items as Array<{ post: { id: string } }>).map((x) => x.post.id));
     for (const it of p2.body.data.items as Array<{ post: { id: string } }>) expect(a.has(it.post.id)).toBe(false);

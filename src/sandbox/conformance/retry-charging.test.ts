@@ -60,7 +60,7 @@ describe('Idempotency retry charging', () => {
     expect((await get(sb, POSTS, idem('own-2'))).body).toMatchObject({ cached: false, charge_reason: 'miss', credits_used: 340 });
   });
 
-  it('same key after an undelivered original › 0 when the retry returns nothing (no rows, even if the caller\'s filters emptied the page)', async () => {
+  it("same key after an undelivered original › 0 when the retry returns nothing (no rows, even if the caller's filters emptied the page)", async () => {
     sb = await fixtureSandbox();
     const EMPTIED = `${POSTS}&since=2030-01-01`;
     await lose(EMPTIED, 'nothing');
@@ -112,7 +112,11 @@ describe('Request headers (Cache-Control: no-cache)', () => {
     await get(sb, POSTS);
     expect((await get(sb, POSTS, idem('nc-1', { 'Cache-Control': 'no-cache' }))).body).toMatchObject({ cached: false, credits_used: 20 });
     await lose(POSTS, 'nc-2', { 'Cache-Control': 'no-cache' });
-    expect((await get(sb, POSTS, idem('nc-2', { 'Cache-Control': 'no-cache' }))).body).toMatchObject({ cached: false, charge_reason: 'miss', credits_used: 340 });
+    expect((await get(sb, POSTS, idem('nc-2', { 'Cache-Control': 'no-cache' }))).body).toMatchObject({
+      cached: false,
+      charge_reason: 'miss',
+      credits_used: 340,
+    });
   });
 });
 

@@ -21,18 +21,34 @@ const cur = (c: string) => encodeURIComponent(c);
 const idem = (k: string) => ({ headers: { 'Idempotency-Key': k } });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: Body }> {
-  const r = await fetch(`${sb!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${sb!.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as Body };
 }
 
 describe('Spec variants: selection', () => {
   it('SPEC_VARIANTS lists every variant with a description; unknown names are rejected (option, admin method, admin route)', async () => {
     expect(SPEC_VARIANTS.map((v) => v.name)).toEqual([
-      'judgments-beside', 'record-kinds', 'lean-envelope', 'extra-fields', 'null-remaining', 'cursor-error',
-      'own-params-only', 'native-ignores-foreign', 'drop-charged', 'strict-ceiling', 'idempotency-per-key', 'no-cache-window',
+      'judgments-beside',
+      'record-kinds',
+      'lean-envelope',
+      'extra-fields',
+      'null-remaining',
+      'cursor-error',
+      'own-params-only',
+      'native-ignores-foreign',
+      'drop-charged',
+      'strict-ceiling',
+      'idempotency-per-key',
+      'no-cache-window',
     ]);
     for (const v of SPEC_VARIANTS) expect(v.description.length).toBeGreaterThan(20);
-    await expect(fixtureSandbox({ variants: ['lean-envelope', 'no-such-variant'] })).rejects.toThrow(/unknown spec variant 'no-such-variant'.*known variants: judgments-beside/);
+    await expect(fixtureSandbox({ variants: ['lean-envelope', 'no-such-variant'] })).rejects.toThrow(
+      /unknown spec variant 'no-such-variant'.*known variants: judgments-beside/,
+    );
     sb = await fixtureSandbox({ variants: ['lean-envelope'] });
     expect(sb.admin.variants()).toEqual(['lean-envelope']);
     expect(() => sb!.admin.setVariants(['bogus'])).toThrow(/unknown spec variant 'bogus'/);
@@ -42,7 +58,10 @@ describe('Spec variants: selection', () => {
     expect(bad.body.error.message).toMatch(/unknown spec variant 'nope'/);
     const ok = await post('/__admin/variants', { variants: ['null-remaining', 'extra-fields'] });
     expect(ok.body).toEqual({ success: true, variants: ['extra-fields', 'null-remaining'] });
-    expect((await fetch(`${sb.url}/__admin/variants`).then((r) => r.json()) as Body).variants).toEqual(['extra-fields', 'null-remaining']);
+    expect(((await fetch(`${sb.url}/__admin/variants`).then((r) => r.json())) as Body).variants).toEqual([
+      'extra-fields',
+      'null-remaining',
+    ]);
     expect(sb.admin.stats().variants).toEqual(['extra-fields', 'null-remaining']);
   });
 
@@ -181,13 +200,23 @@ describe('Spec variants: behaviour', () => {
     const bal = sb.admin.balance();
     const edited = c.slice(0, 10) + (c[10] === 'A' ? 'B' : 'A') + c.slice(11);
     const seen: Array<[number, string]> = [];
-    for (const p of [`${POSTS}&cursor=${cur(edited)}`, `/v1/photo_net/profile/posts?handle=bob&cursor=${cur(c)}`, `${POSTS}&cursor=garbage`, `${POSTS}&cursor=x`]) {
+    for (const p of [
+      `${POSTS}&cursor=${cur(edited)}`,
+      `/v1/photo_net/profile/posts?handle=bob&cursor=${cur(c)}`,
+      `${POSTS}&cursor=garbage`,
+      `${POSTS}&cursor=x`,
+    ]) {
       const r = await get(sb, p);
       expect(r.body).toMatchObject({ success: false, credits_used: 0 });
       expect(r.body.error.type).not.toBe('INVALID_CURSOR');
       seen.push([r.status, r.body.error.type as string]);
     }
-    expect(seen).toEqual([[400, 'BAD_REQUEST'], [410, 'CURSOR_EXPIRED'], [422, 'UNPROCESSABLE'], [400, 'BAD_REQUEST']]);
+    expect(seen).toEqual([
+      [400, 'BAD_REQUEST'],
+      [410, 'CURSOR_EXPIRED'],
+      [422, 'UNPROCESSABLE'],
+      [400, 'BAD_REQUEST'],
+    ]);
     expect(sb.admin.balance()).toBe(bal);
     expect((await get(sb, `${POSTS}&cursor=${cur(c)}`)).status).toBe(200); // a good cursor still works
     sb.admin.setVariants([]);
@@ -199,7 +228,21 @@ describe('Spec variants: behaviour', () => {
     const cat = (await get(sb, '/v1/endpoints', { key: null })).body;
     const names = (path: string) => ((cat.endpoints as Body[]).find((e) => e.path === path)!.params as Body[]).map((p) => p.name as string);
     const shared = ['dry_run', 'cursor', 'since', 'until', 'stop_at_id', 'recent_days', 'max_pages', 'include', 'trim', 'exclude_pinned'];
-    const judgment = ['judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer', 'label_evidence', 'fit', 'goal', 'fit_tokens', 'relevance', 'relevance_threshold', 'relevant_to'];
+    const judgment = [
+      'judgments',
+      'label',
+      'exclude',
+      'brand',
+      'brand_description',
+      'offer',
+      'label_evidence',
+      'fit',
+      'goal',
+      'fit_tokens',
+      'relevance',
+      'relevance_threshold',
+      'relevant_to',
+    ];
     for (const e of cat.endpoints as Body[]) for (const p of e.params as Body[]) expect([...shared, ...judgment]).not.toContain(p.name);
     expect(names('/v1/photo_net/profile/posts')).toEqual(expect.arrayContaining(['handle', 'next_max_id']));
     expect(names('/v1/photo_net/post/comments')).toEqual(expect.arrayContaining(['url', 'sort', 'scan_pages', 'safe_url']));
@@ -208,7 +251,7 @@ describe('Spec variants: behaviour', () => {
     expect(names('/v1/thread_net/search')).toEqual(expect.arrayContaining(['query', 'limit']));
     expect(names('/v1/short_video_net_b/user/posts')).toEqual(expect.arrayContaining(['count']));
     const oa = (await get(sb, '/v1/openapi.json', { key: null })).body;
-    const opNames = ((oa.paths['/v1/photo_net/profile/posts'].get.parameters) as Body[]).map((p) => p.name);
+    const opNames = (oa.paths['/v1/photo_net/profile/posts'].get.parameters as Body[]).map((p) => p.name);
     expect(opNames).toContain('handle');
     expect(opNames).not.toContain('since');
     expect(opNames).not.toContain('label');
@@ -216,11 +259,15 @@ describe('Spec variants: behaviour', () => {
     const r = await get(sb, '/v1/photo_net/profile/posts?handle=sample.creator&since=2020-01-01&label=quality&judgments=on&trim=true');
     expect(r.status).toBe(200);
     expect((await get(sb, '/v1/photo_net/profile/posts?handle=sample.creator&dry_run=1')).status).toBe(200);
-    expect((await get(sb, `/v1/photo_net/profile/posts?handle=sample.creator&cursor=${cur(r.body.pagination.next_cursor as string)}`)).status).toBe(200);
+    expect(
+      (await get(sb, `/v1/photo_net/profile/posts?handle=sample.creator&cursor=${cur(r.body.pagination.next_cursor as string)}`)).status,
+    ).toBe(200);
     expect((await get(sb, '/v1/thread_net/profile?handle=x&since=2020-01-01')).status).toBe(400); // and refused where they were
     sb.admin.setVariants([]);
     const full = (await get(sb, '/v1/endpoints', { key: null })).body;
-    expect(((full.endpoints as Body[]).find((e) => e.path === '/v1/photo_net/profile/posts')!.params as Body[]).map((p) => p.name)).toContain('since');
+    expect(
+      ((full.endpoints as Body[]).find((e) => e.path === '/v1/photo_net/profile/posts')!.params as Body[]).map((p) => p.name),
+    ).toContain('since');
   });
 
   it('native-ignores-foreign (Pagination 5 "use the one the endpoint lists and keep one style") › a service cursor in a native param is ignored: page 1 again, charged', async () => {
@@ -297,7 +344,8 @@ describe('Spec variants: behaviour', () => {
       const same = await get(sb, POSTS, idem('pk-1'));
       expect(same.body).toMatchObject({ idempotent_replay: true, credits_used: 0 });
       const fromOther = await get(sb, POSTS, { key: other, ...idem('pk-1') });
-      if (variant) expect(fromOther.body).toMatchObject({ idempotent_replay: false, charge_reason: 'cached', credits_used: 0 }); // a new call: here the account's own cached answer
+      if (variant)
+        expect(fromOther.body).toMatchObject({ idempotent_replay: false, charge_reason: 'cached', credits_used: 0 }); // a new call: here the account's own cached answer
       else expect(fromOther.body).toMatchObject({ idempotent_replay: true, credits_used: 0 });
       await sb.close();
       sb = null;

@@ -29,9 +29,7 @@ import { worldTraits } from './traits';
 /** Spec windows: 1 h, 6 h, 24 h. */
 export const TTL = { search: 3600, content: 21600, profile: 86400 } as const;
 
-export type Output =
-  | { shape: 'single'; singleKey: string; record: RecordKind }
-  | { shape: 'list'; feed: FeedKind; record: RecordKind };
+export type Output = { shape: 'single'; singleKey: string; record: RecordKind } | { shape: 'list'; feed: FeedKind; record: RecordKind };
 
 export const single = (singleKey: string, record: RecordKind = 'object'): Output => ({ shape: 'single', singleKey, record });
 export const list = (feed: FeedKind, record: RecordKind = 'post'): Output => ({ shape: 'list', feed, record });

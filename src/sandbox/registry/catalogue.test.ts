@@ -3,7 +3,12 @@ import { ENDPOINTS, buildCatalogue, buildOpenApi, catalogueEntry, findEndpoint }
 
 const BASE = 'http://127.0.0.1:4010';
 
-type Op = { parameters: Array<{ name: string; required: boolean; schema: Record<string, unknown> }>; 'x-credits': unknown; 'x-group': string; 'x-stability': string };
+type Op = {
+  parameters: Array<{ name: string; required: boolean; schema: Record<string, unknown> }>;
+  'x-credits': unknown;
+  'x-group': string;
+  'x-stability': string;
+};
 
 function ops(): Record<string, Op> {
   const doc = buildOpenApi(BASE) as { paths: Record<string, { get: Op }> };
@@ -44,10 +49,31 @@ describe('catalogue (GET /v1/endpoints)', () => {
   it('endpoint entries carry every catalogue field, params with every param field', () => {
     const e = cat.endpoints.find((x) => x.path === '/v1/photo_net/profile/reels');
     expect(e).toBeDefined();
-    expect(e).toMatchObject({ method: 'GET', platform: 'photo_net', credits: { min: 20, max: 360 }, tier: 'standard', paginates: true, available: true });
+    expect(e).toMatchObject({
+      method: 'GET',
+      platform: 'photo_net',
+      credits: { min: 20, max: 360 },
+      tier: 'standard',
+      paginates: true,
+      available: true,
+    });
     for (const entry of cat.endpoints) {
       expect(Object.keys(entry).sort()).toEqual(
-        ['available', 'cache_ttl_seconds', 'credits', 'description', 'group', 'label', 'method', 'order', 'params', 'path', 'paginates', 'platform', 'tier'].sort(),
+        [
+          'available',
+          'cache_ttl_seconds',
+          'credits',
+          'description',
+          'group',
+          'label',
+          'method',
+          'order',
+          'params',
+          'path',
+          'paginates',
+          'platform',
+          'tier',
+        ].sort(),
       );
       for (const p of entry.params) {
         expect(Object.keys(p).sort()).toEqual(
@@ -72,7 +98,11 @@ describe('catalogue (GET /v1/endpoints)', () => {
 });
 
 describe('OpenAPI document (GET /v1/openapi.json)', () => {
-  const doc = buildOpenApi(BASE) as Record<string, unknown> & { info: { version: string }; openapi: string; components: { securitySchemes: Record<string, unknown> } };
+  const doc = buildOpenApi(BASE) as Record<string, unknown> & {
+    info: { version: string };
+    openapi: string;
+    components: { securitySchemes: Record<string, unknown> };
+  };
   const operations = ops();
   const cat = buildCatalogue(BASE);
 

@@ -80,7 +80,8 @@ export function buildCatalogue(baseUrl: string): Catalogue {
       note: 'Send the key in the x-api-key header on every data call. The Authorization header is not read; never put the key in a query string. GET /v1/endpoints and GET /v1/openapi.json need no key.',
     },
     headers: {
-      'Idempotency-Key': 'Optional; a fresh UUID per logical operation, scoped to the account. A repeat of an answered call returns the original result (idempotent_replay true, credits_used 0); a repeat while the original runs gets 409 IDEMPOTENCY_IN_PROGRESS with Retry-After. Ignored when longer than 255 characters or containing characters other than letters, digits, ., _, :, -.',
+      'Idempotency-Key':
+        'Optional; a fresh UUID per logical operation, scoped to the account. A repeat of an answered call returns the original result (idempotent_replay true, credits_used 0); a repeat while the original runs gets 409 IDEMPOTENCY_IN_PROGRESS with Retry-After. Ignored when longer than 255 characters or containing characters other than letters, digits, ., _, :, -.',
       'Cache-Control': '`no-cache` forces a fresh fetch; always charged.',
     },
     pricing: {
@@ -256,7 +257,21 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
       schemas: {
         Envelope: {
           type: 'object',
-          required: ['success', 'platform', 'endpoint', 'schema_version', 'unavailable', 'credits_used', 'credits_remaining', 'request_id', 'cached', 'idempotent_replay', 'charge_reason', 'free_call', 'data'],
+          required: [
+            'success',
+            'platform',
+            'endpoint',
+            'schema_version',
+            'unavailable',
+            'credits_used',
+            'credits_remaining',
+            'request_id',
+            'cached',
+            'idempotent_replay',
+            'charge_reason',
+            'free_call',
+            'data',
+          ],
           properties: {
             success: { type: 'boolean', const: true },
             platform: { type: 'string' },
@@ -299,7 +314,10 @@ export function buildOpenApi(baseUrl: string): Record<string, unknown> {
         },
       },
       responses: {
-        Error: { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+        Error: {
+          description: 'Error envelope',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        },
       },
     },
   };

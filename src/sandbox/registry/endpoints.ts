@@ -31,12 +31,57 @@ const PROFILE_FULL = { attach: 'profile_metrics' } as const;
 /** The photo network's /full lists carry per-item share counts. */
 const FULL_SHARES = ['engagement.shares'];
 
-const COUNTRY_CODES = ['US', 'FR', 'DE', 'IT', 'ES', 'GB', 'AR', 'AU', 'BR', 'CA', 'CO', 'EG', 'ID', 'IL', 'JP', 'KR', 'MY', 'MX', 'PH', 'SA', 'SG', 'ZA', 'TW', 'TH', 'TR', 'AE', 'VN'];
-const INDUSTRIES = ['education', 'vehicle-and-transportation', 'baby-kids-and-maternity', 'beauty-and-personal-care', 'tech-and-electronics', 'travel', 'household-products', 'pets', 'home-improvement', 'apparel-and-accessories', 'news-and-entertainment', 'games', 'food-and-beverage', 'sports-and-outdoor', 'health'];
+const COUNTRY_CODES = [
+  'US',
+  'FR',
+  'DE',
+  'IT',
+  'ES',
+  'GB',
+  'AR',
+  'AU',
+  'BR',
+  'CA',
+  'CO',
+  'EG',
+  'ID',
+  'IL',
+  'JP',
+  'KR',
+  'MY',
+  'MX',
+  'PH',
+  'SA',
+  'SG',
+  'ZA',
+  'TW',
+  'TH',
+  'TR',
+  'AE',
+  'VN',
+];
+const INDUSTRIES = [
+  'education',
+  'vehicle-and-transportation',
+  'baby-kids-and-maternity',
+  'beauty-and-personal-care',
+  'tech-and-electronics',
+  'travel',
+  'household-products',
+  'pets',
+  'home-improvement',
+  'apparel-and-accessories',
+  'news-and-entertainment',
+  'games',
+  'food-and-beverage',
+  'sports-and-outdoor',
+  'health',
+];
 
 const safeUrl = () => boolParam('safe_url', 'Return media URLs that are safe to embed/download.');
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const photo: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 20, req: ['handle'], out: single('profile', 'profile'), assumed: PRICE_ASSUMED,
     desc: 'Bio, integer follower count in author.followers, following count, picture URL, verification, author.ext.public_email from the bio.' },
@@ -130,6 +175,7 @@ const photo: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const shortVideo: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 20, oneOf: ['handle', 'user_id'], out: single('profile', 'profile'),
     assumed: 'endpoint not listed in the spec; added so short-video profiles can be read; price chosen',
@@ -187,6 +233,7 @@ const shortVideo: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const social: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Page profile', credits: 20, req: ['url'], out: single('profile', 'profile'),
     opt: [stringParam('get_business_hours', 'Also return business hours when set.', 'true', 20)],
@@ -238,6 +285,7 @@ const social: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const work: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 20, req: ['url'], out: single('profile', 'profile'),
     assumed: 'endpoint not listed in the spec (named indirectly by author.ext.urn of `profile`); price chosen',
@@ -263,6 +311,7 @@ const work: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const micro: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 20, req: ['handle'], out: single('profile', 'profile'),
     assumed: 'endpoint not listed in the spec; price chosen', desc: 'Bio, followers, following, picture, verification.' },
@@ -289,6 +338,7 @@ const micro: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const thread: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 20, req: ['handle'], out: single('profile', 'profile'), ttl: TTL.profile,
     desc: 'Bio, external bio link, followers, picture, verification.' },
@@ -300,6 +350,7 @@ const thread: Row[] = [
 
 // ---------------------------------------------------------------------------------------------
 const CT = 'continuationToken';
+// prettier-ignore
 const video: Row[] = [
   { path: 'channel', group: 'profiles', label: 'Channel', credits: 20, oneOf: ['handle', 'channel_id'], out: single('profile', 'profile'),
     assumed: 'endpoint not listed in the spec; price chosen', desc: 'Channel name, description, subscribers, video count, avatar.' },
@@ -341,6 +392,7 @@ const video: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const forum: Row[] = [
   { path: 'subreddit', group: 'groups', label: 'Community posts', credits: [20, 100], req: ['subreddit'], out: list('generic_posts'), paging: 'after',
     opt: [enumParam('sort', ['hot', 'new', 'top', 'rising'], 'Order of the feed.', 'hot')],
@@ -368,6 +420,7 @@ const forum: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const pin: Row[] = [
   { path: 'search', group: 'search', label: 'Search pins', credits: [20, 520], req: ['query'], out: list('search_posts'), paging: true, ...POST_SEARCH,
     desc: 'Pins by keyword.' },
@@ -378,6 +431,7 @@ const pin: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const openMicro: Row[] = [
   { path: 'profile', group: 'profiles', label: 'Profile', credits: 10, req: ['handle'], out: single('profile', 'profile'), ttl: TTL.profile,
     desc: 'Profile of an account.' },
@@ -396,6 +450,7 @@ const openMicro: Row[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// prettier-ignore
 const cnVideo: Row[] = [
   { path: 'search', group: 'search', label: 'Search videos', credits: [50, 1250], req: ['query'], out: list('search_posts'), paging: true, pageSize: 25,
     dateFilter: true, dateOrdered: false, tier: 'advanced', ...POST_SEARCH, ttl: TTL.search,
@@ -409,12 +464,14 @@ const cnVideo: Row[] = [
     desc: 'Videos by keyword; not in date order, so since/until only filter each page.' },
 ];
 
+// prettier-ignore
 const shortVideoB: Row[] = [
   { path: 'user/posts', group: 'posts', label: 'User posts', credits: 10, oneOf: ['handle', 'url'], out: list('user_posts'), paging: true, pageSize: 20,
     opt: [intParam('count', 1, 50, 'Rows per page, up to 50.', 20)],
     desc: 'Posts of an account (handle without @).' },
 ];
 
+// prettier-ignore
 const qa: Row[] = [
   { path: 'search', group: 'search', label: 'Search questions', credits: 50, req: ['query'], out: list('questions'), listSize: 10, ...POST_SEARCH,
     limit: { kind: 'cap', max: 10, def: 10 },
@@ -422,11 +479,13 @@ const qa: Row[] = [
     desc: 'Questions with title, URL, answer and follower counts, publish time.' },
 ];
 
+// prettier-ignore
 const stream: Row[] = [
   { path: 'clip', group: 'media', label: 'Clip', credits: 10, req: ['url'], out: single('post', 'post'),
     desc: 'Title, views, duration, category, creator, channel, thumbnail, creation time.' },
 ];
 
+// prettier-ignore
 const videoB: Row[] = [
   { path: 'video/transcript', group: 'media', label: 'Video transcript', credits: 100, req: ['url'], out: single('transcript', 'transcript'),
     desc: 'Transcript of a video; without captions transcript is null and nothing is charged.' },

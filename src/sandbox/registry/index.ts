@@ -23,12 +23,7 @@ export {
   SPEC_VERSION,
 } from './catalogue';
 export { isTrue, paramDefault, parseDateParam, validateParams, type ValidationResult } from './validate';
-export {
-  JUDGMENT_PARAM_NAMES,
-  RELEVANCE_PARAM_NAMES,
-  SHARED_PARAM_NAMES,
-  type RegistryParam,
-} from './params';
+export { JUDGMENT_PARAM_NAMES, RELEVANCE_PARAM_NAMES, SHARED_PARAM_NAMES, type RegistryParam } from './params';
 
 /** The 15 served networks (every one has endpoints in ENDPOINTS). */
 export const SERVED_PLATFORMS: readonly string[] = [...PLATFORMS];

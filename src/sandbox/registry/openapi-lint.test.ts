@@ -15,7 +15,8 @@ import { ENDPOINTS } from './index';
 
 const text = JSON.stringify(buildOpenApi('http://127.0.0.1:8787'), null, 2);
 // the parsers are CommonJS: named under Node's import, or under `default`
-const Json = ((parsers as unknown as { Json?: unknown }).Json ?? (parsers as unknown as { default: { Json: unknown } }).default.Json) as ConstructorParameters<typeof Document>[1];
+const Json = ((parsers as unknown as { Json?: unknown }).Json ??
+  (parsers as unknown as { default: { Json: unknown } }).default.Json) as ConstructorParameters<typeof Document>[1];
 
 describe('the OpenAPI document', () => {
   it("has no error under Spectral's spectral:oas ruleset", async () => {

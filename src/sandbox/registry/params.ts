@@ -6,11 +6,7 @@
  * A `RegistryParam` is a `CatalogueParam` plus validation-only facts (length caps, CSV token
  * lists, date shapes, defaults). `catalogueParam()` strips those extras for the wire.
  */
-import {
-  COMMENT_LABELS,
-  POST_LABELS,
-  type CatalogueParam,
-} from '../../shared/api-types';
+import { COMMENT_LABELS, POST_LABELS, type CatalogueParam } from '../../shared/api-types';
 
 export interface RegistryParam extends CatalogueParam {
   /** String length cap (characters). */
@@ -89,23 +85,45 @@ const ID_DOCS: Record<string, IdDoc> = {
     help: 'A leading @ is removed before the lookup.',
     stripAt: true,
   },
-  user_id: { type: 'string', description: "The network's own account id (a string; may exceed 2^53).", example: '17841400000000001', help: 'Faster than handle where both are accepted.' },
+  user_id: {
+    type: 'string',
+    description: "The network's own account id (a string; may exceed 2^53).",
+    example: '17841400000000001',
+    help: 'Faster than handle where both are accepted.',
+  },
   userId: { type: 'string', description: "The network's own account id (a string).", example: '17841400000000001' },
   url: { type: 'string', description: 'Full public URL of the item.', example: 'https://example.com/p/AbC123' },
   query: { type: 'string', description: 'Search keywords.', example: 'trail running shoes', maxLength: 500 },
   hashtag: { type: 'string', description: 'Hashtag, with or without the leading #.', example: 'trailrunning' },
   comment_url: { type: 'string', description: 'URL of the comment.', example: 'https://example.com/p/AbC123/c/1790000000000001' },
   post_url: { type: 'string', description: 'URL of the post the comment belongs to.', example: 'https://example.com/p/AbC123' },
-  comment_id: { type: 'string', description: 'Id of the parent comment, as returned by the comments endpoint.', example: '1790000000000001' },
+  comment_id: {
+    type: 'string',
+    description: 'Id of the parent comment, as returned by the comments endpoint.',
+    example: '1790000000000001',
+  },
   id: { type: 'string', description: 'Id of the highlight collection (from `highlights`).', example: '17900000000000001' },
   audio_id: { type: 'string', description: 'Id of the audio track.', example: '400000000000001' },
   location_id: { type: 'string', description: 'Id of the place (from a location search).', example: '213385402' },
   story_id: { type: 'string', description: 'Id of the story.', example: '3300000000000000001' },
   pageId: { type: 'string', description: "The page's numeric id (a string).", example: '100064000000001' },
-  feedback_id: { type: 'string', description: 'Feedback id returned by `post` or `post/comments`; speeds the call.', example: 'ZmVlZGJhY2s6MTAwMDAx' },
-  expansion_token: { type: 'string', description: 'Expansion token returned by `post/comments` for the reply endpoint.', example: 'MTAwMDAxOjE=' },
+  feedback_id: {
+    type: 'string',
+    description: 'Feedback id returned by `post` or `post/comments`; speeds the call.',
+    example: 'ZmVlZGJhY2s6MTAwMDAx',
+  },
+  expansion_token: {
+    type: 'string',
+    description: 'Expansion token returned by `post/comments` for the reply endpoint.',
+    example: 'MTAwMDAxOjE=',
+  },
   group_id: { type: 'string', description: "The group's numeric id (a string).", example: '1400000000000001' },
-  ids: { type: 'string', description: 'Comma-separated ids, up to 50.', example: '1001,1002,1003', help: 'Repeated ids collapse and unknown ids drop, so fewer rows can return; match rows by returned id.' },
+  ids: {
+    type: 'string',
+    description: 'Comma-separated ids, up to 50.',
+    example: '1001,1002,1003',
+    help: 'Repeated ids collapse and unknown ids drop, so fewer rows can return; match rows by returned id.',
+  },
   music_id: { type: 'string', description: 'Id of the song / sound.', example: '7000000000000000001' },
   collection_id: { type: 'string', description: 'Id of the collection.', example: '7000000000000000002' },
   playlist_id: { type: 'string', description: 'Id of the playlist.', example: 'PL0000000000000001' },
@@ -211,20 +229,30 @@ export const maxPagesParam = (): RegistryParam =>
   });
 
 export const sinceParam = (tz = false): RegistryParam =>
-  param('since', 'string', tz
-    ? 'Only rows published on or after it: YYYY-MM-DD or ISO 8601 datetime with timezone.'
-    : 'Only rows published on or after it: YYYY-MM-DD (midnight UTC) or ISO 8601 timestamp.', {
-    example: '2025-01-01',
-    format: tz ? 'date_tz' : 'date',
-  });
+  param(
+    'since',
+    'string',
+    tz
+      ? 'Only rows published on or after it: YYYY-MM-DD or ISO 8601 datetime with timezone.'
+      : 'Only rows published on or after it: YYYY-MM-DD (midnight UTC) or ISO 8601 timestamp.',
+    {
+      example: '2025-01-01',
+      format: tz ? 'date_tz' : 'date',
+    },
+  );
 
 export const untilParam = (tz = false): RegistryParam =>
-  param('until', 'string', tz
-    ? 'Only rows published on or before it: YYYY-MM-DD or ISO 8601 datetime with timezone.'
-    : 'Only rows published on or before it: YYYY-MM-DD (whole UTC day included) or ISO 8601 timestamp.', {
-    example: '2025-01-31',
-    format: tz ? 'date_tz' : 'date',
-  });
+  param(
+    'until',
+    'string',
+    tz
+      ? 'Only rows published on or before it: YYYY-MM-DD or ISO 8601 datetime with timezone.'
+      : 'Only rows published on or before it: YYYY-MM-DD (whole UTC day included) or ISO 8601 timestamp.',
+    {
+      example: '2025-01-31',
+      format: tz ? 'date_tz' : 'date',
+    },
+  );
 
 export const stopAtIdParam = (): RegistryParam =>
   param('stop_at_id', 'string', 'post.id or post.url of the newest post already held; the page stops just before it.', {
@@ -256,9 +284,10 @@ export function includeParam(tokens: readonly string[], description: string): Re
 }
 
 export function limitParam(kind: 'cap' | 'collect', max: number, def?: number): RegistryParam {
-  const desc = kind === 'cap'
-    ? `Row cap: keep the top N rows of a page (the cursor still skips the whole page), 1..${max}.`
-    : `Collect until N rows: walks pages for you and bills per page used, 1..${max}.`;
+  const desc =
+    kind === 'cap'
+      ? `Row cap: keep the top N rows of a page (the cursor still skips the whole page), 1..${max}.`
+      : `Collect until N rows: walks pages for you and bills per page used, 1..${max}.`;
   return param('limit', 'integer', desc + (def !== undefined ? ` Default ${def}.` : ''), {
     minimum: 1,
     maximum: max,
@@ -316,7 +345,7 @@ export function judgmentParams(kind: 'post' | 'comment'): RegistryParam[] {
     param('recall', 'string', 'Re-read the full page of a fit=goal answer from cache, free: send its `data.held_back.recall_id`.', {
       maxLength: 100,
       example: 'rcl_0123456789abcdef0123456789abcdef',
-      help: 'Sandbox choice: the recall id alone names the page (other parameters are ignored); valid for the endpoint\'s cache window.',
+      help: "Sandbox choice: the recall id alone names the page (other parameters are ignored); valid for the endpoint's cache window.",
     }),
   ];
 }

@@ -13,14 +13,129 @@ const names = (d: EndpointDef) => d.params.map((p) => p.name);
 
 /** Paths named by the spec's tables, paginated table, "Also named" lists and other-networks table. */
 const SPEC_PATHS: Record<string, string[]> = {
-  photo_net: ['profile', 'profile/about', 'profile/posts', 'post', 'post/comments', 'comment', 'basic-profile', 'profile/reels', 'highlights', 'highlight/detail', 'search/reels', 'media/transcript', 'media/screen-text', 'user/embed', 'audio/reels', 'search/hashtag', 'search/profiles', 'reels/trending', 'followers', 'following', 'similar', 'post/likers', 'post/stats', 'tagged', 'location/posts', 'engagement', 'search/location', 'search', 'search/popular', 'post/comment/replies', 'username-suggestions', 'search/music', 'stories', 'story/download', 'music/trending', 'profile/full', 'profile/reels/full', 'profile/posts/full'],
-  short_video_net: ['user/liked', 'hashtags/popular', 'effects', 'profile/videos', 'post/comments', 'video/comment/replies', 'search', 'search/hashtag', 'search/top', 'search/users', 'user/followers', 'user/following', 'song/videos', 'adlibrary/search', 'collection/videos', 'playlist/videos', 'location/posts', 'effect/videos', 'search/music', 'profile/full'],
-  social_net: ['profile', 'profile/posts', 'post', 'post/comments', 'group/posts', 'search/groups', 'search/pages', 'adlibrary/search/companies', 'events', 'events/search', 'post/transcript', 'post/comment/replies', 'profile/events', 'profile/photos', 'profile/reels', 'group', 'adlibrary/ad', 'adlibrary/company/ads', 'profile/reels/full'],
+  photo_net: [
+    'profile',
+    'profile/about',
+    'profile/posts',
+    'post',
+    'post/comments',
+    'comment',
+    'basic-profile',
+    'profile/reels',
+    'highlights',
+    'highlight/detail',
+    'search/reels',
+    'media/transcript',
+    'media/screen-text',
+    'user/embed',
+    'audio/reels',
+    'search/hashtag',
+    'search/profiles',
+    'reels/trending',
+    'followers',
+    'following',
+    'similar',
+    'post/likers',
+    'post/stats',
+    'tagged',
+    'location/posts',
+    'engagement',
+    'search/location',
+    'search',
+    'search/popular',
+    'post/comment/replies',
+    'username-suggestions',
+    'search/music',
+    'stories',
+    'story/download',
+    'music/trending',
+    'profile/full',
+    'profile/reels/full',
+    'profile/posts/full',
+  ],
+  short_video_net: [
+    'user/liked',
+    'hashtags/popular',
+    'effects',
+    'profile/videos',
+    'post/comments',
+    'video/comment/replies',
+    'search',
+    'search/hashtag',
+    'search/top',
+    'search/users',
+    'user/followers',
+    'user/following',
+    'song/videos',
+    'adlibrary/search',
+    'collection/videos',
+    'playlist/videos',
+    'location/posts',
+    'effect/videos',
+    'search/music',
+    'profile/full',
+  ],
+  social_net: [
+    'profile',
+    'profile/posts',
+    'post',
+    'post/comments',
+    'group/posts',
+    'search/groups',
+    'search/pages',
+    'adlibrary/search/companies',
+    'events',
+    'events/search',
+    'post/transcript',
+    'post/comment/replies',
+    'profile/events',
+    'profile/photos',
+    'profile/reels',
+    'group',
+    'adlibrary/ad',
+    'adlibrary/company/ads',
+    'profile/reels/full',
+  ],
   work_net: ['post/comments/replies', 'post/reposts', 'profile/comments', 'profile/contact', 'search/people'],
-  micro_net: ['user/tweets', 'search/tweets', 'tweet/replies', 'user/media', 'user/followers', 'user/following', 'tweet/retweeters', 'search/users', 'profile/full'],
+  micro_net: [
+    'user/tweets',
+    'search/tweets',
+    'tweet/replies',
+    'user/media',
+    'user/followers',
+    'user/following',
+    'tweet/retweeters',
+    'search/users',
+    'profile/full',
+  ],
   thread_net: ['profile', 'search', 'user/posts'],
-  video_net: ['channel/videos', 'video/comments', 'video/comment/replies', 'search', 'channel/shorts', 'playlist', 'search/hashtag', 'channel/playlists', 'channel/lives', 'channel/community-posts', 'videos/trending', 'playlist/items', 'search/advanced', 'profile/full'],
-  forum_net: ['subreddit', 'search', 'post/comments', 'subreddit/search', 'profile/posts', 'search/comments', 'subreddits/search', 'search/media', 'omni-search'],
+  video_net: [
+    'channel/videos',
+    'video/comments',
+    'video/comment/replies',
+    'search',
+    'channel/shorts',
+    'playlist',
+    'search/hashtag',
+    'channel/playlists',
+    'channel/lives',
+    'channel/community-posts',
+    'videos/trending',
+    'playlist/items',
+    'search/advanced',
+    'profile/full',
+  ],
+  forum_net: [
+    'subreddit',
+    'search',
+    'post/comments',
+    'subreddit/search',
+    'profile/posts',
+    'search/comments',
+    'subreddits/search',
+    'search/media',
+    'omni-search',
+  ],
   pin_net: ['search', 'board'],
   open_micro_net: ['profile', 'user/posts', 'post', 'search'],
   cn_video_net: ['search'],
@@ -61,7 +176,9 @@ describe('endpoint registry: coverage', () => {
 
 describe('endpoint registry: spec facts', () => {
   it('sync endpoints are exactly the spec "Incremental sync" list', () => {
-    const sync = ENDPOINTS.filter((d) => d.sync).map(key).sort();
+    const sync = ENDPOINTS.filter((d) => d.sync)
+      .map(key)
+      .sort();
     expect(sync).toEqual(
       [
         'social_net/profile/posts',
@@ -81,7 +198,9 @@ describe('endpoint registry: spec facts', () => {
   });
 
   it('only open_micro_net user/posts and cn_video_net search are not date ordered; they take since/until as filters', () => {
-    const notOrdered = ENDPOINTS.filter((d) => !d.dateOrdered).map(key).sort();
+    const notOrdered = ENDPOINTS.filter((d) => !d.dateOrdered)
+      .map(key)
+      .sort();
     expect(notOrdered).toEqual(['cn_video_net/search', 'open_micro_net/user/posts']);
     for (const k of notOrdered) {
       const [p, ...rest] = k.split('/');
@@ -122,7 +241,9 @@ describe('endpoint registry: spec facts', () => {
   });
 
   it('accepts max_pages exactly where the paginated table says', () => {
-    const mp = ENDPOINTS.filter((d) => d.acceptsMaxPages).map(key).sort();
+    const mp = ENDPOINTS.filter((d) => d.acceptsMaxPages)
+      .map(key)
+      .sort();
     expect(mp).toEqual(
       [
         'photo_net/search/reels',
@@ -142,9 +263,16 @@ describe('endpoint registry: spec facts', () => {
   });
 
   it('limit kinds follow Pagination rule 6', () => {
-    const collect = ENDPOINTS.filter((d) => d.limit?.kind === 'collect').map((d) => `${key(d)}:${d.limit?.max}`).sort();
+    const collect = ENDPOINTS.filter((d) => d.limit?.kind === 'collect')
+      .map((d) => `${key(d)}:${d.limit?.max}`)
+      .sort();
     expect(collect).toEqual(
-      ['photo_net/profile/posts/full:50', 'photo_net/profile/reels/full:50', 'social_net/profile/reels/full:50', 'thread_net/search:100'].sort(),
+      [
+        'photo_net/profile/posts/full:50',
+        'photo_net/profile/reels/full:50',
+        'social_net/profile/reels/full:50',
+        'thread_net/search:100',
+      ].sort(),
     );
     expect(must('qa_net', 'search').limit).toEqual({ kind: 'cap', max: 10 });
     expect(must('cn_video_net', 'search').limit).toEqual({ kind: 'cap', max: 25 });
@@ -232,8 +360,17 @@ describe('endpoint registry: shapes and prices', () => {
 
   it('one-of groups and required flags match the spec', () => {
     const reels = must('photo_net', 'profile/reels');
-    expect(reels.params.filter((p) => p.one_of_group).map((p) => p.name).sort()).toEqual(['handle', 'user_id']);
-    expect(must('photo_net', 'post/comment/replies').params.filter((p) => p.required).map((p) => p.name)).toEqual(['url', 'comment_id']);
+    expect(
+      reels.params
+        .filter((p) => p.one_of_group)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['handle', 'user_id']);
+    expect(
+      must('photo_net', 'post/comment/replies')
+        .params.filter((p) => p.required)
+        .map((p) => p.name),
+    ).toEqual(['url', 'comment_id']);
     expect(must('short_video_net', 'hashtags/popular').params.some((p) => p.required)).toBe(false);
     expect(must('social_net', 'post/comments').params.find((p) => p.name === 'feedback_id')?.one_of_group).toBe('url|feedback_id');
   });
@@ -242,13 +379,38 @@ describe('endpoint registry: shapes and prices', () => {
 describe('endpoint registry: shared params are identical everywhere', () => {
   it('each shared/judgment parameter has one definition', () => {
     const seen = new Map<string, string>();
-    const SHARED = ['dry_run', 'cursor', 'since', 'stop_at_id', 'recent_days', 'exclude_pinned', 'trim', 'max_pages', 'judgments', 'label', 'exclude', 'brand', 'offer', 'label_evidence', 'fit', 'goal', 'fit_tokens', 'relevance', 'relevance_threshold', 'relevant_to'];
+    const SHARED = [
+      'dry_run',
+      'cursor',
+      'since',
+      'stop_at_id',
+      'recent_days',
+      'exclude_pinned',
+      'trim',
+      'max_pages',
+      'judgments',
+      'label',
+      'exclude',
+      'brand',
+      'offer',
+      'label_evidence',
+      'fit',
+      'goal',
+      'fit_tokens',
+      'relevance',
+      'relevance_threshold',
+      'relevant_to',
+    ];
     for (const d of ENDPOINTS) {
       expect(names(d), key(d)).toContain('dry_run');
       for (const p of d.params) {
         if (!SHARED.includes(p.name)) continue;
         // label / exclude differ by label kind, since/until by date shape.
-        const k = ['label', 'exclude'].includes(p.name) ? `${p.name}:${d.labels}` : p.name === 'since' ? `since:${(p as { format?: string }).format}` : p.name;
+        const k = ['label', 'exclude'].includes(p.name)
+          ? `${p.name}:${d.labels}`
+          : p.name === 'since'
+            ? `since:${(p as { format?: string }).format}`
+            : p.name;
         const json = JSON.stringify(p);
         if (!seen.has(k)) seen.set(k, json);
         else expect(json, `${key(d)} ${p.name}`).toBe(seen.get(k));

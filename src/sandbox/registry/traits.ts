@@ -27,7 +27,9 @@ export function worldTraits(
   declared: Partial<WorldTraits> = {},
 ): WorldTraits {
   const feed = out.feed ?? 'generic_posts';
-  const base: WorldTraits = { gen: out.shape === 'single' ? 'single' : feed === 'generic_posts' && out.record === 'object' ? 'object_posts' : GEN[feed] };
+  const base: WorldTraits = {
+    gen: out.shape === 'single' ? 'single' : feed === 'generic_posts' && out.record === 'object' ? 'object_posts' : GEN[feed],
+  };
   if (out.shape === 'list' && feed === 'questions') base.rowKind = 'question';
   return { ...base, ...declared };
 }

@@ -57,7 +57,11 @@ describe('validateParams: names, required, one-of', () => {
       expect(r.ok, `${d.platform}/${d.path}: ${r.ok ? '' : r.message}`).toBe(true);
       if (r.ok) expect(isTrue(r.params.dry_run)).toBe(true);
     }
-    expect(accepts(posts, { handle: '@nike', trim: 'TRUE', exclude_pinned: '0' })).toMatchObject({ handle: 'nike', trim: 'true', exclude_pinned: 'false' });
+    expect(accepts(posts, { handle: '@nike', trim: 'TRUE', exclude_pinned: '0' })).toMatchObject({
+      handle: 'nike',
+      trim: 'true',
+      exclude_pinned: 'false',
+    });
     rejects(posts, { handle: 'a', trim: 'maybe' }, "'trim'", 'boolean');
   });
 });
@@ -154,7 +158,13 @@ describe('validateParams: dependency rules', () => {
   });
 
   it('since/until shapes, and since after until', () => {
-    for (const good of ['2025-01-01', '2025-01-01T10:00:00Z', '2025-01-01T10:00Z', '2025-01-01T10:00:00.123+02:00', '2025-01-01T10:00:00']) {
+    for (const good of [
+      '2025-01-01',
+      '2025-01-01T10:00:00Z',
+      '2025-01-01T10:00Z',
+      '2025-01-01T10:00:00.123+02:00',
+      '2025-01-01T10:00:00',
+    ]) {
       accepts(posts, { handle: 'a', since: good });
     }
     for (const bad of ['yesterday', '2025-13-01', '2025-02-30', '01/02/2025', '1735689600']) {

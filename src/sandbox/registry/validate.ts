@@ -14,9 +14,7 @@
 import type { EndpointDef } from '../types';
 import type { RegistryParam } from './params';
 
-export type ValidationResult =
-  | { ok: true; params: Record<string, string> }
-  | { ok: false; type: string; message: string };
+export type ValidationResult = { ok: true; params: Record<string, string> } | { ok: false; type: string; message: string };
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
 const FALSE = new Set(['0', 'false', 'no', 'off']);
@@ -84,9 +82,7 @@ export function validateParams(def: EndpointDef, query: Record<string, string>):
   if (unknown.length > 0) {
     const list = unknown.map((k) => `'${k}'`).join(', ');
     const accepted = def.params.map((p) => p.name).join(', ');
-    return fail(
-      `${where(def)} does not accept the parameter${unknown.length > 1 ? 's' : ''} ${list}. Accepted parameters: ${accepted}.`,
-    );
+    return fail(`${where(def)} does not accept the parameter${unknown.length > 1 ? 's' : ''} ${list}. Accepted parameters: ${accepted}.`);
   }
 
   // 2. Per-parameter shape checks and normalisation.
@@ -163,7 +159,8 @@ function checkOne(def: EndpointDef, p: RegistryParam, v: string): string | Valid
       let canon = it;
       if (p.csv) {
         const hit = p.csv.find((e) => e.toLowerCase() === it.toLowerCase());
-        if (hit === undefined) return fail(`${label}: '${clip(it)}' is not accepted here; use a comma-separated list of ${p.csv.join(', ')}.`);
+        if (hit === undefined)
+          return fail(`${label}: '${clip(it)}' is not accepted here; use a comma-separated list of ${p.csv.join(', ')}.`);
         canon = hit;
       }
       if (!outItems.includes(canon)) outItems.push(canon);

@@ -58,13 +58,20 @@ export function handleAdmin(s: AdminTarget, method: string, route: string, raw: 
       return bad('Body is not valid JSON.');
     }
   }
-  const clock = () => ({ success: true, now: s.clock.now(), iso: new Date(s.clock.now()).toISOString(), time_scale: s.clock.timeScale, epoch: s.clock.epoch });
+  const clock = () => ({
+    success: true,
+    now: s.clock.now(),
+    iso: new Date(s.clock.now()).toISOString(),
+    time_scale: s.clock.timeScale,
+    epoch: s.clock.epoch,
+  });
   const r = route.replace(/\/+$/, '');
   try {
     if (method === 'GET' && r === 'clock') return { status: 200, body: clock() };
     if (method === 'GET' && r === 'charges') return { status: 200, body: { success: true, charges: s.charges() } };
     if (method === 'GET' && r === 'stats') return { status: 200, body: { success: true, ...s.stats() } };
-    if (method === 'GET' && r === 'variants') return { status: 200, body: { success: true, variants: s.variants.list(), available: SPEC_VARIANTS } };
+    if (method === 'GET' && r === 'variants')
+      return { status: 200, body: { success: true, variants: s.variants.list(), available: SPEC_VARIANTS } };
     if (method === 'GET' && r === 'faults') return { status: 200, body: { success: true, faults: s.faults.pending() } };
     if (method !== 'POST') return bad(`No admin route ${method} /__admin/${r}.`, 404);
     switch (r) {

@@ -61,7 +61,14 @@ export class ServerBase {
   private reqSeq = 0;
   /** Rejected cursors so far under variant cursor-error (picks the refusal in turn). */
   cursorRejections = 0;
-  readonly counters = { requests: 0, counted: 0, byStatus: {} as Record<string, number>, credits: 0, freeCalls: 0, chaos: {} as Record<string, number> };
+  readonly counters = {
+    requests: 0,
+    counted: 0,
+    byStatus: {} as Record<string, number>,
+    credits: 0,
+    freeCalls: 0,
+    chaos: {} as Record<string, number>,
+  };
 
   constructor(
     readonly deps: ServerDeps,

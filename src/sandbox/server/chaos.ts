@@ -15,7 +15,14 @@ export function normalizeChaos(c: ChaosConfig | number | undefined): Required<Ch
   if (c === undefined) return { rate429: 0, rate500: 0, rate503: 0, rateDrop: 0, rateSlow: 0, slowMs: 1000 };
   if (typeof c === 'number') {
     if (!(c >= 0 && c <= 1)) throw new Error('chaos rate must be within 0..1');
-    return { rate429: c * SPLIT['429'], rate500: c * SPLIT['500'], rate503: c * SPLIT['503'], rateDrop: c * SPLIT.drop, rateSlow: c * SPLIT.slow, slowMs: 1000 };
+    return {
+      rate429: c * SPLIT['429'],
+      rate500: c * SPLIT['500'],
+      rate503: c * SPLIT['503'],
+      rateDrop: c * SPLIT.drop,
+      rateSlow: c * SPLIT.slow,
+      slowMs: 1000,
+    };
   }
   const out = {
     rate429: c.rate429 ?? 0,
@@ -42,13 +49,26 @@ export function parseChaos(spec: string): ChaosConfig | number {
     const n = Number(v);
     if (v === undefined || !Number.isFinite(n)) throw new Error(`bad chaos entry '${part}'`);
     switch (k) {
-      case '429': c.rate429 = n; break;
-      case '500': c.rate500 = n; break;
-      case '503': c.rate503 = n; break;
-      case 'drop': c.rateDrop = n; break;
-      case 'slow': c.rateSlow = n; break;
-      case 'slow_ms': c.slowMs = n; break;
-      default: throw new Error(`unknown chaos kind '${k}' (use 429, 500, 503, drop, slow, slow_ms)`);
+      case '429':
+        c.rate429 = n;
+        break;
+      case '500':
+        c.rate500 = n;
+        break;
+      case '503':
+        c.rate503 = n;
+        break;
+      case 'drop':
+        c.rateDrop = n;
+        break;
+      case 'slow':
+        c.rateSlow = n;
+        break;
+      case 'slow_ms':
+        c.slowMs = n;
+        break;
+      default:
+        throw new Error(`unknown chaos kind '${k}' (use 429, 500, 503, drop, slow, slow_ms)`);
     }
   }
   return c;
@@ -73,7 +93,13 @@ export class Chaos {
     const total = c.rate429 + c.rate500 + c.rate503 + c.rateDrop + c.rateSlow;
     if (total <= 0) return null;
     let r = this.rand();
-    for (const [f, rate] of [['429', c.rate429], ['500', c.rate500], ['503', c.rate503], ['drop', c.rateDrop], ['slow', c.rateSlow]] as const) {
+    for (const [f, rate] of [
+      ['429', c.rate429],
+      ['500', c.rate500],
+      ['503', c.rate503],
+      ['drop', c.rateDrop],
+      ['slow', c.rateSlow],
+    ] as const) {
       if (r < rate) return f;
       r -= rate;
     }

@@ -45,7 +45,10 @@ export class CursorCodec {
     token: string,
     expect: { platform: string; endpoint: string; binding: string; now: number; ttlMs: number },
   ): { ok: true; pos: CursorPos; issuedAt: number } | { ok: false; message: string } {
-    const bad = { ok: false as const, message: 'The cursor is not valid for this request (edited or from another endpoint). Start again without a cursor.' };
+    const bad = {
+      ok: false as const,
+      message: 'The cursor is not valid for this request (edited or from another endpoint). Start again without a cursor.',
+    };
     if (!token.startsWith(CURSOR_PREFIX)) return bad;
     const rest = token.slice(CURSOR_PREFIX.length);
     const dot = rest.indexOf('.');
@@ -61,8 +64,7 @@ export class CursorCodec {
     } catch {
       return bad;
     }
-    if (payload.v !== 1 || payload.p !== expect.platform || payload.e !== expect.endpoint || payload.b !== expect.binding)
-      return bad;
+    if (payload.v !== 1 || payload.p !== expect.platform || payload.e !== expect.endpoint || payload.b !== expect.binding) return bad;
     if (expect.now - payload.t > expect.ttlMs)
       return { ok: false, message: 'The cursor has expired. Start the walk again without a cursor.' };
     return {

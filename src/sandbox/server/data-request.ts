@@ -71,10 +71,20 @@ export async function dataRequest(
       ...extra,
     });
   };
-  const fail = (status: number, type: string, message: string, opts: { remaining?: number | null; headers?: Record<string, string>; reason?: string; fault?: string } = {}): void => {
+  const fail = (
+    status: number,
+    type: string,
+    message: string,
+    opts: { remaining?: number | null; headers?: Record<string, string>; reason?: string; fault?: string } = {},
+  ): void => {
     record(status, { error_type: type, ...(opts.fault ? { fault: opts.fault } : {}) });
     const remaining = opts.remaining === undefined ? account.balance : opts.remaining;
-    s.sendJson(res, status, presentError(s.errorBody(requestId, type, message, remaining, opts.reason), s.variants, requestId), opts.headers);
+    s.sendJson(
+      res,
+      status,
+      presentError(s.errorBody(requestId, type, message, remaining, opts.reason), s.variants, requestId),
+      opts.headers,
+    );
   };
 
   // Routing.
@@ -95,27 +105,32 @@ export async function dataRequest(
   if (def.labels && query.recall !== undefined) {
     const got = s.recalls.get(query.recall, account.id, platform, def.path, s.clock.now());
     if (!got.ok) {
-      const msg = got.reason === 'recall_expired'
-        ? 'This recall id has expired (its cache window ended). Call the endpoint again without `recall`.'
-        : 'Unknown recall id for this endpoint. Send the `data.held_back.recall_id` of a fit=goal answer on the same endpoint.';
+      const msg =
+        got.reason === 'recall_expired'
+          ? 'This recall id has expired (its cache window ended). Call the endpoint again without `recall`.'
+          : 'Unknown recall id for this endpoint. Send the `data.held_back.recall_id` of a fit=goal answer on the same endpoint.';
       return fail(400, 'INVALID_REQUEST', msg, { reason: got.reason });
     }
     const e = got.entry;
     record(200, { charge_reason: 'cached', cached: true });
-    return s.sendJson(res, 200, present({
-      ...base,
-      ...(e.pagination ? { pagination: e.pagination } : {}),
-      unavailable: e.unavailable,
-      credits_used: 0,
-      credits_remaining: account.balance,
-      request_id: requestId,
-      cached: true,
-      idempotent_replay: false,
-      charge_reason: 'cached',
-      free_call: false,
-      data: e.data,
-      ...(e.warnings.length > 0 ? { warnings: e.warnings } : {}),
-    }));
+    return s.sendJson(
+      res,
+      200,
+      present({
+        ...base,
+        ...(e.pagination ? { pagination: e.pagination } : {}),
+        unavailable: e.unavailable,
+        credits_used: 0,
+        credits_remaining: account.balance,
+        request_id: requestId,
+        cached: true,
+        idempotent_replay: false,
+        charge_reason: 'cached',
+        free_call: false,
+        data: e.data,
+        ...(e.warnings.length > 0 ? { warnings: e.warnings } : {}),
+      }),
+    );
   }
 
   // Parameters.
@@ -127,7 +142,13 @@ export async function dataRequest(
   const now = s.clock.now();
   try {
     plan = makePlan(def, params);
-    pos = readPosition(def, params, s.codec, now, s.variants.has('native-ignores-foreign') ? { ignoreServiceTokenIn: NATIVE_TOKEN_PARAMS } : {});
+    pos = readPosition(
+      def,
+      params,
+      s.codec,
+      now,
+      s.variants.has('native-ignores-foreign') ? { ignoreServiceTokenIn: NATIVE_TOKEN_PARAMS } : {},
+    );
   } catch (e) {
     if (e instanceof RequestError) {
       if (e.type === 'INVALID_CURSOR' && s.variants.has('cursor-error')) {
@@ -144,10 +165,22 @@ export async function dataRequest(
   if (plan.dryRun) {
     const data = dryRunData(plan, { world: s.deps.world, now, isLabelled });
     record(200, { charge_reason: 'dry_run' });
-    return s.sendJson(res, 200, present({
-      ...base, unavailable: [], credits_used: 0, credits_remaining: account.balance, request_id: requestId,
-      cached: false, idempotent_replay: false, charge_reason: 'dry_run', free_call: false, data,
-    }));
+    return s.sendJson(
+      res,
+      200,
+      present({
+        ...base,
+        unavailable: [],
+        credits_used: 0,
+        credits_remaining: account.balance,
+        request_id: requestId,
+        cached: false,
+        idempotent_replay: false,
+        charge_reason: 'dry_run',
+        free_call: false,
+        data,
+      }),
+    );
   }
 
   // Idempotency-Key (scoped per account).
@@ -156,11 +189,25 @@ export async function dataRequest(
   if (idemKey !== null) {
     const rec = s.idem.get(idemScope, idemKey, now);
     if (rec && rec.fingerprint !== fingerprint)
-      return fail(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request. Use a fresh key per logical operation.');
+      return fail(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was used with a different request. Use a fresh key per logical operation.',
+      );
     if (rec?.state === 'running')
-      return fail(409, 'IDEMPOTENCY_IN_PROGRESS', 'A call with the same Idempotency-Key is still running.', { headers: s.retryAfter(IDEM_RETRY_SANDBOX_S) });
+      return fail(409, 'IDEMPOTENCY_IN_PROGRESS', 'A call with the same Idempotency-Key is still running.', {
+        headers: s.retryAfter(IDEM_RETRY_SANDBOX_S),
+      });
     if (rec?.state === 'done') {
-      const body = { ...rec.body, request_id: requestId, credits_used: 0, credits_remaining: account.balance, idempotent_replay: true, charge_reason: 'replay', free_call: false };
+      const body = {
+        ...rec.body,
+        request_id: requestId,
+        credits_used: 0,
+        credits_remaining: account.balance,
+        idempotent_replay: true,
+        charge_reason: 'replay',
+        free_call: false,
+      };
       record(rec.status, { charge_reason: 'replay', replay: true, cached: Boolean(rec.body.cached) });
       return s.sendJson(res, rec.status, present(body));
     }
@@ -184,7 +231,11 @@ export async function dataRequest(
   const available = account.balance - s.heldFor(account.id);
   if (available < hold) {
     clearIdem();
-    return fail(402, 'INSUFFICIENT_CREDITS', `This call must hold ${hold} credits but the balance is ${account.balance} credits${s.heldFor(account.id) > 0 ? ` (${s.heldFor(account.id)} held by calls in flight)` : ''}.`);
+    return fail(
+      402,
+      'INSUFFICIENT_CREDITS',
+      `This call must hold ${hold} credits but the balance is ${account.balance} credits${s.heldFor(account.id) > 0 ? ` (${s.heldFor(account.id)} held by calls in flight)` : ''}.`,
+    );
   }
   s.holds.set(account.id, s.heldFor(account.id) + hold);
   let released = false;
@@ -210,15 +261,30 @@ export async function dataRequest(
       else {
         clearIdem();
         const f = { fault: faultName ?? undefined };
-        if (fault === '429') return fail(429, 'RATE_LIMITED', 'Rate limited upstream; retry after the given delay.', { ...f, remaining: null, headers: s.retryAfter(1 + Math.floor(s.chaos.next() * 10)) });
+        if (fault === '429')
+          return fail(429, 'RATE_LIMITED', 'Rate limited upstream; retry after the given delay.', {
+            ...f,
+            remaining: null,
+            headers: s.retryAfter(1 + Math.floor(s.chaos.next() * 10)),
+          });
         if (fault === '500') return fail(500, 'INTERNAL_ERROR', 'Internal error while serving the call.', f);
-        if (s.chaos.next() < 0.5) return fail(503, 'UPSTREAM_ERROR', 'The network did not answer, even after internal retries.', { ...f, headers: s.retryAfter(5) });
-        return fail(503, 'SERVICE_UNAVAILABLE', 'Capacity exhausted; try again later.', { ...f, remaining: null, headers: s.retryAfter(30) });
+        if (s.chaos.next() < 0.5)
+          return fail(503, 'UPSTREAM_ERROR', 'The network did not answer, even after internal retries.', {
+            ...f,
+            headers: s.retryAfter(5),
+          });
+        return fail(503, 'SERVICE_UNAVAILABLE', 'Capacity exhausted; try again later.', {
+          ...f,
+          remaining: null,
+          headers: s.retryAfter(30),
+        });
       }
     }
     if (scripted?.kind === 'status') {
       clearIdem();
-      return sendStatusFault(s, res, scripted, requestId, account.balance, (status, type) => record(status, { error_type: type, fault: 'status' }));
+      return sendStatusFault(s, res, scripted, requestId, account.balance, (status, type) =>
+        record(status, { error_type: type, fault: 'status' }),
+      );
     }
     const delay = s.opts.latencyMs + (fault === 'slow' ? s.chaos.config.slowMs : 0);
     if (delay > 0) await sleep(delay);
@@ -254,11 +320,23 @@ export async function dataRequest(
       reason = owner ? 'cached' : 'shared_cache';
       produced = 1;
     } else {
-      const r = runEngine(plan, pos.pos, { world: s.deps.world, codec: s.codec, now: s.clock.now(), isLabelled, failPage, newRecallId: () => `rcl_${randomBytes(16).toString('hex')}` });
+      const r = runEngine(plan, pos.pos, {
+        world: s.deps.world,
+        codec: s.codec,
+        now: s.clock.now(),
+        isLabelled,
+        failPage,
+        newRecallId: () => `rcl_${randomBytes(16).toString('hex')}`,
+      });
       if (r.notFound) {
         clearIdem();
         const noSpeech = r.notFound.reason === 'no_speech';
-        return fail(404, 'RESOURCE_NOT_FOUND', noSpeech ? 'The media has no speech to transcribe.' : 'Nothing was found at the identifier sent.', { reason: r.notFound.reason });
+        return fail(
+          404,
+          'RESOURCE_NOT_FOUND',
+          noSpeech ? 'The media has no speech to transcribe.' : 'Nothing was found at the identifier sent.',
+          { reason: r.notFound.reason },
+        );
       }
       data = r.data;
       pagination = r.pagination;
@@ -312,12 +390,30 @@ export async function dataRequest(
       }
       for (const k of labelledKeys) s.labelled.add(k);
       if (recall)
-        s.recalls.put(recall.id, { platform, path: def.path, storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data: recall.data, pagination, unavailable, warnings, owners: new Set([account.id]) });
+        s.recalls.put(recall.id, {
+          platform,
+          path: def.path,
+          storedAt: now,
+          ttlMs: def.cacheTtlSeconds * 1000,
+          data: recall.data,
+          pagination,
+          unavailable,
+          warnings,
+          owners: new Set([account.id]),
+        });
       const heldBack = data.held_back as { recall_id?: unknown } | undefined;
       if (hit && typeof heldBack?.recall_id === 'string') s.recalls.share(heldBack.recall_id, account.id);
       if (hit) hit.owners.add(account.id);
       else if (produced > 0 && !cacheOff)
-        s.cache.put(cacheKey, { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings, owners: new Set([account.id]) });
+        s.cache.put(cacheKey, {
+          storedAt: now,
+          ttlMs: def.cacheTtlSeconds * 1000,
+          data,
+          pagination,
+          unavailable,
+          warnings,
+          owners: new Set([account.id]),
+        });
       if (idemKey !== null) s.idem.set(idemScope, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
       record(200, {
         credits_used: creditsUsed,
@@ -338,7 +434,8 @@ export async function dataRequest(
       // charged); variant drop-charged: the service counts it as delivered.
       if (s.variants.has('drop-charged')) commit(faultName);
       else record(499, { error_type: 'CLIENT_CLOSED_REQUEST', fault: faultName });
-      if (!s.variants.has('drop-charged') && idemKey !== null) s.idem.set(idemScope, idemKey, { state: 'undelivered', fingerprint, at: now });
+      if (!s.variants.has('drop-charged') && idemKey !== null)
+        s.idem.set(idemScope, idemKey, { state: 'undelivered', fingerprint, at: now });
       return sendDropped(s, res, wire);
     }
     if (scripted?.kind === 'truncate-charged') {

@@ -26,9 +26,32 @@ export { estimateTokens, FIT_UNCERTAIN_HIGH, FIT_UNCERTAIN_LOW, fitItems, fitRol
 
 /** Params the server handles itself; they never define which list a cursor belongs to. */
 const NON_BINDING = new Set([
-  'cursor', 'max_pages', 'dry_run', 'limit', 'judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer',
-  'label_evidence', 'fit', 'goal', 'fit_tokens', 'relevance', 'relevance_threshold', 'relevant_to', 'since', 'until',
-  'stop_at_id', 'recent_days', 'exclude_pinned', 'trim', 'scan_pages', 'switch_from', 'safe_url',
+  'cursor',
+  'max_pages',
+  'dry_run',
+  'limit',
+  'judgments',
+  'label',
+  'exclude',
+  'brand',
+  'brand_description',
+  'offer',
+  'label_evidence',
+  'fit',
+  'goal',
+  'fit_tokens',
+  'relevance',
+  'relevance_threshold',
+  'relevant_to',
+  'since',
+  'until',
+  'stop_at_id',
+  'recent_days',
+  'exclude_pinned',
+  'trim',
+  'scan_pages',
+  'switch_from',
+  'safe_url',
 ]);
 
 export const UNIT_CREDITS = 2;
@@ -82,7 +105,13 @@ export function readPosition(
     if (page < 1) throw new RequestError(400, 'INVALID_REQUEST', '`page` must be an integer >= 1.');
     return { pos: { lastId: null, lastAt: null, offset: (page - 1) * def.paging.pageSize, page }, token: `page:${page}` };
   }
-  const r = codec.decode(token, { platform: def.platform, endpoint: def.path, binding: bindingHash(def, params), now, ttlMs: cursorTtlMs(def) });
+  const r = codec.decode(token, {
+    platform: def.platform,
+    endpoint: def.path,
+    binding: bindingHash(def, params),
+    now,
+    ttlMs: cursorTtlMs(def),
+  });
   if (!r.ok) throw new RequestError(400, 'INVALID_CURSOR', r.message);
   return { pos: r.pos, token: JSON.stringify(r.pos) };
 }
@@ -198,16 +227,33 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
   const q = { def, params: plan.worldParams, now: env.now };
   if (def.shape === 'single') {
     const r = env.world.single(q);
-    if ('notFound' in r) return { notFound: { reason: r.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
+    if ('notFound' in r)
+      return { notFound: { reason: r.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
     const key = def.singleKey ?? 'post';
     const units = r.value ? plan.includeTokens.length : 0;
     const cost = r.value === null ? 0 : Math.min(plan.maxPrice, plan.minPrice + (plan.metered ? UNIT_CREDITS * units : 0));
-    return { data: { [key]: r.value, ...(r.extra ?? {}) }, unavailable: r.unavailable, warnings: [...plan.warnings], pageCosts: [cost], rows: r.value ? 1 : 0, labelled: [] };
+    return {
+      data: { [key]: r.value, ...(r.extra ?? {}) },
+      unavailable: r.unavailable,
+      warnings: [...plan.warnings],
+      pageCosts: [cost],
+      rows: r.value ? 1 : 0,
+      labelled: [],
+    };
   }
 
   const feed = env.world.feed(q);
-  if ('notFound' in feed) return { notFound: { reason: feed.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
-  const pageSize = def.paging ? Math.max(1, Math.min(def.paging.pageSize, plan.params.count && /^\d+$/.test(plan.params.count) ? Number(plan.params.count) : def.paging.pageSize)) : feed.rows.length;
+  if ('notFound' in feed)
+    return { notFound: { reason: feed.reason }, data: {}, unavailable: [], warnings: [], pageCosts: [], rows: 0, labelled: [] };
+  const pageSize = def.paging
+    ? Math.max(
+        1,
+        Math.min(
+          def.paging.pageSize,
+          plan.params.count && /^\d+$/.test(plan.params.count) ? Number(plan.params.count) : def.paging.pageSize,
+        ),
+      )
+    : feed.rows.length;
   // A `top` walk of a topRepeats endpoint repeats comments past the popular head: the page list is
   // positional (rows repeat, so a keyset position would be ambiguous).
   const positional = isTopRepeatWalk(def, plan.params);
@@ -242,7 +288,10 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
       const i = all.findIndex((r) => r.id === pos.lastId);
       if (i >= 0) start = i + 1;
       else if (pos.lastAt !== null) {
-        const j = all.findIndex((r) => !r.pinned && r.publishedAt !== null && (r.publishedAt < pos.lastAt! || (r.publishedAt === pos.lastAt && r.id < pos.lastId!)));
+        const j = all.findIndex(
+          (r) =>
+            !r.pinned && r.publishedAt !== null && (r.publishedAt < pos.lastAt! || (r.publishedAt === pos.lastAt && r.id < pos.lastId!)),
+        );
         start = j >= 0 ? j : all.length;
       }
     }
@@ -293,7 +342,13 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     if (def.labels && !plan.judgmentsOff) {
       const kept: WorldRow[] = [];
       for (const r of rows) {
-        const j = env.world.labels(r, def.labels, { families: plan.families, brand: plan.brand, brandDescription: plan.params.brand_description, offer: plan.params.offer, evidence: plan.evidence && plan.extraFamilies.length > 0 });
+        const j = env.world.labels(r, def.labels, {
+          families: plan.families,
+          brand: plan.brand,
+          brandDescription: plan.params.brand_description,
+          offer: plan.params.offer,
+          evidence: plan.evidence && plan.extraFamilies.length > 0,
+        });
         labelsByRow.set(r.id, j);
         for (const f of plan.billableFamilies) {
           const k = labelKey(r.id, f, plan.brand);
@@ -362,7 +417,12 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     const seen = new Set<string>();
     items = items.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
     if (plan.params.sort === 'recent') items.sort((a, b) => (b.publishedAt ?? 0) - (a.publishedAt ?? 0));
-    else items.sort((a, b) => Number((recordOf(b.item).engagement as { likes?: number } | undefined)?.likes ?? 0) - Number((recordOf(a.item).engagement as { likes?: number } | undefined)?.likes ?? 0));
+    else
+      items.sort(
+        (a, b) =>
+          Number((recordOf(b.item).engagement as { likes?: number } | undefined)?.likes ?? 0) -
+          Number((recordOf(a.item).engagement as { likes?: number } | undefined)?.likes ?? 0),
+      );
   }
 
   const data: Record<string, unknown> = {
@@ -394,7 +454,8 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     };
   }
   if (plan.maxPages > 1 || plan.params.max_pages !== undefined) data.walk = { stopped: walkStopped };
-  if (plan.params.scan_pages !== undefined) data.scan = { pages_read: pageCosts.length, pages_billed: pageCosts.filter((c) => c > 0).length, thread_ended: ended };
+  if (plan.params.scan_pages !== undefined)
+    data.scan = { pages_read: pageCosts.length, pages_billed: pageCosts.filter((c) => c > 0).length, thread_ended: ended };
   if (plan.switchFrom) data.switch_receipts = env.world.switchReceipts(items, plan.switchFrom);
   if (plan.includeTokens.includes('audio')) {
     const total = pageCosts.reduce((a, b) => a + b, 0);
@@ -406,7 +467,9 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
     const full = structuredClone(data);
     const f = fitItems(items, plan.fit, env.world);
     data.items = f.items;
-    const recallId = env.newRecallId ? env.newRecallId() : `rcl_${createHash('sha256').update(JSON.stringify(full)).digest('hex').slice(0, 32)}`;
+    const recallId = env.newRecallId
+      ? env.newRecallId()
+      : `rcl_${createHash('sha256').update(JSON.stringify(full)).digest('hex').slice(0, 32)}`;
     data.held_back = { ids: f.heldBack, recall_id: recallId };
     recall = { id: recallId, data: full };
   }
@@ -441,10 +504,20 @@ export function dryRunData(plan: Plan, env: { world: World; now: number; isLabel
   if (plan.billableFamilies.length > 0) {
     const feed = env.world.feed({ def, params: plan.worldParams, now: env.now });
     if (!('notFound' in feed))
-      rowsCached = feed.rows.slice(0, rowsExpected).filter((r) => plan.billableFamilies.every((f) => env.isLabelled(labelKey(r.id, f, plan.brand)))).length;
+      rowsCached = feed.rows
+        .slice(0, rowsExpected)
+        .filter((r) => plan.billableFamilies.every((f) => env.isLabelled(labelKey(r.id, f, plan.brand)))).length;
   }
   const labelMax = plan.billableFamilies.length > 0 ? (plan.maxPrice - plan.minPrice) * plan.pages : 0;
-  return { estimate: { rows_expected: rowsExpected, rows_cached: rowsCached, label_credits_min: 0, label_credits_max: labelMax, base_credits: base } };
+  return {
+    estimate: {
+      rows_expected: rowsExpected,
+      rows_cached: rowsCached,
+      label_credits_min: 0,
+      label_credits_max: labelMax,
+      base_credits: base,
+    },
+  };
 }
 
 export { labelKey };

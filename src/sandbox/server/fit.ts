@@ -46,7 +46,11 @@ function stubOf(item: ListItem): ListItem {
  * uncertain rows are kept even past the cap (their tokens count against it first). The rest become
  * stubs; their ids are held back.
  */
-export function fitItems(rows: WorldRow[], fit: { goal: string; tokens: number | null }, world: World): { items: ListItem[]; heldBack: string[] } {
+export function fitItems(
+  rows: WorldRow[],
+  fit: { goal: string; tokens: number | null },
+  world: World,
+): { items: ListItem[]; heldBack: string[] } {
   const n = rows.length;
   const roles = rows.map((r, i) => {
     const rel = i === 0 || i === n - 1 ? null : world.relevance(r, fit.goal);

@@ -94,7 +94,8 @@ export class SandboxServer extends ServerBase {
     const method = (req.method ?? 'GET').toUpperCase();
 
     if (path.startsWith('/__admin/')) {
-      if (!isLoopback(req.socket.remoteAddress)) return this.sendJson(res, 403, { success: false, error: { type: 'FORBIDDEN', message: 'Admin API is loopback-only.' } });
+      if (!isLoopback(req.socket.remoteAddress))
+        return this.sendJson(res, 403, { success: false, error: { type: 'FORBIDDEN', message: 'Admin API is loopback-only.' } });
       const body = await readBody(req);
       const r = handleAdmin(this, method, path.slice('/__admin/'.length), body);
       return this.sendJson(res, r.status, r.body);
@@ -119,20 +120,23 @@ export class SandboxServer extends ServerBase {
           request_id: requestId,
         });
       }
-      const body = sub === '/endpoints'
-        ? presentCatalogue(this.deps.registry.buildCatalogue(this.baseUrl), this.variants)
-        : presentOpenApi(this.deps.registry.buildOpenApi(this.baseUrl), this.variants);
+      const body =
+        sub === '/endpoints'
+          ? presentCatalogue(this.deps.registry.buildCatalogue(this.baseUrl), this.variants)
+          : presentOpenApi(this.deps.registry.buildOpenApi(this.baseUrl), this.variants);
       return this.sendJson(res, 200, body);
     }
 
     // Authentication runs before anything else; free, uncounted, credits_remaining null.
     const auth = this.keys.authenticate(headerOf(req, 'x-api-key'));
-    if (!auth.ok) return this.sendJson(res, 401, presentError(this.errorBody(requestId, auth.type, auth.message, null), this.variants, requestId));
+    if (!auth.ok)
+      return this.sendJson(res, 401, presentError(this.errorBody(requestId, auth.type, auth.message, null), this.variants, requestId));
     const account = auth.account;
     const keyHash = auth.key.hash;
 
     if (sub === '/credits') {
-      if (method !== 'GET') return this.sendJson(res, 405, this.errorBody(requestId, 'METHOD_NOT_SUPPORTED', 'Only GET is supported.', account.balance));
+      if (method !== 'GET')
+        return this.sendJson(res, 405, this.errorBody(requestId, 'METHOD_NOT_SUPPORTED', 'Only GET is supported.', account.balance));
       return this.sendJson(res, 200, {
         success: true,
         credits_remaining: account.balance,
@@ -147,7 +151,16 @@ export class SandboxServer extends ServerBase {
 
     // Limits: concurrency first, then the sliding window. Refused requests are not recorded.
     if (!this.limiter.tryEnter(keyHash))
-      return this.sendJson(res, 429, presentError(this.errorBody(requestId, 'CONCURRENCY_LIMIT', 'More than 10 requests in flight on this key.', null), this.variants, requestId), { 'Retry-After': '1' });
+      return this.sendJson(
+        res,
+        429,
+        presentError(
+          this.errorBody(requestId, 'CONCURRENCY_LIMIT', 'More than 10 requests in flight on this key.', null),
+          this.variants,
+          requestId,
+        ),
+        { 'Retry-After': '1' },
+      );
     let left = false;
     const leave = () => {
       if (!left) {
@@ -160,7 +173,16 @@ export class SandboxServer extends ServerBase {
     const admitted = this.limiter.admit(keyHash, now0);
     if (!admitted.ok) {
       leave();
-      return this.sendJson(res, 429, presentError(this.errorBody(requestId, 'RATE_LIMITED', 'More than 60 requests in a sliding 60 seconds on this key.', null), this.variants, requestId), this.retryAfter(admitted.retryAfterSandboxSeconds));
+      return this.sendJson(
+        res,
+        429,
+        presentError(
+          this.errorBody(requestId, 'RATE_LIMITED', 'More than 60 requests in a sliding 60 seconds on this key.', null),
+          this.variants,
+          requestId,
+        ),
+        this.retryAfter(admitted.retryAfterSandboxSeconds),
+      );
     }
     this.counters.counted++;
     try {

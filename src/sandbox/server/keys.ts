@@ -87,8 +87,7 @@ export class KeyStore {
     if (header === undefined || header.trim() === '')
       return { ok: false, type: 'MISSING_API_KEY', message: 'No API key was sent. Send your key in the x-api-key header.' };
     const key = header.trim();
-    if (!this.pattern.test(key))
-      return { ok: false, type: 'INVALID_API_KEY', message: 'The x-api-key value is not a valid API key.' };
+    if (!this.pattern.test(key)) return { ok: false, type: 'INVALID_API_KEY', message: 'The x-api-key value is not a valid API key.' };
     const rec = this.keys.get(hashKey(key));
     if (!rec) return { ok: false, type: 'INVALID_API_KEY', message: 'The API key does not match any key.' };
     if (rec.revoked) return { ok: false, type: 'API_KEY_REVOKED', message: 'This API key has been revoked.' };

@@ -34,7 +34,8 @@ function parseDate(v: string, name: string, endOfDay: boolean): number {
     return endOfDay ? t + 86_400_000 - 1 : t;
   }
   const t = Date.parse(v);
-  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(v)) throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be YYYY-MM-DD or an ISO 8601 timestamp.`);
+  if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(v))
+    throw new RequestError(400, 'INVALID_REQUEST', `\`${name}\` must be YYYY-MM-DD or an ISO 8601 timestamp.`);
   return t;
 }
 
@@ -47,7 +48,12 @@ function intIn(params: Record<string, string>, name: string, min: number, max: n
 }
 
 function csv(v: string | undefined): string[] {
-  return v ? v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : [];
+  return v
+    ? v
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean)
+    : [];
 }
 
 /** Everything about a request that the engine and billing need, parsed once. */
@@ -147,7 +153,8 @@ export function makePlan(def: EndpointDef, params: Record<string, string>): Plan
   if (params.fit !== undefined) {
     if (params.fit !== 'goal') throw new RequestError(400, 'INVALID_REQUEST', "`fit` accepts only 'goal'.");
     const goal = (params.goal ?? '').trim();
-    if (!goal) throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit=goal' requires 'goal' (what the rows are for, up to 300 characters).");
+    if (!goal)
+      throw new RequestError(400, 'INVALID_REQUEST', "Parameter 'fit=goal' requires 'goal' (what the rows are for, up to 300 characters).");
     if (goal.length > 300) throw new RequestError(400, 'INVALID_REQUEST', "'goal' is limited to 300 characters.");
     fit = { goal, tokens: params.fit_tokens !== undefined ? intIn(params, 'fit_tokens', 1, 1_000_000, 1) : null };
   } else if (params.fit_tokens !== undefined) {

@@ -4,9 +4,7 @@
  */
 import type { EndpointDef, World } from '../types';
 
-export type ValidateResult =
-  | { ok: true; params: Record<string, string> }
-  | { ok: false; type: string; message: string };
+export type ValidateResult = { ok: true; params: Record<string, string> } | { ok: false; type: string; message: string };
 
 /** What the server needs from src/sandbox/registry. */
 export interface RegistryLike {

@@ -14,19 +14,23 @@ import type { EndpointDef } from '../types';
 export const SPEC_VARIANTS = [
   {
     name: 'judgments-beside',
-    description: 'List items carry judgments beside the record: { post: <record without computed>, computed: { labels, relevance, labels_evidence } }.',
+    description:
+      'List items carry judgments beside the record: { post: <record without computed>, computed: { labels, relevance, labels_evidence } }.',
   },
   {
     name: 'record-kinds',
-    description: 'List items are keyed by record kind (comment, user, profile, group, advertiser...) instead of always post, and carry extra keys beside the record (position, source).',
+    description:
+      'List items are keyed by record kind (comment, user, profile, group, advertiser...) instead of always post, and carry extra keys beside the record (position, source).',
   },
   {
     name: 'lean-envelope',
-    description: 'Success envelopes omit every optional field: pagination.stopped_at, charge_reason, cached, free_call, idempotent_replay (unless true), unavailable, data.total, data.truncated, data.ext.',
+    description:
+      'Success envelopes omit every optional field: pagination.stopped_at, charge_reason, cached, free_call, idempotent_replay (unless true), unavailable, data.total, data.truncated, data.ext.',
   },
   {
     name: 'extra-fields',
-    description: 'Unknown extra fields everywhere: envelope (meta, trace_id), pagination (cursor_expires_at), data (debug) and every record (x_unknown).',
+    description:
+      'Unknown extra fields everywhere: envelope (meta, trace_id), pagination (cursor_expires_at), data (debug) and every record (x_unknown).',
   },
   {
     name: 'null-remaining',
@@ -34,27 +38,33 @@ export const SPEC_VARIANTS = [
   },
   {
     name: 'cursor-error',
-    description: 'A rejected cursor (expired, edited, foreign) is refused with a 4xx that is not INVALID_CURSOR: 400 BAD_REQUEST, 410 CURSOR_EXPIRED, 422 UNPROCESSABLE in turn; still free.',
+    description:
+      'A rejected cursor (expired, edited, foreign) is refused with a 4xx that is not INVALID_CURSOR: 400 BAD_REQUEST, 410 CURSOR_EXPIRED, 422 UNPROCESSABLE in turn; still free.',
   },
   {
     name: 'own-params-only',
-    description: 'The catalogue and OpenAPI list only each endpoint\'s own parameters (shared and judgment parameters are left out); the server still accepts them.',
+    description:
+      "The catalogue and OpenAPI list only each endpoint's own parameters (shared and judgment parameters are left out); the server still accepts them.",
   },
   {
     name: 'native-ignores-foreign',
-    description: 'A service next_cursor sent in a native paging parameter (continuationToken, max_cursor, next_max_id, max_id, after, next_page_id, pagination_token) is ignored: the first page is served again and charged.',
+    description:
+      'A service next_cursor sent in a native paging parameter (continuationToken, max_cursor, next_max_id, max_id, after, next_page_id, pagination_token) is ignored: the first page is served again and charged.',
   },
   {
     name: 'drop-charged',
-    description: 'An answer whose body was dropped mid-way is charged anyway (delivered as far as the service knows): owned in the cache, and a same-key retry replays it free.',
+    description:
+      'An answer whose body was dropped mid-way is charged anyway (delivered as far as the service knows): owned in the cache, and a same-key retry replays it free.',
   },
   {
     name: 'strict-ceiling',
-    description: 'A same-key retry after ANY unsuccessful original (an error answer such as 429/500/503, not only an undelivered one) is charged at the reserved ceiling.',
+    description:
+      'A same-key retry after ANY unsuccessful original (an error answer such as 429/500/503, not only an undelivered one) is charged at the reserved ceiling.',
   },
   {
     name: 'idempotency-per-key',
-    description: 'An Idempotency-Key belongs to the API key that sent it, not the account: the same Idempotency-Key from another key of the account is a new call, billed like any other (a lost original is not replayed for it).',
+    description:
+      'An Idempotency-Key belongs to the API key that sent it, not the account: the same Idempotency-Key from another key of the account is a new call, billed like any other (a lost original is not replayed for it).',
   },
   {
     name: 'no-cache-window',
@@ -74,7 +84,9 @@ export function parseVariants(list: unknown): SpecVariant[] {
   const names = (list as string[]).map((s) => s.trim()).filter((s) => s !== '');
   const unknown = names.filter((n) => !NAMES.has(n));
   if (unknown.length > 0)
-    throw new Error(`unknown spec variant${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; known variants: ${[...NAMES].join(', ')}`);
+    throw new Error(
+      `unknown spec variant${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')}; known variants: ${[...NAMES].join(', ')}`,
+    );
   return [...new Set(names)] as SpecVariant[];
 }
 
@@ -102,14 +114,40 @@ type Json = Record<string, unknown>;
 
 /** Params the own-params-only catalogue leaves out (the spec's shared and judgment parameters). */
 export const NOT_OWN_PARAMS: ReadonlySet<string> = new Set([
-  'dry_run', 'cursor', 'since', 'until', 'stop_at_id', 'recent_days', 'max_pages', 'include', 'trim', 'exclude_pinned',
-  'judgments', 'label', 'exclude', 'brand', 'brand_description', 'offer', 'label_evidence', 'fit', 'goal', 'fit_tokens',
-  'relevance', 'relevance_threshold', 'relevant_to',
+  'dry_run',
+  'cursor',
+  'since',
+  'until',
+  'stop_at_id',
+  'recent_days',
+  'max_pages',
+  'include',
+  'trim',
+  'exclude_pinned',
+  'judgments',
+  'label',
+  'exclude',
+  'brand',
+  'brand_description',
+  'offer',
+  'label_evidence',
+  'fit',
+  'goal',
+  'fit_tokens',
+  'relevance',
+  'relevance_threshold',
+  'relevant_to',
 ]);
 
 /** Native paging params whose service-token value native-ignores-foreign ignores. */
 export const NATIVE_TOKEN_PARAMS: ReadonlySet<string> = new Set([
-  'continuationToken', 'max_cursor', 'next_max_id', 'max_id', 'after', 'next_page_id', 'pagination_token',
+  'continuationToken',
+  'max_cursor',
+  'next_max_id',
+  'max_id',
+  'after',
+  'next_page_id',
+  'pagination_token',
 ]);
 
 /** The refusals cursor-error cycles through, in order. */
@@ -185,7 +223,9 @@ export function presentSuccess(body: Json, v: VariantSet, ctx: PresentContext): 
     out.meta = { served_by: 'sandbox', region: 'local-1', variant: 'extra-fields' };
     out.trace_id = `trc_${ctx.requestId}`;
     if (isObj(out.pagination))
-      out.pagination.cursor_expires_at = out.pagination.next_cursor ? new Date(ctx.now + (ctx.cursorTtlMs ?? 3600_000)).toISOString() : null;
+      out.pagination.cursor_expires_at = out.pagination.next_cursor
+        ? new Date(ctx.now + (ctx.cursorTtlMs ?? 3600_000)).toISOString()
+        : null;
     if (data) data.debug = { upstream_ms: 12, shard: 'a1', note: 'field unknown to the spec' };
   }
   if (v.has('null-remaining')) out.credits_remaining = null;

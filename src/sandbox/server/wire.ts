@@ -88,7 +88,14 @@ export function sendTrickle(s: ServerBase, res: ServerResponse, body: unknown, i
 }
 
 /** Scripted `status` fault: the status, type, Retry-After (real seconds) and body as given. */
-export function sendStatusFault(s: ServerBase, res: ServerResponse, f: FaultSpec, requestId: string, balance: number, rec: (status: number, type: string | null) => void): void {
+export function sendStatusFault(
+  s: ServerBase,
+  res: ServerResponse,
+  f: FaultSpec,
+  requestId: string,
+  balance: number,
+  rec: (status: number, type: string | null) => void,
+): void {
   const status = f.status ?? 500;
   const headers: Record<string, string> = {};
   if (f.retryAfter !== undefined) headers['Retry-After'] = String(f.retryAfter);
@@ -97,14 +104,23 @@ export function sendStatusFault(s: ServerBase, res: ServerResponse, f: FaultSpec
     rec(status, f.type ?? null);
     const text = typeof f.body === 'string' ? f.body : JSON.stringify(f.body);
     const ct = f.contentType ?? (typeof f.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
-    res.writeHead(status, { 'Content-Type': ct, 'Content-Length': String(Buffer.byteLength(text)), 'X-Sandbox-Time-Scale': String(s.opts.timeScale), ...headers });
+    res.writeHead(status, {
+      'Content-Type': ct,
+      'Content-Length': String(Buffer.byteLength(text)),
+      'X-Sandbox-Time-Scale': String(s.opts.timeScale),
+      ...headers,
+    });
     res.end(text);
     return;
   }
   const type = f.type ?? 'INTERNAL_ERROR';
   rec(status, type);
   const remaining = status === 429 || type === 'SERVICE_UNAVAILABLE' ? null : balance;
-  const body = presentError(s.errorBody(requestId, type, f.message ?? `Scripted fault: ${status} ${type}.`, remaining), s.variants, requestId);
+  const body = presentError(
+    s.errorBody(requestId, type, f.message ?? `Scripted fault: ${status} ${type}.`, remaining),
+    s.variants,
+    requestId,
+  );
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': f.contentType ?? 'application/json; charset=utf-8',

@@ -111,7 +111,10 @@ describe('through the service', () => {
     expect(grew).toBeGreaterThan(0);
     // the list now: the world's rows without the removed ones (no private account among these)
     const f = world.feed({ def, params: { handle }, now: sb.admin.now() });
-    const want = ('rows' in f ? f.rows : []).filter((r) => !gone(r.item.post as unknown as Item['post'])).slice(0, 12).map((r) => r.id);
+    const want = ('rows' in f ? f.rows : [])
+      .filter((r) => !gone(r.item.post as unknown as Item['post']))
+      .slice(0, 12)
+      .map((r) => r.id);
     expect((await page()).map((it) => it.post.id)).toEqual(want);
   });
 });

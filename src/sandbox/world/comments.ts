@@ -69,7 +69,10 @@ export function searchComments(w: WorldCore, def: EndpointDef, params: Record<st
   const count0 = 150 + (hq % 251);
   const pastGap = (180 * DAY) / count0;
   const g = (1 + unit(mix(hq, 1)) * 5) * HOUR;
-  const time = (i: number) => (i < count0 ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap) : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g));
+  const time = (i: number) =>
+    i < count0
+      ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap)
+      : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g);
   const count = countUpTo(time, now, count0 + Math.max(0, Math.ceil((now - w.ctx.epoch) / g)) + 2);
   const nulls = commentNull(p);
   const built = w.cachedList(`${p}|sc|${hq}|${sort}`, count, () => {
@@ -84,8 +87,19 @@ export function searchComments(w: WorldCore, def: EndpointDef, params: Record<st
       const t = time(i);
       const postFlake = snowflake(t - r.int(30) * DAY - HOUR, mix(h, 1));
       const postId = BigInt(postFlake).toString(36);
-      const sub = pq.subreddit ?? r.pick(['BuyItForLife', 'Frugal', 'coffee', 'SkincareAddiction', 'gadgets', 'personalfinance', 'CampingGear', 'AskReddit']);
-      const title = r.pick(['Is {q} worth it in 2026?', 'Alternatives to {q}?', '{q} megathread', 'Anyone else having issues with {q}?', 'What do you use instead of {q}?', 'Best budget pick?']).replace(/\{q\}/g, qtext || 'this');
+      const sub =
+        pq.subreddit ??
+        r.pick(['BuyItForLife', 'Frugal', 'coffee', 'SkincareAddiction', 'gadgets', 'personalfinance', 'CampingGear', 'AskReddit']);
+      const title = r
+        .pick([
+          'Is {q} worth it in 2026?',
+          'Alternatives to {q}?',
+          '{q} megathread',
+          'Anyone else having issues with {q}?',
+          'What do you use instead of {q}?',
+          'Best budget pick?',
+        ])
+        .replace(/\{q\}/g, qtext || 'this');
       const postUrl = `https://${DOMAIN[p]}/r/${sub}/comments/${postId}/${slug(title)}/`;
       const id = BigInt(snowflake(t, mix(h, 2))).toString(36);
       const rec: PostRecord = {
@@ -95,8 +109,24 @@ export function searchComments(w: WorldCore, def: EndpointDef, params: Record<st
         parent_id: null,
         content: { text: c.text, media_urls: [], thumbnail_url: null, duration_seconds: null },
         author: authorOf(a),
-        engagement: { views: null, likes: r.chance(0.1) ? 0 : Math.floor(Math.pow(r.next(), 2.5) * 900) - r.int(5), comments: r.int(12), shares: null, saves: null },
-        flags: { nsfw: null, spoiler: null, pinned: null, likes_hidden: null, comments_hidden: null, shares_hidden: null, views_hidden: null, saves_hidden: null, deleted: false },
+        engagement: {
+          views: null,
+          likes: r.chance(0.1) ? 0 : Math.floor(Math.pow(r.next(), 2.5) * 900) - r.int(5),
+          comments: r.int(12),
+          shares: null,
+          saves: null,
+        },
+        flags: {
+          nsfw: null,
+          spoiler: null,
+          pinned: null,
+          likes_hidden: null,
+          comments_hidden: null,
+          shares_hidden: null,
+          views_hidden: null,
+          saves_hidden: null,
+          deleted: false,
+        },
         published_at: iso(t),
         language: c.lang,
         ext: { post_title: title, subreddit: sub, post_score: r.range(0, 25000), post_url: postUrl },

@@ -8,7 +8,19 @@ import type { Platform, PostRecord } from '../../shared/api-types';
 import type { WorldRow } from '../types';
 import { handleFromPostUrl, handleFromUrlOrName, normUrl } from './identify';
 import { Lru } from './lru';
-import { buildPost, DAY, handleFromHash, HOUR, kindFor, makeAccount, POST_NULL, type Account, type BuiltPost, type PostRef, type WorldCtx } from './records';
+import {
+  buildPost,
+  DAY,
+  handleFromHash,
+  HOUR,
+  kindFor,
+  makeAccount,
+  POST_NULL,
+  type Account,
+  type BuiltPost,
+  type PostRef,
+  type WorldCtx,
+} from './records';
 import { hashStr, mix } from './rng';
 
 export type Rec = { id: string } & Record<string, unknown>;
@@ -37,7 +49,12 @@ export function countUpTo(time: (i: number) => number, now: number, hi: number):
 }
 
 export function includeTokens(params: Record<string, string>): Set<string> {
-  return new Set((params.include ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    (params.include ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
 
 export function recOf(r: WorldRow): Rec {
@@ -46,7 +63,7 @@ export function recOf(r: WorldRow): Rec {
 
 export function likesOf(r: WorldRow): number {
   const e = (recOf(r) as unknown as PostRecord).engagement;
-  return e ? e.likes ?? e.views ?? 0 : 0;
+  return e ? (e.likes ?? e.views ?? 0) : 0;
 }
 
 /** Most liked first, ties by id. */
@@ -104,7 +121,10 @@ export class WorldCore {
   }
 
   refOf(p: Platform, b: BuiltPost, a: Account, niche?: number): PostRef {
-    const act = b.rec.ext && typeof b.rec.ext.activity_urn === 'string' ? (b.rec.ext.activity_urn as string).split(':').pop() ?? b.rec.id : b.rec.id;
+    const act =
+      b.rec.ext && typeof b.rec.ext.activity_urn === 'string'
+        ? ((b.rec.ext.activity_urn as string).split(':').pop() ?? b.rec.id)
+        : b.rec.id;
     return {
       platform: p,
       id: act,
@@ -119,7 +139,18 @@ export class WorldCore {
 
   /** A post by url / id: the indexed one, or one synthesised from the identifier. */
   postByIdent(p: Platform, params: Record<string, string>): { rec: PostRecord; ref: PostRef } {
-    const v = params.url ?? params.post_url ?? params.video_url ?? params.id ?? params.video_id ?? params.post_id ?? params.tweet_id ?? params.feedback_id ?? params.comment_url ?? params.clip_id ?? '';
+    const v =
+      params.url ??
+      params.post_url ??
+      params.video_url ??
+      params.id ??
+      params.video_id ??
+      params.post_id ??
+      params.tweet_id ??
+      params.feedback_id ??
+      params.comment_url ??
+      params.clip_id ??
+      '';
     const hit = this.known.get(p + '|' + normUrl(v)) ?? this.known.get(p + '|' + v);
     if (hit) return hit;
     const h = hashStr(p + '|' + normUrl(v), this.seed);
@@ -131,9 +162,10 @@ export class WorldCore {
       b.rec.url = v;
       const u = new URL(v);
       const segs = u.pathname.split('/').filter(Boolean);
-      const cand = u.searchParams.get('v') ?? [...segs].reverse().find((s) => /^[0-9]{6,}$|^[A-Za-z0-9_-]{6,}$/.test(s) && !s.startsWith('urn'));
+      const cand =
+        u.searchParams.get('v') ?? [...segs].reverse().find((s) => /^[0-9]{6,}$|^[A-Za-z0-9_-]{6,}$/.test(s) && !s.startsWith('urn'));
       const urn = /activity:(\d+)/.exec(v);
-      b.rec.id = urn ? urn[1] : cand ?? b.rec.id;
+      b.rec.id = urn ? urn[1] : (cand ?? b.rec.id);
     } else if (v) {
       b.rec.id = v;
     }

@@ -71,7 +71,17 @@ export function events(w: WorldCore, def: EndpointDef, params: Record<string, st
         content: { text: title, media_urls: [event.cover_url as string], thumbnail_url: event.cover_url as string, duration_seconds: null },
         author: { ...authorOf(host), display_name: details ? host.displayName : null },
         engagement: { views: null, likes: null, comments: null, shares: null, saves: null },
-        flags: { nsfw: null, spoiler: null, pinned: null, likes_hidden: null, comments_hidden: null, shares_hidden: null, views_hidden: null, saves_hidden: null, deleted: false },
+        flags: {
+          nsfw: null,
+          spoiler: null,
+          pinned: null,
+          likes_hidden: null,
+          comments_hidden: null,
+          shares_hidden: null,
+          views_hidden: null,
+          saves_hidden: null,
+          deleted: false,
+        },
         published_at: iso(c),
         language: null,
         ext: { event },
@@ -79,12 +89,16 @@ export function events(w: WorldCore, def: EndpointDef, params: Record<string, st
       rows.push({ id, publishedAt: c, pinned: false, item: { post: asRec(rec) }, text: title });
     }
     rows.reverse();
-    return { rows, unavailable: ['engagement.views', 'engagement.likes', 'engagement.comments', 'engagement.shares', 'engagement.saves', 'language'] };
+    return {
+      rows,
+      unavailable: ['engagement.views', 'engagement.likes', 'engagement.comments', 'engagement.shares', 'engagement.saves', 'language'],
+    };
   });
   let rows = built.rows;
   if (timeF === 'today' || timeF === 'this_week' || timeF === 'next_week') {
     const day0 = Math.floor(now / DAY) * DAY;
-    const [lo, hi] = timeF === 'today' ? [day0, day0 + DAY] : timeF === 'this_week' ? [now, now + 7 * DAY] : [now + 7 * DAY, now + 14 * DAY];
+    const [lo, hi] =
+      timeF === 'today' ? [day0, day0 + DAY] : timeF === 'this_week' ? [now, now + 7 * DAY] : [now + 7 * DAY, now + 14 * DAY];
     rows = rows.filter((r) => {
       const st = Date.parse(((recOf(r).ext as Record<string, unknown>).event as Record<string, unknown>).start_time as string);
       return st >= lo && st < hi;

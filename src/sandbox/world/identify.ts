@@ -8,11 +8,53 @@
 
 /** Parameters that name the thing asked for, in priority order. */
 export const ID_KEYS = [
-  'handle', 'username', 'user', 'user_id', 'userId', 'pageId', 'page_id', 'channel_id', 'channelId', 'channel',
-  'group_id', 'groupId', 'url', 'post_url', 'comment_url', 'video_url', 'profile_url', 'id', 'ids', 'query', 'q',
-  'keyword', 'keywords', 'hashtag', 'tag', 'audio_id', 'music_id', 'song_id', 'location_id', 'place_id', 'story_id',
-  'playlist_id', 'collection_id', 'effect_id', 'subreddit', 'board', 'urn', 'feedback_id', 'comment_id', 'author',
-  'video_id', 'post_id', 'tweet_id', 'clip_id', 'question_id', 'company', 'name',
+  'handle',
+  'username',
+  'user',
+  'user_id',
+  'userId',
+  'pageId',
+  'page_id',
+  'channel_id',
+  'channelId',
+  'channel',
+  'group_id',
+  'groupId',
+  'url',
+  'post_url',
+  'comment_url',
+  'video_url',
+  'profile_url',
+  'id',
+  'ids',
+  'query',
+  'q',
+  'keyword',
+  'keywords',
+  'hashtag',
+  'tag',
+  'audio_id',
+  'music_id',
+  'song_id',
+  'location_id',
+  'place_id',
+  'story_id',
+  'playlist_id',
+  'collection_id',
+  'effect_id',
+  'subreddit',
+  'board',
+  'urn',
+  'feedback_id',
+  'comment_id',
+  'author',
+  'video_id',
+  'post_id',
+  'tweet_id',
+  'clip_id',
+  'question_id',
+  'company',
+  'name',
 ] as const;
 
 const RESERVED_404 = /^(private_|missing_)/i;
@@ -65,7 +107,10 @@ export function handleFromUrlOrName(v: string): string {
   if (/^https?:\/\//i.test(s)) {
     try {
       const u = new URL(s);
-      const segs = u.pathname.split('/').filter(Boolean).map((x) => decodeURIComponent(x));
+      const segs = u.pathname
+        .split('/')
+        .filter(Boolean)
+        .map((x) => decodeURIComponent(x));
       if (segs.length === 0) return u.hostname.split('.')[0];
       const at = segs.find((x) => x.startsWith('@'));
       if (at) return at.slice(1);
@@ -100,7 +145,10 @@ export function handleFromPostUrl(v: string): string | null {
   if (!/^https?:\/\//i.test(v)) return null;
   try {
     const u = new URL(v);
-    const segs = u.pathname.split('/').filter(Boolean).map((x) => decodeURIComponent(x));
+    const segs = u.pathname
+      .split('/')
+      .filter(Boolean)
+      .map((x) => decodeURIComponent(x));
     const at = segs.find((x) => x.startsWith('@'));
     if (at) return at.slice(1);
     if (segs[0] === 'profile' && segs[1]) return segs[1];

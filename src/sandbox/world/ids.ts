@@ -10,7 +10,7 @@ const TW_EPOCH = 1288834974657n;
 
 /** 19-digit snowflake id string from a time (ms) and 22 low bits. */
 export function snowflake(ms: number, low: number): string {
-  return ((BigInt(Math.max(0, Math.floor(ms))) - TW_EPOCH) << 22n | BigInt(low & 0x3fffff)).toString();
+  return (((BigInt(Math.max(0, Math.floor(ms))) - TW_EPOCH) << 22n) | BigInt(low & 0x3fffff)).toString();
 }
 
 export const DOMAIN: Record<Platform, string> = {
@@ -96,7 +96,12 @@ export function postIdFrom(p: Platform, flake: string, h: number): string {
     case 'pin_net':
       return String(BigInt(flake) / 10n);
     case 'stream_net':
-      return (['Brave', 'Lazy', 'Tiny', 'Epic', 'Sneaky', 'Happy'][h % 6]) + (['Otter', 'Panda', 'Moose', 'Falcon', 'Koala'][(h >>> 4) % 5]) + '-' + BigInt(flake).toString(36);
+      return (
+        ['Brave', 'Lazy', 'Tiny', 'Epic', 'Sneaky', 'Happy'][h % 6] +
+        ['Otter', 'Panda', 'Moose', 'Falcon', 'Koala'][(h >>> 4) % 5] +
+        '-' +
+        BigInt(flake).toString(36)
+      );
     default:
       return flake;
   }
@@ -131,7 +136,14 @@ export function slug(text: string): string {
   );
 }
 
-export function postUrl(p: Platform, id: string, handle: string, kind: string, text: string, extra?: { sub?: string; activity?: string }): string {
+export function postUrl(
+  p: Platform,
+  id: string,
+  handle: string,
+  kind: string,
+  text: string,
+  extra?: { sub?: string; activity?: string },
+): string {
   const d = DOMAIN[p];
   switch (p) {
     case 'photo_net':

@@ -17,7 +17,12 @@ export function createWorld(seed: number, opts?: { epoch?: number }): World & Wo
 }
 
 /** Hostile texts (with {brand}/{noun} placeholders left in) for tests of other parts. */
-export const hostileTexts: readonly string[] = HOSTILE_TEXTS.map((t) => t.replace(/\{brand2?\}/g, 'Brewly').replace(/\{noun\}/g, 'grinder').replace(/\{reason\}/g, 'it broke'));
+export const hostileTexts: readonly string[] = HOSTILE_TEXTS.map((t) =>
+  t
+    .replace(/\{brand2?\}/g, 'Brewly')
+    .replace(/\{noun\}/g, 'grinder')
+    .replace(/\{reason\}/g, 'it broke'),
+);
 
 export { NICHES, NICHE_TAXONOMY, BRANDS, POST_NULL };
 export { judge, sentences, relevance, switchReceipts } from './judge';
@@ -33,7 +38,20 @@ export interface GenerateOptions {
   spanMs?: number;
 }
 
-const GEN_PLATFORMS: Platform[] = ['photo_net', 'short_video_net', 'social_net', 'micro_net', 'thread_net', 'video_net', 'forum_net', 'open_micro_net', 'cn_video_net', 'short_video_net_b', 'video_net_b', 'work_net'];
+const GEN_PLATFORMS: Platform[] = [
+  'photo_net',
+  'short_video_net',
+  'social_net',
+  'micro_net',
+  'thread_net',
+  'video_net',
+  'forum_net',
+  'open_micro_net',
+  'cn_video_net',
+  'short_video_net_b',
+  'video_net_b',
+  'work_net',
+];
 
 /**
  * A fast stream of distinct, realistic post items `{ post }` (with computed.labels), for

@@ -23,15 +23,21 @@ const R = {
   promo: /use code|link in bio|% off|discount|shop now|promo code|limited spots/i,
   ask: /\b(any|some) recommendations?\b|\brecommend (a|any)\b|what is the best|what's the best|which .{1,40} should i|indicação|alguien recomienda|asking for real|please help/i,
   compare: /\bvs\.?\s|\bversus\b|compared (to|with)|\bcomparison\b|\bcomparing\b|worth it compared/i,
-  switched: /\b(i|we|i've|we've)\s+(just\s+|finally\s+|personally\s+)?(switched|moved|migrated|went)\s+(away\s+)?from\b|\b(i|we)\s+(left|ditched|dropped|cancelled|canceled|quit)\b|\bcancel+ed my\b|\bmoving to\b|gewechselt|switched from/i,
-  complain: /worst|terrible|broken|\bbroke\b|refund|awful|disappoint|never again|useless|\bscam\b|overpriced|\bhate\b|\brude\b|crash|ruined|fatal|not worth|\bavoid\b|גרוע|מאכזב|سيء|nunca mais/i,
+  switched:
+    /\b(i|we|i've|we've)\s+(just\s+|finally\s+|personally\s+)?(switched|moved|migrated|went)\s+(away\s+)?from\b|\b(i|we)\s+(left|ditched|dropped|cancelled|canceled|quit)\b|\bcancel+ed my\b|\bmoving to\b|gewechselt|switched from/i,
+  complain:
+    /worst|terrible|broken|\bbroke\b|refund|awful|disappoint|never again|useless|\bscam\b|overpriced|\bhate\b|\brude\b|crash|ruined|fatal|not worth|\bavoid\b|גרוע|מאכזב|سيء|nunca mais/i,
   news: /breaking|announced|report (says|shows)|according to|\blaunch(es|ed)?\b|\bnews\b/i,
-  positive: /\blove|amazing|\bgreat\b|\bbest\b|obsessed|recommend|perfect|excellent|awesome|worth it|vale muito|رائع|とても良い|😍|❤️|🔥|adorei|highly|grateful|zero regrets|solid/i,
-  negative: /worst|terrible|broken|\bbroke\b|refund|awful|disappoint|never again|useless|\bscam\b|overpriced|\bhate|\brude\b|crash|trash|idiot|no thanks|\bavoid\b|stopped trusting|גרוע|מאכזב|سيء|fatal|irritated/i,
+  positive:
+    /\blove|amazing|\bgreat\b|\bbest\b|obsessed|recommend|perfect|excellent|awesome|worth it|vale muito|رائع|とても良い|😍|❤️|🔥|adorei|highly|grateful|zero regrets|solid/i,
+  negative:
+    /worst|terrible|broken|\bbroke\b|refund|awful|disappoint|never again|useless|\bscam\b|overpriced|\bhate|\brude\b|crash|trash|idiot|no thanks|\bavoid\b|stopped trusting|גרוע|מאכזב|سيء|fatal|irritated/i,
   question: /\?|？|^(where|how|does|is|can|what|which|any)\b/i,
-  purchase: /where (can i|did you|do i) (buy|get)|how much|i want (one|it|this)|need (it|one|this)|onde compro|どこで買え|איפה אפשר לקנות|take my money|ship to|欲しい|before i buy/i,
+  purchase:
+    /where (can i|did you|do i) (buy|get)|how much|i want (one|it|this)|need (it|one|this)|onde compro|どこで買え|איפה אפשר לקנות|take my money|ship to|欲しい|before i buy/i,
   toxic: /idiot|\btrash\b|stupid|shut up|hate you|loser|fight me/i,
-  injection: /ignore (all )?(previous|prior) instructions|system prompt|developer mode|you are now|hidden rules|ai assistant:|^system:|disregard (the|all|previous)/im,
+  injection:
+    /ignore (all )?(previous|prior) instructions|system prompt|developer mode|you are now|hidden rules|ai assistant:|^system:|disregard (the|all|previous)/im,
   bait: /tag a friend|comment (yes|below)|follow for more|like if|share if|save this/i,
   rage: /unpopular opinion|fight me|everyone who|wasting money|!!!/i,
   secondhand: /\bi heard\b|apparently|reportedly|according to|friend of a friend|\bmy (sister|roommate|friend|brother|mom)\b|they say/i,
@@ -108,7 +114,13 @@ const NICHE_RE = new Map<number, RegExp>();
 function nicheRe(i: number): RegExp {
   let re = NICHE_RE.get(i);
   if (!re) {
-    re = new RegExp(NICHES[i].words.concat(NICHES[i].nouns).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+    re = new RegExp(
+      NICHES[i].words
+        .concat(NICHES[i].nouns)
+        .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('|'),
+      'i',
+    );
     NICHE_RE.set(i, re);
   }
   return re;
@@ -125,7 +137,10 @@ function brandRegex(brand: string): RegExp {
 }
 
 function makeBrandRegex(brand: string): RegExp {
-  const esc = brand.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*');
+  const esc = brand
+    .trim()
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\s+/g, '\\s*');
   return new RegExp(`(^|[^\\p{L}\\p{N}])@?${esc}`, 'iu');
 }
 
@@ -139,7 +154,12 @@ export interface JudgeOpts {
 
 export type Labels = Record<string, Record<string, unknown>>;
 
-export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'post' | 'comment', o: JudgeOpts): { labels: Labels | null; evidence?: Record<string, { quote: string; sentence_index: number } | null> } {
+export function judge(
+  seed: number,
+  row: Pick<WorldRow, 'id' | 'text'>,
+  kind: 'post' | 'comment',
+  o: JudgeOpts,
+): { labels: Labels | null; evidence?: Record<string, { quote: string; sentence_index: number } | null> } {
   const h = hashStr(row.id, seed ^ 0x1abe1);
   if (unit(h) < 0.03) return o.evidence ? { labels: null, evidence: {} } : { labels: null };
   const text = row.text ?? '';
@@ -159,7 +179,7 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
           let brand: string | null = null;
           if (disclosed || promo) {
             const m = /@([A-Za-z0-9_.]+)/.exec(text);
-            brand = m ? m[1] : BRANDS.find((b) => text.includes(b.name))?.handle ?? null;
+            brand = m ? m[1] : (BRANDS.find((b) => text.includes(b.name))?.handle ?? null);
           }
           value = { p: clamp01(p), disclosed, undisclosed: !disclosed && promo, brand };
           evRe = disclosed ? R.disclosed : promo ? R.promo : null;
@@ -172,7 +192,8 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
           else if (R.ask.test(text)) [label, re] = ['asking_for_recommendation', R.ask];
           else if (R.compare.test(text)) [label, re] = ['comparing_options', R.compare];
           else if (R.complain.test(text)) [label, re] = ['complaining', R.complain];
-          else if (R.disclosed.test(text) || R.promo.test(text)) [label, re] = ['promoting', R.disclosed.test(text) ? R.disclosed : R.promo];
+          else if (R.disclosed.test(text) || R.promo.test(text))
+            [label, re] = ['promoting', R.disclosed.test(text) ? R.disclosed : R.promo];
           else if (R.news.test(text)) [label, re] = ['news_or_discussion', R.news];
           else [label, re] = ['other', null];
           let confidence = label === 'other' ? 0.45 + jit(2) * 2 : 0.82 + jit(2) * 2;
@@ -180,7 +201,8 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
             label = null;
             confidence = 0.3 + jit(2);
           }
-          const buyer = label === 'asking_for_recommendation' || label === 'comparing_options' || label === 'switching_away' || R.purchase.test(text);
+          const buyer =
+            label === 'asking_for_recommendation' || label === 'comparing_options' || label === 'switching_away' || R.purchase.test(text);
           const seller = label === 'promoting';
           const urgency = R.urgent.test(text) ? (/urgent|asap|right now/i.test(text) ? 3 : 2) : buyer ? 1 : 0;
           let fits_offer: number | null = null;
@@ -260,7 +282,17 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
           const rage = R.rage.test(text);
           const sh = R.secondhand.test(text);
           const disclosed = R.disclosed.test(text) || R.promo.test(text);
-          const aim = disclosed ? 'sell' : rage ? 'provoke' : facts >= 3 || R.news.test(text) ? 'inform' : R.positive.test(text) || R.negative.test(text) ? 'opinion' : /lol|funny|meme|😂/i.test(text) ? 'entertain' : 'other';
+          const aim = disclosed
+            ? 'sell'
+            : rage
+              ? 'provoke'
+              : facts >= 3 || R.news.test(text)
+                ? 'inform'
+                : R.positive.test(text) || R.negative.test(text)
+                  ? 'opinion'
+                  : /lol|funny|meme|😂/i.test(text)
+                    ? 'entertain'
+                    : 'other';
           value = {
             fact_density: Math.min(3, Math.floor(facts / 1.5)),
             engagement_bait: clamp01(bait ? 0.88 + jit(9) : 0.05 + Math.abs(jit(9))),
@@ -296,7 +328,7 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
         case 'spam': {
           const hit = SPAM_MARKERS.some((re) => re.test(text));
           value = { p: clamp01(hit ? 0.9 + jit(21) : 0.04 + Math.abs(jit(21))) };
-          evRe = hit ? SPAM_MARKERS.find((re) => re.test(text)) ?? null : null;
+          evRe = hit ? (SPAM_MARKERS.find((re) => re.test(text)) ?? null) : null;
           break;
         }
         case 'question': {
@@ -346,7 +378,29 @@ export function judge(seed: number, row: Pick<WorldRow, 'id' | 'text'>, kind: 'p
   return o.evidence ? { labels, evidence: ev } : { labels };
 }
 
-const STOP = new Set(['the', 'a', 'an', 'and', 'or', 'of', 'to', 'for', 'in', 'on', 'is', 'it', 'my', 'i', 'with', 'this', 'that', 'best', 'de', 'da', 'do']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'and',
+  'or',
+  'of',
+  'to',
+  'for',
+  'in',
+  'on',
+  'is',
+  'it',
+  'my',
+  'i',
+  'with',
+  'this',
+  'that',
+  'best',
+  'de',
+  'da',
+  'do',
+]);
 export function tokens(s: string): string[] {
   return s
     .toLowerCase()
@@ -358,7 +412,11 @@ const OTHER_SENSE = /also the name of my|not related, but|nothing to do with|\bn
 const SPAMMY = /free followers|earn \$|click here|dm me to|limited spots/i;
 
 /** computed.relevance for a search row. */
-export function relevance(seed: number, row: Pick<WorldRow, 'id' | 'text'>, topic: string): { p: number; sense: string | null; depth: number | null; spam: number | null } | null {
+export function relevance(
+  seed: number,
+  row: Pick<WorldRow, 'id' | 'text'>,
+  topic: string,
+): { p: number; sense: string | null; depth: number | null; spam: number | null } | null {
   const h = hashStr(row.id + '\u0002' + topic, seed ^ 0x5e1);
   if (unit(h) < 0.02) return null;
   const tt = tokens(topic.replace(/\b(author|subreddit):\S+/gi, ''));
@@ -383,8 +441,14 @@ export function relevance(seed: number, row: Pick<WorldRow, 'id' | 'text'>, topi
 }
 
 /** Personal switch statements about `brand`: "I switched from X to Y because ...". */
-export function switchReceipts(rows: WorldRow[], brand: string): Array<{ comment_id: string; text: string; reason: string; destination: string | null; link: string | null }> {
-  const b = brand.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+export function switchReceipts(
+  rows: WorldRow[],
+  brand: string,
+): Array<{ comment_id: string; text: string; reason: string; destination: string | null; link: string | null }> {
+  const b = brand
+    .trim()
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\s+/g, '\\s+');
   if (!b) return [];
   const re = new RegExp(
     `\\b(?:i|we)(?:'ve)?\\s+(?:just\\s+|finally\\s+|personally\\s+)?(?:switched|moved|migrated|went)\\s+(?:away\\s+)?from\\s+${b}(?:\\s+(?:to|for)\\s+([^,.;!?\\n—]+?))?(?:\\s+(?:last year|this year|recently))?(?:\\s*(?:because|since|after|—|,)\\s*([^.!?\\n]+))?[.!?\\n]|\\b(?:i|we)\\s+(?:left|ditched|dropped|cancelled|canceled|quit)\\s+${b}(?:\\s+(?:for|and (?:went with|switched to))\\s+([^,.;!?\\n—]+?))?(?:\\s*(?:because|since|after|—|,)\\s*([^.!?\\n]+))?[.!?\\n]`,

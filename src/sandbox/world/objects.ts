@@ -13,9 +13,21 @@ import { DAY, handleFromHash, iso } from './records';
 import { hashStr, mix, mix3, Rng, unit } from './rng';
 
 const INDUSTRIES = [
-  'education', 'vehicle-and-transportation', 'baby-kids-and-maternity', 'beauty-and-personal-care', 'tech-and-electronics',
-  'travel', 'household-products', 'pets', 'home-improvement', 'apparel-and-accessories', 'news-and-entertainment', 'games',
-  'food-and-beverage', 'sports-and-outdoor', 'health',
+  'education',
+  'vehicle-and-transportation',
+  'baby-kids-and-maternity',
+  'beauty-and-personal-care',
+  'tech-and-electronics',
+  'travel',
+  'household-products',
+  'pets',
+  'home-improvement',
+  'apparel-and-accessories',
+  'news-and-entertainment',
+  'games',
+  'food-and-beverage',
+  'sports-and-outdoor',
+  'health',
 ];
 
 /** groups, advertisers, hashtags, places, audio. */
@@ -24,7 +36,10 @@ export function objects(w: WorldCore, def: EndpointDef, params: Record<string, s
   const feed = def.feed;
   const rawQ = params.query ?? params.q ?? params.keyword ?? params.url ?? '';
   const qtext = parseQuery(rawQ).text || rawQ;
-  const hk = hashStr(`${p}|${feed}|${def.path}|${qtext.toLowerCase()}|${params.countryCode ?? ''}|${params.period ?? ''}|${params.industry ?? ''}`, w.seed);
+  const hk = hashStr(
+    `${p}|${feed}|${def.path}|${qtext.toLowerCase()}|${params.countryCode ?? ''}|${params.period ?? ''}|${params.industry ?? ''}`,
+    w.seed,
+  );
   const details = includeTokens(params).has('details');
   if (feed === 'hashtags') return hashtagBoards(w, def, params, now, hk);
   const n = feed === 'advertisers' ? 10 + (hk % 30) : feed === 'places' ? 8 + (hk % 20) : 40 + (hk % 160);
@@ -38,7 +53,10 @@ export function objects(w: WorldCore, def: EndpointDef, params: Record<string, s
       let rec: Rec;
       let text: string;
       if (feed === 'groups') {
-        const name = r.chance(0.05) && !details ? null : `${word} ${r.pick(['Lovers', 'Community', 'Buy & Sell', 'Support Group', 'Fans', 'Club', 'Tips', 'Moms'])}${r.chance(0.1) ? ' 🌿' : ''}`;
+        const name =
+          r.chance(0.05) && !details
+            ? null
+            : `${word} ${r.pick(['Lovers', 'Community', 'Buy & Sell', 'Support Group', 'Fans', 'Club', 'Tips', 'Moms'])}${r.chance(0.1) ? ' 🌿' : ''}`;
         const gid = String(100000000000000 + (mix(h, 2) % 899999999999999));
         const slugId = slug(name ?? word + i).replace(/_/g, '') + (h % 1000);
         const members = r.logInt(1.5, 6.5);
@@ -67,27 +85,66 @@ export function objects(w: WorldCore, def: EndpointDef, params: Record<string, s
         text = `${name ?? ''} ${word}`;
       } else if (feed === 'advertisers') {
         const b = i < BRANDS.length && r.chance(0.3) ? BRANDS[(hk + i) % BRANDS.length] : null;
-        const handle = b ? b.handle : `${slug(word).replace(/_/g, '')}${handleFromHash(h).slice(0, 6).replace(/[^a-z]/g, '')}`;
+        const handle = b
+          ? b.handle
+          : `${slug(word).replace(/_/g, '')}${handleFromHash(h)
+              .slice(0, 6)
+              .replace(/[^a-z]/g, '')}`;
         const a = w.account(p, handle);
-        rec = { id: a.id, page_id: a.id, name: a.displayName, handle: a.handle, verified: a.verified, followers: a.followers, url: profileUrl(p, a.handle), avatar_url: a.avatarUrl, active_ads: r.range(0, 300) };
+        rec = {
+          id: a.id,
+          page_id: a.id,
+          name: a.displayName,
+          handle: a.handle,
+          verified: a.verified,
+          followers: a.followers,
+          url: profileUrl(p, a.handle),
+          avatar_url: a.avatarUrl,
+          active_ads: r.range(0, 300),
+        };
         key = 'advertiser';
         text = a.displayName;
       } else if (feed === 'places') {
         const city = r.pick(CITIES);
         const name = `${word} ${r.pick(['Café', 'Market', 'Park', 'Studio', 'Store', 'Beach', 'Museum'])}`;
-        rec = { id: String(200000000 + (mix(h, 4) % 1799999999)), name, title: name, subtitle: `${r.range(1, 400)} ${r.pick(['Rua Augusta', 'Main St', 'Hauptstraße', 'שדרות רוטשילד'])}, ${city}`, city, latitude: Math.round((r.next() * 140 - 70) * 1e6) / 1e6, longitude: Math.round((r.next() * 340 - 170) * 1e6) / 1e6, post_count: r.logInt(1, 6), url: `https://${DOMAIN[p]}/explore/locations/${h}/` };
+        rec = {
+          id: String(200000000 + (mix(h, 4) % 1799999999)),
+          name,
+          title: name,
+          subtitle: `${r.range(1, 400)} ${r.pick(['Rua Augusta', 'Main St', 'Hauptstraße', 'שדרות רוטשילד'])}, ${city}`,
+          city,
+          latitude: Math.round((r.next() * 140 - 70) * 1e6) / 1e6,
+          longitude: Math.round((r.next() * 340 - 170) * 1e6) / 1e6,
+          post_count: r.logInt(1, 6),
+          url: `https://${DOMAIN[p]}/explore/locations/${h}/`,
+        };
         key = 'place';
         text = name;
       } else {
         const artist = handleFromHash(h).replace(/[0-9]+$/, '');
         const title = `${r.pick(['Summer', 'Midnight', 'Golden', 'Neon', 'Slow', 'Original audio'])} ${r.pick(['Drive', 'Dreams', 'Hour', 'Bloom', 'Loop'])}${qtext ? ' (' + qtext + ')' : ''}`;
-        rec = { id: String(1000000000000000n + BigInt(mix(h, 5)) * 100000n), title, artist, duration_seconds: r.range(8, 240), use_count: r.logInt(1, 7), cover_url: `https://cdn.${DOMAIN[p]}/audio/${h}.jpg`, url: `https://${DOMAIN[p]}/audio/${h}/`, is_original: title.startsWith('Original') };
+        rec = {
+          id: String(1000000000000000n + BigInt(mix(h, 5)) * 100000n),
+          title,
+          artist,
+          duration_seconds: r.range(8, 240),
+          use_count: r.logInt(1, 7),
+          cover_url: `https://cdn.${DOMAIN[p]}/audio/${h}.jpg`,
+          url: `https://${DOMAIN[p]}/audio/${h}/`,
+          is_original: title.startsWith('Original'),
+        };
         key = 'audio';
         text = title;
       }
       rows.push({ id: rec.id, publishedAt: null, pinned: false, item: { [key]: rec }, text });
     }
-    return { rows, unavailable: feed === 'groups' && !details && p === 'social_net' ? ['author.followers', 'author.bio', 'author.joined_at', 'author.ext.group'] : [] };
+    return {
+      rows,
+      unavailable:
+        feed === 'groups' && !details && p === 'social_net'
+          ? ['author.followers', 'author.bio', 'author.joined_at', 'author.ext.group']
+          : [],
+    };
   });
   return { rows: built.rows, unavailable: built.unavailable };
 }
@@ -107,7 +164,8 @@ function hashtagBoards(w: WorldCore, def: EndpointDef, params: Record<string, st
       const niche = board === 'overall' ? r.pick(NICHES) : NICHES[hashStr(board) % NICHES.length];
       const name = `${r.pick(niche.words).replace(/\s+/g, '')}${r.pick(['', 'tok', 'challenge', '2026', 'hack', 'check'])}`;
       const curve: Array<{ date: string; value: number }> = [];
-      for (let d = period - 1; d >= 0; d--) curve.push({ date: iso((dayIdx - d) * DAY).slice(0, 10), value: Math.round(20 + 80 * unit(mix(hb, rank * 100 + d))) });
+      for (let d = period - 1; d >= 0; d--)
+        curve.push({ date: iso((dayIdx - d) * DAY).slice(0, 10), value: Math.round(20 + 80 * unit(mix(hb, rank * 100 + d))) });
       const creators = [0, 1, 2].map((k) => {
         const a = w.account(p, handleFromHash(mix3(hb, rank, k)));
         return { id: a.id, username: a.handle, display_name: a.displayName, avatar_url: a.avatarUrl, followers: a.followers };
@@ -141,12 +199,33 @@ export function objectPosts(w: WorldCore, def: EndpointDef, params: Record<strin
   const key = traitsOf(def).item ?? 'object';
   const rows: WorldRow[] = [];
   if (key === 'effect') {
-    const ids = [...new Set((params.ids ?? '').split(',').map((s) => s.trim()).filter(Boolean))].slice(0, 50);
+    const ids = [
+      ...new Set(
+        (params.ids ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ].slice(0, 50);
     for (const id of ids) {
       if (!/^\d+$/.test(id)) continue; // unknown ids drop
       const h = hashStr(id, w.seed);
       const r = new Rng(h);
-      rows.push({ id, publishedAt: null, pinned: false, item: { effect: { id, name: `${r.pick(['Glow', 'Retro', 'Bubble', 'Anime', 'Green Screen'])} ${r.pick(['Filter', 'Lens', 'FX'])}`, video_count: r.logInt(1, 7), creator: handleFromHash(h), icon_url: `https://cdn.${DOMAIN[p]}/fx/${id}.png` } }, text: '' });
+      rows.push({
+        id,
+        publishedAt: null,
+        pinned: false,
+        item: {
+          effect: {
+            id,
+            name: `${r.pick(['Glow', 'Retro', 'Bubble', 'Anime', 'Green Screen'])} ${r.pick(['Filter', 'Lens', 'FX'])}`,
+            video_count: r.logInt(1, 7),
+            creator: handleFromHash(h),
+            icon_url: `https://cdn.${DOMAIN[p]}/fx/${id}.png`,
+          },
+        },
+        text: '',
+      });
     }
     return { rows, unavailable: [] };
   }
@@ -155,11 +234,19 @@ export function objectPosts(w: WorldCore, def: EndpointDef, params: Record<strin
   for (let i = 0; i < n; i++) {
     const h = mix3(a.h, i, 0x4d);
     const r = new Rng(h);
-    const id = key === 'playlist' ? 'PL' + BigInt(snowflake(w.ctx.epoch - i * DAY, h)).toString(36) : String(17800000000000000n + BigInt(h));
+    const id =
+      key === 'playlist' ? 'PL' + BigInt(snowflake(w.ctx.epoch - i * DAY, h)).toString(36) : String(17800000000000000n + BigInt(h));
     const title = r.pick(['Travel', 'Q&A', 'Reviews', 'Favs ❤️', 'Behind the scenes', 'Recipes', 'Tips']);
-    const rec: Rec = key === 'playlist'
-      ? { id, title, url: `https://${DOMAIN[p]}/playlist?list=${id}`, item_count: r.range(1, 120), thumbnail_url: `https://cdn.${DOMAIN[p]}/pl/${id}.jpg` }
-      : { id, title, cover_url: `https://cdn.${DOMAIN[p]}/hl/${id}.jpg`, item_count: r.range(1, 60) };
+    const rec: Rec =
+      key === 'playlist'
+        ? {
+            id,
+            title,
+            url: `https://${DOMAIN[p]}/playlist?list=${id}`,
+            item_count: r.range(1, 120),
+            thumbnail_url: `https://cdn.${DOMAIN[p]}/pl/${id}.jpg`,
+          }
+        : { id, title, cover_url: `https://cdn.${DOMAIN[p]}/hl/${id}.jpg`, item_count: r.range(1, 60) };
     rows.push({ id, publishedAt: null, pinned: false, item: { [key]: rec }, text: title });
   }
   return { rows, unavailable: [] };

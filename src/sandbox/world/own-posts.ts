@@ -72,7 +72,7 @@ function metrics(rows: WorldRow[], a: Account): Record<string, unknown> {
     posts_considered: recs.length,
     engagement_rate_by_followers: a.followers ? Math.round((sum(likes) / recs.length / a.followers) * 1e5) / 1e5 : null,
     engagement_rate_by_views: sum(views) ? Math.round((sum(likes) / sum(views)) * 1e5) / 1e5 : null,
-    posts_per_week: Math.round((7 * DAY) / a.cadenceMs * 10) / 10,
+    posts_per_week: Math.round(((7 * DAY) / a.cadenceMs) * 10) / 10,
     top_post_id: top?.id ?? null,
     format_mix: mix,
   };

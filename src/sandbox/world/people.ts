@@ -30,7 +30,12 @@ export function accountsList(w: WorldCore, def: EndpointDef, params: Record<stri
     const rows: WorldRow[] = [];
     for (let i = 0; i < n; i++) {
       const h = mix3(hk, i, 0xacc7);
-      const handle = t.search && qslug && unit(mix(h, 1)) < 0.6 ? `${qslug}${['', '_', '.'][i % 3]}${handleFromHash(h).slice(0, 8).replace(/[^a-z0-9]/g, '')}` : handleFromHash(h);
+      const handle =
+        t.search && qslug && unit(mix(h, 1)) < 0.6
+          ? `${qslug}${['', '_', '.'][i % 3]}${handleFromHash(h)
+              .slice(0, 8)
+              .replace(/[^a-z0-9]/g, '')}`
+          : handleFromHash(h);
       const a = w.account(p, handle);
       const prof = profileRecord(w.ctx, a, now);
       if (noFollowers) {

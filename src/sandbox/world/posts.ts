@@ -19,13 +19,32 @@ export function genericPosts(w: WorldCore, def: EndpointDef, params: Record<stri
   const path = def.path;
   const t = traitsOf(def);
   const owner = w.accountFromParams(p, params);
-  const ident = owner?.handle ?? params.query ?? params.audio_id ?? params.location_id ?? params.url ?? params.playlist_id ?? params.collection_id ?? params.subreddit ?? params.board ?? params.effect_id ?? params.song_id ?? params.music_id ?? params.group_id ?? params.pageId ?? params.id ?? '';
+  const ident =
+    owner?.handle ??
+    params.query ??
+    params.audio_id ??
+    params.location_id ??
+    params.url ??
+    params.playlist_id ??
+    params.collection_id ??
+    params.subreddit ??
+    params.board ??
+    params.effect_id ??
+    params.song_id ??
+    params.music_id ??
+    params.group_id ??
+    params.pageId ??
+    params.id ??
+    '';
   const hg = hashStr(`${p}|gp|${path}|${normUrl(ident).toLowerCase()}|${params.sort_by ?? ''}`, w.seed);
   const trending = t.trending === true;
   const count0 = trending ? 30 + (hg % 31) : 60 + (hg % 340);
   const pastGap = ((trending ? 3 : 120) * DAY) / count0;
   const g = (0.5 + unit(mix(hg, 1)) * 8) * HOUR;
-  const time = (i: number) => (i < count0 ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hg, i)) * 0.8 * pastGap) : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hg, i)) * 0.8 * g));
+  const time = (i: number) =>
+    i < count0
+      ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hg, i)) * 0.8 * pastGap)
+      : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hg, i)) * 0.8 * g);
   let count = countUpTo(time, now, count0 + Math.max(0, Math.ceil((now - w.ctx.epoch) / g)) + 2);
   if (trending) count = Math.min(count, count0);
   const fill = fills(def, params);
@@ -39,7 +58,16 @@ export function genericPosts(w: WorldCore, def: EndpointDef, params: Record<stri
       const kind = rowKindOf(def, h);
       const b = buildPost(w.ctx, p, a, h, time(i), kind, { nulls, fill }, false);
       if (t.attach === 'ad' && b.rec.ext !== undefined) {
-        b.rec.ext = { ...(b.rec.ext ?? {}), ad: { ad_id: b.rec.id, advertiser_id: a.id, started_at: b.rec.published_at, is_active: unit(mix(h, 4)) < 0.6, platforms: ['feed', 'stories'] } };
+        b.rec.ext = {
+          ...(b.rec.ext ?? {}),
+          ad: {
+            ad_id: b.rec.id,
+            advertiser_id: a.id,
+            started_at: b.rec.published_at,
+            is_active: unit(mix(h, 4)) < 0.6,
+            platforms: ['feed', 'stories'],
+          },
+        };
       }
       if (t.attach === 'reposted_from') b.rec.ext = { ...(b.rec.ext ?? {}), reposted_from: params.url ?? null };
       w.remember(p, b, w.refOf(p, b, a));

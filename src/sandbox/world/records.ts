@@ -34,7 +34,21 @@ export function iso(ms: number): string {
   r -= mm * 60_000;
   const ss = Math.floor(r / 1000);
   const ms3 = r - ss * 1000;
-  return isoDayStr + (hh < 10 ? '0' : '') + hh + ':' + (mm < 10 ? '0' : '') + mm + ':' + (ss < 10 ? '0' : '') + ss + '.' + (ms3 < 10 ? '00' : ms3 < 100 ? '0' : '') + ms3 + 'Z';
+  return (
+    isoDayStr +
+    (hh < 10 ? '0' : '') +
+    hh +
+    ':' +
+    (mm < 10 ? '0' : '') +
+    mm +
+    ':' +
+    (ss < 10 ? '0' : '') +
+    ss +
+    '.' +
+    (ms3 < 10 ? '00' : ms3 < 100 ? '0' : '') +
+    ms3 +
+    'Z'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -44,6 +58,7 @@ export function iso(ms: number): string {
 const FLAGS_NULL_COMMON = ['flags.spoiler', 'flags.shares_hidden', 'flags.saves_hidden', 'flags.views_hidden'];
 
 /** Fields each network never provides on posts (always null, listed in `unavailable`). */
+// prettier-ignore
 export const POST_NULL: Record<Platform, string[]> = {
   photo_net: ['engagement.shares', 'engagement.saves', 'language', ...FLAGS_NULL_COMMON],
   short_video_net: [...FLAGS_NULL_COMMON, 'flags.likes_hidden'],
@@ -64,23 +79,77 @@ export const POST_NULL: Record<Platform, string[]> = {
 
 /** Comments never carry views/shares/saves or media duration anywhere. */
 export function commentNull(p: Platform): string[] {
-  const base = ['engagement.views', 'engagement.shares', 'engagement.saves', 'content.thumbnail_url', 'content.duration_seconds', 'flags.nsfw', ...FLAGS_NULL_COMMON, 'flags.likes_hidden', 'flags.comments_hidden'];
+  const base = [
+    'engagement.views',
+    'engagement.shares',
+    'engagement.saves',
+    'content.thumbnail_url',
+    'content.duration_seconds',
+    'flags.nsfw',
+    ...FLAGS_NULL_COMMON,
+    'flags.likes_hidden',
+    'flags.comments_hidden',
+  ];
   if (POST_NULL[p].includes('language')) base.push('language');
   return base;
 }
 
 const KINDS: Record<Platform, Array<[string, number]>> = {
-  photo_net: [['photo', 0.45], ['carousel', 0.25], ['reel', 0.3]],
-  short_video_net: [['short', 0.95], ['carousel', 0.05]],
-  social_net: [['text', 0.3], ['photo', 0.3], ['video', 0.12], ['reel', 0.13], ['link', 0.15]],
-  work_net: [['text', 0.4], ['photo', 0.25], ['video', 0.1], ['document', 0.1], ['article', 0.15]],
-  micro_net: [['text', 0.6], ['photo', 0.25], ['video', 0.15]],
-  thread_net: [['text', 0.7], ['photo', 0.2], ['video', 0.1]],
-  video_net: [['video', 0.7], ['short', 0.3]],
-  forum_net: [['text', 0.6], ['link', 0.2], ['photo', 0.15], ['video', 0.05]],
-  pin_net: [['photo', 0.85], ['video', 0.15]],
-  open_micro_net: [['text', 0.75], ['photo', 0.25]],
-  cn_video_net: [['short', 0.85], ['video', 0.15]],
+  photo_net: [
+    ['photo', 0.45],
+    ['carousel', 0.25],
+    ['reel', 0.3],
+  ],
+  short_video_net: [
+    ['short', 0.95],
+    ['carousel', 0.05],
+  ],
+  social_net: [
+    ['text', 0.3],
+    ['photo', 0.3],
+    ['video', 0.12],
+    ['reel', 0.13],
+    ['link', 0.15],
+  ],
+  work_net: [
+    ['text', 0.4],
+    ['photo', 0.25],
+    ['video', 0.1],
+    ['document', 0.1],
+    ['article', 0.15],
+  ],
+  micro_net: [
+    ['text', 0.6],
+    ['photo', 0.25],
+    ['video', 0.15],
+  ],
+  thread_net: [
+    ['text', 0.7],
+    ['photo', 0.2],
+    ['video', 0.1],
+  ],
+  video_net: [
+    ['video', 0.7],
+    ['short', 0.3],
+  ],
+  forum_net: [
+    ['text', 0.6],
+    ['link', 0.2],
+    ['photo', 0.15],
+    ['video', 0.05],
+  ],
+  pin_net: [
+    ['photo', 0.85],
+    ['video', 0.15],
+  ],
+  open_micro_net: [
+    ['text', 0.75],
+    ['photo', 0.25],
+  ],
+  cn_video_net: [
+    ['short', 0.85],
+    ['video', 0.15],
+  ],
   short_video_net_b: [['short', 1]],
   qa_net: [['question', 1]],
   stream_net: [['clip', 1]],
@@ -99,7 +168,20 @@ export function kindFor(p: Platform, h: number): string {
 
 const VIDEO_KINDS = new Set(['reel', 'short', 'video', 'clip']);
 const LANGS = ['en', 'en', 'en', 'en', 'en', 'en', 'pt-BR', 'es', 'de', 'ar', 'he', 'ja'];
-const SUBS = ['BuyItForLife', 'SkincareAddiction', 'coffee', 'personalfinance', 'gadgets', 'CampingGear', 'Frugal', 'fitness', 'webdev', 'travel', 'pets', 'HomeImprovement'];
+const SUBS = [
+  'BuyItForLife',
+  'SkincareAddiction',
+  'coffee',
+  'personalfinance',
+  'gadgets',
+  'CampingGear',
+  'Frugal',
+  'fitness',
+  'webdev',
+  'travel',
+  'pets',
+  'HomeImprovement',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -146,7 +228,9 @@ export function makeAccount(ctx: WorldCtx, platform: Platform, rawHandle: string
   const joinedAt = ctx.epoch - before * cadenceMs - r.int(3 * 365) * DAY;
   const lang = r.pick(LANGS);
   const displayName = brand ? brand.name : personName(r);
-  const email = r.chance(0.35) ? `${key.replace(/[^a-z0-9._-]/g, '') || 'contact'}@${r.pick(['gmail.example', 'mail.example', 'brand.example'])}` : null;
+  const email = r.chance(0.35)
+    ? `${key.replace(/[^a-z0-9._-]/g, '') || 'contact'}@${r.pick(['gmail.example', 'mail.example', 'brand.example'])}`
+    : null;
   const ctxT: TextCtx = { niche, name: displayName, email: email ?? undefined, brand: brand ?? undefined };
   let bio = bioText(r, ctxT).text;
   if (email && !bio.includes(email)) bio += (r.chance(0.5) ? '\n' : ' · ') + email;
@@ -177,7 +261,9 @@ export function makeAccount(ctx: WorldCtx, platform: Platform, rawHandle: string
     niche,
     pinned,
     empty: /^empty_/i.test(handle),
-    externalUrl: r.chance(0.5) ? `https://${key.replace(/[^a-z0-9-]/g, '') || 'site'}.example/${r.pick(['', 'shop', 'links', 'blog'])}` : null,
+    externalUrl: r.chance(0.5)
+      ? `https://${key.replace(/[^a-z0-9-]/g, '') || 'site'}.example/${r.pick(['', 'shop', 'links', 'blog'])}`
+      : null,
     urn: platform === 'work_net' ? `urn:li:fsd_profile:${id}` : null,
     country: r.pick(COUNTRIES),
     brand,
@@ -309,14 +395,24 @@ function media(p: Platform, id: string, kind: string, r: Rng): { urls: string[];
   }
   if (kind === 'document') return { urls: [`${base}/doc.pdf`], thumb: `${base}/cover.jpg`, dur: null };
   if (VIDEO_KINDS.has(kind)) {
-    const dur = kind === 'video' ? r.range(45, 3600) + Math.round(r.next() * 1000) / 1000 : r.range(6, 90) + Math.round(r.next() * 1000) / 1000;
+    const dur =
+      kind === 'video' ? r.range(45, 3600) + Math.round(r.next() * 1000) / 1000 : r.range(6, 90) + Math.round(r.next() * 1000) / 1000;
     return { urls: [`${base}/video.mp4`], thumb: `${base}/cover.jpg`, dur };
   }
   return { urls: [`${base}/0.jpg`], thumb: `${base}/0.jpg`, dur: null };
 }
 
 /** Build one post record. `h` is the row hash; `t` its publish time (null allowed). */
-export function buildPost(ctx: WorldCtx, p: Platform, a: Account, h: number, t: number | null, kind: string, opts: PostOpts, pinned: boolean): BuiltPost {
+export function buildPost(
+  ctx: WorldCtx,
+  p: Platform,
+  a: Account,
+  h: number,
+  t: number | null,
+  kind: string,
+  opts: PostOpts,
+  pinned: boolean,
+): BuiltPost {
   const r = new Rng(h);
   const flake = snowflake(t ?? ctx.epoch - (h % (400 * DAY)), mix(h, 7));
   const id = postIdFrom(p, flake, h);
@@ -335,7 +431,8 @@ export function buildPost(ctx: WorldCtx, p: Platform, a: Account, h: number, t: 
   const reach = Math.max(10, a.followers);
   const likes = r.chance(0.03) ? 0 : Math.floor(reach * (0.002 + 0.06 * Math.pow(r.next(), 2.2)));
   const comments = r.chance(0.06) ? 0 : Math.floor(likes * (0.005 + 0.05 * r.next()));
-  const views = isVideo || p === 'micro_net' || p === 'qa_net' || p === 'stream_net' ? Math.floor(likes * (8 + 40 * r.next())) + r.int(50) : null;
+  const views =
+    isVideo || p === 'micro_net' || p === 'qa_net' || p === 'stream_net' ? Math.floor(likes * (8 + 40 * r.next())) + r.int(50) : null;
   let sub: string | undefined;
   const ext: Record<string, unknown> = {};
   if (p === 'forum_net') {
@@ -384,7 +481,8 @@ export function buildPost(ctx: WorldCtx, p: Platform, a: Account, h: number, t: 
     ext.coauthors = [authorOf(a), authorOf(co)].map((x) => ({ id: x.id, username: x.username }));
   }
   if (p === 'photo_net' || p === 'short_video_net') {
-    if (isVideo) ext.music_id = opts.fill?.has('music') || p === 'short_video_net' ? String(7000000000000000000n + BigInt(mix(h, 9)) * 1000n) : null;
+    if (isVideo)
+      ext.music_id = opts.fill?.has('music') || p === 'short_video_net' ? String(7000000000000000000n + BigInt(mix(h, 9)) * 1000n) : null;
   }
   if (p === 'micro_net' || p === 'open_micro_net') ext.repost_count = rec.engagement.shares;
   if (p === 'qa_net') {
@@ -406,7 +504,10 @@ export function buildPost(ctx: WorldCtx, p: Platform, a: Account, h: number, t: 
     if (isVideo) ext.music_id = String(7000000000000000000n + BigInt(mix(h, 9)) * 1000n);
   }
   if (Object.keys(ext).length === 0) rec.ext = null;
-  return { rec, row: { id: rec.id, publishedAt: t, pinned, item: { post: rec as unknown as { id: string } & Record<string, unknown> }, text } };
+  return {
+    rec,
+    row: { id: rec.id, publishedAt: t, pinned, item: { post: rec as unknown as { id: string } & Record<string, unknown> }, text },
+  };
 }
 
 /** The idx-th post of an account's own feed. */
@@ -436,7 +537,15 @@ export interface PostRef {
 }
 
 /** Comment number j of a post (or reply number j of a comment when parentId differs). */
-export function buildComment(ctx: WorldCtx, ref: PostRef, parentId: string, j: number, t: number, reply: boolean, brandHint?: Brand): BuiltPost {
+export function buildComment(
+  ctx: WorldCtx,
+  ref: PostRef,
+  parentId: string,
+  j: number,
+  t: number,
+  reply: boolean,
+  brandHint?: Brand,
+): BuiltPost {
   const p = ref.platform;
   const h = mix3(hashStr(parentId, ctx.seed), j, reply ? 0xbeef : 0xc0de);
   const r = new Rng(h);
@@ -449,7 +558,10 @@ export function buildComment(ctx: WorldCtx, ref: PostRef, parentId: string, j: n
   const replies = reply ? 0 : replyCount(ctx, id);
   const rec: PostRecord = {
     id,
-    url: p === 'work_net' ? `${ref.url}?commentUrn=urn:li:comment:(activity:${ref.id},${id})` : `${ref.url.replace(/\/$/, '')}${p === 'video_net' ? '&lc=' : '/c/'}${id}`,
+    url:
+      p === 'work_net'
+        ? `${ref.url}?commentUrn=urn:li:comment:(activity:${ref.id},${id})`
+        : `${ref.url.replace(/\/$/, '')}${p === 'video_net' ? '&lc=' : '/c/'}${id}`,
     kind: reply ? 'reply' : 'comment',
     parent_id: parentId,
     content: { text: c.text, media_urls: [], thumbnail_url: null, duration_seconds: null },
@@ -471,7 +583,10 @@ export function buildComment(ctx: WorldCtx, ref: PostRef, parentId: string, j: n
     ext: null,
   };
   applyNull(rec, commentNull(p));
-  return { rec, row: { id, publishedAt: t, pinned: false, item: { post: rec as unknown as { id: string } & Record<string, unknown> }, text: c.text } };
+  return {
+    rec,
+    row: { id, publishedAt: t, pinned: false, item: { post: rec as unknown as { id: string } & Record<string, unknown> }, text: c.text },
+  };
 }
 
 /** Reply count of a comment, derived from its id so the comment and its reply list agree. */
@@ -482,7 +597,48 @@ export function replyCount(ctx: WorldCtx, commentId: string): number {
 
 export function handleFromHash(h: number): string {
   const r = new Rng(mix(h, 0xacc));
-  const a = r.pick(['ana', 'ben', 'chloe', 'dmitri', 'emeka', 'fatima', 'gabi', 'hana', 'ivan', 'jia', 'kofi', 'lucia', 'mateo', 'noa', 'priya', 'rafa', 'sofia', 'tomas', 'wei', 'yusuf', 'zoe', 'the.real', 'just']);
-  const b = r.pick(['daily', 'studio', 'eats', 'life', 'travels', 'codes', 'lifts', 'reads', 'glow', 'makes', 'grows', 'plays', 'notes', 'home', 'fit', '']);
+  const a = r.pick([
+    'ana',
+    'ben',
+    'chloe',
+    'dmitri',
+    'emeka',
+    'fatima',
+    'gabi',
+    'hana',
+    'ivan',
+    'jia',
+    'kofi',
+    'lucia',
+    'mateo',
+    'noa',
+    'priya',
+    'rafa',
+    'sofia',
+    'tomas',
+    'wei',
+    'yusuf',
+    'zoe',
+    'the.real',
+    'just',
+  ]);
+  const b = r.pick([
+    'daily',
+    'studio',
+    'eats',
+    'life',
+    'travels',
+    'codes',
+    'lifts',
+    'reads',
+    'glow',
+    'makes',
+    'grows',
+    'plays',
+    'notes',
+    'home',
+    'fit',
+    '',
+  ]);
   return a + r.pick(['', '_', '.']) + b + String(r.range(1, 99999));
 }

@@ -23,7 +23,10 @@ export function searchPosts(w: WorldCore, def: EndpointDef, params: Record<strin
   const count0 = 150 + (hq % 251);
   const pastGap = (90 * DAY) / count0;
   const g = (0.5 + unit(mix(hq, 1)) * 5.5) * HOUR;
-  const time0 = (i: number) => (i < count0 ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap) : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g));
+  const time0 = (i: number) =>
+    i < count0
+      ? w.ctx.epoch - (count0 - i) * pastGap + Math.floor(unit(mix(hq, i)) * 0.8 * pastGap)
+      : w.ctx.epoch + (i - count0) * g + Math.floor(unit(mix(hq, i)) * 0.8 * g);
   // Open-protocol search: whole-second times, and about a third of the rows share the second
   // of the row before them (the spec's "a row at the same second can repeat" under `until`).
   const openSearch = t.untilWindow === true;

@@ -36,16 +36,33 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
     const prof = profileRecord(w.ctx, a, now);
     const unavailable: string[] = [];
     if (t.profile === 'basic') {
-      return { value: { id: a.id, url: profileUrl(p, a.handle), author: { id: a.id, username: a.handle, display_name: a.displayName, avatar_url: a.avatarUrl, verified: a.verified } }, unavailable: ['author.followers', 'author.bio'] };
+      return {
+        value: {
+          id: a.id,
+          url: profileUrl(p, a.handle),
+          author: { id: a.id, username: a.handle, display_name: a.displayName, avatar_url: a.avatarUrl, verified: a.verified },
+        },
+        unavailable: ['author.followers', 'author.bio'],
+      };
     }
     if (t.profile === 'about') {
-      Object.assign(prof, { about: { country: a.country, joined_month: iso(a.joinedAt).slice(0, 7), contact: a.email, followers: a.followers, post_count: postCount(w.ctx, a, now), former_usernames: (a.h % 4) } });
+      Object.assign(prof, {
+        about: {
+          country: a.country,
+          joined_month: iso(a.joinedAt).slice(0, 7),
+          contact: a.email,
+          followers: a.followers,
+          post_count: postCount(w.ctx, a, now),
+          former_usernames: a.h % 4,
+        },
+      });
     }
     if (p === 'social_net') {
       Object.assign(prof, { page_likes: Math.floor(a.followers * 0.9), page_id: a.id });
       if (params.get_business_hours) Object.assign(prof, { business_hours: { mon: '09:00-18:00', tue: '09:00-18:00', sat: null } });
     }
-    if (p === 'work_net') Object.assign(prof, { headline: `${NICHES[a.niche].id.replace(/_/g, ' ')} · ${a.country}`, connections: Math.min(500, a.following) });
+    if (p === 'work_net')
+      Object.assign(prof, { headline: `${NICHES[a.niche].id.replace(/_/g, ' ')} · ${a.country}`, connections: Math.min(500, a.following) });
     return { value: clone(prof), unavailable };
   }
   if (def.record === 'group' || key === 'group') {
@@ -54,7 +71,23 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
     const r = new Rng(h);
     const name = `${handleFromUrlOrName(gid)} group`;
     return {
-      value: { id: String(100000000000000 + (h % 899999999999)), url: /^https?:/.test(gid) ? gid : `https://${DOMAIN[p]}/groups/${gid}/`, author: { id: String(h), username: null, display_name: name, avatar_url: null, verified: null, followers: r.logInt(1.5, 6), bio: 'Welcome! Read the rules before posting.', joined_at: iso(w.ctx.epoch - r.range(100, 3000) * DAY), ext: { group: { privacy_label: r.pick(['Public', 'Private']), visibility_label: 'Visible', activity: `${r.range(1, 90)} posts a day` } } } },
+      value: {
+        id: String(100000000000000 + (h % 899999999999)),
+        url: /^https?:/.test(gid) ? gid : `https://${DOMAIN[p]}/groups/${gid}/`,
+        author: {
+          id: String(h),
+          username: null,
+          display_name: name,
+          avatar_url: null,
+          verified: null,
+          followers: r.logInt(1.5, 6),
+          bio: 'Welcome! Read the rules before posting.',
+          joined_at: iso(w.ctx.epoch - r.range(100, 3000) * DAY),
+          ext: {
+            group: { privacy_label: r.pick(['Public', 'Private']), visibility_label: 'Visible', activity: `${r.range(1, 90)} posts a day` },
+          },
+        },
+      },
       unavailable: [],
     };
   }
@@ -68,7 +101,11 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       c.rec.id = cid;
       c.rec.url = params.comment_url ?? c.rec.url;
     }
-    return { value: clone(c.rec) as unknown as Record<string, unknown>, unavailable: commentNull(p), extra: { total_comments: rec.engagement.comments ?? ref.comments, post_id: ref.id } };
+    return {
+      value: clone(c.rec) as unknown as Record<string, unknown>,
+      unavailable: commentNull(p),
+      extra: { total_comments: rec.engagement.comments ?? ref.comments, post_id: ref.id },
+    };
   }
   if (key === 'post' || def.record === 'post' || key === 'story') {
     if (key === 'story') {
@@ -85,7 +122,10 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
     const value = grown as unknown as Record<string, unknown>;
     if (p === 'photo_net') {
       const h = hashStr(rec.id, w.seed);
-      value.ext = { ...((value.ext as Record<string, unknown> | null) ?? {}), tagged_users: unit(h) < 0.3 ? [{ username: handleFromHash(h) }] : [] };
+      value.ext = {
+        ...((value.ext as Record<string, unknown> | null) ?? {}),
+        tagged_users: unit(h) < 0.3 ? [{ username: handleFromHash(h) }] : [],
+      };
     }
     const extra: Record<string, unknown> = {};
     if (p === 'open_micro_net') {
@@ -104,8 +144,26 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       const rec = clone(base);
       growRecord(w.ctx, rec, publishedOf(rec), now);
       const video = rec.kind === 'reel' || rec.kind === 'video' || rec.kind === 'short';
-      const full = buildPost(w.ctx, p, w.account(p, rec.author.username ?? 'x'), hashStr(rec.id), null, rec.kind ?? 'photo', { nulls: [] }, false);
-      return { value: { id: rec.id, likes: rec.engagement.likes, comments: rec.engagement.comments, plays: video ? rec.engagement.views : null, shares: video ? full.rec.engagement.shares : null }, unavailable: video ? [] : ['plays', 'shares'] };
+      const full = buildPost(
+        w.ctx,
+        p,
+        w.account(p, rec.author.username ?? 'x'),
+        hashStr(rec.id),
+        null,
+        rec.kind ?? 'photo',
+        { nulls: [] },
+        false,
+      );
+      return {
+        value: {
+          id: rec.id,
+          likes: rec.engagement.likes,
+          comments: rec.engagement.comments,
+          plays: video ? rec.engagement.views : null,
+          shares: video ? full.rec.engagement.shares : null,
+        },
+        unavailable: video ? [] : ['plays', 'shares'],
+      };
     }
     case 'engagement': {
       const a = w.accountFromParams(p, params) ?? w.account(p, 'anonymous');
@@ -114,41 +172,107 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       const per = rows.map((row) => {
         const rc = row.item.post as unknown as PostRecord;
         const eng = (rc.engagement.likes ?? 0) + (rc.engagement.comments ?? 0);
-        return { id: rc.id, url: rc.url, kind: rc.kind, published_at: rc.published_at, likes: rc.engagement.likes, comments: rc.engagement.comments, views: rc.engagement.views, engagement_rate: a.followers ? Math.round((eng / a.followers) * 1e5) / 1e5 : null };
+        return {
+          id: rc.id,
+          url: rc.url,
+          kind: rc.kind,
+          published_at: rc.published_at,
+          likes: rc.engagement.likes,
+          comments: rc.engagement.comments,
+          views: rc.engagement.views,
+          engagement_rate: a.followers ? Math.round((eng / a.followers) * 1e5) / 1e5 : null,
+        };
       });
       const avg = per.length ? per.reduce((s, x) => s + (x.engagement_rate ?? 0), 0) / per.length : 0;
-      return { value: { handle: a.handle, followers: a.followers, posts_analysed: per.length, average_engagement_rate: Math.round(avg * 1e5) / 1e5, posts: per }, unavailable: [] };
+      return {
+        value: {
+          handle: a.handle,
+          followers: a.followers,
+          posts_analysed: per.length,
+          average_engagement_rate: Math.round(avg * 1e5) / 1e5,
+          posts: per,
+        },
+        unavailable: [],
+      };
     }
     case 'contact': {
       const a = w.accountFromParams(p, params) ?? w.account(p, 'anonymous');
       const filled = unit(a.h) < 0.35;
-      return { value: { websites: a.externalUrl ? [a.externalUrl] : [], phones: filled ? [`+1 555 01${String(a.h % 100).padStart(2, '0')}`] : [], address: filled ? `${r.range(1, 500)} Market St, ${r.pick(CITIES)}` : null, twitter: null, birthday: null, instant_messengers: [], email: null }, unavailable: ['email'] };
+      return {
+        value: {
+          websites: a.externalUrl ? [a.externalUrl] : [],
+          phones: filled ? [`+1 555 01${String(a.h % 100).padStart(2, '0')}`] : [],
+          address: filled ? `${r.range(1, 500)} Market St, ${r.pick(CITIES)}` : null,
+          twitter: null,
+          birthday: null,
+          instant_messengers: [],
+          email: null,
+        },
+        unavailable: ['email'],
+      };
     }
     case 'embed': {
       const a = w.accountFromParams(p, params) ?? w.account(p, 'anonymous');
-      return { value: { handle: a.handle, html: `<blockquote class="embed" data-user="${a.handle}"><a href="${profileUrl(p, a.handle)}">${a.displayName.replace(/</g, '&lt;')}</a></blockquote><script async src="https://${DOMAIN[p]}/embed.js"></script>` }, unavailable: [] };
+      return {
+        value: {
+          handle: a.handle,
+          html: `<blockquote class="embed" data-user="${a.handle}"><a href="${profileUrl(p, a.handle)}">${a.displayName.replace(/</g, '&lt;')}</a></blockquote><script async src="https://${DOMAIN[p]}/embed.js"></script>`,
+        },
+        unavailable: [],
+      };
     }
     case 'screen_text': {
       const { rec } = w.postByIdent(p, params);
       const slides = Math.min(10, rec.content.media_urls?.length || 1);
       const out = [] as Array<{ index: number; text: string }>;
-      for (let s = 0; s < slides; s++) out.push({ index: s, text: s === 0 ? (rec.content.text ?? '').split(/\r?\n/)[0].slice(0, 80) : r.pick(['SALE 50% OFF', 'Step ' + (s + 1), 'Swipe →', '', 'Link in bio']) });
+      for (let s = 0; s < slides; s++)
+        out.push({
+          index: s,
+          text:
+            s === 0
+              ? (rec.content.text ?? '').split(/\r?\n/)[0].slice(0, 80)
+              : r.pick(['SALE 50% OFF', 'Step ' + (s + 1), 'Swipe →', '', 'Link in bio']),
+        });
       return { value: { id: rec.id, slides: out }, unavailable: [] };
     }
     case 'results': {
       const qtext = params.query ?? '';
       const accounts = [0, 1, 2, 3, 4].map((k) => profileRecord(w.ctx, w.account(p, `${slug(qtext).replace(/_/g, '')}${k ? k : ''}`), now));
-      const hashtags = [0, 1, 2].map((k) => ({ name: `${slug(qtext).replace(/_/g, '')}${['', 'life', 'tips'][k]}`, post_count: r.logInt(2, 7) }));
+      const hashtags = [0, 1, 2].map((k) => ({
+        name: `${slug(qtext).replace(/_/g, '')}${['', 'life', 'tips'][k]}`,
+        post_count: r.logInt(2, 7),
+      }));
       const places = [0, 1].map((k) => ({ id: String(h + k), name: `${qtext} ${r.pick(CITIES)}` }));
       return { value: { accounts, hashtags, places }, unavailable: [] };
     }
     case 'suggestions': {
-      const base = slug(params.query ?? 'user').replace(/_/g, '').slice(0, 20) || 'user';
-      return { value: { query: params.query ?? '', suggestions: [base + '_', base + '.official', base + r.range(10, 99), 'the' + base, base + '_hq'] }, unavailable: [] };
+      const base =
+        slug(params.query ?? 'user')
+          .replace(/_/g, '')
+          .slice(0, 20) || 'user';
+      return {
+        value: {
+          query: params.query ?? '',
+          suggestions: [base + '_', base + '.official', base + r.range(10, 99), 'the' + base, base + '_hq'],
+        },
+        unavailable: [],
+      };
     }
     case 'ad': {
       const a = w.account(p, handleFromHash(h));
-      return { value: { id: params.id ?? params.ad_id ?? String(h), advertiser: { id: a.id, name: a.displayName }, body: `Use code ${a.handle.slice(0, 5).toUpperCase()} for 20% off! #ad`, started_at: iso(w.ctx.epoch - r.range(1, 90) * DAY), is_active: r.chance(0.6), platforms: ['feed'], spend_range: null, impressions_range: null }, unavailable: ['spend_range', 'impressions_range'] };
+      return {
+        value: {
+          id: params.id ?? params.ad_id ?? String(h),
+          advertiser: { id: a.id, name: a.displayName },
+          body: `Use code ${a.handle.slice(0, 5).toUpperCase()} for 20% off! #ad`,
+          started_at: iso(w.ctx.epoch - r.range(1, 90) * DAY),
+          is_active: r.chance(0.6),
+          platforms: ['feed'],
+          spend_range: null,
+          impressions_range: null,
+        },
+        unavailable: ['spend_range', 'impressions_range'],
+      };
     }
     default:
       return { value: { id: String(h), ...identParams(params), generated_at: iso(now), country: r.pick(COUNTRIES) }, unavailable: [] };
@@ -184,7 +308,8 @@ function transcript(w: WorldCore, p: Platform, params: Record<string, string>): 
 
 function identParams(params: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) if (!/^(label|judgments|brand|offer|goal|fit|relevance|exclude|include|trim|since|until)/.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries(params))
+    if (!/^(label|judgments|brand|offer|goal|fit|relevance|exclude|include|trim|since|until)/.test(k)) out[k] = v;
   return out;
 }
 

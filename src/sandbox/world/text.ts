@@ -1,7 +1,21 @@
 /**
  * Text composition: captions, comments, bios, names. Pure functions of an Rng.
  */
-import { BIOS, BRANDS, CAPTIONS, CITIES, COMMENTS, FIRST_NAMES, FORUM_COMMENTS, HANDLE_WORDS, HOSTILE_TEXTS, LAST_NAMES, NICHES, REASONS, type Brand } from './corpus';
+import {
+  BIOS,
+  BRANDS,
+  CAPTIONS,
+  CITIES,
+  COMMENTS,
+  FIRST_NAMES,
+  FORUM_COMMENTS,
+  HANDLE_WORDS,
+  HOSTILE_TEXTS,
+  LAST_NAMES,
+  NICHES,
+  REASONS,
+  type Brand,
+} from './corpus';
 import { Rng } from './rng';
 
 export interface TextCtx {
@@ -112,11 +126,12 @@ export function caption(r: Rng, ctx: TextCtx, accountLang: string, hostileRate =
     const t = fill(r.pick(HOSTILE_TEXTS), r, ctx);
     return { text: t, lang: hostileLang(t) };
   }
-  const pool = accountLang !== 'en' && r.chance(0.6) ? CAPTIONS_BY_LANG.get(accountLang) ?? CAPTIONS : CAPTIONS;
+  const pool = accountLang !== 'en' && r.chance(0.6) ? (CAPTIONS_BY_LANG.get(accountLang) ?? CAPTIONS) : CAPTIONS;
   const c = r.pick(pool);
   let text = fill(c.t, r, ctx);
   // Occasional extras: hashtags, line breaks, mentions.
-  if (r.chance(0.3)) text += (r.chance(0.5) ? '\n\n' : ' ') + '#' + NICHES[ctx.niche].words[0].replace(/\s+/g, '') + ' #' + r.pick(HANDLE_WORDS);
+  if (r.chance(0.3))
+    text += (r.chance(0.5) ? '\n\n' : ' ') + '#' + NICHES[ctx.niche].words[0].replace(/\s+/g, '') + ' #' + r.pick(HANDLE_WORDS);
   if (r.chance(0.05)) text += '\r\n— via @' + r.pick(BRANDS).handle;
   return { text, lang: c.lang };
 }
@@ -159,7 +174,32 @@ export function personName(r: Rng): string {
 
 /** A plausible handle for a generated account (ascii, lowercase). */
 export function handleFor(r: Rng): string {
-  const a = r.pick(['ana', 'ben', 'chloe', 'dmitri', 'emeka', 'fatima', 'gabi', 'hana', 'ivan', 'jia', 'kofi', 'lucia', 'mateo', 'noa', 'priya', 'rafa', 'sofia', 'tomas', 'wei', 'yusuf', 'zoe', 'the', 'real', 'just']);
+  const a = r.pick([
+    'ana',
+    'ben',
+    'chloe',
+    'dmitri',
+    'emeka',
+    'fatima',
+    'gabi',
+    'hana',
+    'ivan',
+    'jia',
+    'kofi',
+    'lucia',
+    'mateo',
+    'noa',
+    'priya',
+    'rafa',
+    'sofia',
+    'tomas',
+    'wei',
+    'yusuf',
+    'zoe',
+    'the',
+    'real',
+    'just',
+  ]);
   const b = r.pick(HANDLE_WORDS);
   const sep = r.pick(['', '_', '.', '']);
   const num = r.chance(0.5) ? String(r.range(1, 9999)) : '';

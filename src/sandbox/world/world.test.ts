@@ -9,9 +9,28 @@ const HOUR = 3_600_000;
 
 function def(platform: Platform, path: string, o: Partial<EndpointDef> = {}): EndpointDef {
   return {
-    platform, path, group: 'test', label: path, description: '', credits: 20, tier: 'standard', cacheTtlSeconds: 3600, order: 0,
-    gettable: true, assumed: false, params: [], shape: 'list', record: 'post', paging: { param: 'cursor', pageSize: 12 },
-    acceptsMaxPages: false, sync: false, dateOrdered: true, feedOptions: false, labels: null, relevance: false, ...o,
+    platform,
+    path,
+    group: 'test',
+    label: path,
+    description: '',
+    credits: 20,
+    tier: 'standard',
+    cacheTtlSeconds: 3600,
+    order: 0,
+    gettable: true,
+    assumed: false,
+    params: [],
+    shape: 'list',
+    record: 'post',
+    paging: { param: 'cursor', pageSize: 12 },
+    acceptsMaxPages: false,
+    sync: false,
+    dateOrdered: true,
+    feedOptions: false,
+    labels: null,
+    relevance: false,
+    ...o,
   };
 }
 const PHOTO_POSTS = def('photo_net', 'profile/posts', { feed: 'user_posts', sync: true, labels: 'post' });
@@ -59,7 +78,9 @@ describe('reserved prefixes', () => {
     expect(w.feed({ def: PHOTO_POSTS, params: { handle: 'private_jane' }, now: EPOCH })).toEqual({ notFound: true });
     expect(w.feed({ def: PHOTO_POSTS, params: { handle: '@missing_bob' }, now: EPOCH })).toEqual({ notFound: true });
     expect(w.single({ def: PHOTO_PROFILE, params: { handle: 'missing_x' }, now: EPOCH })).toEqual({ notFound: true });
-    expect(w.feed({ def: PHOTO_COMMENTS, params: { url: 'https://photo-net.example/p/missing_abc/' }, now: EPOCH })).toEqual({ notFound: true });
+    expect(w.feed({ def: PHOTO_COMMENTS, params: { url: 'https://photo-net.example/p/missing_abc/' }, now: EPOCH })).toEqual({
+      notFound: true,
+    });
     expect(w.feed({ def: FORUM_SC, params: { query: 'private_thing' }, now: EPOCH })).toEqual({ notFound: true });
     const post = def('micro_net', 'tweet', { shape: 'single', singleKey: 'post', paging: null });
     expect(w.single({ def: post, params: { id: 'missing_123' }, now: EPOCH })).toEqual({ notFound: true });
@@ -73,10 +94,19 @@ describe('reserved prefixes', () => {
   });
   it('nospeech_ gives a no_speech not-found; nocaptions_ gives a null transcript', () => {
     const tr = def('photo_net', 'media/transcript', { shape: 'single', singleKey: 'transcript', record: 'transcript', paging: null });
-    expect(w.single({ def: tr, params: { url: 'https://photo-net.example/reel/nospeech_abc/' }, now: EPOCH })).toEqual({ notFound: true, reason: 'no_speech' });
+    expect(w.single({ def: tr, params: { url: 'https://photo-net.example/reel/nospeech_abc/' }, now: EPOCH })).toEqual({
+      notFound: true,
+      reason: 'no_speech',
+    });
     const trb = def('video_net_b', 'video/transcript', { shape: 'single', singleKey: 'transcript', record: 'transcript', paging: null });
-    expect(singleOk(w.single({ def: trb, params: { url: 'https://video-net-b.example/video/nocaptions_x1' }, now: EPOCH })).value).toBeNull();
-    const ok = singleOk(w.single({ def: tr, params: { url: 'https://photo-net.example/reel/abc/' }, now: EPOCH })).value as { language: string; text: string; segments: Array<{ text: string; start_seconds: number; duration_seconds: number }> };
+    expect(
+      singleOk(w.single({ def: trb, params: { url: 'https://video-net-b.example/video/nocaptions_x1' }, now: EPOCH })).value,
+    ).toBeNull();
+    const ok = singleOk(w.single({ def: tr, params: { url: 'https://photo-net.example/reel/abc/' }, now: EPOCH })).value as {
+      language: string;
+      text: string;
+      segments: Array<{ text: string; start_seconds: number; duration_seconds: number }>;
+    };
     expect(typeof ok.text).toBe('string');
     expect(ok.segments.length).toBeGreaterThan(0);
     expect(ok.segments.every((s) => typeof s.start_seconds === 'number' && s.start_seconds + s.duration_seconds <= 130)).toBe(true);
@@ -136,7 +166,13 @@ describe('feeds grow with time', () => {
     }
     const withReplies = recent.find((r) => (post(r).engagement.comments ?? 0) > 0);
     if (withReplies) {
-      const rep = feedOk(w.feed({ def: def('photo_net', 'post/comment/replies', { feed: 'replies' }), params: { url, comment_id: withReplies.id }, now: EPOCH + 1000 * HOUR })).rows;
+      const rep = feedOk(
+        w.feed({
+          def: def('photo_net', 'post/comment/replies', { feed: 'replies' }),
+          params: { url, comment_id: withReplies.id },
+          now: EPOCH + 1000 * HOUR,
+        }),
+      ).rows;
       expect(rep.length).toBe(post(withReplies).engagement.comments);
       expect(rep.every((r) => post(r).parent_id === withReplies.id && post(r).kind === 'reply')).toBe(true);
     }
@@ -145,7 +181,18 @@ describe('feeds grow with time', () => {
 
 describe('records', () => {
   const w = createWorld(21);
-  const platforms: Platform[] = ['photo_net', 'short_video_net', 'social_net', 'work_net', 'micro_net', 'thread_net', 'video_net', 'forum_net', 'open_micro_net', 'short_video_net_b'];
+  const platforms: Platform[] = [
+    'photo_net',
+    'short_video_net',
+    'social_net',
+    'work_net',
+    'micro_net',
+    'thread_net',
+    'video_net',
+    'forum_net',
+    'open_micro_net',
+    'short_video_net_b',
+  ];
 
   it('every unified field is present; unavailable fields are null on every row; dates end in Z', () => {
     for (const p of platforms) {
@@ -153,7 +200,9 @@ describe('records', () => {
       expect(f.rows.length).toBeGreaterThan(0);
       for (const r of f.rows.slice(0, 60)) {
         const rec = post(r);
-        expect(Object.keys(rec).sort()).toEqual(['author', 'content', 'engagement', 'ext', 'flags', 'id', 'kind', 'language', 'parent_id', 'published_at', 'url'].sort());
+        expect(Object.keys(rec).sort()).toEqual(
+          ['author', 'content', 'engagement', 'ext', 'flags', 'id', 'kind', 'language', 'parent_id', 'published_at', 'url'].sort(),
+        );
         expect(Object.keys(rec.content).sort()).toEqual(['duration_seconds', 'media_urls', 'text', 'thumbnail_url']);
         expect(Object.keys(rec.engagement).sort()).toEqual(['comments', 'likes', 'saves', 'shares', 'views']);
         expect(Object.keys(rec.flags).length).toBe(9);
@@ -202,27 +251,48 @@ describe('records', () => {
   });
 
   it('work_net posts publish the activity URN form in url; id is not always the activity id', () => {
-    const f = feedOk(w.feed({ def: def('work_net', 'profile/posts', { feed: 'user_posts' }), params: { url: 'https://work-net.example/in/someone' }, now: EPOCH }));
+    const f = feedOk(
+      w.feed({
+        def: def('work_net', 'profile/posts', { feed: 'user_posts' }),
+        params: { url: 'https://work-net.example/in/someone' },
+        now: EPOCH,
+      }),
+    );
     expect(f.rows.every((r) => /urn:li:activity:\d+/.test(post(r).url!))).toBe(true);
     expect(f.rows.some((r) => !post(r).url!.includes(post(r).id))).toBe(true);
-    const prof = singleOk(w.single({ def: def('work_net', 'profile', { shape: 'single', singleKey: 'profile', record: 'profile', paging: null }), params: { url: 'https://work-net.example/in/someone' }, now: EPOCH }));
-    expect(String(((prof.value as { author: { ext: { urn: string } } }).author.ext.urn))).toMatch(/^urn:li:/);
+    const prof = singleOk(
+      w.single({
+        def: def('work_net', 'profile', { shape: 'single', singleKey: 'profile', record: 'profile', paging: null }),
+        params: { url: 'https://work-net.example/in/someone' },
+        now: EPOCH,
+      }),
+    );
+    expect(String((prof.value as { author: { ext: { urn: string } } }).author.ext.urn)).toMatch(/^urn:li:/);
   });
 
   it('a post fetched by url after a feed is the same record', () => {
     const f = feedOk(w.feed({ def: def('micro_net', 'user/tweets', { feed: 'user_posts' }), params: { handle: 'same' }, now: EPOCH }));
     const r = post(f.rows[5]);
-    const s = singleOk(w.single({ def: def('micro_net', 'tweet', { shape: 'single', singleKey: 'post', paging: null }), params: { url: r.url! }, now: EPOCH }));
+    const s = singleOk(
+      w.single({
+        def: def('micro_net', 'tweet', { shape: 'single', singleKey: 'post', paging: null }),
+        params: { url: r.url! },
+        now: EPOCH,
+      }),
+    );
     expect(s.value).toEqual(r);
   });
 
   it('hostile texts appear in captions and comments', () => {
     const texts: string[] = [];
-    for (let k = 0; k < 6; k++) texts.push(...feedOk(w.feed({ def: PHOTO_POSTS, params: { handle: `hostile${k}` }, now: EPOCH })).rows.map((r) => r.text));
+    for (let k = 0; k < 6; k++)
+      texts.push(...feedOk(w.feed({ def: PHOTO_POSTS, params: { handle: `hostile${k}` }, now: EPOCH })).rows.map((r) => r.text));
     const all = texts.join('\u0000');
     expect(all).toContain('<script>');
     expect(all).toMatch(/=HYPERLINK\(/);
-    expect(texts.some((t) => t.startsWith('=') || t.startsWith('+') || t.startsWith('-') || t.startsWith('@') || t.startsWith('\t'))).toBe(true);
+    expect(texts.some((t) => t.startsWith('=') || t.startsWith('+') || t.startsWith('-') || t.startsWith('@') || t.startsWith('\t'))).toBe(
+      true,
+    );
     expect(all).toMatch(/[\u0600-\u06FF]/);
     expect(all).toMatch(/[\u0590-\u05FF]/);
     expect(all).toContain('\u200D');
@@ -233,11 +303,23 @@ describe('records', () => {
   });
 
   it('non-date-ordered lists are shuffled; cn search has rows without a date', () => {
-    const f = feedOk(w.feed({ def: def('open_micro_net', 'user/posts', { feed: 'user_posts', dateOrdered: false }), params: { handle: 'shuffled' }, now: EPOCH })).rows;
+    const f = feedOk(
+      w.feed({
+        def: def('open_micro_net', 'user/posts', { feed: 'user_posts', dateOrdered: false }),
+        params: { handle: 'shuffled' },
+        now: EPOCH,
+      }),
+    ).rows;
     let inversions = 0;
     for (let i = 1; i < f.length; i++) if (f[i - 1].publishedAt! < f[i].publishedAt!) inversions++;
     expect(inversions).toBeGreaterThan(f.length / 4);
-    const cn = feedOk(w.feed({ def: def('cn_video_net', 'search', { feed: 'search_posts', dateOrdered: false }), params: { query: 'latte art' }, now: EPOCH })).rows;
+    const cn = feedOk(
+      w.feed({
+        def: def('cn_video_net', 'search', { feed: 'search_posts', dateOrdered: false }),
+        params: { query: 'latte art' },
+        now: EPOCH,
+      }),
+    ).rows;
     expect(cn.length).toBeGreaterThanOrEqual(150);
     expect(cn.some((r) => r.publishedAt === null && post(r).published_at === null)).toBe(true);
   });
@@ -279,7 +361,13 @@ describe('records', () => {
     const all = feedOk(w.feed({ def: d, params: { industry: 'all', period: '30' }, now: EPOCH })).rows;
     const boards = new Set(all.map((r) => (r.item.hashtag as unknown as { board: string }).board));
     expect(boards.size).toBe(16);
-    const h = all[0].item.hashtag as unknown as { rank: number; popularity: unknown[]; top_creators: unknown[]; post_count: number; view_count: number };
+    const h = all[0].item.hashtag as unknown as {
+      rank: number;
+      popularity: unknown[];
+      top_creators: unknown[];
+      post_count: number;
+      view_count: number;
+    };
     expect(h.rank).toBe(1);
     expect(h.popularity.length).toBe(30);
     expect(h.top_creators.length).toBeGreaterThan(0);
@@ -290,7 +378,9 @@ describe('records', () => {
   it('social events carry event fields, details only with include=details', () => {
     const d = def('social_net', 'events', { feed: 'events' });
     const plain = feedOk(w.feed({ def: d, params: { url: 'https://social-net.example/events/lisbon' }, now: EPOCH })).rows;
-    const det = feedOk(w.feed({ def: d, params: { url: 'https://social-net.example/events/lisbon', include: 'details' }, now: EPOCH })).rows;
+    const det = feedOk(
+      w.feed({ def: d, params: { url: 'https://social-net.example/events/lisbon', include: 'details' }, now: EPOCH }),
+    ).rows;
     const ev = (r: WorldRow) => (post(r).ext as { event: Record<string, unknown> }).event;
     expect(plain.length).toBeGreaterThan(0);
     expect(ev(plain[0])).toHaveProperty('going_count');
@@ -303,7 +393,13 @@ describe('records', () => {
 
 describe('judgments', () => {
   const w = createWorld(31);
-  const row = (text: string, id = 'r' + text.length + text.charCodeAt(0)): WorldRow => ({ id, publishedAt: EPOCH, pinned: false, item: { post: { id } }, text });
+  const row = (text: string, id = 'r' + text.length + text.charCodeAt(0)): WorldRow => ({
+    id,
+    publishedAt: EPOCH,
+    pinned: false,
+    item: { post: { id } },
+    text,
+  });
   /** First id (of a few) whose labels are not null (a small share is unjudged by design). */
   const judged = (text: string, kind: 'post' | 'comment', families: string[], extra: Record<string, unknown> = {}) => {
     for (let k = 0; k < 50; k++) {
@@ -336,7 +432,15 @@ describe('judgments', () => {
       expect(niches).toContain(L.niche.label);
       expect(typeof L.niche.taxonomy).toBe('string');
       expect([0, 1, 2, 3, 4]).toContain(L.mention.sentiment_level);
-      expect(['taste_or_quality', 'price_or_value', 'availability_or_delivery', 'health_or_safety', 'advertising_or_campaign', 'customer_service', 'none']).toContain(L.mention.aspect);
+      expect([
+        'taste_or_quality',
+        'price_or_value',
+        'availability_or_delivery',
+        'health_or_safety',
+        'advertising_or_campaign',
+        'customer_service',
+        'none',
+      ]).toContain(L.mention.aspect);
       expect([0, 1, 2, 3]).toContain(L.quality.fact_density);
       expect(['inform', 'opinion', 'sell', 'entertain', 'provoke', 'other']).toContain(L.quality.post_aim);
       expect(typeof L.injection.flagged).toBe('boolean');
@@ -388,7 +492,13 @@ describe('judgments', () => {
   });
 
   it('relevance correlates with topic overlap', () => {
-    const rows = feedOk(w.feed({ def: def('micro_net', 'search/tweets', { feed: 'search_posts', relevance: true }), params: { query: 'espresso' }, now: EPOCH })).rows;
+    const rows = feedOk(
+      w.feed({
+        def: def('micro_net', 'search/tweets', { feed: 'search_posts', relevance: true }),
+        params: { query: 'espresso' },
+        now: EPOCH,
+      }),
+    ).rows;
     const on: number[] = [];
     const off: number[] = [];
     for (const r of rows) {

@@ -29,7 +29,12 @@ export class WorldImpl extends WorldCore implements World {
     const rs = reserved(params);
     if (rs === 'notFound') return { notFound: true };
     const feed = def.feed ?? 'generic_posts';
-    if (rs === 'empty') return { rows: [], unavailable: feed === 'comments' || feed === 'replies' ? commentNull(def.platform) : def.record === 'post' ? POST_NULL[def.platform] : [] };
+    if (rs === 'empty')
+      return {
+        rows: [],
+        unavailable:
+          feed === 'comments' || feed === 'replies' ? commentNull(def.platform) : def.record === 'post' ? POST_NULL[def.platform] : [],
+      };
     const gen = traitsOf(def).gen;
     if (gen === 'user_posts') {
       // an account made private (aging.ts) has no feed

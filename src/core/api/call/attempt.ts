@@ -55,7 +55,12 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   const errorType = errEnv ? String(errEnv.error.type) : null;
   const requestId = okEnv?.request_id ?? errEnv?.request_id ?? out.headers['x-request-id'] ?? null;
   const creditsUsed = okEnv && typeof okEnv.credits_used === 'number' && okEnv.credits_used > 0 ? okEnv.credits_used : 0;
-  const creditsRemaining = typeof okEnv?.credits_remaining === 'number' ? okEnv.credits_remaining : typeof errEnv?.credits_remaining === 'number' ? errEnv.credits_remaining : null;
+  const creditsRemaining =
+    typeof okEnv?.credits_remaining === 'number'
+      ? okEnv.credits_remaining
+      : typeof errEnv?.credits_remaining === 'number'
+        ? errEnv.credits_remaining
+        : null;
 
   if (out.failure?.reason === 'timeout') s.timeouts++;
   const retryable = oc.kind === 'lost' || oc.kind === 'unsent' || (oc.kind === 'error' && oc.retryable);
@@ -107,7 +112,25 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
     retryInMs: waitMs,
     walkId: plan.walkId,
   });
-  return { attempt, slot, startedAt, out, oc, okEnv, errEnv, errorType, requestId, creditsUsed, creditsRemaining, retryable, willRetry, retryAfterS, waitMs, entry, freeMayCover };
+  return {
+    attempt,
+    slot,
+    startedAt,
+    out,
+    oc,
+    okEnv,
+    errEnv,
+    errorType,
+    requestId,
+    creditsUsed,
+    creditsRemaining,
+    retryable,
+    willRetry,
+    retryAfterS,
+    waitMs,
+    entry,
+    freeMayCover,
+  };
 }
 
 /**

@@ -1,26 +1,45 @@
 /** The lost-answer rules as pure functions (call/attribution.ts; docs/request-core.md), generated. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { attribute, attributeLate, insideWindow, keyAfterLoss, legalCharge, MAX_SPAN_MS, QUIET_MS, SHARED_READ, type Attribution } from './attribution';
+import {
+  attribute,
+  attributeLate,
+  insideWindow,
+  keyAfterLoss,
+  legalCharge,
+  MAX_SPAN_MS,
+  QUIET_MS,
+  SHARED_READ,
+  type Attribution,
+} from './attribution';
 
 const price = fc.oneof(
   fc.integer({ min: 1, max: 200 }).map((p) => ({ min: p, max: p })),
   fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 2000 })).map(([a, b]) => ({ min: a, max: a + b })),
 );
-const call = fc.record({ price, pages: fc.integer({ min: 1, max: 5 }), noCache: fc.boolean() }).map((c) => ({ ...c, ceiling: c.price.max * c.pages }));
+const call = fc
+  .record({ price, pages: fc.integer({ min: 1, max: 5 }), noCache: fc.boolean() })
+  .map((c) => ({ ...c, ceiling: c.price.max * c.pages }));
 
 describe('attribute', () => {
   it('a drop is this call’s charge only when it is legal and nothing else can have moved the balance', () => {
     fc.assert(
-      fc.property(call, fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: -50, max: 3000 }), fc.integer({ min: 0, max: 500 }), fc.boolean(), (c, at, drop, explained, others) => {
-        const before = { value: 100_000, at };
-        const after = { value: 100_000 - drop - explained, at: at + 1000 };
-        const a = attribute({ ...c, before, after, explained, othersActive: others, outsideActivityAt: null });
-        if (others) expect(a.kind).toBe('unknown');
-        else if (drop === 0) expect(a).toEqual({ kind: 'not-charged' });
-        else if (legalCharge(drop, c.price, c.pages, c.ceiling, c.noCache)) expect(a).toEqual({ kind: 'charged', credits: drop });
-        else expect(a).toMatchObject({ kind: 'unknown', outside: true });
-      }),
+      fc.property(
+        call,
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: -50, max: 3000 }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.boolean(),
+        (c, at, drop, explained, others) => {
+          const before = { value: 100_000, at };
+          const after = { value: 100_000 - drop - explained, at: at + 1000 };
+          const a = attribute({ ...c, before, after, explained, othersActive: others, outsideActivityAt: null });
+          if (others) expect(a.kind).toBe('unknown');
+          else if (drop === 0) expect(a).toEqual({ kind: 'not-charged' });
+          else if (legalCharge(drop, c.price, c.pages, c.ceiling, c.noCache)) expect(a).toEqual({ kind: 'charged', credits: drop });
+          else expect(a).toMatchObject({ kind: 'unknown', outside: true });
+        },
+      ),
     );
   });
 
@@ -31,7 +50,9 @@ describe('attribute', () => {
         expect(attribute({ ...base, before: null, after: { value: 0, at: 1 } }).kind).toBe('unknown');
         expect(attribute({ ...base, before: { value: drop, at: 0 }, after: null }).kind).toBe('unknown');
         expect(attribute({ ...base, before: { value: drop, at: 0 }, after: { value: 0, at: MAX_SPAN_MS + 1 } }).kind).toBe('unknown');
-        expect(attribute({ ...base, before: { value: drop, at: 0 }, after: { value: 0, at: 10 }, outsideActivityAt: 10 - QUIET_MS + 1 }).kind).toBe('unknown');
+        expect(
+          attribute({ ...base, before: { value: drop, at: 0 }, after: { value: 0, at: 10 }, outsideActivityAt: 10 - QUIET_MS + 1 }).kind,
+        ).toBe('unknown');
       }),
     );
   });
@@ -63,7 +84,13 @@ describe('attributeLate', () => {
         fc.integer({ min: 0, max: 500 }),
         fc.integer({ min: 0, max: 6 }),
         fc.integer({ min: 0, max: 6 }),
-        fc.option(fc.tuple(fc.nat({ max: 5 }), fc.integer({ min: -300, max: 300 }).filter((x) => x !== 0)), { nil: null }),
+        fc.option(
+          fc.tuple(
+            fc.nat({ max: 5 }),
+            fc.integer({ min: -300, max: 300 }).filter((x) => x !== 0),
+          ),
+          { nil: null },
+        ),
         fc.integer({ min: 1, max: 10 * MAX_SPAN_MS }),
         (c, drop, explained, before, after, outside, span) => {
           // readings in between: `before` of them before the lost charge, `after` of them after it; an
@@ -71,19 +98,41 @@ describe('attributeLate', () => {
           const n = before + after;
           const between = Array.from({ length: n }, (_, i) => ({ value: 0, explained: Math.round((explained * (i + 1)) / (n + 1)) }));
           const at = outside && n > 0 ? Math.min(outside[0], n - 1) : -1;
-          between.forEach((r, i) => (r.value = 100_000 - r.explained - (i >= before ? drop : 0) - (at >= 0 && i >= at ? (outside as [number, number])[1] : 0)));
+          between.forEach(
+            (r, i) =>
+              (r.value = 100_000 - r.explained - (i >= before ? drop : 0) - (at >= 0 && i >= at ? (outside as [number, number])[1] : 0)),
+          );
           const end = 100_000 - explained - drop - (at >= 0 ? (outside as [number, number])[1] : 0);
-          const a = attributeLate({ ...c, before: { value: 100_000, at: 0 }, after: { value: end, at: span }, explained, between, othersActive: false, outsideActivityAt: null });
-          if (at >= 0) expect(a.kind === 'charged' && a.credits === drop).toBe(false); // another cause moved it: never this call's charge
+          const a = attributeLate({
+            ...c,
+            before: { value: 100_000, at: 0 },
+            after: { value: end, at: span },
+            explained,
+            between,
+            othersActive: false,
+            outsideActivityAt: null,
+          });
+          if (at >= 0)
+            expect(a.kind === 'charged' && a.credits === drop).toBe(false); // another cause moved it: never this call's charge
           else if (drop === 0) expect(a).toEqual({ kind: 'not-charged' });
-          else if (legalCharge(drop, c.price, c.pages, c.ceiling, c.noCache)) expect(a).toEqual({ kind: 'charged', credits: drop, ...(span > MAX_SPAN_MS ? { late: true } : {}) });
+          else if (legalCharge(drop, c.price, c.pages, c.ceiling, c.noCache))
+            expect(a).toEqual({ kind: 'charged', credits: drop, ...(span > MAX_SPAN_MS ? { late: true } : {}) });
           else expect(a.kind).toBe('unknown');
         },
       ),
     );
   });
   it('other Loupe calls in between, or an outside spender this process saw since the first reading: unknown', () => {
-    const base = { price: { min: 20, max: 340 }, pages: 1, ceiling: 340, noCache: false, before: { value: 100, at: 1000 }, after: { value: 80, at: 1000 + 10 * MAX_SPAN_MS }, explained: 0, between: [] };
+    const base = {
+      price: { min: 20, max: 340 },
+      pages: 1,
+      ceiling: 340,
+      noCache: false,
+      before: { value: 100, at: 1000 },
+      after: { value: 80, at: 1000 + 10 * MAX_SPAN_MS },
+      explained: 0,
+      between: [],
+    };
     expect(attributeLate({ ...base, othersActive: false, outsideActivityAt: null })).toEqual({ kind: 'charged', credits: 20, late: true });
     expect(attributeLate({ ...base, othersActive: true, outsideActivityAt: null }).kind).toBe('unknown');
     expect(attributeLate({ ...base, othersActive: false, outsideActivityAt: 1000 }).kind).toBe('unknown');
@@ -114,7 +163,8 @@ describe('keyAfterLoss', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 0, max: 5000 }), attribution, (floor, extra, a) => {
         const key = keyAfterLoss({ insideWindow: false, floor, ceiling: floor + extra, attribution: a });
-        if (extra === 0) expect(key).toBe('same'); // a fixed-price single page: A → the price, B → free
+        if (extra === 0)
+          expect(key).toBe('same'); // a fixed-price single page: A → the price, B → free
         // unknown, not charged, or charged as measured across readings far apart (a dead process's): worst case the price
         else expect(key).toBe(a.kind === 'charged' && !a.late ? 'same' : 'fresh');
       }),

@@ -79,11 +79,13 @@ export function attribute(i: AttributionInput): Attribution {
   if (!b) return { kind: 'unknown', why: 'no clean balance reading from just before the attempt' };
   if (!a) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
   if (a.at - b.at > MAX_SPAN_MS) return { kind: 'unknown', why: 'the readings are too far apart' };
-  if (i.outsideActivityAt !== null && a.at - i.outsideActivityAt < QUIET_MS) return { kind: 'unknown', why: 'the balance moved without a recorded cause recently' };
+  if (i.outsideActivityAt !== null && a.at - i.outsideActivityAt < QUIET_MS)
+    return { kind: 'unknown', why: 'the balance moved without a recorded cause recently' };
   if (i.othersActive) return { kind: 'unknown', why: 'other Loupe calls were running' };
   const drop = b.value - a.value - i.explained;
   if (drop === 0) return { kind: 'not-charged' };
-  if (!legalCharge(drop, i.price, i.pages, i.ceiling, i.noCache)) return { kind: 'unknown', why: `the balance moved by ${drop}, not a charge this call can make`, outside: true };
+  if (!legalCharge(drop, i.price, i.pages, i.ceiling, i.noCache))
+    return { kind: 'unknown', why: `the balance moved by ${drop}, not a charge this call can make`, outside: true };
   return { kind: 'charged', credits: drop };
 }
 
@@ -111,7 +113,8 @@ export function attributeLate(i: AttributionInput & { between: LedgerReading[] }
   const a = i.after;
   if (!b) return { kind: 'unknown', why: 'no clean balance reading from just before the attempt' };
   if (!a) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
-  if (i.outsideActivityAt !== null && i.outsideActivityAt >= b.at) return { kind: 'unknown', why: 'the balance moved without a recorded cause since' };
+  if (i.outsideActivityAt !== null && i.outsideActivityAt >= b.at)
+    return { kind: 'unknown', why: 'the balance moved without a recorded cause since' };
   if (i.othersActive) return { kind: 'unknown', why: 'other Loupe calls were running' };
   const drop = b.value - a.value - i.explained;
   let seen = 0;
@@ -122,7 +125,8 @@ export function attributeLate(i: AttributionInput & { between: LedgerReading[] }
     seen = unexplained;
   }
   if (drop === 0) return { kind: 'not-charged' };
-  if (!legalCharge(drop, i.price, i.pages, i.ceiling, i.noCache)) return { kind: 'unknown', why: `the balance moved by ${drop}, not a charge this call can make`, outside: true };
+  if (!legalCharge(drop, i.price, i.pages, i.ceiling, i.noCache))
+    return { kind: 'unknown', why: `the balance moved by ${drop}, not a charge this call can make`, outside: true };
   return a.at - b.at > MAX_SPAN_MS ? { kind: 'charged', credits: drop, late: true } : { kind: 'charged', credits: drop };
 }
 

@@ -64,7 +64,8 @@ export function callerOf(d: CallerDeps, book: BalanceBook): Caller {
     try {
       return f();
     } catch (e) {
-      if (isStorageError(e)) throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
+      if (isStorageError(e))
+        throw new ApiError({ kind: 'storage', message: e.message, ...(charged > 0 ? { creditsCharged: charged } : {}) });
       throw e;
     }
   };
@@ -73,7 +74,8 @@ export function callerOf(d: CallerDeps, book: BalanceBook): Caller {
     book,
     held: { credits: 0 },
     write,
-    recordInferred: (lost, entry, credits, how, charged) => recordInferredCharge({ store: d.store, log: d.log, write }, book, lost, entry, credits, how, charged),
+    recordInferred: (lost, entry, credits, how, charged) =>
+      recordInferredCharge({ store: d.store, log: d.log, write }, book, lost, entry, credits, how, charged),
   };
 }
 
@@ -125,7 +127,14 @@ export interface CallState {
 /** What the lost-answer rules need to know about this call. */
 export function lossCallOf(s: { plan: CallPlan; hold: number }, callId: string): LossCall {
   const { plan } = s;
-  return { callId, ttlSeconds: plan.ep.cache_ttl_seconds, noCache: !!plan.opts.fresh, price: plan.price, pages: plan.pages, ceiling: Math.max(s.hold, plan.price.max * plan.pages) };
+  return {
+    callId,
+    ttlSeconds: plan.ep.cache_ttl_seconds,
+    noCache: !!plan.opts.fresh,
+    price: plan.price,
+    pages: plan.pages,
+    ceiling: Math.max(s.hold, plan.price.max * plan.pages),
+  };
 }
 
 /** The next attempt sends a fresh Idempotency-Key (read again before it is first sent). */

@@ -18,11 +18,19 @@ const base: Facts = {
 };
 
 describe('which Idempotency-Key a retry uses (the table)', () => {
-  it.each(['RATE_LIMITED', 'CONCURRENCY_LIMIT', 'SERVICE_UNAVAILABLE', 'UPSTREAM_ERROR', 'INTERNAL_ERROR'])('an error envelope (%s): not charged, a fresh key', (type) => {
-    expect(decideRetry({ ...base, errorType: type })).toMatchObject({ freshKey: true });
-  });
+  it.each(['RATE_LIMITED', 'CONCURRENCY_LIMIT', 'SERVICE_UNAVAILABLE', 'UPSTREAM_ERROR', 'INTERNAL_ERROR'])(
+    'an error envelope (%s): not charged, a fresh key',
+    (type) => {
+      expect(decideRetry({ ...base, errorType: type })).toMatchObject({ freshKey: true });
+    },
+  );
   it('409 IDEMPOTENCY_IN_PROGRESS: the original still runs, the same key after Retry-After', () => {
-    expect(decideRetry({ ...base, errorType: 'IDEMPOTENCY_IN_PROGRESS' })).toEqual({ next: 'wait', freshKey: false, waitMs: 1000, pauseKey: false });
+    expect(decideRetry({ ...base, errorType: 'IDEMPOTENCY_IN_PROGRESS' })).toEqual({
+      next: 'wait',
+      freshKey: false,
+      waitMs: 1000,
+      pauseKey: false,
+    });
   });
   it('never sent (connection refused): retried as is', () => {
     expect(decideRetry({ ...base, outcome: 'unsent', errorType: null })).toMatchObject({ next: 'wait', freshKey: false });
@@ -38,15 +46,25 @@ describe('which Idempotency-Key a retry uses (the table)', () => {
 
 describe('what happens next', () => {
   it('a rate limit with another key usable before the wait ends: this key rests, the next attempt goes at once', () => {
-    expect(decideRetry({ ...base, errorType: 'RATE_LIMITED', othersUsableBefore: true })).toEqual({ next: 'rest-key', freshKey: true, waitMs: 1000 });
+    expect(decideRetry({ ...base, errorType: 'RATE_LIMITED', othersUsableBefore: true })).toEqual({
+      next: 'rest-key',
+      freshKey: true,
+      waitMs: 1000,
+    });
   });
   it('RATE_LIMITED pauses the key while it waits; a wait beyond the cap stops, unsent', () => {
     expect(decideRetry({ ...base, errorType: 'RATE_LIMITED' })).toMatchObject({ next: 'wait', pauseKey: true });
-    expect(decideRetry({ ...base, errorType: 'RATE_LIMITED', waitMs: 86_400_000 })).toEqual({ next: 'stop', waitMs: 86_400_000, pauseKey: true });
+    expect(decideRetry({ ...base, errorType: 'RATE_LIMITED', waitMs: 86_400_000 })).toEqual({
+      next: 'stop',
+      waitMs: 86_400_000,
+      pauseKey: true,
+    });
   });
   it('retries exhausted: give up; not retried: fail', () => {
     expect(decideRetry({ ...base, willRetry: false, waitMs: null })).toEqual({ next: 'give-up' });
-    expect(decideRetry({ ...base, errorType: 'RESOURCE_NOT_FOUND', retryable: false, willRetry: false, waitMs: null })).toEqual({ next: 'fail' });
+    expect(decideRetry({ ...base, errorType: 'RESOURCE_NOT_FOUND', retryable: false, willRetry: false, waitMs: null })).toEqual({
+      next: 'fail',
+    });
   });
   it('a refused API key moves the call to another key with a fresh Idempotency-Key — while others remain, at most 25 times', () => {
     const refused = { ...base, errorType: 'API_KEY_REVOKED', retryable: false, willRetry: false, waitMs: null };
@@ -58,7 +76,15 @@ describe('what happens next', () => {
   it('generated: a wait only when one was planned; a fresh key never for a 409, an unsent attempt or a refused answer', () => {
     const facts = fc.record<Facts>({
       outcome: fc.constantFrom('lost', 'unsent', 'error', 'refused'),
-      errorType: fc.constantFrom(null, 'RATE_LIMITED', 'CONCURRENCY_LIMIT', 'IDEMPOTENCY_IN_PROGRESS', 'INTERNAL_ERROR', 'RESOURCE_NOT_FOUND', 'API_KEY_REVOKED'),
+      errorType: fc.constantFrom(
+        null,
+        'RATE_LIMITED',
+        'CONCURRENCY_LIMIT',
+        'IDEMPOTENCY_IN_PROGRESS',
+        'INTERNAL_ERROR',
+        'RESOURCE_NOT_FOUND',
+        'API_KEY_REVOKED',
+      ),
       retryable: fc.boolean(),
       willRetry: fc.boolean(),
       waitMs: fc.option(fc.integer({ min: 0, max: 90_000_000 }), { nil: null }),
@@ -77,7 +103,8 @@ describe('what happens next', () => {
         else expect(['wait', 'rest-key', 'stop']).toContain(step.next);
         if (step.next === 'stop') expect(f.waitMs).toBeGreaterThan(f.maxWaitMs);
         if (step.next === 'wait') expect(f.waitMs).toBeLessThanOrEqual(f.maxWaitMs);
-        if ((f.outcome === 'error' && f.errorType === 'IDEMPOTENCY_IN_PROGRESS') || f.outcome === 'unsent' || f.outcome === 'refused') expect(freshKeyAfter(f)).toBe(false);
+        if ((f.outcome === 'error' && f.errorType === 'IDEMPOTENCY_IN_PROGRESS') || f.outcome === 'unsent' || f.outcome === 'refused')
+          expect(freshKeyAfter(f)).toBe(false);
       }),
     );
   });

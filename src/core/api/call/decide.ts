@@ -56,7 +56,8 @@ export function decideRetry(f: Facts): Step {
   if (f.keyRefusedOthers === true && f.keyMoves < MAX_KEY_MOVES) return { next: 'move-key' };
   const freshKey = freshKeyAfter(f);
   if (f.waitMs !== null) {
-    if ((f.errorType === 'RATE_LIMITED' || f.errorType === 'CONCURRENCY_LIMIT') && f.othersUsableBefore) return { next: 'rest-key', freshKey, waitMs: f.waitMs };
+    if ((f.errorType === 'RATE_LIMITED' || f.errorType === 'CONCURRENCY_LIMIT') && f.othersUsableBefore)
+      return { next: 'rest-key', freshKey, waitMs: f.waitMs };
     const pauseKey = f.errorType === 'RATE_LIMITED';
     if (f.waitMs > f.maxWaitMs) return { next: 'stop', waitMs: f.waitMs, pauseKey };
     return { next: 'wait', freshKey, waitMs: f.waitMs, pauseKey };

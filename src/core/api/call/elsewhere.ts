@@ -19,7 +19,13 @@ export const ELSEWHERE_POLL_MS = 50;
  * another live process (sent within the attempt's lease: an entry that stays pending after its call
  * gave up is not waited on past it), or in another core of this one. Never one of an unknown owner.
  */
-export function inFlightElsewhere(entries: JournalEntry[], plan: Pick<CallPlan, 'platform' | 'endpoint' | 'hash'>, now: number, leaseMs: number, here: (callId: string) => boolean): JournalEntry | undefined {
+export function inFlightElsewhere(
+  entries: JournalEntry[],
+  plan: Pick<CallPlan, 'platform' | 'endpoint' | 'hash'>,
+  now: number,
+  leaseMs: number,
+  here: (callId: string) => boolean,
+): JournalEntry | undefined {
   return entries.find(
     (e) =>
       e.state === 'pending' &&
@@ -34,7 +40,15 @@ export function inFlightElsewhere(entries: JournalEntry[], plan: Pick<CallPlan, 
 export async function awaitElsewhere(c: Caller, plan: CallPlan, leaseMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   const { d, write } = c;
   let waited = false;
-  while (inFlightElsewhere(write(() => d.store.pendingJournal()), plan, d.clock.now(), leaseMs, activeHere)) {
+  while (
+    inFlightElsewhere(
+      write(() => d.store.pendingJournal()),
+      plan,
+      d.clock.now(),
+      leaseMs,
+      activeHere,
+    )
+  ) {
     if (signal?.aborted) throw cancelled(abortError());
     waited = true;
     await new Promise<void>((resolve) => {

@@ -20,11 +20,19 @@ export async function afterFailure(c: Caller, s: CallState, a: Attempt): Promise
   if (a.oc.kind === 'lost') {
     book.losses++;
     // whether a free call may have covered it is judged as things stood when it was sent (it may have used the last one)
-    const lost = { attempt: a.attempt, startedAt: a.startedAt, idempotencyKey: j.idempotencyKey, before: j.before ?? null, settled: false, freeMayCover: a.freeMayCover };
+    const lost = {
+      attempt: a.attempt,
+      startedAt: a.startedAt,
+      idempotencyKey: j.idempotencyKey,
+      before: j.before ?? null,
+      settled: false,
+      freeMayCover: a.freeMayCover,
+    };
     const r = a.willRetry ? await afterLoss(book, d.readBalance, lossCallOf(s, j.callId), lost, () => d.clock.now()) : null;
     // keep the earliest unresolved loss (the one the service may have billed), unless this one's
     // key is kept on the balance's word (its replay will settle it)
-    if (s.loss === null || s.loss.lost.settled || r?.keptOnBalance) s.loss = r ?? { lost, attribution: { kind: 'unknown', why: 'not retried' }, keptOnBalance: false };
+    if (s.loss === null || s.loss.lost.settled || r?.keptOnBalance)
+      s.loss = r ?? { lost, attribution: { kind: 'unknown', why: 'not retried' }, keptOnBalance: false };
     lossKey = r?.key ?? null;
   }
   const rateLimit = a.errorType === 'RATE_LIMITED' || a.errorType === 'CONCURRENCY_LIMIT';
@@ -42,7 +50,14 @@ export async function afterFailure(c: Caller, s: CallState, a: Attempt): Promise
     othersUsableBefore: a.waitMs !== null && rateLimit && d.pool.othersUsableBefore(a.slot.key, d.clock.now() + a.waitMs),
   });
   const until = () => d.clock.now() + (a.waitMs ?? 0);
-  const rateLimited = (type: string | null, waitMs: number) => d.events.emit('rate-limited', { type: type ?? 'RATE_LIMITED', retryAfterMs: waitMs, until: until(), platform: plan.platform, endpoint: plan.endpoint });
+  const rateLimited = (type: string | null, waitMs: number) =>
+    d.events.emit('rate-limited', {
+      type: type ?? 'RATE_LIMITED',
+      retryAfterMs: waitMs,
+      until: until(),
+      platform: plan.platform,
+      endpoint: plan.endpoint,
+    });
   switch (step.next) {
     case 'move-key':
       s.keyMoves++;
@@ -53,19 +68,28 @@ export async function afterFailure(c: Caller, s: CallState, a: Attempt): Promise
       // limits count per key: this key rests until Retry-After, the next attempt goes to another
       a.slot.pacer.pause(until());
       rateLimited(a.errorType, step.waitMs);
-      d.log(`${plan.where}: ${a.errorType} on ${a.slot.name ? `key "${a.slot.name}"` : 'a key'}${a.requestId ? ` [${a.requestId}]` : ''}; it rests ${Math.round(step.waitMs)} ms, the next attempt goes to another key`);
+      d.log(
+        `${plan.where}: ${a.errorType} on ${a.slot.name ? `key "${a.slot.name}"` : 'a key'}${a.requestId ? ` [${a.requestId}]` : ''}; it rests ${Math.round(step.waitMs)} ms, the next attempt goes to another key`,
+      );
       return;
     case 'stop': {
       if (step.pauseKey) a.slot.pacer.pause(until());
       failJournal(c, s);
       rateLimited(a.errorType, step.waitMs);
-      const e = rateWait({ where: plan.where, until: until(), now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, a.errorType, a.requestId, a.retryAfterS);
+      const e = rateWait(
+        { where: plan.where, until: until(), now: d.clock.now(), maxWaitMs: d.maxWaitMs() },
+        a.errorType,
+        a.requestId,
+        a.retryAfterS,
+      );
       throw s.inferredSoFar > 0 ? new ApiError({ ...e.toJSON(), kind: 'rate_wait', creditsCharged: s.inferredSoFar }) : e;
     }
     case 'wait': {
       if (step.freshKey) newKey(c, s);
       const label = a.errorType ?? `network (${a.out.failure?.reason ?? `HTTP ${a.out.status}`})`;
-      d.log(`${plan.where}: attempt ${a.attempt} failed with ${label}${a.requestId ? ` [${a.requestId}]` : ''}; retrying in ${Math.round(step.waitMs)} ms`);
+      d.log(
+        `${plan.where}: attempt ${a.attempt} failed with ${label}${a.requestId ? ` [${a.requestId}]` : ''}; retrying in ${Math.round(step.waitMs)} ms`,
+      );
       if (step.pauseKey) a.slot.pacer.pause(until());
       if (rateLimit) rateLimited(a.errorType, step.waitMs);
       try {
@@ -103,7 +127,12 @@ function refuseKey(c: Caller, a: Attempt): boolean {
 function gaveUp(s: CallState, a: Attempt): ApiError {
   const { errEnv, requestId, out } = a;
   const what = errEnv
-    ? describeApiError(String(errEnv.error.type), redact(errEnv.error.message ?? '', s.key), requestId ?? undefined, out.status ?? undefined)
+    ? describeApiError(
+        String(errEnv.error.type),
+        redact(errEnv.error.message ?? '', s.key),
+        requestId ?? undefined,
+        out.status ?? undefined,
+      )
     : `No usable answer from the service (${out.failure?.message ?? `HTTP ${out.status}`})${errorSuffix(undefined, requestId ?? undefined)}`;
   return new ApiError({
     kind: 'gave_up',

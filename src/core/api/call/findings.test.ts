@@ -130,14 +130,68 @@ describe('finding 7: identical requests in flight at once', () => {
 });
 
 describe('finding 6: taking over a killed process’s call', () => {
-  const call = { opKey: 'walk:w2:page:1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"a"}', paramsHash: 'h', ttlSeconds: 21600, noCache: false, price: { min: 20, max: 340 }, pages: 1, ceiling: 340 };
+  const call = {
+    opKey: 'walk:w2:page:1',
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"a"}',
+    paramsHash: 'h',
+    ttlSeconds: 21600,
+    noCache: false,
+    price: { min: 20, max: 340 },
+    pages: 1,
+    ceiling: 340,
+  };
   // the dead process: attempt 1 (key k1) broke on the way, charged; it moved on to a fresh key k2 and died sending it
   const dead = (k: ReturnType<typeof kit>) => {
-    k.store.beginJournal({ callId: 'dead', opKey: 'walk:w1:page:1', idempotencyKey: 'k2', platform: 'photo_net', endpoint: 'profile/posts', params: call.params, paramsHash: 'h', state: 'pending', createdAt: k.clock.now() - 1000, finishedAt: null, keyName: 'main', before: { balance: 99_980, at: k.clock.now() - 1000, ledgerId: 1 } });
-    k.store.recordAttempt({ callId: 'dead', attempt: 1, startedAt: k.clock.now() - 2000, durationMs: 5, platform: 'photo_net', endpoint: 'profile/posts', params: call.params, paramsHash: 'h', idempotencyKey: 'k1', requestId: 'req_lost', status: 200, errorType: 'NETWORK_BAD_JSON', creditsUsed: 0, creditsRemaining: null, chargeReason: null, cached: false, freeCall: false, idempotentReplay: false, source: 'cli', walkId: 'w1', dryRun: false, keyName: 'second' });
+    k.store.beginJournal({
+      callId: 'dead',
+      opKey: 'walk:w1:page:1',
+      idempotencyKey: 'k2',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: call.params,
+      paramsHash: 'h',
+      state: 'pending',
+      createdAt: k.clock.now() - 1000,
+      finishedAt: null,
+      keyName: 'main',
+      before: { balance: 99_980, at: k.clock.now() - 1000, ledgerId: 1 },
+    });
+    k.store.recordAttempt({
+      callId: 'dead',
+      attempt: 1,
+      startedAt: k.clock.now() - 2000,
+      durationMs: 5,
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: call.params,
+      paramsHash: 'h',
+      idempotencyKey: 'k1',
+      requestId: 'req_lost',
+      status: 200,
+      errorType: 'NETWORK_BAD_JSON',
+      creditsUsed: 0,
+      creditsRemaining: null,
+      chargeReason: null,
+      cached: false,
+      freeCall: false,
+      idempotentReplay: false,
+      source: 'cli',
+      walkId: 'w1',
+      dryRun: false,
+      keyName: 'second',
+    });
     return k.store.pendingJournal().map((e) => ({ ...e, owner: 'gone' as const }));
   };
-  const deps = (k: ReturnType<typeof kit>, entries: ReturnType<typeof dead>) => ({ book: k.c.book, read: k.d.readBalance, now: () => k.clock.now(), find: (op: string) => k.store.findJournal(op), pending: () => entries, ledgerOf: (id: string) => k.store.ledgerOfCall(id) });
+  const deps = (k: ReturnType<typeof kit>, entries: ReturnType<typeof dead>) => ({
+    book: k.c.book,
+    read: k.d.readBalance,
+    now: () => k.clock.now(),
+    find: (op: string) => k.store.findJournal(op),
+    pending: () => entries,
+    ledgerOf: (id: string) => k.store.ledgerOfCall(id),
+  });
 
   it('the lost attempt judged is the broken one the ledger shows (its key), not the journal’s later, never-answered key', async () => {
     const k = kit();
@@ -158,7 +212,11 @@ describe('finding 6: taking over a killed process’s call', () => {
 });
 
 describe('finding 1: a lost answer a free call may have covered', () => {
-  const lossOf = (attribution: LossState['attribution']): LossState => ({ lost: { attempt: 1, startedAt: 0, idempotencyKey: 'idem-1', before: null, settled: false }, attribution, keptOnBalance: false });
+  const lossOf = (attribution: LossState['attribution']): LossState => ({
+    lost: { attempt: 1, startedAt: 0, idempotencyKey: 'idem-1', before: null, settled: false },
+    attribution,
+    keptOnBalance: false,
+  });
   const call = { callId: 'c', ttlSeconds: 21600, noCache: false, price: { min: 20, max: 340 }, pages: 1, ceiling: 340 };
   const proof = { replay: true, ownerRead: false, ownedNot: false, creditsRemaining: null };
   const read = async () => null;
@@ -170,9 +228,14 @@ describe('finding 1: a lost answer a free call may have covered', () => {
     expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'not-charged' }), proof)).toBeNull();
     expect(k.c.book.outsideActivityAt).toBeNull();
     // the balance's amount stands
-    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'charged', credits: 40 }), proof)).toEqual({ credits: 40, how: 'balance' });
+    expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'charged', credits: 40 }), proof)).toEqual({
+      credits: 40,
+      how: 'balance',
+    });
     // a call no free call can cover (priced above 100): the floor
-    expect(await chargeOfLoss(k.c.book, read, { ...call, price: { min: 120, max: 300 } }, lossOf({ kind: 'unknown', why: 'x' }), proof)).toEqual({ credits: 120, how: 'price' });
+    expect(
+      await chargeOfLoss(k.c.book, read, { ...call, price: { min: 120, max: 300 } }, lossOf({ kind: 'unknown', why: 'x' }), proof),
+    ).toEqual({ credits: 120, how: 'price' });
   });
   it('once a call priced at 100 or less under every reading was charged, none is left: the floor', async () => {
     const k = kit();
@@ -180,7 +243,9 @@ describe('finding 1: a lost answer a free call may have covered', () => {
     k.script.push(answer.ok({ credits_used: 20 }));
     await sendAttempt(k.c, s, await chooseKey(k.c, s));
     expect(k.c.book.freeCallsGone).toBe(false); // its ceiling is 340: a free call need not have applied
-    const cheap = stateOf(planOf(METERED, { handle: 'b' }), 100, { j: { ...s.j, callId: 'call-2', opKey: 'op-2', idempotencyKey: 'idem-2' } });
+    const cheap = stateOf(planOf(METERED, { handle: 'b' }), 100, {
+      j: { ...s.j, callId: 'call-2', opKey: 'op-2', idempotencyKey: 'idem-2' },
+    });
     await sendAttempt(k.c, cheap, await chooseKey(k.c, cheap));
     expect(k.c.book.freeCallsGone).toBe(true);
     expect(await chargeOfLoss(k.c.book, read, call, lossOf({ kind: 'unknown', why: 'x' }), proof)).toEqual({ credits: 20, how: 'price' });
@@ -198,7 +263,13 @@ describe('finding 4: an owner read whose envelope leaves `cached` out (lean-enve
   const settleLean = async (freeCallsGone: boolean) => {
     const k = kit();
     k.c.book.freeCallsGone = freeCallsGone;
-    const s = stateOf(planOf(METERED, { handle: 'a' }), 340, { loss: { lost: { attempt: 1, startedAt: k.clock.now() - 1000, idempotencyKey: 'idem-1', before: null, settled: false }, attribution: { kind: 'unknown', why: 'x' }, keptOnBalance: false } });
+    const s = stateOf(planOf(METERED, { handle: 'a' }), 340, {
+      loss: {
+        lost: { attempt: 1, startedAt: k.clock.now() - 1000, idempotencyKey: 'idem-1', before: null, settled: false },
+        attribution: { kind: 'unknown', why: 'x' },
+        keptOnBalance: false,
+      },
+    });
     s.j.idempotencyKey = 'idem-2'; // the fresh key inside the window
     k.script.push(lean());
     const a = await sendAttempt(k.c, s, await chooseKey(k.c, s));
@@ -206,7 +277,9 @@ describe('finding 4: an owner read whose envelope leaves `cached` out (lean-enve
     return k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'));
   };
   it('a fresh key inside the window answered free with rows reveals the lost original’s charge, under its key', async () => {
-    expect(await settleLean(true)).toEqual([expect.objectContaining({ idempotencyKey: 'idem-1', creditsUsed: 20, chargeReason: 'inferred:price' })]);
+    expect(await settleLean(true)).toEqual([
+      expect.objectContaining({ idempotencyKey: 'idem-1', creditsUsed: 20, chargeReason: 'inferred:price' }),
+    ]);
   });
   it('…but not while a free call may have covered the fresh call itself (the balance decides)', async () => {
     expect(await settleLean(false)).toEqual([]);

@@ -24,7 +24,11 @@ export async function holdCheck(c: Caller, p: CallPlan): Promise<number> {
   if (bal !== null && c.held.credits + hold > bal) bal = (await d.readBalance()) ?? bal;
   if (bal !== null && c.held.credits + hold > bal) {
     const others = c.held.credits > 0 ? ` with ${c.held.credits} more held by calls in flight` : '';
-    throw new ApiError({ kind: 'insufficient_local', type: 'INSUFFICIENT_CREDITS', message: `Out of credits: this call holds ${hold}, balance is ${bal}${others}; nothing was sent.` });
+    throw new ApiError({
+      kind: 'insufficient_local',
+      type: 'INSUFFICIENT_CREDITS',
+      message: `Out of credits: this call holds ${hold}, balance is ${bal}${others}; nothing was sent.`,
+    });
   }
   // a clean starting balance (free to read, once per process), so even a first answer that gets
   // lost can be told apart: charged or not

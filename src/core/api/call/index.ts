@@ -25,7 +25,16 @@ import { openCall } from './state';
 export type { CallerDeps } from './context';
 
 export function createCaller(d: CallerDeps) {
-  const c = callerOf(d, new BalanceBook({ clock: d.clock, store: d.store, activeHere, leaseMs: () => d.timeoutMs() + LEASE_MARGIN_MS, freeCallsLeft: d.freeCallsLeft }));
+  const c = callerOf(
+    d,
+    new BalanceBook({
+      clock: d.clock,
+      store: d.store,
+      activeHere,
+      leaseMs: () => d.timeoutMs() + LEASE_MARGIN_MS,
+      freeCallsLeft: d.freeCallsLeft,
+    }),
+  );
 
   /** identical calls in flight in this process (single flight), by the call's identity */
   const flying = new Map<string, Promise<void>>();

@@ -57,9 +57,13 @@ export function earlierLoss(rows: LedgerEntry[], current: string): LedgerEntry |
 /** The broken attempts of a call whose charge no inferred row has settled, earliest first (one per key). */
 export function unsettledLosses(rows: LedgerEntry[]): LedgerEntry[] {
   const settled = new Set(rows.filter((r) => r.chargeReason?.startsWith('inferred:')).map((r) => r.idempotencyKey));
-  const lost = rows.filter((r) => r.errorType !== null && LOST_ROW.has(r.errorType) && r.idempotencyKey !== null && !settled.has(r.idempotencyKey));
+  const lost = rows.filter(
+    (r) => r.errorType !== null && LOST_ROW.has(r.errorType) && r.idempotencyKey !== null && !settled.has(r.idempotencyKey),
+  );
   const keys = new Set<string | null>();
-  return lost.sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt).filter((r) => !keys.has(r.idempotencyKey) && keys.add(r.idempotencyKey));
+  return lost
+    .sort((a, b) => a.startedAt - b.startedAt || a.attempt - b.attempt)
+    .filter((r) => !keys.has(r.idempotencyKey) && keys.add(r.idempotencyKey));
 }
 
 export interface JournalCall extends Omit<LossCall, 'callId'> {
@@ -75,7 +79,11 @@ export interface JournalCall extends Omit<LossCall, 'callId'> {
  * that is gone, or of a call of this process that gave up. Never one of another live process (it
  * may be in flight there) or of an unknown one.
  */
-export function adoptable(entries: JournalEntry[], c: { platform: string; endpoint: string; paramsHash: string }, here: (callId: string) => boolean): JournalEntry | undefined {
+export function adoptable(
+  entries: JournalEntry[],
+  c: { platform: string; endpoint: string; paramsHash: string },
+  here: (callId: string) => boolean,
+): JournalEntry | undefined {
   return entries
     .filter((e) => e.state === 'pending' && e.platform === c.platform && e.endpoint === c.endpoint && e.paramsHash === c.paramsHash)
     .filter((e) => !here(e.callId) && (e.owner === 'gone' || (e.owner ?? 'this') === 'this'))
@@ -104,8 +112,20 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     const alone = unsettledLosses(rows).filter((r) => r.idempotencyKey !== pending.idempotencyKey).length === 1;
     const lossBefore = earlier && alone && pending.before ? (pending.lossBefore ?? null) : null;
     const lost: Lost = earlier
-      ? { attempt: earlier.attempt, startedAt: earlier.startedAt, idempotencyKey: earlier.idempotencyKey as string, before: lossBefore, settled: false }
-      : { attempt: 0, startedAt: pending.createdAt, idempotencyKey: pending.idempotencyKey, before: pending.before ?? null, settled: false };
+      ? {
+          attempt: earlier.attempt,
+          startedAt: earlier.startedAt,
+          idempotencyKey: earlier.idempotencyKey as string,
+          before: lossBefore,
+          settled: false,
+        }
+      : {
+          attempt: 0,
+          startedAt: pending.createdAt,
+          idempotencyKey: pending.idempotencyKey,
+          before: pending.before ?? null,
+          settled: false,
+        };
     let s;
     try {
       s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
@@ -117,10 +137,30 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // taken over: the entry answers to this call's operation from now on; a kept key is the lost
     // attempt's (replayed on the API key that sent it)
     const journal: JournalEntry = { ...entry, opKey };
-    if (earlier) Object.assign(journal, { idempotencyKey: lost.idempotencyKey, keyName: earlier.keyName ?? null, createdAt: lost.startedAt, before: lost.before, lossBefore: null });
+    if (earlier)
+      Object.assign(journal, {
+        idempotencyKey: lost.idempotencyKey,
+        keyName: earlier.keyName ?? null,
+        createdAt: lost.startedAt,
+        before: lost.before,
+        lossBefore: null,
+      });
     // a fresh key: the lost attempt's reading goes with the entry, for a process that takes it over in turn
-    if (s.key === 'fresh') Object.assign(journal, { idempotencyKey: randomUUID(), createdAt: d.now(), keyName: null, before: undefined, lossBefore: lost.before });
-    return { journal, needJournal: s.key === 'fresh' || pending !== same || earlier !== null, answered: false, loss: s, inherited: s.key === 'same' ? { ...pending, idempotencyKey: journal.idempotencyKey, keyName: journal.keyName } : null };
+    if (s.key === 'fresh')
+      Object.assign(journal, {
+        idempotencyKey: randomUUID(),
+        createdAt: d.now(),
+        keyName: null,
+        before: undefined,
+        lossBefore: lost.before,
+      });
+    return {
+      journal,
+      needJournal: s.key === 'fresh' || pending !== same || earlier !== null,
+      answered: false,
+      loss: s,
+      inherited: s.key === 'same' ? { ...pending, idempotencyKey: journal.idempotencyKey, keyName: journal.keyName } : null,
+    };
   }
   const journal: JournalEntry = {
     callId: prior?.callId ?? randomUUID(),

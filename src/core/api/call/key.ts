@@ -23,7 +23,11 @@ export async function chooseKey(c: Caller, s: CallState): Promise<Slot> {
   // a pause longer than the wait cap (an earlier RATE_LIMITED on this key, or on every key) stops here, unsent
   const paused = pinned ? pinned.pacer.stats().pausedUntil : d.pool.stats().pausedUntil;
   if (paused !== null && paused - d.clock.now() > d.maxWaitMs())
-    throw unsentStop(c, s, rateWait({ where: plan.where, until: paused, now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, 'RATE_LIMITED', null, undefined));
+    throw unsentStop(
+      c,
+      s,
+      rateWait({ where: plan.where, until: paused, now: d.clock.now(), maxWaitMs: d.maxWaitMs() }, 'RATE_LIMITED', null, undefined),
+    );
   let slot: Slot;
   try {
     slot = await d.pool.acquire(plan.priority, plan.opts.signal, pin);

@@ -29,9 +29,20 @@ export interface LossState {
 type Read = () => Promise<number | null>;
 
 /** After a lost attempt (or an unresolved one found in the journal): the next attempt's key. */
-export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, lost: Lost, now: () => number): Promise<LossState & { key: 'same' | 'fresh' }> {
+export async function afterLoss(
+  book: BalanceBook,
+  read: Read,
+  call: LossCall,
+  lost: Lost,
+  now: () => number,
+): Promise<LossState & { key: 'same' | 'fresh' }> {
   const attribution = await book.attribute(lost, call.callId, read, call);
-  const key = keyAfterLoss({ insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache), ceiling: call.ceiling, floor: call.price.min, attribution });
+  const key = keyAfterLoss({
+    insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache),
+    ceiling: call.ceiling,
+    floor: call.price.min,
+    attribution,
+  });
   return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
 }
 
@@ -40,9 +51,21 @@ export async function afterLoss(book: BalanceBook, read: Read, call: LossCall, l
  * balance from that process's reading before it to `moved` (its reading after the loss, when it had
  * moved on to a fresh key) or to now (simulation finding 8), then the same key rule.
  */
-export async function afterTakeover(book: BalanceBook, read: Read, call: LossCall, lost: Lost, moved: BalanceMark | null, now: () => number): Promise<LossState & { key: 'same' | 'fresh' }> {
+export async function afterTakeover(
+  book: BalanceBook,
+  read: Read,
+  call: LossCall,
+  lost: Lost,
+  moved: BalanceMark | null,
+  now: () => number,
+): Promise<LossState & { key: 'same' | 'fresh' }> {
   const attribution = await book.attributeTakenOver(lost, moved, call.callId, read, call);
-  const key = keyAfterLoss({ insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache), ceiling: call.ceiling, floor: call.price.min, attribution });
+  const key = keyAfterLoss({
+    insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache),
+    ceiling: call.ceiling,
+    floor: call.price.min,
+    attribution,
+  });
   return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
 }
 
@@ -68,7 +91,13 @@ export interface Answer {
  * records the least it can have cost: one page at the floor (`price`) — never another spender's
  * credits.
  */
-export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall, s: LossState, a: Answer): Promise<{ credits: number; how: 'balance' | 'price' } | null> {
+export async function chargeOfLoss(
+  book: BalanceBook,
+  read: Read,
+  call: LossCall,
+  s: LossState,
+  a: Answer,
+): Promise<{ credits: number; how: 'balance' | 'price' } | null> {
   if (a.replay || a.ownerRead) {
     if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
@@ -90,6 +119,11 @@ export async function chargeOfLoss(book: BalanceBook, read: Read, call: LossCall
   // was not kept on that word (a fresh key outside any window proves nothing either way)
   if (s.attribution.kind === 'charged' && s.attribution.late) return { credits: s.attribution.credits, how: 'balance' };
   // no proof either way (a fresh key outside any window): the balance after this answer may tell
-  const again = await book.attribute(s.lost, call.callId, a.creditsRemaining !== null ? () => Promise.resolve(a.creditsRemaining) : read, call);
+  const again = await book.attribute(
+    s.lost,
+    call.callId,
+    a.creditsRemaining !== null ? () => Promise.resolve(a.creditsRemaining) : read,
+    call,
+  );
   return again.kind === 'charged' ? { credits: again.credits, how: 'balance' } : null;
 }

@@ -20,7 +20,10 @@ export function storedInsideWindow(fetchedAt: number, now: number, ttlSeconds: n
 }
 
 /** Usage's "held in Loupe" (issue 27 #5); a store that cannot write now (read-only) only misses a count. */
-function noteServed(d: { store: CoreStore; write: <T>(f: () => T) => T }, s: { at: number; source: string | null; platform: string; endpoint: string }): void {
+function noteServed(
+  d: { store: CoreStore; write: <T>(f: () => T) => T },
+  s: { at: number; source: string | null; platform: string; endpoint: string },
+): void {
   const store = d.store;
   const note = store.noteServedFromArchive?.bind(store);
   if (!note) return;
@@ -32,7 +35,10 @@ function noteServed(d: { store: CoreStore; write: <T>(f: () => T) => T }, s: { a
 }
 
 /** The stored answer of the exact call inside its window, or null when the call must be sent. */
-export function serveFromArchive<D>(d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T }, c: Pick<CallPlan, 'ep' | 'platform' | 'endpoint' | 'hash' | 'dry' | 'source' | 'walkId' | 'opts'>): CallResult<D> | null {
+export function serveFromArchive<D>(
+  d: { clock: Clock; store: CoreStore; write: <T>(f: () => T) => T },
+  c: Pick<CallPlan, 'ep' | 'platform' | 'endpoint' | 'hash' | 'dry' | 'source' | 'walkId' | 'opts'>,
+): CallResult<D> | null {
   if (c.opts.fresh || c.opts.archive === false || c.dry || c.ep.cache_ttl_seconds <= 0) return null;
   // the window on the service's clock (the app's clock is the service's: issue 27 #3)
   const now = d.clock.now();

@@ -25,12 +25,28 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
   let ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
   const l = s.loss;
   if (l && !l.lost.settled && !plan.dry) {
-    const fresh = j.idempotencyKey !== l.lost.idempotencyKey && insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
+    const fresh =
+      j.idempotencyKey !== l.lost.idempotencyKey &&
+      insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
     // an envelope without `cached` (lean reading): a fresh key inside the window answered free with
     // rows is an owner read — once no free call can have covered it (else the balance decides)
-    if (fresh && okEnv.cached === undefined && okEnv.free_call !== true && a.creditsUsed === 0 && !replay && hasRows(okEnv.data) && !mayBeFree(book, plan)) ownerRead = true;
+    if (
+      fresh &&
+      okEnv.cached === undefined &&
+      okEnv.free_call !== true &&
+      a.creditsUsed === 0 &&
+      !replay &&
+      hasRows(okEnv.data) &&
+      !mayBeFree(book, plan)
+    )
+      ownerRead = true;
     const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
-    const proof = { replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey, ownerRead, ownedNot, creditsRemaining: a.creditsRemaining };
+    const proof = {
+      replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey,
+      ownerRead,
+      ownedNot,
+      creditsRemaining: a.creditsRemaining,
+    };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
     l.lost.settled = true;
     if (inf && inf.credits > 0) {
@@ -43,12 +59,27 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
   let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
   if (!plan.dry) {
     const r = c.write(
-      () => d.store.storeResponse({ callId: j.callId, platform: plan.platform, endpoint: plan.endpoint, paramsHash: plan.hash, fetchedAt: d.clock.now(), envelope: okEnv }, plan.source, plan.walkId),
+      () =>
+        d.store.storeResponse(
+          {
+            callId: j.callId,
+            platform: plan.platform,
+            endpoint: plan.endpoint,
+            paramsHash: plan.hash,
+            fetchedAt: d.clock.now(),
+            envelope: okEnv,
+          },
+          plan.source,
+          plan.walkId,
+        ),
       charged,
     );
     const read = readItems(okEnv.data);
     stored = { items: r.items, newItems: r.newItems, unreadable: read.unreadable, heldBack: read.heldBack };
-    if (read.unreadable > 0) d.log(`${plan.where}: ${read.unreadable} item(s) of the answer could not be read as records; they are kept raw in the stored answer (request ${okEnv.request_id})`);
+    if (read.unreadable > 0)
+      d.log(
+        `${plan.where}: ${read.unreadable} item(s) of the answer could not be read as records; they are kept raw in the stored answer (request ${okEnv.request_id})`,
+      );
   }
   // an answer that spent without saying the balance (`credits_remaining` null, a legal reading):
   // the balance shown is read again (free, not rate counted) rather than left where it was
@@ -68,10 +99,26 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
 /** A call that ends without an answer, with a lost attempt the balance says was charged and whose key it kept: that charge is recorded now. */
 export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
   const l = s.loss;
-  if (!l || l.lost.settled || !l.keptOnBalance || l.attribution.kind !== 'charged' || !(e instanceof ApiError) || e.kind === 'storage') return e;
+  if (!l || l.lost.settled || !l.keptOnBalance || l.attribution.kind !== 'charged' || !(e instanceof ApiError) || e.kind === 'storage')
+    return e;
   const { plan, j } = s;
   const credits = l.attribution.credits;
-  c.recordInferred(l.lost, { callId: j.callId, platform: plan.platform, endpoint: plan.endpoint, params: plan.canonical, paramsHash: plan.hash, source: plan.source, walkId: plan.walkId, dryRun: plan.dry }, credits, 'balance', credits);
+  c.recordInferred(
+    l.lost,
+    {
+      callId: j.callId,
+      platform: plan.platform,
+      endpoint: plan.endpoint,
+      params: plan.canonical,
+      paramsHash: plan.hash,
+      source: plan.source,
+      walkId: plan.walkId,
+      dryRun: plan.dry,
+    },
+    credits,
+    'balance',
+    credits,
+  );
   l.lost.settled = true;
   s.inferredSoFar += credits;
   // the service holds a finished answer under this key: a later run replays it free

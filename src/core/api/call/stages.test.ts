@@ -13,14 +13,21 @@ import { chooseKey } from './key';
 import { settleOnExit, settleSuccess } from './settle';
 import { answer, FIXED, kit, METERED, planOf, stateOf } from './test-kit';
 
-const caught = async (p: Promise<unknown>): Promise<ApiError> => (await p.then(() => undefined, (e: unknown) => e)) as ApiError;
+const caught = async (p: Promise<unknown>): Promise<ApiError> =>
+  (await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as ApiError;
 
 describe('hold', () => {
   it('refuses on a fresh figure only: a stale balance is read again (free) first', async () => {
     const k = kit({ balance: 50 });
     k.d.noteBalance(50, 0);
     const e = await caught(holdCheck(k.c, planOf(METERED, { handle: 'a' })));
-    expect(e).toMatchObject({ kind: 'insufficient_local', message: 'Out of credits: this call holds 340, balance is 50; nothing was sent.' });
+    expect(e).toMatchObject({
+      kind: 'insufficient_local',
+      message: 'Out of credits: this call holds 340, balance is 50; nothing was sent.',
+    });
     k.balance.value = 5000; // a top-up the memory does not know
     expect(await holdCheck(k.c, planOf(METERED, { handle: 'a' }))).toBe(340);
   });
@@ -33,14 +40,50 @@ describe('hold', () => {
 });
 
 describe('journal', () => {
-  const call = { opKey: 'walk:w:page:1', platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"a"}', paramsHash: 'h', ttlSeconds: 21600, noCache: false, price: { min: 20, max: 340 }, pages: 1, ceiling: 340 };
-  const deps = (k: ReturnType<typeof kit>) => ({ book: k.c.book, read: k.d.readBalance, now: () => k.clock.now(), find: (op: string) => k.store.findJournal(op), pending: () => k.store.pendingJournal() });
-  const pending = (callId: string, extra = {}) => ({ callId, opKey: `walk:old:page:1:${callId}`, idempotencyKey: `k-${callId}`, platform: 'photo_net', endpoint: 'profile/posts', params: '{"handle":"a"}', paramsHash: 'h', state: 'pending' as const, createdAt: 0, finishedAt: null, keyName: 'main', ...extra });
+  const call = {
+    opKey: 'walk:w:page:1',
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"a"}',
+    paramsHash: 'h',
+    ttlSeconds: 21600,
+    noCache: false,
+    price: { min: 20, max: 340 },
+    pages: 1,
+    ceiling: 340,
+  };
+  const deps = (k: ReturnType<typeof kit>) => ({
+    book: k.c.book,
+    read: k.d.readBalance,
+    now: () => k.clock.now(),
+    find: (op: string) => k.store.findJournal(op),
+    pending: () => k.store.pendingJournal(),
+  });
+  const pending = (callId: string, extra = {}) => ({
+    callId,
+    opKey: `walk:old:page:1:${callId}`,
+    idempotencyKey: `k-${callId}`,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"a"}',
+    paramsHash: 'h',
+    state: 'pending' as const,
+    createdAt: 0,
+    finishedAt: null,
+    keyName: 'main',
+    ...extra,
+  });
 
   it('a new entry with a fresh key, written at the first send', async () => {
     const k = kit();
     const o = await openJournal(deps(k), call);
-    expect(o).toMatchObject({ needJournal: true, answered: false, loss: null, inherited: null, journal: { opKey: call.opKey, state: 'pending' } });
+    expect(o).toMatchObject({
+      needJournal: true,
+      answered: false,
+      loss: null,
+      inherited: null,
+      journal: { opKey: call.opKey, state: 'pending' },
+    });
   });
   it('an answered entry of the same operation: its key, a free replay', async () => {
     const k = kit();
@@ -58,7 +101,10 @@ describe('journal', () => {
     expect(o.loss?.lost.idempotencyKey).toBe('k-dead');
     holdEntry('dead')(); // the call that took it over ended without sending
     // outside any window, a fixed-price single page keeps it (the ceiling is the price), on its API key
-    const fixed = await openJournal({ ...deps(k), pending: () => entries }, { ...call, ttlSeconds: 0, price: { min: 20, max: 20 }, ceiling: 20 });
+    const fixed = await openJournal(
+      { ...deps(k), pending: () => entries },
+      { ...call, ttlSeconds: 0, price: { min: 20, max: 20 }, ceiling: 20 },
+    );
     expect(fixed).toMatchObject({ journal: { idempotencyKey: 'k-dead' }, inherited: { keyName: 'main' }, needJournal: true });
     holdEntry('dead')();
   });
@@ -66,7 +112,10 @@ describe('journal', () => {
     const k = kit();
     k.store.beginJournal(pending('dead2'));
     const entries = () => k.store.pendingJournal().map((e) => ({ ...e, owner: 'gone' as const }));
-    const [a, b] = await Promise.all([openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:x:page:1' }), openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:y:page:1' })]);
+    const [a, b] = await Promise.all([
+      openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:x:page:1' }),
+      openJournal({ ...deps(k), pending: entries }, { ...call, opKey: 'walk:y:page:1' }),
+    ]);
     expect([a.journal.callId, b.journal.callId].filter((id) => id === 'dead2')).toHaveLength(1);
     holdEntry('dead2')(); // let it go
   });
@@ -77,7 +126,9 @@ describe('journal', () => {
     const release = holdEntry('mine');
     try {
       expect(adoptable([pending('mine', { owner: 'this' })], c, (id) => id === 'mine')).toBeUndefined();
-      expect(adoptable([pending('gaveup', { owner: 'this' }), pending('old', { owner: 'gone', createdAt: -5 })], c, () => false)?.callId).toBe('gaveup');
+      expect(
+        adoptable([pending('gaveup', { owner: 'this' }), pending('old', { owner: 'gone', createdAt: -5 })], c, () => false)?.callId,
+      ).toBe('gaveup');
     } finally {
       release();
     }
@@ -113,8 +164,18 @@ describe('choose the key', () => {
 
 describe('the attempt', () => {
   const outcomes = [
-    ['a success', answer.ok({ credits_used: 20, credits_remaining: 99_980 }), { status: 200, errorType: null, creditsUsed: 20, creditsRemaining: 99_980 }, false],
-    ['an error envelope', answer.error(503, 'UPSTREAM_ERROR', {}, { 'retry-after': '5' }), { status: 503, errorType: 'UPSTREAM_ERROR', creditsUsed: 0 }, true],
+    [
+      'a success',
+      answer.ok({ credits_used: 20, credits_remaining: 99_980 }),
+      { status: 200, errorType: null, creditsUsed: 20, creditsRemaining: 99_980 },
+      false,
+    ],
+    [
+      'an error envelope',
+      answer.error(503, 'UPSTREAM_ERROR', {}, { 'retry-after': '5' }),
+      { status: 503, errorType: 'UPSTREAM_ERROR', creditsUsed: 0 },
+      true,
+    ],
     ['a body dropped mid-way', answer.lost('mid_body'), { status: 200, errorType: 'NETWORK_MID_BODY', requestId: 'req_lost' }, true],
     ['a connection refused', answer.unsent(), { status: null, errorType: 'NETWORK_CONNECT' }, true],
     ['a proxy’s 418 text', answer.teapot(), { status: 418, errorType: 'NETWORK_BAD_JSON' }, false],
@@ -154,8 +215,14 @@ describe('settle', () => {
       const k = kit();
       k.c.book.freeCallsGone = true; // else the least a lost answer cost is 0 (a free call may have covered it)
       const s = stateOf(planOf(METERED, { handle: 'a' }, { fresh: true }), 340, { loss: lossOf(credits, credits !== null) });
-      const r = await settle(k, s, answer.ok({ idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 100_000 }));
-      expect(k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([expect.objectContaining({ ...row, idempotencyKey: 'idem-1' })]);
+      const r = await settle(
+        k,
+        s,
+        answer.ok({ idempotent_replay: true, charge_reason: 'replay', credits_used: 0, credits_remaining: 100_000 }),
+      );
+      expect(k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([
+        expect.objectContaining({ ...row, idempotencyKey: 'idem-1' }),
+      ]);
       expect(r).toMatchObject({ creditsUsed: row.creditsUsed, creditsInferred: row.creditsUsed });
       expect(k.store.journal[0].state).toBe('done');
       expect(k.store.responses).toHaveLength(1);
@@ -225,7 +292,9 @@ describe('after a failure', () => {
   it('a 4xx: fails at once with the service’s words, the key redacted, the journal failed', async () => {
     const k = kit();
     const s = stateOf(planOf(METERED, { handle: 'a' }), 340);
-    const e = await caught(failed(k, s, answer.error(404, 'RESOURCE_NOT_FOUND', { error: { type: 'RESOURCE_NOT_FOUND', message: `no ${TEST_KEY}` } })));
+    const e = await caught(
+      failed(k, s, answer.error(404, 'RESOURCE_NOT_FOUND', { error: { type: 'RESOURCE_NOT_FOUND', message: `no ${TEST_KEY}` } })),
+    );
     expect(e).toMatchObject({ kind: 'api', type: 'RESOURCE_NOT_FOUND' });
     expect(e.message).not.toContain(TEST_KEY);
     expect(k.store.journal[0].state).toBe('failed');
@@ -233,7 +302,9 @@ describe('after a failure', () => {
   it('a Retry-After beyond the wait cap: stops (rate_wait) and pauses the key', async () => {
     const k = kit({ maxWaitMs: 60_000 });
     const s = stateOf(planOf(METERED, { handle: 'a' }), 340);
-    expect(await caught(failed(k, s, answer.error(429, 'RATE_LIMITED', {}, { 'retry-after': '86400' })))).toMatchObject({ kind: 'rate_wait' });
+    expect(await caught(failed(k, s, answer.error(429, 'RATE_LIMITED', {}, { 'retry-after': '86400' })))).toMatchObject({
+      kind: 'rate_wait',
+    });
     expect((await k.d.pool.members())[0].pacer.stats().pausedUntil).toBeGreaterThan(k.clock.now());
   });
 });

@@ -11,8 +11,22 @@ import { urlOf } from './plan';
 export async function openCall(c: Caller, plan: CallPlan, hold: number): Promise<{ s: CallState; letGo: () => void }> {
   const { d, book, write } = c;
   const opened = await openJournal(
-    { book, read: d.readBalance, now: () => d.clock.now(), find: (k) => write(() => d.store.findJournal(k)), pending: () => write(() => d.store.pendingJournal()), ledgerOf: (id) => write(() => d.store.ledgerOfCall?.(id) ?? []) },
-    { ...lossCallOf({ plan, hold }, ''), opKey: plan.opts.opKey, platform: plan.platform, endpoint: plan.endpoint, params: plan.canonical, paramsHash: plan.hash },
+    {
+      book,
+      read: d.readBalance,
+      now: () => d.clock.now(),
+      find: (k) => write(() => d.store.findJournal(k)),
+      pending: () => write(() => d.store.pendingJournal()),
+      ledgerOf: (id) => write(() => d.store.ledgerOfCall?.(id) ?? []),
+    },
+    {
+      ...lossCallOf({ plan, hold }, ''),
+      opKey: plan.opts.opKey,
+      platform: plan.platform,
+      endpoint: plan.endpoint,
+      params: plan.canonical,
+      paramsHash: plan.hash,
+    },
   );
   const letGo = holdEntry(opened.journal.callId);
   try {

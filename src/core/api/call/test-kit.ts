@@ -15,21 +15,57 @@ import { callerOf, type Caller, type CallerDeps, type CallPlan, type CallState }
 import { activeHere } from './journal';
 import { planCall } from './plan';
 
-export const FIXED = endpointDef('forum_net', 'search/comments', { credits: 20, cache_ttl_seconds: 0, params: [p('query', { required: true })] });
-export const METERED = endpointDef('photo_net', 'profile/posts', { credits: { min: 20, max: 340 }, cache_ttl_seconds: 21600, params: [p('handle', { required: true })] });
+export const FIXED = endpointDef('forum_net', 'search/comments', {
+  credits: 20,
+  cache_ttl_seconds: 0,
+  params: [p('query', { required: true })],
+});
+export const METERED = endpointDef('photo_net', 'profile/posts', {
+  credits: { min: 20, max: 340 },
+  cache_ttl_seconds: 21600,
+  params: [p('handle', { required: true })],
+});
 
 /** an answer the scripted port gives: an outcome as HttpClient reports it */
 export const answer = {
-  ok: (extra: Record<string, unknown> = {}): HttpOutcome => ({ status: 200, headers: {}, json: okEnvelope('photo_net', 'profile/posts', { items: [] }, extra), durationMs: 5 }),
+  ok: (extra: Record<string, unknown> = {}): HttpOutcome => ({
+    status: 200,
+    headers: {},
+    json: okEnvelope('photo_net', 'profile/posts', { items: [] }, extra),
+    durationMs: 5,
+  }),
   error: (status: number, type: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): HttpOutcome => ({
     status,
     headers,
-    json: { success: false, error: { type, message: `no: ${type}` }, request_id: `req_${type}`, credits_used: 0, credits_remaining: null, ...extra },
+    json: {
+      success: false,
+      error: { type, message: `no: ${type}` },
+      request_id: `req_${type}`,
+      credits_used: 0,
+      credits_remaining: null,
+      ...extra,
+    },
     durationMs: 5,
   }),
-  lost: (reason: 'timeout' | 'mid_body' | 'bad_json' = 'mid_body'): HttpOutcome => ({ status: 200, headers: { 'x-request-id': 'req_lost' }, failure: { reason, message: reason }, durationMs: 5 }),
-  unsent: (): HttpOutcome => ({ status: null, headers: {}, failure: { reason: 'connect', message: 'ECONNREFUSED', unsent: true }, durationMs: 1 }),
-  teapot: (): HttpOutcome => ({ status: 418, headers: {}, text: "I'm a teapot", failure: { reason: 'bad_json', message: 'not JSON' }, durationMs: 1 }),
+  lost: (reason: 'timeout' | 'mid_body' | 'bad_json' = 'mid_body'): HttpOutcome => ({
+    status: 200,
+    headers: { 'x-request-id': 'req_lost' },
+    failure: { reason, message: reason },
+    durationMs: 5,
+  }),
+  unsent: (): HttpOutcome => ({
+    status: null,
+    headers: {},
+    failure: { reason: 'connect', message: 'ECONNREFUSED', unsent: true },
+    durationMs: 1,
+  }),
+  teapot: (): HttpOutcome => ({
+    status: 418,
+    headers: {},
+    text: "I'm a teapot",
+    failure: { reason: 'bad_json', message: 'not JSON' },
+    durationMs: 1,
+  }),
 };
 
 export interface Kit {
@@ -65,7 +101,14 @@ export function kit(o: { balance?: number | null; maxRetries?: number; maxWaitMs
     },
     close: async () => {},
   };
-  const pool = new KeyPool({ clock, baseUrl: 'http://sdr.test', getKeys: async () => [{ name: 'main', key: TEST_KEY }], limits: () => ({ requests: 60, windowSeconds: 60, maxInFlight: 10 }), book: new MemoryPaceBook(), leaseMs: () => 120_000 });
+  const pool = new KeyPool({
+    clock,
+    baseUrl: 'http://sdr.test',
+    getKeys: async () => [{ name: 'main', key: TEST_KEY }],
+    limits: () => ({ requests: 60, windowSeconds: 60, maxInFlight: 10 }),
+    book: new MemoryPaceBook(),
+    leaseMs: () => 120_000,
+  });
   let mem: number | null = balance.value;
   const d: CallerDeps = {
     clock,
@@ -109,7 +152,19 @@ export function stateOf(plan: CallPlan, hold: number, extra: Partial<CallState> 
   return {
     plan,
     hold,
-    j: { callId: 'call-1', opKey: 'op-1', idempotencyKey: 'idem-1', platform: plan.platform, endpoint: plan.endpoint, params: plan.canonical, paramsHash: plan.hash, state: 'pending', createdAt: 0, finishedAt: null, keyName: null },
+    j: {
+      callId: 'call-1',
+      opKey: 'op-1',
+      idempotencyKey: 'idem-1',
+      platform: plan.platform,
+      endpoint: plan.endpoint,
+      params: plan.canonical,
+      paramsHash: plan.hash,
+      state: 'pending',
+      createdAt: 0,
+      finishedAt: null,
+      keyName: null,
+    },
     needJournal: true,
     answered: false,
     loss: null,

@@ -52,8 +52,23 @@ export interface CoreCollaborators {
 
 export function assembleCore(c: CoreCollaborators): ApiCore {
   const { clock, store, pool, events, log, tunables: tun } = c;
-  const meta = createMeta({ http: c.http, clock, random: c.random, baseUrl: c.baseUrl, key: () => metaKey(pool), scrub: c.scrub, timeoutMs: () => tun.timeoutMs });
-  const { catalogue, validate, endpointOf } = createEndpoints({ meta, clock, file: c.catalogueFile, maxAgeMs: c.catalogueMaxAgeMs, log, events });
+  const meta = createMeta({
+    http: c.http,
+    clock,
+    random: c.random,
+    baseUrl: c.baseUrl,
+    key: () => metaKey(pool),
+    scrub: c.scrub,
+    timeoutMs: () => tun.timeoutMs,
+  });
+  const { catalogue, validate, endpointOf } = createEndpoints({
+    meta,
+    clock,
+    file: c.catalogueFile,
+    maxAgeMs: c.catalogueMaxAgeMs,
+    log,
+    events,
+  });
   const bal = createBalance({ store, clock, events, meta });
   const est = createEstimates({ call: () => call, endpointOf, pool });
   const call = createCaller({
@@ -73,7 +88,19 @@ export function assembleCore(c: CoreCollaborators): ApiCore {
     timeoutMs: () => tun.timeoutMs,
     cancelGraceMs: () => Math.min(tun.cancelGraceMs, tun.timeoutMs),
   });
-  const internals: CoreInternals = { clock, store, events, log, call, endpoint: endpointOf, holdOf: est.holdFor, quote: est.quote, restarts: new Map(), balance: bal.balance, eta: (n, p) => pool.eta(n, p) };
+  const internals: CoreInternals = {
+    clock,
+    store,
+    events,
+    log,
+    call,
+    endpoint: endpointOf,
+    holdOf: est.holdFor,
+    quote: est.quote,
+    restarts: new Map(),
+    balance: bal.balance,
+    eta: (n, p) => pool.eta(n, p),
+  };
   return {
     catalogue,
     validate,
@@ -86,7 +113,9 @@ export function assembleCore(c: CoreCollaborators): ApiCore {
     credits: bal.credits,
     balance: bal.balance,
     pacer: { stats: () => pool.stats(), eta: (n, p) => pool.eta(n, p ?? 'interactive') },
-    keys: { members: async () => (await pool.members()).map((m) => ({ name: m.name, retiring: m.retiring === true, stats: m.pacer.stats() })) },
+    keys: {
+      members: async () => (await pool.members()).map((m) => ({ name: m.name, retiring: m.retiring === true, stats: m.pacer.stats() })),
+    },
     setLimits: tun.setLimits,
     setWaits(w: { maxWaitMs?: number; timeoutMs?: number }) {
       if (w.maxWaitMs !== undefined) tun.maxWaitMs = w.maxWaitMs;

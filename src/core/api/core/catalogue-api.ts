@@ -19,7 +19,14 @@ export interface Endpoints {
   endpointOf: (target: CallTarget) => Promise<CatalogueEndpoint>;
 }
 
-export function createEndpoints(d: { meta: MetaGet; clock: Clock; file?: string; maxAgeMs?: number; log: (line: string) => void; events: Emitter<ApiEvents> }): Endpoints {
+export function createEndpoints(d: {
+  meta: MetaGet;
+  clock: Clock;
+  file?: string;
+  maxAgeMs?: number;
+  log: (line: string) => void;
+  events: Emitter<ApiEvents>;
+}): Endpoints {
   let index: CatalogueIndex | undefined;
   let indexAt: number | null = null;
   let loading: Promise<Catalogue> | undefined;
@@ -69,9 +76,14 @@ export function createEndpoints(d: { meta: MetaGet; clock: Clock; file?: string;
     await catalogue.load();
     const idx = index as CatalogueIndex;
     const platform = String(target.platform);
-    if (!idx.platforms.includes(platform)) return { ok: false, message: `Unknown network '${platform}': the catalogue serves ${idx.platforms.join(', ')}.` };
+    if (!idx.platforms.includes(platform))
+      return { ok: false, message: `Unknown network '${platform}': the catalogue serves ${idx.platforms.join(', ')}.` };
     const ep = idx.find(platform, target.endpoint);
-    if (!ep) return { ok: false, message: `Unknown endpoint '${normalizeEndpoint(platform, target.endpoint)}' on ${platform}; see the catalogue for the paths it serves.` };
+    if (!ep)
+      return {
+        ok: false,
+        message: `Unknown endpoint '${normalizeEndpoint(platform, target.endpoint)}' on ${platform}; see the catalogue for the paths it serves.`,
+      };
     return validateParams(ep, target.params);
   }
 

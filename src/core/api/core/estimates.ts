@@ -20,17 +20,31 @@ export interface Estimates {
 }
 
 /** `call` is read when a quote is first asked for (the caller is built with `holdFor`). */
-export function createEstimates(d: { call: () => Call; endpointOf: (t: CallTarget) => Promise<CatalogueEndpoint>; pool: KeyPool }): Estimates {
+export function createEstimates(d: {
+  call: () => Call;
+  endpointOf: (t: CallTarget) => Promise<CatalogueEndpoint>;
+  pool: KeyPool;
+}): Estimates {
   async function quote(target: CallTarget, o: Omit<CallOptions, 'fresh' | 'opKey'> = {}): Promise<Quote> {
     // dry runs never come from the archive and never send Cache-Control (they are free anyway)
     const r = await d.call()<Record<string, unknown>>({ ...target, params: { ...target.params, dry_run: '1' } }, { ...o, fresh: false });
     const data = r.envelope.data;
     const dr = data.dry_run as { credits_min?: unknown; credits_max?: unknown } | undefined;
-    if (dr && typeof dr.credits_min === 'number' && typeof dr.credits_max === 'number') return { credits_min: dr.credits_min, credits_max: dr.credits_max, requestId: r.envelope.request_id };
+    if (dr && typeof dr.credits_min === 'number' && typeof dr.credits_max === 'number')
+      return { credits_min: dr.credits_min, credits_max: dr.credits_max, requestId: r.envelope.request_id };
     const est = data.estimate as Quote['estimate'] | undefined;
     if (est && typeof est.base_credits === 'number')
-      return { credits_min: est.base_credits + (est.label_credits_min ?? 0), credits_max: est.base_credits + (est.label_credits_max ?? 0), estimate: est, requestId: r.envelope.request_id };
-    throw new ApiError({ kind: 'api', requestId: r.envelope.request_id, message: `The price quote had neither data.dry_run nor data.estimate (request ${r.envelope.request_id}).` });
+      return {
+        credits_min: est.base_credits + (est.label_credits_min ?? 0),
+        credits_max: est.base_credits + (est.label_credits_max ?? 0),
+        estimate: est,
+        requestId: r.envelope.request_id,
+      };
+    throw new ApiError({
+      kind: 'api',
+      requestId: r.envelope.request_id,
+      message: `The price quote had neither data.dry_run nor data.estimate (request ${r.envelope.request_id}).`,
+    });
   }
 
   // Collect-until-N `limit` multiplies the ceiling by a page count only the service knows: its free
@@ -62,7 +76,12 @@ export function createEstimates(d: { call: () => Call; endpointOf: (t: CallTarge
     const hold = await holdFor(ep, { ...target, params });
     const requests = Math.max(0, Math.ceil(o.pages));
     await d.pool.members().catch(() => []); // the keys the estimate spreads over
-    return { creditsMin: requests * p.min * mp, creditsMax: requests * Math.max(hold, p.max * mp), requests, etaMs: d.pool.eta(requests, o.priority ?? 'background') };
+    return {
+      creditsMin: requests * p.min * mp,
+      creditsMax: requests * Math.max(hold, p.max * mp),
+      requests,
+      etaMs: d.pool.eta(requests, o.priority ?? 'background'),
+    };
   }
 
   return { holdFor, quote, estimateWalk };

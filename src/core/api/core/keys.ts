@@ -31,7 +31,12 @@ export interface KeySourceOptions {
 }
 
 /** The pool's `getKeys`: the door's keys, each new one checked once against the key format. */
-export function keySource(o: KeySourceOptions, secrets: Secrets, log: (line: string) => void, events: Emitter<ApiEvents>): () => Promise<PoolKey[]> {
+export function keySource(
+  o: KeySourceOptions,
+  secrets: Secrets,
+  log: (line: string) => void,
+  events: Emitter<ApiEvents>,
+): () => Promise<PoolKey[]> {
   const warned = new Set<string>();
   return async () => {
     let keys: PoolKey[];
@@ -58,6 +63,11 @@ export function keySource(o: KeySourceOptions, secrets: Secrets, log: (line: str
 export async function metaKey(pool: KeyPool): Promise<string> {
   const ms = await pool.members();
   const m = ms.find((x) => !x.retiring) ?? ms[0];
-  if (!m) throw new ApiError({ kind: 'validation', type: 'MISSING_API_KEY', message: 'No API key is set: add a key in Settings or set it for the command line (MISSING_API_KEY).' });
+  if (!m)
+    throw new ApiError({
+      kind: 'validation',
+      type: 'MISSING_API_KEY',
+      message: 'No API key is set: add a key in Settings or set it for the command line (MISSING_API_KEY).',
+    });
   return m.key;
 }

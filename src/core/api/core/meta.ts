@@ -41,10 +41,21 @@ export function createMeta(d: MetaDeps): MetaGet {
       if (!out.failure && out.status !== null && out.status < 400 && out.json !== undefined) return out.json;
       const env = asErrorEnvelope(out.json);
       const type = env?.error.type;
-      const retryable = !!out.failure || (out.status !== null && out.status >= 500) || (type !== undefined && RETRYABLE_ERROR_TYPES.has(type));
+      const retryable =
+        !!out.failure || (out.status !== null && out.status >= 500) || (type !== undefined && RETRYABLE_ERROR_TYPES.has(type));
       lastErr = env
-        ? new ApiError({ kind: 'api', type, status: out.status ?? undefined, requestId: env.request_id, message: describeApiError(type ?? 'ERROR', d.scrub(env.error.message ?? ''), env.request_id, out.status ?? undefined) })
-        : new ApiError({ kind: 'network', status: out.status ?? undefined, message: `Could not read /v1/${path}: ${out.failure?.message ?? `HTTP ${out.status}`}.` });
+        ? new ApiError({
+            kind: 'api',
+            type,
+            status: out.status ?? undefined,
+            requestId: env.request_id,
+            message: describeApiError(type ?? 'ERROR', d.scrub(env.error.message ?? ''), env.request_id, out.status ?? undefined),
+          })
+        : new ApiError({
+            kind: 'network',
+            status: out.status ?? undefined,
+            message: `Could not read /v1/${path}: ${out.failure?.message ?? `HTTP ${out.status}`}.`,
+          });
       if (!retryable) throw lastErr;
       if (attempt < META_RETRIES) {
         try {
@@ -77,7 +88,10 @@ export function baseUrlOf(given: string): { url: string; checked: () => string }
         u = null;
       }
       if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))
-        throw new ApiError({ kind: 'validation', message: `The base URL "${url}" is not an http(s) address; set it in Settings, --base-url or LOUPE_BASE_URL (e.g. https://api.example.com).` });
+        throw new ApiError({
+          kind: 'validation',
+          message: `The base URL "${url}" is not an http(s) address; set it in Settings, --base-url or LOUPE_BASE_URL (e.g. https://api.example.com).`,
+        });
       return url;
     },
   };

@@ -38,13 +38,17 @@ export async function accountPage(d: WalkDrive, plan: PagePlan, r: CallResult): 
   // into another item — counted and said (also for a page served from the archive)
   d.unreadable += read.unreadable;
   if (read.unreadable > 0)
-    d.note(`Page ${plan.pageNumber}: ${read.unreadable} row(s) could not be read as records (no id of their own); they are kept raw in the stored answer, not archived as items.`, 'unreadable_rows');
+    d.note(
+      `Page ${plan.pageNumber}: ${read.unreadable} row(s) could not be read as records (no id of their own); they are kept raw in the stored answer, not archived as items.`,
+      'unreadable_rows',
+    );
   state.updatedAt = core.clock.now();
   await o.onPage?.({ walkId: state.walkId, pageNumber: plan.pageNumber, result: r });
   return read;
 }
 
-export const walkStoppedOf = (r: CallResult): string | undefined => (r.envelope.data as { walk?: { stopped?: string } } | undefined)?.walk?.stopped;
+export const walkStoppedOf = (r: CallResult): string | undefined =>
+  (r.envelope.data as { walk?: { stopped?: string } } | undefined)?.walk?.stopped;
 
 /**
  * Pages a max_pages request walked. `data.walk.stopped = max_pages` means all of them; no
@@ -88,7 +92,10 @@ export async function recallHeldBack(d: WalkDrive, plan: PagePlan, r: CallResult
   }
   if (!recalled) {
     d.heldBack += r.heldBack;
-    d.note(`${r.heldBack} row(s) of page ${plan.pageNumber} were held back by fit=goal and could not be recalled; they were not archived (they are not rows, only stubs).`, 'held_back');
+    d.note(
+      `${r.heldBack} row(s) of page ${plan.pageNumber} were held back by fit=goal and could not be recalled; they were not archived (they are not rows, only stubs).`,
+      'held_back',
+    );
   }
   return null;
 }

@@ -35,7 +35,12 @@ export function advance(d: WalkDrive, plan: PagePlan, r: CallResult, read: ReadI
   if (next === null || next === undefined || next === '') {
     // has_more but no position: a boundary (since / stop_at_id / recent_days) ended the walk
     state.cursor = null;
-    return { stop: d.finish('done', stoppedAt ?? (walkStopped && walkStopped !== 'max_pages' && walkStopped !== 'page_error' ? walkStopped : 'end')) };
+    return {
+      stop: d.finish(
+        'done',
+        stoppedAt ?? (walkStopped && walkStopped !== 'max_pages' && walkStopped !== 'page_error' ? walkStopped : 'end'),
+      ),
+    };
   }
   if (d.seen.has(next)) {
     const err = new ApiError({
@@ -50,7 +55,10 @@ export function advance(d: WalkDrive, plan: PagePlan, r: CallResult, read: ReadI
   }
   if (ids.length > 0 && fresh.length <= Math.floor(ids.length * 0.2) && d.pass > 1) {
     state.cursor = next;
-    d.note(`Page ${plan.pageNumber} repeated rows this walk already has (${ids.length - fresh.length} of ${ids.length}); stopped so the same rows are not paid for again. Resume to continue anyway.`, 'repeating');
+    d.note(
+      `Page ${plan.pageNumber} repeated rows this walk already has (${ids.length - fresh.length} of ${ids.length}); stopped so the same rows are not paid for again. Resume to continue anyway.`,
+      'repeating',
+    );
     return { stop: d.finish('paused', 'repeating') };
   }
   d.seen.add(next);

@@ -68,7 +68,8 @@ export class WalkDrive {
     this.native = nativePagingParamOf(ep);
     this.listsCursor = paramNames(ep).has('cursor');
     this.perRequest = Math.max(1, Math.min(5, o.pagesPerRequest ?? 5));
-    this.byMaxPages = this.perRequest > 1 && paramNames(ep).has('max_pages') && this.fixed.max_pages === undefined && state.cursorParam !== 'until';
+    this.byMaxPages =
+      this.perRequest > 1 && paramNames(ep).has('max_pages') && this.fixed.max_pages === undefined && state.cursorParam !== 'until';
     this.triedNative = state.cursorParam !== 'cursor';
     if (state.cursor !== null) this.seen.add(state.cursor);
     this.memo = core.restarts.get(state.walkId) ?? { lastRejectedAt: null };

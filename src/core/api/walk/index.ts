@@ -63,7 +63,9 @@ export async function runWalk(core: CoreInternals, target: CallTarget, o: WalkOp
       notes.push('Comments are walked newest first (sort=recent): a sort=top walk repeats comments past the popular head.');
     }
     if (fixed.limit !== undefined && ep.paginates && (await isRowCap(core, ep, platform, endpoint, fixed))) {
-      notes.push(`limit=${fixed.limit} trims each page while the cursor skips the rest of it, so the walk fetches whole pages instead (same price per page).`);
+      notes.push(
+        `limit=${fixed.limit} trims each page while the cursor skips the rest of it, so the walk fetches whole pages instead (same price per page).`,
+      );
       delete fixed.limit;
     }
   }
@@ -137,7 +139,13 @@ function untilPaged(ep: CatalogueEndpoint): boolean {
 }
 
 /** A `limit` that does not raise the service's quote is a row cap, not collect-until-N. */
-async function isRowCap(core: CoreInternals, ep: CatalogueEndpoint, platform: string, endpoint: string, fixed: Record<string, string>): Promise<boolean> {
+async function isRowCap(
+  core: CoreInternals,
+  ep: CatalogueEndpoint,
+  platform: string,
+  endpoint: string,
+  fixed: Record<string, string>,
+): Promise<boolean> {
   const without = { ...fixed };
   delete without.limit;
   const withHold = await core.holdOf(ep, { platform, endpoint, params: fixed });

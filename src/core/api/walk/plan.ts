@@ -9,7 +9,14 @@ import { freeReread, positionOf, restartCostNote } from './restart';
 /** Limits reached before anything is planned: cancelled, the page limit, the requests of this run. */
 export function stopBefore(d: WalkDrive): Stop | null {
   const { o, state } = d;
-  if (o.signal?.aborted) return { stop: d.finish('cancelled', 'cancelled', new ApiError({ kind: 'cancelled', message: 'Walk cancelled; resume it to continue from the saved position.' })) };
+  if (o.signal?.aborted)
+    return {
+      stop: d.finish(
+        'cancelled',
+        'cancelled',
+        new ApiError({ kind: 'cancelled', message: 'Walk cancelled; resume it to continue from the saved position.' }),
+      ),
+    };
   if (o.maxPages !== undefined && positionOf(state) >= o.maxPages) return { stop: d.finish('paused', 'page_limit') };
   if (o.maxRequests !== undefined && d.requests >= o.maxRequests) return { stop: d.finish('paused', 'page_limit') };
   return null;

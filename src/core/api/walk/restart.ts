@@ -31,7 +31,12 @@ export function positionOf(state: WalkState): number {
 }
 
 /** Whether this exact call was answered inside the endpoint's cache window, so asking the service again costs nothing. */
-export function answeredInWindow(core: Pick<CoreInternals, 'store' | 'clock'>, ep: CatalogueEndpoint, state: WalkState, params: Record<string, string>): boolean {
+export function answeredInWindow(
+  core: Pick<CoreInternals, 'store' | 'clock'>,
+  ep: CatalogueEndpoint,
+  state: WalkState,
+  params: Record<string, string>,
+): boolean {
   const ttl = ep.cache_ttl_seconds * 1000;
   if (!(ttl > 0)) return false;
   const hash = paramsHash(`${state.platform}/${state.endpoint}?${canonicalParams(params)}`);
@@ -56,7 +61,12 @@ export function freeReread(
   const one = { ...params };
   delete one.max_pages;
   const fixedPages = params.max_pages !== undefined && !o.byMaxPages ? Number(params.max_pages) : null;
-  const tries = fixedPages !== null ? [fixedPages] : o.byMaxPages ? Array.from({ length: Math.max(1, o.most) }, (_, i) => Math.max(1, o.most) - i) : [1];
+  const tries =
+    fixedPages !== null
+      ? [fixedPages]
+      : o.byMaxPages
+        ? Array.from({ length: Math.max(1, o.most) }, (_, i) => Math.max(1, o.most) - i)
+        : [1];
   for (const n of tries) {
     const p = n > 1 || fixedPages !== null ? { ...one, max_pages: String(n) } : one;
     if (answeredInWindow(core, ep, state, p)) return { params: p, pages: n };

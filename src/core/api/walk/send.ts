@@ -27,7 +27,8 @@ export async function sendPage(d: WalkDrive, plan: PagePlan): Promise<CallResult
       opKey: pageOpKey(state, plan.pageNumber),
     });
   } catch (e) {
-    const error = e instanceof ApiError ? e : new ApiError({ kind: 'network', message: `Walk page ${plan.pageNumber} failed: ${String(e)}.` });
+    const error =
+      e instanceof ApiError ? e : new ApiError({ kind: 'network', message: `Walk page ${plan.pageNumber} failed: ${String(e)}.` });
     if (error.creditsCharged) state.creditsSpent += error.creditsCharged;
     if (error.kind === 'cancelled') return { stop: d.finish('cancelled', 'cancelled', error) };
     if (error.kind === 'insufficient_local') return { stop: d.finish('paused', 'credit_limit', error) };
@@ -40,8 +41,16 @@ export async function sendPage(d: WalkDrive, plan: PagePlan): Promise<CallResult
 
 /** Refusals that page 1 would get as well: they say nothing about the cursor. */
 const NOT_ABOUT_THE_CURSOR = new Set([
-  'MISSING_API_KEY', 'INVALID_API_KEY', 'API_KEY_REVOKED', 'INSUFFICIENT_CREDITS', 'UNKNOWN_PLATFORM', 'UNKNOWN_ENDPOINT',
-  'METHOD_NOT_SUPPORTED', 'RATE_LIMITED', 'CONCURRENCY_LIMIT', 'IDEMPOTENCY_IN_PROGRESS',
+  'MISSING_API_KEY',
+  'INVALID_API_KEY',
+  'API_KEY_REVOKED',
+  'INSUFFICIENT_CREDITS',
+  'UNKNOWN_PLATFORM',
+  'UNKNOWN_ENDPOINT',
+  'METHOD_NOT_SUPPORTED',
+  'RATE_LIMITED',
+  'CONCURRENCY_LIMIT',
+  'IDEMPOTENCY_IN_PROGRESS',
 ]);
 
 /** A free 4xx on a page sent with a cursor that page 1 would not get: the cursor was rejected (rule 4 names no type). */
@@ -62,7 +71,10 @@ export function onRefusedCursor(d: WalkDrive, error: ApiError): boolean {
   if (state.cursorParam === 'cursor' && d.native && !d.listsCursor && !d.triedNative) {
     d.triedNative = true;
     state.cursorParam = d.native;
-    d.note(`The service refused 'cursor' on ${state.platform}/${state.endpoint} (${why}); the walk continues with its own paging parameter '${d.native}'.`, 'paging_param');
+    d.note(
+      `The service refused 'cursor' on ${state.platform}/${state.endpoint} (${why}); the walk continues with its own paging parameter '${d.native}'.`,
+      'paging_param',
+    );
     d.save();
     return true;
   }

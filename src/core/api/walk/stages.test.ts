@@ -37,7 +37,10 @@ describe('stopBefore', () => {
 
   it('the page limit counts the position, not pages re-read after a restart; maxRequests counts this run', () => {
     const k = walkKit();
-    expect(stopOf(stopBefore(driveOf(k, walkState({ pagesDone: 3 }), { maxPages: 3 })))).toMatchObject({ status: 'paused', stopReason: 'page_limit' });
+    expect(stopOf(stopBefore(driveOf(k, walkState({ pagesDone: 3 }), { maxPages: 3 })))).toMatchObject({
+      status: 'paused',
+      stopReason: 'page_limit',
+    });
     expect(stopBefore(driveOf(k, walkState({ pagesDone: 3, rewalkAt: 1 }), { maxPages: 3 }))).toBeNull();
     const d = driveOf(k, walkState(), { maxRequests: 1 });
     expect(stopBefore(d)).toBeNull();
@@ -62,9 +65,14 @@ describe('planPage', () => {
         async ({ perRequest, pos, wanted, maxCredits, spent, balance }) => {
           const maxPages = wanted === undefined ? undefined : pos + wanted;
           const k = walkKit({ balance });
-          const out = await planPage(driveOf(k, walkState({ pagesDone: pos, creditsSpent: spent }), { pagesPerRequest: perRequest, maxPages, maxCredits }));
+          const out = await planPage(
+            driveOf(k, walkState({ pagesDone: pos, creditsSpent: spent }), { pagesPerRequest: perRequest, maxPages, maxCredits }),
+          );
           const fits = (n: number) =>
-            n <= perRequest && (maxPages === undefined || pos + n <= maxPages) && (maxCredits === undefined || spent + n * ceiling <= maxCredits) && (balance === null || n * ceiling <= balance);
+            n <= perRequest &&
+            (maxPages === undefined || pos + n <= maxPages) &&
+            (maxCredits === undefined || spent + n * ceiling <= maxCredits) &&
+            (balance === null || n * ceiling <= balance);
           let most = 1;
           while (fits(most + 1)) most++;
           if (maxCredits !== undefined && spent + ceiling * most > maxCredits) {
@@ -98,9 +106,21 @@ describe('planPage', () => {
     const costs = stopOf(await planPage(driveOf(k, { ...s }, { pagesPerRequest: 1 })));
     expect(costs).toMatchObject({ status: 'paused', stopReason: 'restart_costs', pagesDone: 2 });
     expect(costs.notes.join(' ')).toMatch(/re-reads 2 page\(s\).*approve the restart/);
-    expect(await planPage(driveOf(k, { ...s }, { pagesPerRequest: 1, payRestart: true }))).toMatchObject({ rereading: true, pageNumber: 1 });
+    expect(await planPage(driveOf(k, { ...s }, { pagesPerRequest: 1, payRestart: true }))).toMatchObject({
+      rereading: true,
+      pageNumber: 1,
+    });
     const hash = paramsHash(`photo_net/profile/posts?${canonicalParams({ handle: 'a' })}`);
-    k.core.store.responses.push({ callId: 'old', platform: 'photo_net', endpoint: 'profile/posts', paramsHash: hash, fetchedAt: k.core.clock.now(), envelope: pageOf(['1'], 'x').envelope, source: 'walk', walkId: 'w' });
+    k.core.store.responses.push({
+      callId: 'old',
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      paramsHash: hash,
+      fetchedAt: k.core.clock.now(),
+      envelope: pageOf(['1'], 'x').envelope,
+      source: 'walk',
+      walkId: 'w',
+    });
     // answered as one page: asked again as one page although the walk would ask five
     expect(await planPage(driveOf(k, { ...s }))).toMatchObject({ rereading: true, pagesAsked: 1, hold: 340, params: { handle: 'a' } });
     // fresh (no-cache) is always charged: never certainly free
@@ -136,12 +156,20 @@ describe('sendPage', () => {
       const k = walkKit();
       k.script.push(err);
       const s = walkState({ cursor: err.type === 'RESOURCE_NOT_FOUND' ? null : 'c1', pagesDone: 1, creditsSpent: 20 });
-      expect(stopOf(await sendPage(driveOf(k, s), planOf({ pageNumber: 2 }))), `${err.kind} ${err.type}`).toMatchObject({ status, stopReason: reason, creditsSpent: 20 + (err.creditsCharged ?? 0) });
+      expect(stopOf(await sendPage(driveOf(k, s), planOf({ pageNumber: 2 }))), `${err.kind} ${err.type}`).toMatchObject({
+        status,
+        stopReason: reason,
+        creditsSpent: 20 + (err.creditsCharged ?? 0),
+      });
       expect(s.restarts ?? 0).toBe(0);
     }
     const k = walkKit();
     k.script.push(new TypeError('socket hang up'));
-    expect(stopOf(await sendPage(driveOf(k, walkState()), planOf()))).toMatchObject({ status: 'failed', stopReason: 'error:NETWORK', error: { kind: 'network' } });
+    expect(stopOf(await sendPage(driveOf(k, walkState()), planOf()))).toMatchObject({
+      status: 'failed',
+      stopReason: 'error:NETWORK',
+      error: { kind: 'network' },
+    });
   });
 
   it("a refused 'cursor' on an entry that lists only its own parameter switches the walk to it, once", async () => {
@@ -168,7 +196,10 @@ describe('sendPage', () => {
     expect(d.seenIds.size).toBe(0);
     expect(d.notes.join(' ')).toMatch(/started again from the first page/);
     s.cursor = 'c0';
-    expect(stopOf(await sendPage(d, planOf({ pageNumber: 1, rereading: true })))).toMatchObject({ status: 'failed', stopReason: 'error:CURSOR_GONE' });
+    expect(stopOf(await sendPage(d, planOf({ pageNumber: 1, rereading: true })))).toMatchObject({
+      status: 'failed',
+      stopReason: 'error:CURSOR_GONE',
+    });
     expect(k.calls.map((c) => c.opts.opKey)).toEqual(['walk:w:page:4', 'walk:w:r1:page:1']);
     // the position of that rejection outlives the run (a watch drives one page per run)
     expect(k.core.restarts.get('w')).toEqual({ lastRejectedAt: 3 });
@@ -204,7 +235,11 @@ describe('accountPage', () => {
   it('max pages: a request of several pages moves the position by the pages the service walked', async () => {
     const k = walkKit();
     const s = walkState({ pagesDone: 2 });
-    await accountPage(driveOf(k, s), planOf({ pagesAsked: 4, pageNumber: 3 }), pageOf(['1'], 'c', { walkStopped: 'max_pages', credits: 80 }));
+    await accountPage(
+      driveOf(k, s),
+      planOf({ pagesAsked: 4, pageNumber: 3 }),
+      pageOf(['1'], 'c', { walkStopped: 'max_pages', credits: 80 }),
+    );
     expect(s.pagesDone).toBe(6);
     // the list ended after some: the charge bounds them (each page walked is billed as one call, at least the floor)
     const cases: Array<[number, string | undefined, number, number]> = [
@@ -214,7 +249,8 @@ describe('accountPage', () => {
       [4, 'page_error', 0, 1],
       [1, 'end', 200, 1],
     ];
-    for (const [asked, stopped, credits, want] of cases) expect(pagesWalked(asked, stopped, pageOf([], null, { credits }), POSTS), `${asked} ${stopped} ${credits}`).toBe(want);
+    for (const [asked, stopped, credits, want] of cases)
+      expect(pagesWalked(asked, stopped, pageOf([], null, { credits }), POSTS), `${asked} ${stopped} ${credits}`).toBe(want);
   });
 
   it('pipe close: the page waits for its reader, and a reader that left stops the walk before its next request', async () => {
@@ -239,7 +275,11 @@ describe('accountPage', () => {
 
 describe('recallHeldBack', () => {
   const held = (o: { recall?: string; fromArchive?: boolean } = {}) =>
-    pageOf(['1'], 'c1', { heldBack: 2, fromArchive: o.fromArchive, data: { held_back: { ids: ['2', '3'], ...(o.recall ? { recall_id: o.recall } : {}) } } });
+    pageOf(['1'], 'c1', {
+      heldBack: 2,
+      fromArchive: o.fromArchive,
+      data: { held_back: { ids: ['2', '3'], ...(o.recall ? { recall_id: o.recall } : {}) } },
+    });
 
   it('recalls the rows fit=goal held back in full (free, from the service cache), as its own operation', async () => {
     const k = walkKit();
@@ -263,7 +303,10 @@ describe('recallHeldBack', () => {
       expect(d.heldBack).toBe(2);
       expect(k.warnings.map((w) => w.code)).toEqual(['held_back']);
     }
-    for (const [kind, status] of [['storage', 'failed'], ['cancelled', 'cancelled']] as const) {
+    for (const [kind, status] of [
+      ['storage', 'failed'],
+      ['cancelled', 'cancelled'],
+    ] as const) {
       const k = walkKit();
       k.script.push(new ApiError({ kind, message: kind }));
       expect(stopOf(await recallHeldBack(driveOf(k, walkState()), planOf(), held({ recall: 'rc' })))).toMatchObject({ status });
@@ -272,7 +315,8 @@ describe('recallHeldBack', () => {
 });
 
 describe('advance', () => {
-  const step = async (d: ReturnType<typeof driveOf>, r: ReturnType<typeof pageOf>, n = 1) => advance(d, planOf({ pageNumber: n }), r, await accountPage(d, planOf({ pageNumber: n }), r));
+  const step = async (d: ReturnType<typeof driveOf>, r: ReturnType<typeof pageOf>, n = 1) =>
+    advance(d, planOf({ pageNumber: n }), r, await accountPage(d, planOf({ pageNumber: n }), r));
 
   it('has_more is the only signal: an empty page with more goes on; has_more false ends the walk', async () => {
     const k = walkKit();
@@ -281,20 +325,37 @@ describe('advance', () => {
     expect(await step(d, pageOf([], 'c1'))).toBeNull();
     expect(s.cursor).toBe('c1');
     expect(k.core.store.getWalk('w')).toMatchObject({ cursor: 'c1', pagesDone: 1 });
-    expect(stopOf(await step(d, pageOf(['1'], 'c2', { more: false }), 2))).toMatchObject({ status: 'done', stopReason: 'end', cursor: null });
+    expect(stopOf(await step(d, pageOf(['1'], 'c2', { more: false }), 2))).toMatchObject({
+      status: 'done',
+      stopReason: 'end',
+      cursor: null,
+    });
   });
 
   it('the held marker (stop_at_id) and since: the page that reaches them ends the walk, as the service says', async () => {
-    for (const [stoppedAt, more] of [['known_id', false], ['known_id', true], ['since', false], ['since', true]] as const) {
+    for (const [stoppedAt, more] of [
+      ['known_id', false],
+      ['known_id', true],
+      ['since', false],
+      ['since', true],
+    ] as const) {
       const k = walkKit();
       const s = walkState({ params: canonicalParams({ handle: 'a', stop_at_id: '9', since: '2026-01-01' }) });
       const stop = stopOf(await step(driveOf(k, s), pageOf(['12', '11'], null, { more, stoppedAt })));
       expect(stop, `${stoppedAt} ${more}`).toMatchObject({ status: 'done', stopReason: stoppedAt, stoppedAt, cursor: null });
     }
     // a boundary without stopped_at: the walk's own reason (recent_days, time budget), else the end
-    for (const [walkStopped, reason] of [['time_budget', 'time_budget'], ['max_pages', 'end'], ['page_error', 'end'], [undefined, 'end']] as const) {
+    for (const [walkStopped, reason] of [
+      ['time_budget', 'time_budget'],
+      ['max_pages', 'end'],
+      ['page_error', 'end'],
+      [undefined, 'end'],
+    ] as const) {
       const k = walkKit();
-      expect(stopOf(await step(driveOf(k, walkState()), pageOf(['1'], null, { more: true, walkStopped })))).toMatchObject({ status: 'done', stopReason: reason });
+      expect(stopOf(await step(driveOf(k, walkState()), pageOf(['1'], null, { more: true, walkStopped })))).toMatchObject({
+        status: 'done',
+        stopReason: reason,
+      });
     }
   });
 
@@ -302,7 +363,11 @@ describe('advance', () => {
     const k = walkKit();
     const s = walkState({ params: canonicalParams({ handle: 'a', since: '2026-11-01', trim: 'true' }) });
     const d = driveOf(k, s);
-    const old = pageOf([post('1', '2019-03-01T00:00:00Z', null), post('2', '2018-01-01T00:00:00Z', true), post('3', '2026-11-20T00:00:00Z', null)], 'c1', { stoppedAt: null });
+    const old = pageOf(
+      [post('1', '2019-03-01T00:00:00Z', null), post('2', '2018-01-01T00:00:00Z', true), post('3', '2026-11-20T00:00:00Z', null)],
+      'c1',
+      { stoppedAt: null },
+    );
     expect(await step(d, old)).toBeNull();
     expect(s).toMatchObject({ cursor: 'c1', status: 'running' });
     const last = pageOf([post('4', '2026-11-02T00:00:00Z', null)], null, { more: false, stoppedAt: 'since' });
@@ -317,7 +382,11 @@ describe('advance', () => {
     const s = walkState();
     const d = driveOf(walkKit(), s);
     expect(await step(d, pageOf(['1', '2', '3', '4', '5'], 'c1'))).toBeNull();
-    expect(stopOf(await step(d, pageOf(['1', '2', '3', '4', '6'], 'c2'), 2))).toMatchObject({ status: 'paused', stopReason: 'repeating', cursor: 'c2' });
+    expect(stopOf(await step(d, pageOf(['1', '2', '3', '4', '6'], 'c2'), 2))).toMatchObject({
+      status: 'paused',
+      stopReason: 'repeating',
+      cursor: 'c2',
+    });
     const idless = driveOf(walkKit(), walkState());
     const noIds = (n: number) => pageOf([{ post: { text: 'a' } }, { post: { text: 'b' } }], `c${n}`);
     expect(await step(idless, noIds(1))).toBeNull();
@@ -329,9 +398,15 @@ describe('advance', () => {
     const k = walkKit();
     const s = walkState({ cursorParam: 'until' });
     const d = driveOf(k, s);
-    expect(await step(d, pageOf([post('1', '2026-05-02T00:00:00Z'), post('2', '2026-05-01T10:00:00Z'), post('3', null)], null, { more: false }))).toBeNull();
+    expect(
+      await step(d, pageOf([post('1', '2026-05-02T00:00:00Z'), post('2', '2026-05-01T10:00:00Z'), post('3', null)], null, { more: false })),
+    ).toBeNull();
     expect(s.cursor).toBe('2026-05-01T10:00:00Z');
-    expect(stopOf(await step(d, pageOf([post('2', '2026-05-01T10:00:00Z')], null, { more: false }), 2))).toMatchObject({ status: 'done', stopReason: 'end', cursor: null });
+    expect(stopOf(await step(d, pageOf([post('2', '2026-05-01T10:00:00Z')], null, { more: false }), 2))).toMatchObject({
+      status: 'done',
+      stopReason: 'end',
+      cursor: null,
+    });
   });
 });
 
@@ -339,7 +414,11 @@ describe('the loop (runWalk over scripted answers)', () => {
   it('walks page after page as logical operations and stops where the service says; cancel between pages keeps the position', async () => {
     const k = walkKit();
     k.script.push(pageOf(['1', '2'], 'c1'), pageOf(['3'], 'c2'), pageOf(['4'], null, { more: false, stoppedAt: 'known_id' }));
-    const r = await runWalk(k.core, { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', stop_at_id: '0' } }, { walkId: 'w', pagesPerRequest: 1 });
+    const r = await runWalk(
+      k.core,
+      { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a', stop_at_id: '0' } },
+      { walkId: 'w', pagesPerRequest: 1 },
+    );
     expect(r).toMatchObject({ status: 'done', stopReason: 'known_id', pagesDone: 3, itemsSeen: 4, creditsSpent: 60, cursor: null });
     expect(k.calls.map((c) => [c.opts.opKey, c.params.cursor])).toEqual([
       ['walk:w:page:1', undefined],
@@ -351,7 +430,11 @@ describe('the loop (runWalk over scripted answers)', () => {
     const k2 = walkKit();
     const ac = new AbortController();
     k2.script.push(pageOf(['1'], 'c1'), pageOf(['2'], 'c2'));
-    const r2 = await runWalk(k2.core, { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } }, { walkId: 'w2', pagesPerRequest: 1, signal: ac.signal, onPage: () => ac.abort() });
+    const r2 = await runWalk(
+      k2.core,
+      { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'a' } },
+      { walkId: 'w2', pagesPerRequest: 1, signal: ac.signal, onPage: () => ac.abort() },
+    );
     expect(r2).toMatchObject({ status: 'cancelled', pagesDone: 1, cursor: 'c1' });
     expect(k2.calls).toHaveLength(1);
   });

@@ -92,9 +92,17 @@ export const walkState = (over: Partial<WalkState> = {}): WalkState => ({
 });
 
 /** The run's context over a kit's core. */
-export const driveOf = (k: WalkKit, s: WalkState, o: WalkOptions = {}, ep: CatalogueEndpoint = POSTS) => new WalkDrive(k.core, ep, s, o, []);
+export const driveOf = (k: WalkKit, s: WalkState, o: WalkOptions = {}, ep: CatalogueEndpoint = POSTS) =>
+  new WalkDrive(k.core, ep, s, o, []);
 
-export const planOf = (over: Partial<PagePlan> = {}): PagePlan => ({ params: { handle: 'a' }, pagesAsked: 1, hold: 340, rereading: false, pageNumber: 1, ...over });
+export const planOf = (over: Partial<PagePlan> = {}): PagePlan => ({
+  params: { handle: 'a' },
+  pagesAsked: 1,
+  hold: 340,
+  rereading: false,
+  pageNumber: 1,
+  ...over,
+});
 
 export interface PageOpts {
   /** pagination.has_more (default: a cursor was given) */
@@ -111,15 +119,29 @@ export interface PageOpts {
 }
 
 /** A post row; `pinned` null is an unknown pin state (trim=true). */
-export const post = (id: string, published_at: string | null = null, pinned: boolean | null = false) => ({ post: { id, published_at, flags: { pinned } } });
+export const post = (id: string, published_at: string | null = null, pinned: boolean | null = false) => ({
+  post: { id, published_at, flags: { pinned } },
+});
 
 /** An answered page of rows (ids, or rows as `post` builds them, or raw rows) and its pagination. */
 export function pageOf(rows: Array<string | Record<string, unknown>>, next: string | null, o: PageOpts = {}): CallResult {
   const items = rows.map((r) => (typeof r === 'string' ? post(r) : r));
   const readable = items.filter((it) => typeof (it as { post?: { id?: unknown } }).post?.id === 'string').length;
-  const pagination = { next_cursor: next, has_more: o.more ?? next !== null, page_size: items.length, ...(o.stoppedAt !== undefined ? { stopped_at: o.stoppedAt } : {}) };
+  const pagination = {
+    next_cursor: next,
+    has_more: o.more ?? next !== null,
+    page_size: items.length,
+    ...(o.stoppedAt !== undefined ? { stopped_at: o.stoppedAt } : {}),
+  };
   const data = { items, ...(o.walkStopped ? { walk: { stopped: o.walkStopped } } : {}), ...o.data };
-  const envelope = { ...successEnvelope('photo_net', 'profile/posts', data, { credits_used: o.credits ?? 20, credits_remaining: 10_000, request_id: 'req_w' }), pagination };
+  const envelope = {
+    ...successEnvelope('photo_net', 'profile/posts', data, {
+      credits_used: o.credits ?? 20,
+      credits_remaining: 10_000,
+      request_id: 'req_w',
+    }),
+    pagination,
+  };
   return {
     envelope,
     fromArchive: o.fromArchive ?? false,

@@ -19,8 +19,18 @@ import { extractColumns, type Columns, type Json } from '../extract';
  * (the doors: ../prepare.ts); without one, on an archive of REPORT_FROM items or more, to stderr.
  */
 export const REEXTRACTED = [
-  'published_at', 'author_id', 'author_username', 'author_display_name', 'text',
-  'views', 'likes', 'comments', 'shares', 'saves', 'followers', 'title',
+  'published_at',
+  'author_id',
+  'author_username',
+  'author_display_name',
+  'text',
+  'views',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'followers',
+  'title',
 ] as const satisfies ReadonlyArray<keyof Columns>;
 
 const BATCH = 5000;
@@ -69,7 +79,9 @@ export function reextractColumns(db: Db, progress?: (done: number, total: number
 }
 
 function stderrProgress(done: number, total: number): void {
-  process.stderr.write(`[loupe] updating the archive's columns (migration 0010): ${done.toLocaleString('en')} of ${total.toLocaleString('en')} items\n`);
+  process.stderr.write(
+    `[loupe] updating the archive's columns (migration 0010): ${done.toLocaleString('en')} of ${total.toLocaleString('en')} items\n`,
+  );
 }
 
 export const migration0010: Migration = {

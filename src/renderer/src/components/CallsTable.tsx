@@ -30,12 +30,32 @@ export function ledgerLine(r: LedgerEntry): CallLine {
     r.dryRun && 'quote',
     r.chargeReason === 'miss' && 'charged',
   ].filter((m): m is string => !!m);
-  return { key: String(r.id), at: r.startedAt, source: r.source, endpoint: `${r.platform}/${r.endpoint}`, endpointTitle: r.params, creditsUsed: r.creditsUsed, marks, requestId: r.requestId, ledger: r };
+  return {
+    key: String(r.id),
+    at: r.startedAt,
+    source: r.source,
+    endpoint: `${r.platform}/${r.endpoint}`,
+    endpointTitle: r.params,
+    creditsUsed: r.creditsUsed,
+    marks,
+    requestId: r.requestId,
+    ledger: r,
+  };
 }
 
-export function provenanceLine(p: Pick<ItemCall, 'callId' | 'at' | 'source' | 'endpoint' | 'creditsUsed' | 'cached' | 'replay' | 'freeCall' | 'requestId'>): CallLine {
+export function provenanceLine(
+  p: Pick<ItemCall, 'callId' | 'at' | 'source' | 'endpoint' | 'creditsUsed' | 'cached' | 'replay' | 'freeCall' | 'requestId'>,
+): CallLine {
   const marks = [p.cached && 'cached', p.replay && 'replay', p.freeCall && 'free call'].filter((m): m is string => !!m);
-  return { key: p.callId + p.at, at: p.at, source: p.source, endpoint: p.endpoint, creditsUsed: p.creditsUsed, marks, requestId: p.requestId };
+  return {
+    key: p.callId + p.at,
+    at: p.at,
+    source: p.source,
+    endpoint: p.endpoint,
+    creditsUsed: p.creditsUsed,
+    marks,
+    requestId: p.requestId,
+  };
 }
 
 /** `ledger`: the ledger's columns (balance, status, key, request), one row per attempt (`ledger-row`). */
@@ -61,7 +81,11 @@ export function CallsTable({ lines, testid, ledger = false }: { lines: CallLine[
       </thead>
       <tbody>
         {lines.map((r) => (
-          <tr key={r.key} data-testid={ledger ? 'ledger-row' : undefined} title={!ledger && r.requestId ? `request ${r.requestId}` : undefined}>
+          <tr
+            key={r.key}
+            data-testid={ledger ? 'ledger-row' : undefined}
+            title={!ledger && r.requestId ? `request ${r.requestId}` : undefined}
+          >
             <td>
               <When v={r.at} />
             </td>
@@ -83,7 +107,10 @@ export function CallsTable({ lines, testid, ledger = false }: { lines: CallLine[
 function LedgerCells({ r, l }: { r: CallLine; l: NonNullable<CallLine['ledger']> }) {
   return (
     <>
-      <td className="right num" title={l.creditsRemaining != null ? fmtExact(l.creditsRemaining) : 'not known (authentication or rate-limit answer)'}>
+      <td
+        className="right num"
+        title={l.creditsRemaining != null ? fmtExact(l.creditsRemaining) : 'not known (authentication or rate-limit answer)'}
+      >
         {l.creditsRemaining != null ? fmtExact(l.creditsRemaining) : '—'}
       </td>
       <td>

@@ -8,7 +8,19 @@ export const PALETTE = ['#4f8cc9', '#d9822b', '#3fa66a', '#c9514f', '#8a6fc9', '
 
 const tick = { fontSize: 11, fill: 'currentColor' };
 
-export function ChartBox({ title, children, testid, empty, note }: { title: string; children: React.ReactNode; testid?: string; empty?: boolean; note?: React.ReactNode }) {
+export function ChartBox({
+  title,
+  children,
+  testid,
+  empty,
+  note,
+}: {
+  title: string;
+  children: React.ReactNode;
+  testid?: string;
+  empty?: boolean;
+  note?: React.ReactNode;
+}) {
   return (
     <figure className="chart" data-testid={testid}>
       <figcaption>{title}</figcaption>
@@ -36,7 +48,10 @@ export function SeriesChart({
   /** the buckets are values of this label field: shown in words, "not judged" instead of null */
   label?: { family: string; field: string };
 }) {
-  const d = (data ?? []).map((p) => ({ bucket: p.bucket && p.bucket.length > 10 && /^\d{4}-/.test(p.bucket) ? p.bucket.slice(0, 10) : bucketWords(p.bucket, label), value: p.value }));
+  const d = (data ?? []).map((p) => ({
+    bucket: p.bucket && p.bucket.length > 10 && /^\d{4}-/.test(p.bucket) ? p.bucket.slice(0, 10) : bucketWords(p.bucket, label),
+    value: p.value,
+  }));
   return (
     <ChartBox title={title} testid={testid} empty={d.length === 0}>
       <ResponsiveContainer width="100%" height={height}>
@@ -63,9 +78,23 @@ export function SeriesChart({
 }
 
 /** Stacked bars: rows of { bucket, [series]: count } */
-export function StackedChart({ title, data, series, testid, height = 170 }: { title: string; data: Array<Record<string, string | number>>; series: string[]; testid?: string; height?: number }) {
+export function StackedChart({
+  title,
+  data,
+  series,
+  testid,
+  height = 170,
+}: {
+  title: string;
+  data: Array<Record<string, string | number>>;
+  series: string[];
+  testid?: string;
+  height?: number;
+}) {
   series = series.map((s) => (s === 'null' || s === '' ? 'not judged' : s));
-  data = data.map((row) => ('null' in row ? Object.fromEntries(Object.entries(row).map(([k, v]) => [k === 'null' ? 'not judged' : k, v])) : row));
+  data = data.map((row) =>
+    'null' in row ? Object.fromEntries(Object.entries(row).map(([k, v]) => [k === 'null' ? 'not judged' : k, v])) : row,
+  );
   return (
     <ChartBox title={title} testid={testid} empty={data.length === 0}>
       <ResponsiveContainer width="100%" height={height}>

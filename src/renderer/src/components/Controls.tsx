@@ -4,7 +4,17 @@ import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../sha
 import { Field } from './cells';
 
 /** A panel's first row: its title, a muted note, and a ✕ when it can be closed. */
-export function PanelHead({ title, note, onClose, closeLabel }: { title: string; note: ReactNode; onClose?: () => void; closeLabel: string }) {
+export function PanelHead({
+  title,
+  note,
+  onClose,
+  closeLabel,
+}: {
+  title: string;
+  note: ReactNode;
+  onClose?: () => void;
+  closeLabel: string;
+}) {
   return (
     <div className="row gap wrap">
       <strong>{title}</strong>
@@ -35,7 +45,17 @@ export function QueryForm({ onSubmit, children }: { onSubmit: () => Promise<void
 }
 
 /** "Pages": how many pages a walk reads. */
-export function PagesField({ value, onChange, testid, choices = [1, 2, 3, 5, 10] }: { value: number; onChange: (pages: number) => void; testid: string; choices?: number[] }) {
+export function PagesField({
+  value,
+  onChange,
+  testid,
+  choices = [1, 2, 3, 5, 10],
+}: {
+  value: number;
+  onChange: (pages: number) => void;
+  testid: string;
+  choices?: number[];
+}) {
   return (
     <Field label="Pages">
       <select value={value} onChange={(e) => onChange(Number(e.target.value))} data-testid={testid}>
@@ -50,7 +70,15 @@ export function PagesField({ value, onChange, testid, choices = [1, 2, 3, 5, 10]
 }
 
 /** "Network": which network of accounts (authors, mentions…) to build. */
-export function NetworkKindSelect({ value, onChange, testid }: { value: NetworkKindName; onChange: (kind: NetworkKindName) => void; testid: string }) {
+export function NetworkKindSelect({
+  value,
+  onChange,
+  testid,
+}: {
+  value: NetworkKindName;
+  onChange: (kind: NetworkKindName) => void;
+  testid: string;
+}) {
   return (
     <label className="field inline">
       <span className="field-label">Network</span>

@@ -15,7 +15,19 @@ import { LabelValueInput, type LabelScalar } from './LabelValue';
  * document.body (a portal), so its form never nests inside the form of the view that opened it:
  * nested, the browser would submit the outer one (blocked by the CSP's form-action 'none').
  */
-export function Modal({ title, detail, children, onCancel, testid }: { title: string; detail?: string; children: ReactNode; onCancel: () => void; testid: string }) {
+export function Modal({
+  title,
+  detail,
+  children,
+  onCancel,
+  testid,
+}: {
+  title: string;
+  detail?: string;
+  children: ReactNode;
+  onCancel: () => void;
+  testid: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const opener = useRef<Element | null>(null);
   useEffect(() => {
@@ -35,10 +47,12 @@ export function Modal({ title, detail, children, onCancel, testid }: { title: st
       return;
     }
     if (e.key !== 'Tab' || !box.current) return;
-    const els = [...box.current.querySelectorAll<HTMLElement>('input, select, textarea, button, [tabindex]:not([tabindex="-1"])')].filter((x) => !x.hasAttribute('disabled'));
+    const els = [...box.current.querySelectorAll<HTMLElement>('input, select, textarea, button, [tabindex]:not([tabindex="-1"])')].filter(
+      (x) => !x.hasAttribute('disabled'),
+    );
     if (els.length === 0) return;
     const i = els.indexOf(document.activeElement as HTMLElement);
-    if (e.shiftKey && (i <= 0)) {
+    if (e.shiftKey && i <= 0) {
       e.preventDefault();
       els[els.length - 1].focus();
     } else if (!e.shiftKey && i === els.length - 1) {
@@ -48,7 +62,15 @@ export function Modal({ title, detail, children, onCancel, testid }: { title: st
   };
   const shell = (
     <div className="modal-back" onMouseDown={(e) => e.target === e.currentTarget && onCancel()}>
-      <div ref={box} className="modal" role="dialog" aria-modal="true" aria-labelledby={`${testid}-title`} data-testid={testid} onKeyDown={onKeyDown}>
+      <div
+        ref={box}
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={`${testid}-title`}
+        data-testid={testid}
+        onKeyDown={onKeyDown}
+      >
         <h2 id={`${testid}-title`} className="modal-title">
           {title}
         </h2>

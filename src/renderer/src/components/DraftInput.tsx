@@ -6,7 +6,12 @@
  */
 import { useEffect, useRef, useState, type InputHTMLAttributes } from 'react';
 
-export function DraftInput({ value, onCommit, delayMs = 250, ...rest }: { value: string; onCommit: (v: string) => void; delayMs?: number } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
+export function DraftInput({
+  value,
+  onCommit,
+  delayMs = 250,
+  ...rest
+}: { value: string; onCommit: (v: string) => void; delayMs?: number } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange'>) {
   const [draft, setDraft] = useState(value);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const commit = useRef(onCommit);

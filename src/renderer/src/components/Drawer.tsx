@@ -67,7 +67,8 @@ function AuthorLine({ d }: { d: ItemDetail }) {
   const author = displayAuthor(d);
   return (
     <span>
-      {author ? <bdi dir="auto">@{author}</bdi> : '—'} {get(d.record, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
+      {author ? <bdi dir="auto">@{author}</bdi> : '—'}{' '}
+      {get(d.record, 'author.verified') === true ? <span className="chip tone-info">verified</span> : null}
       {d.author.displayName !== null ? (
         <span className="muted">
           {' '}
@@ -104,7 +105,11 @@ function DrawerBody({ d }: { d: ItemDetail }) {
   const totalCost = d.provenance.reduce((a, p) => a + p.creditsUsed, 0);
   return (
     <div className="drawer-body">
-      {title ? <h3 className="drawer-title" dir="auto">{title}</h3> : null}
+      {title ? (
+        <h3 className="drawer-title" dir="auto">
+          {title}
+        </h3>
+      ) : null}
       {text ? (
         <LongText key={d.id} text={text} className="drawer-text" testid="drawer-text" />
       ) : (
@@ -167,13 +172,19 @@ function DrawerBody({ d }: { d: ItemDetail }) {
         <section>
           <h4>Relevance</h4>
           <RelBar p={d.relevance} />
-          <span className="muted small"> sense {String(get(r, 'computed.relevance.sense') ?? '—')} · depth {String(get(r, 'computed.relevance.depth') ?? '—')} · spam {String(get(r, 'computed.relevance.spam') ?? '—')}</span>
+          <span className="muted small">
+            {' '}
+            sense {String(get(r, 'computed.relevance.sense') ?? '—')} · depth {String(get(r, 'computed.relevance.depth') ?? '—')} · spam{' '}
+            {String(get(r, 'computed.relevance.spam') ?? '—')}
+          </span>
         </section>
       ) : null}
       <section>
         <h4>Labels</h4>
         <Chips chips={labelChips(d)} max={20} />
-        {Object.keys(labels).length === 0 ? <div className="muted small">{get(r, 'computed.labels') === null ? 'Could not be judged.' : 'No labels on this record.'}</div> : null}
+        {Object.keys(labels).length === 0 ? (
+          <div className="muted small">{get(r, 'computed.labels') === null ? 'Could not be judged.' : 'No labels on this record.'}</div>
+        ) : null}
         {Object.entries(labels).map(([fam, fields]) => (
           <LabelFamily
             key={fam}
@@ -181,7 +192,9 @@ function DrawerBody({ d }: { d: ItemDetail }) {
             fields={fields}
             overridden={d.overrides[fam] ?? {}}
             evidence={isObj(evidence) && isObj(evidence[fam]) ? str(evidence[fam].quote) : null}
-            onOverride={(field, value, clear) => run(() => writes.override([item], { family: fam, field, value, clear }), clear ? 'Override cleared' : 'Label overridden')}
+            onOverride={(field, value, clear) =>
+              run(() => writes.override([item], { family: fam, field, value, clear }), clear ? 'Override cleared' : 'Label overridden')
+            }
           />
         ))}
       </section>
@@ -195,7 +208,10 @@ function DrawerBody({ d }: { d: ItemDetail }) {
       </section>
       <section>
         <h4>
-          Provenance <span className="muted small">· {creditRange(totalCost, totalCost)} across {d.provenance.length} call{d.provenance.length === 1 ? '' : 's'}</span>
+          Provenance{' '}
+          <span className="muted small">
+            · {creditRange(totalCost, totalCost)} across {d.provenance.length} call{d.provenance.length === 1 ? '' : 's'}
+          </span>
         </h4>
         <CallsTable lines={d.provenance.map(provenanceLine)} testid="provenance" />
         {d.unavailable.length ? <div className="muted small">Not provided by this network: {d.unavailable.join(', ')}</div> : null}
@@ -250,8 +266,21 @@ function LabelFamily({
                 {labelFieldSpec(family, k)?.title ?? k.replace(/_/g, ' ')}
               </td>
               <td title={v === null || typeof v === 'object' ? undefined : String(v)}>
-                {v === null ? <span className="null" title="Not judged, or the service was unsure">—</span> : typeof v === 'object' ? JSON.stringify(v) : labelValueWords(family, k, v)}
-                {k in overridden ? <span className="chip tone-warn" title="your override"> override</span> : null}
+                {v === null ? (
+                  <span className="null" title="Not judged, or the service was unsure">
+                    —
+                  </span>
+                ) : typeof v === 'object' ? (
+                  JSON.stringify(v)
+                ) : (
+                  labelValueWords(family, k, v)
+                )}
+                {k in overridden ? (
+                  <span className="chip tone-warn" title="your override">
+                    {' '}
+                    override
+                  </span>
+                ) : null}
               </td>
               <td className="right">
                 {edit === k ? (
@@ -266,7 +295,14 @@ function LabelFamily({
                       setEdit(null);
                     }}
                   >
-                    <LabelValueInput family={family} field={k} value={val} onChange={(x) => (setVal(x), setProblem(null))} label={`New value for ${fam?.title ?? family}: ${labelFieldSpec(family, k)?.title ?? k}`} testid={`override-${family}-${k}`} />
+                    <LabelValueInput
+                      family={family}
+                      field={k}
+                      value={val}
+                      onChange={(x) => (setVal(x), setProblem(null))}
+                      label={`New value for ${fam?.title ?? family}: ${labelFieldSpec(family, k)?.title ?? k}`}
+                      testid={`override-${family}-${k}`}
+                    />
                     <button className="btn small" type="submit">
                       Set
                     </button>
@@ -340,7 +376,11 @@ function DrawerTags({ d, run }: { d: ItemDetail; run: (f: () => Promise<unknown>
       <h4>Tags</h4>
       <div className="chips">
         {d.tags.map((t) => (
-          <span key={t} className="chip tone-muted" title={colours.get(t.toLowerCase()) ? `${colours.get(t.toLowerCase())} tag` : undefined}>
+          <span
+            key={t}
+            className="chip tone-muted"
+            title={colours.get(t.toLowerCase()) ? `${colours.get(t.toLowerCase())} tag` : undefined}
+          >
             <TagSwatch color={colours.get(t.toLowerCase())} />
             {t}{' '}
             <button className="chip-x" aria-label={`Remove tag ${t}`} onClick={() => run(() => writes.untagItems([item], t))}>

@@ -13,7 +13,19 @@ import { ErrorText } from './cells';
 import { NetworkKindSelect, PanelHead } from './Controls';
 import { BundleExport } from '../features/datasets/BundlePanel';
 
-export function ExportPanel({ query, items, watchlistId, note, onClose }: { query?: LibraryQuery; items?: ItemRefInput[]; watchlistId?: string; /** what is exported, in words (default: from the inputs) */ note?: string; onClose?: () => void }) {
+export function ExportPanel({
+  query,
+  items,
+  watchlistId,
+  note,
+  onClose,
+}: {
+  query?: LibraryQuery;
+  items?: ItemRefInput[];
+  watchlistId?: string;
+  /** what is exported, in words (default: from the inputs) */ note?: string;
+  onClose?: () => void;
+}) {
   const cols = useLoupe('export.columns', {}, { staleTime: Infinity });
   const [choice, setFormat] = useState<ExportFormatName | 'bundle'>('csv');
   const format: ExportFormatName = choice === 'bundle' ? 'csv' : choice;
@@ -27,7 +39,11 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
   const exports = useExportWrites();
-  const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 });
+  const polled = useLoupe(
+    'export.get',
+    { exportId: jobId ?? '' },
+    { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 },
+  );
   const job: ExportJob | null | undefined = pickNewest(live, polled.data ?? undefined);
   const all = cols.data ?? [];
   const chosen = picked ?? new Set(all);
@@ -65,11 +81,18 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
       {head}
       <div className="row gap wrap">
         <FormatPicker value={choice} onChange={setFormat} bundle={!!query && !items && !watchlistId} />
-        {isNetwork ? (
-          <NetworkKindSelect value={network} onChange={setNetwork} testid="export-network" />
-        ) : null}
-        <label className="check" title="Author ids, handles, display names, mentions and the URLs and avatars holding them become keyed hashes, the same in every export of this data folder">
-          <input type="checkbox" checked={pseudonymise} onChange={(e) => setPseudonymise(e.target.checked)} data-testid="export-pseudonymise" /> Pseudonymise accounts
+        {isNetwork ? <NetworkKindSelect value={network} onChange={setNetwork} testid="export-network" /> : null}
+        <label
+          className="check"
+          title="Author ids, handles, display names, mentions and the URLs and avatars holding them become keyed hashes, the same in every export of this data folder"
+        >
+          <input
+            type="checkbox"
+            checked={pseudonymise}
+            onChange={(e) => setPseudonymise(e.target.checked)}
+            data-testid="export-pseudonymise"
+          />{' '}
+          Pseudonymise accounts
         </label>
         {format === 'csv' ? (
           <label className="check" title="A byte-order mark lets spreadsheet apps read UTF-8 correctly">
@@ -78,7 +101,12 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
         ) : null}
         <label className="field inline">
           <span className="field-label">File name</span>
-          <input value={fileName} onChange={(e) => setFileName(e.target.value)} placeholder={`loupe-export.${format}`} data-testid="export-filename" />
+          <input
+            value={fileName}
+            onChange={(e) => setFileName(e.target.value)}
+            placeholder={`loupe-export.${format}`}
+            data-testid="export-filename"
+          />
         </label>
         <button className="btn primary" onClick={() => void start()} disabled={job?.status === 'running'} data-testid="export-start">
           Export
@@ -124,9 +152,7 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
             {fmtExact(job.rows)}
             {job.total != null ? ` / ${fmtExact(job.total)}` : ''} rows
           </span>
-          {job.status === 'running' && job.total ? (
-            <progress max={job.total} value={job.rows} aria-label="Export progress" />
-          ) : null}
+          {job.status === 'running' && job.total ? <progress max={job.total} value={job.rows} aria-label="Export progress" /> : null}
           {job.status === 'running' ? (
             <button className="btn small" onClick={() => void exports.cancel(job.exportId)} data-testid="export-cancel">
               Cancel
@@ -142,7 +168,11 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
               {job.path}
             </span>
           ) : null}
-          {job.status === 'done' && job.summary ? <span className="small" data-testid="export-summary">{job.summary}</span> : null}
+          {job.status === 'done' && job.summary ? (
+            <span className="small" data-testid="export-summary">
+              {job.summary}
+            </span>
+          ) : null}
           {job.error ? <span className="errtext">{job.error}</span> : null}
         </div>
       ) : null}
@@ -151,7 +181,15 @@ export function ExportPanel({ query, items, watchlistId, note, onClose }: { quer
 }
 
 /** The format list; "Dataset bundle" where the export is of a query (docs/datasets.md "Bundles"). */
-function FormatPicker({ value, onChange, bundle }: { value: ExportFormatName | 'bundle'; onChange: (v: ExportFormatName | 'bundle') => void; bundle: boolean }) {
+function FormatPicker({
+  value,
+  onChange,
+  bundle,
+}: {
+  value: ExportFormatName | 'bundle';
+  onChange: (v: ExportFormatName | 'bundle') => void;
+  bundle: boolean;
+}) {
   return (
     <label className="field inline">
       <span className="field-label">Format</span>

@@ -35,7 +35,9 @@ export function Facets({
           />
         </div>
       ) : null}
-      {groups.every((g) => g.family === 'language') ? <div className="muted small">Label filters appear when results carry labels.</div> : null}
+      {groups.every((g) => g.family === 'language') ? (
+        <div className="muted small">Label filters appear when results carry labels.</div>
+      ) : null}
       {groups.map((g) => (
         <div key={g.family} className="facet-group">
           <div className="facet-title">{g.family.replace(/_/g, ' ')}</div>

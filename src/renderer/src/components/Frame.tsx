@@ -35,7 +35,12 @@ export function Rail() {
         </button>
       ))}
       <div className="spacer" />
-      <button className="rail-item" onClick={() => useUi.getState().setPalette(true)} title="Command palette — Ctrl/Cmd+K" data-testid="open-palette">
+      <button
+        className="rail-item"
+        onClick={() => useUi.getState().setPalette(true)}
+        title="Command palette — Ctrl/Cmd+K"
+        data-testid="open-palette"
+      >
         <span className="rail-icon">⌕</span>
         <span className="rail-label">Commands</span>
         <kbd className="rail-kbd">⌘K</kbd>
@@ -87,14 +92,27 @@ export function TopBar() {
   return (
     <header className="topbar">
       {i?.sandbox ? (
-        <button type="button" className="badge sandbox" data-testid="sandbox-badge" title={`Talking to the built-in emulator at ${i.baseUrl} — open the Sandbox panel (clock, balance, faults)`} onClick={() => useUi.getState().setView('settings')}>
+        <button
+          type="button"
+          className="badge sandbox"
+          data-testid="sandbox-badge"
+          title={`Talking to the built-in emulator at ${i.baseUrl} — open the Sandbox panel (clock, balance, faults)`}
+          onClick={() => useUi.getState().setView('settings')}
+        >
           SANDBOX — synthetic data
         </button>
       ) : null}
       <span className="top-item" title="Active API key (its name only; the key itself is never shown)" data-testid="active-key">
         <span className="muted">key</span> {i ? (i.activeKeyName ?? (i.sandbox ? 'sandbox' : 'none set')) : '…'}
       </span>
-      <span className="top-item" title={b?.creditsRemaining != null ? `${fmtExact(b.creditsRemaining)} credits (last reported by the service)` : 'Balance not known yet: it updates after the next call'}>
+      <span
+        className="top-item"
+        title={
+          b?.creditsRemaining != null
+            ? `${fmtExact(b.creditsRemaining)} credits (last reported by the service)`
+            : 'Balance not known yet: it updates after the next call'
+        }
+      >
         <span className="muted">balance</span>{' '}
         <span className="num strong" data-testid="balance">
           {balanceText(b)}
@@ -106,12 +124,22 @@ export function TopBar() {
           {b?.freeCallsRemaining != null ? b.freeCallsRemaining : '—'}
         </span>
       </span>
-      <button className="btn small ghost" title="Refresh balance (free)" aria-label="Refresh balance" onClick={() => void refreshBalance().catch(() => {})}>
+      <button
+        className="btn small ghost"
+        title="Refresh balance (free)"
+        aria-label="Refresh balance"
+        onClick={() => void refreshBalance().catch(() => {})}
+      >
         ↻
       </button>
       <div className="spacer" />
       <div className="menu-anchor">
-        <button className={`btn small ${running.length || runs.length ? 'busy' : 'ghost'}`} onClick={() => setBgOpen(!bgOpen)} aria-expanded={bgOpen} data-testid="bg-work">
+        <button
+          className={`btn small ${running.length || runs.length ? 'busy' : 'ghost'}`}
+          onClick={() => setBgOpen(!bgOpen)}
+          aria-expanded={bgOpen}
+          data-testid="bg-work"
+        >
           {running.length || runs.length ? (
             <>
               <span className="pulse" aria-hidden="true" /> {running.length + runs.length} running
@@ -146,9 +174,14 @@ function BackgroundWork({ walks }: { walks: WalkInfo[] }) {
       {shown.map((w) => (
         <div key={w.walkId} className="bg-row" data-testid="bg-walk">
           <div className="bg-main">
-            <span className={`status s-${w.status}`}>{w.status}</span> <span className="mono">{w.platform}/{w.endpoint}</span> <span className="muted">{w.source}</span>
+            <span className={`status s-${w.status}`}>{w.status}</span>{' '}
+            <span className="mono">
+              {w.platform}/{w.endpoint}
+            </span>{' '}
+            <span className="muted">{w.source}</span>
             <div className="muted small">
-              {w.pagesDone} page{w.pagesDone === 1 ? '' : 's'} · {fmtExact(w.itemsSeen)} items ({fmtExact(w.newItems)} new) · {fmtExact(w.creditsSpent)} credits
+              {w.pagesDone} page{w.pagesDone === 1 ? '' : 's'} · {fmtExact(w.itemsSeen)} items ({fmtExact(w.newItems)} new) ·{' '}
+              {fmtExact(w.creditsSpent)} credits
               {w.status === 'running' && w.etaMs ? ` · ~${duration(w.etaMs)} left` : ''}
               {w.stopReason ? ` · stopped: ${w.stopReason}` : ''}
               {w.error ? ` · ${w.error}` : ''}
@@ -159,7 +192,11 @@ function BackgroundWork({ walks }: { walks: WalkInfo[] }) {
               Cancel
             </button>
           ) : w.status === 'paused' || w.status === 'cancelled' || w.status === 'failed' ? (
-            <button className="btn small" onClick={() => act(() => walkWrites.resume(w.walkId, 1))} title="Continue from the last cursor, one page (priced as one page of this endpoint)">
+            <button
+              className="btn small"
+              onClick={() => act(() => walkWrites.resume(w.walkId, 1))}
+              title="Continue from the last cursor, one page (priced as one page of this endpoint)"
+            >
               Resume 1 page
             </button>
           ) : null}
@@ -168,7 +205,10 @@ function BackgroundWork({ walks }: { walks: WalkInfo[] }) {
       {runs.length ? <div className="popover-title">Watchlist runs</div> : null}
       {runs.slice(0, 6).map((r) => (
         <div key={r.runId} className="bg-row">
-          <span className={`status s-${r.status}`}>{r.status}</span> <span className="muted small">{fmtExact(r.creditsSpent)} credits · {r.newItems} new</span>
+          <span className={`status s-${r.status}`}>{r.status}</span>{' '}
+          <span className="muted small">
+            {fmtExact(r.creditsSpent)} credits · {r.newItems} new
+          </span>
         </div>
       ))}
     </div>

@@ -34,7 +34,12 @@ export function LabelValueInput({
   const spec = labelFieldSpec(family, field);
   if (spec?.type === 'enum') {
     return (
-      <select value={value === null ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)} aria-label={label} data-testid={testid}>
+      <select
+        value={value === null ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}
+        aria-label={label}
+        data-testid={testid}
+      >
         {spec.nullable && allowUnsure ? <option value="">unsure (no label)</option> : null}
         {!(spec.nullable && allowUnsure) && value === null ? <option value="">choose…</option> : null}
         {spec.values.map((v) => (
@@ -47,7 +52,12 @@ export function LabelValueInput({
   }
   if (spec?.type === 'bool') {
     return (
-      <select value={value === true ? 'true' : value === false ? 'false' : ''} onChange={(e) => onChange(e.target.value === 'true')} aria-label={label} data-testid={testid}>
+      <select
+        value={value === true ? 'true' : value === false ? 'false' : ''}
+        onChange={(e) => onChange(e.target.value === 'true')}
+        aria-label={label}
+        data-testid={testid}
+      >
         {value === null ? <option value="">choose…</option> : null}
         <option value="true">yes</option>
         <option value="false">no</option>
@@ -57,9 +67,18 @@ export function LabelValueInput({
   if (spec?.type === 'prob' || spec?.type === 'int') {
     const min = spec.type === 'int' ? spec.min : 0;
     const max = spec.type === 'int' ? spec.max : 1;
-    const props = { type: 'number', min, max, step: spec.type === 'int' ? 1 : 0.01, 'aria-label': `${label} (${min}–${max})`, 'data-testid': testid, style: { width: 80 } };
+    const props = {
+      type: 'number',
+      min,
+      max,
+      step: spec.type === 'int' ? 1 : 0.01,
+      'aria-label': `${label} (${min}–${max})`,
+      'data-testid': testid,
+      style: { width: 80 },
+    };
     const toValue = (t: string): LabelScalar => (t === '' ? null : Number(t));
-    if (draft) return <DraftInput {...props} value={typeof value === 'number' ? String(value) : ''} onCommit={(t) => onChange(toValue(t))} />;
+    if (draft)
+      return <DraftInput {...props} value={typeof value === 'number' ? String(value) : ''} onCommit={(t) => onChange(toValue(t))} />;
     return <input {...props} value={typeof value === 'number' ? value : ''} onChange={(e) => onChange(toValue(e.target.value))} />;
   }
   const props = { 'aria-label': label, title: spec?.type === 'text' ? spec.hint : undefined, 'data-testid': testid, size: 12 };

@@ -40,7 +40,7 @@ export function LongText({ text, className, testid }: { text: string; className:
     );
   }
   const chunks: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const j = cut(text, Math.min(text.length, i + CHUNK));
     chunks.push(text.slice(i, j));
     i = j;
@@ -63,7 +63,10 @@ export function LongText({ text, className, testid }: { text: string; className:
 export function rawJson(record: unknown): string {
   return JSON.stringify(
     record,
-    (_k, v: unknown) => (typeof v === 'string' && v.length > TEXT_PREFIX ? `${v.slice(0, TEXT_PREFIX)}… [${fmtExact(v.length - TEXT_PREFIX)} more characters not shown]` : v),
+    (_k, v: unknown) =>
+      typeof v === 'string' && v.length > TEXT_PREFIX
+        ? `${v.slice(0, TEXT_PREFIX)}… [${fmtExact(v.length - TEXT_PREFIX)} more characters not shown]`
+        : v,
     2,
   );
 }

@@ -9,7 +9,21 @@ import type { CatalogueEndpoint } from '../../../shared/api-types';
 import { endpointPath } from '../lib/catalogue';
 import { Field } from './cells';
 
-export function NetworkSelect({ value, platforms, onChange, testid, disabled, ariaLabel }: { value: string; platforms: readonly string[]; onChange: (platform: string) => void; testid: string; disabled?: boolean; ariaLabel?: string }) {
+export function NetworkSelect({
+  value,
+  platforms,
+  onChange,
+  testid,
+  disabled,
+  ariaLabel,
+}: {
+  value: string;
+  platforms: readonly string[];
+  onChange: (platform: string) => void;
+  testid: string;
+  disabled?: boolean;
+  ariaLabel?: string;
+}) {
   return (
     <select value={value} onChange={(e) => onChange(e.target.value)} aria-label={ariaLabel} data-testid={testid} disabled={disabled}>
       {platforms.map((p) => (
@@ -27,7 +41,14 @@ export interface EndpointOptions {
 }
 
 /** `value` is an endpoint path as endpointPath gives it ('' when none is chosen). */
-export function EndpointSelect({ value, endpoints, onChange, testid, text = endpointPath, title }: { value: string; endpoints: CatalogueEndpoint[]; onChange: (path: string) => void; testid: string } & EndpointOptions) {
+export function EndpointSelect({
+  value,
+  endpoints,
+  onChange,
+  testid,
+  text = endpointPath,
+  title,
+}: { value: string; endpoints: CatalogueEndpoint[]; onChange: (path: string) => void; testid: string } & EndpointOptions) {
   return (
     <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid}>
       {endpoints.map((e) => (
@@ -65,7 +86,13 @@ export function NetworkEndpointPicker({
   return (
     <>
       <Field label="Network">
-        <NetworkSelect value={platform} platforms={platforms} onChange={onPlatform} testid={`${prefix}-platform`} disabled={platformDisabled} />
+        <NetworkSelect
+          value={platform}
+          platforms={platforms}
+          onChange={onPlatform}
+          testid={`${prefix}-platform`}
+          disabled={platformDisabled}
+        />
       </Field>
       <Field label={endpointLabel}>
         <EndpointSelect value={endpoint} endpoints={endpoints} onChange={onEndpoint} testid={`${prefix}-endpoint`} {...options} />

@@ -125,7 +125,15 @@ export function Palette({ commands }: { commands: Command[] }) {
         {/* named, and reachable by keyboard while it scrolls (axe: scrollable-region-focusable) */}
         <ul role="listbox" aria-label="Commands" tabIndex={0}>
           {list.map((c, k) => (
-            <li key={c.id} role="option" aria-selected={k === i} className={k === i ? 'active' : ''} onMouseEnter={() => setI(k)} onClick={() => go(c)} data-testid="palette-item">
+            <li
+              key={c.id}
+              role="option"
+              aria-selected={k === i}
+              className={k === i ? 'active' : ''}
+              onMouseEnter={() => setI(k)}
+              onClick={() => go(c)}
+              data-testid="palette-item"
+            >
               <span>{c.label}</span>
               {c.hint ? <kbd>{c.hint}</kbd> : null}
             </li>

@@ -36,7 +36,14 @@ export function ParamForm({
       ))}
       <div className="paramgrid">
         {params.map((p) => (
-          <ParamField key={p.name} p={p} value={values[p.name] ?? ''} onChange={(v) => set(p.name, v)} testid={`${testidPrefix}-${p.name}`} onSubmit={onSubmit} />
+          <ParamField
+            key={p.name}
+            p={p}
+            value={values[p.name] ?? ''}
+            onChange={(v) => set(p.name, v)}
+            testid={`${testidPrefix}-${p.name}`}
+            onSubmit={onSubmit}
+          />
         ))}
       </div>
     </div>
@@ -50,20 +57,49 @@ function describe(p: CatalogueParam): string {
   return parts.filter(Boolean).join(' — ');
 }
 
-function ParamField({ p, value, onChange, testid, onSubmit }: { p: CatalogueParam; value: string; onChange: (v: string) => void; testid: string; onSubmit?: () => void }) {
+function ParamField({
+  p,
+  value,
+  onChange,
+  testid,
+  onSubmit,
+}: {
+  p: CatalogueParam;
+  value: string;
+  onChange: (v: string) => void;
+  testid: string;
+  onSubmit?: () => void;
+}) {
   const title = describe(p);
   const label = (
     <span className="field-label">
       {paramWords(p.name)}
-      {p.required && !p.one_of_group ? <span className="req" title="required"> *</span> : null}
-      {p.one_of_group ? <span className="muted" title={`one of ${p.one_of_group}`}> (one of)</span> : null}
+      {p.required && !p.one_of_group ? (
+        <span className="req" title="required">
+          {' '}
+          *
+        </span>
+      ) : null}
+      {p.one_of_group ? (
+        <span className="muted" title={`one of ${p.one_of_group}`}>
+          {' '}
+          (one of)
+        </span>
+      ) : null}
     </span>
   );
   let input;
   if (p.name === 'label' && !(p.enum && p.enum.length)) {
     // the extra label families, chosen (never free text): post families on post endpoints, comment families on comment endpoints
-    const families: readonly string[] = /comment|repl/i.test(p.description ?? '') ? COMMENT_LABELS : [...POST_LABELS, ...COMMENT_LABELS.filter((f) => !(POST_LABELS as readonly string[]).includes(f))];
-    const chosen = new Set(value.split(',').map((x) => x.trim()).filter(Boolean));
+    const families: readonly string[] = /comment|repl/i.test(p.description ?? '')
+      ? COMMENT_LABELS
+      : [...POST_LABELS, ...COMMENT_LABELS.filter((f) => !(POST_LABELS as readonly string[]).includes(f))];
+    const chosen = new Set(
+      value
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    );
     input = (
       <span className="row gap wrap" role="group" aria-label={paramWords(p.name)} data-testid={testid}>
         {families.map((f) => (

@@ -28,7 +28,13 @@ export function RemotePicture({ src, alt, testid }: { src: string; alt: string; 
   if (failed) return null;
   if (!atOnce && !asked) {
     return (
-      <button type="button" className="btn small ghost remote-picture" onClick={() => setAsked(true)} title={`Loads ${src}: that site learns you looked. Settings → Privacy loads pictures at once.`} data-testid={`${testid}-load`}>
+      <button
+        type="button"
+        className="btn small ghost remote-picture"
+        onClick={() => setAsked(true)}
+        title={`Loads ${src}: that site learns you looked. Settings → Privacy loads pictures at once.`}
+        data-testid={`${testid}-load`}
+      >
         Show picture
         <br />
         <span className="muted small">from {hostOf(src)}</span>

@@ -92,7 +92,8 @@ interface RowProps {
 function useFocusFollowsCursor(grid: RefObject<HTMLDivElement | null>): void {
   useEffect(() => {
     const a = document.activeElement;
-    if (!(a instanceof HTMLElement) || a.dataset.testid !== 'result-row' || !grid.current?.contains(a) || a.classList.contains('cursor')) return;
+    if (!(a instanceof HTMLElement) || a.dataset.testid !== 'result-row' || !grid.current?.contains(a) || a.classList.contains('cursor'))
+      return;
     grid.current.querySelector<HTMLElement>('[data-testid="result-row"].cursor')?.focus({ preventScroll: true });
   });
 }
@@ -119,7 +120,19 @@ const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, 
   );
 });
 
-export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore, serverSort, onServerSort, selected, onSelectedChange, threaded, unavailable }: Props) {
+export function ResultsTable({
+  rows,
+  variant,
+  hasMore,
+  fetchingMore,
+  onLoadMore,
+  serverSort,
+  onServerSort,
+  selected,
+  onSelectedChange,
+  threaded,
+  unavailable,
+}: Props) {
   const [localSort, setLocalSort] = useState<Sort>(null);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [visibility, setVisibility] = useState<Record<string, boolean>>(() => hiddenAtFirst(variant));
@@ -135,7 +148,10 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   const manual = !!onServerSort;
   const sort: Sort = manual
     ? serverSort
-      ? { id: Object.keys(SERVER_SORT).find((k) => SERVER_SORT[k] === serverSort.field) ?? serverSort.field, desc: serverSort.dir === 'desc' }
+      ? {
+          id: Object.keys(SERVER_SORT).find((k) => SERVER_SORT[k] === serverSort.field) ?? serverSort.field,
+          desc: serverSort.dir === 'desc',
+        }
       : null
     : localSort;
 
@@ -147,7 +163,10 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
     [threads, rows, localColumn, localSort?.desc],
   );
 
-  const hasProfiles = useMemo(() => visibility.followers === undefined && ordered.some((r) => r.kind === 'profile'), [ordered, visibility.followers]);
+  const hasProfiles = useMemo(
+    () => visibility.followers === undefined && ordered.some((r) => r.kind === 'profile'),
+    [ordered, visibility.followers],
+  );
   const visible = useMemo(() => shownColumns(columns, visibility, hasProfiles, sort?.id), [columns, visibility, hasProfiles, sort?.id]);
   const width = (c: Column) => widths[c.id] ?? c.size;
   const totalWidth = visible.reduce((a, c) => a + width(c), 0);
@@ -184,8 +203,26 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
     const isCollapsed = collapsed.has(row.id);
     const isSelected = !!selected?.has(key);
     const prev = ctxCache.current.get(key);
-    if (prev && prev.depth === depth && prev.kids === kids && prev.collapsed === isCollapsed && prev.selected === isSelected && prev.threaded === !!threaded && prev.unavailable === unavailable) return prev;
-    const next: CellCtx = { depth, kids, collapsed: isCollapsed, selected: isSelected, threaded: !!threaded, unavailable, onSelect, onToggleReplies };
+    if (
+      prev &&
+      prev.depth === depth &&
+      prev.kids === kids &&
+      prev.collapsed === isCollapsed &&
+      prev.selected === isSelected &&
+      prev.threaded === !!threaded &&
+      prev.unavailable === unavailable
+    )
+      return prev;
+    const next: CellCtx = {
+      depth,
+      kids,
+      collapsed: isCollapsed,
+      selected: isSelected,
+      threaded: !!threaded,
+      unavailable,
+      onSelect,
+      onToggleReplies,
+    };
     ctxCache.current.set(key, next);
     return next;
   };
@@ -195,7 +232,13 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
   const parentRef = useRef<HTMLDivElement>(null);
   // useFlushSync off: a scroll event schedules the render instead of forcing it inside the event
   // (React renders once for the frame's scroll events, before the frame paints)
-  const virt = useVirtualizer({ count: ordered.length, getScrollElement: () => parentRef.current, estimateSize: () => 30, overscan: 12, useFlushSync: false });
+  const virt = useVirtualizer({
+    count: ordered.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => 30,
+    overscan: 12,
+    useFlushSync: false,
+  });
 
   // register for keyboard navigation (j/k/Enter live in App)
   const refs = useMemo(() => ordered.map((r) => ({ platform: r.platform, kind: r.kind, id: r.id })), [ordered]);
@@ -249,7 +292,12 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
                 .filter((c) => c.hideable)
                 .map((c) => (
                   <label key={c.id} className="check">
-                    <input type="checkbox" checked={visible.includes(c)} onChange={(e) => setVisibility((v) => ({ ...v, [c.id]: e.target.checked }))} /> {c.header}
+                    <input
+                      type="checkbox"
+                      checked={visible.includes(c)}
+                      onChange={(e) => setVisibility((v) => ({ ...v, [c.id]: e.target.checked }))}
+                    />{' '}
+                    {c.header}
                   </label>
                 ))}
             </div>
@@ -257,7 +305,15 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
         </div>
       </div>
       {/* the grid is keyboard-reachable (tabIndex: it scrolls) and holds only rows (load-more sits below it) */}
-      <div className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`} ref={parentRef} data-testid="results-table" role="grid" aria-rowcount={ordered.length + 1} aria-label="Results" tabIndex={0}>
+      <div
+        className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`}
+        ref={parentRef}
+        data-testid="results-table"
+        role="grid"
+        aria-rowcount={ordered.length + 1}
+        aria-label="Results"
+        tabIndex={0}
+      >
         <div className="thead" style={{ width: totalWidth }} role="row" aria-rowindex={1}>
           {visible.map((c) => {
             const sorted = sort?.id === c.id ? (sort.desc ? 'desc' : 'asc') : false;
@@ -283,7 +339,9 @@ export function ResultsTable({ rows, variant, hasMore, fetchingMore, onLoadMore,
                   c.header
                 )}
                 {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
-                {c.resizable ? <div className="resizer" onMouseDown={(e) => startResize(c, e)} onClick={(e) => e.stopPropagation()} /> : null}
+                {c.resizable ? (
+                  <div className="resizer" onMouseDown={(e) => startResize(c, e)} onClick={(e) => e.stopPropagation()} />
+                ) : null}
               </div>
             );
           })}

@@ -20,7 +20,13 @@ export function searchError(text: string): string | null {
 
 export function SearchHint({ id, error }: { id: string; error: string | null }) {
   return (
-    <span id={id} className={`search-hint ${error ? 'errtext' : 'muted'}`} role="status" title={error ?? SEARCH_SYNTAX_HINT} data-testid={`${id}`}>
+    <span
+      id={id}
+      className={`search-hint ${error ? 'errtext' : 'muted'}`}
+      role="status"
+      title={error ?? SEARCH_SYNTAX_HINT}
+      data-testid={`${id}`}
+    >
       {error ? `Not searched: ${error}` : <>OR · NOT · ( ) · &quot;phrase&quot; · word* · NEAR</>}
     </span>
   );

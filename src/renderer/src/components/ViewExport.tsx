@@ -30,7 +30,21 @@ export async function allRows(query: LibraryQuery): Promise<{ rows: LibraryListR
   return { rows, pages };
 }
 
-export function ViewExport({ query, what, selected, relevanceMin, loaded, onClose }: { query: LibraryQuery; what: string; selected: ReadonlySet<string>; relevanceMin: number | null; loaded: number; onClose: () => void }) {
+export function ViewExport({
+  query,
+  what,
+  selected,
+  relevanceMin,
+  loaded,
+  onClose,
+}: {
+  query: LibraryQuery;
+  what: string;
+  selected: ReadonlySet<string>;
+  relevanceMin: number | null;
+  loaded: number;
+  onClose: () => void;
+}) {
   const [got, setGot] = useState<{ refs: ItemRefInput[]; held: number } | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const key = JSON.stringify([query, [...selected].sort(), relevanceMin, loaded]);
@@ -51,7 +65,12 @@ export function ViewExport({ query, what, selected, relevanceMin, loaded, onClos
     // the key holds every input (a new Set per render would refetch for nothing)
   }, [key]);
   if (err) return <ErrorText text={`Could not read the rows to export: ${err}`} />;
-  if (!got) return <div className="panel muted small" data-testid="view-export-reading">Reading every page of {what} held in the archive…</div>;
+  if (!got)
+    return (
+      <div className="panel muted small" data-testid="view-export-reading">
+        Reading every page of {what} held in the archive…
+      </div>
+    );
   const filtered = got.refs.length !== got.held;
   const note = `${fmtExact(got.refs.length)} row${got.refs.length === 1 ? '' : 's'}: ${filtered ? `of the ${fmtExact(got.held)} ${what} held in the archive, those the filters show` : `every one of ${what} held in the archive`}${got.held > loaded ? ` (all pages, not only the ${fmtExact(loaded)} loaded)` : ''} · free (local)`;
   return <ExportPanel items={got.refs} note={note} onClose={onClose} />;

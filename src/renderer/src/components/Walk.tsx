@@ -15,7 +15,11 @@ import { resumePage } from './walk-position';
 export function useWalk(walkId: string | null): WalkInfo | null {
   const live = useUi((s) => (walkId ? s.walks[walkId] : undefined));
   const running = !live || live.status === 'running';
-  const polled = useLoupe('walks.get', { walkId: walkId ?? '' }, { enabled: !!walkId, refetchInterval: running ? 1500 : false, staleTime: 0 });
+  const polled = useLoupe(
+    'walks.get',
+    { walkId: walkId ?? '' },
+    { enabled: !!walkId, refetchInterval: running ? 1500 : false, staleTime: 0 },
+  );
   const p = polled.data ?? undefined;
   if (!live) return p ?? null;
   if (!p) return live;
@@ -36,7 +40,13 @@ export function useStartWalk() {
     const { approve, walks } = deps.current;
     try {
       const est = await walks.estimate(target, pages);
-      const ok = await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: est.needsConfirmation });
+      const ok = await approve({
+        what,
+        creditsMin: est.creditsMin,
+        creditsMax: est.creditsMax,
+        balance: est.balance,
+        needsConfirmation: est.needsConfirmation,
+      });
       if (!ok) return null;
       return await walks.start(target, source, pages);
     } catch (e) {
@@ -88,7 +98,16 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
         ? `Start over: re-read ${reread} page${reread === 1 ? '' : 's'} already held, then fetch ${more} more`
         : `Fetch ${more} more page${more === 1 ? '' : 's'}`;
       // a restart's re-read pages cost again: always asked, whatever the threshold
-      if (!(await approve({ what, creditsMin: est.creditsMin, creditsMax: est.creditsMax, balance: est.balance, needsConfirmation: restart || est.needsConfirmation }))) return;
+      if (
+        !(await approve({
+          what,
+          creditsMin: est.creditsMin,
+          creditsMax: est.creditsMax,
+          balance: est.balance,
+          needsConfirmation: restart || est.needsConfirmation,
+        }))
+      )
+        return;
       await walks.resume(walk.walkId, more, restart ? { payRestart: true } : {});
     } catch (e) {
       toastError(e);
@@ -98,10 +117,15 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
     <div className="walkbar" data-testid="walk-status" data-status={walk.status} data-walk-id={walk.walkId}>
       <span className={`status s-${walk.status}`}>{walk.status}</span>
       <span>
-        {walk.pagesDone} page{walk.pagesDone === 1 ? '' : 's'} · <span className="num">{fmtExact(walk.itemsSeen)}</span> items (<span className="num">{fmtExact(walk.newItems)}</span> new)
+        {walk.pagesDone} page{walk.pagesDone === 1 ? '' : 's'} · <span className="num">{fmtExact(walk.itemsSeen)}</span> items (
+        <span className="num">{fmtExact(walk.newItems)}</span> new)
       </span>
       {walk.unreadable ? (
-        <span className="muted" title="Rows without an id of their own are kept raw in the stored answers, never merged into another item" data-testid="walk-unreadable">
+        <span
+          className="muted"
+          title="Rows without an id of their own are kept raw in the stored answers, never merged into another item"
+          data-testid="walk-unreadable"
+        >
           {fmtExact(walk.unreadable)} row{walk.unreadable === 1 ? '' : 's'} without an id kept raw
         </span>
       ) : null}
@@ -118,7 +142,9 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
           {eta}
         </span>
       ) : null}
-      {walk.stopReason && walk.status !== 'running' && !failed ? <span className="muted">{STOP_TEXT[walk.stopReason] ?? walk.stopReason}</span> : null}
+      {walk.stopReason && walk.status !== 'running' && !failed ? (
+        <span className="muted">{STOP_TEXT[walk.stopReason] ?? walk.stopReason}</span>
+      ) : null}
       <div className="spacer" />
       {walk.status === 'running' ? (
         <button className="btn" onClick={() => void cancel()} data-testid="walk-cancel">
@@ -134,12 +160,22 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
             ))}
           </select>
           <SpendButton
-            label={restart ? `Start over · re-read ${reread} + ${more} more` : failed ? `Resume · ${more} page${more === 1 ? '' : 's'}` : `Fetch ${more} more page${more === 1 ? '' : 's'}`}
+            label={
+              restart
+                ? `Start over · re-read ${reread} + ${more} more`
+                : failed
+                  ? `Resume · ${more} page${more === 1 ? '' : 's'}`
+                  : `Fetch ${more} more page${more === 1 ? '' : 's'}`
+            }
             price={price.text}
             onClick={() => void resume()}
             testid="walk-more"
             primary={failed || restart}
-            title={restart ? 'The service no longer accepts the saved position. Starting over reads the pages already held again — outside their free window they cost again — then the pages you ask for.' : undefined}
+            title={
+              restart
+                ? 'The service no longer accepts the saved position. Starting over reads the pages already held again — outside their free window they cost again — then the pages you ask for.'
+                : undefined
+            }
           />
         </>
       ) : null}
@@ -152,7 +188,12 @@ export function WalkBar({ walk, target, moreOptions = [1, 2, 5, 10] }: { walk: W
       ) : null}
       {failed ? (
         <div className="walk-error">
-          <WayOutBox facts={{ kind: walk.errorKind ?? null, type: walk.errorType ?? null, message: walk.error ?? '', retryAt: walk.retryAt ?? null }} onResume={() => void resume()} resumeLabel={`Resume from page ${resumePage(walk)}`} testid="walk-error" />
+          <WayOutBox
+            facts={{ kind: walk.errorKind ?? null, type: walk.errorType ?? null, message: walk.error ?? '', retryAt: walk.retryAt ?? null }}
+            onResume={() => void resume()}
+            resumeLabel={`Resume from page ${resumePage(walk)}`}
+            testid="walk-error"
+          />
         </div>
       ) : null}
     </div>

@@ -6,7 +6,13 @@ import { useInfo } from '../queries/hooks';
 import { useUi } from '../stores/ui';
 
 export function factsOf(e: unknown): ErrorFacts {
-  if (e instanceof ApiError) return { kind: e.kind, type: e.type ?? null, message: errorText(e), retryAt: typeof e.details?.retryAt === 'number' ? e.details.retryAt : null };
+  if (e instanceof ApiError)
+    return {
+      kind: e.kind,
+      type: e.type ?? null,
+      message: errorText(e),
+      retryAt: typeof e.details?.retryAt === 'number' ? e.details.retryAt : null,
+    };
   if (typeof e === 'string') return { kind: null, message: e };
   return { kind: 'internal', message: errorText(e) };
 }
@@ -22,7 +28,19 @@ export function useNow(on: boolean): number {
   return now;
 }
 
-export function WayOutBox({ facts, onResume, onRetry, resumeLabel = 'Resume', testid = 'error' }: { facts: ErrorFacts; onResume?: () => void; onRetry?: () => void; resumeLabel?: string; testid?: string }) {
+export function WayOutBox({
+  facts,
+  onResume,
+  onRetry,
+  resumeLabel = 'Resume',
+  testid = 'error',
+}: {
+  facts: ErrorFacts;
+  onResume?: () => void;
+  onRetry?: () => void;
+  resumeLabel?: string;
+  testid?: string;
+}) {
   const info = useInfo();
   const w = wayOut(facts, { canResume: !!onResume, sandbox: !!info.data?.sandbox });
   const now = useNow(w.waitUntil !== null);
@@ -35,7 +53,11 @@ export function WayOutBox({ facts, onResume, onRetry, resumeLabel = 'Resume', te
     else if (id === 'settings') ui.setView('settings');
     else if (id === 'topup') {
       if (info.data?.sandbox) ui.setView('settings');
-      else ui.toast('info', 'Credits come from your plan (free 500 a month, paid 10,000 a month) or packs, in the service’s web dashboard. Top up there, then press Resume.');
+      else
+        ui.toast(
+          'info',
+          'Credits come from your plan (free 500 a month, paid 10,000 a month) or packs, in the service’s web dashboard. Top up there, then press Resume.',
+        );
     }
   };
   return (
@@ -45,7 +67,15 @@ export function WayOutBox({ facts, onResume, onRetry, resumeLabel = 'Resume', te
       </div>
       <div className="row gap wrap">
         {w.ways.map((x) => (
-          <button key={x.id} type="button" className={`btn small ${x.id === 'resume' ? 'primary' : ''}`} title={x.hint} onClick={() => go(x.id)} disabled={x.id === 'resume' && !!wait} data-testid={`way-${x.id}`}>
+          <button
+            key={x.id}
+            type="button"
+            className={`btn small ${x.id === 'resume' ? 'primary' : ''}`}
+            title={x.hint}
+            onClick={() => go(x.id)}
+            disabled={x.id === 'resume' && !!wait}
+            data-testid={`way-${x.id}`}
+          >
             {x.id === 'resume' ? resumeLabel : x.label}
             {x.id === 'resume' && wait ? ` ${wait}` : ''}
           </button>

@@ -11,11 +11,28 @@ import { ParamForm } from './ParamForm';
 import { SHORTCUTS } from './Dialog';
 import { VIEWS } from '../stores/ui';
 
-const p = (name: string, extra: Record<string, unknown> = {}) => ({ name, required: false, in: 'query', type: 'string', description: `${name} description`, ...extra });
+const p = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  required: false,
+  in: 'query',
+  type: 'string',
+  description: `${name} description`,
+  ...extra,
+});
 
 describe('generated forms speak an analyst’s words', () => {
   it('max_pages, fit, goal: human label, the API name on hover; label: families to tick', () => {
-    const ep = { platform: 'photo_net', path: 'search/reels', params: [p('query', { required: true }), p('max_pages', { type: 'integer', minimum: 1, maximum: 5 }), p('fit'), p('goal'), p('label')] } as unknown as CatalogueEndpoint;
+    const ep = {
+      platform: 'photo_net',
+      path: 'search/reels',
+      params: [
+        p('query', { required: true }),
+        p('max_pages', { type: 'integer', minimum: 1, maximum: 5 }),
+        p('fit'),
+        p('goal'),
+        p('label'),
+      ],
+    } as unknown as CatalogueEndpoint;
     const html = renderToStaticMarkup(createElement(ParamForm, { endpoint: ep, values: { label: 'intent' }, onChange: () => {} }));
     expect(html).toContain('Pages per request');
     expect(html).toMatch(/title="API parameter: max_pages/);

@@ -55,12 +55,27 @@ export function Chips({ chips, max = 4 }: { chips: Chip[]; max?: number }) {
   return (
     <span className="chips">
       {shown.map((c) => (
-        <span key={c.key} className={`chip tone-${c.tone}`} title={c.title + (c.overridden ? ' (your override)' : '')} data-testid="label-chip">
+        <span
+          key={c.key}
+          className={`chip tone-${c.tone}`}
+          title={c.title + (c.overridden ? ' (your override)' : '')}
+          data-testid="label-chip"
+        >
           {c.text}
           {c.overridden ? '*' : ''}
         </span>
       ))}
-      {chips.length > max ? <span className="chip tone-muted" title={chips.slice(max).map((c) => c.text).join(', ')}>+{chips.length - max}</span> : null}
+      {chips.length > max ? (
+        <span
+          className="chip tone-muted"
+          title={chips
+            .slice(max)
+            .map((c) => c.text)
+            .join(', ')}
+        >
+          +{chips.length - max}
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -128,9 +143,21 @@ export function SpendButton({
   title?: string;
 }) {
   return (
-    <button type={submit ? 'submit' : 'button'} className={`btn ${primary ? 'primary' : ''}`} onClick={submit ? undefined : onClick} disabled={disabled} data-testid={testid} title={title}>
+    <button
+      type={submit ? 'submit' : 'button'}
+      className={`btn ${primary ? 'primary' : ''}`}
+      onClick={submit ? undefined : onClick}
+      disabled={disabled}
+      data-testid={testid}
+      title={title}
+    >
       {label}
-      {price ? <span className="price" data-testid={testid ? `${testid}-price` : undefined}> · {price}</span> : null}
+      {price ? (
+        <span className="price" data-testid={testid ? `${testid}-price` : undefined}>
+          {' '}
+          · {price}
+        </span>
+      ) : null}
     </button>
   );
 }
@@ -140,7 +167,12 @@ export function Field({ label, children, hint, required }: { label: string; chil
     <label className="field" title={hint ?? undefined}>
       <span className="field-label">
         {label}
-        {required ? <span className="req" aria-label="required"> *</span> : null}
+        {required ? (
+          <span className="req" aria-label="required">
+            {' '}
+            *
+          </span>
+        ) : null}
       </span>
       {children}
     </label>

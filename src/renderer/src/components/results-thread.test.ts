@@ -8,12 +8,29 @@ import type { LibraryListRow } from '../../../shared/query';
 import { thread } from './ResultsTable';
 
 const row = (id: string, parentId: string | null): LibraryListRow => ({
-  platform: 'forum_net', kind: 'comment', id,
-  tags: [], note: null, overrides: {}, firstSeenAt: 0, lastSeenAt: 0, seenCount: 1,
-  publishedAt: null, author: { id: null, username: null, displayName: null },
-  text: id, url: null, lang: null, postKind: null, parentId,
+  platform: 'forum_net',
+  kind: 'comment',
+  id,
+  tags: [],
+  note: null,
+  overrides: {},
+  firstSeenAt: 0,
+  lastSeenAt: 0,
+  seenCount: 1,
+  publishedAt: null,
+  author: { id: null, username: null, displayName: null },
+  text: id,
+  url: null,
+  lang: null,
+  postKind: null,
+  parentId,
   engagement: { views: null, likes: null, comments: null, shares: null, saves: null },
-  hiddenCounts: [], followers: null, title: null, labels: null, relevance: null, thumbnailUrl: null,
+  hiddenCounts: [],
+  followers: null,
+  title: null,
+  labels: null,
+  relevance: null,
+  thumbnailUrl: null,
 });
 
 describe('threads of lean rows', () => {

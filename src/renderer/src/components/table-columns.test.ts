@@ -12,19 +12,49 @@ import { sortRows, tableColumns, type CellCtx } from './table-columns';
 
 /** a list row that still carries a record (a full row's), to show no cell reads it */
 const row = (over: Partial<LibraryRow & LibraryListRow> = {}): LibraryRow & LibraryListRow => ({
-  platform: 'forum_net', kind: 'post', id: '1',
-  record: { content: { text: 'RECORD TEXT' }, author: { username: 'record_user', followers: 1 }, published_at: '2001-01-01T00:00:00Z', engagement: { likes: 1 }, flags: {} },
-  tags: [], note: null, overrides: {}, firstSeenAt: 0, lastSeenAt: 0, seenCount: 1,
+  platform: 'forum_net',
+  kind: 'post',
+  id: '1',
+  record: {
+    content: { text: 'RECORD TEXT' },
+    author: { username: 'record_user', followers: 1 },
+    published_at: '2001-01-01T00:00:00Z',
+    engagement: { likes: 1 },
+    flags: {},
+  },
+  tags: [],
+  note: null,
+  overrides: {},
+  firstSeenAt: 0,
+  lastSeenAt: 0,
+  seenCount: 1,
   publishedAt: Date.parse('2024-05-01T10:00:00Z'),
   author: { id: '9', username: null, displayName: 'Column Name' },
-  text: 'Column text \u202Eevil', url: null, lang: null, postKind: null, parentId: null,
+  text: 'Column text \u202Eevil',
+  url: null,
+  lang: null,
+  postKind: null,
+  parentId: null,
   engagement: { views: null, likes: 4321, comments: 0, shares: null, saves: null },
-  hiddenCounts: ['views'], followers: 98765, title: 'Column title',
-  labels: null, relevance: null, thumbnailUrl: null,
+  hiddenCounts: ['views'],
+  followers: 98765,
+  title: 'Column title',
+  labels: null,
+  relevance: null,
+  thumbnailUrl: null,
   ...over,
 });
 
-const ctx: CellCtx = { depth: 0, kids: 0, collapsed: false, selected: false, threaded: false, unavailable: undefined, onSelect: () => {}, onToggleReplies: () => {} };
+const ctx: CellCtx = {
+  depth: 0,
+  kids: 0,
+  collapsed: false,
+  selected: false,
+  threaded: false,
+  unavailable: undefined,
+  onSelect: () => {},
+  onToggleReplies: () => {},
+};
 const html = (n: ReactNode) => renderToStaticMarkup(createElement(Fragment, null, n));
 
 describe('the table shows the row’s columns', () => {

@@ -41,11 +41,17 @@ export interface Column {
 }
 
 function whyMissing(unavailable: readonly string[] | undefined, field: string): string | undefined {
-  if (unavailable && unavailable.some((u) => u === field || u.endsWith('.' + field))) return `This network does not provide ${field} (listed in "unavailable")`;
+  if (unavailable && unavailable.some((u) => u === field || u.endsWith('.' + field)))
+    return `This network does not provide ${field} (listed in "unavailable")`;
   return undefined;
 }
 
-const col = (c: Partial<Column> & Pick<Column, 'id' | 'header' | 'size' | 'cell'>): Column => ({ sortable: !!c.value, hideable: true, resizable: true, ...c });
+const col = (c: Partial<Column> & Pick<Column, 'id' | 'header' | 'size' | 'cell'>): Column => ({
+  sortable: !!c.value,
+  hideable: true,
+  resizable: true,
+  ...c,
+});
 
 function eng(f: EngagementField): Column {
   return col({
@@ -107,20 +113,72 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
     );
   }
   cols.push(
-    col({ id: 'text', header: variant === 'comment' ? 'Comment' : 'Text', size: variant === 'comment' ? 460 : 380, hideable: false, value: (r) => displayText(r), cell: textCell }),
-    col({ id: 'author', header: 'Author', size: 130, value: (r) => displayAuthor(r), cell: (r) => <bdi className="ellipsis" dir="auto">{displayAuthor(r) || '—'}</bdi> }),
-    col({ id: 'platform', header: 'Network', size: 100, value: (r) => r.platform, cell: (r) => <span className="ellipsis muted">{r.platform}</span> }),
+    col({
+      id: 'text',
+      header: variant === 'comment' ? 'Comment' : 'Text',
+      size: variant === 'comment' ? 460 : 380,
+      hideable: false,
+      value: (r) => displayText(r),
+      cell: textCell,
+    }),
+    col({
+      id: 'author',
+      header: 'Author',
+      size: 130,
+      value: (r) => displayAuthor(r),
+      cell: (r) => (
+        <bdi className="ellipsis" dir="auto">
+          {displayAuthor(r) || '—'}
+        </bdi>
+      ),
+    }),
+    col({
+      id: 'platform',
+      header: 'Network',
+      size: 100,
+      value: (r) => r.platform,
+      cell: (r) => <span className="ellipsis muted">{r.platform}</span>,
+    }),
     col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => <span className="muted">{r.kind}</span> }),
-    col({ id: 'published', header: 'Published', size: 92, value: (r) => r.publishedAt ?? undefined, cell: (r) => <When v={r.publishedAt} /> }),
+    col({
+      id: 'published',
+      header: 'Published',
+      size: 92,
+      value: (r) => r.publishedAt ?? undefined,
+      cell: (r) => <When v={r.publishedAt} />,
+    }),
     eng('views'),
     eng('likes'),
     eng('comments'),
     eng('shares'),
     eng('saves'),
-    col({ id: 'followers', header: 'Followers', size: 96, num: true, value: (r) => r.followers ?? undefined, cell: (r) => <Num v={r.followers} /> }),
+    col({
+      id: 'followers',
+      header: 'Followers',
+      size: 96,
+      num: true,
+      value: (r) => r.followers ?? undefined,
+      cell: (r) => <Num v={r.followers} />,
+    }),
     col({ id: 'labels', header: 'Labels', size: 230, cell: (r) => <Chips chips={labelChips(r)} /> }),
-    col({ id: 'relevance', header: 'Relevance', size: 110, value: (r) => r.relevance ?? undefined, cell: (r) => <RelBar p={r.relevance} /> }),
-    col({ id: 'tags', header: 'Tags', size: 110, cell: (r) => <span className="muted ellipsis">{r.tags.join(', ')}{r.note ? ' ✎' : ''}</span> }),
+    col({
+      id: 'relevance',
+      header: 'Relevance',
+      size: 110,
+      value: (r) => r.relevance ?? undefined,
+      cell: (r) => <RelBar p={r.relevance} />,
+    }),
+    col({
+      id: 'tags',
+      header: 'Tags',
+      size: 110,
+      cell: (r) => (
+        <span className="muted ellipsis">
+          {r.tags.join(', ')}
+          {r.note ? ' ✎' : ''}
+        </span>
+      ),
+    }),
     col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => <When v={r.firstSeenAt} /> }),
   );
   return variant === 'post' ? searchOrder(cols) : cols;
@@ -145,8 +203,15 @@ export function hiddenAtFirst(variant: TableVariant): Record<string, boolean> {
 }
 
 /** The columns drawn: those not hidden (followers: shown when profiles are listed) and always the one the rows are sorted by, whose header carries the order's arrow. */
-export function shownColumns(columns: Column[], visibility: Record<string, boolean>, hasProfiles: boolean, sortedId: string | undefined): Column[] {
-  return columns.filter((c) => c.id === sortedId || (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false));
+export function shownColumns(
+  columns: Column[],
+  visibility: Record<string, boolean>,
+  hasProfiles: boolean,
+  sortedId: string | undefined,
+): Column[] {
+  return columns.filter(
+    (c) => c.id === sortedId || (c.id === 'followers' ? (visibility.followers ?? hasProfiles) : visibility[c.id] !== false),
+  );
 }
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });

@@ -15,7 +15,9 @@ export function webhookProblem(text: string): string | null {
   } catch {
     return 'That is not a web address: paste the whole address the chat service gave you, starting with https://.';
   }
-  return u.protocol === 'https:' || u.protocol === 'http:' ? null : `A webhook address starts with https:// (this one starts with ${u.protocol}//).`;
+  return u.protocol === 'https:' || u.protocol === 'http:'
+    ? null
+    : `A webhook address starts with https:// (this one starts with ${u.protocol}//).`;
 }
 
 export function AlertDeliverySettings({ value, save }: { value: string | null; save: (url: string | null) => void }) {
@@ -24,12 +26,27 @@ export function AlertDeliverySettings({ value, save }: { value: string | null; s
   return (
     <section className="panel">
       <h3>Alerts</h3>
-      <p className="muted small">Every alert a watchlist run raises is in Watchlists → Alerts. It can also be posted to a chat channel through an incoming webhook (Slack, Mattermost, Rocket.Chat…).</p>
+      <p className="muted small">
+        Every alert a watchlist run raises is in Watchlists → Alerts. It can also be posted to a chat channel through an incoming webhook
+        (Slack, Mattermost, Rocket.Chat…).
+      </p>
       <div className="row gap wrap">
         <Field label="Webhook address" hint="Slack-compatible JSON; leave empty for none">
-          <input value={text} onChange={(e) => setText(e.target.value)} placeholder="https://hooks.slack.com/services/…" style={{ width: 380 }} aria-invalid={!!problem} data-testid="alert-webhook" />
+          <input
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="https://hooks.slack.com/services/…"
+            style={{ width: 380 }}
+            aria-invalid={!!problem}
+            data-testid="alert-webhook"
+          />
         </Field>
-        <button className="btn" disabled={!!problem} onClick={() => save(text.trim() === '' ? null : text.trim())} data-testid="alert-webhook-save">
+        <button
+          className="btn"
+          disabled={!!problem}
+          onClick={() => save(text.trim() === '' ? null : text.trim())}
+          data-testid="alert-webhook-save"
+        >
           Save
         </button>
       </div>

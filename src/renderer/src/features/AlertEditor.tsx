@@ -18,7 +18,10 @@ export function AlertEditor({ w }: { w: WatchlistInfo }) {
   const [draft, setDraft] = useState<LabelCondition[]>(w.alert ?? []);
   const save = () => {
     setOpen(false);
-    void runWithToast(() => watchlists.update({ id: w.id, patch: { alert: draft.length ? draft : null } }), draft.length ? 'Alert saved' : 'Alert removed');
+    void runWithToast(
+      () => watchlists.update({ id: w.id, patch: { alert: draft.length ? draft : null } }),
+      draft.length ? 'Alert saved' : 'Alert removed',
+    );
   };
   return (
     <>
@@ -37,7 +40,12 @@ export function AlertEditor({ w }: { w: WatchlistInfo }) {
         {w.alert?.length ? 'Edit alert…' : 'Set an alert…'}
       </button>
       {open ? (
-        <Modal title={`Alert for “${w.name}”`} detail="A run adds an alert to the inbox when new items match every condition." onCancel={() => setOpen(false)} testid="alert-dialog">
+        <Modal
+          title={`Alert for “${w.name}”`}
+          detail="A run adds an alert to the inbox when new items match every condition."
+          onCancel={() => setOpen(false)}
+          testid="alert-dialog"
+        >
           <LabelConditions value={draft} onChange={setDraft} />
           <p className="muted small" data-testid="alert-draft">
             {draft.length ? `New items where ${conditionText(draft)}.` : 'No condition: no alert (spikes are still flagged).'}

@@ -97,7 +97,8 @@ export function AlertEmailSettings({ value, save }: { value: AlertEmail | null; 
     <section className="panel" aria-labelledby="alert-email-title">
       <h3 id="alert-email-title">E-mail</h3>
       <p className="muted small">
-        Alerts can also be e-mailed through your SMTP server. An alert that cannot be sent stays in the inbox with the reason and is sent on the next run.
+        Alerts can also be e-mailed through your SMTP server. An alert that cannot be sent stays in the inbox with the reason and is sent on
+        the next run.
       </p>
       <EmailFields d={d} set={set} password={password} setPassword={setPassword} stored={!!stored.data?.stored} />
       <div className="row gap wrap">
@@ -112,7 +113,9 @@ export function AlertEmailSettings({ value, save }: { value: AlertEmail | null; 
             Stop e-mailing alerts
           </button>
         ) : null}
-        <span className="muted small">{value ? (stored.data?.stored || !value.user ? '' : 'No password stored yet.') : 'Not set: alerts are not e-mailed.'}</span>
+        <span className="muted small">
+          {value ? (stored.data?.stored || !value.user ? '' : 'No password stored yet.') : 'Not set: alerts are not e-mailed.'}
+        </span>
       </div>
       {problem ? (
         <p className="errtext small" role="alert" data-testid="alert-email-problem">
@@ -120,7 +123,12 @@ export function AlertEmailSettings({ value, save }: { value: AlertEmail | null; 
         </p>
       ) : null}
       {result ? (
-        <p className={result.ok ? 'small' : 'errtext small'} role="status" data-testid="alert-email-result" data-ok={result.ok ? 'true' : 'false'}>
+        <p
+          className={result.ok ? 'small' : 'errtext small'}
+          role="status"
+          data-testid="alert-email-result"
+          data-ok={result.ok ? 'true' : 'false'}
+        >
           {result.message}
         </p>
       ) : null}
@@ -129,19 +137,52 @@ export function AlertEmailSettings({ value, save }: { value: AlertEmail | null; 
 }
 
 /** The form's fields (the password field is never filled from what is stored). */
-function EmailFields({ d, set, password, setPassword, stored }: { d: Draft; set: (p: Partial<Draft>) => void; password: string; setPassword: (v: string) => void; stored: boolean }) {
+function EmailFields({
+  d,
+  set,
+  password,
+  setPassword,
+  stored,
+}: {
+  d: Draft;
+  set: (p: Partial<Draft>) => void;
+  password: string;
+  setPassword: (v: string) => void;
+  stored: boolean;
+}) {
   const passwordState = stored ? 'A password is kept in the OS keychain; type a new one to replace it.' : 'No password stored.';
   return (
     <>
       <div className="row gap wrap">
         <Field label="SMTP server">
-          <input value={d.host} onChange={(e) => set({ host: e.target.value })} placeholder="smtp.example.org" style={{ width: 220 }} data-testid="alert-email-host" />
+          <input
+            value={d.host}
+            onChange={(e) => set({ host: e.target.value })}
+            placeholder="smtp.example.org"
+            style={{ width: 220 }}
+            data-testid="alert-email-host"
+          />
         </Field>
         <Field label="Port">
-          <input value={d.port} inputMode="numeric" onChange={(e) => set({ port: e.target.value })} style={{ width: 70 }} data-testid="alert-email-port" />
+          <input
+            value={d.port}
+            inputMode="numeric"
+            onChange={(e) => set({ port: e.target.value })}
+            style={{ width: 70 }}
+            data-testid="alert-email-port"
+          />
         </Field>
         <Field label="Security">
-          <select value={d.security} onChange={(e) => set({ security: e.target.value as EmailSecurity, port: d.port === PORTS[d.security] ? PORTS[e.target.value as EmailSecurity] : d.port })} data-testid="alert-email-security">
+          <select
+            value={d.security}
+            onChange={(e) =>
+              set({
+                security: e.target.value as EmailSecurity,
+                port: d.port === PORTS[d.security] ? PORTS[e.target.value as EmailSecurity] : d.port,
+              })
+            }
+            data-testid="alert-email-security"
+          >
             {EMAIL_SECURITY.map((s) => (
               <option key={s} value={s}>
                 {EMAIL_SECURITY_WORDS[s]}
@@ -152,18 +193,44 @@ function EmailFields({ d, set, password, setPassword, stored }: { d: Draft; set:
       </div>
       <div className="row gap wrap">
         <Field label="User name" hint="Leave empty when the server takes mail without signing in">
-          <input value={d.user} onChange={(e) => set({ user: e.target.value })} autoComplete="off" style={{ width: 200 }} data-testid="alert-email-user" />
+          <input
+            value={d.user}
+            onChange={(e) => set({ user: e.target.value })}
+            autoComplete="off"
+            style={{ width: 200 }}
+            data-testid="alert-email-user"
+          />
         </Field>
         <Field label="Password" hint={passwordState}>
-          <input type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" placeholder={stored ? '•••••• (stored)' : ''} style={{ width: 180 }} data-testid="alert-email-password" />
+          <input
+            type="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete="new-password"
+            placeholder={stored ? '•••••• (stored)' : ''}
+            style={{ width: 180 }}
+            data-testid="alert-email-password"
+          />
         </Field>
       </div>
       <div className="row gap wrap">
         <Field label="From">
-          <input value={d.from} onChange={(e) => set({ from: e.target.value })} placeholder="loupe@example.org" style={{ width: 220 }} data-testid="alert-email-from" />
+          <input
+            value={d.from}
+            onChange={(e) => set({ from: e.target.value })}
+            placeholder="loupe@example.org"
+            style={{ width: 220 }}
+            data-testid="alert-email-from"
+          />
         </Field>
         <Field label="To" hint="One or more addresses, separated by commas">
-          <input value={d.to} onChange={(e) => set({ to: e.target.value })} placeholder="team@example.org" style={{ width: 300 }} data-testid="alert-email-to" />
+          <input
+            value={d.to}
+            onChange={(e) => set({ to: e.target.value })}
+            placeholder="team@example.org"
+            style={{ width: 300 }}
+            data-testid="alert-email-to"
+          />
         </Field>
       </div>
     </>

@@ -39,9 +39,16 @@ export function AlertInbox({ showItems }: { showItems: (a: AlertInfo) => void })
         </span>
         <div className="spacer" />
         <label className="check small">
-          <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} data-testid="alert-unread-only" /> Unread only
+          <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} data-testid="alert-unread-only" />{' '}
+          Unread only
         </label>
-        <button type="button" className="btn small" disabled={!q.data?.unread} onClick={() => void setRead({ all: true, read: true }, 'Every alert marked read')} data-testid="alert-read-all">
+        <button
+          type="button"
+          className="btn small"
+          disabled={!q.data?.unread}
+          onClick={() => void setRead({ all: true, read: true }, 'Every alert marked read')}
+          data-testid="alert-read-all"
+        >
           Mark all read
         </button>
       </div>
@@ -49,14 +56,22 @@ export function AlertInbox({ showItems }: { showItems: (a: AlertInfo) => void })
       {q.error ? <ErrorBox error={q.error} /> : null}
       {q.data && alerts.length === 0 ? (
         <Empty title={unreadOnly ? 'No unread alerts' : 'No alerts yet'}>
-          A watchlist with an alert (Edit alert…) adds one here when a run finds new items that match it, and any list does when a run finds far more new items than its history expects.
+          A watchlist with an alert (Edit alert…) adds one here when a run finds new items that match it, and any list does when a run finds
+          far more new items than its history expects.
         </Empty>
       ) : null}
       <ul className="alert-list" aria-label="Alerts, newest first">
         {alerts.map((a) => (
-          <li key={a.alertId} className={`alert-row ${a.read ? 'read' : 'unread'}`} data-testid="alert-row" data-alert-id={a.alertId} data-read={a.read}>
+          <li
+            key={a.alertId}
+            className={`alert-row ${a.read ? 'read' : 'unread'}`}
+            data-testid="alert-row"
+            data-alert-id={a.alertId}
+            data-read={a.read}
+          >
             <div className="alert-what">
-              <span className={`chip ${a.kind === 'spike' ? 'tone-warn' : 'tone-neg'}`}>{a.kind === 'spike' ? 'spike' : 'match'}</span> <span className="alert-summary">{a.summary}</span>
+              <span className={`chip ${a.kind === 'spike' ? 'tone-warn' : 'tone-neg'}`}>{a.kind === 'spike' ? 'spike' : 'match'}</span>{' '}
+              <span className="alert-summary">{a.summary}</span>
             </div>
             {a.email?.state === 'failed' ? (
               <p className="small errtext" data-testid="alert-email-failed">
@@ -85,7 +100,12 @@ export function AlertInbox({ showItems }: { showItems: (a: AlertInfo) => void })
                   Show the {fmtExact(a.items)} item{a.items === 1 ? '' : 's'}
                 </button>
               ) : null}
-              <button type="button" className="btn small ghost" onClick={() => void setRead({ ids: [a.alertId], read: !a.read }, a.read ? 'Marked unread' : 'Marked read')} data-testid="alert-toggle-read">
+              <button
+                type="button"
+                className="btn small ghost"
+                onClick={() => void setRead({ ids: [a.alertId], read: !a.read }, a.read ? 'Marked unread' : 'Marked read')}
+                data-testid="alert-toggle-read"
+              >
                 {a.read ? 'Mark unread' : 'Mark read'}
               </button>
             </div>

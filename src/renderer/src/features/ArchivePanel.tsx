@@ -21,7 +21,13 @@ export function ArchivePanel() {
   useEffect(() => {
     if (!running) return;
     const t = setInterval(() => {
-      void archiveWrites.get(running).then((j) => j && setJob((cur) => (cur && cur.snapshotId === j.snapshotId && (j.status !== 'running' || j.pagesDone >= cur.pagesDone) ? j : cur)));
+      void archiveWrites
+        .get(running)
+        .then(
+          (j) =>
+            j &&
+            setJob((cur) => (cur && cur.snapshotId === j.snapshotId && (j.status !== 'running' || j.pagesDone >= cur.pagesDone) ? j : cur)),
+        );
     }, 1_000);
     return () => clearInterval(t);
   }, [running]);
@@ -41,16 +47,27 @@ export function ArchivePanel() {
         Archive
       </h2>
       <p className="muted small">
-        To share or back up your archive, make a copy here (or run <span className="mono">loupe archive snapshot FILE</span>): one file with everything — items,
-        tags, notes, label overrides, saved sets, watchlists and the ledger — consistent even while Loupe keeps working. Copying loupe.db by hand while Loupe runs
-        misses your latest work (it is still in loupe.db-wal).
+        To share or back up your archive, make a copy here (or run <span className="mono">loupe archive snapshot FILE</span>): one file with
+        everything — items, tags, notes, label overrides, saved sets, watchlists and the ledger — consistent even while Loupe keeps working.
+        Copying loupe.db by hand while Loupe runs misses your latest work (it is still in loupe.db-wal).
       </p>
       <div className="row gap wrap">
-        <button type="button" className="btn small" disabled={job?.status === 'running'} onClick={() => void start()} data-testid="archive-snapshot">
+        <button
+          type="button"
+          className="btn small"
+          disabled={job?.status === 'running'}
+          onClick={() => void start()}
+          data-testid="archive-snapshot"
+        >
           Make a copy
         </button>
         {job?.status === 'running' ? (
-          <button type="button" className="btn small ghost" onClick={() => void archiveWrites.cancel(job.snapshotId).then((j) => j && setJob(j))} data-testid="archive-snapshot-cancel">
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => void archiveWrites.cancel(job.snapshotId).then((j) => j && setJob(j))}
+            data-testid="archive-snapshot-cancel"
+          >
             Cancel
           </button>
         ) : null}
@@ -60,7 +77,12 @@ export function ArchivePanel() {
         <div className="col gap" data-testid="archive-snapshot-status" data-status={job.status}>
           {job.status === 'running' ? (
             <>
-              <progress max={Math.max(1, job.pages)} value={job.pagesDone} aria-label="Copying the archive" data-testid="archive-snapshot-progress" />
+              <progress
+                max={Math.max(1, job.pages)}
+                value={job.pagesDone}
+                aria-label="Copying the archive"
+                data-testid="archive-snapshot-progress"
+              />
               <span className="small num">
                 Copying… {pct} % ({fmtExact(job.pagesDone)} of {fmtExact(job.pages)} pages)
               </span>

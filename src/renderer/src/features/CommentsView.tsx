@@ -32,13 +32,25 @@ interface CommentsState {
   set: (p: Partial<CommentsState>) => void;
 }
 
-const useComments = create<CommentsState>((set) => ({ platform: '', endpoint: '', values: {}, pages: 1, walkId: null, callId: null, receipts: null, target: null, set: (p) => set(p) }));
+const useComments = create<CommentsState>((set) => ({
+  platform: '',
+  endpoint: '',
+  values: {},
+  pages: 1,
+  walkId: null,
+  callId: null,
+  receipts: null,
+  target: null,
+  set: (p) => set(p),
+}));
 
 /** Guess the network from a pasted URL's host (the sandbox serves hosts like photo_net.example). */
 function platformFromUrl(url: string, platforms: string[]): string | null {
   try {
     const h = new URL(url).hostname.toLowerCase().replace(/^www\./, '');
-    const hit = platforms.filter((p) => h.includes(p.replace(/_/g, '')) || h.includes(p) || h.includes(p.replace(/_/g, '-'))).sort((a, b) => b.length - a.length);
+    const hit = platforms
+      .filter((p) => h.includes(p.replace(/_/g, '')) || h.includes(p) || h.includes(p.replace(/_/g, '-')))
+      .sort((a, b) => b.length - a.length);
     return hit[0] ?? null;
   } catch {
     return null;
@@ -79,7 +91,16 @@ export function CommentsView() {
     if (oneCall) {
       try {
         const q = await quoteNow(target);
-        if (!(await approve({ what: `Read comments mentioning a switch from ${params.switch_from}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
+        if (
+          !(await approve({
+            what: `Read comments mentioning a switch from ${params.switch_from}`,
+            creditsMin: q.creditsMin,
+            creditsMax: q.creditsMax,
+            balance: q.balance,
+            servedFromArchive: q.servedFromArchive,
+          }))
+        )
+          return;
         const r: CallResult = await singleCall(target, 'comments');
         const rec = isObj(r.envelope.data) ? (r.envelope.data as { switch_receipts?: SwitchReceipt[] }).switch_receipts : undefined;
         s.set({ callId: r.callId, walkId: null, receipts: rec ?? [], target });
@@ -88,12 +109,21 @@ export function CommentsView() {
       }
       return;
     }
-    const w = await start(target, 'comments', s.pages, `Read comments of ${params[idp] ?? 'this post'} (${s.pages} page${s.pages === 1 ? '' : 's'})`);
+    const w = await start(
+      target,
+      'comments',
+      s.pages,
+      `Read comments of ${params[idp] ?? 'this post'} (${s.pages} page${s.pages === 1 ? '' : 's'})`,
+    );
     if (w) s.set({ walkId: w.walkId, callId: null, receipts: null, target });
   };
 
   const walk = useWalk(s.walkId);
-  const query = s.walkId ? { source: { type: 'walk' as const, id: s.walkId } } : s.callId ? { source: { type: 'call' as const, id: s.callId } } : null;
+  const query = s.walkId
+    ? { source: { type: 'walk' as const, id: s.walkId } }
+    : s.callId
+      ? { source: { type: 'call' as const, id: s.callId } }
+      : null;
   const rows = useLibraryRows(query);
   const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
 
@@ -137,23 +167,36 @@ export function CommentsView() {
                 const guess = idp === 'url' ? platformFromUrl(v, platforms) : null;
                 if (guess && guess !== s.platform) {
                   const first = commentEndpoints(cat.data, guess)[0];
-                  s.set({ platform: guess, endpoint: first ? endpointPath(first) : '', values: { [first ? identityParam(first) : 'url']: v } });
+                  s.set({
+                    platform: guess,
+                    endpoint: first ? endpointPath(first) : '',
+                    values: { [first ? identityParam(first) : 'url']: v },
+                  });
                 } else s.set({ values: { ...s.values, [idp]: v } });
               }}
-              placeholder={ep?.params.find((p) => p.name === idp)?.example ? String(ep.params.find((p) => p.name === idp)!.example) : 'https://…'}
+              placeholder={
+                ep?.params.find((p) => p.name === idp)?.example ? String(ep.params.find((p) => p.name === idp)!.example) : 'https://…'
+              }
               data-testid="comments-url"
               data-main-query
               aria-label={idp}
             />
           </Field>
-          {!oneCall ? (
-            <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="comments-pages" />
-          ) : null}
-          <SpendButton label="Read comments" price={oneCall ? callPrice.text : walkPrice.text} onClick={() => void run()} disabled={!target} testid="comments-submit" />
+          {!oneCall ? <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="comments-pages" /> : null}
+          <SpendButton
+            label="Read comments"
+            price={oneCall ? callPrice.text : walkPrice.text}
+            onClick={() => void run()}
+            disabled={!target}
+            testid="comments-submit"
+          />
         </QueryForm>
         {ep ? (
           <details className="options">
-            <summary>Options for {endpointPath(ep)} (sort, scan_pages, labels{ep.params.some((p) => p.name === 'switch_from') ? ', switch_from' : ''})</summary>
+            <summary>
+              Options for {endpointPath(ep)} (sort, scan_pages, labels
+              {ep.params.some((p) => p.name === 'switch_from') ? ', switch_from' : ''})
+            </summary>
             <ParamForm endpoint={ep} values={s.values} onChange={(values) => s.set({ values })} omit={[idp]} testidPrefix="comments-opt" />
           </details>
         ) : null}
@@ -165,7 +208,8 @@ export function CommentsView() {
         <Skeleton />
       ) : !query ? (
         <Empty title="Read a post’s comments">
-          Paste a post URL (or open a post in Search or Profiles and choose “Comments…”). Comments come with sentiment, question, purchase-intent and complaint labels. Try it in the sandbox: search
+          Paste a post URL (or open a post in Search or Profiles and choose “Comments…”). Comments come with sentiment, question,
+          purchase-intent and complaint labels. Try it in the sandbox: search
           <b> running shoes</b>, open a result, then “Comments…”.
         </Empty>
       ) : (
@@ -174,13 +218,20 @@ export function CommentsView() {
             <TopStrip>
               <div className="panel" data-testid="switch-receipts">
                 <strong>
-                  Switch receipts · {s.receipts.length} comment{s.receipts.length === 1 ? '' : 's'} where the author says they left {params.switch_from}
+                  Switch receipts · {s.receipts.length} comment{s.receipts.length === 1 ? '' : 's'} where the author says they left{' '}
+                  {params.switch_from}
                 </strong>
                 <div className="receipts">
-                  {s.receipts.length === 0 ? <div className="muted small">None found on this page (non-switch and low-confidence comments are left out).</div> : null}
+                  {s.receipts.length === 0 ? (
+                    <div className="muted small">None found on this page (non-switch and low-confidence comments are left out).</div>
+                  ) : null}
                   {s.receipts.map((r) => (
                     <div key={r.comment_id} className="receipt">
-                      “{r.text}” <span className="muted small">— reason: {r.reason}{r.destination ? ` · went to ${r.destination}` : ''}</span>{' '}
+                      “{r.text}”{' '}
+                      <span className="muted small">
+                        — reason: {r.reason}
+                        {r.destination ? ` · went to ${r.destination}` : ''}
+                      </span>{' '}
                       <LinkOut url={safeHttpUrl(r.link)} />
                     </div>
                   ))}
@@ -191,18 +242,41 @@ export function CommentsView() {
           {loaded.length ? (
             <TopStrip>
               <div className="charts">
-                <StackedChart title="Sentiment over time (loaded comments)" data={sentiment.data} series={sentiment.series} testid="chart-sentiment" height={130} />
+                <StackedChart
+                  title="Sentiment over time (loaded comments)"
+                  data={sentiment.data}
+                  series={sentiment.series}
+                  testid="chart-sentiment"
+                  height={130}
+                />
               </div>
             </TopStrip>
           ) : null}
           {rows.isLoading ? (
             <Skeleton />
           ) : loaded.length === 0 ? (
-            <Empty title={walk?.status === 'running' ? 'Reading…' : walk?.error ? 'Stopped before any comments' : 'No comments'} testid={walk?.error && walk.status !== 'running' ? 'stopped-state' : undefined}>
-              {walk?.status === 'running' ? 'Rows appear as pages arrive.' : walk?.error ? 'The walk did not finish: the bar above names the cause and the way out.' : 'This post has no public comments on the pages read.'}
+            <Empty
+              title={walk?.status === 'running' ? 'Reading…' : walk?.error ? 'Stopped before any comments' : 'No comments'}
+              testid={walk?.error && walk.status !== 'running' ? 'stopped-state' : undefined}
+            >
+              {walk?.status === 'running'
+                ? 'Rows appear as pages arrive.'
+                : walk?.error
+                  ? 'The walk did not finish: the bar above names the cause and the way out.'
+                  : 'This post has no public comments on the pages read.'}
             </Empty>
           ) : (
-            <ResultsPane rows={loaded} variant="comment" allowCards={false} threaded exportQuery={query} hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} key={s.walkId ?? s.callId ?? ''} />
+            <ResultsPane
+              rows={loaded}
+              variant="comment"
+              allowCards={false}
+              threaded
+              exportQuery={query}
+              hasMore={rows.hasNextPage}
+              fetchingMore={rows.isFetchingNextPage}
+              onLoadMore={() => void rows.fetchNextPage()}
+              key={s.walkId ?? s.callId ?? ''}
+            />
           )}
         </>
       )}

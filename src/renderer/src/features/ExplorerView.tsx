@@ -35,7 +35,9 @@ export function ExplorerView() {
       if (!words.every((w) => hay.includes(w))) continue;
       m.set(e.platform, [...(m.get(e.platform) ?? []), e]);
     }
-    return [...m.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([p, list]) => [p, list.sort((a, b) => a.order - b.order)] as const);
+    return [...m.entries()]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([p, list]) => [p, list.sort((a, b) => a.order - b.order)] as const);
   }, [eps, s.filter]);
   const ep = eps.find((e) => keyOf(e) === s.key) ?? null;
   useTakeHandoff('explorer', (handoff) => s.set({ key: `${handoff.platform} ${handoff.endpoint}`, values: handoff.params }));
@@ -68,7 +70,16 @@ export function ExplorerView() {
     try {
       const q = await quoteNow(target);
       setQuote(q);
-      if (!(await approve({ what: `Call ${ep.platform}/${endpointPath(ep)}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
+      if (
+        !(await approve({
+          what: `Call ${ep.platform}/${endpointPath(ep)}`,
+          creditsMin: q.creditsMin,
+          creditsMax: q.creditsMax,
+          balance: q.balance,
+          servedFromArchive: q.servedFromArchive,
+        }))
+      )
+        return;
       const r = await singleCall(target, 'explorer', { save });
       setAnswer(JSON.stringify(r.envelope, null, 2));
       const used = r.envelope.credits_used;
@@ -87,7 +98,15 @@ export function ExplorerView() {
       <div className="split">
         <div className="sidelist" data-testid="explorer-list">
           <div style={{ padding: 8, position: 'sticky', top: 0, background: 'var(--panel)', zIndex: 3 }}>
-            <input value={s.filter} onChange={(e) => s.set({ filter: e.target.value })} placeholder={`Filter ${eps.length} endpoints…`} style={{ width: '100%' }} data-testid="explorer-filter" data-main-query aria-label="Filter endpoints" />
+            <input
+              value={s.filter}
+              onChange={(e) => s.set({ filter: e.target.value })}
+              placeholder={`Filter ${eps.length} endpoints…`}
+              style={{ width: '100%' }}
+              data-testid="explorer-filter"
+              data-main-query
+              aria-label="Filter endpoints"
+            />
           </div>
           {cat.isLoading ? <Skeleton /> : null}
           <ErrorBox error={cat.error} onRetry={() => void cat.refetch()} />
@@ -120,7 +139,8 @@ export function ExplorerView() {
         <div className="page">
           {!ep ? (
             <Empty title="Pick an endpoint">
-              Every endpoint the service lists, with a form built from its parameters. Quoting is free. Try <b>photo_net profile</b> with handle <b>nasa</b>.
+              Every endpoint the service lists, with a form built from its parameters. Quoting is free. Try <b>photo_net profile</b> with
+              handle <b>nasa</b>.
               <button className="btn small" data-testid="try-example" onClick={() => s.set({ filter: 'photo_net profile' })}>
                 Find it
               </button>
@@ -136,7 +156,8 @@ export function ExplorerView() {
                 </h3>
                 <div className="muted">{ep.description}</div>
                 <div className="small">
-                  Price: <b data-testid="explorer-price">{priceText(ep)}</b> per call · tier {ep.tier} · {ep.paginates ? 'paginates' : 'single page'} · repeat free for {Math.round(ep.cache_ttl_seconds / 3600) || '<1'} h
+                  Price: <b data-testid="explorer-price">{priceText(ep)}</b> per call · tier {ep.tier} ·{' '}
+                  {ep.paginates ? 'paginates' : 'single page'} · repeat free for {Math.round(ep.cache_ttl_seconds / 3600) || '<1'} h
                 </div>
               </div>
               <form
@@ -145,26 +166,53 @@ export function ExplorerView() {
                   void doQuote();
                 }}
               >
-                <ParamForm endpoint={ep} values={s.values} onChange={(values) => s.set({ values })} testidPrefix="explorer-param" onSubmit={() => void doQuote()} />
+                <ParamForm
+                  endpoint={ep}
+                  values={s.values}
+                  onChange={(values) => s.set({ values })}
+                  testidPrefix="explorer-param"
+                  onSubmit={() => void doQuote()}
+                />
               </form>
               {problems.length && Object.keys(params).length ? <div className="muted small">{problems.join('; ')}</div> : null}
               <div className="row gap wrap">
                 <button className="btn" onClick={() => void doQuote()} disabled={!target} data-testid="explorer-quote">
                   Quote (free)
                 </button>
-                <SpendButton label="Call" price={price.text} onClick={() => void doCall(false)} disabled={!target || busy} testid="explorer-call" />
-                <SpendButton label="Save to library" price={price.text} onClick={() => void doCall(true)} disabled={!target || busy} testid="explorer-save" primary={false} />
-                <WatchButton target={ep.paginates ? target : null} label={`${ep.platform}/${endpointPath(ep)} ${Object.values(params).join(' ')}`.trim()} />
+                <SpendButton
+                  label="Call"
+                  price={price.text}
+                  onClick={() => void doCall(false)}
+                  disabled={!target || busy}
+                  testid="explorer-call"
+                />
+                <SpendButton
+                  label="Save to library"
+                  price={price.text}
+                  onClick={() => void doCall(true)}
+                  disabled={!target || busy}
+                  testid="explorer-save"
+                  primary={false}
+                />
+                <WatchButton
+                  target={ep.paginates ? target : null}
+                  label={`${ep.platform}/${endpointPath(ep)} ${Object.values(params).join(' ')}`.trim()}
+                />
               </div>
               {quote ? (
                 <div className="panel small" data-testid="explorer-quote-result">
                   <div>
-                    Quote: <b>{quote.servedFromArchive ? 'free — Loupe already holds this answer' : creditRange(quote.creditsMin, quote.creditsMax)}</b>
+                    Quote:{' '}
+                    <b>
+                      {quote.servedFromArchive ? 'free — Loupe already holds this answer' : creditRange(quote.creditsMin, quote.creditsMax)}
+                    </b>
                     {quote.balance != null ? ` · balance ${fmtExact(quote.balance)}` : ''}
                   </div>
                   {quote.estimate ? (
                     <div className="muted">
-                      labels: {quote.estimate.rows_expected} rows expected ({quote.estimate.rows_cached} already judged) · base {fmtExact(quote.estimate.base_credits)} + labels {creditRange(quote.estimate.label_credits_min, quote.estimate.label_credits_max)}
+                      labels: {quote.estimate.rows_expected} rows expected ({quote.estimate.rows_cached} already judged) · base{' '}
+                      {fmtExact(quote.estimate.base_credits)} + labels{' '}
+                      {creditRange(quote.estimate.label_credits_min, quote.estimate.label_credits_max)}
                     </div>
                   ) : null}
                 </div>

@@ -19,7 +19,15 @@ import { NetworkEndpointPicker } from '../components/NetworkPicker';
 
 const SHOWN = 200;
 
-export function ImportAccountsDialog({ list, onCancel, onDone }: { list: WatchlistInfo | null; onCancel: () => void; onDone: (r: { listId: string; added: number; name: string }) => void }) {
+export function ImportAccountsDialog({
+  list,
+  onCancel,
+  onDone,
+}: {
+  list: WatchlistInfo | null;
+  onCancel: () => void;
+  onDone: (r: { listId: string; added: number; name: string }) => void;
+}) {
   const watchlists = useWatchMutations();
   const cat = useCatalogue();
   const first = list?.watches[0];
@@ -82,7 +90,12 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
   };
 
   return (
-    <Modal title={list ? `Import accounts into “${list.name}”` : 'Import accounts into a new watchlist'} detail="One watch per account. Nothing is spent by importing: runs spend, within the list's budgets." onCancel={onCancel} testid="import-dialog">
+    <Modal
+      title={list ? `Import accounts into “${list.name}”` : 'Import accounts into a new watchlist'}
+      detail="One watch per account. Nothing is spent by importing: runs spend, within the list's budgets."
+      onCancel={onCancel}
+      testid="import-dialog"
+    >
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -108,18 +121,42 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
               <Field label="New watchlist name" required>
                 <input value={name} onChange={(e) => setName(e.target.value)} maxLength={120} data-testid="import-list-name" />
               </Field>
-              <Field label="Pages on the first run" hint="how deep each account's first run reads (the baseline): 1 = the newest page, up to 100">
-                <input type="number" min={1} max={100} value={pages} onChange={(e) => setPages(e.target.value)} style={{ width: 70 }} data-testid="import-pages" />
+              <Field
+                label="Pages on the first run"
+                hint="how deep each account's first run reads (the baseline): 1 = the newest page, up to 100"
+              >
+                <input
+                  type="number"
+                  min={1}
+                  max={100}
+                  value={pages}
+                  onChange={(e) => setPages(e.target.value)}
+                  style={{ width: 70 }}
+                  data-testid="import-pages"
+                />
               </Field>
             </>
           )}
         </div>
         <Field label="Accounts: one handle or profile address a line, or a CSV with a handle, username or url column">
-          <textarea rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} className="mono" placeholder={'nasa\n@esa\nhttps://…/jaxa'} data-testid="import-text" />
+          <textarea
+            rows={8}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            spellCheck={false}
+            className="mono"
+            placeholder={'nasa\n@esa\nhttps://…/jaxa'}
+            data-testid="import-text"
+          />
         </Field>
         <label className="field">
           <span className="field-label">…or a file (.csv, .txt)</span>
-          <input type="file" accept=".csv,.txt,.tsv,text/csv,text/plain" onChange={(e) => void pick(e.target.files?.[0])} data-testid="import-file" />
+          <input
+            type="file"
+            accept=".csv,.txt,.tsv,text/csv,text/plain"
+            onChange={(e) => void pick(e.target.files?.[0])}
+            data-testid="import-file"
+          />
         </label>
         {err ? (
           <p className="errtext" role="alert" data-testid="import-error">
@@ -131,10 +168,21 @@ export function ImportAccountsDialog({ list, onCancel, onDone }: { list: Watchli
           <button type="button" className="btn" onClick={onCancel} data-testid="import-cancel">
             Cancel
           </button>
-          <button type={current && current.accounts.length ? 'button' : 'submit'} className="btn" onClick={current && current.accounts.length ? () => void check() : undefined} disabled={busy} data-testid="import-check">
+          <button
+            type={current && current.accounts.length ? 'button' : 'submit'}
+            className="btn"
+            onClick={current && current.accounts.length ? () => void check() : undefined}
+            disabled={busy}
+            data-testid="import-check"
+          >
             {current ? 'Check again' : 'Check the list'}
           </button>
-          <button type={current && current.accounts.length ? 'submit' : 'button'} className="btn primary" disabled={busy || !current || current.accounts.length === 0} data-testid="import-ok">
+          <button
+            type={current && current.accounts.length ? 'submit' : 'button'}
+            className="btn primary"
+            disabled={busy || !current || current.accounts.length === 0}
+            data-testid="import-ok"
+          >
             {current ? `Import ${fmtExact(current.accounts.length)} account${current.accounts.length === 1 ? '' : 's'}` : 'Import'}
           </button>
         </div>
@@ -148,12 +196,14 @@ function PlanView({ plan }: { plan: WatchImportPlan }) {
   return (
     <div className="panel" data-testid="import-summary" role="status">
       <div>
-        <strong>{fmtExact(plan.accounts.length)}</strong> account{plan.accounts.length === 1 ? '' : 's'} to add{plan.column ? ` (from the CSV column “${plan.column}”)` : ''} ·{' '}
-        <strong>{fmtExact(plan.duplicates.length)}</strong> duplicate{plan.duplicates.length === 1 ? '' : 's'} · <strong>{fmtExact(plan.problems.length)}</strong> line
+        <strong>{fmtExact(plan.accounts.length)}</strong> account{plan.accounts.length === 1 ? '' : 's'} to add
+        {plan.column ? ` (from the CSV column “${plan.column}”)` : ''} · <strong>{fmtExact(plan.duplicates.length)}</strong> duplicate
+        {plan.duplicates.length === 1 ? '' : 's'} · <strong>{fmtExact(plan.problems.length)}</strong> line
         {plan.problems.length === 1 ? '' : 's'} not imported · {fmtExact(plan.lines)} read
       </div>
       <div data-testid="import-estimate" title={e.basis}>
-        First run of these watches: <strong>{creditRange(e.creditsMin, e.creditsMax)}</strong> over {fmtExact(e.requests)} request{e.requests === 1 ? '' : 's'}
+        First run of these watches: <strong>{creditRange(e.creditsMin, e.creditsMax)}</strong> over {fmtExact(e.requests)} request
+        {e.requests === 1 ? '' : 's'}
         {e.etaMs > 0 ? `, about ${duration(e.etaMs)}` : ''}
         {e.balance !== null ? ` · balance ${fmtExact(e.balance)}` : ''}. Nothing is spent until the watchlist runs.
       </div>
@@ -164,7 +214,8 @@ function PlanView({ plan }: { plan: WatchImportPlan }) {
           <ul className="plain small" data-testid="import-duplicates" tabIndex={0} aria-label="Duplicates">
             {plan.duplicates.slice(0, SHOWN).map((d) => (
               <li key={d.line}>
-                line {d.line}: <bdi>{d.account}</bdi> — {d.sameAs === null ? 'already in this watchlist' : `same account as line ${d.sameAs}`}
+                line {d.line}: <bdi>{d.account}</bdi> —{' '}
+                {d.sameAs === null ? 'already in this watchlist' : `same account as line ${d.sameAs}`}
               </li>
             ))}
             {plan.duplicates.length > SHOWN ? <li>… and {fmtExact(plan.duplicates.length - SHOWN)} more</li> : null}

@@ -48,7 +48,11 @@ export function LabelConditions({ value, onChange }: { value: LabelCondition[]; 
         const put = (p: Partial<DraftCondition>) => update(rows.map((x, k) => (k === i ? { ...x, ...p } : x)));
         return (
           <span key={i} className="cond" data-complete={completeCondition(c)}>
-            <select value={c.family} onChange={(e) => put({ family: e.target.value, field: e.target.value ? fieldsOf(e.target.value)[0] : '', value: null })} aria-label="label family">
+            <select
+              value={c.family}
+              onChange={(e) => put({ family: e.target.value, field: e.target.value ? fieldsOf(e.target.value)[0] : '', value: null })}
+              aria-label="label family"
+            >
               {c.family === '' ? <option value="">choose a label…</option> : null}
               {families.map((f) => (
                 <option key={f} value={f} title={f}>
@@ -72,7 +76,15 @@ export function LabelConditions({ value, onChange }: { value: LabelCondition[]; 
                     </option>
                   ))}
                 </select>
-                <LabelValueInput family={c.family} field={c.field} value={c.value} allowUnsure={false} draft onChange={(v) => put({ value: v })} label="value" />
+                <LabelValueInput
+                  family={c.family}
+                  field={c.field}
+                  value={c.value}
+                  allowUnsure={false}
+                  draft
+                  onChange={(v) => put({ value: v })}
+                  label="value"
+                />
               </>
             ) : null}
             <button className="chip-x" onClick={() => update(rows.filter((_, k) => k !== i))} aria-label="Remove condition">

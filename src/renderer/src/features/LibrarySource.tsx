@@ -33,7 +33,12 @@ export function LibrarySource({ value, onChange }: { value: SourceFilter | undef
   const known = type === 'watchlist' && value?.type === 'watchlist' ? (lists.data ?? []).some((l) => l.id === value.id) : true;
   return (
     <span className="row gap" data-testid="library-source">
-      <select value={type} onChange={(e) => choose(e.target.value as SourceType | '')} aria-label="Source kind" data-testid="library-source-type">
+      <select
+        value={type}
+        onChange={(e) => choose(e.target.value as SourceType | '')}
+        aria-label="Source kind"
+        data-testid="library-source-type"
+      >
         <option value="">any</option>
         {TYPES.map(([t, words]) => (
           <option key={t} value={t}>
@@ -42,7 +47,12 @@ export function LibrarySource({ value, onChange }: { value: SourceFilter | undef
         ))}
       </select>
       {type === 'watchlist' ? (
-        <select value={value?.type === 'watchlist' ? value.id : ''} onChange={(e) => onChange(e.target.value ? { type: 'watchlist', id: e.target.value } : undefined)} aria-label="Watchlist" data-testid="library-source-watchlist">
+        <select
+          value={value?.type === 'watchlist' ? value.id : ''}
+          onChange={(e) => onChange(e.target.value ? { type: 'watchlist', id: e.target.value } : undefined)}
+          aria-label="Watchlist"
+          data-testid="library-source-watchlist"
+        >
           <option value="">{lists.data && lists.data.length === 0 ? 'no watchlists yet' : 'choose a watchlist…'}</option>
           {!known && value ? <option value={value.id}>a watchlist no longer here</option> : null}
           {(lists.data ?? []).map((l) => (

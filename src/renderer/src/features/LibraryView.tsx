@@ -32,7 +32,6 @@ type Eng = NonNullable<LibraryQuery['engagement']>[number];
 // the Library's query lives in stores/library.ts (Analysis opens the Library with a row's or a mark's query)
 export { useLibrary };
 
-
 export function LibraryView() {
   const { q, set } = useLibrary();
   // discrete controls (selects, dates, a column header) apply at once; typed fields commit after a
@@ -67,11 +66,24 @@ export function LibraryView() {
       <div className="controls">
         <div className="filterbar">
           <Field label="Text">
-            <DraftInput value={q.text ?? ''} onCommit={(v) => commitText(v)} placeholder='words, OR, NOT, "phrase"' title={SEARCH_SYNTAX_HINT} aria-describedby="library-text-hint" aria-invalid={textError ? true : undefined} data-testid="library-text" data-main-query />
+            <DraftInput
+              value={q.text ?? ''}
+              onCommit={(v) => commitText(v)}
+              placeholder='words, OR, NOT, "phrase"'
+              title={SEARCH_SYNTAX_HINT}
+              aria-describedby="library-text-hint"
+              aria-invalid={textError ? true : undefined}
+              data-testid="library-text"
+              data-main-query
+            />
           </Field>
           <SearchHint id="library-text-hint" error={textError} />
           <Field label="Network">
-            <select value={q.platforms?.[0] ?? ''} onChange={(e) => up({ platforms: e.target.value ? [e.target.value] : undefined })} data-testid="library-platform">
+            <select
+              value={q.platforms?.[0] ?? ''}
+              onChange={(e) => up({ platforms: e.target.value ? [e.target.value] : undefined })}
+              data-testid="library-platform"
+            >
               <option value="">any</option>
               {PLATFORMS.map((p) => (
                 <option key={p}>{p}</option>
@@ -79,7 +91,11 @@ export function LibraryView() {
             </select>
           </Field>
           <Field label="Kind">
-            <select value={q.kinds?.[0] ?? ''} onChange={(e) => up({ kinds: e.target.value ? [e.target.value] : undefined })} data-testid="library-kind">
+            <select
+              value={q.kinds?.[0] ?? ''}
+              onChange={(e) => up({ kinds: e.target.value ? [e.target.value] : undefined })}
+              data-testid="library-kind"
+            >
               <option value="">any</option>
               {LIBRARY_KINDS.map((k) => (
                 <option key={k}>{k}</option>
@@ -91,18 +107,42 @@ export function LibraryView() {
             <DraftInput value={q.author ?? ''} onCommit={(v) => up({ author: v || undefined })} placeholder="username" size={12} />
           </Field>
           <Field label="Since">
-            <input type="date" value={typeof q.since === 'string' ? q.since : ''} onChange={(e) => up({ since: e.target.value || undefined })} />
+            <input
+              type="date"
+              value={typeof q.since === 'string' ? q.since : ''}
+              onChange={(e) => up({ since: e.target.value || undefined })}
+            />
           </Field>
           <Field label="Until">
-            <input type="date" value={typeof q.until === 'string' ? q.until : ''} onChange={(e) => up({ until: e.target.value || undefined })} />
+            <input
+              type="date"
+              value={typeof q.until === 'string' ? q.until : ''}
+              onChange={(e) => up({ until: e.target.value || undefined })}
+            />
           </Field>
-          <EngagementFilter value={q.engagement ?? []} onChange={(engagement) => up({ engagement: engagement.length ? engagement : undefined })} />
+          <EngagementFilter
+            value={q.engagement ?? []}
+            onChange={(engagement) => up({ engagement: engagement.length ? engagement : undefined })}
+          />
           <GrowthFilter q={q} onChange={set} />
           <Field label="Relevance ≥">
-            <DraftInput type="number" min={0} max={1} step={0.05} value={q.relevanceMin === undefined ? '' : String(q.relevanceMin)} onCommit={(v) => up({ relevanceMin: v === '' ? undefined : Math.min(1, Math.max(0, Number(v))) })} style={{ width: 70 }} data-testid="library-relevance" />
+            <DraftInput
+              type="number"
+              min={0}
+              max={1}
+              step={0.05}
+              value={q.relevanceMin === undefined ? '' : String(q.relevanceMin)}
+              onCommit={(v) => up({ relevanceMin: v === '' ? undefined : Math.min(1, Math.max(0, Number(v))) })}
+              style={{ width: 70 }}
+              data-testid="library-relevance"
+            />
           </Field>
           <Field label="Tag">
-            <select value={q.tags?.[0] ?? ''} onChange={(e) => up({ tags: e.target.value ? [e.target.value] : undefined })} data-testid="library-tag">
+            <select
+              value={q.tags?.[0] ?? ''}
+              onChange={(e) => up({ tags: e.target.value ? [e.target.value] : undefined })}
+              data-testid="library-tag"
+            >
               <option value="">any</option>
               {(tags.data ?? []).map((t) => (
                 <option key={t.tag} value={t.tag}>
@@ -112,7 +152,10 @@ export function LibraryView() {
             </select>
           </Field>
           <Field label="Note">
-            <select value={q.hasNote === undefined ? '' : q.hasNote ? 'yes' : 'no'} onChange={(e) => up({ hasNote: e.target.value === '' ? undefined : e.target.value === 'yes' })}>
+            <select
+              value={q.hasNote === undefined ? '' : q.hasNote ? 'yes' : 'no'}
+              onChange={(e) => up({ hasNote: e.target.value === '' ? undefined : e.target.value === 'yes' })}
+            >
               <option value="">any</option>
               <option value="yes">has a note</option>
               <option value="no">no note</option>
@@ -151,7 +194,12 @@ export function LibraryView() {
           <button
             className="btn small"
             onClick={async () => {
-              const name = await useUi.getState().askText({ title: 'Save result set', label: 'Name', okLabel: 'Save', detail: 'The filters and sort as they are now; open it again from “Saved sets…”.' });
+              const name = await useUi.getState().askText({
+                title: 'Save result set',
+                label: 'Name',
+                okLabel: 'Save',
+                detail: 'The filters and sort as they are now; open it again from “Saved sets…”.',
+              });
               if (name) await act(() => writes.saveResultSet(name, stripPage(q)), `Saved “${name}”`);
             }}
             data-testid="save-set"
@@ -170,7 +218,13 @@ export function LibraryView() {
               disabled={!count.data}
               title="Tag every row matching the filters (not only the loaded ones)"
               onClick={async () => {
-                const tag = await useUi.getState().askText({ title: `Tag all ${fmtExact(count.data ?? 0)} matching rows`, label: 'Tag', okLabel: 'Tag all', suggestions: (tags.data ?? []).map((t) => t.tag), detail: 'Every row matching the filters, not only the loaded ones.' });
+                const tag = await useUi.getState().askText({
+                  title: `Tag all ${fmtExact(count.data ?? 0)} matching rows`,
+                  label: 'Tag',
+                  okLabel: 'Tag all',
+                  suggestions: (tags.data ?? []).map((t) => t.tag),
+                  detail: 'Every row matching the filters, not only the loaded ones.',
+                });
                 if (tag) await act(() => writes.tagQuery(stripPage(q), tag), `Tagged matching rows “${tag}”`);
               }}
               data-testid="tag-all"
@@ -182,16 +236,30 @@ export function LibraryView() {
           <button className="btn small" onClick={() => setShowExport(!showExport)} aria-expanded={showExport} data-testid="export-open">
             Export…
           </button>
-          <button className="btn small" onClick={() => setShowNetwork(!showNetwork)} aria-expanded={showNetwork} disabled={!count.data} data-testid="network-open">
+          <button
+            className="btn small"
+            onClick={() => setShowNetwork(!showNetwork)}
+            aria-expanded={showNetwork}
+            disabled={!count.data}
+            data-testid="network-open"
+          >
             Network…
           </button>
-          <button className="btn small" onClick={() => setShowAttrition(!showAttrition)} aria-expanded={showAttrition} data-testid="attrition-open" title="Which items the service still has; re-check them">
+          <button
+            className="btn small"
+            onClick={() => setShowAttrition(!showAttrition)}
+            aria-expanded={showAttrition}
+            data-testid="attrition-open"
+            title="Which items the service still has; re-check them"
+          >
             Attrition…
           </button>
           <AnalyseButton disabled={!count.data} />
         </div>
         <TagsPanel />
-        {showExport ? <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} /> : null}
+        {showExport ? (
+          <ExportPanel query={stripPage(q)} items={selected.size ? selItems : undefined} onClose={() => setShowExport(false)} />
+        ) : null}
         {showAttrition ? <AttritionPanel query={stripPage(q)} onClose={() => setShowAttrition(false)} /> : null}
         {showNetwork ? <NetworkPanel query={stripPage(q)} onClose={() => setShowNetwork(false)} /> : null}
         {count.data ? <LibraryCharts query={stripPage(q)} /> : null}
@@ -204,7 +272,8 @@ export function LibraryView() {
           <Empty title="Nothing matches these filters">Loosen a filter, or clear them all.</Empty>
         ) : (
           <Empty title="The library is empty">
-            Everything Search, Profiles, Comments, Explorer and watchlists fetch is kept here, with what it cost. Start with a search for <b>running shoes</b> or the profile <b>nasa</b> in the sandbox.
+            Everything Search, Profiles, Comments, Explorer and watchlists fetch is kept here, with what it cost. Start with a search for{' '}
+            <b>running shoes</b> or the profile <b>nasa</b> in the sandbox.
             <button className="btn small" onClick={() => useUi.getState().setView('search')}>
               Go to Search
             </button>
@@ -245,8 +314,22 @@ function LibraryCharts({ query }: { query: LibraryQuery }) {
       {open ? (
         <div className="charts">
           <SeriesChart title="Items per day" data={volume.data} kind="bar" unit="items" testid="chart-library-volume" height={140} />
-          <SeriesChart title="Intent mix" data={intent.data} kind="bar" unit="posts" label={{ family: 'intent', field: 'label' }} height={140} />
-          <SeriesChart title="Sentiment mix (comments)" data={sentiment.data} kind="bar" unit="comments" label={{ family: 'sentiment', field: 'label' }} height={140} />
+          <SeriesChart
+            title="Intent mix"
+            data={intent.data}
+            kind="bar"
+            unit="posts"
+            label={{ family: 'intent', field: 'label' }}
+            height={140}
+          />
+          <SeriesChart
+            title="Sentiment mix (comments)"
+            data={sentiment.data}
+            kind="bar"
+            unit="comments"
+            label={{ family: 'sentiment', field: 'label' }}
+            height={140}
+          />
           <SeriesChart title="Top authors" data={authors.data} kind="bar" unit="items" height={140} />
         </div>
       ) : null}
@@ -259,34 +342,64 @@ function stripPage(q: LibraryQuery): LibraryQuery {
   return rest;
 }
 
-function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f: () => Promise<unknown>, ok: string) => Promise<void>; ask: ReturnType<typeof useUi.getState>['ask']; tags: string[] }) {
+function BulkActions({
+  items,
+  act,
+  ask,
+  tags,
+}: {
+  items: ItemRefInput[];
+  act: (f: () => Promise<unknown>, ok: string) => Promise<void>;
+  ask: ReturnType<typeof useUi.getState>['ask'];
+  tags: string[];
+}) {
   const n = `${items.length} selected row${items.length === 1 ? '' : 's'}`;
   const writes = useLibraryWrites();
   /** Asks for a tag (the library's tags suggested), then writes it to the selected rows. */
-  const withTag = (ask: { title: string; label: string; okLabel: string }, write: (tag: string) => Promise<unknown>, done: (tag: string) => string) => async () => {
-    const tag = await useUi.getState().askText({ ...ask, suggestions: tags });
-    if (tag) await act(() => write(tag), done(tag));
-  };
+  const withTag =
+    (ask: { title: string; label: string; okLabel: string }, write: (tag: string) => Promise<unknown>, done: (tag: string) => string) =>
+    async () => {
+      const tag = await useUi.getState().askText({ ...ask, suggestions: tags });
+      if (tag) await act(() => write(tag), done(tag));
+    };
   return (
     <>
       <BulkButton
         testid="bulk-tag"
-        onClick={withTag({ title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag' }, (tag) => writes.tagItems(items, tag), (tag) => `Tagged ${items.length} rows “${tag}”`)}
+        onClick={withTag(
+          { title: `Tag ${n}`, label: 'Tag', okLabel: 'Tag' },
+          (tag) => writes.tagItems(items, tag),
+          (tag) => `Tagged ${items.length} rows “${tag}”`,
+        )}
       >
         Tag
       </BulkButton>
       <BulkButton
         testid="bulk-untag"
-        onClick={withTag({ title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag' }, (tag) => writes.untagItems(items, tag), (tag) => `Removed “${tag}” from ${items.length} rows`)}
+        onClick={withTag(
+          { title: `Remove a tag from ${n}`, label: 'Tag to remove', okLabel: 'Remove tag' },
+          (tag) => writes.untagItems(items, tag),
+          (tag) => `Removed “${tag}” from ${items.length} rows`,
+        )}
       >
         Untag
       </BulkButton>
       <BulkButton
         testid="bulk-note"
         onClick={async () => {
-          const note = await useUi.getState().askText({ title: `Note on ${n}`, label: 'Note (empty clears it)', okLabel: 'Save note', multiline: true, allowEmpty: true });
+          const note = await useUi
+            .getState()
+            .askText({ title: `Note on ${n}`, label: 'Note (empty clears it)', okLabel: 'Save note', multiline: true, allowEmpty: true });
           if (note === null) return;
-          if (items.length > 1 && !(await ask({ title: 'Replace notes?', lines: [`This sets the same note on ${items.length} rows, replacing their notes.`], okLabel: 'Replace notes' }))) return;
+          if (
+            items.length > 1 &&
+            !(await ask({
+              title: 'Replace notes?',
+              lines: [`This sets the same note on ${items.length} rows, replacing their notes.`],
+              okLabel: 'Replace notes',
+            }))
+          )
+            return;
           await act(() => writes.setNote(items, note.trim() ? note : null), `Note set on ${items.length} rows`);
         }}
       >
@@ -295,10 +408,17 @@ function BulkActions({ items, act, ask, tags }: { items: ItemRefInput[]; act: (f
       <BulkButton
         testid="bulk-override"
         onClick={async () => {
-          const o = await useUi.getState().askLabel({ title: `Override a label on ${n}`, okLabel: 'Override', detail: 'Your value replaces the service’s judgment in filters, charts and exports; the original stays in the record.' });
+          const o = await useUi.getState().askLabel({
+            title: `Override a label on ${n}`,
+            okLabel: 'Override',
+            detail: 'Your value replaces the service’s judgment in filters, charts and exports; the original stays in the record.',
+          });
           if (!o) return;
           const spec = LABEL_SPECS[o.family];
-          await act(() => writes.override(items, o), `Set ${spec?.title ?? o.family} · ${labelValueWords(o.family, o.field, o.value)} on ${items.length} rows`);
+          await act(
+            () => writes.override(items, o),
+            `Set ${spec?.title ?? o.family} · ${labelValueWords(o.family, o.field, o.value)} on ${items.length} rows`,
+          );
         }}
       >
         Override label
@@ -331,9 +451,33 @@ function EngagementFilter({ value, onChange }: { value: Eng[]; onChange: (v: Eng
             <option key={f}>{f}</option>
           ))}
         </select>
-        <DraftInput type="number" min={0} placeholder="min" value={cur?.min === undefined ? '' : String(cur.min)} onCommit={(v) => put({ min: v === '' ? undefined : Number(v) })} aria-label="minimum" style={{ width: 72 }} />
-        <DraftInput type="number" min={0} placeholder="max" value={cur?.max === undefined ? '' : String(cur.max)} onCommit={(v) => put({ max: v === '' ? undefined : Number(v) })} aria-label="maximum" style={{ width: 72 }} />
-        {value.length > 1 || (value.length === 1 && value[0].field !== field) ? <span className="muted small">+{value.filter((v) => v.field !== field).map((v) => v.field).join(', ')}</span> : null}
+        <DraftInput
+          type="number"
+          min={0}
+          placeholder="min"
+          value={cur?.min === undefined ? '' : String(cur.min)}
+          onCommit={(v) => put({ min: v === '' ? undefined : Number(v) })}
+          aria-label="minimum"
+          style={{ width: 72 }}
+        />
+        <DraftInput
+          type="number"
+          min={0}
+          placeholder="max"
+          value={cur?.max === undefined ? '' : String(cur.max)}
+          onCommit={(v) => put({ max: v === '' ? undefined : Number(v) })}
+          aria-label="maximum"
+          style={{ width: 72 }}
+        />
+        {value.length > 1 || (value.length === 1 && value[0].field !== field) ? (
+          <span className="muted small">
+            +
+            {value
+              .filter((v) => v.field !== field)
+              .map((v) => v.field)
+              .join(', ')}
+          </span>
+        ) : null}
       </span>
     </Field>
   );

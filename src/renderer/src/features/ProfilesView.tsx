@@ -34,7 +34,17 @@ interface ProfileState {
   set: (p: Partial<ProfileState>) => void;
 }
 
-const useProfile = create<ProfileState>((set) => ({ platform: '', handle: '', feed: '', pages: 1, profile: null, walkId: null, walkTarget: null, source: null, set: (p) => set(p) }));
+const useProfile = create<ProfileState>((set) => ({
+  platform: '',
+  handle: '',
+  feed: '',
+  pages: 1,
+  profile: null,
+  walkId: null,
+  walkTarget: null,
+  source: null,
+  set: (p) => set(p),
+}));
 
 /** The profile record inside an answer: data.profile, data.user, data.author, or data itself. */
 function profileRecord(env: CallResult | null): Rec | null {
@@ -59,13 +69,17 @@ export function ProfilesView() {
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<unknown>(null);
 
-  useTakeHandoff('profile', (handoff) => s.set({ platform: handoff.platform, handle: handoff.handle.replace(/^@/, ''), profile: null, walkId: null, source: null }));
+  useTakeHandoff('profile', (handoff) =>
+    s.set({ platform: handoff.platform, handle: handoff.handle.replace(/^@/, ''), profile: null, walkId: null, source: null }),
+  );
   useDefaultPlatform(platforms, s.platform, (platform) => s.set({ platform }));
 
   const handle = s.handle.trim().replace(/^@/, '');
-  const profTarget: Target | null = pep && handle ? { platform: s.platform, endpoint: endpointPath(pep), params: { [identityParam(pep)]: handle } } : null;
+  const profTarget: Target | null =
+    pep && handle ? { platform: s.platform, endpoint: endpointPath(pep), params: { [identityParam(pep)]: handle } } : null;
   const profPrice = useCallPrice(profTarget);
-  const feedTarget: Target | null = feed && handle ? { platform: s.platform, endpoint: endpointPath(feed), params: { [identityParam(feed)]: handle } } : null;
+  const feedTarget: Target | null =
+    feed && handle ? { platform: s.platform, endpoint: endpointPath(feed), params: { [identityParam(feed)]: handle } } : null;
   const feedPrice = useWalkPrice(feedTarget, s.pages);
   const sourceTag = `profile:${s.platform}/${handle}`.slice(0, 120);
 
@@ -78,11 +92,23 @@ export function ProfilesView() {
     setBusy(true);
     try {
       const q = await quoteNow(profTarget);
-      if (!(await approve({ what: `Look up @${handle} on ${s.platform}`, creditsMin: q.creditsMin, creditsMax: q.creditsMax, balance: q.balance, servedFromArchive: q.servedFromArchive }))) return;
+      if (
+        !(await approve({
+          what: `Look up @${handle} on ${s.platform}`,
+          creditsMin: q.creditsMin,
+          creditsMax: q.creditsMax,
+          balance: q.balance,
+          servedFromArchive: q.servedFromArchive,
+        }))
+      )
+        return;
       const r = await singleCall(profTarget, sourceTag);
       s.set({ profile: r, source: sourceTag });
       const used = r.envelope.credits_used;
-      toast('info', `Profile loaded · cost ${r.fromArchive ? 'nothing (held in Loupe)' : r.envelope.cached && used === 0 ? 'nothing (cached)' : r.envelope.free_call ? 'a free call' : creditRange(used, used)}`);
+      toast(
+        'info',
+        `Profile loaded · cost ${r.fromArchive ? 'nothing (held in Loupe)' : r.envelope.cached && used === 0 ? 'nothing (cached)' : r.envelope.free_call ? 'a free call' : creditRange(used, used)}`,
+      );
     } catch (e) {
       s.set({ profile: null, walkId: null, walkTarget: null, source: null });
       setErr(e);
@@ -94,12 +120,21 @@ export function ProfilesView() {
   const walkFeed = async (extra: Record<string, string> = {}, what?: string) => {
     if (!feedTarget) return;
     const t = { ...feedTarget, params: { ...feedTarget.params, ...extra } };
-    const w = await start(t, sourceTag, s.pages, what ?? `Walk ${endpointPath(feed!)} of @${handle} (${s.pages} page${s.pages === 1 ? '' : 's'})`);
+    const w = await start(
+      t,
+      sourceTag,
+      s.pages,
+      what ?? `Walk ${endpointPath(feed!)} of @${handle} (${s.pages} page${s.pages === 1 ? '' : 's'})`,
+    );
     if (w) s.set({ walkId: w.walkId, walkTarget: t, source: sourceTag });
   };
 
   const query: LibraryQuery | null = s.source ? { source: { type: 'source', id: s.source }, kinds: undefined } : null;
-  const newest = useLoupe('library.query', { ...(query ?? {}), sort: { field: 'published_at', dir: 'desc' }, limit: 1 }, { enabled: !!query });
+  const newest = useLoupe(
+    'library.query',
+    { ...(query ?? {}), sort: { field: 'published_at', dir: 'desc' }, limit: 1 },
+    { enabled: !!query },
+  );
   const fetchNewer = async () => {
     const top = newest.data?.rows[0];
     if (!top || !feed) return walkFeed();
@@ -114,10 +149,26 @@ export function ProfilesView() {
   const rows = useLibraryRows(query);
   const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
   const [engField, setEngField] = useState<'likes' | 'views' | 'comments'>('likes');
-  const eng = useLoupe('library.engagement', { query: query ?? {}, bucket: 'day', field: engField }, { enabled: !!query && loaded.length > 0, keepPrevious: true });
-  const intent = useLoupe('library.labelDistribution', { query: query ?? {}, family: 'intent', field: 'label' }, { enabled: !!query && loaded.length > 0 });
-  const niche = useLoupe('library.labelDistribution', { query: query ?? {}, family: 'niche', field: 'label' }, { enabled: !!query && loaded.length > 0 });
-  const sponsored = useLoupe('library.labelDistribution', { query: query ?? {}, family: 'sponsored', field: 'undisclosed' }, { enabled: !!query && loaded.length > 0 });
+  const eng = useLoupe(
+    'library.engagement',
+    { query: query ?? {}, bucket: 'day', field: engField },
+    { enabled: !!query && loaded.length > 0, keepPrevious: true },
+  );
+  const intent = useLoupe(
+    'library.labelDistribution',
+    { query: query ?? {}, family: 'intent', field: 'label' },
+    { enabled: !!query && loaded.length > 0 },
+  );
+  const niche = useLoupe(
+    'library.labelDistribution',
+    { query: query ?? {}, family: 'niche', field: 'label' },
+    { enabled: !!query && loaded.length > 0 },
+  );
+  const sponsored = useLoupe(
+    'library.labelDistribution',
+    { query: query ?? {}, family: 'sponsored', field: 'undisclosed' },
+    { enabled: !!query && loaded.length > 0 },
+  );
 
   const prof = profileRecord(s.profile);
   return (
@@ -125,12 +176,30 @@ export function ProfilesView() {
       <div className="controls">
         <QueryForm onSubmit={lookup}>
           <Field label="Network">
-            <NetworkSelect value={s.platform} platforms={platforms} onChange={(platform) => s.set({ platform, feed: '', profile: null, walkId: null, source: null })} testid="profile-platform" />
+            <NetworkSelect
+              value={s.platform}
+              platforms={platforms}
+              onChange={(platform) => s.set({ platform, feed: '', profile: null, walkId: null, source: null })}
+              testid="profile-platform"
+            />
           </Field>
           <Field label={pep ? identityParam(pep) : 'handle'}>
-            <input value={s.handle} onChange={(e) => s.set({ handle: e.target.value })} placeholder="nasa" data-testid="profile-handle" data-main-query aria-label="Handle" />
+            <input
+              value={s.handle}
+              onChange={(e) => s.set({ handle: e.target.value })}
+              placeholder="nasa"
+              data-testid="profile-handle"
+              data-main-query
+              aria-label="Handle"
+            />
           </Field>
-          <SpendButton label="Look up" price={profPrice.text} onClick={() => void lookup()} disabled={!profTarget || busy} testid="profile-lookup" />
+          <SpendButton
+            label="Look up"
+            price={profPrice.text}
+            onClick={() => void lookup()}
+            disabled={!profTarget || busy}
+            testid="profile-lookup"
+          />
           <WatchButton target={feedTarget} label={`@${handle} on ${s.platform}`} />
         </QueryForm>
         <ErrorBox error={err} />
@@ -138,12 +207,30 @@ export function ProfilesView() {
         {handle && feeds.length ? (
           <div className="row gap wrap">
             <Field label="Feed">
-              <EndpointSelect value={feed ? endpointPath(feed) : ''} endpoints={feeds} onChange={(path) => s.set({ feed: path })} testid="profile-feed" />
+              <EndpointSelect
+                value={feed ? endpointPath(feed) : ''}
+                endpoints={feeds}
+                onChange={(path) => s.set({ feed: path })}
+                testid="profile-feed"
+              />
             </Field>
             <PagesField value={s.pages} onChange={(pages) => s.set({ pages })} testid="profile-pages" />
-            <SpendButton label="Walk feed" price={feedPrice.text} onClick={() => void walkFeed()} disabled={!feedTarget} testid="profile-walk" />
+            <SpendButton
+              label="Walk feed"
+              price={feedPrice.text}
+              onClick={() => void walkFeed()}
+              disabled={!feedTarget}
+              testid="profile-walk"
+            />
             {loaded.length && feed && (accepts(feed, 'stop_at_id') || accepts(feed, 'since')) ? (
-              <SpendButton label="Fetch newer" price={feedPrice.text ? `≤ ${feedPrice.text}` : ''} onClick={() => void fetchNewer()} testid="profile-newer" primary={false} title="Walk from the newest post back to the newest one already held (stop_at_id / since): pages never fetched cost nothing" />
+              <SpendButton
+                label="Fetch newer"
+                price={feedPrice.text ? `≤ ${feedPrice.text}` : ''}
+                onClick={() => void fetchNewer()}
+                testid="profile-newer"
+                primary={false}
+                title="Walk from the newest post back to the newest one already held (stop_at_id / since): pages never fetched cost nothing"
+              />
             ) : null}
           </div>
         ) : null}
@@ -153,7 +240,8 @@ export function ProfilesView() {
         <Skeleton />
       ) : !query ? (
         <Empty title="Look up a profile">
-          Choose a network, type a handle and look it up; then walk its posts, reels or videos into the table. Try <b>nasa</b> in the sandbox.
+          Choose a network, type a handle and look it up; then walk its posts, reels or videos into the table. Try <b>nasa</b> in the
+          sandbox.
           <button className="btn small" data-testid="try-example" onClick={() => s.set({ handle: 'nasa' })}>
             nasa
           </button>
@@ -164,25 +252,64 @@ export function ProfilesView() {
             <TopStrip>
               <div className="charts four" data-testid="profile-charts">
                 <div className="chart-with-control">
-                  <select value={engField} onChange={(e) => setEngField(e.target.value as typeof engField)} aria-label="Engagement measure" className="small chart-control">
+                  <select
+                    value={engField}
+                    onChange={(e) => setEngField(e.target.value as typeof engField)}
+                    aria-label="Engagement measure"
+                    className="small chart-control"
+                  >
                     <option value="likes">likes</option>
                     <option value="views">views</option>
                     <option value="comments">comments</option>
                   </select>
                   <SeriesChart title={`${engField} over time`} data={eng.data} testid="chart-engagement" height={120} />
                 </div>
-                <SeriesChart title="Intent mix" data={intent.data} kind="bar" testid="chart-intent" unit="posts" height={120} label={{ family: 'intent', field: 'label' }} />
-                <SeriesChart title="Niche mix" data={niche.data} kind="bar" testid="chart-niche" unit="posts" height={120} label={{ family: 'niche', field: 'label' }} />
-                <SeriesChart title="Undisclosed sponsorship" data={sponsored.data} kind="bar" testid="chart-sponsored" unit="posts" height={120} label={{ family: 'sponsored', field: 'undisclosed' }} />
+                <SeriesChart
+                  title="Intent mix"
+                  data={intent.data}
+                  kind="bar"
+                  testid="chart-intent"
+                  unit="posts"
+                  height={120}
+                  label={{ family: 'intent', field: 'label' }}
+                />
+                <SeriesChart
+                  title="Niche mix"
+                  data={niche.data}
+                  kind="bar"
+                  testid="chart-niche"
+                  unit="posts"
+                  height={120}
+                  label={{ family: 'niche', field: 'label' }}
+                />
+                <SeriesChart
+                  title="Undisclosed sponsorship"
+                  data={sponsored.data}
+                  kind="bar"
+                  testid="chart-sponsored"
+                  unit="posts"
+                  height={120}
+                  label={{ family: 'sponsored', field: 'undisclosed' }}
+                />
               </div>
             </TopStrip>
           ) : null}
           {rows.isLoading ? (
             <Skeleton />
           ) : loaded.length === 0 ? (
-            <Empty title={walk?.status === 'running' ? 'Walking…' : 'No posts held yet'}>Walk a feed to fill the table; the price is on the button.</Empty>
+            <Empty title={walk?.status === 'running' ? 'Walking…' : 'No posts held yet'}>
+              Walk a feed to fill the table; the price is on the button.
+            </Empty>
           ) : (
-            <ResultsPane rows={loaded} variant="post" exportQuery={query} exportWhat="this profile’s posts" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
+            <ResultsPane
+              rows={loaded}
+              variant="post"
+              exportQuery={query}
+              exportWhat="this profile’s posts"
+              hasMore={rows.hasNextPage}
+              fetchingMore={rows.isFetchingNextPage}
+              onLoadMore={() => void rows.fetchNextPage()}
+            />
           )}
         </>
       )}
@@ -214,7 +341,11 @@ function ProfileCard({ p, unavailable }: { p: Rec; unavailable: string[] }) {
               <Name text={username} prefix="@" />
             </span>
           ) : null}
-          {verified === true ? <span className="chip tone-info">verified</span> : verified === false ? <span className="chip tone-muted">not verified</span> : null}
+          {verified === true ? (
+            <span className="chip tone-info">verified</span>
+          ) : verified === false ? (
+            <span className="chip tone-muted">not verified</span>
+          ) : null}
         </div>
         {bio ? (
           <div className="profile-bio" dir="auto">

@@ -49,10 +49,20 @@ export function ResultsPane({
         <div className="row gap results-tools">
           {allowCards ? (
             <div className="seg" role="group" aria-label="View as">
-              <button className={mode === 'table' ? 'on' : ''} onClick={() => setMode('table')} aria-pressed={mode === 'table'} data-testid="mode-table">
+              <button
+                className={mode === 'table' ? 'on' : ''}
+                onClick={() => setMode('table')}
+                aria-pressed={mode === 'table'}
+                data-testid="mode-table"
+              >
                 Table
               </button>
-              <button className={mode === 'cards' ? 'on' : ''} onClick={() => setMode('cards')} aria-pressed={mode === 'cards'} data-testid="mode-cards">
+              <button
+                className={mode === 'cards' ? 'on' : ''}
+                onClick={() => setMode('cards')}
+                aria-pressed={mode === 'cards'}
+                data-testid="mode-cards"
+              >
                 Cards
               </button>
             </div>
@@ -71,12 +81,26 @@ export function ResultsPane({
           ) : null}
         </div>
         {exportQuery && exporting ? (
-          <ViewExport query={exportQuery} what={exportWhat ?? (variant === 'comment' ? 'these comments' : showRelevance ? 'this search’s results' : 'these posts')} selected={sel} relevanceMin={showRelevance ? relMin : null} loaded={rows.length} onClose={() => setExporting(false)} />
+          <ViewExport
+            query={exportQuery}
+            what={exportWhat ?? (variant === 'comment' ? 'these comments' : showRelevance ? 'this search’s results' : 'these posts')}
+            selected={sel}
+            relevanceMin={showRelevance ? relMin : null}
+            loaded={rows.length}
+            onClose={() => setExporting(false)}
+          />
         ) : null}
         {mode === 'cards' ? (
           <Cards rows={shown} hasMore={hasMore} onLoadMore={onLoadMore} fetchingMore={fetchingMore} />
         ) : (
-          <ResultsTable rows={shown} variant={variant} hasMore={hasMore} onLoadMore={onLoadMore} fetchingMore={fetchingMore} threaded={threaded} />
+          <ResultsTable
+            rows={shown}
+            variant={variant}
+            hasMore={hasMore}
+            onLoadMore={onLoadMore}
+            fetchingMore={fetchingMore}
+            threaded={threaded}
+          />
         )}
       </div>
     </div>

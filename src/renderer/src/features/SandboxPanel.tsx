@@ -24,10 +24,19 @@ function AdvanceClock({ busy, advance }: { busy: boolean; advance: (secs: number
   return (
     <div className="row gap wrap">
       <span className="muted small" id="sandbox-clock-words" data-testid="sandbox-clock-words">
-        Advance the sandbox service’s clock — the one Loupe’s run times, cache windows, schedules and forecasts follow (your computer’s clock is untouched):
+        Advance the sandbox service’s clock — the one Loupe’s run times, cache windows, schedules and forecasts follow (your computer’s
+        clock is untouched):
       </span>
       {STEPS.map(([label, secs]) => (
-        <button key={label} type="button" className="btn small" disabled={busy} aria-describedby="sandbox-clock-words" onClick={() => advance(secs, label)} data-testid={`sandbox-advance-${secs}`}>
+        <button
+          key={label}
+          type="button"
+          className="btn small"
+          disabled={busy}
+          aria-describedby="sandbox-clock-words"
+          onClick={() => advance(secs, label)}
+          data-testid={`sandbox-advance-${secs}`}
+        >
           +{label}
         </button>
       ))}
@@ -63,15 +72,27 @@ export function SandboxPanel() {
         Sandbox — synthetic data
       </h2>
       <p className="muted small">
-        Loupe is talking to its built-in emulator of the service at <span className="mono" data-testid="sandbox-url">{s?.url ?? info.data.baseUrl}</span> (this computer only). Nothing here costs real credits.
+        Loupe is talking to its built-in emulator of the service at{' '}
+        <span className="mono" data-testid="sandbox-url">
+          {s?.url ?? info.data.baseUrl}
+        </span>{' '}
+        (this computer only). Nothing here costs real credits.
       </p>
       <dl className="help-keys">
         <dt>Service clock (the sandbox’s)</dt>
-        <dd data-testid="sandbox-clock">{s ? `${utc(s.now)}${s.timeScale !== 1 ? ` · runs ${s.timeScale}× faster than real time` : ''}` : '…'}</dd>
+        <dd data-testid="sandbox-clock">
+          {s ? `${utc(s.now)}${s.timeScale !== 1 ? ` · runs ${s.timeScale}× faster than real time` : ''}` : '…'}
+        </dd>
         <dt>Balance</dt>
         <dd data-testid="sandbox-balance">{s?.balance != null ? `${fmtExact(s.balance)} credits` : '…'}</dd>
         <dt>Faults</dt>
-        <dd>{s ? (s.faultRate > 0 ? `${Math.round(s.faultRate * 100)} % of requests fail (rate limits, 500, 503, dropped answers)` : 'off') : '…'}</dd>
+        <dd>
+          {s
+            ? s.faultRate > 0
+              ? `${Math.round(s.faultRate * 100)} % of requests fail (rate limits, 500, 503, dropped answers)`
+              : 'off'
+            : '…'}
+        </dd>
         <dt>Requests so far</dt>
         <dd>{s ? `${fmtExact(s.requests)} · ${fmtExact(s.creditsCharged)} credits charged` : '…'}</dd>
       </dl>
@@ -81,12 +102,21 @@ export function SandboxPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           const n = Math.floor(Number(balance));
-          if (balance.trim() !== '' && Number.isFinite(n) && n >= 0) void act(() => writes.setBalance(n), `Sandbox balance set to ${fmtExact(n)}`);
+          if (balance.trim() !== '' && Number.isFinite(n) && n >= 0)
+            void act(() => writes.setBalance(n), `Sandbox balance set to ${fmtExact(n)}`);
         }}
       >
         <label className="field">
           <span className="field-label">Set balance (credits)</span>
-          <input type="number" min={0} value={balance} onChange={(e) => setBalance(e.target.value)} placeholder="e.g. 120" style={{ width: 120 }} data-testid="sandbox-balance-input" />
+          <input
+            type="number"
+            min={0}
+            value={balance}
+            onChange={(e) => setBalance(e.target.value)}
+            placeholder="e.g. 120"
+            style={{ width: 120 }}
+            data-testid="sandbox-balance-input"
+          />
         </label>
         <button type="submit" className="btn small" disabled={busy} data-testid="sandbox-balance-set">
           Set
@@ -95,12 +125,26 @@ export function SandboxPanel() {
       <div className="row gap wrap">
         <span className="muted small">Faults:</span>
         {[0, 0.1, 0.3].map((r) => (
-          <button key={r} type="button" className={`btn small ${s?.faultRate === r ? 'primary' : ''}`} aria-pressed={s?.faultRate === r} disabled={busy} onClick={() => void act(() => writes.faults(r), r ? `Sandbox faults on: ${r * 100} %` : 'Sandbox faults off')} data-testid={`sandbox-faults-${r * 100}`}>
+          <button
+            key={r}
+            type="button"
+            className={`btn small ${s?.faultRate === r ? 'primary' : ''}`}
+            aria-pressed={s?.faultRate === r}
+            disabled={busy}
+            onClick={() => void act(() => writes.faults(r), r ? `Sandbox faults on: ${r * 100} %` : 'Sandbox faults off')}
+            data-testid={`sandbox-faults-${r * 100}`}
+          >
             {r ? `${r * 100} %` : 'off'}
           </button>
         ))}
         <div className="spacer" />
-        <button type="button" className="btn small" disabled={busy} onClick={() => void act(() => writes.reset(), 'Sandbox reset: faults off, balance restored')} data-testid="sandbox-reset">
+        <button
+          type="button"
+          className="btn small"
+          disabled={busy}
+          onClick={() => void act(() => writes.reset(), 'Sandbox reset: faults off, balance restored')}
+          data-testid="sandbox-reset"
+        >
           Reset
         </button>
       </div>

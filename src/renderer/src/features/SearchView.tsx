@@ -67,7 +67,8 @@ export function SearchView() {
     return p;
   }, [ep, qp, s.options, s.query, s.relevance, s.threshold, s.relevantTo]);
   const problems = ep && params ? validateParams(ep, params) : [];
-  const target: Target | null = ep && params && s.query.trim() && problems.length === 0 ? { platform: s.platform, endpoint: endpointPath(ep), params } : null;
+  const target: Target | null =
+    ep && params && s.query.trim() && problems.length === 0 ? { platform: s.platform, endpoint: endpointPath(ep), params } : null;
   const price = useWalkPrice(target, s.pages);
   const start = useStartWalk();
   const walk = useWalk(s.walkId);
@@ -76,7 +77,12 @@ export function SearchView() {
 
   const submit = async () => {
     if (!target) return;
-    const w = await start(target, 'search', s.pages, `Search ${s.platform} ${target.endpoint} for “${s.query.trim()}” (${s.pages} page${s.pages === 1 ? '' : 's'})`);
+    const w = await start(
+      target,
+      'search',
+      s.pages,
+      `Search ${s.platform} ${target.endpoint} for “${s.query.trim()}” (${s.pages} page${s.pages === 1 ? '' : 's'})`,
+    );
     if (w) s.set({ walkId: w.walkId, target });
   };
 
@@ -112,7 +118,11 @@ export function SearchView() {
         {ep && accepts(ep, 'relevance') ? (
           <div className="row gap wrap">
             <Field label="Relevance" hint="score: judge every row; filter: also drop rows not about the query">
-              <select value={s.relevance} onChange={(e) => s.set({ relevance: e.target.value as SearchState['relevance'] })} data-testid="search-relevance">
+              <select
+                value={s.relevance}
+                onChange={(e) => s.set({ relevance: e.target.value as SearchState['relevance'] })}
+                data-testid="search-relevance"
+              >
                 <option value="">default (free score)</option>
                 <option value="score">score</option>
                 <option value="filter">filter</option>
@@ -120,12 +130,26 @@ export function SearchView() {
             </Field>
             {s.relevance === 'filter' ? (
               <Field label="Threshold" hint="minimum probability kept by filter (0–1)">
-                <input type="number" min={0} max={1} step={0.05} value={s.threshold} onChange={(e) => s.set({ threshold: e.target.value })} data-testid="search-threshold" />
+                <input
+                  type="number"
+                  min={0}
+                  max={1}
+                  step={0.05}
+                  value={s.threshold}
+                  onChange={(e) => s.set({ threshold: e.target.value })}
+                  data-testid="search-threshold"
+                />
               </Field>
             ) : null}
             {s.relevance ? (
               <Field label="Relevant to" hint="topic used instead of the query (up to 200 characters)">
-                <input value={s.relevantTo} maxLength={200} onChange={(e) => s.set({ relevantTo: e.target.value })} placeholder="e.g. trail running" data-testid="search-relevant-to" />
+                <input
+                  value={s.relevantTo}
+                  maxLength={200}
+                  onChange={(e) => s.set({ relevantTo: e.target.value })}
+                  placeholder="e.g. trail running"
+                  data-testid="search-relevant-to"
+                />
               </Field>
             ) : null}
           </div>
@@ -133,7 +157,13 @@ export function SearchView() {
         {ep ? (
           <details className="options">
             <summary>Options for {endpointPath(ep)}</summary>
-            <ParamForm endpoint={ep} values={s.options} onChange={(options) => s.set({ options })} omit={[qp?.name ?? 'query', 'relevance', 'relevance_threshold', 'relevant_to']} testidPrefix="search-opt" />
+            <ParamForm
+              endpoint={ep}
+              values={s.options}
+              onChange={(options) => s.set({ options })}
+              omit={[qp?.name ?? 'query', 'relevance', 'relevance_threshold', 'relevant_to']}
+              testidPrefix="search-opt"
+            />
           </details>
         ) : null}
         {s.query.trim() && problems.length ? <div className="muted small">{problems.join('; ')}</div> : null}
@@ -144,7 +174,8 @@ export function SearchView() {
         <Skeleton />
       ) : !s.walkId ? (
         <Empty title="Search any network">
-          Pick a network and one of its search endpoints, type a query and press <kbd>Enter</kbd>. The price is on the button before you press it.
+          Pick a network and one of its search endpoints, type a query and press <kbd>Enter</kbd>. The price is on the button before you
+          press it.
           <div>
             Try in the sandbox:{' '}
             <button
@@ -169,7 +200,9 @@ export function SearchView() {
               The search did not finish: the bar above names the cause and the way out. Nothing is wrong with your words.
             </Empty>
           ) : loaded.length === 0 && walk?.status !== 'running' ? (
-            <Empty title="No results">Nothing came back for this query. Try broader words, another endpoint, or switch relevance filtering off.</Empty>
+            <Empty title="No results">
+              Nothing came back for this query. Try broader words, another endpoint, or switch relevance filtering off.
+            </Empty>
           ) : (
             <ResultsPane
               rows={loaded}

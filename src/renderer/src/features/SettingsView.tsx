@@ -94,9 +94,9 @@ function Keys() {
                 : i?.secretBackend === 'unavailable'
                   ? 'Keys cannot be stored: no OS keychain is available here (set LOUPE_API_KEY instead)'
                   : 'Keys are kept in the OS keychain when one is available'}
-        ; the app never shows a key after it is saved and never sends it anywhere but the service.{' '}
-        Work is spread over every key in use (each key has its own rate limit; all draw on one balance). To rotate a key: add the new one,
-        mark the old one “retiring”, check the new one shows a recent “last used”, then revoke the old one in the service dashboard and remove it here.
+        ; the app never shows a key after it is saved and never sends it anywhere but the service. Work is spread over every key in use
+        (each key has its own rate limit; all draw on one balance). To rotate a key: add the new one, mark the old one “retiring”, check the
+        new one shows a recent “last used”, then revoke the old one in the service dashboard and remove it here.
         <KeychainNotice info={i} keyCount={(keys.data ?? []).length} />
       </div>
       <form
@@ -108,7 +108,14 @@ function Keys() {
         }}
       >
         <Field label="Name" required>
-          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={64} placeholder="e.g. research-main" data-testid="key-name" autoComplete="off" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            maxLength={64}
+            placeholder="e.g. research-main"
+            data-testid="key-name"
+            autoComplete="off"
+          />
         </Field>
         <Field label="Key" required hint="sdr_live_… or sdr_test_… (from the service dashboard)">
           <input
@@ -144,13 +151,24 @@ function Keys() {
             <strong>{k.name}</strong>
             <span className={`chip ${k.mode === 'live' ? 'tone-pos' : k.mode === 'test' ? 'tone-info' : 'tone-muted'}`}>{k.mode}</span>
             {k.active ? <span className="chip tone-info">in use</span> : null}
-            {k.retiring ? <span className="chip tone-muted" title="Gets no new work while another key can take it">retiring</span> : null}
+            {k.retiring ? (
+              <span className="chip tone-muted" title="Gets no new work while another key can take it">
+                retiring
+              </span>
+            ) : null}
             {k.refused ? (
-              <span className="chip tone-warn" title={`The service answered ${k.refused}: the key is out of use until you replace it (add it again under the same name)`}>
+              <span
+                className="chip tone-warn"
+                title={`The service answered ${k.refused}: the key is out of use until you replace it (add it again under the same name)`}
+              >
                 refused by the service
               </span>
             ) : null}
-            {!k.looksValid ? <span className="chip tone-warn" title="The value did not look like a service key when it was added">unusual format</span> : null}
+            {!k.looksValid ? (
+              <span className="chip tone-warn" title="The value did not look like a service key when it was added">
+                unusual format
+              </span>
+            ) : null}
             <span className="muted small">
               {k.addedAt ? (
                 <>
@@ -185,7 +203,14 @@ function Keys() {
             <button
               className="btn small ghost"
               onClick={async () => {
-                if (await ask({ title: `Remove key “${k.name}”?`, lines: ['It is deleted from this computer. Revoke it in the service dashboard if it leaked.'], okLabel: 'Remove', danger: true }))
+                if (
+                  await ask({
+                    title: `Remove key “${k.name}”?`,
+                    lines: ['It is deleted from this computer. Revoke it in the service dashboard if it leaked.'],
+                    okLabel: 'Remove',
+                    danger: true,
+                  })
+                )
                   await act(() => writes.removeKey(k.name), `Removed “${k.name}”`);
               }}
             >
@@ -225,12 +250,30 @@ function Connection() {
         <h3>Service</h3>
         <div className="row gap wrap">
           <label className="check">
-            <input type="radio" checked={draft.baseUrl === null} onChange={() => setDraft({ ...draft, baseUrl: null })} data-testid="mode-sandbox" /> Built-in sandbox (synthetic data) unless a key is set
+            <input
+              type="radio"
+              checked={draft.baseUrl === null}
+              onChange={() => setDraft({ ...draft, baseUrl: null })}
+              data-testid="mode-sandbox"
+            />{' '}
+            Built-in sandbox (synthetic data) unless a key is set
           </label>
           <label className="check">
-            <input type="radio" checked={draft.baseUrl !== null} onChange={() => setDraft({ ...draft, baseUrl: draft.baseUrl ?? 'https://' })} /> Base URL
+            <input
+              type="radio"
+              checked={draft.baseUrl !== null}
+              onChange={() => setDraft({ ...draft, baseUrl: draft.baseUrl ?? 'https://' })}
+            />{' '}
+            Base URL
           </label>
-          {draft.baseUrl !== null ? <input value={draft.baseUrl} onChange={(e) => setDraft({ ...draft, baseUrl: e.target.value })} style={{ width: 320 }} data-testid="base-url" /> : null}
+          {draft.baseUrl !== null ? (
+            <input
+              value={draft.baseUrl}
+              onChange={(e) => setDraft({ ...draft, baseUrl: e.target.value })}
+              style={{ width: 320 }}
+              data-testid="base-url"
+            />
+          ) : null}
           <button className="btn" onClick={() => void save({ baseUrl: draft.baseUrl })}>
             Save
           </button>
@@ -240,22 +283,72 @@ function Connection() {
         <h3>Pacing and budget</h3>
         <div className="row gap wrap">
           <Field label="Requests per window" hint="the service allows 60 per sliding 60 s per key">
-            <input type="number" min={1} max={60} value={draft.rateLimit.requests} onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, requests: Number(e.target.value) } })} style={{ width: 80 }} />
+            <input
+              type="number"
+              min={1}
+              max={60}
+              value={draft.rateLimit.requests}
+              onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, requests: Number(e.target.value) } })}
+              style={{ width: 80 }}
+            />
           </Field>
           <Field label="Window (s)">
-            <input type="number" min={1} max={3600} value={draft.rateLimit.windowSeconds} onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, windowSeconds: Number(e.target.value) } })} style={{ width: 80 }} />
+            <input
+              type="number"
+              min={1}
+              max={3600}
+              value={draft.rateLimit.windowSeconds}
+              onChange={(e) => setDraft({ ...draft, rateLimit: { ...draft.rateLimit, windowSeconds: Number(e.target.value) } })}
+              style={{ width: 80 }}
+            />
           </Field>
           <Field label="Max in flight" hint="the service allows 10 concurrent requests per key">
-            <input type="number" min={1} max={10} value={draft.maxInFlight} onChange={(e) => setDraft({ ...draft, maxInFlight: Number(e.target.value) })} style={{ width: 70 }} />
+            <input
+              type="number"
+              min={1}
+              max={10}
+              value={draft.maxInFlight}
+              onChange={(e) => setDraft({ ...draft, maxInFlight: Number(e.target.value) })}
+              style={{ width: 70 }}
+            />
           </Field>
           <Field label="Ask above (credits)" hint="confirm before any run whose estimate exceeds this">
-            <input type="number" min={0} value={draft.askAboveCredits} onChange={(e) => setDraft({ ...draft, askAboveCredits: Number(e.target.value) })} style={{ width: 100 }} data-testid="ask-above" />
+            <input
+              type="number"
+              min={0}
+              value={draft.askAboveCredits}
+              onChange={(e) => setDraft({ ...draft, askAboveCredits: Number(e.target.value) })}
+              style={{ width: 100 }}
+              data-testid="ask-above"
+            />
           </Field>
-          <Field label="Longest wait (seconds)" hint="when the service asks to wait longer than this, the run stops and can be resumed later">
-            <input type="number" min={1} max={86400} value={draft.maxWaitSeconds} onChange={(e) => setDraft({ ...draft, maxWaitSeconds: Number(e.target.value) })} style={{ width: 90 }} data-testid="max-wait" />
+          <Field
+            label="Longest wait (seconds)"
+            hint="when the service asks to wait longer than this, the run stops and can be resumed later"
+          >
+            <input
+              type="number"
+              min={1}
+              max={86400}
+              value={draft.maxWaitSeconds}
+              onChange={(e) => setDraft({ ...draft, maxWaitSeconds: Number(e.target.value) })}
+              style={{ width: 90 }}
+              data-testid="max-wait"
+            />
           </Field>
-          <Field label="Request deadline (seconds)" hint="one attempt is abandoned after this and retried the cheapest legal way; heavy endpoints need a minute or more">
-            <input type="number" min={5} max={600} value={draft.attemptTimeoutSeconds} onChange={(e) => setDraft({ ...draft, attemptTimeoutSeconds: Number(e.target.value) })} style={{ width: 80 }} data-testid="attempt-timeout" />
+          <Field
+            label="Request deadline (seconds)"
+            hint="one attempt is abandoned after this and retried the cheapest legal way; heavy endpoints need a minute or more"
+          >
+            <input
+              type="number"
+              min={5}
+              max={600}
+              value={draft.attemptTimeoutSeconds}
+              onChange={(e) => setDraft({ ...draft, attemptTimeoutSeconds: Number(e.target.value) })}
+              style={{ width: 80 }}
+              data-testid="attempt-timeout"
+            />
           </Field>
           <button
             className="btn primary"
@@ -298,23 +391,62 @@ function Connection() {
               data-testid="author-name"
             />
           </Field>
-          <button className="btn" onClick={() => void save({ authorName: draft.authorName?.trim() ? draft.authorName.trim() : null })} data-testid="author-save">
+          <button
+            className="btn"
+            onClick={() => void save({ authorName: draft.authorName?.trim() ? draft.authorName.trim() : null })}
+            data-testid="author-save"
+          >
             Save
           </button>
         </div>
       </section>
-      <ChoicePanel title="Appearance" label="Theme" value={draft.theme} testid="theme" options={THEME_WORDS} onChoose={(v) => choose({ theme: v as Settings['theme'] })} />
-      <ChoicePanel title="Privacy" label="Pictures from other sites (avatars, thumbnails)" value={draft.remoteImages} testid="remote-images" options={REMOTE_IMAGE_WORDS} onChoose={(v) => choose({ remoteImages: v as Settings['remoteImages'] })} />
+      <ChoicePanel
+        title="Appearance"
+        label="Theme"
+        value={draft.theme}
+        testid="theme"
+        options={THEME_WORDS}
+        onChoose={(v) => choose({ theme: v as Settings['theme'] })}
+      />
+      <ChoicePanel
+        title="Privacy"
+        label="Pictures from other sites (avatars, thumbnails)"
+        value={draft.remoteImages}
+        testid="remote-images"
+        options={REMOTE_IMAGE_WORDS}
+        onChoose={(v) => choose({ remoteImages: v as Settings['remoteImages'] })}
+      />
       <AlertSettings draft={draft} save={save} />
     </>
   );
 }
 
-const THEME_WORDS: Array<[string, string]> = [['system', 'follow the system'], ['light', 'light'], ['dark', 'dark']];
-const REMOTE_IMAGE_WORDS: Array<[string, string]> = [['on-request', 'only when I click (the site learns nothing until then)'], ['always', 'load at once']];
+const THEME_WORDS: Array<[string, string]> = [
+  ['system', 'follow the system'],
+  ['light', 'light'],
+  ['dark', 'dark'],
+];
+const REMOTE_IMAGE_WORDS: Array<[string, string]> = [
+  ['on-request', 'only when I click (the site learns nothing until then)'],
+  ['always', 'load at once'],
+];
 
 /** A panel with one choice, saved as soon as it is made (Appearance, Privacy). */
-function ChoicePanel({ title, label, value, options, testid, onChoose }: { title: string; label: string; value: string; options: Array<[string, string]>; testid: string; onChoose: (v: string) => void }) {
+function ChoicePanel({
+  title,
+  label,
+  value,
+  options,
+  testid,
+  onChoose,
+}: {
+  title: string;
+  label: string;
+  value: string;
+  options: Array<[string, string]>;
+  testid: string;
+  onChoose: (v: string) => void;
+}) {
   return (
     <section className="panel">
       <h3>{title}</h3>

@@ -18,7 +18,9 @@ import { runWithToast } from '../components/WayOut';
 
 const items = (n: number): string => `${fmtExact(n)} item${n === 1 ? '' : 's'}`;
 const setsWords = (c: TagChange, after: string): string[] =>
-  c.savedSets ? [`${fmtExact(c.savedSets)} saved set${c.savedSets === 1 ? '' : 's'} filter${c.savedSets === 1 ? 's' : ''} by it; ${after}`] : [];
+  c.savedSets
+    ? [`${fmtExact(c.savedSets)} saved set${c.savedSets === 1 ? '' : 's'} filter${c.savedSets === 1 ? 's' : ''} by it; ${after}`]
+    : [];
 
 /** The Library's "Tags…" button: opens and closes the manager (the palette's "Manage tags" opens it too). */
 export function TagsButton() {
@@ -48,47 +50,96 @@ function TagsManager({ onClose }: { onClose: () => void }) {
     const already = dry.alreadyTagged ? ` (${items(dry.alreadyTagged)} already ${dry.alreadyTagged === 1 ? 'carries' : 'carry'} it)` : '';
     const ok = await ui().ask({
       title: `Merge “${from.tag}” into “${dry.tag}”?`,
-      lines: [`This touches ${items(dry.items)}${already}: each gets “${dry.tag}”, once, and “${from.tag}” is removed.`, 'Who tagged each item, and when, stays; notes and other tags are not changed.', ...setsWords(dry, `they will name “${dry.tag}”.`)],
+      lines: [
+        `This touches ${items(dry.items)}${already}: each gets “${dry.tag}”, once, and “${from.tag}” is removed.`,
+        'Who tagged each item, and when, stays; notes and other tags are not changed.',
+        ...setsWords(dry, `they will name “${dry.tag}”.`),
+      ],
       okLabel: 'Merge',
       danger: true,
     });
-    if (ok) await runWithToast(async () => { await api.call('tags.merge', { from: [from.tag], into }); changed(); }, `Merged “${from.tag}” into “${dry.tag}” on ${items(dry.items)}`);
+    if (ok)
+      await runWithToast(
+        async () => {
+          await api.call('tags.merge', { from: [from.tag], into });
+          changed();
+        },
+        `Merged “${from.tag}” into “${dry.tag}” on ${items(dry.items)}`,
+      );
   };
   const rename = async (t: TagInfo) => {
-    const to = await ui().askText({ title: `Rename “${t.tag}”`, label: 'New name', initial: t.tag, okLabel: 'Rename', detail: 'Every item keeps the tag, with who tagged it and when.' });
+    const to = await ui().askText({
+      title: `Rename “${t.tag}”`,
+      label: 'New name',
+      initial: t.tag,
+      okLabel: 'Rename',
+      detail: 'Every item keeps the tag, with who tagged it and when.',
+    });
     if (!to || to.trim() === t.tag) return;
     const other = tags.find((x) => x.tag.toLowerCase() === to.trim().toLowerCase() && x.tag.toLowerCase() !== t.tag.toLowerCase());
     if (other) return runWithToast(() => merge(t, other.tag));
-    await runWithToast(async () => { await api.call('tags.rename', { tag: t.tag, to }); changed(); }, `Renamed “${t.tag}” to “${to.trim()}”`);
+    await runWithToast(async () => {
+      await api.call('tags.rename', { tag: t.tag, to });
+      changed();
+    }, `Renamed “${t.tag}” to “${to.trim()}”`);
   };
   const mergeInto = async (t: TagInfo) => {
     const others = tags.filter((x) => x.tag !== t.tag).map((x) => x.tag);
-    const into = await ui().askText({ title: `Merge “${t.tag}” into another tag`, label: 'Tag to merge into', okLabel: 'Next', suggestions: others, detail: 'The next step says how many items it touches, before anything changes.' });
+    const into = await ui().askText({
+      title: `Merge “${t.tag}” into another tag`,
+      label: 'Tag to merge into',
+      okLabel: 'Next',
+      suggestions: others,
+      detail: 'The next step says how many items it touches, before anything changes.',
+    });
     if (into) await runWithToast(() => merge(t, into));
   };
   const remove = async (t: TagInfo) => {
     const dry = await api.call('tags.delete', { tag: t.tag, dryRun: true });
     const ok = await ui().ask({
       title: `Delete the tag “${dry.tag}”?`,
-      lines: [`This removes it from ${items(dry.items)}.`, 'Notes, label overrides and other tags stay.', ...setsWords(dry, 'they will match nothing through it.')],
+      lines: [
+        `This removes it from ${items(dry.items)}.`,
+        'Notes, label overrides and other tags stay.',
+        ...setsWords(dry, 'they will match nothing through it.'),
+      ],
       okLabel: 'Delete tag',
       danger: true,
     });
-    if (ok) await runWithToast(async () => { await api.call('tags.delete', { tag: t.tag }); changed(); }, `Deleted “${dry.tag}” from ${items(dry.items)}`);
+    if (ok)
+      await runWithToast(
+        async () => {
+          await api.call('tags.delete', { tag: t.tag });
+          changed();
+        },
+        `Deleted “${dry.tag}” from ${items(dry.items)}`,
+      );
   };
   const colour = (t: TagInfo, c: string) =>
-    runWithToast(async () => { await api.call('tags.color', { tag: t.tag, color: c === '' ? null : (c as TagColour) }); changed(); });
+    runWithToast(async () => {
+      await api.call('tags.color', { tag: t.tag, color: c === '' ? null : (c as TagColour) });
+      changed();
+    });
 
   return (
     <div className="panel tags-panel" data-testid="tags-panel">
-      <PanelHead title="Tags" note={`${fmtExact(tags.length)} tag${tags.length === 1 ? '' : 's'} · rename, merge, delete or colour; a change touches only the tag it names`} onClose={onClose} closeLabel="Close tags" />
-      {tags.length === 0 && !list.isLoading ? <div className="muted small">No tags yet: open an item and press t, or select rows and choose Tag.</div> : null}
+      <PanelHead
+        title="Tags"
+        note={`${fmtExact(tags.length)} tag${tags.length === 1 ? '' : 's'} · rename, merge, delete or colour; a change touches only the tag it names`}
+        onClose={onClose}
+        closeLabel="Close tags"
+      />
+      {tags.length === 0 && !list.isLoading ? (
+        <div className="muted small">No tags yet: open an item and press t, or select rows and choose Tag.</div>
+      ) : null}
       {tags.length ? (
         <table className="tags-table">
           <thead>
             <tr>
               <th scope="col">Tag</th>
-              <th scope="col" className="num">Items</th>
+              <th scope="col" className="num">
+                Items
+              </th>
               <th scope="col">Colour</th>
               <th scope="col">
                 <span className="sr-only">Actions</span>
@@ -106,7 +157,12 @@ function TagsManager({ onClose }: { onClose: () => void }) {
   );
 }
 
-type RowActions = { colour: (t: TagInfo, c: string) => Promise<void>; rename: (t: TagInfo) => Promise<void>; mergeInto: (t: TagInfo) => Promise<void>; remove: (t: TagInfo) => Promise<void> };
+type RowActions = {
+  colour: (t: TagInfo, c: string) => Promise<void>;
+  rename: (t: TagInfo) => Promise<void>;
+  mergeInto: (t: TagInfo) => Promise<void>;
+  remove: (t: TagInfo) => Promise<void>;
+};
 
 /** One tag: its name with its colour, how many items carry it, and what can be done to it. */
 function TagRow({ t, many, on }: { t: TagInfo; many: boolean; on: RowActions }) {
@@ -117,7 +173,12 @@ function TagRow({ t, many, on }: { t: TagInfo; many: boolean; on: RowActions }) 
       </td>
       <td className="num">{fmtExact(t.count)}</td>
       <td>
-        <select value={t.color ?? ''} onChange={(e) => void on.colour(t, e.target.value)} aria-label={`Colour of ${t.tag}`} data-testid="tag-colour">
+        <select
+          value={t.color ?? ''}
+          onChange={(e) => void on.colour(t, e.target.value)}
+          aria-label={`Colour of ${t.tag}`}
+          data-testid="tag-colour"
+        >
           <option value="">none</option>
           {TAG_COLOURS.map((c) => (
             <option key={c} value={c}>
@@ -130,10 +191,21 @@ function TagRow({ t, many, on }: { t: TagInfo; many: boolean; on: RowActions }) 
         <button className="btn tiny" onClick={() => void on.rename(t)} aria-label={`Rename ${t.tag}`} data-testid="tag-rename">
           Rename…
         </button>
-        <button className="btn tiny" onClick={() => void on.mergeInto(t)} disabled={!many} aria-label={`Merge ${t.tag} into another tag`} data-testid="tag-merge">
+        <button
+          className="btn tiny"
+          onClick={() => void on.mergeInto(t)}
+          disabled={!many}
+          aria-label={`Merge ${t.tag} into another tag`}
+          data-testid="tag-merge"
+        >
           Merge…
         </button>
-        <button className="btn tiny" onClick={() => void runWithToast(() => on.remove(t))} aria-label={`Delete ${t.tag}`} data-testid="tag-delete">
+        <button
+          className="btn tiny"
+          onClick={() => void runWithToast(() => on.remove(t))}
+          aria-label={`Delete ${t.tag}`}
+          data-testid="tag-delete"
+        >
           Delete…
         </button>
       </td>

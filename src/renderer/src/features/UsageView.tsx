@@ -63,7 +63,13 @@ export function UsageView() {
             </div>
             <div className="charts">
               <SeriesChart title="Credits per day" data={s.perDay} kind="bar" testid="chart-per-day" unit="credits" />
-              <SeriesChart title="Credits per source (view, watchlist)" data={s.perSource} kind="bar" testid="chart-per-source" unit="credits" />
+              <SeriesChart
+                title="Credits per source (view, watchlist)"
+                data={s.perSource}
+                kind="bar"
+                testid="chart-per-source"
+                unit="credits"
+              />
               <SeriesChart title="Credits per endpoint" data={s.perEndpoint} kind="bar" testid="chart-per-endpoint" unit="credits" />
             </div>
           </>
@@ -72,7 +78,9 @@ export function UsageView() {
         {ledger.isLoading ? (
           <Skeleton rows={5} />
         ) : rows.length === 0 ? (
-          <Empty title="No calls yet">Every call Loupe makes is recorded here with its request id and cost. Run a search (try “running shoes”) to see one.</Empty>
+          <Empty title="No calls yet">
+            Every call Loupe makes is recorded here with its request id and cost. Run a search (try “running shoes”) to see one.
+          </Empty>
         ) : (
           <CallsTable lines={rows.map(ledgerLine)} testid="ledger" ledger />
         )}

@@ -12,7 +12,13 @@ export function WatchButton({ target, label }: { target: Target | null; label: s
   const watch = useWatchThis();
   return (
     <div className="menu-anchor">
-      <button className="btn" disabled={!target} onClick={() => setOpen(!open)} data-testid="watch-this" title="Add to a watchlist (free until it runs)">
+      <button
+        className="btn"
+        disabled={!target}
+        onClick={() => setOpen(!open)}
+        data-testid="watch-this"
+        title="Add to a watchlist (free until it runs)"
+      >
         Watch this ▾
       </button>
       {open && target ? (

@@ -58,20 +58,37 @@ export function RunHistory({ w, runs, open }: { w: WatchlistInfo; runs: WatchRun
               </td>
               <td className="right num">{fmtExact(r.creditsSpent)}</td>
               <td className="right num">
-                <Count n={r.newItems} label={`Show the ${fmtExact(r.newItems)} items new in the run of ${utc(r.startedAt)}`} onOpen={() => open({ runId: r.runId, alertsOnly: false })} testid="run-new" />
+                <Count
+                  n={r.newItems}
+                  label={`Show the ${fmtExact(r.newItems)} items new in the run of ${utc(r.startedAt)}`}
+                  onOpen={() => open({ runId: r.runId, alertsOnly: false })}
+                  testid="run-new"
+                />
               </td>
               <td className="right num">
                 {w.alert?.length ? (
-                  <Count n={r.alerts ?? 0} label={`Show the ${fmtExact(r.alerts ?? 0)} new items of the run of ${utc(r.startedAt)} that match the alert`} onOpen={() => open({ runId: r.runId, alertsOnly: true })} testid="run-alerts" />
+                  <Count
+                    n={r.alerts ?? 0}
+                    label={`Show the ${fmtExact(r.alerts ?? 0)} new items of the run of ${utc(r.startedAt)} that match the alert`}
+                    onOpen={() => open({ runId: r.runId, alertsOnly: true })}
+                    testid="run-alerts"
+                  />
                 ) : (
-                  <span className="muted" title="This list has no alert">—</span>
+                  <span className="muted" title="This list has no alert">
+                    —
+                  </span>
                 )}
               </td>
               <td>
                 {r.watches.every((x) => x.complete) ? (
                   'complete'
                 ) : (
-                  <span className="errtext">{r.watches.filter((x) => !x.complete).map((x) => x.gap ?? `${x.watchId}: incomplete`).join('; ')}</span>
+                  <span className="errtext">
+                    {r.watches
+                      .filter((x) => !x.complete)
+                      .map((x) => x.gap ?? `${x.watchId}: incomplete`)
+                      .join('; ')}
+                  </span>
                 )}
               </td>
             </tr>
@@ -83,7 +100,17 @@ export function RunHistory({ w, runs, open }: { w: WatchlistInfo; runs: WatchRun
 }
 
 /** The list's items, or one run's: "All items" / "New in the last run", and which run is shown. */
-export function WatchItems({ w, runs, view, setView }: { w: WatchlistInfo; runs: WatchRunInfo[]; view: RunView | null; setView: (v: RunView | null) => void }) {
+export function WatchItems({
+  w,
+  runs,
+  view,
+  setView,
+}: {
+  w: WatchlistInfo;
+  runs: WatchRunInfo[];
+  view: RunView | null;
+  setView: (v: RunView | null) => void;
+}) {
   const rows = useLibraryRows(runItemsQuery(w, view));
   const loaded = rows.data?.pages.flatMap((p) => p.rows) ?? [];
   const last = runs.find((r) => r.status !== 'running' && r.status !== 'over_budget') ?? null;
@@ -91,10 +118,23 @@ export function WatchItems({ w, runs, view, setView }: { w: WatchlistInfo; runs:
   return (
     <>
       <div className="row gap wrap" role="group" aria-label="Which items" data-testid="watch-items-filter">
-        <button type="button" className={`btn small ${view ? '' : 'primary'}`} aria-pressed={!view} onClick={() => setView(null)} data-testid="watch-items-all">
+        <button
+          type="button"
+          className={`btn small ${view ? '' : 'primary'}`}
+          aria-pressed={!view}
+          onClick={() => setView(null)}
+          data-testid="watch-items-all"
+        >
           All items
         </button>
-        <button type="button" className={`btn small ${view && view.runId === last?.runId && !view.alertsOnly ? 'primary' : ''}`} aria-pressed={!!view && view.runId === last?.runId && !view.alertsOnly} disabled={!last} onClick={() => last && setView({ runId: last.runId, alertsOnly: false })} data-testid="watch-items-last-run">
+        <button
+          type="button"
+          className={`btn small ${view && view.runId === last?.runId && !view.alertsOnly ? 'primary' : ''}`}
+          aria-pressed={!!view && view.runId === last?.runId && !view.alertsOnly}
+          disabled={!last}
+          onClick={() => last && setView({ runId: last.runId, alertsOnly: false })}
+          data-testid="watch-items-last-run"
+        >
           New in the last run
         </button>
         <span className="muted small" data-testid="watch-items-caption">
@@ -110,9 +150,24 @@ export function WatchItems({ w, runs, view, setView }: { w: WatchlistInfo; runs:
           )}
         </span>
       </div>
-      <div style={{ height: 420, display: 'flex', flexDirection: 'column', border: '1px solid var(--line)', borderRadius: 8, overflow: 'hidden' }}>
+      <div
+        style={{
+          height: 420,
+          display: 'flex',
+          flexDirection: 'column',
+          border: '1px solid var(--line)',
+          borderRadius: 8,
+          overflow: 'hidden',
+        }}
+      >
         {loaded.length ? (
-          <ResultsPane rows={loaded} variant="post" hasMore={rows.hasNextPage} fetchingMore={rows.isFetchingNextPage} onLoadMore={() => void rows.fetchNextPage()} />
+          <ResultsPane
+            rows={loaded}
+            variant="post"
+            hasMore={rows.hasNextPage}
+            fetchingMore={rows.isFetchingNextPage}
+            onLoadMore={() => void rows.fetchNextPage()}
+          />
         ) : view ? (
           <Empty title="Nothing new in this run">{rows.isLoading ? 'Loading…' : 'This run found no new items for the list.'}</Empty>
         ) : (

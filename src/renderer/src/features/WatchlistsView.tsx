@@ -53,7 +53,12 @@ export function WatchlistsView() {
             <button className="btn small primary" onClick={() => setCreating(true)} data-testid="watchlist-new">
               + New watchlist
             </button>{' '}
-            <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts-new" title="Many accounts at once, from a pasted list or a CSV file">
+            <button
+              className="btn small"
+              onClick={() => setImporting(true)}
+              data-testid="import-accounts-new"
+              title="Many accounts at once, from a pasted list or a CSV file"
+            >
               Import accounts…
             </button>{' '}
             <AlertsButton active={inbox} open={() => (setInbox(true), setCreating(false))} />
@@ -61,7 +66,12 @@ export function WatchlistsView() {
           {lists.isLoading ? <Skeleton rows={4} /> : null}
           <ErrorBox error={lists.error} onRetry={() => void lists.refetch()} />
           {(lists.data ?? []).map((w) => (
-            <button key={w.id} className={`item ${w.id === sel && !inbox ? 'active' : ''}`} onClick={() => pick(w.id)} data-testid="watchlist-item">
+            <button
+              key={w.id}
+              className={`item ${w.id === sel && !inbox ? 'active' : ''}`}
+              onClick={() => pick(w.id)}
+              data-testid="watchlist-item"
+            >
               {w.name} {w.paused ? <span className="chip tone-warn">paused</span> : null}
               {w.newSinceSeen ? (
                 <span className="chip tone-info" title="new items since you last looked">
@@ -83,7 +93,8 @@ export function WatchlistsView() {
             <Detail w={cur} key={`${cur.id}:${openRun?.runId ?? ''}:${openRun?.alertsOnly ?? ''}`} initialRun={openRun} />
           ) : (
             <Empty title={lists.data?.length ? 'Pick a watchlist' : 'No watchlists yet'}>
-              A watchlist re-reads profiles, searches or comment threads on a schedule, within a budget, and flags new items that match an alert. Add one from Profiles (“Watch this”) — try the sandbox profile <b>nasa</b> — or create one here.
+              A watchlist re-reads profiles, searches or comment threads on a schedule, within a budget, and flags new items that match an
+              alert. Add one from Profiles (“Watch this”) — try the sandbox profile <b>nasa</b> — or create one here.
             </Empty>
           )}
         </div>
@@ -95,7 +106,13 @@ export function WatchlistsView() {
 function AlertsButton({ active, open }: { active: boolean; open: () => void }) {
   const unread = useUnreadAlerts();
   return (
-    <button className={`btn small ${active ? 'primary' : ''}`} aria-pressed={active} onClick={open} data-testid="alerts-open" title="Every alert your watchlists raised, newest first">
+    <button
+      className={`btn small ${active ? 'primary' : ''}`}
+      aria-pressed={active}
+      onClick={open}
+      data-testid="alerts-open"
+      title="Every alert your watchlists raised, newest first"
+    >
       Alerts{unread ? ` · ${fmtExact(unread)} unread` : ''}
     </button>
   );
@@ -158,10 +175,24 @@ function CreateForm({ onDone }: { onDone: (id: string) => void }) {
           </Field>
         ) : null}
         <Field label="Budget per run" hint="credits; a run estimated above it waits for your approval">
-          <input type="number" min={0} value={perRun} onChange={(e) => setPerRun(e.target.value)} placeholder="none" style={{ width: 100 }} />
+          <input
+            type="number"
+            min={0}
+            value={perRun}
+            onChange={(e) => setPerRun(e.target.value)}
+            placeholder="none"
+            style={{ width: 100 }}
+          />
         </Field>
         <Field label="Budget per month">
-          <input type="number" min={0} value={perMonth} onChange={(e) => setPerMonth(e.target.value)} placeholder="none" style={{ width: 100 }} />
+          <input
+            type="number"
+            min={0}
+            value={perMonth}
+            onChange={(e) => setPerMonth(e.target.value)}
+            placeholder="none"
+            style={{ width: 100 }}
+          />
         </Field>
       </div>
       <div className="field">
@@ -188,12 +219,27 @@ function runSeries<R extends { startedAt: number }>(runs: R[], value: (r: R) => 
 }
 
 /** A schedule without a budget per run says so, and offers one that covers the estimate (issue 27 #20). */
-function ScheduleNote({ note, creditsMax, setBudget, edit }: { note: string; creditsMax: number; setBudget: (credits: number) => void; edit: () => void }) {
+function ScheduleNote({
+  note,
+  creditsMax,
+  setBudget,
+  edit,
+}: {
+  note: string;
+  creditsMax: number;
+  setBudget: (credits: number) => void;
+  edit: () => void;
+}) {
   return (
     <div className="notice" role="note" data-testid="watchlist-schedule-note">
       <span>{note}</span>{' '}
       {creditsMax > 0 ? (
-        <button type="button" className="btn small" data-testid="watchlist-set-budget" onClick={() => setBudget(suggestedBudget(creditsMax))}>
+        <button
+          type="button"
+          className="btn small"
+          data-testid="watchlist-set-budget"
+          onClick={() => setBudget(suggestedBudget(creditsMax))}
+        >
           Set a budget of {fmtExact(suggestedBudget(creditsMax))} credits a run
         </button>
       ) : (
@@ -215,7 +261,14 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
   const [showExport, setShowExport] = useState(false);
   const [editing, setEditing] = useState(false);
   const [importing, setImporting] = useState(false);
-  const editForm = { name: w.name, everyHours: w.schedule?.everyHours ?? null, budgetPerRun: w.budgetPerRun, budgetPerMonth: w.budgetPerMonth, firstRunPages: w.firstRunPages ?? 1, since: null };
+  const editForm = {
+    name: w.name,
+    everyHours: w.schedule?.everyHours ?? null,
+    budgetPerRun: w.budgetPerRun,
+    budgetPerMonth: w.budgetPerMonth,
+    firstRunPages: w.firstRunPages ?? 1,
+    since: null,
+  };
   const act = runWithToast;
   const runNow = async () => {
     try {
@@ -223,18 +276,36 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
       const over = aboveAsk(e.creditsMax, w.budgetPerRun);
       const settings = await readSettings();
       // the balance read again (free): a top-up or another process's spending since the estimate
-      const balance = (await refreshBalance().then((b) => b.creditsRemaining, () => null)) ?? e.balance ?? null;
+      const balance =
+        (await refreshBalance().then(
+          (b) => b.creditsRemaining,
+          () => null,
+        )) ??
+        e.balance ??
+        null;
       let approved = false;
       if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits) || (balance !== null && e.creditsMax > balance)) {
         const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
         if (over) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun!)} credits.`);
         lines.push(...spendBalanceLines(balance, e.creditsMin, e.creditsMax));
         lines.push('Free: pages already held inside the cache window, replays, empty pages and errors.');
-        if (!(await ask({ title: `Run “${w.name}” now`, lines, okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` }))) return;
+        if (
+          !(await ask({
+            title: `Run “${w.name}” now`,
+            lines,
+            okLabel: over ? 'Approve and run' : `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}`,
+          }))
+        )
+          return;
         approved = true; // the user saw the estimate and said yes: the service may spend up to it
       }
       const r = await watchlists.run(w.id, approved);
-      toast('info', r.status === 'over_budget' ? 'Run held: over budget.' : `Run ${r.status} · ${r.newItems} new · cost ${fmtExact(r.creditsSpent)} credits`);
+      toast(
+        'info',
+        r.status === 'over_budget'
+          ? 'Run held: over budget.'
+          : `Run ${r.status} · ${r.newItems} new · cost ${fmtExact(r.creditsSpent)} credits`,
+      );
     } catch (e) {
       toast('error', errorText(e));
     }
@@ -250,13 +321,19 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
         <span className="muted small">
           <span data-testid="watchlist-schedule">{scheduleWords(w.schedule)}</span> · budget{' '}
           <span data-testid="watchlist-budget">
-            {w.budgetPerRun === null ? 'no limit' : `${fmtExact(w.budgetPerRun)} credits`} a run, {w.budgetPerMonth === null ? 'no limit' : `${fmtExact(w.budgetPerMonth)} credits`} a month
+            {w.budgetPerRun === null ? 'no limit' : `${fmtExact(w.budgetPerRun)} credits`} a run,{' '}
+            {w.budgetPerMonth === null ? 'no limit' : `${fmtExact(w.budgetPerMonth)} credits`} a month
           </span>
         </span>
         <button className="btn small" onClick={() => setEditing(true)} data-testid="watchlist-edit">
           Edit budgets…
         </button>
-        <button className="btn small" onClick={() => setImporting(true)} data-testid="import-accounts" title="Add many accounts at once, from a pasted list or a CSV file">
+        <button
+          className="btn small"
+          onClick={() => setImporting(true)}
+          data-testid="import-accounts"
+          title="Add many accounts at once, from a pasted list or a CSV file"
+        >
           Import accounts…
         </button>
         <AlertEditor w={w} />
@@ -264,7 +341,11 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
         <button className="btn primary" onClick={() => void runNow()} disabled={w.watches.length === 0} data-testid="watchlist-run">
           Run now{est.data ? <span className="price"> · {creditRange(est.data.creditsMin, est.data.creditsMax)}</span> : null}
         </button>
-        <button className="btn" onClick={() => void act(() => watchlists.update({ id: w.id, patch: { paused: !w.paused } }), w.paused ? 'Resumed' : 'Paused')} data-testid="watchlist-pause">
+        <button
+          className="btn"
+          onClick={() => void act(() => watchlists.update({ id: w.id, patch: { paused: !w.paused } }), w.paused ? 'Resumed' : 'Paused')}
+          data-testid="watchlist-pause"
+        >
           {w.paused ? 'Resume schedule' : 'Pause'}
         </button>
         {w.newSinceSeen ? (
@@ -278,17 +359,33 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
         <button
           className="btn ghost"
           onClick={async () => {
-            if (await ask({ title: `Delete “${w.name}”?`, lines: ['Its schedule and history go; the items it fetched stay in the library.'], okLabel: 'Delete', danger: true })) await act(() => watchlists.remove(w.id), 'Deleted');
+            if (
+              await ask({
+                title: `Delete “${w.name}”?`,
+                lines: ['Its schedule and history go; the items it fetched stay in the library.'],
+                okLabel: 'Delete',
+                danger: true,
+              })
+            )
+              await act(() => watchlists.remove(w.id), 'Deleted');
           }}
         >
           Delete
         </button>
       </div>
-      {w.scheduleNote ? <ScheduleNote note={w.scheduleNote} creditsMax={est.data?.creditsMax ?? 0} setBudget={(n) => void act(() => watchlists.update({ id: w.id, patch: { budgetPerRun: n } }), 'Budget per run set')} edit={() => setEditing(true)} /> : null}
+      {w.scheduleNote ? (
+        <ScheduleNote
+          note={w.scheduleNote}
+          creditsMax={est.data?.creditsMax ?? 0}
+          setBudget={(n) => void act(() => watchlists.update({ id: w.id, patch: { budgetPerRun: n } }), 'Budget per run set')}
+          edit={() => setEditing(true)}
+        />
+      ) : null}
       <div className="muted small" data-testid="watchlist-forecast">
         {w.forecast ? (
           <span title={w.forecast.basis}>
-            Forecast: about <strong>{fmtExact(w.forecast.perRunCredits)}</strong> credits a run, <strong>{fmtExact(w.forecast.perMonthCredits)}</strong> a month — {w.forecast.basis}
+            Forecast: about <strong>{fmtExact(w.forecast.perRunCredits)}</strong> credits a run,{' '}
+            <strong>{fmtExact(w.forecast.perMonthCredits)}</strong> a month — {w.forecast.basis}
           </span>
         ) : (
           <span>{forecastLine(w.forecastNote)}</span>
@@ -333,7 +430,11 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
                 <td className="mono">
                   {x.platform}/{x.endpoint}
                 </td>
-                <td className="mono muted">{Object.entries(x.params).map(([k, v]) => `${k}=${v}`).join(' ')}</td>
+                <td className="mono muted">
+                  {Object.entries(x.params)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(' ')}
+                </td>
               </tr>
             ))}
           </tbody>

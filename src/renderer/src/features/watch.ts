@@ -12,7 +12,14 @@ export function useWatchThis() {
     try {
       if (watchlistId) await watchlists.addWatch({ id: watchlistId, watch: { ...target, label } });
       else {
-        const f = form ?? { name: label.slice(0, 120), everyHours: 24, budgetPerRun: null, budgetPerMonth: null, firstRunPages: 1, since: null };
+        const f = form ?? {
+          name: label.slice(0, 120),
+          everyHours: 24,
+          budgetPerRun: null,
+          budgetPerMonth: null,
+          firstRunPages: 1,
+          since: null,
+        };
         const params = f.since ? { ...target.params, since: f.since } : target.params;
         await watchlists.create({
           name: f.name.slice(0, 120),

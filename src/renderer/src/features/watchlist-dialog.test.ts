@@ -12,7 +12,10 @@ import fc from 'fast-check';
 import { editPatch, WatchlistDialog, type WatchlistForm } from './WatchlistDialog';
 import { queryKeys } from '../queries/keys';
 
-function render(catalogue: Partial<Catalogue> | null, target = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } }) {
+function render(
+  catalogue: Partial<Catalogue> | null,
+  target = { platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'nasa' } },
+) {
   const qc = new QueryClient();
   if (catalogue) qc.setQueryData(queryKeys.method('catalogue.get', { force: false }), catalogue);
   return renderToStaticMarkup(
@@ -31,7 +34,17 @@ function render(catalogue: Partial<Catalogue> | null, target = { platform: 'phot
   );
 }
 
-const feed = { platform: 'photo_net', path: 'profile/posts', params: ['handle', 'since', 'stop_at_id', 'cursor'].map((name) => ({ name, required: name === 'handle', in: 'query', type: 'string', description: '' })) };
+const feed = {
+  platform: 'photo_net',
+  path: 'profile/posts',
+  params: ['handle', 'since', 'stop_at_id', 'cursor'].map((name) => ({
+    name,
+    required: name === 'handle',
+    in: 'query',
+    type: 'string',
+    description: '',
+  })),
+};
 
 describe('the watchlist dialog', () => {
   it('asks budgets (blank = no limit, said so), schedule and first-run depth, with the estimate line', () => {
@@ -48,7 +61,9 @@ describe('the watchlist dialog', () => {
     expect(html).toMatch(/role="dialog"/);
   });
   it('offers "since a date" only on date-ordered feeds', () => {
-    const html = render({ endpoints: [{ ...feed, params: feed.params.filter((p) => p.name !== 'stop_at_id') }] as unknown as Catalogue['endpoints'] });
+    const html = render({
+      endpoints: [{ ...feed, params: feed.params.filter((p) => p.name !== 'stop_at_id') }] as unknown as Catalogue['endpoints'],
+    });
     expect(html).not.toContain('data-testid="wl-depth-since"');
   });
 });

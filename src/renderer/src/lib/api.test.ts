@@ -26,7 +26,9 @@ async function failure(b: ResultBridge): Promise<ApiError> {
 
 describe('the Electron door in the renderer', () => {
   it('passes a result through', async () => {
-    await expect(electronBridge(preload({ ok: true, result: { total: 0, rows: [], next: null } })).call('library.query', {})).resolves.toEqual({ total: 0, rows: [], next: null });
+    await expect(
+      electronBridge(preload({ ok: true, result: { total: 0, rows: [], next: null } })).call('library.query', {}),
+    ).resolves.toEqual({ total: 0, rows: [], next: null });
   });
 
   it('a user mistake (a bad library cursor) is an ApiError of kind validation with its sentence', async () => {
@@ -36,7 +38,9 @@ describe('the Electron door in the renderer', () => {
   });
 
   it('keeps the type and request id of a refusal', async () => {
-    const e = await failure(preload({ ok: false, error: { kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1', message: 'Out of credits' } }));
+    const e = await failure(
+      preload({ ok: false, error: { kind: 'api', type: 'INSUFFICIENT_CREDITS', requestId: 'req_1', message: 'Out of credits' } }),
+    );
     expect([e.kind, e.type, e.requestId]).toEqual(['api', 'INSUFFICIENT_CREDITS', 'req_1']);
     expect(errorText(e)).toBe('Out of credits (request req_1)');
   });

@@ -30,7 +30,13 @@ export class ApiError extends LoupeError {
 
 /** A serialised error of the model (an unknown kind from a newer/older door is read as internal). */
 function serializedError(v: unknown): SerializedError | null {
-  if (typeof v !== 'object' || v === null || typeof (v as { message?: unknown }).message !== 'string' || typeof (v as { kind?: unknown }).kind !== 'string') return null;
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    typeof (v as { message?: unknown }).message !== 'string' ||
+    typeof (v as { kind?: unknown }).kind !== 'string'
+  )
+    return null;
   const e = v as SerializedError;
   return isErrorKind(e.kind) ? e : { ...e, kind: 'internal' };
 }
@@ -88,7 +94,10 @@ function webBridge(): LoupeBridge {
           body: JSON.stringify(input ?? {}),
         });
       } catch {
-        throw new ApiError({ kind: 'network', message: 'Loupe is not reachable: the local host stopped or the page is stale. Reload the page.' });
+        throw new ApiError({
+          kind: 'network',
+          message: 'Loupe is not reachable: the local host stopped or the page is stale. Reload the page.',
+        });
       }
       let body: unknown;
       try {
@@ -100,7 +109,13 @@ function webBridge(): LoupeBridge {
       if (b.ok === true) return b.result as MethodOutput<K>;
       const error = serializedError(b.error);
       if (error) return settle<MethodOutput<K>>({ ok: false, error });
-      throw new ApiError({ kind: 'internal', message: res.status === 401 || res.status === 403 ? 'This page is not authorised: open the URL Loupe printed (it carries the session token).' : `Unexpected answer from Loupe (HTTP ${res.status}).` });
+      throw new ApiError({
+        kind: 'internal',
+        message:
+          res.status === 401 || res.status === 403
+            ? 'This page is not authorised: open the URL Loupe printed (it carries the session token).'
+            : `Unexpected answer from Loupe (HTTP ${res.status}).`,
+      });
     },
     onEvent(listener) {
       listeners.add(listener);
@@ -129,7 +144,8 @@ export function electronBridge(b: ResultBridge): LoupeBridge {
   };
 }
 
-export const bridge: LoupeBridge = typeof window !== 'undefined' && window.loupe && typeof window.loupe.call === 'function' ? electronBridge(window.loupe) : webBridge();
+export const bridge: LoupeBridge =
+  typeof window !== 'undefined' && window.loupe && typeof window.loupe.call === 'function' ? electronBridge(window.loupe) : webBridge();
 
 export const api = {
   call<K extends MethodName>(method: K, input?: MethodInput<K>): Promise<MethodOutput<K>> {

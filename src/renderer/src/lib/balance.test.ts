@@ -30,22 +30,27 @@ describe('the confirm dialog on the balance (issue 24 #7)', () => {
   });
   it('for any balance and estimate: no negative figure; what is left when it fits, the shortfall when it may not', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 200_000 }), fc.integer({ min: 0, max: 200_000 }), (balance, a, b) => {
-        const [min, max] = a <= b ? [a, b] : [b, a];
-        const lines = spendBalanceLines(balance, min, max);
-        const text = lines.join(' ');
-        expect(text).not.toMatch(/-\d/);
-        if (max <= balance) {
-          const m = /^Balance after: ([\d,]+)(?:–([\d,]+))? of ([\d,]+) credits\.$/.exec(lines[0])!;
-          expect(num(m[1])).toBe(balance - max);
-          expect(num(m[2] ?? m[1])).toBe(balance - min);
-          expect(num(m[3])).toBe(balance);
-        } else {
-          expect(lines[0].startsWith(`Not enough: ${balance.toLocaleString('en-US')} left; this `)).toBe(true);
-          expect(lines[0]).toContain(max.toLocaleString('en-US'));
-          expect(text).not.toContain('Balance after');
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.integer({ min: 0, max: 200_000 }),
+        (balance, a, b) => {
+          const [min, max] = a <= b ? [a, b] : [b, a];
+          const lines = spendBalanceLines(balance, min, max);
+          const text = lines.join(' ');
+          expect(text).not.toMatch(/-\d/);
+          if (max <= balance) {
+            const m = /^Balance after: ([\d,]+)(?:–([\d,]+))? of ([\d,]+) credits\.$/.exec(lines[0])!;
+            expect(num(m[1])).toBe(balance - max);
+            expect(num(m[2] ?? m[1])).toBe(balance - min);
+            expect(num(m[3])).toBe(balance);
+          } else {
+            expect(lines[0].startsWith(`Not enough: ${balance.toLocaleString('en-US')} left; this `)).toBe(true);
+            expect(lines[0]).toContain(max.toLocaleString('en-US'));
+            expect(text).not.toContain('Balance after');
+          }
+        },
+      ),
     );
   });
   it('an unknown balance says so', () => {

@@ -13,13 +13,19 @@ import { fmtExact } from './format';
  * left; this may need up to 1,900." — never a negative "balance after".
  */
 export function spendBalanceLines(balance: number | null, creditsMin: number, creditsMax: number): string[] {
-  if (balance === null) return ['Balance: not known (the service did not say); the service refuses a call it cannot hold, without charging it.'];
+  if (balance === null)
+    return ['Balance: not known (the service did not say); the service refuses a call it cannot hold, without charging it.'];
   if (creditsMax <= balance) {
     const lo = balance - creditsMax;
     const hi = balance - creditsMin;
     return [`Balance after: ${lo === hi ? fmtExact(lo) : `${fmtExact(lo)}–${fmtExact(hi)}`} of ${fmtExact(balance)} credits.`];
   }
-  const need = creditsMin > balance && creditsMin < creditsMax ? `this needs at least ${fmtExact(creditsMin)} and may need up to ${fmtExact(creditsMax)}` : creditsMin > balance ? `this needs ${fmtExact(creditsMax)}` : `this may need up to ${fmtExact(creditsMax)}`;
+  const need =
+    creditsMin > balance && creditsMin < creditsMax
+      ? `this needs at least ${fmtExact(creditsMin)} and may need up to ${fmtExact(creditsMax)}`
+      : creditsMin > balance
+        ? `this needs ${fmtExact(creditsMax)}`
+        : `this may need up to ${fmtExact(creditsMax)}`;
   return [
     `Not enough: ${fmtExact(balance)} left; ${need}.`,
     creditsMin > balance

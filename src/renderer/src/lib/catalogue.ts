@@ -35,17 +35,36 @@ export function queryParam(e: CatalogueEndpoint): CatalogueParam | null {
 
 export function profileEndpoint(cat: Catalogue | undefined, platform: string): CatalogueEndpoint | null {
   const eps = usable(cat).filter((e) => e.platform === platform);
-  return eps.find((e) => endpointPath(e) === 'profile') ?? eps.find((e) => endpointPath(e) === 'user/profile' || endpointPath(e) === 'channel') ?? null;
+  return (
+    eps.find((e) => endpointPath(e) === 'profile') ??
+    eps.find((e) => endpointPath(e) === 'user/profile' || endpointPath(e) === 'channel') ??
+    null
+  );
 }
 
-const FEED_NAMES = ['profile/posts', 'profile/reels', 'profile/videos', 'channel/videos', 'channel/shorts', 'user/tweets', 'user/posts', 'profile/shorts', 'user/media'];
+const FEED_NAMES = [
+  'profile/posts',
+  'profile/reels',
+  'profile/videos',
+  'channel/videos',
+  'channel/shorts',
+  'user/tweets',
+  'user/posts',
+  'profile/shorts',
+  'user/media',
+];
 
 /** A profile's feeds: known feed paths first, then other paginating profile/user/channel lists of posts. */
 export function feedEndpoints(cat: Catalogue | undefined, platform: string): CatalogueEndpoint[] {
   const eps = usable(cat).filter((e) => e.platform === platform);
   const known = FEED_NAMES.map((n) => eps.find((e) => endpointPath(e) === n)).filter((e): e is CatalogueEndpoint => !!e);
   const extra = eps.filter(
-    (e) => !known.includes(e) && e.paginates && /^(profile|user|channel)\//.test(endpointPath(e)) && /(posts|reels|videos|tweets|shorts)$/.test(endpointPath(e)) && !endpointPath(e).includes('/full'),
+    (e) =>
+      !known.includes(e) &&
+      e.paginates &&
+      /^(profile|user|channel)\//.test(endpointPath(e)) &&
+      /(posts|reels|videos|tweets|shorts)$/.test(endpointPath(e)) &&
+      !endpointPath(e).includes('/full'),
   );
   return [...known, ...extra];
 }
@@ -53,7 +72,9 @@ export function feedEndpoints(cat: Catalogue | undefined, platform: string): Cat
 /** Comment endpoints of a network: post/comments, video/comments, tweet/replies, search/comments… */
 export function commentEndpoints(cat: Catalogue | undefined, platform?: string): CatalogueEndpoint[] {
   return usable(cat)
-    .filter((e) => (!platform || e.platform === platform) && /(comments|replies)/.test(endpointPath(e)) && !/^profile\//.test(endpointPath(e)))
+    .filter(
+      (e) => (!platform || e.platform === platform) && /(comments|replies)/.test(endpointPath(e)) && !/^profile\//.test(endpointPath(e)),
+    )
     .sort((a, b) => rankComment(a) - rankComment(b) || byOrder(a, b));
 }
 
@@ -80,7 +101,18 @@ export function credits(e: CatalogueEndpoint): { min: number; max: number } {
 }
 
 /** Parameters Loupe handles itself (paging, quoting) and never shows in generated forms. */
-export const MANAGED_PARAMS = new Set(['cursor', 'dry_run', 'page', 'continuationToken', 'max_cursor', 'next_page_id', 'pagination_token', 'next_max_id', 'max_id', 'after']);
+export const MANAGED_PARAMS = new Set([
+  'cursor',
+  'dry_run',
+  'page',
+  'continuationToken',
+  'max_cursor',
+  'next_page_id',
+  'pagination_token',
+  'next_max_id',
+  'max_id',
+  'after',
+]);
 
 /** Human text for one-of groups: "one of handle | user_id is required". */
 export function oneOfGroups(e: CatalogueEndpoint): Array<{ group: string; names: string[] }> {
@@ -99,7 +131,8 @@ export function validateParams(e: CatalogueEndpoint, values: Record<string, stri
     if (!has) continue;
     if ((p.type === 'integer' || p.type === 'number') && v.trim() !== '') {
       const n = Number(v);
-      if (!Number.isFinite(n) || (p.type === 'integer' && !Number.isInteger(n))) problems.push(`${p.name} must be ${p.type === 'integer' ? 'a whole number' : 'a number'}`);
+      if (!Number.isFinite(n) || (p.type === 'integer' && !Number.isInteger(n)))
+        problems.push(`${p.name} must be ${p.type === 'integer' ? 'a whole number' : 'a number'}`);
       else {
         if (p.minimum !== null && p.minimum !== undefined && n < p.minimum) problems.push(`${p.name} must be at least ${p.minimum}`);
         if (p.maximum !== null && p.maximum !== undefined && n > p.maximum) problems.push(`${p.name} must be at most ${p.maximum}`);

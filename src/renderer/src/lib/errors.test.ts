@@ -14,7 +14,10 @@ describe('every error names its cause and its way out (issue 14 #7)', () => {
     expect(w.ways.map((x) => x.id)).toEqual(['resume', 'settings', 'usage']);
   });
   it('rate_wait → resume after retryAt, Settings for the wait cap', () => {
-    const w = wayOut({ kind: 'rate_wait', type: 'RATE_LIMITED', message: 'x', retryAt: Date.UTC(2026, 0, 1, 12, 0, 30) }, { canResume: true });
+    const w = wayOut(
+      { kind: 'rate_wait', type: 'RATE_LIMITED', message: 'x', retryAt: Date.UTC(2026, 0, 1, 12, 0, 30) },
+      { canResume: true },
+    );
     expect(w.cause).toMatch(/12:00:30 UTC/);
     expect(w.waitUntil).toBe(Date.UTC(2026, 0, 1, 12, 0, 30));
     expect(w.ways.map((x) => x.id)).toEqual(['resume', 'settings']);

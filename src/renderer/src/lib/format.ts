@@ -45,7 +45,10 @@ export function toMs(v: string | number | null | undefined): number | null {
 /** "2024-05-01 12:03 UTC" */
 export function utc(ms: number): string {
   const d = new Date(ms);
-  return d.toISOString().replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, ' UTC');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/:\d\d\.\d{3}Z$/, ' UTC');
 }
 
 /**

@@ -85,23 +85,53 @@ export function labelChips(row: Pick<LibraryRowFields, 'labels' | 'overrides'>):
     switch (fam) {
       case 'sentiment': {
         const l = label ?? (p === null ? null : p >= 0.6 ? 'positive' : p <= 0.4 ? 'negative' : 'neutral');
-        if (l) push(fam, l, l, l === 'positive' ? 'pos' : l === 'negative' ? 'neg' : 'neu', `sentiment: ${l}${p !== null ? ` (p ${p.toFixed(2)})` : ''}`);
+        if (l)
+          push(
+            fam,
+            l,
+            l,
+            l === 'positive' ? 'pos' : l === 'negative' ? 'neg' : 'neu',
+            `sentiment: ${l}${p !== null ? ` (p ${p.toFixed(2)})` : ''}`,
+          );
         break;
       }
       case 'sponsored': {
-        if (v.undisclosed === true) push(fam, 'undisclosed', 'sponsored · undisclosed', 'warn', `likely paid, no disclosure marker${p !== null ? ` (p ${p.toFixed(2)})` : ''}`);
-        else if (v.disclosed === true) push(fam, 'disclosed', 'sponsored', 'info', `disclosed sponsorship${str(v.brand) ? ` for ${str(v.brand)}` : ''}`);
-        else if (p !== null && p >= P_THRESHOLD) push(fam, 'likely', `sponsored ${pct(p)}`, 'warn', `sponsored probability ${p.toFixed(2)}`);
+        if (v.undisclosed === true)
+          push(
+            fam,
+            'undisclosed',
+            'sponsored · undisclosed',
+            'warn',
+            `likely paid, no disclosure marker${p !== null ? ` (p ${p.toFixed(2)})` : ''}`,
+          );
+        else if (v.disclosed === true)
+          push(fam, 'disclosed', 'sponsored', 'info', `disclosed sponsorship${str(v.brand) ? ` for ${str(v.brand)}` : ''}`);
+        else if (p !== null && p >= P_THRESHOLD)
+          push(fam, 'likely', `sponsored ${pct(p)}`, 'warn', `sponsored probability ${p.toFixed(2)}`);
         break;
       }
       case 'intent':
       case 'niche': {
-        if (label) push(fam, label, label.replace(/_/g, ' '), fam === 'intent' ? 'info' : 'muted', `${fam}: ${label}${num(v.confidence) !== null ? ` (confidence ${num(v.confidence)!.toFixed(2)})` : ''}`);
+        if (label)
+          push(
+            fam,
+            label,
+            label.replace(/_/g, ' '),
+            fam === 'intent' ? 'info' : 'muted',
+            `${fam}: ${label}${num(v.confidence) !== null ? ` (confidence ${num(v.confidence)!.toFixed(2)})` : ''}`,
+          );
         break;
       }
       case 'mention': {
         const lvl = num(v.sentiment_level);
-        if (lvl !== null) push(fam, `level${lvl}`, `mention ${lvl}/4`, lvl >= 3 ? 'pos' : lvl <= 1 ? 'neg' : 'neu', `brand mention sentiment level ${lvl} of 4`);
+        if (lvl !== null)
+          push(
+            fam,
+            `level${lvl}`,
+            `mention ${lvl}/4`,
+            lvl >= 3 ? 'pos' : lvl <= 1 ? 'neg' : 'neu',
+            `brand mention sentiment level ${lvl} of 4`,
+          );
         break;
       }
       case 'quality': {
@@ -158,7 +188,11 @@ export function facetCounts(rows: Array<Pick<LibraryRowFields, 'labels' | 'overr
 }
 
 /** Within a family the selected values are OR-ed; across families AND-ed. */
-export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrides' | 'relevance' | 'lang'>>(rows: R[], selected: ReadonlySet<string>, relevanceMin: number | null): R[] {
+export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrides' | 'relevance' | 'lang'>>(
+  rows: R[],
+  selected: ReadonlySet<string>,
+  relevanceMin: number | null,
+): R[] {
   const byFam = new Map<string, Set<string>>();
   for (const k of selected) {
     const fam = k.split('=')[0];

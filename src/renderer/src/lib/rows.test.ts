@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { LibraryListRow } from '../../../shared/contract';
 import { loadedRows, selectedRefs } from './rows';
 
-const row = (id: string): LibraryListRow => ({ platform: 'photo_net', kind: 'post', id, record: {}, tags: [], note: null, firstSeenAt: 0 }) as unknown as LibraryListRow;
+const row = (id: string): LibraryListRow =>
+  ({ platform: 'photo_net', kind: 'post', id, record: {}, tags: [], note: null, firstSeenAt: 0 }) as unknown as LibraryListRow;
 
 describe('loaded Library rows', () => {
   it('are the same array for the same pages, and a new one when a page arrives', () => {

@@ -3,7 +3,10 @@
  * instead of starting a second run (a double click, a click that also submits its form, Enter
  * pressed twice). Issue 14 #1: a second walk costs a second request, rate slot and charge.
  */
-export function singleFlight<A extends unknown[], R>(fn: (...args: A) => Promise<R>, busyValue: R): ((...args: A) => Promise<R>) & { busy: () => boolean } {
+export function singleFlight<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+  busyValue: R,
+): ((...args: A) => Promise<R>) & { busy: () => boolean } {
   let running = false;
   const wrapped = async (...args: A): Promise<R> => {
     if (running) return busyValue;

@@ -35,8 +35,16 @@ describe('names show what they are made of (issue 27 #19)', () => {
 describe('words read as sentences (issue 27 #13)', () => {
   it('the forecast line: one lead, one full stop', () => {
     const old = 'No history yet: a forecast needs two runs (a first run sets the baseline; the second measures how fast new items arrive).';
-    expect(forecastLine(old)).toBe('No forecast yet. A forecast needs two runs (a first run sets the baseline; the second measures how fast new items arrive).');
-    for (const note of [old, 'The runs so far are less than an hour apart; a forecast needs runs spread over time.', 'No watches yet.', 'No schedule and no interval between runs to forecast from', null]) {
+    expect(forecastLine(old)).toBe(
+      'No forecast yet. A forecast needs two runs (a first run sets the baseline; the second measures how fast new items arrive).',
+    );
+    for (const note of [
+      old,
+      'The runs so far are less than an hour apart; a forecast needs runs spread over time.',
+      'No watches yet.',
+      'No schedule and no interval between runs to forecast from',
+      null,
+    ]) {
       const line = forecastLine(note);
       expect(line).not.toMatch(/\.\.|: No|yet: /);
       expect(line).toMatch(/^No forecast yet\. [A-Z].*[.!?]$/);

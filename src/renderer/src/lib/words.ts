@@ -69,8 +69,15 @@ export function bucketWords(bucket: string | null | undefined, label?: { family:
  * "exe.live". Text stays text; each control shows as ⟨RLO⟩ etc. and no longer reorders it.
  */
 const BIDI: Record<string, string> = {
-  '\u202a': 'LRE', '\u202b': 'RLE', '\u202c': 'PDF', '\u202d': 'LRO', '\u202e': 'RLO',
-  '\u2066': 'LRI', '\u2067': 'RLI', '\u2068': 'FSI', '\u2069': 'PDI',
+  '\u202a': 'LRE',
+  '\u202b': 'RLE',
+  '\u202c': 'PDF',
+  '\u202d': 'LRO',
+  '\u202e': 'RLO',
+  '\u2066': 'LRI',
+  '\u2067': 'RLI',
+  '\u2068': 'FSI',
+  '\u2069': 'PDI',
 };
 const HAS_BIDI = /[\u202a-\u202e\u2066-\u2069]/;
 const BIDI_RE = /[\u202a-\u202e\u2066-\u2069]/g;
@@ -85,9 +92,27 @@ export function showBidiControls(s: string): string {
  * emoji is written.
  */
 const INVISIBLE: Record<string, string> = {
-  '\u00ad': 'SHY', '\u034f': 'CGJ', '\u061c': 'ALM', '\u115f': 'FILLER', '\u1160': 'FILLER', '\u17b4': 'KIV', '\u17b5': 'KIV',
-  '\u180e': 'MVS', '\u200b': 'ZWSP', '\u200c': 'ZWNJ', '\u200d': 'ZWJ', '\u200e': 'LRM', '\u200f': 'RLM', '\u2060': 'WJ',
-  '\u2061': 'INV', '\u2062': 'INV', '\u2063': 'INV', '\u2064': 'INV', '\u3164': 'FILLER', '\ufeff': 'ZWNBSP', '\uffa0': 'FILLER',
+  '\u00ad': 'SHY',
+  '\u034f': 'CGJ',
+  '\u061c': 'ALM',
+  '\u115f': 'FILLER',
+  '\u1160': 'FILLER',
+  '\u17b4': 'KIV',
+  '\u17b5': 'KIV',
+  '\u180e': 'MVS',
+  '\u200b': 'ZWSP',
+  '\u200c': 'ZWNJ',
+  '\u200d': 'ZWJ',
+  '\u200e': 'LRM',
+  '\u200f': 'RLM',
+  '\u2060': 'WJ',
+  '\u2061': 'INV',
+  '\u2062': 'INV',
+  '\u2063': 'INV',
+  '\u2064': 'INV',
+  '\u3164': 'FILLER',
+  '\ufeff': 'ZWNBSP',
+  '\uffa0': 'FILLER',
 };
 // the joiners and marks are the point of this class: each is matched alone, never combined
 // eslint-disable-next-line no-misleading-character-class
@@ -126,8 +151,14 @@ export function forecastLine(note: string | null | undefined): string {
  * key is needed or held (a real service, or keys saved); on a first run on the sandbox, which
  * needs no key, a plain note for later (issue 27 #13).
  */
-export function keychainNotice(info: { sandbox: boolean; secretBackendMessage: string | null } | undefined, keyCount: number): { error: boolean; text: string } | null {
+export function keychainNotice(
+  info: { sandbox: boolean; secretBackendMessage: string | null } | undefined,
+  keyCount: number,
+): { error: boolean; text: string } | null {
   if (!info?.secretBackendMessage) return null;
   if (!info.sandbox || keyCount > 0) return { error: true, text: info.secretBackendMessage };
-  return { error: false, text: `For later, when you add a key: ${info.secretBackendMessage.charAt(0).toLowerCase()}${info.secretBackendMessage.slice(1)}` };
+  return {
+    error: false,
+    text: `For later, when you add a key: ${info.secretBackendMessage.charAt(0).toLowerCase()}${info.secretBackendMessage.slice(1)}`,
+  };
 }

@@ -23,7 +23,12 @@ export function useQuoteNow(): (target: Target) => Promise<Quote> {
   return async (target) => {
     const key = queryKeys.method('api.quote', target);
     const shown = qc.getQueryData<Quote>(key);
-    return qc.fetchQuery({ queryKey: key, queryFn: () => api.call('api.quote', target), staleTime: shown?.servedFromArchive ? 0 : QUOTE_FRESH_MS, retry: false });
+    return qc.fetchQuery({
+      queryKey: key,
+      queryFn: () => api.call('api.quote', target),
+      staleTime: shown?.servedFromArchive ? 0 : QUOTE_FRESH_MS,
+      retry: false,
+    });
   };
 }
 

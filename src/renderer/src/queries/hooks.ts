@@ -13,7 +13,12 @@ import { queryKeys } from './keys';
 export function useLoupe<K extends MethodName>(
   method: K,
   input: MethodInput<K>,
-  opts: { enabled?: boolean; staleTime?: number; refetchInterval?: number | false | ((q: { state: { data: MethodOutput<K> | undefined } }) => number | false); keepPrevious?: boolean } = {},
+  opts: {
+    enabled?: boolean;
+    staleTime?: number;
+    refetchInterval?: number | false | ((q: { state: { data: MethodOutput<K> | undefined } }) => number | false);
+    keepPrevious?: boolean;
+  } = {},
 ) {
   return useQuery<MethodOutput<K>>({
     queryKey: queryKeys.method(method, input),
@@ -83,7 +88,15 @@ export function useCallPrice(target: Target | null) {
     staleTime: 60_000,
     retry: false,
   });
-  const text = q.data ? (q.data.servedFromArchive ? 'free (held in Loupe)' : creditRange(q.data.creditsMin, q.data.creditsMax)) : q.isError ? 'price unknown' : t ? 'pricing…' : '';
+  const text = q.data
+    ? q.data.servedFromArchive
+      ? 'free (held in Loupe)'
+      : creditRange(q.data.creditsMin, q.data.creditsMax)
+    : q.isError
+      ? 'price unknown'
+      : t
+        ? 'pricing…'
+        : '';
   return { ...q, text };
 }
 
@@ -108,7 +121,10 @@ export function useApproveSpend() {
   const ask = useUi((s) => s.ask);
   return async (e: SpendEstimate): Promise<boolean> => {
     if (e.servedFromArchive) return true;
-    const settings = await qc.ensureQueryData({ queryKey: queryKeys.method('settings.get', {}), queryFn: () => api.call('settings.get', {}) });
+    const settings = await qc.ensureQueryData({
+      queryKey: queryKeys.method('settings.get', {}),
+      queryFn: () => api.call('settings.get', {}),
+    });
     let bal: BalanceInfo | null = useUi.getState().balance;
     try {
       bal = await api.call('credits.refresh', {});
@@ -120,7 +136,9 @@ export function useApproveSpend() {
     const free = bal?.freeCallsRemaining ?? null;
     const stop = spendStop(e.creditsMax, { balance, askAbove: settings.askAboveCredits });
     if (!stop && !e.needsConfirmation) return true;
-    const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`];
+    const lines = [
+      `Estimate: ${creditRange(e.creditsMin, e.creditsMax)} (your threshold: ask above ${fmtExact(settings.askAboveCredits)}).`,
+    ];
     lines.push(...spendBalanceLines(balance, e.creditsMin, e.creditsMax));
     lines.push(
       `Free: pages Loupe already holds inside the cache window, repeats and replays, empty pages and errors${free ? `; ${free} introductory free call${free === 1 ? '' : 's'} left cover calls priced 100 credits or less` : ''}.`,

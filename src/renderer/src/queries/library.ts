@@ -20,8 +20,10 @@ export function useLibraryWrites() {
     untagItems: (items: ItemRefInput[], tag: string) => done(api.call('library.tag', { items, tag, remove: true })),
     /** every row matching the query (not only the loaded ones) */
     tagQuery: (query: LibraryQuery, tag: string) => done(api.call('library.tagQuery', { query, tag })),
-    setNote: (items: ItemRefInput[], note: string | null) => done(Promise.all(items.map((item) => api.call('library.note', { item, note })))),
-    override: (items: ItemRefInput[], o: OverrideValue) => done(Promise.all(items.map((item) => api.call('library.override', { item, ...o })))),
+    setNote: (items: ItemRefInput[], note: string | null) =>
+      done(Promise.all(items.map((item) => api.call('library.note', { item, note })))),
+    override: (items: ItemRefInput[], o: OverrideValue) =>
+      done(Promise.all(items.map((item) => api.call('library.override', { item, ...o })))),
     saveResultSet: (name: string, query: LibraryQuery) => done(api.call('library.saveResultSet', { name, query })),
   };
 }

@@ -16,7 +16,8 @@ export function walkWrites(qc: QueryClient) {
     estimate: (target: Target, pages: number) => api.call('api.estimateWalk', { target, pages }),
     start: (target: Target, source: string, maxPages: number) => api.call('walks.start', { target, source, maxPages }).then(put),
     cancel: (walkId: string) => api.call('walks.cancel', { walkId }).then(put),
-    resume: (walkId: string, maxPages: number, o: { payRestart?: boolean } = {}) => api.call('walks.resume', { walkId, maxPages, ...o }).then(put),
+    resume: (walkId: string, maxPages: number, o: { payRestart?: boolean } = {}) =>
+      api.call('walks.resume', { walkId, maxPages, ...o }).then(put),
   };
 }
 

@@ -102,7 +102,11 @@ export interface UiState {
   setTableRows: (rows: ItemRefInput[]) => void;
   setCursor: (i: number) => void;
   /** cross-view hand-offs ("Open comments" from a drawer) */
-  handoff: { commentsUrl?: { platform: string; url: string }; profile?: { platform: string; handle: string }; explorer?: { platform: string; endpoint: string; params: Record<string, string> } };
+  handoff: {
+    commentsUrl?: { platform: string; url: string };
+    profile?: { platform: string; handle: string };
+    explorer?: { platform: string; endpoint: string; params: Record<string, string> };
+  };
   setHandoff: (h: UiState['handoff']) => void;
 }
 

@@ -39,15 +39,25 @@ export function useScope(): { query: LibraryQuery; name: string; missing: boolea
         return { query: {}, name: 'everything in the library', missing: false };
       case 'library': {
         const q = withoutPaging(libQ);
-        return { query: q, name: Object.keys(q).length ? `the Library’s filters: ${describeQuery(q)}` : 'everything in the library (no Library filter)', missing: false };
+        return {
+          query: q,
+          name: Object.keys(q).length ? `the Library’s filters: ${describeQuery(q)}` : 'everything in the library (no Library filter)',
+          missing: false,
+        };
       }
       case 'set': {
         const rs = sets.data?.find((x) => x.id === scope.id);
-        return rs ? { query: withoutPaging(rs.query), name: `saved set “${rs.name}”`, missing: false } : { query: {}, name: 'a saved set', missing: true };
+        return rs
+          ? { query: withoutPaging(rs.query), name: `saved set “${rs.name}”`, missing: false }
+          : { query: {}, name: 'a saved set', missing: true };
       }
       case 'watchlist': {
         const wl = lists.data?.find((x) => x.id === scope.id);
-        return { query: { source: { type: 'watchlist', id: scope.id } }, name: `watchlist “${wl?.name ?? scope.id}”`, missing: !wl && !!lists.data };
+        return {
+          query: { source: { type: 'watchlist', id: scope.id } },
+          name: `watchlist “${wl?.name ?? scope.id}”`,
+          missing: !wl && !!lists.data,
+        };
       }
     }
   }, [scope, libQ, sets.data, lists.data]);
@@ -73,18 +83,30 @@ export function AnalysisView() {
         <div className="row gap wrap">
           <label className="field inline">
             <span className="field-label">Analyse</span>
-            <select value={scopeValue(scope)} onChange={(e) => setScope(parseScope(e.target.value))} data-testid="analysis-scope" data-main-query>
+            <select
+              value={scopeValue(scope)}
+              onChange={(e) => setScope(parseScope(e.target.value))}
+              data-testid="analysis-scope"
+              data-main-query
+            >
               <option value="library">the Library’s current filters</option>
               <option value="all">everything in the library</option>
               <SourceOptions sets={sets.data} lists={lists.data} listsLabel="Watchlists (the items they fetched)" />
             </select>
           </label>
           <span className="muted small" data-testid="analysis-scope-count" title={JSON.stringify(query)}>
-            {missing ? 'This saved set or watchlist no longer exists — pick another.' : `${count.data !== undefined ? fmtExact(count.data) : '…'} items · ${name}`}
+            {missing
+              ? 'This saved set or watchlist no longer exists — pick another.'
+              : `${count.data !== undefined ? fmtExact(count.data) : '…'} items · ${name}`}
           </span>
           <div className="spacer" />
           {scope.kind === 'library' ? (
-            <button type="button" className="btn small ghost" onClick={() => useUi.getState().setView('library')} title="Change the filters in the Library; Analysis follows them">
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => useUi.getState().setView('library')}
+              title="Change the filters in the Library; Analysis follows them"
+            >
               Edit filters in the Library
             </button>
           ) : null}

@@ -25,14 +25,26 @@ const COUNTS: Array<[EngagementField, string]> = [
   ['saves', 'saves'],
 ];
 /** every label field the spec names, in words ("Intent: intent"), the API name on hover */
-const LABEL_FIELDS = Object.entries(LABEL_SPECS).flatMap(([family, spec]) => Object.entries(spec.fields).map(([field, f]) => ({ value: `${family}.${field}`, words: `${spec.title}: ${f.title}` })));
+const LABEL_FIELDS = Object.entries(LABEL_SPECS).flatMap(([family, spec]) =>
+  Object.entries(spec.fields).map(([field, f]) => ({ value: `${family}.${field}`, words: `${spec.title}: ${f.title}` })),
+);
 
 function split(v: string): { family: string; field: string } {
   const i = v.indexOf('.');
   return { family: v.slice(0, i), field: v.slice(i + 1) };
 }
 
-function LabelFieldSelect({ value, onChange, testid, label = 'Label' }: { value: string; onChange: (v: string) => void; testid: string; label?: string }) {
+function LabelFieldSelect({
+  value,
+  onChange,
+  testid,
+  label = 'Label',
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  testid: string;
+  label?: string;
+}) {
   return (
     <Field label={label}>
       <select value={value} onChange={(e) => onChange(e.target.value)} data-testid={testid}>
@@ -69,11 +81,16 @@ export function ChartsPanel({ query }: { query: LibraryQuery }) {
   const [count, setCount] = useState<EngagementField>('likes');
   const vl = split(volLabel);
   const sl = split(shareLabel);
-  const volume = useLoupe('analysis.volumeBy', { query, bucket, by, ...(by === 'label' ? vl : {}) }, { keepPrevious: true, staleTime: 30_000 });
+  const volume = useLoupe(
+    'analysis.volumeBy',
+    { query, bucket, by, ...(by === 'label' ? vl : {}) },
+    { keepPrevious: true, staleTime: 30_000 },
+  );
   const share = useLoupe('analysis.labelShare', { query, bucket: shareBucket, ...sl }, { keepPrevious: true, staleTime: 30_000 });
   const dist = useLoupe('analysis.engagementDistribution', { query, field: count }, { keepPrevious: true, staleTime: 30_000 });
   const labelWords = (l: { family: string; field: string }) => (k: string) => bucketWords(k, l);
-  const fieldTitle = (l: { family: string; field: string }) => `${LABEL_SPECS[l.family]?.title ?? l.family}: ${labelFieldSpec(l.family, l.field)?.title ?? l.field}`;
+  const fieldTitle = (l: { family: string; field: string }) =>
+    `${LABEL_SPECS[l.family]?.title ?? l.family}: ${labelFieldSpec(l.family, l.field)?.title ?? l.field}`;
   return (
     <div className="analysis-charts">
       <section className="panel" aria-labelledby="chart-volume-title">
@@ -109,7 +126,14 @@ export function ChartsPanel({ query }: { query: LibraryQuery }) {
           <BucketSelect value={shareBucket} onChange={setShareBucket} testid="share-bucket" />
         </div>
         <ErrorBox error={share.error} onRetry={() => void share.refetch()} />
-        <MarkChart title={`${fieldTitle(sl)}: share of the items judged, per ${shareBucket}`} data={share.data} keyWords={labelWords(sl)} measure="share" testid="chart-label-share" bucketTitle={shareBucket === 'month' ? 'Month' : shareBucket === 'week' ? 'Week of' : 'Day'} />
+        <MarkChart
+          title={`${fieldTitle(sl)}: share of the items judged, per ${shareBucket}`}
+          data={share.data}
+          keyWords={labelWords(sl)}
+          measure="share"
+          testid="chart-label-share"
+          bucketTitle={shareBucket === 'month' ? 'Month' : shareBucket === 'week' ? 'Week of' : 'Day'}
+        />
       </section>
       <section className="panel" aria-labelledby="chart-dist-title">
         <div className="row gap wrap">
@@ -127,7 +151,14 @@ export function ChartsPanel({ query }: { query: LibraryQuery }) {
           </Field>
         </div>
         <ErrorBox error={dist.error} onRetry={() => void dist.refetch()} />
-        <MarkChart title={`Items by number of ${count} (unknown counts left out)`} data={dist.data} keyWords={() => `items by ${count}`} stacked={false} testid="chart-engagement-dist" bucketTitle={`Number of ${count}`} />
+        <MarkChart
+          title={`Items by number of ${count} (unknown counts left out)`}
+          data={dist.data}
+          keyWords={() => `items by ${count}`}
+          stacked={false}
+          testid="chart-engagement-dist"
+          bucketTitle={`Number of ${count}`}
+        />
       </section>
     </div>
   );

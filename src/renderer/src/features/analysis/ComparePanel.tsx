@@ -76,8 +76,21 @@ function AddSeries({ scopeQuery, series, onAdd }: { scopeQuery: LibraryQuery; se
       >
         <Field label="or a profile">
           <span className="row gap">
-            <NetworkSelect value={platform} platforms={PLATFORMS} onChange={setPlatform} ariaLabel="Network of the profile" testid="compare-profile-platform" />
-            <input value={handle} onChange={(e) => setHandle(e.target.value)} placeholder="handle, e.g. nasa" size={14} aria-label="Handle of the profile" data-testid="compare-profile-handle" />
+            <NetworkSelect
+              value={platform}
+              platforms={PLATFORMS}
+              onChange={setPlatform}
+              ariaLabel="Network of the profile"
+              testid="compare-profile-platform"
+            />
+            <input
+              value={handle}
+              onChange={(e) => setHandle(e.target.value)}
+              placeholder="handle, e.g. nasa"
+              size={14}
+              aria-label="Handle of the profile"
+              data-testid="compare-profile-handle"
+            />
           </span>
         </Field>
         <button type="submit" className="btn small" disabled={full || !handle.trim()} data-testid="compare-profile-add">
@@ -96,7 +109,13 @@ function PostList({ posts }: { posts: PostBrief[] }) {
     <ol className="top-posts">
       {posts.map((p) => (
         <li key={`${p.platform}/${p.kind}/${p.id}`}>
-          <button type="button" className="linklike" onClick={() => openDrawer({ platform: p.platform, kind: p.kind, id: p.id })} title="Open the details" data-testid="compare-top-post">
+          <button
+            type="button"
+            className="linklike"
+            onClick={() => openDrawer({ platform: p.platform, kind: p.kind, id: p.id })}
+            title="Open the details"
+            data-testid="compare-top-post"
+          >
             <bdi dir="auto">{p.text ? showBidiControls(truncate(p.text, 90)) : '(no text)'}</bdi>
           </button>
           <div className="muted small">
@@ -117,7 +136,9 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
   const keyOf = (s: CompareSeries, i: number) => `${i + 1}. ${s.name}`;
   const volume: ChartSeries | undefined = data && {
     keys: data.series.map(keyOf),
-    marks: data.series.flatMap((s, i) => s.volume.map((v) => ({ bucket: v.bucket, key: keyOf(s, i), value: v.value, query: v.query }))).sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : 0)),
+    marks: data.series
+      .flatMap((s, i) => s.volume.map((v) => ({ bucket: v.bucket, key: keyOf(s, i), value: v.value, query: v.query })))
+      .sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : 0)),
     setAside: data.series.reduce((n, s) => n + (s.datesSetAside ?? 0), 0),
   };
   const labelRows = data ? [...new Set(data.series.flatMap((s) => s.labels.map((l) => `${l.label}\u0000${l.value}`)))].sort() : [];
@@ -141,7 +162,12 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
           {series.map((s, i) => (
             <span key={i} className="cond" title={describeQuery(s.query)}>
               {i + 1}. {s.name}
-              <button type="button" className="chip-x" onClick={() => set(series.filter((_, k) => k !== i))} aria-label={`Remove ${s.name}`}>
+              <button
+                type="button"
+                className="chip-x"
+                onClick={() => set(series.filter((_, k) => k !== i))}
+                aria-label={`Remove ${s.name}`}
+              >
                 ×
               </button>
             </span>
@@ -150,7 +176,8 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
       ) : null}
       {!ready ? (
         <Empty title="Choose two to eight things to compare">
-          Saved result sets, watchlists and profiles (a network and a handle: every item of that account held in Loupe). Save a result set from the Library, or add the profile <b>nasa</b> on photo_net after fetching it in Profiles.
+          Saved result sets, watchlists and profiles (a network and a handle: every item of that account held in Loupe). Save a result set
+          from the Library, or add the profile <b>nasa</b> on photo_net after fetching it in Profiles.
         </Empty>
       ) : null}
       <ErrorBox error={ready ? cmp.error : null} onRetry={() => void cmp.refetch()} />
@@ -161,12 +188,28 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
             <thead>
               <tr>
                 <th scope="col">Series</th>
-                <th scope="col" className="right" title="items matched (API: items)">Items</th>
-                <th scope="col" className="right" title="items ÷ all series’ items (API: shareOfVoice)">Share of voice</th>
-                <th scope="col" className="right" title="likes + comments + shares + saves, known counts only (API: engagement)">Engagement</th>
-                <th scope="col" className="right" title="engagement ÷ all series’ engagement (API: engagementShare)">Engagement share</th>
-                <th scope="col" className="right" title="Σ engagement ÷ Σ views, items where both are known (API: rateByViews)">Engagement ÷ views</th>
-                <th scope="col" className="right" title="Σ engagement ÷ Σ author followers, items where both are known (API: rateByFollowers)">Engagement ÷ followers</th>
+                <th scope="col" className="right" title="items matched (API: items)">
+                  Items
+                </th>
+                <th scope="col" className="right" title="items ÷ all series’ items (API: shareOfVoice)">
+                  Share of voice
+                </th>
+                <th scope="col" className="right" title="likes + comments + shares + saves, known counts only (API: engagement)">
+                  Engagement
+                </th>
+                <th scope="col" className="right" title="engagement ÷ all series’ engagement (API: engagementShare)">
+                  Engagement share
+                </th>
+                <th scope="col" className="right" title="Σ engagement ÷ Σ views, items where both are known (API: rateByViews)">
+                  Engagement ÷ views
+                </th>
+                <th
+                  scope="col"
+                  className="right"
+                  title="Σ engagement ÷ Σ author followers, items where both are known (API: rateByFollowers)"
+                >
+                  Engagement ÷ followers
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -174,7 +217,13 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
                 <tr key={i} data-testid="compare-row">
                   <th scope="row">{keyOf(s, i)}</th>
                   <td className="right">
-                    <button type="button" className="linklike num" onClick={() => openInLibrary(s.query)} title="Open these items in the Library" data-testid="compare-items">
+                    <button
+                      type="button"
+                      className="linklike num"
+                      onClick={() => openInLibrary(s.query)}
+                      title="Open these items in the Library"
+                      data-testid="compare-items"
+                    >
                       {fmtExact(s.items)}
                     </button>
                   </td>
@@ -186,7 +235,10 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
                   <td className="right num" title={s.rateByViews === null ? 'No item with both views and engagement known' : undefined}>
                     {pct(s.rateByViews, 2)}
                   </td>
-                  <td className="right num" title={s.rateByFollowers === null ? 'No item with both followers and engagement known' : undefined}>
+                  <td
+                    className="right num"
+                    title={s.rateByFollowers === null ? 'No item with both followers and engagement known' : undefined}
+                  >
                     {pct(s.rateByFollowers, 3)}
                   </td>
                 </tr>
@@ -194,7 +246,13 @@ export function ComparePanel({ scopeQuery }: { scopeQuery: LibraryQuery }) {
             </tbody>
           </table>
           <OverlapNote overlap={data.overlap} total={data.series.reduce((a, s) => a + s.items, 0)} />
-          <MarkChart title={`Items per ${bucket}`} data={volume} stacked={false} testid="chart-compare-volume" bucketTitle={bucket === 'month' ? 'Month' : bucket === 'week' ? 'Week of' : 'Day'} />
+          <MarkChart
+            title={`Items per ${bucket}`}
+            data={volume}
+            stacked={false}
+            testid="chart-compare-volume"
+            bucketTitle={bucket === 'month' ? 'Month' : bucket === 'week' ? 'Week of' : 'Day'}
+          />
           <h3 className="panel-subtitle">Label shares</h3>
           <LabelShares series={data.series} rows={labelRows} keyOf={keyOf} />
           <h3 className="panel-subtitle">Top posts by engagement</h3>
@@ -217,8 +275,9 @@ function OverlapNote({ overlap, total }: { overlap: { distinct: number; shared: 
   if (overlap.shared === 0) return null;
   return (
     <p className="small" data-testid="compare-overlap">
-      These series overlap: {fmtExact(overlap.shared)} item{overlap.shared === 1 ? ' is' : 's are'} in more than one of them ({fmtExact(overlap.distinct)} distinct items, {fmtExact(total)} counted), so the shares of voice
-      count {overlap.shared === 1 ? 'it' : 'them'} more than once and are shares of the {fmtExact(total)} counted, not of the distinct items.
+      These series overlap: {fmtExact(overlap.shared)} item{overlap.shared === 1 ? ' is' : 's are'} in more than one of them (
+      {fmtExact(overlap.distinct)} distinct items, {fmtExact(total)} counted), so the shares of voice count{' '}
+      {overlap.shared === 1 ? 'it' : 'them'} more than once and are shares of the {fmtExact(total)} counted, not of the distinct items.
     </p>
   );
 }
@@ -227,54 +286,59 @@ function OverlapNote({ overlap, total }: { overlap: { distinct: number; shared: 
 function LabelShares({ series, rows, keyOf }: { series: CompareSeries[]; rows: string[]; keyOf: (s: CompareSeries, i: number) => string }) {
   return (
     <>
-    {rows.length === 0 ? (
-      <span className="muted small">No item of these series is judged for sentiment, intent or sponsorship.</span>
-    ) : (
-      <table className="mini" data-testid="compare-labels">
-        <thead>
-          <tr>
-            <th scope="col">Label</th>
-            {series.map((s, i) => (
-              <th key={i} scope="col" className="right">
-                {keyOf(s, i)}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => {
-            const [label, value] = row.split('\u0000');
-            return (
-              <tr key={row}>
-                <th scope="row" title={`${label} = ${value}`}>
-                  {labelRowWords(label, value)}
+      {rows.length === 0 ? (
+        <span className="muted small">No item of these series is judged for sentiment, intent or sponsorship.</span>
+      ) : (
+        <table className="mini" data-testid="compare-labels">
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              {series.map((s, i) => (
+                <th key={i} scope="col" className="right">
+                  {keyOf(s, i)}
                 </th>
-                {series.map((s, i) => {
-                  const l = s.labels.find((x) => x.label === label && x.value === value);
-                  return (
-                    <td key={i} className="right">
-                      {l ? (
-                        <>
-                          <button type="button" className="linklike num" onClick={() => openInLibrary(l.query)} title={`${fmtExact(l.items)} of ${fmtExact(l.judged)} judged items — open them in the Library`}>
-                            {pct(l.share)}
-                          </button>
-                          <span className="muted small" data-testid="compare-judged">
-                            {' '}
-                            of {fmtExact(l.judged)} judged
-                          </span>
-                        </>
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    )}
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => {
+              const [label, value] = row.split('\u0000');
+              return (
+                <tr key={row}>
+                  <th scope="row" title={`${label} = ${value}`}>
+                    {labelRowWords(label, value)}
+                  </th>
+                  {series.map((s, i) => {
+                    const l = s.labels.find((x) => x.label === label && x.value === value);
+                    return (
+                      <td key={i} className="right">
+                        {l ? (
+                          <>
+                            <button
+                              type="button"
+                              className="linklike num"
+                              onClick={() => openInLibrary(l.query)}
+                              title={`${fmtExact(l.items)} of ${fmtExact(l.judged)} judged items — open them in the Library`}
+                            >
+                              {pct(l.share)}
+                            </button>
+                            <span className="muted small" data-testid="compare-judged">
+                              {' '}
+                              of {fmtExact(l.judged)} judged
+                            </span>
+                          </>
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
     </>
   );
 }

@@ -26,20 +26,78 @@ interface Column {
 }
 
 const COLUMNS: Column[] = [
-  { id: 'count', label: 'Items', hint: 'items containing it at least once — a click shows exactly these (API: count)', sort: 'count', right: true, cell: (r) => <Num v={r.count} exact /> },
-  { id: 'occurrences', label: 'Times used', hint: 'occurrences in those items (API: occurrences)', sort: 'occurrences', right: true, cell: (r) => <Num v={r.occurrences} exact /> },
-  { id: 'share', label: 'Share', hint: 'items ÷ all items analysed (API: share)', sort: 'count', right: true, cell: (r) => <span className="num">{pct(r.share)}</span> },
-  { id: 'first', label: 'First seen', hint: 'earliest publication among those items, UTC on hover (API: firstSeen)', sort: 'first', cell: (r) => <When v={r.firstSeen} why="No publication date known" /> },
-  { id: 'last', label: 'Last seen', hint: 'latest publication among those items (API: lastSeen)', sort: 'last', cell: (r) => <When v={r.lastSeen} why="No publication date known" /> },
-  { id: 'engagement', label: 'Engagement', hint: 'likes + comments + shares + saves over those items, known counts only (API: sums.engagement)', sort: 'engagement', right: true, cell: (r) => <Num v={r.sums.engagement} why="No engagement count known" /> },
-  { id: 'likes', label: 'Likes', hint: 'sum of likes (API: sums.likes)', sort: 'likes', right: true, cell: (r) => <Num v={r.sums.likes} /> },
-  { id: 'views', label: 'Views', hint: 'sum of views (API: sums.views)', sort: 'views', right: true, cell: (r) => <Num v={r.sums.views} /> },
+  {
+    id: 'count',
+    label: 'Items',
+    hint: 'items containing it at least once — a click shows exactly these (API: count)',
+    sort: 'count',
+    right: true,
+    cell: (r) => <Num v={r.count} exact />,
+  },
+  {
+    id: 'occurrences',
+    label: 'Times used',
+    hint: 'occurrences in those items (API: occurrences)',
+    sort: 'occurrences',
+    right: true,
+    cell: (r) => <Num v={r.occurrences} exact />,
+  },
+  {
+    id: 'share',
+    label: 'Share',
+    hint: 'items ÷ all items analysed (API: share)',
+    sort: 'count',
+    right: true,
+    cell: (r) => <span className="num">{pct(r.share)}</span>,
+  },
+  {
+    id: 'first',
+    label: 'First seen',
+    hint: 'earliest publication among those items, UTC on hover (API: firstSeen)',
+    sort: 'first',
+    cell: (r) => <When v={r.firstSeen} why="No publication date known" />,
+  },
+  {
+    id: 'last',
+    label: 'Last seen',
+    hint: 'latest publication among those items (API: lastSeen)',
+    sort: 'last',
+    cell: (r) => <When v={r.lastSeen} why="No publication date known" />,
+  },
+  {
+    id: 'engagement',
+    label: 'Engagement',
+    hint: 'likes + comments + shares + saves over those items, known counts only (API: sums.engagement)',
+    sort: 'engagement',
+    right: true,
+    cell: (r) => <Num v={r.sums.engagement} why="No engagement count known" />,
+  },
+  {
+    id: 'likes',
+    label: 'Likes',
+    hint: 'sum of likes (API: sums.likes)',
+    sort: 'likes',
+    right: true,
+    cell: (r) => <Num v={r.sums.likes} />,
+  },
+  {
+    id: 'views',
+    label: 'Views',
+    hint: 'sum of views (API: sums.views)',
+    sort: 'views',
+    right: true,
+    cell: (r) => <Num v={r.sums.views} />,
+  },
 ];
 
 export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scopeName: string }) {
   const { field, setField, sort, setSort } = useAnalysis();
   const [limit, setLimit] = useState(50);
-  const table = useLoupe('analysis.frequency', { query, field, limit, sort: sort.by, dir: sort.dir }, { keepPrevious: true, staleTime: 30_000 });
+  const table = useLoupe(
+    'analysis.frequency',
+    { query, field, limit, sort: sort.by, dir: sort.dir },
+    { keepPrevious: true, staleTime: 30_000 },
+  );
   const t = table.data?.field === field ? table.data : undefined;
   const words = FIELD_WORDS[field];
   const clickSort = (c: Column) => {
@@ -47,7 +105,8 @@ export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scop
     const active = sort.by === c.sort && (c.id !== 'share' || sort.by === 'count');
     setSort({ by: c.sort, dir: active && sort.dir === 'desc' ? 'asc' : 'desc' });
   };
-  const ariaSort = (c: Column): 'ascending' | 'descending' | undefined => (c.sort && sort.by === c.sort && c.id !== 'share' ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined);
+  const ariaSort = (c: Column): 'ascending' | 'descending' | undefined =>
+    c.sort && sort.by === c.sort && c.id !== 'share' ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined;
   return (
     <section className="panel" aria-labelledby="freq-title" data-testid="frequency-panel">
       <div className="row gap wrap">
@@ -56,7 +115,16 @@ export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scop
         </h2>
         <div className="seg analysis-seg" role="radiogroup" aria-label="What to count" data-testid="frequency-field">
           {FIELD_ORDER.map((f) => (
-            <button key={f} type="button" role="radio" aria-checked={f === field} className={f === field ? 'on' : ''} title={FIELD_WORDS[f].hint} onClick={() => setField(f)} data-testid={`field-${f}`}>
+            <button
+              key={f}
+              type="button"
+              role="radio"
+              aria-checked={f === field}
+              className={f === field ? 'on' : ''}
+              title={FIELD_WORDS[f].hint}
+              onClick={() => setField(f)}
+              data-testid={`field-${f}`}
+            >
               {FIELD_WORDS[f].label}
             </button>
           ))}
@@ -72,7 +140,14 @@ export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scop
           </select>
         </label>
         <div className="spacer" />
-        <button type="button" className="btn small" disabled={!t || t.rows.length === 0} onClick={() => t && downloadText(`${field}-${new Date().toISOString().slice(0, 10)}.csv`, frequencyCsv(t))} data-testid="frequency-csv" title="The table as shown (its rows and order) as CSV, Excel-safe">
+        <button
+          type="button"
+          className="btn small"
+          disabled={!t || t.rows.length === 0}
+          onClick={() => t && downloadText(`${field}-${new Date().toISOString().slice(0, 10)}.csv`, frequencyCsv(t))}
+          data-testid="frequency-csv"
+          title="The table as shown (its rows and order) as CSV, Excel-safe"
+        >
           Download CSV
         </button>
       </div>
@@ -103,7 +178,9 @@ export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scop
           </span>
         </Empty>
       ) : t && t.rows.length === 0 ? (
-        <Empty title={`No ${words.label.toLowerCase()} in these ${fmtExact(t.items)} items`}>Try another field: words or accounts are in almost every item.</Empty>
+        <Empty title={`No ${words.label.toLowerCase()} in these ${fmtExact(t.items)} items`}>
+          Try another field: words or accounts are in almost every item.
+        </Empty>
       ) : t ? (
         <div className="freq-scroll">
           <table className="mini freq" data-testid="frequency-table" aria-label={`Most frequent ${words.label.toLowerCase()}`}>
@@ -122,9 +199,21 @@ export function FrequencyPanel({ query, scopeName }: { query: LibraryQuery; scop
             </thead>
             <tbody>
               {t.rows.map((r) => (
-                <tr key={`${r.platform ?? ''}\u0000${r.term}`} data-testid="frequency-row" data-term={r.term} data-count={r.count} onClick={() => openInLibrary(r.query)}>
+                <tr
+                  key={`${r.platform ?? ''}\u0000${r.term}`}
+                  data-testid="frequency-row"
+                  data-term={r.term}
+                  data-count={r.count}
+                  onClick={() => openInLibrary(r.query)}
+                >
                   <th scope="row" className="term">
-                    <button type="button" className="linklike" onClick={(e) => (e.stopPropagation(), openInLibrary(r.query))} title={`Show these ${fmtExact(r.count)} items in the Library`} data-testid="frequency-open">
+                    <button
+                      type="button"
+                      className="linklike"
+                      onClick={(e) => (e.stopPropagation(), openInLibrary(r.query))}
+                      title={`Show these ${fmtExact(r.count)} items in the Library`}
+                      data-testid="frequency-open"
+                    >
                       <bdi dir="auto">{showBidiControls(r.term)}</bdi>
                     </button>
                     {r.platform ? <span className="muted small"> · {r.platform}</span> : null}

@@ -15,7 +15,14 @@ const when = (v: string | number): string => {
 
 export function AnalyseButton({ disabled }: { disabled?: boolean }) {
   return (
-    <button type="button" className="btn small" onClick={analyseLibrary} disabled={disabled} title="Frequency tables, comparisons and charts of the items these filters match" data-testid="analyse-open">
+    <button
+      type="button"
+      className="btn small"
+      onClick={analyseLibrary}
+      disabled={disabled}
+      title="Frequency tables, comparisons and charts of the items these filters match"
+      data-testid="analyse-open"
+    >
       Analyse…
     </button>
   );
@@ -33,7 +40,12 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
       {terms.map((t, i) => (
         <span key={`${t.field}:${t.value}`} className="cond" title={`field: ${t.field}`} data-testid="term-condition">
           {FIELD_WORDS[t.field]?.term ?? t.field}: <bdi dir="auto">{t.value}</bdi>
-          <button type="button" className="chip-x" onClick={() => onChange({ terms: terms.length > 1 ? terms.filter((_, k) => k !== i) : undefined })} aria-label={`Remove the condition ${t.value}`}>
+          <button
+            type="button"
+            className="chip-x"
+            onClick={() => onChange({ terms: terms.length > 1 ? terms.filter((_, k) => k !== i) : undefined })}
+            aria-label={`Remove the condition ${t.value}`}
+          >
             ×
           </button>
         </span>
@@ -46,8 +58,20 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
           </button>
         </span>
       ) : null}
-      {exactSince ? <TimeCondition words={`published from ${when(q.since!)}`} onRemove={() => onChange({ since: undefined })} removeLabel="Remove the start time" /> : null}
-      {exactUntil ? <TimeCondition words={`published before ${when(q.until!)}`} onRemove={() => onChange({ until: undefined })} removeLabel="Remove the end time" /> : null}
+      {exactSince ? (
+        <TimeCondition
+          words={`published from ${when(q.since!)}`}
+          onRemove={() => onChange({ since: undefined })}
+          removeLabel="Remove the start time"
+        />
+      ) : null}
+      {exactUntil ? (
+        <TimeCondition
+          words={`published before ${when(q.until!)}`}
+          onRemove={() => onChange({ until: undefined })}
+          removeLabel="Remove the end time"
+        />
+      ) : null}
     </div>
   );
 }

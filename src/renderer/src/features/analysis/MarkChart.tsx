@@ -35,7 +35,16 @@ interface ShapeProps {
   payload?: Record<string, unknown>;
 }
 
-export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items', stacked = true, testid, height = 200, bucketTitle = 'Period' }: MarkChartProps) {
+export function MarkChart({
+  title,
+  data,
+  keyWords = (k) => k,
+  measure = 'items',
+  stacked = true,
+  testid,
+  height = 200,
+  bucketTitle = 'Period',
+}: MarkChartProps) {
   const marks = data?.marks ?? [];
   const keys = data?.keys ?? [];
   const byId = new Map<string, ChartMark>();
@@ -53,14 +62,20 @@ export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items',
   const rowList = buckets.map((b) => rows.get(b)!);
   const fmt = (v: number) => (measure === 'share' ? pct(v, 0) : abbreviate(v));
   const open = (m: ChartMark | undefined) => m && openInLibrary(m.query);
-  const describe = (m: ChartMark) => `${keyWords(m.key)} · ${m.bucket}: ${fmtExact(m.value)} items${m.share !== undefined ? ` (${pct(m.share)})` : ''} — open them in the Library`;
+  const describe = (m: ChartMark) =>
+    `${keyWords(m.key)} · ${m.bucket}: ${fmtExact(m.value)} items${m.share !== undefined ? ` (${pct(m.share)})` : ''} — open them in the Library`;
   return (
     <ChartBox title={title} testid={testid} empty={marks.length === 0} note={<SetAside count={data?.setAside} testid={testid} />}>
       <ResponsiveContainer width="100%" height={height}>
         <BarChart data={rowList} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="2 4" stroke="#8884" />
           <XAxis dataKey="bucket" tick={tick} minTickGap={8} />
-          <YAxis tick={tick} width={44} tickFormatter={(v: number) => fmt(v)} domain={measure === 'share' && stacked ? [0, 1] : undefined} />
+          <YAxis
+            tick={tick}
+            width={44}
+            tickFormatter={(v: number) => fmt(v)}
+            domain={measure === 'share' && stacked ? [0, 1] : undefined}
+          />
           <Tooltip formatter={(v, name) => [fmt(Number(v)), String(name)]} contentStyle={{ fontSize: 12 }} />
           {keys.length > 1 ? <Legend wrapperStyle={{ fontSize: 11 }} /> : null}
           {keys.map((k, i) => (
@@ -76,7 +91,19 @@ export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items',
                 const m = byId.get(`${bucket}\u0000${k}`);
                 if (!m || !p.width || !p.height) return <g />;
                 return (
-                  <rect x={p.x} y={p.y} width={p.width} height={p.height} fill={p.fill} className="mark-rect" data-testid="chart-mark" data-bucket={bucket} data-key={k} data-value={m.value} onClick={() => open(m)}>
+                  <rect
+                    x={p.x}
+                    y={p.y}
+                    width={p.width}
+                    height={p.height}
+                    fill={p.fill}
+                    className="mark-rect"
+                    data-testid="chart-mark"
+                    data-bucket={bucket}
+                    data-key={k}
+                    data-value={m.value}
+                    onClick={() => open(m)}
+                  >
                     <title>{describe(m)}</title>
                   </rect>
                 );
@@ -108,7 +135,13 @@ export function MarkChart({ title, data, keyWords = (k) => k, measure = 'items',
                     return (
                       <td key={k} className="right">
                         {m ? (
-                          <button type="button" className="linklike num" onClick={() => open(m)} title={describe(m)} data-testid="chart-value">
+                          <button
+                            type="button"
+                            className="linklike num"
+                            onClick={() => open(m)}
+                            title={describe(m)}
+                            data-testid="chart-value"
+                          >
                             {fmtExact(m.value)}
                             {m.share !== undefined ? ` · ${pct(m.share, 0)}` : ''}
                           </button>
@@ -133,7 +166,8 @@ export function SetAside({ count, testid }: { count: number | undefined; testid?
   if (!count) return null;
   return (
     <p className="muted small" role="note" data-testid={testid ? `${testid}-set-aside` : 'dates-set-aside'}>
-      {fmtExact(count)} {count === 1 ? 'item is' : 'items are'} not drawn: {count === 1 ? 'its' : 'their'} publication date is outside the years 1000–9999 (check the record in the Library).
+      {fmtExact(count)} {count === 1 ? 'item is' : 'items are'} not drawn: {count === 1 ? 'its' : 'their'} publication date is outside the
+      years 1000–9999 (check the record in the Library).
     </p>
   );
 }

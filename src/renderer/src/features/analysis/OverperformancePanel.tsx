@@ -16,7 +16,11 @@ export function OverperformancePanel({ query, scopeName }: { query: LibraryQuery
   const [baseline, setBaseline] = useState(30);
   const [minBaseline, setMinBaseline] = useState(5);
   const [dir, setDir] = useState<'desc' | 'asc'>('desc');
-  const r = useLoupe('analysis.overperformance', { query, baseline, minBaseline, dir, limit: 100 }, { keepPrevious: true, staleTime: 30_000 });
+  const r = useLoupe(
+    'analysis.overperformance',
+    { query, baseline, minBaseline, dir, limit: 100 },
+    { keepPrevious: true, staleTime: 30_000 },
+  );
   const openDrawer = useUi((s) => s.openDrawer);
   const d = r.data;
   return (
@@ -55,22 +59,31 @@ export function OverperformancePanel({ query, scopeName }: { query: LibraryQuery
         <Skeleton rows={6} />
       ) : d && d.scored === 0 ? (
         <Empty title="No post could be scored">
-          {fmtExact(d.unscored)} post{d.unscored === 1 ? '' : 's'} in {scopeName} lack a known engagement or {minBaseline} earlier posts of the same account held in Loupe. Fetch more of an account’s feed in Profiles (its earlier pages), or lower “Score only with at least”.
+          {fmtExact(d.unscored)} post{d.unscored === 1 ? '' : 's'} in {scopeName} lack a known engagement or {minBaseline} earlier posts of
+          the same account held in Loupe. Fetch more of an account’s feed in Profiles (its earlier pages), or lower “Score only with at
+          least”.
         </Empty>
       ) : d ? (
         <>
           <div className="muted small" data-testid="over-summary">
-            {fmtExact(d.scored)} posts scored, {fmtExact(d.unscored)} not (engagement unknown, too few earlier posts, or a usual engagement of 0) · showing {fmtExact(d.rows.length)}
+            {fmtExact(d.scored)} posts scored, {fmtExact(d.unscored)} not (engagement unknown, too few earlier posts, or a usual engagement
+            of 0) · showing {fmtExact(d.rows.length)}
           </div>
           <div className="freq-scroll">
             <table className="mini" data-testid="over-table">
               <thead>
                 <tr>
-                  <th scope="col" className="right" title="engagement ÷ the account’s usual engagement (API: score)">Score</th>
+                  <th scope="col" className="right" title="engagement ÷ the account’s usual engagement (API: score)">
+                    Score
+                  </th>
                   <th scope="col">Post</th>
                   <th scope="col">Account</th>
-                  <th scope="col" className="right" title="likes + comments + shares + saves (API: engagement)">Engagement</th>
-                  <th scope="col" className="right" title="median of the previous posts (API: baselineMedian, baselinePosts)">Usual</th>
+                  <th scope="col" className="right" title="likes + comments + shares + saves (API: engagement)">
+                    Engagement
+                  </th>
+                  <th scope="col" className="right" title="median of the previous posts (API: baselineMedian, baselinePosts)">
+                    Usual
+                  </th>
                   <th scope="col">Published</th>
                 </tr>
               </thead>
@@ -79,12 +92,22 @@ export function OverperformancePanel({ query, scopeName }: { query: LibraryQuery
                   <tr key={`${p.platform}/${p.kind}/${p.id}`} data-testid="over-row">
                     <td className="right num strong">×{p.score >= 10 ? p.score.toFixed(0) : p.score.toFixed(2)}</td>
                     <td>
-                      <button type="button" className="linklike" onClick={() => openDrawer({ platform: p.platform, kind: p.kind, id: p.id })} title="Open the details">
+                      <button
+                        type="button"
+                        className="linklike"
+                        onClick={() => openDrawer({ platform: p.platform, kind: p.kind, id: p.id })}
+                        title="Open the details"
+                      >
                         <bdi dir="auto">{p.text ? showBidiControls(truncate(p.text, 80)) : '(no text)'}</bdi>
                       </button>
                     </td>
                     <td>
-                      <button type="button" className="linklike" onClick={() => openInLibrary({ platforms: [p.platform], kinds: [p.kind], author: p.authorKey })} title="This account’s items in the Library">
+                      <button
+                        type="button"
+                        className="linklike"
+                        onClick={() => openInLibrary({ platforms: [p.platform], kinds: [p.kind], author: p.authorKey })}
+                        title="This account’s items in the Library"
+                      >
                         <Name text={p.author ?? p.authorKey} />
                       </button>
                       <span className="muted small"> · {p.platform}</span>

@@ -84,7 +84,12 @@ export function describeQuery(q: LibraryQuery): string {
   if (q.since !== undefined) parts.push(`from ${when(q.since)}`);
   if (q.until !== undefined) parts.push(`before ${when(q.until)}`);
   if (q.labels?.length) parts.push(`${q.labels.length} label condition${q.labels.length === 1 ? '' : 's'}`);
-  if (q.engagement?.length) parts.push(q.engagement.map((e) => `${e.field}${e.min !== undefined ? ` ≥ ${e.min}` : ''}${e.max !== undefined ? ` ≤ ${e.max}` : ''}`).join(', '));
+  if (q.engagement?.length)
+    parts.push(
+      q.engagement
+        .map((e) => `${e.field}${e.min !== undefined ? ` ≥ ${e.min}` : ''}${e.max !== undefined ? ` ≤ ${e.max}` : ''}`)
+        .join(', '),
+    );
   if (q.tags?.length) parts.push(`tagged ${q.tags.join(', ')}`);
   if (q.terms?.length) parts.push(`containing ${q.terms.map((t) => t.value).join(', ')}`);
   if (q.source) parts.push(`from ${q.source.type} ${q.source.id}`);
@@ -106,4 +111,5 @@ export function downloadText(name: string, text: string, type = 'text/csv;charse
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export const pct = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)} %`);
+export const pct = (x: number | null | undefined, digits = 1): string =>
+  x === null || x === undefined ? '—' : `${(x * 100).toFixed(digits)} %`;

@@ -32,7 +32,13 @@ export function CollectView() {
           {list.map((p) => {
             const done = p.counts.done + p.counts.held;
             return (
-              <button key={p.id} className={`item ${p.id === sel ? 'active' : ''}`} onClick={() => (setSel(p.id), setCreating(false))} data-testid="collect-plan-item" aria-current={p.id === sel}>
+              <button
+                key={p.id}
+                className={`item ${p.id === sel ? 'active' : ''}`}
+                onClick={() => (setSel(p.id), setCreating(false))}
+                data-testid="collect-plan-item"
+                aria-current={p.id === sel}
+              >
                 {p.name} <span className="chip">{statusWords(p.status)}</span>
                 <div className="muted small">
                   {done} of {p.total} done · {p.spentTotal.toLocaleString('en-US')} credits

@@ -27,13 +27,24 @@ const WORDS: Record<CollectStatusWord, string> = {
 };
 export const statusWords = (s: CollectStatusWord): string => WORDS[s].split(' — ')[0];
 
-const STATE_WORDS: Record<CollectInputState, string> = { waiting: 'waiting', running: 'running', done: 'done', held: 'from the archive', failed: 'failed', skipped: 'skipped' };
+const STATE_WORDS: Record<CollectInputState, string> = {
+  waiting: 'waiting',
+  running: 'running',
+  done: 'done',
+  held: 'from the archive',
+  failed: 'failed',
+  skipped: 'skipped',
+};
 
 export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved: () => void }) {
   const m = useCollectMutations();
   const settings = useSettings();
   const [states, setStates] = useState<CollectInputState[]>([]);
-  const inputs = useLoupe('collect.inputs', { id: plan.id, ...(states.length ? { state: states } : {}), limit: 200 }, { refetchInterval: plan.status === 'running' ? 2_000 : false, keepPrevious: true });
+  const inputs = useLoupe(
+    'collect.inputs',
+    { id: plan.id, ...(states.length ? { state: states } : {}), limit: 200 },
+    { refetchInterval: plan.status === 'running' ? 2_000 : false, keepPrevious: true },
+  );
   const done = plan.counts.done + plan.counts.held;
   const settled = done + plan.counts.failed + plan.counts.skipped;
   const running = plan.status === 'running';
@@ -45,7 +56,10 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
     if (plan.budget === null && aboveAsk(max, settings.data?.askAboveCredits ?? null)) {
       approved = await useUi.getState().ask({
         title: `Run “${plan.name}”?`,
-        lines: [`What is left could cost ${creditRange(plan.remaining.creditsMin, max)} over ${fmtExact(plan.remaining.requests)} request(s).`, 'Nothing is paid twice: cancel any time and run again to continue.'],
+        lines: [
+          `What is left could cost ${creditRange(plan.remaining.creditsMin, max)} over ${fmtExact(plan.remaining.requests)} request(s).`,
+          'Nothing is paid twice: cancel any time and run again to continue.',
+        ],
         okLabel: `Run — up to ${fmtExact(max)} credits`,
       });
       if (!approved) return;
@@ -63,7 +77,12 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
     useUi.getState().setView('analysis');
   };
   const remove = async () => {
-    const ok = await useUi.getState().ask({ title: `Forget the plan “${plan.name}”?`, lines: ['Its archived items and its saved set stay.'], okLabel: 'Forget the plan', danger: true });
+    const ok = await useUi.getState().ask({
+      title: `Forget the plan “${plan.name}”?`,
+      lines: ['Its archived items and its saved set stay.'],
+      okLabel: 'Forget the plan',
+      danger: true,
+    });
     if (!ok) return;
     try {
       await m.remove(plan.id);
@@ -80,22 +99,28 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
       </h2>
       <div className="panel" role="status" aria-live="polite" data-testid="collect-progress">
         <div>
-          <strong data-testid="collect-status">{WORDS[plan.status]}</strong> · {fmtExact(done)} of {fmtExact(plan.total)} input{plan.total === 1 ? '' : 's'} collected
+          <strong data-testid="collect-status">{WORDS[plan.status]}</strong> · {fmtExact(done)} of {fmtExact(plan.total)} input
+          {plan.total === 1 ? '' : 's'} collected
           {plan.counts.held ? ` (${fmtExact(plan.counts.held)} from the archive, free)` : ''}
           {plan.counts.failed ? ` · ${fmtExact(plan.counts.failed)} failed` : ''}
           {plan.counts.skipped ? ` · ${fmtExact(plan.counts.skipped)} skipped` : ''}
         </div>
         <progress max={Math.max(1, plan.total)} value={settled} aria-label="Inputs settled" />
         <div data-testid="collect-spent">
-          Spent <strong>{fmtExact(plan.spent)}</strong> credits this run{plan.spentTotal !== plan.spent ? ` (${fmtExact(plan.spentTotal)} in all)` : ''} · planned {creditRange(plan.figures.creditsMin, plan.figures.creditsMax)}, likely{' '}
-          {fmtExact(plan.figures.creditsLikely)}
+          Spent <strong>{fmtExact(plan.spent)}</strong> credits this run
+          {plan.spentTotal !== plan.spent ? ` (${fmtExact(plan.spentTotal)} in all)` : ''} · planned{' '}
+          {creditRange(plan.figures.creditsMin, plan.figures.creditsMax)}, likely {fmtExact(plan.figures.creditsLikely)}
           {plan.budget !== null ? ` · budget ${fmtExact(plan.budget)}` : ''}
           {running && plan.etaMs ? ` · at least ${duration(plan.etaMs)} left` : ''}
         </div>
         {plan.message ? <div className="muted small">{plan.message}</div> : null}
         <div className="row gap wrap">
           {running ? (
-            <button className="btn" onClick={() => void m.cancel(plan.id).catch((e) => toast('error', errorText(e)))} data-testid="collect-cancel">
+            <button
+              className="btn"
+              onClick={() => void m.cancel(plan.id).catch((e) => toast('error', errorText(e)))}
+              data-testid="collect-cancel"
+            >
               Cancel
             </button>
           ) : plan.status !== 'done' || plan.total > done ? (
@@ -103,7 +128,12 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
               {plan.status === 'planned' ? 'Run' : 'Continue'} — up to {fmtExact(plan.remaining.creditsMax)} credits
             </button>
           ) : (
-            <button className="btn" onClick={() => void run()} data-testid="collect-run-plan" title="inputs added since, and for feeds their new items only">
+            <button
+              className="btn"
+              onClick={() => void run()}
+              data-testid="collect-run-plan"
+              title="inputs added since, and for feeds their new items only"
+            >
               {plan.do === 'feed' ? 'Run again — new posts only' : 'Run again — new inputs only'}
             </button>
           )}
@@ -121,7 +151,12 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
       <div className="row gap wrap" role="group" aria-label="Show inputs">
         {COLLECT_INPUT_STATES.map((s) => (
           <label key={s} className="inline small">
-            <input type="checkbox" checked={states.includes(s)} onChange={() => setStates((x) => (x.includes(s) ? x.filter((y) => y !== s) : [...x, s]))} /> {STATE_WORDS[s]} ({fmtExact(plan.counts[s])})
+            <input
+              type="checkbox"
+              checked={states.includes(s)}
+              onChange={() => setStates((x) => (x.includes(s) ? x.filter((y) => y !== s) : [...x, s]))}
+            />{' '}
+            {STATE_WORDS[s]} ({fmtExact(plan.counts[s])})
           </label>
         ))}
       </div>
@@ -161,7 +196,11 @@ export function PlanDetail({ plan, onRemoved }: { plan: CollectStatus; onRemoved
           ))}
         </tbody>
       </table>
-      {inputs.data && inputs.data.total > inputs.data.rows.length ? <div className="muted small">The first {inputs.data.rows.length} of {fmtExact(inputs.data.total)}; `loupe collect inputs` lists all.</div> : null}
+      {inputs.data && inputs.data.total > inputs.data.rows.length ? (
+        <div className="muted small">
+          The first {inputs.data.rows.length} of {fmtExact(inputs.data.total)}; `loupe collect inputs` lists all.
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -12,7 +12,21 @@ import { ChartBox, PALETTE } from '../../components/Charts';
 const SHOWN = 200;
 const tick = { fontSize: 11, fill: 'currentColor' };
 
-function Curve({ title, data, at, xLabel, onPick, testid }: { title: string; data: CollectCurvePoint[]; at: number; xLabel: string; onPick: (x: number) => void; testid: string }) {
+function Curve({
+  title,
+  data,
+  at,
+  xLabel,
+  onPick,
+  testid,
+}: {
+  title: string;
+  data: CollectCurvePoint[];
+  at: number;
+  xLabel: string;
+  onPick: (x: number) => void;
+  testid: string;
+}) {
   return (
     <ChartBox title={title} testid={testid} empty={data.length < 2}>
       <ResponsiveContainer width="100%" height={170}>
@@ -25,7 +39,14 @@ function Curve({ title, data, at, xLabel, onPick, testid }: { title: string; dat
           }}
         >
           <CartesianGrid strokeDasharray="3 3" opacity={0.3} />
-          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+          <XAxis
+            dataKey="x"
+            type="number"
+            domain={['dataMin', 'dataMax']}
+            allowDecimals={false}
+            tick={tick}
+            label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }}
+          />
           <YAxis tick={tick} tickFormatter={(v: number) => abbreviate(v)} width={44} />
           <Tooltip formatter={(v) => `${fmtExact(Number(v))} credits`} labelFormatter={(x) => `${xLabel}: ${x}`} />
           <ReferenceLine x={at} stroke="currentColor" strokeDasharray="4 2" />
@@ -38,35 +59,66 @@ function Curve({ title, data, at, xLabel, onPick, testid }: { title: string; dat
   );
 }
 
-export function PlanFigures({ plan, onDepth, onTopK, onNetworks, busy }: { plan: CollectPlan; onDepth: (n: number) => void; onTopK: (k: number) => void; onNetworks: (n: string[]) => void; busy: boolean }) {
+export function PlanFigures({
+  plan,
+  onDepth,
+  onTopK,
+  onNetworks,
+  busy,
+}: {
+  plan: CollectPlan;
+  onDepth: (n: number) => void;
+  onTopK: (k: number) => void;
+  onNetworks: (n: string[]) => void;
+  busy: boolean;
+}) {
   const f = plan.figures;
   const nets = [...new Set(plan.byNetwork.map((n) => n.platform))];
   return (
     <div className="panel" role="status" aria-live="polite" aria-busy={busy} data-testid="collect-plan">
       <div data-testid="collect-counts">
-        <strong>{fmtExact(plan.inputs)}</strong> input{plan.inputs === 1 ? '' : 's'} to collect · <strong>{fmtExact(plan.duplicates.length)}</strong> duplicate
-        {plan.duplicates.length === 1 ? '' : 's'} · <strong>{fmtExact(plan.problems.length)}</strong> not usable · {fmtExact(plan.read)} read
+        <strong>{fmtExact(plan.inputs)}</strong> input{plan.inputs === 1 ? '' : 's'} to collect ·{' '}
+        <strong>{fmtExact(plan.duplicates.length)}</strong> duplicate
+        {plan.duplicates.length === 1 ? '' : 's'} · <strong>{fmtExact(plan.problems.length)}</strong> not usable · {fmtExact(plan.read)}{' '}
+        read
         {plan.column ? ` (CSV column “${plan.column}”)` : ''}
         {plan.belowTopK ? ` · ${fmtExact(plan.belowTopK)} below the top ${plan.design.topK?.n} left out` : ''}
       </div>
       <div data-testid="collect-price">
-        Before anything is spent: <strong>{creditRange(f.creditsMin, f.creditsMax)}</strong>, likely <strong>{fmtExact(f.creditsLikely)}</strong> · {fmtExact(f.requests)} request
+        Before anything is spent: <strong>{creditRange(f.creditsMin, f.creditsMax)}</strong>, likely{' '}
+        <strong>{fmtExact(f.creditsLikely)}</strong> · {fmtExact(f.requests)} request
         {f.requests === 1 ? '' : 's'}
         {f.etaMs > 0 ? `, at least ${duration(f.etaMs)} at the pacer’s pace` : ''}
         {f.heldPages ? ` · ${fmtExact(f.heldPages)} page${f.heldPages === 1 ? '' : 's'} already held (free)` : ''}
         {f.freeCalls ? ` · ${fmtExact(f.freeCalls)} free call${f.freeCalls === 1 ? '' : 's'}` : ''}
         {plan.approval.balance !== null ? ` · balance ${fmtExact(plan.approval.balance)}` : ''}
       </div>
-      {plan.approval.needed ? <div className="errtext">{plan.approval.reason} You will be asked before it runs — or give it a budget.</div> : null}
+      {plan.approval.needed ? (
+        <div className="errtext">{plan.approval.reason} You will be asked before it runs — or give it a budget.</div>
+      ) : null}
       {plan.warnings.map((w) => (
         <div key={w} className="muted small">
           {w}
         </div>
       ))}
       <div className="charts">
-        <Curve title="Cost by pages per input (click to choose)" data={plan.curves.depth} at={plan.design.pages} xLabel="pages" onPick={onDepth} testid="collect-depth-curve" />
+        <Curve
+          title="Cost by pages per input (click to choose)"
+          data={plan.curves.depth}
+          at={plan.design.pages}
+          xLabel="pages"
+          onPick={onDepth}
+          testid="collect-depth-curve"
+        />
         {plan.curves.topK && plan.curves.topK.length > 1 ? (
-          <Curve title="Cost by the top K of the set (click to choose)" data={plan.curves.topK} at={plan.design.topK?.n ?? plan.curves.topK[plan.curves.topK.length - 1].x} xLabel="K" onPick={onTopK} testid="collect-topk-curve" />
+          <Curve
+            title="Cost by the top K of the set (click to choose)"
+            data={plan.curves.topK}
+            at={plan.design.topK?.n ?? plan.curves.topK[plan.curves.topK.length - 1].x}
+            xLabel="K"
+            onPick={onTopK}
+            testid="collect-topk-curve"
+          />
         ) : null}
       </div>
       {plan.byNetwork.length ? (
@@ -88,7 +140,13 @@ export function PlanFigures({ plan, onDepth, onTopK, onNetworks, busy }: { plan:
                 <td>
                   {nets.length > 1 && plan.design.networks.length > 1 ? (
                     <label className="inline">
-                      <input type="checkbox" checked onChange={() => onNetworks(plan.design.networks.filter((x) => x !== n.platform))} aria-label={`Leave ${n.platform} out`} /> {n.platform}
+                      <input
+                        type="checkbox"
+                        checked
+                        onChange={() => onNetworks(plan.design.networks.filter((x) => x !== n.platform))}
+                        aria-label={`Leave ${n.platform} out`}
+                      />{' '}
+                      {n.platform}
                     </label>
                   ) : (
                     n.platform
@@ -118,7 +176,8 @@ export function PlanFigures({ plan, onDepth, onTopK, onNetworks, busy }: { plan:
           <ul className="plain small" data-testid="collect-duplicates" tabIndex={0} aria-label="Duplicates">
             {plan.duplicates.slice(0, SHOWN).map((d, i) => (
               <li key={i}>
-                {d.line !== null ? `line ${d.line}` : d.text}: <bdi>{d.label}</bdi> — {d.sameAs === null ? 'already in the plan' : `same as line ${d.sameAs}`}
+                {d.line !== null ? `line ${d.line}` : d.text}: <bdi>{d.label}</bdi> —{' '}
+                {d.sameAs === null ? 'already in the plan' : `same as line ${d.sameAs}`}
               </li>
             ))}
           </ul>

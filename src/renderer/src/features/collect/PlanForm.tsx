@@ -45,7 +45,15 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
 
   const design: CollectDesign | null = useMemo(() => {
     const source: CollectDesign['source'] | null =
-      kind === 'text' ? (text.trim() ? { type: 'text', text, ...(column.trim() ? { column: column.trim() } : {}) } : null) : kind === 'set' ? (setId ? { type: 'set', id: setId } : null) : { type: 'query', query: withoutPaging(libQ) };
+      kind === 'text'
+        ? text.trim()
+          ? { type: 'text', text, ...(column.trim() ? { column: column.trim() } : {}) }
+          : null
+        : kind === 'set'
+          ? setId
+            ? { type: 'set', id: setId }
+            : null
+          : { type: 'query', query: withoutPaging(libQ) };
     if (!source) return null;
     const n = Math.floor(Number(topN));
     const b = budget.trim() === '' ? null : Math.max(0, Math.floor(Number(budget)));
@@ -146,17 +154,39 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
           </select>
         </Field>
         <Field label="Pages per input" hint="depth on list endpoints (feeds, comments, searches); one answer otherwise">
-          <input type="number" min={1} max={100} value={pages} onChange={(e) => setPages(Math.min(100, Math.max(1, Math.floor(Number(e.target.value)) || 1)))} style={{ width: 70 }} data-testid="collect-pages" />
+          <input
+            type="number"
+            min={1}
+            max={100}
+            value={pages}
+            onChange={(e) => setPages(Math.min(100, Math.max(1, Math.floor(Number(e.target.value)) || 1)))}
+            style={{ width: 70 }}
+            data-testid="collect-pages"
+          />
         </Field>
         <Field label="Budget (credits)" hint="one ceiling for the whole run; empty: ask above your threshold">
-          <input type="number" min={0} value={budget} onChange={(e) => setBudget(e.target.value)} style={{ width: 110 }} placeholder="none" data-testid="collect-budget" />
+          <input
+            type="number"
+            min={0}
+            value={budget}
+            onChange={(e) => setBudget(e.target.value)}
+            style={{ width: 110 }}
+            placeholder="none"
+            data-testid="collect-budget"
+          />
         </Field>
       </div>
       <fieldset className="row gap wrap">
         <legend>Inputs from</legend>
         {(['text', 'set', 'query'] as const).map((k) => (
           <label key={k} className="inline">
-            <input type="radio" name="collect-source" checked={kind === k} onChange={() => setKind(k)} data-testid={`collect-source-${k}`} />{' '}
+            <input
+              type="radio"
+              name="collect-source"
+              checked={kind === k}
+              onChange={() => setKind(k)}
+              data-testid={`collect-source-${k}`}
+            />{' '}
             {k === 'text' ? 'a list (paste or drop a file)' : k === 'set' ? 'a saved set' : 'the Library’s current filters'}
           </label>
         ))}
@@ -173,12 +203,25 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
           }}
         >
           <Field label={`One ${each} a line, or a CSV (the column is found by its name: handle, url, post_url, query, hashtag…)`}>
-            <textarea rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} className="mono" placeholder={placeholder(what)} data-testid="collect-text" />
+            <textarea
+              rows={8}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              spellCheck={false}
+              className="mono"
+              placeholder={placeholder(what)}
+              data-testid="collect-text"
+            />
           </Field>
           <div className="row gap wrap">
             <label className="field">
               <span className="field-label">…or a file (.csv, .txt) — or drop it on the box</span>
-              <input type="file" accept=".csv,.txt,.tsv,text/csv,text/plain" onChange={(e) => void pick(e.target.files?.[0])} data-testid="collect-file" />
+              <input
+                type="file"
+                accept=".csv,.txt,.tsv,text/csv,text/plain"
+                onChange={(e) => void pick(e.target.files?.[0])}
+                data-testid="collect-file"
+              />
             </label>
             <Field label="CSV column" hint="optional: the column to read, by its name">
               <input value={column} onChange={(e) => setColumn(e.target.value)} style={{ width: 140 }} data-testid="collect-column" />
@@ -200,7 +243,14 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
             </Field>
           ) : null}
           <Field label="Only the top K" hint="of the posts, authors or hashtags, by engagement; empty: all">
-            <input type="number" min={1} value={topN} onChange={(e) => setTopN(e.target.value)} style={{ width: 90 }} data-testid="collect-topk" />
+            <input
+              type="number"
+              min={1}
+              value={topN}
+              onChange={(e) => setTopN(e.target.value)}
+              style={{ width: 90 }}
+              data-testid="collect-topk"
+            />
           </Field>
           <Field label="ranked by">
             <select value={by} onChange={(e) => setBy(e.target.value as CollectRank)} data-testid="collect-by">
@@ -214,7 +264,9 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
         </div>
       )}
       <fieldset className="row gap wrap" data-testid="collect-networks">
-        <legend>Networks {what === 'search' || what === 'hashtag' ? '(a search goes to each)' : '(a handle goes to each; an address to its own)'}</legend>
+        <legend>
+          Networks {what === 'search' || what === 'hashtag' ? '(a search goes to each)' : '(a handle goes to each; an address to its own)'}
+        </legend>
         {platforms.map((p) => (
           <label key={p} className="inline small">
             <input type="checkbox" checked={networks.includes(p)} onChange={() => toggle(p)} /> {p}
@@ -230,10 +282,22 @@ export function PlanForm({ onSaved }: { onSaved: (id: string) => void }) {
         <button type="submit" className="btn" disabled={busy} data-testid="collect-check">
           {plan ? 'Check again' : 'Check the plan (free)'}
         </button>
-        <button type="button" className="btn" disabled={busy || !plan || plan.inputs === 0} onClick={() => void save(false)} data-testid="collect-save">
+        <button
+          type="button"
+          className="btn"
+          disabled={busy || !plan || plan.inputs === 0}
+          onClick={() => void save(false)}
+          data-testid="collect-save"
+        >
           Save plan
         </button>
-        <button type="button" className="btn primary" disabled={busy || !plan || plan.inputs === 0} onClick={() => void save(true)} data-testid="collect-run">
+        <button
+          type="button"
+          className="btn primary"
+          disabled={busy || !plan || plan.inputs === 0}
+          onClick={() => void save(true)}
+          data-testid="collect-run"
+        >
           {plan ? `Save and run — ${creditRange(plan.figures.creditsMin, plan.figures.creditsMax)}` : 'Save and run'}
         </button>
       </div>

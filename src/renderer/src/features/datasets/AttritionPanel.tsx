@@ -31,11 +31,17 @@ const tick = { fontSize: 11, fill: 'currentColor' };
 
 /** The CSV of `loupe dataset attrition` (platform, month, available, unavailable, not_rechecked). */
 export function attritionCsv(rows: AttritionRow[]): string {
-  return csvTable(['platform', 'month', 'available', 'unavailable', 'not_rechecked'], rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]));
+  return csvTable(
+    ['platform', 'month', 'available', 'unavailable', 'not_rechecked'],
+    rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]),
+  );
 }
 
 /** Rows of one network (or all) summed by month, oldest first; an unknown month last. */
-export function byMonth(rows: AttritionRow[], platform: string | null): Array<{ month: string; available: number; unavailable: number; notRechecked: number }> {
+export function byMonth(
+  rows: AttritionRow[],
+  platform: string | null,
+): Array<{ month: string; available: number; unavailable: number; notRechecked: number }> {
   const m = new Map<string, { month: string; available: number; unavailable: number; notRechecked: number }>();
   for (const r of rows) {
     if (platform !== null && r.platform !== platform) continue;
@@ -68,7 +74,12 @@ export function AttritionPanel({ query, onClose }: { query: LibraryQuery; onClos
   const name = set ? `“${sets.data?.find((s) => s.id === set)?.name ?? set}”` : 'the rows matching the current filters';
   return (
     <div className="panel" data-testid="attrition-panel">
-      <PanelHead title="Attrition" note={`${name} · which items the service still has · free (local)`} onClose={onClose} closeLabel="Close attrition" />
+      <PanelHead
+        title="Attrition"
+        note={`${name} · which items the service still has · free (local)`}
+        onClose={onClose}
+        closeLabel="Close attrition"
+      />
       <div className="row gap wrap">
         <label className="field inline">
           <span className="field-label">Of</span>
@@ -90,7 +101,13 @@ export function AttritionPanel({ query, onClose }: { query: LibraryQuery; onClos
             ))}
           </select>
         </label>
-        <button className="btn small" disabled={rows.length === 0} onClick={() => downloadText(`attrition-${new Date().toISOString().slice(0, 10)}.csv`, attritionCsv(rows))} data-testid="attrition-export" title="By network and month, as `loupe dataset attrition` writes it">
+        <button
+          className="btn small"
+          disabled={rows.length === 0}
+          onClick={() => downloadText(`attrition-${new Date().toISOString().slice(0, 10)}.csv`, attritionCsv(rows))}
+          data-testid="attrition-export"
+          title="By network and month, as `loupe dataset attrition` writes it"
+        >
           Export CSV
         </button>
         <RecheckButton target={target} name={name} />
@@ -172,7 +189,9 @@ function RecheckButton({ target, name }: { target: DatasetTarget; name: string }
         lines: [
           `${fmtExact(p.plan.inputs)} of ${fmtExact(p.items)} item${p.items === 1 ? '' : 's'} read again through each network’s single-item endpoint, ${fmtExact(f.requests)} request${f.requests === 1 ? '' : 's'}.`,
           `Could cost ${creditRange(f.creditsMin, f.creditsMax)}; likely ${fmtExact(f.creditsLikely)}.${f.heldPages ? ` ${fmtExact(f.heldPages)} answer${f.heldPages === 1 ? '' : 's'} already held: free.` : ''}`,
-          p.notRecheckableCount ? `${fmtExact(p.notRecheckableCount)} cannot be re-checked (${p.notRecheckable[0]?.reason ?? 'no single-item endpoint'}) and stay “not re-checked”.` : '',
+          p.notRecheckableCount
+            ? `${fmtExact(p.notRecheckableCount)} cannot be re-checked (${p.notRecheckable[0]?.reason ?? 'no single-item endpoint'}) and stay “not re-checked”.`
+            : '',
           'Not found marks an item unavailable; nothing is deleted.',
         ].filter(Boolean),
         okLabel: `Re-check — up to ${fmtExact(f.creditsMax)} credits`,
@@ -190,13 +209,22 @@ function RecheckButton({ target, name }: { target: DatasetTarget; name: string }
   };
   return (
     <>
-      <button className="btn small" disabled={busy !== null} onClick={() => void go()} data-testid="recheck" title="Read the items again (priced first; you are asked before anything is spent)">
+      <button
+        className="btn small"
+        disabled={busy !== null}
+        onClick={() => void go()}
+        data-testid="recheck"
+        title="Read the items again (priced first; you are asked before anything is spent)"
+      >
         {busy === 'pricing' ? 'Pricing…' : busy === 'running' ? 'Re-checking…' : 'Re-check…'}
       </button>
       {done ? (
         <span className="small" role="status" data-testid="recheck-result">
           Re-checked: {fmtExact(done.found)} found, {fmtExact(done.missing)} not found (unavailable), {fmtExact(done.notRead)} not read
-          {done.status.status === 'partial' || done.status.status === 'cancelled' ? ` — ${done.status.status}; continue it in Collect (“${done.status.name}”)` : ''}.
+          {done.status.status === 'partial' || done.status.status === 'cancelled'
+            ? ` — ${done.status.status}; continue it in Collect (“${done.status.name}”)`
+            : ''}
+          .
         </span>
       ) : null}
       <ErrorText text={err} testid="recheck-error" />

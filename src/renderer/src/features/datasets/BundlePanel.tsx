@@ -27,7 +27,11 @@ export function BundleExport({ query }: { query: LibraryQuery }) {
   const [jobId, setJobId] = useState<string | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
-  const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 });
+  const polled = useLoupe(
+    'export.get',
+    { exportId: jobId ?? '' },
+    { enabled: !!jobId, refetchInterval: live?.status === 'running' || !live ? 1000 : false, staleTime: 0 },
+  );
   const job: ExportJob | undefined = live && live.status !== 'running' ? live : (polled.data ?? live ?? undefined);
   const exports = useExportWrites();
   const target: DatasetTarget = set ? { set } : { query };
@@ -44,7 +48,8 @@ export function BundleExport({ query }: { query: LibraryQuery }) {
   return (
     <div data-testid="bundle-export">
       <div className="muted small">
-        Items (CSV, Parquet, JSON Lines), their metric history, annotations with authors, the answers that delivered them, and manifest.json with every file’s SHA-256 and one root hash to cite. Free (local)
+        Items (CSV, Parquet, JSON Lines), their metric history, annotations with authors, the answers that delivered them, and manifest.json
+        with every file’s SHA-256 and one root hash to cite. Free (local)
         {dehydrated ? '; a dehydrated bundle asks the service for a free price quote' : ''}.
       </div>
       <div className="row gap wrap">
@@ -62,12 +67,21 @@ export function BundleExport({ query }: { query: LibraryQuery }) {
         <label className="check" title="One .zip file (Zip64 when large); untick for a folder">
           <input type="checkbox" checked={zip} onChange={(e) => setZip(e.target.checked)} data-testid="bundle-zip" /> One .zip
         </label>
-        <label className="check" title="Item keys and the calls that collected them, with what re-collecting them would cost today — for sharing under platforms’ terms">
-          <input type="checkbox" checked={dehydrated} onChange={(e) => setDehydrated(e.target.checked)} data-testid="bundle-dehydrated" /> Dehydrated (keys and calls only)
+        <label
+          className="check"
+          title="Item keys and the calls that collected them, with what re-collecting them would cost today — for sharing under platforms’ terms"
+        >
+          <input type="checkbox" checked={dehydrated} onChange={(e) => setDehydrated(e.target.checked)} data-testid="bundle-dehydrated" />{' '}
+          Dehydrated (keys and calls only)
         </label>
         <label className="field inline">
           <span className="field-label">Name</span>
-          <input value={name} onChange={(e) => setName(e.target.value)} placeholder={zip ? 'loupe-bundle.zip' : 'loupe-bundle'} data-testid="bundle-name" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder={zip ? 'loupe-bundle.zip' : 'loupe-bundle'}
+            data-testid="bundle-name"
+          />
         </label>
         <button className="btn primary" onClick={() => void start()} disabled={job?.status === 'running'} data-testid="bundle-start">
           Write bundle
@@ -84,7 +98,9 @@ function BundleJobStatus({ job, onCancel }: { job: ExportJob; onCancel: () => vo
   return (
     <div className="row gap wrap" role="status" data-testid="bundle-status" data-status={job.status}>
       <span className={`status s-${job.status}`}>{job.status === 'running' ? 'writing' : job.status}</span>
-      {job.status === 'running' && job.total ? <progress max={job.total} value={Math.min(job.rows, job.total)} aria-label="Bundle progress" /> : null}
+      {job.status === 'running' && job.total ? (
+        <progress max={job.total} value={Math.min(job.rows, job.total)} aria-label="Bundle progress" />
+      ) : null}
       {job.status === 'running' ? (
         <button className="btn small" onClick={onCancel} data-testid="bundle-cancel">
           Cancel
@@ -118,7 +134,12 @@ function BundleImport() {
   const [report, setReport] = useState<ImportReport | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const go = async () => {
-    const dir = await useUi.getState().askText({ title: 'Import a dataset bundle', label: 'Bundle folder or .zip (its path on this computer)', okLabel: 'Verify and import', detail: 'It is verified first; a bundle that does not verify is not imported. Each item and answer is kept once; nothing is paid.' });
+    const dir = await useUi.getState().askText({
+      title: 'Import a dataset bundle',
+      label: 'Bundle folder or .zip (its path on this computer)',
+      okLabel: 'Verify and import',
+      detail: 'It is verified first; a bundle that does not verify is not imported. Each item and answer is kept once; nothing is paid.',
+    });
     if (!dir) return;
     setErr(null);
     setReport(null);
@@ -140,7 +161,10 @@ function BundleImport() {
       <ErrorText text={err} testid="bundle-import-error" />
       {report ? (
         <div className="small" role="status" data-testid="bundle-import-report">
-          Imported bundle {report.root.slice(0, 16)}…: {fmtExact(report.calls.stored)} answer(s) stored, {fmtExact(report.calls.alreadyHeld)} already held; items {fmtExact(report.items.before)} → {fmtExact(report.items.after)} ({fmtExact(report.items.inBundle)} in the bundle); {fmtExact(report.readings)} earlier reading(s); {fmtExact(report.annotations.added)} annotation(s) added.
+          Imported bundle {report.root.slice(0, 16)}…: {fmtExact(report.calls.stored)} answer(s) stored,{' '}
+          {fmtExact(report.calls.alreadyHeld)} already held; items {fmtExact(report.items.before)} → {fmtExact(report.items.after)} (
+          {fmtExact(report.items.inBundle)} in the bundle); {fmtExact(report.readings)} earlier reading(s);{' '}
+          {fmtExact(report.annotations.added)} annotation(s) added.
           {report.conflicts.length ? (
             <>
               {' '}

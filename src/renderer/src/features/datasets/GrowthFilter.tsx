@@ -32,7 +32,9 @@ export function withGrowth(q: LibraryQuery, growth: GrowthCondition | undefined,
 
 export function GrowthFilter({ q, onChange }: { q: LibraryQuery; onChange: (q: LibraryQuery) => void }) {
   const g = q.growth;
-  const [days, setDays] = useState<number>(() => (g && typeof g.from === 'number' ? Math.max(1, Math.round((serviceNow() - g.from) / DAY)) : 7));
+  const [days, setDays] = useState<number>(() =>
+    g && typeof g.from === 'number' ? Math.max(1, Math.round((serviceNow() - g.from) / DAY)) : 7,
+  );
   const [field, setField] = useState<EngagementField>(g?.field ?? 'likes');
   const put = (p: Partial<GrowthCondition> | null, sortByIt?: boolean) => {
     if (p === null) return onChange(withGrowth(q, undefined));
@@ -79,8 +81,23 @@ export function GrowthFilter({ q, onChange }: { q: LibraryQuery; onChange: (q: L
         </select>
         {g ? (
           <>
-            <DraftInput type="number" placeholder="min" value={g.min === undefined ? '' : String(g.min)} onCommit={(v) => put({ min: v === '' ? undefined : Number(v) })} aria-label="minimum growth" style={{ width: 72 }} data-testid="growth-min" />
-            <DraftInput type="number" placeholder="max" value={g.max === undefined ? '' : String(g.max)} onCommit={(v) => put({ max: v === '' ? undefined : Number(v) })} aria-label="maximum growth" style={{ width: 72 }} />
+            <DraftInput
+              type="number"
+              placeholder="min"
+              value={g.min === undefined ? '' : String(g.min)}
+              onCommit={(v) => put({ min: v === '' ? undefined : Number(v) })}
+              aria-label="minimum growth"
+              style={{ width: 72 }}
+              data-testid="growth-min"
+            />
+            <DraftInput
+              type="number"
+              placeholder="max"
+              value={g.max === undefined ? '' : String(g.max)}
+              onCommit={(v) => put({ max: v === '' ? undefined : Number(v) })}
+              aria-label="maximum growth"
+              style={{ width: 72 }}
+            />
             <label className="row gap small" title="Largest growth first; items whose growth is unknown come last">
               <input type="checkbox" checked={sorted} onChange={(e) => put({}, e.target.checked)} data-testid="growth-sort" />
               sort by it

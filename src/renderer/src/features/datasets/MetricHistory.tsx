@@ -32,7 +32,15 @@ export function historySummary(history: ItemReading[]): string {
   return `${history.length} readings from ${utc(first.readAt)} to ${utc(last.readAt)}${moves.length ? `: ${moves.join(', ')}` : ''}.`;
 }
 
-export function MetricHistory({ history, checkedAt, missingSince }: { history: ItemReading[]; checkedAt: number | null; missingSince: number | null }) {
+export function MetricHistory({
+  history,
+  checkedAt,
+  missingSince,
+}: {
+  history: ItemReading[];
+  checkedAt: number | null;
+  missingSince: number | null;
+}) {
   const counts = knownCounts(history);
   const [only, setOnly] = useState<EngagementField | 'all'>('all');
   const shown = only === 'all' ? counts : counts.filter((f) => f === only);
@@ -49,7 +57,12 @@ export function MetricHistory({ history, checkedAt, missingSince }: { history: I
             <label className="muted" htmlFor="history-count">
               Count
             </label>
-            <select id="history-count" value={only} onChange={(e) => setOnly(e.target.value as EngagementField | 'all')} data-testid="history-count">
+            <select
+              id="history-count"
+              value={only}
+              onChange={(e) => setOnly(e.target.value as EngagementField | 'all')}
+              data-testid="history-count"
+            >
               <option value="all">all</option>
               {counts.map((f) => (
                 <option key={f}>{f}</option>
@@ -61,12 +74,33 @@ export function MetricHistory({ history, checkedAt, missingSince }: { history: I
               <ResponsiveContainer width="100%" height={150}>
                 <LineChart accessibilityLayer={false} data={history} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
                   <CartesianGrid strokeDasharray="2 4" stroke="#8884" />
-                  <XAxis dataKey="readAt" type="number" scale="time" domain={['dataMin', 'dataMax']} tick={tick} tickFormatter={(v: number) => day(v)} minTickGap={28} />
+                  <XAxis
+                    dataKey="readAt"
+                    type="number"
+                    scale="time"
+                    domain={['dataMin', 'dataMax']}
+                    tick={tick}
+                    tickFormatter={(v: number) => day(v)}
+                    minTickGap={28}
+                  />
                   <YAxis tick={tick} tickFormatter={(v: number) => abbreviate(v)} width={44} />
-                  <Tooltip labelFormatter={(v) => utc(Number(v))} formatter={(v, name) => [fmtExact(Number(v)), String(name)]} contentStyle={{ fontSize: 12 }} />
+                  <Tooltip
+                    labelFormatter={(v) => utc(Number(v))}
+                    formatter={(v, name) => [fmtExact(Number(v)), String(name)]}
+                    contentStyle={{ fontSize: 12 }}
+                  />
                   <Legend wrapperStyle={{ fontSize: 11 }} />
                   {shown.map((f) => (
-                    <Line key={f} type="stepAfter" dataKey={f} stroke={PALETTE[ENGAGEMENT_FIELDS.indexOf(f)]} dot={{ r: 2 }} strokeWidth={2} connectNulls={false} isAnimationActive={false} />
+                    <Line
+                      key={f}
+                      type="stepAfter"
+                      dataKey={f}
+                      stroke={PALETTE[ENGAGEMENT_FIELDS.indexOf(f)]}
+                      dot={{ r: 2 }}
+                      strokeWidth={2}
+                      connectNulls={false}
+                      isAnimationActive={false}
+                    />
                   ))}
                 </LineChart>
               </ResponsiveContainer>
@@ -74,7 +108,9 @@ export function MetricHistory({ history, checkedAt, missingSince }: { history: I
           </figure>
         </>
       ) : (
-        <div className="muted small">{history.length === 0 ? 'No readings kept for this item.' : `${summary} A new reading is kept each time the counts change.`}</div>
+        <div className="muted small">
+          {history.length === 0 ? 'No readings kept for this item.' : `${summary} A new reading is kept each time the counts change.`}
+        </div>
       )}
       <ReadingsTable history={history} summary={summary} />
     </section>
@@ -108,31 +144,31 @@ function ReadingsTable({ history, summary }: { history: ItemReading[]; summary: 
         {table ? 'Hide the readings' : `Show the readings (${history.length})`}
       </button>
       <table className={table ? 'mini' : 'mini sr-only'} data-testid="history-table">
-          <caption className="sr-only">Each reading of the counts, oldest first: {summary}</caption>
-          <thead>
-            <tr>
-              <th scope="col">read at (UTC)</th>
+        <caption className="sr-only">Each reading of the counts, oldest first: {summary}</caption>
+        <thead>
+          <tr>
+            <th scope="col">read at (UTC)</th>
+            {ENGAGEMENT_FIELDS.map((f) => (
+              <th key={f} scope="col" className="right">
+                {f}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {history.map((r) => (
+            <tr key={r.readAt}>
+              <th scope="row" className="mono small">
+                {utc(r.readAt)}
+              </th>
               {ENGAGEMENT_FIELDS.map((f) => (
-                <th key={f} scope="col" className="right">
-                  {f}
-                </th>
+                <td key={f} className="right">
+                  {cell(r[f])}
+                </td>
               ))}
             </tr>
-          </thead>
-          <tbody>
-            {history.map((r) => (
-              <tr key={r.readAt}>
-                <th scope="row" className="mono small">
-                  {utc(r.readAt)}
-                </th>
-                {ENGAGEMENT_FIELDS.map((f) => (
-                  <td key={f} className="right">
-                    {cell(r[f])}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
+          ))}
+        </tbody>
       </table>
     </>
   );

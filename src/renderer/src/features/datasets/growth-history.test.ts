@@ -15,7 +15,8 @@ describe('the metric history in words', () => {
         for (const f of ENGAGEMENT_FIELDS) expect(known.includes(f)).toBe(rs.some((r) => r[f] !== null));
         const s = historySummary(rs);
         expect(s).toContain(`${rs.length} readings`);
-        for (const f of known) if (rs[0][f] !== null && rs[rs.length - 1][f] !== null) expect(s).toContain(`${f} ${rs[0][f]!.toLocaleString('en-US')} → `);
+        for (const f of known)
+          if (rs[0][f] !== null && rs[rs.length - 1][f] !== null) expect(s).toContain(`${f} ${rs[0][f]!.toLocaleString('en-US')} → `);
         for (const f of ENGAGEMENT_FIELDS.filter((x) => !known.includes(x))) expect(s).not.toContain(`${f} `);
       }),
     );

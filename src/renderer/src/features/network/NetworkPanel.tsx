@@ -42,7 +42,12 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
 
   return (
     <section className="panel network" data-testid="network-panel" aria-label="Network">
-      <PanelHead title="Network" note="of the rows matching the current filters · free (local)" onClose={onClose} closeLabel="Close network" />
+      <PanelHead
+        title="Network"
+        note="of the rows matching the current filters · free (local)"
+        onClose={onClose}
+        closeLabel="Close network"
+      />
       <div className="row gap wrap">
         <NetworkKindSelect value={network} onChange={setNetwork} testid="network-kind" />
         <label className="field inline">
@@ -56,25 +61,56 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
           </select>
         </label>
         <label className="check">
-          <input type="checkbox" checked={pseudonymise} onChange={(e) => setPseudonymise(e.target.checked)} data-testid="network-pseudonymise" /> Pseudonymise accounts
+          <input
+            type="checkbox"
+            checked={pseudonymise}
+            onChange={(e) => setPseudonymise(e.target.checked)}
+            data-testid="network-pseudonymise"
+          />{' '}
+          Pseudonymise accounts
         </label>
         <label className="field inline">
           <span className="field-label">Edges used at least</span>
-          <input type="number" min={1} max={maxEdge} value={minWeight} onChange={(e) => setMinWeight(Math.max(1, Number(e.target.value) || 1))} style={{ width: '5em' }} data-testid="network-min-weight" />
+          <input
+            type="number"
+            min={1}
+            max={maxEdge}
+            value={minWeight}
+            onChange={(e) => setMinWeight(Math.max(1, Number(e.target.value) || 1))}
+            style={{ width: '5em' }}
+            data-testid="network-min-weight"
+          />
           <span className="muted small">times</span>
         </label>
         <label className="field inline">
           <span className="field-label">Find</span>
-          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="#tag or @account" data-testid="network-search" />
-          {search ? <span className="muted small" aria-live="polite">{matches.size} found</span> : null}
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="#tag or @account"
+            data-testid="network-search"
+          />
+          {search ? (
+            <span className="muted small" aria-live="polite">
+              {matches.size} found
+            </span>
+          ) : null}
         </label>
-        <button className="btn small" onClick={() => setAsTable(!asTable)} aria-pressed={asTable} disabled={!webgl} data-testid="network-table-toggle">
+        <button
+          className="btn small"
+          onClick={() => setAsTable(!asTable)}
+          aria-pressed={asTable}
+          disabled={!webgl}
+          data-testid="network-table-toggle"
+        >
           {asTable ? 'Show the drawing' : 'Show as table'}
         </button>
       </div>
       {!webgl ? (
         <p className="muted" role="status" data-testid="network-no-webgl">
-          This browser cannot draw with WebGL (no graphics acceleration here), so the network is shown as a table. The GEXF and GraphML files below open in Gephi.
+          This browser cannot draw with WebGL (no graphics acceleration here), so the network is shown as a table. The GEXF and GraphML
+          files below open in Gephi.
         </p>
       ) : null}
       <ErrorText text={view.error ? errorText(view.error) : null} />
@@ -91,7 +127,16 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
           ) : (
             <Canvas view={v} minWeight={minWeight} matches={matches} selected={selected} onSelect={setSelected} />
           )}
-          {selected ? <NodeItems query={query} network={network} node={selected} label={v.nodes.find((n) => n.key === selected)?.label ?? selected} pseudonymise={pseudonymise} onClose={() => setSelected(null)} /> : null}
+          {selected ? (
+            <NodeItems
+              query={query}
+              network={network}
+              node={selected}
+              label={v.nodes.find((n) => n.key === selected)?.label ?? selected}
+              pseudonymise={pseudonymise}
+              onClose={() => setSelected(null)}
+            />
+          ) : null}
         </>
       ) : null}
       <NetworkExport query={query} network={network} pseudonymise={pseudonymise} />
@@ -99,7 +144,19 @@ export function NetworkPanel({ query, onClose }: { query: LibraryQuery; onClose?
   );
 }
 
-function Canvas({ view, minWeight, matches, selected, onSelect }: { view: NetworkView; minWeight: number; matches: ReadonlySet<string>; selected: string | null; onSelect: (k: string) => void }) {
+function Canvas({
+  view,
+  minWeight,
+  matches,
+  selected,
+  onSelect,
+}: {
+  view: NetworkView;
+  minWeight: number;
+  matches: ReadonlySet<string>;
+  selected: string | null;
+  onSelect: (k: string) => void;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const drawing = useRef<Drawing | null>(null);
   const [layout, setLayout] = useState(false);
@@ -167,7 +224,19 @@ function Canvas({ view, minWeight, matches, selected, onSelect }: { view: Networ
   );
 }
 
-function NodeTable({ view, matches, minWeight, selected, onSelect }: { view: NetworkView; matches: ReadonlySet<string>; minWeight: number; selected: string | null; onSelect: (k: string) => void }) {
+function NodeTable({
+  view,
+  matches,
+  minWeight,
+  selected,
+  onSelect,
+}: {
+  view: NetworkView;
+  matches: ReadonlySet<string>;
+  minWeight: number;
+  selected: string | null;
+  onSelect: (k: string) => void;
+}) {
   const degree = useMemo(() => {
     const d = new Map<string, number>();
     for (const e of view.edges)
@@ -204,12 +273,28 @@ function NodeTable({ view, matches, minWeight, selected, onSelect }: { view: Net
           ))}
         </tbody>
       </table>
-      {view.nodes.length > rows.length && !matches.size ? <p className="muted small">The first 500 of {fmtExact(view.nodes.length)} nodes; use Find for the others.</p> : null}
+      {view.nodes.length > rows.length && !matches.size ? (
+        <p className="muted small">The first 500 of {fmtExact(view.nodes.length)} nodes; use Find for the others.</p>
+      ) : null}
     </div>
   );
 }
 
-function NodeItems({ query, network, node, label, pseudonymise, onClose }: { query: LibraryQuery; network: NetworkKindName; node: string; label: string; pseudonymise: boolean; onClose: () => void }) {
+function NodeItems({
+  query,
+  network,
+  node,
+  label,
+  pseudonymise,
+  onClose,
+}: {
+  query: LibraryQuery;
+  network: NetworkKindName;
+  node: string;
+  label: string;
+  pseudonymise: boolean;
+  onClose: () => void;
+}) {
   const items = useLoupe('network.items', { query, network, node, pseudonymise, limit: 100 });
   const openDrawer = useUi((s) => s.openDrawer);
   return (
@@ -218,7 +303,9 @@ function NodeItems({ query, network, node, label, pseudonymise, onClose }: { que
         <strong>
           <Name text={label} />
         </strong>
-        <span className="muted small">{items.data ? `${fmtExact(items.data.length)} item${items.data.length === 1 ? '' : 's'} (up to 100)` : '…'}</span>
+        <span className="muted small">
+          {items.data ? `${fmtExact(items.data.length)} item${items.data.length === 1 ? '' : 's'} (up to 100)` : '…'}
+        </span>
         <div className="spacer" />
         <button className="btn tiny ghost" onClick={onClose} aria-label={`Close the items behind ${label}`}>
           ✕
@@ -228,8 +315,13 @@ function NodeItems({ query, network, node, label, pseudonymise, onClose }: { que
       <ul className="plain">
         {(items.data ?? []).map((it) => (
           <li key={`${it.platform}/${it.kind}/${it.id}`}>
-            <button className="btn ghost small" onClick={() => openDrawer({ platform: it.platform, kind: it.kind, id: it.id })} data-testid="network-item">
-              <span className="muted">{it.author ? <Name text={it.author} prefix="@" /> : it.platform}</span> {it.text ? <bdi dir="auto">{showBidiControls(it.text.slice(0, 140))}</bdi> : '(no text)'}
+            <button
+              className="btn ghost small"
+              onClick={() => openDrawer({ platform: it.platform, kind: it.kind, id: it.id })}
+              data-testid="network-item"
+            >
+              <span className="muted">{it.author ? <Name text={it.author} prefix="@" /> : it.platform}</span>{' '}
+              {it.text ? <bdi dir="auto">{showBidiControls(it.text.slice(0, 140))}</bdi> : '(no text)'}
             </button>
           </li>
         ))}
@@ -243,7 +335,11 @@ function NetworkExport({ query, network, pseudonymise }: { query: LibraryQuery; 
   const [err, setErr] = useState<string | null>(null);
   const live = useUi((s) => (jobId ? s.exports[jobId] : undefined));
   const exports = useExportWrites();
-  const polled = useLoupe('export.get', { exportId: jobId ?? '' }, { enabled: !!jobId, refetchInterval: !live || live.status === 'running' ? 1000 : false, staleTime: 0 });
+  const polled = useLoupe(
+    'export.get',
+    { exportId: jobId ?? '' },
+    { enabled: !!jobId, refetchInterval: !live || live.status === 'running' ? 1000 : false, staleTime: 0 },
+  );
   const job: ExportJob | null | undefined = live?.status !== 'running' ? live : (polled.data ?? live);
   const start = async (format: 'gexf' | 'graphml') => {
     setErr(null);
@@ -257,16 +353,36 @@ function NetworkExport({ query, network, pseudonymise }: { query: LibraryQuery; 
   return (
     <div className="row gap wrap" data-testid="network-export">
       <span className="muted small">The whole network, every node, for Gephi:</span>
-      <button className="btn small" onClick={() => void start('gexf')} disabled={job?.status === 'running'} data-testid="network-export-gexf">
+      <button
+        className="btn small"
+        onClick={() => void start('gexf')}
+        disabled={job?.status === 'running'}
+        data-testid="network-export-gexf"
+      >
         Export GEXF
       </button>
-      <button className="btn small" onClick={() => void start('graphml')} disabled={job?.status === 'running'} data-testid="network-export-graphml">
+      <button
+        className="btn small"
+        onClick={() => void start('graphml')}
+        disabled={job?.status === 'running'}
+        data-testid="network-export-graphml"
+      >
         Export GraphML
       </button>
-      {err ? <span className="errtext" role="alert">{err}</span> : null}
+      {err ? (
+        <span className="errtext" role="alert">
+          {err}
+        </span>
+      ) : null}
       {job ? (
         <span className="small" data-testid="network-export-status" data-status={job.status} role="status">
-          {job.status === 'running' ? 'Exporting…' : job.status === 'done' ? (job.summary ?? 'Done.') : job.status === 'failed' ? job.error : 'Cancelled.'}
+          {job.status === 'running'
+            ? 'Exporting…'
+            : job.status === 'done'
+              ? (job.summary ?? 'Done.')
+              : job.status === 'failed'
+                ? job.error
+                : 'Cancelled.'}
           {job.status === 'done' && job.downloadUrl ? (
             <>
               {' '}

@@ -4,6 +4,9 @@ declare module 'graphology-layout-forceatlas2/iterate.js' {
 }
 declare module 'graphology-layout-forceatlas2/helpers.js' {
   import type Graph from 'graphology';
-  export function graphToByteArrays(graph: Graph, getEdgeWeight: (edge: string, attributes: Record<string, unknown>) => number): { nodes: Float32Array; edges: Float32Array };
+  export function graphToByteArrays(
+    graph: Graph,
+    getEdgeWeight: (edge: string, attributes: Record<string, unknown>) => number,
+  ): { nodes: Float32Array; edges: Float32Array };
   export function assignLayoutChanges(graph: Graph, nodes: Float32Array, outputReducer: null): void;
 }

@@ -11,7 +11,10 @@ class EventEmitter {
     return this;
   }
   removeListener(e: string, f: (...a: unknown[]) => void): this {
-    this.ls.set(e, (this.ls.get(e) ?? []).filter((x) => x !== f));
+    this.ls.set(
+      e,
+      (this.ls.get(e) ?? []).filter((x) => x !== f),
+    );
     return this;
   }
   listeners(e: string): Array<(...a: unknown[]) => void> {
@@ -57,7 +60,12 @@ function fakeSigma() {
   captor.on('mousedown', () => count.downPicks++);
   captor.on('mouseup', () => count.upPicks++);
   captor.on('wheel', () => count.wheelPicks++);
-  const canvases = { edges: { style: {} as Record<string, string> }, nodes: { style: {} as Record<string, string> }, labels: { style: {} as Record<string, string> }, mouse: { style: {} as Record<string, string> } };
+  const canvases = {
+    edges: { style: {} as Record<string, string> },
+    nodes: { style: {} as Record<string, string> },
+    labels: { style: {} as Record<string, string> },
+    mouse: { style: {} as Record<string, string> },
+  };
   const nodes: Record<string, { x: number; y: number; size: number; hidden?: boolean }> = {
     a: { x: 0.5, y: 0.5, size: 10 },
     b: { x: 0.7, y: 0.5, size: 4 },

@@ -35,7 +35,11 @@ export function snapshotGestures(sigma: Sigma, graph: Graph): Gestures {
   const transformNow = (): string | null => {
     const { width, height } = sigma.getDimensions();
     const now = camera.getState();
-    return snapshotMatrix((p) => sigma.framedGraphToViewport(sigma.viewportToFramedGraph(p, { cameraState: drawn }), { cameraState: now }), width, height);
+    return snapshotMatrix(
+      (p) => sigma.framedGraphToViewport(sigma.viewportToFramedGraph(p, { cameraState: drawn }), { cameraState: now }),
+      width,
+      height,
+    );
   };
   const sigmaListeners = camera.listeners('updated');
   for (const l of sigmaListeners) camera.removeListener('updated', l);
@@ -89,7 +93,12 @@ export function snapshotGestures(sigma: Sigma, graph: Graph): Gestures {
       graph.forEachNode((key) => {
         const d = sigma.getNodeDisplayData(key);
         if (!d || d.hidden) return;
-        nodes.push({ key, x: o.x + (ex.x - o.x) * d.x + (ey.x - o.x) * d.y, y: o.y + (ex.y - o.y) * d.x + (ey.y - o.y) * d.y, r: sigma.scaleSize(d.size, now.ratio) });
+        nodes.push({
+          key,
+          x: o.x + (ex.x - o.x) * d.x + (ey.x - o.x) * d.y,
+          y: o.y + (ex.y - o.y) * d.x + (ey.y - o.y) * d.y,
+          r: sigma.scaleSize(d.size, now.ratio),
+        });
       });
       return nodeUnder(p, nodes);
     },

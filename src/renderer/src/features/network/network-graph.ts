@@ -106,7 +106,13 @@ export function draw(
   const edgeColor = css('--line', '#cccccc');
   const maxW = Math.max(1, ...view.nodes.map((n) => n.weight));
   view.nodes.forEach((n, i) => {
-    graph.addNode(n.key, { label: showName(n.label), ...spiral(i), size: 2 + 10 * Math.sqrt(n.weight / maxW), color: n.kind === 'hashtag' ? hashtag : account, weight: n.weight });
+    graph.addNode(n.key, {
+      label: showName(n.label),
+      ...spiral(i),
+      size: 2 + 10 * Math.sqrt(n.weight / maxW),
+      color: n.kind === 'hashtag' ? hashtag : account,
+      weight: n.weight,
+    });
   });
   // Edges join the drawing when the layout ends (at once when there is none): while ForceAtlas2
   // runs, every batch of positions makes sigma process the whole graph again, and with 10,000
@@ -119,7 +125,8 @@ export function draw(
     edgesIn = true;
     edgesPending = true;
     for (const e of view.edges)
-      if (e.source !== e.target) graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
+      if (e.source !== e.target)
+        graph.mergeEdge(e.source, e.target, { weight: e.weight, size: Math.min(5, 0.5 + Math.log1p(e.weight) / 2), color: edgeColor });
   };
   const big = view.nodes.length > 2_000 || view.edges.length > 5_000;
   // camera gestures move a snapshot of the drawing (network-motion.ts) instead of drawing every frame
@@ -169,8 +176,18 @@ export function draw(
       addEdges();
       on.layout(false);
     };
-    const settings = { ...forceAtlas2.inferSettings(graph), adjustSizes: false, edgeWeightInfluence: 1, linLogMode: false, outboundAttractionDistribution: false, barnesHutTheta: 0.5 };
-    worker.postMessage({ type: 'start', nodes, edges, settings, budgetMs: Math.min(8000, 1500 + graph.order) }, [nodes.buffer, edges.buffer]);
+    const settings = {
+      ...forceAtlas2.inferSettings(graph),
+      adjustSizes: false,
+      edgeWeightInfluence: 1,
+      linLogMode: false,
+      outboundAttractionDistribution: false,
+      barnesHutTheta: 0.5,
+    };
+    worker.postMessage({ type: 'start', nodes, edges, settings, budgetMs: Math.min(8000, 1500 + graph.order) }, [
+      nodes.buffer,
+      edges.buffer,
+    ]);
     on.layout(true);
   } else addEdges();
 

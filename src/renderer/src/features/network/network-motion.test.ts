@@ -107,7 +107,11 @@ describe('camera gestures move a snapshot of a big network (issue 16)', () => {
     try {
       let renders = 0;
       let held = true;
-      const m = new MotionSnapshot({ transformNow: () => 'matrix(1, 0, 0, 1, 4, 0)', setTransform: () => {}, render: () => renders++, holding: () => held }, 160, 600);
+      const m = new MotionSnapshot(
+        { transformNow: () => 'matrix(1, 0, 0, 1, 4, 0)', setTransform: () => {}, render: () => renders++, holding: () => held },
+        160,
+        600,
+      );
       m.cameraMoved();
       vi.advanceTimersByTime(300);
       expect(renders).toBe(0);
@@ -137,7 +141,10 @@ describe('camera gestures move a snapshot of a big network (issue 16)', () => {
     try {
       let renders = 0;
       let n = 0;
-      const m = new MotionSnapshot({ transformNow: () => `matrix(1, 0, 0, 1, ${++n}, 0)`, setTransform: () => {}, render: () => renders++ }, 160);
+      const m = new MotionSnapshot(
+        { transformNow: () => `matrix(1, 0, 0, 1, ${++n}, 0)`, setTransform: () => {}, render: () => renders++ },
+        160,
+      );
       for (let i = 0; i < 120; i++) {
         m.cameraMoved();
         vi.advanceTimersByTime(16);

@@ -25,7 +25,13 @@ export function snapshotMatrix(toNow: (p: Point) => Point, width: number, height
   const ey = toNow({ x: 0, y: h });
   const m = [(ex.x - o.x) / w, (ex.y - o.y) / w, (ey.x - o.x) / h, (ey.y - o.y) / h, o.x, o.y];
   if (m.some((v) => !Number.isFinite(v))) return null;
-  const still = Math.abs(m[0] - 1) < 1e-6 && Math.abs(m[1]) < 1e-6 && Math.abs(m[2]) < 1e-6 && Math.abs(m[3] - 1) < 1e-6 && Math.abs(m[4]) < 0.01 && Math.abs(m[5]) < 0.01;
+  const still =
+    Math.abs(m[0] - 1) < 1e-6 &&
+    Math.abs(m[1]) < 1e-6 &&
+    Math.abs(m[2]) < 1e-6 &&
+    Math.abs(m[3] - 1) < 1e-6 &&
+    Math.abs(m[4]) < 0.01 &&
+    Math.abs(m[5]) < 0.01;
   return still ? null : `matrix(${m.map((v) => +v.toFixed(6)).join(', ')})`;
 }
 
