@@ -5,7 +5,6 @@
  * (compare-rows.ts: `Archive.seriesTotals`, `seriesDays`, `topPosts`, `authoredPosts`, `accountHistory`).
  */
 import type { Archive } from '../archive';
-import type { AuthoredPost } from '../archive';
 import { parseQuery } from '../archive';
 import {
   compareInputSchema,
@@ -17,12 +16,11 @@ import {
   type Overperformance,
   type OverperformanceInput,
   type OverperformanceRow,
-  type PostBrief,
 } from '../../shared/analysis';
 import type { LibraryQuery } from '../../shared/query';
 import { bucketOf, chartableDay } from './buckets';
 import { baseQuery } from './frequency';
-import { byAccount, overperformanceAtSameAge } from './same-age';
+import { brief, byAccount, overperformanceAtSameAge } from './same-age';
 
 /** Label shares compared: text fields by value, and sponsored as p ≥ 0.5 among items judged for it. */
 const LABEL_FIELDS: Array<[string, string]> = [
@@ -143,8 +141,6 @@ function removeSorted(a: number[], v: number): void {
   a.splice(lowerBound(a, v), 1);
 }
 
-type Post = AuthoredPost;
-
 /**
  * Per post: its engagement ÷ the median engagement of the same account's previous `baseline`
  * posts in the archive (same platform and record kind; ordered by publication time, then archive
@@ -172,7 +168,7 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
         else {
           const m = median(sorted);
           rows.push({
-            ...stripPost(p),
+            ...brief(p),
             authorKey: key.split('\u0000').slice(2).join(''),
             baselineMedian: m,
             baselinePosts: window.length,
@@ -188,18 +184,4 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
   }
   rows.sort((a, b) => (i.dir === 'desc' ? b.score - a.score : a.score - b.score) || (a.id < b.id ? -1 : 1));
   return { scored: rows.length, unscored, rows: rows.slice(0, i.limit) };
-}
-
-function stripPost(p: Post): PostBrief {
-  return {
-    platform: p.platform,
-    kind: p.kind,
-    id: p.id,
-    publishedAt: p.publishedAt,
-    author: p.author,
-    text: p.text,
-    url: p.url,
-    views: p.views,
-    engagement: p.engagement,
-  };
 }

@@ -75,7 +75,8 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function brief(p: AuthoredPost): PostBrief {
+/** The fields of a post an overperformance row shows (both methods). */
+export function brief(p: PostBrief): PostBrief {
   return {
     platform: p.platform,
     kind: p.kind,
