@@ -22,9 +22,10 @@
  *
  * Page 1 (the header and the schema table) must be readable; otherwise nothing can be placed.
  */
-import Database, { type Statement } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { migrate, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
+import { list as values, raw, sql, Statements, type RawSql } from './sql';
 
 export interface SalvageTable {
   name: string;
@@ -58,14 +59,16 @@ function isDamage(e: unknown): boolean {
 }
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** A quoted name as a fragment of a template (names come from the schema, never from a user). */
+const name = (n: string): RawSql => raw(q(n));
 
 /** The schema version from the tables present, for a file whose user_version was lost. */
 export function inferVersion(db: Db): number {
-  const has = (type: string, name: string) => !!db.prepare('SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?').get(type, name);
+  const s = new Statements(db);
+  const has = (type: string, n: string) => s.value(sql`SELECT 1 FROM sqlite_schema WHERE type = ${type} AND name = ${n}`) !== undefined;
   if (!has('table', 'items')) return 0;
-  const cols = (t: string) =>
-    has('table', t) ? (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name) : [];
-  const fts = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'items_fts'").pluck().get() as string | undefined;
+  const cols = (t: string) => (has('table', t) ? s.all<{ name: string }>(sql`PRAGMA table_info(${name(t)})`).map((c) => c.name) : []);
+  const fts = s.value<string>(sql`SELECT sql FROM sqlite_schema WHERE name = 'items_fts'`);
   if (cols('items').includes('followers')) return 10;
   if (has('view', 'items_view')) return 9;
   if (fts && fts.includes('content="items"')) return 8;
@@ -78,26 +81,23 @@ export function inferVersion(db: Db): number {
   return 1;
 }
 
-function copyRowidTable(src: Db, tgt: Db, table: string, cols: string[], ipk: boolean, out: SalvageTable): void {
-  const list = cols.map(q).join(', ');
-  const batch = src
-    .prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT ${BATCH}`)
-    .raw(true)
-    .safeIntegers(true);
-  const one = src
-    .prepare(`SELECT rowid, ${list} FROM ${q(table)} WHERE rowid > ? ORDER BY rowid LIMIT 1`)
-    .raw(true)
-    .safeIntegers(true);
+function copyRowidTable(src: Statements, tgt: Statements, table: string, cols: string[], ipk: boolean, out: SalvageTable): void {
+  const T = name(table);
+  const L = raw(cols.map(q).join(', '));
+  const batch = (after: bigint) =>
+    src.rows<unknown[]>(sql`SELECT rowid, ${L} FROM ${T} WHERE rowid > ${after} ORDER BY rowid LIMIT ${BATCH}`);
+  const one = (after: bigint): unknown[] | undefined =>
+    src.rows<unknown[]>(sql`SELECT rowid, ${L} FROM ${T} WHERE rowid > ${after} ORDER BY rowid LIMIT 1`)[0];
   // with an INTEGER PRIMARY KEY the rowid is that column: inserted through it
-  const insert = tgt.prepare(
-    ipk
-      ? `INSERT OR IGNORE INTO ${q(table)} (${list}) VALUES (${cols.map(() => '?').join(', ')})`
-      : `INSERT OR IGNORE INTO ${q(table)} (rowid, ${list}) VALUES (${['?', ...cols.map(() => '?')].join(', ')})`,
-  );
-  const ins = { run: (r: unknown[]) => insert.run(ipk ? r.slice(1) : r) };
+  const ins = {
+    run: (r: unknown[]) =>
+      ipk
+        ? tgt.run(sql`INSERT OR IGNORE INTO ${T} (${L}) VALUES (${values(r.slice(1))})`)
+        : tgt.run(sql`INSERT OR IGNORE INTO ${T} (rowid, ${L}) VALUES (${values(r)})`),
+  };
   const readable = (bound: bigint): boolean => {
     try {
-      one.get(bound);
+      one(bound);
       return true;
     } catch (e) {
       if (!isDamage(e)) throw e;
@@ -129,14 +129,14 @@ function copyRowidTable(src: Db, tgt: Db, table: string, cols: string[], ipk: bo
   for (;;) {
     let rows: unknown[][];
     try {
-      rows = batch.all(after) as unknown[][];
+      rows = batch(after);
     } catch (e) {
       if (!isDamage(e)) throw e;
       // one row at a time up to the damage, then past it
       for (;;) {
         let r: unknown[] | undefined;
         try {
-          r = one.get(after) as unknown[] | undefined;
+          r = one(after);
         } catch (e2) {
           if (!isDamage(e2)) throw e2;
           break;
@@ -160,44 +160,34 @@ function copyRowidTable(src: Db, tgt: Db, table: string, cols: string[], ipk: bo
   }
 }
 
-function copyKeyedTable(src: Db, tgt: Db, table: string, cols: string[], pk: string[], out: SalvageTable): void {
-  const list = cols.map(q).join(', ');
-  const keys = pk.map(q).join(', ');
+function copyKeyedTable(src: Statements, tgt: Statements, table: string, cols: string[], pk: string[], out: SalvageTable): void {
+  const T = name(table);
+  const L = raw(cols.map(q).join(', '));
+  const K = raw(pk.map(q).join(', '));
   const at = pk.map((k) => cols.indexOf(k));
   const keyOf = (r: unknown[]) => at.map((i) => r[i]);
-  const tuple = `(${pk.map(() => '?').join(', ')})`;
-  const first = (dir: 'ASC' | 'DESC', n: number): Statement =>
-    src
-      .prepare(`SELECT ${list} FROM ${q(table)} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`)
-      .raw(true)
-      .safeIntegers(true);
-  const next = (dir: 'ASC' | 'DESC', n: number): Statement =>
-    src
-      .prepare(
-        `SELECT ${list} FROM ${q(table)} WHERE (${keys}) ${dir === 'ASC' ? '>' : '<'} ${tuple} ORDER BY ${pk.map((k) => `${q(k)} ${dir}`).join(', ')} LIMIT ${n}`,
-      )
-      .raw(true)
-      .safeIntegers(true);
-  const ins = tgt.prepare(`INSERT OR IGNORE INTO ${q(table)} (${list}) VALUES (${cols.map(() => '?').join(', ')})`);
+  const order = { ASC: raw(pk.map((k) => `${q(k)} ASC`).join(', ')), DESC: raw(pk.map((k) => `${q(k)} DESC`).join(', ')) };
+  const past = { ASC: raw('>'), DESC: raw('<') };
+  const first = (dir: 'ASC' | 'DESC', n: number): unknown[][] =>
+    src.rows<unknown[]>(sql`SELECT ${L} FROM ${T} ORDER BY ${order[dir]} LIMIT ${n}`);
+  const next = (dir: 'ASC' | 'DESC', n: number, key: unknown[]): unknown[][] =>
+    src.rows<unknown[]>(sql`SELECT ${L} FROM ${T} WHERE (${K}) ${past[dir]} (${values(key)}) ORDER BY ${order[dir]} LIMIT ${n}`);
+  const ins = (r: unknown[]) => tgt.run(sql`INSERT OR IGNORE INTO ${T} (${L}) VALUES (${values(r)})`);
   /** Reads in one direction until the end or the damage; true when the end was reached. */
   const sweep = (dir: 'ASC' | 'DESC'): boolean => {
     let key: unknown[] | null = null;
     let n = BATCH;
-    const f = first(dir, BATCH);
-    const f1 = first(dir, 1);
-    const s = next(dir, BATCH);
-    const s1 = next(dir, 1);
     for (;;) {
       let rows: unknown[][];
       try {
-        rows = (key === null ? (n === 1 ? f1 : f).all() : (n === 1 ? s1 : s).all(...key)) as unknown[][];
+        rows = key === null ? first(dir, n) : next(dir, n, key);
       } catch (e) {
         if (!isDamage(e)) throw e;
         if (n === 1) return false;
         n = 1; // up to the damage one row at a time
         continue;
       }
-      for (const r of rows) ins.run(r);
+      for (const r of rows) ins(r);
       out.copied += rows.length;
       if (rows.length < n) return true;
       key = keyOf(rows[rows.length - 1]);
@@ -209,29 +199,27 @@ function copyKeyedTable(src: Db, tgt: Db, table: string, cols: string[], pk: str
 }
 
 /** Deletes rows whose foreign key points at a row that is gone; returns how many. */
-function dropOrphans(db: Db): number {
+function dropOrphans(s: Statements): number {
   let n = 0;
-  const tables = (
-    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>
-  ).map((t) => t.name);
+  const tables = s.values<string>(sql`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`);
   for (let round = 0; round < 4; round++) {
     let changed = 0;
     for (const t of tables) {
-      const fks = db.prepare(`PRAGMA foreign_key_list(${q(t)})`).all() as Array<{
+      const fks = s.all<{
         id: number;
         table: string;
         from: string;
         to: string | null;
-      }>;
+      }>(sql`PRAGMA foreign_key_list(${name(t)})`);
       const byId = new Map<number, Array<{ table: string; from: string; to: string | null }>>();
       for (const fk of fks) byId.set(fk.id, [...(byId.get(fk.id) ?? []), fk]);
       for (const parts of byId.values()) {
         const parent = parts[0].table;
-        const match = parts.map((p) => `p.${q(p.to ?? 'rowid')} = c.${q(p.from)}`).join(' AND ');
-        const notNull = parts.map((p) => `c.${q(p.from)} IS NOT NULL`).join(' AND ');
-        changed += db
-          .prepare(`DELETE FROM ${q(t)} AS c WHERE ${notNull} AND NOT EXISTS (SELECT 1 FROM ${q(parent)} p WHERE ${match})`)
-          .run().changes;
+        const match = raw(parts.map((p) => `p.${q(p.to ?? 'rowid')} = c.${q(p.from)}`).join(' AND '));
+        const notNull = raw(parts.map((p) => `c.${q(p.from)} IS NOT NULL`).join(' AND '));
+        changed += s.run(
+          sql`DELETE FROM ${name(t)} AS c WHERE ${notNull} AND NOT EXISTS (SELECT 1 FROM ${name(parent)} p WHERE ${match})`,
+        ).changes;
       }
     }
     n += changed;
@@ -252,16 +240,20 @@ export function salvageInto(source: string, target: string): SalvageResult {
     tgt = new Database(target);
     migrate(tgt, MIGRATIONS.slice(0, schema));
     tgt.pragma('foreign_keys = OFF');
+    const srcSchema = new Statements(src);
+    // rows are read with their integers as BigInt: copied exactly, whatever their size
+    const srcRows = new Statements(src, { safeIntegers: true });
+    const tgtSql = new Statements(tgt);
     const srcTables = new Map(
-      (src.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string; sql: string | null }>).map(
-        (t) => [t.name, t.sql ?? ''],
-      ),
+      srcSchema
+        .all<{ name: string; sql: string | null }>(sql`SELECT name, sql FROM sqlite_schema WHERE type = 'table'`)
+        .map((t) => [t.name, t.sql ?? '']),
     );
-    const tables = (
-      tgt
-        .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage")
-        .all() as Array<{ name: string; sql: string }>
-    ).filter((t) => !t.name.startsWith('items_fts') && t.name !== 'item_labels');
+    const tables = tgtSql
+      .all<{ name: string; sql: string }>(
+        sql`SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rootpage`,
+      )
+      .filter((t) => !t.name.startsWith('items_fts') && t.name !== 'item_labels');
     const out: SalvageTable[] = [];
     for (const t of tables) {
       const rec: SalvageTable = { name: t.name, copied: 0, gaps: 0 };
@@ -270,10 +262,10 @@ export function salvageInto(source: string, target: string): SalvageResult {
         rec.error = 'missing from the damaged file';
         continue;
       }
-      const info = tgt.prepare(`PRAGMA table_info(${q(t.name)})`).all() as Array<{ name: string; pk: number; type: string }>;
+      const info = tgtSql.all<{ name: string; pk: number; type: string }>(sql`PRAGMA table_info(${name(t.name)})`);
       let srcCols: Set<string>;
       try {
-        srcCols = new Set((src.prepare(`PRAGMA table_info(${q(t.name)})`).all() as Array<{ name: string }>).map((c) => c.name));
+        srcCols = new Set(srcSchema.all<{ name: string }>(sql`PRAGMA table_info(${name(t.name)})`).map((c) => c.name));
       } catch (e) {
         rec.error = e instanceof Error ? e.message : String(e);
         continue;
@@ -286,8 +278,8 @@ export function salvageInto(source: string, target: string): SalvageResult {
       const withoutRowid = /WITHOUT\s+ROWID/i.test(t.sql);
       const ipk = pk.length === 1 && info.find((c) => c.name === pk[0])?.type.toUpperCase() === 'INTEGER' && cols.includes(pk[0]);
       const copy = tgt.transaction(() => {
-        if (withoutRowid) copyKeyedTable(src, tgt as Db, t.name, cols, pk, rec);
-        else copyRowidTable(src, tgt as Db, t.name, cols, ipk, rec);
+        if (withoutRowid) copyKeyedTable(srcRows, tgtSql, t.name, cols, pk, rec);
+        else copyRowidTable(srcRows, tgtSql, t.name, cols, ipk, rec);
       });
       try {
         copy();
@@ -295,7 +287,7 @@ export function salvageInto(source: string, target: string): SalvageResult {
         rec.error = e instanceof Error ? e.message : String(e);
       }
     }
-    const orphans = tgt.transaction(() => dropOrphans(tgt as Db))();
+    const orphans = tgt.transaction(() => dropOrphans(tgtSql))();
     tgt.pragma(`user_version = ${schema}`);
     return { schema, tables: out, orphans };
   } finally {

@@ -16,6 +16,19 @@ afterEach(() => {
 });
 
 describe('the SQL helper', () => {
+  it('safeIntegers: every way of reading gives integers as BigInt, exactly (salvage copies rows so)', () => {
+    const db = new Database(':memory:');
+    dbs.push(db);
+    db.exec('CREATE TABLE big (n INTEGER)');
+    const s = new Statements(db, { safeIntegers: true });
+    s.run(sql`INSERT INTO big (n) VALUES (${2n ** 53n + 1n})`);
+    const q = () => sql`SELECT n FROM big`;
+    expect(s.value(q())).toBe(2n ** 53n + 1n);
+    expect(s.rows(q())).toEqual([[2n ** 53n + 1n]]);
+    expect(s.get(q())).toEqual({ n: 2n ** 53n + 1n });
+    expect(new Statements(db).value(q())).toBe(2 ** 53);
+  });
+
   it('reads rows as objects, arrays or first columns, each way with its own statement', () => {
     const s = statements();
     // one call site read every way: a statement's mode never leaks into another way's reads

@@ -125,14 +125,26 @@ export class Statements implements SqlWrite {
   ];
   private inserts = new WeakMap<TemplateStringsArray, (row: Record<string, unknown>) => RunResult>();
 
-  constructor(private readonly db: Db) {}
+  /**
+   * `safeIntegers`: every statement reads integers as BigInt (salvage.ts copies rows exactly,
+   * whatever their size); otherwise as numbers, as better-sqlite3 does by default.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { safeIntegers?: boolean } = {},
+  ) {}
+
+  private prepare(text: string): Statement {
+    const st = this.db.prepare(text);
+    return this.opts.safeIntegers ? st.safeIntegers(true) : st;
+  }
 
   /** A statement of this exact text (cached; cleared past 500 shapes). */
   text(text: string): Statement {
     let s = this.byText.get(text);
     if (!s) {
       if (this.byText.size > 500) this.byText.clear();
-      s = this.db.prepare(text);
+      s = this.prepare(text);
       this.byText.set(text, s);
     }
     return s;
@@ -151,7 +163,7 @@ export class Statements implements SqlWrite {
       const sites = this.bySite[mode];
       let st = sites.get(strings);
       if (!st) {
-        st = withMode(this.db.prepare(strings.join('?')), mode);
+        st = withMode(this.prepare(strings.join('?')), mode);
         sites.set(strings, st);
       }
       return { st, args: values };
@@ -186,7 +198,7 @@ export class Statements implements SqlWrite {
     let st = texts.get(text);
     if (!st) {
       if (texts.size > 500) texts.clear();
-      st = withMode(this.db.prepare(text), mode);
+      st = withMode(this.prepare(text), mode);
       texts.set(text, st);
     }
     this.rawSites[mode].set(strings, { values: values.map((v) => (v instanceof RawSql || v instanceof SqlPart ? v : null)), st });
@@ -251,7 +263,7 @@ export class Statements implements SqlWrite {
     return (row) => {
       if (st === null) {
         cols = Object.keys(row);
-        st = this.db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${tail}`);
+        st = this.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ${tail}`);
       }
       const args = new Array<unknown>(cols.length);
       for (let k = 0; k < cols.length; k++) args[k] = row[cols[k]];
