@@ -41,10 +41,8 @@ export const CLI_REACH = {
   'snapshot-command.ts': { 'archive/snapshot.ts': 'a copy of the archive file as it is (no migration first), with progress' },
   'export-command.ts': {
     'export/formats.ts': 'the export to a file or a pipe (exportAny): no export-to-file method in the contract yet',
-    'export/columns.ts': 'the CSV columns, a constant of the format',
     'export/companions.ts': 'the files written beside an export',
   },
-  'commands/exports.ts': { 'export/columns.ts': 'the CSV columns, read without opening the data folder' },
   'commands/calls.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
   'commands/common.ts': { 'api/index.ts': 'the request core and a walk result (catalogue lookup, the stopped-walk line)' },
   'commands/walks.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },

@@ -51,7 +51,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
       const target = checkOut(o.out)!;
       // the writers (exceljs, the Parquet encoder, graphology) load when an export runs
       const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }, { companionsOf }] = await Promise.all([
-        import('../core/export/columns'),
+        import('../shared/export-columns'),
         import('../core/export/formats'),
         import('../core/export/companions'),
       ]);

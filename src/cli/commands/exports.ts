@@ -7,9 +7,9 @@ export function registerColumnsCommand(program: Command, io: Io): void {
     .command('columns')
     .description('the stable list of CSV export columns')
     .action(async () => {
-      // a constant of the export format, read without opening the data folder (the contract's
-      // export.columns gives the same list, but composing the app would open the archive)
-      const { CSV_COLUMNS } = await import('../../core/export/columns');
+      // a constant of the export format (src/shared), read without opening the data folder (the
+      // contract's export.columns gives the same list, but composing the app would open the archive)
+      const { CSV_COLUMNS } = await import('../../shared/export-columns');
       io.stdout.write(CSV_COLUMNS.join('\n') + '\n');
     });
 }
