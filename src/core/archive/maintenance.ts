@@ -31,6 +31,7 @@ import { MIGRATIONS } from './migrations/index';
 import { openReadOnlyDb } from './open';
 import { inferVersion, salvageInto } from './salvage';
 import { ctxOf } from './context';
+import { raw, sql, Statements } from './sql';
 
 export interface CheckReport {
   path: string;
@@ -59,10 +60,9 @@ function errText(e: unknown): string {
 
 /** Tables, indexes and triggers of a schema version, by "type name". */
 function schemaObjects(db: Db): Set<string> {
-  const rows = db.prepare("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").all() as Array<{
-    type: string;
-    name: string;
-  }>;
+  const rows = new Statements(db).all<{ type: string; name: string }>(
+    sql`SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`,
+  );
   return new Set(rows.map((r) => `${r.type} ${r.name}`));
 }
 
@@ -129,9 +129,10 @@ export function checkArchive(file: string, opts: { quick?: boolean } = {}): Chec
         r.problems.push(`its schema cannot be read: ${errText(e)}`);
       }
     }
+    const s = new Statements(db);
     const count = (table: string): number | null => {
       try {
-        return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+        return s.value<number>(sql`SELECT count(*) AS n FROM ${raw(table)}`) ?? 0;
       } catch (e) {
         r.problems.push(`${table} cannot be counted: ${errText(e)}`);
         return null;
@@ -379,11 +380,10 @@ async function recoverInto(
       if (schemaFrom === 0) fail('no Loupe tables could be read from it');
       if (schemaFrom > latestVersion()) fail(`it was written by a newer Loupe (schema ${schemaFrom})`);
       db.pragma(`user_version = ${schemaFrom}`);
-      const lost = (
-        db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'lost_and_found%'").all() as Array<{ name: string }>
-      ).map((t) => t.name);
+      const s = new Statements(db);
+      const lost = s.values<string>(sql`SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'lost_and_found%'`);
       for (const t of lost) {
-        unplaced += (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
+        unplaced += s.value<number>(sql`SELECT count(*) AS n FROM ${raw(`"${t}"`)}`) ?? 0;
         db.exec(`DROP TABLE "${t}"`);
       }
     } finally {
@@ -407,7 +407,7 @@ async function recoverInto(
       const have = schemaObjects(ctxOf(a).db);
       const missing = [...expectedObjects(latestVersion())].filter((o) => !have.has(o));
       if (missing.length > 0) fail(`the recovered copy lacks ${missing.slice(0, 5).join(', ')}`);
-      const n = (t: string) => (ctxOf(a).db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+      const n = (t: string) => ctxOf(a).sql.value<number>(sql`SELECT count(*) AS n FROM ${raw(t)}`) ?? 0;
       items = n('items');
       ledgerRows = n('calls');
       walks = n('walks');

@@ -20,6 +20,7 @@ import { isStorageError, storageError, toStorageError } from '../storage-error';
 import { Archive, openArchive, type OpenArchiveOptions } from './archive';
 import { ArchiveVersionError, latestVersion, writable, openDb, type Db } from './db';
 import { ctxOf } from './context';
+import { sql, Statements } from './sql';
 
 export type ArchiveMode = 'read' | 'write';
 
@@ -77,7 +78,7 @@ function openInPlace(file: string, opts: OpenArchiveOptions): Archive | null {
       return null; // needs migrating: only a copy can be
     }
     readerPragmas(db);
-    db.prepare('SELECT count(*) FROM sqlite_schema').get(); // reads the schema now: damage shows here
+    new Statements(db).value(sql`SELECT count(*) FROM sqlite_schema`); // reads the schema now: damage shows here
     return new Archive(db, { ...opts, path: opts.path ?? file });
   } catch (e) {
     if (db.open) db.close();

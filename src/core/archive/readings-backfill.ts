@@ -12,6 +12,7 @@ import type { Db } from './connection';
 import { extractColumns, readItems, type Json } from './extract';
 import type { MigrationReport } from './migrations/types';
 import { countsOf, sameCounts, type Counts } from './readings';
+import { sql, Statements } from './sql';
 
 const BATCH = 2_000;
 
@@ -41,50 +42,51 @@ function fold(seen: Array<{ at: number; counts: Counts }>): Array<{ at: number; 
 
 /** Runs inside the migration's transaction. */
 export function backfillReadings(db: Db, progress?: MigrationReport): void {
-  const total = db.prepare('SELECT count(*) FROM items WHERE seen_count > 1').pluck().get() as number;
+  const s = new Statements(db);
+  const total = s.value<number>(sql`SELECT count(*) FROM items WHERE seen_count > 1`) ?? 0;
   if (total === 0) return;
-  const items = db.prepare(
-    'SELECT rid, kind, id, views, likes, comments, shares, saves, last_seen_at FROM items WHERE seen_count > 1 AND rid > ? ORDER BY rid LIMIT ?',
-  );
-  const answers = db.prepare(
-    `SELECT p.item_rid AS rid, r.call_id, r.fetched_at, r.endpoint FROM provenance p JOIN responses r ON r.call_id = p.call_id
-      WHERE p.item_rid IN (SELECT value FROM json_each(?)) AND r.envelope IS NOT NULL ORDER BY r.call_id`,
-  );
-  const envelopeOf = db.prepare('SELECT envelope FROM responses WHERE call_id = ?').pluck();
-  const insert = db.prepare(
-    'INSERT OR REPLACE INTO item_readings (item_rid, read_at, views, likes, comments, shares, saves) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const setAt = db.prepare('UPDATE items SET counts_at = ? WHERE rid = ?');
+  const items = (after: number) =>
+    s.all<
+      Omit<Item, 'counts'> & {
+        views: number | null;
+        likes: number | null;
+        comments: number | null;
+        shares: number | null;
+        saves: number | null;
+      }
+    >(
+      sql`SELECT rid, kind, id, views, likes, comments, shares, saves, last_seen_at FROM items
+          WHERE seen_count > 1 AND rid > ${after} ORDER BY rid LIMIT ${BATCH}`,
+    );
+  const answers = (rids: number[]) =>
+    s.all<{ rid: number; call_id: string; fetched_at: number; endpoint: string }>(
+      sql`SELECT p.item_rid AS rid, r.call_id, r.fetched_at, r.endpoint FROM provenance p JOIN responses r ON r.call_id = p.call_id
+          WHERE p.item_rid IN (SELECT value FROM json_each(${JSON.stringify(rids)})) AND r.envelope IS NOT NULL ORDER BY r.call_id`,
+    );
+  const envelopeOf = (callId: string) => s.value<string>(sql`SELECT envelope FROM responses WHERE call_id = ${callId}`);
+  const insert = (rid: number, at: number, [views, likes, comments, shares, saves]: Counts) =>
+    s.run(
+      sql`INSERT OR REPLACE INTO item_readings (item_rid, read_at, views, likes, comments, shares, saves)
+          VALUES (${rid}, ${at}, ${views}, ${likes}, ${comments}, ${shares}, ${saves})`,
+    );
+  const setAt = (at: number, rid: number) => s.run(sql`UPDATE items SET counts_at = ${at} WHERE rid = ${rid}`);
   let after = 0;
   let done = 0;
   for (;;) {
-    const batch = (
-      items.all(after, BATCH) as Array<
-        Omit<Item, 'counts'> & {
-          views: number | null;
-          likes: number | null;
-          comments: number | null;
-          shares: number | null;
-          saves: number | null;
-        }
-      >
-    ).map((r) => ({ rid: r.rid, kind: r.kind, id: r.id, counts: countsOf(r), last_seen_at: r.last_seen_at }) as Item);
+    const batch = items(after).map(
+      (r) => ({ rid: r.rid, kind: r.kind, id: r.id, counts: countsOf(r), last_seen_at: r.last_seen_at }) as Item,
+    );
     if (batch.length === 0) break;
     const byRid = new Map(batch.map((it) => [it.rid, it]));
     const seen = new Map<number, Array<{ at: number; counts: Counts }>>();
     let callId: string | null = null;
     let records = new Map<string, Json>();
-    for (const a of answers.all(JSON.stringify(batch.map((b) => b.rid))) as Array<{
-      rid: number;
-      call_id: string;
-      fetched_at: number;
-      endpoint: string;
-    }>) {
+    for (const a of answers(batch.map((b) => b.rid))) {
       if (a.call_id !== callId) {
         callId = a.call_id;
         records = new Map();
         try {
-          const env = JSON.parse(envelopeOf.get(a.call_id) as string) as { data?: unknown };
+          const env = JSON.parse(envelopeOf(a.call_id) as string) as { data?: unknown };
           for (const it of readItems(env.data, a.endpoint).items) records.set(`${it.kind}\u0000${it.id}`, it.record as Json);
         } catch {
           // an answer that does not parse gives no reading
@@ -103,9 +105,9 @@ export function backfillReadings(db: Db, progress?: MigrationReport): void {
       const last = series[series.length - 1];
       const endsOnCurrent = sameCounts(last.counts, it.counts);
       const past = endsOnCurrent ? series.slice(0, -1) : series;
-      for (const s of past) insert.run(it.rid, s.at, ...s.counts);
+      for (const r of past) insert(it.rid, r.at, r.counts);
       const at = endsOnCurrent ? last.at : Math.max(it.last_seen_at, last.at + 1);
-      setAt.run(at, it.rid);
+      setAt(at, it.rid);
     }
     done += batch.length;
     after = batch[batch.length - 1].rid;

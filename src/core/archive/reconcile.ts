@@ -18,6 +18,10 @@
  * something in flight) therefore has few, wide steps; the totals stay exact.
  */
 import type { Db } from './db';
+import { part, RawSql, sql, Statements } from './sql';
+
+/** no bound on the time the ledger is read over */
+const ALL = new RawSql('');
 
 /** The report's types are the contract's (`credits.reconcile` answers them): src/shared/ledger.ts. */
 import type { GapKind, ReconcileGap, ReconcileReport } from '../../shared/ledger';
@@ -52,19 +56,11 @@ interface Cluster {
 
 /** Walks the ledger (optionally rows started in [since, until)) against the balance readings. */
 export function reconcileLedger(db: Db, opts: { since?: number; until?: number } = {}): ReconcileReport {
-  const clauses: string[] = [];
-  const params: number[] = [];
-  if (opts.since !== undefined) {
-    clauses.push('started_at >= ?');
-    params.push(opts.since);
-  }
-  if (opts.until !== undefined) {
-    clauses.push('started_at < ?');
-    params.push(opts.until);
-  }
-  const st = db.prepare(
-    `SELECT id, started_at, duration_ms, request_id, credits_used, credits_remaining, charge_reason FROM calls
-     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''} ORDER BY id`,
+  const since = opts.since !== undefined ? part(sql`AND started_at >= ${opts.since}`) : ALL;
+  const until = opts.until !== undefined ? part(sql`AND started_at < ${opts.until}`) : ALL;
+  const rows = new Statements(db).iterate<Row>(
+    sql`SELECT id, started_at, duration_ms, request_id, credits_used, credits_remaining, charge_reason FROM calls
+        WHERE 1 ${since} ${until} ORDER BY id`,
   );
   const report: ReconcileReport = {
     rows: 0,
@@ -115,7 +111,7 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
   // attempts whose times overlap were in flight together: the service may have charged them in
   // another order than they were answered, so they are one step, read at its lowest balance
   let c: Cluster | null = null;
-  for (const r of st.iterate(...params) as IterableIterator<Row>) {
+  for (const r of rows) {
     report.rows++;
     report.firstAt ??= r.started_at;
     report.lastAt = r.started_at;

@@ -19,6 +19,7 @@ import type { SnapshotCountsInfo } from '../../shared/contract-archive';
 import { LoupeError } from '../../shared/errors';
 import { asStorageError, roomFor, storageError } from '../storage-error';
 import { openReadOnlyDb } from './open';
+import { raw, sql, Statements } from './sql';
 
 export interface SnapshotProgress {
   /** pages copied, of `pages` */
@@ -72,12 +73,10 @@ const COUNTED: Array<[keyof SnapshotCounts, string]> = [
 
 /** What an archive file holds, read from a connection (tables it lacks count 0). */
 export function countArchive(db: Database.Database): SnapshotCounts {
-  const have = new Set(
-    (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name),
-  );
+  const s = new Statements(db);
+  const have = new Set(s.values<string>(sql`SELECT name FROM sqlite_schema WHERE type = 'table'`));
   const out = {} as SnapshotCounts;
-  for (const [key, table] of COUNTED)
-    out[key] = have.has(table) ? (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n : 0;
+  for (const [key, table] of COUNTED) out[key] = have.has(table) ? (s.value<number>(sql`SELECT count(*) AS n FROM ${raw(table)}`) ?? 0) : 0;
   return out;
 }
 

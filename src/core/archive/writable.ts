@@ -21,6 +21,7 @@ import { storageError } from '../storage-error';
 import type { ArchiveCtx } from './context';
 import * as items from './items';
 import * as ledger from './ledger';
+import { sql } from './sql';
 
 /** archives up to this many pages get the full quick_check of the tables an answer writes */
 export const CHECK_PAGES = 25_000;
@@ -102,11 +103,10 @@ function probe(c: ArchiveCtx): void {
       'probe',
       null,
     );
-    const rid = c.st('SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?').get('probe', 'post', id) as
-      { rid: number } | undefined;
+    const rid = c.sql.value<number>(sql`SELECT rid FROM items WHERE platform = 'probe' AND kind = 'post' AND id = ${id}`);
     // a label row and a label field, written directly: labels.ts caches field ids it creates
-    c.st('INSERT INTO label_fields (family, field) VALUES (?, ?)').run(id, 'probe');
-    c.st('INSERT INTO item_labels (ff, value, item_rid) VALUES ((SELECT max(ff) FROM label_fields), ?, ?)').run('probe', rid?.rid ?? 0);
+    c.sql.run(sql`INSERT INTO label_fields (family, field) VALUES (${id}, 'probe')`);
+    c.sql.run(sql`INSERT INTO item_labels (ff, value, item_rid) VALUES ((SELECT max(ff) FROM label_fields), 'probe', ${rid ?? 0})`);
     c.st('INSERT INTO balance (id, credits_remaining, at) VALUES (1, 0, 0) ON CONFLICT (id) DO UPDATE SET at = balance.at').run();
   } catch (e) {
     undo(c);
