@@ -57,6 +57,14 @@ export interface JournalEntry {
    */
   lossBefore?: BalanceMark | null;
   /**
+   * Whether an introductory free call could cover this Idempotency-Key when it was first sent (none
+   * was known used up then): a lost answer is judged as things stood when it was sent, also by a
+   * later process (simulation finding 10). Null or absent: unknown (judged now).
+   */
+  freeMayCover?: boolean | null;
+  /** The same for the earlier lost attempt `lossBefore` belongs to. */
+  lossFreeMayCover?: boolean | null;
+  /**
    * Read back, never written: the process that sends this key — this one, another one still alive,
    * one that is gone (killed, crashed), or unknown (another host, or written before it was recorded).
    */

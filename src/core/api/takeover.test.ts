@@ -28,8 +28,8 @@ async function until(f: () => boolean): Promise<void> {
   if (!f()) throw new Error('state not reached');
 }
 
-async function setup(variants: string[]) {
-  const sb = await startSandbox({ port: 0, seed: 8, balance: 100_000, freeCalls: 0, variants });
+async function setup(variants: string[], freeCalls = 0) {
+  const sb = await startSandbox({ port: 0, seed: 8, balance: 100_000, freeCalls, variants });
   const clock = scaledClock(() => sb.admin.now(), 1);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
   open.push(async () => {
@@ -50,9 +50,16 @@ const url = (sb: SandboxHandle) => `${sb.url}/v1/${target.platform}/${target.end
  * What a process killed mid-call leaves: its reading, key k1 lost on the way (`lost`: a charged
  * answer cut short, or a dropped one the service never finished), a fresh key k2 with a reading taken
  * after that loss (`gapS` seconds later: too far apart for the process to attribute the drop), k2
- * sent and never answered.
+ * sent and never answered. `free`: whether that process knew an introductory free call might cover
+ * each key when it sent it (it reads `free_calls_remaining` with its balance).
  */
-async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate-charged' | 'drop', gapS = 300): Promise<void> {
+async function deadProcess(
+  s: Awaited<ReturnType<typeof setup>>,
+  lost: 'truncate-charged' | 'drop',
+  gapS = 300,
+  free = { k1: false, k2: false },
+  afterS = 600,
+): Promise<void> {
   const { sb, archive, clock } = s;
   const r0 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
   const base = { callId: 'dead', platform: target.platform, endpoint: target.endpoint, params: canonical, paramsHash: hash };
@@ -65,6 +72,7 @@ async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate
     finishedAt: null,
     keyName: null,
     before: r0,
+    freeMayCover: free.k1,
   });
   sb.admin.queueFaults([{ kind: lost }]);
   const startedAt = clock.now();
@@ -102,6 +110,8 @@ async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate
     keyName: null,
     before: r2,
     lossBefore: r0,
+    freeMayCover: free.k2,
+    lossFreeMayCover: free.k1,
   });
   // k2 is sent and stalls; the process dies (its connection closes: undelivered, never charged)
   sb.admin.queueFaults([{ kind: 'stall' }]);
@@ -113,7 +123,7 @@ async function deadProcess(s: Awaited<ReturnType<typeof setup>>, lost: 'truncate
   await until(() => sb.admin.stats().in_flight === 0);
   // the process is gone (killed): its pid no longer exists
   testDb(archive).prepare("UPDATE journal SET owner_pid = 2147483000 WHERE call_id = 'dead'").run();
-  sb.admin.advance(600); // the same walk is run again ten minutes later
+  sb.admin.advance(afterS); // the same walk is run again (ten minutes later by default)
 }
 
 const charged = (sb: SandboxHandle, key: string) =>
@@ -178,5 +188,42 @@ describe('a killed process’s lost answer taken over under no-cache-window (sim
       charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
     );
     expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
+  });
+});
+
+describe('a killed process’s lost answer covered by the last free call, taken over (simulation finding 10)', () => {
+  const sum = (sb: SandboxHandle) => charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0);
+  const ledgerSum = (archive: Awaited<ReturnType<typeof setup>>['archive']) =>
+    archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0);
+
+  it('is judged as things stood when it was sent: no charge is inferred that the service never made', async () => {
+    // one free call left when k1 was sent: the cut-short answer used it (charged 0); the dead
+    // process then read the balance (none left) and moved on to k2; the next run takes it over
+    // inside the cache window — its fresh key is an owner read, the balance did not move
+    const s = await setup([], 1);
+    await deadProcess(s, 'truncate-charged', 20, { k1: true, k2: false }, 60);
+    const { sb, archive } = s;
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect([cut?.credits_used, cut?.free_call]).toEqual([0, true]);
+    const r = await s.core().call(target);
+    expect(r.envelope.cached).toBe(true);
+    expect(archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([]);
+    expect(r.creditsInferred).toBe(0);
+    expect(ledgerSum(archive)).toBe(sum(sb));
+    expect(archive.pendingJournal()).toEqual([]);
+  });
+
+  it('a lost answer sent after the free calls were known gone is still recorded from the balance', async () => {
+    // the free call went to another call first; the dead process knew it when it sent k1 (charged 40)
+    const s = await setup([], 1);
+    const { sb, archive } = s;
+    await s.core().call({ platform: 'thread_net', endpoint: 'profile', params: { handle: 'first' } });
+    expect(sb.admin.charges().filter((c) => c.free_call)).toHaveLength(1);
+    await deadProcess(s, 'truncate-charged', 20, { k1: false, k2: false }, 60);
+    const r = await s.core().call(target);
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([['k1', 40]]);
+    expect(r.creditsInferred).toBe(40);
+    expect(ledgerSum(archive)).toBe(sum(sb));
   });
 });

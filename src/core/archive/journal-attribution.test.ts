@@ -60,6 +60,16 @@ describe('journal attribution columns', () => {
     expect(a.findJournal('op:b')?.owner).toBe('unknown');
   });
 
+  it('keeps whether a free call could cover each key when it was sent (migration 0023), unknown when not said', () => {
+    a = openArchive(':memory:');
+    a.beginJournal(entry('moved', { freeMayCover: false, lossFreeMayCover: true, lossBefore: { balance: 100, at: 3, ledgerId: 0 } }));
+    expect(a.findJournal('op:moved')).toMatchObject({ freeMayCover: false, lossFreeMayCover: true });
+    a.beginJournal(entry('moved', { freeMayCover: true, lossFreeMayCover: null }));
+    expect(a.findJournal('op:moved')).toMatchObject({ freeMayCover: true, lossFreeMayCover: null });
+    a.beginJournal(entry('old'));
+    expect(a.findJournal('op:old')).toMatchObject({ freeMayCover: null, lossFreeMayCover: null });
+  });
+
   it('journalAround: every other pending entry started by then, and those finished since', () => {
     a = openArchive(':memory:');
     a.beginJournal(entry('self'));

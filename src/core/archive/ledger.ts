@@ -64,7 +64,7 @@ const JOURNAL = {
   createdAt: 'created_at',
   finishedAt: 'finished_at',
   keyName: 'key_name',
-} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner'>, string>;
+} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover'>, string>;
 /** the columns read besides the entry's own: the reading before its key was sent, and its owner process */
 const SELECT_JOURNAL = raw(
   [
@@ -75,19 +75,23 @@ const SELECT_JOURNAL = raw(
     'loss_before_balance AS lossBalance',
     'loss_before_at AS lossAt',
     'loss_before_ledger AS lossLedger',
+    'free_may_cover AS freeFlag',
+    'loss_free_may_cover AS lossFreeFlag',
     'owner_pid AS ownerPid',
     'owner_host AS ownerHost',
     'owner_start AS ownerStart',
   ].join(', '),
 );
 
-type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner'> & {
+type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover'> & {
   beforeBalance: number | null;
   beforeAt: number | null;
   beforeLedger: number | null;
   lossBalance: number | null;
   lossAt: number | null;
   lossLedger: number | null;
+  freeFlag: number | null;
+  lossFreeFlag: number | null;
   ownerPid: number | null;
   ownerHost: string | null;
   ownerStart: string | null;
@@ -95,7 +99,20 @@ type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner'> & {
 
 function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
   if (!r) return undefined;
-  const { beforeBalance, beforeAt, beforeLedger, lossBalance, lossAt, lossLedger, ownerPid, ownerHost, ownerStart, ...e } = r;
+  const {
+    beforeBalance,
+    beforeAt,
+    beforeLedger,
+    lossBalance,
+    lossAt,
+    lossLedger,
+    freeFlag,
+    lossFreeFlag,
+    ownerPid,
+    ownerHost,
+    ownerStart,
+    ...e
+  } = r;
   const before =
     beforeBalance !== null && beforeAt !== null && beforeLedger !== null
       ? { balance: beforeBalance, at: beforeAt, ledgerId: beforeLedger }
@@ -112,7 +129,8 @@ function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
         : alive
           ? 'alive'
           : 'gone';
-  return { ...e, before, lossBefore, owner };
+  const flag = (v: number | null): boolean | null => (v === null ? null : v === 1);
+  return { ...e, before, lossBefore, freeMayCover: flag(freeFlag), lossFreeMayCover: flag(lossFreeFlag), owner };
 }
 
 // ───────────────────────── idempotency journal ─────────────────────────
@@ -139,32 +157,35 @@ export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
        params_hash = excluded.params_hash, state = excluded.state, created_at = excluded.created_at,
        finished_at = excluded.finished_at, key_name = excluded.key_name, owner_pid = excluded.owner_pid, owner_host = excluded.owner_host,
        owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger,
-       loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger`(
-      {
-        call_id: e.callId,
-        op_key: e.opKey,
-        idempotency_key: e.idempotencyKey,
-        platform: e.platform,
-        endpoint: e.endpoint,
-        params: e.params,
-        params_hash: e.paramsHash,
-        state: e.state,
-        created_at: e.createdAt,
-        finished_at: e.finishedAt,
-        key_name: e.keyName ?? null,
-        owner_pid: me.pid,
-        owner_host: me.host,
-        owner_start: me.start,
-        before_balance: b ? b.balance : null,
-        before_at: b ? b.at : null,
-        before_ledger: b ? b.ledgerId : null,
-        loss_before_balance: l ? l.balance : null,
-        loss_before_at: l ? l.at : null,
-        loss_before_ledger: l ? l.ledgerId : null,
-      },
-    ),
+       loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger,
+       free_may_cover = excluded.free_may_cover, loss_free_may_cover = excluded.loss_free_may_cover`({
+      call_id: e.callId,
+      op_key: e.opKey,
+      idempotency_key: e.idempotencyKey,
+      platform: e.platform,
+      endpoint: e.endpoint,
+      params: e.params,
+      params_hash: e.paramsHash,
+      state: e.state,
+      created_at: e.createdAt,
+      finished_at: e.finishedAt,
+      key_name: e.keyName ?? null,
+      owner_pid: me.pid,
+      owner_host: me.host,
+      owner_start: me.start,
+      before_balance: b ? b.balance : null,
+      before_at: b ? b.at : null,
+      before_ledger: b ? b.ledgerId : null,
+      loss_before_balance: l ? l.balance : null,
+      loss_before_at: l ? l.at : null,
+      loss_before_ledger: l ? l.ledgerId : null,
+      free_may_cover: flagOf(e.freeMayCover),
+      loss_free_may_cover: flagOf(e.lossFreeMayCover),
+    }),
   );
 }
+
+const flagOf = (v: boolean | null | undefined): number | null => (v === undefined || v === null ? null : v ? 1 : 0);
 
 export function finishJournal(c: ArchiveCtx, callId: string, state: 'done' | 'failed', at: number): void {
   c.quiet(() => c.sql.run(sql`UPDATE journal SET state = ${state}, finished_at = ${at} WHERE call_id = ${callId}`));

@@ -473,13 +473,13 @@ describe('core store round trips', () => {
     };
     a.beginJournal(e);
     a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
-    // read back with the reading before its key was sent (none here) and who sends it (migration 0016),
-    // and the reading before an earlier lost attempt's key (none: migration 0020)
-    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, before: null, lossBefore: null, owner: 'this' });
+    // read back with the readings before its key and an earlier lost one's (0016, 0020), free-call flags (0023), owner
+    const none = { before: null, lossBefore: null, freeMayCover: null, lossFreeMayCover: null, owner: 'this' };
+    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, ...none });
     expect(a.findJournal('nope')).toBeUndefined();
     expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c1', 'c2']);
     a.finishJournal('c1', 'done', 9);
-    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, state: 'done', finishedAt: 9, before: null, lossBefore: null, owner: 'this' });
+    expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, state: 'done', finishedAt: 9, ...none });
     // both readings are kept as written
     const lossBefore = { balance: 100, at: 3, ledgerId: 0 };
     a.beginJournal({ ...e, callId: 'c4', opKey: 'moved-on', before: { balance: 80, at: 4, ledgerId: 1 }, lossBefore });

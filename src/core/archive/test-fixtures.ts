@@ -232,8 +232,11 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
-/** SQL that takes a latest-schema archive back to schema 21 (the alert e-mail columns 0022 added, dropped). */
-export const UNDO_0022 = `DROP INDEX watch_alerts_email; ALTER TABLE watch_alerts DROP COLUMN email_state; ALTER TABLE watch_alerts DROP COLUMN email_error;
+/** SQL that takes a latest-schema archive back to schema 22 (the journal's free-call columns 0023 added, dropped). */
+export const UNDO_0023 = `ALTER TABLE journal DROP COLUMN free_may_cover; ALTER TABLE journal DROP COLUMN loss_free_may_cover; PRAGMA user_version = 22;`;
+
+/** SQL that takes a latest-schema archive back to schema 21 (the alert e-mail columns 0022 added, dropped; 0023 first). */
+export const UNDO_0022 = `${UNDO_0023} DROP INDEX watch_alerts_email; ALTER TABLE watch_alerts DROP COLUMN email_state; ALTER TABLE watch_alerts DROP COLUMN email_error;
   ALTER TABLE watch_alerts DROP COLUMN email_tries; ALTER TABLE watch_alerts DROP COLUMN email_at; ALTER TABLE watch_alerts DROP COLUMN items_json; PRAGMA user_version = 21;`;
 
 /** SQL that takes a latest-schema archive back to schema 20 (the parent index 0021 added, dropped; 0022 first). */

@@ -145,6 +145,9 @@ export function newKey(c: Caller, s: CallState): void {
   // an unresolved lost attempt rides on the call: the reading taken before its key goes with the
   // entry, so a process that takes the entry over can still measure what it cost (finding 8)
   s.j.lossBefore = s.loss && !s.loss.lost.settled ? (s.loss.lost.before ?? null) : null;
+  // …and whether a free call could cover it when it was sent (finding 10); the new key's is taken when it is first sent
+  s.j.lossFreeMayCover = s.loss && !s.loss.lost.settled ? (s.loss.lost.freeMayCover ?? null) : null;
+  s.j.freeMayCover = undefined;
   s.needJournal = true;
 }
 

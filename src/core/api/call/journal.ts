@@ -66,6 +66,16 @@ export function unsettledLosses(rows: LedgerEntry[]): LedgerEntry[] {
     .filter((r) => !keys.has(r.idempotencyKey) && keys.add(r.idempotencyKey));
 }
 
+/**
+ * Whether a free call could cover a dead process's lost attempt, as that process knew it when it sent
+ * the key (simulation finding 10: judged now, the last free call — used by that very attempt — looks
+ * gone, and a charge the service never made was inferred at the price). Unknown (an entry written
+ * before this was kept): judged now.
+ */
+function freeThen(v: boolean | null | undefined): { freeMayCover?: boolean } {
+  return typeof v === 'boolean' ? { freeMayCover: v } : {};
+}
+
 export interface JournalCall extends Omit<LossCall, 'callId'> {
   opKey: string | undefined;
   platform: string;
@@ -90,6 +100,41 @@ export function adoptable(
     .sort((a, b) => b.createdAt - a.createdAt)[0];
 }
 
+/**
+ * The lost attempt an unresolved entry stands for: the entry's key, or the earlier broken attempt it
+ * moved on from — measured from the reading taken before that attempt's key (kept with the entry as
+ * `lossBefore`) to the one the entry's key was sent after (`before`, taken after the loss) when it is
+ * the only unresolved one (two losses between the same readings cannot be told apart) — with whether
+ * a free call could cover it when it was sent.
+ */
+export function lostOfEntry(pending: JournalEntry, rows: LedgerEntry[]): { earlier: LedgerEntry | null; lost: Lost } {
+  const earlier = earlierLoss(rows, pending.idempotencyKey);
+  if (!earlier)
+    return {
+      earlier,
+      lost: {
+        attempt: 0,
+        startedAt: pending.createdAt,
+        idempotencyKey: pending.idempotencyKey,
+        before: pending.before ?? null,
+        settled: false,
+        ...freeThen(pending.freeMayCover),
+      },
+    };
+  const alone = unsettledLosses(rows).filter((r) => r.idempotencyKey !== pending.idempotencyKey).length === 1;
+  return {
+    earlier,
+    lost: {
+      attempt: earlier.attempt,
+      startedAt: earlier.startedAt,
+      idempotencyKey: earlier.idempotencyKey as string,
+      before: alone && pending.before ? (pending.lossBefore ?? null) : null,
+      settled: false,
+      ...freeThen(pending.lossFreeMayCover),
+    },
+  };
+}
+
 export async function openJournal(d: JournalDeps, c: JournalCall): Promise<OpenedJournal> {
   const opKey = c.opKey ?? `call:${randomUUID()}`;
   const prior = c.opKey ? d.find(opKey) : undefined;
@@ -103,29 +148,7 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // while the balance is read (the caller's holdEntry keeps it, and lets it go when the call ends)
     const claimed = !running.has(pending.callId);
     running.add(pending.callId);
-    // the entry's key, or the earlier broken attempt it moved on from: measured from the reading taken
-    // before that attempt's key (kept with the entry as `lossBefore`) to the one the entry's key was
-    // sent after (`before`, taken after the loss) — when it is the only unresolved one (two losses
-    // between the same readings cannot be told apart)
-    const rows = d.ledgerOf?.(pending.callId) ?? [];
-    const earlier = earlierLoss(rows, pending.idempotencyKey);
-    const alone = unsettledLosses(rows).filter((r) => r.idempotencyKey !== pending.idempotencyKey).length === 1;
-    const lossBefore = earlier && alone && pending.before ? (pending.lossBefore ?? null) : null;
-    const lost: Lost = earlier
-      ? {
-          attempt: earlier.attempt,
-          startedAt: earlier.startedAt,
-          idempotencyKey: earlier.idempotencyKey as string,
-          before: lossBefore,
-          settled: false,
-        }
-      : {
-          attempt: 0,
-          startedAt: pending.createdAt,
-          idempotencyKey: pending.idempotencyKey,
-          before: pending.before ?? null,
-          settled: false,
-        };
+    const { earlier, lost } = lostOfEntry(pending, d.ledgerOf?.(pending.callId) ?? []);
     let s;
     try {
       s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
@@ -144,6 +167,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
         createdAt: lost.startedAt,
         before: lost.before,
         lossBefore: null,
+        freeMayCover: lost.freeMayCover ?? null,
+        lossFreeMayCover: null,
       });
     // a fresh key: the lost attempt's reading goes with the entry, for a process that takes it over in turn
     if (s.key === 'fresh')
@@ -153,6 +178,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
         keyName: null,
         before: undefined,
         lossBefore: lost.before,
+        freeMayCover: undefined,
+        lossFreeMayCover: lost.freeMayCover ?? null,
       });
     return {
       journal,

@@ -41,6 +41,9 @@ export async function chooseKey(c: Caller, s: CallState): Promise<Slot> {
     j.keyName = slot.name;
     try {
       if (j.before === undefined) j.before = s.hold > 0 ? await book.beforeSending(d.readBalance) : null;
+      // whether an introductory free call could cover this key as things stand when it is first sent
+      // (after that reading, which may say none is left): a later process judges its loss by it
+      if (j.freeMayCover === undefined) j.freeMayCover = !book.noFreeCalls();
       c.write(() => d.store.beginJournal(j));
     } catch (e) {
       slot.release({ unsent: true });

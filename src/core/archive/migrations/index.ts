@@ -25,6 +25,7 @@ import { migration0019 } from './0019-tag-colours';
 import { migration0020 } from './0020-journal-loss-reading';
 import { migration0021 } from './0021-item-parents';
 import { migration0022 } from './0022-alert-email';
+import { migration0023 } from './0023-journal-free-call';
 
 export type { Migration, MigrationReport } from './types';
 
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0020,
   migration0021,
   migration0022,
+  migration0023,
 ];
