@@ -11,6 +11,8 @@ export interface BenchArchive {
   query(q: LibraryQuery): { rows: unknown[]; next: string | null } | Promise<{ rows: unknown[]; next: string | null }>;
   /** the lean page the Library view asks for (library.query with lean: true) */
   listQuery(q: LibraryQuery): unknown;
+  /** the exact count of the query's filters (library.count) */
+  count(q: LibraryQuery): unknown;
   volumeOverTime(q: LibraryQuery, bucket: 'day' | 'week'): unknown;
   labelDistribution(q: LibraryQuery, family: string, field: string): unknown;
   iterateExportRows(q: LibraryQuery): Iterable<ExportRow> | AsyncIterable<ExportRow>;
@@ -45,6 +47,7 @@ export async function loadArchive(): Promise<((file: string) => Promise<BenchArc
         m('ingestItems')(items, { callId, source: 'bench', endpoint: 'bench/ingest', platform: items[0]?.platform }) as void,
       query: (q) => m('query')(q) as { rows: unknown[]; next: string | null },
       listQuery: (q) => m('listQuery')(q),
+      count: (q) => m('count')(q),
       volumeOverTime: (q, b) => m('volumeOverTime')(q, b),
       labelDistribution: (q, fam, field) => m('labelDistribution')(q, fam, field),
       iterateExportRows: (q) => m('iterateExportRows')(q) as Iterable<ExportRow>,

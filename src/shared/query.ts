@@ -254,7 +254,11 @@ export interface LibraryPage<R extends LibraryRowFields = LibraryRow> {
   rows: R[];
   /** cursor for the next page, null at the end */
   next: string | null;
-  /** total rows matching the query: given on the first page (no `after`), null after */
+  /**
+   * total rows matching the query: given on the first page (no `after`), null after. A lean page
+   * (`lean: true`, a list's) gives it only when it is already counted, else null: ask
+   * `library.count` after showing the rows.
+   */
   total: number | null;
 }
 

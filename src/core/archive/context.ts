@@ -87,6 +87,8 @@ export class ArchiveCtx implements ReadCtx {
   readonly countCache = new Map<string, { n: number; ver: string }>();
   /** aggregate results per (method, arguments), valid for one dataVersion (aggregates.ts) */
   readonly aggCache = new Map<string, { v: unknown; ver: string }>();
+  /** a page's plan samples and estimates per statement and parameters, valid for one dataVersion (library.ts) */
+  readonly planCache = new Map<string, { v: unknown; ver: string }>();
   labelGroupsSource: LabelGroupsSource | null = null;
   dayCountsSource: DayCountsSource | null = null;
   authorCountsSource: AuthorCountsSource | null = null;

@@ -145,26 +145,53 @@ export function estimator(c: ArchiveCtx): Estimator {
       const maxRid = c.sql.get<{ m: number | null }>(sql`SELECT max(rid) AS m FROM items`)!.m ?? 0;
       cap = Math.max(cap, Math.ceil(minFor(maxRid)));
     }
-    return (c.st(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`).get(...params, cap) as { n: number }).n >= cap;
+    const text = `SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`;
+    return planMemo(c, text, [...params, cap], () => (c.st(text).get(...params, cap) as { n: number }).n >= cap);
   };
 }
 
 /** A sort walk's sample (sql-query.ts buildWhere). */
 export function sampler(c: ArchiveCtx): Sampler {
-  return (text, params) => c.st(text).get(...params) as { n: number; m: number };
+  return (text, params) => planMemo(c, text, params, () => c.st(text).get(...params) as { n: number; m: number });
+}
+
+/**
+ * A plan choice's sample or estimate, kept while the archive is as it was: every sort and text of
+ * a network asks the same (a sample of a sort walk reads up to SAMPLE_ROWS rows, a dense-text
+ * estimate up to ~63,000 index entries at 1M: 10-120 ms each, issue 30).
+ */
+function planMemo<T>(c: ArchiveCtx, text: string, params: unknown[], f: () => T): T {
+  const key = `${text}\0${JSON.stringify(params)}`;
+  const ver = c.dataVersion();
+  const hit = c.planCache.get(key);
+  if (hit && hit.ver === ver) return hit.v as T;
+  const v = f();
+  if (c.planCache.size >= 500) c.planCache.clear();
+  c.planCache.set(key, { v, ver });
+  return v;
 }
 
 /** Keyset page of rows. Sort values that are unknown come last in both directions; ties by rid. */
 export function query(c: ArchiveCtx, input: LibraryQuery): LibraryPage {
-  return page(c, input, (rows) => rowsToLibrary(c, rows));
+  return page(c, input, (rows) => rowsToLibrary(c, rows), 'count');
 }
 
-/** The same page as lean rows (no raw record: a list's page); cursors are shared with `query`. */
+/**
+ * The same page as lean rows (no raw record: a list's page); cursors are shared with `query`.
+ * Its total is the cached count when there is one, else null: a list shows its rows first and
+ * asks `count` after (counting a network's share of a common word visits every match: 0.3-0.4 s
+ * at 1M, issue 30), saying meanwhile that it is counting.
+ */
 export function listQuery(c: ArchiveCtx, input: LibraryQuery): LibraryPage<LibraryListRow> {
-  return page(c, input, (rows) => rowsToLibrary(c, rows, true));
+  return page(c, input, (rows) => rowsToLibrary(c, rows, true), 'cached');
 }
 
-function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, toRows: (rows: ItemRow[]) => R[]): LibraryPage<R> {
+function page<R extends LibraryRowFields>(
+  c: ArchiveCtx,
+  input: LibraryQuery,
+  toRows: (rows: ItemRow[]) => R[],
+  total: 'count' | 'cached',
+): LibraryPage<R> {
   const q = parseQuery(input);
   const n = pageSize(q);
   const hash = queryHash(q);
@@ -212,7 +239,7 @@ function page<R extends LibraryRowFields>(c: ArchiveCtx, input: LibraryQuery, to
   return {
     rows: toRows(shown),
     next,
-    total: q.after ? null : countQuery(c, q),
+    total: q.after ? null : total === 'count' ? countQuery(c, q) : (cachedCount(c, q) ?? null),
   };
 }
 
@@ -235,16 +262,26 @@ function itemRowsByRid(c: ArchiveCtx, rids: number[]): Map<number, ItemRow> {
  * (`PRAGMA data_version`). Re-sorting or going back to page 1 then costs nothing.
  */
 export function countQuery(c: ArchiveCtx, q: LibraryQuery): number {
-  const { sort: _s, limit: _l, after: _a, ...filters } = q;
-  const key = stableStringify(filters);
+  const hit = cachedCount(c, q);
+  if (hit !== undefined) return hit;
+  const key = countKey(q);
   const ver = c.dataVersion();
-  const hit = c.countCache.get(key);
-  if (hit && hit.ver === ver) return hit.n;
   // counting visits every match: the materialised form is the cheaper plan there
   const n = countWhere(c, buildWhere(q));
   if (c.countCache.size >= 200) c.countCache.clear();
   c.countCache.set(key, { n, ver });
   return n;
+}
+
+function countKey(q: LibraryQuery): string {
+  const { sort: _s, limit: _l, after: _a, ...filters } = q;
+  return stableStringify(filters);
+}
+
+/** The count of `q`'s filters when it is cached for the archive as it is now, else undefined. */
+function cachedCount(c: ArchiveCtx, q: LibraryQuery): number | undefined {
+  const hit = c.countCache.get(countKey(q));
+  return hit && hit.ver === c.dataVersion() ? hit.n : undefined;
 }
 
 function countWhere(c: ArchiveCtx, w: Where): number {

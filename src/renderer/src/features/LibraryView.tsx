@@ -32,12 +32,26 @@ type Eng = NonNullable<LibraryQuery['engagement']>[number];
 // the Library's query lives in stores/library.ts (Analysis opens the Library with a row's or a mark's query)
 export { useLibrary };
 
+/**
+ * The exact count of `q`'s filters, asked once its rows are in (issue 30: counting a network's
+ * share of a common word takes longer than its first page at 1M); `exact` is undefined while it
+ * is counting (the previous count stays in `count.data` for what only needs "some rows").
+ */
+function useExactCount(q: LibraryQuery, rows: ReturnType<typeof useLibraryRows>) {
+  const rowsIn = rows.status !== 'pending' && !rows.isPlaceholderData;
+  const count = useLoupe('library.count', stripPage(q), { keepPrevious: true, enabled: rowsIn });
+  // a first page already counted carries its total
+  const pageTotal = rowsIn ? rows.data?.pages[0]?.total : null;
+  const exact = count.data !== undefined && !count.isPlaceholderData ? count.data : (pageTotal ?? undefined);
+  return { count, exact };
+}
+
 export function LibraryView() {
   const { q, set } = useLibrary();
   // discrete controls (selects, dates, a column header) apply at once; typed fields commit after a
   // pause through DraftInput, so no change waits on a debounce and a keystroke re-renders one field
   const rows = useLibraryRows(q);
-  const count = useLoupe('library.count', stripPage(q), { keepPrevious: true });
+  const { count, exact } = useExactCount(q, rows);
   const tags = useLoupe('library.tags', {});
   const sets = useLoupe('library.resultSets', {});
   // the same array while the pages are the same: a new one per render rebuilt the table's row model
@@ -169,7 +183,7 @@ export function LibraryView() {
         <ExtraConditions q={q} onChange={up} />
         <div className="row gap wrap">
           <span className="muted" data-testid="library-count">
-            {count.data !== undefined ? `${fmtExact(count.data)} matching` : '…'}
+            {exact !== undefined ? `${fmtExact(exact)} matching` : 'counting…'}
           </span>
           {filtered ? (
             <button className="btn small ghost" onClick={() => set({ sort: q.sort?.field === 'growth' ? undefined : q.sort })}>
@@ -215,11 +229,11 @@ export function LibraryView() {
           ) : (
             <button
               className="btn small"
-              disabled={!count.data}
+              disabled={!exact}
               title="Tag every row matching the filters (not only the loaded ones)"
               onClick={async () => {
                 const tag = await useUi.getState().askText({
-                  title: `Tag all ${fmtExact(count.data ?? 0)} matching rows`,
+                  title: `Tag all ${fmtExact(exact ?? 0)} matching rows`,
                   label: 'Tag',
                   okLabel: 'Tag all',
                   suggestions: (tags.data ?? []).map((t) => t.tag),
