@@ -3,6 +3,7 @@
  * in which run of which list, read or not. Reached as `archive.watchlists.alerts`.
  */
 import type { ArchiveCtx } from './context';
+import { raw, sql } from './sql';
 
 export type AlertKind = 'labels' | 'spike';
 
@@ -83,92 +84,87 @@ const fromDb = (r: AlertDb): AlertRow => ({
 
 /** a claim older than this is taken for a process that stopped mid-send */
 const STALE_CLAIM_MS = 10 * 60_000;
+const UNREAD = raw('WHERE read_at IS NULL');
+const ALL = raw('');
 
 export class WatchAlertStore {
   constructor(private readonly c: ArchiveCtx) {}
 
   insert(a: AlertRow): void {
-    this.c
-      .st(
-        'INSERT INTO watch_alerts (alert_id, watchlist_id, run_id, kind, at, items, expected, summary, read_at, email_state, items_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        a.alertId,
-        a.watchlistId,
-        a.runId,
-        a.kind,
-        a.at,
-        a.items,
-        a.expected,
-        a.summary,
-        a.readAt,
-        a.email?.state ?? null,
-        a.itemList?.length ? JSON.stringify(a.itemList.slice(0, 20)) : null,
-      );
+    this.c.sql.insert`watch_alerts`({
+      alert_id: a.alertId,
+      watchlist_id: a.watchlistId,
+      run_id: a.runId,
+      kind: a.kind,
+      at: a.at,
+      items: a.items,
+      expected: a.expected,
+      summary: a.summary,
+      read_at: a.readAt,
+      email_state: a.email?.state ?? null,
+      items_json: a.itemList?.length ? JSON.stringify(a.itemList.slice(0, 20)) : null,
+    });
   }
 
   get(alertId: string): AlertRow | undefined {
-    const r = this.c.st('SELECT * FROM watch_alerts WHERE alert_id = ?').get(alertId) as AlertDb | undefined;
+    const r = this.c.sql.get<AlertDb>(sql`SELECT * FROM watch_alerts WHERE alert_id = ${alertId}`);
     return r ? fromDb(r) : undefined;
   }
 
   /** Alerts still to e-mail (pending, failed, or claimed by a process that stopped), oldest first. */
   emailDue(now: number, limit = 50): AlertRow[] {
-    return (
-      this.c
-        .st(
-          `SELECT * FROM watch_alerts WHERE email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?) ORDER BY at, rowid LIMIT ?`,
-        )
-        .all(now - STALE_CLAIM_MS, limit) as AlertDb[]
-    ).map(fromDb);
+    return this.c.sql
+      .all<AlertDb>(
+        sql`SELECT * FROM watch_alerts WHERE email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ${now - STALE_CLAIM_MS})
+            ORDER BY at, rowid LIMIT ${limit}`,
+      )
+      .map(fromDb);
   }
 
   /** Takes an alert for sending; false when another process has it or it is sent (one message per alert). */
   claimEmail(alertId: string, now: number): boolean {
     return (
-      this.c
-        .st(
-          `UPDATE watch_alerts SET email_state = 'sending', email_at = ? WHERE alert_id = ? AND (email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ?))`,
-        )
-        .run(now, alertId, now - STALE_CLAIM_MS).changes === 1
+      this.c.sql.run(
+        sql`UPDATE watch_alerts SET email_state = 'sending', email_at = ${now} WHERE alert_id = ${alertId}
+              AND (email_state IN ('pending', 'failed') OR (email_state = 'sending' AND email_at < ${now - STALE_CLAIM_MS}))`,
+      ).changes === 1
     );
   }
 
   /** How a claimed send ended: sent, or failed with its cause (retried on the next run). */
   emailDone(alertId: string, now: number, error: string | null): void {
-    this.c
-      .st(`UPDATE watch_alerts SET email_state = ?, email_error = ?, email_tries = email_tries + 1, email_at = ? WHERE alert_id = ?`)
-      .run(error === null ? 'sent' : 'failed', error, now, alertId);
+    this.c.sql.run(
+      sql`UPDATE watch_alerts SET email_state = ${error === null ? 'sent' : 'failed'}, email_error = ${error}, email_tries = email_tries + 1,
+            email_at = ${now} WHERE alert_id = ${alertId}`,
+    );
   }
 
   /** Newest first; only the unread ones when asked. */
   list(o: { unreadOnly?: boolean; limit?: number } = {}): AlertRow[] {
-    const where = o.unreadOnly ? 'WHERE read_at IS NULL' : '';
-    return (this.c.st(`SELECT * FROM watch_alerts ${where} ORDER BY at DESC, rowid DESC LIMIT ?`).all(o.limit ?? 200) as AlertDb[]).map(
-      fromDb,
-    );
+    return this.c.sql
+      .all<AlertDb>(sql`SELECT * FROM watch_alerts ${o.unreadOnly ? UNREAD : ALL} ORDER BY at DESC, rowid DESC LIMIT ${o.limit ?? 200}`)
+      .map(fromDb);
   }
 
   unread(): number {
-    return (this.c.st('SELECT count(*) AS n FROM watch_alerts WHERE read_at IS NULL').get() as { n: number }).n;
+    return this.c.sql.value<number>(sql`SELECT count(*) AS n FROM watch_alerts WHERE read_at IS NULL`) ?? 0;
   }
 
   /** Marks these alerts read (or unread: `at` null); returns how many changed. */
   setRead(ids: string[], at: number | null): number {
-    const st = this.c.st(
+    const one = (id: string) =>
       at === null
-        ? 'UPDATE watch_alerts SET read_at = NULL WHERE alert_id = ? AND read_at IS NOT NULL'
-        : 'UPDATE watch_alerts SET read_at = ? WHERE alert_id = ? AND read_at IS NULL',
-    );
-    return this.c.tx(() => ids.reduce((n, id) => n + (at === null ? st.run(id) : st.run(at, id)).changes, 0));
+        ? this.c.sql.run(sql`UPDATE watch_alerts SET read_at = NULL WHERE alert_id = ${id} AND read_at IS NOT NULL`)
+        : this.c.sql.run(sql`UPDATE watch_alerts SET read_at = ${at} WHERE alert_id = ${id} AND read_at IS NULL`);
+    return this.c.tx(() => ids.reduce((n, id) => n + one(id).changes, 0));
   }
 
   /** Every unread alert marked read; returns how many. */
   readAll(at: number): number {
-    return this.c.st('UPDATE watch_alerts SET read_at = ? WHERE read_at IS NULL').run(at).changes;
+    return this.c.sql.run(sql`UPDATE watch_alerts SET read_at = ${at} WHERE read_at IS NULL`).changes;
   }
 
   deleteForList(listId: string): void {
-    this.c.st('DELETE FROM watch_alerts WHERE watchlist_id = ?').run(listId);
+    this.c.sql.run(sql`DELETE FROM watch_alerts WHERE watchlist_id = ${listId}`);
   }
 }

@@ -7,7 +7,7 @@ import type { LabelCondition } from '../../shared/query';
 import type { ArchiveCtx } from './context';
 import { creditsOfSource } from './ledger';
 import { buildWhere } from './sql-query';
-import { sql } from './sql';
+import { sql, where } from './sql';
 import { WatchAlertStore } from './watch-alerts';
 
 export interface ScheduleDef {
@@ -229,10 +229,10 @@ export class WatchStore {
 
   // ───────── watchlists ─────────
   lists(): WatchlistRow[] {
-    return (this.c.st('SELECT * FROM watchlists ORDER BY created_at, id').all() as ListDb[]).map(listFrom);
+    return this.c.sql.all<ListDb>(sql`SELECT * FROM watchlists ORDER BY created_at, id`).map(listFrom);
   }
   list(id: string): WatchlistRow | undefined {
-    const r = this.c.st('SELECT * FROM watchlists WHERE id = ?').get(id) as ListDb | undefined;
+    const r = this.c.sql.get<ListDb>(sql`SELECT * FROM watchlists WHERE id = ${id}`);
     return r ? listFrom(r) : undefined;
   }
   insertList(l: WatchlistRow): void {
@@ -259,21 +259,21 @@ export class WatchStore {
   }
   deleteList(id: string): void {
     this.c.tx(() => {
-      this.c.st('DELETE FROM watch_items WHERE watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)').run(id);
-      this.c.st('DELETE FROM watch_run_watches WHERE run_id IN (SELECT run_id FROM watch_runs WHERE watchlist_id = ?)').run(id);
-      this.c.st('DELETE FROM watch_runs WHERE watchlist_id = ?').run(id);
+      this.c.sql.run(sql`DELETE FROM watch_items WHERE watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ${id})`);
+      this.c.sql.run(sql`DELETE FROM watch_run_watches WHERE run_id IN (SELECT run_id FROM watch_runs WHERE watchlist_id = ${id})`);
+      this.c.sql.run(sql`DELETE FROM watch_runs WHERE watchlist_id = ${id}`);
       this.alerts.deleteForList(id);
-      this.c.st('DELETE FROM watches WHERE watchlist_id = ?').run(id);
-      this.c.st('DELETE FROM watchlists WHERE id = ?').run(id);
+      this.c.sql.run(sql`DELETE FROM watches WHERE watchlist_id = ${id}`);
+      this.c.sql.run(sql`DELETE FROM watchlists WHERE id = ${id}`);
     });
   }
 
   // ───────── watches ─────────
   watches(listId: string): WatchRow[] {
-    return (this.c.st('SELECT * FROM watches WHERE watchlist_id = ? ORDER BY position, watch_id').all(listId) as WatchDb[]).map(watchFrom);
+    return this.c.sql.all<WatchDb>(sql`SELECT * FROM watches WHERE watchlist_id = ${listId} ORDER BY position, watch_id`).map(watchFrom);
   }
   watch(watchId: string): WatchRow | undefined {
-    const r = this.c.st('SELECT * FROM watches WHERE watch_id = ?').get(watchId) as WatchDb | undefined;
+    const r = this.c.sql.get<WatchDb>(sql`SELECT * FROM watches WHERE watch_id = ${watchId}`);
     return r ? watchFrom(r) : undefined;
   }
   insertWatch(w: WatchRow): void {
@@ -293,12 +293,12 @@ export class WatchStore {
     this.c.tx(() => ws.forEach((w) => this.insertWatch(w)));
   }
   setWatchPosition(watchId: string, position: number, label: string): void {
-    this.c.st('UPDATE watches SET position = ?, label = ? WHERE watch_id = ?').run(position, label, watchId);
+    this.c.sql.run(sql`UPDATE watches SET position = ${position}, label = ${label} WHERE watch_id = ${watchId}`);
   }
   deleteWatch(watchId: string): void {
     this.c.tx(() => {
-      this.c.st('DELETE FROM watch_items WHERE watch_id = ?').run(watchId);
-      this.c.st('DELETE FROM watches WHERE watch_id = ?').run(watchId);
+      this.c.sql.run(sql`DELETE FROM watch_items WHERE watch_id = ${watchId}`);
+      this.c.sql.run(sql`DELETE FROM watches WHERE watch_id = ${watchId}`);
     });
   }
   /** Start (or replace) the unfinished chain of a watch. */
@@ -313,62 +313,65 @@ export class WatchStore {
       newestAt: number | null;
     },
   ): void {
-    this.c
-      .st(
-        `UPDATE watches SET pending_walk_id = ?, pending_chain_id = ?, pending_params = ?, pending_kind = ?,
-           pending_newest_id = ?, pending_newest_at = ? WHERE watch_id = ?`,
-      )
-      .run(p.walkId, p.chainId, JSON.stringify(p.params), p.kind, p.newestId, p.newestAt, watchId);
+    this.c.sql.run(
+      sql`UPDATE watches SET pending_walk_id = ${p.walkId}, pending_chain_id = ${p.chainId}, pending_params = ${JSON.stringify(p.params)},
+            pending_kind = ${p.kind}, pending_newest_id = ${p.newestId}, pending_newest_at = ${p.newestAt} WHERE watch_id = ${watchId}`,
+    );
   }
   setPendingWalk(watchId: string, walkId: string, params: Record<string, string>): void {
-    this.c.st('UPDATE watches SET pending_walk_id = ?, pending_params = ? WHERE watch_id = ?').run(walkId, JSON.stringify(params), watchId);
+    this.c.sql.run(
+      sql`UPDATE watches SET pending_walk_id = ${walkId}, pending_params = ${JSON.stringify(params)} WHERE watch_id = ${watchId}`,
+    );
   }
   setPendingNewest(watchId: string, id: string, at: number | null): void {
-    this.c.st('UPDATE watches SET pending_newest_id = ?, pending_newest_at = ? WHERE watch_id = ?').run(id, at, watchId);
+    this.c.sql.run(sql`UPDATE watches SET pending_newest_id = ${id}, pending_newest_at = ${at} WHERE watch_id = ${watchId}`);
   }
   /** The chain completed: the marker advances to its newest item (if it saw one) and the chain is cleared. */
   completeChain(watchId: string, at: number): void {
-    this.c
-      .st(
-        `UPDATE watches SET marker_id = coalesce(pending_newest_id, marker_id),
-           marker_at = CASE WHEN pending_newest_id IS NULL THEN marker_at ELSE pending_newest_at END,
-           last_complete_at = ?, pending_walk_id = NULL, pending_chain_id = NULL, pending_params = NULL,
-           pending_kind = NULL, pending_newest_id = NULL, pending_newest_at = NULL
-         WHERE watch_id = ?`,
-      )
-      .run(at, watchId);
+    this.c.sql.run(
+      sql`UPDATE watches SET marker_id = coalesce(pending_newest_id, marker_id),
+            marker_at = CASE WHEN pending_newest_id IS NULL THEN marker_at ELSE pending_newest_at END,
+            last_complete_at = ${at}, pending_walk_id = NULL, pending_chain_id = NULL, pending_params = NULL,
+            pending_kind = NULL, pending_newest_id = NULL, pending_newest_at = NULL
+          WHERE watch_id = ${watchId}`,
+    );
   }
 
   // ───────── held items ─────────
   /** Items of `refs` this watch held before the chain `chainId` (an earlier chain fetched them). */
   heldBefore(watchId: string, chainId: string, refs: PageItem[]): number {
     if (refs.length === 0) return 0;
-    const st = this.c.st('SELECT 1 FROM watch_items WHERE watch_id = ? AND platform = ? AND kind = ? AND item_id = ? AND chain_id <> ?');
-    let n = 0;
-    for (const r of refs) if (st.get(watchId, r.platform, r.kind, r.id, chainId)) n++;
-    return n;
+    const q = (r: PageItem) =>
+      sql`SELECT 1 FROM watch_items WHERE watch_id = ${watchId} AND platform = ${r.platform} AND kind = ${r.kind} AND item_id = ${r.id} AND chain_id <> ${chainId}`;
+    return refs.filter((r) => this.c.sql.value(q(r)) !== undefined).length;
   }
   /** Records the items; returns how many are new for this watch. */
   addItems(watchId: string, chainId: string, runId: string, at: number, refs: PageItem[]): number {
-    const st = this.c.st(
-      `INSERT INTO watch_items (watch_id, platform, kind, item_id, chain_id, run_id, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT DO NOTHING`,
-    );
+    const insert = this.c.sql.insert`watch_items ON CONFLICT DO NOTHING`;
     return this.c.tx(() => {
       let n = 0;
-      for (const r of refs) n += st.run(watchId, r.platform, r.kind, r.id, chainId, runId, at).changes;
+      for (const r of refs)
+        n += insert({
+          watch_id: watchId,
+          platform: r.platform,
+          kind: r.kind,
+          item_id: r.id,
+          chain_id: chainId,
+          run_id: runId,
+          seen_at: at,
+        }).changes;
       return n;
     });
   }
   heldCount(watchId: string): number {
-    return (this.c.st('SELECT count(*) AS n FROM watch_items WHERE watch_id = ?').get(watchId) as { n: number }).n;
+    return this.c.sql.value<number>(sql`SELECT count(*) AS n FROM watch_items WHERE watch_id = ${watchId}`) ?? 0;
   }
   newSince(listId: string, since: number): number {
     return (
-      this.c
-        .st('SELECT count(*) AS n FROM watch_items WHERE seen_at > ? AND watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ?)')
-        .get(since, listId) as { n: number }
-    ).n;
+      this.c.sql.value<number>(
+        sql`SELECT count(*) AS n FROM watch_items WHERE seen_at > ${since} AND watch_id IN (SELECT watch_id FROM watches WHERE watchlist_id = ${listId})`,
+      ) ?? 0
+    );
   }
   /**
    * What each watch of a list holds recently, for the run's order (watch/order.ts): among the
@@ -409,10 +412,11 @@ export class WatchStore {
   /** The items first held in `runId` that match the watchlist's alert conditions, newest first. */
   alertItems(runId: string, alert: LabelCondition[]): Array<{ text: string | null; id: string; platform: string }> {
     const w = buildWhere({ labels: alert });
-    const held =
-      'EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ? AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)';
-    const text = `SELECT i.id, i.platform, i.text FROM items i WHERE ${held}${w.clauses.length ? ` AND ${w.clauses.join(' AND ')}` : ''} ORDER BY i.published_at DESC`;
-    return this.c.st(text).all(runId, ...w.params) as Array<{ text: string | null; id: string; platform: string }>;
+    return this.c.sql.all<{ text: string | null; id: string; platform: string }>(
+      sql`SELECT i.id, i.platform, i.text FROM items i
+          WHERE EXISTS (SELECT 1 FROM watch_items wi WHERE wi.run_id = ${runId} AND wi.platform = i.platform AND wi.kind = i.kind AND wi.item_id = i.id)
+            AND ${where(w)} ORDER BY i.published_at DESC`,
+    );
   }
 
   // ───────── runs ─────────
@@ -432,9 +436,10 @@ export class WatchStore {
     });
   }
   finishRun(r: RunRow): void {
-    this.c
-      .st('UPDATE watch_runs SET finished_at = ?, status = ?, credits_spent = ?, new_items = ?, alerts = ?, message = ? WHERE run_id = ?')
-      .run(r.finishedAt, r.status, r.creditsSpent, r.newItems, r.alerts, r.message, r.runId);
+    this.c.sql.run(
+      sql`UPDATE watch_runs SET finished_at = ${r.finishedAt}, status = ${r.status}, credits_spent = ${r.creditsSpent}, new_items = ${r.newItems},
+            alerts = ${r.alerts}, message = ${r.message} WHERE run_id = ${r.runId}`,
+    );
   }
   putRunWatch(w: RunWatchRow): void {
     this.c.sql
@@ -455,34 +460,31 @@ export class WatchStore {
     });
   }
   runs(listId: string, limit = 200): RunRow[] {
-    return (
-      this.c
-        .st('SELECT * FROM watch_runs WHERE watchlist_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?')
-        .all(listId, limit) as RunDb[]
-    ).map(runFrom);
+    return this.c.sql
+      .all<RunDb>(sql`SELECT * FROM watch_runs WHERE watchlist_id = ${listId} ORDER BY started_at DESC, rowid DESC LIMIT ${limit}`)
+      .map(runFrom);
   }
   run(runId: string): RunRow | undefined {
-    const r = this.c.st('SELECT * FROM watch_runs WHERE run_id = ?').get(runId) as RunDb | undefined;
+    const r = this.c.sql.get<RunDb>(sql`SELECT * FROM watch_runs WHERE run_id = ${runId}`);
     return r ? runFrom(r) : undefined;
   }
   runWatches(runId: string): RunWatchRow[] {
-    return (this.c.st('SELECT * FROM watch_run_watches WHERE run_id = ? ORDER BY rowid').all(runId) as RunWatchDb[]).map(runWatchFrom);
+    return this.c.sql.all<RunWatchDb>(sql`SELECT * FROM watch_run_watches WHERE run_id = ${runId} ORDER BY rowid`).map(runWatchFrom);
   }
   /** Per-watch history, newest first. */
   watchHistory(watchId: string, limit = 10): Array<RunWatchRow & { startedAt: number }> {
-    return (
-      this.c
-        .st(
-          `SELECT rw.*, r.started_at FROM watch_run_watches rw JOIN watch_runs r ON r.run_id = rw.run_id
-           WHERE rw.watch_id = ? ORDER BY r.started_at DESC LIMIT ?`,
-        )
-        .all(watchId, limit) as Array<RunWatchDb & { started_at: number }>
-    ).map((r) => ({ ...runWatchFrom(r), startedAt: r.started_at }));
+    return this.c.sql
+      .all<RunWatchDb & { started_at: number }>(
+        sql`SELECT rw.*, r.started_at FROM watch_run_watches rw JOIN watch_runs r ON r.run_id = rw.run_id
+            WHERE rw.watch_id = ${watchId} ORDER BY r.started_at DESC LIMIT ${limit}`,
+      )
+      .map((r) => ({ ...runWatchFrom(r), startedAt: r.started_at }));
   }
   /** Runs left 'running' by a process that stopped: they did not finish. */
   closeStaleRuns(at: number, message: string): number {
-    return this.c.st("UPDATE watch_runs SET status = 'cancelled', finished_at = ?, message = ? WHERE status = 'running'").run(at, message)
-      .changes;
+    return this.c.sql.run(
+      sql`UPDATE watch_runs SET status = 'cancelled', finished_at = ${at}, message = ${message} WHERE status = 'running'`,
+    ).changes;
   }
 
   /** Credits the ledger recorded for `source` since `since` (ms). */
