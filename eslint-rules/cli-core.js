@@ -20,8 +20,6 @@ export const CLI_CORE = {
  */
 export const CLI_REACH = {
   'context.ts': {
-    'api/index.ts':
-      'the request core behind ctx.api(): call, quote, resume and endpoints still drive it (no streaming walk in the contract yet)',
     'archive/index.ts': 'the archive behind ctx.archive(): the commands that still read it directly',
     'secrets/index.ts': 'the settings file the CLI reads its budget and base URL from',
     'watch/index.ts': 'the second WatchService type (watch-service.ts)',
@@ -43,10 +41,6 @@ export const CLI_REACH = {
     'export/formats.ts': 'the export to a file or a pipe (exportAny): no export-to-file method in the contract yet',
     'export/companions.ts': 'the files written beside an export',
   },
-  'commands/calls.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
-  'commands/common.ts': { 'api/index.ts': 'the request core and a walk result (catalogue lookup, the stopped-walk line)' },
-  'commands/walks.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
-  'walk-report.ts': { 'api/index.ts': "a walk's result type (WalkResult)" },
 };
 
 /** Tests and their harnesses may read anything (a test may build the whole app). */

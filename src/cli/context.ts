@@ -11,7 +11,6 @@
  * command runs in 'write' mode: a data folder or archive that cannot be written stops it with a
  * StorageError (exit 6) before anything is sent to the service.
  */
-import type { ApiCore } from '../core/api';
 import type { Archive } from '../core/archive';
 import type { ArchiveMode, Composed, DoorSetup } from '../core/compose';
 import type { LoupeApp } from '../core/app';
@@ -71,11 +70,11 @@ export interface CliContext {
   /** the watchlist service of the composition (src/cli/watch-service.ts) */
   watch(): WatchService;
   /**
-   * the request core; checks the environment and the base URL first (a usage error, exit 2),
-   * starts the in-process sandbox when no base URL is configured. Call it before a contract
-   * method that reaches the service, so a bad base URL is refused before anything is sent.
+   * connects the app to its service: checks the environment and the base URL first (a usage
+   * error, exit 2), starts the in-process sandbox when no base URL is configured. Call it before a
+   * contract method that reaches the service, so a bad base URL is refused before anything is sent.
    */
-  api(): Promise<ApiCore>;
+  api(): Promise<void>;
   /** true once api() chose the in-process sandbox */
   sandbox: boolean;
   close(): Promise<void>;
@@ -150,7 +149,7 @@ export function createContext(
   const settings = new SettingsFile(settingsPath(dataDir));
   const watch = cliWatch();
   let composed: Composed<SandboxHandle> | null = null;
-  let core: ApiCore | null = null;
+  let connected = false;
   const app = (): LoupeApp => {
     if (composed) return composed.app;
     // the same composition as the other doors: the archive in this command's mode (a folder that
@@ -203,7 +202,7 @@ export function createContext(
       return watch.service();
     },
     async api() {
-      if (core) return core;
+      if (connected) return;
       const e = environment(env);
       const s = settings.read().app;
       // the base URL is checked at once (nothing sent, nothing retried); the service link then
@@ -211,8 +210,8 @@ export function createContext(
       if (g.baseUrl !== undefined) checkBaseUrl(g.baseUrl, '--base-url');
       else if (e.baseUrl !== undefined) checkBaseUrl(e.baseUrl, 'LOUPE_BASE_URL');
       else if (s.baseUrl) checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`);
-      core = await app().api();
-      return core;
+      await app().api();
+      connected = true;
     },
     async close() {
       if (composed) await composed.close().catch(() => {});

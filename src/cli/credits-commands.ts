@@ -61,8 +61,9 @@ export function registerCreditsCommand(program: Command, io: Io, context: () => 
     .action(async (o: { reconcile?: boolean; since?: string; json?: boolean }) => {
       if (!o.reconcile) {
         if (o.since !== undefined || o.json) throw new UsageError('--since and --json go with --reconcile.');
-        const api = await context().api();
-        io.stdout.write(JSON.stringify(await api.credits()) + '\n');
+        const c = context();
+        await c.api();
+        io.stdout.write(JSON.stringify(await c.call('credits.answer', {})) + '\n');
         return;
       }
       const since = parseSince(o.since);

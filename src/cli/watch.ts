@@ -123,9 +123,8 @@ export function registerWatchCommands(
       ) => {
         if (o.every && o.cron) throw new UsageError('Use either --every or --cron, not both.');
         const t = { ...parseTarget(target), params: parseParams(o.param) };
-        const api = await context().api();
-        await api.catalogue.load();
-        const ep = api.catalogue.find(t.platform, t.endpoint);
+        await context().api();
+        const ep = await context().call('catalogue.endpoint', { platform: t.platform, endpoint: t.endpoint });
         if (!ep) throw new UsageError(`${t.platform}/${t.endpoint} is not in the catalogue; see: loupe endpoints`);
         // --backfill: the first run's depth (issue 14 #8); its estimate is printed before anything runs
         let firstRunPages: number | undefined;
@@ -145,8 +144,8 @@ export function registerWatchCommands(
             firstRunPages = 100;
           } else throw new UsageError(`--backfill takes all, a number of pages (1-100) or a date YYYY-MM-DD; got "${o.backfill}".`);
         }
-        const v = await api.validate(t);
-        if (!v.ok) throw new UsageError(v.message);
+        const v = await context().call('api.validate', t);
+        if (!v.ok) throw new UsageError(v.message ?? `${t.platform}/${t.endpoint} does not fit the catalogue.`);
         const num = (name: string, s?: string): number | undefined => {
           if (s === undefined) return undefined;
           const n = Number(s);

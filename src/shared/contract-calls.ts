@@ -53,6 +53,8 @@ export interface CallResult {
   fromArchive: boolean;
   callId: string;
   newItems: number;
+  /** what the service charged for it (0 when served from the archive or a cache) */
+  creditsUsed?: number;
   /** rows of the answer without an id of their own: kept raw in the stored answer, not in the library */
   unreadable?: number;
 }
@@ -90,7 +92,7 @@ export interface WalkInfo {
   updatedAt: number;
 }
 
-export const estimateWalkInput = z.object({ target: targetSchema, pages: z.number().int().min(1).max(10_000) });
+export const estimateWalkInput = z.object({ target: targetSchema, pages: z.number().int().min(1).max(1_000_000) });
 /** one call (explorer, profile card): may spend credits; the UI asks first above the threshold */
 export const callInput = z.object({
   target: targetSchema,

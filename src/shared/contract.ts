@@ -112,6 +112,14 @@ import {
   type ResultSetInfo,
   type SeriesPoint,
 } from './contract-library';
+import {
+  dryRunInput,
+  walkStreamInput,
+  walkStreamResumeInput,
+  type ServiceQuote,
+  type TargetCheck,
+  type WalkStep,
+} from './contract-walk-stream';
 import { tagsColorInput, tagsDeleteInput, tagsMergeInput, tagsRenameInput, type TagChange, type TagInfo } from './contract-tags';
 import {
   addWatchInput,
@@ -134,6 +142,7 @@ export * from './contract-collect';
 export * from './contract-archive';
 export * from './contract-datasets';
 export * from './contract-tags';
+export * from './contract-walk-stream';
 
 // ───────────────────────────── the methods ─────────────────────────────
 
@@ -169,6 +178,8 @@ export const methods = {
    * GET /v1/credits (free): every gap, the expected and the live balance, whether all agree
    */
   'credits.reconcile': m<ReconcileAnswer>()(z.object({ since: z.number().optional() })),
+  /** GET /v1/credits (free), the service's answer as it gave it (`loupe credits`) */
+  'credits.answer': m<Record<string, unknown>>()(empty),
 
   'catalogue.get': m<Catalogue>()(z.object({ force: z.boolean().default(false) })),
   'catalogue.endpoint': m<CatalogueEndpoint | null>()(z.object({ platform: z.string(), endpoint: z.string() })),
@@ -178,6 +189,10 @@ export const methods = {
   'api.estimateWalk': m<WalkEstimate>()(estimateWalkInput),
   /** one call (explorer, profile card): may spend credits; the UI asks first above the threshold */
   'api.call': m<CallResult>()(callInput),
+  /** the target against the catalogue: free, nothing sent */
+  'api.validate': m<TargetCheck>()(targetSchema),
+  /** the service's own dry_run=1 answer (free), its fields as the service names them */
+  'api.dryRun': m<ServiceQuote>()(dryRunInput),
 
   'walks.start': m<WalkInfo>()(walkStartInput),
   'walks.cancel': m<WalkInfo>()(walkIdInput),
@@ -190,6 +205,15 @@ export const methods = {
    * `paused`, `done`, `failed`, `cancelled` — what `loupe walks` and `loupe resume` read
    */
   'walks.saved': m<WalkState[]>()(walksSavedInput),
+  /**
+   * a walk its caller reads page by page (src/shared/contract-walk-stream.ts): answers its id at
+   * once; each `walks.next` answers a page, and the walk asks for the next one only when the caller
+   * asks `walks.next` again (backpressure); `walks.cancel` stops it before its next request
+   */
+  'walks.stream': m<{ walkId: string }>()(walkStreamInput),
+  /** a saved walk (interrupted, paused, limited) read on page by page from its saved cursor */
+  'walks.streamResume': m<{ walkId: string }>()(walkStreamResumeInput),
+  'walks.next': m<WalkStep>()(walkIdInput),
 
   'library.query': m<LibraryQueryAnswer>()(libraryPageInputSchema),
   'library.count': m<number>()(libraryQuerySchema),

@@ -2,14 +2,15 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import type { Io } from '../io';
-import type { WalkResult } from '../../core/api';
+import type { CatalogueEndpoint } from '../../shared/api-types';
+import type { WalkOutcome } from '../../shared/contract';
 import { aboveAsk, spendLimit } from '../../shared/spend-policy';
 import { UsageError } from '../context';
 import { ExitError } from '../exit';
 import { checkOut, itemsOf, LineSink } from '../line-sink';
 import { progress } from '../terminal';
 import { parseParams, parseTarget } from '../targets';
-import { restartNeedsApproval, unreadableLine } from '../walk-report';
+import { readWalk, restartNeedsApproval, unreadableLine, walkError } from '../walk-report';
 import { collect, confirm, fmt, intArg, loadEndpoint, outputStopped, priceText, progressLine } from './common';
 
 export function registerCallCommands(program: Command, io: Io, context: () => CliContext): void {
@@ -44,13 +45,16 @@ function registerCatalogueCommands(program: Command, io: Io, context: () => CliC
     .option('--pages <n>', 'also estimate a walk of n pages', intArg('--pages'))
     .action(async (target: string, o: { param?: string[]; pages?: number }) => {
       const t = { ...parseTarget(target), params: parseParams(o.param) };
-      const api = await context().api();
-      await loadEndpoint(api, t.platform, t.endpoint);
-      const v = await api.validate(t);
-      if (!v.ok) throw new UsageError(v.message);
-      const q = await api.quote(t, { source: 'cli' });
+      const c = context();
+      await c.api();
+      await loadEndpoint(c, t.platform, t.endpoint);
+      await validate(c, t);
+      const q = await c.call('api.dryRun', { target: t, source: 'cli' });
       const out: Record<string, unknown> = { ...q };
-      if (o.pages) out.walk = await api.estimateWalk(t, { pages: o.pages });
+      if (o.pages) {
+        const { creditsMin, creditsMax, requests, etaMs } = await c.call('api.estimateWalk', { target: t, pages: o.pages });
+        out.walk = { creditsMin, creditsMax, requests, etaMs };
+      }
       io.stdout.write(JSON.stringify(out) + '\n');
     });
 
@@ -61,9 +65,9 @@ function registerCatalogueCommands(program: Command, io: Io, context: () => CliC
     .option('--platform <p>', 'only this network')
     .option('--json', 'JSON output')
     .action(async (o: { platform?: string; json?: boolean }) => {
-      const api = await context().api();
-      await api.catalogue.load();
-      const eps = api.catalogue.list(o.platform);
+      const c = context();
+      await c.api();
+      const eps = catalogueList((await c.call('catalogue.get', {})).endpoints, o.platform);
       if (o.platform && eps.length === 0) throw new UsageError(`"${o.platform}" is not a network in the catalogue.`);
       if (o.json) return void io.stdout.write(JSON.stringify(eps) + '\n');
       for (const e of eps) {
@@ -77,6 +81,18 @@ function registerCatalogueCommands(program: Command, io: Io, context: () => CliC
     });
 }
 
+/** The catalogue's endpoints (of one network), in the catalogue's order within each network. */
+function catalogueList(all: CatalogueEndpoint[], platform?: string): CatalogueEndpoint[] {
+  const out = platform ? all.filter((e) => e.platform === platform) : [...all];
+  return out.sort((a, b) => (a.platform === b.platform ? a.order - b.order : a.platform < b.platform ? -1 : 1));
+}
+
+/** The target against the catalogue (free): a misfit is a usage error. */
+async function validate(c: CliContext, t: Target): Promise<void> {
+  const v = await c.call('api.validate', t);
+  if (!v.ok) throw new UsageError(v.message ?? 'The call does not fit the catalogue.');
+}
+
 type CallFlags = {
   param?: string[];
   pages?: number;
@@ -87,7 +103,6 @@ type CallFlags = {
   fresh?: boolean;
   out?: string;
 };
-type Api = Awaited<ReturnType<CliContext['api']>>;
 type Target = { platform: string; endpoint: string; params: Record<string, string> };
 
 /** `loupe call`: validate, quote, ask above the budget, then one call or a walk of pages. */
@@ -96,34 +111,26 @@ async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Pro
   checkOut(o.out);
   if (o.pages === 0) throw new UsageError('--pages must be at least 1.');
   const t = { ...parseTarget(target), params: parseParams(o.param) };
-  const api = await c.api();
-  const ep = await loadEndpoint(api, t.platform, t.endpoint);
-  const v = await api.validate(t);
-  if (!v.ok) throw new UsageError(v.message);
+  await c.api();
+  const ep = await loadEndpoint(c, t.platform, t.endpoint);
+  await validate(c, t);
   if (o.dryRun) {
-    const q = await api.quote(t, { source: 'cli' });
+    const q = await c.call('api.dryRun', { target: t, source: 'cli' });
     io.stdout.write(JSON.stringify(q) + '\n');
     return;
   }
   const pages = o.all ? null : (o.pages ?? 1);
-  await approveSpend(io, c, api, t, o, pages, ep.paginates);
+  await approveSpend(io, c, t, o, pages, ep.paginates);
   const sink = await LineSink.open(io, o.out);
-  const abort = new AbortController();
-  const onSig = () => abort.abort();
-  process.once('SIGINT', onSig);
-  // the output went away (the reader closed the pipe, the disk filled): the write that found
-  // out runs between two pages, so the walk stops before its next request (docs/cli.md "Pipes")
-  sink.onFail(onSig);
-  let result: WalkResult | null = null;
+  let result: WalkOutcome | null = null;
   try {
-    if (!ep.paginates) return await callOnce(io, api, t, o, sink, abort.signal);
-    result = await walkPages(io, api, t, o, pages, sink, abort.signal);
+    if (!ep.paginates) return await callOnce(io, c, t, o, sink);
+    result = await walkPages(io, c, t, o, pages, sink);
   } finally {
-    process.removeListener('SIGINT', onSig);
     progress(io.stderr, '');
     await sink.finish(result !== null && result.status !== 'failed');
   }
-  reportWalk(io, api, sink, result);
+  reportWalk(io, sink, result);
 }
 
 /**
@@ -131,18 +138,10 @@ async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Pro
  * threshold, or the user says yes (the spend policy, src/shared/spend-policy.ts: --max-credits
  * replaces the threshold).
  */
-async function approveSpend(
-  io: Io,
-  c: CliContext,
-  api: Api,
-  t: Target,
-  o: CallFlags,
-  pages: number | null,
-  paginates: boolean,
-): Promise<void> {
-  const est = await api.estimateWalk(t, { pages: pages ?? 1, priority: 'interactive' });
+async function approveSpend(io: Io, c: CliContext, t: Target, o: CallFlags, pages: number | null, paginates: boolean): Promise<void> {
+  const est = await c.call('api.estimateWalk', { target: t, pages: pages ?? 1 });
   const { askAboveCredits: askAbove } = await c.call('settings.get', {});
-  const balance = api.balance();
+  const balance = est.balance;
   const estText =
     pages === null
       ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)`
@@ -163,55 +162,43 @@ async function approveSpend(
 }
 
 /** An endpoint without pages: one call, its items written, its cost said. */
-async function callOnce(io: Io, api: Api, t: Target, o: CallFlags, sink: LineSink, signal: AbortSignal): Promise<void> {
-  const r = await api.call(t, { source: 'cli', priority: 'interactive', fresh: o.fresh, signal });
+async function callOnce(io: Io, c: CliContext, t: Target, o: CallFlags, sink: LineSink): Promise<void> {
+  const r = await c.call('api.call', { target: t, source: 'cli', fresh: o.fresh === true });
   for (const it of itemsOf(r.envelope)) sink.write(it);
   const cost = r.fromArchive
     ? 'Served from the archive (already held inside its cache window): 0 credits'
-    : `Spent ${fmt(r.creditsUsed)} credits`;
+    : `Spent ${fmt(r.creditsUsed ?? 0)} credits`;
   const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
   if (gone) throw gone;
   io.stderr.write(
     `${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
   );
-  unreadableLine(io, r.unreadable, true);
+  unreadableLine(io, r.unreadable ?? 0, true);
   await sink.finish(true);
 }
 
-/** A walk of pages, each page's items written as it arrives; the next request waits for the reader. */
-function walkPages(
-  io: Io,
-  api: Api,
-  t: Target,
-  o: CallFlags,
-  pages: number | null,
-  sink: LineSink,
-  signal: AbortSignal,
-): Promise<WalkResult> {
-  return api.walk(t, {
+/** A walk of pages read through the contract, each page's items written as it arrives; the next request waits for the reader. */
+async function walkPages(io: Io, c: CliContext, t: Target, o: CallFlags, pages: number | null, sink: LineSink): Promise<WalkOutcome> {
+  const { walkId } = await c.call('walks.stream', {
+    target: t,
     source: 'cli',
-    priority: 'interactive',
     maxPages: pages ?? undefined,
     maxCredits: o.maxCredits,
-    fresh: o.fresh,
-    signal,
-    onPage: (p) => {
-      for (const it of itemsOf(p.result.envelope)) sink.write(it);
-      const eta = pages !== null ? api.pacer.eta(Math.max(0, pages - p.pageNumber), 'interactive') : null;
-      progressLine(
-        io,
-        `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${eta ? ` · ETA ${Math.ceil(eta / 1000)} s` : ''}`,
-      );
-      return sink.settled(); // the next request waits for the reader (and stops if it left)
-    },
+    fresh: o.fresh === true,
   });
+  return readWalk(c, walkId, sink, (p) =>
+    progressLine(
+      io,
+      `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${p.etaMs ? ` · ETA ${Math.ceil(p.etaMs / 1000)} s` : ''}`,
+    ),
+  );
 }
 
 /** What a finished walk says on stderr, and how it ends the command (resumable failures throw). */
-function reportWalk(io: Io, api: Api, sink: LineSink, result: WalkResult | null): void {
+function reportWalk(io: Io, sink: LineSink, result: WalkOutcome | null): void {
   if (!result) return;
   if (sink.poll() && !(result.status === 'failed' && result.error)) throw sink.problem(outputStopped(sink, result));
-  const bal = api.balance();
+  const bal = result.balance;
   io.stderr.write(
     `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,
   );
@@ -220,7 +207,7 @@ function reportWalk(io: Io, api: Api, sink: LineSink, result: WalkResult | null)
   if ((result.status === 'failed' || result.status === 'paused') && result.error) {
     // failed, or paused by the service's wait beyond the wait cap / the balance: resumable
     io.stderr.write(`Resume ${result.stopReason === 'rate_limited' ? 'after that time ' : 'later '}with: loupe resume ${result.walkId}\n`);
-    throw result.error;
+    throw walkError(result.error);
   }
   if (result.stopReason === 'credit_limit')
     io.stderr.write(`Stopped at --max-credits; continue with: loupe resume ${result.walkId} --max-credits N\n`);

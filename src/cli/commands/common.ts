@@ -1,9 +1,9 @@
 /** What the command files share: flag parsers, the terminal's question, the catalogue lookup, a walk's last words. */
 import { createInterface } from 'node:readline/promises';
-import type { ApiCore, WalkResult } from '../../core/api';
 import type { CatalogueEndpoint } from '../../shared/api-types';
+import type { WalkOutcome } from '../../shared/contract';
 import { visible } from '../../shared/visible';
-import { UsageError } from '../context';
+import { UsageError, type CliContext } from '../context';
 import type { Io } from '../io';
 import type { LineSink } from '../line-sink';
 import { progress, rawOf } from '../terminal';
@@ -44,11 +44,11 @@ export async function readStdin(io: Io): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-export async function loadEndpoint(api: ApiCore, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
-  await api.catalogue.load();
-  const ep = api.catalogue.find(platform, endpoint);
+/** The catalogue's endpoint for a target (the contract's `catalogue.endpoint`), else a usage error saying where to look. */
+export async function loadEndpoint(c: CliContext, platform: string, endpoint: string): Promise<CatalogueEndpoint> {
+  const ep = await c.call('catalogue.endpoint', { platform, endpoint });
   if (!ep) {
-    const known = api.catalogue.list(platform).length > 0;
+    const known = (await c.call('catalogue.get', {})).endpoints.some((e) => e.platform === platform);
     throw new UsageError(
       known
         ? `${platform} has no endpoint "${endpoint}" in the catalogue; see: loupe endpoints --platform ${platform}`
@@ -59,7 +59,7 @@ export async function loadEndpoint(api: ApiCore, platform: string, endpoint: str
 }
 
 /** The one line a walk stopped by its output says (docs/cli.md "Pipes"). */
-export function outputStopped(sink: LineSink, r: WalkResult): string {
+export function outputStopped(sink: LineSink, r: WalkOutcome): string {
   const what = `${fmt(sink.lines)} item(s) written, ${r.pagesDone} page(s) and ${fmt(r.creditsSpent)} credits in all, every charge recorded`;
   return r.status === 'done'
     ? `the walk had ended (${what}).`

@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import type { Io } from '../io';
 import { hostname } from 'node:os';
-import type { WalkResult } from '../../core/api';
+import type { WalkOutcome } from '../../shared/contract';
 import { UsageError } from '../context';
 import { ExitError } from '../exit';
-import { checkOut, itemsOf, LineSink } from '../line-sink';
-import { restartNeedsApproval, unreadableLine } from '../walk-report';
+import { checkOut, LineSink } from '../line-sink';
+import { readWalk, restartNeedsApproval, unreadableLine, walkError } from '../walk-report';
 import { fmt, intArg, outputStopped } from './common';
 
 export function registerWalkCommands(program: Command, io: Io, context: () => CliContext): void {
@@ -34,28 +34,14 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
           `Walk ${walkId} is still running in another Loupe process${where}; let it finish or stop that process, then resume.`,
         );
       }
-      const api = await c.api();
+      await c.api();
       const sink = await LineSink.open(io, o.out);
-      const abort = new AbortController();
-      const onSig = () => abort.abort();
-      process.once('SIGINT', onSig);
-      sink.onFail(onSig); // the output went away: stop before the next request, as `call` does
-      let r: WalkResult | null = null;
+      let r: WalkOutcome | null = null;
       try {
-        r = await api.resumeWalk(walkId, {
-          source: w.source,
-          priority: 'interactive',
-          maxPages: o.pages !== undefined ? w.pagesDone + o.pages : undefined,
-          maxCredits: o.maxCredits !== undefined ? w.creditsSpent + o.maxCredits : undefined,
-          payRestart: o.payRestart === true,
-          signal: abort.signal,
-          onPage: (p) => {
-            for (const it of itemsOf(p.result.envelope)) sink.write(it);
-            return sink.settled();
-          },
-        });
+        // the page that was in flight is re-sent with its idempotency key; limits count more pages / credits
+        await c.call('walks.streamResume', { walkId, maxPages: o.pages, maxCredits: o.maxCredits, payRestart: o.payRestart === true });
+        r = await readWalk(c, walkId, sink);
       } finally {
-        process.removeListener('SIGINT', onSig);
         await sink.finish(r !== null);
       }
       if (sink.poll() && !(r.status === 'failed' && r.error)) throw sink.problem(outputStopped(sink, r));
@@ -65,7 +51,7 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
       restartNeedsApproval(r);
       if ((r.status === 'failed' || r.status === 'paused') && r.error) {
         if (r.stopReason === 'rate_limited') io.stderr.write(`Resume after that time with: loupe resume ${walkId}\n`);
-        throw r.error;
+        throw walkError(r.error);
       }
     });
 

@@ -57,7 +57,24 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
       // `save` is accepted for the contract's sake: every answer is archived (ledger and provenance need it)
       const core = await parts.api();
       const r = await core.call(toTarget(i.target), { source: i.source, fresh: i.fresh, priority: 'interactive' });
-      return { envelope: r.envelope, fromArchive: r.fromArchive, callId: r.callId, newItems: r.newItems, unreadable: r.unreadable };
+      return {
+        envelope: r.envelope,
+        fromArchive: r.fromArchive,
+        callId: r.callId,
+        newItems: r.newItems,
+        creditsUsed: r.creditsUsed,
+        unreadable: r.unreadable,
+      };
+    },
+    async 'api.validate'(t) {
+      const v = await (await parts.api()).validate(toTarget(t));
+      return v.ok
+        ? { ok: true, message: null, warnings: v.warnings.map((w) => w.message) }
+        : { ok: false, message: v.message, warnings: [] };
+    },
+    async 'api.dryRun'(i) {
+      const q = await (await parts.api()).quote(toTarget(i.target), { source: i.source });
+      return { ...q };
     },
   };
 }

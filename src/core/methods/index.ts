@@ -17,12 +17,13 @@ import { tagMethods } from './tags';
 import { wholeContract, type AppParts } from './parts';
 import { sandboxMethods } from './sandbox';
 import { usageMethods } from './usage';
-import { savedWalkMethods, type Walks } from './walks';
+import { savedWalkMethods } from './walks';
+import type { AllWalks } from './walk-stream';
 import { watchlistMethods, type WatchService } from './watchlists';
 
 export function contractImpl(
   parts: AppParts,
-  jobs: { walks: Walks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots },
+  jobs: { walks: AllWalks; exports: Exports; watch: WatchService | null; collect: CollectJob; snapshots: Snapshots },
 ): LoupeImpl {
   return wholeContract({
     ...accountMethods(parts),
@@ -46,5 +47,5 @@ export { createCollect } from './collect';
 export { createExports } from './exports';
 export { type AppParts } from './parts';
 export { createSnapshots } from './snapshots';
-export { createWalks } from './walks';
+export { createWalks } from './walk-stream';
 export { type WatchDeps, type WatchMethodName, type WatchService } from './watchlists';

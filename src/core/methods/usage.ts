@@ -13,6 +13,9 @@ export function usageMethods(parts: Pick<AppParts, 'archive' | 'service' | 'api'
     async 'credits.refresh'() {
       return service.refreshCredits();
     },
+    async 'credits.answer'() {
+      return (await parts.api()).credits();
+    },
     async 'credits.reconcile'(i) {
       const report = archive.reconcileLedger({ since: i.since });
       const live = balanceFigure(await (await parts.api()).credits());

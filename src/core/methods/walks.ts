@@ -22,8 +22,11 @@ interface WalkJob {
 }
 
 export interface Walks {
-  /** the walks this process runs (walks.saved, the archive's record of every walk: savedWalkMethods) */
-  methods: Omit<Slice<'walks'>, 'walks.saved'>;
+  /**
+   * the walks this process runs in the background (walks.saved, the archive's record of every walk:
+   * savedWalkMethods; the walks a caller reads page by page: walk-stream.ts)
+   */
+  methods: Omit<Slice<'walks'>, 'walks.saved' | 'walks.stream' | 'walks.streamResume' | 'walks.next'>;
   /** the request core's progress of a walk run by this process */
   progress(p: WalkProgress): void;
   anyRunning(): boolean;
