@@ -14,6 +14,7 @@
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { sql, Statements } from '../archive';
 
 export interface PaceLimits {
   /** at most this many attempt starts in any sliding window */
@@ -142,15 +143,8 @@ export const LEASE_MARGIN_MS = 30_000;
 export class SqlitePaceBook implements PaceBook {
   readonly shared = true;
   private readonly db: Database.Database;
-  private readonly stmts: {
-    live: Database.Statement;
-    prune: Database.Statement;
-    insert: Database.Statement;
-    end: Database.Statement;
-    cancel: Database.Statement;
-    pause: Database.Statement;
-    paused: Database.Statement;
-  };
+  /** the book's statements (the archive's tagged SQL over this file's own connection) */
+  private readonly sql: Statements;
   private readonly startTx: (key: string, now: number, limits: PaceLimits, leaseMs: number) => TryStart;
 
   constructor(file: string) {
@@ -169,33 +163,25 @@ export class SqlitePaceBook implements PaceBook {
       CREATE INDEX IF NOT EXISTS pace_starts_key ON pace_starts (key, start_ms);
       CREATE TABLE IF NOT EXISTS pace_pauses (key TEXT PRIMARY KEY, until_ms INTEGER NOT NULL);
     `);
-    this.stmts = {
-      live: this.db.prepare('SELECT id, pid, start_ms AS start, end_ms AS end, lease_until AS lease FROM pace_starts WHERE key = ?'),
-      // an entry leaves for good a window after its end (a lapsed lease counts as its end)
-      prune: this.db.prepare(
-        'DELETE FROM pace_starts WHERE key = ? AND COALESCE(end_ms, CASE WHEN lease_until <= ? THEN lease_until END) <= ?',
-      ),
-      insert: this.db.prepare('INSERT INTO pace_starts (id, key, pid, start_ms, end_ms, lease_until) VALUES (?, ?, ?, ?, NULL, ?)'),
-      end: this.db.prepare('UPDATE pace_starts SET end_ms = ? WHERE id = ? AND end_ms IS NULL'),
-      cancel: this.db.prepare('DELETE FROM pace_starts WHERE id = ?'),
-      pause: this.db.prepare(
-        'INSERT INTO pace_pauses (key, until_ms) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)',
-      ),
-      paused: this.db.prepare('SELECT until_ms FROM pace_pauses WHERE key = ?'),
-    };
+    this.sql = new Statements(this.db);
     this.startTx = this.db.transaction((key: string, now: number, limits: PaceLimits, leaseMs: number): TryStart => {
       const es = this.read(key, now, limits.windowSeconds * 1000);
       const at = readyAtFor(es, this.pausedUntil(key, now), limits, now);
       if (at > now) return { ok: false, readyAt: at };
       const id = randomUUID();
-      this.stmts.insert.run(id, key, process.pid, now, now + leaseMs);
+      this.sql.insert`pace_starts`({ id, key, pid: process.pid, start_ms: now, end_ms: null, lease_until: now + leaseMs });
       return { ok: true, id };
     }).immediate as unknown as (key: string, now: number, limits: PaceLimits, leaseMs: number) => TryStart;
   }
 
   private read(key: string, now: number, windowMs: number): PaceEntry[] {
-    this.stmts.prune.run(key, now, now - windowMs);
-    const rows = this.stmts.live.all(key) as Array<{ id: string; pid: number; start: number; end: number | null; lease: number }>;
+    // an entry leaves for good a window after its end (a lapsed lease counts as its end)
+    this.sql.run(
+      sql`DELETE FROM pace_starts WHERE key = ${key} AND COALESCE(end_ms, CASE WHEN lease_until <= ${now} THEN lease_until END) <= ${now - windowMs}`,
+    );
+    const rows = this.sql.all<{ id: string; pid: number; start: number; end: number | null; lease: number }>(
+      sql`SELECT id, pid, start_ms AS start, end_ms AS end, lease_until AS lease FROM pace_starts WHERE key = ${key}`,
+    );
     return rows.map((r) => {
       let end = r.end;
       // an attempt of a process that is gone (killed, crashed) is in flight no longer — the service
@@ -203,7 +189,7 @@ export class SqlitePaceBook implements PaceBook {
       // it ends now, and stays in the window for a window more
       if (end === null && r.lease > now && r.pid !== process.pid && !pidAlive(r.pid)) {
         end = now;
-        this.stmts.end.run(now, r.id);
+        this.endEntry(r.id, now);
       }
       return { start: r.start, end: end ?? (r.lease <= now ? r.lease : Infinity) };
     });
@@ -215,21 +201,28 @@ export class SqlitePaceBook implements PaceBook {
 
   end(key: string, id: string, now: number): void {
     void key;
-    this.stmts.end.run(now, id);
+    this.endEntry(id, now);
+  }
+
+  private endEntry(id: string, now: number): void {
+    this.sql.run(sql`UPDATE pace_starts SET end_ms = ${now} WHERE id = ${id} AND end_ms IS NULL`);
   }
 
   cancel(key: string, id: string): void {
     void key;
-    this.stmts.cancel.run(id);
+    this.sql.run(sql`DELETE FROM pace_starts WHERE id = ${id}`);
   }
 
   pause(key: string, until: number): void {
-    this.stmts.pause.run(key, until);
+    this.sql.run(
+      sql`INSERT INTO pace_pauses (key, until_ms) VALUES (${key}, ${until})
+          ON CONFLICT(key) DO UPDATE SET until_ms = MAX(until_ms, excluded.until_ms)`,
+    );
   }
 
   pausedUntil(key: string, now: number): number {
-    const r = this.stmts.paused.get(key) as { until_ms: number } | undefined;
-    return r && r.until_ms > now ? r.until_ms : 0;
+    const until = this.sql.value<number>(sql`SELECT until_ms FROM pace_pauses WHERE key = ${key}`);
+    return until !== undefined && until > now ? until : 0;
   }
 
   entries(key: string, now: number, windowMs: number): PaceEntry[] {

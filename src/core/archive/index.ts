@@ -27,6 +27,7 @@ export { type FactRow, type ParentAuthorRow } from './network-facts';
 export { migrationPrinter, prepareArchive, type Prepared, type PrepareOptions } from './prepare';
 export { snapshotArchive } from './snapshot';
 export { parseQuery } from './sql-query';
+export { sql, Statements } from './sql';
 export { type AuthorCountRow, type TermIdsRow } from './term-counts';
 export {
   type ChainKind,
