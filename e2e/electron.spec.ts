@@ -1,21 +1,20 @@
 /**
  * The desktop app itself, when Electron's binary is installed (it cannot be downloaded on the
- * machine Loupe is built on; `node node_modules/electron/install.js` installs it elsewhere).
+ * machine Loupe is built on; `npm start` fetches it elsewhere).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
+import { installedElectron } from '../scripts/lib/electron.mjs';
 
+/**
+ * The installed binary, read the way `npm start` reads it (dist/ + path.txt). Not require('electron'):
+ * since Electron 45 that starts a download when the binary is missing.
+ */
 function electronBinary(): string | null {
-  try {
-    const p = createRequire(join(process.cwd(), 'package.json'))('electron') as unknown;
-    return typeof p === 'string' && existsSync(p) ? p : null;
-  } catch {
-    return null;
-  }
+  return installedElectron(process.cwd());
 }
 
 /** The desktop app with a fresh data folder and the in-process sandbox. */
@@ -37,7 +36,7 @@ const hasElectronBinary = binary !== null;
 
 test.skip(
   !hasElectronBinary,
-  'Electron binary not installed on this machine (downloads are blocked here); run npm start (or node node_modules/electron/install.js) where they are not',
+  'Electron binary not installed on this machine (downloads are blocked here); run npm start where they are not',
 );
 
 // better-sqlite3 for Electron's ABI (.electron-native/): what npm start prepares; built here when missing

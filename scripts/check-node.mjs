@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The Node version check `npm test` starts with (.ci/run runs npm test): this Node must satisfy
 // package.json's engines.node (">=20.19": 20.19+, 22, 24 — the README says so). Exit 1 with the
-// reason and the way out otherwise.
+// reason and the way out otherwise. Below Electron's downloader's floor (22.12 for Electron 45) it
+// notes that `npm start` cannot fetch Electron's binary on this Node.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -22,3 +23,10 @@ if (!ok) {
   process.exit(1);
 }
 console.log(`Node ${process.versions.node} satisfies engines.node ${want}.`);
+// The one thing that needs a newer Node: fetching Electron's binary (its downloader's engines). Said,
+// not failed — nothing `npm test` runs fetches it, and `npm start` opens the web host instead.
+try {
+  const { fetcherNodeProblem } = await import('./lib/electron.mjs');
+  const note = fetcherNodeProblem(join(import.meta.dirname, '..'));
+  if (note) console.log(`Note: ${note}`);
+} catch {}

@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { downloadFailure, electronPackage, fetchElectron, installedElectron, progressLine } from './lib/electron.mjs';
+import { downloadFailure, electronPackage, fetchElectron, fetcherNodeProblem, installedElectron, progressLine } from './lib/electron.mjs';
 import { electronAbi, ensureElectronNative, verifyInElectron } from './lib/native.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -40,25 +40,43 @@ function progressPrinter(version, target) {
   };
 }
 
-/** The Electron binary, fetched when missing; null (with the reason said) when it cannot be had. */
-export async function electronBinary() {
-  const have = installedElectron(root);
+/**
+ * The Electron binary, fetched when missing; null (with the reason said, in one sentence) when it
+ * cannot be had. Options for tests: root, web, nodeVersion, say, and fetchElectron's own (mirror, …).
+ */
+export async function electronBinary({
+  root: at = root,
+  web = args.includes('--web'),
+  nodeVersion = process.versions.node,
+  say: tell = say,
+  ...fetchOptions
+} = {}) {
+  const have = installedElectron(at);
   if (have) return have;
-  const { version } = electronPackage(root);
-  if (args.includes('--web')) return null;
+  const { version } = electronPackage(at);
+  if (web) return null;
   if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) {
-    say(`Electron's binary is not installed and ELECTRON_SKIP_BINARY_DOWNLOAD is set: not downloading it.`);
+    tell(`Electron's binary is not installed and ELECTRON_SKIP_BINARY_DOWNLOAD is set: not downloading it.`);
     return null;
   }
-  say(`Electron's binary is not installed yet: downloading Electron ${version} (about 100 MB, once)…`);
+  const tooOld = fetcherNodeProblem(at, nodeVersion);
+  if (tooOld) {
+    tell(tooOld);
+    return null;
+  }
+  tell(`Electron's binary is not installed yet: downloading Electron ${version} (about 100 MB, once)…`);
   try {
-    const bin = await fetchElectron({ root, onProgress: progressPrinter(version, `${process.platform}-${process.arch}`) });
+    const bin = await fetchElectron({
+      root: at,
+      onProgress: progressPrinter(version, `${process.platform}-${process.arch}`),
+      ...fetchOptions,
+    });
     if (process.stderr.isTTY) process.stderr.write('\n');
-    say(`Electron ${version} installed: ${bin}`);
+    tell(`Electron ${version} installed: ${bin}`);
     return bin;
   } catch (e) {
     if (process.stderr.isTTY) process.stderr.write('\n');
-    say(downloadFailure(e, version));
+    tell(downloadFailure(e, version));
     return null;
   }
 }
@@ -82,7 +100,7 @@ export function electronNative(bin) {
 function webHost(reason) {
   say(
     `${reason} Starting the web host instead — the same app in your browser: npm run serve. ` +
-      'To install Electron where downloads work: node node_modules/electron/install.js (or just npm start there).',
+      'To install Electron, run npm start where downloads work.',
   );
   const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...args.filter((a) => a !== '--web')], {
     stdio: 'inherit',
@@ -97,9 +115,7 @@ function webHost(reason) {
 async function main() {
   const bin = await electronBinary();
   if (!bin) {
-    return webHost(
-      args.includes('--web') ? 'Web mode (--web).' : "Electron's binary is not installed here (it cannot be downloaded on this machine).",
-    );
+    return webHost(args.includes('--web') ? 'Web mode (--web).' : "Electron's binary is not installed here.");
   }
   if (!electronNative(bin))
     return webHost('The desktop app needs better-sqlite3 built for Electron, which could not be fetched or compiled here.');

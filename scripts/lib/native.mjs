@@ -24,10 +24,26 @@ export function targetFolder(root, platform, arch) {
   return join(root, NATIVE_DIR, `${platform}-${arch}`);
 }
 
-/** Electron's NODE_MODULE_VERSION for a version, from node-abi (better-sqlite3's installer's table). */
+/**
+ * Electron's NODE_MODULE_VERSION for a version, from node-abi (better-sqlite3's installer's table:
+ * it names the prebuilt it downloads). The electron package itself says its ABI (abi_version, since
+ * Electron 45): when it is the package of that version and the two disagree, that is an error.
+ */
 export function electronAbi(root, version) {
   const fromInstaller = createRequire(createRequire(join(root, 'package.json')).resolve('prebuild-install/package.json'));
-  return String(fromInstaller('node-abi').getAbi(version, 'electron'));
+  const abi = String(fromInstaller('node-abi').getAbi(version, 'electron'));
+  try {
+    const dir = join(root, 'node_modules', 'electron');
+    const own = readFileSync(join(dir, 'abi_version'), 'utf8').trim();
+    if (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version === version && own !== abi)
+      throw new Error(
+        `Electron ${version} says its ABI is ${own} but node-abi (better-sqlite3's installer) says ${abi}: ` +
+          'update node-abi (npm update node-abi) and run this again.',
+      );
+  } catch (e) {
+    if (e?.code !== 'ENOENT') throw e;
+  }
+  return abi;
 }
 
 function sqlitePackage(root) {

@@ -2,8 +2,8 @@
  * Where the Electron build of better-sqlite3 lives, chosen when the module is loaded.
  *
  * better-sqlite3 is a native module compiled for ONE ABI. `npm install` builds it for Node
- * (NODE_MODULE_VERSION 115 on Node 20), which the CLI, the web host and the tests use; Electron 38
- * needs its own (139). Rebuilding in place would break the Node side, so the Electron build is kept
+ * (NODE_MODULE_VERSION 115 on Node 20), which the CLI, the web host and the tests use; Electron 45
+ * needs its own (150). Rebuilding in place would break the Node side, so the Electron build is kept
  * apart, one file per ABI, and handed to better-sqlite3 through its `nativeBinding` option:
  *
  *   development  <repo>/.electron-native/<platform>-<arch>/better_sqlite3-electron-v<abi>.node

@@ -98,24 +98,24 @@ describe('safeStorage secrets: never plaintext', () => {
 });
 
 describe('native module selection', () => {
-  const electron = { electron: '38.8.6', modules: '139' };
+  const electron = { electron: '45.5.0', modules: '150' }; // Electron 45's process.versions
   it('plain Node: the package build; Electron: the ABI-named file beside the repo or in the app resources', () => {
     expect(sqliteBinding({ bundleDir: '/repo/out/main', versions: { modules: '115' }, platform: 'linux', arch: 'x64' })).toEqual({
       path: null,
       tried: [],
     });
     const dev = sqliteBinding({ bundleDir: '/repo/out/main', versions: electron, platform: 'linux', arch: 'x64', exists: () => true });
-    expect(dev.path).toBe('/repo/.electron-native/linux-x64/better_sqlite3-electron-v139.node');
+    expect(dev.path).toBe('/repo/.electron-native/linux-x64/better_sqlite3-electron-v150.node');
     for (const dir of ['/opt/Loupe/resources/app.asar/out/main', '/opt/Loupe/resources/app.asar.unpacked/out/main/chunks']) {
       expect(packagedResources(dir)).toBe('/opt/Loupe/resources');
       expect(sqliteBinding({ bundleDir: dir, versions: electron, platform: 'linux', arch: 'x64', exists: () => true }).path).toBe(
-        '/opt/Loupe/resources/native/better_sqlite3-electron-v139.node',
+        '/opt/Loupe/resources/native/better_sqlite3-electron-v150.node',
       );
     }
     expect(
       sqliteBinding({ bundleDir: '/repo/out/main', versions: electron, platform: 'linux', arch: 'x64', exists: () => false }),
     ).toMatchObject({ path: null });
-    expect(sqliteBindingName(139)).toBe('better_sqlite3-electron-v139.node');
+    expect(sqliteBindingName(150)).toBe('better_sqlite3-electron-v150.node');
   });
 
   it('the shim hands every connection the chosen binary (and keeps the constructor, statics, instanceof)', () => {
