@@ -36,9 +36,9 @@ export const CORE_LEVELS = [
  * relative to src/core). Keep this short: every entry is a place the package's index does not speak for it.
  */
 export const PAST_INDEX = {
-  'export/csv-worker.ts': {
+  'export/rid-rows.ts': {
     'archive/export-row.ts':
-      "a worker thread's entry loads only what it runs: the archive's index would load every archive module in each export worker",
+      "the export workers' row reader loads only what they run: the archive's index would load every archive module in each export worker",
   },
 };
 

@@ -2,7 +2,8 @@
  * Issue 30: a CSV export of the archive whose workers read the rows themselves by rid
  * (csv-rids.ts) writes the same bytes as the one-thread export, for the default order and a
  * filtered, sorted query, with tags, notes and overrides on some rows; and a row deleted after the
- * export's snapshot is still written (from the snapshot, by the exporting thread).
+ * export's snapshot is still written (from the snapshot, by the exporting thread). The same for a
+ * Parquet export whose workers read and encode whole row groups by rid (parquet-rids.ts).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { mulberry32 } from '../../shared/random';
 import type { ExportRowSource, RidWalk } from '../ports';
 import { workerEntry } from './csv-pool';
 import { exportRows } from './index';
+import { exportParquet } from './parquet';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-csv-rids-'));
 let a: Archive;
@@ -92,5 +94,48 @@ describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the worke
     expect(deleted).toBe(2);
     expect(a.count({})).toBe(N - 2);
     expect(after.equals(before)).toBe(true);
+  }, 120_000);
+});
+
+describe.runIf(workerEntry('parquet-worker') !== null)('Parquet export read by the workers, by rid', () => {
+  /** the export; `iterated`: whether the exporting thread read rows from the source itself */
+  async function parquet(source: ExportRowSource, name: string, threads: number): Promise<{ bytes: Buffer; iterated: boolean }> {
+    const out = join(dir, name);
+    let iterated = false;
+    const next = source.next.bind(source);
+    const watched = Object.assign(source, { next: () => ((iterated = true), next()) });
+    await exportParquet(watched, { out, threads, rowGroupSize: 500 });
+    return { bytes: readFileSync(out), iterated };
+  }
+
+  it('writes the bytes of the one-thread export, reading no row on the exporting thread', async () => {
+    for (const [k, q] of [{}, { platforms: ['photo_net'], sort: { field: 'likes', dir: 'asc' } } satisfies LibraryQuery].entries()) {
+      const one = await parquet(a.iterateExportRows(q), `one-${k}.parquet`, 0);
+      const rids = await parquet(a.iterateExportRows(q), `rids-${k}.parquet`, 2);
+      expect(one.iterated).toBe(true);
+      expect(rids.iterated).toBe(false);
+      expect(rids.bytes.equals(one.bytes), JSON.stringify(q)).toBe(true);
+    }
+  }, 120_000);
+
+  it('writes a row deleted after its snapshot from the snapshot', async () => {
+    const before = await parquet(a.iterateExportRows({}), 'before.parquet', 0);
+    const source = a.iterateExportRows({});
+    const walkOf = source.ridWalk!;
+    let fromSnapshot = 0;
+    const wrapped = Object.assign(source, {
+      ridWalk: (): RidWalk | null => {
+        const w = walkOf()!;
+        const rows = w.rows.bind(w);
+        const db = testDb(a);
+        const gone = db.prepare('SELECT rid FROM items ORDER BY published_at DESC LIMIT 2 OFFSET 1200').pluck().all() as number[];
+        db.prepare(`DELETE FROM items WHERE rid IN (${gone.join(',')})`).run();
+        return Object.assign(w, { rows: (rids: number[]) => ((fromSnapshot += rids.length), rows(rids)) });
+      },
+    });
+    const after = await parquet(wrapped, 'after.parquet', 2);
+    expect(fromSnapshot).toBe(500); // the group that held them, from the snapshot
+    expect(after.iterated).toBe(false);
+    expect(after.bytes.equals(before.bytes)).toBe(true);
   }, 120_000);
 });

@@ -12,41 +12,18 @@
  *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] }
  *   out: { seq, bytes: Uint8Array } | { seq, missing: true } | { seq, error }
  */
-import Database, { type Statement } from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
-import type { ExportRow } from '../ports';
 import { csvRenderer, resolveColumns } from './columns';
+import { ridReader, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
-const data = (workerData ?? {}) as { columns?: string[]; reader?: { file: string; extra: string } };
+const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const encoder = new TextEncoder();
 const render = csvRenderer(resolveColumns(data.columns));
 
-let byRid: Statement | null = null;
-/**
- * The rows of `rids` in that order, or null when one is not in the archive any more. One
- * statement per batch: the rids as a JSON array, each looked up by rowid in the array's order
- * (CROSS JOIN keeps json_each the outer loop; each row says its index in the array); all
- * rows at once (`all`: a third less CPU than iterating them into a map and back in order).
- */
-function readRows(rids: number[]): ExportRow[] | null {
-  if (!byRid) {
-    const r = data.reader;
-    if (!r) throw new Error('csv-worker: rids without an archive to read them from');
-    const db = new Database(r.file, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-    byRid = db.prepare(`SELECT j.key, ${EXPORT_COLS}${r.extra} FROM json_each(?) j CROSS JOIN items i ON i.rid = j.value`).raw(true);
-  }
-  const found = byRid.all(JSON.stringify(rids)) as Array<[number, ...ExportTuple]>;
-  if (found.length !== rids.length) return null;
-  const rows: ExportRow[] = new Array(rids.length);
-  for (const t of found) rows[t[0]] = exportRowOf(t.slice(1) as ExportTuple);
-  return rows;
-}
+const readRows = ridReader(data.reader);
 
 port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
   try {

@@ -5,22 +5,51 @@
  * (parquet-group.ts), and when the group's last part arrives answers with the group's bytes (moved,
  * not copied) and its metadata; the exporting thread places them in the file.
  *
- *   workerData: { columns?: string[] }
+ * Or (issue 30) a whole group as rids: the worker reads those rows itself from the archive file
+ * (rid-rows.ts) and encodes them; when one of them is no longer there (deleted since the export's
+ * snapshot) it answers `missing` and the exporting thread encodes that group from its snapshot.
+ *
+ *   workerData: { columns?: string[]; reader?: RidSource }
  *   in:  { seq, rows: WireRow[], more?: true, size?: number }   (seq: the group; more: parts follow; size: rows expected)
- *   out: { seq, group: EncodedGroup } | { seq, error }           (after the part without `more`)
+ *      | { seq, rids: number[] }                                (a whole group, by rid)
+ *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { GroupEncoder, parquetLayout } from './parquet-group';
+import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
+import { ridReader, RID_BATCH, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('parquet-worker: not started as a worker thread');
-const layout = parquetLayout((workerData as { columns?: string[] } | null)?.columns);
+const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
+const layout = parquetLayout(data.columns);
+const readRows = ridReader(data.reader);
+
+/** a group by rid: read in batches and encoded as they come; null when a row is gone */
+function encodeRids(rids: number[]): EncodedGroup | null {
+  const enc = new GroupEncoder(layout, rids.length);
+  for (let i = 0; i < rids.length; i += RID_BATCH) {
+    const rows = readRows(rids.slice(i, i + RID_BATCH));
+    if (!rows) return null;
+    for (const row of rows) enc.add(row);
+  }
+  return enc.finish();
+}
 
 /** the group being received (parts of one group arrive in order, one group after another) */
 let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
 
-port.on('message', (m: WireBatch & { more?: boolean; size?: number }) => {
+port.on('message', (m: (WireBatch & { more?: boolean; size?: number }) | { seq: number; rids: number[] }) => {
+  if ('rids' in m) {
+    try {
+      const group = encodeRids(m.rids);
+      if (!group) return void port.postMessage({ seq: m.seq, missing: true });
+      port.postMessage({ seq: m.seq, group }, [group.bytes.buffer as ArrayBuffer]);
+    } catch (e) {
+      port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
+    }
+    return;
+  }
   if (current?.seq !== m.seq) current = { seq: m.seq, enc: new GroupEncoder(layout, m.size ?? m.rows.length) };
   const g = current;
   if (g.error === undefined) {

@@ -20,9 +20,19 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import type { ExportRow } from '../ports';
-import { defaultThreads, ExportPool, WORKER_LIMITS } from './csv-pool';
-import { encodeGroup, GroupEncoder, parquetLayout, placeGroup, PARQUET_OPTIONS, type EncodedGroup } from './parquet-group';
+import type { ExportRow, ExportRowSource } from '../ports';
+import { defaultThreads, ExportPool } from './csv-pool';
+import { ridThreads } from './csv-rids';
+import { parquetFromRids, PARQUET_WORKER_LIMITS } from './parquet-rids';
+import {
+  encodeGroup,
+  GroupEncoder,
+  parquetLayout,
+  placeGroup,
+  PARQUET_OPTIONS,
+  type EncodedGroup,
+  type ParquetLayout,
+} from './parquet-group';
 import { fromWire, toWire, type WireRow } from './wire';
 import { abortError } from './abort';
 
@@ -38,7 +48,11 @@ export interface ParquetOptions {
   total?: number;
   /** rows per row group (tests use small groups); default 20,000 */
   rowGroupSize?: number;
-  /** worker threads that encode row groups (default: one per core but one, max 4; 0 = this thread only) */
+  /**
+   * worker threads that encode row groups (0 = this thread only). Default: from the archive,
+   * workers that read their groups' rows themselves, one per core (max 4); from other rows, one
+   * per core but one (this thread reads the rows), max 4.
+   */
   threads?: number;
 }
 
@@ -51,8 +65,6 @@ export interface ParquetResult {
   untypedValues: number;
 }
 
-/** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
-const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };
 /** groups in a worker's hands before this thread encodes one itself */
 const IN_FLIGHT_PER_WORKER = 2;
 /** rows of a group sent to its worker in one message */
@@ -143,6 +155,75 @@ function fileWriter(fh: FileHandle): ByteWriter & { flush(): Promise<void>; fini
   return w;
 }
 
+/** The file being written: encoded groups placed in order, then the footer (hyparquet-writer's). */
+class GroupFile {
+  rows = 0;
+  groups = 0;
+  untypedValues = 0;
+  private nextReport: number;
+  private readonly bw: ReturnType<typeof fileWriter>;
+  private readonly writer: ParquetWriter;
+
+  constructor(
+    private readonly file: FileHandle,
+    layout: ParquetLayout,
+    private readonly every: number,
+    private readonly onProgress?: (rows: number) => void,
+  ) {
+    this.bw = fileWriter(file);
+    this.writer = new ParquetWriter({ writer: this.bw, schema: layout.schema, ...PARQUET_OPTIONS });
+    this.nextReport = every;
+  }
+
+  /** write an encoded group after what the file holds */
+  async place(g: EncodedGroup): Promise<void> {
+    await this.bw.flush();
+    const at = this.bw.offset;
+    await this.file.write(g.bytes);
+    this.bw.offset += g.bytes.length;
+    placeGroup(this.writer, g, at);
+    this.groups++;
+    this.rows += g.rows;
+    this.untypedValues += g.untypedValues;
+    if (this.onProgress && this.rows >= this.nextReport) {
+      this.nextReport = this.rows + this.every;
+      this.onProgress(this.rows);
+    }
+  }
+
+  async finish(): Promise<void> {
+    await this.writer.finish();
+  }
+}
+
+/**
+ * The archive's rows as rids, read and encoded by the workers themselves (parquet-rids.ts) into
+ * `out`; false when the rows are to be exported here (not the archive, one group, no worker).
+ */
+async function placedByRids(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  opts: ParquetOptions,
+  layout: ParquetLayout,
+  groupSize: number,
+  out: GroupFile,
+): Promise<boolean> {
+  const walk = !(Symbol.asyncIterator in rows) && opts.threads !== 0 ? ((rows as ExportRowSource).ridWalk?.() ?? null) : null;
+  if (!walk) return false;
+  try {
+    const threads = opts.threads ?? ridThreads();
+    return await parquetFromRids(walk, {
+      layout,
+      groupSize,
+      columns: opts.columns,
+      threads,
+      signal: opts.signal,
+      place: (g) => out.place(g),
+    });
+  } finally {
+    walk.close();
+  }
+}
+
 interface Slot {
   rows: number;
   group?: EncodedGroup;
@@ -163,36 +244,19 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
 
   let fh: FileHandle | null = null;
   let pool: ParquetPool | null | undefined; // undefined: not needed yet
-  let count = 0;
-  let groups = 0;
-  let untypedValues = 0;
-  let nextReport = every;
   try {
     fh = await open(tmp, 'wx');
     const file = fh;
-    const bw = fileWriter(file);
-    const writer = new ParquetWriter({ writer: bw, schema: layout.schema, ...PARQUET_OPTIONS });
+    const out = new GroupFile(file, layout, every, onProgress);
     const queue: Slot[] = [];
     let atWorkers = 0;
-
     const writeHead = async (): Promise<void> => {
       const slot = queue.shift()!;
       if (!slot.group && slot.err === undefined) await slot.wait;
       if (slot.err !== undefined) throw slot.err;
-      const g = slot.group!;
-      await bw.flush();
-      const at = bw.offset;
-      await file.write(g.bytes);
-      bw.offset += g.bytes.length;
-      placeGroup(writer, g, at);
-      groups++;
-      count += g.rows;
-      untypedValues += g.untypedValues;
-      if (onProgress && count >= nextReport) {
-        nextReport = count + every;
-        onProgress(count);
-      }
+      await out.place(slot.group!);
     };
+    const byRids = await placedByRids(rows, opts, layout, groupSize, out);
     // the group being filled: encoded here as rows come, streamed to a worker in parts, or (the
     // first group) kept as tuples until it is full: then workers start and it goes to one of them
     type Current = { enc: GroupEncoder; job?: undefined; part?: undefined } | { enc?: undefined; job?: GroupJob; part: WireRow[] };
@@ -257,7 +321,9 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
     };
 
     let turn = performance.now();
-    if (Symbol.asyncIterator in rows) {
+    if (byRids) {
+      // every row is in the file
+    } else if (Symbol.asyncIterator in rows) {
       for await (const row of rows) {
         if (signal?.aborted) throw abortError(signal);
         if (add(row)) await settle();
@@ -281,13 +347,13 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
       await writeHead();
     }
     if (signal?.aborted) throw abortError(signal);
-    await writer.finish();
+    await out.finish();
     await file.close();
     fh = null;
     const bytes = (await stat(tmp)).size;
     await rename(tmp, finalPath);
-    onProgress?.(count);
-    return { rows: count, bytes, path: finalPath, rowGroups: groups, untypedValues };
+    onProgress?.(out.rows);
+    return { rows: out.rows, bytes, path: finalPath, rowGroups: out.groups, untypedValues: out.untypedValues };
   } catch (e) {
     await fh?.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);

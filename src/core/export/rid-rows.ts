@@ -1,0 +1,42 @@
+/**
+ * Rows of an export read by rid in an export worker (csv-worker.ts, parquet-worker.ts; issue 30):
+ * the worker opens the archive file read-only on a connection of its own and reads each batch of
+ * rids in one statement, in the batch's order.
+ */
+import Database, { type Statement } from 'better-sqlite3';
+import { EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
+import type { ExportRow } from '../ports';
+
+/** The archive a worker reads rids from: its file, and the annotation columns (RidWalk.extra). */
+export interface RidSource {
+  file: string;
+  extra: string;
+}
+
+/** rids read per statement by a worker that reads a larger set (a Parquet row group) */
+export const RID_BATCH = 500;
+
+/**
+ * A reader of rows by rid: the rows of `rids` in that order, or null when one is not in the
+ * archive any more. The rids go as a JSON array, each looked up by rowid in the array's order
+ * (CROSS JOIN keeps json_each the outer loop; each row says its index in the array), all rows at
+ * once (`all`: a third less CPU than iterating them into a map and back in order). The connection
+ * opens on first use.
+ */
+export function ridReader(source: RidSource | undefined): (rids: number[]) => ExportRow[] | null {
+  let byRid: Statement | null = null;
+  return (rids) => {
+    if (!byRid) {
+      if (!source) throw new Error('export worker: rids without an archive to read them from');
+      const db = new Database(source.file, { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      db.pragma('cache_size = -4096'); // rows are read once each, in no page order
+      byRid = db.prepare(`SELECT j.key, ${EXPORT_COLS}${source.extra} FROM json_each(?) j CROSS JOIN items i ON i.rid = j.value`).raw(true);
+    }
+    const found = byRid.all(JSON.stringify(rids)) as Array<[number, ...ExportTuple]>;
+    if (found.length !== rids.length) return null;
+    const rows: ExportRow[] = new Array(rids.length);
+    for (const t of found) rows[t[0]] = exportRowOf(t.slice(1) as ExportTuple);
+    return rows;
+  };
+}
