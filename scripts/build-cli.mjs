@@ -58,10 +58,13 @@ const stopwordsAsJson = {
 
 export const CLI_EXTERNAL = ['better-sqlite3', '@napi-rs/keyring', 'electron'];
 
+/** the build's plugins (also the simulation's bundled second process: src/core/simulation/test-sim-bundle.ts) */
+export const CLI_PLUGINS = [englishOnlyZod, stopwordsAsJson];
+
 /** `src/…` as it is, a package's file as `node_modules/<package>/<path>` (wherever node_modules is) */
 const sourceName = (f) => f.replace(/^.*?node_modules\//, 'node_modules/');
 
-const WORKERS = {
+export const WORKERS = {
   'csv-worker': 'src/core/export/csv-worker.ts',
   'parquet-worker': 'src/core/export/parquet-worker.ts',
   'prepare-worker': 'src/core/archive/prepare-worker.ts',
@@ -84,7 +87,7 @@ export async function buildCli({ quiet = false } = {}) {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-    plugins: [englishOnlyZod, stopwordsAsJson],
+    plugins: CLI_PLUGINS,
     define: { __LOUPE_VERSION__: JSON.stringify(pkg.version) },
     // bundled CommonJS packages call require() for Node's own modules
     banner: { js: "import { createRequire as __loupeRequire } from 'node:module';\nconst require = __loupeRequire(import.meta.url);" },

@@ -17,6 +17,7 @@ import { createApp, type LoupeApp } from '../app';
 import { appWatchFactory, type WatchService } from '../watch';
 import { dispatch } from '../bridge';
 import { MemorySecretStore } from '../secrets';
+import { walkerBundle } from './test-sim-bundle';
 
 /** sandbox seconds per real second: retries and pacing run fast, cache windows still mean something */
 export const SIM_SCALE = 600;
@@ -184,14 +185,14 @@ export async function until(what: string, ready: () => boolean | Promise<boolean
  * A second Loupe process on the same data folder (test-sim-child.ts) that starts a walk; the
  * caller kills it with SIGKILL once its request is in flight.
  */
-export function spawnWalker(
+export async function spawnWalker(
   env: SimEnv,
   target: { platform: string; endpoint: string; params: Record<string, string> },
   maxPages: number,
-): ChildProcess {
-  const script = join(import.meta.dirname, 'test-sim-child.ts');
+): Promise<ChildProcess> {
   const arg = JSON.stringify({ dataDir: env.dir, url: env.sb.url, key: env.sb.key, target, maxPages, scale: SIM_SCALE });
-  // node itself with tsx's loader, not the tsx command: that runs the script in a child of its own,
-  // and a SIGKILL to it leaves that child — the Loupe process — alive, its request still in flight
-  return spawn(process.execPath, ['--import', 'tsx', script, arg], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // plain node on the child bundled once per run (test-sim-bundle.ts): no TypeScript compiled per
+  // kill, and node itself is the Loupe process — not the tsx command, which runs the script in a
+  // child of its own, so a SIGKILL to it would leave the Loupe process alive, its request in flight
+  return spawn(process.execPath, [await walkerBundle(), arg], { stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -183,7 +183,7 @@ export function killOp(): fc.Arbitrary<SimCommand> {
           { kind: 'truncate-charged', match: a.t.endpoint },
           { kind: 'stall', match: a.t.endpoint },
         ]);
-        const child = spawnWalker(env, a.t, 2);
+        const child = await spawnWalker(env, a.t, 2);
         let err = '';
         let out = '';
         child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
