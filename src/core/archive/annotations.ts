@@ -11,7 +11,7 @@ import { flattenLabels } from './extract';
 import { fieldIds, overridesOf, parseLabels, writeLeaves } from './labels';
 import { needRid, ridOf } from './library';
 import { buildWhere, parseQuery } from './sql-query';
-import { and, sql } from './sql';
+import { sql, where } from './sql';
 
 function tagId(c: ArchiveCtx, tag: string): number {
   const name = tag.trim();
@@ -47,22 +47,20 @@ export function tagQuery(c: ArchiveCtx, q: LibraryQuery, tag: string): number {
   return c.tx(() => {
     const w = buildWhere(parseQuery(q));
     const id = tagId(c, tag);
-    return c
-      .st(
-        `INSERT INTO item_tags (tag_id, item_rid, at, author) SELECT ?, i.rid, ?, ? FROM items i WHERE ${and(w.clauses)} ON CONFLICT DO NOTHING`,
-      )
-      .run(id, c.clock(), c.author(), ...w.params).changes;
+    return c.sql.run(
+      sql`INSERT INTO item_tags (tag_id, item_rid, at, author) SELECT ${id}, i.rid, ${c.clock()}, ${c.author()} FROM items i
+          WHERE ${where(w)} ON CONFLICT DO NOTHING`,
+    ).changes;
   });
 }
 
 /** Remove a tag from every item of a query; returns how many lost it. */
 export function untagQuery(c: ArchiveCtx, q: LibraryQuery, tag: string): number {
   const w = buildWhere(parseQuery(q));
-  return c
-    .st(
-      `DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ?) AND item_rid IN (SELECT i.rid FROM items i WHERE ${and(w.clauses)})`,
-    )
-    .run(tag.trim(), ...w.params).changes;
+  return c.sql.run(
+    sql`DELETE FROM item_tags WHERE tag_id = (SELECT tag_id FROM tags WHERE name = ${tag.trim()})
+          AND item_rid IN (SELECT i.rid FROM items i WHERE ${where(w)})`,
+  ).changes;
 }
 
 /** Set (or with null / blank text, remove) the note of one item. */

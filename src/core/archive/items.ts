@@ -21,7 +21,7 @@ import {
 } from './extract';
 import { fieldId, fieldIds, overridesOf, parseLabels, recordLeaves, writeLeaves, writeNewLeaves, type NewLeaf } from './labels';
 import { countsAtAfterMerge, countsOf } from './readings';
-import { sql } from './sql';
+import { assignments, sql } from './sql';
 
 /** One record to bulk-load (benchmarks, imports). */
 export interface IngestRow {
@@ -60,18 +60,8 @@ type OldRow = {
   first_seen_at: number;
 };
 
-/** The extracted columns in a fixed order, and the UPDATE of a merge that sets them (built once). */
-let merge: { cols: Array<keyof Columns>; text: string } | null = null;
-function mergeStatement(m: Columns): { cols: Array<keyof Columns>; text: string } {
-  if (merge) return merge;
-  const cols = Object.keys(m) as Array<keyof Columns>;
-  // counts_at: readings.ts; an answer read after the item was found missing shows it is back
-  const text = `UPDATE items SET raw = ?, ${cols.map((k) => `${k} = ?`).join(', ')}, unavailable = COALESCE(?, unavailable),
-    first_seen_at = min(first_seen_at, ?), last_seen_at = max(last_seen_at, ?), seen_count = seen_count + 1,
-    counts_at = ?, missing_since = CASE WHEN missing_since < ? THEN NULL ELSE missing_since END
-    WHERE rid = ?`;
-  return (merge = { cols, text });
-}
+/** the extracted columns, in extractColumns' order (read from the first merge) */
+let mergeCols: Array<keyof Columns & string> | null = null;
 
 /**
  * Insert or merge one item; returns its rid and whether it was new. Later answers update counts
@@ -117,14 +107,20 @@ function upsert(
   if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`, 'internal');
   const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
   const m = extractColumns(kind, merged);
-  const { cols, text } = mergeStatement(m);
+  mergeCols ??= Object.keys(m) as Array<keyof Columns & string>;
   const countsAt = countsAtAfterMerge(
     c,
     { rid: old.rid, counts: countsOf(old), at: old.counts_at ?? old.first_seen_at, countsAt: old.counts_at },
     countsOf(m),
     seenAt,
   );
-  c.st(text).run(JSON.stringify(merged), ...cols.map((k) => m[k]), unavailable, seenAt, seenAt, countsAt, seenAt, old.rid);
+  // counts_at: readings.ts; an answer read after the item was found missing shows it is back
+  c.sql.run(
+    sql`UPDATE items SET raw = ${JSON.stringify(merged)}, ${assignments(mergeCols, m)}, unavailable = COALESCE(${unavailable}, unavailable),
+          first_seen_at = min(first_seen_at, ${seenAt}), last_seen_at = max(last_seen_at, ${seenAt}), seen_count = seen_count + 1,
+          counts_at = ${countsAt}, missing_since = CASE WHEN missing_since < ${seenAt} THEN NULL ELSE missing_since END
+        WHERE rid = ${old.rid}`,
+  );
   if (m.labels !== old.labels) {
     const ov = overridesOf(c, old.rid);
     writeLeaves(c, old.rid, flattenLabels(parseLabels(old.labels), ov), flattenLabels(parseLabels(m.labels), ov));

@@ -6,7 +6,7 @@
 import type { LabelOverrides } from '../../shared/query';
 import type { ArchiveCtx } from './context';
 import { diffLeaves, flattenLabels, type Json, type LabelLeaf, type LabelScalar } from './extract';
-import { sql } from './sql';
+import { sql, tuples } from './sql';
 
 export type OverrideList = Array<{ family: string; field: string; value: unknown; at: number; author?: string | null }>;
 
@@ -89,7 +89,7 @@ export function writeLeaves(c: ArchiveCtx, rid: number, before: LabelLeaf[], aft
     const chunk = ins.slice(k, k + 16);
     const args: unknown[] = [];
     for (const [family, field, value] of chunk) args.push(fieldId(c, family, field), value, rid);
-    c.st(`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`).run(...args);
+    c.sql.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${tuples(args, 3)}`);
   }
 }
 
@@ -104,7 +104,6 @@ export function writeNewLeaves(c: ArchiveCtx, leaves: NewLeaf[]): void {
   const CHUNK = 64;
   let k = 0;
   if (leaves.length >= CHUNK) {
-    const many = c.st(`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${'(?, ?, ?), '.repeat(CHUNK - 1)}(?, ?, ?)`);
     const args = new Array<unknown>(CHUNK * 3);
     for (; k + CHUNK <= leaves.length; k += CHUNK) {
       for (let j = 0; j < CHUNK; j++) {
@@ -113,11 +112,13 @@ export function writeNewLeaves(c: ArchiveCtx, leaves: NewLeaf[]): void {
         args[j * 3 + 1] = l[1];
         args[j * 3 + 2] = l[2];
       }
-      many.run(args);
+      c.sql.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES ${tuples(args, 3)}`);
     }
   }
-  const one = c.st('INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (?, ?, ?)');
-  for (; k < leaves.length; k++) one.run(leaves[k]);
+  for (; k < leaves.length; k++) {
+    const [ff, value, rid] = leaves[k];
+    c.sql.run(sql`INSERT OR IGNORE INTO item_labels (ff, value, item_rid) VALUES (${ff}, ${value}, ${rid})`);
+  }
 }
 
 /** The analyst overrides of one item, by family and field. */
@@ -156,6 +157,6 @@ export function rebuildDerived(c: ArchiveCtx): { items: number; labelRows: numbe
     c.db.exec("INSERT INTO items_fts (items_fts) VALUES ('rebuild')");
   });
   c.sql.clear();
-  const items = (c.st('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+  const items = c.sql.value<number>(sql`SELECT count(*) AS n FROM items`) ?? 0;
   return { items, labelRows };
 }

@@ -5,7 +5,7 @@
 import type { JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
 import { currentOwner, ownerAlive } from './owner';
-import { and, raw, sql } from './sql';
+import { part, raw, sql } from './sql';
 
 /**
  * LedgerEntry field → `calls` column: the one mapping between the ledger's type (src/shared/ledger.ts)
@@ -40,10 +40,13 @@ const CALLS = {
 const FLAGS = ['cached', 'freeCall', 'idempotentReplay', 'dryRun'] as const;
 
 const INSERT_FIELDS = (Object.keys(CALLS) as Array<keyof LedgerEntry>).filter((k) => k !== 'id');
-const INSERT_CALL = `INSERT INTO calls (${INSERT_FIELDS.map((k) => CALLS[k]).join(', ')}) VALUES (${INSERT_FIELDS.map(() => '?').join(', ')})`;
-const SELECT_CALLS = Object.entries(CALLS)
-  .map(([field, col]) => `${col} AS ${field}`)
-  .join(', ');
+const SELECT_CALLS = raw(
+  Object.entries(CALLS)
+    .map(([field, col]) => `${col} AS ${field}`)
+    .join(', '),
+);
+/** an optional condition of listLedger: none */
+const NO_CLAUSE = raw('');
 
 /** A `calls` row read with SELECT_CALLS (fields already named) → the entry: 0 / 1 → booleans. */
 function entryOf(r: Record<string, unknown>): LedgerEntry {
@@ -221,37 +224,29 @@ export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number
 
 /** Rows after `afterId` up to `upToId`, for attempts started at or after `since`, in order (at most 10,000). */
 export function ledgerBetween(c: ArchiveCtx, afterId: number, upToId: number, since: number): LedgerEntry[] {
-  return (
-    c
-      .st(`SELECT ${SELECT_CALLS} FROM calls WHERE id > ? AND id <= ? AND started_at >= ? ORDER BY id LIMIT 10000`)
-      .all(afterId, upToId, since) as Array<Record<string, unknown>>
-  ).map(entryOf);
+  return c.sql
+    .all<Record<string, unknown>>(
+      sql`SELECT ${SELECT_CALLS} FROM calls WHERE id > ${afterId} AND id <= ${upToId} AND started_at >= ${since} ORDER BY id LIMIT 10000`,
+    )
+    .map(entryOf);
 }
 
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
   const flags: ReadonlyArray<keyof LedgerEntry> = FLAGS;
-  const args = INSERT_FIELDS.map((k) => (flags.includes(k) ? (e[k] ? 1 : 0) : k === 'keyName' ? (e.keyName ?? null) : e[k]));
-  return Number(c.st(INSERT_CALL).run(args).lastInsertRowid);
+  // one object per call, its columns always in INSERT_FIELDS' order (the insert's column list)
+  const row: Record<string, unknown> = {};
+  for (const k of INSERT_FIELDS) row[CALLS[k]] = flags.includes(k) ? (e[k] ? 1 : 0) : k === 'keyName' ? (e.keyName ?? null) : e[k];
+  return Number(c.sql.insert`calls`(row).lastInsertRowid);
 }
 
 /** Newest first; `beforeId` pages back. */
 export function listLedger(c: ArchiveCtx, opts: { limit?: number; beforeId?: number; callId?: string } = {}): LedgerEntry[] {
   const limit = Math.min(Math.max(opts.limit ?? 200, 1), 10_000);
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (opts.beforeId !== undefined) {
-    clauses.push('id < ?');
-    params.push(opts.beforeId);
-  }
-  if (opts.callId !== undefined) {
-    clauses.push('call_id = ?');
-    params.push(opts.callId);
-  }
-  return (
-    c.st(`SELECT ${SELECT_CALLS} FROM calls WHERE ${and(clauses)} ORDER BY id DESC LIMIT ?`).all(...params, limit) as Array<
-      Record<string, unknown>
-    >
-  ).map(entryOf);
+  const before = opts.beforeId !== undefined ? part(sql`AND id < ${opts.beforeId}`) : NO_CLAUSE;
+  const call = opts.callId !== undefined ? part(sql`AND call_id = ${opts.callId}`) : NO_CLAUSE;
+  return c.sql
+    .all<Record<string, unknown>>(sql`SELECT ${SELECT_CALLS} FROM calls WHERE 1 ${before} ${call} ORDER BY id DESC LIMIT ${limit}`)
+    .map(entryOf);
 }
 
 /**

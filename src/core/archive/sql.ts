@@ -56,6 +56,39 @@ export function part(q: SqlQuery): SqlPart {
   return new SqlPart(text, values);
 }
 
+const tupleTexts = new Map<string, string>();
+/**
+ * Values bound as rows of `width` columns, for a multi-row insert:
+ * sql`INSERT INTO t (a, b, c) VALUES ${tuples(flat, 3)}` with `flat` holding the rows one after
+ * another (its length a multiple of `width`). The statement is kept per call site and row count.
+ */
+export function tuples(flat: readonly unknown[], width: number): SqlPart {
+  const key = `${width}:${flat.length}`;
+  let text = tupleTexts.get(key);
+  if (text === undefined) {
+    const row = `(${new Array<string>(width).fill('?').join(', ')})`;
+    text = new Array<string>(flat.length / width).fill(row).join(', ');
+    if (tupleTexts.size < 1000) tupleTexts.set(key, text);
+  }
+  return new SqlPart(text, flat);
+}
+
+const setTexts = new WeakMap<readonly string[], string>();
+/**
+ * An UPDATE's assignments `a = …, b = …` of the columns `cols` (keep the array in a constant: its
+ * text is built once) to their values in `row`: sql`UPDATE t SET ${assignments(COLS, row)} WHERE …`.
+ */
+export function assignments<T extends object>(cols: ReadonlyArray<keyof T & string>, row: T): SqlPart {
+  let text = setTexts.get(cols);
+  if (text === undefined) {
+    text = cols.map((k) => `${k} = ?`).join(', ');
+    setTexts.set(cols, text);
+  }
+  const values = new Array<unknown>(cols.length);
+  for (let k = 0; k < cols.length; k++) values[k] = row[cols[k]];
+  return new SqlPart(text, values);
+}
+
 /** Values bound as a comma-separated list, for `IN (${list(ids)})` (at least one value). */
 export const list = (values: readonly unknown[]): SqlPart => new SqlPart(values.map(() => '?').join(', '), values);
 /** The clauses of a built filter followed by ` AND `, or nothing: `WHERE ${whereAnd(w)}i.platform = ${p}` (the same text as `and([...w.clauses, 'i.platform = ?'])`). */
@@ -280,13 +313,18 @@ export class Statements implements SqlWrite {
   }
 }
 
-/** Whether `now` has the very raw() / part objects `before` had (null elsewhere), in the same places (the other values may differ). */
+/**
+ * Whether `now` has the very raw() objects `before` had, and parts of the same text (null
+ * elsewhere), in the same places (the bound values may differ): then the statement's text is the same.
+ */
 function sameRaws(before: unknown[], now: unknown[]): boolean {
   if (before.length !== now.length) return false;
   for (let k = 0; k < now.length; k++) {
     const a = before[k];
     const b = now[k];
-    if ((a !== null || b instanceof RawSql || b instanceof SqlPart) && a !== b) return false;
+    if (a === b) continue;
+    if (a instanceof SqlPart && b instanceof SqlPart && a.text === b.text) continue;
+    if (a !== null || b instanceof RawSql || b instanceof SqlPart) return false;
   }
   return true;
 }
