@@ -11,6 +11,7 @@ import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { registerRehydrateCommand } from './rehydrate-command';
 
 function int(name: string, min: number, max: number) {
   return (v: string) => {
@@ -128,10 +129,10 @@ export function registerDatasetCommands(
     io.stderr.write(attritionWords(rows));
     io.stdout.write(o.format === 'json' ? JSON.stringify(rows) + '\n' : attritionCsv(rows, o.bom));
   });
-  registerBundleCommands(cmd, io, c);
+  registerBundleCommands(cmd, io, c, opts);
 }
 
-function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void {
+function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts: { confirm: (q: string) => Promise<boolean> }): void {
   withQueryFlags(
     cmd
       .command('export')
@@ -201,4 +202,5 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext): void
       for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
     });
+  registerRehydrateCommand(cmd, io, c, opts);
 }

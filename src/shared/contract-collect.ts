@@ -30,6 +30,8 @@ export const plannedCallSchema = z.object({
   pages: z.number().int().min(1).max(100).optional(),
   /** what the analyst sees for it (default: the endpoint and its first parameter) */
   label: z.string().max(300).optional(),
+  /** false: read once, even where the endpoint takes `stop_at_id` (a later run does not read its new items); default: a feed there */
+  feed: z.boolean().optional(),
 });
 export type PlannedCall = z.input<typeof plannedCallSchema>;
 

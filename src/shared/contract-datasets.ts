@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { libraryQuerySchema } from './query';
-import type { CollectPlan, CollectStatus } from './contract-collect';
+import type { CollectPlan, CollectStatus, CollectStatusWord } from './contract-collect';
 
 /** A saved set (by name or id) or a Library query: what a dataset method reads. */
 export const datasetTargetSchema = z
@@ -127,4 +127,64 @@ export interface ImportReport {
   annotations: { added: number; same: number };
   /** annotations this archive already has with another value: left as they are */
   conflicts: string[];
+}
+
+// ───────────────────────────── rehydration ─────────────────────────────
+
+/** Re-collect a dehydrated bundle's items (docs/datasets.md "Rehydrate"): priced as one plan first. */
+export const rehydrateInputSchema = z.object({
+  /** the dehydrated bundle: a folder or a .zip */
+  dir: z.string().trim().min(1).max(4096),
+  /** one ceiling for the re-collection in credits (it is the approval); null or absent: none */
+  budget: z.number().int().min(0).max(1_000_000_000_000).nullable().optional(),
+  /** the user approved the plan's price */
+  approved: z.boolean().default(false),
+  /** pages per list walk (default: as deep as the bundle's walks went; deeper reaches items newer posts pushed down) */
+  pages: z.number().int().min(1).max(100).optional(),
+});
+export type RehydrateInput = z.input<typeof rehydrateInputSchema>;
+
+export interface RehydrationQuote {
+  credits_min: number;
+  credits_likely: number;
+  credits_max: number;
+  requests: number;
+  quoted_at: string;
+}
+
+/** What rehydrating a bundle would do now (nothing written, nothing spent). */
+export interface RehydratePlan {
+  root: string;
+  /** item keys the bundle names */
+  items: number;
+  /** the bundle's calls, and the walks they make again (a walk's pages are one input) */
+  calls: number;
+  /** the quote written into the bundle when it was made (stale: prices and the archive change) */
+  quoted: RehydrationQuote | null;
+  /** today's plan of the calls still to make (null: nothing to collect, every item held or unplannable) */
+  plan: CollectPlan | null;
+  /** items this archive already holds inside their cache window: free, no call */
+  held: number;
+  /** items no call can re-collect (a bulk load kept no call), the first 200 */
+  cannot: NotRecheckable[];
+  cannotCount: number;
+  /** an unfinished (or finished) rehydration of this bundle in this archive: running it continues that one */
+  resume: { name: string; status: CollectStatusWord } | null;
+}
+
+export type RehydratedItemState = 'pending' | 'recollected' | 'held' | 'unavailable' | 'missing' | 'failed';
+
+export interface RehydrateReport {
+  root: string;
+  /** the collection plan that re-collects it (Collect view; its saved set holds what came back) */
+  plan: string | null;
+  status: CollectStatus | null;
+  items: number;
+  /** recollected: from this rehydration's calls; held: already in the archive inside its cache window (free);
+   * unavailable: the service answered not found; missing: the call answered without it; failed: not read */
+  counts: Record<RehydratedItemState, number>;
+  /** the items not re-collected, with why: the first 200 */
+  notRecollected: Array<{ key: string; state: RehydratedItemState; reason: string | null }>;
+  /** afterwards, every key of the bundle looked up in the archive: the keys it does not hold are named (the first 200) */
+  verify: { ok: boolean; present: number; absent: number; absentKeys: string[] };
 }

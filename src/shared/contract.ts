@@ -53,11 +53,14 @@ import {
   bundleVerifyInputSchema,
   datasetTargetSchema,
   recheckInputSchema,
+  rehydrateInputSchema,
   type AttritionRow,
   type BundleSummary,
   type ImportReport,
   type RecheckPlan,
   type RecheckResult,
+  type RehydratePlan,
+  type RehydrateReport,
   type VerifyReport,
 } from './contract-datasets';
 import {
@@ -307,6 +310,10 @@ export const methods = {
   'datasets.verifyBundle': m<VerifyReport>()(bundleVerifyInputSchema),
   /** merges a bundle that verifies into this archive: each item and answer once, nothing paid, annotation conflicts listed */
   'datasets.importBundle': m<ImportReport>()(bundleImportInputSchema),
+  /** a dehydrated bundle's re-collection priced now as one plan, beside the bundle's own quote — writes nothing, spends nothing */
+  'datasets.rehydratePlan': m<RehydratePlan>()(rehydrateInputSchema),
+  /** re-collects a dehydrated bundle's items (approval or a budget first; resumes an unfinished one); the report and a key check */
+  'datasets.rehydrate': m<RehydrateReport>()(rehydrateInputSchema),
 
   /** the Sandbox panel (only on the built-in sandbox; 'not_available' otherwise) */
   'sandbox.state': m<SandboxState | null>()(empty),

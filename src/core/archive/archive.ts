@@ -47,6 +47,7 @@ import * as chartRows from './chart-rows';
 import { ArchiveError } from './archive-error';
 import * as compareRows from './compare-rows';
 import { DatasetStore } from './datasets';
+import { RehydrationStore } from './rehydrations';
 import {
   ArchiveCtx,
   registerCtx,
@@ -92,6 +93,8 @@ export class Archive implements CoreStore {
   readonly analysisTables: AnalysisTables;
   /** metric history, availability, imported provenance (datasets.ts, issue 29) */
   readonly datasets: DatasetStore;
+  /** rehydrations of dehydrated bundles and what became of each item (rehydrations.ts, issue 29) */
+  readonly rehydrations: RehydrationStore;
   /** tag management: rename, merge, delete, colour (tags.ts, issue 27 #7) */
   readonly tags: TagStore;
   private readonly onClose: (() => void) | undefined;
@@ -104,6 +107,7 @@ export class Archive implements CoreStore {
     this.collect = new CollectStore(this.#c);
     this.analysisTables = new AnalysisTables(this.#c);
     this.datasets = new DatasetStore(this.#c);
+    this.rehydrations = new RehydrationStore(this.#c);
     this.tags = new TagStore(this.#c);
   }
 

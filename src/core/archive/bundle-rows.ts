@@ -72,13 +72,13 @@ export function* bundleCalls(c: ArchiveCtx, input: LibraryQuery): IterableIterat
 }
 
 /** Each item of the query (archive order) with the calls that returned it. */
-export function* bundleItems(c: ArchiveCtx, input: LibraryQuery): IterableIterator<ItemRef & { calls: string[] }> {
+export function* bundleItems(c: ArchiveCtx, input: LibraryQuery): IterableIterator<ItemRef & { calls: string[]; url: string | null }> {
   const w = buildWhere(parseQuery(input));
   const st = c.st(
-    `SELECT i.platform, i.kind, i.id, (SELECT json_group_array(p.call_id) FROM provenance p WHERE p.item_rid = i.rid) FROM items i WHERE ${and(w.clauses)} ORDER BY i.rid`,
+    `SELECT i.platform, i.kind, i.id, (SELECT json_group_array(p.call_id) FROM provenance p WHERE p.item_rid = i.rid), i.url FROM items i WHERE ${and(w.clauses)} ORDER BY i.rid`,
   );
-  for (const r of st.raw(true).iterate(...w.params) as IterableIterator<[string, string, string, string]>)
-    yield { platform: r[0], kind: r[1], id: r[2], calls: (JSON.parse(r[3]) as string[]).sort() };
+  for (const r of st.raw(true).iterate(...w.params) as IterableIterator<[string, string, string, string, string | null]>)
+    yield { platform: r[0], kind: r[1], id: r[2], calls: (JSON.parse(r[3]) as string[]).sort(), url: r[4] };
 }
 
 export function hasResponse(c: ArchiveCtx, callId: string): boolean {

@@ -173,7 +173,7 @@ export class DatasetStore {
   bundleCalls(input: LibraryQuery): IterableIterator<bundle.BundleCall> {
     return bundle.bundleCalls(this.c, input);
   }
-  bundleItems(input: LibraryQuery): IterableIterator<ItemRef & { calls: string[] }> {
+  bundleItems(input: LibraryQuery): IterableIterator<ItemRef & { calls: string[]; url: string | null }> {
     return bundle.bundleItems(this.c, input);
   }
   storedAnswer(callId: string): string | null {

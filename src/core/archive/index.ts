@@ -12,6 +12,7 @@ export { openArchiveForReading, openArchiveForWriting, openArchiveIn } from './o
 export type { ArchiveMode } from './open';
 export { currentOwner, ownerAlive } from './owner';
 export type { AccountPost, AnnotationRow, DatasetStore } from './datasets';
+export type { ItemDelivery, RehydratedItem, RehydratedState, RehydrationRow, RehydrationStore } from './rehydrations';
 export type { AttritionRow, LastAttempt, RecheckRow } from './attrition';
 export type { BundleAnnotation, BundleCall } from './bundle-rows';
 export { COUNT_FIELDS, type CountField, type HistoryRow, type Reading } from './readings';

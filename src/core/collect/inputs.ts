@@ -395,7 +395,7 @@ export function resolveText(
 export function resolveCalls(
   cat: CatalogueApi,
   design: CollectDesignParsed,
-  calls: Array<{ platform: string; endpoint: string; params: Record<string, string>; pages?: number; label?: string }>,
+  calls: Array<{ platform: string; endpoint: string; params: Record<string, string>; pages?: number; label?: string; feed?: boolean }>,
   held: ReadonlyMap<string, number | null>,
 ): Resolved {
   const out: Resolved = { candidates: [], problems: [], duplicates: [], read: calls.length, column: null, belowTopK: 0, warnings: [] };
@@ -421,7 +421,7 @@ export function resolveCalls(
       pages: pagesFor(ep, call.pages ?? design.pages),
       key: `${call.platform}/${endpoint}|${canonicalParams(params)}`,
       rank: null,
-      feed: ep.params.some((p) => p.name === 'stop_at_id'),
+      feed: call.feed ?? ep.params.some((p) => p.name === 'stop_at_id'),
     };
     addLine(out, seen, held, line, text, [c]);
   });

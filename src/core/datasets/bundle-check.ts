@@ -141,6 +141,11 @@ function archiveProblems(a: Archive, m: Manifest): string[] {
   return out;
 }
 
+/** A bundle's manifest and its verification (files and rows; no archive): what a rehydration reads. */
+export async function readVerifiedManifest(path: string): Promise<{ manifest: Manifest; report: VerifyReport }> {
+  return withBundle(path, async (src) => ({ report: await verifySource(src, {}), manifest: await readManifest(src) }));
+}
+
 /** Merges a verified bundle into `archive`; refuses (nothing written) when it does not verify. */
 export async function importBundle(path: string, archive: Archive, now: number): Promise<ImportReport> {
   return withBundle(path, (src) => importSource(src, archive, now));

@@ -46,6 +46,8 @@ export interface ManifestItem {
   /** SHA-256 of the item's record in items.csv and in items.jsonl (null in a dehydrated bundle) */
   csv_sha256: string | null;
   jsonl_sha256: string | null;
+  /** dehydrated bundles: the item's address (null: none), so a rehydration can read it again singly; absent in full bundles */
+  url?: string | null;
 }
 
 export interface Manifest {
@@ -89,7 +91,10 @@ export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
     h = sha256(
       `${h}\ncall\n${c.call_id}\n${c.platform}/${c.endpoint}\n${JSON.stringify(c.params)}\n${c.fetched_at}\n${c.request_id}\n${c.credits_used}\n${c.cached}\n${c.replayed}\n${c.answer_sha256}`,
     );
-  for (const i of m.items) h = sha256(`${h}\nitem\n${itemKeyOf(i)}\n${i.calls.join(' ')}\n${i.csv_sha256}\n${i.jsonl_sha256}`);
+  for (const i of m.items)
+    h = sha256(
+      `${h}\nitem\n${itemKeyOf(i)}\n${i.calls.join(' ')}\n${i.csv_sha256}\n${i.jsonl_sha256}${i.url !== undefined ? `\n${i.url}` : ''}`,
+    );
   return h;
 }
 
@@ -302,6 +307,7 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
       calls: i.calls,
       csv_sha256: csv?.get(key) ?? null,
       jsonl_sha256: jsonl?.get(key) ?? null,
+      ...(dehydrated ? { url: i.url } : {}),
     });
   }
   const fileRows = await Promise.all(

@@ -1,4 +1,5 @@
 /** Re-checking a saved set (docs/datasets.md): its items read again as one priced plan of single-item reads; dataset bundles. */
 export { planRecheck, type RecheckDeps, resolveTarget, runRecheck } from './recheck';
 export { exportBundle, type Manifest, type ManifestCall } from './bundle';
-export { importBundle, verifyBundle } from './bundle-check';
+export { importBundle, readVerifiedManifest, verifyBundle } from './bundle-check';
+export { planRehydrate, rehydrationWalks, runRehydrate, type RehydrationWalk } from './rehydrate';

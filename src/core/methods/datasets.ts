@@ -10,8 +10,10 @@ import {
   exportBundle,
   importBundle,
   planRecheck,
+  planRehydrate,
   resolveTarget,
   runRecheck,
+  runRehydrate,
   verifyBundle,
   type ManifestCall,
   type RecheckDeps,
@@ -22,6 +24,24 @@ import type { AppParts, Slice } from './parts';
 
 /** A bundle's steps that write rows, in order (bundle.ts): the job's progress runs across them. */
 const ROW_STEPS = ['items.csv', 'items.parquet', 'items.jsonl'];
+
+/** What re-collecting a bundle's calls would cost today: one plan's preview (free; nothing saved). */
+async function quoteOf(collect: CollectJob, now: number, calls: ManifestCall[]) {
+  const priced = calls.flatMap((c) =>
+    c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }],
+  );
+  if (priced.length === 0) return null;
+  const p = await collect
+    .service()
+    .preview(collectDesignSchema.parse({ name: `Rehydrate ${now}`, source: { type: 'calls', calls: priced }, pages: 1 }));
+  return {
+    credits_min: p.figures.creditsMin,
+    credits_likely: p.figures.creditsLikely,
+    credits_max: p.figures.creditsMax,
+    requests: p.figures.requests,
+    quoted_at: new Date(now).toISOString(),
+  };
+}
 
 export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
   const deps = (): RecheckDeps => ({
@@ -34,23 +54,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
       return api.catalogue;
     },
   });
-  /** what re-collecting the calls would cost today: one plan's preview (free; nothing saved) */
-  const quote = async (calls: ManifestCall[]) => {
-    const priced = calls.flatMap((c) =>
-      c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }],
-    );
-    if (priced.length === 0) return null;
-    const p = await collect
-      .service()
-      .preview(collectDesignSchema.parse({ name: `Rehydrate ${parts.clock.now()}`, source: { type: 'calls', calls: priced }, pages: 1 }));
-    return {
-      credits_min: p.figures.creditsMin,
-      credits_likely: p.figures.creditsLikely,
-      credits_max: p.figures.creditsMax,
-      requests: p.figures.requests,
-      quoted_at: new Date(parts.clock.now()).toISOString(),
-    };
-  };
+  const quote = (calls: ManifestCall[]) => quoteOf(collect, parts.clock.now(), calls);
   return {
     'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
     'datasets.recheck': (i) => runRecheck(deps(), i),
@@ -112,5 +116,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
     'datasets.verifyBundle': (i) =>
       verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
     'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
+    'datasets.rehydratePlan': (i) => planRehydrate(deps(), i.dir, i.budget ?? null, i.pages),
+    'datasets.rehydrate': (i) => runRehydrate(deps(), i),
   };
 }

@@ -26,6 +26,7 @@ import { migration0020 } from './0020-journal-loss-reading';
 import { migration0021 } from './0021-item-parents';
 import { migration0022 } from './0022-alert-email';
 import { migration0023 } from './0023-journal-free-call';
+import { migration0024 } from './0024-rehydrations';
 
 export type { Migration, MigrationReport } from './types';
 
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0021,
   migration0022,
   migration0023,
+  migration0024,
 ];
