@@ -4,6 +4,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
 import { ApiError } from './lib/api';
 import { installGlobalKeys } from './keys';
+import { prefetchFirstView } from './queries/hooks';
+import { useUi } from './stores/ui';
+import { useLibrary } from './stores/library';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -18,6 +21,8 @@ const queryClient = new QueryClient({
 
 // before the first frame: a key pressed while it is drawn still counts (keys.ts)
 installGlobalKeys();
+// the first view's rows are asked for now, not once its code is in
+prefetchFirstView(queryClient, useUi.getState().view, useLibrary.getState().q);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

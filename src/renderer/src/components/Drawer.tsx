@@ -1,5 +1,5 @@
 /** The item drawer: full record, labels with evidence, provenance and cost, tags, note, label overrides. */
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { ItemDetail } from '../../../shared/contract';
 import { errorText } from '../lib/api';
 import { creditRange, safeHttpUrl, utc } from '../lib/format';
@@ -16,7 +16,18 @@ import { LabelValueInput, type LabelScalar } from './LabelValue';
 import { CallsTable, provenanceLine } from './CallsTable';
 import { LongText, rawJson } from './LongText';
 import { focusDrawerField, returnFocus } from './drawer-focus';
-import { MetricHistory } from '../features/datasets/MetricHistory';
+
+// its chart (recharts, d3) loads with the first drawer opened, not with the app (issue 30: the
+// app's first script held it)
+const MetricHistory = lazy(() => import('../features/datasets/MetricHistory').then((m) => ({ default: m.MetricHistory })));
+
+function History({ d }: { d: ItemDetail }) {
+  return (
+    <Suspense fallback={null}>
+      <MetricHistory key={d.id} history={d.history ?? []} checkedAt={d.checkedAt ?? null} missingSince={d.missingSince ?? null} />
+    </Suspense>
+  );
+}
 
 export function Drawer() {
   const ref = useUi((s) => s.drawer);
@@ -137,7 +148,7 @@ function DrawerBody({ d }: { d: ItemDetail }) {
           </div>
         ))}
       </div>
-      <MetricHistory key={d.id} history={d.history ?? []} checkedAt={d.checkedAt ?? null} missingSince={d.missingSince ?? null} />
+      <History d={d} />
       <div className="row gap">
         {url ? (
           <a className="btn small" href={url} target="_blank" rel="noopener noreferrer" data-testid="open-original">

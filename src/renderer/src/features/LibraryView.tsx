@@ -1,5 +1,5 @@
 /** Library: the full LibraryQuery as a filter bar, server-sorted keyset table, bulk tag/note/override, save, export. */
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import type { ItemRefInput } from '../../../shared/contract';
 import type { LibraryQuery, SortField } from '../../../shared/query';
 import { PLATFORMS } from '../../../shared/api-types';
@@ -17,15 +17,30 @@ import { Empty, ErrorBox, Field, Skeleton } from '../components/cells';
 import { runWithToast } from '../components/WayOut';
 import { ResultsTable } from '../components/ResultsTable';
 import { ExportPanel } from '../components/ExportPanel';
-import { NetworkPanel } from './network/NetworkPanel';
 import { AnalyseButton, ExtraConditions } from './analysis/LibraryHandoff';
 import { LabelConditions } from './LabelConditions';
 import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
 import { TagsButton, TagsPanel } from './TagsPanel';
-import { SeriesChart } from '../components/Charts';
 import { GrowthFilter } from './datasets/GrowthFilter';
-import { AttritionPanel } from './datasets/AttritionPanel';
+
+// what the first rows do not need is fetched when it is first shown: the charts (recharts, d3),
+// the network panel (graphology) and the attrition panel (issue 30: the Library's chunk before
+// its first rows)
+const LibraryChartsBody = later(lazy(() => import('./LibraryChartsBody').then((m) => ({ default: m.LibraryChartsBody }))));
+const NetworkPanel = later(lazy(() => import('./network/NetworkPanel').then((m) => ({ default: m.NetworkPanel }))));
+const AttritionPanel = later(lazy(() => import('./datasets/AttritionPanel').then((m) => ({ default: m.AttritionPanel }))));
+
+/** A lazily loaded part, drawn as a skeleton until its code is in. */
+function later<P extends object>(Part: ComponentType<P>): ComponentType<P> {
+  return function Later(props: P) {
+    return (
+      <Suspense fallback={<Skeleton />}>
+        <Part {...props} />
+      </Suspense>
+    );
+  };
+}
 
 type Eng = NonNullable<LibraryQuery['engagement']>[number];
 
@@ -317,36 +332,10 @@ export function LibraryView() {
  */
 function LibraryCharts({ query }: { query: LibraryQuery }) {
   const [open, setOpen] = useState(false);
-  const on = { enabled: open, keepPrevious: true } as const;
-  const volume = useLoupe('library.volume', { query, bucket: 'day' }, on);
-  const intent = useLoupe('library.labelDistribution', { query, family: 'intent', field: 'label' }, on);
-  const sentiment = useLoupe('library.labelDistribution', { query, family: 'sentiment', field: 'label' }, on);
-  const authors = useLoupe('library.topAuthors', { query, limit: 10 }, on);
   return (
     <details className="options" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)} data-testid="library-charts">
       <summary>Charts of what matches</summary>
-      {open ? (
-        <div className="charts">
-          <SeriesChart title="Items per day" data={volume.data} kind="bar" unit="items" testid="chart-library-volume" height={140} />
-          <SeriesChart
-            title="Intent mix"
-            data={intent.data}
-            kind="bar"
-            unit="posts"
-            label={{ family: 'intent', field: 'label' }}
-            height={140}
-          />
-          <SeriesChart
-            title="Sentiment mix (comments)"
-            data={sentiment.data}
-            kind="bar"
-            unit="comments"
-            label={{ family: 'sentiment', field: 'label' }}
-            height={140}
-          />
-          <SeriesChart title="Top authors" data={authors.data} kind="bar" unit="items" height={140} />
-        </div>
-      ) : null}
+      {open ? <LibraryChartsBody query={query} /> : null}
     </details>
   );
 }

@@ -1,6 +1,13 @@
 /** react-query hooks over the contract: one generic hook, plus the spend flow (price → confirm → run). */
 import { useEffect, useState } from 'react';
-import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  keepPreviousData,
+  useInfiniteQuery,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
 import type { BalanceInfo, MethodInput, MethodName, MethodOutput, Target } from '../../../shared/contract';
 import type { LibraryListRow, LibraryPage, LibraryQuery } from '../../../shared/query';
 import { spendStop } from '../../../shared/spend-policy';
@@ -40,15 +47,26 @@ export const useCatalogue = () => useLoupe('catalogue.get', { force: false }, { 
  * the full record through `library.item`.
  */
 export function useLibraryRows(query: LibraryQuery | null, pageSize = 200) {
-  return useInfiniteQuery({
+  return useInfiniteQuery({ ...libraryRowsOptions(query, pageSize), enabled: query !== null, placeholderData: keepPreviousData });
+}
+
+/** The pages of useLibraryRows (the same key and request), for a prefetch. */
+export function libraryRowsOptions(query: LibraryQuery | null, pageSize = 200) {
+  return infiniteQueryOptions({
     queryKey: queryKeys.libraryRows(query, pageSize),
-    enabled: query !== null,
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) => listPage({ ...(query ?? {}), limit: pageSize, after: pageParam }),
     getNextPageParam: (last) => last.next ?? undefined,
-    placeholderData: keepPreviousData,
     staleTime: 2_000,
   });
+}
+
+/**
+ * An app opened on the Library (its address: `…#library`) asks for the first rows at once, while
+ * the view's code is fetched and drawn (issue 30: the request went out only once the view was up).
+ */
+export function prefetchFirstView(qc: QueryClient, view: string, query: LibraryQuery): void {
+  if (view === 'library') void qc.prefetchInfiniteQuery(libraryRowsOptions(query));
 }
 
 /** One lean page of `library.query` (`lean: true` answers LibraryListRow rows). */

@@ -110,9 +110,24 @@ export interface UiState {
   setHandoff: (h: UiState['handoff']) => void;
 }
 
+/** The view the address names (`…#library`), else Search: an address opens the app on a view. */
+export function viewOfAddress(hash: string): ViewId {
+  const id = hash.replace(/^#/, '');
+  return VIEWS.find((v) => v.id === id)?.id ?? 'search';
+}
+
+/** The address follows the view (a reload stays on it); a no-op where there is no address bar. */
+function showInAddress(view: ViewId): void {
+  if (typeof window === 'undefined' || !window.history?.replaceState) return;
+  window.history.replaceState(window.history.state, '', `#${view}`);
+}
+
 export const useUi = create<UiState>((set, get) => ({
-  view: 'search',
-  setView: (view) => set((s) => ({ view, cursor: 0, drawer: s.view === view ? s.drawer : null })),
+  view: viewOfAddress(typeof window === 'undefined' ? '' : window.location.hash),
+  setView: (view) => {
+    showInAddress(view);
+    set((s) => ({ view, cursor: 0, drawer: s.view === view ? s.drawer : null }));
+  },
   drawer: null,
   openDrawer: (drawer) => set({ drawer }),
   drawerField: null,
