@@ -22,21 +22,13 @@ export const CLI_REACH = {
   'context.ts': {
     'archive/index.ts': 'the archive behind ctx.archive(): the commands that still read it directly',
     'secrets/index.ts': 'the settings file the CLI reads its budget and base URL from',
-    'watch/index.ts': 'the second WatchService type (watch-service.ts)',
   },
   'context-runtime.ts': {
     'secrets/index.ts': 'the settings file (SettingsFile), see context.ts',
   },
-  'watch.ts': { 'watch/index.ts': "watch run's detail and the service type, see watch-service.ts" },
-  'watch-service.ts': {
-    'archive/index.ts': "the watch store type of the CLI's own watch service",
-    'watch/index.ts': "the CLI's own watch service (a run that prints as it goes)",
-  },
   'archive-commands.ts': {
-    'archive/maintenance.ts': 'check and recover read the archive file as it is, damaged or old: no app can be composed over it',
     'analysis/analysis-index.ts': 'archive index builds the analysis index now, with progress',
   },
-  'snapshot-command.ts': { 'archive/snapshot.ts': 'a copy of the archive file as it is (no migration first), with progress' },
   'export-command.ts': {
     'export/formats.ts': 'the export to a file or a pipe (exportAny): no export-to-file method in the contract yet',
     'export/companions.ts': 'the files written beside an export',

@@ -5,7 +5,7 @@
  * reads the file as it is, recover works on copies and only swaps files when the copy checks out.
  */
 import { Option, type Command } from 'commander';
-import type { CheckReport, RecoverEngine } from '../core/archive/maintenance';
+import { RECOVER_ENGINES, type ArchiveCheckReport, type RecoverEngine } from '../shared/contract-maintenance';
 import { envValue } from '../shared/settings';
 import type { CliContext } from './context';
 import { ExitError } from './exit';
@@ -13,12 +13,9 @@ import type { Io } from './io';
 import { progress } from './terminal';
 import { registerSnapshotCommand } from './snapshot-command';
 
-// the core's maintenance and the analysis index are loaded when their command runs (docs/cli.md "Start-up")
-const maintenance = () => import('../core/archive/maintenance');
-
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-function describeCheck(r: CheckReport): string {
+function describeCheck(r: ArchiveCheckReport): string {
   if (!r.exists) return `There is no archive at ${r.path} yet; nothing to check.\n`;
   if (r.healthy)
     return `The archive at ${r.path} is healthy (${fmt(r.items ?? 0)} items, ${fmt(r.ledgerRows ?? 0)} ledger rows)${r.quick ? ' — quick check' : ''}.\n`;
@@ -41,8 +38,7 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
     .option('--quick', 'quick_check instead of the full integrity_check (faster on a large archive)')
     .option('--json', 'JSON output')
     .action(async (o: { quick?: boolean; json?: boolean }) => {
-      const { checkArchive } = await maintenance();
-      const r = checkArchive(context().archiveFile, { quick: o.quick });
+      const r = await context().maintain('maintenance.check', { quick: o.quick === true });
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
       else io.stdout.write(describeCheck(r));
       if (!r.healthy)
@@ -91,36 +87,30 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
         '--engine <engine>',
         "auto: SQLite's .recover through the sqlite3 program when it works, else the built-in table copy; sqlite3 or copy to choose",
       )
-        .choices(['auto', 'sqlite3', 'copy'])
+        .choices([...RECOVER_ENGINES])
         .default('auto'),
     )
     .option('--force', 'recover even when the archive passes the check')
     .option('--json', 'JSON output')
     .action(async (o: { out?: string; force?: boolean; json?: boolean; engine: RecoverEngine }) => {
-      const c = context();
-      const { recoverArchive, RecoverError } = await maintenance();
-      try {
-        const r = await recoverArchive(c.archiveFile, {
-          out: o.out,
-          force: o.force,
-          engine: o.engine,
-          sqlite3: envValue(io.env, 'sqlite3') ?? null,
-        });
-        if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');
-        const kept = `${fmt(r.items)} items, ${fmt(r.ledgerRows)} ledger rows, ${fmt(r.walks)} walks (${r.engine === 'sqlite3' ? "SQLite's .recover" : 'built-in table copy'})`;
-        const unplaced =
-          r.unplaced > 0
-            ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).`
-            : '';
-        io.stdout.write(
-          r.inPlace
-            ? `Recovered ${kept} into a new archive at ${r.recovered}; the damaged file is kept at ${r.aside}.${unplaced}\n`
-            : `Recovered ${kept} into ${r.recovered}; the damaged archive at ${r.path} is unchanged.${unplaced}\n`,
-        );
-      } catch (e) {
-        // any other RecoverError carries its kind: a missing file or an existing output is the user's (2), the rest storage (6)
-        if (e instanceof RecoverError && e.reason === 'healthy') return void io.stderr.write(e.message + '\n');
-        throw e;
-      }
+      const r = await context().maintain('maintenance.recover', {
+        out: o.out,
+        force: o.force === true,
+        engine: o.engine,
+        sqlite3: envValue(io.env, 'sqlite3') ?? null,
+      });
+      // a healthy archive not forced: nothing was done (a missing file or an existing output is the user's: 2, the rest storage: 6)
+      if ('healthy' in r) return void io.stderr.write(r.message + '\n');
+      if (o.json) return void io.stdout.write(JSON.stringify(r) + '\n');
+      const kept = `${fmt(r.items)} items, ${fmt(r.ledgerRows)} ledger rows, ${fmt(r.walks)} walks (${r.engine === 'sqlite3' ? "SQLite's .recover" : 'built-in table copy'})`;
+      const unplaced =
+        r.unplaced > 0
+          ? ` ${fmt(r.unplaced)} row(s) SQLite found but could not place in a table were left out (they stay in the damaged file).`
+          : '';
+      io.stdout.write(
+        r.inPlace
+          ? `Recovered ${kept} into a new archive at ${r.recovered}; the damaged file is kept at ${r.aside}.${unplaced}\n`
+          : `Recovered ${kept} into ${r.recovered}; the damaged archive at ${r.path} is unchanged.${unplaced}\n`,
+      );
     });
 }

@@ -16,8 +16,8 @@ import type { ArchiveMode, Composed, DoorSetup } from '../core/compose';
 import type { LoupeApp } from '../core/app';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
 import type { SettingsFile } from '../core/secrets';
-import type { WatchService } from '../core/watch';
 import type { LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings } from '../shared/contract';
+import type { MaintenanceEvent, MaintenanceInput, MaintenanceName, MaintenanceOutput } from '../shared/contract-maintenance';
 import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
 import type { SandboxHandle } from '../sandbox';
@@ -67,8 +67,15 @@ export interface CliContext {
    */
   call<K extends MethodName>(method: K, input: MethodInput<K>): ReturnType<LoupeImpl[K]>;
   archive(): Archive;
-  /** the watchlist service of the composition (src/cli/watch-service.ts) */
-  watch(): WatchService;
+  /**
+   * A maintenance method over the archive file as it is (src/shared/contract-maintenance.ts: check,
+   * recover, copy), where no app is composed; its input checked by its schema (a misfit: exit 2).
+   */
+  maintain<K extends MaintenanceName>(
+    method: K,
+    input: MaintenanceInput<K>,
+    door?: { onEvent?: (e: MaintenanceEvent) => void; signal?: AbortSignal },
+  ): Promise<MaintenanceOutput<K>>;
   /**
    * connects the app to its service: checks the environment and the base URL first (a usage
    * error, exit 2), starts the in-process sandbox when no base URL is configured. Call it before a
@@ -136,6 +143,20 @@ function cliSetup(g: GlobalOptions, env: NodeJS.ProcessEnv): DoorSetup {
   }
 }
 
+/** The maintenance methods over the archive file (CliContext.maintain). */
+function maintainer(archiveFile: string): CliContext['maintain'] {
+  return (method, input, door) => {
+    const { maintenanceImpl, parseMaintenanceInput, toBridgeError } = rt();
+    let parsed: ReturnType<typeof parseMaintenanceInput<typeof method>>;
+    try {
+      parsed = parseMaintenanceInput(method, input);
+    } catch (e) {
+      throw new UsageError(toBridgeError(e).message);
+    }
+    return maintenanceImpl(archiveFile, door)[method](parsed);
+  };
+}
+
 export function createContext(
   g: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -143,11 +164,10 @@ export function createContext(
   mode: ArchiveMode = 'write',
 ): CliContext {
   // the data folder as every door finds it (doorSetup: --data-dir, else LOUPE_HOME, …)
-  const { composeApp, pickSecretStoreOnUse, SettingsFile, parseInput, toBridgeError, cliWatch } = rt();
+  const { composeApp, pickSecretStoreOnUse, SettingsFile, parseInput, toBridgeError, onDemandWatchFactory } = rt();
   const setup = cliSetup(g, env);
   const dataDir = setup.dataDir;
   const settings = new SettingsFile(settingsPath(dataDir));
-  const watch = cliWatch();
   let composed: Composed<SandboxHandle> | null = null;
   let connected = false;
   const app = (): LoupeApp => {
@@ -170,7 +190,7 @@ export function createContext(
       door: 'cli',
       archiveMode: mode,
       sandboxWithoutBaseUrl: true,
-      watch: (deps) => watch.factory(deps),
+      watch: onDemandWatchFactory(),
     });
     // e.g. "The API key does not look like a service key…", shown before the first call
     c.app.events.on((ev) => {
@@ -197,10 +217,7 @@ export function createContext(
       return fn(parsed);
     },
     archive: () => app().archive,
-    watch() {
-      app();
-      return watch.service();
-    },
+    maintain: maintainer(archivePath(dataDir)),
     async api() {
       if (connected) return;
       const e = environment(env);

@@ -7,7 +7,7 @@
  * only with --force. Reads the archive as it is (nothing migrates it first).
  */
 import type { Command } from 'commander';
-import type { SnapshotResult } from '../core/archive/snapshot';
+import type { ArchiveCopyReport } from '../shared/contract-maintenance';
 import type { CliContext } from './context';
 import type { Io } from './io';
 import { progress } from './terminal';
@@ -20,7 +20,7 @@ function size(bytes: number): string {
   return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
 }
 
-export function snapshotSummary(r: SnapshotResult): string {
+export function snapshotSummary(r: ArchiveCopyReport): string {
   const c = r.counts;
   return (
     `Copied the archive to ${r.path} (${size(r.bytes)}, one file): ${fmt(c.items)} items, ${fmt(c.tags)} tags, ${fmt(c.notes)} notes, ` +
@@ -42,18 +42,19 @@ export function registerSnapshotCommand(archive: Command, io: Io, context: () =>
       process.once('SIGINT', onSig);
       let shown = -1;
       try {
-        // loaded when the command runs (docs/cli.md "Start-up")
-        const { snapshotArchive } = await import('../core/archive/snapshot');
-        const r = await snapshotArchive(context().archiveFile, file, {
-          force: o.force,
-          signal: abort.signal,
-          onProgress: ({ done, pages }) => {
-            const pct = pages > 0 ? Math.floor((done / pages) * 100) : 0;
-            if (pct === shown) return;
-            shown = pct;
-            progress(io.stderr, `Copying the archive: ${pct} % (${fmt(done)} of ${fmt(pages)} pages)`);
+        const r = await context().maintain(
+          'maintenance.copy',
+          { file, force: o.force === true },
+          {
+            signal: abort.signal,
+            onEvent: ({ done, pages }) => {
+              const pct = pages > 0 ? Math.floor((done / pages) * 100) : 0;
+              if (pct === shown) return;
+              shown = pct;
+              progress(io.stderr, `Copying the archive: ${pct} % (${fmt(done)} of ${fmt(pages)} pages)`);
+            },
           },
-        });
+        );
         progress(io.stderr, '');
         io.stdout.write(o.json ? JSON.stringify(r) + '\n' : snapshotSummary(r) + '\n');
       } finally {

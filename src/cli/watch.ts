@@ -1,13 +1,12 @@
 /**
  * `loupe watch add|list|run|history` — watchlists from the command line (for cron or a server).
- * The composition's watchlist service (src/cli/watch-service.ts, the app's own without the
- * scheduler), reached through the contract's `watchlists.*` methods; `watch run` calls the service
- * itself, to record the run's trigger as 'cli' (the contract's run records 'manual').
+ * The composition's watchlist service (onDemandWatchFactory: the app's own without the scheduler,
+ * built on first use), reached through the contract's `watchlists.*` methods only; `watch run`
+ * records its runs' trigger as 'cli'.
  */
 import { scheduleWords } from '../shared/durations';
 import type { Command } from 'commander';
-import type { WatchRunDetail, WatchService } from '../core/watch';
-import type { WatchlistInfo } from '../shared/contract';
+import type { WatchlistInfo, WatchRunInfo } from '../shared/contract';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
@@ -33,7 +32,7 @@ function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
 
-function describeRun(r: WatchRunDetail, name: string): string {
+function describeRun(r: WatchRunInfo, name: string): string {
   const lines = [
     `${name}: ${r.status}${r.complete ? ', complete' : ''} · ${fmt(r.newItems)} new item(s) · ${fmt(r.creditsSpent)} credits${r.alerts ? ` · ${r.alerts} alert(s)` : ''}`,
   ];
@@ -60,28 +59,20 @@ export function registerWatchCommands(
   _opts: { confirm: (q: string) => Promise<boolean> },
 ): void {
   let listening = false;
-  /** the composition's watchlist service (src/cli/watch-service.ts), its runs' progress on a terminal */
-  const svc = (): WatchService => {
+  /** the contract's watchlists.* methods of the composed app, its runs' progress lines on a terminal */
+  const call: CliContext['call'] = (method, input) => {
     const c = context();
-    const service = c.watch();
     if (!listening) {
       listening = true;
       c.app().events.on((e) => {
-        if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY) {
-          const d = e.run as WatchRunDetail;
+        if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY)
           progress(
             io.stderr,
-            `${fmt(d.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${d.etaMs ? ` · ETA ${Math.ceil(d.etaMs / 1000)} s` : ''}`,
+            `${fmt(e.run.pagesDone ?? 0)} page(s) · ${fmt(e.run.creditsSpent)} credits${e.run.etaMs ? ` · ETA ${Math.ceil(e.run.etaMs / 1000)} s` : ''}`,
           );
-        }
       });
     }
-    return service;
-  };
-  /** the contract's watchlists.* methods of the composed app (with the progress lines on) */
-  const call: CliContext['call'] = (method, input) => {
-    svc();
-    return context().call(method, input);
+    return c.call(method, input);
   };
   const byName = async (nameOrId: string): Promise<WatchlistInfo> => {
     const all = await call('watchlists.list', {});
@@ -210,13 +201,13 @@ export function registerWatchCommands(
       if (!name && !o.all) throw new UsageError('Name a watchlist or pass --all.');
       if (name && o.all) throw new UsageError('Name a watchlist or pass --all, not both.');
       const chosen = o.all ? (await call('watchlists.list', {})).filter((w) => !w.paused) : [await byName(name as string)];
-      const runs: WatchRunDetail[] = [];
+      const runs: WatchRunInfo[] = [];
       let notApproved: string | null = null;
       let incomplete = false;
       // the base URL checked before the service is reached (a bad one: exit 2, nothing sent)
       await context().api();
       for (const wl of chosen) {
-        const r = await svc().run(wl.id, { approved: !!o.yes, trigger: 'cli' });
+        const r = await call('watchlists.run', { id: wl.id, approved: !!o.yes, trigger: 'cli' });
         progress(io.stderr, '');
         runs.push(r);
         if (!o.json) io.stdout.write(describeRun(r, wl.name));
@@ -235,7 +226,7 @@ export function registerWatchCommands(
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }) => {
       const wl = await byName(name);
-      const h = await svc().history(wl.id);
+      const h = await call('watchlists.history', { id: wl.id });
       if (o.json) return void io.stdout.write(JSON.stringify(h) + '\n');
       if (h.length === 0) io.stderr.write(`No runs yet. Run it with: loupe watch run "${wl.name}"\n`);
       for (const r of h) io.stdout.write(`${new Date(r.startedAt).toISOString()}  ` + describeRun(r, wl.name));

@@ -13,6 +13,10 @@ import { prepareArchive, type PrepareOptions, type Prepared } from './archive';
 
 /** what a door hands composeApp and prepareDoor: the archive's mode, the migration progress printer */
 export { migrationPrinter, type ArchiveMode } from './archive';
+/** the watchlist service of a door that runs one command (the command line): built on first use, no scheduler */
+export { onDemandWatchFactory } from './methods';
+/** the archive file's maintenance where no app can be composed over it (check, recover, copy) */
+export { maintenanceImpl } from './methods';
 import { archivePath, defaultDataDir } from './paths';
 import { KeyringSecretStore, UnavailableSecretStore, type SecretAvailability, type SecretStore } from './secrets';
 import type { SandboxRef } from './service-link';

@@ -50,6 +50,15 @@ export interface WatchRunInfo {
   newItems: number;
   /** of the new items, how many match the list's alert (issue 27 #1) */
   alerts?: number;
+  /** who started it: 'manual' (the app), 'schedule', 'cli' */
+  trigger?: string;
+  /** every watch complete */
+  complete?: boolean;
+  /** one sentence: why the run did not run, or what it stopped on */
+  message?: string | null;
+  /** while running: pages fetched so far and an honest ETA from the pacer */
+  pagesDone?: number;
+  etaMs?: number | null;
   watches: Array<{
     watchId: string;
     pages: number;
@@ -92,7 +101,12 @@ export const watchlistUpdateInput = z.object({ id: z.string(), patch: watchlistP
 export const watchlistIdInput = z.object({ id: z.string() });
 export const addWatchInput = z.object({ id: z.string(), watch: watchInput });
 /** approved: the user confirmed a run whose estimate exceeds its budget threshold */
-export const watchlistRunInput = z.object({ id: z.string(), approved: z.boolean().default(false) });
+export const watchlistRunInput = z.object({
+  id: z.string(),
+  approved: z.boolean().default(false),
+  /** who starts it, as the run's history records it: the app ('manual') or the command line */
+  trigger: z.enum(['manual', 'cli']).default('manual'),
+});
 
 /** One alert in the inbox (issue 27 #1): what matched, in which run of which list, read or not. */
 export interface AlertInfo {

@@ -27,6 +27,8 @@ export { flattenLabels, type Json, type LabelScalar, readItems, RECORD_KINDS } f
 export { type FactRow, type ParentAuthorRow } from './network-facts';
 export { migrationPrinter, prepareArchive, type Prepared, type PrepareOptions } from './prepare';
 export { snapshotArchive } from './snapshot';
+/** check and recover of the archive file as it is (loaded when they run: src/core/methods/maintenance.ts) */
+export const loadMaintenance = () => import('./maintenance');
 export { parseQuery } from './sql-query';
 export { sql, Statements } from './sql';
 export { type AuthorCountRow, type TermIdsRow } from './term-counts';

@@ -49,3 +49,5 @@ export { type AppParts } from './parts';
 export { createSnapshots } from './snapshots';
 export { createWalks } from './walk-stream';
 export { type WatchDeps, type WatchMethodName, type WatchService } from './watchlists';
+export { onDemandWatchFactory } from './watch-on-demand';
+export { maintenanceImpl, type MaintenanceDoor } from './maintenance';

@@ -53,7 +53,7 @@ export function watchContract(
     'watchlists.remove': (i) => s.remove(i.id),
     'watchlists.addWatch': (i) => s.addWatch(i.id, i.watch),
     'watchlists.estimate': (i) => s.estimate(i.id),
-    'watchlists.run': (i) => s.run(i.id, { approved: i.approved ?? false, trigger: 'manual' }),
+    'watchlists.run': (i) => s.run(i.id, { approved: i.approved ?? false, trigger: i.trigger ?? 'manual' }),
     'watchlists.history': (i) => s.history(i.id),
     'watchlists.markSeen': (i) => s.markSeen(i.id),
     'watchlists.planImport': async (i) => planImport(await importDeps(), i),
