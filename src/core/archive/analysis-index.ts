@@ -37,9 +37,8 @@ export const UNDATED = -999_999_999;
 const DAY = `coalesce((x - ((x % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS}, ${UNDATED})`;
 /** The UTC day number of a time column or parameter as SQL (UNDATED when null): the one spelling of an_item_terms's `day`. */
 export const dayOf = (col: string): string => DAY.replace(/x/g, col);
-/** dayOf of a bound parameter (better-sqlite3 takes no numbered `?N`: the time is bound once per `?`) */
-const DAY_OF_PARAM = dayOf('?');
-const dayArgs = (pub: number | null): Array<number | null> => Array.from({ length: DAY_OF_PARAM.split('?').length - 1 }, () => pub);
+/** The UTC day number of a publication time in JS (UNDATED when null): the same number dayOf gives for an integer time. */
+export const dayNumber = (pub: number | null): number => (pub === null ? UNDATED : Math.floor(pub / DAY_MS));
 
 /**
  * an_item_terms (index version 4): keyed by UTC day before rid, so a query's items of a date range are
@@ -107,18 +106,9 @@ export type IndexItemRow = [
   string,
   string | null,
 ];
-const ITEM_SQL = 'i.rid, i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, i.platform, i.kind, i.labels';
-
-const SUMS = ['views', 'likes', 'comments', 'shares', 'saves', 'engagement'];
-/** A new term's row; OR IGNORE: a term already stored is added to by ADD_TERM (one probe of the (field, term) key for a new term, the common case) */
-const INSERT_TERM = `INSERT OR IGNORE INTO an_terms (field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-/** Adds to a stored term's totals (by row id): each bound value twice (better-sqlite3 takes no numbered `?N`); a null adds nothing. */
-const ADD_TERM = `UPDATE an_terms SET docs = docs + ?, occ = occ + ?,
-         first = CASE WHEN first IS NULL OR ? < first THEN ? ELSE first END,
-         last = CASE WHEN last IS NULL OR ? > last THEN ? ELSE last END,
-         ${SUMS.map((c) => `${c} = CASE WHEN ? IS NULL THEN ${c} ELSE coalesce(${c}, 0) + ? END`).join(', ')}
-       WHERE id = ?`;
+const ITEM_SQL = raw(
+  'i.rid, i.text, i.lang, i.published_at, i.views, i.likes, i.comments, i.shares, i.saves, i.platform, i.kind, i.labels',
+);
 
 /** A changed item's counts before (o_…) and now, with its text, language and publication time before and now. */
 export type DirtyRow = Record<string, unknown>;
@@ -235,8 +225,7 @@ export class AnalysisTables {
 
   /** The days to recount (UNDATED for undated items). */
   dirtyDays(): number[] {
-    const { st, args } = this.c.sql.of(sql`SELECT day FROM an_dirty_days`);
-    return st.pluck().all(...args) as number[];
+    return this.c.sql.values<number>(sql`SELECT day FROM an_dirty_days`);
   }
 
   clearDirtyDays(): void {
@@ -250,22 +239,17 @@ export class AnalysisTables {
 
   /** The indexed items (rid ≤ watermark) published on one day (UNDATED: undated items). */
   dayItems(day: number, watermark: number): IndexItemRow[] {
-    return (
-      day === UNDATED
-        ? this.c.st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at IS NULL AND i.rid <= ?`).raw(true).all(watermark)
-        : this.c
-            .st(`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at >= ? AND i.published_at < ? AND i.rid <= ?`)
-            .raw(true)
-            .all(day * DAY_MS, (day + 1) * DAY_MS, watermark)
-    ) as IndexItemRow[];
+    return day === UNDATED
+      ? this.c.sql.rows<IndexItemRow>(sql`SELECT ${ITEM_SQL} FROM items i WHERE i.published_at IS NULL AND i.rid <= ${watermark}`)
+      : this.c.sql.rows<IndexItemRow>(
+          sql`SELECT ${ITEM_SQL} FROM items i
+              WHERE i.published_at >= ${day * DAY_MS} AND i.published_at < ${(day + 1) * DAY_MS} AND i.rid <= ${watermark}`,
+        );
   }
 
   /** Items with from < rid ≤ to, in rid order. */
   itemsBetween(from: number, to: number): IndexItemRow[] {
-    return this.c
-      .st(`SELECT ${ITEM_SQL} FROM items i WHERE i.rid > ? AND i.rid <= ? ORDER BY i.rid`)
-      .raw(true)
-      .all(from, to) as IndexItemRow[];
+    return this.c.sql.rows<IndexItemRow>(sql`SELECT ${ITEM_SQL} FROM items i WHERE i.rid > ${from} AND i.rid <= ${to} ORDER BY i.rid`);
   }
 
   /** Empties the term totals and the term ids per item (rebuilt from the items). */
@@ -293,9 +277,28 @@ export class AnalysisTables {
     last: number | null,
     sums: Array<number | null>,
   ) => number {
-    const ins = this.c.st(INSERT_TERM);
-    const id = this.c.sql.of(sql`SELECT id FROM an_terms WHERE field = ${0} AND term = ${''}`).st.pluck();
-    const add = this.c.st(ADD_TERM);
+    // prepared once each (`of`: a template's statement, bound per term in its values' order): a
+    // new term is one INSERT (OR IGNORE: one probe of the (field, term) key, the common case); a
+    // stored one is added to by id, each value bound twice (better-sqlite3 takes no numbered `?N`;
+    // a null adds nothing)
+    const $ = 0;
+    const ins = this.c.sql.of(
+      sql`INSERT OR IGNORE INTO an_terms (field, term, docs, occ, first, last, views, likes, comments, shares, saves, engagement)
+          VALUES (${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$}, ${$})`,
+    ).st;
+    const id = this.c.sql.of(sql`SELECT id FROM an_terms WHERE field = ${$} AND term = ${$}`).st.pluck();
+    const add = this.c.sql.of(
+      sql`UPDATE an_terms SET docs = docs + ${$}, occ = occ + ${$},
+            first = CASE WHEN first IS NULL OR ${$} < first THEN ${$} ELSE first END,
+            last = CASE WHEN last IS NULL OR ${$} > last THEN ${$} ELSE last END,
+            views = CASE WHEN ${$} IS NULL THEN views ELSE coalesce(views, 0) + ${$} END,
+            likes = CASE WHEN ${$} IS NULL THEN likes ELSE coalesce(likes, 0) + ${$} END,
+            comments = CASE WHEN ${$} IS NULL THEN comments ELSE coalesce(comments, 0) + ${$} END,
+            shares = CASE WHEN ${$} IS NULL THEN shares ELSE coalesce(shares, 0) + ${$} END,
+            saves = CASE WHEN ${$} IS NULL THEN saves ELSE coalesce(saves, 0) + ${$} END,
+            engagement = CASE WHEN ${$} IS NULL THEN engagement ELSE coalesce(engagement, 0) + ${$} END
+          WHERE id = ${$}`,
+    ).st;
     return (field, term, docs, occ, first, last, s) => {
       const r = ins.run(field, term, docs, occ, first, last, s[0], s[1], s[2], s[3], s[4], s[5]);
       if (r.changes === 1) return Number(r.lastInsertRowid);
@@ -307,14 +310,15 @@ export class AnalysisTables {
 
   /** A writer of an item's terms of one field (a blob, term-ids.ts encodeItemTerms), filed under the UTC day of its publication time `pub`. */
   itemTermsWriter(): (field: number, rid: number, pub: number | null, data: Buffer) => void {
-    const st = this.c.st(`INSERT OR REPLACE INTO an_item_terms (field, day, rid, data) VALUES (?, ${DAY_OF_PARAM}, ?, ?)`);
-    return (field, rid, pub, data) => void st.run(field, ...dayArgs(pub), rid, data);
+    // the day from JS (dayNumber): the same number dayOf computes in SQL, without binding the time five times
+    const st = this.c.sql.of(sql`INSERT OR REPLACE INTO an_item_terms (field, day, rid, data) VALUES (${0}, ${0}, ${0}, ${0})`).st;
+    return (field, rid, pub, data) => void st.run(field, dayNumber(pub), rid, data);
   }
 
   /** A reader of an indexed item's terms blob of one field (published `pub`), for its new counts. */
   itemTermsReader(): (field: number, rid: number, pub: number | null) => Buffer | undefined {
-    const st = this.c.st(`SELECT data FROM an_item_terms WHERE field = ? AND day = ${DAY_OF_PARAM} AND rid = ?`).pluck();
-    return (field, rid, pub) => st.get(field, ...dayArgs(pub), rid) as Buffer | undefined;
+    return (field, rid, pub) =>
+      this.c.sql.value<Buffer>(sql`SELECT data FROM an_item_terms WHERE field = ${field} AND day = ${dayNumber(pub)} AND rid = ${rid}`);
   }
 
   /** The label overrides of the items lo ≤ rid ≤ hi (value as JSON text). */
@@ -324,10 +328,8 @@ export class AnalysisTables {
 
   /** A writer of daily counts: adds n items to (ff, day, platform, kind, value). */
   dailyWriter(): (ff: number, day: number, platform: string, kind: string, value: unknown, n: number) => void {
-    const st = this.c.st(
-      'INSERT INTO an_daily (ff, day, platform, kind, value, n) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n',
-    );
-    return (ff, day, platform, kind, value, n) => void st.run(ff, day, platform, kind, value, n);
+    return (ff, day, platform, kind, value, n) =>
+      void this.c.sql.insert`an_daily ON CONFLICT DO UPDATE SET n = n + excluded.n`({ ff, day, platform, kind, value, n });
   }
 
   /** The top `limit` terms of a field by a totals column (`count` = items, `occurrences`, first, last or a sum; unknown values last). */

@@ -31,10 +31,22 @@ export { TERM_FIELDS, type TermField };
 
 const STOP = stopwordsIso as unknown as Record<string, string[]>;
 const stopSets = new Map<string, Set<string>>();
+/** stopWords by the tag as given (a handful of tags: each item of an index build asks) */
+const stopsByTag = new Map<string, Set<string>>();
 
 /** The stop-word set of a language tag (`pt-BR` → pt); English when unknown. */
 export function stopWords(lang: string | null | undefined): Set<string> {
-  const primary = (lang ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  const tag = lang ?? '';
+  let known = stopsByTag.get(tag);
+  if (!known) {
+    known = stopWordsOf(tag);
+    if (stopsByTag.size < 1000) stopsByTag.set(tag, known);
+  }
+  return known;
+}
+
+function stopWordsOf(lang: string): Set<string> {
+  const primary = lang.trim().toLowerCase().split(/[-_]/)[0] ?? '';
   const key = primary && STOP[primary] ? primary : 'en';
   let s = stopSets.get(key);
   if (!s) {
@@ -240,6 +252,14 @@ function wordTokens(input: string, stops: Set<string>): Token[] {
 
 export type TermsOf = Record<TermField, string[]>;
 
+/** the fields asked for, as a set: one per fields array (an index build asks with one array for every item) */
+const wantSets = new WeakMap<readonly TermField[], ReadonlySet<TermField>>();
+function wanted(fields: readonly TermField[]): ReadonlySet<TermField> {
+  let w = wantSets.get(fields);
+  if (!w) wantSets.set(fields, (w = new Set(fields)));
+  return w;
+}
+
 const NGRAM: Partial<Record<TermField, number>> = { bigrams: 2, trigrams: 3 };
 
 /**
@@ -253,7 +273,7 @@ export function extractTerms(
 ): TermsOf {
   const out: TermsOf = { hashtags: [], mentions: [], domains: [], emoji: [], words: [], bigrams: [], trigrams: [] };
   if (!text) return out;
-  const want = new Set(fields);
+  const want = wanted(fields);
   let rest = text;
   // each entity pattern runs only when its mark is in the text (most posts have none)
   if (MAYBE_URL.test(rest))
