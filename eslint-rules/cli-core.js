@@ -21,13 +21,6 @@ export const CLI_CORE = {
 export const CLI_REACH = {
   'context.ts': {
     'archive/index.ts': 'the archive behind ctx.archive(): the commands that still read it directly',
-    'secrets/index.ts': 'the settings file the CLI reads its budget and base URL from',
-  },
-  'context-runtime.ts': {
-    'secrets/index.ts': 'the settings file (SettingsFile), see context.ts',
-  },
-  'archive-commands.ts': {
-    'analysis/analysis-index.ts': 'archive index builds the analysis index now, with progress',
   },
   'export-command.ts': {
     'export/formats.ts': 'the export to a file or a pipe (exportAny): no export-to-file method in the contract yet',

@@ -1,8 +1,10 @@
 /**
  * `loupe archive check` / `loupe archive recover` (docs/cli.md, docs/archive.md "Checking and
  * recovering"), "The analysis index"). `loupe archive index` builds the analysis index with progress
- * (a query never builds it: it answers from the items and exits). Check and recover do not open the archive through the context (which would migrate it): check
- * reads the file as it is, recover works on copies and only swaps files when the copy checks out.
+ * (a query never builds it: it answers from the items and exits): the contract's
+ * `analysis.buildIndex`. Check and recover do not open the archive through the context (which
+ * would migrate it): the maintenance methods (src/shared/contract-maintenance.ts) check the file
+ * as it is; recover works on copies and only swaps files when the copy checks out.
  */
 import { Option, type Command } from 'commander';
 import { RECOVER_ENGINES, type ArchiveCheckReport, type RecoverEngine } from '../shared/contract-maintenance';
@@ -23,6 +25,25 @@ function describeCheck(r: ArchiveCheckReport): string {
     `The archive at ${r.path} has problems:\n` +
     r.problems.map((p) => `  - ${p}\n`).join('') +
     'Way out: `loupe archive recover` copies what can be read into a new archive and puts it in place (the damaged file is kept beside it); close the Loupe app first.\n'
+  );
+}
+
+/** `loupe archive index`: the contract's analysis.buildIndex, its index-progress events as progress on stderr. */
+async function buildIndex(io: Io, c: CliContext): Promise<void> {
+  let shown = -1;
+  c.app().events.on((e) => {
+    if (e.type !== 'index-progress') return;
+    const pct = Math.min(99, Math.floor((e.done / Math.max(1, e.total)) * 100));
+    if (io.stderr.isTTY) progress(io.stderr, `Building the analysis index: ${pct} %`);
+    else if (Math.floor(pct / 10) > Math.floor(shown / 10)) io.stderr.write(`Building the analysis index: ${pct} %\n`);
+    shown = pct;
+  });
+  const r = await c.call('analysis.buildIndex', {});
+  progress(io.stderr, '');
+  if (!r.built) return void io.stdout.write(`The analysis index is current (${fmt(r.archiveItems)} items).\n`);
+  const s = r.ms / 1000;
+  io.stdout.write(
+    `Built the analysis index of ${fmt(r.items)} items in ${s.toFixed(1)} s (${fmt(Math.round(r.items / Math.max(s, 0.001)))} items/s).\n`,
   );
 }
 
@@ -53,30 +74,7 @@ export function registerArchiveCommands(program: Command, io: Io, context: () =>
     .description(
       'build the analysis index now, with progress (the app builds it in the background; a query answers from the items meanwhile)',
     )
-    .action(async () => {
-      const { AnalysisIndex } = await import('../core/analysis/analysis-index');
-      const a = context().archive();
-      const index = new AnalysisIndex(a, { background: false });
-      const waiting = (): number => index.backlog() + index.authorsBacklog();
-      const items = index.backlog();
-      const total = waiting();
-      if (total === 0 || (index.current() && index.authorsCurrent()))
-        return void io.stdout.write(`The analysis index is current (${fmt(a.count({}))} items).\n`);
-      const t0 = performance.now();
-      const size = { items: 2_000, authors: 20_000 };
-      let shown = -1;
-      while (index.buildSlice(size)) {
-        const pct = Math.min(99, Math.floor(((total - Math.min(total, waiting())) / total) * 100));
-        if (io.stderr.isTTY) progress(io.stderr, `Building the analysis index: ${pct} %`);
-        else if (Math.floor(pct / 10) > Math.floor(shown / 10)) io.stderr.write(`Building the analysis index: ${pct} %\n`);
-        shown = pct;
-      }
-      progress(io.stderr, '');
-      const s = (performance.now() - t0) / 1000;
-      io.stdout.write(
-        `Built the analysis index of ${fmt(items)} items in ${s.toFixed(1)} s (${fmt(Math.round(items / Math.max(s, 0.001)))} items/s).\n`,
-      );
-    });
+    .action(() => buildIndex(io, context()));
 
   archive
     .command('recover')

@@ -14,6 +14,5 @@ export {
   prepareDoor,
 } from '../core/compose';
 export { parseMaintenanceInput } from '../shared/contract-maintenance';
-export { SettingsFile } from '../core/secrets';
 export { parseInput } from '../shared/contract';
 export { toBridgeError } from '../core/bridge';

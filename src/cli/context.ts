@@ -15,7 +15,6 @@ import type { Archive } from '../core/archive';
 import type { ArchiveMode, Composed, DoorSetup } from '../core/compose';
 import type { LoupeApp } from '../core/app';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
-import type { SettingsFile } from '../core/secrets';
 import type { LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings } from '../shared/contract';
 import type { MaintenanceEvent, MaintenanceInput, MaintenanceName, MaintenanceOutput } from '../shared/contract-maintenance';
 import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
@@ -57,7 +56,6 @@ export interface CliContext {
   archiveFile: string;
   /** 'read' for commands that only read (see the header) */
   mode: ArchiveMode;
-  settings: SettingsFile;
   /** the composed app (built on first use: it opens the archive in this command's mode) */
   app(): LoupeApp;
   /**
@@ -164,10 +162,9 @@ export function createContext(
   mode: ArchiveMode = 'write',
 ): CliContext {
   // the data folder as every door finds it (doorSetup: --data-dir, else LOUPE_HOME, …)
-  const { composeApp, pickSecretStoreOnUse, SettingsFile, parseInput, toBridgeError, onDemandWatchFactory } = rt();
+  const { composeApp, pickSecretStoreOnUse, parseInput, toBridgeError, onDemandWatchFactory } = rt();
   const setup = cliSetup(g, env);
   const dataDir = setup.dataDir;
-  const settings = new SettingsFile(settingsPath(dataDir));
   let composed: Composed<SandboxHandle> | null = null;
   let connected = false;
   const app = (): LoupeApp => {
@@ -203,7 +200,6 @@ export function createContext(
     dataDir,
     archiveFile: archivePath(dataDir),
     mode,
-    settings,
     sandbox: false,
     app,
     call(method, input) {
@@ -221,12 +217,15 @@ export function createContext(
     async api() {
       if (connected) return;
       const e = environment(env);
-      const s = settings.read().app;
       // the base URL is checked at once (nothing sent, nothing retried); the service link then
-      // takes the flag or LOUPE_BASE_URL as the door's, else the one in Settings, else the sandbox
+      // takes the flag or LOUPE_BASE_URL as the door's, else the one in Settings (settings.get,
+      // settings.json as every door reads it), else the sandbox
       if (g.baseUrl !== undefined) checkBaseUrl(g.baseUrl, '--base-url');
       else if (e.baseUrl !== undefined) checkBaseUrl(e.baseUrl, 'LOUPE_BASE_URL');
-      else if (s.baseUrl) checkBaseUrl(s.baseUrl, `The base URL in ${settingsPath(dataDir)}`);
+      else {
+        const stored = (await ctx.call('settings.get', {})).baseUrl;
+        if (stored) checkBaseUrl(stored, `The base URL in ${settingsPath(dataDir)}`);
+      }
       await app().api();
       connected = true;
     },

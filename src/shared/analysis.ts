@@ -112,6 +112,17 @@ export interface IndexStatus {
   building: boolean;
 }
 
+/** `analysis.buildIndex`: the analysis index built now, in the foreground (`loupe archive index`). */
+export interface IndexBuild {
+  /** false: the index was current, nothing to build */
+  built: boolean;
+  /** items taken in */
+  items: number;
+  ms: number;
+  /** items in the archive */
+  archiveItems: number;
+}
+
 // ───────────── comparisons ─────────────
 
 export const seriesSchema = z.object({

@@ -30,6 +30,7 @@ import {
   type ChartSeries,
   type Comparison,
   type FrequencyTable,
+  type IndexBuild,
   type IndexStatus,
   type Overperformance,
 } from './analysis';
@@ -248,6 +249,8 @@ export const methods = {
   'analysis.labelShare': m<ChartSeries>()(labelShareInputSchema),
   'analysis.engagementDistribution': m<ChartSeries>()(engagementDistributionInputSchema),
   'analysis.indexStatus': m<IndexStatus>()(empty),
+  /** builds the analysis index now, in the foreground, its progress as index-progress events (`loupe archive index`) */
+  'analysis.buildIndex': m<IndexBuild>()(empty),
 
   'export.start': m<ExportJob>()(exportStartInput),
   'export.get': m<ExportJob | null>()(exportIdInput),
@@ -350,6 +353,8 @@ export type LoupeEvent =
   | { type: 'rate-limited'; retryInMs: number; message: string }
   | { type: 'export-progress'; job: ExportJob }
   | { type: 'snapshot-progress'; job: SnapshotJob }
+  /** analysis.buildIndex: of `total` items and authors waiting, `done` taken in */
+  | { type: 'index-progress'; done: number; total: number }
   | {
       type: 'watch-run';
       run: WatchRunInfo;

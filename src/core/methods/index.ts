@@ -36,7 +36,7 @@ export function contractImpl(
     ...jobs.exports.methods,
     ...jobs.snapshots.methods,
     ...sandboxMethods(parts),
-    ...analysisMethods(parts.archive, parts.door),
+    ...analysisMethods(parts.archive, parts.door, parts.emit),
     ...networkMethods({ archive: parts.archive, dataDir: parts.dataDir }),
     ...watchlistMethods(jobs.watch),
     ...jobs.collect.methods,
