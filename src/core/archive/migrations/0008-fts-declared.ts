@@ -1,3 +1,4 @@
+import { sql, Statements } from '../sql';
 import type { Migration } from './types';
 
 /**
@@ -25,7 +26,7 @@ export const migration0008: Migration = {
   version: 8,
   name: 'fts-declared',
   up(db, progress) {
-    const items = progress ? (db.prepare('SELECT count(*) FROM items').pluck().get() as number) : 0;
+    const items = progress ? (new Statements(db).value<number>(sql`SELECT count(*) FROM items`) ?? 0) : 0;
     progress?.(0, items, 'rebuilding the search index');
     db.exec('DROP TABLE items_fts');
     db.exec(FTS_DECLARATION);

@@ -1,6 +1,7 @@
 import type { Migration } from './types';
 import type { Db } from '../connection';
 import { extractColumns, type Columns, type Json } from '../extract';
+import { assignments, raw, sql, Statements } from '../sql';
 
 /**
  * One definition of what an item shows (issue 13, src/shared/record-fields.ts): the archive's
@@ -47,15 +48,15 @@ type Row = { rid: number; kind: string; raw: string } & Pick<Columns, (typeof RE
 
 /** Re-extracts REEXTRACTED for every item; runs inside the caller's transaction. */
 export function reextractColumns(db: Db, progress?: (done: number, total: number) => void, batch = BATCH): ReextractResult {
-  const total = (db.prepare('SELECT count(*) FROM items').pluck().get() as number) ?? 0;
+  const s = new Statements(db);
+  const total = s.value<number>(sql`SELECT count(*) FROM items`) ?? 0;
   const report = progress ?? (total >= REPORT_FROM ? stderrProgress : undefined);
-  const read = db.prepare(`SELECT rid, kind, raw, ${REEXTRACTED.join(', ')} FROM items WHERE rid > ? ORDER BY rid LIMIT ?`);
-  const write = db.prepare(`UPDATE items SET ${REEXTRACTED.map((c) => `${c} = ?`).join(', ')} WHERE rid = ?`);
+  const cols = raw(REEXTRACTED.join(', '));
   let after = 0;
   let items = 0;
   let changed = 0;
   for (;;) {
-    const rows = read.all(after, batch) as Row[];
+    const rows = s.all<Row>(sql`SELECT rid, kind, raw, ${cols} FROM items WHERE rid > ${after} ORDER BY rid LIMIT ${batch}`);
     if (rows.length === 0) break;
     for (const r of rows) {
       let rec: unknown;
@@ -67,7 +68,7 @@ export function reextractColumns(db: Db, progress?: (done: number, total: number
       if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) continue;
       const x = extractColumns(r.kind, rec as Json);
       if (REEXTRACTED.some((c) => x[c] !== r[c])) {
-        write.run(...REEXTRACTED.map((c) => x[c]), r.rid);
+        s.run(sql`UPDATE items SET ${assignments(REEXTRACTED, x)} WHERE rid = ${r.rid}`);
         changed++;
       }
     }

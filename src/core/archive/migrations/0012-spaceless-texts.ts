@@ -1,4 +1,5 @@
 import { splitsOtherwise } from '../../../shared/spaceless';
+import { sql, Statements } from '../sql';
 import type { Migration } from './types';
 
 /**
@@ -20,15 +21,14 @@ export const migration0012: Migration = {
   name: 'spaceless-texts',
   up(db, progress) {
     db.exec('ALTER TABLE items ADD COLUMN spaceless INTEGER NOT NULL DEFAULT 0');
-    const total = (db.prepare('SELECT count(*) FROM items').pluck().get() as number) ?? 0;
-    const read = db.prepare('SELECT rid, text FROM items WHERE rid > ? ORDER BY rid LIMIT ?').raw(true);
-    const mark = db.prepare('UPDATE items SET spaceless = 1 WHERE rid = ?');
+    const s = new Statements(db);
+    const total = s.value<number>(sql`SELECT count(*) FROM items`) ?? 0;
     let after = 0;
     let done = 0;
     for (;;) {
-      const rows = read.all(after, BATCH) as Array<[number, string | null]>;
+      const rows = s.rows<[number, string | null]>(sql`SELECT rid, text FROM items WHERE rid > ${after} ORDER BY rid LIMIT ${BATCH}`);
       if (rows.length === 0) break;
-      for (const [rid, text] of rows) if (splitsOtherwise(text)) mark.run(rid);
+      for (const [rid, text] of rows) if (splitsOtherwise(text)) s.run(sql`UPDATE items SET spaceless = 1 WHERE rid = ${rid}`);
       done += rows.length;
       after = rows[rows.length - 1][0];
       progress?.(done, total, 'marking texts in scripts without spaces');
