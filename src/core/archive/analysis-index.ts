@@ -18,7 +18,7 @@ import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './days';
 import type { ArchiveCtx } from './context';
 import { parseQuery, timeBound } from './sql-query';
-import { raw, sql } from './sql';
+import { raw, sql, where } from './sql';
 import {
   addAuthorsBetween,
   applyAuthorChanges,
@@ -386,20 +386,21 @@ export class AnalysisTables {
 
   /** Dated items per (day, platform) — ff 0 — or per (day, definite value) of one label field, over a plain filter. */
   dailyRows(p: PlainFilter, ff: number, by: 'platform' | 'label'): Array<{ d: number; k: string | number; c: number }> {
-    const where = ['ff = ?', `day <> ${UNDATED}`, ...p.clauses].join(' AND ');
     if (by === 'platform')
-      return this.c
-        .st(`SELECT day AS d, platform AS k, sum(n) AS c FROM an_daily WHERE ${where} GROUP BY day, platform`)
-        .all(ff, ...p.params) as Array<{ d: number; k: string; c: number }>;
-    return this.c
-      .st(`SELECT day AS d, value AS k, sum(n) AS c FROM an_daily WHERE ${where} AND value < x'' GROUP BY day, value`)
-      .all(ff, ...p.params) as Array<{ d: number; k: string | number; c: number }>;
+      return this.c.sql.all<{ d: number; k: string; c: number }>(
+        sql`SELECT day AS d, platform AS k, sum(n) AS c FROM an_daily WHERE ff = ${ff} AND day <> ${UNDATED} AND ${where(p)}
+            GROUP BY day, platform`,
+      );
+    return this.c.sql.all<{ d: number; k: string | number; c: number }>(
+      sql`SELECT day AS d, value AS k, sum(n) AS c FROM an_daily WHERE ff = ${ff} AND day <> ${UNDATED} AND ${where(p)} AND value < x''
+          GROUP BY day, value`,
+    );
   }
 
   /** A label field's value groups (value, typeof, items) over a plain filter. */
   labelGroups(p: PlainFilter, ff: number): Array<{ v: string | number | bigint | Buffer; t: string; c: number }> {
-    return this.c
-      .st(`SELECT value AS v, typeof(value) AS t, sum(n) AS c FROM an_daily WHERE ${['ff = ?', ...p.clauses].join(' AND ')} GROUP BY value`)
-      .all(ff, ...p.params) as Array<{ v: string | number | bigint | Buffer; t: string; c: number }>;
+    return this.c.sql.all<{ v: string | number | bigint | Buffer; t: string; c: number }>(
+      sql`SELECT value AS v, typeof(value) AS t, sum(n) AS c FROM an_daily WHERE ff = ${ff} AND ${where(p)} GROUP BY value`,
+    );
   }
 }
