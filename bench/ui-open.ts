@@ -107,7 +107,14 @@ export async function firstRowsFromNavigation(
   timeoutMs: number,
 ): Promise<{ ms: number; domContentLoaded: number; firstQueryEnd: number | null }> {
   await go();
-  await page.waitForFunction('window.__firstRows && window.__firstRows.painted !== null', null, { timeout: timeoutMs });
+  // polled inside the page by a string evaluated over CDP (waitForFunction's predicate is an eval,
+  // which the app's content security policy refuses)
+  const painted = await page.evaluate(`new Promise((res) => {
+    const t0 = Date.now();
+    const check = () => window.__firstRows && window.__firstRows.painted !== null ? res(true) : Date.now() - t0 > ${timeoutMs} ? res(false) : setTimeout(check, 20);
+    check();
+  })`);
+  if (painted !== true) throw new Error(`no rows within ${timeoutMs} ms`);
   return (await page.evaluate(`(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const q = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/library.query'));
