@@ -201,6 +201,20 @@ async function dehydratedManifest(dir: string): Promise<Manifest> {
   return manifest;
 }
 
+/** What a rehydration needs: a re-check's, and a way to read the service's clock now (cache windows are on it). */
+export interface RehydrateDeps extends RecheckDeps {
+  /** a free request whose answer sets the service's clock (GET /v1/credits); absent: the clock as it is */
+  syncClock?: () => Promise<void>;
+}
+
+async function synced(d: RehydrateDeps): Promise<void> {
+  try {
+    await d.syncClock?.();
+  } catch {
+    /* the clock as it is: at worst a held item is read again */
+  }
+}
+
 function resumable(d: RecheckDeps, root: string) {
   const rec = d.archive.rehydrations.latest(root);
   const st = rec ? d.collect.get(rec.planId) : null;
@@ -208,9 +222,10 @@ function resumable(d: RecheckDeps, root: string) {
 }
 
 /** Prices the re-collection now (free: nothing saved, nothing spent). */
-export async function planRehydrate(d: RecheckDeps, dir: string, budget: number | null = null, pages?: number): Promise<RehydratePlan> {
+export async function planRehydrate(d: RehydrateDeps, dir: string, budget: number | null = null, pages?: number): Promise<RehydratePlan> {
   const m = await dehydratedManifest(dir);
   const cat = await d.catalogue();
+  await synced(d);
   const p = toPlan(d, cat, m, pages);
   const { rec, st } = resumable(d, m.root_sha256);
   const plan = p.calls.length === 0 ? null : await d.collect.preview(designOf(`Rehydrate ${m.root_sha256.slice(0, 12)}`, p.calls, budget));
@@ -235,11 +250,12 @@ const notApproved = (what: string, max: number) =>
 
 /** Plans (or continues), runs and settles a rehydration; refuses before spending without an approval or a budget. */
 export async function runRehydrate(
-  d: RecheckDeps,
+  d: RehydrateDeps,
   input: { dir: string; approved: boolean; budget?: number | null; pages?: number; signal?: AbortSignal },
 ): Promise<RehydrateReport> {
   const m = await dehydratedManifest(input.dir);
   const cat = await d.catalogue();
+  await synced(d);
   const budget = input.budget ?? null;
   const { rec, st } = resumable(d, m.root_sha256);
   if (rec) {

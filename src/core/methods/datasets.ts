@@ -43,6 +43,15 @@ async function quoteOf(collect: CollectJob, now: number, calls: ManifestCall[]) 
   };
 }
 
+/**
+ * Cache windows are on the service's clock: free requests (GET /v1/credits) read it first (the
+ * clock moves when two answers agree: service-clock.ts).
+ */
+const clockSync = (parts: AppParts) => async (): Promise<void> => {
+  const api = await parts.api();
+  for (let k = 0; k < 2; k++) await api.credits();
+};
+
 export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
   const deps = (): RecheckDeps => ({
     archive: parts.archive,
@@ -54,6 +63,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
       return api.catalogue;
     },
   });
+  const rdeps = () => ({ ...deps(), syncClock: clockSync(parts) });
   const quote = (calls: ManifestCall[]) => quoteOf(collect, parts.clock.now(), calls);
   return {
     'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
@@ -116,7 +126,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
     'datasets.verifyBundle': (i) =>
       verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
     'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
-    'datasets.rehydratePlan': (i) => planRehydrate(deps(), i.dir, i.budget ?? null, i.pages),
-    'datasets.rehydrate': (i) => runRehydrate(deps(), i),
+    'datasets.rehydratePlan': (i) => planRehydrate(rdeps(), i.dir, i.budget ?? null, i.pages),
+    'datasets.rehydrate': (i) => runRehydrate(rdeps(), i),
   };
 }

@@ -3,7 +3,8 @@
  * "Dataset bundle" writes the rows matching the filters (or a saved set) as one .zip or a folder —
  * optionally dehydrated, with today's price of re-collecting it — as an export job with progress
  * and Cancel; "Import a bundle…" merges a bundle folder or .zip into this archive (nothing is
- * paid) and lists the annotations that conflict with this archive's (left as they are).
+ * paid) and lists the annotations that conflict with this archive's (left as they are);
+ * "Rehydrate a bundle…" re-collects a dehydrated one (RehydrateBundle.tsx).
  */
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -17,6 +18,7 @@ import { useExportWrites } from '../../queries/calls';
 import { invalidate } from '../../queries/keys';
 import { useUi } from '../../stores/ui';
 import { ErrorText } from '../../components/cells';
+import { RehydrateBundle } from './RehydrateBundle';
 
 export function BundleExport({ query }: { query: LibraryQuery }) {
   const sets = useLoupe('library.resultSets', {});
@@ -90,6 +92,7 @@ export function BundleExport({ query }: { query: LibraryQuery }) {
       <ErrorText text={err} testid="bundle-error" />
       {job ? <BundleJobStatus job={job} onCancel={() => void exports.cancel(job.exportId)} /> : null}
       <BundleImport />
+      <RehydrateBundle />
     </div>
   );
 }
