@@ -58,7 +58,7 @@ export function socialPost(i: number): { platform: string; kind: string; record:
   return { platform: p.platform, kind: 'post', record: p.record as unknown as Record<string, unknown> };
 }
 
-async function buildDataDir(dir: string, n: number, log: (m: string) => void): Promise<void> {
+export async function buildDataDir(dir: string, n: number, log: (m: string) => void): Promise<void> {
   const marker = join(dir, `.exports-bench-${n}.ok`);
   if (existsSync(marker)) return;
   if (existsSync(archivePath(dir)))

@@ -134,7 +134,7 @@ function raw(db: string): RawInsert {
  * row, record extraction. This is the ratio the >= 0.7x target is read against
  * (docs/archive.md "Performance"); the plain-table ratio above is reported beside it.
  */
-async function rawSchema(db: string, open: (file: string) => Promise<BenchArchive>): Promise<RawInsert> {
+export async function rawSchema(db: string, open: (file: string) => Promise<BenchArchive>): Promise<RawInsert> {
   (await open(db)).close(); // the archive's schema, nothing else
   const now = Date.now();
   return rawInserter(
