@@ -10,15 +10,15 @@ import type { Migration } from './types';
  * re-collected items link back to their bundle, and the report survives a crash. Additive.
  */
 const SQL = /* sql */ `
-CREATE TABLE rehydrations (
+CREATE TABLE IF NOT EXISTS rehydrations (
   plan_id TEXT PRIMARY KEY,
   bundle_root TEXT NOT NULL,
   bundle_path TEXT NOT NULL,
   quote TEXT,
   created_at INTEGER NOT NULL
 );
-CREATE INDEX rehydrations_root ON rehydrations (bundle_root, created_at);
-CREATE TABLE rehydrated_items (
+CREATE INDEX IF NOT EXISTS rehydrations_root ON rehydrations (bundle_root, created_at);
+CREATE TABLE IF NOT EXISTS rehydrated_items (
   plan_id TEXT NOT NULL REFERENCES rehydrations (plan_id) ON DELETE CASCADE,
   platform TEXT NOT NULL,
   kind TEXT NOT NULL,
@@ -28,7 +28,7 @@ CREATE TABLE rehydrated_items (
   at INTEGER NOT NULL,
   PRIMARY KEY (plan_id, platform, kind, id)
 ) WITHOUT ROWID;
-CREATE INDEX rehydrated_items_item ON rehydrated_items (platform, kind, id);
+CREATE INDEX IF NOT EXISTS rehydrated_items_item ON rehydrated_items (platform, kind, id);
 `;
 
 export const migration0024: Migration = {
