@@ -227,3 +227,22 @@ describe('a killed process’s lost answer covered by the last free call, taken 
     expect(ledgerSum(archive)).toBe(sum(sb));
   });
 });
+
+describe('a killed process’s lost answer under an operation run again with other params (simulation finding 11)', () => {
+  it('stays pending for the identical request, which records its charge: the ledger does not forget it', async () => {
+    const s = await setup([]);
+    await deadProcess(s, 'truncate-charged');
+    const { sb, archive } = s;
+    // the walk's page run again by a process that asks it another way (no max_pages)
+    await s.core().call({ ...target, params: { query: 'cake' } }, { opKey: 'walk:w1:page:1' });
+    expect(archive.pendingJournal().map((e) => e.callId)).toEqual(['dead']);
+    // the identical request takes the dead call over and records what its lost answer cost
+    await s.core().call(target);
+    const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+    expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([['k1', 40]]);
+    expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(
+      charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
+    );
+    expect(archive.pendingJournal()).toEqual([]);
+  });
+});

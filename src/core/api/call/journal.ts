@@ -38,6 +38,8 @@ export interface JournalDeps {
   pending: () => JournalEntry[];
   /** the ledger rows of a call (which of its attempts were lost) */
   ledgerOf?: (callId: string) => LedgerEntry[];
+  /** writes an entry (a stranded one, released from its operation) */
+  release?: (e: JournalEntry) => void;
 }
 
 /** answers that broke on the way: the service may have finished (and charged) them */
@@ -139,6 +141,12 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
   const opKey = c.opKey ?? `call:${randomUUID()}`;
   const prior = c.opKey ? d.find(opKey) : undefined;
   const same = prior && prior.state !== 'failed' && prior.paramsHash === c.paramsHash ? prior : undefined;
+  // pending under this operation but sent with other params (a dead process asked the page another
+  // way, e.g. another max_pages): its lost attempt may have been charged, and this call cannot replay
+  // it — it stays pending, released from the operation, for the identical request to take over
+  // (simulation finding 11; before, this call took its callId and the charge was forgotten)
+  const stranded = prior && !same && prior.state === 'pending' && adoptable([prior], prior, activeHere) ? prior : undefined;
+  if (stranded) d.release?.({ ...stranded, opKey: `released:${randomUUID()}` });
   // answered before (the process stopped before using it): the same key replays it free
   if (same?.state === 'done') return { journal: same, needJournal: false, answered: true, loss: null, inherited: same };
   // pending: an attempt was in flight when its process stopped or gave up — its fate is unknown
@@ -190,7 +198,7 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     };
   }
   const journal: JournalEntry = {
-    callId: prior?.callId ?? randomUUID(),
+    callId: stranded || !prior ? randomUUID() : prior.callId,
     opKey,
     idempotencyKey: randomUUID(),
     platform: c.platform,

@@ -18,6 +18,7 @@ export async function openCall(c: Caller, plan: CallPlan, hold: number): Promise
       find: (k) => write(() => d.store.findJournal(k)),
       pending: () => write(() => d.store.pendingJournal()),
       ledgerOf: (id) => write(() => d.store.ledgerOfCall?.(id) ?? []),
+      release: (e) => write(() => d.store.beginJournal(e)),
     },
     {
       ...lossCallOf({ plan, hold }, ''),
