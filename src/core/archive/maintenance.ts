@@ -32,23 +32,10 @@ import { openReadOnlyDb } from './open';
 import { inferVersion, salvageInto } from './salvage';
 import { ctxOf } from './context';
 import { raw, sql, Statements } from './sql';
+import type { ArchiveCheckReport } from '../../shared/contract-maintenance';
 
-export interface CheckReport {
-  path: string;
-  exists: boolean;
-  healthy: boolean;
-  /** one line each; empty when healthy */
-  problems: string[];
-  /** PRAGMA user_version of the file, null when unreadable */
-  schema: number | null;
-  latest: number;
-  items: number | null;
-  ledgerRows: number | null;
-  walks: number | null;
-  quick: boolean;
-  /** checked on a temporary copy (a read-only folder; see open.ts) */
-  snapshot: boolean;
-}
+/** The check's report is the contract's (src/shared/contract-maintenance.ts): one definition for both. */
+export type CheckReport = ArchiveCheckReport;
 
 const MAX_LISTED = 20;
 
