@@ -5,6 +5,8 @@ export interface IndexWorkerData {
   file: string;
   /** the thread's nice value on Linux (default index-worker.ts NICE) */
   nice?: number;
+  /** the slice's target in ms (default WORKER_SLICE_MS): the benches compare slice sizes */
+  sliceMs?: number;
 }
 
 /** the worker's reports: a slice done (items still waiting), then done or an error */
@@ -13,7 +15,11 @@ export type IndexWorkerMessage = { type: 'slice'; backlog: number } | { type: 'd
 /** stop after the slice under way */
 export type IndexWorkerCommand = { type: 'stop' };
 
-/** the worker's slice: the longest the app's writes wait for its lock, CPU permitting */
-export const WORKER_SLICE_MS = 250;
-/** nice 10: ~10 % of a core contended by normal threads, so a 250 ms slice ends within ~2.5 s at worst */
-export const NICE = 10;
+/**
+ * the worker's slice: the longest the app's writes wait for its lock, CPU permitting. Each slice is
+ * a commit, and a commit writes every index page the slice touched: 250 ms slices built 1.3-1.6×
+ * slower than 500 ms ones (bench/index-build.ts, issue 30), 1,000 ms gained little more
+ */
+export const WORKER_SLICE_MS = 500;
+/** nice 5: ~25 % of a core contended by a normal thread (nice 10: ~10 %), so a 500 ms slice ends within ~2 s at worst, under the app's 5 s busy timeout */
+export const NICE = 5;

@@ -21,7 +21,7 @@ import { NICE, WORKER_SLICE_MS, type IndexWorkerCommand, type IndexWorkerData, t
 
 const BUSY_RETRIES = 20;
 
-const { file, nice } = workerData as IndexWorkerData;
+const { file, nice, sliceMs } = workerData as IndexWorkerData;
 const post = (m: IndexWorkerMessage): void => parentPort!.postMessage(m);
 let stopped = false;
 parentPort!.on('message', (m: IndexWorkerCommand) => {
@@ -55,7 +55,7 @@ async function build(): Promise<void> {
       if (stopped) return;
       let more: boolean;
       try {
-        more = index.buildSlice(size, WORKER_SLICE_MS);
+        more = index.buildSlice(size, sliceMs ?? WORKER_SLICE_MS);
         busy = 0;
       } catch (e) {
         if (!isBusy(e) || ++busy > BUSY_RETRIES) throw e;
