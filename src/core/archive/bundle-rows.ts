@@ -9,7 +9,7 @@ import type { ItemRef } from '../ports';
 import type { ArchiveCtx } from './context';
 import * as annotations from './annotations';
 import { buildWhere, parseQuery } from './sql-query';
-import { and } from './sql';
+import { sql, where } from './sql';
 
 /** One call that delivered items of the bundle, as the manifest lists it. */
 export interface BundleCall {
@@ -29,32 +29,24 @@ export interface BundleCall {
 /** The calls that delivered the query's items, oldest first (each once). */
 export function* bundleCalls(c: ArchiveCtx, input: LibraryQuery): IterableIterator<BundleCall> {
   const w = buildWhere(parseQuery(input));
-  const ids = c
-    .st(`SELECT DISTINCT p.call_id FROM items i JOIN provenance p ON p.item_rid = i.rid WHERE ${and(w.clauses)}`)
-    .pluck()
-    .all(...w.params) as string[];
-  const rows = ids
-    .map(
-      (id) =>
-        c.st(`SELECT call_id, platform, endpoint, fetched_at FROM responses WHERE call_id = ?`).raw(true).get(id) as
-          [string, string, string, number] | undefined,
-    )
-    .filter((r): r is [string, string, string, number] => r !== undefined)
-    .sort((a, b) => a[3] - b[3] || (a[0] < b[0] ? -1 : 1));
+  const rows = c.sql.rows<[string, string, string, number]>(
+    sql`SELECT r.call_id, r.platform, r.endpoint, r.fetched_at FROM responses r
+         WHERE r.call_id IN (SELECT p.call_id FROM items i JOIN provenance p ON p.item_rid = i.rid WHERE ${where(w)})
+         ORDER BY r.fetched_at, r.call_id`,
+  );
   for (const [callId, platform, endpoint, fetchedAt] of rows) {
-    const answer = c.st(`SELECT envelope FROM responses WHERE call_id = ?`).pluck().get(callId) as string | null;
-    const led = c
-      .st(
-        `SELECT params, request_id, credits_used, cached, idempotent_replay FROM calls WHERE call_id = ? AND status BETWEEN 200 AND 299 AND dry_run = 0 ORDER BY attempt DESC, id DESC LIMIT 1`,
-      )
-      .raw(true)
-      .get(callId) as [string, string | null, number, number, number] | undefined;
+    const answer = storedAnswer(c, callId);
+    const led = c.sql.rows<[string, string | null, number, number, number]>(
+      sql`SELECT params, request_id, credits_used, cached, idempotent_replay FROM calls
+           WHERE call_id = ${callId} AND status BETWEEN 200 AND 299 AND dry_run = 0 ORDER BY attempt DESC, id DESC LIMIT 1`,
+    )[0];
     const imp = led
       ? undefined
-      : (c.st(`SELECT params, request_id, credits_used, cached, replayed FROM imported_calls WHERE call_id = ?`).raw(true).get(callId) as
-          [string, string | null, number | null, number | null, number | null] | undefined);
+      : c.sql.rows<[string, string | null, number | null, number | null, number | null]>(
+          sql`SELECT params, request_id, credits_used, cached, replayed FROM imported_calls WHERE call_id = ${callId}`,
+        )[0];
     const src = led ?? imp;
-    const journal = src ? null : (c.st(`SELECT params FROM journal WHERE call_id = ?`).pluck().get(callId) as string | undefined);
+    const journal = src ? null : c.sql.value<string>(sql`SELECT params FROM journal WHERE call_id = ${callId}`);
     const params = src ? src[0] : journal;
     yield {
       callId,
@@ -74,20 +66,34 @@ export function* bundleCalls(c: ArchiveCtx, input: LibraryQuery): IterableIterat
 /** Each item of the query (archive order) with the calls that returned it. */
 export function* bundleItems(c: ArchiveCtx, input: LibraryQuery): IterableIterator<ItemRef & { calls: string[]; url: string | null }> {
   const w = buildWhere(parseQuery(input));
-  const st = c.st(
-    `SELECT i.platform, i.kind, i.id, (SELECT json_group_array(p.call_id) FROM provenance p WHERE p.item_rid = i.rid), i.url FROM items i WHERE ${and(w.clauses)} ORDER BY i.rid`,
+  const rows = c.sql.iterateRows<[string, string, string, string, string | null]>(
+    sql`SELECT i.platform, i.kind, i.id, (SELECT json_group_array(p.call_id) FROM provenance p WHERE p.item_rid = i.rid), i.url
+          FROM items i WHERE ${where(w)} ORDER BY i.rid`,
   );
-  for (const r of st.raw(true).iterate(...w.params) as IterableIterator<[string, string, string, string, string | null]>)
-    yield { platform: r[0], kind: r[1], id: r[2], calls: (JSON.parse(r[3]) as string[]).sort(), url: r[4] };
+  for (const r of rows) yield { platform: r[0], kind: r[1], id: r[2], calls: (JSON.parse(r[3]) as string[]).sort(), url: r[4] };
+}
+
+/** rids of the keys this archive holds, by key (`platform/kind/id`): one query per thousand keys. */
+export function heldItems(c: ArchiveCtx, refs: readonly ItemRef[]): Map<string, number> {
+  const held = new Map<string, number>();
+  for (let k = 0; k < refs.length; k += 1000) {
+    const keys = JSON.stringify(refs.slice(k, k + 1000).map((r) => [r.platform, r.kind, r.id]));
+    for (const [platform, kind, id, rid] of c.sql.rows<[string, string, string, number]>(
+      sql`SELECT i.platform, i.kind, i.id, i.rid FROM json_each(${keys}) j
+            JOIN items i ON i.platform = j.value ->> 0 AND i.kind = j.value ->> 1 AND i.id = j.value ->> 2`,
+    ))
+      held.set(`${platform}/${kind}/${id}`, rid);
+  }
+  return held;
 }
 
 export function hasResponse(c: ArchiveCtx, callId: string): boolean {
-  return c.st(`SELECT 1 FROM responses WHERE call_id = ?`).get(callId) !== undefined;
+  return c.sql.value(sql`SELECT 1 FROM responses WHERE call_id = ${callId}`) !== undefined;
 }
 
 /** The stored answer of a call, as kept (JSON text); null when none or a bulk load. */
 export function storedAnswer(c: ArchiveCtx, callId: string): string | null {
-  return (c.st(`SELECT envelope FROM responses WHERE call_id = ?`).pluck().get(callId) as string | null | undefined) ?? null;
+  return c.sql.value<string | null>(sql`SELECT envelope FROM responses WHERE call_id = ${callId}`) ?? null;
 }
 
 export function recordImportedCall(
@@ -96,23 +102,20 @@ export function recordImportedCall(
   call: Omit<BundleCall, 'answer'> & { answerSha256: string | null },
   at: number,
 ): void {
-  c.st(
-    `INSERT OR IGNORE INTO imported_calls (call_id, bundle, platform, endpoint, params, fetched_at, request_id, credits_used, cached, replayed, answer_sha256, imported_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    call.callId,
+  c.sql.insert`imported_calls ON CONFLICT DO NOTHING`({
+    call_id: call.callId,
     bundle,
-    call.platform,
-    call.endpoint,
-    JSON.stringify(call.params ?? {}),
-    call.fetchedAt,
-    call.requestId,
-    call.creditsUsed,
-    call.cached === null ? null : call.cached ? 1 : 0,
-    call.replayed === null ? null : call.replayed ? 1 : 0,
-    call.answerSha256,
-    at,
-  );
+    platform: call.platform,
+    endpoint: call.endpoint,
+    params: JSON.stringify(call.params ?? {}),
+    fetched_at: call.fetchedAt,
+    request_id: call.requestId,
+    credits_used: call.creditsUsed,
+    cached: call.cached === null ? null : call.cached ? 1 : 0,
+    replayed: call.replayed === null ? null : call.replayed ? 1 : 0,
+    answer_sha256: call.answerSha256,
+    imported_at: at,
+  });
 }
 
 /** An annotation as a bundle carries it. */
@@ -129,42 +132,35 @@ export interface BundleAnnotation extends ItemRef {
  * override the item already has with another value is a conflict: left as it is, returned.
  */
 export function importAnnotation(c: ArchiveCtx, a: BundleAnnotation): 'added' | 'same' | 'conflict' | 'no_item' {
-  const rid = c.st(`SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?`).pluck().get(a.platform, a.kind, a.id) as
-    number | undefined;
+  const rid = c.sql.value<number>(sql`SELECT rid FROM items WHERE platform = ${a.platform} AND kind = ${a.kind} AND id = ${a.id}`);
   if (rid === undefined) return 'no_item';
   if (a.type === 'tag') {
     const had =
-      c.st(`SELECT 1 FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE it.item_rid = ? AND t.name = ?`).get(rid, a.name) !==
+      c.sql.value(sql`SELECT 1 FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id WHERE it.item_rid = ${rid} AND t.name = ${a.name}`) !==
       undefined;
     if (had) return 'same';
     annotations.addTag(c, a, a.name);
-    c.st(`UPDATE item_tags SET author = ?, at = ? WHERE item_rid = ? AND tag_id = (SELECT tag_id FROM tags WHERE name = ?)`).run(
-      a.author,
-      a.at,
-      rid,
-      a.name,
+    c.sql.run(
+      sql`UPDATE item_tags SET author = ${a.author}, at = ${a.at} WHERE item_rid = ${rid} AND tag_id = (SELECT tag_id FROM tags WHERE name = ${a.name})`,
     );
     return 'added';
   }
   if (a.type === 'note') {
-    const had = c.st(`SELECT text FROM notes WHERE item_rid = ?`).pluck().get(rid) as string | undefined;
+    const had = c.sql.value<string>(sql`SELECT text FROM notes WHERE item_rid = ${rid}`);
     if (had !== undefined) return had === a.value ? 'same' : 'conflict';
     annotations.setNote(c, a, String(a.value));
-    c.st(`UPDATE notes SET author = ?, updated_at = ? WHERE item_rid = ?`).run(a.author, a.at, rid);
+    c.sql.run(sql`UPDATE notes SET author = ${a.author}, updated_at = ${a.at} WHERE item_rid = ${rid}`);
     return 'added';
   }
   const dot = a.name.indexOf('.');
   const [family, field] = [a.name.slice(0, dot), a.name.slice(dot + 1)];
-  const had = c.st(`SELECT value FROM label_overrides WHERE item_rid = ? AND family = ? AND field = ?`).pluck().get(rid, family, field) as
-    string | undefined;
+  const had = c.sql.value<string>(
+    sql`SELECT value FROM label_overrides WHERE item_rid = ${rid} AND family = ${family} AND field = ${field}`,
+  );
   if (had !== undefined) return had === JSON.stringify(a.value ?? null) ? 'same' : 'conflict';
   annotations.overrideLabel(c, a, family, field, a.value);
-  c.st(`UPDATE label_overrides SET author = ?, at = ? WHERE item_rid = ? AND family = ? AND field = ?`).run(
-    a.author,
-    a.at,
-    rid,
-    family,
-    field,
+  c.sql.run(
+    sql`UPDATE label_overrides SET author = ${a.author}, at = ${a.at} WHERE item_rid = ${rid} AND family = ${family} AND field = ${field}`,
   );
   return 'added';
 }

@@ -28,6 +28,27 @@ export class DatasetStore {
   }
 
   /**
+   * Adds readings from elsewhere to many items at once (a bundle's history), in one transaction;
+   * items this archive does not hold are skipped. Returns how many readings were new.
+   */
+  mergeReadingsOf(items: ReadonlyArray<{ ref: ItemRef; readings: Reading[] }>): number {
+    return this.c.guard('write', () =>
+      this.c.tx(() => {
+        const held = bundle.heldItems(
+          this.c,
+          items.map((i) => i.ref),
+        );
+        let n = 0;
+        for (const { ref, readings } of items) {
+          const rid = held.get(`${ref.platform}/${ref.kind}/${ref.id}`);
+          if (rid !== undefined) n += mergeReadings(this.c, rid, readings);
+        }
+        return n;
+      }),
+    );
+  }
+
+  /**
    * The long-format metric history of every item a query matches: per item (in archive order) its
    * readings oldest first, the last one its current counts. Streamed from a read-only connection of
    * its own, like export rows.
@@ -175,6 +196,15 @@ export class DatasetStore {
   }
   bundleItems(input: LibraryQuery): IterableIterator<ItemRef & { calls: string[]; url: string | null }> {
     return bundle.bundleItems(this.c, input);
+  }
+  /** rids of the refs this archive holds, by `platform/kind/id` (one query per thousand refs). */
+  heldItems(refs: readonly ItemRef[]): Map<string, number> {
+    return this.c.guard('read', () => bundle.heldItems(this.c, refs));
+  }
+  /** The refs this archive does not hold. */
+  missingItems(refs: readonly ItemRef[]): ItemRef[] {
+    const held = this.heldItems(refs);
+    return refs.filter((r) => !held.has(`${r.platform}/${r.kind}/${r.id}`));
   }
   storedAnswer(callId: string): string | null {
     return this.c.guard('read', () => bundle.storedAnswer(this.c, callId));

@@ -21,7 +21,10 @@ import type { Archive } from '../archive';
 import type { Envelope } from '../../shared/api-types';
 import { paramsHash, canonicalParams } from '../api';
 import { unneutraliseCell } from '../export';
-import { csvRecords, csvRowHashes, itemKeyOf, jsonlRowHashes, MANIFEST, rootHash, sha256, type Manifest } from './bundle';
+import { csvRecords, MANIFEST, rootHash, type Manifest } from './bundle';
+import { csvRowHashes, itemKeyOf, jsonlKey, jsonlLines, jsonlRowHashes, sha256, type RowHash } from './row-hashes';
+
+const decoder = new TextDecoder();
 import { openBundle, type BundleSource } from './bundle-source';
 
 /** Runs `f` over the bundle at `path` (a folder or a .zip), closing it after. */
@@ -50,11 +53,10 @@ export async function readManifest(src: BundleSource): Promise<Manifest> {
   }
 }
 
-function rowProblems(
-  file: string,
-  want: Map<string, string | null>,
-  got: Array<{ key: string | null; sha: string; line: number }>,
-): string[] {
+function rowProblems(file: string, items: Manifest['items'], field: 'csv_sha256' | 'jsonl_sha256', got: RowHash[]): string[] {
+  // the usual case: every row where the manifest lists it, as exported (no map of keys needed)
+  if (got.length === items.length && got.every((r, k) => r.sha === items[k][field] && r.key === itemKeyOf(items[k]))) return [];
+  const want = new Map(items.map((i) => [itemKeyOf(i), i[field]]));
   const out: string[] = [];
   const seen = new Set<string>();
   for (const r of got) {
@@ -70,9 +72,29 @@ function rowProblems(
   return out;
 }
 
-async function fileProblems(src: BundleSource, m: Manifest): Promise<{ problems: string[]; texts: Map<string, string> }> {
+/** answers.jsonl's lines against the calls' answer hashes, in the manifest's call order. */
+function answerProblems(m: Manifest, b: Uint8Array): string[] {
+  const out: string[] = [];
+  const lines = [...jsonlLines(b)];
+  const calls = m.calls.filter((c) => c.answer_sha256 !== null);
+  if (lines.length !== calls.length)
+    out.push(
+      `answers.jsonl: ${lines.length} answer(s), the manifest lists ${calls.length}: ${lines.length > calls.length ? 'added' : 'dropped'}.`,
+    );
+  calls.forEach((c, k) => {
+    if (k < lines.length && sha256(lines[k].bytes) !== c.answer_sha256)
+      out.push(`answers.jsonl: line ${k + 1}, the answer of call ${c.call_id} (${c.platform}/${c.endpoint}), differs: edited.`);
+  });
+  return out;
+}
+
+/**
+ * Every file against its SHA-256 (a missing, a changed, an unlisted file) and, unless the bundle is
+ * dehydrated, items.csv and items.jsonl row by row and answers.jsonl answer by answer. One file is
+ * held at a time, as bytes (never decoded whole).
+ */
+async function fileProblems(src: BundleSource, m: Manifest): Promise<string[]> {
   const problems: string[] = [];
-  const texts = new Map<string, string>();
   const listed = new Set(m.files.map((f) => f.path));
   for (const name of src.names)
     if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
@@ -83,9 +105,12 @@ async function fileProblems(src: BundleSource, m: Manifest): Promise<{ problems:
       continue;
     }
     if (sha256(b) !== f.sha256) problems.push(`${f.path}: its SHA-256 differs from the manifest's: changed.`);
-    if (f.path === 'items.csv' || f.path.endsWith('.jsonl')) texts.set(f.path, b.toString('utf8'));
+    if (m.dehydrated) continue;
+    if (f.path === 'items.csv') problems.push(...rowProblems('items.csv', m.items, 'csv_sha256', csvRowHashes(b).rows));
+    else if (f.path === 'items.jsonl') problems.push(...rowProblems('items.jsonl', m.items, 'jsonl_sha256', jsonlRowHashes(b)));
+    else if (f.path === 'answers.jsonl') problems.push(...answerProblems(m, b));
   }
-  return { problems, texts };
+  return problems;
 }
 
 /** Verifies the bundle at `path`: a folder or a .zip (docs/datasets.md "Verify"). */
@@ -93,41 +118,20 @@ export async function verifyBundle(path: string, o: { archive?: Archive; root?: 
   return withBundle(path, (src) => verifySource(src, o));
 }
 
-async function verifySource(src: BundleSource, o: { archive?: Archive; root?: string }): Promise<VerifyReport> {
-  const m = await readManifest(src);
+async function verifySource(src: BundleSource, o: { archive?: Archive; root?: string }, manifest?: Manifest): Promise<VerifyReport> {
+  const m = manifest ?? (await readManifest(src));
   const { root_sha256: claimed, ...body } = m;
   const root = rootHash(body);
   const problems: string[] = [];
   if (root !== claimed) problems.push(`${MANIFEST}: its root hash does not match its contents: the manifest was edited.`);
   if (o.root !== undefined && o.root !== root)
     problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
-  const f = await fileProblems(src, m);
-  problems.push(...f.problems);
-  if (!m.dehydrated) {
-    const csv = f.texts.get('items.csv');
-    if (csv !== undefined)
-      problems.push(...rowProblems('items.csv', new Map(m.items.map((i) => [itemKeyOf(i), i.csv_sha256])), csvRowHashes(csv).rows));
-    const jsonl = f.texts.get('items.jsonl');
-    if (jsonl !== undefined)
-      problems.push(...rowProblems('items.jsonl', new Map(m.items.map((i) => [itemKeyOf(i), i.jsonl_sha256])), jsonlRowHashes(jsonl)));
-    const answers = f.texts.get('answers.jsonl');
-    if (answers !== undefined) {
-      const lines = answers.split('\n').filter((l) => l.length > 0);
-      const calls = m.calls.filter((c) => c.answer_sha256 !== null);
-      if (lines.length !== calls.length)
-        problems.push(
-          `answers.jsonl: ${lines.length} answer(s), the manifest lists ${calls.length}: ${lines.length > calls.length ? 'added' : 'dropped'}.`,
-        );
-      calls.forEach((c, k) => {
-        if (k < lines.length && sha256(lines[k]) !== c.answer_sha256)
-          problems.push(`answers.jsonl: line ${k + 1}, the answer of call ${c.call_id} (${c.platform}/${c.endpoint}), differs: edited.`);
-      });
-    }
-  }
+  problems.push(...(await fileProblems(src, m)));
   if (o.archive) problems.push(...archiveProblems(o.archive, m));
   return { ok: problems.length === 0, root, problems, items: m.items.length, calls: m.calls.length, files: m.files.length };
 }
 
+/** Every call's answer against the archive's (each stored answer read and hashed once) and every item there (one query per thousand). */
 function archiveProblems(a: Archive, m: Manifest): string[] {
   const out: string[] = [];
   for (const c of m.calls) {
@@ -137,13 +141,16 @@ function archiveProblems(a: Archive, m: Manifest): string[] {
     else if (sha256(held) !== c.answer_sha256)
       out.push(`call ${c.call_id} (${c.platform}/${c.endpoint}): the archive's answer differs from the bundle's.`);
   }
-  for (const i of m.items) if (!a.getItem(i.platform, i.kind, i.id)) out.push(`${itemKeyOf(i)}: not in the archive.`);
+  for (const i of a.datasets.missingItems(m.items)) out.push(`${itemKeyOf(i)}: not in the archive.`);
   return out;
 }
 
 /** A bundle's manifest and its verification (files and rows; no archive): what a rehydration reads. */
 export async function readVerifiedManifest(path: string): Promise<{ manifest: Manifest; report: VerifyReport }> {
-  return withBundle(path, async (src) => ({ report: await verifySource(src, {}), manifest: await readManifest(src) }));
+  return withBundle(path, async (src) => {
+    const manifest = await readManifest(src);
+    return { report: await verifySource(src, {}, manifest), manifest };
+  });
 }
 
 /** Merges a verified bundle into `archive`; refuses (nothing written) when it does not verify. */
@@ -151,11 +158,15 @@ export async function importBundle(path: string, archive: Archive, now: number):
   return withBundle(path, (src) => importSource(src, archive, now));
 }
 
+/** items.jsonl lines ingested per batch (one transaction each, as the archive's own bulk loads) */
+const IMPORT_BATCH = 1000;
+
 async function importSource(src: BundleSource, archive: Archive, now: number): Promise<ImportReport> {
-  const v = await verifySource(src, {});
+  const m = await readManifest(src);
+  // files by hash and rows by hash (bytes, no decoding): a tampered bundle is refused before anything is written
+  const v = await verifySource(src, {}, m);
   if (!v.ok)
     throw new LoupeError('validation', `The bundle does not verify; nothing was imported:\n${v.problems.map((p) => `  ${p}`).join('\n')}`);
-  const m = await readManifest(src);
   if (m.dehydrated)
     throw new LoupeError(
       'validation',
@@ -163,7 +174,7 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
     );
   const before = archive.count({});
   const bundleId = `bundle:${v.root.slice(0, 16)}`;
-  const lines = (await text(src, 'answers.jsonl')).split('\n').filter((l) => l.length > 0);
+  const lines = [...jsonlLines((await src.read('answers.jsonl')) ?? new Uint8Array(0))];
   const withAnswer = m.calls.filter((c) => c.answer_sha256 !== null);
   let stored = 0;
   let alreadyHeld = 0;
@@ -177,7 +188,7 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
         endpoint: c.endpoint,
         paramsHash: paramsHash(`${c.platform}/${c.endpoint}?${canonicalParams(c.params ?? {})}`),
         fetchedAt,
-        envelope: JSON.parse(lines[k]) as Envelope,
+        envelope: JSON.parse(decoder.decode(lines[k].bytes)) as Envelope,
       },
       bundleId,
       null,
@@ -200,14 +211,26 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
     );
     stored++;
   });
-  // items no answer delivered (bulk loads): from their records
-  const answered = new Set(m.items.filter((i) => i.calls.some((id) => withAnswer.some((c) => c.call_id === id))).map(itemKeyOf));
-  const records = (await text(src, 'items.jsonl'))
-    .split('\n')
-    .filter((l) => l.length > 0)
-    .map((l) => JSON.parse(l) as { platform: string; kind: string; id: string; record: Record<string, unknown> });
-  const rest = records.filter((r) => !answered.has(itemKeyOf(r)) && !archive.getItem(r.platform, r.kind, r.id));
-  if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
+  // items no answer delivered (bulk loads): from their records, those this archive does not hold yet
+  const answeredCalls = new Set(withAnswer.map((c) => c.call_id));
+  const answered = new Set(m.items.filter((i) => i.calls.some((id) => answeredCalls.has(id))).map(itemKeyOf));
+  let batch: Uint8Array[] = [];
+  const ingest = (): void => {
+    const records = batch.map(
+      (l) => JSON.parse(decoder.decode(l)) as { platform: string; kind: string; id: string; record: Record<string, unknown> },
+    );
+    batch = [];
+    const held = archive.datasets.heldItems(records);
+    const rest = records.filter((r) => !held.has(itemKeyOf(r)));
+    if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
+  };
+  for (const l of jsonlLines((await src.read('items.jsonl')) ?? new Uint8Array(0))) {
+    const key = jsonlKey(l.bytes);
+    if (key !== null && answered.has(key)) continue;
+    batch.push(l.bytes);
+    if (batch.length >= IMPORT_BATCH) ingest();
+  }
+  if (batch.length > 0) ingest();
   const readings = await mergeHistory(src, archive);
   const ann = await mergeAnnotations(src, archive);
   return {
@@ -258,10 +281,8 @@ async function mergeHistory(src: BundleSource, archive: Archive): Promise<number
       saves: num(r.cells[at('saves')]),
     });
   }
-  let n = 0;
-  for (const { ref, readings } of byItem.values())
-    if (archive.getItem(ref.platform, ref.kind, ref.id)) n += archive.datasets.mergeReadings(ref, readings);
-  return n;
+  // the items this archive holds (the others were not imported: no answer, no record), in one transaction
+  return archive.datasets.mergeReadingsOf([...byItem.values()]);
 }
 
 async function mergeAnnotations(

@@ -8,7 +8,6 @@
  * answer's SHA-256), every item with its calls and its rows' SHA-256, chained into one root hash.
  * A **dehydrated** bundle holds the manifest only (item keys and the calls to re-collect them).
  */
-import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -16,13 +15,14 @@ import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery } from '../../shared/query';
 import type { Archive } from '../archive';
-import { companionsOf, exportAny, unneutraliseCell } from '../export';
+import { companionsOf, exportAny } from '../export';
 import { isZipPath } from './bundle-source';
+import { csvRowHashes, itemKeyOf, jsonlRowHashes, sha256 } from './row-hashes';
 import { writeZip } from './zip';
 
 export const BUNDLE_FORMAT = 'loupe-dataset-bundle';
 export const MANIFEST = 'manifest.json';
-export const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+export { itemKeyOf, sha256 };
 
 export interface ManifestCall {
   call_id: string;
@@ -68,8 +68,6 @@ export interface Manifest {
   rehydration_quote?: { credits_min: number; credits_likely: number; credits_max: number; requests: number; quoted_at: string } | null;
   root_sha256: string;
 }
-
-export const itemKeyOf = (i: { platform: string; kind: string; id: string }): string => `${i.platform}/${i.kind}/${i.id}`;
 
 /** The root hash: the files, then the calls, then the items, chained (docs/datasets.md "The manifest"). */
 export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
@@ -136,48 +134,6 @@ export function* csvRecords(text: string): IterableIterator<{ raw: string; cells
     line++;
     if (raw.length > 0) yield { raw, cells, line: startLine };
   }
-}
-
-/** item key → SHA-256 of its CSV record (the header names platform, kind, id). */
-export function csvRowHashes(text: string): { header: string[]; rows: Array<{ key: string; sha: string; line: number }> } {
-  const it = csvRecords(text);
-  const head = it.next();
-  if (head.done) return { header: [], rows: [] };
-  const header = head.value.cells.map(unneutraliseCell);
-  const [p, k, d] = ['platform', 'kind', 'id'].map((n) => header.indexOf(n));
-  if (p < 0 || k < 0 || d < 0)
-    throw new LoupeError('validation', "items.csv has no platform, kind and id columns: it is not a bundle's items table.");
-  const rows = [];
-  for (const r of it)
-    rows.push({
-      key: itemKeyOf({
-        platform: unneutraliseCell(r.cells[p] ?? ''),
-        kind: unneutraliseCell(r.cells[k] ?? ''),
-        id: unneutraliseCell(r.cells[d] ?? ''),
-      }),
-      sha: sha256(r.raw),
-      line: r.line,
-    });
-  return { header, rows };
-}
-
-/** item key → SHA-256 of its JSONL line. */
-export function jsonlRowHashes(text: string): Array<{ key: string | null; sha: string; line: number }> {
-  return text
-    .split('\n')
-    .map((l, n) => ({ l, n: n + 1 }))
-    .filter(({ l }) => l.length > 0)
-    .map(({ l, n }) => {
-      let key: string | null = null;
-      try {
-        const o = JSON.parse(l) as { platform?: unknown; kind?: unknown; id?: unknown };
-        if (typeof o.platform === 'string' && typeof o.kind === 'string' && typeof o.id === 'string')
-          key = itemKeyOf(o as { platform: string; kind: string; id: string });
-      } catch {
-        key = null;
-      }
-      return { key, sha: sha256(l), line: n };
-    });
 }
 
 export interface BundleExportOptions {
@@ -295,8 +251,8 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
     files.push('items.jsonl', 'answers.jsonl');
   }
   const calls = await writeAnswers(archive, o.query, dehydrated ? null : join(o.out, 'answers.jsonl'), o.signal);
-  const csv = dehydrated ? null : new Map(csvRowHashes(await readFile(join(o.out, 'items.csv'), 'utf8')).rows.map((r) => [r.key, r.sha]));
-  const jsonl = dehydrated ? null : new Map(jsonlRowHashes(await readFile(join(o.out, 'items.jsonl'), 'utf8')).map((r) => [r.key, r.sha]));
+  const csv = dehydrated ? null : new Map(csvRowHashes(await readFile(join(o.out, 'items.csv'))).rows.map((r) => [r.key, r.sha]));
+  const jsonl = dehydrated ? null : new Map(jsonlRowHashes(await readFile(join(o.out, 'items.jsonl'))).map((r) => [r.key, r.sha]));
   const items: ManifestItem[] = [];
   for (const i of archive.datasets.bundleItems(o.query)) {
     const key = itemKeyOf(i);
