@@ -106,6 +106,7 @@ function readingStore(a: Archive): CoreStore {
     ledgerCreditsSince: (id, since) => a.ledgerCreditsSince(id, since),
     ledgerOfCall: (id) => a.ledgerOfCall(id),
     ledgerBetween: (id, upTo, since) => a.ledgerBetween(id, upTo, since),
+    ledgerOfRequest: (p, e, h, from, to) => a.ledgerOfRequest(p, e, h, from, to),
     recordAttempt: (e) => a.recordAttempt(e),
     storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
     findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),

@@ -141,6 +141,12 @@ export interface CoreStore {
    * Optional: without it a dead process's lost attempt is judged only by readings close in time.
    */
   ledgerBetween?(afterId: number, upToId: number, since: number): LedgerEntry[];
+  /**
+   * The ledger rows of one exact request (platform, endpoint, params hash; any process) for attempts
+   * started at or after `from` and before `to`: whether the account owned the call before a lost
+   * attempt was sent (simulation finding 14). Optional: without it an owner read is taken as proof.
+   */
+  ledgerOfRequest?(platform: string, endpoint: string, paramsHash: string, from: number, to: number): LedgerEntry[];
 
   // stored answers + items, in one transaction: stores the envelope, upserts every
   // item (once per platform/kind/id; later fetches update counts/labels), links provenance

@@ -181,7 +181,24 @@ export class BalanceBook {
       outsideActivityAt: this.outsideActivityAt,
     });
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
-    return a;
+    return a.kind === 'not-charged' && after && now ? { ...a, after: { balance: after.value, at: after.at, ledgerId: now.ledgerId } } : a;
+  }
+
+  /**
+   * Whether the balance has not moved since `mark` beyond what the ledger recorded (any process):
+   * `value` is a later balance (an answer's `credits_remaining`), or null to read it now (free; only
+   * when it can be clean). A "not charged" measured at `mark` still stands then — a lost call the
+   * service charged late (after `mark` was read) would show here (simulation finding 14).
+   */
+  async unmovedSince(mark: BalanceMark, value: number | null, read: () => Promise<number | null>): Promise<boolean> {
+    let v = value;
+    if (v === null) {
+      if (this.attemptsInFlight !== 0) return false;
+      v = await read();
+      this.mark(v);
+      if (v === null || this.attemptsInFlight !== 0) return false;
+    }
+    return mark.balance - v - this.d.store.ledgerCreditsSince(mark.ledgerId, mark.at) === 0;
   }
 
   /**
@@ -231,6 +248,6 @@ export class BalanceBook {
       outsideActivityAt: outside,
     });
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
-    return a;
+    return a.kind === 'not-charged' ? { ...a, after } : a;
   }
 }

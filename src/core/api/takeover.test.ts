@@ -20,8 +20,6 @@ afterEach(async () => {
 });
 
 const target = { platform: 'short_video_net', endpoint: 'search', params: { query: 'cake', max_pages: '2' } };
-const canonical = canonicalParams(target.params);
-const hash = paramsHash(`${target.platform}/${target.endpoint}?${canonical}`);
 
 async function until(f: () => boolean): Promise<void> {
   for (let i = 0; i < 2000 && !f(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -44,14 +42,17 @@ async function setup(variants: string[], freeCalls = 0) {
   return { sb, archive, clock, core };
 }
 
-const url = (sb: SandboxHandle) => `${sb.url}/v1/${target.platform}/${target.endpoint}?${new URLSearchParams(target.params).toString()}`;
+type Target = { platform: string; endpoint: string; params: Record<string, string> };
+const url = (sb: SandboxHandle, t: Target = target) =>
+  `${sb.url}/v1/${t.platform}/${t.endpoint}?${new URLSearchParams(t.params).toString()}`;
 
 /**
  * What a process killed mid-call leaves: its reading, key k1 lost on the way (`lost`: a charged
  * answer cut short, or a dropped one the service never finished), a fresh key k2 with a reading taken
  * after that loss (`gapS` seconds later: too far apart for the process to attribute the drop), k2
  * sent and never answered. `free`: whether that process knew an introductory free call might cover
- * each key when it sent it (it reads `free_calls_remaining` with its balance).
+ * each key when it sent it (it reads `free_calls_remaining` with its balance). `meanwhile`: what
+ * happens between the loss and the process's reading after it (another spender); `t`: the request.
  */
 async function deadProcess(
   s: Awaited<ReturnType<typeof setup>>,
@@ -59,10 +60,13 @@ async function deadProcess(
   gapS = 300,
   free = { k1: false, k2: false },
   afterS = 600,
+  { t = target, meanwhile = async () => {} }: { t?: Target; meanwhile?: () => Promise<void> } = {},
 ): Promise<void> {
   const { sb, archive, clock } = s;
   const r0 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
-  const base = { callId: 'dead', platform: target.platform, endpoint: target.endpoint, params: canonical, paramsHash: hash };
+  const tc = canonicalParams(t.params);
+  const th = paramsHash(`${t.platform}/${t.endpoint}?${tc}`);
+  const base = { callId: 'dead', platform: t.platform, endpoint: t.endpoint, params: tc, paramsHash: th };
   archive.beginJournal({
     ...base,
     opKey: 'walk:w1:page:1',
@@ -76,7 +80,7 @@ async function deadProcess(
   });
   sb.admin.queueFaults([{ kind: lost }]);
   const startedAt = clock.now();
-  const res = await fetch(url(sb), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k1' } });
+  const res = await fetch(url(sb, t), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k1' } });
   await res.text().catch(() => '');
   archive.recordAttempt({
     ...base,
@@ -98,6 +102,7 @@ async function deadProcess(
     dryRun: false,
     keyName: null,
   });
+  await meanwhile();
   sb.admin.advance(gapS);
   const r2 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
   archive.beginJournal({
@@ -116,7 +121,7 @@ async function deadProcess(
   // k2 is sent and stalls; the process dies (its connection closes: undelivered, never charged)
   sb.admin.queueFaults([{ kind: 'stall' }]);
   const stop = new AbortController();
-  const k2 = fetch(url(sb), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k2' }, signal: stop.signal }).catch(() => undefined);
+  const k2 = fetch(url(sb, t), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k2' }, signal: stop.signal }).catch(() => undefined);
   await until(() => sb.admin.stats().in_flight === 1);
   stop.abort();
   await k2;
@@ -244,5 +249,73 @@ describe('a killed process’s lost answer under an operation run again with oth
       charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
     );
     expect(archive.pendingJournal()).toEqual([]);
+  });
+});
+
+describe('a killed process’s lost answer that was itself an owner read, taken over (simulation finding 14)', () => {
+  // 20 credits, fixed, one page, a 24-hour window
+  const profile = { platform: 'thread_net', endpoint: 'profile', params: { handle: 'owned.sim' } };
+  const sum = (sb: SandboxHandle) => charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0);
+  const ledgerSum = (archive: Awaited<ReturnType<typeof setup>>['archive']) =>
+    archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0);
+  const inferred = (archive: Awaited<ReturnType<typeof setup>>['archive']) =>
+    archive
+      .listLedger({ limit: 100 })
+      .filter((l) => l.chargeReason?.startsWith('inferred:'))
+      .map((l) => [l.idempotencyKey, l.creditsUsed]);
+  // another key of the account spends 10 (not a charge this call can make): the balance cannot tell
+  const spendTen = (sb: SandboxHandle) => async () => {
+    const other = sb.admin.createKey('teammate');
+    const clip = { platform: 'stream_net', endpoint: 'clip', params: { url: 'https://clips.example/c/1' } };
+    await (await fetch(url(sb, clip), { headers: { 'x-api-key': other } })).text();
+    expect(charged(sb, other).map((c) => c.credits_used)).toEqual([10]);
+  };
+
+  for (const meanwhile of ['nothing', 'another spender'] as const)
+    it(`the account owned the exact call before it was sent: nothing is inferred (${meanwhile} moved the balance)`, async () => {
+      const s = await setup([]);
+      const { sb, archive } = s;
+      await s.core().call(profile); // bought: the account owns it for 24 hours
+      await deadProcess(s, 'truncate-charged', 20, undefined, 60, {
+        t: profile,
+        ...(meanwhile === 'another spender' ? { meanwhile: spendTen(sb) } : {}),
+      });
+      const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+      expect([cut?.credits_used, cut?.cached]).toEqual([0, true]); // the lost answer was an owner read
+      // re-read past the archive (as a restarted walk re-reads held pages): the next fresh key is an owner read too
+      const r = await s.core().call(profile, { archive: false });
+      expect(r.envelope.cached).toBe(true);
+      expect(inferred(archive)).toEqual([]);
+      expect(r.creditsInferred).toBe(0);
+      expect(ledgerSum(archive)).toBe(sum(sb));
+      expect(archive.pendingJournal()).toEqual([]);
+    });
+
+  it('owned through an answer the ledger does not hold (another tool on the account): the balance read around it tells', async () => {
+    // as a walk's page bought under another cursor: the service's cache knows the page, Loupe's ledger
+    // has no row of these exact params — the balance, unmoved, says the lost attempt cost nothing
+    const s = await setup([]);
+    const { sb, archive } = s;
+    const other = sb.admin.createKey('another tool');
+    await (await fetch(url(sb, profile), { headers: { 'x-api-key': other } })).text();
+    await deadProcess(s, 'truncate-charged', 20, undefined, 60, { t: profile });
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect([cut?.credits_used, cut?.cached]).toEqual([0, true]);
+    const r = await s.core().call(profile);
+    expect(r.envelope.cached).toBe(true);
+    expect(inferred(archive)).toEqual([]);
+    expect(ledgerSum(archive)).toBe(sum(sb));
+  });
+
+  it('not owned before, the balance unable to tell: the owner read still proves the charge (at the price)', async () => {
+    const s = await setup([]);
+    const { sb, archive } = s;
+    await deadProcess(s, 'truncate-charged', 20, undefined, 60, { t: profile, meanwhile: spendTen(sb) });
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect([cut?.credits_used, cut?.cached]).toEqual([20, false]);
+    const r = await s.core().call(profile, { archive: false });
+    expect(r.envelope.cached).toBe(true);
+    expect(inferred(archive)).toEqual([['k1', 20]]);
+    expect(ledgerSum(archive)).toBe(sum(sb));
   });
 });

@@ -52,6 +52,11 @@ export class MemoryStore implements CoreStore {
     this.ledger.push({ ...e, id: this.ledger.length + 1 });
     return this.ledger.length;
   }
+  ledgerOfRequest(platform: string, endpoint: string, paramsHash: string, from: number, to: number): LedgerEntry[] {
+    return this.ledger.filter(
+      (l) => l.platform === platform && l.endpoint === endpoint && l.paramsHash === paramsHash && l.startedAt >= from && l.startedAt < to,
+    );
+  }
   ledgerOfCall(callId: string): LedgerEntry[] {
     return this.ledger.filter((l) => l.callId === callId);
   }

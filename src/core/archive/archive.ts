@@ -180,6 +180,9 @@ export class Archive implements CoreStore {
   ledgerBetween(afterId: number, upToId: number, since: number): LedgerEntry[] {
     return this.#c.guard('read', () => ledger.ledgerBetween(this.#c, afterId, upToId, since));
   }
+  ledgerOfRequest(platform: string, endpoint: string, paramsHash: string, from: number, to: number): LedgerEntry[] {
+    return this.#c.guard('read', () => ledger.ledgerOfRequest(this.#c, platform, endpoint, paramsHash, from, to));
+  }
   ledgerOfCall(callId: string): LedgerEntry[] {
     return this.listLedger({ callId, limit: 10_000 });
   }

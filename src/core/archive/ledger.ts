@@ -231,6 +231,23 @@ export function ledgerBetween(c: ArchiveCtx, afterId: number, upToId: number, si
     .map(entryOf);
 }
 
+/** Rows of one exact request for attempts started in [from, to), in order (at most 1,000). */
+export function ledgerOfRequest(
+  c: ArchiveCtx,
+  platform: string,
+  endpoint: string,
+  paramsHash: string,
+  from: number,
+  to: number,
+): LedgerEntry[] {
+  return c.sql
+    .all<Record<string, unknown>>(
+      sql`SELECT ${SELECT_CALLS} FROM calls WHERE started_at >= ${from} AND started_at < ${to} AND params_hash = ${paramsHash}
+      AND platform = ${platform} AND endpoint = ${endpoint} ORDER BY id LIMIT 1000`,
+    )
+    .map(entryOf);
+}
+
 export function recordAttempt(c: ArchiveCtx, e: LedgerEntry): number {
   const flags: ReadonlyArray<keyof LedgerEntry> = FLAGS;
   // one object per call, its columns always in INSERT_FIELDS' order (the insert's column list)

@@ -59,7 +59,8 @@ export interface AttributionInput {
 export type Attribution =
   /** `late`: measured across readings further apart than MAX_SPAN_MS (a dead process's call taken over) */
   | { kind: 'charged'; credits: number; late?: boolean }
-  | { kind: 'not-charged' }
+  /** `after`: the reading it was measured to (the balance book's), for a later answer to confirm it */
+  | { kind: 'not-charged'; after?: { balance: number; at: number; ledgerId: number } }
   /** `outside`: the figures themselves show another cause (a top-up, another spender) */
   | { kind: 'unknown'; why: string; outside?: boolean };
 

@@ -2,7 +2,7 @@
  * Lost answers (docs/request-core.md "Which Idempotency-Key a retry uses"): the key the next
  * attempt sends, and the charge a later answer proves the lost one cost.
  */
-import type { BalanceMark } from '../../ports';
+import type { BalanceMark, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { FREE_CALL_PRICE, insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
 
@@ -74,6 +74,27 @@ export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then
   return (then ?? !book.noFreeCalls()) && call.price.min <= FREE_CALL_PRICE;
 }
 
+/**
+ * Whether the ledger's rows of the exact request show the account owning it when a lost attempt
+ * started at `lostAt` was sent: an answer delivered (charged, an owner or shared read, a free call,
+ * a replay) or an inferred charge, finished before `lostAt`, whose window (less the margin) still
+ * covered `lostAt`. No window (`ttlSeconds` 0): never.
+ */
+export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number): boolean {
+  return rows.some(
+    (r) =>
+      r.idempotencyKey !== lostKey &&
+      !r.dryRun &&
+      r.startedAt + r.durationMs <= lostAt &&
+      insideWindow(ttlSeconds, r.startedAt, lostAt, false) &&
+      (r.chargeReason?.startsWith('inferred:') === true ||
+        (r.errorType === null &&
+          r.status !== null &&
+          r.status < 300 &&
+          (r.creditsUsed > 0 || r.cached || r.freeCall || r.idempotentReplay))),
+  );
+}
+
 /** A successful answer after the loss. */
 export interface Answer {
   /** a replay of the lost attempt's key */
@@ -83,13 +104,21 @@ export interface Answer {
   /** a fresh key inside the window that says it was not read from the cache: the lost one never finished */
   ownedNot: boolean;
   creditsRemaining: number | null;
+  /**
+   * the account owned the exact call inside its window before the lost attempt was sent (the ledger
+   * holds an answer of it): the lost attempt was itself an owner read, and cost nothing
+   */
+  ownedBefore?: () => boolean;
 }
 
 /**
  * The lost attempt's charge a successful answer proves or the balance attributes, or null when it
- * was not charged (or nothing can tell). A proof with a balance that could not attribute the amount
- * records the least it can have cost: one page at the floor (`price`) — never another spender's
- * credits.
+ * was not charged (or nothing can tell). A replay or an owner read proves the lost attempt
+ * *finished*, not that it was charged: it finished free when a free call may have covered it, when
+ * the balance said it cost nothing (and has not moved unrecorded since: a late charge would show),
+ * or when the account owned the exact call before it was sent (simulation finding 14). Otherwise a
+ * proof with a balance that could not attribute the amount records the least it can have cost: one
+ * page at the floor (`price`) — never another spender's credits.
  */
 export async function chargeOfLoss(
   book: BalanceBook,
@@ -103,6 +132,11 @@ export async function chargeOfLoss(
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
     // (and a balance that did not move agrees)
     if (mayBeFree(book, call, s.lost.freeMayCover)) return null;
+    const not = s.attribution.kind === 'not-charged' ? s.attribution.after : undefined;
+    // it finished free: an owner read of a call the account already owned (a page bought before,
+    // perhaps under another cursor), which the balance read around it shows
+    if (not && (await book.unmovedSince(not, a.creditsRemaining, read))) return null;
+    if (!call.noCache && a.ownedBefore?.()) return null;
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
     return { credits: call.price.min, how: 'price' };
   }

@@ -11,49 +11,14 @@ import type { CallResult } from '../types';
 import { insideWindow } from './attribution';
 import type { Attempt } from './attempt';
 import { lossCallOf, type Caller, type CallState } from './context';
-import { chargeOfLoss, mayBeFree } from './loss';
+import { chargeOfLoss, mayBeFree, ownedAt } from './loss';
 
 export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
-  const { d, book } = c;
+  const { d } = c;
   const { j, plan } = s;
   const okEnv = a.okEnv;
-  // Did this answer reveal that a lost attempt had been charged? A replay of its key, or a free
-  // owner read with a fresh key, means the service finished (and billed) the original; otherwise
-  // the balance may tell (loss.ts)
-  let inferred = 0;
   const replay = okEnv.idempotent_replay === true || okEnv.charge_reason === 'replay';
-  let ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
-  const l = s.loss;
-  if (l && !l.lost.settled && !plan.dry) {
-    const fresh =
-      j.idempotencyKey !== l.lost.idempotencyKey &&
-      insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
-    // an envelope without `cached` (lean reading): a fresh key inside the window answered free with
-    // rows is an owner read — once no free call can have covered it (else the balance decides)
-    if (
-      fresh &&
-      okEnv.cached === undefined &&
-      okEnv.free_call !== true &&
-      a.creditsUsed === 0 &&
-      !replay &&
-      hasRows(okEnv.data) &&
-      !mayBeFree(book, plan)
-    )
-      ownerRead = true;
-    const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
-    const proof = {
-      replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey,
-      ownerRead,
-      ownedNot,
-      creditsRemaining: a.creditsRemaining,
-    };
-    const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
-    l.lost.settled = true;
-    if (inf && inf.credits > 0) {
-      inferred = inf.credits;
-      c.recordInferred(l.lost, a.entry, inferred, inf.how, a.creditsUsed + inferred + s.inferredSoFar);
-    }
-  }
+  const inferred = await inferLoss(c, s, a, replay);
   const charged = (replay ? 0 : a.creditsUsed) + inferred + s.inferredSoFar;
   c.write(() => d.store.finishJournal(j.callId, 'done', d.clock.now()), charged);
   let stored = { items: [] as CallResult['items'], newItems: 0, unreadable: 0, heldBack: 0 };
@@ -94,6 +59,60 @@ export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { o
     creditsInferred: inferred + s.inferredSoFar,
     ...stored,
   };
+}
+
+/**
+ * Did this answer reveal that a lost attempt had been charged? A replay of its key, or a free owner
+ * read with a fresh key, means the service finished the original; what it cost (nothing, when it
+ * finished free) the balance or the ledger tells (loss.ts). The credits inferred and recorded.
+ */
+async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }, replay: boolean): Promise<number> {
+  const { d, book } = c;
+  const { j, plan } = s;
+  const okEnv = a.okEnv;
+  let ownerRead = okEnv.cached === true && a.creditsUsed === 0 && okEnv.free_call !== true;
+  const l = s.loss;
+  if (l && !l.lost.settled && !plan.dry) {
+    const fresh =
+      j.idempotencyKey !== l.lost.idempotencyKey &&
+      insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, a.startedAt, !!plan.opts.fresh);
+    // an envelope without `cached` (lean reading): a fresh key inside the window answered free with
+    // rows is an owner read — once no free call can have covered it (else the balance decides)
+    if (
+      fresh &&
+      okEnv.cached === undefined &&
+      okEnv.free_call !== true &&
+      a.creditsUsed === 0 &&
+      !replay &&
+      hasRows(okEnv.data) &&
+      !mayBeFree(book, plan)
+    )
+      ownerRead = true;
+    const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
+    const ttl = plan.ep.cache_ttl_seconds;
+    const proof = {
+      replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey,
+      ownerRead,
+      ownedNot,
+      creditsRemaining: a.creditsRemaining,
+      ownedBefore: () =>
+        ownedAt(
+          c.write(
+            () => d.store.ledgerOfRequest?.(plan.platform, plan.endpoint, plan.hash, l.lost.startedAt - ttl * 1000, l.lost.startedAt) ?? [],
+          ),
+          l.lost.startedAt,
+          l.lost.idempotencyKey,
+          ttl,
+        ),
+    };
+    const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
+    l.lost.settled = true;
+    if (inf && inf.credits > 0) {
+      c.recordInferred(l.lost, a.entry, inf.credits, inf.how, a.creditsUsed + inf.credits + s.inferredSoFar);
+      return inf.credits;
+    }
+  }
+  return 0;
 }
 
 /** A call that ends without an answer, with a lost attempt the balance says was charged and whose key it kept: that charge is recorded now. */
