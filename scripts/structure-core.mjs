@@ -4,7 +4,7 @@
 // how the order is measured before and after a change.
 import { relative, sep } from 'node:path';
 import { CORE_LEVELS, coreImportProblem, coreUnit, isTestCode, levelOf } from '../eslint-rules/core-order.js';
-import { CLI_REACH, cliImportProblem } from '../eslint-rules/cli-core.js';
+import { cliImportProblem } from '../eslint-rules/cli-core.js';
 
 const toCore = (coreDir, f) => {
   const r = relative(coreDir, f);
@@ -83,24 +83,19 @@ export function printPackages(edges, files, coreDir, log = console.log) {
 
 /**
  * Every import from the command line into core checked against eslint-rules/cli-core.js:
- * `problems` (sentences), and `stale`: CLI_REACH entries no file imports any more (the list only shrinks).
+ * `problems` (sentences).
  */
 export function cliEdges(graph, cliDir, coreDir) {
   const problems = [];
-  const used = new Set();
   for (const [f, out] of graph) {
     const from = toCore(cliDir, f);
     if (from === null) continue;
     for (const { to: t } of out) {
       const to = toCore(coreDir, t);
       if (to === null) continue;
-      used.add(`${from} → ${to}`);
       const p = cliImportProblem(from, to);
       if (p) problems.push(p);
     }
   }
-  const stale = Object.entries(CLI_REACH)
-    .flatMap(([from, tos]) => Object.keys(tos).map((to) => `${from} → ${to}`))
-    .filter((k) => !used.has(k));
-  return { problems, stale };
+  return { problems };
 }

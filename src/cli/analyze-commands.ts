@@ -8,7 +8,7 @@ import { FREQUENCY_FIELDS, type CompareSeries } from '../shared/analysis';
 import { analysisJson, compareCsv, frequencyCsv, overperformanceCsv, type AnalysisCsvOptions } from '../shared/analysis-csv';
 import type { LibraryQuery } from '../shared/query';
 import { UsageError, type CliContext } from './context';
-import { buildLibraryQuery, collect, withQueryFlags, type QueryFlags } from './query-flags';
+import { collect, libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
 import { rawOf } from './terminal';
 
 interface Io {
@@ -42,12 +42,8 @@ function intFlag(name: string, min: number, max: number) {
   };
 }
 
-function queryOf(c: CliContext, o: QueryFlags): LibraryQuery {
-  return buildLibraryQuery(o, c, (nameOrId) => {
-    const id = c.archive().watchlists.idByName(nameOrId);
-    if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-    return id;
-  });
+function queryOf(c: CliContext, o: QueryFlags): Promise<LibraryQuery> {
+  return libraryQueryOf(o, c);
 }
 
 /** Merges the shared flags' query into a series' own query (the series' own conditions win). */
@@ -86,7 +82,7 @@ function registerTop(analyze: Command, io: Io, context: () => CliContext): void 
     ),
   ).action(async (o: QueryFlags & FileFlags & { field: (typeof FREQUENCY_FIELDS)[number]; limit?: number; order: 'count' }) => {
     const c = context();
-    const t = await c.call('analysis.frequency', { query: queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
+    const t = await c.call('analysis.frequency', { query: await queryOf(c, o), field: o.field, limit: o.limit ?? 50, sort: o.order });
     if (t.items === 0)
       io.stderr.write('No archived item matches this query: the table is empty (see: loupe library with the same flags).\n');
     writeResult(io, o, t, frequencyCsv);
@@ -121,7 +117,7 @@ function registerCompare(analyze: Command, io: Io, context: () => CliContext): v
         },
     ) => {
       const c = context();
-      const common = queryOf(c, o);
+      const common = await queryOf(c, o);
       const series: Array<{ name: string; query: LibraryQuery }> = [];
       const sets = await c.call('library.resultSets', {});
       for (const s of o.set ?? []) {
@@ -134,10 +130,11 @@ function registerCompare(analyze: Command, io: Io, context: () => CliContext): v
         if (!m) throw new UsageError(`--profile takes platform/handle, e.g. photo_net/nasa; got "${p}".`);
         series.push({ name: `${m[1]}/@${m[2]}`, query: narrow({ platforms: [m[1]], author: m[2] }, common) });
       }
-      for (const w of o.seriesWatchlist ?? []) series.push({ name: `watchlist ${w}`, query: narrow(queryOf(c, { watchlist: w }), common) });
+      for (const w of o.seriesWatchlist ?? [])
+        series.push({ name: `watchlist ${w}`, query: narrow(await queryOf(c, { watchlist: w }), common) });
       for (const t of o.seriesSearch ?? []) {
         // a malformed search stops here with its sentence; --text narrows it like every other flag
-        const q = queryOf(c, { text: common.text ? `(${common.text}) (${t})` : t });
+        const q = await queryOf(c, { text: common.text ? `(${common.text}) (${t})` : t });
         series.push({ name: t, query: narrow(q, common) });
       }
       if (series.length < 2 || series.length > 8)
@@ -182,7 +179,7 @@ function registerOverperformance(analyze: Command, io: Io, context: () => CliCon
       if (o.ageHours !== undefined && !o.sameAge) throw new UsageError('--age-hours goes with --same-age.');
       const c = context();
       const r = await c.call('analysis.overperformance', {
-        query: queryOf(c, o),
+        query: await queryOf(c, o),
         baseline: o.baseline ?? 30,
         minBaseline: o.minBaseline ?? 5,
         limit: o.limit ?? 50,

@@ -31,7 +31,7 @@ function describeCheck(r: ArchiveCheckReport): string {
 /** `loupe archive index`: the contract's analysis.buildIndex, its index-progress events as progress on stderr. */
 async function buildIndex(io: Io, c: CliContext): Promise<void> {
   let shown = -1;
-  c.app().events.on((e) => {
+  c.on((e) => {
     if (e.type !== 'index-progress') return;
     const pct = Math.min(99, Math.floor((e.done / Math.max(1, e.total)) * 100));
     if (io.stderr.isTTY) progress(io.stderr, `Building the analysis index: ${pct} %`);

@@ -172,8 +172,7 @@ export function registerCollectCommands(
     .option('--json', 'the final status as JSON on stdout')
     .action(async (name: string, o: { budget?: number; yes?: boolean; json?: boolean }) => {
       await c().api();
-      const app = c().app();
-      const off = app.events.on((e) => {
+      const off = c().on((e) => {
         if (e.type !== 'collect-progress' || e.plan.status !== 'running' || !io.stderr.isTTY) return;
         const p = e.plan;
         const done = p.counts.done + p.counts.held + p.counts.failed + p.counts.skipped;

@@ -14,5 +14,6 @@ export {
   prepareDoor,
 } from '../core/compose';
 export { parseMaintenanceInput } from '../shared/contract-maintenance';
+export { parseLocalInput } from '../shared/contract-local';
 export { parseInput } from '../shared/contract';
 export { toBridgeError } from '../core/bridge';

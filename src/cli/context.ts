@@ -3,7 +3,8 @@
  * desktop app and the web host (src/core/compose.ts, docs/doors.md) — over the data folder, with
  * its archive, keys, settings, watchlist service and request core, pointed at the right service (a
  * configured base URL, else the in-process sandbox: the CLI's rule, even with a key). Commands
- * call the contract's methods (`impl()`) where one does their job, else the app's parts.
+ * call the contract's methods (`call`), the local doors' (`local`: an export to a path) and the
+ * archive file's maintenance (`maintain`).
  *
  * Commands that only read (walks, export, columns, endpoints, credits, watch list/history,
  * archive check) run in 'read' mode: the archive is opened so that nothing in the data folder is
@@ -11,11 +12,11 @@
  * command runs in 'write' mode: a data folder or archive that cannot be written stops it with a
  * StorageError (exit 6) before anything is sent to the service.
  */
-import type { Archive } from '../core/archive';
 import type { ArchiveMode, Composed, DoorSetup } from '../core/compose';
 import type { LoupeApp } from '../core/app';
 import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
-import type { LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings } from '../shared/contract';
+import type { LoupeEvent, LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings, Unsubscribe } from '../shared/contract';
+import type { LocalDoor, LocalInput, LocalName, LocalOutput } from '../shared/contract-local';
 import type { MaintenanceEvent, MaintenanceInput, MaintenanceName, MaintenanceOutput } from '../shared/contract-maintenance';
 import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
@@ -56,15 +57,19 @@ export interface CliContext {
   archiveFile: string;
   /** 'read' for commands that only read (see the header) */
   mode: ArchiveMode;
-  /** the composed app (built on first use: it opens the archive in this command's mode) */
-  app(): LoupeApp;
+  /** the contract's events of the composed app (built on first use: it opens the archive in this command's mode) */
+  on(listener: (e: LoupeEvent) => void): Unsubscribe;
   /**
    * A contract method of the composed app, its input checked by the contract's schema as every
    * door checks it (defaults filled in; a misfit is a usage error, exit 2); its failures are
    * thrown as they are (the exit code comes from their kind).
    */
   call<K extends MethodName>(method: K, input: MethodInput<K>): ReturnType<LoupeImpl[K]>;
-  archive(): Archive;
+  /**
+   * A local door's method of the composed app (src/shared/contract-local.ts: what names a path on
+   * this machine, never on the web door), its input checked by its schema (a misfit: exit 2).
+   */
+  local<K extends LocalName>(method: K, input: LocalInput<K>, door?: LocalDoor): Promise<LocalOutput<K>>;
   /**
    * A maintenance method over the archive file as it is (src/shared/contract-maintenance.ts: check,
    * recover, copy), where no app is composed; its input checked by its schema (a misfit: exit 2).
@@ -141,17 +146,20 @@ function cliSetup(g: GlobalOptions, env: NodeJS.ProcessEnv): DoorSetup {
   }
 }
 
+/** An input parsed by its schema; a misfit is a usage error (exit 2) in the schema's words. */
+function usageChecked<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    throw new UsageError(rt().toBridgeError(e).message);
+  }
+}
+
 /** The maintenance methods over the archive file (CliContext.maintain). */
 function maintainer(archiveFile: string): CliContext['maintain'] {
   return (method, input, door) => {
-    const { maintenanceImpl, parseMaintenanceInput, toBridgeError } = rt();
-    let parsed: ReturnType<typeof parseMaintenanceInput<typeof method>>;
-    try {
-      parsed = parseMaintenanceInput(method, input);
-    } catch (e) {
-      throw new UsageError(toBridgeError(e).message);
-    }
-    return maintenanceImpl(archiveFile, door)[method](parsed);
+    const { maintenanceImpl, parseMaintenanceInput } = rt();
+    return maintenanceImpl(archiveFile, door)[method](usageChecked(() => parseMaintenanceInput(method, input)));
   };
 }
 
@@ -162,7 +170,7 @@ export function createContext(
   mode: ArchiveMode = 'write',
 ): CliContext {
   // the data folder as every door finds it (doorSetup: --data-dir, else LOUPE_HOME, …)
-  const { composeApp, pickSecretStoreOnUse, parseInput, toBridgeError, onDemandWatchFactory } = rt();
+  const { composeApp, pickSecretStoreOnUse, parseInput, onDemandWatchFactory } = rt();
   const setup = cliSetup(g, env);
   const dataDir = setup.dataDir;
   let composed: Composed<SandboxHandle> | null = null;
@@ -201,18 +209,18 @@ export function createContext(
     archiveFile: archivePath(dataDir),
     mode,
     sandbox: false,
-    app,
+    on: (listener) => app().events.on(listener),
     call(method, input) {
-      let parsed: MethodParsedInput<typeof method>;
-      try {
-        parsed = parseInput(method, input);
-      } catch (e) {
-        throw new UsageError(toBridgeError(e).message);
-      }
+      const parsed = usageChecked(() => parseInput(method, input));
       const fn = app().impl[method] as unknown as (i: MethodParsedInput<typeof method>) => ReturnType<LoupeImpl[typeof method]>;
       return fn(parsed);
     },
-    archive: () => app().archive,
+    local(method, input, door) {
+      return app().local[method](
+        usageChecked(() => rt().parseLocalInput(method, input)),
+        door,
+      );
+    },
     maintain: maintainer(archivePath(dataDir)),
     async api() {
       if (connected) return;

@@ -10,7 +10,7 @@ import { UsageError, type CliContext } from './context';
 import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
-import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
 import { registerRehydrateCommand } from './rehydrate-command';
 
 function int(name: string, min: number, max: number) {
@@ -22,15 +22,9 @@ function int(name: string, min: number, max: number) {
 }
 
 /** A saved set by name or id, else the query flags (the whole archive when none is given). */
-export function targetOf(c: CliContext, set: string | undefined, o: QueryFlags): DatasetTarget {
+export async function targetOf(c: CliContext, set: string | undefined, o: QueryFlags): Promise<DatasetTarget> {
   if (set !== undefined) return { set };
-  return {
-    query: buildLibraryQuery(o, c, (nameOrId) => {
-      const id = c.archive().watchlists.idByName(nameOrId);
-      if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-      return id;
-    }),
-  };
+  return { query: await libraryQueryOf(o, c) };
 }
 
 export function attritionCsv(rows: AttritionRow[], bom = true): string {
@@ -77,7 +71,7 @@ export function registerDatasetCommands(
       o: QueryFlags & { budget?: number; yes?: boolean; plan?: string; dryRun?: boolean; json?: boolean },
     ) => {
       await c().api();
-      const target = targetOf(c(), set, o);
+      const target = await targetOf(c(), set, o);
       if (o.dryRun) {
         const p = await c().call('datasets.recheckPlan', { target, ...(o.budget !== undefined ? { budget: o.budget } : {}) });
         io.stderr.write(
@@ -125,7 +119,7 @@ export function registerDatasetCommands(
       .addOption(new Option('--format <f>', 'csv | json').choices(['csv', 'json']).default('csv'))
       .option('--no-bom', 'CSV without the UTF-8 byte-order mark'),
   ).action(async (set: string | undefined, o: QueryFlags & { format: 'csv' | 'json'; bom: boolean }) => {
-    const rows = await c().call('datasets.attrition', { target: targetOf(c(), set, o) });
+    const rows = await c().call('datasets.attrition', { target: await targetOf(c(), set, o) });
     io.stderr.write(attritionWords(rows));
     io.stdout.write(o.format === 'json' ? JSON.stringify(rows) + '\n' : attritionCsv(rows, o.bom));
   });
@@ -151,7 +145,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
     const { SPEC_VARIANTS } = await import('../sandbox');
     const r = await c().call('datasets.exportBundle', {
-      target: targetOf(c(), set, o),
+      target: await targetOf(c(), set, o),
       out: o.out,
       dehydrated: o.dehydrated ?? false,
       variants: SPEC_VARIANTS.map((v) => v.name),

@@ -6,29 +6,35 @@ import { Option, type Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AnyExportFormat } from '../core/export/formats';
-import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS } from '../shared/contract-library';
-import { NETWORK_KINDS } from '../shared/contract-network';
+import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS, type ExportFormatName } from '../shared/contract-library';
+import { NETWORK_KINDS, type NetworkKindName } from '../shared/contract-network';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
 import { checkOut } from './line-sink';
-import { copyOut } from './output';
+import { copyOut, type OutTarget } from './output';
 import { progress } from './terminal';
-import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
 type ExportFlags = QueryFlags & {
   history: boolean;
-  format: AnyExportFormat;
+  format: ExportFormatName;
   out: string;
   columns?: string;
   bom: boolean;
-  network?: string;
+  network?: NetworkKindName;
   pseudonymise?: boolean;
 };
+
+/** Where the export is written: the file itself, or a staged file copied to standard output, a FIFO or a device. */
+function fileFor(target: OutTarget, format: string): { file: string; staging: string | null } {
+  if (target.kind === 'file') return { file: target.path, staging: null };
+  const staging = mkdtempSync(join(tmpdir(), 'loupe-to-stdout-'));
+  return { file: join(staging, `export.${format}`), staging };
+}
 
 export function registerExportCommand(program: Command, io: Io, context: () => CliContext): void {
   withQueryFlags(program.command('export'))
@@ -48,13 +54,9 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
     .option('--no-bom', 'CSV without the UTF-8 byte-order mark')
     .option('--no-history', 'without the metric history and annotations files (or XLSX sheets) beside the rows')
     .action(async (o: ExportFlags) => {
-      const target = checkOut(o.out)!;
-      // the writers (exceljs, the Parquet encoder, graphology) load when an export runs
-      const [{ CSV_COLUMNS }, { checkExportOptions, exportAny }, { companionsOf }] = await Promise.all([
-        import('../shared/export-columns'),
-        import('../core/export/formats'),
-        import('../core/export/companions'),
-      ]);
+      const target = checkOut(o.out);
+      if (!target) throw new UsageError('--out names the file to write, or - for standard output.');
+      const { CSV_COLUMNS } = await import('../shared/export-columns');
       const columns = o.columns
         ? o.columns
             .split(',')
@@ -63,46 +65,35 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
         : undefined;
       const unknown = columns?.filter((col) => !CSV_COLUMNS.includes(col));
       if (unknown?.length) throw new UsageError(`Unknown CSV column(s): ${unknown.join(', ')}.`);
-      try {
-        checkExportOptions({ format: o.format, network: o.network, columns });
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
       const c = context();
-      const q = buildLibraryQuery(o, c, (nameOrId) => {
-        const id = c.archive().watchlists.idByName(nameOrId);
-        if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-        return id;
-      });
-      // a network, kind or label Loupe does not know is a usage error naming the nearest (exit 2), never an empty file
-      await c.app().checkQuery(q);
-      const archive = c.archive();
-      const total = archive.count(q);
+      const query = await libraryQueryOf(o, c);
       // standard output (`-`) or a FIFO / device: a complete file first, then copied through
-      // (docs/cli.md "Pipes"); a file: its own temporary name, renamed when complete
-      const staging = target.kind === 'file' ? null : mkdtempSync(join(tmpdir(), 'loupe-to-stdout-'));
-      const file = target.kind === 'file' ? target.path : join(staging!, `export.${o.format}`);
+      // (docs/cli.md "Pipes"); a file (a link's target): its own temporary name, renamed when complete
+      const { file, staging } = fileFor(target, o.format);
       const abort = new AbortController();
       const onSig = (): void => abort.abort();
       process.once('SIGINT', onSig);
       try {
-        const r = await exportAny(archive.iterateExportRows(q), {
-          format: o.format,
-          out: file,
-          bom: o.bom,
-          columns,
-          network: o.network,
-          pseudonymiseIn: o.pseudonymise ? c.dataDir : null,
-          archive,
-          query: q,
-          // beside a file only (not on standard output); never in a pseudonymised export (notes name people)
-          companions: o.history && target.kind === 'file' && !o.pseudonymise ? companionsOf(archive.datasets, { query: q }) : undefined,
-          signal: abort.signal,
-          total,
-          onProgress: (n) => {
-            progress(io.stderr, `${o.network ? 'read' : 'exported'} ${fmt(n)} / ${fmt(total)} rows`);
+        // local.exportFile (src/shared/contract-local.ts): the options checked, unknown names in the
+        // query refused (exit 2, never an empty file), the writers loaded when it runs
+        const r = await c.local(
+          'local.exportFile',
+          {
+            query,
+            format: o.format,
+            network: o.network,
+            pseudonymise: o.pseudonymise ?? false,
+            columns,
+            bom: o.bom,
+            // beside a file only (not on standard output)
+            history: o.history && target.kind === 'file',
+            file,
           },
-        });
+          {
+            signal: abort.signal,
+            onEvent: (e) => progress(io.stderr, `${o.network ? 'read' : 'exported'} ${fmt(e.rows)} / ${fmt(e.total)} rows`),
+          },
+        );
         progress(io.stderr, '');
         if (target.kind !== 'file') await copyOut(file, target, io);
         io.stderr.write(

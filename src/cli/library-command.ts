@@ -12,7 +12,7 @@ import { visible } from '../shared/visible';
 import type { CliContext } from './context';
 import { UsageError } from './context';
 import type { Io } from './io';
-import { buildLibraryQuery, withQueryFlags, type QueryFlags } from './query-flags';
+import { buildLibraryQuery, watchlistResolved, withQueryFlags, type QueryFlags } from './query-flags';
 
 type LibraryFlags = QueryFlags & { search?: string; limit?: string; jsonl?: boolean };
 
@@ -49,15 +49,12 @@ export function registerLibraryCommand(program: Command, io: Io, context: () => 
       const c = context();
       let q;
       try {
-        q = buildLibraryQuery({ ...o, text: o.search ?? o.text, sort: o.sort ?? 'published_at:desc' }, c, (nameOrId) => {
-          const id = c.archive().watchlists.idByName(nameOrId);
-          if (id === undefined) throw new UsageError(`No watchlist named "${nameOrId}"; see: loupe watch list`);
-          return id;
-        });
+        q = buildLibraryQuery({ ...o, text: o.search ?? o.text, sort: o.sort ?? 'published_at:desc' });
       } catch (e) {
         if (e instanceof UsageError && o.search !== undefined) throw new UsageError(e.message.replace(/^--text: /, '--search: '));
         throw e;
       }
+      q = await watchlistResolved(q, c);
       // the contract's library.query / library.count of the composed app
       const page = await c.call('library.query', { ...q, limit });
       const total = page.total ?? (await c.call('library.count', q));

@@ -113,11 +113,7 @@ function dateFlag(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
-export function buildLibraryQuery(
-  f: QueryFlags,
-  ctx?: Pick<CliContext, 'archive'>,
-  resolveWatchlist?: (nameOrId: string) => string,
-): LibraryQuery {
+export function buildLibraryQuery(f: QueryFlags): LibraryQuery {
   const q: LibraryQuery = {};
   if (f.platform?.length) q.platforms = f.platform;
   if (f.kind?.length) q.kinds = f.kind;
@@ -150,10 +146,8 @@ export function buildLibraryQuery(
   if (f.tag?.length) q.tags = f.tag;
   if (f.thread !== undefined) q.thread = threadFlag(f.thread);
   if (f.term?.length) q.terms = f.term.map(parseTermCondition);
-  if (f.watchlist) {
-    const id = resolveWatchlist ? resolveWatchlist(f.watchlist) : f.watchlist;
-    q.source = { type: 'watchlist', id };
-  }
+  // a name or an id, as given: watchlistResolved turns a name into its id
+  if (f.watchlist) q.source = { type: 'watchlist', id: f.watchlist };
   const growth = growthFlags(f);
   if (growth) q.growth = growth;
   if (f.sort) {
@@ -161,10 +155,26 @@ export function buildLibraryQuery(
     if (dir !== 'asc' && dir !== 'desc') throw new UsageError(`--sort takes field:asc or field:desc; got "${f.sort}".`);
     (q as Record<string, unknown>).sort = { field, dir }; // checked by the schema below
   }
-  void ctx;
   const parsed = libraryQuerySchema.safeParse(q);
   if (!parsed.success) throw new UsageError(`Invalid query: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
+}
+
+/**
+ * The query with its `--watchlist` (a name or an id) as the watchlist's id, asked through the
+ * contract (`library.watchlistId`); a name no watchlist has is a usage error (exit 2).
+ */
+export async function watchlistResolved(q: LibraryQuery, c: Pick<CliContext, 'call'>): Promise<LibraryQuery> {
+  if (q.source?.type !== 'watchlist') return q;
+  const given = q.source.id;
+  const id = await c.call('library.watchlistId', { name: given });
+  if (id === null) throw new UsageError(`No watchlist named "${given}"; see: loupe watch list`);
+  return { ...q, source: { type: 'watchlist', id } };
+}
+
+/** The library query of the flags, its watchlist resolved (watchlistResolved). */
+export function libraryQueryOf(f: QueryFlags, c: Pick<CliContext, 'call'>): Promise<LibraryQuery> {
+  return watchlistResolved(buildLibraryQuery(f), c);
 }
 
 /** a repeatable option's values, in order */

@@ -64,7 +64,7 @@ export function registerWatchCommands(
     const c = context();
     if (!listening) {
       listening = true;
-      c.app().events.on((e) => {
+      c.on((e) => {
         if (e.type === 'watch-run' && e.run.status === 'running' && io.stderr.isTTY)
           progress(
             io.stderr,

@@ -40,7 +40,7 @@ describe('createApp on the sandbox', () => {
 
   it('keys.add never echoes the key; keys.list has no key material; settings.json holds none', async () => {
     const r = await call('keys.add', { name: 'research', key: userKey });
-    expect(r).toEqual({ ok: true, result: { name: 'research', warning: expect.stringMatching(/sandbox/) } });
+    expect(r).toEqual({ ok: true, result: { name: 'research', warning: expect.stringMatching(/sandbox/), backend: 'memory' } });
     expect(JSON.stringify(r)).not.toContain(userKey);
     const list = await call('keys.list');
     expect(list).toEqual({

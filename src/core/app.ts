@@ -15,6 +15,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { LoupeEvent, Unsubscribe } from '../shared/contract';
+import type { LocalImpl } from '../shared/contract-local';
 import { pacingLimits, type EnvironmentSettings } from '../shared/settings';
 import type { ApiCore } from './api';
 import { realClock } from './api';
@@ -27,6 +28,7 @@ import { createExports } from './methods';
 import { createSnapshots } from './methods';
 import { createCollect } from './methods';
 import { createWalks } from './methods';
+import { localImpl } from './methods';
 import type { WatchDeps, WatchService } from './methods';
 import { archivePath, settingsPath } from './paths';
 import { appNameSources, checkQueryNames, withQueryNameCheck, type QueryNames } from './query-names';
@@ -86,6 +88,8 @@ export interface LoupeApp extends AppHandle {
   api(): Promise<ApiCore>;
   /** refuses (validation) a query naming a network, kind or label Loupe does not know — what every contract method checks (query-names.ts) */
   checkQuery(q: QueryNames): Promise<void>;
+  /** the local doors' methods (src/shared/contract-local.ts): never on the web host's or the renderer's door */
+  local: LocalImpl;
 }
 
 /**
@@ -119,6 +123,17 @@ function readingStore(a: Archive): CoreStore {
 }
 
 /** The core's `clock` is the service's, for every time Loupe records or compares (issue 27 #3, service-clock.ts). */
+/** An event to every listener; a listener that throws stops neither the others nor the emitter. */
+function emitTo(listeners: ReadonlySet<(e: LoupeEvent) => void>): (e: LoupeEvent) => void {
+  return (e) => {
+    for (const l of [...listeners]) {
+      try {
+        l(e);
+      } catch {}
+    }
+  };
+}
+
 export function createApp(opts: CreateAppOptions): LoupeApp {
   const clock = serviceClock(opts.clock ?? realClock);
   const dataDir = opts.dataDir;
@@ -133,13 +148,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     : openArchive(archivePath(dataDir), { clock: () => clock.now(), author });
 
   const listeners = new Set<(e: LoupeEvent) => void>();
-  const emit = (e: LoupeEvent) => {
-    for (const l of [...listeners]) {
-      try {
-        l(e);
-      } catch {}
-    }
-  };
+  const emit = emitTo(listeners);
 
   const api = () => service.api();
   const walks = createWalks({ archive, clock, emit, api });
@@ -206,6 +215,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     keys,
     api,
     checkQuery: (q) => checkQueryNames(q, names),
+    local: localImpl({ archive, dataDir, checkQuery: (q) => checkQueryNames(q, names) }),
     ready: Promise.resolve(),
     events: {
       on(listener: (e: LoupeEvent) => void): Unsubscribe {

@@ -39,6 +39,8 @@ export const overrideInput = z.object({
   value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
   clear: z.boolean().default(false),
 });
+/** a watchlist named by a person: its name, or its id */
+export const watchlistNameInput = z.object({ name: z.string().trim().min(1).max(200) });
 export const saveResultSetInput = z.object({
   name: z.string().min(1).max(120),
   query: libraryQuerySchema,

@@ -110,6 +110,7 @@ import {
   tagQueryInput,
   topAuthorsInput,
   volumeInput,
+  watchlistNameInput,
   type ExportJob,
   type ItemDetail,
   type LibraryQueryAnswer,
@@ -161,7 +162,8 @@ export const methods = {
 
   'keys.list': m<KeyInfo[]>()(empty),
   /** the only input that ever carries a key; it goes straight to the secret store */
-  'keys.add': m<{ name: string; warning: string | null }>()(keysAddInput),
+  /** `backend`: where the key went (the OS keychain's name, Electron's safeStorage…) */
+  'keys.add': m<{ name: string; warning: string | null; backend: string }>()(keysAddInput),
   'keys.use': m<KeyInfo[]>()(keyNameInput),
   /** rotation (spec Authentication 9): a retiring key gets no new work while another key can take it */
   'keys.retire': m<KeyInfo[]>()(keysRetireInput),
@@ -233,6 +235,8 @@ export const methods = {
   'library.override': m<void>()(overrideInput),
   'library.saveResultSet': m<{ id: string }>()(saveResultSetInput),
   'library.resultSets': m<ResultSetInfo[]>()(empty),
+  /** the id of the watchlist with this name (or this id), null when there is none: a query's watchlist source named by a person (the CLI's --watchlist) */
+  'library.watchlistId': m<string | null>()(watchlistNameInput),
 
   /** tag management (src/shared/contract-tags.ts, issue 27 #7): a change touches only what it names; `dryRun` says what it would touch */
   'tags.list': m<TagInfo[]>()(empty),

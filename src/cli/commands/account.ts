@@ -22,13 +22,11 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
       if (io.stdin.isTTY) io.stderr.write('Paste the key, then press Enter and Ctrl-D:\n');
       const value = await readStdin(io);
       if (!value) throw new UsageError('No key on stdin.');
-      // the key ring itself, not the contract's keys.add: that one adds the desktop's sentence
-      // "used from the next start" when the app runs on the sandbox, which is not the CLI's rule
-      // (the CLI uses a key whenever a base URL is given) — docs/doors.md
-      const keys = context().app().keys;
-      const r = await keys.add(name, value, o.activate);
+      // the contract's keys.add (without the desktop's "used from the next start" on the sandbox:
+      // the CLI uses a key whenever a base URL is given — docs/doors.md)
+      const r = await context().call('keys.add', { name, key: value, activate: o.activate });
       if (r.warning) io.stderr.write(`Warning: ${r.warning}\n`);
-      io.stderr.write(`Stored key "${r.name}" in ${keys.store.backend}.\n`);
+      io.stderr.write(`Stored key "${r.name}" in ${r.backend}.\n`);
     });
   key
     .command('list')

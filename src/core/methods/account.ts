@@ -55,11 +55,13 @@ export function accountMethods(
     },
     async 'keys.add'(i) {
       const r = await keys.add(i.name, i.key, i.activate);
+      // the desktop app and the web host stay on the sandbox they started on; the command line
+      // starts anew with each command and uses a key whenever a base URL is given (docs/doors.md)
       const extra =
-        service.startedInSandbox && !service.doorBaseUrl && !settingsFile.read().app.baseUrl
+        parts.door !== 'cli' && service.startedInSandbox && !service.doorBaseUrl && !settingsFile.read().app.baseUrl
           ? 'Loupe is running on the built-in sandbox; the key is used from the next start, or at once if you set the service base URL.'
           : null;
-      return { name: r.name, warning: [r.warning, extra].filter(Boolean).join(' ') || null };
+      return { name: r.name, warning: [r.warning, extra].filter(Boolean).join(' ') || null, backend: keys.store.backend };
     },
     async 'keys.use'(i) {
       return withLastUse(keys.use(i.name));

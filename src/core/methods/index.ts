@@ -45,6 +45,7 @@ export function contractImpl(
 }
 export { createCollect } from './collect';
 export { createExports } from './exports';
+export { localImpl } from './export-file';
 export { type AppParts } from './parts';
 export { createSnapshots } from './snapshots';
 export { createWalks } from './walk-stream';

@@ -55,6 +55,9 @@ export function libraryMethods(archive: Archive): Slice<'library'> {
         archive.overrideLabel(i.item, i.family, i.field, i.value);
       }
     },
+    async 'library.watchlistId'(i) {
+      return archive.watchlists.idByName(i.name) ?? null;
+    },
     async 'library.saveResultSet'(i) {
       const rs = archive.saveResultSet(i.name, i.query, { note: i.note ?? null });
       return { id: rs.id };
