@@ -39,6 +39,7 @@ export const PAST_INDEX = {
   'export/rid-rows.ts': {
     'archive/export-row.ts':
       "the export workers' row reader loads only what they run: the archive's index would load every archive module in each export worker",
+    'archive/sql.ts': "the same reader's statements in the archive's SQL style (tagged templates), without the archive's index",
   },
 };
 

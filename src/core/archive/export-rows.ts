@@ -2,7 +2,7 @@
  * Export rows: every row of a query (or of explicit items) streamed in its sort order, from a
  * read-only connection opened for that export (docs/archive.md "Exports", docs/export.md).
  */
-import Database, { type Statement } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import type { LibraryQuery } from '../../shared/query';
 import { registerTermFunctions } from './term-filter';
 import type { ExportRow, ExportRowSource, ItemRef, RidWalk } from '../ports';
@@ -11,29 +11,30 @@ import type { ArchiveCtx } from './context';
 import { EXPORT_COLS, exportExtraSql, exportRowOf, type ExportTuple } from './export-row';
 import { estimator, sampler } from './library';
 import { buildWhere, parseQuery, sortColumn, sortPlan, type SortPlan, type Where } from './sql-query';
-import { and } from './sql';
+import { and, raw, sql, SqlPart, Statements, type SqlQuery } from './sql';
 
 /** Which annotation tables have rows, as exportExtraSql takes them. */
-function exportExtra(db: Db): string {
-  const has = (t: string): boolean => db.prepare(`SELECT EXISTS (SELECT 1 FROM ${t}) AS x`).pluck().get() === 1;
+function exportExtra(st: Statements): string {
+  const has = (t: 'item_tags' | 'notes' | 'label_overrides'): boolean =>
+    st.value<number>(sql`SELECT EXISTS (SELECT 1 FROM ${raw(t)}) AS x`) === 1;
   return exportExtraSql({ tags: has('item_tags'), notes: has('notes'), overrides: has('label_overrides') });
 }
 
-/** The two phase statements of a sorted export (known sort values, then unknown), selecting `cols`. */
-function exportStatements(plan: SortPlan, w: Where, cols: string): Array<{ sql: string; params: unknown[] }> {
-  const dir = plan.dir === 'desc' ? 'DESC' : 'ASC';
+/**
+ * The two phase statements of a sorted export (known sort values, then unknown), selecting `cols`.
+ * The plan's and the filter's clauses are fixed fragments with their values in step (sql-query.ts),
+ * spliced as parts.
+ */
+function exportStatements(plan: SortPlan, w: Where, cols: string): SqlQuery[] {
+  const dir = raw(plan.dir === 'desc' ? 'DESC' : 'ASC');
+  const known = new SqlPart(and([plan.known, ...w.clauses]), [...plan.knownParams, ...w.params]);
   const out = [
-    {
-      sql: `SELECT ${cols} FROM ${plan.from0} WHERE ${and([plan.known, ...w.clauses])}
-          ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir}`,
-      params: [...plan.knownParams, ...w.params],
-    },
+    sql`SELECT ${raw(cols)} FROM ${raw(plan.from0)} WHERE ${known}
+          ORDER BY ${raw(plan.expr)} ${dir}, ${raw(plan.tie)} ${dir}`,
   ];
   if (plan.unknown !== null) {
-    out.push({
-      sql: `SELECT ${cols} FROM items i WHERE ${and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)])} ORDER BY i.rid ${dir}`,
-      params: [...plan.unknownParams, ...w.params],
-    });
+    const unknown = new SqlPart(and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)]), [...plan.unknownParams, ...w.params]);
+    out.push(sql`SELECT ${raw(cols)} FROM items i WHERE ${unknown} ORDER BY i.rid ${dir}`);
   }
   return out;
 }
@@ -45,19 +46,19 @@ function exportStatements(plan: SortPlan, w: Where, cols: string): Array<{ sql: 
  * read-only connection reads one WAL snapshot (consistent export, writers not blocked). An
  * in-memory archive cannot be opened twice: it exports on its own connection (tests only).
  */
-export function openReader(c: ArchiveCtx): { db: Db; close(): void } {
+export function openReader(c: ArchiveCtx): { db: Db; st: Statements; close(): void } {
   const name = c.db.name;
-  if (!name || name === ':memory:' || c.db.memory) return { db: c.db, close: () => undefined };
+  if (!name || name === ':memory:' || c.db.memory) return { db: c.db, st: new Statements(c.db), close: () => undefined };
   const db = new Database(name, { readonly: true, fileMustExist: true });
   registerTermFunctions(db);
   db.pragma('busy_timeout = 5000');
   db.pragma('cache_size = -16384'); // 16 MB: an export reads each page once
-  return { db, close: () => db.close() };
+  return { db, st: new Statements(db), close: () => db.close() };
 }
 
 /** Rows as arrays (cheaper than objects at a million rows): EXPORT_COLS, then exportExtra's. */
-function* iterateRows(st: Statement, params: unknown[]): IterableIterator<ExportRow> {
-  for (const r of st.raw(true).iterate(...params) as IterableIterator<ExportTuple>) yield exportRowOf(r);
+function* iterateRows(st: Statements, q: SqlQuery): IterableIterator<ExportRow> {
+  for (const r of st.iterateRows<ExportTuple>(q)) yield exportRowOf(r);
 }
 
 /**
@@ -87,17 +88,14 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
   const reader = openReader(c);
   try {
     reader.db.exec('BEGIN');
-    reader.db.prepare('SELECT count(*) FROM sqlite_master').get(); // the snapshot starts here
-    const extra = exportExtra(reader.db);
+    reader.st.value(sql`SELECT count(*) FROM sqlite_master`); // the snapshot starts here
+    const extra = exportExtra(reader.st);
+    const cols = raw(`${EXPORT_COLS}${extra}`);
     const statements = exportStatements(plan, w, 'i.rid');
     let open: Iterator<number> | null = null;
     let done = false;
     function* all(): Generator<number> {
-      for (const { sql, params } of statements)
-        yield* reader.db
-          .prepare(sql)
-          .pluck()
-          .iterate(...params) as IterableIterator<number>;
+      for (const q of statements) for (const r of reader.st.iterateRows<[number]>(q)) yield r[0];
     }
     const it = all();
     return {
@@ -120,9 +118,8 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
       },
       rows(rids) {
         if (open) throw new Error('export: read the remaining rids before reading rows on the walk');
-        const one = reader.db.prepare(`SELECT ${EXPORT_COLS}${extra} FROM items i WHERE i.rid = ?`).raw(true);
         return rids.map((rid) => {
-          const r = one.get(rid) as ExportTuple | undefined;
+          const r = reader.st.rows<ExportTuple>(sql`SELECT ${cols} FROM items i WHERE i.rid = ${rid}`)[0];
           if (!r) throw new Error(`export: item ${rid} is not in the archive's snapshot`);
           return exportRowOf(r);
         });
@@ -142,9 +139,7 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
 function* exportFrom(c: ArchiveCtx, plan: SortPlan, w: Where): IterableIterator<ExportRow> {
   const reader = openReader(c);
   try {
-    for (const { sql, params } of exportStatements(plan, w, `${EXPORT_COLS}${exportExtra(reader.db)}`)) {
-      yield* iterateRows(reader.db.prepare(sql), params);
-    }
+    for (const q of exportStatements(plan, w, `${EXPORT_COLS}${exportExtra(reader.st)}`)) yield* iterateRows(reader.st, q);
   } finally {
     reader.close();
   }
@@ -154,12 +149,13 @@ function* exportFrom(c: ArchiveCtx, plan: SortPlan, w: Where): IterableIterator<
 export function* exportRowsFor(c: ArchiveCtx, refs: ItemRef[]): IterableIterator<ExportRow> {
   const reader = openReader(c);
   try {
-    const rid = reader.db.prepare('SELECT rid FROM items WHERE platform = ? AND kind = ? AND id = ?').pluck();
-    const one = reader.db.prepare(`SELECT ${EXPORT_COLS}${exportExtra(reader.db)} FROM items i WHERE i.rid = ?`);
+    const cols = raw(`${EXPORT_COLS}${exportExtra(reader.st)}`);
     for (const ref of refs) {
-      const r = rid.get(ref.platform, ref.kind, ref.id) as number | undefined;
+      const r = reader.st.value<number>(
+        sql`SELECT rid FROM items WHERE platform = ${ref.platform} AND kind = ${ref.kind} AND id = ${ref.id}`,
+      );
       if (r === undefined) continue;
-      yield* iterateRows(one, [r]);
+      yield* iterateRows(reader.st, sql`SELECT ${cols} FROM items i WHERE i.rid = ${r}`);
     }
   } finally {
     reader.close();

@@ -3,8 +3,9 @@
  * the worker opens the archive file read-only on a connection of its own and reads each batch of
  * rids in one statement, in the batch's order.
  */
-import Database, { type Statement } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
+import { raw, sql, Statements, type RawSql } from '../archive/sql';
 import type { ExportRow } from '../ports';
 
 /** The archive a worker reads rids from: its file, and the annotation columns (RidWalk.extra). */
@@ -24,16 +25,18 @@ export const RID_BATCH = 500;
  * opens on first use.
  */
 export function ridReader(source: RidSource | undefined): (rids: number[]) => ExportRow[] | null {
-  let byRid: Statement | null = null;
+  let reader: { st: Statements; cols: RawSql } | null = null;
   return (rids) => {
-    if (!byRid) {
+    if (!reader) {
       if (!source) throw new Error('export worker: rids without an archive to read them from');
       const db = new Database(source.file, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
       db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-      byRid = db.prepare(`SELECT j.key, ${EXPORT_COLS}${source.extra} FROM json_each(?) j CROSS JOIN items i ON i.rid = j.value`).raw(true);
+      reader = { st: new Statements(db), cols: raw(`${EXPORT_COLS}${source.extra}`) };
     }
-    const found = byRid.all(JSON.stringify(rids)) as Array<[number, ...ExportTuple]>;
+    const found = reader.st.rows<[number, ...ExportTuple]>(
+      sql`SELECT j.key, ${reader.cols} FROM json_each(${JSON.stringify(rids)}) j CROSS JOIN items i ON i.rid = j.value`,
+    );
     if (found.length !== rids.length) return null;
     const rows: ExportRow[] = new Array(rids.length);
     for (const t of found) rows[t[0]] = exportRowOf(t.slice(1) as ExportTuple);
