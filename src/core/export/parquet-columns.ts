@@ -6,26 +6,18 @@
  * every ~1 MiB of values; `finish` appends the chunk (dictionary page first) to the group's buffer
  * and returns its metadata (parquet-encode.ts).
  */
+import { Column, type ColumnBuilder } from './parquet-chunk';
 import {
   Bytes,
   compareUtf8,
-  ENC_PLAIN,
   ENC_RLE_DICTIONARY,
   int64,
   jsonText,
-  PAGE_DATA,
-  PAGE_DICTIONARY,
   PAGE_SIZE,
-  pageHeader,
   PHYSICAL,
-  writeLevels,
-  type ChunkIndex,
-  type ChunkMeta,
   type ChunkStatistics,
   type ParquetColumnType,
-  type Physical,
 } from './parquet-encode';
-import { maxCompressedLength, snappyCompressInto } from './snappy';
 
 /** byte-array columns with more distinct values than this in a group are written PLAIN */
 const DICT_MAX = 4096;
@@ -34,186 +26,13 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** a character whose UTF-16 order differs from its UTF-8 order (surrogates and what follows them) */
 const HIGH = /[\ud800-\uffff]/;
 
-export interface ColumnBuilder {
-  /** the next row's value (null / undefined: none); false when it does not fit the column's type (then add null) */
-  add(v: unknown): boolean;
-  /** write the last pages; the chunk's size in bytes */
-  seal(): number;
-  /** append the chunk (sealed) to `out`, whose byte 0 lies at file offset `base`; `out` has room for it */
-  finish(out: Bytes, base: number): { chunk: ChunkMeta; index?: ChunkIndex };
-}
-
-/** a page's body before compression, and after (shared by the columns of this thread: pages are written one at a time) */
-let scratch = new Uint8Array(1 << 16);
-let packed = new Uint8Array(1 << 16);
-
-interface Loc {
-  at: number;
-  size: number;
-  first: number;
-}
-
-/** Rows, definition levels and pages of one column chunk. */
-abstract class Column implements ColumnBuilder {
-  protected def: Uint8Array;
-  protected row = 0;
-  protected nulls = 0;
-  /** nulls since `from` */
-  private pageNulls = 0;
-  /** the first row of the page being filled */
-  private from = 0;
-  /** the chunk's pages so far (header, levels, values), and their bytes */
-  private readonly pages: Buffer[] = [];
-  private size = 0;
-  /** the same pages' bytes before compression (headers included, as the footer counts them) */
-  private rawSize = 0;
-  private readonly locs: Loc[] = [];
-  protected dictionaryPage = false;
-  protected pageEncoding = ENC_PLAIN;
-  protected min: unknown = undefined;
-  protected max: unknown = undefined;
-
-  constructor(
-    private readonly name: string,
-    private readonly physical: Physical,
-    capacity: number,
-    protected readonly stats: boolean,
-    /** the values of the page being filled */
-    protected readonly vals: Bytes,
-  ) {
-    this.def = new Uint8Array(Math.max(8, capacity));
-  }
-
-  abstract add(v: unknown): boolean;
-
-  /** room for more rows than the capacity given */
-  protected grow(): void {
-    const d = new Uint8Array(this.def.length * 2);
-    d.set(this.def);
-    this.def = d;
-  }
-
-  /** a null (or a value that did not fit) */
-  protected none(): true {
-    this.row++;
-    this.nulls++;
-    this.pageNulls++;
-    return true;
-  }
-
-  /** the nulls among rows [from, to) */
-  private nullsIn(from: number, to: number): number {
-    let nulls = 0;
-    for (let i = from; i < to; i++) nulls += 1 - this.def[i];
-    return nulls;
-  }
-
-  /** close the page of rows [from, to), whose values are in `vals` */
-  protected cut(to: number): void {
-    const last = to === this.row;
-    const nulls = last ? this.pageNulls : this.nullsIn(this.from, to);
-    this.pageNulls = last ? 0 : this.nullsIn(to, this.row);
-    const levels = new Bytes(16 + ((to - this.from) >> 3));
-    writeLevels(levels, this.def, this.from, to, nulls);
-    const at = this.size;
-    this.page(PAGE_DATA, levels.pos + this.vals.pos, to - this.from, this.pageEncoding, levels);
-    this.locs.push({ at, size: this.size - at, first: this.from });
-    this.from = to;
-  }
-
-  /**
-   * A page (header, then levels and the values in `vals`, Snappy-compressed) as one buffer of its
-   * own. The body is gathered into a scratch buffer, compressed into another, and the header
-   * written with both sizes.
-   */
-  private page(type: number, size: number, count: number, encoding: number, levels: Bytes | null): void {
-    let body: Uint8Array;
-    if (levels) {
-      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2));
-      scratch.set(levels.buf.subarray(0, levels.pos), 0);
-      scratch.set(this.vals.buf.subarray(0, this.vals.pos), levels.pos);
-      body = scratch.subarray(0, size);
-    } else body = this.vals.buf.subarray(0, this.vals.pos);
-    const room = maxCompressedLength(size);
-    if (packed.length < room) packed = new Uint8Array(Math.max(room, packed.length * 2));
-    const csize = snappyCompressInto(body, packed, 0);
-    const head = new Bytes(32);
-    pageHeader(head, type, size, count, encoding, csize);
-    const b = Buffer.allocUnsafe(head.pos + csize);
-    head.buf.copy(b, 0, 0, head.pos);
-    b.set(packed.subarray(0, csize), head.pos);
-    this.vals.pos = 0;
-    this.pages.push(b);
-    this.size += b.length;
-    this.rawSize += head.pos + size;
-  }
-
-  /** the dictionary page, before any data page */
-  protected writeDictionary(keys: readonly string[]): void {
-    this.vals.pos = 0;
-    for (const s of keys) this.vals.str(s);
-    this.page(PAGE_DICTIONARY, this.vals.pos, keys.length, ENC_PLAIN, null);
-    this.dictionaryPage = true;
-  }
-
-  /** write what is left (the last page, a dictionary) */
-  protected abstract close(): void;
-
-  protected statistics(): ChunkStatistics {
-    return { min_value: this.min, max_value: this.max, null_count: BigInt(this.nulls) };
-  }
-
-  /** the chunk's size in bytes, every page written */
-  seal(): number {
-    this.close();
-    if (this.locs.length === 0 || this.from < this.row) this.cut(this.row);
-    return this.size;
-  }
-
-  finish(out: Bytes, base: number): { chunk: ChunkMeta; index?: ChunkIndex } {
-    const start = out.pos;
-    const at = base + start;
-    for (const b of this.pages) {
-      b.copy(out.buf, out.pos);
-      out.pos += b.length;
-    }
-    this.pages.length = 0;
-    const dict = this.dictionaryPage;
-    const dataStart = this.locs[0].at;
-    const page_locations = this.locs.map((l) => ({
-      offset: BigInt(at + l.at),
-      compressed_page_size: l.size,
-      first_row_index: BigInt(l.first),
-    }));
-    const size = BigInt(this.size);
-    const chunk: ChunkMeta = {
-      file_offset: BigInt(at),
-      meta_data: {
-        type: this.physical,
-        encodings: dict ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
-        path_in_schema: [this.name],
-        codec: 'SNAPPY',
-        num_values: BigInt(this.row),
-        total_compressed_size: size,
-        total_uncompressed_size: BigInt(this.rawSize),
-        data_page_offset: BigInt(at + dataStart),
-        ...(dict ? { dictionary_page_offset: BigInt(at) } : {}),
-        ...(this.stats ? { statistics: this.statistics() } : {}),
-        encoding_stats: [
-          ...(dict ? [{ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 }] : []),
-          { page_type: 'DATA_PAGE', encoding: dict ? 'RLE_DICTIONARY' : 'PLAIN', count: this.locs.length },
-        ],
-      },
-    };
-    return { chunk, index: this.locs.length > 1 ? { chunk, offsetIndex: { page_locations } } : undefined };
-  }
-}
-
 /** STRING (text, ids: numbers and flags as their text) and JSON columns: a dictionary while it pays, else PLAIN. */
 class ByteArrayColumn extends Column {
   private map: Map<string, number> | null = new Map();
   private keys: string[] = [];
   private idx: Uint16Array | null;
+  /** the index buffer, kept while the column goes PLAIN (for the next group) */
+  private idxBuf: Uint16Array;
   private k = 0;
   /** whether min / max hold a character from U+D800 on */
   private minHigh = false;
@@ -226,16 +45,24 @@ class ByteArrayColumn extends Column {
     private readonly json: boolean,
   ) {
     super(name, 'BYTE_ARRAY', capacity, stats, new Bytes(1 << 16));
-    this.idx = new Uint16Array(this.def.length);
+    this.idx = this.idxBuf = new Uint16Array(this.def.length);
   }
 
   protected override grow(): void {
     super.grow();
-    if (this.idx) {
-      const x = new Uint16Array(this.def.length);
-      x.set(this.idx);
-      this.idx = x;
-    }
+    const x = new Uint16Array(this.def.length);
+    if (this.idx) x.set(this.idx);
+    this.idxBuf = x;
+    if (this.idx) this.idx = x;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.map = new Map();
+    this.keys = [];
+    this.idx = this.idxBuf;
+    this.k = 0;
+    this.minHigh = this.maxHigh = false;
   }
 
   add(v: unknown): boolean {
@@ -436,6 +263,11 @@ class BooleanColumn extends Column {
 
   constructor(name: string, capacity: number, stats: boolean) {
     super(name, 'BOOLEAN', capacity, stats, new Bytes((capacity >> 3) + 16));
+  }
+
+  override reset(): void {
+    super.reset();
+    this.acc = this.bits = this.trues = this.count = 0;
   }
 
   add(v: unknown): boolean {

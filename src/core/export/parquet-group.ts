@@ -11,7 +11,8 @@ import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesSink, type SinkFn } from './columns';
-import { columnBuilder, type ColumnBuilder } from './parquet-columns';
+import type { ColumnBuilder } from './parquet-chunk';
+import { columnBuilder } from './parquet-columns';
 import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
 
 export type { ParquetColumnType } from './parquet-encode';
@@ -134,7 +135,8 @@ function writerState(w: ParquetWriter): WriterState {
 
 /**
  * One row group being encoded: rows are added one at a time (each typed and written into its
- * columns at once), `finish` returns the group's bytes and metadata.
+ * columns at once), `finish` returns the group's bytes and metadata and leaves the encoder empty
+ * for the next group.
  */
 export class GroupEncoder {
   private readonly cols: ColumnBuilder[];
@@ -182,7 +184,20 @@ export class GroupEncoder {
       if (index) indexes.push(index);
     }
     const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(this.rows), total_compressed_size: BigInt(size) };
-    return { rows: this.rows, bytes, meta: { rowGroup, indexes }, untypedValues: this.untypedValues };
+    const group = { rows: this.rows, bytes, meta: { rowGroup, indexes }, untypedValues: this.untypedValues };
+    this.reset();
+    return group;
+  }
+
+  /**
+   * Empty again for the next group (`finish` does it), keeping every column's buffers: a thread
+   * that encodes group after group reuses one encoder, and a group's buffers are not left to the
+   * collector (two workers' heaps grew by a group's worth of dead buffers each: issue 30).
+   */
+  reset(): void {
+    for (const c of this.cols) c.reset();
+    this.rows = 0;
+    this.untypedValues = 0;
   }
 }
 

@@ -24,10 +24,17 @@ if (!port) throw new Error('parquet-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const layout = parquetLayout(data.columns);
 const readRows = ridReader(data.reader);
+/** one encoder for every group of this worker (groups come one after another): its buffers are reused */
+let encoder: GroupEncoder | null = null;
+const encoderFor = (size: number): GroupEncoder => {
+  encoder ??= new GroupEncoder(layout, size);
+  encoder.reset();
+  return encoder;
+};
 
 /** a group by rid: read in batches and encoded as they come; null when a row is gone */
 function encodeRids(rids: number[]): EncodedGroup | null {
-  const enc = new GroupEncoder(layout, rids.length);
+  const enc = encoderFor(rids.length);
   for (let i = 0; i < rids.length; i += RID_BATCH) {
     const rows = readRows(rids.slice(i, i + RID_BATCH));
     if (!rows) return null;
@@ -50,7 +57,7 @@ port.on('message', (m: (WireBatch & { more?: boolean; size?: number }) | { seq: 
     }
     return;
   }
-  if (current?.seq !== m.seq) current = { seq: m.seq, enc: new GroupEncoder(layout, m.size ?? m.rows.length) };
+  if (current?.seq !== m.seq) current = { seq: m.seq, enc: encoderFor(m.size ?? m.rows.length) };
   const g = current;
   if (g.error === undefined) {
     try {
