@@ -48,10 +48,7 @@ const ledger = (h: string) => {
 };
 
 describe('loupe dataset rehydrate', () => {
-  // QUARANTINED (2026-11-27, open bug, issue 29): in one fresh-clone CI run of three the ledger read
-  // 500 against the service's 480 after the kill — a charge inferred that was not made, the family of
-  // docs/simulation.md finding 14. Run it with LOUPE_QUARANTINED=1 while fixing; unskip with the fix.
-  it.skipIf(process.platform === 'win32' || !process.env.LOUPE_QUARANTINED)(
+  it.skipIf(process.platform === 'win32')(
     'prices first, refuses without approval, survives kill -9 and resumes: every page paid once, the ledger equal to the charges',
     async () => {
       const a = home();

@@ -319,3 +319,76 @@ describe('a killed process’s lost answer that was itself an owner read, taken 
     expect(ledgerSum(archive)).toBe(sum(sb));
   });
 });
+
+describe('a killed process’s call whose answer was recorded before the journal said done (the quarantined rehydrate test)', () => {
+  for (const meanwhile of ['nothing', 'another spender'] as const)
+    it(`is not a lost answer: nothing is inferred, and the answer is had again free (${meanwhile} moved the balance)`, async () => {
+      // killed between writing the answer's ledger row and marking its journal entry done (a loaded
+      // machine widens that moment): the entry is pending, its key's answer is in the ledger, charged
+      const s = await setup([]);
+      const { sb, archive, clock } = s;
+      const profile = { platform: 'thread_net', endpoint: 'profile', params: { handle: 'answered.sim' } };
+      const pc = canonicalParams(profile.params);
+      const base = {
+        callId: 'dead',
+        platform: profile.platform,
+        endpoint: profile.endpoint,
+        params: pc,
+        paramsHash: paramsHash(`${profile.platform}/${profile.endpoint}?${pc}`),
+      };
+      const r0 = { balance: sb.admin.balance(), at: clock.now(), ledgerId: archive.ledgerHighWater() };
+      archive.beginJournal({
+        ...base,
+        opKey: 'op:1',
+        idempotencyKey: 'k1',
+        state: 'pending',
+        createdAt: r0.at,
+        finishedAt: null,
+        keyName: null,
+        before: r0,
+        freeMayCover: false,
+      });
+      const startedAt = clock.now();
+      const env = (await (await fetch(url(sb, profile), { headers: { 'x-api-key': sb.key, 'Idempotency-Key': 'k1' } })).json()) as {
+        request_id: string;
+        credits_used: number;
+        credits_remaining: number;
+      };
+      expect(env.credits_used).toBe(20);
+      archive.recordAttempt({
+        ...base,
+        attempt: 1,
+        startedAt,
+        durationMs: 5,
+        idempotencyKey: 'k1',
+        requestId: env.request_id,
+        status: 200,
+        errorType: null,
+        creditsUsed: 20,
+        creditsRemaining: env.credits_remaining,
+        chargeReason: 'miss',
+        cached: false,
+        freeCall: false,
+        idempotentReplay: false,
+        source: 'cli',
+        walkId: null,
+        dryRun: false,
+        keyName: null,
+      });
+      testDb(archive).prepare("UPDATE journal SET owner_pid = 2147483000 WHERE call_id = 'dead'").run();
+      if (meanwhile === 'another spender') {
+        // another key of the account spends 10: the balance cannot tell what the call cost
+        const other = sb.admin.createKey('teammate');
+        const clip = { platform: 'stream_net', endpoint: 'clip', params: { url: 'https://clips.example/c/1' } };
+        await (await fetch(url(sb, clip), { headers: { 'x-api-key': other } })).text();
+      }
+      sb.admin.advance(60);
+      const r = await s.core().call(profile);
+      expect(r.creditsUsed).toBe(0);
+      expect(archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([]);
+      expect(archive.listLedger({ limit: 100 }).reduce((n, l) => n + l.creditsUsed, 0)).toBe(
+        charged(sb, sb.key).reduce((n, c) => n + c.credits_used, 0),
+      );
+      expect(archive.pendingJournal()).toEqual([]);
+    });
+});

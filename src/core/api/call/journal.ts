@@ -68,6 +68,11 @@ export function unsettledLosses(rows: LedgerEntry[]): LedgerEntry[] {
     .filter((r) => !keys.has(r.idempotencyKey) && keys.add(r.idempotencyKey));
 }
 
+/** A delivered answer to `key` is in the ledger (status 2xx, no error, not a dry run). */
+export function answeredUnder(rows: LedgerEntry[], key: string): boolean {
+  return rows.some((r) => r.idempotencyKey === key && r.errorType === null && r.status !== null && r.status < 300 && !r.dryRun);
+}
+
 /**
  * Whether a free call could cover a dead process's lost attempt, as that process knew it when it sent
  * the key (simulation finding 10: judged now, the last free call — used by that very attempt — looks
@@ -156,7 +161,14 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     // while the balance is read (the caller's holdEntry keeps it, and lets it go when the call ends)
     const claimed = !running.has(pending.callId);
     running.add(pending.callId);
-    const { earlier, lost } = lostOfEntry(pending, d.ledgerOf?.(pending.callId) ?? []);
+    const rows = d.ledgerOf?.(pending.callId) ?? [];
+    const { earlier, lost } = lostOfEntry(pending, rows);
+    // its key was answered and the answer recorded (the process stopped before marking it done):
+    // nothing was lost — the same key replays the answer free, and what it cost is in the ledger
+    if (!earlier && answeredUnder(rows, pending.idempotencyKey)) {
+      const { owner: _o, ...entry } = pending;
+      return { journal: { ...entry, opKey }, needJournal: true, answered: true, loss: null, inherited: pending };
+    }
     let s;
     try {
       s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
