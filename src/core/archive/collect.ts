@@ -8,194 +8,23 @@
  */
 import type { CollectInputState } from '../../shared/contract-collect';
 import type { ArchiveCtx } from './context';
-import { currentOwner, ownerAlive } from './owner';
-import { sql } from './sql';
+import { currentOwner } from './owner';
+import { assignments, list, sql } from './sql';
+import {
+  inputFrom,
+  num,
+  planFrom,
+  str,
+  type CollectInputRow,
+  type CollectPlanRow,
+  type CollectRunRow,
+  type InputDb,
+  type NewCollectInput,
+  type PlanDb,
+  type WalkLength,
+} from './collect-rows';
 
-export interface CollectPlanRow {
-  id: string;
-  name: string;
-  do: string | null;
-  design: unknown;
-  figures: unknown;
-  quotes: Record<string, { min: number; max: number }>;
-  setId: string | null;
-  budget: number | null;
-  /** planned, running, done, partial, cancelled, failed — `running` read as `interrupted` when its process is gone */
-  status: string;
-  runId: string | null;
-  runs: number;
-  message: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface CollectRunRow {
-  runId: string;
-  planId: string;
-  startedAt: number;
-  finishedAt: number | null;
-  status: string;
-  budget: number | null;
-  message: string | null;
-}
-
-export interface CollectInputRow {
-  planId: string;
-  seq: number;
-  line: number | null;
-  label: string;
-  key: string;
-  platform: string;
-  endpoint: string;
-  params: Record<string, string>;
-  pages: number;
-  feed: boolean;
-  rank: number | null;
-  state: CollectInputState;
-  reason: string | null;
-  walkId: string | null;
-  walkParams: Record<string, string> | null;
-  /** 'first' (depth pages) or 'head' (a later run down to the marker) */
-  walkKind: string | null;
-  baseCredits: number;
-  basePages: number;
-  baseItems: number;
-  credits: number;
-  pagesDone: number;
-  items: number;
-  estMin: number;
-  estMax: number;
-  estLikely: number;
-  estRequests: number;
-  heldPages: number;
-  markerId: string | null;
-  markerAt: number | null;
-  newestId: string | null;
-  newestAt: number | null;
-  runId: string | null;
-  updatedAt: number;
-}
-
-interface PlanDb {
-  id: string;
-  name: string;
-  do: string | null;
-  design: string;
-  figures: string;
-  quotes: string;
-  set_id: string | null;
-  budget: number | null;
-  status: string;
-  run_id: string | null;
-  runs: number;
-  message: string | null;
-  owner_pid: number | null;
-  owner_host: string | null;
-  owner_start: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-type InputDb = Record<string, unknown>;
-
-const parse = <T>(s: unknown, dflt: T): T => {
-  if (typeof s !== 'string') return dflt;
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return dflt;
-  }
-};
-
-function planFrom(r: PlanDb): CollectPlanRow {
-  let status = r.status;
-  if (status === 'running' && ownerAlive({ pid: r.owner_pid, host: r.owner_host, start: r.owner_start }) !== true) status = 'interrupted';
-  return {
-    id: r.id,
-    name: r.name,
-    do: r.do,
-    design: parse(r.design, {}),
-    figures: parse(r.figures, {}),
-    quotes: parse(r.quotes, {}),
-    setId: r.set_id,
-    budget: r.budget,
-    status,
-    runId: r.run_id,
-    runs: r.runs,
-    message: r.message,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-
-function inputFrom(r: InputDb): CollectInputRow {
-  return {
-    planId: r.plan_id as string,
-    seq: num(r.seq),
-    line: typeof r.line === 'number' ? r.line : null,
-    label: r.label as string,
-    key: r.key as string,
-    platform: r.platform as string,
-    endpoint: r.endpoint as string,
-    params: parse(r.params, {}),
-    pages: num(r.pages),
-    feed: r.feed === 1,
-    rank: typeof r.rank === 'number' ? r.rank : null,
-    state: r.state as CollectInputState,
-    reason: str(r.reason),
-    walkId: str(r.walk_id),
-    walkParams: typeof r.walk_params === 'string' ? parse(r.walk_params, {}) : null,
-    walkKind: str(r.walk_kind),
-    baseCredits: num(r.base_credits),
-    basePages: num(r.base_pages),
-    baseItems: num(r.base_items),
-    credits: num(r.credits),
-    pagesDone: num(r.pages_done),
-    items: num(r.items),
-    estMin: num(r.est_min),
-    estMax: num(r.est_max),
-    estLikely: num(r.est_likely),
-    estRequests: num(r.est_requests),
-    heldPages: num(r.held_pages),
-    markerId: str(r.marker_id),
-    markerAt: typeof r.marker_at === 'number' ? r.marker_at : null,
-    newestId: str(r.newest_id),
-    newestAt: typeof r.newest_at === 'number' ? r.newest_at : null,
-    runId: str(r.run_id),
-    updatedAt: num(r.updated_at),
-  };
-}
-
-/** A new input as the planner hands it over. */
-export type NewCollectInput = Pick<
-  CollectInputRow,
-  | 'seq'
-  | 'line'
-  | 'label'
-  | 'key'
-  | 'platform'
-  | 'endpoint'
-  | 'params'
-  | 'pages'
-  | 'feed'
-  | 'rank'
-  | 'state'
-  | 'reason'
-  | 'estMin'
-  | 'estMax'
-  | 'estLikely'
-  | 'estRequests'
-  | 'heldPages'
->;
-
-export interface WalkLength {
-  pages: number;
-  /** the list ended there (status done, stop reason `end`) */
-  ended: boolean;
-}
+export type { CollectInputRow, CollectPlanRow, CollectRunRow, NewCollectInput, WalkLength } from './collect-rows';
 
 export class CollectStore {
   constructor(private readonly c: ArchiveCtx) {}
@@ -250,10 +79,8 @@ export class CollectStore {
     if (patch.runs !== undefined) cols.runs = patch.runs;
     if (patch.message !== undefined) cols.message = patch.message;
     cols.updated_at = at;
-    const names = Object.keys(cols);
-    this.w(() =>
-      this.c.st(`UPDATE collect_plans SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`).run(...names.map((n) => cols[n]), id),
-    );
+    // the column names are this function's own (never input): spliced; every value bound
+    this.w(() => this.c.sql.run(sql`UPDATE collect_plans SET ${assignments(Object.keys(cols), cols)} WHERE id = ${id}`));
   }
   /** This process runs the plan now (null: nobody). A `running` plan whose process is gone reads `interrupted`. */
   setOwner(id: string, mine: boolean): void {
@@ -347,14 +174,12 @@ export class CollectStore {
   inputs(planId: string, o: { states?: readonly string[]; offset?: number; limit?: number } = {}): CollectInputRow[] {
     const limit = o.limit ?? 1_000_000;
     const offset = o.offset ?? 0;
-    if (o.states && o.states.length) {
-      const marks = o.states.map(() => '?').join(', ');
-      return (
-        this.c
-          .st(`SELECT * FROM collect_inputs WHERE plan_id = ? AND state IN (${marks}) ORDER BY seq LIMIT ? OFFSET ?`)
-          .all(planId, ...o.states, limit, offset) as InputDb[]
-      ).map(inputFrom);
-    }
+    if (o.states && o.states.length)
+      return this.c.sql
+        .all<InputDb>(
+          sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} AND state IN (${list(o.states)}) ORDER BY seq LIMIT ${limit} OFFSET ${offset}`,
+        )
+        .map(inputFrom);
     return this.c.sql
       .all<InputDb>(sql`SELECT * FROM collect_inputs WHERE plan_id = ${planId} ORDER BY seq LIMIT ${limit} OFFSET ${offset}`)
       .map(inputFrom);
@@ -419,42 +244,56 @@ export class CollectStore {
       line: 'line',
       rank: 'rank',
     };
-    const cols: Array<[string, unknown]> = [];
+    const cols: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) continue;
-      if (k === 'walkParams') cols.push(['walk_params', v === null ? null : JSON.stringify(v)]);
-      else if (k === 'params') cols.push(['params', JSON.stringify(v)]);
-      else if (k === 'feed') cols.push(['feed', v ? 1 : 0]);
-      else if (map[k]) cols.push([map[k], v]);
+      if (k === 'walkParams') cols.walk_params = v === null ? null : JSON.stringify(v);
+      else if (k === 'params') cols.params = JSON.stringify(v);
+      else if (k === 'feed') cols.feed = v ? 1 : 0;
+      else if (map[k]) cols[map[k]] = v;
     }
-    cols.push(['updated_at', at]);
+    cols.updated_at = at;
+    // the column names are this function's own (the map above): spliced; every value bound
     this.w(() =>
-      this.c
-        .st(`UPDATE collect_inputs SET ${cols.map(([n]) => `${n} = ?`).join(', ')} WHERE plan_id = ? AND seq = ?`)
-        .run(...cols.map(([, v]) => v), planId, seq),
+      this.c.sql.run(sql`UPDATE collect_inputs SET ${assignments(Object.keys(cols), cols)} WHERE plan_id = ${planId} AND seq = ${seq}`),
     );
   }
   /** Many inputs to one state (a run's start: what this run collects). */
   setStates(planId: string, seqs: number[], state: CollectInputState, reason: string | null, at: number): void {
-    const st = this.c.st('UPDATE collect_inputs SET state = ?, reason = ?, updated_at = ? WHERE plan_id = ? AND seq = ?');
-    this.w(() => this.c.tx(() => seqs.forEach((s) => st.run(state, reason, at, planId, s))));
+    this.w(() =>
+      this.c.tx(() => {
+        for (const s of seqs)
+          this.c.sql.run(
+            sql`UPDATE collect_inputs SET state = ${state}, reason = ${reason}, updated_at = ${at} WHERE plan_id = ${planId} AND seq = ${s}`,
+          );
+      }),
+    );
   }
 
   // ───────── items a feed input holds ─────────
   /** Items of `refs` this input held before the walk `walkId` (an earlier run fetched them). */
   heldBefore(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
-    const st = this.c.st(
-      'SELECT 1 FROM collect_items WHERE plan_id = ? AND seq = ? AND platform = ? AND kind = ? AND item_id = ? AND walk_id <> ?',
-    );
     let n = 0;
-    for (const r of refs) if (st.get(planId, seq, r.platform, r.kind, r.id, walkId)) n++;
+    for (const r of refs)
+      if (
+        this.c.sql.value(
+          sql`SELECT 1 FROM collect_items WHERE plan_id = ${planId} AND seq = ${seq} AND platform = ${r.platform} AND kind = ${r.kind}
+              AND item_id = ${r.id} AND walk_id <> ${walkId}`,
+        ) !== undefined
+      )
+        n++;
     return n;
   }
   addItems(planId: string, seq: number, walkId: string, refs: Array<{ platform: string; kind: string; id: string }>): number {
-    const st = this.c.st(
-      'INSERT INTO collect_items (plan_id, seq, platform, kind, item_id, walk_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    const insert = this.c.sql.insert`collect_items ON CONFLICT DO NOTHING`;
+    return this.w(() =>
+      this.c.tx(() =>
+        refs.reduce(
+          (n, r) => n + insert({ plan_id: planId, seq, platform: r.platform, kind: r.kind, item_id: r.id, walk_id: walkId }).changes,
+          0,
+        ),
+      ),
     );
-    return this.w(() => this.c.tx(() => refs.reduce((n, r) => n + st.run(planId, seq, r.platform, r.kind, r.id, walkId).changes, 0)));
   }
 
   // ───────── the archive's history, for the likely figure ─────────
@@ -494,8 +333,9 @@ export class CollectStore {
   }
   /** Credits the ledger records for a source since a time (what the service charged). */
   spent(source: string, since: number): number {
-    return this.c.sql.get<{ c: number }>(
-      sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`,
-    )!.c;
+    return (
+      this.c.sql.value<number>(sql`SELECT coalesce(sum(credits_used), 0) FROM calls WHERE source = ${source} AND started_at >= ${since}`) ??
+      0
+    );
   }
 }
