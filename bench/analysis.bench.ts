@@ -254,7 +254,7 @@ async function beforeIndex(archive: ReturnType<typeof openArchive>, db: string, 
     const csv = join(tmp, 'texts.csv');
     const r = spawnSync(sq.path, ['-csv', '-header', db, 'SELECT rid, text FROM items'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 1 << 31,
+      maxBuffer: 2 ** 31,
     });
     if (r.status !== 0) throw new Error(`sqlite3 failed: ${String(r.stderr).slice(0, 300)}`);
     const { writeFileSync } = await import('node:fs');
