@@ -209,8 +209,14 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
       inherited: s.key === 'same' ? { ...pending, idempotencyKey: journal.idempotencyKey, keyName: journal.keyName } : null,
     };
   }
-  const journal: JournalEntry = {
-    callId: stranded || !prior ? randomUUID() : prior.callId,
+  const journal = newEntry(c, opKey, stranded || !prior ? randomUUID() : prior.callId, d.now());
+  return { journal, needJournal: true, answered: false, loss: null, inherited: null };
+}
+
+/** A new pending entry: this call's first attempt, under a fresh Idempotency-Key. */
+function newEntry(c: JournalCall, opKey: string, callId: string, now: number): JournalEntry {
+  return {
+    callId,
     opKey,
     idempotencyKey: randomUUID(),
     platform: c.platform,
@@ -218,9 +224,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     params: c.params,
     paramsHash: c.paramsHash,
     state: 'pending',
-    createdAt: d.now(),
+    createdAt: now,
     finishedAt: null,
     keyName: null,
   };
-  return { journal, needJournal: true, answered: false, loss: null, inherited: null };
 }
