@@ -20,10 +20,13 @@ import { RID_BATCH } from './rid-rows';
 export const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };
 /**
  * A worker reading its own group holds a batch of 500 parsed rows and the group's encoded columns:
- * the CSV workers' old-generation cap. With the 512 MB cap two workers let their heaps grow to
- * ~250 MB each before collecting (peak RSS 554-604 MB at 200k rows, against 368 MB).
+ * the CSV workers' old-generation cap (with 512 MB two workers let their heaps grow to ~250 MB each
+ * before collecting: peak RSS 554-604 MB at 200k rows, against 368 MB), and a 16 MB young
+ * generation: a worker's live young objects are one batch, and its 34 MB new space (of a 47 MB
+ * heap) was mostly room; 200k rows, built CLI, 3 interleaved pairs at load 13-15: peak RSS 282-290
+ * -> 255-261 MB, CPU and file the same (the CSV workers keep 32 MB: 16 cost them +35 % time).
  */
-const RID_WORKER_LIMITS = WORKER_LIMITS;
+const RID_WORKER_LIMITS = { ...WORKER_LIMITS, maxYoungGenerationSizeMb: 16 };
 /** groups in a worker's hands (one encoding, one waiting) */
 const IN_FLIGHT_PER_WORKER = 2;
 
