@@ -261,6 +261,28 @@ export function valuesSink(defs: readonly ColumnDef[]): SinkFn {
   return f;
 }
 
+export type SinkCsvFn = (row: ExportRow, sinks: readonly ValueSink[], miss: (i: number, v: unknown) => void) => string;
+const sinkCsvCache = new Map<string, SinkCsvFn>();
+/**
+ * valuesSink and csvRenderer in one (a dataset bundle's Parquet and CSV from one evaluation of
+ * each column, bundle-render.ts): each value goes to its column's consumer and becomes its CSV cell;
+ * returns the CSV record (as csvRenderer's, CRLF included). Compiled once per list.
+ */
+export function valuesSinkCsv(defs: readonly ColumnDef[]): SinkCsvFn {
+  const k = defs.map((d) => d.name).join('\n');
+  let f = sinkCsvCache.get(k);
+  if (!f)
+    sinkCsvCache.set(
+      k,
+      (f = compile<string, SinkCsvFn>(
+        `let v;\n${defs.map((d, i) => `if (!sinks[${i}].add(v = ${d.expr})) miss(${i}, v);\nC[${i}] = csvCell(v);`).join('\n')}\nreturn C.join(',') + '\\r\\n';`,
+        ', sinks, miss',
+        `const C = new Array(${defs.length}).fill('');`,
+      )),
+    );
+  return f;
+}
+
 /** The stable CSV column list, in order (src/shared/export-columns.ts: the renderers give exactly its names). */
 export const CSV_COLUMNS: readonly string[] = COLUMN_NAMES;
 if (DEFS.map((d) => d.name).join('\n') !== COLUMN_NAMES.join('\n'))

@@ -19,5 +19,6 @@ export {
   type ExportResult,
   type ExportEnvelope,
 } from './rows';
-export { companionsOf } from './companions';
+export { companionsOf, writeCompanions, type CompanionSource } from './companions';
+export { writeBundleTables, fileSha256, type BundleTablesResult } from './bundle-tables';
 export { exportAny, exportOptionsError } from './formats';

@@ -10,7 +10,7 @@
 import { ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { LABEL_SPECS } from '../../shared/labels';
 import type { ExportRow } from '../ports';
-import { resolveColumns, valuesSink, type SinkFn } from './columns';
+import { resolveColumns, valuesSink, type SinkFn, type ValueSink } from './columns';
 import type { ColumnBuilder } from './parquet-chunk';
 import { columnBuilder } from './parquet-columns';
 import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
@@ -165,6 +165,15 @@ export class GroupEncoder {
     this.layout.sink(row, this.cols, this.miss);
     this.cols[this.cols.length - 1].add(this.untyped);
     this.rows++;
+  }
+
+  /** add(row) through `f`, a valuesSink that also returns something (columns.ts valuesSinkCsv: the row's CSV record) */
+  addThrough<T>(row: ExportRow, f: (row: ExportRow, sinks: readonly ValueSink[], miss: (i: number, v: unknown) => void) => T): T {
+    this.untyped = null;
+    const out = f(row, this.cols, this.miss);
+    this.cols[this.cols.length - 1].add(this.untyped);
+    this.rows++;
+    return out;
   }
 
   finish(): EncodedGroup {

@@ -156,7 +156,7 @@ function fileWriter(fh: FileHandle): ByteWriter & { flush(): Promise<void>; fini
 }
 
 /** The file being written: encoded groups placed in order, then the footer (hyparquet-writer's). */
-class GroupFile {
+export class GroupFile {
   rows = 0;
   groups = 0;
   untypedValues = 0;

@@ -1,0 +1,82 @@
+/**
+ * Issue 29: a bundle's item tables in one pass (bundle-tables.ts) are the CSV, JSONL and Parquet
+ * exports' files byte for byte — rendered by workers reading groups by rid, or on this thread —
+ * and each row's hashes are those of its record and line in the files written (row-hashes.ts, as
+ * verify reads them), as is each file's SHA-256.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive, type Archive } from '../archive';
+import { post } from '../archive/test-fixtures';
+import { mulberry32 } from '../../shared/random';
+import { csvRowHashes, jsonlRowHashes } from '../datasets/row-hashes';
+import { workerEntry } from './csv-pool';
+import { writeBundleTables } from './bundle-tables';
+import { exportAny } from './index';
+import { exportParquet } from './parquet';
+
+const dir = mkdtempSync(join(tmpdir(), 'loupe-bundle-tables-'));
+let a: Archive;
+const N = 700;
+
+beforeAll(() => {
+  a = openArchive(join(dir, 'a.db'));
+  const r = mulberry32(29);
+  const items = Array.from({ length: N }, (_, i) => ({
+    platform: i % 3 ? 'photo_net' : 'forum_net',
+    kind: 'post',
+    record: <Record<string, unknown>>{
+      ...post({
+        id: String(7_000_000_000_000_000_000n + BigInt(i)),
+        text: `${i % 2 ? '=cmd' : 'kettle'} "quoted", ${'é🎉'.repeat(i % 4)} line\r\nbreak ${i}`,
+        likes: i % 11 ? Math.floor(r() * 1e6) : null,
+        views: i % 3 ? Math.floor(r() * 1e9) : null,
+        published_at: new Date(Date.UTC(2024, 0, 1) + Math.floor(r() * 3e10)).toISOString(),
+        labels: { sponsored: { p: Math.round(r() * 1000) / 1000, brand: i % 5 ? null : 'acme' } },
+      }),
+      unknown_field: i % 7 ? undefined : { nested: [i, 'x'] },
+    },
+  }));
+  for (let s = 0; s < N; s += 100) a.ingestItems(items.slice(s, s + 100), { callId: `t-${s}`, source: 'test' });
+  const ref = (i: number) => ({ platform: items[i].platform, kind: 'post', id: items[i].record.id as string });
+  for (let i = 0; i < N; i += 37) a.addTag(ref(i), 'lead');
+  for (let i = 5; i < N; i += 53) a.setNote(ref(i), `note, "${i}"`);
+  for (let i = 9; i < N; i += 71) a.overrideLabel(ref(i), 'sponsored', 'p', 0.5);
+});
+afterAll(() => {
+  a.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+
+describe('a bundle’s item tables in one pass', () => {
+  it('the exports’ bytes and the rows’ hashes as verify reads them, by workers and on this thread', async () => {
+    expect(workerEntry('parquet-worker')).not.toBeNull();
+    const query = { sort: { field: 'likes', dir: 'desc' } } as const;
+    for (const f of ['csv', 'jsonl'] as const) await exportAny(a.iterateExportRows(query), { format: f, out: join(dir, `ref.${f}`) });
+    await exportParquet(a.iterateExportRows(query), { out: join(dir, 'ref.parquet'), rowGroupSize: 64 });
+    for (const [name, threads] of [
+      ['workers', 1],
+      ['here', 0],
+    ] as const) {
+      const out = join(dir, name);
+      mkdirSync(out);
+      // groups of 64 rows: several groups, one of them short
+      const t = await writeBundleTables(a.iterateExportRows(query), { dir: out, threads, groupSize: 64 });
+      expect(t.rows).toBe(N);
+      for (const f of ['csv', 'jsonl', 'parquet'] as const) {
+        const b = readFileSync(join(out, `items.${f}`));
+        expect(b.equals(readFileSync(join(dir, `ref.${f}`))), `${name}: items.${f}`).toBe(true);
+        expect(t.files.find((x) => x.path === `items.${f}`)).toEqual({ path: `items.${f}`, sha256: sha(b), bytes: b.length });
+      }
+      const csv = csvRowHashes(readFileSync(join(out, 'items.csv'))).rows;
+      const jsonl = jsonlRowHashes(readFileSync(join(out, 'items.jsonl')));
+      expect(csv).toHaveLength(N);
+      expect(new Map(csv.map((r, k) => [r.key, [r.sha, jsonl[k].sha]]))).toEqual(t.hashes);
+    }
+  });
+});

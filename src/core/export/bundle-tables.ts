@@ -1,0 +1,221 @@
+/**
+ * A dataset bundle's item tables in one pass (issue 29; docs/datasets.md "Bundles"): each row is
+ * read and parsed once and written three ways — `items.csv` (the CSV export's bytes), `items.jsonl`
+ * (the JSONL export's) and `items.parquet` (the Parquet export's) — with the SHA-256 of its CSV
+ * record and of its JSONL line taken as they are rendered, and each file's SHA-256 as it is
+ * written. Before, a bundle exported the rows three times and read two of the files back to hash
+ * their rows.
+ *
+ * As the Parquet export (parquet-rids.ts): the exporting thread walks the rids in order and hands
+ * out whole row groups; each export worker (parquet-worker.ts, message `tables`) reads its group's
+ * rows itself, encodes the Parquet group and renders the CSV and JSONL, and answers with the
+ * three and the row hashes; this thread writes them in group order. A row no longer there when a
+ * worker reads it (deleted since the walk's snapshot) makes the worker answer `missing`: that
+ * group is rendered here from the snapshot. Small bundles, and where no worker starts, run on this
+ * thread with the same code (renderTables).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ExportRow, ExportRowSource, RidWalk } from '../ports';
+import { abortError } from './abort';
+import { TablesBuilder, tablesLayout, type TablesLayout, type TablesPart } from './bundle-render';
+import { csvRecord } from './cells';
+import { resolveColumns } from './columns';
+import { ExportPool, WORKER_LIMITS } from './csv-pool';
+import { ridThreads } from './csv-rids';
+import { GroupFile } from './parquet';
+import { RID_BATCH } from './rid-rows';
+
+const encoder = new TextEncoder();
+
+/** Export workers rendering whole groups of the tables by rid. */
+class TablesPool extends ExportPool {
+  static start(threads: number, reader: { file: string; extra: string }): TablesPool | null {
+    const workers = ExportPool.workers('parquet-worker', threads, { reader }, WORKER_LIMITS);
+    return workers ? new TablesPool(workers) : null;
+  }
+
+  /** the group's tables, or null when one of its rows is no longer in the archive */
+  tables(rids: number[]): Promise<TablesPart | null> {
+    const p = this.post((seq) => ({ seq, rids, tables: true })).then((m) => (m.missing ? null : (m.part as TablesPart)));
+    p.catch(() => undefined); // abandoned by a cancel: not an unhandled rejection
+    return p;
+  }
+}
+
+/** A file written in order, its SHA-256 taken as it goes. */
+class HashedFile {
+  bytes = 0;
+  private readonly hash: Hash = createHash('sha256');
+  constructor(private readonly fh: FileHandle) {}
+  static async open(path: string): Promise<HashedFile> {
+    return new HashedFile(await open(path, 'wx'));
+  }
+  async write(b: Uint8Array): Promise<void> {
+    this.hash.update(b);
+    this.bytes += b.length;
+    await this.fh.write(b);
+  }
+  async close(): Promise<string> {
+    await this.fh.close();
+    return this.hash.digest('hex');
+  }
+  async abandon(): Promise<void> {
+    await this.fh.close().catch(() => undefined);
+  }
+}
+
+export interface BundleTablesResult {
+  rows: number;
+  /** item key → [CSV record SHA-256, JSONL line SHA-256] */
+  hashes: Map<string, [string, string]>;
+  /** the three files: name in `dir`, SHA-256, bytes */
+  files: Array<{ path: string; sha256: string; bytes: number }>;
+}
+
+/** The SHA-256 of a file, streamed. */
+export async function fileSha256(path: string): Promise<{ sha256: string; bytes: number }> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return { sha256: h.digest('hex'), bytes: (await stat(path)).size };
+}
+
+/** rows per group (the Parquet export's row group) */
+const GROUP = 20_000;
+/** groups in a worker's hands */
+const IN_FLIGHT_PER_WORKER = 2;
+
+/**
+ * Writes items.csv (BOM, header, records), items.jsonl and items.parquet of `rows` into `dir`
+ * (files that must not exist yet), in one pass. A cancel stops between groups (the caller removes
+ * what was written).
+ */
+export async function writeBundleTables(
+  rows: Iterable<ExportRow> & Partial<Pick<ExportRowSource, 'ridWalk'>>,
+  o: { dir: string; signal?: AbortSignal; onProgress?: (rows: number) => void; threads?: number; groupSize?: number },
+): Promise<BundleTablesResult> {
+  const t = tablesLayout();
+  const groupSize = Math.max(1, o.groupSize ?? GROUP);
+  const csv = await HashedFile.open(join(o.dir, 'items.csv'));
+  const jsonl = await HashedFile.open(join(o.dir, 'items.jsonl'));
+  const pq = await open(join(o.dir, 'items.parquet'), 'wx');
+  const hashes = new Map<string, [string, string]>();
+  let count = 0;
+  try {
+    const parquet = new GroupFile(pq, t.layout, Number.MAX_SAFE_INTEGER);
+    await csv.write(encoder.encode('\uFEFF' + csvRecord(resolveColumns().map((c) => c.name))));
+    const place = async (part: TablesPart): Promise<void> => {
+      if (o.signal?.aborted) throw abortError(o.signal);
+      if (part.keys.length === 0) return;
+      await csv.write(part.csv);
+      await jsonl.write(part.jsonl);
+      await parquet.place(part.group);
+      for (let k = 0; k < part.keys.length; k++) hashes.set(part.keys[k], [part.csvSha[k], part.jsonlSha[k]]);
+      count += part.keys.length;
+      o.onProgress?.(count);
+    };
+    const walk = rows.ridWalk?.() ?? null;
+    if (walk)
+      try {
+        await byRids(walk, t, groupSize, o.threads ?? ridThreads(), place, o.signal);
+      } finally {
+        walk.close();
+      }
+    else {
+      let group: ExportRow[] = [];
+      let b = new TablesBuilder(t, groupSize);
+      let inGroup = 0;
+      for (const row of rows) {
+        group.push(row);
+        inGroup++;
+        if (group.length >= RID_BATCH || inGroup >= groupSize) {
+          b.add(group);
+          group = [];
+        }
+        if (inGroup >= groupSize) {
+          await place(b.finish());
+          b = new TablesBuilder(t, groupSize);
+          inGroup = 0;
+        }
+      }
+      b.add(group);
+      await place(b.finish());
+    }
+    await parquet.finish();
+  } catch (e) {
+    await csv.abandon();
+    await jsonl.abandon();
+    await pq.close().catch(() => undefined);
+    throw e;
+  }
+  await pq.close();
+  const files = [
+    { path: 'items.csv', sha256: await csv.close(), bytes: csv.bytes },
+    { path: 'items.jsonl', sha256: await jsonl.close(), bytes: jsonl.bytes },
+    { path: 'items.parquet', ...(await fileSha256(join(o.dir, 'items.parquet'))) },
+  ];
+  return { rows: count, hashes, files };
+}
+
+/** The walk's rids in groups, rendered by workers (or here: one group, no worker, a row gone since the snapshot). */
+async function byRids(
+  walk: RidWalk,
+  t: TablesLayout,
+  groupSize: number,
+  threads: number,
+  place: (p: TablesPart) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const here = async (rids: number[]): Promise<void> => {
+    const b = new TablesBuilder(t, rids.length);
+    for (let i = 0; i < rids.length; i += RID_BATCH) b.add(walk.rows(rids.slice(i, i + RID_BATCH)));
+    await place(b.finish());
+  };
+  /** the rest of the walk, in groups (walk.rows reads the snapshot only once every rid was read) */
+  const rest = (): number[][] => {
+    const out: number[][] = [];
+    for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) out.push(g);
+    return out;
+  };
+  const first = walk.next(groupSize);
+  const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
+  if (!pool) {
+    for (const g of [first, ...rest()]) if (g.length > 0) await here(g);
+    return;
+  }
+  try {
+    const ahead: number[][] = [first];
+    let walking = true;
+    const nextGroup = (): number[] | null => {
+      const held = ahead.shift();
+      if (held) return held;
+      if (!walking) return null;
+      const g = walk.next(groupSize);
+      if (g.length < groupSize) walking = false;
+      return g.length > 0 ? g : null;
+    };
+    const queue: Array<{ rids: number[]; answer: Promise<TablesPart | null> }> = [];
+    const cap = pool.size * IN_FLIGHT_PER_WORKER;
+    for (;;) {
+      while (queue.length < cap) {
+        const rids = nextGroup();
+        if (!rids) break;
+        queue.push({ rids, answer: pool.tables(rids) });
+      }
+      const slot = queue.shift();
+      if (!slot) break;
+      if (signal?.aborted) throw abortError(signal);
+      const part = await slot.answer;
+      if (part) await place(part);
+      else {
+        if (walking) ahead.push(...rest());
+        walking = false;
+        await here(slot.rids);
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+}
