@@ -142,6 +142,12 @@ export function lostOfEntry(pending: JournalEntry, rows: LedgerEntry[]): { earli
   };
 }
 
+/** An entry whose key was answered: the same key replays the answer free, what it cost is in the ledger. */
+function answeredEntry(pending: JournalEntry, opKey: string): OpenedJournal {
+  const { owner: _o, ...entry } = pending;
+  return { journal: { ...entry, opKey }, needJournal: true, answered: true, loss: null, inherited: pending };
+}
+
 export async function openJournal(d: JournalDeps, c: JournalCall): Promise<OpenedJournal> {
   const opKey = c.opKey ?? `call:${randomUUID()}`;
   const prior = c.opKey ? d.find(opKey) : undefined;
@@ -163,12 +169,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     running.add(pending.callId);
     const rows = d.ledgerOf?.(pending.callId) ?? [];
     const { earlier, lost } = lostOfEntry(pending, rows);
-    // its key was answered and the answer recorded (the process stopped before marking it done):
-    // nothing was lost — the same key replays the answer free, and what it cost is in the ledger
-    if (!earlier && answeredUnder(rows, pending.idempotencyKey)) {
-      const { owner: _o, ...entry } = pending;
-      return { journal: { ...entry, opKey }, needJournal: true, answered: true, loss: null, inherited: pending };
-    }
+    // its key's answer is recorded (the process stopped before marking it done): nothing was lost
+    if (!earlier && answeredUnder(rows, pending.idempotencyKey)) return answeredEntry(pending, opKey);
     let s;
     try {
       s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
