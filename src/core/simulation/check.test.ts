@@ -74,3 +74,26 @@ describe('checkLedger: a lost answer whose charge the balance measured with anot
     ]);
   });
 });
+
+describe('checkLedger: several lost answers of one call, one charged, the inferred row under another lost key (finding 12)', () => {
+  // k1 dropped (not charged), k2 cut short after a charge of 20, k3's owner read proved one finished;
+  // the balance could not tell which: the inferred row (the least, 20) sits under k1
+  const k2 = { ...charge, request_id: 'req_k2', idempotency_key: 'k2', fault: 'truncate-charged' } as ChargeRecord;
+  const lostRows = [
+    row({ requestId: 'req_k1', status: 200, errorType: 'NETWORK_MID_BODY' }),
+    row({ attempt: 2, idempotencyKey: 'k2', requestId: 'req_k2', status: 200, errorType: 'NETWORK_BAD_JSON' }),
+  ];
+  it('pairs it with the charge of the same call', () => {
+    const m = newModel([], 0);
+    const inferred = row({ attempt: 1, creditsUsed: 20, chargeReason: 'inferred:price' });
+    expect(checkLedger(m, [k2], [...lostRows, inferred], new Set())).toEqual([]);
+  });
+  it('not with a charge of another call', () => {
+    const m = newModel([], 0);
+    const inferred = row({ callId: 'other', attempt: 1, creditsUsed: 20, chargeReason: 'inferred:price' });
+    expect(checkLedger(m, [k2], [...lostRows, inferred], new Set())).toEqual([
+      'the service charged 20 for /v1/photo_net/profile/posts (request req_k2, truncate-charged) and the ledger has no row for it',
+      'the ledger infers 20 credits for photo_net/profile/posts (key k1) that the service never charged',
+    ]);
+  });
+});

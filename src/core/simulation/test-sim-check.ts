@@ -110,6 +110,8 @@ export function checkItems(env: SimEnv, m: SimModel, charges: ChargeRecord[], le
  * price), or a journal entry still pending (a dead process's call, settled when it is resumed).
  */
 /** a lost attempt started while another spender was spending (a minute's margin: the reading before it) */
+const isInferred = (l: LedgerEntry): boolean => l.chargeReason?.startsWith('inferred:') === true;
+
 function duringOtherSpending(m: SimModel, at: number): boolean {
   return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at <= b);
 }
@@ -139,7 +141,14 @@ export function checkLedger(
         out.push(`request ${c.request_id}: the service charged ${c.credits_used}, the ledger says ${row.creditsUsed}`);
       continue;
     }
-    const inf = (c.idempotency_key ? inferred.get(c.idempotency_key) : undefined)?.find((l) => !usedInferred.has(l));
+    // under its key; or — several answers of one call lost while the balance could not tell which was
+    // charged, and a later answer proved one was — under another lost key of the same call: the
+    // inferred row stands for the call's lost attempts (docs/request-core.md, finding 12)
+    const inf =
+      (c.idempotency_key ? inferred.get(c.idempotency_key) : undefined)?.find((l) => !usedInferred.has(l)) ??
+      (row?.errorType?.startsWith('NETWORK_')
+        ? ledger.find((l) => isInferred(l) && l.callId === row.callId && !usedInferred.has(l))
+        : undefined);
     if (inf) {
       usedInferred.add(inf);
       if (inf.chargeReason === 'inferred:balance' && inf.creditsUsed !== c.credits_used && duringOtherSpending(m, inf.startedAt))

@@ -29,9 +29,9 @@ export async function afterFailure(c: Caller, s: CallState, a: Attempt): Promise
       freeMayCover: a.freeMayCover,
     };
     const r = a.willRetry ? await afterLoss(book, d.readBalance, lossCallOf(s, j.callId), lost, () => d.clock.now()) : null;
-    // keep the earliest unresolved loss (the one the service may have billed), unless this one's
-    // key is kept on the balance's word (its replay will settle it)
-    if (s.loss === null || s.loss.lost.settled || r?.keptOnBalance)
+    // keep the earliest unresolved loss (the one the service may have billed), unless this one's key is kept
+    // on the balance's word (its replay settles it), or the balance cleared the earlier one (finding 12)
+    if (s.loss === null || s.loss.lost.settled || r?.keptOnBalance || s.loss.attribution.kind === 'not-charged')
       s.loss = r ?? { lost, attribution: { kind: 'unknown', why: 'not retried' }, keptOnBalance: false };
     lossKey = r?.key ?? null;
   }
