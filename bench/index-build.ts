@@ -6,10 +6,10 @@
  *
  * `npx tsx bench/index-build.ts <archive without an index> [seconds=60] [nice=0]`
  */
-import { copyFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openArchive } from '../src/core/archive';
+import { openArchive, snapshotArchive } from '../src/core/archive';
 import { AnalysisIndex } from '../src/core/analysis/analysis-index';
 import { startIndexBuilder } from '../src/core/analysis/index-builder';
 
@@ -21,10 +21,10 @@ export interface IndexBuildRun {
   load: number;
 }
 
-/** Builds the index of a copy of `file` in the worker for up to `seconds`; the copy is removed after. */
+/** Builds the index of a copy of `file` (its WAL included) in the worker for up to `seconds`; the copy is removed after. */
 export async function measureIndexBuild(file: string, seconds: number, nice = 0, sliceMs?: number): Promise<IndexBuildRun> {
   const work = join(tmpdir(), `loupe-index-build-${process.pid}.db`);
-  copyFileSync(file, work);
+  await snapshotArchive(file, work, { force: true });
   try {
     const a = openArchive(work);
     const before = new AnalysisIndex(a).backlog();
