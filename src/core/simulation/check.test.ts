@@ -97,3 +97,25 @@ describe('checkLedger: several lost answers of one call, one charged, the inferr
     ]);
   });
 });
+
+describe('checkLedger: another spender between the reading before a lost attempt and its start (finding 15)', () => {
+  // the reading before a key is first sent may be the last one, when under 5 s old: a spender who
+  // spent in those seconds is between the two readings, though the attempt started after they stopped
+  const at = (startedAt: number) => [
+    row({ startedAt, requestId: 'req_lost', status: 200, errorType: 'NETWORK_MID_BODY' }),
+    row({ startedAt, attempt: 0, creditsUsed: 40, chargeReason: 'inferred:balance' }),
+  ];
+  it('is the known limit when the attempt started within that reading’s age of the spending', () => {
+    const m = newModel([], 0);
+    m.otherSpending.push([5_000, 8_000]);
+    expect(checkLedger(m, [charge], at(12_000), new Set())).toEqual([]);
+    expect(m.stats.unknowable).toEqual({ 'balance took another spender’s legal amount for a lost answer': 1 });
+  });
+  it('is a violation when the spending ended before any reading the attempt can be measured from', () => {
+    const m = newModel([], 0);
+    m.otherSpending.push([5_000, 8_000]);
+    expect(checkLedger(m, [charge], at(14_000), new Set())).toEqual([
+      'lost answer req_lost: the service charged 20, the ledger inferred 40 from the balance',
+    ]);
+  });
+});

@@ -6,6 +6,7 @@
 import type { ChargeRecord } from '../../sandbox';
 import type { BalanceInfo, LedgerEntry, Settings, WatchlistInfo } from '../../shared/contract';
 import type { ArchivedItem } from '../../shared/query';
+import { MARK_MAX_AGE_MS } from '../api/call/attribution';
 import { testDb } from '../archive/testing';
 import { directGet, type SimEnv } from './test-sim-env';
 import { canon, count, itemKey, listOf, variantsAt, type ListModel, type SimModel } from './test-sim-model';
@@ -109,11 +110,16 @@ export function checkItems(env: SimEnv, m: SimModel, charges: ChargeRecord[], le
  * Idempotency-Key (exact when read from the balance, at most the charge when inferred from the
  * price), or a journal entry still pending (a dead process's call, settled when it is resumed).
  */
-/** a lost attempt started while another spender was spending (a minute's margin: the reading before it) */
 const isInferred = (l: LedgerEntry): boolean => l.chargeReason?.startsWith('inferred:') === true;
 
+/**
+ * Another spender spent between a lost attempt's two balance readings: it started at most a minute
+ * before the attempt (the attempt's own duration, up to the reading after it) and ended no earlier
+ * than the reading before it — taken just before the key was sent, or the last one when it was under
+ * MARK_MAX_AGE_MS old (finding 15: the spending fell in those seconds, before the attempt started).
+ */
 function duringOtherSpending(m: SimModel, at: number): boolean {
-  return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at <= b);
+  return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at - MARK_MAX_AGE_MS <= b);
 }
 
 export function checkLedger(
