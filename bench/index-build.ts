@@ -1,10 +1,10 @@
 /**
- * Issue 30 "Analysis from the first minute": the analysis index built as the app and `loupe archive
- * index` build it — in its worker thread (src/core/analysis/index-worker.ts), slice by slice — on a
- * copy of an archive without an index, for `seconds` (or until done): posts taken in per second of
- * wall time, and the process's CPU (every thread's) beside it.
+ * Issue 30 "Analysis from the first minute": the analysis index built as the app builds it — in its
+ * worker thread (src/core/analysis/index-worker.ts), slice by slice; `loupe archive index` builds on
+ * its own thread in ~1 s slices — on a copy of an archive without an index, for `seconds` (or until
+ * done): posts taken in per second of wall time, and the process's CPU (every thread's) beside it.
  *
- * `npx tsx bench/index-build.ts <archive without an index> [seconds=60] [nice=0]`
+ * `npx tsx bench/index-build.ts <archive without an index> [seconds=60] [nice=0] [slice ms,…] [rounds]`
  */
 import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
