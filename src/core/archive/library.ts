@@ -35,7 +35,7 @@ import {
   type Sampler,
   type Where,
 } from './sql-query';
-import { and, raw, sql } from './sql';
+import { and, part, raw, sql, SqlPart, where } from './sql';
 
 /** An `items` row: the identity, the raw record, the extracted columns, and bookkeeping. */
 export interface ItemRow extends Columns {
@@ -142,17 +142,24 @@ export function estimator(c: ArchiveCtx): Estimator {
   return (fromWhere, params, minFor) => {
     let cap = c.denseAt;
     if (minFor !== undefined && !c.fixedDense) {
-      const maxRid = c.sql.get<{ m: number | null }>(sql`SELECT max(rid) AS m FROM items`)!.m ?? 0;
+      const maxRid = c.sql.value<number | null>(sql`SELECT max(rid) AS m FROM items`) ?? 0;
       cap = Math.max(cap, Math.ceil(minFor(maxRid)));
     }
-    const text = `SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ?)`;
-    return planMemo(c, text, [...params, cap], () => (c.st(text).get(...params, cap) as { n: number }).n >= cap);
+    // the sub-select's text and parameters come from sql-query.ts's one builder, in step: spliced as a part
+    const sub = new SqlPart(fromWhere, params);
+    return planMemo(
+      c,
+      `estimate\0${fromWhere}`,
+      [...params, cap],
+      () => (c.sql.value<number>(sql`SELECT count(*) AS n FROM (SELECT 1 ${sub} LIMIT ${cap})`) ?? 0) >= cap,
+    );
   };
 }
 
 /** A sort walk's sample (sql-query.ts buildWhere). */
 export function sampler(c: ArchiveCtx): Sampler {
-  return (text, params) => planMemo(c, text, params, () => c.st(text).get(...params) as { n: number; m: number });
+  return (text, params) =>
+    planMemo(c, text, params, () => c.sql.get<{ n: number; m: number }>(sql`${new SqlPart(text, params)}`) ?? { n: 0, m: 0 });
 }
 
 /**
@@ -202,18 +209,17 @@ function page<R extends LibraryRowFields>(
   const cmp = plan.dir === 'desc' ? '<' : '>';
   const got: Array<ItemRow & { sort_v: string | number | null; phase: 0 | 1 }> = [];
   if (!cur || cur.p === 0) {
-    const clauses = [plan.known, ...w.clauses];
-    const params = [...plan.knownParams, ...w.params];
-    if (cur) {
-      clauses.push(`(${plan.expr}, ${plan.tie}) ${cmp} (?, ?)`);
-      params.push(cur.v, cur.r);
-    }
+    // the sort plan's and the filters' clauses come from sql-query.ts's builder, each with its
+    // parameters in step; the cursor's position is bound here
+    const known = new SqlPart(and([plan.known, ...w.clauses]), [...plan.knownParams, ...w.params]);
+    const after = cur ? part(sql` AND (${raw(plan.expr)}, ${raw(plan.tie)}) ${raw(cmp)} (${cur.v}, ${cur.r})`) : raw('');
     // the page's keys first, then its rows: where many items share a sort value (one
     // publication time, 0 likes) SQLite sorts every tie by rid, and sorting the keys alone is
     // cheap where sorting whole rows (their raw records) is not
-    const text = `SELECT i.rid AS rid, ${plan.valueExpr} AS sort_v FROM ${plan.from0}
-      WHERE ${and(clauses)} ORDER BY ${plan.expr} ${dir}, ${plan.tie} ${dir} LIMIT ?`;
-    const keys = c.st(text).all(...params, n + 1) as Array<{ rid: number; sort_v: string | number }>;
+    const keys = c.sql.all<{ rid: number; sort_v: string | number }>(
+      sql`SELECT i.rid AS rid, ${raw(plan.valueExpr)} AS sort_v FROM ${raw(plan.from0)}
+      WHERE ${known}${after} ORDER BY ${raw(plan.expr)} ${raw(dir)}, ${raw(plan.tie)} ${raw(dir)} LIMIT ${n + 1}`,
+    );
     const byRid = itemRowsByRid(
       c,
       keys.map((k) => k.rid),
@@ -224,14 +230,12 @@ function page<R extends LibraryRowFields>(
     }
   }
   if (got.length <= n && plan.unknown !== null) {
-    const clauses = [plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)];
-    const params = [...plan.unknownParams, ...w.params];
-    if (cur && cur.p === 1) {
-      clauses.push(`i.rid ${cmp} ?`);
-      params.push(cur.r);
-    }
-    const text = `SELECT ${ITEM_COLS}, NULL AS sort_v FROM items i WHERE ${and(clauses)} ORDER BY i.rid ${dir} LIMIT ?`;
-    for (const r of c.st(text).all(...params, n + 1 - got.length) as Array<ItemRow & { sort_v: null }>) got.push({ ...r, phase: 1 });
+    const unknown = new SqlPart(and([plan.unknown, ...(w.unknownClauses?.() ?? w.clauses)]), [...plan.unknownParams, ...w.params]);
+    const after = cur && cur.p === 1 ? part(sql` AND i.rid ${raw(cmp)} ${cur.r}`) : raw('');
+    for (const r of c.sql.all<ItemRow & { sort_v: null }>(
+      sql`SELECT ${raw(ITEM_COLS)}, NULL AS sort_v FROM items i WHERE ${unknown}${after} ORDER BY i.rid ${raw(dir)} LIMIT ${n + 1 - got.length}`,
+    ))
+      got.push({ ...r, phase: 1 });
   }
   const shown = got.slice(0, n);
   const last = shown[shown.length - 1];
@@ -285,10 +289,11 @@ function cachedCount(c: ArchiveCtx, q: LibraryQuery): number | undefined {
 }
 
 function countWhere(c: ArchiveCtx, w: Where): number {
-  if (w.clauses.length === 0) return c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM items`)!.n;
+  if (w.clauses.length === 0) return c.sql.value<number>(sql`SELECT count(*) AS n FROM items`) ?? 0;
+  // a lone clause's own count (sql-query.ts), its parameters the filter's
   const only = w.clauses.length === 1 ? w.counts?.get(w.clauses[0]) : undefined;
-  if (only !== undefined) return (c.st(only).get(...w.params) as { n: number }).n;
-  return (c.st(`SELECT count(*) AS n FROM items i WHERE ${and(w.clauses)}`).get(...w.params) as { n: number }).n;
+  if (only !== undefined) return c.sql.value<number>(sql`${new SqlPart(only, w.params)}`) ?? 0;
+  return c.sql.value<number>(sql`SELECT count(*) AS n FROM items i WHERE ${where(w)}`) ?? 0;
 }
 
 export function ridOf(c: ArchiveCtx, ref: ItemRef): number | undefined {
