@@ -10,4 +10,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   stdin: process.stdin,
   env: process.env,
+  // Ctrl-C and SIGTERM stop the command through its cancel path (./interrupt.ts)
+  signals: { on: (s, f) => process.on(s, f), off: (s, f) => process.off(s, f), exit: (code) => process.exit(code) },
 });

@@ -21,6 +21,7 @@ import { ExitError } from './exit';
 import type { Io } from './io';
 import { describePlan, describeStatus, fmt } from './collect-words';
 import { progress } from './terminal';
+import { interruptOf } from './interrupt';
 import { parseParams } from './targets';
 
 function many(v: string, prev: string[] = []): string[] {
@@ -76,6 +77,63 @@ const networksOf = (list: string[] | undefined): string[] => [
       .filter(Boolean),
   ),
 ];
+
+type RunFlags = { budget?: number; yes?: boolean; json?: boolean };
+
+/** `loupe collect run`: progress on a terminal, Ctrl-C / SIGTERM cancel through collect.cancel (./interrupt.ts). */
+async function runPlanCommand(
+  io: Io,
+  c: () => CliContext,
+  opts: { confirm: (q: string) => Promise<boolean> },
+  name: string,
+  o: RunFlags,
+): Promise<void> {
+  await c().api();
+  const off = c().on((e) => {
+    if (e.type !== 'collect-progress' || e.plan.status !== 'running' || !io.stderr.isTTY) return;
+    const p = e.plan;
+    const done = p.counts.done + p.counts.held + p.counts.failed + p.counts.skipped;
+    progress(
+      io.stderr,
+      `${fmt(done)}/${fmt(p.total)} input(s) · ${fmt(p.spent)} credits (plan ${fmt(p.figures.creditsMin)}–${fmt(p.figures.creditsMax)})${p.etaMs ? ` · at least ${Math.ceil(p.etaMs / 1000)} s left` : ''}`,
+    );
+  });
+  // Ctrl-C / SIGTERM: the run is cancelled through collect.cancel (nothing new sent, the
+  // request in flight awaited and recorded) and the command ends with one line (./interrupt.ts)
+  const interrupt = interruptOf(io);
+  const offSig = interrupt.onStop(() => {
+    if (io.stderr.isTTY) io.stderr.write('\nStopping after the request in flight (again to stop at once)…\n');
+    void c()
+      .call('collect.cancel', { id: name })
+      .catch(() => undefined);
+  });
+  let st: CollectStatus;
+  try {
+    const input = { id: name, approved: o.yes ?? false, ...(o.budget !== undefined ? { budget: o.budget } : {}) };
+    try {
+      st = await c().call('collect.run', input);
+    } catch (e) {
+      if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
+      if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Run it?`))) throw e;
+      st = await c().call('collect.run', { ...input, approved: true });
+    }
+  } finally {
+    offSig();
+    off();
+    progress(io.stderr, '');
+  }
+  if (interrupt.by && st.status === 'cancelled')
+    throw new ExitError(
+      'cancelled',
+      `Stopped (${interrupt.by}) before the next request: ${fmt(st.spent)} credits spent this run, every charge recorded; continue with: loupe collect run "${st.name}"`,
+    );
+  io.stderr.write(describeStatus(st));
+  if (o.json) io.stdout.write(JSON.stringify({ status: st }) + '\n');
+  if (st.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; continue with: loupe collect run "${st.name}"`);
+  if (st.status === 'partial')
+    throw new ExitError('local_budget', `Not finished: ${st.message ?? ''} Continue with: loupe collect run "${st.name}" [--budget N]`);
+  if (st.status === 'failed') throw new ExitError('storage', st.message ?? 'The run stopped.');
+}
 
 export function registerCollectCommands(
   program: Command,
@@ -170,46 +228,7 @@ export function registerCollectCommands(
     .option('--budget <credits>', 'a ceiling for this run (instead of the plan’s)', int('--budget', 0, 1e12))
     .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
     .option('--json', 'the final status as JSON on stdout')
-    .action(async (name: string, o: { budget?: number; yes?: boolean; json?: boolean }) => {
-      await c().api();
-      const off = c().on((e) => {
-        if (e.type !== 'collect-progress' || e.plan.status !== 'running' || !io.stderr.isTTY) return;
-        const p = e.plan;
-        const done = p.counts.done + p.counts.held + p.counts.failed + p.counts.skipped;
-        progress(
-          io.stderr,
-          `${fmt(done)}/${fmt(p.total)} input(s) · ${fmt(p.spent)} credits (plan ${fmt(p.figures.creditsMin)}–${fmt(p.figures.creditsMax)})${p.etaMs ? ` · at least ${Math.ceil(p.etaMs / 1000)} s left` : ''}`,
-        );
-      });
-      const onSig = () => {
-        io.stderr.write('\nCancelling (the run continues from here with: loupe collect run)…\n');
-        void c()
-          .call('collect.cancel', { id: name })
-          .catch(() => undefined);
-      };
-      process.once('SIGINT', onSig);
-      let st: CollectStatus;
-      try {
-        const input = { id: name, approved: o.yes ?? false, ...(o.budget !== undefined ? { budget: o.budget } : {}) };
-        try {
-          st = await c().call('collect.run', input);
-        } catch (e) {
-          if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
-          if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Run it?`))) throw e;
-          st = await c().call('collect.run', { ...input, approved: true });
-        }
-      } finally {
-        process.removeListener('SIGINT', onSig);
-        off();
-        progress(io.stderr, '');
-      }
-      io.stderr.write(describeStatus(st));
-      if (o.json) io.stdout.write(JSON.stringify({ status: st }) + '\n');
-      if (st.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; continue with: loupe collect run "${st.name}"`);
-      if (st.status === 'partial')
-        throw new ExitError('local_budget', `Not finished: ${st.message ?? ''} Continue with: loupe collect run "${st.name}" [--budget N]`);
-      if (st.status === 'failed') throw new ExitError('storage', st.message ?? 'The run stopped.');
-    });
+    .action((name: string, o: RunFlags) => runPlanCommand(io, c, opts, name, o));
 
   cmd
     .command('status')

@@ -5,11 +5,14 @@
  */
 import { Option, type Command } from 'commander';
 import type { AttritionRow, DatasetTarget } from '../shared/contract-datasets';
+import type { MethodInput } from '../shared/contract';
 import { csvTable } from '../shared/analysis-csv';
 import { UsageError, type CliContext } from './context';
 import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
+import { stopCollectRunsOnSignal } from './collect-stop';
 import { libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
 import { registerRehydrateCommand } from './rehydrate-command';
 
@@ -40,6 +43,45 @@ function attritionWords(rows: AttritionRow[]): string {
   const all = t.a + t.u + t.n;
   const pct = (x: number) => (all === 0 ? '0' : ((100 * x) / all).toFixed(1));
   return `${fmt(all)} item(s): ${fmt(t.a)} available (${pct(t.a)} %), ${fmt(t.u)} unavailable (${pct(t.u)} %), ${fmt(t.n)} not re-checked (${pct(t.n)} %).\n`;
+}
+
+/** `loupe dataset recheck` once priced: runs it (asking above the threshold) and reports; Ctrl-C / SIGTERM cancel its plan's run. */
+async function recheck(
+  io: Io,
+  c: () => CliContext,
+  opts: { confirm: (q: string) => Promise<boolean> },
+  input: MethodInput<'datasets.recheck'>,
+  json: boolean,
+): Promise<void> {
+  const o = { yes: input.approved, json };
+  let r;
+  const offSig = stopCollectRunsOnSignal(io, c);
+  try {
+    r = await c().call('datasets.recheck', input);
+  } catch (e) {
+    if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
+    if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-check?`))) throw e;
+    r = await c().call('datasets.recheck', { ...input, approved: true });
+  } finally {
+    offSig();
+  }
+  const by = interruptOf(io).by;
+  if (by && r.status.status === 'cancelled')
+    throw new ExitError(
+      'cancelled',
+      `Stopped (${by}) before the next request: ${fmt(r.status.spent)} credits spent, every charge recorded; continue with: loupe dataset recheck --plan "${r.status.name}"`,
+    );
+  io.stderr.write(describeStatus(r.status));
+  io.stderr.write(`This re-check: ${fmt(r.found)} found, ${fmt(r.missing)} not found (unavailable), ${fmt(r.notRead)} not read.\n`);
+  io.stderr.write(attritionWords(r.attrition));
+  if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+  if (r.status.status === 'partial')
+    throw new ExitError(
+      'local_budget',
+      `Not finished: ${r.status.message ?? ''} Continue with: loupe dataset recheck --plan "${r.status.name}" [--budget N]`,
+    );
+  if (r.status.status === 'cancelled')
+    throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
 }
 
 export function registerDatasetCommands(
@@ -89,25 +131,7 @@ export function registerDatasetCommands(
         ...(o.budget !== undefined ? { budget: o.budget } : {}),
         ...(o.plan !== undefined ? { plan: o.plan } : {}),
       };
-      let r;
-      try {
-        r = await c().call('datasets.recheck', input);
-      } catch (e) {
-        if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
-        if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-check?`))) throw e;
-        r = await c().call('datasets.recheck', { ...input, approved: true });
-      }
-      io.stderr.write(describeStatus(r.status));
-      io.stderr.write(`This re-check: ${fmt(r.found)} found, ${fmt(r.missing)} not found (unavailable), ${fmt(r.notRead)} not read.\n`);
-      io.stderr.write(attritionWords(r.attrition));
-      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
-      if (r.status.status === 'partial')
-        throw new ExitError(
-          'local_budget',
-          `Not finished: ${r.status.message ?? ''} Continue with: loupe dataset recheck --plan "${r.status.name}" [--budget N]`,
-        );
-      if (r.status.status === 'cancelled')
-        throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
+      await recheck(io, c, opts, input, o.json === true);
     },
   );
 

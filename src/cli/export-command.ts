@@ -12,6 +12,7 @@ import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
 import { checkOut } from './line-sink';
 import { copyOut, type OutTarget } from './output';
 import { progress } from './terminal';
@@ -71,8 +72,8 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
       // (docs/cli.md "Pipes"); a file (a link's target): its own temporary name, renamed when complete
       const { file, staging } = fileFor(target, o.format);
       const abort = new AbortController();
-      const onSig = (): void => abort.abort();
-      process.once('SIGINT', onSig);
+      // Ctrl-C / SIGTERM: stopped, nothing left behind, exit 130 / 143 (./interrupt.ts)
+      const offSig = interruptOf(io).onStop(() => abort.abort());
       try {
         // local.exportFile (src/shared/contract-local.ts): the options checked, unknown names in the
         // query refused (exit 2, never an empty file), the writers loaded when it runs
@@ -103,7 +104,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
         if (abort.signal.aborted) throw new ExitError('cancelled', 'Export cancelled; no file was written.');
         throw e;
       } finally {
-        process.removeListener('SIGINT', onSig);
+        offSig();
         if (staging) rmSync(staging, { recursive: true, force: true });
       }
     });

@@ -4,7 +4,7 @@
  * Exit codes: 0 done; 2 usage or parameter error; 3 the API refused (4xx); 4 gave up after
  * retries (or the network failed); 5 over budget / not approved / cancelled; 6 local storage:
  * disk full, read-only folder or damaged archive; 7 `credits --reconcile` found a difference
- * between the ledger and the balance; 141 the reader of the output left (a closed pipe: the walk
+ * between the ledger and the balance; 130 / 143 stopped by SIGINT / SIGTERM (./interrupt.ts); 141 the reader of the output left (a closed pipe: the walk
  * stopped before its next request, quietly — output.ts); 1 internal error. The codes come from the
  * error model's one table (src/shared/errors.ts), by the error's kind.
  * Errors are one clear sentence on stderr (never a stack); data goes to stdout (or --out).
@@ -28,6 +28,7 @@ import { registerTagCommands } from './commands/tags';
 import { confirm } from './commands/common';
 import { cliFailure } from './exit';
 import { EXIT_OUTPUT_CLOSED, guardOf, OutputClosed } from './output';
+import { interruptOf, listenForSignals } from './interrupt';
 import { createContext, loadRuntime, type CliContext, type GlobalOptions } from './context';
 import type { Io } from './io';
 import { guarded, rawOf } from './terminal';
@@ -123,6 +124,8 @@ export async function runCli(argv: string[], given: Io): Promise<number> {
   const io: Io = { ...given, stdout: guarded(given.stdout), stderr: guarded(given.stderr) };
   // a closed stdout or stderr never crashes the run (a stack trace, exit 1): see output.ts
   const guard = guardOf(io);
+  // SIGINT / SIGTERM: the command stops through its cancel path, then exits 130 / 143 (./interrupt.ts)
+  const unlisten = given.signals ? listenForSignals(io, given.signals, (line) => guard.say(line)) : () => {};
   const { program, context } = buildProgram(io);
   let code = 0;
   try {
@@ -135,13 +138,19 @@ export async function runCli(argv: string[], given: Io): Promise<number> {
       if (e.line) guard.say(`loupe: ${e.line}`);
     } else {
       const f = cliFailure(e, context());
-      code = f.code;
+      // stopped by a signal: 130 / 143, whatever the command's own cancel code (a failure stays)
+      const stopped = interruptOf(io).code;
+      code = stopped !== null && (e as { kind?: unknown }).kind === 'cancelled' ? stopped : f.code;
       // the sentence may quote the service or a file: one line, every control shown escaped
       guard.say(`loupe: ${visible(f.sentence)}`);
     }
   } finally {
     await context()?.close();
+    unlisten();
   }
+  // a command that finished after a signal (its answer came in time) still ends as stopped by it
+  const stoppedBy = interruptOf(io).code;
+  if (code === 0 && stoppedBy !== null) code = stoppedBy;
   await guard.settled(); // what is still buffered for a slow reader, or the news that it left
   // the reader left while a command that did not stop for it wrote (library, analyze, …): quiet, 141
   if (code === 0 && guard.closed) {
@@ -177,6 +186,7 @@ if (isMain) {
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
+    signals: { on: (s, f) => process.on(s, f), off: (s, f) => process.off(s, f), exit: (c) => process.exit(c) },
   });
   process.exitCode = code;
 }

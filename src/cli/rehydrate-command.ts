@@ -11,6 +11,8 @@ import { UsageError, type CliContext } from './context';
 import { describePlan, describeStatus, fmt } from './collect-words';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
+import { stopCollectRunsOnSignal } from './collect-stop';
 
 function pages(v: string): number {
   const n = Number(v);
@@ -92,13 +94,22 @@ export function registerRehydrateCommand(
       }
       const input = { dir, approved: o.yes ?? false, ...budget };
       let r: RehydrateReport;
+      const offSig = stopCollectRunsOnSignal(io, c);
       try {
         r = await c().call('datasets.rehydrate', input);
       } catch (e) {
         if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
         if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-collect?`))) throw e;
         r = await c().call('datasets.rehydrate', { ...input, approved: true });
+      } finally {
+        offSig();
       }
+      const by = interruptOf(io).by;
+      if (by && r.status?.status === 'cancelled')
+        throw new ExitError(
+          'cancelled',
+          `Stopped (${by}) before the next request: ${fmt(r.status.spent)} credits spent, every charge recorded; continue with: loupe dataset rehydrate ${JSON.stringify(dir)}`,
+        );
       if (r.status) io.stderr.write(describeStatus(r.status));
       io.stderr.write(describeRehydrateReport(r));
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');

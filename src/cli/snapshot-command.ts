@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import type { ArchiveCopyReport } from '../shared/contract-maintenance';
 import type { CliContext } from './context';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
 import { progress } from './terminal';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
@@ -38,8 +39,8 @@ export function registerSnapshotCommand(archive: Command, io: Io, context: () =>
     .option('--json', 'JSON output')
     .action(async (file: string, o: { force?: boolean; json?: boolean }) => {
       const abort = new AbortController();
-      const onSig = (): void => abort.abort();
-      process.once('SIGINT', onSig);
+      // Ctrl-C / SIGTERM: stopped, nothing left behind, exit 130 / 143 (./interrupt.ts)
+      const offSig = interruptOf(io).onStop(() => abort.abort());
       let shown = -1;
       try {
         const r = await context().maintain(
@@ -58,7 +59,7 @@ export function registerSnapshotCommand(archive: Command, io: Io, context: () =>
         progress(io.stderr, '');
         io.stdout.write(o.json ? JSON.stringify(r) + '\n' : snapshotSummary(r) + '\n');
       } finally {
-        process.removeListener('SIGINT', onSig);
+        offSig();
         progress(io.stderr, '');
       }
     });

@@ -9,6 +9,7 @@ import { isErrorKind, LoupeError } from '../shared/errors';
 import type { CliContext } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
 import { itemsOf, type LineSink } from './line-sink';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -52,11 +53,12 @@ export function walkError(e: NonNullable<WalkOutcome['error']>): LoupeError {
 /**
  * Reads a walk started by `walks.stream` / `walks.streamResume` to its end: each page's items
  * written as JSON lines, then `onPage`, then the reader waited for (`sink.settled`) before the
- * next `walks.next` lets the walk ask for its next page. Ctrl-C, or the output going away (the
+ * next `walks.next` lets the walk ask for its next page. Ctrl-C or SIGTERM (./interrupt.ts), or the output going away (the
  * reader closed the pipe, the disk filled — found by a write between two pages), cancels the walk
  * before its next request (docs/cli.md "Pipes").
  */
 export async function readWalk(
+  io: Io,
   c: CliContext,
   walkId: string,
   sink: LineSink,
@@ -66,7 +68,7 @@ export async function readWalk(
   const stop = (): void => {
     stopping ??= c.call('walks.cancel', { walkId }).catch(() => undefined);
   };
-  process.once('SIGINT', stop);
+  const off = interruptOf(io).onStop(stop);
   sink.onFail(stop);
   try {
     for (;;) {
@@ -77,7 +79,7 @@ export async function readWalk(
       await sink.settled(); // the next request waits for the reader (and stops if it left)
     }
   } finally {
-    process.removeListener('SIGINT', stop);
+    off();
     await stopping;
   }
 }

@@ -11,6 +11,8 @@ import type { CliContext } from './context';
 import { UsageError } from './context';
 import { ExitError } from './exit';
 import type { Io } from './io';
+import { interruptOf } from './interrupt';
+import { guardOf } from './output';
 import { parseParams, parseTarget } from './targets';
 import { progress } from './terminal';
 import { registerWatchImport } from './watch-import';
@@ -50,6 +52,70 @@ function describeRun(r: WatchRunInfo, name: string): string {
 function listLines(w: WatchlistInfo): string {
   const line = `${w.name}  ${w.watches.length} watch(es) · ${scheduleWords(w.schedule)}${w.paused ? ' · paused' : ''}${w.budgetPerRun !== null ? ` · budget ${fmt(w.budgetPerRun)}/run` : ''}${w.forecast ? ` · forecast ~${fmt(w.forecast.perRunCredits)}/run, ~${fmt(w.forecast.perMonthCredits)}/month` : w.forecastNote ? ` · no forecast yet: ${w.forecastNote}` : ''}\n`;
   return w.scheduleNote ? `${line}  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n` : line;
+}
+
+/**
+ * `loupe watch run`: one watchlist or all, one after the other. Ctrl-C / SIGTERM cancel the run in
+ * progress (watchlists.cancel) and start no further list; so does a reader that left stdout.
+ */
+async function runWatchlists(
+  io: Io,
+  context: () => CliContext,
+  { call, byName }: { call: CliContext['call']; byName: (nameOrId: string) => Promise<WatchlistInfo> },
+  name: string | undefined,
+  o: { all?: boolean; yes?: boolean; json?: boolean },
+): Promise<void> {
+  if (!name && !o.all) throw new UsageError('Name a watchlist or pass --all.');
+  if (name && o.all) throw new UsageError('Name a watchlist or pass --all, not both.');
+  const chosen = o.all ? (await call('watchlists.list', {})).filter((w) => !w.paused) : [await byName(name as string)];
+  const runs: WatchRunInfo[] = [];
+  let notApproved: string | null = null;
+  let incomplete = false;
+  // the base URL checked before the service is reached (a bad one: exit 2, nothing sent)
+  await context().api();
+  // Ctrl-C / SIGTERM cancel the run in progress (watchlists.cancel: before the next request,
+  // the page in flight awaited and recorded) and no further list starts (./interrupt.ts);
+  // a reader that left stdout (`| head -1`) stops the next list too
+  const interrupt = interruptOf(io);
+  const guard = guardOf(io);
+  let current: string | null = null;
+  const offSig = interrupt.onStop(() => {
+    if (io.stderr.isTTY) io.stderr.write('\nStopping after the request in flight (again to stop at once)…\n');
+    // (a run that has not registered yet is asked again until it has, or has ended)
+    const cancel = async (): Promise<void> => {
+      for (let i = 0; current && i < 100; i++) {
+        if (await call('watchlists.cancel', { id: current }).catch(() => false)) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    void cancel();
+  });
+  try {
+    for (const wl of chosen) {
+      if (interrupt.by || guard.closed) break;
+      current = wl.id;
+      const r = await call('watchlists.run', { id: wl.id, approved: !!o.yes, trigger: 'cli' });
+      current = null;
+      progress(io.stderr, '');
+      runs.push(r);
+      if (interrupt.by) {
+        const spent = runs.reduce((t, x) => t + x.creditsSpent, 0);
+        throw new ExitError(
+          'cancelled',
+          `Stopped (${interrupt.by}) before the next request: ${fmt(spent)} credits spent, every charge recorded; "${wl.name}" ${r.status === 'cancelled' ? 'was cut short — its next run resumes its watches' : `ended ${r.status}`}; run again with: loupe watch run ${o.all ? '--all' : JSON.stringify(wl.name)}`,
+        );
+      }
+      if (!o.json) io.stdout.write(describeRun(r, wl.name));
+      if (r.status === 'over_budget') notApproved = r.message ?? `"${wl.name}" needs approval: re-run with --yes.`;
+      else if (!r.complete) incomplete = true;
+    }
+  } finally {
+    offSig();
+  }
+  if (o.json) io.stdout.write(JSON.stringify(runs) + '\n');
+  if (notApproved)
+    throw new ExitError('not_approved', `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
+  if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
 }
 
 export function registerWatchCommands(
@@ -197,28 +263,9 @@ export function registerWatchCommands(
     .option('--all', 'every watchlist that is not paused')
     .option('-y, --yes', 'approve a run whose estimate exceeds its budget / ask threshold')
     .option('--json', 'JSON output')
-    .action(async (name: string | undefined, o: { all?: boolean; yes?: boolean; json?: boolean }) => {
-      if (!name && !o.all) throw new UsageError('Name a watchlist or pass --all.');
-      if (name && o.all) throw new UsageError('Name a watchlist or pass --all, not both.');
-      const chosen = o.all ? (await call('watchlists.list', {})).filter((w) => !w.paused) : [await byName(name as string)];
-      const runs: WatchRunInfo[] = [];
-      let notApproved: string | null = null;
-      let incomplete = false;
-      // the base URL checked before the service is reached (a bad one: exit 2, nothing sent)
-      await context().api();
-      for (const wl of chosen) {
-        const r = await call('watchlists.run', { id: wl.id, approved: !!o.yes, trigger: 'cli' });
-        progress(io.stderr, '');
-        runs.push(r);
-        if (!o.json) io.stdout.write(describeRun(r, wl.name));
-        if (r.status === 'over_budget') notApproved = r.message ?? `"${wl.name}" needs approval: re-run with --yes.`;
-        else if (!r.complete) incomplete = true;
-      }
-      if (o.json) io.stdout.write(JSON.stringify(runs) + '\n');
-      if (notApproved)
-        throw new ExitError('not_approved', `${notApproved}${/--yes/.test(notApproved) ? '' : ' Re-run with --yes to approve.'}`);
-      if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
-    });
+    .action((name: string | undefined, o: { all?: boolean; yes?: boolean; json?: boolean }) =>
+      runWatchlists(io, context, { call, byName }, name, o),
+    );
 
   watch
     .command('history')

@@ -99,6 +99,8 @@ export const callInput = z.object({
   source: sourceSchema,
   fresh: z.boolean().default(false),
   save: z.boolean().default(true),
+  /** the caller's name for this call, for `api.cancel` (e.g. the command line's Ctrl-C) */
+  callId: z.string().min(1).max(200).optional(),
 });
 export const walkStartInput = z.object({
   target: targetSchema,

@@ -195,6 +195,12 @@ export const methods = {
   'api.estimateWalk': m<WalkEstimate>()(estimateWalkInput),
   /** one call (explorer, profile card): may spend credits; the UI asks first above the threshold */
   'api.call': m<CallResult>()(callInput),
+  /**
+   * stops the call started with this `callId` as a cancelled walk stops: before its next request
+   * (a retry, a wait); a request in flight is not aborted — its answer is awaited for the grace and
+   * recorded, else left pending in the journal. true when such a call was running.
+   */
+  'api.cancel': m<boolean>()(z.object({ callId: z.string().min(1).max(200) })),
   /** the target against the catalogue: free, nothing sent */
   'api.validate': m<TargetCheck>()(targetSchema),
   /** the service's own dry_run=1 answer (free), its fields as the service names them */
@@ -282,6 +288,12 @@ export const methods = {
   /** approved: the user confirmed a run whose estimate exceeds its budget threshold */
   'watchlists.run': m<WatchRunInfo>()(watchlistRunInput),
   'watchlists.history': m<WatchRunInfo[]>()(watchlistIdInput),
+  /**
+   * stops the watchlist's run in progress in this process as a cancelled walk stops (before the
+   * next request; a page in flight awaited and recorded; its chains resume next time) and waits
+   * for it to end; true when one was running
+   */
+  'watchlists.cancel': m<boolean>()(watchlistIdInput),
   'watchlists.markSeen': m<void>()(watchlistIdInput),
   /** bulk watches (src/shared/contract-watch-import.ts): what an import would add, and its estimate — writes nothing */
   'watchlists.planImport': m<WatchImportPlan>()(watchImportInputSchema),

@@ -3,15 +3,17 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import type { Io } from '../io';
 import type { CatalogueEndpoint } from '../../shared/api-types';
-import type { WalkOutcome } from '../../shared/contract';
+import { randomUUID } from 'node:crypto';
+import type { CallResult, WalkOutcome } from '../../shared/contract';
 import { aboveAsk, spendLimit } from '../../shared/spend-policy';
 import { UsageError } from '../context';
 import { ExitError } from '../exit';
 import { checkOut, itemsOf, LineSink } from '../line-sink';
+import { interruptOf } from '../interrupt';
 import { progress } from '../terminal';
 import { parseParams, parseTarget } from '../targets';
 import { readWalk, restartNeedsApproval, unreadableLine, walkError } from '../walk-report';
-import { collect, confirm, fmt, intArg, loadEndpoint, outputStopped, priceText, progressLine } from './common';
+import { collect, confirm, fmt, intArg, interruptedWalk, loadEndpoint, outputStopped, priceText, progressLine } from './common';
 
 export function registerCallCommands(program: Command, io: Io, context: () => CliContext): void {
   registerCatalogueCommands(program, io, context);
@@ -161,18 +163,42 @@ async function approveSpend(io: Io, c: CliContext, t: Target, o: CallFlags, page
     );
 }
 
-/** An endpoint without pages: one call, its items written, its cost said. */
+/**
+ * An endpoint without pages: one call, its items written, its cost said. Ctrl-C / SIGTERM cancel it
+ * through the request core's cancel path (`api.cancel`): nothing more is sent, the request in
+ * flight is awaited for the grace and recorded, else left pending in the journal (./interrupt.ts).
+ */
 async function callOnce(io: Io, c: CliContext, t: Target, o: CallFlags, sink: LineSink): Promise<void> {
-  const r = await c.call('api.call', { target: t, source: 'cli', fresh: o.fresh === true });
+  const callId = `cli:${process.pid}:${randomUUID()}`;
+  const interrupt = interruptOf(io);
+  const off = interrupt.onStop(() => void c.call('api.cancel', { callId }).catch(() => undefined));
+  let r: CallResult;
+  try {
+    r = await c.call('api.call', { target: t, source: 'cli', fresh: o.fresh === true, callId });
+  } catch (e) {
+    if (interrupt.by && (e as { kind?: unknown }).kind === 'cancelled')
+      throw new ExitError(
+        'cancelled',
+        `Stopped (${interrupt.by}) before an answer came: nothing was recorded as spent. A request still in flight stays in the journal — the next run of this call takes it over (a free replay when the service charged it); loupe credits --reconcile shows any difference meanwhile.`,
+      );
+    throw e;
+  } finally {
+    off();
+  }
   for (const it of itemsOf(r.envelope)) sink.write(it);
   const cost = r.fromArchive
     ? 'Served from the archive (already held inside its cache window): 0 credits'
     : `Spent ${fmt(r.creditsUsed ?? 0)} credits`;
   const gone = sink.problem(`${cost}, recorded; the answer is in the archive.`);
   if (gone) throw gone;
-  io.stderr.write(
-    `${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
-  );
+  if (interrupt.by)
+    io.stderr.write(
+      `Stopped (${interrupt.by}) after the answer came: ${cost.replace(/^S/, 's')}, recorded; the answer is in the archive.\n`,
+    );
+  else
+    io.stderr.write(
+      `${cost}${r.envelope.credits_remaining !== null && !r.fromArchive ? ` · balance ${fmt(r.envelope.credits_remaining)}` : ''}.\n`,
+    );
   unreadableLine(io, r.unreadable ?? 0, true);
   await sink.finish(true);
 }
@@ -186,7 +212,7 @@ async function walkPages(io: Io, c: CliContext, t: Target, o: CallFlags, pages: 
     maxCredits: o.maxCredits,
     fresh: o.fresh === true,
   });
-  return readWalk(c, walkId, sink, (p) =>
+  return readWalk(io, c, walkId, sink, (p) =>
     progressLine(
       io,
       `page ${p.pageNumber}${pages ? `/${pages}` : ''} · ${fmt(sink.lines)} items${p.etaMs ? ` · ETA ${Math.ceil(p.etaMs / 1000)} s` : ''}`,
@@ -198,6 +224,8 @@ async function walkPages(io: Io, c: CliContext, t: Target, o: CallFlags, pages: 
 function reportWalk(io: Io, sink: LineSink, result: WalkOutcome | null): void {
   if (!result) return;
   if (sink.poll() && !(result.status === 'failed' && result.error)) throw sink.problem(outputStopped(sink, result));
+  const by = interruptOf(io).by;
+  if (result.status === 'cancelled' && by) throw new ExitError('cancelled', interruptedWalk(by, result));
   const bal = result.balance;
   io.stderr.write(
     `${result.pagesDone} page(s), ${fmt(result.itemsSeen)} items (${fmt(result.newItems)} new), ${fmt(result.creditsSpent)} credits spent${bal !== null ? `, balance ${fmt(bal)}` : ''}; stopped: ${result.stopReason ?? 'end'}.\n`,

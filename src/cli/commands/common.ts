@@ -66,6 +66,11 @@ export function outputStopped(sink: LineSink, r: WalkOutcome): string {
     : `the walk stopped before its next request (${what}); continue with: loupe resume ${r.walkId}`;
 }
 
+/** The one line a walk stopped by Ctrl-C / SIGTERM says (./interrupt.ts). */
+export function interruptedWalk(by: string, r: WalkOutcome): string {
+  return `Stopped (${by}) before the next request: ${r.pagesDone} page(s), ${fmt(r.itemsSeen)} items and ${fmt(r.creditsSpent)} credits in all, every charge recorded; continue with: loupe resume ${r.walkId}`;
+}
+
 export function progressLine(io: Io, text: string): void {
   progress(io.stderr, text);
 }

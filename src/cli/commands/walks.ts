@@ -8,7 +8,8 @@ import { UsageError } from '../context';
 import { ExitError } from '../exit';
 import { checkOut, LineSink } from '../line-sink';
 import { readWalk, restartNeedsApproval, unreadableLine, walkError } from '../walk-report';
-import { fmt, intArg, outputStopped } from './common';
+import { fmt, intArg, interruptedWalk, outputStopped } from './common';
+import { interruptOf } from '../interrupt';
 
 export function registerWalkCommands(program: Command, io: Io, context: () => CliContext): void {
   // ───────── resume ─────────
@@ -40,11 +41,13 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
       try {
         // the page that was in flight is re-sent with its idempotency key; limits count more pages / credits
         await c.call('walks.streamResume', { walkId, maxPages: o.pages, maxCredits: o.maxCredits, payRestart: o.payRestart === true });
-        r = await readWalk(c, walkId, sink);
+        r = await readWalk(io, c, walkId, sink);
       } finally {
         await sink.finish(r !== null);
       }
       if (sink.poll() && !(r.status === 'failed' && r.error)) throw sink.problem(outputStopped(sink, r));
+      const by = interruptOf(io).by;
+      if (r.status === 'cancelled' && by) throw new ExitError('cancelled', interruptedWalk(by, r));
       io.stderr.write(`${r.pagesDone} page(s) in all, ${fmt(r.creditsSpent)} credits; stopped: ${r.stopReason ?? 'end'}.\n`);
       unreadableLine(io, r.unreadable);
       if (r.status === 'cancelled') throw new ExitError('cancelled', `Cancelled; resume with: loupe resume ${walkId}`);

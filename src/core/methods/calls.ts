@@ -4,7 +4,7 @@
  * decision, and one charged call (archive first).
  */
 import type { Catalogue, CatalogueEndpoint } from '../../shared/api-types';
-import type { CallResult, Target } from '../../shared/contract';
+import type { CallResult, MethodParsedInput, Target } from '../../shared/contract';
 import { canonicalParams, normalizeEndpoint, paramsHash } from '../api';
 import { aboveAsk } from '../../shared/spend-policy';
 import { storedInsideWindow } from '../api';
@@ -13,6 +13,8 @@ import type { AppParts, Slice } from './parts';
 
 export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 'settingsFile'>): Slice<'catalogue'> & Slice<'api'> {
   const { archive, clock } = parts;
+  /** calls in progress that were given a callId (api.cancel) */
+  const cancels = new Map<string, AbortController>();
 
   /** The exact call is already archived inside its cache window (then it costs nothing). */
   function inArchive(t: Target, ep: CatalogueEndpoint): boolean {
@@ -53,18 +55,11 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
       const e = await core.estimateWalk(toTarget(i.target), { pages: i.pages });
       return { ...e, balance: core.balance(), needsConfirmation: aboveAsk(e.creditsMax, parts.settingsFile.read().app.askAboveCredits) };
     },
-    async 'api.call'(i): Promise<CallResult> {
-      // `save` is accepted for the contract's sake: every answer is archived (ledger and provenance need it)
-      const core = await parts.api();
-      const r = await core.call(toTarget(i.target), { source: i.source, fresh: i.fresh, priority: 'interactive' });
-      return {
-        envelope: r.envelope,
-        fromArchive: r.fromArchive,
-        callId: r.callId,
-        newItems: r.newItems,
-        creditsUsed: r.creditsUsed,
-        unreadable: r.unreadable,
-      };
+    'api.call': (i) => cancellableCall(parts, cancels, i),
+    async 'api.cancel'(i) {
+      const abort = cancels.get(i.callId);
+      abort?.abort();
+      return abort !== undefined;
     },
     async 'api.validate'(t) {
       const v = await (await parts.api()).validate(toTarget(t));
@@ -77,4 +72,30 @@ export function callMethods(parts: Pick<AppParts, 'archive' | 'clock' | 'api' | 
       return { ...q };
     },
   };
+}
+
+/** One charged call (archive first); one given a callId can be stopped by `api.cancel` (its signal). */
+async function cancellableCall(
+  parts: Pick<AppParts, 'api'>,
+  cancels: Map<string, AbortController>,
+  i: MethodParsedInput<'api.call'>,
+): Promise<CallResult> {
+  // `save` is accepted for the contract's sake: every answer is archived (ledger and provenance need it)
+  const core = await parts.api();
+  const id = i.callId;
+  const abort = id !== undefined ? new AbortController() : null;
+  if (id !== undefined && abort) cancels.set(id, abort);
+  try {
+    const r = await core.call(toTarget(i.target), { source: i.source, fresh: i.fresh, priority: 'interactive', signal: abort?.signal });
+    return {
+      envelope: r.envelope,
+      fromArchive: r.fromArchive,
+      callId: r.callId,
+      newItems: r.newItems,
+      creditsUsed: r.creditsUsed,
+      unreadable: r.unreadable,
+    };
+  } finally {
+    if (id !== undefined && cancels.get(id) === abort) cancels.delete(id);
+  }
 }

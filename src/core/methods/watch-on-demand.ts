@@ -21,6 +21,7 @@ const METHODS: Record<WatchMethodName, true> = {
   'watchlists.estimate': true,
   'watchlists.run': true,
   'watchlists.history': true,
+  'watchlists.cancel': true,
   'watchlists.markSeen': true,
   'watchlists.planImport': true,
   'watchlists.import': true,

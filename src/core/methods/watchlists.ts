@@ -35,6 +35,7 @@ const WATCH_METHODS: readonly WatchMethodName[] = [
   'watchlists.estimate',
   'watchlists.run',
   'watchlists.history',
+  'watchlists.cancel',
   'watchlists.markSeen',
   'watchlists.planImport',
   'watchlists.import',

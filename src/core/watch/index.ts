@@ -55,6 +55,7 @@ export function watchContract(
     'watchlists.estimate': (i) => s.estimate(i.id),
     'watchlists.run': (i) => s.run(i.id, { approved: i.approved ?? false, trigger: i.trigger ?? 'manual' }),
     'watchlists.history': (i) => s.history(i.id),
+    'watchlists.cancel': (i) => s.cancel(i.id),
     'watchlists.markSeen': (i) => s.markSeen(i.id),
     'watchlists.planImport': async (i) => planImport(await importDeps(), i),
     'watchlists.import': async (i) => applyImport(await importDeps(), i),

@@ -30,7 +30,7 @@ import { info, runInfo } from './info';
 import { createRunner } from './run';
 import { createScheduler } from './schedule';
 import type { WatchlistRow } from '../archive';
-import type { WatchlistCreate, WatchlistPatch, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
+import type { Runner, WatchlistCreate, WatchlistPatch, WatchParts, WatchRunDetail, WatchService, WatchServiceOptions } from './types';
 import { invalid, mustList } from './util';
 import { namedFields } from '../../shared/patch';
 
@@ -45,6 +45,15 @@ export type {
   WatchService,
   WatchServiceOptions,
 } from './types';
+
+/** Cancels the list's run in progress and waits for it to end; false when none was running. */
+async function cancelRun(runner: Runner, id: string): Promise<boolean> {
+  const r = runner.running.get(id);
+  if (!r) return false;
+  r.abort.abort();
+  await r.done.catch(() => undefined);
+  return true;
+}
 
 type CheckedWatch = { platform: string; endpoint: string; params: Record<string, string>; label: string };
 
@@ -187,11 +196,7 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     },
     async remove(id) {
       mustList(store, id);
-      const r = runner.running.get(id);
-      if (r) {
-        r.abort.abort();
-        await r.done.catch(() => undefined);
-      }
+      await cancelRun(runner, id);
       store.deleteList(id);
     },
     async addWatch(id, watch) {
@@ -218,6 +223,7 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
         return Promise.reject(e);
       }
     },
+    cancel: (id) => cancelRun(runner, id),
     async history(id) {
       mustList(store, id);
       return store.runs(id).map((r) => runInfo(store, r));

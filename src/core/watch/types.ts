@@ -118,6 +118,8 @@ export interface WatchService {
   addWatches(id: string, watches: NonNullable<WatchlistCreate['watches']>): Promise<WatchlistDetail>;
   estimate(id: string): Promise<WatchEstimate>;
   run(id: string, opts?: RunOptions): Promise<WatchRunDetail>;
+  /** cancels the run in progress (its chains resume next time) and waits for it; false when none was running */
+  cancel(id: string): Promise<boolean>;
   history(id: string): Promise<WatchRunDetail[]>;
   markSeen(id: string): Promise<void>;
   /** every watchlist that is not paused, one after the other (CLI `loupe watch run --all`) */
