@@ -21,7 +21,7 @@ import {
 } from './extract';
 import { fieldId, fieldIds, overridesOf, parseLabels, recordLeaves, writeLeaves, writeNewLeaves, type NewLeaf } from './labels';
 import { countsAtAfterMerge, countsOf } from './readings';
-import { assignments, sql } from './sql';
+import { sql, SqlPart } from './sql';
 
 /** One record to bulk-load (benchmarks, imports). */
 export interface IngestRow {
@@ -100,9 +100,9 @@ function upsert(
     }
     return { rid, isNew: true };
   }
-  const old = c.sql.get<OldRow>(
-    sql`SELECT rid, raw, labels, views, likes, comments, shares, saves, counts_at, first_seen_at FROM items
-        WHERE platform = ${platform} AND kind = ${kind} AND id = ${id}`,
+  // every column: the UPDATE below sets only those whose value changes
+  const old = c.sql.get<OldRow & Record<string, unknown>>(
+    sql`SELECT * FROM items WHERE platform = ${platform} AND kind = ${kind} AND id = ${id}`,
   );
   if (!old) throw new ArchiveError(`item vanished during upsert: ${platform}/${kind}/${id}`, 'internal');
   const merged = mergeRecord(JSON.parse(old.raw) as Json, record);
@@ -115,17 +115,42 @@ function upsert(
     seenAt,
   );
   // counts_at: readings.ts; an answer read after the item was found missing shows it is back
-  c.sql.run(
-    sql`UPDATE items SET raw = ${JSON.stringify(merged)}, ${assignments(mergeCols, m)}, unavailable = COALESCE(${unavailable}, unavailable),
-          first_seen_at = min(first_seen_at, ${seenAt}), last_seen_at = max(last_seen_at, ${seenAt}), seen_count = seen_count + 1,
-          counts_at = ${countsAt}, missing_since = CASE WHEN missing_since < ${seenAt} THEN NULL ELSE missing_since END
-        WHERE rid = ${old.rid}`,
-  );
+  c.sql.run(sql`UPDATE items SET ${changedSet(old, m, JSON.stringify(merged), unavailable, seenAt, countsAt)} WHERE rid = ${old.rid}`);
   if (m.labels !== old.labels) {
     const ov = overridesOf(c, old.rid);
     writeLeaves(c, old.rid, flattenLabels(parseLabels(old.labels), ov), flattenLabels(parseLabels(m.labels), ov));
   }
   return { rid: old.rid, isNew: false };
+}
+
+/**
+ * The SET list of a merge: only the columns whose value changes (raw, the extracted columns, the
+ * times), so that an UPDATE touches only the indexes of what changed — a re-read whose counts
+ * grew rewrites the count indexes, not the author, time or relevance ones. The row ends as
+ * setting them all would leave it: unavailable = COALESCE(new, old), first_seen_at = min,
+ * last_seen_at = max, seen_count + 1, missing_since cleared when it is older than this reading.
+ */
+function changedSet(
+  old: OldRow & Record<string, unknown>,
+  m: Columns,
+  raw: string,
+  unavailable: string | null,
+  seenAt: number,
+  countsAt: number | null,
+): SqlPart {
+  let text = 'last_seen_at = max(last_seen_at, ?), seen_count = seen_count + 1';
+  const values: unknown[] = [seenAt];
+  const set = (col: string, v: unknown): void => {
+    text += `, ${col} = ?`;
+    values.push(v);
+  };
+  if (raw !== old.raw) set('raw', raw);
+  for (const k of mergeCols ?? []) if (m[k] !== old[k]) set(k, m[k]);
+  if (unavailable !== null && unavailable !== old.unavailable) set('unavailable', unavailable);
+  if (seenAt < old.first_seen_at) set('first_seen_at', seenAt);
+  if (countsAt !== old.counts_at) set('counts_at', countsAt);
+  if (typeof old.missing_since === 'number' && old.missing_since < seenAt) text += ', missing_since = NULL';
+  return new SqlPart(text, values);
 }
 
 function insertResponse(
