@@ -392,3 +392,42 @@ describe('a killed process’s call whose answer was recorded before the journal
       expect(archive.pendingJournal()).toEqual([]);
     });
 });
+
+describe('a killed process’s charged lost answer outside any window, the balance unable to tell (simulation finding 13)', () => {
+  it('stays pending — not settled with its charge dropped — until a run can tell', async () => {
+    const s = await setup(['no-cache-window']);
+    const { sb, archive } = s;
+    // another Loupe call of the dead process was left unresolved in between (as in the finding: the
+    // app's own cancelled walk): the balance cannot say whose charge the drop was
+    await deadProcess(s, 'truncate-charged', 300, undefined, 600, {
+      meanwhile: () => {
+        archive.beginJournal({
+          callId: 'other',
+          opKey: 'walk:w2:page:1',
+          idempotencyKey: 'o1',
+          platform: 'micro_net',
+          endpoint: 'user/tweets',
+          params: '{"handle":"other.sim"}',
+          paramsHash: 'h-other',
+          state: 'pending',
+          createdAt: s.clock.now(),
+          finishedAt: null,
+          keyName: null,
+        });
+        return Promise.resolve();
+      },
+    });
+    const r = await s.core().call(target);
+    expect(r.envelope.success).toBe(true);
+    const cut = sb.admin.charges().find((c) => c.fault === 'truncate-charged');
+    expect(cut?.credits_used).toBe(40);
+    // nothing inferred (nothing proves the charge), and the lost attempt is still pending, visibly
+    expect(archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'))).toEqual([]);
+    const mine = () => archive.pendingJournal().filter((e) => e.callId !== 'other');
+    expect(mine().map((e) => [e.callId, e.idempotencyKey])).toEqual([['dead', 'k2']]);
+    expect(sb.admin.charges().filter((c) => c.ceiling_retry)).toEqual([]);
+    // the next run of the request judges it again (still unable to tell): it stays pending, once
+    await s.core().call(target);
+    expect(mine().map((e) => e.callId)).toEqual(['dead']);
+  });
+});

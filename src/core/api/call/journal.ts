@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JournalEntry, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
+import { insideWindow } from './attribution';
 import { afterTakeover, type LossCall, type LossState } from './loss';
 
 /** calls running in this process now (their journal entries are pending but in hand) */
@@ -142,6 +143,17 @@ export function lostOfEntry(pending: JournalEntry, rows: LedgerEntry[]): { earli
   };
 }
 
+/**
+ * A taken-over lost attempt whose charge nothing will tell (simulation finding 13): the balance could
+ * not, and the retry is a fresh key outside any window — charged either way, never an owner read, so
+ * no proof. Settling the entry would drop a charge the service may have made from view; it stays
+ * pending instead (`loupe credits --reconcile` shows the gap), and a later run of the request judges
+ * it again — once the balance can tell (nothing else unresolved in between), its charge is recorded.
+ */
+function undecidable(s: { key: 'same' | 'fresh'; attribution: { kind: string } }, c: JournalCall, lostAt: number, now: number): boolean {
+  return s.key === 'fresh' && s.attribution.kind === 'unknown' && !insideWindow(c.ttlSeconds, lostAt, now, c.noCache);
+}
+
 /** An entry whose key was answered: the same key replays the answer free, what it cost is in the ledger. */
 function answeredEntry(pending: JournalEntry, opKey: string): OpenedJournal {
   const { owner: _o, ...entry } = pending;
@@ -179,6 +191,12 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
       throw e;
     }
     const { owner: _owner, ...entry } = pending;
+    // nothing this call can get will tell (finding 13): the entry stays pending, for a later run to judge
+    if (d.release && undecidable(s, c, lost.startedAt, d.now())) {
+      if (claimed) running.delete(pending.callId);
+      d.release({ ...entry, opKey: `released:${randomUUID()}` });
+      return { journal: newEntry(c, opKey, randomUUID(), d.now()), needJournal: true, answered: false, loss: null, inherited: null };
+    }
     // taken over: the entry answers to this call's operation from now on; a kept key is the lost
     // attempt's (replayed on the API key that sent it)
     const journal: JournalEntry = { ...entry, opKey };
