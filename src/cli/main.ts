@@ -12,13 +12,13 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ArchiveMode } from '../core/compose';
-import { registerAnalyzeCommands } from './analyze-commands';
-import { registerArchiveCommands } from './archive-commands';
-import { registerCollectCommands } from './collect-commands';
-import { registerDatasetCommands } from './dataset-commands';
-import { registerCreditsCommand } from './credits-commands';
-import { registerExportCommand } from './export-command';
-import { registerLibraryCommand } from './library-command';
+import { registerAnalyzeCommands } from './commands/analysis';
+import { registerArchiveCommands } from './commands/maintenance';
+import { registerCollectCommands } from './commands/collect';
+import { registerDatasetCommands } from './commands/datasets';
+import { registerCreditsCommand } from './commands/usage';
+import { registerExportCommand } from './commands/export-file';
+import { registerLibraryCommand } from './commands/library';
 import { registerCallCommands } from './commands/calls';
 import { registerKeyCommands } from './commands/account';
 import { registerAlertCommands } from './commands/alerts';
@@ -33,7 +33,7 @@ import { createContext, loadRuntime, type CliContext, type GlobalOptions } from 
 import type { Io } from './io';
 import { guarded, rawOf } from './terminal';
 import { visible } from '../shared/visible';
-import { registerWatchCommands } from './watch';
+import { registerWatchCommands } from './commands/watchlists';
 import { parseParams, parseTarget } from './targets';
 
 export { parseParams, parseTarget };

@@ -1,4 +1,4 @@
-/** `loupe columns` (`loupe export` and `loupe library`: ../export-command.ts, ../library-command.ts). */
+/** `loupe columns` (`loupe export` and `loupe library`: ./export-file.ts, ./library.ts). */
 import type { Command } from 'commander';
 import type { Io } from '../io';
 

@@ -14,15 +14,15 @@ import {
   type CollectDo,
   type CollectRank,
   type CollectStatus,
-} from '../shared/contract-collect';
-import type { CliContext } from './context';
-import { UsageError } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { describePlan, describeStatus, fmt } from './collect-words';
-import { progress } from './terminal';
-import { interruptOf } from './interrupt';
-import { parseParams } from './targets';
+} from '../../shared/contract-collect';
+import type { CliContext } from '../context';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { describePlan, describeStatus, fmt } from '../collect-words';
+import { progress } from '../terminal';
+import { interruptOf } from '../interrupt';
+import { parseParams } from '../targets';
 
 function many(v: string, prev: string[] = []): string[] {
   return [...prev, v];

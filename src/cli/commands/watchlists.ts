@@ -4,18 +4,18 @@
  * built on first use), reached through the contract's `watchlists.*` methods only; `watch run`
  * records its runs' trigger as 'cli'.
  */
-import { scheduleWords } from '../shared/durations';
+import { scheduleWords } from '../../shared/durations';
 import type { Command } from 'commander';
-import type { WatchlistInfo, WatchRunInfo } from '../shared/contract';
-import type { CliContext } from './context';
-import { UsageError } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { interruptOf } from './interrupt';
-import { guardOf } from './output';
-import { parseParams, parseTarget } from './targets';
-import { progress } from './terminal';
-import { registerWatchImport } from './watch-import';
+import type { WatchlistInfo, WatchRunInfo } from '../../shared/contract';
+import type { CliContext } from '../context';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { interruptOf } from '../interrupt';
+import { guardOf } from '../output';
+import { parseParams, parseTarget } from '../targets';
+import { progress } from '../terminal';
+import { registerWatchImport } from './watchlists-import';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

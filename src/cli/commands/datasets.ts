@@ -4,17 +4,17 @@
  * report. Every command calls the contract's `datasets.*` methods of the composed app.
  */
 import { Option, type Command } from 'commander';
-import type { AttritionRow, DatasetTarget } from '../shared/contract-datasets';
-import type { MethodInput } from '../shared/contract';
-import { csvTable } from '../shared/analysis-csv';
-import { UsageError, type CliContext } from './context';
-import { describePlan, describeStatus, fmt } from './collect-words';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { interruptOf } from './interrupt';
-import { stopCollectRunsOnSignal } from './collect-stop';
-import { libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
-import { registerRehydrateCommand } from './rehydrate-command';
+import type { AttritionRow, DatasetTarget } from '../../shared/contract-datasets';
+import type { MethodInput } from '../../shared/contract';
+import { csvTable } from '../../shared/analysis-csv';
+import { UsageError, type CliContext } from '../context';
+import { describePlan, describeStatus, fmt } from '../collect-words';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { interruptOf } from '../interrupt';
+import { stopCollectRunsOnSignal } from '../collect-stop';
+import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
+import { registerRehydrateCommand } from './datasets-rehydrate';
 
 function int(name: string, min: number, max: number) {
   return (v: string) => {
@@ -167,7 +167,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
   ).action(async (set: string | undefined, o: QueryFlags & { out: string; dehydrated?: boolean; json?: boolean }) => {
     if (o.dehydrated) await c().api();
     // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
-    const { SPEC_VARIANTS } = await import('../sandbox');
+    const { SPEC_VARIANTS } = await import('../../sandbox');
     const r = await c().call('datasets.exportBundle', {
       target: await targetOf(c(), set, o),
       out: o.out,

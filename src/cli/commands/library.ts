@@ -7,12 +7,12 @@
  * write. Reads only: works in a read-only data folder.
  */
 import type { Command } from 'commander';
-import type { LibraryRowFields } from '../shared/query';
-import { visible } from '../shared/visible';
-import type { CliContext } from './context';
-import { UsageError } from './context';
-import type { Io } from './io';
-import { buildLibraryQuery, watchlistResolved, withQueryFlags, type QueryFlags } from './query-flags';
+import type { LibraryRowFields } from '../../shared/query';
+import { visible } from '../../shared/visible';
+import type { CliContext } from '../context';
+import { UsageError } from '../context';
+import type { Io } from '../io';
+import { buildLibraryQuery, watchlistResolved, withQueryFlags, type QueryFlags } from '../query-flags';
 
 type LibraryFlags = QueryFlags & { search?: string; limit?: string; jsonl?: boolean };
 

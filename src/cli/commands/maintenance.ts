@@ -7,13 +7,13 @@
  * as it is; recover works on copies and only swaps files when the copy checks out.
  */
 import { Option, type Command } from 'commander';
-import { RECOVER_ENGINES, type ArchiveCheckReport, type RecoverEngine } from '../shared/contract-maintenance';
-import { envValue } from '../shared/settings';
-import type { CliContext } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { progress } from './terminal';
-import { registerSnapshotCommand } from './snapshot-command';
+import { RECOVER_ENGINES, type ArchiveCheckReport, type RecoverEngine } from '../../shared/contract-maintenance';
+import { envValue } from '../../shared/settings';
+import type { CliContext } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { progress } from '../terminal';
+import { registerSnapshotCommand } from './snapshots';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -4,12 +4,12 @@
  * contract's analysis.frequency / analysis.compare / analysis.overperformance of the composed app.
  */
 import { Option, type Command } from 'commander';
-import { FREQUENCY_FIELDS, type CompareSeries } from '../shared/analysis';
-import { analysisJson, compareCsv, frequencyCsv, overperformanceCsv, type AnalysisCsvOptions } from '../shared/analysis-csv';
-import type { LibraryQuery } from '../shared/query';
-import { UsageError, type CliContext } from './context';
-import { collect, libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
-import { rawOf } from './terminal';
+import { FREQUENCY_FIELDS, type CompareSeries } from '../../shared/analysis';
+import { analysisJson, compareCsv, frequencyCsv, overperformanceCsv, type AnalysisCsvOptions } from '../../shared/analysis-csv';
+import type { LibraryQuery } from '../../shared/query';
+import { UsageError, type CliContext } from '../context';
+import { collect, libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
+import { rawOf } from '../terminal';
 
 interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };

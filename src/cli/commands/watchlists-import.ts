@@ -9,12 +9,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { WatchImportPlan } from '../shared/contract-watch-import';
-import type { CliContext } from './context';
-import { UsageError } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { parseParams, parseTarget } from './targets';
+import type { WatchImportPlan } from '../../shared/contract-watch-import';
+import type { CliContext } from '../context';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { parseParams, parseTarget } from '../targets';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const range = (a: number, b: number) => (a === b ? `${fmt(a)}` : `${fmt(a)}–${fmt(b)}`);

@@ -7,11 +7,11 @@
  * only with --force. Reads the archive as it is (nothing migrates it first).
  */
 import type { Command } from 'commander';
-import type { ArchiveCopyReport } from '../shared/contract-maintenance';
-import type { CliContext } from './context';
-import type { Io } from './io';
-import { interruptOf } from './interrupt';
-import { progress } from './terminal';
+import type { ArchiveCopyReport } from '../../shared/contract-maintenance';
+import type { CliContext } from '../context';
+import type { Io } from '../io';
+import { interruptOf } from '../interrupt';
+import { progress } from '../terminal';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 

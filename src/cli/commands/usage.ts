@@ -3,10 +3,10 @@
  * balance's movement (docs/cli.md).
  */
 import type { Command } from 'commander';
-import type { ReconcileGap, ReconcileReport } from '../shared/ledger';
-import { UsageError, type CliContext } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
+import type { ReconcileGap, ReconcileReport } from '../../shared/ledger';
+import { UsageError, type CliContext } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

@@ -6,17 +6,17 @@ import { Option, type Command } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS, type ExportFormatName } from '../shared/contract-library';
-import { NETWORK_KINDS, type NetworkKindName } from '../shared/contract-network';
-import type { CliContext } from './context';
-import { UsageError } from './context';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { interruptOf } from './interrupt';
-import { checkOut } from './line-sink';
-import { copyOut, type OutTarget } from './output';
-import { progress } from './terminal';
-import { libraryQueryOf, withQueryFlags, type QueryFlags } from './query-flags';
+import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS, type ExportFormatName } from '../../shared/contract-library';
+import { NETWORK_KINDS, type NetworkKindName } from '../../shared/contract-network';
+import type { CliContext } from '../context';
+import { UsageError } from '../context';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { interruptOf } from '../interrupt';
+import { checkOut } from '../line-sink';
+import { copyOut, type OutTarget } from '../output';
+import { progress } from '../terminal';
+import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -57,7 +57,7 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
     .action(async (o: ExportFlags) => {
       const target = checkOut(o.out);
       if (!target) throw new UsageError('--out names the file to write, or - for standard output.');
-      const { CSV_COLUMNS } = await import('../shared/export-columns');
+      const { CSV_COLUMNS } = await import('../../shared/export-columns');
       const columns = o.columns
         ? o.columns
             .split(',')

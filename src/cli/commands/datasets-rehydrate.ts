@@ -6,13 +6,13 @@
  * contract's `datasets.rehydratePlan` and `datasets.rehydrate` only.
  */
 import type { Command } from 'commander';
-import type { RehydratePlan, RehydrateReport } from '../shared/contract-datasets';
-import { UsageError, type CliContext } from './context';
-import { describePlan, describeStatus, fmt } from './collect-words';
-import { ExitError } from './exit';
-import type { Io } from './io';
-import { interruptOf } from './interrupt';
-import { stopCollectRunsOnSignal } from './collect-stop';
+import type { RehydratePlan, RehydrateReport } from '../../shared/contract-datasets';
+import { UsageError, type CliContext } from '../context';
+import { describePlan, describeStatus, fmt } from '../collect-words';
+import { ExitError } from '../exit';
+import type { Io } from '../io';
+import { interruptOf } from '../interrupt';
+import { stopCollectRunsOnSignal } from '../collect-stop';
 
 function pages(v: string): number {
   const n = Number(v);
