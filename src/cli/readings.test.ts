@@ -66,12 +66,12 @@ describe('loupe against a hostile service', () => {
     expect(walks.out).toMatch(/paused/);
     // resuming in the same process before that time sends nothing: the key is still paused
     const before = sb.admin.charges().length;
-    const early = await loupe(env, ['resume', id as string]);
+    const early = await loupe(env, ['resume', id as string, '--yes']);
     expect(early.code).toBe(4);
     expect(early.err).toMatch(/Rate limited by the service until/);
     expect(sb.admin.charges()).toHaveLength(before);
     // another process before that time sends nothing either: the pause is shared through the data folder
-    const other = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string], {
+    const other = await promisify(execFile)(process.execPath, [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--yes'], {
       env: { ...process.env, ...env },
       timeout: 60_000,
     }).catch((e: { code?: number; stderr?: string }) => e);
@@ -84,7 +84,7 @@ describe('loupe against a hostile service', () => {
     const out = join(env.LOUPE_HOME as string, 'resumed.jsonl');
     const again = await promisify(execFile)(
       process.execPath,
-      [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--pages', '3', '--out', out],
+      [join(process.cwd(), 'bin/loupe.js'), 'resume', id as string, '--pages', '3', '--yes', '--out', out],
       {
         env: { ...process.env, ...env },
         timeout: 60_000,

@@ -363,7 +363,7 @@ describe.skipIf(process.platform === 'win32')('a walk whose process died', () =>
       const w = json.find((x) => x.walkId === walkId) as { status: string; pagesDone: number };
       expect(w.status).toBe('interrupted');
 
-      const resumed = await loupe(['resume', walkId as string, '--pages', '1'], env);
+      const resumed = await loupe(['resume', walkId as string, '--pages', '1', '--yes'], env);
       expect(resumed.code, resumed.err).toBe(0);
       const after = JSON.parse((await loupe(['walks', '--json'], env)).out) as Array<{ walkId: string; status: string; pagesDone: number }>;
       const w2 = after.find((x) => x.walkId === walkId) as { status: string; pagesDone: number };

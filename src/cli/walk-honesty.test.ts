@@ -103,12 +103,12 @@ describe('loupe resume after the service rejected the saved position', () => {
     db.prepare("UPDATE walks SET cursor = cursor || 'x' WHERE walk_id = ?").run(id);
     db.close();
     const before = sb.admin.charges().filter((c) => c.credits_used > 0).length;
-    const asked = await runCaptured(['resume', id, '--pages', '2'], env);
+    const asked = await runCaptured(['resume', id, '--pages', '2', '--yes'], env);
     expect(asked.code).toBe(5);
     expect(asked.err).toMatch(/re-reads 2 page\(s\) this walk already holds .*credits/);
     expect(asked.err).toContain(`loupe resume ${id} --pay-restart`);
     expect(sb.admin.charges().filter((c) => c.credits_used > 0)).toHaveLength(before);
-    const paid = await runCaptured(['resume', id, '--pages', '2', '--pay-restart'], env);
+    const paid = await runCaptured(['resume', id, '--pages', '2', '--yes', '--pay-restart'], env);
     expect(paid.code).toBe(0);
     expect(paid.err).toMatch(/^4 page\(s\) in all/m);
     expect(sb.admin.charges().filter((c) => c.credits_used > 0)).toHaveLength(before + 4);

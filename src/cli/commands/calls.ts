@@ -140,13 +140,20 @@ async function runCall(io: Io, c: CliContext, target: string, o: CallFlags): Pro
  * threshold, or the user says yes (the spend policy, src/shared/spend-policy.ts: --max-credits
  * replaces the threshold).
  */
-async function approveSpend(io: Io, c: CliContext, t: Target, o: CallFlags, pages: number | null, paginates: boolean): Promise<void> {
+export async function approveSpend(
+  io: Io,
+  c: CliContext,
+  t: Target,
+  o: Pick<CallFlags, 'maxCredits' | 'yes'>,
+  pages: number | null,
+  paginates: boolean,
+): Promise<void> {
   const est = await c.call('api.estimateWalk', { target: t, pages: pages ?? 1 });
   const { askAboveCredits: askAbove } = await c.call('settings.get', {});
   const balance = est.balance;
   const estText =
     pages === null
-      ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (--all)`
+      ? `${priceText(est.creditsMin, est.creditsMax)} per page, open-ended (to the end of the list)`
       : priceText(est.creditsMin, est.creditsMax);
   if (o.maxCredits !== undefined && est.creditsMin > o.maxCredits && !paginates)
     throw new ExitError('local_budget', `This call costs ${estText}, above --max-credits ${fmt(o.maxCredits)}; nothing was spent.`);

@@ -9,6 +9,7 @@ import { ExitError } from '../exit';
 import { checkOut, LineSink } from '../line-sink';
 import { readWalk, restartNeedsApproval, unreadableLine, walkError } from '../walk-report';
 import { fmt, intArg, interruptedWalk, outputStopped } from './common';
+import { approveSpend } from './calls';
 import { interruptOf } from '../interrupt';
 
 export function registerWalkCommands(program: Command, io: Io, context: () => CliContext): void {
@@ -23,8 +24,9 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
       '--pay-restart',
       'when the service rejected the saved position: re-read (and pay for) the pages already held outside their free window',
     )
+    .option('-y, --yes', 'approve spending above the budget without asking (without --pages or --max-credits the walk is open-ended)')
     .option('-o, --out <file>', 'write JSON lines to this file instead of stdout')
-    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; out?: string }) => {
+    .action(async (walkId: string, o: { pages?: number; maxCredits?: number; payRestart?: boolean; yes?: boolean; out?: string }) => {
       checkOut(o.out);
       const c = context();
       const [w] = await c.call('walks.saved', { walkId });
@@ -36,6 +38,11 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
         );
       }
       await c.api();
+      // the resumed part is approved as `loupe call` approves a walk (docs/cli.md "Budget rule"):
+      // without --pages it runs to the end, so it needs --yes or --max-credits; nothing unapproved is sent
+      if (o.pages === 0) throw new UsageError('--pages must be at least 1.');
+      const target = { platform: w.platform, endpoint: w.endpoint, params: JSON.parse(w.params) as Record<string, string> };
+      await approveSpend(io, c, target, o, o.pages ?? null, true);
       const sink = await LineSink.open(io, o.out);
       let r: WalkOutcome | null = null;
       try {
