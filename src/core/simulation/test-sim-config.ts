@@ -235,7 +235,8 @@ export function annotationOps(): Array<fc.Arbitrary<SimCommand>> {
         async (m, env) => {
           const { it, a } = ann(m, i);
           await env.call('library.note', { item: it, note: text });
-          a.note = text === '' ? null : text;
+          // null or blank text removes the note (core/archive/annotations.ts `setNote`)
+          a.note = text === null || text.trim() === '' ? null : text;
         },
         hasItem,
       ),
