@@ -31,6 +31,25 @@ export interface CollectRunRow {
   status: string;
   budget: number | null;
   message: string | null;
+  /**
+   * the ledger's highest row id when the run opened (migration 0025): the run's spending is the
+   * rows after it, whatever the clocks said (null: a run opened before it, read by time)
+   */
+  ledgerFrom: number | null;
+}
+
+/** A `collect_runs` row. */
+export function runFrom(r: Record<string, unknown>): CollectRunRow {
+  return {
+    runId: r.run_id as string,
+    planId: r.plan_id as string,
+    startedAt: num(r.started_at),
+    finishedAt: typeof r.finished_at === 'number' ? r.finished_at : null,
+    status: r.status as string,
+    budget: typeof r.budget === 'number' ? r.budget : null,
+    message: str(r.message),
+    ledgerFrom: typeof r.ledger_from === 'number' ? r.ledger_from : null,
+  };
 }
 
 export interface CollectInputRow {

@@ -12,9 +12,8 @@ import { currentOwner } from './owner';
 import { assignments, list, sql } from './sql';
 import {
   inputFrom,
-  num,
   planFrom,
-  str,
+  runFrom,
   type CollectInputRow,
   type CollectPlanRow,
   type CollectRunRow,
@@ -113,6 +112,7 @@ export class CollectStore {
         status: r.status,
         budget: r.budget,
         message: r.message,
+        ledger_from: r.ledgerFrom,
       }),
     );
   }
@@ -129,16 +129,7 @@ export class CollectStore {
   }
   run(runId: string): CollectRunRow | undefined {
     const r = this.c.sql.get<Record<string, unknown>>(sql`SELECT * FROM collect_runs WHERE run_id = ${runId}`);
-    if (!r) return undefined;
-    return {
-      runId: r.run_id as string,
-      planId: r.plan_id as string,
-      startedAt: num(r.started_at),
-      finishedAt: typeof r.finished_at === 'number' ? r.finished_at : null,
-      status: r.status as string,
-      budget: typeof r.budget === 'number' ? r.budget : null,
-      message: str(r.message),
-    };
+    return r ? runFrom(r) : undefined;
   }
 
   // ───────── inputs ─────────
@@ -331,11 +322,14 @@ export class CollectStore {
         .map((r) => r.h),
     );
   }
-  /** Credits the ledger records for a source since a time (what the service charged). */
-  spent(source: string, since: number): number {
-    return (
-      this.c.sql.value<number>(sql`SELECT coalesce(sum(credits_used), 0) FROM calls WHERE source = ${source} AND started_at >= ${since}`) ??
-      0
-    );
+  /**
+   * Credits the ledger records for a source (what the service charged): all of them, or a run's —
+   * the rows after its mark (`ledgerFrom`), or for a run without one those started since it started.
+   */
+  spent(source: string, run?: Pick<CollectRunRow, 'startedAt' | 'ledgerFrom'>): number {
+    const after = run?.ledgerFrom ?? 0;
+    const since = run && run.ledgerFrom === null ? run.startedAt : 0;
+    const q = sql`SELECT coalesce(sum(credits_used), 0) FROM calls WHERE source = ${source} AND id > ${after} AND started_at >= ${since}`;
+    return this.c.sql.value<number>(q) ?? 0;
   }
 }

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { priceOf } from '../api/catalogue';
 import { collectEnvs, type CollectEnv } from './test-env';
+import { createCollectService } from './index';
 
 const env = collectEnvs();
 const HANDLES = Array.from({ length: 12 }, (_, i) => `runner${i}`).join('\n');
@@ -48,6 +49,26 @@ describe('a plan run', () => {
     const inputs = e.collect.inputs('Runners', { limit: 100 }).rows;
     expect(e.archive.count(set.query)).toBe(inputs.reduce((s, i) => s + i.items, 0));
     expect(inputs.every((i) => i.pagesDone === 2 && i.credits > 0 && i.marker !== null)).toBe(true);
+  });
+
+  it('a run opened on a clock a minute ahead of the service’s counts its own spending: the ledger, not the time', async () => {
+    // before the first answer Loupe knows only this computer's clock (the built-in sandbox's starts
+    // on the minute; a laptop's may be minutes off): the run's start is stamped after its own calls
+    const e = await env({ timeScale: 30 });
+    const ahead = { now: () => e.clock.now() + 60_000, sleep: e.clock.sleep.bind(e.clock) };
+    const collect = createCollectService({ api: async () => e.api, archive: e.archive, clock: ahead, askAboveCredits: () => null });
+    try {
+      await collect.create(
+        e.design({ name: 'Ahead', source: { type: 'text', text: 'ahead1\nahead2' }, do: 'feed', networks: ['micro_net'], pages: 1 }),
+      );
+      const st = await collect.run('Ahead');
+      expect(st.status).toBe('done');
+      expect(e.charged()).toBeGreaterThan(0);
+      expect(st.spent).toBe(e.charged());
+      expect(st.spentTotal).toBe(e.charged());
+    } finally {
+      await collect.close();
+    }
   });
 
   it('asked not to wait, it answers once the run has started; the run goes on to the end', async () => {

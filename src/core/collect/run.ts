@@ -58,7 +58,7 @@ function openRun(
     // inputs a crash left running go on with their walks
     const stale = store.inputs(plan.id, { states: ['running'] }).map((r) => r.seq);
     store.setStates(plan.id, stale, 'waiting', 'interrupted: continues from the saved position', now);
-    return { runId: prev.runId, budget, spentBefore: store.spent(sourceOf(plan.id), prev.startedAt), resumed: true };
+    return { runId: prev.runId, budget, spentBefore: store.spent(sourceOf(plan.id), prev), resumed: true };
   }
   // a new run: what is new or unfinished, and feeds (their new items)
   const again = store.inputs(plan.id, { states: ['skipped', 'failed', 'running', 'done', 'held'] }).filter((r) => {
@@ -76,7 +76,8 @@ function openRun(
   if (store.inputs(plan.id, { states: ['waiting'], limit: 1 }).length === 0) return null;
   const runId = randomUUID();
   const budget = o.budget !== undefined ? o.budget : plan.budget;
-  store.insertRun({ runId, planId: plan.id, startedAt: now, finishedAt: null, status: 'running', budget, message: null });
+  const ledgerFrom = deps.archive.ledgerHighWater();
+  store.insertRun({ runId, planId: plan.id, startedAt: now, finishedAt: null, status: 'running', budget, message: null, ledgerFrom });
   store.updatePlan(plan.id, { runId, runs: plan.runs + 1 }, now);
   return { runId, budget, spentBefore: 0, resumed: false };
 }
@@ -194,7 +195,7 @@ export async function runPlan(deps: RunDeps, plan: CollectPlanRow, o: RunOptions
     store.setOwner(plan.id, false);
   }
 
-  const spent = store.spent(source, store.run(runId)?.startedAt ?? 0);
+  const spent = store.spent(source, store.run(runId));
   const { status, message } = outcome(store.counts(plan.id), spent, fatal, o.signal.aborted, ctx.budgetLabel);
   store.finishRun(runId, status === 'cancelled' ? 'cancelled' : status, clock.now(), message);
   store.updatePlan(plan.id, { status, message }, clock.now());

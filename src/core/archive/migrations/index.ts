@@ -27,6 +27,7 @@ import { migration0021 } from './0021-item-parents';
 import { migration0022 } from './0022-alert-email';
 import { migration0023 } from './0023-journal-free-call';
 import { migration0024 } from './0024-rehydrations';
+import { migration0025 } from './0025-collect-run-ledger-mark';
 
 export type { Migration, MigrationReport } from './types';
 
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0022,
   migration0023,
   migration0024,
+  migration0025,
 ];
