@@ -27,7 +27,10 @@ describe('loupe resume asks before it spends', () => {
   it('open-ended or above the threshold: refused without --yes (exit 5, nothing sent); --yes, --max-credits or a small --pages go on', async () => {
     const first = await loupe(['call', 'photo_net/profile/posts', '-p', 'handle=resume_yes', '--pages', '1', '--yes']);
     expect(first.code, first.err).toBe(0);
-    const walkId = (JSON.parse((await loupe(['walks', '--json'])).out) as Array<{ walkId: string }>)[0].walkId;
+    const listed = JSON.parse((await loupe(['walks', '--json'])).out) as Array<{ walkId: string; params: unknown }>;
+    // the walk's parameters as an object, not JSON text inside JSON
+    expect(listed[0].params).toEqual({ handle: 'resume_yes' });
+    const walkId = listed[0].walkId;
     expect(pages('resume_yes')).toBe(1);
 
     const refused = await loupe(['resume', walkId]);

@@ -71,7 +71,8 @@ export function registerWalkCommands(program: Command, io: Io, context: () => Cl
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }) => {
       const ws = await context().call('walks.saved', {});
-      if (o.json) return void io.stdout.write(JSON.stringify(ws) + '\n');
+      // the walk's parameters as an object, as `loupe call -p` took them (the contract keeps them as text)
+      if (o.json) return void io.stdout.write(JSON.stringify(ws.map((w) => ({ ...w, params: JSON.parse(w.params) as unknown }))) + '\n');
       for (const w of ws)
         io.stdout.write(
           `${w.walkId}  ${w.status.padEnd(11)} ${w.platform}/${w.endpoint}  pages ${w.pagesDone}  credits ${w.creditsSpent}  ${w.stopReason ?? ''}\n`,
