@@ -5,7 +5,7 @@ import type { Migration } from './types';
  * row id when the run opened, so "spent this run" (and a resumed run's budget) is the plan's rows
  * after it. Times could not tell: a run opened before the service's clock was known (the built-in
  * sandbox's starts on the minute; a computer's clock may be minutes off) was stamped later than its
- * own calls, and its spending read 0. Additive: a nullable column; older runs are read by time.
+ * own calls, and its spending read 0. Additive: a nullable column; older runs are read by time. Idempotent.
  */
 const SQL = /* sql */ `
 ALTER TABLE collect_runs ADD COLUMN ledger_from INTEGER;
@@ -15,7 +15,9 @@ export const migration0025: Migration = {
   version: 25,
   name: 'collect-run-ledger-mark',
   up(db) {
-    db.exec(SQL);
+    // a step may run again over its own result (tests take an archive back to an older version)
+    const cols = db.prepare('PRAGMA table_info(collect_runs)').all() as Array<{ name: string }>;
+    if (!cols.some((c) => c.name === 'ledger_from')) db.exec(SQL);
   },
 };
 export default migration0025;
