@@ -16,7 +16,7 @@ export const migration0025: Migration = {
   name: 'collect-run-ledger-mark',
   up(db) {
     // a step may run again over its own result (tests take an archive back to an older version)
-    const cols = db.prepare('PRAGMA table_info(collect_runs)').all() as Array<{ name: string }>;
+    const cols = db.pragma('table_info(collect_runs)') as Array<{ name: string }>;
     if (!cols.some((c) => c.name === 'ledger_from')) db.exec(SQL);
   },
 };
