@@ -30,6 +30,7 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
     });
   key
     .command('list')
+    .description('the stored keys by name (never their values), which are in use, retiring or refused')
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }) => {
       // the contract's keys.list: each key also carries its last use from the ledger (lastUsedAt)
@@ -70,6 +71,7 @@ export function registerKeyCommands(program: Command, io: Io, context: () => Cli
   key
     .command('remove')
     .argument('<name>')
+    .description('delete a stored key from the OS keychain (the key itself stays valid until you revoke it in the dashboard)')
     .action(async (name: string) => {
       await context().call('keys.remove', { name });
       io.stderr.write(`Removed key "${name}".\n`);

@@ -54,6 +54,13 @@ function listLines(w: WatchlistInfo): string {
   return w.scheduleNote ? `${line}  note: ${w.scheduleNote} (loupe watch add … --list "${w.name}" --budget N)\n` : line;
 }
 
+/** `loupe watch list`: a line or two per watchlist, or JSON. */
+function printLists(io: Io, all: WatchlistInfo[], json: boolean): void {
+  if (json) return void io.stdout.write(JSON.stringify(all) + '\n');
+  if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
+  for (const w of all) io.stdout.write(listLines(w));
+}
+
 /**
  * `loupe watch run`: one watchlist or all, one after the other. Ctrl-C / SIGTERM cancel the run in
  * progress (watchlists.cancel) and start no further list; so does a reader that left stdout.
@@ -248,13 +255,9 @@ export function registerWatchCommands(
 
   watch
     .command('list')
+    .description('every watchlist: its watches, schedule, budget per run and forecast')
     .option('--json', 'JSON output')
-    .action(async (o: { json?: boolean }) => {
-      const all = await call('watchlists.list', {});
-      if (o.json) return void io.stdout.write(JSON.stringify(all) + '\n');
-      if (all.length === 0) io.stderr.write('No watchlists. Add one with: loupe watch add <platform>/<path> -p name=value --list NAME\n');
-      for (const w of all) io.stdout.write(listLines(w));
-    });
+    .action(async (o: { json?: boolean }) => printLists(io, await call('watchlists.list', {}), o.json === true));
 
   watch
     .command('run')
@@ -269,6 +272,7 @@ export function registerWatchCommands(
 
   watch
     .command('history')
+    .description('the runs of a watchlist: when each started, what it fetched and spent, and how it ended')
     .argument('<name>', 'watchlist name or id')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }) => {
