@@ -15,6 +15,7 @@ const only = process.argv.slice(2); // e.g. `npm test -- unit e2e`
 const want = (s) => only.length === 0 || only.includes(s);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
+const failedTests = [];
 
 function run(name, cmd, args, opts = {}) {
   const t0 = Date.now();
@@ -60,6 +61,17 @@ if (want('unit')) {
     totals.passed += j.numPassedTests ?? 0;
     totals.failed += j.numFailedTests ?? 0;
     totals.skipped += (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
+    // the failing tests by name, so the last lines of a long log say which one failed
+    for (const file of j.testResults ?? []) {
+      for (const t of file.assertionResults ?? []) {
+        if (t.status === 'failed') failedTests.push(`unit: ${file.name.replace(`${root}/`, '')} › ${t.fullName}`);
+      }
+      if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') {
+        failedTests.push(
+          `unit: ${file.name.replace(`${root}/`, '')} (the file failed to load: ${String(file.message ?? '').split('\n')[0]})`,
+        );
+      }
+    }
   }
 }
 
@@ -76,10 +88,20 @@ if (want('e2e')) {
       totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
       totals.failed += s.unexpected ?? 0;
       totals.skipped += s.skipped ?? 0;
+      const walk = (suite) => {
+        for (const spec of suite.specs ?? []) {
+          for (const t of spec.tests ?? []) {
+            if (t.status === 'unexpected') failedTests.push(`e2e: ${spec.file}:${spec.line} › ${spec.title}`);
+          }
+        }
+        for (const child of suite.suites ?? []) walk(child);
+      };
+      for (const suite of JSON.parse(readFileSync(pwJson, 'utf8')).suites ?? []) walk(suite);
     }
   }
 }
 
+if (failedTests.length) console.log(`\nfailed tests:\n${failedTests.map((t) => `  ${t}`).join('\n')}`);
 console.log(`\n${failures.length ? `failed steps: ${failures.join(', ')}` : 'all steps ok'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failures.length ? 1 : 0);
