@@ -188,4 +188,52 @@ describe.skipIf(process.platform === 'win32')('a stop signal while a command spe
     const history = JSON.parse((await runCaptured(['watch', 'history', 'sig', '--json'], env)).out) as Array<{ status: string }>;
     expect(history.map((x) => x.status)).toEqual(['cancelled']);
   }, 60_000);
+
+  it('SIGTERM during a collection run: the plan is cancelled before its next request, the next run finishes it, exit 143', async () => {
+    const h = home();
+    const from = sb.admin.charges().length;
+    const env = envFor(h);
+    // more inputs than the run sends at once (the pacer's in-flight limit), each answer trickled
+    const handles = Array.from({ length: 30 }, (_, i) => `sig_c${i + 1}`);
+    const planned = await runCaptured(
+      ['collect', 'plan', '-', '--do', 'feed', '--networks', 'photo_net', '--pages', '1', '--name', 'sigc'],
+      env,
+      handles.join('\n'),
+    );
+    expect(planned.code, planned.err).toBe(0);
+    sb.admin.clearFaults();
+    sb.admin.queueFaults([{ kind: 'trickle', match: '/v1/photo_net/profile/posts', intervalMs: 20, chunkBytes: 256, count: 30 }]);
+    const r = await signalled(['collect', 'run', 'sigc', '--yes'], env, {
+      signal: 'SIGTERM',
+      // the first input answered: the run is under way, its next requests in flight
+      inFlight: () =>
+        sb.admin.charges().some((c) => handles.includes(c.params.handle ?? '') && c.params.dry_run === undefined && c.credits_used > 0),
+    });
+    expect(r.signal, r.err).toBeNull();
+    expect(r.code, r.err).toBe(143);
+    const lines = stderrLines(r.err);
+    expect(lines.at(-1), r.err).toMatch(
+      /Stopped \(SIGTERM\) before the next request: .* every charge recorded; continue with: loupe collect run "sigc"/,
+    );
+    const b = books(h, '/v1/photo_net/profile/posts', from);
+    expect(b.ledger).toBe(b.service);
+    expect(b.pending).toBe(0);
+    const paidFor = () =>
+      sb.admin.charges().filter((c) => handles.includes(c.params.handle ?? '') && c.params.dry_run === undefined && c.credits_used > 0);
+    // stopped before its next request: what was in flight was answered and recorded, nothing more sent
+    expect(paidFor().length).toBeLessThan(handles.length);
+    expect(paidFor().length).toBeGreaterThan(0);
+    const status = JSON.parse((await runCaptured(['collect', 'status', 'sigc', '--json'], env)).out) as { status: string };
+    expect(status.status).toBe('cancelled');
+    // the next run continues: every input's page paid once, the books equal
+    sb.admin.clearFaults();
+    const rest = await runCaptured(['collect', 'run', 'sigc', '--yes'], env);
+    expect(rest.code, rest.err).toBe(0);
+    const byHandle = new Map<string, number>();
+    for (const c of paidFor()) byHandle.set(c.params.handle ?? '', (byHandle.get(c.params.handle ?? '') ?? 0) + 1);
+    expect([...byHandle.entries()].sort()).toEqual(handles.map((x): [string, number] => [x, 1]).sort());
+    const after = books(h, '/v1/photo_net/profile/posts', from);
+    expect(after.ledger).toBe(after.service);
+    expect(after.pending).toBe(0);
+  }, 90_000);
 });
