@@ -1,7 +1,8 @@
 /**
  * The attempt (docs/request-core.md "Pipeline of one call", step 6): one request through the slot,
  * its outcome classified (retry.ts), the ledger row written with what the service reported, the
- * balance noted, the `attempt` event.
+ * balance noted, the `attempt` event. The reading of the answer, the retry budget and the ledger
+ * row are pure (`readAnswer`, `retryOf`, `ledgerEntryOf`); `sendAttempt` joins them.
  */
 import type { Envelope, ErrorEnvelope } from '../../../shared/api-types';
 import { readingTime, type LedgerEntry } from '../../ports';
@@ -10,16 +11,13 @@ import type { HttpOutcome } from '../http';
 import type { Slot } from '../key-pool';
 import { classify, retryAfterOf, retryDelay, type Outcome } from '../retry';
 import { FREE_CALL_PRICE } from './attribution';
-import type { Caller, CallState } from './context';
+import type { Caller, CallPlan, CallState } from './context';
 
 /** attempts that may end at the deadline before a call gives up */
 export const MAX_TIMEOUTS = 3;
 
-export interface Attempt {
-  attempt: number;
-  slot: Slot;
-  startedAt: number;
-  out: HttpOutcome;
+/** What an answer says, as the service reported it. */
+export interface Answer {
   oc: Outcome;
   okEnv: Envelope | undefined;
   errEnv: ErrorEnvelope | undefined;
@@ -27,6 +25,10 @@ export interface Attempt {
   requestId: string | null;
   creditsUsed: number;
   creditsRemaining: number | null;
+}
+
+/** Whether and when the call tries again after this attempt. */
+export interface RetryBudget {
   /** the outcome is one the policy retries (lost, unsent, a retryable error) */
   retryable: boolean;
   /** …and this call retries it (retries left, fewer than MAX_TIMEOUTS deadlines missed) */
@@ -34,6 +36,13 @@ export interface Attempt {
   retryAfterS: number | undefined;
   /** the wait before the next attempt, when there is one */
   waitMs: number | null;
+}
+
+export interface Attempt extends Answer, RetryBudget {
+  attempt: number;
+  slot: Slot;
+  startedAt: number;
+  out: HttpOutcome;
   /** no free call was known used up when it was sent */
   freeMayCover: boolean;
   entry: LedgerEntry;
@@ -41,49 +50,94 @@ export interface Attempt {
 
 export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<Attempt> {
   const { d, book } = c;
-  const { j, plan } = s;
+  const { j } = s;
   const attempt = ++s.attempt;
-  const headers: Record<string, string> = { 'x-api-key': slot.key, 'Idempotency-Key': j.idempotencyKey };
-  if (plan.opts.fresh) headers['cache-control'] = 'no-cache';
   const startedAt = d.clock.now();
   const freeMayCover = !book.noFreeCalls();
-  const out = await request(c, s, slot, headers);
+  const out = await request(c, s, slot, headersOf(s, slot));
   const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
+  const answer = readAnswer(out);
+  if (out.failure?.reason === 'timeout') s.timeouts++;
+  const budget = retryOf(answer.oc, {
+    attempt,
+    maxRetries: d.maxRetries,
+    timeouts: s.timeouts,
+    retryAfterS: retryAfterOf(out, d.clock.now()),
+    random: d.random,
+  });
+  const entry = ledgerEntryOf(s.plan, j, { attempt, startedAt, durationMs, slot, out, answer });
+  recordAttempt(c, s, entry, budget.waitMs);
+  return { ...answer, ...budget, attempt, slot, startedAt, out, entry, freeMayCover };
+}
+
+/** The headers of an attempt: the API key, the journal's Idempotency-Key, no-cache when asked. */
+export function headersOf(s: Pick<CallState, 'plan' | 'j'>, slot: Pick<Slot, 'key'>): Record<string, string> {
+  const headers: Record<string, string> = { 'x-api-key': slot.key, 'Idempotency-Key': s.j.idempotencyKey };
+  if (s.plan.opts.fresh) headers['cache-control'] = 'no-cache';
+  return headers;
+}
+
+/** What the answer says: its outcome, envelopes, error type, request id and credits (pure). */
+export function readAnswer(out: HttpOutcome): Answer {
   const oc = classify(out);
   const okEnv = oc.kind === 'success' ? oc.env : undefined;
   const errEnv = oc.kind === 'error' ? oc.env : undefined;
-  const errorType = errEnv ? String(errEnv.error.type) : null;
-  const requestId = okEnv?.request_id ?? errEnv?.request_id ?? out.headers['x-request-id'] ?? null;
-  const creditsUsed = okEnv && typeof okEnv.credits_used === 'number' && okEnv.credits_used > 0 ? okEnv.credits_used : 0;
   const creditsRemaining =
     typeof okEnv?.credits_remaining === 'number'
       ? okEnv.credits_remaining
       : typeof errEnv?.credits_remaining === 'number'
         ? errEnv.credits_remaining
         : null;
+  return {
+    oc,
+    okEnv,
+    errEnv,
+    errorType: errEnv ? String(errEnv.error.type) : null,
+    requestId: okEnv?.request_id ?? errEnv?.request_id ?? out.headers['x-request-id'] ?? null,
+    creditsUsed: okEnv && typeof okEnv.credits_used === 'number' && okEnv.credits_used > 0 ? okEnv.credits_used : 0,
+    creditsRemaining,
+  };
+}
 
-  if (out.failure?.reason === 'timeout') s.timeouts++;
+/**
+ * Whether the call tries again, and after how long (pure): a retryable outcome, with retries left
+ * and fewer than MAX_TIMEOUTS deadlines missed — a service that misses the deadline three times
+ * will not make it on the next try either. `timeouts` counts this attempt's.
+ */
+export function retryOf(
+  oc: Outcome,
+  o: { attempt: number; maxRetries: number; timeouts: number; retryAfterS: number | undefined; random: () => number },
+): RetryBudget {
   const retryable = oc.kind === 'lost' || oc.kind === 'unsent' || (oc.kind === 'error' && oc.retryable);
-  // a service that misses the deadline three times will not make it on the next try either
-  const willRetry = retryable && attempt <= d.maxRetries && s.timeouts < MAX_TIMEOUTS;
-  const retryAfterS = retryAfterOf(out, d.clock.now());
-  const waitMs = willRetry ? retryDelay(attempt - 1, retryAfterS, d.random) : null;
+  const willRetry = retryable && o.attempt <= o.maxRetries && o.timeouts < MAX_TIMEOUTS;
+  const waitMs = willRetry ? retryDelay(o.attempt - 1, o.retryAfterS, o.random) : null;
+  return { retryable, willRetry, retryAfterS: o.retryAfterS, waitMs };
+}
 
-  const entry: LedgerEntry = {
+/** The ledger row of an attempt: what the service reported, nothing more (pure). */
+export function ledgerEntryOf(
+  plan: CallPlan,
+  j: Pick<CallState['j'], 'callId' | 'idempotencyKey'>,
+  a: { attempt: number; startedAt: number; durationMs: number; slot: Pick<Slot, 'name'>; out: HttpOutcome; answer: Answer },
+): LedgerEntry {
+  const { out, answer } = a;
+  const { oc, okEnv } = answer;
+  return {
     callId: j.callId,
-    attempt,
-    startedAt,
-    durationMs,
+    attempt: a.attempt,
+    startedAt: a.startedAt,
+    durationMs: a.durationMs,
     platform: plan.platform,
     endpoint: plan.endpoint,
     params: plan.canonical,
     paramsHash: plan.hash,
     idempotencyKey: j.idempotencyKey,
-    requestId,
+    requestId: answer.requestId,
     status: out.status,
-    errorType: errorType ?? (out.failure ? `NETWORK_${out.failure.reason.toUpperCase()}` : oc.kind === 'refused' ? 'NON_JSON_4XX' : null),
-    creditsUsed,
-    creditsRemaining,
+    errorType:
+      answer.errorType ?? (out.failure ? `NETWORK_${out.failure.reason.toUpperCase()}` : oc.kind === 'refused' ? 'NON_JSON_4XX' : null),
+    creditsUsed: answer.creditsUsed,
+    creditsRemaining: answer.creditsRemaining,
     chargeReason: okEnv?.charge_reason ?? null,
     cached: okEnv?.cached === true,
     freeCall: okEnv?.free_call === true,
@@ -91,46 +145,33 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
     source: plan.source,
     walkId: plan.walkId,
     dryRun: plan.dry,
-    keyName: slot.name,
+    keyName: a.slot.name,
   };
+}
+
+/** The row written, the recorded credits and the balance noted, the `attempt` event. */
+function recordAttempt(c: Caller, s: CallState, entry: LedgerEntry, retryInMs: number | null): void {
+  const { d, book } = c;
+  const { creditsUsed } = entry;
   c.write(() => d.store.recordAttempt(entry), creditsUsed);
   book.recorded += creditsUsed;
   // charged where a free call would have covered it under every reading: none is left
-  if (creditsUsed > 0 && okEnv?.idempotent_replay !== true && s.hold > 0 && s.hold <= FREE_CALL_PRICE) book.freeCallsGone = true;
-  book.mark(creditsRemaining);
-  d.noteBalance(creditsRemaining, readingTime(d.clock));
+  if (creditsUsed > 0 && !entry.idempotentReplay && s.hold > 0 && s.hold <= FREE_CALL_PRICE) book.freeCallsGone = true;
+  book.mark(entry.creditsRemaining);
+  d.noteBalance(entry.creditsRemaining, readingTime(d.clock));
   d.events.emit('attempt', {
-    callId: j.callId,
-    attempt,
-    platform: plan.platform,
-    endpoint: plan.endpoint,
-    status: out.status,
+    callId: entry.callId,
+    attempt: entry.attempt,
+    platform: entry.platform,
+    endpoint: entry.endpoint,
+    status: entry.status,
     errorType: entry.errorType,
-    requestId,
+    requestId: entry.requestId,
     creditsUsed,
-    durationMs,
-    retryInMs: waitMs,
-    walkId: plan.walkId,
+    durationMs: entry.durationMs,
+    retryInMs,
+    walkId: entry.walkId,
   });
-  return {
-    attempt,
-    slot,
-    startedAt,
-    out,
-    oc,
-    okEnv,
-    errEnv,
-    errorType,
-    requestId,
-    creditsUsed,
-    creditsRemaining,
-    retryable,
-    willRetry,
-    retryAfterS,
-    waitMs,
-    entry,
-    freeMayCover,
-  };
 }
 
 /**
