@@ -19,10 +19,14 @@ export const RID_BATCH = 500;
 
 /**
  * A reader of rows by rid: the rows of `rids` in that order, or null when one is not in the
- * archive any more. The rids go as a JSON array, each looked up by rowid in the array's order
- * (CROSS JOIN keeps json_each the outer loop; each row says its index in the array), all rows at
- * once (`all`: a third less CPU than iterating them into a map and back in order). The connection
- * opens on first use.
+ * archive any more. The rids go as a JSON array in ascending order, each looked up by rowid
+ * (CROSS JOIN keeps json_each the outer loop; each row says its index in the sorted array, which
+ * maps it back to its place in the batch), all rows at once (`all`: a third less CPU than
+ * iterating them into a map and back in order). Ascending: neighbouring lookups share the
+ * b-tree's pages, where the export's order (a sort by time, by a count) jumps across the table
+ * (the exports bench's 200k rows by date in batches of 500: the reads' CPU -10 to -11 %, old and
+ * new interleaved batch by batch).
+ * The connection opens on first use.
  */
 export function ridReader(source: RidSource | undefined): (rids: number[]) => ExportRow[] | null {
   let reader: { st: Statements; cols: RawSql } | null = null;
@@ -34,12 +38,22 @@ export function ridReader(source: RidSource | undefined): (rids: number[]) => Ex
       db.pragma('cache_size = -4096'); // rows are read once each, in no page order
       reader = { st: new Statements(db), cols: raw(`${EXPORT_COLS}${source.extra}`) };
     }
+    const order = ridOrder(rids);
+    const sorted = new Array<number>(rids.length);
+    for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
     const found = reader.st.rows<[number, ...ExportTuple]>(
-      sql`SELECT j.key, ${reader.cols} FROM json_each(${JSON.stringify(rids)}) j CROSS JOIN items i ON i.rid = j.value`,
+      sql`SELECT j.key, ${reader.cols} FROM json_each(${JSON.stringify(sorted)}) j CROSS JOIN items i ON i.rid = j.value`,
     );
     if (found.length !== rids.length) return null;
     const rows: ExportRow[] = new Array(rids.length);
-    for (const t of found) rows[t[0]] = exportRowOf(t.slice(1) as ExportTuple);
+    for (const t of found) rows[order[t[0]]] = exportRowOf(t.slice(1) as ExportTuple);
     return rows;
   };
+}
+
+/** The positions of `rids` in ascending rid order (rids are distinct integers). */
+export function ridOrder(rids: readonly number[]): Uint32Array {
+  const order = new Uint32Array(rids.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((a, b) => rids[a] - rids[b]);
 }
