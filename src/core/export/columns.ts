@@ -9,6 +9,7 @@
  */
 import type { ExportRow } from '../ports';
 import { cell, csvCell } from './cells';
+import { cellBytes, commaBytes, eolBytes } from './csv-bytes';
 import { CSV_COLUMNS as COLUMN_NAMES, LABEL_COLUMNS, LABEL_FIELDS, RECORD_COLUMNS, RELEVANCE_COLUMNS } from '../../shared/export-columns';
 
 export { COMMENT_LABEL_FIELDS, LABEL_FIELDS, POST_LABEL_FIELDS } from '../../shared/export-columns';
@@ -179,7 +180,7 @@ const PRELUDE = [
   ...Object.keys(LABEL_FIELDS).map((f) => `const O_${f} = O === undefined ? undefined : sub(O[${key(f)}]);`),
 ].join('\n');
 
-const HELPERS = { isObj, sub, ovr, hasOwn, EMPTY, iso, extraOf, overridesCell, csvCell, cell };
+const HELPERS = { isObj, sub, ovr, hasOwn, EMPTY, iso, extraOf, overridesCell, csvCell, cell, cellBytes, commaBytes, eolBytes };
 type RowFn<T> = (row: ExportRow) => T;
 
 /**
@@ -219,6 +220,19 @@ export function csvRenderer(defs: readonly ColumnDef[]): RowFn<string> {
       (f = compile<string>(`${cells.join('\n')}\nreturn C.join(',') + '\\r\\n';`, '', `const C = new Array(${defs.length}).fill('');`)),
     );
   }
+  return f;
+}
+
+const bytesCache = new Map<string, RowFn<void>>();
+/**
+ * csvRenderer's record written as UTF-8 at the end of this thread's batch buffer (csv-bytes.ts:
+ * `beginBytes`, then this per row, then `takeBytes`), with no string per cell, record or batch.
+ * The export workers' renderer. Compiled once per column list.
+ */
+export function csvBytesRenderer(defs: readonly ColumnDef[]): RowFn<void> {
+  const k = defs.map((d) => d.name).join('\n');
+  let f = bytesCache.get(k);
+  if (!f) bytesCache.set(k, (f = compile<void>(`${defs.map((d) => `cellBytes(${d.expr});`).join('\ncommaBytes();\n')}\neolBytes();`)));
   return f;
 }
 

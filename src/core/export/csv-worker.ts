@@ -6,34 +6,35 @@
  *    connection of its own, and renders them; when one of them is no longer there (deleted since
  *    the export's snapshot) it answers `missing` and the exporting thread renders that batch from
  *    its snapshot.
- * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread).
+ * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread),
+ * written straight into one reused buffer as the cells are made (csv-bytes.ts).
  *
  *   workerData: { columns?: string[]; reader?: { file: string; extra: string } }
  *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] }
  *   out: { seq, bytes: Uint8Array } | { seq, missing: true } | { seq, error }
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { csvRenderer, resolveColumns } from './columns';
+import { csvBytesRenderer, resolveColumns } from './columns';
+import { beginBytes, takeBytes } from './csv-bytes';
 import { ridReader, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
-const encoder = new TextEncoder();
-const render = csvRenderer(resolveColumns(data.columns));
+const render = csvBytesRenderer(resolveColumns(data.columns));
 
 const readRows = ridReader(data.reader);
 
 port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
   try {
-    let text = '';
+    beginBytes();
     if ('rids' in m) {
       const rows = readRows(m.rids);
       if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
-      for (const row of rows) text += render(row);
-    } else for (const w of m.rows) text += render(fromWire(w));
-    const bytes = encoder.encode(text);
+      for (const row of rows) render(row);
+    } else for (const w of m.rows) render(fromWire(w));
+    const bytes = takeBytes();
     port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
   } catch (e) {
     port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { cell, csvRecord } from './cells';
-import { CSV_COLUMNS, csvRenderer, extraOf, LABEL_FIELDS, resolveColumns, rowCells } from './columns';
+import { CSV_COLUMNS, csvBytesRenderer, csvRenderer, extraOf, LABEL_FIELDS, resolveColumns, rowCells } from './columns';
+import { beginBytes, takeBytes } from './csv-bytes';
 
 type Tree = { [k: string]: Tree | true };
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -67,6 +68,8 @@ const HOSTILE = [
   ' ',
   '1234567890123456789',
   '9007199254740993',
+  'lone \ud800 and \udc00 halves',
+  '-a longer cell with "quotes", ünïcödé, 🏳️‍🌈 and a line\nbreak, past the short-cell path',
 ];
 const text = fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ maxLength: 6 }));
 const number = fc.oneof(
@@ -162,6 +165,25 @@ describe('the compiled CSV renderer against the old rendering', () => {
         }
       }),
       { numRuns: 120 },
+    );
+  });
+
+  it('writes the same bytes straight into the batch buffer (the workers) as the string renderer encoded', () => {
+    const enc = new TextEncoder();
+    const lists = [resolveColumns(), resolveColumns(subset)];
+    // a cell larger than the buffer's first size makes it grow mid-batch
+    const big = 'x"'.repeat(90_000) + '\ud83d';
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), fc.nat(9), (rows, grow) => {
+        if (grow === 0) rows[0] = { ...rows[0], note: big };
+        for (const defs of lists) {
+          beginBytes();
+          for (const r of rows) csvBytesRenderer(defs)(r);
+          const bytes = takeBytes();
+          expect(Buffer.from(bytes).equals(Buffer.from(enc.encode(rows.map((r) => csvRenderer(defs)(r)).join(''))))).toBe(true);
+        }
+      }),
+      { numRuns: 80 },
     );
   });
 
