@@ -4,7 +4,6 @@
  * resumes after a cancel or a crash; usable from cron (a plan with a budget runs without asking).
  * Every command calls the contract's `collect.*` methods of the composed app.
  */
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -23,34 +22,7 @@ import { describePlan, describeStatus, fmt } from '../collect-words';
 import { progress } from '../terminal';
 import { interruptOf } from '../interrupt';
 import { parseParams } from '../targets';
-
-function many(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
-
-function int(name: string, min: number, max: number) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, not "${v}".`);
-    return n;
-  };
-}
-
-async function readList(io: Io, file: string): Promise<string> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
-    return Buffer.concat(chunks).toString('utf8');
-  }
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message}.`,
-    );
-  }
-}
+import { collect, intBetween, readListFile, type AsksFirst } from './common';
 
 interface PlanOpts {
   do?: string;
@@ -81,13 +53,7 @@ const networksOf = (list: string[] | undefined): string[] => [
 type RunFlags = { budget?: number; yes?: boolean; json?: boolean };
 
 /** `loupe collect run`: progress on a terminal, Ctrl-C / SIGTERM cancel through collect.cancel (./interrupt.ts). */
-async function runPlanCommand(
-  io: Io,
-  c: () => CliContext,
-  opts: { confirm: (q: string) => Promise<boolean> },
-  name: string,
-  o: RunFlags,
-): Promise<void> {
+async function runPlanCommand(io: Io, c: () => CliContext, opts: AsksFirst, name: string, o: RunFlags): Promise<void> {
   await c().api();
   const off = c().on((e) => {
     if (e.type !== 'collect-progress' || e.plan.status !== 'running' || !io.stderr.isTTY) return;
@@ -135,13 +101,7 @@ async function runPlanCommand(
   if (st.status === 'failed') throw new ExitError('storage', st.message ?? 'The run stopped.');
 }
 
-export function registerCollectCommands(
-  program: Command,
-  io: Io,
-  context: () => CliContext,
-  opts: { confirm: (q: string) => Promise<boolean> },
-): void {
-  const c = () => context();
+export function registerCollectCommands(program: Command, io: Io, c: () => CliContext, opts: AsksFirst): void {
   const cmd = program
     .command('collect')
     .description('collect from a list (accounts, posts, queries, hashtags) or a saved set, priced as one plan before anything is spent');
@@ -156,16 +116,20 @@ export function registerCollectCommands(
     .option(
       '--networks <list>',
       'networks to use, comma-separated (a search or a handle goes to each; an address must be on one of them)',
-      many,
+      collect,
     )
-    .option('--pages <n>', 'depth: pages per input on list endpoints (default 1)', int('--pages', 1, 100))
-    .option('--budget <credits>', 'one ceiling for the whole run (then it runs without asking, e.g. from cron)', int('--budget', 0, 1e12))
+    .option('--pages <n>', 'depth: pages per input on list endpoints (default 1)', intBetween('--pages', 1, 100))
+    .option(
+      '--budget <credits>',
+      'one ceiling for the whole run (then it runs without asking, e.g. from cron)',
+      intBetween('--budget', 0, 1e12),
+    )
     .option('--name <name>', 'the plan’s name (its results become a saved set of that name); default: the file’s name')
     .option('--column <name>', 'the CSV column to read (default: the first known one)')
-    .option('--endpoint <network=path>', 'another endpoint for a network, e.g. photo_net=search/reels (repeatable)', many)
-    .option('-p, --param <name=value>', 'a parameter every call carries (repeatable)', many)
+    .option('--endpoint <network=path>', 'another endpoint for a network, e.g. photo_net=search/reels (repeatable)', collect)
+    .option('-p, --param <name=value>', 'a parameter every call carries (repeatable)', collect)
     .option('--from-set <name>', 'fan out from a saved set of the Library instead of a file')
-    .option('--top <n>', 'a set’s top N by --by (default engagement)', int('--top', 1, 1_000_000))
+    .option('--top <n>', 'a set’s top N by --by (default engagement)', intBetween('--top', 1, 1_000_000))
     .option('--by <field>', `rank for --top: ${COLLECT_RANKS.join(', ')}`)
     .option('--dry-run', 'price it only; save nothing')
     .option('--json', 'the plan as JSON on stdout')
@@ -194,7 +158,7 @@ export function registerCollectCommands(
         source = { type: 'set', id: set.id };
         name ??= `${set.name} — ${what}`;
       } else {
-        source = { type: 'text', text: await readList(io, file as string), ...(o.column ? { column: o.column } : {}) };
+        source = { type: 'text', text: await readListFile(io, file as string), ...(o.column ? { column: o.column } : {}) };
         name ??=
           file === '-'
             ? `plan ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`
@@ -225,7 +189,7 @@ export function registerCollectCommands(
       'run a plan (or continue an unfinished run: after a cancel or a crash each input goes on from where it stopped, nothing paid twice)',
     )
     .argument('<plan>', 'the plan’s name or id')
-    .option('--budget <credits>', 'a ceiling for this run (instead of the plan’s)', int('--budget', 0, 1e12))
+    .option('--budget <credits>', 'a ceiling for this run (instead of the plan’s)', intBetween('--budget', 0, 1e12))
     .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
     .option('--json', 'the final status as JSON on stdout')
     .action((name: string, o: RunFlags) => runPlanCommand(io, c, opts, name, o));

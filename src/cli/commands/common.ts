@@ -1,4 +1,5 @@
 /** What the command files share: flag parsers, the terminal's question, the catalogue lookup, a walk's last words. */
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import type { CatalogueEndpoint } from '../../shared/api-types';
 import type { WalkOutcome } from '../../shared/contract';
@@ -22,6 +23,15 @@ export function intArg(name: string): (v: string) => number {
   };
 }
 
+/** A flag's whole number from `min` to `max`, else a usage error naming the flag. */
+export function intBetween(name: string, min: number, max: number): (v: string) => number {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, not "${v}".`);
+    return n;
+  };
+}
+
 export function priceText(min: number, max: number): string {
   return min === max ? `${fmt(min)} credits` : `${fmt(min)}–${fmt(max)} credits`;
 }
@@ -38,10 +48,33 @@ export async function confirm(io: Io, question: string): Promise<boolean> {
   }
 }
 
-export async function readStdin(io: Io): Promise<string> {
+/** Standard input, whole, as text. */
+async function stdinText(io: Io): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
-  return Buffer.concat(chunks).toString('utf8').trim();
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function readStdin(io: Io): Promise<string> {
+  return (await stdinText(io)).trim();
+}
+
+/** A list the person names: a file, or standard input for `-`; a file that cannot be read is a usage error saying why. */
+export async function readListFile(io: Io, file: string): Promise<string> {
+  if (file === '-') return stdinText(io);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message}.`,
+    );
+  }
+}
+
+/** What a command group that may spend is registered with: the terminal's question before a plan above the threshold. */
+export interface AsksFirst {
+  confirm: (q: string) => Promise<boolean>;
 }
 
 /** The catalogue's endpoint for a target (the contract's `catalogue.endpoint`), else a usage error saying where to look. */

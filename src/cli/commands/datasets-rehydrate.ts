@@ -13,6 +13,7 @@ import { ExitError } from '../exit';
 import type { Io } from '../io';
 import { interruptOf } from '../interrupt';
 import { stopCollectRunsOnSignal } from '../collect-stop';
+import type { AsksFirst } from './common';
 
 function pages(v: string): number {
   const n = Number(v);
@@ -62,12 +63,7 @@ export function describeRehydrateReport(r: RehydrateReport): string {
   return out.join('\n') + '\n';
 }
 
-export function registerRehydrateCommand(
-  cmd: Command,
-  io: Io,
-  c: () => CliContext,
-  opts: { confirm: (q: string) => Promise<boolean> },
-): void {
+export function registerRehydrateCommand(cmd: Command, io: Io, c: () => CliContext, opts: AsksFirst): void {
   cmd
     .command('rehydrate')
     .description(

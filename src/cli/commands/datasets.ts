@@ -15,14 +15,7 @@ import { interruptOf } from '../interrupt';
 import { stopCollectRunsOnSignal } from '../collect-stop';
 import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
 import { registerRehydrateCommand } from './datasets-rehydrate';
-
-function int(name: string, min: number, max: number) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} takes a whole number from ${min} to ${max}, not "${v}".`);
-    return n;
-  };
-}
+import { intBetween, type AsksFirst } from './common';
 
 /** A saved set by name or id, else the query flags (the whole archive when none is given). */
 export async function targetOf(c: CliContext, set: string | undefined, o: QueryFlags): Promise<DatasetTarget> {
@@ -46,13 +39,7 @@ function attritionWords(rows: AttritionRow[]): string {
 }
 
 /** `loupe dataset recheck` once priced: runs it (asking above the threshold) and reports; Ctrl-C / SIGTERM cancel its plan's run. */
-async function recheck(
-  io: Io,
-  c: () => CliContext,
-  opts: { confirm: (q: string) => Promise<boolean> },
-  input: MethodInput<'datasets.recheck'>,
-  json: boolean,
-): Promise<void> {
+async function recheck(io: Io, c: () => CliContext, opts: AsksFirst, input: MethodInput<'datasets.recheck'>, json: boolean): Promise<void> {
   const o = { yes: input.approved, json };
   let r;
   const offSig = stopCollectRunsOnSignal(io, c);
@@ -84,13 +71,7 @@ async function recheck(
     throw new ExitError('cancelled', `Cancelled; continue with: loupe dataset recheck --plan "${r.status.name}"`);
 }
 
-export function registerDatasetCommands(
-  program: Command,
-  io: Io,
-  context: () => CliContext,
-  opts: { confirm: (q: string) => Promise<boolean> },
-): void {
-  const c = () => context();
+export function registerDatasetCommands(program: Command, io: Io, c: () => CliContext, opts: AsksFirst): void {
   const cmd = program
     .command('dataset')
     .description('datasets that hold up in a methods section: re-check and attrition, bundles (docs/datasets.md)');
@@ -102,7 +83,7 @@ export function registerDatasetCommands(
         "read a set's posts again through each network's single-item endpoint, priced as one plan first; marks each available or unavailable (never deletes)",
       )
       .argument('[set]', 'a saved set, by name or id (else the query flags)')
-      .option('--budget <credits>', 'one ceiling for the re-check (then it runs without asking)', int('--budget', 0, 1e12))
+      .option('--budget <credits>', 'one ceiling for the re-check (then it runs without asking)', intBetween('--budget', 0, 1e12))
       .option('-y, --yes', 'approve a plan whose ceiling is above your confirmation threshold')
       .option('--plan <name>', 'continue an unfinished re-check plan (after a cancel, a crash or a budget stop)')
       .option('--dry-run', 'price it only: nothing saved, nothing spent')
@@ -150,7 +131,7 @@ export function registerDatasetCommands(
   registerBundleCommands(cmd, io, c, opts);
 }
 
-function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts: { confirm: (q: string) => Promise<boolean> }): void {
+function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts: AsksFirst): void {
   withQueryFlags(
     cmd
       .command('export')

@@ -7,7 +7,6 @@
  * spends, under the list's budgets. See docs/watchlists.md "Importing accounts". The plan and the
  * import are the contract's watchlists.planImport / watchlists.import of the composed app.
  */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { WatchImportPlan } from '../../shared/contract-watch-import';
 import type { CliContext } from '../context';
@@ -15,30 +14,11 @@ import { UsageError } from '../context';
 import { ExitError } from '../exit';
 import type { Io } from '../io';
 import { parseParams, parseTarget } from '../targets';
+import { collect, readListFile } from './common';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const range = (a: number, b: number) => (a === b ? `${fmt(a)}` : `${fmt(a)}–${fmt(b)}`);
 const SHOWN = 20;
-
-function collect(v: string, prev: string[] = []): string[] {
-  return [...prev, v];
-}
-
-async function readInput(io: Io, file: string): Promise<string> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    for await (const c of io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
-    return Buffer.concat(chunks).toString('utf8');
-  }
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message}.`,
-    );
-  }
-}
 
 /** The plan in words: what is added, what is not and why, and the estimate. */
 export function describePlan(p: WatchImportPlan): string {
@@ -102,7 +82,7 @@ export function registerWatchImport(
           if (!Number.isInteger(firstRunPages) || firstRunPages < 1 || firstRunPages > 100)
             throw new UsageError(`--backfill takes all or 1 to 100 pages; got "${o.backfill}".`);
         }
-        const text = await readInput(io, file);
+        const text = await readListFile(io, file);
         const existing = (await call('watchlists.list', {})).find((l) => l.name === o.list);
         if (existing && firstRunPages !== undefined)
           throw new UsageError(

@@ -16,6 +16,7 @@ import { guardOf } from '../output';
 import { parseParams, parseTarget } from '../targets';
 import { progress } from '../terminal';
 import { registerWatchImport } from './watchlists-import';
+import type { AsksFirst } from './common';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -125,12 +126,7 @@ async function runWatchlists(
   if (incomplete) io.stderr.write('Some watches are incomplete; the next run resumes them (see the gaps above).\n');
 }
 
-export function registerWatchCommands(
-  program: Command,
-  io: Io,
-  context: () => CliContext,
-  _opts: { confirm: (q: string) => Promise<boolean> },
-): void {
+export function registerWatchCommands(program: Command, io: Io, context: () => CliContext, _opts: AsksFirst): void {
   let listening = false;
   /** the contract's watchlists.* methods of the composed app, its runs' progress lines on a terminal */
   const call: CliContext['call'] = (method, input) => {
