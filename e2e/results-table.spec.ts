@@ -23,7 +23,7 @@ async function column(page: Page, header: string): Promise<Array<number | null>>
         .sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
         .map((r) => {
           const cell = r.querySelectorAll('[role="gridcell"]')[i];
-          const num = cell?.querySelector('.num');
+          const num = cell?.matches('.num') ? cell : cell?.querySelector('.num');
           return num ? Number((num.getAttribute('title') ?? '').replace(/,/g, '')) : null;
         }),
     i,

@@ -13,7 +13,16 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryListRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
 import { useUi } from '../stores/ui';
-import { hiddenAtFirst, shownColumns, sortRows, tableColumns, type CellCtx, type Column, type TableVariant } from './table-columns';
+import {
+  gridCell,
+  hiddenAtFirst,
+  shownColumns,
+  sortRows,
+  tableColumns,
+  type CellCtx,
+  type Column,
+  type TableVariant,
+} from './table-columns';
 
 export type { TableVariant } from './table-columns';
 
@@ -80,9 +89,7 @@ interface RowProps {
   row: LibraryListRow;
   index: number;
   start: number;
-  width: number;
   cols: readonly Column[];
-  widths: Readonly<Record<string, number>>;
   cursor: boolean;
   ctx: CellCtx;
   onOpen(index: number, row: LibraryListRow): void;
@@ -98,12 +105,15 @@ function useFocusFollowsCursor(grid: RefObject<HTMLDivElement | null>): void {
   });
 }
 
-/** One drawn row; renders again only when its row, place, columns, cursor or context change. */
-const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, ctx, onOpen }: RowProps) {
+/**
+ * One drawn row; renders again only when its row, place, columns, cursor or context change. Its
+ * width and its cells' widths are the table's stylesheet's (`TableWidths`), not styles of its own.
+ */
+const Row = memo(function Row({ row, index, start, cols, cursor, ctx, onOpen }: RowProps) {
   return (
     <div
       className={`tr ${cursor ? 'cursor' : ''} ${ctx.selected ? 'selected' : ''}`}
-      style={{ transform: `translateY(${start}px)`, width }}
+      style={{ transform: `translateY(${start}px)` }}
       role="row"
       aria-rowindex={index + 2}
       data-testid="result-row"
@@ -111,14 +121,22 @@ const Row = memo(function Row({ row, index, start, width, cols, widths, cursor, 
       tabIndex={-1}
       onClick={() => onOpen(index, row)}
     >
-      {cols.map((c) => (
-        <div key={c.id} className={`td ${c.num ? 'right' : ''}`} style={{ width: widths[c.id] ?? c.size }} role="gridcell">
-          {c.cell(row, ctx)}
-        </div>
-      ))}
+      {cols.map((c) => gridCell(c, row, ctx))}
     </div>
   );
 });
+
+let tables = 0;
+
+/**
+ * The widths of a table's columns and rows as one stylesheet scoped to the table (`.rt<n>`): a
+ * cell carries a class (`c-<id>`), not a style of its own, so the rows that enter on a scroll step
+ * are built and styled without a style per cell (issue 30).
+ */
+function TableWidths({ scope, cols, width, total }: { scope: string; cols: readonly Column[]; width(c: Column): number; total: number }) {
+  const css = cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}`).join('') + `.${scope} .tr{width:${total}px}`;
+  return <style>{css}</style>;
+}
 
 export function ResultsTable({
   rows,
@@ -138,6 +156,7 @@ export function ResultsTable({
   const [visibility, setVisibility] = useState<Record<string, boolean>>(() => hiddenAtFirst(variant));
   const [widths, setWidths] = useState<Record<string, number>>({});
   const [menu, setMenu] = useState(false);
+  const [scope] = useState(() => `rt${++tables}`);
   const openDrawer = useUi((s) => s.openDrawer);
   const cursor = useUi((s) => s.cursor);
   const setCursor = useUi((s) => s.setCursor);
@@ -276,7 +295,8 @@ export function ResultsTable({
   const allSelected = selectable && ordered.length > 0 && ordered.every((r) => selected!.has(rowKey(r)));
 
   return (
-    <div className="table-wrap">
+    <div className={`table-wrap ${scope}`}>
+      <TableWidths scope={scope} cols={visible} width={width} total={totalWidth} />
       <div className="table-tools">
         <span className="muted" data-testid="row-count">
           {ordered.length.toLocaleString('en-US')} row{ordered.length === 1 ? '' : 's'} loaded{hasMore ? ' · more available' : ''}
@@ -321,8 +341,7 @@ export function ResultsTable({
             return (
               <div
                 key={c.id}
-                className={`th ${c.num ? 'right' : ''} ${sortable ? 'sortable' : ''}`}
-                style={{ width: width(c) }}
+                className={`th c-${c.id} ${c.num ? 'right' : ''} ${sortable ? 'sortable' : ''}`}
                 role="columnheader"
                 aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
                 onClick={sortable ? () => toggleSort(c) : undefined}
@@ -356,9 +375,7 @@ export function ResultsTable({
                 row={row}
                 index={vi.index}
                 start={vi.start}
-                width={totalWidth}
                 cols={visible}
-                widths={widths}
                 cursor={vi.index === cursor}
                 ctx={ctxOf(row, key)}
                 onOpen={onOpen}

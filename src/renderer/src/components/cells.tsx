@@ -50,34 +50,32 @@ export function When({ v, why }: { v: string | number | null | undefined; why?: 
   );
 }
 
-export function Chips({ chips, max = 4 }: { chips: Chip[]; max?: number }) {
-  const shown = chips.slice(0, max);
-  return (
-    <span className="chips">
-      {shown.map((c) => (
-        <span
-          key={c.key}
-          className={`chip tone-${c.tone}`}
-          title={c.title + (c.overridden ? ' (your override)' : '')}
-          data-testid="label-chip"
-        >
-          {c.text}
-          {c.overridden ? '*' : ''}
-        </span>
-      ))}
-      {chips.length > max ? (
-        <span
-          className="chip tone-muted"
-          title={chips
-            .slice(max)
-            .map((c) => c.text)
-            .join(', ')}
-        >
-          +{chips.length - max}
-        </span>
-      ) : null}
+/** The chips themselves (no container): a table's labels cell holds them directly (table-columns.tsx). */
+export function chipSpans(chips: Chip[], max = 4): ReactNode[] {
+  const out: ReactNode[] = chips.slice(0, max).map((c) => (
+    <span key={c.key} className={`chip tone-${c.tone}`} title={c.title + (c.overridden ? ' (your override)' : '')} data-testid="label-chip">
+      {c.text}
+      {c.overridden ? '*' : ''}
     </span>
-  );
+  ));
+  if (chips.length > max)
+    out.push(
+      <span
+        key="+more"
+        className="chip tone-muted"
+        title={chips
+          .slice(max)
+          .map((c) => c.text)
+          .join(', ')}
+      >
+        +{chips.length - max}
+      </span>,
+    );
+  return out;
+}
+
+export function Chips({ chips, max = 4 }: { chips: Chip[]; max?: number }) {
+  return <span className="chips">{chipSpans(chips, max)}</span>;
 }
 
 export function RelBar({ p }: { p: number | null }) {

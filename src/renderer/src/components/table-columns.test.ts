@@ -8,7 +8,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { LibraryListRow, LibraryRow } from '../../../shared/query';
 import { displayAuthor, displayText, displayTitle } from '../lib/records';
-import { sortRows, tableColumns, type CellCtx } from './table-columns';
+import { gridCell, sortRows, tableColumns, type CellCtx, type Column } from './table-columns';
 
 /** a list row that still carries a record (a full row's), to show no cell reads it */
 const row = (over: Partial<LibraryRow & LibraryListRow> = {}): LibraryRow & LibraryListRow => ({
@@ -56,25 +56,46 @@ const ctx: CellCtx = {
   onToggleReplies: () => {},
 };
 const html = (n: ReactNode) => renderToStaticMarkup(createElement(Fragment, null, n));
+/** a row's grid cell of one column, as the table draws it */
+const drawn = (c: Column, r: LibraryListRow, x: CellCtx = ctx) => html(gridCell(c, r, x));
 
 describe('the table shows the row’s columns', () => {
   const cols = Object.fromEntries(tableColumns('library', false).map((c) => [c.id, c]));
 
   it('text, author, date, counts, hidden counts and followers', () => {
     const r = row();
-    expect(html(cols.text.cell(r, ctx))).toContain('Column text ⟨RLO⟩evil'); // bidi controls shown, at render time
-    expect(html(cols.author.cell(r, ctx))).toContain('Column Name');
-    expect(html(cols.published.cell(r, ctx))).toContain('2024-05-01T10:00:00.000Z');
-    expect(html(cols.likes.cell(r, ctx))).toContain('title="4,321"');
-    expect(html(cols.comments.cell(r, ctx))).toContain('>0<'); // zero is a count
-    expect(html(cols.views.cell(r, ctx))).toContain('Hidden by the owner');
-    expect(html(cols.shares.cell(r, ctx))).not.toContain('Hidden by the owner');
-    expect(html(cols.followers.cell(r, ctx))).toContain('98,765');
-    for (const c of Object.values(cols)) expect(html(c.cell(r, ctx))).not.toMatch(/RECORD TEXT|record_user|2001-01-01/);
+    expect(drawn(cols.text, r)).toContain('Column text ⟨RLO⟩evil'); // bidi controls shown, at render time
+    expect(drawn(cols.author, r)).toContain('Column Name');
+    expect(drawn(cols.published, r)).toContain('title="2024-05-01 10:00 UTC"');
+    expect(drawn(cols.likes, r)).toContain('title="4,321"');
+    expect(drawn(cols.comments, r)).toContain('>0<'); // zero is a count
+    expect(drawn(cols.views, r)).toContain('Hidden by the owner');
+    expect(drawn(cols.shares, r)).not.toContain('Hidden by the owner');
+    expect(drawn(cols.followers, r)).toContain('98,765');
+    for (const c of Object.values(cols)) expect(drawn(c, r)).not.toMatch(/RECORD TEXT|record_user|2001-01-01/);
+  });
+
+  it('a cell of one piece of text is the grid cell alone, its width from the table (issue 30: cheap rows)', () => {
+    const r = row({ tags: ['a', 'b'], note: 'n', labels: { sentiment: { label: 'positive', p: 0.9 } } });
+    for (const id of ['text', 'platform', 'kind', 'published', 'likes', 'comments', 'views', 'shares', 'followers', 'tags', 'firstSeen']) {
+      const h = drawn(cols[id], r);
+      expect(h.match(/<[a-z]/g), id).toHaveLength(1); // one element: the cell
+      expect(h, id).toMatch(new RegExp(`^<div class="td c-${id}[ "]`));
+      expect(h, id).not.toContain('style=');
+    }
+    expect(drawn(cols.text, r)).toMatch(/^<div[^>]* dir="auto"/); // isolated, as a <bdi>
+    expect(drawn(cols.views, r)).toContain('aria-label="Hidden by the owner"'); // "—" says why
+    expect(drawn(cols.shares, r)).toContain('aria-label="Not provided by this network"');
+    expect(drawn(cols.tags, r)).toContain('>a, b ✎<');
+    // the label chips sit in their cell, no container around them
+    expect(drawn(cols.labels, r)).toMatch(/^<div class="td c-labels chips" role="gridcell"><span class="chip tone-pos"/);
+    // threaded rows keep the twisty and the reply mark
+    expect(drawn(cols.text, r, { ...ctx, threaded: true, kids: 2 })).toContain('Hide 2 replies');
+    expect(drawn(cols.text, r, { ...ctx, depth: 1 })).toContain('↳');
   });
 
   it('no text: the placeholder; sorting compares the same columns', () => {
-    expect(html(cols.text.cell(row({ text: null }), ctx))).toContain('(no text)');
+    expect(drawn(cols.text, row({ text: null }))).toContain('(no text)');
     const a = row({ id: 'a', publishedAt: 1, followers: null });
     const b = row({ id: 'b', publishedAt: 2, followers: 5 });
     expect(sortRows([a, b], cols.published, true).map((r) => r.id)).toEqual(['b', 'a']);

@@ -3,13 +3,19 @@
  * local sort compares, and the cell of one row. A cell is a plain function of its row and that
  * row's context (threading depth, selection, what the network does not provide), so a row renders
  * on its own when it appears, and not again while its inputs stay the same (ResultsTable's Row).
+ *
+ * Rows are cheap (issue 30, scrolling at load 2): a cell whose content is one piece of text (a
+ * count, a date, the network, the tags, the post's text) is drawn as its grid cell alone, the text
+ * straight in it and its tooltip on it (a `FlatCell`), not as an element inside an element; the
+ * label chips sit in their cell without a container; widths come from the table's stylesheet
+ * (`c-<id>` classes), not a style on every cell. A 900 px scroll step builds ~30 rows.
  */
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import type { LibraryListRow } from '../../../shared/contract';
 import { displayAuthor, displayText, labelChips } from '../lib/records';
 import type { EngagementField } from '../../../shared/query';
-import { truncate } from '../lib/format';
-import { Chips, Num, RelBar, When } from './cells';
+import { abbreviate, fmtExact, relative, toMs, truncate, utc } from '../lib/format';
+import { chipSpans, NOT_PROVIDED, RelBar } from './cells';
 
 export type TableVariant = 'post' | 'comment' | 'library';
 
@@ -26,6 +32,53 @@ export interface CellCtx {
   onToggleReplies(id: string): void;
 }
 
+/** A cell that is one piece of text: drawn as the grid cell itself, with its class and tooltip. */
+export interface FlatCell {
+  flat: true;
+  text: string;
+  cls?: string;
+  title?: string;
+  /** what a screen reader says instead of the text ("—" says why it is missing) */
+  label?: string;
+  /** 'auto': the text is isolated and takes its direction from itself (as `<bdi>`) */
+  dir?: 'auto';
+}
+
+const isFlat = (v: ReactNode | FlatCell): v is FlatCell => typeof v === 'object' && v !== null && (v as FlatCell).flat === true;
+
+/** "—" with why (never 0): "Not provided by this network", "Hidden by the owner". */
+function missing(why: string | undefined): FlatCell {
+  const w = why ?? NOT_PROVIDED;
+  return { flat: true, text: '—', cls: 'null', title: w, label: w };
+}
+
+/** A count abbreviated (12.3k), the exact figure on hover; null → "—". */
+export function numCell(v: number | null | undefined, hidden?: boolean, why?: string): FlatCell {
+  if (v === null || v === undefined) return missing(hidden ? 'Hidden by the owner' : why);
+  return { flat: true, text: abbreviate(v), cls: 'num', title: fmtExact(v) };
+}
+
+/** A time relative to the service's now ("3 h ago"), the UTC time on hover; null → "—". */
+export function whenCell(v: string | number | null | undefined): FlatCell {
+  const ms = toMs(v ?? null);
+  return ms === null ? missing(undefined) : { flat: true, text: relative(ms), title: utc(ms) };
+}
+
+/** One grid cell of a row (its width from the table's stylesheet: `c-<id>`). */
+export function gridCell(c: Column, r: LibraryListRow, ctx: CellCtx): ReactElement {
+  const v = c.cell(r, ctx);
+  const cls = `td c-${c.id}${c.num ? ' right' : ''}${c.tdClass ? ` ${c.tdClass}` : ''}`;
+  return isFlat(v) ? (
+    <div key={c.id} className={`${cls} flat${v.cls ? ` ${v.cls}` : ''}`} role="gridcell" title={v.title} aria-label={v.label} dir={v.dir}>
+      {v.text}
+    </div>
+  ) : (
+    <div key={c.id} className={cls} role="gridcell">
+      {v}
+    </div>
+  );
+}
+
 export interface Column {
   id: string;
   header: string;
@@ -37,7 +90,10 @@ export interface Column {
   resizable: boolean;
   /** the value a local sort compares; undefined sorts last in both directions */
   value?: (r: LibraryListRow) => string | number | undefined;
-  cell(r: LibraryListRow, c: CellCtx): ReactNode;
+  /** the cell's content: elements, or one piece of text drawn as the cell itself */
+  cell(r: LibraryListRow, c: CellCtx): ReactNode | FlatCell;
+  /** a class of the grid cell itself (e.g. the labels cell lays its chips out) */
+  tdClass?: string;
 }
 
 function whyMissing(unavailable: readonly string[] | undefined, field: string): string | undefined {
@@ -60,12 +116,17 @@ function eng(f: EngagementField): Column {
     size: Math.max(74, 22 + 8.5 * f.length), // the header (uppercase, 11 px) must fit: "COMMENTS" clipped at 74
     num: true,
     value: (r) => r.engagement[f] ?? undefined,
-    cell: (r, c) => <Num v={r.engagement[f]} hidden={r.hiddenCounts.includes(f)} why={whyMissing(c.unavailable, f)} />,
+    cell: (r, c) => numCell(r.engagement[f], r.hiddenCounts.includes(f), whyMissing(c.unavailable, f)),
   });
 }
 
-function textCell(r: LibraryListRow, c: CellCtx): ReactNode {
+function textCell(r: LibraryListRow, c: CellCtx): ReactNode | FlatCell {
   const text = displayText(r);
+  // most rows: the text alone, isolated (dir=auto, as <bdi>) in the cell, cut with an ellipsis
+  if (c.depth === 0 && !(c.threaded && c.kids > 0))
+    return text
+      ? { flat: true, text: truncate(text.replace(/\s+/g, ' '), 300), dir: 'auto' }
+      : { flat: true, text: '(no text)', cls: 'muted' };
   return (
     <span className="textcell" style={{ paddingLeft: c.depth * 18 }}>
       {c.threaded && c.kids > 0 ? (
@@ -137,15 +198,15 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       header: 'Network',
       size: 100,
       value: (r) => r.platform,
-      cell: (r) => <span className="ellipsis muted">{r.platform}</span>,
+      cell: (r) => ({ flat: true, text: r.platform, cls: 'muted' }),
     }),
-    col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => <span className="muted">{r.kind}</span> }),
+    col({ id: 'kind', header: 'Kind', size: 64, value: (r) => r.kind, cell: (r) => ({ flat: true, text: r.kind, cls: 'muted' }) }),
     col({
       id: 'published',
       header: 'Published',
       size: 92,
       value: (r) => r.publishedAt ?? undefined,
-      cell: (r) => <When v={r.publishedAt} />,
+      cell: (r) => whenCell(r.publishedAt),
     }),
     eng('views'),
     eng('likes'),
@@ -158,9 +219,9 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       size: 96,
       num: true,
       value: (r) => r.followers ?? undefined,
-      cell: (r) => <Num v={r.followers} />,
+      cell: (r) => numCell(r.followers),
     }),
-    col({ id: 'labels', header: 'Labels', size: 230, cell: (r) => <Chips chips={labelChips(r)} /> }),
+    col({ id: 'labels', header: 'Labels', size: 230, tdClass: 'chips', cell: (r) => chipSpans(labelChips(r)) }),
     col({
       id: 'relevance',
       header: 'Relevance',
@@ -172,14 +233,9 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       id: 'tags',
       header: 'Tags',
       size: 110,
-      cell: (r) => (
-        <span className="muted ellipsis">
-          {r.tags.join(', ')}
-          {r.note ? ' ✎' : ''}
-        </span>
-      ),
+      cell: (r) => ({ flat: true, text: r.tags.join(', ') + (r.note ? ' ✎' : ''), cls: 'muted' }),
     }),
-    col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => <When v={r.firstSeenAt} /> }),
+    col({ id: 'firstSeen', header: 'First seen', size: 92, value: (r) => r.firstSeenAt, cell: (r) => whenCell(r.firstSeenAt) }),
   );
   return variant === 'post' ? searchOrder(cols) : cols;
 }
