@@ -1,14 +1,11 @@
 /**
  * Rehydrating a dehydrated bundle in the app (issue 29, docs/datasets.md "Rehydrate"), in Chromium
- * through the web host: the export panel's "Rehydrate a bundle…" asks for the bundle's path, prices
+ * through the web host: the export panel's "Rehydrate a bundle…" sends the bundle .zip chosen, prices
  * the re-collection (free) and shows it in the confirm dialog beside the bundle's own quote;
  * declined, nothing is charged; approved, the posts the sandbox's aging world removed come back
  * unavailable (named), the rest re-collected, nothing deleted, and the ledger equals the service's
  * charges.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CallResult } from '../src/shared/contract-calls';
 import { itemsOfData } from '../src/core/archive/extract';
 import { postGone } from '../src/sandbox/world/aging';
@@ -54,58 +51,60 @@ test('Rehydrate a bundle… prices first, spends nothing when declined, re-colle
       if (postGone(ctx, 'photo_net', post, rec.published_at ? Date.parse(rec.published_at) : null, later)) gone++;
     }
   }
-  const tmp = mkdtempSync(join(tmpdir(), 'loupe-e2e-rehydrate-'));
-  try {
-    const dir = join(tmp, 'dehydrated');
-    const b = await api<{ items: number; root: string }>(page, 'datasets.exportBundle', {
-      target: { query: { platforms: ['photo_net'] } },
-      out: dir,
-      dehydrated: true,
-    });
-    expect(b.items).toBeGreaterThan(10);
-    sandboxAdmin.advance(DAYS_ON * 86_400); // the world ages: the posts counted above are deleted or their accounts private
+  // the dehydrated bundle, written as the app writes one (an export job into the data folder's exports)
+  const job = await api<{ exportId: string }>(page, 'datasets.bundleJob', {
+    target: { query: { platforms: ['photo_net'] } },
+    zip: true,
+    dehydrated: true,
+  });
+  let written: { status: string; path: string; summary: string } | null = null;
+  await expect
+    .poll(async () => (written = await api(page, 'export.get', { exportId: job.exportId }))?.status, { timeout: 60_000 })
+    .toBe('done');
+  const file = written!.path;
+  const b = { items: Number(written!.summary.match(/Bundle of ([\d,]+) item/)![1].replace(/,/g, '')) };
+  sandboxAdmin.advance(DAYS_ON * 86_400); // the world ages: the posts counted above are deleted or their accounts private
 
-    await page.getByTestId('nav-library').click();
-    await page.getByTestId('export-open').click();
-    await page.getByTestId('export-format').selectOption('bundle');
-    const panel = page.getByTestId('bundle-export');
-    const charged = () => sandboxAdmin.charges().reduce((s, c) => s + c.credits_used, 0);
-    const before = { calls: sandboxAdmin.charges().filter((c) => c.credits_used > 0).length, credits: charged() };
-
-    // declined: verified and priced (free), nothing charged
+  await page.getByTestId('nav-library').click();
+  await page.getByTestId('export-open').click();
+  await page.getByTestId('export-format').selectOption('bundle');
+  const panel = page.getByTestId('bundle-export');
+  const charged = () => sandboxAdmin.charges().reduce((s, c) => s + c.credits_used, 0);
+  // the bundle .zip chosen in the file dialog (sent to Loupe, verified and priced)
+  const pickBundle = async () => {
+    const chooser = page.waitForEvent('filechooser');
     await panel.getByTestId('bundle-rehydrate').click();
-    await page.getByRole('dialog').getByRole('textbox').fill(dir);
-    await page.getByRole('dialog').getByRole('button', { name: 'Price it' }).click();
-    const confirm = page.getByTestId('confirm-dialog');
-    await expect(confirm).toContainText(`${b.items} items from`);
-    await expect(confirm).toContainText('Today:');
-    await expect(confirm).toContainText('The bundle’s own quote');
-    await page.getByTestId('confirm-cancel').click();
-    await expect(confirm).toBeHidden();
-    await expect(panel.getByTestId('bundle-rehydrate')).toBeEnabled();
-    expect(charged()).toBe(before.credits);
+    await (await chooser).setFiles(file);
+  };
+  const before = { calls: sandboxAdmin.charges().filter((c) => c.credits_used > 0).length, credits: charged() };
 
-    // approved: re-collected, the removed ones unavailable and named, nothing deleted
-    await panel.getByTestId('bundle-rehydrate').click();
-    await page.getByRole('dialog').getByRole('textbox').fill(dir);
-    await page.getByRole('dialog').getByRole('button', { name: 'Price it' }).click();
-    await page.getByTestId('confirm-ok').click();
-    const report = panel.getByTestId('bundle-rehydrate-report');
-    await expect(report).toBeVisible({ timeout: 240_000 });
-    const [recollected, held, unavailable] = ((await report.textContent()) ?? '')
-      .match(/\d[\d,]*(?= (re-collected|already|unavailable))/g)!
-      .map((x) => Number(x.replace(/,/g, '')));
-    expect(held).toBe(0);
-    expect(unavailable).toBeGreaterThanOrEqual(gone); // at least the posts the world removed (read singly, each is exact)
-    expect(recollected + unavailable).toBe(b.items);
-    await expect(panel.getByTestId('bundle-rehydrate-check')).toContainText(`All ${b.items} keys are in this archive.`); // nothing deleted
-    await expect(panel.getByTestId('bundle-rehydrate-missing').locator('li')).toHaveCount(Math.min(unavailable, 20));
-    await expect(panel.getByTestId('bundle-rehydrate-missing')).toContainText('unavailable — photo_net/post answered not found');
-    const ledger = await api<Array<{ creditsUsed: number }>>(page, 'usage.ledger', { limit: 1000 });
-    expect(ledger.reduce((s, e) => s + e.creditsUsed, 0)).toBe(charged()); // the ledger equals what the service charged
-    expect(charged()).toBeGreaterThan(before.credits);
-    await axeClean(page, 'the rehydration report');
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  // declined: verified and priced (free), nothing charged
+  await pickBundle();
+  const confirm = page.getByTestId('confirm-dialog');
+  await expect(confirm).toContainText(`${b.items} items from`);
+  await expect(confirm).toContainText('Today:');
+  await expect(confirm).toContainText('The bundle’s own quote');
+  await page.getByTestId('confirm-cancel').click();
+  await expect(confirm).toBeHidden();
+  await expect(panel.getByTestId('bundle-rehydrate')).toBeEnabled();
+  expect(charged()).toBe(before.credits);
+
+  // approved: re-collected, the removed ones unavailable and named, nothing deleted
+  await pickBundle();
+  await page.getByTestId('confirm-ok').click();
+  const report = panel.getByTestId('bundle-rehydrate-report');
+  await expect(report).toBeVisible({ timeout: 240_000 });
+  const [recollected, held, unavailable] = ((await report.textContent()) ?? '')
+    .match(/\d[\d,]*(?= (re-collected|already|unavailable))/g)!
+    .map((x) => Number(x.replace(/,/g, '')));
+  expect(held).toBe(0);
+  expect(unavailable).toBeGreaterThanOrEqual(gone); // at least the posts the world removed (read singly, each is exact)
+  expect(recollected + unavailable).toBe(b.items);
+  await expect(panel.getByTestId('bundle-rehydrate-check')).toContainText(`All ${b.items} keys are in this archive.`); // nothing deleted
+  await expect(panel.getByTestId('bundle-rehydrate-missing').locator('li')).toHaveCount(Math.min(unavailable, 20));
+  await expect(panel.getByTestId('bundle-rehydrate-missing')).toContainText('unavailable — photo_net/post answered not found');
+  const ledger = await api<Array<{ creditsUsed: number }>>(page, 'usage.ledger', { limit: 1000 });
+  expect(ledger.reduce((s, e) => s + e.creditsUsed, 0)).toBe(charged()); // the ledger equals what the service charged
+  expect(charged()).toBeGreaterThan(before.credits);
+  await axeClean(page, 'the rehydration report');
 });

@@ -28,7 +28,7 @@ import { createExports } from './methods';
 import { createSnapshots } from './methods';
 import { createCollect } from './methods';
 import { createWalks } from './methods';
-import { localImpl } from './methods';
+import { localDoors } from './methods';
 import type { WatchDeps, WatchService } from './methods';
 import { archivePath, settingsPath } from './paths';
 import { appNameSources, checkQueryNames, withQueryNameCheck, type QueryNames } from './query-names';
@@ -215,7 +215,7 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     keys,
     api,
     checkQuery: (q) => checkQueryNames(q, names),
-    local: localImpl({ archive, dataDir, checkQuery: (q) => checkQueryNames(q, names) }),
+    local: localDoors(parts, collect, (q) => checkQueryNames(q, names)),
     ready: Promise.resolve(),
     events: {
       on(listener: (e: LoupeEvent) => void): Unsubscribe {

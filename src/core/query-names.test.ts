@@ -5,9 +5,12 @@
  * nothing of is 0 rows, not an error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { COMMENT_LABELS, PLATFORMS, POST_LABELS } from '../shared/api-types';
 import { METHOD_NAMES, methods, type LibraryQueryAnswer, type MethodName } from '../shared/contract';
+import { parseLocalInput } from '../shared/contract-local';
 import { LABEL_SPECS } from '../shared/labels';
 import { LIBRARY_KINDS } from '../shared/query-names';
 import type { LibraryQuery } from '../shared/query';
@@ -54,7 +57,6 @@ const WITH_QUERY: Partial<Record<MethodName, (q: LibraryQuery) => unknown>> = {
   'datasets.recheckPlan': (query) => ({ target: { query } }),
   'datasets.recheck': (query) => ({ target: { query } }),
   'datasets.attrition': (query) => ({ target: { query } }),
-  'datasets.exportBundle': (query) => ({ target: { query }, out: '/nonexistent/never-written' }),
   'datasets.bundleJob': (query) => ({ target: { query } }),
   'watchlists.create': (q) => ({ name: 'alerting', alert: q.labels }),
   'watchlists.update': (q) => ({ id: 'no-such-list', patch: { alert: q.labels } }),
@@ -105,6 +107,19 @@ describe('unknown names in queries and alerts', () => {
       }
     });
   }
+
+  it("local.exportBundle (the command line's bundle at a path): refused with the same sentence, nothing written", async () => {
+    const out = join(t.dir, 'never-written');
+    for (const typo of TYPOS) {
+      const e = await t.app.local['local.exportBundle'](parseLocalInput('local.exportBundle', { target: { query: typo.q }, out })).then(
+        () => null,
+        (err: unknown) => err as { kind: string; message: string },
+      );
+      expect(e?.kind).toBe('validation');
+      expect(e?.message).toMatch(typo.says);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
 
   it('names the archive holds, and a network the catalogue lists with no item archived, are fine (0 rows)', async () => {
     const held = await t.call<LibraryQueryAnswer>('library.query', { platforms: ['photo_net'], kinds: ['post'], limit: 1 });

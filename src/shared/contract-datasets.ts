@@ -64,6 +64,13 @@ export interface RecheckResult {
 
 // ───────────────────────────── bundles ─────────────────────────────
 
+/**
+ * The bundle methods that name a path on this machine (export to `out`, verify / import /
+ * rehydrate the bundle at `dir`) are the local doors' only (src/shared/contract-local.ts: the
+ * command line): a page of the web door, or the renderer, can never name a path to write or read.
+ * The contract's methods name a bundle inside the data folder instead (`BundleRef`): one the
+ * renderer sent (`datasets.upload`) or one this app wrote as an export job (`datasets.bundleJob`).
+ */
 export const bundleExportInputSchema = z.object({
   target: datasetTargetSchema,
   /** a new or empty folder, or a new file ending in .zip (one zip of the same files) */
@@ -73,8 +80,35 @@ export const bundleExportInputSchema = z.object({
   /** the spec variants this build is tested under (the door that knows them fills it in) */
   variants: z.array(z.string().max(80)).max(100).default([]),
 });
-export const bundleVerifyInputSchema = z.object({
-  dir: z.string().trim().min(1).max(4096),
+
+/** An upload's id: chosen by the core, never a path. */
+export const uploadIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'an upload id as datasets.upload answered it');
+
+/** A bundle inside the data folder: a .zip the renderer sent (`datasets.upload`), or a bundle export job this app wrote. */
+export const bundleRefSchema = z.union([
+  z.object({ upload: uploadIdSchema }).strict(),
+  z.object({ export: z.string().trim().min(1).max(200) }).strict(),
+]);
+export type BundleRef = z.input<typeof bundleRefSchema>;
+
+/** One part of a bundle .zip sent by the renderer, in order (base64, at most 1 MiB of bytes a part). */
+export const bundleUploadInputSchema = z.object({
+  /** absent on the first part: a new upload; then the id the first answer gave */
+  upload: uploadIdSchema.optional(),
+  /** where this part starts: the bytes received so far */
+  offset: z.number().int().min(0),
+  data: z
+    .string()
+    .max(1_398_104)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
+});
+export interface BundleUpload {
+  upload: string;
+  /** bytes received so far */
+  bytes: number;
+}
+
+const verifyOptions = {
   /** the root hash a methods section cites */
   root: z
     .string()
@@ -82,7 +116,10 @@ export const bundleVerifyInputSchema = z.object({
     .optional(),
   /** also check every answer and item against this archive */
   withArchive: z.boolean().default(false),
-});
+};
+export const bundleVerifyInputSchema = z.object({ bundle: bundleRefSchema, ...verifyOptions });
+/** the local doors': the bundle folder or .zip at a path */
+export const bundleVerifyPathInputSchema = z.object({ dir: z.string().trim().min(1).max(4096), ...verifyOptions });
 /** A bundle written by the app as an export job (into the exports folder; a .zip downloads on the web door). */
 export const bundleJobInputSchema = z.object({
   target: datasetTargetSchema,
@@ -97,7 +134,8 @@ export const bundleJobInputSchema = z.object({
     .regex(/^[^/\\]+$/, 'a name, not a path')
     .optional(),
 });
-export const bundleImportInputSchema = z.object({ dir: z.string().trim().min(1).max(4096) });
+export const bundleImportInputSchema = z.object({ bundle: bundleRefSchema });
+export const bundleImportPathInputSchema = z.object({ dir: z.string().trim().min(1).max(4096) });
 
 export interface BundleSummary {
   out: string;
@@ -132,16 +170,21 @@ export interface ImportReport {
 // ───────────────────────────── rehydration ─────────────────────────────
 
 /** Re-collect a dehydrated bundle's items (docs/datasets.md "Rehydrate"): priced as one plan first. */
-export const rehydrateInputSchema = z.object({
-  /** the dehydrated bundle: a folder or a .zip */
-  dir: z.string().trim().min(1).max(4096),
+const rehydrateOptions = {
   /** one ceiling for the re-collection in credits (it is the approval); null or absent: none */
   budget: z.number().int().min(0).max(1_000_000_000_000).nullable().optional(),
   /** the user approved the plan's price */
   approved: z.boolean().default(false),
   /** pages per list walk (default: as deep as the bundle's walks went; deeper reaches items newer posts pushed down) */
   pages: z.number().int().min(1).max(100).optional(),
+};
+export const rehydrateInputSchema = z.object({
+  /** the dehydrated bundle: one the renderer sent, or one this app wrote */
+  bundle: bundleRefSchema,
+  ...rehydrateOptions,
 });
+/** the local doors': the dehydrated bundle folder or .zip at a path */
+export const rehydratePathInputSchema = z.object({ dir: z.string().trim().min(1).max(4096), ...rehydrateOptions });
 export type RehydrateInput = z.input<typeof rehydrateInputSchema>;
 
 export interface RehydrationQuote {

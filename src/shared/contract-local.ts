@@ -1,6 +1,7 @@
 /**
  * The local doors' methods (issue 25): what only a door on this machine may ask of a composed app,
- * because it names a path to write — `loupe export --out FILE` (the command line). They are NOT in
+ * because it names a path to write or read — `loupe export --out FILE`, `loupe dataset export /
+ * verify / import / rehydrate` (the command line). They are NOT in
  * contract.ts's method table, so `dispatch` (the web host's POST /api/<method>, the Electron
  * renderer's IPC) does not know them: a page can never name a path for the core to write. A local
  * door calls them on the composed app (`LoupeApp.local`), its input parsed by these schemas as every
@@ -13,6 +14,17 @@
  */
 import { z } from 'zod';
 import { exportStartInput } from './contract-library';
+import {
+  bundleExportInputSchema,
+  bundleImportPathInputSchema,
+  bundleVerifyPathInputSchema,
+  rehydratePathInputSchema,
+  type BundleSummary,
+  type ImportReport,
+  type RehydratePlan,
+  type RehydrateReport,
+  type VerifyReport,
+} from './contract-datasets';
 import { libraryQuerySchema } from './query';
 
 /** `local.exportFile`: the library query to one file, in a format of the export registry. */
@@ -32,8 +44,8 @@ export interface LocalExportResult {
   files: Array<{ table: string; path: string; rows: number }>;
 }
 
-/** What a local method tells its door while it runs. */
-export type LocalEvent = { type: 'export-rows'; rows: number; total: number };
+/** What a local method tells its door while it runs (`bundle-step`: a bundle file begun or `rows` more written into it). */
+export type LocalEvent = { type: 'export-rows'; rows: number; total: number } | { type: 'bundle-step'; step: string; rows: number };
 
 /** What a door hands a local method besides its input. */
 export interface LocalDoor {
@@ -50,6 +62,16 @@ function m<O>() {
 export const localMethods = {
   /** the library query as CSV, JSON, JSONL, XLSX, Parquet or a network file at a path on this machine (progress as `export-rows`) */
   'local.exportFile': m<LocalExportResult>()(localExportInput),
+  /** a set or query as a bundle at a path (a new or empty folder, or a new .zip; written under a temporary name, renamed when complete) */
+  'local.exportBundle': m<BundleSummary>()(bundleExportInputSchema),
+  /** the bundle folder or .zip at a path against its manifest (and, asked, this archive) */
+  'local.verifyBundle': m<VerifyReport>()(bundleVerifyPathInputSchema),
+  /** the bundle at a path merged into this archive (it must verify; nothing paid) */
+  'local.importBundle': m<ImportReport>()(bundleImportPathInputSchema),
+  /** a dehydrated bundle at a path: its re-collection priced now (free, writes nothing) */
+  'local.rehydratePlan': m<RehydratePlan>()(rehydratePathInputSchema),
+  /** a dehydrated bundle at a path re-collected (approval or a budget first; resumes an unfinished one) */
+  'local.rehydrate': m<RehydrateReport>()(rehydratePathInputSchema),
 } as const;
 
 export type LocalName = keyof typeof localMethods;

@@ -48,15 +48,15 @@ import {
   type CollectStatus,
 } from './contract-collect';
 import {
-  bundleExportInputSchema,
   bundleJobInputSchema,
   bundleImportInputSchema,
+  bundleUploadInputSchema,
   bundleVerifyInputSchema,
   datasetTargetSchema,
   recheckInputSchema,
   rehydrateInputSchema,
   type AttritionRow,
-  type BundleSummary,
+  type BundleUpload,
   type ImportReport,
   type RecheckPlan,
   type RecheckResult,
@@ -321,11 +321,13 @@ export const methods = {
   'datasets.recheck': m<RecheckResult>()(recheckInputSchema),
   /** available / unavailable / not re-checked, by network and publication month */
   'datasets.attrition': m<AttritionRow[]>()(z.object({ target: datasetTargetSchema })),
-  /** a set or query as a bundle folder: items, history, annotations, answers, manifest with checksums and a root hash (dehydrated: keys, calls, a quote) */
-  'datasets.exportBundle': m<BundleSummary>()(bundleExportInputSchema),
-  /** the same as an export job (progress events, export.get, export.cancel): a .zip or a folder in the exports folder */
+  /** a set or query as a bundle (items, history, annotations, answers, manifest with checksums and a root hash; dehydrated: keys, calls, a quote)
+   * written as an export job (progress events, export.get, export.cancel): a .zip or a folder in the exports folder. A bundle at a path of
+   * the door's choosing is the local doors' (src/shared/contract-local.ts) */
   'datasets.bundleJob': m<ExportJob>()(bundleJobInputSchema),
-  /** every file, row and answer of a bundle against its manifest (and, asked, the archive) */
+  /** one part of a bundle .zip the renderer sends (in order, base64): kept in the data folder under an id the core chooses, for verify, import and rehydrate */
+  'datasets.upload': m<BundleUpload>()(bundleUploadInputSchema),
+  /** every file, row and answer of a bundle (an upload or an export job's) against its manifest (and, asked, the archive) */
   'datasets.verifyBundle': m<VerifyReport>()(bundleVerifyInputSchema),
   /** merges a bundle that verifies into this archive: each item and answer once, nothing paid, annotation conflicts listed */
   'datasets.importBundle': m<ImportReport>()(bundleImportInputSchema),

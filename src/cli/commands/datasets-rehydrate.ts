@@ -3,7 +3,7 @@
  * items collected again — priced now as one plan and shown beside the bundle's own quote, nothing
  * spent without `--yes`, an answer at the prompt or a `--max-credits` ceiling; an unfinished
  * rehydration of the same bundle (a cancel, a crash, a ceiling reached) continues. Calls the
- * contract's `datasets.rehydratePlan` and `datasets.rehydrate` only.
+ * local doors' `local.rehydratePlan` and `local.rehydrate` only (the bundle at a path: src/shared/contract-local.ts).
  */
 import type { Command } from 'commander';
 import type { RehydratePlan, RehydrateReport } from '../../shared/contract-datasets';
@@ -81,7 +81,7 @@ export function registerRehydrateCommand(cmd: Command, io: Io, c: () => CliConte
         ...(o.maxCredits !== undefined ? { budget: o.maxCredits } : {}),
         ...(o.pages !== undefined ? { pages: o.pages } : {}),
       };
-      const p = await c().call('datasets.rehydratePlan', { dir, ...budget });
+      const p = await c().local('local.rehydratePlan', { dir, ...budget });
       io.stderr.write(describeRehydratePlan(p));
       if (o.dryRun) {
         if (o.json) io.stdout.write(JSON.stringify(p) + '\n');
@@ -92,11 +92,11 @@ export function registerRehydrateCommand(cmd: Command, io: Io, c: () => CliConte
       let r: RehydrateReport;
       const offSig = stopCollectRunsOnSignal(io, c);
       try {
-        r = await c().call('datasets.rehydrate', input);
+        r = await c().local('local.rehydrate', input);
       } catch (e) {
         if ((e as { kind?: string }).kind !== 'not_approved' || o.yes) throw e;
         if (!(await opts.confirm(`${(e as Error).message.replace(/ Approve it.*$/, '')} Re-collect?`))) throw e;
-        r = await c().call('datasets.rehydrate', { ...input, approved: true });
+        r = await c().local('local.rehydrate', { ...input, approved: true });
       } finally {
         offSig();
       }

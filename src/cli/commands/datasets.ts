@@ -149,7 +149,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     if (o.dehydrated) await c().api();
     // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
     const { SPEC_VARIANTS } = await import('../../sandbox');
-    const r = await c().call('datasets.exportBundle', {
+    const r = await c().local('local.exportBundle', {
       target: await targetOf(c(), set, o),
       out: o.out,
       dehydrated: o.dehydrated ?? false,
@@ -175,7 +175,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     .action(async (dir: string, o: { root?: string; archive?: boolean; json?: boolean }) => {
       if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root))
         throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
-      const r = await c().call('datasets.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
+      const r = await c().local('local.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
       for (const p of r.problems) io.stderr.write(`  ${p}\n`);
       io.stderr.write(
         r.ok
@@ -194,7 +194,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     .argument('<bundle>', 'the bundle folder or .zip')
     .option('--json', 'the report as JSON on stdout')
     .action(async (dir: string, o: { json?: boolean }) => {
-      const r = await c().call('datasets.importBundle', { dir });
+      const r = await c().local('local.importBundle', { dir });
       io.stderr.write(
         `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`,
       );

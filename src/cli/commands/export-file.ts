@@ -92,7 +92,9 @@ export function registerExportCommand(program: Command, io: Io, context: () => C
           },
           {
             signal: abort.signal,
-            onEvent: (e) => progress(io.stderr, `${o.network ? 'read' : 'exported'} ${fmt(e.rows)} / ${fmt(e.total)} rows`),
+            onEvent: (e) => {
+              if (e.type === 'export-rows') progress(io.stderr, `${o.network ? 'read' : 'exported'} ${fmt(e.rows)} / ${fmt(e.total)} rows`);
+            },
           },
         );
         progress(io.stderr, '');

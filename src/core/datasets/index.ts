@@ -3,3 +3,4 @@ export { planRecheck, type RecheckDeps, resolveTarget, runRecheck } from './rech
 export { exportBundle, type Manifest, type ManifestCall } from './bundle';
 export { importBundle, readVerifiedManifest, verifyBundle } from './bundle-check';
 export { planRehydrate, rehydrationWalks, runRehydrate, type RehydrationWalk } from './rehydrate';
+export { bundleUploads, type BundleUploads } from './uploads';

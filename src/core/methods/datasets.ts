@@ -1,12 +1,17 @@
 /**
  * The contract's `datasets.*` methods (docs/datasets.md): re-checks priced and run as collection
  * plans (over the collect job's service), the attrition report, and bundles (export, verify,
- * import; a dehydrated bundle's re-collection priced as one plan).
+ * import; a dehydrated bundle's re-collection priced as one plan). A bundle the contract names is
+ * inside the data folder (an upload, an export job's); one at a path of the door's choosing is the
+ * local doors' (`datasetLocalMethods`, src/shared/contract-local.ts): never the web door's.
  */
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import type { BundleRef } from '../../shared/contract-datasets';
+import type { LocalImpl } from '../../shared/contract-local';
 import { collectDesignSchema } from '../../shared/contract-collect';
 import { SPEC_VARIANT_NAMES } from '../../shared/spec-variants';
 import {
+  bundleUploads,
   exportBundle,
   importBundle,
   planRecheck,
@@ -18,6 +23,8 @@ import {
   type ManifestCall,
   type RecheckDeps,
 } from '../datasets';
+import type { QueryNames } from '../query-names';
+import { LoupeError } from '../../shared/errors';
 import type { CollectJob } from './collect';
 import type { Exports } from './exports';
 import type { AppParts, Slice } from './parts';
@@ -52,7 +59,13 @@ const clockSync = (parts: AppParts) => async (): Promise<void> => {
   for (let k = 0; k < 2; k++) await api.credits();
 };
 
-export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
+type BundleLocal = Pick<
+  LocalImpl,
+  'local.exportBundle' | 'local.verifyBundle' | 'local.importBundle' | 'local.rehydratePlan' | 'local.rehydrate'
+>;
+
+/** What the bundle methods of both kinds (contract and local) share. */
+function bundleWork(parts: AppParts, collect: CollectJob) {
   const deps = (): RecheckDeps => ({
     archive: parts.archive,
     collect: collect.service(),
@@ -65,11 +78,20 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
   });
   const rdeps = () => ({ ...deps(), syncClock: clockSync(parts) });
   const quote = (calls: ManifestCall[]) => quoteOf(collect, parts.clock.now(), calls);
+  const verify = (dir: string, i: { root?: string; withArchive: boolean }) =>
+    verifyBundle(dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) });
+  return { deps, rdeps, quote, verify };
+}
+
+/**
+ * The local doors' bundle methods (the command line): the bundle at a path of its choosing.
+ * `checkQuery`: the unknown-name check every contract method's query gets.
+ */
+export function datasetLocalMethods(parts: AppParts, collect: CollectJob, checkQuery: (q: QueryNames) => Promise<void>): BundleLocal {
+  const w = bundleWork(parts, collect);
   return {
-    'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
-    'datasets.recheck': (i) => runRecheck(deps(), i),
-    'datasets.attrition': async (i) => parts.archive.datasets.attrition(resolveTarget(parts.archive, i.target).query),
-    'datasets.exportBundle': async (i) => {
+    'local.exportBundle': async (i, door = {}) => {
+      if (i.target.query) await checkQuery(i.target.query);
       const t = resolveTarget(parts.archive, i.target);
       const m = await exportBundle(parts.archive, {
         out: i.out,
@@ -79,7 +101,9 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
         variants: i.variants,
         dehydrated: i.dehydrated,
         now: parts.clock.now(),
-        quote,
+        quote: w.quote,
+        signal: door.signal,
+        onStep: (step, rows) => door.onEvent?.({ type: 'bundle-step', step, rows }),
       });
       return {
         out: i.out,
@@ -91,6 +115,31 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
         rehydrationQuote: m.rehydration_quote ?? null,
       };
     },
+    'local.verifyBundle': (i) => w.verify(i.dir, i),
+    'local.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
+    'local.rehydratePlan': (i) => planRehydrate(w.rdeps(), i.dir, i.budget ?? null, i.pages),
+    'local.rehydrate': (i) => runRehydrate(w.rdeps(), i),
+  };
+}
+
+export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
+  const { deps, rdeps, quote, verify } = bundleWork(parts, collect);
+  const uploads = bundleUploads(parts.dataDir);
+  const exportsDir = resolve(parts.dataDir, 'exports');
+  /** a bundle inside the data folder: an upload, or a finished bundle export job's file or folder */
+  const bundlePath = async (ref: BundleRef): Promise<string> => {
+    if ('upload' in ref) return uploads.path(ref.upload);
+    const job = await exports.methods['export.get']({ exportId: ref.export });
+    if (!job) throw new LoupeError('not_found', `No export "${ref.export}" in this session: send the bundle instead.`);
+    if (job.status !== 'done' || !job.path) throw new LoupeError('validation', `The export is ${job.status}, not a finished bundle.`);
+    const path = resolve(job.path);
+    if (!path.startsWith(exportsDir + sep)) throw new LoupeError('not_found', 'That export is no longer in the exports folder.');
+    return path;
+  };
+  return {
+    'datasets.recheckPlan': (i) => planRecheck(deps(), i.target, i.budget ?? null),
+    'datasets.recheck': (i) => runRecheck(deps(), i),
+    'datasets.attrition': async (i) => parts.archive.datasets.attrition(resolveTarget(parts.archive, i.target).query),
     'datasets.bundleJob': async (i) => {
       const t = resolveTarget(parts.archive, i.target);
       const items = parts.archive.count(t.query);
@@ -123,10 +172,10 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
         return { path: out, summary, download: i.zip };
       });
     },
-    'datasets.verifyBundle': (i) =>
-      verifyBundle(i.dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) }),
-    'datasets.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
-    'datasets.rehydratePlan': (i) => planRehydrate(rdeps(), i.dir, i.budget ?? null, i.pages),
-    'datasets.rehydrate': (i) => runRehydrate(rdeps(), i),
+    'datasets.upload': (i) => uploads.put(i),
+    'datasets.verifyBundle': async (i) => verify(await bundlePath(i.bundle), i),
+    'datasets.importBundle': async (i) => importBundle(await bundlePath(i.bundle), parts.archive, parts.clock.now()),
+    'datasets.rehydratePlan': async (i) => planRehydrate(rdeps(), await bundlePath(i.bundle), i.budget ?? null, i.pages),
+    'datasets.rehydrate': async (i) => runRehydrate(rdeps(), { ...i, dir: await bundlePath(i.bundle) }),
   };
 }

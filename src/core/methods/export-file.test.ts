@@ -57,7 +57,7 @@ describe('local.exportFile: an export to a path, for local doors only', () => {
     const file = join(dir, 'all.jsonl');
     const seen: number[] = [];
     const r = await app.local['local.exportFile'](parseLocalInput('local.exportFile', { format: 'jsonl', file, history: false }), {
-      onEvent: (e) => seen.push(e.total),
+      onEvent: (e) => seen.push(e.type === 'export-rows' ? e.total : -1),
     });
     const ids = readFileSync(file, 'utf8')
       .trim()

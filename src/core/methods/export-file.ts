@@ -47,7 +47,7 @@ function regularFileAt(file: string, links = 0): string {
   return file;
 }
 
-export function localImpl(parts: LocalParts): LocalImpl {
+export function localImpl(parts: LocalParts): Pick<LocalImpl, 'local.exportFile'> {
   const { archive, dataDir } = parts;
   return {
     async 'local.exportFile'(i, door = {}) {

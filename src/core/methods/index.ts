@@ -9,7 +9,10 @@ import { accountMethods } from './account';
 import { analysisMethods } from './analysis';
 import { callMethods } from './calls';
 import type { CollectJob } from './collect';
-import { datasetMethods } from './datasets';
+import { datasetLocalMethods, datasetMethods } from './datasets';
+import { localImpl } from './export-file';
+import type { LocalImpl } from '../../shared/contract-local';
+import type { QueryNames } from '../query-names';
 import type { Exports } from './exports';
 import type { Snapshots } from './snapshots';
 import { libraryMethods } from './library';
@@ -43,9 +46,15 @@ export function contractImpl(
     ...datasetMethods(parts, jobs.collect, jobs.exports),
   });
 }
+/** The local doors' methods (src/shared/contract-local.ts): what names a path; never on the web host's or the renderer's door. */
+export function localDoors(parts: AppParts, collect: CollectJob, checkQuery: (q: QueryNames) => Promise<void>): LocalImpl {
+  return {
+    ...localImpl({ archive: parts.archive, dataDir: parts.dataDir, checkQuery }),
+    ...datasetLocalMethods(parts, collect, checkQuery),
+  };
+}
 export { createCollect } from './collect';
 export { createExports } from './exports';
-export { localImpl } from './export-file';
 export { type AppParts } from './parts';
 export { createSnapshots } from './snapshots';
 export { createWalks } from './walk-stream';

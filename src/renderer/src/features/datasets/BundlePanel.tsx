@@ -2,8 +2,9 @@
  * The app's door for dataset bundles (issue 29, docs/datasets.md "Bundles"): the export panel's
  * "Dataset bundle" writes the rows matching the filters (or a saved set) as one .zip or a folder —
  * optionally dehydrated, with today's price of re-collecting it — as an export job with progress
- * and Cancel; "Import a bundle…" merges a bundle folder or .zip into this archive (nothing is
- * paid) and lists the annotations that conflict with this archive's (left as they are);
+ * and Cancel; "Import a bundle…" sends a bundle .zip chosen on this computer (send-bundle.tsx: the
+ * app never names a path) and merges it into this archive (nothing is paid), listing the
+ * annotations that conflict with this archive's (left as they are);
  * "Rehydrate a bundle…" re-collects a dehydrated one (RehydrateBundle.tsx).
  */
 import { useState } from 'react';
@@ -19,6 +20,7 @@ import { invalidate } from '../../queries/keys';
 import { useUi } from '../../stores/ui';
 import { ErrorText } from '../../components/cells';
 import { RehydrateBundle } from './RehydrateBundle';
+import { BundlePicker, FOLDER_NOTE, sendBundle } from './send-bundle';
 
 export function BundleExport({ query }: { query: LibraryQuery }) {
   const sets = useLoupe('library.resultSets', {});
@@ -130,37 +132,37 @@ function BundleJobStatus({ job, onCancel }: { job: ExportJob; onCancel: () => vo
   );
 }
 
-/** Import: the path of a bundle folder or .zip (on this computer), merged after it verifies; conflicts listed. */
+/** Import: a bundle .zip chosen on this computer, sent, merged after it verifies; conflicts listed. */
 function BundleImport() {
   const qc = useQueryClient();
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [err, setErr] = useState<string | null>(null);
-  const go = async () => {
-    const dir = await useUi.getState().askText({
-      title: 'Import a dataset bundle',
-      label: 'Bundle folder or .zip (its path on this computer)',
-      okLabel: 'Verify and import',
-      detail: 'It is verified first; a bundle that does not verify is not imported. Each item and answer is kept once; nothing is paid.',
-    });
-    if (!dir) return;
+  const go = async (file: File) => {
     setErr(null);
     setReport(null);
-    setBusy(true);
+    setBusy('Sending…');
     try {
-      setReport(await api.call('datasets.importBundle', { dir }));
+      const bundle = await sendBundle(file, (n) => setBusy(`Sending… ${Math.floor((100 * n) / Math.max(1, file.size))} %`));
+      setBusy('Importing…');
+      setReport(await api.call('datasets.importBundle', { bundle }));
       invalidate(qc, 'library', 'datasets');
     } catch (e) {
       setErr(errorText(e));
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
   return (
     <div className="row gap wrap">
-      <button className="btn small" onClick={() => void go()} disabled={busy} data-testid="bundle-import">
-        {busy ? 'Importing…' : 'Import a bundle…'}
-      </button>
+      <BundlePicker
+        onFile={(f) => void go(f)}
+        disabled={busy !== null}
+        testid="bundle-import"
+        title={`Verify a bundle and merge it into this archive: each item and answer is kept once; nothing is paid. ${FOLDER_NOTE}`}
+      >
+        {busy ?? 'Import a bundle…'}
+      </BundlePicker>
       <ErrorText text={err} testid="bundle-import-error" />
       {report ? (
         <div className="small" role="status" data-testid="bundle-import-report">

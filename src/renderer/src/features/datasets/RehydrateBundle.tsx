@@ -1,7 +1,7 @@
 /**
  * "Rehydrate a bundle…" (issue 29, docs/datasets.md "Rehydrate"), beside Import in the export
- * panel's Dataset bundle: a dehydrated bundle's items re-collected. The path is asked, the
- * re-collection priced now as one plan (free: `datasets.rehydratePlan`) and shown in the confirm
+ * panel's Dataset bundle: a dehydrated bundle's items re-collected. The bundle .zip is chosen on
+ * this computer and sent (send-bundle.tsx: the app never names a path), the re-collection priced now as one plan (free: `datasets.rehydratePlan`) and shown in the confirm
  * dialog beside the bundle's own, older quote; only on approval does it run, with the plan's
  * maximum as its ceiling. The report: re-collected, already held, unavailable, not in the answers,
  * failed — and every key this archive does not hold, named.
@@ -14,6 +14,7 @@ import { fmtExact } from '../../lib/format';
 import { invalidate } from '../../queries/keys';
 import { useUi } from '../../stores/ui';
 import { ErrorText } from '../../components/cells';
+import { BundlePicker, FOLDER_NOTE, sendBundle } from './send-bundle';
 
 const range = (a: number, b: number) => (a === b ? `${fmtExact(a)} credits` : `${fmtExact(a)}–${fmtExact(b)} credits`);
 
@@ -40,19 +41,13 @@ export function RehydrateBundle() {
   const [busy, setBusy] = useState<'pricing' | 'running' | null>(null);
   const [report, setReport] = useState<RehydrateReport | null>(null);
   const [err, setErr] = useState<string | null>(null);
-  const go = async () => {
-    const dir = await useUi.getState().askText({
-      title: 'Rehydrate a dehydrated bundle',
-      label: 'Bundle folder or .zip (its path on this computer)',
-      okLabel: 'Price it',
-      detail: 'It is verified and priced first (free); you are asked before anything is spent.',
-    });
-    if (!dir) return;
+  const go = async (file: File) => {
     setErr(null);
     setReport(null);
     setBusy('pricing');
     try {
-      const p = await api.call('datasets.rehydratePlan', { dir });
+      const bundle = await sendBundle(file);
+      const p = await api.call('datasets.rehydratePlan', { bundle });
       const max = p.plan?.figures.creditsMax ?? 0;
       const ok = await useUi.getState().ask({
         title: 'Re-collect this bundle?',
@@ -61,7 +56,7 @@ export function RehydrateBundle() {
       });
       if (!ok) return;
       setBusy('running');
-      setReport(await api.call('datasets.rehydrate', { dir, approved: true, budget: max }));
+      setReport(await api.call('datasets.rehydrate', { bundle, approved: true, budget: max }));
       invalidate(qc, 'library', 'datasets', 'usage', 'collect');
     } catch (e) {
       setErr(errorText(e));
@@ -72,15 +67,14 @@ export function RehydrateBundle() {
   const c = report?.counts;
   return (
     <div className="row gap wrap">
-      <button
-        className="btn small"
-        onClick={() => void go()}
+      <BundlePicker
+        onFile={(f) => void go(f)}
         disabled={busy !== null}
-        data-testid="bundle-rehydrate"
-        title="Re-collect a dehydrated bundle’s items (priced first; you are asked before anything is spent)"
+        testid="bundle-rehydrate"
+        title={`Re-collect a dehydrated bundle’s items: verified and priced first (free); you are asked before anything is spent. ${FOLDER_NOTE}`}
       >
         {busy === 'pricing' ? 'Pricing…' : busy === 'running' ? 'Re-collecting…' : 'Rehydrate a bundle…'}
-      </button>
+      </BundlePicker>
       <ErrorText text={err} testid="bundle-rehydrate-error" />
       {report && c ? (
         <div className="small" role="status" data-testid="bundle-rehydrate-report">
