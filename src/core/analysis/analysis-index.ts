@@ -23,25 +23,28 @@ import { existsSync } from 'node:fs';
 import type { Archive } from '../archive';
 import { startIndexBuilder, type IndexBuilder } from './index-builder';
 import type { AuthorCountRow } from '../archive';
-import { UNDATED, type AnalysisTables, type DirtyRow, type IndexItemRow } from '../archive';
-import { engagementOf, type IndexStatus } from '../../shared/analysis';
+import { UNDATED, type AnalysisTables, type IndexItemRow } from '../archive';
+import type { IndexStatus } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
 import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
+import { BulkTerms, BULK_MIN } from './bulk-terms';
 import { ChunkTerms } from './chunk-terms';
 import { dailyCounts } from './daily-counts';
-import { newAcc, type TermAcc } from './frequency';
+import type { TermAcc } from './frequency';
+import { addDelta, writeDelta } from './term-delta';
 import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
-import { extractTerms, type TermField } from '../text';
+import type { TermField } from '../text';
 
 /**
  * 2: term ids per item (an_item_terms), an_terms rows keyed by an id; 3 (briefly): an_item_terms
  * keyed by (field, UTC day, rid) with each item's publication time and counts in columns; 4: the
  * same in one blob (term-ids.ts encodeItemTerms); 5: the same, with Japanese and Chinese words
- * segmented anew (terms.ts, issue 27 #10: the terms of such items changed). Any other version is
+ * segmented anew (terms.ts, issue 27 #10: the terms of such items changed); 6: an_terms's key an
+ * index of its own (a build from scratch makes it at its end, bulk-terms.ts). Any other version is
  * dropped and built again (a version 2 was rewritten in place up to version 4).
  */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 6;
 /** text fields with archive-wide totals (trigrams are counted from the items) */
 export const TOTAL_FIELDS = ['hashtags', 'mentions', 'domains', 'emoji', 'words', 'bigrams'] as const satisfies readonly TermField[];
 const FIELD_NO: Record<string, number> = Object.fromEntries(TOTAL_FIELDS.map((f, k) => [f, k + 1]));
@@ -69,6 +72,7 @@ export function nextSlice(items: number, ms: number, target = SLICE_MS): number 
 export class AnalysisIndex {
   private readonly t: AnalysisTables;
   private ready = false;
+  private readonly bulk: BulkTerms;
 
   constructor(
     private readonly archive: Archive,
@@ -77,9 +81,10 @@ export class AnalysisIndex {
      * a larger backlog than a read takes in is answered from the items and left for the app or
      * `loupe archive index` (a command-line process exits once its answer is out, issue 30)
      */
-    private readonly opts: { worker?: boolean; nice?: number; background?: boolean } = {},
+    private readonly opts: { worker?: boolean; nice?: number; background?: boolean; bulk?: { min?: number; step?: number } } = {},
   ) {
     this.t = archive.analysisTables;
+    this.bulk = new BulkTerms(this.t, TOTAL_FIELDS.length, opts.bulk?.step);
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
     archive.dayCountsSource = (q) => this.dayRows(q, 'platform');
     archive.authorCountsSource = (q, n) => this.topAuthors(q, n);
@@ -115,7 +120,11 @@ export class AnalysisIndex {
     if (!this.t.exists()) return false;
     const max = this.t.maxRid();
     return (
-      this.state('version') === INDEX_VERSION && this.state('watermark') >= max && this.state('terms_stale') === 0 && !this.t.hasChanges()
+      this.state('version') === INDEX_VERSION &&
+      this.state('watermark') >= max &&
+      this.state('terms_stale') === 0 &&
+      this.state('terms_bulk') === 0 &&
+      !this.t.hasChanges()
     );
   }
 
@@ -136,8 +145,9 @@ export class AnalysisIndex {
     if (!this.t.exists() || this.state('version') !== INDEX_VERSION) return this.t.itemCount();
     const max = this.t.maxRid();
     const from = this.state('terms_stale') === 1 ? 0 : Math.min(this.state('watermark'), this.state('terms_upto'));
-    const dirty = this.t.changeWeight();
-    return Math.max(0, max - from) + dirty;
+    // a build from scratch's end (bulk-terms.ts: the totals, the indexes) weighs as a fiftieth of the items, and more than a read takes in
+    const end = this.state('terms_bulk') === 1 ? Math.max(SYNC_BUDGET + 1, Math.ceil(this.t.itemCount() / 50)) : 0;
+    return Math.max(0, max - from) + this.t.changeWeight() + end;
   }
 
   /**
@@ -242,6 +252,8 @@ export class AnalysisIndex {
   /** Takes in what waits: changed items, then new ones in chunks of `step` until `budget` is spent. */
   private catchUpNow(budget: number, step = CHUNK): boolean {
     this.ensureSchema();
+    // the end of a build from scratch goes first: changes and new items wait for its indexes
+    if (this.bulk.finishing && !this.finishBulk(budget, 0, step)) return false;
     const fields = this.fieldIds();
     // changes to indexed items first (they concern rids at or below the watermark)
     this.t.immediate(() => {
@@ -256,7 +268,7 @@ export class AnalysisIndex {
           this.setState('terms_stale', 1);
           continue;
         }
-        this.addDelta(delta, d);
+        addDelta(delta, d, TOTAL_FIELDS);
         // the item's term rows carry its counts (term-ids.ts sums them): the new ones
         const now = (['views', 'likes', 'comments', 'shares', 'saves'] as const).map((c) => (typeof d[c] === 'number' ? d[c] : null));
         const pub = d.pub as number | null;
@@ -265,7 +277,9 @@ export class AnalysisIndex {
           if (b) put(FIELD_NO[f], d.rid as number, pub, writeHeader(b, pub, now));
         }
       }
-      if (this.state('terms_stale') === 0) this.writeTerms(delta, true);
+      // a build from scratch counts its totals from the blobs at its end: a change moves that count's epoch
+      if (this.state('terms_bulk') === 1) this.setState('bulk_epoch', this.state('bulk_epoch') + 1);
+      else if (this.state('terms_stale') === 0) writeDelta(this.t, delta);
       this.t.clearDirtyItems();
       const days = this.t.dirtyDays().filter((d) => Number.isFinite(d));
       for (const day of days) {
@@ -280,15 +294,18 @@ export class AnalysisIndex {
         this.setState('terms_upto', 0);
         this.setState('terms_stale', 0);
       });
+      this.bulk.reset();
     }
     // new items, in chunks (one transaction each: other writers get the lock in between)
     const max = this.t.maxRid();
-    for (let done = 0; ; done += step) {
+    let done = 0;
+    for (; ; done += step) {
       const wm = this.state('watermark');
       const termsUpto = this.state('terms_upto');
       const from = Math.min(wm, termsUpto);
       if (from >= max) break;
       if (done >= budget) return false;
+      if (termsUpto === 0 && max >= (this.opts.bulk?.min ?? BULK_MIN)) this.startBulk();
       const to = Math.min(max, from + step);
       this.t.immediate(() => {
         // read under the write lock: another connection (the index worker, another process) may
@@ -297,7 +314,8 @@ export class AnalysisIndex {
         const rows = this.t.itemsBetween(from, to);
         const chunk = new ChunkTerms(TOTAL_FIELDS);
         for (const r of rows) if (r[0] > termsUpto) chunk.add(r);
-        this.writeItemTerms(chunk, chunk.write(this.t.termWriter()));
+        const bulk = this.state('terms_bulk') === 1;
+        this.writeItemTerms(chunk, bulk ? this.bulk.ids(chunk) : chunk.write(this.t.termWriter()));
         this.writeDaily(
           rows.filter((r) => r[0] > wm),
           fields,
@@ -306,6 +324,25 @@ export class AnalysisIndex {
         this.setState('watermark', Math.max(wm, to));
       });
     }
+    return this.finishBulk(budget, done, step);
+  }
+
+  /** A build from scratch (bulk-terms.ts) when the terms are empty: an_terms's indexes go until its end. */
+  private startBulk(): void {
+    this.t.immediate(() => {
+      if (this.state('terms_bulk') === 1 || this.state('terms_upto') !== 0 || !this.t.termsEmpty()) return;
+      this.t.dropTermKeys();
+      this.setState('terms_bulk', 1);
+    });
+  }
+
+  /** The end of a build from scratch, a step per `step` items of `budget` (`done` spent); true when over (or none). */
+  private finishBulk(budget: number, done: number, step: number): boolean {
+    for (; this.state('terms_bulk') === 1; done += step) {
+      if (done >= budget) return false;
+      if (this.bulk.finishStep()) break;
+    }
+    this.bulk.reset(); // over (here or by another connection)
     return true;
   }
 
@@ -343,46 +380,6 @@ export class AnalysisIndex {
     const m = new Map<string, number>();
     for (const r of this.t.labelFields()) m.set(r.family + '\u0000' + r.field, r.ff);
     return m;
-  }
-
-  /** The engagement difference of a changed item (same text): docs and occurrences unchanged. */
-  private addDelta(acc: Map<string, TermAcc>, d: DirtyRow): void {
-    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-    const cols = ['views', 'likes', 'comments', 'shares', 'saves'];
-    const now = cols.map((c) => num(d[c]));
-    const was = cols.map((c) => num(d[`o_${c}`]));
-    const e = (x: Array<number | null>): number | null => engagementOf({ likes: x[1], comments: x[2], shares: x[3], saves: x[4] });
-    const diff = [...now.map((v, k) => (v === null ? null : v - (was[k] ?? 0))), e(now) === null ? null : (e(now) ?? 0) - (e(was) ?? 0)];
-    const terms = extractTerms(d.text as string | null, d.lang as string | null, TOTAL_FIELDS);
-    for (const f of TOTAL_FIELDS)
-      for (const t of new Set(terms[f])) {
-        const key = FIELD_NO[f] + '\u0000' + t;
-        let a = acc.get(key);
-        if (!a) acc.set(key, (a = newAcc()));
-        a.sums = a.sums.map((s, k) => (diff[k] === null ? s : (s ?? 0) + (diff[k] as number)));
-      }
-  }
-
-  /** Upserts the terms' totals; returns each key's row id. */
-  private writeTerms(acc: Map<string, TermAcc>, deltaOnly: boolean): Map<string, number> {
-    const ids = new Map<string, number>();
-    const up = this.t.termWriter();
-    for (const [key, a] of acc) {
-      const sep = key.indexOf('\u0000');
-      ids.set(
-        key,
-        up(
-          Number(key.slice(0, sep)),
-          key.slice(sep + 1),
-          deltaOnly ? 0 : a.count,
-          deltaOnly ? 0 : a.occ,
-          deltaOnly ? null : a.first,
-          deltaOnly ? null : a.last,
-          a.sums,
-        ),
-      );
-    }
-    return ids;
   }
 
   /**

@@ -147,6 +147,13 @@ export class ChunkTerms {
     return ids;
   }
 
+  /** Each slot's row id as `id` gives it (a build from scratch's dictionary, bulk-terms.ts), field by field; no totals are written. */
+  ids(id: (field: number, term: string) => number): Int32Array {
+    const ids = new Int32Array(this.size);
+    for (let no = 1; no < this.slotOf.length; no++) for (const [t, s] of this.slotOf[no]) ids[s] = id(no, t);
+    return ids;
+  }
+
   /** A field's slots by their terms' first two UTF-16 units (in first-seen order past SLOT_SPAN slots). */
   private order(map: Map<string, number>): Iterable<number> {
     if (this.size >= SLOT_SPAN) return map.values();

@@ -4,7 +4,10 @@
  * summary grouped without a text key per label leaf) against naive counts over a generated
  * archive: repeated and one-off terms across many chunks, undated items, unknown counts, labels of
  * every kind (reals, integers, booleans, null, texts, nested, a dotted key meeting a nested one),
- * label overrides, then a re-fetch with new counts and new items taken in on top.
+ * label overrides, then a re-fetch with new counts and new items taken in on top. The same for a
+ * build from scratch (bulk-terms.ts: terms appended without an_terms's indexes, totals counted from
+ * the blobs at its end), also when it is stopped at any point and finished by another connection's
+ * index, with changes to its items meanwhile.
  */
 import { describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
@@ -197,6 +200,30 @@ function build(index: AnalysisIndex): void {
 
 const utf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
+/** Each item's terms of each field as its blob lists them (ids read back as terms), against the tokenizer's. */
+function expectBlobsAsCounted(a: Archive): void {
+  const db = testDb(a);
+  const termOf = new Map(
+    (db.prepare('SELECT id, term FROM an_terms').all() as Array<{ id: number; term: string }>).map((r) => [r.id, r.term]),
+  );
+  const got = new Map<string, string[]>();
+  for (const r of db.prepare('SELECT field, rid, data FROM an_item_terms').all() as Array<{ field: number; rid: number; data: Buffer }>) {
+    const ids = new Uint32Array(r.data.buffer.slice(r.data.byteOffset + 48, r.data.byteOffset + r.data.length));
+    got.set(`${r.field}|${r.rid}`, [...ids].map((id) => termOf.get(id) ?? `missing ${id}`).sort());
+  }
+  const want = new Map<string, string[]>();
+  for (const r of rowsOf(a)) {
+    const t = extractTerms(r.text, r.lang, TOTAL_FIELDS);
+    TOTAL_FIELDS.forEach((f, k) => {
+      if (t[f].length > 0) want.set(`${k + 1}|${r.rid}`, [...t[f]].sort());
+    });
+  }
+  expect(got).toEqual(want);
+}
+
+const state = (a: Archive, k: string): number =>
+  (testDb(a).prepare('SELECT v FROM an_state WHERE k = ?').get(k) as { v: number } | undefined)?.v ?? 0;
+
 function expectIndexAsCounted(a: Archive, index: AnalysisIndex): void {
   const rows = rowsOf(a);
   const want = naiveTerms(rows);
@@ -270,4 +297,83 @@ describe('analysis index build', () => {
       a.close();
     }
   });
+
+  it('builds from scratch in bulk to the same index, then keeps it up to date as before', () => {
+    const a = openArchive(':memory:');
+    try {
+      a.ingestItems(items(900, 1, 1), { callId: 'first', source: 'test' });
+      const stored = rowsOf(a);
+      for (let i = 3; i < 900; i += 97)
+        a.overrideLabel(
+          { platform: stored[i].platform, kind: stored[i].kind, id: String(i + 1) },
+          'intent',
+          'label',
+          i % 2 ? 'other' : null,
+        );
+      const index = new AnalysisIndex(a, { background: false, bulk: { min: 1, step: 150 } });
+      const size = { items: 100, authors: 100 };
+      const phases = new Set<string>();
+      while (index.buildSlice(size, 0)) {
+        size.items = 100;
+        if (state(a, 'terms_bulk') === 1) {
+          phases.add(state(a, 'terms_upto') < 900 ? 'items' : 'end');
+          // nothing reads the terms meanwhile: their totals and key are not there yet
+          expect(index.current()).toBe(false);
+          expect(index.totals('words', 'count', 'desc', 5)).toBeNull();
+        }
+      }
+      expect([...phases]).toEqual(['items', 'end']);
+      expect(index.current()).toBe(true);
+      expectIndexAsCounted(a, index);
+      expectBlobsAsCounted(a);
+      a.ingestItems(items(300, 1, 1, 5_000), { callId: 'again', source: 'test' });
+      a.ingestItems(items(400, 2_000, 2), { callId: 'more', source: 'test' });
+      build(index);
+      expectIndexAsCounted(a, index);
+      expectBlobsAsCounted(a);
+    } finally {
+      a.close();
+    }
+  }, 60_000);
+
+  it('a build from scratch stopped anywhere, its items changed meanwhile, is finished right by another connection', () => {
+    // each stop point: slices of 100 items (4 of them), then the count, the totals in steps of 80 terms, the indexes
+    for (const [stop, change] of [
+      [1, 'counts'],
+      [3, 'text'],
+      [4, 'counts'],
+      [5, 'none'],
+      [7, 'counts'],
+      [12, 'new'],
+      [40, 'none'],
+      [5, 'counts, other first'],
+      [7, 'counts, other first'],
+      [1, 'two in turn'],
+    ] as const) {
+      const a = openArchive(':memory:');
+      try {
+        a.ingestItems(items(400, 1, 7), { callId: 'first', source: 'test' });
+        const first = new AnalysisIndex(a, { background: false, bulk: { min: 1, step: 80 } });
+        const size = { items: 100, authors: 100 };
+        for (let k = 0; k < stop && first.buildSlice(size, 0); k++) size.items = 100;
+        if (change.startsWith('counts')) a.ingestItems(items(150, 1, 7, 3_000), { callId: 'again', source: 'test' });
+        if (change === 'text') a.ingestItems(items(20, 1, 99), { callId: 'edit', source: 'test' });
+        if (change === 'new') a.ingestItems(items(60, 5_000, 8), { callId: 'more', source: 'test' });
+        // another connection's index (a new process, the worker after a restart): nothing held in memory
+        const second = new AnalysisIndex(a, { background: false, bulk: { min: 1, step: 80 } });
+        // or: the other takes the change in while the first is writing the totals it counted before it, and the first goes on
+        if (change === 'counts, other first') second.buildSlice({ items: 100, authors: 100 }, 0);
+        // or: both build, a slice each in turn (each one's dictionary misses what the other appended)
+        if (change === 'two in turn')
+          while (second.buildSlice({ items: 100, authors: 100 }, 0) && first.buildSlice({ items: 100, authors: 100 }, 0));
+        const last = change === 'counts, other first' ? first : second;
+        build(last);
+        expect(last.current(), `stop ${stop}`).toBe(true);
+        expectIndexAsCounted(a, last);
+        expectBlobsAsCounted(a);
+      } finally {
+        a.close();
+      }
+    }
+  }, 120_000);
 });

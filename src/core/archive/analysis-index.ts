@@ -54,10 +54,8 @@ const SCHEMA = /* sql */ `
 CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_terms (
   id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, occ INTEGER NOT NULL, first INTEGER, last INTEGER,
-  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER,
-  UNIQUE (field, term));
+  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER);
 DROP INDEX IF EXISTS an_terms_docs;
-CREATE INDEX IF NOT EXISTS an_terms_multi ON an_terms (field, docs) WHERE docs > 1;
 CREATE TABLE IF NOT EXISTS an_item_terms (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS an_daily (
   ff INTEGER NOT NULL, day INTEGER NOT NULL, platform TEXT NOT NULL, kind TEXT NOT NULL, value ANY NOT NULL, n INTEGER NOT NULL,
@@ -84,6 +82,16 @@ CREATE TRIGGER IF NOT EXISTS an_override_del AFTER DELETE ON label_overrides BEG
   INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = old.item_rid;
 END;
 ${authorSchema(dayOf)}`;
+
+/**
+ * an_terms's two indexes (index version 6: the key is an index of its own, not a UNIQUE
+ * constraint, so that a build from scratch can append the rows without them and make them once,
+ * sorted, at its end — analysis/bulk-terms.ts): the (field, term) key, and the terms in more
+ * than one item by items (a partial index: most terms are in one item).
+ */
+const TERM_KEYS = /* sql */ `
+CREATE UNIQUE INDEX IF NOT EXISTS an_terms_key ON an_terms (field, term);
+CREATE INDEX IF NOT EXISTS an_terms_multi ON an_terms (field, docs) WHERE docs > 1;`;
 
 const DROP = /* sql */ `${AUTHOR_DROP}
 
@@ -156,6 +164,90 @@ export class AnalysisTables {
   createSchema(dropFirst: boolean): void {
     if (dropFirst) this.c.db.exec(DROP);
     this.c.db.exec(SCHEMA);
+    if (this.state('terms_bulk') !== 1) this.c.db.exec(TERM_KEYS);
+  }
+
+  /** Drops an_terms's indexes (a build from scratch appends the rows without them). Call inside a transaction. */
+  dropTermKeys(): void {
+    this.c.db.exec('DROP INDEX IF EXISTS an_terms_key; DROP INDEX IF EXISTS an_terms_multi');
+  }
+
+  /** Makes an_terms's indexes (one sort each). Call inside a transaction. */
+  createTermKeys(): void {
+    this.c.db.exec(TERM_KEYS);
+  }
+
+  /** Whether an_terms and an_item_terms hold no row. */
+  termsEmpty(): boolean {
+    return (
+      this.c.sql.get(sql`SELECT 1 FROM an_terms LIMIT 1`) === undefined &&
+      this.c.sql.get(sql`SELECT 1 FROM an_item_terms LIMIT 1`) === undefined
+    );
+  }
+
+  /** The largest an_terms id (0 when none). */
+  maxTermId(): number {
+    return this.c.sql.get<{ m: number | null }>(sql`SELECT max(id) AS m FROM an_terms`)?.m ?? 0;
+  }
+
+  /** Calls `each` with every an_terms row's id, field and term, from `after` on (id order). */
+  eachTerm(after: number, each: (id: number, field: number, term: string) => void): void {
+    for (const r of this.c.sql.iterateRows<[number, number, string]>(
+      sql`SELECT id, field, term FROM an_terms WHERE id > ${after} ORDER BY id`,
+    ))
+      each(r[0], r[1], r[2]);
+  }
+
+  /**
+   * Appends new terms (ids `first`, `first` + 1, … of `terms`, one field) with no totals yet: a
+   * bulk build's rows, in id order. One statement through json_each for a batch of well-formed
+   * terms without NUL; otherwise a row each, bound as the incremental path binds them (a lone
+   * surrogate is stored as the driver writes it).
+   */
+  appendTerms(field: number, first: number, terms: readonly string[]): void {
+    const json = JSON.stringify(terms);
+    if (!json.includes('\\u')) {
+      this.c.sql.run(
+        sql`INSERT INTO an_terms (id, field, term, docs, occ) SELECT ${first} + key, ${field}, value, 0, 0 FROM json_each(${json})`,
+      );
+      return;
+    }
+    const st = this.c.sql.of(sql`INSERT INTO an_terms (id, field, term, docs, occ) VALUES (${0}, ${0}, ${''}, 0, 0)`).st;
+    for (let k = 0; k < terms.length; k++) st.run(first + k, field, terms[k]);
+  }
+
+  /** The id of a stored term among `ids` (a bulk build's terms whose text did not read back as it was written), if any. */
+  termAmong(ids: number[], field: number, term: string): number | undefined {
+    return this.c.sql.value<number>(
+      sql`SELECT id FROM an_terms WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) AND field = ${field} AND term = ${term}`,
+    );
+  }
+
+  /** A writer of whole totals by id (docs, occ, first, last, then the six sums in SUM_COLUMNS order; null: none known), in id order. */
+  termTotalsSetter(): (
+    id: number,
+    docs: number,
+    occ: number,
+    first: number | null,
+    last: number | null,
+    sums: Array<number | null>,
+  ) => void {
+    const $ = 0;
+    const st = this.c.sql.of(
+      sql`UPDATE an_terms SET docs = ${$}, occ = ${$}, first = ${$}, last = ${$}, views = ${$}, likes = ${$}, comments = ${$}, shares = ${$},
+            saves = ${$}, engagement = ${$} WHERE id = ${$}`,
+    ).st;
+    return (id, docs, occ, first, last, s) => void st.run(docs, occ, first, last, s[0], s[1], s[2], s[3], s[4], s[5], id);
+  }
+
+  /** an_item_terms's blobs in key order, `limit` after the key (field, day, rid) `after` (null: from the first): [field, day, rid, data] rows. */
+  itemTermsPage(after: [number, number, number] | null, limit: number): Array<[number, number, number, Buffer]> {
+    return after === null
+      ? this.c.sql.rows(sql`SELECT field, day, rid, data FROM an_item_terms ORDER BY field, day, rid LIMIT ${limit}`)
+      : this.c.sql.rows(
+          sql`SELECT field, day, rid, data FROM an_item_terms WHERE (field, day, rid) > (${after[0]}, ${after[1]}, ${after[2]})
+              ORDER BY field, day, rid LIMIT ${limit}`,
+        );
   }
 
   maxRid(): number {
