@@ -26,6 +26,7 @@ import { resolveColumns } from './columns';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { ridThreads } from './csv-rids';
 import { GroupFile } from './parquet';
+import { pipelined } from './pipelined';
 import { RID_BATCH } from './rid-rows';
 
 const encoder = new TextEncoder();
@@ -168,53 +169,29 @@ async function byRids(
   place: (p: TablesPart) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  const here = async (rids: number[]): Promise<void> => {
+  const here = (rids: number[]): TablesPart => {
     const b = new TablesBuilder(t, rids.length);
     for (let i = 0; i < rids.length; i += RID_BATCH) b.add(walk.rows(rids.slice(i, i + RID_BATCH)));
-    await place(b.finish());
-  };
-  /** the rest of the walk, in groups (walk.rows reads the snapshot only once every rid was read) */
-  const rest = (): number[][] => {
-    const out: number[][] = [];
-    for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) out.push(g);
-    return out;
+    return b.finish();
   };
   const first = walk.next(groupSize);
   const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
   if (!pool) {
-    for (const g of [first, ...rest()]) if (g.length > 0) await here(g);
+    // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
+    const groups = [first];
+    for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
+    for (const g of groups) if (g.length > 0) await place(here(g));
     return;
   }
   try {
-    const ahead: number[][] = [first];
-    let walking = true;
-    const nextGroup = (): number[] | null => {
-      const held = ahead.shift();
-      if (held) return held;
-      if (!walking) return null;
-      const g = walk.next(groupSize);
-      if (g.length < groupSize) walking = false;
-      return g.length > 0 ? g : null;
-    };
-    const queue: Array<{ rids: number[]; answer: Promise<TablesPart | null> }> = [];
-    const cap = pool.size * IN_FLIGHT_PER_WORKER;
-    for (;;) {
-      while (queue.length < cap) {
-        const rids = nextGroup();
-        if (!rids) break;
-        queue.push({ rids, answer: pool.tables(rids) });
-      }
-      const slot = queue.shift();
-      if (!slot) break;
-      if (signal?.aborted) throw abortError(signal);
-      const part = await slot.answer;
-      if (part) await place(part);
-      else {
-        if (walking) ahead.push(...rest());
-        walking = false;
-        await here(slot.rids);
-      }
-    }
+    await pipelined(walk, first, {
+      groupSize,
+      cap: pool.size * IN_FLIGHT_PER_WORKER,
+      send: (rids) => pool.tables(rids),
+      here,
+      place,
+      signal,
+    });
   } finally {
     await pool.close();
   }

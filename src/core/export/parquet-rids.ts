@@ -11,9 +11,9 @@
  * encodes that group from the snapshot itself — nothing is dropped.
  */
 import type { RidWalk } from '../ports';
-import { abortError } from './abort';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { GroupEncoder, type EncodedGroup, type ParquetLayout } from './parquet-group';
+import { pipelined } from './pipelined';
 import { RID_BATCH } from './rid-rows';
 
 /** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
@@ -45,11 +45,6 @@ class ParquetRidPool extends ExportPool {
   }
 }
 
-interface Slot {
-  rids: number[];
-  answer: Promise<EncodedGroup | null>;
-}
-
 /**
  * Encode every rid of `walk` in groups of `groupSize` on workers and hand each group to `place`,
  * in order. Returns false, having read nothing but the first group's rids, when the export is a
@@ -74,41 +69,18 @@ export async function parquetFromRids(
   const pool = ParquetRidPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
   if (!pool) return false;
   try {
-    // groups not yet handed out: the first, then the walk's (or, once a group needed this
-    // thread's snapshot, the rest of the walk read ahead)
-    const ahead: number[][] = [first];
-    let walking = true;
-    const nextGroup = (): number[] | null => {
-      const held = ahead.shift();
-      if (held) return held;
-      if (!walking) return null;
-      const g = walk.next(groupSize);
-      if (g.length < groupSize) walking = false;
-      return g.length > 0 ? g : null;
-    };
-    const queue: Slot[] = [];
-    const cap = pool.size * IN_FLIGHT_PER_WORKER;
-    for (;;) {
-      while (queue.length < cap) {
-        const rids = nextGroup();
-        if (!rids) break;
-        queue.push({ rids, answer: pool.encode(rids) });
-      }
-      const slot = queue.shift();
-      if (!slot) break;
-      if (signal?.aborted) throw abortError(signal);
-      let group = await slot.answer;
-      if (signal?.aborted) throw abortError(signal);
-      if (!group) {
-        // a row was deleted since the snapshot: read the rest of the walk, then this group from the snapshot
-        for (let g = walking ? walk.next(groupSize) : []; g.length > 0; g = walk.next(groupSize)) ahead.push(g);
-        walking = false;
-        const enc = new GroupEncoder(o.layout, slot.rids.length);
-        for (let i = 0; i < slot.rids.length; i += RID_BATCH) for (const row of walk.rows(slot.rids.slice(i, i + RID_BATCH))) enc.add(row);
-        group = enc.finish();
-      }
-      await o.place(group);
-    }
+    await pipelined(walk, first, {
+      groupSize,
+      cap: pool.size * IN_FLIGHT_PER_WORKER,
+      send: (rids) => pool.encode(rids),
+      here: (rids) => {
+        const enc = new GroupEncoder(o.layout, rids.length);
+        for (let i = 0; i < rids.length; i += RID_BATCH) for (const row of walk.rows(rids.slice(i, i + RID_BATCH))) enc.add(row);
+        return enc.finish();
+      },
+      place: o.place,
+      signal,
+    });
     return true;
   } finally {
     await pool.close();
