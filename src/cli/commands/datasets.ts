@@ -12,6 +12,7 @@ import { describePlan, describeStatus, fmt } from '../collect-words';
 import { ExitError } from '../exit';
 import type { Io } from '../io';
 import { interruptOf } from '../interrupt';
+import { progress } from '../terminal';
 import { stopCollectRunsOnSignal } from '../collect-stop';
 import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
 import { registerRehydrateCommand } from './datasets-rehydrate';
@@ -149,12 +150,39 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     if (o.dehydrated) await c().api();
     // the sandbox's variant names, loaded with this command only (`loupe --help` reads no sandbox)
     const { SPEC_VARIANTS } = await import('../../sandbox');
-    const r = await c().local('local.exportBundle', {
-      target: await targetOf(c(), set, o),
-      out: o.out,
-      dehydrated: o.dehydrated ?? false,
-      variants: SPEC_VARIANTS.map((v) => v.name),
-    });
+    // Ctrl-C / SIGTERM: stopped, nothing of the bundle kept (it is written under a temporary name
+    // and renamed when complete), exit 130 / 143 (../interrupt.ts)
+    const abort = new AbortController();
+    const offSig = interruptOf(io).onStop(() => abort.abort());
+    let r;
+    try {
+      r = await c().local(
+        'local.exportBundle',
+        {
+          target: await targetOf(c(), set, o),
+          out: o.out,
+          dehydrated: o.dehydrated ?? false,
+          variants: SPEC_VARIANTS.map((v) => v.name),
+        },
+        {
+          signal: abort.signal,
+          onEvent: (e) => {
+            if (e.type === 'bundle-step') progress(io.stderr, `${e.step}${e.rows ? `: ${fmt(e.rows)} rows` : ''}`);
+          },
+        },
+      );
+      progress(io.stderr, '');
+    } catch (e) {
+      progress(io.stderr, '');
+      if (abort.signal.aborted)
+        throw new ExitError(
+          'cancelled',
+          `Stopped (${interruptOf(io).by ?? 'cancelled'}): the bundle was not written; nothing of it was kept at ${o.out}.`,
+        );
+      throw e;
+    } finally {
+      offSig();
+    }
     io.stderr.write(
       `Bundle of ${fmt(r.items)} item(s) from ${fmt(r.calls)} call(s) in ${r.out}${r.dehydrated ? ' (dehydrated: keys and calls only)' : ''}.\nRoot hash (cite it): ${r.root}\n`,
     );

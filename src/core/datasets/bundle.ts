@@ -8,7 +8,7 @@
  * answer's SHA-256), every item with its calls and its rows' SHA-256, chained into one root hash.
  * A **dehydrated** bundle holds the manifest only (item keys and the calls to re-collect them).
  */
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -153,9 +153,14 @@ export interface BundleExportOptions {
   onStep?: (step: string, rows: number) => void;
 }
 
-async function emptyFolder(out: string): Promise<void> {
-  await mkdir(out, { recursive: true });
-  const there = await readdir(out);
+/** A folder bundle goes into a new or empty folder: refused before anything is written. */
+async function refuseNonEmpty(out: string): Promise<void> {
+  const there = await readdir(out).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return [];
+    if (e.code === 'ENOTDIR')
+      throw new LoupeError('validation', `${out} is a file; a bundle goes into a new or empty folder, or a new .zip.`);
+    throw e;
+  });
   if (there.length > 0)
     throw new LoupeError('validation', `${out} is not empty; a bundle goes into a new or empty folder (nothing was written).`);
 }
@@ -190,45 +195,54 @@ async function writeAnswers(archive: Archive, query: LibraryQuery, path: string 
 
 /**
  * Writes a bundle: a new or empty folder, or — `out` ending in `.zip` — one new zip file holding
- * the same files (written as a folder beside it first, then streamed into the zip; nothing is left
- * behind on failure or cancel).
+ * the same files. Either is written under a temporary name beside `out` (a hidden folder, then
+ * for a zip a `.partial` file) and renamed into place only when complete, so a failure, a cancel
+ * or a stopped process never leaves a half-written bundle under its name; a cancel that comes
+ * before the rename keeps nothing.
  */
 export async function exportBundle(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
-  if (!isZipPath(o.out)) return exportFolder(archive, o);
-  const exists = await stat(o.out).then(
-    () => true,
-    () => false,
-  );
-  if (exists) throw new LoupeError('validation', `${o.out} already exists; a .zip bundle is written to a new file (nothing was written).`);
+  const zip = isZipPath(o.out);
+  if (zip) {
+    const exists = await stat(o.out).then(
+      () => true,
+      () => false,
+    );
+    if (exists)
+      throw new LoupeError('validation', `${o.out} already exists; a .zip bundle is written to a new file (nothing was written).`);
+  } else await refuseNonEmpty(o.out);
   const tag = randomBytes(4).toString('hex');
   const tmp = join(dirname(o.out), `.${basename(o.out)}.${tag}.parts`);
   const partial = `${o.out}.${tag}.partial`;
+  const stopped = () => {
+    if (o.signal?.aborted) throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
+  };
   try {
-    const m = await exportFolder(archive, { ...o, out: tmp });
-    o.onStep?.(basename(o.out), 0);
-    const names = [...m.files.map((f) => f.path), MANIFEST];
-    await writeZip(
-      partial,
-      names.map((name) => ({ name, path: join(tmp, name) })),
-      { zip64: o.zip64, now: new Date(o.now), signal: o.signal, onFile: (name) => o.onStep?.(`${basename(o.out)}: ${name}`, 0) },
-    );
-    await rename(partial, o.out);
+    await mkdir(tmp, { recursive: true });
+    const m = await writeFolder(archive, { ...o, out: tmp });
+    if (zip) {
+      o.onStep?.(basename(o.out), 0);
+      const names = [...m.files.map((f) => f.path), MANIFEST];
+      await writeZip(
+        partial,
+        names.map((name) => ({ name, path: join(tmp, name) })),
+        { zip64: o.zip64, now: new Date(o.now), signal: o.signal, onFile: (name) => o.onStep?.(`${basename(o.out)}: ${name}`, 0) },
+      );
+      stopped();
+      await rename(partial, o.out);
+    } else {
+      stopped();
+      await rmdir(o.out).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e; // the empty folder it goes into (refused above when not empty)
+      });
+      await rename(tmp, o.out);
+    }
     return m;
+  } catch (e) {
+    stopped();
+    throw e;
   } finally {
     await rm(tmp, { recursive: true, force: true });
     await rm(partial, { force: true });
-  }
-}
-
-async function exportFolder(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
-  await emptyFolder(o.out);
-  try {
-    return await writeFolder(archive, o);
-  } catch (e) {
-    // the folder was empty: what is in it now is this bundle's, unfinished
-    for (const name of await readdir(o.out).catch(() => [] as string[])) await rm(join(o.out, name), { recursive: true, force: true });
-    if (o.signal?.aborted) throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
-    throw e;
   }
 }
 
