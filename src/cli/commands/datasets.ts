@@ -133,6 +133,48 @@ export function registerDatasetCommands(program: Command, io: Io, c: () => CliCo
 }
 
 function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts: AsksFirst): void {
+  registerBundleExport(cmd, io, c);
+  cmd
+    .command('verify')
+    .description('check every file, row and answer of a bundle against its manifest; names what was changed, dropped or added')
+    .argument('<bundle>', 'the bundle folder or .zip')
+    .option('--root <sha256>', 'the root hash a methods section cites')
+    .option('--archive', 'also check every answer and item against this archive')
+    .option('--json', 'the report as JSON on stdout')
+    .action(async (dir: string, o: { root?: string; archive?: boolean; json?: boolean }) => {
+      if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root))
+        throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
+      const r = await c().local('local.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
+      for (const p of r.problems) io.stderr.write(`  ${p}\n`);
+      io.stderr.write(
+        r.ok
+          ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n`
+          : `Does not verify: ${fmt(r.problems.length)} problem(s) (above).\n`,
+      );
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+      if (!r.ok) throw new ExitError('validation', 'The bundle does not match its manifest.');
+    });
+
+  cmd
+    .command('import')
+    .description(
+      'merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid',
+    )
+    .argument('<bundle>', 'the bundle folder or .zip')
+    .option('--json', 'the report as JSON on stdout')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      const r = await c().local('local.importBundle', { dir });
+      io.stderr.write(
+        `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`,
+      );
+      for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
+      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
+    });
+  registerRehydrateCommand(cmd, io, c, opts);
+}
+
+/** `loupe dataset export`: a bundle at --out, stopped by Ctrl-C / SIGTERM with nothing kept. */
+function registerBundleExport(cmd: Command, io: Io, c: () => CliContext): void {
   withQueryFlags(
     cmd
       .command('export')
@@ -192,42 +234,4 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
       );
     if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
   });
-
-  cmd
-    .command('verify')
-    .description('check every file, row and answer of a bundle against its manifest; names what was changed, dropped or added')
-    .argument('<bundle>', 'the bundle folder or .zip')
-    .option('--root <sha256>', 'the root hash a methods section cites')
-    .option('--archive', 'also check every answer and item against this archive')
-    .option('--json', 'the report as JSON on stdout')
-    .action(async (dir: string, o: { root?: string; archive?: boolean; json?: boolean }) => {
-      if (o.root !== undefined && !/^[0-9a-f]{64}$/.test(o.root))
-        throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
-      const r = await c().local('local.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
-      for (const p of r.problems) io.stderr.write(`  ${p}\n`);
-      io.stderr.write(
-        r.ok
-          ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n`
-          : `Does not verify: ${fmt(r.problems.length)} problem(s) (above).\n`,
-      );
-      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
-      if (!r.ok) throw new ExitError('validation', 'The bundle does not match its manifest.');
-    });
-
-  cmd
-    .command('import')
-    .description(
-      'merge a bundle that verifies into this archive: each item and answer once, provenance and authors kept, conflicts listed, nothing paid',
-    )
-    .argument('<bundle>', 'the bundle folder or .zip')
-    .option('--json', 'the report as JSON on stdout')
-    .action(async (dir: string, o: { json?: boolean }) => {
-      const r = await c().local('local.importBundle', { dir });
-      io.stderr.write(
-        `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`,
-      );
-      for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
-      if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
-    });
-  registerRehydrateCommand(cmd, io, c, opts);
 }
