@@ -73,6 +73,21 @@ export function othersActive(entries: JournalEntry[], from: number, activeHere: 
   return false;
 }
 
+/**
+ * Whether an unresolved call of a process that is gone — or of a call of this one that gave up or was
+ * cancelled — is in the journal, however old: its lost attempt may be finished (and charged) by the
+ * service at any time, so a drop of the balance is not certainly this call's (simulation finding 17).
+ */
+export function unresolvedElsewhere(entries: JournalEntry[], activeHere: (callId: string) => boolean): boolean {
+  return entries.some((e) => e.state === 'pending' && (e.owner === 'gone' || ((e.owner ?? 'this') === 'this' && !activeHere(e.callId))));
+}
+
+/** A charge the balance attributed, marked `unsure` when an unresolved call elsewhere may explain the drop. */
+function doubted(a: Attribution, entries: JournalEntry[], activeHere: (callId: string) => boolean): Attribution {
+  if (a.kind !== 'charged' || !unresolvedElsewhere(entries, activeHere)) return a;
+  return { ...a, unsure: 'an unresolved call of a process that is gone (or gave up) may have been charged meanwhile' };
+}
+
 export class BalanceBook {
   attemptsInFlight = 0;
   /** credits this core has written to the ledger */
@@ -169,10 +184,9 @@ export class BalanceBook {
     const now = this.last;
     const after = v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { value: v, at: now.at } : null;
     const explained = after ? this.d.store.ledgerCreditsSince(b.ledgerId, b.at) : 0;
-    const others = after
-      ? othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs())
-      : false;
-    const a = attribute({
+    const around = after ? this.d.store.journalAround(callId, b.at, after.at) : [];
+    const others = after ? othersActive(around, b.at, this.d.activeHere, this.d.leaseMs()) : false;
+    const attributed = attribute({
       ...call,
       before: { value: b.balance, at: b.at },
       after,
@@ -180,6 +194,7 @@ export class BalanceBook {
       othersActive: others,
       outsideActivityAt: this.outsideActivityAt,
     });
+    const a = doubted(attributed, around, this.d.activeHere);
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
     return a.kind === 'not-charged' && after && now ? { ...a, after: { balance: after.value, at: after.at, ledgerId: now.ledgerId } } : a;
   }
@@ -237,8 +252,9 @@ export class BalanceBook {
       explained += Math.max(0, r.creditsUsed);
       if (r.creditsRemaining !== null) readings.push({ value: r.creditsRemaining, explained });
     }
-    const others = othersActive(this.d.store.journalAround(callId, b.at, after.at), b.at, this.d.activeHere, this.d.leaseMs());
-    const a = attributeLate({
+    const around = this.d.store.journalAround(callId, b.at, after.at);
+    const others = othersActive(around, b.at, this.d.activeHere, this.d.leaseMs());
+    const attributed = attributeLate({
       ...call,
       before: { value: b.balance, at: b.at },
       after: { value: after.balance, at: after.at },
@@ -247,6 +263,7 @@ export class BalanceBook {
       othersActive: others,
       outsideActivityAt: outside,
     });
+    const a = doubted(attributed, around, this.d.activeHere);
     if (a.kind === 'unknown' && a.outside) this.noteOutside();
     return a.kind === 'not-charged' ? { ...a, after } : a;
   }

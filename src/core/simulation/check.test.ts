@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChargeRecord } from '../../sandbox';
 import type { LedgerEntry } from '../ports';
-import { checkLedger } from './test-sim-check';
+import { checkLedger, checkPaidOnce } from './test-sim-check';
 import { newModel } from './test-sim-model';
 
 const charge: ChargeRecord = {
@@ -116,6 +116,34 @@ describe('checkLedger: another spender between the reading before a lost attempt
     m.otherSpending.push([5_000, 8_000]);
     expect(checkLedger(m, [charge], at(14_000), new Set())).toEqual([
       'lost answer req_lost: the service charged 20, the ledger inferred 40 from the balance',
+    ]);
+  });
+});
+
+describe('checkPaidOnce: a same-key retry that paid the ceiling after its original was lost (finding 17)', () => {
+  // the dropped original (not charged), then the retry under its key charged as a new call at the ceiling
+  const original = { ...charge, request_id: 'req_drop', credits_used: 0, charge_reason: null, status: 499, at: 10_000 } as ChargeRecord;
+  const retry = {
+    ...charge,
+    request_id: 'req_ceiling',
+    credits_used: 340,
+    at: 12_000,
+    ceiling_retry: true,
+    fresh_cost: 20,
+  } as ChargeRecord;
+  const env = { catalogue: new Map() };
+  it('is the known limit while another spender was spending around the lost original', () => {
+    const m = newModel([], 0);
+    m.otherSpending.push([9_000, 11_000]);
+    expect(checkPaidOnce(env, m, [original, retry])).toEqual([]);
+    expect(m.stats.unknowable).toEqual({
+      'balance took another spender’s legal amount for a lost answer: its same-key retry paid the ceiling': 1,
+    });
+  });
+  it('is a violation when nobody else was spending', () => {
+    const m = newModel([], 0);
+    expect(checkPaidOnce(env, m, [original, retry])).toEqual([
+      'request req_ceiling on /v1/photo_net/profile/posts paid the reserved ceiling 340 where a fresh key would have cost 20',
     ]);
   });
 });

@@ -208,13 +208,19 @@ export function checkLedger(
 
 /**
  * 4. No page paid twice inside its cache window unless the analyst forced a fresh fetch, and no
- * retry paid the reserved ceiling where a fresh key would have cost the price.
+ * retry paid the reserved ceiling where a fresh key would have cost the price — except the known
+ * limit of docs/request-core.md: outside any window, another spender spent a legal amount for the
+ * call between the two readings of its lost original, the balance took it for the original's charge
+ * and the key was kept (finding 17: counted while another spender was spending).
  */
-export function checkPaidOnce(env: SimEnv, m: SimModel, charges: ChargeRecord[]): Violations {
+export function checkPaidOnce(env: Pick<SimEnv, 'catalogue'>, m: SimModel, charges: ChargeRecord[]): Violations {
   const out: Violations = [];
   const last = new Map<string, ChargeRecord>();
   for (const c of charges) {
-    if (c.ceiling_retry)
+    const original = c.ceiling_retry ? charges.find((o) => o !== c && o.idempotency_key === c.idempotency_key && o.at <= c.at) : undefined;
+    if (c.ceiling_retry && original && duringOtherSpending(m, original.at))
+      count(m.stats.unknowable, 'balance took another spender’s legal amount for a lost answer: its same-key retry paid the ceiling');
+    else if (c.ceiling_retry)
       out.push(
         `request ${c.request_id} on ${c.endpoint} paid the reserved ceiling ${c.credits_used} where a fresh key would have cost ${c.fresh_cost}`,
       );

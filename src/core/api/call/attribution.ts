@@ -57,8 +57,13 @@ export interface AttributionInput {
 }
 
 export type Attribution =
-  /** `late`: measured across readings further apart than MAX_SPAN_MS (a dead process's call taken over) */
-  | { kind: 'charged'; credits: number; late?: boolean }
+  /**
+   * `late`: measured across readings further apart than MAX_SPAN_MS (a dead process's call taken over);
+   * `unsure`: another movement may explain the drop (an unresolved call of a process that is gone, or
+   * of a call that gave up: the service may finish and charge it at any time). Either is recorded, but
+   * never a reason to keep the key (simulation finding 17)
+   */
+  | { kind: 'charged'; credits: number; late?: boolean; unsure?: string }
   /** `after`: the reading it was measured to (the balance book's), for a later answer to confirm it */
   | { kind: 'not-charged'; after?: { balance: number; at: number; ledgerId: number } }
   /** `outside`: the figures themselves show another cause (a top-up, another spender) */
@@ -148,13 +153,15 @@ export interface LossContext {
  *  - outside it the same key costs the ceiling under A and nothing under B; a fresh key the price
  *    under either. The same key is taken when the ceiling is no more than the cheapest fresh call
  *    (a fixed-price single page: never worse), or when the balance attributes a charge across
- *    readings close in time (not `late`); otherwise a fresh key, whose worst case is the price —
- *    never the ceiling.
+ *    readings close in time (not `late`) that no other movement Loupe knows of can explain (not
+ *    `unsure`: simulation finding 17); otherwise a fresh key, whose worst case is the price — never
+ *    the ceiling.
  */
 export function keyAfterLoss(c: LossContext): 'same' | 'fresh' {
   if (c.insideWindow) return 'fresh';
   if (c.ceiling <= c.floor) return 'same';
-  return c.attribution.kind === 'charged' && !c.attribution.late ? 'same' : 'fresh';
+  const a = c.attribution;
+  return a.kind === 'charged' && !a.late && !a.unsure ? 'same' : 'fresh';
 }
 
 /** Inside the endpoint's window (with a margin: the retry must arrive before it ends), no `no-cache`. */

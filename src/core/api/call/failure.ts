@@ -11,6 +11,7 @@ import type { Attempt } from './attempt';
 import { chargedSoFar, failJournal, lossCallOf, newKey, type Caller, type CallState } from './context';
 import { decideRetry, type Facts, type Step } from './decide';
 import { afterLoss, type LossState } from './loss';
+import { settleCharged } from './settle';
 import type { Lost } from '../balance-book';
 
 /** Returns when the next attempt may go; throws the call's error otherwise. */
@@ -42,6 +43,7 @@ async function noteLoss(c: Caller, s: CallState, a: Attempt): Promise<'same' | '
     freeMayCover: a.freeMayCover,
   };
   const r = a.willRetry ? await afterLoss(book, d.readBalance, lossCallOf(s, j.callId), lost, () => d.clock.now()) : null;
+  if (r) settleCharged(c, s, r, r.key);
   s.loss = keptLoss(s.loss, lost, r);
   return r?.key ?? null;
 }

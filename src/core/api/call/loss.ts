@@ -149,9 +149,11 @@ export async function chargeOfLoss(
     book.noteOutside();
     return null;
   }
-  // a dead process's lost attempt the balance attributed across readings far apart: recorded, its key
-  // was not kept on that word (a fresh key outside any window proves nothing either way)
-  if (s.attribution.kind === 'charged' && s.attribution.late) return { credits: s.attribution.credits, how: 'balance' };
+  // a charge the balance attributed across readings far apart (a dead process's), or with another
+  // movement that may explain it (finding 17): recorded, its key was not kept on that word (a fresh key
+  // outside any window proves nothing either way)
+  if (s.attribution.kind === 'charged' && (s.attribution.late || s.attribution.unsure))
+    return { credits: s.attribution.credits, how: 'balance' };
   // no proof either way (a fresh key outside any window): the balance after this answer may tell
   const again = await book.attribute(
     s.lost,

@@ -11,7 +11,7 @@ import type { CallResult } from '../types';
 import { insideWindow } from './attribution';
 import type { Attempt } from './attempt';
 import { lossCallOf, type Caller, type CallState } from './context';
-import { chargeOfLoss, mayBeFree, ownedAt } from './loss';
+import { chargeOfLoss, mayBeFree, ownedAt, type LossState } from './loss';
 
 export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
   const { d } = c;
@@ -143,6 +143,32 @@ export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
   // the service holds a finished answer under this key: a later run replays it free
   c.write(() => c.d.store.finishJournal(j.callId, 'done', c.d.clock.now()), s.inferredSoFar);
   return new ApiError({ ...e.toJSON(), kind: e.kind, creditsCharged: (e.creditsCharged ?? 0) + credits });
+}
+
+/**
+ * A lost attempt the balance says was charged, retried with a fresh key outside any window (the charge
+ * was measured `late`, or another movement may explain it): no answer can confirm or deny it — the
+ * fresh key is charged either way, never an owner read — so its charge is recorded at once
+ * (`inferred:balance`, under its key), and a later loss of the same call is judged on its own.
+ */
+export function settleCharged(c: Caller, s: CallState, l: LossState, key: 'same' | 'fresh'): void {
+  const { plan, j } = s;
+  if (key !== 'fresh' || l.lost.settled || l.attribution.kind !== 'charged') return;
+  if (insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, c.d.clock.now(), !!plan.opts.fresh)) return;
+  const credits = l.attribution.credits;
+  s.inferredSoFar += credits;
+  const entry = {
+    callId: j.callId,
+    platform: plan.platform,
+    endpoint: plan.endpoint,
+    params: plan.canonical,
+    paramsHash: plan.hash,
+    source: plan.source,
+    walkId: plan.walkId,
+    dryRun: plan.dry,
+  };
+  c.recordInferred(l.lost, entry, credits, 'balance', s.inferredSoFar);
+  l.lost.settled = true;
 }
 
 /** the answer carries rows (an empty result is free for everyone: it proves nothing) */

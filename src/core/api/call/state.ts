@@ -5,6 +5,7 @@
  */
 import { holdEntry, openJournal } from './journal';
 import { lossCallOf, newKey, type Caller, type CallPlan, type CallState } from './context';
+import { settleCharged } from './settle';
 import { urlOf } from './plan';
 
 /** The running state of a call, and the function that lets its journal entry go when it ends. */
@@ -46,6 +47,8 @@ export async function openCall(c: Caller, plan: CallPlan, hold: number): Promise
       url: urlOf(d.baseUrl(), plan),
       key: '',
     };
+    // a taken-over lost attempt the balance says was charged, retried with a fresh key outside any window
+    if (opened.loss && !opened.inherited) settleCharged(c, s, opened.loss, 'fresh');
     const inherited = opened.inherited;
     if (inherited) {
       // an earlier call or process sent this Idempotency-Key: with the key it names, when still in the pool
