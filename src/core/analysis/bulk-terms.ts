@@ -7,12 +7,13 @@
  * the build runs), so a chunk writes its items' term-id blobs, its daily counts and the tail of
  * `an_terms`, whatever the index already holds. When every item is in, the totals are counted
  * from the blobs (they hold each item's term ids, publication time and counts: everything a
- * total is made of), written by id in steps, and the two indexes are made, sorted, at once.
+ * total is made of), written by id in steps, and the two indexes are made, one sort (and one
+ * transaction) each.
  *
  * Crash-safe as the incremental build: every chunk is one transaction (its terms, blobs, daily
  * counts and watermarks together); the dictionary is read back from `an_terms` by a process that
  * goes on with a build another one began; totals are only ever set from the blobs, so a build
- * stopped anywhere, even between two steps of writing them, is finished by counting again; and no
+ * stopped anywhere, even between two steps of writing them or making the indexes, is finished by counting again; and no
  * reader uses `an_terms` while `terms_bulk` is set (AnalysisIndex.current).
  */
 import type { AnalysisTables } from '../archive';
@@ -141,7 +142,7 @@ export class BulkTerms {
 
   /**
    * One step of the end of the build (the items are all in): count the totals from the blobs, or
-   * write the next TOTALS_STEP of them, or make the indexes and end the bulk state. Returns true
+   * write the next TOTALS_STEP of them, or make the next index, or end the bulk state. Returns true
    * when the build is over.
    */
   finishStep(): boolean {
@@ -181,7 +182,7 @@ export class BulkTerms {
         tot.next = end;
         return false;
       }
-      this.t.createTermKeys();
+      if (this.t.createTermKey()) return false;
       this.t.setState('terms_bulk', 0);
       this.totals = null;
       return true;

@@ -172,9 +172,17 @@ export class AnalysisTables {
     this.c.db.exec('DROP INDEX IF EXISTS an_terms_key; DROP INDEX IF EXISTS an_terms_multi');
   }
 
-  /** Makes an_terms's indexes (one sort each). Call inside a transaction. */
-  createTermKeys(): void {
-    this.c.db.exec(TERM_KEYS);
+  /**
+   * Makes the next of an_terms's indexes that is missing (one sort; one a transaction, so that the
+   * write lock is held for one sort at a time); false when both were there. Call inside a transaction.
+   */
+  createTermKey(): boolean {
+    for (const name of ['an_terms_key', 'an_terms_multi']) {
+      if (this.c.sql.get(sql`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ${name}`) !== undefined) continue;
+      this.c.db.exec(TERM_KEYS.split(';').find((q) => q.includes(name))!);
+      return true;
+    }
+    return false;
   }
 
   /** Whether an_terms and an_item_terms hold no row. */
