@@ -2,8 +2,8 @@
  * Analysis benchmark (docs/analysis.md "Performance"): on the library bench's synthetic archive
  * (bench/synthetic.ts, built by bench/ui-archive.ts; `LOUPE_BENCH_UI_DATA=<dir>` keeps it between
  * runs), 1M posts (50k with --quick):
- *  1. the analysis index: first build — as the app builds it (its worker thread, the first 60 s, on a
- *     copy: bench/index-build.ts) and on this thread in chunks of 20,000 — and the catch-up after a
+ *  1. the analysis index: first build — as the app builds it (its worker thread, the whole build up to
+ *     15 minutes, on a copy: bench/index-build.ts) and on this thread in chunks of 20,000 — and the catch-up after a
  *     1,000-post ingest beside that ingest;
  *  2. every library chart, uncached (first run of each after the index is current), without and
  *     with ordinary filters (one platform, a date, a text search);
@@ -40,10 +40,10 @@ function time<T>(f: () => T): [number, T] {
   return [performance.now() - t0, v];
 }
 
-/** The index as the app builds it: its worker thread (slices of ~500 ms, nice 0 here) on a copy of the archive, for the first 60 s. */
+/** The index as the app builds it: its worker thread (slices of ~500 ms, nice 0 here) on a copy of the archive, the whole build (at most 15 minutes). */
 async function workerBuild(file: string, label: string, ctx: BenchContext): Promise<Result> {
-  ctx.log('analysis index in its worker thread, 60 s on a copy');
-  const r = await measureIndexBuild(file, 60);
+  ctx.log('analysis index in its worker thread, on a copy');
+  const r = await measureIndexBuild(file, 900);
   const rate = r.wallMs > 0 ? (r.posts / r.wallMs) * 1000 : null;
   return {
     metric: `analysis index build in its worker thread (as the app builds it), ${label}`,
@@ -52,7 +52,7 @@ async function workerBuild(file: string, label: string, ctx: BenchContext): Prom
     target: '≥ 5,000 posts/s',
     ok: rate === null ? undefined : rate >= 5000,
     load: r.load,
-    note: `${r.posts.toLocaleString('en-US')} posts in ${(r.wallMs / 1000).toFixed(1)} s${r.done ? ' (the whole build)' : ' (the first 60 s; each post costs more as the index grows)'}, ${((r.posts / r.cpuMs) * 1000).toFixed(0)} posts per CPU-second`,
+    note: `${r.posts.toLocaleString('en-US')} posts in ${(r.wallMs / 1000).toFixed(1)} s${r.done ? ' (the whole build)' : ' (the first 15 minutes)'}, ${((r.posts / r.cpuMs) * 1000).toFixed(0)} posts per CPU-second, peak memory ${r.peakMb.toFixed(0)} MB`,
   };
 }
 

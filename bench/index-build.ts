@@ -19,6 +19,8 @@ export interface IndexBuildRun {
   cpuMs: number;
   done: boolean;
   load: number;
+  /** the process's peak resident memory (every thread's), MB */
+  peakMb: number;
 }
 
 /** Builds the index of a copy of `file` (its WAL included) in the worker for up to `seconds`; the copy is removed after. */
@@ -55,7 +57,8 @@ export async function measureIndexBuild(file: string, seconds: number, nice = 0,
       wall = performance.now() - t0;
     }
     const cpu = process.cpuUsage(c0);
-    return { posts: before - backlog, wallMs: wall, cpuMs: (cpu.user + cpu.system) / 1000, done, load };
+    const peakMb = process.resourceUsage().maxRSS / 1024;
+    return { posts: before - backlog, wallMs: wall, cpuMs: (cpu.user + cpu.system) / 1000, done, load, peakMb };
   } finally {
     for (const s of ['', '-wal', '-shm']) rmSync(work + s, { force: true });
   }
@@ -74,7 +77,7 @@ if (process.argv[1]?.endsWith('index-build.ts')) {
       const r = await measureIndexBuild(file, Number(secs), Number(nice), t);
       console.log(
         `${t === undefined ? '' : `slice ${t} ms: `}${r.posts} posts in ${(r.wallMs / 1000).toFixed(1)} s: ${((r.posts / r.wallMs) * 1000).toFixed(0)} posts/s wall, ` +
-          `${((r.posts / r.cpuMs) * 1000).toFixed(0)} per CPU-second (CPU ${(r.cpuMs / 1000).toFixed(1)} s)${r.done ? ', done' : ''}; load ${r.load.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+          `${((r.posts / r.cpuMs) * 1000).toFixed(0)} per CPU-second (CPU ${(r.cpuMs / 1000).toFixed(1)} s)${r.done ? ', done' : ''}, peak memory ${r.peakMb.toFixed(0)} MB; load ${r.load.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
       );
     }
 }
