@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
 import { post } from '../archive/test-fixtures';
+import { testDb } from '../archive/testing';
+import type { RidWalk } from '../ports';
 import { mulberry32 } from '../../shared/random';
 import { csvRowHashes, jsonlRowHashes } from '../datasets/row-hashes';
 import { workerEntry } from './csv-pool';
@@ -78,5 +80,34 @@ describe('a bundle’s item tables in one pass', () => {
       expect(csv).toHaveLength(N);
       expect(new Map(csv.map((r, k) => [r.key, [r.sha, jsonl[k].sha]]))).toEqual(t.hashes);
     }
+  });
+
+  // last: it deletes rows
+  it('a row deleted after the walk’s snapshot: its group rendered here from the snapshot, the files as before', async () => {
+    const query = { sort: { field: 'likes', dir: 'desc' } } as const;
+    const before = join(dir, 'before');
+    mkdirSync(before);
+    const ref = await writeBundleTables(a.iterateExportRows(query), { dir: before, threads: 1, groupSize: 64 });
+    const source = a.iterateExportRows(query);
+    const walkOf = source.ridWalk!;
+    let fromSnapshot = 0;
+    const wrapped = Object.assign(source, {
+      ridWalk: (): RidWalk | null => {
+        const w = walkOf()!;
+        const rows = w.rows.bind(w);
+        const db = testDb(a);
+        const gone = db.prepare('SELECT rid FROM items ORDER BY rid LIMIT 2 OFFSET 300').pluck().all() as number[];
+        db.prepare(`DELETE FROM items WHERE rid IN (${gone.join(',')})`).run();
+        return Object.assign(w, { rows: (rids: number[]) => ((fromSnapshot += rids.length), rows(rids)) });
+      },
+    });
+    const after = join(dir, 'after');
+    mkdirSync(after);
+    const t = await writeBundleTables(wrapped, { dir: after, threads: 1, groupSize: 64 });
+    expect(fromSnapshot).toBeGreaterThan(0); // the groups that held them, and no other, from the snapshot
+    expect(fromSnapshot).toBeLessThanOrEqual(128);
+    expect(t.rows).toBe(N);
+    expect(t.files).toEqual(ref.files);
+    expect(t.hashes).toEqual(ref.hashes);
   });
 });
