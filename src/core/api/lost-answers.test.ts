@@ -210,6 +210,32 @@ describe('a lost answer while another key of the account spends', () => {
     Math.max(120_000, RUNS * 3_000),
   );
 
+  it('a window the catalogue states but the service no longer honours: the charged lost answer is still recorded (finding 16)', async () => {
+    sb.admin.setVariants([]);
+    const account = sb.admin.createAccount({ balance: 100_000, freeCalls: 0 });
+    const key = sb.admin.createKey('loupe', account);
+    const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
+    const archive = openArchive(':memory:', { clock: () => clock.now() });
+    const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, timeoutMs: 5_000 });
+    try {
+      await api.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: `warm${++seq}` } }); // the catalogue, with windows
+      sb.admin.setVariants(['no-cache-window']); // the service stops honouring them; the catalogue in memory still says 6 h
+      sb.admin.advance(60);
+      sb.admin.queueFaults([{ kind: 'truncate-charged', match: '/v1/photo_net/profile/posts' }]);
+      await api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `epoch${++seq}` } });
+      const mine = sb.admin.charges().filter((x) => x.key_hash === sb.admin.keyHash(key));
+      const cut = mine.find((x) => x.fault === 'truncate-charged');
+      expect(cut?.credits_used).toBe(20);
+      // the fresh key's `cached: false` is no proof the lost one never finished: the balance's 20 is recorded
+      const inferred = archive.listLedger({ limit: 100 }).filter((l) => l.chargeReason?.startsWith('inferred:'));
+      expect(inferred.map((l) => [l.idempotencyKey, l.creditsUsed])).toEqual([[cut?.idempotency_key, 20]]);
+      expect(archive.listLedger({ limit: 100 }).reduce((t, l) => t + l.creditsUsed, 0)).toBe(mine.reduce((t, x) => t + x.credits_used, 0));
+    } finally {
+      await api.close();
+      archive.close();
+    }
+  });
+
   it("photo_net profile/posts stalls while a teammate spends 20: the retry pays the price, not the ceiling (the issue's case)", async () => {
     sb.admin.setVariants([]);
     const account = sb.admin.createAccount({ balance: 100_000, freeCalls: 0 });

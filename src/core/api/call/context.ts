@@ -28,6 +28,8 @@ export interface CallerDeps {
   /** the account's keys, each with its pacer */
   pool: KeyPool;
   endpointOf: (target: CallTarget) => Promise<CatalogueEndpoint>;
+  /** the endpoint's cache window as the catalogue states it when read again now (free, keyless) */
+  windowNow?: (target: CallTarget) => Promise<number>;
   /** the hold of a call: price ceiling × pages (quote-based where only the service knows the pages) */
   holdOf: (ep: CatalogueEndpoint, target: CallTarget) => Promise<number>;
   balance: () => number | null;

@@ -103,6 +103,8 @@ export interface Answer {
   ownerRead: boolean;
   /** a fresh key inside the window that says it was not read from the cache: the lost one never finished */
   ownedNot: boolean;
+  /** the catalogue, read again, no longer states a window covering the lost attempt (finding 16) */
+  windowGone?: () => Promise<boolean>;
   creditsRemaining: number | null;
   /**
    * the account owned the exact call inside its window before the lost attempt was sent (the ledger
@@ -141,6 +143,12 @@ export async function chargeOfLoss(
     return { credits: call.price.min, how: 'price' };
   }
   if (a.ownedNot) {
+    // "not from the cache" says the lost one never finished only where the service honours the window
+    // (finding 16: without windows a fresh key answers `cached: false` either way). Where the balance
+    // attributes a charge cleanly the two disagree: the catalogue is read again, and when it no longer
+    // states the window the balance stands
+    const clean = s.attribution.kind === 'charged' && !s.attribution.late && !s.attribution.unsure;
+    if (clean && s.attribution.kind === 'charged' && (await a.windowGone?.())) return { credits: s.attribution.credits, how: 'balance' };
     if (s.attribution.kind === 'charged') book.noteOutside();
     return null;
   }

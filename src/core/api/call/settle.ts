@@ -94,6 +94,10 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
       replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey,
       ownerRead,
       ownedNot,
+      // the catalogue read again (free); one that cannot be read leaves the window as it was
+      windowGone: async () =>
+        d.windowNow !== undefined &&
+        !insideWindow(await d.windowNow(plan.target).catch(() => ttl), l.lost.startedAt, a.startedAt, !!plan.opts.fresh),
       creditsRemaining: a.creditsRemaining,
       ownedBefore: () =>
         ownedAt(

@@ -82,6 +82,10 @@ export function assembleCore(c: CoreCollaborators): ApiCore {
     baseUrl: c.baseUrl,
     pool,
     endpointOf,
+    windowNow: async (t) => {
+      await catalogue.load({ force: true });
+      return (await endpointOf(t)).cache_ttl_seconds;
+    },
     holdOf: est.holdFor,
     maxRetries: c.maxRetries,
     maxWaitMs: () => tun.maxWaitMs,
