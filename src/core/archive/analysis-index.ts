@@ -89,9 +89,10 @@ ${authorSchema(dayOf)}`;
  * sorted, at its end — analysis/bulk-terms.ts): the (field, term) key, and the terms in more
  * than one item by items (a partial index: most terms are in one item).
  */
-const TERM_KEYS = /* sql */ `
-CREATE UNIQUE INDEX IF NOT EXISTS an_terms_key ON an_terms (field, term);
-CREATE INDEX IF NOT EXISTS an_terms_multi ON an_terms (field, docs) WHERE docs > 1;`;
+const TERM_KEYS: ReadonlyArray<[string, string]> = [
+  ['an_terms_key', 'CREATE UNIQUE INDEX IF NOT EXISTS an_terms_key ON an_terms (field, term)'],
+  ['an_terms_multi', 'CREATE INDEX IF NOT EXISTS an_terms_multi ON an_terms (field, docs) WHERE docs > 1'],
+];
 
 const DROP = /* sql */ `${AUTHOR_DROP}
 
@@ -164,7 +165,7 @@ export class AnalysisTables {
   createSchema(dropFirst: boolean): void {
     if (dropFirst) this.c.db.exec(DROP);
     this.c.db.exec(SCHEMA);
-    if (this.state('terms_bulk') !== 1) this.c.db.exec(TERM_KEYS);
+    if (this.state('terms_bulk') !== 1) for (const [, q] of TERM_KEYS) this.c.db.exec(q);
   }
 
   /** Drops an_terms's indexes (a build from scratch appends the rows without them). Call inside a transaction. */
@@ -172,25 +173,18 @@ export class AnalysisTables {
     this.c.db.exec('DROP INDEX IF EXISTS an_terms_key; DROP INDEX IF EXISTS an_terms_multi');
   }
 
-  /**
-   * Makes the next of an_terms's indexes that is missing (one sort; one a transaction, so that the
-   * write lock is held for one sort at a time); false when both were there. Call inside a transaction.
-   */
+  /** Makes the next missing index of an_terms (one sort: one a transaction holds the lock for one); false when none was missing. */
   createTermKey(): boolean {
-    for (const name of ['an_terms_key', 'an_terms_multi']) {
-      if (this.c.sql.get(sql`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ${name}`) !== undefined) continue;
-      this.c.db.exec(TERM_KEYS.split(';').find((q) => q.includes(name))!);
-      return true;
-    }
-    return false;
+    const next = TERM_KEYS.find(
+      ([name]) => this.c.sql.get(sql`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ${name}`) === undefined,
+    );
+    if (next) this.c.db.exec(next[1]);
+    return next !== undefined;
   }
 
   /** Whether an_terms and an_item_terms hold no row. */
   termsEmpty(): boolean {
-    return (
-      this.c.sql.get(sql`SELECT 1 FROM an_terms LIMIT 1`) === undefined &&
-      this.c.sql.get(sql`SELECT 1 FROM an_item_terms LIMIT 1`) === undefined
-    );
+    return this.c.sql.get(sql`SELECT 1 WHERE EXISTS (SELECT 1 FROM an_terms) OR EXISTS (SELECT 1 FROM an_item_terms)`) === undefined;
   }
 
   /** The largest an_terms id (0 when none). */
