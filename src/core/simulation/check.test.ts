@@ -10,6 +10,7 @@ import type { ChargeRecord } from '../../sandbox';
 import type { LedgerEntry } from '../ports';
 import { checkLedger, checkPaidOnce } from './test-sim-check';
 import { newModel } from './test-sim-model';
+import { QUIET_MS } from '../api/call/attribution';
 
 const charge: ChargeRecord = {
   request_id: 'req_lost',
@@ -145,5 +146,26 @@ describe('checkPaidOnce: a same-key retry that paid the ceiling after its origin
     expect(checkPaidOnce(env, m, [original, retry])).toEqual([
       'request req_ceiling on /v1/photo_net/profile/posts paid the reserved ceiling 340 where a fresh key would have cost 20',
     ]);
+  });
+});
+
+describe('checkLedger: a lost answer with no ledger row, soon after another spender moved the balance (finding 18)', () => {
+  // only the broken answer's own row: the balance was not trusted, so nothing was inferred
+  const lostOnly = [row({ requestId: 'req_lost', status: 200, errorType: 'NETWORK_BAD_JSON' })];
+  it('is the known limit within QUIET_MS of the spending (Loupe does not read the balance then)', () => {
+    const m = newModel([], 0);
+    m.otherSpending.push([1_000, 2_000]);
+    expect(checkLedger(m, [{ ...charge, fault: 'truncate-charged', at: 2_000 + QUIET_MS - 1 }], lostOnly, new Set())).toEqual([]);
+    expect(m.stats.unknowable).toEqual({ 'lost answer charged soon after another spender: the balance not trusted': 1 });
+  });
+  it('is a violation once the balance is trusted again, or with nobody else spending', () => {
+    const late = newModel([], 0);
+    late.otherSpending.push([1_000, 2_000]);
+    const at = 2_000 + QUIET_MS + 1;
+    const said = [
+      `the service charged 20 for /v1/photo_net/profile/posts (request req_lost, truncate-charged) and the ledger has no row for it`,
+    ];
+    expect(checkLedger(late, [{ ...charge, fault: 'truncate-charged', at }], lostOnly, new Set())).toEqual(said);
+    expect(checkLedger(newModel([], 0), [{ ...charge, fault: 'truncate-charged', at }], lostOnly, new Set())).toEqual(said);
   });
 });

@@ -6,7 +6,7 @@
 import type { ChargeRecord } from '../../sandbox';
 import type { BalanceInfo, LedgerEntry, Settings, WatchlistInfo } from '../../shared/contract';
 import type { ArchivedItem } from '../../shared/query';
-import { MARK_MAX_AGE_MS } from '../api/call/attribution';
+import { MARK_MAX_AGE_MS, QUIET_MS } from '../api/call/attribution';
 import { testDb } from '../archive/testing';
 import { directGet, type SimEnv } from './test-sim-env';
 import { canon, count, itemKey, listOf, variantsAt, type ListModel, type SimModel } from './test-sim-model';
@@ -173,6 +173,13 @@ export function checkLedger(
     if (/drop|truncate/.test(c.fault ?? '') && m.otherSpending.some(([a, b]) => c.at >= a && c.at <= b)) {
       // a lost answer while another spender moved the balance: nothing Loupe can read tells whether it was charged
       count(m.stats.unknowable, 'lost answer charged while another spender was active');
+      continue;
+    }
+    if (/drop|truncate/.test(c.fault ?? '') && m.otherSpending.some(([, b]) => c.at > b && c.at <= b + QUIET_MS)) {
+      // lost within QUIET_MS after another spender moved the balance: Loupe has seen an unexplained
+      // movement and does not read the balance as this call's charge (docs/request-core.md "Known
+      // limits": the first charge is not in the ledger; credits --reconcile shows it) — finding 18
+      count(m.stats.unknowable, 'lost answer charged soon after another spender: the balance not trusted');
       continue;
     }
     // a killed process's call still pending: its entry may name a later key than the broken
