@@ -51,8 +51,10 @@ async function post<T = unknown>(method: string, input: unknown): Promise<{ stat
 }
 
 /** A finished bundle export job (a state waited for, not a time). */
+let jobs = 0;
 async function bundleJob(): Promise<{ exportId: string; path: string }> {
-  const j = await post<{ exportId: string }>('datasets.bundleJob', { target: { query: {} }, zip: true });
+  // a name of its own: two jobs in one second would otherwise share the default name (the second refused)
+  const j = await post<{ exportId: string }>('datasets.bundleJob', { target: { query: {} }, zip: true, name: `paths-${++jobs}` });
   if (!j.body.ok) throw new Error(j.body.error.message);
   for (;;) {
     const g = await post<{ status: string; path: string }>('export.get', { exportId: j.body.result.exportId });
