@@ -18,7 +18,7 @@ import { archivePath, defaultDataDir, settingsPath } from '../core/paths';
 import type { LoupeEvent, LoupeImpl, MethodInput, MethodName, MethodParsedInput, Settings, Unsubscribe } from '../shared/contract';
 import type { LocalDoor, LocalInput, LocalName, LocalOutput } from '../shared/contract-local';
 import type { MaintenanceEvent, MaintenanceInput, MaintenanceName, MaintenanceOutput } from '../shared/contract-maintenance';
-import { envValue, pacingLimits, readEnvironment, settingSpec, SettingValueError, type EnvironmentSettings } from '../shared/settings';
+import { envValue, numberDefault, pacingLimits, readEnvironment, SettingValueError, type EnvironmentSettings } from '../shared/settings';
 import { LoupeError } from '../shared/errors';
 import type { SandboxHandle } from '../sandbox';
 
@@ -141,7 +141,7 @@ function cliSetup(g: GlobalOptions, env: NodeJS.ProcessEnv): DoorSetup {
       dataDir: defaultDataDir(env, g.dataDir),
       baseUrl: g.baseUrl ?? envValue(env, 'baseUrl') ?? null,
       envKey: envValue(env, 'apiKey') ?? null,
-      env: { sandboxSeed: settingSpec('sandboxSeed')!.default as number },
+      env: { sandboxSeed: numberDefault('sandboxSeed') },
     };
   }
 }
@@ -210,10 +210,10 @@ export function createContext(
     mode,
     sandbox: false,
     on: (listener) => app().events.on(listener),
-    call(method, input) {
-      const parsed = usageChecked(() => parseInput(method, input));
-      const fn = app().impl[method] as unknown as (i: MethodParsedInput<typeof method>) => ReturnType<LoupeImpl[typeof method]>;
-      return fn(parsed);
+    call<K extends MethodName>(method: K, input: MethodInput<K>): ReturnType<LoupeImpl[K]> {
+      const parsed: MethodParsedInput<K> = usageChecked(() => parseInput(method, input));
+      const fn: LoupeImpl[K] = app().impl[method];
+      return fn(parsed) as ReturnType<LoupeImpl[K]>;
     },
     local(method, input, door) {
       return app().local[method](

@@ -117,7 +117,7 @@ export class LineSink {
     if (this.poll()) return;
     const s = JSON.stringify(v) + '\n';
     if (this.fd === null) {
-      if (!this.guard.write(s)) this.fail(this.guard.failure!);
+      if (!this.guard.write(s)) this.fail(this.guard.failure ?? new Error('Standard output refused the line.'));
     } else {
       try {
         const b = Buffer.from(s, 'utf8');

@@ -31,7 +31,7 @@ export interface QueryFlags {
 function growthTime(name: string, v: string): string | number {
   const m = /^(\d+)([hdw])$/.exec(v.trim());
   if (m) return Date.now() - Number(m[1]) * { h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'h' | 'd' | 'w'];
-  return dateFlag(name, v)!;
+  return checkedDate(name, v);
 }
 
 function growthFlags(f: QueryFlags): LibraryQuery['growth'] {
@@ -107,7 +107,11 @@ export function threadFlag(v: string): { platform: string; id: string } {
 }
 
 function dateFlag(name: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
+  return v === undefined ? undefined : checkedDate(name, v);
+}
+
+/** a date (YYYY-MM-DD) or an ISO 8601 time, else a usage error naming the flag */
+function checkedDate(name: string, v: string): string {
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(Date.parse(v)))
     throw new UsageError(`${name} takes a date (YYYY-MM-DD) or an ISO 8601 time; got "${v}".`);
   return v;

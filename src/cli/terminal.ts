@@ -15,7 +15,8 @@ type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
 /** The stream under a guarded one (the stream itself when it is not guarded). */
 export function rawOf<S extends NodeJS.WritableStream>(s: S): S {
-  return ((s as unknown as Record<symbol, S | undefined>)[RAW] ?? s) as S;
+  const raw: unknown = Reflect.get(s, RAW);
+  return raw === undefined ? s : (raw as S);
 }
 
 function text(chunk: unknown): string {
@@ -29,7 +30,7 @@ function text(chunk: unknown): string {
  * other property (events, `isTTY`, `end`, `writableLength`) is the stream's own.
  */
 export function guarded<S extends Stream>(s: S): S {
-  if ((s as unknown as Record<symbol, unknown>)[RAW]) return s;
+  if (Reflect.get(s, RAW)) return s;
   return new Proxy(s, {
     get(target, prop) {
       if (prop === RAW) return target;

@@ -161,6 +161,7 @@ export function withQueryNameCheck(impl: LoupeImpl, src: NameSources): LoupeImpl
       return fn(input);
     };
   }
+  // eslint-disable-next-line no-restricted-syntax -- `out` wraps every method of `impl` by name (the loop above): TypeScript cannot follow a keyed rebuild
   return out as unknown as LoupeImpl;
 }
 

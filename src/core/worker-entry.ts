@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 
 export interface WorkerEntry {
   /** a file, or (from sources) code that registers tsx and imports the .ts worker */
@@ -43,4 +44,10 @@ export function findWorkerEntry(here: string, name: string): WorkerEntry | null 
     return null;
   }
   return null;
+}
+
+/** A worker thread's port to the thread that started it, or an error saying the module is a worker's entry loaded as something else. */
+export function workerPort(what: string): MessagePort {
+  if (!parentPort) throw new Error(`${what} runs only in a worker thread; it was loaded on the main thread.`);
+  return parentPort;
 }

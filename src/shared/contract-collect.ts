@@ -82,7 +82,7 @@ export const collectRunInput = z.object({
 });
 export const collectInputsInput = z.object({
   id: z.string().min(1).max(200),
-  state: z.array(z.enum(COLLECT_INPUT_STATES as unknown as [CollectInputState, ...CollectInputState[]])).optional(),
+  state: z.array(z.enum(COLLECT_INPUT_STATES)).optional(),
   offset: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(1000).default(200),
 });

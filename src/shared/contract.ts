@@ -153,7 +153,7 @@ export * from './contract-walk-stream';
 
 /** Each method: its input schema and (phantom) output type — `m<Output>()(inputSchema)`. */
 function m<O>() {
-  return <I extends z.ZodType>(input: I) => ({ input, output: undefined as unknown as O });
+  return <I extends z.ZodType>(input: I) => ({ input, output: undefined as O });
 }
 const empty = emptyInput;
 

@@ -31,6 +31,7 @@ export type Patch<S extends z.ZodRawShape> = { [K in keyof S]?: z.output<Bare<S[
 
 /** The patch schema of an object schema: any subset of its fields, no defaults, no unknown field. */
 export function patchOf<S extends z.ZodRawShape>(whole: z.ZodObject<S>) {
+  // eslint-disable-next-line no-restricted-syntax -- Object.fromEntries forgets the keys: the shape is whole.shape's own keys, each made optional
   const shape = Object.fromEntries(
     Object.entries(whole.shape).map(([k, t]) => [k, bare(t as z.ZodType).optional()]),
   ) as unknown as PatchShape<S>;

@@ -168,6 +168,20 @@ export function settingSpec(name: string): SettingSpec | undefined {
   return SETTINGS_TABLE.find((s) => s.name === name);
 }
 
+/** A setting the code names itself: its spec, or an error saying the table lacks it (a bug, not bad input). */
+export function knownSetting(name: string): SettingSpec {
+  const s = settingSpec(name);
+  if (!s) throw new Error(`The setting "${name}" is not in SETTINGS_TABLE (src/shared/settings.ts).`);
+  return s;
+}
+
+/** A numeric setting's default, checked. */
+export function numberDefault(name: string): number {
+  const d = knownSetting(name).default;
+  if (typeof d !== 'number') throw new Error(`The setting "${name}" has no numeric default in SETTINGS_TABLE.`);
+  return d;
+}
+
 /** A setting's bounds (the contract's settings schema and the settings file check values with them). */
 export function settingBounds(name: string): Bounds {
   return settingSpec(name)?.bounds ?? {};
@@ -187,7 +201,7 @@ export function storedDefaults(): {
   alertWebhookUrl: string | null;
   alertEmail: null;
 } {
-  const d = (name: string) => settingSpec(name)!.default;
+  const d = (name: string) => knownSetting(name).default;
   return {
     baseUrl: d('baseUrl') as string | null,
     rateLimit: parseRate(d('rateLimit') as string),
@@ -253,7 +267,7 @@ export function envValue(env: EnvLike, name: string): string | undefined {
 /** The environment's settings, checked against the table. Empty values count as unset. */
 export function readEnvironment(env: EnvLike): EnvironmentSettings {
   const get = (name: string): string | undefined => envValue(env, name);
-  const out: EnvironmentSettings = { sandboxSeed: settingSpec('sandboxSeed')!.default as number };
+  const out: EnvironmentSettings = { sandboxSeed: numberDefault('sandboxSeed') };
   const home = get('dataDir');
   if (home !== undefined) out.dataDir = home;
   const base = get('baseUrl');
@@ -263,13 +277,13 @@ export function readEnvironment(env: EnvLike): EnvironmentSettings {
   const rate = get('rateLimit');
   if (rate !== undefined) out.rateLimit = parseRate(rate);
   const inFlight = get('maxInFlight');
-  if (inFlight !== undefined) out.maxInFlight = parseWhole(settingSpec('maxInFlight')!, inFlight);
+  if (inFlight !== undefined) out.maxInFlight = parseWhole(knownSetting('maxInFlight'), inFlight);
   const seed = get('sandboxSeed');
-  if (seed !== undefined) out.sandboxSeed = parseWhole(settingSpec('sandboxSeed')!, seed);
+  if (seed !== undefined) out.sandboxSeed = parseWhole(knownSetting('sandboxSeed'), seed);
   const sqlite3 = get('sqlite3');
   if (sqlite3 !== undefined) out.sqlite3 = sqlite3;
   const author = get('authorName')?.trim();
-  if (author) out.authorName = author.slice(0, settingSpec('authorName')!.bounds!.max);
+  if (author) out.authorName = author.slice(0, settingBounds('authorName').max);
   return out;
 }
 

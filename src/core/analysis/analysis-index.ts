@@ -416,7 +416,7 @@ export class AnalysisIndex {
     }
     const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
     for (const o of this.t.overridesBetween(lo, hi))
-      (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown });
+      (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown }); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- set just before
     const up = this.t.dailyWriter();
     for (const r of dailyCounts(rows, fields, ov)) up(...r);
   }

@@ -19,6 +19,7 @@ import type { LabelCondition, LibraryQuery } from '../../shared/query';
 import { bucketOf, bucketRange, chartableDay, DAY_MS } from './buckets';
 import { baseQuery } from './frequency';
 import type { DayRow } from '../archive';
+import { present } from '../../shared/maps';
 
 /** Rows of (day, key, count): what every time chart is folded from (read by the archive, chart-rows.ts). */
 export type { DayRow };
@@ -138,9 +139,9 @@ export function fold(
   }
   const order = new Map(keys.map((k, n) => [k, n]));
   const out = [...marks.values()].sort((a, b) =>
-    a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : order.get(a.key)! - order.get(b.key)!,
+    a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : present(order, a.key, 'key') - present(order, b.key, 'key'),
   );
-  if (shares) for (const m of out) m.share = m.value / bucketTotal[bucketNo.get(m.bucket)!];
+  if (shares) for (const m of out) m.share = m.value / bucketTotal[present(bucketNo, m.bucket, 'bucket')];
   return setAside > 0 ? { keys, marks: out, setAside } : { keys, marks: out };
 }
 

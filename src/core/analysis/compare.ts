@@ -179,7 +179,8 @@ export function overperformance(archive: Archive, input: OverperformanceInput): 
       if (h.e === null) continue;
       window.push(h.e);
       insertSorted(sorted, h.e);
-      if (window.length > i.baseline) removeSorted(sorted, window.shift()!);
+      const dropped = window.length > i.baseline ? window.shift() : undefined;
+      if (dropped !== undefined) removeSorted(sorted, dropped);
     }
   }
   rows.sort((a, b) => (i.dir === 'desc' ? b.score - a.score : a.score - b.score) || (a.id < b.id ? -1 : 1));

@@ -20,6 +20,7 @@ import type { LibraryQuery } from '../../shared/query';
 import type { AuthorCountRow } from '../archive';
 import { SUM_COLUMNS } from '../archive';
 import { extractTerms, type TermField } from '../text';
+import { present } from '../../shared/maps';
 
 /** Running totals of one term. */
 export interface TermAcc {
@@ -185,7 +186,7 @@ function authorTable(
       sort,
       dir,
       limit,
-    ).map(([k]) => byKey.get(k)!);
+    ).map(([k]) => present(byKey, k, 'author'));
     distinct = rows.length;
   }
   const names = archive.authorNames(parseQuery(baseQuery(q)), shown);

@@ -13,18 +13,20 @@
  * A busy archive (another writer's long transaction) is waited for, then the build goes on.
  */
 import { setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { StorageError } from '../storage-error';
 import { AnalysisIndex } from './analysis-index';
 import { NICE, WORKER_SLICE_MS, type IndexWorkerCommand, type IndexWorkerData, type IndexWorkerMessage } from './index-wire';
+import { workerPort } from '../worker-entry';
 
 const BUSY_RETRIES = 20;
 
 const { file, nice, sliceMs } = workerData as IndexWorkerData;
-const post = (m: IndexWorkerMessage): void => parentPort!.postMessage(m);
+const port = workerPort('the analysis index worker');
+const post = (m: IndexWorkerMessage): void => port.postMessage(m);
 let stopped = false;
-parentPort!.on('message', (m: IndexWorkerCommand) => {
+port.on('message', (m: IndexWorkerCommand) => {
   if (m.type === 'stop') stopped = true;
 });
 
@@ -73,9 +75,9 @@ async function build(): Promise<void> {
 }
 
 build().then(
-  () => parentPort!.close(),
+  () => port.close(),
   (e: unknown) => {
     post({ type: 'error', message: e instanceof Error ? e.message : String(e) });
-    parentPort!.close();
+    port.close();
   },
 );

@@ -66,8 +66,13 @@ export interface RowFacts {
   labels: RowLabels;
 }
 
+/** An account's node key from its handle (a mention, `@` or not, any case). */
+export function handleKey(platform: string, handle: string): string {
+  return `${platform}:${handle.replace(/^@/, '').normalize('NFC').toLowerCase()}`;
+}
+
 export function userKey(platform: string, handle: string | null, id: string | null): string | null {
-  if (handle) return `${platform}:${handle.replace(/^@/, '').normalize('NFC').toLowerCase()}`;
+  if (handle) return handleKey(platform, handle);
   if (id) return `${platform}:id:${id}`;
   return null;
 }

@@ -16,6 +16,7 @@ import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type Graph from 'graphology';
 import { xmlAttr, xmlSafe, xmlText } from '../text';
+import { present } from '../../shared/maps';
 
 export { xmlAttr, xmlSafe, xmlText };
 
@@ -161,7 +162,7 @@ export async function writeGraphml(graph: Graph, ws: WriteStream, signal?: Abort
   const data = (ids: Map<string, string>, types: Map<string, KeyType>, attrs: Record<string, unknown>): string => {
     let s = '';
     for (const [name, v] of Object.entries(safeAttrs(attrs)))
-      s += `      <data key="${ids.get(name)}">${valueText(v, types.get(name)!)}</data>\n`;
+      s += `      <data key="${ids.get(name)}">${valueText(v, present(types, name, 'attribute type'))}</data>\n`;
     return s;
   };
   let n = 0;

@@ -16,7 +16,7 @@
  */
 import Graph from 'graphology';
 import type { ExportRow } from '../ports';
-import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
+import { factsOf, handleKey, type RowAuthor, type RowFacts } from './network-entities';
 import { PairCounts } from './pair-counts';
 
 import { NETWORK_KIND_DEFS, type NetworkHands } from './network-kinds';
@@ -148,8 +148,10 @@ class NodeAcc {
     if (this.spJudged > 0) a.sponsored_share = this.spYes / this.spJudged;
     if (this.intentJudged > 0) {
       const [label, n] = top(this.intents, intents);
-      a.intent_top = label!;
-      a.intent_top_share = n / this.intentJudged;
+      if (label !== undefined) {
+        a.intent_top = label;
+        a.intent_top_share = n / this.intentJudged;
+      }
     }
     if (this.sentJudged > 0) a.negative_share = this.sentNeg / this.sentJudged;
     if (this.user) {
@@ -251,7 +253,7 @@ export function buildNetworkFromFacts(facts: Iterable<RowFacts>, opts: NetworkOp
     return i;
   };
   const mentionNode = (platform: string, handle: string): number =>
-    accountNode(userKey(platform, handle, null)!, { username: handle, id: null, displayName: null });
+    accountNode(handleKey(platform, handle), { username: handle, id: null, displayName: null });
 
   // what the kind does with each row, and after the pass (./network-kinds.ts)
   const def = NETWORK_KIND_DEFS[kind];

@@ -104,14 +104,14 @@ export function overperformanceAtSameAge(archive: Archive, input: Overperformanc
       const k = at.get(p.rid);
       const own = k === undefined ? null : all[k];
       const target = own === null ? null : i.ageHours !== undefined ? engagementAtAge(own, i.ageHours * HOUR) : latest(own);
-      if (own === null || target === null) {
+      if (k === undefined || own === null || target === null) {
         unscored++;
         continue;
       }
       const age = i.ageHours !== undefined ? i.ageHours * HOUR : (target as { age: number }).age;
       const values: number[] = [];
       let fromZero = 0;
-      for (let j = k! - 1; j >= 0 && values.length < i.baseline; j--) {
+      for (let j = k - 1; j >= 0 && values.length < i.baseline; j--) {
         const v = engagementAtAge(all[j], age);
         if (v === null) continue;
         values.push(v.value);

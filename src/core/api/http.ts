@@ -51,7 +51,7 @@ export interface HttpPort {
 let undici: Promise<typeof import('undici')> | null = null;
 // a CommonJS package: Node's import() names its exports, a bundle's (the built CLI) gives them as `default` only
 const loadUndici = (): Promise<typeof import('undici')> =>
-  (undici ??= import('undici').then((m) => (m as unknown as { default?: typeof import('undici') }).default ?? m));
+  (undici ??= import('undici').then((m) => (m as typeof m & { default?: typeof m }).default ?? m));
 
 export class HttpClient implements HttpPort {
   private agent: Agent | null = null;

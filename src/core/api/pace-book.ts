@@ -171,7 +171,7 @@ export class SqlitePaceBook implements PaceBook {
       const id = randomUUID();
       this.sql.insert`pace_starts`({ id, key, pid: process.pid, start_ms: now, end_ms: null, lease_until: now + leaseMs });
       return { ok: true, id };
-    }).immediate as unknown as (key: string, now: number, limits: PaceLimits, leaseMs: number) => TryStart;
+    }).immediate;
   }
 
   private read(key: string, now: number, windowMs: number): PaceEntry[] {

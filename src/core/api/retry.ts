@@ -18,19 +18,27 @@ export type Outcome =
   /** the answer was lost (timeout, dropped body, broken JSON, a gateway's 5xx): the service may have charged */
   | { kind: 'lost' };
 
-export function asSuccessEnvelope(j: unknown): Envelope | undefined {
-  if (!j || typeof j !== 'object') return undefined;
+/** A success envelope as far as the money path reads it: `success: true` and a `data` object. */
+function isSuccessEnvelope(j: unknown): j is Envelope {
+  if (!j || typeof j !== 'object') return false;
   const o = j as Record<string, unknown>;
-  if (o.success !== true || !o.data || typeof o.data !== 'object') return undefined;
-  return o as unknown as Envelope;
+  return o.success === true && !!o.data && typeof o.data === 'object';
+}
+
+/** An error envelope as far as the money path reads it: `success: false` and an error with a string type. */
+function isErrorEnvelope(j: unknown): j is ErrorEnvelope {
+  if (!j || typeof j !== 'object') return false;
+  const o = j as Record<string, unknown>;
+  const err = o.error as Record<string, unknown> | undefined;
+  return o.success === false && !!err && typeof err.type === 'string';
+}
+
+export function asSuccessEnvelope(j: unknown): Envelope | undefined {
+  return isSuccessEnvelope(j) ? j : undefined;
 }
 
 export function asErrorEnvelope(j: unknown): ErrorEnvelope | undefined {
-  if (!j || typeof j !== 'object') return undefined;
-  const o = j as Record<string, unknown>;
-  const err = o.error as Record<string, unknown> | undefined;
-  if (o.success !== false || !err || typeof err.type !== 'string') return undefined;
-  return o as unknown as ErrorEnvelope;
+  return isErrorEnvelope(j) ? j : undefined;
 }
 
 export function classify(out: HttpOutcome): Outcome {

@@ -257,7 +257,7 @@ export class AnalysisTables {
   }
 
   itemCount(): number {
-    return this.c.sql.get<{ n: number }>(sql`SELECT count(*) AS n FROM items`)!.n;
+    return this.c.sql.one<{ n: number }>(sql`SELECT count(*) AS n FROM items`).n;
   }
 
   /** Whether the author summary's tables exist (author-summary.ts). */
@@ -300,7 +300,7 @@ export class AnalysisTables {
 
   /** Changed items + 1000 per day to recount (the backlog's weight of the change logs). */
   changeWeight(): number {
-    return this.c.sql.get<{ n: number }>(sql`SELECT (SELECT count(*) FROM an_dirty) + 1000 * (SELECT count(*) FROM an_dirty_days) AS n`)!.n;
+    return this.c.sql.one<{ n: number }>(sql`SELECT (SELECT count(*) FROM an_dirty) + 1000 * (SELECT count(*) FROM an_dirty_days) AS n`).n;
   }
 
   /** The changed items, their logged counts (o_…) beside the current ones. */

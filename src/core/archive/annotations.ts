@@ -17,7 +17,7 @@ function tagId(c: ArchiveCtx, tag: string): number {
   const name = tag.trim();
   if (name === '') throw new ArchiveError('empty tag');
   c.sql.insert`tags ON CONFLICT (name) DO NOTHING`({ name, created_at: c.clock() });
-  return c.sql.get<{ tag_id: number }>(sql`SELECT tag_id FROM tags WHERE name = ${name}`)!.tag_id;
+  return c.sql.one<{ tag_id: number }>(sql`SELECT tag_id FROM tags WHERE name = ${name}`).tag_id;
 }
 
 /** Tags are case-insensitive (the first spelling is kept). */
@@ -116,7 +116,7 @@ export function clearOverride(c: ArchiveCtx, ref: ItemRef, family: string, field
 
 /** Run `change` (which edits label_overrides of one item) and move its label rows accordingly. */
 function withOverrideChange(c: ArchiveCtx, rid: number, change: () => void): void {
-  const r = c.sql.get<{ labels: string | null }>(sql`SELECT labels FROM items WHERE rid = ${rid}`)!;
+  const r = c.sql.one<{ labels: string | null }>(sql`SELECT labels FROM items WHERE rid = ${rid}`);
   const labels = parseLabels(r.labels);
   const before = flattenLabels(labels, overridesOf(c, rid));
   change();

@@ -13,6 +13,7 @@ import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
 import * as bundle from './bundle-rows';
 import { attrition, lastAttempt, markChecked, recheckRows, type AttritionRow, type LastAttempt, type RecheckRow } from './attrition';
+import { listAt } from '../../shared/maps';
 
 export class DatasetStore {
   constructor(private readonly c: ArchiveCtx) {}
@@ -150,7 +151,7 @@ export class DatasetStore {
           )
           .all(JSON.stringify(changed)) as Array<Row & { read_at: number }>;
         for (const r of rows)
-          (past.get(r.rid) ?? past.set(r.rid, []).get(r.rid)!).push({
+          listAt(past, r.rid).push({
             readAt: r.read_at,
             views: r.views,
             likes: r.likes,

@@ -51,6 +51,7 @@ const NO_CLAUSE = raw('');
 /** A `calls` row read with SELECT_CALLS (fields already named) → the entry: 0 / 1 → booleans. */
 function entryOf(r: Record<string, unknown>): LedgerEntry {
   for (const f of FLAGS) r[f] = r[f] === 1;
+  // eslint-disable-next-line no-restricted-syntax -- SELECT_CALLS names every LedgerEntry field (built from CALLS above), the flags just made booleans
   return r as unknown as LedgerEntry;
 }
 
@@ -217,9 +218,9 @@ export function ledgerHighWater(c: ArchiveCtx): number {
 
 /** Credits recorded in rows after `afterId` for attempts started at or after `since`. */
 export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number): number {
-  return c.sql.get<{ c: number }>(
+  return c.sql.one<{ c: number }>(
     sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`,
-  )!.c;
+  ).c;
 }
 
 /** Rows after `afterId` up to `upToId`, for attempts started at or after `since`, in order (at most 10,000). */
@@ -279,9 +280,9 @@ export function lastUsedByKey(c: ArchiveCtx): Map<string, number> {
 
 /** Credits the ledger recorded for `source` since `since` (ms). */
 export function creditsOfSource(c: ArchiveCtx, source: string, since: number): number {
-  return c.sql.get<{ c: number }>(
+  return c.sql.one<{ c: number }>(
     sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE source = ${source} AND started_at >= ${since}`,
-  )!.c;
+  ).c;
 }
 
 // ───────────────────────── balance ─────────────────────────

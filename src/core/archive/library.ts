@@ -324,9 +324,9 @@ export function getItem(c: ArchiveCtx, platform: string, kind: string, id: strin
     author: o.author,
   }));
   const unavailable = r.unavailable ? (JSON.parse(r.unavailable) as unknown) : [];
-  const avail = c.sql.get<{ checked_at: number | null; missing_since: number | null }>(
+  const avail = c.sql.one<{ checked_at: number | null; missing_since: number | null }>(
     sql`SELECT checked_at, missing_since FROM items WHERE rid = ${r.rid}`,
-  )!;
+  );
   return {
     ...row,
     provenance: callsOfRid(c, r.rid),

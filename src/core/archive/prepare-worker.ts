@@ -7,12 +7,14 @@
  * `{ type: 'error', error }` (the error's name, message, driver code, stack and, for a newer
  * schema, its versions: the starting thread rebuilds the archive's own error from them).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { migrate, openConnection, type MigrationProgress } from './db';
 import type { PrepareWorkerData, WorkerAnswer, WorkerError } from './prepare-wire';
+import { workerPort } from '../worker-entry';
 
 const { file, holdAfterReportMs } = workerData as PrepareWorkerData;
-const post = (m: WorkerAnswer) => parentPort!.postMessage(m);
+const port = workerPort('the archive preparation worker');
+const post = (m: WorkerAnswer) => port.postMessage(m);
 const sleeper = holdAfterReportMs ? new Int32Array(new SharedArrayBuffer(4)) : null;
 
 function asWire(e: unknown): WorkerError {

@@ -13,6 +13,7 @@ import { extractColumns, readItems, type Json } from './extract';
 import type { MigrationReport } from './migrations/types';
 import { countsOf, sameCounts, type Counts } from './readings';
 import { sql, Statements } from './sql';
+import { present } from '../../shared/maps';
 
 const BATCH = 2_000;
 
@@ -29,7 +30,8 @@ function fold(seen: Array<{ at: number; counts: Counts }>): Array<{ at: number; 
   const out: Array<{ at: number; counts: Counts }> = [];
   let cur: Counts | null = null;
   for (const s of seen) {
-    const next = (cur ? s.counts.map((v, i) => v ?? cur![i]) : [...s.counts]) as Counts;
+    const prev = cur;
+    const next = (prev ? s.counts.map((v, i) => v ?? prev[i]) : [...s.counts]) as Counts;
     if (cur && sameCounts(cur, next)) continue;
     const last = out[out.length - 1];
     if (last && last.at === s.at)
@@ -92,7 +94,7 @@ export function backfillReadings(db: Db, progress?: MigrationReport): void {
           // an answer that does not parse gives no reading
         }
       }
-      const it = byRid.get(a.rid)!;
+      const it = present(byRid, a.rid, 'item');
       const rec = records.get(`${it.kind}\u0000${it.id}`);
       if (!rec) continue;
       const list = seen.get(a.rid) ?? [];

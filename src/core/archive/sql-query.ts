@@ -212,7 +212,7 @@ export function buildWhere(
   const walk = sortCol !== undefined && sortCol !== null;
   const nets = q.platforms && q.platforms.length > 0 ? `i.platform IN (${q.platforms.map(() => '?').join(', ')})` : null;
   const kinds = q.kinds && q.kinds.length > 0 ? `i.kind IN (${q.kinds.map(() => '?').join(', ')})` : null;
-  const np = [...(nets ? q.platforms! : []), ...(kinds ? q.kinds! : [])];
+  const np = [...(nets ? (q.platforms ?? []) : []), ...(kinds ? (q.kinds ?? []) : [])];
   // Walking the sort index pays when the networks / kinds chosen are dense among the rows it
   // walks; when they are sparse there (a network without views sorted by views: the walk visits
   // every row that has one and keeps none, 0.9-1.6 s at 1M), their own index finds them and they

@@ -128,6 +128,8 @@ export interface SqlRead {
   iterateRows<T extends unknown[]>(q: SqlQuery): IterableIterator<T>;
   /** the first column of the first row, or undefined when there is no row */
   value<T>(q: SqlQuery): T | undefined;
+  /** the one row a statement always yields (an aggregate, a row the caller just wrote); none is a bug, thrown as such */
+  one<T>(q: SqlQuery): T;
   /** the first column of every row */
   values<T>(q: SqlQuery): T[];
 }
@@ -265,6 +267,12 @@ export class Statements implements SqlWrite {
   value<T>(q: SqlQuery): T | undefined {
     const { st, args } = this.prepared(q, Mode.First);
     return st.get(...args) as T | undefined;
+  }
+  one<T>(q: SqlQuery): T {
+    const r = this.get<T>(q);
+    if (r === undefined)
+      throw new Error(`Internal error: the archive gave no row for ${q.strings.join('?').replace(/\s+/g, ' ').slice(0, 120)}`);
+    return r;
   }
   values<T>(q: SqlQuery): T[] {
     const { st, args } = this.prepared(q, Mode.First);

@@ -24,6 +24,7 @@ import type { Archive } from '../archive';
 import { sourceOf, type CollectService } from '../collect';
 import { POST_ID_PARAMS, POST_URL_PARAMS, paramOf, targetFor } from '../collect';
 import type { Clock } from '../ports';
+import { valueAt } from '../../shared/maps';
 
 export interface RecheckDeps {
   archive: Archive;
@@ -65,7 +66,7 @@ export function recheckCalls(
       notRecheckable.push({ key, reason: `a ${r.kind} has no single-item endpoint to read it again` });
       continue;
     }
-    const t = targets.get(r.platform) ?? targets.set(r.platform, targetFor(cat, 'post', r.platform)).get(r.platform)!;
+    const t = valueAt(targets, r.platform, () => targetFor(cat, 'post', r.platform));
     if (!('ep' in t)) {
       notRecheckable.push({ key, reason: t.reason });
       continue;
@@ -167,7 +168,9 @@ export async function runRecheck(
         'not_approved',
         `Re-checking ${r.calls.length} item(s) of ${name} could cost up to ${priced.figures.creditsMax} credits${priced.approval.reason ? ` (${priced.approval.reason})` : ''}; nothing was spent. Approve it (--yes), or give it a budget (--budget).`,
       );
-    planId = (await d.collect.create(design)).id!;
+    const created = (await d.collect.create(design)).id;
+    if (!created) throw new Error('Internal error: the re-check plan was saved without an id.');
+    planId = created;
   }
   const status = await d.collect.run(planId, { approved: input.approved, ...(input.budget !== undefined ? { budget: input.budget } : {}) });
   const marks = applyRecheck(d.archive, planId);

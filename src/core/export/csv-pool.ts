@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { findWorkerEntry, type WorkerEntry } from '../worker-entry';
 import type { WireBatch, WireRow } from './wire';
+import { present } from '../../shared/maps';
 
 type Entry = WorkerEntry;
 
@@ -30,7 +31,7 @@ const cachedEntries = new Map<WorkerName, Entry | null>();
  * (../worker-entry.ts). null when neither is there.
  */
 export function workerEntry(name: WorkerName = 'csv-worker'): Entry | null {
-  if (cachedEntries.has(name)) return cachedEntries.get(name)!;
+  if (cachedEntries.has(name)) return present(cachedEntries, name, 'worker entry');
   const entry = findEntry(name);
   cachedEntries.set(name, entry);
   return entry;

@@ -84,7 +84,8 @@ export async function csvFromRids(
     for (let i = 0; i < first.length; i += BATCH) ahead.push(first.slice(i, i + BATCH));
     let walking = true;
     const nextBatch = (): number[] | null => {
-      if (ahead.length > 0) return ahead.shift()!;
+      const read = ahead.shift();
+      if (read !== undefined) return read;
       if (!walking) return null;
       const b = walk.next(BATCH);
       if (b.length === 0) walking = false;

@@ -85,8 +85,10 @@ class ByteArrayColumn extends Column {
           this.keys.push(s);
         }
       }
-      if (this.map) {
-        this.idx![this.k++] = x;
+      // the dictionary's indexes exist exactly while it does (toPlain drops both)
+      const idx = this.idx;
+      if (this.map && idx) {
+        idx[this.k++] = x;
         this.def[this.row++] = 1;
         return true;
       }
@@ -122,12 +124,13 @@ class ByteArrayColumn extends Column {
   /** leave the dictionary: the values so far are written PLAIN, in row order */
   private toPlain(): void {
     const { keys, idx } = this;
+    if (!idx) return; // already plain
     this.map = null;
     this.idx = null;
     let j = 0;
     for (let r = 0; r < this.row; r++) {
       if (!this.def[r]) continue;
-      this.vals.str(keys[idx![j++]]);
+      this.vals.str(keys[idx[j++]]);
       if (this.vals.pos >= PAGE_SIZE) this.cut(r + 1);
     }
     if (this.stats) for (const s of keys) this.bound(s);
@@ -135,12 +138,13 @@ class ByteArrayColumn extends Column {
   }
 
   protected close(): void {
-    if (!this.map) return;
+    if (!this.map || !this.idx) return;
     if (this.k < 2 || this.keys.length * 2 > this.k) {
       this.toPlain();
       return;
     }
-    const { keys, idx, k } = this;
+    const { keys, k } = this;
+    const idx = this.idx;
     if (this.stats) for (const s of keys) this.bound(s);
     this.writeDictionary(keys);
     // one data page of indexes: the bit width, then one bit-packed run
@@ -155,7 +159,7 @@ class ByteArrayColumn extends Column {
     let acc = 0;
     let bits = 0;
     for (let i = 0; i < k; i++) {
-      acc |= idx![i] << bits;
+      acc |= idx[i] << bits;
       bits += width;
       while (bits >= 8) {
         buf[p++] = acc & 0xff;

@@ -127,6 +127,7 @@ export const PARQUET_OPTIONS = {
 };
 
 function writerState(w: ParquetWriter): WriterState {
+  // eslint-disable-next-line no-restricted-syntax -- the writer keeps its row groups private: every field read is checked next
   const s = w as unknown as Partial<WriterState>;
   if (!Array.isArray(s.row_groups) || !Array.isArray(s.pendingIndexes) || typeof s.num_rows !== 'bigint')
     throw new Error('parquet: this hyparquet-writer version keeps its row groups differently (expected 0.17)');

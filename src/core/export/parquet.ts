@@ -35,6 +35,7 @@ import {
 } from './parquet-group';
 import { fromWire, toWire, type WireRow } from './wire';
 import { abortError } from './abort';
+import { absent, shifted } from '../../shared/maps';
 
 export { parquetType, type ParquetColumnType } from './parquet-group';
 
@@ -101,7 +102,8 @@ class ParquetPool extends ExportPool {
         if (!a) return;
         this.answers.delete(m.seq);
         if (m.error !== undefined) a.reject(new Error(`export worker: ${m.error}`));
-        else a.resolve(m.group!);
+        else if (m.group) a.resolve(m.group);
+        else a.reject(new Error('export worker: an answer without its row group'));
       });
       w.on('error', (e) => this.stop(e));
       w.on('exit', (code) => {
@@ -251,10 +253,10 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
     const queue: Slot[] = [];
     let atWorkers = 0;
     const writeHead = async (): Promise<void> => {
-      const slot = queue.shift()!;
+      const slot = shifted(queue, 'row group');
       if (!slot.group && slot.err === undefined) await slot.wait;
       if (slot.err !== undefined) throw slot.err;
-      await out.place(slot.group!);
+      await out.place(slot.group ?? absent('encoded row group'));
     };
     const byRids = await placedByRids(rows, opts, layout, groupSize, out);
     // the group being filled: encoded here as rows come, streamed to a worker in parts, or (the
@@ -299,7 +301,7 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
       return true;
     };
     const endGroup = (): void => {
-      const c = cur!;
+      const c = cur ?? absent('row group being filled');
       if (c.enc) queue.push({ rows: inGroup, group: c.enc.finish() });
       else if (c.job) c.job.post(c.part, false);
       else {

@@ -19,6 +19,7 @@ import { csvRenderer, resolveColumns } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
 import { abortError } from './abort';
+import { absent, shifted } from '../../shared/maps';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
@@ -140,7 +141,7 @@ class ChunkWriter {
       };
       const onDrain = (): void => (cleanup(), res());
       const onErr = (e: Error): void => (cleanup(), rej(e));
-      const onAbort = (): void => (cleanup(), rej(abortError(signal!)));
+      const onAbort = (): void => (cleanup(), rej(signal ? abortError(signal) : new Error('aborted')));
       this.ws.on('drain', onDrain);
       this.ws.on('error', onErr);
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -271,7 +272,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
 
     let line: (row: ExportRow) => string;
     if (format === 'csv') {
-      const cols = defs!;
+      const cols = defs ?? resolveColumns(opts.columns);
       if (opts.bom ?? true) out.add('\uFEFF');
       out.add(csvRecord(cols.map((c) => c.name)));
       line = csvRenderer(cols);
@@ -380,13 +381,13 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
               }
             };
             const writeHead = async (): Promise<void> => {
-              const slot = queue.shift()!;
+              const slot = shifted(queue, 'batch');
               if (!slot.ready) await slot.wait;
               if (slot.err !== undefined) throw slot.err;
               if (typeof slot.out === 'string') {
                 out.add(slot.out);
                 if (out.full) await out.flush();
-              } else await out.bytes(slot.out!);
+              } else await out.bytes(slot.out ?? absent('batch output'));
               count += slot.n;
               progress();
             };

@@ -29,7 +29,7 @@ import { SPACELESS_SCRIPT } from '../../shared/spaceless';
 
 export { TERM_FIELDS, type TermField };
 
-const STOP = stopwordsIso as unknown as Record<string, string[]>;
+const STOP: Record<string, string[]> = stopwordsIso;
 const stopSets = new Map<string, Set<string>>();
 /** stopWords by the tag as given (a handful of tags: each item of an index build asks) */
 const stopsByTag = new Map<string, Set<string>>();

@@ -129,7 +129,7 @@ export function createWatchService(opts: WatchServiceOptions): WatchService {
     const keptIds = new Set(kept.values());
     for (const c of current) if (!keptIds.has(c.watchId)) store.deleteWatch(c.watchId);
     for (const [i, watchId] of kept)
-      store.setWatchPosition(watchId, i, wanted[i].label || current.find((c) => c.watchId === watchId)!.label);
+      store.setWatchPosition(watchId, i, wanted[i].label || (current.find((c) => c.watchId === watchId)?.label ?? ''));
     insertWatches(
       id,
       wanted.map((w, position) => ({ ...w, position })).filter((w) => !kept.has(w.position)),

@@ -24,7 +24,9 @@ installGlobalKeys();
 // the first view's rows are asked for now, not once its code is in
 prefetchFirstView(queryClient, useUi.getState().view, useLibrary.getState().q);
 
-createRoot(document.getElementById('root')!).render(
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element to render the app into.');
+createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <App />

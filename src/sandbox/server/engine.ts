@@ -258,7 +258,7 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
   // positional (rows repeat, so a keyset position would be ambiguous).
   const positional = isTopRepeatWalk(def, plan.params);
   // aging (docs/sandbox-world.md): removed posts and private accounts' posts are not listed
-  const live = env.world.available ? feed.rows.filter((r) => env.world.available!(def.platform, r, env.now)) : feed.rows;
+  const live = env.world.available ? feed.rows.filter((r) => env.world.available?.(def.platform, r, env.now)) : feed.rows;
   const all = positional ? topWalkList(live, pageSize, `${def.platform}/${def.path}`) : live;
   const datedBoundaries = def.dateOrdered;
 
@@ -288,9 +288,9 @@ export function runEngine(plan: Plan, startPos: CursorPos, env: EngineEnv): Engi
       const i = all.findIndex((r) => r.id === pos.lastId);
       if (i >= 0) start = i + 1;
       else if (pos.lastAt !== null) {
+        const { lastAt, lastId } = pos;
         const j = all.findIndex(
-          (r) =>
-            !r.pinned && r.publishedAt !== null && (r.publishedAt < pos.lastAt! || (r.publishedAt === pos.lastAt && r.id < pos.lastId!)),
+          (r) => !r.pinned && r.publishedAt !== null && (r.publishedAt < lastAt || (r.publishedAt === lastAt && r.id < lastId)),
         );
         start = j >= 0 ? j : all.length;
       }

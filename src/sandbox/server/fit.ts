@@ -36,7 +36,7 @@ function stubOf(item: ListItem): ListItem {
   const stub: Record<string, unknown> = {};
   for (const f of STUB_FIELDS) if (f in rec) stub[f] = rec[f];
   stub.stub = true;
-  return { [key]: stub } as unknown as ListItem;
+  return { [key]: stub } as ListItem;
 }
 
 /**

@@ -70,8 +70,11 @@ export function growRecord(ctx: WorldCtx, rec: PostRecord, publishedAt: number |
   if (!rec.engagement || rec.parent_id || rec.kind === 'comment' || rec.kind === 'reply') return;
   const f = growthFactor(ctx, publishedAt, now);
   if (f === 1) return;
-  const e = rec.engagement as unknown as Record<string, number | null>;
-  for (const k of COUNTS) if (typeof e[k] === 'number') e[k] = Math.floor(e[k]! * f);
+  const e = rec.engagement as Record<string, number | null>;
+  for (const k of COUNTS) {
+    const v = e[k];
+    if (typeof v === 'number') e[k] = Math.floor(v * f);
+  }
 }
 
 /** When a post (network, id) is removed, or null when it never is. */

@@ -22,6 +22,7 @@ import {
   type WorldCtx,
 } from './records';
 import { hashStr, mix } from './rng';
+import { postOf } from './loose';
 
 export type Rec = { id: string } & Record<string, unknown>;
 export type Built = { rows: WorldRow[]; count: number };
@@ -62,7 +63,7 @@ export function recOf(r: WorldRow): Rec {
 }
 
 export function likesOf(r: WorldRow): number {
-  const e = (recOf(r) as unknown as PostRecord).engagement;
+  const e = postOf(recOf(r)).engagement;
   return e ? (e.likes ?? e.views ?? 0) : 0;
 }
 

@@ -8,6 +8,7 @@ import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { includeTokens, type WorldCore } from './core';
 import { accountPost, accountPostKind, DAY, POST_NULL, postCount, profileRecord, type Account } from './records';
 import { hashStr, orderKey } from './rng';
+import { postOf } from './loose';
 
 /** Fields filled on every row: the endpoint's declared ones, and those `include` asks for. */
 export function fills(def: EndpointDef, params: Record<string, string>): Set<string> {
@@ -61,7 +62,7 @@ export function userPosts(w: WorldCore, def: EndpointDef, params: Record<string,
 }
 
 function metrics(rows: WorldRow[], a: Account): Record<string, unknown> {
-  const recs = rows.map((r) => r.item.post as unknown as PostRecord);
+  const recs = rows.map((r) => postOf(r.item.post));
   const likes = recs.map((r) => r.engagement.likes ?? 0);
   const views = recs.map((r) => r.engagement.views ?? 0);
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);

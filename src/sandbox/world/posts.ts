@@ -13,6 +13,7 @@ import { fills } from './own-posts';
 import { buildPost, DAY, handleFromHash, HOUR, POST_NULL } from './records';
 import { hashStr, mix, mix3, unit } from './rng';
 import { rowKindOf } from './search';
+import { looseOf } from './loose';
 
 export function genericPosts(w: WorldCore, def: EndpointDef, params: Record<string, string>, now: number): FeedResult | NotFound {
   const p = def.platform;
@@ -99,7 +100,7 @@ export function stories(w: WorldCore, def: EndpointDef, params: Record<string, s
       const h = mix(hs, k);
       const b = buildPost(w.ctx, p, a, h, t, unit(mix(h, 1)) < 0.5 ? 'photo' : 'video', { nulls: POST_NULL[p] }, false);
       b.rec.kind = b.rec.kind === 'video' ? 'video' : 'photo';
-      (b.rec as unknown as Record<string, unknown>).url = `https://${DOMAIN[p]}/stories/${a.handle}/${b.rec.id}/`;
+      looseOf(b.rec).url = `https://${DOMAIN[p]}/stories/${a.handle}/${b.rec.id}/`;
       rows.push(b.row);
     }
   }

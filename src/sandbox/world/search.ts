@@ -3,13 +3,14 @@
  * with time. Traits: `rowKind` (reels, mostly photos, questions), `untilWindow` (open-protocol
  * search: no cursor, since..until windows).
  */
-import type { Platform, PostRecord } from '../../shared/api-types';
+import type { Platform } from '../../shared/api-types';
 import { traitsOf } from '../registry/traits';
 import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { byLikes, countUpTo, recOf, type WorldCore } from './core';
 import { parseQuery } from './identify';
 import { buildPost, DAY, handleFromHash, HOUR, kindFor, POST_NULL } from './records';
 import { hashStr, mix, mix3, orderKey, unit } from './rng';
+import { postOf } from './loose';
 
 export function searchPosts(w: WorldCore, def: EndpointDef, params: Record<string, string>, now: number): FeedResult | NotFound {
   const p = def.platform;
@@ -114,12 +115,12 @@ function applyRowFilters(rows: WorldRow[], params: Record<string, string>, now: 
   const dur = (params.duration ?? '').toLowerCase();
   if (dur && dur !== 'all') {
     out = out.filter((r) => {
-      const d = (recOf(r) as unknown as PostRecord).content?.duration_seconds;
+      const d = postOf(recOf(r)).content?.duration_seconds;
       if (d === null || d === undefined) return true;
       return dur === 'under_1m' ? d < 60 : dur === 'one_to_five_m' ? d >= 60 && d <= 300 : dur === 'over_5m' ? d > 300 : true;
     });
   }
   const lang = (params.lang ?? '').toLowerCase();
-  if (lang) out = out.filter((r) => ((recOf(r) as unknown as PostRecord).language ?? '').toLowerCase().startsWith(lang));
+  if (lang) out = out.filter((r) => (postOf(recOf(r)).language ?? '').toLowerCase().startsWith(lang));
   return out;
 }

@@ -15,6 +15,7 @@ import { DOMAIN, profileUrl, slug } from './ids';
 import { userPosts } from './own-posts';
 import { buildComment, buildPost, commentNull, DAY, handleFromHash, HOUR, iso, POST_NULL, postCount, profileRecord } from './records';
 import { hashStr, Rng, unit } from './rng';
+import { looseOf, postOf } from './loose';
 
 export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
   const { def, params, now } = q;
@@ -102,7 +103,7 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       c.rec.url = params.comment_url ?? c.rec.url;
     }
     return {
-      value: clone(c.rec) as unknown as Record<string, unknown>,
+      value: looseOf(clone(c.rec)),
       unavailable: commentNull(p),
       extra: { total_comments: rec.engagement.comments ?? ref.comments, post_id: ref.id },
     };
@@ -113,13 +114,13 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       const h = hashStr(`${p}|story|${params.story_id ?? ''}`, w.seed);
       const b = buildPost(w.ctx, p, a, h, now - (h % DAY), unit(h) < 0.5 ? 'photo' : 'video', { nulls: POST_NULL[p] }, false);
       b.rec.id = params.story_id ?? b.rec.id;
-      return { value: clone(b.rec) as unknown as Record<string, unknown>, unavailable: POST_NULL[p] };
+      return { value: looseOf(clone(b.rec)), unavailable: POST_NULL[p] };
     }
     const { rec, ref } = w.postByIdent(p, params);
     if (ref.publishedAt > now || postGone(w.ctx, p, rec, publishedOf(rec), now)) return { notFound: true };
     const grown = clone(rec);
     growRecord(w.ctx, grown, publishedOf(rec), now);
-    const value = grown as unknown as Record<string, unknown>;
+    const value = looseOf(grown);
     if (p === 'photo_net') {
       const h = hashStr(rec.id, w.seed);
       value.ext = {
@@ -170,7 +171,7 @@ export function single(w: WorldCore, q: WorldQuery): SingleResult | NotFound {
       const f = userPosts(w, { ...def, feed: 'user_posts', dateOrdered: true, world: { gen: 'user_posts' } }, params, now);
       const rows = 'notFound' in f ? [] : f.rows.slice(0, 12);
       const per = rows.map((row) => {
-        const rc = row.item.post as unknown as PostRecord;
+        const rc = postOf(row.item.post);
         const eng = (rc.engagement.likes ?? 0) + (rc.engagement.comments ?? 0);
         return {
           id: rc.id,

@@ -36,6 +36,6 @@ export async function holdCheck(c: Caller, p: CallPlan): Promise<number> {
   // never spend on an answer the archive cannot keep: it proves it can take one first (once per
   // session and after any storage failure; ports.ts ensureWritable)
   const store = d.store;
-  if (store.ensureWritable) c.write(() => store.ensureWritable!());
+  if (store.ensureWritable) c.write(() => store.ensureWritable?.());
   return hold;
 }

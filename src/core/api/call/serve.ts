@@ -47,7 +47,8 @@ export function serveFromArchive<D>(
   // a walk's page answered from the archive still belongs to that walk: its rows are linked to it
   // (and its source), so what the walk counts is what its lists show
   const store = d.store;
-  const linked = c.walkId !== null && store.linkStoredResponse ? d.write(() => store.linkStoredResponse!(hit, c.source, c.walkId)) : null;
+  const linked =
+    c.walkId !== null && store.linkStoredResponse ? d.write(() => store.linkStoredResponse?.(hit, c.source, c.walkId) ?? null) : null;
   noteServed(d, { at: now, source: c.source, platform: c.platform, endpoint: c.endpoint });
   return {
     envelope: hit.envelope as Envelope<D>,

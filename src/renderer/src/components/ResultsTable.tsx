@@ -277,7 +277,7 @@ export function ResultsTable({
   const toggleSort = (c: Column) => {
     // desc first, then asc, then no sort (as the column headers always did)
     const next: Sort = sort?.id !== c.id ? { id: c.id, desc: true } : sort.desc ? { id: c.id, desc: false } : null;
-    if (manual) onServerSort!(next && SERVER_SORT[next.id] ? { field: SERVER_SORT[next.id], dir: next.desc ? 'desc' : 'asc' } : null);
+    if (manual) onServerSort?.(next && SERVER_SORT[next.id] ? { field: SERVER_SORT[next.id], dir: next.desc ? 'desc' : 'asc' } : null);
     else setLocalSort(next);
   };
   const startResize = (c: Column, e: ReactMouseEvent) => {
@@ -292,7 +292,7 @@ export function ResultsTable({
     window.addEventListener('mousemove', move);
     window.addEventListener('mouseup', up);
   };
-  const allSelected = selectable && ordered.length > 0 && ordered.every((r) => selected!.has(rowKey(r)));
+  const allSelected = selectable && ordered.length > 0 && ordered.every((r) => selected?.has(rowKey(r)) === true);
 
   return (
     <div className={`table-wrap ${scope}`}>

@@ -174,9 +174,7 @@ export function CommentsView() {
                   });
                 } else s.set({ values: { ...s.values, [idp]: v } });
               }}
-              placeholder={
-                ep?.params.find((p) => p.name === idp)?.example ? String(ep.params.find((p) => p.name === idp)!.example) : 'https://…'
-              }
+              placeholder={String(ep?.params.find((p) => p.name === idp)?.example || 'https://…')}
               data-testid="comments-url"
               data-main-query
               aria-label={idp}

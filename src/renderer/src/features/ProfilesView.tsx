@@ -124,7 +124,7 @@ export function ProfilesView() {
       t,
       sourceTag,
       s.pages,
-      what ?? `Walk ${endpointPath(feed!)} of @${handle} (${s.pages} page${s.pages === 1 ? '' : 's'})`,
+      what ?? `Walk ${feed ? endpointPath(feed) : 'the feed'} of @${handle} (${s.pages} page${s.pages === 1 ? '' : 's'})`,
     );
     if (w) s.set({ walkId: w.walkId, walkTarget: t, source: sourceTag });
   };

@@ -52,13 +52,13 @@ export function UsageView() {
             <div className="panel" data-testid="not-charged">
               <strong>Not charged, and why</strong>
               <div className="stats">
-                <Stat label="held in Loupe (archive)" v={nc!.fromArchive} />
-                <Stat label="shared cache (free window)" v={nc!.cached} />
-                <Stat label="idempotent replays" v={nc!.replay} />
-                <Stat label="free calls" v={nc!.freeCall} />
-                <Stat label="price quotes (dry run)" v={nc!.dryRun} />
-                <Stat label="empty results" v={nc!.empty} />
-                <Stat label="errors (never charged)" v={nc!.error} />
+                <Stat label="held in Loupe (archive)" v={nc?.fromArchive ?? null} />
+                <Stat label="shared cache (free window)" v={nc?.cached ?? null} />
+                <Stat label="idempotent replays" v={nc?.replay ?? null} />
+                <Stat label="free calls" v={nc?.freeCall ?? null} />
+                <Stat label="price quotes (dry run)" v={nc?.dryRun ?? null} />
+                <Stat label="empty results" v={nc?.empty ?? null} />
+                <Stat label="errors (never charged)" v={nc?.error ?? null} />
               </div>
             </div>
             <div className="charts">

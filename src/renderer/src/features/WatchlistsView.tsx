@@ -286,7 +286,7 @@ function Detail({ w, initialRun }: { w: WatchlistInfo; initialRun: RunView | nul
       let approved = false;
       if (over || e.needsConfirmation || aboveAsk(e.creditsMax, settings.askAboveCredits) || (balance !== null && e.creditsMax > balance)) {
         const lines = [`Estimate: ${creditRange(e.creditsMin, e.creditsMax)} over ${e.requests} request${e.requests === 1 ? '' : 's'}.`];
-        if (over) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun!)} credits.`);
+        if (over && w.budgetPerRun !== null) lines.push(`This is over the per-run budget of ${fmtExact(w.budgetPerRun)} credits.`);
         lines.push(...spendBalanceLines(balance, e.creditsMin, e.creditsMax));
         lines.push('Free: pages already held inside the cache window, replays, empty pages and errors.');
         if (

@@ -118,7 +118,7 @@ export function labelChips(row: Pick<LibraryRowFields, 'labels' | 'overrides'>):
             label,
             label.replace(/_/g, ' '),
             fam === 'intent' ? 'info' : 'muted',
-            `${fam}: ${label}${num(v.confidence) !== null ? ` (confidence ${num(v.confidence)!.toFixed(2)})` : ''}`,
+            `${fam}: ${label}${confidenceText(num(v.confidence))}`,
           );
         break;
       }
@@ -215,3 +215,5 @@ export function applyFacets<R extends Pick<LibraryRowFields, 'labels' | 'overrid
 export function rowKey(r: { platform: string; kind: string; id: string }): string {
   return `${r.platform}/${r.kind}/${r.id}`;
 }
+
+const confidenceText = (c: number | null): string => (c !== null ? ` (confidence ${c.toFixed(2)})` : '');

@@ -87,8 +87,9 @@ export function useDebounced<T>(value: T, ms = 350): T {
 export function useWalkPrice(target: Target | null, pages: number) {
   const t = useDebounced(target);
   const q = useQuery({
+    // eslint-disable-next-line @typescript-eslint/no-non-null-assertion -- the query runs only with a target (enabled); its key is built either way
     queryKey: queryKeys.method('api.estimateWalk', { target: t!, pages }),
-    queryFn: () => api.call('api.estimateWalk', { target: t!, pages }),
+    queryFn: () => api.call('api.estimateWalk', { target: t ?? noTarget(), pages }),
     enabled: !!t,
     staleTime: 60_000,
     retry: false,
@@ -100,8 +101,9 @@ export function useWalkPrice(target: Target | null, pages: number) {
 export function useCallPrice(target: Target | null) {
   const t = useDebounced(target);
   const q = useQuery({
+    // eslint-disable-next-line @typescript-eslint/no-non-null-assertion -- the query runs only with a target (enabled); its key is built either way
     queryKey: queryKeys.method('api.quote', t!),
-    queryFn: () => api.call('api.quote', t!),
+    queryFn: () => api.call('api.quote', t ?? noTarget()),
     enabled: !!t,
     staleTime: 60_000,
     retry: false,
@@ -163,4 +165,9 @@ export function useApproveSpend() {
     );
     return ask({ title: e.what, lines, okLabel: `Spend up to ${creditRange(e.creditsMax, e.creditsMax)}` });
   };
+}
+
+/** a price query started without its target: it is enabled only with one */
+function noTarget(): never {
+  throw new Error('Internal error: a price was asked for without a target.');
 }

@@ -60,14 +60,14 @@ export function ExtraConditions({ q, onChange }: { q: LibraryQuery; onChange: (p
       ) : null}
       {exactSince ? (
         <TimeCondition
-          words={`published from ${when(q.since!)}`}
+          words={`published from ${when(q.since ?? '')}`}
           onRemove={() => onChange({ since: undefined })}
           removeLabel="Remove the start time"
         />
       ) : null}
       {exactUntil ? (
         <TimeCondition
-          words={`published before ${when(q.until!)}`}
+          words={`published before ${when(q.until ?? '')}`}
           onRemove={() => onChange({ until: undefined })}
           removeLabel="Remove the end time"
         />

@@ -9,6 +9,7 @@ import type { ChartMark, ChartSeries } from '../../../../shared/analysis';
 import { ChartBox, PALETTE } from '../../components/Charts';
 import { abbreviate, fmtExact } from '../../lib/format';
 import { openInLibrary, pct } from './analysis-state';
+import { present } from '../../../../shared/maps';
 
 const tick = { fontSize: 11, fill: 'currentColor' };
 
@@ -59,7 +60,7 @@ export function MarkChart({
     }
     r[m.key] = measure === 'share' ? (m.share ?? 0) : m.value;
   }
-  const rowList = buckets.map((b) => rows.get(b)!);
+  const rowList = buckets.map((b) => present(rows, b, 'bucket'));
   const fmt = (v: number) => (measure === 'share' ? pct(v, 0) : abbreviate(v));
   const open = (m: ChartMark | undefined) => m && openInLibrary(m.query);
   const describe = (m: ChartMark) =>

@@ -42,6 +42,7 @@ self.onmessage = (ev: MessageEvent<Start | { type: 'stop' } | { type: 'more' }>)
     do iterate(settings, nodes, edges);
     while (performance.now() - t < 30);
     const done = performance.now() >= until;
+    // eslint-disable-next-line no-restricted-syntax -- a module worker's global is the worker scope; the DOM lib types `self` as a Window
     (self as unknown as Worker).postMessage({ type: 'positions', nodes: nodes.slice(), done });
     // wait for the view: with 10,000 nodes a frame can take longer than a batch, and positions
     // posted faster than they are drawn queue up and starve the page
