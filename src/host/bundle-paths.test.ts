@@ -52,9 +52,8 @@ async function post<T = unknown>(method: string, input: unknown): Promise<{ stat
 
 /** A finished bundle export job (a state waited for, not a time). */
 let jobs = 0;
-async function bundleJob(): Promise<{ exportId: string; path: string }> {
-  // a name of its own: two jobs in one second would otherwise share the default name (the second refused)
-  const j = await post<{ exportId: string }>('datasets.bundleJob', { target: { query: {} }, zip: true, name: `paths-${++jobs}` });
+async function bundleJob(name = `paths-${++jobs}`): Promise<{ exportId: string; path: string }> {
+  const j = await post<{ exportId: string }>('datasets.bundleJob', { target: { query: {} }, zip: true, name });
   if (!j.body.ok) throw new Error(j.body.error.message);
   for (;;) {
     const g = await post<{ status: string; path: string }>('export.get', { exportId: j.body.result.exportId });
@@ -124,5 +123,13 @@ describe('bundles over the web door', () => {
     const imp = await post<{ items: { before: number; after: number } }>('datasets.importBundle', { bundle: { upload } });
     expect(imp.body).toMatchObject({ ok: true, result: { items: { before: 3, after: 3 } } });
     expect(readdirSync(join(dir, 'uploads'))).toEqual([`${upload}.zip`]);
+  });
+
+  it('two bundle jobs given one name (or started in the same second) each write a file of their own', async () => {
+    const [a, b] = await Promise.all([bundleJob('same-name'), bundleJob('same-name')]);
+    expect(a.path).not.toBe(b.path);
+    expect(existsSync(a.path) && existsSync(b.path)).toBe(true);
+    const c = await bundleJob('same-name'); // after both: a third name, the earlier files kept
+    expect(new Set([a.path, b.path, c.path]).size).toBe(3);
   });
 });

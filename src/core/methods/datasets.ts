@@ -5,6 +5,7 @@
  * inside the data folder (an upload, an export job's); one at a path of the door's choosing is the
  * local doors' (`datasetLocalMethods`, src/shared/contract-local.ts): never the web door's.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import type { BundleRef } from '../../shared/contract-datasets';
 import type { LocalImpl } from '../../shared/contract-local';
@@ -126,6 +127,14 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
   const { deps, rdeps, quote, verify } = bundleWork(parts, collect);
   const uploads = bundleUploads(parts.dataDir);
   const exportsDir = resolve(parts.dataDir, 'exports');
+  /** bundle files of jobs still running: two jobs given one name (started in the same second) get one each */
+  const writing = new Set<string>();
+  const freeName = (dir: string, base: string, zip: boolean): string => {
+    for (let n = 1; ; n++) {
+      const file = join(dir, `${n === 1 ? base : `${base}-${n}`}${zip ? '.zip' : ''}`);
+      if (!writing.has(file) && !existsSync(file)) return file;
+    }
+  };
   /** a bundle inside the data folder: an upload, or a finished bundle export job's file or folder */
   const bundlePath = async (ref: BundleRef): Promise<string> => {
     if ('upload' in ref) return uploads.path(ref.upload);
@@ -146,7 +155,8 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
       const stamp = new Date(parts.clock.now()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
       const base = (i.name ?? `loupe-bundle-${stamp}`).replace(/\.zip$/i, '');
       return exports.runJob(i.dehydrated ? null : items * ROW_STEPS.length, async ({ exportsDir, signal, progress }) => {
-        const out = join(exportsDir, i.zip ? `${base}.zip` : base);
+        const out = freeName(exportsDir, base, i.zip);
+        writing.add(out);
         const onStep = (step: string, rows: number) =>
           progress(
             ROW_STEPS.includes(step)
@@ -166,7 +176,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
           quote,
           signal,
           onStep,
-        });
+        }).finally(() => writing.delete(out));
         const q = m.rehydration_quote;
         const summary = `Bundle of ${m.items.length} item(s) from ${m.calls.length} call(s)${m.dehydrated ? ' (dehydrated: keys and calls only)' : ''}. Root hash (cite it): ${m.root_sha256}.${q ? ` Re-collecting it today: ${q.credits_min}–${q.credits_max} credits (likely ${q.credits_likely}).` : ''}`;
         return { path: out, summary, download: i.zip };
