@@ -158,14 +158,25 @@ describe('checkLedger: a lost answer with no ledger row, soon after another spen
     expect(checkLedger(m, [{ ...charge, fault: 'truncate-charged', at: 2_000 + QUIET_MS - 1 }], lostOnly, new Set())).toEqual([]);
     expect(m.stats.unknowable).toEqual({ 'lost answer charged soon after another spender: the balance not trusted': 1 });
   });
+  it('is the known limit when the lost attempt is Loupe’s first reading since the spending, however much later', () => {
+    const m = newModel([], 0);
+    m.otherSpending.push([1_000, 2_000]);
+    const at = 2_000 + 5 * QUIET_MS;
+    expect(checkLedger(m, [{ ...charge, fault: 'truncate-charged', at }], [{ ...lostOnly[0], startedAt: at }], new Set())).toEqual([]);
+  });
   it('is a violation once the balance is trusted again, or with nobody else spending', () => {
     const late = newModel([], 0);
     late.otherSpending.push([1_000, 2_000]);
-    const at = 2_000 + QUIET_MS + 1;
+    const at = 2_001 + QUIET_MS + 1_000;
+    // Loupe read the balance (an answer) right after the spending: its quiet time ended before the loss
+    const ledgerSeen = [
+      row({ requestId: 'req_seen', status: 200, startedAt: 2_001, idempotencyKey: 'k0', callId: 'c0' }),
+      { ...lostOnly[0], startedAt: at },
+    ];
     const said = [
       `the service charged 20 for /v1/photo_net/profile/posts (request req_lost, truncate-charged) and the ledger has no row for it`,
     ];
-    expect(checkLedger(late, [{ ...charge, fault: 'truncate-charged', at }], lostOnly, new Set())).toEqual(said);
-    expect(checkLedger(newModel([], 0), [{ ...charge, fault: 'truncate-charged', at }], lostOnly, new Set())).toEqual(said);
+    expect(checkLedger(late, [{ ...charge, fault: 'truncate-charged', at }], ledgerSeen, new Set())).toEqual(said);
+    expect(checkLedger(newModel([], 0), [{ ...charge, fault: 'truncate-charged', at }], ledgerSeen, new Set())).toEqual(said);
   });
 });

@@ -122,6 +122,18 @@ function duringOtherSpending(m: SimModel, at: number): boolean {
   return m.otherSpending.some(([a, b]) => at >= a - 60_000 && at - MARK_MAX_AGE_MS <= b);
 }
 
+/**
+ * When Loupe could first have seen a movement of the balance that ended at `b`: at its first answer
+ * after it (an answer's `credits_remaining`, or the reading taken before its key was sent), at the
+ * latest the lost attempt at `at` itself, whose reading before may be the first one (finding 18: an
+ * analyst idle for ten minutes after another spender stopped).
+ */
+function seenAt(ledger: LedgerEntry[], b: number, at: number): number {
+  let first = at;
+  for (const l of ledger) if (!isInferred(l) && l.startedAt > b && l.startedAt < first) first = l.startedAt;
+  return first;
+}
+
 export function checkLedger(
   m: SimModel,
   charges: ChargeRecord[],
@@ -175,10 +187,10 @@ export function checkLedger(
       count(m.stats.unknowable, 'lost answer charged while another spender was active');
       continue;
     }
-    if (/drop|truncate/.test(c.fault ?? '') && m.otherSpending.some(([, b]) => c.at > b && c.at <= b + QUIET_MS)) {
-      // lost within QUIET_MS after another spender moved the balance: Loupe has seen an unexplained
-      // movement and does not read the balance as this call's charge (docs/request-core.md "Known
-      // limits": the first charge is not in the ledger; credits --reconcile shows it) — finding 18
+    if (/drop|truncate/.test(c.fault ?? '') && m.otherSpending.some(([, b]) => c.at > b && c.at <= seenAt(ledger, b, c.at) + QUIET_MS)) {
+      // lost within QUIET_MS after Loupe saw another spender's movement of the balance: it does not
+      // read the balance as this call's charge then (docs/request-core.md "Known limits": the first
+      // charge is not in the ledger; credits --reconcile shows it) — finding 18
       count(m.stats.unknowable, 'lost answer charged soon after another spender: the balance not trusted');
       continue;
     }
