@@ -141,8 +141,35 @@ describe('loupe collect', () => {
         expect(charges.reduce((s, c) => s + c.credits_used, 0)).toBe(12 * 2 * 20);
         const a = openArchive(join(h, 'loupe.db'));
         try {
-          const ledger = a.listLedger({ limit: 10_000 }).reduce((s, l) => s + l.creditsUsed, 0);
-          expect(ledger).toBe(slow.admin.charges().reduce((s, c) => s + c.credits_used, 0));
+          const rows = a.listLedger({ limit: 10_000 });
+          const ledger = rows.reduce((s, l) => s + l.creditsUsed, 0);
+          const service = slow.admin.charges().reduce((s, c) => s + c.credits_used, 0);
+          if (ledger !== service) {
+            // the documented limit (docs/request-core.md "Known limits", simulation finding 13): a dead
+            // process's charged attempt that the next run cannot judge (it asked the page under another
+            // cursor) stays pending in the journal — never settled with nothing — so the gap is named
+            // by credits --reconcile and a later run judges it. Anything else is a lost charge.
+            const pending = a.pendingJournal();
+            const diagnosis = JSON.stringify({
+              ledger,
+              service,
+              pending: pending.map((j) => [j.opKey, j.params, j.idempotencyKey]),
+              charges: slow.admin
+                .charges()
+                .map((c) => [
+                  c.params.handle,
+                  c.params.cursor?.slice(-12) ?? '',
+                  c.idempotency_key,
+                  c.credits_used,
+                  c.charge_reason,
+                  c.fault,
+                ]),
+              rows: rows.map((l) => [l.idempotencyKey, l.requestId, l.creditsUsed, l.chargeReason, l.errorType]),
+            });
+            expect(pending.length, diagnosis).toBeGreaterThan(0);
+            expect(service - ledger, diagnosis).toBeLessThanOrEqual(pending.length * 20);
+            expect(service - ledger, diagnosis).toBeGreaterThan(0);
+          }
         } finally {
           a.close();
         }
