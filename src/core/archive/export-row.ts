@@ -27,6 +27,8 @@ class StoredExportRow implements ExportRow {
 
 /** Only what an ExportRow carries (the record is `raw`): fewer strings copied out per row. */
 export const EXPORT_COLS = 'i.platform, i.kind, i.id, i.raw, i.first_seen_at, i.last_seen_at';
+/** EXPORT_COLS with the record as its stored UTF-8 bytes (the CSV workers, src/core/export/csv-spans.ts) */
+export const EXPORT_BYTES_COLS = 'i.platform, i.kind, i.id, CAST(i.raw AS BLOB), i.first_seen_at, i.last_seen_at';
 const EXPORT_TAGS = `(SELECT json_group_array(name) FROM (SELECT t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id
          WHERE it.item_rid = i.rid ORDER BY t.name COLLATE NOCASE))`;
 const EXPORT_NOTE = '(SELECT text FROM notes n WHERE n.item_rid = i.rid)';

@@ -39,11 +39,11 @@ const key = (k: string): string => JSON.stringify(k);
 
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
-/** the last times written and their text: an archive's rows share their first / last seen times in runs (one ingest) */
+/** the last times written and their text (iso: also csv-spans.ts): an archive's rows share their first / last seen times in runs (one ingest) */
 const isoMs = [NaN, NaN];
 const isoText = ['', ''];
 let isoNext = 0;
-const iso = (ms: number): string | null => {
+export const iso = (ms: number): string | null => {
   if (ms === isoMs[0]) return isoText[0];
   if (ms === isoMs[1]) return isoText[1];
   if (!Number.isFinite(ms)) return null;

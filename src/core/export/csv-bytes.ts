@@ -32,7 +32,7 @@ export function takeBytes(): Uint8Array<ArrayBuffer> {
 }
 
 /** a text cell: quoted, neutralised (csvCell's rules), `"` doubled; not empty */
-function textCell(s: string): void {
+export function textCell(s: string): void {
   const c = s.charCodeAt(0);
   const q = c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 || c === 39;
   if (s.includes('"')) s = s.replaceAll('"', '""');
@@ -119,4 +119,43 @@ export function eolBytes(): void {
   room(2);
   buf[at++] = 13;
   buf[at++] = 10;
+}
+
+/**
+ * The UTF-8 of a string stored in a JSON text without escapes (record-scan.ts Span.Text: no `"`
+ * inside), bytes [s, e) of `src`, as textCell writes that string: quoted and neutralised.
+ */
+export function spanTextBytes(src: Uint8Array, s: number, e: number): void {
+  const n = e - s;
+  if (n === 0) return;
+  const c = src[s];
+  room(n + 3);
+  buf[at++] = 34;
+  if (c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 || c === 39) buf[at++] = 39;
+  for (let i = s; i < e; i++) buf[at++] = src[i];
+  buf[at++] = 34;
+}
+
+/** A number's bytes that are `String(n)` (record-scan.ts Span.Number) as its cell, like plainCell. */
+export function spanNumberBytes(src: Uint8Array, s: number, e: number): void {
+  room(e - s + 3);
+  buf[at++] = 34;
+  if (src[s] === 45) buf[at++] = 39;
+  for (let i = s; i < e; i++) buf[at++] = src[i];
+  buf[at++] = 34;
+}
+
+/**
+ * JSON text that is JSON.stringify's (an array or object: it starts with `[` or `{`, never
+ * neutralised) as its text cell: quoted, `"` doubled.
+ */
+export function spanJsonBytes(src: Uint8Array, s: number, e: number): void {
+  room(2 * (e - s) + 2);
+  buf[at++] = 34;
+  for (let i = s; i < e; i++) {
+    const c = src[i];
+    buf[at++] = c;
+    if (c === 34) buf[at++] = 34;
+  }
+  buf[at++] = 34;
 }

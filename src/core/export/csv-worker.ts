@@ -3,7 +3,8 @@
  *  - rows (the record as JSON text when the source has it), parsed and rendered with the same
  *    code as the single-thread path (csvRenderer);
  *  - rids (csv-rids.ts): the worker reads those rows itself from the archive file, on a read-only
- *    connection of its own, and renders them; when one of them is no longer there (deleted since
+ *    connection of its own, each record as its stored bytes, and writes each cell from the bytes
+ *    (csv-spans.ts: no JSON.parse of the record); when one of them is no longer there (deleted since
  *    the export's snapshot) it answers `missing` and the exporting thread renders that batch from
  *    its snapshot.
  * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread),
@@ -16,15 +17,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { beginBytes, takeBytes } from './csv-bytes';
-import { ridReader, type RidSource } from './rid-rows';
+import { csvSpanRenderer } from './csv-spans';
+import { ridBytesReader, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const render = csvBytesRenderer(resolveColumns(data.columns));
+const renderStored = csvSpanRenderer(data.columns);
 
-const readRows = ridReader(data.reader);
+const readRows = ridBytesReader(data.reader);
 
 port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
   try {
@@ -32,7 +35,7 @@ port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
     if ('rids' in m) {
       const rows = readRows(m.rids);
       if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
-      for (const row of rows) render(row);
+      for (const row of rows) renderStored(row);
     } else for (const w of m.rows) render(fromWire(w));
     const bytes = takeBytes();
     port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);

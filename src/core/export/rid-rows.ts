@@ -4,7 +4,7 @@
  * rids in one statement, in the batch's order.
  */
 import Database from 'better-sqlite3';
-import { EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
+import { EXPORT_BYTES_COLS, EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
 import { raw, sql, Statements, type RawSql } from '../archive/sql';
 import type { ExportRow } from '../ports';
 
@@ -29,6 +29,18 @@ export const RID_BATCH = 500;
  * The connection opens on first use.
  */
 export function ridReader(source: RidSource | undefined): (rids: number[]) => ExportRow[] | null {
+  const read = ridTupleReader<ExportTuple>(source, EXPORT_COLS);
+  return (rids) => {
+    const tuples = read(rids);
+    return tuples && tuples.map(exportRowOf);
+  };
+}
+
+/**
+ * ridReader's rows as the stored columns, `cols` (then the source's annotation columns): the CSV
+ * workers read the record as its bytes (EXPORT_BYTES_COLS, csv-spans.ts).
+ */
+export function ridTupleReader<T extends unknown[]>(source: RidSource | undefined, cols: string): (rids: number[]) => T[] | null {
   let reader: { st: Statements; cols: RawSql } | null = null;
   return (rids) => {
     if (!reader) {
@@ -36,17 +48,17 @@ export function ridReader(source: RidSource | undefined): (rids: number[]) => Ex
       const db = new Database(source.file, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
       db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-      reader = { st: new Statements(db), cols: raw(`${EXPORT_COLS}${source.extra}`) };
+      reader = { st: new Statements(db), cols: raw(`${cols}${source.extra}`) };
     }
     const order = ridOrder(rids);
     const sorted = new Array<number>(rids.length);
     for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
-    const found = reader.st.rows<[number, ...ExportTuple]>(
+    const found = reader.st.rows<[number, ...T]>(
       sql`SELECT j.key, ${reader.cols} FROM json_each(${JSON.stringify(sorted)}) j CROSS JOIN items i ON i.rid = j.value`,
     );
     if (found.length !== rids.length) return null;
-    const rows: ExportRow[] = new Array(rids.length);
-    for (const t of found) rows[order[t[0]]] = exportRowOf(t.slice(1) as ExportTuple);
+    const rows: T[] = new Array<T>(rids.length);
+    for (const t of found) rows[order[t[0]]] = t.slice(1) as T;
     return rows;
   };
 }
@@ -56,4 +68,20 @@ export function ridOrder(rids: readonly number[]): Uint32Array {
   const order = new Uint32Array(rids.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   return order.sort((a, b) => rids[a] - rids[b]);
+}
+
+/** A row as a CSV worker reads it: ExportTuple with the record as its stored UTF-8 bytes. */
+export type BytesTuple = [string, string, string, Uint8Array, number, number, string?, (string | null)?, string?];
+
+/** ridReader's rows with each record as its stored bytes (`CAST(raw AS BLOB)`: no string of the record). */
+export function ridBytesReader(source: RidSource | undefined): (rids: number[]) => BytesTuple[] | null {
+  return ridTupleReader<BytesTuple>(source, EXPORT_BYTES_COLS);
+}
+
+const decoder = new TextDecoder();
+
+/** A BytesTuple as an ExportRow whose record is parsed from its bytes when read. */
+export function bytesRow(t: BytesTuple): ExportRow {
+  const copy: ExportTuple = [t[0], t[1], t[2], decoder.decode(t[3]), t[4], t[5], t[6], t[7], t[8]];
+  return exportRowOf(copy);
 }

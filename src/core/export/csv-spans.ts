@@ -1,0 +1,123 @@
+/**
+ * CSV records written from the stored record's bytes (issue 30): an export worker reads each row's
+ * record as the bytes SQLite holds (`CAST(raw AS BLOB)`: no JavaScript string of the whole record),
+ * scans them once (record-scan.ts) and writes each cell from the bytes found, with no record
+ * object, no string per cell and no JSON.parse of the record. The bytes are exactly those of
+ * csvBytesRenderer over the parsed record (render-spans.test.ts compares them over generated
+ * records, odd ones included): a row the scan cannot vouch for, or one with label overrides (its
+ * label cells are the analyst's values), is rendered from its parsed record by that renderer.
+ */
+import { csvBytesRenderer, iso, resolveColumns } from './columns';
+import { cellBytes, commaBytes, eolBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
+import { bytesRow, type BytesTuple } from './rid-rows';
+import { end, extraBytes, extraLength, extraOther, kind, scanRecord, SLOTS, Span, start } from './record-scan';
+
+const PLATFORM = -1;
+const KIND = -2;
+const ID = -3;
+const TAGS = -4;
+const NOTE = -5;
+const OVERRIDES = -6;
+const FIRST_SEEN = -7;
+const LAST_SEEN = -8;
+const EXTRA = -9;
+const OTHER_COLUMNS: Record<string, number> = {
+  platform: PLATFORM,
+  kind: KIND,
+  id: ID,
+  tags: TAGS,
+  note: NOTE,
+  overrides: OVERRIDES,
+  first_seen_at: FIRST_SEEN,
+  last_seen_at: LAST_SEEN,
+  extra: EXTRA,
+};
+
+const decoder = new TextDecoder();
+
+/** One slot's value (record-scan.ts) as its cell. */
+function slotCell(src: Uint8Array, slot: number): void {
+  const s = start[slot];
+  const e = end[slot];
+  switch (kind[slot] as Span) {
+    case Span.Absent:
+    case Span.Null:
+      return;
+    case Span.Text:
+      return spanTextBytes(src, s, e);
+    case Span.Number:
+      return spanNumberBytes(src, s, e);
+    case Span.Json:
+      return spanJsonBytes(src, s, e);
+    case Span.True:
+      return cellBytes(true);
+    case Span.False:
+      return cellBytes(false);
+    case Span.EscapedText: {
+      const text = JSON.parse(decoder.decode(src.subarray(s - 1, e + 1))) as string;
+      if (text.length > 0) textCell(text);
+      return;
+    }
+    case Span.OtherNumber:
+      return cellBytes(Number(decoder.decode(src.subarray(s, e))));
+    case Span.OtherJson:
+      return cellBytes(JSON.parse(decoder.decode(src.subarray(s, e))));
+  }
+}
+
+/**
+ * The renderer of these columns (all, or a subset in the order given) for rows read as bytes:
+ * appends each row's CSV record to this thread's batch (csv-bytes.ts beginBytes / takeBytes).
+ */
+export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple) => void {
+  const defs = resolveColumns(columns);
+  const fallback = csvBytesRenderer(defs);
+  const ops = Int32Array.from(defs, (d) => {
+    const slot = SLOTS.get(d.name);
+    if (slot !== undefined) return slot;
+    const other = OTHER_COLUMNS[d.name];
+    if (other === undefined) throw new Error(`export: no byte rendering for column '${d.name}'`);
+    return other;
+  });
+  return (t) => {
+    const src = t[3];
+    if ((t[8] !== undefined && t[8] !== '[]') || !scanRecord(src)) return fallback(bytesRow(t));
+    for (let c = 0; c < ops.length; c++) {
+      if (c > 0) commaBytes();
+      const op = ops[c];
+      if (op >= 0) slotCell(src, op);
+      else
+        switch (op) {
+          case PLATFORM:
+            cellBytes(t[0]);
+            break;
+          case KIND:
+            cellBytes(t[1]);
+            break;
+          case ID:
+            cellBytes(t[2]);
+            break;
+          case TAGS:
+            cellBytes(t[6] === undefined || t[6] === '[]' ? [] : (JSON.parse(t[6]) as string[]));
+            break;
+          case NOTE:
+            cellBytes(t[7]);
+            break;
+          case OVERRIDES:
+            break; // a row with overrides took the fallback
+          case FIRST_SEEN:
+            cellBytes(iso(t[4]));
+            break;
+          case LAST_SEEN:
+            cellBytes(iso(t[5]));
+            break;
+          case EXTRA:
+            if (extraLength === 0) break;
+            if (extraOther) cellBytes(JSON.parse(decoder.decode(extraBytes().subarray(0, extraLength))));
+            else spanJsonBytes(extraBytes(), 0, extraLength);
+            break;
+        }
+    }
+    eolBytes();
+  };
+}
