@@ -42,6 +42,11 @@ export interface Lost {
   settled: boolean;
   /** a free call may have covered it: none was known used up when it was sent (unknown: judged now) */
   freeMayCover?: boolean;
+  /**
+   * another process's attempt, taken over: the ledger's last row when it was (rows after it were
+   * recorded after the attempt, whatever time they carry — each process has its own clock)
+   */
+  ledgerUpTo?: number;
 }
 
 export interface BookDeps {
@@ -62,12 +67,19 @@ export interface BookDeps {
  * process that is gone (or a call of this one that gave up) whose last attempt may fall in between.
  * Calls that ran wholly in between are in the ledger; this process's finished ones too.
  */
-export function othersActive(entries: JournalEntry[], from: number, activeHere: (callId: string) => boolean, leaseMs: number): boolean {
+export function othersActive(
+  entries: JournalEntry[],
+  from: number,
+  activeHere: (callId: string) => boolean,
+  leaseMs: number,
+  mineAfter = false,
+): boolean {
   for (const e of entries) {
     const owner = e.owner ?? 'this';
     if (e.state === 'pending') {
       const dormant = owner === 'gone' || (owner === 'this' && !activeHere(e.callId));
-      if (!dormant || e.createdAt + leaseMs >= from) return true;
+      // `mineAfter`: `from` is another process's reading, on its clock; this process's calls all came after it
+      if (!dormant || (mineAfter && owner === 'this') || e.createdAt + leaseMs >= from) return true;
     } else if (owner !== 'this' && e.createdAt < from) return true;
   }
   return false;
@@ -223,6 +235,16 @@ export class BalanceBook {
    * clean reading now (free); everything the ledger recorded in between must agree
    * (call/attribution.ts `attributeLate`). A store that cannot list the ledger between two readings
    * is judged by the rule for readings close in time.
+   *
+   * `foreign`: the lost attempt was another process's. Its readings and journal times are on that
+   * process's clock, and each process learns the service's clock on its own (a new one starts on
+   * this computer's, minutes off a sandbox run faster than real time: simulation finding 20), so when
+   * the second reading is taken now no time of this process is compared with one of that process: the journal's entries are taken
+   * whenever they were written (this process's own only up to the reading now, on its clock), this
+   * process's calls all count as after the first reading, so does any unexplained movement it saw,
+   * and the ledger's rows are taken by their order, not their times — a row recorded after the first
+   * reading for an attempt stamped before it (another process's call in flight then, a charge
+   * inferred for an older lost attempt, or this process's clock behind) leaves the drop unexplained.
    */
   async attributeTakenOver(
     lost: Lost,
@@ -230,6 +252,7 @@ export class BalanceBook {
     callId: string,
     read: () => Promise<number | null>,
     call: Omit<AttributionInput, 'before' | 'after' | 'explained' | 'othersActive' | 'outsideActivityAt'>,
+    foreign = false,
   ): Promise<Attribution> {
     const b = lost.before;
     const between = this.d.store.ledgerBetween?.bind(this.d.store);
@@ -246,14 +269,23 @@ export class BalanceBook {
         v !== null && now !== null && now.clean && this.attemptsInFlight === 0 ? { balance: v, at: now.at, ledgerId: now.ledgerId } : null;
     }
     if (!after) return { kind: 'unknown', why: 'the balance could not be read cleanly after it' };
+    // the first reading another process's, the second this one's: two clocks
+    const cross = foreign && !moved;
     let explained = 0;
+    let stampedBefore = false;
     const readings: LedgerReading[] = [];
-    for (const r of between(b.ledgerId, after.ledgerId, b.at)) {
+    for (const r of between(b.ledgerId, after.ledgerId, cross ? Number.MIN_SAFE_INTEGER : b.at)) {
+      if (r.startedAt < b.at) stampedBefore = true;
       explained += Math.max(0, r.creditsUsed);
       if (r.creditsRemaining !== null) readings.push({ value: r.creditsRemaining, explained });
     }
-    const around = this.d.store.journalAround(callId, b.at, after.at);
-    const others = othersActive(around, b.at, this.d.activeHere, this.d.leaseMs());
+    const afterAt = after.at;
+    const around = cross
+      ? this.d.store
+          .journalAround(callId, b.at, Number.MAX_SAFE_INTEGER)
+          .filter((e) => (e.owner ?? 'this') !== 'this' || e.createdAt <= afterAt)
+      : this.d.store.journalAround(callId, b.at, after.at);
+    const others = othersActive(around, b.at, this.d.activeHere, this.d.leaseMs(), cross) || stampedBefore;
     const attributed = attributeLate({
       ...call,
       before: { value: b.balance, at: b.at },
@@ -261,7 +293,8 @@ export class BalanceBook {
       explained,
       between: readings,
       othersActive: others,
-      outsideActivityAt: outside,
+      // any unexplained movement this process saw came after another process's reading
+      outsideActivityAt: cross && outside !== null ? Math.max(outside, b.at) : outside,
     });
     const a = doubted(attributed, around, this.d.activeHere);
     if (a.kind === 'unknown' && a.outside) this.noteOutside();

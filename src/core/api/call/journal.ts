@@ -41,6 +41,8 @@ export interface JournalDeps {
   ledgerOf?: (callId: string) => LedgerEntry[];
   /** writes an entry (a stranded one, released from its operation) */
   release?: (e: JournalEntry) => void;
+  /** the ledger's highest row id */
+  highWater?: () => number;
 }
 
 /** answers that broke on the way: the service may have finished (and charged) them */
@@ -183,9 +185,13 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
     const { earlier, lost } = lostOfEntry(pending, rows);
     // its key's answer is recorded (the process stopped before marking it done): nothing was lost
     if (!earlier && answeredUnder(rows, pending.idempotencyKey)) return answeredEntry(pending, opKey);
+    // another process's: its times are on its clock, not this one's (simulation finding 20)
+    const foreign = (pending.owner ?? 'this') !== 'this';
+    if (foreign && d.highWater) lost.ledgerUpTo = d.highWater();
     let s;
     try {
-      s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, earlier ? (pending.before ?? null) : null, d.now);
+      const moved = earlier ? (pending.before ?? null) : null;
+      s = await afterTakeover(d.book, d.read, { ...c, callId: pending.callId }, lost, moved, d.now, foreign);
     } catch (e) {
       if (claimed) running.delete(pending.callId);
       throw e;

@@ -58,8 +58,9 @@ export async function afterTakeover(
   lost: Lost,
   moved: BalanceMark | null,
   now: () => number,
+  foreign = false,
 ): Promise<LossState & { key: 'same' | 'fresh' }> {
-  const attribution = await book.attributeTakenOver(lost, moved, call.callId, read, call);
+  const attribution = await book.attributeTakenOver(lost, moved, call.callId, read, call, foreign);
   const key = keyAfterLoss({
     insideWindow: insideWindow(call.ttlSeconds, lost.startedAt, now(), call.noCache),
     ceiling: call.ceiling,
@@ -78,12 +79,15 @@ export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then
  * Whether the ledger's rows of the exact request show the account owning it when a lost attempt
  * started at `lostAt` was sent: an answer delivered (charged, an owner or shared read, a free call,
  * a replay) or an inferred charge, finished before `lostAt`, whose window (less the margin) still
- * covered `lostAt`. No window (`ttlSeconds` 0): never.
+ * covered `lostAt`. No window (`ttlSeconds` 0): never. `upTo`: for another process's attempt taken
+ * over, the ledger's last row then — a row recorded later (this call's own answer, stamped on this
+ * process's clock, which may be behind that process's: simulation finding 20) proves nothing.
  */
-export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number): boolean {
+export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number, upTo?: number): boolean {
   return rows.some(
     (r) =>
       r.idempotencyKey !== lostKey &&
+      (upTo === undefined || r.id === undefined || r.id <= upTo) &&
       !r.dryRun &&
       r.startedAt + r.durationMs <= lostAt &&
       insideWindow(ttlSeconds, r.startedAt, lostAt, false) &&

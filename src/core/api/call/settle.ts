@@ -107,6 +107,7 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
           l.lost.startedAt,
           l.lost.idempotencyKey,
           ttl,
+          l.lost.ledgerUpTo,
         ),
     };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);

@@ -20,6 +20,7 @@ export async function openCall(c: Caller, plan: CallPlan, hold: number): Promise
       pending: () => write(() => d.store.pendingJournal()),
       ledgerOf: (id) => write(() => d.store.ledgerOfCall?.(id) ?? []),
       release: (e) => write(() => d.store.beginJournal(e)),
+      highWater: () => write(() => d.store.ledgerHighWater()),
     },
     {
       ...lossCallOf({ plan, hold }, ''),
