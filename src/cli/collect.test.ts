@@ -102,81 +102,84 @@ describe('loupe collect', () => {
     expect(paid(sb, new Set(list.split('\n'))).length).toBe(8);
   });
 
-  // Quarantined (2026-11-27 18:15, simulation finding 20 in docs/simulation.md, open): in 3 of the last
-  // 6 CI runs a dead process's charged page-1 attempt, taken over by the next run with a fresh key
-  // answered as an owner read (proof it finished), left no ledger row and no pending journal entry —
-  // the ledger 20 short. Passes alone; unskip with the fix.
-  it.skip('a run killed with kill -9 reads interrupted; collect run finishes it, every page paid once, the ledger equal to the charges', async () => {
-    const slow = await startSandbox({ port: 0, seed: 4, balance: 1_000_000, freeCalls: 0, latencyMs: 150, timeScale: 30 });
-    try {
-      const h = home();
-      const env = envOf(h, slow);
-      const handles = Array.from({ length: 12 }, (_, i) => `killed_${i}`);
-      expect(
-        (
-          await runCaptured(
-            ['collect', 'plan', '-', '--do', 'feed', '--networks', 'photo_net', '--pages', '2', '--name', 'Killed', '--budget', '100000'],
-            env,
-            handles.join('\n'),
-          )
-        ).code,
-      ).toBe(0);
-      const child = spawn(process.execPath, [resolve('bin/loupe.js'), 'collect', 'run', 'Killed'], {
-        env: { PATH: process.env.PATH, ...env },
-        stdio: 'ignore',
-      });
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      for (let i = 0; i < 1200 && slow.admin.charges().filter((c) => c.credits_used > 0).length < 6; i++)
-        await new Promise((r) => setTimeout(r, 25));
-      child.kill('SIGKILL');
-      await exited;
-      const mid = JSON.parse((await runCaptured(['collect', 'status', 'Killed', '--json'], env)).out);
-      expect(mid.status).toBe('interrupted');
-      expect(mid.counts.done).toBeLessThan(12);
-      const fin = await runCaptured(['collect', 'run', 'Killed', '--json'], env);
-      expect(fin.code, fin.err).toBe(0);
-      expect(JSON.parse(fin.out).status).toMatchObject({ status: 'done', runs: 1 });
-      // every page once: 12 accounts × 2 pages at the floor (20)
-      const charges = paid(slow, new Set(handles));
-      const keys = charges.map((c) => `${c.params.handle}|${c.params.cursor ?? c.params.next_max_id ?? ''}`);
-      expect(new Set(keys).size).toBe(keys.length);
-      expect(charges.reduce((s, c) => s + c.credits_used, 0)).toBe(12 * 2 * 20);
-      const a = openArchive(join(h, 'loupe.db'));
+  // Simulation finding 20 (docs/simulation.md, fixed): the next run starts on this computer's clock,
+  // behind the dead run's (which had learned the sandbox's, 30× faster than real time), so it took its
+  // own owner read for an answer the account held before the dead attempt and recorded nothing. Pinned
+  // without kill timing by src/core/collect/killed-run.test.ts.
+  it.skipIf(process.platform === 'win32')(
+    'a run killed with kill -9 reads interrupted; collect run finishes it, every page paid once, the ledger equal to the charges',
+    async () => {
+      const slow = await startSandbox({ port: 0, seed: 4, balance: 1_000_000, freeCalls: 0, latencyMs: 150, timeScale: 30 });
       try {
-        const rows = a.listLedger({ limit: 10_000 });
-        const ledger = rows.reduce((s, l) => s + l.creditsUsed, 0);
-        const service = slow.admin.charges().reduce((s, c) => s + c.credits_used, 0);
-        if (ledger !== service) {
-          // the documented limit (docs/request-core.md "Known limits", simulation finding 13): a dead
-          // process's charged attempt that the next run cannot judge (it asked the page under another
-          // cursor) stays pending in the journal — never settled with nothing — so the gap is named
-          // by credits --reconcile and a later run judges it. Anything else is a lost charge.
-          const pending = a.pendingJournal();
-          const diagnosis = JSON.stringify({
-            ledger,
-            service,
-            pending: pending.map((j) => [j.opKey, j.params, j.idempotencyKey]),
-            charges: slow.admin
-              .charges()
-              .map((c) => [
-                c.params.handle,
-                c.params.cursor?.slice(-12) ?? '',
-                c.idempotency_key,
-                c.credits_used,
-                c.charge_reason,
-                c.fault,
-              ]),
-            rows: rows.map((l) => [l.idempotencyKey, l.requestId, l.creditsUsed, l.chargeReason, l.errorType]),
-          });
-          expect(pending.length, diagnosis).toBeGreaterThan(0);
-          expect(service - ledger, diagnosis).toBeLessThanOrEqual(pending.length * 20);
-          expect(service - ledger, diagnosis).toBeGreaterThan(0);
+        const h = home();
+        const env = envOf(h, slow);
+        const handles = Array.from({ length: 12 }, (_, i) => `killed_${i}`);
+        expect(
+          (
+            await runCaptured(
+              ['collect', 'plan', '-', '--do', 'feed', '--networks', 'photo_net', '--pages', '2', '--name', 'Killed', '--budget', '100000'],
+              env,
+              handles.join('\n'),
+            )
+          ).code,
+        ).toBe(0);
+        const child = spawn(process.execPath, [resolve('bin/loupe.js'), 'collect', 'run', 'Killed'], {
+          env: { PATH: process.env.PATH, ...env },
+          stdio: 'ignore',
+        });
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        for (let i = 0; i < 1200 && slow.admin.charges().filter((c) => c.credits_used > 0).length < 6; i++)
+          await new Promise((r) => setTimeout(r, 25));
+        child.kill('SIGKILL');
+        await exited;
+        const mid = JSON.parse((await runCaptured(['collect', 'status', 'Killed', '--json'], env)).out);
+        expect(mid.status).toBe('interrupted');
+        expect(mid.counts.done).toBeLessThan(12);
+        const fin = await runCaptured(['collect', 'run', 'Killed', '--json'], env);
+        expect(fin.code, fin.err).toBe(0);
+        expect(JSON.parse(fin.out).status).toMatchObject({ status: 'done', runs: 1 });
+        // every page once: 12 accounts × 2 pages at the floor (20)
+        const charges = paid(slow, new Set(handles));
+        const keys = charges.map((c) => `${c.params.handle}|${c.params.cursor ?? c.params.next_max_id ?? ''}`);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(charges.reduce((s, c) => s + c.credits_used, 0)).toBe(12 * 2 * 20);
+        const a = openArchive(join(h, 'loupe.db'));
+        try {
+          const rows = a.listLedger({ limit: 10_000 });
+          const ledger = rows.reduce((s, l) => s + l.creditsUsed, 0);
+          const service = slow.admin.charges().reduce((s, c) => s + c.credits_used, 0);
+          if (ledger !== service) {
+            // the documented limit (docs/request-core.md "Known limits", simulation finding 13): a dead
+            // process's charged attempt that the next run cannot judge (it asked the page under another
+            // cursor) stays pending in the journal — never settled with nothing — so the gap is named
+            // by credits --reconcile and a later run judges it. Anything else is a lost charge.
+            const pending = a.pendingJournal();
+            const diagnosis = JSON.stringify({
+              ledger,
+              service,
+              pending: pending.map((j) => [j.opKey, j.params, j.idempotencyKey]),
+              charges: slow.admin
+                .charges()
+                .map((c) => [
+                  c.params.handle,
+                  c.params.cursor?.slice(-12) ?? '',
+                  c.idempotency_key,
+                  c.credits_used,
+                  c.charge_reason,
+                  c.fault,
+                ]),
+              rows: rows.map((l) => [l.idempotencyKey, l.requestId, l.creditsUsed, l.chargeReason, l.errorType]),
+            });
+            expect(pending.length, diagnosis).toBeGreaterThan(0);
+            expect(service - ledger, diagnosis).toBeLessThanOrEqual(pending.length * 20);
+            expect(service - ledger, diagnosis).toBeGreaterThan(0);
+          }
+        } finally {
+          a.close();
         }
       } finally {
-        a.close();
+        await slow.close();
       }
-    } finally {
-      await slow.close();
-    }
-  });
+    },
+  );
 });
