@@ -17,4 +17,5 @@ export const SPEC_VARIANT_NAMES: readonly string[] = [
   'strict-ceiling',
   'idempotency-per-key',
   'no-cache-window',
+  'cache-exact-cursor',
 ];

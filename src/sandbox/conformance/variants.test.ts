@@ -44,6 +44,7 @@ describe('Spec variants: selection', () => {
       'strict-ceiling',
       'idempotency-per-key',
       'no-cache-window',
+      'cache-exact-cursor',
     ]);
     for (const v of SPEC_VARIANTS) expect(v.description.length).toBeGreaterThan(20);
     await expect(fixtureSandbox({ variants: ['lean-envelope', 'no-such-variant'] })).rejects.toThrow(
@@ -314,6 +315,27 @@ describe('Spec variants: behaviour', () => {
     sb.admin.setVariants([]);
     await get(sb, POSTS);
     expect((await get(sb, POSTS)).body).toMatchObject({ cached: true, credits_used: 0 });
+  });
+
+  it('cache-exact-cursor (Limits 7 "the exact same call"; cursors opaque) › a page under another cursor is another call, even at a position the account owns', async () => {
+    for (const variant of [false, true]) {
+      sb = await fixtureSandbox({ variants: variant ? ['cache-exact-cursor'] : [] });
+      const p1 = await get(sb, POSTS);
+      const c1 = p1.body.pagination.next_cursor as string;
+      expect((await get(sb, `${POSTS}&cursor=${cur(c1)}`)).body.credits_used).toBe(20);
+      sb.admin.advance(60);
+      // page 1 fetched again (forced fresh): the same page 2 under a new cursor
+      const again = await get(sb, POSTS, { headers: { 'Cache-Control': 'no-cache' } });
+      const c2 = again.body.pagination.next_cursor as string;
+      expect(c2).not.toBe(c1);
+      const p2 = await get(sb, `${POSTS}&cursor=${cur(c2)}`);
+      // default: known by its position, owned; the variant: another call, charged
+      expect([p2.body.cached, p2.body.credits_used]).toEqual(variant ? [false, 20] : [true, 0]);
+      // the exact call repeated is owned under both
+      expect((await get(sb, `${POSTS}&cursor=${cur(c1)}`)).body).toMatchObject({ cached: true, credits_used: 0 });
+      await sb.close();
+      sb = null;
+    }
   });
 
   it('drop-charged (Idempotency retry charging "never answered successfully" read from the service side) › a dropped body is charged, owned, and replayed free', async () => {

@@ -116,10 +116,16 @@ export class ServerBase {
     return this.holds.get(account) ?? 0;
   }
 
+  /**
+   * The cache's key of a call: endpoint + normalised params, the cursor replaced by its position (a
+   * re-walk under new cursors hits) — or, under `cache-exact-cursor`, kept as sent (another cursor is
+   * another call, whatever page it names).
+   */
   cacheKey(def: EndpointDef, params: Record<string, string>, posToken: string | null): string {
     const p: Record<string, string> = {};
+    const exact = this.variants.has('cache-exact-cursor');
     const paging = new Set(['cursor', def.paging?.param, def.paging?.alt].filter(Boolean) as string[]);
-    for (const [k, v] of Object.entries(params)) if (!paging.has(k) && k !== 'dry_run') p[k] = v;
+    for (const [k, v] of Object.entries(params)) if ((exact || !paging.has(k)) && k !== 'dry_run') p[k] = v;
     return `${def.platform}/${def.path}?${paramsHash(p)}#${posToken ?? ''}`;
   }
 }

@@ -7,7 +7,7 @@
  * when the answer is sent: the cache, idempotency records and the fit=goal recall store keep the
  * canonical (default-reading) body, so switching variants at runtime reshapes replays too.
  * Behavioural variants (cursor-error, native-ignores-foreign, drop-charged, strict-ceiling,
- * idempotency-per-key, no-cache-window) are read by http.ts / engine.ts through `VariantSet.has()`.
+ * idempotency-per-key, no-cache-window, cache-exact-cursor) are read by http.ts / engine.ts through `VariantSet.has()`.
  */
 import type { EndpointDef } from '../types';
 
@@ -69,6 +69,11 @@ export const SPEC_VARIANTS = [
   {
     name: 'no-cache-window',
     description: 'The catalogue reports cache_ttl_seconds 0 for every endpoint and the server caches nothing: every repeat is charged.',
+  },
+  {
+    name: 'cache-exact-cursor',
+    description:
+      'The cache knows an answer by the exact call, cursor included: a page read under another cursor is another call (not owned, charged), even where it names a page the account owns. Default: by the page position the cursor names.',
   },
 ] as const satisfies ReadonlyArray<{ name: string; description: string }>;
 
