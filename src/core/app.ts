@@ -111,6 +111,7 @@ function readingStore(a: Archive): CoreStore {
     ledgerOfCall: (id) => a.ledgerOfCall(id),
     ledgerBetween: (id, upTo, since) => a.ledgerBetween(id, upTo, since),
     ledgerOfRequest: (p, e, h, from, to) => a.ledgerOfRequest(p, e, h, from, to),
+    ledgerOfList: (p, e, params, from, to) => a.ledgerOfList(p, e, params, from, to),
     recordAttempt: (e) => a.recordAttempt(e),
     storeResponse: (r, source, walkId) => a.storeResponse(r, source, walkId),
     findFreshResponse: (p, e, h, since) => a.findFreshResponse(p, e, h, since),

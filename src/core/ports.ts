@@ -147,6 +147,12 @@ export interface CoreStore {
    * attempt was sent (simulation finding 14). Optional: without it an owner read is taken as proof.
    */
   ledgerOfRequest?(platform: string, endpoint: string, paramsHash: string, from: number, to: number): LedgerEntry[];
+  /**
+   * The ledger's rows of the same list as `params` (canonical JSON) — parameters equal apart from the
+   * paging ones (`cursor`, native tokens, `page`), each row carrying one — for attempts started in
+   * [from, to): pages of that list the account may own under another cursor (simulation finding 19).
+   */
+  ledgerOfList?(platform: string, endpoint: string, params: string, from: number, to: number): LedgerEntry[];
 
   // stored answers + items, in one transaction: stores the envelope, upserts every
   // item (once per platform/kind/id; later fetches update counts/labels), links provenance

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import type { Catalogue, CatalogueEndpoint, CatalogueParam } from '../../shared/api-types';
+import { NATIVE_PAGING_PARAMS, type Catalogue, type CatalogueEndpoint, type CatalogueParam } from '../../shared/api-types';
 import type { Clock, CoreStore, ItemRef, JournalEntry, LedgerEntry, StoredResponse, WalkState, WalkStatus } from '../ports';
 import { abortError } from './clock';
 import { createApiCore, type ApiCoreOptions } from './core';
@@ -56,6 +56,19 @@ export class MemoryStore implements CoreStore {
     return this.ledger.filter(
       (l) => l.platform === platform && l.endpoint === endpoint && l.paramsHash === paramsHash && l.startedAt >= from && l.startedAt < to,
     );
+  }
+  ledgerOfList(platform: string, endpoint: string, params: string, from: number, to: number): LedgerEntry[] {
+    const paging = new Set<string>(['cursor', ...NATIVE_PAGING_PARAMS]);
+    const list = (p: string) => {
+      const o = JSON.parse(p) as Record<string, string>;
+      const rest = Object.fromEntries(Object.entries(o).filter(([k]) => !paging.has(k)));
+      return { rest: JSON.stringify(rest), paged: Object.keys(o).some((k) => paging.has(k)) };
+    };
+    const want = list(params).rest;
+    return this.ledger.filter((l) => {
+      const r = list(l.params);
+      return l.platform === platform && l.endpoint === endpoint && r.paged && r.rest === want && l.startedAt >= from && l.startedAt < to;
+    });
   }
   ledgerOfCall(callId: string): LedgerEntry[] {
     return this.ledger.filter((l) => l.callId === callId);

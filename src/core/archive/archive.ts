@@ -183,6 +183,9 @@ export class Archive implements CoreStore {
   ledgerOfRequest(platform: string, endpoint: string, paramsHash: string, from: number, to: number): LedgerEntry[] {
     return this.#c.guard('read', () => ledger.ledgerOfRequest(this.#c, platform, endpoint, paramsHash, from, to));
   }
+  ledgerOfList(platform: string, endpoint: string, params: string, from: number, to: number): LedgerEntry[] {
+    return this.#c.guard('read', () => ledger.ledgerOfList(this.#c, platform, endpoint, params, from, to));
+  }
   ledgerOfCall(callId: string): LedgerEntry[] {
     return this.listLedger({ callId, limit: 10_000 });
   }

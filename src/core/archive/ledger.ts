@@ -5,6 +5,7 @@
 import type { JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
 import { currentOwner, ownerAlive } from './owner';
+import { NATIVE_PAGING_PARAMS } from '../../shared/api-types';
 import { part, raw, sql } from './sql';
 
 /**
@@ -245,6 +246,25 @@ export function ledgerOfRequest(
     .all<Record<string, unknown>>(
       sql`SELECT ${SELECT_CALLS} FROM calls WHERE started_at >= ${from} AND started_at < ${to} AND params_hash = ${paramsHash}
       AND platform = ${platform} AND endpoint = ${endpoint} ORDER BY id LIMIT 1000`,
+    )
+    .map(entryOf);
+}
+
+/** the parameters that only say where a list is read (a cursor, a native paging token or page) */
+const PAGING = ['cursor', ...NATIVE_PAGING_PARAMS].map((k) => `$.${k}`);
+const NO_PAGING = raw(PAGING.map((k) => `'${k}'`).join(', '));
+
+/**
+ * Rows of the same list as `params` — the same platform, endpoint and parameters apart from the paging
+ * ones — read at some page under a paging parameter, for attempts started in [from, to), in order (at
+ * most 1,000): the pages of that list the account may own (simulation finding 19).
+ */
+export function ledgerOfList(c: ArchiveCtx, platform: string, endpoint: string, params: string, from: number, to: number): LedgerEntry[] {
+  return c.sql
+    .all<Record<string, unknown>>(
+      sql`SELECT ${SELECT_CALLS} FROM calls WHERE started_at >= ${from} AND started_at < ${to} AND platform = ${platform}
+      AND endpoint = ${endpoint} AND json_valid(params) AND json_remove(params, ${NO_PAGING}) = json_remove(${params}, ${NO_PAGING})
+      AND json_remove(params, ${NO_PAGING}) != json(params) ORDER BY id LIMIT 1000`,
     )
     .map(entryOf);
 }

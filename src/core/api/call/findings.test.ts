@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HttpOutcome } from '../http';
+import type { WalkState } from '../../ports';
 import { createCaller } from './index';
 import { sendAttempt } from './attempt';
 import { holdEntry, openJournal } from './journal';
@@ -283,5 +284,69 @@ describe('finding 4: an owner read whose envelope leaves `cached` out (lean-enve
   });
   it('…but not while a free call may have covered the fresh call itself (the balance decides)', async () => {
     expect(await settleLean(false)).toEqual([]);
+  });
+});
+
+describe('simulation finding 19: an owner read while a page of the same list is owned under another cursor', () => {
+  const owned = (params: Record<string, string>, agoMs: number, now: number) => ({
+    callId: 'earlier',
+    attempt: 1,
+    startedAt: now - agoMs,
+    durationMs: 5,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: JSON.stringify(Object.fromEntries(Object.entries(params).sort())),
+    paramsHash: 'h',
+    idempotencyKey: 'earlier-key',
+    requestId: 'req_earlier',
+    status: 200,
+    errorType: null,
+    creditsUsed: 20,
+    creditsRemaining: 99_980,
+    chargeReason: 'miss',
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'search',
+    walkId: 'w0',
+    dryRun: false,
+  });
+  const settleOwnerRead = async (before: Record<string, string> | null, agoMs = 60_000, walk?: { restarts: number }) => {
+    const k = kit();
+    k.c.book.freeCallsGone = true;
+    const now = k.clock.now();
+    if (before) k.store.recordAttempt(owned(before, agoMs, now));
+    // the lost page and the owned one of one walk (w0), which started over `restarts` times
+    if (walk) k.store.walks.set('w0', { walkId: 'w0', restarts: walk.restarts } as WalkState);
+    const s = stateOf(planOf(METERED, { handle: 'a', cursor: 'c2-new' }, walk ? { walkId: 'w0' } : {}), 340, {
+      loss: {
+        lost: { attempt: 1, startedAt: now - 1000, idempotencyKey: 'idem-1', before: null, settled: false },
+        attribution: { kind: 'unknown', why: 'another spender' },
+        keptOnBalance: false,
+      },
+    });
+    s.j.idempotencyKey = 'idem-2'; // the fresh key inside the window
+    k.script.push(answer.ok({ data: { items: [{ post: { id: '1' } }] }, credits_used: 0, cached: true, credits_remaining: 99_900 }));
+    const a = await sendAttempt(k.c, s, await chooseKey(k.c, s));
+    await settleSuccess(k.c, s, { ...a, okEnv: a.okEnv! });
+    return { inferred: k.store.ledger.filter((l) => l.chargeReason?.startsWith('inferred:')).map((l) => l.creditsUsed), logs: k.logs };
+  };
+  it('another cursor of the list owned inside the window: the owner read proves nothing, nothing is recorded (said in the log)', async () => {
+    const r = await settleOwnerRead({ handle: 'a', cursor: 'c2-old' });
+    expect(r.inferred).toEqual([]);
+    expect(r.logs.join('\n')).toMatch(/nothing recorded .*credits --reconcile/);
+    // a native paging token counts as a cursor
+    expect((await settleOwnerRead({ handle: 'a', next_max_id: 'x' })).inferred).toEqual([]);
+  });
+  it('no page of the list under a cursor owned inside the window: the owner read proves the charge (the floor)', async () => {
+    expect((await settleOwnerRead(null)).inferred).toEqual([20]);
+    expect((await settleOwnerRead({ handle: 'a' })).inferred).toEqual([20]); // page 1 is a page of its own
+    expect((await settleOwnerRead({ handle: 'b', cursor: 'c2-old' })).inferred).toEqual([20]); // another list
+    expect((await settleOwnerRead({ handle: 'a', cursor: 'c2-old' }, 7 * 3600_000)).inferred).toEqual([20]); // its window over
+    // an earlier page of the same walk, which never started over: another position
+    expect((await settleOwnerRead({ handle: 'a', cursor: 'c2-old' }, 60_000, { restarts: 0 })).inferred).toEqual([20]);
+  });
+  it('a page of the same walk after it started over may be the lost one re-read under a new cursor: nothing recorded', async () => {
+    expect((await settleOwnerRead({ handle: 'a', cursor: 'c2-old' }, 60_000, { restarts: 1 })).inferred).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
  * Lost answers (docs/request-core.md "Which Idempotency-Key a retry uses"): the key the next
  * attempt sends, and the charge a later answer proves the lost one cost.
  */
+import { NATIVE_PAGING_PARAMS } from '../../../shared/api-types';
 import type { BalanceMark, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { FREE_CALL_PRICE, insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
@@ -99,6 +100,14 @@ export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, tt
   );
 }
 
+/** the parameters that say where a list is read (Pagination rules 1 and 5) */
+const PAGING = new Set<string>(['cursor', ...NATIVE_PAGING_PARAMS]);
+
+/** The call reads a list at a page named by a paging parameter (a cursor, a native token, a page). */
+export function readsAtPage(params: Record<string, string>): boolean {
+  return Object.keys(params).some((k) => PAGING.has(k));
+}
+
 /** A successful answer after the loss. */
 export interface Answer {
   /** a replay of the lost attempt's key */
@@ -115,6 +124,12 @@ export interface Answer {
    * holds an answer of it): the lost attempt was itself an owner read, and cost nothing
    */
   ownedBefore?: () => boolean;
+  /**
+   * the account owned a page of the same list under another cursor inside the window when the lost
+   * attempt was sent (simulation finding 19): a service whose cache knows a page by its position
+   * answers the fresh key as an owner read whether or not the lost attempt finished
+   */
+  listOwned?: () => boolean;
 }
 
 /**
@@ -124,7 +139,9 @@ export interface Answer {
  * the balance said it cost nothing (and has not moved unrecorded since: a late charge would show),
  * or when the account owned the exact call before it was sent (simulation finding 14). Otherwise a
  * proof with a balance that could not attribute the amount records the least it can have cost: one
- * page at the floor (`price`) — never another spender's credits.
+ * page at the floor (`price`) — never another spender's credits — unless the account owned a page of
+ * the same list under another cursor, which can explain the owner read as well (`unsure`, 0:
+ * nothing recorded; simulation finding 19).
  */
 export async function chargeOfLoss(
   book: BalanceBook,
@@ -132,7 +149,7 @@ export async function chargeOfLoss(
   call: LossCall,
   s: LossState,
   a: Answer,
-): Promise<{ credits: number; how: 'balance' | 'price' } | null> {
+): Promise<{ credits: number; how: 'balance' | 'price' | 'unsure' } | null> {
   if (a.replay || a.ownerRead) {
     if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
@@ -144,6 +161,10 @@ export async function chargeOfLoss(
     if (not && (await book.unmovedSince(not, a.creditsRemaining, read))) return null;
     if (!call.noCache && a.ownedBefore?.()) return null;
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
+    // a page of the same list owned under another cursor may be this very page (the service may know
+    // a page by its position, or by the exact call): the owner read has two explanations, and neither
+    // the balance nor the ledger tells them apart — nothing is recorded (finding 19)
+    if (!call.noCache && a.listOwned?.()) return { credits: 0, how: 'unsure' };
     return { credits: call.price.min, how: 'price' };
   }
   if (a.ownedNot) {

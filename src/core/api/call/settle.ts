@@ -7,11 +7,13 @@
 import type { Envelope } from '../../../shared/api-types';
 import { readItems } from '../../archive';
 import { ApiError } from '../errors';
+import type { InferredEntry } from '../inferred';
+import type { LedgerEntry } from '../../ports';
 import type { CallResult } from '../types';
 import { insideWindow } from './attribution';
 import type { Attempt } from './attempt';
 import { lossCallOf, type Caller, type CallState } from './context';
-import { chargeOfLoss, mayBeFree, ownedAt, type LossState } from './loss';
+import { chargeOfLoss, mayBeFree, ownedAt, readsAtPage, type LossState } from './loss';
 
 export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
   const { d } = c;
@@ -109,10 +111,24 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
           ttl,
           l.lost.ledgerUpTo,
         ),
+      // pages of the same list owned under other cursors (finding 19); a page 1 (no cursor) is its own
+      listOwned: () =>
+        readsAtPage(plan.params) &&
+        ownedAt(
+          c.write(() => otherPages(c, s, l.lost.startedAt - ttl * 1000, l.lost.startedAt)),
+          l.lost.startedAt,
+          l.lost.idempotencyKey,
+          ttl,
+          l.lost.ledgerUpTo,
+        ),
     };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
     l.lost.settled = true;
-    if (inf && inf.credits > 0) {
+    if (inf?.how === 'unsure')
+      d.log(
+        `${plan.where}: an answer that never arrived may have been charged (its retry was read from the cache, and the account holds a page of the same list under another cursor that can explain that); nothing recorded — \`loupe credits --reconcile\` shows any difference`,
+      );
+    else if (inf && inf.credits > 0) {
       c.recordInferred(l.lost, a.entry, inf.credits, inf.how, a.creditsUsed + inf.credits + s.inferredSoFar);
       return inf.credits;
     }
@@ -120,29 +136,27 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
   return 0;
 }
 
+/**
+ * The ledger's answers of the call's list at pages under other paging values, attempts started in
+ * [from, to) — pages that may be the lost one under another cursor. A walk that never started over
+ * reads each position of its list once, so its own pages are other positions and are left out.
+ */
+function otherPages(c: Caller, s: CallState, from: number, to: number): LedgerEntry[] {
+  const { d } = c;
+  const { plan } = s;
+  const rows = d.store.ledgerOfList?.(plan.platform, plan.endpoint, plan.canonical, from, to) ?? [];
+  const walk = plan.walkId !== null ? d.store.getWalk(plan.walkId) : undefined;
+  return walk && !(walk.restarts && walk.restarts > 0) ? rows.filter((r) => r.walkId !== plan.walkId) : rows;
+}
+
 /** A call that ends without an answer, with a lost attempt the balance says was charged and whose key it kept: that charge is recorded now. */
 export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
   const l = s.loss;
   if (!l || l.lost.settled || !l.keptOnBalance || l.attribution.kind !== 'charged' || !(e instanceof ApiError) || e.kind === 'storage')
     return e;
-  const { plan, j } = s;
+  const { j } = s;
   const credits = l.attribution.credits;
-  c.recordInferred(
-    l.lost,
-    {
-      callId: j.callId,
-      platform: plan.platform,
-      endpoint: plan.endpoint,
-      params: plan.canonical,
-      paramsHash: plan.hash,
-      source: plan.source,
-      walkId: plan.walkId,
-      dryRun: plan.dry,
-    },
-    credits,
-    'balance',
-    credits,
-  );
+  c.recordInferred(l.lost, inferredEntryOf(s), credits, 'balance', credits);
   l.lost.settled = true;
   s.inferredSoFar += credits;
   // the service holds a finished answer under this key: a later run replays it free
@@ -157,12 +171,19 @@ export function settleOnExit(c: Caller, s: CallState, e: unknown): unknown {
  * (`inferred:balance`, under its key), and a later loss of the same call is judged on its own.
  */
 export function settleCharged(c: Caller, s: CallState, l: LossState, key: 'same' | 'fresh'): void {
-  const { plan, j } = s;
+  const { plan } = s;
   if (key !== 'fresh' || l.lost.settled || l.attribution.kind !== 'charged') return;
   if (insideWindow(plan.ep.cache_ttl_seconds, l.lost.startedAt, c.d.clock.now(), !!plan.opts.fresh)) return;
   const credits = l.attribution.credits;
   s.inferredSoFar += credits;
-  const entry = {
+  c.recordInferred(l.lost, inferredEntryOf(s), credits, 'balance', s.inferredSoFar);
+  l.lost.settled = true;
+}
+
+/** What an inferred row of this call takes from it (a call that ends without an answer has no attempt's entry to copy). */
+function inferredEntryOf(s: CallState): InferredEntry {
+  const { plan, j } = s;
+  return {
     callId: j.callId,
     platform: plan.platform,
     endpoint: plan.endpoint,
@@ -172,8 +193,6 @@ export function settleCharged(c: Caller, s: CallState, l: LossState, key: 'same'
     walkId: plan.walkId,
     dryRun: plan.dry,
   };
-  c.recordInferred(l.lost, entry, credits, 'balance', s.inferredSoFar);
-  l.lost.settled = true;
 }
 
 /** the answer carries rows (an empty result is free for everyone: it proves nothing) */
