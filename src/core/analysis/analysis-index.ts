@@ -23,17 +23,16 @@ import { existsSync } from 'node:fs';
 import type { Archive } from '../archive';
 import { startIndexBuilder, type IndexBuilder } from './index-builder';
 import type { AuthorCountRow } from '../archive';
-import { UNDATED, type AnalysisTables, type IndexItemRow } from '../archive';
+import type { AnalysisTables, IndexItemRow } from '../archive';
 import type { IndexStatus } from '../../shared/analysis';
 import type { AuthorCount, LibraryQuery } from '../../shared/query';
-import { DAY_MS } from './buckets';
 import type { DayRow } from './charts';
 import { BulkTerms, BULK_MIN } from './bulk-terms';
 import { ChunkTerms } from './chunk-terms';
-import { dailyCounts } from './daily-counts';
+import { DailyAcc, writeDaily } from './daily-acc';
 import type { TermAcc } from './frequency';
-import { addDelta, writeDelta } from './term-delta';
-import { encodeItemTerms, tableFromIds, writeHeader } from './term-ids';
+import { takeChanges } from './index-changes';
+import { tableFromIds, writeItemTerms, type ItemIds } from './term-ids';
 import type { TermField } from '../text';
 
 /**
@@ -61,8 +60,6 @@ const MIN_SLICE_ITEMS = 100;
 /** the largest backlog a read takes in before answering (up to ~2–3 s of tokenizing at ~2,000 posts/s); more is built in the background */
 export const SYNC_BUDGET = 5_000;
 
-type ItemTuple = IndexItemRow;
-
 /** The next background slice's size: scaled toward SLICE_MS from the last one's time (at most ×2 or ½ a step). */
 export function nextSlice(items: number, ms: number, target = SLICE_MS): number {
   const f = Math.min(2, Math.max(0.5, target / Math.max(ms, 1)));
@@ -73,18 +70,26 @@ export class AnalysisIndex {
   private readonly t: AnalysisTables;
   private ready = false;
   private readonly bulk: BulkTerms;
+  /** a build from scratch's daily counts held in memory across its slices (daily-acc.ts) */
+  private daily: DailyAcc | null = null;
 
   constructor(
     private readonly archive: Archive,
     /**
      * worker: build in a worker thread (the app); background false: never build behind a read —
      * a larger backlog than a read takes in is answered from the items and left for the app or
-     * `loupe archive index` (a command-line process exits once its answer is out, issue 30)
+     * `loupe archive index` (a command-line process exits once its answer is out, issue 30); bulk:
+     * a build from scratch's thresholds (tests): its least backlog, its totals' step, the daily rows it holds
      */
-    private readonly opts: { worker?: boolean; nice?: number; background?: boolean; bulk?: { min?: number; step?: number } } = {},
+    private readonly opts: {
+      worker?: boolean;
+      nice?: number;
+      background?: boolean;
+      bulk?: { min?: number; step?: number; daily?: number };
+    } = {},
   ) {
     this.t = archive.analysisTables;
-    this.bulk = new BulkTerms(this.t, TOTAL_FIELDS.length, opts.bulk?.step);
+    this.bulk = new BulkTerms(this.t, TOTAL_FIELDS, opts.bulk?.step);
     archive.labelGroupsSource = (q, family, field) => this.labelGroups(q, family, field);
     archive.dayCountsSource = (q) => this.dayRows(q, 'platform');
     archive.authorCountsSource = (q, n) => this.topAuthors(q, n);
@@ -115,6 +120,11 @@ export class AnalysisIndex {
     this.ready = true;
   }
 
+  /** An index an older Loupe made gets this one's triggers before it is read (once a process; nothing to write otherwise). */
+  private upgrade(): void {
+    if (!this.ready && this.writable() && this.t.exists() && this.t.olderTrigger()) this.ensureSchema();
+  }
+
   /** Whether everything archived is in the index (nothing new, nothing changed). */
   current(): boolean {
     if (!this.t.exists()) return false;
@@ -122,6 +132,8 @@ export class AnalysisIndex {
     return (
       this.state('version') === INDEX_VERSION &&
       this.state('watermark') >= max &&
+      // the terms counted again after an edit go on past the summary's watermark (before, a slice after the first said current)
+      this.state('terms_upto') >= max &&
       this.state('terms_stale') === 0 &&
       this.state('terms_bulk') === 0 &&
       !this.t.hasChanges()
@@ -144,7 +156,9 @@ export class AnalysisIndex {
   backlog(): number {
     if (!this.t.exists() || this.state('version') !== INDEX_VERSION) return this.t.itemCount();
     const max = this.t.maxRid();
-    const from = this.state('terms_stale') === 1 ? 0 : Math.min(this.state('watermark'), this.state('terms_upto'));
+    // a build from scratch goes by its terms: its daily counts are held in memory meanwhile (daily-acc.ts)
+    const terms = this.state('terms_stale') === 1 ? 0 : this.state('terms_upto');
+    const from = this.state('terms_bulk') === 1 ? terms : Math.min(this.state('watermark'), terms);
     // a build from scratch's end (bulk-terms.ts: the totals, the indexes) weighs as a fiftieth of the items, and more than a read takes in
     const end = this.state('terms_bulk') === 1 ? Math.max(SYNC_BUDGET + 1, Math.ceil(this.t.itemCount() / 50)) : 0;
     return Math.max(0, max - from) + this.t.changeWeight() + end;
@@ -198,6 +212,7 @@ export class AnalysisIndex {
    */
   buildSlice(size: { items: number; authors: number }, targetMs = SLICE_MS): boolean {
     const t0 = performance.now();
+    this.upgrade();
     if (!this.current()) {
       this.catchUpNow(size.items, size.items);
       size.items = nextSlice(size.items, performance.now() - t0, targetMs);
@@ -239,6 +254,7 @@ export class AnalysisIndex {
    * as it is when the index cannot be written: callers then read the items.
    */
   catchUp(budget = SYNC_BUDGET): boolean {
+    this.upgrade();
     this.catchUpAuthors(budget);
     if (this.current()) return true;
     if (!this.writable() || this.builder) return false;
@@ -255,39 +271,13 @@ export class AnalysisIndex {
     // the end of a build from scratch goes first: changes and new items wait for its indexes
     if (this.bulk.finishing && !this.finishBulk(budget, 0, step)) return false;
     const fields = this.fieldIds();
-    // changes to indexed items first (they concern rids at or below the watermark)
-    this.t.immediate(() => {
-      const wm = this.state('watermark');
-      const dirty = this.t.dirtyItems();
-      const delta = new Map<string, TermAcc>();
-      const read = this.t.itemTermsReader();
-      const put = this.t.itemTermsWriter();
-      for (const d of dirty) {
-        if ((d.rid as number) > wm || this.state('terms_stale') === 1) continue;
-        if (d.text !== d.o_text || d.lang !== d.o_lang || d.pub !== d.o_pub) {
-          this.setState('terms_stale', 1);
-          continue;
-        }
-        addDelta(delta, d, TOTAL_FIELDS);
-        // the item's term rows carry its counts (term-ids.ts sums them): the new ones
-        const now = (['views', 'likes', 'comments', 'shares', 'saves'] as const).map((c) => (typeof d[c] === 'number' ? d[c] : null));
-        const pub = d.pub as number | null;
-        for (const f of TOTAL_FIELDS) {
-          const b = read(FIELD_NO[f], d.rid as number, pub);
-          if (b) put(FIELD_NO[f], d.rid as number, pub, writeHeader(b, pub, now));
-        }
-      }
-      // a build from scratch counts its totals from the blobs at its end: a change moves that count's epoch
-      if (this.state('terms_bulk') === 1) this.setState('bulk_epoch', this.state('bulk_epoch') + 1);
-      else if (this.state('terms_stale') === 0) writeDelta(this.t, delta);
-      this.t.clearDirtyItems();
-      const days = this.t.dirtyDays().filter((d) => Number.isFinite(d));
-      for (const day of days) {
-        this.t.clearDay(day);
-        this.writeDaily(this.t.dayItems(day, wm), fields);
-      }
-      this.t.clearDirtyDays();
-    });
+    this.guard(() =>
+      this.t.immediate(() => {
+        // the daily counts held in memory first (their items as read): the days are then recounted from the items
+        if (this.t.hasChanges()) this.writeHeldDaily();
+        takeChanges(this.t, fields, TOTAL_FIELDS);
+      }),
+    );
     if (this.state('terms_stale') === 1) {
       this.t.immediate(() => {
         this.t.clearTerms();
@@ -302,29 +292,67 @@ export class AnalysisIndex {
     for (; ; done += step) {
       const wm = this.state('watermark');
       const termsUpto = this.state('terms_upto');
-      const from = Math.min(wm, termsUpto);
+      if (this.daily !== null && this.daily.from !== wm) this.daily = null; // another connection wrote its daily counts
+      const dailyUpto = this.daily?.upto ?? wm;
+      const from = Math.min(dailyUpto, termsUpto);
       if (from >= max) break;
       if (done >= budget) return false;
       if (termsUpto === 0 && max >= (this.opts.bulk?.min ?? BULK_MIN)) this.startBulk();
       const to = Math.min(max, from + step);
-      this.t.immediate(() => {
-        // read under the write lock: another connection (the index worker, another process) may
-        // have taken these items in meanwhile, or changed one of them
-        if (this.state('watermark') !== wm || this.state('terms_upto') !== termsUpto) return;
-        const rows = this.t.itemsBetween(from, to);
-        const chunk = new ChunkTerms(TOTAL_FIELDS);
-        for (const r of rows) if (r[0] > termsUpto) chunk.add(r);
-        const bulk = this.state('terms_bulk') === 1;
-        this.writeItemTerms(chunk, bulk ? this.bulk.ids(chunk) : chunk.write(this.t.termWriter()));
-        this.writeDaily(
-          rows.filter((r) => r[0] > wm),
-          fields,
-        );
-        this.setState('terms_upto', Math.max(termsUpto, to));
-        this.setState('watermark', Math.max(wm, to));
-      });
+      this.guard(() =>
+        this.t.immediate(() => {
+          // read under the write lock: another connection may have taken these items in meanwhile, or changed one
+          if (this.state('watermark') !== wm || this.state('terms_upto') !== termsUpto) return;
+          const rows = this.t.itemsBetween(from, to);
+          const bulk = this.state('terms_bulk') === 1;
+          writeItemTerms(this.t, bulk ? this.bulk.itemIds(rows, termsUpto) : this.incremental(rows, termsUpto));
+          this.setState('terms_upto', Math.max(termsUpto, to));
+          this.addDaily(
+            rows.filter((r) => r[0] > dailyUpto),
+            fields,
+            bulk,
+            to,
+          );
+        }),
+      );
     }
+    // the items are all in: the daily counts held in memory are written before the end of the build
+    if (this.daily !== null) this.guard(() => this.t.immediate(() => this.writeHeldDaily()));
     return this.finishBulk(budget, done, step);
+  }
+
+  /**
+   * The daily counts of a chunk's items after the summary's watermark (or after the counts held):
+   * held in memory while the terms are built from scratch (daily-acc.ts), else added to the table.
+   * Call inside the chunk's transaction.
+   */
+  private addDaily(rows: IndexItemRow[], fields: Map<string, number>, bulk: boolean, to: number): void {
+    const wm = this.state('watermark');
+    if (!bulk) {
+      this.writeHeldDaily();
+      writeDaily(this.t, rows, fields);
+      this.setState('watermark', Math.max(this.state('watermark'), to));
+      return;
+    }
+    this.daily ??= new DailyAcc(wm, wm, this.opts.bulk?.daily);
+    this.daily.add(this.t, rows, fields, to);
+    if (this.daily.full) this.writeHeldDaily();
+  }
+
+  /** Writes the daily counts held in memory, if any (nothing when another connection moved the watermark meanwhile). Call inside a transaction. */
+  private writeHeldDaily(): void {
+    this.daily?.write(this.t);
+    this.daily = null;
+  }
+
+  /** Runs `f`; if it fails, the daily counts held in memory are dropped (they may count items of a rolled-back transaction). */
+  private guard(f: () => void): void {
+    try {
+      f();
+    } catch (e) {
+      this.daily = null;
+      throw e;
+    }
   }
 
   /** A build from scratch (bulk-terms.ts) when the terms are empty: an_terms's indexes go until its end. */
@@ -382,43 +410,11 @@ export class AnalysisIndex {
     return m;
   }
 
-  /**
-   * Each new item's term ids per field (term-ids.ts reads them to count a query's items), written
-   * in the table's key order (field, UTC day, rid): neighbouring rows land on the same pages.
-   */
-  private writeItemTerms(chunk: ChunkTerms, ids: Int32Array): void {
-    const put = this.t.itemTermsWriter();
-    const day = (pub: number | null): number => (pub === null ? UNDATED : Math.floor(pub / DAY_MS));
-    const items = chunk.items.map((it) => ({ it, day: day(it.pub) }));
-    items.sort((a, b) => a.it.field - b.it.field || a.day - b.day || a.it.rid - b.it.rid);
-    for (const { it } of items)
-      put(
-        it.field,
-        it.rid,
-        it.pub,
-        encodeItemTerms(
-          it.pub,
-          it.counts,
-          it.slots.map((s) => ids[s]),
-        ),
-      );
-  }
-
-  /** Adds the daily summary's counts of `rows` (with their label overrides). */
-  private writeDaily(rows: ItemTuple[], fields: Map<string, number>): void {
-    if (rows.length === 0) return;
-    // a day's items (dayItems) come in no rid order: the overrides of every one of them
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const r of rows) {
-      if (r[0] < lo) lo = r[0];
-      if (r[0] > hi) hi = r[0];
-    }
-    const ov = new Map<number, Array<{ family: string; field: string; value: unknown }>>();
-    for (const o of this.t.overridesBetween(lo, hi))
-      (ov.get(o.rid) ?? ov.set(o.rid, []).get(o.rid)!).push({ family: o.family, field: o.field, value: JSON.parse(o.value) as unknown }); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- set just before
-    const up = this.t.dailyWriter();
-    for (const r of dailyCounts(rows, fields, ov)) up(...r);
+  /** The term ids of the items after `after` among `rows`, their totals added into an_terms (chunk-terms.ts). */
+  private incremental(rows: IndexItemRow[], after: number): ItemIds[] {
+    const chunk = new ChunkTerms(TOTAL_FIELDS);
+    for (const r of rows) if (r[0] > after) chunk.add(r);
+    return chunk.itemIds(chunk.write(this.t.termWriter()));
   }
 
   // ───────── reading ─────────

@@ -18,8 +18,9 @@
  */
 import type { AnalysisTables } from '../archive';
 import { engagementOf } from '../../shared/analysis';
-import type { ChunkTerms } from './chunk-terms';
-import { HEADER } from './term-ids';
+import type { IndexItemRow } from '../archive';
+import { extractTerms, type TermField, type TermsOf } from '../text';
+import { HEADER, type ItemIds } from './term-ids';
 
 /** the smallest backlog of an empty index built this way (a smaller one takes the incremental path) */
 export const BULK_MIN = 20_000;
@@ -97,6 +98,8 @@ interface Totals {
   sums: Float64Array;
   /** the next id whose totals are to be written */
   next: number;
+  /** ids of terms no item holds (their items deleted) */
+  unused: number[];
   /** the state the count was made in: terms_upto and bulk_epoch */
   upto: number;
   epoch: number;
@@ -108,7 +111,7 @@ export class BulkTerms {
 
   constructor(
     private readonly t: AnalysisTables,
-    private readonly fields: number,
+    private readonly fields: readonly TermField[],
     /** an_terms rows whose totals one step writes */
     private readonly step = TOTALS_STEP,
   ) {}
@@ -124,20 +127,39 @@ export class BulkTerms {
     return this.totals !== null;
   }
 
-  /** The row ids of a chunk's terms, new terms appended to an_terms. Call inside the chunk's transaction. */
-  ids(chunk: ChunkTerms): Int32Array {
+  /**
+   * The term ids of the items after `after` among `rows` (tokenized here: no totals are kept per
+   * chunk, they are counted from the blobs at the end), new terms appended to an_terms field by
+   * field. Call inside the chunk's transaction.
+   */
+  itemIds(rows: readonly IndexItemRow[], after: number): ItemIds[] {
     // the dictionary is what an_terms holds: another connection may have added terms, or a
     // transaction that added some here may have been rolled back
     const max = this.t.maxTermId();
     if (this.dict === null || this.dict.last !== max) {
-      const d = new Dictionary(this.fields, this.t);
+      const d = new Dictionary(this.fields.length, this.t);
       this.t.eachTerm(0, (id, field, term) => d.load(id, field, term));
       this.dict = d;
     }
     const d = this.dict;
-    const ids = chunk.ids((field, term) => d.id(field, term));
-    d.flush();
-    return ids;
+    const items: Array<{ r: IndexItemRow; terms: TermsOf; counts: Array<number | null> }> = [];
+    for (const r of rows)
+      if (r[0] > after && r[1] !== null)
+        items.push({ r, terms: extractTerms(r[1], r[2], this.fields), counts: [r[4], r[5], r[6], r[7], r[8]] });
+    const out: ItemIds[] = [];
+    // field by field: a field's new terms get consecutive ids, appended in one statement
+    for (let f = 0; f < this.fields.length; f++) {
+      const no = f + 1;
+      for (const { r, terms, counts } of items) {
+        const list = terms[this.fields[f]];
+        if (list.length === 0) continue;
+        const ids = new Array<number>(list.length);
+        for (let k = 0; k < list.length; k++) ids[k] = d.id(no, list[k]);
+        out.push({ field: no, rid: r[0], pub: r[3], counts, ids });
+      }
+      d.flush();
+    }
+    return out;
   }
 
   /**
@@ -163,6 +185,8 @@ export class BulkTerms {
         return false;
       }
       if (tot.next < tot.size) {
+        // terms whose items were all deleted meanwhile go (with the first step: set again after a stop)
+        if (tot.next === 1 && tot.unused.length > 0) this.t.dropTerms(tot.unused);
         const set = this.t.termTotalsSetter();
         const end = Math.min(tot.size, tot.next + this.step);
         const n = (v: number): number | null => (Number.isNaN(v) ? null : v);
@@ -232,6 +256,8 @@ export class BulkTerms {
       const l = page[page.length - 1];
       after = [l[0], l[1], l[2]];
     }
-    return { size, docs, occ, first, last, sums, next: 1, upto, epoch };
+    const unused: number[] = [];
+    for (let id = 1; id < size; id++) if (docs[id] === 0) unused.push(id);
+    return { size, docs, occ, first, last, sums, next: 1, upto, epoch, unused };
   }
 }

@@ -14,6 +14,7 @@
 import type { IndexItemRow } from '../archive';
 import { engagementOf } from '../../shared/analysis';
 import { extractTerms, type TermField } from '../text';
+import type { ItemIds } from './term-ids';
 
 /** Writes a term's totals (adding to what is stored) and returns its row id: AnalysisTables.termWriter. */
 export type TermWriter = (
@@ -147,11 +148,9 @@ export class ChunkTerms {
     return ids;
   }
 
-  /** Each slot's row id as `id` gives it (a build from scratch's dictionary, bulk-terms.ts), field by field; no totals are written. */
-  ids(id: (field: number, term: string) => number): Int32Array {
-    const ids = new Int32Array(this.size);
-    for (let no = 1; no < this.slotOf.length; no++) for (const [t, s] of this.slotOf[no]) ids[s] = id(no, t);
-    return ids;
+  /** The items' term ids, from each slot's row id (`ids`, as write() gives them). */
+  itemIds(ids: Int32Array): ItemIds[] {
+    return this.items.map((it) => ({ field: it.field, rid: it.rid, pub: it.pub, counts: it.counts, ids: it.slots.map((s) => ids[s]) }));
   }
 
   /** A field's slots by their terms' first two UTF-16 units (in first-seen order past SLOT_SPAN slots). */

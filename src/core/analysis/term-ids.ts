@@ -10,7 +10,8 @@
  * docs/analysis.md "Performance". The rows are read by the archive (term-counts.ts:
  * `Archive.itemTermIds`, `termsById`).
  */
-import type { Archive } from '../archive';
+import type { AnalysisTables, Archive } from '../archive';
+import { dayNumber } from '../archive';
 import type { TermIdsRow } from '../archive';
 import { parseQuery } from '../archive';
 import type { LibraryQuery } from '../../shared/query';
@@ -26,6 +27,26 @@ export function encodeItemTerms(pub: number | null, counts: ReadonlyArray<number
   writeHeader(b, pub, counts);
   for (let k = 0; k < ids.length; k++) b.writeUInt32LE(ids[k], HEADER + k * 4);
   return b;
+}
+
+/** One item's term ids of one field, with its publication time and counts (views … saves), as its blob holds them. */
+export interface ItemIds {
+  field: number;
+  rid: number;
+  pub: number | null;
+  counts: Array<number | null>;
+  ids: number[];
+}
+
+/**
+ * Writes new items' blobs in the table's key order (field, UTC day, rid): neighbouring rows land
+ * on the same pages. Call inside a transaction.
+ */
+export function writeItemTerms(t: AnalysisTables, items: ItemIds[]): void {
+  const put = t.itemTermsWriter();
+  const keyed = items.map((it) => ({ it, day: dayNumber(it.pub) }));
+  keyed.sort((a, b) => a.it.field - b.it.field || a.day - b.day || a.it.rid - b.it.rid);
+  for (const { it } of keyed) put(it.field, it.rid, it.pub, encodeItemTerms(it.pub, it.counts, it.ids));
 }
 
 /** Writes (or rewrites, for an item's new counts) a blob's publication time and counts (views, likes, comments, shares, saves). */

@@ -22,83 +22,16 @@ import { raw, sql, where } from './sql';
 import {
   addAuthorsBetween,
   applyAuthorChanges,
-  AUTHOR_DROP,
   authorChanges,
-  authorSchema,
   authorTablesExist,
   summaryAuthorRows,
   summaryTopAuthors,
   type AuthorOrder,
   type AuthorTotalsRow,
 } from './author-summary';
+import { dayNumber, dayOf, DROP, SCHEMA, TERM_KEYS, UNDATED } from './analysis-schema';
 
-/** the day number undated items are summarised under (no date filter reaches it) */
-export const UNDATED = -999_999_999;
-const DAY = `coalesce((x - ((x % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS}, ${UNDATED})`;
-/** The UTC day number of a time column or parameter as SQL (UNDATED when null): the one spelling of an_item_terms's `day`. */
-export const dayOf = (col: string): string => DAY.replace(/x/g, col);
-/** The UTC day number of a publication time in JS (UNDATED when null): the same number dayOf gives for an integer time. */
-export const dayNumber = (pub: number | null): number => (pub === null ? UNDATED : Math.floor(pub / DAY_MS));
-
-/**
- * an_item_terms (index version 4): keyed by UTC day before rid, so a query's items of a date range are
- * read from a few neighbouring pages (keyed by rid alone, the ~10k items of a month of a 1M-post
- * archive each sat on a page of their own), and holding the item's publication time and counts
- * in front of its term ids (one blob, term-ids.ts encodeItemTerms), so a frequency table over the
- * items reads no `items` row (kept equal to the items' counts by the index's upkeep). New items
- * land at the end of their day (rids grow).
- */
-const ITEM_TERMS_COLUMNS = 'field INTEGER NOT NULL, day INTEGER NOT NULL, rid INTEGER NOT NULL, data BLOB NOT NULL';
-
-const SCHEMA = /* sql */ `
-CREATE TABLE IF NOT EXISTS an_state (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS an_terms (
-  id INTEGER PRIMARY KEY, field INTEGER NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, occ INTEGER NOT NULL, first INTEGER, last INTEGER,
-  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER, engagement INTEGER);
-DROP INDEX IF EXISTS an_terms_docs;
-CREATE TABLE IF NOT EXISTS an_item_terms (${ITEM_TERMS_COLUMNS}, PRIMARY KEY (field, day, rid)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS an_daily (
-  ff INTEGER NOT NULL, day INTEGER NOT NULL, platform TEXT NOT NULL, kind TEXT NOT NULL, value ANY NOT NULL, n INTEGER NOT NULL,
-  PRIMARY KEY (ff, day, platform, kind, value)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS an_dirty (rid INTEGER PRIMARY KEY, text TEXT, lang TEXT, published_at INTEGER,
-  views INTEGER, likes INTEGER, comments INTEGER, shares INTEGER, saves INTEGER);
-CREATE TABLE IF NOT EXISTS an_dirty_days (day INTEGER PRIMARY KEY);
-CREATE TRIGGER IF NOT EXISTS an_items_changed AFTER UPDATE OF text, lang, published_at, views, likes, comments, shares, saves, labels ON items
-  WHEN old.rid <= (SELECT v FROM an_state WHERE k = 'watermark') AND (old.text IS NOT new.text OR old.lang IS NOT new.lang
-    OR old.published_at IS NOT new.published_at OR old.views IS NOT new.views OR old.likes IS NOT new.likes OR old.comments IS NOT new.comments
-    OR old.shares IS NOT new.shares OR old.saves IS NOT new.saves OR old.labels IS NOT new.labels)
-BEGIN
-  INSERT OR IGNORE INTO an_dirty VALUES (old.rid, old.text, old.lang, old.published_at, old.views, old.likes, old.comments, old.shares, old.saves);
-  INSERT OR IGNORE INTO an_dirty_days VALUES (${dayOf('old.published_at')});
-  INSERT OR IGNORE INTO an_dirty_days VALUES (${dayOf('new.published_at')});
-END;
-CREATE TRIGGER IF NOT EXISTS an_override_ins AFTER INSERT ON label_overrides BEGIN
-  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = new.item_rid;
-END;
-CREATE TRIGGER IF NOT EXISTS an_override_upd AFTER UPDATE ON label_overrides BEGIN
-  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = new.item_rid;
-END;
-CREATE TRIGGER IF NOT EXISTS an_override_del AFTER DELETE ON label_overrides BEGIN
-  INSERT OR IGNORE INTO an_dirty_days SELECT ${dayOf('published_at')} FROM items WHERE rid = old.item_rid;
-END;
-${authorSchema(dayOf)}`;
-
-/**
- * an_terms's two indexes (index version 6: the key is an index of its own, not a UNIQUE
- * constraint, so that a build from scratch can append the rows without them and make them once,
- * sorted, at its end — analysis/bulk-terms.ts): the (field, term) key, and the terms in more
- * than one item by items (a partial index: most terms are in one item).
- */
-const TERM_KEYS: ReadonlyArray<[string, string]> = [
-  ['an_terms_key', 'CREATE UNIQUE INDEX IF NOT EXISTS an_terms_key ON an_terms (field, term)'],
-  ['an_terms_multi', 'CREATE INDEX IF NOT EXISTS an_terms_multi ON an_terms (field, docs) WHERE docs > 1'],
-];
-
-const DROP = /* sql */ `${AUTHOR_DROP}
-
-DROP TRIGGER IF EXISTS an_items_changed; DROP TRIGGER IF EXISTS an_override_ins; DROP TRIGGER IF EXISTS an_override_upd;
-DROP TRIGGER IF EXISTS an_override_del; DROP TABLE IF EXISTS an_terms; DROP TABLE IF EXISTS an_item_terms; DROP TABLE IF EXISTS an_daily; DROP TABLE IF EXISTS an_dirty;
-DROP TABLE IF EXISTS an_dirty_days; DROP TABLE IF EXISTS an_state;`;
+export { dayNumber, dayOf, UNDATED } from './analysis-schema';
 
 /** rid, text, lang, published_at, views, likes, comments, shares, saves, platform, kind, labels JSON */
 export type IndexItemRow = [
@@ -164,8 +97,20 @@ export class AnalysisTables {
   /** Drops the tables (when they were written by another version) and creates what is missing. Call inside a transaction. */
   createSchema(dropFirst: boolean): void {
     if (dropFirst) this.c.db.exec(DROP);
+    if (this.olderTrigger()) this.c.db.exec('DROP TRIGGER an_items_changed'); // made again below
     this.c.db.exec(SCHEMA);
     if (this.state('terms_bulk') !== 1) for (const [, q] of TERM_KEYS) this.c.db.exec(q);
+  }
+
+  /** Whether the change trigger is an older Loupe's (before it followed the terms' watermark, the network and the kind). */
+  olderTrigger(): boolean {
+    const q = sql`SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'an_items_changed' AND sql NOT LIKE '%terms_upto%'`;
+    return this.c.sql.get(q) !== undefined;
+  }
+
+  /** Drops the terms `ids` (a build from scratch's terms whose items were all deleted meanwhile). */
+  dropTerms(ids: number[]): void {
+    this.c.sql.run(sql`DELETE FROM an_terms WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
   }
 
   /** Drops an_terms's indexes (a build from scratch appends the rows without them). Call inside a transaction. */
@@ -303,13 +248,13 @@ export class AnalysisTables {
     return this.c.sql.one<{ n: number }>(sql`SELECT (SELECT count(*) FROM an_dirty) + 1000 * (SELECT count(*) FROM an_dirty_days) AS n`).n;
   }
 
-  /** The changed items, their logged counts (o_…) beside the current ones. */
+  /** The changed items, their logged counts (o_…) beside the current ones; `gone` 1 for a deleted one. */
   dirtyItems(): DirtyRow[] {
     return this.c.sql.all<DirtyRow>(
       sql`SELECT d.rid AS rid, d.text AS o_text, d.lang AS o_lang, d.published_at AS o_pub, d.views AS o_views, d.likes AS o_likes,
              d.comments AS o_comments, d.shares AS o_shares, d.saves AS o_saves, i.text AS text, i.lang AS lang, i.published_at AS pub,
-             i.views AS views, i.likes AS likes, i.comments AS comments, i.shares AS shares, i.saves AS saves
-           FROM an_dirty d JOIN items i ON i.rid = d.rid`,
+             i.views AS views, i.likes AS likes, i.comments AS comments, i.shares AS shares, i.saves AS saves, i.rid IS NULL AS gone
+           FROM an_dirty d LEFT JOIN items i ON i.rid = d.rid`,
     );
   }
 
@@ -407,6 +352,11 @@ export class AnalysisTables {
     // the day from JS (dayNumber): the same number dayOf computes in SQL, without binding the time five times
     const st = this.c.sql.of(sql`INSERT OR REPLACE INTO an_item_terms (field, day, rid, data) VALUES (${0}, ${0}, ${0}, ${0})`).st;
     return (field, rid, pub, data) => void st.run(field, dayNumber(pub), rid, data);
+  }
+
+  /** Drops an item's terms blob of one field (a deleted item, published `pub`). */
+  dropItemTerms(field: number, rid: number, pub: number | null): void {
+    this.c.sql.run(sql`DELETE FROM an_item_terms WHERE field = ${field} AND day = ${dayNumber(pub)} AND rid = ${rid}`);
   }
 
   /** A reader of an indexed item's terms blob of one field (published `pub`), for its new counts. */

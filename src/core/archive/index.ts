@@ -19,7 +19,7 @@ export { COUNT_FIELDS, type CountField, type HistoryRow, type Reading } from './
 export { DAY_MS, DAY_SQL } from './days';
 export { engagementSql, SUM_COLUMNS, type SumColumn } from './engagement-sql';
 export { TERM_FN, registerTermFunctions, termClause } from './term-filter';
-export { type AnalysisTables, type DirtyRow, type IndexItemRow, UNDATED } from './analysis-index';
+export { type AnalysisTables, type DirtyRow, type IndexItemRow, dayNumber, UNDATED } from './analysis-index';
 export { type DayRow } from './chart-rows';
 export { type AuthoredPost } from './compare-rows';
 export { EXPORT_COLS, exportRowOf, type ExportTuple } from './export-row';
