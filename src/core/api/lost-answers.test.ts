@@ -19,7 +19,7 @@ const TIME_SCALE = 60;
 const RUNS = Number(process.env.LOUPE_FC_RUNS ?? 16);
 let sb: SandboxHandle;
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 24, balance: 0, freeCalls: 0, timeScale: TIME_SCALE });
+  sb = await startSandbox({ port: 0, seed: 24, balance: 0, freeCalls: 0, timeScale: TIME_SCALE, attrition: false });
   sb.admin.advance(86_400 * 30);
 });
 afterAll(async () => {
@@ -235,6 +235,73 @@ describe('a lost answer while another key of the account spends', () => {
       archive.close();
     }
   });
+
+  it('a catalogue that states no window while the service keeps one: a lost repeat of a call bought earlier was owned, nothing inferred (simulation finding 21)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          target: fc.constantFrom(...TARGETS),
+          charged: fc.boolean(),
+          timing: fc.constantFrom<Timing>('none', 'during', 'after-loss'),
+          spends: fc.array(fc.integer({ min: 0, max: SPENDS.length - 1 }), { minLength: 1, maxLength: 2 }),
+        }),
+        async (c) => {
+          const readings = c.charged ? ['drop-charged'] : [];
+          sb.admin.setVariants([...readings, 'no-cache-window']);
+          const account = sb.admin.createAccount({ balance: 100_000, freeCalls: 0 });
+          const key = sb.admin.createKey('loupe', account);
+          const mate = sb.admin.createKey('teammate', account);
+          const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
+          const archive = openArchive(':memory:', { clock: () => clock.now() });
+          const path = `/v1/${c.target.platform}/${c.target.endpoint}`;
+          let lostSeen = false;
+          let spent = false;
+          const spendNow = async (when: Timing) => {
+            if (c.timing !== when || spent) return;
+            spent = true;
+            await spend(mate, c.spends);
+          };
+          const http = (real: HttpPort): HttpPort => ({
+            close: () => real.close(),
+            async get(url, headers, signal, timeoutMs) {
+              if (url.includes(path) && lostSeen) await spendNow('during');
+              if (url.includes('/v1/credits') && lostSeen) await spendNow('after-loss');
+              const out = await real.get(url, headers, signal, timeoutMs);
+              if (url.includes(path) && out.failure) lostSeen = true;
+              return out;
+            },
+          });
+          const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, http, timeoutMs: 5_000 });
+          try {
+            // the catalogue read while the service kept no windows: Loupe holds `cache_ttl_seconds: 0`
+            await api.call({ platform: 'photo_net', endpoint: 'profile', params: { handle: `warm${++seq}` } });
+            sb.admin.setVariants(readings); // the service keeps its windows again
+            const call = {
+              platform: c.target.platform,
+              endpoint: c.target.endpoint,
+              params: { ...c.target.params, [c.target.unique]: `owned${++seq}` },
+            };
+            await api.call(call); // bought: the account owns it for the window
+            sb.admin.advance(60);
+            sb.admin.queueFaults([{ kind: 'drop', match: path }]);
+            const r = await api.call(call);
+            expect(r.envelope.success).toBe(true);
+            const mine = sb.admin.charges().filter((x: ChargeRecord) => x.key_hash === sb.admin.keyHash(key));
+            const ledger = archive.listLedger({ limit: 1000 });
+            expect(mine.find((x) => x.fault === 'drop')).toBeDefined();
+            // the repeat and its retry were owner reads: the ledger holds exactly what the service charged
+            expect(ledger.reduce((t, l) => t + l.creditsUsed, 0)).toBe(mine.reduce((t, x) => t + x.credits_used, 0));
+            expect(ledger.filter((l) => l.chargeReason?.startsWith('inferred:') && l.creditsUsed > 0)).toEqual([]);
+          } finally {
+            await api.close();
+            archive.close();
+            sb.admin.clearFaults();
+          }
+        },
+      ),
+      { numRuns: Math.max(8, Math.round(RUNS / 2)) },
+    );
+  }, 240_000);
 
   it("photo_net profile/posts stalls while a teammate spends 20: the retry pays the price, not the ceiling (the issue's case)", async () => {
     sb.admin.setVariants([]);

@@ -123,13 +123,13 @@ export interface Answer {
    * the account owned the exact call inside its window before the lost attempt was sent (the ledger
    * holds an answer of it): the lost attempt was itself an owner read, and cost nothing
    */
-  ownedBefore?: () => boolean;
+  ownedBefore?: () => Promise<boolean>;
   /**
    * the account owned a page of the same list under another cursor inside the window when the lost
    * attempt was sent (simulation finding 19): a service whose cache knows a page by its position
    * answers the fresh key as an owner read whether or not the lost attempt finished
    */
-  listOwned?: () => boolean;
+  listOwned?: () => Promise<boolean>;
 }
 
 /**
@@ -151,6 +151,13 @@ export async function chargeOfLoss(
   a: Answer,
 ): Promise<{ credits: number; how: 'balance' | 'price' | 'unsure' } | null> {
   if (a.replay || a.ownerRead) {
+    // an owner read of a call the account owned inside its window before the lost attempt was sent:
+    // the lost attempt, had it finished, was an owner read too and cost nothing — a drop the balance
+    // showed was someone else's (simulation finding 21)
+    if (a.ownerRead && !call.noCache && a.ownedBefore && (await a.ownedBefore())) {
+      if (s.attribution.kind === 'charged') book.noteOutside();
+      return null;
+    }
     if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
     // (and a balance that did not move agrees)
@@ -159,12 +166,12 @@ export async function chargeOfLoss(
     // it finished free: an owner read of a call the account already owned (a page bought before,
     // perhaps under another cursor), which the balance read around it shows
     if (not && (await book.unmovedSince(not, a.creditsRemaining, read))) return null;
-    if (!call.noCache && a.ownedBefore?.()) return null;
+    if (!call.noCache && a.ownedBefore && (await a.ownedBefore())) return null;
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
     // a page of the same list owned under another cursor may be this very page (the service may know
     // a page by its position, or by the exact call): the owner read has two explanations, and neither
     // the balance nor the ledger tells them apart — nothing is recorded (finding 19)
-    if (!call.noCache && a.listOwned?.()) return { credits: 0, how: 'unsure' };
+    if (!call.noCache && a.listOwned && (await a.listOwned())) return { credits: 0, how: 'unsure' };
     return { credits: call.price.min, how: 'price' };
   }
   if (a.ownedNot) {

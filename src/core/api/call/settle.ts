@@ -92,6 +92,11 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
       ownerRead = true;
     const ownedNot = fresh && typeof okEnv.cached === 'boolean' && !ownerRead;
     const ttl = plan.ep.cache_ttl_seconds;
+    // the window in which the account owns what it bought: the catalogue's; where it states none, an
+    // owner read contradicts it (a stale catalogue, or a service that caches without saying so), so it
+    // is read again, and one that still reads 0 is taken as the longest the spec has seen (finding 21)
+    let ownedWindow: Promise<number> | undefined;
+    const owned = () => (ownedWindow ??= ttl > 0 ? Promise.resolve(ttl) : ownershipWindow(d, plan.target, ttl));
     const proof = {
       replay: replay && !fresh && j.idempotencyKey === l.lost.idempotencyKey,
       ownerRead,
@@ -101,26 +106,30 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
         d.windowNow !== undefined &&
         !insideWindow(await d.windowNow(plan.target).catch(() => ttl), l.lost.startedAt, a.startedAt, !!plan.opts.fresh),
       creditsRemaining: a.creditsRemaining,
-      ownedBefore: () =>
-        ownedAt(
+      ownedBefore: async () => {
+        const w = await owned();
+        return ownedAt(
           c.write(
-            () => d.store.ledgerOfRequest?.(plan.platform, plan.endpoint, plan.hash, l.lost.startedAt - ttl * 1000, l.lost.startedAt) ?? [],
+            () => d.store.ledgerOfRequest?.(plan.platform, plan.endpoint, plan.hash, l.lost.startedAt - w * 1000, l.lost.startedAt) ?? [],
           ),
           l.lost.startedAt,
           l.lost.idempotencyKey,
-          ttl,
+          w,
           l.lost.ledgerUpTo,
-        ),
+        );
+      },
       // pages of the same list owned under other cursors (finding 19); a page 1 (no cursor) is its own
-      listOwned: () =>
-        readsAtPage(plan.params) &&
-        ownedAt(
-          c.write(() => otherPages(c, s, l.lost.startedAt - ttl * 1000, l.lost.startedAt)),
+      listOwned: async () => {
+        if (!readsAtPage(plan.params)) return false;
+        const w = await owned();
+        return ownedAt(
+          c.write(() => otherPages(c, s, l.lost.startedAt - w * 1000, l.lost.startedAt)),
           l.lost.startedAt,
           l.lost.idempotencyKey,
-          ttl,
+          w,
           l.lost.ledgerUpTo,
-        ),
+        );
+      },
     };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
     l.lost.settled = true;
@@ -147,6 +156,15 @@ function otherPages(c: Caller, s: CallState, from: number, to: number): LedgerEn
   const rows = d.store.ledgerOfList?.(plan.platform, plan.endpoint, plan.canonical, from, to) ?? [];
   const walk = plan.walkId !== null ? d.store.getWalk(plan.walkId) : undefined;
   return walk && !(walk.restarts && walk.restarts > 0) ? rows.filter((r) => r.walkId !== plan.walkId) : rows;
+}
+
+/** The longest cache window the spec has seen (Limits 7: 1, 6 and 24 hours). */
+const LONGEST_WINDOW_SECONDS = 86_400;
+
+/** The window an owner read implies when the catalogue stated none: the catalogue's again, or the longest seen. */
+async function ownershipWindow(d: Caller['d'], target: CallState['plan']['target'], stated: number): Promise<number> {
+  const again = d.windowNow ? await d.windowNow(target).catch(() => stated) : stated;
+  return again > 0 ? again : LONGEST_WINDOW_SECONDS;
 }
 
 /** A call that ends without an answer, with a lost attempt the balance says was charged and whose key it kept: that charge is recorded now. */
