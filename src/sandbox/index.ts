@@ -28,5 +28,8 @@ export const realRegistry: RegistryLike = {
 /** Start the sandbox with the real registry and the synthetic world of `seed`. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHandle> {
   const epoch = opts.epoch ?? defaultEpoch();
-  return startServer({ registry: realRegistry, world: createWorld(opts.seed ?? 1, { epoch }) }, { ...opts, epoch });
+  return startServer(
+    { registry: realRegistry, world: createWorld(opts.seed ?? 1, { epoch, attrition: opts.attrition }) },
+    { ...opts, epoch },
+  );
 }

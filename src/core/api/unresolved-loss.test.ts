@@ -19,7 +19,7 @@ import type { HttpPort } from './http';
 const TIME_SCALE = 60;
 let sb: SandboxHandle;
 beforeAll(async () => {
-  sb = await startSandbox({ port: 0, seed: 17, balance: 0, freeCalls: 0, timeScale: TIME_SCALE });
+  sb = await startSandbox({ port: 0, seed: 17, balance: 0, freeCalls: 0, timeScale: TIME_SCALE, attrition: false });
   sb.admin.advance(86_400 * 30);
 });
 afterAll(async () => {

@@ -24,6 +24,13 @@ export interface SandboxOptions {
   keyPrefix?: string;
   /** Introductory free calls of the default account (default 10). */
   freeCalls?: number;
+  /**
+   * Attrition (default on, docs/sandbox-world.md "Aging"): as the clock moves a share of posts is
+   * removed and of accounts made private (answered not found). Off for tests whose subject is not the
+   * world and that make up fresh handles after moving the clock (a made-up handle can be one that
+   * went private). Engagement growth stays either way.
+   */
+  attrition?: boolean;
   /** Sandbox epoch, ms since 1970 (default: real start time floored to the minute). */
   epoch?: number;
   /**

@@ -57,6 +57,14 @@ describe('unavailability', () => {
     expect(later).toBeLessThan(AGING.privateShare + 0.005);
     expect(handles.some((h) => isPrivate(ctx, 'micro_net', h, EPOCH))).toBe(false);
   });
+
+  it('is off with `attrition: false`: no account goes private and no post is removed, however far the clock moves', () => {
+    const still = { ...ctx, attrition: false };
+    const handles = Array.from({ length: 5_000 }, (_, i) => `acct${i}`);
+    expect(handles.filter((h) => isPrivate(ctx, 'micro_net', h, EPOCH + AGING.privateWithinMs)).length).toBeGreaterThan(0);
+    expect(handles.some((h) => isPrivate(still, 'micro_net', h, EPOCH + AGING.privateWithinMs))).toBe(false);
+    expect(ids.some((id) => removedAt(still, 'photo_net', id, EPOCH - 10 * DAY) !== null)).toBe(false);
+  });
 });
 
 describe('through the service', () => {

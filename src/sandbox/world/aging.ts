@@ -79,6 +79,7 @@ export function growRecord(ctx: WorldCtx, rec: PostRecord, publishedAt: number |
 
 /** When a post (network, id) is removed, or null when it never is. */
 export function removedAt(ctx: WorldCtx, platform: string, id: string, publishedAt: number | null): number | null {
+  if (ctx.attrition === false) return null;
   const h = hashStr(`${platform}\u0002removed\u0002${id}`, ctx.seed);
   if (unit(h) >= AGING.removedShare) return null;
   const from = Math.max(ctx.epoch, publishedAt ?? ctx.epoch);
@@ -87,6 +88,7 @@ export function removedAt(ctx: WorldCtx, platform: string, id: string, published
 
 /** When an account (network, handle) goes private, or null when it never does. */
 export function privateAt(ctx: WorldCtx, platform: string, handle: string): number | null {
+  if (ctx.attrition === false) return null;
   const h = hashStr(`${platform}\u0002private\u0002${handle.replace(/^@+/, '').toLowerCase()}`, ctx.seed);
   if (unit(h) >= AGING.privateShare) return null;
   return ctx.epoch + DAY + Math.floor(unit(mix(h, 11)) * (AGING.privateWithinMs - DAY));

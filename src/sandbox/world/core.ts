@@ -82,9 +82,9 @@ export class WorldCore {
   private known = new Lru<string, { rec: PostRecord; ref: PostRef }>(200000);
   private userIds = new Lru<string, string>(100000);
 
-  constructor(seed: number, epoch: number) {
+  constructor(seed: number, epoch: number, attrition = true) {
     this.seed = seed;
-    this.ctx = { seed, epoch };
+    this.ctx = { seed, epoch, attrition };
   }
 
   account(p: Platform, handle: string): Account {

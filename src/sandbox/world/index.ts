@@ -12,8 +12,8 @@ import { WorldImpl } from './world';
 
 export const DEFAULT_EPOCH = Date.UTC(2026, 0, 1);
 
-export function createWorld(seed: number, opts?: { epoch?: number }): World & WorldImpl {
-  return new WorldImpl(seed >>> 0, opts?.epoch ?? DEFAULT_EPOCH);
+export function createWorld(seed: number, opts?: { epoch?: number; attrition?: boolean }): World & WorldImpl {
+  return new WorldImpl(seed >>> 0, opts?.epoch ?? DEFAULT_EPOCH, opts?.attrition ?? true);
 }
 
 /** Hostile texts (with {brand}/{noun} placeholders left in) for tests of other parts. */

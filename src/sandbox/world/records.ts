@@ -12,10 +12,8 @@ import { bioText, caption, commentText, personName, type TextCtx } from './text'
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 
-export interface WorldCtx {
-  seed: number;
-  epoch: number;
-}
+/** `attrition`: posts removed and accounts made private as the clock moves (aging.ts); default on */
+export type WorldCtx = { seed: number; epoch: number; attrition?: boolean };
 
 let isoDay = NaN;
 let isoDayStr = '';
