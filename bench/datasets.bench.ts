@@ -12,7 +12,9 @@
  *
  * The 200k items are the exports bench's archive (bench/exports.bench.ts), kept between runs in
  * ~/.cache/loupe-bench/archives/exports-200000 (built first when missing). LOUPE_BENCH_ROWS sets the
- * size of the import target and of the history ingest.
+ * size of the import target and of the history ingest; LOUPE_BENCH_PARTS (`bundle`, `import`,
+ * `history`, comma-separated; all by default) runs some of the parts (`import` writes the bundle
+ * first: parts 1–2 run with it), e.g. the 1M import alone without the 1M history ingest.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -231,11 +233,16 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const env = Number(process.env.LOUPE_BENCH_ROWS);
   const n = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 200_000 : 1_000_000;
   const hn = Number.isInteger(env) && env > 0 ? env : ctx.quick ? 50_000 : 1_000_000;
+  const parts = new Set((process.env.LOUPE_BENCH_PARTS ?? 'bundle,import,history').split(',').map((p) => p.trim()));
   const work = await mkdtemp(join(tmpdir(), 'loupe-bench-datasets-'));
   try {
-    const { results, bundle } = await bundleParts(ctx, work);
-    results.push(...(await importPart(ctx, work, bundle, n)));
-    results.push(...(await historyPart(ctx, work, hn)));
+    const results: Result[] = [];
+    if (parts.has('bundle') || parts.has('import')) {
+      const b = await bundleParts(ctx, work);
+      results.push(...b.results);
+      if (parts.has('import')) results.push(...(await importPart(ctx, work, b.bundle, n)));
+    }
+    if (parts.has('history')) results.push(...(await historyPart(ctx, work, hn)));
     return results;
   } finally {
     await rm(work, { recursive: true, force: true });

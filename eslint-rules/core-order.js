@@ -41,6 +41,12 @@ export const PAST_INDEX = {
       "the export workers' row reader loads only what they run: the archive's index would load every archive module in each export worker",
     'archive/sql.ts': "the same reader's statements in the archive's SQL style (tagged templates), without the archive's index",
   },
+  'export/bundle-render.ts': {
+    'archive/bundle-row-facts.ts':
+      "a bundle's rows with their calls and readings, read in the export workers as rid-rows.ts reads rows: without the archive's index",
+    'archive/export-row.ts': 'the same reader builds export rows (as rid-rows.ts)',
+    'archive/sql.ts': "the same reader's statements (as rid-rows.ts)",
+  },
 };
 
 const LEVEL_OF = new Map(CORE_LEVELS.flatMap((l, i) => l.units.map((u) => [u, i])));

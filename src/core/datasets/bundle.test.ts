@@ -28,8 +28,8 @@ afterAll(() => {
 });
 
 type Page = { platform: 'photo_net' | 'micro_net'; ids: number[]; likes: number };
-function archiveOf(pages: Page[], author: string): Archive {
-  const a = openArchive(':memory:', { author: () => author });
+function archiveOf(pages: Page[], author: string, file = ':memory:'): Archive {
+  const a = openArchive(file, { author: () => author });
   pages.forEach((p, n) => {
     const rows = p.ids.map((id) => post({ id: `${id}`, likes: p.likes + id, published_at: new Date(T0 + id * 3_600_000).toISOString() }));
     a.storeResponse(listResponse(`call-${n}`, p.platform, 'profile/posts', rows, { fetchedAt: T0 + n * 60_000 }), 'test', null);
@@ -89,7 +89,12 @@ describe('export → import round trip (generated archives)', () => {
   }, 120_000);
 });
 
-describe('verify names what was changed', () => {
+// in memory: the rows on this thread, the manifest's items and the history scanned; in a file:
+// the export workers' pass (groups of 2 rows) gives them (bundle-facts.ts)
+describe.each([
+  ['in memory', null],
+  ['through the export workers', { threads: 1, groupSize: 2 }],
+] as const)('verify names what was changed (%s)', (_, workers) => {
   let clean = '';
   const fresh = () => {
     const d = join(tmp(), 'copy');
@@ -103,10 +108,11 @@ describe('verify names what was changed', () => {
         { platform: 'micro_net', ids: [4, 5], likes: 9 },
       ],
       'ana',
+      workers ? join(tmp(), 'a.db') : ':memory:',
     );
     a.setNote({ platform: 'photo_net', kind: 'post', id: '2' }, 'looks sponsored');
     clean = join(tmp(), 'clean');
-    const m = await exportBundle(a, opts(clean));
+    const m = await exportBundle(a, { ...opts(clean), ...workers });
     expect(await verifyBundle(clean)).toMatchObject({ ok: true, root: m.root_sha256 });
 
     const csvLines = (d: string) => readFileSync(join(d, 'items.csv'), 'utf8').split(EOL);
@@ -173,7 +179,8 @@ describe('verify names what was changed', () => {
     const b = openArchive(':memory:');
     await expect(importBundle(edit, b, T0)).rejects.toThrow(/does not verify; nothing was imported/);
     expect(b.count({})).toBe(0);
-  });
+    a.close();
+  }, 60_000);
 
   it('import lists conflicting annotations and keeps this archive’s', async () => {
     const a = archiveOf([{ platform: 'photo_net', ids: [1, 2], likes: 5 }], 'ana');

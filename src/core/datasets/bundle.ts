@@ -16,6 +16,7 @@ import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery } from '../../shared/query';
 import type { Archive } from '../archive';
 import { companionsOf, fileSha256, writeBundleTables, writeCompanions, type CompanionSource } from '../export';
+import { BundleFacts } from './bundle-facts';
 import { isZipPath } from './bundle-source';
 import { itemKeyOf, sha256 } from './row-hashes';
 import { writeZip } from './zip';
@@ -151,6 +152,9 @@ export interface BundleExportOptions {
   signal?: AbortSignal;
   /** progress: the file being written and the rows written to it so far */
   onStep?: (step: string, rows: number) => void;
+  /** tests: the export workers (0: none) and the rows per group */
+  threads?: number;
+  groupSize?: number;
 }
 
 /** A folder bundle goes into a new or empty folder: refused before anything is written. */
@@ -257,46 +261,57 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   const dehydrated = o.dehydrated ?? false;
   const files: Array<{ path: string; sha256: string; bytes: number }> = [];
   // one pass over the rows: items.csv, items.jsonl and items.parquet (on the export workers), each
-  // row's hashes and each file's as written; meanwhile this thread writes the companions and the
-  // answers and lists the items' calls (on two cores, neither waits for the other)
+  // row's hashes, calls and metric history (bundle-facts.ts) and each file's hash as written;
+  // meanwhile this thread writes the answers and lists the calls (on two cores, neither waits)
+  const facts = new BundleFacts();
   const tables = dehydrated
     ? null
     : writeBundleTables(archive.iterateExportRows(o.query), {
         dir: o.out,
         signal: o.signal,
         onProgress: (n) => o.onStep?.('items.csv, items.jsonl, items.parquet', n),
+        onPart: (rids, part) => facts.add(rids, part),
+        threads: o.threads,
+        groupSize: o.groupSize,
       });
   const rest = (async () => {
-    if (!dehydrated) {
-      const companions = readOnce(companionsOf(archive.datasets, { query: o.query }));
-      for (const format of ['csv', 'parquet'] as const)
-        for (const f of await writeCompanions(format, join(o.out, `items.${format}`), companions, { signal: o.signal }))
-          files.push({ path: basename(f.path), ...(await fileSha256(f.path)) });
-    }
     const answers = dehydrated ? null : join(o.out, 'answers.jsonl');
     const calls = await writeAnswers(archive, o.query, answers, o.signal);
     if (answers) files.push({ path: 'answers.jsonl', ...(await fileSha256(answers)) });
-    return { calls, refs: [...archive.datasets.bundleItems(o.query)] };
+    return calls;
   })();
   // both finish before anything is returned or removed
   const [t, r] = await Promise.allSettled([tables, rest]);
   if (t.status === 'rejected') throw t.reason;
   if (r.status === 'rejected') throw r.reason;
-  const { calls, refs } = r.value;
-  const rows = t.value?.hashes ?? null;
+  const calls = r.value;
+  // the items and their history from the pass; scanned as before when it could not give them
+  const folded = t.value !== null && facts.complete;
+  const scans = companionsOf(archive.datasets, { query: o.query });
+  if (!dehydrated) {
+    const companions = readOnce(folded ? { history: () => facts.build().history, annotations: scans.annotations } : scans);
+    for (const format of ['csv', 'parquet'] as const)
+      for (const f of await writeCompanions(format, join(o.out, `items.${format}`), companions, { signal: o.signal }))
+        files.push({ path: basename(f.path), ...(await fileSha256(f.path)) });
+  }
   if (t.value) files.push(...t.value.files);
-  const items: ManifestItem[] = refs.map((i) => {
-    const h = rows?.get(itemKeyOf(i));
-    return {
-      platform: i.platform,
-      kind: i.kind,
-      id: i.id,
-      calls: i.calls,
-      csv_sha256: h?.[0] ?? null,
-      jsonl_sha256: h?.[1] ?? null,
-      ...(dehydrated ? { url: i.url } : {}),
-    };
-  });
+  let items: ManifestItem[];
+  if (folded) items = facts.build().items;
+  else {
+    const rows = t.value?.hashes ?? null;
+    items = [...archive.datasets.bundleItems(o.query)].map((i) => {
+      const h = rows?.get(itemKeyOf(i));
+      return {
+        platform: i.platform,
+        kind: i.kind,
+        id: i.id,
+        calls: i.calls,
+        csv_sha256: h?.[0] ?? null,
+        jsonl_sha256: h?.[1] ?? null,
+        ...(dehydrated ? { url: i.url } : {}),
+      };
+    });
+  }
   const fileRows = files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const body: Omit<Manifest, 'root_sha256'> = {
     format: BUNDLE_FORMAT,

@@ -4,17 +4,85 @@
  * JSONL line. The same code runs on the exporting thread and in export workers (parquet-worker.ts).
  */
 import * as crypto from 'node:crypto';
+import Database from 'better-sqlite3';
+import { bundleRowsOf, type RowFacts } from '../archive/bundle-row-facts';
+import { EXPORT_COLS } from '../archive/export-row';
+import { raw, Statements } from '../archive/sql';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesSinkCsv, type SinkCsvFn } from './columns';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
+import { RID_BATCH, type RidSource } from './rid-rows';
 import { envelopeJson } from './rows';
 
-const encoder = new TextEncoder();
 /** crypto.hash (Node ≥ 20.12): one call, no Hash object per row */
-const oneShot = (crypto as { hash?: (alg: string, data: string) => string }).hash;
+const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array) => string }).hash;
 const sha256 = oneShot
-  ? (s: string): string => oneShot('sha256', s)
-  : (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+  ? (b: Uint8Array): string => oneShot('sha256', b)
+  : (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
+
+/**
+ * A group's bytes of one file, rendered row by row: each row's text is encoded once, into one
+ * buffer (moved to the writing thread as it is), and hashed from those bytes — before, each row
+ * was encoded twice (for its hash and for the file) and the group's pieces copied together.
+ */
+class ByteSink {
+  private buf: Buffer;
+  at = 0;
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafeSlow(Math.max(1024, capacity));
+  }
+  /** appends `s`; returns where its bytes start */
+  write(s: string): number {
+    const start = this.at;
+    if (this.buf.length - start < s.length * 3) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, start + s.length * 3));
+      this.buf.copy(grown, 0, 0, start);
+      this.buf = grown;
+    }
+    this.at += this.buf.write(s, start);
+    return start;
+  }
+  /** the SHA-256 of bytes written, from `start` to `end` */
+  sha(start: number, end: number): string {
+    return sha256(this.buf.subarray(start, end));
+  }
+  /** room for `rows` rows like those so far (one allocation instead of doublings) */
+  reserve(rowsSoFar: number, rows: number): void {
+    if (rowsSoFar === 0 || this.at === 0) return;
+    const want = Math.ceil((this.at / rowsSoFar) * rows * 1.05);
+    if (want <= this.buf.length) return;
+    const grown = Buffer.allocUnsafeSlow(want);
+    this.buf.copy(grown, 0, 0, this.at);
+    this.buf = grown;
+  }
+  /** the bytes written (a view; its buffer is moved) */
+  bytes(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.at);
+  }
+}
+
+/** An export time as its JSON value (rows.ts toEnvelopeShell), the last one kept: a group's rows often share their times. */
+function isoJson(): (t: number) => string {
+  let last = NaN;
+  let json = 'null';
+  return (t) => {
+    if (t === last) return json;
+    last = t;
+    return (json = Number.isFinite(t) ? `"${new Date(t).toISOString()}"` : 'null');
+  };
+}
+
+/**
+ * A row's JSONL line: rows.ts envelopeJson's text, without its objects (the record spliced in as
+ * stored, the times converted once per distinct time). Tested equal to envelopeJson
+ * (bundle-tables.test.ts).
+ */
+export function envelopeLine(firstSeen: (t: number) => string, lastSeen: (t: number) => string): (row: ExportRow) => string {
+  return (row) => {
+    if (typeof row.recordJson !== 'string' || row.note === undefined) return envelopeJson(row);
+    return `{"platform":${JSON.stringify(row.platform)},"kind":${JSON.stringify(row.kind)},"id":${JSON.stringify(row.id)},"record":${row.recordJson},"tags":${row.tags.length === 0 ? '[]' : JSON.stringify(row.tags)},"note":${JSON.stringify(row.note)},"overrides":${JSON.stringify(row.overrides)},"first_seen_at":${firstSeen(row.firstSeenAt)},"last_seen_at":${lastSeen(row.lastSeenAt)}}`;
+  };
+}
 
 /** One row group of the three tables, with each row's key and hashes (in the group's row order). */
 export interface TablesPart {
@@ -26,6 +94,33 @@ export interface TablesPart {
   /** SHA-256 of the row's CSV record (without its line end) and of its JSONL line (without `\n`) */
   csvSha: string[];
   jsonlSha: string[];
+  /**
+   * each row's calls and metric history (archive/bundle-rows.ts RowFacts: `readings` 6 numbers a
+   * reading, `ends[k]` where row k's end), read with the rows; null when a batch came without
+   */
+  facts: { calls: string[][]; readings: Float64Array; ends: Uint32Array } | null;
+}
+
+/** A batch of rows by rid with their facts (archive/bundle-rows.ts), or null when one is gone. */
+export type BundleRead = (rids: readonly number[]) => { rows: ExportRow[]; facts: RowFacts } | null;
+
+/** Rows and facts by rid from the archive file, on a read-only connection of its own (opened on first use), as rid-rows.ts reads rows. */
+export function bundleReader(source: RidSource): { read: BundleRead; close: () => void } {
+  let db: Database.Database | null = null;
+  let st: Statements | null = null;
+  const cols = raw(`${EXPORT_COLS}${source.extra}`);
+  return {
+    read: (rids) => {
+      if (!st) {
+        db = new Database(source.file, { readonly: true, fileMustExist: true });
+        db.pragma('busy_timeout = 5000');
+        db.pragma('cache_size = -4096'); // rows are read once each
+        st = new Statements(db);
+      }
+      return bundleRowsOf(st, cols, rids);
+    },
+    close: () => db?.close(),
+  };
 }
 
 /** The renderers of the tables (the export's columns, all of them). */
@@ -46,50 +141,79 @@ export class TablesBuilder {
   private readonly keys: string[] = [];
   private readonly csvSha: string[] = [];
   private readonly jsonlSha: string[] = [];
-  private readonly csv: Uint8Array[] = [];
-  private readonly jsonl: Uint8Array[] = [];
+  private readonly csv: ByteSink;
+  private readonly jsonl: ByteSink;
+  private readonly line = envelopeLine(isoJson(), isoJson());
+  /** the batches' facts, while every batch came with them */
+  private facts: { calls: string[][]; readings: number[]; ends: number[] } | null = { calls: [], readings: [], ends: [] };
 
   constructor(
     private readonly t: TablesLayout,
-    capacity: number,
+    private readonly capacity: number,
   ) {
     this.enc = new GroupEncoder(t.layout, capacity);
+    this.csv = new ByteSink(1 << 20);
+    this.jsonl = new ByteSink(1 << 20);
   }
 
-  add(rows: Iterable<ExportRow>): void {
-    let csv = '';
-    let jsonl = '';
+  /** a batch of rows, with their facts (null: none, and the group has none) */
+  add(rows: Iterable<ExportRow>, facts: RowFacts | null = null): void {
+    const f = this.facts;
+    if (f && facts) {
+      const base = f.readings.length;
+      for (const v of facts.readings) f.readings.push(v);
+      for (let k = 0; k < facts.calls.length; k++) {
+        f.calls.push(facts.calls[k]);
+        f.ends.push(base + facts.ends[k]);
+      }
+    } else this.facts = null;
+    const first = this.keys.length === 0;
+    const { csv, jsonl } = this;
     for (const row of rows) {
-      const c = this.enc.addThrough(row, this.t.render); // ends in \r\n
-      csv += c;
-      this.csvSha.push(sha256(c.slice(0, -2)));
-      const j = envelopeJson(row);
-      jsonl += j + '\n';
-      this.jsonlSha.push(sha256(j));
+      // the CSV record ends in \r\n, the JSONL line in \n: hashed without them
+      const c = csv.write(this.enc.addThrough(row, this.t.render));
+      this.csvSha.push(csv.sha(c, csv.at - 2));
+      const j = jsonl.write(this.line(row) + '\n');
+      this.jsonlSha.push(jsonl.sha(j, jsonl.at - 1));
       this.keys.push(`${row.platform}/${row.kind}/${row.id}`);
     }
-    this.csv.push(encoder.encode(csv));
-    this.jsonl.push(encoder.encode(jsonl));
+    if (first) {
+      csv.reserve(this.keys.length, this.capacity);
+      jsonl.reserve(this.keys.length, this.capacity);
+    }
   }
 
   finish(): TablesPart {
     return {
       group: this.enc.finish(),
-      csv: concat(this.csv),
-      jsonl: concat(this.jsonl),
+      csv: this.csv.bytes(),
+      jsonl: this.jsonl.bytes(),
       keys: this.keys,
       csvSha: this.csvSha,
       jsonlSha: this.jsonlSha,
+      facts:
+        this.facts && this.facts.calls.length === this.keys.length
+          ? { calls: this.facts.calls, readings: Float64Array.from(this.facts.readings), ends: Uint32Array.from(this.facts.ends) }
+          : null,
     };
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+/** The transferable buffers of a part (moved, not copied, to the writing thread). */
+export const partBuffers = (part: TablesPart): ArrayBuffer[] => [
+  part.group.bytes.buffer as ArrayBuffer,
+  part.csv.buffer as ArrayBuffer,
+  part.jsonl.buffer as ArrayBuffer,
+  ...(part.facts ? [part.facts.readings.buffer as ArrayBuffer, part.facts.ends.buffer as ArrayBuffer] : []),
+];
+
+/** A group of the tables by rid, read in batches with their facts; null when a row is gone (deleted since the snapshot). */
+export function tablesOfRids(t: TablesLayout, read: BundleRead, rids: number[]): TablesPart | null {
+  const b = new TablesBuilder(t, rids.length);
+  for (let i = 0; i < rids.length; i += RID_BATCH) {
+    const batch = read(rids.slice(i, i + RID_BATCH));
+    if (!batch) return null;
+    b.add(batch.rows, batch.facts);
   }
-  return out;
+  return b.finish();
 }

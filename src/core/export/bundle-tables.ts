@@ -20,7 +20,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportRow, ExportRowSource, RidWalk } from '../ports';
 import { abortError } from './abort';
-import { TablesBuilder, tablesLayout, type TablesLayout, type TablesPart } from './bundle-render';
+import { bundleReader, TablesBuilder, tablesLayout, tablesOfRids, type TablesLayout, type TablesPart } from './bundle-render';
 import { csvRecord } from './cells';
 import { resolveColumns } from './columns';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
@@ -95,7 +95,15 @@ const IN_FLIGHT_PER_WORKER = 2;
  */
 export async function writeBundleTables(
   rows: Iterable<ExportRow> & Partial<Pick<ExportRowSource, 'ridWalk'>>,
-  o: { dir: string; signal?: AbortSignal; onProgress?: (rows: number) => void; threads?: number; groupSize?: number },
+  o: {
+    dir: string;
+    signal?: AbortSignal;
+    onProgress?: (rows: number) => void;
+    /** each group as placed, in file order, with its rids (null: rows without a rid walk) */
+    onPart?: (rids: number[] | null, part: TablesPart) => void;
+    threads?: number;
+    groupSize?: number;
+  },
 ): Promise<BundleTablesResult> {
   const t = tablesLayout();
   const groupSize = Math.max(1, o.groupSize ?? GROUP);
@@ -107,9 +115,10 @@ export async function writeBundleTables(
   try {
     const parquet = new GroupFile(pq, t.layout, Number.MAX_SAFE_INTEGER);
     await csv.write(encoder.encode('\uFEFF' + csvRecord(resolveColumns().map((c) => c.name))));
-    const place = async (part: TablesPart): Promise<void> => {
+    const place = async ({ rids, part }: Placed): Promise<void> => {
       if (o.signal?.aborted) throw abortError(o.signal);
       if (part.keys.length === 0) return;
+      o.onPart?.(rids, part);
       await csv.write(part.csv);
       await jsonl.write(part.jsonl);
       await parquet.place(part.group);
@@ -136,13 +145,13 @@ export async function writeBundleTables(
           group = [];
         }
         if (inGroup >= groupSize) {
-          await place(b.finish());
+          await place({ rids: null, part: b.finish() });
           b = new TablesBuilder(t, groupSize);
           inGroup = 0;
         }
       }
       b.add(group);
-      await place(b.finish());
+      await place({ rids: null, part: b.finish() });
     }
     await parquet.finish();
   } catch (e) {
@@ -160,39 +169,53 @@ export async function writeBundleTables(
   return { rows: count, hashes, files };
 }
 
+/** A group to place: its part, and the rids it holds (null: rows without a rid walk). */
+interface Placed {
+  rids: number[] | null;
+  part: TablesPart;
+}
+
 /** The walk's rids in groups, rendered by workers (or here: one group, no worker, a row gone since the snapshot). */
 async function byRids(
   walk: RidWalk,
   t: TablesLayout,
   groupSize: number,
   threads: number,
-  place: (p: TablesPart) => Promise<void>,
+  place: (p: Placed) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  const here = (rids: number[]): TablesPart => {
+  // here, as a worker does (a connection of this thread's, rows with their facts); a row deleted
+  // since the walk's snapshot: that group from the snapshot, without facts
+  const reader = bundleReader({ file: walk.file, extra: walk.extra });
+  const here = (rids: number[]): Placed => ({ rids, part: tablesOfRids(t, reader.read, rids) ?? herePart(rids) });
+  const herePart = (rids: number[]): TablesPart => {
     const b = new TablesBuilder(t, rids.length);
     for (let i = 0; i < rids.length; i += RID_BATCH) b.add(walk.rows(rids.slice(i, i + RID_BATCH)));
     return b.finish();
   };
-  const first = walk.next(groupSize);
-  const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
-  if (!pool) {
-    // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
-    const groups = [first];
-    for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
-    for (const g of groups) if (g.length > 0) await place(here(g));
-    return;
-  }
   try {
-    await pipelined(walk, first, {
-      groupSize,
-      cap: pool.size * IN_FLIGHT_PER_WORKER,
-      send: (rids) => pool.tables(rids),
-      here,
-      place,
-      signal,
-    });
+    const first = walk.next(groupSize);
+    const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
+    if (!pool) {
+      // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
+      const groups = [first];
+      for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
+      for (const g of groups) if (g.length > 0) await place(here(g));
+      return;
+    }
+    try {
+      await pipelined(walk, first, {
+        groupSize,
+        cap: pool.size * IN_FLIGHT_PER_WORKER,
+        send: (rids) => pool.tables(rids).then((part) => part && { rids, part }),
+        here,
+        place,
+        signal,
+      });
+    } finally {
+      await pool.close();
+    }
   } finally {
-    await pool.close();
+    reader.close();
   }
 }

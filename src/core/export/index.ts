@@ -21,4 +21,5 @@ export {
 } from './rows';
 export { companionsOf, writeCompanions, type CompanionSource } from './companions';
 export { writeBundleTables, fileSha256, type BundleTablesResult } from './bundle-tables';
+export type { TablesPart } from './bundle-render';
 export { exportAny, exportOptionsError } from './formats';

@@ -10,7 +10,8 @@
  * snapshot) it answers `missing` and the exporting thread encodes that group from its snapshot.
  *
  * Or (issue 29) a whole group of a dataset bundle's item tables by rid (`tables`): the rows read
- * once, answered as the Parquet group, the CSV and JSONL bytes and the row hashes (bundle-render.ts).
+ * once, answered as the Parquet group, the CSV and JSONL bytes, the row hashes and each row's
+ * calls and metric history (bundle-render.ts).
  *
  *   workerData: { columns?: string[]; reader?: RidSource }
  *   in:  { seq, rows: WireRow[], more?: true, size?: number }   (seq: the group; more: parts follow; size: rows expected)
@@ -19,7 +20,7 @@
  *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { TablesBuilder, tablesLayout, type TablesLayout } from './bundle-render';
+import { bundleReader, partBuffers, tablesLayout, tablesOfRids, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
 import { ridReader, RID_BATCH, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
@@ -49,16 +50,8 @@ function encodeRids(rids: number[]): EncodedGroup | null {
 }
 
 let tables: TablesLayout | null = null;
-/** a bundle's tables of a group by rid; null when a row is gone */
-function tablesOfRids(rids: number[]) {
-  const b = new TablesBuilder((tables ??= tablesLayout()), rids.length);
-  for (let i = 0; i < rids.length; i += RID_BATCH) {
-    const batch = readRows(rids.slice(i, i + RID_BATCH));
-    if (!batch) return null;
-    b.add(batch);
-  }
-  return b.finish();
-}
+/** a bundle's rows with their calls and metric history (bundle-render.ts) */
+const readBundle = data.reader ? bundleReader(data.reader).read : null;
 
 /** the group being received (parts of one group arrive in order, one group after another) */
 let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
@@ -66,13 +59,10 @@ let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
 port.on('message', (m: (WireBatch & { more?: boolean; size?: number }) | { seq: number; rids: number[]; tables?: true }) => {
   if ('rids' in m && m.tables) {
     try {
-      const part = tablesOfRids(m.rids);
+      if (!readBundle) throw new Error('export worker: rids without an archive to read them from');
+      const part = tablesOfRids((tables ??= tablesLayout()), readBundle, m.rids);
       if (!part) return void port.postMessage({ seq: m.seq, missing: true });
-      port.postMessage({ seq: m.seq, part }, [
-        part.group.bytes.buffer as ArrayBuffer,
-        part.csv.buffer as ArrayBuffer,
-        part.jsonl.buffer as ArrayBuffer,
-      ]);
+      port.postMessage({ seq: m.seq, part }, partBuffers(part));
     } catch (e) {
       port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
     }

@@ -1,0 +1,93 @@
+/**
+ * Issue 29: a bundle's manifest items (each item's calls, its rows' hashes) and its metric history
+ * come from the export workers' pass over the rows (bundle-facts.ts, archive/bundle-rows.ts
+ * bundleRowsOf) instead of two scans of the items table — and are exactly what the scans give:
+ * the items and their calls as `datasets.bundleItems` lists them, the hashes of the rows as verify
+ * reads them from the files, the history files byte for byte the separate CSV and Parquet exports'
+ * (generated archives: items from several calls, readings from re-reads, annotations; the export
+ * order the rid order or a sort).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { mulberry32 } from '../../shared/random';
+import type { LibraryQuery } from '../../shared/query';
+import { openArchive } from '../archive';
+import { listResponse, post } from '../archive/test-fixtures';
+import { companionsOf, exportAny } from '../export';
+import { exportBundle } from './bundle';
+import { verifyBundle } from './bundle-check';
+import { csvRowHashes, jsonlRowHashes } from './row-hashes';
+
+const T0 = Date.UTC(2026, 0, 1);
+const dir = mkdtempSync(join(tmpdir(), 'loupe-bundle-fold-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the manifest items and history from the workers’ pass', () => {
+  it('equal the scans’ (generated archives, rid order and a sort)', async () => {
+    for (const seed of [1, 2, 3]) {
+      const r = mulberry32(seed * 29);
+      const a = openArchive(join(dir, `a${seed}.db`), { author: () => 'ana' });
+      const n = 40 + Math.floor(r() * 60);
+      // pages of overlapping ids: items in one or more calls; later pages read them again with grown counts
+      for (let page = 0; page < 8; page++) {
+        const from = Math.floor(r() * n);
+        const ids = Array.from({ length: 5 + Math.floor(r() * 20) }, (_, k) => ((from + k) % n) + 1);
+        const rows = ids.map((id) =>
+          post({ id: `${id}`, likes: id * 10 + page * Math.floor(r() * 3), published_at: new Date(T0 + id * 3_600_000).toISOString() }),
+        );
+        a.storeResponse(
+          listResponse(`call-${seed}-${page}`, r() < 0.5 ? 'photo_net' : 'micro_net', 'profile/posts', rows, {
+            fetchedAt: T0 + page * 60_000,
+          }),
+          'test',
+          null,
+        );
+      }
+      const keys = [...a.datasets.bundleItems({})];
+      for (let k = 0; k < keys.length; k += 7) a.addTag(keys[k], `t${k % 3}`);
+      for (let k = 3; k < keys.length; k += 11) a.setNote(keys[k], `note ${k}`);
+      expect(keys.some((i) => i.calls.length > 1)).toBe(true);
+      expect([...a.datasets.historyRows({})].length).toBeGreaterThan(keys.length); // some items have past readings
+
+      const queries: LibraryQuery[] = [{}, { sort: { field: 'likes', dir: 'desc' } }];
+      for (const [q, query] of queries.entries()) {
+        const out = join(dir, `b${seed}-${q}`);
+        const scanItems = vi.spyOn(a.datasets, 'bundleItems');
+        const scanHistory = vi.spyOn(a.datasets, 'historyRows');
+        const m = await exportBundle(a, { out, query, version: 't', variants: [], now: T0, threads: 1, groupSize: 16 });
+        // folded: neither scan ran
+        expect(scanItems).not.toHaveBeenCalled();
+        expect(scanHistory).not.toHaveBeenCalled();
+        scanItems.mockRestore();
+        scanHistory.mockRestore();
+
+        const csv = new Map(csvRowHashes(readFileSync(join(out, 'items.csv'))).rows.map((h) => [h.key, h.sha]));
+        const jsonl = new Map(jsonlRowHashes(readFileSync(join(out, 'items.jsonl'))).map((h) => [h.key, h.sha]));
+        const want = [...a.datasets.bundleItems(query)].map((i) => {
+          const key = `${i.platform}/${i.kind}/${i.id}`;
+          return { platform: i.platform, kind: i.kind, id: i.id, calls: i.calls, csv_sha256: csv.get(key), jsonl_sha256: jsonl.get(key) };
+        });
+        expect(m.items).toEqual(want);
+
+        // the history and annotations files: the separate exports' bytes
+        const ref = join(dir, `ref${seed}-${q}`);
+        mkdirSync(ref);
+        for (const format of ['csv', 'parquet'] as const) {
+          await exportAny(a.iterateExportRows(query), {
+            format,
+            out: join(ref, `items.${format}`),
+            companions: companionsOf(a.datasets, { query }),
+          });
+          for (const table of ['history', 'annotations']) {
+            const name = `items.${table}.${format}`;
+            expect(readFileSync(join(out, name)).equals(readFileSync(join(ref, name))), `${seed} ${q} ${name}`).toBe(true);
+          }
+        }
+        expect((await verifyBundle(out, { archive: a })).problems).toEqual([]);
+      }
+      a.close();
+    }
+  }, 120_000);
+});
