@@ -94,6 +94,31 @@ async function spend(key: string, which: number[]): Promise<number> {
   return total;
 }
 
+/**
+ * A transport that lets the teammate spend once, at one point of the lost call: `during` as the
+ * target is asked (before the loss, or as its retry is sent with `onRetry`), `after-loss` at Loupe's
+ * first balance reading after the loss.
+ */
+function teammateHttp(path: string, timing: Timing, spendIt: () => Promise<unknown>, onRetry = false) {
+  let lostSeen = false;
+  let spent = false;
+  const once = async (when: Timing) => {
+    if (timing !== when || spent) return;
+    spent = true;
+    await spendIt();
+  };
+  return (real: HttpPort): HttpPort => ({
+    close: () => real.close(),
+    async get(url, headers, signal, timeoutMs) {
+      if (url.includes(path) && lostSeen === onRetry) await once('during');
+      if (url.includes('/v1/credits') && lostSeen) await once('after-loss');
+      const out = await real.get(url, headers, signal, timeoutMs);
+      if (url.includes(path) && out.failure) lostSeen = true;
+      return out;
+    },
+  });
+}
+
 interface Case {
   target: Target;
   charged: boolean;
@@ -111,24 +136,7 @@ async function runCase(c: Case) {
   const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
   const archive = openArchive(':memory:', { clock: () => clock.now() });
   const path = `/v1/${c.target.platform}/${c.target.endpoint}`;
-  let lostSeen = false;
-  let spentAt: 'during' | 'after-loss' | null = null;
-  const spendNow = async (when: 'during' | 'after-loss') => {
-    if (c.timing === when && spentAt === null) {
-      spentAt = when;
-      await spend(mate, c.spends);
-    }
-  };
-  const http = (real: HttpPort): HttpPort => ({
-    close: () => real.close(),
-    async get(url, headers, signal, timeoutMs) {
-      if (url.includes(path) && !lostSeen) await spendNow('during');
-      if (url.includes('/v1/credits') && lostSeen) await spendNow('after-loss');
-      const out = await real.get(url, headers, signal, timeoutMs);
-      if (url.includes(path) && out.failure) lostSeen = true;
-      return out;
-    },
-  });
+  const http = teammateHttp(path, c.timing, () => spend(mate, c.spends));
   const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, http, timeoutMs: 5_000 });
   try {
     if (c.timing === 'before') await spend(mate, c.spends); // before Loupe read the balance at all
@@ -254,23 +262,8 @@ describe('a lost answer while another key of the account spends', () => {
           const clock = scaledClock(() => sb.admin.now(), TIME_SCALE);
           const archive = openArchive(':memory:', { clock: () => clock.now() });
           const path = `/v1/${c.target.platform}/${c.target.endpoint}`;
-          let lostSeen = false;
-          let spent = false;
-          const spendNow = async (when: Timing) => {
-            if (c.timing !== when || spent) return;
-            spent = true;
-            await spend(mate, c.spends);
-          };
-          const http = (real: HttpPort): HttpPort => ({
-            close: () => real.close(),
-            async get(url, headers, signal, timeoutMs) {
-              if (url.includes(path) && lostSeen) await spendNow('during');
-              if (url.includes('/v1/credits') && lostSeen) await spendNow('after-loss');
-              const out = await real.get(url, headers, signal, timeoutMs);
-              if (url.includes(path) && out.failure) lostSeen = true;
-              return out;
-            },
-          });
+          // the call is bought once before the loss: the teammate spends as its retry is sent
+          const http = teammateHttp(path, c.timing, () => spend(mate, c.spends), true);
           const api = createApiCore({ baseUrl: sb.url, getKey: () => key, store: archive, clock, http, timeoutMs: 5_000 });
           try {
             // the catalogue read while the service kept no windows: Loupe holds `cache_ttl_seconds: 0`
