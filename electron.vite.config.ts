@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import { firstViewPreload } from './scripts/first-view-preload.mjs';
 
 // Main and preload are bundled for Node/Electron; the keyring (N-API: one binary for Node and
 // Electron) and better-sqlite3's JavaScript stay external. `import 'better-sqlite3'` in the main
@@ -44,7 +45,8 @@ export default defineConfig({
   },
   renderer: {
     root: 'src/renderer',
-    plugins: [react()],
+    // the Library's chunk preloaded from index.html (issue 30: the first rows wait for it)
+    plugins: [react(), firstViewPreload()],
     build: {
       outDir: resolve('out/renderer'),
       // minified (electron-vite leaves it off): the renderer is also what the web host serves

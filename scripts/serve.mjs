@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { firstViewPreload } from './first-view-preload.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const outIndex = join(root, 'out', 'renderer', 'index.html');
@@ -42,7 +43,7 @@ export async function buildRenderer() {
     configFile: false,
     root: join(root, 'src', 'renderer'),
     base: './',
-    plugins: [react()],
+    plugins: [react(), firstViewPreload()],
     logLevel: 'warn',
     build: {
       outDir: join(root, 'out', 'renderer'),

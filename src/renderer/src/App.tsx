@@ -7,7 +7,7 @@ import { invalidate } from './queries/keys';
 import { refreshBalance } from './queries/account';
 import { pageRuns, paletteCommands } from './commands';
 import { useUi, VIEWS } from './stores/ui';
-import { preloadViews, VIEW_COMPONENTS } from './views';
+import { PreloadViews, VIEW_COMPONENTS } from './views';
 import { Rail, TopBar } from './components/Frame';
 import { Drawer } from './components/Drawer';
 import { ConfirmDialog, Palette, Toasts } from './components/Overlays';
@@ -115,8 +115,6 @@ export function App() {
   const commands = useMemo(() => paletteCommands(pageRuns(qc)), [qc]);
 
   const View = VIEW_COMPONENTS[view];
-  // the other views' code is fetched once the first one is up: switching never waits for it
-  useEffect(() => preloadViews(), []);
   return (
     <div className="app">
       <Rail />
@@ -130,6 +128,8 @@ export function App() {
             {/* each view is its own chunk (./views.tsx): a moment's placeholder the first time it opens */}
             <Suspense fallback={<div className="view-loading" aria-busy="true" data-testid="view-loading" />}>
               <View />
+              {/* the other views' code, once this one is drawn and its queries are answered */}
+              <PreloadViews />
             </Suspense>
           </main>
           <Drawer />

@@ -4,7 +4,8 @@
  * switching views does not wait (docs/renderer.md "Code splitting"). A new view is one line here
  * (and its entry in VIEWS, stores/ui.ts): `name: view(() => import('./features/NameView'), 'NameView')`.
  */
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { lazy, useEffect, type ComponentType, type LazyExoticComponent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import type { ViewId } from './stores/ui';
 
 type Loader = () => Promise<Record<string, unknown>>;
@@ -29,16 +30,31 @@ export const VIEW_COMPONENTS: Record<ViewId, LazyExoticComponent<ComponentType>>
   settings: view(() => import('./features/SettingsView'), 'SettingsView'),
 };
 
-let preloaded = false;
-/** Fetches every view's chunk in the background (once), after the first view is drawn. */
-export function preloadViews(): void {
-  if (preloaded) return;
-  preloaded = true;
+const preloaded = new WeakSet<Loader[]>();
+/**
+ * Fetches every view's chunk in the background (once), after the first view is drawn and the
+ * page's first queries are answered (`busy()` says whether any is still out, checked for up to
+ * 5 s): fetched earlier, ~20 chunks competed with the first rows for the host (one thread,
+ * answering the first page) and for the page's main thread (issue 30 "Opening").
+ */
+export function preloadViews(busy: () => boolean = () => false, loads: Loader[] = loaders): void {
+  if (preloaded.has(loads)) return;
+  preloaded.add(loads);
   const idle = (fn: () => void): void => {
-    if ('requestIdleCallback' in window) window.requestIdleCallback(fn, { timeout: 2000 });
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: 2000 });
     else setTimeout(fn, 200);
   };
-  idle(() => {
-    for (const load of loaders) void load().catch(() => undefined);
-  });
+  const t0 = Date.now();
+  const when = (): void => {
+    if (busy() && Date.now() - t0 < 5000) setTimeout(when, 100);
+    else idle(() => loads.forEach((load) => void load().catch(() => undefined)));
+  };
+  when();
+}
+
+/** Rendered beside the first view inside its Suspense: once the view itself is drawn, the others' code follows. */
+export function PreloadViews(): null {
+  const qc = useQueryClient();
+  useEffect(() => preloadViews(() => qc.isFetching() > 0), [qc]);
+  return null;
 }
