@@ -41,6 +41,9 @@ export const PAST_INDEX = {
       "the export workers' row reader loads only what they run: the archive's index would load every archive module in each export worker",
     'archive/sql.ts': "the same reader's statements in the archive's SQL style (tagged templates), without the archive's index",
   },
+  'export/rid-batch.ts': {
+    'archive/sql.ts': "the CSV workers' batch reader, in the same statement style as rid-rows.ts (without the archive's index)",
+  },
   'export/bundle-render.ts': {
     'archive/bundle-row-facts.ts':
       "a bundle's rows with their calls and readings, read in the export workers as rid-rows.ts reads rows: without the archive's index",

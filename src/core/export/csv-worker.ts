@@ -3,8 +3,9 @@
  *  - rows (the record as JSON text when the source has it), parsed and rendered with the same
  *    code as the single-thread path (csvRenderer);
  *  - rids (csv-rids.ts): the worker reads those rows itself from the archive file, on a read-only
- *    connection of its own, each record as its stored bytes, and writes each cell from the bytes
- *    (csv-spans.ts: no JSON.parse of the record); when one of them is no longer there (deleted since
+ *    connection of its own, each record as its stored bytes (the batch in one statement and one
+ *    aggregate row, rid-batch.ts), and writes each cell from the bytes (csv-spans.ts: no
+ *    JSON.parse of the record); when one of them is no longer there (deleted since
  *    the export's snapshot) it answers `missing` and the exporting thread renders that batch from
  *    its snapshot.
  * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread),
@@ -18,7 +19,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { beginBytes, takeBytes } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
-import { ridBytesReader, type RidSource } from './rid-rows';
+import { ridBatchReader } from './rid-batch';
+import type { RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
@@ -27,7 +29,7 @@ const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const render = csvBytesRenderer(resolveColumns(data.columns));
 const renderStored = csvSpanRenderer(data.columns);
 
-const readRows = ridBytesReader(data.reader);
+const readRows = ridBatchReader(data.reader);
 
 port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
   try {
