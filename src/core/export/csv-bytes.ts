@@ -159,3 +159,55 @@ export function spanJsonBytes(src: Uint8Array, s: number, e: number): void {
   }
   buf[at++] = 34;
 }
+
+/** the lowest and highest times whose ISO text has a four-digit year (0000-01-01, 9999-12-31) */
+const ISO_MIN = -62167219200000;
+const ISO_MAX = 253402300799999;
+
+function digits(v: number, width: number): void {
+  for (let k = width - 1; k >= 0; k--) {
+    buf[at + k] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  at += width;
+}
+
+/**
+ * A time (ms since the epoch, as the archive stores first / last seen) as its cell: the bytes of
+ * `cellBytes(iso(ms))` (columns.ts: `"2024-05-02T08:00:00.000Z"`, empty when not finite), written
+ * from the numbers instead of a Date and its string (days to a civil date as in H. Hinnant's
+ * `civil_from_days`). Times outside years 0–9999, or not whole milliseconds, take the Date.
+ */
+export function isoBytes(ms: number): void {
+  if (!Number.isInteger(ms) || ms < ISO_MIN || ms > ISO_MAX) return cellBytes(Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+  const days = Math.floor(ms / 86400000);
+  let t = ms - days * 86400000;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  room(26);
+  buf[at++] = 34;
+  digits(year, 4);
+  buf[at++] = 45;
+  digits(month, 2);
+  buf[at++] = 45;
+  digits(day, 2);
+  buf[at++] = 84;
+  const milli = t % 1000;
+  t = (t - milli) / 1000;
+  digits(Math.floor(t / 3600), 2);
+  buf[at++] = 58;
+  digits(Math.floor(t / 60) % 60, 2);
+  buf[at++] = 58;
+  digits(t % 60, 2);
+  buf[at++] = 46;
+  digits(milli, 3);
+  buf[at++] = 90;
+  buf[at++] = 34;
+}

@@ -7,8 +7,8 @@
  * records, odd ones included): a row the scan cannot vouch for, or one with label overrides (its
  * label cells are the analyst's values), is rendered from its parsed record by that renderer.
  */
-import { csvBytesRenderer, iso, resolveColumns } from './columns';
-import { cellBytes, commaBytes, eolBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
+import { csvBytesRenderer, resolveColumns } from './columns';
+import { cellBytes, commaBytes, eolBytes, isoBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
 import { bytesRow, type BytesTuple } from './rid-rows';
 import { end, extraBytes, extraLength, extraOther, kind, scanRecord, SLOTS, Span, start } from './record-scan';
 
@@ -106,10 +106,10 @@ export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple) =>
           case OVERRIDES:
             break; // a row with overrides took the fallback
           case FIRST_SEEN:
-            cellBytes(iso(t[4]));
+            isoBytes(t[4]);
             break;
           case LAST_SEEN:
-            cellBytes(iso(t[5]));
+            isoBytes(t[5]);
             break;
           case EXTRA:
             if (extraLength === 0) break;
