@@ -78,8 +78,15 @@ interface Entry {
   extra: 'drop' | 'descend';
   /** the next entry of the node whose key has the same hash */
   next: Entry | null;
+  /** the key that followed this one in its object the last time (the scan's guess for the next member) */
+  after: Entry | null;
 }
-type Node = Map<number, Entry>;
+/** an object's keys by hash, and the key its last object started with */
+interface Node {
+  keys: Map<number, Entry>;
+  first: Entry | null;
+}
+const newNode = (): Node => ({ keys: new Map(), first: null });
 
 function hashKey(bytes: Uint8Array, s: number, e: number): number {
   let h = 0;
@@ -91,17 +98,17 @@ let seenCount = 0;
 function entryOf(node: Node, key: string): Entry {
   const bytes = new TextEncoder().encode(key);
   const h = hashKey(bytes, 0, bytes.length);
-  let e: Entry | null = node.get(h) ?? null;
+  let e: Entry | null = node.keys.get(h) ?? null;
   while (e !== null && Buffer.compare(e.key, bytes) !== 0) e = e.next;
   if (e) return e;
-  const made: Entry = { key: bytes, seen: seenCount++, slot: -1, sub: null, extra: 'descend', next: node.get(h) ?? null };
-  node.set(h, made);
+  const made: Entry = { key: bytes, seen: seenCount++, slot: -1, sub: null, extra: 'descend', next: node.keys.get(h) ?? null, after: null };
+  node.keys.set(h, made);
   return made;
 }
 
 /** The scan's plan: every column path (slots numbered in RECORD_PATHS' order) and the extra tree. */
 function buildPlan(): { root: Node; slots: Map<string, number>; seen: number } {
-  const root: Node = new Map();
+  const root: Node = newNode();
   const slots = new Map<string, number>();
   const entries = new Set<Entry>();
   // the extra tree first: leaves are dropped, inner keys descended
@@ -111,7 +118,7 @@ function buildPlan(): { root: Node; slots: Map<string, number>; seen: number } {
       const e = entryOf(node, k);
       entries.add(e);
       if (i === p.length - 1) e.extra = 'drop';
-      else node = e.sub ??= new Map();
+      else node = e.sub ??= newNode();
     });
   }
   let slot = 0;
@@ -125,7 +132,7 @@ function buildPlan(): { root: Node; slots: Map<string, number>; seen: number } {
         entries.add(e);
       }
       if (i === p.length - 1) e.slot = slot;
-      else node = e.sub ??= new Map();
+      else node = e.sub ??= newNode();
     });
     slots.set(name, slot++);
   }
@@ -296,7 +303,7 @@ function slotValue(b: Uint8Array, p: number, slot: number): number {
 
 /** the entry of `node` for the key in bytes [s, e) whose hash is `h` */
 function find(b: Uint8Array, node: Node, h: number, s: number, e: number): Entry | undefined {
-  for (let entry: Entry | null = node.get(h) ?? null; entry !== null; entry = entry.next) {
+  for (let entry: Entry | null = node.keys.get(h) ?? null; entry !== null; entry = entry.next) {
     const key = entry.key;
     if (key.length !== e - s) continue;
     let k = 0;
@@ -372,20 +379,43 @@ function scanObject(b: Uint8Array, p: number, node: Node, ex: boolean): number {
     kept = false;
     return i + 1;
   }
+  /** the last known key of this object (its `after` is the guess for the next member) */
+  let prev: Entry | null = null;
   for (;;) {
     if (b[i] !== QUOTE) return -1;
     const ks = i;
-    let h = 0;
-    let j = i + 1;
-    for (; j < n; j++) {
-      const c = b[j];
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return -1; // an escaped key: let JSON.parse read it
-      h = (Math.imul(h, 31) + c) | 0;
+    let j = -1;
+    let entry: Entry | undefined;
+    // the stored records of an archive spell their keys in the same order: the key that came next
+    // last time, compared where it would lie (its closing quote included), before any hashing
+    const guess = prev === null ? node.first : prev.after;
+    if (guess !== null) {
+      const key = guess.key;
+      const len = key.length;
+      let k = 0;
+      while (k < len && key[k] === b[ks + 1 + k]) k++;
+      if (k === len && b[ks + 1 + len] === QUOTE) {
+        entry = guess;
+        j = ks + 1 + len;
+      }
     }
-    if (j >= n || b[j + 1] !== COLON) return -1;
+    if (j < 0) {
+      let h = 0;
+      for (j = i + 1; j < n; j++) {
+        const c = b[j];
+        if (c === QUOTE) break;
+        if (c === BACKSLASH || c < 32) return -1; // an escaped key: let JSON.parse read it
+        h = (Math.imul(h, 31) + c) | 0;
+      }
+      if (j >= n) return -1;
+      entry = find(b, node, h, ks + 1, j);
+      if (entry !== undefined) {
+        if (prev === null) node.first = entry;
+        else prev.after = entry;
+      }
+    }
+    if (b[j + 1] !== COLON) return -1;
     const vs = j + 2;
-    const entry = find(b, node, h, ks + 1, j);
     let ve: number;
     if (entry === undefined) {
       const was = other;
@@ -402,6 +432,7 @@ function scanObject(b: Uint8Array, p: number, node: Node, ex: boolean): number {
       ve = known(b, entry, ks, vs, ex, any);
       if (ve < 0) return -1;
       any ||= added;
+      prev = entry;
     }
     i = ve;
     if (b[i] === COMMA) i++;
