@@ -49,3 +49,21 @@ test('the Library’s pages carry no raw record; the drawer shows the whole reco
   const raw = await page.getByTestId('drawer').locator('pre.raw').textContent();
   expect(JSON.parse(raw ?? 'null')).toEqual(record);
 });
+
+test('an app opened on the Library asks for its first page once, before its code runs, and shows it', async ({ page }) => {
+  await searchWalk(page, 'running shoes');
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  const ids = await page.getByTestId('result-row').evaluateAll((rs) => rs.slice(0, 5).map((r) => r.getAttribute('data-id')));
+  // the address follows the view (…#library): a reload opens the app on it
+  const asked: Array<Record<string, unknown>> = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/api/library.query')) asked.push(JSON.parse(r.postData() ?? '{}') as Record<string, unknown>);
+  });
+  await page.reload();
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  await expect(page.getByTestId('library-count')).not.toContainText('counting');
+  expect(await page.getByTestId('result-row').evaluateAll((rs) => rs.slice(0, 5).map((r) => r.getAttribute('data-id')))).toEqual(ids);
+  // one request for the first page (src/renderer/first-page.js's, taken by the app), none of its own
+  expect(asked.filter((a) => a.after === undefined)).toEqual([{ sort: { field: 'published_at', dir: 'desc' }, limit: 200, lean: true }]);
+});

@@ -3,7 +3,12 @@
 // beside the app's first script, instead of once that script has run and React has asked for the
 // lazy view — by then the host is busy answering the first page's query and the view's code waited
 // behind it. Only fetched and compiled, not run: an app opened on another view loses a few KB.
+// It also ships src/renderer/first-page.js, run (deferred) before the app's script: in a browser
+// opened on the Library it asks for the first page while the app's code loads.
 // Used by both builds of the renderer (electron.vite.config.ts, scripts/serve.mjs).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The lazily loaded views whose code the page preloads (paths under src/renderer/src). */
 export const FIRST_VIEWS = ['features/LibraryView.tsx'];
@@ -28,18 +33,32 @@ export function firstViewFiles(bundle, views = FIRST_VIEWS) {
 }
 
 export function firstViewPreload(views = FIRST_VIEWS) {
+  // the script under assets/ with its content's hash in its name: cached like the app's code (a
+  // revalidation on each reload held the deferred module script behind it)
+  let script = { fileName: '', source: '' };
   return {
     name: 'loupe-first-view-preload',
     apply: 'build',
+    configResolved(config) {
+      const source = readFileSync(join(config.root, 'first-page.js'), 'utf8'); // src/renderer in both builds
+      const hash = createHash('sha256').update(source).digest('base64url').slice(0, 8);
+      script = { fileName: `assets/first-page-${hash}.js`, source };
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: script.fileName, source: script.source });
+    },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
         if (!ctx.bundle) return [];
-        return firstViewFiles(ctx.bundle, views).map((f) => ({
-          tag: 'link',
-          attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` },
-          injectTo: 'head',
-        }));
+        return [
+          { tag: 'script', attrs: { src: `./${script.fileName}`, defer: true }, injectTo: 'head-prepend' },
+          ...firstViewFiles(ctx.bundle, views).map((f) => ({
+            tag: 'link',
+            attrs: { rel: 'modulepreload', crossorigin: true, href: `./${f}` },
+            injectTo: 'head',
+          })),
+        ];
       },
     },
   };

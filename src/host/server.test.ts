@@ -239,4 +239,18 @@ describe('web host protocol', () => {
     expect(trav.status).toBe(404);
     expect(trav.body).not.toContain('{}');
   });
+
+  it('serves a rebuilt renderer file as it is now, whole, and HEAD without a body', async () => {
+    const file = join(dir, 'web', 'assets', 'big.js');
+    const big = (c: string) => `/*${c.repeat(400_000)}*/`; // several reads' worth, kept in memory
+    writeFileSync(file, big('a'));
+    const a = await http('GET', '/assets/big.js');
+    expect([a.status, a.body.length, a.headers['content-length']]).toEqual([200, 400_004, '400004']);
+    expect(a.body).toBe(big('a'));
+    writeFileSync(file, big('bb')); // a rebuild: another size
+    const b = await http('GET', '/assets/big.js');
+    expect(b.body).toBe(big('bb'));
+    const head = await http('HEAD', '/assets/big.js');
+    expect([head.status, head.headers['content-length'], head.body]).toEqual([200, '800004', '']);
+  });
 });

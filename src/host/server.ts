@@ -97,6 +97,23 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+const rendererCache = new Map<string, { mtimeMs: number; body: Buffer }>();
+
+/**
+ * The renderer's files, read whole (a few hundred KB each) and kept while their size and time are
+ * the same: a page's code goes out in one write as soon as it is asked for. Streamed, its chunks
+ * waited behind the first page's query (SQLite answers on this thread), and the Library's code
+ * reached the page after its rows (issue 30 "Opening").
+ */
+function rendererBytes(file: string): Buffer {
+  const st = statSync(file);
+  const hit = rendererCache.get(file);
+  if (hit && hit.mtimeMs === st.mtimeMs && hit.body.length === st.size) return hit.body;
+  const body = readFileSync(file);
+  rendererCache.set(file, { mtimeMs: st.mtimeMs, body });
+  return body;
+}
+
 export async function startHostServer(opts: HostServerOptions): Promise<HostServer> {
   const { app, token } = opts;
   const staticRoot = resolve(opts.staticDir);
@@ -227,10 +244,10 @@ export async function startHostServer(opts: HostServerOptions): Promise<HostServ
         ? 'public, max-age=31536000, immutable'
         : 'no-cache';
     }
-    headers['content-length'] = String(statSync(file).size);
+    const body = rendererBytes(file);
+    headers['content-length'] = String(body.length);
     res.writeHead(200, headers);
-    if (req.method === 'HEAD') return void res.end();
-    createReadStream(file).pipe(res);
+    res.end(req.method === 'HEAD' ? undefined : body);
   }
 
   function sendNotBuilt(res: ServerResponse): void {
