@@ -92,32 +92,20 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
     const extra = exportExtra(reader.st);
     const cols = raw(`${EXPORT_COLS}${extra}`);
     const statements = exportStatements(plan, w, 'i.rid');
-    let open: Iterator<number> | null = null;
-    let done = false;
-    function* all(): Generator<number> {
-      for (const q of statements) for (const r of reader.st.iterateRows<[number]>(q)) yield r[0];
-    }
-    const it = all();
+    // every rid at once, on the first call (one native call: iterating them one row at a time
+    // cost the exporting thread ~2 µs a rid; 1M rids are ~8 MB)
+    let rids: number[] | null = null;
+    let at = 0;
     return {
       file,
       extra,
       next(max) {
-        const out: number[] = [];
-        if (done) return out;
-        open = it;
-        for (let r = it.next(); ; r = it.next()) {
-          if (r.done) {
-            done = true;
-            open = null;
-            break;
-          }
-          out.push(r.value);
-          if (out.length >= max) break;
-        }
+        rids ??= statements.flatMap((q) => reader.st.values<number>(q));
+        const out = rids.slice(at, at + max);
+        at += out.length;
         return out;
       },
       rows(rids) {
-        if (open) throw new Error('export: read the remaining rids before reading rows on the walk');
         return rids.map((rid) => {
           const r = reader.st.rows<ExportTuple>(sql`SELECT ${cols} FROM items i WHERE i.rid = ${rid}`)[0];
           if (!r) throw new Error(`export: item ${rid} is not in the archive's snapshot`);
@@ -125,7 +113,6 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
         });
       },
       close() {
-        if (!done) it.return?.(undefined);
         if (reader.db.inTransaction) reader.db.exec('COMMIT');
         reader.close();
       },
