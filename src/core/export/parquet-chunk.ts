@@ -142,11 +142,11 @@ export abstract class Column implements ColumnBuilder {
     this.rawSize += head + size;
   }
 
-  /** the dictionary page, before any data page */
-  protected writeDictionary(keys: readonly string[]): void {
+  /** the dictionary page (its `count` keys as PLAIN values in `keys`), before any data page */
+  protected writeDictionary(keys: Bytes, count: number): void {
     this.vals.pos = 0;
-    for (const s of keys) this.vals.str(s);
-    this.page(PAGE_DICTIONARY, this.vals.pos, keys.length, ENC_PLAIN, null);
+    this.vals.append(keys);
+    this.page(PAGE_DICTIONARY, this.vals.pos, count, ENC_PLAIN, null);
     this.dictionaryPage = true;
   }
 

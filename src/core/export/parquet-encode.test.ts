@@ -188,4 +188,24 @@ describe('Parquet encoder', () => {
     expect(back[40].tags).toEqual(['last']);
     expect(back.map((b) => b['content.text'])).toEqual(rows.map((_r, i) => (i % 2 ? 'a' : 'b')));
   });
+
+  it('a time in milliseconds past INT64 is kept in `untyped`, not an error that ends the export', async () => {
+    const times = [-1e21, 1e19, 2 ** 63, -(2 ** 63), 2 ** 62, 1714564800000];
+    const out = join(dir, 'far-times.parquet');
+    const res = await exportParquet(
+      times.map((t, i) => post(i, { published_at: t, author: { joined_at: -t } })),
+      { out, threads: 0 },
+    );
+    expect(res.untypedValues).toBe(8);
+    const back = await parquetReadObjects({ file: ab(out), columns: ['published_at', 'untyped'], utf8: true });
+    expect(back.map((r) => r.untyped)).toEqual([
+      { published_at: -1e21, 'author.joined_at': 1e21 },
+      { published_at: 1e19, 'author.joined_at': -1e19 },
+      { published_at: 2 ** 63, 'author.joined_at': -(2 ** 63) },
+      { published_at: -(2 ** 63), 'author.joined_at': 2 ** 63 },
+      null,
+      null,
+    ]);
+    expect(back[5].published_at).toEqual(new Date(1714564800000));
+  });
 });

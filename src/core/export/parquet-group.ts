@@ -177,6 +177,17 @@ export class GroupEncoder {
     return out;
   }
 
+  /**
+   * A row whose values `fill` hands to the columns itself (parquet-spans.ts: from the stored
+   * record's bytes), each column once, in order, through `miss` where a value does not fit.
+   */
+  addWith(fill: (cols: readonly ColumnBuilder[], miss: (i: number, v: unknown) => void) => void): void {
+    this.untyped = null;
+    fill(this.cols, this.miss);
+    this.cols[this.cols.length - 1].add(this.untyped);
+    this.rows++;
+  }
+
   finish(): EncodedGroup {
     // the group's bytes in one buffer of exactly their size (moved, not copied, to the writing thread)
     let size = 0;

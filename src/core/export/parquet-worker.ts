@@ -6,7 +6,7 @@
  * not copied) and its metadata; the exporting thread places them in the file.
  *
  * Or (issue 30) a whole group as rids: the worker reads those rows itself from the archive file
- * (rid-rows.ts) and encodes them; when one of them is no longer there (deleted since the export's
+ * (rid-rows.ts, each record as its stored bytes) and encodes them from those bytes (parquet-spans.ts); when one of them is no longer there (deleted since the export's
  * snapshot) it answers `missing` and the exporting thread encodes that group from its snapshot.
  *
  * Or (issue 29) a whole group of a dataset bundle's item tables by rid (`tables`): the rows read
@@ -22,14 +22,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { bundleReader, partBuffers, tablesLayout, tablesOfRids, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
-import { ridReader, RID_BATCH, type RidSource } from './rid-rows';
+import { parquetSpanAdder } from './parquet-spans';
+import { ridBytesReader, RID_BATCH, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('parquet-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const layout = parquetLayout(data.columns);
-const readRows = ridReader(data.reader);
+/** rows by rid with each record as its stored bytes, added from those bytes (parquet-spans.ts) */
+const readRows = ridBytesReader(data.reader);
+const addRow = parquetSpanAdder(layout);
 /** one encoder for every group of this worker (groups come one after another): its buffers are reused */
 let encoder: GroupEncoder | null = null;
 const encoderFor = (size: number): GroupEncoder => {
@@ -44,7 +47,7 @@ function encodeRids(rids: number[]): EncodedGroup | null {
   for (let i = 0; i < rids.length; i += RID_BATCH) {
     const rows = readRows(rids.slice(i, i + RID_BATCH));
     if (!rows) return null;
-    for (const row of rows) enc.add(row);
+    for (const row of rows) addRow(enc, row);
   }
   return enc.finish();
 }
