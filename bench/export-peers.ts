@@ -10,12 +10,17 @@
  * Loupe and its peer run in interleaved pairs (`LOUPE_BENCH_EXPORT_PAIRS`, default 3), medians
  * reported with their ranges; the machine's load is printed beside each figure. A missing peer
  * (bench/peers.ts) is skipped with a sentence.
+ *
+ * Loupe's exports run as users run them: the built command line (`node bin/loupe.js export`,
+ * built first), whole processes timed as the peers are (start-up included; CPU and peak RSS from
+ * GNU time). Without GNU time, bench/exports-child.ts runs them from the sources through tsx.
  */
 import { spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivePath } from '../src/core/paths';
+import { buildCli } from '../scripts/build-cli.mjs';
 import { duckdb, sqlite3Program } from './peers';
 import { below, loadNow, type BenchContext, type Result } from './types';
 
@@ -44,9 +49,53 @@ export function child(args: string[]): Promise<ChildExport> {
   });
 }
 
+const TIME = '/usr/bin/time';
+const ROOT = join(import.meta.dirname, '..');
+
+/**
+ * One export by the built command line (`loupe --data-dir <dir> export --format <f> --no-history
+ * -o <out>`, as the child's exportAny: no history files beside it): wall time from spawn to exit,
+ * CPU (user + system, every thread) and peak RSS from GNU time.
+ */
+function cliExport(dir: string, out: string, format: string): Promise<ChildExport> {
+  return new Promise((res, rej) => {
+    const args = ['-f', '%U %S %M', process.execPath, join(ROOT, 'bin', 'loupe.js'), '--data-dir', dir];
+    const t0 = performance.now();
+    const p = spawn(TIME, [...args, 'export', '--format', format, '--no-history', '-o', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (said += String(d)));
+    p.stderr.on('data', (d: Buffer) => (err += String(d)));
+    p.on('error', rej);
+    p.on('close', (code) => {
+      const ms = performance.now() - t0;
+      const summary = `${said}${err}`.match(/Exported [^\n]*/)?.[0] ?? '';
+      if (code !== 0 || !summary) return rej(new Error(`loupe export --format ${format} failed: ${err.slice(-500)}`));
+      const [u, sy, m] = err.trim().split('\n').pop()!.split(' ').map(Number);
+      stat(out).then(
+        (st) =>
+          res({
+            rows: Number(summary.match(/Exported ([\d,]+) rows/)?.[1].replaceAll(',', '') ?? NaN),
+            bytes: st.size,
+            ms,
+            cpuMs: (u + sy) * 1000,
+            peakRssMB: m / 1024,
+            summary,
+          }),
+        rej,
+      );
+    });
+  });
+}
+
+/** Loupe's export of `format` to `out`: the built command line where GNU time is there, else the tsx child. */
+function loupeExport(dir: string, out: string, format: string): Promise<ChildExport> {
+  return existsSync(TIME) ? cliExport(dir, out, format) : child([dir, out, format]);
+}
+
 /** The sqlite3 program's CSV of every row of `items`: wall and CPU time, peak RSS (GNU time when there). */
 function sqlite3Csv(bin: string, db: string, out: string): Promise<{ ms: number; cpuMs: number | null; rssMB: number | null }> {
-  const time = '/usr/bin/time';
+  const time = TIME;
   return new Promise((res, rej) => {
     const fd = openSync(out, 'w');
     const t0 = performance.now();
@@ -85,6 +134,13 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
   const out: Result[] = [];
   const db = archivePath(dir);
   const n = pairs();
+  const how = existsSync(TIME)
+    ? 'the built command line (loupe export, start-up included)'
+    : 'from the sources through tsx (GNU time is not installed, so not the built command line)';
+  if (existsSync(TIME)) {
+    const built = await buildCli({ quiet: true });
+    ctx.log(`built the command line: ${built.files} files; Loupe's exports run it`);
+  }
   // CSV: Loupe, then the sqlite3 program, back to back, n times
   const sq = sqlite3Program(ctx.log);
   const csvRuns: ChildExport[] = [];
@@ -93,7 +149,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
   let sqBytes = 0;
   for (let i = 0; i < n; i++) {
     loads.push(await loadNow());
-    const csv = await child([dir, join(outDir, 'a.csv'), 'csv']);
+    const csv = await loupeExport(dir, join(outDir, 'a.csv'), 'csv');
     ctx.log(`csv ${s1(csv.ms)} (CPU ${s1(csv.cpuMs)}) ${csv.peakRssMB.toFixed(0)} MB`);
     csvRuns.push(csv);
     if ('path' in sq) {
@@ -112,7 +168,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
     value: csv.ms / 1000,
     unit: 's',
     load: csvLoad,
-    note: `median of ${n}${span(csvRuns.map((r) => r.ms))}; CPU ${s1(csv.cpuMs)}${span(csvRuns.map((r) => r.cpuMs))} (every thread), ${mb(csv.bytes)}, all columns`,
+    note: `median of ${n}${span(csvRuns.map((r) => r.ms))}; CPU ${s1(csv.cpuMs)}${span(csvRuns.map((r) => r.cpuMs))} (every thread), ${mb(csv.bytes)}, all columns; ${how}`,
   });
   out.push({
     metric: `CSV export peak RSS (${rows} rows)`,
@@ -155,7 +211,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
     });
 
   const xLoad = await loadNow();
-  const xlsx = await child([dir, join(outDir, 'a.xlsx'), 'xlsx']);
+  const xlsx = await loupeExport(dir, join(outDir, 'a.xlsx'), 'xlsx');
   ctx.log(`xlsx ${s1(xlsx.ms)} ${xlsx.peakRssMB.toFixed(0)} MB`);
   out.push({
     metric: 'XLSX export ÷ CSV export, time',
@@ -193,7 +249,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
     const pLoads: number[] = [];
     for (let i = 0; i < n; i++) {
       pLoads.push(await loadNow());
-      const pq = await child([dir, join(outDir, `a${i}.parquet`), 'parquet']);
+      const pq = await loupeExport(dir, join(outDir, `a${i}.parquet`), 'parquet');
       ctx.log(`parquet ${s1(pq.ms)} (CPU ${s1(pq.cpuMs)}) ${pq.peakRssMB.toFixed(0)} MB`);
       pqRuns.push(pq);
       if (c) {
