@@ -23,15 +23,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { bundleReader, partBuffers, tablesLayout, tablesOfRids, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
-import { ridBytesReader, RID_BATCH, type RidSource } from './rid-rows';
+import { ridBatchReader } from './rid-batch';
+import { RID_BATCH, type RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('parquet-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const layout = parquetLayout(data.columns);
-/** rows by rid with each record as its stored bytes, added from those bytes (parquet-spans.ts) */
-const readRows = ridBytesReader(data.reader);
+/** rows by rid, a batch in one aggregate row (rid-batch.ts), each record its stored bytes, added from those bytes (parquet-spans.ts) */
+const readRows = ridBatchReader(data.reader);
 const addRow = parquetSpanAdder(layout);
 /** one encoder for every group of this worker (groups come one after another): its buffers are reused */
 let encoder: GroupEncoder | null = null;
