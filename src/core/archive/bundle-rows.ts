@@ -22,8 +22,8 @@ export interface BundleCall {
   creditsUsed: number | null;
   cached: boolean | null;
   replayed: boolean | null;
-  /** the stored answer exactly as kept (JSON text), null for bulk loads without one */
-  answer: string | null;
+  /** the stored answer exactly as kept (the UTF-8 of its JSON text), null for bulk loads without one */
+  answer: Uint8Array | null;
 }
 
 /**
@@ -38,7 +38,7 @@ export function* bundleCalls(c: ArchiveCtx, input: LibraryQuery): IterableIterat
          ORDER BY r.fetched_at, r.call_id`,
   );
   for (const [callId, platform, endpoint, fetchedAt] of rows) {
-    const answer = storedAnswer(c, callId);
+    const answer = c.sql.value<Uint8Array | null>(sql`SELECT CAST(envelope AS BLOB) FROM responses WHERE call_id = ${callId}`) ?? null;
     const led = c.sql.rows<[string, string | null, number, number, number]>(
       sql`SELECT params, request_id, credits_used, cached, idempotent_replay FROM calls
            WHERE call_id = ${callId} AND status BETWEEN 200 AND 299 AND dry_run = 0 ORDER BY attempt DESC, id DESC LIMIT 1`,

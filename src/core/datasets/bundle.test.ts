@@ -6,6 +6,7 @@
  * answers against the archive that holds them.
  */
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { exportBundle } from './bundle';
 import { importBundle, verifyBundle } from './bundle-check';
 
 const T0 = Date.UTC(2026, 0, 1);
+const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 const EOL = '\r\n';
 const dirs: string[] = [];
 const tmp = () => {
@@ -196,5 +198,31 @@ describe.each([
     );
     expect(b.getItem('photo_net', 'post', '1')!.note).toBe('mine');
     expect(r.calls.alreadyHeld).toBe(1); // the same call id: its answer is held, not stored twice
+  });
+});
+
+describe('answers.jsonl', () => {
+  it('each stored answer byte for byte as kept, its line and the file hashed as written (generated text)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { minLength: 1, maxLength: 4 }), async (texts) => {
+        const a = openArchive(':memory:', { author: () => 'ana' });
+        texts.forEach((text, n) =>
+          a.storeResponse(
+            listResponse(`call-${n}`, 'photo_net', 'profile/posts', [post({ id: `${n + 1}`, text })], { fetchedAt: T0 + n }),
+            'test',
+            null,
+          ),
+        );
+        const out = join(tmp(), 'b');
+        const m = await exportBundle(a, opts(out));
+        const file = readFileSync(join(out, 'answers.jsonl'));
+        expect(m.files.find((f) => f.path === 'answers.jsonl')).toEqual({ path: 'answers.jsonl', sha256: sha(file), bytes: file.length });
+        const lines = file.toString('utf8').split('\n').slice(0, -1);
+        expect(lines).toEqual(m.calls.map((c) => a.datasets.storedAnswer(c.call_id)));
+        expect(m.calls.map((c) => c.answer_sha256)).toEqual(lines.map((l) => sha(Buffer.from(l))));
+        a.close();
+      }),
+      { numRuns: 8 },
+    );
   });
 });

@@ -10,7 +10,7 @@
  */
 import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery } from '../../shared/query';
@@ -169,17 +169,35 @@ async function refuseNonEmpty(out: string): Promise<void> {
     throw new LoupeError('validation', `${out} is not empty; a bundle goes into a new or empty folder (nothing was written).`);
 }
 
-/** Writes answers.jsonl; returns the calls as the manifest lists them. */
-async function writeAnswers(archive: Archive, query: LibraryQuery, path: string | null, signal?: AbortSignal): Promise<ManifestCall[]> {
+const NEWLINE = new Uint8Array([0x0a]);
+
+/**
+ * Writes answers.jsonl (each stored answer's bytes as kept, read as bytes: never decoded and
+ * encoded again); returns the calls as the manifest lists them, and the file's SHA-256 and size,
+ * taken as it is written (not read back).
+ */
+async function writeAnswers(
+  archive: Archive,
+  query: LibraryQuery,
+  path: string | null,
+  signal?: AbortSignal,
+): Promise<{ calls: ManifestCall[]; file: { sha256: string; bytes: number } | null }> {
   const calls: ManifestCall[] = [];
   const ws = path ? createWriteStream(path) : null;
+  const whole = createHash('sha256');
+  let bytes = 0;
   for (const c of archive.datasets.bundleCalls(query)) {
     if (signal?.aborted) {
       ws?.destroy();
       throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
     }
     const { answer, ...rest } = c;
-    if (ws && answer !== null && !ws.write(answer + '\n')) await new Promise<void>((r) => ws.once('drain', () => r()));
+    if (ws && answer !== null) {
+      whole.update(answer).update(NEWLINE);
+      bytes += answer.length + 1;
+      ws.write(answer);
+      if (!ws.write(NEWLINE)) await new Promise<void>((r) => ws.once('drain', () => r()));
+    }
     calls.push({
       call_id: rest.callId,
       platform: rest.platform,
@@ -194,7 +212,7 @@ async function writeAnswers(archive: Archive, query: LibraryQuery, path: string 
     });
   }
   if (ws) await new Promise<void>((res, rej) => ws.end((e?: Error | null) => (e ? rej(e) : res())));
-  return calls;
+  return { calls, file: ws ? { sha256: whole.digest('hex'), bytes } : null };
 }
 
 /**
@@ -276,8 +294,8 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
       });
   const rest = (async () => {
     const answers = dehydrated ? null : join(o.out, 'answers.jsonl');
-    const calls = await writeAnswers(archive, o.query, answers, o.signal);
-    if (answers) files.push({ path: 'answers.jsonl', ...(await fileSha256(answers)) });
+    const { calls, file } = await writeAnswers(archive, o.query, answers, o.signal);
+    if (file) files.push({ path: 'answers.jsonl', ...file });
     return calls;
   })();
   // both finish before anything is returned or removed

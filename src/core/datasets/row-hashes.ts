@@ -5,7 +5,7 @@
  * by their quotes and line ends (ASCII, so safe inside UTF-8), hashed as they are in the file and
  * never decoded, but for the three cells of the key. Verify, import and export hash rows alike.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { LoupeError } from '../../shared/errors';
 import { unneutraliseCell } from '../export';
 
@@ -14,7 +14,12 @@ const COMMA = 0x2c;
 const CR = 0x0d;
 const LF = 0x0a;
 
-export const sha256 = (s: string | Uint8Array): string => createHash('sha256').update(s).digest('hex');
+/** crypto.hash (Node ≥ 20.12): one call, no Hash object (the root hash chains one per item and file) */
+const oneShot = (crypto as { hash?: (alg: string, data: string | Uint8Array) => string }).hash;
+/** SHA-256 in hex of bytes, or of a string's UTF-8 */
+export const sha256 = oneShot
+  ? (s: string | Uint8Array): string => oneShot('sha256', s)
+  : (s: string | Uint8Array): string => crypto.createHash('sha256').update(s).digest('hex');
 export const itemKeyOf = (i: { platform: string; kind: string; id: string }): string => `${i.platform}/${i.kind}/${i.id}`;
 
 export interface RowHash {
