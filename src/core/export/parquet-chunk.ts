@@ -126,7 +126,7 @@ export abstract class Column implements ColumnBuilder {
       scratch.set(levels.buf.subarray(0, levels.pos), 0);
       scratch.set(this.vals.buf.subarray(0, this.vals.pos), levels.pos);
       body = scratch.subarray(0, size);
-    } else body = this.vals.buf.subarray(0, this.vals.pos);
+    } else body = new Uint8Array(this.vals.buf.buffer, this.vals.buf.byteOffset, this.vals.pos); // a plain view: Snappy's loads see one array type
     const room = maxCompressedLength(size);
     if (packed.length < room) packed = new Uint8Array(Math.max(room, packed.length * 2));
     const csize = snappyCompressInto(body, packed, 0);

@@ -53,4 +53,17 @@ describe('Snappy compression', () => {
     const json = new TextEncoder().encode('{"id":"1","likes":12,"text":"hello"}'.repeat(3000));
     expect(snappyCompress(json).length).toBeLessThan(json.length / 10);
   });
+
+  it('compresses a view inside a larger buffer as the same bytes alone (the input is read through a DataView)', () => {
+    fc.assert(
+      fc.property(fc.oneof(repetitive, text), fc.nat(64), fc.nat(64), (input, before, after) => {
+        const host = new Uint8Array(before + input.length + after).fill(0x41);
+        host.set(input, before);
+        const view = host.subarray(before, before + input.length);
+        expect(Buffer.from(snappyCompress(view)).equals(Buffer.from(snappyCompress(input)))).toBe(true);
+        expect(roundTrip(view)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
