@@ -29,6 +29,7 @@ function tuple(r: ExportRow, raw: string): BytesTuple {
 const ODD: Array<(json: string) => string> = [
   (j) => j,
   (j) => (j.startsWith('{') ? JSON.stringify(JSON.parse(j), null, 1) : j),
+  (j) => (j.startsWith('{"') ? `{"url":"first","language":1.50,${j.slice(1)}` : j),
   (j) => (j.length > 2 && j.startsWith('{') ? `{"odd":[1.50,1E5,-0,0.0000001,123456789012345678901,"\\/\\u0041"],${j.slice(1)}` : j),
   (j) => j.replaceAll(/"author":\{(?!\})/g, '"author":{"7":"\\u00e9","x":0.10,'),
   (j) => j.replaceAll(/:(\d+)([,}])/g, ':$1.0$2'),
