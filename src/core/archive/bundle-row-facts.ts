@@ -3,8 +3,7 @@
  * docs/datasets.md "How a bundle is written"; src/core/export/bundle-render.ts). Imports only
  * what the workers' row reader does (export-row.ts, sql.ts): a worker never loads the archive's index.
  */
-import type { ExportRow } from '../ports';
-import { exportRowOf, type ExportTuple } from './export-row';
+import type { ExportTuple } from './export-row';
 import { sql, type RawSql, type SqlRead } from './sql';
 
 /**
@@ -26,27 +25,32 @@ type Counts = [number | null, number | null, number | null, number | null, numbe
 const num = (v: number | null): number => (v === null ? NaN : v);
 
 /**
- * The export rows of a batch of rids (in the batch's order) and their facts, or null when a rid
+ * The rows of a batch of rids as tuples of `cols` (in the batch's order: ExportTuple for
+ * EXPORT_COLS, exportRowOf makes the row) and their facts, or null when a rid
  * is not in the archive (deleted since the export's snapshot). One statement reads each row and
  * its current counts (the counts sit after the record in the row: a second read would walk the
  * record's overflow pages again); the readings and calls are two index lookups. `cols`: the
  * export row's columns (EXPORT_COLS and the annotation columns, RidWalk.extra).
  */
-export function bundleRowsOf(st: SqlRead, cols: RawSql, rids: readonly number[]): { rows: ExportRow[]; facts: RowFacts } | null {
+export function bundleRowsOf<T extends unknown[] = ExportTuple>(
+  st: SqlRead,
+  cols: RawSql,
+  rids: readonly number[],
+): { tuples: T[]; facts: RowFacts } | null {
   // ascending rids (neighbouring lookups share pages); j.key maps a row back to its place
   const order = rids.map((_, k) => k).sort((x, y) => rids[x] - rids[y]);
   const sorted = JSON.stringify(order.map((k) => rids[k]));
-  const found = st.rows<[number, number, ...Counts, number, ...ExportTuple]>(
+  const found = st.rows<[number, number, ...Counts, number, ...T]>(
     sql`SELECT j.key, COALESCE(i.counts_at, i.first_seen_at), i.views, i.likes, i.comments, i.shares, i.saves, i.counts_at IS NOT NULL, ${cols}
           FROM json_each(${sorted}) j CROSS JOIN items i ON i.rid = j.value`,
   );
   if (found.length !== rids.length) return null;
-  const rows: ExportRow[] = new Array(rids.length);
+  const tuples: T[] = new Array(rids.length);
   const now: Array<[number, ...Counts]> = new Array(rids.length);
   const withPast: number[] = [];
   for (const r of found) {
     const k = order[r[0]];
-    rows[k] = exportRowOf(r.slice(8) as ExportTuple);
+    tuples[k] = r.slice(8) as T;
     now[k] = [r[1], r[2], r[3], r[4], r[5], r[6]];
     if (r[7] === 1) withPast.push(rids[k]);
   }
@@ -76,5 +80,5 @@ export function bundleRowsOf(st: SqlRead, cols: RawSql, rids: readonly number[])
     ends[k] = readings.length;
     calls[k].sort();
   }
-  return { rows, facts: { calls, readings, ends } };
+  return { tuples, facts: { calls, readings, ends } };
 }

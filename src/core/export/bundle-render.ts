@@ -6,12 +6,15 @@
 import * as crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import { bundleRowsOf, type RowFacts } from '../archive/bundle-row-facts';
-import { EXPORT_COLS } from '../archive/export-row';
+import { EXPORT_BYTES_COLS } from '../archive/export-row';
 import { raw, Statements } from '../archive/sql';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesSinkCsv, type SinkCsvFn } from './columns';
+import { beginBytes, bytesLength, bytesSoFar } from './csv-bytes';
+import { csvSpanRenderer } from './csv-spans';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
-import { RID_BATCH, type RidSource } from './rid-rows';
+import { parquetSpanAdder } from './parquet-spans';
+import { bytesRow, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
 import { envelopeJson } from './rows';
 
 /** crypto.hash (Node ≥ 20.12): one call, no Hash object per row */
@@ -40,6 +43,18 @@ class ByteSink {
       this.buf = grown;
     }
     this.at += this.buf.write(s, start);
+    return start;
+  }
+  /** appends `b` (copied); returns where its bytes start */
+  append(b: Uint8Array): number {
+    const start = this.at;
+    if (this.buf.length - start < b.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, start + b.length));
+      this.buf.copy(grown, 0, 0, start);
+      this.buf = grown;
+    }
+    this.buf.set(b, start);
+    this.at += b.length;
     return start;
   }
   /** the SHA-256 of bytes written, from `start` to `end` */
@@ -101,14 +116,17 @@ export interface TablesPart {
   facts: { calls: string[][]; readings: Float64Array; ends: Uint32Array } | null;
 }
 
-/** A batch of rows by rid with their facts (archive/bundle-rows.ts), or null when one is gone. */
-export type BundleRead = (rids: readonly number[]) => { rows: ExportRow[]; facts: RowFacts } | null;
+/**
+ * A batch of rows by rid, each record as its stored bytes, with their facts
+ * (archive/bundle-row-facts.ts), or null when one is gone.
+ */
+export type BundleRead = (rids: readonly number[]) => { rows: BytesTuple[]; facts: RowFacts } | null;
 
 /** Rows and facts by rid from the archive file, on a read-only connection of its own (opened on first use), as rid-rows.ts reads rows. */
 export function bundleReader(source: RidSource): { read: BundleRead; close: () => void } {
   let db: Database.Database | null = null;
   let st: Statements | null = null;
-  const cols = raw(`${EXPORT_COLS}${source.extra}`);
+  const cols = raw(`${EXPORT_BYTES_COLS}${source.extra}`);
   return {
     read: (rids) => {
       if (!st) {
@@ -117,7 +135,8 @@ export function bundleReader(source: RidSource): { read: BundleRead; close: () =
         db.pragma('cache_size = -4096'); // rows are read once each
         st = new Statements(db);
       }
-      return bundleRowsOf(st, cols, rids);
+      const r = bundleRowsOf<BytesTuple>(st, cols, rids);
+      return r && { rows: r.tuples, facts: r.facts };
     },
     close: () => db?.close(),
   };
@@ -128,9 +147,16 @@ export interface TablesLayout {
   layout: ParquetLayout;
   /** each column's value to its Parquet column and its CSV cell: the row's CSV record */
   render: SinkCsvFn;
+  /** a row read as bytes into its Parquet columns (parquet-spans.ts) */
+  addSpans: (enc: GroupEncoder, t: BytesTuple) => void;
+  /** a row read as bytes as its CSV record, at the end of this thread's CSV batch (csv-spans.ts, csv-bytes.ts) */
+  csvSpans: (t: BytesTuple) => void;
 }
 
-export const tablesLayout = (): TablesLayout => ({ layout: parquetLayout(), render: valuesSinkCsv(resolveColumns()) });
+export const tablesLayout = (): TablesLayout => {
+  const layout = parquetLayout();
+  return { layout, render: valuesSinkCsv(resolveColumns()), addSpans: parquetSpanAdder(layout), csvSpans: csvSpanRenderer() };
+};
 
 /**
  * One group's rows, added a batch at a time (a batch's parsed rows are dropped once added: a group
@@ -144,6 +170,8 @@ export class TablesBuilder {
   private readonly csv: ByteSink;
   private readonly jsonl: ByteSink;
   private readonly line = envelopeLine(isoJson(), isoJson());
+  private readonly first = isoJson();
+  private readonly last = isoJson();
   /** the batches' facts, while every batch came with them */
   private facts: { calls: string[][]; readings: number[]; ends: number[] } | null = { calls: [], readings: [], ends: [] };
 
@@ -156,8 +184,7 @@ export class TablesBuilder {
     this.jsonl = new ByteSink(1 << 20);
   }
 
-  /** a batch of rows, with their facts (null: none, and the group has none) */
-  add(rows: Iterable<ExportRow>, facts: RowFacts | null = null): void {
+  private takeFacts(facts: RowFacts | null): void {
     const f = this.facts;
     if (f && facts) {
       const base = f.readings.length;
@@ -167,6 +194,65 @@ export class TablesBuilder {
         f.ends.push(base + facts.ends[k]);
       }
     } else this.facts = null;
+  }
+
+  /**
+   * A batch of rows read as bytes, with their facts: each record scanned (record-scan.ts) into its
+   * Parquet columns and its CSV record with no JSON.parse (the Parquet and CSV exports' workers'
+   * code, parquet-spans.ts, csv-spans.ts: the same bytes as the parsed path), and its stored bytes
+   * copied into its JSONL line (not decoded and encoded again). A row with overrides, or one the
+   * scan cannot vouch for, is parsed there as before.
+   */
+  addTuples(tuples: readonly BytesTuple[], facts: RowFacts | null): void {
+    this.takeFacts(facts);
+    const first = this.keys.length === 0;
+    const { csv, jsonl, t } = this;
+    // the batch's CSV records go into this thread's CSV buffer (csv-bytes.ts) and are copied into
+    // the group's at the batch's end: nothing else writes there meanwhile (this never yields)
+    beginBytes();
+    const ends: number[] = [];
+    for (const row of tuples) {
+      t.addSpans(this.enc, row);
+      t.csvSpans(row);
+      ends.push(bytesLength());
+      let j: number;
+      if (row[8] !== undefined && row[8] !== '[]') j = jsonl.write(this.line(bytesRow(row)) + '\n');
+      else {
+        j = jsonl.write(this.head(row));
+        jsonl.append(row[3]);
+        jsonl.write(this.tail(row));
+      }
+      // the JSONL line ends in \n, the CSV record in \r\n: hashed without them
+      this.jsonlSha.push(jsonl.sha(j, jsonl.at - 1));
+      this.keys.push(`${row[0]}/${row[1]}/${row[2]}`);
+    }
+    const base = csv.append(bytesSoFar());
+    beginBytes();
+    for (let k = 0, s = base; k < ends.length; k++) {
+      const e = base + ends[k];
+      this.csvSha.push(csv.sha(s, e - 2));
+      s = e;
+    }
+    if (first) {
+      csv.reserve(this.keys.length, this.capacity);
+      jsonl.reserve(this.keys.length, this.capacity);
+    }
+  }
+
+  /** envelopeLine's text before the record, of a row read as bytes */
+  private head(t: BytesTuple): string {
+    return `{"platform":${JSON.stringify(t[0])},"kind":${JSON.stringify(t[1])},"id":${JSON.stringify(t[2])},"record":`;
+  }
+
+  /** envelopeLine's text after the record and its line end, of a row read as bytes without overrides (exportRowOf's defaults) */
+  private tail(t: BytesTuple): string {
+    const tags = t[6] === undefined || t[6] === '[]' ? '[]' : JSON.stringify(JSON.parse(t[6]) as string[]);
+    return `,"tags":${tags},"note":${JSON.stringify(t[7] ?? null)},"overrides":{},"first_seen_at":${this.first(t[4])},"last_seen_at":${this.last(t[5])}}\n`;
+  }
+
+  /** a batch of rows, with their facts (null: none, and the group has none) */
+  add(rows: Iterable<ExportRow>, facts: RowFacts | null = null): void {
+    this.takeFacts(facts);
     const first = this.keys.length === 0;
     const { csv, jsonl } = this;
     for (const row of rows) {
@@ -213,7 +299,7 @@ export function tablesOfRids(t: TablesLayout, read: BundleRead, rids: number[]):
   for (let i = 0; i < rids.length; i += RID_BATCH) {
     const batch = read(rids.slice(i, i + RID_BATCH));
     if (!batch) return null;
-    b.add(batch.rows, batch.facts);
+    b.addTuples(batch.rows, batch.facts);
   }
   return b.finish();
 }

@@ -44,8 +44,10 @@ beforeAll(() => {
   }));
   for (let s = 0; s < N; s += 100) a.ingestItems(items.slice(s, s + 100), { callId: `t-${s}`, source: 'test' });
   const ref = (i: number) => ({ platform: items[i].platform, kind: 'post', id: items[i].record.id as string });
+  // tags and notes with quotes, control characters and non-ASCII (the JSONL line of a row read as bytes writes them itself)
   for (let i = 0; i < N; i += 37) a.addTag(ref(i), 'lead');
-  for (let i = 5; i < N; i += 53) a.setNote(ref(i), `note, "${i}"`);
+  for (let i = 0; i < N; i += 74) a.addTag(ref(i), 'tab\t"q" é🎉\u2028');
+  for (let i = 5; i < N; i += 53) a.setNote(ref(i), `note, "${i}"\n\u0001 ü`);
   for (let i = 9; i < N; i += 71) a.overrideLabel(ref(i), 'sponsored', 'p', 0.5);
 });
 afterAll(() => {

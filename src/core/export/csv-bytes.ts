@@ -31,6 +31,16 @@ export function takeBytes(): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+/** How many bytes the batch holds so far (where the next record starts). */
+export function bytesLength(): number {
+  return at;
+}
+
+/** The batch's bytes so far: a view of this thread's buffer, valid until the next write or beginBytes. */
+export function bytesSoFar(): Uint8Array {
+  return buf.subarray(0, at);
+}
+
 /** a text cell: quoted, neutralised (csvCell's rules), `"` doubled; not empty */
 export function textCell(s: string): void {
   const c = s.charCodeAt(0);
