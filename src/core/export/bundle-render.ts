@@ -14,6 +14,7 @@ import { beginBytes, bytesLength, bytesSoFar } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
+import { scanRecord } from './record-scan';
 import { bytesRow, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
 import { envelopeJson } from './rows';
 
@@ -148,9 +149,9 @@ export interface TablesLayout {
   /** each column's value to its Parquet column and its CSV cell: the row's CSV record */
   render: SinkCsvFn;
   /** a row read as bytes into its Parquet columns (parquet-spans.ts) */
-  addSpans: (enc: GroupEncoder, t: BytesTuple) => void;
+  addSpans: (enc: GroupEncoder, t: BytesTuple, scanned?: boolean) => void;
   /** a row read as bytes as its CSV record, at the end of this thread's CSV batch (csv-spans.ts, csv-bytes.ts) */
-  csvSpans: (t: BytesTuple) => void;
+  csvSpans: (t: BytesTuple, scanned?: boolean) => void;
 }
 
 export const tablesLayout = (): TablesLayout => {
@@ -212,8 +213,10 @@ export class TablesBuilder {
     beginBytes();
     const ends: number[] = [];
     for (const row of tuples) {
-      t.addSpans(this.enc, row);
-      t.csvSpans(row);
+      // one scan of the record for both (record-scan.ts keeps its spans until the next scan)
+      const scanned = (row[8] === undefined || row[8] === '[]') && scanRecord(row[3]);
+      t.addSpans(this.enc, row, scanned);
+      t.csvSpans(row, scanned);
       ends.push(bytesLength());
       let j: number;
       if (row[8] !== undefined && row[8] !== '[]') j = jsonl.write(this.line(bytesRow(row)) + '\n');

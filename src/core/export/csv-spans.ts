@@ -69,7 +69,7 @@ function slotCell(src: Uint8Array, slot: number): void {
  * The renderer of these columns (all, or a subset in the order given) for rows read as bytes:
  * appends each row's CSV record to this thread's batch (csv-bytes.ts beginBytes / takeBytes).
  */
-export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple) => void {
+export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple, scanned?: boolean) => void {
   const defs = resolveColumns(columns);
   const fallback = csvBytesRenderer(defs);
   const ops = Int32Array.from(defs, (d) => {
@@ -79,9 +79,11 @@ export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple) =>
     if (other === undefined) throw new Error(`export: no byte rendering for column '${d.name}'`);
     return other;
   });
-  return (t) => {
+  // `scanned`: the caller scanned the record just before (a dataset bundle's Parquet columns read
+  // the same scan, bundle-render.ts): true, a row without overrides the scan vouched for; false, not
+  return (t, scanned) => {
     const src = t[3];
-    if ((t[8] !== undefined && t[8] !== '[]') || !scanRecord(src)) return fallback(bytesRow(t));
+    if (scanned === undefined ? (t[8] !== undefined && t[8] !== '[]') || !scanRecord(src) : !scanned) return fallback(bytesRow(t));
     for (let c = 0; c < ops.length; c++) {
       if (c > 0) commaBytes();
       const op = ops[c];

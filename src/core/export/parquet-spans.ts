@@ -220,7 +220,7 @@ type Fill = (t: BytesTuple, cols: readonly ColumnBuilder[], miss: Miss) => void;
  * One function per layout is compiled with a statement per column (as columns.ts compiles the
  * CSV renderer): each builder's call has one call site, so each site sees one builder class.
  */
-export function parquetSpanAdder(layout: ParquetLayout): (enc: GroupEncoder, t: BytesTuple) => void {
+export function parquetSpanAdder(layout: ParquetLayout): (enc: GroupEncoder, t: BytesTuple, scanned?: boolean) => void {
   const n = layout.names.length - 1; // the last column is `untyped`, which the encoder fills
   const body: string[] = [];
   for (let c = 0; c < n; c++) {
@@ -242,8 +242,10 @@ export function parquetSpanAdder(layout: ParquetLayout): (enc: GroupEncoder, t: 
   )(...Object.values(helpers)) as Fill;
   let row: BytesTuple;
   const fillRow = (cols: readonly ColumnBuilder[], miss: Miss): void => fill(row, cols, miss);
-  return (enc, t) => {
-    if ((t[8] !== undefined && t[8] !== '[]') || !scanRecord(t[3])) return enc.add(bytesRow(t));
+  // `scanned`: the caller scanned the record just before (a dataset bundle's CSV reads the same
+  // scan, bundle-render.ts): true, a row without overrides the scan vouched for; false, not
+  return (enc, t, scanned) => {
+    if (scanned === undefined ? (t[8] !== undefined && t[8] !== '[]') || !scanRecord(t[3]) : !scanned) return enc.add(bytesRow(t));
     row = t;
     enc.addWith(fillRow);
   };
