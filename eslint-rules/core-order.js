@@ -45,10 +45,13 @@ export const PAST_INDEX = {
     'archive/sql.ts': "the CSV workers' batch reader, in the same statement style as rid-rows.ts (without the archive's index)",
   },
   'export/bundle-render.ts': {
+    'archive/bundle-row-facts.ts': "the type of a bundle's rows' calls and readings (RowFacts), without the archive's index",
+    'archive/sql.ts': "the bundle workers' reader's connection (Statements), as rid-rows.ts",
+  },
+  'export/bundle-batch.ts': {
     'archive/bundle-row-facts.ts':
-      "a bundle's rows with their calls and readings, read in the export workers as rid-rows.ts reads rows: without the archive's index",
-    'archive/export-row.ts': 'the same reader builds export rows (as rid-rows.ts)',
-    'archive/sql.ts': "the same reader's statements (as rid-rows.ts)",
+      "a bundle's rows with their calls and readings, read in the export workers as rid-batch.ts reads rows: without the archive's index",
+    'archive/sql.ts': "the same reader's statement (as rid-batch.ts)",
   },
 };
 

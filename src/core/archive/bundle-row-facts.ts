@@ -25,6 +25,9 @@ type Counts = [number | null, number | null, number | null, number | null, numbe
 const num = (v: number | null): number => (v === null ? NaN : v);
 
 /**
+ * The export workers read a batch in one aggregate row instead (src/core/export/bundle-batch.ts,
+ * the same rows and facts: bundle-batch.test.ts compares the two over generated archives).
+ *
  * The rows of a batch of rids as tuples of `cols` (in the batch's order: ExportTuple for
  * EXPORT_COLS, exportRowOf makes the row) and their facts, or null when a rid
  * is not in the archive (deleted since the export's snapshot). One statement reads each row and

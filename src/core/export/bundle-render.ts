@@ -5,11 +5,11 @@
  */
 import * as crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { bundleRowsOf, type RowFacts } from '../archive/bundle-row-facts';
-import { EXPORT_BYTES_COLS } from '../archive/export-row';
-import { raw, Statements } from '../archive/sql';
+import type { RowFacts } from '../archive/bundle-row-facts';
+import { Statements } from '../archive/sql';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesSinkCsv, type SinkCsvFn } from './columns';
+import { bundleBatchColumns, bundleBatchOf } from './bundle-batch';
 import { beginBytes, bytesLength, bytesSoFar } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
@@ -123,11 +123,14 @@ export interface TablesPart {
  */
 export type BundleRead = (rids: readonly number[]) => { rows: BytesTuple[]; facts: RowFacts } | null;
 
-/** Rows and facts by rid from the archive file, on a read-only connection of its own (opened on first use), as rid-rows.ts reads rows. */
+/**
+ * Rows and facts by rid from the archive file, on a read-only connection of its own (opened on
+ * first use), a batch as one aggregate row (bundle-batch.ts), as rid-batch.ts reads the exports' rows.
+ */
 export function bundleReader(source: RidSource): { read: BundleRead; close: () => void } {
   let db: Database.Database | null = null;
   let st: Statements | null = null;
-  const cols = raw(`${EXPORT_BYTES_COLS}${source.extra}`);
+  const cols = bundleBatchColumns(source.extra);
   return {
     read: (rids) => {
       if (!st) {
@@ -136,8 +139,7 @@ export function bundleReader(source: RidSource): { read: BundleRead; close: () =
         db.pragma('cache_size = -4096'); // rows are read once each
         st = new Statements(db);
       }
-      const r = bundleRowsOf<BytesTuple>(st, cols, rids);
-      return r && { rows: r.tuples, facts: r.facts };
+      return bundleBatchOf(st, cols, rids);
     },
     close: () => db?.close(),
   };
