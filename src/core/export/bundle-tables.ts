@@ -70,8 +70,11 @@ class HashedFile {
 
 export interface BundleTablesResult {
   rows: number;
-  /** item key → [CSV record SHA-256, JSONL line SHA-256] */
-  hashes: Map<string, [string, string]>;
+  /**
+   * item key → [CSV record SHA-256, JSONL line SHA-256], built on first use from the groups'
+   * arrays (a bundle whose workers gave every row's facts never asks: bundle-facts.ts keeps them)
+   */
+  readonly hashes: Map<string, [string, string]>;
   /** the three files: name in `dir`, SHA-256, bytes */
   files: Array<{ path: string; sha256: string; bytes: number }>;
 }
@@ -110,7 +113,7 @@ export async function writeBundleTables(
   const csv = await HashedFile.open(join(o.dir, 'items.csv'));
   const jsonl = await HashedFile.open(join(o.dir, 'items.jsonl'));
   const pq = await open(join(o.dir, 'items.parquet'), 'wx');
-  const hashes = new Map<string, [string, string]>();
+  const placed: Array<Pick<TablesPart, 'keys' | 'csvSha' | 'jsonlSha'>> = [];
   let count = 0;
   try {
     const parquet = new GroupFile(pq, t.layout, Number.MAX_SAFE_INTEGER);
@@ -122,7 +125,7 @@ export async function writeBundleTables(
       await csv.write(part.csv);
       await jsonl.write(part.jsonl);
       await parquet.place(part.group);
-      for (let k = 0; k < part.keys.length; k++) hashes.set(part.keys[k], [part.csvSha[k], part.jsonlSha[k]]);
+      placed.push({ keys: part.keys, csvSha: part.csvSha, jsonlSha: part.jsonlSha }); // not its buffers
       count += part.keys.length;
       o.onProgress?.(count);
     };
@@ -166,7 +169,27 @@ export async function writeBundleTables(
     { path: 'items.jsonl', sha256: await jsonl.close(), bytes: jsonl.bytes },
     { path: 'items.parquet', ...(await fileSha256(join(o.dir, 'items.parquet'))) },
   ];
-  return { rows: count, hashes, files };
+  return withHashes(count, files, placed);
+}
+
+/** The result, its map of the rows' hashes built from the groups' arrays on first use. */
+function withHashes(
+  rows: number,
+  files: BundleTablesResult['files'],
+  placed: Array<Pick<TablesPart, 'keys' | 'csvSha' | 'jsonlSha'>>,
+): BundleTablesResult {
+  let hashes: Map<string, [string, string]> | null = null;
+  return {
+    rows,
+    files,
+    get hashes() {
+      if (!hashes) {
+        hashes = new Map();
+        for (const p of placed) for (let k = 0; k < p.keys.length; k++) hashes.set(p.keys[k], [p.csvSha[k], p.jsonlSha[k]]);
+      }
+      return hashes;
+    },
+  };
 }
 
 /** A group to place: its part, and the rids it holds (null: rows without a rid walk). */
