@@ -10,7 +10,7 @@
  */
 import type { RowFacts } from '../archive/bundle-row-facts';
 import { raw, sql, type RawSql, type SqlRead } from '../archive/sql';
-import { ridOrder, type BytesTuple } from './rid-rows';
+import { ridsAscending, type BytesTuple } from './rid-rows';
 
 /**
  * The batch's statement (extra: RidSource.extra, the annotation columns, named `tags_json`,
@@ -70,9 +70,7 @@ export function bundleBatchOf(
   rids: readonly number[],
 ): { rows: BytesTuple[]; facts: RowFacts } | null {
   // ascending rids (neighbouring lookups share pages); j.key maps a row back to its place
-  const order = ridOrder(rids);
-  const sorted = new Array<number>(rids.length);
-  for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
+  const { order, sorted } = ridsAscending(rids);
   const json = JSON.stringify(sorted);
   const [metaJson, blob] = st.rows<[string, Buffer | null]>(
     sql`SELECT ${cols.outer} FROM (SELECT ${cols.inner} FROM json_each(${json}) j CROSS JOIN items i ON i.rid = j.value)`,

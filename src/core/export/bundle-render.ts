@@ -4,7 +4,7 @@
  * JSONL line. The same code runs on the exporting thread and in export workers (parquet-worker.ts).
  */
 import * as crypto from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { RowFacts } from '../archive/bundle-row-facts';
 import { Statements } from '../archive/sql';
 import type { ExportRow } from '../ports';
@@ -14,8 +14,8 @@ import { beginBytes, bytesLength, bytesSoFar } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
-import { scanRecord } from './record-scan';
-import { bytesRow, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
+import { fromBytes } from './byte-row';
+import { bytesRow, openRidSource, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
 import { envelopeJson } from './rows';
 
 /** crypto.hash (Node ≥ 20.12): one call, no Hash object per row */
@@ -134,9 +134,7 @@ export function bundleReader(source: RidSource): { read: BundleRead; close: () =
   return {
     read: (rids) => {
       if (!st) {
-        db = new Database(source.file, { readonly: true, fileMustExist: true });
-        db.pragma('busy_timeout = 5000');
-        db.pragma('cache_size = -4096'); // rows are read once each
+        db = openRidSource(source).db;
         st = new Statements(db);
       }
       return bundleBatchOf(st, cols, rids);
@@ -216,7 +214,7 @@ export class TablesBuilder {
     const ends: number[] = [];
     for (const row of tuples) {
       // one scan of the record for both (record-scan.ts keeps its spans until the next scan)
-      const scanned = (row[8] === undefined || row[8] === '[]') && scanRecord(row[3]);
+      const scanned = fromBytes(row, undefined);
       t.addSpans(this.enc, row, scanned);
       t.csvSpans(row, scanned);
       ends.push(bytesLength());

@@ -10,28 +10,8 @@
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { cellBytes, commaBytes, eolBytes, isoBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
 import { bytesRow, type BytesTuple } from './rid-rows';
-import { end, extraBytes, extraLength, extraOther, kind, scanRecord, SLOTS, Span, start } from './record-scan';
-
-const PLATFORM = -1;
-const KIND = -2;
-const ID = -3;
-const TAGS = -4;
-const NOTE = -5;
-const OVERRIDES = -6;
-const FIRST_SEEN = -7;
-const LAST_SEEN = -8;
-const EXTRA = -9;
-const OTHER_COLUMNS: Record<string, number> = {
-  platform: PLATFORM,
-  kind: KIND,
-  id: ID,
-  tags: TAGS,
-  note: NOTE,
-  overrides: OVERRIDES,
-  first_seen_at: FIRST_SEEN,
-  last_seen_at: LAST_SEEN,
-  extra: EXTRA,
-};
+import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
+import { EXTRA, FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
 
 const decoder = new TextDecoder();
 
@@ -79,11 +59,10 @@ export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple, sc
     if (other === undefined) throw new Error(`export: no byte rendering for column '${d.name}'`);
     return other;
   });
-  // `scanned`: the caller scanned the record just before (a dataset bundle's Parquet columns read
-  // the same scan, bundle-render.ts): true, a row without overrides the scan vouched for; false, not
+  // `scanned`: see fromBytes (byte-row.ts)
   return (t, scanned) => {
     const src = t[3];
-    if (scanned === undefined ? (t[8] !== undefined && t[8] !== '[]') || !scanRecord(src) : !scanned) return fallback(bytesRow(t));
+    if (!fromBytes(t, scanned)) return fallback(bytesRow(t));
     for (let c = 0; c < ops.length; c++) {
       if (c > 0) commaBytes();
       const op = ops[c];

@@ -14,34 +14,14 @@ import { iso } from './columns';
 import type { ColumnBuilder } from './parquet-chunk';
 import type { GroupEncoder, ParquetLayout } from './parquet-group';
 import type { TextColumn } from './parquet-text';
-import { end, extraBytes, extraLength, extraOther, kind, scanRecord, SLOTS, Span, start } from './record-scan';
+import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
+import { FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
 
 /** the scan's slots (the same arrays for every scan: held here once, not read through the module each time) */
 const K = kind;
 const S = start;
 const E = end;
 import { bytesRow, type BytesTuple } from './rid-rows';
-
-const PLATFORM = -1;
-const KIND = -2;
-const ID = -3;
-const TAGS = -4;
-const NOTE = -5;
-const OVERRIDES = -6;
-const FIRST_SEEN = -7;
-const LAST_SEEN = -8;
-const EXTRA = -9;
-const OTHER_COLUMNS: Record<string, number> = {
-  platform: PLATFORM,
-  kind: KIND,
-  id: ID,
-  tags: TAGS,
-  note: NOTE,
-  overrides: OVERRIDES,
-  first_seen_at: FIRST_SEEN,
-  last_seen_at: LAST_SEEN,
-  extra: EXTRA,
-};
 
 /** how a column takes its values */
 const TEXT = 0;
@@ -242,10 +222,9 @@ export function parquetSpanAdder(layout: ParquetLayout): (enc: GroupEncoder, t: 
   )(...Object.values(helpers)) as Fill;
   let row: BytesTuple;
   const fillRow = (cols: readonly ColumnBuilder[], miss: Miss): void => fill(row, cols, miss);
-  // `scanned`: the caller scanned the record just before (a dataset bundle's CSV reads the same
-  // scan, bundle-render.ts): true, a row without overrides the scan vouched for; false, not
+  // `scanned`: see fromBytes (byte-row.ts)
   return (enc, t, scanned) => {
-    if (scanned === undefined ? (t[8] !== undefined && t[8] !== '[]') || !scanRecord(t[3]) : !scanned) return enc.add(bytesRow(t));
+    if (!fromBytes(t, scanned)) return enc.add(bytesRow(t));
     row = t;
     enc.addWith(fillRow);
   };

@@ -7,9 +7,8 @@
  * of 500, old and new alternating batch by batch in one process: 5.1–5.5 µs a row → 3.9–4.0).
  * The rows are the same (rid-batch.test.ts compares them over generated archives).
  */
-import Database from 'better-sqlite3';
 import { raw, sql, Statements, type RawSql } from '../archive/sql';
-import { ridOrder, type BytesTuple, type RidSource } from './rid-rows';
+import { openRidSource, ridsAscending, type BytesTuple, type RidSource } from './rid-rows';
 
 /**
  * The batch's statement: the inner select names every column (the annotation columns keep their
@@ -36,15 +35,10 @@ export function ridBatchReader(source: RidSource | undefined): (rids: number[]) 
   let reader: { st: Statements; cols: { outer: RawSql; inner: RawSql } } | null = null;
   return (rids) => {
     if (!reader) {
-      if (!source) throw new Error('export worker: rids without an archive to read them from');
-      const db = new Database(source.file, { readonly: true, fileMustExist: true });
-      db.pragma('busy_timeout = 5000');
-      db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-      reader = { st: new Statements(db), cols: columnsOf(source.extra) };
+      const { db, extra } = openRidSource(source);
+      reader = { st: new Statements(db), cols: columnsOf(extra) };
     }
-    const order = ridOrder(rids);
-    const sorted = new Array<number>(rids.length);
-    for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
+    const { order, sorted } = ridsAscending(rids);
     const { outer, inner } = reader.cols;
     const [metaJson, blob] = reader.st.rows<[string, Buffer | null]>(
       sql`SELECT ${outer} FROM (SELECT ${inner} FROM json_each(${JSON.stringify(sorted)}) j CROSS JOIN items i ON i.rid = j.value)`,

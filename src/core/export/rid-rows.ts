@@ -44,15 +44,10 @@ export function ridTupleReader<T extends unknown[]>(source: RidSource | undefine
   let reader: { st: Statements; cols: RawSql } | null = null;
   return (rids) => {
     if (!reader) {
-      if (!source) throw new Error('export worker: rids without an archive to read them from');
-      const db = new Database(source.file, { readonly: true, fileMustExist: true });
-      db.pragma('busy_timeout = 5000');
-      db.pragma('cache_size = -4096'); // rows are read once each, in no page order
-      reader = { st: new Statements(db), cols: raw(`${cols}${source.extra}`) };
+      const { db, extra } = openRidSource(source);
+      reader = { st: new Statements(db), cols: raw(`${cols}${extra}`) };
     }
-    const order = ridOrder(rids);
-    const sorted = new Array<number>(rids.length);
-    for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
+    const { order, sorted } = ridsAscending(rids);
     const found = reader.st.rows<[number, ...T]>(
       sql`SELECT j.key, ${reader.cols} FROM json_each(${JSON.stringify(sorted)}) j CROSS JOIN items i ON i.rid = j.value`,
     );
@@ -63,8 +58,25 @@ export function ridTupleReader<T extends unknown[]>(source: RidSource | undefine
   };
 }
 
+/** A worker's read-only connection to the archive file it reads rids from, and the source's annotation columns. */
+export function openRidSource(source: RidSource | undefined): { db: Database.Database; extra: string } {
+  if (!source) throw new Error('export worker: rids without an archive to read them from');
+  const db = new Database(source.file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -4096'); // rows are read once each, in no page order
+  return { db, extra: source.extra };
+}
+
+/** `rids` in ascending order (neighbouring lookups share pages), and each one's place in `rids`. */
+export function ridsAscending(rids: readonly number[]): { order: Uint32Array; sorted: number[] } {
+  const order = ridOrder(rids);
+  const sorted = new Array<number>(rids.length);
+  for (let i = 0; i < order.length; i++) sorted[i] = rids[order[i]];
+  return { order, sorted };
+}
+
 /** The positions of `rids` in ascending rid order (rids are distinct integers). */
-export function ridOrder(rids: readonly number[]): Uint32Array {
+function ridOrder(rids: readonly number[]): Uint32Array {
   const order = new Uint32Array(rids.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
   return order.sort((a, b) => rids[a] - rids[b]);

@@ -1,0 +1,39 @@
+/**
+ * What the byte paths (csv-spans.ts, parquet-spans.ts) share about a row read as bytes
+ * (rid-rows.ts BytesTuple): the columns that are the row's own fields rather than its record's
+ * (negative operations beside record-scan.ts's slots), and whether a row's cells may come from its
+ * record's bytes.
+ */
+import { scanRecord } from './record-scan';
+import type { BytesTuple } from './rid-rows';
+
+export const PLATFORM = -1;
+export const KIND = -2;
+export const ID = -3;
+export const TAGS = -4;
+export const NOTE = -5;
+export const OVERRIDES = -6;
+export const FIRST_SEEN = -7;
+export const LAST_SEEN = -8;
+export const EXTRA = -9;
+export const OTHER_COLUMNS: Readonly<Record<string, number>> = {
+  platform: PLATFORM,
+  kind: KIND,
+  id: ID,
+  tags: TAGS,
+  note: NOTE,
+  overrides: OVERRIDES,
+  first_seen_at: FIRST_SEEN,
+  last_seen_at: LAST_SEEN,
+  extra: EXTRA,
+};
+
+/**
+ * Whether row `t` is written from its record's bytes: it has no label overrides (its label cells
+ * are the analyst's values) and the scan vouches for the record. `scanned`: the caller scanned the
+ * record just before (a dataset bundle's Parquet columns and CSV read one scan, bundle-render.ts):
+ * true, a row without overrides the scan vouched for; false, not.
+ */
+export function fromBytes(t: BytesTuple, scanned: boolean | undefined): boolean {
+  return scanned === undefined ? (t[8] === undefined || t[8] === '[]') && scanRecord(t[3]) : scanned;
+}
