@@ -15,17 +15,9 @@ import { beginBytes, takeBytes } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { scanRecord } from './record-scan';
 import { bytesRow, type BytesTuple } from './rid-rows';
-import { row } from './test-rows';
+import { row, tuple } from './test-rows';
 
 const enc = new TextEncoder();
-
-/** a row as a worker reads it: the stored columns, the record's text as bytes */
-function tuple(r: ExportRow, raw: string): BytesTuple {
-  const ov = Object.entries(r.overrides).flatMap(([family, fields]) => Object.entries(fields).map(([f, v]) => [family, f, v, 5]));
-  const annotated = r.tags.length > 0 || r.note !== null || ov.length > 0;
-  const [p, k, id, bytes, first, last] = [r.platform, r.kind, r.id, enc.encode(raw), r.firstSeenAt, r.lastSeenAt];
-  return annotated ? [p, k, id, bytes, first, last, JSON.stringify(r.tags), r.note, JSON.stringify(ov)] : [p, k, id, bytes, first, last];
-}
 
 /** stored texts another writer could have made of the same record */
 const ODD: Array<(json: string) => string> = [

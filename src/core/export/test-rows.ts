@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import type { ExportRow } from '../ports';
+import type { BytesTuple } from './rid-rows';
 import { LABEL_FIELDS } from './columns';
 
 const HOSTILE = [
@@ -93,3 +94,13 @@ export const row: fc.Arbitrary<ExportRow> = fc.record({
   note: fc.oneof(fc.constant(null), text),
   overrides: overrides as fc.Arbitrary<ExportRow['overrides']>,
 });
+
+const enc = new TextEncoder();
+
+/** a row as a worker reads it: the stored columns, the record's text as bytes */
+export function tuple(r: ExportRow, raw: string): BytesTuple {
+  const ov = Object.entries(r.overrides).flatMap(([family, fields]) => Object.entries(fields).map(([f, v]) => [family, f, v, 5]));
+  const annotated = r.tags.length > 0 || r.note !== null || ov.length > 0;
+  const [p, k, id, bytes, first, last] = [r.platform, r.kind, r.id, enc.encode(raw), r.firstSeenAt, r.lastSeenAt];
+  return annotated ? [p, k, id, bytes, first, last, JSON.stringify(r.tags), r.note, JSON.stringify(ov)] : [p, k, id, bytes, first, last];
+}
