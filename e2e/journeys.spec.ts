@@ -51,11 +51,14 @@ async function approveIfAsked(page: Page, then = page.getByTestId('walk-status')
 /** every walk id a bar has shown: a bar still drawn from an earlier walk (a view just opened) is not the new one */
 const walksSeen = new WeakMap<Page, Set<string>>();
 
+/** the walk id of the bar drawn now, or null: read in one step (a bar counted, then gone before its attribute was read, made getAttribute wait for the test's whole timeout) */
+const shownWalkId = (page: Page): Promise<string | null> =>
+  page.evaluate(() => document.querySelector('[data-testid="walk-status"]')?.getAttribute('data-walk-id') ?? null);
+
 async function startWalk(page: Page, press: () => Promise<void>): Promise<{ pages: number; newItems: number; cost: number }> {
-  const bar = page.getByTestId('walk-status');
   const seen = walksSeen.get(page) ?? new Set<string>();
   walksSeen.set(page, seen);
-  const old = (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+  const old = await shownWalkId(page);
   if (old) seen.add(old);
   await press();
   const dialog = page.getByTestId('confirm-dialog');
@@ -63,14 +66,14 @@ async function startWalk(page: Page, press: () => Promise<void>): Promise<{ page
     .poll(
       async () => {
         if (await dialog.isVisible()) await page.getByTestId('confirm-ok').click();
-        const id = (await bar.count()) ? await bar.getAttribute('data-walk-id') : null;
+        const id = await shownWalkId(page);
         return id !== null && !seen.has(id) && !(await dialog.isVisible());
       },
       { timeout: 30_000 },
     )
     .toBe(true);
   const w = await walkSettled(page);
-  const id = await bar.getAttribute('data-walk-id');
+  const id = await shownWalkId(page);
   if (id) seen.add(id);
   return w;
 }
