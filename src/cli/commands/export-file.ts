@@ -17,8 +17,9 @@ import { checkOut } from '../line-sink';
 import { copyOut, type OutTarget } from '../output';
 import { progress } from '../terminal';
 import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
+import { grouped } from '../../shared/grouped';
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
+const fmt = grouped;
 
 type ExportFlags = QueryFlags & {
   history: boolean;

@@ -14,6 +14,7 @@ import { Pseudonymiser } from '../text';
 import { basename } from 'node:path';
 import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 import type { TableFormat } from './tables';
+import { grouped } from '../../shared/grouped';
 
 // the XLSX writer, the Parquet encoder and the network builder (graphology) are read
 // when an export of their format runs: the command line and the app start without them
@@ -57,7 +58,7 @@ export interface AnyExportResult {
   files?: CompanionFile[];
 }
 
-const fmt = (n: number): string => n.toLocaleString('en-US');
+const fmt = grouped;
 
 export function isExportFormat(s: string): s is AnyExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(s);
