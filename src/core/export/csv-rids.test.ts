@@ -8,14 +8,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openArchive, type Archive } from '../archive';
 import { post } from '../archive/test-fixtures';
 import { testDb } from '../archive/testing';
 import type { LibraryQuery } from '../../shared/query';
 import { mulberry32 } from '../../shared/random';
 import type { ExportRowSource, RidWalk } from '../ports';
-import { workerEntry } from './csv-pool';
+import { CsvPool, workerEntry } from './csv-pool';
 import { exportRows } from './index';
 import { exportParquet } from './parquet';
 
@@ -52,10 +52,30 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function csv(source: Iterable<never> | ExportRowSource, name: string, threads: number): Promise<Buffer> {
+async function csv(source: Iterable<never> | ExportRowSource, name: string, threads: number, total?: number): Promise<Buffer> {
   const out = join(dir, name);
-  await exportRows(source as ExportRowSource, { format: 'csv', out, threads, parallelAfter: 300 });
+  await exportRows(source as ExportRowSource, { format: 'csv', out, threads, parallelAfter: 300, total });
   return readFileSync(out);
+}
+
+/** the source, its walk telling whether the CSV workers were started before the walk's first rids */
+function watchedWalk(source: ExportRowSource): { source: ExportRowSource; startedBeforeWalk: () => boolean | null } {
+  const walkOf = source.ridWalk!;
+  const start = vi.spyOn(CsvPool, 'start');
+  let before: boolean | null = null;
+  const wrapped = Object.assign(source, {
+    ridWalk: (): RidWalk | null => {
+      const w = walkOf()!;
+      const next = w.next.bind(w);
+      return Object.assign(w, {
+        next: (max: number) => {
+          before ??= start.mock.calls.length > 0;
+          return next(max);
+        },
+      });
+    },
+  });
+  return { source: wrapped, startedBeforeWalk: () => before };
 }
 
 describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the workers, by rid', () => {
@@ -73,6 +93,27 @@ describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the worke
       expect(rids.length).toBeGreaterThan(1000);
       expect(rids.equals(one), JSON.stringify(q)).toBe(true);
     }
+  }, 120_000);
+
+  it('starts the workers before the walk when the count says the export is large, with the same bytes', async () => {
+    // the count as it is; and one the rows fall short of (rows deleted since the count, here a
+    // query of ~12 rows): the workers started early are closed and the rows written on this thread
+    const cases: [LibraryQuery, (count: number) => number | undefined][] = [
+      [queries[1], (count) => count],
+      [{ tags: ['lead'] }, () => 3000],
+      [{ tags: ['lead'] }, () => undefined],
+    ];
+    for (const [k, [q, totalOf]] of cases.entries()) {
+      const one = await csv(a.iterateExportRows(q), `one-early-${k}.csv`, 0);
+      const total = totalOf(a.count(q));
+      vi.restoreAllMocks();
+      const w = watchedWalk(a.iterateExportRows(q));
+      const out = await csv(w.source, `early-${k}.csv`, 2, total);
+      expect(out.equals(one), `${JSON.stringify(q)} total ${total}`).toBe(true);
+      expect(w.startedBeforeWalk()).toBe(total !== undefined && total >= 300);
+      if (k > 0) expect(a.count(q)).toBeLessThan(300);
+    }
+    vi.restoreAllMocks();
   }, 120_000);
 
   it('writes a row deleted after its snapshot from the snapshot', async () => {

@@ -39,6 +39,31 @@ interface Slot {
 }
 
 /**
+ * The walk's first rids (up to parallelAfter), and the workers: none for a small export. An export
+ * the caller expects to be large (`expected`, its count) starts them before the walk, so that their
+ * start-up (a Node environment each, their code) runs beside this thread's walk of the rids
+ * instead of after it; closed again when the rows fall short (deleted since the count).
+ */
+async function firstRids(
+  walk: RidWalk,
+  o: { columns?: string[]; threads: number; parallelAfter: number; expected?: number },
+): Promise<{ first: number[]; pool: CsvPool | null }> {
+  const small = Math.max(1, o.parallelAfter);
+  const start = (): CsvPool | null => (o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra }));
+  const early = (o.expected ?? 0) >= small ? start() : null;
+  let first: number[];
+  try {
+    first = walk.next(small);
+  } catch (e) {
+    await early?.close();
+    throw e;
+  }
+  if (first.length >= small) return { first, pool: early ?? start() };
+  await early?.close();
+  return { first, pool: null };
+}
+
+/**
  * Write the CSV records of every rid of `walk` to `sink` (its header already added); returns the
  * row count. `line` renders a row here (the first rows, a batch with a missing row, no worker).
  */
@@ -50,6 +75,8 @@ export async function csvFromRids(
     columns?: string[];
     threads: number;
     parallelAfter: number;
+    /** the rows the export is expected to hold (the caller's count): when past parallelAfter, the workers start before the walk */
+    expected?: number;
     signal?: AbortSignal;
     progress: (rows: number) => void;
   },
@@ -65,12 +92,7 @@ export async function csvFromRids(
       o.progress(count);
     }
   };
-  // a small export never starts a worker
-  const first = walk.next(Math.max(1, o.parallelAfter));
-  const pool =
-    first.length < Math.max(1, o.parallelAfter) || o.threads < 1
-      ? null
-      : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
+  const { first, pool } = await firstRids(walk, o);
   if (!pool) {
     const all = first;
     for (let more = walk.next(1 << 16); more.length > 0; more = walk.next(1 << 16)) for (const r of more) all.push(r);

@@ -34,7 +34,10 @@ export interface ExportOptions {
   signal?: AbortSignal;
   /** called with the number of rows written so far, now and then and once at the end */
   onProgress?: (rowsWritten: number) => void;
-  /** expected row count, if known; only sets how often progress is reported (~every 0.5%) */
+  /**
+   * expected row count, if known: sets how often progress is reported (~every 0.5%), and a CSV
+   * export of the archive expected past `parallelAfter` rows starts its workers before its walk
+   */
   total?: number;
   /**
    * CSV from a synchronous source (the archive): worker threads that render rows once more than
@@ -243,6 +246,16 @@ function renameError(e: unknown, finalPath: string): unknown {
   return e;
 }
 
+/** the options of a CSV export read by rid (csv-rids.ts) that come from the export's own */
+function ridOptions(opts: ExportOptions): { columns?: string[]; threads: number; parallelAfter: number; expected?: number } {
+  return {
+    columns: opts.columns,
+    threads: opts.threads ?? ridThreads(),
+    parallelAfter: Math.max(0, opts.parallelAfter ?? 5000),
+    expected: opts.total,
+  };
+}
+
 /**
  * Export rows to `opts.out`. Resolves with the row count, the file size in bytes and the
  * absolute final path. Rejects (and leaves no file behind) on error or when `signal` aborts.
@@ -292,11 +305,9 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
     if (walk) {
       try {
         await csvFromRids(walk, {
+          ...ridOptions(opts),
           sink: out,
           line,
-          columns: opts.columns,
-          threads: opts.threads ?? ridThreads(),
-          parallelAfter: Math.max(0, opts.parallelAfter ?? 5000),
           signal,
           progress: (n) => {
             count = n;
