@@ -62,18 +62,25 @@ interface Pending {
   reject(e: Error): void;
 }
 
-/** Export workers of one kind; batches go round-robin, each answer resolves its batch's promise. */
+/**
+ * Export workers of one kind; batches go round-robin (or, with `leastBusy`, to the worker with the
+ * fewest unanswered), each answer resolves its batch's promise.
+ */
 export class ExportPool {
   private readonly pending = new Map<number, Pending>();
   private seq = 0;
   private failed: Error | null = null;
+  /** each worker's messages not yet answered */
+  private readonly busy: number[];
 
   protected constructor(private readonly workers: Worker[]) {
-    for (const w of workers) {
+    this.busy = workers.map(() => 0);
+    workers.forEach((w, i) => {
       w.on('message', (m: Answer) => {
         const p = this.pending.get(m.seq);
         if (!p) return;
         this.pending.delete(m.seq);
+        this.busy[i]--;
         if (m.error !== undefined) p.reject(new Error(`export worker: ${m.error}`));
         else p.resolve(m);
       });
@@ -81,7 +88,7 @@ export class ExportPool {
       w.on('exit', (code) => {
         if (this.pending.size > 0) this.fail(new Error(`export worker stopped (exit code ${code})`));
       });
-    }
+    });
   }
 
   /** Workers started for `name`; null when none can be started here. */
@@ -111,13 +118,21 @@ export class ExportPool {
     return this.post((seq) => ({ seq, rows }) satisfies WireBatch);
   }
 
-  /** Send one message (made with its sequence number) to the next worker; resolves with its answer. */
-  protected post(message: (seq: number) => { seq: number }): Promise<Answer> {
+  /**
+   * Send one message (made with its sequence number) to the next worker, or with `leastBusy` to
+   * the one with the fewest messages unanswered (the next in turn among equals); resolves with its
+   * answer.
+   */
+  protected post(message: (seq: number) => { seq: number }, leastBusy = false): Promise<Answer> {
     if (this.failed) return Promise.reject(this.failed);
     const seq = this.seq++;
     const p = new Promise<Answer>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
     p.catch(() => undefined); // a batch abandoned by a cancel is not an unhandled rejection
-    this.workers[seq % this.workers.length].postMessage(message(seq));
+    const n = this.workers.length;
+    let w = seq % n;
+    if (leastBusy) for (let k = 1; k < n; k++) if (this.busy[(seq + k) % n] < this.busy[w]) w = (seq + k) % n;
+    this.busy[w]++;
+    this.workers[w].postMessage(message(seq));
     return p;
   }
 

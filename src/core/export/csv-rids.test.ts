@@ -140,12 +140,17 @@ describe.runIf(workerEntry('csv-worker') !== null)('CSV export read by the worke
 
 describe.runIf(workerEntry('parquet-worker') !== null)('Parquet export read by the workers, by rid', () => {
   /** the export; `iterated`: whether the exporting thread read rows from the source itself */
-  async function parquet(source: ExportRowSource, name: string, threads: number): Promise<{ bytes: Buffer; iterated: boolean }> {
+  async function parquet(
+    source: ExportRowSource,
+    name: string,
+    threads: number,
+    total?: number,
+  ): Promise<{ bytes: Buffer; iterated: boolean }> {
     const out = join(dir, name);
     let iterated = false;
     const next = source.next.bind(source);
     const watched = Object.assign(source, { next: () => ((iterated = true), next()) });
-    await exportParquet(watched, { out, threads, rowGroupSize: 500 });
+    await exportParquet(watched, { out, threads, rowGroupSize: 500, total });
     return { bytes: readFileSync(out), iterated };
   }
 
@@ -153,10 +158,28 @@ describe.runIf(workerEntry('parquet-worker') !== null)('Parquet export read by t
     for (const [k, q] of [{}, { platforms: ['photo_net'], sort: { field: 'likes', dir: 'asc' } } satisfies LibraryQuery].entries()) {
       const one = await parquet(a.iterateExportRows(q), `one-${k}.parquet`, 0);
       const rids = await parquet(a.iterateExportRows(q), `rids-${k}.parquet`, 2);
+      // the count given: the workers start before the walk reads its rids
+      const counted = await parquet(a.iterateExportRows(q), `counted-${k}.parquet`, 2, a.count(q));
       expect(one.iterated).toBe(true);
       expect(rids.iterated).toBe(false);
+      expect(counted.iterated).toBe(false);
       expect(rids.bytes.equals(one.bytes), JSON.stringify(q)).toBe(true);
+      expect(counted.bytes.equals(one.bytes), JSON.stringify(q)).toBe(true);
     }
+  }, 120_000);
+
+  it('writes an export of one group here when a count said more (workers started early, then closed)', async () => {
+    const q: LibraryQuery = { platforms: ['photo_net'], sort: { field: 'likes', dir: 'asc' } };
+    const rows = a.count(q);
+    const small = await exportParquet(a.iterateExportRows(q), {
+      out: join(dir, 'one-group.parquet'),
+      threads: 2,
+      rowGroupSize: rows,
+      total: rows * 3,
+    });
+    const here = await exportParquet(a.iterateExportRows(q), { out: join(dir, 'one-group-here.parquet'), threads: 0, rowGroupSize: rows });
+    expect(small.rowGroups).toBe(1);
+    expect(readFileSync(small.path).equals(readFileSync(here.path))).toBe(true);
   }, 120_000);
 
   it('writes a row deleted after its snapshot from the snapshot', async () => {

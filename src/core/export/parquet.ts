@@ -218,6 +218,7 @@ async function placedByRids(
       groupSize,
       columns: opts.columns,
       threads,
+      expected: opts.total,
       signal: opts.signal,
       place: (g) => out.place(g),
     });

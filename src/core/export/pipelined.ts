@@ -1,17 +1,25 @@
 /**
  * A rid walk's groups through export workers, placed in order (parquet-rids.ts, bundle-tables.ts):
- * up to `cap` groups are in workers' hands at once; each answer is placed in the walk's order. A
- * worker that answers null (a row deleted since the walk's snapshot) makes this thread read the
- * rest of the walk's rids first (the snapshot's rows are readable only once every rid was read)
- * and then render that group itself from the snapshot (`here`): nothing is dropped.
+ * up to `cap` groups are in workers' hands (sent, not yet answered) at once, and up to `hold`
+ * groups are held (sent and not yet placed: answered ones wait for the groups before them); each
+ * answer is placed in the walk's order. A worker that answers null (a row deleted since the walk's
+ * snapshot) makes this thread read the rest of the walk's rids first (the snapshot's rows are
+ * readable only once every rid was read) and then render that group itself from the snapshot
+ * (`here`): nothing is dropped.
+ *
+ * The next group is sent as soon as an answer arrives, whichever group it answers (issue 26):
+ * before, a slot was freed only when the oldest group was placed, so a worker that finished its
+ * groups ahead of the oldest one's worker waited for it with nothing in hand.
  */
 import type { RidWalk } from '../ports';
 import { abortError } from './abort';
 
 export interface Pipeline<T> {
   groupSize: number;
-  /** groups in the workers' hands at once */
+  /** groups in the workers' hands (sent, not answered) at once */
   cap: number;
+  /** groups sent and not yet placed (answered ones wait for the groups before them); default `cap`, at least `cap` */
+  hold?: number;
   /** a worker's answer for these rids, or null when one of them is no longer in the archive */
   send(rids: number[]): Promise<T | null>;
   /** the group rendered on this thread from the walk's snapshot */
@@ -20,9 +28,16 @@ export interface Pipeline<T> {
   signal?: AbortSignal;
 }
 
+interface Slot<T> {
+  rids: number[];
+  answer: Promise<T | null>;
+  answered: boolean;
+}
+
 /** Every rid of `walk`, from `first` (the walk's first group, already read) on, in groups. */
 export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T>): Promise<void> {
-  const { groupSize, signal } = p;
+  const { groupSize, signal, cap } = p;
+  const hold = Math.max(cap, p.hold ?? cap);
   // groups not yet handed out: the first, then the walk's (or, once a group needed this
   // thread's snapshot, the rest of the walk read ahead)
   const ahead: number[][] = [first];
@@ -35,23 +50,52 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
     if (g.length < groupSize) walking = false;
     return g.length > 0 ? g : null;
   };
-  const queue: Array<{ rids: number[]; answer: Promise<T | null> }> = [];
-  for (;;) {
-    while (queue.length < p.cap) {
+  const queue: Array<Slot<T>> = [];
+  let unanswered = 0;
+  /** set once this call returns or throws: answers that arrive later send nothing */
+  let stopped = false;
+  /** the loop below, waiting for an answer */
+  let wake: (() => void) | null = null;
+  const fill = (): void => {
+    while (!stopped && unanswered < cap && queue.length < hold) {
       const rids = nextGroup();
       if (!rids) break;
-      queue.push({ rids, answer: p.send(rids) });
+      const slot: Slot<T> = { rids, answer: p.send(rids), answered: false };
+      unanswered++;
+      const settled = (): void => {
+        slot.answered = true;
+        unanswered--;
+        // the next group goes out now, not when this one's turn to be placed comes
+        fill();
+        const w = wake;
+        wake = null;
+        w?.();
+      };
+      slot.answer.then(settled, settled);
+      queue.push(slot);
     }
-    const slot = queue.shift();
-    if (!slot) break;
-    if (signal?.aborted) throw abortError(signal);
-    let part = (await slot.answer) as T | null;
-    if (signal?.aborted) throw abortError(signal);
-    if (part === null) {
-      for (let g = walking ? walk.next(groupSize) : []; g.length > 0; g = walk.next(groupSize)) ahead.push(g);
-      walking = false;
-      part = p.here(slot.rids);
+  };
+  try {
+    for (;;) {
+      fill();
+      const slot = queue[0];
+      if (!slot) break;
+      if (signal?.aborted) throw abortError(signal);
+      if (!slot.answered) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      queue.shift();
+      let part = (await slot.answer) as T | null;
+      if (signal?.aborted) throw abortError(signal);
+      if (part === null) {
+        for (let g = walking ? walk.next(groupSize) : []; g.length > 0; g = walk.next(groupSize)) ahead.push(g);
+        walking = false;
+        part = p.here(slot.rids);
+      }
+      await p.place(part);
     }
-    await p.place(part);
+  } finally {
+    stopped = true;
   }
 }

@@ -124,6 +124,11 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
       const base = ip;
       let m = ip + 4;
       let c = candidate + 4;
+      // four bytes at a time while they match, then byte by byte (the same length)
+      while (m + 4 <= end && load32(m) === load32(c)) {
+        m += 4;
+        c += 4;
+      }
       while (m < end && input[m] === input[c]) {
         m++;
         c++;
