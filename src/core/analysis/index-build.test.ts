@@ -9,8 +9,10 @@
  * the blobs at its end), also when it is stopped at any point and finished by another connection's
  * index, with changes to its items meanwhile.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openArchive } from '../archive';
+import { openArchive, type Archive } from '../archive';
+import { post } from '../archive/test-fixtures';
 import { testDb } from '../archive/testing';
 import { AnalysisIndex } from './analysis-index';
 import { build, expectBlobsAsCounted, expectIndexAsCounted, items, rowsOf, state } from './test-index';
@@ -150,5 +152,97 @@ describe('analysis index build', () => {
         a.close();
       }
     }
+  }, 120_000);
+
+  it('a build from scratch gives any texts the terms the incremental build gives them (bigrams by their words), stopped and finished by another', () => {
+    // words that split or read back otherwise: a lone surrogate (stored as invalid bytes, read back as U+FFFD), U+FFFD itself,
+    // text the segmenter cuts without spaces, and plain words repeated across items (bigrams seen before, by id)
+    const pieces = [
+      'kettle',
+      'coffee',
+      'bank',
+      'america',
+      'the',
+      'x\ud800',
+      '\udc00y',
+      '\ufffd',
+      'a\ufffdb',
+      'x\ufffd',
+      '猫が好き',
+      'スニーカー',
+      '#tag',
+      '🙂',
+      'café',
+    ];
+    const texts = fc.array(
+      fc
+        .array(
+          fc.oneof(
+            { arbitrary: fc.constantFrom(...pieces), weight: 6 },
+            { arbitrary: fc.string({ unit: 'binary', maxLength: 4 }), weight: 1 },
+          ),
+          { minLength: 1, maxLength: 8 },
+        )
+        .map((ws) => ws.join(' ')),
+      { minLength: 1, maxLength: 40 },
+    );
+    const load = (a: Archive, list: string[]): void =>
+      void a.ingestItems(
+        list.map((text, k) => ({
+          platform: 'photo_net',
+          kind: 'post',
+          record: post({
+            id: String(k + 1),
+            text,
+            likes: k % 3 === 0 ? null : k,
+            published_at: new Date(Date.UTC(2024, 0, 1 + (k % 5))).toISOString(),
+          }),
+        })),
+        { callId: 'texts', source: 'test' },
+      );
+    // each term (its stored bytes) with its totals, and each item's terms of each field as its blob lists them
+    const dump = (a: Archive): { terms: string[]; blobs: string[] } => {
+      const db = testDb(a);
+      const terms = db
+        .prepare(
+          'SELECT id, field, hex(term) AS t, docs, occ, first, last, views, likes, comments, shares, saves, engagement FROM an_terms',
+        )
+        .all() as Array<Record<string, unknown> & { id: number; t: string }>;
+      const hexOf = new Map(terms.map((r) => [r.id, r.t]));
+      const blobs = (
+        db.prepare('SELECT field, rid, data FROM an_item_terms').all() as Array<{ field: number; rid: number; data: Buffer }>
+      ).map(
+        (r) =>
+          `${r.field}|${r.rid}|${[...new Uint32Array(r.data.buffer.slice(r.data.byteOffset + 48, r.data.byteOffset + r.data.length))]
+            .map((id) => hexOf.get(id))
+            .sort()
+            .join(',')}`,
+      );
+      return { terms: terms.map(({ id: _id, ...r }) => JSON.stringify(r)).sort(), blobs: blobs.sort() };
+    };
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 1, max: 6 }), (list, stop) => {
+        const ref = openArchive(':memory:');
+        const bulk = openArchive(':memory:');
+        try {
+          load(ref, list);
+          build(new AnalysisIndex(ref, { background: false, bulk: { min: 1_000_000 } }));
+          load(bulk, list);
+          const first = new AnalysisIndex(bulk, { background: false, bulk: { min: 1, step: 7 } });
+          const size = { items: 6, authors: 100 };
+          for (let k = 0; k < stop && first.buildSlice(size, 0); k++) size.items = 6;
+          // another connection goes on: its dictionary is read back from an_terms
+          const second = new AnalysisIndex(bulk, { background: false, bulk: { min: 1, step: 7 } });
+          const size2 = { items: 6, authors: 100 };
+          while (second.buildSlice(size2, 0)) size2.items = 6;
+          expect(second.current()).toBe(true);
+          expect(dump(bulk)).toEqual(dump(ref));
+        } finally {
+          ref.close();
+          bulk.close();
+        }
+      }),
+      { numRuns: 40 },
+    );
   }, 120_000);
 });

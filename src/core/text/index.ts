@@ -12,6 +12,7 @@ export {
   stopWords,
   domainOf,
   extractTerms,
+  extractTermsPaired,
   hasTerm,
   normaliseTerm,
   ftsFriendly,

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileTexts } from '../../sandbox/world/index';
-import { domainOf, extractTerms, hasTerm, normaliseTerm, stopWords } from './terms';
+import { domainOf, extractTerms, extractTermsPaired, hasTerm, normaliseTerm, stopWords, TERM_FIELDS } from './terms';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Intl.Segmenter's word-like segments, lower-cased: what WORD_RE must reproduce */
@@ -102,5 +103,66 @@ describe('terms', () => {
       expect(items.has(bad), bad).toBe(false);
     // a lone kanji before a particle stays itself: 猫|が
     expect(extractTerms('猫が好きです', 'ja').words).toEqual(['猫', '好き']);
+  });
+
+  it('gives the bigrams as the places of their words (extractTermsPaired) exactly as extractTerms writes them', () => {
+    const pieces = [
+      ...hostileTexts.filter((t) => t.length < 1000),
+      'the',
+      'of',
+      'new',
+      'bank',
+      'america',
+      'fees',
+      '#tag',
+      '@who',
+      'https://x.example.com/a',
+      '🙂',
+      '.',
+      ',',
+      ' ',
+      '  ',
+      '\n',
+      '42',
+      'café',
+      'ünïcode',
+      '\u200d',
+      '\ud800',
+      '\udc00x',
+      '\ufffd',
+      'スニーカー',
+      '使って',
+      '猫が好き',
+      '舒服',
+      'a\u00a0b',
+      'x_y',
+    ];
+    const fields = [TERM_FIELDS, ['words', 'bigrams'] as const, ['hashtags', 'words', 'emoji', 'bigrams'] as const];
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(...pieces),
+            fc.string(),
+            fc.string({ unit: 'binary', maxLength: 6 }),
+            fc.string({ unit: 'grapheme', maxLength: 8 }),
+          ),
+          { maxLength: 24 },
+        ),
+        fc.array(fc.constantFrom(' ', '', '. ', ' - ', '\n', '\t', '! '), { minLength: 24, maxLength: 24 }),
+        fc.constantFrom(null, 'en', 'pt', 'ja', 'zh', 'de'),
+        fc.constantFrom(...fields),
+        (parts, gaps, lang, want) => {
+          const text = parts.map((p, k) => p + gaps[k]).join('');
+          const pairs: number[] = [];
+          const paired = extractTermsPaired(text, lang, want, pairs);
+          const plain = extractTerms(text, lang, want);
+          expect(paired.bigrams).toEqual([]);
+          expect(pairs.map((k) => `${paired.words[k]} ${paired.words[k + 1]}`)).toEqual(plain.bigrams);
+          expect({ ...paired, bigrams: plain.bigrams }).toEqual(plain);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });

@@ -271,6 +271,31 @@ export function extractTerms(
   lang: string | null | undefined,
   fields: readonly TermField[] = TERM_FIELDS,
 ): TermsOf {
+  return termsOf(text, lang, fields, null);
+}
+
+/**
+ * extractTerms with each bigram as the place of its first word in `words` (the second is the
+ * next word) pushed to `pairs`, in text order, and `bigrams` left empty: an index build gives a
+ * bigram an id from its two words' ids, without making its text (analysis/bulk-terms.ts). The
+ * bigrams of extractTerms are `${words[k]} ${words[k + 1]}` for each k of `pairs`. Needs `words`
+ * and `bigrams` among `fields`.
+ */
+export function extractTermsPaired(
+  text: string | null | undefined,
+  lang: string | null | undefined,
+  fields: readonly TermField[],
+  pairs: number[],
+): TermsOf {
+  return termsOf(text, lang, fields, pairs);
+}
+
+function termsOf(
+  text: string | null | undefined,
+  lang: string | null | undefined,
+  fields: readonly TermField[],
+  pairs: number[] | null,
+): TermsOf {
   const out: TermsOf = { hashtags: [], mentions: [], domains: [], emoji: [], words: [], bigrams: [], trigrams: [] };
   if (!text) return out;
   const want = wanted(fields);
@@ -300,9 +325,18 @@ export function extractTerms(
   if (!want.has('words') && !want.has('bigrams') && !want.has('trigrams')) return out;
   const toks = wordTokens(rest, stopWords(lang));
   if (want.has('words')) for (const t of toks) if (!t.skip) out.words.push(t.word);
+  if (pairs !== null) {
+    if (!want.has('words') || !want.has('bigrams')) throw new Error('bigrams as pairs need words and bigrams');
+    // the bigrams' rule below: toks[i] and toks[i + 1] both words (w and w + 1), no break between them
+    for (let i = 0, w = 0; i < toks.length; i++) {
+      if (toks[i].skip) continue;
+      if (i + 1 < toks.length && !toks[i + 1].skip && !toks[i + 1].breakBefore) pairs.push(w);
+      w++;
+    }
+  }
   for (const f of ['bigrams', 'trigrams'] as const) {
     const n = NGRAM[f] as number;
-    if (!want.has(f)) continue;
+    if (!want.has(f) || (f === 'bigrams' && pairs !== null)) continue;
     for (let i = 0; i + n <= toks.length; i++) {
       if (toks[i].skip || toks[i + n - 1].skip) continue;
       if (toks[i + 1].breakBefore || (n === 3 && toks[i + 2].breakBefore)) continue;
