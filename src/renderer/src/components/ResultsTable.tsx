@@ -22,6 +22,7 @@ import {
   type CellCtx,
   type Column,
   type TableVariant,
+  unclippedRule,
 } from './table-columns';
 
 export type { TableVariant } from './table-columns';
@@ -131,10 +132,14 @@ let tables = 0;
 /**
  * The widths of a table's columns and rows as one stylesheet scoped to the table (`.rt<n>`): a
  * cell carries a class (`c-<id>`), not a style of its own, so the rows that enter on a scroll step
- * are built and styled without a style per cell (issue 30).
+ * are built and styled without a style per cell (issue 30). The same sheet lifts the clip of the
+ * cells whose content surely fits their column's width (`unclippedRule`): recomputed as a column is
+ * resized, so a narrowed column clips again.
  */
 function TableWidths({ scope, cols, width, total }: { scope: string; cols: readonly Column[]; width(c: Column): number; total: number }) {
-  const css = cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}`).join('') + `.${scope} .tr{width:${total}px}`;
+  const css =
+    cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}${unclippedRule(scope, c, width(c))}`).join('') +
+    `.${scope} .tr{width:${total}px}`;
   return <style>{css}</style>;
 }
 

@@ -3,12 +3,27 @@
  * src/shared/record-fields.ts) — never their own reading of `record`. The record below says
  * something else in every field, so a cell that read it would show the wrong thing.
  */
+import fc from 'fast-check';
 import { createElement, Fragment, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { LibraryListRow, LibraryRow } from '../../../shared/query';
 import { displayAuthor, displayText, displayTitle } from '../lib/records';
-import { gridCell, sortRows, tableColumns, type CellCtx, type Column } from './table-columns';
+import { abbreviate, relative } from '../lib/format';
+import {
+  CELL_FONT_PX,
+  CELL_PADDING_PX,
+  FIT_STEP_PX,
+  FIT_STEPS,
+  fitClass,
+  gridCell,
+  sortRows,
+  tableColumns,
+  textWidthBound,
+  unclippedRule,
+  type CellCtx,
+  type Column,
+} from './table-columns';
 
 /** a list row that still carries a record (a full row's), to show no cell reads it */
 const row = (over: Partial<LibraryRow & LibraryListRow> = {}): LibraryRow & LibraryListRow => ({
@@ -109,5 +124,68 @@ describe('the table shows the row’s columns', () => {
     expect(displayAuthor(row({ author: { id: null, username: 'u', displayName: 'D' } }))).toBe('u');
     expect(displayTitle(r)).toBe('Column title');
     expect(displayTitle(row({ title: null }))).toBe('');
+  });
+});
+
+describe('cells drawn without a clip only where their text surely fits (issue 30: cheap rows)', () => {
+  const cols = Object.fromEntries(tableColumns('library', true).map((c) => [c.id, c]));
+  /** the unclipped steps a column's rule names (`f<k>`), or 'all' */
+  const steps = (c: Column, width: number): Set<number> | 'all' => {
+    const rule = unclippedRule('rt1', c, width);
+    if (c.fits) return rule.includes(`.rt1 .td.c-${c.id}{overflow:visible}`) ? 'all' : new Set();
+    return new Set([...rule.matchAll(new RegExp(`\\.rt1 \\.td\\.c-${c.id}\\.f(\\d+)`, 'g'))].map((m) => Number(m[1])));
+  };
+
+  it('a text is bounded character by character; a longer text never has a smaller bound', () => {
+    expect(textWidthBound('')).toBe(0);
+    expect(textWidthBound('12.3k')).toBeCloseTo((0.7 * 4 + 0.5) * CELL_FONT_PX); // k is lower case
+    expect(textWidthBound('—')).toBeCloseTo(1.05 * CELL_FONT_PX);
+    expect(textWidthBound('MW')).toBeCloseTo(2.1 * CELL_FONT_PX);
+    expect(textWidthBound('caf\u00e9')).toBe(Infinity); // outside the characters bounded here
+    expect(textWidthBound('a\u202Eb')).toBe(Infinity);
+    expect(textWidthBound('x'.repeat(400))).toBe(Infinity);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 4 }), (a, b) => {
+        const ab = textWidthBound(a + b);
+        expect(ab).toBeGreaterThanOrEqual(textWidthBound(a));
+        const cls = fitClass(a);
+        if (textWidthBound(a) === Infinity) expect(cls).toBe('');
+        else expect(Number(cls.slice(2)) * FIT_STEP_PX).toBeGreaterThanOrEqual(textWidthBound(a));
+      }),
+    );
+  });
+
+  it('a column lifts the clip of exactly the steps its width holds beside the padding', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('platform', 'kind', 'published', 'views', 'likes', 'tags', 'text'),
+        fc.integer({ min: 40, max: 600 }),
+        (id, w) => {
+          const s = steps(cols[id], w) as Set<number>;
+          for (let k = 0; k <= FIT_STEPS + 2; k++)
+            expect(s.has(k), `f${k} at ${w}px`).toBe(k <= FIT_STEPS && k * FIT_STEP_PX <= w - CELL_PADDING_PX);
+        },
+      ),
+    );
+    expect(steps(cols.select, 36)).toBe('all'); // a checkbox in a fixed 36 px
+    expect(drawn(cols.author, row())).not.toMatch(/ f\d/); // not a flat cell: no step class, so always clipped
+    expect(unclippedRule('rt1', cols.views, 15)).toBe(''); // narrower than its padding
+  });
+
+  it('counts, dates and short words are drawn with their bound; a cell whose text may not fit has none', () => {
+    const r = row({ engagement: { views: 1234, likes: 98_765, comments: 0, shares: null, saves: null }, hiddenCounts: [], tags: [] });
+    expect(drawn(cols.likes, r)).toMatch(/class="td c-likes right flat num f\d+"/);
+    expect(drawn(cols.shares, r)).toMatch(/class="td c-shares right flat null f\d+"/); // "—"
+    expect(drawn(cols.tags, r)).toMatch(/class="td c-tags flat muted f0"/);
+    expect(drawn(cols.text, r)).toMatch(/class="td c-text flat"/); // bidi controls: unbounded
+    expect(drawn(cols.text, row({ text: 'x'.repeat(200) }))).toMatch(/class="td c-text flat"/);
+    // every count and relative time fits its column at the column's own width
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999_999 }), fc.integer({ min: 0, max: 20 * 365 * 86_400_000 }), (n, ago) => {
+        const count = textWidthBound(abbreviate(n));
+        expect(count + CELL_PADDING_PX).toBeLessThanOrEqual(cols.views.size);
+        expect(textWidthBound(relative(Date.now() - ago, Date.now()))).toBeLessThan(Infinity);
+      }),
+    );
   });
 });

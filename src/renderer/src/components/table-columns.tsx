@@ -8,7 +8,8 @@
  * count, a date, the network, the tags, the post's text) is drawn as its grid cell alone, the text
  * straight in it and its tooltip on it (a `FlatCell`), not as an element inside an element; the
  * label chips sit in their cell without a container; widths come from the table's stylesheet
- * (`c-<id>` classes), not a style on every cell. A 900 px scroll step builds ~30 rows.
+ * (`c-<id>` classes), not a style on every cell; a cell whose text surely fits its column is drawn
+ * without a clip (`fitClass`, `unclippedRule`). A 900 px scroll step builds ~30 rows.
  */
 import type { ReactElement, ReactNode } from 'react';
 import type { LibraryListRow } from '../../../shared/contract';
@@ -64,12 +65,71 @@ export function whenCell(v: string | number | null | undefined): FlatCell {
   return ms === null ? missing(undefined) : { flat: true, text: relative(ms), title: utc(ms) };
 }
 
+/** The table's font size (styles.css: the body's 13 px, which cells inherit) and a cell's padding, left and right. */
+export const CELL_FONT_PX = 13;
+export const CELL_PADDING_PX = 16;
+/** A text's width is bounded in steps of FIT_STEP_PX, up to FIT_STEPS of them (wider: no bound). */
+export const FIT_STEP_PX = 4;
+export const FIT_STEPS = 32;
+
+/**
+ * An upper bound of `text`'s width in px in the table's font, or Infinity when it may be wider than
+ * FIT_STEPS steps (or holds a character outside the ones bounded here). The bounds are the widest
+ * glyphs of the sans fonts `system-ui` resolves to (DejaVu Sans, Noto Sans, Segoe UI, SF, Roboto,
+ * Verdana): digits, '_' and lower-case letters but m and w ≤ 0.65 em (bounded at 0.7); space, dot,
+ * comma, colon, hyphen ≤ 0.4 em (0.5); every other printable ASCII character and "—" ≤ 1 em (1.05).
+ */
+export function textWidthBound(text: string): number {
+  let em = 0;
+  const most = (FIT_STEPS * FIT_STEP_PX) / CELL_FONT_PX;
+  for (let i = 0; i < text.length && em <= most; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 122 && c !== 109 && c !== 119) || c === 95) em += 0.7;
+    else if (c === 32 || c === 44 || c === 45 || c === 46 || c === 58) em += 0.5;
+    else if ((c > 32 && c < 127) || c === 0x2014) em += 1.05;
+    else return Infinity;
+  }
+  return em <= most ? em * CELL_FONT_PX : Infinity;
+}
+
+/**
+ * The class saying how wide a flat cell's text is at most (`f<k>`: k steps of FIT_STEP_PX), or ''
+ * when unbounded. A column whose width holds k steps draws its `f<k>` cells without a clip
+ * (ResultsTable's stylesheet): a clip per cell is ~20 % of a scroll step's main-thread time (issue
+ * 30), and a text that fits looks the same clipped or not.
+ */
+export function fitClass(text: string): string {
+  const px = textWidthBound(text);
+  return px === Infinity ? '' : ` f${Math.ceil(px / FIT_STEP_PX)}`;
+}
+
+/**
+ * The stylesheet rule that draws a column's cells without a clip where their content surely fits
+ * its width: all of them for a column whose content is never wider (`fits`), else the flat cells
+ * whose text's bound (`f<k>`) fits; '' when none do.
+ */
+export function unclippedRule(scope: string, c: Column, width: number): string {
+  if (c.fits) return `.${scope} .td.c-${c.id}{overflow:visible}`;
+  const steps = Math.min(FIT_STEPS, Math.floor((width - CELL_PADDING_PX) / FIT_STEP_PX));
+  if (steps < 0) return '';
+  const sel: string[] = [];
+  for (let k = 0; k <= steps; k++) sel.push(`.${scope} .td.c-${c.id}.f${k}`);
+  return `${sel.join(',')}{overflow:visible}`;
+}
+
 /** One grid cell of a row (its width from the table's stylesheet: `c-<id>`). */
 export function gridCell(c: Column, r: LibraryListRow, ctx: CellCtx): ReactElement {
   const v = c.cell(r, ctx);
   const cls = `td c-${c.id}${c.num ? ' right' : ''}${c.tdClass ? ` ${c.tdClass}` : ''}`;
   return isFlat(v) ? (
-    <div key={c.id} className={`${cls} flat${v.cls ? ` ${v.cls}` : ''}`} role="gridcell" title={v.title} aria-label={v.label} dir={v.dir}>
+    <div
+      key={c.id}
+      className={`${cls} flat${v.cls ? ` ${v.cls}` : ''}${fitClass(v.text)}`}
+      role="gridcell"
+      title={v.title}
+      aria-label={v.label}
+      dir={v.dir}
+    >
       {v.text}
     </div>
   ) : (
@@ -94,6 +154,8 @@ export interface Column {
   cell(r: LibraryListRow, c: CellCtx): ReactNode | FlatCell;
   /** a class of the grid cell itself (e.g. the labels cell lays its chips out) */
   tdClass?: string;
+  /** its content is never wider than the column (a fixed width): drawn without a clip */
+  fits?: boolean;
 }
 
 function whyMissing(unavailable: readonly string[] | undefined, field: string): string | undefined {
@@ -149,30 +211,32 @@ function textCell(r: LibraryListRow, c: CellCtx): ReactNode | FlatCell {
   );
 }
 
+/** The checkbox that selects a row (never clipped: a 16 px checkbox in 36 px less 16 of padding). */
+function selectColumn(): Column {
+  return col({
+    id: 'select',
+    header: 'Select',
+    size: 36,
+    hideable: false,
+    resizable: false,
+    fits: true,
+    cell: (r, c) => (
+      <input
+        type="checkbox"
+        aria-label="Select row"
+        data-testid="row-select"
+        checked={c.selected}
+        onClick={(e) => e.stopPropagation()}
+        onChange={(e) => c.onSelect(r, e.target.checked)}
+      />
+    ),
+  });
+}
+
 /** The columns of a table shape (the select column first when rows can be selected). */
 export function tableColumns(variant: TableVariant, selectable: boolean): Column[] {
   const cols: Column[] = [];
-  if (selectable) {
-    cols.push(
-      col({
-        id: 'select',
-        header: 'Select',
-        size: 36,
-        hideable: false,
-        resizable: false,
-        cell: (r, c) => (
-          <input
-            type="checkbox"
-            aria-label="Select row"
-            data-testid="row-select"
-            checked={c.selected}
-            onClick={(e) => e.stopPropagation()}
-            onChange={(e) => c.onSelect(r, e.target.checked)}
-          />
-        ),
-      }),
-    );
-  }
+  if (selectable) cols.push(selectColumn());
   cols.push(
     col({
       id: 'text',
