@@ -25,6 +25,36 @@ const sha256 = oneShot
   : (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
 
 /**
+ * A worker's buffers for its groups' CSV and JSONL bytes, given back by the writing thread once it
+ * has written them (bundle-tables.ts): a buffer the kernel has already handed over is written again
+ * instead of a new one faulted in page by page (a fresh buffer per group and file cost the workers
+ * about as much system time as the rendering's copies). At most `keep` are held.
+ */
+export class SpareBuffers {
+  private readonly free: ArrayBuffer[] = [];
+  constructor(private readonly keep = 4) {}
+  give(b: ArrayBuffer): void {
+    if (b.byteLength === 0) return;
+    this.free.push(b);
+    if (this.free.length > this.keep) {
+      // the smallest goes
+      let s = 0;
+      for (let i = 1; i < this.free.length; i++) if (this.free[i].byteLength < this.free[s].byteLength) s = i;
+      this.free.splice(s, 1);
+    }
+  }
+  /** the smallest spare of at least `bytes`, or null */
+  take(bytes: number): Buffer | null {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++)
+      if (this.free[i].byteLength >= bytes && (best < 0 || this.free[i].byteLength < this.free[best].byteLength)) best = i;
+    if (best < 0) return null;
+    const [b] = this.free.splice(best, 1);
+    return Buffer.from(b);
+  }
+}
+
+/**
  * A group's bytes of one file, rendered row by row: each row's text is encoded once, into one
  * buffer (moved to the writing thread as it is), and hashed from those bytes — before, each row
  * was encoded twice (for its hash and for the file) and the group's pieces copied together.
@@ -32,28 +62,33 @@ const sha256 = oneShot
 class ByteSink {
   private buf: Buffer;
   at = 0;
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafeSlow(Math.max(1024, capacity));
+  constructor(
+    capacity: number,
+    private readonly spare?: SpareBuffers,
+  ) {
+    this.buf = this.alloc(Math.max(1024, capacity));
+  }
+  private alloc(bytes: number): Buffer {
+    return this.spare?.take(bytes) ?? Buffer.allocUnsafeSlow(bytes);
+  }
+  /** a larger buffer holding the bytes so far (the old one back to the spares) */
+  private grow(bytes: number): void {
+    const grown = this.alloc(bytes);
+    this.buf.copy(grown, 0, 0, this.at);
+    this.spare?.give(this.buf.buffer as ArrayBuffer);
+    this.buf = grown;
   }
   /** appends `s`; returns where its bytes start */
   write(s: string): number {
     const start = this.at;
-    if (this.buf.length - start < s.length * 3) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, start + s.length * 3));
-      this.buf.copy(grown, 0, 0, start);
-      this.buf = grown;
-    }
+    if (this.buf.length - start < s.length * 3) this.grow(Math.max(this.buf.length * 2, start + s.length * 3));
     this.at += this.buf.write(s, start);
     return start;
   }
   /** appends `b` (copied); returns where its bytes start */
   append(b: Uint8Array): number {
     const start = this.at;
-    if (this.buf.length - start < b.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, start + b.length));
-      this.buf.copy(grown, 0, 0, start);
-      this.buf = grown;
-    }
+    if (this.buf.length - start < b.length) this.grow(Math.max(this.buf.length * 2, start + b.length));
     this.buf.set(b, start);
     this.at += b.length;
     return start;
@@ -66,10 +101,7 @@ class ByteSink {
   reserve(rowsSoFar: number, rows: number): void {
     if (rowsSoFar === 0 || this.at === 0) return;
     const want = Math.ceil((this.at / rowsSoFar) * rows * 1.05);
-    if (want <= this.buf.length) return;
-    const grown = Buffer.allocUnsafeSlow(want);
-    this.buf.copy(grown, 0, 0, this.at);
-    this.buf = grown;
+    if (want > this.buf.length) this.grow(want);
   }
   /** the bytes written (a view; its buffer is moved) */
   bytes(): Uint8Array {
@@ -176,13 +208,16 @@ export class TablesBuilder {
   /** the batches' facts, while every batch came with them */
   private facts: { calls: string[][]; readings: number[]; ends: number[] } | null = { calls: [], readings: [], ends: [] };
 
+  /** `reuse`: a thread's encoder (emptied first) and spare buffers, kept from group to group (a worker's) */
   constructor(
     private readonly t: TablesLayout,
     private readonly capacity: number,
+    reuse?: GroupReuse,
   ) {
-    this.enc = new GroupEncoder(t.layout, capacity);
-    this.csv = new ByteSink(1 << 20);
-    this.jsonl = new ByteSink(1 << 20);
+    if (reuse) reuse.enc.reset();
+    this.enc = reuse?.enc ?? new GroupEncoder(t.layout, capacity);
+    this.csv = new ByteSink(1 << 20, reuse?.spare);
+    this.jsonl = new ByteSink(1 << 20, reuse?.spare);
   }
 
   private takeFacts(facts: RowFacts | null): void {
@@ -296,9 +331,15 @@ export const partBuffers = (part: TablesPart): ArrayBuffer[] => [
   ...(part.facts ? [part.facts.readings.buffer as ArrayBuffer, part.facts.ends.buffer as ArrayBuffer] : []),
 ];
 
+/** What a worker keeps from one group to the next: its encoder's column buffers and its spare byte buffers. */
+export interface GroupReuse {
+  enc: GroupEncoder;
+  spare: SpareBuffers;
+}
+
 /** A group of the tables by rid, read in batches with their facts; null when a row is gone (deleted since the snapshot). */
-export function tablesOfRids(t: TablesLayout, read: BundleRead, rids: number[]): TablesPart | null {
-  const b = new TablesBuilder(t, rids.length);
+export function tablesOfRids(t: TablesLayout, read: BundleRead, rids: number[], reuse?: GroupReuse): TablesPart | null {
+  const b = new TablesBuilder(t, rids.length, reuse);
   for (let i = 0; i < rids.length; i += RID_BATCH) {
     const batch = read(rids.slice(i, i + RID_BATCH));
     if (!batch) return null;

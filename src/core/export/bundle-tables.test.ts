@@ -84,6 +84,36 @@ describe('a bundle’s item tables in one pass', () => {
     }
   });
 
+  it('a worker’s buffers given back and filled again, rows larger than a buffer among them: the same bytes', async () => {
+    // each group's CSV and JSONL buffers go back to its worker once written (bundle-render.ts
+    // SpareBuffers) and later groups write into them, growing past them for a row of more than
+    // their 1 MiB: the files are still the exports' bytes
+    const b = openArchive(join(dir, 'big.db'));
+    try {
+      const items = Array.from({ length: 40 }, (_, i) => ({
+        platform: 'photo_net',
+        kind: 'post',
+        record: post({
+          id: String(8_000_000 + i),
+          text: `${i % 13 === 4 ? 'é"x,'.repeat(200_000) : 'short'} ${i}`,
+          likes: (i * 7919) % 40,
+        }),
+      }));
+      b.ingestItems(items, { callId: 'big', source: 'test' });
+      const query = { sort: { field: 'likes', dir: 'desc' } } as const;
+      for (const f of ['csv', 'jsonl'] as const) await exportAny(b.iterateExportRows(query), { format: f, out: join(dir, `big-ref.${f}`) });
+      await exportParquet(b.iterateExportRows(query), { out: join(dir, 'big-ref.parquet'), rowGroupSize: 3 });
+      const out = join(dir, 'big');
+      mkdirSync(out);
+      const t = await writeBundleTables(b.iterateExportRows(query), { dir: out, threads: 1, groupSize: 3 });
+      expect(t.rows).toBe(40);
+      for (const f of ['csv', 'jsonl', 'parquet'] as const)
+        expect(readFileSync(join(out, `items.${f}`)).equals(readFileSync(join(dir, `big-ref.${f}`))), `items.${f}`).toBe(true);
+    } finally {
+      b.close();
+    }
+  });
+
   // last: it deletes rows
   it('a row deleted after the walk’s snapshot: its group rendered here from the snapshot, the files as before', async () => {
     const query = { sort: { field: 'likes', dir: 'desc' } } as const;

@@ -38,9 +38,23 @@ class TablesPool extends ExportPool {
     return workers ? new TablesPool(workers) : null;
   }
 
-  /** the group's tables, or null when one of its rows is no longer in the archive */
-  tables(rids: number[]): Promise<TablesPart | null> {
-    const p = this.post((seq) => ({ seq, rids, tables: true })).then((m) => (m.missing ? null : (m.part as TablesPart)));
+  /**
+   * the group's tables, or null when one of its rows is no longer in the archive; `done` gives its
+   * CSV and JSONL buffers back to the worker once they are written (its next groups fill them again)
+   */
+  tables(rids: number[]): Promise<{ part: TablesPart; done: () => void } | null> {
+    const p = this.post((seq) => ({ seq, rids, tables: true })).then((m) => {
+      if (m.missing) return null;
+      const part = m.part as TablesPart;
+      return {
+        part,
+        done: () =>
+          this.postTo(m.seq, { spare: [part.csv.buffer, part.jsonl.buffer] }, [
+            part.csv.buffer as ArrayBuffer,
+            part.jsonl.buffer as ArrayBuffer,
+          ]),
+      };
+    });
     p.catch(() => undefined); // abandoned by a cancel: not an unhandled rejection
     return p;
   }
@@ -118,12 +132,13 @@ export async function writeBundleTables(
   try {
     const parquet = new GroupFile(pq, t.layout, Number.MAX_SAFE_INTEGER);
     await csv.write(encoder.encode('\uFEFF' + csvRecord(resolveColumns().map((c) => c.name))));
-    const place = async ({ rids, part }: Placed): Promise<void> => {
+    const place = async ({ rids, part, done }: Placed): Promise<void> => {
       if (o.signal?.aborted) throw abortError(o.signal);
       if (part.keys.length === 0) return;
       o.onPart?.(rids, part);
       await csv.write(part.csv);
       await jsonl.write(part.jsonl);
+      done?.();
       await parquet.place(part.group);
       placed.push({ keys: part.keys, csvSha: part.csvSha, jsonlSha: part.jsonlSha }); // not its buffers
       count += part.keys.length;
@@ -196,6 +211,8 @@ function withHashes(
 interface Placed {
   rids: number[] | null;
   part: TablesPart;
+  /** its CSV and JSONL bytes are written (a worker's: their buffers go back to it) */
+  done?: () => void;
 }
 
 /** The walk's rids in groups, rendered by workers (or here: one group, no worker, a row gone since the snapshot). */
@@ -230,7 +247,7 @@ async function byRids(
       await pipelined(walk, first, {
         groupSize,
         cap: pool.size * IN_FLIGHT_PER_WORKER,
-        send: (rids) => pool.tables(rids).then((part) => part && { rids, part }),
+        send: (rids) => pool.tables(rids).then((t) => t && { rids, ...t }),
         here,
         place,
         signal,

@@ -136,6 +136,12 @@ export class ExportPool {
     return p;
   }
 
+  /** A message that wants no answer, its buffers moved, to the worker `seq` went to round-robin (any worker may take buffers back). */
+  protected postTo(seq: number, message: unknown, transfer: ArrayBuffer[]): void {
+    if (this.failed) return;
+    this.workers[seq % this.workers.length].postMessage(message, transfer);
+  }
+
   private fail(e: Error): void {
     this.failed ??= e;
     for (const p of this.pending.values()) p.reject(this.failed);

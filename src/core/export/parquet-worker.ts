@@ -17,10 +17,11 @@
  *   in:  { seq, rows: WireRow[], more?: true, size?: number }   (seq: the group; more: parts follow; size: rows expected)
  *      | { seq, rids: number[] }                                (a whole group, by rid)
  *      | { seq, rids: number[], tables: true }                  (a bundle's tables: out { seq, part: TablesPart })
+ *      | { spare: ArrayBuffer[] }                               (a bundle's CSV / JSONL buffers back, written: no answer)
  *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { bundleReader, partBuffers, tablesLayout, tablesOfRids, type TablesLayout } from './bundle-render';
+import { bundleReader, partBuffers, SpareBuffers, tablesLayout, tablesOfRids, type GroupReuse, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
 import { ridBatchReader } from './rid-batch';
@@ -56,15 +57,26 @@ function encodeRids(rids: number[]): EncodedGroup | null {
 let tables: TablesLayout | null = null;
 /** a bundle's rows with their calls and metric history (bundle-render.ts) */
 const readBundle = data.reader ? bundleReader(data.reader).read : null;
+/** a bundle's encoder and the CSV and JSONL buffers the exporting thread gave back, from group to group */
+let reuse: GroupReuse | null = null;
 
 /** the group being received (parts of one group arrive in order, one group after another) */
 let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
 
-port.on('message', (m: (WireBatch & { more?: boolean; size?: number }) | { seq: number; rids: number[]; tables?: true }) => {
+type Message = (WireBatch & { more?: boolean; size?: number }) | { seq: number; rids: number[]; tables?: true } | { spare: ArrayBuffer[] };
+
+port.on('message', (m: Message) => {
+  if ('spare' in m) {
+    // a bundle's group buffers, written: kept for the next groups (no answer)
+    if (reuse) for (const b of m.spare) reuse.spare.give(b);
+    return;
+  }
   if ('rids' in m && m.tables) {
     try {
       if (!readBundle) throw new Error('export worker: rids without an archive to read them from');
-      const part = tablesOfRids((tables ??= tablesLayout()), readBundle, m.rids);
+      tables ??= tablesLayout();
+      reuse ??= { enc: new GroupEncoder(tables.layout, m.rids.length), spare: new SpareBuffers() };
+      const part = tablesOfRids(tables, readBundle, m.rids, reuse);
       if (!part) return void port.postMessage({ seq: m.seq, missing: true });
       port.postMessage({ seq: m.seq, part }, partBuffers(part));
     } catch (e) {
