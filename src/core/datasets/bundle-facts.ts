@@ -83,13 +83,45 @@ export class BundleFacts {
         last = rid;
       }
     if (sorted) for (const p of this.parts) for (let k = 0; k < p.rids.length; k++) row(p, k);
-    else {
-      // the walk's order is the query's sort: rid order by an index sorted on the rids
-      const at: Array<[number, Part, number]> = [];
-      for (const p of this.parts) for (let k = 0; k < p.rids.length; k++) at.push([p.rids[k], p, k]);
-      at.sort((x, y) => x[0] - y[0]);
-      for (const [, p, k] of at) row(p, k);
-    }
+    // the walk's order is the query's sort: rid order by an index sorted on the rids
+    else for (const [p, k] of ridOrder(this.parts)) row(p, k);
     return (this.done = { items, history });
+  }
+}
+
+/**
+ * Every row of the groups (part, row) in rid order. Each rid and its place in the walk are packed
+ * into one number (rid × 2^bits + place) and the numbers sorted as numbers, with no comparator
+ * called (200,000 rows: one comparator call per comparison was most of the facts' assembly);
+ * where a rid does not fit, the rows are sorted by comparing rids.
+ */
+export function* ridOrder<P extends { rids: number[] }>(parts: readonly P[]): Generator<[P, number]> {
+  let n = 0;
+  let fits = true;
+  for (const p of parts) n += p.rids.length;
+  const scale = 2 ** Math.max(1, Math.ceil(Math.log2(n + 1)));
+  for (const p of parts)
+    for (const rid of p.rids) if (!(Number.isInteger(rid) && rid >= 0 && Number.isSafeInteger(rid * scale + scale))) fits = false;
+  if (!fits) {
+    const at: Array<[number, P, number]> = [];
+    for (const p of parts) for (let k = 0; k < p.rids.length; k++) at.push([p.rids[k], p, k]);
+    at.sort((x, y) => x[0] - y[0]);
+    for (const [, p, k] of at) yield [p, k];
+    return;
+  }
+  const keys = new Float64Array(n);
+  const partAt = new Uint32Array(n);
+  const rowAt = new Uint32Array(n);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++)
+    for (let k = 0; k < parts[i].rids.length; k++, at++) {
+      keys[at] = parts[i].rids[k] * scale + at;
+      partAt[at] = i;
+      rowAt[at] = k;
+    }
+  keys.sort();
+  for (const key of keys) {
+    const place = key % scale;
+    yield [parts[partAt[place]], rowAt[place]];
   }
 }
