@@ -22,13 +22,14 @@ export default defineConfig({
       // attribute — index.js and prepare-worker.js would not load (ERR_IMPORT_ASSERTION_TYPE_MISSING)
       externalizeDeps: { exclude: ['better-sqlite3', 'stopwords-iso'] },
       rollupOptions: {
-        // csv-worker, parquet-worker: the exports' worker threads, beside index.js (src/core/export/csv-pool.ts);
+        // csv-worker, parquet-worker, xlsx-worker: the exports' worker threads, beside index.js (src/core/export/csv-pool.ts);
         // prepare-worker: the archive's migrations at start (src/core/archive/prepare.ts);
         // index-worker: the analysis index's background build (src/core/analysis/analysis-index.ts)
         input: {
           index: resolve('src/main/index.ts'),
           'csv-worker': resolve('src/core/export/csv-worker.ts'),
           'parquet-worker': resolve('src/core/export/parquet-worker.ts'),
+          'xlsx-worker': resolve('src/core/export/xlsx-worker.ts'),
           'prepare-worker': resolve('src/core/archive/prepare-worker.ts'),
           'index-worker': resolve('src/core/analysis/index-worker.ts'),
         },

@@ -7,8 +7,8 @@
 // - One ES module per entry, code split (`chunks/`): what a command imports with `import()` — the
 //   core, the sandbox, the writers — is read only when that command runs, so `loupe --help` reads
 //   the command definitions and commander, little else (docs/cli.md "Start-up").
-// - The workers (`csv-worker.js`, `parquet-worker.js`, `prepare-worker.js`, `index-worker.js`) sit
-//   beside `bin.js`, where src/core/worker-entry.ts looks for them.
+// - The workers (`csv-worker.js`, `parquet-worker.js`, `xlsx-worker.js`, `prepare-worker.js`,
+//   `index-worker.js`) sit beside `bin.js`, where src/core/worker-entry.ts looks for them.
 // - Native modules (better-sqlite3, @napi-rs/keyring) stay in node_modules; every other package is
 //   bundled (the XLSX writer is Loupe's own since issue 26, no longer exceljs's CommonJS tree).
 // - Written to a temporary folder, then put in place, so a command started meanwhile never reads a
@@ -67,6 +67,7 @@ const sourceName = (f) => f.replace(/^.*?node_modules\//, 'node_modules/');
 export const WORKERS = {
   'csv-worker': 'src/core/export/csv-worker.ts',
   'parquet-worker': 'src/core/export/parquet-worker.ts',
+  'xlsx-worker': 'src/core/export/xlsx-worker.ts',
   'prepare-worker': 'src/core/archive/prepare-worker.ts',
   'index-worker': 'src/core/analysis/index-worker.ts',
 };

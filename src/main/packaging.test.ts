@@ -57,6 +57,8 @@ describe('electron-builder.json', () => {
     expect(config.asarUnpack).toContain('out/main/prepare-worker.js');
     expect(vite).toContain("'index-worker': resolve('src/core/analysis/index-worker.ts')");
     expect(config.asarUnpack).toContain('out/main/index-worker.js');
+    expect(vite).toContain("'xlsx-worker': resolve('src/core/export/xlsx-worker.ts')");
+    expect(config.asarUnpack).toContain('out/main/xlsx-worker.js');
     expect(vite).toContain("chunkFileNames: 'chunks/[name]-[hash].js'");
   });
 

@@ -21,7 +21,7 @@ type Entry = WorkerEntry;
  */
 export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 256 };
 
-export type WorkerName = 'csv-worker' | 'parquet-worker';
+export type WorkerName = 'csv-worker' | 'parquet-worker' | 'xlsx-worker';
 
 const cachedEntries = new Map<WorkerName, Entry | null>();
 

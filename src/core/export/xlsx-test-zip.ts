@@ -1,11 +1,11 @@
 /**
  * A minimal ZIP and XLSX reader for the tests (not shipped): reads the central directory (Zip64
- * included) and inflates each entry with node:zlib, and reads a workbook's sheets into values, so
+ * included) and inflates each entry with node:zlib (its size and CRC-32 checked against the directory's), and reads a workbook's sheets into values, so
  * an XLSX can be checked by code that shares nothing with the writer (besides openpyxl and pandas
  * in xlsx-readers.test.ts, where python3 has them).
  */
 import { readFileSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
 
 const U32 = 0xffff_ffff;
 
@@ -32,6 +32,7 @@ export function readZip(file: string): Map<string, Buffer> {
   for (let n = 0; n < entries; n++) {
     if (b.readUInt32LE(p) !== 0x02014b50) throw new Error('bad central directory entry');
     const method = b.readUInt16LE(p + 10);
+    const crc = b.readUInt32LE(p + 16);
     let compressed = b.readUInt32LE(p + 20);
     let size = b.readUInt32LE(p + 24);
     const nameLen = b.readUInt16LE(p + 28);
@@ -58,6 +59,7 @@ export function readZip(file: string): Map<string, Buffer> {
     const data = b.subarray(start, start + compressed);
     const body = method === 0 ? Buffer.from(data) : inflateRawSync(data);
     if (body.length !== size) throw new Error(`${name}: ${body.length} bytes inflated, the directory says ${size}`);
+    if (crc32(body) !== crc) throw new Error(`${name}: its CRC-32 is not the directory's`);
     out.set(name, body);
     p += 46 + nameLen + extraLen + commentLen;
   }

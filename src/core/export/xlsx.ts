@@ -21,20 +21,18 @@
 import { randomBytes } from 'node:crypto';
 import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { xmlSafe } from '../text';
-import type { ExportRow } from '../ports';
-import { formatNumber } from './cells';
-import { resolveColumns, valuesRenderer } from './columns';
+import type { ExportRow, ExportRowSource } from '../ports';
+import { resolveColumns } from './columns';
 import { abortError } from './abort';
+import { CellWriter, columnLetters, XLSX_DATE_FORMAT, XLSX_DEFLATE_LEVEL, xlsxRowRenderer } from './xlsx-cells';
 import { DATE_STYLE, SHEET_HEAD, SHEET_TAIL, SheetNames, sheetPath, workbookParts } from './xlsx-parts';
-import { ZipWriter, type ZipEntryStream } from './zip';
+import { xlsxFromRids } from './xlsx-rids';
+import { ridThreads } from './csv-rids';
+import { ZipWriter, type DeflatedPiece, type ZipEntryStream, type ZipPieceEntry } from './zip';
+
+export { columnLetters, XLSX_DATE_COLUMNS, XLSX_DATE_FORMAT, XLSX_MAX_CELL_CHARS } from './xlsx-cells';
 
 export const XLSX_MAX_DATA_ROWS = 1_048_575;
-export const XLSX_MAX_CELL_CHARS = 32_767;
-export const XLSX_DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss';
-/** Columns whose values are times (ISO text from the API, or the archive's ms) written as dates. */
-export const XLSX_DATE_COLUMNS: ReadonlySet<string> = new Set(['published_at', 'author.joined_at', 'first_seen_at', 'last_seen_at']);
-
 export interface XlsxOptions {
   out: string;
   columns?: string[];
@@ -53,6 +51,13 @@ export interface XlsxOptions {
    * A sheet without rows is left out.
    */
   extraSheets?: Array<{ name: string; columns: ReadonlyArray<{ name: string; type: string }>; rows: () => Iterable<unknown[]> }>;
+  /**
+   * The archive's rows (a source with a rid walk): worker threads that read, render and compress
+   * them (xlsx-rids.ts; default one per core, at most four; 0 = none, all on this thread).
+   */
+  threads?: number;
+  /** rows below which an export stays on this thread (default 5,000) */
+  parallelAfter?: number;
 }
 
 export interface XlsxResult {
@@ -62,68 +67,6 @@ export interface XlsxResult {
   sheets: number;
   /** cells cut at 32,767 characters */
   truncatedCells: number;
-}
-
-/** `A`, `B`, … `Z`, `AA`, … */
-export function columnLetters(i: number): string {
-  let s = '';
-  for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
-  return s;
-}
-
-const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
-const NEEDS_ESC = /[&<>\r]/;
-/** 1970-01-01 as an Excel serial day (1900 date system) */
-const EPOCH_SERIAL = 25_569;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
-
-class CellWriter {
-  truncated = 0;
-  constructor(private readonly dateStyle: number) {}
-
-  text(ref: string, s: string): string {
-    if (s.length > XLSX_MAX_CELL_CHARS) {
-      this.truncated++;
-      s = s.slice(0, XLSX_MAX_CELL_CHARS);
-      if (/[\uD800-\uDBFF]$/.test(s)) s = s.slice(0, -1);
-    }
-    s = xmlSafe(s);
-    if (NEEDS_ESC.test(s)) s = s.replace(/[&<>\r]/g, (c) => ESC[c]);
-    // an inline string: the canonical text cell (`t="str"` means a formula's text result);
-    // whitespace at the ends needs preserve
-    return /^\s|\s$/.test(s)
-      ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${s}</t></is></c>`
-      : `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
-  }
-
-  date(ref: string, ms: number): string {
-    return `<c r="${ref}" s="${this.dateStyle}"><v>${ms / 86_400_000 + EPOCH_SERIAL}</v></c>`;
-  }
-
-  value(ref: string, v: unknown, isDate: boolean): string {
-    if (v === null || v === undefined) return '';
-    switch (typeof v) {
-      case 'string': {
-        if (isDate && ISO_TIME.test(v)) {
-          const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-          if (Number.isFinite(ms)) return this.date(ref, ms);
-        }
-        return v.length === 0 ? '' : this.text(ref, v);
-      }
-      case 'number':
-        if (isDate && Number.isFinite(v)) return this.date(ref, v);
-        // exact in a spreadsheet only up to 15 significant digits; longer numbers are kept as text
-        if (Number.isFinite(v) && (Number.isSafeInteger(v) ? Math.abs(v) < 1e15 : Number(v.toPrecision(15)) === v))
-          return `<c r="${ref}"><v>${v}</v></c>`;
-        return this.text(ref, formatNumber(v));
-      case 'boolean':
-        return `<c r="${ref}" t="b"><v>${v ? 1 : 0}</v></c>`;
-      case 'bigint':
-        return this.text(ref, v.toString());
-      default:
-        return this.text(ref, JSON.stringify(v));
-    }
-  }
 }
 
 type ExtraSheet = NonNullable<XlsxOptions['extraSheets']>[number];
@@ -137,10 +80,14 @@ const PIECE = 256 * 1024;
  * piece the event loop gets a turn, so the deflater's answers are taken at once and it compresses
  * one piece in zlib's thread pool while this thread renders the next (a synchronous source never
  * waits by itself: with a turn only every 25 ms the two took turns instead).
+ * With `pieces` set, a sheet is written from pieces deflated elsewhere (the rows' XML compressed by
+ * the workers that rendered it, xlsx-rids.ts); its own XML (header, tail) is deflated here.
  */
 class SheetWriter {
   readonly names = new SheetNames();
-  private entry: ZipEntryStream | null = null;
+  /** sheets opened from now on take deflated pieces (ZipWriter.pieces) */
+  pieces = false;
+  private entry: ZipEntryStream | ZipPieceEntry | null = null;
   private buf = '';
   constructor(
     private readonly zip: ZipWriter,
@@ -152,7 +99,8 @@ class SheetWriter {
   async open(name: string, part: number, header: readonly string[]): Promise<void> {
     await this.close();
     this.names.add(name, part);
-    this.entry = await this.zip.stream(sheetPath(this.names.names.length - 1));
+    const path = sheetPath(this.names.names.length - 1);
+    this.entry = this.pieces ? await this.zip.pieces(path) : await this.zip.stream(path);
     let x = `${SHEET_HEAD}<row r="1">`;
     for (let i = 0; i < header.length; i++) x += this.cells.text(columnLetters(i) + '1', header[i]);
     this.buf = x + '</row>';
@@ -171,6 +119,13 @@ class SheetWriter {
     await this.entry.write(s);
     await new Promise<void>((res) => setImmediate(res));
     if (this.signal?.aborted) throw abortError(this.signal);
+  }
+
+  /** Append rows deflated elsewhere (a sheet opened with `pieces` set). */
+  async piece(p: DeflatedPiece): Promise<void> {
+    await this.flush();
+    if (!this.entry || !('piece' in this.entry)) throw new Error('xlsx: a deflated piece for a sheet not written from pieces');
+    await this.entry.piece(p);
   }
 
   async close(): Promise<void> {
@@ -207,16 +162,58 @@ class SheetWriter {
   }
 }
 
+/** The rows rendered on this thread, into the rows' sheets (the first not yet open); returns their count. */
+async function rowsHere(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  o: {
+    sheets: SheetWriter;
+    renderRow: (row: ExportRow, r: number) => string;
+    names: readonly string[];
+    sheetName: string;
+    perSheet: number;
+    signal?: AbortSignal;
+    progress: (rows: number) => void;
+  },
+): Promise<number> {
+  const { sheets, renderRow, perSheet, signal } = o;
+  let count = 0;
+  let inSheet = 0;
+  let part = 1;
+  /** One row into the sheet; true when a piece is ready to write. */
+  const render = (row: ExportRow): boolean => {
+    count++;
+    return sheets.add(renderRow(row, ++inSheet + 1));
+  };
+  const nextSheet = async (): Promise<void> => {
+    await sheets.open(o.sheetName, ++part, o.names);
+    inSheet = 0;
+  };
+  const after = async (): Promise<void> => {
+    if (signal?.aborted) throw abortError(signal);
+    await sheets.flush();
+    o.progress(count);
+  };
+  await sheets.open(o.sheetName, part, o.names);
+  // a synchronous source (the archive) is drained in a plain loop: no await per row
+  if (Symbol.asyncIterator in rows) {
+    for await (const row of rows) {
+      if (inSheet === perSheet) await nextSheet();
+      if (render(row) || signal?.aborted) await after();
+    }
+  } else
+    for (const row of rows) {
+      if (inSheet === perSheet) await nextSheet();
+      if (render(row) || signal?.aborted) await after();
+    }
+  return count;
+}
+
 /**
  * Export rows to an XLSX workbook at `opts.out` (written under a temporary name, renamed when
  * complete; removed on failure or cancel).
  */
 export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<ExportRow>, opts: XlsxOptions): Promise<XlsxResult> {
-  const defs = resolveColumns(opts.columns);
-  const values = valuesRenderer(defs);
-  const names = defs.map((d) => d.name);
-  const isDate = names.map((n) => XLSX_DATE_COLUMNS.has(n));
-  const letters = names.map((_, i) => columnLetters(i));
+  const names = resolveColumns(opts.columns).map((d) => d.name);
   const perSheet = Math.min(XLSX_MAX_DATA_ROWS, Math.max(1, opts.rowsPerSheet ?? XLSX_MAX_DATA_ROWS));
   const sheetName = opts.sheetName ?? 'Loupe export';
   const { signal, onProgress } = opts;
@@ -226,46 +223,42 @@ export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<Expor
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
   const created = new Date();
   const cells = new CellWriter(DATE_STYLE);
-  const zip = await ZipWriter.create(tmp, { level: 1, forceZip64: opts.forceZip64, date: created });
+  const renderRow = xlsxRowRenderer(opts.columns, cells);
+  const zip = await ZipWriter.create(tmp, { level: XLSX_DEFLATE_LEVEL, forceZip64: opts.forceZip64, date: created });
   const sheets = new SheetWriter(zip, cells, signal);
   try {
     let nextReport = every;
-    let count = 0;
-    let inSheet = 0;
-    let part = 1;
-    /** One row into the sheet; true when a piece is ready to write. */
-    const render = (row: ExportRow): boolean => {
-      const r = ++inSheet + 1;
-      const vs = values(row);
-      let x = `<row r="${r}">`;
-      for (let i = 0; i < vs.length; i++) x += cells.value(letters[i] + r, vs[i], isDate[i]);
-      count++;
-      return sheets.add(x + '</row>');
-    };
-    const nextSheet = async (): Promise<void> => {
-      await sheets.open(sheetName, ++part, names);
-      inSheet = 0;
-    };
-    const after = async (): Promise<void> => {
-      if (signal?.aborted) throw abortError(signal);
-      await sheets.flush();
+    const progress = (count: number): void => {
       if (onProgress && count >= nextReport) {
         nextReport = count + every;
         onProgress(count);
       }
     };
-    await sheets.open(sheetName, part, names);
-    // a synchronous source (the archive) is drained in a plain loop: no await per row
-    if (Symbol.asyncIterator in rows) {
-      for await (const row of rows) {
-        if (inSheet === perSheet) await nextSheet();
-        if (render(row) || signal?.aborted) await after();
+    const threads = opts.threads ?? ridThreads();
+    const walk = !(Symbol.asyncIterator in rows) && threads > 0 ? ((rows as ExportRowSource).ridWalk?.() ?? null) : null;
+    let done: { rows: number; truncated: number } | null = null;
+    if (walk)
+      try {
+        sheets.pieces = true;
+        done = await xlsxFromRids(walk, {
+          sheets: {
+            open: (part) => sheets.open(sheetName, part, names),
+            piece: (p) => sheets.piece(p),
+            write: async (xml) => (sheets.add(xml), await sheets.flush()),
+          },
+          renderRow,
+          columns: opts.columns,
+          perSheet,
+          threads,
+          parallelAfter: opts.parallelAfter ?? 5000,
+          signal,
+          progress,
+        });
+      } finally {
+        sheets.pieces = false;
+        walk.close();
       }
-    } else
-      for (const row of rows) {
-        if (inSheet === perSheet) await nextSheet();
-        if (render(row) || signal?.aborted) await after();
-      }
+    const count = done ? done.rows : await rowsHere(rows, { sheets, renderRow, names, sheetName, perSheet, signal, progress });
     if (signal?.aborted) throw abortError(signal);
     for (const extra of opts.extraSheets ?? []) await sheets.extra(extra, perSheet);
     await sheets.close();
@@ -274,7 +267,8 @@ export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<Expor
     if (signal?.aborted) throw abortError(signal);
     await rename(tmp, finalPath);
     onProgress?.(count);
-    return { rows: count, bytes, path: finalPath, sheets: sheets.names.names.length, truncatedCells: cells.truncated };
+    const truncatedCells = cells.truncated + (done?.truncated ?? 0);
+    return { rows: count, bytes, path: finalPath, sheets: sheets.names.names.length, truncatedCells };
   } catch (e) {
     await zip.destroy().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);

@@ -9,7 +9,7 @@
  * 8-byte sizes, the Zip64 end-of-central-directory record and its locator.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { createDeflateRaw, crc32, deflateRawSync, type DeflateRaw, type ZlibOptions } from 'node:zlib';
+import { constants, createDeflateRaw, crc32, deflateRawSync, type DeflateRaw, type ZlibOptions } from 'node:zlib';
 
 const U32 = 0xffff_ffff;
 /** bytes the file stream and the deflater may hold before a write waits */
@@ -53,7 +53,7 @@ export class ZipWriter {
   private readonly level: number;
   private readonly force: boolean;
   private readonly dos: { time: number; date: number };
-  private open: ZipEntryStream | null = null;
+  private open: ZipEntryStream | ZipPieceEntry | null = null;
 
   private constructor(
     private readonly ws: WriteStream,
@@ -129,6 +129,21 @@ export class ZipWriter {
       writableHighWaterMark: DEFLATE_AHEAD,
     };
     this.open = new ZipEntryStream(name, this, e, createDeflateRaw(zo), () => {
+      this.entries.push(e);
+      this.open = null;
+    });
+    return this.open;
+  }
+
+  /**
+   * A big entry written from raw-deflate pieces made elsewhere (deflatePiece: XLSX workers compress
+   * their own rows, xlsx-rids.ts): `piece` them in order, then `close` it.
+   */
+  async pieces(name: string): Promise<ZipPieceEntry> {
+    if (this.open) throw new Error(`zip: ${name} opened while ${this.open.name} is still open`);
+    const e: Entry = { name: Buffer.from(name, 'utf8'), crc: 0, csize: 0, usize: 0, offset: this.offset, streamed: true };
+    await this.raw(this.localHeader(e.name, 0, 0, 0, true));
+    this.open = new ZipPieceEntry(name, this, e, this.level, () => {
       this.entries.push(e);
       this.open = null;
     });
@@ -259,18 +274,7 @@ export class ZipEntryStream {
     this.z.end();
     await this.done;
     if (this.err) throw this.err;
-    const z64 = this.e.usize >= U32 || this.e.csize >= U32;
-    const d = Buffer.alloc(z64 ? 24 : 16);
-    d.writeUInt32LE(0x08074b50, 0);
-    d.writeUInt32LE(this.e.crc, 4);
-    if (z64) {
-      d.writeBigUInt64LE(BigInt(this.e.csize), 8);
-      d.writeBigUInt64LE(BigInt(this.e.usize), 16);
-    } else {
-      d.writeUInt32LE(this.e.csize, 8);
-      d.writeUInt32LE(this.e.usize, 12);
-    }
-    await this.zip.raw(d);
+    await this.zip.raw(descriptor(this.e));
     this.closed();
   }
 
@@ -297,4 +301,113 @@ function waitDrain(s: WriteStream | DeflateRaw, failed: () => Error | null): Pro
     s.on('error', onErr);
     s.on('close', onDrain);
   });
+}
+
+/** The data descriptor after a streamed entry's bytes: its CRC-32 and sizes (8-byte sizes past 4 GiB). */
+function descriptor(e: Entry): Buffer {
+  const z64 = e.usize >= U32 || e.csize >= U32;
+  const d = Buffer.alloc(z64 ? 24 : 16);
+  d.writeUInt32LE(0x08074b50, 0);
+  d.writeUInt32LE(e.crc, 4);
+  if (z64) {
+    d.writeBigUInt64LE(BigInt(e.csize), 8);
+    d.writeBigUInt64LE(BigInt(e.usize), 16);
+  } else {
+    d.writeUInt32LE(e.csize, 8);
+    d.writeUInt32LE(e.usize, 12);
+  }
+  return d;
+}
+
+/** A piece of an entry's data, deflated on its own: its raw-deflate bytes, CRC-32 and length. */
+export interface DeflatedPiece {
+  bytes: Uint8Array;
+  crc: number;
+  usize: number;
+}
+
+/** the last block of a raw-deflate stream: an empty fixed-Huffman block marked final */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+/**
+ * `data` as a piece of a raw-deflate stream: compressed on its own (no reference to the pieces
+ * before it) and ended with a sync flush (on a byte boundary, not final), so pieces made anywhere
+ * (a worker thread) follow one another in one entry, which ZipPieceEntry ends with the final block.
+ */
+export function deflatePiece(data: Uint8Array, level: number): DeflatedPiece {
+  return { bytes: deflateRawSync(data, { level, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(data), usize: data.length };
+}
+
+/** CRC-32 (zlib's polynomial, reflected) of a product of two polynomials modulo it (zlib's multmodp). */
+function multModP(a: number, b: number): number {
+  let m = 0x8000_0000;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ 0xedb8_8320 : b >>> 1;
+  }
+  return p >>> 0;
+}
+
+/** x^(2^k) modulo the polynomial, k = 0…31 (zlib's x2n_table) */
+const X2N = ((): number[] => {
+  const t: number[] = [];
+  let p = 0x4000_0000; // x^1
+  for (let k = 0; k < 32; k++) {
+    t.push(p);
+    p = multModP(p, p);
+  }
+  return t;
+})();
+
+/**
+ * The CRC-32 of A followed by B from A's CRC, B's CRC and B's length (zlib's crc32_combine, which
+ * node:zlib does not expose): pieces made on other threads are checked as one entry.
+ */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  // x^(8 * lengthB) modulo the polynomial: the bits of the length in bytes, from x^(2^3) on
+  let p = 0x8000_0000; // x^0
+  let k = 3;
+  for (let n = lengthB; n > 0; n = Math.floor(n / 2), k++) if (n % 2 === 1) p = multModP(X2N[k & 31], p);
+  return (multModP(p, crcA) ^ crcB) >>> 0;
+}
+
+/** An entry written from pieces deflated elsewhere (ZipWriter.pieces). */
+export class ZipPieceEntry {
+  constructor(
+    readonly name: string,
+    private readonly zip: ZipWriter,
+    private readonly e: Entry,
+    private readonly level: number,
+    private readonly closed: () => void,
+  ) {}
+
+  /** Append text (UTF-8) or bytes, deflated here as one piece. */
+  async write(s: string | Buffer): Promise<void> {
+    const b = typeof s === 'string' ? Buffer.from(s, 'utf8') : s;
+    if (b.length > 0) await this.piece(deflatePiece(b, this.level));
+  }
+
+  /** Append a piece (deflatePiece), in order. */
+  async piece(p: DeflatedPiece): Promise<void> {
+    if (p.usize === 0) return;
+    this.e.crc = crc32Combine(this.e.crc, p.crc, p.usize);
+    this.e.usize += p.usize;
+    this.e.csize += p.bytes.length;
+    await this.zip.raw(Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.length));
+  }
+
+  /** End the entry: the final block, then the data descriptor. */
+  async close(): Promise<void> {
+    this.e.csize += FINAL_BLOCK.length;
+    await this.zip.raw(FINAL_BLOCK);
+    await this.zip.raw(descriptor(this.e));
+    this.closed();
+  }
+
+  abandon(): void {}
 }

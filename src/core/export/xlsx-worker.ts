@@ -1,0 +1,44 @@
+/**
+ * Worker thread of an XLSX export read by rid (xlsx-rids.ts, docs/export.md "XLSX"): reads a
+ * batch's rows from the archive file on a read-only connection of its own (one statement, one
+ * aggregate row: rid-batch.ts), renders their sheet XML with the exporting thread's code
+ * (xlsx-cells.ts) as rows `first`, `first + 1`, … of their sheet, and deflates it as one piece of
+ * the sheet's raw-deflate stream (zip.ts deflatePiece: its bytes, moved, not copied, its CRC-32
+ * and length). When one of the rows is no longer there (deleted since the export's snapshot) it
+ * answers `missing` and the exporting thread renders that batch from its snapshot.
+ *
+ *   workerData: { columns?: string[]; reader: { file: string; extra: string } }
+ *   in:  { seq, rids: number[], first: number }
+ *   out: { seq, piece: { bytes, crc, usize, truncated } } | { seq, missing: true } | { seq, error }
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ridBatchReader } from './rid-batch';
+import { bytesRow, type RidSource } from './rid-rows';
+import { CellWriter, XLSX_DEFLATE_LEVEL, xlsxRowRenderer } from './xlsx-cells';
+import { DATE_STYLE } from './xlsx-parts';
+import { deflatePiece } from './zip';
+
+const port = parentPort;
+if (!port) throw new Error('xlsx-worker: not started as a worker thread');
+const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
+const readRows = ridBatchReader(data.reader);
+const cells = new CellWriter(DATE_STYLE);
+const renderRow = xlsxRowRenderer(data.columns, cells);
+
+port.on('message', (m: { seq: number; rids: number[]; first: number }) => {
+  try {
+    const rows = readRows(m.rids);
+    if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
+    const cut = cells.truncated;
+    let x = '';
+    for (let i = 0; i < rows.length; i++) x += renderRow(bytesRow(rows[i]), m.first + i);
+    const p = deflatePiece(Buffer.from(x, 'utf8'), XLSX_DEFLATE_LEVEL);
+    // a buffer of its own to move (zlib's answer may share its memory)
+    const bytes = new Uint8Array(p.bytes.length);
+    bytes.set(p.bytes);
+    const piece = { bytes, crc: p.crc, usize: p.usize, truncated: cells.truncated - cut };
+    port.postMessage({ seq: m.seq, piece }, [bytes.buffer]);
+  } catch (e) {
+    port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
+  }
+});
