@@ -1,8 +1,9 @@
 /**
  * Worker thread of an XLSX export read by rid (xlsx-rids.ts, docs/export.md "XLSX"): reads a
  * batch's rows from the archive file on a read-only connection of its own (one statement, one
- * aggregate row: rid-batch.ts), renders their sheet XML with the exporting thread's code
- * (xlsx-cells.ts) as rows `first`, `first + 1`, … of their sheet, and deflates it as one piece of
+ * aggregate row: rid-batch.ts), writes their sheet XML from the stored records' bytes (xlsx-spans.ts:
+ * no JSON.parse of a record; the bytes of the exporting thread's renderer, xlsx-cells.ts) as rows
+ * `first`, `first + 1`, … of their sheet into one reused buffer, and deflates it as one piece of
  * the sheet's raw-deflate stream (zip.ts deflatePiece: its bytes, moved, not copied, its CRC-32
  * and length). When one of the rows is no longer there (deleted since the export's snapshot) it
  * answers `missing` and the exporting thread renders that batch from its snapshot.
@@ -13,9 +14,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ridBatchReader } from './rid-batch';
-import { bytesRow, type RidSource } from './rid-rows';
-import { CellWriter, XLSX_DEFLATE_LEVEL, xlsxRowRenderer } from './xlsx-cells';
+import type { RidSource } from './rid-rows';
+import { CellWriter, XLSX_DEFLATE_LEVEL } from './xlsx-cells';
 import { DATE_STYLE } from './xlsx-parts';
+import { beginXml, xlsxSpanRenderer, xmlSoFar } from './xlsx-spans';
 import { deflatePiece } from './zip';
 
 const port = parentPort;
@@ -23,16 +25,16 @@ if (!port) throw new Error('xlsx-worker: not started as a worker thread');
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const readRows = ridBatchReader(data.reader);
 const cells = new CellWriter(DATE_STYLE);
-const renderRow = xlsxRowRenderer(data.columns, cells);
+const renderRow = xlsxSpanRenderer(data.columns, cells);
 
 port.on('message', (m: { seq: number; rids: number[]; first: number }) => {
   try {
     const rows = readRows(m.rids);
     if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
     const cut = cells.truncated;
-    let x = '';
-    for (let i = 0; i < rows.length; i++) x += renderRow(bytesRow(rows[i]), m.first + i);
-    const p = deflatePiece(Buffer.from(x, 'utf8'), XLSX_DEFLATE_LEVEL);
+    beginXml();
+    for (let i = 0; i < rows.length; i++) renderRow(rows[i], m.first + i);
+    const p = deflatePiece(xmlSoFar(), XLSX_DEFLATE_LEVEL);
     // a buffer of its own to move (zlib's answer may share its memory)
     const bytes = new Uint8Array(p.bytes.length);
     bytes.set(p.bytes);

@@ -5,7 +5,9 @@
  * deflated as it streams (zip.ts, with backpressure), and the fixed parts around the sheets
  * (xlsx-parts.ts) are added at the end. exceljs wrote the container until issue 26: it brought 178
  * of the 242 production packages for what is ~400 lines here, and its row model cost 65 s per 1M rows
- * (the rows already bypassed it). The cells written:
+ * (the rows already bypassed it). The archive's rows are read, rendered and deflated by worker
+ * threads instead (xlsx-rids.ts; the cells' code is xlsx-cells.ts, from the stored bytes xlsx-spans.ts).
+ * The cells written:
  *
  *  - text (inline strings, never a shared-string table that would grow with the file): ids and every
  *    other string, digits included, stay exactly as the API gave them; `=`, `+`, `-`, `@` at the
