@@ -42,6 +42,12 @@ const HEAVY =
   /\/node_modules\/(tsx|esbuild|exceljs|undici|graphology[^/]*|hyparquet[^/]*|@xmldom)\/|\/chunks\/(undici|sandbox|xlsx|parquet|network-export|network-source)-/;
 const pkgVersion = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
+/** the sources the loaded files of the build hold (out/cli/modules.json, written by scripts/build-cli.mjs) */
+function sourcesOf(loaded: string[]): string[] {
+  const modules = JSON.parse(readFileSync('out/cli/modules.json', 'utf8')) as Record<string, string[]>;
+  return loaded.flatMap((f) => modules[f.replace(/^.*\/out\/cli\//, '')] ?? []);
+}
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'loupe-built-'));
   hook = join(dir, 'hook.mjs');
@@ -73,9 +79,6 @@ describe('the built command line', () => {
   });
 
   it('what --help and library read: no sandbox, no zod locale but English, no GEXF writer (issue 26: start-up)', async () => {
-    // out/cli/modules.json: the sources each file of the build holds (scripts/build-cli.mjs)
-    const modules = JSON.parse(readFileSync('out/cli/modules.json', 'utf8')) as Record<string, string[]>;
-    const sourcesOf = (loaded: string[]): string[] => loaded.flatMap((f) => modules[f.replace(/^.*\/out\/cli\//, '')] ?? []);
     const h = await loupe(['--help']);
     const l = await loupe(['library', '--limit', '1']);
     expect(h.code, h.err).toBe(0);
@@ -99,6 +102,21 @@ describe('the built command line', () => {
         what,
       ).toEqual([]);
     }
+  });
+
+  it('a CSV export reads no Parquet writer, no graph library and no bundle writer (issue 30: start-up)', async () => {
+    const r = await loupe(['export', '--format', 'csv', '-o', join(dir, 'empty.csv')]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/Exported 0 rows/);
+    const sources = sourcesOf(r.loaded);
+    expect(sources).toContain('src/core/export/formats.ts');
+    expect(
+      sources.filter((f) =>
+        /node_modules\/(graphology[^/]*|hyparquet[^/]*|@xmldom)\/|src\/core\/export\/(parquet|bundle-|xlsx)|src\/core\/analysis\/network\.ts$/.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('library --limit 1 in a new data folder: loads no writer and no HTTP client', async () => {

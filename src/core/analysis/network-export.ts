@@ -6,7 +6,7 @@
 import type { ExportRow } from '../ports';
 import type { ParentAuthorRow } from '../archive';
 import type { Pseudonymiser } from '../text';
-import { buildNetworkFromFacts, type NetworkKind, type NetworkStats, type ParentLookup } from './network';
+import type { NetworkKind, NetworkStats, ParentLookup } from './network';
 import { factsOf, userKey, type RowAuthor, type RowFacts } from './network-entities';
 import { writeNetworkFile } from './network-xml';
 
@@ -72,6 +72,8 @@ export async function exportNetwork(
       yield opts.facts ? (r as RowFacts) : factsOf(r as ExportRow);
     }
   };
+  // graphology and the builder load with the first network, not with every command (docs/cli.md "Start-up")
+  const { buildNetworkFromFacts } = await import('./network');
   const net = buildNetworkFromFacts(facts(), { kind: opts.network, lookupParents: opts.lookupParents, signal: opts.signal });
   const file = await writeNetworkFile(net.graph, opts.format, opts.out, opts.signal);
   opts.onProgress?.(net.stats.items);

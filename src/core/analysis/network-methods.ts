@@ -7,7 +7,7 @@ import type { MethodParsedInput } from '../../shared/contract';
 import type { NetworkItem, NetworkView } from '../../shared/contract-network';
 import type { ExportRow } from '../ports';
 import { Pseudonymiser } from '../text';
-import { buildNetworkFromFacts, type BuiltNetwork } from './network';
+import type { BuiltNetwork } from './network';
 import { archiveFacts, factsOptionsFor, type FactsSource } from './network-source';
 import { archiveParentLookup, pseudonymousLookup, type ParentAuthorsSource } from './network-export';
 
@@ -89,6 +89,9 @@ export function heaviestEdges(
   return out;
 }
 
+/** what a network is built from (`network.build`'s and `network.items`' input) */
+type NetworkInput = Pick<MethodParsedInput<'network.build'>, 'query' | 'network' | 'pseudonymise'>;
+
 export function networkMethods(deps: NetworkMethodDeps) {
   const cap = deps.maxShownEdges ?? MAX_SHOWN_EDGES;
   let last: { key: string; net: BuiltNetwork } | null = null;
@@ -96,11 +99,10 @@ export function networkMethods(deps: NetworkMethodDeps) {
   /** the archive's write version: `data_version` (other connections) + `total_changes()` (this one) */
   const version = (): string => deps.archive.dataVersion();
 
-  function built(i: {
-    query: MethodParsedInput<'network.build'>['query'];
-    network: MethodParsedInput<'network.build'>['network'];
-    pseudonymise: boolean;
-  }): BuiltNetwork {
+  async function built(i: NetworkInput): Promise<BuiltNetwork> {
+    // graphology and the builder load with the first network, not with every command (docs/cli.md
+    // "Start-up"); nothing is awaited between the key and the build below
+    const { buildNetworkFromFacts } = await import('./network');
     const { after: _a, limit: _l, ...query } = i.query;
     const key = JSON.stringify([query, i.network, i.pseudonymise, version()]);
     if (last?.key === key) return last.net;
@@ -117,7 +119,7 @@ export function networkMethods(deps: NetworkMethodDeps) {
 
   return {
     async 'network.build'(i: MethodParsedInput<'network.build'>): Promise<NetworkView> {
-      const net = built(i);
+      const net = await built(i);
       const { nodeKeys: keys, nodeAttributes: attrsOf, edges: E } = net;
       // the heaviest nodes (ties: key order, so the same query always shows the same nodes)
       const order = Array.from(keys, (_k, n) => n);
@@ -153,7 +155,7 @@ export function networkMethods(deps: NetworkMethodDeps) {
     },
 
     async 'network.items'(i: MethodParsedInput<'network.items'>): Promise<NetworkItem[]> {
-      const net = built(i);
+      const net = await built(i);
       if (!net.nodeIndex.has(i.node))
         throw new Error(`"${i.node}" is not a node of this network (the library may have changed: build it again).`);
       const refs = (net.items.get(i.node) ?? []).slice(0, i.limit);

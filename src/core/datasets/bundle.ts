@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery } from '../../shared/query';
 import type { Archive } from '../archive';
-import { companionsOf, fileSha256, writeBundleTables, writeCompanions, type CompanionSource } from '../export';
+import { bundleTables, companionsOf, writeCompanions, type CompanionSource } from '../export';
 import { BundleFacts } from './bundle-facts';
 import { isZipPath } from './bundle-source';
 import { itemKeyOf, sha256 } from './row-hashes';
@@ -276,6 +276,7 @@ function readOnce(src: CompanionSource): CompanionSource {
 }
 
 async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
+  const { fileSha256, writeBundleTables } = await bundleTables();
   const dehydrated = o.dehydrated ?? false;
   const files: Array<{ path: string; sha256: string; bytes: number }> = [];
   // one pass over the rows: items.csv, items.jsonl and items.parquet (on the export workers), each

@@ -20,6 +20,8 @@ export {
   type ExportEnvelope,
 } from './rows';
 export { companionsOf, writeCompanions, type CompanionSource } from './companions';
-export { writeBundleTables, fileSha256, type BundleTablesResult } from './bundle-tables';
+export type { BundleTablesResult } from './bundle-tables';
+/** the bundle's tables writer, with the Parquet encoder: loaded on use, not with every command (docs/cli.md "Start-up") */
+export const bundleTables = () => import('./bundle-tables');
 export type { TablesPart } from './bundle-render';
 export { exportAny, exportOptionsError } from './formats';
