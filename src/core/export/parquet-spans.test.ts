@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
-import { isoBytesMs, parquetSpanAdder, spanNumber } from './parquet-spans';
+import { isoBytesMs, parquetSpanAdder, spanNumber, unescape, unescapedBytes } from './parquet-spans';
 import { bytesRow, type BytesTuple } from './rid-rows';
 import { row, tuple } from './test-rows';
 
@@ -93,6 +93,24 @@ function both(tuples: BytesTuple[], columns?: string[]): [unknown, unknown] {
 }
 
 describe('Parquet rows from the stored bytes', () => {
+  it('unescapes a stored string to the bytes TextEncoder gives for JSON.parse of it, or declines a \\u escape', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+      fc.constantFrom('a\\b', 'x"y', '\n\t\r\b\f/'),
+    );
+    fc.assert(
+      fc.property(text, fc.boolean(), (str, slashes) => {
+        const json = slashes ? JSON.stringify(str).replaceAll('/', '\\/') : JSON.stringify(str);
+        const b = enc.encode(`xy${json}z`);
+        const n = unescape(b, 3, b.length - 2);
+        if (n < 0) expect(/(^|[^\\])(\\\\)*\\u/.test(json)).toBe(true);
+        else expect(Buffer.from(unescapedBytes().subarray(0, n)).equals(Buffer.from(enc.encode(JSON.parse(json) as string)))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   const subset = ['extra', 'labels.sponsored.p', 'id', 'ext', 'coauthors', 'author.followers', 'first_seen_at', 'content.text', 'tags'];
 
   it('encode the group the parsed rows encode: generated rows, odd stored texts, every column and a subset', () => {

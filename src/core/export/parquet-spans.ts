@@ -4,11 +4,12 @@
  * once (record-scan.ts) and hands each column its value from those bytes, with no record object
  * and no JSON.parse: a string's bytes are copied into the page (or looked up in the dictionary by
  * its bytes: parquet-text.ts), a JSON value's bytes are its JSON text, a number is read from its
- * digits and a time from its ISO text without a string. Where a value is not plain (a string with
- * escapes, a number as `String(n)` would not write it, a value of the wrong type for its column,
- * a time not in the form `JSON.stringify` of a Date writes) it is decoded and goes the way a
- * parsed value goes; a row the scan cannot vouch for, or one with label overrides, is added from
- * its parsed record. The file is the same bytes either way (parquet-spans.test.ts).
+ * digits and a time from its ISO text without a string, a text column's string with escapes
+ * other than \u from its unescaped bytes. Where a value is not plain (a string with a \u escape,
+ * a number as `String(n)` would not write it, a value of the wrong type for its column, a time not
+ * in the form `JSON.stringify` of a Date writes) it is decoded and goes the way a parsed value goes;
+ * a row the scan cannot vouch for, or one with label overrides, is added from its parsed record.
+ * The file is the same bytes either way (parquet-spans.test.ts).
  */
 import { iso } from './columns';
 import type { ColumnBuilder } from './parquet-chunk';
@@ -115,6 +116,38 @@ function spanValue(b: Uint8Array, k: number, s: number, e: number): unknown {
   }
 }
 
+/** where `unescape` writes */
+let unescapedBuf = new Uint8Array(1024);
+/** the bytes of the last `unescape` */
+export const unescapedBytes = (): Uint8Array => unescapedBuf;
+
+/**
+ * The UTF-8 bytes of a string with escapes, [s, e) of `b` between its quotes, into
+ * `unescapedBytes()`: their count, or -1 when it holds a `\u` escape (a code unit, maybe half a
+ * surrogate pair: decoded by JSON.parse as before). The other escapes stand for one byte each
+ * (`\n` is 0x0A, …), and the bytes between them are the string's own UTF-8, so these are the
+ * bytes TextEncoder gives for the JSON.parse'd string.
+ */
+export function unescape(b: Uint8Array, s: number, e: number): number {
+  if (unescapedBuf.length < e - s) unescapedBuf = new Uint8Array(Math.max(e - s, unescapedBuf.length * 2));
+  const out = unescapedBuf;
+  let o = 0;
+  for (let i = s; i < e; i++) {
+    let c = b[i];
+    if (c === 92) {
+      c = b[++i];
+      if (c === 110) c = 10;
+      else if (c === 116) c = 9;
+      else if (c === 114) c = 13;
+      else if (c === 98) c = 8;
+      else if (c === 102) c = 12;
+      else if (c !== 34 && c !== 92 && c !== 47) return -1;
+    }
+    out[o++] = c;
+  }
+  return o;
+}
+
 type Miss = (i: number, v: unknown) => void;
 
 /** column `c` takes `v` as a parsed row's value goes: its builder, or `untyped` where it does not fit */
@@ -145,8 +178,9 @@ function slotStatement(c: number, slot: number, how: number): string {
   const tail = `else if ${ABSENT} ${col}.add(null);\n  else slow(src, ${slot}, ${c}, ${col}, miss);`;
   switch (how) {
     case TEXT:
-      // String(n), String(true) and a plain string's text are the bytes themselves
-      return `k = K[${slot}];\n  if ${TEXTS} ${col}.addBytes(src, ${at});\n  ${tail}`;
+      // String(n), String(true) and a plain string's text are the bytes themselves; a string with
+      // escapes other than \u, its bytes unescaped
+      return `k = K[${slot}];\n  if ${TEXTS} ${col}.addBytes(src, ${at});\n  else if (k === ${Span.EscapedText} && (v = unescape(src, ${at})) >= 0) ${col}.addBytes(unescaped(), 0, v);\n  ${tail}`;
     case JSON_TEXT:
       return `k = K[${slot}];\n  if (k === ${Span.Text}) ${col}.addBytes(src, S[${slot}] - 1, E[${slot}] + 1);\n  else if ${JSONS} ${col}.addBytes(src, ${at});\n  ${tail}`;
     case NUMBER:
@@ -214,7 +248,20 @@ export function parquetSpanAdder(layout: ParquetLayout): (enc: GroupEncoder, t: 
     else throw new Error(`export: no byte reading for column '${name}'`);
   }
   const cols = Array.from({ length: n }, (_, c) => `c${c} = cols[${c}]`).join(', ');
-  const helpers = { K, S, E, EMPTY_ARRAY, num: spanNumber, isoMs: isoBytesMs, slow: slowSlot, give, time: timeTo, extra: extraTo };
+  const helpers = {
+    K,
+    S,
+    E,
+    EMPTY_ARRAY,
+    num: spanNumber,
+    isoMs: isoBytesMs,
+    unescape,
+    unescaped: unescapedBytes,
+    slow: slowSlot,
+    give,
+    time: timeTo,
+    extra: extraTo,
+  };
   // fixed statements from the layout's column names and types only, never data
   const fill = new Function(
     ...Object.keys(helpers),
