@@ -61,7 +61,7 @@ class TablesPool extends ExportPool {
 }
 
 /** A file written in order, its SHA-256 taken as it goes. */
-class HashedFile {
+export class HashedFile {
   bytes = 0;
   private readonly hash: Hash = createHash('sha256');
   constructor(private readonly fh: FileHandle) {}
@@ -71,7 +71,12 @@ class HashedFile {
   async write(b: Uint8Array): Promise<void> {
     this.hash.update(b);
     this.bytes += b.length;
-    await this.fh.write(b);
+    // one write(2) moves at most ~2 GiB on Linux: write what is left until every byte is out
+    for (let at = 0; at < b.length;) {
+      const { bytesWritten } = await this.fh.write(b, at, b.length - at);
+      if (bytesWritten <= 0) throw new Error(`a bundle file took no bytes (${b.length - at} left to write)`);
+      at += bytesWritten;
+    }
   }
   async close(): Promise<string> {
     await this.fh.close();

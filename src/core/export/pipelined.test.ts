@@ -152,6 +152,35 @@ describe('pipelined', () => {
     await run;
     expect(sent).toBe(4);
   });
+
+  it('ends with the error when the walk or a send fails while answers arrive, never waiting on', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('walk', 'send'), fc.integer({ min: 1, max: 3 }), async (where, after) => {
+        const walk = walkOf(40);
+        const next = walk.next.bind(walk);
+        let walked = 0;
+        walk.next = (max) => {
+          if (where === 'walk' && ++walked > after) throw new Error('the walk failed');
+          return next(max);
+        };
+        let sent = 0;
+        const run = pipelined(walk, walk.next(5), {
+          groupSize: 5,
+          cap: 1,
+          hold: 3,
+          send: (rids) => {
+            if (where === 'send' && ++sent > after) throw new Error('the send failed');
+            // answered on a later turn: the next group is then asked for inside the answer's callback
+            return new Promise<number[] | null>((resolve) => setImmediate(() => resolve(rids)));
+          },
+          here: (rids) => rids,
+          place: async () => undefined,
+        });
+        await expect(run).rejects.toThrow(where === 'walk' ? 'the walk failed' : 'the send failed');
+      }),
+      { numRuns: 30 },
+    );
+  });
 });
 
 /** workers that keep what they are sent, answering when told */

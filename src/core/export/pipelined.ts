@@ -56,6 +56,8 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
   let stopped = false;
   /** the loop below, waiting for an answer */
   let wake: (() => void) | null = null;
+  /** a failure of the walk or of a send while answers arrive: the loop throws it */
+  let failed = null as { error: unknown } | null;
   const fill = (): void => {
     while (!stopped && unanswered < cap && queue.length < hold) {
       const rids = nextGroup();
@@ -65,8 +67,13 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
       const settled = (): void => {
         slot.answered = true;
         unanswered--;
-        // the next group goes out now, not when this one's turn to be placed comes
-        fill();
+        // the next group goes out now, not when this one's turn to be placed comes; a walk or a
+        // send that throws here must end the export, not leave the loop waiting for a wake
+        try {
+          fill();
+        } catch (error) {
+          failed ??= { error };
+        }
         const w = wake;
         wake = null;
         w?.();
@@ -77,6 +84,7 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
   };
   try {
     for (;;) {
+      if (failed) throw failed.error;
       fill();
       const slot = queue[0];
       if (!slot) break;
