@@ -142,7 +142,7 @@ describe('pieces deflated apart', () => {
         expect(crc32Combine(crc32(x), crc32(y), y.length)).toBe(whole);
       }),
     );
-    // a length past 2^32 takes every bit of the length (checked against zlib's crc32 of zeros, a piece at a time)
+    // long pieces (2^24 bytes each, three of them) against zlib's crc32 of the same zeros, a piece at a time
     const zeros = Buffer.alloc(1 << 24);
     let crc = crc32(Buffer.from('head'));
     let combined = crc;

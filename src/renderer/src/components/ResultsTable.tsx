@@ -23,6 +23,7 @@ import {
   type Column,
   type TableVariant,
   unclippedRule,
+  pageGlyphsWithinBounds,
 } from './table-columns';
 
 export type { TableVariant } from './table-columns';
@@ -137,8 +138,9 @@ let tables = 0;
  * resized, so a narrowed column clips again.
  */
 function TableWidths({ scope, cols, width, total }: { scope: string; cols: readonly Column[]; width(c: Column): number; total: number }) {
+  const glyphsFit = pageGlyphsWithinBounds();
   const css =
-    cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}${unclippedRule(scope, c, width(c))}`).join('') +
+    cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}${unclippedRule(scope, c, width(c), glyphsFit)}`).join('') +
     `.${scope} .tr{width:${total}px}`;
   return <style>{css}</style>;
 }

@@ -19,6 +19,8 @@ import {
   gridCell,
   sortRows,
   tableColumns,
+  boundedGlyphs,
+  glyphsWithinBounds,
   textWidthBound,
   unclippedRule,
   type CellCtx,
@@ -187,5 +189,50 @@ describe('cells drawn without a clip only where their text surely fits (issue 30
         expect(textWidthBound(relative(Date.now() - ago, Date.now()))).toBeLessThan(Infinity);
       }),
     );
+  });
+});
+
+describe('the glyph bounds against the page font', () => {
+  const glyphs = boundedGlyphs();
+  const all = glyphs.flatMap((g) => g.chars);
+  /** a font: each bounded character's advance in em, drawn up to `most` × its class's bound */
+  const font = (most: number) =>
+    fc.tuple(...all.map(() => fc.double({ min: 0.05, max: most, noNaN: true }))).map((ks) => {
+      const em = new Map<string, number>();
+      let i = 0;
+      for (const g of glyphs) for (const ch of g.chars) em.set(ch, g.em * ks[i++]);
+      return (ch: string): number | null => (em.get(ch) ?? 0) * CELL_FONT_PX;
+    });
+
+  it('a font within the bounds never draws a bounded text wider than textWidthBound says', () => {
+    fc.assert(
+      fc.property(font(1), fc.array(fc.constantFrom(...all), { maxLength: 60 }), (widthOf, chars) => {
+        expect(glyphsWithinBounds(CELL_FONT_PX, widthOf)).toBe(true);
+        const text = chars.join('');
+        const drawn = chars.reduce((sum, ch) => sum + (widthOf(ch) ?? 0), 0);
+        expect(drawn).toBeLessThanOrEqual(textWidthBound(text) + 1e-9);
+      }),
+    );
+  });
+
+  it('a font with one glyph past its bound, another size, or no measure keeps every clip', () => {
+    fc.assert(
+      fc.property(font(1), fc.constantFrom(...all), fc.double({ min: 1.001, max: 3, noNaN: true }), (base, wide, k) => {
+        const g = glyphs.find((x) => x.chars.includes(wide))!;
+        const widthOf = (ch: string) => (ch === wide ? g.em * k * CELL_FONT_PX : base(ch));
+        expect(glyphsWithinBounds(CELL_FONT_PX, widthOf)).toBe(false);
+        expect(glyphsWithinBounds(CELL_FONT_PX + 1, base)).toBe(false);
+        expect(glyphsWithinBounds(CELL_FONT_PX, (ch) => (ch === wide ? null : base(ch)))).toBe(false);
+      }),
+    );
+    // Verdana's '%' is ~1.076 em: past the 1.05 em bound of its class
+    expect(glyphsWithinBounds(CELL_FONT_PX, (ch) => (ch === '%' ? 1.076 * CELL_FONT_PX : 0.3 * CELL_FONT_PX))).toBe(false);
+  });
+
+  it('where the page font is not within the bounds, only columns that always fit lose their clip', () => {
+    for (const c of [...tableColumns('library', false), ...tableColumns('library', true)]) {
+      const rule = unclippedRule('rt1', c, 400, false);
+      expect(rule === '' || c.fits === true).toBe(true);
+    }
   });
 });

@@ -92,6 +92,54 @@ export function textWidthBound(text: string): number {
   return em <= most ? em * CELL_FONT_PX : Infinity;
 }
 
+/** The characters textWidthBound bounds, by the bound of their width in em. */
+export function boundedGlyphs(): Array<{ em: number; chars: string[] }> {
+  const narrow: string[] = [];
+  const thin = [' ', ',', '-', '.', ':'];
+  const wide: string[] = ['\u2014'];
+  for (let c = 33; c < 127; c++) {
+    const ch = String.fromCharCode(c);
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 122 && c !== 109 && c !== 119) || c === 95) narrow.push(ch);
+    else if (!thin.includes(ch)) wide.push(ch);
+  }
+  return [
+    { em: 0.7, chars: narrow },
+    { em: 0.5, chars: thin },
+    { em: 1.05, chars: wide },
+  ];
+}
+
+/**
+ * Whether a font keeps within textWidthBound's bounds: its size is CELL_FONT_PX and no glyph is
+ * wider than its class's bound (`widthOf`: a character's advance in px, null when it cannot be
+ * measured). A user's `system-ui` may resolve to a family, weight or size other than the ones the
+ * bounds were taken from; where it does not keep within them, every cell keeps its clip.
+ */
+export function glyphsWithinBounds(fontPx: number, widthOf: (ch: string) => number | null): boolean {
+  if (fontPx !== CELL_FONT_PX) return false;
+  for (const { em, chars } of boundedGlyphs())
+    for (const ch of chars) {
+      const w = widthOf(ch);
+      if (w === null || !(w <= em * CELL_FONT_PX)) return false;
+    }
+  return true;
+}
+
+let pageGlyphs: boolean | null = null;
+
+/** glyphsWithinBounds for this page's cell font, measured once with a canvas; false without one. */
+export function pageGlyphsWithinBounds(): boolean {
+  if (pageGlyphs !== null) return pageGlyphs;
+  pageGlyphs = false;
+  if (typeof document === 'undefined' || !document.body) return pageGlyphs;
+  const cs = getComputedStyle(document.body);
+  const ctx = document.createElement('canvas').getContext('2d');
+  if (!ctx) return pageGlyphs;
+  ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+  pageGlyphs = glyphsWithinBounds(parseFloat(cs.fontSize), (ch) => ctx.measureText(ch).width);
+  return pageGlyphs;
+}
+
 /**
  * The class saying how wide a flat cell's text is at most (`f<k>`: k steps of FIT_STEP_PX), or ''
  * when unbounded. A column whose width holds k steps draws its `f<k>` cells without a clip
@@ -106,10 +154,12 @@ export function fitClass(text: string): string {
 /**
  * The stylesheet rule that draws a column's cells without a clip where their content surely fits
  * its width: all of them for a column whose content is never wider (`fits`), else the flat cells
- * whose text's bound (`f<k>`) fits; '' when none do.
+ * whose text's bound (`f<k>`) fits, when the page's font keeps within the bounds (`glyphsFit`,
+ * pageGlyphsWithinBounds); '' when none do.
  */
-export function unclippedRule(scope: string, c: Column, width: number): string {
+export function unclippedRule(scope: string, c: Column, width: number, glyphsFit = true): string {
   if (c.fits) return `.${scope} .td.c-${c.id}{overflow:visible}`;
+  if (!glyphsFit) return '';
   const steps = Math.min(FIT_STEPS, Math.floor((width - CELL_PADDING_PX) / FIT_STEP_PX));
   if (steps < 0) return '';
   const sel: string[] = [];
