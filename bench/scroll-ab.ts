@@ -13,10 +13,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
-import { MemorySecretStore } from '../src/core/secrets/index';
-import { startHost } from '../src/host/index';
-import { uiDataDir } from './ui-archive';
+import { type Browser, type CDPSession, type Page } from '@playwright/test';
+import { openLibraryPage } from './library-page';
 import { cpuBurners } from './ui-open';
 
 const n = Number(process.env.N ?? 1_000_000);
@@ -129,25 +127,8 @@ async function scroll(page: Page, cdp: CDPSession, build: string, phase: string)
 }
 
 async function one(build: { name: string; dir: string }, round: number): Promise<Phase[]> {
-  const host = await startHost({
-    port: 0,
-    dataDir: uiDataDir(n),
-    staticDir: build.dir,
-    secrets: new MemorySecretStore(),
-    envKey: null,
-    baseUrl: null,
-    sandbox: { seed: 1 },
-  });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const { browser, page, cdp, close } = await openLibraryPage(n, build.dir);
   try {
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Performance.enable');
-    await page.goto(`${host.url}#library`);
-    await page.getByTestId('result-row').first().waitFor({ timeout: 60_000 });
     await page.evaluate(PROBE);
     const box = (await page.getByTestId('results-table').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -184,8 +165,7 @@ async function one(build: { name: string; dir: string }, round: number): Promise
     }
     return out;
   } finally {
-    await browser.close();
-    await host.close();
+    await close();
   }
 }
 

@@ -8,10 +8,7 @@
  * `npx tsx bench/scroll-diag.ts`; R=<dir> serves another renderer build (an A/B).
  */
 import { readFileSync } from 'node:fs';
-import { chromium } from '@playwright/test';
-import { MemorySecretStore } from '../src/core/secrets/index';
-import { startHost } from '../src/host/index';
-import { uiDataDir } from './ui-archive';
+import { openLibraryPage } from './library-page';
 
 const n = Number(process.env.N ?? 1_000_000);
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
@@ -24,25 +21,8 @@ const PROBE = `(() => {
 })()`;
 
 async function main() {
-  const host = await startHost({
-    port: 0,
-    dataDir: uiDataDir(n),
-    staticDir: process.env.R || undefined,
-    secrets: new MemorySecretStore(),
-    envKey: null,
-    baseUrl: null,
-    sandbox: { seed: 1 },
-  });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const { page, cdp, close } = await openLibraryPage(n, process.env.R || undefined);
   try {
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Performance.enable');
-    await page.goto(`${host.url}#library`);
-    await page.getByTestId('result-row').first().waitFor({ timeout: 60_000 });
     await page.evaluate(PROBE);
     const box = (await page.getByTestId('results-table').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -102,8 +82,7 @@ async function main() {
       await page.waitForTimeout(3000);
     });
   } finally {
-    await browser.close();
-    await host.close();
+    await close();
   }
 }
 void main().then(

@@ -7,10 +7,7 @@
  * `R=<renderer dir> N=200000 LOUPE_BENCH_UI_DATA=<dir> npx tsx bench/scroll-lab.ts`
  */
 import { readFileSync } from 'node:fs';
-import { chromium } from '@playwright/test';
-import { MemorySecretStore } from '../src/core/secrets/index';
-import { startHost } from '../src/host/index';
-import { uiDataDir } from './ui-archive';
+import { openLibraryPage } from './library-page';
 
 const n = Number(process.env.N ?? 1_000_000);
 const target = Number(process.env.ROWS ?? 3500);
@@ -20,25 +17,8 @@ const VARIANTS: Record<string, string> = JSON.parse(process.env.VARIANTS ?? '{}'
 VARIANTS.base = '';
 
 async function main(): Promise<void> {
-  const host = await startHost({
-    port: 0,
-    dataDir: uiDataDir(n),
-    staticDir: process.env.R || undefined,
-    secrets: new MemorySecretStore(),
-    envKey: null,
-    baseUrl: null,
-    sandbox: { seed: 1 },
-  });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const { page, cdp, close } = await openLibraryPage(n, process.env.R || undefined);
   try {
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Performance.enable');
-    await page.goto(`${host.url}#library`);
-    await page.getByTestId('result-row').first().waitFor({ timeout: 60_000 });
     const box = (await page.getByTestId('results-table').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const rows = async () =>
@@ -83,8 +63,7 @@ async function main(): Promise<void> {
       console.log(`${v.padEnd(12)} ${c[Math.floor(c.length / 2)].toFixed(2)} s  [${c.map((x) => x.toFixed(2)).join(' ')}]`);
     }
   } finally {
-    await browser.close();
-    await host.close();
+    await close();
   }
 }
 
