@@ -66,6 +66,13 @@ describe('loupe dataset recheck and attrition', () => {
       .reduce((s, c) => [s[0] + +c[2], s[1] + +c[3], s[2] + +c[4]], [0, 0, 0]);
     expect(sum).toEqual([r.found, r.missing, 0]);
     expect(lines.slice(1).every((l) => /^photo_net,\d{4}-\d{2},/.test(l))).toBe(true);
+    // the JSON of the same report: one object a row, named as the CSV's columns, the counts as numbers
+    const json = await runCaptured(['dataset', 'attrition', 'Study', '--format', 'json'], env);
+    expect(json.code, json.err).toBe(0);
+    const head = lines[0].split(',');
+    expect(JSON.parse(json.out)).toEqual(
+      lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [head[i], i < 2 ? v : Number(v)]))),
+    );
 
     // a bundle: exported, verified, tampered (named, exit 2), imported into another archive (nothing paid)
     const out = join(h, 'bundle');

@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import type { AttritionRow, DatasetTarget } from '../../shared/contract-datasets';
 import type { MethodInput } from '../../shared/contract';
-import { csvTable } from '../../shared/analysis-csv';
+import { analysisJson, csvTable } from '../../shared/analysis-csv';
 import { UsageError, type CliContext } from '../context';
 import { describePlan, describeStatus, fmt } from '../collect-words';
 import { ExitError } from '../exit';
@@ -30,6 +30,11 @@ export function attritionCsv(rows: AttritionRow[], bom = true): string {
     rows.map((r) => [r.platform, r.month, r.available, r.unavailable, r.notRechecked]),
     { bom },
   );
+}
+
+/** The same report as JSON, named as its CSV's columns (snake_case, as every file Loupe writes: docs/analysis.md "Files"). */
+export function attritionJson(rows: AttritionRow[]): string {
+  return JSON.stringify(analysisJson(rows)) + '\n';
 }
 
 function attritionWords(rows: AttritionRow[]): string {
@@ -127,7 +132,7 @@ export function registerDatasetCommands(program: Command, io: Io, c: () => CliCo
   ).action(async (set: string | undefined, o: QueryFlags & { format: 'csv' | 'json'; bom: boolean }) => {
     const rows = await c().call('datasets.attrition', { target: await targetOf(c(), set, o) });
     io.stderr.write(attritionWords(rows));
-    io.stdout.write(o.format === 'json' ? JSON.stringify(rows) + '\n' : attritionCsv(rows, o.bom));
+    io.stdout.write(o.format === 'json' ? attritionJson(rows) : attritionCsv(rows, o.bom));
   });
   registerBundleCommands(cmd, io, c, opts);
 }
