@@ -21,6 +21,7 @@
  *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { detachEarly } from './detach-early';
 import { bundleReader, partBuffers, SpareBuffers, tablesLayout, tablesOfRids, type GroupReuse, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
@@ -30,6 +31,8 @@ import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('parquet-worker: not started as a worker thread');
+// before any code is hot: the groups' buffers are moved to the exporting thread (detach-early.ts)
+detachEarly();
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const layout = parquetLayout(data.columns);
 /** rows by rid, a batch in one aggregate row (rid-batch.ts), each record its stored bytes, added from those bytes (parquet-spans.ts) */
