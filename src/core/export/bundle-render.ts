@@ -17,42 +17,15 @@ import { parquetSpanAdder } from './parquet-spans';
 import { fromBytes } from './byte-row';
 import { bytesRow, openRidSource, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
 import { envelopeJson } from './rows';
+import { SpareBuffers } from './spare-buffers';
+
+export { SpareBuffers };
 
 /** crypto.hash (Node ≥ 20.12): one call, no Hash object per row */
 const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array) => string }).hash;
 const sha256 = oneShot
   ? (b: Uint8Array): string => oneShot('sha256', b)
   : (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
-
-/**
- * A worker's buffers for its groups' CSV and JSONL bytes, given back by the writing thread once it
- * has written them (bundle-tables.ts): a buffer the kernel has already handed over is written again
- * instead of a new one faulted in page by page (a fresh buffer per group and file cost the workers
- * about as much system time as the rendering's copies). At most `keep` are held.
- */
-export class SpareBuffers {
-  private readonly free: ArrayBuffer[] = [];
-  constructor(private readonly keep = 4) {}
-  give(b: ArrayBuffer): void {
-    if (b.byteLength === 0) return;
-    this.free.push(b);
-    if (this.free.length > this.keep) {
-      // the smallest goes
-      let s = 0;
-      for (let i = 1; i < this.free.length; i++) if (this.free[i].byteLength < this.free[s].byteLength) s = i;
-      this.free.splice(s, 1);
-    }
-  }
-  /** the smallest spare of at least `bytes`, or null */
-  take(bytes: number): Buffer | null {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++)
-      if (this.free[i].byteLength >= bytes && (best < 0 || this.free[i].byteLength < this.free[best].byteLength)) best = i;
-    if (best < 0) return null;
-    const [b] = this.free.splice(best, 1);
-    return Buffer.from(b);
-  }
-}
 
 /**
  * A group's bytes of one file, rendered row by row: each row's text is encoded once, into one

@@ -6,14 +6,21 @@
  * over generated rows), lone surrogates included (U+FFFD, as TextEncoder writes them).
  */
 import { formatNumber } from './cells';
+import { SpareBuffers } from './spare-buffers';
 
-/** the batch being written: one buffer per thread, grown when a batch needs more */
-let buf = Buffer.allocUnsafe(1 << 17);
+/**
+ * the batch being written: one buffer per thread, grown when a batch needs more; never a slice of
+ * Node's shared pool (handOffBytes moves its whole ArrayBuffer to another thread)
+ */
+let buf = Buffer.allocUnsafeSlow(1 << 17);
 let at = 0;
+/** buffers handed off and given back once written (spareBytes) */
+const spares = new SpareBuffers();
 
 function room(n: number): void {
   if (at + n <= buf.length) return;
-  const next = Buffer.allocUnsafe(Math.max(buf.length * 2, at + n));
+  const size = Math.max(buf.length * 2, at + n);
+  const next = spares.take(size) ?? Buffer.allocUnsafeSlow(size);
   buf.copy(next, 0, 0, at);
   buf = next;
 }
@@ -29,6 +36,24 @@ export function takeBytes(): Uint8Array<ArrayBuffer> {
   out.set(buf.subarray(0, at));
   at = 0;
   return out;
+}
+
+/**
+ * The batch's bytes without a copy (issue 30): a view of this thread's buffer, whose whole
+ * ArrayBuffer the caller moves to the writing thread (a transfer list); the next batch is written
+ * into a buffer given back (spareBytes) or a new one. takeBytes made a new zeroed array a batch,
+ * which the kernel faulted in page by page, and copied the batch into it.
+ */
+export function handOffBytes(): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(buf.buffer, buf.byteOffset, at);
+  buf = spares.take(buf.length) ?? Buffer.allocUnsafeSlow(buf.length);
+  at = 0;
+  return out;
+}
+
+/** A buffer handOffBytes handed off, given back once its bytes are written: later batches are written into it. */
+export function spareBytes(b: ArrayBuffer): void {
+  spares.give(b);
 }
 
 /** How many bytes the batch holds so far (where the next record starts). */

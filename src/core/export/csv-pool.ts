@@ -162,11 +162,17 @@ export class CsvPool extends ExportPool {
     return workers ? new CsvPool(workers) : null;
   }
 
-  /** Read these rows (by rid) and render them to UTF-8 CSV; null when one is no longer in the archive. */
-  renderRids(rids: number[]): Promise<Uint8Array | null> {
-    const p = this.post((seq) => ({ seq, rids })).then((m) =>
-      m.missing ? null : ((m.bytes as Uint8Array | undefined) ?? new Uint8Array(0)),
-    );
+  /**
+   * Read these rows (by rid) and render them to UTF-8 CSV; null when one is no longer in the
+   * archive. `written` gives the bytes' buffer back to the worker once they are written (its next
+   * batches are written into it, csv-bytes.ts spareBytes).
+   */
+  renderRids(rids: number[]): Promise<{ bytes: Uint8Array; written: () => void } | null> {
+    const p = this.post((seq) => ({ seq, rids })).then((m) => {
+      if (m.missing) return null;
+      const bytes = (m.bytes as Uint8Array<ArrayBuffer> | undefined) ?? new Uint8Array(0);
+      return { bytes, written: () => this.postTo(m.seq, { spare: bytes.buffer }, [bytes.buffer]) };
+    });
     p.catch(() => undefined);
     return p;
   }

@@ -25,7 +25,8 @@ export interface CsvSink {
   add(s: string): void;
   readonly full: boolean;
   flush(): Promise<void>;
-  bytes(b: Uint8Array): Promise<void>;
+  /** write bytes after what is pending; `written` is called once they are written */
+  bytes(b: Uint8Array, written?: () => void): Promise<void>;
 }
 
 /** Workers for a rid export: one per core (this thread only walks and writes), at most four. */
@@ -35,7 +36,7 @@ export function ridThreads(): number {
 
 interface Slot {
   rids: number[];
-  answer: Promise<Uint8Array | null>;
+  answer: Promise<{ bytes: Uint8Array; written: () => void } | null>;
 }
 
 /**
@@ -124,9 +125,9 @@ export async function csvFromRids(
       const slot = queue.shift();
       if (!slot) break;
       if (signal?.aborted) throw abortError(signal);
-      const bytes = await slot.answer;
+      const answer = await slot.answer;
       if (signal?.aborted) throw abortError(signal);
-      if (bytes) await sink.bytes(bytes);
+      if (answer) await sink.bytes(answer.bytes, answer.written);
       else {
         // a row was deleted since the snapshot: read the rest of the walk, then this batch from the snapshot
         for (let b = walking ? walk.next(1 << 16) : []; b.length > 0; b = walk.next(1 << 16))

@@ -8,16 +8,17 @@
  *    JSON.parse of the record); when one of them is no longer there (deleted since
  *    the export's snapshot) it answers `missing` and the exporting thread renders that batch from
  *    its snapshot.
- * Each batch is answered with its CSV as UTF-8 bytes (moved, not copied, to the writing thread),
- * written straight into one reused buffer as the cells are made (csv-bytes.ts).
+ * Each batch is answered with its CSV as UTF-8 bytes, written straight into a buffer as the cells
+ * are made (csv-bytes.ts) and moved, not copied, to the writing thread; a batch by rid's buffer
+ * comes back once written (`spare`), and later batches are written into it.
  *
  *   workerData: { columns?: string[]; reader?: { file: string; extra: string } }
- *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] }
+ *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] } | { spare: ArrayBuffer } (no answer)
  *   out: { seq, bytes: Uint8Array } | { seq, missing: true } | { seq, error }
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { csvBytesRenderer, resolveColumns } from './columns';
-import { beginBytes, takeBytes } from './csv-bytes';
+import { beginBytes, handOffBytes, spareBytes } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { ridBatchReader } from './rid-batch';
 import type { RidSource } from './rid-rows';
@@ -31,7 +32,8 @@ const renderStored = csvSpanRenderer(data.columns);
 
 const readRows = ridBatchReader(data.reader);
 
-port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
+port.on('message', (m: WireBatch | { seq: number; rids: number[] } | { spare: ArrayBuffer }) => {
+  if ('spare' in m) return void spareBytes(m.spare);
   try {
     beginBytes();
     if ('rids' in m) {
@@ -39,7 +41,7 @@ port.on('message', (m: WireBatch | { seq: number; rids: number[] }) => {
       if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
       for (const row of rows) renderStored(row);
     } else for (const w of m.rows) render(fromWire(w));
-    const bytes = takeBytes();
+    const bytes = handOffBytes();
     port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
   } catch (e) {
     port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });

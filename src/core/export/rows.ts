@@ -133,9 +133,11 @@ class ChunkWriter {
     return w;
   }
 
-  async write(s: string | Buffer, signal?: AbortSignal): Promise<void> {
+  /** `written`: called once `s` is written (not when the write fails) */
+  async write(s: string | Buffer, signal?: AbortSignal, written?: () => void): Promise<void> {
     if (this.err) throw this.err;
-    if (this.ws.write(s)) return;
+    const done = written && ((e?: Error | null): void => void (e || written()));
+    if (this.ws.write(s, done)) return;
     await new Promise<void>((res, rej) => {
       const cleanup = (): void => {
         this.ws.off('drain', onDrain);
@@ -187,10 +189,10 @@ class Chunker {
   get full(): boolean {
     return this.buf.length >= CHUNK_CHARS;
   }
-  /** write bytes (already UTF-8) after what is pending */
-  async bytes(b: Uint8Array): Promise<void> {
+  /** write bytes (already UTF-8) after what is pending; `written` is called once they are written */
+  async bytes(b: Uint8Array, written?: () => void): Promise<void> {
     await this.flush();
-    await this.w.write(Buffer.from(b.buffer, b.byteOffset, b.byteLength), this.signal);
+    await this.w.write(Buffer.from(b.buffer, b.byteOffset, b.byteLength), this.signal, written);
   }
   async flush(): Promise<void> {
     if (this.buf.length === 0) return;
