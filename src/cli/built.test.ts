@@ -63,7 +63,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('the built command line', () => {
+/**
+ * Each test starts the built CLI one to three times, and the last also seeds 5,200 items and runs
+ * the source CLI (tsx) beside it: alone at load ~20 on 2 cores the spawns take 3–7 s and the export
+ * test over 30 s (it timed out at vitest's default 30 s beside two other test files), so CI's
+ * loaded 2-core machine gets ample margin (time limits, not expectations of speed).
+ */
+describe('the built command line', { timeout: 90_000 }, () => {
   it('--version and --help: the build alone, no TypeScript, no core, no heavy package', async () => {
     const v = await loupe(['--version']);
     expect(v.code, v.err).toBe(0);
@@ -128,7 +134,7 @@ describe('the built command line', () => {
     expect(r.loaded.filter((f) => f.endsWith('.ts'))).toEqual([]);
   });
 
-  it('an export past one thread runs its CSV workers from the build: the same bytes as the sources', async () => {
+  it('an export past one thread runs its CSV workers from the build: the same bytes as the sources', { timeout: 240_000 }, async () => {
     const home = join(dir, 'big');
     mkdirSync(home);
     const a = openArchive(archivePath(home));
