@@ -1,47 +1,102 @@
 /**
- * CSS what-ifs for a scroll step's cost (issue 30), in one page: the UI bench's archive served by
- * the web host (renderer build R), Debian Chromium loads ROWS rows of the Library, then for each
- * round and each variant (a stylesheet added to the page, "base" = none) scrolls to the top and
- * takes 100 wheel steps of 900 px down, and prints the renderer's main-thread CPU (CDP ThreadTime)
- * and its parts (script, style, layout, the rest: paint, pre-paint, layerize) per variant.
- * `R=<renderer dir> N=200000 LOUPE_BENCH_UI_DATA=<dir> npx tsx bench/scroll-lab.ts`
+ * A scroll step's cost (issue 30), renderer builds and CSS what-ifs side by side: the UI bench's
+ * archive served by the web host, one Debian Chromium page per renderer build (B=name=dir,…; else
+ * R, else the project's own build), each with ROWS rows of the Library loaded; then for each round
+ * and each build × variant (a stylesheet added to the page, "base" = none), the order reversed
+ * every other round, scrolls to the top and takes 100 wheel steps of 900 px down, and prints the
+ * renderer's main-thread CPU (CDP ThreadTime) and its parts (script, style, layout, the rest: paint,
+ * pre-paint, layerize). TRACE=1 also traces each scroll and prints the main thread's thread time by
+ * trace event (self time; medians).
+ * `B=base=<dir>,new=<dir> ROUNDS=6 N=200000 LOUPE_BENCH_UI_DATA=<dir> npx tsx bench/scroll-lab.ts`
  */
 import { readFileSync } from 'node:fs';
-import { openLibraryPage } from './library-page';
+import { resolve } from 'node:path';
+import type { Browser, CDPSession, Page } from '@playwright/test';
+import { openLibraryPage, type LibraryPage } from './library-page';
 
 const n = Number(process.env.N ?? 1_000_000);
 const target = Number(process.env.ROWS ?? 3500);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const load = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+const tracing = !!process.env.TRACE;
 const VARIANTS: Record<string, string> = JSON.parse(process.env.VARIANTS ?? '{}');
 VARIANTS.base = '';
 
-async function main(): Promise<void> {
-  const { page, cdp, close } = await openLibraryPage(n, process.env.R || undefined);
+interface Subject {
+  name: string;
+  browser: Browser;
+  page: Page;
+  cdp: CDPSession;
+  css: string;
+}
+
+/** One page per build (B=name=dir,…; else R or the project's own build), ROWS rows loaded in each. */
+async function openBuilds(): Promise<{
+  pages: Array<{ build: string; browser: Browser; page: Page; cdp: CDPSession }>;
+  close(): Promise<void>;
+}> {
+  const builds = process.env.B
+    ? process.env.B.split(',').map((s) => {
+        const [name, dir] = s.split('=');
+        return { name, dir: resolve(dir) };
+      })
+    : [{ name: '', dir: process.env.R || undefined }];
+  const opened: LibraryPage[] = [];
+  const pages: Array<{ build: string; browser: Browser; page: Page; cdp: CDPSession }> = [];
+  const close = async (): Promise<void> => {
+    for (const o of opened) await o.close();
+  };
   try {
-    const box = (await page.getByTestId('results-table').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    const rows = async () =>
-      Number(/^\s*([\d,]+)/.exec((await page.getByTestId('row-count').textContent()) ?? '')?.[1].replace(/,/g, '') ?? 0);
-    while ((await rows()) < target)
-      for (let k = 0; k < 10; k++) {
-        await page.mouse.wheel(0, 900);
-        await page.waitForTimeout(16);
-      }
-    await page.evaluate(`(() => { const s = document.createElement('style'); s.id = 'lab'; document.head.appendChild(s); })()`);
-    const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    for (const b of builds) {
+      const lp = await openLibraryPage(n, b.dir);
+      opened.push(lp);
+      const { browser, page, cdp } = lp;
+      const box = (await page.getByTestId('results-table').boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const rows = async () =>
+        Number(/^\s*([\d,]+)/.exec((await page.getByTestId('row-count').textContent()) ?? '')?.[1].replace(/,/g, '') ?? 0);
+      while ((await rows()) < target)
+        for (let k = 0; k < 10; k++) {
+          await page.mouse.wheel(0, 900);
+          await page.waitForTimeout(16);
+        }
+      await page.evaluate(`(() => { const s = document.createElement('style'); s.id = 'lab'; document.head.appendChild(s); })()`);
+      pages.push({ build: b.name, browser, page, cdp });
+    }
+    return { pages, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+async function main(): Promise<void> {
+  const { pages, close } = await openBuilds();
+  try {
+    const subjects: Subject[] = pages.flatMap((p) =>
+      Object.keys(VARIANTS).map((v) => ({
+        name: [p.build, v].filter(Boolean).join(':'),
+        browser: p.browser,
+        page: p.page,
+        cdp: p.cdp,
+        css: VARIANTS[v],
+      })),
+    );
     const sums = new Map<string, number[][]>();
+    const traces = new Map<string, Array<Map<string, number>>>();
     for (let r = 0; r < rounds; r++) {
-      const names = Object.keys(VARIANTS);
-      for (const v of r % 2 ? names.reverse() : names) {
+      for (const s of r % 2 ? [...subjects].reverse() : subjects) {
+        const { page, cdp } = s;
+        const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
         await page.evaluate(
           ([css]) => {
             document.getElementById('lab')!.textContent = css;
             document.querySelector('[data-testid=results-table]')!.scrollTop = 0;
           },
-          [VARIANTS[v]],
+          [s.css],
         );
         await page.waitForTimeout(800);
+        if (tracing) await s.browser.startTracing(page, { categories: ['devtools.timeline'] });
         const m0 = await metrics();
         for (let k = 0; k < 100; k++) {
           await page.mouse.wheel(0, 900);
@@ -49,22 +104,77 @@ async function main(): Promise<void> {
         }
         await page.waitForTimeout(300);
         const m1 = await metrics();
+        if (tracing) {
+          const parts = mainThreadSelf(await s.browser.stopTracing());
+          const phases = traces.get(s.name) ?? traces.set(s.name, []).get(s.name)!;
+          phases.push(parts);
+        }
         const d = (k: string) => m1[k] - m0[k];
         const row = [d('ThreadTime'), d('ScriptDuration'), d('RecalcStyleDuration'), d('LayoutDuration'), d('TaskDuration'), load()];
-        (sums.get(v) ?? sums.set(v, []).get(v)!).push(row);
+        (sums.get(s.name) ?? sums.set(s.name, []).get(s.name)!).push(row);
         console.log(
-          `round ${r} ${v.padEnd(12)} CPU ${row[0].toFixed(2)} s; task ${row[4].toFixed(2)} s: script ${row[1].toFixed(2)}, style ${row[2].toFixed(2)}, layout ${row[3].toFixed(2)}, rest ${(row[4] - row[1] - row[2] - row[3]).toFixed(2)}; load ${row[5].toFixed(1)}`,
+          `round ${r} ${s.name.padEnd(16)} CPU ${row[0].toFixed(2)} s; task ${row[4].toFixed(2)} s: script ${row[1].toFixed(2)}, style ${row[2].toFixed(2)}, layout ${row[3].toFixed(2)}, rest ${(row[4] - row[1] - row[2] - row[3]).toFixed(2)}; load ${row[5].toFixed(1)}`,
         );
       }
     }
-    console.log('\nmedian CPU per variant:');
+    console.log('\nmedian CPU per subject:');
     for (const [v, rs] of sums) {
       const c = rs.map((x) => x[0]).sort((a, b) => a - b);
-      console.log(`${v.padEnd(12)} ${c[Math.floor(c.length / 2)].toFixed(2)} s  [${c.map((x) => x.toFixed(2)).join(' ')}]`);
+      const sc = rs.map((x) => x[1]).sort((a, b) => a - b);
+      console.log(
+        `${v.padEnd(16)} ${c[Math.floor(c.length / 2)].toFixed(2)} s  [${c.map((x) => x.toFixed(2)).join(' ')}]  script ${sc[Math.floor(sc.length / 2)].toFixed(2)} s`,
+      );
+    }
+    if (tracing) {
+      console.log('\nmedian thread time of the renderer main thread by trace event (self, ms):');
+      const names = ['total', 'Paint', 'FunctionCall', 'Layout', 'UpdateLayoutTree', 'PrePaint', 'Layerize', 'RunTask'];
+      console.log(`${''.padEnd(16)} ${names.map((k) => k.padStart(16)).join('')}`);
+      for (const [v, ts] of traces)
+        console.log(
+          `${v.padEnd(16)} ${names
+            .map((k) =>
+              median(ts.map((t) => (t.get(k) ?? 0) / 1000))
+                .toFixed(0)
+                .padStart(16),
+            )
+            .join('')}`,
+        );
     }
   } finally {
     await close();
   }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+type Ev = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: { name?: string } };
+
+/** The renderer main thread's thread time (µs) in a trace by event, self time (children taken out), and its total. */
+function mainThreadSelf(buf: Buffer): Map<string, number> {
+  const events = (JSON.parse(buf.toString()) as { traceEvents: Ev[] }).traceEvents;
+  const self = new Map<string, number>();
+  const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  if (!main) return self;
+  const xs = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.tdur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const stack: Array<{ end: number; name: string; child: number; tdur: number }> = [];
+  const close = (upTo: number) => {
+    while (stack.length && stack[stack.length - 1].end <= upTo) {
+      const e = stack.pop()!;
+      self.set(e.name, (self.get(e.name) ?? 0) + e.tdur - e.child);
+      if (stack.length) stack[stack.length - 1].child += e.tdur;
+    }
+  };
+  let total = 0;
+  for (const e of xs) {
+    close(e.ts);
+    if (!stack.length) total += e.tdur!;
+    stack.push({ end: e.ts + e.dur!, name: e.name, child: 0, tdur: e.tdur! });
+  }
+  close(Infinity);
+  self.set('total', total);
+  return self;
 }
 
 void main().then(

@@ -1,11 +1,13 @@
 /**
  * The results table without @tanstack/react-table's row model (ResultsTable.tsx, table-columns.tsx):
  * a local sort by a column header (desc, asc, none; unknown values last both ways), hiding a
- * column from the Columns menu, resizing one.
+ * column from the Columns menu, resizing one; the drawn rows each at their index's place wherever
+ * the grid is scrolled (they lie in flow under the rowgroup's top padding).
  */
 import type { Page } from '@playwright/test';
+import { post } from '../src/core/archive/test-fixtures';
 import { test, expect } from './fixtures';
-import { searchWalk } from './page-helpers';
+import { searchWalk, seedItems } from './page-helpers';
 
 async function search(page: Page, query: string): Promise<void> {
   await searchWalk(page, query);
@@ -76,4 +78,38 @@ test('the Columns menu hides a column; a header resizes by dragging', async ({ p
   // the first row's text cell follows its header
   const cell = page.locator('[data-testid="result-row"]').first().locator('[role="gridcell"]').first();
   expect(Math.round((await cell.boundingBox())!.width)).toBe(Math.round((await text.boundingBox())!.width));
+});
+
+test('scrolled anywhere, each drawn row sits at its index times 30 px and the rows cover the view', async ({ page, host }) => {
+  await seedItems(
+    page,
+    host.dataDir,
+    Array.from({ length: 400 }, (_, i) => post({ id: `7700${String(i).padStart(3, '0')}`, text: `placed row ${i}` })),
+  );
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('library-count')).toHaveText('400 matching');
+  const grid = page.getByTestId('results-table');
+  for (const top of [0, 47, 1234, 2999, 4567, 1111, 0]) {
+    await grid.evaluate((el, top) => (el.scrollTop = top), top);
+    await expect
+      .poll(async () =>
+        grid.evaluate((el) => {
+          const group = el.querySelector('[role="rowgroup"]')!.getBoundingClientRect().top;
+          const rows = [...el.querySelectorAll<HTMLElement>('[data-testid="result-row"]')].map((r) => ({
+            index: Number(r.getAttribute('aria-rowindex')) - 2,
+            top: r.getBoundingClientRect().top - group,
+            height: r.getBoundingClientRect().height,
+          }));
+          const misplaced = rows.filter((r) => Math.abs(r.top - r.index * 30) > 0.01 || r.height !== 30).length;
+          const first = Math.min(...rows.map((r) => r.index));
+          const last = Math.max(...rows.map((r) => r.index));
+          // the view (below the header) runs from scrollTop to scrollTop + clientHeight within the rowgroup
+          const headed = el.querySelector('[role="rowgroup"]')!.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop;
+          const covered =
+            first * 30 <= Math.max(0, el.scrollTop - headed) && (last + 1) * 30 >= Math.min(12000, el.scrollTop + el.clientHeight - headed);
+          return { misplaced, covered, contiguous: last - first + 1 === rows.length };
+        }),
+      )
+      .toEqual({ misplaced: 0, covered: true, contiguous: true });
+  }
 });

@@ -90,7 +90,6 @@ export function thread(rows: readonly LibraryListRow[], collapsed: ReadonlySet<s
 interface RowProps {
   row: LibraryListRow;
   index: number;
-  start: number;
   cols: readonly Column[];
   cursor: boolean;
   ctx: CellCtx;
@@ -108,14 +107,16 @@ function useFocusFollowsCursor(grid: RefObject<HTMLDivElement | null>): void {
 }
 
 /**
- * One drawn row; renders again only when its row, place, columns, cursor or context change. Its
+ * One drawn row; renders again only when its row, index, columns, cursor or context change. Its
  * width and its cells' widths are the table's stylesheet's (`TableWidths`), not styles of its own.
+ * It has no place of its own either: the drawn rows lie in flow under their rowgroup's top padding
+ * (the offset of the first), not each moved by a transform written on it, so the rows that enter on
+ * a scroll step carry no style of their own and cost less to style, pre-paint and paint (issue 30).
  */
-const Row = memo(function Row({ row, index, start, cols, cursor, ctx, onOpen }: RowProps) {
+const Row = memo(function Row({ row, index, cols, cursor, ctx, onOpen }: RowProps) {
   return (
     <div
       className={`tr ${cursor ? 'cursor' : ''} ${ctx.selected ? 'selected' : ''}`}
-      style={{ transform: `translateY(${start}px)` }}
       role="row"
       aria-rowindex={index + 2}
       data-testid="result-row"
@@ -372,21 +373,13 @@ export function ResultsTable({
             );
           })}
         </div>
-        <div style={{ height: virt.getTotalSize(), width: totalWidth, position: 'relative' }} role="rowgroup">
+        {/* rows are a fixed 30 px (no measuring), so the drawn ones are contiguous: they lie in flow below the first one's offset */}
+        <div style={{ height: virt.getTotalSize(), width: totalWidth, paddingTop: items[0]?.start ?? 0 }} role="rowgroup">
           {items.map((vi) => {
             const row = ordered[vi.index];
             const key = rowKey(row);
             return (
-              <Row
-                key={key}
-                row={row}
-                index={vi.index}
-                start={vi.start}
-                cols={visible}
-                cursor={vi.index === cursor}
-                ctx={ctxOf(row, key)}
-                onOpen={onOpen}
-              />
+              <Row key={key} row={row} index={vi.index} cols={visible} cursor={vi.index === cursor} ctx={ctxOf(row, key)} onOpen={onOpen} />
             );
           })}
         </div>
