@@ -46,15 +46,25 @@ const encoderFor = (size: number): GroupEncoder => {
   return encoder;
 };
 
-/** a group by rid: read in batches and encoded as they come; null when a row is gone */
+/**
+ * a group by rid: read in batches and encoded as they come; null when a row is gone. The loop is a
+ * function of its own: V8 optimises it while the first group runs (on-stack replacement), and
+ * `finish` in the same function, not yet run then, threw that code away at the group's end
+ * ("Insufficient type feedback", `--trace-deopt`), to compile the loop and all it inlines again.
+ */
 function encodeRids(rids: number[]): EncodedGroup | null {
   const enc = encoderFor(rids.length);
+  return addRids(enc, rids) ? enc.finish() : null;
+}
+
+/** the rows of `rids` into `enc`; false when one is gone */
+function addRids(enc: GroupEncoder, rids: number[]): boolean {
   for (let i = 0; i < rids.length; i += RID_BATCH) {
     const rows = readRows(rids.slice(i, i + RID_BATCH));
-    if (!rows) return null;
+    if (!rows) return false;
     for (const row of rows) addRow(enc, row);
   }
-  return enc.finish();
+  return true;
 }
 
 let tables: TablesLayout | null = null;
