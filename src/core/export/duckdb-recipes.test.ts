@@ -2,32 +2,25 @@
  * docs/export.md's DuckDB recipes (`sql recipe=csv`, `sql recipe=parquet`), copied from the page and
  * run by DuckDB on real CSV and Parquet exports: 19-digit ids and digits-only parent ids stay exact
  * text, empty cells are NULL, text such as `NA`, `null`, `=1+1` or a line break is kept. DuckDB is
- * the one installed in the benchmarks' peers folder (bench/peers.ts; `npm run bench` installs it
- * there, as parquet-readers.test.ts uses it); where it is not, the test says so and is skipped.
- * (src/cli/recipes.test.ts runs them with a `duckdb` program on the PATH where there is one.)
+ * the one installed in the benchmarks' peers folder (bench/peers.ts; `npm run bench` and `.ci/run`
+ * install it there, as parquet-readers.test.ts uses it); where it is not, the test says so and is
+ * skipped — or fails, where `.ci/run` requires the tools (recipe-tools.ts).
+ * (src/cli/recipes.test.ts runs them on the command line's exports.)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { unneutraliseCell } from './cells';
 import { exportParquet } from './parquet';
 import { exportRows } from './rows';
+import { PEERS, duckdbEntry, duckdbMemory, missingNote, need, skipWithout, sqlStatements } from './recipe-tools';
 
 const md = readFileSync(resolve(import.meta.dirname, '../../../docs/export.md'), 'utf8');
 const recipes = Object.fromEntries([...md.matchAll(/```sql recipe=(\w+)\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]]));
-const peers = process.env.LOUPE_BENCH_PEERS ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'loupe-bench', 'peers');
-const duckEntry = ((): string | null => {
-  try {
-    return existsSync(join(peers, 'package.json')) ? createRequire(join(peers, 'package.json')).resolve('@duckdb/node-api') : null;
-  } catch {
-    return null;
-  }
-})();
-const SKIP = duckEntry ? '' : ` (skipped: DuckDB is not installed in ${peers}; npm run bench installs it there)`;
+const duckEntry = duckdbEntry();
+const NO_DUCK = `DuckDB is not installed in ${PEERS} (npm run bench and .ci/run install it there)`;
 const dir = mkdtempSync(join(tmpdir(), 'loupe-duck-recipes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -56,35 +49,21 @@ const rows: ExportRow[] = Array.from({ length: 40 }, (_, i) => {
   };
 });
 
-type Conn = { runAndReadAll(sql: string): Promise<{ getRows(): unknown[][] }>; closeSync(): void };
-async function duck(): Promise<{ c: Conn; close(): void }> {
-  const { DuckDBInstance } = (await import(pathToFileURL(duckEntry!).href)) as {
-    DuckDBInstance: { create(p: string): Promise<{ connect(): Promise<Conn>; closeSync(): void }> };
-  };
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  return { c, close: () => (c.closeSync(), db.closeSync()) };
-}
-
 describe('docs/export.md DuckDB recipes', () => {
   it('are on the page, for the CSV and the Parquet export', () => {
     expect(Object.keys(recipes).sort()).toEqual(['csv', 'parquet']);
   });
 
   for (const format of ['csv', 'parquet'] as const)
-    it.skipIf(!duckEntry)(
-      `DuckDB reads the ${format.toUpperCase()} export with the page's recipe: ids exact, empty is NULL, text as written${SKIP}`,
+    it.skipIf(skipWithout(duckEntry))(
+      `DuckDB reads the ${format.toUpperCase()} export with the page's recipe: ids exact, empty is NULL, text as written${missingNote(duckEntry, NO_DUCK)}`,
       async () => {
         const out = join(dir, `export.${format}`);
         if (format === 'csv') await exportRows(rows, { format: 'csv', out });
         else await exportParquet(rows, { out });
-        const { c, close } = await duck();
+        const { c, close } = await duckdbMemory(need(duckEntry, NO_DUCK));
         try {
-          for (const stmt of recipes[format]
-            .replaceAll(`'export.${format}'`, `'${out.replace(/'/g, "''")}'`)
-            .split(';')
-            .filter((s) => s.trim()))
-            await c.runAndReadAll(stmt);
+          for (const stmt of sqlStatements(recipes[format], `export.${format}`, out)) await c.runAndReadAll(stmt);
           const got = (await c.runAndReadAll('SELECT id, parent_id, "author.id", "content.text", "engagement.likes" FROM posts')).getRows();
           const text = (v: unknown): unknown => (format === 'csv' && typeof v === 'string' ? unneutraliseCell(v) : v);
           expect(got.map((r) => [r[0], r[1], r[2], text(r[3]), r[4] === null ? null : Number(r[4])])).toEqual(

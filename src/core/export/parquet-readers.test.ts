@@ -2,34 +2,24 @@
  * Issue 26's Parquet: times annotated as UTC instants (TIMESTAMP(MILLIS, isAdjustedToUTC)) and
  * every page Snappy-compressed, read back by hyparquet and — where DuckDB is installed in the
  * benchmarks' peers folder (bench/peers.ts: `LOUPE_BENCH_PEERS` or ~/.cache/loupe-bench/peers;
- * `npm run bench` installs it there) — by DuckDB, which then types the times TIMESTAMP WITH TIME
+ * `npm run bench` and `.ci/run` install it there; recipe-tools.ts: skipped without it, or failed where
+ * `.ci/run` requires the tools) — by DuckDB, which then types the times TIMESTAMP WITH TIME
  * ZONE and reads every value as written.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExportRow } from '../ports';
 import { exportParquet } from './parquet';
+import { PEERS, duckdbEntry, duckdbMemory, missingNote, need, skipWithout } from './recipe-tools';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-pq-readers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const peers = process.env.LOUPE_BENCH_PEERS ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'loupe-bench', 'peers');
-const duckEntry = ((): string | null => {
-  try {
-    return existsSync(join(peers, 'package.json')) ? createRequire(join(peers, 'package.json')).resolve('@duckdb/node-api') : null;
-  } catch {
-    return null;
-  }
-})();
-if (!duckEntry)
-  console.warn(
-    `parquet-readers.test: DuckDB is not installed in ${peers} (npm run bench installs it there), so the DuckDB read-back is skipped`,
-  );
+const duckEntry = duckdbEntry();
+const NO_DUCK = `DuckDB is not installed in ${PEERS} (npm run bench and .ci/run install it there)`;
 
 const T0 = Date.UTC(2024, 4, 1, 12, 0, 0);
 function row(i: number): ExportRow {
@@ -77,49 +67,42 @@ describe('Parquet files for every reader', () => {
     expect(back.map((b) => b['content.text'])).toEqual(rows.map((r) => (r.record.content as { text: string }).text));
   });
 
-  it.runIf(duckEntry !== null)('DuckDB reads the times as TIMESTAMP WITH TIME ZONE, every value as written', async () => {
-    const out = join(dir, 'duck.parquet');
-    await exportParquet(rows, { out, rowGroupSize: 128 });
-    const { DuckDBInstance } = (await import(pathToFileURL(duckEntry!).href)) as {
-      DuckDBInstance: {
-        create(p: string): Promise<{
-          connect(): Promise<{ runAndReadAll(sql: string): Promise<{ getRows(): unknown[][] }>; closeSync(): void }>;
-          closeSync(): void;
-        }>;
-      };
-    };
-    const db = await DuckDBInstance.create(':memory:');
-    const c = await db.connect();
-    try {
-      const file = out.replace(/'/g, "''");
-      const types = (
-        await c.runAndReadAll(
-          `SELECT column_name, column_type FROM (DESCRIBE SELECT published_at, first_seen_at, "engagement.likes", id FROM read_parquet('${file}'))`,
-        )
-      ).getRows();
-      expect(types).toEqual([
-        ['published_at', 'TIMESTAMP WITH TIME ZONE'],
-        ['first_seen_at', 'TIMESTAMP WITH TIME ZONE'],
-        ['engagement.likes', 'BIGINT'],
-        ['id', 'VARCHAR'],
-      ]);
-      const got = (
-        await c.runAndReadAll(
-          `SELECT id, epoch_ms(published_at), epoch_ms(first_seen_at), "content.text", "engagement.likes" FROM read_parquet('${file}')`,
-        )
-      ).getRows();
-      expect(got.map((r) => [r[0], r[1] === null ? null : Number(r[1]), Number(r[2]), r[3], Number(r[4])])).toEqual(
-        rows.map((r, i) => [
-          r.id,
-          i % 4 === 3 ? null : T0 + 3_600_000 * i,
-          r.firstSeenAt,
-          (r.record.content as { text: string }).text,
-          i * 3,
-        ]),
-      );
-    } finally {
-      c.closeSync();
-      db.closeSync();
-    }
-  });
+  it.skipIf(skipWithout(duckEntry))(
+    `DuckDB reads the times as TIMESTAMP WITH TIME ZONE, every value as written${missingNote(duckEntry, NO_DUCK)}`,
+    async () => {
+      const out = join(dir, 'duck.parquet');
+      await exportParquet(rows, { out, rowGroupSize: 128 });
+      const { c, close } = await duckdbMemory(need(duckEntry, NO_DUCK));
+      try {
+        const file = out.replace(/'/g, "''");
+        const types = (
+          await c.runAndReadAll(
+            `SELECT column_name, column_type FROM (DESCRIBE SELECT published_at, first_seen_at, "engagement.likes", id FROM read_parquet('${file}'))`,
+          )
+        ).getRows();
+        expect(types).toEqual([
+          ['published_at', 'TIMESTAMP WITH TIME ZONE'],
+          ['first_seen_at', 'TIMESTAMP WITH TIME ZONE'],
+          ['engagement.likes', 'BIGINT'],
+          ['id', 'VARCHAR'],
+        ]);
+        const got = (
+          await c.runAndReadAll(
+            `SELECT id, epoch_ms(published_at), epoch_ms(first_seen_at), "content.text", "engagement.likes" FROM read_parquet('${file}')`,
+          )
+        ).getRows();
+        expect(got.map((r) => [r[0], r[1] === null ? null : Number(r[1]), Number(r[2]), r[3], Number(r[4])])).toEqual(
+          rows.map((r, i) => [
+            r.id,
+            i % 4 === 3 ? null : T0 + 3_600_000 * i,
+            r.firstSeenAt,
+            (r.record.content as { text: string }).text,
+            i * 3,
+          ]),
+        );
+      } finally {
+        close();
+      }
+    },
+  );
 });
