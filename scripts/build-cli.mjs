@@ -14,8 +14,8 @@
 // - Written to a temporary folder, then put in place, so a command started meanwhile never reads a
 //   half-written build.
 import { build } from 'esbuild';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const root = join(import.meta.dirname, '..');
@@ -43,23 +43,48 @@ const englishOnlyZod = {
 };
 
 /**
- * stopwords-iso's lists (every language, 300 KiB) as one JSON string parsed when its module runs:
- * V8 reads a JSON string several times faster than the same object written as JavaScript.
+ * stopwords-iso's lists (every language, 200 KiB of JSON) stay out of the bundle: a copy,
+ * `stopwords-iso.json`, is written beside the build's entries, and the module the bundle holds in
+ * place of the package's is an object whose languages are getters that read and parse that file on
+ * first use (beside the module, or one folder up for a chunk in `chunks/`). Every command whose
+ * code reaches the text module (an export, a library query) compiled and parsed the lists when it
+ * started (~25 ms of CPU); only a count of words reads them.
  */
-const stopwordsAsJson = {
-  name: 'stopwords-as-json',
+const STOPWORDS_FILE = 'stopwords-iso.json';
+const stopwordsOnUse = {
+  name: 'stopwords-on-use',
   setup(b) {
-    b.onLoad({ filter: /[\\/]stopwords-iso[\\/]stopwords-iso\.json$/ }, (a) => ({
-      contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(a.path, 'utf8'))))});`,
-      loader: 'js',
-    }));
+    let source = null;
+    b.onLoad({ filter: /[\\/]stopwords-iso[\\/]stopwords-iso\.json$/ }, (a) => {
+      source = a.path;
+      const langs = Object.keys(JSON.parse(readFileSync(a.path, 'utf8')));
+      return {
+        contents: `import { existsSync, readFileSync } from 'node:fs';
+let lists = null;
+function read() {
+  if (lists) return lists;
+  const at = [new URL(${JSON.stringify(`./${STOPWORDS_FILE}`)}, import.meta.url), new URL(${JSON.stringify(`../${STOPWORDS_FILE}`)}, import.meta.url)].find((u) => existsSync(u));
+  if (!at) throw new Error(${JSON.stringify(`${STOPWORDS_FILE} is missing beside the built code: rebuild it (npm run build:cli)`)});
+  return (lists = JSON.parse(readFileSync(at, 'utf8')));
+}
+const stop = {};
+for (const lang of ${JSON.stringify(langs)}) Object.defineProperty(stop, lang, { enumerable: true, get: () => read()[lang] });
+export default stop;`,
+        loader: 'js',
+      };
+    });
+    b.onEnd((r) => {
+      const dir = b.initialOptions.outdir ?? (b.initialOptions.outfile && dirname(b.initialOptions.outfile));
+      if (source && dir && r.errors.length === 0)
+        copyFileSync(source, resolve(b.initialOptions.absWorkingDir ?? process.cwd(), dir, STOPWORDS_FILE));
+    });
   },
 };
 
 export const CLI_EXTERNAL = ['better-sqlite3', '@napi-rs/keyring', 'electron'];
 
 /** the build's plugins (also the simulation's bundled second process: src/core/simulation/test-sim-bundle.ts) */
-export const CLI_PLUGINS = [englishOnlyZod, stopwordsAsJson];
+export const CLI_PLUGINS = [englishOnlyZod, stopwordsOnUse];
 
 /** `src/…` as it is, a package's file as `node_modules/<package>/<path>` (wherever node_modules is) */
 const sourceName = (f) => f.replace(/^.*?node_modules\//, 'node_modules/');
