@@ -221,6 +221,18 @@ export interface RidWalk {
   next(max: number): number[];
   /** rows of these rids from the walk's own snapshot (only once every rid was read: next returned []) */
   rows(rids: number[]): ExportRow[];
+  /**
+   * other reads of the walk's snapshot (src/core/archive/sql.ts queries; only once every rid was
+   * read): a bundle's rows with their calls and readings (src/core/export/bundle-tables.ts)
+   */
+  snapshot: { rows<T extends unknown[]>(q: { readonly strings: TemplateStringsArray; readonly values: unknown[] }): T[] };
+  /**
+   * true while nothing was committed to the archive since the walk's snapshot: a read of the file
+   * made before this call returned true read the snapshot's rows, exactly. Once false, false for
+   * good. Export workers read rows at the latest commit: an answer is kept only when this holds
+   * after it arrived (else its rows may be edited, or be another item under a reused rid).
+   */
+  current(): boolean;
   close(): void;
 }
 

@@ -86,7 +86,15 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
   const file = c.db.name;
   if (!file || file === ':memory:' || c.db.memory) return null;
   const reader = openReader(c);
+  let watch: Database.Database | null = null;
   try {
+    // the archive's data version, read before the snapshot starts: when it has not changed, nothing
+    // was committed since (another connection's: a connection does not see its own commits in it)
+    watch = new Database(file, { readonly: true, fileMustExist: true });
+    const watching = new Statements(watch);
+    const version = (): number | undefined => watching.value<number>(sql`PRAGMA data_version`);
+    const before = version();
+    let current = true;
     reader.db.exec('BEGIN');
     reader.st.value(sql`SELECT count(*) FROM sqlite_master`); // the snapshot starts here
     const extra = exportExtra(reader.st);
@@ -112,13 +120,20 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
           return exportRowOf(r);
         });
       },
+      snapshot: reader.st,
+      current() {
+        if (current && version() !== before) current = false;
+        return current;
+      },
       close() {
         if (reader.db.inTransaction) reader.db.exec('COMMIT');
         reader.close();
+        watch?.close();
       },
     };
   } catch (e) {
     reader.close();
+    watch?.close();
     throw e;
   }
 }

@@ -65,7 +65,7 @@ const num = (v: N): number => (v === null ? NaN : v);
  * that group from its snapshot).
  */
 export function bundleBatchOf(
-  st: SqlRead,
+  st: Pick<SqlRead, 'rows'>,
   cols: { outer: RawSql; inner: RawSql },
   rids: readonly number[],
 ): { rows: BytesTuple[]; facts: RowFacts } | null {

@@ -11,7 +11,9 @@
  * rows itself, encodes the Parquet group and renders the CSV and JSONL, and answers with the
  * three and the row hashes; this thread writes them in group order. A row no longer there when a
  * worker reads it (deleted since the walk's snapshot) makes the worker answer `missing`: that
- * group is rendered here from the snapshot. Small bundles, and where no worker starts, run on this
+ * group is rendered here from the snapshot. So is every group answered once something was
+ * committed to the archive since the snapshot (RidWalk.current; pipelined.ts): a worker could
+ * have read a row edited since, or another item under a reused rid. Small bundles, and where no worker starts, run on this
  * thread with the same code (renderTables).
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -20,7 +22,8 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExportRow, ExportRowSource, RidWalk } from '../ports';
 import { abortError } from './abort';
-import { bundleReader, TablesBuilder, tablesLayout, tablesOfRids, type TablesLayout, type TablesPart } from './bundle-render';
+import { bundleBatchColumns, bundleBatchOf } from './bundle-batch';
+import { TablesBuilder, tablesLayout, tablesOfRids, type TablesLayout, type TablesPart } from './bundle-render';
 import { csvRecord } from './cells';
 import { resolveColumns } from './columns';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
@@ -220,7 +223,7 @@ interface Placed {
   done?: () => void;
 }
 
-/** The walk's rids in groups, rendered by workers (or here: one group, no worker, a row gone since the snapshot). */
+/** The walk's rids in groups, rendered by workers (or here: one group, no worker, the archive changed since the snapshot). */
 async function byRids(
   walk: RidWalk,
   t: TablesLayout,
@@ -229,38 +232,33 @@ async function byRids(
   place: (p: Placed) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  // here, as a worker does (a connection of this thread's, rows with their facts); a row deleted
-  // since the walk's snapshot: that group from the snapshot, without facts
-  const reader = bundleReader({ file: walk.file, extra: walk.extra });
-  const here = (rids: number[]): Placed => ({ rids, part: tablesOfRids(t, reader.read, rids) ?? herePart(rids) });
-  const herePart = (rids: number[]): TablesPart => {
-    const b = new TablesBuilder(t, rids.length);
-    for (let i = 0; i < rids.length; i += RID_BATCH) b.add(walk.rows(rids.slice(i, i + RID_BATCH)));
-    return b.finish();
+  // here, as a worker does (rows with their facts, a batch as one aggregate row), from the walk's
+  // snapshot (only once every rid was read): the same rows and facts whatever was committed since
+  const cols = bundleBatchColumns(walk.extra);
+  const here = (rids: number[]): Placed => {
+    const part = tablesOfRids(t, (batch) => bundleBatchOf(walk.snapshot, cols, batch), rids);
+    if (!part) throw new Error("export: an item is not in the archive's snapshot");
+    return { rids, part };
   };
+  const first = walk.next(groupSize);
+  const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
+  if (!pool) {
+    // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
+    const groups = [first];
+    for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
+    for (const g of groups) if (g.length > 0) await place(here(g));
+    return;
+  }
   try {
-    const first = walk.next(groupSize);
-    const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
-    if (!pool) {
-      // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
-      const groups = [first];
-      for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
-      for (const g of groups) if (g.length > 0) await place(here(g));
-      return;
-    }
-    try {
-      await pipelined(walk, first, {
-        groupSize,
-        cap: pool.size * IN_FLIGHT_PER_WORKER,
-        send: (rids) => pool.tables(rids).then((t) => t && { rids, ...t }),
-        here,
-        place,
-        signal,
-      });
-    } finally {
-      await pool.close();
-    }
+    await pipelined(walk, first, {
+      groupSize,
+      cap: pool.size * IN_FLIGHT_PER_WORKER,
+      send: (rids) => pool.tables(rids).then((t) => t && { rids, ...t }),
+      here,
+      place,
+      signal,
+    });
   } finally {
-    reader.close();
+    await pool.close();
   }
 }

@@ -198,7 +198,9 @@ describe.runIf(workerEntry('parquet-worker') !== null)('Parquet export read by t
       },
     });
     const after = await parquet(wrapped, 'after.parquet', 2);
-    expect(fromSnapshot).toBe(500); // the group that held them, from the snapshot
+    // the archive changed before any worker's answer was here: no answer is kept, every group is
+    // encoded from the snapshot (snapshot-exports.test.ts: edits, reused rids)
+    expect(fromSnapshot).toBe(a.count({}) + 2);
     expect(after.iterated).toBe(false);
     expect(after.bytes.equals(before.bytes)).toBe(true);
   }, 120_000);

@@ -8,9 +8,11 @@
  * the structured copy, and their garbage), and was the bottleneck: one worker waited on it.
  *
  * The rids are one snapshot (the walk holds its read transaction). A worker reads the rows as they
- * are when it reads its batch: a row changed since is written as changed; a row no longer there
- * (deleted since the snapshot) makes the worker answer `missing`, and this thread renders that
- * batch from the snapshot itself — nothing is dropped.
+ * are when it reads its batch: the same as the snapshot's while nothing was committed to the
+ * archive since (RidWalk.current, checked once the answer is here). Once something was, this thread
+ * renders every batch not yet written from the snapshot itself (a worker's answer could hold a row
+ * edited since, or another item under a reused rid), as it does a batch whose worker answered
+ * `missing` (a row deleted since): nothing is dropped, nothing is written that the walk did not see.
  */
 import { availableParallelism } from 'node:os';
 import type { ExportRow, RidWalk } from '../ports';
@@ -120,16 +122,20 @@ export async function csvFromRids(
       while (queue.length < cap) {
         const rids = nextBatch();
         if (!rids) break;
-        queue.push({ rids, answer: pool.renderRids(rids) });
+        // once the archive changed, no worker's answer is kept: none is asked for
+        queue.push({ rids, answer: walk.current() ? pool.renderRids(rids) : Promise.resolve(null) });
       }
       const slot = queue.shift();
       if (!slot) break;
       if (signal?.aborted) throw abortError(signal);
       const answer = await slot.answer;
       if (signal?.aborted) throw abortError(signal);
-      if (answer) await sink.bytes(answer.bytes, answer.written);
+      if (answer && walk.current()) await sink.bytes(answer.bytes, answer.written);
       else {
-        // a row was deleted since the snapshot: read the rest of the walk, then this batch from the snapshot
+        answer?.written(); // its buffer back to the worker: the bytes are not written
+        // a row deleted since the snapshot, or the archive changed since (the worker may have read
+        // a row edited since, or another item under a reused rid): read the rest of the walk, then
+        // this batch from the snapshot
         for (let b = walking ? walk.next(1 << 16) : []; b.length > 0; b = walk.next(1 << 16))
           for (let i = 0; i < b.length; i += BATCH) ahead.push(b.slice(i, i + BATCH));
         walking = false;

@@ -4,7 +4,8 @@
  * answered null (a row gone since the snapshot), some failing. Every group is placed once, in the
  * walk's order; no more than `cap` groups are unanswered and no more than `hold` held at any time;
  * a group is sent as soon as an answer frees a slot, whichever group it answers; a null answer's
- * group comes from `here` after the whole walk was read; after a failure nothing more is sent.
+ * group comes from `here` after the whole walk was read; after a failure nothing more is sent;
+ * once the archive changed (RidWalk.current false) nothing more is sent and no answer is placed.
  */
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
@@ -14,9 +15,10 @@ import type { RidWalk } from '../ports';
 import { ExportPool } from './csv-pool';
 import { pipelined } from './pipelined';
 
-/** a walk over rids 0 … n-1; `rows` only once every rid was read (as the archive's walk) */
-function walkOf(n: number): RidWalk & { read: () => number } {
+/** a walk over rids 0 … n-1; `rows` only once every rid was read (as the archive's walk); `change()`: the archive changed */
+function walkOf(n: number): RidWalk & { read: () => number; change: () => void } {
   let at = 0;
+  let changed = false;
   return {
     file: 'test',
     extra: '',
@@ -29,8 +31,11 @@ function walkOf(n: number): RidWalk & { read: () => number } {
       if (at < n) throw new Error('rows before the walk was read to its end');
       return [];
     },
+    snapshot: { rows: () => [] },
+    current: () => !changed,
     close() {},
     read: () => at,
+    change: () => void (changed = true),
   };
 }
 
@@ -49,6 +54,8 @@ const schedule = fc.record({
   /** which groups answer null, and which one fails */
   nulls: fc.array(fc.nat(20), { maxLength: 3 }),
   fails: fc.option(fc.nat(20), { nil: undefined }),
+  /** the step at which something is committed to the archive (RidWalk.current turns false) */
+  changes: fc.option(fc.nat(60), { nil: undefined }),
 });
 
 describe('pipelined', () => {
@@ -65,12 +72,18 @@ describe('pipelined', () => {
         let sent = 0;
         let done = false;
         let sentAfterEnd = 0;
+        let changed = false;
+        let sentAfterChange = 0;
+        /** the failing group was sent and failed (once the archive changed, it may never be sent) */
+        let failed = false;
+        const mine = new WeakSet<number[]>();
         const run = pipelined(walk, walk.next(s.groupSize), {
           groupSize: s.groupSize,
           cap: s.cap,
           hold,
           send: (rids) => {
             if (done) sentAfterEnd++;
+            if (changed) sentAfterChange++;
             held++;
             sent++;
             expect(unanswered.length).toBeLessThan(s.cap);
@@ -82,9 +95,13 @@ describe('pipelined', () => {
           here: (rids) => {
             expect(walk.read()).toBe(s.rows); // the rest of the walk was read first
             fromHere++;
-            return rids;
+            const part = [...rids];
+            mine.add(part);
+            return part;
           },
           place: async (rids) => {
+            // once the archive changed, no worker's answer is placed
+            if (changed) expect(mine.has(rids)).toBe(true);
             placed.push(rids);
             held--;
           },
@@ -97,29 +114,35 @@ describe('pipelined', () => {
         const turn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
         for (let step = 0; step < s.picks.length && !done; step++) {
           await turn();
+          if (step === s.changes) {
+            walk.change();
+            changed = true;
+          }
           if (done || unanswered.length === 0) continue;
           const full = unanswered.length === s.cap;
           const [g] = unanswered.splice(s.picks[step] % unanswered.length, 1);
           const group = Math.floor(g.rids[0] / s.groupSize);
+          if (group === s.fails) failed = true;
           g.settle(group === s.fails ? new Error('worker failed') : s.nulls.includes(group) ? null : g.rids);
           await turn();
           // the answer freed a slot: a group not yet sent went out at once, unless `hold` groups wait to be placed
-          if (!done && full && sent < groups && held < hold) expect(unanswered.length).toBe(s.cap);
+          if (!done && full && sent < groups && held < hold && !changed) expect(unanswered.length).toBe(s.cap);
         }
         // groups still in hands answer after the end: nothing more is sent
         for (const g of unanswered.splice(0)) g.settle(g.rids);
         await turn();
         expect(done).toBe(true);
         expect(sentAfterEnd).toBe(0);
+        expect(sentAfterChange).toBe(0);
         const order = placed.flat();
-        if (s.fails !== undefined && s.fails < groups) {
+        if (failed) {
           expect(error).toBeInstanceOf(Error);
           expect(order).toEqual(order.map((_, i) => i)); // a prefix of the walk, in order
           return;
         }
         expect(error).toBe(null);
         expect(order).toEqual(Array.from({ length: s.rows }, (_, i) => i));
-        expect(fromHere).toBe(new Set(s.nulls.filter((g) => g < groups)).size);
+        if (!changed) expect(fromHere).toBe(new Set(s.nulls.filter((g) => g < groups)).size);
       }),
       { numRuns: 300 },
     );

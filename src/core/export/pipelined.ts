@@ -5,7 +5,9 @@
  * answer is placed in the walk's order. A worker that answers null (a row deleted since the walk's
  * snapshot) makes this thread read the rest of the walk's rids first (the snapshot's rows are
  * readable only once every rid was read) and then render that group itself from the snapshot
- * (`here`): nothing is dropped.
+ * (`here`): nothing is dropped. So does an answer that arrives once something was committed to the
+ * archive since the walk's snapshot (RidWalk.current: the worker may have read a row edited since,
+ * or another item under a reused rid), and from then on no group is sent: each is rendered here.
  *
  * The next group is sent as soon as an answer arrives, whichever group it answers (issue 26):
  * before, a slot was freed only when the oldest group was placed, so a worker that finished its
@@ -62,7 +64,8 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
     while (!stopped && unanswered < cap && queue.length < hold) {
       const rids = nextGroup();
       if (!rids) break;
-      const slot: Slot<T> = { rids, answer: p.send(rids), answered: false };
+      // once the archive changed, no worker's answer is kept: none is asked for
+      const slot: Slot<T> = { rids, answer: walk.current() ? p.send(rids) : Promise.resolve(null), answered: false };
       unanswered++;
       const settled = (): void => {
         slot.answered = true;
@@ -96,6 +99,7 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
       queue.shift();
       let part = (await slot.answer) as T | null;
       if (signal?.aborted) throw abortError(signal);
+      if (part !== null && !walk.current()) part = null;
       if (part === null) {
         for (let g = walking ? walk.next(groupSize) : []; g.length > 0; g = walk.next(groupSize)) ahead.push(g);
         walking = false;

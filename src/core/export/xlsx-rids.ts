@@ -12,6 +12,9 @@
  * sheet (header row) before its piece. The rids are one snapshot (the walk holds its read
  * transaction); a row no longer there when a worker reads it (deleted since) makes the worker
  * answer `missing`, and this thread renders that batch from the snapshot itself: nothing is dropped.
+ * A worker's answer is kept only while nothing was committed to the archive since the snapshot
+ * (RidWalk.current, checked once it is here): after that, every batch is rendered here from the
+ * snapshot (a worker could have read a row edited since, or another item under a reused rid).
  */
 import type { ExportRow, RidWalk } from '../ports';
 import { abortError } from './abort';
@@ -110,7 +113,8 @@ export async function xlsxFromRids(
       while (queue.length < cap) {
         const batch = nextBatch();
         if (!batch) break;
-        queue.push({ batch, answer: pool.render(batch.rids, batch.first) });
+        // once the archive changed, no worker's answer is kept: none is asked for
+        queue.push({ batch, answer: walk.current() ? pool.render(batch.rids, batch.first) : Promise.resolve(null) });
       }
       const slot = queue.shift();
       if (!slot) break;
@@ -119,11 +123,11 @@ export async function xlsxFromRids(
       if (signal?.aborted) throw abortError(signal);
       const { batch } = slot;
       if (batch.opens) await sheets.open(++part);
-      if (piece) {
+      if (piece && walk.current()) {
         await sheets.piece(piece);
         truncated += piece.truncated;
       } else {
-        // a row was deleted since the snapshot: this batch from the snapshot, rendered here
+        // a row deleted since the snapshot, or the archive changed since: this batch from the snapshot, rendered here
         let x = '';
         for (const [i, row] of walk.rows(batch.rids).entries()) x += o.renderRow(row, batch.first + i);
         await sheets.write(x);
