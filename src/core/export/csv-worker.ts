@@ -20,12 +20,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { beginBytes, handOffBytes, spareBytes } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
+import { detachEarly } from './detach-early';
 import { ridBatchReader } from './rid-batch';
 import type { RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
+// its batches' buffers are moved to the exporting thread: detach one before any code is hot
+detachEarly();
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const render = csvBytesRenderer(resolveColumns(data.columns));
 const renderStored = csvSpanRenderer(data.columns);

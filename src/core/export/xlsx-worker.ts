@@ -13,6 +13,7 @@
  *   out: { seq, piece: { bytes, crc, usize, truncated } } | { seq, missing: true } | { seq, error }
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { detachEarly } from './detach-early';
 import { ridBatchReader } from './rid-batch';
 import type { RidSource } from './rid-rows';
 import { CellWriter, XLSX_DEFLATE_LEVEL } from './xlsx-cells';
@@ -22,6 +23,8 @@ import { deflatePiece } from './zip';
 
 const port = parentPort;
 if (!port) throw new Error('xlsx-worker: not started as a worker thread');
+// its batches' buffers are moved to the exporting thread: detach one before any code is hot
+detachEarly();
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const readRows = ridBatchReader(data.reader);
 const cells = new CellWriter(DATE_STYLE);
