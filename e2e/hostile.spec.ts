@@ -104,7 +104,8 @@ test('names with a right-to-left override or zero-width joiners are shown for wh
   await page.getByTestId('nav-library').click();
   const row = page.locator('[data-testid="result-row"][data-id="990201"]');
   await expect(row).toContainText('gpj.⟨RLO⟩exe.evil');
-  expect(await row.locator('bdi').filter({ hasText: 'evil' }).count()).toBe(1);
+  // the name isolated: its cell takes its direction from itself (dir=auto, as a <bdi>)
+  expect(await row.locator('[role="gridcell"][dir="auto"]').filter({ hasText: 'evil' }).count()).toBe(1);
   await row.click();
   const drawer = page.getByTestId('drawer');
   await expect(drawer).toContainText('gpj.⟨RLO⟩exe.evil');

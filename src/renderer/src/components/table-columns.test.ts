@@ -160,7 +160,7 @@ describe('cells drawn without a clip only where their text surely fits (issue 30
   it('a column lifts the clip of exactly the steps its width holds beside the padding', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom('platform', 'kind', 'published', 'views', 'likes', 'tags', 'text'),
+        fc.constantFrom('platform', 'kind', 'published', 'views', 'likes', 'tags', 'text', 'author'),
         fc.integer({ min: 40, max: 600 }),
         (id, w) => {
           const s = steps(cols[id], w) as Set<number>;
@@ -170,7 +170,8 @@ describe('cells drawn without a clip only where their text surely fits (issue 30
       ),
     );
     expect(steps(cols.select, 36)).toBe('all'); // a checkbox in a fixed 36 px
-    expect(drawn(cols.author, row())).not.toMatch(/ f\d/); // not a flat cell: no step class, so always clipped
+    expect(drawn(cols.author, row())).toMatch(/class="td c-author flat f\d+" role="gridcell" dir="auto"/); // flat, isolated, bounded
+    expect(drawn(cols.labels, row())).not.toMatch(/ f\d/); // not a flat cell: no step class, so always clipped
     expect(unclippedRule('rt1', cols.views, 15)).toBe(''); // narrower than its padding
   });
 

@@ -5,7 +5,7 @@
  * on its own when it appears, and not again while its inputs stay the same (ResultsTable's Row).
  *
  * Rows are cheap (issue 30, scrolling at load 2): a cell whose content is one piece of text (a
- * count, a date, the network, the tags, the post's text) is drawn as its grid cell alone, the text
+ * count, a date, the network, the tags, the post's text, the author) is drawn as its grid cell alone, the text
  * straight in it and its tooltip on it (a `FlatCell`), not as an element inside an element; the
  * label chips sit in their cell without a container; widths come from the table's stylesheet
  * (`c-<id>` classes), not a style on every cell; a cell whose text surely fits its column is drawn
@@ -301,11 +301,8 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       header: 'Author',
       size: 130,
       value: (r) => displayAuthor(r),
-      cell: (r) => (
-        <bdi className="ellipsis" dir="auto">
-          {displayAuthor(r) || '—'}
-        </bdi>
-      ),
+      // the name isolated (dir=auto, as <bdi>) in the cell itself: drawn without a clip where it surely fits
+      cell: (r) => ({ flat: true, text: displayAuthor(r) || '—', dir: 'auto' }),
     }),
     col({
       id: 'platform',
