@@ -5,13 +5,15 @@
  * the item tables' label columns show the value in effect (the override wins: the export's rule).
  */
 import { parquetReadObjects } from 'hyparquet';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../archive';
 import { listResponse, post } from '../archive/test-fixtures';
-import { exportBundle } from './bundle';
+import { exportBundle, LABELS, setSavedOf, type Manifest } from './bundle';
+import { verifyBundle } from './bundle-check';
+import { resolveTarget } from './recheck';
 
 const T0 = Date.UTC(2026, 0, 1);
 const dir = mkdtempSync(join(tmpdir(), 'loupe-bundle-labels-'));
@@ -61,5 +63,48 @@ describe("a bundle's labels and overrides", () => {
       Record<string, unknown>
     >;
     expect(byId(pqRows)).toEqual({ '1': 0.125, '2': 0.9 });
+  });
+});
+
+describe("a bundle of a saved set: the set's author and times", () => {
+  it('keeps who saved the set and when, chained into the root hash, and says where the labels are', async () => {
+    const a = openArchive(':memory:', { author: () => 'ana', clock: () => T0 + 5_000 });
+    a.storeResponse(listResponse('call-1', 'photo_net', 'profile/posts', [post({ id: '1', likes: 1 })], { fetchedAt: T0 }), 'test', null);
+    a.saveResultSet('Study', { platforms: ['photo_net'] });
+    const t = resolveTarget(a, { set: 'Study' });
+    const out = join(dir, 'set');
+    const m = await exportBundle(a, {
+      out,
+      query: t.query,
+      set: t.name,
+      ...setSavedOf(t),
+      version: '0.1.0',
+      variants: ['judgments-beside'],
+      now: T0 + 86_400_000,
+    });
+    a.close();
+    expect(m.set).toBe('Study');
+    expect(m.set_saved).toEqual({
+      author: 'ana',
+      created_at: new Date(T0 + 5_000).toISOString(),
+      updated_at: new Date(T0 + 5_000).toISOString(),
+    });
+    expect(m.labels).toBe(LABELS);
+    expect(await verifyBundle(out)).toMatchObject({ ok: true, root: m.root_sha256 });
+
+    // the author edited in the manifest: the root no longer matches
+    const file = join(out, 'manifest.json');
+    const edited = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+    edited.set_saved = { ...edited.set_saved!, author: 'someone else' };
+    writeFileSync(file, JSON.stringify(edited, null, 1));
+    const v = await verifyBundle(out);
+    expect(v.ok).toBe(false);
+    expect(v.problems.join(' ')).toMatch(/root/i);
+  });
+
+  it('a bundle of a query carries no set record', () => {
+    const a = openArchive(':memory:');
+    expect(setSavedOf(resolveTarget(a, { query: {} }))).toEqual({});
+    a.close();
   });
 });

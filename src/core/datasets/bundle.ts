@@ -13,7 +13,7 @@ import { createWriteStream } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
-import type { LibraryQuery } from '../../shared/query';
+import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
 import { bundleTables, companionsOf, writeCompanions, type CompanionSource } from '../export';
 import { BundleFacts } from './bundle-facts';
@@ -51,6 +51,28 @@ export interface ManifestItem {
   url?: string | null;
 }
 
+/** A saved set's authorship in a manifest (issue 29 "who did what"): its author as the set records it (null for sets saved before Loupe kept one), its times in ISO. */
+export interface SetSaved {
+  author: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The manifest's `labels` sentence: the item tables (items.csv, items.parquet) show the label in
+ * effect, the analyst's override where there is one; the service's own value stays in items.jsonl's
+ * record and in the answers; each override is also a row of items.annotations.* with its author.
+ */
+/** The bundle options' `setSaved` for a target resolved to a saved set (resolveTarget's `set`), none for a query. */
+export function setSavedOf(t: { set?: ResultSet }): { setSaved?: SetSaved } {
+  if (!t.set) return {};
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return { setSaved: { author: t.set.author, created_at: iso(t.set.createdAt), updated_at: iso(t.set.updatedAt) } };
+}
+
+export const LABELS =
+  "The item tables (items.csv, items.parquet) show each label in effect: the analyst's override where there is one, else the service's label. The service's own labels are in items.jsonl (`record.computed`, the override beside it in `overrides`) and in the answers; each override is also a row of items.annotations.* (type override), with its author and time.";
+
 export interface Manifest {
   format: typeof BUNDLE_FORMAT;
   format_version: 1;
@@ -58,9 +80,11 @@ export interface Manifest {
   loupe_version: string;
   spec_variants_tested: string[];
   set: string | null;
+  /** the saved set's own record, when the bundle is of a saved set: who saved (or last changed) it and when; absent otherwise */
+  set_saved?: SetSaved;
   query: LibraryQuery;
   dehydrated: boolean;
-  /** the service's labels sit in the item rows and the answers; the analyst's overrides are rows of items.annotations.* (type override) */
+  /** where the service's labels and the analyst's overrides are (the sentence `LABELS` below) */
   labels: string;
   files: Array<{ path: string; sha256: string; bytes: number }>;
   calls: ManifestCall[];
@@ -83,6 +107,8 @@ export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
     m.dehydrated,
     m.labels,
     m.rehydration_quote ?? null,
+    // after the fields every bundle has, so a bundle written before it verifies unchanged
+    ...(m.set_saved !== undefined ? [m.set_saved] : []),
   ];
   let h = sha256(JSON.stringify(meta));
   for (const f of m.files) h = sha256(`${h}\nfile\n${f.path}\n${f.sha256}`);
@@ -141,6 +167,8 @@ export interface BundleExportOptions {
   out: string;
   query: LibraryQuery;
   set?: string | null;
+  /** the saved set's record when `set` names one */
+  setSaved?: SetSaved;
   version: string;
   variants: string[];
   dehydrated?: boolean;
@@ -339,10 +367,10 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
     loupe_version: o.version,
     spec_variants_tested: o.variants,
     set: o.set ?? null,
+    ...(o.setSaved !== undefined ? { set_saved: o.setSaved } : {}),
     query: o.query,
     dehydrated,
-    labels:
-      "The service's labels are in the item rows (label columns; `record.computed` in items.jsonl) and in the answers; the analyst's overrides are rows of items.annotations.* (type override), with their author and time.",
+    labels: LABELS,
     files: fileRows,
     calls,
     items,

@@ -17,7 +17,7 @@ import { collectDesignSchema, type CollectDesignParsed } from '../../shared/cont
 import type { DatasetTarget, NotRecheckable, RecheckPlan, RecheckResult } from '../../shared/contract-datasets';
 import type { PlannedCall } from '../../shared/contract-collect';
 import { LoupeError } from '../../shared/errors';
-import { libraryQuerySchema, type LibraryQuery } from '../../shared/query';
+import { libraryQuerySchema, type LibraryQuery, type ResultSet } from '../../shared/query';
 import { canonicalParams, paramsHash } from '../api';
 import type { CatalogueApi } from '../api';
 import type { Archive } from '../archive';
@@ -42,12 +42,12 @@ export function parseItemKey(k: string): { platform: string; kind: string; id: s
 }
 
 /** The target's query and the name it goes by. */
-export function resolveTarget(archive: Archive, t: DatasetTarget): { query: LibraryQuery; name: string } {
+export function resolveTarget(archive: Archive, t: DatasetTarget): { query: LibraryQuery; name: string; set?: ResultSet } {
   if (t.query !== undefined) return { query: libraryQuerySchema.parse(t.query), name: 'the Library query' };
   const sets = archive.listResultSets();
   const s = sets.find((r) => r.name === t.set) ?? sets.find((r) => r.id === t.set);
   if (!s) throw new LoupeError('not_found', `No saved set named "${t.set}"; save one in the Library (or see: loupe library sets).`);
-  return { query: s.query, name: s.name };
+  return { query: s.query, name: s.name, set: s };
 }
 
 /** The single-item call of every post the query holds, and the items no such call can read. */
