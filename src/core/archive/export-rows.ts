@@ -91,6 +91,8 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
     // the archive's data version, read before the snapshot starts: when it has not changed, nothing
     // was committed since (another connection's: a connection does not see its own commits in it)
     watch = new Database(file, { readonly: true, fileMustExist: true });
+    // as the reader and the workers wait: a busy moment (a recovery, a checkpoint) must not fail the export
+    watch.pragma('busy_timeout = 5000');
     const watching = new Statements(watch);
     const version = (): number | undefined => watching.value<number>(sql`PRAGMA data_version`);
     const before = version();

@@ -23,13 +23,13 @@ import { join } from 'node:path';
 import type { ExportRow, ExportRowSource, RidWalk } from '../ports';
 import { abortError } from './abort';
 import { bundleBatchColumns, bundleBatchOf } from './bundle-batch';
-import { TablesBuilder, tablesLayout, tablesOfRids, type TablesLayout, type TablesPart } from './bundle-render';
+import { TablesBuilder, tablesLayout, type TablesLayout, type TablesPart } from './bundle-render';
 import { csvRecord } from './cells';
 import { resolveColumns } from './columns';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { ridThreads } from './csv-rids';
 import { GroupFile } from './parquet';
-import { pipelined } from './pipelined';
+import { pipelined, takeTurns } from './pipelined';
 import { RID_BATCH } from './rid-rows';
 
 const encoder = new TextEncoder();
@@ -235,10 +235,18 @@ async function byRids(
   // here, as a worker does (rows with their facts, a batch as one aggregate row), from the walk's
   // snapshot (only once every rid was read): the same rows and facts whatever was committed since
   const cols = bundleBatchColumns(walk.extra);
-  const here = (rids: number[]): Placed => {
-    const part = tablesOfRids(t, (batch) => bundleBatchOf(walk.snapshot, cols, batch), rids);
-    if (!part) throw new Error("export: an item is not in the archive's snapshot");
-    return { rids, part };
+  const here = async (rids: number[]): Promise<Placed> => {
+    // tablesOfRids's loop, with a turn of the event loop between batches (`takeTurns`)
+    const b = new TablesBuilder(t, rids.length);
+    const turn = takeTurns();
+    for (let i = 0; i < rids.length; i += RID_BATCH) {
+      const batch = bundleBatchOf(walk.snapshot, cols, rids.slice(i, i + RID_BATCH));
+      if (!batch) throw new Error("export: an item is not in the archive's snapshot");
+      b.addTuples(batch.rows, batch.facts);
+      await turn();
+      if (signal?.aborted) throw abortError(signal);
+    }
+    return { rids, part: b.finish() };
   };
   const first = walk.next(groupSize);
   const pool = first.length < groupSize || threads < 1 ? null : TablesPool.start(threads, { file: walk.file, extra: walk.extra });
@@ -246,7 +254,7 @@ async function byRids(
     // the rest of the walk in groups (walk.rows reads the snapshot only once every rid was read)
     const groups = [first];
     for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
-    for (const g of groups) if (g.length > 0) await place(here(g));
+    for (const g of groups) if (g.length > 0) await place(await here(g));
     return;
   }
   try {

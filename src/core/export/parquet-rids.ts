@@ -11,9 +11,10 @@
  * encodes that group from the snapshot itself — nothing is dropped.
  */
 import type { RidWalk } from '../ports';
+import { abortError } from './abort';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { GroupEncoder, type EncodedGroup, type ParquetLayout } from './parquet-group';
-import { pipelined } from './pipelined';
+import { pipelined, takeTurns } from './pipelined';
 import { RID_BATCH } from './rid-rows';
 
 /** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
@@ -89,9 +90,14 @@ export async function parquetFromRids(
       cap: workers.size * IN_FLIGHT_PER_WORKER,
       hold: workers.size * HELD_PER_WORKER,
       send: (rids) => workers.encode(rids),
-      here: (rids) => {
+      here: async (rids) => {
         const enc = new GroupEncoder(o.layout, rids.length);
-        for (let i = 0; i < rids.length; i += RID_BATCH) for (const row of walk.rows(rids.slice(i, i + RID_BATCH))) enc.add(row);
+        const turn = takeTurns();
+        for (let i = 0; i < rids.length; i += RID_BATCH) {
+          for (const row of walk.rows(rids.slice(i, i + RID_BATCH))) enc.add(row);
+          await turn();
+          if (signal?.aborted) throw abortError(signal);
+        }
         return enc.finish();
       },
       place: o.place,

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RidWalk } from '../ports';
 import { ExportPool } from './csv-pool';
-import { pipelined } from './pipelined';
+import { pipelined, takeTurns, YIELD_MS } from './pipelined';
 
 /** a walk over rids 0 … n-1; `rows` only once every rid was read (as the archive's walk); `change()`: the archive changed */
 function walkOf(n: number): RidWalk & { read: () => number; change: () => void } {
@@ -92,7 +92,7 @@ describe('pipelined', () => {
               unanswered.push({ rids, settle: (v) => (v instanceof Error ? reject(v) : resolve(v)) }),
             );
           },
-          here: (rids) => {
+          here: async (rids) => {
             expect(walk.read()).toBe(s.rows); // the rest of the walk was read first
             fromHere++;
             const part = [...rids];
@@ -160,7 +160,7 @@ describe('pipelined', () => {
         sent++;
         return new Promise<number[] | null>((resolve) => waiting.push({ rids, settle: (v) => resolve(v as number[]) }));
       },
-      here: (rids) => rids,
+      here: async (rids) => rids,
       place: async () => undefined,
     });
     await new Promise<void>((r) => setImmediate(r));
@@ -196,7 +196,7 @@ describe('pipelined', () => {
             // answered on a later turn: the next group is then asked for inside the answer's callback
             return new Promise<number[] | null>((resolve) => setImmediate(() => resolve(rids)));
           },
-          here: (rids) => rids,
+          here: async (rids) => rids,
           place: async () => undefined,
         });
         await expect(run).rejects.toThrow(where === 'walk' ? 'the walk failed' : 'the send failed');
@@ -268,5 +268,42 @@ describe('ExportPool leastBusy', () => {
       [2, 5],
     ]);
     void pool.close();
+  });
+});
+
+describe('a group rendered on the exporting thread', () => {
+  it('gives the event loop turns while it renders (the app keeps serving meanwhile)', async () => {
+    const walk = walkOf(6);
+    walk.change(); // the archive changed since the snapshot: every group is rendered here
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const seen: number[] = [];
+    await pipelined(walk, walk.next(3), {
+      groupSize: 3,
+      cap: 2,
+      send: () => Promise.reject(new Error('no worker is asked once the archive changed')),
+      here: async (rids) => {
+        const turn = takeTurns();
+        // ten pieces of synchronous work, each longer than YIELD_MS: a turn between each
+        for (let piece = 0; piece < 10; piece++) {
+          const until = performance.now() + YIELD_MS + 2;
+          while (performance.now() < until);
+          const before = turns;
+          await turn();
+          seen.push(turns - before);
+        }
+        return rids;
+      },
+      place: async () => undefined,
+    });
+    ticking = false;
+    // every await after a piece longer than YIELD_MS let the loop turn (other callbacks ran)
+    expect(seen).toHaveLength(20);
+    expect(seen.every((n) => n >= 1)).toBe(true);
   });
 });

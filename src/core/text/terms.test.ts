@@ -32,6 +32,12 @@ describe('terms', () => {
     expect(stopWords('xx-YY')).toBe(stopWords('en'));
   });
 
+  it("takes a language tag from the API as data: an object's own names are unknown languages", () => {
+    for (const tag of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf-XX'])
+      expect(stopWords(tag), tag).toBe(stopWords('en'));
+    expect(extractTerms('the cat and the hat', 'constructor').words).toEqual(['cat', 'hat']);
+  });
+
   it('builds n-grams inside a run, edges never stop words', () => {
     const t = extractTerms('Bank of America raised fees. New York pizza', 'en');
     expect(t.bigrams).toEqual(['america raised', 'raised fees', 'york pizza']);

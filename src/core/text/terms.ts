@@ -47,7 +47,8 @@ export function stopWords(lang: string | null | undefined): Set<string> {
 
 function stopWordsOf(lang: string): Set<string> {
   const primary = lang.trim().toLowerCase().split(/[-_]/)[0] ?? '';
-  const key = primary && STOP[primary] ? primary : 'en';
+  // own keys only: a language tag from the API such as `constructor` must not reach Object.prototype
+  const key = primary && Object.hasOwn(STOP, primary) ? primary : 'en';
   let s = stopSets.get(key);
   if (!s) {
     s = new Set(STOP[key].map((w) => w.toLowerCase()));
