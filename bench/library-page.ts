@@ -47,3 +47,33 @@ export async function openLibraryPage(n: number, staticDir: string | undefined):
     throw e;
   }
 }
+
+type Ev = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: { name?: string } };
+
+/** The renderer main thread's thread time (µs) in a trace by event, self time (children taken out), and its total. */
+export function mainThreadSelf(buf: Buffer): Map<string, number> {
+  const events = (JSON.parse(buf.toString()) as { traceEvents: Ev[] }).traceEvents;
+  const self = new Map<string, number>();
+  const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  if (!main) return self;
+  const xs = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.tdur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const stack: Array<{ end: number; name: string; child: number; tdur: number }> = [];
+  const close = (upTo: number) => {
+    while (stack.length && stack[stack.length - 1].end <= upTo) {
+      const e = stack.pop()!;
+      self.set(e.name, (self.get(e.name) ?? 0) + e.tdur - e.child);
+      if (stack.length) stack[stack.length - 1].child += e.tdur;
+    }
+  };
+  let total = 0;
+  for (const e of xs) {
+    close(e.ts);
+    if (!stack.length) total += e.tdur!;
+    stack.push({ end: e.ts + e.dur!, name: e.name, child: 0, tdur: e.tdur! });
+  }
+  close(Infinity);
+  self.set('total', total);
+  return self;
+}

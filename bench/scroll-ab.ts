@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, type CDPSession, type Page } from '@playwright/test';
-import { openLibraryPage } from './library-page';
+import { mainThreadSelf, openLibraryPage } from './library-page';
 import { cpuBurners } from './ui-open';
 
 const n = Number(process.env.N ?? 1_000_000);
@@ -71,34 +71,14 @@ function heaviest(profile: { nodes: Node[]; samples: number[]; timeDeltas: numbe
     .map(([k, ms]) => `${ms.toFixed(0).padStart(6)} ms ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${k}`);
 }
 
-type Ev = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: { name?: string } };
-
 /** The renderer main thread's time by trace event, self thread time (children taken out), top 30. */
 async function traceSummary(browser: Browser, file: string, build: string): Promise<void> {
   const buf = await browser.stopTracing();
   writeFileSync(file, buf);
-  const events = (JSON.parse(buf.toString()) as { traceEvents: Ev[] }).traceEvents;
-  const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  if (!main) return;
-  const xs = events
-    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.tdur !== undefined)
-    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const self = new Map<string, number>();
-  const stack: Array<{ end: number; name: string; child: number; tdur: number }> = [];
-  const close = (upTo: number) => {
-    while (stack.length && stack[stack.length - 1].end <= upTo) {
-      const e = stack.pop()!;
-      self.set(e.name, (self.get(e.name) ?? 0) + e.tdur - e.child);
-      if (stack.length) stack[stack.length - 1].child += e.tdur;
-    }
-  };
-  let total = 0;
-  for (const e of xs) {
-    close(e.ts);
-    if (!stack.length) total += e.tdur!;
-    stack.push({ end: e.ts + e.dur!, name: e.name, child: 0, tdur: e.tdur! });
-  }
-  close(Infinity);
+  const self = mainThreadSelf(buf);
+  const total = self.get('total') ?? 0;
+  self.delete('total');
+  if (total === 0) return;
   console.log(`\n${build}: renderer main thread, ${(total / 1e6).toFixed(2)} s of thread time in the trace; self time by event (${file})`);
   for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30))
     console.log(`${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);

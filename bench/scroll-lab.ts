@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, CDPSession, Page } from '@playwright/test';
-import { openLibraryPage, type LibraryPage } from './library-page';
+import { mainThreadSelf, openLibraryPage, type LibraryPage } from './library-page';
 
 const n = Number(process.env.N ?? 1_000_000);
 const target = Number(process.env.ROWS ?? 3500);
@@ -146,36 +146,6 @@ async function main(): Promise<void> {
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-type Ev = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: { name?: string } };
-
-/** The renderer main thread's thread time (µs) in a trace by event, self time (children taken out), and its total. */
-function mainThreadSelf(buf: Buffer): Map<string, number> {
-  const events = (JSON.parse(buf.toString()) as { traceEvents: Ev[] }).traceEvents;
-  const self = new Map<string, number>();
-  const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  if (!main) return self;
-  const xs = events
-    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.tdur !== undefined)
-    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const stack: Array<{ end: number; name: string; child: number; tdur: number }> = [];
-  const close = (upTo: number) => {
-    while (stack.length && stack[stack.length - 1].end <= upTo) {
-      const e = stack.pop()!;
-      self.set(e.name, (self.get(e.name) ?? 0) + e.tdur - e.child);
-      if (stack.length) stack[stack.length - 1].child += e.tdur;
-    }
-  };
-  let total = 0;
-  for (const e of xs) {
-    close(e.ts);
-    if (!stack.length) total += e.tdur!;
-    stack.push({ end: e.ts + e.dur!, name: e.name, child: 0, tdur: e.tdur! });
-  }
-  close(Infinity);
-  self.set('total', total);
-  return self;
-}
 
 void main().then(
   () => process.exit(0),
