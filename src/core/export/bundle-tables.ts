@@ -29,8 +29,9 @@ import { resolveColumns } from './columns';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { ridThreads } from './csv-rids';
 import { GroupFile } from './parquet';
-import { pipelined, takeTurns } from './pipelined';
+import { pipelined } from './pipelined';
 import { RID_BATCH } from './rid-rows';
+import { takeTurns } from './turns';
 
 const encoder = new TextEncoder();
 

@@ -14,8 +14,9 @@ import type { RidWalk } from '../ports';
 import { abortError } from './abort';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
 import { GroupEncoder, type EncodedGroup, type ParquetLayout } from './parquet-group';
-import { pipelined, takeTurns } from './pipelined';
+import { pipelined } from './pipelined';
 import { RID_BATCH } from './rid-rows';
+import { takeTurns } from './turns';
 
 /** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
 export const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };

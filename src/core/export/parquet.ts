@@ -35,6 +35,7 @@ import {
 } from './parquet-group';
 import { fromWire, toWire, type WireRow } from './wire';
 import { abortError } from './abort';
+import { YIELD_MS } from './turns';
 import { absent, shifted } from '../../shared/maps';
 
 export { parquetType, type ParquetColumnType } from './parquet-group';
@@ -70,8 +71,6 @@ export interface ParquetResult {
 const IN_FLIGHT_PER_WORKER = 2;
 /** rows of a group sent to its worker in one message */
 const CHUNK_ROWS = 1000;
-/** the longest this thread reads rows without giving the event loop a turn */
-const YIELD_MS = 25;
 
 /** A row group streamed to a worker: its rows go in parts, the answer is the encoded group. */
 interface GroupJob {

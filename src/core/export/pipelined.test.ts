@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RidWalk } from '../ports';
 import { ExportPool } from './csv-pool';
-import { pipelined, takeTurns, YIELD_MS } from './pipelined';
+import { pipelined } from './pipelined';
+import { takeTurns, YIELD_MS } from './turns';
 
 /** a walk over rids 0 … n-1; `rows` only once every rid was read (as the archive's walk); `change()`: the archive changed */
 function walkOf(n: number): RidWalk & { read: () => number; change: () => void } {

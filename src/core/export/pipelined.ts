@@ -26,7 +26,7 @@ export interface Pipeline<T> {
   send(rids: number[]): Promise<T | null>;
   /**
    * the group rendered on this thread from the walk's snapshot: asynchronous, giving the event
-   * loop a turn at least every YIELD_MS (a group is ~20,000 rows, ~1 s of work), so that the app's
+   * loop a turn at least every YIELD_MS (turns.ts; a group is ~20,000 rows, ~1 s of work), so that the app's
    * main process keeps serving requests, progress and a cancel meanwhile (`takeTurns`)
    */
   here(rids: number[]): Promise<T>;
@@ -41,19 +41,6 @@ interface Slot<T> {
 }
 
 /** Every rid of `walk`, from `first` (the walk's first group, already read) on, in groups. */
-/** How often long work on the exporting thread gives the event loop a turn (as rows.ts and parquet.ts do). */
-export const YIELD_MS = 25;
-
-/** A function to call between pieces of long synchronous work: it resolves at once, or after a turn of the event loop when YIELD_MS have passed since the last. */
-export function takeTurns(): () => Promise<void> {
-  let turn = performance.now();
-  return async () => {
-    if (performance.now() - turn < YIELD_MS) return;
-    await new Promise<void>((res) => setImmediate(res));
-    turn = performance.now();
-  };
-}
-
 export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T>): Promise<void> {
   const { groupSize, signal, cap } = p;
   const hold = Math.max(cap, p.hold ?? cap);

@@ -19,6 +19,7 @@ import { csvRenderer, resolveColumns } from './columns';
 import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
 import { abortError } from './abort';
+import { YIELD_MS } from './turns';
 import { absent, shifted } from '../../shared/maps';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
@@ -105,8 +106,6 @@ function toEnvelopeShell(row: ExportRow): Omit<ExportEnvelope, 'record'> & { rec
 const CHUNK_CHARS = 64 * 1024;
 /** bytes the file stream may hold before a write waits for the disk (the default 16 KiB made every 64 KiB chunk wait) */
 const WRITE_AHEAD = 1 << 20;
-/** a long synchronous source (SQLite) gives the event loop a turn at least this often (ms) */
-const YIELD_MS = 25;
 /** rows (or record characters) per batch sent to an export worker, and batches in flight per worker */
 const WIRE_BATCH = 500;
 const WIRE_BATCH_CHARS = 1 << 20;
