@@ -125,6 +125,35 @@ describe('the built command line', { timeout: 90_000 }, () => {
     ).toEqual([]);
   });
 
+  it('a GEXF network from the build: the same bytes as the sources (graphology-gexf is CommonJS)', async () => {
+    const home = join(dir, 'gexf');
+    mkdirSync(home);
+    const a = openArchive(archivePath(home));
+    const texts = ['#coffee #tea', '#coffee #milk', '#tea #milk #coffee'];
+    a.ingestItems(
+      texts.map((text, i) => ({
+        platform: 'photo_net',
+        kind: 'post',
+        record: post({ id: String(9_100_000_000_000_000_000n + BigInt(i)), text }),
+      })),
+      { callId: 'seed', source: 'test' },
+    );
+    a.close();
+    const built = join(dir, 'built.gexf');
+    // before: "Internal error: t is not a function", exit 1 (the chunk exports only `default`)
+    const r = await loupe(['export', '--format', 'gexf', '--network', 'co-hashtag', '-o', built], { LOUPE_HOME: home });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/co-hashtag network of 3 nodes and 3 edges/);
+    const src = join(dir, 'sources.gexf');
+    const s = await runCaptured(['export', '--format', 'gexf', '--network', 'co-hashtag', '-o', src], {
+      LOUPE_HOME: home,
+      HOME: dir,
+      LOUPE_API_KEY: '',
+    });
+    expect(s.code, s.err).toBe(0);
+    expect(readFileSync(built).equals(readFileSync(src))).toBe(true);
+  });
+
   it('library --limit 1 in a new data folder: loads no writer and no HTTP client', async () => {
     const r = await loupe(['library', '--limit', '1']);
     expect(r.code, r.err).toBe(0);

@@ -38,7 +38,10 @@ function safeAttrs(a: Record<string, unknown>): Record<string, Scalar> {
  * (graphology-gexf, with its XML DOM) loads on the first GEXF export, not with the analyses.
  */
 export async function gexfOf(graph: Graph): Promise<string> {
-  const { write: gexfWrite } = await import('graphology-gexf');
+  // graphology-gexf is CommonJS (`module.exports = require(…)`): Node's import also names its `write`,
+  // but the built command line's chunk (esbuild, code splitting) exports only `default` (the module's
+  // exports), so `write` is taken from there (the built CLI said "t is not a function" before)
+  const { write: gexfWrite } = (await import('graphology-gexf')).default;
   // keys become XML attributes: an unsafe key is re-keyed on a copy (never the case for Loupe's keys)
   let g = graph;
   if (graph.someNode((n) => xmlSafe(n) !== n)) {
