@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../archive';
 import { listResponse, post } from '../archive/test-fixtures';
@@ -104,6 +104,19 @@ describe('companion tables', () => {
               Record<string, unknown>
             >;
           };
+          // times are UTC instants, as the items' are (before: the legacy type alone, a naive time in DuckDB and pandas)
+          for (const [f, col] of [
+            [h, 'read_at'],
+            [n, 'at'],
+          ]) {
+            const b = readFileSync(f);
+            const meta = parquetMetadata(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+            expect(meta.schema.find((e) => e.name === col)?.logical_type, col).toEqual({
+              type: 'TIMESTAMP',
+              isAdjustedToUTC: true,
+              unit: 'MILLIS',
+            });
+          }
           history = (await read(h)).map((o) =>
             ['platform', 'kind', 'id', 'read_at', 'views', 'likes', 'comments', 'shares', 'saves'].map((k) => str(o[k])),
           );

@@ -144,7 +144,16 @@ function parquetSchema(columns: readonly TableColumn[]) {
       case 'int':
         return { name: c.name, type: 'INT64' as const, repetition_type: 'OPTIONAL' as const };
       case 'time':
-        return { name: c.name, type: 'INT64' as const, converted_type: 'TIMESTAMP_MILLIS' as const, repetition_type: 'OPTIONAL' as const };
+        // an instant, annotated as UTC as the items' times are (parquet-group.ts): DuckDB reads
+        // TIMESTAMP WITH TIME ZONE and pandas a tz-aware column (the legacy converted type alone
+        // read as a naive time, which pandas will not compare with the items' UTC times)
+        return {
+          name: c.name,
+          type: 'INT64' as const,
+          converted_type: 'TIMESTAMP_MILLIS' as const,
+          logical_type: { type: 'TIMESTAMP' as const, isAdjustedToUTC: true, unit: 'MILLIS' as const },
+          repetition_type: 'OPTIONAL' as const,
+        };
       case 'bool':
         return { name: c.name, type: 'BOOLEAN' as const, repetition_type: 'OPTIONAL' as const };
     }
