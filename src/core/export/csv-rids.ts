@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import type { ExportRow, RidWalk } from '../ports';
 import { abortError } from './abort';
 import { CsvPool } from './csv-pool';
+import { mark } from './timeline';
 
 /** rids per batch (~65 KiB of CSV), and batches in flight per worker */
 const BATCH = 500;
@@ -52,11 +53,16 @@ async function firstRids(
   o: { columns?: string[]; threads: number; parallelAfter: number; expected?: number },
 ): Promise<{ first: number[]; pool: CsvPool | null }> {
   const small = Math.max(1, o.parallelAfter);
-  const start = (): CsvPool | null => (o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra }));
+  const start = (): CsvPool | null => {
+    mark('workers spawned');
+    return o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
+  };
   const early = (o.expected ?? 0) >= small ? start() : null;
   let first: number[];
   try {
+    mark('walk');
     first = walk.next(small);
+    mark('walked');
   } catch (e) {
     await early?.close();
     throw e;
@@ -66,42 +72,42 @@ async function firstRids(
   return { first, pool: null };
 }
 
+interface RidOptions {
+  sink: CsvSink;
+  line: (row: ExportRow) => string;
+  columns?: string[];
+  threads: number;
+  parallelAfter: number;
+  /** the rows the export is expected to hold (the caller's count): when past parallelAfter, the workers start before the walk */
+  expected?: number;
+  signal?: AbortSignal;
+  progress: (rows: number) => void;
+}
+
 /**
  * Write the CSV records of every rid of `walk` to `sink` (its header already added); returns the
  * row count. `line` renders a row here (the first rows, a batch with a missing row, no worker).
  */
-export async function csvFromRids(
-  walk: RidWalk,
-  o: {
-    sink: CsvSink;
-    line: (row: ExportRow) => string;
-    columns?: string[];
-    threads: number;
-    parallelAfter: number;
-    /** the rows the export is expected to hold (the caller's count): when past parallelAfter, the workers start before the walk */
-    expected?: number;
-    signal?: AbortSignal;
-    progress: (rows: number) => void;
-  },
-): Promise<number> {
+export async function csvFromRids(walk: RidWalk, o: RidOptions): Promise<number> {
+  const { first, pool } = await firstRids(walk, o);
+  if (pool) return viaWorkers(walk, pool, first, o);
+  const all = first;
+  for (let more = walk.next(1 << 16); more.length > 0; more = walk.next(1 << 16)) for (const r of more) all.push(r);
+  let count = 0;
+  for (let i = 0; i < all.length; i += BATCH) {
+    if (o.signal?.aborted) throw abortError(o.signal);
+    for (const row of walk.rows(all.slice(i, i + BATCH))) o.sink.add(o.line(row));
+    count += Math.min(BATCH, all.length - i);
+    if (o.sink.full) await o.sink.flush();
+    o.progress(count);
+  }
+  return count;
+}
+
+/** The rids from `first` on, in batches to the workers of `pool`, their answers written in order. */
+async function viaWorkers(walk: RidWalk, pool: CsvPool, first: number[], o: RidOptions): Promise<number> {
   const { sink, line, signal } = o;
   let count = 0;
-  const here = async (rids: number[]): Promise<void> => {
-    for (let i = 0; i < rids.length; i += BATCH) {
-      if (signal?.aborted) throw abortError(signal);
-      for (const row of walk.rows(rids.slice(i, i + BATCH))) sink.add(line(row));
-      count += Math.min(BATCH, rids.length - i);
-      if (sink.full) await sink.flush();
-      o.progress(count);
-    }
-  };
-  const { first, pool } = await firstRids(walk, o);
-  if (!pool) {
-    const all = first;
-    for (let more = walk.next(1 << 16); more.length > 0; more = walk.next(1 << 16)) for (const r of more) all.push(r);
-    await here(all);
-    return count;
-  }
   try {
     // batches not yet handed out: the first rids, then the walk's (or, once a batch needed this
     // thread's snapshot, the rest of the walk read ahead)
@@ -118,17 +124,22 @@ export async function csvFromRids(
     };
     const queue: Slot[] = [];
     const cap = pool.size * IN_FLIGHT_PER_WORKER;
+    let sent = 0;
+    let taken = 0;
     for (;;) {
       while (queue.length < cap) {
         const rids = nextBatch();
         if (!rids) break;
         // once the archive changed, no worker's answer is kept: none is asked for
         queue.push({ rids, answer: walk.current() ? pool.renderRids(rids) : Promise.resolve(null) });
+        mark(`sent ${sent++}`);
       }
       const slot = queue.shift();
       if (!slot) break;
       if (signal?.aborted) throw abortError(signal);
+      mark(`wait ${taken}`);
       const answer = await slot.answer;
+      mark(`got ${taken++}`);
       if (signal?.aborted) throw abortError(signal);
       if (answer && walk.current()) await sink.bytes(answer.bytes, answer.written);
       else {

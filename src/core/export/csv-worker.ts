@@ -24,6 +24,7 @@ import { detachEarly } from './detach-early';
 import { ridBatchReader } from './rid-batch';
 import type { RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
+import { mark } from './timeline';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
@@ -34,9 +35,11 @@ const render = csvBytesRenderer(resolveColumns(data.columns));
 const renderStored = csvSpanRenderer(data.columns);
 
 const readRows = ridBatchReader(data.reader);
+mark('worker ready');
 
 port.on('message', (m: WireBatch | { seq: number; rids: number[] } | { spare: ArrayBuffer }) => {
   if ('spare' in m) return void spareBytes(m.spare);
+  mark(`in ${m.seq}`);
   try {
     beginBytes();
     if ('rids' in m) {
@@ -46,6 +49,7 @@ port.on('message', (m: WireBatch | { seq: number; rids: number[] } | { spare: Ar
     } else for (const w of m.rows) render(fromWire(w));
     const bytes = handOffBytes();
     port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
+    mark(`out ${m.seq}`);
   } catch (e) {
     port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
   }

@@ -25,3 +25,4 @@ export type { BundleTablesResult } from './bundle-tables';
 export const bundleTables = () => import('./bundle-tables');
 export type { TablesPart } from './bundle-render';
 export { exportAny, exportOptionsError } from './formats';
+export { mark as timelineMark } from './timeline';

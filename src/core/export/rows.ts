@@ -20,6 +20,7 @@ import { CsvPool, defaultThreads } from './csv-pool';
 import { toWire } from './wire';
 import { abortError } from './abort';
 import { YIELD_MS } from './turns';
+import { mark } from './timeline';
 import { absent, shifted } from '../../shared/maps';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
@@ -247,6 +248,22 @@ function renameError(e: unknown, finalPath: string): unknown {
   return e;
 }
 
+/** Write what is pending, close the file (flushed to disk) and rename it onto the final name; its size. */
+async function complete(out: Chunker, writer: ChunkWriter, tmpPath: string, finalPath: string, signal?: AbortSignal): Promise<number> {
+  await out.flush();
+  mark('rows written');
+  if (signal?.aborted) throw abortError(signal);
+  await writer.close();
+  mark('file closed');
+  const bytes = (await stat(tmpPath)).size;
+  if (signal?.aborted) throw abortError(signal);
+  await rename(tmpPath, finalPath).catch((e: unknown) => {
+    throw renameError(e, finalPath);
+  });
+  mark('file renamed');
+  return bytes;
+}
+
 /** the options of a CSV export read by rid (csv-rids.ts) that come from the export's own */
 function ridOptions(opts: ExportOptions): { columns?: string[]; threads: number; parallelAfter: number; expected?: number } {
   return {
@@ -275,6 +292,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
   let count = 0;
   try {
     writer = await ChunkWriter.open(tmpPath);
+    mark('file open');
     const out = new Chunker(writer, signal);
     let nextReport = every;
     const progress = (): void => {
@@ -437,14 +455,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
     }
     if (format === 'json') out.add(count === 0 ? ']\n' : '\n]\n');
 
-    await out.flush();
-    if (signal?.aborted) throw abortError(signal);
-    await writer.close();
-    const bytes = (await stat(tmpPath)).size;
-    if (signal?.aborted) throw abortError(signal);
-    await rename(tmpPath, finalPath).catch((e: unknown) => {
-      throw renameError(e, finalPath);
-    });
+    const bytes = await complete(out, writer, tmpPath, finalPath, signal);
     onProgress?.(count);
     return { rows: count, bytes, path: finalPath };
   } catch (e) {

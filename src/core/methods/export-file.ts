@@ -9,7 +9,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { LocalImpl } from '../../shared/contract-local';
 import type { Archive } from '../archive';
 import { AppError } from '../bridge';
-import { companionsOf, exportAny, exportOptionsError } from '../export';
+import { companionsOf, exportAny, exportOptionsError, timelineMark } from '../export';
 import type { QueryNames } from '../query-names';
 
 export interface LocalParts {
@@ -51,6 +51,7 @@ export function localImpl(parts: LocalParts): Pick<LocalImpl, 'local.exportFile'
   const { archive, dataDir } = parts;
   return {
     async 'local.exportFile'(i, door = {}) {
+      timelineMark('exportFile');
       const bad = exportOptionsError(i);
       if (bad) throw new AppError('validation', bad);
       const out = regularFileAt(i.file);
@@ -58,6 +59,7 @@ export function localImpl(parts: LocalParts): Pick<LocalImpl, 'local.exportFile'
       await parts.checkQuery(i.query);
       const q = i.query;
       const total = archive.count(q);
+      timelineMark('counted');
       const r = await exportAny(archive.iterateExportRows(q), {
         format: i.format,
         out,
