@@ -54,19 +54,27 @@ beforeAll(async () => {
   mkdirSync(home);
   const a = openArchive(archivePath(home));
   const base = 9_007_199_254_740_993n; // 2^53 + 1: a float cannot hold it
+  // a flag true, false or not given (an empty cell): pandas reads that column as booleans and NaN, not text
+  const flagged = (rec: Record<string, unknown>, i: number) => ({
+    ...rec,
+    flags: { ...(rec.flags as object), nsfw: i % 3 ? i % 3 === 1 : null },
+  });
   a.ingestItems(
     Array.from({ length: 40 }, (_, i) => ({
       platform: 'photo_net',
       kind: 'post',
-      record: post({
-        id: String(base * 1000n + BigInt(i)),
-        text: TEXTS[i % TEXTS.length],
-        // replies: a parent id of digits only; posts: none (an empty cell)
-        parent_id: i % 3 === 0 && i > 0 ? String(base * 1000n + BigInt(i - 1)) : null,
-        author: { id: String(base + BigInt(i % 5)), username: `user${i % 5}`, display_name: null },
-        likes: i % 4 === 0 ? null : i,
-        labels: { sponsored: { p: i % 2 ? 0.9 : 0.1 }, intent: { label: i % 2 ? 'promoting' : 'other' } },
-      }),
+      record: flagged(
+        post({
+          id: String(base * 1000n + BigInt(i)),
+          text: TEXTS[i % TEXTS.length],
+          // replies: a parent id of digits only; posts: none (an empty cell)
+          parent_id: i % 3 === 0 && i > 0 ? String(base * 1000n + BigInt(i - 1)) : null,
+          author: { id: String(base + BigInt(i % 5)), username: `user${i % 5}`, display_name: null },
+          likes: i % 4 === 0 ? null : i,
+          labels: { sponsored: { p: i % 2 ? 0.9 : 0.1 }, intent: { label: i % 2 ? 'promoting' : 'other' } },
+        }),
+        i,
+      ),
     })),
     { callId: 'seed', source: 'test' },
   );
