@@ -1,7 +1,8 @@
 /**
  * Where a bundle is read from: a folder, or a `.zip` of one (zip.ts). verify and import read the
  * same files either way. A zip may hold the files at its root or inside one folder (a bundle folder
- * zipped by hand); its directory entries and macOS's `__MACOSX/` metadata are not bundle files.
+ * zipped by hand); its directory entries and macOS's `__MACOSX/` metadata are not bundle files. A
+ * zip holding one name twice is refused.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,7 +49,19 @@ export async function openBundle(path: string): Promise<BundleSource> {
   const prefix =
     manifests.some((e) => e.name === 'manifest.json') || manifests.length !== 1 ? '' : manifests[0].name.slice(0, -'manifest.json'.length);
   const byName = new Map<string, ZipEntry>();
-  for (const e of files) byName.set(e.name.startsWith(prefix) ? e.name.slice(prefix.length) : `../${e.name}`, e);
+  for (const e of files) {
+    const name = e.name.startsWith(prefix) ? e.name.slice(prefix.length) : `../${e.name}`;
+    // two entries of one name: tools differ in which they read (Python and unzip the last, others the
+    // first), so a tampered copy beside the original would verify: refused, naming the file
+    if (byName.has(name)) {
+      await zip.close();
+      throw new LoupeError(
+        'validation',
+        `${path} holds ${e.name} twice: a zip with two entries of one name is not a bundle (tools disagree on which one they read).`,
+      );
+    }
+    byName.set(name, e);
+  }
   return {
     where: path,
     names: [...byName.keys()],

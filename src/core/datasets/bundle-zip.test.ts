@@ -149,6 +149,28 @@ describe('a bundle as one .zip', () => {
     await expect(verifyBundle(out)).rejects.toThrow(/not a readable zip/);
   });
 
+  it('a zip holding a file twice (a tampered copy beside the original) is refused, whichever comes first', async () => {
+    const a = archiveOf(6);
+    const clean = join(tmp(), 'clean');
+    await exportBundle(a, opts(clean));
+    const edited = join(tmp(), 'items.csv');
+    writeFileSync(edited, readFileSync(join(clean, 'items.csv')).toString('utf8').replace('"post 3"', '"post 3!"'));
+    const names = readdirSync(clean).sort();
+    for (const tamperedFirst of [true, false]) {
+      const files = names.map((name) => ({ name, path: join(clean, name) }));
+      const out = join(tmp(), 'twice.zip');
+      await writeZip(
+        out,
+        tamperedFirst ? [{ name: 'items.csv', path: edited }, ...files] : [...files, { name: 'items.csv', path: edited }],
+      );
+      // before: verified when the original came last (the reader kept the last entry of a name)
+      await expect(verifyBundle(out)).rejects.toThrow(/holds items\.csv twice/);
+      const other = openArchive(':memory:');
+      await expect(importBundle(out, other, T0)).rejects.toThrow(/holds items\.csv twice/);
+      expect(other.count({})).toBe(0);
+    }
+  });
+
   it('import from a zip equals import from the folder (generated archives)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 12 }), async (n) => {
