@@ -3,7 +3,7 @@
 export interface IndexWorkerData {
   /** the archive's file */
   file: string;
-  /** the thread's nice value on Linux (default index-worker.ts NICE) */
+  /** how far below the app's priority the thread runs on Linux: added to its nice value (default NICE) */
   nice?: number;
   /** the slice's target in ms (default WORKER_SLICE_MS): the benches compare slice sizes */
   sliceMs?: number;

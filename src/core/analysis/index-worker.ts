@@ -9,10 +9,12 @@
  * a tag) wait for its lock. On Linux the nice value belongs to each thread, and this one lowers
  * its own to NICE — the app's threads and the renderer come first for the CPU — but not to 19:
  * a slice starved while it holds the write lock would make the app's writes wait past their
- * busy timeout. Elsewhere setPriority would lower the whole process, so it is not called.
+ * busy timeout. The step is relative to the thread's own nice value (an app started under `nice`
+ * keeps its index build below it, and a thread is never raised above the app). Elsewhere
+ * setPriority would lower the whole process, so it is not called.
  * A busy archive (another writer's long transaction) is waited for, then the build goes on.
  */
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { workerData } from 'node:worker_threads';
 import { openArchive } from '../archive';
 import { StorageError } from '../storage-error';
@@ -32,7 +34,7 @@ port.on('message', (m: IndexWorkerCommand) => {
 
 if (process.platform === 'linux') {
   try {
-    setPriority(nice ?? NICE);
+    setPriority(Math.min(19, getPriority() + (nice ?? NICE)));
   } catch {
     // not permitted: the build runs at the thread's priority
   }
