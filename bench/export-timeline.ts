@@ -102,7 +102,7 @@ function summary(ms: Mark[], cores: number): string[] {
   const at = (what: string): Mark | undefined => ms.find((m) => m.thread === main && m.what === what);
   const c = (m: Mark | undefined): string => (m ? m.cpu.toFixed(0) : '-');
   const lines: string[] = [];
-  const phases = ['exportFile', 'counted', 'file open', 'workers spawned', 'walk', 'walked', 'sent 0', 'got 0'];
+  const phases = ['exportFile', 'counted', 'file open', 'workers spawned', 'walk', 'head', 'sent 0', 'walked', 'got 0'];
   lines.push(`  main (ms from start / its CPU ms): ${phases.map((p) => `${p} ${t(at(p))}/${c(at(p))}`).join(', ')}`);
   // busy spans: the exporting thread from its start to its exit but for its waits on answers; a
   // worker from its start to ready, then each batch

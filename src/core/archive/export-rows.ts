@@ -11,7 +11,7 @@ import type { ArchiveCtx } from './context';
 import { EXPORT_COLS, exportExtraSql, exportRowOf, type ExportTuple } from './export-row';
 import { estimator, sampler } from './library';
 import { buildWhere, parseQuery, sortColumn, sortPlan, type SortPlan, type Where } from './sql-query';
-import { and, raw, sql, SqlPart, Statements, type SqlQuery } from './sql';
+import { and, part, raw, sql, SqlPart, Statements, type SqlQuery } from './sql';
 
 /** Which annotation tables have rows, as exportExtraSql takes them. */
 function exportExtra(st: Statements): string {
@@ -102,15 +102,18 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
     const extra = exportExtra(reader.st);
     const cols = raw(`${EXPORT_COLS}${extra}`);
     const statements = exportStatements(plan, w, 'i.rid');
-    // every rid at once, on the first call (one native call: iterating them one row at a time
-    // cost the exporting thread ~2 µs a rid; 1M rids are ~8 MB)
-    let rids: number[] | null = null;
+    const read = headThenRest(reader.st, statements);
+    let rids: number[] = [];
     let at = 0;
+    let reads = 0;
     return {
       file,
       extra,
       next(max) {
-        rids ??= statements.flatMap((q) => reader.st.values<number>(q));
+        if (at === rids.length && reads < 2) {
+          rids = reads++ === 0 ? read.head(max) : read.rest();
+          at = 0;
+        }
         const out = rids.slice(at, at + max);
         at += out.length;
         return out;
@@ -138,6 +141,42 @@ function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
     watch?.close();
     throw e;
   }
+}
+
+/**
+ * A walk's rids in two reads. The first (`head`) reads only the rids asked for, in the sort's
+ * order: where an index gives that order (the default sort by date: only ties are sorted, a few
+ * rows at a time) `LIMIT` returns them at once instead of after the whole result, so the export's
+ * workers start on them while `rest` reads every other rid in one native call (iterating them one
+ * row at a time cost the exporting thread ~2 µs a rid; 1M rids are ~8 MB). A phase whose plan sorts
+ * all its rows first (`USE TEMP B-TREE FOR ORDER BY`) is read whole by the first read: a LIMIT there
+ * would sort everything twice. Both reads are in the walk's snapshot and the order is total (the
+ * rid breaks ties), so the rest past the head's rows (`OFFSET`) holds every other rid once.
+ */
+function headThenRest(st: Statements, statements: SqlQuery[]): { head(max: number): number[]; rest(): number[] } {
+  const phases = statements.map((q) => ({ q, taken: 0, done: false }));
+  const sortsAll = (q: SqlQuery): boolean =>
+    st.rows<[number, number, number, string]>(sql`EXPLAIN QUERY PLAN ${part(q)}`).some((r) => r[3] === 'USE TEMP B-TREE FOR ORDER BY');
+  return {
+    head(max) {
+      let out: number[] = [];
+      for (const p of phases) {
+        const need = max - out.length;
+        if (need <= 0) break;
+        const whole = sortsAll(p.q);
+        const got = st.values<number>(whole ? p.q : sql`${part(p.q)} LIMIT ${need}`);
+        p.taken = got.length;
+        p.done = whole || got.length < need;
+        out = out.concat(got);
+      }
+      return out;
+    },
+    rest() {
+      const left = phases.filter((p) => !p.done);
+      for (const p of phases) p.done = true;
+      return left.flatMap((p) => st.values<number>(p.taken > 0 ? sql`${part(p.q)} LIMIT -1 OFFSET ${p.taken}` : p.q));
+    },
+  };
 }
 
 function* exportFrom(c: ArchiveCtx, plan: SortPlan, w: Where): IterableIterator<ExportRow> {

@@ -62,7 +62,7 @@ async function firstRids(
   try {
     mark('walk');
     first = walk.next(small);
-    mark('walked');
+    mark('head');
   } catch (e) {
     await early?.close();
     throw e;
@@ -126,13 +126,21 @@ async function viaWorkers(walk: RidWalk, pool: CsvPool, first: number[], o: RidO
     const cap = pool.size * IN_FLIGHT_PER_WORKER;
     let sent = 0;
     let taken = 0;
-    for (;;) {
-      while (queue.length < cap) {
+    for (let primed = false; ; primed = true) {
+      // at first every batch of the walk's first read (its head: the rest is not read yet)
+      while (queue.length < cap || (!primed && ahead.length > 0)) {
         const rids = nextBatch();
         if (!rids) break;
         // once the archive changed, no worker's answer is kept: none is asked for
         queue.push({ rids, answer: walk.current() ? pool.renderRids(rids) : Promise.resolve(null) });
         mark(`sent ${sent++}`);
+      }
+      if (!primed && walking) {
+        // the rest of the walk, read while the workers take the first batches
+        const b = walk.next(BATCH);
+        mark('walked');
+        if (b.length > 0) ahead.push(b);
+        else walking = false;
       }
       const slot = queue.shift();
       if (!slot) break;
