@@ -10,9 +10,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { startSandbox, type SandboxHandle } from '../sandbox';
 import { openArchive, type Archive } from '../core/archive';
-import { buildArchiveFile, damageLeafPage } from '../core/archive/test-fixtures';
+import { buildArchiveFile, damageLeafPage, listResponse, post } from '../core/archive/test-fixtures';
 import { runCaptured } from './run-captured';
 
 interface Run {
@@ -218,6 +219,44 @@ describe.skipIf(process.platform === 'win32')('a disk that fills', () => {
     const pages = Number(/(\d+) page\(s\)/.exec(r.stderr)?.[1] ?? 'NaN');
     expect(mine.filter((c) => c.credits_used > 0).length).toBeLessThanOrEqual(pages + 1);
     expect(mine.length).toBeLessThan(40);
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('an export to a disk that fills', () => {
+  it('loupe export and dataset export past the file-size limit (a child under ulimit -f): the storage sentence naming the file, exit 6, nothing left', async () => {
+    const home = tmp();
+    const a = openArchive(join(home, 'loupe.db'));
+    // one stored answer (answers.jsonl) and its 400 items; captions Snappy cannot shrink
+    const rows = Array.from({ length: 400 }, (_, i) =>
+      post({ id: String(9_300_000_000_000_000_000n + BigInt(i)), text: `caption ${randomBytes(100).toString('hex')}` }),
+    );
+    a.storeResponse(listResponse('call-0', 'photo_net', 'profile/posts', rows, { fetchedAt: Date.UTC(2026, 0, 1) }), 'test', null);
+    a.close();
+    const dir = tmp();
+    for (const [what, args, out] of [
+      ['export csv', ['export', '--format', 'csv'], join(dir, 'items.csv')],
+      ['bundle', ['dataset', 'export'], join(dir, 'bundle')],
+      ['bundle zip', ['dataset', 'export'], join(dir, 'bundle.zip')],
+    ] as const) {
+      // 64 KiB: the archive (read) is larger; each of these files passes it
+      const r = await run(
+        'bash',
+        ['-c', `ulimit -f 64 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`, 'loupe', ...args, '--out', out],
+        { LOUPE_HOME: home, LOUPE_API_KEY: '' },
+      );
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('loupe:'));
+      // before: "loupe: Internal error: EFBIG: file too large, write" (exit 1); a bundle: an
+      // unhandled 'error' event's stack, and its hidden folder left behind
+      expect(r.status, `${what}: ${r.stderr}`).toBe(6);
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(out);
+      expect(lines[0]).toMatch(/disk is full or a file-size limit was reached/);
+      expect(r.stderr).not.toMatch(/Internal error|\n\s+at /);
+      expect(readdirSync(dir), what).toEqual([]);
+    }
   });
 });
 

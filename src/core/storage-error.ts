@@ -162,6 +162,18 @@ export function asStorageError(e: unknown, path: string, opts: StorageErrorWordi
   return storageError(kind, path, { ...opts, detail, code: code || undefined });
 }
 
+/**
+ * A file system's failure writing a file the user named (ENOSPC, EFBIG, EROFS, …: an errno code,
+ * not the archive's SQLite) as the storage error for `file`; null for anything else. A write
+ * stream's error carries no path, so it would otherwise reach the top as "Internal error".
+ */
+export function fileWriteError(e: unknown, file: string, opts: StorageErrorWording): StorageError | null {
+  if (!(e instanceof Error) || e instanceof LoupeError) return null;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return null;
+  return asStorageError(e, file, opts);
+}
+
 /** Like asStorageError, but returns `e` unchanged when it is not a storage failure. */
 export function toStorageError(e: unknown, path: string, opts: StorageErrorWording = {}): unknown {
   return asStorageError(e, path, opts) ?? e;

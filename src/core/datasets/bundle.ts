@@ -20,6 +20,7 @@ import { BundleFacts } from './bundle-facts';
 import { isZipPath } from './bundle-source';
 import { itemKeyOf, sha256 } from './row-hashes';
 import { writeZip } from './zip';
+import { fileWriteError } from '../storage-error';
 
 export const BUNDLE_FORMAT = 'loupe-dataset-bundle';
 export const MANIFEST = 'manifest.json';
@@ -212,34 +213,40 @@ async function writeAnswers(
 ): Promise<{ calls: ManifestCall[]; file: { sha256: string; bytes: number } | null }> {
   const calls: ManifestCall[] = [];
   const ws = path ? createWriteStream(path) : null;
+  // a write that fails (a full disk) rejects the wait in hand; unheard, its 'error' event ended the
+  // process with a stack and left the hidden folder behind
+  const failed = new Promise<never>((_, rej) => ws?.once('error', rej));
+  failed.catch(() => undefined);
   const whole = createHash('sha256');
   let bytes = 0;
-  for (const c of archive.datasets.bundleCalls(query)) {
-    if (signal?.aborted) {
-      ws?.destroy();
-      throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
+  try {
+    for (const c of archive.datasets.bundleCalls(query)) {
+      if (signal?.aborted) throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
+      const { answer, ...rest } = c;
+      if (ws && answer !== null) {
+        whole.update(answer).update(NEWLINE);
+        bytes += answer.length + 1;
+        ws.write(answer);
+        if (!ws.write(NEWLINE)) await Promise.race([new Promise<void>((r) => ws.once('drain', () => r())), failed]);
+      }
+      calls.push({
+        call_id: rest.callId,
+        platform: rest.platform,
+        endpoint: rest.endpoint,
+        params: rest.params,
+        fetched_at: new Date(rest.fetchedAt).toISOString(),
+        request_id: rest.requestId,
+        credits_used: rest.creditsUsed,
+        cached: rest.cached,
+        replayed: rest.replayed,
+        answer_sha256: answer === null ? null : sha256(answer),
+      });
     }
-    const { answer, ...rest } = c;
-    if (ws && answer !== null) {
-      whole.update(answer).update(NEWLINE);
-      bytes += answer.length + 1;
-      ws.write(answer);
-      if (!ws.write(NEWLINE)) await new Promise<void>((r) => ws.once('drain', () => r()));
-    }
-    calls.push({
-      call_id: rest.callId,
-      platform: rest.platform,
-      endpoint: rest.endpoint,
-      params: rest.params,
-      fetched_at: new Date(rest.fetchedAt).toISOString(),
-      request_id: rest.requestId,
-      credits_used: rest.creditsUsed,
-      cached: rest.cached,
-      replayed: rest.replayed,
-      answer_sha256: answer === null ? null : sha256(answer),
-    });
+    if (ws) await Promise.race([new Promise<void>((res, rej) => ws.end((e?: Error | null) => (e ? rej(e) : res()))), failed]);
+  } catch (e) {
+    ws?.destroy();
+    throw e;
   }
-  if (ws) await new Promise<void>((res, rej) => ws.end((e?: Error | null) => (e ? rej(e) : res())));
   return { calls, file: ws ? { sha256: whole.digest('hex'), bytes } : null };
 }
 
@@ -289,7 +296,13 @@ export async function exportBundle(archive: Archive, o: BundleExportOptions): Pr
     return m;
   } catch (e) {
     stopped();
-    throw e;
+    // a full disk, a file-size limit, a read-only folder: the storage sentence (exit 6), not "Internal error"
+    throw (
+      fileWriteError(e, o.out, {
+        what: 'the bundle',
+        wayOut: 'free some space or choose another folder, then export it again (nothing of it was kept)',
+      }) ?? e
+    );
   } finally {
     await rm(tmp, { recursive: true, force: true });
     await rm(partial, { force: true });

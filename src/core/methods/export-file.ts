@@ -10,6 +10,7 @@ import type { LocalImpl } from '../../shared/contract-local';
 import type { Archive } from '../archive';
 import { AppError } from '../bridge';
 import { companionsOf, exportAny, exportOptionsError, timelineMark } from '../export';
+import { fileWriteError } from '../storage-error';
 import type { QueryNames } from '../query-names';
 
 export interface LocalParts {
@@ -60,21 +61,33 @@ export function localImpl(parts: LocalParts): Pick<LocalImpl, 'local.exportFile'
       const q = i.query;
       const total = archive.count(q);
       timelineMark('counted');
-      const r = await exportAny(archive.iterateExportRows(q), {
-        format: i.format,
-        out,
-        bom: i.bom,
-        columns: i.columns,
-        network: i.network,
-        pseudonymiseIn: i.pseudonymise ? dataDir : null,
-        archive,
-        query: q,
-        // never in a pseudonymised export: notes name people
-        companions: i.history && !i.pseudonymise ? companionsOf(archive.datasets, { query: q }) : undefined,
-        signal: door.signal,
-        total,
-        onProgress: (rows) => door.onEvent?.({ type: 'export-rows', rows, total }),
-      });
+      let r: Awaited<ReturnType<typeof exportAny>>;
+      try {
+        r = await exportAny(archive.iterateExportRows(q), {
+          format: i.format,
+          out,
+          bom: i.bom,
+          columns: i.columns,
+          network: i.network,
+          pseudonymiseIn: i.pseudonymise ? dataDir : null,
+          archive,
+          query: q,
+          // never in a pseudonymised export: notes name people
+          companions: i.history && !i.pseudonymise ? companionsOf(archive.datasets, { query: q }) : undefined,
+          signal: door.signal,
+          total,
+          onProgress: (rows) => door.onEvent?.({ type: 'export-rows', rows, total }),
+        });
+      } catch (e) {
+        // the file system's failure writing the export (a full disk, a file-size limit, a read-only
+        // folder): the storage sentence naming the file, exit 6 — before, "Internal error: ENOSPC"
+        throw (
+          fileWriteError(e, out, {
+            what: 'the export file',
+            wayOut: 'free some space or choose another folder, then export again (nothing was left under that name)',
+          }) ?? e
+        );
+      }
       return {
         path: r.path,
         rows: r.rows,
