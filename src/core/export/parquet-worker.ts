@@ -27,12 +27,15 @@ import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group'
 import { parquetSpanAdder } from './parquet-spans';
 import { ridBatchReader } from './rid-batch';
 import { RID_BATCH, type RidSource } from './rid-rows';
+import { warmSnappy } from './snappy';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
 if (!port) throw new Error('parquet-worker: not started as a worker thread');
 // before any code is hot: the groups' buffers are moved to the exporting thread (detach-early.ts)
 detachEarly();
+// Snappy's every path run once, so that its first pages are not compiled again and again (snappy.ts)
+warmSnappy();
 const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
 const layout = parquetLayout(data.columns);
 /** rows by rid, a batch in one aggregate row (rid-batch.ts), each record its stored bytes, added from those bytes (parquet-spans.ts) */

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { snappyUncompress } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { maxCompressedLength, snappyCompress } from './snappy';
+import { maxCompressedLength, snappyCompress, warmInputs, warmSnappy } from './snappy';
 
 /** whether `input` comes back whole through hyparquet's decompressor */
 function roundTrip(input: Uint8Array): boolean {
@@ -167,5 +167,45 @@ describe('Snappy compression', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('warms up on inputs that take every literal and copy form, and writes the same bytes after it', () => {
+    // the element forms of a Snappy stream (format_description.txt): a literal's length in its
+    // tag, or in 1 or 2 bytes after it; copies with a 1-byte offset, with a 2-byte offset, of 64 bytes
+    const forms = new Set<string>();
+    for (const input of warmInputs()) {
+      expect(roundTrip(input)).toBe(true);
+      const c = snappyCompress(input);
+      let p = 0;
+      while (c[p] & 0x80) p++; // the length preamble
+      p++;
+      while (p < c.length) {
+        const tag = c[p++];
+        if ((tag & 3) === 0) {
+          const n = tag >> 2;
+          const extra = n < 60 ? 0 : n - 59;
+          let len = n; // the length less one
+          if (extra > 0) {
+            len = 0;
+            for (let k = 0; k < extra; k++) len |= c[p + k] << (8 * k);
+          }
+          forms.add(extra === 0 ? 'literal' : `literal+${extra}`);
+          p += extra + len + 1;
+        } else if ((tag & 3) === 1) {
+          forms.add('copy1');
+          p += 1;
+        } else {
+          forms.add((tag >> 2) + 1 === 64 ? 'copy2-64' : 'copy2');
+          p += 2;
+        }
+      }
+      expect(p).toBe(c.length);
+    }
+    expect([...forms].sort()).toEqual(['copy1', 'copy2', 'copy2-64', 'literal', 'literal+1', 'literal+2']);
+    // the warm-up shares the compressor's hash table: what it leaves there changes nothing
+    const samples = fc.sample(fc.oneof(bytes, repetitive, text), { numRuns: 20, seed: 26 });
+    const before = samples.map((x) => Buffer.from(snappyCompress(x)));
+    warmSnappy();
+    samples.forEach((x, i) => expect(Buffer.from(snappyCompress(x)).equals(before[i])).toBe(true));
   });
 });

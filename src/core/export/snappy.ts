@@ -162,3 +162,48 @@ export function snappyCompress(input: Uint8Array): Uint8Array {
 export function snappyCompressInto(input: Uint8Array, out: Uint8Array, at: number): number {
   return compressInto(input, out, at);
 }
+
+/**
+ * A small made-up input on which the compressor takes each of its paths: literals of each length
+ * form, copies with 1- and 2-byte offsets, runs split into 64-byte copies, the skip heuristic on
+ * incompressible bytes, a match running past the last 15 bytes; and the calls' edges (a block
+ * under 15 bytes, a match up to the end, no match before the end). snappy.test.ts checks that
+ * the compressed stream holds every element form.
+ */
+export function warmInputs(): Uint8Array[] {
+  const input = new Uint8Array(5000);
+  let x = 1;
+  const random = (from: number, to: number): void => {
+    for (let i = from; i < to; i++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      input[i] = x >>> 24;
+    }
+  };
+  random(0, 1000); // a literal of a thousand bytes (two length bytes)
+  input.fill(7, 1000, 1300); // a run: copies of 64 bytes, and a tail
+  input.copyWithin(1300, 100, 166); // 66 bytes from further back: a 60-byte copy, then 6 with a 1-byte offset
+  random(1366, 1466); // a literal of a hundred (one length byte)
+  input.copyWithin(1466, 1290, 1298); // a short copy
+  random(1474, 3000); // a short literal, then incompressible bytes: the skip heuristic
+  input.copyWithin(3000, 200, 220); // 20 bytes from 2,800 back: a 2-byte offset
+  random(3020, 4700);
+  input.fill(9, 4700, 4990); // a match that runs past the last 15 bytes, a literal after it
+  random(4990, 5000);
+  return [input, input.subarray(0, 10), input.subarray(1000, 1300), input.subarray(3200, 3600)];
+}
+
+/**
+ * Every path of the compressor run on `warmInputs` before the real pages (a worker calls this at
+ * start, parquet-worker.ts; the output is thrown away). V8 optimised `block` while it was still
+ * in its first long loop (on-stack replacement), before the paths after that loop and the rarer
+ * copy and literal forms had ever run: the optimised code met them without type feedback and was
+ * thrown away and compiled again, 6-7 times a thread (`--trace-deopt`: "Insufficient type
+ * feedback"), the first pages running unoptimised meanwhile. Now `block` is compiled twice (its
+ * loop, then the function) and never thrown away. Three rounds: a function's type feedback is
+ * kept only from its first calls on.
+ */
+export function warmSnappy(): void {
+  const inputs = warmInputs();
+  const out = new Uint8Array(maxCompressedLength(inputs[0].length));
+  for (let k = 0; k < 3; k++) for (const input of inputs) compressInto(input, out, 0);
+}
