@@ -19,6 +19,9 @@ const target = Number(process.env.ROWS ?? 3500);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const load = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 const tracing = !!process.env.TRACE;
+/** wheel steps a subject takes before the next one takes its turn (CHUNK; 100 = each subject's 100 steps at once) */
+const chunk = Number(process.env.CHUNK ?? 100);
+if (!(chunk > 0 && 100 % chunk === 0)) throw new Error('CHUNK must divide 100');
 const VARIANTS: Record<string, string> = JSON.parse(process.env.VARIANTS ?? '{}');
 VARIANTS.base = '';
 
@@ -84,33 +87,54 @@ async function main(): Promise<void> {
     );
     const sums = new Map<string, number[][]>();
     const traces = new Map<string, Array<Map<string, number>>>();
+    const metricsOf = async (cdp: CDPSession) =>
+      Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    const top = new Map<Subject, number>();
+    /** `steps` wheel steps of one subject from where its last chunk left off (the top at a round's start): ThreadTime, script, style, layout, task. */
+    const scrollChunk = async (
+      s: Subject,
+      steps: number,
+      first: boolean,
+    ): Promise<{ row: number[]; parts: Map<string, number> | null }> => {
+      const { page, cdp } = s;
+      await page.evaluate(
+        ([css, y]) => {
+          const lab = document.getElementById('lab')!;
+          if (lab.textContent !== css) lab.textContent = css;
+          document.querySelector('[data-testid=results-table]')!.scrollTop = Number(y);
+        },
+        [s.css, String(first ? 0 : (top.get(s) ?? 0))],
+      );
+      await page.waitForTimeout(first ? 800 : 400);
+      if (tracing) await s.browser.startTracing(page, { categories: ['devtools.timeline'] });
+      const m0 = await metricsOf(cdp);
+      for (let k = 0; k < steps; k++) {
+        await page.mouse.wheel(0, 900);
+        await page.waitForTimeout(16);
+      }
+      await page.waitForTimeout(300);
+      const m1 = await metricsOf(cdp);
+      const parts = tracing ? mainThreadSelf(await s.browser.stopTracing()) : null;
+      top.set(s, await page.evaluate(() => document.querySelector('[data-testid=results-table]')!.scrollTop));
+      const d = (k: string) => m1[k] - m0[k];
+      return { row: [d('ThreadTime'), d('ScriptDuration'), d('RecalcStyleDuration'), d('LayoutDuration'), d('TaskDuration')], parts };
+    };
     for (let r = 0; r < rounds; r++) {
+      const rowOf = new Map<Subject, number[]>();
+      const partsOf = new Map<Subject, Map<string, number>>();
+      for (let c = 0; c < 100 / chunk; c++)
+        for (const s of (r * (100 / chunk) + c) % 2 ? [...subjects].reverse() : subjects) {
+          const { row, parts } = await scrollChunk(s, chunk, c === 0);
+          const acc = rowOf.get(s) ?? rowOf.set(s, [0, 0, 0, 0, 0]).get(s)!;
+          row.forEach((x, i) => (acc[i] += x));
+          if (parts) {
+            const p = partsOf.get(s) ?? partsOf.set(s, new Map()).get(s)!;
+            for (const [k, v] of parts) p.set(k, (p.get(k) ?? 0) + v);
+          }
+        }
       for (const s of r % 2 ? [...subjects].reverse() : subjects) {
-        const { page, cdp } = s;
-        const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
-        await page.evaluate(
-          ([css]) => {
-            document.getElementById('lab')!.textContent = css;
-            document.querySelector('[data-testid=results-table]')!.scrollTop = 0;
-          },
-          [s.css],
-        );
-        await page.waitForTimeout(800);
-        if (tracing) await s.browser.startTracing(page, { categories: ['devtools.timeline'] });
-        const m0 = await metrics();
-        for (let k = 0; k < 100; k++) {
-          await page.mouse.wheel(0, 900);
-          await page.waitForTimeout(16);
-        }
-        await page.waitForTimeout(300);
-        const m1 = await metrics();
-        if (tracing) {
-          const parts = mainThreadSelf(await s.browser.stopTracing());
-          const phases = traces.get(s.name) ?? traces.set(s.name, []).get(s.name)!;
-          phases.push(parts);
-        }
-        const d = (k: string) => m1[k] - m0[k];
-        const row = [d('ThreadTime'), d('ScriptDuration'), d('RecalcStyleDuration'), d('LayoutDuration'), d('TaskDuration'), load()];
+        const row = [...rowOf.get(s)!, load()];
+        if (tracing) (traces.get(s.name) ?? traces.set(s.name, []).get(s.name)!).push(partsOf.get(s)!);
         (sums.get(s.name) ?? sums.set(s.name, []).get(s.name)!).push(row);
         console.log(
           `round ${r} ${s.name.padEnd(16)} CPU ${row[0].toFixed(2)} s; task ${row[4].toFixed(2)} s: script ${row[1].toFixed(2)}, style ${row[2].toFixed(2)}, layout ${row[3].toFixed(2)}, rest ${(row[4] - row[1] - row[2] - row[3]).toFixed(2)}; load ${row[5].toFixed(1)}`,
@@ -124,6 +148,17 @@ async function main(): Promise<void> {
       console.log(
         `${v.padEnd(16)} ${c[Math.floor(c.length / 2)].toFixed(2)} s  [${c.map((x) => x.toFixed(2)).join(' ')}]  script ${sc[Math.floor(sc.length / 2)].toFixed(2)} s`,
       );
+    }
+    const [ref, ...others] = [...sums.keys()];
+    if (others.length) {
+      console.log(`\nCPU against ${ref}, round by round (median; lower in how many rounds):`);
+      const r0 = sums.get(ref)!.map((x) => x[0]);
+      for (const v of others) {
+        const ratios = sums.get(v)!.map((x, i) => x[0] / r0[i]);
+        console.log(
+          `${v.padEnd(16)} ${median(ratios).toFixed(3)}×  [${ratios.map((x) => x.toFixed(2)).join(' ')}]  lower in ${ratios.filter((x) => x < 1).length} of ${ratios.length}`,
+        );
+      }
     }
     if (tracing) {
       console.log('\nmedian thread time of the renderer main thread by trace event (self, ms):');
