@@ -113,3 +113,42 @@ test('scrolled anywhere, each drawn row sits at its index times 30 px and the ro
       .toEqual({ misplaced: 0, covered: true, contiguous: true });
   }
 });
+
+test('a row’s checkbox (not an <input>) is a checkbox to the keyboard, a screen reader and the mouse', async ({ page, host }) => {
+  await seedItems(page, host.dataDir, [post({ id: '77900', text: 'first to select' }), post({ id: '77901', text: 'second to select' })]);
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('library-count')).toHaveText('2 matching');
+  const boxes = page.getByRole('checkbox', { name: 'Select row', exact: true });
+  await expect(boxes).toHaveCount(2);
+  const [first, second] = [boxes.nth(0), boxes.nth(1)];
+  const selected = page.getByText(/^\d+ selected$/);
+  await expect(first).not.toBeChecked();
+  expect(await first.evaluate((e) => e.tagName)).not.toBe('INPUT');
+  // a click toggles it and opens no drawer; the row shows it is selected
+  await first.click();
+  await expect(first).toBeChecked();
+  await expect(first).toHaveAttribute('aria-checked', 'true');
+  await expect(page.getByTestId('result-row').first()).toHaveClass(/\bselected\b/);
+  await expect(selected).toHaveText('1 selected');
+  await expect(page.getByTestId('drawer')).toHaveCount(0);
+  // in the tab order: Tab from the first reaches the second; Space toggles it, j / Enter are its own (as a form control's)
+  await expect(first).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(second).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(second).toBeChecked();
+  await expect(selected).toHaveText('2 selected');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('j');
+  await expect(page.getByTestId('drawer')).toHaveCount(0);
+  await expect(second).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(second).not.toBeChecked();
+  // the header's box selects every loaded row; the rows' boxes follow it
+  await page.getByLabel('Select all loaded rows').check();
+  await expect(boxes.nth(0)).toBeChecked();
+  await expect(boxes.nth(1)).toBeChecked();
+  await expect(selected).toHaveText('2 selected');
+  await boxes.nth(1).uncheck();
+  await expect(selected).toHaveText('1 selected');
+});

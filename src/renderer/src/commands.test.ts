@@ -59,6 +59,10 @@ describe('the page’s keys, from the registry', () => {
     useUi.setState({ paletteOpen: false });
     onKey(key('j', {}, 'INPUT'));
     onKey(key('k', { ctrlKey: true }, 'INPUT'));
+    // a results row's checkbox (role="checkbox", not an <input>) keeps them as the <input> did
+    const box = key('j', {}, 'SPAN');
+    Object.assign(box.target!, { getAttribute: (a: string) => (a === 'role' ? 'checkbox' : null) });
+    onKey(box);
     dispose();
     expect(ran).toEqual(['close', 'palette']);
   });

@@ -16,6 +16,8 @@ export type Run = (e?: KeyboardEvent) => boolean | void;
 export function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
   if (!el || !el.tagName) return false;
+  // a results row's checkbox is a role="checkbox" element (table-columns.tsx): a control like the <input> it was
+  if (typeof el.getAttribute === 'function' && el.getAttribute('role') === 'checkbox') return true;
   return el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable;
 }
 

@@ -22,6 +22,7 @@ import {
   boundedGlyphs,
   glyphsWithinBounds,
   textWidthBound,
+  toggleKey,
   unclippedRule,
   type CellCtx,
   type Column,
@@ -104,11 +105,35 @@ describe('the table shows the row’s columns', () => {
     expect(drawn(cols.views, r)).toContain('aria-label="Hidden by the owner"'); // "—" says why
     expect(drawn(cols.shares, r)).toContain('aria-label="Not provided by this network"');
     expect(drawn(cols.tags, r)).toContain('>a, b ✎<');
-    // the label chips sit in their cell, no container around them
-    expect(drawn(cols.labels, r)).toMatch(/^<div class="td c-labels chips" role="gridcell"><span class="chip tone-pos"/);
+    // the label chips sit in their cell, no container around them, on one line of text (`chipline`, not flex items)
+    expect(drawn(cols.labels, r)).toMatch(/^<div class="td c-labels chipline" role="gridcell"><span class="chip tone-pos"/);
     // threaded rows keep the twisty and the reply mark
     expect(drawn(cols.text, r, { ...ctx, threaded: true, kids: 2 })).toContain('Hide 2 replies');
     expect(drawn(cols.text, r, { ...ctx, depth: 1 })).toContain('↳');
+  });
+
+  it('a row’s checkbox is a role="checkbox" element, not an <input>: in the tab order, its state said, Space toggles it', () => {
+    const select = tableColumns('library', true)[0];
+    expect(select.id).toBe('select');
+    for (const selected of [false, true]) {
+      const h = drawn(select, row(), { ...ctx, selected });
+      expect(h).not.toContain('<input');
+      expect(h).toMatch(
+        new RegExp(
+          `^<div class="td c-select" role="gridcell"><span class="rowcheck" role="checkbox" aria-checked="${selected}" aria-label="Select row" tabindex="0" data-testid="row-select"></span></div>$`,
+        ),
+      );
+    }
+    const k = (key: string, more: Partial<Pick<KeyboardEvent, 'repeat' | 'ctrlKey' | 'metaKey' | 'altKey'>> = {}) =>
+      toggleKey({ key, repeat: false, ctrlKey: false, metaKey: false, altKey: false, ...more });
+    expect([k(' '), k('Enter'), k('x'), k(' ', { repeat: true }), k(' ', { ctrlKey: true }), k(' ', { altKey: true })]).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('no text: the placeholder; sorting compares the same columns', () => {

@@ -7,9 +7,11 @@
  * Rows are cheap (issue 30, scrolling at load 2): a cell whose content is one piece of text (a
  * count, a date, the network, the tags, the post's text, the author) is drawn as its grid cell alone, the text
  * straight in it and its tooltip on it (a `FlatCell`), not as an element inside an element; the
- * label chips sit in their cell without a container; widths come from the table's stylesheet
- * (`c-<id>` classes), not a style on every cell; a cell whose text surely fits its column is drawn
- * without a clip (`fitClass`, `unclippedRule`). A 900 px scroll step builds ~30 rows.
+ * label chips sit in their cell without a container, as inline boxes on one line (`chipline`), not
+ * flex items; the row's checkbox is a `role="checkbox"` element, not an `<input>`; widths come from
+ * the table's stylesheet (`c-<id>` classes), not a style on every cell; a cell whose text surely
+ * fits its column is drawn without a clip (`fitClass`, `unclippedRule`). A 900 px scroll step
+ * builds ~30 rows.
  */
 import type { ReactElement, ReactNode } from 'react';
 import type { LibraryListRow } from '../../../shared/contract';
@@ -261,7 +263,14 @@ function textCell(r: LibraryListRow, c: CellCtx): ReactNode | FlatCell {
   );
 }
 
-/** The checkbox that selects a row (never clipped: a 16 px checkbox in 36 px less 16 of padding). */
+/**
+ * The checkbox that selects a row (never clipped: a 16 px box in 36 px less 16 of padding). Not an
+ * `<input>`: a form control is the row's costliest element to build, style and paint, and ~30 enter
+ * on every scroll step (issue 30). A `role="checkbox"` element does what the native one did: in the
+ * tab order, its state in `aria-checked`, a click or Space toggles it (`toggleKey`), Enter does not;
+ * the page's keys leave it alone as they leave a form control (commands.ts `isTyping`); styles.css
+ * `.rowcheck` draws the native box in both colour schemes.
+ */
 function selectColumn(): Column {
   return col({
     id: 'select',
@@ -271,16 +280,31 @@ function selectColumn(): Column {
     resizable: false,
     fits: true,
     cell: (r, c) => (
-      <input
-        type="checkbox"
+      <span
+        className="rowcheck"
+        role="checkbox"
+        aria-checked={c.selected}
         aria-label="Select row"
+        tabIndex={0}
         data-testid="row-select"
-        checked={c.selected}
-        onClick={(e) => e.stopPropagation()}
-        onChange={(e) => c.onSelect(r, e.target.checked)}
+        onClick={(e) => {
+          e.stopPropagation();
+          c.onSelect(r, !c.selected);
+        }}
+        onKeyDown={(e) => {
+          if (!toggleKey(e)) return;
+          e.preventDefault();
+          e.stopPropagation();
+          c.onSelect(r, !c.selected);
+        }}
       />
     ),
   });
+}
+
+/** Whether a key press toggles a checkbox: Space alone, not held down (as a native checkbox). */
+export function toggleKey(e: Pick<KeyboardEvent, 'key' | 'repeat' | 'ctrlKey' | 'metaKey' | 'altKey'>): boolean {
+  return e.key === ' ' && !e.repeat && !e.ctrlKey && !e.metaKey && !e.altKey;
 }
 
 /** The columns of a table shape (the select column first when rows can be selected). */
@@ -332,7 +356,7 @@ export function tableColumns(variant: TableVariant, selectable: boolean): Column
       value: (r) => r.followers ?? undefined,
       cell: (r) => numCell(r.followers),
     }),
-    col({ id: 'labels', header: 'Labels', size: 230, tdClass: 'chips', cell: (r) => chipSpans(labelChips(r)) }),
+    col({ id: 'labels', header: 'Labels', size: 230, tdClass: 'chipline', cell: (r) => chipSpans(labelChips(r)) }),
     col({
       id: 'relevance',
       header: 'Relevance',
