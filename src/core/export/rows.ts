@@ -289,6 +289,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
 
   let writer: ChunkWriter | null = null;
+  let workersClosed: Promise<void> | undefined;
   let count = 0;
   try {
     writer = await ChunkWriter.open(tmpPath);
@@ -323,7 +324,8 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
         : null;
     if (walk) {
       try {
-        await csvFromRids(walk, {
+        // its workers end while the file is completed (below)
+        ({ closed: workersClosed } = await csvFromRids(walk, {
           ...ridOptions(opts),
           sink: out,
           line,
@@ -332,7 +334,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
             count = n;
             progress();
           },
-        });
+        }));
       } finally {
         walk.close();
       }
@@ -456,9 +458,11 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
     if (format === 'json') out.add(count === 0 ? ']\n' : '\n]\n');
 
     const bytes = await complete(out, writer, tmpPath, finalPath, signal);
+    await workersClosed;
     onProgress?.(count);
     return { rows: count, bytes, path: finalPath };
   } catch (e) {
+    await workersClosed;
     if (writer) await writer.destroy();
     await unlink(tmpPath).catch(() => undefined);
     throw e;
