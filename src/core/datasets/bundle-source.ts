@@ -21,6 +21,19 @@ export interface BundleSource {
 
 export const isZipPath = (p: string): boolean => /\.zip$/i.test(p);
 
+/**
+ * verify, import and rehydrate read each bundle file whole, and Node reads at most 2 GiB at once
+ * (fs.readFile; a zip entry is inflated into one buffer): a larger file is refused in words
+ * (before, "Internal error: File size … is greater than 2 GiB"). ~1.5 KB an item in items.jsonl
+ * and answers.jsonl: about 1.4 million items.
+ */
+const WHOLE_MAX = 2 ** 31 - 1;
+const tooLarge = (where: string, name: string, bytes: number) =>
+  new LoupeError(
+    'not_available',
+    `${name} in ${where} is ${bytes.toLocaleString('en-US')} bytes: this Loupe reads each bundle file whole and verifies, imports and rehydrates bundles whose files are each at most 2 GiB (about 1.4 million items); nothing was imported. Each file's SHA-256 can still be compared with manifest.json's (sha256sum).`,
+  );
+
 export async function openBundle(path: string): Promise<BundleSource> {
   let st;
   try {
@@ -37,8 +50,14 @@ export async function openBundle(path: string): Promise<BundleSource> {
     return {
       where: path,
       names,
-      read: async (name) =>
-        readFile(join(path, name)).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e))),
+      read: async (name) => {
+        const size = await stat(join(path, name)).then(
+          (s) => s.size,
+          () => 0,
+        );
+        if (size > WHOLE_MAX) throw tooLarge(path, name, size);
+        return readFile(join(path, name)).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
+      },
       close: async () => undefined,
     };
   }
@@ -67,6 +86,7 @@ export async function openBundle(path: string): Promise<BundleSource> {
     names: [...byName.keys()],
     read: async (name) => {
       const e = byName.get(name);
+      if (e && Math.max(e.size, e.csize) > WHOLE_MAX) throw tooLarge(path, name, e.size);
       return e ? zip.read(e) : null;
     },
     close: zip.close,

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,21 @@ describe('a bundle as one .zip', () => {
       await expect(importBundle(out, other, T0)).rejects.toThrow(/holds items\.csv twice/);
       expect(other.count({})).toBe(0);
     }
+  });
+
+  it('a bundle file over 2 GiB (read whole) is refused in words, not an internal error', async () => {
+    const a = archiveOf(3);
+    const folder = join(tmp(), 'big');
+    await exportBundle(a, opts(folder));
+    truncateSync(join(folder, 'items.parquet'), 2 ** 31 + 4096); // sparse: no disk used
+    // before: "File size (2147487744) is greater than 2 GiB" (an internal error, exit 1)
+    await expect(verifyBundle(folder)).rejects.toMatchObject({
+      kind: 'not_available',
+      message: expect.stringMatching(/^items\.parquet in .+ is 2,147,487,744 bytes: .+at most 2 GiB/),
+    });
+    const other = openArchive(':memory:');
+    await expect(importBundle(folder, other, T0)).rejects.toThrow(/at most 2 GiB/);
+    expect(other.count({})).toBe(0);
   });
 
   it('import from a zip equals import from the folder (generated archives)', async () => {
