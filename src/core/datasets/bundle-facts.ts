@@ -57,35 +57,66 @@ export class BundleFacts {
     return this.complete_;
   }
 
-  private done: { items: FactItem[]; history: unknown[][] } | null = null;
+  /** every row in rid order, as ridOrderIndex gives it: computed once for the items and the history */
+  private order_: { part: Uint32Array; row: Uint32Array } | null = null;
 
-  /**
-   * The manifest's items and the long-format metric history (companions.ts HISTORY_COLUMNS), in
-   * rid order, each item's readings oldest first: built once, in one loop (kept for the history's
-   * two formats, as the scan's rows were).
-   */
-  build(): { items: FactItem[]; history: unknown[][] } {
-    if (this.done) return this.done;
-    const items: FactItem[] = [];
-    const history: unknown[][] = [];
-    const row = (p: Part, k: number): void => {
-      const [platform, kind, id] = splitKey(p.keys[k]);
-      items.push({ platform, kind, id, calls: p.calls[k], csv_sha256: p.csvSha[k], jsonl_sha256: p.jsonlSha[k] });
-      const r = p.readings;
-      for (let i = k === 0 ? 0 : p.ends[k - 1]; i < p.ends[k]; i += 6)
-        history.push([platform, kind, id, r[i], orNull(r[i + 1]), orNull(r[i + 2]), orNull(r[i + 3]), orNull(r[i + 4]), orNull(r[i + 5])]);
-    };
+  private order(): { part: Uint32Array; row: Uint32Array } {
+    if (this.order_) return this.order_;
     let last = -Infinity;
     let sorted = true;
-    for (const p of this.parts)
+    let n = 0;
+    for (const p of this.parts) {
+      n += p.rids.length;
       for (const rid of p.rids) {
         if (rid < last) sorted = false;
         last = rid;
       }
-    if (sorted) for (const p of this.parts) for (let k = 0; k < p.rids.length; k++) row(p, k);
-    // the walk's order is the query's sort: rid order by an index sorted on the rids
-    else for (const [p, k] of ridOrder(this.parts)) row(p, k);
-    return (this.done = { items, history });
+    }
+    if (!sorted) return (this.order_ = ridOrderIndex(this.parts));
+    // the walk's order is the query's sort; here the rid order already
+    const part = new Uint32Array(n);
+    const row = new Uint32Array(n);
+    let at = 0;
+    for (let i = 0; i < this.parts.length; i++)
+      for (let k = 0; k < this.parts[i].rids.length; k++, at++) {
+        part[at] = i;
+        row[at] = k;
+      }
+    return (this.order_ = { part, row });
+  }
+
+  private items_: FactItem[] | null = null;
+
+  /** The manifest's items, in rid order. */
+  items(): FactItem[] {
+    if (this.items_) return this.items_;
+    const items: FactItem[] = [];
+    const { part, row } = this.order();
+    for (let i = 0; i < part.length; i++) {
+      const p = this.parts[part[i]];
+      const k = row[i];
+      const [platform, kind, id] = splitKey(p.keys[k]);
+      items.push({ platform, kind, id, calls: p.calls[k], csv_sha256: p.csvSha[k], jsonl_sha256: p.jsonlSha[k] });
+    }
+    return (this.items_ = items);
+  }
+
+  /**
+   * The long-format metric history (companions.ts HISTORY_COLUMNS), in rid order, each item's
+   * readings oldest first (a worker writes it from the archive when it can: bundle-history.ts).
+   */
+  history(): unknown[][] {
+    const history: unknown[][] = [];
+    const { part, row } = this.order();
+    for (let i = 0; i < part.length; i++) {
+      const p = this.parts[part[i]];
+      const k = row[i];
+      const [platform, kind, id] = splitKey(p.keys[k]);
+      const r = p.readings;
+      for (let i = k === 0 ? 0 : p.ends[k - 1]; i < p.ends[k]; i += 6)
+        history.push([platform, kind, id, r[i], orNull(r[i + 1]), orNull(r[i + 2]), orNull(r[i + 3]), orNull(r[i + 4]), orNull(r[i + 5])]);
+    }
+    return history;
   }
 }
 
@@ -96,18 +127,26 @@ export class BundleFacts {
  * where a rid does not fit, the rows are sorted by comparing rids.
  */
 export function* ridOrder<P extends { rids: number[] }>(parts: readonly P[]): Generator<[P, number]> {
+  const { part, row } = ridOrderIndex(parts);
+  for (let i = 0; i < part.length; i++) yield [parts[part[i]], row[i]];
+}
+
+/** ridOrder's rows as two arrays: the i-th row in rid order is row `row[i]` of part `part[i]` (no pair made a row). */
+export function ridOrderIndex(parts: readonly { rids: number[] }[]): { part: Uint32Array; row: Uint32Array } {
   let n = 0;
   let fits = true;
   for (const p of parts) n += p.rids.length;
+  const part = new Uint32Array(n);
+  const row = new Uint32Array(n);
   const scale = 2 ** Math.max(1, Math.ceil(Math.log2(n + 1)));
   for (const p of parts)
     for (const rid of p.rids) if (!(Number.isInteger(rid) && rid >= 0 && Number.isSafeInteger(rid * scale + scale))) fits = false;
   if (!fits) {
-    const at: Array<[number, P, number]> = [];
-    for (const p of parts) for (let k = 0; k < p.rids.length; k++) at.push([p.rids[k], p, k]);
+    const at: Array<[number, number, number]> = [];
+    for (let i = 0; i < parts.length; i++) for (let k = 0; k < parts[i].rids.length; k++) at.push([parts[i].rids[k], i, k]);
     at.sort((x, y) => x[0] - y[0]);
-    for (const [, p, k] of at) yield [p, k];
-    return;
+    for (let i = 0; i < n; i++) [, part[i], row[i]] = at[i];
+    return { part, row };
   }
   const keys = new Float64Array(n);
   const partAt = new Uint32Array(n);
@@ -120,8 +159,10 @@ export function* ridOrder<P extends { rids: number[] }>(parts: readonly P[]): Ge
       rowAt[at] = k;
     }
   keys.sort();
-  for (const key of keys) {
-    const place = key % scale;
-    yield [parts[partAt[place]], rowAt[place]];
+  for (let i = 0; i < n; i++) {
+    const place = keys[i] % scale;
+    part[i] = partAt[place];
+    row[i] = rowAt[place];
   }
+  return { part, row };
 }

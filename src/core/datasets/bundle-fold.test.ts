@@ -17,6 +17,7 @@ import { openArchive } from '../archive';
 import { listResponse, post } from '../archive/test-fixtures';
 import { companionsOf, exportAny } from '../export';
 import { exportBundle } from './bundle';
+import { BundleFacts } from './bundle-facts';
 import { verifyBundle } from './bundle-check';
 import { csvRowHashes, jsonlRowHashes } from './row-hashes';
 
@@ -52,41 +53,47 @@ describe('the manifest items and history from the workers’ pass', () => {
       expect([...a.datasets.historyRows({})].length).toBeGreaterThan(keys.length); // some items have past readings
 
       const queries: LibraryQuery[] = [{}, { sort: { field: 'likes', dir: 'desc' } }];
-      for (const [q, query] of queries.entries()) {
-        const out = join(dir, `b${seed}-${q}`);
-        const scanItems = vi.spyOn(a.datasets, 'bundleItems');
-        const scanHistory = vi.spyOn(a.datasets, 'historyRows');
-        const m = await exportBundle(a, { out, query, version: 't', variants: [], now: T0, threads: 1, groupSize: 16 });
-        // folded: neither scan ran
-        expect(scanItems).not.toHaveBeenCalled();
-        expect(scanHistory).not.toHaveBeenCalled();
-        scanItems.mockRestore();
-        scanHistory.mockRestore();
+      for (const [q, query] of queries.entries())
+        // threads 1: the worker writes the history files once its groups are done (export/bundle-history.ts);
+        // threads 0: this thread, from the pass's facts
+        for (const threads of [1, 0]) {
+          const out = join(dir, `b${seed}-${q}-${threads}`);
+          const scanItems = vi.spyOn(a.datasets, 'bundleItems');
+          const scanHistory = vi.spyOn(a.datasets, 'historyRows');
+          const factsHistory = vi.spyOn(BundleFacts.prototype, 'history');
+          const m = await exportBundle(a, { out, query, version: 't', variants: [], now: T0, threads, groupSize: 16 });
+          // folded: neither scan ran
+          expect(scanItems).not.toHaveBeenCalled();
+          expect(scanHistory).not.toHaveBeenCalled();
+          expect(factsHistory).toHaveBeenCalledTimes(threads === 0 ? 1 : 0);
+          scanItems.mockRestore();
+          scanHistory.mockRestore();
+          factsHistory.mockRestore();
 
-        const csv = new Map(csvRowHashes(readFileSync(join(out, 'items.csv'))).rows.map((h) => [h.key, h.sha]));
-        const jsonl = new Map(jsonlRowHashes(readFileSync(join(out, 'items.jsonl'))).map((h) => [h.key, h.sha]));
-        const want = [...a.datasets.bundleItems(query)].map((i) => {
-          const key = `${i.platform}/${i.kind}/${i.id}`;
-          return { platform: i.platform, kind: i.kind, id: i.id, calls: i.calls, csv_sha256: csv.get(key), jsonl_sha256: jsonl.get(key) };
-        });
-        expect(m.items).toEqual(want);
-
-        // the history and annotations files: the separate exports' bytes
-        const ref = join(dir, `ref${seed}-${q}`);
-        mkdirSync(ref);
-        for (const format of ['csv', 'parquet'] as const) {
-          await exportAny(a.iterateExportRows(query), {
-            format,
-            out: join(ref, `items.${format}`),
-            companions: companionsOf(a.datasets, { query }),
+          const csv = new Map(csvRowHashes(readFileSync(join(out, 'items.csv'))).rows.map((h) => [h.key, h.sha]));
+          const jsonl = new Map(jsonlRowHashes(readFileSync(join(out, 'items.jsonl'))).map((h) => [h.key, h.sha]));
+          const want = [...a.datasets.bundleItems(query)].map((i) => {
+            const key = `${i.platform}/${i.kind}/${i.id}`;
+            return { platform: i.platform, kind: i.kind, id: i.id, calls: i.calls, csv_sha256: csv.get(key), jsonl_sha256: jsonl.get(key) };
           });
-          for (const table of ['history', 'annotations']) {
-            const name = `items.${table}.${format}`;
-            expect(readFileSync(join(out, name)).equals(readFileSync(join(ref, name))), `${seed} ${q} ${name}`).toBe(true);
+          expect(m.items).toEqual(want);
+
+          // the history and annotations files: the separate exports' bytes
+          const ref = join(dir, `ref${seed}-${q}-${threads}`);
+          mkdirSync(ref);
+          for (const format of ['csv', 'parquet'] as const) {
+            await exportAny(a.iterateExportRows(query), {
+              format,
+              out: join(ref, `items.${format}`),
+              companions: companionsOf(a.datasets, { query }),
+            });
+            for (const table of ['history', 'annotations']) {
+              const name = `items.${table}.${format}`;
+              expect(readFileSync(join(out, name)).equals(readFileSync(join(ref, name))), `${seed} ${q} ${name}`).toBe(true);
+            }
           }
+          expect((await verifyBundle(out, { archive: a })).problems).toEqual([]);
         }
-        expect((await verifyBundle(out, { archive: a })).problems).toEqual([]);
-      }
       a.close();
     }
   }, 120_000);

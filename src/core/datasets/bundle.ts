@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
-import { bundleTables, companionsOf, writeCompanions, type CompanionSource } from '../export';
+import { bundleTables, companionsOf, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
 import { BundleFacts } from './bundle-facts';
 import { isZipPath } from './bundle-source';
 import { itemKeyOf, sha256 } from './row-hashes';
@@ -317,7 +317,7 @@ function readOnce(src: CompanionSource): CompanionSource {
 }
 
 async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Manifest> {
-  const { fileSha256, writeBundleTables } = await bundleTables();
+  const { writeBundleTables } = await bundleTables();
   const dehydrated = o.dehydrated ?? false;
   const files: Array<{ path: string; sha256: string; bytes: number }> = [];
   // one pass over the rows: items.csv, items.jsonl and items.parquet (on the export workers), each
@@ -333,6 +333,8 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
         onPart: (rids, part) => facts.add(rids, part),
         threads: o.threads,
         groupSize: o.groupSize,
+        // a worker writes the metric history files once its groups are done (bundle-history.ts)
+        history: true,
       });
   const rest = (async () => {
     const answers = dehydrated ? null : join(o.out, 'answers.jsonl');
@@ -343,22 +345,49 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   // both finish before anything is returned or removed
   const [t, r] = await Promise.allSettled([tables, rest]);
   if (t.status === 'rejected') throw t.reason;
-  if (r.status === 'rejected') throw r.reason;
-  const calls = r.value;
-  // the items and their history from the pass; scanned as before when it could not give them
-  const folded = t.value !== null && facts.complete;
-  const scans = companionsOf(archive.datasets, { query: o.query });
-  if (!dehydrated) {
-    const companions = readOnce(folded ? { history: () => facts.build().history, annotations: scans.annotations } : scans);
-    for (const format of ['csv', 'parquet'] as const)
-      for (const f of await writeCompanions(format, join(o.out, `items.${format}`), companions, { signal: o.signal }))
-        files.push({ path: basename(f.path), ...(await fileSha256(f.path)) });
+  const history = t.value?.history ?? Promise.resolve(null);
+  try {
+    if (r.status === 'rejected') throw r.reason;
+    return await manifestOf(archive, o, { calls: r.value, files, tables: t.value, facts, history });
+  } finally {
+    await history; // a worker writing the history files is done before the folder is renamed or removed
   }
-  if (t.value) files.push(...t.value.files);
+}
+
+/** The rest of a bundle once its pass is done: the companion tables, the manifest's items, the manifest. */
+async function manifestOf(
+  archive: Archive,
+  o: BundleExportOptions,
+  p: {
+    calls: ManifestCall[];
+    files: Manifest['files'];
+    tables: BundleTablesResult | null;
+    facts: BundleFacts;
+    history: Promise<Array<{ path: string; sha256: string; bytes: number }> | null>;
+  },
+): Promise<Manifest> {
+  const dehydrated = o.dehydrated ?? false;
+  const { calls, files, tables: t, facts } = p;
+  // the items and their history from the pass; scanned as before when it could not give them
+  const folded = t !== null && facts.complete;
+  const scans = companionsOf(archive.datasets, { query: o.query });
+  const companions = readOnce(folded ? { history: () => facts.history(), annotations: scans.annotations } : scans);
+  // the annotations (and the history when no worker wrote it), each file hashed as it is written
+  const companionFiles = async (history: boolean): Promise<void> => {
+    for (const format of ['csv', 'parquet'] as const)
+      for (const f of await writeCompanions(format, join(o.out, `items.${format}`), companions, {
+        signal: o.signal,
+        history,
+        annotations: !history,
+      }))
+        files.push({ path: basename(f.path), sha256: f.sha256, bytes: f.bytes });
+  };
+  if (!dehydrated) await companionFiles(false);
+  if (t) files.push(...t.files);
   let items: ManifestItem[];
-  if (folded) items = facts.build().items;
+  if (folded) items = facts.items();
   else {
-    const rows = t.value?.hashes ?? null;
+    const rows = t?.hashes ?? null;
     items = [...archive.datasets.bundleItems(o.query)].map((i) => {
       const h = rows?.get(itemKeyOf(i));
       return {
@@ -371,6 +400,14 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
         ...(dehydrated ? { url: i.url } : {}),
       };
     });
+  }
+  if (!dehydrated) {
+    const written = await p.history;
+    if (written) files.push(...written);
+    else {
+      // no worker wrote them: this thread, from the pass's facts (or the scans)
+      await companionFiles(true);
+    }
   }
   const fileRows = files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const body: Omit<Manifest, 'root_sha256'> = {

@@ -113,3 +113,32 @@ export function bundleBatchOf(
   }
   return { rows, facts: { calls, readings, ends } };
 }
+
+/**
+ * The long-format metric history (companions.ts HISTORY_COLUMNS) of rows by rid, given in
+ * ascending order: each row's past readings (only when its counts changed, oldest first), then its
+ * current counts — the facts bundleBatchOf reads with the rows, the same values (its statement's
+ * columns), so the same rows as bundle-facts.ts builds from them. null when a rid is not in the
+ * archive (deleted since the export's snapshot). A bundle's export worker writes the history
+ * files from these while the other workers finish their groups (bundle-tables.ts).
+ */
+export function historyBatchOf(st: Pick<SqlRead, 'rows'>, ascending: readonly number[]): unknown[][] | null {
+  const [json] = st.rows<[string]>(
+    sql`SELECT json_group_array(json_array(k, p, kd, id, a, v, li, c, sh, sa, json(past))) FROM (SELECT j.key AS k, i.platform AS p,
+      i.kind AS kd, i.id AS id, COALESCE(i.counts_at, i.first_seen_at) AS a, i.views AS v, i.likes AS li, i.comments AS c,
+      i.shares AS sh, i.saves AS sa, CASE WHEN i.counts_at IS NOT NULL THEN (SELECT json_group_array(json_array(ir.read_at, ir.views,
+      ir.likes, ir.comments, ir.shares, ir.saves) ORDER BY ir.read_at) FROM item_readings ir WHERE ir.item_rid = i.rid) END AS past
+      FROM json_each(${JSON.stringify(ascending)}) j CROSS JOIN items i ON i.rid = j.value)`,
+  )[0];
+  type H = [number, string, string, string, number, N, N, N, N, N, Reading[] | null];
+  const metas = JSON.parse(json) as H[];
+  if (metas.length !== ascending.length) return null;
+  const byRow = new Array<H>(metas.length);
+  for (const m of metas) byRow[m[0]] = m;
+  const out: unknown[][] = [];
+  for (const m of byRow) {
+    if (m[10]) for (const r of m[10]) out.push([m[1], m[2], m[3], r[0], r[1], r[2], r[3], r[4], r[5]]);
+    out.push([m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]]);
+  }
+  return out;
+}

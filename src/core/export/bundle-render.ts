@@ -9,7 +9,7 @@ import type { RowFacts } from '../archive/bundle-row-facts';
 import { Statements } from '../archive/sql';
 import type { ExportRow } from '../ports';
 import { resolveColumns, valuesSinkCsv, type SinkCsvFn } from './columns';
-import { bundleBatchColumns, bundleBatchOf } from './bundle-batch';
+import { bundleBatchColumns, bundleBatchOf, historyBatchOf } from './bundle-batch';
 import { beginBytes, bytesLength, bytesSoFar } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } from './parquet-group';
@@ -132,18 +132,25 @@ export type BundleRead = (rids: readonly number[]) => { rows: BytesTuple[]; fact
  * Rows and facts by rid from the archive file, on a read-only connection of its own (opened on
  * first use), a batch as one aggregate row (bundle-batch.ts), as rid-batch.ts reads the exports' rows.
  */
-export function bundleReader(source: RidSource): { read: BundleRead; close: () => void } {
+export function bundleReader(source: RidSource): {
+  read: BundleRead;
+  /** the metric history of rows by rid, ascending (bundle-batch.ts historyBatchOf) */
+  history: (ascending: readonly number[]) => unknown[][] | null;
+  close: () => void;
+} {
   let db: Database.Database | null = null;
   let st: Statements | null = null;
   const cols = bundleBatchColumns(source.extra);
+  const statements = (): Statements => {
+    if (!st) {
+      db = openRidSource(source).db;
+      st = new Statements(db);
+    }
+    return st;
+  };
   return {
-    read: (rids) => {
-      if (!st) {
-        db = openRidSource(source).db;
-        st = new Statements(db);
-      }
-      return bundleBatchOf(st, cols, rids);
-    },
+    read: (rids) => bundleBatchOf(statements(), cols, rids),
+    history: (ascending) => historyBatchOf(statements(), ascending),
     close: () => db?.close(),
   };
 }

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import type { ExportRow, ExportRowSource, RidWalk } from '../ports';
 import { abortError } from './abort';
 import { bundleBatchColumns, bundleBatchOf } from './bundle-batch';
+import type { HistoryFile } from './bundle-history';
 import { TablesBuilder, tablesLayout, type TablesLayout, type TablesPart } from './bundle-render';
 import { csvRecord } from './cells';
 import { resolveColumns } from './columns';
@@ -60,6 +61,18 @@ class TablesPool extends ExportPool {
       };
     });
     p.catch(() => undefined); // abandoned by a cancel: not an unhandled rejection
+    return p;
+  }
+
+  /**
+   * A bundle's metric history files of `rids` (ascending, moved) written into `dir` by a worker
+   * with nothing in hand (the least busy: bundle-history.ts); null when a rid is gone.
+   */
+  history(rids: Float64Array, dir: string): Promise<HistoryFile[] | null> {
+    const p = this.post((seq) => ({ seq, history: { rids, dir } }), true, [rids.buffer as ArrayBuffer]).then((m) =>
+      m.missing ? null : (m.files as HistoryFile[]),
+    );
+    p.catch(() => undefined);
     return p;
   }
 }
@@ -100,6 +113,12 @@ export interface BundleTablesResult {
   readonly hashes: Map<string, [string, string]>;
   /** the three files: name in `dir`, SHA-256, bytes */
   files: Array<{ path: string; sha256: string; bytes: number }>;
+  /**
+   * with `history`: the metric history files a worker wrote into `dir` once its groups were done
+   * (bundle-history.ts), settled after the pass; null when none did (no workers, a row gone, the
+   * archive changed since the walk's snapshot): the caller writes them
+   */
+  history: Promise<HistoryFile[] | null>;
 }
 
 /** The SHA-256 of a file, streamed. */
@@ -129,6 +148,8 @@ export async function writeBundleTables(
     onPart?: (rids: number[] | null, part: TablesPart) => void;
     threads?: number;
     groupSize?: number;
+    /** a worker writes the metric history files into `dir` once its groups are done (bundle-history.ts) */
+    history?: boolean;
   },
 ): Promise<BundleTablesResult> {
   const t = tablesLayout();
@@ -138,6 +159,7 @@ export async function writeBundleTables(
   const pq = await open(join(o.dir, 'items.parquet'), 'wx');
   const placed: Array<Pick<TablesPart, 'keys' | 'csvSha' | 'jsonlSha'>> = [];
   let count = 0;
+  let history: Promise<HistoryFile[] | null> = Promise.resolve(null);
   try {
     const parquet = new GroupFile(pq, t.layout, Number.MAX_SAFE_INTEGER);
     await csv.write(encoder.encode('\uFEFF' + csvRecord(resolveColumns().map((c) => c.name))));
@@ -154,37 +176,22 @@ export async function writeBundleTables(
       o.onProgress?.(count);
     };
     const walk = rows.ridWalk?.() ?? null;
-    if (walk)
+    if (walk) {
+      let later: { history: Promise<HistoryFile[] | null> } | null = null;
       try {
-        await byRids(walk, t, groupSize, o.threads ?? ridThreads(), place, o.signal);
+        later = await byRids(walk, t, groupSize, o.threads ?? ridThreads(), place, o.signal, o.history ? o.dir : null);
       } finally {
-        walk.close();
+        // the walk's snapshot stays open until the history's answer is judged against it
+        if (later) history = later.history.finally(() => walk.close());
+        else walk.close();
       }
-    else {
-      let group: ExportRow[] = [];
-      let b = new TablesBuilder(t, groupSize);
-      let inGroup = 0;
-      for (const row of rows) {
-        group.push(row);
-        inGroup++;
-        if (group.length >= RID_BATCH || inGroup >= groupSize) {
-          b.add(group);
-          group = [];
-        }
-        if (inGroup >= groupSize) {
-          await place({ rids: null, part: b.finish() });
-          b = new TablesBuilder(t, groupSize);
-          inGroup = 0;
-        }
-      }
-      b.add(group);
-      await place({ rids: null, part: b.finish() });
-    }
+    } else await byRows(rows, t, groupSize, place);
     await parquet.finish();
   } catch (e) {
     await csv.abandon();
     await jsonl.abandon();
     await pq.close().catch(() => undefined);
+    await history.catch(() => null); // no worker writes into `dir` once this throws
     throw e;
   }
   await pq.close();
@@ -193,7 +200,7 @@ export async function writeBundleTables(
     { path: 'items.jsonl', sha256: await jsonl.close(), bytes: jsonl.bytes },
     { path: 'items.parquet', ...(await fileSha256(join(o.dir, 'items.parquet'))) },
   ];
-  return withHashes(count, files, placed);
+  return withHashes(count, files, placed, history);
 }
 
 /** The result, its map of the rows' hashes built from the groups' arrays on first use. */
@@ -201,11 +208,13 @@ function withHashes(
   rows: number,
   files: BundleTablesResult['files'],
   placed: Array<Pick<TablesPart, 'keys' | 'csvSha' | 'jsonlSha'>>,
+  history: Promise<HistoryFile[] | null>,
 ): BundleTablesResult {
   let hashes: Map<string, [string, string]> | null = null;
   return {
     rows,
     files,
+    history,
     get hashes() {
       if (!hashes) {
         hashes = new Map();
@@ -216,6 +225,28 @@ function withHashes(
   };
 }
 
+/** Rows without a rid walk, in groups rendered on this thread. */
+async function byRows(rows: Iterable<ExportRow>, t: TablesLayout, groupSize: number, place: (p: Placed) => Promise<void>): Promise<void> {
+  let group: ExportRow[] = [];
+  let b = new TablesBuilder(t, groupSize);
+  let inGroup = 0;
+  for (const row of rows) {
+    group.push(row);
+    inGroup++;
+    if (group.length >= RID_BATCH || inGroup >= groupSize) {
+      b.add(group);
+      group = [];
+    }
+    if (inGroup >= groupSize) {
+      await place({ rids: null, part: b.finish() });
+      b = new TablesBuilder(t, groupSize);
+      inGroup = 0;
+    }
+  }
+  b.add(group);
+  await place({ rids: null, part: b.finish() });
+}
+
 /** A group to place: its part, and the rids it holds (null: rows without a rid walk). */
 interface Placed {
   rids: number[] | null;
@@ -224,7 +255,13 @@ interface Placed {
   done?: () => void;
 }
 
-/** The walk's rids in groups, rendered by workers (or here: one group, no worker, the archive changed since the snapshot). */
+/**
+ * The walk's rids in groups, rendered by workers (or here: one group, no worker, the archive
+ * changed since the snapshot). With `historyDir`, the first worker left with no group once the
+ * walk is read to its end writes the metric history files there (bundle-history.ts) while the
+ * others finish theirs: the answer, settled once it arrives (null: none, a row gone, or the archive
+ * changed since the snapshot), with the workers kept until then.
+ */
 async function byRids(
   walk: RidWalk,
   t: TablesLayout,
@@ -232,7 +269,8 @@ async function byRids(
   threads: number,
   place: (p: Placed) => Promise<void>,
   signal?: AbortSignal,
-): Promise<void> {
+  historyDir: string | null = null,
+): Promise<{ history: Promise<HistoryFile[] | null> } | null> {
   // here, as a worker does (rows with their facts, a batch as one aggregate row), from the walk's
   // snapshot (only once every rid was read): the same rows and facts whatever was committed since
   const cols = bundleBatchColumns(walk.extra);
@@ -256,18 +294,53 @@ async function byRids(
     const groups = [first];
     for (let g = walk.next(groupSize); g.length > 0; g = walk.next(groupSize)) groups.push(g);
     for (const g of groups) if (g.length > 0) await place(await here(g));
-    return;
+    return null;
   }
+  const sent: number[][] = [];
+  let history = null as Promise<HistoryFile[] | null> | null;
   try {
     await pipelined(walk, first, {
       groupSize,
       cap: pool.size * IN_FLIGHT_PER_WORKER,
-      send: (rids) => pool.tables(rids).then((t) => t && { rids, ...t }),
+      send: (rids) => {
+        sent.push(rids);
+        return pool.tables(rids).then((t) => t && { rids, ...t });
+      },
       here,
       place,
+      // fewer groups in hand than workers: one has none (round-robin), and takes the history
+      walked: (unanswered) => {
+        if (historyDir !== null && !history && unanswered < pool.size && walk.current())
+          history = pool.history(ascending(sent), historyDir);
+      },
       signal,
     });
-  } finally {
+  } catch (e) {
     await pool.close();
+    throw e;
   }
+  if (!history) {
+    await pool.close();
+    return null;
+  }
+  const answer: Promise<HistoryFile[] | null> = history;
+  // read at the archive's latest commit: kept only while nothing was committed since the snapshot
+  return {
+    history: answer
+      .then(
+        (files) => (files && walk.current() ? files : null),
+        () => null,
+      )
+      .finally(() => pool.close()),
+  };
+}
+
+/** every rid of the groups, ascending */
+function ascending(groups: readonly number[][]): Float64Array {
+  let n = 0;
+  for (const g of groups) n += g.length;
+  const all = new Float64Array(n);
+  let at = 0;
+  for (const g of groups) for (const rid of g) all[at++] = rid;
+  return all.sort();
 }

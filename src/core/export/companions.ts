@@ -44,6 +44,8 @@ export interface CompanionFile {
   path: string;
   rows: number;
   bytes: number;
+  /** SHA-256 (hex), taken as the file was written */
+  sha256: string;
 }
 
 /** `dir/name.csv` → `dir/name.history.csv` */
@@ -56,11 +58,15 @@ export async function writeCompanions(
   format: TableFormat,
   out: string,
   src: CompanionSource,
-  opts: { bom?: boolean; signal?: AbortSignal } = {},
+  opts: { bom?: boolean; signal?: AbortSignal; history?: boolean; annotations?: boolean } = {},
 ): Promise<CompanionFile[]> {
   const files: CompanionFile[] = [];
-  const h = await writeTable({ columns: HISTORY_COLUMNS, rows: src.history() }, format, companionPath(out, 'history'), opts);
-  files.push({ table: 'history', ...h });
+  // history or annotations false: that table is written elsewhere (a bundle's history by an export worker, bundle-history.ts)
+  if (opts.history !== false) {
+    const h = await writeTable({ columns: HISTORY_COLUMNS, rows: src.history() }, format, companionPath(out, 'history'), opts);
+    files.push({ table: 'history', ...h });
+  }
+  if (opts.annotations === false) return files;
   const it = src.annotations()[Symbol.iterator]();
   const first = it.next();
   if (!first.done) {

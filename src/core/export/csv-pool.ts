@@ -120,10 +120,10 @@ export class ExportPool {
 
   /**
    * Send one message (made with its sequence number) to the next worker, or with `leastBusy` to
-   * the one with the fewest messages unanswered (the next in turn among equals); resolves with its
-   * answer.
+   * the one with the fewest messages unanswered (the next in turn among equals), its `transfer`
+   * buffers moved; resolves with its answer.
    */
-  protected post(message: (seq: number) => { seq: number }, leastBusy = false): Promise<Answer> {
+  protected post(message: (seq: number) => { seq: number }, leastBusy = false, transfer: ArrayBuffer[] = []): Promise<Answer> {
     if (this.failed) return Promise.reject(this.failed);
     const seq = this.seq++;
     const p = new Promise<Answer>((resolve, reject) => this.pending.set(seq, { resolve, reject }));
@@ -132,7 +132,7 @@ export class ExportPool {
     let w = seq % n;
     if (leastBusy) for (let k = 1; k < n; k++) if (this.busy[(seq + k) % n] < this.busy[w]) w = (seq + k) % n;
     this.busy[w]++;
-    this.workers[w].postMessage(message(seq));
+    this.workers[w].postMessage(message(seq), transfer);
     return p;
   }
 

@@ -18,10 +18,12 @@
  *      | { seq, rids: number[] }                                (a whole group, by rid)
  *      | { seq, rids: number[], tables: true }                  (a bundle's tables: out { seq, part: TablesPart })
  *      | { spare: ArrayBuffer[] }                               (a bundle's CSV / JSONL buffers back, written: no answer)
+ *      | { seq, history: { rids: Float64Array, dir } }          (a bundle's metric history files: out { seq, files } | { seq, missing })
  *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { detachEarly } from './detach-early';
+import { writeHistoryFiles } from './bundle-history';
 import { bundleReader, partBuffers, SpareBuffers, tablesLayout, tablesOfRids, type GroupReuse, type TablesLayout } from './bundle-render';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
 import { parquetSpanAdder } from './parquet-spans';
@@ -72,14 +74,30 @@ function addRids(enc: GroupEncoder, rids: number[]): boolean {
 
 let tables: TablesLayout | null = null;
 /** a bundle's rows with their calls and metric history (bundle-render.ts) */
-const readBundle = data.reader ? bundleReader(data.reader).read : null;
+const bundle = data.reader ? bundleReader(data.reader) : null;
+const readBundle = bundle?.read ?? null;
 /** a bundle's encoder and the CSV and JSONL buffers the exporting thread gave back, from group to group */
 let reuse: GroupReuse | null = null;
 
 /** the group being received (parts of one group arrive in order, one group after another) */
 let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
 
-type Message = (WireBatch & { more?: boolean; size?: number }) | { seq: number; rids: number[]; tables?: true } | { spare: ArrayBuffer[] };
+type Message =
+  | (WireBatch & { more?: boolean; size?: number })
+  | { seq: number; rids: number[]; tables?: true }
+  | { spare: ArrayBuffer[] }
+  | { seq: number; history: { rids: Float64Array; dir: string } };
+
+/** a bundle's history files, once this worker's groups are done (bundle-history.ts) */
+async function history(seq: number, job: { rids: Float64Array; dir: string }): Promise<void> {
+  try {
+    if (!bundle) throw new Error('export worker: a history without an archive to read it from');
+    const files = await writeHistoryFiles(bundle.history, job.rids, job.dir);
+    port?.postMessage(files ? { seq, files } : { seq, missing: true });
+  } catch (e) {
+    port?.postMessage({ seq, error: e instanceof Error ? e.message : String(e) });
+  }
+}
 
 port.on('message', (m: Message) => {
   if ('spare' in m) {
@@ -87,6 +105,7 @@ port.on('message', (m: Message) => {
     if (reuse) for (const b of m.spare) reuse.spare.give(b);
     return;
   }
+  if ('history' in m) return void history(m.seq, m.history);
   if ('rids' in m && m.tables) {
     try {
       if (!readBundle) throw new Error('export worker: rids without an archive to read them from');

@@ -31,6 +31,11 @@ export interface Pipeline<T> {
    */
   here(rids: number[]): Promise<T>;
   place(part: T): Promise<void>;
+  /**
+   * once every group is handed out (the walk read to its end), called as each answer arrives with
+   * the groups still in workers' hands: a worker may be free for other work (bundle-tables.ts)
+   */
+  walked?(unanswered: number): void;
   signal?: AbortSignal;
 }
 
@@ -78,6 +83,7 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
         // send that throws here must end the export, not leave the loop waiting for a wake
         try {
           fill();
+          if (!walking && ahead.length === 0 && !stopped) p.walked?.(unanswered);
         } catch (error) {
           failed ??= { error };
         }

@@ -19,7 +19,10 @@ import { post } from '../archive/test-fixtures';
 import { testDb } from '../archive/testing';
 import type { LibraryQuery } from '../../shared/query';
 import type { ExportRowSource, RidWalk } from '../ports';
+import { BundleFacts } from '../datasets/bundle-facts';
 import { writeBundleTables } from './bundle-tables';
+import { HISTORY_COLUMNS } from './companions';
+import { writeTable } from './tables';
 import { workerEntry } from './csv-pool';
 import { exportRows } from './index';
 import { exportParquet } from './parquet';
@@ -243,8 +246,27 @@ describe.runIf(workerEntry('csv-worker') !== null && workerEntry('parquet-worker
           mkdirSync(out);
           // each group's rids and facts (calls, readings): what the manifest and the history are made of
           const parts: unknown[] = [];
-          const t = await writeBundleTables(s, { dir: out, threads, groupSize: 200, onPart: (rids, part) => parts.push(rids, part.facts) });
-          return { rows: t.rows, files: t.files, hashes: t.hashes, parts };
+          const facts = new BundleFacts();
+          const t = await writeBundleTables(s, {
+            dir: out,
+            threads,
+            groupSize: 200,
+            history: true,
+            onPart: (rids, part) => {
+              parts.push(rids, part.facts);
+              facts.add(rids, part);
+            },
+          });
+          // the history files: the worker's, kept only when nothing was committed since the
+          // snapshot (bundle-history.ts); else written from the pass's facts, as the bundle does
+          const written = await t.history;
+          const history: Buffer[] = [];
+          for (const format of ['csv', 'parquet'] as const) {
+            const path = join(out, `items.history.${format}`);
+            if (!written) await writeTable({ columns: HISTORY_COLUMNS, rows: facts.history() }, format, path);
+            history.push(readFileSync(path));
+          }
+          return { rows: t.rows, files: t.files, hashes: t.hashes, parts, history };
         };
         const snapshot = await tables(a.iterateExportRows(q), 0);
         const out = await tables(source(q), 2);

@@ -7,7 +7,7 @@
  * `extraSheets`). Streamed: rows are pulled one at a time, written in chunks; a file is written under
  * a temporary name and renamed when complete.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cell, csvRecord } from './cells';
@@ -28,6 +28,8 @@ export interface TableResult {
   path: string;
   rows: number;
   bytes: number;
+  /** the file's SHA-256 (hex), taken as it was written */
+  sha256: string;
 }
 
 const iso = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v).toISOString() : null);
@@ -52,6 +54,7 @@ class TableFile {
   private fd: number;
   private buf: string[] = [];
   private size = 0;
+  private readonly hash = createHash('sha256');
   bytes = 0;
   constructor(out: string) {
     this.finalPath = resolve(out);
@@ -65,23 +68,26 @@ class TableFile {
   }
   bytesOut(b: Uint8Array): void {
     this.flush();
+    this.hash.update(b);
     writeSync(this.fd, b);
     this.bytes += b.length;
   }
   flush(): void {
     if (this.buf.length === 0) return;
     const b = Buffer.from(this.buf.join(''), 'utf8');
+    this.hash.update(b);
     writeSync(this.fd, b);
     this.bytes += b.length;
     this.buf = [];
     this.size = 0;
   }
-  done(): string {
+  /** the file complete under its name, and its SHA-256 */
+  done(): { path: string; sha256: string } {
     this.flush();
     fsyncSync(this.fd);
     closeSync(this.fd);
     renameSync(this.tmp, this.finalPath);
-    return this.finalPath;
+    return { path: this.finalPath, sha256: this.hash.digest('hex') };
   }
   abandon(): void {
     try {
@@ -124,8 +130,8 @@ export async function writeTable(
       }
       if (format === 'json') f.write(rows ? '\n]\n' : ']\n');
     }
-    const path = f.done();
-    return { path, rows, bytes: statSync(path).size };
+    const { path, sha256 } = f.done();
+    return { path, rows, bytes: statSync(path).size, sha256 };
   } catch (e) {
     f.abandon();
     throw e;
