@@ -30,6 +30,7 @@ import { parquetSpanAdder } from './parquet-spans';
 import { ridBatchReader } from './rid-batch';
 import { RID_BATCH, type RidSource } from './rid-rows';
 import { warmSnappy } from './snappy';
+import { mark } from './timeline';
 import { fromWire, type WireBatch } from './wire';
 
 const port = parentPort;
@@ -79,6 +80,8 @@ const readBundle = bundle?.read ?? null;
 /** a bundle's encoder and the CSV and JSONL buffers the exporting thread gave back, from group to group */
 let reuse: GroupReuse | null = null;
 
+mark('worker ready');
+
 /** the group being received (parts of one group arrive in order, one group after another) */
 let current: { seq: number; enc: GroupEncoder; error?: string } | null = null;
 
@@ -120,10 +123,12 @@ port.on('message', (m: Message) => {
     return;
   }
   if ('rids' in m) {
+    mark(`in ${m.seq}`);
     try {
       const group = encodeRids(m.rids);
       if (!group) return void port.postMessage({ seq: m.seq, missing: true });
       port.postMessage({ seq: m.seq, group }, [group.bytes.buffer as ArrayBuffer]);
+      mark(`out ${m.seq}`);
     } catch (e) {
       port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
     }
