@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -15,7 +16,7 @@ import { openArchive, type Archive } from '../archive';
 import { listResponse, post } from '../archive/test-fixtures';
 import { exportBundle } from './bundle';
 import { importBundle, verifyBundle } from './bundle-check';
-import { openZip, writeZip } from './zip';
+import { deflateBound, needsZip64, openZip, writeZip } from './zip';
 
 const T0 = Date.UTC(2026, 0, 1);
 const dirs: string[] = [];
@@ -217,5 +218,37 @@ describe('a bundle as one .zip', () => {
     ).rejects.toThrow(/cancelled/i);
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(join(dir, 'c.zip'))).toBe(false);
+  });
+});
+
+describe('when an entry needs Zip64', () => {
+  it('deflate never makes more than the bound of what it is given (random, repeated and mixed bytes)', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ minLength: 0, maxLength: 100_000 }),
+      fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 100_000 })).map(([b, n]) => new Uint8Array(n).fill(b)),
+      fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 40_000 }), fc.integer({ min: 1, max: 4 })).map(([a, k]) => {
+        const out = new Uint8Array(a.length * k);
+        for (let i = 0; i < k; i++) out.set(i % 2 ? a.map((x) => x ^ 0x5a) : a, i * a.length);
+        return out;
+      }),
+    );
+    fc.assert(
+      fc.property(bytes, (b) => {
+        expect(deflateRawSync(b, { level: 6 }).length).toBeLessThanOrEqual(deflateBound(b.length));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('decides on that bound: a file ~1.1 MiB short of 4 GiB that deflate may grow past it is written as Zip64', () => {
+    const MAX32 = 0xffffffff;
+    expect(needsZip64(MAX32)).toBe(true);
+    expect(needsZip64(2 ** 33)).toBe(true);
+    // the old rule (1 MiB margin) let this through as a classic entry; incompressible, it deflates past 2^32 - 1
+    const near = MAX32 - 0x100000 - 0x20000;
+    expect(deflateBound(near)).toBeGreaterThanOrEqual(MAX32);
+    expect(needsZip64(near)).toBe(true);
+    expect(needsZip64(MAX32 - 0x200000)).toBe(false);
+    expect(needsZip64(1_000_000_000)).toBe(false);
   });
 });

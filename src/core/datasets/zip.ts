@@ -82,6 +82,20 @@ export async function writeZip(
   }
 }
 
+/**
+ * zlib's deflateBound for raw deflate with Node's defaults (window 15, memory level 8): the most
+ * `size` bytes can become, ~0.03 % more for incompressible data (~1.25 MiB at 4 GiB). Divisions,
+ * not shifts: sizes pass 2^32.
+ */
+export function deflateBound(size: number): number {
+  return size + Math.floor(size / 4096) + Math.floor(size / 16384) + Math.floor(size / 2 ** 25) + 7;
+}
+
+/** An entry of `size` bytes needs Zip64 fields when it, or what deflate may make of it, reaches 2^32 - 1. */
+export function needsZip64(size: number): boolean {
+  return deflateBound(size) >= MAX32;
+}
+
 /** One file: its local header, its data through raw deflate, and a data descriptor with its CRC and sizes. */
 async function writeEntry(
   z: ZipOut,
@@ -90,8 +104,8 @@ async function writeEntry(
 ): Promise<Written> {
   const name = Buffer.from(f.name, 'utf8');
   const size0 = (await stat(f.path)).size;
-  // deflate can grow incompressible data slightly: decide Zip64 on a margin, before writing the header
-  const zip64 = o.always || size0 >= MAX32 - 0x100000;
+  // deflate can grow incompressible data slightly: decide Zip64 on zlib's bound, before writing the header
+  const zip64 = o.always || needsZip64(size0);
   const extra = zip64 ? Buffer.alloc(20) : Buffer.alloc(0);
   if (zip64) {
     extra.writeUInt16LE(0x0001, 0);
