@@ -166,3 +166,9 @@ export function ridOrderIndex(parts: readonly { rids: number[] }[]): { part: Uin
   }
   return { part, row };
 }
+
+/** A FactItem as `JSON.stringify(manifest, null, 1)` writes it in the manifest's `items` (manifest-text.ts). */
+export function factItemText(i: FactItem): string {
+  const calls = i.calls.length === 0 ? '[]' : `[\n    ${i.calls.map((c) => JSON.stringify(c)).join(',\n    ')}\n   ]`;
+  return `  {\n   "platform": ${JSON.stringify(i.platform)},\n   "kind": ${JSON.stringify(i.kind)},\n   "id": ${JSON.stringify(i.id)},\n   "calls": ${calls},\n   "csv_sha256": ${JSON.stringify(i.csv_sha256)},\n   "jsonl_sha256": ${JSON.stringify(i.jsonl_sha256)}\n  }`;
+}

@@ -8,7 +8,7 @@
  * answer's SHA-256), every item with its calls and its rows' SHA-256, chained into one root hash.
  * A **dehydrated** bundle holds the manifest only (item keys and the calls to re-collect them).
  */
-import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -16,8 +16,9 @@ import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
 import { bundleTables, companionsOf, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
-import { BundleFacts } from './bundle-facts';
+import { BundleFacts, factItemText } from './bundle-facts';
 import { isZipPath } from './bundle-source';
+import { writeJsonInPieces } from './manifest-text';
 import { itemKeyOf, sha256 } from './row-hashes';
 import { writeZip } from './zip';
 import { fileWriteError } from '../storage-error';
@@ -427,6 +428,7 @@ async function manifestOf(
     ...(dehydrated && o.quote ? { rehydration_quote: await o.quote(calls) } : {}),
   };
   const manifest: Manifest = { ...body, root_sha256: rootHash(body) };
-  await writeFile(join(o.out, MANIFEST), JSON.stringify(manifest, null, 1) + '\n');
+  // JSON.stringify(manifest, null, 1) + '\n', its items a slice at a time (manifest-text.ts); the pass's as their text
+  await writeJsonInPieces(join(o.out, MANIFEST), { ...manifest }, 'items', folded ? (factItemText as (e: never) => string) : undefined);
   return manifest;
 }
