@@ -440,8 +440,42 @@ export async function checkAll(env: SimEnv, m: SimModel, after: string): Promise
       err: l.errorType,
       walk: l.walkId,
     }));
+    // the whole story of each endpoint a ledger violation names: its charges, ledger rows (with the
+    // times each process stamped) and journal entries
+    const eps = new Set([...bad.flatMap(([, v]) => v)].flatMap((l) => [...l.matchAll(/\/v1\/([\w/]+)/g)].map((x) => x[1])));
+    const story = [...eps]
+      .map((ep) => {
+        const [platform, ...rest] = ep.split('/');
+        const endpoint = rest.join('/');
+        const chs = ch.filter((c) => c.ep === `/v1/${ep}`);
+        const rows = ledger
+          .filter((l) => l.platform === platform && l.endpoint === endpoint)
+          .sort((a, b) => (a.id ?? 0) - (b.id ?? 0))
+          .map((l) => ({
+            id: l.id,
+            rid: l.requestId,
+            call: l.callId,
+            key: l.idempotencyKey,
+            p: l.params,
+            at: l.startedAt,
+            ms: l.durationMs,
+            cr: l.creditsUsed,
+            why: l.chargeReason,
+            st: l.status,
+            err: l.errorType,
+            cached: l.cached,
+          }));
+        let js: unknown[];
+        try {
+          js = testDb(env.app.archive).prepare('SELECT * FROM journal WHERE platform = ? AND endpoint = ?').all(platform, endpoint);
+        } catch (e) {
+          js = [`(the journal could not be read: ${(e as Error).message})`];
+        }
+        return `  ${ep}: charges\n${tail(chs, 40)}\n  ledger rows\n${tail(rows, 40)}\n  journal\n${tail(js, 20)}`;
+      })
+      .join('\n');
     throw new Error(
-      `after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]:\n${bad.map(([n, v]) => `  [${n}] ${v.slice(0, 5).join('\n  [' + n + '] ')}`).join('\n')}\n  last charges:\n${tail(ch, 6)}\n  last ledger rows:\n${tail(lg, 6)}`,
+      `after ${after} [variants: ${variantsAt(m, env.sb.admin.now()).join(', ') || 'none'}]:\n${bad.map(([n, v]) => `  [${n}] ${v.slice(0, 5).join('\n  [' + n + '] ')}`).join('\n')}\n  last charges:\n${tail(ch, 6)}\n  last ledger rows:\n${tail(lg, 6)}\n${story}`,
     );
   }
 }

@@ -78,11 +78,15 @@ export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then
 
 /**
  * Whether the ledger's rows of the exact request show the account owning it when a lost attempt
- * started at `lostAt` was sent: an answer delivered (charged, an owner or shared read, a free call,
- * a replay) or an inferred charge, finished before `lostAt`, whose window (less the margin) still
- * covered `lostAt`. No window (`ttlSeconds` 0): never. `upTo`: for another process's attempt taken
- * over, the ledger's last row then — a row recorded later (this call's own answer, stamped on this
- * process's clock, which may be behind that process's: simulation finding 20) proves nothing.
+ * started at `lostAt` was sent: a purchase (an answer charged or covered by a free call) or an
+ * inferred charge, finished before `lostAt`, whose window (less the margin) still covered `lostAt`.
+ * An answer read from the cache or replayed opens no window of its own (spec "Caching": a repeat
+ * inside the window is free; the window is the purchase's, and the sandbox keeps it from the
+ * purchase): it proves the account owned the call when it was read, not for `ttlSeconds` after —
+ * the purchase may be nearly a window older (simulation finding 22). No window (`ttlSeconds` 0):
+ * never. `upTo`: for another process's attempt taken over, the ledger's last row then — a row
+ * recorded later (this call's own answer, stamped on this process's clock, which may be behind that
+ * process's: simulation finding 20) proves nothing.
  */
 export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number, upTo?: number): boolean {
   return rows.some(
@@ -96,7 +100,9 @@ export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, tt
         (r.errorType === null &&
           r.status !== null &&
           r.status < 300 &&
-          (r.creditsUsed > 0 || r.cached || r.freeCall || r.idempotentReplay))),
+          !r.cached &&
+          !r.idempotentReplay &&
+          (r.creditsUsed > 0 || r.freeCall))),
   );
 }
 

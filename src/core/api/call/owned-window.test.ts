@@ -1,0 +1,87 @@
+/**
+ * Simulation finding 22 (docs/simulation.md): a killed process's charged lost answer, taken over,
+ * proved charged by the resumed walk's owner read — and nothing recorded, because `ownedAt` took an
+ * earlier owner read of the same request (the first kill's takeover, free, `cached`) as the start of
+ * a window of its own. The service's window is the purchase's: an owner read opens none, so once the
+ * purchase's window is over the next attempt is a miss (charged), however recent the owner read.
+ * Generated over the window, the purchase, the owner read and the lost attempt's times.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { LedgerEntry } from '../../ports';
+import { ownedAt } from './loss';
+
+const row = (o: Partial<LedgerEntry>): LedgerEntry => ({
+  id: 1,
+  callId: 'c',
+  attempt: 1,
+  startedAt: 0,
+  durationMs: 100,
+  platform: 'forum_net',
+  endpoint: 'search',
+  params: '{"query":"kettle"}',
+  paramsHash: 'h',
+  idempotencyKey: 'k-old',
+  requestId: 'req_1',
+  status: 200,
+  errorType: null,
+  creditsUsed: 20,
+  creditsRemaining: 1000,
+  chargeReason: 'miss',
+  cached: false,
+  freeCall: false,
+  idempotentReplay: false,
+  source: 'search',
+  walkId: null,
+  dryRun: false,
+  ...o,
+});
+
+const ttls = fc.constantFrom(3600, 21_600, 86_400);
+
+describe('ownedAt: the window is the purchase’s (simulation finding 22)', () => {
+  it('an owner read after the purchase does not extend the window past the purchase’s', () => {
+    fc.assert(
+      fc.property(ttls, fc.double({ min: 0.01, max: 0.99, noNaN: true }), fc.double({ min: 0, max: 0.8, noNaN: true }), (ttl, r, l) => {
+        const w = ttl * 1000;
+        const margin = Math.min(60_000, w * 0.1);
+        const bought = 1_000_000;
+        const readAt = bought + Math.floor(r * (w - margin));
+        // the lost attempt: after the purchase's window, inside the owner read's would-be window
+        const lostAt = bought + w + Math.floor(l * (readAt - bought - margin));
+        const rows = [
+          row({ id: 1, startedAt: bought }),
+          row({ id: 2, startedAt: readAt, creditsUsed: 0, chargeReason: 'cached', cached: true, idempotencyKey: 'k-read' }),
+        ];
+        // the service charged the lost attempt (a miss): the ledger must not call it owned
+        expect(ownedAt(rows, lostAt, 'k-lost', ttl)).toBe(false);
+        // nor an idempotent replay of the purchase, read later
+        const replay = [row({ id: 1, startedAt: bought }), row({ id: 2, startedAt: readAt, creditsUsed: 0, idempotentReplay: true })];
+        expect(ownedAt(replay, lostAt, 'k-lost', ttl)).toBe(false);
+      }),
+    );
+  });
+
+  it('a purchase (charged, a free call, an inferred charge) inside its window still owns it', () => {
+    fc.assert(
+      fc.property(
+        ttls,
+        fc.double({ min: 0, max: 0.98, noNaN: true }),
+        fc.constantFrom<Partial<LedgerEntry>>(
+          {},
+          { creditsUsed: 0, freeCall: true, chargeReason: 'miss' },
+          { status: null, creditsUsed: 20, chargeReason: 'inferred:price', requestId: null },
+        ),
+        (ttl, l, kind) => {
+          const w = ttl * 1000;
+          const margin = Math.min(60_000, w * 0.1);
+          const bought = 1_000_000;
+          const lostAt = bought + 100 + Math.floor(l * (w - margin - 100));
+          expect(ownedAt([row({ startedAt: bought, ...kind })], lostAt, 'k-lost', ttl)).toBe(true);
+          // after the purchase's window: not owned
+          expect(ownedAt([row({ startedAt: bought, ...kind })], bought + w, 'k-lost', ttl)).toBe(false);
+        },
+      ),
+    );
+  });
+});
