@@ -14,9 +14,14 @@
  * Loupe's exports run as users run them: the built command line (`node bin/loupe.js export`,
  * built first), whole processes timed as the peers are (start-up included; CPU and peak RSS from
  * GNU time). Without GNU time, bench/exports-child.ts runs them from the sources through tsx.
+ *
+ * Every side writes a file that is not there when its clock starts (the previous run's output is
+ * removed first, untimed): replacing a 130 MB file costs its unlink (60–140 ms here), which the
+ * sqlite3 side used to pay before its clock (`open(…, 'w')` truncates) and Loupe's inside it (its
+ * rename onto the old file), and DuckDB's COPY inside its own.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivePath } from '../src/core/paths';
@@ -88,8 +93,12 @@ function cliExport(dir: string, out: string, format: string): Promise<ChildExpor
   });
 }
 
-/** Loupe's export of `format` to `out`: the built command line where GNU time is there, else the tsx child. */
+/** The previous run's output removed before a clock starts (see the header). */
+const fresh = (path: string): string => (rmSync(path, { force: true }), path);
+
+/** Loupe's export of `format` to `out` (a fresh file): the built command line where GNU time is there, else the tsx child. */
 function loupeExport(dir: string, out: string, format: string): Promise<ChildExport> {
+  fresh(out);
   return existsSync(TIME) ? cliExport(dir, out, format) : child([dir, out, format]);
 }
 
@@ -97,7 +106,7 @@ function loupeExport(dir: string, out: string, format: string): Promise<ChildExp
 function sqlite3Csv(bin: string, db: string, out: string): Promise<{ ms: number; cpuMs: number | null; rssMB: number | null }> {
   const time = TIME;
   return new Promise((res, rej) => {
-    const fd = openSync(out, 'w');
+    const fd = openSync(fresh(out), 'w');
     const t0 = performance.now();
     const p = spawn(time, ['-f', '%U %S %M', bin, '-csv', '-header', db, 'SELECT * FROM items'], { stdio: ['ignore', fd, 'pipe'] });
     let err = '';
@@ -254,7 +263,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
       pqRuns.push(pq);
       if (c) {
         if (i === 0) await c.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${q(join(outDir, 'a0.parquet'))})`);
-        const mem = await timed(`COPY t TO ${q(join(outDir, 'duck.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
+        const mem = await timed(`COPY t TO ${q(fresh(join(outDir, 'duck.parquet')))} (FORMAT parquet, COMPRESSION snappy)`);
         ctx.log(`duckdb copy ${s1(mem.ms)}`);
         duckRuns.push(mem);
       }
@@ -274,7 +283,7 @@ export async function exportComparisons(dir: string, outDir: string, ctx: BenchC
       const ratios = pqRuns.map((r, i) => r.ms / duckRuns[i].ms);
       const ratio = median(ratios);
       const fromCsv = await timed(
-        `COPY (SELECT * FROM read_csv(${q(join(outDir, 'a.csv'))})) TO ${q(join(outDir, 'duck-csv.parquet'))} (FORMAT parquet, COMPRESSION snappy)`,
+        `COPY (SELECT * FROM read_csv(${q(join(outDir, 'a.csv'))})) TO ${q(fresh(join(outDir, 'duck-csv.parquet')))} (FORMAT parquet, COMPRESSION snappy)`,
       );
       const bytes = (await stat(join(outDir, 'duck.parquet'))).size;
       const dMs = median(duckRuns.map((r) => r.ms));

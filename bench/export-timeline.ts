@@ -196,6 +196,7 @@ async function main(): Promise<void> {
         const out = join(tmp, `${c.label}.csv`);
         const tl = join(tmp, `${c.label}-${r}.timeline`);
         const load = loadavg()[0];
+        rmSync(out, { force: true }); // a fresh file: replacing the last run's would time its unlink (bench/export-peers.ts)
         const x = await run(c.dir, o.data, out, tl);
         console.log(
           `${c.label} run ${r + 1}: wall ${x.wall.toFixed(0)} ms, CPU ${x.cpu.toFixed(0)} ms, peak ${x.rssMB.toFixed(0)} MB, load ${load.toFixed(1)}`,
