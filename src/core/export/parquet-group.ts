@@ -135,6 +135,29 @@ function writerState(w: ParquetWriter): WriterState {
 }
 
 /**
+ * Seal these column builders (`rows` rows each) into one row group: its bytes in one buffer of
+ * exactly their size (moved, not copied, to the writing thread) and its metadata, offsets counted
+ * as if the group started right after the file's 4-byte magic. The builders are left to `reset`.
+ */
+export function sealGroup(cols: readonly ColumnBuilder[], rows: number): Pick<EncodedGroup, 'bytes' | 'meta'> {
+  let size = 0;
+  for (const c of cols) size += c.seal();
+  const bytes = new Uint8Array(size);
+  const out = new Bytes(bytes);
+  const columns: ChunkMeta[] = [];
+  const indexes: ChunkIndex[] = [];
+  let total = 0n;
+  for (const c of cols) {
+    const { chunk, index } = c.finish(out, 4);
+    columns.push(chunk);
+    total += chunk.meta_data.total_uncompressed_size;
+    if (index) indexes.push(index);
+  }
+  const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(rows), total_compressed_size: BigInt(size) };
+  return { bytes, meta: { rowGroup, indexes } };
+}
+
+/**
  * One row group being encoded: rows are added one at a time (each typed and written into its
  * columns at once), `finish` returns the group's bytes and metadata and leaves the encoder empty
  * for the next group.
@@ -189,23 +212,8 @@ export class GroupEncoder {
   }
 
   finish(): EncodedGroup {
-    // the group's bytes in one buffer of exactly their size (moved, not copied, to the writing thread)
-    let size = 0;
-    for (const c of this.cols) size += c.seal();
-    const bytes = new Uint8Array(size);
-    const out = new Bytes(bytes);
-    const columns: ChunkMeta[] = [];
-    const indexes: ChunkIndex[] = [];
-    let total = 0n;
-    for (const c of this.cols) {
-      // offsets as if the group started right after the file's 4-byte magic
-      const { chunk, index } = c.finish(out, 4);
-      columns.push(chunk);
-      total += chunk.meta_data.total_uncompressed_size;
-      if (index) indexes.push(index);
-    }
-    const rowGroup: RowGroupMeta = { columns, total_byte_size: total, num_rows: BigInt(this.rows), total_compressed_size: BigInt(size) };
-    const group = { rows: this.rows, bytes, meta: { rowGroup, indexes }, untypedValues: this.untypedValues };
+    const { bytes, meta } = sealGroup(this.cols, this.rows);
+    const group = { rows: this.rows, bytes, meta, untypedValues: this.untypedValues };
     this.reset();
     return group;
   }
@@ -240,7 +248,7 @@ export function encodeGroup<T = ExportRow>(
  * Record a group whose bytes now start at file offset `at` in `writer` (the file's writer, whose
  * `finish` writes the page indexes and the footer): its offsets move by `at - 4`.
  */
-export function placeGroup(writer: ParquetWriter, group: EncodedGroup, at: number): void {
+export function placeGroup(writer: ParquetWriter, group: Pick<EncodedGroup, 'meta'>, at: number): void {
   const s = writerState(writer);
   const d = BigInt(at - 4);
   const { rowGroup, indexes } = group.meta;

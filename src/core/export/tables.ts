@@ -3,7 +3,7 @@
  * the long-format metric history and the annotations with their authors, and the tables of a dataset
  * bundle. One column list with types, written as CSV (the export's cell rules: RFC 4180, every cell
  * quoted, formula neutralisation, times ISO 8601), JSON / JSONL (one object per row, times ISO,
- * ids text), Parquet (typed: text, INT64, TIMESTAMP in ms, JSON) or an XLSX sheet (xlsx.ts
+ * ids text), Parquet (typed: text, INT64, TIMESTAMP in ms, JSON; table-parquet.ts) or an XLSX sheet (xlsx.ts
  * `extraSheets`). Streamed: rows are pulled one at a time, written in chunks; a file is written under
  * a temporary name and renamed when complete.
  */
@@ -12,17 +12,9 @@ import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, write
 import { basename, dirname, join, resolve } from 'node:path';
 import { cell, csvRecord } from './cells';
 import { abortError } from './abort';
+import type { ColumnType, Table } from './table-types';
 
-export type ColumnType = 'text' | 'int' | 'time' | 'json' | 'bool';
-export interface TableColumn {
-  name: string;
-  type: ColumnType;
-}
-export interface Table {
-  columns: readonly TableColumn[];
-  /** rows as value arrays in column order; times as ms since 1970; null = empty */
-  rows: Iterable<unknown[]>;
-}
+export type { ColumnType, Table, TableColumn } from './table-types';
 export type TableFormat = 'csv' | 'json' | 'jsonl' | 'parquet';
 export interface TableResult {
   path: string;
@@ -106,12 +98,12 @@ export async function writeTable(
   out: string,
   opts: { bom?: boolean; signal?: AbortSignal } = {},
 ): Promise<TableResult> {
-  // hyparquet-writer is loaded on first use (a CSV export or the command line's start never pays for it)
-  const pq = format === 'parquet' ? await import('hyparquet-writer') : null;
+  // the Parquet writer is loaded on first use (a CSV export or the command line's start never pays for it)
+  const pq = format === 'parquet' ? await import('./table-parquet') : null;
   const f = new TableFile(out);
   let rows = 0;
   try {
-    if (pq) rows = parquetRows(pq, table, f, opts.signal);
+    if (pq) rows = pq.writeParquetTable(table, (b) => f.bytesOut(b), opts.signal);
     else {
       const { columns } = table;
       if (format === 'csv') {
@@ -136,80 +128,4 @@ export async function writeTable(
     f.abandon();
     throw e;
   }
-}
-
-const GROUP = 50_000;
-
-function parquetSchema(columns: readonly TableColumn[]) {
-  const el = (c: TableColumn) => {
-    switch (c.type) {
-      case 'text':
-        return { name: c.name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const };
-      case 'json':
-        return { name: c.name, type: 'BYTE_ARRAY' as const, converted_type: 'JSON' as const, repetition_type: 'OPTIONAL' as const };
-      case 'int':
-        return { name: c.name, type: 'INT64' as const, repetition_type: 'OPTIONAL' as const };
-      case 'time':
-        // an instant, annotated as UTC as the items' times are (parquet-group.ts): DuckDB reads
-        // TIMESTAMP WITH TIME ZONE and pandas a tz-aware column (the legacy converted type alone
-        // read as a naive time, which pandas will not compare with the items' UTC times)
-        return {
-          name: c.name,
-          type: 'INT64' as const,
-          converted_type: 'TIMESTAMP_MILLIS' as const,
-          logical_type: { type: 'TIMESTAMP' as const, isAdjustedToUTC: true, unit: 'MILLIS' as const },
-          repetition_type: 'OPTIONAL' as const,
-        };
-      case 'bool':
-        return { name: c.name, type: 'BOOLEAN' as const, repetition_type: 'OPTIONAL' as const };
-    }
-  };
-  return [{ name: 'root', num_children: columns.length }, ...columns.map(el)];
-}
-
-/** A value as the Parquet column holds it (INT64 as bigint, JSON as text). */
-function parquetValue(t: ColumnType, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  if (t === 'int' || t === 'time') return typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : null;
-  if (t === 'json') return JSON.stringify(v);
-  if (t === 'bool') return typeof v === 'boolean' ? v : null;
-  return typeof v === 'string' ? v : String(v);
-}
-
-type Pq = typeof import('hyparquet-writer');
-function parquetRows(pq: Pq, table: Table, f: TableFile, signal?: AbortSignal): number {
-  const { columns } = table;
-  const bw = new pq.ByteWriter(1 << 16) as InstanceType<Pq['ByteWriter']> & { flush(): void };
-  bw.flush = () => {
-    if (bw.index === 0) return;
-    f.bytesOut(new Uint8Array(bw.buffer, 0, bw.index).slice());
-    bw.index = 0;
-  };
-  const writer = new pq.ParquetWriter({
-    writer: bw,
-    schema: parquetSchema(columns),
-    codec: 'UNCOMPRESSED',
-    createdBy: 'Loupe (hyparquet-writer)',
-  });
-  let data: unknown[][] = columns.map(() => []);
-  let n = 0;
-  let total = 0;
-  const put = () => {
-    if (n === 0) return;
-    void writer.write({ columnData: columns.map((c, i) => ({ name: c.name, data: data[i] as never })), rowGroupSize: n });
-    bw.flush();
-    data = columns.map(() => []);
-    n = 0;
-  };
-  for (const r of table.rows) {
-    if (signal?.aborted) throw abortError(signal);
-    for (let i = 0; i < columns.length; i++) data[i].push(parquetValue(columns[i].type, r[i]));
-    n++;
-    total++;
-    if (n === GROUP) put();
-  }
-  put();
-  writer.finish();
-  bw.flush();
-  return total;
 }
