@@ -202,6 +202,12 @@ export interface ExportRow {
   recordJson?: string;
   firstSeenAt: number; // ms
   lastSeenAt: number; // ms
+  /**
+   * the last re-check through a single-item endpoint, and since when the service has answered it
+   * not found (items.checked_at / items.missing_since; null or absent: never re-checked / available)
+   */
+  checkedAt?: number | null; // ms
+  missingSince?: number | null; // ms
   tags: string[];
   note: string | null;
   /** analyst overrides of AI labels: family → field → value (original stays in record.computed) */

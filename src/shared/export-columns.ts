@@ -102,4 +102,7 @@ export const CSV_COLUMNS: readonly string[] = Object.freeze([
   'first_seen_at',
   'last_seen_at',
   'extra',
+  // after `extra` (2026-11-28): every older column keeps its place (docs/export.md "Columns")
+  'checked_at',
+  'missing_since',
 ]);

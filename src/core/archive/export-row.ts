@@ -16,6 +16,8 @@ class StoredExportRow implements ExportRow {
     readonly recordJson: string,
     readonly firstSeenAt: number,
     readonly lastSeenAt: number,
+    readonly checkedAt: number | null,
+    readonly missingSince: number | null,
     readonly tags: string[],
     readonly note: string | null,
     readonly overrides: Record<string, Record<string, unknown>>,
@@ -26,9 +28,10 @@ class StoredExportRow implements ExportRow {
 }
 
 /** Only what an ExportRow carries (the record is `raw`): fewer strings copied out per row. */
-export const EXPORT_COLS = 'i.platform, i.kind, i.id, i.raw, i.first_seen_at, i.last_seen_at';
+export const EXPORT_COLS = 'i.platform, i.kind, i.id, i.raw, i.first_seen_at, i.last_seen_at, i.checked_at, i.missing_since';
 /** EXPORT_COLS with the record as its stored UTF-8 bytes (the CSV workers, src/core/export/csv-spans.ts) */
-export const EXPORT_BYTES_COLS = 'i.platform, i.kind, i.id, CAST(i.raw AS BLOB), i.first_seen_at, i.last_seen_at';
+export const EXPORT_BYTES_COLS =
+  'i.platform, i.kind, i.id, CAST(i.raw AS BLOB), i.first_seen_at, i.last_seen_at, i.checked_at, i.missing_since';
 const EXPORT_TAGS = `(SELECT json_group_array(name) FROM (SELECT t.name FROM item_tags it JOIN tags t ON t.tag_id = it.tag_id
          WHERE it.item_rid = i.rid ORDER BY t.name COLLATE NOCASE))`;
 const EXPORT_NOTE = '(SELECT text FROM notes n WHERE n.item_rid = i.rid)';
@@ -36,7 +39,7 @@ const EXPORT_OV =
   '(SELECT json_group_array(json_array(o.family, o.field, json(o.value), o.at)) FROM label_overrides o WHERE o.item_rid = i.rid)';
 
 /**
- * The annotation columns of an export row (tags, note, overrides: columns 6, 7, 8), given which
+ * The annotation columns of an export row (tags, note, overrides: columns 8, 9, 10), given which
  * of their tables have rows. A table without rows gets a constant instead of a per-row subquery,
  * and when all three are empty (most bulk archives) the columns are left out: better-sqlite3 pays
  * per column and row (-30 % SQLite time for the subqueries, a further -25 % reading time).
@@ -50,10 +53,22 @@ export function exportExtraSql(has: { tags: boolean; notes: boolean; overrides: 
 }
 
 /** A row of EXPORT_COLS (then exportExtraSql's columns) as an array. */
-export type ExportTuple = [string, string, string, string, number, number, string?, (string | null)?, string?];
+export type ExportTuple = [
+  platform: string,
+  kind: string,
+  id: string,
+  raw: string,
+  firstSeen: number,
+  lastSeen: number,
+  checked: number | null,
+  missing: number | null,
+  tags?: string,
+  note?: string | null,
+  overrides?: string,
+];
 
 export function exportRowOf(r: ExportTuple): ExportRow {
-  const [platform, kind, id, raw, firstSeen, lastSeen, tagsJson = '[]', note = null, ovJson = '[]'] = r;
+  const [platform, kind, id, raw, firstSeen, lastSeen, checked, missing, tagsJson = '[]', note = null, ovJson = '[]'] = r;
   // most items carry no tags / overrides: skip parsing the empty arrays
   const ov =
     ovJson === '[]'
@@ -71,6 +86,8 @@ export function exportRowOf(r: ExportTuple): ExportRow {
     raw,
     firstSeen,
     lastSeen,
+    checked,
+    missing,
     tagsJson === '[]' ? [] : (JSON.parse(tagsJson) as string[]),
     note,
     overridesObject(ov),

@@ -75,6 +75,17 @@ function build(file: string, seed: number, annotate: boolean): { a: Archive; sou
       null,
     );
   }
+  // re-check marks (checked_at, missing_since): found, not found, found again, never re-checked
+  for (const ref of testDb(a).prepare('SELECT platform, kind, id FROM items').all() as Array<{
+    platform: string;
+    kind: string;
+    id: string;
+  }>) {
+    const x = r();
+    if (x < 0.4) continue;
+    a.datasets.markChecked(ref, T0 + 1e9 + Math.floor(r() * 1e6), x < 0.6);
+    if (x > 0.9) a.datasets.markChecked(ref, T0 + 2e9, x < 0.95);
+  }
   const walk = a.iterateExportRows({}).ridWalk?.();
   if (!walk) throw new Error('no rid walk on a file archive');
   const rids = walk.next(1e6);

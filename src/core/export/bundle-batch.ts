@@ -24,19 +24,19 @@ export function bundleBatchColumns(extra: string): { outer: RawSql; inner: RawSq
   const annotations = extra === '' ? '' : ", tags_json || '', note || '', ov_json || ''";
   return {
     outer: raw(
-      `json_group_array(json_array(k, octet_length(r), p, kd, id, f, l, a, v, li, c, sh, sa, json(past)${annotations})), CAST(group_concat(r, '') AS BLOB)`,
+      `json_group_array(json_array(k, octet_length(r), p, kd, id, f, l, a, v, li, c, sh, sa, json(past), ck, ms${annotations})), CAST(group_concat(r, '') AS BLOB)`,
     ),
     inner: raw(`j.key AS k, i.platform AS p, i.kind AS kd, i.id AS id, i.raw AS r, i.first_seen_at AS f, i.last_seen_at AS l,
       COALESCE(i.counts_at, i.first_seen_at) AS a, i.views AS v, i.likes AS li, i.comments AS c, i.shares AS sh, i.saves AS sa,
       CASE WHEN i.counts_at IS NOT NULL THEN (SELECT json_group_array(json_array(ir.read_at, ir.views, ir.likes, ir.comments, ir.shares, ir.saves) ORDER BY ir.read_at)
-        FROM item_readings ir WHERE ir.item_rid = i.rid) END AS past${extra}`),
+        FROM item_readings ir WHERE ir.item_rid = i.rid) END AS past, i.checked_at AS ck, i.missing_since AS ms${extra}`),
   };
 }
 
 type N = number | null;
 /** a past reading: read at, the five counts */
 type Reading = [number, N, N, N, N, N];
-/** a row of the batch's JSON: index, record bytes, platform, kind, id, first seen, last seen, counts' time, the five counts, past readings, (tags, note, overrides) */
+/** a row of the batch's JSON: index, record bytes, platform, kind, id, first seen, last seen, counts' time, the five counts, past readings, checked, missing since, (tags, note, overrides) */
 type Meta = [
   number,
   number,
@@ -52,6 +52,8 @@ type Meta = [
   N,
   N,
   Reading[] | null,
+  N,
+  N,
   string?,
   (string | null)?,
   string?,
@@ -86,9 +88,9 @@ export function bundleBatchOf(
     const k = order[m[0]];
     byRow[k] = m;
     rows[k] =
-      m.length > 14
-        ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15], m[16]]
-        : [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6]];
+      m.length > 16
+        ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15], m[16], m[17], m[18]]
+        : [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15]];
     at = next;
   }
   if (at !== bytes.length) throw new Error('export worker: a batch of rows did not add up to its bytes');

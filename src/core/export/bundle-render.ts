@@ -16,7 +16,7 @@ import { GroupEncoder, parquetLayout, type EncodedGroup, type ParquetLayout } fr
 import { parquetSpanAdder } from './parquet-spans';
 import { fromBytes } from './byte-row';
 import { bytesRow, openRidSource, RID_BATCH, type BytesTuple, type RidSource } from './rid-rows';
-import { envelopeJson } from './rows';
+import { envelopeJson, isoOrNull } from './rows';
 import { SpareBuffers } from './spare-buffers';
 
 export { SpareBuffers };
@@ -93,6 +93,12 @@ function isoJson(): (t: number) => string {
   };
 }
 
+/** a re-check's mark (checked at, missing since) as its JSON value (rows.ts toEnvelopeShell): null on most rows */
+const markJson = (t: number | null | undefined): string => {
+  const iso = isoOrNull(t);
+  return iso === null ? 'null' : `"${iso}"`;
+};
+
 /**
  * A row's JSONL line: rows.ts envelopeJson's text, without its objects (the record spliced in as
  * stored, the times converted once per distinct time). Tested equal to envelopeJson
@@ -101,7 +107,7 @@ function isoJson(): (t: number) => string {
 export function envelopeLine(firstSeen: (t: number) => string, lastSeen: (t: number) => string): (row: ExportRow) => string {
   return (row) => {
     if (typeof row.recordJson !== 'string' || row.note === undefined) return envelopeJson(row);
-    return `{"platform":${JSON.stringify(row.platform)},"kind":${JSON.stringify(row.kind)},"id":${JSON.stringify(row.id)},"record":${row.recordJson},"tags":${row.tags.length === 0 ? '[]' : JSON.stringify(row.tags)},"note":${JSON.stringify(row.note)},"overrides":${JSON.stringify(row.overrides)},"first_seen_at":${firstSeen(row.firstSeenAt)},"last_seen_at":${lastSeen(row.lastSeenAt)}}`;
+    return `{"platform":${JSON.stringify(row.platform)},"kind":${JSON.stringify(row.kind)},"id":${JSON.stringify(row.id)},"record":${row.recordJson},"tags":${row.tags.length === 0 ? '[]' : JSON.stringify(row.tags)},"note":${JSON.stringify(row.note)},"overrides":${JSON.stringify(row.overrides)},"first_seen_at":${firstSeen(row.firstSeenAt)},"last_seen_at":${lastSeen(row.lastSeenAt)},"checked_at":${markJson(row.checkedAt)},"missing_since":${markJson(row.missingSince)}}`;
   };
 }
 
@@ -234,7 +240,7 @@ export class TablesBuilder {
       t.csvSpans(row, scanned);
       ends.push(bytesLength());
       let j: number;
-      if (row[8] !== undefined && row[8] !== '[]') j = jsonl.write(this.line(bytesRow(row)) + '\n');
+      if (row[10] !== undefined && row[10] !== '[]') j = jsonl.write(this.line(bytesRow(row)) + '\n');
       else {
         j = jsonl.write(this.head(row));
         jsonl.append(row[3]);
@@ -264,8 +270,8 @@ export class TablesBuilder {
 
   /** envelopeLine's text after the record and its line end, of a row read as bytes without overrides (exportRowOf's defaults) */
   private tail(t: BytesTuple): string {
-    const tags = t[6] === undefined || t[6] === '[]' ? '[]' : JSON.stringify(JSON.parse(t[6]) as string[]);
-    return `,"tags":${tags},"note":${JSON.stringify(t[7] ?? null)},"overrides":{},"first_seen_at":${this.first(t[4])},"last_seen_at":${this.last(t[5])}}\n`;
+    const tags = t[8] === undefined || t[8] === '[]' ? '[]' : JSON.stringify(JSON.parse(t[8]) as string[]);
+    return `,"tags":${tags},"note":${JSON.stringify(t[9] ?? null)},"overrides":{},"first_seen_at":${this.first(t[4])},"last_seen_at":${this.last(t[5])},"checked_at":${markJson(t[6])},"missing_since":${markJson(t[7])}}\n`;
   }
 
   /** a batch of rows, with their facts (null: none, and the group has none) */

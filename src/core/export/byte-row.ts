@@ -16,6 +16,8 @@ export const OVERRIDES = -6;
 export const FIRST_SEEN = -7;
 export const LAST_SEEN = -8;
 export const EXTRA = -9;
+export const CHECKED = -10;
+export const MISSING = -11;
 export const OTHER_COLUMNS: Readonly<Record<string, number>> = {
   platform: PLATFORM,
   kind: KIND,
@@ -26,6 +28,8 @@ export const OTHER_COLUMNS: Readonly<Record<string, number>> = {
   first_seen_at: FIRST_SEEN,
   last_seen_at: LAST_SEEN,
   extra: EXTRA,
+  checked_at: CHECKED,
+  missing_since: MISSING,
 };
 
 /**
@@ -35,5 +39,5 @@ export const OTHER_COLUMNS: Readonly<Record<string, number>> = {
  * true, a row without overrides the scan vouched for; false, not.
  */
 export function fromBytes(t: BytesTuple, scanned: boolean | undefined): boolean {
-  return scanned === undefined ? (t[8] === undefined || t[8] === '[]') && scanRecord(t[3]) : scanned;
+  return scanned === undefined ? (t[10] === undefined || t[10] === '[]') && scanRecord(t[3]) : scanned;
 }

@@ -160,6 +160,9 @@ const DEFS: ColumnDef[] = [
   { name: 'first_seen_at', expr: 'iso(row.firstSeenAt)' },
   { name: 'last_seen_at', expr: 'iso(row.lastSeenAt)' },
   { name: 'extra', expr: 'extraOf(row)' },
+  // a re-check's marks (docs/datasets.md "Re-check and attrition"): empty when never re-checked / available
+  { name: 'checked_at', expr: 'iso(row.checkedAt ?? NaN)' },
+  { name: 'missing_since', expr: 'iso(row.missingSince ?? NaN)' },
 ];
 
 const overridesCell = (o: ExportRow['overrides'] | undefined): ExportRow['overrides'] | null => (o && Object.keys(o).length > 0 ? o : null);

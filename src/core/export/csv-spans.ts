@@ -11,7 +11,21 @@ import { csvBytesRenderer, resolveColumns } from './columns';
 import { cellBytes, commaBytes, eolBytes, isoBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
 import { bytesRow, type BytesTuple } from './rid-rows';
 import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
-import { EXTRA, FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
+import {
+  CHECKED,
+  EXTRA,
+  FIRST_SEEN,
+  fromBytes,
+  ID,
+  KIND,
+  LAST_SEEN,
+  MISSING,
+  NOTE,
+  OTHER_COLUMNS,
+  OVERRIDES,
+  PLATFORM,
+  TAGS,
+} from './byte-row';
 
 const decoder = new TextDecoder();
 
@@ -79,10 +93,10 @@ export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple, sc
             cellBytes(t[2]);
             break;
           case TAGS:
-            cellBytes(t[6] === undefined || t[6] === '[]' ? [] : (JSON.parse(t[6]) as string[]));
+            cellBytes(t[8] === undefined || t[8] === '[]' ? [] : (JSON.parse(t[8]) as string[]));
             break;
           case NOTE:
-            cellBytes(t[7]);
+            cellBytes(t[9]);
             break;
           case OVERRIDES:
             break; // a row with overrides took the fallback
@@ -91,6 +105,12 @@ export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple, sc
             break;
           case LAST_SEEN:
             isoBytes(t[5]);
+            break;
+          case CHECKED:
+            isoBytes(t[6] ?? NaN);
+            break;
+          case MISSING:
+            isoBytes(t[7] ?? NaN);
             break;
           case EXTRA:
             if (extraLength === 0) break;

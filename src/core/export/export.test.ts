@@ -264,24 +264,19 @@ describe('CSV export', () => {
 });
 
 describe('JSON and JSONL export', () => {
+  const [JUNE, JULY, iso] = [Date.UTC(2024, 5, 1), Date.UTC(2024, 6, 1), (t: number) => new Date(t).toISOString()];
   const rows = [
     post(
       BIG_ID,
       { content: { text: HOSTILE_TEXTS.join('\u2028'), media_urls: [], thumbnail_url: null, duration_seconds: null } },
-      { note: '=x', tags: ['a'], overrides: { intent: { label: 'other' } } },
+      { note: '=x', tags: ['a'], overrides: { intent: { label: 'other' } }, checkedAt: JULY, missingSince: JUNE },
     ),
-    post(BIG_ID_2),
+    post(BIG_ID_2, {}, { checkedAt: JULY + 3_723_004, missingSince: null }),
   ];
   const envelope = (r: ExportRow): unknown => ({
-    platform: r.platform,
-    kind: r.kind,
-    id: r.id,
-    record: r.record,
-    tags: r.tags,
-    note: r.note,
-    overrides: r.overrides,
-    first_seen_at: new Date(r.firstSeenAt).toISOString(),
-    last_seen_at: new Date(r.lastSeenAt).toISOString(),
+    ...{ platform: r.platform, kind: r.kind, id: r.id, record: r.record, tags: r.tags, note: r.note, overrides: r.overrides },
+    ...{ first_seen_at: iso(r.firstSeenAt), last_seen_at: iso(r.lastSeenAt) },
+    ...{ checked_at: r.checkedAt ? iso(r.checkedAt) : null, missing_since: r.missingSince ? iso(r.missingSince) : null },
   });
 
   it('JSON: one array of envelopes, records unaltered, big ids as strings', async () => {

@@ -22,6 +22,8 @@ const FIXED: Record<string, ParquetColumnType> = {
   'author.joined_at': 'TIMESTAMP',
   first_seen_at: 'TIMESTAMP',
   last_seen_at: 'TIMESTAMP',
+  checked_at: 'TIMESTAMP',
+  missing_since: 'TIMESTAMP',
   'author.followers': 'INT64',
   'author.following': 'INT64',
   'engagement.views': 'INT64',

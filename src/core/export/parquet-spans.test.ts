@@ -56,6 +56,8 @@ const plainRow: fc.Arbitrary<ExportRow> = fc
     verified: fc.option(fc.oneof(fc.boolean(), word)),
     seen: fc.oneof(fc.integer({ min: 0, max: 4102444800000 }), fc.constantFrom(NaN, 1.5, -62167219200001, 253402300800000)),
     tags: fc.array(word, { maxLength: 2 }),
+    checked: fc.option(fc.oneof(fc.integer({ min: 0, max: 4102444800000 }), fc.constantFrom(-62167219200001, 253402300800000))),
+    missing: fc.option(fc.integer({ min: 0, max: 4102444800000 })),
   })
   .map((x) => ({
     platform: 'photo_net',
@@ -72,6 +74,8 @@ const plainRow: fc.Arbitrary<ExportRow> = fc
     },
     firstSeenAt: x.seen,
     lastSeenAt: x.seen,
+    checkedAt: x.checked,
+    missingSince: x.missing,
     tags: x.tags,
     note: x.language,
     overrides: {},
@@ -111,7 +115,19 @@ describe('Parquet rows from the stored bytes', () => {
     );
   });
 
-  const subset = ['extra', 'labels.sponsored.p', 'id', 'ext', 'coauthors', 'author.followers', 'first_seen_at', 'content.text', 'tags'];
+  const subset = [
+    'extra',
+    'labels.sponsored.p',
+    'id',
+    'ext',
+    'missing_since',
+    'coauthors',
+    'author.followers',
+    'first_seen_at',
+    'content.text',
+    'tags',
+    'checked_at',
+  ];
 
   it('encode the group the parsed rows encode: generated rows, odd stored texts, every column and a subset', () => {
     fc.assert(

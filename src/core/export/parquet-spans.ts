@@ -16,7 +16,7 @@ import type { ColumnBuilder } from './parquet-chunk';
 import type { GroupEncoder, ParquetLayout } from './parquet-group';
 import type { TextColumn } from './parquet-text';
 import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
-import { FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
+import { CHECKED, FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, MISSING, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
 
 /** the scan's slots (the same arrays for every scan: held here once, not read through the module each time) */
 const K = kind;
@@ -202,16 +202,20 @@ function otherStatement(c: number, op: number, how: number): string {
       return `if (!${col}.add(v = t[${-op - 1}])) miss(${c}, v);`;
     case TAGS:
       return how === JSON_TEXT
-        ? `if (t[6] !== undefined && t[6] !== '[]') give(${col}, ${c}, JSON.parse(t[6]), miss);\n  else ${col}.addBytes(EMPTY_ARRAY, 0, 2);`
-        : `give(${col}, ${c}, t[6] !== undefined && t[6] !== '[]' ? JSON.parse(t[6]) : [], miss);`;
+        ? `if (t[8] !== undefined && t[8] !== '[]') give(${col}, ${c}, JSON.parse(t[8]), miss);\n  else ${col}.addBytes(EMPTY_ARRAY, 0, 2);`
+        : `give(${col}, ${c}, t[8] !== undefined && t[8] !== '[]' ? JSON.parse(t[8]) : [], miss);`;
     case NOTE:
-      return `if (!${col}.add(v = t[7] ?? null)) miss(${c}, v);`;
+      return `if (!${col}.add(v = t[9] ?? null)) miss(${c}, v);`;
     case OVERRIDES:
       return `${col}.add(null); // a row with overrides is added from its parsed record`;
     case FIRST_SEEN:
       return `time(t[4], ${c}, ${how}, ${col}, miss);`;
     case LAST_SEEN:
       return `time(t[5], ${c}, ${how}, ${col}, miss);`;
+    case CHECKED:
+      return `time(t[6] ?? NaN, ${c}, ${how}, ${col}, miss);`;
+    case MISSING:
+      return `time(t[7] ?? NaN, ${c}, ${how}, ${col}, miss);`;
     default:
       // EXTRA
       return `extra(${c}, ${how}, ${col}, miss);`;

@@ -23,7 +23,22 @@ function tree(): Tree {
     if (c.startsWith('labels.')) path = ['computed', ...c.split('.')];
     else if (c.startsWith('relevance.')) path = ['computed', ...c.split('.')];
     else if (c === 'post_kind') path = ['kind'];
-    else if (!['platform', 'kind', 'id', 'coauthors', 'tags', 'note', 'overrides', 'first_seen_at', 'last_seen_at', 'extra'].includes(c))
+    else if (
+      ![
+        'platform',
+        'kind',
+        'id',
+        'coauthors',
+        'tags',
+        'note',
+        'overrides',
+        'first_seen_at',
+        'last_seen_at',
+        'extra',
+        'checked_at',
+        'missing_since',
+      ].includes(c)
+    )
       path = c.split('.');
     if (!path) continue;
     let node = t;
@@ -53,10 +68,11 @@ function oldRest(obj: Record<string, unknown>, t: Tree): Record<string, unknown>
   return out;
 }
 
-const isoOf = (ms: number): string => (Number.isFinite(ms) ? cell(new Date(ms).toISOString()) : '');
+const isoOf = (ms: number | null | undefined): string =>
+  typeof ms === 'number' && Number.isFinite(ms) ? cell(new Date(ms).toISOString()) : '';
 
 describe('the compiled CSV renderer against the old rendering', () => {
-  const subset = ['extra', 'labels.sponsored.p', 'id', 'author.followers', 'first_seen_at', 'content.text'];
+  const subset = ['extra', 'labels.sponsored.p', 'missing_since', 'id', 'author.followers', 'first_seen_at', 'content.text', 'checked_at'];
   it('writes what the per-cell rendering wrote, for every column and for a subset, row after row', () => {
     const all = resolveColumns();
     const some = resolveColumns(subset);
@@ -76,6 +92,8 @@ describe('the compiled CSV renderer against the old rendering', () => {
             expect(cells[extraAt]).toBe(cell(old));
             expect(cells[CSV_COLUMNS.indexOf('first_seen_at')]).toBe(isoOf(x.firstSeenAt));
             expect(cells[CSV_COLUMNS.indexOf('last_seen_at')]).toBe(isoOf(x.lastSeenAt));
+            expect(cells[CSV_COLUMNS.indexOf('checked_at')]).toBe(isoOf(x.checkedAt));
+            expect(cells[CSV_COLUMNS.indexOf('missing_since')]).toBe(isoOf(x.missingSince));
           }
         }
       }),

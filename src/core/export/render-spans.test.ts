@@ -48,7 +48,19 @@ function both(rows: BytesTuple[], columns?: string[]): [Buffer, Buffer] {
 }
 
 describe('CSV records from the stored bytes', () => {
-  const subset = ['extra', 'labels.sponsored.p', 'id', 'ext', 'coauthors', 'author.followers', 'first_seen_at', 'content.text', 'tags'];
+  const subset = [
+    'extra',
+    'labels.sponsored.p',
+    'id',
+    'ext',
+    'missing_since',
+    'coauthors',
+    'author.followers',
+    'first_seen_at',
+    'content.text',
+    'tags',
+    'checked_at',
+  ];
 
   it('writes what the renderer over the parsed record writes, for every column and for a subset', () => {
     fc.assert(

@@ -42,6 +42,14 @@ function build(file: string, seed: number, annotate: boolean): { a: Archive; sou
     },
   }));
   for (let s = 0; s < N; s += 150) a.ingestItems(items.slice(s, s + 150), { callId: `batch-${seed}-${s}`, source: 'test' });
+  // re-check marks (checked_at, missing_since): found, not found, found again, never re-checked
+  for (let i = 0; i < N; i++) {
+    const ref = { platform: items[i].platform, kind: 'post', id: items[i].record.id as string };
+    const x = r();
+    if (x < 0.4) continue;
+    a.datasets.markChecked(ref, 1.7e12 + i, x < 0.6);
+    if (x > 0.9) a.datasets.markChecked(ref, 1.8e12 + i, x < 0.95);
+  }
   if (annotate)
     for (let i = 0; i < N; i++) {
       const ref = { platform: items[i].platform, kind: 'post', id: items[i].record.id as string };

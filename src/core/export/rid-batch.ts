@@ -18,13 +18,17 @@ import { openRidSource, ridsAscending, type BytesTuple, type RidSource } from '.
 function columnsOf(extra: string): { outer: RawSql; inner: RawSql } {
   const annotations = extra === '' ? '' : ", tags_json || '', note || '', ov_json || ''";
   return {
-    outer: raw(`json_group_array(json_array(k, octet_length(r), p, kd, id, f, l${annotations})), CAST(group_concat(r, '') AS BLOB)`),
-    inner: raw(`j.key AS k, i.platform AS p, i.kind AS kd, i.id AS id, i.raw AS r, i.first_seen_at AS f, i.last_seen_at AS l${extra}`),
+    outer: raw(
+      `json_group_array(json_array(k, octet_length(r), p, kd, id, f, l, ck, ms${annotations})), CAST(group_concat(r, '') AS BLOB)`,
+    ),
+    inner: raw(
+      `j.key AS k, i.platform AS p, i.kind AS kd, i.id AS id, i.raw AS r, i.first_seen_at AS f, i.last_seen_at AS l, i.checked_at AS ck, i.missing_since AS ms${extra}`,
+    ),
   };
 }
 
-/** a row's columns in the batch's JSON: [index, record bytes, platform, kind, id, first seen, last seen, tags?, note?, overrides?] */
-type Meta = [number, number, string, string, string, number, number, string?, (string | null)?, string?];
+/** a row's columns in the batch's JSON: [index, record bytes, platform, kind, id, first seen, last seen, checked, missing since, tags?, note?, overrides?] */
+type Meta = [number, number, string, string, string, number, number, number | null, number | null, string?, (string | null)?, string?];
 
 /**
  * ridBytesReader's rows (BytesTuple, the record a view of the batch's blob), read in one
@@ -51,9 +55,9 @@ export function ridBatchReader(source: RidSource | undefined): (rids: number[]) 
     for (const m of metas) {
       const next = at + m[1];
       rows[order[m[0]]] =
-        m.length > 7
-          ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[7], m[8], m[9]]
-          : [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6]];
+        m.length > 9
+          ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[7], m[8], m[9], m[10], m[11]]
+          : [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[7], m[8]];
       at = next;
     }
     if (at !== bytes.length) throw new Error('export worker: a batch of rows did not add up to its bytes');

@@ -83,7 +83,19 @@ function ridOrder(rids: readonly number[]): Uint32Array {
 }
 
 /** A row as a CSV worker reads it: ExportTuple with the record as its stored UTF-8 bytes. */
-export type BytesTuple = [string, string, string, Uint8Array, number, number, string?, (string | null)?, string?];
+export type BytesTuple = [
+  platform: string,
+  kind: string,
+  id: string,
+  record: Uint8Array,
+  firstSeen: number,
+  lastSeen: number,
+  checked: number | null,
+  missing: number | null,
+  tags?: string,
+  note?: string | null,
+  overrides?: string,
+];
 
 /** ridReader's rows with each record as its stored bytes (`CAST(raw AS BLOB)`: no string of the record). */
 export function ridBytesReader(source: RidSource | undefined): (rids: number[]) => BytesTuple[] | null {
@@ -94,6 +106,6 @@ const decoder = new TextDecoder();
 
 /** A BytesTuple as an ExportRow whose record is parsed from its bytes when read. */
 export function bytesRow(t: BytesTuple): ExportRow {
-  const copy: ExportTuple = [t[0], t[1], t[2], decoder.decode(t[3]), t[4], t[5], t[6], t[7], t[8]];
+  const copy: ExportTuple = [t[0], t[1], t[2], decoder.decode(t[3]), t[4], t[5], t[6], t[7], t[8], t[9], t[10]];
   return exportRowOf(copy);
 }

@@ -64,6 +64,9 @@ export interface ExportResult {
 export interface ExportEnvelope extends Pick<ExportRow, 'platform' | 'kind' | 'id' | 'record' | 'tags' | 'note' | 'overrides'> {
   first_seen_at: string | null;
   last_seen_at: string | null;
+  /** the last re-check, and since when it has been found missing (null: never re-checked / available) */
+  checked_at: string | null;
+  missing_since: string | null;
 }
 
 export function toEnvelope(row: ExportRow): ExportEnvelope {
@@ -85,9 +88,15 @@ export function envelopeJson(row: ExportRow): string {
     overrides: e.overrides,
     first_seen_at: e.first_seen_at,
     last_seen_at: e.last_seen_at,
+    checked_at: e.checked_at,
+    missing_since: e.missing_since,
   });
   return `${head.slice(0, -1)},"record":${row.recordJson},${tail.slice(1)}`;
 }
+
+/** a time as ISO 8601 UTC, null when none (or not a time) */
+export const isoOrNull = (t: number | null | undefined): string | null =>
+  typeof t === 'number' && Number.isFinite(t) ? new Date(t).toISOString() : null;
 
 /** The envelope without touching `row.record` (which may parse lazily). */
 function toEnvelopeShell(row: ExportRow): Omit<ExportEnvelope, 'record'> & { record: null } {
@@ -101,6 +110,8 @@ function toEnvelopeShell(row: ExportRow): Omit<ExportEnvelope, 'record'> & { rec
     overrides: row.overrides,
     first_seen_at: Number.isFinite(row.firstSeenAt) ? new Date(row.firstSeenAt).toISOString() : null,
     last_seen_at: Number.isFinite(row.lastSeenAt) ? new Date(row.lastSeenAt).toISOString() : null,
+    checked_at: isoOrNull(row.checkedAt),
+    missing_since: isoOrNull(row.missingSince),
   };
 }
 

@@ -90,6 +90,8 @@ export const row: fc.Arbitrary<ExportRow> = fc.record({
   record: record as fc.Arbitrary<Record<string, unknown>>,
   firstSeenAt: time,
   lastSeenAt: time,
+  checkedAt: fc.oneof(fc.constant(null), time),
+  missingSince: fc.oneof(fc.constant(null), time),
   tags: fc.array(text, { maxLength: 3 }),
   note: fc.oneof(fc.constant(null), text),
   overrides: overrides as fc.Arbitrary<ExportRow['overrides']>,
@@ -102,5 +104,8 @@ export function tuple(r: ExportRow, raw: string): BytesTuple {
   const ov = Object.entries(r.overrides).flatMap(([family, fields]) => Object.entries(fields).map(([f, v]) => [family, f, v, 5]));
   const annotated = r.tags.length > 0 || r.note !== null || ov.length > 0;
   const [p, k, id, bytes, first, last] = [r.platform, r.kind, r.id, enc.encode(raw), r.firstSeenAt, r.lastSeenAt];
-  return annotated ? [p, k, id, bytes, first, last, JSON.stringify(r.tags), r.note, JSON.stringify(ov)] : [p, k, id, bytes, first, last];
+  const [checked, missing] = [r.checkedAt ?? null, r.missingSince ?? null];
+  return annotated
+    ? [p, k, id, bytes, first, last, checked, missing, JSON.stringify(r.tags), r.note, JSON.stringify(ov)]
+    : [p, k, id, bytes, first, last, checked, missing];
 }

@@ -14,6 +14,8 @@ export type WireRow = [
   tags: string[],
   note: string | null,
   overrides: Record<string, Record<string, unknown>>,
+  checkedAt: number | null,
+  missingSince: number | null,
 ];
 
 export interface WireBatch {
@@ -32,6 +34,8 @@ export function toWire(r: ExportRow): WireRow {
     r.tags,
     r.note,
     r.overrides,
+    r.checkedAt ?? null,
+    r.missingSince ?? null,
   ];
 }
 
@@ -46,5 +50,7 @@ export function fromWire(w: WireRow): ExportRow {
     tags: w[6],
     note: w[7],
     overrides: w[8],
+    checkedAt: w[9],
+    missingSince: w[10],
   };
 }

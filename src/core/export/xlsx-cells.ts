@@ -13,7 +13,14 @@ export const XLSX_DEFLATE_LEVEL = 1;
 export const XLSX_MAX_CELL_CHARS = 32_767;
 export const XLSX_DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 /** Columns whose values are times (ISO text from the API, or the archive's ms) written as dates. */
-export const XLSX_DATE_COLUMNS: ReadonlySet<string> = new Set(['published_at', 'author.joined_at', 'first_seen_at', 'last_seen_at']);
+export const XLSX_DATE_COLUMNS: ReadonlySet<string> = new Set([
+  'published_at',
+  'author.joined_at',
+  'first_seen_at',
+  'last_seen_at',
+  'checked_at',
+  'missing_since',
+]);
 
 /** `A`, `B`, … `Z`, `AA`, … */
 export function columnLetters(i: number): string {

@@ -69,7 +69,9 @@ describe('XLSX rows from the stored bytes', () => {
     'first_seen_at',
     'content.text',
     'tags',
+    'checked_at',
     'note',
+    'missing_since',
   ];
   const withText = row.chain((r) =>
     fc.record({ t: fc.constantFrom(...XML_TEXT), at: fc.constantFrom('text', 'published_at', 'url', 'language') }).map(({ t, at }) => {

@@ -12,7 +12,21 @@
  * that renderer's (xlsx-spans.test.ts compares them over generated rows).
  */
 import { iso } from './columns';
-import { EXTRA, FIRST_SEEN, fromBytes, ID, KIND, LAST_SEEN, NOTE, OTHER_COLUMNS, OVERRIDES, PLATFORM, TAGS } from './byte-row';
+import {
+  CHECKED,
+  EXTRA,
+  FIRST_SEEN,
+  fromBytes,
+  ID,
+  KIND,
+  LAST_SEEN,
+  MISSING,
+  NOTE,
+  OTHER_COLUMNS,
+  OVERRIDES,
+  PLATFORM,
+  TAGS,
+} from './byte-row';
 import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
 import { bytesRow, type BytesTuple } from './rid-rows';
 import { columnLetters, XLSX_DATE_COLUMNS, XLSX_MAX_CELL_CHARS, xlsxRowRenderer, type CellWriter } from './xlsx-cells';
@@ -176,10 +190,10 @@ export function xlsxSpanRenderer(columns: readonly string[] | undefined, cells: 
             value(ref, t[2], false);
             break;
           case TAGS:
-            value(ref, t[6] === undefined || t[6] === '[]' ? [] : (JSON.parse(t[6]) as string[]), false);
+            value(ref, t[8] === undefined || t[8] === '[]' ? [] : (JSON.parse(t[8]) as string[]), false);
             break;
           case NOTE:
-            value(ref, t[7], false);
+            value(ref, t[9], false);
             break;
           case OVERRIDES:
             break; // a row with overrides took the fallback
@@ -188,6 +202,12 @@ export function xlsxSpanRenderer(columns: readonly string[] | undefined, cells: 
             break;
           case LAST_SEEN:
             value(ref, iso(t[5]), isDate[c]);
+            break;
+          case CHECKED:
+            value(ref, iso(t[6] ?? NaN), isDate[c]);
+            break;
+          case MISSING:
+            value(ref, iso(t[7] ?? NaN), isDate[c]);
             break;
           case EXTRA:
             if (extraLength === 0) break;

@@ -13,6 +13,7 @@ import { CSV_COLUMNS } from '../export';
 import { exportAny, exportOptionsError } from '../export';
 import { companionsOf } from '../export';
 import type { ExportRow } from '../ports';
+import type { ArchivedItem } from '../../shared/query';
 import type { AppParts, Slice } from './parts';
 
 interface ExportJobState {
@@ -36,6 +37,12 @@ export interface Exports {
   stop(): Promise<void>;
 }
 
+/** An item the archive holds (library.item) as an export row: its record, times, re-check marks and annotations. */
+function exportRowOfItem(it: ArchivedItem): ExportRow {
+  const { platform, kind, id, record, firstSeenAt, lastSeenAt, checkedAt, missingSince, tags, note, overrides } = it;
+  return { platform, kind, id, record, firstSeenAt, lastSeenAt, checkedAt, missingSince, tags, note, overrides };
+}
+
 export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit' | 'dataDir' | 'downloadUrl'>): Exports {
   const { archive, clock, emit, dataDir } = parts;
   const exportsDir = join(dataDir, 'exports');
@@ -50,17 +57,7 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
     for (const ref of items) {
       const it = archive.getItem(ref.platform, ref.kind, ref.id);
       if (!it) continue;
-      yield {
-        platform: it.platform,
-        kind: it.kind,
-        id: it.id,
-        record: it.record,
-        firstSeenAt: it.firstSeenAt,
-        lastSeenAt: it.lastSeenAt,
-        tags: it.tags,
-        note: it.note,
-        overrides: it.overrides,
-      };
+      yield exportRowOfItem(it);
     }
   }
 
