@@ -8,11 +8,22 @@
  * row and its own context (table-columns.tsx), so an arriving page renders the new rows that come
  * into view and nothing else, and scrolling renders only the rows that enter.
  */
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type MouseEvent as ReactMouseEvent, type RefObject } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent as ReactKeyboardEvent,
+  type MouseEvent as ReactMouseEvent,
+  type RefObject,
+} from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { LibraryListRow } from '../../../shared/contract';
 import { rowKey } from '../lib/records';
 import { useUi } from '../stores/ui';
+import { SERVER_SORT, TableHead, TableTools, TableWidths } from './table-parts';
 import {
   gridCell,
   hiddenAtFirst,
@@ -22,23 +33,11 @@ import {
   type CellCtx,
   type Column,
   type TableVariant,
-  unclippedRule,
-  pageGlyphsWithinBounds,
+  toggleKey,
 } from './table-columns';
 
 export type { TableVariant } from './table-columns';
-
-/** server sort field for a column id (Library view sorts on the server: keyset pages) */
-export const SERVER_SORT: Record<string, string> = {
-  published: 'published_at',
-  views: 'views',
-  likes: 'likes',
-  comments: 'comments',
-  shares: 'shares',
-  relevance: 'relevance',
-  author: 'author',
-  firstSeen: 'first_seen_at',
-};
+export { SERVER_SORT } from './table-parts';
 
 interface Props {
   rows: LibraryListRow[];
@@ -93,7 +92,6 @@ interface RowProps {
   cols: readonly Column[];
   cursor: boolean;
   ctx: CellCtx;
-  onOpen(index: number, row: LibraryListRow): void;
 }
 
 /** A focused row (back from the drawer) hands focus on to the cursor's row as j / k move it. */
@@ -113,16 +111,15 @@ function useFocusFollowsCursor(grid: RefObject<HTMLDivElement | null>): void {
  * (the offset of the first), not each moved by a transform written on it, so the rows that enter on
  * a scroll step carry no style of their own and cost less to style, pre-paint and paint (issue 30).
  */
-const Row = memo(function Row({ row, index, cols, cursor, ctx, onOpen }: RowProps) {
+const Row = memo(function Row({ row, index, cols, cursor, ctx }: RowProps) {
   return (
     <div
       className={`tr ${cursor ? 'cursor' : ''} ${ctx.selected ? 'selected' : ''}`}
       role="row"
-      aria-rowindex={index + 2}
+      aria-rowindex={index + ROW_INDEX_BASE}
       data-testid="result-row"
       data-id={row.id}
       tabIndex={-1}
-      onClick={() => onOpen(index, row)}
     >
       {cols.map((c) => gridCell(c, row, ctx))}
     </div>
@@ -131,19 +128,21 @@ const Row = memo(function Row({ row, index, cols, cursor, ctx, onOpen }: RowProp
 
 let tables = 0;
 
-/**
- * The widths of a table's columns and rows as one stylesheet scoped to the table (`.rt<n>`): a
- * cell carries a class (`c-<id>`), not a style of its own, so the rows that enter on a scroll step
- * are built and styled without a style per cell (issue 30). The same sheet lifts the clip of the
- * cells whose content surely fits their column's width (`unclippedRule`): recomputed as a column is
- * resized, so a narrowed column clips again.
- */
-function TableWidths({ scope, cols, width, total }: { scope: string; cols: readonly Column[]; width(c: Column): number; total: number }) {
-  const glyphsFit = pageGlyphsWithinBounds();
-  const css =
-    cols.map((c) => `.${scope} .c-${c.id}{width:${width(c)}px}${unclippedRule(scope, c, width(c), glyphsFit)}`).join('') +
-    `.${scope} .tr{width:${total}px}`;
-  return <style>{css}</style>;
+/** A drawn row's `aria-rowindex` is its index in the rows plus this (the header is row 1). */
+const ROW_INDEX_BASE = 2;
+
+/** Whether an event's target is the row's checkbox (the select column's `role="checkbox"`). */
+function isRowCheck(target: EventTarget, row: HTMLElement): boolean {
+  const box = target instanceof Element ? target.closest('[role="checkbox"]') : null;
+  return !!box && row.contains(box);
+}
+
+/** The drawn row an event happened in, and its index in the rows; null outside a row. */
+function rowOfEvent(target: EventTarget, body: HTMLElement): { el: HTMLElement; index: number } | null {
+  const el = target instanceof Element ? target.closest<HTMLElement>('[data-testid="result-row"]') : null;
+  if (!el || !body.contains(el)) return null;
+  const index = Number(el.getAttribute('aria-rowindex')) - ROW_INDEX_BASE;
+  return Number.isInteger(index) && index >= 0 ? { el, index } : null;
 }
 
 export function ResultsTable({
@@ -163,7 +162,6 @@ export function ResultsTable({
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [visibility, setVisibility] = useState<Record<string, boolean>>(() => hiddenAtFirst(variant));
   const [widths, setWidths] = useState<Record<string, number>>({});
-  const [menu, setMenu] = useState(false);
   const [scope] = useState(() => `rt${++tables}`);
   const openDrawer = useUi((s) => s.openDrawer);
   const cursor = useUi((s) => s.cursor);
@@ -247,7 +245,6 @@ export function ResultsTable({
       selected: isSelected,
       threaded: !!threaded,
       unavailable,
-      onSelect,
       onToggleReplies,
     };
     ctxCache.current.set(key, next);
@@ -282,16 +279,20 @@ export function ResultsTable({
     if (last && hasMore && !fetchingMore && onLoadMore && last.index >= ordered.length - 15) onLoadMore();
   }, [last, hasMore, fetchingMore, onLoadMore, ordered.length]);
 
-  const toggleSort = (c: Column) => {
+  // the header's callbacks never change (it is memoised): they read the latest sort and widths through a ref
+  const latest = useRef({ sort, manual, onServerSort, widths, ordered });
+  latest.current = { sort, manual, onServerSort, widths, ordered };
+  const onSort = useCallback((c: Column) => {
+    const { sort, manual, onServerSort } = latest.current;
     // desc first, then asc, then no sort (as the column headers always did)
     const next: Sort = sort?.id !== c.id ? { id: c.id, desc: true } : sort.desc ? { id: c.id, desc: false } : null;
     if (manual) onServerSort?.(next && SERVER_SORT[next.id] ? { field: SERVER_SORT[next.id], dir: next.desc ? 'desc' : 'asc' } : null);
     else setLocalSort(next);
-  };
-  const startResize = (c: Column, e: ReactMouseEvent) => {
+  }, []);
+  const onResize = useCallback((c: Column, e: ReactMouseEvent) => {
     e.preventDefault();
     const x0 = e.clientX;
-    const w0 = width(c);
+    const w0 = latest.current.widths[c.id] ?? c.size;
     const move = (ev: MouseEvent) => setWidths((w) => ({ ...w, [c.id]: Math.max(40, Math.round(w0 + ev.clientX - x0)) }));
     const up = () => {
       window.removeEventListener('mousemove', move);
@@ -299,39 +300,45 @@ export function ResultsTable({
     };
     window.addEventListener('mousemove', move);
     window.addEventListener('mouseup', up);
-  };
+  }, []);
+  const onSelectAll = useCallback(
+    (on: boolean) => live.current.onSelectedChange?.(on ? new Set(latest.current.ordered.map(rowKey)) : new Set()),
+    [],
+  );
   const allSelected = selectable && ordered.length > 0 && ordered.every((r) => selected?.has(rowKey(r)) === true);
+
+  // one click and one key handler for all the drawn rows (none of their own): a click on a row's
+  // checkbox toggles its selection, anywhere else in the row opens it in the drawer; Space on the
+  // checkbox toggles it (toggleKey), as the native box did
+  const bodyRef = useRef<HTMLDivElement>(null);
+  const onBodyClick = useCallback(
+    (e: ReactMouseEvent) => {
+      const hit = bodyRef.current ? rowOfEvent(e.target, bodyRef.current) : null;
+      const row = hit ? latest.current.ordered[hit.index] : undefined;
+      if (!hit || !row) return;
+      if (isRowCheck(e.target, hit.el)) {
+        e.stopPropagation();
+        onSelect(row, !live.current.selected?.has(rowKey(row)));
+      } else onOpen(hit.index, row);
+    },
+    [onOpen, onSelect],
+  );
+  const onBodyKeyDown = useCallback(
+    (e: ReactKeyboardEvent) => {
+      const hit = bodyRef.current ? rowOfEvent(e.target, bodyRef.current) : null;
+      const row = hit ? latest.current.ordered[hit.index] : undefined;
+      if (!hit || !row || !isRowCheck(e.target, hit.el) || !toggleKey(e)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      onSelect(row, !live.current.selected?.has(rowKey(row)));
+    },
+    [onSelect],
+  );
 
   return (
     <div className={`table-wrap ${scope}`}>
-      <TableWidths scope={scope} cols={visible} width={width} total={totalWidth} />
-      <div className="table-tools">
-        <span className="muted" data-testid="row-count">
-          {ordered.length.toLocaleString('en-US')} row{ordered.length === 1 ? '' : 's'} loaded{hasMore ? ' · more available' : ''}
-        </span>
-        <div className="spacer" />
-        <div className="menu-anchor">
-          <button className="btn small ghost" onClick={() => setMenu(!menu)} aria-expanded={menu} data-testid="columns-menu">
-            Columns ▾
-          </button>
-          {menu ? (
-            <div className="popover" onMouseLeave={() => setMenu(false)}>
-              {columns
-                .filter((c) => c.hideable)
-                .map((c) => (
-                  <label key={c.id} className="check">
-                    <input
-                      type="checkbox"
-                      checked={visible.includes(c)}
-                      onChange={(e) => setVisibility((v) => ({ ...v, [c.id]: e.target.checked }))}
-                    />{' '}
-                    {c.header}
-                  </label>
-                ))}
-            </div>
-          ) : null}
-        </div>
-      </div>
+      <TableWidths scope={scope} cols={visible} widths={widths} />
+      <TableTools count={ordered.length} hasMore={!!hasMore} columns={columns} visible={visible} setVisibility={setVisibility} />
       {/* the grid is keyboard-reachable (tabIndex: it scrolls) and holds only rows (load-more sits below it) */}
       <div
         className={`table-scroll ${virt.isScrolling ? 'scrolling' : ''}`}
@@ -342,45 +349,29 @@ export function ResultsTable({
         aria-label="Results"
         tabIndex={0}
       >
-        <div className="thead" style={{ width: totalWidth }} role="row" aria-rowindex={1}>
-          {visible.map((c) => {
-            const sorted = sort?.id === c.id ? (sort.desc ? 'desc' : 'asc') : false;
-            const sortable = c.sortable && (!manual || !!SERVER_SORT[c.id]);
-            return (
-              <div
-                key={c.id}
-                className={`th c-${c.id} ${c.num ? 'right' : ''} ${sortable ? 'sortable' : ''}`}
-                role="columnheader"
-                aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-                onClick={sortable ? () => toggleSort(c) : undefined}
-                title={sortable ? 'Sort' : undefined}
-              >
-                {c.id === 'select' ? (
-                  <input
-                    type="checkbox"
-                    aria-label="Select all loaded rows"
-                    checked={allSelected}
-                    onChange={(e) => onSelectedChange?.(e.target.checked ? new Set(ordered.map(rowKey)) : new Set())}
-                  />
-                ) : (
-                  c.header
-                )}
-                {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
-                {c.resizable ? (
-                  <div className="resizer" onMouseDown={(e) => startResize(c, e)} onClick={(e) => e.stopPropagation()} />
-                ) : null}
-              </div>
-            );
-          })}
-        </div>
+        <TableHead
+          visible={visible}
+          total={totalWidth}
+          sortId={sort?.id}
+          sortDesc={!!sort?.desc}
+          manual={manual}
+          allSelected={allSelected}
+          onSort={onSort}
+          onResize={onResize}
+          onSelectAll={onSelectAll}
+        />
         {/* rows are a fixed 30 px (no measuring), so the drawn ones are contiguous: they lie in flow below the first one's offset */}
-        <div style={{ height: virt.getTotalSize(), width: totalWidth, paddingTop: items[0]?.start ?? 0 }} role="rowgroup">
+        <div
+          ref={bodyRef}
+          style={{ height: virt.getTotalSize(), width: totalWidth, paddingTop: items[0]?.start ?? 0 }}
+          role="rowgroup"
+          onClick={onBodyClick}
+          onKeyDown={onBodyKeyDown}
+        >
           {items.map((vi) => {
             const row = ordered[vi.index];
             const key = rowKey(row);
-            return (
-              <Row key={key} row={row} index={vi.index} cols={visible} cursor={vi.index === cursor} ctx={ctxOf(row, key)} onOpen={onOpen} />
-            );
+            return <Row key={key} row={row} index={vi.index} cols={visible} cursor={vi.index === cursor} ctx={ctxOf(row, key)} />;
           })}
         </div>
       </div>

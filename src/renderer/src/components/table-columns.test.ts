@@ -70,7 +70,6 @@ const ctx: CellCtx = {
   selected: false,
   threaded: false,
   unavailable: undefined,
-  onSelect: () => {},
   onToggleReplies: () => {},
 };
 const html = (n: ReactNode) => renderToStaticMarkup(createElement(Fragment, null, n));

@@ -31,7 +31,6 @@ export interface CellCtx {
   selected: boolean;
   threaded: boolean;
   unavailable: readonly string[] | undefined;
-  onSelect(row: LibraryListRow, on: boolean): void;
   onToggleReplies(id: string): void;
 }
 
@@ -279,25 +278,9 @@ function selectColumn(): Column {
     hideable: false,
     resizable: false,
     fits: true,
-    cell: (r, c) => (
-      <span
-        className="rowcheck"
-        role="checkbox"
-        aria-checked={c.selected}
-        aria-label="Select row"
-        tabIndex={0}
-        data-testid="row-select"
-        onClick={(e) => {
-          e.stopPropagation();
-          c.onSelect(r, !c.selected);
-        }}
-        onKeyDown={(e) => {
-          if (!toggleKey(e)) return;
-          e.preventDefault();
-          e.stopPropagation();
-          c.onSelect(r, !c.selected);
-        }}
-      />
+    // no handlers of its own: the table's rowgroup takes the clicks and Space of every row's box
+    cell: (_r, c) => (
+      <span className="rowcheck" role="checkbox" aria-checked={c.selected} aria-label="Select row" tabIndex={0} data-testid="row-select" />
     ),
   });
 }
