@@ -77,33 +77,54 @@ export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then
 }
 
 /**
- * Whether the ledger's rows of the exact request show the account owning it when a lost attempt
- * started at `lostAt` was sent: a purchase (an answer charged or covered by a free call) or an
- * inferred charge, finished before `lostAt`, whose window (less the margin) still covered `lostAt`.
- * An answer read from the cache or replayed opens no window of its own (spec "Caching": a repeat
- * inside the window is free; the window is the purchase's, and the sandbox keeps it from the
- * purchase): it proves the account owned the call when it was read, not for `ttlSeconds` after —
- * the purchase may be nearly a window older (simulation finding 22). No window (`ttlSeconds` 0):
- * never. `upTo`: for another process's attempt taken over, the ledger's last row then — a row
- * recorded later (this call's own answer, stamped on this process's clock, which may be behind that
- * process's: simulation finding 20) proves nothing.
+ * Whether the account owned the exact request when a lost attempt started at `lostAt` was sent, as
+ * the ledger's rows of it show, under every reading the spec allows of where a cache window starts
+ * (spec "Caching": "repeating the exact same call inside the endpoint's window is free" — from when
+ * is not said; docs/request-core.md "Where a cache window starts"):
+ *  - `fetch` (the sandbox's default): the shared cache entry's window, from its fetch — for a charged
+ *    miss this account's purchase; for a 2-credit shared-cache read someone's fetch up to a window
+ *    earlier (not known);
+ *  - `purchase` (`cache-window-purchase`): the account's own, from its purchase (a miss, a shared
+ *    read, a free call, an inferred charge);
+ *  - `slides` (`cache-window-slides`): the account's own, restarted by every free repeat (an owner
+ *    read or a replay).
+ * `owned`: under every reading (a miss bought inside its window, less the margin) — the lost attempt,
+ * had it finished, was an owner read; `not`: under none (no answer of the request, purchase or free
+ * repeat, whose window plus the margin reaches `lostAt`) — it was a purchase; `depends`: the readings
+ * disagree (a free repeat or a shared read inside its window while no miss is: simulation finding 23),
+ * and only the balance can tell. An answer read from the cache or replayed opens no window under
+ * `fetch` and `purchase` (simulation finding 22). No window (`ttlSeconds` 0): `not`. `upTo`: for
+ * another process's attempt taken over, the ledger's last row then — a row recorded later (this
+ * call's own answer, stamped on this process's clock, which may be behind that process's: simulation
+ * finding 20) proves nothing.
  */
+export type Ownership = 'owned' | 'not' | 'depends';
+
+export function ownership(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number, upTo?: number): Ownership {
+  const windowMs = ttlSeconds * 1000;
+  if (!(windowMs > 0)) return 'not';
+  const margin = Math.min(60_000, windowMs * 0.1);
+  let depends = false;
+  for (const r of rows) {
+    if (r.idempotencyKey === lostKey || (upTo !== undefined && r.id !== undefined && r.id > upTo) || r.dryRun) continue;
+    if (r.startedAt + r.durationMs > lostAt) continue;
+    const inferred = r.chargeReason?.startsWith('inferred:') === true;
+    const answered = r.errorType === null && r.status !== null && r.status < 300;
+    if (!inferred && !answered) continue;
+    const age = lostAt - r.startedAt;
+    if (age >= windowMs + margin) continue; // no reading's window reaches the lost attempt
+    const miss = inferred || (!r.cached && !r.idempotentReplay && (r.creditsUsed > 0 || r.freeCall));
+    if (miss && age < windowMs - margin) return 'owned';
+    // a purchase near its window's end (the clocks' margin), a shared read whose fetch is not known,
+    // or a free repeat (a window under `slides` only): some readings own it, others do not
+    depends = true;
+  }
+  return depends ? 'depends' : 'not';
+}
+
+/** Owned under every reading of the window's start (see `ownership`). */
 export function ownedAt(rows: LedgerEntry[], lostAt: number, lostKey: string, ttlSeconds: number, upTo?: number): boolean {
-  return rows.some(
-    (r) =>
-      r.idempotencyKey !== lostKey &&
-      (upTo === undefined || r.id === undefined || r.id <= upTo) &&
-      !r.dryRun &&
-      r.startedAt + r.durationMs <= lostAt &&
-      insideWindow(ttlSeconds, r.startedAt, lostAt, false) &&
-      (r.chargeReason?.startsWith('inferred:') === true ||
-        (r.errorType === null &&
-          r.status !== null &&
-          r.status < 300 &&
-          !r.cached &&
-          !r.idempotentReplay &&
-          (r.creditsUsed > 0 || r.freeCall))),
-  );
+  return ownership(rows, lostAt, lostKey, ttlSeconds, upTo) === 'owned';
 }
 
 /** the parameters that say where a list is read (Pagination rules 1 and 5) */
@@ -126,10 +147,11 @@ export interface Answer {
   windowGone?: () => Promise<boolean>;
   creditsRemaining: number | null;
   /**
-   * the account owned the exact call inside its window before the lost attempt was sent (the ledger
-   * holds an answer of it): the lost attempt was itself an owner read, and cost nothing
+   * whether the account owned the exact call inside its window before the lost attempt was sent (the
+   * ledger holds an answer of it), under every reading of the window's start (`owned`: the lost
+   * attempt was itself an owner read, and cost nothing), none (`not`), or some (`depends`)
    */
-  ownedBefore?: () => Promise<boolean>;
+  ownedBefore?: () => Promise<Ownership>;
   /**
    * the account owned a page of the same list under another cursor inside the window when the lost
    * attempt was sent (simulation finding 19): a service whose cache knows a page by its position
@@ -155,12 +177,15 @@ export async function chargeOfLoss(
   call: LossCall,
   s: LossState,
   a: Answer,
-): Promise<{ credits: number; how: 'balance' | 'price' | 'unsure' } | null> {
+): Promise<{ credits: number; how: 'balance' | 'price' | 'unsure'; why?: 'window' | 'list' } | null> {
+  let owned: Promise<Ownership> | undefined;
+  const ownedBefore = () => (owned ??= !call.noCache && a.ownedBefore ? a.ownedBefore() : Promise.resolve<Ownership>('not'));
   if (a.replay || a.ownerRead) {
     // an owner read of a call the account owned inside its window before the lost attempt was sent:
     // the lost attempt, had it finished, was an owner read too and cost nothing — a drop the balance
-    // showed was someone else's (simulation finding 21)
-    if (a.ownerRead && !call.noCache && a.ownedBefore && (await a.ownedBefore())) {
+    // showed was someone else's (simulation finding 21). Owned under some readings of the window only
+    // (finding 23): the balance decides below
+    if (a.ownerRead && (await ownedBefore()) === 'owned') {
       if (s.attribution.kind === 'charged') book.noteOutside();
       return null;
     }
@@ -172,12 +197,18 @@ export async function chargeOfLoss(
     // it finished free: an owner read of a call the account already owned (a page bought before,
     // perhaps under another cursor), which the balance read around it shows
     if (not && (await book.unmovedSince(not, a.creditsRemaining, read))) return null;
-    if (!call.noCache && a.ownedBefore && (await a.ownedBefore())) return null;
+    const o = await ownedBefore();
+    if (o === 'owned') return null;
+    // owned under some readings of where the window starts and not under others (a free repeat
+    // inside its window, a shared read, a purchase at the window's edge: finding 23): had it
+    // finished, the lost attempt was an owner read (free) or a purchase (charged), and neither the
+    // balance (above) nor the ledger tells which — nothing is recorded, rather than a guess either way
+    if (o === 'depends') return { credits: 0, how: 'unsure', why: 'window' };
     if (s.attribution.kind === 'not-charged') book.noteOutside(); // the balance said otherwise: something else moved it
     // a page of the same list owned under another cursor may be this very page (the service may know
     // a page by its position, or by the exact call): the owner read has two explanations, and neither
     // the balance nor the ledger tells them apart — nothing is recorded (finding 19)
-    if (!call.noCache && a.listOwned && (await a.listOwned())) return { credits: 0, how: 'unsure' };
+    if (!call.noCache && a.listOwned && (await a.listOwned())) return { credits: 0, how: 'unsure', why: 'list' };
     return { credits: call.price.min, how: 'price' };
   }
   if (a.ownedNot) {

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../ports';
-import { ownedAt } from './loss';
+import { ownedAt, ownership } from './loss';
 
 const row = (o: Partial<LedgerEntry>): LedgerEntry => ({
   id: 1,
@@ -80,6 +80,40 @@ describe('ownedAt: the window is the purchase’s (simulation finding 22)', () =
           expect(ownedAt([row({ startedAt: bought, ...kind })], lostAt, 'k-lost', ttl)).toBe(true);
           // after the purchase's window: not owned
           expect(ownedAt([row({ startedAt: bought, ...kind })], bought + w, 'k-lost', ttl)).toBe(false);
+        },
+      ),
+    );
+  });
+
+  it('where the window starts decides: a free repeat or a shared read inside its window, no purchase inside it — the readings disagree (finding 23)', () => {
+    fc.assert(
+      fc.property(
+        ttls,
+        fc.double({ min: 0.05, max: 0.95, noNaN: true }),
+        fc.double({ min: 0, max: 0.8, noNaN: true }),
+        fc.constantFrom<Partial<LedgerEntry>>(
+          { creditsUsed: 0, chargeReason: 'cached', cached: true }, // an owner read (slides the window under one reading)
+          { creditsUsed: 0, chargeReason: 'replay', idempotentReplay: true }, // a replay (the same)
+          { creditsUsed: 2, chargeReason: 'shared_cache', cached: true }, // a shared read: its fetch up to a window earlier
+        ),
+        (ttl, r, l, free) => {
+          const w = ttl * 1000;
+          const margin = Math.min(60_000, w * 0.1);
+          const bought = 1_000_000;
+          const readAt = bought + Math.floor(r * (w - margin));
+          // after the purchase's window (and its margin), inside the repeat's window
+          const lostAt = bought + w + margin + Math.floor(l * (readAt - bought - 2 * margin));
+          const rows = [row({ id: 1, startedAt: bought }), row({ id: 2, startedAt: readAt, idempotencyKey: 'k-read', ...free })];
+          expect(lostAt - readAt).toBeLessThan(w - margin);
+          expect(ownership(rows, lostAt, 'k-lost', ttl)).toBe('depends');
+          // a purchase inside its window: owned under every reading, whatever else the ledger holds
+          expect(ownership([...rows, row({ id: 3, startedAt: lostAt - 1000 })], lostAt, 'k-lost', ttl)).toBe('owned');
+          // nothing whose window (plus the margin) reaches it: owned under none
+          expect(ownership(rows, readAt + w + margin, 'k-lost', ttl)).toBe('not');
+          // a purchase at its window's edge: the clocks' margin cannot tell
+          expect(ownership([row({ startedAt: bought })], bought + w, 'k-lost', ttl)).toBe('depends');
+          // no window: never owned
+          expect(ownership(rows, readAt + 1000, 'k-lost', 0)).toBe('not');
         },
       ),
     );

@@ -13,7 +13,7 @@ import type { CallResult } from '../types';
 import { insideWindow } from './attribution';
 import type { Attempt } from './attempt';
 import { lossCallOf, type Caller, type CallState } from './context';
-import { chargeOfLoss, mayBeFree, ownedAt, readsAtPage, type LossState } from './loss';
+import { chargeOfLoss, mayBeFree, ownership, readsAtPage, type LossState, type Ownership } from './loss';
 
 export async function settleSuccess<D>(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope }): Promise<CallResult<D>> {
   const { d } = c;
@@ -106,36 +106,20 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
         d.windowNow !== undefined &&
         !insideWindow(await d.windowNow(plan.target).catch(() => ttl), l.lost.startedAt, a.startedAt, !!plan.opts.fresh),
       creditsRemaining: a.creditsRemaining,
-      ownedBefore: async () => {
-        const w = await owned();
-        return ownedAt(
-          c.write(
-            () => d.store.ledgerOfRequest?.(plan.platform, plan.endpoint, plan.hash, l.lost.startedAt - w * 1000, l.lost.startedAt) ?? [],
-          ),
-          l.lost.startedAt,
-          l.lost.idempotencyKey,
-          w,
-          l.lost.ledgerUpTo,
-        );
-      },
-      // pages of the same list owned under other cursors (finding 19); a page 1 (no cursor) is its own
-      listOwned: async () => {
-        if (!readsAtPage(plan.params)) return false;
-        const w = await owned();
-        return ownedAt(
-          c.write(() => otherPages(c, s, l.lost.startedAt - w * 1000, l.lost.startedAt)),
-          l.lost.startedAt,
-          l.lost.idempotencyKey,
-          w,
-          l.lost.ledgerUpTo,
-        );
-      },
+      ownedBefore: async () => ownedWhenLost(c, s, l.lost, await owned(), 'request'),
+      // pages of the same list owned under other cursors (finding 19), under any reading of the window's
+      // start (finding 23): the owner read has two explanations. A page 1 (no cursor) is its own
+      listOwned: async () => readsAtPage(plan.params) && ownedWhenLost(c, s, l.lost, await owned(), 'list') !== 'not',
     };
     const inf = await chargeOfLoss(book, d.readBalance, lossCallOf(s, j.callId), l, proof);
     l.lost.settled = true;
     if (inf?.how === 'unsure')
       d.log(
-        `${plan.where}: an answer that never arrived may have been charged (its retry was read from the cache, and the account holds a page of the same list under another cursor that can explain that); nothing recorded — \`loupe credits --reconcile\` shows any difference`,
+        `${plan.where}: an answer that never arrived may have been charged (its retry was read from the cache, and ${
+          inf.why === 'window'
+            ? 'whether the account still owned the call when it was sent depends on where the service starts a cache window'
+            : 'the account holds a page of the same list under another cursor that can explain that'
+        }); nothing recorded — \`loupe credits --reconcile\` shows any difference`,
       );
     else if (inf && inf.credits > 0) {
       c.recordInferred(l.lost, a.entry, inf.credits, inf.how, a.creditsUsed + inf.credits + s.inferredSoFar);
@@ -143,6 +127,23 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
     }
   }
   return 0;
+}
+
+/**
+ * Whether the account owned the lost attempt's exact request (`request`), or a page of its list under
+ * another paging value (`list`), when it was sent — under every reading of where a window of `w`
+ * seconds starts, none, or some (loss.ts `ownership`).
+ */
+function ownedWhenLost(c: Caller, s: CallState, lost: LossState['lost'], w: number, which: 'request' | 'list'): Ownership {
+  const { d } = c;
+  const { plan } = s;
+  const from = lost.startedAt - w * 1000 - edgeOf(w);
+  const rows = c.write(() =>
+    which === 'request'
+      ? (d.store.ledgerOfRequest?.(plan.platform, plan.endpoint, plan.hash, from, lost.startedAt) ?? [])
+      : otherPages(c, s, from, lost.startedAt),
+  );
+  return ownership(rows, lost.startedAt, lost.idempotencyKey, w, lost.ledgerUpTo);
 }
 
 /**
@@ -157,6 +158,9 @@ function otherPages(c: Caller, s: CallState, from: number, to: number): LedgerEn
   const walk = plan.walkId !== null ? d.store.getWalk(plan.walkId) : undefined;
   return walk && !(walk.restarts && walk.restarts > 0) ? rows.filter((r) => r.walkId !== plan.walkId) : rows;
 }
+
+/** the clocks' margin at a window's end (attribution.ts `insideWindow`): rows that far past it may still count */
+const edgeOf = (ttlSeconds: number): number => Math.min(60_000, ttlSeconds * 100);
 
 /** The longest cache window the spec has seen (Limits 7: 1, 6 and 24 hours). */
 const LONGEST_WINDOW_SECONDS = 86_400;
