@@ -45,6 +45,8 @@ describe('Spec variants: selection', () => {
       'idempotency-per-key',
       'no-cache-window',
       'cache-exact-cursor',
+      'cache-window-purchase',
+      'cache-window-slides',
     ]);
     for (const v of SPEC_VARIANTS) expect(v.description.length).toBeGreaterThan(20);
     await expect(fixtureSandbox({ variants: ['lean-envelope', 'no-such-variant'] })).rejects.toThrow(
@@ -333,6 +335,38 @@ describe('Spec variants: behaviour', () => {
       expect([p2.body.cached, p2.body.credits_used]).toEqual(variant ? [false, 20] : [true, 0]);
       // the exact call repeated is owned under both
       expect((await get(sb, `${POSTS}&cursor=${cur(c1)}`)).body).toMatchObject({ cached: true, credits_used: 0 });
+      await sb.close();
+      sb = null;
+    }
+  });
+
+  it('cache-window-purchase, cache-window-slides (Limits 7 "inside the endpoint\'s window": from when?) › the window from the fetch, the own purchase, or the last free repeat', async () => {
+    const start = { default: [] as string[], purchase: ['cache-window-purchase'], slides: ['cache-window-slides'] };
+    for (const [reading, variants] of Object.entries(start)) {
+      sb = await fixtureSandbox({ variants });
+      const w = 21_600; // the fixture's window of photo_net/profile/posts (6 h)
+      const at = (k?: string) => get(sb!, POSTS, k ? idem(k) : {}).then((r) => [r.body.charge_reason, r.body.credits_used]);
+      // bought, repeated free at 0.6 W, repeated at 1.2 W: only a sliding window still covers it
+      expect(await at()).toEqual(['miss', 20]);
+      sb.admin.advance(0.6 * w);
+      expect(await at()).toEqual(['cached', 0]);
+      sb.admin.advance(0.6 * w);
+      expect(await at()).toEqual(reading === 'slides' ? ['cached', 0] : ['miss', 20]);
+      // a replay is a free repeat too: it restarts the sliding window
+      const other = '/v1/photo_net/profile/posts?handle=carol';
+      expect((await get(sb, other, idem('w-1'))).body.credits_used).toBe(20);
+      sb.admin.advance(0.6 * w);
+      expect((await get(sb, other, idem('w-1'))).body.charge_reason).toBe('replay');
+      sb.admin.advance(0.6 * w);
+      expect((await get(sb, other)).body.credits_used).toBe(reading === 'slides' ? 0 : 20);
+      // a 2-credit shared read half a window after another account's fetch: its own window or the entry's
+      const k = sb.admin.createKey('b', sb.admin.createAccount({ balance: 1000, freeCalls: 0 }));
+      const third = '/v1/photo_net/profile/posts?handle=dave';
+      expect((await get(sb, third, { key: k })).body.credits_used).toBe(20);
+      sb.admin.advance(0.5 * w);
+      expect((await get(sb, third)).body).toMatchObject({ charge_reason: 'shared_cache', credits_used: 2 });
+      sb.admin.advance(0.6 * w);
+      expect((await get(sb, third)).body.credits_used).toBe(reading === 'default' ? 20 : 0);
       await sb.close();
       sb = null;
     }

@@ -13,7 +13,7 @@ import { CursorCodec, paramsHash } from './cursor';
 import { FaultQueue } from './faults';
 import { KeyStore, type Account } from './keys';
 import { RateLimiter } from './ratelimit';
-import { IdempotencyStore, Ledger, RecallStore, ResponseCache } from './state';
+import { IdempotencyStore, Ledger, RecallStore, ResponseCache, type WindowStart } from './state';
 import type { ChaosConfig, ServerDeps } from './types';
 import { VariantSet } from './variants';
 
@@ -121,6 +121,12 @@ export class ServerBase {
    * re-walk under new cursors hits) — or, under `cache-exact-cursor`, kept as sent (another cursor is
    * another call, whatever page it names).
    */
+  /** Where an owner's cache window starts under the active variants (docs/sandbox.md). */
+  windowStart(): WindowStart {
+    if (this.variants.has('cache-window-slides')) return 'slides';
+    return this.variants.has('cache-window-purchase') ? 'purchase' : 'fetch';
+  }
+
   cacheKey(def: EndpointDef, params: Record<string, string>, posToken: string | null): string {
     const p: Record<string, string> = {};
     const exact = this.variants.has('cache-exact-cursor');

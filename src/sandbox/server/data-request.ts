@@ -184,6 +184,7 @@ export async function dataRequest(
   }
 
   // Idempotency-Key (scoped per account).
+  const cacheOff = s.variants.has('no-cache-window');
   const fingerprint = `${endpointPath}?${paramsHash(query)}`;
   let ceilingRetry = false;
   if (idemKey !== null) {
@@ -209,6 +210,8 @@ export async function dataRequest(
         free_call: false,
       };
       record(rec.status, { charge_reason: 'replay', replay: true, cached: Boolean(rec.body.cached) });
+      // cache-window-slides: a replay is a free repeat too
+      if (s.windowStart() === 'slides' && !cacheOff) s.cache.slide(s.cacheKey(def, params, pos.token), account.id, now);
       return s.sendJson(res, rec.status, present(body));
     }
     ceilingRetry = rec?.state === 'undelivered';
@@ -223,10 +226,10 @@ export async function dataRequest(
   };
 
   // Cache lookup (exact call, cursor normalised to its position) and the hold.
-  const cacheOff = s.variants.has('no-cache-window');
   const cacheKey = s.cacheKey(def, params, pos.token);
-  const hit = noCache || cacheOff ? null : s.cache.get(cacheKey, now);
-  const owner = hit !== null && hit.owners.has(account.id);
+  const start = s.windowStart();
+  const look = noCache || cacheOff ? null : s.cache.lookup(cacheKey, now, account.id, start);
+  const [hit, owner] = [look?.entry ?? null, look?.owner === true];
   const hold = hit ? (owner ? 0 : SHARED_CACHE_PRICE) : holdFor(plan);
   const available = account.balance - s.heldFor(account.id);
   if (available < hold) {
@@ -403,17 +406,14 @@ export async function dataRequest(
         });
       const heldBack = data.held_back as { recall_id?: unknown } | undefined;
       if (hit && typeof heldBack?.recall_id === 'string') s.recalls.share(heldBack.recall_id, account.id);
-      if (hit) hit.owners.add(account.id);
+      if (hit) s.cache.read(hit, account.id, owner, now, start);
       else if (produced > 0 && !cacheOff)
-        s.cache.put(cacheKey, {
-          storedAt: now,
-          ttlMs: def.cacheTtlSeconds * 1000,
-          data,
-          pagination,
-          unavailable,
-          warnings,
-          owners: new Set([account.id]),
-        });
+        s.cache.store(
+          cacheKey,
+          { storedAt: now, ttlMs: def.cacheTtlSeconds * 1000, data, pagination, unavailable, warnings },
+          account.id,
+          start,
+        );
       if (idemKey !== null) s.idem.set(idemScope, idemKey, { state: 'done', fingerprint, at: now, status: 200, body });
       record(200, {
         credits_used: creditsUsed,

@@ -18,20 +18,70 @@ interface StoredPage {
 export interface CachedAnswer extends StoredPage {
   /** Accounts that paid for (or were given by a free call) this exact call. */
   owners: Set<string>;
+  /**
+   * Where each account's window starts under the readings that give an owner a window of its own
+   * (`cache-window-purchase`, `cache-window-slides`): its purchase, or its last free repeat. Under
+   * the default reading the window is the entry's (`storedAt`, the fetch) and this is not read.
+   */
+  ownedFrom: Map<string, number>;
 }
+
+/**
+ * Where an owner's cache window starts (docs/sandbox.md "Spec variants"): `fetch` — the shared
+ * entry's, from its fetch (default); `purchase` — the account's own, from its purchase; `slides` —
+ * the account's own, restarted by each free repeat (an owner read or a replay).
+ */
+export type WindowStart = 'fetch' | 'purchase' | 'slides';
 
 export class ResponseCache {
   private readonly map = new Map<string, CachedAnswer>();
-  get(key: string, now: number): CachedAnswer | null {
+  /**
+   * The entry a call of `account` reads, and whether the account owns it now: under `fetch` while
+   * the entry lives; under `purchase` / `slides` while the account's own window runs (the entry is
+   * kept for it after its shared life ends, when a non-owner no longer sees it).
+   */
+  lookup(key: string, now: number, account: string, start: WindowStart): { entry: CachedAnswer; owner: boolean } | null {
     const e = this.map.get(key);
     if (!e) return null;
-    if (now - e.storedAt >= e.ttlMs) {
-      this.map.delete(key);
-      return null;
+    const shared = now - e.storedAt < e.ttlMs;
+    if (start === 'fetch') {
+      if (!shared) {
+        this.map.delete(key);
+        return null;
+      }
+      return { entry: e, owner: e.owners.has(account) };
     }
-    return e;
+    const from = e.ownedFrom.get(account);
+    if (from !== undefined && now - from < e.ttlMs) return { entry: e, owner: true };
+    if (shared) return { entry: e, owner: false };
+    if (![...e.ownedFrom.values()].some((t) => now - t < e.ttlMs)) this.map.delete(key);
+    return null;
   }
-  put(key: string, e: CachedAnswer): void {
+  /** A read of a cached answer: the account owns it now; its own window opens at a purchase, and under `slides` at every repeat. */
+  read(e: CachedAnswer, account: string, owner: boolean, now: number, start: WindowStart): void {
+    e.owners.add(account);
+    if (start === 'slides' || (start === 'purchase' && !owner)) e.ownedFrom.set(account, now);
+  }
+  /** `slides`: a replay is a free repeat too, and restarts a window the account still holds. */
+  slide(key: string, account: string, now: number): void {
+    const e = this.map.get(key);
+    const from = e?.ownedFrom.get(account);
+    if (e && from !== undefined && now - from < e.ttlMs) e.ownedFrom.set(account, now);
+  }
+  /**
+   * A fresh fetch's answer, owned by the account that fetched it. Under `purchase` / `slides` the
+   * windows other accounts still hold on the answer it replaces stay theirs (their purchase was not
+   * undone by someone else's fetch); under `fetch` the entry, and its owners, are replaced.
+   */
+  store(key: string, page: StoredPage, account: string, start: WindowStart): void {
+    const e: CachedAnswer = { ...page, owners: new Set([account]), ownedFrom: new Map([[account, page.storedAt]]) };
+    const old = this.map.get(key);
+    if (old && start !== 'fetch')
+      for (const [a, t] of old.ownedFrom)
+        if (!e.ownedFrom.has(a) && page.storedAt - t < old.ttlMs) {
+          e.ownedFrom.set(a, t);
+          e.owners.add(a);
+        }
     this.map.set(key, e);
   }
 }

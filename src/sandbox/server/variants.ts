@@ -7,7 +7,8 @@
  * when the answer is sent: the cache, idempotency records and the fit=goal recall store keep the
  * canonical (default-reading) body, so switching variants at runtime reshapes replays too.
  * Behavioural variants (cursor-error, native-ignores-foreign, drop-charged, strict-ceiling,
- * idempotency-per-key, no-cache-window, cache-exact-cursor) are read by http.ts / engine.ts through `VariantSet.has()`.
+ * idempotency-per-key, no-cache-window, cache-exact-cursor, cache-window-purchase, cache-window-slides) are
+ * read by http.ts / engine.ts / base.ts through `VariantSet.has()`.
  */
 import type { EndpointDef } from '../types';
 
@@ -74,6 +75,16 @@ export const SPEC_VARIANTS = [
     name: 'cache-exact-cursor',
     description:
       'The cache knows an answer by the exact call, cursor included: a page read under another cursor is another call (not owned, charged), even where it names a page the account owns. Default: by the page position the cursor names.',
+  },
+  {
+    name: 'cache-window-purchase',
+    description:
+      "An owner's cache window is its own, from its purchase (a charged miss, a 2-credit shared-cache read, a free call), whatever the shared entry's age. Default: the shared entry's window, from its fetch.",
+  },
+  {
+    name: 'cache-window-slides',
+    description:
+      "An owner's cache window is its own and restarts at each free repeat (an owner read from the cache, or a replay): a repeat inside the window keeps the call free for another window. Default: the shared entry's window, from its fetch.",
   },
 ] as const satisfies ReadonlyArray<{ name: string; description: string }>;
 
