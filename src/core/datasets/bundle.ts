@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
-import { bundleTables, companionsOf, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
+import { bundleTables, companionsOf, timelineMark, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
 import { BundleFacts, factItemText } from './bundle-facts';
 import { isZipPath } from './bundle-source';
 import { writeJsonInPieces } from './manifest-text';
@@ -345,6 +345,7 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   })();
   // both finish before anything is returned or removed
   const [t, r] = await Promise.allSettled([tables, rest]);
+  timelineMark('bundle pass done');
   if (t.status === 'rejected') throw t.reason;
   const history = t.value?.history ?? Promise.resolve(null);
   try {
@@ -403,7 +404,10 @@ async function manifestOf(
     });
   }
   if (!dehydrated) {
+    // the timeline (LOUPE_EXPORT_TIMELINE): how long this thread waits for the worker's history files
+    timelineMark('bundle wait history');
     const written = await p.history;
+    timelineMark('bundle history in');
     if (written) files.push(...written);
     else {
       // no worker wrote them: this thread, from the pass's facts (or the scans)
@@ -430,5 +434,6 @@ async function manifestOf(
   const manifest: Manifest = { ...body, root_sha256: rootHash(body) };
   // JSON.stringify(manifest, null, 1) + '\n', its items a slice at a time (manifest-text.ts); the pass's as their text
   await writeJsonInPieces(join(o.out, MANIFEST), { ...manifest }, 'items', folded ? (factItemText as (e: never) => string) : undefined);
+  timelineMark('bundle manifest');
   return manifest;
 }
