@@ -1,6 +1,7 @@
 /**
- * Where a CSV export's threads wait (issue 30): runs `loupe export --format csv --no-history` of
- * the exports bench's archive with built command lines side by side, interleaved (`a b b a a b …`),
+ * Where a CSV export's threads wait (issue 30): runs `loupe export --format csv --no-history` (or
+ * `--format parquet` / `xlsx`) of the exports bench's archive with built command lines side by
+ * side, interleaved (`a b b a a b …`),
  * each with LOUPE_EXPORT_TIMELINE set (src/core/export/timeline.ts), and prints per run: wall time,
  * CPU (user + system, every thread, GNU time), the load beside it, when each phase began (ms from
  * the process's start), each worker's start-up and busy time, the exporting thread's waits, and the
@@ -9,7 +10,7 @@
  * the tail (after the last batch left a worker). Every file is compared (`cmp`) with the first
  * command line's.
  *
- *   npx tsx bench/export-timeline.ts [--runs 3] [--data <data folder>] [--cores 2] <label>=<out/cli folder> …
+ *   npx tsx bench/export-timeline.ts [--runs 3] [--data <data folder>] [--cores 2] [--format csv] <label>=<out/cli folder> …
  *   e.g. npx tsx bench/export-timeline.ts old=out/old-cli new=out/cli
  *
  * A build without the timeline's marks still gets its wall, CPU and `cmp` lines.
@@ -27,9 +28,10 @@ interface Mark {
   what: string;
 }
 
-function args(): { runs: number; data: string; cores: number; clis: { label: string; dir: string }[] } {
+function args(): { runs: number; data: string; cores: number; format: string; clis: { label: string; dir: string }[] } {
   const a = process.argv.slice(2);
   let runs = 3;
+  let format = 'csv';
   let data = join(homedir(), '.cache', 'loupe-bench', 'archives', 'exports-200000');
   let cores = Math.min(2, availableParallelism());
   const clis: { label: string; dir: string }[] = [];
@@ -37,6 +39,7 @@ function args(): { runs: number; data: string; cores: number; clis: { label: str
     if (a[i] === '--runs') runs = Number(a[++i]);
     else if (a[i] === '--data') data = a[++i];
     else if (a[i] === '--cores') cores = Number(a[++i]);
+    else if (a[i] === '--format') format = a[++i];
     else {
       const [label, dir] = a[i].split('=');
       if (!dir || !existsSync(join(dir, 'bin.js'))) throw new Error(`${a[i]}: expected <label>=<folder holding a built bin.js>`);
@@ -44,10 +47,16 @@ function args(): { runs: number; data: string; cores: number; clis: { label: str
     }
   }
   if (clis.length === 0) throw new Error('name at least one built command line: <label>=<folder>');
-  return { runs, data, cores, clis };
+  return { runs, data, cores, format, clis };
 }
 
-function run(dir: string, data: string, out: string, timeline: string): Promise<{ wall: number; cpu: number; rssMB: number }> {
+function run(
+  dir: string,
+  data: string,
+  format: string,
+  out: string,
+  timeline: string,
+): Promise<{ wall: number; cpu: number; rssMB: number }> {
   return new Promise((res, rej) => {
     const p = spawn(
       '/usr/bin/time',
@@ -60,7 +69,7 @@ function run(dir: string, data: string, out: string, timeline: string): Promise<
         data,
         'export',
         '--format',
-        'csv',
+        format,
         '--no-history',
         '-o',
         out,
@@ -102,7 +111,7 @@ function summary(ms: Mark[], cores: number): string[] {
   const at = (what: string): Mark | undefined => ms.find((m) => m.thread === main && m.what === what);
   const c = (m: Mark | undefined): string => (m ? m.cpu.toFixed(0) : '-');
   const lines: string[] = [];
-  const phases = ['exportFile', 'counted', 'file open', 'workers spawned', 'walk', 'head', 'sent 0', 'walked', 'got 0'];
+  const phases = ['workers spawned', 'exportFile', 'counted', 'file open', 'workers claimed', 'walk', 'head', 'sent 0', 'walked', 'got 0'];
   lines.push(`  main (ms from start / its CPU ms): ${phases.map((p) => `${p} ${t(at(p))}/${c(at(p))}`).join(', ')}`);
   // busy spans: the exporting thread from its start to its exit but for its waits on answers; a
   // worker from its start to ready, then each batch
@@ -131,9 +140,12 @@ function summary(ms: Mark[], cores: number): string[] {
   for (const w of workers) {
     const own = ms.filter((m) => m.thread === w);
     const start = at('workers spawned');
+    const loaded = own.find((m) => m.what === 'worker loaded');
     const ready = own.find((m) => m.what === 'worker ready');
     const spans: Span[] = [];
-    if (start && ready) spans.push([start.ms, ready.ms]);
+    // its start-up: to its code loaded (started early, it then waits for the export to take it)
+    const up = loaded ?? ready;
+    if (start && up) spans.push([start.ms, up.ms]);
     let i0: number | null = null;
     let batches = 0;
     for (const m of own) {
@@ -152,7 +164,7 @@ function summary(ms: Mark[], cores: number): string[] {
     const lastEnd = outs.length ? outs[outs.length - 1].ms : (ready?.ms ?? 0);
     const idle = ready ? lastEnd - ready.ms - work : 0;
     lines.push(
-      `  worker ${w}: spawned ${t(start)}, ready ${t(ready)} (${start && ready ? (ready.ms - start.ms).toFixed(0) : '-'} ms, CPU ${c(ready)}), first batch ${t(ins[0])}–${t(outs[0])} (CPU ${outs[0] && ins[0] ? (outs[0].cpu - ins[0].cpu).toFixed(0) : '-'}), last out ${t(outs[outs.length - 1])}; ${batches} batches, busy ${work.toFixed(0)} ms, CPU ${c(own[own.length - 1])}, idle between ready and last out ${idle.toFixed(0)} ms`,
+      `  worker ${w}: spawned ${t(start)}, loaded ${t(loaded)} (CPU ${c(loaded)}), ready ${t(ready)} (${start && ready ? (ready.ms - start.ms).toFixed(0) : '-'} ms, CPU ${c(ready)}), first batch ${t(ins[0])}–${t(outs[0])} (CPU ${outs[0] && ins[0] ? (outs[0].cpu - ins[0].cpu).toFixed(0) : '-'}), last out ${t(outs[outs.length - 1])}; ${batches} batches, busy ${work.toFixed(0)} ms, CPU ${c(own[own.length - 1])}, idle between ready and last out ${idle.toFixed(0)} ms`,
     );
     busy.push(spans);
   }
@@ -193,17 +205,17 @@ async function main(): Promise<void> {
     for (let r = 0; r < o.runs; r++) {
       const order = r % 2 === 0 ? o.clis : [...o.clis].reverse();
       for (const c of order) {
-        const out = join(tmp, `${c.label}.csv`);
+        const out = join(tmp, `${c.label}.${o.format}`);
         const tl = join(tmp, `${c.label}-${r}.timeline`);
         const load = loadavg()[0];
         rmSync(out, { force: true }); // a fresh file: replacing the last run's would time its unlink (bench/export-peers.ts)
-        const x = await run(c.dir, o.data, out, tl);
+        const x = await run(c.dir, o.data, o.format, out, tl);
         console.log(
           `${c.label} run ${r + 1}: wall ${x.wall.toFixed(0)} ms, CPU ${x.cpu.toFixed(0)} ms, peak ${x.rssMB.toFixed(0)} MB, load ${load.toFixed(1)}`,
         );
         for (const l of summary(marks(tl), o.cores)) console.log(l);
-        if (c !== o.clis[0] && existsSync(join(tmp, `${o.clis[0].label}.csv`))) {
-          const cmp = spawnSync('cmp', [join(tmp, `${o.clis[0].label}.csv`), out], { encoding: 'utf8' });
+        if (c !== o.clis[0] && existsSync(join(tmp, `${o.clis[0].label}.${o.format}`))) {
+          const cmp = spawnSync('cmp', [join(tmp, `${o.clis[0].label}.${o.format}`), out], { encoding: 'utf8' });
           console.log(`  cmp with ${o.clis[0].label}: ${cmp.status === 0 ? 'identical' : `DIFFERENT ${cmp.stdout}${cmp.stderr}`}`);
         }
       }

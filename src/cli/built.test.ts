@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openArchive } from '../core/archive';
 import { post } from '../core/archive/test-fixtures';
@@ -62,6 +62,23 @@ beforeAll(() => {
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** a data folder of 5,200 items (past the 5,000 rows after which an export starts workers), made once */
+let big: string | null = null;
+function bigHome(): string {
+  if (big) return big;
+  const home = join(dir, 'big');
+  mkdirSync(home);
+  const a = openArchive(archivePath(home));
+  const rows = Array.from({ length: 5_200 }, (_, i) => ({
+    platform: 'photo_net',
+    kind: 'post',
+    record: post({ id: String(9_000_000_000_000_000_000n + BigInt(i)), text: `=cmd|' /C calc'!A0 ${i} "q" , é`, likes: i }),
+  }));
+  a.ingestItems(rows, { callId: 'seed', source: 'test' });
+  a.close();
+  return (big = home);
+}
 
 /**
  * Each test starts the built CLI one to three times, and the last also seeds 5,200 items and runs
@@ -163,25 +180,55 @@ describe('the built command line', { timeout: 90_000 }, () => {
     expect(r.loaded.filter((f) => f.endsWith('.ts'))).toEqual([]);
   });
 
-  it('an export past one thread runs its CSV workers from the build: the same bytes as the sources', { timeout: 240_000 }, async () => {
-    const home = join(dir, 'big');
-    mkdirSync(home);
-    const a = openArchive(archivePath(home));
-    const rows = Array.from({ length: 5_200 }, (_, i) => ({
-      platform: 'photo_net',
-      kind: 'post',
-      record: post({ id: String(9_000_000_000_000_000_000n + BigInt(i)), text: `=cmd|' /C calc'!A0 ${i} "q" , é`, likes: i }),
-    }));
-    a.ingestItems(rows, { callId: 'seed', source: 'test' });
-    a.close();
-    const built = join(dir, 'built.csv');
-    const r = await loupe(['export', '--format', 'csv', '-o', built], { LOUPE_HOME: home });
-    expect(r.code, r.err).toBe(0);
-    expect(r.loaded.some((f) => f.endsWith('out/cli/csv-worker.js'))).toBe(true);
-    expect(r.loaded.filter((f) => /\/(tsx|esbuild)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
-    const src = join(dir, 'sources.csv');
-    const s = await runCaptured(['export', '--format', 'csv', '-o', src], { LOUPE_HOME: home, HOME: dir, LOUPE_API_KEY: '' });
-    expect(s.code, s.err).toBe(0);
-    expect(readFileSync(built).equals(readFileSync(src))).toBe(true);
+  it(
+    'an export past one thread runs its CSV workers from the build, started at once: the same bytes as the sources',
+    { timeout: 240_000 },
+    async () => {
+      const home = bigHome();
+      const built = join(dir, 'built.csv');
+      const timeline = join(dir, 'built.timeline');
+      const r = await loupe(['export', '--format', 'csv', '-o', built], { LOUPE_HOME: home, LOUPE_EXPORT_TIMELINE: timeline });
+      expect(r.code, r.err).toBe(0);
+      expect(r.loaded.some((f) => f.endsWith('out/cli/csv-worker.js'))).toBe(true);
+      expect(r.loaded.filter((f) => /\/(tsx|esbuild)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
+      // the workers the command line started before loading its code (early-workers.ts) did the export
+      const marks = readFileSync(timeline, 'utf8');
+      // (lines `<ms> <thread> <cpu ms> <event>`; the main thread is thread 0)
+      const lines = marks.split('\n').map((l) => l.split(' '));
+      const main = lines.filter((l) => l[1] === '0').map((l) => l.slice(3).join(' '));
+      expect(main.slice(0, 2)).toEqual(['origin', 'workers spawned']);
+      expect(main.filter((m) => m.startsWith('workers '))).toEqual(['workers spawned', 'workers claimed']);
+      expect(lines.filter((l) => l[1] !== '0' && l[3] === 'in').length).toBeGreaterThan(0);
+      const src = join(dir, 'sources.csv');
+      const s = await runCaptured(['export', '--format', 'csv', '-o', src], { LOUPE_HOME: home, HOME: dir, LOUPE_API_KEY: '' });
+      expect(s.code, s.err).toBe(0);
+      expect(readFileSync(built).equals(readFileSync(src))).toBe(true);
+    },
+  );
+
+  it('an export that fails with its workers started at once: its error, its exit code, no file, no wait', async () => {
+    const home = bigHome();
+    const timeline = join(dir, 'failed.timeline');
+    const missing = join(dir, 'no-such-folder', 'x.csv');
+    const t0 = Date.now();
+    const bad = await loupe(['export', '--format', 'csv', '-o', missing], { LOUPE_HOME: home, LOUPE_EXPORT_TIMELINE: timeline });
+    expect(bad.code, bad.err).toBe(2);
+    expect(bad.err).toMatch(/^loupe: The folder for --out does not exist: .*no-such-folder/m);
+    expect(existsSync(dirname(missing))).toBe(false);
+    const out = join(dir, 'columns.csv');
+    const col = await loupe(['export', '--format', 'csv', '--columns', 'id,nope', '-o', out], {
+      LOUPE_HOME: home,
+      LOUPE_EXPORT_TIMELINE: timeline,
+    });
+    expect(col.code, col.err).toBe(2);
+    expect(col.err).toMatch(/Unknown CSV column\(s\): nope/);
+    expect(readdirSync(dir).filter((f) => f.startsWith('columns.') || f.startsWith('.columns.'))).toEqual([]);
+    // both started their workers, neither took them: ended with the command, the process not kept
+    const marks = readFileSync(timeline, 'utf8');
+    expect(marks.match(/ workers spawned$/gm)).toHaveLength(2);
+    expect(marks).not.toMatch(/workers claimed/);
+    expect(marks.match(/ exit$/gm)).toHaveLength(2);
+    // a margin for a loaded CI machine; a process kept alive by its workers would never end
+    expect(Date.now() - t0).toBeLessThan(60_000);
   });
 });

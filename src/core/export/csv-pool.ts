@@ -5,54 +5,12 @@
  * answers in order. Output is byte-identical to the single-thread path (same code). Where no
  * worker can start, exports run on one thread.
  */
-import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { findWorkerEntry, type WorkerEntry } from '../worker-entry';
+import type { Worker } from 'node:worker_threads';
 import type { WireBatch, WireRow } from './wire';
-import { present } from '../../shared/maps';
+import { startWorkers, WORKER_LIMITS, type WorkerLimits, type WorkerName } from './worker-spawn';
+import type { WorkerConfig } from './worker-config';
 
-type Entry = WorkerEntry;
-
-/**
- * A worker's live data is one batch. A 32 MB young generation is what keeps it fast (16 MB:
- * +35 % time, measured at 200k rows); the old generation cap only bounds a runaway.
- */
-export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 256 };
-
-export type WorkerName = 'csv-worker' | 'parquet-worker' | 'xlsx-worker';
-
-const cachedEntries = new Map<WorkerName, Entry | null>();
-
-/**
- * A worker's code: the built app has `<name>.js` beside its main bundle (electron.vite config);
- * run from sources (tsx: the CLI, the web host, tests) it is `<name>.ts`, loaded through tsx
- * (../worker-entry.ts). null when neither is there.
- */
-export function workerEntry(name: WorkerName = 'csv-worker'): Entry | null {
-  if (cachedEntries.has(name)) return present(cachedEntries, name, 'worker entry');
-  const entry = findEntry(name);
-  cachedEntries.set(name, entry);
-  return entry;
-}
-
-function findEntry(name: WorkerName): Entry | null {
-  try {
-    return findWorkerEntry(dirname(fileURLToPath(import.meta.url)), name);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Default worker count: one per core but one (the exporting thread reads rows and renders
- * batches too), at least one, at most four. 2 cores, 200k rows: 1 worker 2.9 s, 2 workers 4.3 s
- * (three busy threads on two cores starve the reading thread).
- */
-export function defaultThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
-}
+export { defaultThreads, workerEntry, WORKER_LIMITS, type WorkerName } from './worker-spawn';
 
 /** A worker's answer to one batch: `seq` and what the worker returns, or `error`. */
 type Answer = { seq: number; error?: string } & Record<string, unknown>;
@@ -91,22 +49,12 @@ export class ExportPool {
     });
   }
 
-  /** Workers started for `name`; null when none can be started here. */
-  protected static workers(name: WorkerName, threads: number, workerData: unknown, limits: typeof WORKER_LIMITS): Worker[] | null {
-    const entry = workerEntry(name);
-    if (!entry || threads < 1) return null;
-    const workers: Worker[] = [];
-    try {
-      for (let i = 0; i < threads; i++) {
-        const w = new Worker(entry.code, { eval: entry.eval, workerData, resourceLimits: limits });
-        w.unref();
-        workers.push(w);
-      }
-    } catch {
-      for (const w of workers) void w.terminate();
-      return null;
-    }
-    return workers;
+  /**
+   * Workers for `name`, sent `config` first (worker-spawn.ts: the command line's export takes the
+   * ones it started at its beginning); null when none can be started here.
+   */
+  protected static workers(name: WorkerName, threads: number, config: WorkerConfig, limits: WorkerLimits): Worker[] | null {
+    return startWorkers(name, threads, limits, config);
   }
 
   get size(): number {

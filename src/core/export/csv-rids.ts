@@ -14,7 +14,6 @@
  * edited since, or another item under a reused rid), as it does a batch whose worker answered
  * `missing` (a row deleted since): nothing is dropped, nothing is written that the walk did not see.
  */
-import { availableParallelism } from 'node:os';
 import type { ExportRow, RidWalk } from '../ports';
 import { abortError } from './abort';
 import { CsvPool } from './csv-pool';
@@ -32,10 +31,7 @@ export interface CsvSink {
   bytes(b: Uint8Array, written?: () => void): Promise<void>;
 }
 
-/** Workers for a rid export: one per core (this thread only walks and writes), at most four. */
-export function ridThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
-}
+export { ridThreads } from './worker-spawn';
 
 interface Slot {
   rids: number[];
@@ -53,10 +49,8 @@ async function firstRids(
   o: { columns?: string[]; threads: number; parallelAfter: number; expected?: number },
 ): Promise<{ first: number[]; pool: CsvPool | null }> {
   const small = Math.max(1, o.parallelAfter);
-  const start = (): CsvPool | null => {
-    mark('workers spawned');
-    return o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
-  };
+  // marks "workers spawned", or "workers claimed" for the ones the command line started (worker-spawn.ts)
+  const start = (): CsvPool | null => (o.threads < 1 ? null : CsvPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra }));
   const early = (o.expected ?? 0) >= small ? start() : null;
   let first: number[];
   try {

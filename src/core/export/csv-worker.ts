@@ -12,45 +12,44 @@
  * are made (csv-bytes.ts) and moved, not copied, to the writing thread; a batch by rid's buffer
  * comes back once written (`spare`), and later batches are written into it.
  *
- *   workerData: { columns?: string[]; reader?: { file: string; extra: string } }
- *   in:  { seq, rows: WireRow[] } | { seq, rids: number[] } | { spare: ArrayBuffer } (no answer)
+ *   in:  first { config: { columns?: string[]; reader?: { file: string; extra: string } } } (worker-config.ts)
+ *        then { seq, rows: WireRow[] } | { seq, rids: number[] } | { spare: ArrayBuffer } (no answer)
  *   out: { seq, bytes: Uint8Array } | { seq, missing: true } | { seq, error }
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { beginBytes, handOffBytes, spareBytes } from './csv-bytes';
 import { csvSpanRenderer } from './csv-spans';
 import { detachEarly } from './detach-early';
 import { ridBatchReader } from './rid-batch';
-import type { RidSource } from './rid-rows';
 import { fromWire, type WireBatch } from './wire';
 import { mark } from './timeline';
+import { afterConfig } from './worker-config';
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker: not started as a worker thread');
 // its batches' buffers are moved to the exporting thread: detach one before any code is hot
 detachEarly();
-const data = (workerData ?? {}) as { columns?: string[]; reader?: RidSource };
-const render = csvBytesRenderer(resolveColumns(data.columns));
-const renderStored = csvSpanRenderer(data.columns);
 
-const readRows = ridBatchReader(data.reader);
-mark('worker ready');
-
-port.on('message', (m: WireBatch | { seq: number; rids: number[] } | { spare: ArrayBuffer }) => {
-  if ('spare' in m) return void spareBytes(m.spare);
-  mark(`in ${m.seq}`);
-  try {
-    beginBytes();
-    if ('rids' in m) {
-      const rows = readRows(m.rids);
-      if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
-      for (const row of rows) renderStored(row);
-    } else for (const w of m.rows) render(fromWire(w));
-    const bytes = handOffBytes();
-    port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
-    mark(`out ${m.seq}`);
-  } catch (e) {
-    port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
-  }
+afterConfig<WireBatch | { seq: number; rids: number[] } | { spare: ArrayBuffer }>(port, (config) => {
+  const render = csvBytesRenderer(resolveColumns(config.columns));
+  const renderStored = csvSpanRenderer(config.columns);
+  const readRows = ridBatchReader(config.reader);
+  return (m) => {
+    if ('spare' in m) return void spareBytes(m.spare);
+    mark(`in ${m.seq}`);
+    try {
+      beginBytes();
+      if ('rids' in m) {
+        const rows = readRows(m.rids);
+        if (!rows) return void port.postMessage({ seq: m.seq, missing: true });
+        for (const row of rows) renderStored(row);
+      } else for (const w of m.rows) render(fromWire(w));
+      const bytes = handOffBytes();
+      port.postMessage({ seq: m.seq, bytes }, [bytes.buffer]);
+      mark(`out ${m.seq}`);
+    } catch (e) {
+      port.postMessage({ seq: m.seq, error: e instanceof Error ? e.message : String(e) });
+    }
+  };
 });

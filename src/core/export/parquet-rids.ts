@@ -13,6 +13,7 @@
 import type { RidWalk } from '../ports';
 import { abortError } from './abort';
 import { ExportPool, WORKER_LIMITS } from './csv-pool';
+import { RID_PARQUET_LIMITS } from './worker-spawn';
 import { GroupEncoder, type EncodedGroup, type ParquetLayout } from './parquet-group';
 import { pipelined } from './pipelined';
 import { RID_BATCH } from './rid-rows';
@@ -20,15 +21,6 @@ import { takeTurns } from './turns';
 
 /** A worker holds one group of 20,000 parsed rows and its columns while it encodes them. */
 export const PARQUET_WORKER_LIMITS = { ...WORKER_LIMITS, maxOldGenerationSizeMb: 512 };
-/**
- * A worker reading its own group holds a batch of 500 parsed rows and the group's encoded columns:
- * the CSV workers' old-generation cap (with 512 MB two workers let their heaps grow to ~250 MB each
- * before collecting: peak RSS 554-604 MB at 200k rows, against 368 MB), and a 16 MB young
- * generation: a worker's live young objects are one batch, and its 34 MB new space (of a 47 MB
- * heap) was mostly room; 200k rows, built CLI, 3 interleaved pairs at load 13-15: peak RSS 282-290
- * -> 255-261 MB, CPU and file the same (the CSV workers keep 32 MB: 16 cost them +35 % time).
- */
-const RID_WORKER_LIMITS = { ...WORKER_LIMITS, maxYoungGenerationSizeMb: 16 };
 /**
  * One group in a worker's hands: the next goes to whichever worker answers first (pipelined.ts
  * sends it when the answer arrives; the pool picks the least busy worker), so the last groups go
@@ -43,7 +35,7 @@ const HELD_PER_WORKER = 4;
 /** Workers that read and encode whole row groups by rid. */
 class ParquetRidPool extends ExportPool {
   static start(threads: number, columns: string[] | undefined, reader: { file: string; extra: string }): ParquetRidPool | null {
-    const workers = ExportPool.workers('parquet-worker', threads, { columns, reader }, RID_WORKER_LIMITS);
+    const workers = ExportPool.workers('parquet-worker', threads, { columns, reader }, RID_PARQUET_LIMITS);
     return workers ? new ParquetRidPool(workers) : null;
   }
 
