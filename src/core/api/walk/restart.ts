@@ -14,6 +14,7 @@ import type { CatalogueEndpoint } from '../../../shared/api-types';
 import type { WalkState } from '../../ports';
 import { canonicalParams, paramsHash } from '../canonical';
 import { priceOf } from '../catalogue';
+import { ownership } from '../call/loss';
 import type { CoreInternals } from '../internals';
 
 /** Margin against the window's edge: our answer time is after the service's (the request's duration). */
@@ -30,7 +31,14 @@ export function positionOf(state: WalkState): number {
   return state.rewalkAt ?? state.pagesDone;
 }
 
-/** Whether this exact call was answered inside the endpoint's cache window, so asking the service again costs nothing. */
+/**
+ * Whether this exact call was bought inside the endpoint's cache window, so asking the service again
+ * costs nothing. Bought, not only answered: an answer read from the cache (an owner read, a replay)
+ * keeps the call free for a window after it only under one reading of where a window starts
+ * (docs/request-core.md "Where a cache window starts", simulation finding 23), so the ledger's rows
+ * must show it owned under every reading (`ownership`, judged once the last of them finished). A
+ * store without the ledger's rows of a request: the archive's answers of any kind, as before.
+ */
 export function answeredInWindow(
   core: Pick<CoreInternals, 'store' | 'clock'>,
   ep: CatalogueEndpoint,
@@ -40,7 +48,13 @@ export function answeredInWindow(
   const ttl = ep.cache_ttl_seconds * 1000;
   if (!(ttl > 0)) return false;
   const hash = paramsHash(`${state.platform}/${state.endpoint}?${canonicalParams(params)}`);
-  const since = core.clock.now() - ttl + Math.min(EDGE_MS, ttl / 10);
+  const now = core.clock.now();
+  if (core.store.ledgerOfRequest) {
+    const rows = core.store.ledgerOfRequest(state.platform, state.endpoint, hash, now - ttl, now + 1);
+    const at = rows.reduce((t, r) => Math.max(t, r.startedAt + r.durationMs), now);
+    return ownership(rows, at, '', ep.cache_ttl_seconds) === 'owned';
+  }
+  const since = now - ttl + Math.min(EDGE_MS, ttl / 10);
   return core.store.findFreshResponse(state.platform, state.endpoint, hash, since) !== undefined;
 }
 

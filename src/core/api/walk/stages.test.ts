@@ -121,7 +121,35 @@ describe('planPage', () => {
       source: 'walk',
       walkId: 'w',
     });
-    // answered as one page: asked again as one page although the walk would ask five
+    const bought = {
+      callId: 'old',
+      attempt: 1,
+      startedAt: k.core.clock.now(),
+      durationMs: 100,
+      platform: 'photo_net',
+      endpoint: 'profile/posts',
+      params: canonicalParams({ handle: 'a' }),
+      paramsHash: hash,
+      idempotencyKey: 'k-old',
+      requestId: 'req_old',
+      status: 200,
+      errorType: null,
+      creditsUsed: 0,
+      creditsRemaining: 1000,
+      chargeReason: 'cached',
+      cached: true,
+      freeCall: false,
+      idempotentReplay: false,
+      source: 'walk',
+      walkId: 'w',
+      dryRun: false,
+    };
+    // answered from the cache only: free again under one reading of where its window starts, not
+    // every one (simulation finding 23) — not certainly free
+    k.core.store.recordAttempt(bought);
+    expect(stopOf(await planPage(driveOf(k, { ...s })))).toMatchObject({ stopReason: 'restart_costs' });
+    // bought inside its window: answered as one page, asked again as one page although the walk would ask five
+    k.core.store.recordAttempt({ ...bought, idempotencyKey: 'k-bought', creditsUsed: 20, chargeReason: 'miss', cached: false });
     expect(await planPage(driveOf(k, { ...s }))).toMatchObject({ rereading: true, pagesAsked: 1, hold: 340, params: { handle: 'a' } });
     // fresh (no-cache) is always charged: never certainly free
     expect(stopOf(await planPage(driveOf(k, { ...s }, { fresh: true })))).toMatchObject({ stopReason: 'restart_costs' });
