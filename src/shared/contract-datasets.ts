@@ -162,6 +162,8 @@ export interface ImportReport {
   calls: { stored: number; alreadyHeld: number };
   items: { before: number; after: number; inBundle: number };
   readings: number;
+  /** items whose re-check marks (checked_at, missing_since) the bundle's changed here (docs/datasets.md "Import") */
+  rechecks: number;
   annotations: { added: number; same: number };
   /** annotations this archive already has with another value: left as they are */
   conflicts: string[];

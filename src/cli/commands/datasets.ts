@@ -170,7 +170,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
     .action(async (dir: string, o: { json?: boolean }) => {
       const r = await c().local('local.importBundle', { dir });
       io.stderr.write(
-        `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.annotations.added)} annotation(s) added.\n`,
+        `Imported bundle ${r.root.slice(0, 16)}…: ${fmt(r.calls.stored)} answer(s) stored, ${fmt(r.calls.alreadyHeld)} already held; items ${fmt(r.items.before)} → ${fmt(r.items.after)} (${fmt(r.items.inBundle)} in the bundle); ${fmt(r.readings)} earlier reading(s); ${fmt(r.rechecks)} item(s)' re-check marks restored; ${fmt(r.annotations.added)} annotation(s) added.\n`,
       );
       for (const x of r.conflicts) io.stderr.write(`  conflict: ${x}\n`);
       if (o.json) io.stdout.write(JSON.stringify(r) + '\n');

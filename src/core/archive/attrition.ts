@@ -50,6 +50,49 @@ export function markChecked(c: ArchiveCtx, ref: ItemRef, at: number, missing: bo
   return r.changes > 0;
 }
 
+/** An item's re-check marks: checked_at, missing_since (ms; null: never re-checked / available). */
+export type Marks = [checked: number | null, missing: number | null];
+
+/**
+ * Two archives' marks of one item as one (a bundle's import, docs/datasets.md "Import"): each
+ * stands for the re-checks it keeps — not found at `missing` and at `checked` when it has a
+ * `missing`, else found at `checked` — applied in time order as markChecked applies a re-check
+ * (found clears a mark at or before its time; not found keeps the first time). So the later
+ * re-check decides whether the item is unavailable now, a later successful reading clears an older
+ * missing mark, and `checked` is the later of the two. Merging marks with themselves, or with
+ * none, gives them back.
+ */
+export function mergeMarks(a: Marks, b: Marks): Marks {
+  const events: Array<[at: number, gone: boolean]> = [];
+  for (const [checked, missing] of [a, b]) {
+    if (missing !== null) events.push([missing, true]);
+    if (checked !== null) events.push([checked, missing !== null]);
+  }
+  // time order; at one time the not-found first (a found at the same time clears it, as markChecked's `<=`)
+  events.sort((x, y) => x[0] - y[0] || Number(y[1]) - Number(x[1]));
+  let checked: number | null = null;
+  let missing: number | null = null;
+  for (const [at, gone] of events) {
+    checked = checked === null ? at : Math.max(checked, at);
+    if (gone) missing = missing === null ? at : Math.min(missing, at);
+    else if (missing !== null && missing <= at) missing = null;
+  }
+  return [checked, missing];
+}
+
+/**
+ * A bundle's marks merged into the items this archive holds (mergeMarks), in the caller's
+ * transaction; an item it does not hold is skipped. Nothing is deleted. Returns the items changed.
+ */
+export function mergeMarksInto(c: ArchiveCtx, rid: number, other: Marks): boolean {
+  const r = c.sql.rows<[number | null, number | null]>(sql`SELECT checked_at, missing_since FROM items WHERE rid = ${rid}`)[0];
+  if (!r) return false;
+  const [checked, missing] = mergeMarks(r, other);
+  if (checked === r[0] && missing === r[1]) return false;
+  c.sql.run(sql`UPDATE items SET checked_at = ${checked}, missing_since = ${missing} WHERE rid = ${rid}`);
+  return true;
+}
+
 export function attrition(c: ReadCtx, input: LibraryQuery): AttritionRow[] {
   const w = buildWhere(parseQuery(input));
   const rows = c.sql.rows<[string, string | null, number, number, number]>(

@@ -90,6 +90,20 @@ export function heldItems(c: ArchiveCtx, refs: readonly ItemRef[]): Map<string, 
   return held;
 }
 
+/** The re-check marks (checked_at, missing_since) of the keys this archive holds, by key: one query per thousand keys. */
+export function marksOf(c: ArchiveCtx, refs: readonly ItemRef[]): Map<string, [number | null, number | null]> {
+  const out = new Map<string, [number | null, number | null]>();
+  for (let k = 0; k < refs.length; k += 1000) {
+    const keys = JSON.stringify(refs.slice(k, k + 1000).map((r) => [r.platform, r.kind, r.id]));
+    for (const [platform, kind, id, checked, missing] of c.sql.rows<[string, string, string, number | null, number | null]>(
+      sql`SELECT i.platform, i.kind, i.id, i.checked_at, i.missing_since FROM json_each(${keys}) j
+            JOIN items i ON i.platform = j.value ->> 0 AND i.kind = j.value ->> 1 AND i.id = j.value ->> 2`,
+    ))
+      out.set(`${platform}/${kind}/${id}`, [checked, missing]);
+  }
+  return out;
+}
+
 export function hasResponse(c: ArchiveCtx, callId: string): boolean {
   return c.sql.value(sql`SELECT 1 FROM responses WHERE call_id = ${callId}`) !== undefined;
 }

@@ -12,7 +12,17 @@ import { itemHistory, mergeReadings, type HistoryRow, type Reading } from './rea
 import { buildWhere, parseQuery } from './sql-query';
 import { and } from './sql';
 import * as bundle from './bundle-rows';
-import { attrition, lastAttempt, markChecked, recheckRows, type AttritionRow, type LastAttempt, type RecheckRow } from './attrition';
+import {
+  attrition,
+  lastAttempt,
+  markChecked,
+  mergeMarksInto,
+  recheckRows,
+  type AttritionRow,
+  type LastAttempt,
+  type Marks,
+  type RecheckRow,
+} from './attrition';
 import { listAt } from '../../shared/maps';
 
 export class DatasetStore {
@@ -206,6 +216,30 @@ export class DatasetStore {
   missingItems(refs: readonly ItemRef[]): ItemRef[] {
     const held = this.heldItems(refs);
     return refs.filter((r) => !held.has(`${r.platform}/${r.kind}/${r.id}`));
+  }
+  /**
+   * A bundle's re-check marks merged into the items this archive holds (attrition.ts mergeMarks), in
+   * one transaction; the others skipped. Returns how many items' marks changed.
+   */
+  mergeMarksOf(items: ReadonlyArray<{ ref: ItemRef; marks: Marks }>): number {
+    return this.c.guard('write', () =>
+      this.c.tx(() => {
+        const held = bundle.heldItems(
+          this.c,
+          items.map((i) => i.ref),
+        );
+        let n = 0;
+        for (const { ref, marks } of items) {
+          const rid = held.get(`${ref.platform}/${ref.kind}/${ref.id}`);
+          if (rid !== undefined && mergeMarksInto(this.c, rid, marks)) n++;
+        }
+        return n;
+      }),
+    );
+  }
+  /** The re-check marks [checked_at, missing_since] of the refs this archive holds, by key. */
+  marksOf(refs: readonly ItemRef[]): Map<string, [number | null, number | null]> {
+    return this.c.guard('read', () => bundle.marksOf(this.c, refs));
   }
   storedAnswer(callId: string): string | null {
     return this.c.guard('read', () => bundle.storedAnswer(this.c, callId));

@@ -17,12 +17,13 @@ import type { ImportReport, VerifyReport } from '../../shared/contract-datasets'
 import { LoupeError } from '../../shared/errors';
 
 export type { ImportReport, VerifyReport };
-import type { Archive } from '../archive';
+import type { Archive, Marks as ItemMarks } from '../archive';
+import type { ItemRef } from '../ports';
 import type { Envelope } from '../../shared/api-types';
 import { paramsHash, canonicalParams } from '../api';
 import { unneutraliseCell } from '../export';
 import { csvRecords, MANIFEST, rootHash, type Manifest } from './bundle';
-import { csvRowHashes, itemKeyOf, jsonlKey, jsonlLines, jsonlRowHashes, sha256, type RowHash } from './row-hashes';
+import { csvRowHashes, itemKeyOf, jsonlKey, jsonlLines, jsonlRowHashes, sha256, type RowHash, type RowMarks } from './row-hashes';
 
 const decoder = new TextDecoder();
 import { openBundle, type BundleSource } from './bundle-source';
@@ -88,13 +89,18 @@ function answerProblems(m: Manifest, b: Uint8Array): string[] {
   return out;
 }
 
+/** items.csv's re-check marks by item key (verify reads them beside the rows' hashes) */
+type Marks = Map<string, RowMarks>;
+
 /**
  * Every file against its SHA-256 (a missing, a changed, an unlisted file) and, unless the bundle is
- * dehydrated, items.csv and items.jsonl row by row and answers.jsonl answer by answer. One file is
- * held at a time, as bytes (never decoded whole).
+ * dehydrated, items.csv and items.jsonl row by row and answers.jsonl answer by answer; items.csv's
+ * re-check marks counted against the manifest's attrition. One file is held at a time, as bytes
+ * (never decoded whole). Returns items.csv's marks by key too (null: none read).
  */
-async function fileProblems(src: BundleSource, m: Manifest): Promise<string[]> {
+async function fileProblems(src: BundleSource, m: Manifest): Promise<{ problems: string[]; marks: Marks | null }> {
   const problems: string[] = [];
+  let marks: Marks | null = null;
   const listed = new Set(m.files.map((f) => f.path));
   for (const name of src.names)
     if (name !== MANIFEST && !listed.has(name)) problems.push(`${name}: a file the manifest does not list: added.`);
@@ -106,11 +112,73 @@ async function fileProblems(src: BundleSource, m: Manifest): Promise<string[]> {
     }
     if (sha256(b) !== f.sha256) problems.push(`${f.path}: its SHA-256 differs from the manifest's: changed.`);
     if (m.dehydrated) continue;
-    if (f.path === 'items.csv') problems.push(...rowProblems('items.csv', m.items, 'csv_sha256', csvRowHashes(b).rows));
-    else if (f.path === 'items.jsonl') problems.push(...rowProblems('items.jsonl', m.items, 'jsonl_sha256', jsonlRowHashes(b)));
+    if (f.path === 'items.csv') {
+      const csv = csvRowHashes(b, { marks: true });
+      problems.push(...rowProblems('items.csv', m.items, 'csv_sha256', csv.rows));
+      marks = marksByKey(csv.rows, csv.marks);
+      problems.push(...attritionProblems(m, csv.marks));
+    } else if (f.path === 'items.jsonl') problems.push(...rowProblems('items.jsonl', m.items, 'jsonl_sha256', jsonlRowHashes(b)));
     else if (f.path === 'answers.jsonl') problems.push(...answerProblems(m, b));
   }
-  return problems;
+  return { problems, marks };
+}
+
+function marksByKey(rows: RowHash[], marks: RowMarks[] | null): Marks | null {
+  if (marks === null) return null;
+  const out: Marks = new Map();
+  rows.forEach((r, k) => r.key !== null && out.set(r.key, marks[k]));
+  return out;
+}
+
+type Counts = [available: number, unavailable: number, notRechecked: number];
+const stateOf = (checked: string, missing: string): 0 | 1 | 2 => (missing !== '' ? 1 : checked !== '' ? 0 : 2);
+const countsText = (c: Counts): string => `${c[0]} available, ${c[1]} unavailable, ${c[2]} not re-checked`;
+
+/** items.csv's marks counted by network against the manifest's attrition (as `loupe dataset attrition` counts). */
+function attritionProblems(m: Manifest, marks: RowMarks[] | null): string[] {
+  if (m.attrition === undefined) return []; // a bundle written before the manifest counted it
+  if (marks === null) return ['items.csv: no checked_at and missing_since columns, yet the manifest counts attrition: changed.'];
+  const want = new Map<string, Counts>();
+  for (const r of m.attrition.rows) {
+    const c = want.get(r.platform) ?? [0, 0, 0];
+    want.set(r.platform, [c[0] + r.available, c[1] + r.unavailable, c[2] + r.not_rechecked]);
+  }
+  const got = new Map<string, Counts>();
+  for (const r of marks) {
+    const c = got.get(r.platform) ?? [0, 0, 0];
+    c[stateOf(r.checked, r.missing)]++;
+    got.set(r.platform, c);
+  }
+  const out: string[] = [];
+  for (const platform of new Set([...want.keys(), ...got.keys()])) {
+    const w = want.get(platform) ?? [0, 0, 0];
+    const g = got.get(platform) ?? [0, 0, 0];
+    if (w.join() !== g.join())
+      out.push(`items.csv: ${platform} has ${countsText(g)}; the manifest's attrition counts ${countsText(w)}: changed.`);
+  }
+  return out;
+}
+
+const isoCell = (t: number | null): string => (t === null ? '' : new Date(t).toISOString());
+const marksText = (checked: string, missing: string): string =>
+  missing !== ''
+    ? `unavailable since ${missing} (re-checked ${checked || 'never'})`
+    : checked !== ''
+      ? `available when re-checked ${checked}`
+      : 'not re-checked';
+
+/** items.csv's re-check marks against the archive's, item by item (one query per thousand). */
+function markProblems(a: Archive, m: Manifest, marks: Marks): string[] {
+  const out: string[] = [];
+  const held = a.datasets.marksOf(m.items);
+  for (const [key, r] of marks) {
+    const h = held.get(key);
+    if (h === undefined) continue; // named by archiveProblems: not in the archive
+    const [checked, missing] = [isoCell(h[0]), isoCell(h[1])];
+    if (checked !== r.checked || missing !== r.missing)
+      out.push(`${key}: items.csv says ${marksText(r.checked, r.missing)}; the archive: ${marksText(checked, missing)}.`);
+  }
+  return out;
 }
 
 /** Verifies the bundle at `path`: a folder or a .zip (docs/datasets.md "Verify"). */
@@ -126,8 +194,10 @@ async function verifySource(src: BundleSource, o: { archive?: Archive; root?: st
   if (root !== claimed) problems.push(`${MANIFEST}: its root hash does not match its contents: the manifest was edited.`);
   if (o.root !== undefined && o.root !== root)
     problems.push(`the root hash is ${root}, not the ${o.root} you gave: this is another bundle, or it was changed.`);
-  problems.push(...(await fileProblems(src, m)));
+  const files = await fileProblems(src, m);
+  problems.push(...files.problems);
   if (o.archive) problems.push(...archiveProblems(o.archive, m));
+  if (o.archive && files.marks) problems.push(...markProblems(o.archive, m, files.marks));
   return { ok: problems.length === 0, root, problems, items: m.items.length, calls: m.calls.length, files: m.files.length };
 }
 
@@ -214,6 +284,31 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
   // items no answer delivered (bulk loads): from their records, those this archive does not hold yet
   const answeredCalls = new Set(withAnswer.map((c) => c.call_id));
   const answered = new Set(m.items.filter((i) => i.calls.some((id) => answeredCalls.has(id))).map(itemKeyOf));
+  const marks = await ingestItemLines(src, archive, answered);
+  // what the bundle's re-checks found, merged with this archive's (never deleting, never paying)
+  const rechecks = marks.length > 0 ? archive.datasets.mergeMarksOf(marks) : 0;
+  const readings = await mergeHistory(src, archive);
+  const ann = await mergeAnnotations(src, archive);
+  return {
+    root: v.root,
+    calls: { stored, alreadyHeld },
+    items: { before, after: archive.count({}), inBundle: m.items.length },
+    readings,
+    rechecks,
+    ...ann,
+  };
+}
+
+/**
+ * items.jsonl's lines: the items no answer delivered ingested from their records (`answered`: the
+ * keys an answer holds; those this archive holds skipped), in batches; returns every line's re-check
+ * marks (the lines that have any).
+ */
+async function ingestItemLines(
+  src: BundleSource,
+  archive: Archive,
+  answered: Set<string>,
+): Promise<Array<{ ref: ItemRef; marks: ItemMarks }>> {
   let batch: Uint8Array[] = [];
   const ingest = (): void => {
     const records = batch.map(
@@ -224,22 +319,38 @@ async function importSource(src: BundleSource, archive: Archive, now: number): P
     const rest = records.filter((r) => !held.has(itemKeyOf(r)));
     if (rest.length > 0) archive.ingestItems(rest.map((r) => ({ platform: r.platform, kind: r.kind, record: r.record })));
   };
+  const marks: Array<{ ref: ItemRef; marks: ItemMarks }> = [];
   for (const l of jsonlLines((await src.read('items.jsonl')) ?? new Uint8Array(0))) {
+    const mark = marksOfLine(l.bytes);
+    if (mark) marks.push(mark);
     const key = jsonlKey(l.bytes);
     if (key !== null && answered.has(key)) continue;
     batch.push(l.bytes);
     if (batch.length >= IMPORT_BATCH) ingest();
   }
   if (batch.length > 0) ingest();
-  const readings = await mergeHistory(src, archive);
-  const ann = await mergeAnnotations(src, archive);
-  return {
-    root: v.root,
-    calls: { stored, alreadyHeld },
-    items: { before, after: archive.count({}), inBundle: m.items.length },
-    readings,
-    ...ann,
+  return marks;
+}
+
+/** the end of an envelope's line as export writes it (rows.ts): its re-check marks */
+const MARKS_TAIL = /,"checked_at":(null|"[^"\\]*"),"missing_since":(null|"[^"\\]*")\}$/;
+
+/**
+ * An items.jsonl line's re-check marks (checked_at, missing_since), or null when it has none (both
+ * null — most lines, read from the line's last bytes — or a line of a bundle written before them).
+ */
+function marksOfLine(bytes: Uint8Array): { ref: ItemRef; marks: ItemMarks } | null {
+  const m = MARKS_TAIL.exec(decoder.decode(bytes.subarray(Math.max(0, bytes.length - 120))));
+  if (m === null || (m[1] === 'null' && m[2] === 'null')) return null;
+  const e = JSON.parse(decoder.decode(bytes)) as {
+    platform: string;
+    kind: string;
+    id: string;
+    checked_at: string | null;
+    missing_since: string | null;
   };
+  const ms = (t: string | null) => (t === null ? null : Date.parse(t));
+  return { ref: { platform: e.platform, kind: e.kind, id: e.id }, marks: [ms(e.checked_at), ms(e.missing_since)] };
 }
 
 async function mergeHistory(src: BundleSource, archive: Archive): Promise<number> {

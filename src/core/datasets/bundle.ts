@@ -13,6 +13,7 @@ import { createWriteStream } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
+import type { AttritionRow } from '../../shared/contract-datasets';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
 import { bundleTables, companionsOf, timelineMark, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
@@ -75,6 +76,36 @@ export function setSavedOf(t: { set?: ResultSet }): { setSaved?: SetSaved } {
 export const LABELS =
   "The item tables (items.csv, items.parquet) show each label in effect: the analyst's override where there is one, else the service's label. The service's own labels are in items.jsonl (`record.computed`, the override beside it in `overrides`) and in the answers; each override is also a row of items.annotations.* (type override), with its author and time.";
 
+/**
+ * The bundle's items by availability (issue 29; docs/datasets.md "The manifest"): the attrition
+ * report of its query (`loupe dataset attrition`, archive/attrition.ts), by network and publication
+ * month, and its totals. Available: re-checked and found; unavailable: found missing
+ * (`missing_since`); not re-checked: neither.
+ */
+export interface ManifestAttrition {
+  available: number;
+  unavailable: number;
+  not_rechecked: number;
+  rows: Array<{ platform: string; month: string | null; available: number; unavailable: number; not_rechecked: number }>;
+}
+
+export function manifestAttrition(rows: readonly AttritionRow[]): ManifestAttrition {
+  const out: ManifestAttrition = { available: 0, unavailable: 0, not_rechecked: 0, rows: [] };
+  for (const r of rows) {
+    out.available += r.available;
+    out.unavailable += r.unavailable;
+    out.not_rechecked += r.notRechecked;
+    out.rows.push({
+      platform: r.platform,
+      month: r.month,
+      available: r.available,
+      unavailable: r.unavailable,
+      not_rechecked: r.notRechecked,
+    });
+  }
+  return out;
+}
+
 export interface Manifest {
   format: typeof BUNDLE_FORMAT;
   format_version: 1;
@@ -88,6 +119,8 @@ export interface Manifest {
   dehydrated: boolean;
   /** where the service's labels and the analyst's overrides are (the sentence `LABELS` below) */
   labels: string;
+  /** the items by availability after re-checks (since 2026-11-28; absent in bundles written before) */
+  attrition?: ManifestAttrition;
   files: Array<{ path: string; sha256: string; bytes: number }>;
   calls: ManifestCall[];
   items: ManifestItem[];
@@ -111,6 +144,7 @@ export function rootHash(m: Omit<Manifest, 'root_sha256'>): string {
     m.rehydration_quote ?? null,
     // after the fields every bundle has, so a bundle written before it verifies unchanged
     ...(m.set_saved !== undefined ? [m.set_saved] : []),
+    ...(m.attrition !== undefined ? [{ attrition: m.attrition }] : []),
   ];
   let h = sha256(JSON.stringify(meta));
   for (const f of m.files) h = sha256(`${h}\nfile\n${f.path}\n${f.sha256}`);
@@ -426,6 +460,7 @@ async function manifestOf(
     query: o.query,
     dehydrated,
     labels: LABELS,
+    attrition: manifestAttrition(archive.datasets.attrition(o.query)),
     files: fileRows,
     calls,
     items,

@@ -106,23 +106,41 @@ export function csvHeader(b: Uint8Array): string[] {
   return r.starts.map((_, k) => cellOf(b, r, k));
 }
 
-/** item key → SHA-256 of its CSV record (the header names platform, kind, id). */
-export function csvRowHashes(b: Uint8Array): { header: string[]; rows: RowHash[] } {
+/**
+ * A row's re-check marks as items.csv holds them (docs/export.md "Columns": `checked_at`,
+ * `missing_since`, ISO text or empty), read beside its hash when asked (verify).
+ */
+export interface RowMarks {
+  platform: string;
+  checked: string;
+  missing: string;
+}
+
+/**
+ * item key → SHA-256 of its CSV record (the header names platform, kind, id); with `marks`, each
+ * row's `checked_at` and `missing_since` cells too (null when the header has no such columns: a
+ * bundle written before them).
+ */
+export function csvRowHashes(b: Uint8Array, o: { marks?: boolean } = {}): { header: string[]; rows: RowHash[]; marks: RowMarks[] | null } {
   const header = csvHeader(b);
-  if (header.length === 0) return { header, rows: [] };
+  if (header.length === 0) return { header, rows: [], marks: null };
   const [p, k, d] = ['platform', 'kind', 'id'].map((n) => header.indexOf(n));
   if (p < 0 || k < 0 || d < 0)
     throw new LoupeError('validation', "items.csv has no platform, kind and id columns: it is not a bundle's items table.");
+  const [c, m] = ['checked_at', 'missing_since'].map((n) => header.indexOf(n));
+  const marks: RowMarks[] | null = o.marks && c >= 0 && m >= 0 ? [] : null;
   const rows: RowHash[] = [];
-  const it = csvByteRecords(b, Math.max(p, k, d) + 1);
+  const it = csvByteRecords(b, Math.max(p, k, d, marks ? Math.max(c, m) : 0) + 1);
   it.next(); // the header
-  for (const r of it)
+  for (const r of it) {
     rows.push({
       key: itemKeyOf({ platform: cellOf(b, r, p), kind: cellOf(b, r, k), id: cellOf(b, r, d) }),
       sha: sha256(b.subarray(r.start, r.end)),
       line: r.line,
     });
-  return { header, rows };
+    marks?.push({ platform: cellOf(b, r, p), checked: cellOf(b, r, c), missing: cellOf(b, r, m) });
+  }
+  return { header, rows, marks };
 }
 
 /** The non-empty lines of JSON Lines bytes (split at `\n`, as text.split('\n')): bytes and 1-based line number. */

@@ -168,8 +168,8 @@ function BundleImport() {
         <div className="small" role="status" data-testid="bundle-import-report">
           Imported bundle {report.root.slice(0, 16)}…: {fmtExact(report.calls.stored)} answer(s) stored,{' '}
           {fmtExact(report.calls.alreadyHeld)} already held; items {fmtExact(report.items.before)} → {fmtExact(report.items.after)} (
-          {fmtExact(report.items.inBundle)} in the bundle); {fmtExact(report.readings)} earlier reading(s);{' '}
-          {fmtExact(report.annotations.added)} annotation(s) added.
+          {fmtExact(report.items.inBundle)} in the bundle); {fmtExact(report.readings)} earlier reading(s); {fmtExact(report.rechecks)}{' '}
+          item(s)&apos; re-check marks restored; {fmtExact(report.annotations.added)} annotation(s) added.
           {report.conflicts.length ? (
             <>
               {' '}

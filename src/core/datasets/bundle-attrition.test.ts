@@ -1,0 +1,186 @@
+/**
+ * What a re-check found leaves the archive (issue 29): a bundle's item tables carry each item's
+ * checked_at / missing_since, its manifest counts the items as the attrition report does, verify
+ * checks those cells against the manifest and (given it) the archive, and import restores them
+ * (mergeMarks: the later re-check decides, a later successful reading clears an older missing mark)
+ * — the sandbox's deletion clock, re-checked, bundled and imported into a second archive: the two
+ * attrition reports are equal, nothing paid.
+ */
+import fc from 'fast-check';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mergeMarks, openArchive, type Archive, type Marks } from '../archive';
+import { listResponse, post } from '../archive/test-fixtures';
+import { collectEnvs } from '../collect/test-env';
+import { exportBundle, manifestAttrition, rootHash, type Manifest } from './bundle';
+import { importBundle, verifyBundle } from './bundle-check';
+import { runRecheck, type RecheckDeps } from './recheck';
+import { sha256 } from './row-hashes';
+
+const DAY = 86_400_000;
+const EPOCH = Date.UTC(2026, 2, 1);
+const dir = mkdtempSync(join(tmpdir(), 'loupe-bundle-attrition-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = collectEnvs();
+const Q = { platforms: ['photo_net'] };
+const opts = (out: string, now: number) => ({ out, query: Q, version: '0.1.0', variants: ['judgments-beside'], now });
+const marksOf = (a: Archive): Record<string, Marks> =>
+  Object.fromEntries(
+    a.listQuery({ ...Q, limit: 1000 }).rows.map((r) => {
+      const it = a.getItem(r.platform, r.kind, r.id)!;
+      return [`${r.platform}/${r.kind}/${r.id}`, [it.checkedAt, it.missingSince]];
+    }),
+  );
+
+describe('re-checked in the sandbox, bundled, imported into a second archive', () => {
+  it('carries each item’s marks; verify checks them; the second archive’s attrition report equals the first’s', async () => {
+    const e = await env({ seed: 3, epoch: EPOCH, timeScale: 1 });
+    for (let k = 0; k < 4; k++)
+      await e.api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: `aging.check${k}` } }, { source: 'test' });
+    e.archive.saveResultSet('Study', Q);
+    e.sb.admin.advance(90 * 86_400); // the deletion clock: some of these posts are gone 90 days on
+    const deps: RecheckDeps = {
+      archive: e.archive,
+      collect: e.collect,
+      clock: e.clock,
+      catalogue: async () => (await e.api.catalogue.load(), e.api.catalogue),
+    };
+    const r = await runRecheck(deps, { target: { set: 'Study' }, budget: null, approved: true });
+    expect(r.missing).toBeGreaterThan(0);
+    // another account's posts, collected after the re-check: not re-checked
+    await e.api.call({ platform: 'photo_net', endpoint: 'profile/posts', params: { handle: 'aging.check4' } }, { source: 'test' });
+    const report = e.archive.datasets.attrition(Q);
+    const counted = manifestAttrition(report);
+    expect(counted.available * counted.unavailable * counted.not_rechecked).toBeGreaterThan(0); // all three states
+
+    const out = join(dir, 'study');
+    const m = await exportBundle(e.archive, opts(out, e.clock.now()));
+    expect(m.attrition).toEqual(counted);
+    // the item tables say it: an unavailable item's two cells, its JSONL line's two times
+    const gone = Object.entries(marksOf(e.archive)).find(([, [, missing]]) => missing !== null)!;
+    const [checkedIso, missingIso] = gone[1].map((t) => new Date(t!).toISOString());
+    const csv = readFileSync(join(out, 'items.csv'), 'utf8').split('\r\n');
+    expect(csv[0].endsWith(',"extra","checked_at","missing_since"')).toBe(true);
+    expect(csv.filter((l) => l.endsWith(`,"${checkedIso}","${missingIso}"`)).length).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'items.jsonl'), 'utf8')).toContain(`"checked_at":"${checkedIso}","missing_since":"${missingIso}"}`);
+    expect((await verifyBundle(out, { archive: e.archive })).problems).toEqual([]);
+
+    const charged = e.charged();
+    const b = openArchive(':memory:');
+    const imported = await importBundle(out, b, e.clock.now());
+    expect(b.datasets.attrition(Q)).toEqual(report);
+    expect(marksOf(b)).toEqual(marksOf(e.archive));
+    expect(imported.rechecks).toBe(counted.available + counted.unavailable);
+    expect((await importBundle(out, b, e.clock.now())).rechecks).toBe(0); // again: nothing changes
+    expect((await verifyBundle(out, { archive: b })).problems).toEqual([]);
+    expect(e.charged()).toBe(charged); // import pays nothing
+    expect(e.ledger()).toBe(e.charged());
+
+    // a re-check after the bundle: verify with the archive names the item, the files still verify
+    const [platform, kind, id] = Object.entries(marksOf(e.archive))
+      .find(([, [checked, missing]]) => checked !== null && missing === null)![0]
+      .split('/');
+    e.archive.datasets.markChecked({ platform, kind, id }, e.clock.now() + DAY, true);
+    const later = await verifyBundle(out, { archive: e.archive });
+    expect(later.problems).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${platform}/${kind}/${id}: items.csv says available when re-checked .*; the archive: unavailable since `),
+      ),
+    ]);
+    expect((await verifyBundle(out)).ok).toBe(true);
+
+    // a forged bundle (an unavailable item's missing_since emptied, its row, file and root hashed again)
+    const forged = join(dir, 'forged');
+    cpSync(out, forged, { recursive: true });
+    const k = csv.findIndex((l) => l.endsWith(`,"${checkedIso}","${missingIso}"`));
+    const orig = csv[k];
+    csv[k] = csv[k].slice(0, -`"${missingIso}"`.length);
+    writeFileSync(join(forged, 'items.csv'), csv.join('\r\n'));
+    const fm = JSON.parse(readFileSync(join(forged, 'manifest.json'), 'utf8')) as Manifest;
+    const item = fm.items.find((i) => i.csv_sha256 === sha256(Buffer.from(orig)))!;
+    item.csv_sha256 = sha256(Buffer.from(csv[k]));
+    const file = fm.files.find((f) => f.path === 'items.csv')!;
+    file.sha256 = sha256(readFileSync(join(forged, 'items.csv')));
+    file.bytes = readFileSync(join(forged, 'items.csv')).length;
+    const { root_sha256: _, ...body } = fm;
+    fm.root_sha256 = rootHash(body);
+    writeFileSync(join(forged, 'manifest.json'), JSON.stringify(fm, null, 1) + '\n');
+    const f = await verifyBundle(forged, { archive: b });
+    expect(f.problems).toContainEqual(
+      expect.stringMatching(/^items\.csv: photo_net has .*; the manifest's attrition counts .*: changed\.$/),
+    );
+    expect(
+      f.problems.some(
+        (p) =>
+          p.includes(': items.csv says available when re-checked') &&
+          p.endsWith(`the archive: unavailable since ${missingIso} (re-checked ${checkedIso}).`),
+      ),
+    ).toBe(true);
+    b.close();
+  }, 120_000);
+});
+
+describe('import merges re-check marks as a re-check would', () => {
+  const T = Date.UTC(2026, 0, 1);
+  const archiveOf = (): Archive => {
+    const a = openArchive(':memory:');
+    const rows = [1, 2, 3, 4, 5].map((id) => post({ id: `${id}`, likes: id, published_at: new Date(T + id * 3_600_000).toISOString() }));
+    a.storeResponse(listResponse('call-0', 'photo_net', 'profile/posts', rows, { fetchedAt: T }), 'test', null);
+    return a;
+  };
+  const ref = (id: number) => ({ platform: 'photo_net', kind: 'post', id: `${id}` });
+  const at = (h: number) => T + h * 3_600_000;
+
+  it('the later re-check decides; a later successful reading clears an older missing mark; nothing else moves', async () => {
+    const a = archiveOf();
+    a.datasets.markChecked(ref(1), at(10), true); // missing since 10
+    a.datasets.markChecked(ref(2), at(10), false); // found at 10
+    a.datasets.markChecked(ref(3), at(5), true);
+    a.datasets.markChecked(ref(3), at(20), true); // missing since 5, checked 20
+    a.datasets.markChecked(ref(4), at(30), false);
+    const out = join(dir, 'merge');
+    await exportBundle(a, opts(out, at(40)));
+    const b = archiveOf();
+    b.datasets.markChecked(ref(1), at(20), false); // found after a's missing mark: available
+    b.datasets.markChecked(ref(2), at(15), true); // missing after a's found: unavailable since 15
+    b.datasets.markChecked(ref(3), at(12), false); // found between a's two not-founds: missing again at 20
+    b.datasets.markChecked(ref(5), at(7), true); // only b re-checked it: kept
+    const r = await importBundle(out, b, at(41));
+    expect(marksOf(b)).toEqual({
+      'photo_net/post/1': [at(20), null],
+      'photo_net/post/2': [at(15), at(15)],
+      'photo_net/post/3': [at(20), at(20)],
+      'photo_net/post/4': [at(30), null],
+      'photo_net/post/5': [at(7), at(7)],
+    });
+    expect(r.rechecks).toBe(2); // items 3 and 4
+    expect(b.count({})).toBe(5); // nothing deleted
+    a.close();
+    b.close();
+  });
+
+  it('mergeMarks: with itself or with none, the marks back; either order the same; checked the later (generated)', () => {
+    const t = fc.integer({ min: 0, max: 50 });
+    const marks: fc.Arbitrary<Marks> = fc.oneof(
+      fc.constant([null, null] as Marks),
+      t.map((c): Marks => [c, null]),
+      fc.tuple(t, t).map(([x, y]): Marks => [Math.max(x, y), Math.min(x, y)]),
+    );
+    fc.assert(
+      fc.property(marks, marks, (x, y) => {
+        expect(mergeMarks(x, x)).toEqual(x);
+        expect(mergeMarks(x, [null, null])).toEqual(x);
+        const m = mergeMarks(x, y);
+        expect(m).toEqual(mergeMarks(y, x));
+        const checked = [x[0], y[0]].filter((c) => c !== null);
+        expect(m[0]).toBe(checked.length ? Math.max(...checked) : null);
+        // unavailable now ⇔ the later re-check (a found winning a tie) found it missing
+        const last = [x, y].filter((s) => s[0] === m[0]);
+        if (m[0] !== null) expect(m[1] !== null).toBe(last.every((s) => s[1] !== null));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
