@@ -5,7 +5,8 @@
  * exports always have the same header in the same order. Every label family field the spec names
  * (post and comment families) has its own column. Whatever a record carries that no column shows
  * (unknown label fields, evidence, author.ext, fields of non-post records...) goes, as JSON, into
- * the last column `extra`, so a CSV export loses nothing.
+ * the column `extra`, so a CSV export loses nothing. After `extra` come the re-check marks
+ * (`checked_at`, `missing_since`; added 2026-11-28 at the end so every older column keeps its place).
  */
 import type { ExportRow } from '../ports';
 import { cell, csvCell } from './cells';
