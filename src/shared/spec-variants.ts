@@ -18,4 +18,6 @@ export const SPEC_VARIANT_NAMES: readonly string[] = [
   'idempotency-per-key',
   'no-cache-window',
   'cache-exact-cursor',
+  'cache-window-purchase',
+  'cache-window-slides',
 ];

@@ -390,6 +390,28 @@ async function writeFolder(archive: Archive, o: BundleExportOptions): Promise<Ma
   }
 }
 
+/** The manifest's items read from the archive (the pass could not give them), each with its rows' hashes. */
+function scannedItems(
+  archive: Archive,
+  query: BundleExportOptions['query'],
+  t: BundleTablesResult | null,
+  dehydrated: boolean,
+): ManifestItem[] {
+  const rows = t?.hashes ?? null;
+  return [...archive.datasets.bundleItems(query)].map((i) => {
+    const h = rows?.get(itemKeyOf(i));
+    return {
+      platform: i.platform,
+      kind: i.kind,
+      id: i.id,
+      calls: i.calls,
+      csv_sha256: h?.[0] ?? null,
+      jsonl_sha256: h?.[1] ?? null,
+      ...(dehydrated ? { url: i.url } : {}),
+    };
+  });
+}
+
 /** The rest of a bundle once its pass is done: the companion tables, the manifest's items, the manifest. */
 async function manifestOf(
   archive: Archive,
@@ -420,23 +442,7 @@ async function manifestOf(
   };
   if (!dehydrated) await companionFiles(false);
   if (t) files.push(...t.files);
-  let items: ManifestItem[];
-  if (folded) items = facts.items();
-  else {
-    const rows = t?.hashes ?? null;
-    items = [...archive.datasets.bundleItems(o.query)].map((i) => {
-      const h = rows?.get(itemKeyOf(i));
-      return {
-        platform: i.platform,
-        kind: i.kind,
-        id: i.id,
-        calls: i.calls,
-        csv_sha256: h?.[0] ?? null,
-        jsonl_sha256: h?.[1] ?? null,
-        ...(dehydrated ? { url: i.url } : {}),
-      };
-    });
-  }
+  const items = folded ? facts.items() : scannedItems(archive, o.query, t, dehydrated);
   if (!dehydrated) {
     // the timeline (LOUPE_EXPORT_TIMELINE): how long this thread waits for the worker's history files
     timelineMark('bundle wait history');
