@@ -152,6 +152,8 @@ export interface VerifyReport {
   root: string;
   /** each problem in words, naming the file, row or call */
   problems: string[];
+  /** what is not a problem but worth saying: items the archive re-checked after the bundle was written */
+  notes: string[];
   items: number;
   calls: number;
   files: number;

@@ -151,6 +151,7 @@ function registerBundleCommands(cmd: Command, io: Io, c: () => CliContext, opts:
         throw new UsageError(`--root takes a SHA-256 (64 hex digits); got "${o.root}".`);
       const r = await c().local('local.verifyBundle', { dir, ...(o.root ? { root: o.root } : {}), withArchive: o.archive ?? false });
       for (const p of r.problems) io.stderr.write(`  ${p}\n`);
+      for (const n of r.notes) io.stderr.write(`  Note: ${n}\n`);
       io.stderr.write(
         r.ok
           ? `Verified: ${fmt(r.files)} file(s), ${fmt(r.items)} item(s), ${fmt(r.calls)} call(s) as the manifest says. Root hash: ${r.root}\n`

@@ -15,7 +15,7 @@ import { mergeMarks, openArchive, type Archive, type Marks } from '../archive';
 import { listResponse, post } from '../archive/test-fixtures';
 import { collectEnvs } from '../collect/test-env';
 import { exportBundle, manifestAttrition, rootHash, type Manifest } from './bundle';
-import { importBundle, verifyBundle } from './bundle-check';
+import { importBundle, markVerdict, verifyBundle } from './bundle-check';
 import { runRecheck, type RecheckDeps } from './recheck';
 import { sha256 } from './row-hashes';
 
@@ -78,15 +78,16 @@ describe('re-checked in the sandbox, bundled, imported into a second archive', (
     expect(e.charged()).toBe(charged); // import pays nothing
     expect(e.ledger()).toBe(e.charged());
 
-    // a re-check after the bundle: verify with the archive names the item, the files still verify
+    // a re-check after the bundle: it still verifies with the archive, which names the item in a note
     const [platform, kind, id] = Object.entries(marksOf(e.archive))
       .find(([, [checked, missing]]) => checked !== null && missing === null)![0]
       .split('/');
     e.archive.datasets.markChecked({ platform, kind, id }, e.clock.now() + DAY, true);
     const later = await verifyBundle(out, { archive: e.archive });
-    expect(later.problems).toEqual([
+    expect(later.problems).toEqual([]);
+    expect(later.notes).toEqual([
       expect.stringMatching(
-        new RegExp(`^${platform}/${kind}/${id}: items.csv says available when re-checked .*; the archive: unavailable since `),
+        new RegExp(`^1 item\\(s\\) re-checked in the archive after the bundle was written .*: ${platform}/${kind}/${id}\\.$`),
       ),
     ]);
     expect((await verifyBundle(out)).ok).toBe(true);
@@ -181,6 +182,55 @@ describe('import merges re-check marks as a re-check would', () => {
         if (m[0] !== null) expect(m[1] !== null).toBe(last.every((s) => s[1] !== null));
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('verify after later re-checks (markVerdict)', () => {
+  // an item's re-checks at hours 1..40 (found or missing), the bundle written at hour W: the bundle
+  // holds the marks as of W, the archive the marks after every re-check (attrition.ts markChecked)
+  const H = 3_600_000;
+  const T = Date.UTC(2026, 0, 1);
+  const marksAfter = (checks: ReadonlyArray<{ at: number; missing: boolean }>, until: number): [number | null, number | null] => {
+    let m: [number | null, number | null] = [null, null];
+    for (const c of [...checks].sort((x, y) => x.at - y.at))
+      if (c.at <= until)
+        m = [Math.max(m[0] ?? c.at, c.at), c.missing ? Math.min(m[1] ?? c.at, c.at) : m[1] !== null && m[1] <= c.at ? null : m[1]];
+    return m;
+  };
+  const cells = ([checked, missing]: [number | null, number | null]) => ({
+    checked: checked === null ? '' : new Date(checked).toISOString(),
+    missing: missing === null ? '' : new Date(missing).toISOString(),
+  });
+  const history = fc.array(fc.record({ at: fc.integer({ min: 1, max: 40 }).map((h) => T + h * H), missing: fc.boolean() }), {
+    maxLength: 6,
+  });
+  const hour = fc.integer({ min: 0, max: 40 }).map((h) => T + h * H + H / 2);
+
+  it('an honest bundle verifies however the archive was re-checked since', () => {
+    fc.assert(
+      fc.property(history, hour, (checks, written) => {
+        const archive = marksAfter(checks, Infinity);
+        const verdict = markVerdict(cells(marksAfter(checks, written)), archive, written);
+        // re-checked since the writing: the bundle's older marks are told apart (`later`), never a problem
+        expect(checks.some((c) => c.at > written) ? ['same', 'later'] : ['same']).toContain(verdict);
+      }),
+    );
+  });
+
+  it('marks changed in a bundle are named when the archive was not re-checked since, or when they claim what the bundle could not know', () => {
+    fc.assert(
+      fc.property(history, hour, history, (checks, written, forged) => {
+        const honest = marksAfter(checks, written);
+        const lie = marksAfter(forged, Infinity); // any marks at all, possibly after the writing
+        fc.pre(cells(lie).checked !== cells(honest).checked || cells(lie).missing !== cells(honest).missing);
+        const archive = marksAfter(checks, Infinity);
+        const verdict = markVerdict(cells(lie), archive, written);
+        const since = checks.some((c) => c.at > written);
+        const after = lie.some((t) => t !== null && t > written);
+        if (!since || after) expect(verdict).toBe('changed');
+        else expect(verdict).not.toBe('same');
+      }),
     );
   });
 });

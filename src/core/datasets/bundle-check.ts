@@ -167,18 +167,50 @@ const marksText = (checked: string, missing: string): string =>
       ? `available when re-checked ${checked}`
       : 'not re-checked';
 
-/** items.csv's re-check marks against the archive's, item by item (one query per thousand). */
-function markProblems(a: Archive, m: Manifest, marks: Marks): string[] {
-  const out: string[] = [];
+/**
+ * One item's re-check marks in a bundle (its items.csv cells, ISO or empty) against the archive's
+ * (ms or null), the bundle written at `written` (ms): `same`; `later` when they differ only as a
+ * re-check after the bundle was written explains (the bundle is older than the archive's marks —
+ * not a problem: a researcher who keeps re-checking must still be able to verify the bundle a paper
+ * cites); else `changed`. After a later re-check, what the bundle could have known is still checked:
+ * its own re-check no later than its writing, and a missing mark the archive holds from before it
+ * (`missing_since` is kept until a reading clears it) in the bundle as well.
+ */
+export function markVerdict(
+  bundle: { checked: string; missing: string },
+  archive: readonly [number | null, number | null],
+  written: number,
+): 'same' | 'later' | 'changed' {
+  // a re-check the bundle claims after its own writing: it could not have known it
+  if (bundle.checked !== '' && !(Date.parse(bundle.checked) <= written)) return 'changed';
+  if (bundle.missing !== '' && !(Date.parse(bundle.missing) <= written)) return 'changed';
+  if (bundle.checked === isoCell(archive[0]) && bundle.missing === isoCell(archive[1])) return 'same';
+  if (archive[0] === null || !(archive[0] > written)) return 'changed';
+  if (archive[1] !== null && archive[1] <= written && bundle.missing !== isoCell(archive[1])) return 'changed';
+  return 'later';
+}
+
+/** items.csv's re-check marks against the archive's, item by item (one query per thousand; markVerdict). */
+function markProblems(a: Archive, m: Manifest, marks: Marks): { problems: string[]; notes: string[] } {
+  const problems: string[] = [];
+  const later: string[] = [];
+  const written = Date.parse(m.created_at);
   const held = a.datasets.marksOf(m.items);
   for (const [key, r] of marks) {
     const h = held.get(key);
     if (h === undefined) continue; // named by archiveProblems: not in the archive
-    const [checked, missing] = [isoCell(h[0]), isoCell(h[1])];
-    if (checked !== r.checked || missing !== r.missing)
-      out.push(`${key}: items.csv says ${marksText(r.checked, r.missing)}; the archive: ${marksText(checked, missing)}.`);
+    const verdict = markVerdict(r, h, written);
+    if (verdict === 'later') later.push(key);
+    else if (verdict === 'changed')
+      problems.push(`${key}: items.csv says ${marksText(r.checked, r.missing)}; the archive: ${marksText(isoCell(h[0]), isoCell(h[1]))}.`);
   }
-  return out;
+  const notes =
+    later.length === 0
+      ? []
+      : [
+          `${later.length.toLocaleString('en-US')} item(s) re-checked in the archive after the bundle was written (${m.created_at}); the bundle keeps the marks it had then: ${later.slice(0, 5).join(', ')}${later.length > 5 ? ', …' : ''}.`,
+        ];
+  return { problems, notes };
 }
 
 /** Verifies the bundle at `path`: a folder or a .zip (docs/datasets.md "Verify"). */
@@ -197,8 +229,13 @@ async function verifySource(src: BundleSource, o: { archive?: Archive; root?: st
   const files = await fileProblems(src, m);
   problems.push(...files.problems);
   if (o.archive) problems.push(...archiveProblems(o.archive, m));
-  if (o.archive && files.marks) problems.push(...markProblems(o.archive, m, files.marks));
-  return { ok: problems.length === 0, root, problems, items: m.items.length, calls: m.calls.length, files: m.files.length };
+  const notes: string[] = [];
+  if (o.archive && files.marks) {
+    const marks = markProblems(o.archive, m, files.marks);
+    problems.push(...marks.problems);
+    notes.push(...marks.notes);
+  }
+  return { ok: problems.length === 0, root, problems, notes, items: m.items.length, calls: m.calls.length, files: m.files.length };
 }
 
 /** Every call's answer against the archive's (each stored answer read and hashed once) and every item there (one query per thousand). */
