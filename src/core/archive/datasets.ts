@@ -43,6 +43,11 @@ export class DatasetStore {
    * items this archive does not hold are skipped. Returns how many readings were new.
    */
   mergeReadingsOf(items: ReadonlyArray<{ ref: ItemRef; readings: Reading[] }>): number {
+    return this.mergeHeld(items, (rid, { readings }) => mergeReadings(this.c, rid, readings));
+  }
+
+  /** `merge` of each of `items` this archive holds (by its rid), in one transaction; the sum of what each returned. */
+  private mergeHeld<T extends { ref: ItemRef }>(items: readonly T[], merge: (rid: number, item: T) => number): number {
     return this.c.guard('write', () =>
       this.c.tx(() => {
         const held = bundle.heldItems(
@@ -50,9 +55,9 @@ export class DatasetStore {
           items.map((i) => i.ref),
         );
         let n = 0;
-        for (const { ref, readings } of items) {
-          const rid = held.get(`${ref.platform}/${ref.kind}/${ref.id}`);
-          if (rid !== undefined) n += mergeReadings(this.c, rid, readings);
+        for (const item of items) {
+          const rid = held.get(`${item.ref.platform}/${item.ref.kind}/${item.ref.id}`);
+          if (rid !== undefined) n += merge(rid, item);
         }
         return n;
       }),
@@ -222,20 +227,7 @@ export class DatasetStore {
    * one transaction; the others skipped. Returns how many items' marks changed.
    */
   mergeMarksOf(items: ReadonlyArray<{ ref: ItemRef; marks: Marks }>): number {
-    return this.c.guard('write', () =>
-      this.c.tx(() => {
-        const held = bundle.heldItems(
-          this.c,
-          items.map((i) => i.ref),
-        );
-        let n = 0;
-        for (const { ref, marks } of items) {
-          const rid = held.get(`${ref.platform}/${ref.kind}/${ref.id}`);
-          if (rid !== undefined && mergeMarksInto(this.c, rid, marks)) n++;
-        }
-        return n;
-      }),
-    );
+    return this.mergeHeld(items, (rid, { marks }) => (mergeMarksInto(this.c, rid, marks) ? 1 : 0));
   }
   /** The re-check marks [checked_at, missing_since] of the refs this archive holds, by key. */
   marksOf(refs: readonly ItemRef[]): Map<string, [number | null, number | null]> {

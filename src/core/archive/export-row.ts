@@ -52,12 +52,12 @@ export function exportExtraSql(has: { tags: boolean; notes: boolean; overrides: 
       ${has.overrides ? EXPORT_OV : "'[]'"} AS ov_json`;
 }
 
-/** A row of EXPORT_COLS (then exportExtraSql's columns) as an array. */
-export type ExportTuple = [
+/** A row of EXPORT_COLS (then exportExtraSql's columns) as an array, its record as `R` (text, or bytes: rid-rows.ts BytesTuple). */
+export type RowTuple<R> = [
   platform: string,
   kind: string,
   id: string,
-  raw: string,
+  raw: R,
   firstSeen: number,
   lastSeen: number,
   checked: number | null,
@@ -66,6 +66,9 @@ export type ExportTuple = [
   note?: string | null,
   overrides?: string,
 ];
+
+/** A row of EXPORT_COLS with the record as its JSON text. */
+export type ExportTuple = RowTuple<string>;
 
 export function exportRowOf(r: ExportTuple): ExportRow {
   const [platform, kind, id, raw, firstSeen, lastSeen, checked, missing, tagsJson = '[]', note = null, ovJson = '[]'] = r;

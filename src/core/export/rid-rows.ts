@@ -4,7 +4,7 @@
  * rids in one statement, in the batch's order.
  */
 import Database from 'better-sqlite3';
-import { EXPORT_BYTES_COLS, EXPORT_COLS, exportRowOf, type ExportTuple } from '../archive/export-row';
+import { EXPORT_BYTES_COLS, EXPORT_COLS, exportRowOf, type ExportTuple, type RowTuple } from '../archive/export-row';
 import { raw, sql, Statements, type RawSql } from '../archive/sql';
 import type { ExportRow } from '../ports';
 
@@ -83,19 +83,7 @@ function ridOrder(rids: readonly number[]): Uint32Array {
 }
 
 /** A row as a CSV worker reads it: ExportTuple with the record as its stored UTF-8 bytes. */
-export type BytesTuple = [
-  platform: string,
-  kind: string,
-  id: string,
-  record: Uint8Array,
-  firstSeen: number,
-  lastSeen: number,
-  checked: number | null,
-  missing: number | null,
-  tags?: string,
-  note?: string | null,
-  overrides?: string,
-];
+export type BytesTuple = RowTuple<Uint8Array>;
 
 /** ridReader's rows with each record as its stored bytes (`CAST(raw AS BLOB)`: no string of the record). */
 export function ridBytesReader(source: RidSource | undefined): (rids: number[]) => BytesTuple[] | null {
