@@ -38,7 +38,9 @@ test('the built csv-worker.js renders rows byte-identical to the sources', async
       overrides: {},
     };
   });
-  const worker = new Worker(built, { workerData: { columns: undefined } });
+  // the export workers' protocol (src/core/export/worker-config.ts): the config first, then batches
+  const worker = new Worker(built);
+  worker.postMessage({ config: { columns: undefined } });
   try {
     const answer = await new Promise<{ seq: number; bytes?: Uint8Array; error?: string }>((resolve, reject) => {
       worker.once('message', resolve);
@@ -77,7 +79,8 @@ test('the built parquet-worker.js encodes a row group byte-identical to the sour
       overrides: {},
     };
   });
-  const worker = new Worker(builtParquet, { workerData: { columns: undefined } });
+  const worker = new Worker(builtParquet);
+  worker.postMessage({ config: { columns: undefined } });
   try {
     const answer = await new Promise<{ seq: number; group?: { bytes: Uint8Array; rows: number; untypedValues: number }; error?: string }>(
       (resolve, reject) => {
