@@ -11,16 +11,13 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseInput } from '../../shared/contract';
 import { AnalysisIndex } from '../analysis/analysis-index';
 import { networkMethods } from '../analysis/network-methods';
-import type { LedgerEntry } from '../ports';
 import { openArchive } from './index';
-import { post } from './test-fixtures';
+import { ledgerEntry, post } from './test-fixtures';
 
 const dir = mkdtempSync(join(tmpdir(), 'loupe-dataver-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const entry: LedgerEntry = {
-  callId: 'c1',
-  attempt: 1,
+const entry = ledgerEntry({
   startedAt: 0,
   durationMs: 10,
   platform: 'micro_net',
@@ -29,18 +26,9 @@ const entry: LedgerEntry = {
   paramsHash: 'h',
   idempotencyKey: null,
   requestId: 'r',
-  status: 200,
-  errorType: null,
   creditsUsed: 1,
   creditsRemaining: 10,
-  chargeReason: 'miss',
-  cached: false,
-  freeCall: false,
-  idempotentReplay: false,
-  source: 'search',
-  walkId: null,
-  dryRun: false,
-};
+});
 
 describe('dataVersion', () => {
   it('moves for what a query of the items can see, stays for the balance, the journal and the index upkeep', async () => {

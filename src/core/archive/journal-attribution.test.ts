@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalEntry, LedgerEntry } from '../ports';
 import { openArchive, type Archive } from './archive';
+import { ledgerEntry } from './test-fixtures';
 import { testDb } from './testing';
 
 let a: Archive;
@@ -21,29 +22,19 @@ const entry = (callId: string, extra: Partial<JournalEntry> = {}): JournalEntry 
   keyName: null,
   ...extra,
 });
-const row = (credits: number, startedAt: number): LedgerEntry => ({
-  callId: 'c',
-  attempt: 1,
-  startedAt,
-  durationMs: 1,
-  platform: 'photo_net',
-  endpoint: 'profile/posts',
-  params: '{}',
-  paramsHash: 'h',
-  idempotencyKey: 'k',
-  requestId: null,
-  status: 200,
-  errorType: null,
-  creditsUsed: credits,
-  creditsRemaining: null,
-  chargeReason: 'miss',
-  cached: false,
-  freeCall: false,
-  idempotentReplay: false,
-  source: 'test',
-  walkId: null,
-  dryRun: false,
-});
+const row = (credits: number, startedAt: number): LedgerEntry =>
+  ledgerEntry({
+    callId: 'c',
+    startedAt,
+    durationMs: 1,
+    params: '{}',
+    paramsHash: 'h',
+    idempotencyKey: 'k',
+    requestId: null,
+    creditsUsed: credits,
+    creditsRemaining: null,
+    source: 'test',
+  });
 
 describe('journal attribution columns', () => {
   it('keeps the reading taken before the key was sent, and who sends it: this process, or one that is gone', () => {

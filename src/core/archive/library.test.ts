@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { openArchive, type Archive, QueryError } from './index';
 import type { LedgerEntry } from '../ports';
 import type { LibraryQuery } from '../../shared/query';
-import { listResponse, post } from './test-fixtures';
+import { ledgerEntry, listResponse, post } from './test-fixtures';
 
 const ref = (id: string, kind = 'post', platform = 'photo_net') => ({ platform, kind, id });
 
@@ -448,29 +448,18 @@ describe('aggregates on the known dataset', () => {
 
   it('credits per day / source / endpoint and the usage summary', () => {
     const day = (d: string, h = 12) => Date.parse(`${d}T${String(h).padStart(2, '0')}:00:00Z`);
-    const base: LedgerEntry = {
+    const base = ledgerEntry({
       callId: 'x',
-      attempt: 1,
       startedAt: 0,
       durationMs: 10,
-      platform: 'photo_net',
       endpoint: 'search',
       params: '{}',
       paramsHash: 'h',
       idempotencyKey: null,
       requestId: 'r',
-      status: 200,
-      errorType: null,
       creditsUsed: 0,
       creditsRemaining: 10,
-      chargeReason: 'miss',
-      cached: false,
-      freeCall: false,
-      idempotentReplay: false,
-      source: 'search',
-      walkId: null,
-      dryRun: false,
-    };
+    });
     const add = (o: Partial<LedgerEntry>) => a.recordAttempt({ ...base, ...o });
     add({ startedAt: day('2024-05-01', 1), creditsUsed: 5 });
     add({ startedAt: day('2024-05-01', 23), cached: true });

@@ -2,35 +2,27 @@ import { describe, it, expect } from 'vitest';
 import { openArchive, type Archive } from './index';
 import { reconcileLedger } from './reconcile';
 import type { LedgerEntry } from '../ports';
+import { ledgerEntry } from './test-fixtures';
 import { testDb } from './testing';
 
 let n = 0;
 function row(a: Archive, over: Partial<LedgerEntry>): void {
   n++;
-  a.recordAttempt({
-    callId: `c${n}`,
-    attempt: 1,
-    startedAt: n * 10_000,
-    durationMs: 100,
-    platform: 'photo_net',
-    endpoint: 'profile/posts',
-    params: '{}',
-    paramsHash: 'h',
-    idempotencyKey: `k${n}`,
-    requestId: `req_${n}`,
-    status: 200,
-    errorType: null,
-    creditsUsed: 0,
-    creditsRemaining: null,
-    chargeReason: 'miss',
-    cached: false,
-    freeCall: false,
-    idempotentReplay: false,
-    source: 'cli',
-    walkId: null,
-    dryRun: false,
-    ...over,
-  });
+  a.recordAttempt(
+    ledgerEntry({
+      callId: `c${n}`,
+      startedAt: n * 10_000,
+      durationMs: 100,
+      params: '{}',
+      paramsHash: 'h',
+      idempotencyKey: `k${n}`,
+      requestId: `req_${n}`,
+      creditsUsed: 0,
+      creditsRemaining: null,
+      source: 'cli',
+      ...over,
+    }),
+  );
 }
 
 describe('the ledger against the balance', () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { openArchive, type Archive } from './index';
 import { isStorageError, StorageError } from '../storage-error';
 import type { LedgerEntry } from '../ports';
-import { buildArchiveFile, damageLeafPage, listResponse, post } from './test-fixtures';
+import { buildArchiveFile, damageLeafPage, ledgerEntry, listResponse, post } from './test-fixtures';
 import { testDb } from './testing';
 
 const dirs: string[] = [];
@@ -24,29 +24,18 @@ afterEach(() => {
 });
 
 function attempt(i: number): LedgerEntry {
-  return {
+  return ledgerEntry({
     callId: `c${i}`,
-    attempt: 1,
     startedAt: i,
     durationMs: 1,
-    platform: 'photo_net',
-    endpoint: 'profile/posts',
     params: '{}',
     paramsHash: `h${i}`,
     idempotencyKey: `k${i}`,
     requestId: `req_${i}_${'x'.repeat(200)}`,
-    status: 200,
-    errorType: null,
     creditsUsed: 1,
     creditsRemaining: 1000 - i,
-    chargeReason: 'miss',
-    cached: false,
-    freeCall: false,
-    idempotentReplay: false,
     source: 'cli',
-    walkId: null,
-    dryRun: false,
-  };
+  });
 }
 
 /** Calls `write(i)` with growing i until it throws; returns the error. */

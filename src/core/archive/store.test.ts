@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openArchive, Archive, ArchiveVersionError, MIGRATIONS, latestVersion, migrate, currentOwner } from './index';
-import type { JournalEntry, LedgerEntry, WalkState } from '../ports';
+import type { JournalEntry, WalkState } from '../ports';
 import type { LibraryQuery } from '../../shared/query';
-import { envelope, listResponse, post } from './test-fixtures';
+import { envelope, ledgerEntry, listResponse, post } from './test-fixtures';
 import { testDb } from './testing';
 
 const dirs: string[] = [];
@@ -18,33 +18,6 @@ function tmp(): string {
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-function ledger(over: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    callId: 'c1',
-    attempt: 1,
-    startedAt: 1_000,
-    durationMs: 120,
-    platform: 'photo_net',
-    endpoint: 'profile/posts',
-    params: '{"handle":"x"}',
-    paramsHash: 'h1',
-    idempotencyKey: 'idem-1',
-    requestId: 'req_1',
-    status: 200,
-    errorType: null,
-    creditsUsed: 3,
-    creditsRemaining: 97,
-    chargeReason: 'miss',
-    cached: false,
-    freeCall: false,
-    idempotentReplay: false,
-    source: 'search',
-    walkId: null,
-    dryRun: false,
-    ...over,
-  };
-}
 
 describe('opening and migrations', () => {
   it('creates the schema from empty, in WAL mode with foreign keys on', () => {
@@ -429,9 +402,9 @@ describe('items: upsert, merge, ids', () => {
   it('links provenance: which calls returned an item, when and at what cost', () => {
     const a = openArchive(':memory:');
     a.recordAttempt(
-      ledger({ callId: 'c1', attempt: 1, status: 503, errorType: 'SERVICE_UNAVAILABLE', creditsUsed: 0, requestId: 'r_fail' }),
+      ledgerEntry({ callId: 'c1', attempt: 1, status: 503, errorType: 'SERVICE_UNAVAILABLE', creditsUsed: 0, requestId: 'r_fail' }),
     );
-    a.recordAttempt(ledger({ callId: 'c1', attempt: 2, status: 200, creditsUsed: 3, requestId: 'r_ok' }));
+    a.recordAttempt(ledgerEntry({ callId: 'c1', attempt: 2, status: 200, creditsUsed: 3, requestId: 'r_ok' }));
     a.storeResponse(
       listResponse('c1', 'photo_net', 'profile/posts', [post({ id: '1' }), post({ id: '2' })], {
         fetchedAt: 1_000,
@@ -497,7 +470,7 @@ describe('core store round trips', () => {
 
   it('ledger: every attempt is a row, returned as written', () => {
     const a = openArchive(':memory:');
-    const e1 = ledger({
+    const e1 = ledgerEntry({
       dryRun: true,
       creditsUsed: 0,
       walkId: 'w1',
@@ -507,7 +480,7 @@ describe('core store round trips', () => {
       keyName: 'team-2',
     });
     const id1 = a.recordAttempt(e1);
-    const id2 = a.recordAttempt(ledger({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
+    const id2 = a.recordAttempt(ledgerEntry({ attempt: 2, status: null, errorType: 'NETWORK', creditsRemaining: null, requestId: null }));
     expect(id2).toBeGreaterThan(id1);
     expect(a.listLedger({ limit: 1 })[0].keyName).toBeNull(); // an unnamed key
     expect(a.lastUsedByKey()).toEqual(new Map([['team-2', e1.startedAt]]));

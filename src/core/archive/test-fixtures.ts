@@ -2,7 +2,7 @@
 import type { Envelope } from '../../shared/api-types';
 import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { StoredResponse } from '../ports';
+import type { LedgerEntry, StoredResponse } from '../ports';
 import { openArchive } from './archive';
 import { testDb } from './testing';
 import { successEnvelope } from '../api/test-envelope';
@@ -71,6 +71,37 @@ export function post(o: PostOpts): Record<string, unknown> {
   return rec;
 }
 
+/**
+ * One ledger row (a call attempt as `recordAttempt` takes it): a charged 200 of `photo_net`'s
+ * `profile/posts` for the search screen; `over` sets the fields a test is about.
+ */
+export function ledgerEntry(over: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    callId: 'c1',
+    attempt: 1,
+    startedAt: 1_000,
+    durationMs: 120,
+    platform: 'photo_net',
+    endpoint: 'profile/posts',
+    params: '{"handle":"x"}',
+    paramsHash: 'h1',
+    idempotencyKey: 'idem-1',
+    requestId: 'req_1',
+    status: 200,
+    errorType: null,
+    creditsUsed: 3,
+    creditsRemaining: 97,
+    chargeReason: 'miss',
+    cached: false,
+    freeCall: false,
+    idempotentReplay: false,
+    source: 'search',
+    walkId: null,
+    dryRun: false,
+    ...over,
+  };
+}
+
 export function envelope(platform: string, endpoint: string, data: Record<string, unknown>, extra: Partial<Envelope> = {}): Envelope {
   return {
     ...successEnvelope(platform, endpoint, data, { credits_used: 1, credits_remaining: 100, request_id: `req_${endpoint}` }),
@@ -127,29 +158,21 @@ export function buildArchiveFile(file: string, n: number): { ids: string[] } {
     }
     a.storeResponse(listResponse(`call${page}`, 'photo_net', 'profile/posts', posts, { fetchedAt: 1_000 + page }), 'cli', 'walk1');
     balance -= 20;
-    a.recordAttempt({
-      callId: `call${page}`,
-      attempt: 1,
-      startedAt: 1_000 + page * 1_000,
-      durationMs: 100,
-      platform: 'photo_net',
-      endpoint: 'profile/posts',
-      params: '{}',
-      paramsHash: `h_call${page}`,
-      idempotencyKey: `k${page}`,
-      requestId: `req_${page}`,
-      status: 200,
-      errorType: null,
-      creditsUsed: 20,
-      creditsRemaining: balance,
-      chargeReason: 'miss',
-      cached: false,
-      freeCall: false,
-      idempotentReplay: false,
-      source: 'cli',
-      walkId: 'walk1',
-      dryRun: false,
-    });
+    a.recordAttempt(
+      ledgerEntry({
+        callId: `call${page}`,
+        startedAt: 1_000 + page * 1_000,
+        durationMs: 100,
+        params: '{}',
+        paramsHash: `h_call${page}`,
+        idempotencyKey: `k${page}`,
+        requestId: `req_${page}`,
+        creditsUsed: 20,
+        creditsRemaining: balance,
+        source: 'cli',
+        walkId: 'walk1',
+      }),
+    );
   }
   a.saveWalk({
     walkId: 'walk1',

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChargeRecord } from '../../sandbox';
 import type { LedgerEntry } from '../ports';
+import { ledgerEntry } from '../archive/test-fixtures';
 import { checkLedger, checkPaidOnce } from './test-sim-check';
 import { newModel } from './test-sim-model';
 import { QUIET_MS } from '../api/call/attribution';
@@ -31,31 +32,23 @@ const charge: ChargeRecord = {
   at: 10_000,
   at_real: 0,
 } as ChargeRecord;
-const row = (o: Partial<LedgerEntry>): LedgerEntry => ({
-  callId: 'c',
-  attempt: 1,
-  startedAt: 10_000,
-  durationMs: 5,
-  platform: 'photo_net',
-  endpoint: 'profile/posts',
-  params: '{}',
-  paramsHash: 'h',
-  idempotencyKey: 'k1',
-  requestId: null,
-  status: null,
-  errorType: null,
-  creditsUsed: 0,
-  creditsRemaining: null,
-  chargeReason: null,
-  cached: false,
-  freeCall: false,
-  idempotentReplay: false,
-  source: 'app',
-  walkId: null,
-  dryRun: false,
-  keyName: null,
-  ...o,
-});
+const row = (o: Partial<LedgerEntry>): LedgerEntry =>
+  ledgerEntry({
+    callId: 'c',
+    startedAt: 10_000,
+    durationMs: 5,
+    params: '{}',
+    paramsHash: 'h',
+    idempotencyKey: 'k1',
+    requestId: null,
+    status: null,
+    creditsUsed: 0,
+    creditsRemaining: null,
+    chargeReason: null,
+    source: 'app',
+    keyName: null,
+    ...o,
+  });
 const ledger = [
   row({ requestId: 'req_lost', status: 200, errorType: 'NETWORK_MID_BODY' }),
   row({ attempt: 0, creditsUsed: 40, chargeReason: 'inferred:balance' }),

@@ -9,33 +9,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../ports';
+import { ledgerEntry } from '../../archive/test-fixtures';
 import { ownedAt, ownership } from './loss';
 
-const row = (o: Partial<LedgerEntry>): LedgerEntry => ({
-  id: 1,
-  callId: 'c',
-  attempt: 1,
-  startedAt: 0,
-  durationMs: 100,
-  platform: 'forum_net',
-  endpoint: 'search',
-  params: '{"query":"kettle"}',
-  paramsHash: 'h',
-  idempotencyKey: 'k-old',
-  requestId: 'req_1',
-  status: 200,
-  errorType: null,
-  creditsUsed: 20,
-  creditsRemaining: 1000,
-  chargeReason: 'miss',
-  cached: false,
-  freeCall: false,
-  idempotentReplay: false,
-  source: 'search',
-  walkId: null,
-  dryRun: false,
-  ...o,
-});
+const row = (o: Partial<LedgerEntry>): LedgerEntry =>
+  ledgerEntry({
+    id: 1,
+    callId: 'c',
+    startedAt: 0,
+    durationMs: 100,
+    platform: 'forum_net',
+    endpoint: 'search',
+    params: '{"query":"kettle"}',
+    paramsHash: 'h',
+    idempotencyKey: 'k-old',
+    creditsUsed: 20,
+    creditsRemaining: 1000,
+    ...o,
+  });
 
 const ttls = fc.constantFrom(3600, 21_600, 86_400);
 
