@@ -24,5 +24,5 @@ export type { BundleTablesResult } from './bundle-tables';
 /** the bundle's tables writer, with the Parquet encoder: loaded on use, not with every command (docs/cli.md "Start-up") */
 export const bundleTables = () => import('./bundle-tables');
 export type { TablesPart } from './bundle-render';
-export { exportAny, exportOptionsError } from './formats';
+export { exportAny, exportOptionsError, type AnyExportOptions } from './formats';
 export { mark as timelineMark } from './timeline';

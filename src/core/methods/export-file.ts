@@ -9,7 +9,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { LocalImpl } from '../../shared/contract-local';
 import type { Archive } from '../archive';
 import { AppError } from '../bridge';
-import { companionsOf, exportAny, exportOptionsError, timelineMark } from '../export';
+import { exportAny, exportOptionsError, timelineMark } from '../export';
+import { exportAnyOptions } from './export-options';
 import { fileWriteError } from '../storage-error';
 import type { QueryNames } from '../query-names';
 
@@ -63,21 +64,18 @@ export function localImpl(parts: LocalParts): Pick<LocalImpl, 'local.exportFile'
       timelineMark('counted');
       let r: Awaited<ReturnType<typeof exportAny>>;
       try {
-        r = await exportAny(archive.iterateExportRows(q), {
-          format: i.format,
-          out,
-          bom: i.bom,
-          columns: i.columns,
-          network: i.network,
-          pseudonymiseIn: i.pseudonymise ? dataDir : null,
-          archive,
-          query: q,
-          // never in a pseudonymised export: notes name people
-          companions: i.history && !i.pseudonymise ? companionsOf(archive.datasets, { query: q }) : undefined,
-          signal: door.signal,
-          total,
-          onProgress: (rows) => door.onEvent?.({ type: 'export-rows', rows, total }),
-        });
+        r = await exportAny(
+          archive.iterateExportRows(q),
+          exportAnyOptions(i, {
+            archive,
+            dataDir,
+            out,
+            of: { query: q },
+            signal: door.signal,
+            total,
+            onProgress: (rows) => door.onEvent?.({ type: 'export-rows', rows, total }),
+          }),
+        );
       } catch (e) {
         // the file system's failure writing the export (a full disk, a file-size limit, a read-only
         // folder): the storage sentence naming the file, exit 6 — before, "Internal error: ENOSPC"

@@ -11,7 +11,7 @@ import type { LibraryQuery } from '../../shared/query';
 import { AppError } from '../bridge';
 import { CSV_COLUMNS } from '../export';
 import { exportAny, exportOptionsError } from '../export';
-import { companionsOf } from '../export';
+import { exportAnyOptions } from './export-options';
 import type { ExportRow } from '../ports';
 import type { ArchivedItem } from '../../shared/query';
 import type { AppParts, Slice } from './parts';
@@ -75,24 +75,19 @@ export function createExports(parts: Pick<AppParts, 'archive' | 'clock' | 'emit'
       const rows = i.items ? itemRows(i.items) : archive.iterateExportRows(query);
       const state: ExportJobState = { job, abort, done: Promise.resolve() };
       exportJobs.set(exportId, state);
-      state.done = exportAny(rows, {
-        format: i.format,
-        out,
-        bom: i.bom,
-        columns: i.columns,
-        network: i.network,
-        pseudonymiseIn: i.pseudonymise ? dataDir : null,
+      const options = exportAnyOptions(i, {
         archive,
-        query: i.items ? undefined : query,
-        // the metric history and annotations beside the rows (docs/export.md; not in a pseudonymised export: notes name people)
-        companions: i.history && !i.pseudonymise ? companionsOf(archive.datasets, i.items ? { items: i.items } : { query }) : undefined,
+        dataDir,
+        out,
+        of: i.items ? { items: i.items } : { query },
         signal: abort.signal,
         total,
         onProgress: (n) => {
           job.rows = n;
           emit({ type: 'export-progress', job: { ...job } });
         },
-      }).then(
+      });
+      state.done = exportAny(rows, options).then(
         (r) => {
           const files = (r.files ?? []).map((f) => ({
             table: f.table,
