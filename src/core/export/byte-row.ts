@@ -1,10 +1,10 @@
 /**
- * What the byte paths (csv-spans.ts, parquet-spans.ts) share about a row read as bytes
+ * What the byte paths (csv-spans.ts, xlsx-spans.ts, parquet-spans.ts) share about a row read as bytes
  * (rid-rows.ts BytesTuple): the columns that are the row's own fields rather than its record's
  * (negative operations beside record-scan.ts's slots), and whether a row's cells may come from its
  * record's bytes.
  */
-import { scanRecord } from './record-scan';
+import { scanRecord, SLOTS } from './record-scan';
 import type { BytesTuple } from './rid-rows';
 
 export const PLATFORM = -1;
@@ -31,6 +31,21 @@ export const OTHER_COLUMNS: Readonly<Record<string, number>> = {
   checked_at: CHECKED,
   missing_since: MISSING,
 };
+
+/**
+ * Each column's operation for a byte renderer (csv-spans.ts, xlsx-spans.ts), in the order given:
+ * its record-scan.ts slot (0 or more) when its value is in the record, else its own-field
+ * operation above (negative); a column with neither is refused.
+ */
+export function columnOps(names: readonly string[]): Int32Array {
+  return Int32Array.from(names, (name) => {
+    const slot = SLOTS.get(name);
+    if (slot !== undefined) return slot;
+    const other = OTHER_COLUMNS[name];
+    if (other === undefined) throw new Error(`export: no byte rendering for column '${name}'`);
+    return other;
+  });
+}
 
 /**
  * Whether row `t` is written from its record's bytes: it has no label overrides (its label cells

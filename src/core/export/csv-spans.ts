@@ -10,9 +10,10 @@
 import { csvBytesRenderer, resolveColumns } from './columns';
 import { cellBytes, commaBytes, eolBytes, isoBytes, spanJsonBytes, spanNumberBytes, spanTextBytes, textCell } from './csv-bytes';
 import { bytesRow, type BytesTuple } from './rid-rows';
-import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
+import { end, extraBytes, extraLength, extraOther, kind, Span, start } from './record-scan';
 import {
   CHECKED,
+  columnOps,
   EXTRA,
   FIRST_SEEN,
   fromBytes,
@@ -21,7 +22,6 @@ import {
   LAST_SEEN,
   MISSING,
   NOTE,
-  OTHER_COLUMNS,
   OVERRIDES,
   PLATFORM,
   TAGS,
@@ -66,13 +66,7 @@ function slotCell(src: Uint8Array, slot: number): void {
 export function csvSpanRenderer(columns?: readonly string[]): (t: BytesTuple, scanned?: boolean) => void {
   const defs = resolveColumns(columns);
   const fallback = csvBytesRenderer(defs);
-  const ops = Int32Array.from(defs, (d) => {
-    const slot = SLOTS.get(d.name);
-    if (slot !== undefined) return slot;
-    const other = OTHER_COLUMNS[d.name];
-    if (other === undefined) throw new Error(`export: no byte rendering for column '${d.name}'`);
-    return other;
-  });
+  const ops = columnOps(defs.map((d) => d.name));
   // `scanned`: see fromBytes (byte-row.ts)
   return (t, scanned) => {
     const src = t[3];

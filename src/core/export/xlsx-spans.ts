@@ -14,6 +14,7 @@
 import { iso } from './columns';
 import {
   CHECKED,
+  columnOps,
   EXTRA,
   FIRST_SEEN,
   fromBytes,
@@ -22,12 +23,11 @@ import {
   LAST_SEEN,
   MISSING,
   NOTE,
-  OTHER_COLUMNS,
   OVERRIDES,
   PLATFORM,
   TAGS,
 } from './byte-row';
-import { end, extraBytes, extraLength, extraOther, kind, SLOTS, Span, start } from './record-scan';
+import { end, extraBytes, extraLength, extraOther, kind, Span, start } from './record-scan';
 import { bytesRow, type BytesTuple } from './rid-rows';
 import { columnLetters, XLSX_DATE_COLUMNS, XLSX_MAX_CELL_CHARS, xlsxRowRenderer, type CellWriter } from './xlsx-cells';
 import { resolveColumns } from './columns';
@@ -160,13 +160,7 @@ export function xlsxSpanRenderer(columns: readonly string[] | undefined, cells: 
   const fallback = xlsxRowRenderer(columns, cells);
   const letters = defs.map((_, i) => columnLetters(i));
   const isDate = defs.map((d) => XLSX_DATE_COLUMNS.has(d.name));
-  const ops = Int32Array.from(defs, (d) => {
-    const slot = SLOTS.get(d.name);
-    if (slot !== undefined) return slot;
-    const other = OTHER_COLUMNS[d.name];
-    if (other === undefined) throw new Error(`export: no byte rendering for column '${d.name}'`);
-    return other;
-  });
+  const ops = columnOps(defs.map((d) => d.name));
   const value = (ref: string, v: unknown, date: boolean): void => utf8(cells.value(ref, v, date));
   const text = (ref: string, src: Uint8Array, s: number, e: number): void => textCell(cells, ref, src, s, e);
   return (t, r) => {
