@@ -94,14 +94,34 @@ export function mergeMarksInto(c: ArchiveCtx, rid: number, other: Marks): boolea
 }
 
 export function attrition(c: ReadCtx, input: LibraryQuery): AttritionRow[] {
+  return attritionMarks(c, input).rows;
+}
+
+/**
+ * The attrition table and the latest re-check mark (ms; null when none was re-checked) of the same
+ * items, from one pass: a bundle is dated no earlier than the marks it carries (bundle.ts).
+ */
+export function attritionMarks(c: ReadCtx, input: LibraryQuery): { rows: AttritionRow[]; latestMark: number | null } {
   const w = buildWhere(parseQuery(input));
-  const rows = c.sql.rows<[string, string | null, number, number, number]>(
+  const rows = c.sql.rows<[string, string | null, number, number, number, number | null, number | null]>(
     sql`SELECT i.platform, CASE WHEN i.published_at IS NULL OR i.published_at < -62167219200000 OR i.published_at > 253402300799999 THEN NULL
                               ELSE strftime('%Y-%m', i.published_at / 1000, 'unixepoch') END AS month,
-              sum(i.checked_at IS NOT NULL AND i.missing_since IS NULL), sum(i.missing_since IS NOT NULL), sum(i.checked_at IS NULL AND i.missing_since IS NULL)
+              sum(i.checked_at IS NOT NULL AND i.missing_since IS NULL), sum(i.missing_since IS NOT NULL), sum(i.checked_at IS NULL AND i.missing_since IS NULL),
+              max(i.checked_at), max(i.missing_since)
          FROM items i WHERE ${where(w)} GROUP BY 1, 2 ORDER BY 1, month IS NULL, month`,
   );
-  return rows.map(([platform, month, available, unavailable, notRechecked]) => ({ platform, month, available, unavailable, notRechecked }));
+  let latestMark: number | null = null;
+  for (const r of rows) for (const t of [r[5], r[6]]) if (t !== null && (latestMark === null || t > latestMark)) latestMark = t;
+  return {
+    rows: rows.map(([platform, month, available, unavailable, notRechecked]) => ({
+      platform,
+      month,
+      available,
+      unavailable,
+      notRechecked,
+    })),
+    latestMark,
+  };
 }
 
 export function lastAttempt(c: ReadCtx, source: string, platform: string, endpoint: string, paramsHash: string): LastAttempt | undefined {

@@ -14,6 +14,7 @@ import { and } from './sql';
 import * as bundle from './bundle-rows';
 import {
   attrition,
+  attritionMarks,
   lastAttempt,
   markChecked,
   mergeMarksInto,
@@ -199,6 +200,10 @@ export class DatasetStore {
   /** Available / unavailable / not re-checked, by network and publication month. */
   attrition(input: LibraryQuery): AttritionRow[] {
     return this.c.guard('read', () => attrition(this.c, input));
+  }
+  /** The attrition table and the latest re-check mark of the same items (ms; null: none), one pass. */
+  attritionMarks(input: LibraryQuery): { rows: AttritionRow[]; latestMark: number | null } {
+    return this.c.guard('read', () => attritionMarks(this.c, input));
   }
 
   /** The ledger's last attempt of one exact call made for `source`. */

@@ -186,6 +186,41 @@ describe('import merges re-check marks as a re-check would', () => {
   });
 });
 
+describe('a bundle written by a process behind the service’s clock', () => {
+  // the CLI's process reads the computer's clock until it hears the service's (docs/watchlists.md
+  // "One clock"); a sandbox moved ahead then re-checked: the marks lie after that clock
+  const T = Date.UTC(2026, 0, 1);
+  const H = 3_600_000;
+  it('is dated no earlier than its marks and calls, and verifies with its archive (generated)', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ ahead: fc.integer({ min: -48, max: 90 * 24 }), missing: fc.boolean() }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: -48, max: 90 * 24 }),
+        async (checks, callAhead) => {
+          const now = T + 100 * H;
+          const a = openArchive(':memory:');
+          const rows = [1, 2, 3, 4, 5].map((id) => post({ id: `${id}`, published_at: new Date(T + id * H).toISOString() }));
+          a.storeResponse(listResponse('call-0', 'photo_net', 'profile/posts', rows, { fetchedAt: now + callAhead * H }), 'test', null);
+          checks.forEach((c, k) =>
+            a.datasets.markChecked({ platform: 'photo_net', kind: 'post', id: `${(k % 5) + 1}` }, now + c.ahead * H, c.missing),
+          );
+          const out = join(dir, `behind-${n++}`);
+          const m = await exportBundle(a, { ...opts(out, now), threads: 0 });
+          const latest = Math.max(now, now + callAhead * H, ...checks.map((c) => now + c.ahead * H));
+          expect(m.created_at).toBe(new Date(latest).toISOString());
+          const v = await verifyBundle(out, { archive: a });
+          expect(v.problems).toEqual([]);
+          expect(v.notes).toEqual([]);
+          a.close();
+          rmSync(out, { recursive: true, force: true });
+        },
+      ),
+      { numRuns: 5 },
+    );
+  });
+});
+
 describe('verify after later re-checks (markVerdict)', () => {
   // an item's re-checks at hours 1..40 (found or missing), the bundle written at hour W: the bundle
   // holds the marks as of W, the archive the marks after every re-check (attrition.ts markChecked)

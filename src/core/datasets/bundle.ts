@@ -412,6 +412,22 @@ function scannedItems(
   });
 }
 
+/**
+ * When a bundle was written, on the service's clock: `now`, and never before the latest call or
+ * re-check mark it carries. A process that has not yet heard the service's clock (its `Date`
+ * headers: docs/watchlists.md "One clock") reads the computer's, which lags a sandbox moved ahead;
+ * a bundle dated before its own marks would fail verify ("a mark dated after the bundle's own
+ * writing", bundle-check.ts markVerdict).
+ */
+export function writtenAt(now: number, calls: readonly ManifestCall[], latestMark: number | null): number {
+  let at = latestMark === null ? now : Math.max(now, latestMark);
+  for (const c of calls) {
+    const t = Date.parse(c.fetched_at);
+    if (t > at) at = t;
+  }
+  return at;
+}
+
 /** The rest of a bundle once its pass is done: the companion tables, the manifest's items, the manifest. */
 async function manifestOf(
   archive: Archive,
@@ -455,10 +471,11 @@ async function manifestOf(
     }
   }
   const fileRows = files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const marks = archive.datasets.attritionMarks(o.query);
   const body: Omit<Manifest, 'root_sha256'> = {
     format: BUNDLE_FORMAT,
     format_version: 1,
-    created_at: new Date(o.now).toISOString(),
+    created_at: new Date(writtenAt(o.now, calls, marks.latestMark)).toISOString(),
     loupe_version: o.version,
     spec_variants_tested: o.variants,
     set: o.set ?? null,
@@ -466,7 +483,7 @@ async function manifestOf(
     query: o.query,
     dehydrated,
     labels: LABELS,
-    attrition: manifestAttrition(archive.datasets.attrition(o.query)),
+    attrition: manifestAttrition(marks.rows),
     files: fileRows,
     calls,
     items,
