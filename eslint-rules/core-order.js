@@ -9,7 +9,16 @@ export const CORE_LEVELS = [
   // files that import nothing else of core: the ports (interfaces between parts), error types, paths
   {
     name: 'ground',
-    units: ['ports.ts', 'storage-error.ts', 'worker-entry.ts', 'bridge.ts', 'paths.ts', 'author.ts', 'renderer-assets.ts'],
+    units: [
+      'ports.ts',
+      'storage-error.ts',
+      'worker-entry.ts',
+      'bridge.ts',
+      'paths.ts',
+      'author.ts',
+      'renderer-assets.ts',
+      'partial-files.ts',
+    ],
   },
   // the tokenizer, term rules and pseudonyms: what the archive's SQL and the analyses both read text with
   { name: 'text', units: ['text'] },

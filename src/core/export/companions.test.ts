@@ -1,5 +1,5 @@
 /** The metric history and annotations beside every table export (docs/export.md "History and annotations"). */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -140,6 +140,36 @@ describe('companion tables', () => {
       expect(norm(ann)).toEqual(norm(ANN));
     });
   }
+
+  // a disk that fills while the history (or the annotations) is written, after the rows: the files
+  // there before stay as they were and nothing else is left — before, the new rows had replaced the
+  // old file beside the old history, under an error saying nothing was left under that name
+  for (const format of ['csv', 'json', 'jsonl', 'parquet'] as const)
+    for (const failIn of ['history', 'annotations'] as const)
+      it(`${format}: a disk that fills while the ${failIn} is written leaves the old files as they were`, async () => {
+        const sub = mkdtempSync(join(dir, 'full-'));
+        const out = join(sub, `items.${format}`);
+        const before = { [`items.${format}`]: 'old rows', [`items.history.${format}`]: 'old history' };
+        for (const [f, text] of Object.entries(before)) writeFileSync(join(sub, f), text);
+        const real = companionsOf(a.datasets, { query: q });
+        function* thenFull(rows: Iterable<unknown[]>): Generator<unknown[]> {
+          yield* [...rows].slice(0, 1);
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        }
+        const companions = {
+          history: () => (failIn === 'history' ? thenFull(real.history()) : real.history()),
+          annotations: () => (failIn === 'annotations' ? thenFull(real.annotations()) : real.annotations()),
+        };
+        await expect(exportAny(a.iterateExportRows(q), { format, out, companions })).rejects.toMatchObject({ code: 'ENOSPC' });
+        expect(readdirSync(sub).sort()).toEqual(Object.keys(before).sort());
+        for (const [f, text] of Object.entries(before)) expect(readFileSync(join(sub, f), 'utf8')).toBe(text);
+        // and with room: the new files under their names, nothing else, the summary naming the file
+        const r = await exportAny(a.iterateExportRows(q), { format, out, companions: real });
+        expect(r.path).toBe(out);
+        expect(r.summary).toContain(`to ${out}.`);
+        expect(readdirSync(sub).sort()).toEqual([`items.annotations.${format}`, ...Object.keys(before)].sort());
+        expect(readFileSync(out, 'utf8')).not.toBe('old rows');
+      });
 
   it('explicit items: only theirs', async () => {
     const items = [{ platform: 'photo_net', kind: 'post', id: '2' }];

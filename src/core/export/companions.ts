@@ -58,12 +58,20 @@ export async function writeCompanions(
   format: TableFormat,
   out: string,
   src: CompanionSource,
-  opts: { bom?: boolean; signal?: AbortSignal; history?: boolean; annotations?: boolean } = {},
+  opts: {
+    bom?: boolean;
+    signal?: AbortSignal;
+    history?: boolean;
+    annotations?: boolean;
+    /** where a file whose final name is given is written instead (exportAny: every file complete before any is renamed) */
+    stage?: (final: string) => string;
+  } = {},
 ): Promise<CompanionFile[]> {
   const files: CompanionFile[] = [];
+  const at = (table: string) => (opts.stage ? opts.stage(companionPath(out, table)) : companionPath(out, table));
   // history or annotations false: that table is written elsewhere (a bundle's history by an export worker, bundle-history.ts)
   if (opts.history !== false) {
-    const h = await writeTable({ columns: HISTORY_COLUMNS, rows: src.history() }, format, companionPath(out, 'history'), opts);
+    const h = await writeTable({ columns: HISTORY_COLUMNS, rows: src.history() }, format, at('history'), opts);
     files.push({ table: 'history', ...h });
   }
   if (opts.annotations === false) return files;
@@ -76,7 +84,7 @@ export async function writeCompanions(
     })();
     files.push({
       table: 'annotations',
-      ...(await writeTable({ columns: ANNOTATION_COLUMNS, rows }, format, companionPath(out, 'annotations'), opts)),
+      ...(await writeTable({ columns: ANNOTATION_COLUMNS, rows }, format, at('annotations'), opts)),
     });
   } else it.return?.();
   return files;

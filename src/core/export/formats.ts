@@ -11,8 +11,10 @@ import type { FactsSource } from '../analysis';
 import type { ExportRow } from '../ports';
 import { exportRows } from './rows';
 import { Pseudonymiser } from '../text';
-import { basename } from 'node:path';
-import { companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
+import { renameSync, rmSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { partialPath } from '../partial-files';
+import { companionPath, companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 import type { TableFormat } from './tables';
 import { grouped } from '../../shared/grouped';
 
@@ -91,11 +93,33 @@ function* mapRows(rows: Iterable<ExportRow>, f: (r: ExportRow) => ExportRow): Ge
 }
 
 export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
-  const r = await exportMain(rows, o);
-  if (!o.companions || !writesCompanionFiles(o.format)) return r;
-  const files = await writeCompanions(o.format, r.path, o.companions, { bom: o.bom, signal: o.signal });
-  const said = files.map((f) => `${fmt(f.rows)} ${f.table} rows to ${basename(f.path)}`).join(', ');
-  return { ...r, files, summary: `${r.summary} Also ${said}.` };
+  if (!o.companions || !writesCompanionFiles(o.format)) return exportMain(rows, o);
+  // the rows and their history / annotations files are each written complete under a temporary
+  // name and renamed only when all are: a failure on the way (a disk that fills while the history
+  // is written) leaves the files that were there before as they were — before, the new rows had
+  // already replaced the old file, beside the old history, under an error saying nothing was left
+  const final = resolve(o.out);
+  const staged: string[] = [];
+  const stage = (p: string): string => {
+    const s = partialPath(p, 'staged');
+    staged.push(s);
+    return s;
+  };
+  try {
+    const r = await exportMain(rows, { ...o, out: stage(final) }, final);
+    const written = await writeCompanions(o.format, final, o.companions, { bom: o.bom, signal: o.signal, stage });
+    renameSync(r.path, final);
+    const files = written.map((f) => {
+      const to = companionPath(final, f.table);
+      renameSync(f.path, to);
+      return { ...f, path: to };
+    });
+    const said = files.map((f) => `${fmt(f.rows)} ${f.table} rows to ${basename(f.path)}`).join(', ');
+    return { ...r, path: final, files, summary: `${r.summary} Also ${said}.` };
+  } catch (e) {
+    for (const s of staged) rmSync(s, { force: true });
+    throw e;
+  }
 }
 
 /** What one export of a format gets besides the rows: the options, the pseudonymiser, shared words. */
@@ -104,6 +128,8 @@ interface FormatRun {
   p: Pseudonymiser | null;
   /** ' (pseudonymised)' or '' */
   what: string;
+  /** the final path the summary names (the file may be written under a temporary name first: exportAny) */
+  shown: string;
   common: { out: string; signal?: AbortSignal; onProgress?: (rows: number) => void; total?: number };
 }
 
@@ -120,9 +146,9 @@ export interface ExportFormatDef {
 
 const rowsFormat = (format: 'csv' | 'json' | 'jsonl'): ExportFormatDef => ({
   companions: 'files',
-  async run(src, { o, what, common }) {
+  async run(src, { o, what, shown, common }) {
     const r = await exportRows(src, { ...common, format, bom: o.bom, columns: o.columns });
-    return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${r.path}.` };
+    return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} to ${shown}.` };
   },
 });
 
@@ -170,14 +196,14 @@ export const FORMATS: Readonly<Record<AnyExportFormat, ExportFormatDef>> = {
   },
   parquet: {
     companions: 'files',
-    async run(src, { o, what, common }) {
+    async run(src, { o, what, shown, common }) {
       const { exportParquet } = await import('./parquet');
       const r = await exportParquet(src, { ...common, columns: o.columns });
       const odd =
         r.untypedValues > 0
           ? ` ${fmt(r.untypedValues)} value(s) did not fit their column's type and are kept in the "untyped" column.`
           : '';
-      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${r.path}.${odd}` };
+      return { ...r, summary: `Exported ${fmt(r.rows)} rows${what} in ${r.rowGroups} row group(s) to ${shown}.${odd}` };
     },
   },
   gexf: networkFormat('gexf'),
@@ -189,7 +215,7 @@ function writesCompanionFiles(f: AnyExportFormat): f is TableFormat {
   return FORMATS[f].companions === 'files';
 }
 
-async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promise<AnyExportResult> {
+async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions, shown = resolve(o.out)): Promise<AnyExportResult> {
   checkExportOptions(o);
   const p = o.pseudonymiseIn ? Pseudonymiser.forDataDir(o.pseudonymiseIn) : null;
   const src = p ? mapRows(rows, (r) => p.row(r)) : rows;
@@ -197,6 +223,7 @@ async function exportMain(rows: Iterable<ExportRow>, o: AnyExportOptions): Promi
     o,
     p,
     what: p ? ' (pseudonymised)' : '',
+    shown,
     common: { out: o.out, signal: o.signal, onProgress: o.onProgress, total: o.total },
   });
 }
