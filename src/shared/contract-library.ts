@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ENGAGEMENT_FIELDS, libraryQuerySchema, type ArchivedItem, type LibraryListRow, type LibraryPage, type LibraryRow } from './query';
-import { NETWORK_KINDS } from './contract-network';
+import { EXPORT_FORMAT_NAMES, NETWORK_KINDS } from './contract-constants';
 
 export type { LibraryListRow, LibraryPageInput, LibraryRow, LibraryRowFields, LibraryPage, SeriesPoint } from './query';
 export { libraryPageInputSchema } from './query';
@@ -58,18 +58,7 @@ export interface ResultSetInfo {
   updatedAt?: number;
 }
 
-export const EXPORT_FORMAT_NAMES = ['csv', 'json', 'jsonl', 'xlsx', 'parquet', 'gexf', 'graphml'] as const;
-export type ExportFormatName = (typeof EXPORT_FORMAT_NAMES)[number];
-/** What each format is (one entry per format; the core's run of each: src/core/export/formats.ts FORMATS): a network file, or a table that takes a column subset. */
-export const EXPORT_FORMAT_TRAITS: Readonly<Record<ExportFormatName, { network: boolean; columns: boolean }>> = {
-  csv: { network: false, columns: true },
-  json: { network: false, columns: false },
-  jsonl: { network: false, columns: false },
-  xlsx: { network: false, columns: true },
-  parquet: { network: false, columns: true },
-  gexf: { network: true, columns: false },
-  graphml: { network: true, columns: false },
-};
+export { EXPORT_FORMAT_NAMES, EXPORT_FORMAT_TRAITS, type ExportFormatName } from './contract-constants';
 
 export const exportStartInput = z.object({
   query: libraryQuerySchema.optional(),

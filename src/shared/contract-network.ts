@@ -3,26 +3,10 @@
  * schemas, outputs as types. Imported by contract.ts.
  */
 import { z } from 'zod';
+import { NETWORK_KINDS, type NetworkKindName } from './contract-constants';
 import { libraryQuerySchema } from './query';
 
-export const NETWORK_KINDS = ['co-hashtag', 'co-mention', 'user-hashtag', 'mentions'] as const;
-export type NetworkKindName = (typeof NETWORK_KINDS)[number];
-
-/** Words the UI shows for each network. */
-export const NETWORK_WORDS: Readonly<Record<NetworkKindName, string>> = {
-  'co-hashtag': 'hashtags used together',
-  'co-mention': 'accounts mentioned together',
-  'user-hashtag': 'accounts and the hashtags they use',
-  mentions: 'who mentions or replies to whom',
-};
-
-/** What each network's nodes come from (the words for an empty network). */
-export const NETWORK_ENTITIES: Readonly<Record<NetworkKindName, 'hashtags' | 'mentions'>> = {
-  'co-hashtag': 'hashtags',
-  'co-mention': 'mentions',
-  'user-hashtag': 'hashtags',
-  mentions: 'mentions',
-};
+export { NETWORK_ENTITIES, NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from './contract-constants';
 
 export const networkBuildInputSchema = z.object({
   query: libraryQuerySchema,

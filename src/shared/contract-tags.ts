@@ -5,14 +5,9 @@
  * keeps its author and time; a merge never stores an item's tag twice. Re-exported by contract.ts.
  */
 import { z } from 'zod';
+import { TAG_COLOURS, type TagColour } from './contract-constants';
 
-/** The colours a tag can have, by name (the UI draws each with a text-safe tone in both themes; never colour alone). */
-export const TAG_COLOURS = ['red', 'orange', 'yellow', 'green', 'teal', 'blue', 'purple', 'pink', 'grey'] as const;
-export type TagColour = (typeof TAG_COLOURS)[number];
-
-export function isTagColour(s: string): s is TagColour {
-  return (TAG_COLOURS as readonly string[]).includes(s);
-}
+export { isTagColour, TAG_COLOURS, type TagColour } from './contract-constants';
 
 const tagName = z.string().trim().min(1, 'a tag needs a name').max(80);
 

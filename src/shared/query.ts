@@ -26,9 +26,9 @@
  *   directions; ties are broken by archive row id in the sort direction.
  */
 import { z } from 'zod';
+import { ENGAGEMENT_FIELDS, MAX_PAGE, type EngagementField } from './contract-constants';
 
-export const ENGAGEMENT_FIELDS = ['views', 'likes', 'comments', 'shares', 'saves'] as const;
-export type EngagementField = (typeof ENGAGEMENT_FIELDS)[number];
+export { ENGAGEMENT_FIELDS, MAX_PAGE, type EngagementField } from './contract-constants';
 
 export const LABEL_OPS = ['eq', 'neq', 'gte', 'lte', 'gt', 'lt'] as const;
 export type LabelOp = (typeof LABEL_OPS)[number];
@@ -135,7 +135,6 @@ export const librarySortSchema = z.object({
 });
 export type LibrarySort = z.infer<typeof librarySortSchema>;
 
-export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
 
 export const libraryQuerySchema = z.object({

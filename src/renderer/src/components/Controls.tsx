@@ -1,6 +1,6 @@
 /** Small pieces the views' control bars and panels share (same markup wherever they stand). */
 import type { ReactNode } from 'react';
-import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-network';
+import { NETWORK_KINDS, NETWORK_WORDS, type NetworkKindName } from '../../../shared/contract-constants';
 import { Field } from './cells';
 
 /** A panel's first row: its title, a muted note, and a ✕ when it can be closed. */

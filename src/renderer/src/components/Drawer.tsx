@@ -4,7 +4,7 @@ import type { ItemDetail } from '../../../shared/contract';
 import { errorText } from '../lib/api';
 import { creditRange, safeHttpUrl, utc } from '../lib/format';
 import { displayAuthor, displayText, displayTitle, effectiveLabels, get, isObj, str } from '../lib/records';
-import { ENGAGEMENT_FIELDS } from '../../../shared/query';
+import { ENGAGEMENT_FIELDS } from '../../../shared/contract-constants';
 import { useLoupe } from '../queries/hooks';
 import { useLibraryWrites } from '../queries/library';
 import { useUi } from '../stores/ui';

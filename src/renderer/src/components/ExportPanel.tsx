@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { ExportFormatName, ExportJob, ItemRefInput } from '../../../shared/contract';
 import type { NetworkKindName } from '../../../shared/contract-network';
-import { EXPORT_FORMAT_TRAITS } from '../../../shared/contract-library';
+import { EXPORT_FORMAT_TRAITS } from '../../../shared/contract-constants';
 import type { LibraryQuery } from '../../../shared/query';
 import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';

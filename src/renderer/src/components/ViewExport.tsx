@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'react';
 import type { ItemRefInput, LibraryListRow } from '../../../shared/contract';
 import type { LibraryQuery } from '../../../shared/query';
-import { MAX_PAGE } from '../../../shared/query';
+import { MAX_PAGE } from '../../../shared/contract-constants';
 import { errorText } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { applyFacets } from '../lib/records';

@@ -6,7 +6,8 @@
  * Tab, Enter and Esc do it all. The app has no undo; the questions come first instead.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { TAG_COLOURS, type TagChange, type TagColour, type TagInfo } from '../../../shared/contract-tags';
+import { TAG_COLOURS, type TagColour } from '../../../shared/contract-constants';
+import type { TagChange, TagInfo } from '../../../shared/contract-tags';
 import { api } from '../lib/api';
 import { fmtExact } from '../lib/format';
 import { useLoupe } from '../queries/hooks';

@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import type { GrowthCondition, LibraryQuery } from '../../../../shared/query';
-import { ENGAGEMENT_FIELDS, type EngagementField } from '../../../../shared/query';
+import { ENGAGEMENT_FIELDS, type EngagementField } from '../../../../shared/contract-constants';
 import { DraftInput } from '../../components/DraftInput';
 import { Field } from '../../components/cells';
 import { serviceNow } from '../../lib/format';

@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ItemReading } from '../../../../shared/query';
-import { ENGAGEMENT_FIELDS, type EngagementField } from '../../../../shared/query';
+import { ENGAGEMENT_FIELDS, type EngagementField } from '../../../../shared/contract-constants';
 import { PALETTE } from '../../components/Charts';
 import { abbreviate, fmtExact, utc } from '../../lib/format';
 

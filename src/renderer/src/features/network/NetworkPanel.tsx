@@ -7,7 +7,8 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ExportJob } from '../../../../shared/contract';
-import { NETWORK_ENTITIES, type NetworkKindName, type NetworkView } from '../../../../shared/contract-network';
+import { NETWORK_ENTITIES, type NetworkKindName } from '../../../../shared/contract-constants';
+import type { NetworkView } from '../../../../shared/contract-network';
 import type { LibraryQuery } from '../../../../shared/query';
 import { errorText } from '../../lib/api';
 import { fmtExact } from '../../lib/format';
