@@ -11,7 +11,9 @@
  * `V=base=/tmp/base,new=. ROUNDS=3 npx tsx bench/open-ab.ts` (a tree holds out/host and
  * out/renderer, and a node_modules the host can load its externals from: a symlink is enough);
  * TRACE=<dir> also writes a Chromium trace of each first open and prints its renderer main thread's
- * busiest events before the first row painted.
+ * busiest events before the first row painted, wall and the thread's own CPU time each, and at the
+ * end each build's main-thread CPU before the first rows (on a shared machine the wall figures
+ * mostly count the waits for a core; the CPU figures compare builds).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -75,15 +77,26 @@ function show(label: string, o: Open): void {
 
 type Ev = { name: string; ph: string; ts: number; dur?: number; tdur?: number; pid: number; tid: number; args?: Record<string, unknown> };
 
-/** The renderer main thread's top-level events between navigation and the first rows' paint. */
-function traceTimeline(buf: Buffer, paintedMs: number): void {
+/**
+ * The renderer main thread's top-level events between navigation and the first rows' paint. The
+ * app's renderer is the one that asked for the app's script; the page's clock is placed on the
+ * trace's by its DOMContentLoaded (a navigationStart is not always traced in that process).
+ */
+function traceTimeline(buf: Buffer, paintedMs: number, dclMs: number): number | null {
   const events = (JSON.parse(buf.toString()) as { traceEvents: Ev[] }).traceEvents;
-  const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && (e.args as { name?: string })?.name === 'CrRendererMain');
-  // the page's renderer: the one with the navigation's events
-  const nav = events.find((e) => e.name === 'navigationStart' && mains.some((m) => m.pid === e.pid));
-  const main = mains.find((m) => m.pid === nav?.pid) ?? mains[mains.length - 1];
-  if (!main || !nav) return;
-  const t0 = nav.ts;
+  const data = (e: Ev) => (e.args?.data ?? {}) as { url?: string; frame?: string };
+  const ask = events.find((e) => e.name === 'ResourceSendRequest' && /\/assets\/index-[^/]*\.js/.test(String(data(e).url)));
+  if (!ask) return null;
+  const frame = data(ask).frame;
+  const main = events.find(
+    (e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === ask.pid && (e.args as { name?: string })?.name === 'CrRendererMain',
+  );
+  // the app's DOMContentLoaded (after its module scripts ran), not the blank document's before it
+  const dcl = events.find(
+    (e) => e.name === 'domContentLoadedEventEnd' && e.pid === ask.pid && e.ts > ask.ts && (e.args as { frame?: string })?.frame === frame,
+  );
+  if (!main || !dcl) return null;
+  const t0 = dcl.ts - dclMs * 1000;
   const end = t0 + paintedMs * 1000;
   const xs = events
     .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined && e.ts >= t0 && e.ts <= end)
@@ -96,7 +109,11 @@ function traceTimeline(buf: Buffer, paintedMs: number): void {
       lastEnd = e.ts + e.dur!;
     }
   const busy = top.reduce((a, e) => a + e.dur!, 0);
-  console.log(`   trace: main thread busy ${(busy / 1000).toFixed(0)} ms of ${paintedMs.toFixed(0)}; its tasks ≥ 5 ms:`);
+  // the thread's own CPU time (tdur): on a shared machine wall time counts the waits for a core
+  const cpu = top.reduce((a, e) => a + (e.tdur ?? 0), 0);
+  console.log(
+    `   trace: main thread busy ${(busy / 1000).toFixed(0)} ms (CPU ${(cpu / 1000).toFixed(0)} ms) of ${paintedMs.toFixed(0)}; its tasks ≥ 5 ms (wall/CPU):`,
+  );
   for (const e of top.filter((x) => x.dur! >= 5000)) {
     // the biggest children of this task, to name it
     const kids = xs.filter((k) => k !== e && k.ts >= e.ts && k.ts + k.dur! <= e.ts + e.dur!);
@@ -111,8 +128,11 @@ function traceTimeline(buf: Buffer, paintedMs: number): void {
       .slice(0, 4)
       .map(([k, d]) => `${k} ${(d / 1000).toFixed(0)}`)
       .join('; ');
-    console.log(`   ${((e.ts - t0) / 1000).toFixed(0).padStart(5)} +${(e.dur! / 1000).toFixed(0).padStart(4)} ms ${e.name}  [${parts}]`);
+    console.log(
+      `   ${((e.ts - t0) / 1000).toFixed(0).padStart(5)} +${(e.dur! / 1000).toFixed(0).padStart(4)}/${((e.tdur ?? 0) / 1000).toFixed(0).padStart(3)} ms ${e.name}  [${parts}]`,
+    );
   }
+  return cpu / 1000;
 }
 
 function startHostChild(tree: string): Promise<{ url: string; child: ChildProcess }> {
@@ -142,6 +162,9 @@ function stop(p: ChildProcess): Promise<void> {
   });
 }
 
+/** the renderer main thread's CPU before the first rows painted, per first open (TRACE only) */
+const firstOpenCpu: Record<string, Array<{ cpu: number; load: number }>> = {};
+
 async function one(browser: Browser, v: { name: string; dir: string }, round: number): Promise<number[]> {
   const { url, child } = await startHostChild(v.dir);
   try {
@@ -160,7 +183,8 @@ async function one(browser: Browser, v: { name: string; dir: string }, round: nu
       const file = join(traceDir, `open-${v.name}-${round}.json`);
       writeFileSync(file, buf);
       show(`round ${round} ${v.name} first open (load ${l0.toFixed(2)}; ${file})`, first);
-      traceTimeline(buf, first.ms);
+      const cpu = traceTimeline(buf, first.ms, first.dcl);
+      if (cpu !== null) (firstOpenCpu[v.name] ??= []).push({ cpu, load: l0 });
     } else show(`round ${round} ${v.name} first open (load ${l0.toFixed(2)})`, first);
     const out = [first.ms];
     for (let i = 0; i < reloads; i++) {
@@ -203,6 +227,11 @@ async function main(): Promise<void> {
         )
         .join('   ')}`,
     );
+  if (traceDir) {
+    console.log("\nfirst open, the page main thread's CPU before the first rows, ms (load):");
+    for (const [k, xs] of Object.entries(firstOpenCpu))
+      console.log(`${k.padEnd(6)} ${xs.map((x) => `${x.cpu.toFixed(0)} (${x.load.toFixed(1)})`).join('   ')}`);
+  }
 }
 
 void main().then(
