@@ -70,7 +70,7 @@ import { parseQuery } from './sql-query';
 import * as termCounts from './term-counts';
 import { authorNames, type AuthorKey } from './author-summary';
 import * as walks from './walks';
-import { proveWritable } from './writable';
+import { proveWritable, requireRoom } from './writable';
 import { WatchStore } from './watchlists';
 import { CollectStore } from './collect';
 import { TagStore } from './tags';
@@ -161,6 +161,7 @@ export class Archive implements CoreStore {
    * and again after any storage failure. Throws the StorageError (the storage sentence) otherwise.
    */
   ensureWritable(): void {
+    this.#c.guard('write', () => requireRoom(this.#c)); // every charged request: the disk has room for the answers in flight
     if (this.#c.writableProven) return;
     this.#c.guard('write', () => proveWritable(this.#c));
     this.#c.writableProven = true;

@@ -28,6 +28,8 @@ export interface OpenArchiveOptions {
   denseAt?: number;
   /** who is annotating (tags, notes, label overrides, saved sets carry it): the name in Settings; null = unknown */
   author?: () => string | null;
+  /** the free space below which no charged request is sent (writable.ts `requireRoom`; default MIN_FREE_BYTES) */
+  minFreeBytes?: number;
 }
 
 /** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
@@ -100,6 +102,7 @@ export class ArchiveCtx implements ReadCtx {
     this.path = opts.path ?? (db.name || ':memory:');
     this.clock = opts.clock ?? Date.now;
     this.author = opts.author ?? (() => null);
+    this.minFreeBytes = opts.minFreeBytes ?? null;
     this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
     this.fixedDense = opts.denseAt !== undefined;
     this.sql = new Statements(db);
@@ -127,6 +130,9 @@ export class ArchiveCtx implements ReadCtx {
 
   /** writable.ts proved this session that the archive can take an answer (reset by any storage failure) */
   writableProven = false;
+
+  /** OpenArchiveOptions.minFreeBytes (null: writable.ts's default) */
+  readonly minFreeBytes: number | null;
 
   /** `f` in one transaction. */
   tx<T>(f: () => T): T {

@@ -1,14 +1,14 @@
 /** The archive proves it can take an answer before a charged request (issue 24 #9; writable.ts). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isStorageError } from '../storage-error';
 import { openArchive } from './archive';
 import { ctxOf } from './context';
 import { buildArchiveFile, damageLeafPage } from './test-fixtures';
 import { testDb } from './testing';
-import { proveWritable } from './writable';
+import { MIN_FREE_BYTES, proveWritable } from './writable';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,6 +67,45 @@ describe('ensureWritable', () => {
       expect(ctxOf(a).writableProven).toBe(true);
     } finally {
       a.close();
+    }
+  });
+
+  it('a disk with less free space than the floor: the storage sentence (full) before every charged request, proved or not', () => {
+    const file = archiveFile();
+    const fs = statfsSync(dirname(file));
+    const free = fs.bavail * fs.bsize;
+    const a = openArchive(file, { minFreeBytes: 0 });
+    try {
+      a.ensureWritable();
+      expect(ctxOf(a).writableProven).toBe(true);
+      // the disk fills after the proof: the next charged request is refused all the same (before,
+      // a nearly full disk passed the one-item probe and answers in flight were charged, not stored)
+      (ctxOf(a) as { minFreeBytes: number | null }).minFreeBytes = free + 1024 ** 3;
+      const e = (() => {
+        try {
+          a.ensureWritable();
+        } catch (x) {
+          return x;
+        }
+      })();
+      expect(isStorageError(e) && e.kind).toBe('full');
+      expect((e as Error).message).toMatch(
+        /^The archive at .*loupe\.db could not be written: the disk is full .*MiB free on its disk; Loupe sends no charged request below .* MiB/,
+      );
+      expect(ctxOf(a).writableProven).toBe(false);
+      (ctxOf(a) as { minFreeBytes: number | null }).minFreeBytes = 0;
+      a.ensureWritable();
+      expect(ctxOf(a).writableProven).toBe(true);
+    } finally {
+      a.close();
+    }
+    // the default floor: refused exactly when the disk has less than MIN_FREE_BYTES free
+    const b = openArchive(file);
+    try {
+      if (free >= MIN_FREE_BYTES) expect(() => b.ensureWritable()).not.toThrow();
+      else expect(() => b.ensureWritable()).toThrow(/MiB free on its disk/);
+    } finally {
+      b.close();
     }
   });
 

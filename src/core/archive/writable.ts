@@ -17,11 +17,45 @@
  * Run once per session (the first charged request) and again after any storage error.
  */
 import { randomUUID } from 'node:crypto';
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { storageError } from '../storage-error';
 import type { ArchiveCtx } from './context';
 import * as items from './items';
 import * as ledger from './ledger';
 import { sql } from './sql';
+
+/**
+ * No charged request is sent while the archive's disk has less free space than this: the answers
+ * already in flight (up to the pacer's 10 at once, each a few hundred KiB to a few MiB of the
+ * archive's write-ahead log: ~420 KiB for a 12-post page) must still find room, and so must their
+ * ledger rows — an answer charged but not stored leaves its charge out of the ledger when several
+ * were in flight (docs/archive.md "Before a charged request").
+ */
+export const MIN_FREE_BYTES = 32 * 1024 * 1024;
+
+const MiB = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+
+/**
+ * Before every charged request (cheap: one statfs): the archive's disk has at least the floor free,
+ * or the storage sentence (`full`), and nothing is sent. An archive in memory, or a file system
+ * that does not say, passes.
+ */
+export function requireRoom(c: ArchiveCtx): void {
+  if (c.path === ':memory:' || c.db.memory) return;
+  const floor = c.minFreeBytes ?? MIN_FREE_BYTES;
+  let free: number;
+  try {
+    const fs = statfsSync(dirname(c.path));
+    free = fs.bavail * fs.bsize;
+  } catch {
+    return;
+  }
+  if (free >= floor) return;
+  throw storageError('full', c.path, {
+    detail: `${MiB(free)} free on its disk; Loupe sends no charged request below ${MiB(floor)}, so that every answer paid for can be stored`,
+  });
+}
 
 /** archives up to this many pages get the full quick_check of the tables an answer writes */
 export const CHECK_PAGES = 25_000;
