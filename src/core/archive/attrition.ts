@@ -7,6 +7,7 @@
 import type { AttritionRow } from '../../shared/contract-datasets';
 import type { LibraryQuery } from '../../shared/query';
 import type { ItemRef } from '../ports';
+import { PUBLISHED_MONTH } from './bundle-row-facts';
 import type { ArchiveCtx, ReadCtx } from './context';
 import { buildWhere, parseQuery } from './sql-query';
 import { sql, where } from './sql';
@@ -104,8 +105,7 @@ export function attrition(c: ReadCtx, input: LibraryQuery): AttritionRow[] {
 export function attritionMarks(c: ReadCtx, input: LibraryQuery): { rows: AttritionRow[]; latestMark: number | null } {
   const w = buildWhere(parseQuery(input));
   const rows = c.sql.rows<[string, string | null, number, number, number, number | null, number | null]>(
-    sql`SELECT i.platform, CASE WHEN i.published_at IS NULL OR i.published_at < -62167219200000 OR i.published_at > 253402300799999 THEN NULL
-                              ELSE strftime('%Y-%m', i.published_at / 1000, 'unixepoch') END AS month,
+    sql`SELECT i.platform, ${PUBLISHED_MONTH} AS month,
               sum(i.checked_at IS NOT NULL AND i.missing_since IS NULL), sum(i.missing_since IS NOT NULL), sum(i.checked_at IS NULL AND i.missing_since IS NULL),
               max(i.checked_at), max(i.missing_since)
          FROM items i WHERE ${where(w)} GROUP BY 1, 2 ORDER BY 1, month IS NULL, month`,

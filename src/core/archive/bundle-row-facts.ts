@@ -4,7 +4,17 @@
  * what the workers' row reader does (export-row.ts, sql.ts): a worker never loads the archive's index.
  */
 import type { ExportTuple } from './export-row';
-import { sql, type RawSql, type SqlRead } from './sql';
+import { raw, sql, type RawSql, type SqlRead } from './sql';
+
+/**
+ * An item's publication month as the attrition report counts it (attrition.ts; docs/datasets.md
+ * "Re-check and attrition"): `YYYY-MM` in UTC, NULL when unknown or outside the years 0000–9999.
+ * One text, so a bundle's counts from its pass (RowFacts `months`) and the report's agree.
+ */
+export const PUBLISHED_MONTH = raw(
+  `CASE WHEN i.published_at IS NULL OR i.published_at < -62167219200000 OR i.published_at > 253402300799999 THEN NULL
+        ELSE strftime('%Y-%m', i.published_at / 1000, 'unixepoch') END`,
+);
 
 /**
  * What a bundle needs of a batch of rows besides their export rows (issue 29): each row's calls
@@ -13,12 +23,14 @@ import { sql, type RawSql, type SqlRead } from './sql';
  * the rows (src/core/export/bundle-render.ts), with the rows, instead of two more scans of the
  * items table on the exporting thread. `readings`: 6 numbers a reading (read_at, views, likes,
  * comments, shares, saves; NaN for null), every row's in the batch's order; `ends[k]`: the index
- * in `readings` where row k's end.
+ * in `readings` where row k's end; `months[k]`: row k's publication month (PUBLISHED_MONTH).
  */
 export interface RowFacts {
   calls: string[][];
   readings: number[];
   ends: number[];
+  /** each row's publication month (PUBLISHED_MONTH): the manifest's attrition counts come from these */
+  months: Array<string | null>;
 }
 
 type Counts = [number | null, number | null, number | null, number | null, number | null];
@@ -43,17 +55,19 @@ export function bundleRowsOf<T extends unknown[] = ExportTuple>(
   // ascending rids (neighbouring lookups share pages); j.key maps a row back to its place
   const order = rids.map((_, k) => k).sort((x, y) => rids[x] - rids[y]);
   const sorted = JSON.stringify(order.map((k) => rids[k]));
-  const found = st.rows<[number, number, ...Counts, number, ...T]>(
-    sql`SELECT j.key, COALESCE(i.counts_at, i.first_seen_at), i.views, i.likes, i.comments, i.shares, i.saves, i.counts_at IS NOT NULL, ${cols}
+  const found = st.rows<[number, number, ...Counts, number, string | null, ...T]>(
+    sql`SELECT j.key, COALESCE(i.counts_at, i.first_seen_at), i.views, i.likes, i.comments, i.shares, i.saves, i.counts_at IS NOT NULL, ${PUBLISHED_MONTH}, ${cols}
           FROM json_each(${sorted}) j CROSS JOIN items i ON i.rid = j.value`,
   );
   if (found.length !== rids.length) return null;
   const tuples: T[] = new Array(rids.length);
   const now: Array<[number, ...Counts]> = new Array(rids.length);
+  const months = new Array<string | null>(rids.length);
   const withPast: number[] = [];
   for (const r of found) {
     const k = order[r[0]];
-    tuples[k] = r.slice(8) as T;
+    tuples[k] = r.slice(9) as T;
+    months[k] = r[8];
     now[k] = [r[1], r[2], r[3], r[4], r[5], r[6]];
     if (r[7] === 1) withPast.push(rids[k]);
   }
@@ -83,5 +97,5 @@ export function bundleRowsOf<T extends unknown[] = ExportTuple>(
     ends[k] = readings.length;
     calls[k].sort();
   }
-  return { tuples, facts: { calls, readings, ends } };
+  return { tuples, facts: { calls, readings, ends, months } };
 }

@@ -6,9 +6,12 @@
  * they replace (`datasets.bundleItems`, `historyRows`: two more passes over the items table on the
  * exporting thread), so the manifest and the history files are the same. `complete` is false when
  * a group came without them (rows without a rid walk; a row deleted since the walk's snapshot):
- * the bundle then scans as before.
+ * the bundle then scans as before. The groups' counts by availability give the manifest's
+ * `attrition` (`datasets.attrition` of the query: a third scan of the items table, ~1.1–1.5 s of
+ * CPU at 200k on the exporting thread after the pass).
  */
-import type { TablesPart } from '../export';
+import type { AttritionRow } from '../../shared/contract-datasets';
+import type { AttritionCount, TablesPart } from '../export';
 
 interface Part {
   rids: number[];
@@ -18,6 +21,13 @@ interface Part {
   calls: string[][];
   readings: Float64Array;
   ends: Uint32Array;
+  attrition: AttritionCount[];
+  latestMark: number | null;
+}
+
+/** SQLite's BINARY order of two texts: their UTF-8 bytes compared */
+function binaryOrder(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** `platform/kind/id` → its three parts (a platform and a kind hold no `/`; an id may) */
@@ -49,8 +59,40 @@ export class BundleFacts {
       this.complete_ = false;
       return;
     }
-    const { calls, readings, ends } = part.facts;
-    this.parts.push({ rids, keys: part.keys, csvSha: part.csvSha, jsonlSha: part.jsonlSha, calls, readings, ends });
+    const { calls, readings, ends, attrition, latestMark } = part.facts;
+    this.parts.push({ rids, keys: part.keys, csvSha: part.csvSha, jsonlSha: part.jsonlSha, calls, readings, ends, attrition, latestMark });
+  }
+
+  /**
+   * The rows by availability, by network and publication month, and the latest re-check mark:
+   * what `datasets.attritionMarks` gives for the query (archive/attrition.ts: its GROUP BY network,
+   * month and its order — network, the unknown month last, month — in SQLite's BINARY order),
+   * counted from the rows the pass read.
+   */
+  attritionMarks(): { rows: AttritionRow[]; latestMark: number | null } {
+    let latestMark: number | null = null;
+    for (const p of this.parts) if (p.latestMark !== null && (latestMark === null || p.latestMark > latestMark)) latestMark = p.latestMark;
+    return { rows: this.attritionRows(), latestMark };
+  }
+
+  private attritionRows(): AttritionRow[] {
+    const byKey = new Map<string, AttritionRow>();
+    for (const p of this.parts)
+      for (const [platform, month, available, unavailable, notRechecked] of p.attrition) {
+        const key = JSON.stringify([platform, month]);
+        const r = byKey.get(key);
+        if (r) {
+          r.available += available;
+          r.unavailable += unavailable;
+          r.notRechecked += notRechecked;
+        } else byKey.set(key, { platform, month, available, unavailable, notRechecked });
+      }
+    return [...byKey.values()].sort(
+      (x, y) =>
+        binaryOrder(x.platform, y.platform) ||
+        Number(x.month === null) - Number(y.month === null) ||
+        (x.month === null || y.month === null ? 0 : binaryOrder(x.month, y.month)),
+    );
   }
 
   get complete(): boolean {

@@ -471,7 +471,8 @@ async function manifestOf(
     }
   }
   const fileRows = files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const marks = archive.datasets.attritionMarks(o.query);
+  // counted in the pass (the rows the tables hold); scanned when it could not give them
+  const marks = folded ? facts.attritionMarks() : archive.datasets.attritionMarks(o.query);
   const body: Omit<Manifest, 'root_sha256'> = {
     format: BUNDLE_FORMAT,
     format_version: 1,

@@ -2,7 +2,7 @@
  * Issue 29: a bundle worker's batch read as one aggregate row (bundle-batch.ts) holds the rows and
  * facts that reading it a row each (archive/bundle-row-facts.ts bundleRowsOf) gives: the same
  * texts, numbers, annotations and record bytes, each row's calls and its readings (past ones and
- * the current counts, nulls as NaN), in the batch's order — over generated archives (items from
+ * the current counts, nulls as NaN) and publication months, in the batch's order — over generated archives (items from
  * several calls, counts re-read and changed, counts missing, with and without tags, notes and
  * overrides: the walk's annotation columns differ) and generated batches; and null, as before,
  * for a batch holding a row deleted after the walk (its group is then rendered from the snapshot,
@@ -86,6 +86,11 @@ function build(file: string, seed: number, annotate: boolean): { a: Archive; sou
     a.datasets.markChecked(ref, T0 + 1e9 + Math.floor(r() * 1e6), x < 0.6);
     if (x > 0.9) a.datasets.markChecked(ref, T0 + 2e9, x < 0.95);
   }
+  // publication times the attrition's month reads oddly (none, before 1970, a month's edges, outside the years 0000–9999, not whole)
+  const odd = [null, -1, -86_400_000 * 400, Date.UTC(2026, 1, 1), Date.UTC(2026, 1, 1) - 1, -62167219200001, 253402300800000, 1.7e12 + 0.5];
+  const setPublished = testDb(a).prepare('UPDATE items SET published_at = ? WHERE rid = ?');
+  for (const { rid } of testDb(a).prepare('SELECT rid FROM items').all() as Array<{ rid: number }>)
+    if (r() < 0.1) setPublished.run(odd[Math.floor(r() * odd.length)], rid);
   const walk = a.iterateExportRows({}).ridWalk?.();
   if (!walk) throw new Error('no rid walk on a file archive');
   const rids = walk.next(1e6);
@@ -112,6 +117,7 @@ const factsOf = (f: RowFacts): unknown => ({
   calls: f.calls,
   readings: f.readings.map((v) => (Number.isNaN(v) ? 'NaN' : v)),
   ends: f.ends,
+  months: f.months,
 });
 
 const archives: Array<{ a: Archive; source: RidSource; rids: number[]; st: Statements; db: Database.Database }> = [];
@@ -153,6 +159,8 @@ describe('a bundle batch read as one aggregate row', () => {
       expect(calls.some((c) => c.length > 1)).toBe(true);
       expect(ends.some((e, k) => e - (k === 0 ? 0 : ends[k - 1]) > 6)).toBe(true);
       expect(readings.some(Number.isNaN)).toBe(true);
+      expect(whole.facts.months).toContain(null);
+      expect(new Set(whole.facts.months).size).toBeGreaterThan(3);
       for (let round = 0; round < 30; round++) {
         // a random batch of distinct rids in random order, 1 to 600 of them
         const pool = [...x.rids];

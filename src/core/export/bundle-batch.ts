@@ -8,7 +8,7 @@
  * array and a value per column of each, which cost more than the lookups. The rows and facts are
  * the same (bundle-batch.test.ts compares them over generated archives).
  */
-import type { RowFacts } from '../archive/bundle-row-facts';
+import { PUBLISHED_MONTH, type RowFacts } from '../archive/bundle-row-facts';
 import { raw, sql, type RawSql, type SqlRead } from '../archive/sql';
 import { ridsAscending, type BytesTuple } from './rid-rows';
 
@@ -24,19 +24,19 @@ export function bundleBatchColumns(extra: string): { outer: RawSql; inner: RawSq
   const annotations = extra === '' ? '' : ", tags_json || '', note || '', ov_json || ''";
   return {
     outer: raw(
-      `json_group_array(json_array(k, octet_length(r), p, kd, id, f, l, a, v, li, c, sh, sa, json(past), ck, ms${annotations})), CAST(group_concat(r, '') AS BLOB)`,
+      `json_group_array(json_array(k, octet_length(r), p, kd, id, f, l, a, v, li, c, sh, sa, json(past), ck, ms, mo${annotations})), CAST(group_concat(r, '') AS BLOB)`,
     ),
     inner: raw(`j.key AS k, i.platform AS p, i.kind AS kd, i.id AS id, i.raw AS r, i.first_seen_at AS f, i.last_seen_at AS l,
       COALESCE(i.counts_at, i.first_seen_at) AS a, i.views AS v, i.likes AS li, i.comments AS c, i.shares AS sh, i.saves AS sa,
       CASE WHEN i.counts_at IS NOT NULL THEN (SELECT json_group_array(json_array(ir.read_at, ir.views, ir.likes, ir.comments, ir.shares, ir.saves) ORDER BY ir.read_at)
-        FROM item_readings ir WHERE ir.item_rid = i.rid) END AS past, i.checked_at AS ck, i.missing_since AS ms${extra}`),
+        FROM item_readings ir WHERE ir.item_rid = i.rid) END AS past, i.checked_at AS ck, i.missing_since AS ms, ${PUBLISHED_MONTH.text} AS mo${extra}`),
   };
 }
 
 type N = number | null;
 /** a past reading: read at, the five counts */
 type Reading = [number, N, N, N, N, N];
-/** a row of the batch's JSON: index, record bytes, platform, kind, id, first seen, last seen, counts' time, the five counts, past readings, checked, missing since, (tags, note, overrides) */
+/** a row of the batch's JSON: index, record bytes, platform, kind, id, first seen, last seen, counts' time, the five counts, past readings, checked, missing since, publication month, (tags, note, overrides) */
 type Meta = [
   number,
   number,
@@ -54,6 +54,7 @@ type Meta = [
   Reading[] | null,
   N,
   N,
+  string | null,
   string?,
   (string | null)?,
   string?,
@@ -88,8 +89,8 @@ export function bundleBatchOf(
     const k = order[m[0]];
     byRow[k] = m;
     rows[k] =
-      m.length > 16
-        ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15], m[16], m[17], m[18]]
+      m.length > 17
+        ? [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15], m[17], m[18], m[19]]
         : [m[2], m[3], m[4], bytes.subarray(at, next), m[5], m[6], m[14], m[15]];
     at = next;
   }
@@ -105,15 +106,17 @@ export function bundleBatchOf(
   for (let c = 0; c < keys.length; c++) calls[order[keys[c]]].push(callIds[c]);
   const readings: number[] = [];
   const ends = new Array<number>(rids.length);
+  const months = new Array<string | null>(rids.length);
   for (let k = 0; k < rids.length; k++) {
     const m = byRow[k];
     const past = m[13];
     if (past) for (const p of past) readings.push(p[0], num(p[1]), num(p[2]), num(p[3]), num(p[4]), num(p[5]));
     readings.push(m[7], num(m[8]), num(m[9]), num(m[10]), num(m[11]), num(m[12]));
     ends[k] = readings.length;
+    months[k] = m[16];
     calls[k].sort();
   }
-  return { rows, facts: { calls, readings, ends } };
+  return { rows, facts: { calls, readings, ends, months } };
 }
 
 /**

@@ -123,9 +123,47 @@ export interface TablesPart {
   jsonlSha: string[];
   /**
    * each row's calls and metric history (archive/bundle-rows.ts RowFacts: `readings` 6 numbers a
-   * reading, `ends[k]` where row k's end), read with the rows; null when a batch came without
+   * reading, `ends[k]` where row k's end), read with the rows, and the group's items by
+   * availability (`attrition`: the manifest's counts); null when a batch came without
    */
-  facts: { calls: string[][]; readings: Float64Array; ends: Uint32Array } | null;
+  facts: {
+    calls: string[][];
+    readings: Float64Array;
+    ends: Uint32Array;
+    attrition: AttritionCount[];
+    /** the latest re-check mark (checked at or missing since, ms) of the group's rows; null: none */
+    latestMark: number | null;
+  } | null;
+}
+
+/**
+ * Items by availability after re-checks, counted as the attrition report counts them
+ * (archive/attrition.ts): a network, a publication month (PUBLISHED_MONTH; null: unknown), and how
+ * many are available (re-checked, not missing), unavailable (missing since), not re-checked.
+ */
+export type AttritionCount = [platform: string, month: string | null, available: number, unavailable: number, notRechecked: number];
+
+/** A group's attrition counts, by network and month. */
+class AttritionCounts {
+  private readonly byPlatform = new Map<string, Map<string | null, AttritionCount>>();
+  latestMark: number | null = null;
+  add(platform: string, month: string | null, checked: number | null | undefined, missing: number | null | undefined): void {
+    for (const t of [checked, missing])
+      if (t !== null && t !== undefined && (this.latestMark === null || t > this.latestMark)) this.latestMark = t;
+    let months = this.byPlatform.get(platform);
+    if (!months) this.byPlatform.set(platform, (months = new Map()));
+    let c = months.get(month);
+    if (!c) months.set(month, (c = [platform, month, 0, 0, 0]));
+    // as the report's sums: missing_since set, else checked_at set, else neither
+    if (missing !== null && missing !== undefined) c[3]++;
+    else if (checked !== null && checked !== undefined) c[2]++;
+    else c[4]++;
+  }
+  rows(): AttritionCount[] {
+    const out: AttritionCount[] = [];
+    for (const months of this.byPlatform.values()) for (const c of months.values()) out.push(c);
+    return out;
+  }
 }
 
 /**
@@ -193,6 +231,7 @@ export class TablesBuilder {
   private readonly last = isoJson();
   /** the batches' facts, while every batch came with them */
   private facts: { calls: string[][]; readings: number[]; ends: number[] } | null = { calls: [], readings: [], ends: [] };
+  private readonly attrition = new AttritionCounts();
 
   /** `reuse`: a thread's encoder (emptied first) and spare buffers, kept from group to group (a worker's) */
   constructor(
@@ -233,6 +272,7 @@ export class TablesBuilder {
     // the group's at the batch's end: nothing else writes there meanwhile (this never yields)
     beginBytes();
     const ends: number[] = [];
+    if (facts) for (let k = 0; k < tuples.length; k++) this.attrition.add(tuples[k][0], facts.months[k], tuples[k][6], tuples[k][7]);
     for (const row of tuples) {
       // one scan of the record for both (record-scan.ts keeps its spans until the next scan)
       const scanned = fromBytes(row, undefined);
@@ -279,7 +319,9 @@ export class TablesBuilder {
     this.takeFacts(facts);
     const first = this.keys.length === 0;
     const { csv, jsonl } = this;
+    let k = 0;
     for (const row of rows) {
+      if (facts) this.attrition.add(row.platform, facts.months[k++], row.checkedAt, row.missingSince);
       // the CSV record ends in \r\n, the JSONL line in \n: hashed without them
       const c = csv.write(this.enc.addThrough(row, this.t.render));
       this.csvSha.push(csv.sha(c, csv.at - 2));
@@ -303,7 +345,13 @@ export class TablesBuilder {
       jsonlSha: this.jsonlSha,
       facts:
         this.facts && this.facts.calls.length === this.keys.length
-          ? { calls: this.facts.calls, readings: Float64Array.from(this.facts.readings), ends: Uint32Array.from(this.facts.ends) }
+          ? {
+              calls: this.facts.calls,
+              readings: Float64Array.from(this.facts.readings),
+              ends: Uint32Array.from(this.facts.ends),
+              attrition: this.attrition.rows(),
+              latestMark: this.attrition.latestMark,
+            }
           : null,
     };
   }

@@ -23,6 +23,6 @@ export { companionsOf, writeCompanions, type CompanionSource } from './companion
 export type { BundleTablesResult } from './bundle-tables';
 /** the bundle's tables writer, with the Parquet encoder: loaded on use, not with every command (docs/cli.md "Start-up") */
 export const bundleTables = () => import('./bundle-tables');
-export type { TablesPart } from './bundle-render';
+export type { AttritionCount, TablesPart } from './bundle-render';
 export { exportAny, exportOptionsError, type AnyExportOptions } from './formats';
 export { mark as timelineMark } from './timeline';
