@@ -8,7 +8,13 @@ import fc from 'fast-check';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { exportWorkersOf } from './early-workers';
+import { EXPORT_OPTIONS, flagNames, takesValue } from './export-options';
+import { registerExportCommand } from './commands/export-file';
+import type { Io } from './io';
+import type { CliContext } from './context';
+import { withQueryFlags } from './query-flags';
 import { RID_EXPORT_WORKERS } from '../core/export/worker-spawn';
 import { PARQUET_ROW_GROUP } from '../core/export/parquet';
 
@@ -100,5 +106,20 @@ describe('the workers an export starts at once', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('each of `loupe export`’s options, from the one list the command registers: nothing unless it leaves the rows as they are', () => {
+    const program = new Command();
+    registerExportCommand(program, {} as Io, () => ({}) as CliContext);
+    const registered = program.commands.find((c) => c.name() === 'export')!.options.map((o) => o.flags);
+    const queryFlags = withQueryFlags(new Command('q')).options.map((o) => o.flags);
+    expect(registered).toEqual([...queryFlags, ...Object.values(EXPORT_OPTIONS).map((o) => o.flags)]);
+    const plain = ['export', '--format', 'csv', '-o', 'x.csv'];
+    expect(exportWorkersOf(plain, env(big))).toBe('csv');
+    for (const o of Object.values(EXPORT_OPTIONS))
+      for (const name of flagNames(o.flags)) {
+        const value = name === '--format' ? ['csv'] : takesValue(o.flags) ? ['v'] : [];
+        expect(exportWorkersOf([...plain, name, ...value], env(big)), name).toBe(o.early ? 'csv' : null);
+      }
   });
 });

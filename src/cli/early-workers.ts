@@ -9,19 +9,23 @@
  * archive export (`loupe export`) to CSV, XLSX or Parquet of the whole library (no query flag:
  * a filter may leave a few rows, and a small export starts no worker), not pseudonymised (its rows
  * are not read by rid), of an archive large enough to hold the rows past which the export starts
- * workers. When unsure, nothing is started (the export starts its own, as before). Workers no
+ * workers. Which of `loupe export`'s options leave the rows as they are is said where the options
+ * are listed (./export-options.ts), so a new one is not missed. When unsure, nothing is started (the export starts its own, as before). Workers no
  * export took are ended when the command ends (bin.ts), and never keep the process alive.
  */
 import { statSync } from 'node:fs';
 import { archivePath, defaultDataDir } from '../core/paths';
 import { RID_EXPORT_WORKERS, spawnEarly, type RidExportFormat } from '../core/export/worker-spawn';
+import { EXPORT_OPTIONS, flagNames, takesValue } from './export-options';
 
 /** The global options that take a value (src/cli/main.ts). */
 const GLOBAL_VALUES = new Set(['--base-url', '--data-dir']);
-/** `loupe export`'s options that take a value and leave the rows as they are (export-file.ts). */
-const EXPORT_VALUES = new Set(['--format', '-o', '--out', '--sort', '--columns', ...GLOBAL_VALUES]);
-/** its options without a value that leave the rows as they are */
-const EXPORT_SWITCHES = new Set(['--no-bom', '--no-history']);
+/** `loupe export`'s options that leave the rows as they are (./export-options.ts: `early`) */
+const EARLY = Object.values(EXPORT_OPTIONS).filter((o) => o.early);
+/** those that take a value, and the global ones */
+const EXPORT_VALUES = new Set([...EARLY.filter((o) => takesValue(o.flags)).flatMap((o) => flagNames(o.flags)), ...GLOBAL_VALUES]);
+/** those without a value */
+const EXPORT_SWITCHES = new Set(EARLY.filter((o) => !takesValue(o.flags)).flatMap((o) => flagNames(o.flags)));
 
 /**
  * The fewest archive bytes a row takes: 5,200 items whose record is an id alone make a 2.0 MB
