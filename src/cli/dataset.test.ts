@@ -117,3 +117,35 @@ describe('loupe dataset recheck and attrition', () => {
     expect(sb.admin.charges().length).toBe(charges);
   });
 });
+
+describe('a sandbox whose clock is ahead of this computer’s, run 60× (the README’s)', () => {
+  it('re-check marks are on the service’s clock, and the bundle written next verifies with its archive', async () => {
+    const DAY = 86_400_000;
+    const ahead = await startSandbox({ port: 0, seed: 3, epoch: Date.now() + 200 * DAY, balance: 1_000_000, freeCalls: 0, timeScale: 60 });
+    const home = mkdtempSync(join(tmpdir(), 'loupe-cli-dataset-ahead-'));
+    try {
+      const env = { LOUPE_HOME: home, LOUPE_BASE_URL: ahead.url, LOUPE_API_KEY: ahead.key };
+      const got = await runCaptured(['call', 'photo_net/profile/posts', '-p', 'handle=aging.check0', '--yes', '--out', '-'], env);
+      expect(got.code, got.err).toBe(0);
+      ahead.admin.advance(90 * 86_400);
+      const t0 = ahead.admin.now();
+      const run = await runCaptured(['dataset', 'recheck', '--platform', 'photo_net', '--yes', '--json'], env);
+      const t1 = ahead.admin.now();
+      expect(run.code, run.err).toBe(0);
+      // every mark within the re-check's span on the sandbox's clock (`Date`: whole seconds), none
+      // on this computer's (200 days behind): the process reads the service's clock first
+      const a = openArchive(join(home, 'loupe.db'));
+      const items = a.listQuery({ platforms: ['photo_net'], limit: 1000 }).rows.map((r) => a.getItem(r.platform, r.kind, r.id)!);
+      a.close();
+      expect(items.length).toBeGreaterThan(0);
+      expect(items.filter((it) => !(it.checkedAt !== null && it.checkedAt >= t0 - 2_000 && it.checkedAt <= t1 + 2_000))).toEqual([]);
+      const out = join(home, 'bundle');
+      expect((await runCaptured(['dataset', 'export', '--platform', 'photo_net', '--out', out], env)).code).toBe(0);
+      const v = await runCaptured(['dataset', 'verify', out, '--archive'], env);
+      expect(v.code, v.err).toBe(0);
+    } finally {
+      await ahead.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

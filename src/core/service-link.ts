@@ -79,8 +79,10 @@ export interface ServiceLink {
   afterForeignWrite(): void;
   /**
    * Brings the service clock up to date where the service's time can be read directly: on the
-   * built-in sandbox, its clock (GET /__admin/clock, loopback, not a service request). Elsewhere a
-   * no-op: a real service's clock does not jump, and its answers' Date headers keep the offset.
+   * built-in sandbox, or a sandbox run on its own at a loopback base URL, its clock (GET
+   * /__admin/clock, loopback, not a service request; a loopback server without it is left alone).
+   * Elsewhere a no-op: a real service's clock does not jump, and its answers' Date headers keep the
+   * offset.
    */
   syncClock(): Promise<void>;
   /** Settings changed: the running core takes the new limits and waits */
@@ -101,14 +103,38 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-/** The service clock set from the built-in sandbox's own (GET /__admin/clock: loopback, not a service request). */
+/** A base URL on this computer (a sandbox started on its own: `npm run sandbox`), never another host. */
+export function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** The service clock set from the sandbox's own (GET /__admin/clock: loopback, not a service request). */
 async function readSandboxClock(url: string, clock: ServiceClock): Promise<void> {
   const at = clock.local();
-  const r = await fetch(`${url}/__admin/clock`);
+  const r = await fetch(`${url}/__admin/clock`, { signal: AbortSignal.timeout(2_000) });
   if (!r.ok) return;
   const j = (await r.json()) as { now?: unknown };
   const now = num(j.now);
   if (now !== null) clock.set(now, (at + clock.local()) / 2);
+}
+
+/**
+ * The built-in sandbox's clock, or that of a sandbox run on its own at a loopback address (the
+ * README's `npm run sandbox`, its clock moved or scaled) when it has an admin clock: anything else
+ * there is left alone; another host, never asked.
+ */
+async function syncSandboxClock(
+  want: { sandbox: true } | { sandbox: false; baseUrl: string },
+  sandbox: () => Promise<{ url: string }>,
+  clock: ServiceClock,
+): Promise<void> {
+  if (want.sandbox) await readSandboxClock((await sandbox()).url, clock);
+  else if (isLoopback(want.baseUrl)) await readSandboxClock(want.baseUrl.replace(/\/+$/, ''), clock).catch(() => undefined);
 }
 
 /** A request core's rate limits, walk progress and warnings passed on; a refused key marked. Returns the unsubscribers. */
@@ -298,7 +324,7 @@ export function createServiceLink(o: ServiceLinkOptions): ServiceLink {
     startedInSandbox,
     doorBaseUrl,
     async syncClock() {
-      if (wanted().sandbox && !closed) await readSandboxClock((await sandbox()).url, clock);
+      if (!closed) await syncSandboxClock(wanted(), sandbox, clock);
     },
     wanted,
     sandbox,

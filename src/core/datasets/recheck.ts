@@ -31,6 +31,22 @@ export interface RecheckDeps {
   collect: CollectService;
   catalogue: () => Promise<CatalogueApi>;
   clock: Clock;
+  /**
+   * Free requests whose answers set the service's clock (GET /v1/credits); absent: the clock as it
+   * is. A command-line process reads the computer's clock until it has heard the service's: without
+   * this, a sandbox moved ahead had its first answers dated (checked_at, missing_since, readings)
+   * on the computer's clock, months before the rest.
+   */
+  syncClock?: () => Promise<void>;
+}
+
+/** The service's clock read before work that records times (`syncClock`); a failure leaves it as it is. */
+export async function syncedClock(d: RecheckDeps): Promise<void> {
+  try {
+    await d.syncClock?.();
+  } catch {
+    /* the clock as it is: at worst a held answer is read again, or a time is on the computer's clock */
+  }
 }
 
 /** Ids may hold `/`; platform and kind never do. */
@@ -95,6 +111,7 @@ export async function planRecheck(d: RecheckDeps, target: DatasetTarget, budget:
   const cat = await d.catalogue();
   const r = recheckCalls(cat, d.archive, query);
   if (r.calls.length === 0) throw NONE(r.items);
+  await syncedClock(d);
   const plan = await d.collect.preview(designOf(`Re-check ${name.slice(0, 90)}`, r.calls, budget));
   return { items: r.items, plan, notRecheckable: r.notRecheckable.slice(0, 200), notRecheckableCount: r.notRecheckable.length };
 }
@@ -150,6 +167,7 @@ export async function runRecheck(
   input: { target: DatasetTarget; budget?: number | null; approved: boolean; plan?: string },
 ): Promise<RecheckResult> {
   const { query, name } = resolveTarget(d.archive, input.target);
+  await syncedClock(d);
   let planId: string;
   if (input.plan !== undefined) {
     const st = d.collect.get(input.plan);

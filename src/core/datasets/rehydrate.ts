@@ -35,7 +35,7 @@ import { paramOf, POST_ID_PARAMS, POST_URL_PARAMS, sourceOf, targetFor } from '.
 import type { ItemRef } from '../ports';
 import type { Manifest } from './bundle';
 import { readVerifiedManifest } from './bundle-check';
-import { answerSaysGone, itemKey, type RecheckDeps } from './recheck';
+import { answerSaysGone, itemKey, syncedClock, type RecheckDeps } from './recheck';
 
 /** Paging parameters (the spec's pagination rules 1, 5 and 8): a walk is its other parameters. */
 const PAGING = new Set([
@@ -201,19 +201,8 @@ async function dehydratedManifest(dir: string): Promise<Manifest> {
   return manifest;
 }
 
-/** What a rehydration needs: a re-check's, and a way to read the service's clock now (cache windows are on it). */
-export interface RehydrateDeps extends RecheckDeps {
-  /** a free request whose answer sets the service's clock (GET /v1/credits); absent: the clock as it is */
-  syncClock?: () => Promise<void>;
-}
-
-async function synced(d: RehydrateDeps): Promise<void> {
-  try {
-    await d.syncClock?.();
-  } catch {
-    /* the clock as it is: at worst a held item is read again */
-  }
-}
+/** What a rehydration needs: a re-check's, its `syncClock` too (cache windows are on the service's clock). */
+export type RehydrateDeps = RecheckDeps;
 
 function resumable(d: RecheckDeps, root: string) {
   const rec = d.archive.rehydrations.latest(root);
@@ -225,7 +214,7 @@ function resumable(d: RecheckDeps, root: string) {
 export async function planRehydrate(d: RehydrateDeps, dir: string, budget: number | null = null, pages?: number): Promise<RehydratePlan> {
   const m = await dehydratedManifest(dir);
   const cat = await d.catalogue();
-  await synced(d);
+  await syncedClock(d);
   const p = toPlan(d, cat, m, pages);
   const { rec, st } = resumable(d, m.root_sha256);
   const plan = p.calls.length === 0 ? null : await d.collect.preview(designOf(`Rehydrate ${m.root_sha256.slice(0, 12)}`, p.calls, budget));
@@ -255,7 +244,7 @@ export async function runRehydrate(
 ): Promise<RehydrateReport> {
   const m = await dehydratedManifest(input.dir);
   const cat = await d.catalogue();
-  await synced(d);
+  await syncedClock(d);
   const budget = input.budget ?? null;
   const { rec, st } = resumable(d, m.root_sha256);
   if (rec) {

@@ -53,10 +53,12 @@ async function quoteOf(collect: CollectJob, now: number, calls: ManifestCall[]) 
 }
 
 /**
- * Cache windows are on the service's clock: free requests (GET /v1/credits) read it first (the
- * clock moves when two answers agree: service-clock.ts).
+ * Cache windows, and the times a re-check or a rehydration records, are on the service's clock:
+ * free requests (GET /v1/credits) read it first (the clock moves when two answers agree:
+ * service-clock.ts).
  */
 const clockSync = (parts: AppParts) => async (): Promise<void> => {
+  await parts.service.syncClock(); // the sandbox's own clock, where there is one (service-link.ts)
   const api = await parts.api();
   for (let k = 0; k < 2; k++) await api.credits();
 };
@@ -77,12 +79,12 @@ function bundleWork(parts: AppParts, collect: CollectJob) {
       await api.catalogue.load();
       return api.catalogue;
     },
+    syncClock: clockSync(parts),
   });
-  const rdeps = () => ({ ...deps(), syncClock: clockSync(parts) });
   const quote = (calls: ManifestCall[]) => quoteOf(collect, parts.clock.now(), calls);
   const verify = (dir: string, i: { root?: string; withArchive: boolean }) =>
     verifyBundle(dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) });
-  return { deps, rdeps, quote, verify };
+  return { deps, quote, verify };
 }
 
 /**
@@ -120,13 +122,13 @@ export function datasetLocalMethods(parts: AppParts, collect: CollectJob, checkQ
     },
     'local.verifyBundle': (i) => w.verify(i.dir, i),
     'local.importBundle': (i) => importBundle(i.dir, parts.archive, parts.clock.now()),
-    'local.rehydratePlan': (i) => planRehydrate(w.rdeps(), i.dir, i.budget ?? null, i.pages),
-    'local.rehydrate': (i) => runRehydrate(w.rdeps(), i),
+    'local.rehydratePlan': (i) => planRehydrate(w.deps(), i.dir, i.budget ?? null, i.pages),
+    'local.rehydrate': (i) => runRehydrate(w.deps(), i),
   };
 }
 
 export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Exports): Slice<'datasets'> {
-  const { deps, rdeps, quote, verify } = bundleWork(parts, collect);
+  const { deps, quote, verify } = bundleWork(parts, collect);
   const uploads = bundleUploads(parts.dataDir);
   const exportsDir = resolve(parts.dataDir, 'exports');
   /** bundle files of jobs still running: two jobs given one name (started in the same second) get one each */
@@ -188,7 +190,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
     'datasets.upload': (i) => uploads.put(i),
     'datasets.verifyBundle': async (i) => verify(await bundlePath(i.bundle), i),
     'datasets.importBundle': async (i) => importBundle(await bundlePath(i.bundle), parts.archive, parts.clock.now()),
-    'datasets.rehydratePlan': async (i) => planRehydrate(rdeps(), await bundlePath(i.bundle), i.budget ?? null, i.pages),
-    'datasets.rehydrate': async (i) => runRehydrate(rdeps(), { ...i, dir: await bundlePath(i.bundle) }),
+    'datasets.rehydratePlan': async (i) => planRehydrate(deps(), await bundlePath(i.bundle), i.budget ?? null, i.pages),
+    'datasets.rehydrate': async (i) => runRehydrate(deps(), { ...i, dir: await bundlePath(i.bundle) }),
   };
 }
