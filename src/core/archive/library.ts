@@ -1,6 +1,7 @@
 /**
  * Library queries: keyset pages of items with their annotations, exact totals (cached per filter
- * set), one item with its provenance. The SQL of a LibraryQuery is built by sql-query.ts.
+ * set), one item with its provenance. The SQL of a LibraryQuery is built by sql-query.ts, a page's
+ * cursor is cursor.ts's.
  */
 import type {
   ArchivedItem,
@@ -20,21 +21,8 @@ import { annotationLog } from './annotation-log';
 import { itemHistory } from './readings';
 import { applyOverrides, labelValue, type Columns, type Json } from './extract';
 import { overridesObject, overridesOf, type OverrideList } from './labels';
-import {
-  buildWhere,
-  decodeCursor,
-  encodeCursor,
-  pageSize,
-  parseQuery,
-  queryHash,
-  sortColumn,
-  sortPlan,
-  stableStringify,
-  type Cursor,
-  type Estimator,
-  type Sampler,
-  type Where,
-} from './sql-query';
+import { buildWhere, pageSize, parseQuery, sortColumn, sortPlan, type Estimator, type Sampler, type Where } from './sql-query';
+import { decodeCursor, encodeCursor, queryHash, stableStringify, type Cursor } from './cursor';
 import { and, part, raw, sql, SqlPart, where } from './sql';
 
 /** An `items` row: the identity, the raw record, the extracted columns, and bookkeeping. */

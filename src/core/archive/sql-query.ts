@@ -2,7 +2,6 @@
  * LibraryQuery → SQL. Everything user-supplied travels as a bound parameter;
  * the only text spliced into SQL comes from fixed tables below.
  */
-import { createHash } from 'node:crypto';
 import {
   isLabelSort,
   libraryQuerySchema,
@@ -452,58 +451,6 @@ export function sortPlan(q: LibraryQuery): SortPlan {
 export function sortColumn(plan: SortPlan): string | null {
   if (plan.field === 'growth') return null; // an expression: nothing to walk
   return plan.from0 === 'items i' ? plan.valueExpr.replace(/^i\./, '') : 'label';
-}
-
-/** Keyset position: phase 0 walks non-null sort values, phase 1 the nulls (always last). */
-export interface Cursor {
-  h: string; // query hash
-  p: 0 | 1;
-  v: string | number | null;
-  r: number; // rid of the last row returned
-}
-
-/** Hash of everything that shapes the ordered result (not limit/after). */
-export function queryHash(q: LibraryQuery): string {
-  const { limit: _l, after: _a, ...rest } = q;
-  return createHash('sha1').update(stableStringify(rest)).digest('base64url').slice(0, 12);
-}
-
-export function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c), 'utf8').toString('base64url');
-}
-
-export function decodeCursor(s: string, hash: string): Cursor {
-  let c: unknown;
-  try {
-    c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
-  } catch {
-    throw new QueryError('invalid cursor');
-  }
-  if (
-    typeof c !== 'object' ||
-    c === null ||
-    typeof (c as Cursor).h !== 'string' ||
-    ((c as Cursor).p !== 0 && (c as Cursor).p !== 1) ||
-    typeof (c as Cursor).r !== 'number' ||
-    (!['string', 'number'].includes(typeof (c as Cursor).v) && (c as Cursor).v !== null)
-  ) {
-    throw new QueryError('invalid cursor');
-  }
-  if ((c as Cursor).h !== hash) throw new QueryError('this cursor belongs to another query');
-  return c as Cursor;
 }
 
 /** Validate + normalise input from any door. */
