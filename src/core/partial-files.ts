@@ -1,12 +1,64 @@
 /**
  * Files written under a temporary name beside their final one and renamed when complete (exports,
- * bundles): `.<name>.<pid>-<random>.partial`, so that a file a killed process left behind (`kill -9`
- * mid-export) can be told from one a live export is writing — by the process id in its name.
+ * bundles): `.<name>.<pid>-<random>.partial` (`.staged`, `.parts`), so that what a killed process
+ * left behind (`kill -9` mid-export: up to the whole export's size, hidden) can be told from what a
+ * live export is writing — by the process id in its name — and removed by the next export to the
+ * same name (`freshPartial`).
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** A temporary name beside `final` for a file (or folder) that becomes `final` when complete. */
 export function partialPath(final: string, suffix = 'partial'): string {
   return join(dirname(final), `.${basename(final)}.${process.pid}-${randomBytes(6).toString('hex')}.${suffix}`);
+}
+
+/** whether the process `pid` is alive on this machine (another user's counts: EPERM) */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Removes the temporary files and folders for `final` whose process is gone (a killed export's),
+ * including a staged file's own partial (`..<name>.<pid>-<hex>.staged.<pid>-<hex>.partial`); a live
+ * process's are left alone. Returns the names removed. Never throws: a folder that cannot be read
+ * or an entry that cannot be removed is left as it is.
+ */
+export function sweepPartials(final: string): string[] {
+  const re = new RegExp(
+    `^\\.\\.?${escape(basename(final))}\\.(\\d+)-[0-9a-f]{12}\\.(?:partial|staged|parts)(?:\\.\\d+-[0-9a-f]{12}\\.partial)?$`,
+  );
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dirname(final));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = re.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    try {
+      rmSync(join(dirname(final), name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      /* left as it is */
+    }
+  }
+  return removed;
+}
+
+/** `partialPath(final, suffix)`, after removing what killed processes left for `final` (`sweepPartials`). */
+export function freshPartial(final: string, suffix = 'partial'): string {
+  sweepPartials(final);
+  return partialPath(final, suffix);
 }

@@ -10,13 +10,13 @@
  *
  * Both are written to a temporary name beside the target and renamed when complete.
  */
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type Graph from 'graphology';
 import { xmlAttr, xmlSafe, xmlText } from '../text';
 import { present } from '../../shared/maps';
+import { freshPartial } from '../partial-files';
 
 export { xmlAttr, xmlSafe, xmlText };
 
@@ -195,7 +195,7 @@ export async function writeNetworkFile(
   signal?: AbortSignal,
 ): Promise<{ path: string; bytes: number }> {
   const finalPath = resolve(out);
-  const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const tmp = freshPartial(finalPath);
   try {
     if (format === 'gexf') await writeFile(tmp, await gexfOf(graph), { flag: 'wx' });
     else await writeGraphml(graph, createWriteStream(tmp, { flags: 'wx' }), signal);

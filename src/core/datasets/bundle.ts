@@ -10,8 +10,8 @@
  */
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
 import type { AttritionRow } from '../../shared/contract-datasets';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
@@ -23,6 +23,7 @@ import { writeJsonInPieces } from './manifest-text';
 import { itemKeyOf, sha256 } from './row-hashes';
 import { writeZip } from './zip';
 import { fileWriteError } from '../storage-error';
+import { freshPartial, partialPath } from '../partial-files';
 
 export const BUNDLE_FORMAT = 'loupe-dataset-bundle';
 export const MANIFEST = 'manifest.json';
@@ -302,9 +303,9 @@ export async function exportBundle(archive: Archive, o: BundleExportOptions): Pr
     if (exists)
       throw new LoupeError('validation', `${o.out} already exists; a .zip bundle is written to a new file (nothing was written).`);
   } else await refuseNonEmpty(o.out);
-  const tag = randomBytes(4).toString('hex');
-  const tmp = join(dirname(o.out), `.${basename(o.out)}.${tag}.parts`);
-  const partial = `${o.out}.${tag}.partial`;
+  // pid-tagged hidden names: what a killed export left for this name is removed here (partial-files.ts)
+  const tmp = freshPartial(o.out, 'parts');
+  const partial = partialPath(o.out);
   const stopped = () => {
     if (o.signal?.aborted) throw new LoupeError('cancelled', 'The bundle was cancelled; nothing of it was kept.');
   };

@@ -13,7 +13,7 @@ import { exportRows } from './rows';
 import { Pseudonymiser } from '../text';
 import { renameSync, rmSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { partialPath } from '../partial-files';
+import { freshPartial } from '../partial-files';
 import { companionPath, companionSheets, writeCompanions, type CompanionFile, type CompanionSource } from './companions';
 import type { TableFormat } from './tables';
 import { grouped } from '../../shared/grouped';
@@ -101,7 +101,7 @@ export async function exportAny(rows: Iterable<ExportRow>, o: AnyExportOptions):
   const final = resolve(o.out);
   const staged: string[] = [];
   const stage = (p: string): string => {
-    const s = partialPath(p, 'staged');
+    const s = freshPartial(p, 'staged');
     staged.push(s);
     return s;
   };

@@ -15,9 +15,8 @@
  * when every worker has two groups in hand this thread encodes the next one itself. Memory holds
  * a few groups however many rows there are.
  */
-import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ExportRow, ExportRowSource } from '../ports';
@@ -37,6 +36,7 @@ import { fromWire, toWire, type WireRow } from './wire';
 import { abortError } from './abort';
 import { YIELD_MS } from './turns';
 import { absent, shifted } from '../../shared/maps';
+import { freshPartial } from '../partial-files';
 
 export { parquetType, type ParquetColumnType } from './parquet-group';
 
@@ -241,7 +241,7 @@ export async function exportParquet(rows: Iterable<ExportRow> | AsyncIterable<Ex
   const { signal, onProgress } = opts;
   signal?.throwIfAborted();
   const finalPath = resolve(opts.out);
-  const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const tmp = freshPartial(finalPath);
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
 
   let fh: FileHandle | null = null;

@@ -8,10 +8,9 @@
  *   final name only after every byte was flushed. On failure or cancel the temporary file is
  *   removed; whatever already sits at the final name is untouched until the rename.
  */
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ExportRow, ExportRowSource } from '../ports';
 import { csvFromRids, ridThreads } from './csv-rids';
 import { csvRecord } from './cells';
@@ -22,6 +21,7 @@ import { abortError } from './abort';
 import { YIELD_MS } from './turns';
 import { mark } from './timeline';
 import { absent, shifted } from '../../shared/maps';
+import { freshPartial } from '../partial-files';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
@@ -296,7 +296,7 @@ export async function exportRows(rows: Iterable<ExportRow> | AsyncIterable<Expor
   signal?.throwIfAborted();
 
   const finalPath = resolve(opts.out);
-  const tmpPath = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const tmpPath = freshPartial(finalPath);
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
 
   let writer: ChunkWriter | null = null;

@@ -7,12 +7,13 @@
  * `extraSheets`). Streamed: rows are pulled one at a time, written in chunks; a file is written under
  * a temporary name and renamed when complete.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { cell, csvRecord } from './cells';
 import { abortError } from './abort';
 import type { ColumnType, Table } from './table-types';
+import { freshPartial } from '../partial-files';
 
 export type { ColumnType, Table, TableColumn } from './table-types';
 export type TableFormat = 'csv' | 'json' | 'jsonl' | 'parquet';
@@ -50,7 +51,7 @@ class TableFile {
   bytes = 0;
   constructor(out: string) {
     this.finalPath = resolve(out);
-    this.tmp = join(dirname(this.finalPath), `.${basename(this.finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+    this.tmp = freshPartial(this.finalPath);
     this.fd = openSync(this.tmp, 'wx');
   }
   write(s: string): void {

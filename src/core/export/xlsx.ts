@@ -20,9 +20,8 @@
  * limit is cut there (counted in the result; the JSON export keeps it whole). A sheet holds at most
  * 1,048,575 data rows under its header; the next rows go to a new sheet.
  */
-import { randomBytes } from 'node:crypto';
 import { rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ExportRow, ExportRowSource } from '../ports';
 import { resolveColumns } from './columns';
 import { abortError } from './abort';
@@ -31,6 +30,7 @@ import { DATE_STYLE, SHEET_HEAD, SHEET_TAIL, SheetNames, sheetPath, workbookPart
 import { xlsxFromRids } from './xlsx-rids';
 import { ridThreads } from './csv-rids';
 import { ZipWriter, type DeflatedPiece, type ZipEntryStream, type ZipPieceEntry } from './zip';
+import { freshPartial } from '../partial-files';
 
 export { columnLetters, XLSX_DATE_COLUMNS, XLSX_DATE_FORMAT, XLSX_MAX_CELL_CHARS } from './xlsx-cells';
 
@@ -221,7 +221,7 @@ export async function exportXlsx(rows: Iterable<ExportRow> | AsyncIterable<Expor
   const { signal, onProgress } = opts;
   signal?.throwIfAborted();
   const finalPath = resolve(opts.out);
-  const tmp = join(dirname(finalPath), `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const tmp = freshPartial(finalPath);
   const every = opts.total && opts.total > 0 ? Math.max(1, Math.floor(opts.total / 200)) : 1000;
   const created = new Date();
   const cells = new CellWriter(DATE_STYLE);

@@ -1,0 +1,78 @@
+/** What a killed export leaves beside its file is removed by the next export to that name (partial-files.ts). */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openArchive } from './archive';
+import { listResponse, post } from './archive/test-fixtures';
+import { companionsOf, exportAny } from './export';
+import { freshPartial, partialPath, sweepPartials } from './partial-files';
+
+const root = mkdtempSync(join(tmpdir(), 'loupe-partials-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** the pid of a process that has ended (as `kill -9` leaves one) */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(r.stdout.toString());
+}
+const hex = (n: number) => n.toString(16).padStart(12, '0');
+
+describe('partial files', () => {
+  it('a dead process’s files, folders and staged files’ partials for the name go; a live one’s, other names’ and the file itself stay', () => {
+    const dir = mkdtempSync(join(root, 'sweep-'));
+    const dead = deadPid();
+    const live = process.ppid; // alive while this test runs
+    const gone = [
+      `.items.csv.${dead}-${hex(1)}.partial`,
+      `.items.csv.${dead}-${hex(2)}.staged`,
+      `..items.csv.${dead}-${hex(2)}.staged.${dead}-${hex(3)}.partial`,
+      `.items.csv.${dead}-${hex(4)}.parts`,
+    ];
+    const kept = [
+      'items.csv',
+      `.items.csv.${live}-${hex(5)}.partial`,
+      `.items.csv.${process.pid}-${hex(6)}.partial`,
+      `.items.history.csv.${dead}-${hex(7)}.staged`, // another name: its own export sweeps it
+      `.items.csv.${dead}-notours.partial`,
+      `.items.csv.${hex(8)}.partial`, // the old names, without a process id: whose they are is not known
+    ];
+    for (const n of [...gone, ...kept]) {
+      if (n.endsWith('.parts')) {
+        mkdirSync(join(dir, n));
+        writeFileSync(join(dir, n, 'items.jsonl'), 'x');
+      } else writeFileSync(join(dir, n), 'x');
+    }
+    expect(sweepPartials(join(dir, 'items.csv')).sort()).toEqual([...gone].sort());
+    expect(readdirSync(dir).sort()).toEqual([...kept].sort());
+    const p = freshPartial(join(dir, 'items.csv'));
+    expect(p).toMatch(new RegExp(`/\\.items\\.csv\\.${process.pid}-[0-9a-f]{12}\\.partial$`));
+    expect(partialPath(join(dir, 'b'), 'parts')).toMatch(/\/\.b\.\d+-[0-9a-f]{12}\.parts$/);
+    expect(sweepPartials(join(root, 'no-such-folder', 'x.csv'))).toEqual([]);
+  });
+
+  // before: a kill -9 mid-export left `.items.csv.<random>.partial` (124 MB of a 200k-item CSV) for good
+  for (const format of ['csv', 'jsonl', 'parquet', 'xlsx'] as const)
+    it(`${format}: the next export to the name removes what a killed one left`, async () => {
+      const dir = mkdtempSync(join(root, `${format}-`));
+      const dead = deadPid();
+      const left = [
+        `.items.${format}.${dead}-${hex(1)}.partial`,
+        `.items.${format}.${dead}-${hex(2)}.staged`,
+        `..items.${format}.${dead}-${hex(2)}.staged.${dead}-${hex(3)}.partial`,
+        ...(format === 'xlsx' ? [] : [`.items.history.${format}.${dead}-${hex(4)}.staged`]), // XLSX holds its history as a sheet
+      ];
+      for (const n of left) writeFileSync(join(dir, n), 'half an export');
+      const a = openArchive(':memory:', { clock: () => 5_000 });
+      a.storeResponse(listResponse('c1', 'photo_net', 'profile/posts', [post({ id: '1' }), post({ id: '2' })]), 't', null);
+      const q = { platforms: ['photo_net'] };
+      await exportAny(a.iterateExportRows(q), {
+        format,
+        out: join(dir, `items.${format}`),
+        companions: companionsOf(a.datasets, { query: q }),
+      });
+      a.close();
+      expect(readdirSync(dir).sort()).toEqual(format === 'xlsx' ? ['items.xlsx'] : [`items.${format}`, `items.history.${format}`].sort());
+    });
+});
