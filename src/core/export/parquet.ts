@@ -142,8 +142,13 @@ class ParquetPool extends ExportPool {
   }
 }
 
+/** Where a Parquet file's bytes go, in order: a file, or one that hashes them as written (bundle-tables.ts HashedFile). */
+export interface ParquetSink {
+  write(b: Uint8Array): Promise<unknown>;
+}
+
 /** hyparquet-writer's byte writer over a file: what it holds is written when flushed (the magic, the footer). */
-function fileWriter(fh: FileHandle): ByteWriter & { flush(): Promise<void>; finish(): Promise<void> } {
+function fileWriter(fh: ParquetSink): ByteWriter & { flush(): Promise<void>; finish(): Promise<void> } {
   const w = new ByteWriter(1 << 16) as ByteWriter & { flush(): Promise<void>; finish(): Promise<void> };
   const drain = async (): Promise<void> => {
     if (w.index === 0) return;
@@ -166,7 +171,7 @@ export class GroupFile {
   private readonly writer: ParquetWriter;
 
   constructor(
-    private readonly file: FileHandle,
+    private readonly file: ParquetSink,
     layout: ParquetLayout,
     private readonly every: number,
     private readonly onProgress?: (rows: number) => void,
