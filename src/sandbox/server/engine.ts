@@ -3,7 +3,8 @@
  * page by page. Applies paging (keyset cursors), incremental sync (since / until / stop_at_id),
  * feed options (recent_days / exclude_pinned / trim), limit (cap and collect-until-N), max_pages
  * walks, scan_pages, judgments (labels / relevance / switch receipts) and computes the price of
- * every page read. Billing, caching and HTTP live in http.ts.
+ * every page read. Where a request starts (its cursor or page, checked) is position.ts's;
+ * billing, caching and HTTP live in http.ts.
  *
  * Metered price of one page (spec silent on the exact rule; deterministic choice):
  *   min + 2 × units, capped at max, where units =
@@ -16,105 +17,16 @@
 import type { EndpointDef, World, WorldRow } from '../types';
 import type { ListItem, Pagination } from '../../shared/api-types';
 import { createHash } from 'node:crypto';
-import { CURSOR_PREFIX, type CursorCodec, type CursorPos, paramsHash } from './cursor';
+import type { CursorCodec, CursorPos } from './cursor';
+import { bindingHash } from './position';
 import { fitItems } from './fit';
-import { holdFor, pagingParams, RequestError, type Plan } from './plan';
+import { holdFor, type Plan } from './plan';
 
 // the plan and fit=goal live in their own modules; importers keep reaching them through here
 export { holdFor, isTrue, makePlan, pagingParams, RequestError, type Plan } from './plan';
 export { estimateTokens, FIT_UNCERTAIN_HIGH, FIT_UNCERTAIN_LOW, fitItems, fitRole, STUB_FIELDS, type FitRole } from './fit';
 
-/** Params the server handles itself; they never define which list a cursor belongs to. */
-const NON_BINDING = new Set([
-  'cursor',
-  'max_pages',
-  'dry_run',
-  'limit',
-  'judgments',
-  'label',
-  'exclude',
-  'brand',
-  'brand_description',
-  'offer',
-  'label_evidence',
-  'fit',
-  'goal',
-  'fit_tokens',
-  'relevance',
-  'relevance_threshold',
-  'relevant_to',
-  'since',
-  'until',
-  'stop_at_id',
-  'recent_days',
-  'exclude_pinned',
-  'trim',
-  'scan_pages',
-  'switch_from',
-  'safe_url',
-]);
-
 export const UNIT_CREDITS = 2;
-export const CURSOR_MIN_TTL_MS = 3600_000;
-
-/** Params bound into a cursor: list-defining params, including `include`. */
-export function bindingHash(def: EndpointDef, params: Record<string, string>): string {
-  const paging = new Set(pagingParams(def));
-  const b: Record<string, string> = {};
-  for (const [k, v] of Object.entries(params)) if (!NON_BINDING.has(k) && !paging.has(k)) b[k] = v;
-  return paramsHash(b);
-}
-
-export function cursorTtlMs(def: EndpointDef): number {
-  return Math.max(CURSOR_MIN_TTL_MS, def.cacheTtlSeconds * 1000);
-}
-
-export interface PositionOptions {
-  /**
-   * Variant native-ignores-foreign: a service cursor (CURSOR_PREFIX) sent in one of these native
-   * params is ignored (the first page is served); the returned token still names the call, so it
-   * is not a cache hit of the first page.
-   */
-  ignoreServiceTokenIn?: ReadonlySet<string>;
-}
-
-/** Read the position token: `cursor` or the endpoint's native param (page endpoints accept integers). */
-export function readPosition(
-  def: EndpointDef,
-  params: Record<string, string>,
-  codec: CursorCodec,
-  now: number,
-  opts: PositionOptions = {},
-): { pos: CursorPos; token: string | null } {
-  const start: CursorPos = { lastId: null, lastAt: null, offset: 0, page: 1 };
-  if (!def.paging) return { pos: start, token: null };
-  let token: string | undefined;
-  let ignored: string | null = null;
-  for (const p of pagingParams(def)) {
-    const v = params[p];
-    if (v === undefined || v === '') continue;
-    if (p !== 'cursor' && opts.ignoreServiceTokenIn?.has(p) && v.startsWith(CURSOR_PREFIX)) {
-      ignored = ignored ?? `ignored:${p}=${v}`;
-      continue;
-    }
-    token = token ?? v;
-  }
-  if (token === undefined) return { pos: start, token: ignored };
-  if (/^\d+$/.test(token) && (def.paging.param === 'page' || def.paging.alt === 'page')) {
-    const page = Number(token);
-    if (page < 1) throw new RequestError(400, 'INVALID_REQUEST', '`page` must be an integer >= 1.');
-    return { pos: { lastId: null, lastAt: null, offset: (page - 1) * def.paging.pageSize, page }, token: `page:${page}` };
-  }
-  const r = codec.decode(token, {
-    platform: def.platform,
-    endpoint: def.path,
-    binding: bindingHash(def, params),
-    now,
-    ttlMs: cursorTtlMs(def),
-  });
-  if (!r.ok) throw new RequestError(400, 'INVALID_CURSOR', r.message);
-  return { pos: r.pos, token: JSON.stringify(r.pos) };
-}
 
 export const TOP_HEAD_PAGES = 2;
 
