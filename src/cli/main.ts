@@ -95,7 +95,6 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
     .option('--base-url <url>', 'service base URL (env LOUPE_BASE_URL); default: an in-process sandbox with synthetic data')
     .option('--data-dir <dir>', 'archive and settings folder (env LOUPE_HOME); default: the app’s user-data folder')
     .version(readVersion(), '-V, --version', 'print the version of Loupe')
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
@@ -116,7 +115,30 @@ export function buildProgram(io: Io): { program: Command; context: () => CliCont
   registerCollectCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerDatasetCommands(program, io, context, { confirm: (q) => confirm(io, q) });
   registerAnalyzeCommands(program, io, context);
+  oneLineUsageErrors(program);
   return { program, context: () => ctx };
+}
+
+/**
+ * A usage error (an unknown option, a missing argument, a value outside its choices) as one line on
+ * stderr, as every other error of the command line: `loupe: <commander's sentence>; see: loupe
+ * export --help`, not the sentence followed by the whole help (docs/cli.md "Exit codes"). Set on
+ * every command, each naming its own help.
+ */
+function oneLineUsageErrors(c: Command, path: string[] = []): void {
+  const help = ['loupe', ...path, '--help'].join(' ');
+  c.configureOutput({
+    ...c.configureOutput(),
+    outputError: (message, write) =>
+      write(
+        `loupe: ${message
+          .replace(/^error:\s*/, '')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .replace(/\.$/, '')}; see: ${help}\n`,
+      ),
+  });
+  for (const s of c.commands) oneLineUsageErrors(s, [...path, s.name()]);
 }
 
 export async function runCli(argv: string[], given: Io): Promise<number> {
