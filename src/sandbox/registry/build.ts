@@ -29,6 +29,11 @@ import { worldTraits } from './traits';
 /** Spec windows: 1 h, 6 h, 24 h. */
 export const TTL = { search: 3600, content: 21600, profile: 86400 } as const;
 
+/** Search rows that are posts: post labels + relevance. */
+export const POST_SEARCH = { labels: 'post', relevance: true } as const;
+/** Rows of the named owner (group, board, playlist, collection, advertiser): a world trait (traits.ts). */
+export const BY_OWNER = { byOwner: true } as const;
+
 export type Output = { shape: 'single'; singleKey: string; record: RecordKind } | { shape: 'list'; feed: FeedKind; record: RecordKind };
 
 export const single = (singleKey: string, record: RecordKind = 'object'): Output => ({ shape: 'single', singleKey, record });
