@@ -67,3 +67,36 @@ test('an app opened on the Library asks for its first page once, before its code
   // one request for the first page (src/renderer/first-page.js's, taken by the app), none of its own
   expect(asked.filter((a) => a.after === undefined)).toEqual([{ sort: { field: 'published_at', dir: 'desc' }, limit: 200, lean: true }]);
 });
+
+test('the reads the first rows do not need are asked after those rows are drawn', async ({ page }) => {
+  await searchWalk(page, 'running shoes');
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  // the page's own clock: when the first row entered the DOM (src/renderer/src/first-view.ts)
+  await page.addInitScript(`(() => {
+    const mo = new MutationObserver(() => {
+      if (window.__firstRow === undefined && document.querySelector('[data-testid="result-row"]')) {
+        window.__firstRow = performance.now();
+        mo.disconnect();
+      }
+    });
+    mo.observe(document, { childList: true, subtree: true });
+  })()`);
+  await page.reload();
+  await expect(page.getByTestId('result-row').first()).toBeVisible();
+  await expect(page.getByTestId('library-count')).not.toContainText('counting');
+  // a resource entry is there once its answer is in
+  const read = async () =>
+    (await page.evaluate(`(() => ({
+      row: window.__firstRow,
+      asked: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => ({ method: new URL(e.name).pathname.slice(5), start: e.startTime })),
+    }))()`)) as { row: number; asked: Array<{ method: string; start: number }> };
+  const later = ['library.count', 'library.tags', 'library.resultSets'];
+  await expect.poll(async () => (await read()).asked.map((a) => a.method)).toEqual(expect.arrayContaining(later));
+  const t = await read();
+  const held = t.asked.filter((a) => later.includes(a.method));
+  for (const a of held)
+    expect(a.start, `${a.method} asked at ${a.start.toFixed(0)} ms, the first row at ${t.row.toFixed(0)} ms`).toBeGreaterThan(t.row);
+  // the first page itself was asked before
+  expect(t.asked.find((a) => a.method === 'library.query')!.start).toBeLessThan(t.row);
+});

@@ -6,6 +6,7 @@
  */
 import { lazy, useEffect, type ComponentType, type LazyExoticComponent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { settleFirstView } from './first-view';
 import type { ViewId } from './stores/ui';
 
 type Loader = () => Promise<Record<string, unknown>>;
@@ -52,9 +53,16 @@ export function preloadViews(busy: () => boolean = () => false, loads: Loader[] 
   when();
 }
 
-/** Rendered beside the first view inside its Suspense: once the view itself is drawn, the others' code follows. */
+/**
+ * Rendered beside the first view inside its Suspense: once the view itself is drawn, the reads that
+ * waited for it (first-view.ts) and the others' code follow.
+ */
 export function PreloadViews(): null {
   const qc = useQueryClient();
-  useEffect(() => preloadViews(() => qc.isFetching() > 0), [qc]);
+  useEffect(() => {
+    const busy = () => qc.isFetching() > 0;
+    settleFirstView(busy);
+    preloadViews(busy);
+  }, [qc]);
   return null;
 }

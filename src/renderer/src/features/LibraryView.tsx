@@ -23,6 +23,7 @@ import { LibrarySource } from './LibrarySource';
 import { LanguageFilter } from './LanguageFilter';
 import { TagsButton, TagsPanel } from './TagsPanel';
 import { GrowthFilter } from './datasets/GrowthFilter';
+import { useFirstViewSettled } from '../first-view';
 
 // what the first rows do not need is fetched when it is first shown: the charts (recharts, d3),
 // the network panel (graphology) and the attrition panel (issue 30: the Library's chunk before
@@ -54,11 +55,19 @@ export { useLibrary };
  */
 function useExactCount(q: LibraryQuery, rows: ReturnType<typeof useLibraryRows>) {
   const rowsIn = rows.status !== 'pending' && !rows.isPlaceholderData;
-  const count = useLoupe('library.count', stripPage(q), { keepPrevious: true, enabled: rowsIn });
+  // and, the first time, once those rows are drawn (first-view.ts)
+  const settled = useFirstViewSettled();
+  const count = useLoupe('library.count', stripPage(q), { keepPrevious: true, enabled: rowsIn && settled });
   // a first page already counted carries its total
   const pageTotal = rowsIn ? rows.data?.pages[0]?.total : null;
   const exact = count.data !== undefined && !count.isPlaceholderData ? count.data : (pageTotal ?? undefined);
   return { count, exact };
+}
+
+/** The tag and saved-set lists, asked once the first rows are drawn (first-view.ts). */
+function useLibraryLists() {
+  const settled = useFirstViewSettled();
+  return { tags: useLoupe('library.tags', {}, { enabled: settled }), sets: useLoupe('library.resultSets', {}, { enabled: settled }) };
 }
 
 export function LibraryView() {
@@ -67,8 +76,7 @@ export function LibraryView() {
   // pause through DraftInput, so no change waits on a debounce and a keystroke re-renders one field
   const rows = useLibraryRows(q);
   const { count, exact } = useExactCount(q, rows);
-  const tags = useLoupe('library.tags', {});
-  const sets = useLoupe('library.resultSets', {});
+  const { tags, sets } = useLibraryLists();
   // the same array while the pages are the same: a new one per render rebuilt the table's row model
   const loaded = loadedRows(rows.data);
   const [selected, setSelected] = useState<Set<string>>(new Set());
