@@ -47,7 +47,9 @@ const CAUSE: Record<StorageErrorKind, string> = {
 };
 
 const WAY_OUT: Record<StorageErrorKind, string> = {
-  full: 'free some disk space, then continue with `loupe resume <walk>` (nothing already paid for is bought again)',
+  // every command that writes the archive can meet a full disk (a walk, a collection, an import, the
+  // analysis index): the way out names how each continues, not only a walk's
+  full: 'free some disk space, then run the command again — a walk continues with `loupe resume <walk>`, a collection with `loupe collect run <plan>`; what was stored is kept and nothing already paid for is bought again',
   readonly: 'make the data folder writable (or point --data-dir / LOUPE_HOME at a writable folder); reading commands still work',
   damaged: 'run `loupe archive check`, then `loupe archive recover` to copy what can be read into a new file (the damaged file is kept)',
   locked: 'close the other program using the archive and try again',
