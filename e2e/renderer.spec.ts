@@ -110,7 +110,11 @@ test('an estimate on the button and a confirmation above the threshold; cancel s
 });
 
 test('a walk can be cancelled and says so', async ({ page }) => {
-  await api(page, 'settings.update', { askAboveCredits: 1_000_000, rateLimit: { requests: 2, windowSeconds: 60 } });
+  // one request an hour: the pacer's windows are on the service's clock, which moves with the e2e
+  // sandbox's (60x) at each answer and clock sync, so this is about a page a minute of real time (2 a
+  // minute of the sandbox's time let the 20 pages end within seconds on a loaded machine, before the
+  // cancel was clicked: the test then saw a finished walk)
+  await api(page, 'settings.update', { askAboveCredits: 1_000_000, rateLimit: { requests: 1, windowSeconds: 3600 } });
   await page.reload();
   await page.getByTestId('search-query').fill('standing desk');
   await page.getByTestId('search-pages').selectOption('20');
