@@ -5,9 +5,9 @@
  * month, totalling the items held.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startSandbox, type SandboxHandle } from '../sandbox';
 import { openArchive } from '../core/archive';
 import { SettingsFile } from '../core/secrets';
@@ -146,6 +146,24 @@ describe('a sandbox whose clock is ahead of this computer’s, run 60× (the REA
     } finally {
       await ahead.close();
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('loupe dataset export --out -', () => {
+  it('is a usage error (a bundle is a folder or a .zip), exit 2, no folder named "-" written', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'loupe-cli-dataset-dash-'));
+    const dash = resolve('-');
+    try {
+      const r = await runCaptured(['dataset', 'export', '--out', '-'], { LOUPE_HOME: home });
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(
+        /^loupe: option '--out <folder\|file\.zip>' argument '-' is invalid\. A bundle is a folder or a \.zip, not a stream/,
+      );
+      expect(existsSync(dash)).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      if (existsSync(dash) && statSync(dash).isDirectory()) rmSync(dash, { recursive: true, force: true });
     }
   });
 });

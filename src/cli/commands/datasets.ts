@@ -3,7 +3,7 @@
  * again through single-item endpoints — priced as one plan first, one approval — and the attrition
  * report. Every command calls the contract's `datasets.*` methods of the composed app.
  */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { AttritionRow, DatasetTarget } from '../../shared/contract-datasets';
 import type { MethodInput } from '../../shared/contract';
 import { analysisJson, csvTable } from '../../shared/analysis-csv';
@@ -42,6 +42,16 @@ function attritionWords(rows: AttritionRow[]): string {
   const all = t.a + t.u + t.n;
   const pct = (x: number) => (all === 0 ? '0' : ((100 * x) / all).toFixed(1));
   return `${fmt(all)} item(s): ${fmt(t.a)} available (${pct(t.a)} %), ${fmt(t.u)} unavailable (${pct(t.u)} %), ${fmt(t.n)} not re-checked (${pct(t.n)} %).\n`;
+}
+
+/**
+ * `-` is standard output elsewhere (docs/cli.md "Pipes"); a bundle is several files: refused as the
+ * flags are read (exit 2), never a folder named "-".
+ */
+function notStdout(out: string): string {
+  if (out === '-')
+    throw new InvalidArgumentError('A bundle is a folder or a .zip, not a stream: give --out a folder or a file ending in .zip.');
+  return out;
 }
 
 /** `loupe dataset recheck` once priced: runs it (asking above the threshold) and reports; Ctrl-C / SIGTERM cancel its plan's run. */
@@ -188,7 +198,7 @@ function registerBundleExport(cmd: Command, io: Io, c: () => CliContext): void {
         'a set or query as a bundle (a folder, or one .zip): items (CSV, Parquet, JSONL), metric history, annotations with authors, the answers, and manifest.json with checksums and one root hash',
       )
       .argument('[set]', 'a saved set, by name or id (else the query flags)')
-      .requiredOption('--out <folder|file.zip>', 'a new or empty folder, or a new .zip file (streamed; Zip64 when large)')
+      .requiredOption('--out <folder|file.zip>', 'a new or empty folder, or a new .zip file (streamed; Zip64 when large)', notStdout)
       .option(
         '--dehydrated',
         "item keys and the calls to re-collect them, with what that would cost today (for sharing under platforms' terms)",
