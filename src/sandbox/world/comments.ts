@@ -7,8 +7,9 @@ import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { asRec, byLikes, countUpTo, type WorldCore } from './core';
 import { BRANDS, NICHES } from './corpus';
 import { parseQuery } from './identify';
-import { DOMAIN, slug, snowflake } from './ids';
-import { authorOf, buildComment, commentNull, DAY, handleFromHash, HOUR, iso, replyCount } from './records';
+import { DOMAIN, handleFromHash, slug, snowflake } from './ids';
+import { authorOf, buildComment, DAY, HOUR, iso, replyCount } from './records';
+import { commentNull } from './platform-traits';
 import { hashStr, mix, mix3, Rng, unit } from './rng';
 import { forumComment } from './text';
 

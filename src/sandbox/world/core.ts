@@ -8,19 +8,9 @@ import type { Platform, PostRecord } from '../../shared/api-types';
 import type { WorldRow } from '../types';
 import { handleFromPostUrl, handleFromUrlOrName, normUrl } from './identify';
 import { Lru } from './lru';
-import {
-  buildPost,
-  DAY,
-  handleFromHash,
-  HOUR,
-  kindFor,
-  makeAccount,
-  POST_NULL,
-  type Account,
-  type BuiltPost,
-  type PostRef,
-  type WorldCtx,
-} from './records';
+import { buildPost, DAY, HOUR, makeAccount, type Account, type BuiltPost, type PostRef, type WorldCtx } from './records';
+import { handleFromHash } from './ids';
+import { kindFor, POST_NULL } from './platform-traits';
 import { hashStr, mix } from './rng';
 import { postOf } from './loose';
 

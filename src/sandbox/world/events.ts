@@ -9,8 +9,8 @@ import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { asRec, countUpTo, includeTokens, recOf, type WorldCore } from './core';
 import { CITIES, NICHES } from './corpus';
 import { handleFromUrlOrName, normUrl } from './identify';
-import { DOMAIN, snowflake } from './ids';
-import { authorOf, DAY, handleFromHash, HOUR, iso } from './records';
+import { DOMAIN, handleFromHash, snowflake } from './ids';
+import { authorOf, DAY, HOUR, iso } from './records';
 import { hashStr, mix, mix3, Rng, unit } from './rng';
 
 export function events(w: WorldCore, def: EndpointDef, params: Record<string, string>, now: number): FeedResult | NotFound {

@@ -4,7 +4,7 @@
  * unique per (platform, kind) as long as two rows never share both millisecond and hash bits.
  */
 import type { Platform } from '../../shared/api-types';
-import { mix, token } from './rng';
+import { mix, Rng, token } from './rng';
 
 const TW_EPOCH = 1288834974657n;
 
@@ -176,4 +176,53 @@ export function postUrl(
     case 'video_net_b':
       return `https://${d}/video/${id}`;
   }
+}
+
+/** An account handle (name, separator, word, number) drawn from a hash. */
+export function handleFromHash(h: number): string {
+  const r = new Rng(mix(h, 0xacc));
+  const a = r.pick([
+    'ana',
+    'ben',
+    'chloe',
+    'dmitri',
+    'emeka',
+    'fatima',
+    'gabi',
+    'hana',
+    'ivan',
+    'jia',
+    'kofi',
+    'lucia',
+    'mateo',
+    'noa',
+    'priya',
+    'rafa',
+    'sofia',
+    'tomas',
+    'wei',
+    'yusuf',
+    'zoe',
+    'the.real',
+    'just',
+  ]);
+  const b = r.pick([
+    'daily',
+    'studio',
+    'eats',
+    'life',
+    'travels',
+    'codes',
+    'lifts',
+    'reads',
+    'glow',
+    'makes',
+    'grows',
+    'plays',
+    'notes',
+    'home',
+    'fit',
+    '',
+  ]);
+  return a + r.pick(['', '_', '.']) + b + String(r.range(1, 99999));
 }

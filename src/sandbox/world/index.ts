@@ -5,8 +5,9 @@ import type { Platform, PostRecord } from '../../shared/api-types';
 import type { World } from '../types';
 import { HOSTILE_TEXTS, NICHES, NICHE_TAXONOMY, BRANDS } from './corpus';
 import { judge } from './judge';
-import { accountPostKind, buildPost, makeAccount, POST_NULL, type Account } from './records';
-import { handleFromHash } from './records';
+import { accountPostKind, buildPost, makeAccount, type Account } from './records';
+import { handleFromHash } from './ids';
+import { POST_NULL } from './platform-traits';
 import { mix, mix3, unit } from './rng';
 import { WorldImpl } from './world';
 

@@ -8,8 +8,8 @@ import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { includeTokens, type Rec, type WorldCore } from './core';
 import { BRANDS, CITIES, NICHES } from './corpus';
 import { parseQuery } from './identify';
-import { DOMAIN, profileUrl, slug, snowflake } from './ids';
-import { DAY, handleFromHash, iso } from './records';
+import { DOMAIN, handleFromHash, profileUrl, slug, snowflake } from './ids';
+import { DAY, iso } from './records';
 import { hashStr, mix, mix3, Rng, unit } from './rng';
 
 const INDUSTRIES = [

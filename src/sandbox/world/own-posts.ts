@@ -6,7 +6,8 @@ import type { PostRecord } from '../../shared/api-types';
 import { traitsOf } from '../registry/traits';
 import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { includeTokens, type WorldCore } from './core';
-import { accountPost, accountPostKind, DAY, POST_NULL, postCount, profileRecord, type Account } from './records';
+import { accountPost, accountPostKind, DAY, postCount, profileRecord, type Account } from './records';
+import { POST_NULL } from './platform-traits';
 import { hashStr, orderKey } from './rng';
 import { postOf } from './loose';
 

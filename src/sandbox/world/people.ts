@@ -7,8 +7,8 @@ import { traitsOf } from '../registry/traits';
 import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import type { WorldCore } from './core';
 import { parseQuery } from './identify';
-import { slug } from './ids';
-import { handleFromHash, profileRecord } from './records';
+import { handleFromHash, slug } from './ids';
+import { profileRecord } from './records';
 import { hashStr, mix, mix3, unit } from './rng';
 
 export function accountsList(w: WorldCore, def: EndpointDef, params: Record<string, string>, now: number): FeedResult | NotFound {

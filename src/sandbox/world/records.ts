@@ -1,13 +1,15 @@
 /**
- * Accounts, posts, comments and profile records of the synthetic world.
+ * Accounts, posts, comments and profile records of the synthetic world (what each network's records
+ * leave null, its kinds of post: platform-traits.ts).
  * Every value is a pure function of (seed, platform, identity, index).
  */
 import type { AuthorRecord, Platform, PostRecord } from '../../shared/api-types';
 import type { WorldRow } from '../types';
 import { BRANDS, COUNTRIES, NICHES, type Brand } from './corpus';
-import { DOMAIN, postIdFrom, postUrl, profileUrl, snowflake, userId } from './ids';
+import { DOMAIN, handleFromHash, postIdFrom, postUrl, profileUrl, snowflake, userId } from './ids';
 import { hashStr, mix, mix3, Rng, unit } from './rng';
 import { bioText, caption, commentText, personName, type TextCtx } from './text';
+import { commentNull, kindFor, LANGS, SUBS, VIDEO_KINDS } from './platform-traits';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -48,138 +50,6 @@ export function iso(ms: number): string {
     'Z'
   );
 }
-
-// ---------------------------------------------------------------------------------------------
-// Platform traits
-// ---------------------------------------------------------------------------------------------
-
-const FLAGS_NULL_COMMON = ['flags.spoiler', 'flags.shares_hidden', 'flags.saves_hidden', 'flags.views_hidden'];
-
-/** Fields each network never provides on posts (always null, listed in `unavailable`). */
-// prettier-ignore
-export const POST_NULL: Record<Platform, string[]> = {
-  photo_net: ['engagement.shares', 'engagement.saves', 'language', ...FLAGS_NULL_COMMON],
-  short_video_net: [...FLAGS_NULL_COMMON, 'flags.likes_hidden'],
-  social_net: ['engagement.shares', 'engagement.views', 'engagement.saves', 'language', 'flags.nsfw', ...FLAGS_NULL_COMMON],
-  work_net: ['engagement.views', 'engagement.saves', 'flags.nsfw', 'flags.likes_hidden', 'flags.comments_hidden', ...FLAGS_NULL_COMMON],
-  micro_net: ['flags.likes_hidden', ...FLAGS_NULL_COMMON],
-  thread_net: ['engagement.views', 'engagement.saves', 'flags.nsfw', ...FLAGS_NULL_COMMON],
-  video_net: ['engagement.shares', 'engagement.saves', ...FLAGS_NULL_COMMON],
-  forum_net: ['engagement.views', 'engagement.shares', 'engagement.saves', 'flags.likes_hidden', 'flags.shares_hidden', 'flags.saves_hidden', 'flags.views_hidden'],
-  pin_net: ['engagement.views', 'engagement.likes', 'engagement.shares', 'language', 'flags.likes_hidden', 'flags.comments_hidden', ...FLAGS_NULL_COMMON],
-  open_micro_net: ['engagement.views', 'engagement.saves', 'flags.likes_hidden', 'flags.comments_hidden', ...FLAGS_NULL_COMMON],
-  cn_video_net: ['flags.likes_hidden', 'flags.pinned', ...FLAGS_NULL_COMMON],
-  short_video_net_b: ['engagement.saves', 'language', 'flags.likes_hidden', ...FLAGS_NULL_COMMON],
-  qa_net: ['engagement.likes', 'engagement.shares', 'engagement.saves', 'content.thumbnail_url', 'content.duration_seconds', 'flags.nsfw', 'flags.pinned', 'flags.likes_hidden', 'flags.comments_hidden', ...FLAGS_NULL_COMMON],
-  stream_net: ['engagement.likes', 'engagement.comments', 'engagement.shares', 'engagement.saves', 'flags.pinned', 'flags.likes_hidden', 'flags.comments_hidden', ...FLAGS_NULL_COMMON],
-  video_net_b: ['engagement.shares', 'engagement.saves', 'flags.likes_hidden', ...FLAGS_NULL_COMMON],
-};
-
-/** Comments never carry views/shares/saves or media duration anywhere. */
-export function commentNull(p: Platform): string[] {
-  const base = [
-    'engagement.views',
-    'engagement.shares',
-    'engagement.saves',
-    'content.thumbnail_url',
-    'content.duration_seconds',
-    'flags.nsfw',
-    ...FLAGS_NULL_COMMON,
-    'flags.likes_hidden',
-    'flags.comments_hidden',
-  ];
-  if (POST_NULL[p].includes('language')) base.push('language');
-  return base;
-}
-
-const KINDS: Record<Platform, Array<[string, number]>> = {
-  photo_net: [
-    ['photo', 0.45],
-    ['carousel', 0.25],
-    ['reel', 0.3],
-  ],
-  short_video_net: [
-    ['short', 0.95],
-    ['carousel', 0.05],
-  ],
-  social_net: [
-    ['text', 0.3],
-    ['photo', 0.3],
-    ['video', 0.12],
-    ['reel', 0.13],
-    ['link', 0.15],
-  ],
-  work_net: [
-    ['text', 0.4],
-    ['photo', 0.25],
-    ['video', 0.1],
-    ['document', 0.1],
-    ['article', 0.15],
-  ],
-  micro_net: [
-    ['text', 0.6],
-    ['photo', 0.25],
-    ['video', 0.15],
-  ],
-  thread_net: [
-    ['text', 0.7],
-    ['photo', 0.2],
-    ['video', 0.1],
-  ],
-  video_net: [
-    ['video', 0.7],
-    ['short', 0.3],
-  ],
-  forum_net: [
-    ['text', 0.6],
-    ['link', 0.2],
-    ['photo', 0.15],
-    ['video', 0.05],
-  ],
-  pin_net: [
-    ['photo', 0.85],
-    ['video', 0.15],
-  ],
-  open_micro_net: [
-    ['text', 0.75],
-    ['photo', 0.25],
-  ],
-  cn_video_net: [
-    ['short', 0.85],
-    ['video', 0.15],
-  ],
-  short_video_net_b: [['short', 1]],
-  qa_net: [['question', 1]],
-  stream_net: [['clip', 1]],
-  video_net_b: [['video', 1]],
-};
-
-export function kindFor(p: Platform, h: number): string {
-  const u = unit(h);
-  let acc = 0;
-  for (const [k, w] of KINDS[p]) {
-    acc += w;
-    if (u < acc) return k;
-  }
-  return KINDS[p][0][0];
-}
-
-const VIDEO_KINDS = new Set(['reel', 'short', 'video', 'clip']);
-const LANGS = ['en', 'en', 'en', 'en', 'en', 'en', 'pt-BR', 'es', 'de', 'ar', 'he', 'ja'];
-const SUBS = [
-  'BuyItForLife',
-  'SkincareAddiction',
-  'coffee',
-  'personalfinance',
-  'gadgets',
-  'CampingGear',
-  'Frugal',
-  'fitness',
-  'webdev',
-  'travel',
-  'pets',
-  'HomeImprovement',
-];
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -591,52 +461,4 @@ export function buildComment(
 export function replyCount(ctx: WorldCtx, commentId: string): number {
   const u = unit(hashStr(commentId, ctx.seed ^ 0x7e57));
   return u < 0.6 ? 0 : Math.floor(Math.pow((u - 0.6) / 0.4, 2) * 25);
-}
-
-export function handleFromHash(h: number): string {
-  const r = new Rng(mix(h, 0xacc));
-  const a = r.pick([
-    'ana',
-    'ben',
-    'chloe',
-    'dmitri',
-    'emeka',
-    'fatima',
-    'gabi',
-    'hana',
-    'ivan',
-    'jia',
-    'kofi',
-    'lucia',
-    'mateo',
-    'noa',
-    'priya',
-    'rafa',
-    'sofia',
-    'tomas',
-    'wei',
-    'yusuf',
-    'zoe',
-    'the.real',
-    'just',
-  ]);
-  const b = r.pick([
-    'daily',
-    'studio',
-    'eats',
-    'life',
-    'travels',
-    'codes',
-    'lifts',
-    'reads',
-    'glow',
-    'makes',
-    'grows',
-    'plays',
-    'notes',
-    'home',
-    'fit',
-    '',
-  ]);
-  return a + r.pick(['', '_', '.']) + b + String(r.range(1, 99999));
 }

@@ -8,7 +8,9 @@ import { traitsOf } from '../registry/traits';
 import type { EndpointDef, FeedResult, NotFound, WorldRow } from '../types';
 import { byLikes, countUpTo, recOf, type WorldCore } from './core';
 import { parseQuery } from './identify';
-import { buildPost, DAY, handleFromHash, HOUR, kindFor, POST_NULL } from './records';
+import { buildPost, DAY, HOUR } from './records';
+import { handleFromHash } from './ids';
+import { kindFor, POST_NULL } from './platform-traits';
 import { hashStr, mix, mix3, orderKey, unit } from './rng';
 import { postOf } from './loose';
 

@@ -11,9 +11,10 @@ import { replies } from './comments';
 import { clone, type WorldCore } from './core';
 import { BRANDS, CITIES, COUNTRIES, NICHES } from './corpus';
 import { handleFromUrlOrName, hasMarker, normUrl, reserved } from './identify';
-import { DOMAIN, profileUrl, slug } from './ids';
+import { DOMAIN, handleFromHash, profileUrl, slug } from './ids';
 import { userPosts } from './own-posts';
-import { buildComment, buildPost, commentNull, DAY, handleFromHash, HOUR, iso, POST_NULL, postCount, profileRecord } from './records';
+import { buildComment, buildPost, DAY, HOUR, iso, postCount, profileRecord } from './records';
+import { commentNull, POST_NULL } from './platform-traits';
 import { hashStr, Rng, unit } from './rng';
 import { looseOf, postOf } from './loose';
 

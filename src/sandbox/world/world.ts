@@ -17,7 +17,8 @@ import { objectPosts, objects } from './objects';
 import { userPosts } from './own-posts';
 import { accountsList } from './people';
 import { genericPosts, stories } from './posts';
-import { commentNull, fullAuthor, POST_NULL } from './records';
+import { fullAuthor } from './records';
+import { commentNull, POST_NULL } from './platform-traits';
 import { searchPosts } from './search';
 import { single } from './singles';
 
