@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from './archive';
 import { listResponse, post } from './archive/test-fixtures';
 import { companionsOf, exportAny } from './export';
-import { freshPartial, partialPath, sweepPartials } from './partial-files';
+import { freshPartial, HOST_TAG, partialPath, sweepPartials } from './partial-files';
 
 const root = mkdtempSync(join(tmpdir(), 'loupe-partials-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,6 +18,9 @@ function deadPid(): number {
   return Number(r.stdout.toString());
 }
 const hex = (n: number) => n.toString(16).padStart(12, '0');
+const H = HOST_TAG;
+/** another machine's tag (a shared folder; another container on a shared volume) */
+const OTHER = HOST_TAG === '00000000' ? '11111111' : '00000000';
 
 describe('partial files', () => {
   it('a dead process’s files, folders and staged files’ partials for the name go; a live one’s, other names’ and the file itself stay', () => {
@@ -25,17 +28,19 @@ describe('partial files', () => {
     const dead = deadPid();
     const live = process.ppid; // alive while this test runs
     const gone = [
-      `.items.csv.${dead}-${hex(1)}.partial`,
-      `.items.csv.${dead}-${hex(2)}.staged`,
-      `..items.csv.${dead}-${hex(2)}.staged.${dead}-${hex(3)}.partial`,
-      `.items.csv.${dead}-${hex(4)}.parts`,
+      `.items.csv.${H}-${dead}-${hex(1)}.partial`,
+      `.items.csv.${H}-${dead}-${hex(2)}.staged`,
+      `..items.csv.${H}-${dead}-${hex(2)}.staged.${H}-${dead}-${hex(3)}.partial`,
+      `.items.csv.${H}-${dead}-${hex(4)}.parts`,
     ];
     const kept = [
       'items.csv',
-      `.items.csv.${live}-${hex(5)}.partial`,
-      `.items.csv.${process.pid}-${hex(6)}.partial`,
-      `.items.history.csv.${dead}-${hex(7)}.staged`, // another name: its own export sweeps it
-      `.items.csv.${dead}-notours.partial`,
+      `.items.csv.${H}-${live}-${hex(5)}.partial`,
+      `.items.csv.${H}-${process.pid}-${hex(6)}.partial`,
+      `.items.history.csv.${H}-${dead}-${hex(7)}.staged`, // another name: its own export sweeps it
+      `.items.csv.${H}-${dead}-notours.partial`,
+      `.items.csv.${OTHER}-${dead}-${hex(9)}.partial`, // another machine's: its process ids are not this one's to check
+      `.items.csv.${dead}-${hex(10)}.partial`, // a name without the machine's tag (written before it): left
       `.items.csv.${hex(8)}.partial`, // the old names, without a process id: whose they are is not known
     ];
     for (const n of [...gone, ...kept]) {
@@ -47,8 +52,8 @@ describe('partial files', () => {
     expect(sweepPartials(join(dir, 'items.csv')).sort()).toEqual([...gone].sort());
     expect(readdirSync(dir).sort()).toEqual([...kept].sort());
     const p = freshPartial(join(dir, 'items.csv'));
-    expect(p).toMatch(new RegExp(`/\\.items\\.csv\\.${process.pid}-[0-9a-f]{12}\\.partial$`));
-    expect(partialPath(join(dir, 'b'), 'parts')).toMatch(/\/\.b\.\d+-[0-9a-f]{12}\.parts$/);
+    expect(p).toMatch(new RegExp(`/\\.items\\.csv\\.${H}-${process.pid}-[0-9a-f]{12}\\.partial$`));
+    expect(partialPath(join(dir, 'b'), 'parts')).toMatch(new RegExp(`/\\.b\\.${H}-\\d+-[0-9a-f]{12}\\.parts$`));
     expect(sweepPartials(join(root, 'no-such-folder', 'x.csv'))).toEqual([]);
   });
 
@@ -58,10 +63,10 @@ describe('partial files', () => {
       const dir = mkdtempSync(join(root, `${format}-`));
       const dead = deadPid();
       const left = [
-        `.items.${format}.${dead}-${hex(1)}.partial`,
-        `.items.${format}.${dead}-${hex(2)}.staged`,
-        `..items.${format}.${dead}-${hex(2)}.staged.${dead}-${hex(3)}.partial`,
-        ...(format === 'xlsx' ? [] : [`.items.history.${format}.${dead}-${hex(4)}.staged`]), // XLSX holds its history as a sheet
+        `.items.${format}.${H}-${dead}-${hex(1)}.partial`,
+        `.items.${format}.${H}-${dead}-${hex(2)}.staged`,
+        `..items.${format}.${H}-${dead}-${hex(2)}.staged.${H}-${dead}-${hex(3)}.partial`,
+        ...(format === 'xlsx' ? [] : [`.items.history.${format}.${H}-${dead}-${hex(4)}.staged`]), // XLSX holds its history as a sheet
       ];
       for (const n of left) writeFileSync(join(dir, n), 'half an export');
       const a = openArchive(':memory:', { clock: () => 5_000 });
