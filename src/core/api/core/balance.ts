@@ -4,6 +4,7 @@
  * finishing late do not overwrite newer ones), and `GET /v1/credits` (free, not rate counted).
  */
 import { readingTime, type Clock, type CoreStore } from '../../ports';
+import { isStorageError } from '../../storage-error';
 import { balanceFigure } from '../balance-book';
 import type { Emitter } from '../events';
 import type { ApiEvents } from '../types';
@@ -27,6 +28,7 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
   let mem: { creditsRemaining: number; at: number } | undefined;
   let probe: Promise<void> | undefined;
   let freeLeft: number | null = null;
+  let unkeptSaid = false;
   const balance = (): number | null => {
     if (mem) return mem.creditsRemaining;
     const b = d.store.getBalance();
@@ -44,7 +46,20 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
     const j = await d.meta('credits', true);
     const obj = (j && typeof j === 'object' ? j : {}) as Record<string, unknown>;
     const b = balanceFigure(obj);
-    if (b !== null) noteBalance(b, readingTime(d.clock));
+    // a free reading is answered even when the archive cannot keep it (a full disk): the figure is
+    // kept in memory and the failure said once; a charged answer's balance still fails its call
+    if (b !== null)
+      try {
+        noteBalance(b, readingTime(d.clock));
+      } catch (e) {
+        if (!isStorageError(e)) throw e;
+        if (!unkeptSaid)
+          d.events.emit('warning', {
+            code: 'balance_not_kept',
+            message: `the balance the service answered (${b}) is shown but could not be kept: ${e.message.replace(/;[^]*$/, '')}.`,
+          });
+        unkeptSaid = true;
+      }
     const free = obj.free_calls_remaining ?? (obj.data as Record<string, unknown> | undefined)?.free_calls_remaining;
     if (typeof free === 'number' && Number.isFinite(free)) freeLeft = free;
     return obj;
