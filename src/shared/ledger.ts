@@ -62,6 +62,12 @@ export interface ReconcileGap {
   /** observed - expected: more than zero when more went than the ledger records */
   difference: number;
   kind: GapKind;
+  /**
+   * the ledger's first step (no reading before it) with attempts in flight together: which of its
+   * charges came before its highest reading is unknown, so `expected` is the most that can have
+   * gone after it and `difference` is the least that went unrecorded
+   */
+  atLeast?: true;
 }
 
 /** a ledger row that carries a balance */

@@ -22,7 +22,9 @@ function describeGap(g: ReconcileGap, n: number): string {
     g.kind === 'top_up_or_refund'
       ? `the balance went up ${fmt(-g.observed)} where ${recorded}: a top-up or refund of ${fmt(-g.difference)}`
       : g.kind === 'unrecorded_spending'
-        ? `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(g.difference)} more went than recorded (spending by another tool or key on the account, or a charge for an answer that never arrived)`
+        ? g.atLeast
+          ? `the balance dropped ${fmt(g.observed)} from the ledger's first reading while attempts were in flight together, and the ledger records at most ${fmt(g.expected)} spent after it${g.inferred ? ` (${fmt(g.inferred)} inferred for lost answers in the step)` : ''}: at least ${fmt(g.difference)} more went than recorded (a charge for an answer that never arrived — a run killed with requests in flight — or spending by another tool or key on the account)`
+          : `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(g.difference)} more went than recorded (spending by another tool or key on the account, or a charge for an answer that never arrived)`
         : `the balance dropped ${fmt(g.observed)} and ${recorded}: ${fmt(-g.difference)} less went than recorded (a refund, or a recorded charge the service did not make)`;
   return `Gap ${n}: ${iso(g.from)} → ${iso(g.to)} (ledger rows ${g.fromId}–${g.toId}, ${g.rows} row(s), ${ids}): ${what}.\n`;
 }

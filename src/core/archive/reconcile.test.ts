@@ -90,3 +90,34 @@ describe('the ledger against the balance', () => {
     a.close();
   });
 });
+
+describe('the shapes a kill -9 leaves', () => {
+  it('a ledger never idle from its first row (a dead run and the resumed one stamped behind it) still names unrecorded charges', () => {
+    const a = openArchive(':memory:');
+    // the dead process: three answers of 20 credits each, always something in flight
+    row(a, { creditsUsed: 20, creditsRemaining: 99_980, startedAt: 0, durationMs: 5_000 });
+    row(a, { creditsUsed: 20, creditsRemaining: 99_960, startedAt: 100, durationMs: 5_000 });
+    row(a, { creditsUsed: 20, creditsRemaining: 99_940, startedAt: 200, durationMs: 5_000 });
+    // killed with 7 requests in flight, charged 140 between them: no row
+    // the resumed process, its clock behind the dead one's: a free re-read (0 recorded for the
+    // lost charge) and two charged answers, all inside the dead run's step
+    row(a, { creditsUsed: 0, creditsRemaining: 99_800, startedAt: 300, durationMs: 5_000 });
+    row(a, { creditsUsed: 20, creditsRemaining: 99_780, startedAt: 400, durationMs: 5_000 });
+    row(a, { creditsUsed: 20, creditsRemaining: 99_760, startedAt: 500, durationMs: 5_000 });
+    const r = reconcileLedger(testDb(a));
+    expect(r.expectedBalance).toBe(99_760); // what GET /v1/credits says: only the gap can tell
+    expect(r.gaps).toHaveLength(1);
+    expect(r.gaps[0]).toMatchObject({ kind: 'unrecorded_spending', difference: 140, observed: 220, expected: 80, atLeast: true });
+    a.close();
+  });
+
+  it('the first step read in another order than charged is not a gap', () => {
+    const a = openArchive(':memory:');
+    // from 1,000: B charged first (980), then A (960); A answered and was written first
+    row(a, { creditsUsed: 20, creditsRemaining: 960, startedAt: 0, durationMs: 900 }); // A
+    row(a, { creditsUsed: 20, creditsRemaining: 980, startedAt: 100, durationMs: 700 }); // B
+    row(a, { creditsUsed: 20, creditsRemaining: 940, startedAt: 5_000, durationMs: 100 });
+    expect(reconcileLedger(testDb(a)).gaps).toEqual([]);
+    a.close();
+  });
+});

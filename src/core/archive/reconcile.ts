@@ -15,7 +15,11 @@
  * step, read at its lowest balance (the balance after all of them, when nothing was added in
  * between). A gap followed at once by its exact opposite (a charge that landed just after a
  * reading rather than before it) is not listed either. A ledger that is never idle (always
- * something in flight) therefore has few, wide steps; the totals stay exact.
+ * something in flight) therefore has few, wide steps; the totals stay exact from the first step's
+ * lowest reading on. The first step has no reading before it: there the drop from its highest
+ * reading to its lowest is checked against every other charge of the step, and what exceeds them
+ * is listed as the least that went unrecorded (`atLeast`): charges of the step before its highest
+ * reading cannot be told from the ledger.
  */
 import type { Db } from './db';
 import { part, RawSql, sql, Statements } from './sql';
@@ -52,6 +56,52 @@ interface Cluster {
   maxEnd: number;
   /** the lowest balance read in it, and the row that read it */
   low: Row | null;
+  /** the highest */
+  high: Row | null;
+}
+
+interface Step {
+  rows: number;
+  expected: number;
+  inferred: number;
+  ids: string[];
+}
+
+/** the gap between two readings where the balance dropped `observed` and the ledger says `expected` */
+function gapBetween(from: Row, to: Row, step: Step, observed: number, expected: number, atLeast?: true): ReconcileGap {
+  const difference = observed - expected;
+  return {
+    from: from.started_at,
+    to: to.started_at,
+    fromId: from.id,
+    toId: to.id,
+    fromRequestId: from.request_id,
+    toRequestId: to.request_id,
+    requestIds: step.ids,
+    rows: step.rows,
+    expected,
+    inferred: step.inferred,
+    observed,
+    difference,
+    kind: kindOf(observed, difference),
+    ...(atLeast ? { atLeast } : {}),
+  };
+}
+
+/**
+ * The ledger's first step has no reading before it: its highest reading is the earliest balance the
+ * ledger knows, taken after that row's own charge and perhaps others of the step; a drop from it to
+ * the lowest larger than every other charge of the step is spending the ledger misses, by at least
+ * the excess (a ledger never idle — a run killed and resumed with its clock behind — is one step).
+ */
+function firstStepGap(c: Cluster): ReconcileGap | null {
+  const { high, low } = c;
+  if (high === null || low === null || high === low || high.credits_remaining === null || low.credits_remaining === null) return null;
+  const observed = high.credits_remaining - low.credits_remaining;
+  const expected = c.expected - Math.max(0, high.credits_used);
+  if (observed <= expected) return null;
+  const ids = c.ids.filter((id) => id !== high.request_id);
+  return gapBetween(high, low, { ...c, rows: c.rows - 1, ids }, observed, expected, true);
 }
 
 /** Walks the ledger (optionally rows started in [since, until)) against the balance readings. */
@@ -84,26 +134,12 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
     for (const id of c.ids) if (pending.ids.length < MAX_IDS) pending.ids.push(id);
     const low = c.low;
     if (low === null || low.credits_remaining === null) return;
-    if (prev !== null && prev.credits_remaining !== null) {
+    if (prev === null) {
+      const g = firstStepGap(c);
+      if (g) raw.push(g);
+    } else if (prev.credits_remaining !== null) {
       const observed = prev.credits_remaining - low.credits_remaining;
-      const difference = observed - pending.expected;
-      if (difference !== 0) {
-        raw.push({
-          from: prev.started_at,
-          to: low.started_at,
-          fromId: prev.id,
-          toId: low.id,
-          fromRequestId: prev.request_id,
-          toRequestId: low.request_id,
-          requestIds: pending.ids,
-          rows: pending.rows,
-          expected: pending.expected,
-          inferred: pending.inferred,
-          observed,
-          difference,
-          kind: kindOf(observed, difference),
-        });
-      }
+      if (observed !== pending.expected) raw.push(gapBetween(prev, low, pending, observed, pending.expected));
     }
     prev = low;
     pending = { rows: 0, expected: 0, inferred: 0, ids: [] };
@@ -122,7 +158,7 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
     if (typeof r.credits_remaining === 'number') report.readings++;
     if (c === null || r.started_at >= c.maxEnd) {
       if (c) close(c);
-      c = { rows: 0, expected: 0, inferred: 0, ids: [], maxEnd: -Infinity, low: null };
+      c = { rows: 0, expected: 0, inferred: 0, ids: [], maxEnd: -Infinity, low: null, high: null };
     }
     c.rows++;
     c.expected += used;
@@ -130,6 +166,8 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
     if (r.request_id && c.ids.length < MAX_IDS) c.ids.push(r.request_id);
     c.maxEnd = Math.max(c.maxEnd, r.started_at + Math.max(1, r.duration_ms));
     if (typeof r.credits_remaining === 'number' && (c.low === null || r.credits_remaining < (c.low.credits_remaining as number))) c.low = r;
+    if (typeof r.credits_remaining === 'number' && (c.high === null || r.credits_remaining > (c.high.credits_remaining as number)))
+      c.high = r;
   }
   if (c) close(c);
   // a charge that landed just after one reading instead of before it: a gap and its exact opposite
