@@ -13,6 +13,8 @@ export const CLI_CORE = {
   'paths.ts': 'where the data folder, the archive and the settings file are',
   'storage-error.ts': 'the storage error a closed pipe or a full disk becomes (exit 6)',
   'bridge.ts': 'an error in the terms every door reports it in',
+  'partial-files.ts':
+    "the temporary name an output file (`--out`) is written under, and the sweep of what a killed run left there (every file Loupe writes beside the user's uses it)",
   'export/worker-spawn.ts':
     "an export's worker threads, started by the built command line's entry before it loads its code (src/cli/early-workers.ts); the export takes them through local.exportFile",
 };

@@ -2,6 +2,7 @@
 import { accessSync, closeSync, constants, existsSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { freshPartial } from '../core/partial-files';
 import { asStorageError } from '../core/storage-error';
 import type { Envelope, ListData } from '../shared/api-types';
 import { UsageError } from './context';
@@ -66,7 +67,8 @@ export class LineSink {
       const h = await open(t.path, 'w');
       return new LineSink(io, t, h.fd, null, h);
     }
-    const tmp = `${t.path}.partial-${process.pid}`;
+    // pid-tagged hidden name: what a killed run left for this name is removed here (partial-files.ts)
+    const tmp = freshPartial(t.path);
     return new LineSink(io, t, openSync(tmp, 'w'), tmp);
   }
 

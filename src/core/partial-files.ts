@@ -1,6 +1,6 @@
 /**
  * Files written under a temporary name beside their final one and renamed when complete (exports,
- * bundles): `.<name>.<host>-<pid>-<random>.partial` (`.staged`, `.parts`), so that what a killed
+ * bundles, `--out` files, archive snapshots with their `-journal`): `.<name>.<host>-<pid>-<random>.partial` (`.staged`, `.parts`), so that what a killed
  * process left behind (`kill -9` mid-export: up to the whole export's size, hidden) can be told from
  * what a live export is writing — by the process id in its name — and removed by the next export to
  * the same name (`freshPartial`). `<host>` (8 hex digits of a hash of the host name) keeps a
@@ -42,7 +42,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function sweepPartials(final: string): string[] {
   const re = new RegExp(
-    `^\\.\\.?${escape(basename(final))}\\.${HOST_TAG}-(\\d+)-[0-9a-f]{12}\\.(?:partial|staged|parts)(?:\\.${HOST_TAG}-\\d+-[0-9a-f]{12}\\.partial)?$`,
+    `^\\.\\.?${escape(basename(final))}\\.${HOST_TAG}-(\\d+)-[0-9a-f]{12}\\.(?:partial|staged|parts)(?:\\.${HOST_TAG}-\\d+-[0-9a-f]{12}\\.partial)?(?:-journal|-wal|-shm)?$`,
   );
   const removed: string[] = [];
   let names: string[];

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { mulberry32 } from '../../shared/random';
+import { HOST_TAG } from '../partial-files';
 import { openArchive, type Archive } from './index';
 import { countArchive, snapshotArchive, SnapshotError } from './snapshot';
 import { post } from './test-fixtures';
@@ -171,6 +172,21 @@ describe('loupe archive snapshot (issue 24 #10)', () => {
     expect(r.counts).toEqual(expected);
     expect(existsSync(`${out}-wal`)).toBe(false);
     expect(countArchive(new Database(out, { readonly: true }))).toEqual(expected);
+  });
+
+  it('the next copy to a name removes what a killed copy left (its .partial and -journal); a live one’s stay', async () => {
+    const { dir, file, expected } = busyArchive(5);
+    const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+    const left = `.copy.db.${HOST_TAG}-${dead}-0000000000a1.partial`;
+    const live = `.copy.db.${HOST_TAG}-${process.ppid}-0000000000a2.partial`;
+    for (const n of [left, `${left}-journal`, live]) writeFileSync(join(dir, n), 'half a copy');
+    const r = await snapshotArchive(file, join(dir, 'copy.db'));
+    expect(r.counts).toEqual(expected);
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.includes('copy'))
+        .sort(),
+    ).toEqual([live, 'copy.db'].sort());
   });
 
   it('a disk that fills (the CLI under ulimit -f): storage error, exit 6, no file left', () => {

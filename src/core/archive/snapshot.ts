@@ -11,12 +11,12 @@
  * it opens read-only anywhere), counted, and only then renamed onto the target — never a half
  * file under the final name. An existing target is replaced only with `force`.
  */
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SnapshotCountsInfo } from '../../shared/contract-archive';
 import { LoupeError } from '../../shared/errors';
+import { freshPartial } from '../partial-files';
 import { asStorageError, roomFor, storageError } from '../storage-error';
 import { openReadOnlyDb } from './open';
 import { raw, sql, Statements } from './sql';
@@ -118,7 +118,8 @@ export async function snapshotArchive(source: string, target: string, o: Snapsho
   const now = o.clock ?? Date.now;
   const started = now();
   const dest = checkSnapshotTarget(source, target, o.force);
-  const tmp = join(dirname(dest), `.${basename(dest)}.${randomBytes(6).toString('hex')}.partial`);
+  // pid-tagged hidden name (with its -journal): what a killed copy left for this name is removed here (partial-files.ts)
+  const tmp = freshPartial(dest);
   const clean = (): void => {
     for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
   };
