@@ -63,9 +63,9 @@ export interface ReconcileGap {
   difference: number;
   kind: GapKind;
   /**
-   * the ledger's first step (no reading before it) with attempts in flight together: which of its
-   * charges came before its highest reading is unknown, so `expected` is the most that can have
-   * gone after it and `difference` is the least that went unrecorded
+   * the ledger's first step (no reading before it), read from its highest reading: `expected` is the
+   * step's charges but those of the rows that read it, `difference` what went unrecorded — exact
+   * without a top-up in the step, the least with one
    */
   atLeast?: true;
 }

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { openArchive, type Archive } from './index';
 import { reconcileLedger } from './reconcile';
 import type { LedgerEntry } from '../ports';
@@ -118,6 +119,47 @@ describe('the shapes a kill -9 leaves', () => {
     row(a, { creditsUsed: 20, creditsRemaining: 980, startedAt: 100, durationMs: 700 }); // B
     row(a, { creditsUsed: 20, creditsRemaining: 940, startedAt: 5_000, durationMs: 100 });
     expect(reconcileLedger(testDb(a)).gaps).toEqual([]);
+    a.close();
+  });
+
+  it('generated: attempts in flight together from the first row, charged in any order — a gap only when the ledger misses a charge', () => {
+    const a = openArchive(':memory:');
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.integer({ min: 0, max: 3 }).map((k) => k * 20),
+          { minLength: 2, maxLength: 8 },
+        ),
+        fc.func(fc.integer()),
+        fc.integer({ min: 0, max: 3 }).map((k) => k * 20),
+        (charges, order, missed) => {
+          const since = (n + 1) * 10_000;
+          // the service charges the attempts in its own order; each answer reads the balance right
+          // after its own charge; `missed` credits (an attempt whose row was never written) are
+          // charged after the first charge and before the last
+          const seq = charges.map((_, i) => i).sort((x, y) => order(x) - order(y) || x - y);
+          const after = new Map<number, number>();
+          let balance = 10_000;
+          seq.forEach((i, k) => {
+            if (k === seq.length - 1) balance -= missed;
+            balance -= charges[i];
+            after.set(i, balance);
+          });
+          charges.forEach((used, i) =>
+            row(a, { creditsUsed: used, creditsRemaining: after.get(i) as number, startedAt: since + i * 10, durationMs: 1_000 }),
+          );
+          const r = reconcileLedger(testDb(a), { since });
+          // never a gap that is not there; a missed charge shows, exactly (no top-up here)
+          if (missed === 0) expect(r.gaps).toEqual([]);
+          else {
+            expect(r.gaps).toHaveLength(1);
+            expect(r.gaps[0]).toMatchObject({ atLeast: true, kind: 'unrecorded_spending', difference: missed });
+          }
+          expect(r.expectedBalance).toBe(balance);
+        },
+      ),
+      { numRuns: 100 },
+    );
     a.close();
   });
 });

@@ -56,8 +56,9 @@ interface Cluster {
   maxEnd: number;
   /** the lowest balance read in it, and the row that read it */
   low: Row | null;
-  /** the highest */
+  /** the highest, and the credits of every row that read it (charged before it, all of them) */
   high: Row | null;
+  highUsed: number;
 }
 
 interface Step {
@@ -90,18 +91,30 @@ function gapBetween(from: Row, to: Row, step: Step, observed: number, expected: 
 
 /**
  * The ledger's first step has no reading before it: its highest reading is the earliest balance the
- * ledger knows, taken after that row's own charge and perhaps others of the step; a drop from it to
- * the lowest larger than every other charge of the step is spending the ledger misses, by at least
- * the excess (a ledger never idle — a run killed and resumed with its clock behind — is one step).
+ * ledger knows. Every row that read it was charged before it (the balance only falls, top-ups
+ * apart), and a row charged before it reads no less: so the step's other rows are what can have
+ * gone after it, and a larger drop to the lowest reading is spending the ledger misses — exact
+ * without a top-up in the step, at least the excess with one (a ledger never idle — a run killed and
+ * resumed with its clock behind — is one step).
  */
 function firstStepGap(c: Cluster): ReconcileGap | null {
   const { high, low } = c;
-  if (high === null || low === null || high === low || high.credits_remaining === null || low.credits_remaining === null) return null;
+  if (high === null || low === null || high.credits_remaining === null || low.credits_remaining === null) return null;
   const observed = high.credits_remaining - low.credits_remaining;
-  const expected = c.expected - Math.max(0, high.credits_used);
+  const expected = c.expected - c.highUsed;
   if (observed <= expected) return null;
   const ids = c.ids.filter((id) => id !== high.request_id);
   return gapBetween(high, low, { ...c, rows: c.rows - 1, ids }, observed, expected, true);
+}
+
+/** a row's balance reading: the step's lowest and highest so far */
+function read(c: Cluster, r: Row, used: number): void {
+  const b = r.credits_remaining;
+  if (typeof b !== 'number') return;
+  if (c.low === null || b < (c.low.credits_remaining as number)) c.low = r;
+  if (c.high !== null && b < (c.high.credits_remaining as number)) return;
+  if (c.high === null || b > (c.high.credits_remaining as number)) [c.high, c.highUsed] = [r, 0];
+  c.highUsed += used;
 }
 
 /** Walks the ledger (optionally rows started in [since, until)) against the balance readings. */
@@ -158,16 +171,14 @@ export function reconcileLedger(db: Db, opts: { since?: number; until?: number }
     if (typeof r.credits_remaining === 'number') report.readings++;
     if (c === null || r.started_at >= c.maxEnd) {
       if (c) close(c);
-      c = { rows: 0, expected: 0, inferred: 0, ids: [], maxEnd: -Infinity, low: null, high: null };
+      c = { rows: 0, expected: 0, inferred: 0, ids: [], maxEnd: -Infinity, low: null, high: null, highUsed: 0 };
     }
     c.rows++;
     c.expected += used;
     if (inferred) c.inferred += used;
     if (r.request_id && c.ids.length < MAX_IDS) c.ids.push(r.request_id);
     c.maxEnd = Math.max(c.maxEnd, r.started_at + Math.max(1, r.duration_ms));
-    if (typeof r.credits_remaining === 'number' && (c.low === null || r.credits_remaining < (c.low.credits_remaining as number))) c.low = r;
-    if (typeof r.credits_remaining === 'number' && (c.high === null || r.credits_remaining > (c.high.credits_remaining as number)))
-      c.high = r;
+    read(c, r, used);
   }
   if (c) close(c);
   // a charge that landed just after one reading instead of before it: a gap and its exact opposite
