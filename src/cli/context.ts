@@ -83,6 +83,8 @@ export interface CliContext {
    * connects the app to its service: checks the environment and the base URL first (a usage
    * error, exit 2), starts the in-process sandbox when no base URL is configured. Call it before a
    * contract method that reaches the service, so a bad base URL is refused before anything is sent.
+   * Every command that sends requests goes through it: it also reads a sandbox's own clock (a
+   * loopback sandbox moved ahead), so the first answers are dated on the service's clock.
    */
   api(): Promise<void>;
   /** true once api() chose the in-process sandbox */
@@ -163,6 +165,19 @@ function maintainer(archiveFile: string): CliContext['maintain'] {
   };
 }
 
+/**
+ * The request core built, then the service's clock read: the times the answers are stored at
+ * (first_seen_at, metric readings, cache windows) are on it, so a sandbox's own clock, moved or
+ * scaled, is read before the first request (a no-op on a real service; docs/watchlists.md "One
+ * clock"). Unreadable, the clock stays as it is and the command goes on.
+ */
+async function connectOn(app: LoupeApp, log: (s: string) => void): Promise<void> {
+  await app.api();
+  await app
+    .syncClock()
+    .catch((err: unknown) => log(`Warning: could not read the sandbox's clock: ${err instanceof Error ? err.message : String(err)}`));
+}
+
 export function createContext(
   g: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -234,7 +249,7 @@ export function createContext(
         const stored = (await ctx.call('settings.get', {})).baseUrl;
         if (stored) checkBaseUrl(stored, `The base URL in ${settingsPath(dataDir)}`);
       }
-      await app().api();
+      await connectOn(app(), log);
       connected = true;
     },
     async close() {

@@ -86,6 +86,12 @@ export interface LoupeApp extends AppHandle {
   keys: KeyRing;
   /** the request core currently in use (built on first use) */
   api(): Promise<ApiCore>;
+  /**
+   * The service clock brought up to date where it can be read directly (a sandbox's own clock:
+   * ServiceLink.syncClock; a no-op on a real service). A door calls it before its first request, so
+   * the times the answers are stored at are on the service's clock.
+   */
+  syncClock(): Promise<void>;
   /** refuses (validation) a query naming a network, kind or label Loupe does not know — what every contract method checks (query-names.ts) */
   checkQuery(q: QueryNames): Promise<void>;
   /** the local doors' methods (src/shared/contract-local.ts): never on the web host's or the renderer's door */
@@ -132,6 +138,16 @@ function emitTo(listeners: ReadonlySet<(e: LoupeEvent) => void>): (e: LoupeEvent
         l(e);
       } catch {}
     }
+  };
+}
+
+/** The app's `events`: a listener added to the set, removed by the returned unsubscriber. */
+function subscribeTo(listeners: Set<(e: LoupeEvent) => void>): LoupeApp['events'] {
+  return {
+    on(listener: (e: LoupeEvent) => void): Unsubscribe {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }
 
@@ -215,15 +231,11 @@ export function createApp(opts: CreateAppOptions): LoupeApp {
     archive,
     keys,
     api,
+    syncClock: () => service.syncClock(),
     checkQuery: (q) => checkQueryNames(q, names),
     local: localDoors(parts, collect, (q) => checkQueryNames(q, names)),
     ready: Promise.resolve(),
-    events: {
-      on(listener: (e: LoupeEvent) => void): Unsubscribe {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-    },
+    events: subscribeTo(listeners),
     secrets: () => keys.secrets(),
     async close() {
       if (closed) return;
