@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from './archive';
 import { listResponse, post } from './archive/test-fixtures';
 import { companionsOf, exportAny } from './export';
-import { freshPartial, HOST_TAG, partialPath, sweepPartials } from './partial-files';
+import { freshPartial, freshTempDir, HOST_TAG, partialPath, sweepPartials } from './partial-files';
 
 const root = mkdtempSync(join(tmpdir(), 'loupe-partials-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -55,6 +55,21 @@ describe('partial files', () => {
     expect(p).toMatch(new RegExp(`/\\.items\\.csv\\.${H}-${process.pid}-[0-9a-f]{12}\\.partial$`));
     expect(partialPath(join(dir, 'b'), 'parts')).toMatch(new RegExp(`/\\.b\\.${H}-\\d+-[0-9a-f]{12}\\.parts$`));
     expect(sweepPartials(join(root, 'no-such-folder', 'x.csv'))).toEqual([]);
+  });
+
+  // before: a reader killed in a read-only data folder left its loupe-readonly-XXXXXX copy of the whole archive in the temp folder
+  it('a read-only folder’s temporary copy: the next one removes a dead process’s, a live one’s and another machine’s stay', () => {
+    const tmp = mkdtempSync(join(root, 'tmpdir-'));
+    const dead = deadPid();
+    const gone = `loupe-readonly-${H}-${dead}-aB3dE9`;
+    const kept = [`loupe-readonly-${H}-${process.ppid}-Zz0011`, `loupe-readonly-${OTHER}-${dead}-aB3dE9`, 'loupe-readonly-Q1w2E3', 'other'];
+    for (const n of [gone, ...kept]) {
+      mkdirSync(join(tmp, n));
+      writeFileSync(join(tmp, n, 'loupe.db'), 'a copy of the archive');
+    }
+    const made = freshTempDir(tmp, 'loupe-readonly');
+    expect(made).toMatch(new RegExp(`/loupe-readonly-${H}-${process.pid}-[A-Za-z0-9]{6}$`));
+    expect(readdirSync(tmp).sort()).toEqual([...kept, made.slice(tmp.length + 1)].sort());
   });
 
   // before: a kill -9 mid-export left `.items.csv.<random>.partial` (124 MB of a 200k-item CSV) for good

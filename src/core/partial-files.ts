@@ -8,7 +8,7 @@
  * folder, or another container's on a shared volume (its own process ids), is never taken for dead.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -68,4 +68,29 @@ export function sweepPartials(final: string): string[] {
 export function freshPartial(final: string, suffix = 'partial'): string {
   sweepPartials(final);
   return partialPath(final, suffix);
+}
+
+/**
+ * A new folder `<prefix>-<host>-<pid>-XXXXXX` in `parent` (mkdtemp), after removing the ones with
+ * that prefix whose process on this machine is gone (a killed reader's copy of the whole archive
+ * in the system temp folder: `loupe-readonly-…`); a live process's, and another machine's, stay.
+ */
+export function freshTempDir(parent: string, prefix: string): string {
+  const re = new RegExp(`^${escape(prefix)}-${HOST_TAG}-(\\d+)-[A-Za-z0-9]{6}$`);
+  let names: string[] = [];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    /* mkdtemp says why */
+  }
+  for (const name of names) {
+    const m = re.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    try {
+      rmSync(join(parent, name), { recursive: true, force: true });
+    } catch {
+      /* left as it is */
+    }
+  }
+  return mkdtempSync(join(parent, `${prefix}-${HOST_TAG}-${process.pid}-`));
 }

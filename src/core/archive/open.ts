@@ -13,9 +13,10 @@
  *   file at all, an empty in-memory archive stands in. Nothing in the data folder is written.
  */
 import Database from 'better-sqlite3';
-import { constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { freshTempDir } from '../partial-files';
 import { isStorageError, storageError, toStorageError } from '../storage-error';
 import { Archive, openArchive, type OpenArchiveOptions } from './archive';
 import { ArchiveVersionError, latestVersion, writable, openDb, type Db } from './db';
@@ -99,7 +100,7 @@ function openInPlace(file: string, opts: OpenArchiveOptions): Archive | null {
 function openSnapshot(file: string, opts: OpenArchiveOptions): Archive {
   let tmp: string;
   try {
-    tmp = mkdtempSync(join(tmpdir(), 'loupe-readonly-'));
+    tmp = freshTempDir(tmpdir(), 'loupe-readonly');
   } catch (e) {
     throw toStorageError(e, tmpdir(), { op: 'write', what: 'the temporary folder' });
   }
@@ -192,7 +193,7 @@ export function openReadOnlyDb(file: string): { db: Db; snapshot: boolean; close
     const code = String((e as { code?: unknown }).code ?? '');
     if (!(code === 'SQLITE_READONLY_DIRECTORY' || code.startsWith('SQLITE_CANTOPEN'))) throw toStorageError(e, file, { op: 'open' });
   }
-  const tmp = mkdtempSync(join(tmpdir(), 'loupe-readonly-'));
+  const tmp = freshTempDir(tmpdir(), 'loupe-readonly');
   const cleanup = () => rmSync(tmp, { recursive: true, force: true });
   try {
     const copy = join(tmp, 'loupe.db');
