@@ -144,7 +144,8 @@ export interface BundleSummary {
   calls: number;
   files: Array<{ path: string; sha256: string; bytes: number }>;
   dehydrated: boolean;
-  rehydrationQuote: { credits_min: number; credits_likely: number; credits_max: number; requests: number; quoted_at: string } | null;
+  /** priced for the recipient: as an empty archive would pay today (`priced_as`; absent in bundles written before 2026-11-28) */
+  rehydrationQuote: RehydrationQuote | null;
 }
 
 export interface VerifyReport {
@@ -197,6 +198,8 @@ export interface RehydrationQuote {
   credits_max: number;
   requests: number;
   quoted_at: string;
+  /** how it was priced (since 2026-11-28): as a recipient with an empty archive would pay */
+  priced_as?: string;
 }
 
 /** What rehydrating a bundle would do now (nothing written, nothing spent). */

@@ -246,7 +246,7 @@ function registerBundleExport(cmd: Command, io: Io, c: () => CliContext): void {
     );
     if (r.rehydrationQuote)
       io.stderr.write(
-        `Re-collecting it today: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`,
+        `Re-collecting it today, for a recipient with an empty archive: ${fmt(r.rehydrationQuote.credits_min)}–${fmt(r.rehydrationQuote.credits_max)} credits (likely ${fmt(r.rehydrationQuote.credits_likely)}), ${fmt(r.rehydrationQuote.requests)} request(s).\n`,
       );
     if (o.json) io.stdout.write(JSON.stringify(r) + '\n');
   });

@@ -13,7 +13,7 @@ import { createWriteStream } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { LoupeError } from '../../shared/errors';
-import type { AttritionRow } from '../../shared/contract-datasets';
+import type { AttritionRow, RehydrationQuote } from '../../shared/contract-datasets';
 import type { LibraryQuery, ResultSet } from '../../shared/query';
 import type { Archive } from '../archive';
 import { bundleTables, companionsOf, timelineMark, writeCompanions, type BundleTablesResult, type CompanionSource } from '../export';
@@ -125,8 +125,8 @@ export interface Manifest {
   files: Array<{ path: string; sha256: string; bytes: number }>;
   calls: ManifestCall[];
   items: ManifestItem[];
-  /** what re-collecting a dehydrated bundle would cost today, priced as one plan */
-  rehydration_quote?: { credits_min: number; credits_likely: number; credits_max: number; requests: number; quoted_at: string } | null;
+  /** what re-collecting a dehydrated bundle would cost its recipient today: one plan over an empty archive (`priced_as`) */
+  rehydration_quote?: RehydrationQuote | null;
   root_sha256: string;
 }
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import type { BundleRef } from '../../shared/contract-datasets';
 import type { LocalImpl } from '../../shared/contract-local';
-import { collectDesignSchema } from '../../shared/contract-collect';
+import { collectDesignSchema, type CollectPlan } from '../../shared/contract-collect';
 import { SPEC_VARIANT_NAMES } from '../../shared/spec-variants';
 import {
   bundleUploads,
@@ -26,6 +26,8 @@ import {
   type RecheckDeps,
 } from '../datasets';
 import type { QueryNames } from '../query-names';
+import { openArchive } from '../archive';
+import { makePlan } from '../collect';
 import { LoupeError } from '../../shared/errors';
 import type { CollectJob } from './collect';
 import type { Exports } from './exports';
@@ -34,21 +36,41 @@ import type { AppParts, Slice } from './parts';
 /** A bundle's steps that write rows, in order (bundle.ts): the job's progress runs across them. */
 const ROW_STEPS = ['items.csv', 'items.parquet', 'items.jsonl'];
 
-/** What re-collecting a bundle's calls would cost today: one plan's preview (free; nothing saved). */
-async function quoteOf(collect: CollectJob, now: number, calls: ManifestCall[]) {
+/**
+ * How a dehydrated bundle's quote is priced (its `priced_as`): for the recipient, who holds none
+ * of the answers — not against the writer's archive, where every call is held.
+ */
+export const RECIPIENT_PRICING =
+  "as a recipient with an empty archive would pay today: none of the writer's stored answers (no page held inside its cache window), no history of the endpoints (likely at the floor of their prices), no free calls";
+
+/**
+ * What re-collecting a bundle's calls would cost its recipient today: one plan's price (free;
+ * nothing saved), the collection planner's, over an empty archive — none of the writer's stored
+ * answers, history or free calls. Priced against the writer's archive, which holds every answer,
+ * the quote right after collecting said 0 credits, 0 requests.
+ */
+async function quoteOf(parts: AppParts, calls: ManifestCall[]) {
   const priced = calls.flatMap((c) =>
     c.params === null ? [] : [{ platform: c.platform, endpoint: c.endpoint, params: c.params, pages: 1 }],
   );
   if (priced.length === 0) return null;
-  const p = await collect
-    .service()
-    .preview(collectDesignSchema.parse({ name: `Rehydrate ${now}`, source: { type: 'calls', calls: priced }, pages: 1 }));
+  const api = await parts.api();
+  const now = parts.clock.now();
+  const design = collectDesignSchema.parse({ name: `Rehydrate ${now}`, source: { type: 'calls', calls: priced }, pages: 1 });
+  const empty = openArchive(':memory:');
+  let p: CollectPlan;
+  try {
+    p = (await makePlan({ api, archive: empty, now, askAbove: null, freeCallsLeft: 0 }, design)).plan;
+  } finally {
+    empty.close();
+  }
   return {
     credits_min: p.figures.creditsMin,
     credits_likely: p.figures.creditsLikely,
     credits_max: p.figures.creditsMax,
     requests: p.figures.requests,
     quoted_at: new Date(now).toISOString(),
+    priced_as: RECIPIENT_PRICING,
   };
 }
 
@@ -81,7 +103,7 @@ function bundleWork(parts: AppParts, collect: CollectJob) {
     },
     syncClock: clockSync(parts),
   });
-  const quote = (calls: ManifestCall[]) => quoteOf(collect, parts.clock.now(), calls);
+  const quote = (calls: ManifestCall[]) => quoteOf(parts, calls);
   const verify = (dir: string, i: { root?: string; withArchive: boolean }) =>
     verifyBundle(dir, { ...(i.root !== undefined ? { root: i.root } : {}), ...(i.withArchive ? { archive: parts.archive } : {}) });
   return { deps, quote, verify };
@@ -183,7 +205,7 @@ export function datasetMethods(parts: AppParts, collect: CollectJob, exports: Ex
           onStep,
         }).finally(() => writing.delete(out));
         const q = m.rehydration_quote;
-        const summary = `Bundle of ${m.items.length} item(s) from ${m.calls.length} call(s)${m.dehydrated ? ' (dehydrated: keys and calls only)' : ''}. Root hash (cite it): ${m.root_sha256}.${q ? ` Re-collecting it today: ${q.credits_min}–${q.credits_max} credits (likely ${q.credits_likely}).` : ''}`;
+        const summary = `Bundle of ${m.items.length} item(s) from ${m.calls.length} call(s)${m.dehydrated ? ' (dehydrated: keys and calls only)' : ''}. Root hash (cite it): ${m.root_sha256}.${q ? ` Re-collecting it today, for a recipient with an empty archive: ${q.credits_min}–${q.credits_max} credits (likely ${q.credits_likely}).` : ''}`;
         return { path: out, summary, download: i.zip };
       });
     },
