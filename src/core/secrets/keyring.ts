@@ -13,6 +13,14 @@ import { cleanNativeMessage, SecretError, type SecretAvailability, type SecretSt
 
 const PROBE_ACCOUNT = '__loupe_probe__';
 
+// A failed call of the keychain library (every call where no keychain runs, the probe first)
+// captures and symbolises a Rust backtrace when RUST_BACKTRACE is set in the environment: ~250 ms
+// of CPU on a thread-pool thread, at the host's start while the browser opens the page (issue 30
+// "Opening"), for a backtrace cleanNativeMessage drops (only the message's first line is kept).
+// RUST_LIB_BACKTRACE=0 turns off library backtraces only (a panic's still follows RUST_BACKTRACE);
+// a value the user set is kept. Set before the library's first call: Rust reads it once.
+process.env.RUST_LIB_BACKTRACE ??= '0';
+
 export interface KeyringOptions {
   /** service name of the entries; 'Loupe' in the app, something else in tests */
   service?: string;

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { AsyncEntry } from '@napi-rs/keyring';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ENV_KEY_NAME,
@@ -220,6 +221,28 @@ describe('no secure storage', () => {
 // gnome-keyring and sets LOUPE_KEYRING_TEST=1. Without it there is no Secret Service on the bus
 // and the same store must report itself unavailable with a clear message (no plaintext fallback).
 const realKeyring = process.env.LOUPE_KEYRING_TEST === '1';
+
+describe('the keychain library without a keychain', () => {
+  it('captures no Rust backtrace for a failed call, even with RUST_BACKTRACE=1 (~250 ms of CPU each)', async () => {
+    // keyring.ts turned the library's backtraces off when it was loaded (a value set before is kept)
+    expect(process.env.RUST_LIB_BACKTRACE).toBeDefined();
+    const env = { ...process.env };
+    process.env.RUST_BACKTRACE = '1';
+    process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/loupe-test-bus';
+    try {
+      const err = await new AsyncEntry('Loupe-test', '__loupe_probe__').setPassword('x').then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+      if (env.RUST_LIB_BACKTRACE === '0') expect(err?.message).not.toMatch(/Stack backtrace/);
+    } finally {
+      for (const k of ['RUST_BACKTRACE', 'DBUS_SESSION_BUS_ADDRESS'] as const)
+        if (env[k] === undefined) delete process.env[k];
+        else process.env[k] = env[k];
+    }
+  });
+});
 
 describe(realKeyring ? 'OS keyring (Secret Service running)' : 'OS keyring (no Secret Service on this bus)', () => {
   if (realKeyring) {
