@@ -33,6 +33,7 @@ import { DailyAcc, writeDaily } from './daily-acc';
 import type { TermAcc } from './frequency';
 import { takeChanges } from './index-changes';
 import { tableFromIds, writeItemTerms, type ItemIds } from './term-ids';
+import { UpkeepGate } from './upkeep-gate';
 import type { TermField } from '../text';
 
 /**
@@ -72,6 +73,11 @@ export class AnalysisIndex {
   private readonly bulk: BulkTerms;
   /** a build from scratch's daily counts held in memory across its slices (daily-acc.ts) */
   private daily: DailyAcc | null = null;
+  /** a failed upkeep step's leftovers, and a read's upkeep on a full disk (upkeep-gate.ts) */
+  private readonly gate = new UpkeepGate(
+    () => this.archive.path,
+    () => ((this.daily = null), this.bulk.reset()),
+  );
 
   constructor(
     private readonly archive: Archive,
@@ -95,9 +101,9 @@ export class AnalysisIndex {
     archive.authorCountsSource = (q, n) => this.topAuthors(q, n);
   }
 
-  /** Whether this connection may write the index (a read-only archive answers from the items). */
+  /** Whether this connection may write the index (a read-only archive, or one on a full disk, answers from the items). */
   private writable(): boolean {
-    return !this.archive.readonly;
+    return !this.archive.readonly && this.gate.open;
   }
 
   private state(k: string): number {
@@ -254,7 +260,7 @@ export class AnalysisIndex {
    * as it is when the index cannot be written: callers then read the items.
    */
   catchUp(budget = SYNC_BUDGET): boolean {
-    this.upgrade();
+    if (!this.gate.run(() => (this.upgrade(), true))) return false;
     this.catchUpAuthors(budget);
     if (this.current()) return true;
     if (!this.writable() || this.builder) return false;
@@ -262,7 +268,7 @@ export class AnalysisIndex {
       if (this.opts.background !== false) void this.warm();
       return false;
     }
-    return this.catchUpNow(budget);
+    return this.gate.run(() => this.catchUpNow(budget));
   }
 
   /** Takes in what waits: changed items, then new ones in chunks of `step` until `budget` is spent. */
@@ -271,7 +277,7 @@ export class AnalysisIndex {
     // the end of a build from scratch goes first: changes and new items wait for its indexes
     if (this.bulk.finishing && !this.finishBulk(budget, 0, step)) return false;
     const fields = this.fieldIds();
-    this.guard(() =>
+    this.gate.hold(() =>
       this.t.immediate(() => {
         // the daily counts held in memory first (their items as read): the days are then recounted from the items
         if (this.t.hasChanges()) this.writeHeldDaily();
@@ -299,7 +305,7 @@ export class AnalysisIndex {
       if (done >= budget) return false;
       if (termsUpto === 0 && max >= (this.opts.bulk?.min ?? BULK_MIN)) this.startBulk();
       const to = Math.min(max, from + step);
-      this.guard(() =>
+      this.gate.hold(() =>
         this.t.immediate(() => {
           // read under the write lock: another connection may have taken these items in meanwhile, or changed one
           if (this.state('watermark') !== wm || this.state('terms_upto') !== termsUpto) return;
@@ -317,7 +323,7 @@ export class AnalysisIndex {
       );
     }
     // the items are all in: the daily counts held in memory are written before the end of the build
-    if (this.daily !== null) this.guard(() => this.t.immediate(() => this.writeHeldDaily()));
+    if (this.daily !== null) this.gate.hold(() => this.t.immediate(() => this.writeHeldDaily()));
     return this.finishBulk(budget, done, step);
   }
 
@@ -343,16 +349,6 @@ export class AnalysisIndex {
   private writeHeldDaily(): void {
     this.daily?.write(this.t);
     this.daily = null;
-  }
-
-  /** Runs `f`; if it fails, the daily counts held in memory are dropped (they may count items of a rolled-back transaction). */
-  private guard(f: () => void): void {
-    try {
-      f();
-    } catch (e) {
-      this.daily = null;
-      throw e;
-    }
   }
 
   /** A build from scratch (bulk-terms.ts) when the terms are empty: an_terms's indexes go until its end. */
@@ -382,7 +378,7 @@ export class AnalysisIndex {
       if (this.opts.background !== false) void this.warm();
       return false;
     }
-    return this.authorsNow(budget);
+    return this.gate.run(() => this.authorsNow(budget));
   }
 
   /** Takes the author summary's changes in, then new items in chunks of `step` until `budget` is spent. */
