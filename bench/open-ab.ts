@@ -13,7 +13,8 @@
  * TRACE=<dir> also writes a Chromium trace of each first open and prints its renderer main thread's
  * busiest events before the first row painted, wall and the thread's own CPU time each, and at the
  * end each build's main-thread CPU before the first rows (on a shared machine the wall figures
- * mostly count the waits for a core; the CPU figures compare builds).
+ * mostly count the waits for a core; the CPU figures compare builds). Also printed: the host
+ * process's CPU (all its threads, from /proc) from its address line to each first open's rows.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,15 @@ const variants = (process.env.V ?? `cur=${resolve('.')}`).split(',').map((s) => 
 });
 const traceDir = process.env.TRACE;
 const load = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+/** a process's CPU time (user + system, all its threads), ms; null where /proc is not there */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
 
 const TIMELINE_PROBE = String.raw`(() => {
   const t = (window.__open = { long: [] });
@@ -162,11 +172,15 @@ function stop(p: ChildProcess): Promise<void> {
   });
 }
 
+/** the host process's CPU (all threads) from its address line to the first rows painted, per first open */
+const hostCpu: Record<string, Array<{ cpu: number; load: number }>> = {};
+
 /** the renderer main thread's CPU before the first rows painted, per first open (TRACE only) */
 const firstOpenCpu: Record<string, Array<{ cpu: number; load: number }>> = {};
 
 async function one(browser: Browser, v: { name: string; dir: string }, round: number): Promise<number[]> {
   const { url, child } = await startHostChild(v.dir);
+  const host0 = cpuMs(child.pid);
   try {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
@@ -178,6 +192,11 @@ async function one(browser: Browser, v: { name: string; dir: string }, round: nu
         categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'],
       });
     const first = await measure(page, () => page.goto(`${url}#library`));
+    const host1 = cpuMs(child.pid);
+    if (host0 !== null && host1 !== null) {
+      console.log(`round ${round} ${v.name}: the host's CPU from its address line to the first rows ${host1 - host0} ms`);
+      (hostCpu[v.name] ??= []).push({ cpu: host1 - host0, load: l0 });
+    }
     if (traceDir) {
       const buf = await browser.stopTracing();
       const file = join(traceDir, `open-${v.name}-${round}.json`);
@@ -227,6 +246,9 @@ async function main(): Promise<void> {
         )
         .join('   ')}`,
     );
+  console.log("\nfirst open, the host's CPU from its address line to the first rows, ms (load):");
+  for (const [k, xs] of Object.entries(hostCpu))
+    console.log(`${k.padEnd(6)} ${xs.map((x) => `${x.cpu} (${x.load.toFixed(1)})`).join('   ')}`);
   if (traceDir) {
     console.log("\nfirst open, the page main thread's CPU before the first rows, ms (load):");
     for (const [k, xs] of Object.entries(firstOpenCpu))
