@@ -4,7 +4,10 @@
  * values the node attributes summarise (effective values: the analyst's override wins).
  */
 import type { ExportRow } from '../ports';
-import { extractTerms } from '../text';
+import { extractTerms, type TermField } from '../text';
+
+const HASHTAGS: readonly TermField[] = ['hashtags'];
+const MENTIONS: readonly TermField[] = ['mentions'];
 
 /**
  * Case-folded, unique hashtags of a text, in order of first appearance, without `#` — as the
@@ -13,13 +16,13 @@ import { extractTerms } from '../text';
  */
 export function hashtagsOf(text: string | null | undefined): string[] {
   if (!text || !(text.includes('#') || text.includes('＃'))) return [];
-  return unique(extractTerms(text, null, ['hashtags']).hashtags);
+  return unique(extractTerms(text, null, HASHTAGS).hashtags);
 }
 
 /** Case-folded, unique handles mentioned in a text, without `@` (as the frequency tables find them: e-mail addresses are not mentions). */
 export function mentionsOf(text: string | null | undefined): string[] {
   if (!text || !(text.includes('@') || text.includes('＠'))) return [];
-  return unique(extractTerms(text, null, ['mentions']).mentions);
+  return unique(extractTerms(text, null, MENTIONS).mentions);
 }
 
 function unique(terms: string[]): string[] {

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileTexts } from '../../sandbox/world/index';
-import { domainOf, extractTerms, extractTermsPaired, hasTerm, normaliseTerm, stopWords, TERM_FIELDS } from './terms';
+import {
+  domainOf,
+  extractTerms,
+  extractTermsPaired,
+  hasTerm,
+  normaliseTerm,
+  stopWords,
+  TERM_FIELDS,
+  wanted,
+  type TermField,
+} from './terms';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 /** Intl.Segmenter's word-like segments, lower-cased: what WORD_RE must reproduce */
@@ -170,5 +180,41 @@ describe('terms', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('reads the fields asked for exactly as a read of every field does, in any order, from a new array each call', () => {
+    const pieces = [
+      ...hostileTexts.filter((t) => t.length < 1000),
+      '#tag',
+      '＃タグ',
+      '#a@b.example',
+      'x@y.example',
+      '@who',
+      '＠誰',
+      'https://x.example/#frag',
+      '🙂',
+      'bank of america',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string(), fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 16 }),
+        fc.constantFrom(null, 'en', 'ja'),
+        fc.shuffledSubarray([...TERM_FIELDS]),
+        (parts, lang, fields) => {
+          const text = parts.join(' ');
+          const all = extractTerms(text, lang, TERM_FIELDS);
+          const some = extractTerms(text, lang, [...fields]);
+          for (const f of TERM_FIELDS) expect(some[f]).toEqual(fields.includes(f) ? all[f] : []);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+  it('keeps one set of wanted fields per combination, not one per array (a network asks with a new array for every post)', () => {
+    const hashtags: TermField[] = ['hashtags'];
+    expect(wanted(['hashtags'])).toBe(wanted(hashtags));
+    expect(wanted(['words', 'bigrams'])).toBe(wanted(['bigrams', 'words']));
+    expect([...wanted(['mentions', 'hashtags', 'mentions'])].sort()).toEqual(['hashtags', 'mentions']);
+    expect(wanted(['hashtags'])).not.toBe(wanted(['mentions']));
   });
 });

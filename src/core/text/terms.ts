@@ -253,11 +253,22 @@ function wordTokens(input: string, stops: Set<string>): Token[] {
 
 export type TermsOf = Record<TermField, string[]>;
 
-/** the fields asked for, as a set: one per fields array (an index build asks with one array for every item) */
-const wantSets = new WeakMap<readonly TermField[], ReadonlySet<TermField>>();
-function wanted(fields: readonly TermField[]): ReadonlySet<TermField> {
-  let w = wantSets.get(fields);
-  if (!w) wantSets.set(fields, (w = new Set(fields)));
+/**
+ * The fields asked for, as a set: one per combination of fields, found by their bits. Not keyed by
+ * the array: most callers pass a new one each call (a network's `['hashtags']`, hasTerm's
+ * `[field]`), and a WeakMap entry per call cost a co-hashtag build of 100k posts ~0.4 s of
+ * garbage collection (docs/analysis.md "Networks", Performance).
+ */
+const wantSets = new Map<number, ReadonlySet<TermField>>();
+/** exported for terms.test.ts: the same set for the same fields, whatever array holds them */
+export function wanted(fields: readonly TermField[]): ReadonlySet<TermField> {
+  let bits = 0;
+  for (const f of fields) {
+    const b = TERM_FIELDS.indexOf(f);
+    if (b >= 0) bits |= 1 << b;
+  }
+  let w = wantSets.get(bits);
+  if (!w) wantSets.set(bits, (w = new Set(TERM_FIELDS.filter((_f, b) => (bits & (1 << b)) !== 0))));
   return w;
 }
 
@@ -317,6 +328,8 @@ function termsOf(
       if (want.has('hashtags')) out.hashtags.push('#' + tag.toLowerCase());
       return ENTITY_MARK;
     });
+  // nothing below adds to the hashtags or domains (a network's hashtags skip the mentions' pattern)
+  if (!(want.has('mentions') || want.has('emoji') || want.has('words') || want.has('bigrams') || want.has('trigrams'))) return out;
   if (at)
     rest = rest.replace(MENTION_RE, (_m, name: string) => {
       if (want.has('mentions')) out.mentions.push('@' + name.toLowerCase());
