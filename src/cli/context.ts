@@ -216,8 +216,8 @@ export function createContext(
     c.app.events.on((ev) => {
       if (ev.type === 'notice' && ev.level === 'warning') log(`Warning: ${ev.message}`);
     });
-    composed = c;
-    return c.app;
+    if (c.app.archive.note) log(c.app.archive.note); // opened otherwise than as usual: a full disk (open.ts)
+    return (composed = c).app;
   };
   const ctx: CliContext = {
     dataDir,

@@ -158,7 +158,7 @@ export function asStorageError(e: unknown, path: string, opts: StorageErrorWordi
   const code = String((e as { code?: unknown }).code ?? '');
   let kind = kindOf(code, e.message);
   if (!kind) return null;
-  if (kind === 'io' && /^SQLITE_IOERR_(WRITE|SHORT_WRITE|FSYNC|TRUNCATE|SHMSIZE)$/.test(code) && looksFull(path)) kind = 'full';
+  if (kind === 'io' && /^SQLITE_IOERR_(WRITE|SHORT_WRITE|FSYNC|TRUNCATE|SHMSIZE|SHMOPEN)$/.test(code) && looksFull(path)) kind = 'full';
   const msg = e.message.replace(/\.$/, '');
   const detail = code && !msg.includes(code) ? `${code}: ${msg}` : msg;
   return storageError(kind, path, { ...opts, detail, code: code || undefined });

@@ -98,11 +98,14 @@ export class Archive implements CoreStore {
   /** tag management: rename, merge, delete, colour (tags.ts, issue 27 #7) */
   readonly tags: TagStore;
   private readonly onClose: (() => void) | undefined;
+  /** how it was opened when not as usual (OpenArchiveOptions.note), else null */
+  readonly note: string | null;
 
   constructor(db: Db, opts: OpenArchiveOptions = {}) {
     this.#c = new ArchiveCtx(db, opts);
     registerCtx(this, this.#c);
     this.onClose = opts.onClose;
+    this.note = opts.note ?? null;
     this.watchlists = new WatchStore(this.#c);
     this.collect = new CollectStore(this.#c);
     this.analysisTables = new AnalysisTables(this.#c);

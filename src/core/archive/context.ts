@@ -30,6 +30,10 @@ export interface OpenArchiveOptions {
   author?: () => string | null;
   /** the free space below which no charged request is sent (writable.ts `requireRoom`; default MIN_FREE_BYTES) */
   minFreeBytes?: number;
+  /** how the archive was opened when not as usual, one sentence for the user (open.ts: a full disk) */
+  note?: string;
+  /** no other connection can open the file while this one is open (EXCLUSIVE locking on a full disk, open.ts): exports read on this one */
+  oneConnection?: boolean;
 }
 
 /** Value groups of one label field from a summary kept elsewhere (analysis-index.ts), or null to read item_labels. */
@@ -103,6 +107,7 @@ export class ArchiveCtx implements ReadCtx {
     this.clock = opts.clock ?? Date.now;
     this.author = opts.author ?? (() => null);
     this.minFreeBytes = opts.minFreeBytes ?? null;
+    this.oneConnection = opts.oneConnection ?? false;
     this.denseAt = Math.max(1, opts.denseAt ?? DENSE);
     this.fixedDense = opts.denseAt !== undefined;
     this.sql = new Statements(db);
@@ -133,6 +138,9 @@ export class ArchiveCtx implements ReadCtx {
 
   /** OpenArchiveOptions.minFreeBytes (null: writable.ts's default) */
   readonly minFreeBytes: number | null;
+
+  /** OpenArchiveOptions.oneConnection */
+  readonly oneConnection: boolean;
 
   /** `f` in one transaction. */
   tx<T>(f: () => T): T {

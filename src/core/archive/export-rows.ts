@@ -44,11 +44,12 @@ function exportStatements(plan: SortPlan, w: Where, cols: string): SqlQuery[] {
  * connection while an iterator is open on it, and an export streams for seconds with awaits
  * in between (writes, progress), during which the app keeps querying and ingesting. A
  * read-only connection reads one WAL snapshot (consistent export, writers not blocked). An
- * in-memory archive cannot be opened twice: it exports on its own connection (tests only).
+ * in-memory archive cannot be opened twice, nor one opened alone on a full disk (open.ts): it
+ * exports on its own connection.
  */
 export function openReader(c: ArchiveCtx): { db: Db; st: Statements; close(): void } {
   const name = c.db.name;
-  if (!name || name === ':memory:' || c.db.memory) return { db: c.db, st: new Statements(c.db), close: () => undefined };
+  if (!name || name === ':memory:' || c.db.memory || c.oneConnection) return { db: c.db, st: new Statements(c.db), close: () => undefined };
   const db = new Database(name, { readonly: true, fileMustExist: true });
   registerTermFunctions(db);
   db.pragma('busy_timeout = 5000');
@@ -79,12 +80,12 @@ export function iterateExportRows(c: ArchiveCtx, input: LibraryQuery): ExportRow
  * The export's rows as rids in export order, for export workers that read the rows themselves
  * (src/core/export/csv-rids.ts): the exporting thread then reads integers only. The walk holds one
  * read transaction from its start to close(), so the rids are one snapshot and `rows` reads
- * from it (a row a worker no longer finds). null for an archive in memory (no other connection
- * can open it).
+ * from it (a row a worker no longer finds). null for an archive in memory or one opened alone
+ * on a full disk (no other connection can open it).
  */
 function ridWalk(c: ArchiveCtx, plan: SortPlan, w: Where): RidWalk | null {
   const file = c.db.name;
-  if (!file || file === ':memory:' || c.db.memory) return null;
+  if (!file || file === ':memory:' || c.db.memory || c.oneConnection) return null;
   const reader = openReader(c);
   let watch: Database.Database | null = null;
   try {

@@ -11,13 +11,16 @@
  *   schema be migrated there: then the reader works on a temporary copy (the file and its -wal)
  *   made in the system temp folder, migrated, set `query_only`, and deleted on close. Without a
  *   file at all, an empty in-memory archive stands in. Nothing in the data folder is written.
+ * - Reading on a full disk (no room for the -shm file a cleanly closed WAL archive needs): the
+ *   file in EXCLUSIVE locking mode, where SQLite keeps the WAL index in this process's memory and
+ *   creates no -shm, set `query_only`, with a note saying so (`Archive.note`).
  */
 import Database from 'better-sqlite3';
 import { constants, copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freshTempDir } from '../partial-files';
-import { isStorageError, storageError, toStorageError } from '../storage-error';
+import { asStorageError, isStorageError, storageError, toStorageError, type StorageError } from '../storage-error';
 import { Archive, openArchive, type OpenArchiveOptions } from './archive';
 import { ArchiveVersionError, latestVersion, writable, openDb, type Db } from './db';
 import { ctxOf } from './context';
@@ -136,12 +139,49 @@ export function openArchiveForReading(file: string, opts: OpenArchiveOptions = {
     try {
       return openArchiveForWriting(file, opts);
     } catch (e) {
+      if (isStorageError(e) && e.kind === 'full') return exists ? openOnFullDisk(file, opts, e) : emptyArchive(file, opts);
       if (!(isStorageError(e) && e.kind === 'readonly')) throw e;
       if (!existsSync(file)) return emptyArchive(file, opts);
     }
   }
   if (!exists) return emptyArchive(file, opts);
   return openInPlace(file, opts) ?? openSnapshot(file, opts);
+}
+
+/**
+ * The archive read on a disk too full for SQLite to open it as usual (`full`: it must create and
+ * size the 32 KiB -shm file of a WAL archive closed cleanly; SQLITE_IOERR_SHMSIZE): opened in
+ * EXCLUSIVE locking mode before its first read, in which SQLite keeps the WAL index in this
+ * process's memory and never creates the -shm, and set `query_only` — nothing is written, and a
+ * write attempted anyway fails as `readonly`. Other processes cannot open the archive meanwhile
+ * (none could without room for the -shm; one that has it open holds the -shm, and then the usual
+ * open works). An archive that needs migrating cannot be, there: `full` is thrown as it came.
+ */
+function openOnFullDisk(file: string, opts: OpenArchiveOptions, full: StorageError): Archive {
+  let db: Db;
+  try {
+    db = new Database(file, { fileMustExist: true });
+  } catch {
+    throw full;
+  }
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    const v = db.pragma('user_version', { simple: true }) as number;
+    if (v > latestVersion()) throw new ArchiveVersionError(v, latestVersion());
+    if (v < latestVersion()) throw full;
+    readerPragmas(db);
+    db.pragma('temp_store = MEMORY'); // a sort's temporary file would meet the full disk too (the system temp folder is often on it)
+    db.pragma('query_only = 1');
+    new Statements(db).value(sql`SELECT count(*) FROM sqlite_schema`); // reads the schema now: damage shows here
+  } catch (e) {
+    db.close();
+    if (e instanceof ArchiveVersionError || e === full) throw e;
+    const s = asStorageError(e, opts.path ?? file, { op: 'open' });
+    throw s === null || s.kind === 'full' ? full : s;
+  }
+  const path = opts.path ?? file;
+  const note = `The disk of the archive at ${path} is full: it is read as it is and nothing is written to it; free some disk space before a command that writes.`;
+  return new Archive(db, { ...opts, path, note, oneConnection: true });
 }
 
 /** No archive yet, and none may be created: an empty, query-only one in memory. */
@@ -171,7 +211,19 @@ export function openReadOnlyDb(file: string): { db: Db; snapshot: boolean; close
       db.close();
       throw toStorageError(e, file, { op: 'open' });
     }
-    return { db, snapshot: false, close: () => db.close() };
+    if (shmFull(db, file)) {
+      // no room for the -shm: read alone, the WAL index in memory (openOnFullDisk); a damaged header still shows in the check
+      db.close();
+      try {
+        db = new Database(file, { fileMustExist: true });
+        db.pragma('locking_mode = EXCLUSIVE');
+        db.pragma('query_only = 1');
+      } catch (e) {
+        throw toStorageError(e, file, { op: 'open' });
+      }
+    }
+    const opened = db;
+    return { db, snapshot: false, close: () => opened.close() };
   }
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -211,6 +263,16 @@ export function openReadOnlyDb(file: string): { db: Db; snapshot: boolean; close
   } catch (e) {
     cleanup();
     throw toStorageError(e, file, { op: 'open' });
+  }
+}
+
+/** Whether the first read of `db` fails for want of room on its disk (the -shm of a WAL archive cannot be made). */
+function shmFull(db: Db, file: string): boolean {
+  try {
+    db.pragma('user_version', { simple: true });
+    return false;
+  } catch (e) {
+    return asStorageError(e, file)?.kind === 'full';
   }
 }
 
