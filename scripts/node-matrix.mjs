@@ -4,17 +4,18 @@
 // `npm test`). Each Node is the official binary with its headers, taken from the npm registry's
 // `node-linux-<arch>` package (the only registry these machines reach); better-sqlite3, the one
 // native module built against Node's ABI, is rebuilt for it in a copy of the project whose
-// node_modules are hard links (everything else is N-API or plain JavaScript). Nothing is fetched
-// from anywhere but the npm registry, and nothing is installed into the project.
+// node_modules are hard links (everything else is N-API or plain JavaScript); the build is kept in
+// the cache under better-sqlite3's release and Node's ABI, so it is compiled once for each pair.
+// Nothing is fetched from anywhere but the npm registry, and nothing is installed into the project.
 //
 //   node scripts/node-matrix.mjs            # every other supported major (22 and 24 on Node 20)
 //   node scripts/node-matrix.mjs 22         # one major
 //
 // Exit 0 when every major passed; 1 with the major and the failing step otherwise.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 export const SUPPORTED = [20, 22, 24];
@@ -69,7 +70,8 @@ function nodeOf(major) {
 }
 
 /** A copy of the project (node_modules as hard links) with better-sqlite3 built for this Node. */
-function projectFor(major, node) {
+function projectFor(major, node, times) {
+  let t = Date.now();
   const copy = join(cache, `project-${major}`);
   rmSync(copy, { recursive: true, force: true });
   mkdirSync(copy, { recursive: true });
@@ -77,29 +79,50 @@ function projectFor(major, node) {
     if (name === 'node_modules' || name === '.git' || name === 'test-results') continue;
     cpSync(join(root, name), join(copy, name), { recursive: true, verbatimSymlinks: true });
   }
-  // hard links (seconds, no space) for every package but better-sqlite3, which is copied for real
-  // without its build: the rebuild below then cannot touch the project's own binary, also where
-  // node_modules is a symlink (a worktree sharing another's packages)
+  // hard links (seconds, no space; one `cp` for the whole folder, not one a package) for every
+  // package but better-sqlite3, whose links are then replaced by a real copy without its build: the
+  // rebuild below then cannot touch the project's own binary, also where node_modules is a symlink
+  // (a worktree sharing another's packages)
   const modules = realpathSync(join(root, 'node_modules'));
-  mkdirSync(join(copy, 'node_modules'));
-  for (const name of readdirSync(modules)) {
-    if (name === 'better-sqlite3') continue;
-    const linked = sh('cp', ['-al', join(modules, name), join(copy, 'node_modules', name)]);
-    if (!linked.ok) throw new Error(`could not link node_modules/${name} into ${copy}:\n${linked.out}`);
-  }
+  const linked = sh('cp', ['-al', modules, join(copy, 'node_modules')]);
+  if (!linked.ok) throw new Error(`could not link node_modules into ${copy}:\n${linked.out}`);
   const bs = join(copy, 'node_modules', 'better-sqlite3');
+  rmSync(bs, { recursive: true, force: true });
   cpSync(join(modules, 'better-sqlite3'), bs, {
     recursive: true,
     dereference: true,
     filter: (src) => src !== join(modules, 'better-sqlite3', 'build'),
   });
   if (realpathSync(bs) !== bs) throw new Error(`${bs} is not a folder of its own: not rebuilding there`);
+  times.copy = Date.now() - t;
+  t = Date.now();
+  // The build depends only on better-sqlite3's release and Node's ABI (NODE_MODULE_VERSION, which
+  // every release of a major shares: what prebuilt binaries are named by) on this architecture: kept
+  // in the cache under those, a later run (a new clone, the next CI, the major's next patch
+  // release) reuses it instead of compiling SQLite again (about a minute a Node). A new
+  // better-sqlite3 or a new ABI is a new key, compiled once.
+  const { version } = JSON.parse(readFileSync(join(bs, 'package.json'), 'utf8'));
+  const abi = sh(join(node.dir, 'bin', 'node'), ['-p', 'process.versions.modules']).out.trim();
+  if (!/^\d+$/.test(abi)) throw new Error(`Node ${node.version} did not say its ABI: ${abi}`);
+  const kept = join(cache, 'better-sqlite3', `${version}-node-v${abi}-${process.platform}-${arch}`, 'better_sqlite3.node');
+  const release = join(bs, 'build', 'Release');
+  if (existsSync(kept)) {
+    mkdirSync(release, { recursive: true });
+    copyFileSync(kept, join(release, 'better_sqlite3.node'));
+    times.build = `${Date.now() - t} ms (kept from an earlier run: ${kept})`;
+    return copy;
+  }
   const gyp = join(sh('npm', ['root', '-g']).out.trim(), 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   const built = sh(join(node.dir, 'bin', 'node'), [gyp, 'rebuild', '--release', `--nodedir=${node.dir}`], {
     cwd: bs,
     env: { ...process.env, npm_config_nodedir: node.dir },
   });
   if (!built.ok) throw new Error(`better-sqlite3 did not build for Node ${node.version}:\n${built.out.slice(-4000)}`);
+  // written aside, then renamed: an interrupted run leaves no half a binary under the key
+  mkdirSync(dirname(kept), { recursive: true });
+  copyFileSync(join(release, 'better_sqlite3.node'), `${kept}.part`);
+  renameSync(`${kept}.part`, kept);
+  times.build = `${Date.now() - t} ms (compiled; kept as ${kept})`;
   return copy;
 }
 
@@ -108,7 +131,9 @@ export function runMajor(major) {
   const node = nodeOf(major);
   const bin = join(node.dir, 'bin', 'node');
   console.log(`\n── Node ${node.version}: better-sqlite3 built for it in a copy of the project`);
-  const copy = projectFor(major, node);
+  const times = {};
+  const copy = projectFor(major, node, times);
+  console.log(`   project copied in ${times.copy} ms; better-sqlite3: ${times.build}`);
   const env = { ...process.env, PATH: `${join(node.dir, 'bin')}:${process.env.PATH}` };
   const version = sh(bin, ['bin/loupe.js', '--version'], { cwd: copy, env });
   if (!version.ok) throw new Error(`loupe --version failed under Node ${node.version}:\n${version.out}`);
