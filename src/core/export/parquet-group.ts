@@ -14,6 +14,7 @@ import { resolveColumns, valuesSink, type SinkFn, type ValueSink } from './colum
 import type { ColumnBuilder } from './parquet-chunk';
 import { columnBuilder } from './parquet-columns';
 import { Bytes, type ChunkIndex, type ChunkMeta, type ParquetColumnType } from './parquet-encode';
+import type { SpareBuffers } from './spare-buffers';
 
 export type { ParquetColumnType } from './parquet-encode';
 
@@ -137,14 +138,21 @@ function writerState(w: ParquetWriter): WriterState {
 }
 
 /**
- * Seal these column builders (`rows` rows each) into one row group: its bytes in one buffer of
- * exactly their size (moved, not copied, to the writing thread) and its metadata, offsets counted
- * as if the group started right after the file's 4-byte magic. The builders are left to `reset`.
+ * Seal these column builders (`rows` rows each) into one row group: its bytes in one buffer
+ * (moved, not copied, to the writing thread) and its metadata, offsets counted as if the group
+ * started right after the file's 4-byte magic. The builders are left to `reset`.
+ *
+ * The buffer is one of `spare` (an earlier group's, given back by the writing thread once written:
+ * parquet-rids.ts) when one is large enough, else a new one with an eighth more room than the
+ * bytes, so that the next groups (a little larger or smaller) fit it when it comes back. A new
+ * buffer is faulted in page by page as the chunks are copied into it: 2.5-12 ms of CPU for a
+ * group's ~3.6 MB on this machine, against 0.1-0.5 ms for one already written once.
  */
-export function sealGroup(cols: readonly ColumnBuilder[], rows: number): Pick<EncodedGroup, 'bytes' | 'meta'> {
+export function sealGroup(cols: readonly ColumnBuilder[], rows: number, spare?: SpareBuffers): Pick<EncodedGroup, 'bytes' | 'meta'> {
   let size = 0;
   for (const c of cols) size += c.seal();
-  const bytes = new Uint8Array(size);
+  const reused = spare?.take(size);
+  const bytes = new Uint8Array(reused ? reused.buffer : new ArrayBuffer(spare ? size + (size >> 3) : size), 0, size);
   const out = new Bytes(bytes);
   const columns: ChunkMeta[] = [];
   const indexes: ChunkIndex[] = [];
@@ -213,8 +221,9 @@ export class GroupEncoder {
     this.rows++;
   }
 
-  finish(): EncodedGroup {
-    const { bytes, meta } = sealGroup(this.cols, this.rows);
+  /** the group; its bytes in one of `spare` when one is large enough (sealGroup) */
+  finish(spare?: SpareBuffers): EncodedGroup {
+    const { bytes, meta } = sealGroup(this.cols, this.rows, spare);
     const group = { rows: this.rows, bytes, meta, untypedValues: this.untypedValues };
     this.reset();
     return group;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../shared/random';
 import type { ExportRow } from '../ports';
 import { GroupEncoder, parquetLayout, type EncodedGroup } from './parquet-group';
+import { SpareBuffers } from './spare-buffers';
 
 // A worker encodes group after group with one encoder (its buffers reused, issue 30): a group
 // must come out byte for byte as from a fresh encoder, whatever the group before it held
@@ -69,5 +70,26 @@ describe('GroupEncoder reused from group to group', () => {
     enc.reset();
     const rows = rowsOf(6, 50);
     expect(plain(encode(enc, rows))).toEqual(plain(encode(new GroupEncoder(layout, 10), rows)));
+  });
+
+  it('a group written into an earlier group buffer given back (its bytes still there) is the same bytes', () => {
+    const layout = parquetLayout();
+    const enc = new GroupEncoder(layout, 100);
+    const spare = new SpareBuffers(2);
+    const given = new Set<ArrayBuffer>();
+    for (let seed = 1; seed <= 8; seed++) {
+      const rows = rowsOf(seed, 1 + ((seed * 53) % 400));
+      const fresh = plain(encode(new GroupEncoder(layout, rows.length), rows));
+      // twice: the second fits the first's buffer (the same size), whatever the spares held before
+      for (let k = 0; k < 2; k++) {
+        for (const row of rows) enc.add(row);
+        const group = enc.finish(spare);
+        const buffer = group.bytes.buffer as ArrayBuffer;
+        expect(plain(group), `seed ${seed}, time ${k}`).toEqual(fresh);
+        if (k === 1) expect(given.has(buffer), `seed ${seed}: a spare reused`).toBe(true);
+        given.add(buffer);
+        spare.give(buffer);
+      }
+    }
   });
 });

@@ -39,11 +39,19 @@ class ParquetRidPool extends ExportPool {
     return workers ? new ParquetRidPool(workers) : null;
   }
 
+  private given = 0;
+
   /** the encoded group of these rows, or null when one of them is no longer in the archive */
   encode(rids: number[]): Promise<EncodedGroup | null> {
     const p = this.post((seq) => ({ seq, rids }), true).then((m) => (m.missing ? null : (m.group as EncodedGroup)));
     p.catch(() => undefined); // a group abandoned by a cancel is not an unhandled rejection
     return p;
+  }
+
+  /** a group's buffer, its bytes written, back to a worker: its next group is copied into it (parquet-group.ts sealGroup) */
+  giveBack(g: EncodedGroup): void {
+    const b = g.bytes.buffer as ArrayBuffer;
+    this.postTo(this.given++, { spare: [b] }, [b]);
   }
 }
 
@@ -78,11 +86,17 @@ export async function parquetFromRids(
     pool ??= start();
     if (!pool) return false;
     const workers = pool;
+    /** the groups the workers encoded (their buffers go back once written) */
+    const fromWorkers = new WeakSet<EncodedGroup>();
     await pipelined(walk, first, {
       groupSize,
       cap: workers.size * IN_FLIGHT_PER_WORKER,
       hold: workers.size * HELD_PER_WORKER,
-      send: (rids) => workers.encode(rids),
+      send: async (rids) => {
+        const g = await workers.encode(rids);
+        if (g) fromWorkers.add(g);
+        return g;
+      },
       here: async (rids) => {
         const enc = new GroupEncoder(o.layout, rids.length);
         const turn = takeTurns();
@@ -93,7 +107,10 @@ export async function parquetFromRids(
         }
         return enc.finish();
       },
-      place: o.place,
+      place: async (g) => {
+        await o.place(g);
+        if (fromWorkers.has(g)) workers.giveBack(g);
+      },
       signal,
     });
     return true;

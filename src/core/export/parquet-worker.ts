@@ -17,7 +17,7 @@
  *      then { seq, rows: WireRow[], more?: true, size?: number }   (seq: the group; more: parts follow; size: rows expected)
  *      | { seq, rids: number[] }                                (a whole group, by rid)
  *      | { seq, rids: number[], tables: true }                  (a bundle's tables: out { seq, part: TablesPart })
- *      | { spare: ArrayBuffer[] }                               (a bundle's CSV / JSONL buffers back, written: no answer)
+ *      | { spare: ArrayBuffer[] }                               (buffers back, written: a bundle's CSV / JSONL, an export's group bytes; no answer)
  *      | { seq, history: { rids: Float64Array, dir } }          (a bundle's metric history files: out { seq, files } | { seq, missing })
  *   out: { seq, group: EncodedGroup } | { seq, missing: true } | { seq, error }   (after the part without `more`)
  */
@@ -69,6 +69,7 @@ function ridGroups(
   config: WorkerConfig,
   layout: ParquetLayout,
   encoderFor: (size: number) => GroupEncoder,
+  spares: SpareBuffers,
 ): (rids: number[]) => EncodedGroup | null {
   /** rows by rid, a batch in one aggregate row (rid-batch.ts), each record its stored bytes, added from those bytes (parquet-spans.ts) */
   const readRows = ridBatchReader(config.reader);
@@ -84,14 +85,14 @@ function ridGroups(
   }
   return (rids) => {
     const enc = encoderFor(rids.length);
-    return addRids(enc, rids) ? enc.finish() : null;
+    return addRids(enc, rids) ? enc.finish(spares) : null;
   };
 }
 
 /** A dataset bundle's groups: its tables by rid, the buffers given back, its history files (bundle-render.ts, bundle-history.ts). */
 function bundleParts(config: WorkerConfig): {
   tables(seq: number, rids: number[]): void;
-  spare(buffers: ArrayBuffer[]): void;
+  spare(buffers: ArrayBuffer[]): boolean;
   history(seq: number, job: { rids: Float64Array; dir: string }): Promise<void>;
 } {
   let tables: TablesLayout | null = null;
@@ -113,9 +114,11 @@ function bundleParts(config: WorkerConfig): {
         failed(seq, e);
       }
     },
-    // a bundle's group buffers, written: kept for the next groups (no answer)
+    // a bundle's group buffers, written: kept for the next groups (no answer); false when this is not a bundle's worker
     spare(buffers) {
-      if (reuse) for (const b of buffers) reuse.spare.give(b);
+      if (!reuse) return false;
+      for (const b of buffers) reuse.spare.give(b);
+      return true;
     },
     // a bundle's history files, once this worker's groups are done
     async history(seq, job) {
@@ -161,11 +164,16 @@ function rowParts(encoderFor: (size: number) => GroupEncoder): (m: WireBatch & {
 function setup(config: WorkerConfig): (m: Message) => void {
   const layout = parquetLayout(config.columns);
   const encoderFor = encoders(layout);
-  const encodeRids = ridGroups(config, layout, encoderFor);
+  /** an export's groups by rid: their buffers given back once written (parquet-rids.ts), for the next groups' bytes */
+  const groupSpares = new SpareBuffers(2);
+  const encodeRids = ridGroups(config, layout, encoderFor, groupSpares);
   const bundle = bundleParts(config);
   const parts = rowParts(encoderFor);
   return (m) => {
-    if ('spare' in m) return bundle.spare(m.spare);
+    if ('spare' in m) {
+      if (!bundle.spare(m.spare)) for (const b of m.spare) groupSpares.give(b);
+      return;
+    }
     if ('history' in m) return void bundle.history(m.seq, m.history);
     if ('rids' in m && m.tables) return bundle.tables(m.seq, m.rids);
     if (!('rids' in m)) return parts(m);
