@@ -114,6 +114,7 @@ function readingStore(a: Archive): CoreStore {
     journalAround: (id, from, to) => a.journalAround(id, from, to),
     ledgerHighWater: () => a.ledgerHighWater(),
     ledgerCreditsSince: (id, since) => a.ledgerCreditsSince(id, since),
+    ledgerFreeSince: (id, since) => a.ledgerFreeSince(id, since),
     ledgerOfCall: (id) => a.ledgerOfCall(id),
     ledgerBetween: (id, upTo, since) => a.ledgerBetween(id, upTo, since),
     ledgerOfRequest: (p, e, h, from, to) => a.ledgerOfRequest(p, e, h, from, to),

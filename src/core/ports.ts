@@ -65,6 +65,15 @@ export interface JournalEntry {
   /** The same for the earlier lost attempt `lossBefore` belongs to. */
   lossFreeMayCover?: boolean | null;
   /**
+   * The introductory free calls the service last said were left before this Idempotency-Key was
+   * first sent (`GET /v1/credits`), with when and the ledger's last row then: free answers the
+   * ledger holds since tell a later process whether any was left for a lost answer of this key.
+   * Null or absent: the service said none.
+   */
+  freeLeft?: FreeMark | null;
+  /** The same for the earlier lost attempt `lossBefore` belongs to. */
+  lossFreeLeft?: FreeMark | null;
+  /**
    * Read back, never written: the process that sends this key — this one, another one still alive,
    * one that is gone (killed, crashed), or unknown (another host, or written before it was recorded).
    */
@@ -74,6 +83,17 @@ export interface JournalEntry {
 /** A balance the service reported, when it was read, and the ledger's highest row id then. */
 export interface BalanceMark {
   balance: number;
+  at: number;
+  ledgerId: number;
+}
+
+/**
+ * How many introductory free calls the service said were left (`free_calls_remaining` of
+ * `GET /v1/credits`, a field the spec does not show), when that answer came (`at`, the clock the
+ * ledger's `started_at` is on) and the ledger's highest row id then.
+ */
+export interface FreeMark {
+  left: number;
   at: number;
   ledgerId: number;
 }
@@ -130,6 +150,11 @@ export interface CoreStore {
   ledgerHighWater(): number;
   /** credits recorded in ledger rows after `afterId` for attempts started at or after `since` (any process) */
   ledgerCreditsSince(afterId: number, since: number): number;
+  /**
+   * Answers an introductory free call covered (`free_call` true) in ledger rows after `afterId` for
+   * attempts started at or after `since` (any process). Optional: without it none is counted.
+   */
+  ledgerFreeSince?(afterId: number, since: number): number;
   /**
    * The ledger rows of one logical call (any order): which of a dead process's attempts were lost.
    * Optional: without it a taken-over call is judged by its journal entry alone.

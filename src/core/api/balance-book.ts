@@ -6,7 +6,7 @@
  * cause between two clean readings: an outside spender is active, and the balance is not used to
  * attribute for a while.
  */
-import type { BalanceMark, Clock, CoreStore, JournalEntry } from '../ports';
+import type { BalanceMark, Clock, CoreStore, FreeMark, JournalEntry } from '../ports';
 import { attribute, attributeLate, MARK_MAX_AGE_MS, type Attribution, type AttributionInput, type LedgerReading } from './call/attribution';
 
 /** A balance figure from GET /v1/credits, whose fields the spec does not show. */
@@ -42,6 +42,8 @@ export interface Lost {
   settled: boolean;
   /** a free call may have covered it: none was known used up when it was sent (unknown: judged now) */
   freeMayCover?: boolean;
+  /** the free calls the service last said were left before it was sent (null or absent: not known) */
+  freeLeft?: FreeMark | null;
   /**
    * another process's attempt, taken over: the ledger's last row when it was (rows after it were
    * recorded after the attempt, whatever time they carry — each process has its own clock)
@@ -51,7 +53,7 @@ export interface Lost {
 
 export interface BookDeps {
   clock: Clock;
-  store: Pick<CoreStore, 'ledgerHighWater' | 'ledgerCreditsSince' | 'journalAround' | 'ledgerBetween'>;
+  store: Pick<CoreStore, 'ledgerHighWater' | 'ledgerCreditsSince' | 'journalAround' | 'ledgerBetween' | 'ledgerFreeSince'>;
   /** a call of this process is running now (its journal entry pending but in hand) */
   activeHere: (callId: string) => boolean;
   /** the longest an attempt can be in flight (deadline + lease margin) */
@@ -147,6 +149,16 @@ export class BalanceBook {
   /** No introductory free call can be left: one was seen charged, or the service says none is left. */
   noFreeCalls(): boolean {
     return this.freeCallsGone || this.d.freeCallsLeft?.() === 0;
+  }
+
+  /**
+   * None of the free calls `mark` says were left can have covered an attempt sent after it: the
+   * ledger holds at least as many free answers of attempts started since (each used one; any other
+   * use, a lost answer's or another tool's, only leaves fewer).
+   */
+  freeUsedUp(mark: FreeMark | null | undefined): boolean {
+    if (!mark) return false;
+    return mark.left <= 0 || (this.d.store.ledgerFreeSince?.(mark.ledgerId, mark.at) ?? 0) >= mark.left;
   }
 
   /** An answer (or a reading) contradicted what the balance said: something else moved it. */

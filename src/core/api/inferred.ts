@@ -1,7 +1,9 @@
 /**
  * Charges the ledger must not miss (docs/request-core.md): when an answer that never arrived turns
  * out to have been charged (a replay, a free owner read, or the balance says so), the charge goes in
- * the ledger as its own row, `inferred:balance` or `inferred:price`, dated to the lost attempt.
+ * the ledger as its own row, `inferred:balance` or `inferred:price`, dated to the lost attempt. One
+ * that finished while an introductory free call may have covered it goes in as `inferred:free` (0
+ * credits, `free_call`): the free call it is taken to have used is counted (loss.ts `chargeOfLoss`).
  */
 import type { CoreStore, LedgerEntry } from '../ports';
 import type { BalanceBook, Lost } from './balance-book';
@@ -18,7 +20,7 @@ export function recordInferredCharge(
   lost: Lost,
   entry: InferredEntry,
   credits: number,
-  how: 'balance' | 'price',
+  how: 'balance' | 'price' | 'free',
   charged: number,
 ): void {
   d.write(
@@ -36,12 +38,18 @@ export function recordInferredCharge(
         creditsRemaining: null,
         chargeReason: `inferred:${how}`,
         cached: false,
-        freeCall: false,
+        freeCall: how === 'free',
         idempotentReplay: false,
       }),
     charged,
   );
   book.recorded += credits;
+  if (how === 'free') {
+    d.log(
+      `${entry.platform}/${entry.endpoint}: an answer that never arrived was finished by the service, and an introductory free call may have covered it; recorded as free (0 credits)`,
+    );
+    return;
+  }
   d.log(
     `${entry.platform}/${entry.endpoint}: the service charged an answer that never arrived; recorded ${credits} credits (inferred from the ${how === 'balance' ? 'balance' : 'catalogue price'})`,
   );

@@ -181,6 +181,9 @@ export class Archive implements CoreStore {
   ledgerCreditsSince(afterId: number, since: number): number {
     return this.#c.guard('read', () => ledger.ledgerCreditsSince(this.#c, afterId, since));
   }
+  ledgerFreeSince(afterId: number, since: number): number {
+    return this.#c.guard('read', () => ledger.ledgerFreeSince(this.#c, afterId, since));
+  }
   ledgerBetween(afterId: number, upToId: number, since: number): LedgerEntry[] {
     return this.#c.guard('read', () => ledger.ledgerBetween(this.#c, afterId, upToId, since));
   }

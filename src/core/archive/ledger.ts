@@ -2,7 +2,7 @@
  * The ledger (`calls`: every HTTP attempt), the idempotency journal (`journal`) and the last known
  * balance (`balance`): the request core's bookkeeping (CoreStore in src/core/ports.ts).
  */
-import type { JournalEntry, LedgerEntry } from '../ports';
+import type { FreeMark, JournalEntry, LedgerEntry } from '../ports';
 import type { ArchiveCtx } from './context';
 import { currentOwner, ownerAlive } from './owner';
 import { NATIVE_PAGING_PARAMS } from '../../shared/api-types';
@@ -69,7 +69,10 @@ const JOURNAL = {
   createdAt: 'created_at',
   finishedAt: 'finished_at',
   keyName: 'key_name',
-} as const satisfies Record<Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover'>, string>;
+} as const satisfies Record<
+  Exclude<keyof JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover' | 'freeLeft' | 'lossFreeLeft'>,
+  string
+>;
 /** the columns read besides the entry's own: the reading before its key was sent, and its owner process */
 const SELECT_JOURNAL = raw(
   [
@@ -82,13 +85,22 @@ const SELECT_JOURNAL = raw(
     'loss_before_ledger AS lossLedger',
     'free_may_cover AS freeFlag',
     'loss_free_may_cover AS lossFreeFlag',
+    'free_left AS freeLeftN',
+    'free_left_at AS freeLeftAt',
+    'free_left_ledger AS freeLeftLedger',
+    'loss_free_left AS lossFreeLeftN',
+    'loss_free_left_at AS lossFreeLeftAt',
+    'loss_free_left_ledger AS lossFreeLeftLedger',
     'owner_pid AS ownerPid',
     'owner_host AS ownerHost',
     'owner_start AS ownerStart',
   ].join(', '),
 );
 
-type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover'> & {
+type JournalRow = Omit<
+  JournalEntry,
+  'before' | 'lossBefore' | 'owner' | 'freeMayCover' | 'lossFreeMayCover' | 'freeLeft' | 'lossFreeLeft'
+> & {
   beforeBalance: number | null;
   beforeAt: number | null;
   beforeLedger: number | null;
@@ -97,6 +109,12 @@ type JournalRow = Omit<JournalEntry, 'before' | 'lossBefore' | 'owner' | 'freeMa
   lossLedger: number | null;
   freeFlag: number | null;
   lossFreeFlag: number | null;
+  freeLeftN: number | null;
+  freeLeftAt: number | null;
+  freeLeftLedger: number | null;
+  lossFreeLeftN: number | null;
+  lossFreeLeftAt: number | null;
+  lossFreeLeftLedger: number | null;
   ownerPid: number | null;
   ownerHost: string | null;
   ownerStart: string | null;
@@ -113,6 +131,12 @@ function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
     lossLedger,
     freeFlag,
     lossFreeFlag,
+    freeLeftN,
+    freeLeftAt,
+    freeLeftLedger,
+    lossFreeLeftN,
+    lossFreeLeftAt,
+    lossFreeLeftLedger,
     ownerPid,
     ownerHost,
     ownerStart,
@@ -135,8 +159,20 @@ function entryOfJournal(r: JournalRow | undefined): JournalEntry | undefined {
           ? 'alive'
           : 'gone';
   const flag = (v: number | null): boolean | null => (v === null ? null : v === 1);
-  return { ...e, before, lossBefore, freeMayCover: flag(freeFlag), lossFreeMayCover: flag(lossFreeFlag), owner };
+  return {
+    ...e,
+    before,
+    lossBefore,
+    freeMayCover: flag(freeFlag),
+    lossFreeMayCover: flag(lossFreeFlag),
+    freeLeft: markOf(freeLeftN, freeLeftAt, freeLeftLedger),
+    lossFreeLeft: markOf(lossFreeLeftN, lossFreeLeftAt, lossFreeLeftLedger),
+    owner,
+  };
 }
+
+const markOf = (left: number | null, at: number | null, ledgerId: number | null): FreeMark | null =>
+  left !== null && at !== null && ledgerId !== null ? { left, at, ledgerId } : null;
 
 // ───────────────────────── idempotency journal ─────────────────────────
 
@@ -156,6 +192,8 @@ export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
   const me = currentOwner();
   const b = e.before ?? null;
   const l = e.lossBefore ?? null;
+  const f = e.freeLeft ?? null;
+  const lf = e.lossFreeLeft ?? null;
   c.quiet(() =>
     c.sql.insert`journal ON CONFLICT (call_id) DO UPDATE SET op_key = excluded.op_key, idempotency_key = excluded.idempotency_key,
        platform = excluded.platform, endpoint = excluded.endpoint, params = excluded.params,
@@ -163,7 +201,10 @@ export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
        finished_at = excluded.finished_at, key_name = excluded.key_name, owner_pid = excluded.owner_pid, owner_host = excluded.owner_host,
        owner_start = excluded.owner_start, before_balance = excluded.before_balance, before_at = excluded.before_at, before_ledger = excluded.before_ledger,
        loss_before_balance = excluded.loss_before_balance, loss_before_at = excluded.loss_before_at, loss_before_ledger = excluded.loss_before_ledger,
-       free_may_cover = excluded.free_may_cover, loss_free_may_cover = excluded.loss_free_may_cover`({
+       free_may_cover = excluded.free_may_cover, loss_free_may_cover = excluded.loss_free_may_cover,
+       free_left = excluded.free_left, free_left_at = excluded.free_left_at, free_left_ledger = excluded.free_left_ledger,
+       loss_free_left = excluded.loss_free_left, loss_free_left_at = excluded.loss_free_left_at,
+       loss_free_left_ledger = excluded.loss_free_left_ledger`({
       call_id: e.callId,
       op_key: e.opKey,
       idempotency_key: e.idempotencyKey,
@@ -186,6 +227,12 @@ export function beginJournal(c: ArchiveCtx, e: JournalEntry): void {
       loss_before_ledger: l ? l.ledgerId : null,
       free_may_cover: flagOf(e.freeMayCover),
       loss_free_may_cover: flagOf(e.lossFreeMayCover),
+      free_left: f ? f.left : null,
+      free_left_at: f ? f.at : null,
+      free_left_ledger: f ? f.ledgerId : null,
+      loss_free_left: lf ? lf.left : null,
+      loss_free_left_at: lf ? lf.at : null,
+      loss_free_left_ledger: lf ? lf.ledgerId : null,
     }),
   );
 }
@@ -222,6 +269,16 @@ export function ledgerCreditsSince(c: ArchiveCtx, afterId: number, since: number
   return c.sql.one<{ c: number }>(
     sql`SELECT coalesce(sum(credits_used), 0) AS c FROM calls WHERE id > ${afterId} AND started_at >= ${since}`,
   ).c;
+}
+
+/**
+ * Answers an introductory free call covered, in rows after `afterId` for attempts started at or
+ * after `since`: each used one of the free calls a reading taken then said were left.
+ */
+export function ledgerFreeSince(c: ArchiveCtx, afterId: number, since: number): number {
+  return c.sql.one<{ n: number }>(
+    sql`SELECT count(*) AS n FROM calls WHERE id > ${afterId} AND started_at >= ${since} AND free_call = 1 AND idempotent_replay = 0`,
+  ).n;
 }
 
 /** Rows after `afterId` up to `upToId`, for attempts started at or after `since`, in order (at most 10,000). */

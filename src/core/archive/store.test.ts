@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { openArchive, Archive, ArchiveVersionError, MIGRATIONS, latestVersion, migrate, currentOwner } from './index';
 import type { JournalEntry, WalkState } from '../ports';
 import type { LibraryQuery } from '../../shared/query';
-import { envelope, ledgerEntry, listResponse, post } from './test-fixtures';
+import { envelope, JOURNAL_UNSAID, ledgerEntry, listResponse, post } from './test-fixtures';
 import { testDb } from './testing';
 
 const dirs: string[] = [];
@@ -446,8 +446,8 @@ describe('core store round trips', () => {
     };
     a.beginJournal(e);
     a.beginJournal({ ...e, callId: 'c2', opKey: 'one-off', createdAt: 6 });
-    // read back with the readings before its key and an earlier lost one's (0016, 0020), free-call flags (0023), owner
-    const none = { before: null, lossBefore: null, freeMayCover: null, lossFreeMayCover: null, owner: 'this' };
+    // read back with the readings before its key and an earlier lost one's (0016, 0020), free-call flags (0023) and counts (0026)
+    const none = { ...Object.fromEntries(JOURNAL_UNSAID.map((k) => [k, null])), owner: 'this' };
     expect(a.findJournal('walk:w1:page:0')).toEqual({ ...e, ...none });
     expect(a.findJournal('nope')).toBeUndefined();
     expect(a.pendingJournal().map((j) => j.callId)).toEqual(['c1', 'c2']);

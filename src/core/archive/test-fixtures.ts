@@ -255,6 +255,9 @@ export function writeAsOldSchema<T>(db: Conn, write: () => T): T {
   }
 }
 
+/** The journal entry's readings and free-call fields an entry written without them reads back as null (0016, 0020, 0023, 0026). */
+export const JOURNAL_UNSAID = ['before', 'lossBefore', 'freeMayCover', 'lossFreeMayCover', 'freeLeft', 'lossFreeLeft'] as const;
+
 /** SQL that takes a latest-schema archive back to schema 22 (the journal's free-call columns 0023 added, dropped). */
 export const UNDO_0023 = `ALTER TABLE journal DROP COLUMN free_may_cover; ALTER TABLE journal DROP COLUMN loss_free_may_cover; PRAGMA user_version = 22;`;
 

@@ -5,7 +5,7 @@
  * row are pure (`readAnswer`, `retryOf`, `ledgerEntryOf`); `sendAttempt` joins them.
  */
 import type { Envelope, ErrorEnvelope } from '../../../shared/api-types';
-import { readingTime, type LedgerEntry } from '../../ports';
+import { readingTime, type FreeMark, type LedgerEntry } from '../../ports';
 import { cancelled } from '../call-errors';
 import type { HttpOutcome } from '../http';
 import type { Slot } from '../key-pool';
@@ -45,6 +45,8 @@ export interface Attempt extends Answer, RetryBudget {
   out: HttpOutcome;
   /** no free call was known used up when it was sent */
   freeMayCover: boolean;
+  /** the free calls the service last said were left when it was sent */
+  freeLeft: FreeMark | null;
   entry: LedgerEntry;
 }
 
@@ -54,6 +56,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   const attempt = ++s.attempt;
   const startedAt = d.clock.now();
   const freeMayCover = !book.noFreeCalls();
+  const freeLeft = d.freeMark?.() ?? null;
   const out = await request(c, s, slot, headersOf(s, slot));
   const durationMs = Math.max(0, d.clock.now() - startedAt) || out.durationMs;
   const answer = readAnswer(out);
@@ -67,7 +70,7 @@ export async function sendAttempt(c: Caller, s: CallState, slot: Slot): Promise<
   });
   const entry = ledgerEntryOf(s.plan, j, { attempt, startedAt, durationMs, slot, out, answer });
   recordAttempt(c, s, entry, budget.waitMs);
-  return { ...answer, ...budget, attempt, slot, startedAt, out, entry, freeMayCover };
+  return { ...answer, ...budget, attempt, slot, startedAt, out, entry, freeMayCover, freeLeft };
 }
 
 /** The headers of an attempt: the API key, the journal's Idempotency-Key, no-cache when asked. */

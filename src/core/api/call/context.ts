@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CatalogueEndpoint } from '../../../shared/api-types';
-import type { CallTarget, Clock, CoreStore, JournalEntry, Priority } from '../../ports';
+import type { CallTarget, Clock, CoreStore, FreeMark, JournalEntry, Priority } from '../../ports';
 import { isStorageError } from '../../storage-error';
 import type { BalanceBook, Lost } from '../balance-book';
 import type { PriceRange } from '../catalogue';
@@ -39,6 +39,8 @@ export interface CallerDeps {
   probeBalance: () => Promise<void>;
   /** introductory free calls left, when the service says (optional) */
   freeCallsLeft?: () => number | null;
+  /** the same with when the service said it and the ledger's last row then (optional) */
+  freeMark?: () => FreeMark | null;
   maxRetries: number;
   /** longest single wait (Retry-After or backoff) the core sleeps through; beyond it: `rate_wait` */
   maxWaitMs: () => number;
@@ -58,7 +60,7 @@ export interface Caller {
   /** an archive read or write; a storage failure ends the call as `storage`, with what it was charged so far */
   write: <T>(f: () => T, charged?: number) => T;
   /** a charge for an answer that never arrived goes in the ledger as its own row (inferred.ts) */
-  recordInferred: (lost: Lost, entry: InferredEntry, credits: number, how: 'balance' | 'price', charged: number) => void;
+  recordInferred: (lost: Lost, entry: InferredEntry, credits: number, how: 'balance' | 'price' | 'free', charged: number) => void;
 }
 
 export function callerOf(d: CallerDeps, book: BalanceBook): Caller {
@@ -149,7 +151,10 @@ export function newKey(c: Caller, s: CallState): void {
   s.j.lossBefore = s.loss && !s.loss.lost.settled ? (s.loss.lost.before ?? null) : null;
   // …and whether a free call could cover it when it was sent (finding 10); the new key's is taken when it is first sent
   s.j.lossFreeMayCover = s.loss && !s.loss.lost.settled ? (s.loss.lost.freeMayCover ?? null) : null;
+  // …with the free calls the service said were left before it was sent (the ledger's free answers since tell the rest)
+  s.j.lossFreeLeft = s.loss && !s.loss.lost.settled ? (s.loss.lost.freeLeft ?? null) : null;
   s.j.freeMayCover = undefined;
+  s.j.freeLeft = undefined;
   s.needJournal = true;
 }
 

@@ -41,6 +41,7 @@ async function noteLoss(c: Caller, s: CallState, a: Attempt): Promise<'same' | '
     before: j.before ?? null,
     settled: false,
     freeMayCover: a.freeMayCover,
+    freeLeft: a.freeLeft,
   };
   const r = a.willRetry ? await afterLoss(book, d.readBalance, lossCallOf(s, j.callId), lost, () => d.clock.now()) : null;
   if (r) settleCharged(c, s, r, r.key);

@@ -6,7 +6,7 @@
  * (issue 24 #11: a crash must not make the next run pay again).
  */
 import { randomUUID } from 'node:crypto';
-import type { JournalEntry, LedgerEntry } from '../../ports';
+import type { FreeMark, JournalEntry, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { insideWindow } from './attribution';
 import { afterTakeover, type LossCall, type LossState } from './loss';
@@ -82,8 +82,8 @@ export function answeredUnder(rows: LedgerEntry[], key: string): boolean {
  * gone, and a charge the service never made was inferred at the price). Unknown (an entry written
  * before this was kept): judged now.
  */
-function freeThen(v: boolean | null | undefined): { freeMayCover?: boolean } {
-  return typeof v === 'boolean' ? { freeMayCover: v } : {};
+function freeThen(v: boolean | null | undefined, left: FreeMark | null | undefined): { freeMayCover?: boolean; freeLeft?: FreeMark } {
+  return { ...(typeof v === 'boolean' ? { freeMayCover: v } : {}), ...(left ? { freeLeft: left } : {}) };
 }
 
 export interface JournalCall extends Omit<LossCall, 'callId'> {
@@ -128,7 +128,7 @@ export function lostOfEntry(pending: JournalEntry, rows: LedgerEntry[]): { earli
         idempotencyKey: pending.idempotencyKey,
         before: pending.before ?? null,
         settled: false,
-        ...freeThen(pending.freeMayCover),
+        ...freeThen(pending.freeMayCover, pending.freeLeft),
       },
     };
   const alone = unsettledLosses(rows).filter((r) => r.idempotencyKey !== pending.idempotencyKey).length === 1;
@@ -140,7 +140,7 @@ export function lostOfEntry(pending: JournalEntry, rows: LedgerEntry[]): { earli
       idempotencyKey: earlier.idempotencyKey as string,
       before: alone && pending.before ? (pending.lossBefore ?? null) : null,
       settled: false,
-      ...freeThen(pending.lossFreeMayCover),
+      ...freeThen(pending.lossFreeMayCover, pending.lossFreeLeft),
     },
   };
 }
@@ -215,6 +215,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
         lossBefore: null,
         freeMayCover: lost.freeMayCover ?? null,
         lossFreeMayCover: null,
+        freeLeft: lost.freeLeft ?? null,
+        lossFreeLeft: null,
       });
     // a fresh key: the lost attempt's reading goes with the entry, for a process that takes it over in turn
     if (s.key === 'fresh')
@@ -226,6 +228,8 @@ export async function openJournal(d: JournalDeps, c: JournalCall): Promise<Opene
         lossBefore: lost.before,
         freeMayCover: undefined,
         lossFreeMayCover: lost.freeMayCover ?? null,
+        freeLeft: undefined,
+        lossFreeLeft: lost.freeLeft ?? null,
       });
     return {
       journal,

@@ -44,6 +44,8 @@ export async function chooseKey(c: Caller, s: CallState): Promise<Slot> {
       // whether an introductory free call could cover this key as things stand when it is first sent
       // (after that reading, which may say none is left): a later process judges its loss by it
       if (j.freeMayCover === undefined) j.freeMayCover = !book.noFreeCalls();
+      // …and how many the service last said were left (the ledger's free answers since tell a later process the rest)
+      if (j.freeLeft === undefined) j.freeLeft = d.freeMark?.() ?? null;
       c.write(() => d.store.beginJournal(j));
     } catch (e) {
       slot.release({ unsent: true });

@@ -3,7 +3,7 @@
  * attempt sends, and the charge a later answer proves the lost one cost.
  */
 import { NATIVE_PAGING_PARAMS } from '../../../shared/api-types';
-import type { BalanceMark, LedgerEntry } from '../../ports';
+import type { BalanceMark, FreeMark, LedgerEntry } from '../../ports';
 import type { BalanceBook, Lost } from '../balance-book';
 import { FREE_CALL_PRICE, insideWindow, keyAfterLoss, type Attribution, type Price } from './attribution';
 
@@ -71,9 +71,13 @@ export async function afterTakeover(
   return { lost, attribution, keptOnBalance: key === 'same' && attribution.kind === 'charged' && call.ceiling > call.price.min, key };
 }
 
-/** An introductory free call may have covered the call: some may remain, and it can be priced at 100 or less. */
-export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then?: boolean): boolean {
-  return (then ?? !book.noFreeCalls()) && call.price.min <= FREE_CALL_PRICE;
+/**
+ * An introductory free call may have covered the call: some may remain — none was known used up when
+ * it was sent (`then`), and the ledger does not hold as many free answers since the service last said
+ * how many were left before it was sent (`left`) — and it can be priced at 100 or less.
+ */
+export function mayBeFree(book: BalanceBook, call: Pick<LossCall, 'price'>, then?: boolean, left?: FreeMark | null): boolean {
+  return (then ?? !book.noFreeCalls()) && !book.freeUsedUp(left) && call.price.min <= FREE_CALL_PRICE;
 }
 
 /**
@@ -177,7 +181,7 @@ export async function chargeOfLoss(
   call: LossCall,
   s: LossState,
   a: Answer,
-): Promise<{ credits: number; how: 'balance' | 'price' | 'unsure'; why?: 'window' | 'list' } | null> {
+): Promise<{ credits: number; how: 'balance' | 'price' | 'free' | 'unsure'; why?: 'window' | 'list' } | null> {
   let owned: Promise<Ownership> | undefined;
   const ownedBefore = () => (owned ??= !call.noCache && a.ownedBefore ? a.ownedBefore() : Promise.resolve<Ownership>('not'));
   if (a.replay || a.ownerRead) {
@@ -191,8 +195,12 @@ export async function chargeOfLoss(
     }
     if (s.attribution.kind === 'charged') return { credits: s.attribution.credits, how: 'balance' };
     // finished, but while free calls may remain one may have covered it: the least it cost is 0
-    // (and a balance that did not move agrees)
-    if (mayBeFree(book, call, s.lost.freeMayCover)) return null;
+    // (and a balance that did not move agrees). Where the service said how many were left before
+    // it was sent, the free call it is taken to have used is recorded (`inferred:free`, 0 credits):
+    // the ledger's free answers since count it, so once they are as many as were left, the next
+    // lost answer judged is charged — a run killed with several answers on their way records each
+    // free call once, the rest at their price (which of them had it, nothing tells; the sum is right)
+    if (mayBeFree(book, call, s.lost.freeMayCover, s.lost.freeLeft)) return s.lost.freeLeft ? { credits: 0, how: 'free' } : null;
     const not = s.attribution.kind === 'not-charged' ? s.attribution.after : undefined;
     // it finished free: an owner read of a call the account already owned (a page bought before,
     // perhaps under another cursor), which the balance read around it shows

@@ -121,6 +121,7 @@ async function inferLoss(c: Caller, s: CallState, a: Attempt & { okEnv: Envelope
             : 'the account holds a page of the same list under another cursor that can explain that'
         }); nothing recorded — \`loupe credits --reconcile\` shows any difference`,
       );
+    else if (inf?.how === 'free') c.recordInferred(l.lost, a.entry, 0, 'free', a.creditsUsed + s.inferredSoFar);
     else if (inf && inf.credits > 0) {
       c.recordInferred(l.lost, a.entry, inf.credits, inf.how, a.creditsUsed + inf.credits + s.inferredSoFar);
       return inf.credits;

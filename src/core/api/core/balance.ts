@@ -3,7 +3,7 @@
  * in memory and persisted from every answer that carries `credits_remaining` (older answers
  * finishing late do not overwrite newer ones), and `GET /v1/credits` (free, not rate counted).
  */
-import { readingTime, type Clock, type CoreStore } from '../../ports';
+import { readingTime, type Clock, type CoreStore, type FreeMark } from '../../ports';
 import { isStorageError } from '../../storage-error';
 import { balanceFigure } from '../balance-book';
 import type { Emitter } from '../events';
@@ -22,12 +22,15 @@ export interface Balance {
   probeBalance: () => Promise<void>;
   /** introductory free calls left, when /v1/credits says (a field the spec does not show), else null */
   freeCallsLeft: () => number | null;
+  /** the same with when it was said and the ledger's last row then (what a lost answer's free call is judged by), else null */
+  freeMark: () => FreeMark | null;
 }
 
 export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitter<ApiEvents>; meta: MetaGet }): Balance {
   let mem: { creditsRemaining: number; at: number } | undefined;
   let probe: Promise<void> | undefined;
   let freeLeft: number | null = null;
+  let freeMark: FreeMark | null = null;
   let unkeptSaid = false;
   const balance = (): number | null => {
     if (mem) return mem.creditsRemaining;
@@ -61,7 +64,16 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
         unkeptSaid = true;
       }
     const free = obj.free_calls_remaining ?? (obj.data as Record<string, unknown> | undefined)?.free_calls_remaining;
-    if (typeof free === 'number' && Number.isFinite(free)) freeLeft = free;
+    if (typeof free === 'number' && Number.isFinite(free)) {
+      freeLeft = free;
+      // taken when the answer came: an attempt started after it was sent after the service counted
+      // them, and the free answers the ledger records after this row each used one of them
+      try {
+        freeMark = { left: free, at: d.clock.now(), ledgerId: d.store.ledgerHighWater() };
+      } catch (e) {
+        if (!isStorageError(e)) throw e;
+      }
+    }
     return obj;
   };
   return {
@@ -69,6 +81,7 @@ export function createBalance(d: { store: CoreStore; clock: Clock; events: Emitt
     noteBalance,
     credits,
     freeCallsLeft: () => freeLeft,
+    freeMark: () => freeMark,
     readBalance: async () => {
       try {
         return balanceFigure(await credits());

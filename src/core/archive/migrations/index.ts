@@ -28,6 +28,7 @@ import { migration0022 } from './0022-alert-email';
 import { migration0023 } from './0023-journal-free-call';
 import { migration0024 } from './0024-rehydrations';
 import { migration0025 } from './0025-collect-run-ledger-mark';
+import { migration0026 } from './0026-journal-free-left';
 
 export type { Migration, MigrationReport } from './types';
 
@@ -57,4 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration0023,
   migration0024,
   migration0025,
+  migration0026,
 ];
