@@ -3,7 +3,7 @@
  * GEXF / GraphML; any of them pseudonymised (docs/cli.md, docs/export.md, docs/analysis.md).
  */
 import { Option, type Command } from 'commander';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXPORT_FORMAT_NAMES as EXPORT_FORMATS, type ExportFormatName } from '../../shared/contract-library';
@@ -19,6 +19,7 @@ import { copyOut, type OutTarget } from '../output';
 import { progress } from '../terminal';
 import { libraryQueryOf, withQueryFlags, type QueryFlags } from '../query-flags';
 import { grouped } from '../../shared/grouped';
+import { freshTempDir } from '../../core/partial-files';
 
 const fmt = grouped;
 
@@ -32,10 +33,15 @@ type ExportFlags = QueryFlags & {
   pseudonymise?: boolean;
 };
 
-/** Where the export is written: the file itself, or a staged file copied to standard output, a FIFO or a device. */
+/**
+ * Where the export is written: the file itself, or a staged file copied to standard output, a FIFO
+ * or a device — in `loupe-to-stdout-<host>-<pid>-XXXXXX` in the system temp folder, removed when
+ * the command ends; what a killed run (`kill -9`: up to the whole export) left there is removed by
+ * the next run that stages one (partial-files.ts freshTempDir).
+ */
 function fileFor(target: OutTarget, format: string): { file: string; staging: string | null } {
   if (target.kind === 'file') return { file: target.path, staging: null };
-  const staging = mkdtempSync(join(tmpdir(), 'loupe-to-stdout-'));
+  const staging = freshTempDir(tmpdir(), 'loupe-to-stdout');
   return { file: join(staging, `export.${format}`), staging };
 }
 
