@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: every check in order — lint, format (Prettier), structure (scripts/structure.mjs), typecheck, unit + integration (Vitest,
+// `npm test`: every check — typecheck, lint, format (Prettier) and structure (scripts/structure.mjs) side by
+// side, then in order unit + integration (Vitest,
 // inside a D-Bus session with an unlocked gnome-keyring when available, so the OS
 // keyring is tested for real), the Electron build, and the browser e2e (Playwright
 // driving Debian Chromium through the web host). Prints one closing line
 // "N passed, N failed, N skipped" summing Vitest and Playwright.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -27,17 +29,51 @@ function run(name, cmd, args, opts = {}) {
   return ok;
 }
 
+/** Run the steps at most `availableParallelism()` at a time; each one's output is printed when it ends. */
+async function runSideBySide(steps) {
+  const queue = [...steps];
+  const t0 = Date.now();
+  const lane = async () => {
+    for (let step = queue.shift(); step; step = queue.shift()) {
+      const [name, cmd, args] = step;
+      const started = Date.now();
+      const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = [];
+      child.stdout.on('data', (b) => out.push(b));
+      child.stderr.on('data', (b) => out.push(b));
+      const code = await new Promise((done) => child.on('close', (c, signal) => done(c ?? signal)));
+      const ok = code === 0;
+      const at = (t) => ((t - t0) / 1000).toFixed(1);
+      console.log(`\n── ${name}: ${[cmd, ...args].join(' ')}`);
+      process.stdout.write(Buffer.concat(out));
+      console.log(
+        `── ${name}: ${ok ? 'ok' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s (from ${at(started)} s to ${at(Date.now())} s of the static checks)`,
+      );
+      if (!ok) failures.push(name);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(availableParallelism(), steps.length)) }, lane));
+}
+
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 // the Node versions the README names (package.json engines): an older Node fails here, with the reason
 if (want('node')) run('node', process.execPath, [join(root, 'scripts', 'check-node.mjs')]);
-if (want('lint')) run('lint', bin('eslint'), ['.', '--max-warnings=0']);
-// one layout for all code (Prettier, .prettierrc.json): `npm run format` writes it
-if (want('format')) run('format', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
-// no import cycle under src/, no source file over 500 lines beyond its allowlisted ceiling (issue 13)
-if (want('structure')) run('structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]);
-if (want('typecheck')) run('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+// The four static checks read the sources and write nothing: they run side by side, as many at
+// once as the machine has cores (each is one thread), longest first, each one's output printed
+// whole when it ends. On 2 cores about 45 s instead of 80 s one after another.
+await runSideBySide(
+  [
+    // tsc is the longest (about 35 s): it starts first and the others share the second core
+    ['typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+    ['lint', bin('eslint'), ['.', '--max-warnings=0']],
+    // one layout for all code (Prettier, .prettierrc.json): `npm run format` writes it
+    ['format', bin('prettier'), ['--check', '.', '--log-level', 'warn']],
+    // no import cycle under src/, no source file over 500 lines beyond its allowlisted ceiling (issue 13)
+    ['structure', process.execPath, [join(root, 'scripts', 'structure.mjs')]],
+  ].filter(([name]) => want(name)),
+);
 
 if (want('unit')) {
   const vitestJson = join(reports, 'vitest.json');
