@@ -4,7 +4,7 @@
  * build had indexed the whole archive (the index worker was unref()ed before its 'message'
  * listener, which refs it again). The index builds in the app or in `loupe archive index`.
  */
-import { spawn } from 'node:child_process';
+import { childOutput } from './child-output';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,16 +19,9 @@ const BIN = join(process.cwd(), 'bin/loupe.js');
 const dir = mkdtempSync(join(tmpdir(), 'loupe-analyze-exit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res, rej) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOUPE_HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += String(d)));
-    p.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    p.on('error', rej);
-    p.on('close', (code) => res({ code, stdout, stderr }));
-  });
+async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code, out, err } = await childOutput(process.execPath, [BIN, ...args], { env: { ...process.env, LOUPE_HOME: dir } });
+  return { code, stdout: out, stderr: err };
 }
 
 /** the index's watermark (items taken in), 0 when it was never started */

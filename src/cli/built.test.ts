@@ -5,7 +5,7 @@
  * only what it uses; the worker threads run from the build.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { childOutput, type ChildOutput } from './child-output';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,21 +20,13 @@ let dir: string;
 let hook: string;
 
 /** Runs the built CLI; `loaded` lists every file module the process read (a module hook). */
-function loupe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string; loaded: string[] }> {
+async function loupe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildOutput & { loaded: string[] }> {
   const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(log, '');
-  return new Promise((res, rej) => {
-    const p = spawn(process.execPath, ['--import', hook, BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: dir, LOUPE_HOME: join(dir, 'home'), LOUPE_API_KEY: '', LOADED_LOG: log, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('error', rej);
-    p.on('close', (code) => res({ code, out, err, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) }));
+  const r = await childOutput(process.execPath, ['--import', hook, BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: dir, LOUPE_HOME: join(dir, 'home'), LOUPE_API_KEY: '', LOADED_LOG: log, ...env },
   });
+  return { ...r, loaded: readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
 /** packages from node_modules, and the build's chunks of the core's heavy parts (named after their module) */

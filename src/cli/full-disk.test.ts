@@ -7,7 +7,7 @@
  * recover"); a writing command stops with the storage sentence and the way out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { childOutput, type ChildOutput } from './child-output';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -18,23 +18,14 @@ import { runCaptured } from './run-captured';
 const BIN = resolve('bin/loupe.js');
 
 /** `loupe args…` in a child that may write no file past 0 bytes (a disk with no room), its output through pipes. */
-function noRoom(args: string[], home: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((res, rej) => {
-    const p = spawn(
-      'bash',
-      ['-c', `ulimit -f 0 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`, 'loupe', ...args],
-      {
-        env: { PATH: process.env.PATH, LOUPE_HOME: home, LOUPE_API_KEY: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('error', rej);
-    p.on('close', (code) => res({ code, out, err }));
-  });
+function noRoom(args: string[], home: string): Promise<ChildOutput> {
+  return childOutput(
+    'bash',
+    ['-c', `ulimit -f 0 && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"`, 'loupe', ...args],
+    {
+      env: { PATH: process.env.PATH, LOUPE_HOME: home, LOUPE_API_KEY: '' },
+    },
+  );
 }
 
 const sha = (f: string): string => createHash('sha256').update(readFileSync(f)).digest('hex');
