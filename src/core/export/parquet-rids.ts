@@ -80,7 +80,10 @@ export async function parquetFromRids(
   const start = (): ParquetRidPool | null => ParquetRidPool.start(o.threads, o.columns, { file: walk.file, extra: walk.extra });
   let pool = o.expected !== undefined && o.expected > groupSize ? start() : null;
   try {
-    const first = walk.next(groupSize);
+    // a group for each worker: the walk's first read takes them with LIMIT where an index gives the
+    // order (export-rows.ts headThenRest), so the second worker does not wait for the read of every
+    // other rid before its first group
+    const first = walk.next(groupSize * Math.max(1, o.threads));
     // an export of one group never pays for workers (started early on a count that was not so)
     if (first.length < groupSize) return false;
     pool ??= start();

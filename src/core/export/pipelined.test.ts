@@ -48,6 +48,8 @@ interface Sent {
 const schedule = fc.record({
   rows: fc.integer({ min: 1, max: 60 }),
   groupSize: fc.integer({ min: 1, max: 8 }),
+  /** groups' worth of rids read before the pipeline starts (the Parquet export reads one per worker) */
+  firstGroups: fc.integer({ min: 1, max: 3 }),
   cap: fc.integer({ min: 1, max: 5 }),
   extraHold: fc.integer({ min: 0, max: 4 }),
   /** which unanswered group answers next (an index, taken modulo how many there are) */
@@ -78,7 +80,7 @@ describe('pipelined', () => {
         /** the failing group was sent and failed (once the archive changed, it may never be sent) */
         let failed = false;
         const mine = new WeakSet<number[]>();
-        const run = pipelined(walk, walk.next(s.groupSize), {
+        const run = pipelined(walk, walk.next(s.groupSize * s.firstGroups), {
           groupSize: s.groupSize,
           cap: s.cap,
           hold,
@@ -143,6 +145,11 @@ describe('pipelined', () => {
         }
         expect(error).toBe(null);
         expect(order).toEqual(Array.from({ length: s.rows }, (_, i) => i));
+        // the same groups however many were read before the start: every one but the last is whole
+        expect(placed.map((g) => g[0])).toEqual(Array.from({ length: groups }, (_, i) => i * s.groupSize));
+        expect(placed.map((g) => g.length)).toEqual(
+          Array.from({ length: groups }, (_, i) => Math.min(s.groupSize, s.rows - i * s.groupSize)),
+        );
         if (!changed) expect(fromHere).toBe(new Set(s.nulls.filter((g) => g < groups)).size);
       }),
       { numRuns: 300 },
