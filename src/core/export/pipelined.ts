@@ -49,13 +49,16 @@ interface Slot<T> {
  * Every rid of `walk`, from `first` on, in groups. `first`: the walk's first rids, already read —
  * one group or several (the Parquet export reads one group for each worker at once, so that every
  * worker starts before the walk reads the rest of its rids); cut into groups of `groupSize`, as
- * the walk's later rids are, so the groups are the same either way.
+ * the walk's later rids are, so the groups are the same either way. `ahead` holds the groups not yet
+ * handed out: the first rids', then the walk's (or, once a group needed this thread's snapshot, the
+ * rest of the walk read ahead). While the workers encode, this thread reads the walk's next group
+ * (`readAhead`): the walk's first read past its head reads every other rid (export-rows.ts
+ * headThenRest: ~0.1 s at 200k rows, a temporary b-tree for the ties), which would otherwise hold
+ * up the next send when an answer comes.
  */
 export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T>): Promise<void> {
   const { groupSize, signal, cap } = p;
   const hold = Math.max(cap, p.hold ?? cap);
-  // groups not yet handed out: the first rids', then the walk's (or, once a group needed this
-  // thread's snapshot, the rest of the walk read ahead)
   const ahead: number[][] = [];
   for (let i = 0; i < first.length; i += groupSize) ahead.push(first.slice(i, i + groupSize));
   let walking = true;
@@ -66,6 +69,10 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
     const g = walk.next(groupSize);
     if (g.length < groupSize) walking = false;
     return g.length > 0 ? g : null;
+  };
+  const readAhead = (): void => {
+    const g = ahead.length === 0 ? nextGroup() : null;
+    if (g) ahead.push(g);
   };
   const queue: Array<Slot<T>> = [];
   let unanswered = 0;
@@ -109,14 +116,7 @@ export async function pipelined<T>(walk: RidWalk, first: number[], p: Pipeline<T
       if (!slot) break;
       if (signal?.aborted) throw abortError(signal);
       if (!slot.answered) {
-        // while the workers encode, this thread reads the walk's next group: the walk's first read
-        // past its head reads every other rid (export-rows.ts headThenRest: ~0.1 s at 200k rows, a
-        // temporary b-tree for the ties), which would otherwise hold up the next send when an answer comes
-        if (walking && ahead.length === 0) {
-          const g = walk.next(groupSize);
-          if (g.length < groupSize) walking = false;
-          if (g.length > 0) ahead.push(g);
-        }
+        readAhead();
         await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
